@@ -1,0 +1,179 @@
+// The agent contract's tools as hub services: one handler per tool, with idempotent retries.
+// This module knows nothing of MCP or HTTP; the MCP door validates arguments and calls callAgentTool.
+import crypto from 'node:crypto';
+import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import { LIMITS } from '../../shared/limits';
+import { TOOL_SCHEMA_VERSION, type ToolArgs, type ToolName } from '../../shared/catalog';
+import { idempotentResult, saveIdempotentResult } from '../store/messages';
+import { resolveUser } from './access';
+import { addMember, createGroup, listConversations, openDirect } from './conversations';
+import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from './messages';
+import { getUpdates } from './delivery';
+import { reportProgress } from './progress';
+import type { AgentConfig } from '../../shared/agents';
+import { PERCH_VERSION } from '../../shared/version';
+
+export interface AgentCtx {
+  hub: Hub;
+  agentId: string;
+  signal?: AbortSignal;
+}
+
+/** A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction. */
+export interface ToolHandler<N extends ToolName = ToolName, P = unknown> {
+  prepare?: (ctx: AgentCtx, args: ToolArgs<N>) => Promise<P>;
+  run: (ctx: AgentCtx, args: ToolArgs<N>, prepared: P) => unknown;
+}
+
+type Handlers = { [N in ToolName]?: ToolHandler<N, any> };
+
+const handlers: Handlers = {};
+
+/** Registers handlers for tools (each contract module adds its own). */
+export function registerTools(h: Handlers): void {
+  Object.assign(handlers, h);
+}
+
+export function implementedTools(): Set<ToolName> {
+  return new Set(Object.keys(handlers) as ToolName[]);
+}
+
+const ID_FIELDS = ['client_msg_id', 'client_req_id', 'operation_id'] as const;
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Runs one tool for an agent. Writes carrying an id run at most once: a retry returns the first result. */
+export async function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  const h = handlers[name] as ToolHandler<ToolName, unknown> | undefined;
+  if (!h) throw new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.');
+  const ctx: AgentCtx = { hub, agentId, signal };
+  const idField = ID_FIELDS.find((f) => typeof args[f] === 'string');
+  if (!idField) {
+    const prepared = h.prepare ? await h.prepare(ctx, args as never) : undefined;
+    return h.run(ctx, args as never, prepared);
+  }
+  const opId = args[idField] as string;
+  const rest = { ...args };
+  delete rest[idField];
+  const inputHash = crypto.createHash('sha256').update(canonical(rest)).digest('base64url');
+  const replay = (): unknown | undefined => {
+    const prior = idempotentResult(hub.db, agentId, name, opId);
+    if (!prior) return undefined;
+    if (prior.input_hash !== inputHash) {
+      throw new HubError('idempotency_conflict', `${idField} ${JSON.stringify(opId)} was used before with a different input.`, `Retry with the original input, or use a new ${idField} for a different action.`);
+    }
+    return JSON.parse(prior.result);
+  };
+  const early = replay();
+  if (early !== undefined) return early;
+  const prepared = h.prepare ? await h.prepare(ctx, args as never) : undefined;
+  return hub.write(() => {
+    const again = replay();
+    if (again !== undefined) return again;
+    const result = h.run(ctx, args as never, prepared);
+    saveIdempotentResult(hub.db, agentId, name, opId, inputHash, JSON.stringify(result), hub.now());
+    return result;
+  });
+}
+
+// ---- identity ---------------------------------------------------------------------------
+
+registerTools({
+  whoami: {
+    run: ({ hub, agentId }) => {
+      const me = hub.user(agentId);
+      const owner = hub.owner;
+      return {
+        agent: { id: me.id, name: me.name, kind: me.kind, description: me.description },
+        owner: { id: owner.id, name: owner.name, kind: owner.kind },
+        config_version: me.config_version,
+        limits: LIMITS,
+        tool_schema_version: TOOL_SCHEMA_VERSION,
+        server: { name: 'perch', version: PERCH_VERSION },
+        next_steps: [
+          'get_config: read your role and instructions.',
+          'list_conversations, then get_updates with wait_secs in a loop; pass back the ack you received.',
+          'request_human before anything irreversible or costly.',
+        ],
+      };
+    },
+  },
+  get_config: {
+    run: ({ hub, agentId }) => {
+      const me = hub.user(agentId);
+      const c = JSON.parse(me.config) as AgentConfig;
+      return {
+        version: me.config_version,
+        role: { name: c.name, description: c.description, instructions: c.instructions },
+        skills: c.skills,
+        mcp_servers: c.mcp_servers,
+        apis: c.apis,
+      };
+    },
+  },
+  find_user: {
+    run: ({ hub }, a) => {
+      const u = resolveUserByName(hub, a.name);
+      return { user: { id: u.id, name: u.name, kind: u.kind, description: u.description, is_owner: u.id === hub.ownerId } };
+    },
+  },
+  list_conversations: {
+    run: ({ hub, agentId }) => ({ conversations: listConversations(hub, agentId) }),
+  },
+  get_updates: {
+    run: ({ hub, agentId, signal }, a) => getUpdates(hub, agentId, a, signal),
+  },
+  send_message: {
+    run: ({ hub, agentId }, a) => sendMessage(hub, agentId, a),
+  },
+  edit_message: {
+    run: ({ hub, agentId }, a) => editMessage(hub, agentId, a.msg_id, a.text),
+  },
+  recall_message: {
+    run: ({ hub, agentId }, a) => recallMessage(hub, agentId, a.msg_id),
+  },
+  open_direct: {
+    run: ({ hub, agentId }, a) => ({ conversation: openDirect(hub, agentId, a.user) }),
+  },
+  create_group: {
+    run: ({ hub, agentId }, a) => ({ conversation: createGroup(hub, agentId, a.title, a.members) }),
+  },
+  add_member: {
+    run: ({ hub, agentId }, a) => ({ conversation: addMember(hub, agentId, a.conv_id, a.user, a.history) }),
+  },
+  get_history: {
+    run: ({ hub, agentId }, a) => getHistory(hub, agentId, a.conv_id, a),
+  },
+  get_thread: {
+    run: ({ hub, agentId }, a) => getThread(hub, agentId, a.conv_id, a.thread_id, a),
+  },
+  search: {
+    run: ({ hub, agentId }, a) => search(hub, agentId, a),
+  },
+  progress: {
+    run: ({ hub, agentId }, a) => reportProgress(hub, agentId, a),
+  },
+  react: {
+    run: ({ hub, agentId }, a) => react(hub, agentId, a.conv_id, a.msg_id, a.key, true),
+  },
+  unreact: {
+    run: ({ hub, agentId }, a) => react(hub, agentId, a.conv_id, a.msg_id, a.key, false),
+  },
+  list_pins: {
+    run: ({ hub, agentId }, a) => listPins(hub, agentId, a.conv_id, a.limit),
+  },
+});
+
+function resolveUserByName(hub: Hub, name: string) {
+  const u = resolveUser(hub, name);
+  if (u.name !== name) throw new HubError('not_found', `No user named "${name}".`, 'Use the exact user name.');
+  return u;
+}

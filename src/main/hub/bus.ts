@@ -1,0 +1,80 @@
+// In-process wake-ups and live subscriptions. No polling: waiters are promises resolved on commit.
+import type { EventView, ProgressView } from '../../shared/types';
+
+export interface LiveEvent {
+  /** The raw log event, as the owner sees it. */
+  event: EventView;
+  /** Users this event woke. */
+  woken: string[];
+}
+
+export type LiveItem = { kind: 'event'; value: LiveEvent } | { kind: 'progress'; value: ProgressView } | { kind: 'hub'; value: Record<string, unknown> };
+
+type Waiter = () => void;
+
+export class Bus {
+  private waiters = new Map<string, Set<Waiter>>();
+  private subscribers = new Set<(item: LiveItem) => void>();
+
+  /** Resolves 'woken' when the user is woken, 'timeout' after ms, 'aborted' when signal fires. */
+  wait(userId: string, ms: number, signal?: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(userId);
+      if (!set) this.waiters.set(userId, (set = new Set()));
+      const done = (why: 'woken' | 'timeout' | 'aborted') => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const s = this.waiters.get(userId);
+        if (s) {
+          s.delete(waiter);
+          if (s.size === 0) this.waiters.delete(userId);
+        }
+        resolve(why);
+      };
+      const waiter: Waiter = () => done('woken');
+      const onAbort = () => done('aborted');
+      const timer = setTimeout(() => done('timeout'), ms);
+      set.add(waiter);
+      if (signal) {
+        if (signal.aborted) return done('aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+    });
+  }
+
+  waitingCount(userId?: string): number {
+    if (userId) return this.waiters.get(userId)?.size ?? 0;
+    let n = 0;
+    for (const s of this.waiters.values()) n += s.size;
+    return n;
+  }
+
+  isWaiting(userId: string): boolean {
+    return this.waiters.has(userId);
+  }
+
+  wake(userId: string): void {
+    const set = this.waiters.get(userId);
+    if (!set) return;
+    for (const w of [...set]) w();
+  }
+
+  subscribe(fn: (item: LiveItem) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  hasSubscribers(): boolean {
+    return this.subscribers.size > 0;
+  }
+
+  publish(item: LiveItem): void {
+    for (const fn of this.subscribers) {
+      try {
+        fn(item);
+      } catch {
+        /* a broken subscriber never blocks the hub */
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// get_updates: at-least-once delivery with explicit acks (DESIGN.md invariant 2) and waking (invariant 3).
+import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import { LIMITS } from '../../shared/limits';
+import type { EventView } from '../../shared/types';
+import { cursorOf, eventsForUser, saveCursor, maxGid } from '../store/events';
+import { eventView } from './views';
+import { tx } from '../store/db';
+
+export interface UpdatesInput {
+  ack?: string;
+  limit?: number;
+  wait_secs?: number;
+}
+
+export interface UpdatesResult {
+  events: EventView[];
+  /** Pass this as ack on your next call to confirm you received this answer. */
+  ack: string;
+  more: boolean;
+  woken: boolean;
+}
+
+function makeAck(hub: Hub, userId: string, upto: number): string {
+  const pos = upto.toString(36);
+  return `${pos}.${hub.mac(`ack:${userId}:${pos}`, 12)}`;
+}
+
+function parseAck(hub: Hub, userId: string, ack: string): number {
+  const dot = ack.indexOf('.');
+  const pos = dot > 0 ? ack.slice(0, dot) : '';
+  const upto = pos && /^[0-9a-z]+$/.test(pos) ? parseInt(pos, 36) : NaN;
+  if (!Number.isSafeInteger(upto) || ack !== makeAck(hub, userId, upto) || upto > maxGid(hub.db)) {
+    throw new HubError('invalid_argument', `ack ${JSON.stringify(ack)} is not an ack this hub gave you.`, 'Pass the ack field of a get_updates answer you received, or call without ack.');
+  }
+  return upto;
+}
+
+/**
+ * Confirms the previous answer (or the one named by ack), then returns what follows. The confirmed
+ * position never moves back; an answer that was not confirmed comes again.
+ */
+export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, signal?: AbortSignal): Promise<UpdatesResult> {
+  const limit = Math.min(input.limit ?? LIMITS.updatesDefaultLimit, LIMITS.updatesMaxLimit);
+  const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.maxWaitSecs) * 1000;
+  const upto = input.ack !== undefined ? parseAck(hub, userId, input.ack) : undefined;
+
+  const confirmed = tx(hub.db, () => {
+    const cur = cursorOf(hub.db, userId);
+    const next = Math.max(cur.confirmed_gid, upto ?? cur.last_upto);
+    if (next !== cur.confirmed_gid) saveCursor(hub.db, { user_id: userId, confirmed_gid: next, last_upto: next });
+    return next;
+  });
+
+  let rows = eventsForUser(hub.db, userId, confirmed, limit + 1);
+  let woken = false;
+  if (rows.length === 0 && waitMs > 0) {
+    if (hub.bus.waitingCount(userId) >= LIMITS.maxWaitsPerAgent) {
+      throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
+    }
+    const why = await hub.bus.wait(userId, waitMs, signal);
+    woken = why === 'woken';
+    rows = eventsForUser(hub.db, userId, confirmed, limit + 1);
+  }
+  const more = rows.length > limit;
+  if (more) rows = rows.slice(0, limit);
+  const last = rows.length ? rows[rows.length - 1]!.gid : confirmed;
+  if (last !== confirmed) {
+    tx(hub.db, () => {
+      const cur = cursorOf(hub.db, userId);
+      saveCursor(hub.db, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
+    });
+  }
+  return { events: rows.map((r) => eventView(hub, r, userId)), ack: makeAck(hub, userId, last), more, woken };
+}

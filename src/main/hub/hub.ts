@@ -1,0 +1,180 @@
+// The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
+import crypto from 'node:crypto';
+import type { Db } from '../store/db';
+import { tx } from '../store/db';
+import { insertEvent, type EventWithMessage } from '../store/events';
+import { nextSeq } from '../store/conversations';
+import { ownerRow, userById, insertUser, type UserRow } from '../store/users';
+import { getSetting, setSetting, eventByGid } from '../store/settings';
+import { Bus } from './bus';
+import type { EventType, UserRef } from '../../shared/types';
+import { HubError } from '../../shared/errors';
+import { eventView } from './views';
+
+export interface HubOptions {
+  db: Db;
+  now?: () => number;
+  ownerName?: string;
+}
+
+interface PendingEvent {
+  gid: number;
+  woken: string[];
+}
+
+export class Hub {
+  readonly db: Db;
+  readonly bus = new Bus();
+  readonly now: () => number;
+  readonly secret: Buffer;
+  readonly ownerId: string;
+  private users = new Map<string, UserRow>();
+  private pending: PendingEvent[] = [];
+  private disposers: Array<() => void> = [];
+
+  constructor(opts: HubOptions) {
+    this.db = opts.db;
+    this.now = opts.now ?? Date.now;
+    this.secret = ensureSecret(this.db);
+    this.ownerId = ensureOwner(this.db, opts.ownerName ?? 'owner', this.now()).id;
+  }
+
+  /** Registers cleanup run by close(), in reverse order. */
+  onClose(fn: () => void): void {
+    this.disposers.push(fn);
+  }
+
+  close(): void {
+    for (const fn of this.disposers.reverse()) {
+      try { fn(); } catch { /* keep closing */ }
+    }
+    this.disposers = [];
+  }
+
+  // ---- users ------------------------------------------------------------------------------
+
+  user(id: string): UserRow {
+    let u = this.users.get(id);
+    if (!u) {
+      u = userById(this.db, id);
+      if (!u) throw new HubError('not_found', `No user ${id}.`, 'Check the id with find_user.');
+      this.users.set(id, u);
+    }
+    return u;
+  }
+
+  /** Forget cached rows of a user (after a config change or revocation). */
+  forgetUser(id: string): void {
+    this.users.delete(id);
+  }
+
+  ref(id: string): UserRef {
+    const u = this.user(id);
+    return { id: u.id, name: u.name, kind: u.kind };
+  }
+
+  get owner(): UserRow {
+    return this.user(this.ownerId);
+  }
+
+  // ---- writes & the event log ---------------------------------------------------------------
+
+  /** Runs fn in one transaction; events it appended are published only after the commit. */
+  write<T>(fn: () => T): T {
+    const outer = !this.db.inTransaction;
+    try {
+      const result = tx(this.db, fn);
+      if (outer) this.flush();
+      return result;
+    } catch (err) {
+      if (outer) this.pending = [];
+      throw err;
+    }
+  }
+
+  /**
+   * Appends one event to a conversation's log, in the caller's transaction.
+   * wake: users named by it; they are woken after the commit.
+   */
+  emit(
+    convId: string,
+    type: EventType,
+    actorId: string | null,
+    opts: { msgId?: string | null; data?: Record<string, unknown> | null; wake?: readonly string[] } = {},
+  ): { seq: number; gid: number; at: number } {
+    if (!this.db.inTransaction) throw new Error('emit outside a transaction');
+    const at = this.now();
+    const seq = nextSeq(this.db, convId, at);
+    const woken = opts.wake && opts.wake.length ? [...new Set(opts.wake)] : [];
+    const gid = insertEvent(this.db, {
+      conv_id: convId,
+      seq,
+      type,
+      actor_id: actorId,
+      msg_id: opts.msgId ?? null,
+      ts: at,
+      data: opts.data ? JSON.stringify(opts.data) : null,
+      wake: woken.length ? JSON.stringify(woken) : null,
+    });
+    this.pending.push({ gid, woken });
+    return { seq, gid, at };
+  }
+
+  private flush(): void {
+    const pending = this.pending;
+    this.pending = [];
+    if (pending.length === 0) return;
+    for (const p of pending) for (const u of p.woken) this.bus.wake(u);
+    if (this.bus.hasSubscribers()) {
+      for (const p of pending) {
+        const row = eventByGid(this.db, p.gid) as EventWithMessage | undefined;
+        if (row) this.bus.publish({ kind: 'event', value: { event: eventView(this, row, this.ownerId), woken: p.woken } });
+      }
+    }
+  }
+
+  // ---- tokens -----------------------------------------------------------------------------
+
+  /** A short MAC over a string, bound to this hub's secret. */
+  mac(text: string, length = 16): string {
+    return crypto.createHmac('sha256', this.secret).update(text).digest('base64url').slice(0, length);
+  }
+}
+
+function ensureSecret(db: Db): Buffer {
+  const existing = getSetting(db, 'hub_secret');
+  if (existing) return Buffer.from(existing, 'base64');
+  const secret = crypto.randomBytes(32);
+  tx(db, () => {
+    if (!getSetting(db, 'hub_secret')) setSetting(db, 'hub_secret', secret.toString('base64'));
+  });
+  return Buffer.from(getSetting(db, 'hub_secret')!, 'base64');
+}
+
+function ensureOwner(db: Db, name: string, at: number): UserRow {
+  const found = ownerRow(db);
+  if (found) return found;
+  return tx(db, () => {
+    const again = ownerRow(db);
+    if (again) return again;
+    const row: UserRow = {
+      id: `u_${crypto.randomBytes(8).toString('hex')}`,
+      kind: 'human',
+      name,
+      description: 'The owner of this hub.',
+      created_at: at,
+      key_hash: null,
+      key_hint: null,
+      revoked_at: null,
+      config: '{}',
+      config_version: 1,
+      inbox_id: null,
+    };
+    insertUser(db, row);
+    return row;
+  });
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${crypto.randomBytes(8).toString('hex')}`;
+}

@@ -1,0 +1,67 @@
+// progress: what an agent is doing, for the owner's live feed. Not part of history; nobody is woken.
+import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import { LIMITS } from '../../shared/limits';
+import type { ProgressKind, ProgressView } from '../../shared/types';
+import { insertProgress, pruneProgress, recentProgress, type ProgressRow } from '../store/progress';
+import { requireMember, requireMessage } from './access';
+import { tx } from '../store/db';
+
+const KEEP_PER_AGENT = 2000;
+
+/** Sliding one-second window per agent. */
+const windows = new WeakMap<Hub, Map<string, number[]>>();
+
+function allow(hub: Hub, userId: string): boolean {
+  let m = windows.get(hub);
+  if (!m) windows.set(hub, (m = new Map()));
+  const now = hub.now();
+  const times = (m.get(userId) ?? []).filter((t) => now - t < 1000);
+  if (times.length >= LIMITS.progressPerSecond) {
+    m.set(userId, times);
+    return false;
+  }
+  times.push(now);
+  m.set(userId, times);
+  return true;
+}
+
+export function progressView(hub: Hub, r: ProgressRow): ProgressView {
+  const v: ProgressView = { id: r.id, agent: hub.ref(r.user_id), conv_id: r.conv_id, kind: r.kind as ProgressKind, text: r.text, at: r.ts };
+  if (r.data != null) v.data = JSON.parse(r.data);
+  if (r.msg_id) v.msg_id = r.msg_id;
+  return v;
+}
+
+export function reportProgress(
+  hub: Hub,
+  userId: string,
+  input: { conv_id: string; kind: ProgressKind; text: string; data?: unknown; msg_id?: string },
+): { id: number; at: number } {
+  const access = requireMember(hub, userId, input.conv_id);
+  if (input.msg_id) requireMessage(hub, access, input.msg_id);
+  if (input.text.length > LIMITS.maxTextChars) {
+    throw new HubError('too_large', `text is over ${LIMITS.maxTextChars} characters.`, 'Keep progress text short; put detail in data.');
+  }
+  const data = input.data === undefined ? null : JSON.stringify(input.data);
+  if (data && Buffer.byteLength(data) > LIMITS.maxProgressDataBytes) {
+    throw new HubError('too_large', `data is ${Buffer.byteLength(data)} bytes as JSON; the limit is ${LIMITS.maxProgressDataBytes}.`, 'Send less data, or a summary of it.');
+  }
+  if (!allow(hub, userId)) {
+    throw new HubError('rate_limited', `At most ${LIMITS.progressPerSecond} progress reports a second.`, 'Report less often, or batch steps into one report.', { retry_after_ms: 1000 });
+  }
+  const at = hub.now();
+  const row: Omit<ProgressRow, 'id'> = { user_id: userId, conv_id: input.conv_id, kind: input.kind, text: input.text, data, msg_id: input.msg_id ?? null, ts: at };
+  const id = tx(hub.db, () => {
+    const id = insertProgress(hub.db, row);
+    if (id % 200 === 0) pruneProgress(hub.db, userId, KEEP_PER_AGENT);
+    return id;
+  });
+  hub.bus.publish({ kind: 'progress', value: progressView(hub, { id, ...row }) });
+  return { id, at };
+}
+
+export function listProgress(hub: Hub, opts: { conv_id?: string; agent_id?: string; before_id?: number; limit?: number }): ProgressView[] {
+  const limit = Math.min(opts.limit ?? 100, 500);
+  return recentProgress(hub.db, { convId: opts.conv_id, userId: opts.agent_id, beforeId: opts.before_id, limit }).map((r) => progressView(hub, r));
+}

@@ -1,0 +1,70 @@
+// Rows of the store turned into what agents and the owner read.
+import type { Hub } from './hub';
+import type { EventWithMessage } from '../store/events';
+import type { MessageRow } from '../store/messages';
+import type { EventType, EventView, Intent, MessageView, Provenance, UserRef } from '../../shared/types';
+
+function parse<T>(s: string | null | undefined): T | undefined {
+  return s == null ? undefined : (JSON.parse(s) as T);
+}
+
+export function provenanceOf(hub: Hub, senderId: string): Provenance {
+  const u = hub.user(senderId);
+  if (u.kind === 'human') {
+    return { author: 'human', ai: false, on_behalf_of: null, authority: 'human', attested_by: 'server' };
+  }
+  const owner = hub.owner;
+  return { author: 'agent', ai: true, on_behalf_of: { id: owner.id, name: owner.name }, authority: 'agent', attested_by: 'server' };
+}
+
+export function messageView(hub: Hub, m: MessageRow): MessageView {
+  const view: MessageView = {
+    msg_id: m.id,
+    conv_id: m.conv_id,
+    seq: m.seq,
+    sender: hub.ref(m.sender_id),
+    kind: m.kind,
+    text: m.text,
+    created_at: m.created_at,
+    untrusted: true,
+    provenance: provenanceOf(hub, m.sender_id),
+  };
+  if (m.intent) view.intent = m.intent as Intent;
+  const to = parse<string[]>(m.to_ids);
+  if (to?.length) view.to = to.map((id) => hub.ref(id).name);
+  const topics = parse<string[]>(m.topics);
+  if (topics?.length) view.topics = topics;
+  const refs = parse<unknown[]>(m.refs);
+  if (refs?.length) view.refs = refs;
+  const sources = parse<unknown[]>(m.sources);
+  if (sources?.length) view.sources = sources;
+  if (m.reply_to) view.reply_to = m.reply_to;
+  if (m.thread_id) view.thread_id = m.thread_id;
+  const payload = parse<Record<string, unknown>>(m.payload);
+  if (payload) view.payload = payload;
+  if (m.edited_at) view.edited_at = m.edited_at;
+  if (m.recalled_at) {
+    view.recalled = true;
+    view.text = null;
+  }
+  if (m.claimed_by) view.claimed_by = hub.ref(m.claimed_by);
+  return view;
+}
+
+export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): EventView {
+  let actor: UserRef | null = null;
+  if (e.actor_id) actor = hub.ref(e.actor_id);
+  const wake = parse<string[]>(e.wake);
+  const view: EventView = {
+    conv_id: e.conv_id,
+    seq: e.seq,
+    type: e.type as EventType,
+    at: e.ts,
+    actor,
+    for_you: !!wake && wake.includes(viewerId),
+  };
+  if (e.m_json) view.message = messageView(hub, JSON.parse(e.m_json) as MessageRow);
+  const data = parse<Record<string, unknown>>(e.data);
+  if (data) view.data = data;
+  return view;
+}

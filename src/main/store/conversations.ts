@@ -1,0 +1,105 @@
+import { sql, type Db } from './db';
+import type { ConversationKind, MemberRole, TaskState } from '../../shared/types';
+
+export interface ConversationRow {
+  id: string;
+  kind: ConversationKind;
+  title: string;
+  created_by: string;
+  created_at: number;
+  last_seq: number;
+  last_event_at: number;
+  direct_key: string | null;
+  task_state: TaskState | null;
+  task_assignee: string | null;
+  floor_holder: string | null;
+  floor_until: number | null;
+}
+
+export interface MemberRow {
+  conv_id: string;
+  user_id: string;
+  role: MemberRole;
+  from_seq: number;
+  joined_at: number;
+  read_seq: number;
+}
+
+export function insertConversation(
+  db: Db,
+  c: Pick<ConversationRow, 'id' | 'kind' | 'title' | 'created_by' | 'created_at'> &
+    Partial<Pick<ConversationRow, 'direct_key' | 'task_state' | 'task_assignee'>>,
+): void {
+  sql(db, `INSERT INTO conversations (id, kind, title, created_by, created_at, last_event_at, direct_key, task_state, task_assignee)
+           VALUES (@id, @kind, @title, @created_by, @created_at, @created_at, @direct_key, @task_state, @task_assignee)`)
+    .run({ direct_key: null, task_state: null, task_assignee: null, ...c });
+}
+
+export function conversationById(db: Db, id: string): ConversationRow | undefined {
+  return sql<ConversationRow>(db, 'SELECT * FROM conversations WHERE id = ?').get(id);
+}
+
+export function conversationByDirectKey(db: Db, key: string): ConversationRow | undefined {
+  return sql<ConversationRow>(db, 'SELECT * FROM conversations WHERE direct_key = ?').get(key);
+}
+
+/** Advances the conversation's seq by one and returns it (the caller appends the event). */
+export function nextSeq(db: Db, convId: string, at: number): number {
+  const row = sql<{ last_seq: number }>(
+    db,
+    'UPDATE conversations SET last_seq = last_seq + 1, last_event_at = ? WHERE id = ? RETURNING last_seq',
+  ).get(at, convId);
+  if (!row) throw new Error(`nextSeq: no conversation ${convId}`);
+  return row.last_seq;
+}
+
+export function insertMember(db: Db, m: Omit<MemberRow, 'read_seq'> & { read_seq?: number }): void {
+  sql(db, `INSERT INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq)
+           VALUES (@conv_id, @user_id, @role, @from_seq, @joined_at, @read_seq)`)
+    .run({ read_seq: 0, ...m });
+}
+
+export function member(db: Db, convId: string, userId: string): MemberRow | undefined {
+  return sql<MemberRow>(db, 'SELECT * FROM members WHERE conv_id = ? AND user_id = ?').get(convId, userId);
+}
+
+export function membersOf(db: Db, convId: string): MemberRow[] {
+  return sql<MemberRow>(db, 'SELECT * FROM members WHERE conv_id = ? ORDER BY joined_at, user_id').all(convId);
+}
+
+export function conversationsOf(db: Db, userId: string, includeInbox = false): ConversationRow[] {
+  return includeInbox
+    ? sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
+                                 WHERE m.user_id = ? ORDER BY c.last_event_at DESC`).all(userId)
+    : sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
+                                 WHERE m.user_id = ? AND c.kind != 'inbox' ORDER BY c.last_event_at DESC`).all(userId);
+}
+
+export function allConversations(db: Db): ConversationRow[] {
+  return sql<ConversationRow>(db, "SELECT * FROM conversations WHERE kind != 'inbox' ORDER BY last_event_at DESC").all();
+}
+
+/** True when the two users share at least one conversation (inboxes excluded). */
+export function shareConversation(db: Db, a: string, b: string): boolean {
+  return !!sql(db, `SELECT 1 FROM members x JOIN members y ON y.conv_id = x.conv_id AND y.user_id = ?
+                    JOIN conversations c ON c.id = x.conv_id AND c.kind != 'inbox'
+                    WHERE x.user_id = ? LIMIT 1`).get(b, a);
+}
+
+export function setTask(db: Db, convId: string, state: TaskState, assignee: string | null): void {
+  sql(db, 'UPDATE conversations SET task_state = ?, task_assignee = ? WHERE id = ?').run(state, assignee, convId);
+}
+
+export function setFloor(db: Db, convId: string, holder: string | null, until: number | null): void {
+  sql(db, 'UPDATE conversations SET floor_holder = ?, floor_until = ? WHERE id = ?').run(holder, until, convId);
+}
+
+export function setReadSeq(db: Db, convId: string, userId: string, seq: number): void {
+  sql(db, 'UPDATE members SET read_seq = max(read_seq, ?) WHERE conv_id = ? AND user_id = ?').run(seq, convId, userId);
+}
+
+/** seq of the n-th most recent message of a conversation (for a new member's visible history). */
+export function seqOfNthLatestMessage(db: Db, convId: string, n: number): number | undefined {
+  const row = sql<{ seq: number }>(db, 'SELECT seq FROM messages WHERE conv_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?').get(convId, n - 1);
+  return row?.seq;
+}

@@ -1,0 +1,84 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LATEST_VERSION, MIGRATIONS, checkMigrationOrder } from './migrations';
+
+export type Db = Database.Database;
+
+export const DB_FILE_NAME = 'perch.sqlite';
+
+export class NewerDatabaseError extends Error {
+  constructor(readonly found: number, readonly supported: number, file: string) {
+    super(
+      `The database ${file} was written by a newer Perch (schema version ${found}; this build knows up to ${supported}). ` +
+        'Update Perch, or point --data-dir at another folder.',
+    );
+    this.name = 'NewerDatabaseError';
+  }
+}
+
+/** Opens (creating if needed) the one SQLite file and brings its schema up to date. */
+export function openDatabase(file: string, opts: { readonly?: boolean } = {}): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file, { readonly: opts.readonly ?? false });
+  db.pragma('journal_mode = WAL');
+  // WAL + NORMAL: a committed transaction survives a crash (kill -9) of the process; the WAL
+  // is only fsynced at checkpoints, so a power loss may lose the last moments. See README.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -32000');
+  migrate(db, file);
+  if (file !== ':memory:') {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try { fs.chmodSync(f, 0o600); } catch { /* not created yet */ }
+    }
+  }
+  return db;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function migrate(db: Db, file = 'database'): void {
+  checkMigrationOrder();
+  const current = schemaVersion(db);
+  if (current > LATEST_VERSION) throw new NewerDatabaseError(current, LATEST_VERSION, file);
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}
+
+const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** A prepared statement, prepared once per connection. */
+export function sql<R = unknown>(db: Db, text: string): Database.Statement<unknown[], R> {
+  let m = statementCache.get(db);
+  if (!m) statementCache.set(db, (m = new Map()));
+  let s = m.get(text);
+  if (!s) m.set(text, (s = db.prepare(text)));
+  return s as Database.Statement<unknown[], R>;
+}
+
+/**
+ * Runs fn in one IMMEDIATE transaction (writers queue instead of failing on upgrade).
+ * A nested call joins the outer transaction; any throw rolls the whole of it back.
+ */
+export function tx<T>(db: Db, fn: () => T): T {
+  if (db.inTransaction) return fn();
+  sql(db, 'BEGIN IMMEDIATE').run();
+  try {
+    const result = fn();
+    sql(db, 'COMMIT').run();
+    return result;
+  } catch (err) {
+    if (db.inTransaction) sql(db, 'ROLLBACK').run();
+    throw err;
+  }
+}

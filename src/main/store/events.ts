@@ -1,0 +1,125 @@
+import { sql, type Db } from './db';
+import type { EventType } from '../../shared/types';
+import type { MessageRow } from './messages';
+
+export interface EventRow {
+  gid: number;
+  conv_id: string;
+  seq: number;
+  type: EventType;
+  actor_id: string | null;
+  msg_id: string | null;
+  ts: number;
+  data: string | null;
+  wake: string | null;
+}
+
+/** An event joined with the current state of its message (content of recalled messages is gone). */
+export type EventWithMessage = EventRow & { m_json: string | null };
+
+export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE json_object(
+  'id', m.id, 'conv_id', m.conv_id, 'seq', m.seq, 'sender_id', m.sender_id, 'kind', m.kind, 'text', m.text,
+  'intent', m.intent, 'reply_to', m.reply_to, 'thread_id', m.thread_id, 'to_ids', m.to_ids, 'topics', m.topics,
+  'refs', m.refs, 'sources', m.sources, 'payload', m.payload, 'created_at', m.created_at, 'edited_at', m.edited_at,
+  'recalled_at', m.recalled_at, 'claimed_by', m.claimed_by, 'claimed_at', m.claimed_at) END AS m_json`;
+
+export function insertEvent(db: Db, e: Omit<EventRow, 'gid'>): number {
+  const row = sql<{ gid: number }>(
+    db,
+    `INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts, data, wake)
+     VALUES (@conv_id, @seq, @type, @actor_id, @msg_id, @ts, @data, @wake) RETURNING gid`,
+  ).get(e);
+  return row!.gid;
+}
+
+/** Events after gid in the user's conversations (from the seq each membership may see), oldest first; the user's own acts are left out. */
+export function eventsForUser(db: Db, userId: string, afterGid: number, limit: number): EventWithMessage[] {
+  return sql<EventWithMessage>(
+    db,
+    `SELECT e.*, ${MESSAGE_JSON}
+       FROM members mb
+       JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq
+                    AND (e.actor_id IS NULL OR e.actor_id != mb.user_id)
+       LEFT JOIN messages m ON m.id = e.msg_id
+      WHERE mb.user_id = ?
+      ORDER BY e.gid
+      LIMIT ?`,
+  ).all(afterGid, userId, limit);
+}
+
+/** True when any event after gid is visible to the user (cheap check before waiting). */
+export function hasEventsForUser(db: Db, userId: string, afterGid: number): boolean {
+  return !!sql(
+    db,
+    `SELECT 1 FROM members mb JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq
+      WHERE mb.user_id = ? LIMIT 1`,
+  ).get(afterGid, userId);
+}
+
+export function maxGid(db: Db): number {
+  return (sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0);
+}
+
+/** A page of a conversation's log by seq. */
+export function eventsOfConversation(
+  db: Db,
+  convId: string,
+  opts: { afterSeq?: number; beforeSeq?: number; fromSeq: number; limit: number },
+): EventWithMessage[] {
+  if (opts.afterSeq !== undefined) {
+    return sql<EventWithMessage>(
+      db,
+      `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
+        WHERE e.conv_id = ? AND e.seq > ? AND e.seq >= ? ORDER BY e.seq LIMIT ?`,
+    ).all(convId, opts.afterSeq, opts.fromSeq, opts.limit);
+  }
+  const before = opts.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+  const rows = sql<EventWithMessage>(
+    db,
+    `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
+      WHERE e.conv_id = ? AND e.seq < ? AND e.seq >= ? ORDER BY e.seq DESC LIMIT ?`,
+  ).all(convId, before, opts.fromSeq, opts.limit);
+  return rows.reverse();
+}
+
+/** Events of a conversation after a gid (for unread counts of agents). */
+export function countMessagesAfterGid(db: Db, convId: string, afterGid: number, fromSeq: number, notSender: string): number {
+  return sql<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM events
+      WHERE conv_id = ? AND gid > ? AND seq >= ? AND type = 'message.created' AND actor_id != ?`,
+  ).get(convId, afterGid, fromSeq, notSender)!.n;
+}
+
+export function countMessagesAfterSeq(db: Db, convId: string, afterSeq: number, notSender: string): number {
+  return sql<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM events
+      WHERE conv_id = ? AND seq > ? AND type = 'message.created' AND actor_id != ?`,
+  ).get(convId, afterSeq, notSender)!.n;
+}
+
+// ---- delivery cursors -------------------------------------------------------------------
+
+export interface CursorRow {
+  user_id: string;
+  confirmed_gid: number;
+  last_upto: number;
+}
+
+export function cursorOf(db: Db, userId: string): CursorRow {
+  return (
+    sql<CursorRow>(db, 'SELECT * FROM delivery_cursors WHERE user_id = ?').get(userId) ?? {
+      user_id: userId,
+      confirmed_gid: 0,
+      last_upto: 0,
+    }
+  );
+}
+
+export function saveCursor(db: Db, c: CursorRow): void {
+  sql(db, `INSERT INTO delivery_cursors (user_id, confirmed_gid, last_upto) VALUES (@user_id, @confirmed_gid, @last_upto)
+           ON CONFLICT (user_id) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`).run(c);
+}
+
+export type { MessageRow };

@@ -1,0 +1,43 @@
+// Agents and their role config, as every door shows them.
+import type { UserKind } from './types';
+
+/** Lowercase a-z 0-9 - _, 1..40 characters, starting with a letter or digit. */
+export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+export interface AgentConfig {
+  /** The role: its name, what it is for and what to follow. */
+  name: string;
+  description: string;
+  instructions: string;
+  skills: Array<{ name: string; description?: string; url?: string }>;
+  mcp_servers: Array<{ name: string; url?: string; command?: string; args?: string[]; description?: string }>;
+  apis: Array<{ name: string; base_url?: string; description?: string; docs_url?: string }>;
+}
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  kind: UserKind;
+  description: string;
+  created_at: number;
+  revoked: boolean;
+  key_hint: string | null;
+  config_version: number;
+  config: AgentConfig;
+  waiting: boolean;
+}
+
+function list<T>(v: unknown): T[] {
+  return Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as T[]) : [];
+}
+
+export function normalizeConfig(c: Partial<AgentConfig>): AgentConfig {
+  return {
+    name: String(c.name ?? ''),
+    description: String(c.description ?? ''),
+    instructions: String(c.instructions ?? ''),
+    skills: list(c.skills),
+    mcp_servers: list(c.mcp_servers),
+    apis: list(c.apis),
+  };
+}

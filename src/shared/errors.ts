@@ -1,0 +1,47 @@
+// Stable error codes of the hub. Every refusal carries one, a plain message and a next_step hint.
+
+export const ERROR_CODES = {
+  invalid_argument: 'An argument is missing, of the wrong type or out of range.',
+  not_found: 'The conversation, message, user, request, file or key does not exist or is not visible to you.',
+  not_member: 'You are not a member of that conversation.',
+  forbidden: 'You may not do this.',
+  conflict: 'The state changed or somebody else got there first.',
+  idempotency_conflict: 'The same id was used before with a different input.',
+  silenced: 'You may not speak in this conversation right now.',
+  too_large: 'The input is over a size limit.',
+  rate_limited: 'Too many calls; slow down.',
+  expired: 'It expired.',
+  unauthorized: 'The key is missing, wrong or revoked.',
+  unknown_tool: 'There is no tool of that name.',
+  internal: 'The hub failed unexpectedly; nothing was changed.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  next_step: string;
+  details?: Record<string, unknown>;
+}
+
+/** A refusal the hub gives on purpose. Thrown inside a transaction it also rolls the change back. */
+export class HubError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly nextStep: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'HubError';
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, next_step: this.nextStep, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+export function isHubError(e: unknown): e is HubError {
+  return e instanceof HubError;
+}

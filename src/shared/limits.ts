@@ -1,0 +1,60 @@
+// Every limit of the hub, defined once. Enforced where noted; whoami reports them.
+export const LIMITS = {
+  /** JSON-RPC body of an ordinary MCP request (bytes). Enforced in mcp/http. */
+  maxBodyBytes: 1024 * 1024,
+  /** JSON-RPC body of a request carrying file content (send_file): 16 MiB decoded, base64 is 4/3 larger. */
+  maxFileBodyBytes: Math.ceil((16 * 1024 * 1024 * 4) / 3) + 64 * 1024,
+  /** Decoded file content (bytes). Enforced in hub/files. */
+  maxFileBytes: 16 * 1024 * 1024,
+  /** Message text (characters). */
+  maxTextChars: 32 * 1024,
+  /** Title of a group, task, request or card (characters). */
+  maxTitleChars: 200,
+  /** request_human context, serialized JSON (bytes). */
+  maxContextBytes: 32 * 1024,
+  /** A card, serialized JSON (bytes). */
+  maxCardBytes: 32 * 1024,
+  /** progress data, serialized JSON (bytes). */
+  maxProgressDataBytes: 8 * 1024,
+  /** progress events per agent per second. */
+  progressPerSecond: 10,
+  /** state_put value, serialized JSON (bytes). */
+  maxStateValueBytes: 1024 * 1024,
+  /** state key length (bytes). */
+  maxStateKeyBytes: 512,
+  /** Summary text (characters). */
+  maxSummaryChars: 64 * 1024,
+  /** Items in to / topics / refs / sources / members / assignees / options. */
+  maxListItems: 50,
+  /** Per-agent request rate: sustained calls per second and burst. */
+  ratePerSecond: 200,
+  rateBurst: 400,
+  /** get_updates page. */
+  updatesDefaultLimit: 100,
+  updatesMaxLimit: 500,
+  /** Longest wait of get_updates / get_request (seconds). */
+  maxWaitSecs: 60,
+  /** get_history / get_thread / list_pins page. */
+  historyDefaultLimit: 50,
+  historyMaxLimit: 200,
+  /** search. */
+  searchDefaultLimit: 20,
+  searchMaxLimit: 100,
+  /** search without conv_id looks at this many most recently active conversations. */
+  searchRecentConversations: 20,
+  /** request_human ttl (seconds): default one day, at most 30 days. */
+  requestDefaultTtlSecs: 24 * 60 * 60,
+  requestMaxTtlSecs: 30 * 24 * 60 * 60,
+  /** floor_grant ttl (seconds). */
+  floorDefaultTtlSecs: 300,
+  floorMaxTtlSecs: 24 * 60 * 60,
+  /** file_url link lifetime (seconds). */
+  fileUrlTtlSecs: 300,
+  /** get_context default budget (tokens; estimate = ceil(chars / 4)). */
+  contextDefaultTokens: 4000,
+  contextMaxTokens: 200_000,
+  /** Waits an agent may hold at once. */
+  maxWaitsPerAgent: 8,
+} as const;
+
+export type Limits = typeof LIMITS;

@@ -1,0 +1,122 @@
+// Domain types shared by the hub, the MCP endpoint, the owner API and the UI. Pure: no Node, no DOM.
+
+export type UserKind = 'human' | 'agent';
+export type ConversationKind = 'direct' | 'group' | 'task' | 'inbox';
+export type MemberRole = 'owner' | 'admin' | 'member';
+
+export const INTENTS = ['request', 'proposal', 'answer', 'status', 'done'] as const;
+export type Intent = (typeof INTENTS)[number];
+
+export const TASK_STATES = ['submitted', 'working', 'input_required', 'completed', 'failed', 'canceled'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+export const TERMINAL_TASK_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled'];
+
+export const REQUEST_KINDS = ['approve', 'answer', 'choose'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+export const REQUEST_STATES = ['pending', 'approved', 'rejected', 'answered', 'chosen', 'expired', 'cancelled'] as const;
+export type RequestState = (typeof REQUEST_STATES)[number];
+
+export const PROGRESS_KINDS = ['thinking', 'tool_call', 'tool_result', 'plan', 'step', 'error'] as const;
+export type ProgressKind = (typeof PROGRESS_KINDS)[number];
+
+/** Every kind of event in the log. */
+export const EVENT_TYPES = [
+  'conversation.created',
+  'member.added',
+  'message.created',
+  'message.edited',
+  'message.recalled',
+  'reaction.added',
+  'reaction.removed',
+  'pin.added',
+  'pin.removed',
+  'request.created',
+  'request.decided',
+  'request.expired',
+  'request.cancelled',
+  'card.response',
+  'handoff.created',
+  'handoff.returned',
+  'task.updated',
+  'claim.taken',
+  'claim.released',
+  'floor.granted',
+  'floor.released',
+  'config.updated',
+  'owner.note',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface UserRef {
+  id: string;
+  name: string;
+  kind: UserKind;
+}
+
+/** Filled by the server; no sender can set it. */
+export interface Provenance {
+  author: UserKind;
+  ai: boolean;
+  on_behalf_of: { id: string; name: string } | null;
+  authority: 'human' | 'agent';
+  attested_by: 'server';
+}
+
+export interface MessageView {
+  msg_id: string;
+  conv_id: string;
+  seq: number;
+  sender: UserRef;
+  kind: string;
+  text: string | null;
+  intent?: Intent;
+  to?: string[];
+  topics?: string[];
+  refs?: unknown[];
+  sources?: unknown[];
+  reply_to?: string;
+  thread_id?: string;
+  payload?: Record<string, unknown>;
+  created_at: number;
+  edited_at?: number;
+  recalled?: boolean;
+  claimed_by?: UserRef;
+  untrusted: true;
+  provenance: Provenance;
+}
+
+export interface EventView {
+  conv_id: string;
+  seq: number;
+  type: EventType;
+  at: number;
+  actor: UserRef | null;
+  /** True when this event names you (you were woken by it). */
+  for_you: boolean;
+  message?: MessageView;
+  data?: Record<string, unknown>;
+}
+
+export interface ConversationView {
+  conv_id: string;
+  kind: ConversationKind;
+  title: string;
+  members: Array<UserRef & { role: MemberRole }>;
+  last_seq: number;
+  last_event_at: number;
+  unread: number;
+  task?: { state: TaskState; assignee: UserRef | null };
+  floor?: { holder: UserRef; until: number } | null;
+  handoffs?: Array<{ agent: UserRef; to: UserRef; note: string; at: number }>;
+}
+
+export interface ProgressView {
+  id: number;
+  agent: UserRef;
+  conv_id: string;
+  kind: ProgressKind;
+  text: string;
+  data?: unknown;
+  msg_id?: string;
+  at: number;
+}

@@ -1,0 +1,1 @@
+export const PERCH_VERSION = '0.1.0';

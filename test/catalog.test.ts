@@ -1,0 +1,331 @@
+// The catalog in src/shared/catalog.ts must match the agent tool contract, parsed from its text.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  TOOLS,
+  TOOL_BY_NAME,
+  TOOL_SCHEMA_VERSION,
+  schemaFingerprint,
+  toolInputJsonSchema,
+  type ToolSpec,
+} from '../src/shared/catalog';
+
+// Tests run from the repository root; ../shared is the shared folder next to it.
+const CONTRACT_PATH = path.resolve(process.cwd(), '../shared/seeds/000_da6bc98e86676ea8.txt');
+
+/** Tools whose heading was lost in the contract text, by the first sentence of their description. */
+const HEADINGLESS: Record<string, string> = {
+  'Claim a request': 'claim',
+  'React to a message': 'react',
+};
+
+/** Arguments the catalog adds beyond the contract (DESIGN.md invariants 3 and 4). */
+const WAIT_ADDITION = { tool: 'get_updates', arg: 'wait_secs' };
+const OPERATION_ID = 'operation_id';
+
+interface ContractArg {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+interface ContractTool {
+  name: string;
+  description: string;
+  readOnly: boolean;
+  noArguments: boolean;
+  args: ContractArg[];
+}
+
+const ARG_TYPES = new Set(['string', 'integer', 'boolean', 'array', 'object', 'any']);
+
+/**
+ * The contract is a web page flattened to text: each tool is a heading line, a line
+ * `Section titled “name”<description>`, then either `No arguments.` or a table whose rows are
+ * split over lines (`name |`, then `type | [yes |] [description] |`, sometimes a stray `|`),
+ * then optionally `Read-only.`. Two tools lost their heading: their description stands alone.
+ */
+function parseContract(text: string): ContractTool[] {
+  const lines = text.split(/\r?\n/).map((l) => l.trim());
+  const tools: ContractTool[] = [];
+  let current: ContractTool | undefined;
+  const fail = (i: number, why: string): never => {
+    throw new Error(`contract line ${i + 1}: ${why}: ${JSON.stringify(lines[i])}`);
+  };
+  const startTool = (name: string, description: string) => {
+    current = { name, description, readOnly: false, noArguments: false, args: [] };
+    tools.push(current);
+  };
+
+  let i = lines.findIndex((l, k) => /^[a-z_]+$/.test(l) && (lines[k + 1] ?? '').startsWith('Section titled'));
+  if (i < 0) throw new Error('no tool headings found in the contract');
+
+  for (; i < lines.length; i++) {
+    const line = lines[i];
+    const next = lines[i + 1] ?? '';
+    if (line === '') continue;
+    if (/^[a-z_]+$/.test(line) && next.startsWith('Section titled')) {
+      const prefix = `Section titled “${line}”`;
+      if (!next.startsWith(prefix)) fail(i + 1, `section title does not match heading ${line}`);
+      startTool(line, next.slice(prefix.length).trim());
+      i++;
+      continue;
+    }
+    if (line.startsWith('Section titled')) fail(i, 'section title without heading');
+    if (line === 'No arguments.') {
+      if (!current) fail(i, 'outside a tool');
+      current!.noArguments = true;
+      continue;
+    }
+    if (line === 'Read-only.') {
+      if (!current) fail(i, 'outside a tool');
+      current!.readOnly = true;
+      continue;
+    }
+    if (/^\|\s*Argument\s*\|/.test(line) || /^\|[-|\s]+\|$/.test(line) || /^\|+$/.test(line)) continue;
+    const argMatch = /^([a-z_][a-z0-9_]*) \|$/.exec(line);
+    if (argMatch) {
+      if (!current) fail(i, 'argument outside a tool');
+      // The rest of the row: `type | [yes |] [description] |` (cells may be empty).
+      const cells = next
+        .split('|')
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
+      const type = cells.shift();
+      if (!type || !ARG_TYPES.has(type)) fail(i + 1, `unknown argument type for ${argMatch[1]}`);
+      const required = cells[0] === 'yes';
+      if (required) cells.shift();
+      current!.args.push({ name: argMatch[1], type: type!, required, description: cells.join(' | ') });
+      i++;
+      continue;
+    }
+    // A description paragraph standing alone: a tool whose heading was lost.
+    const title = line.slice(0, line.indexOf('. '));
+    const name = HEADINGLESS[title];
+    if (!name) fail(i, 'unrecognised line (a tool without heading that is not mapped?)');
+    startTool(name!, line);
+  }
+  return tools;
+}
+
+const contract = parseContract(readFileSync(CONTRACT_PATH, 'utf8'));
+
+/** Requiredness and properties as published in tools/list. */
+function published(t: ToolSpec) {
+  const schema = toolInputJsonSchema(t) as {
+    type: string;
+    properties: Record<string, unknown>;
+    required?: string[];
+    additionalProperties?: unknown;
+  };
+  return schema;
+}
+
+if (process.env.PRINT_CONTRACT) {
+  for (const t of contract) {
+    console.log(`${t.name}${t.readOnly ? ' [read-only]' : ''}${t.noArguments ? ' [no arguments]' : ''}`);
+    console.log(`  ${t.description}`);
+    for (const a of t.args) console.log(`  - ${a.name}: ${a.type}${a.required ? ' (required)' : ''} — ${a.description}`);
+  }
+}
+
+test('the contract parses into 37 tools, each with a description and arguments or "No arguments."', () => {
+  assert.equal(contract.length, 37);
+  for (const t of contract) {
+    assert.ok(t.description.length > 20, `${t.name} has a description`);
+    assert.ok(t.noArguments !== t.args.length > 0, `${t.name}: either arguments or "No arguments."`);
+  }
+  const sendMessage = contract.find((t) => t.name === 'send_message')!;
+  assert.deepEqual(
+    sendMessage.args.map((a) => [a.name, a.type, a.required]),
+    [
+      ['client_msg_id', 'string', false],
+      ['conv_id', 'string', true],
+      ['intent', 'string', false],
+      ['refs', 'array', false],
+      ['reply_to', 'string', false],
+      ['sources', 'array', false],
+      ['text', 'string', true],
+      ['thread_id', 'string', false],
+      ['to', 'array', false],
+      ['topics', 'array', false],
+    ],
+  );
+  assert.equal(
+    sendMessage.args.find((a) => a.name === 'intent')!.description,
+    'One of request, proposal, answer, status, done.',
+  );
+});
+
+test('tools are listed with the contract names in the contract order', () => {
+  assert.deepEqual(
+    TOOLS.map((t) => t.name),
+    contract.map((t) => t.name),
+  );
+  assert.equal(TOOL_BY_NAME.size, TOOLS.length);
+  for (const t of TOOLS) assert.equal(TOOL_BY_NAME.get(t.name), t);
+});
+
+test('each description is the contract paragraph verbatim and the title is its first sentence', () => {
+  for (const [k, c] of contract.entries()) {
+    const t = TOOLS[k];
+    assert.equal(t.description, c.description, `${t.name} description`);
+    assert.ok(t.description.startsWith(`${t.title}. `), `${t.name} title "${t.title}" starts the description`);
+    assert.ok(!t.title.includes('.'), `${t.name} title is one sentence`);
+  }
+});
+
+test('readOnly matches "Read-only." in the contract', () => {
+  for (const [k, c] of contract.entries()) assert.equal(TOOLS[k].readOnly, c.readOnly, TOOLS[k].name);
+});
+
+test('arguments: every contract argument exists with its required flag; extras are only the allowed additions', () => {
+  for (const [k, c] of contract.entries()) {
+    const t = TOOLS[k];
+    const schema = published(t);
+    assert.equal(schema.type, 'object');
+    assert.equal(schema.additionalProperties, false, `${t.name} refuses unknown arguments`);
+    const props = Object.keys(schema.properties);
+    const required = new Set(schema.required ?? []);
+    for (const a of c.args) {
+      assert.ok(props.includes(a.name), `${t.name}.${a.name} is in the schema`);
+      assert.equal(required.has(a.name), a.required, `${t.name}.${a.name} required flag`);
+    }
+    const contractNames = new Set(c.args.map((a) => a.name));
+    for (const p of props.filter((p) => !contractNames.has(p))) {
+      const allowed =
+        (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) || (p === OPERATION_ID && !t.readOnly);
+      assert.ok(allowed, `${t.name}.${p} is not in the contract and not an allowed addition`);
+      assert.ok(!required.has(p), `${t.name}.${p} (an addition) is optional`);
+    }
+  }
+});
+
+test('argument descriptions: the contract text where it has one, some text everywhere', () => {
+  for (const [k, c] of contract.entries()) {
+    const t = TOOLS[k];
+    const props = published(t).properties as Record<string, { description?: string }>;
+    for (const [name, p] of Object.entries(props)) {
+      assert.ok(p.description && p.description.length > 3, `${t.name}.${name} has a description`);
+    }
+    for (const a of c.args) {
+      if (a.description) assert.equal(props[a.name].description, a.description, `${t.name}.${a.name} description`);
+    }
+  }
+});
+
+test('argument types match the contract', () => {
+  const jsonType: Record<string, string | undefined> = {
+    string: 'string',
+    integer: 'integer',
+    boolean: 'boolean',
+    array: 'array',
+    object: 'object',
+    any: undefined, // any JSON value: no type constraint
+  };
+  for (const [k, c] of contract.entries()) {
+    const t = TOOLS[k];
+    const props = published(t).properties as Record<string, { type?: string }>;
+    for (const a of c.args) assert.equal(props[a.name].type, jsonType[a.type], `${t.name}.${a.name} type`);
+  }
+});
+
+test('write tools without their own client id take an optional operation_id; reads, progress and get_updates do not', () => {
+  // progress is not a durable write; get_updates' retries are made safe by its ack.
+  const notDurableWrites = new Set(['progress', 'get_updates']);
+  for (const t of TOOLS) {
+    const props = Object.keys(published(t).properties);
+    const ownId = props.includes('client_msg_id') || props.includes('client_req_id');
+    const expected = !t.readOnly && !ownId && !notDurableWrites.has(t.name);
+    assert.equal(props.includes(OPERATION_ID), expected, `${t.name} operation_id`);
+  }
+});
+
+test('enums from the contract are enforced', () => {
+  const enumOf = (tool: string, arg: string) =>
+    (published(TOOL_BY_NAME.get(tool)!).properties[arg] as { enum?: string[] }).enum;
+  assert.deepEqual(enumOf('send_message', 'intent'), ['request', 'proposal', 'answer', 'status', 'done']);
+  assert.deepEqual(enumOf('search', 'intent'), ['request', 'proposal', 'answer', 'status', 'done']);
+  assert.deepEqual(enumOf('request_human', 'kind'), ['approve', 'answer', 'choose']);
+  assert.deepEqual(enumOf('update_task', 'state'), [
+    'submitted',
+    'working',
+    'input_required',
+    'completed',
+    'failed',
+    'canceled',
+  ]);
+  assert.deepEqual(enumOf('search', 'sender_type'), ['human', 'agent']);
+  assert.deepEqual(enumOf('progress', 'kind'), ['thinking', 'tool_call', 'tool_result', 'plan', 'step', 'error']);
+  assert.deepEqual(enumOf('file_url', 'variant'), ['original', 'thumb']);
+  const send = TOOL_BY_NAME.get('send_message')!.input;
+  assert.equal(send.safeParse({ conv_id: 'c1', text: 'hi', intent: 'shout' }).success, false);
+});
+
+test('schemas accept valid calls and refuse unknown, missing or mistyped arguments', () => {
+  const input = (name: string) => TOOL_BY_NAME.get(name)!.input;
+  const ok = (name: string, args: unknown) => assert.equal(input(name).safeParse(args).success, true, `${name} accepts ${JSON.stringify(args)}`);
+  const bad = (name: string, args: unknown) => assert.equal(input(name).safeParse(args).success, false, `${name} refuses ${JSON.stringify(args)}`);
+
+  ok('whoami', {});
+  bad('whoami', { x: 1 });
+  ok('send_message', {
+    conv_id: 'c1',
+    text: 'see the doc',
+    to: ['bob'],
+    topics: ['build'],
+    intent: 'request',
+    refs: ['doc-1', { type: 'url', url: 'https://example.com', title: 'Example' }, { conv_id: 'c1', msg_id: 'm1' }],
+    client_msg_id: 'abc',
+  });
+  bad('send_message', { conv_id: 'c1' });
+  bad('send_message', { conv_id: 'c1', text: 'x', refs: [{ href: 'nope' }] });
+  bad('send_message', { conv_id: 'c1', text: 'x', to: Array.from({ length: 51 }, (_, k) => `a${k}`) });
+  bad('send_message', { conv_id: 'c1', text: 'x', operation_id: 'op' });
+  ok('get_updates', { wait_secs: 30, limit: 100 });
+  bad('get_updates', { wait_secs: 61 });
+  bad('get_updates', { limit: 0 });
+  bad('get_updates', { limit: 1.5 });
+  ok('state_put', { key: 'k', value: null, version: 0 });
+  ok('state_put', { key: 'k', value: { a: [1, 2] }, version: 3, operation_id: 'op-1' });
+  bad('state_put', { key: 'k', version: 0 });
+  bad('state_put', { key: 'k', value: 1, version: -1 });
+  ok('send_card', { conv_id: 'c1', text: 'Pick', card: { blocks: [{ type: 'text', text: 'hi' }] } });
+  bad('send_card', { conv_id: 'c1', text: 'Pick', card: 'not a card' });
+  ok('progress', { conv_id: 'c1', kind: 'tool_call', text: 'running tests', data: { n: 1 } });
+  bad('progress', { conv_id: 'c1', kind: 'tool_call', text: 'x', operation_id: 'op' });
+  ok('search', { query: 'deploy', has_refs: true, since: 0, sender_type: 'agent' });
+  bad('search', { query: 'deploy', has_refs: 'yes' });
+});
+
+test('the published state_put schema requires value', () => {
+  const schema = published(TOOL_BY_NAME.get('state_put')!);
+  assert.deepEqual([...(schema.required ?? [])].sort(), ['key', 'value', 'version']);
+});
+
+test('toolInputJsonSchema is memoized and frozen', () => {
+  const t = TOOL_BY_NAME.get('send_message')!;
+  assert.equal(toolInputJsonSchema(t), toolInputJsonSchema(t));
+  assert.ok(Object.isFrozen(toolInputJsonSchema(t)));
+  assert.equal('$schema' in toolInputJsonSchema(t), false);
+});
+
+test('TOOL_SCHEMA_VERSION is a stable fingerprint that changes with any description, title, schema or readOnly', () => {
+  assert.match(TOOL_SCHEMA_VERSION, /^[0-9a-f]{16}$/);
+  assert.equal(schemaFingerprint(TOOLS), TOOL_SCHEMA_VERSION);
+  assert.equal(schemaFingerprint([...TOOLS]), TOOL_SCHEMA_VERSION);
+
+  const changed = (k: number, patch: Partial<ToolSpec>) =>
+    schemaFingerprint(TOOLS.map((t, j) => (j === k ? { ...t, ...patch } : t)));
+  const k = TOOLS.findIndex((t) => t.name === 'send_message');
+  const t = TOOLS[k];
+  assert.notEqual(changed(k, { description: `${t.description} ` }), TOOL_SCHEMA_VERSION);
+  assert.notEqual(changed(k, { title: `${t.title}!` }), TOOL_SCHEMA_VERSION);
+  assert.notEqual(changed(k, { readOnly: !t.readOnly }), TOOL_SCHEMA_VERSION);
+  assert.notEqual(changed(k, { name: 'send_message2' }), TOOL_SCHEMA_VERSION);
+  assert.notEqual(changed(k, { input: t.input.extend({ extra: z.string().optional() }) }), TOOL_SCHEMA_VERSION);
+  assert.notEqual(schemaFingerprint(TOOLS.slice().reverse()), TOOL_SCHEMA_VERSION);
+});
