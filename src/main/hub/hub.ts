@@ -28,6 +28,8 @@ export class Hub {
   readonly now: () => number;
   readonly secret: Buffer;
   readonly ownerId: string;
+  /** Where this hub's HTTP door listens (e.g. http://127.0.0.1:7457); set by the door when it starts. */
+  baseUrl = 'http://127.0.0.1';
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
   private disposers: Array<() => void> = [];

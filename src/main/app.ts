@@ -1,0 +1,112 @@
+// Composition root: the hub, its one HTTP server on 127.0.0.1 and the doors on it.
+// Used by `perch serve` and by the Electron main process alike.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { openDatabase, DB_FILE_NAME } from './store/db';
+import { Hub } from './hub/hub';
+import './hub/tools';
+import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
+import { RUNTIME_FILE } from './paths';
+import { sendJson } from './http-util';
+import { startBackgroundJobs } from './hub/jobs';
+import { createOwnerDoor, type OwnerDoor } from './owner/http';
+
+export interface StartOptions {
+  dataDir: string;
+  port: number;
+  /** Per-agent calls per second (0 turns the limit off, e.g. for benchmarks). */
+  ratePerSecond?: number;
+  /** Where to serve the built UI from (defaults to dist/renderer beside this file). */
+  uiDir?: string;
+}
+
+export interface RunningHub {
+  hub: Hub;
+  port: number;
+  mcpUrl: string;
+  baseUrl: string;
+  dataDir: string;
+  owner: OwnerDoor;
+  close(): Promise<void>;
+}
+
+export interface RuntimeInfo {
+  pid: number;
+  port: number;
+  mcp_url: string;
+  base_url: string;
+  /** Bearer token of the owner API for the local `perch owner` command. */
+  owner_token: string;
+  started_at: number;
+}
+
+export async function startHub(opts: StartOptions): Promise<RunningHub> {
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME));
+  const hub = new Hub({ db });
+  hub.onClose(() => db.close());
+  startBackgroundJobs(hub);
+
+  fs.mkdirSync(path.join(opts.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  const logStream = fs.createWriteStream(path.join(opts.dataDir, 'logs', 'hub.log'), { flags: 'a', mode: 0o600 });
+  const log = (line: McpLogLine) => {
+    logStream.write(`${JSON.stringify({ t: Date.now(), door: 'mcp', ...line })}\n`);
+  };
+
+  const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
+  const ownerToken = crypto.randomBytes(24).toString('base64url');
+  const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir });
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url === '/mcp' || url === '/mcp/' || url.startsWith('/mcp?')) return mcp(req, res);
+    if (owner.handles(url)) return owner.handle(req, res);
+    sendJson(res, 404, { error: { code: 'not_found', message: `Nothing at ${url}.`, next_step: 'MCP clients use POST /mcp.' } });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 70_000;
+  server.requestTimeout = 0; // long waits (get_updates wait_secs) are bounded by the hub
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  hub.baseUrl = baseUrl;
+
+  const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
+  const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };
+  fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
+  fs.chmodSync(runtimePath, 0o600);
+
+  let closed = false;
+  return {
+    hub,
+    port,
+    mcpUrl: runtime.mcp_url,
+    baseUrl,
+    dataDir: opts.dataDir,
+    owner,
+    async close() {
+      if (closed) return;
+      closed = true;
+      owner.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      try {
+        const current = JSON.parse(fs.readFileSync(runtimePath, 'utf8')) as RuntimeInfo;
+        if (current.pid === process.pid) fs.rmSync(runtimePath);
+      } catch { /* already gone */ }
+      await new Promise<void>((resolve) => logStream.end(resolve));
+      hub.close();
+    },
+  };
+}

@@ -1,0 +1,270 @@
+// The MCP door: POST /mcp on 127.0.0.1, stateless per request, serving both protocol eras:
+// the 2025 handshake revisions (initialize ...) and 2026-07-28 (server/discover, per-request _meta).
+// Hand-written JSON-RPC on node:http: the hub's tools are the only work done per request.
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Hub } from '../hub/hub';
+import { authenticate } from '../hub/identities';
+import { callAgentTool, implementedTools } from '../hub/tools';
+import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type ToolName } from '../../shared/catalog';
+import { HubError, isHubError, type ErrorBody } from '../../shared/errors';
+import { LIMITS } from '../../shared/limits';
+import { PERCH_VERSION } from '../../shared/version';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson } from '../http-util';
+import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
+import { RateLimiter } from './rate-limit';
+
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
+const K_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const K_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const K_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const HEADER_MISMATCH = -32020;
+const UNSUPPORTED_VERSION = -32022;
+const RESOURCE_NOT_FOUND_LEGACY = -32002;
+
+const SERVER_INFO = { name: 'perch', title: 'Perch', version: PERCH_VERSION };
+const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
+
+class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown, readonly httpStatus = 200) {
+    super(message);
+  }
+}
+
+export interface McpLogLine {
+  request_id: string;
+  agent?: string;
+  method?: string;
+  tool?: string;
+  ms: number;
+  status: number;
+  error?: string;
+}
+
+export interface McpOptions {
+  hub: Hub;
+  /** Per-agent calls per second (0 = unlimited). */
+  ratePerSecond?: number;
+  rateBurst?: number;
+  log?: (line: McpLogLine) => void;
+}
+
+type Era = 'legacy' | 'modern';
+
+function toolListItem(name: ToolName) {
+  const t = TOOL_BY_NAME.get(name)!;
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: toolInputJsonSchema(t),
+    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: ['recall_message', 'state_delete'].includes(t.name), openWorldHint: false },
+  };
+}
+
+let requestCounter = 0;
+const requestPrefix = crypto.randomBytes(3).toString('hex');
+function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `r${requestPrefix}${requestCounter.toString(36)}`;
+}
+
+export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { hub } = opts;
+  const limiter = new RateLimiter(opts.ratePerSecond ?? LIMITS.ratePerSecond, opts.rateBurst ?? LIMITS.rateBurst);
+  const implemented = implementedTools();
+  const listed = TOOLS.filter((t) => implemented.has(t.name as ToolName)).map((t) => toolListItem(t.name as ToolName));
+  const listMeta = { tool_schema_version: TOOL_SCHEMA_VERSION };
+  const resources = [{ uri: GUIDE_URI, name: 'guide', title: 'Perch agent guide', description: 'How to work with Perch: the loop, acks, waking, asking your owner.', mimeType: 'text/markdown' }];
+
+  function log(line: McpLogLine) {
+    opts.log?.(line);
+  }
+
+  return function handle(req, res) {
+    const started = performance.now();
+    const requestId = newRequestId();
+    const finish = (status: number, body: unknown, extra: Partial<McpLogLine> = {}, headers: Record<string, string> = {}) => {
+      if (body === undefined) {
+        res.writeHead(status, headers);
+        res.end();
+      } else {
+        sendJson(res, status, body, headers);
+      }
+      log({ request_id: requestId, ms: Math.round((performance.now() - started) * 100) / 100, status, ...extra });
+    };
+    const rpcError = (status: number, id: unknown, code: number, message: string, data?: unknown, extra: Partial<McpLogLine> = {}, headers: Record<string, string> = {}) =>
+      finish(status, { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } }, { error: message, ...extra }, headers);
+
+    // DNS-rebinding protection: loopback Host, and a loopback Origin when one is sent.
+    if (!isLoopbackHost(req.headers.host)) return rpcError(403, null, -32000, 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost).');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin)) return rpcError(403, null, -32000, `Forbidden: requests from origin ${origin} are refused.`);
+
+    const auth = req.headers.authorization;
+    const key = auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+    const agent = key ? authenticate(hub, key) : undefined;
+    if (!agent) {
+      req.resume();
+      return rpcError(401, null, -32001, key ? 'Unauthorized: the agent key is wrong or was revoked.' : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".', undefined, {}, { 'WWW-Authenticate': 'Bearer realm="perch"' });
+    }
+    const agentId = agent.id;
+    if (req.method !== 'POST') {
+      req.resume();
+      return rpcError(405, null, -32000, 'Method not allowed: POST JSON-RPC to /mcp. This server sends no event stream.', undefined, { agent: agent.name }, { Allow: 'POST' });
+    }
+    const wait = limiter.take(agentId);
+    if (wait > 0) {
+      req.resume();
+      const secs = Math.max(1, Math.ceil(wait / 1000));
+      return rpcError(429, null, -32029, `Too many requests: slow down and retry after ${secs} s.`, { code: 'rate_limited', retry_after_secs: secs }, { agent: agent.name }, { 'Retry-After': String(secs) });
+    }
+
+    readBody(req, LIMITS.maxFileBodyBytes).then(
+      (buf) => onBody(buf),
+      (err) => {
+        if (err instanceof BodyTooLarge) return rpcError(413, null, INVALID_REQUEST, `Payload too large: the limit is ${err.limit} bytes.`, { limit: err.limit }, { agent: agent.name });
+        return rpcError(400, null, INVALID_REQUEST, 'Bad request body.');
+      },
+    );
+
+    function onBody(buf: Buffer) {
+      let msg: any;
+      try {
+        msg = JSON.parse(buf.toString('utf8'));
+      } catch {
+        return rpcError(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.', undefined, { agent: agent!.name });
+      }
+      if (Array.isArray(msg)) return rpcError(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
+      if (msg === null || typeof msg !== 'object' || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
+        if (msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) return finish(202, undefined);
+        return rpcError(400, msg?.id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 request with a method.');
+      }
+      const isNotification = msg.id === undefined || msg.id === null;
+      if (!isNotification && typeof msg.id !== 'string' && typeof msg.id !== 'number') {
+        return rpcError(400, null, INVALID_REQUEST, 'Invalid request: id must be a string or a number.');
+      }
+      const fileSized = buf.length > LIMITS.maxBodyBytes;
+      if (fileSized && !(msg.method === 'tools/call' && msg.params?.name === 'send_file')) {
+        return rpcError(413, msg.id, INVALID_REQUEST, `Payload too large: the limit is ${LIMITS.maxBodyBytes} bytes (files up to ${LIMITS.maxFileBytes} bytes go through send_file).`, { limit: LIMITS.maxBodyBytes });
+      }
+
+      const headerVersion = req.headers['mcp-protocol-version'] as string | undefined;
+      const meta = msg.params && typeof msg.params === 'object' ? msg.params._meta : undefined;
+      const claimed = meta && typeof meta === 'object' ? meta[K_VERSION] : undefined;
+      const era: Era = claimed !== undefined || (typeof headerVersion === 'string' && headerVersion >= MODERN_VERSIONS[0]) ? 'modern' : 'legacy';
+
+      if (era === 'legacy') {
+        if (headerVersion !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion)) {
+          return rpcError(400, msg.id, INVALID_REQUEST, `Bad request: unsupported protocol version ${headerVersion}.`, { supported: [...LEGACY_VERSIONS, ...MODERN_VERSIONS] });
+        }
+        if (isNotification) return finish(202, undefined, { method: msg.method, agent: agent!.name });
+      } else {
+        if (isNotification) return finish(202, undefined, { method: msg.method, agent: agent!.name });
+        if (typeof claimed !== 'string' || !meta || typeof meta[K_CLIENT_CAPS] !== 'object') {
+          return rpcError(400, msg.id, INVALID_PARAMS, `Invalid params: _meta needs ${K_VERSION} and ${K_CLIENT_CAPS}.`);
+        }
+        if (headerVersion !== claimed) {
+          return rpcError(400, msg.id, HEADER_MISMATCH, `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(headerVersion ?? null)} does not match _meta ${JSON.stringify(claimed)}.`);
+        }
+        if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
+          return rpcError(400, msg.id, UNSUPPORTED_VERSION, `Unsupported protocol version ${claimed}.`, { supported: [...MODERN_VERSIONS], requested: claimed });
+        }
+        const mcpMethod = req.headers['mcp-method'];
+        if (mcpMethod !== undefined && mcpMethod !== msg.method) {
+          return rpcError(400, msg.id, HEADER_MISMATCH, `Header mismatch: Mcp-Method ${JSON.stringify(mcpMethod)} does not match ${JSON.stringify(msg.method)}.`);
+        }
+      }
+
+      const reply = (result: Record<string, unknown>, extra: Partial<McpLogLine> = {}) => {
+        const body = era === 'modern' ? { resultType: 'complete', ...result, _meta: { ...((result._meta as object) ?? {}), [K_SERVER_INFO]: SERVER_INFO } } : result;
+        finish(200, { jsonrpc: '2.0', id: msg.id, result: body }, { agent: agent!.name, method: msg.method, ...extra });
+      };
+      const cache = era === 'modern' ? { ttlMs: 60_000, cacheScope: 'private' } : {};
+
+      switch (msg.method) {
+        case 'initialize': {
+          const requested = msg.params?.protocolVersion;
+          const protocolVersion = (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LEGACY_VERSIONS[0];
+          return reply({ protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: SERVER_INSTRUCTIONS });
+        }
+        case 'server/discover':
+          if (era !== 'modern') return rpcError(200, msg.id, METHOD_NOT_FOUND, 'server/discover belongs to protocol 2026-07-28; send MCP-Protocol-Version and _meta.');
+          return reply({ supportedVersions: [...MODERN_VERSIONS], capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS, ...cache });
+        case 'ping':
+          return reply({});
+        case 'tools/list':
+          return reply({ tools: listed, ...cache, _meta: listMeta });
+        case 'resources/list':
+          return reply({ resources, ...cache });
+        case 'resources/templates/list':
+          return reply({ resourceTemplates: [], ...cache });
+        case 'resources/read': {
+          const uri = msg.params?.uri;
+          if (uri !== GUIDE_URI) {
+            return rpcError(200, msg.id, era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${String(uri)}`, { uri });
+          }
+          return reply({ contents: [{ uri, mimeType: 'text/markdown', text: GUIDE_MARKDOWN }], ...(era === 'modern' ? { ttlMs: 0, cacheScope: 'private' } : {}) });
+        }
+        case 'tools/call':
+          return callTool(msg, reply, era);
+        default:
+          return rpcError(era === 'modern' ? 404 : 200, msg.id, METHOD_NOT_FOUND, `Method not found: ${msg.method}`);
+      }
+    }
+
+    function callTool(msg: any, reply: (r: Record<string, unknown>, extra?: Partial<McpLogLine>) => void, _era: Era) {
+      const name = msg.params?.name;
+      const spec = typeof name === 'string' ? TOOL_BY_NAME.get(name) : undefined;
+      if (!spec || !implemented.has(name as ToolName)) {
+        return rpcError(200, msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }, { agent: agent!.name, tool: String(name) });
+      }
+      const rawArgs = msg.params.arguments ?? {};
+      const parsed = spec.input.safeParse(rawArgs);
+      const extra = { tool: name as string };
+      if (!parsed.success) {
+        const detail = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
+        return reply(errorResult({ code: 'invalid_argument', message: `Invalid arguments for ${name}: ${detail}`, next_step: `Check the arguments against the ${name} schema in tools/list.` }), { ...extra, error: 'invalid_argument' });
+      }
+      const ac = new AbortController();
+      const onClose = () => { if (!res.writableFinished) ac.abort(); };
+      res.on('close', onClose);
+      let result: unknown;
+      try {
+        result = callAgentTool(hub, agentId, name as ToolName, parsed.data as Record<string, unknown>, ac.signal);
+      } catch (err) {
+        return failed(err);
+      }
+      if (result instanceof Promise) result.then(succeeded, failed);
+      else succeeded(result);
+
+      function succeeded(value: unknown) {
+        res.off('close', onClose);
+        const structured = { ...(value as Record<string, unknown>), request_id: requestId };
+        reply({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, extra);
+      }
+      function failed(err: unknown) {
+        res.off('close', onClose);
+        if (isHubError(err)) return reply(errorResult(err.toBody()), { ...extra, error: err.code });
+        const message = err instanceof Error ? err.message : String(err);
+        process.stderr.write(`perch: ${requestId} ${name} failed: ${err instanceof Error ? err.stack : message}\n`);
+        return reply(errorResult(new HubError('internal', `The hub failed on this call (request ${requestId}).`, 'Retry; if it keeps failing, tell your owner the request_id.').toBody()), { ...extra, error: 'internal' });
+      }
+    }
+
+    function errorResult(body: ErrorBody): Record<string, unknown> {
+      const structured = { error: body, request_id: requestId, tool_schema_version: TOOL_SCHEMA_VERSION };
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: true };
+    }
+  };
+}
+
+export { INTERNAL_ERROR };

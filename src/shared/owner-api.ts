@@ -1,0 +1,79 @@
+// The owner API contract: every action the owner (the one human) can take, with its input schema.
+// Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
+import { z } from 'zod';
+import { LIMITS } from './limits';
+import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
+
+const id = () => z.string().min(1).max(256);
+const text = () => z.string().min(1).max(LIMITS.maxTextChars);
+
+export const OWNER_ACTIONS = {
+  'hub.info': { description: 'Who the owner is, the MCP URL, version and counts.', input: z.strictObject({}) },
+  'conversations.list': { description: 'Every conversation (direct, group, task) with members, unread counts, handoffs, floor.', input: z.strictObject({}) },
+  'conversations.get': { description: 'One conversation.', input: z.strictObject({ conv_id: id() }) },
+  'conversations.history': {
+    description: 'A page of a conversation\'s event log (latest by default; before_seq/after_seq to page).',
+    input: z.strictObject({ conv_id: id(), before_seq: z.number().int().min(0).optional(), after_seq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(LIMITS.historyMaxLimit).optional() }),
+  },
+  'conversations.thread': { description: 'A thread: root and replies.', input: z.strictObject({ conv_id: id(), thread_id: id(), after_seq: z.number().int().min(0).optional() }) },
+  'conversations.search': { description: 'Search messages (case-insensitive) in one or every conversation.', input: z.strictObject({ query: text(), conv_id: id().optional(), limit: z.number().int().min(1).max(LIMITS.searchMaxLimit).optional() }) },
+  'conversations.open_direct': { description: 'Open (or get) the owner\'s direct conversation with an agent.', input: z.strictObject({ user: id() }) },
+  'conversations.create_group': { description: 'Create a group.', input: z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems) }) },
+  'conversations.create_task': { description: 'Create a task channel, optionally with an assignee (woken).', input: z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems), assignee: id().optional() }) },
+  'conversations.add_member': { description: 'Add a member to a group or task.', input: z.strictObject({ conv_id: id(), user: id(), history: z.number().int().min(0).optional() }) },
+  'conversations.mark_read': { description: 'Mark a conversation read up to a seq.', input: z.strictObject({ conv_id: id(), seq: z.number().int().min(0) }) },
+  'messages.send': {
+    description: 'Send a message as the owner (joins the conversation if needed). to wakes the named members.',
+    input: z.strictObject({ conv_id: id(), text: text(), to: z.array(id()).max(LIMITS.maxListItems).optional(), reply_to: id().optional(), thread_id: id().optional(), intent: z.enum(INTENTS).optional() }),
+  },
+  'messages.edit': { description: 'Edit a message the owner sent.', input: z.strictObject({ msg_id: id(), text: text() }) },
+  'messages.recall': { description: 'Recall a message the owner sent.', input: z.strictObject({ msg_id: id() }) },
+  'messages.react': { description: 'Add (on=true) or remove a reaction.', input: z.strictObject({ conv_id: id(), msg_id: id(), key: z.string().min(1).max(64), on: z.boolean() }) },
+  'messages.pin': { description: 'Pin (on=true) or unpin a message.', input: z.strictObject({ conv_id: id(), msg_id: id(), on: z.boolean() }) },
+  'messages.pins': { description: 'Pinned messages of a conversation.', input: z.strictObject({ conv_id: id() }) },
+  'notes.send': { description: 'A private note to one agent (only it sees it; it is woken).', input: z.strictObject({ agent: id(), text: text(), conv_id: id().optional() }) },
+  'requests.list': { description: 'Requests across all conversations (the Approvals inbox), pending first.', input: z.strictObject({ state: z.string().optional() }) },
+  'requests.decide': {
+    description: 'Decide a request: approve / reject (any kind), answer (kind answer), choose (kind choose). comment is optional.',
+    input: z.strictObject({ request_id: id(), decision: z.enum(['approve', 'reject', 'answer', 'choose']), answer: z.string().max(LIMITS.maxTextChars).optional(), choice: z.string().max(LIMITS.maxTitleChars).optional(), comment: z.string().max(LIMITS.maxTextChars).optional() }),
+  },
+  'cards.answer': { description: 'Answer a card: a button (value = option id) or a form (value = field values).', input: z.strictObject({ msg_id: id(), block_id: id(), value: z.unknown() }) },
+  'handoffs.list': { description: 'Handoffs waiting for the owner.', input: z.strictObject({}) },
+  'handoffs.hand_back': { description: 'Hand a conversation back to the agent with a note (it is woken).', input: z.strictObject({ conv_id: id(), agent: id().optional(), note: z.string().min(1).max(LIMITS.maxTextChars) }) },
+  'tasks.set': { description: 'Move a task to a state and/or reassign it, with a note.', input: z.strictObject({ conv_id: id(), state: z.enum(TASK_STATES).optional(), assignee: id().optional(), note: z.string().max(LIMITS.maxTextChars).optional() }) },
+  'floor.set': { description: 'Give the floor to an agent (ttl_secs) or release it.', input: z.strictObject({ conv_id: id(), agent: id().optional(), ttl_secs: z.number().int().min(1).max(LIMITS.floorMaxTtlSecs).optional(), release: z.boolean().optional() }) },
+  'agents.list': { description: 'Agents with their config, key hint and whether they are waiting.', input: z.strictObject({}) },
+  'agents.add': { description: 'Add an agent; its key is shown once, with connection snippets.', input: z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional() }) },
+  'agents.update_config': {
+    description: 'Change an agent\'s description and role config; its version rises and the agent gets config.updated.',
+    input: z.strictObject({
+      agent: id(),
+      description: z.string().max(2000).optional(),
+      name: z.string().max(200).optional(),
+      instructions: z.string().max(LIMITS.maxTextChars).optional(),
+      skills: z.array(z.object({ name: z.string().min(1), description: z.string().optional(), url: z.string().optional() })).max(100).optional(),
+      mcp_servers: z.array(z.object({ name: z.string().min(1), url: z.string().optional(), command: z.string().optional(), args: z.array(z.string()).optional(), description: z.string().optional() })).max(100).optional(),
+      apis: z.array(z.object({ name: z.string().min(1), base_url: z.string().optional(), description: z.string().optional(), docs_url: z.string().optional() })).max(100).optional(),
+    }),
+  },
+  'agents.rotate_key': { description: 'Give an agent a new key (the old one stops working); shown once.', input: z.strictObject({ agent: id() }) },
+  'agents.revoke': { description: 'Revoke an agent\'s key.', input: z.strictObject({ agent: id() }) },
+  'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
+  'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
+} as const;
+
+export type OwnerAction = keyof typeof OWNER_ACTIONS;
+export type OwnerInput<A extends OwnerAction> = z.input<(typeof OWNER_ACTIONS)[A]['input']>;
+
+/** Results over HTTP and IPC. */
+export type OwnerResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; next_step: string } };
+
+export const OWNER_API_PREFIX = '/api/owner/';
+export const OWNER_EVENTS_PATH = '/api/owner/events';
+export const OWNER_LOGIN_PATH = '/login';
+export const OWNER_COOKIE = 'perch_owner';
+/** Header every owner POST must carry (a cross-site form cannot set it). */
+export const OWNER_CSRF_HEADER = 'x-perch-owner';
+
+export { PROGRESS_KINDS };
