@@ -11,6 +11,18 @@ import { listProgress } from '../hub/progress';
 import { conversationById, insertMember, member, setReadSeq } from '../store/conversations';
 import { progressActivity } from '../store/progress';
 import { connectionSnippets } from './snippets';
+import { allActiveHandoffs } from '../store/handoffs';
+import { handBack } from '../hub/handoffs';
+import { setTaskState } from '../hub/tasks';
+import { ownerFloor, expireFloors } from '../hub/floor';
+import { registerJob } from '../hub/jobs';
+
+// Floors run out on time even when nobody touches the conversation.
+registerJob((hub) => {
+  const timer = setInterval(() => expireFloors(hub), 2000);
+  timer.unref();
+  hub.onClose(() => clearInterval(timer));
+});
 
 export type ActionHandler = (hub: Hub, input: any) => unknown;
 
@@ -160,3 +172,21 @@ function searchEverywhere(hub: Hub, a: { query: string; limit?: number }) {
 }
 
 export { agentSummary };
+
+// ---- handoffs, tasks, floor -------------------------------------------------------------
+
+registerOwnerActions({
+  'handoffs.list': (hub) => ({
+    handoffs: allActiveHandoffs(hub.db).map((h) => ({
+      conv_id: h.conv_id,
+      agent: hub.ref(h.agent_id),
+      to: hub.ref(h.to_user),
+      note: h.note,
+      at: h.at,
+      title: conversationView(hub, conversationById(hub.db, h.conv_id)!, hub.ownerId).title,
+    })),
+  }),
+  'handoffs.hand_back': (hub, a) => handBack(hub, hub.ownerId, a),
+  'tasks.set': (hub, a) => setTaskState(hub, hub.ownerId, a),
+  'floor.set': (hub, a) => ownerFloor(hub, hub.ownerId, a),
+});
