@@ -210,7 +210,7 @@ test('get_request(wait_secs) returns soon after the decision, and another wake d
     const done = performance.now();
     assert.equal(g.state, 'approved', 'the wait lasted through the unrelated wake');
     assert.ok(decidedAt > 0 && done - started >= 190, 'did not return on the unrelated wake');
-    assert.ok(done - decidedAt < 50, `returned ${(done - decidedAt).toFixed(1)} ms after the decision`);
+    assert.ok(done - decidedAt < 100, `returned ${(done - decidedAt).toFixed(1)} ms after the decision`);
     assert.equal(waitingAfterWake, 1, 'still waiting after the unrelated wake');
     const hey = (await drain(t, a.id)).find((e) => e.type === 'message.created' && e.message?.text === 'hey worker');
     assert.equal(hey?.for_you, true, 'the unrelated message did wake the requester');

@@ -1,0 +1,46 @@
+// Layers by runtime, enforced: src/shared is pure (no Node, DOM or Electron); hub/ and store/ know
+// nothing of HTTP, MCP or Electron; the renderer sees only src/shared and its own code.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'url', 'util', 'stream', 'events', 'buffer', 'zlib'];
+
+export default tseslint.config(
+  { linterOptions: { reportUnusedDisableDirectives: 'off' } },
+  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/results/**'] },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {},
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: nodeBuiltins, message: 'src/shared is pure: no Node modules.' },
+        { group: ['electron', 'react', 'react-dom', 'better-sqlite3', 'sharp'], message: 'src/shared is pure: no runtime-specific packages.' },
+        { group: ['**/main/**', '**/renderer/**'], message: 'src/shared depends on nothing else of Perch.' },
+      ] }],
+      'no-restricted-globals': ['error', 'window', 'document', 'process', 'Buffer', 'require'],
+    },
+  },
+  {
+    files: ['src/main/hub/**/*.ts', 'src/main/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['node:http', 'node:https', 'http', 'https', 'node:net', 'net'], message: 'hub/ and store/ know nothing of HTTP.' },
+        { group: ['electron'], message: 'hub/ and store/ know nothing of Electron.' },
+        { group: ['@modelcontextprotocol/*', '**/mcp/**', '**/mcp', '**/owner/**', '**/electron/**', '**/cli/**', '**/renderer/**'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron).' },
+      ] }],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: nodeBuiltins, message: 'The renderer runs in a browser.' },
+        { group: ['electron', '**/main/**'], message: 'The renderer talks only through the owner API contract (src/shared).' },
+      ] }],
+    },
+  },
+);

@@ -1,0 +1,197 @@
+// The desktop shell: hosts the same hub as `perch serve` and shows the same UI in a locked-down window.
+import { app, BrowserWindow, ipcMain, Menu, Notification, Tray, nativeImage, session, shell, screen } from 'electron';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startHub, type RunningHub } from '../app';
+import { DEFAULT_PORT, defaultDataDir } from '../paths';
+import { IPC } from '../../shared/ipc';
+import { runOwnerAction } from '../owner/actions';
+import { isHubError } from '../../shared/errors';
+import type { LiveItem } from '../hub/bus';
+import type { OwnerResult } from '../../shared/owner-api';
+
+let running: RunningHub | undefined;
+let win: BrowserWindow | undefined;
+let tray: Tray | undefined;
+let focusedConv: string | null = null;
+
+const dataDir = defaultDataDir();
+const stateFile = path.join(dataDir, 'window-state.json');
+const assetsDir = app.isPackaged ? path.join(process.resourcesPath, 'assets') : path.join(__dirname, '..', '..', 'assets');
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => showWindow());
+  app.whenReady().then(start).catch((err) => {
+    console.error('perch: failed to start', err);
+    app.exit(1);
+  });
+}
+
+interface WindowState { x?: number; y?: number; width: number; height: number; maximized?: boolean }
+
+function loadWindowState(): WindowState {
+  try {
+    const s = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as WindowState;
+    const visible = screen.getAllDisplays().some((d) => s.x !== undefined && s.y !== undefined && s.x >= d.bounds.x - 50 && s.y >= d.bounds.y - 50 && s.x < d.bounds.x + d.bounds.width && s.y < d.bounds.y + d.bounds.height);
+    return visible ? s : { width: s.width, height: s.height };
+  } catch {
+    return { width: 1280, height: 820 };
+  }
+}
+
+function saveWindowState(): void {
+  if (!win) return;
+  const b = win.getNormalBounds();
+  fs.writeFileSync(stateFile, JSON.stringify({ ...b, maximized: win.isMaximized() }));
+}
+
+async function start(): Promise<void> {
+  try {
+    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer') });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer') });
+  }
+  const origin = running.baseUrl;
+
+  // Nothing may navigate away, open windows or ask for permissions.
+  session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  app.on('web-contents-created', (_e, contents) => {
+    contents.setWindowOpenHandler(({ url }) => {
+      if (url.startsWith('https://')) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    contents.on('will-navigate', (e, url) => {
+      if (!url.startsWith(`${origin}/`)) e.preventDefault();
+    });
+    contents.on('will-attach-webview', (e) => e.preventDefault());
+  });
+
+  ipcMain.handle(IPC.call, async (e, action: unknown, input: unknown): Promise<OwnerResult> => {
+    if (!e.senderFrame || !e.senderFrame.url.startsWith(`${origin}/`) || e.sender !== win?.webContents) {
+      return { ok: false, error: { code: 'forbidden', message: 'Only the Perch window may use the owner API.', next_step: 'Use the Perch window.' } };
+    }
+    try {
+      return { ok: true, value: await runOwnerAction(running!.hub, String(action), input) };
+    } catch (err) {
+      if (isHubError(err)) return { ok: false, error: err.toBody() };
+      console.error('perch: owner action failed', err);
+      return { ok: false, error: { code: 'internal', message: 'The hub failed on this action; nothing was changed.', next_step: 'Retry; see the hub log.' } };
+    }
+  });
+  ipcMain.on(IPC.focus, (e, convId: unknown) => {
+    if (e.sender === win?.webContents) focusedConv = typeof convId === 'string' ? convId : null;
+  });
+
+  running.hub.bus.subscribe((item) => {
+    win?.webContents.send(IPC.event, item);
+    notify(item);
+    if (item.kind === 'event' && item.value.event.type.startsWith('request.')) updateTray();
+  });
+
+  createWindow();
+  createTray();
+}
+
+function createWindow(): void {
+  const state = loadWindowState();
+  win = new BrowserWindow({
+    ...state,
+    minWidth: 720,
+    minHeight: 480,
+    title: 'Perch',
+    icon: path.join(assetsDir, 'icon.png'),
+    show: false,
+    webPreferences: {
+      preload: path.join(__dirname, 'preload.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: true,
+    },
+  });
+  if (state.maximized) win.maximize();
+  win.once('ready-to-show', () => win?.show());
+  win.on('close', saveWindowState);
+  win.on('closed', () => (win = undefined));
+  // The window is the owner: it gets a session without the login link.
+  const link = running!.owner.loginLink();
+  void win.loadURL(link);
+}
+
+function showWindow(convId?: string): void {
+  if (!win) createWindow();
+  if (win!.isMinimized()) win!.restore();
+  win!.show();
+  win!.focus();
+  if (convId) win!.webContents.send(IPC.navigate, convId);
+}
+
+async function updateTray(): Promise<void> {
+  if (!tray || !running) return;
+  let n = 0;
+  try {
+    const r = (await runOwnerAction(running.hub, 'requests.list', { state: 'pending' })) as { requests?: unknown[] };
+    n = r.requests?.length ?? 0;
+  } catch { /* requests unavailable */ }
+  tray.setToolTip(n ? `Perch — ${n} decision${n === 1 ? '' : 's'} waiting` : 'Perch');
+  if (process.platform === 'darwin') tray.setTitle(n ? String(n) : '');
+  app.setBadgeCount(n);
+}
+
+function createTray(): void {
+  const icon = nativeImage.createFromPath(path.join(assetsDir, 'icon.png')).resize({ width: 18, height: 18 });
+  tray = new Tray(icon);
+  tray.setContextMenu(Menu.buildFromTemplate([
+    { label: 'Open Perch', click: () => showWindow() },
+    { type: 'separator' },
+    { label: 'Quit', click: () => app.quit() },
+  ]));
+  tray.on('click', () => showWindow());
+  void updateTray();
+}
+
+/** OS notifications for what waits for the owner: requests, handoffs, cards — not for the conversation on screen. */
+function notify(item: LiveItem): void {
+  if (item.kind !== 'event' || !running || !Notification.isSupported()) return;
+  const { event, woken } = item.value;
+  if (event.conv_id === focusedConv && win?.isFocused()) return;
+  const owner = running.hub.ownerId;
+  let title: string | undefined;
+  let body = '';
+  const who = event.actor?.name ?? 'An agent';
+  switch (event.type) {
+    case 'request.created':
+      if (!woken.includes(owner)) return;
+      title = `${who} asks you to decide`;
+      body = String((event.data as { title?: string } | undefined)?.title ?? '');
+      break;
+    case 'handoff.created':
+      if (!woken.includes(owner)) return;
+      title = `${who} handed a conversation to you`;
+      body = String((event.data as { note?: string } | undefined)?.note ?? '');
+      break;
+    case 'message.created':
+      if (event.message?.kind !== 'card' || event.actor?.kind !== 'agent') return;
+      title = `${who} sent you a card`;
+      body = event.message.text ?? '';
+      break;
+    default:
+      return;
+  }
+  const n = new Notification({ title, body: body.slice(0, 200) });
+  n.on('click', () => showWindow(event.conv_id));
+  n.show();
+}
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+app.on('activate', () => showWindow());
+app.on('before-quit', () => {
+  saveWindowState();
+  void running?.close();
+});
