@@ -16,6 +16,10 @@ import { handBack } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
 import { ownerFloor, expireFloors } from '../hub/floor';
 import { registerJob } from '../hub/jobs';
+import { decideRequest, listRequests, startRequestExpiry } from '../hub/requests';
+import { answerCard } from '../hub/cards';
+import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
+import { setFileReader } from './files-door';
 
 // Floors run out on time even when nobody touches the conversation.
 registerJob((hub) => {
@@ -189,4 +193,16 @@ registerOwnerActions({
   'handoffs.hand_back': (hub, a) => handBack(hub, hub.ownerId, a),
   'tasks.set': (hub, a) => setTaskState(hub, hub.ownerId, a),
   'floor.set': (hub, a) => ownerFloor(hub, hub.ownerId, a),
+});
+
+// ---- requests, cards, files ---------------------------------------------------------------
+
+registerJob((hub) => startRequestExpiry(hub));
+setFileReader({ verify: verifyFileToken, read: readFile });
+
+registerOwnerActions({
+  'requests.list': (hub, a) => ({ requests: listRequests(hub, { state: a.state }) }),
+  'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
+  'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
+  'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
 });

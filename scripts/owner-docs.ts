@@ -1,0 +1,65 @@
+// Writes docs/owner-api.md from the owner API contract (src/shared/owner-api.ts), so the two never drift.
+// `node --import tsx scripts/owner-docs.ts` writes it; `--check` fails when it is out of date.
+import fs from 'node:fs';
+import { z } from 'zod';
+import { OWNER_ACTIONS } from '../src/shared/owner-api';
+
+export function ownerApiMarkdown(): string {
+  const out: string[] = [
+    '# Owner API',
+    '',
+    'Everything the owner (the one human) can do in Perch. The desktop window calls it over IPC; the browser UI,',
+    'scripts and `perch owner` call it over loopback HTTP. This file is generated from `src/shared/owner-api.ts`',
+    '(`node --import tsx scripts/owner-docs.ts`); a test fails when it is out of date.',
+    '',
+    '## Calling it',
+    '',
+    '- `POST http://127.0.0.1:PORT/api/owner/<action>` with a JSON body; the answer is',
+    '  `{"ok": true, "value": …}` or `{"ok": false, "error": {"code", "message", "next_step"}}` (HTTP 4xx/5xx).',
+    '- Who may call: the browser session made by the one-time login link (`perch serve` prints it; cookie',
+    '  `HttpOnly; SameSite=Strict`; every POST must also carry the header `x-perch-owner: 1`), or the bearer token',
+    '  in the data dir\'s `runtime.json` (readable only by you), which `perch owner` uses. No agent key opens it.',
+    '- Live events: `GET /api/owner/events` (Server-Sent Events). Each `data:` line is one JSON item:',
+    '  `{"kind":"event","value":{"event":EventView,"woken":[user ids]}}`, `{"kind":"progress","value":ProgressView}`',
+    '  or `{"kind":"hub","value":{…}}`.',
+    '- From a shell: `perch owner ACTION \'{json}\'` (for example `perch owner requests.list \'{"state":"pending"}\'`),',
+    '  `perch owner login-link` for a new browser login link, `perch owner --help` for the list.',
+    '',
+    '## Actions',
+    '',
+  ];
+  for (const [name, spec] of Object.entries(OWNER_ACTIONS)) {
+    const schema = z.toJSONSchema(spec.input as z.ZodType, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, { type?: string; enum?: string[]; description?: string }>;
+      required?: string[];
+    };
+    out.push(`### \`${name}\``, '', spec.description, '');
+    const props = Object.entries(schema.properties ?? {});
+    if (props.length === 0) {
+      out.push('No input.', '');
+      continue;
+    }
+    out.push('| Field | Type | Required |', '|---|---|---|');
+    for (const [field, p] of props) {
+      const type = p.enum ? p.enum.map((e) => `\`${e}\``).join(' \\| ') : (p.type ?? 'any');
+      out.push(`| \`${field}\` | ${type} | ${schema.required?.includes(field) ? 'yes' : ''} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+if (process.argv[1] && process.argv[1].endsWith('owner-docs.ts')) {
+  const text = ownerApiMarkdown();
+  const file = 'docs/owner-api.md';
+  if (process.argv.includes('--check')) {
+    if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) {
+      console.error(`${file} is out of date: run node --import tsx scripts/owner-docs.ts`);
+      process.exit(1);
+    }
+  } else {
+    fs.mkdirSync('docs', { recursive: true });
+    fs.writeFileSync(file, text);
+    console.log(`wrote ${file}`);
+  }
+}
