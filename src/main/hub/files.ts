@@ -88,7 +88,6 @@ export function sniffImage(b: Buffer): ImageType | null {
 /** The name as stored: no folders, no control or bidi-override characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const cleaned = base.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '').replace(/\p{Cs}/gu, '\ufffd').trim();
   if (!cleaned || cleaned === '.' || cleaned === '..') {
     throw new HubError('invalid_argument', `name ${JSON.stringify(name)} is not a usable file name.`, 'Give a file name such as chart.png.');
