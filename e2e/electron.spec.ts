@@ -35,12 +35,12 @@ test('the desktop window opens the hub UI with a locked-down renderer', { skip, 
     await win.waitForLoadState('domcontentloaded');
     // The preload exposes only the narrow bridge; no Node in the page.
     const shape = await win.evaluate(() => ({
-      bridge: Object.keys((window as unknown as { perch?: object }).perch ?? {}).sort(),
-      node: typeof (window as unknown as { require?: unknown }).require,
+      bridge: Object.keys((globalThis as unknown as { perch?: object }).perch ?? {}).sort(),
+      node: typeof (globalThis as unknown as { require?: unknown }).require,
     }));
     assert.deepEqual(shape.bridge, ['call', 'onEvent', 'onNavigate', 'setFocus']);
     assert.equal(shape.node, 'undefined');
-    const info = await win.evaluate(() => (window as unknown as { perch: { call(a: string, i: unknown): Promise<{ ok: boolean }> } }).perch.call('hub.info', {}));
+    const info = await win.evaluate(() => (globalThis as unknown as { perch: { call(a: string, i: unknown): Promise<{ ok: boolean }> } }).perch.call('hub.info', {}));
     assert.equal(info.ok, true);
     fs.mkdirSync('e2e/artifacts', { recursive: true });
     await win.screenshot({ path: 'e2e/artifacts/electron-window.png' });

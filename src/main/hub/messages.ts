@@ -10,6 +10,7 @@ import {
 } from '../store/messages';
 import { conversationById, conversationsOf, member } from '../store/conversations';
 import { eventsOfConversation } from '../store/events';
+import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
 import { eventView, messageView } from './views';
 
@@ -118,8 +119,12 @@ export function editMessage(hub: Hub, userId: string, msgId: string, text: strin
 export function recallMessage(hub: Hub, userId: string, msgId: string): { msg_id: string; conv_id: string; seq: number; recalled: true } {
   return hub.write(() => {
     const { msg } = requireOwnLiveMessage(hub, userId, msgId, 'recall');
+    if (msg.kind === 'request') {
+      throw new HubError('invalid_argument', `Message ${msgId} is a request; withdraw it with cancel_request.`, 'Call cancel_request with its request_id.');
+    }
     const { seq, at } = hub.emit(msg.conv_id, 'message.recalled', userId, { msgId });
     recallRow(hub.db, msgId, at);
+    deleteFilesOfMessage(hub.db, msgId); // a recalled file's bytes are deleted too
     return { msg_id: msgId, conv_id: msg.conv_id, seq, recalled: true };
   });
 }

@@ -6,7 +6,7 @@ import { sendJson } from '../http-util';
 
 type FileReader = {
   verify: (hub: Hub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
-  read: (hub: Hub, fileId: string, variant: 'original' | 'thumb') => { data: Buffer; mime: string; name: string };
+  read: (hub: Hub, fileId: string, variant: 'original' | 'thumb') => { data: Buffer; mime: string; name: string; disposition: 'inline' | 'attachment' };
 };
 
 let reader: FileReader | undefined;
@@ -26,7 +26,8 @@ export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerRespons
     res.writeHead(200, {
       'Content-Type': f.mime,
       'Content-Length': f.data.length,
-      'Content-Disposition': `${f.mime.startsWith('image/') ? 'inline' : 'attachment'}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(f.name)}`,
+      // Only images the hub re-encoded are shown inline; anything else downloads (an uploaded HTML page never runs here).
+      'Content-Disposition': `${f.disposition}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(f.name)}`,
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, max-age=300',
