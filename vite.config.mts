@@ -19,10 +19,6 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 1024,
-    rolldownOptions: {
-      // src/shared is pure by design (no side effects at import); lets the bundle drop zod schemas it never uses.
-      treeshake: { moduleSideEffects: (id: string) => !id.includes(`${path.sep}src${path.sep}shared${path.sep}`) },
-    },
   },
   server: { host: '127.0.0.1' },
 });

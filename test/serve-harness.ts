@@ -384,3 +384,71 @@ export async function eventually(cond: () => boolean | Promise<boolean>, ms: num
     await sleep(25);
   }
 }
+
+// ---- the owner API -------------------------------------------------------------------------
+
+export interface RuntimeInfo {
+  pid: number;
+  port: number;
+  mcp_url: string;
+  base_url: string;
+  owner_token: string;
+}
+
+/** <data_dir>/runtime.json of a running hub (base_url and the owner's bearer token). */
+export function runtimeInfo(served: Pick<Served, 'dataDir'>): RuntimeInfo {
+  return JSON.parse(fs.readFileSync(path.join(served.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
+}
+
+export interface OwnerResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body: { ok: true, value } or { ok: false, error }. */
+  json: any;
+  ok: boolean;
+  value: any;
+  error?: ErrorBody;
+}
+
+/**
+ * POST /api/owner/<action> on the hub's base URL as the owner (the bearer token of runtime.json).
+ * opts.bearer overrides the token ('' sends none); opts.headers are added (e.g. Origin, Cookie).
+ */
+export async function owner(
+  served: Pick<Served, 'dataDir'>,
+  action: string,
+  input: unknown = {},
+  opts: { bearer?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<OwnerResponse> {
+  const rt = runtimeInfo(served);
+  const bearer = opts.bearer ?? rt.owner_token;
+  const res = await fetch(`${rt.base_url}/api/owner/${action}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}), ...opts.headers },
+    body: typeof input === 'string' ? input : JSON.stringify(input),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, text, json, ok: json?.ok === true, value: json?.value, error: json?.error };
+}
+
+/** An owner action that must succeed (HTTP 200, ok: true); returns its value. */
+export async function ownerOk(served: Pick<Served, 'dataDir'>, action: string, input: unknown = {}): Promise<any> {
+  const r = await owner(served, action, input);
+  assert.equal(r.status, 200, `owner ${action} failed: HTTP ${r.status} ${r.text.slice(0, 500)}`);
+  assert.equal(r.ok, true, `owner ${action}: ${r.text.slice(0, 500)}`);
+  return r.value;
+}
+
+/** An owner action that must be refused with this HTTP status; returns the error body. */
+export async function ownerFail(served: Pick<Served, 'dataDir'>, action: string, input: unknown, status: number): Promise<ErrorBody> {
+  const r = await owner(served, action, input);
+  assert.equal(r.status, status, `owner ${action}: expected HTTP ${status}, got ${r.status} ${r.text.slice(0, 500)}`);
+  assert.equal(r.ok, false);
+  assert.equal(typeof r.error?.code, 'string', `owner ${action}: the refusal has a code`);
+  assert.ok(r.error!.message.length > 0, `owner ${action}: the refusal has a message`);
+  return r.error!;
+}

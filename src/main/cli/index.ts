@@ -82,15 +82,7 @@ async function cmdServe(argv: string[]): Promise<void> {
     if (err?.code === 'EADDRINUSE') fail(`port ${port} is in use (another perch?). Use --port N, or --port 0 for a free one.`);
     throw err;
   }
-  const login = running.owner.loginLink();
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login })}\n`);
-  } else {
-    process.stdout.write(
-      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir}\n  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
-    );
-  }
-  if (values.open) openInBrowser(login);
+  // Handlers first: whoever reads the ready line below may signal us at once.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -102,6 +94,15 @@ async function cmdServe(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const login = running.owner.loginLink();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login })}\n`);
+  } else {
+    process.stdout.write(
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir}\n  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+    );
+  }
+  if (values.open) openInBrowser(login);
 }
 
 function openInBrowser(url: string): void {

@@ -59,6 +59,9 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
     }
     const why = await hub.bus.wait(userId, waitMs, signal);
+    // The caller went away (its connection closed): this answer can't arrive, so it must not count as the
+    // "last answer" that a call without ack confirms, or events that came in meanwhile would be skipped.
+    if (why === 'aborted') return { events: [], ack: makeAck(hub, userId, confirmed), more: false, woken: false };
     woken = why === 'woken';
     rows = eventsForUser(hub.db, userId, confirmed, limit + 1);
   }

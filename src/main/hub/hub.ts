@@ -65,6 +65,14 @@ export class Hub {
     return u;
   }
 
+  /**
+   * Caches a row just read from the store (authentication reads the caller's row on every request),
+   * so a change made by another process on the same file (e.g. `perch agent config`) is seen at once.
+   */
+  rememberUser(row: UserRow): void {
+    this.users.set(row.id, row);
+  }
+
   /** Forget cached rows of a user (after a config change or revocation). */
   forgetUser(id: string): void {
     this.users.delete(id);

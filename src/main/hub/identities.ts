@@ -129,5 +129,6 @@ export function authenticate(hub: Hub, key: string): UserRow | undefined {
   const u = userByKeyHash(hub.db, hash);
   if (!u || !u.key_hash || u.revoked_at != null) return undefined;
   if (!crypto.timingSafeEqual(u.key_hash, hash)) return undefined;
+  hub.rememberUser(u);
   return u;
 }

@@ -79,7 +79,11 @@ function newRequestId(): string {
 
 export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { hub } = opts;
-  const limiter = new RateLimiter(opts.ratePerSecond ?? LIMITS.ratePerSecond, opts.rateBurst ?? LIMITS.rateBurst);
+  const rate = opts.ratePerSecond ?? LIMITS.ratePerSecond;
+  // The burst scales with the rate (as LIMITS.rateBurst does with LIMITS.ratePerSecond): a fixed burst of
+  // 400 would let `--rate 5` pass 400 calls before it limits anything.
+  const burst = opts.rateBurst ?? Math.max(1, Math.ceil((rate * LIMITS.rateBurst) / LIMITS.ratePerSecond));
+  const limiter = new RateLimiter(rate, burst);
   const implemented = implementedTools();
   const listed = TOOLS.filter((t) => implemented.has(t.name as ToolName)).map((t) => toolListItem(t.name as ToolName));
   const listMeta = { tool_schema_version: TOOL_SCHEMA_VERSION };
@@ -231,7 +235,13 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       const parsed = spec.input.safeParse(rawArgs);
       const extra = { tool: name as string };
       if (!parsed.success) {
-        const detail = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
+        const issues = parsed.error.issues;
+        const detail = issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
+        // Text or lists over a size limit are too_large (the stable code of a size limit), not a malformed call.
+        const oversize = issues.every((i) => i.code === 'too_big' && (i.origin === 'string' || i.origin === 'array'));
+        if (oversize) {
+          return reply(errorResult({ code: 'too_large', message: `Over a size limit in ${name}: ${detail}`, next_step: 'Shorten it (whoami lists the limits), or send long material as a file and point to it with refs.' }), { ...extra, error: 'too_large' });
+        }
         return reply(errorResult({ code: 'invalid_argument', message: `Invalid arguments for ${name}: ${detail}`, next_step: `Check the arguments against the ${name} schema in tools/list.` }), { ...extra, error: 'invalid_argument' });
       }
       const ac = new AbortController();
@@ -248,7 +258,10 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
 
       function succeeded(value: unknown) {
         res.off('close', onClose);
-        const structured = { ...(value as Record<string, unknown>), request_id: requestId };
+        const v = value as Record<string, unknown>;
+        // request_human / get_request / cancel_request return the contract's request_id (the request to a
+        // person); it must not be overwritten by this call's id, which then goes in call_request_id.
+        const structured = typeof v.request_id === 'string' ? { ...v, call_request_id: requestId } : { ...v, request_id: requestId };
         reply({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, extra);
       }
       function failed(err: unknown) {

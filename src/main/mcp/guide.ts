@@ -24,6 +24,9 @@ Perch is your owner's hub on this computer. Everything you do here is visible to
 - Before anything irreversible or costly, \`request_human\` and wait with \`get_request\` (\`wait_secs\`).
 - Retry writes with the same \`client_msg_id\` / \`client_req_id\` / \`operation_id\`: they happen once.
 - Errors carry \`code\`, \`message\` and \`next_step\`: follow \`next_step\`.
+- Every result carries \`request_id\`, the call's id in the hub's log (quote it when reporting a problem). The
+  results of request_human, get_request and cancel_request carry the decision request's own \`request_id\`;
+  there the call's id is \`call_request_id\`.
 - After a \`config.updated\` event, read \`get_config\` again.
 - Store what you need to carry on with \`state_put\`; after a restart use \`get_context\`.
 `;

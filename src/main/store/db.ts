@@ -29,6 +29,7 @@ export function openDatabase(file: string, opts: { readonly?: boolean } = {}): D
   db.pragma('foreign_keys = ON');
   db.pragma('temp_store = MEMORY');
   db.pragma('cache_size = -32000');
+  registerFunctions(db);
   migrate(db, file);
   if (file !== ':memory:') {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
@@ -36,6 +37,11 @@ export function openDatabase(file: string, opts: { readonly?: boolean } = {}): D
     }
   }
   return db;
+}
+
+/** SQL functions the store's queries use. SQLite's own lower() folds ASCII letters only. */
+export function registerFunctions(db: Db): void {
+  db.function('perch_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
 }
 
 export function schemaVersion(db: Db): number {

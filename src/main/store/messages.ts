@@ -78,8 +78,11 @@ export interface SearchFilter {
 
 /** Case-insensitive substring search over live messages of the given conversations, newest first. */
 export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
-  const where: string[] = ['m.recalled_at IS NULL', "instr(lower(m.text), lower(@q)) > 0"];
-  const params: Record<string, unknown> = { q: f.query, limit: f.limit };
+  // SQLite's lower() folds ASCII only: an ASCII query keeps the fast built-in; any other query folds the
+  // text with perch_lower (JavaScript toLowerCase, registered in db.ts) so "über" finds "Über".
+  const ascii = /^[\x00-\x7f]*$/.test(f.query);
+  const where: string[] = ['m.recalled_at IS NULL', ascii ? 'instr(lower(m.text), lower(@q)) > 0' : 'instr(perch_lower(m.text), @q) > 0'];
+  const params: Record<string, unknown> = { q: ascii ? f.query : f.query.toLowerCase(), limit: f.limit };
   const convClauses = f.convIds.map((id, i) => {
     params[`c${i}`] = id;
     params[`f${i}`] = f.fromSeq.get(id) ?? 0;

@@ -1,0 +1,604 @@
+// `npm run bench`: Perch against this machine's floor and against the MCP SDK's own server, side
+// by side in one run (DESIGN.md, "Performance targets").
+//
+//   npm run bench                 prints a table
+//   npm run bench -- --json       prints one JSON object with every figure (the table goes to stderr)
+//   npm run bench -- --save       also writes bench/results/<date>.json
+//   options: --quick (short runs, 100k-message store, for development), --messages N,
+//            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof)
+//
+// Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
+// the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
+// `perch serve` hubs: A (throughput, waking, owner stream, memory), E (empty store) and M (a store
+// seeded with 1,000,000 messages over 1,000 conversations by bench/seed.ts before the hub starts).
+// Every loop is bounded in count and time; every child is killed on exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { call, ownerStream, mcpHeaders, summarize, sleep, r3 } from './client';
+
+const ROOT = path.resolve(__dirname, '..');
+const { values: opt } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    save: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    messages: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    only: { type: 'string' },
+  },
+  strict: true,
+});
+
+const QUICK = !!opt.quick;
+const DURATION = Number(opt.duration ?? (QUICK ? 3 : 8));
+const WARMUP = Number(opt.warmup ?? (QUICK ? 1 : 3));
+const CONNECTIONS = 16;
+const BIG_MESSAGES = Number(opt.messages ?? (QUICK ? 100_000 : 1_000_000));
+const BIG_CONVERSATIONS = 1000;
+const WAKES = QUICK ? 500 : 2000;
+const WAITERS = 50;
+const OWNER_SAMPLES = QUICK ? 300 : 1000;
+const QUERY_SAMPLES = QUICK ? 300 : 1500;
+const QUERY_WARMUP = QUICK ? 50 : 200;
+const HOT_FRESH = 200;
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,store').split(','));
+const DEADLINE = Date.now() + 9.5 * 60_000;
+
+const started = Date.now();
+function progress(line: string) {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+}
+function checkDeadline(what: string) {
+  if (Date.now() > DEADLINE) throw new Error(`bench: out of time before ${what}`);
+}
+
+// ---- processes ---------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-bench-'));
+function cleanup() {
+  for (const c of children) {
+    try { c.kill('SIGKILL'); } catch { /* gone */ }
+  }
+  try { fs.rmSync(tmpRoot, { recursive: true, force: true }); } catch { /* best effort */ }
+}
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+/** Spawns a process that prints one JSON line when ready; resolves with that line and the child. */
+function startProcess(name: string, args: string[], timeoutMs = 60_000): Promise<{ child: ChildProcess; ready: any }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: not ready after ${timeoutMs} ms\n${err}`));
+    }, timeoutMs);
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      err += d;
+      if (err.length > 20_000) err = err.slice(-10_000);
+    });
+    const onData = (d: string) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      try {
+        resolve({ child, ready: JSON.parse(out.slice(0, nl)) });
+      } catch {
+        reject(new Error(`${name}: unexpected first line ${out.slice(0, 200)}`));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.on('exit', (code) => {
+      children.delete(child);
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}\n${err}`));
+    });
+  });
+}
+
+/** Runs a process to its end; resolves with its stdout. */
+function runProcess(name: string, args: string[], timeoutMs: number, onStderr?: (line: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: did not finish in ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      if (onStderr) for (const l of d.split('\n')) if (l.trim()) onStderr(l);
+    });
+    child.on('exit', (code) => {
+      children.delete(child);
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${name} exited with ${code}\n${err.slice(-4000)}`));
+    });
+  });
+}
+
+async function stopProcess(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+interface Seeded {
+  agents: Array<{ id: string; name: string; key: string }>;
+  conversations: string[];
+  hot: string | null;
+  messages: number;
+  ms: number;
+}
+
+async function seed(dataDir: string, args: string[], timeoutMs: number): Promise<Seeded> {
+  const out = await runProcess('seed', ['--import', 'tsx', 'bench/seed.ts', '--data-dir', dataDir, ...args], timeoutMs, (l) => progress(`  ${l}`));
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+interface RunningHub {
+  child: ChildProcess;
+  port: number;
+  dataDir: string;
+  ownerToken: string;
+}
+
+async function startHub(name: string, dataDir: string): Promise<RunningHub> {
+  const flags: string[] = [];
+  if (opt['cpu-prof']) {
+    const dir = path.resolve(opt['cpu-prof']);
+    fs.mkdirSync(dir, { recursive: true });
+    flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=hub-${name}-${Date.now()}.cpuprofile`);
+  }
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
+  const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
+  return { child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
+}
+
+function memoryOf(pid: number): { rss_mb: number; peak_rss_mb: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss_mb: r3(kb('VmRSS') / 1024), peak_rss_mb: r3(kb('VmHWM') / 1024) };
+}
+
+function cpuTicksOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+}
+
+// ---- load (autocannon in its own process) ----------------------------------------------------------
+
+interface LoadResult {
+  rps: number;
+  total_2xx: number;
+  warmup_2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  mean_ms: number;
+}
+
+async function load(name: string, port: number, requests: Array<{ body: string; headers: Record<string, string> }>): Promise<LoadResult> {
+  checkDeadline(name);
+  const cfgFile = path.join(tmpRoot, `load-${name.replace(/\W+/g, '_')}.json`);
+  fs.writeFileSync(cfgFile, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests }));
+  progress(`${name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s …`);
+  const out = await runProcess(`load ${name}`, ['bench/load.mjs', cfgFile], (DURATION + WARMUP + 60) * 1000);
+  const r = JSON.parse(out.trim().split('\n').pop()!);
+  progress(`${name}: ${Math.round(r.rps)} calls/s, p50 ${r.p50_ms.toFixed(2)} ms, p99 ${r.p99_ms.toFixed(2)} ms${r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`);
+  return r;
+}
+
+// ---- phases --------------------------------------------------------------------------------
+
+type Agent = { id: string; name: string; key: string };
+
+async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number, sdkPort: number) {
+  // 16 senders in 4 groups of 4 (plus the owner); every other request names the next member in `to`.
+  const senders = agents.slice(0, 16);
+  const groups: string[] = [];
+  for (let g = 0; g < 4; g++) {
+    const members = senders.slice(g * 4, g * 4 + 4);
+    const c = await call(hub.port, members[0]!.key, 'create_group', { title: `load-${g}`, members: members.slice(1).map((m) => m.name) });
+    groups.push(c.value.conversation.conv_id);
+  }
+  const shapes = (tool: string) =>
+    senders.flatMap((a, i) => {
+      const conv = groups[i >> 2]!;
+      const next = senders[(i & ~3) + ((i + 1) & 3)]!;
+      return [
+        { conv_id: conv, text: `Status from ${a.name}: build 4711 is green, moving on to the review of the queue worker.` },
+        { conv_id: conv, text: `${next.name}, please check the latency numbers of the cache index before the release.`, to: [next.name] },
+      ].map((args) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) } }));
+    });
+  // Sanity: each target answers one request of the same shape correctly.
+  for (const [port, tool] of [[rawPort, 'echo'], [sdkPort, 'echo'], [hub.port, 'send_message']] as const) {
+    const r = await call(port, senders[0]!.key, tool, JSON.parse(shapes(tool)[1]!.body).params.arguments);
+    if (!r.value) throw new Error(`${tool} on port ${port}: no structuredContent`);
+  }
+  const lastSeqs = async () => {
+    let sum = 0;
+    for (let g = 0; g < 4; g++) sum += (await call(hub.port, senders[g * 4]!.key, 'get_history', { conv_id: groups[g]!, limit: 1 })).value.conversation_last_seq;
+    return sum;
+  };
+
+  const raw = await load('raw node:http echo', rawPort, shapes('echo'));
+  const sdk = await load('SDK stateless echo', sdkPort, shapes('echo'));
+  const before = await lastSeqs();
+  const send = await load('perch send_message', hub.port, shapes('send_message'));
+  const committed = (await lastSeqs()) - before;
+  const acknowledged = send.total_2xx + send.warmup_2xx;
+  progress(`send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`);
+  if (committed < acknowledged || committed > acknowledged + 2 * CONNECTIONS) throw new Error(`send_message: ${committed} committed vs ${acknowledged} answered`);
+
+  // get_updates: 16 other agents, each caught up, polling without waiting (the cheapest useful call).
+  const pollers = agents.slice(16, 32);
+  for (const p of pollers) {
+    let ack: string | undefined;
+    for (let i = 0; i < 20; i++) {
+      const r = await call(hub.port, p.key, 'get_updates', { ...(ack ? { ack } : {}), limit: 500 });
+      ack = r.value.ack;
+      if (!r.value.more) break;
+    }
+    await call(hub.port, p.key, 'get_updates', { ack });
+  }
+  const upd = await load('perch get_updates', hub.port, pollers.map((p) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: {} } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(p.key) } })));
+  return { raw, sdk, send, upd, committed, acknowledged };
+}
+
+async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
+  checkDeadline('wake');
+  const directs: string[] = [];
+  for (const w of waiters) directs.push((await call(hub.port, sender.key, 'open_direct', { user: w.name })).value.conversation.conv_id);
+  const arrivals = new Map<string, (at: number, woken: boolean) => void>();
+  const controllers = new Set<AbortController>();
+  let stopping = false;
+  const loops = waiters.map(async (w) => {
+    let ack: string | undefined;
+    for (let i = 0; i < WAKES * 2 && !stopping; i++) {
+      const ac = new AbortController();
+      controllers.add(ac);
+      let r;
+      try {
+        r = await call(hub.port, w.key, 'get_updates', { ...(ack ? { ack } : {}), wait_secs: 30 }, ac.signal);
+      } catch (e) {
+        if (stopping) return;
+        throw e;
+      } finally {
+        controllers.delete(ac);
+      }
+      ack = r.value.ack;
+      for (const ev of r.value.events) {
+        const text: string | undefined = ev.message?.text;
+        if (text?.startsWith('wake#')) arrivals.get(text)?.(r.at, r.value.woken);
+      }
+    }
+  });
+  await sleep(500); // every waiter has answered its first call and is waiting again
+  const lat: number[] = [];
+  const sendLat: number[] = [];
+  let notWoken = 0;
+  let lost = 0;
+  const phaseDeadline = Date.now() + 120_000;
+  progress(`wake: ${WAKES} wakes over ${WAITERS} waiting agents …`);
+  for (let k = 0; k < WAKES && Date.now() < phaseDeadline; k++) {
+    const i = k % waiters.length;
+    const marker = `wake#${k}`;
+    const arrived = new Promise<{ at: number; woken: boolean } | null>((resolve) => {
+      const t = setTimeout(() => resolve(null), 2000);
+      arrivals.set(marker, (at, woken) => {
+        clearTimeout(t);
+        resolve({ at, woken });
+      });
+    });
+    const t0 = performance.now();
+    const s = await call(hub.port, sender.key, 'send_message', { conv_id: directs[i]!, text: marker, to: [waiters[i]!.name] });
+    sendLat.push(s.ms);
+    const a = await arrived;
+    arrivals.delete(marker);
+    if (!a) {
+      lost++;
+      continue;
+    }
+    if (!a.woken) notWoken++;
+    lat.push(a.at - t0);
+  }
+  // Memory and CPU of the hub while all 50 agents wait.
+  await sleep(1000);
+  const ticks0 = cpuTicksOf(hub.child.pid!);
+  const idleMs = 2000;
+  await sleep(idleMs);
+  const ticks1 = cpuTicksOf(hub.child.pid!);
+  const mem = memoryOf(hub.child.pid!);
+  const idleCpuPct = r3(((ticks1 - ticks0) * (1000 / 100)) / idleMs * 100); // USER_HZ = 100
+  stopping = true;
+  for (const ac of controllers) ac.abort();
+  await Promise.race([Promise.allSettled(loops), sleep(5000)]);
+  const w = summarize(lat);
+  progress(`wake: p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms over ${w.n} wakes (${notWoken} not woken, ${lost} lost); hub RSS ${mem.rss_mb} MB with ${WAITERS} waiting, idle CPU ${idleCpuPct}%`);
+  return { wake: w, send: summarize(sendLat), notWoken, lost, mem, idleCpuPct };
+}
+
+async function ownerPhase(hub: RunningHub, sender: Agent, peer: Agent) {
+  checkDeadline('owner');
+  const conv = (await call(hub.port, sender.key, 'open_direct', { user: peer.name })).value.conversation.conv_id;
+  const arrivals = new Map<string, (at: number) => void>();
+  const stream = await ownerStream(hub.port, hub.ownerToken, (item, at) => {
+    const text: string | undefined = item?.kind === 'event' ? item.value?.event?.message?.text : undefined;
+    if (text?.startsWith('owner#')) arrivals.get(text)?.(at);
+  });
+  const lat: number[] = [];
+  let lost = 0;
+  progress(`owner: ${OWNER_SAMPLES} messages to an owner event-stream subscriber …`);
+  const phaseDeadline = Date.now() + 60_000;
+  for (let k = 0; k < OWNER_SAMPLES && Date.now() < phaseDeadline; k++) {
+    const marker = `owner#${k}`;
+    const arrived = new Promise<number | null>((resolve) => {
+      const t = setTimeout(() => resolve(null), 2000);
+      arrivals.set(marker, (at) => {
+        clearTimeout(t);
+        resolve(at);
+      });
+    });
+    const t0 = performance.now();
+    await call(hub.port, sender.key, 'send_message', { conv_id: conv, text: marker });
+    const at = await arrived;
+    arrivals.delete(marker);
+    if (at === null) lost++;
+    else lat.push(at - t0);
+  }
+  stream.close();
+  const s = summarize(lat);
+  progress(`owner: p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (${lost} lost)`);
+  return { owner: s, lost };
+}
+
+interface QueryFigures {
+  get_updates: ReturnType<typeof summarize>;
+  get_history: ReturnType<typeof summarize>;
+  search_conv: ReturnType<typeof summarize>;
+  search_all: ReturnType<typeof summarize>;
+  results: Record<string, number>;
+}
+
+/**
+ * The same queries on a store: agent a00 reads its hot group (a00, a01, a07 and the owner) where
+ * a01 first posts 200 fresh messages. Samples of the four queries are interleaved.
+ *   get_updates  a01 posts one message (not timed), a00 get_updates with its ack (timed): 1 event
+ *   get_history  the newest page (50 events) of the hot group
+ *   search_conv  "deploy" in the hot group (a common word: the 20 newest matches)
+ *   search_all   "ticket-4711" without conv_id (a rare token, a00's 20 most recent conversations)
+ */
+async function queryPhase(label: string, hub: RunningHub, fixture: Seeded): Promise<QueryFigures> {
+  checkDeadline(`queries on ${label}`);
+  const q = fixture.agents[0]!;
+  const w = fixture.agents[1]!;
+  const hot = fixture.hot!;
+  for (let i = 0; i < HOT_FRESH; i++) {
+    const text = `Fresh note ${i} from ${w.name}${i % 4 === 0 ? ': deploy the queue worker after review' : ''}${i % 50 === 7 ? ', see ticket-4711' : ''}.`;
+    await call(hub.port, w.key, 'send_message', { conv_id: hot, text });
+  }
+  let ack: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const r = await call(hub.port, q.key, 'get_updates', { ...(ack ? { ack } : {}), limit: 500 });
+    ack = r.value.ack;
+    if (r.value.events.length === 0) break;
+  }
+  const samples: Record<'get_updates' | 'get_history' | 'search_conv' | 'search_all', number[]> = { get_updates: [], get_history: [], search_conv: [], search_all: [] };
+  const results: Record<string, number> = {};
+  progress(`${label}: ${QUERY_SAMPLES} samples of get_updates, get_history, search (conv), search (all) …`);
+  const phaseDeadline = Date.now() + 120_000;
+  for (let i = 0; i < QUERY_WARMUP + QUERY_SAMPLES && Date.now() < phaseDeadline; i++) {
+    const keep = i >= QUERY_WARMUP;
+    await call(hub.port, w.key, 'send_message', { conv_id: hot, text: `Steady update ${i}: queue depth is fine.` });
+    const u = await call(hub.port, q.key, 'get_updates', { ack });
+    ack = u.value.ack;
+    const h = await call(hub.port, q.key, 'get_history', { conv_id: hot });
+    const sc = await call(hub.port, q.key, 'search', { query: 'deploy', conv_id: hot });
+    const sa = await call(hub.port, q.key, 'search', { query: 'ticket-4711' });
+    if (keep) {
+      samples.get_updates.push(u.ms);
+      samples.get_history.push(h.ms);
+      samples.search_conv.push(sc.ms);
+      samples.search_all.push(sa.ms);
+    }
+    if (i === 0) {
+      results.get_updates_events = u.value.events.length;
+      results.get_history_events = h.value.events.length;
+      results.search_conv_found = sc.value.messages.length;
+      results.search_all_found = sa.value.messages.length;
+    }
+  }
+  const out = {
+    get_updates: summarize(samples.get_updates),
+    get_history: summarize(samples.get_history),
+    search_conv: summarize(samples.search_conv),
+    search_all: summarize(samples.search_all),
+    results,
+  };
+  progress(`${label}: p99 get_updates ${out.get_updates.p99_ms} ms, get_history ${out.get_history.p99_ms} ms, search(conv) ${out.search_conv.p99_ms} ms, search(all) ${out.search_all.p99_ms} ms; answers ${JSON.stringify(results)}`);
+  return out;
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+async function main() {
+  const sqliteVersion = (() => {
+    const db = new Database(':memory:');
+    try {
+      return (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+    } finally {
+      db.close();
+    }
+  })();
+  const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '', node: process.version, sqlite: sqliteVersion, platform: `${os.platform()} ${os.release()}`, total_mem_mb: Math.round(os.totalmem() / 2 ** 20) };
+  progress(`machine: ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, SQLite ${machine.sqlite}; runs of ${WARMUP}+${DURATION} s, ${CONNECTIONS} connections`);
+
+  const result: any = { date: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, warmup_s: WARMUP, duration_s: DURATION, wakes: WAKES, waiters: WAITERS, owner_samples: OWNER_SAMPLES, query_samples: QUERY_SAMPLES, big_messages: BIG_MESSAGES, big_conversations: BIG_CONVERSATIONS } };
+
+  // Hub A and both baselines run side by side.
+  if (ONLY.has('throughput') || ONLY.has('wake') || ONLY.has('owner')) {
+    const dirA = path.join(tmpRoot, 'hub-a');
+    const fixtureA = await seed(dirA, ['--agents', String(32 + 1 + WAITERS)], 60_000);
+    const agents = fixtureA.agents;
+    const [raw, sdk, hubA] = await Promise.all([startProcess('raw echo', ['bench/echo-raw.mjs']), startProcess('sdk echo', ['bench/echo-sdk.mjs']), startHub('A', dirA)]);
+    progress(`started: raw echo :${raw.ready.port}, SDK echo :${sdk.ready.port}, perch serve :${hubA.port} (pid ${hubA.child.pid})`);
+    if (ONLY.has('throughput')) {
+      const t = await throughputPhase(hubA, agents, raw.ready.port, sdk.ready.port);
+      const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
+      result.raw_http = pick(t.raw);
+      result.sdk_echo = pick(t.sdk);
+      result.send_message = { ...pick(t.send), committed: t.committed, answered: t.acknowledged };
+      result.get_updates = pick(t.upd);
+      result.send_vs_sdk_echo = r3(t.send.rps / t.sdk.rps);
+      result.send_vs_raw_http = r3(t.send.rps / t.raw.rps);
+      result.get_updates_vs_raw_http = r3(t.upd.rps / t.raw.rps);
+    }
+    await Promise.all([stopProcess(raw.child), stopProcess(sdk.child)]);
+    if (ONLY.has('wake')) {
+      const sender = agents[32]!;
+      const waiters = agents.slice(33, 33 + WAITERS);
+      const w = await wakePhase(hubA, sender, waiters);
+      result.wake_p50_ms = w.wake.p50_ms;
+      result.wake_p99_ms = w.wake.p99_ms;
+      result.wake = { ...w.wake, not_woken: w.notWoken, lost: w.lost, sender_send_message: w.send };
+      result.rss_mb_50_waiting = w.mem.rss_mb;
+      result.peak_rss_mb = w.mem.peak_rss_mb;
+      result.idle_cpu_pct_50_waiting = w.idleCpuPct;
+    }
+    if (ONLY.has('owner')) {
+      const o = await ownerPhase(hubA, agents[32]!, agents[33]!);
+      result.owner_p50_ms = o.owner.p50_ms;
+      result.owner_p99_ms = o.owner.p99_ms;
+      result.owner = { ...o.owner, lost: o.lost };
+    }
+    await stopProcess(hubA.child);
+  }
+
+  if (ONLY.has('store')) {
+    // E: the same fixture (50 agents, 1,000 groups), no messages. M: the same plus 1M messages.
+    const dirE = path.join(tmpRoot, 'hub-empty');
+    const fixE = await seed(dirE, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', '0'], 120_000);
+    const hubE = await startHub('empty', dirE);
+    const empty = await queryPhase('empty store', hubE, fixE);
+    await stopProcess(hubE.child);
+    fs.rmSync(dirE, { recursive: true, force: true });
+
+    checkDeadline('seeding');
+    const dirM = path.join(tmpRoot, 'hub-1m');
+    progress(`seeding ${BIG_MESSAGES} messages over ${BIG_CONVERSATIONS} conversations …`);
+    const fixM = await seed(dirM, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', String(BIG_MESSAGES)], 300_000);
+    const dbBytes = fs.statSync(path.join(dirM, 'perch.sqlite')).size;
+    progress(`seeded in ${(fixM.ms / 1000).toFixed(1)} s, ${Math.round(dbBytes / 2 ** 20)} MB`);
+    const hubM = await startHub('1m', dirM);
+    const big = await queryPhase(`${BIG_MESSAGES / 1e6}M store`, hubM, fixM);
+    await stopProcess(hubM.child);
+    result.store_empty = empty;
+    result.store_1m = { ...big, seed_s: r3(fixM.ms / 1000), db_mb: Math.round(dbBytes / 2 ** 20) };
+    result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty[k].p99_ms)]));
+  }
+
+  result.targets = targets(result);
+  result.bench_s = r3((Date.now() - started) / 1000);
+  return result;
+}
+
+function targets(r: any) {
+  const t: Record<string, { value: number | null; target: string; holds: boolean | null }> = {};
+  const add = (name: string, value: number | undefined, target: string, ok: (v: number) => boolean) => {
+    t[name] = value === undefined || Number.isNaN(value) ? { value: null, target, holds: null } : { value, target, holds: ok(value) };
+  };
+  add('send_vs_sdk_echo', r.send_vs_sdk_echo, '>= 5', (v) => v >= 5);
+  add('send_vs_raw_http', r.send_vs_raw_http, '>= 0.30', (v) => v >= 0.3);
+  add('wake_p50_ms', r.wake_p50_ms, '< 2', (v) => v < 2);
+  add('wake_p99_ms', r.wake_p99_ms, '< 10', (v) => v < 10);
+  add('owner_p99_ms', r.owner_p99_ms, '< 100', (v) => v < 100);
+  for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) add(`store_1m_${k}_p99_ratio`, r.store_ratio_p99?.[k], '<= 2', (v) => v <= 2);
+  add('rss_mb_50_waiting', r.rss_mb_50_waiting, '< 200', (v) => v < 200);
+  return t;
+}
+
+function table(r: any): string {
+  const rows: string[][] = [];
+  const f = (x: number | undefined, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(d));
+  const hold = (name: string) => (r.targets?.[name]?.holds === true ? 'yes' : r.targets?.[name]?.holds === false ? 'NO' : '—');
+  rows.push(['what', 'figure', 'target', 'holds']);
+  if (r.send_message) {
+    rows.push(['raw node:http echo (floor)', `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`, 'baseline', '']);
+    rows.push(['MCP SDK stateless echo', `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`, 'baseline', '']);
+    rows.push(['send_message', `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms`, '', '']);
+    rows.push(['  vs SDK echo', `${f(r.send_vs_sdk_echo)}×`, '≥ 5×', hold('send_vs_sdk_echo')]);
+    rows.push(['  vs raw node:http', `${f(r.send_vs_raw_http * 100, 1)}%`, '≥ 30%', hold('send_vs_raw_http')]);
+    rows.push(['get_updates (no wait, caught up)', `${r.get_updates.calls_per_s} calls/s, p50 ${f(r.get_updates.p50_ms)} ms, p99 ${f(r.get_updates.p99_ms)} ms`, '', '']);
+  }
+  if (r.wake) {
+    rows.push([`wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`, `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('wake_p50_ms') === 'yes' && hold('wake_p99_ms') === 'yes' ? 'yes' : 'NO']);
+    rows.push([`hub RSS, ${WAITERS} agents waiting`, `${f(r.rss_mb_50_waiting, 1)} MB (peak ${f(r.peak_rss_mb, 1)} MB), idle CPU ${f(r.idle_cpu_pct_50_waiting, 1)}%`, '< 200 MB', hold('rss_mb_50_waiting')]);
+  }
+  if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
+  if (r.store_1m) {
+    const label: Record<string, string> = { get_updates: 'get_updates', get_history: 'get_history', search_conv: 'search (in a conversation)', search_all: 'search (all recent conv.)' };
+    for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) {
+      rows.push([`${label[k]} p99: empty → ${r.settings.big_messages / 1e6}M`, `${f(r.store_empty[k].p99_ms)} → ${f(r.store_1m[k].p99_ms)} ms (${f(r.store_ratio_p99[k])}×)`, '≤ 2×', hold(`store_1m_${k}_p99_ratio`)]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+main().then(
+  (r) => {
+    const t = table(r);
+    if (opt.json) {
+      process.stderr.write(`${t}\n`);
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+    } else {
+      process.stdout.write(`\n${t}\n\nbench took ${r.bench_s} s (node ${r.machine.node}, SQLite ${r.machine.sqlite}, ${r.machine.cpus} cpus)\n`);
+    }
+    if (opt.save) {
+      const dir = path.join(ROOT, 'bench', 'results');
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${r.date.slice(0, 19).replace(/:/g, '-')}.json`);
+      fs.writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+      progress(`saved ${path.relative(ROOT, file)}`);
+    }
+    process.exit(0);
+  },
+  (err) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

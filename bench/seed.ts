@@ -1,0 +1,95 @@
+// Seeds a Perch data dir directly through the store and hub functions (not over HTTP), in big
+// transactions, before any hub is started on it. Used by bench/run.ts.
+//   node --import tsx bench/seed.ts --data-dir D --agents 50 --conversations 1000 --messages 1000000
+// Prints one JSON line: { agents: [{id,name,key}], conversations: [ids], hot: conv id, messages, ms }.
+// Everything is deterministic (a seeded PRNG): the same arguments give the same store content.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db';
+import { Hub } from '../src/main/hub/hub';
+import { addAgent } from '../src/main/hub/identities';
+import { createGroup } from '../src/main/hub/conversations';
+import { insertMessageWithEvent } from '../src/main/hub/messages';
+import { requireMember } from '../src/main/hub/access';
+import { maxGid, saveCursor } from '../src/main/store/events';
+import { makeText, mulberry32 } from './text';
+
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    agents: { type: 'string', default: '50' },
+    conversations: { type: 'string', default: '0' },
+    messages: { type: 'string', default: '0' },
+    prefix: { type: 'string', default: 'a' },
+  },
+  strict: true,
+});
+const dataDir = path.resolve(values['data-dir']!);
+const nAgents = Number(values.agents);
+const nConvs = Number(values.conversations);
+const nMessages = Number(values.messages);
+const started = performance.now();
+const progress = (s: string) => process.stderr.write(`seed: ${s}\n`);
+
+const DAY = 86_400_000;
+const t0 = Date.now() - 30 * DAY;
+let clock = t0;
+const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
+const hub = new Hub({ db, now: () => clock });
+
+const agents: Array<{ id: string; name: string; key: string }> = [];
+hub.write(() => {
+  for (let i = 0; i < nAgents; i++) {
+    const { agent, key } = addAgent(hub, { name: `${values.prefix}${String(i).padStart(2, '0')}`, description: 'benchmark agent' });
+    agents.push({ id: agent.id, name: agent.name, key });
+  }
+});
+
+// Conversation j: a group of the owner and three agents (creator j, j+1, j+7 mod the agent count).
+const convs: Array<{ id: string; members: number[] }> = [];
+if (nConvs > 0) {
+  hub.write(() => {
+    for (let j = 0; j < nConvs; j++) {
+      const m = [j % nAgents, (j + 1) % nAgents, (j + 7) % nAgents];
+      const c = createGroup(hub, agents[m[0]!]!.id, `room-${j}`, [agents[m[1]!]!.name, agents[m[2]!]!.name]);
+      convs.push({ id: c.conv_id, members: m });
+    }
+  });
+}
+
+// Messages: a random conversation, a random member agent, one in ten names another member in `to`.
+if (nMessages > 0 && convs.length > 0) {
+  const rnd = mulberry32(42);
+  const step = Math.max(1, Math.floor((29 * DAY) / nMessages));
+  const accessCache = new Map<string, ReturnType<typeof requireMember>>();
+  const BATCH = 50_000;
+  for (let done = 0; done < nMessages; ) {
+    const end = Math.min(nMessages, done + BATCH);
+    hub.write(() => {
+      for (; done < end; done++) {
+        clock += step;
+        const c = convs[Math.floor(rnd() * convs.length)]!;
+        const senderIdx = c.members[Math.floor(rnd() * 3)]!;
+        const sender = agents[senderIdx]!;
+        const k = `${c.id}:${sender.id}`;
+        let access = accessCache.get(k);
+        if (!access) accessCache.set(k, (access = requireMember(hub, sender.id, c.id)));
+        const other = c.members.find((x) => x !== senderIdx);
+        const to = rnd() < 0.1 && other !== undefined ? [agents[other]!.name] : undefined;
+        insertMessageWithEvent(hub, sender.id, access, { conv_id: c.id, text: makeText(rnd), to });
+      }
+    });
+    if (done % 200_000 === 0 || done === nMessages) progress(`${done} messages (${Math.round(performance.now() - started)} ms)`);
+  }
+}
+
+// Every agent has read everything so far (a long-running agent is caught up).
+const last = maxGid(db);
+tx(db, () => {
+  for (const a of agents) saveCursor(db, { user_id: a.id, confirmed_gid: last, last_upto: last });
+});
+db.pragma('wal_checkpoint(TRUNCATE)');
+db.close();
+process.stdout.write(
+  `${JSON.stringify({ agents, conversations: convs.map((c) => c.id), hot: convs[0]?.id ?? null, messages: nMessages, ms: Math.round(performance.now() - started) })}\n`,
+);

@@ -1,0 +1,264 @@
+// Agents: add one (its key shown once, with copy-ready connection snippets), edit its role config,
+// rotate or revoke its key.
+import { useState, type FormEvent } from 'react';
+import type { AgentKeyResult, AgentSummary } from '../model';
+import { useAgents } from '../stores/agents';
+import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
+import { dateTimeOf } from '../format';
+import { Avatar, CopyButton, Dialog } from './common';
+
+const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
+  { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
+  { key: 'cursor', label: 'Cursor', hint: 'Add to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):' },
+  { key: 'vscode', label: 'VS Code', hint: 'Add to .vscode/mcp.json:' },
+  { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell:' },
+];
+
+export function AgentsPage() {
+  const agents = useAgents((s) => s.list);
+  const [adding, setAdding] = useState(false);
+  const [shown, setShown] = useState<AgentKeyResult | null>(null);
+  const [editing, setEditing] = useState<AgentSummary | null>(null);
+  return (
+    <div className="page agents">
+      <header className="page-head row-between">
+        <div>
+          <h1>Agents</h1>
+          <p className="muted">Each agent connects to Perch over MCP with its own key. Keys are shown once; Perch keeps only a hash.</p>
+        </div>
+        <button type="button" className="btn btn-primary" onClick={() => setAdding(true)}>
+          Add agent
+        </button>
+      </header>
+      {agents.length === 0 && <p className="muted">No agents yet. Add your first one to get its key and connection snippets.</p>}
+      <ul className="agent-list" aria-label="Agents">
+        {agents.map((a) => (
+          <li key={a.id} className={`agent-row ${a.revoked ? 'revoked' : ''}`} aria-label={`Agent ${a.name}`}>
+            <Avatar user={{ name: a.name, kind: 'agent' }} size={40} />
+            <div className="agent-info">
+              <div className="agent-title">
+                <strong>{a.name}</strong>
+                {a.revoked ? <span className="chip chip-failed">revoked</span> : a.waiting ? <span className="chip chip-working">waiting for news</span> : null}
+                <span className="muted small">config v{a.config_version}</span>
+              </div>
+              <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
+              <p className="muted small">
+                Key {a.key_hint ?? '—'} · added {dateTimeOf(a.created_at)}
+                {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
+                  ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
+              </p>
+            </div>
+            <div className="agent-actions">
+              {!a.revoked && (
+                <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
+                  Message
+                </button>
+              )}
+              <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => setEditing(a)}>
+                Edit config
+              </button>
+              <button
+                type="button"
+                className="btn btn-ghost"
+                aria-label={`Rotate key of ${a.name}`}
+                onClick={async () => {
+                  if (!confirm(`Give ${a.name} a new key? The old key stops working at once.`)) return;
+                  const r = await rotateKey(a.name);
+                  if (r) setShown(r);
+                }}
+              >
+                Rotate key
+              </button>
+              {!a.revoked && (
+                <button
+                  type="button"
+                  className="btn btn-danger-ghost"
+                  aria-label={`Revoke ${a.name}`}
+                  onClick={() => {
+                    if (confirm(`Revoke ${a.name}'s key? It can no longer connect until you rotate its key.`)) void revokeAgent(a.name);
+                  }}
+                >
+                  Revoke
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {adding && (
+        <AddAgentDialog
+          onClose={() => setAdding(false)}
+          onAdded={(r) => {
+            setAdding(false);
+            setShown(r);
+          }}
+        />
+      )}
+      {shown && <KeyDialog result={shown} onClose={() => setShown(null)} />}
+      {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
+    </div>
+  );
+}
+
+function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (r: AgentKeyResult) => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [instructions, setInstructions] = useState('');
+  const [busy, setBusy] = useState(false);
+  const valid = /^[a-z0-9][a-z0-9_-]{0,39}$/.test(name);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!valid) return;
+    setBusy(true);
+    const input: { name: string; description?: string; instructions?: string } = { name };
+    if (description.trim()) input.description = description.trim();
+    if (instructions.trim()) input.instructions = instructions.trim();
+    const r = await addAgent(input);
+    setBusy(false);
+    if (r) onAdded(r);
+  };
+  return (
+    <Dialog title="Add an agent" onClose={onClose}>
+      <form className="form" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor="agent-name">Name</label>
+          <input id="agent-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="e.g. planner" required autoFocus aria-describedby="agent-name-hint" />
+          <span id="agent-name-hint" className="hint">
+            1–40 characters: a–z, 0–9, - and _.
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="agent-desc">Description</label>
+          <input id="agent-desc" value={description} onChange={(e) => setDescription(e.target.value)} placeholder="What this agent is for" />
+        </div>
+        <div className="field">
+          <label htmlFor="agent-instr">Instructions</label>
+          <textarea id="agent-instr" rows={4} value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="What it should follow (it reads them with get_config)" />
+        </div>
+        <div className="row">
+          <button type="submit" className="btn btn-primary" disabled={!valid || busy}>
+            Add agent
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function KeyDialog({ result, onClose }: { result: AgentKeyResult; onClose: () => void }) {
+  return (
+    <Dialog title={`Key for ${result.agent.name}`} onClose={onClose} wide>
+      <p className="warn">This key is shown only now. Copy it into the agent’s MCP client; Perch cannot show it again.</p>
+      <div className="key-box">
+        <code aria-label="Agent key">{result.key}</code>
+        <CopyButton text={result.key} label="Copy key" />
+      </div>
+      {SNIPPETS.filter((s) => result.snippets[s.key]).map((s) => (
+        <section key={s.key} className="snippet" aria-label={`${s.label} snippet`}>
+          <div className="row-between">
+            <h3>{s.label}</h3>
+            <CopyButton text={result.snippets[s.key]!} label={`Copy ${s.label} snippet`} />
+          </div>
+          <p className="muted small">{s.hint}</p>
+          <pre>
+            <code>{result.snippets[s.key]}</code>
+          </pre>
+        </section>
+      ))}
+      <div className="row">
+        <button type="button" className="btn btn-primary" onClick={onClose}>
+          I have copied it
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => void }) {
+  const c = agent.config;
+  const [name, setName] = useState(c.name);
+  const [description, setDescription] = useState(agent.description);
+  const [instructions, setInstructions] = useState(c.instructions);
+  const [skills, setSkills] = useState(JSON.stringify(c.skills, null, 2));
+  const [servers, setServers] = useState(JSON.stringify(c.mcp_servers, null, 2));
+  const [apis, setApis] = useState(JSON.stringify(c.apis, null, 2));
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parse = (label: string, text: string): unknown[] => {
+      const v: unknown = JSON.parse(text.trim() || '[]');
+      if (!Array.isArray(v)) throw new Error(`${label} must be a JSON array.`);
+      if (v.some((x) => !x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string')) throw new Error(`Every item of ${label} needs a "name".`);
+      return v;
+    };
+    let patch: ConfigPatch;
+    try {
+      patch = {
+        name,
+        description,
+        instructions,
+        skills: parse('Skills', skills) as ConfigPatch['skills'],
+        mcp_servers: parse('MCP servers', servers) as ConfigPatch['mcp_servers'],
+        apis: parse('APIs', apis) as ConfigPatch['apis'],
+      };
+    } catch (err) {
+      setError(err instanceof SyntaxError ? `Not valid JSON: ${err.message}` : (err as Error).message);
+      return;
+    }
+    setError(null);
+    const r = await updateAgentConfig(agent.name, patch);
+    if (r) onClose();
+  };
+  return (
+    <Dialog title={`Role config of ${agent.name}`} onClose={onClose} wide>
+      <form className="form" onSubmit={submit}>
+        <p className="muted small">Version {agent.config_version}. Saving a change raises the version; the agent gets config.updated and re-reads it with get_config.</p>
+        <div className="field">
+          <label htmlFor="cfg-name">Role name</label>
+          <input id="cfg-name" value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="cfg-desc">Description</label>
+          <input id="cfg-desc" value={description} onChange={(e) => setDescription(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="cfg-instr">Instructions</label>
+          <textarea id="cfg-instr" rows={5} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+        </div>
+        <div className="grid-3">
+          <div className="field">
+            <label htmlFor="cfg-skills">Skills (JSON)</label>
+            <textarea id="cfg-skills" className="mono" rows={8} value={skills} onChange={(e) => setSkills(e.target.value)} spellCheck={false} />
+            <span className="hint">[{'{'}"name", "description"?, "url"?{'}'}]</span>
+          </div>
+          <div className="field">
+            <label htmlFor="cfg-servers">MCP servers (JSON)</label>
+            <textarea id="cfg-servers" className="mono" rows={8} value={servers} onChange={(e) => setServers(e.target.value)} spellCheck={false} />
+            <span className="hint">[{'{'}"name", "url"? or "command"/"args"?{'}'}]</span>
+          </div>
+          <div className="field">
+            <label htmlFor="cfg-apis">APIs (JSON)</label>
+            <textarea id="cfg-apis" className="mono" rows={8} value={apis} onChange={(e) => setApis(e.target.value)} spellCheck={false} />
+            <span className="hint">[{'{'}"name", "base_url"?, "docs_url"?{'}'}]</span>
+          </div>
+        </div>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="row">
+          <button type="submit" className="btn btn-primary">
+            Save config
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,143 @@
+// The app: sign-in when the owner session is missing, else sidebar + the current view.
+import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useSession } from '../stores/session';
+import { useUi, uiStore } from '../stores/ui';
+import { useConversations } from '../stores/conversations';
+import { boot, openView } from '../sync';
+import { typingInField } from '../hooks';
+import { Sidebar, sortedConversationIds } from './Sidebar';
+import { ConversationView } from './ConversationView';
+import { ApprovalsInbox } from './ApprovalsInbox';
+import { FleetView } from './FleetView';
+import { AgentsPage } from './AgentsPage';
+import { Home } from './Home';
+import { ImageViewer } from './ImageViewer';
+import { NewConversationDialog } from './NewConversation';
+
+export function App() {
+  const status = useSession((s) => s.status);
+  useEffect(() => {
+    void boot();
+  }, []);
+
+  if (status === 'loading') {
+    return (
+      <div className="splash" role="status">
+        <img src="./favicon.svg" alt="" width={56} height={56} />
+        <p>Opening Perch…</p>
+      </div>
+    );
+  }
+  if (status === 'signed-out') return <SignIn />;
+  if (status === 'error') return <Unavailable />;
+  return <Shell />;
+}
+
+function SignIn() {
+  return (
+    <main className="signin" aria-labelledby="signin-title">
+      <div className="signin-card">
+        <img src="./favicon.svg" alt="" width={64} height={64} />
+        <h1 id="signin-title">Sign in to Perch</h1>
+        <p>This browser has no owner session yet, or it expired.</p>
+        <p>
+          <strong>Open the login link printed by <code>perch serve</code></strong> in this browser. Each link works once.
+        </p>
+        <p className="muted">
+          Lost it? Run <code>perch owner login-link</code> for a fresh one.
+        </p>
+        <button type="button" className="btn btn-primary" onClick={() => location.reload()}>
+          I have opened the link — retry
+        </button>
+      </div>
+    </main>
+  );
+}
+
+function Unavailable() {
+  const error = useSession((s) => s.error);
+  return (
+    <main className="signin">
+      <div className="signin-card">
+        <h1>Perch is not answering</h1>
+        <p>{error}</p>
+        <button type="button" className="btn btn-primary" onClick={() => void boot()}>
+          Retry
+        </button>
+      </div>
+    </main>
+  );
+}
+
+function Shell() {
+  const { view, viewer, newConversation } = useUi(useShallow((s) => ({ view: s.view, viewer: s.viewer, newConversation: s.newConversation })));
+  const link = useSession((s) => s.link);
+  const convIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, '')));
+
+  // App-wide keys: Ctrl/Cmd+K to find a conversation, Alt+Up/Down to move between conversations.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        document.getElementById('conv-filter')?.focus();
+        return;
+      }
+      if (e.altKey && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+        const v = uiStore.getState().view;
+        const i = v.name === 'conversation' ? convIds.indexOf(v.convId) : -1;
+        const next = convIds[e.key === 'ArrowDown' ? i + 1 : Math.max(0, i - 1)];
+        if (next) {
+          e.preventDefault();
+          openView({ name: 'conversation', convId: next });
+        }
+        return;
+      }
+      if (e.key === 'Escape' && !typingInField(e.target)) {
+        if (uiStore.getState().threadRoot) uiStore.setState({ threadRoot: null });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [convIds]);
+
+  return (
+    <div className="app">
+      <Sidebar />
+      <main className="main" aria-label="Main">
+        {link !== 'live' && (
+          <div className={`linkbar linkbar-${link}`} role="status">
+            {link === 'connecting' ? 'Connecting to the hub…' : link === 'offline' ? 'The hub is not answering; retrying…' : 'Signed out.'}
+          </div>
+        )}
+        {view.name === 'conversation' ? (
+          <ConversationView key={view.convId} convId={view.convId} />
+        ) : view.name === 'approvals' ? (
+          <ApprovalsInbox />
+        ) : view.name === 'fleet' ? (
+          <FleetView />
+        ) : view.name === 'agents' ? (
+          <AgentsPage />
+        ) : (
+          <Home />
+        )}
+      </main>
+      {viewer && <ImageViewer fileId={viewer.fileId} name={viewer.name} />}
+      {newConversation && <NewConversationDialog />}
+      <Toasts />
+    </div>
+  );
+}
+
+function Toasts() {
+  const toasts = useUi((s) => s.toasts);
+  return (
+    <div className="toasts" aria-live="polite" role="status">
+      {toasts.map((t) => (
+        <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : undefined}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}

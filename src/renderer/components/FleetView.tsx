@@ -1,0 +1,131 @@
+// The fleet at a glance: every agent with a sparkline of its recent activity and whether it is busy,
+// stuck (errors), waiting or silent; below, the live feed across all agents.
+import { memo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useAgents } from '../stores/agents';
+import { useProgress, type AgentActivity } from '../stores/progress';
+import { useNow } from '../hooks';
+import { ago } from '../format';
+import { openDirectWith } from '../sync';
+import { ProgressFeed, KIND_ICON } from './ProgressFeed';
+import { Avatar } from './common';
+
+const MINUTES = 30;
+
+export type AgentStatus = 'busy' | 'stuck' | 'waiting' | 'silent' | 'revoked';
+
+export function statusOf(act: AgentActivity | undefined, waiting: boolean, revoked: boolean, now: number): AgentStatus {
+  if (revoked) return 'revoked';
+  const minute = Math.floor(now / 60_000);
+  let recentErrors = 0;
+  let recent = 0;
+  for (let m = minute - 4; m <= minute; m++) {
+    recentErrors += act?.errorsByMinute[m] ?? 0;
+    recent += act?.byMinute[m] ?? 0;
+  }
+  const last = act?.last;
+  if (last && last.kind === 'error' && now - last.at < 10 * 60_000) return 'stuck';
+  if (recentErrors > 0 && recentErrors * 2 >= recent) return 'stuck';
+  if (last && now - last.at < 2 * 60_000) return 'busy';
+  if (waiting) return 'waiting';
+  return 'silent';
+}
+
+const STATUS_LABEL: Record<AgentStatus, string> = {
+  busy: 'Busy',
+  stuck: 'Stuck — errors',
+  waiting: 'Waiting for news',
+  silent: 'Silent',
+  revoked: 'Revoked',
+};
+
+export function FleetView() {
+  const agents = useAgents((s) => s.list);
+  const [agentId, setAgentId] = useState<string | null>(null);
+  return (
+    <div className="page fleet">
+      <header className="page-head">
+        <h1>Fleet</h1>
+        <p className="muted">Who is busy, stuck or silent — live. Bars show progress reports per minute over the last {MINUTES} minutes; red marks errors.</p>
+      </header>
+      {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
+      <ul className="fleet-grid" aria-label="Agents activity">
+        {agents.map((a) => (
+          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+        ))}
+      </ul>
+      <section className="fleet-feed" aria-label="Live feed">
+        <h2>
+          Live feed {agentId ? `· ${agents.find((a) => a.id === agentId)?.name}` : '· all agents'}
+          {agentId && (
+            <button type="button" className="link" onClick={() => setAgentId(null)}>
+              show all
+            </button>
+          )}
+        </h2>
+        <ProgressFeed agentId={agentId} showConversation />
+      </section>
+    </div>
+  );
+}
+
+const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; selected: boolean; onSelect: () => void }) {
+  const act = useProgress(useShallow((s) => s.activity[props.agentId]));
+  const now = useNow(10_000);
+  const status = statusOf(act, props.waiting, props.revoked, now);
+  const last = act?.last;
+  return (
+    <li className={`fleet-card status-${status} ${props.selected ? 'selected' : ''}`}>
+      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${STATUS_LABEL[status]}`} onClick={props.onSelect}>
+        <div className="fleet-card-head">
+          <Avatar user={{ name: props.name, kind: 'agent' }} size={28} />
+          <strong>{props.name}</strong>
+          <span className={`status-pill status-pill-${status}`}>{STATUS_LABEL[status]}</span>
+        </div>
+        <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
+        <p className="fleet-last small">
+          {last ? (
+            <>
+              <span aria-hidden="true">{KIND_ICON[last.kind]}</span> {last.text.slice(0, 80)} · <span className="muted">{ago(last.at, now)}</span>
+            </>
+          ) : (
+            <span className="muted">No activity reported yet.</span>
+          )}
+        </p>
+      </button>
+      <button type="button" className="btn btn-ghost btn-small" onClick={() => void openDirectWith(props.name)}>
+        Message
+      </button>
+    </li>
+  );
+});
+
+/** Progress per minute as bars (errors in red), newest on the right. */
+export function Sparkline({ act, now, label, width = 180, height = 36 }: { act: AgentActivity | undefined; now: number; label: string; width?: number; height?: number }) {
+  const minute = Math.floor(now / 60_000);
+  const counts: number[] = [];
+  const errors: number[] = [];
+  for (let m = minute - MINUTES + 1; m <= minute; m++) {
+    counts.push(act?.byMinute[m] ?? 0);
+    errors.push(act?.errorsByMinute[m] ?? 0);
+  }
+  const max = Math.max(1, ...counts);
+  const bw = width / MINUTES;
+  const total = counts.reduce((a, b) => a + b, 0);
+  return (
+    <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${total} reports`}>
+      <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="spark-base" />
+      {counts.map((n, i) => {
+        if (!n) return null;
+        const h = Math.max(2, (n / max) * (height - 4));
+        const eh = errors[i] ? Math.max(2, (errors[i]! / max) * (height - 4)) : 0;
+        return (
+          <g key={i}>
+            <rect x={i * bw + 1} y={height - h} width={Math.max(1, bw - 2)} height={h} className="spark-bar" rx="1" />
+            {eh > 0 && <rect x={i * bw + 1} y={height - eh} width={Math.max(1, bw - 2)} height={eh} className="spark-err" rx="1" />}
+          </g>
+        );
+      })}
+    </svg>
+  );
+}

@@ -1,0 +1,314 @@
+// One message: who (with provenance), when, edited/recalled, its body by kind, reactions, thread replies,
+// and the owner's actions on it.
+import { memo, useEffect, useRef, useState } from 'react';
+import type { CardPayload, FilePayload, Message, RequestPayload } from '../model';
+import { useTimeline } from '../stores/timeline';
+import { useSession } from '../stores/session';
+import { uiStore } from '../stores/ui';
+import { useFiles, fileKey } from '../stores/files';
+import { editMessage, fileLink, openThread, pin, react, recallMessage } from '../sync';
+import { transport } from '../transport';
+import { bytes, dateTimeOf, timeOf } from '../format';
+import { AgentBadge, Avatar, Markdown } from './common';
+import { CardView } from './CardView';
+import { RequestCard } from './RequestCard';
+
+const QUICK_REACTIONS = ['👍', '✅', '👀', '❤️', '🎉', '🙏', '❓', '🚀'];
+const GROUP_MS = 5 * 60_000;
+
+export const MessageItem = memo(function MessageItem(props: { msgId: string; prevMsgId: string | null; highlighted?: boolean; inThread?: boolean }) {
+  const { msgId, prevMsgId, inThread } = props;
+  const m = useTimeline((s) => s.messages.get(msgId));
+  const compact = useTimeline((s) => {
+    if (!prevMsgId) return false;
+    const p = s.messages.get(prevMsgId);
+    const me = s.messages.get(msgId);
+    return !!p && !!me && p.sender.id === me.sender.id && me.created_at - p.created_at < GROUP_MS && !me.reply_to && p.kind === 'text' && me.kind === 'text';
+  });
+  const replyCount = useTimeline((s) => (m && !inThread ? (s.convs[m.conv_id]?.threadCounts[msgId] ?? 0) : 0));
+  const pinned = useTimeline((s) => (m ? (s.convs[m.conv_id]?.pins.includes(msgId) ?? false) : false));
+  const ownerId = useSession((s) => s.info?.owner.id);
+  const [editing, setEditing] = useState(false);
+  if (!m) return null;
+  const mine = m.sender.id === ownerId;
+  const isAgent = m.provenance?.ai || m.sender.kind === 'agent';
+  const name = mine ? 'You' : m.sender.name;
+  return (
+    <article
+      className={`msg ${compact ? 'msg-compact' : ''} ${mine ? 'msg-mine' : ''} ${props.highlighted ? 'msg-highlight' : ''} ${m.recalled ? 'msg-recalled' : ''}`}
+      aria-label={`Message from ${m.sender.name}`}
+      data-msg-id={m.msg_id}
+    >
+      <div className="msg-gutter">
+        {compact ? (
+          <time className="msg-time-hover" dateTime={new Date(m.created_at).toISOString()} title={dateTimeOf(m.created_at)}>
+            {timeOf(m.created_at)}
+          </time>
+        ) : (
+          <Avatar user={m.sender} />
+        )}
+      </div>
+      <div className="msg-main">
+        {!compact && (
+          <div className="msg-head">
+            <strong className="msg-author">{name}</strong>
+            {isAgent && <AgentBadge title={m.provenance?.on_behalf_of ? `AI agent acting for ${m.provenance.on_behalf_of.name}; attested by the Perch hub` : undefined} />}
+            <time className="msg-time" dateTime={new Date(m.created_at).toISOString()} title={dateTimeOf(m.created_at)}>
+              {timeOf(m.created_at)}
+            </time>
+            {m.intent && <span className={`chip chip-intent chip-intent-${m.intent}`}>{m.intent}</span>}
+            {m.to && m.to.length > 0 && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
+            {pinned && (
+              <span className="pinned" title="Pinned">
+                📌 pinned
+              </span>
+            )}
+          </div>
+        )}
+        {m.reply_to && <ReplyQuote msgId={m.reply_to} />}
+        {m.recalled ? (
+          <p className="recalled">This message was recalled.</p>
+        ) : editing ? (
+          <EditBox msg={m} onDone={() => setEditing(false)} />
+        ) : (
+          <>
+            <MessageBody msg={m} />
+            {m.edited_at && (
+              <span className="edited" title={`Edited ${dateTimeOf(m.edited_at)}`}>
+                (edited)
+              </span>
+            )}
+          </>
+        )}
+        {m.claimed_by && <p className="claimed small">Claimed by {m.claimed_by.name}</p>}
+        {m.topics && m.topics.length > 0 && (
+          <div className="topics">
+            {m.topics.map((t) => (
+              <span key={t} className="chip chip-topic">
+                #{t}
+              </span>
+            ))}
+          </div>
+        )}
+        {!m.recalled && <Reactions msg={m} />}
+        {replyCount > 0 && (
+          <button type="button" className="thread-link" onClick={() => void openThread(m.conv_id, m.msg_id)}>
+            💬 {replyCount} {replyCount === 1 ? 'reply' : 'replies'}
+          </button>
+        )}
+      </div>
+      {!m.recalled && <MessageActions msg={m} mine={mine} pinned={pinned} inThread={!!inThread} onEdit={() => setEditing(true)} />}
+    </article>
+  );
+});
+
+function ReplyQuote({ msgId }: { msgId: string }) {
+  const q = useTimeline((s) => s.messages.get(msgId));
+  return (
+    <button type="button" className="reply-quote" onClick={() => uiStore.setState({ focusMsg: msgId })} aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}>
+      <span className="reply-bar" aria-hidden="true" />
+      <strong>{q?.sender.name ?? 'Earlier message'}</strong>{' '}
+      <span className="muted">{q ? (q.recalled ? 'recalled message' : (q.text ?? '').slice(0, 140)) : ''}</span>
+    </button>
+  );
+}
+
+/** The content of a message by its kind. Text is always sanitized Markdown. */
+export function MessageBody({ msg, compact }: { msg: Message; compact?: boolean }) {
+  if (msg.recalled) return <p className="recalled">This message was recalled.</p>;
+  switch (msg.kind) {
+    case 'card':
+      if (msg.payload && (msg.payload as unknown as CardPayload).card) return <CardView msg={msg} payload={msg.payload as unknown as CardPayload} />;
+      break;
+    case 'request':
+      if (msg.payload && (msg.payload as unknown as RequestPayload).request_id) return <RequestCard requestId={(msg.payload as unknown as RequestPayload).request_id} fallback={msg} compact={compact} />;
+      break;
+    case 'file':
+    case 'image':
+      if (msg.payload && (msg.payload as unknown as FilePayload).file_id) {
+        const p = msg.payload as unknown as FilePayload;
+        return (
+          <>
+            <FileView payload={p} image={msg.kind === 'image' || (p.has_thumb && p.mime.startsWith('image/'))} />
+            {msg.text && msg.text !== p.name && <Markdown text={msg.text} />}
+          </>
+        );
+      }
+      break;
+    default:
+      break;
+  }
+  return msg.text ? <Markdown text={msg.text} /> : null;
+}
+
+function FileView({ payload, image }: { payload: FilePayload; image: boolean }) {
+  const thumb = useFiles((s) => s.links[fileKey(payload.file_id, 'thumb')]);
+  useEffect(() => {
+    if (image && payload.has_thumb) void fileLink(payload.file_id, 'thumb');
+  }, [image, payload.file_id, payload.has_thumb]);
+  if (image) {
+    const w = payload.width && payload.height ? Math.min(320, payload.width) : 240;
+    const h = payload.width && payload.height ? Math.round((w * payload.height) / payload.width) : 180;
+    return (
+      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => uiStore.setState({ viewer: { fileId: payload.file_id, name: payload.name } })}>
+        {thumb ? <img src={transport.fileHref(thumb.url)} alt={payload.name} width={w} height={h} /> : <span className="thumb-placeholder" style={{ width: w, height: h }} />}
+      </button>
+    );
+  }
+  return (
+    <div className="file-card">
+      <span className="file-icon" aria-hidden="true">
+        📄
+      </span>
+      <span className="file-meta">
+        <strong>{payload.name}</strong>
+        <span className="muted small">
+          {payload.mime} · {bytes(payload.size)}
+        </span>
+      </span>
+      <button
+        type="button"
+        className="btn"
+        aria-label={`Download ${payload.name}`}
+        onClick={async () => {
+          const link = await fileLink(payload.file_id, 'original');
+          if (!link) return;
+          const a = document.createElement('a');
+          a.href = transport.fileHref(link.url);
+          a.download = payload.name;
+          document.body.appendChild(a);
+          a.click();
+          a.remove();
+        }}
+      >
+        Download
+      </button>
+    </div>
+  );
+}
+
+function Reactions({ msg }: { msg: Message }) {
+  if (!msg.reactions?.length) return null;
+  return (
+    <div className="reactions" role="group" aria-label="Reactions">
+      {msg.reactions.map((r) => (
+        <button
+          key={r.key}
+          type="button"
+          className={`reaction ${r.mine ? 'mine' : ''}`}
+          aria-pressed={r.mine}
+          aria-label={`${r.key} ${r.count}${r.mine ? ', you reacted' : ''}`}
+          title={r.users.join(', ')}
+          onClick={() => void react(msg.conv_id, msg.msg_id, r.key, !r.mine)}
+        >
+          <span>{r.key}</span> <span className="reaction-count">{r.count}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; inThread: boolean; onEdit: () => void }) {
+  const { msg, mine, pinned } = props;
+  const [picker, setPicker] = useState(false);
+  const pickerRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!picker) return;
+    pickerRef.current?.querySelector('button')?.focus();
+    const close = (e: MouseEvent) => {
+      if (!pickerRef.current?.contains(e.target as Node)) setPicker(false);
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, [picker]);
+  return (
+    <div className={`msg-actions ${picker ? 'open' : ''}`} role="toolbar" aria-label="Message actions">
+      <button type="button" className="act" aria-label="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>
+        ☺
+      </button>
+      {!props.inThread && (
+        <>
+          <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => uiStore.setState({ replyTo: msg.msg_id })}>
+            ↩
+          </button>
+          <button type="button" className="act" aria-label="Reply in thread" title="Reply in thread" onClick={() => void openThread(msg.conv_id, msg.thread_id ?? msg.msg_id)}>
+            💬
+          </button>
+        </>
+      )}
+      <button type="button" className="act" aria-label={pinned ? 'Unpin' : 'Pin'} title={pinned ? 'Unpin' : 'Pin'} onClick={() => void pin(msg.conv_id, msg.msg_id, !pinned)}>
+        📌
+      </button>
+      {mine && msg.kind === 'text' && (
+        <button type="button" className="act" aria-label="Edit" title="Edit" onClick={props.onEdit}>
+          ✎
+        </button>
+      )}
+      {mine && (
+        <button
+          type="button"
+          className="act act-danger"
+          aria-label="Recall"
+          title="Recall (delete for everyone)"
+          onClick={() => {
+            if (confirm('Recall this message? Its content is deleted for everyone.')) void recallMessage(msg.msg_id);
+          }}
+        >
+          🗑
+        </button>
+      )}
+      {picker && (
+        <div className="reaction-picker" ref={pickerRef} role="group" aria-label="Pick a reaction">
+          {QUICK_REACTIONS.map((k) => (
+            <button
+              key={k}
+              type="button"
+              aria-label={`React ${k}`}
+              onClick={() => {
+                const have = msg.reactions?.find((r) => r.key === k)?.mine ?? false;
+                void react(msg.conv_id, msg.msg_id, k, !have);
+                setPicker(false);
+              }}
+            >
+              {k}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function EditBox({ msg, onDone }: { msg: Message; onDone: () => void }) {
+  const [text, setText] = useState(msg.text ?? '');
+  const save = async () => {
+    if (text.trim() && text !== msg.text) await editMessage(msg.msg_id, text);
+    onDone();
+  };
+  return (
+    <div className="edit-box">
+      <textarea
+        aria-label="Edit message"
+        value={text}
+        autoFocus
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey) {
+            e.preventDefault();
+            void save();
+          }
+          if (e.key === 'Escape') onDone();
+        }}
+      />
+      <div className="row">
+        <button type="button" className="btn btn-primary btn-small" onClick={() => void save()}>
+          Save
+        </button>
+        <button type="button" className="btn btn-ghost btn-small" onClick={onDone}>
+          Cancel
+        </button>
+        <span className="muted small">Enter to save · Esc to cancel</span>
+      </div>
+    </div>
+  );
+}

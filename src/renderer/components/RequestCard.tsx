@@ -1,0 +1,155 @@
+// A request an agent made of the owner: approve / reject with a comment, answer, or choose; its context as
+// readable JSON; a live countdown to its expiry. The same card shows inline and in the Approvals inbox.
+import { memo, useMemo } from 'react';
+import type { Message, RequestItem } from '../model';
+import { useRequests } from '../stores/requests';
+import { useConversations } from '../stores/conversations';
+import { decideWithDraft, openView, requestFromMessage, setRequestDraft } from '../sync';
+import { uiStore } from '../stores/ui';
+import { useNow } from '../hooks';
+import { countdown, dateTimeOf } from '../format';
+import { AgentBadge, JsonView } from './common';
+
+const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
+const STATE_LABEL: Record<string, string> = {
+  pending: 'Waiting for you',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  answered: 'Answered',
+  chosen: 'Chosen',
+  expired: 'Expired',
+  cancelled: 'Withdrawn',
+};
+
+export const RequestCard = memo(function RequestCard(props: {
+  requestId: string;
+  fallback?: Message;
+  compact?: boolean;
+  inInbox?: boolean;
+  selected?: boolean;
+  onSelect?: () => void;
+}) {
+  const stored = useRequests((s) => s.byId[props.requestId]);
+  const fromMsg = useMemo(() => (props.fallback ? requestFromMessage(props.fallback) : null), [props.fallback]);
+  // The inbox entry and the message payload are both updated live; prefer whichever is further along.
+  const r: RequestItem | null = stored && (stored.state !== 'pending' || !fromMsg || fromMsg.state === 'pending') ? stored : (fromMsg ?? stored ?? null);
+  const convTitle = useConversations((s) => (r ? (s.byId[r.conv_id]?.title ?? r.conv_title) : ''));
+  const draft = useRequests((s) => s.drafts[props.requestId]);
+  const now = useNow(1000);
+  if (!r) return null;
+  const pending = r.state === 'pending' && r.expires_at > now;
+  const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
+  const headingId = `req-${r.request_id}-title`;
+  return (
+    <section
+      className={`request request-${pending ? 'pending' : r.state} ${props.selected ? 'selected' : ''} ${props.compact ? 'request-compact' : ''}`}
+      aria-labelledby={headingId}
+      data-request-id={r.request_id}
+      onFocus={props.onSelect}
+      onClick={props.onSelect}
+    >
+      <header className="request-head">
+        <span className={`chip chip-kind-${r.kind}`}>{KIND_LABEL[r.kind]}</span>
+        <span className={`chip chip-req-${pending ? 'pending' : r.state}`}>{stateLabel}</span>
+        {pending && (
+          <span className="countdown" title={`Expires ${dateTimeOf(r.expires_at)}`}>
+            ⏱ {countdown(r.expires_at, now)}
+          </span>
+        )}
+      </header>
+      <h3 id={headingId} className="request-title">
+        {r.title}
+      </h3>
+      <p className="request-meta">
+        <strong>{r.requester.name}</strong> {r.requester.kind === 'agent' && <AgentBadge />} asks
+        {props.inInbox && (
+          <>
+            {' '}
+            in{' '}
+            <button
+              type="button"
+              className="link"
+              onClick={(e) => {
+                e.stopPropagation();
+                openView({ name: 'conversation', convId: r.conv_id });
+                uiStore.setState({ focusMsg: r.msg_id });
+              }}
+            >
+              {convTitle || 'the conversation'}
+            </button>
+          </>
+        )}
+      </p>
+      {r.context !== undefined && r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />}
+      {pending ? (
+        <div className="request-actions">
+          {r.kind === 'answer' && (
+            <textarea
+              className="request-answer"
+              aria-label="Your answer"
+              placeholder="Your answer"
+              rows={2}
+              value={draft?.answer ?? ''}
+              onChange={(e) => setRequestDraft(r.request_id, { answer: e.target.value })}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void decideWithDraft(r.request_id, 'answer');
+              }}
+            />
+          )}
+          <input
+            className="request-comment"
+            aria-label="Comment (optional)"
+            placeholder={`Comment for ${r.requester.name} (optional)`}
+            value={draft?.comment ?? ''}
+            onChange={(e) => setRequestDraft(r.request_id, { comment: e.target.value })}
+          />
+          <div className="row">
+            {r.kind === 'approve' && (
+              <button type="button" className="btn btn-primary" onClick={() => void decideWithDraft(r.request_id, 'approve')}>
+                Approve
+              </button>
+            )}
+            {r.kind === 'answer' && (
+              <button type="button" className="btn btn-primary" disabled={!draft?.answer?.trim()} onClick={() => void decideWithDraft(r.request_id, 'answer')}>
+                Send answer
+              </button>
+            )}
+            {r.kind === 'choose' &&
+              (r.options ?? []).map((o, i) => (
+                <button key={o} type="button" className="btn btn-primary" onClick={() => void decideWithDraft(r.request_id, 'choose', o)}>
+                  {i < 9 && props.inInbox ? <kbd>{i + 1}</kbd> : null} {o}
+                </button>
+              ))}
+            <button type="button" className="btn btn-danger" onClick={() => void decideWithDraft(r.request_id, 'reject')}>
+              Reject
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="request-outcome">
+          {r.outcome?.answer && (
+            <p>
+              <strong>Answer:</strong> {r.outcome.answer}
+            </p>
+          )}
+          {r.outcome?.choice && (
+            <p>
+              <strong>Choice:</strong> {r.outcome.choice}
+            </p>
+          )}
+          {r.outcome?.comment && (
+            <p>
+              <strong>Comment:</strong> {r.outcome.comment}
+            </p>
+          )}
+          {r.decided_by && (
+            <p className="muted small">
+              {stateLabel} by {r.decided_by.name}
+              {r.decided_at ? ` · ${dateTimeOf(r.decided_at)}` : ''}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+});

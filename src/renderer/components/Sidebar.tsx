@@ -1,0 +1,202 @@
+// The left sidebar: navigation, the filter box, and conversations grouped by kind with their badges.
+import { memo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { ConversationView, Message } from '../model';
+import { useConversations } from '../stores/conversations';
+import { useRequests } from '../stores/requests';
+import { useAgents } from '../stores/agents';
+import { useSession } from '../stores/session';
+import { uiStore, useUi } from '../stores/ui';
+import { openView, searchMessages } from '../sync';
+import { TASK_STATE_LABEL, timeOf } from '../format';
+import { Avatar, BotIcon } from './common';
+
+export function sortedConversationIds(byId: Record<string, ConversationView>, filter: string): string[] {
+  const f = filter.trim().toLowerCase();
+  return Object.values(byId)
+    .filter((c) => !f || c.title.toLowerCase().includes(f) || c.members.some((m) => m.name.toLowerCase().includes(f)))
+    .sort((a, b) => b.last_event_at - a.last_event_at)
+    .map((c) => c.conv_id);
+}
+
+const SECTIONS: Array<{ kind: ConversationView['kind']; label: string }> = [
+  { kind: 'direct', label: 'Direct messages' },
+  { kind: 'group', label: 'Groups' },
+  { kind: 'task', label: 'Tasks' },
+  { kind: 'inbox', label: 'Private notes' },
+];
+
+export function Sidebar() {
+  const filter = useUi((s) => s.filter);
+  const view = useUi((s) => s.view);
+  const info = useSession((s) => s.info);
+  const link = useSession((s) => s.link);
+  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length);
+  const groups = useConversations(
+    useShallow((s) => {
+      const ids = sortedConversationIds(s.byId, filter);
+      return SECTIONS.map((sec) => ids.filter((id) => s.byId[id]!.kind === sec.kind).join(' '));
+    }),
+  );
+  const [results, setResults] = useState<Message[] | null>(null);
+
+  return (
+    <nav className="sidebar" aria-label="Perch">
+      <div className="brand">
+        <img src="./favicon.svg" alt="" width={28} height={28} />
+        <span className="brand-name">Perch</span>
+        <span className={`dot dot-${link}`} role="img" aria-label={link === 'live' ? 'Live' : 'Not connected'} title={link === 'live' ? 'Live' : 'Not connected'} />
+        <span className="brand-owner" title="You, the owner">
+          {info?.owner.name}
+        </span>
+      </div>
+
+      <div className="nav-links">
+        <NavButton active={view.name === 'approvals'} onClick={() => openView({ name: 'approvals' })} label="Approvals" icon="✅" count={pendingCount} countLabel={`${pendingCount} pending`} />
+        <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon="📈" />
+        <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<BotIcon size={16} />} />
+      </div>
+
+      <form
+        className="filter"
+        role="search"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!filter.trim()) return setResults(null);
+          const r = await searchMessages(filter.trim());
+          setResults(r?.messages ?? []);
+        }}
+      >
+        <input
+          id="conv-filter"
+          type="search"
+          placeholder="Filter · Enter searches messages (Ctrl K)"
+          aria-label="Filter conversations"
+          value={filter}
+          onChange={(e) => {
+            uiStore.setState({ filter: e.target.value });
+            if (!e.target.value) setResults(null);
+          }}
+        />
+      </form>
+
+      <div className="conv-scroll">
+        {results && (
+          <section className="conv-section" aria-label="Search results">
+            <h3 className="section-title">
+              Messages matching “{filter}” <button type="button" className="link" onClick={() => setResults(null)}>clear</button>
+            </h3>
+            {results.length === 0 && <p className="muted pad">No messages found.</p>}
+            <ul className="search-results">
+              {results.map((m) => (
+                <li key={m.msg_id}>
+                  <button
+                    type="button"
+                    className="search-hit"
+                    onClick={() => {
+                      openView({ name: 'conversation', convId: m.conv_id });
+                      uiStore.setState({ focusMsg: m.msg_id });
+                    }}
+                  >
+                    <strong>{m.sender.name}</strong> <span className="muted">{timeOf(m.created_at)}</span>
+                    <span className="hit-text">{(m.text ?? '').slice(0, 120)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+        {SECTIONS.map((sec, i) => {
+          const ids = groups[i] ? groups[i]!.split(' ') : [];
+          if (ids.length === 0 && (sec.kind === 'inbox' || filter)) return null;
+          return (
+            <section key={sec.kind} className="conv-section" aria-label={sec.label}>
+              <h3 className="section-title">
+                {sec.label}
+                {sec.kind !== 'inbox' && (
+                  <button type="button" className="btn btn-ghost btn-icon btn-small" aria-label={`New ${sec.label.toLowerCase()}`} onClick={() => uiStore.setState({ newConversation: true })}>
+                    +
+                  </button>
+                )}
+              </h3>
+              {ids.length === 0 ? (
+                <p className="muted pad small">None yet.</p>
+              ) : (
+                <ul className="conv-list">
+                  {ids.map((id) => (
+                    <ConversationItem key={id} convId={id} active={view.name === 'conversation' && view.convId === id} />
+                  ))}
+                </ul>
+              )}
+            </section>
+          );
+        })}
+      </div>
+    </nav>
+  );
+}
+
+function NavButton(props: { active: boolean; onClick: () => void; label: string; icon: React.ReactNode; count?: number; countLabel?: string }) {
+  return (
+    <button type="button" className={`nav-link ${props.active ? 'active' : ''}`} aria-current={props.active ? 'page' : undefined} onClick={props.onClick}>
+      <span className="nav-icon" aria-hidden="true">
+        {props.icon}
+      </span>
+      <span className="nav-label">{props.label}</span>
+      {props.count ? (
+        <span className="count count-strong" aria-label={props.countLabel}>
+          {props.count}
+        </span>
+      ) : null}
+    </button>
+  );
+}
+
+const ConversationItem = memo(function ConversationItem({ convId, active }: { convId: string; active: boolean }) {
+  const c = useConversations((s) => s.byId[convId]);
+  const ownerId = useSession((s) => s.info?.owner.id);
+  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending').length);
+  const waiting = useAgents(
+    useShallow((s) => (c ? s.list.filter((a) => a.waiting && c.members.some((m) => m.id === a.id)).map((a) => a.name) : [])),
+  );
+  if (!c) return null;
+  const other = c.kind === 'direct' ? c.members.find((m) => m.id !== ownerId) : undefined;
+  const handedToMe = (c.handoffs ?? []).filter((h) => h.to.id === ownerId);
+  return (
+    <li>
+      <button
+        type="button"
+        className={`conv-item ${active ? 'active' : ''} ${c.unread ? 'has-unread' : ''}`}
+        aria-current={active ? 'page' : undefined}
+        onClick={() => openView({ name: 'conversation', convId })}
+      >
+        {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true">{c.kind === 'task' ? '☑' : c.kind === 'inbox' ? '✎' : '#'}</span>}
+        <span className="conv-title">{c.title}</span>
+        <span className="conv-badges">
+          {c.task && <span className={`chip chip-${c.task.state}`}>{TASK_STATE_LABEL[c.task.state]}</span>}
+          {handedToMe.length > 0 && (
+            <span className="chip chip-handoff" title={`Handed to you by ${handedToMe.map((h) => h.agent.name).join(', ')}`}>
+              handed to you
+            </span>
+          )}
+          {c.floor && (
+            <span className="chip chip-floor" title={`${c.floor.holder.name} holds the floor`}>
+              🎤 {c.floor.holder.name}
+            </span>
+          )}
+          {pendingHere > 0 && (
+            <span className="chip chip-pending" title={`${pendingHere} decision${pendingHere === 1 ? '' : 's'} waiting for you`}>
+              {pendingHere} to decide
+            </span>
+          )}
+          {waiting.length > 0 && <span className="waiting-dot" title={`Waiting for news: ${waiting.join(', ')}`} aria-label={`${waiting.join(', ')} waiting`} />}
+          {c.unread > 0 && (
+            <span className="count" aria-label={`${c.unread} unread`}>
+              {c.unread > 999 ? '999+' : c.unread}
+            </span>
+          )}
+        </span>
+      </button>
+    </li>
+  );
+});

@@ -1,0 +1,108 @@
+// The conversation's history, virtualized: older pages load on scroll up, live events append at the bottom.
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { useTimeline, type Row, timelineStore } from '../stores/timeline';
+import { uiStore, useUi } from '../stores/ui';
+import { loadOlder } from '../sync';
+import { VirtualList } from './VirtualList';
+import { MessageItem } from './MessageItem';
+import { SystemRow } from './SystemRow';
+
+type Item = Row | { key: '__start'; kind: 'start'; seq: 0 };
+
+const START: Item = { key: '__start', kind: 'start', seq: 0 };
+
+function estimate(item: Item): number {
+  if (item.kind === 'start') return 60;
+  if (item.kind === 'event') return 34;
+  const m = timelineStore.getState().messages.get(item.msgId);
+  if (!m) return 60;
+  switch (m.kind) {
+    case 'card':
+      return 220;
+    case 'request':
+      return 240;
+    case 'image':
+      return 280;
+    case 'file':
+      return 96;
+    default:
+      return 46 + 21 * Math.ceil(((m.text ?? '').length + 1) / 90);
+  }
+}
+
+const getKey = (item: Item) => item.key;
+
+export function Timeline({ convId }: { convId: string }) {
+  const rows = useTimeline((s) => s.convs[convId]?.rows);
+  const status = useTimeline((s) => s.convs[convId]?.status ?? 'loading');
+  const hasOlder = useTimeline((s) => s.convs[convId]?.hasOlder ?? false);
+  const loadingOlder = useTimeline((s) => s.convs[convId]?.loadingOlder ?? false);
+  const focusMsg = useUi((s) => s.focusMsg);
+  const [highlight, setHighlight] = useState<string | null>(null);
+
+  const items = useMemo<Item[]>(() => (rows ? [START, ...rows] : []), [rows]);
+  const onNearTop = useCallback(() => void loadOlder(convId), [convId]);
+
+  // A message to show (from search, pins or the inbox) that is older than what is loaded: page back to it.
+  useEffect(() => {
+    if (!focusMsg || !rows || status !== 'ready') return;
+    if (rows.some((r) => r.kind === 'message' && r.msgId === focusMsg)) return;
+    if (hasOlder && !loadingOlder) void loadOlder(convId);
+  }, [focusMsg, rows, hasOlder, loadingOlder, status, convId]);
+
+  const render = useCallback(
+    (item: Item, index: number) => {
+      if (item.kind === 'start') return <TimelineStart convId={convId} />;
+      if (item.kind === 'event') return <SystemRow event={item.event} />;
+      const prev = items[index - 1];
+      return <MessageItem msgId={item.msgId} prevMsgId={prev && prev.kind === 'message' ? prev.msgId : null} highlighted={highlight === item.msgId} />;
+    },
+    [convId, items, highlight],
+  );
+
+  if (status === 'loading' && !rows?.length) {
+    return (
+      <div className="timeline timeline-loading" role="status">
+        Loading messages…
+      </div>
+    );
+  }
+  if (status === 'error') {
+    return (
+      <div className="timeline timeline-loading" role="alert">
+        This conversation could not be loaded.
+      </div>
+    );
+  }
+  return (
+    <div className="timeline">
+      {loadingOlder && (
+        <div className="older-loading" role="status">
+          Loading older messages…
+        </div>
+      )}
+      <VirtualList<Item>
+        items={items}
+        getKey={getKey}
+        estimate={estimate}
+        render={render}
+        stick="bottom"
+        onNearTop={hasOlder ? onNearTop : undefined}
+        scrollToKey={focusMsg}
+        onScrolledTo={() => {
+          setHighlight(focusMsg);
+          uiStore.setState({ focusMsg: null });
+          setTimeout(() => setHighlight(null), 2500);
+        }}
+        label="Messages"
+        role="log"
+        className="timeline-list"
+      />
+    </div>
+  );
+}
+
+const TimelineStart = memo(function TimelineStart({ convId }: { convId: string }) {
+  const hasOlder = useTimeline((s) => s.convs[convId]?.hasOlder ?? false);
+  return <div className="timeline-start muted">{hasOlder ? 'Scroll up for older messages' : 'This is the beginning of the conversation.'}</div>;
+});

@@ -1,0 +1,159 @@
+// Small building blocks: avatar, markdown body, JSON viewer, dialog, icons.
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { renderMarkdown } from '../markdown';
+import { hueOf, initials } from '../format';
+import type { UserRef } from '../model';
+
+export function Avatar({ user, size = 36 }: { user: Pick<UserRef, 'name' | 'kind'>; size?: number }) {
+  const hue = hueOf(user.name);
+  return (
+    <span
+      className={`avatar ${user.kind === 'agent' ? 'avatar-agent' : 'avatar-human'}`}
+      style={{ width: size, height: size, fontSize: size * 0.4, background: `hsl(${hue} 55% 46%)` }}
+      aria-hidden="true"
+    >
+      {user.kind === 'agent' ? <BotIcon size={size * 0.55} /> : initials(user.name)}
+    </span>
+  );
+}
+
+/** Agent-written Markdown, sanitized; raw HTML in it shows as text. */
+export function Markdown({ text, className }: { text: string; className?: string }) {
+  return <div className={`md ${className ?? ''}`} dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
+}
+
+/** JSON as a collapsible tree (pretty-printed, never interpreted). */
+export function JsonView({ value, label = 'Details', open = false }: { value: unknown; label?: string; open?: boolean }) {
+  let text: string;
+  try {
+    text = JSON.stringify(value, null, 2) ?? 'undefined';
+  } catch {
+    text = String(value);
+  }
+  return (
+    <details className="json" open={open}>
+      <summary>{label}</summary>
+      <JsonNode value={value} depth={0} />
+      <CopyButton text={text} label={`Copy ${label.toLowerCase()} as JSON`} small />
+    </details>
+  );
+}
+
+function JsonNode({ value, depth }: { value: unknown; depth: number }): ReactNode {
+  if (value === null) return <span className="j-null">null</span>;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span className="j-punct">[]</span>;
+    return (
+      <details className="j-node" open={depth < 2}>
+        <summary className="j-punct">[{value.length} item{value.length === 1 ? '' : 's'}]</summary>
+        <ol className="j-list" start={0}>
+          {value.slice(0, 500).map((v, i) => (
+            <li key={i}>
+              <JsonNode value={v} depth={depth + 1} />
+            </li>
+          ))}
+        </ol>
+      </details>
+    );
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return <span className="j-punct">{'{}'}</span>;
+    return (
+      <details className="j-node" open={depth < 2}>
+        <summary className="j-punct">{`{${entries.length} key${entries.length === 1 ? '' : 's'}}`}</summary>
+        <dl className="j-obj">
+          {entries.slice(0, 500).map(([k, v]) => (
+            <div key={k} className="j-row">
+              <dt className="j-key">{k}</dt>
+              <dd>
+                <JsonNode value={v} depth={depth + 1} />
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+    );
+  }
+  if (typeof value === 'string') return <span className="j-str">{JSON.stringify(value)}</span>;
+  if (typeof value === 'number') return <span className="j-num">{String(value)}</span>;
+  if (typeof value === 'boolean') return <span className="j-bool">{String(value)}</span>;
+  return <span>{String(value)}</span>;
+}
+
+export function CopyButton({ text, label = 'Copy', small }: { text: string; label?: string; small?: boolean }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      className={`btn ${small ? 'btn-small' : ''} btn-ghost`}
+      aria-label={label}
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+        } catch {
+          const ta = document.createElement('textarea');
+          ta.value = text;
+          document.body.appendChild(ta);
+          ta.select();
+          document.execCommand('copy');
+          ta.remove();
+        }
+        setDone(true);
+        setTimeout(() => setDone(false), 1500);
+      }}
+    >
+      {done ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** A modal dialog (the native <dialog>: focus moves in, Esc closes, the page behind is inert). */
+export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog ${wide ? 'dialog-wide' : ''}`}
+      aria-label={title}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      onClick={(e) => {
+        if (e.target === ref.current) onClose();
+      }}
+    >
+      <div className="dialog-head">
+        <h2>{title}</h2>
+        <button type="button" className="btn btn-ghost btn-icon" aria-label="Close" onClick={onClose}>
+          ✕
+        </button>
+      </div>
+      <div className="dialog-body">{children}</div>
+    </dialog>
+  );
+}
+
+export function BotIcon({ size = 16 }: { size?: number }) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
+      <rect x="4" y="8" width="16" height="12" rx="3" />
+      <path d="M12 4v4M9 13h.01M15 13h.01M9 17h6" />
+    </svg>
+  );
+}
+
+/** "AI agent for you": provenance the server attests, shown on every agent message. */
+export function AgentBadge({ title }: { title?: string }) {
+  return (
+    <span className="badge badge-agent" title={title ?? 'Written by an AI agent acting for you (attested by the Perch hub)'}>
+      AI agent for you
+    </span>
+  );
+}

@@ -1,0 +1,11 @@
+// Entry of the owner UI.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './components/App';
+import './styles.css';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,17 @@
+// Who the owner is and whether the hub answers: drives the sign-in screen and the connection dot.
+import { create } from 'zustand';
+import type { HubInfo } from '../model';
+import type { LinkStatus } from '../transport';
+
+export interface SessionState {
+  status: 'loading' | 'ready' | 'signed-out' | 'error';
+  error: string | null;
+  info: HubInfo | null;
+  link: LinkStatus;
+}
+
+export const sessionStore = create<SessionState>(() => ({ status: 'loading', error: null, info: null, link: 'connecting' }));
+export const useSession = sessionStore;
+
+/** The owner's user id ('' before sign-in). */
+export const ownerId = (): string => sessionStore.getState().info?.owner.id ?? '';

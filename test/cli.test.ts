@@ -1,0 +1,247 @@
+// The `perch` command as a user runs it: agent add/list/rotate-key/revoke, call, serve on a busy
+// port, and a database from a newer Perch.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { addAgent, cli, cliAsync, rawCall, rawPost, startServe, tempDataDir, type Served } from './serve-harness';
+
+describe('perch agent', () => {
+  let dir: string;
+  before(() => {
+    dir = tempDataDir();
+  });
+
+  test('agent add --json prints {id, name, key}; the key is shown once and list never shows it', () => {
+    const r = cli(['agent', 'add', 'planner', '--description', 'Plans the work', '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.match(j.id, /^a_/);
+    assert.equal(j.name, 'planner');
+    assert.match(j.key, /^perch_[A-Za-z0-9_-]{32,}$/);
+    const l = cli(['agent', 'list', '--data-dir', dir, '--json']);
+    assert.equal(l.code, 0, l.stderr);
+    const list = JSON.parse(l.stdout);
+    const a = list.agents.find((x: { name: string }) => x.name === 'planner');
+    assert.equal(a.id, j.id);
+    assert.equal(a.description, 'Plans the work');
+    assert.equal(a.revoked, false);
+    assert.equal(a.key_hint, `…${j.key.slice(-4)}`);
+    assert.ok(!l.stdout.includes(j.key), 'list never prints the key');
+    const human = cli(['agent', 'list', '--data-dir', dir]);
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, /planner/);
+  });
+
+  test('bad agent names are refused with a clear message and a non-zero exit code', () => {
+    for (const name of ['Bad Name', 'UPPER', '-dash-first', 'has.dot', 'x'.repeat(41), 'ünï']) {
+      const r = cli(['agent', 'add', '--data-dir', dir, '--json', '--', name]);
+      assert.notEqual(r.code, 0, name);
+      assert.match(r.stderr, /is not valid: use 1-40 characters a-z, 0-9, - and _/, name);
+      assert.equal(r.stdout, '', `${name}: nothing on stdout`);
+    }
+    const missing = cli(['agent', 'add', '--data-dir', dir]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /needs NAME/);
+    const l = JSON.parse(cli(['agent', 'list', '--data-dir', dir, '--json']).stdout);
+    assert.ok(!l.agents.some((a: { name: string }) => a.name !== 'planner' && !/^[a-z0-9][a-z0-9_-]*$/.test(a.name)), 'no bad name was stored');
+  });
+
+  test('a duplicate name is refused', () => {
+    const first = cli(['agent', 'add', 'twin', '--data-dir', dir, '--json']);
+    assert.equal(first.code, 0, first.stderr);
+    const again = cli(['agent', 'add', 'twin', '--data-dir', dir, '--json']);
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /"twin" is taken/);
+    const l = JSON.parse(cli(['agent', 'list', '--data-dir', dir, '--json']).stdout);
+    assert.equal(l.agents.filter((a: { name: string }) => a.name === 'twin').length, 1);
+  });
+
+  test('unknown agents and unknown subcommands are refused clearly', () => {
+    const r = cli(['agent', 'rotate-key', 'ghost', '--data-dir', dir, '--json']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /No agent named "ghost"/);
+    const s = cli(['agent', 'frobnicate', '--data-dir', dir]);
+    assert.notEqual(s.code, 0);
+    assert.match(s.stderr, /unknown agent command/);
+  });
+});
+
+describe('perch agent against a running hub: rotate-key and revoke take effect at once', () => {
+  let dir: string;
+  let hub: Served;
+  before(async () => {
+    dir = tempDataDir();
+    hub = await startServe(dir);
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  test('rotate-key prints a new key; the old key stops working and the new one works', async () => {
+    const a = await addAgent(dir, 'rotator');
+    assert.equal((await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent!.agent.id, a.id);
+    const r = await cliAsync(['agent', 'rotate-key', 'rotator', '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.id, a.id);
+    assert.notEqual(j.key, a.key);
+    const old = await rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    assert.equal(old.status, 401);
+    assert.equal((await rawCall(hub.mcpUrl, j.key, 'whoami')).structuredContent!.agent.id, a.id);
+  });
+
+  test('revoke marks the agent revoked and its key stops working', async () => {
+    const a = await addAgent(dir, 'leaver');
+    const r = await cliAsync(['agent', 'revoke', 'leaver', '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { id: a.id, name: 'leaver', revoked: true });
+    const l = JSON.parse((await cliAsync(['agent', 'list', '--data-dir', dir, '--json'])).stdout);
+    assert.equal(l.agents.find((x: { name: string }) => x.name === 'leaver').revoked, true);
+    const res = await rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    assert.equal(res.status, 401);
+  });
+
+  test('a config change made with the CLI while the hub runs is what get_config returns next', async () => {
+    const a = await addAgent(dir, 'configured');
+    const before = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
+    const r = await cliAsync(['agent', 'config', 'configured', JSON.stringify({ instructions: 'Review every pull request.' }), '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const afterCfg = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
+    assert.equal(afterCfg.role.instructions, 'Review every pull request.');
+    assert.ok(afterCfg.version > before.version, 'the version changed with the content');
+    assert.equal((await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent!.config_version, afterCfg.version);
+  });
+});
+
+describe('perch call', () => {
+  let dir: string;
+  let hub: Served;
+  let key: string;
+  before(async () => {
+    dir = tempDataDir();
+    hub = await startServe(dir);
+    key = (await addAgent(dir, 'caller')).key;
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  test('prints the tool result as JSON and exits 0', async () => {
+    const r = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key', key]);
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.agent.name, 'caller');
+    assert.equal(typeof j.request_id, 'string');
+  });
+
+  test('takes the URL and key from PERCH_URL / PERCH_KEY, and JSON arguments', async () => {
+    const g = await cliAsync(['call', 'create_group', JSON.stringify({ title: 'from the shell', members: [] })], { env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key } });
+    assert.equal(g.code, 0, g.stderr);
+    const convId = JSON.parse(g.stdout).conversation.conv_id;
+    const s = await cliAsync(['call', 'send_message', JSON.stringify({ conv_id: convId, text: 'hello from perch call' })], { env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key } });
+    assert.equal(s.code, 0, s.stderr);
+    const h = (await rawCall(hub.mcpUrl, key, 'get_history', { conv_id: convId })).structuredContent!;
+    assert.ok(h.events.some((e: { message?: { text: string } }) => e.message?.text === 'hello from perch call'));
+  });
+
+  test('a tool error prints the error as JSON and exits 1', async () => {
+    const r = await cliAsync(['call', 'get_history', '{"conv_id":"c_0000000000000000"}', '--url', hub.mcpUrl, '--key', key]);
+    assert.equal(r.code, 1);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.error.code, 'not_found');
+    assert.equal(typeof j.error.next_step, 'string');
+  });
+
+  test('usage errors are clear: no key, bad JSON arguments, unknown tool, wrong key, no hub', async () => {
+    const noKey = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl], { env: { PERCH_KEY: '' } });
+    assert.notEqual(noKey.code, 0);
+    assert.match(noKey.stderr, /no agent key/);
+    const badJson = await cliAsync(['call', 'send_message', '{not json', '--url', hub.mcpUrl, '--key', key]);
+    assert.notEqual(badJson.code, 0);
+    assert.match(badJson.stderr, /not valid JSON/);
+    const unknown = await cliAsync(['call', 'no_such_tool', '--url', hub.mcpUrl, '--key', key]);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /Unknown tool/);
+    const wrongKey = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key', 'perch_nottherightkeyatallnottherightkey']);
+    assert.notEqual(wrongKey.code, 0);
+    assert.match(wrongKey.stderr, /401/);
+    const noHub = await cliAsync(['call', 'whoami', '--url', 'http://127.0.0.1:1/mcp', '--key', key]);
+    assert.notEqual(noHub.code, 0);
+    assert.match(noHub.stderr, /cannot reach/);
+  });
+});
+
+describe('perch serve', () => {
+  test('refuses a busy port with a clear message', async () => {
+    const dir = tempDataDir();
+    const hub = await startServe(dir);
+    try {
+      const other = tempDataDir();
+      const r = await cliAsync(['serve', '--data-dir', other, '--port', String(hub.port), '--json'], { timeoutMs: 15_000 });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, new RegExp(`port ${hub.port} is in use`));
+      assert.equal(r.stdout, '', 'no ready line was printed');
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  test('--json prints exactly one JSON line with mcp_url, port, data_dir and login_url; SIGTERM exits 0', async () => {
+    const dir = tempDataDir();
+    const hub = await startServe(dir);
+    assert.equal(hub.mcpUrl, `http://127.0.0.1:${hub.port}/mcp`);
+    assert.equal(hub.dataDir, dir);
+    assert.match(hub.loginUrl, new RegExp(`^http://127\\.0\\.0\\.1:${hub.port}/`));
+    assert.ok(fs.existsSync(path.join(dir, 'perch.sqlite')));
+    assert.equal(await hub.stop(), 0);
+  });
+
+  test('SIGTERM while agents wait in get_updates shuts down cleanly (exit 0, within seconds)', async () => {
+    const dir = tempDataDir();
+    const hub = await startServe(dir);
+    const a = await addAgent(dir, 'sleeper');
+    const waits = [1, 2, 3].map((i) =>
+      rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_updates', arguments: { wait_secs: 30 } } }).then(() => 'answered', () => 'closed'));
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    assert.equal(await hub.stop(), 0);
+    assert.ok(Date.now() - t0 < 5000, `stopped in ${Date.now() - t0} ms`);
+    await Promise.all(waits);
+    assert.doesNotMatch(hub.stderr(), /Error|failed/, 'nothing failed on the way down');
+    assert.ok(!fs.existsSync(path.join(dir, 'runtime.json')), 'the runtime file is removed');
+  });
+
+  test('--port and --rate values are checked', () => {
+    const dir = tempDataDir();
+    const p = cli(['serve', '--data-dir', dir, '--port', 'seventy']);
+    assert.notEqual(p.code, 0);
+    assert.match(p.stderr, /--port must be/);
+    const r = cli(['serve', '--data-dir', dir, '--rate', 'fast']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /--rate must be/);
+  });
+});
+
+describe('a database written by a newer Perch', () => {
+  test('is refused with a clear message by agent list and by serve, and is left untouched', async () => {
+    const dir = tempDataDir();
+    const file = path.join(dir, 'perch.sqlite');
+    const db = new Database(file);
+    db.pragma('user_version = 999');
+    db.exec('CREATE TABLE from_the_future (x)');
+    db.close();
+    const r = cli(['agent', 'list', '--data-dir', dir]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /newer Perch \(schema version 999/);
+    assert.match(r.stderr, /Update Perch/);
+    assert.doesNotMatch(r.stderr, /at .*\.js:\d+/, 'a message, not a stack trace');
+    const s = await cliAsync(['serve', '--data-dir', dir, '--port', '0', '--json'], { timeoutMs: 15_000 });
+    assert.notEqual(s.code, 0);
+    assert.match(s.stderr, /newer Perch/);
+    const check = new Database(file, { readonly: true });
+    assert.equal(check.pragma('user_version', { simple: true }), 999);
+    check.close();
+  });
+});
