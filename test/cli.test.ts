@@ -188,6 +188,21 @@ describe('perch serve', () => {
     }
   });
 
+  test('refuses a second hub on a data dir a live hub already serves (one process owns the database)', async () => {
+    const dir = tempDataDir();
+    const hub = await startServe(dir);
+    try {
+      const r = await cliAsync(['serve', '--data-dir', dir, '--port', '0', '--json'], { timeoutMs: 15_000 });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, new RegExp(`already serving .* at ${hub.mcpUrl.replace(/[.]/g, '\\.')}`));
+      assert.equal(r.stdout, '');
+      const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8'));
+      assert.equal(rt.pid, hub.proc.pid, 'the running hub keeps its runtime file');
+    } finally {
+      await hub.stop();
+    }
+  });
+
   test('--json prints exactly one JSON line with mcp_url, port, data_dir and login_url; SIGTERM exits 0', async () => {
     const dir = tempDataDir();
     const hub = await startServe(dir);

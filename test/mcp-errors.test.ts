@@ -178,6 +178,25 @@ describe('HTTP-level refusals (raw requests)', () => {
     assert.equal(future.json.error.code, -32022);
     assert.deepEqual(future.json.error.data.supported, ['2026-07-28']);
   });
+
+  test('the 2026 era: an Mcp-Name header that does not name the called tool is refused (400, -32020), and nothing runs', async () => {
+    const before = await snapshot();
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: convId, text: 'smuggled' }, _meta: meta } };
+    const headers = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call' };
+    const r = await rawPost(served.mcpUrl, owner.key, body, { ...headers, 'Mcp-Name': 'whoami' });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.error.code, -32020);
+    assert.match(r.json.error.message, /Mcp-Name/);
+    const method = await rawPost(served.mcpUrl, owner.key, body, { ...headers, 'Mcp-Method': 'tools/list', 'Mcp-Name': 'send_message' });
+    assert.equal(method.status, 400);
+    assert.equal(method.json.error.code, -32020);
+    assert.deepEqual(await snapshot(), before);
+    // The base64 form of a matching name is accepted.
+    const ok = await rawPost(served.mcpUrl, owner.key, { ...body, params: { name: 'whoami', arguments: {}, _meta: meta } }, { ...headers, 'Mcp-Name': `=?base64?${Buffer.from('whoami').toString('base64')}?=` });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.json.result.resultType, 'complete');
+  });
 });
 
 describe('rate limit (a hub started with --rate 5)', () => {

@@ -42,7 +42,45 @@ export interface RuntimeInfo {
   started_at: number;
 }
 
+/** Refusal to start a second hub on a data dir that a live hub already serves. */
+export class AlreadyServingError extends Error {
+  readonly code = 'PERCH_ALREADY_SERVING';
+  constructor(readonly runtime: RuntimeInfo, dataDir: string) {
+    super(`another Perch (pid ${runtime.pid}) is already serving ${dataDir} at ${runtime.mcp_url}. One hub owns a data dir: use that one, stop it first, or pick another --data-dir.`);
+    this.name = 'AlreadyServingError';
+  }
+}
+
+/**
+ * The hub that runtime.json names, if it is alive and answering as Perch. One process owns the
+ * database and the bus (DESIGN.md): a second hub on the same file would never wake the first one's
+ * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
+ */
+async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
+  let rt: RuntimeInfo;
+  try {
+    rt = JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
+  } catch {
+    return undefined;
+  }
+  if (!rt || typeof rt.pid !== 'number' || typeof rt.base_url !== 'string' || rt.pid === process.pid) return undefined;
+  try {
+    process.kill(rt.pid, 0);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ESRCH') return undefined;
+  }
+  try {
+    const res = await fetch(`${rt.base_url}/mcp`, { method: 'POST', signal: AbortSignal.timeout(1500) });
+    await res.arrayBuffer();
+    return /realm="perch"/.test(res.headers.get('www-authenticate') ?? '') ? rt : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
+  const other = await liveHubOf(opts.dataDir);
+  if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME));
   const hub = new Hub({ db });

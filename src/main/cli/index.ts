@@ -80,6 +80,7 @@ async function cmdServe(argv: string[]): Promise<void> {
     running = await startHub({ dataDir, port, ratePerSecond: rate });
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') fail(`port ${port} is in use (another perch?). Use --port N, or --port 0 for a free one.`);
+    if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
     throw err;
   }
   // Handlers first: whoever reads the ready line below may signal us at once.

@@ -1,8 +1,8 @@
 // The desktop shell: hosts the same hub as `perch serve` and shows the same UI in a locked-down window.
-import { app, BrowserWindow, ipcMain, Menu, Notification, Tray, nativeImage, session, shell, screen } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, Tray, nativeImage, session, shell, screen } from 'electron';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startHub, type RunningHub } from '../app';
+import { AlreadyServingError, startHub, type RunningHub } from '../app';
 import { DEFAULT_PORT, defaultDataDir } from '../paths';
 import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
@@ -51,6 +51,12 @@ async function start(): Promise<void> {
   try {
     running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer') });
   } catch (err) {
+    if (err instanceof AlreadyServingError) {
+      // One hub per data dir: a second one would never wake the first one's waiting agents.
+      dialog.showErrorBox('Perch is already running', `${err.message}\n\nStop \`perch serve\` first, or keep using it in your browser.`);
+      app.exit(1);
+      return;
+    }
     if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
     running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer') });
   }

@@ -1,7 +1,7 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db';
-import { tx } from '../store/db';
+import { batch as groupCommit, tx, txRole } from '../store/db';
 import { insertEvent, type EventWithMessage } from '../store/events';
 import { nextSeq } from '../store/conversations';
 import { ownerRow, userById, insertUser, type UserRow } from '../store/users';
@@ -91,15 +91,32 @@ export class Hub {
 
   /** Runs fn in one transaction; events it appended are published only after the commit. */
   write<T>(fn: () => T): T {
-    const outer = !this.db.inTransaction;
+    const role = txRole(this.db);
+    const mark = this.pending.length;
     try {
       const result = tx(this.db, fn);
-      if (outer) this.flush();
+      if (role === 'outer') this.flush();
       return result;
     } catch (err) {
-      if (outer) this.pending = [];
+      if (role === 'outer') this.pending = [];
+      else if (role === 'unit') this.pending.length = mark; // that unit was rolled back alone
       throw err;
     }
+  }
+
+  /**
+   * Group commit: fn runs many independent writes (each its own unit, rolled back alone if it
+   * throws) in one transaction with one COMMIT; their events are published after that commit.
+   * Throws when the commit fails, and then nothing of it was written.
+   */
+  batch(fn: () => void): void {
+    try {
+      groupCommit(this.db, fn);
+    } catch (err) {
+      this.pending = [];
+      throw err;
+    }
+    this.flush();
   }
 
   /**

@@ -30,6 +30,9 @@ const HEADER_MISMATCH = -32020;
 const UNSUPPORTED_VERSION = -32022;
 const RESOURCE_NOT_FOUND_LEGACY = -32002;
 
+/** Most writing calls committed together (group commit). */
+const MAX_BATCH = 64;
+
 const SERVER_INFO = { name: 'perch', title: 'Perch', version: PERCH_VERSION };
 const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
 
@@ -70,6 +73,12 @@ function toolListItem(name: ToolName) {
   };
 }
 
+/** Mcp-* header values that are not plain ASCII travel as =?base64?<UTF-8 in base64>?= (2026-07-28). */
+function decodeHeaderValue(v: string): string {
+  const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(v);
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : v;
+}
+
 let requestCounter = 0;
 const requestPrefix = crypto.randomBytes(3).toString('hex');
 function newRequestId(): string {
@@ -91,6 +100,43 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
 
   function log(line: McpLogLine) {
     opts.log?.(line);
+  }
+
+  // Group commit. Writing tool calls that arrive together (in one turn of the event loop) run one
+  // after the other in ONE transaction with one COMMIT (each call is its own savepoint, so a
+  // failing call changes nothing and the others still commit). Every answer is sent after that
+  // commit: a successful call is on disk before it returns, as without batching. Under load this
+  // turns N commits (each writing the same B-tree pages again) into one. Read-only tools do not
+  // wait for it.
+  interface Unit {
+    run(): void;
+    settle(commitError: unknown): void;
+  }
+  const queue: Unit[] = [];
+  let drainScheduled = false;
+  function enqueue(unit: Unit) {
+    queue.push(unit);
+    if (!drainScheduled) {
+      drainScheduled = true;
+      setImmediate(drain);
+    }
+  }
+  function drain() {
+    drainScheduled = false;
+    const units = queue.splice(0, MAX_BATCH);
+    if (queue.length) {
+      drainScheduled = true;
+      setImmediate(drain);
+    }
+    let commitError: unknown;
+    try {
+      hub.batch(() => {
+        for (const u of units) u.run();
+      });
+    } catch (err) {
+      commitError = err ?? new Error('commit failed');
+    }
+    for (const u of units) u.settle(commitError);
   }
 
   return function handle(req, res) {
@@ -186,6 +232,12 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         if (mcpMethod !== undefined && mcpMethod !== msg.method) {
           return rpcError(400, msg.id, HEADER_MISMATCH, `Header mismatch: Mcp-Method ${JSON.stringify(mcpMethod)} does not match ${JSON.stringify(msg.method)}.`);
         }
+        // Gateways may route or filter on Mcp-Name: it must name what the body does.
+        const mcpName = req.headers['mcp-name'];
+        const bodyName = msg.method === 'tools/call' || msg.method === 'prompts/get' ? msg.params?.name : msg.method === 'resources/read' ? msg.params?.uri : undefined;
+        if (typeof mcpName === 'string' && bodyName !== undefined && decodeHeaderValue(mcpName) !== bodyName) {
+          return rpcError(400, msg.id, HEADER_MISMATCH, `Header mismatch: Mcp-Name ${JSON.stringify(mcpName)} does not match ${JSON.stringify(bodyName)}.`);
+        }
       }
 
       const reply = (result: Record<string, unknown>, extra: Partial<McpLogLine> = {}) => {
@@ -248,13 +300,29 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       const onClose = () => { if (!res.writableFinished) ac.abort(); };
       res.on('close', onClose);
       let result: unknown;
-      try {
-        result = callAgentTool(hub, agentId, name as ToolName, parsed.data as Record<string, unknown>, ac.signal);
-      } catch (err) {
-        return failed(err);
+      const start = () => {
+        try {
+          result = callAgentTool(hub, agentId, name as ToolName, parsed.data as Record<string, unknown>, ac.signal);
+        } catch (err) {
+          result = Promise.reject(err);
+        }
+      };
+      const answer = () => {
+        if (result instanceof Promise) result.then(succeeded, failed);
+        else succeeded(result);
+      };
+      if (spec.readOnly) {
+        start();
+        return answer();
       }
-      if (result instanceof Promise) result.then(succeeded, failed);
-      else succeeded(result);
+      enqueue({
+        run: start,
+        settle(commitError) {
+          if (commitError === undefined) return answer();
+          if (result instanceof Promise) result.catch(() => undefined);
+          failed(commitError);
+        },
+      });
 
       function succeeded(value: unknown) {
         res.off('close', onClose);

@@ -72,17 +72,84 @@ export function sql<R = unknown>(db: Db, text: string): Database.Statement<unkno
   return s as Database.Statement<unknown[], R>;
 }
 
+/** Per-connection state of group commit (see batch). */
+interface BatchState {
+  /** A batch transaction is open. */
+  open: boolean;
+  /** A unit of the open batch is running (its outermost tx() holds the savepoint). */
+  unit: boolean;
+}
+const batchStates = new WeakMap<Db, BatchState>();
+
+/**
+ * How a tx() call would run right now: as its own transaction ('outer'), as one unit of an open
+ * batch with its own savepoint ('unit'), or joined to an enclosing transaction ('nested').
+ */
+export function txRole(db: Db): 'outer' | 'unit' | 'nested' {
+  if (!db.inTransaction) return 'outer';
+  const st = batchStates.get(db);
+  return st?.open && !st.unit ? 'unit' : 'nested';
+}
+
 /**
  * Runs fn in one IMMEDIATE transaction (writers queue instead of failing on upgrade).
  * A nested call joins the outer transaction; any throw rolls the whole of it back.
+ * Inside a batch, the outermost call is a unit with its own savepoint: a throw rolls back that
+ * unit only (the batch commits the others).
  */
 export function tx<T>(db: Db, fn: () => T): T {
-  if (db.inTransaction) return fn();
+  if (db.inTransaction) {
+    const st = batchStates.get(db);
+    if (!st?.open || st.unit) return fn();
+    st.unit = true;
+    sql(db, 'SAVEPOINT perch_unit').run();
+    try {
+      const result = fn();
+      sql(db, 'RELEASE perch_unit').run();
+      return result;
+    } catch (err) {
+      if (db.inTransaction) {
+        sql(db, 'ROLLBACK TO perch_unit').run();
+        sql(db, 'RELEASE perch_unit').run();
+      }
+      throw err;
+    } finally {
+      st.unit = false;
+    }
+  }
   sql(db, 'BEGIN IMMEDIATE').run();
   try {
     const result = fn();
     sql(db, 'COMMIT').run();
     return result;
+  } catch (err) {
+    if (db.inTransaction) sql(db, 'ROLLBACK').run();
+    throw err;
+  }
+}
+
+/**
+ * Group commit: runs fn, which runs many independent units of work (each an outermost tx()), in
+ * ONE transaction with one COMMIT. Nothing of it is committed before batch returns; when batch
+ * throws (a failed COMMIT), nothing of it was. Callers answer their units only after it returns.
+ */
+export function batch(db: Db, fn: () => void): void {
+  if (db.inTransaction) throw new Error('batch inside a transaction');
+  let st = batchStates.get(db);
+  if (!st) batchStates.set(db, (st = { open: false, unit: false }));
+  sql(db, 'BEGIN IMMEDIATE').run();
+  st.open = true;
+  try {
+    fn();
+  } catch (err) {
+    st.open = false;
+    st.unit = false;
+    if (db.inTransaction) sql(db, 'ROLLBACK').run();
+    throw err;
+  }
+  st.open = false;
+  try {
+    sql(db, 'COMMIT').run();
   } catch (err) {
     if (db.inTransaction) sql(db, 'ROLLBACK').run();
     throw err;

@@ -5,7 +5,7 @@ import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
 import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
 import { dateTimeOf } from '../format';
-import { Avatar, CopyButton, Dialog } from './common';
+import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
 
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
@@ -19,6 +19,7 @@ export function AgentsPage() {
   const [adding, setAdding] = useState(false);
   const [shown, setShown] = useState<AgentKeyResult | null>(null);
   const [editing, setEditing] = useState<AgentSummary | null>(null);
+  const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
       <header className="page-head row-between">
@@ -61,11 +62,7 @@ export function AgentsPage() {
                 type="button"
                 className="btn btn-ghost"
                 aria-label={`Rotate key of ${a.name}`}
-                onClick={async () => {
-                  if (!confirm(`Give ${a.name} a new key? The old key stops working at once.`)) return;
-                  const r = await rotateKey(a.name);
-                  if (r) setShown(r);
-                }}
+                onClick={() => setAsk({ kind: 'rotate', agent: a.name })}
               >
                 Rotate key
               </button>
@@ -74,9 +71,7 @@ export function AgentsPage() {
                   type="button"
                   className="btn btn-danger-ghost"
                   aria-label={`Revoke ${a.name}`}
-                  onClick={() => {
-                    if (confirm(`Revoke ${a.name}'s key? It can no longer connect until you rotate its key.`)) void revokeAgent(a.name);
-                  }}
+                  onClick={() => setAsk({ kind: 'revoke', agent: a.name })}
                 >
                   Revoke
                 </button>
@@ -93,6 +88,30 @@ export function AgentsPage() {
             setShown(r);
           }}
         />
+      )}
+      {ask && (
+        <ConfirmDialog
+          title={ask.kind === 'rotate' ? `Rotate ${ask.agent}'s key?` : `Revoke ${ask.agent}'s key?`}
+          confirm={ask.kind === 'rotate' ? 'Rotate key' : 'Revoke'}
+          danger
+          onCancel={() => setAsk(null)}
+          onConfirm={async () => {
+            const { kind, agent } = ask;
+            setAsk(null);
+            if (kind === 'rotate') {
+              const r = await rotateKey(agent);
+              if (r) setShown(r);
+            } else {
+              await revokeAgent(agent);
+            }
+          }}
+        >
+          <p>
+            {ask.kind === 'rotate'
+              ? `${ask.agent} gets a new key; the old key stops working at once.`
+              : `${ask.agent}'s key stops working at once. It can connect again only after you rotate its key.`}
+          </p>
+        </ConfirmDialog>
       )}
       {shown && <KeyDialog result={shown} onClose={() => setShown(null)} />}
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}

@@ -6,6 +6,7 @@ import { useSession } from '../stores/session';
 import { answerCard } from '../sync';
 import { timeOf } from '../format';
 import { Markdown } from './common';
+import { Icon } from './Icon';
 
 export function CardView({ msg, payload }: { msg: Message; payload: CardPayload }) {
   const ownerId = useSession((s) => s.info?.owner.id);
@@ -19,7 +20,7 @@ export function CardView({ msg, payload }: { msg: Message; payload: CardPayload 
       ))}
       {count > 0 && (
         <footer className="card-foot">
-          {closed ? '🔒 Closed · ' : ''}
+          {closed ? <><Icon name="lock" size={12} /> Closed · </> : ''}
           {count} response{count === 1 ? '' : 's'}
           {responses.length > 0 && (
             <ul className="card-responses">

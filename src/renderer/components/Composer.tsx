@@ -7,6 +7,7 @@ import { uiStore, useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
 import { sendMessage, sendNote } from '../sync';
 import type { UserRef } from '../model';
+import { Icon } from './Icon';
 
 const MENTION = /(^|[^\w@])@([a-z0-9][a-z0-9_-]{0,39})/g;
 
@@ -120,7 +121,7 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
             Message
           </button>
           <button type="button" className={`mode ${mode === 'note' ? 'active' : ''}`} aria-pressed={mode === 'note'} onClick={() => setMode('note')}>
-            🔒 Private note
+            <Icon name="lock" size={12} /> Private note
           </button>
           {noteMode && (
             <select aria-label="Agent for the private note" value={target} onChange={(e) => setNoteAgent(e.target.value)}>
@@ -140,7 +141,7 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
             Replying to <strong>{replyMsg.sender.name}</strong>: <span className="muted">{(replyMsg.text ?? '').slice(0, 100)}</span>
           </span>
           <button type="button" className="btn btn-ghost btn-small" aria-label="Cancel reply" onClick={() => uiStore.setState({ replyTo: null })}>
-            ✕
+            <Icon name="close" size={14} />
           </button>
         </div>
       )}

@@ -17,6 +17,7 @@ import { ThreadPanel } from './ThreadPanel';
 import { ProgressFeed } from './ProgressFeed';
 import { Avatar, Dialog, Markdown } from './common';
 import { MessageBody } from './MessageItem';
+import { Icon } from './Icon';
 
 export function ConversationView({ convId }: { convId: string }) {
   const conv = useConversations((s) => s.byId[convId]);
@@ -44,7 +45,7 @@ export function ConversationView({ convId }: { convId: string }) {
           <div className="side-head">
             <h2>Live activity</h2>
             <button type="button" className="btn btn-ghost btn-icon" aria-label="Hide live activity" onClick={() => uiStore.setState({ showActivity: false })}>
-              ✕
+              <Icon name="close" />
             </button>
           </div>
           <ProgressFeed convId={convId} />
@@ -74,7 +75,7 @@ function ConversationHeader({ convId }: { convId: string }) {
           </button>
           {conv.floor && (
             <>
-              {' '}· <span className="chip chip-floor">🎤 {conv.floor.holder.name} has the floor · {countdown(conv.floor.until, now)}</span>
+              {' '}· <span className="chip chip-floor"><Icon name="mic" size={11} /> {conv.floor.holder.name} has the floor · {countdown(conv.floor.until, now)}</span>
             </>
           )}
         </p>
@@ -87,7 +88,7 @@ function ConversationHeader({ convId }: { convId: string }) {
         </div>
         <FloorControl convId={convId} />
         <button type="button" className="btn btn-ghost" aria-label={`Pinned messages (${pinCount})`} onClick={() => setShowPins(true)}>
-          📌 {pinCount}
+          <Icon name="pin" /> {pinCount}
         </button>
         <button type="button" className={`btn btn-ghost ${showActivity ? 'active' : ''}`} aria-pressed={showActivity} onClick={() => uiStore.setState({ showActivity: !showActivity, threadRoot: null })}>
           Activity
@@ -114,10 +115,10 @@ function FloorControl({ convId }: { convId: string }) {
           void (v ? setFloor(convId, { agent: v }) : setFloor(convId, { release: true }));
         }}
       >
-        <option value="">🎤 Nobody holds the floor</option>
+        <option value="">Floor: open to all</option>
         {agents.map((a) => (
           <option key={a.id} value={a.id}>
-            🎤 {a.name} speaks
+            Floor: {a.name} speaks
           </option>
         ))}
       </select>

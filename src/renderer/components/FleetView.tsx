@@ -7,7 +7,8 @@ import { useProgress, type AgentActivity } from '../stores/progress';
 import { useNow } from '../hooks';
 import { ago } from '../format';
 import { openDirectWith } from '../sync';
-import { ProgressFeed, KIND_ICON } from './ProgressFeed';
+import { ProgressFeed } from './ProgressFeed';
+import { Icon } from './Icon';
 import { Avatar } from './common';
 
 const MINUTES = 30;
@@ -86,7 +87,7 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
         <p className="fleet-last small">
           {last ? (
             <>
-              <span aria-hidden="true">{KIND_ICON[last.kind]}</span> {last.text.slice(0, 80)} · <span className="muted">{ago(last.at, now)}</span>
+              <Icon name={last.kind} size={13} /> {last.text.slice(0, 80)} · <span className="muted">{ago(last.at, now)}</span>
             </>
           ) : (
             <span className="muted">No activity reported yet.</span>

@@ -9,9 +9,10 @@ import { useFiles, fileKey } from '../stores/files';
 import { editMessage, fileLink, openThread, pin, react, recallMessage } from '../sync';
 import { transport } from '../transport';
 import { bytes, dateTimeOf, timeOf } from '../format';
-import { AgentBadge, Avatar, Markdown } from './common';
+import { AgentBadge, Avatar, ConfirmDialog, Markdown } from './common';
 import { CardView } from './CardView';
 import { RequestCard } from './RequestCard';
+import { Icon } from './Icon';
 
 const QUICK_REACTIONS = ['👍', '✅', '👀', '❤️', '🎉', '🙏', '❓', '🚀'];
 const GROUP_MS = 5 * 60_000;
@@ -60,7 +61,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
             {m.to && m.to.length > 0 && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
             {pinned && (
               <span className="pinned" title="Pinned">
-                📌 pinned
+                <Icon name="pin" size={11} /> pinned
               </span>
             )}
           </div>
@@ -93,7 +94,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
         {!m.recalled && <Reactions msg={m} />}
         {replyCount > 0 && (
           <button type="button" className="thread-link" onClick={() => void openThread(m.conv_id, m.msg_id)}>
-            💬 {replyCount} {replyCount === 1 ? 'reply' : 'replies'}
+            <Icon name="thread" size={13} /> {replyCount} {replyCount === 1 ? 'reply' : 'replies'}
           </button>
         )}
       </div>
@@ -158,7 +159,7 @@ function FileView({ payload, image }: { payload: FilePayload; image: boolean }) 
   return (
     <div className="file-card">
       <span className="file-icon" aria-hidden="true">
-        📄
+        <Icon name="file" size={24} />
       </span>
       <span className="file-meta">
         <strong>{payload.name}</strong>
@@ -211,6 +212,7 @@ function Reactions({ msg }: { msg: Message }) {
 function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; inThread: boolean; onEdit: () => void }) {
   const { msg, mine, pinned } = props;
   const [picker, setPicker] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const pickerRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!picker) return;
@@ -222,39 +224,32 @@ function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; i
     return () => document.removeEventListener('mousedown', close);
   }, [picker]);
   return (
+    <>
     <div className={`msg-actions ${picker ? 'open' : ''}`} role="toolbar" aria-label="Message actions">
       <button type="button" className="act" aria-label="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>
-        ☺
+        <Icon name="smile" />
       </button>
       {!props.inThread && (
         <>
           <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => uiStore.setState({ replyTo: msg.msg_id })}>
-            ↩
+            <Icon name="reply" />
           </button>
           <button type="button" className="act" aria-label="Reply in thread" title="Reply in thread" onClick={() => void openThread(msg.conv_id, msg.thread_id ?? msg.msg_id)}>
-            💬
+            <Icon name="thread" />
           </button>
         </>
       )}
       <button type="button" className="act" aria-label={pinned ? 'Unpin' : 'Pin'} title={pinned ? 'Unpin' : 'Pin'} onClick={() => void pin(msg.conv_id, msg.msg_id, !pinned)}>
-        📌
+        <Icon name="pin" />
       </button>
       {mine && msg.kind === 'text' && (
         <button type="button" className="act" aria-label="Edit" title="Edit" onClick={props.onEdit}>
-          ✎
+          <Icon name="edit" />
         </button>
       )}
       {mine && (
-        <button
-          type="button"
-          className="act act-danger"
-          aria-label="Recall"
-          title="Recall (delete for everyone)"
-          onClick={() => {
-            if (confirm('Recall this message? Its content is deleted for everyone.')) void recallMessage(msg.msg_id);
-          }}
-        >
-          🗑
+        <button type="button" className="act act-danger" aria-label="Recall" title="Recall (delete for everyone)" onClick={() => setConfirming(true)}>
+          <Icon name="trash" />
         </button>
       )}
       {picker && (
@@ -276,6 +271,21 @@ function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; i
         </div>
       )}
     </div>
+    {confirming && (
+      <ConfirmDialog
+        title="Recall this message?"
+        confirm="Recall for everyone"
+        danger
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => {
+          setConfirming(false);
+          void recallMessage(msg.msg_id);
+        }}
+      >
+        <p>Its content is deleted for everyone in the conversation. This cannot be undone.</p>
+      </ConfirmDialog>
+    )}
+    </>
   );
 }
 

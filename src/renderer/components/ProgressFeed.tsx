@@ -9,15 +9,8 @@ import { openView } from '../sync';
 import { timeOf, dateTimeOf } from '../format';
 import { VirtualList } from './VirtualList';
 import { JsonView } from './common';
+import { Icon } from './Icon';
 
-export const KIND_ICON: Record<string, string> = {
-  thinking: '💭',
-  tool_call: '🔧',
-  tool_result: '📦',
-  plan: '🗺️',
-  step: '👣',
-  error: '⚠️',
-};
 export const KIND_LABEL: Record<string, string> = {
   thinking: 'Thinking',
   tool_call: 'Tool call',
@@ -54,8 +47,8 @@ const ProgressItem = memo(function ProgressItem({ p, showConversation }: { p: Pr
   const convTitle = useConversations((s) => (showConversation ? s.byId[p.conv_id]?.title : undefined));
   return (
     <article className={`progress progress-${p.kind}`} aria-label={`${KIND_LABEL[p.kind] ?? p.kind} from ${p.agent.name}`}>
-      <span className="progress-icon" role="img" aria-label={KIND_LABEL[p.kind] ?? p.kind}>
-        {KIND_ICON[p.kind] ?? '•'}
+      <span className="progress-icon">
+        <Icon name={p.kind} size={16} label={KIND_LABEL[p.kind] ?? p.kind} />
       </span>
       <div className="progress-main">
         <div className="progress-head">

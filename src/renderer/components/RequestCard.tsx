@@ -9,6 +9,7 @@ import { uiStore } from '../stores/ui';
 import { useNow } from '../hooks';
 import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
+import { Icon } from './Icon';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
 const STATE_LABEL: Record<string, string> = {
@@ -53,7 +54,7 @@ export const RequestCard = memo(function RequestCard(props: {
         <span className={`chip chip-req-${pending ? 'pending' : r.state}`}>{stateLabel}</span>
         {pending && (
           <span className="countdown" title={`Expires ${dateTimeOf(r.expires_at)}`}>
-            ⏱ {countdown(r.expires_at, now)}
+            <Icon name="clock" size={12} /> {countdown(r.expires_at, now)}
           </span>
         )}
       </header>

@@ -9,7 +9,8 @@ import { useSession } from '../stores/session';
 import { uiStore, useUi } from '../stores/ui';
 import { openView, searchMessages } from '../sync';
 import { TASK_STATE_LABEL, timeOf } from '../format';
-import { Avatar, BotIcon } from './common';
+import { Avatar } from './common';
+import { Icon } from './Icon';
 
 export function sortedConversationIds(byId: Record<string, ConversationView>, filter: string): string[] {
   const f = filter.trim().toLowerCase();
@@ -52,9 +53,9 @@ export function Sidebar() {
       </div>
 
       <div className="nav-links">
-        <NavButton active={view.name === 'approvals'} onClick={() => openView({ name: 'approvals' })} label="Approvals" icon="✅" count={pendingCount} countLabel={`${pendingCount} pending`} />
-        <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon="📈" />
-        <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<BotIcon size={16} />} />
+        <NavButton active={view.name === 'approvals'} onClick={() => openView({ name: 'approvals' })} label="Approvals" icon={<Icon name="approvals" />} count={pendingCount} countLabel={`${pendingCount} pending`} />
+        <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon={<Icon name="fleet" />} />
+        <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<Icon name="bot" />} />
       </div>
 
       <form
@@ -115,7 +116,7 @@ export function Sidebar() {
                 {sec.label}
                 {sec.kind !== 'inbox' && (
                   <button type="button" className="btn btn-ghost btn-icon btn-small" aria-label={`New ${sec.label.toLowerCase()}`} onClick={() => uiStore.setState({ newConversation: true })}>
-                    +
+                    <Icon name="plus" size={14} />
                   </button>
                 )}
               </h3>
@@ -170,7 +171,7 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
         aria-current={active ? 'page' : undefined}
         onClick={() => openView({ name: 'conversation', convId })}
       >
-        {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true">{c.kind === 'task' ? '☑' : c.kind === 'inbox' ? '✎' : '#'}</span>}
+        {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true"><Icon name={c.kind === 'task' ? 'task' : c.kind === 'inbox' ? 'note' : 'hash'} size={15} /></span>}
         <span className="conv-title">{c.title}</span>
         <span className="conv-badges">
           {c.task && <span className={`chip chip-${c.task.state}`}>{TASK_STATE_LABEL[c.task.state]}</span>}
@@ -181,7 +182,7 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
           )}
           {c.floor && (
             <span className="chip chip-floor" title={`${c.floor.holder.name} holds the floor`}>
-              🎤 {c.floor.holder.name}
+              <Icon name="mic" size={10} /> {c.floor.holder.name}
             </span>
           )}
           {pendingHere > 0 && (

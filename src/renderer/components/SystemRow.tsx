@@ -3,6 +3,7 @@ import { memo } from 'react';
 import type { EventView, UserRef } from '../model';
 import { TASK_STATE_LABEL, dateTimeOf, timeOf } from '../format';
 import { useSession } from '../stores/session';
+import { Icon } from './Icon';
 
 type Data = Record<string, unknown>;
 const nameOf = (u: unknown) => (u && typeof u === 'object' && 'name' in u ? String((u as UserRef).name) : '');
@@ -12,27 +13,27 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
   const d = (event.data ?? {}) as Data;
   const who = event.actor ? (event.actor.id === ownerId ? 'You' : event.actor.name) : 'Perch';
   const you = (u: unknown) => (u && typeof u === 'object' && (u as UserRef).id === ownerId ? 'you' : nameOf(u));
-  let icon = '•';
+  let icon = 'spark';
   let text: string;
   switch (event.type) {
     case 'conversation.created':
-      icon = '✦';
+      icon = 'spark';
       text = `${who} created ${d.kind === 'task' ? 'this task' : d.kind === 'group' ? 'this group' : 'this conversation'}${d.title ? `: ${String(d.title)}` : ''}${d.assignee ? ` (assigned to ${String(d.assignee)})` : ''}`;
       break;
     case 'member.added':
-      icon = '+';
+      icon = 'join';
       text = event.actor && nameOf(d.user) && event.actor.id !== (d.user as UserRef).id ? `${who} added ${you(d.user)}` : `${nameOf(d.user) || who} joined`;
       break;
     case 'handoff.created':
-      icon = '🤝';
+      icon = 'handoff';
       text = `${who} handed this to ${you(d.to)}: ${String(d.note ?? '')}`;
       break;
     case 'handoff.returned':
-      icon = '↩';
+      icon = 'reply';
       text = `${who} handed this back to ${nameOf(d.agent)}${d.note ? `: ${String(d.note)}` : ''}`;
       break;
     case 'task.updated': {
-      icon = '☑';
+      icon = 'task';
       const from = TASK_STATE_LABEL[String(d.previous_state)] ?? String(d.previous_state);
       const to = TASK_STATE_LABEL[String(d.state)] ?? String(d.state);
       text = d.state !== d.previous_state ? `${who} moved the task from ${from} to ${to}` : `${who} assigned the task to ${nameOf(d.assignee) || 'nobody'}`;
@@ -40,19 +41,19 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       break;
     }
     case 'floor.granted':
-      icon = '🎤';
+      icon = 'mic';
       text = `${who} gave the floor to ${nameOf(d.agent)}${typeof d.until === 'number' ? ` until ${timeOf(d.until)}` : ''}`;
       break;
     case 'floor.released':
-      icon = '🎤';
+      icon = 'mic';
       text = d.reason === 'expired' ? `${nameOf(d.holder)}'s turn ended (time is up)` : d.reason === 'replaced' ? `${nameOf(d.holder)}'s turn ended` : `${who} released the floor${nameOf(d.holder) ? ` (${nameOf(d.holder)})` : ''}`;
       break;
     case 'owner.note':
-      icon = '✎';
+      icon = 'note';
       text = `Private note: ${String(d.text ?? '')}`;
       break;
     case 'config.updated':
-      icon = '⚙';
+      icon = 'config';
       text = `Role config updated to version ${String(d.version ?? '?')}`;
       break;
     default:
@@ -60,8 +61,8 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
   }
   return (
     <div className={`sys-row sys-${event.type.replace('.', '-')}`} role="note">
-      <span className="sys-icon" aria-hidden="true">
-        {icon}
+      <span className="sys-icon">
+        <Icon name={icon} size={14} />
       </span>
       <span className="sys-text">{text}</span>
       <time className="sys-time" dateTime={new Date(event.at).toISOString()} title={dateTimeOf(event.at)}>

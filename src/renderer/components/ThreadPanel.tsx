@@ -4,6 +4,7 @@ import { useTimeline } from '../stores/timeline';
 import { uiStore } from '../stores/ui';
 import { MessageItem } from './MessageItem';
 import { Composer } from './Composer';
+import { Icon } from './Icon';
 
 export function ThreadPanel({ convId, rootId }: { convId: string; rootId: string }) {
   const replies = useTimeline(useShallow((s) => s.threads[rootId]?.replies ?? []));
@@ -13,7 +14,7 @@ export function ThreadPanel({ convId, rootId }: { convId: string; rootId: string
       <div className="side-head">
         <h2>Thread</h2>
         <button type="button" className="btn btn-ghost btn-icon" aria-label="Close thread" onClick={() => uiStore.setState({ threadRoot: null })}>
-          ✕
+          <Icon name="close" />
         </button>
       </div>
       <div className="thread-body">

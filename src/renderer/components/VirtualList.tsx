@@ -41,14 +41,20 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   const [measured, setMeasured] = useState(0);
   const [view, setView] = useState({ top: 0, height: 0 });
   const atEdge = useRef(true);
-  const anchor = useRef<{ key: string; delta: number } | null>(null);
+  const stickRef = useRef(stick);
+  stickRef.current = stick;
+  const anchor = useRef<{ key: string; index: number; delta: number } | null>(null);
 
   const keys = useMemo(() => items.map(getKey), [items, getKey]);
-  const indexOfKey = useMemo(() => {
-    const m = new Map<string, number>();
-    keys.forEach((k, i) => m.set(k, i));
-    return m;
-  }, [keys]);
+  // Where a key is now; the last known index and a prepend shift are tried before a full search.
+  const indexOfKey = (key: string, hint = -1): number | undefined => {
+    if (hint >= 0 && keys[hint] === key) return hint;
+    const shifted = hint + (keys.length - prevLength.current);
+    if (hint >= 0 && keys[shifted] === key) return shifted;
+    const i = keys.indexOf(key);
+    return i < 0 ? undefined : i;
+  };
+  const prevLength = useRef(0);
   const offsets = useMemo(() => {
     const o = new Float64Array(items.length + 1);
     const h = heights.current;
@@ -86,7 +92,11 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    const update = () => setView((v) => (v.height === el.clientHeight && v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight }));
+    const update = () => {
+      // The viewport changed size (a banner came or went): a reader at the followed edge stays there.
+      if (atEdge.current && stickRef.current === 'bottom') el.scrollTop = el.scrollHeight - el.clientHeight;
+      setView((v) => (v.height === el.clientHeight && v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight }));
+    };
     update();
     const ro = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
     ro?.observe(el);
@@ -98,8 +108,9 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     const top = el.scrollTop;
     atEdge.current = stick === 'bottom' ? el.scrollHeight - top - el.clientHeight < 32 : top < 4;
     if (n > 0) {
-      const i = indexAt(o, n, top);
-      anchor.current = { key: k[i]!, delta: top - o[i]! };
+      // Anchor on a real item: a header row at index 0 would pin the view to the top while pages are prepended.
+      const i = Math.min(n - 1, Math.max(indexAt(o, n, top), n > 1 ? 1 : 0));
+      anchor.current = { key: k[i]!, index: i, delta: top - o[i]! };
     }
   };
 
@@ -119,12 +130,14 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       const want = stick === 'bottom' ? Math.max(0, el.scrollHeight - el.clientHeight) : 0;
       if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
     } else if (anchor.current) {
-      const i = indexOfKey.get(anchor.current.key);
+      const i = indexOfKey(anchor.current.key, anchor.current.index);
       if (i !== undefined) {
+        anchor.current.index = i;
         const want = offsets[i]! + anchor.current.delta;
         if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
       }
     }
+    prevLength.current = keys.length;
     if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight });
   }, [offsets]);
 
@@ -138,13 +151,13 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   useLayoutEffect(() => {
     if (!scrollToKey) return;
     const el = scroller.current;
-    const i = indexOfKey.get(scrollToKey);
+    const i = indexOfKey(scrollToKey);
     if (!el || i === undefined) return;
     el.scrollTop = Math.max(0, offsets[i]! - el.clientHeight / 3);
     capture(el);
     atEdge.current = false;
     onScrolledTo?.();
-  }, [scrollToKey, indexOfKey]);
+  }, [scrollToKey, keys]);
 
   const n = items.length;
   let start = 0;

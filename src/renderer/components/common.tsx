@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { renderMarkdown } from '../markdown';
 import { hueOf, initials } from '../format';
 import type { UserRef } from '../model';
+import { Icon } from './Icon';
 
 export function Avatar({ user, size = 36 }: { user: Pick<UserRef, 'name' | 'kind'>; size?: number }) {
   const hue = hueOf(user.name);
@@ -132,7 +133,7 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
       <div className="dialog-head">
         <h2>{title}</h2>
         <button type="button" className="btn btn-ghost btn-icon" aria-label="Close" onClick={onClose}>
-          ✕
+          <Icon name="close" />
         </button>
       </div>
       <div className="dialog-body">{children}</div>
@@ -155,5 +156,22 @@ export function AgentBadge({ title }: { title?: string }) {
     <span className="badge badge-agent" title={title ?? 'Written by an AI agent acting for you (attested by the Perch hub)'}>
       AI agent for you
     </span>
+  );
+}
+
+/** Asks before something that cannot be undone. */
+export function ConfirmDialog(props: { title: string; children: ReactNode; confirm: string; danger?: boolean; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <Dialog title={props.title} onClose={props.onCancel}>
+      <div className="confirm-body">{props.children}</div>
+      <div className="row">
+        <button type="button" className={`btn ${props.danger ? 'btn-danger' : 'btn-primary'}`} autoFocus onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
+        <button type="button" className="btn btn-ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,0 +1,104 @@
+// The owner's side of agents and sessions: the sign-in screen, adding an agent (key shown once, with
+// snippets that work), editing its role config (the agent hears of it), rotating and revoking keys.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connectAgent, launch, within, type Harness } from './harness';
+
+describe('agents and sign-in', () => {
+  let h: Harness;
+
+  before(async () => {
+    h = await launch({ agents: ['alice'] });
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  test('without the owner session the app shows the sign-in screen', { timeout: 30_000 }, async () => {
+    const ctx = await h.browser.newContext({ viewport: { width: 1100, height: 700 } });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(h.baseUrl + '/', { timeout: 15_000 });
+      await page.getByRole('heading', { name: 'Sign in to Perch' }).waitFor();
+      await page.getByText('Open the login link printed by perch serve').waitFor();
+      await page.screenshot({ path: 'e2e/artifacts/sign-in.png' });
+      assert.equal(await page.getByRole('navigation', { name: 'Perch' }).count(), 0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test('adding an agent shows its key once, with snippets, and the key connects', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await page.getByRole('button', { name: /^Agents/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const add = page.getByRole('dialog', { name: 'Add an agent' });
+    await add.getByLabel('Name').fill('carol');
+    await add.getByLabel('Description').fill('Reviews pull requests');
+    await add.getByRole('button', { name: 'Add agent' }).click();
+    const keyDialog = page.getByRole('dialog', { name: 'Key for carol' });
+    const key = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
+    assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
+    for (const s of ['Claude Code', 'Cursor', 'VS Code', 'perch call']) {
+      const snippet = keyDialog.getByRole('region', { name: `${s} snippet` });
+      await snippet.waitFor();
+      assert.ok((await snippet.locator('pre').textContent())!.includes(key), `${s} snippet carries the key`);
+    }
+    await h.screenshot('agent-key');
+    await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('listitem', { name: 'Agent carol' }).getByText('Reviews pull requests').waitFor();
+
+    const carol = await connectAgent('carol', '', key, h.mcpUrl);
+    try {
+      const me = await carol.call('whoami');
+      assert.equal(me.agent.name, 'carol');
+    } finally {
+      await carol.client.close();
+    }
+  });
+
+  test('editing the role config raises its version and the agent gets config.updated', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    await page.getByRole('button', { name: 'Edit config of alice' }).click();
+    const dlg = page.getByRole('dialog', { name: 'Role config of alice' });
+    await dlg.getByLabel('Instructions').fill('Ask before spending money. Report progress every step.');
+    await dlg.getByLabel('Skills (JSON)').fill('not json');
+    await dlg.getByRole('button', { name: 'Save config' }).click();
+    await dlg.getByRole('alert').getByText('Not valid JSON', { exact: false }).waitFor();
+    await dlg.getByLabel('Skills (JSON)').fill('[{"name": "sql", "description": "Query the warehouse"}]');
+    await dlg.getByLabel('MCP servers (JSON)').fill('[{"name": "github", "url": "https://example.com/mcp"}]');
+    await h.screenshot('agent-config');
+    await dlg.getByRole('button', { name: 'Save config' }).click();
+    await dlg.waitFor({ state: 'detached' });
+    const ev = await alice.waitFor((e) => e.type === 'config.updated');
+    const cfg = await alice.call('get_config');
+    assert.equal(cfg.version, ev.data?.version);
+    assert.equal(cfg.role.instructions, 'Ask before spending money. Report progress every step.');
+    assert.deepEqual(cfg.skills, [{ name: 'sql', description: 'Query the warehouse' }]);
+    assert.equal(cfg.mcp_servers[0].name, 'github');
+    await page.getByRole('listitem', { name: 'Agent alice' }).getByText(`config v${cfg.version}`).waitFor();
+    await h.screenshot('agents');
+  });
+
+  test('rotating a key shows the new one and the old one stops working; revoking marks the agent', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const oldKey = h.agents.alice!.key;
+    await page.getByRole('button', { name: 'Rotate key of alice' }).click();
+    await page.getByRole('dialog', { name: "Rotate alice's key?" }).getByRole('button', { name: 'Rotate key' }).click();
+    const keyDialog = page.getByRole('dialog', { name: 'Key for alice' });
+    const newKey = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
+    assert.notEqual(newKey, oldKey);
+    await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
+    await assert.rejects(within(15_000, 'connect with the old key', connectAgent('alice-old', '', oldKey, h.mcpUrl)));
+    const fresh = await connectAgent('alice', '', newKey, h.mcpUrl);
+    assert.equal((await fresh.call('whoami')).agent.name, 'alice');
+    await fresh.client.close();
+
+    await page.getByRole('button', { name: 'Revoke carol' }).click();
+    await page.getByRole('dialog', { name: "Revoke carol's key?" }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('listitem', { name: 'Agent carol' }).getByText('revoked').waitFor();
+    assert.deepEqual(h.pageErrors, []);
+  });
+});

@@ -1,0 +1,192 @@
+// The live view: progress in the feed and the fleet, recalls, agent text kept inert, images, reactions,
+// threads, pins, and a long history that stays virtualized.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { launch, openConversation, timeline, within, type Harness } from './harness';
+
+describe('live view', () => {
+  let h: Harness;
+  let convId: string;
+
+  before(async () => {
+    h = await launch({ agents: ['alice', 'bob'] });
+    convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
+    await openConversation(h.page, 'alice');
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  test('progress events appear live in the conversation feed and in the fleet view', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    const feed = page.getByRole('feed', { name: 'Progress in this conversation' });
+    await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Plan: dump, transform, load' });
+    await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'psql --dump orders', data: { table: 'orders', rows: 120000 } });
+    await feed.getByText('Plan: dump, transform, load').waitFor({ timeout: 5_000 });
+    const call = feed.getByRole('article', { name: 'Tool call from alice' });
+    await call.getByText('psql --dump orders').waitFor({ timeout: 5_000 });
+    await call.getByText('Data').click();
+    await call.getByText('120000').waitFor();
+    await h.screenshot('conversation');
+
+    await page.getByRole('button', { name: /^Fleet/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
+    const fleetFeed = page.getByRole('feed', { name: 'Progress feed' });
+    await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
+    await fleetFeed.getByText('Checking foreign keys').waitFor({ timeout: 5_000 });
+    await page.getByRole('button', { name: /^alice: Busy/ }).waitFor();
+    await alice.call('progress', { conv_id: convId, kind: 'error', text: 'Constraint violation on orders.customer_id' });
+    await fleetFeed.getByRole('article', { name: 'Error from alice' }).waitFor({ timeout: 5_000 });
+    await page.getByRole('button', { name: /^alice: Stuck/ }).waitFor();
+    await page.getByRole('button', { name: /^bob: Silent|^bob: Waiting/ }).waitFor();
+    await page.getByRole('img', { name: /alice activity, last 30 minutes: [1-9]\d* reports/ }).waitFor();
+    await h.screenshot('fleet');
+    await openConversation(page, 'alice');
+  });
+
+  test('a recalled message disappears from the conversation', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    const sent = await alice.call('send_message', { conv_id: convId, text: 'The staging password is hunter2' });
+    const log = timeline(page);
+    await log.getByText('The staging password is hunter2').waitFor();
+    await alice.call('recall_message', { msg_id: sent.msg_id });
+    await log.getByText('The staging password is hunter2').waitFor({ state: 'detached', timeout: 5_000 });
+    await log.getByText('This message was recalled.').waitFor();
+    assert.equal(await page.getByText('hunter2').count(), 0);
+  });
+
+  test('agent-written <script> and <img onerror> stay inert text', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    const payloads = [
+      '<script>alert("xss-script")</script>',
+      '<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">',
+      '[click me](javascript:alert(1)) and <a href="javascript:alert(2)">a link</a>',
+      '<iframe src="https://example.com"></iframe> <svg onload=alert(3)>',
+    ];
+    for (const text of payloads) await alice.call('send_message', { conv_id: convId, text });
+    // The card path renders agent Markdown too.
+    await alice.call('send_card', { conv_id: convId, text: 'card', card: { title: 'Inert card', blocks: [{ type: 'text', text: '<img src=x onerror="window.__pwned=2">' }] } });
+    const log = timeline(page);
+    await log.getByText('<script>alert("xss-script")</script>').waitFor();
+    await log.getByText('<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">').waitFor();
+    await log.getByText('<svg onload=alert(3)>', { exact: false }).waitFor();
+    await log.getByRole('region', { name: 'Card: Inert card' }).getByText('<img src=x onerror="window.__pwned=2">').waitFor();
+    await page.waitForTimeout(300);
+    assert.deepEqual(h.dialogs, [], 'no dialog may fire');
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.locator('.msg script, .msg iframe, .msg svg[onload], .msg img[src="x"], .card img[src="x"]').count(), 0);
+    assert.equal(await page.locator('[onerror], [onload]').count(), 0);
+    assert.equal(await page.locator('a[href^="javascript" i]').count(), 0);
+    assert.deepEqual(h.pageErrors, []);
+  });
+
+  test('an image shows as a thumbnail and opens full size; reactions, threads and pins work', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
+    await alice.call('send_file', { conv_id: convId, name: 'chart.png', data: png.toString('base64'), caption: 'Throughput after the change' });
+    const log = timeline(page);
+    const thumb = log.getByRole('button', { name: 'View image chart.png' });
+    await thumb.locator('img').waitFor();
+    assert.ok(await thumb.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the thumbnail loads');
+    await thumb.click();
+    const viewer = page.getByRole('dialog', { name: 'chart.png' });
+    await viewer.getByRole('img', { name: 'chart.png' }).waitFor();
+    assert.equal(await viewer.getByRole('img', { name: 'chart.png' }).evaluate((img: HTMLImageElement) => img.naturalWidth), 640);
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+
+    // Reactions: the owner adds one (the agent sees it), then removes it.
+    const sent = await alice.call('send_message', { conv_id: convId, text: 'Migration finished in 4 minutes.' });
+    const msg = log.getByRole('article', { name: 'Message from alice' }).filter({ hasText: 'Migration finished in 4 minutes.' });
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Add reaction' }).click();
+    await msg.getByRole('button', { name: 'React 🎉' }).click();
+    const reaction = msg.getByRole('button', { name: /🎉 1, you reacted/ });
+    await reaction.waitFor();
+    const ev = await alice.waitFor((e) => e.type === 'reaction.added' && e.message?.msg_id === sent.msg_id);
+    assert.equal(ev.data?.key, '🎉');
+    await reaction.click();
+    await reaction.waitFor({ state: 'detached' });
+
+    // Threads: the owner replies in a thread; the agent's reply shows there live.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Reply in thread' }).click();
+    const thread = page.getByRole('complementary', { name: 'Thread' });
+    await thread.getByRole('textbox', { name: 'Reply in thread' }).fill('Great, any errors?');
+    await thread.getByRole('textbox', { name: 'Reply in thread' }).press('Enter');
+    const reply = await alice.waitFor((e) => e.type === 'message.created' && e.message?.text === 'Great, any errors?');
+    assert.equal((reply.message as { thread_id?: string }).thread_id, sent.msg_id);
+    await alice.call('send_message', { conv_id: convId, text: 'None at all.', thread_id: sent.msg_id });
+    await thread.getByText('None at all.').waitFor();
+    await msg.getByRole('button', { name: /2 replies/ }).waitFor();
+    await h.screenshot('thread');
+    await thread.getByRole('button', { name: 'Close thread' }).click();
+
+    // Pins.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Pin', exact: true }).click();
+    await msg.getByText('pinned').waitFor();
+    await page.getByRole('button', { name: 'Pinned messages (1)' }).waitFor();
+  });
+
+  test('the owner edits and recalls their own message', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    const alice = h.agents.alice!;
+    const box = page.getByRole('textbox', { name: 'Message alice' });
+    await box.fill('Lets ship on Fryday');
+    await box.press('Enter');
+    const sent = timeline(page).getByRole('article', { name: 'Message from owner' }).filter({ hasText: 'Lets ship on Fryday' });
+    const msgId = await sent.getAttribute('data-msg-id');
+    const mine = timeline(page).locator(`[data-msg-id="${msgId}"]`);
+    await mine.hover();
+    await mine.getByRole('button', { name: 'Edit' }).click();
+    const edit = mine.getByRole('textbox', { name: 'Edit message' });
+    await edit.fill("Let's ship on Friday");
+    await edit.press('Enter');
+    await timeline(page).getByText("Let's ship on Friday").waitFor();
+    await timeline(page).getByText('(edited)').waitFor();
+    const ev = await alice.waitFor((e) => e.type === 'message.edited');
+    assert.equal(ev.message?.text, "Let's ship on Friday");
+
+    await mine.hover();
+    await mine.getByRole('button', { name: 'Recall' }).click();
+    await page.getByRole('dialog', { name: 'Recall this message?' }).getByRole('button', { name: 'Recall for everyone' }).click();
+    await mine.getByText('This message was recalled.').waitFor();
+    await alice.waitFor((e) => e.type === 'message.recalled' && e.message?.msg_id === msgId);
+    assert.equal(await timeline(page).getByText("Let's ship on Friday").count(), 0);
+  });
+
+  test('a long history is virtualized and pages older messages on scroll up', { timeout: 120_000 }, async () => {
+    const { page } = h;
+    const bob = h.agents.bob!;
+    const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    const N = 1200;
+    for (let i = 0; i < N; i += 40) {
+      await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }))));
+      await page.waitForTimeout(250); // stay under the hub's per-agent rate limit
+    }
+    await openConversation(page, 'bob');
+    const log = timeline(page);
+    const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });
+    assert.ok(last.seq > N);
+    await log.getByText('The newest line').waitFor();
+    const rendered = await log.locator('article').count();
+    assert.ok(rendered > 5 && rendered < 120, `only what is near the viewport is in the DOM (got ${rendered})`);
+    // Scroll to the top repeatedly: older pages load (before_seq) until the beginning.
+    const started = Date.now();
+    while (Date.now() - started < 60_000) {
+      await log.evaluate((el) => (el.scrollTop = 0));
+      if (await log.getByText('This is the beginning of the conversation.').isVisible()) break;
+      await page.waitForTimeout(150);
+    }
+    await log.getByText('Line 1 of the long history', { exact: true }).waitFor();
+    assert.ok((await log.locator('article').count()) < 150, 'still virtualized after loading everything');
+    assert.deepEqual(h.pageErrors, []);
+  });
+});
