@@ -174,9 +174,10 @@ interface RunningHub {
 async function startHub(name: string, dataDir: string): Promise<RunningHub> {
   const flags: string[] = [];
   if (opt['cpu-prof']) {
-    const dir = path.resolve(opt['cpu-prof']);
+    // One directory per hub: the main thread and the checkpoint worker each write a profile.
+    const dir = path.resolve(opt['cpu-prof'], `hub-${name}`);
     fs.mkdirSync(dir, { recursive: true });
-    flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=hub-${name}-${Date.now()}.cpuprofile`);
+    flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
   const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));

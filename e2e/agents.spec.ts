@@ -2,17 +2,17 @@
 // snippets that work), editing its role config (the agent hears of it), rotating and revoking keys.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectAgent, launch, within, type Harness } from './harness';
+import { connectAgent, launch, openPage, within, type Harness } from './harness';
 
 describe('agents and sign-in', () => {
   let h: Harness;
 
   before(async () => {
     h = await launch({ agents: ['alice'] });
-  });
+  }, { timeout: 90_000 });
   after(async () => {
     await h?.close();
-  });
+  }, { timeout: 60_000 });
 
   test('without the owner session the app shows the sign-in screen', { timeout: 30_000 }, async () => {
     const ctx = await h.browser.newContext({ viewport: { width: 1100, height: 700 } });
@@ -30,8 +30,7 @@ describe('agents and sign-in', () => {
 
   test('adding an agent shows its key once, with snippets, and the key connects', { timeout: 60_000 }, async () => {
     const { page } = h;
-    await page.getByRole('button', { name: /^Agents/ }).click();
-    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Add agent' }).click();
     const add = page.getByRole('dialog', { name: 'Add an agent' });
     await add.getByLabel('Name').fill('carol');

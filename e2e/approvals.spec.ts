@@ -2,7 +2,7 @@
 // get_request returns the decision.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, within, type Harness } from './harness';
+import { launch, openConversation, openPage, within, type Harness } from './harness';
 
 describe('approvals', () => {
   let h: Harness;
@@ -11,16 +11,15 @@ describe('approvals', () => {
   before(async () => {
     h = await launch({ agents: ['alice'] });
     convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-  });
+  }, { timeout: 90_000 });
   after(async () => {
     await h?.close();
-  });
+  }, { timeout: 60_000 });
 
   test("an agent's request appears live and Approve makes its waiting get_request return approved", { timeout: 90_000 }, async () => {
     const { page } = h;
     const alice = h.agents.alice!;
-    await page.getByRole('button', { name: /^Approvals/ }).click();
-    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+    await openPage(page, 'Approvals');
     await page.getByText('Nothing is waiting for you.').waitFor();
 
     const req = await alice.call('request_human', {
@@ -72,7 +71,7 @@ describe('approvals', () => {
   test('keyboard in the inbox: j/k move, r rejects, a answers with the typed answer', { timeout: 60_000 }, async () => {
     const { page } = h;
     const alice = h.agents.alice!;
-    await page.getByRole('button', { name: /^Approvals/ }).click();
+    await openPage(page, 'Approvals');
     const r1 = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Delete the old bucket?', ttl_secs: 600 });
     const r2 = await alice.call('request_human', { conv_id: convId, kind: 'answer', title: 'What should the release be called?', ttl_secs: 1200 });
     const w1 = alice.call('get_request', { request_id: r1.request_id, wait_secs: 45 });

@@ -13,10 +13,10 @@ describe('collaboration', () => {
     convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Hi! I am **alice**, ready when you are.' });
     await openConversation(h.page, 'alice');
-  });
+  }, { timeout: 90_000 });
   after(async () => {
     await h?.close();
-  });
+  }, { timeout: 60_000 });
 
   test('a card form submitted by the owner reaches the agent in get_updates, and a once card closes', { timeout: 60_000 }, async () => {
     const { page } = h;
@@ -49,6 +49,11 @@ describe('collaboration', () => {
     await card.getByLabel('Nights').fill('4');
     await card.getByLabel('Class').selectOption('business');
     await card.getByLabel('Refundable only').check();
+    await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Book flights, then the hotel' });
+    await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'flights.search LIS', data: { from: 'BER', to: 'LIS' } });
+    await alice.call('progress', { conv_id: convId, kind: 'tool_result', text: '14 flights found' });
+    await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Waiting for the trip details' });
+    await page.getByRole('feed', { name: 'Progress in this conversation' }).getByText('Waiting for the trip details').waitFor();
     await h.screenshot('conversation-card');
     await card.getByRole('button', { name: 'Send details' }).click();
 

@@ -104,6 +104,12 @@ export async function connectAgent(name: string, id: string, key: string, mcpUrl
 }
 
 export async function launch(opts: { agents: string[] }): Promise<Harness> {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set PERCH_E2E_CHROMIUM. Never run \`playwright install\`.`);
+  }
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html')) || !fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) {
+    throw new Error('Build first: npm run build:main && npx vite build --config vite.config.mts');
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-e2e-'));
   const cleanups: Array<() => Promise<void> | void> = [() => fs.rmSync(dataDir, { recursive: true, force: true })];
   const close = async () => {
@@ -213,3 +219,9 @@ export async function openConversation(page: Page, title: string): Promise<void>
 
 /** The timeline of the open conversation. */
 export const timeline = (page: Page) => page.getByRole('log', { name: 'Messages' });
+
+/** Opens Approvals, Fleet or Agents from the sidebar. */
+export async function openPage(page: Page, name: 'Approvals' | 'Fleet' | 'Agents'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { launch, openConversation, timeline, within, type Harness } from './harness';
+import { launch, openConversation, openPage, timeline, within, type Harness } from './harness';
 
 describe('live view', () => {
   let h: Harness;
@@ -14,10 +14,10 @@ describe('live view', () => {
     convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
     await openConversation(h.page, 'alice');
-  });
+  }, { timeout: 90_000 });
   after(async () => {
     await h?.close();
-  });
+  }, { timeout: 60_000 });
 
   test('progress events appear live in the conversation feed and in the fleet view', { timeout: 60_000 }, async () => {
     const { page } = h;
@@ -31,9 +31,12 @@ describe('live view', () => {
     await call.getByText('Data').click();
     await call.getByText('120000').waitFor();
     await h.screenshot('conversation');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(300); // let colour transitions finish
+    await h.screenshot('conversation-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
-    await page.getByRole('button', { name: /^Fleet/ }).click();
-    await page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
+    await openPage(page, 'Fleet');
     const fleetFeed = page.getByRole('feed', { name: 'Progress feed' });
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
     await fleetFeed.getByText('Checking foreign keys').waitFor({ timeout: 5_000 });
@@ -171,6 +174,8 @@ describe('live view', () => {
       await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }))));
       await page.waitForTimeout(250); // stay under the hub's per-agent rate limit
     }
+    // Unread counts come live to the sidebar while the owner is elsewhere.
+    await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: new RegExp(`^bob .*${N} unread`) }).waitFor();
     await openConversation(page, 'bob');
     const log = timeline(page);
     const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });

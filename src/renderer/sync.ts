@@ -155,8 +155,11 @@ export async function loadActivity(): Promise<void> {
 let agentsRefresh: ReturnType<typeof setTimeout> | undefined;
 /** Whether agents wait is not pushed; re-read it shortly after events that wake or come from agents. */
 function refreshAgentsSoon(ms = 1500): void {
-  clearTimeout(agentsRefresh);
-  agentsRefresh = setTimeout(() => void loadAgents().catch(() => {}), ms);
+  if (agentsRefresh) return; // at most one re-read per interval, however busy the fleet is
+  agentsRefresh = setTimeout(() => {
+    agentsRefresh = undefined;
+    void loadAgents().catch(() => {});
+  }, ms);
 }
 
 const convRefresh = new Map<string, ReturnType<typeof setTimeout>>();
@@ -167,7 +170,14 @@ function refreshConversationSoon(convId: string): void {
     void api('conversations.get', { conv_id: convId })
       .then(({ conversation }) => {
         const open = currentConvId() === convId;
-        conversationsStore.setState((s) => ({ byId: { ...s.byId, [convId]: open ? { ...conversation, unread: 0 } : conversation } }));
+        // The server counted what it had; messages that came live after its snapshot are added on top.
+        const later = (liveUnread.get(convId) ?? []).filter((seq) => seq > conversation.last_seq);
+        liveUnread.set(convId, later);
+        conversationsStore.setState((s) => {
+          const known = s.byId[convId];
+          const merged = { ...conversation, last_seq: Math.max(conversation.last_seq, known?.last_seq ?? 0), last_event_at: Math.max(conversation.last_event_at, known?.last_event_at ?? 0) };
+          return { byId: { ...s.byId, [convId]: { ...merged, unread: open ? 0 : conversation.unread + later.length } } };
+        });
       })
       .catch(() => {});
   }, 30));
@@ -183,6 +193,8 @@ const ROW_EVENTS = new Set<string>([
 ]);
 
 const pending = new Map<string, EventView[]>();
+/** Seqs of others' messages counted as unread from the live stream, per conversation (until read). */
+const liveUnread = new Map<string, number[]>();
 const catching = new Set<string>();
 
 function applyEvent(ev: EventView, woken: string[]): void {
@@ -190,13 +202,16 @@ function applyEvent(ev: EventView, woken: string[]): void {
   // The conversation list.
   const conv = conversationsStore.getState().byId[ev.conv_id];
   if (!conv || CONV_META_EVENTS.has(ev.type)) refreshConversationSoon(ev.conv_id);
+  const open = currentConvId() === ev.conv_id && !document.hidden;
+  const counts = ev.type === 'message.created' && ev.actor?.id !== me && !open;
+  if (counts) liveUnread.set(ev.conv_id, [...(liveUnread.get(ev.conv_id) ?? []), ev.seq]);
   if (conv) {
-    const open = currentConvId() === ev.conv_id && !document.hidden;
-    const counts = ev.type === 'message.created' && ev.actor?.id !== me && !open;
     conversationsStore.setState((s) => {
       const c = s.byId[ev.conv_id];
       if (!c) return s;
-      return { byId: { ...s.byId, [ev.conv_id]: { ...c, last_seq: Math.max(c.last_seq, ev.seq), last_event_at: Math.max(c.last_event_at, ev.at), unread: c.unread + (counts ? 1 : 0) } } };
+      // An event at or below the list's last_seq is already in its counts.
+      const fresh = counts && ev.seq > c.last_seq;
+      return { byId: { ...s.byId, [ev.conv_id]: { ...c, last_seq: Math.max(c.last_seq, ev.seq), last_event_at: Math.max(c.last_event_at, ev.at), unread: c.unread + (fresh ? 1 : 0) } } };
     });
     if (open && ev.type === 'message.created') markReadSoon(ev.conv_id);
   }
@@ -565,6 +580,7 @@ export function openView(view: View): void {
 const readTimers = new Map<string, ReturnType<typeof setTimeout>>();
 const readSeqs = new Map<string, number>();
 export function markReadSoon(convId: string): void {
+  liveUnread.delete(convId);
   conversationsStore.setState((s) => {
     const c = s.byId[convId];
     return c && c.unread ? { byId: { ...s.byId, [convId]: { ...c, unread: 0 } } } : s;

@@ -5,6 +5,7 @@ import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../store/users';
 import { insertConversation, insertMember } from '../store/conversations';
+import { dataVersion } from '../store/db';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -93,6 +94,7 @@ export function rotateKey(hub: Hub, nameOrId: string): { agent: AgentSummary; ke
     const { key, hash, hint } = newKey();
     setUserKey(hub.db, u.id, hash, hint);
     hub.forgetUser(u.id);
+    forgetKeys(hub);
     return { agent: agentSummary(hub, hub.user(u.id)), key };
   });
 }
@@ -103,6 +105,7 @@ export function revokeAgent(hub: Hub, nameOrId: string): AgentSummary {
     if (u.revoked_at != null) return agentSummary(hub, u);
     revokeUser(hub.db, u.id, hub.now());
     hub.forgetUser(u.id);
+    forgetKeys(hub);
     return agentSummary(hub, hub.user(u.id));
   });
 }
@@ -122,13 +125,39 @@ export function updateConfig(hub: Hub, nameOrId: string, patch: Partial<AgentCon
   });
 }
 
+/**
+ * Keys this hub has verified (hash → user id): every MCP request authenticates, and reading the
+ * row was a large share of a call's cost. The cache is dropped whenever a key changes here
+ * (rotateKey, revokeAgent) and whenever another process wrote to the database (PRAGMA data_version:
+ * e.g. `perch agent revoke` or `perch agent config` while the hub runs), so a revoked key stops
+ * working and a changed row is read again at once, as before. Only valid keys are cached.
+ */
+interface KeyCache {
+  dataVersion: number;
+  byHash: Map<string, string>;
+}
+const keyCaches = new WeakMap<Hub, KeyCache>();
+const KEY_CACHE_MAX = 10_000;
+
+function forgetKeys(hub: Hub): void {
+  keyCaches.delete(hub);
+}
+
 /** The agent behind a bearer key, or undefined. The stored hash is compared in constant time. */
 export function authenticate(hub: Hub, key: string): UserRow | undefined {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
   const hash = hashKey(key);
+  const version = dataVersion(hub.db);
+  let cache = keyCaches.get(hub);
+  if (!cache || cache.dataVersion !== version) keyCaches.set(hub, (cache = { dataVersion: version, byHash: new Map() }));
+  const cacheKey = hash.toString('base64');
+  const knownId = cache.byHash.get(cacheKey);
+  if (knownId !== undefined) return hub.user(knownId);
   const u = userByKeyHash(hub.db, hash);
   if (!u || !u.key_hash || u.revoked_at != null) return undefined;
   if (!crypto.timingSafeEqual(u.key_hash, hash)) return undefined;
   hub.rememberUser(u);
+  if (cache.byHash.size >= KEY_CACHE_MAX) cache.byHash.clear();
+  cache.byHash.set(cacheKey, u.id);
   return u;
 }

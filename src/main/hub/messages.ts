@@ -1,6 +1,6 @@
 // Messages: send, edit, recall, reactions, pins, history, threads, search.
 import type { Hub } from './hub';
-import { newId } from './hub';
+import { newTimeOrderedId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import type { EventView, MessageView } from '../../shared/types';
@@ -64,7 +64,7 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
     threadId = root.thread_id ?? root.id; // a reply's id leads to its thread's root
   }
   const at = hub.now();
-  const id = newId('m');
+  const id = newTimeOrderedId('m');
   const woken = wakeable(hub, access.conv, senderId, [...to, ...extraWake]);
   const { seq } = hub.emit(convId, 'message.created', senderId, { msgId: id, wake: woken });
   insertMessage(hub.db, {

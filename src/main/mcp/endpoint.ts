@@ -128,6 +128,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       drainScheduled = true;
       setImmediate(drain);
     }
+    if (process.env.PERCH_DEBUG_BATCH) process.stderr.write(`batch ${units.length}\n`);
     let commitError: unknown;
     try {
       hub.batch(() => {

@@ -24,8 +24,8 @@ export interface MessageRow {
 
 export function insertMessage(db: Db, m: Omit<MessageRow, 'edited_at' | 'recalled_at' | 'claimed_by' | 'claimed_at'>): void {
   sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at)
-           VALUES (@id, @conv_id, @seq, @sender_id, @kind, @text, @intent, @reply_to, @thread_id, @to_ids, @topics, @refs, @sources, @payload, @created_at)`)
-    .run(m);
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(m.id, m.conv_id, m.seq, m.sender_id, m.kind, m.text, m.intent, m.reply_to, m.thread_id, m.to_ids, m.topics, m.refs, m.sources, m.payload, m.created_at);
 }
 
 export function messageById(db: Db, id: string): MessageRow | undefined {

@@ -1,6 +1,7 @@
 // A windowed list for long histories and feeds: only what is near the viewport is in the DOM.
-// Heights are measured (ResizeObserver) and kept per key, so prepending older pages and late layout
-// changes keep the item under the reader where it was (scroll anchoring by key, not by pixel).
+// Heights are measured (ResizeObserver) and kept per key in a Fenwick tree, so a measurement costs
+// O(log n) and finding the rows at a scroll position too, even with 100,000 rows loaded. Prepending older
+// pages and late layout changes keep the item under the reader where it was (anchoring by key, not pixel).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 
 export interface VirtualListProps<T> {
@@ -22,49 +23,89 @@ export interface VirtualListProps<T> {
   empty?: ReactNode;
 }
 
-/** First index i with offsets[i + 1] > y. */
-function indexAt(offsets: Float64Array, n: number, y: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (offsets[mid + 1]! > y) hi = mid;
-    else lo = mid + 1;
+/** Prefix sums of item heights with O(log n) update, prefix and search. */
+class HeightTree {
+  private readonly tree: Float64Array;
+  private readonly top: number;
+  constructor(readonly sizes: Float64Array) {
+    const n = sizes.length;
+    const t = new Float64Array(n + 1);
+    for (let i = 1; i <= n; i++) {
+      t[i]! += sizes[i - 1]!;
+      const j = i + (i & -i);
+      if (j <= n) t[j]! += t[i]!;
+    }
+    this.tree = t;
+    let top = 1;
+    while (top * 2 <= n) top *= 2;
+    this.top = n ? top : 0;
   }
-  return Math.max(0, lo);
+  get length(): number {
+    return this.sizes.length;
+  }
+  set(i: number, size: number): void {
+    const delta = size - this.sizes[i]!;
+    this.sizes[i] = size;
+    for (let j = i + 1; j < this.tree.length; j += j & -j) this.tree[j]! += delta;
+  }
+  /** Total height of items [0, i). */
+  offset(i: number): number {
+    let s = 0;
+    for (let j = i; j > 0; j -= j & -j) s += this.tree[j]!;
+    return s;
+  }
+  /** Index of the item at y (clamped to the list). */
+  indexAt(y: number): number {
+    const n = this.sizes.length;
+    if (n === 0) return 0;
+    let pos = 0;
+    let rest = y;
+    for (let step = this.top; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next <= n && this.tree[next]! <= rest) {
+        pos = next;
+        rest -= this.tree[next]!;
+      }
+    }
+    return Math.min(Math.max(pos, 0), n - 1);
+  }
 }
 
 export function VirtualList<T>(props: VirtualListProps<T>) {
   const { items, getKey, estimate, render, stick, onNearTop, overscan = 800 } = props;
   const scroller = useRef<HTMLDivElement>(null);
+  /** Measured heights by key; they outlive the rows (a row scrolled away keeps its height). */
   const heights = useRef(new Map<string, number>());
+  const estimates = useRef(new Map<string, number>());
   const [measured, setMeasured] = useState(0);
   const [view, setView] = useState({ top: 0, height: 0 });
   const atEdge = useRef(true);
   const stickRef = useRef(stick);
   stickRef.current = stick;
-  const anchor = useRef<{ key: string; index: number; delta: number } | null>(null);
+  const anchor = useRef<{ key: string; delta: number } | null>(null);
 
-  const keys = useMemo(() => items.map(getKey), [items, getKey]);
-  // Where a key is now; the last known index and a prepend shift are tried before a full search.
-  const indexOfKey = (key: string, hint = -1): number | undefined => {
-    if (hint >= 0 && keys[hint] === key) return hint;
-    const shifted = hint + (keys.length - prevLength.current);
-    if (hint >= 0 && keys[shifted] === key) return shifted;
-    const i = keys.indexOf(key);
-    return i < 0 ? undefined : i;
-  };
-  const prevLength = useRef(0);
-  const offsets = useMemo(() => {
-    const o = new Float64Array(items.length + 1);
-    const h = heights.current;
-    for (let i = 0; i < items.length; i++) o[i + 1] = o[i]! + (h.get(keys[i]!) ?? estimate(items[i]!));
-    return o;
-    // `measured` changes when a height does.
-  }, [items, keys, estimate, measured]);
-  const total = offsets[items.length]!;
-  const latest = useRef({ offsets, keys, n: items.length });
-  latest.current = { offsets, keys, n: items.length };
+  const layout = useMemo(() => {
+    const n = items.length;
+    const keys: string[] = new Array(n);
+    const index = new Map<string, number>();
+    const sizes = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const k = getKey(items[i]!);
+      keys[i] = k;
+      index.set(k, i);
+      let h = heights.current.get(k);
+      if (h === undefined) {
+        h = estimates.current.get(k);
+        if (h === undefined) estimates.current.set(k, (h = estimate(items[i]!)));
+      }
+      sizes[i] = h;
+    }
+    return { keys, index, tree: new HeightTree(sizes) };
+  }, [items, getKey, estimate]);
+  const latest = useRef(layout);
+  latest.current = layout;
+  const { keys, index, tree } = layout;
+  const total = tree.offset(tree.length);
 
   const observer = useMemo(
     () =>
@@ -72,15 +113,17 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
         ? null
         : new ResizeObserver((entries) => {
             let changed = false;
+            const l = latest.current;
             for (const e of entries) {
               const el = e.target as HTMLElement;
               const key = el.dataset.key;
               if (!key) continue;
               const h = e.borderBoxSize?.[0]?.blockSize ?? el.getBoundingClientRect().height;
-              if (h > 0 && Math.abs((heights.current.get(key) ?? -1) - h) > 0.5) {
-                heights.current.set(key, h);
-                changed = true;
-              }
+              if (h <= 0 || Math.abs((heights.current.get(key) ?? -1) - h) <= 0.5) continue;
+              heights.current.set(key, h);
+              const i = l.index.get(key);
+              if (i !== undefined && l.keys[i] === key) l.tree.set(i, h);
+              changed = true;
             }
             if (changed) setMeasured((m) => m + 1);
           }),
@@ -104,13 +147,14 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   }, []);
 
   const capture = (el: HTMLDivElement) => {
-    const { offsets: o, keys: k, n } = latest.current;
+    const { keys: k, tree: t } = latest.current;
     const top = el.scrollTop;
     atEdge.current = stick === 'bottom' ? el.scrollHeight - top - el.clientHeight < 32 : top < 4;
+    const n = t.length;
     if (n > 0) {
       // Anchor on a real item: a header row at index 0 would pin the view to the top while pages are prepended.
-      const i = Math.min(n - 1, Math.max(indexAt(o, n, top), n > 1 ? 1 : 0));
-      anchor.current = { key: k[i]!, index: i, delta: top - o[i]! };
+      const i = Math.min(n - 1, Math.max(t.indexAt(top), n > 1 ? 1 : 0));
+      anchor.current = { key: k[i]!, delta: top - t.offset(i) };
     }
   };
 
@@ -130,16 +174,14 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       const want = stick === 'bottom' ? Math.max(0, el.scrollHeight - el.clientHeight) : 0;
       if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
     } else if (anchor.current) {
-      const i = indexOfKey(anchor.current.key, anchor.current.index);
+      const i = index.get(anchor.current.key);
       if (i !== undefined) {
-        anchor.current.index = i;
-        const want = offsets[i]! + anchor.current.delta;
+        const want = tree.offset(i) + anchor.current.delta;
         if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
       }
     }
-    prevLength.current = keys.length;
     if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight });
-  }, [offsets]);
+  }, [layout, measured]);
 
   // A short history does not fill the viewport: ask for older items right away.
   useEffect(() => {
@@ -151,44 +193,42 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   useLayoutEffect(() => {
     if (!scrollToKey) return;
     const el = scroller.current;
-    const i = indexOfKey(scrollToKey);
+    const i = index.get(scrollToKey);
     if (!el || i === undefined) return;
-    el.scrollTop = Math.max(0, offsets[i]! - el.clientHeight / 3);
+    el.scrollTop = Math.max(0, tree.offset(i) - el.clientHeight / 3);
     capture(el);
     atEdge.current = false;
     onScrolledTo?.();
-  }, [scrollToKey, keys]);
+  }, [scrollToKey, layout]);
 
   const n = items.length;
-  let start = 0;
-  let end = 0;
+  const shown: ReactNode[] = [];
   if (n > 0) {
     const height = view.height || 1000;
-    start = indexAt(offsets, n, Math.max(0, view.top - overscan));
-    end = Math.min(n, indexAt(offsets, n, view.top + height + overscan) + 1);
-  }
-  const shown: ReactNode[] = [];
-  for (let i = start; i < end; i++) {
-    const key = keys[i]!;
-    shown.push(
-      <div
-        key={key}
-        data-key={key}
-        className="vl-item"
-        style={{ top: offsets[i] }}
-        ref={(el) => {
-          if (!el || !observer) return;
-          observer.observe(el);
-          return () => observer.unobserve(el);
-        }}
-      >
-        {render(items[i]!, i)}
-      </div>,
-    );
+    const start = tree.indexAt(Math.max(0, view.top - overscan));
+    const end = Math.min(n, tree.indexAt(view.top + height + overscan) + 1);
+    for (let i = start; i < end; i++) {
+      const key = keys[i]!;
+      shown.push(
+        <div
+          key={key}
+          data-key={key}
+          className="vl-item"
+          style={{ top: tree.offset(i) }}
+          ref={(el) => {
+            if (!el || !observer) return;
+            observer.observe(el);
+            return () => observer.unobserve(el);
+          }}
+        >
+          {render(items[i]!, i)}
+        </div>,
+      );
+    }
   }
 
   return (
-    <div ref={scroller} className={`vl ${props.className ?? ''}`} onScroll={onScroll} role={props.role} aria-label={props.label} tabIndex={0}>
+    <div ref={scroller} className={`vl vl-${stick} ${props.className ?? ''}`} onScroll={onScroll} role={props.role} aria-label={props.label} tabIndex={0}>
       {n === 0 && props.empty}
       <div className="vl-space" style={{ height: total }}>
         {shown}
