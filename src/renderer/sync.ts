@@ -50,6 +50,7 @@ async function optional<T>(p: Promise<T>): Promise<T | undefined> {
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
+let navigating = false;
 
 export async function boot(): Promise<void> {
   setUnauthorizedHandler(() => {
@@ -72,7 +73,10 @@ export async function boot(): Promise<void> {
     sessionStore.setState({ link });
     if (link === 'unauthorized') sessionStore.setState({ status: 'signed-out' });
   });
-  transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
+  if (!navigating) {
+    navigating = true;
+    transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
+  }
   await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }

@@ -21,9 +21,18 @@ export interface UpdatesResult {
   woken: boolean;
 }
 
+/** The last ack made per agent: a caught-up agent polls with the same position again and again. */
+const lastAcks = new WeakMap<Hub, Map<string, { upto: number; ack: string }>>();
+
 function makeAck(hub: Hub, userId: string, upto: number): string {
+  let byUser = lastAcks.get(hub);
+  if (!byUser) lastAcks.set(hub, (byUser = new Map()));
+  const last = byUser.get(userId);
+  if (last && last.upto === upto) return last.ack;
   const pos = upto.toString(36);
-  return `${pos}.${hub.mac(`ack:${userId}:${pos}`, 12)}`;
+  const ack = `${pos}.${hub.mac(`ack:${userId}:${pos}`, 12)}`;
+  byUser.set(userId, { upto, ack });
+  return ack;
 }
 
 function parseAck(hub: Hub, userId: string, ack: string): number {

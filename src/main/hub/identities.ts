@@ -135,6 +135,8 @@ export function updateConfig(hub: Hub, nameOrId: string, patch: Partial<AgentCon
 interface KeyCache {
   dataVersion: number;
   byHash: Map<string, string>;
+  /** dataVersion was read in this turn of the event loop (requests that arrived together share it). */
+  fresh: boolean;
 }
 const keyCaches = new WeakMap<Hub, KeyCache>();
 const KEY_CACHE_MAX = 10_000;
@@ -143,13 +145,22 @@ function forgetKeys(hub: Hub): void {
   keyCaches.delete(hub);
 }
 
+function keyCacheOf(hub: Hub): KeyCache {
+  let cache = keyCaches.get(hub);
+  if (cache?.fresh) return cache;
+  const version = dataVersion(hub.db);
+  if (!cache || cache.dataVersion !== version) keyCaches.set(hub, (cache = { dataVersion: version, byHash: new Map(), fresh: true }));
+  cache.fresh = true;
+  const c = cache;
+  setImmediate(() => { c.fresh = false; });
+  return cache;
+}
+
 /** The agent behind a bearer key, or undefined. The stored hash is compared in constant time. */
 export function authenticate(hub: Hub, key: string): UserRow | undefined {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
   const hash = hashKey(key);
-  const version = dataVersion(hub.db);
-  let cache = keyCaches.get(hub);
-  if (!cache || cache.dataVersion !== version) keyCaches.set(hub, (cache = { dataVersion: version, byHash: new Map() }));
+  const cache = keyCacheOf(hub);
   const cacheKey = hash.toString('base64');
   const knownId = cache.byHash.get(cacheKey);
   if (knownId !== undefined) return hub.user(knownId);

@@ -297,13 +297,15 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         }
         return reply(errorResult({ code: 'invalid_argument', message: `Invalid arguments for ${name}: ${detail}`, next_step: `Check the arguments against the ${name} schema in tools/list.` }), { ...extra, error: 'invalid_argument' });
       }
-      const ac = new AbortController();
-      const onClose = () => { if (!res.writableFinished) ac.abort(); };
-      res.on('close', onClose);
+      // Only a call that may wait (wait_secs) needs to learn that its client went away.
+      const waitSecs = (parsed.data as { wait_secs?: unknown }).wait_secs;
+      const ac = typeof waitSecs === 'number' && waitSecs > 0 ? new AbortController() : undefined;
+      const onClose = () => { if (!res.writableFinished) ac?.abort(); };
+      if (ac) res.on('close', onClose);
       let result: unknown;
       const start = () => {
         try {
-          result = callAgentTool(hub, agentId, name as ToolName, parsed.data as Record<string, unknown>, ac.signal);
+          result = callAgentTool(hub, agentId, name as ToolName, parsed.data as Record<string, unknown>, ac?.signal);
         } catch (err) {
           result = Promise.reject(err);
         }
@@ -326,7 +328,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       });
 
       function succeeded(value: unknown) {
-        res.off('close', onClose);
+        if (ac) res.off('close', onClose);
         const v = value as Record<string, unknown>;
         // request_human / get_request / cancel_request return the contract's request_id (the request to a
         // person); it must not be overwritten by this call's id, which then goes in call_request_id.
@@ -334,7 +336,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         reply({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, extra);
       }
       function failed(err: unknown) {
-        res.off('close', onClose);
+        if (ac) res.off('close', onClose);
         if (isHubError(err)) return reply(errorResult(err.toBody()), { ...extra, error: err.code });
         const message = err instanceof Error ? err.message : String(err);
         process.stderr.write(`perch: ${requestId} ${name} failed: ${err instanceof Error ? err.stack : message}\n`);

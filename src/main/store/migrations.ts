@@ -238,6 +238,42 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 2,
+    name: 'search index',
+    // search stays a case-insensitive substring match (instr over lower()); these only find the
+    // rows to test quickly in a big store.
+    //  - messages_fts: an FTS5 trigram index of message text, for queries of 3+ characters. Its rowid
+    //    is the gid of the message's message.created event (same conv_id and seq), which never
+    //    changes (a VACUUM may renumber the messages table's own rowids). Contentless, so the text
+    //    is not stored twice; triggers keep it in step with inserts, edits, recalls and deletes.
+    //  - messages_by_conv_time: a conversation's messages newest first, in search's own order, so a
+    //    search can stop after `limit` matches instead of reading a conversation's whole history.
+    sql: /* sql */ `
+CREATE INDEX messages_by_conv_time ON messages (conv_id, created_at, seq);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, content = '', contentless_delete = 1, tokenize = 'trigram');
+
+INSERT INTO messages_fts (rowid, text)
+  SELECT e.gid, m.text FROM messages m JOIN events e ON e.conv_id = m.conv_id AND e.seq = m.seq
+   WHERE m.text IS NOT NULL;
+
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.text IS NOT NULL BEGIN
+  INSERT INTO messages_fts (rowid, text)
+    SELECT gid, new.text FROM events WHERE conv_id = new.conv_id AND seq = new.seq;
+END;
+
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
+  DELETE FROM messages_fts WHERE rowid = (SELECT gid FROM events WHERE conv_id = old.conv_id AND seq = old.seq);
+  INSERT INTO messages_fts (rowid, text)
+    SELECT gid, new.text FROM events WHERE conv_id = new.conv_id AND seq = new.seq AND new.text IS NOT NULL;
+END;
+
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  DELETE FROM messages_fts WHERE rowid = (SELECT gid FROM events WHERE conv_id = old.conv_id AND seq = old.seq);
+END;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -72,7 +72,7 @@ class HeightTree {
 }
 
 export function VirtualList<T>(props: VirtualListProps<T>) {
-  const { items, getKey, estimate, render, stick, onNearTop, overscan = 800 } = props;
+  const { items, getKey, estimate, render, stick, onNearTop, overscan = 500 } = props;
   const scroller = useRef<HTMLDivElement>(null);
   /** Measured heights by key; they outlive the rows (a row scrolled away keeps its height). */
   const heights = useRef(new Map<string, number>());
