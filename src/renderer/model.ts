@@ -2,17 +2,14 @@
 // services it calls; the domain types themselves come from src/shared.
 import type { AgentSummary } from '../shared/agents';
 import type { OwnerAction } from '../shared/owner-api';
+import type { OwnerRequestView } from '../shared/requests';
 import type {
   ConversationView, EventView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef,
 } from '../shared/types';
 
 export type { AgentSummary, ConversationView, EventView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef };
 
-/** One item of the live stream (GET /api/owner/events, or window.perch.onEvent). Mirrors src/main/hub/bus.ts. */
-export type LiveItem =
-  | { kind: 'event'; value: { event: EventView; woken: string[] } }
-  | { kind: 'progress'; value: ProgressView }
-  | { kind: 'hub'; value: Record<string, unknown> };
+export type { LiveItem } from '../shared/types';
 
 export interface HubInfo {
   owner: UserRef;
@@ -61,91 +58,13 @@ export interface SearchResult {
 
 // ---- requests -------------------------------------------------------------------------------
 
-export type Decision = 'approve' | 'reject' | 'answer' | 'choose';
-
-export interface RequestOutcome {
-  decision: Decision;
-  answer?: string;
-  choice?: string;
-  comment?: string;
-}
-
-/** A request as the Approvals inbox shows it (OwnerRequestView of src/main/hub/requests.ts). */
-export interface RequestItem {
-  request_id: string;
-  conv_id: string;
-  msg_id: string;
-  kind: RequestKind;
-  title: string;
-  options?: string[];
-  requester: UserRef;
-  assignees: UserRef[];
-  state: RequestState;
-  outcome: RequestOutcome | null;
-  created_at: number;
-  expires_at: number;
-  decided_at?: number;
-  decided_by?: UserRef;
-  conv_title: string;
-  context?: unknown;
-}
-
-/** payload of a message of kind 'request'. */
-export interface RequestPayload {
-  request_id: string;
-  kind: RequestKind;
-  title: string;
-  options: string[] | null;
-  context: unknown;
-  assignees: UserRef[];
-  expires_at: number;
-  state: RequestState;
-  outcome?: RequestOutcome;
-  decided_by?: UserRef;
-  decided_at?: number;
-}
+export type { Decision, RequestOutcome, RequestPayload } from '../shared/requests';
+/** A request as the Approvals inbox shows it. */
+export type RequestItem = OwnerRequestView;
 
 // ---- cards ------------------------------------------------------------------------------------
 
-export interface ButtonOption {
-  id: string;
-  label: string;
-  style?: 'primary' | 'danger';
-}
-
-export interface FormField {
-  id: string;
-  label: string;
-  type: 'text' | 'number' | 'select' | 'checkbox';
-  required?: boolean;
-  options?: string[];
-  max?: number;
-}
-
-export type CardBlock =
-  | { type: 'text'; text: string }
-  | { type: 'buttons'; id: string; options: ButtonOption[] }
-  | { type: 'form'; id: string; submit: string; fields: FormField[] };
-
-export interface Card {
-  title?: string;
-  blocks: CardBlock[];
-  once?: boolean;
-}
-
-export interface CardResponse {
-  block_id: string;
-  value: unknown;
-  by: UserRef;
-  at: number;
-}
-
-export interface CardPayload {
-  card: Card;
-  responses: CardResponse[];
-  response_count?: number;
-  closed: boolean;
-}
+export type { ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../shared/cards';
 
 // ---- files ------------------------------------------------------------------------------------
 

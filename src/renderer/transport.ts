@@ -1,8 +1,7 @@
 // The renderer's only door to the hub. In the desktop app the preload exposes window.perch (IPC);
 // in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events.
-import {
-  OWNER_API_PREFIX, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH, type OwnerAction, type OwnerInput, type OwnerResult,
-} from '../shared/owner-api';
+import { OWNER_API_PREFIX, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH } from '../shared/owner-paths';
+import type { OwnerAction, OwnerInput, OwnerResult } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import type { LiveItem, OwnerResults } from './model';
 

@@ -69,11 +69,6 @@ export type OwnerInput<A extends OwnerAction> = z.input<(typeof OWNER_ACTIONS)[A
 /** Results over HTTP and IPC. */
 export type OwnerResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; next_step: string } };
 
-export const OWNER_API_PREFIX = '/api/owner/';
-export const OWNER_EVENTS_PATH = '/api/owner/events';
-export const OWNER_LOGIN_PATH = '/login';
-export const OWNER_COOKIE = 'perch_owner';
-/** Header every owner POST must carry (a cross-site form cannot set it). */
-export const OWNER_CSRF_HEADER = 'x-perch-owner';
+export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_COOKIE, OWNER_CSRF_HEADER } from './owner-paths';
 
 export { PROGRESS_KINDS };

@@ -120,3 +120,16 @@ export interface ProgressView {
   msg_id?: string;
   at: number;
 }
+
+/** One item of the owner's live stream (GET /api/owner/events, or window.perch.onEvent). */
+export interface LiveEvent {
+  /** The log event, as the owner sees it. */
+  event: EventView;
+  /** Users this event woke. */
+  woken: string[];
+}
+
+export type LiveItem =
+  | { kind: 'event'; value: LiveEvent }
+  | { kind: 'progress'; value: ProgressView }
+  | { kind: 'hub'; value: Record<string, unknown> };

@@ -1,14 +1,7 @@
 // In-process wake-ups and live subscriptions. No polling: waiters are promises resolved on commit.
-import type { EventView, ProgressView } from '../../shared/types';
 
-export interface LiveEvent {
-  /** The raw log event, as the owner sees it. */
-  event: EventView;
-  /** Users this event woke. */
-  woken: string[];
-}
-
-export type LiveItem = { kind: 'event'; value: LiveEvent } | { kind: 'progress'; value: ProgressView } | { kind: 'hub'; value: Record<string, unknown> };
+export type { LiveEvent, LiveItem } from '../../shared/types';
+import type { LiveItem } from '../../shared/types';
 
 type Waiter = () => void;
 
@@ -27,7 +20,10 @@ export class Bus {
         const s = this.waiters.get(userId);
         if (s) {
           s.delete(waiter);
-          if (s.size === 0) this.waiters.delete(userId);
+          if (s.size === 0) {
+            this.waiters.delete(userId);
+            this.publishWaiting(userId, false);
+          }
         }
         resolve(why);
       };
@@ -35,11 +31,17 @@ export class Bus {
       const onAbort = () => done('aborted');
       const timer = setTimeout(() => done('timeout'), ms);
       set.add(waiter);
+      if (set.size === 1) this.publishWaiting(userId, true);
       if (signal) {
         if (signal.aborted) return done('aborted');
         signal.addEventListener('abort', onAbort, { once: true });
       }
     });
+  }
+
+  /** The owner sees who is waiting for news, live: sent when a user's first wait starts or last one ends. */
+  private publishWaiting(userId: string, waiting: boolean): void {
+    if (this.subscribers.size) this.publish({ kind: 'hub', value: { waiting: { [userId]: waiting } } });
   }
 
   waitingCount(userId?: string): number {

@@ -14,54 +14,9 @@ import { registerTools } from './agent-tools';
 
 // ---- the card's shape -----------------------------------------------------------------------
 
-export const CARD_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
-export const BLOCK_TYPES = ['text', 'buttons', 'form'] as const;
-export const BUTTON_STYLES = ['primary', 'danger'] as const;
-export const FIELD_TYPES = ['text', 'number', 'select', 'checkbox'] as const;
-
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-export interface ButtonOption {
-  id: string;
-  label: string;
-  style?: (typeof BUTTON_STYLES)[number];
-}
-
-export interface FormField {
-  id: string;
-  label: string;
-  type: FieldType;
-  required?: boolean;
-  options?: string[];
-  /** text: the longest answer (characters); number: the highest value. */
-  max?: number;
-}
-
-export type CardBlock =
-  | { type: 'text'; text: string }
-  | { type: 'buttons'; id: string; options: ButtonOption[] }
-  | { type: 'form'; id: string; submit: string; fields: FormField[] };
-
-export interface Card {
-  title?: string;
-  blocks: CardBlock[];
-  once?: boolean;
-}
-
-export interface CardResponse {
-  block_id: string;
-  value: unknown;
-  by: UserRef;
-  at: number;
-}
-
-export interface CardPayload {
-  card: Card;
-  /** The latest responses (at most CARD_PAYLOAD_RESPONSES); response_count counts all of them. */
-  responses: CardResponse[];
-  response_count?: number;
-  closed: boolean;
-}
+export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../shared/cards';
+export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../shared/cards';
+import { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES, type FieldType, type ButtonOption, type FormField, type CardBlock, type Card, type CardResponse, type CardPayload } from '../../shared/cards';
 
 /** Responses kept in the message payload; all of them stay in card_responses. */
 const CARD_PAYLOAD_RESPONSES = 50;

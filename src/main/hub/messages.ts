@@ -167,8 +167,8 @@ export function pin(hub: Hub, userId: string, convId: string, msgId: string, on:
   });
 }
 
-export function listPins(hub: Hub, userId: string, convId: string, limit: number = LIMITS.historyDefaultLimit) {
-  const access = requireMember(hub, userId, convId);
+export function listPins(hub: Hub, userId: string, convId: string, limit: number = LIMITS.historyDefaultLimit, asOwner = false) {
+  const access = asOwner ? ownerAccess(hub, convId) : requireMember(hub, userId, convId);
   const rows = pinsOf(hub.db, convId, Math.min(limit, LIMITS.historyMaxLimit)).filter((r) => r.seq >= access.member.from_seq);
   return {
     conv_id: convId,

@@ -16,8 +16,9 @@ import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeabl
 import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
 import { registerTools } from './agent-tools';
+import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
 
-export type Decision = 'approve' | 'reject' | 'answer' | 'choose';
+export type { Decision } from '../../shared/requests';
 
 export interface RequestInput {
   conv_id: string;
@@ -39,36 +40,7 @@ export interface DecideInput {
   comment?: string;
 }
 
-export interface RequestOutcome {
-  decision: Decision;
-  answer?: string;
-  choice?: string;
-  comment?: string;
-}
-
-/** A request as its requester (get_request) and the owner (listRequests) see it. */
-export interface RequestView {
-  request_id: string;
-  conv_id: string;
-  msg_id: string;
-  kind: RequestKind;
-  title: string;
-  options?: string[];
-  requester: UserRef;
-  assignees: UserRef[];
-  state: RequestState;
-  outcome: RequestOutcome | null;
-  created_at: number;
-  expires_at: number;
-  decided_at?: number;
-  decided_by?: UserRef;
-}
-
-/** What the owner's Approvals inbox shows: the view plus the conversation and the context. */
-export interface OwnerRequestView extends RequestView {
-  conv_title: string;
-  context?: unknown;
-}
+export type { RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
 
 const DECIDED_STATE: Record<Decision, RequestState> = {
   approve: 'approved',

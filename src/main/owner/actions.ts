@@ -114,10 +114,7 @@ registerOwnerActions({
     ensureOwnerMember(hub, a.conv_id);
     return pin(hub, hub.ownerId, a.conv_id, a.msg_id, a.on);
   },
-  'messages.pins': (hub, a) => {
-    ensureOwnerMember(hub, a.conv_id);
-    return listPins(hub, hub.ownerId, a.conv_id);
-  },
+  'messages.pins': (hub, a) => listPins(hub, hub.ownerId, a.conv_id, undefined, true),
   'notes.send': (hub, a) =>
     hub.write(() => {
       const agent = findAgent(hub, a.agent);

@@ -73,8 +73,9 @@ export function conversationsOf(db: Db, userId: string, includeInbox = false): C
                                  WHERE m.user_id = ? AND c.kind != 'inbox' ORDER BY c.last_event_at DESC`).all(userId);
 }
 
+/** Every conversation, the agents' private notes channels included (the owner writes in those). */
 export function allConversations(db: Db): ConversationRow[] {
-  return sql<ConversationRow>(db, "SELECT * FROM conversations WHERE kind != 'inbox' ORDER BY last_event_at DESC").all();
+  return sql<ConversationRow>(db, 'SELECT * FROM conversations ORDER BY last_event_at DESC').all();
 }
 
 /** True when the two users share at least one conversation (inboxes excluded). */

@@ -22,6 +22,10 @@ export interface MessageRow {
   claimed_at: number | null;
 }
 
+/**
+ * Inserts a message row. Its message.created event (same conv_id and seq) must be in the events
+ * table already: the search index (messages_fts, migration 2) is keyed by that event's gid.
+ */
 export function insertMessage(db: Db, m: Omit<MessageRow, 'edited_at' | 'recalled_at' | 'claimed_by' | 'claimed_at'>): void {
   sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -76,20 +80,49 @@ export interface SearchFilter {
   limit: number;
 }
 
-/** Case-insensitive substring search over live messages of the given conversations, newest first. */
+/** An ASCII query of at least this many characters can use the trigram index (messages_fts). */
+const FTS_MIN_CHARS = 3;
+/**
+ * How many candidates from the trigram index are still worth testing one by one. Reading the
+ * conversations newest first instead needs about limit × (messages / candidates) rows to find
+ * `limit` matches, so the index wins while candidates² < limit × messages. Bounded both ways.
+ */
+function ftsMaxCandidates(db: Db, limit: number): number {
+  const messages = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
+  return Math.min(20_000, Math.max(1000, Math.round(Math.sqrt(limit * messages))));
+}
+
+/**
+ * An FTS5 query that every message containing `query` matches: pieces of 4 characters covering it
+ * (the last one may overlap), all required. Each piece is a short trigram phrase; FTS5 answers a few
+ * short phrases much faster than one long one, and the exact test still runs on every candidate.
+ */
+function ftsPieces(query: string): string {
+  const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  if (query.length <= 4) return q(query);
+  const pieces: string[] = [];
+  for (let i = 0; i + 4 <= query.length; i += 4) pieces.push(query.slice(i, i + 4));
+  if (query.length % 4) pieces.push(query.slice(query.length - 4));
+  return pieces.map(q).join(' AND ');
+}
+
+function newestFirst(a: MessageRow, b: MessageRow): number {
+  return b.created_at - a.created_at || b.seq - a.seq;
+}
+
+/**
+ * Case-insensitive substring search over live messages of the given conversations, newest first.
+ * The match is always the same test (instr over lower(), or perch_lower for other scripts); in a big
+ * store the rows to test come either from the trigram index (an ASCII string of 3+ characters that is
+ * rare enough) or from reading each conversation newest first, only as far as needed (everything else).
+ */
 export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
+  if (f.convIds.length === 0) return [];
   // SQLite's lower() folds ASCII only: an ASCII query keeps the fast built-in; any other query folds the
   // text with perch_lower (JavaScript toLowerCase, registered in db.ts) so "über" finds "Über".
   const ascii = /^[\x00-\x7f]*$/.test(f.query);
   const where: string[] = ['m.recalled_at IS NULL', ascii ? 'instr(lower(m.text), lower(@q)) > 0' : 'instr(perch_lower(m.text), @q) > 0'];
   const params: Record<string, unknown> = { q: ascii ? f.query : f.query.toLowerCase(), limit: f.limit };
-  const convClauses = f.convIds.map((id, i) => {
-    params[`c${i}`] = id;
-    params[`f${i}`] = f.fromSeq.get(id) ?? 0;
-    return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
-  });
-  if (convClauses.length === 0) return [];
-  where.push(`(${convClauses.join(' OR ')})`);
   if (f.senderId) { where.push('m.sender_id = @sender'); params.sender = f.senderId; }
   if (f.senderKind) { where.push('u.kind = @skind'); params.skind = f.senderKind; }
   if (f.kind) { where.push('m.kind = @kind'); params.kind = f.kind; }
@@ -99,11 +132,56 @@ export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
   if (f.hasRefs === false) where.push("(m.refs IS NULL OR m.refs = '[]')");
   if (f.since !== undefined) { where.push('m.created_at >= @since'); params.since = f.since; }
   if (f.until !== undefined) { where.push('m.created_at <= @until'); params.until = f.until; }
-  // Not cached: the shape depends on the filters (prepare is cheap next to the scan).
-  return db
-    .prepare(`SELECT m.* FROM messages m JOIN users u ON u.id = m.sender_id WHERE ${where.join(' AND ')}
-              ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit`)
-    .all(params) as MessageRow[];
+  const filters = where.join(' AND ');
+  const order = 'ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit';
+
+  // 1. Candidates from the trigram index. The index folds ASCII letters as lower() does, so every
+  //    message the test accepts is among them. (Statements are prepared once per shape.)
+  if (ascii && f.query.length >= FTS_MIN_CHARS) {
+    const max = ftsMaxCandidates(db, f.limit);
+    const gids = sql<number>(db, 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?')
+      .pluck()
+      .all(ftsPieces(f.query), max + 1);
+    if (gids.length <= max) {
+      if (gids.length === 0) return [];
+      const convClauses = f.convIds.map((id, i) => {
+        params[`c${i}`] = id;
+        params[`f${i}`] = f.fromSeq.get(id) ?? 0;
+        return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
+      });
+      params.gids = JSON.stringify(gids);
+      return sql<MessageRow>(
+        db,
+        `SELECT m.* FROM json_each(@gids) g CROSS JOIN events e ON e.gid = g.value
+           CROSS JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq JOIN users u ON u.id = m.sender_id
+          WHERE (${convClauses.join(' OR ')}) AND ${filters} ${order}`,
+      ).all(params);
+    }
+  }
+
+  // 2. Each conversation newest first, in search's own order (messages_by_conv_time), most recently
+  //    active first. Once `limit` matches are in hand, a conversation is read only down to the oldest
+  //    of them: the result is the same as sorting every match, without reading whole histories.
+  const first = sql<MessageRow>(
+    db,
+    `SELECT m.* FROM messages m INDEXED BY messages_by_conv_time JOIN users u ON u.id = m.sender_id
+      WHERE m.conv_id = @c AND m.seq >= @f AND ${filters} ${order}`,
+  );
+  const newer = sql<MessageRow>(
+    db,
+    `SELECT m.* FROM messages m INDEXED BY messages_by_conv_time JOIN users u ON u.id = m.sender_id
+      WHERE m.conv_id = @c AND m.created_at >= @tc AND (m.created_at > @tc OR m.seq > @ts) AND m.seq >= @f AND ${filters} ${order}`,
+  );
+  let top: MessageRow[] = [];
+  for (const id of f.convIds) {
+    const floor = top.length >= f.limit ? top[f.limit - 1]! : undefined;
+    const rows = floor
+      ? newer.all({ ...params, c: id, f: f.fromSeq.get(id) ?? 0, tc: floor.created_at, ts: floor.seq })
+      : first.all({ ...params, c: id, f: f.fromSeq.get(id) ?? 0 });
+    if (rows.length === 0) continue;
+    top = top.length === 0 ? rows : [...top, ...rows].sort(newestFirst).slice(0, f.limit);
+  }
+  return top;
 }
 
 // ---- reactions & pins -----------------------------------------------------------------
