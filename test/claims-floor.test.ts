@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { ownerFloor, expireFloors } from '../src/main/hub/floor';
 import { getHistory } from '../src/main/hub/messages';
@@ -18,18 +17,7 @@ import type { EventView } from '../src/shared/types';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-function call(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
-async function drain(hub: Hub, agentId: string): Promise<EventView[]> {
-  const all: EventView[] = [];
-  for (;;) {
-    const r = await call(hub, agentId, 'get_updates', {});
-    all.push(...r.events);
-    if (r.events.length === 0) return all;
-  }
-}
 
 /** A group of lead (its admin), b and c. */
 async function group(hub: Hub, lead: { id: string }): Promise<string> {

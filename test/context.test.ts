@@ -1,8 +1,7 @@
 // Summaries and context: put_summary / get_context within a token budget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
@@ -11,9 +10,6 @@ import { estimateTokens } from '../src/main/hub/context';
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = ReturnType<typeof makeHub>;
 
-function call(hub: T['hub'], agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
 async function refused(p: Promise<unknown>, code: string): Promise<HubError> {
   try {

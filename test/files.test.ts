@@ -2,8 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call } from './helpers';
 import { Hub } from '../src/main/hub/hub';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
@@ -13,9 +12,6 @@ import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = ReturnType<typeof makeHub>;
 
-function call(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
 async function refused(p: Promise<unknown> | (() => unknown), code: string, message?: RegExp): Promise<HubError> {
   try {

@@ -1,8 +1,7 @@
 // Handoffs: the agent is silenced and not woken until the person hands the conversation back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { handBack } from '../src/main/hub/handoffs';
 import { sendMessage, getHistory } from '../src/main/hub/messages';
@@ -12,19 +11,7 @@ import type { EventView } from '../src/shared/types';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-function call(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
-/** Reads and confirms everything pending for the agent. */
-async function drain(hub: Hub, agentId: string): Promise<EventView[]> {
-  const all: EventView[] = [];
-  for (;;) {
-    const r = await call(hub, agentId, 'get_updates', {});
-    all.push(...r.events);
-    if (r.events.length === 0) return all;
-  }
-}
 
 test('handoff silences the agent, does not wake it, and the hand-back wakes it with the note', async () => {
   const t = makeHub();

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
 import { addAgent } from '../src/main/hub/identities';
-import '../src/main/hub/tools';
+import { callAgentTool } from '../src/main/hub/tools';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
+import type { EventView } from '../src/shared/types';
 
 export interface TestHub {
   hub: Hub;
@@ -34,4 +36,22 @@ export function makeHub(): TestHub {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+/** Calls a tool as the agent, with the arguments validated by the tool's schema as the MCP door does. */
+export function callTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
+  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
+}
+
+/** Reads and confirms everything pending for the agent. */
+export async function drain(hub: Hub, agentId: string): Promise<EventView[]> {
+  const all: EventView[] = [];
+  for (;;) {
+    const r = await callTool(hub, agentId, 'get_updates', {});
+    all.push(...r.events);
+    if (r.events.length === 0) return all;
+  }
 }

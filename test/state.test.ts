@@ -1,8 +1,7 @@
 // Checkpoints: state_put / state_get / state_list / state_delete.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
@@ -10,9 +9,6 @@ import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../src/main/hub/stat
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function call(hub: ReturnType<typeof makeHub>['hub'], agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
 async function refused(p: Promise<unknown>, code: string, details?: Record<string, unknown>): Promise<HubError> {
   try {

@@ -1,8 +1,7 @@
 // Task channels: create_task, update_task, the owner's setTaskState; ended tasks are silent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { makeHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { setTaskState } from '../src/main/hub/tasks';
 import { sendMessage } from '../src/main/hub/messages';
@@ -12,9 +11,6 @@ import type { EventView } from '../src/shared/types';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-function call(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
-  return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
-}
 
 async function drain(hub: Hub, agentId: string): Promise<void> {
   for (;;) {
