@@ -5,7 +5,8 @@
 //   npm run bench -- --json       prints one JSON object with every figure (the table goes to stderr)
 //   npm run bench -- --save       also writes bench/results/<date>.json
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
-//            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof)
+//            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
+//            --only throughput,wake,owner,store (the default) or a subset, or send (send_message alone)
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -255,8 +256,10 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number
     return sum;
   };
 
-  const raw = await load('raw node:http echo', rawPort, shapes('echo'));
-  const sdk = await load('SDK stateless echo', sdkPort, shapes('echo'));
+  // `--only send` runs the send_message load alone (e.g. to profile it with --cpu-prof).
+  const sendOnly = !ONLY.has('throughput');
+  const raw = sendOnly ? undefined : await load('raw node:http echo', rawPort, shapes('echo'));
+  const sdk = sendOnly ? undefined : await load('SDK stateless echo', sdkPort, shapes('echo'));
   const before = await lastSeqs();
   const send = await load('perch send_message', hub.port, shapes('send_message'));
   const committed = (await lastSeqs()) - before;
@@ -264,6 +267,7 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number
   progress(`send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`);
   if (committed < acknowledged || committed > acknowledged + 2 * CONNECTIONS) throw new Error(`send_message: ${committed} committed vs ${acknowledged} answered`);
 
+  if (sendOnly) return { raw, sdk, send, upd: undefined, committed, acknowledged };
   // get_updates: 16 other agents, each caught up, polling without waiting (the cheapest useful call).
   const pollers = agents.slice(16, 32);
   for (const p of pollers) {
@@ -337,9 +341,9 @@ async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
     lat.push(a.at - t0);
   }
   // Memory and CPU of the hub while all 50 agents wait.
-  await sleep(1000);
+  await sleep(2000); // background work of the last writes (index, checkpoint) is done
   const ticks0 = cpuTicksOf(hub.child.pid!);
-  const idleMs = 2000;
+  const idleMs = 4000;
   await sleep(idleMs);
   const ticks1 = cpuTicksOf(hub.child.pid!);
   const mem = memoryOf(hub.child.pid!);
@@ -464,28 +468,30 @@ async function main() {
       db.close();
     }
   })();
-  const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '', node: process.version, sqlite: sqliteVersion, platform: `${os.platform()} ${os.release()}`, total_mem_mb: Math.round(os.totalmem() / 2 ** 20) };
+  const machine = { loadavg_at_start: os.loadavg().map(r3), cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '', node: process.version, sqlite: sqliteVersion, platform: `${os.platform()} ${os.release()}`, total_mem_mb: Math.round(os.totalmem() / 2 ** 20) };
   progress(`machine: ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, SQLite ${machine.sqlite}; runs of ${WARMUP}+${DURATION} s, ${CONNECTIONS} connections`);
 
   const result: any = { date: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, warmup_s: WARMUP, duration_s: DURATION, wakes: WAKES, waiters: WAITERS, owner_samples: OWNER_SAMPLES, query_samples: QUERY_SAMPLES, big_messages: BIG_MESSAGES, big_conversations: BIG_CONVERSATIONS } };
 
   // Hub A and both baselines run side by side.
-  if (ONLY.has('throughput') || ONLY.has('wake') || ONLY.has('owner')) {
+  if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('wake') || ONLY.has('owner')) {
     const dirA = path.join(tmpRoot, 'hub-a');
     const fixtureA = await seed(dirA, ['--agents', String(32 + 1 + WAITERS)], 60_000);
     const agents = fixtureA.agents;
     const [raw, sdk, hubA] = await Promise.all([startProcess('raw echo', ['bench/echo-raw.mjs']), startProcess('sdk echo', ['bench/echo-sdk.mjs']), startHub('A', dirA)]);
     progress(`started: raw echo :${raw.ready.port}, SDK echo :${sdk.ready.port}, perch serve :${hubA.port} (pid ${hubA.child.pid})`);
-    if (ONLY.has('throughput')) {
+    if (ONLY.has('throughput') || ONLY.has('send')) {
       const t = await throughputPhase(hubA, agents, raw.ready.port, sdk.ready.port);
       const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
-      result.raw_http = pick(t.raw);
-      result.sdk_echo = pick(t.sdk);
       result.send_message = { ...pick(t.send), committed: t.committed, answered: t.acknowledged };
-      result.get_updates = pick(t.upd);
-      result.send_vs_sdk_echo = r3(t.send.rps / t.sdk.rps);
-      result.send_vs_raw_http = r3(t.send.rps / t.raw.rps);
-      result.get_updates_vs_raw_http = r3(t.upd.rps / t.raw.rps);
+      if (t.raw && t.sdk && t.upd) {
+        result.raw_http = pick(t.raw);
+        result.sdk_echo = pick(t.sdk);
+        result.get_updates = pick(t.upd);
+        result.send_vs_sdk_echo = r3(t.send.rps / t.sdk.rps);
+        result.send_vs_raw_http = r3(t.send.rps / t.raw.rps);
+        result.get_updates_vs_raw_http = r3(t.upd.rps / t.raw.rps);
+      }
     }
     await Promise.all([stopProcess(raw.child), stopProcess(sdk.child)]);
     if (ONLY.has('wake')) {
@@ -531,6 +537,7 @@ async function main() {
     result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty[k].p99_ms)]));
   }
 
+  result.machine.loadavg_at_end = os.loadavg().map(r3);
   result.targets = targets(result);
   result.bench_s = r3((Date.now() - started) / 1000);
   return result;
@@ -556,7 +563,7 @@ function table(r: any): string {
   const f = (x: number | undefined, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(d));
   const hold = (name: string) => (r.targets?.[name]?.holds === true ? 'yes' : r.targets?.[name]?.holds === false ? 'NO' : '—');
   rows.push(['what', 'figure', 'target', 'holds']);
-  if (r.send_message) {
+  if (r.raw_http) {
     rows.push(['raw node:http echo (floor)', `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`, 'baseline', '']);
     rows.push(['MCP SDK stateless echo', `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`, 'baseline', '']);
     rows.push(['send_message', `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms`, '', '']);

@@ -1,7 +1,7 @@
 // Who may see and do what. Every agent-facing service goes through these checks.
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
-import { conversationById, member, shareConversation, type ConversationRow, type MemberRow } from '../store/conversations';
+import { conversationAndMember, conversationById, member, shareConversation, type ConversationRow, type MemberRow } from '../store/conversations';
 import { messageById, type MessageRow } from '../store/messages';
 import { userById, userByName, type UserRow } from '../store/users';
 import { activeHandoff } from '../store/handoffs';
@@ -14,11 +14,11 @@ export interface Access {
 
 /** The conversation and the caller's membership, or a not_found / not_member refusal. */
 export function requireMember(hub: Hub, userId: string, convId: string): Access {
-  const conv = conversationById(hub.db, convId);
-  if (!conv) {
+  const found = conversationAndMember(hub.db, convId, userId);
+  if (!found) {
     throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from list_conversations or get_updates.');
   }
-  const m = member(hub.db, convId, userId);
+  const { conv, member: m } = found;
   if (!m) {
     throw new HubError('not_member', `You are not a member of conversation ${convId}.`, 'Use list_conversations to see the conversations you are in, or ask a manager to add you.');
   }

@@ -6,12 +6,12 @@ import { insertEvent, type EventWithMessage } from '../store/events';
 import { nextSeq } from '../store/conversations';
 import { ownerRow, userById, insertUser, type UserRow } from '../store/users';
 import { getSetting, setSetting, eventByGid } from '../store/settings';
-import { Bus } from './bus';
+import { Bus, type LiveEvent } from './bus';
 import type { EventType, UserRef } from '../../shared/types';
 import { HubError } from '../../shared/errors';
 import { eventView } from './views';
 import { registerJob } from './jobs';
-import { startBackgroundCheckpoints } from '../store/checkpointer';
+import { startBackgroundStore } from '../store/background';
 
 export interface HubOptions {
   db: Db;
@@ -155,9 +155,22 @@ export class Hub {
     if (pending.length === 0) return;
     for (const p of pending) for (const u of p.woken) this.bus.wake(u);
     if (this.bus.hasSubscribers()) {
+      // The owner's view of each event is built only when a subscriber reads it (a subscriber with no
+      // open stream does not), and then at most once; subscribers read it while publish runs.
       for (const p of pending) {
-        const row = eventByGid(this.db, p.gid) as EventWithMessage | undefined;
-        if (row) this.bus.publish({ kind: 'event', value: { event: eventView(this, row, this.ownerId), woken: p.woken } });
+        let value: LiveEvent | undefined;
+        const hub = this;
+        this.bus.publish({
+          kind: 'event',
+          get value(): LiveEvent {
+            if (!value) {
+              const row = eventByGid(hub.db, p.gid) as EventWithMessage | undefined;
+              if (!row) throw new Error(`event ${p.gid} is not in the log`);
+              value = { event: eventView(hub, row, hub.ownerId), woken: p.woken };
+            }
+            return value;
+          },
+        });
       }
     }
   }
@@ -220,8 +233,9 @@ export function newTimeOrderedId(prefix: string): string {
   return `${prefix}_${Date.now().toString(16).padStart(11, '0').slice(-11)}${idCounter.toString(16).padStart(5, '0')}`;
 }
 
-// A running hub checkpoints its WAL on a worker thread, so no request waits for a checkpoint.
+// A running hub checkpoints its WAL and keeps its search index on a worker thread, so no request
+// waits for either (store/background.ts).
 registerJob((hub) => {
-  const checkpoints = startBackgroundCheckpoints(hub.db);
-  if (checkpoints) hub.onClose(() => checkpoints.close());
+  const background = startBackgroundStore(hub.db);
+  if (background) hub.onClose(() => background.close());
 });

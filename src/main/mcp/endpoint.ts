@@ -32,6 +32,8 @@ const RESOURCE_NOT_FOUND_LEGACY = -32002;
 
 /** Most writing calls committed together (group commit). */
 const MAX_BATCH = 64;
+/** progress publishes its report to the owner right after its own commit, so it is not batched. */
+const GROUP_COMMITTED = (name: ToolName) => name !== 'progress';
 
 const SERVER_INFO = { name: 'perch', title: 'Perch', version: PERCH_VERSION };
 const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
@@ -128,7 +130,6 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       drainScheduled = true;
       setImmediate(drain);
     }
-    if (process.env.PERCH_DEBUG_BATCH) process.stderr.write(`batch ${units.length}\n`);
     let commitError: unknown;
     try {
       hub.batch(() => {
@@ -278,7 +279,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       }
     }
 
-    function callTool(msg: any, reply: (r: Record<string, unknown>, extra?: Partial<McpLogLine>) => void, _era: Era) {
+    function callTool(msg: any, reply: (r: Record<string, unknown>, extra?: Partial<McpLogLine>) => void, era: Era) {
       const name = msg.params?.name;
       const spec = typeof name === 'string' ? TOOL_BY_NAME.get(name) : undefined;
       if (!spec || !implemented.has(name as ToolName)) {
@@ -314,7 +315,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         if (result instanceof Promise) result.then(succeeded, failed);
         else succeeded(result);
       };
-      if (spec.readOnly) {
+      if (spec.readOnly || !GROUP_COMMITTED(name as ToolName)) {
         start();
         return answer();
       }
@@ -333,7 +334,17 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         // request_human / get_request / cancel_request return the contract's request_id (the request to a
         // person); it must not be overwritten by this call's id, which then goes in call_request_id.
         const structured = typeof v.request_id === 'string' ? { ...v, call_request_id: requestId } : { ...v, request_id: requestId };
-        reply({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, extra);
+        // The same body reply() would send, with the result serialized once (not once for the text copy
+        // and again for structuredContent): for a page of events that is most of the call's JSON work.
+        const json = JSON.stringify(structured);
+        const content = `[{"type":"text","text":${JSON.stringify(json)}}]`;
+        const result = era === 'modern'
+          ? `{"resultType":"complete","content":${content},"structuredContent":${json},"_meta":${JSON.stringify({ [K_SERVER_INFO]: SERVER_INFO })}}`
+          : `{"content":${content},"structuredContent":${json}}`;
+        const text = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`;
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+        res.end(text);
+        log({ request_id: requestId, ms: Math.round((performance.now() - started) * 100) / 100, status: 200, agent: agent!.name, method: msg.method, ...extra });
       }
       function failed(err: unknown) {
         if (ac) res.off('close', onClose);

@@ -57,6 +57,21 @@ export function insertMember(db: Db, m: Omit<MemberRow, 'read_seq'> & { read_seq
     .run({ read_seq: 0, ...m });
 }
 
+/** A conversation and the user's membership of it, in one lookup (requireMember runs on most calls). */
+export function conversationAndMember(db: Db, convId: string, userId: string): { conv: ConversationRow; member: MemberRow | undefined } | undefined {
+  const r = sql<ConversationRow & { m_role: MemberRole | null; m_from_seq: number | null; m_joined_at: number | null; m_read_seq: number | null }>(
+    db,
+    `SELECT c.*, m.role AS m_role, m.from_seq AS m_from_seq, m.joined_at AS m_joined_at, m.read_seq AS m_read_seq
+       FROM conversations c LEFT JOIN members m ON m.conv_id = c.id AND m.user_id = ? WHERE c.id = ?`,
+  ).get(userId, convId);
+  if (!r) return undefined;
+  const { m_role, m_from_seq, m_joined_at, m_read_seq, ...conv } = r;
+  return {
+    conv,
+    member: m_role === null ? undefined : { conv_id: convId, user_id: userId, role: m_role, from_seq: m_from_seq!, joined_at: m_joined_at!, read_seq: m_read_seq! },
+  };
+}
+
 export function member(db: Db, convId: string, userId: string): MemberRow | undefined {
   return sql<MemberRow>(db, 'SELECT * FROM members WHERE conv_id = ? AND user_id = ?').get(convId, userId);
 }

@@ -1,4 +1,5 @@
 import { sql, type Db } from './db';
+import { withSearchIndex, type SearchIndexView } from './search-index';
 
 export interface MessageRow {
   id: string;
@@ -23,10 +24,16 @@ export interface MessageRow {
 }
 
 /**
- * Inserts a message row. Its message.created event (same conv_id and seq) must be in the events
- * table already: the search index (messages_fts, migration 2) is keyed by that event's gid.
+ * Inserts a message row, in the same transaction as its message.created event (same conv_id and
+ * seq): the search index (background.ts) follows those events and keys each message by its gid.
  */
 export function insertMessage(db: Db, m: Omit<MessageRow, 'edited_at' | 'recalled_at' | 'claimed_by' | 'claimed_at'>): void {
+  // search reads its index newest first and stops early, which needs creation order to be time
+  // order; the first time the clock goes back, that is remembered for good (outOfTimeOrder).
+  const previous = sql<{ created_at: number }>(db, 'SELECT created_at FROM messages ORDER BY rowid DESC LIMIT 1').get();
+  if (previous && m.created_at < previous.created_at) {
+    sql(db, 'INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)').run(OUT_OF_TIME_ORDER, '1');
+  }
   sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .run(m.id, m.conv_id, m.seq, m.sender_id, m.kind, m.text, m.intent, m.reply_to, m.thread_id, m.to_ids, m.topics, m.refs, m.sources, m.payload, m.created_at);
@@ -80,41 +87,53 @@ export interface SearchFilter {
   limit: number;
 }
 
-/** An ASCII query of at least this many characters can use the trigram index (messages_fts). */
-const FTS_MIN_CHARS = 3;
-/**
- * How many candidates from the trigram index are still worth testing one by one. Reading the
- * conversations newest first instead needs about limit × (messages / candidates) rows to find
- * `limit` matches, so the index wins while candidates² < limit × messages. Bounded both ways.
- */
-function ftsMaxCandidates(db: Db, limit: number): number {
-  const messages = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
-  return Math.min(20_000, Math.max(1000, Math.round(Math.sqrt(limit * messages))));
-}
+/** An ASCII query of at least this many characters can use the search index (search-index.ts). */
+const INDEX_MIN_CHARS = 3;
+/** Index candidates read per step of a newest-first walk (the first step is smaller; steps grow to WALK_PAGE_MAX). */
+const WALK_PAGE = 64;
+const WALK_PAGE_MAX = 1024;
+/** A walk that reads this many candidates without being sure of the answer gives up (see walkIndex). */
+const WALK_MAX = 8000;
+/** Messages created or edited after the index's reach that a search still tests one by one. */
+const TAIL_MAX = 5000;
 
-/**
- * An FTS5 query that every message containing `query` matches: pieces of 4 characters covering it
- * (the last one may overlap), all required. Each piece is a short trigram phrase; FTS5 answers a few
- * short phrases much faster than one long one, and the exact test still runs on every candidate.
- */
-function ftsPieces(query: string): string {
-  const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  if (query.length <= 4) return q(query);
+/** Pieces of 4 characters covering the query (the last may overlap): every match contains each. */
+function queryPieces(query: string): string[] {
+  if (query.length <= 4) return [query];
   const pieces: string[] = [];
   for (let i = 0; i + 4 <= query.length; i += 4) pieces.push(query.slice(i, i + 4));
   if (query.length % 4) pieces.push(query.slice(query.length - 4));
-  return pieces.map(q).join(' AND ');
+  return pieces;
+}
+
+function maxGid(db: Db): number {
+  return sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
 }
 
 function newestFirst(a: MessageRow, b: MessageRow): number {
   return b.created_at - a.created_at || b.seq - a.seq;
 }
 
+const OUT_OF_TIME_ORDER = 'messages_out_of_time_order';
+
 /**
- * Case-insensitive substring search over live messages of the given conversations, newest first.
- * The match is always the same test (instr over lower(), or perch_lower for other scripts); in a big
- * store the rows to test come either from the trigram index (an ASCII string of 3+ characters that is
- * rare enough) or from reading each conversation newest first, only as far as needed (everything else).
+ * True once a message was created with an earlier created_at than the message before it (the
+ * clock went back). Until then, creation order (gid) is time order, which lets search read its index
+ * newest first and stop early; after it, search uses the ways that do not depend on it.
+ */
+function outOfTimeOrder(db: Db): boolean {
+  return !!sql(db, 'SELECT 1 FROM settings WHERE key = ?').get(OUT_OF_TIME_ORDER);
+}
+
+/**
+ * Case-insensitive substring search over live messages of the given conversations, newest first
+ * (created_at, then seq). The match is always the same test (instr over lower(), or perch_lower for
+ * other scripts); in a big store only the rows to test are found differently:
+ *  1. an ASCII query of 3+ characters: the search index, newest first, stopping as soon as the
+ *     `limit` newest matches are certain (plus everything written after the index's reach);
+ *  2. otherwise, or when 1 cannot be sure soon enough: each conversation newest first, in search's
+ *     own order (messages_by_conv_time), and once `limit` matches are in hand only down to the
+ *     oldest of them.
  */
 export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
   if (f.convIds.length === 0) return [];
@@ -133,35 +152,84 @@ export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
   if (f.since !== undefined) { where.push('m.created_at >= @since'); params.since = f.since; }
   if (f.until !== undefined) { where.push('m.created_at <= @until'); params.until = f.until; }
   const filters = where.join(' AND ');
-  const order = 'ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit';
 
-  // 1. Candidates from the trigram index. The index folds ASCII letters as lower() does, so every
-  //    message the test accepts is among them. (Statements are prepared once per shape.)
-  if (ascii && f.query.length >= FTS_MIN_CHARS) {
-    const max = ftsMaxCandidates(db, f.limit);
-    const gids = sql<number>(db, 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?')
-      .pluck()
-      .all(ftsPieces(f.query), max + 1);
-    if (gids.length <= max) {
-      if (gids.length === 0) return [];
-      const convClauses = f.convIds.map((id, i) => {
-        params[`c${i}`] = id;
-        params[`f${i}`] = f.fromSeq.get(id) ?? 0;
-        return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
-      });
-      params.gids = JSON.stringify(gids);
-      return sql<MessageRow>(
-        db,
-        `SELECT m.* FROM json_each(@gids) g CROSS JOIN events e ON e.gid = g.value
-           CROSS JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq JOIN users u ON u.id = m.sender_id
-          WHERE (${convClauses.join(' OR ')}) AND ${filters} ${order}`,
-      ).all(params);
+  if (ascii && f.query.length >= INDEX_MIN_CHARS && !outOfTimeOrder(db)) {
+    let found: MessageRow[] | undefined;
+    try {
+      found = withSearchIndex(db, queryPieces(f.query), (index) => walkIndex(db, f, params, filters, index));
+    } catch {
+      found = undefined; // the index could not be read: read the conversations
     }
+    if (found) return found;
   }
+  return scanConversations(db, f, params, filters);
+}
 
-  // 2. Each conversation newest first, in search's own order (messages_by_conv_time), most recently
-  //    active first. Once `limit` matches are in hand, a conversation is read only down to the oldest
-  //    of them: the result is the same as sorting every match, without reading whole histories.
+/**
+ * Way 1. The index folds ASCII letters as lower() does, so every message the test accepts is among
+ * its candidates (or was written after its reach: those are tested first). Candidates come newest
+ * first by creation gid, which is time order (outOfTimeOrder is false); once `limit` matches are in
+ * hand and the walk has passed below the created_at of the last of them, no older candidate can
+ * belong to the answer. Undefined when this is not the cheaper way after all.
+ */
+function walkIndex(db: Db, f: SearchFilter, params: Record<string, unknown>, filters: string, index: SearchIndexView): MessageRow[] | undefined {
+  if (maxGid(db) - index.upto > TAIL_MAX) return undefined;
+  // Reading the conversations (way 2) costs at most their messages; a candidate of the walk costs
+  // about four times a message read there, so the walk gives up after a quarter as many.
+  params.convs = JSON.stringify(f.convIds);
+  const scopeRows = sql<{ n: number | null }>(db, 'SELECT sum(last_seq) AS n FROM conversations WHERE id IN (SELECT value FROM json_each(?))').get(params.convs)?.n ?? 0;
+  const budget = Math.min(WALK_MAX, Math.max(WALK_PAGE, Math.floor(scopeRows / 4)));
+  const scope = f.convIds.map((id, i) => {
+    params[`c${i}`] = id;
+    params[`f${i}`] = f.fromSeq.get(id) ?? 0;
+    return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
+  }).join(' OR ');
+  const found = new Map<string, MessageRow>();
+  const keep = (rows: MessageRow[]) => { for (const r of rows) found.set(r.id, r); };
+  params.upto = index.upto;
+  keep(sql<MessageRow>(
+    db,
+    `SELECT m.* FROM (SELECT DISTINCT e.msg_id AS id FROM events e
+                       WHERE e.gid > @upto AND e.type IN ('message.created', 'message.edited') AND e.conv_id IN (SELECT value FROM json_each(@convs))) c
+       CROSS JOIN messages m ON m.id = c.id JOIN users u ON u.id = m.sender_id
+      WHERE (${scope}) AND ${filters}`,
+  ).all(params));
+  delete params.upto;
+  const candidates = sql<MessageRow>(
+    db,
+    `SELECT m.* FROM json_each(@gids) g CROSS JOIN events e ON e.gid = g.value
+       CROSS JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq JOIN users u ON u.id = m.sender_id
+      WHERE e.conv_id IN (SELECT value FROM json_each(@convs)) AND (${scope}) AND ${filters}`,
+  );
+  const createdAt = sql<{ created_at: number }>(db, 'SELECT m.created_at FROM events e JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq WHERE e.gid = ?');
+  let before = index.upto + 1;
+  let size = Math.min(WALK_PAGE, 2 * f.limit); // often the newest candidates are the answer
+  for (let walked = 0; ; ) {
+    const gids = index.page(before, size);
+    if (gids.length === 0) break;
+    walked += gids.length;
+    params.gids = JSON.stringify(gids);
+    keep(candidates.all(params));
+    before = gids[gids.length - 1]!;
+    if (found.size >= f.limit) {
+      const last = [...found.values()].sort(newestFirst)[f.limit - 1]!;
+      const oldest = createdAt.get(before)?.created_at;
+      if (oldest !== undefined && oldest < last.created_at) break;
+    }
+    if (gids.length < size) break;
+    if (walked >= budget) return undefined;
+    size = Math.min(size * 2, WALK_PAGE_MAX);
+  }
+  return [...found.values()].sort(newestFirst).slice(0, f.limit);
+}
+
+/**
+ * Way 2. Each conversation newest first, in search's own order (messages_by_conv_time), most
+ * recently active first. Once `limit` matches are in hand, a conversation is read only down to the
+ * oldest of them: the result is the same as sorting every match, without reading whole histories.
+ */
+function scanConversations(db: Db, f: SearchFilter, params: Record<string, unknown>, filters: string): MessageRow[] {
+  const order = 'ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit';
   const first = sql<MessageRow>(
     db,
     `SELECT m.* FROM messages m INDEXED BY messages_by_conv_time JOIN users u ON u.id = m.sender_id
@@ -172,12 +240,14 @@ export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
     `SELECT m.* FROM messages m INDEXED BY messages_by_conv_time JOIN users u ON u.id = m.sender_id
       WHERE m.conv_id = @c AND m.created_at >= @tc AND (m.created_at > @tc OR m.seq > @ts) AND m.seq >= @f AND ${filters} ${order}`,
   );
+  const base: Record<string, unknown> = {};
+  for (const k of ['q', 'limit', 'sender', 'skind', 'kind', 'intent', 'topic', 'since', 'until']) if (k in params) base[k] = params[k];
   let top: MessageRow[] = [];
   for (const id of f.convIds) {
     const floor = top.length >= f.limit ? top[f.limit - 1]! : undefined;
     const rows = floor
-      ? newer.all({ ...params, c: id, f: f.fromSeq.get(id) ?? 0, tc: floor.created_at, ts: floor.seq })
-      : first.all({ ...params, c: id, f: f.fromSeq.get(id) ?? 0 });
+      ? newer.all({ ...base, c: id, f: f.fromSeq.get(id) ?? 0, tc: floor.created_at, ts: floor.seq })
+      : first.all({ ...base, c: id, f: f.fromSeq.get(id) ?? 0 });
     if (rows.length === 0) continue;
     top = top.length === 0 ? rows : [...top, ...rows].sort(newestFirst).slice(0, f.limit);
   }

@@ -240,38 +240,20 @@ CREATE TABLE settings (
   },
   {
     version: 2,
-    name: 'search index',
-    // search stays a case-insensitive substring match (instr over lower()); these only find the
-    // rows to test quickly in a big store.
-    //  - messages_fts: an FTS5 trigram index of message text, for queries of 3+ characters. Its rowid
-    //    is the gid of the message's message.created event (same conv_id and seq), which never
-    //    changes (a VACUUM may renumber the messages table's own rowids). Contentless, so the text
-    //    is not stored twice; triggers keep it in step with inserts, edits, recalls and deletes.
-    //  - messages_by_conv_time: a conversation's messages newest first, in search's own order, so a
-    //    search can stop after `limit` matches instead of reading a conversation's whole history.
+    name: 'search without reading whole histories',
+    // - messages_by_conv_time: a conversation's messages newest first, in search's own order
+    //   (created_at, seq), so a search can stop after `limit` matches instead of reading a
+    //   conversation's whole history.
+    // - messages_out_of_time_order: set when some message has an earlier created_at than the one
+    //   created before it (the clock went back); search then does not rely on creation order being
+    //   time order (store/messages.ts). New messages keep it up to date.
+    // (The text index for search is kept beside the database by a worker: store/background.ts.)
     sql: /* sql */ `
 CREATE INDEX messages_by_conv_time ON messages (conv_id, created_at, seq);
 
-CREATE VIRTUAL TABLE messages_fts USING fts5(text, content = '', contentless_delete = 1, tokenize = 'trigram');
-
-INSERT INTO messages_fts (rowid, text)
-  SELECT e.gid, m.text FROM messages m JOIN events e ON e.conv_id = m.conv_id AND e.seq = m.seq
-   WHERE m.text IS NOT NULL;
-
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.text IS NOT NULL BEGIN
-  INSERT INTO messages_fts (rowid, text)
-    SELECT gid, new.text FROM events WHERE conv_id = new.conv_id AND seq = new.seq;
-END;
-
-CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
-  DELETE FROM messages_fts WHERE rowid = (SELECT gid FROM events WHERE conv_id = old.conv_id AND seq = old.seq);
-  INSERT INTO messages_fts (rowid, text)
-    SELECT gid, new.text FROM events WHERE conv_id = new.conv_id AND seq = new.seq AND new.text IS NOT NULL;
-END;
-
-CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-  DELETE FROM messages_fts WHERE rowid = (SELECT gid FROM events WHERE conv_id = old.conv_id AND seq = old.seq);
-END;
+INSERT OR IGNORE INTO settings (key, value)
+  SELECT 'messages_out_of_time_order', '1' WHERE EXISTS (
+    SELECT 1 FROM (SELECT created_at < lag(created_at) OVER (ORDER BY rowid) AS back FROM messages) WHERE back);
 `,
   },
 ];
