@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
-import { ownerFloor, expireFloors } from '../src/main/hub/floor';
+import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/floor';
 import { getHistory } from '../src/main/hub/messages';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent, findAgent } from '../src/main/hub/identities';
 import { conversationById } from '../src/main/store/conversations';
 import type { EventView } from '../src/shared/types';
 
@@ -218,3 +218,34 @@ test('an expired floor silences nobody and is cleared lazily', async () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('on a running hub the floor runs out on time with nobody calling: floor.released (expired) wakes the grantor', async () => {
+  const t = makeHub();
+  try {
+    const { hub } = t;
+    startFloorExpiry(hub);
+    const lead = t.agent('lead');
+    t.agent('b');
+    t.agent('c');
+    const convId = await group(hub, lead);
+    const b = listAgentsByName(hub, 'b');
+    await call(hub, lead.id, 'floor_grant', { conv_id: convId, agent: 'b', ttl_secs: 1 });
+    await drain(hub, lead.id);
+    const started = Date.now();
+    const r = await call(hub, lead.id, 'get_updates', { wait_secs: 5 });
+    const waited = Date.now() - started;
+    const released = r.events.find((e: EventView) => e.type === 'floor.released');
+    assert.ok(released, 'a floor.released event arrives');
+    assert.equal(released.data.reason, 'expired');
+    assert.equal(released.data.holder.id, b);
+    assert.equal(r.woken, true, 'the grantor is woken by the expiry');
+    assert.ok(waited < 3000, `released about when it ran out (waited ${waited} ms)`);
+    assert.equal(conversationById(hub.db, convId)!.floor_holder, null);
+  } finally {
+    t.close();
+  }
+});
+
+function listAgentsByName(hub: Hub, name: string): string {
+  return findAgent(hub, name).id;
+}

@@ -89,8 +89,18 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
 
   fs.mkdirSync(path.join(opts.dataDir, 'logs'), { recursive: true, mode: 0o700 });
   const logStream = fs.createWriteStream(path.join(opts.dataDir, 'logs', 'hub.log'), { flags: 'a', mode: 0o600 });
+  // One write per event-loop turn (or per 64 KiB), not one per call: the log is for people, not durability.
+  let logBuffer = '';
+  let logFlush: NodeJS.Immediate | undefined;
+  const flushLog = () => {
+    logFlush = undefined;
+    if (logBuffer) logStream.write(logBuffer);
+    logBuffer = '';
+  };
   const log = (line: McpLogLine) => {
-    logStream.write(`${JSON.stringify({ t: Date.now(), door: 'mcp', ...line })}\n`);
+    logBuffer += `${JSON.stringify({ t: Date.now(), door: 'mcp', ...line })}\n`;
+    if (logBuffer.length > 64 * 1024) flushLog();
+    else logFlush ??= setImmediate(flushLog);
   };
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
@@ -143,6 +153,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         const current = JSON.parse(fs.readFileSync(runtimePath, 'utf8')) as RuntimeInfo;
         if (current.pid === process.pid) fs.rmSync(runtimePath);
       } catch { /* already gone */ }
+      if (logFlush) clearImmediate(logFlush);
+      flushLog();
       await new Promise<void>((resolve) => logStream.end(resolve));
       hub.close();
     },

@@ -9,7 +9,8 @@ import { LIMITS } from '../../shared/limits';
 import type { UserRef } from '../../shared/types';
 import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../store/conversations';
 import { activeHandoff } from '../store/handoffs';
-import { clearFloorOf, expiredFloorConversations, lastActorOf } from '../store/floor';
+import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../store/floor';
+import { registerJob } from './jobs';
 import { isManager, requireMember, resolveUser, wakeable, type Access } from './access';
 import { registerTools } from './agent-tools';
 
@@ -40,7 +41,12 @@ function clearIfExpired(hub: Hub, conv: ConversationRow): ConversationRow {
   if (!conv.floor_holder || (conv.floor_until ?? 0) > hub.now()) return conv;
   const holder = conv.floor_holder;
   if (clearFloorOf(hub.db, conv.id, holder)) {
-    hub.emit(conv.id, 'floor.released', null, { data: { holder: hub.ref(holder), reason: 'expired', until: conv.floor_until } });
+    // The turn is over: whoever granted it (the coordinator) is woken to give the next one.
+    const granter = lastActorOf(hub.db, conv.id, 'floor.granted');
+    hub.emit(conv.id, 'floor.released', null, {
+      data: { holder: hub.ref(holder), reason: 'expired', until: conv.floor_until },
+      wake: wakeable(hub, conv, null, granter ? [granter] : []),
+    });
   }
   return conversationById(hub.db, conv.id)!;
 }
@@ -139,7 +145,42 @@ function release(hub: Hub, userId: string, convId: string, asOwner: boolean): Fl
 
 /** A manager of the conversation gives the floor to one of its agents. */
 export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; agent: string; ttl_secs?: number }): FloorGrantResult {
-  return grant(hub, userId, input, false);
+  const r = grant(hub, userId, input, false);
+  armFloorExpiry(hub);
+  return r;
+}
+
+// Floors run out on time even when nobody touches the conversation: one timer, armed for the soonest
+// expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
+const floorTimers = new WeakMap<Hub, ReturnType<typeof setTimeout> | null>();
+
+export function startFloorExpiry(hub: Hub): void {
+  if (floorTimers.has(hub)) return;
+  floorTimers.set(hub, null);
+  hub.onClose(() => {
+    clearTimeout(floorTimers.get(hub) ?? undefined);
+    floorTimers.delete(hub);
+  });
+  armFloorExpiry(hub);
+}
+
+registerJob(startFloorExpiry);
+
+function armFloorExpiry(hub: Hub): void {
+  if (!floorTimers.has(hub)) return;
+  clearTimeout(floorTimers.get(hub) ?? undefined);
+  const next = nextFloorExpiry(hub.db);
+  if (next === null) {
+    floorTimers.set(hub, null);
+    return;
+  }
+  const timer = setTimeout(() => {
+    if (!floorTimers.has(hub)) return;
+    expireFloors(hub);
+    armFloorExpiry(hub);
+  }, Math.max(0, next - hub.now()) + 5);
+  timer.unref();
+  floorTimers.set(hub, timer);
 }
 
 /** The holder or a manager ends the current turn. No floor held: nothing changes. */
@@ -161,7 +202,9 @@ export function ownerFloor(
     return release(hub, ownerId, input.conv_id, true);
   }
   if (input.agent === undefined) throw new HubError('invalid_argument', 'Give agent to grant the floor, or release: true.', 'Name the agent that should speak.');
-  return grant(hub, ownerId, { conv_id: input.conv_id, agent: input.agent, ttl_secs: input.ttl_secs }, true);
+  const r = grant(hub, ownerId, { conv_id: input.conv_id, agent: input.agent, ttl_secs: input.ttl_secs }, true);
+  armFloorExpiry(hub);
+  return r;
 }
 
 registerTools({

@@ -16,6 +16,7 @@ import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeabl
 import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
 import { registerTools } from './agent-tools';
+import { registerJob } from './jobs';
 import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
 
 export type { Decision } from '../../shared/requests';
@@ -521,6 +522,9 @@ export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: num
   const limit = Math.max(1, Math.min(opts.limit ?? 200, 1000));
   return listRequestRows(hub.db, { state: opts.state, limit }).map((row) => ownerView(hub, row, row.conv_title));
 }
+
+// Requests that fell due while the hub was down expire at start; later ones on time.
+registerJob(startRequestExpiry);
 
 // ---- agent tools ------------------------------------------------------------------------------
 

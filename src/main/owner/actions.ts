@@ -14,19 +14,12 @@ import { connectionSnippets } from './snippets';
 import { allActiveHandoffs } from '../store/handoffs';
 import { handBack } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
-import { ownerFloor, expireFloors } from '../hub/floor';
-import { registerJob } from '../hub/jobs';
-import { decideRequest, listRequests, startRequestExpiry } from '../hub/requests';
+import { ownerFloor } from '../hub/floor';
+import { decideRequest, listRequests } from '../hub/requests';
 import { answerCard } from '../hub/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
 import { setFileReader } from './files-door';
 
-// Floors run out on time even when nobody touches the conversation.
-registerJob((hub) => {
-  const timer = setInterval(() => expireFloors(hub), 2000);
-  timer.unref();
-  hub.onClose(() => clearInterval(timer));
-});
 
 export type ActionHandler = (hub: Hub, input: any) => unknown;
 
@@ -194,7 +187,6 @@ registerOwnerActions({
 
 // ---- requests, cards, files ---------------------------------------------------------------
 
-registerJob((hub) => startRequestExpiry(hub));
 setFileReader({ verify: verifyFileToken, read: readFile });
 
 registerOwnerActions({

@@ -19,3 +19,8 @@ export function lastActorOf(db: Db, convId: string, type: string): string | null
   return sql<{ actor_id: string | null }>(db, 'SELECT actor_id FROM events WHERE conv_id = ? AND type = ? ORDER BY seq DESC LIMIT 1')
     .get(convId, type)?.actor_id ?? null;
 }
+
+/** The soonest time a recorded floor runs out, if any. */
+export function nextFloorExpiry(db: Db): number | null {
+  return sql<{ t: number | null }>(db, 'SELECT min(floor_until) AS t FROM conversations WHERE floor_holder IS NOT NULL').get()?.t ?? null;
+}
