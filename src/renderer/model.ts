@@ -3,6 +3,8 @@
 import type { AgentSummary } from '../shared/agents';
 import type { OwnerAction } from '../shared/owner-api';
 import type { OwnerRequestView } from '../shared/requests';
+import type { FileLink } from '../shared/files';
+import type { TaskUpdateResult } from '../shared/types';
 import type {
   ConversationView, EventView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef,
 } from '../shared/types';
@@ -68,25 +70,7 @@ export type { ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayloa
 
 // ---- files ------------------------------------------------------------------------------------
 
-export interface FilePayload {
-  file_id: string;
-  name: string;
-  mime: string;
-  size: number;
-  width?: number;
-  height?: number;
-  has_thumb: boolean;
-}
-
-export interface FileLink {
-  url: string;
-  expires_at: number;
-  file_id: string;
-  variant: 'original' | 'thumb';
-  name: string;
-  mime: string;
-  size: number;
-}
+export type { FilePayload, FileLink } from '../shared/files';
 
 // ---- agents, progress, handoffs --------------------------------------------------------------
 
@@ -120,14 +104,7 @@ export interface HandoffItem {
   title: string;
 }
 
-export interface TaskUpdateResult {
-  conv_id: string;
-  state: TaskState;
-  previous_state: TaskState;
-  assignee: string | null;
-  changed: boolean;
-  task: ConversationView;
-}
+export type { TaskUpdateResult } from '../shared/types';
 
 /** What each owner action answers with (the value of {ok: true, value}). */
 export interface OwnerResults {

@@ -133,3 +133,15 @@ export type LiveItem =
   | { kind: 'event'; value: LiveEvent }
   | { kind: 'progress'; value: ProgressView }
   | { kind: 'hub'; value: Record<string, unknown> };
+
+/** What a task update (update_task, the owner's tasks.set) answers. */
+export interface TaskUpdateResult {
+  conv_id: string;
+  state: TaskState;
+  previous_state: TaskState;
+  assignee: string | null;
+  changed: boolean;
+  seq: number | null;
+  woken: string[];
+  task: ConversationView;
+}

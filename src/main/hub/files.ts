@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Hub } from './hub';
+import type { FilePayload } from '../../shared/files';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
@@ -196,15 +197,8 @@ async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer;
 
 // ---- storing a file (synchronous, one transaction) ---------------------------------------------
 
-export interface SentFile extends SentMessage {
-  file_id: string;
+export interface SentFile extends SentMessage, FilePayload {
   kind: 'image' | 'file';
-  name: string;
-  mime: string;
-  size: number;
-  width?: number;
-  height?: number;
-  has_thumb: boolean;
 }
 
 /** Stores a prepared file and its message (kind image or file) in one write. */

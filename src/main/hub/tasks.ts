@@ -18,16 +18,8 @@ export interface TaskUpdateInput {
   note?: string;
 }
 
-export interface TaskUpdateResult {
-  conv_id: string;
-  state: TaskState;
-  previous_state: TaskState;
-  assignee: string | null;
-  changed: boolean;
-  seq: number | null;
-  woken: string[];
-  task: ConversationView;
-}
+export type { TaskUpdateResult } from '../../shared/types';
+import type { TaskUpdateResult } from '../../shared/types';
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
