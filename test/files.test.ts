@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import { gpsJpeg as gpsJpegOf } from './images';
 import { makeHub, callTool as call } from './helpers';
 import { Hub } from '../src/main/hub/hub';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
@@ -57,21 +58,7 @@ const GPS_IFD_POINTER = 0x8825;
 const TAG_MAKE = 0x010f;
 
 /** A 1200×800 JPEG from a camera "TestCam" with GPS coordinates and orientation 6 (rotate 90°). */
-async function gpsJpeg(): Promise<Buffer> {
-  // Noise so the JPEG is not trivially small and the thumbnail clearly is.
-  const w = 1200;
-  const h = 800;
-  const raw = Buffer.alloc(w * h * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 24;
-  return sharp(raw, { raw: { width: w, height: h, channels: 3 } })
-    .jpeg({ quality: 85 })
-    .withMetadata({ orientation: 6 })
-    .withExifMerge({
-      IFD0: { Make: 'TestCam', Model: 'GeoShooter 9000' },
-      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 300/100' },
-    })
-    .toBuffer();
-}
+const gpsJpeg = () => gpsJpegOf({ orientation: 6 });
 
 test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller thumbnail', async () => {
   const t = makeHub();

@@ -3,6 +3,7 @@
 // (POST /api/owner/<action> with the bearer token of runtime.json): asking the owner, cards, handoffs,
 // tasks, claims, floor, checkpoints, context and files — and the bad input each of them refuses.
 import { after, before, describe, test } from 'node:test';
+import { gpsJpeg } from './images';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -636,20 +637,6 @@ describe('put_summary / get_context', () => {
 
 // ---- files --------------------------------------------------------------------------------------
 
-/** A 1200×800 JPEG from a camera "TestCam" with GPS coordinates (EXIF IFD3). */
-async function gpsJpeg(): Promise<Buffer> {
-  const w = 1200;
-  const h = 800;
-  const raw = Buffer.alloc(w * h * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 24;
-  return sharp(raw, { raw: { width: w, height: h, channels: 3 } })
-    .jpeg({ quality: 85 })
-    .withExifMerge({
-      IFD0: { Make: 'TestCam', Model: 'GeoShooter 9000' },
-      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 300/100' },
-    })
-    .toBuffer();
-}
 
 async function download(url: string): Promise<{ status: number; type: string | null; body: Buffer }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(15_000) });

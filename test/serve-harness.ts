@@ -387,13 +387,8 @@ export async function eventually(cond: () => boolean | Promise<boolean>, ms: num
 
 // ---- the owner API -------------------------------------------------------------------------
 
-export interface RuntimeInfo {
-  pid: number;
-  port: number;
-  mcp_url: string;
-  base_url: string;
-  owner_token: string;
-}
+export type { RuntimeInfo } from '../src/main/app';
+import type { RuntimeInfo } from '../src/main/app';
 
 /** <data_dir>/runtime.json of a running hub (base_url and the owner's bearer token). */
 export function runtimeInfo(served: Pick<Served, 'dataDir'>): RuntimeInfo {
