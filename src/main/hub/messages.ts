@@ -8,7 +8,7 @@ import {
   addPin, addReaction, editMessageText, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
   removePin, removeReaction, searchMessages, threadReplies, type MessageRow,
 } from '../store/messages';
-import { conversationById, conversationsOf, member } from '../store/conversations';
+import { allConversations, conversationById, conversationsOf, member } from '../store/conversations';
 import { eventsOfConversation } from '../store/events';
 import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
@@ -277,6 +277,10 @@ export function search(hub: Hub, userId: string, input: SearchInput, asOwner = f
       fromSeq.set(input.conv_id, requireMember(hub, userId, input.conv_id).member.from_seq);
     }
     convIds = [input.conv_id];
+  } else if (asOwner) {
+    // The owner sees every conversation, from its start.
+    convIds = allConversations(hub.db).map((c) => c.id);
+    for (const id of convIds) fromSeq.set(id, 1);
   } else {
     const convs = conversationsOf(hub.db, userId);
     complete = convs.length <= LIMITS.searchRecentConversations;

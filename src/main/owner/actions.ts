@@ -80,7 +80,7 @@ registerOwnerActions({
   'conversations.get': (hub, a) => ({ conversation: conversationView(hub, requireConversation(hub, a.conv_id), hub.ownerId) }),
   'conversations.history': (hub, a) => getHistory(hub, hub.ownerId, a.conv_id, a, true),
   'conversations.thread': (hub, a) => getThread(hub, hub.ownerId, a.conv_id, a.thread_id, a, true),
-  'conversations.search': (hub, a) => (a.conv_id ? search(hub, hub.ownerId, a, true) : searchEverywhere(hub, a)),
+  'conversations.search': (hub, a) => search(hub, hub.ownerId, a, true),
   'conversations.open_direct': (hub, a) => ({ conversation: openDirect(hub, hub.ownerId, a.user) }),
   'conversations.create_group': (hub, a) => ({ conversation: createGroup(hub, hub.ownerId, a.title, a.members) }),
   'conversations.create_task': (hub, a) => ({ conversation: createTask(hub, hub.ownerId, a.title, a.members, a.assignee) }),
@@ -152,18 +152,6 @@ registerOwnerActions({
     return { minutes, until: now, agents };
   },
 });
-
-function searchEverywhere(hub: Hub, a: { query: string; limit?: number }) {
-  // The owner searches every conversation: one pass per conversation list page of 20 would miss; search each.
-  const all = listAllConversations(hub);
-  const results = [];
-  for (const c of all) {
-    const r = search(hub, hub.ownerId, { query: a.query, conv_id: c.conv_id, limit: a.limit }, true);
-    results.push(...r.messages);
-  }
-  results.sort((x, y) => y.created_at - x.created_at);
-  return { query: a.query, messages: results.slice(0, a.limit ?? 50), complete: true, searched_conversations: all.length };
-}
 
 export { agentSummary };
 
