@@ -10,7 +10,7 @@
 // file_url: a link on the hub's loopback port: /files/<file_id>.<o|t>.<expiry ms, base 36>.<mac>,
 // the mac being hub.mac over the rest. verifyFileToken + readFile serve it.
 import crypto from 'node:crypto';
-import sharp from 'sharp';
+import type SharpFn from 'sharp';
 import type { Hub } from './hub';
 import type { FilePayload } from '../../shared/files';
 import { newId } from './hub';
@@ -160,7 +160,15 @@ function sha256(b: Buffer): string {
   return crypto.createHash('sha256').update(b).digest('hex');
 }
 
+/** sharp (and libvips, ~6 MB) is loaded the first time an image arrives, not when the hub starts. */
+let sharpModule: typeof SharpFn | undefined;
+async function loadSharp(): Promise<typeof SharpFn> {
+  sharpModule ??= (await import('sharp')).default;
+  return sharpModule;
+}
+
 async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer; width: number; height: number; thumb: Buffer; thumbMime: string }> {
+  const sharp = await loadSharp();
   const animated = type === 'gif' || type === 'webp';
   const input = { limitInputPixels: MAX_IMAGE_PIXELS, animated } as const;
   try {
