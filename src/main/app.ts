@@ -5,6 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { openDatabase, DB_FILE_NAME } from './store/db';
+import type { Durability } from './store/durability';
 import { Hub } from './hub/hub';
 import './hub/tools';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
@@ -20,6 +21,8 @@ export interface StartOptions {
   ratePerSecond?: number;
   /** Where to serve the built UI from (defaults to dist/renderer beside this file). */
   uiDir?: string;
+  /** normal (default: survives a crash of the hub) or full (also a power cut; fsync per commit). */
+  durability?: Durability;
 }
 
 export interface RunningHub {
@@ -82,7 +85,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const other = await liveHubOf(opts.dataDir);
   if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME));
+  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability });
   const hub = new Hub({ db });
   hub.onClose(() => db.close());
   startBackgroundJobs(hub);

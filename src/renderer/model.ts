@@ -21,6 +21,8 @@ export interface HubInfo {
   tool_schema_version: string;
   agents: number;
   waiting_agents: number;
+  /** The database connection's commit durability (normal: survives a hub crash; full: also a power cut). */
+  durability: { mode: 'normal' | 'full' | 'other'; synchronous: number };
 }
 
 export interface Reaction {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase, NewerDatabaseError } from '../store/db';
+import { parseDurability, type Durability } from '../store/durability';
 import { Hub } from '../hub/hub';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, findAgent, agentSummary } from '../hub/identities';
 import { isHubError } from '../../shared/errors';
@@ -14,9 +15,11 @@ import { connectionSnippets } from '../owner/snippets';
 const HELP = `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
 
 Usage:
-  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N]
+  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full]
       Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
       Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
+      --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
+      of the hub; full also through a power cut, at one fsync per commit.
   perch agent add NAME [--description T] [--instructions T] [--json]
   perch agent list [--json]
   perch agent show NAME [--json]
@@ -66,7 +69,7 @@ function mcpUrlFor(dataDir: string): string {
 async function cmdServe(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' } },
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' } },
     strict: true,
   });
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -74,10 +77,16 @@ async function cmdServe(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not ${values.port}`);
   const rate = values.rate !== undefined ? Number(values.rate) : undefined;
   if (rate !== undefined && (!Number.isFinite(rate) || rate < 0)) throw new UsageError('--rate must be a number ≥ 0 (0 = no limit)');
+  let durability: Durability;
+  try {
+    durability = values.durability !== undefined ? parseDurability(values.durability, '--durability') : parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const { startHub } = await import('../app');
   let running;
   try {
-    running = await startHub({ dataDir, port, ratePerSecond: rate });
+    running = await startHub({ dataDir, port, ratePerSecond: rate, durability });
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') fail(`port ${port} is in use (another perch?). Use --port N, or --port 0 for a free one.`);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
@@ -97,10 +106,10 @@ async function cmdServe(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const login = running.owner.loginLink();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login })}\n`);
+    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability })}\n`);
   } else {
     process.stdout.write(
-      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir}\n  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir} (durability: ${durability})\n  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
     );
   }
   if (values.open) openInBrowser(login);

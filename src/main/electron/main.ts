@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AlreadyServingError, startHub, type RunningHub } from '../app';
 import { DEFAULT_PORT, defaultDataDir } from '../paths';
+import { parseDurability, type Durability } from '../store/durability';
 import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
@@ -48,8 +49,17 @@ function saveWindowState(): void {
 }
 
 async function start(): Promise<void> {
+  // The same setting as `perch serve --durability` (README, "Durability").
+  let durability: Durability;
   try {
-    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer') });
+    durability = parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');
+  } catch (err) {
+    dialog.showErrorBox('Perch: bad setting', (err as Error).message);
+    app.exit(2);
+    return;
+  }
+  try {
+    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer'), durability });
   } catch (err) {
     if (err instanceof AlreadyServingError) {
       // One hub per data dir: a second one would never wake the first one's waiting agents.
@@ -58,7 +68,7 @@ async function start(): Promise<void> {
       return;
     }
     if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
-    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer') });
+    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer'), durability });
   }
   const origin = running.baseUrl;
 

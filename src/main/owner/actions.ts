@@ -10,6 +10,7 @@ import { addAgent, agentSummary, findAgent, listAgents, revokeAgent, rotateKey, 
 import { listProgress } from '../hub/progress';
 import { conversationById, insertMember, member, setReadSeq } from '../store/conversations';
 import { progressActivity } from '../store/progress';
+import { durabilityOf } from '../store/durability';
 import { connectionSnippets } from './snippets';
 import { allActiveHandoffs } from '../store/handoffs';
 import { handBack } from '../hub/handoffs';
@@ -75,6 +76,7 @@ registerOwnerActions({
     tool_schema_version: TOOL_SCHEMA_VERSION,
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
+    durability: durabilityOf(hub.db),
   }),
   'conversations.list': (hub) => ({ conversations: listAllConversations(hub) }),
   'conversations.get': (hub, a) => ({ conversation: conversationView(hub, requireConversation(hub, a.conv_id), hub.ownerId) }),

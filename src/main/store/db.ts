@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LATEST_VERSION, MIGRATIONS, checkMigrationOrder } from './migrations';
 import { committed } from './background';
+import { applyDurability, DEFAULT_DURABILITY, type Durability } from './durability';
 
 export type Db = Database.Database;
 
@@ -19,13 +20,14 @@ export class NewerDatabaseError extends Error {
 }
 
 /** Opens (creating if needed) the one SQLite file and brings its schema up to date. */
-export function openDatabase(file: string, opts: { readonly?: boolean } = {}): Db {
+export function openDatabase(file: string, opts: { readonly?: boolean; durability?: Durability } = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file, { readonly: opts.readonly ?? false });
   db.pragma('journal_mode = WAL');
-  // WAL + NORMAL: a committed transaction survives a crash (kill -9) of the process; the WAL
-  // is only fsynced at checkpoints, so a power loss may lose the last moments. See README.
-  db.pragma('synchronous = NORMAL');
+  // WAL + NORMAL (default): a committed transaction survives a crash (kill -9) of the process; the
+  // WAL is only fsynced at checkpoints, so a power loss may lose the last moments. FULL fsyncs every
+  // commit. See store/durability.ts and the README.
+  applyDurability(db, opts.durability ?? DEFAULT_DURABILITY);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('temp_store = MEMORY');
