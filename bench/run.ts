@@ -6,12 +6,17 @@
 //   npm run bench -- --save       also writes bench/results/<date>.json
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
-//            --only throughput,wake,owner,store (the default) or a subset, or send (send_message alone)
+//            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
+//            --only throughput,wake,owner,durability,fleet,store,coldstart (the default) or a subset,
+//            or send (send_message alone)
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
-// `perch serve` hubs: A (throughput, waking, owner stream, memory), E (empty store) and M (a store
-// seeded with 1,000,000 messages over 1,000 conversations by bench/seed.ts before the hub starts).
+// `perch serve` hubs: A (throughput, waking, owner stream, memory), F (send_message with
+// --durability full, on its own data dir, right after A's), S (a fleet of 500 agents waiting in
+// get_updates: memory, idle CPU, waking), E (empty store), M (a store seeded with 1,000,000 messages
+// over 1,000 conversations by bench/seed.ts before the hub starts), and short-lived hubs for cold
+// starts (spawn → ready line) on an empty data dir and on M's.
 // Every loop is bounded in count and time; every child is killed on exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { call, ownerStream, mcpHeaders, summarize, sleep, r3 } from './client';
+import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: opt } = parseArgs({
@@ -32,6 +37,8 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string' },
     'cpu-prof': { type: 'string' },
     only: { type: 'string' },
+    fleet: { type: 'string' },
+    starts: { type: 'string' },
   },
   strict: true,
 });
@@ -48,7 +55,12 @@ const OWNER_SAMPLES = QUICK ? 300 : 1000;
 const QUERY_SAMPLES = QUICK ? 300 : 1500;
 const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,store').split(','));
+const FLEET = Number(opt.fleet ?? 500);
+const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart').split(','));
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
+if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
 
 const started = Date.now();
@@ -166,13 +178,14 @@ async function seed(dataDir: string, args: string[], timeoutMs: number): Promise
 }
 
 interface RunningHub {
+  name: string;
   child: ChildProcess;
   port: number;
   dataDir: string;
   ownerToken: string;
 }
 
-async function startHub(name: string, dataDir: string): Promise<RunningHub> {
+async function startHub(name: string, dataDir: string, extraArgs: string[] = []): Promise<RunningHub> {
   const flags: string[] = [];
   if (opt['cpu-prof']) {
     // One directory per hub: the main thread and the checkpoint worker each write a profile.
@@ -180,9 +193,26 @@ async function startHub(name: string, dataDir: string): Promise<RunningHub> {
     fs.mkdirSync(dir, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', ...extraArgs]);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
-  return { child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
+  return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
+}
+
+/** The owner's hub.info of a running hub (waiting agents, durability of its connection, …). */
+async function hubInfo(hub: RunningHub): Promise<any> {
+  const r = await post(hub.port, '/api/owner/hub.info', '{}', { Authorization: `Bearer ${hub.ownerToken}` });
+  const j = JSON.parse(r.text);
+  if (!j.ok) throw new Error(`hub.info: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+  return j.value;
+}
+
+/** Starts `perch serve --json` on dataDir and stops it again: ms from spawn to its ready line. */
+async function coldStart(name: string, dataDir: string): Promise<number> {
+  const t0 = performance.now();
+  const { child } = await startProcess(name, ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
+  const ms = performance.now() - t0;
+  await stopProcess(child);
+  return ms;
 }
 
 function memoryOf(pid: number): { rss_mb: number; peak_rss_mb: number } {
@@ -227,7 +257,8 @@ async function load(name: string, port: number, requests: Array<{ body: string; 
 
 type Agent = { id: string; name: string; key: string };
 
-async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number, sdkPort: number) {
+/** send_message (and, with baselines, the raw and SDK echoes and get_updates) under load. */
+async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { rawPort: number; sdkPort: number }) {
   // 16 senders in 4 groups of 4 (plus the owner); every other request names the next member in `to`.
   const senders = agents.slice(0, 16);
   const groups: string[] = [];
@@ -246,7 +277,8 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number
       ].map((args) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) } }));
     });
   // Sanity: each target answers one request of the same shape correctly.
-  for (const [port, tool] of [[rawPort, 'echo'], [sdkPort, 'echo'], [hub.port, 'send_message']] as const) {
+  const targetsToCheck: Array<readonly [number, string]> = baselines ? [[baselines.rawPort, 'echo'], [baselines.sdkPort, 'echo'], [hub.port, 'send_message']] : [[hub.port, 'send_message']];
+  for (const [port, tool] of targetsToCheck) {
     const r = await call(port, senders[0]!.key, tool, JSON.parse(shapes(tool)[1]!.body).params.arguments);
     if (!r.value) throw new Error(`${tool} on port ${port}: no structuredContent`);
   }
@@ -256,12 +288,12 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number
     return sum;
   };
 
-  // `--only send` runs the send_message load alone (e.g. to profile it with --cpu-prof).
-  const sendOnly = !ONLY.has('throughput');
-  const raw = sendOnly ? undefined : await load('raw node:http echo', rawPort, shapes('echo'));
-  const sdk = sendOnly ? undefined : await load('SDK stateless echo', sdkPort, shapes('echo'));
+  // Without baselines (`--only send`, or the durability run) only the send_message load runs.
+  const sendOnly = !baselines;
+  const raw = baselines ? await load('raw node:http echo', baselines.rawPort, shapes('echo')) : undefined;
+  const sdk = baselines ? await load('SDK stateless echo', baselines.sdkPort, shapes('echo')) : undefined;
   const before = await lastSeqs();
-  const send = await load('perch send_message', hub.port, shapes('send_message'));
+  const send = await load(`perch send_message (${hub.name})`, hub.port, shapes('send_message'));
   const committed = (await lastSeqs()) - before;
   const acknowledged = send.total_2xx + send.warmup_2xx;
   progress(`send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`);
@@ -283,8 +315,15 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], rawPort: number
   return { raw, sdk, send, upd, committed, acknowledged };
 }
 
-async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
-  checkDeadline('wake');
+/**
+ * N agents wait in get_updates (wait_secs 60, re-waiting at once); one sender wakes them in turn
+ * (`to` names the waiter) and times send → the waiter's answer. Then, with all N waiting and nothing
+ * written, the hub's RSS and its CPU over a few idle seconds. Used for 50 agents (hub A) and for the
+ * fleet (hub S, 500). Every waiter's long poll holds its own keep-alive connection (client.ts's agent
+ * has no socket limit); the hub runs with --rate 0.
+ */
+async function wakePhase(label: string, hub: RunningHub, sender: Agent, waiters: Agent[], wakes: number) {
+  checkDeadline(label);
   const directs: string[] = [];
   for (const w of waiters) directs.push((await call(hub.port, sender.key, 'open_direct', { user: w.name })).value.conversation.conv_id);
   const arrivals = new Map<string, (at: number, woken: boolean) => void>();
@@ -292,12 +331,13 @@ async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
   let stopping = false;
   const loops = waiters.map(async (w) => {
     let ack: string | undefined;
-    for (let i = 0; i < WAKES * 2 && !stopping; i++) {
+    for (let i = 0; i < wakes * 2 && !stopping; i++) {
       const ac = new AbortController();
       controllers.add(ac);
       let r;
       try {
-        r = await call(hub.port, w.key, 'get_updates', { ...(ack ? { ack } : {}), wait_secs: 30 }, ac.signal);
+        // The longest wait (LIMITS.maxWaitSecs): no wait times out during the idle measurement.
+        r = await call(hub.port, w.key, 'get_updates', { ...(ack ? { ack } : {}), wait_secs: 60 }, ac.signal);
       } catch (e) {
         if (stopping) return;
         throw e;
@@ -311,14 +351,21 @@ async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
       }
     }
   });
-  await sleep(500); // every waiter has answered its first call and is waiting again
+  // Every waiter has answered its first call and is waiting again (the hub counts them).
+  const waitDeadline = Date.now() + 30_000 + waiters.length * 20;
+  let waiting = 0;
+  while ((waiting = (await hubInfo(hub)).waiting_agents) < waiters.length) {
+    if (Date.now() > waitDeadline) throw new Error(`${label}: only ${waiting} of ${waiters.length} agents are waiting`);
+    await sleep(100);
+  }
+  await sleep(200);
   const lat: number[] = [];
   const sendLat: number[] = [];
   let notWoken = 0;
   let lost = 0;
   const phaseDeadline = Date.now() + 120_000;
-  progress(`wake: ${WAKES} wakes over ${WAITERS} waiting agents …`);
-  for (let k = 0; k < WAKES && Date.now() < phaseDeadline; k++) {
+  progress(`${label}: ${wakes} wakes over ${waiters.length} waiting agents …`);
+  for (let k = 0; k < wakes && Date.now() < phaseDeadline; k++) {
     const i = k % waiters.length;
     const marker = `wake#${k}`;
     const arrived = new Promise<{ at: number; woken: boolean } | null>((resolve) => {
@@ -340,8 +387,9 @@ async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
     if (!a.woken) notWoken++;
     lat.push(a.at - t0);
   }
-  // Memory and CPU of the hub while all 50 agents wait.
+  // Memory and CPU of the hub while all N agents wait.
   await sleep(2000); // background work of the last writes (index, checkpoint) is done
+  const waitingAtIdle = (await hubInfo(hub)).waiting_agents;
   const ticks0 = cpuTicksOf(hub.child.pid!);
   const idleMs = 4000;
   await sleep(idleMs);
@@ -352,8 +400,8 @@ async function wakePhase(hub: RunningHub, sender: Agent, waiters: Agent[]) {
   for (const ac of controllers) ac.abort();
   await Promise.race([Promise.allSettled(loops), sleep(5000)]);
   const w = summarize(lat);
-  progress(`wake: p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms over ${w.n} wakes (${notWoken} not woken, ${lost} lost); hub RSS ${mem.rss_mb} MB with ${WAITERS} waiting, idle CPU ${idleCpuPct}%`);
-  return { wake: w, send: summarize(sendLat), notWoken, lost, mem, idleCpuPct };
+  progress(`${label}: p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms over ${w.n} wakes (${notWoken} not woken, ${lost} lost); hub RSS ${mem.rss_mb} MB with ${waitingAtIdle} waiting, idle CPU ${idleCpuPct}%`);
+  return { wake: w, send: summarize(sendLat), notWoken, lost, mem, idleCpuPct, waitingAtIdle };
 }
 
 async function ownerPhase(hub: RunningHub, sender: Agent, peer: Agent) {
@@ -471,19 +519,21 @@ async function main() {
   const machine = { loadavg_at_start: os.loadavg().map(r3), cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '', node: process.version, sqlite: sqliteVersion, platform: `${os.platform()} ${os.release()}`, total_mem_mb: Math.round(os.totalmem() / 2 ** 20) };
   progress(`machine: ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, SQLite ${machine.sqlite}; runs of ${WARMUP}+${DURATION} s, ${CONNECTIONS} connections`);
 
-  const result: any = { date: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, warmup_s: WARMUP, duration_s: DURATION, wakes: WAKES, waiters: WAITERS, owner_samples: OWNER_SAMPLES, query_samples: QUERY_SAMPLES, big_messages: BIG_MESSAGES, big_conversations: BIG_CONVERSATIONS } };
+  const result: any = { date: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, warmup_s: WARMUP, duration_s: DURATION, wakes: WAKES, waiters: WAITERS, owner_samples: OWNER_SAMPLES, query_samples: QUERY_SAMPLES, big_messages: BIG_MESSAGES, big_conversations: BIG_CONVERSATIONS, fleet: FLEET, cold_starts: COLD_STARTS } };
+
+  const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
 
   // Hub A and both baselines run side by side.
-  if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('wake') || ONLY.has('owner')) {
+  if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('wake') || ONLY.has('owner') || ONLY.has('durability')) {
     const dirA = path.join(tmpRoot, 'hub-a');
     const fixtureA = await seed(dirA, ['--agents', String(32 + 1 + WAITERS)], 60_000);
     const agents = fixtureA.agents;
     const [raw, sdk, hubA] = await Promise.all([startProcess('raw echo', ['bench/echo-raw.mjs']), startProcess('sdk echo', ['bench/echo-sdk.mjs']), startHub('A', dirA)]);
     progress(`started: raw echo :${raw.ready.port}, SDK echo :${sdk.ready.port}, perch serve :${hubA.port} (pid ${hubA.child.pid})`);
-    if (ONLY.has('throughput') || ONLY.has('send')) {
-      const t = await throughputPhase(hubA, agents, raw.ready.port, sdk.ready.port);
-      const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
-      result.send_message = { ...pick(t.send), committed: t.committed, answered: t.acknowledged };
+    if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('durability')) {
+      // `--only send` (or durability alone) runs the send_message load alone (e.g. to profile it with --cpu-prof).
+      const t = await throughputPhase(hubA, agents, ONLY.has('throughput') ? { rawPort: raw.ready.port, sdkPort: sdk.ready.port } : undefined);
+      result.send_message = { ...pick(t.send), committed: t.committed, answered: t.acknowledged, durability: (await hubInfo(hubA)).durability.mode };
       if (t.raw && t.sdk && t.upd) {
         result.raw_http = pick(t.raw);
         result.sdk_echo = pick(t.sdk);
@@ -494,10 +544,25 @@ async function main() {
       }
     }
     await Promise.all([stopProcess(raw.child), stopProcess(sdk.child)]);
+    if (ONLY.has('durability')) {
+      // F: the same send_message load right after A's, on a hub started the same way on its own
+      // data dir (the same seeding), with --durability full: every commit is fsynced.
+      checkDeadline('durability full');
+      const dirF = path.join(tmpRoot, 'hub-full');
+      const fixtureF = await seed(dirF, ['--agents', '16'], 60_000);
+      const hubF = await startHub('F', dirF, ['--durability', 'full']);
+      const info = await hubInfo(hubF);
+      if (info.durability.mode !== 'full' || info.durability.synchronous !== 2) throw new Error(`hub F runs ${JSON.stringify(info.durability)}, not full`);
+      const t = await throughputPhase(hubF, fixtureF.agents);
+      await stopProcess(hubF.child);
+      fs.rmSync(dirF, { recursive: true, force: true });
+      result.send_message_full = { ...pick(t.send), committed: t.committed, answered: t.acknowledged, durability: 'full' };
+      result.send_full_vs_normal = r3(t.send.rps / (result.send_message.calls_per_s || NaN));
+    }
     if (ONLY.has('wake')) {
       const sender = agents[32]!;
       const waiters = agents.slice(33, 33 + WAITERS);
-      const w = await wakePhase(hubA, sender, waiters);
+      const w = await wakePhase('wake', hubA, sender, waiters, WAKES);
       result.wake_p50_ms = w.wake.p50_ms;
       result.wake_p99_ms = w.wake.p99_ms;
       result.wake = { ...w.wake, not_woken: w.notWoken, lost: w.lost, sender_send_message: w.send };
@@ -514,14 +579,57 @@ async function main() {
     await stopProcess(hubA.child);
   }
 
-  if (ONLY.has('store')) {
-    // E: the same fixture (50 agents, 1,000 groups), no messages. M: the same plus 1M messages.
-    const dirE = path.join(tmpRoot, 'hub-empty');
-    const fixE = await seed(dirE, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', '0'], 120_000);
-    const hubE = await startHub('empty', dirE);
-    const empty = await queryPhase('empty store', hubE, fixE);
-    await stopProcess(hubE.child);
-    fs.rmSync(dirE, { recursive: true, force: true });
+  if (ONLY.has('fleet')) {
+    // S: a fresh hub with FLEET agents, all waiting in get_updates; the same probes as for 50.
+    checkDeadline('fleet');
+    const dirS = path.join(tmpRoot, 'hub-fleet');
+    const fixtureS = await seed(dirS, ['--agents', String(FLEET + 1), '--prefix', 'f'], 120_000);
+    const hubS = await startHub('S', dirS);
+    const startRss = memoryOf(hubS.child.pid!).rss_mb;
+    const w = await wakePhase('fleet', hubS, fixtureS.agents[0]!, fixtureS.agents.slice(1), Math.max(WAKES, FLEET));
+    await stopProcess(hubS.child);
+    fs.rmSync(dirS, { recursive: true, force: true });
+    result.fleet = { agents: FLEET, waiting_at_idle: w.waitingAtIdle, wake: { ...w.wake, not_woken: w.notWoken, lost: w.lost, sender_send_message: w.send }, rss_mb: w.mem.rss_mb, peak_rss_mb: w.mem.peak_rss_mb, rss_mb_at_start: startRss, idle_cpu_pct: w.idleCpuPct };
+    result.fleet_wake_p50_ms = w.wake.p50_ms;
+    result.fleet_wake_p99_ms = w.wake.p99_ms;
+    result.rss_mb_fleet_waiting = w.mem.rss_mb;
+    result.idle_cpu_pct_fleet_waiting = w.idleCpuPct;
+  }
+
+  const coldStarts = async (label: string, makeDir: (i: number) => string) => {
+    const ms: number[] = [];
+    for (let i = 0; i < COLD_STARTS; i++) ms.push(await coldStart(`cold start ${label} #${i}`, makeDir(i)));
+    const s = summarize(ms);
+    progress(`cold start, ${label}: p50 ${s.p50_ms} ms (${ms.map((x) => x.toFixed(1)).join(', ')} ms)`);
+    return s;
+  };
+  if (ONLY.has('coldstart')) {
+    checkDeadline('cold starts');
+    // The floor: a node process that prints one line (no Perch code at all).
+    const floor: number[] = [];
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const t0 = performance.now();
+      await startProcess('node floor', ['-e', 'console.log("{}"); setTimeout(() => {}, 60000)']).then(({ child }) => {
+        floor.push(performance.now() - t0);
+        return stopProcess(child);
+      });
+    }
+    result.cold_start = { starts: COLD_STARTS, node_floor: summarize(floor), empty: await coldStarts('empty data dir', (i) => path.join(tmpRoot, `cold-empty-${i}`)) };
+    progress(`cold start, node floor: p50 ${result.cold_start.node_floor.p50_ms} ms`);
+    result.cold_start_empty_p50_ms = result.cold_start.empty.p50_ms;
+  }
+
+  if (ONLY.has('store') || ONLY.has('coldstart')) {
+    let empty: QueryFigures | undefined;
+    if (ONLY.has('store')) {
+      // E: the same fixture (50 agents, 1,000 groups), no messages. M: the same plus 1M messages.
+      const dirE = path.join(tmpRoot, 'hub-empty');
+      const fixE = await seed(dirE, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', '0'], 120_000);
+      const hubE = await startHub('empty', dirE);
+      empty = await queryPhase('empty store', hubE, fixE);
+      await stopProcess(hubE.child);
+      fs.rmSync(dirE, { recursive: true, force: true });
+    }
 
     checkDeadline('seeding');
     const dirM = path.join(tmpRoot, 'hub-1m');
@@ -529,12 +637,19 @@ async function main() {
     const fixM = await seed(dirM, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', String(BIG_MESSAGES)], 300_000);
     const dbBytes = fs.statSync(path.join(dirM, 'perch.sqlite')).size;
     progress(`seeded in ${(fixM.ms / 1000).toFixed(1)} s, ${Math.round(dbBytes / 2 ** 20)} MB`);
-    const hubM = await startHub('1m', dirM);
-    const big = await queryPhase(`${BIG_MESSAGES / 1e6}M store`, hubM, fixM);
-    await stopProcess(hubM.child);
-    result.store_empty = empty;
-    result.store_1m = { ...big, seed_s: r3(fixM.ms / 1000), db_mb: Math.round(dbBytes / 2 ** 20) };
-    result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty[k].p99_ms)]));
+    if (ONLY.has('coldstart')) {
+      // Before any hub ran on it: the store as the seeder (a stopped hub) left it.
+      result.cold_start = { ...result.cold_start, store_1m: await coldStarts(`${BIG_MESSAGES / 1e6}M-message data dir`, () => dirM), store_messages: BIG_MESSAGES, store_db_mb: Math.round(dbBytes / 2 ** 20) };
+      result.cold_start_1m_p50_ms = result.cold_start.store_1m.p50_ms;
+    }
+    if (empty) {
+      const hubM = await startHub('1m', dirM);
+      const big = await queryPhase(`${BIG_MESSAGES / 1e6}M store`, hubM, fixM);
+      await stopProcess(hubM.child);
+      result.store_empty = empty;
+      result.store_1m = { ...big, seed_s: r3(fixM.ms / 1000), db_mb: Math.round(dbBytes / 2 ** 20) };
+      result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty![k].p99_ms)]));
+    }
   }
 
   result.machine.loadavg_at_end = os.loadavg().map(r3);
@@ -555,25 +670,47 @@ function targets(r: any) {
   add('owner_p99_ms', r.owner_p99_ms, '< 100', (v) => v < 100);
   for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) add(`store_1m_${k}_p99_ratio`, r.store_ratio_p99?.[k], '<= 2', (v) => v <= 2);
   add('rss_mb_50_waiting', r.rss_mb_50_waiting, '< 200', (v) => v < 200);
+  add('fleet_wake_p50_ms', r.fleet_wake_p50_ms, '< 2', (v) => v < 2);
+  add('fleet_wake_p99_ms', r.fleet_wake_p99_ms, '< 10', (v) => v < 10);
+  add('rss_mb_fleet_waiting', r.rss_mb_fleet_waiting, '< 250', (v) => v < 250);
+  // ~0%: one clock tick (10 ms) in the 4 s window is 0.25%.
+  add('idle_cpu_pct_fleet_waiting', r.idle_cpu_pct_fleet_waiting, '<= 0.5', (v) => v <= 0.5);
+  add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   return t;
 }
 
 function table(r: any): string {
   const rows: string[][] = [];
   const f = (x: number | undefined, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(d));
-  const hold = (name: string) => (r.targets?.[name]?.holds === true ? 'yes' : r.targets?.[name]?.holds === false ? 'NO' : '—');
-  rows.push(['what', 'figure', 'target', 'holds']);
+  const hold = (...names: string[]) => {
+    const h = names.map((n) => r.targets?.[n]?.holds);
+    return h.some((x) => x === false) ? 'NOT met' : h.every((x) => x === true) ? 'met' : '—';
+  };
+  rows.push(['what', 'figure', 'target', 'target met']);
   if (r.raw_http) {
     rows.push(['raw node:http echo (floor)', `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`, 'baseline', '']);
     rows.push(['MCP SDK stateless echo', `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`, 'baseline', '']);
-    rows.push(['send_message', `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms`, '', '']);
+  }
+  if (r.send_message) rows.push([`send_message (durability ${r.send_message.durability ?? 'normal'})`, `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms`, '', '']);
+  if (r.raw_http) {
     rows.push(['  vs SDK echo', `${f(r.send_vs_sdk_echo)}×`, '≥ 5×', hold('send_vs_sdk_echo')]);
     rows.push(['  vs raw node:http', `${f(r.send_vs_raw_http * 100, 1)}%`, '≥ 30%', hold('send_vs_raw_http')]);
     rows.push(['get_updates (no wait, caught up)', `${r.get_updates.calls_per_s} calls/s, p50 ${f(r.get_updates.p50_ms)} ms, p99 ${f(r.get_updates.p99_ms)} ms`, '', '']);
   }
+  if (r.send_message_full) rows.push(['send_message (durability full)', `${r.send_message_full.calls_per_s} calls/s, p50 ${f(r.send_message_full.p50_ms)} ms, p99 ${f(r.send_message_full.p99_ms)} ms (${f(r.send_full_vs_normal * 100, 1)}% of normal)`, '', '']);
   if (r.wake) {
-    rows.push([`wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`, `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('wake_p50_ms') === 'yes' && hold('wake_p99_ms') === 'yes' ? 'yes' : 'NO']);
+    rows.push([`wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`, `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('wake_p50_ms', 'wake_p99_ms')]);
     rows.push([`hub RSS, ${WAITERS} agents waiting`, `${f(r.rss_mb_50_waiting, 1)} MB (peak ${f(r.peak_rss_mb, 1)} MB), idle CPU ${f(r.idle_cpu_pct_50_waiting, 1)}%`, '< 200 MB', hold('rss_mb_50_waiting')]);
+  }
+  if (r.fleet) {
+    rows.push([`fleet: wake latency (${r.fleet.wake.n} wakes, ${r.fleet.agents} waiting)`, `p50 ${f(r.fleet_wake_p50_ms)} ms, p99 ${f(r.fleet_wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('fleet_wake_p50_ms', 'fleet_wake_p99_ms')]);
+    rows.push([`fleet: hub RSS, ${r.fleet.agents} agents waiting`, `${f(r.rss_mb_fleet_waiting, 1)} MB (peak ${f(r.fleet.peak_rss_mb, 1)} MB, ${f(r.fleet.rss_mb_at_start, 1)} MB at start)`, '< 250 MB', hold('rss_mb_fleet_waiting')]);
+    rows.push([`fleet: idle hub CPU, ${r.fleet.agents} waiting`, `${f(r.idle_cpu_pct_fleet_waiting, 2)}% over 4 s`, '~0% (≤ 0.5%)', hold('idle_cpu_pct_fleet_waiting')]);
+  }
+  if (r.cold_start) {
+    rows.push([`cold start: node itself (${r.cold_start.starts} starts)`, `p50 ${f(r.cold_start.node_floor.p50_ms, 1)} ms`, 'baseline', '']);
+    rows.push([`cold start: empty data dir`, `p50 ${f(r.cold_start_empty_p50_ms, 1)} ms (max ${f(r.cold_start.empty.max_ms, 1)} ms)`, '< 150 ms', hold('cold_start_empty_p50_ms')]);
+    if (r.cold_start.store_1m) rows.push([`cold start: ${r.cold_start.store_messages / 1e6}M-message data dir (${r.cold_start.store_db_mb} MB)`, `p50 ${f(r.cold_start_1m_p50_ms, 1)} ms (max ${f(r.cold_start.store_1m.max_ms, 1)} ms)`, '', '']);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.store_1m) {
