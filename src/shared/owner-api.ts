@@ -8,7 +8,7 @@ const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
 export const OWNER_ACTIONS = {
-  'hub.info': { description: 'Who the owner is, the MCP URL, version and counts.', input: z.strictObject({}) },
+  'hub.info': { description: 'Who the owner is, the MCP URL, version, counts, and the durability of the database connection (normal or full).', input: z.strictObject({}) },
   'conversations.list': { description: 'Every conversation (direct, group, task) with members, unread counts, handoffs, floor.', input: z.strictObject({}) },
   'conversations.get': { description: 'One conversation.', input: z.strictObject({ conv_id: id() }) },
   'conversations.history': {
