@@ -1,8 +1,6 @@
-// The catalog in src/shared/catalog.ts must match the agent tool contract, parsed from its text.
+// The catalog in src/shared/catalog.ts must match the agent tool contract (test/fixtures/contract.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import {
   TOOLS,
@@ -12,106 +10,13 @@ import {
   toolInputJsonSchema,
   type ToolSpec,
 } from '../src/shared/catalog';
-
-// Tests run from the repository root; ../shared is the shared folder next to it.
-const CONTRACT_PATH = path.resolve(process.cwd(), '../shared/seeds/000_da6bc98e86676ea8.txt');
-
-/** Tools whose heading was lost in the contract text, by the first sentence of their description. */
-const HEADINGLESS: Record<string, string> = {
-  'Claim a request': 'claim',
-  'React to a message': 'react',
-};
+import { loadContract } from './contract-fixture';
 
 /** Arguments the catalog adds beyond the contract (DESIGN.md invariants 3 and 4). */
 const WAIT_ADDITION = { tool: 'get_updates', arg: 'wait_secs' };
 const OPERATION_ID = 'operation_id';
 
-interface ContractArg {
-  name: string;
-  type: string;
-  required: boolean;
-  description: string;
-}
-interface ContractTool {
-  name: string;
-  description: string;
-  readOnly: boolean;
-  noArguments: boolean;
-  args: ContractArg[];
-}
-
-const ARG_TYPES = new Set(['string', 'integer', 'boolean', 'array', 'object', 'any']);
-
-/**
- * The contract is a web page flattened to text: each tool is a heading line, a line
- * `Section titled “name”<description>`, then either `No arguments.` or a table whose rows are
- * split over lines (`name |`, then `type | [yes |] [description] |`, sometimes a stray `|`),
- * then optionally `Read-only.`. Two tools lost their heading: their description stands alone.
- */
-function parseContract(text: string): ContractTool[] {
-  const lines = text.split(/\r?\n/).map((l) => l.trim());
-  const tools: ContractTool[] = [];
-  let current: ContractTool | undefined;
-  const fail = (i: number, why: string): never => {
-    throw new Error(`contract line ${i + 1}: ${why}: ${JSON.stringify(lines[i])}`);
-  };
-  const startTool = (name: string, description: string) => {
-    current = { name, description, readOnly: false, noArguments: false, args: [] };
-    tools.push(current);
-  };
-
-  let i = lines.findIndex((l, k) => /^[a-z_]+$/.test(l) && (lines[k + 1] ?? '').startsWith('Section titled'));
-  if (i < 0) throw new Error('no tool headings found in the contract');
-
-  for (; i < lines.length; i++) {
-    const line = lines[i];
-    const next = lines[i + 1] ?? '';
-    if (line === '') continue;
-    if (/^[a-z_]+$/.test(line) && next.startsWith('Section titled')) {
-      const prefix = `Section titled “${line}”`;
-      if (!next.startsWith(prefix)) fail(i + 1, `section title does not match heading ${line}`);
-      startTool(line, next.slice(prefix.length).trim());
-      i++;
-      continue;
-    }
-    if (line.startsWith('Section titled')) fail(i, 'section title without heading');
-    if (line === 'No arguments.') {
-      if (!current) fail(i, 'outside a tool');
-      current!.noArguments = true;
-      continue;
-    }
-    if (line === 'Read-only.') {
-      if (!current) fail(i, 'outside a tool');
-      current!.readOnly = true;
-      continue;
-    }
-    if (/^\|\s*Argument\s*\|/.test(line) || /^\|[-|\s]+\|$/.test(line) || /^\|+$/.test(line)) continue;
-    const argMatch = /^([a-z_][a-z0-9_]*) \|$/.exec(line);
-    if (argMatch) {
-      if (!current) fail(i, 'argument outside a tool');
-      // The rest of the row: `type | [yes |] [description] |` (cells may be empty).
-      const cells = next
-        .split('|')
-        .map((c) => c.trim())
-        .filter((c) => c !== '');
-      const type = cells.shift();
-      if (!type || !ARG_TYPES.has(type)) fail(i + 1, `unknown argument type for ${argMatch[1]}`);
-      const required = cells[0] === 'yes';
-      if (required) cells.shift();
-      current!.args.push({ name: argMatch[1], type: type!, required, description: cells.join(' | ') });
-      i++;
-      continue;
-    }
-    // A description paragraph standing alone: a tool whose heading was lost.
-    const title = line.slice(0, line.indexOf('. '));
-    const name = HEADINGLESS[title];
-    if (!name) fail(i, 'unrecognised line (a tool without heading that is not mapped?)');
-    startTool(name!, line);
-  }
-  return tools;
-}
-
-const contract = parseContract(readFileSync(CONTRACT_PATH, 'utf8'));
+const contract = loadContract();
 
 /** Requiredness and properties as published in tools/list. */
 function published(t: ToolSpec) {
@@ -124,23 +29,29 @@ function published(t: ToolSpec) {
   return schema;
 }
 
-if (process.env.PRINT_CONTRACT) {
-  for (const t of contract) {
-    console.log(`${t.name}${t.readOnly ? ' [read-only]' : ''}${t.noArguments ? ' [no arguments]' : ''}`);
-    console.log(`  ${t.description}`);
-    for (const a of t.args) console.log(`  - ${a.name}: ${a.type}${a.required ? ' (required)' : ''} — ${a.description}`);
-  }
-}
-
-test('the contract parses into 37 tools, each with a description and arguments or "No arguments."', () => {
+test('the contract fixture holds 37 uniquely named tools, each with a description and well-formed arguments', () => {
   assert.equal(contract.length, 37);
+  assert.equal(new Set(contract.map((t) => t.name)).size, 37, 'tool names are unique');
+  const argTypes = new Set(['string', 'integer', 'boolean', 'array', 'object', 'any']);
   for (const t of contract) {
+    assert.match(t.name, /^[a-z_]+$/);
     assert.ok(t.description.length > 20, `${t.name} has a description`);
-    assert.ok(t.noArguments !== t.args.length > 0, `${t.name}: either arguments or "No arguments."`);
+    assert.equal(typeof t.read_only, 'boolean', `${t.name}: read_only is a boolean`);
+    assert.equal(new Set(t.arguments.map((a) => a.name)).size, t.arguments.length, `${t.name}: argument names are unique`);
+    for (const a of t.arguments) {
+      assert.ok(argTypes.has(a.type), `${t.name}.${a.name}: known type ${a.type}`);
+      assert.equal(typeof a.required, 'boolean');
+      assert.equal(typeof a.description, 'string');
+    }
   }
+  assert.deepEqual(
+    contract.filter((t) => t.heading_lost_in_source).map((t) => t.name),
+    ['claim', 'react'],
+    'the two tools whose heading the contract page lost are claim and react',
+  );
   const sendMessage = contract.find((t) => t.name === 'send_message')!;
   assert.deepEqual(
-    sendMessage.args.map((a) => [a.name, a.type, a.required]),
+    sendMessage.arguments.map((a) => [a.name, a.type, a.required]),
     [
       ['client_msg_id', 'string', false],
       ['conv_id', 'string', true],
@@ -155,7 +66,7 @@ test('the contract parses into 37 tools, each with a description and arguments o
     ],
   );
   assert.equal(
-    sendMessage.args.find((a) => a.name === 'intent')!.description,
+    sendMessage.arguments.find((a) => a.name === 'intent')!.description,
     'One of request, proposal, answer, status, done.',
   );
 });
@@ -179,7 +90,7 @@ test('each description is the contract paragraph verbatim and the title is its f
 });
 
 test('readOnly matches "Read-only." in the contract', () => {
-  for (const [k, c] of contract.entries()) assert.equal(TOOLS[k].readOnly, c.readOnly, TOOLS[k].name);
+  for (const [k, c] of contract.entries()) assert.equal(TOOLS[k].readOnly, c.read_only, TOOLS[k].name);
 });
 
 test('arguments: every contract argument exists with its required flag; extras are only the allowed additions', () => {
@@ -190,11 +101,11 @@ test('arguments: every contract argument exists with its required flag; extras a
     assert.equal(schema.additionalProperties, false, `${t.name} refuses unknown arguments`);
     const props = Object.keys(schema.properties);
     const required = new Set(schema.required ?? []);
-    for (const a of c.args) {
+    for (const a of c.arguments) {
       assert.ok(props.includes(a.name), `${t.name}.${a.name} is in the schema`);
       assert.equal(required.has(a.name), a.required, `${t.name}.${a.name} required flag`);
     }
-    const contractNames = new Set(c.args.map((a) => a.name));
+    const contractNames = new Set(c.arguments.map((a) => a.name));
     for (const p of props.filter((p) => !contractNames.has(p))) {
       const allowed =
         (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) || (p === OPERATION_ID && !t.readOnly);
@@ -211,7 +122,7 @@ test('argument descriptions: the contract text where it has one, some text every
     for (const [name, p] of Object.entries(props)) {
       assert.ok(p.description && p.description.length > 3, `${t.name}.${name} has a description`);
     }
-    for (const a of c.args) {
+    for (const a of c.arguments) {
       if (a.description) assert.equal(props[a.name].description, a.description, `${t.name}.${a.name} description`);
     }
   }
@@ -229,7 +140,7 @@ test('argument types match the contract', () => {
   for (const [k, c] of contract.entries()) {
     const t = TOOLS[k];
     const props = published(t).properties as Record<string, { type?: string }>;
-    for (const a of c.args) assert.equal(props[a.name].type, jsonType[a.type], `${t.name}.${a.name} type`);
+    for (const a of c.arguments) assert.equal(props[a.name].type, jsonType[a.type], `${t.name}.${a.name} type`);
   }
 });
 

@@ -5,13 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import { gpsJpeg } from './images';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
 import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
 import { LIMITS } from '../src/shared/limits';
+import { loadContract } from './contract-fixture';
 import {
-  ERAS, ERA_NAME, ROOT, addAgent, connect, eventually, owner, ownerFail, ownerOk, sleep, startServe, tempDataDir, uniqueName,
+  ERAS, ERA_NAME, addAgent, connect, eventually, owner, ownerFail, ownerOk, sleep, startServe, tempDataDir, uniqueName,
   type AgentClient, type Served,
 } from './serve-harness';
 
@@ -83,46 +82,21 @@ async function convLastSeq(convId: string): Promise<number> {
 
 // ---- tools/list ---------------------------------------------------------------------------------
 
-const CONTRACT = fs.readFileSync(path.resolve(ROOT, '../shared/seeds/000_da6bc98e86676ea8.txt'), 'utf8');
-/** The two tools whose heading the contract text lost, by the first sentence of their description. */
-const HEADINGLESS_TITLES = ['Claim a request', 'React to a message'];
-
-/** The contract's tools in order: named by their heading, or (heading lost) by their description paragraph. */
-function contractOrder(): Array<{ name?: string; description: string }> {
-  const lines = CONTRACT.split(/\r?\n/).map((l) => l.trim());
-  const out: Array<{ name?: string; description: string }> = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const next = lines[i + 1] ?? '';
-    const prefix = `Section titled “${line}”`;
-    if (/^[a-z_]+$/.test(line) && next.startsWith(prefix)) {
-      out.push({ name: line, description: next.slice(prefix.length).trim() });
-      i++;
-    } else if (HEADINGLESS_TITLES.some((t) => line.startsWith(`${t}. `))) {
-      out.push({ description: line });
-    }
-  }
-  return out;
-}
-
 for (const era of ERAS) {
   describe(`tools/list, ${ERA_NAME[era]}`, () => {
-    test('lists the contract\'s 37 tools in order, with the catalog\'s descriptions and argument schemas; the heading-less two are claim and react', async () => {
+    test('lists the contract\'s 37 tools in order, with the contract\'s descriptions and the catalog\'s argument schemas', async () => {
       const c = await agent(`list-${era}`, era);
       const { tools } = await c.listTools();
       const names = tools.map((t) => t.name as string);
       assert.equal(names.length, 37, 'tools/list has 37 tools');
       assert.deepEqual(names, TOOLS.map((t) => t.name), 'names in the catalog\'s (contract) order');
 
-      const contract = contractOrder();
-      assert.equal(contract.length, 37, 'the contract text has 37 tools');
-      const headingless: string[] = [];
+      const contract = loadContract();
+      assert.equal(contract.length, 37, 'the contract has 37 tools');
       contract.forEach((ct, i) => {
-        if (ct.name) assert.equal(names[i], ct.name, `tool ${i} is the contract's ${ct.name}`);
-        else headingless.push(names[i]!);
+        assert.equal(names[i], ct.name, `tool ${i} is the contract's ${ct.name}`);
         assert.equal(tools[i]!.description, ct.description, `${names[i]}: description is the contract paragraph verbatim`);
       });
-      assert.deepEqual(headingless, ['claim', 'react'], 'the two tools without a heading in the contract are claim and react');
 
       for (const [i, t] of tools.entries()) {
         const spec = TOOLS[i]!;

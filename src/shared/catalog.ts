@@ -1,5 +1,5 @@
 // The tool catalog agents see: names, order, descriptions and argument schemas.
-// Source of truth: ../shared/seeds/000_da6bc98e86676ea8.txt (test/catalog.test.ts checks it).
+// Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/catalog.test.ts checks it).
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
 import { LIMITS } from './limits';
