@@ -30,9 +30,14 @@ export interface StartOptions {
   requestTimeoutMs?: number;
 }
 
-/** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs. */
+/** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
 export const HEADERS_TIMEOUT_MS = 15_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+function envMs(name: string): number | undefined {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
+}
 
 /** The raw answer to a request Node's parser refused (or did not receive in time): status line only. */
 function clientErrorResponse(err: NodeJS.ErrnoException): string {
@@ -129,8 +134,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const ownerToken = crypto.randomBytes(24).toString('base64url');
   const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir });
 
-  const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const requestTimeout = Math.max(opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, headersTimeout);
+  const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
   const server = http.createServer(
     // Node checks both timeouts on this interval: a stalled request is cut off within about one more tick.
     { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))) },
