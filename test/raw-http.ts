@@ -32,6 +32,7 @@ export function rawExchange(port: number, data: string | Buffer, opts: RawOption
   const started = Date.now();
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const pieces = opts.pieces ?? [data];
+  const isHead = String(pieces[0] ?? '').startsWith('HEAD ');
   return new Promise((resolve) => {
     let buf = Buffer.alloc(0);
     let done = false;
@@ -55,9 +56,9 @@ export function rawExchange(port: number, data: string | Buffer, opts: RawOption
         buf = buf.subarray(end + 4); // 100 Continue: the real answer follows
         return complete();
       }
+      if (isHead || /^HTTP\/1\.[01] (204|304)/.test(head)) return true; // no body follows
       const len = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-      if (len) return buf.length - (end + 4) >= Number(len[1]) || /^HEAD /.test(String(pieces[0]));
-      if (/^HTTP\/1\.[01] (204|304)/.test(head)) return true;
+      if (len) return buf.length - (end + 4) >= Number(len[1]);
       // Chunked or an event stream: the head is the answer (a stream goes on as long as it is open).
       return /\r\ntransfer-encoding:\s*chunked/i.test(head) || /\r\ncontent-type:\s*text\/event-stream/i.test(head);
     };

@@ -163,6 +163,12 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   // when the request has been received, so long waits for an answer (get_updates wait_secs) are not cut.
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
+  // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
+  server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.on('error', () => undefined);
+    const body = JSON.stringify({ ok: false, error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' } });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     socket.on('error', () => undefined);
     const inFlight = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;

@@ -124,7 +124,11 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   function handleEvents(req: IncomingMessage, res: ServerResponse) {
     if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', 'Open the login link printed by `perch serve`.');
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL (EventSource).');
+    const head = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+    // HEAD has no body, so it can never carry an event: answer the head alone (a stream would never flush).
+    if (req.method === 'HEAD') return void res.writeHead(200, head).end();
+    res.writeHead(200, { ...head, Connection: 'keep-alive' });
     res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now() } })}\n\n`);
     streams.add(res);
     res.on('error', () => streams.delete(res));
