@@ -189,6 +189,29 @@ describe('reading a request is bounded; waiting for an answer is not', () => {
     assert.ok(r.ms < 31 * 250, `cut off before the last piece (after ${r.ms} ms)`);
   });
 
+  test('a keep-alive connection used for longer than the request timeout keeps being served', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    try {
+      for (let i = 0; i < 8; i++) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = http.request(`${running.baseUrl}/mcp`, { method: 'POST', agent, headers: { Host: '127.0.0.1', 'Content-Type': 'application/json' } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          });
+          req.on('socket', (s) => sockets.add(s));
+          req.on('error', reject);
+          req.end('{}');
+        });
+        assert.equal(status, 401, `request ${i} on the kept-alive connection is answered (not 408)`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      assert.equal(sockets.size, 1, 'all requests went over one connection (2.4 s, twice the request timeout)');
+    } finally {
+      agent.destroy();
+    }
+  });
+
   test('a get_updates long-poll (wait_secs 3) longer than the request timeout returns normally; the owner event stream stays open', async () => {
     const rt = runtimeInfo({ dataDir: dir });
     const events: string[] = [];

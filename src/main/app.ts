@@ -163,6 +163,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   // when the request has been received, so long waits for an answer (get_updates wait_secs) are not cut.
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
+  server.on('connection', (socket) => socket.on('error', () => undefined));
   // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
   server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
     socket.on('error', () => undefined);

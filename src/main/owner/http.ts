@@ -75,6 +75,13 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     const file = path.resolve(uiDir, `.${rel}`);
     if (!file.startsWith(uiDir + path.sep)) return refuse(res, 404, 'not_found', 'Not found.', 'Open /.');
     fs.readFile(file, (err, data) => {
+      try {
+        sendStatic(err, data);
+      } catch (e) {
+        sendInternalError(res, e, `static ${rel}`);
+      }
+    });
+    function sendStatic(err: NodeJS.ErrnoException | null, data: Buffer) {
       if (res.destroyed) return;
       if (err) {
         if (rel === '/index.html') {
@@ -91,7 +98,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         'Cache-Control': rel === '/index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
       });
       res.end(req.method === 'HEAD' ? undefined : data);
-    });
+    }
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, action: string) {
