@@ -18,7 +18,7 @@ import { addAgent, connect, ROOT, runtimeInfo, startServe, tempDataDir, uniqueNa
 import { buildRequest, rawExchange, type RawAnswer } from './raw-http';
 
 const FIXED_SEED = 20260728;
-const RANDOM_SEED = process.env.PERCH_FUZZ_SEED !== undefined ? Number(process.env.PERCH_FUZZ_SEED) >>> 0 : crypto.randomInt(2 ** 31);
+const RANDOM_SEED = process.env.PERCH_FUZZ_SEED ? Number(process.env.PERCH_FUZZ_SEED) >>> 0 : crypto.randomInt(2 ** 31);
 const REQUESTS_PER_SEED = 1500;
 const CONCURRENCY = 16;
 /** A request with no answer and no close within this long is a hang. */
@@ -113,6 +113,12 @@ function junkValue(r: Rng, w: World, depth = 0): unknown {
   }
 }
 
+/** Arrays or objects nested 2..2000 deep (past LIMITS.maxJsonDepth most of the time). */
+function deepValue(r: Rng): unknown {
+  const d = 2 + r.int(r.chance(0.5) ? 100 : 2000);
+  return JSON.parse(r.chance(0.5) ? '['.repeat(d) + ']'.repeat(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d));
+}
+
 /** Arguments for a real tool: its own property names with values of the right type, or of any type. */
 function toolArgs(r: Rng, w: World, tool: (typeof TOOLS)[number]): unknown {
   if (r.chance(0.08)) return junkValue(r, w);
@@ -121,7 +127,7 @@ function toolArgs(r: Rng, w: World, tool: (typeof TOOLS)[number]): unknown {
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     if (r.chance(0.35)) continue;
     const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
-    if (r.chance(0.25)) args[name] = junkValue(r, w);
+    if (r.chance(0.25)) args[name] = r.chance(0.1) ? deepValue(r) : junkValue(r, w);
     else if (name === 'conv_id') args[name] = r.chance(0.8) ? w.convId : junkString(r, w);
     else if (name === 'file_id') args[name] = r.pick(w.fileIds);
     else if (name === 'data') args[name] = r.chance(0.7) ? Buffer.from(junkString(r, w)).toString('base64') : junkString(r, w);
@@ -190,7 +196,7 @@ function ownerBody(r: Rng, w: World, action: string): string {
     else if (key === 'msg_id') o[key] = r.pick(w.msgIds);
     else if (key === 'user' || key === 'agent' || key === 'assignee') o[key] = r.pick(w.names);
     else if (key === 'members' || key === 'to') o[key] = r.chance(0.7) ? [r.pick(w.names)] : junkValue(r, w);
-    else o[key] = r.chance(0.5) ? junkString(r, w) : junkValue(r, w);
+    else o[key] = r.chance(0.5) ? junkString(r, w) : r.chance(0.1) ? deepValue(r) : junkValue(r, w);
   }
   if (r.chance(0.1)) o[junkString(r, w).slice(0, 10) || 'extra'] = 1;
   return JSON.stringify(o);

@@ -9,7 +9,7 @@ import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type Too
 import { HubError, isHubError, type ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { PERCH_VERSION } from '../../shared/version';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, jsonDeeperThan, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
 import { RateLimiter } from './rate-limit';
 
@@ -207,6 +207,9 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         return rpcError(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.', undefined, { agent: agent!.name });
       }
       if (Array.isArray(msg)) return rpcError(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
+      if (jsonDeeperThan(msg, LIMITS.maxJsonDepth)) {
+        return rpcError(400, msg?.id, INVALID_REQUEST, `Invalid request: the JSON nests deeper than ${LIMITS.maxJsonDepth} levels.`, { code: 'too_large', limit: LIMITS.maxJsonDepth }, { agent: agent!.name });
+      }
       if (msg === null || typeof msg !== 'object' || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
         if (msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) return finish(202, undefined);
         return rpcError(400, msg?.id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 request with a method.');
