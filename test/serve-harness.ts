@@ -171,6 +171,8 @@ export interface Served {
 export interface ServeOptions {
   args?: string[];
   timeoutMs?: number;
+  /** Extra environment for the hub process. */
+  env?: Record<string, string>;
 }
 
 /** Spawns `node bin/perch.js serve --data-dir D --port 0 --json` and waits (bounded) for its JSON line. */
@@ -178,7 +180,7 @@ export function startServe(dataDir: string, opts: ServeOptions = {}): Promise<Se
   ensureBuilt();
   const proc = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--json', ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env },
+    env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(proc);

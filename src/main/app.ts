@@ -10,7 +10,7 @@ import { Hub } from './hub/hub';
 import './hub/tools';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
-import { sendJson } from './http-util';
+import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
 import { startBackgroundJobs } from './hub/jobs';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 
@@ -23,6 +23,33 @@ export interface StartOptions {
   uiDir?: string;
   /** normal (default: survives a crash of the hub) or full (also a power cut; fsync per commit). */
   durability?: Durability;
+  /** Longest time to receive a request's headers (ms, default 15 s); then 408 and the socket is closed. */
+  headersTimeoutMs?: number;
+  /**
+   * Longest time to receive a whole request, headers and body (ms, default 30 s); then 408 and the socket
+   * is closed. It bounds reading the request only: a long-poll (wait_secs, the owner event stream) waits
+   * for its answer as long as it asks once its request is in.
+   */
+  requestTimeoutMs?: number;
+}
+
+/** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
+export const HEADERS_TIMEOUT_MS = 15_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+function envMs(name: string): number | undefined {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+/** The raw answer to a request Node's parser refused (or did not receive in time): status line only. */
+function clientErrorResponse(err: NodeJS.ErrnoException): string {
+  const [status, text] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large']
+    : [400, 'Bad Request'];
+  const body = JSON.stringify({ ok: false, error: { code: status === 408 ? 'timeout' : 'bad_request', message: status === 408 ? 'The request did not arrive in time.' : 'The request is not well-formed HTTP.', next_step: 'Send a complete, well-formed HTTP/1.1 request.' } });
+  return `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export interface RunningHub {
@@ -110,15 +137,52 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const ownerToken = crypto.randomBytes(24).toString('base64url');
   const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir });
 
-  const server = http.createServer((req, res) => {
-    const url = req.url ?? '/';
-    if (url === '/mcp' || url === '/mcp/' || url.startsWith('/mcp?')) return mcp(req, res);
-    if (owner.handles(url)) return owner.handle(req, res);
-    sendJson(res, 404, { error: { code: 'not_found', message: `Nothing at ${url}.`, next_step: 'MCP clients use POST /mcp.' } });
-  });
+  const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
+  const server = http.createServer(
+    // Node checks both timeouts on this interval: a stalled request is cut off within about one more tick.
+    { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))) },
+    (req, res) => {
+      // Every door is total: nothing a request carries may throw out of here or crash the hub on a stream error.
+      req.on('error', () => undefined);
+      res.on('error', () => undefined);
+      try {
+        const target = parseTarget(req.url);
+        if (isBadTarget(target)) {
+          req.resume();
+          return sendBadRequest(res, target.error);
+        }
+        const p = target.pathname;
+        if (p === '/mcp' || p === '/mcp/') return mcp(req, res);
+        if (owner.handles(p)) return owner.handle(req, res, target);
+        sendJson(res, 404, { error: { code: 'not_found', message: `Nothing at ${p}.`, next_step: 'MCP clients use POST /mcp.' } });
+      } catch (err) {
+        sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+      }
+    },
+  );
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 0; // long waits (get_updates wait_secs) are bounded by the hub
+  // Reading a request is bounded (a few stalled sockets cannot tie the hub up); Node's requestTimeout ends
+  // when the request has been received, so long waits for an answer (get_updates wait_secs) are not cut.
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = requestTimeout;
+  server.on('connection', (socket) => socket.on('error', () => undefined));
+  // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
+  server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.on('error', () => undefined);
+    const body = JSON.stringify({ ok: false, error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' } });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    socket.on('error', () => undefined);
+    const inFlight = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      socket.end(clientErrorResponse(err), () => socket.destroy());
+      setTimeout(() => socket.destroy(), 1000).unref();
+    } else {
+      socket.destroy();
+    }
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,7 @@
 // Small HTTP helpers shared by the doors (MCP endpoint, owner API, files). No framework on the hot path.
+// Every door reads the request target and cookies through parseTarget and parseCookies here: they never
+// throw, whatever a request carries (bad percent-encodings, NUL bytes, absolute-form targets, junk cookies).
+import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -14,6 +17,110 @@ export function isLoopbackHost(host: string | undefined): boolean {
 export function isLoopbackOrigin(origin: string): boolean {
   const m = /^https?:\/\/([^/:]+|\[[^\]]+\])(:\d+)?$/i.exec(origin);
   return !!m && LOOPBACK_HOSTS.has(m[1]!.toLowerCase());
+}
+
+// ---- request ids -------------------------------------------------------------------------------
+
+let requestCounter = 0;
+const requestPrefix = crypto.randomBytes(3).toString('hex');
+/** A short id for one request, unique in this process: in answers, in X-Request-Id and in the log. */
+export function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `r${requestPrefix}${requestCounter.toString(36)}`;
+}
+
+// ---- the request target ------------------------------------------------------------------------
+
+export interface RequestTarget {
+  /** The path as sent (percent-encoded), dot segments resolved: what routes compare against. */
+  pathname: string;
+  /** The same path percent-decoded (no NUL in it): what names a file. */
+  path: string;
+  searchParams: URLSearchParams;
+}
+
+export interface BadTarget {
+  error: string;
+}
+
+/**
+ * The request target (req.url) parsed once, never throwing: origin-form (`/a/b?c`) or absolute-form
+ * (`http://127.0.0.1:PORT/a`). A target that does not parse, carries a bad percent-encoding, or a NUL
+ * byte (encoded or not) anywhere, is a BadTarget (answer 400).
+ */
+export function parseTarget(raw: string | undefined): RequestTarget | BadTarget {
+  const target = raw ?? '/';
+  if (target.includes('\0') || /%00/i.test(target)) return { error: 'The request path holds a NUL byte.' };
+  let url: URL;
+  try {
+    // Origin-form is appended to a fixed origin (never resolved against it): `//x` stays a path, not a host.
+    url = target.startsWith('/') ? new URL(`http://127.0.0.1${target}`) : new URL(target);
+  } catch {
+    return { error: 'The request target is not a URL path.' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: 'The request target is not an http URL.' };
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    return { error: 'The request path has a bad percent-encoding.' };
+  }
+  return { pathname: url.pathname, path, searchParams: url.searchParams };
+}
+
+export function isBadTarget(t: RequestTarget | BadTarget): t is BadTarget {
+  return (t as BadTarget).error !== undefined;
+}
+
+// ---- cookies -----------------------------------------------------------------------------------
+
+/**
+ * The cookies of a Cookie header, never throwing: a value with a bad percent-encoding is kept as sent
+ * (it then matches no session); the first of two cookies with one name wins.
+ */
+export function parseCookies(header: string | string[] | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const line of Array.isArray(header) ? header : [header]) {
+    for (const part of line.split(';')) {
+      const i = part.indexOf('=');
+      if (i <= 0) continue;
+      const name = part.slice(0, i).trim();
+      if (!name || out.has(name)) continue;
+      let value = part.slice(i + 1).trim();
+      if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+      if (value.includes('%')) {
+        try {
+          value = decodeURIComponent(value);
+        } catch { /* kept as sent */ }
+      }
+      out.set(name, value);
+    }
+  }
+  return out;
+}
+
+export function cookieValue(req: IncomingMessage, name: string): string | undefined {
+  return parseCookies(req.headers.cookie).get(name);
+}
+
+// ---- bodies and answers ------------------------------------------------------------------------
+
+/**
+ * Whether a parsed JSON value nests arrays/objects deeper than max. Iterative, so a hostile body cannot
+ * overflow the stack here (it would later, in JSON.stringify or a schema check).
+ */
+export function jsonDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 export class BodyTooLarge extends Error {
@@ -44,6 +151,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
+    // A request cut off mid-body (client gone, or the server's request timeout) never ends: settle anyway.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the request was closed before its body was read'));
+    });
   });
 }
 
@@ -51,4 +162,32 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** 400 for a request that cannot be read as sent (bad target, bad encoding). */
+export function sendBadRequest(res: ServerResponse, message: string): void {
+  res.setHeader('Connection', 'close');
+  sendJson(res, 400, { ok: false, error: { code: 'bad_request', message, next_step: 'Send a well-formed request: a URL path with valid percent-encoding and no NUL bytes.' } });
+}
+
+/**
+ * The answer to anything a door did not expect: logged on stderr with its request id, then 500 with that
+ * id in the body and in X-Request-Id (or, when an answer had already begun, the connection is closed).
+ */
+export function sendInternalError(res: ServerResponse, err: unknown, where: string, requestId: string = newRequestId()): void {
+  process.stderr.write(`perch: ${requestId} ${where} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  try {
+    if (res.headersSent || res.writableEnded || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    sendJson(
+      res,
+      500,
+      { ok: false, error: { code: 'internal', message: `The hub failed on this request (request ${requestId}); nothing was changed.`, next_step: 'Retry; if it keeps failing, see the hub log for this request id.' }, request_id: requestId },
+      { 'X-Request-Id': requestId, Connection: 'close' },
+    );
+  } catch {
+    res.destroy();
+  }
 }

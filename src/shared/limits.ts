@@ -55,6 +55,8 @@ export const LIMITS = {
   contextMaxTokens: 200_000,
   /** Waits an agent may hold at once. */
   maxWaitsPerAgent: 8,
+  /** Nesting of a JSON body (arrays and objects inside each other). Enforced at the MCP and owner doors. */
+  maxJsonDepth: 64,
 } as const;
 
 export type Limits = typeof LIMITS;

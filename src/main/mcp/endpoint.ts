@@ -1,7 +1,6 @@
 // The MCP door: POST /mcp on 127.0.0.1, stateless per request, serving both protocol eras:
 // the 2025 handshake revisions (initialize ...) and 2026-07-28 (server/discover, per-request _meta).
 // Hand-written JSON-RPC on node:http: the hub's tools are the only work done per request.
-import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { authenticate } from '../hub/identities';
@@ -10,7 +9,7 @@ import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type Too
 import { HubError, isHubError, type ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { PERCH_VERSION } from '../../shared/version';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson } from '../http-util';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, jsonDeeperThan, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
 import { RateLimiter } from './rate-limit';
 
@@ -81,11 +80,14 @@ function decodeHeaderValue(v: string): string {
   return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : v;
 }
 
-let requestCounter = 0;
-const requestPrefix = crypto.randomBytes(3).toString('hex');
-function newRequestId(): string {
-  requestCounter = (requestCounter + 1) % 0x7fffffff;
-  return `r${requestPrefix}${requestCounter.toString(36)}`;
+/** A short, printable picture of any JSON value (what a bad argument was), never throwing. */
+function describe(v: unknown): string {
+  if (typeof v === 'string') return v.slice(0, 200);
+  try {
+    return (JSON.stringify(v) ?? String(v)).slice(0, 200);
+  } catch {
+    return typeof v;
+  }
 }
 
 export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -154,7 +156,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       log({ request_id: requestId, ms: Math.round((performance.now() - started) * 100) / 100, status, ...extra });
     };
     const rpcError = (status: number, id: unknown, code: number, message: string, data?: unknown, extra: Partial<McpLogLine> = {}, headers: Record<string, string> = {}) =>
-      finish(status, { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } }, { error: message, ...extra }, headers);
+      finish(status, { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message, ...(data !== undefined ? { data } : {}) } }, { error: message, ...extra }, headers);
 
     // DNS-rebinding protection: loopback Host, and a loopback Origin when one is sent.
     if (!isLoopbackHost(req.headers.host)) return rpcError(403, null, -32000, 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost).');
@@ -180,13 +182,22 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       return rpcError(429, null, -32029, `Too many requests: slow down and retry after ${secs} s.`, { code: 'rate_limited', retry_after_secs: secs }, { agent: agent.name }, { 'Retry-After': String(secs) });
     }
 
-    readBody(req, LIMITS.maxFileBodyBytes).then(
-      (buf) => onBody(buf),
-      (err) => {
-        if (err instanceof BodyTooLarge) return rpcError(413, null, INVALID_REQUEST, `Payload too large: the limit is ${err.limit} bytes.`, { limit: err.limit }, { agent: agent.name });
-        return rpcError(400, null, INVALID_REQUEST, 'Bad request body.');
-      },
-    );
+    readBody(req, LIMITS.maxFileBodyBytes)
+      .then(
+        (buf) => onBody(buf),
+        (err) => {
+          if (err instanceof BodyTooLarge) return rpcError(413, null, INVALID_REQUEST, `Payload too large: the limit is ${err.limit} bytes.`, { limit: err.limit }, { agent: agent.name });
+          if (res.destroyed) return; // the client went away mid-body: nobody to answer
+          return rpcError(400, null, INVALID_REQUEST, 'Bad request body.');
+        },
+      )
+      .catch((err: unknown) => internal(err));
+
+    /** Anything this door did not expect: 500 with the request id (logged), never a crash. */
+    function internal(err: unknown) {
+      sendInternalError(res, err, 'mcp request', requestId);
+      log({ request_id: requestId, ms: Math.round((performance.now() - started) * 100) / 100, status: 500, agent: agent!.name, error: 'internal' });
+    }
 
     function onBody(buf: Buffer) {
       let msg: any;
@@ -196,6 +207,9 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         return rpcError(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.', undefined, { agent: agent!.name });
       }
       if (Array.isArray(msg)) return rpcError(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
+      if (jsonDeeperThan(msg, LIMITS.maxJsonDepth)) {
+        return rpcError(400, msg?.id, INVALID_REQUEST, `Invalid request: the JSON nests deeper than ${LIMITS.maxJsonDepth} levels.`, { code: 'too_large', limit: LIMITS.maxJsonDepth }, { agent: agent!.name });
+      }
       if (msg === null || typeof msg !== 'object' || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
         if (msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) return finish(202, undefined);
         return rpcError(400, msg?.id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 request with a method.');
@@ -268,7 +282,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         case 'resources/read': {
           const uri = msg.params?.uri;
           if (uri !== GUIDE_URI) {
-            return rpcError(200, msg.id, era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${String(uri)}`, { uri });
+            return rpcError(200, msg.id, era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${describe(uri)}`, { uri: typeof uri === 'string' ? uri : null });
           }
           return reply({ contents: [{ uri, mimeType: 'text/markdown', text: GUIDE_MARKDOWN }], ...(era === 'modern' ? { ttlMs: 0, cacheScope: 'private' } : {}) });
         }
@@ -283,7 +297,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       const name = msg.params?.name;
       const spec = typeof name === 'string' ? TOOL_BY_NAME.get(name) : undefined;
       if (!spec || !implemented.has(name as ToolName)) {
-        return rpcError(200, msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }, { agent: agent!.name, tool: String(name) });
+        return rpcError(200, msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }, { agent: agent!.name, tool: describe(name) });
       }
       const rawArgs = msg.params.arguments ?? {};
       const parsed = spec.input.safeParse(rawArgs);
@@ -312,8 +326,12 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         }
       };
       const answer = () => {
-        if (result instanceof Promise) result.then(succeeded, failed);
-        else succeeded(result);
+        try {
+          if (result instanceof Promise) result.then(succeeded, failed).catch(internal);
+          else succeeded(result);
+        } catch (err) {
+          internal(err);
+        }
       };
       if (spec.readOnly || !GROUP_COMMITTED(name as ToolName)) {
         start();
@@ -324,7 +342,11 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         settle(commitError) {
           if (commitError === undefined) return answer();
           if (result instanceof Promise) result.catch(() => undefined);
-          failed(commitError);
+          try {
+            failed(commitError);
+          } catch (err) {
+            internal(err);
+          }
         },
       });
 

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
-import { sendJson } from '../http-util';
+import { sendInternalError, sendJson } from '../http-util';
 
 type FileReader = {
   verify: (hub: Hub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
@@ -16,18 +16,29 @@ export function setFileReader(r: FileReader): void {
   reader = r;
 }
 
+/**
+ * Content-Disposition for a file name of any script (RFC 6266): an ASCII-only `filename="…"` for old
+ * clients (anything else becomes _) and the real name as RFC 5987 `filename*=UTF-8''…`. Every byte of the
+ * header is ASCII, so no name can make writeHead throw.
+ */
+export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const encoded = encodeURIComponent(name.replace(/\p{Cs}/gu, '\ufffd')).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** token: the part of the path after /files/, percent-decoded already (parseTarget). */
 export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerResponse, token: string): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'GET a file link.', next_step: 'Use GET.' } });
   if (!reader) return sendJson(res, 404, { error: { code: 'not_found', message: 'Files are not available.', next_step: 'Update Perch.' } });
   try {
-    const { file_id, variant } = reader.verify(hub, decodeURIComponent(token));
+    const { file_id, variant } = reader.verify(hub, token);
     const f = reader.read(hub, file_id, variant);
-    const safeName = f.name.replace(/["\\\r\n]/g, '_');
     res.writeHead(200, {
       'Content-Type': f.mime,
       'Content-Length': f.data.length,
       // Only images the hub re-encoded are shown inline; anything else downloads (an uploaded HTML page never runs here).
-      'Content-Disposition': `${f.disposition}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(f.name)}`,
+      'Content-Disposition': contentDisposition(f.disposition, f.name),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, max-age=300',
@@ -38,6 +49,6 @@ export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerRespons
       const status = err.code === 'expired' ? 410 : err.code === 'forbidden' ? 403 : 404;
       return sendJson(res, status, { error: err.toBody() });
     }
-    sendJson(res, 500, { error: { code: 'internal', message: 'Could not read the file.', next_step: 'Retry.' } });
+    sendInternalError(res, err, 'file link');
   }
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_COOKIE, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH } from '../../shared/owner-api';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson } from '../http-util';
+import { BodyTooLarge, cookieValue, isBadTarget, jsonDeeperThan, isLoopbackHost, isLoopbackOrigin, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from './sessions';
@@ -14,7 +14,8 @@ import { serveFileLink } from './files-door';
 
 export interface OwnerDoor {
   handles(url: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Answers one request (target: req.url as parseTarget read it, when the caller parsed it already). */
+  handle(req: IncomingMessage, res: ServerResponse, target?: RequestTarget): void;
   /** A fresh one-time login link for the browser UI. */
   loginLink(): string;
   close(): void;
@@ -33,16 +34,6 @@ const MIME: Record<string, string> = {
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-function cookieValue(req: IncomingMessage, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return undefined;
-}
-
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -57,10 +48,10 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   const unsubscribe = hub.bus.subscribe((item) => {
     if (streams.size === 0) return;
     const chunk = `data: ${JSON.stringify(item)}\n\n`;
-    for (const s of streams) s.write(chunk);
+    for (const s of streams) if (s.writable) s.write(chunk);
   });
   const heartbeat = setInterval(() => {
-    for (const s of streams) s.write(': keep-alive\n\n');
+    for (const s of streams) if (s.writable) s.write(': keep-alive\n\n');
   }, 15_000);
   heartbeat.unref();
 
@@ -77,12 +68,21 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     sendJson(res, status, { ok: false, error: { code, message, next_step } });
   }
 
-  function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string) {
-    let rel = decodeURIComponent(pathname);
+  /** decodedPath: the request path, percent-decoded by parseTarget (no NUL in it). */
+  function serveStatic(req: IncomingMessage, res: ServerResponse, decodedPath: string) {
+    let rel = decodedPath;
     if (rel === '/' || !path.extname(rel)) rel = '/index.html';
     const file = path.resolve(uiDir, `.${rel}`);
     if (!file.startsWith(uiDir + path.sep)) return refuse(res, 404, 'not_found', 'Not found.', 'Open /.');
     fs.readFile(file, (err, data) => {
+      try {
+        sendStatic(err, data);
+      } catch (e) {
+        sendInternalError(res, e, `static ${rel}`);
+      }
+    });
+    function sendStatic(err: NodeJS.ErrnoException | null, data: Buffer) {
+      if (res.destroyed) return;
       if (err) {
         if (rel === '/index.html') {
           res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -98,7 +98,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         'Cache-Control': rel === '/index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
       });
       res.end(req.method === 'HEAD' ? undefined : data);
-    });
+    }
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, action: string) {
@@ -116,6 +116,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send less.');
       return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.');
     }
+    if (jsonDeeperThan(input, LIMITS.maxJsonDepth)) return refuse(res, 400, 'too_large', `The body nests deeper than ${LIMITS.maxJsonDepth} levels.`, 'Send flatter JSON.');
     try {
       const value = await runOwnerAction(hub, action, input);
       sendJson(res, 200, { ok: true, value });
@@ -131,13 +132,18 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   function handleEvents(req: IncomingMessage, res: ServerResponse) {
     if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', 'Open the login link printed by `perch serve`.');
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL (EventSource).');
+    const head = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+    // HEAD has no body, so it can never carry an event: answer the head alone (a stream would never flush).
+    if (req.method === 'HEAD') return void res.writeHead(200, head).end();
+    res.writeHead(200, { ...head, Connection: 'keep-alive' });
     res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now() } })}\n\n`);
     streams.add(res);
-    req.on('close', () => streams.delete(res));
+    res.on('error', () => streams.delete(res));
+    res.on('close', () => streams.delete(res));
   }
 
-  function handleLogin(req: IncomingMessage, res: ServerResponse, url: URL) {
+  function handleLogin(req: IncomingMessage, res: ServerResponse, url: RequestTarget) {
     const token = url.searchParams.get('token') ?? '';
     const session = token ? exchangeLoginToken(hub, token) : undefined;
     if (!session) {
@@ -154,11 +160,12 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   return {
     handles: () => true,
-    handle(req, res) {
+    handle(req, res, parsed) {
       if (!isLoopbackHost(req.headers.host)) return refuse(res, 403, 'forbidden', 'The Host header must name this computer.', 'Open http://127.0.0.1:PORT/.');
       const origin = req.headers.origin;
       if (origin !== undefined && !isLoopbackOrigin(origin)) return refuse(res, 403, 'forbidden', `Requests from origin ${origin} are refused.`, 'Use the Perch UI.');
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const url = parsed ?? parseTarget(req.url);
+      if (isBadTarget(url)) return sendBadRequest(res, url.error);
       const p = url.pathname;
       if (p === OWNER_EVENTS_PATH) return handleEvents(req, res);
       if (p === '/api/owner/logout' && req.method === 'POST') {
@@ -171,12 +178,12 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         return sendJson(res, 200, { ok: true, value: { url: `${hub.baseUrl}${OWNER_LOGIN_PATH}?token=${createLoginToken(hub)}` } });
       }
       if (p.startsWith(OWNER_API_PREFIX)) {
-        void handleApi(req, res, p.slice(OWNER_API_PREFIX.length));
+        handleApi(req, res, p.slice(OWNER_API_PREFIX.length)).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
         return;
       }
       if (p === OWNER_LOGIN_PATH) return handleLogin(req, res, url);
-      if (p.startsWith('/files/')) return serveFileLink(hub, req, res, p.slice('/files/'.length));
-      if (req.method === 'GET' || req.method === 'HEAD') return serveStatic(req, res, p);
+      if (p.startsWith('/files/')) return serveFileLink(hub, req, res, url.path.slice('/files/'.length));
+      if (req.method === 'GET' || req.method === 'HEAD') return serveStatic(req, res, url.path);
       refuse(res, 404, 'not_found', `Nothing at ${p}.`, 'MCP clients use POST /mcp.');
     },
     loginLink() {
