@@ -1,11 +1,13 @@
 // The owner's door over a real `perch serve`: who may open it (the bearer token of runtime.json, or the
-// session cookie of the one-time login link with the CSRF header; never an agent key, never a foreign
-// Origin), the live event stream (SSE), input validation, and the `perch owner` command.
+// session token the one-time login link is exchanged for; never a cookie, never an agent key, never an Origin
+// other than the hub's own, not even another loopback port), the live event stream (SSE), input validation,
+// and the `perch owner` command.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OWNER_ACTIONS, OWNER_COOKIE, OWNER_CSRF_HEADER } from '../src/shared/owner-api';
+import Database from 'better-sqlite3';
+import { OWNER_ACTIONS } from '../src/shared/owner-api';
 import {
   addAgent, cliAsync, connect, owner, ownerOk, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served,
 } from './serve-harness';
@@ -30,11 +32,6 @@ async function agent(base: string): Promise<AgentClient> {
   return c;
 }
 
-/** GET a login link without following the redirect. */
-function openLink(url: string): Promise<Response> {
-  return fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-}
-
 /** A fresh one-time login link (POST /api/owner/login-link with the owner's bearer token). */
 async function newLoginLink(): Promise<string> {
   const r = await owner(served, 'login-link');
@@ -42,13 +39,53 @@ async function newLoginLink(): Promise<string> {
   return r.value.url as string;
 }
 
-/** Spends a login link and returns the session cookie value. */
+/** The one-time token of a login link (it rides in the fragment: /login#token=…). */
+function linkToken(link: string): string {
+  const token = new URLSearchParams(new URL(link).hash.slice(1)).get('token');
+  assert.ok(token, `the login link ${link} carries its token in the fragment`);
+  return token!;
+}
+
+/** POST /api/owner/session {token}: what the UI page does with the link's token. */
+async function exchange(token: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${runtimeInfo(served).base_url}/api/owner/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ token }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Spends a fresh login link and returns the session token. */
 async function login(): Promise<string> {
-  const res = await openLink(await newLoginLink());
-  assert.equal(res.status, 303);
-  const m = new RegExp(`${OWNER_COOKIE}=([^;]+)`).exec(res.headers.get('set-cookie') ?? '');
-  assert.ok(m, 'the login sets the session cookie');
-  return m![1]!;
+  const r = await exchange(linkToken(await newLoginLink()));
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.equal(typeof r.json.value.session, 'string');
+  return r.json.value.session as string;
+}
+
+/** The owner action as the browser session (Authorization: Bearer <session>), no CLI token. */
+const asSession = (session: string, action: string, headers: Record<string, string> = {}) =>
+  owner(served, action, {}, { bearer: '', headers: { Authorization: `Bearer ${session}`, ...headers } });
+
+/** GET /api/owner/events with the given headers; the status (the body is dropped). */
+async function eventsStatus(headers: Record<string, string>): Promise<number> {
+  const res = await fetch(`${runtimeInfo(served).base_url}/api/owner/events`, { headers, signal: AbortSignal.timeout(5000) });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** POST /api/owner/logout with the given headers. */
+async function logout(headers: Record<string, string>): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${runtimeInfo(served).base_url}/api/owner/logout`, { method: 'POST', headers, signal: AbortSignal.timeout(5000) });
+  return { status: res.status, json: await res.json() };
+}
+
+/** The hub's port, and another port of the same computer (another local web server's origin). */
+function ports(): { hub: number; other: number } {
+  const hub = Number(new URL(runtimeInfo(served).base_url).port);
+  return { hub, other: hub === 65535 ? hub - 1 : hub + 1 };
 }
 
 describe('owner door security', () => {
@@ -82,38 +119,82 @@ describe('owner door security', () => {
     assert.ok(!list.agents.some((x: { name: string }) => x.name === 'sneaky'), 'nothing was added');
   });
 
-  test('the one-time login link sets an HttpOnly SameSite=Strict cookie and works only once (second use 403)', async () => {
+  test('the login link carries its one-time token in the fragment; GET /login serves the UI and sets no cookie', async () => {
     const link = served.loginUrl;
-    assert.match(link, /\/login\?token=/);
-    const first = await openLink(link);
-    assert.equal(first.status, 303);
-    assert.equal(first.headers.get('location'), '/');
-    const cookie = first.headers.get('set-cookie') ?? '';
-    assert.match(cookie, new RegExp(`^${OWNER_COOKIE}=[^;]+`));
-    assert.match(cookie, /;\s*HttpOnly/i);
-    assert.match(cookie, /;\s*SameSite=Strict/i);
-    assert.match(cookie, /;\s*Path=\//);
-    const second = await openLink(link);
-    assert.equal(second.status, 403, 'the link works only once');
-    assert.equal(second.headers.get('set-cookie'), null);
-    await second.text();
-    const forged = await openLink(link.replace(/token=.*/, 'token=forged'));
-    assert.equal(forged.status, 403);
-    await forged.text();
+    assert.match(link, /\/login#token=[A-Za-z0-9_-]+$/);
+    const page = await fetch(link, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.equal(page.headers.get('set-cookie'), null, 'no cookie credential');
+    await page.text();
   });
 
-  test('a cookie POST without the x-perch-owner header is 403; with it, 200; a forged cookie is 401', async () => {
-    const session = await login();
-    const cookie = { Cookie: `${OWNER_COOKIE}=${session}` };
-    const noHeader = await owner(served, 'hub.info', {}, { bearer: '', headers: cookie });
-    assert.equal(noHeader.status, 403, 'a cross-site form could send the cookie but not the header');
-    assert.equal(noHeader.error?.code, 'forbidden');
-    assert.match(noHeader.error!.message, new RegExp(OWNER_CSRF_HEADER));
-    const withHeader = await owner(served, 'hub.info', {}, { bearer: '', headers: { ...cookie, [OWNER_CSRF_HEADER]: '1' } });
-    assert.equal(withHeader.status, 200);
-    assert.equal(withHeader.value.mcp_url, served.mcpUrl);
-    const forged = await owner(served, 'hub.info', {}, { bearer: '', headers: { Cookie: `${OWNER_COOKIE}=forged`, [OWNER_CSRF_HEADER]: '1' } });
+  test('the login exchange answers a session token once; a used or forged token is 401', async () => {
+    const token = linkToken(await newLoginLink());
+    const first = await exchange(token);
+    assert.equal(first.status, 200);
+    assert.ok(first.json.value.session.length >= 40, 'a long random session token');
+    assert.ok(first.json.value.expires_at > Date.now() + 29 * 24 * 3600_000, 'valid for 30 days');
+    assert.ok(first.json.value.expires_at <= Date.now() + 30 * 24 * 3600_000 + 60_000, 'and no longer');
+    const second = await exchange(token);
+    assert.equal(second.status, 401, 'the link works only once');
+    assert.equal(second.json.error.code, 'unauthorized');
+    assert.match(second.json.error.next_step, /login-link/);
+    const forged = await exchange('forged');
     assert.equal(forged.status, 401);
+    const ok = await asSession(first.json.value.session, 'hub.info');
+    assert.equal(ok.status, 200, 'the first exchange\'s session works');
+  });
+
+  test('the session token as bearer opens the owner API (no other header needed); a forged one is 401', async () => {
+    const session = await login();
+    const r = await asSession(session, 'hub.info');
+    assert.equal(r.status, 200);
+    assert.equal(r.value.mcp_url, served.mcpUrl);
+    const own = await asSession(session, 'hub.info', { Origin: runtimeInfo(served).base_url });
+    assert.equal(own.status, 200, 'from the hub\'s own origin');
+    const localhost = await asSession(session, 'hub.info', { Origin: `http://localhost:${ports().hub}` });
+    assert.equal(localhost.status, 200, 'the hub\'s own port under the name localhost');
+    assert.equal(await eventsStatus({ Authorization: `Bearer ${session}` }), 200, 'the event stream too');
+    const forged = await asSession('forged-session-token', 'hub.info');
+    assert.equal(forged.status, 401);
+    assert.equal(forged.error?.code, 'unauthorized');
+  });
+
+  test('a cookie is no longer a credential: the session token as the old perch_owner cookie is 401', async () => {
+    const session = await login();
+    for (const extra of [{}, { 'x-perch-owner': '1' }] as Array<Record<string, string>>) {
+      const r = await owner(served, 'hub.info', {}, { bearer: '', headers: { Cookie: `perch_owner=${session}`, ...extra } });
+      assert.equal(r.status, 401);
+      assert.equal(r.error?.code, 'unauthorized');
+    }
+    assert.equal(await eventsStatus({ Cookie: `perch_owner=${session}` }), 401, 'nor for the event stream');
+  });
+
+  test('another loopback port\'s origin is 403 for actions, the event stream, logout and the login exchange', async () => {
+    const session = await login();
+    const { hub, other } = ports();
+    const foreign = [`http://127.0.0.1:${other}`, `http://localhost:${other}`, `https://127.0.0.1:${hub}`, `http://[::1]:${hub}`, 'http://127.0.0.1'];
+    for (const origin of foreign) {
+      const viaSession = await asSession(session, 'hub.info', { Origin: origin });
+      assert.equal(viaSession.status, 403, `action with the session, Origin ${origin}`);
+      assert.equal(viaSession.error?.code, 'forbidden');
+      const viaCli = await owner(served, 'hub.info', {}, { headers: { Origin: origin } });
+      assert.equal(viaCli.status, 403, `action with the CLI token, Origin ${origin}`);
+      const added = await owner(served, 'agents.add', { name: uniqueName('from-other-port') }, { bearer: '', headers: { Origin: origin, Authorization: `Bearer ${session}` } });
+      assert.equal(added.status, 403, `a write, Origin ${origin}`);
+      assert.equal(await eventsStatus({ Origin: origin, Authorization: `Bearer ${session}` }), 403, `events, Origin ${origin}`);
+      const out = await logout({ Origin: origin, Authorization: `Bearer ${session}` });
+      assert.equal(out.status, 403, `logout, Origin ${origin}`);
+    }
+    assert.equal((await asSession(session, 'hub.info')).status, 200, 'the refused logouts ended nothing');
+    const token = linkToken(await newLoginLink());
+    const refused = await exchange(token, { Origin: `http://127.0.0.1:${other}` });
+    assert.equal(refused.status, 403, 'the login exchange from another port');
+    assert.equal((await exchange(token)).status, 200, 'and the refused exchange did not spend the link');
+    const list = await ownerOk(served, 'agents.list');
+    assert.ok(!list.agents.some((x: { name: string }) => x.name.startsWith('from-other-port')), 'nothing was added');
   });
 
   test('a foreign Origin is 403, even with valid owner credentials', async () => {
@@ -122,11 +203,44 @@ describe('owner door security', () => {
       const bearer = await owner(served, 'hub.info', {}, { headers: { Origin: origin } });
       assert.equal(bearer.status, 403, `Origin ${origin} with the bearer token`);
       assert.equal(bearer.error?.code, 'forbidden');
-      const cookie = await owner(served, 'hub.info', {}, { bearer: '', headers: { Origin: origin, Cookie: `${OWNER_COOKIE}=${session}`, [OWNER_CSRF_HEADER]: '1' } });
-      assert.equal(cookie.status, 403, `Origin ${origin} with the session cookie`);
+      const viaSession = await asSession(session, 'hub.info', { Origin: origin });
+      assert.equal(viaSession.status, 403, `Origin ${origin} with the session token`);
     }
     const local = await owner(served, 'hub.info', {}, { headers: { Origin: runtimeInfo(served).base_url } });
     assert.equal(local.status, 200, 'the hub\'s own origin is fine');
+  });
+
+  test('logout ends the session on the hub: the token is then 401 for actions and events', async () => {
+    const session = await login();
+    const other = await login();
+    const out = await logout({ Authorization: `Bearer ${session}`, Origin: runtimeInfo(served).base_url });
+    assert.equal(out.status, 200);
+    assert.equal(out.json.value.ended, true);
+    const after = await asSession(session, 'hub.info');
+    assert.equal(after.status, 401);
+    assert.equal(after.error?.code, 'unauthorized');
+    assert.equal(await eventsStatus({ Authorization: `Bearer ${session}` }), 401);
+    assert.equal((await logout({ Authorization: `Bearer ${session}` })).json.value.ended, false, 'a second logout ends nothing');
+    assert.equal((await asSession(other, 'hub.info')).status, 200, 'another session is untouched');
+  });
+
+  test('an expired session is refused (401) for actions and events', async () => {
+    const session = await login();
+    assert.equal((await asSession(session, 'hub.info')).status, 200);
+    // Expire every session in the hub's own SQLite file (the hub reads it on each request).
+    const db = new Database(path.join(dataDir, 'perch.sqlite'), { fileMustExist: true, timeout: 10_000 });
+    try {
+      const changed = db.prepare("UPDATE owner_sessions SET expires_at = ? WHERE kind = 'session'").run(Date.now() - 1000).changes;
+      assert.ok(changed >= 1);
+    } finally {
+      db.close();
+    }
+    const r = await asSession(session, 'hub.info');
+    assert.equal(r.status, 401);
+    assert.equal(r.error?.code, 'unauthorized');
+    assert.match(r.error!.next_step, /login link/);
+    assert.equal(await eventsStatus({ Authorization: `Bearer ${session}` }), 401);
+    assert.equal((await asSession(await login(), 'hub.info')).status, 200, 'a new login link signs in again');
   });
 
   test('invalid input to an action is 400 invalid_argument naming the field; bad JSON is 400', async () => {

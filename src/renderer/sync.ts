@@ -58,6 +58,11 @@ export async function boot(): Promise<void> {
     unsubscribe?.();
     unsubscribe = null;
   });
+  const refused = await transport.signIn();
+  if (refused) {
+    sessionStore.setState({ status: 'signed-out', error: refused });
+    return;
+  }
   let info;
   try {
     info = await api('hub.info', {});
@@ -79,6 +84,14 @@ export async function boot(): Promise<void> {
   }
   await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
+}
+
+/** Signs the owner out: the hub ends the session, this browser forgets it, the sign-in screen shows. */
+export async function signOut(): Promise<void> {
+  unsubscribe?.();
+  unsubscribe = null;
+  await transport.signOut();
+  sessionStore.setState({ status: 'signed-out', error: null, info: null, link: 'unauthorized' });
 }
 
 function onLive(item: LiveItem): void {

@@ -1,6 +1,7 @@
 // The renderer's only door to the hub. In the desktop app the preload exposes window.perch (IPC);
-// in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events.
-import { OWNER_API_PREFIX, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH } from '../shared/owner-paths';
+// in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events (read with fetch), with the
+// owner's session token from the login link as a bearer header.
+import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerResult } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import type { LiveItem, OwnerResults } from './model';
@@ -30,6 +31,10 @@ export type LinkStatus = 'connecting' | 'live' | 'offline' | 'unauthorized';
 export interface Transport {
   readonly kind: 'electron' | 'http';
   call(action: OwnerAction, input: unknown): Promise<OwnerResult>;
+  /** Opened from a login link: spends its one-time token for a session. Resolves with a refusal to show, if any. */
+  signIn(): Promise<string | undefined>;
+  /** Ends the owner's session (the browser only; the desktop window needs none). */
+  signOut(): Promise<void>;
   /** Live items as they happen; onStatus tells whether the stream is up. Returns an unsubscribe. */
   subscribe(onItem: (item: LiveItem) => void, onStatus: (status: LinkStatus) => void): () => void;
   /** Tells the desktop shell which conversation is on screen (no OS notification for it). */
@@ -53,6 +58,8 @@ function electronTransport(bridge: PerchBridge): Transport {
   return {
     kind: 'electron',
     call: (action, input) => bridge.call(action, input ?? {}),
+    signIn: () => Promise.resolve(undefined),
+    signOut: () => Promise.resolve(),
     subscribe(onItem, onStatus) {
       onStatus('live');
       return bridge.onEvent((item) => {
@@ -65,78 +72,170 @@ function electronTransport(bridge: PerchBridge): Transport {
   };
 }
 
-function httpTransport(): Transport {
-  async function call(action: OwnerAction, input: unknown): Promise<OwnerResult> {
-    let res: Response;
-    try {
-      res = await fetch(OWNER_API_PREFIX + action, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json', [OWNER_CSRF_HEADER]: '1' },
-        body: JSON.stringify(input ?? {}),
-      });
-    } catch (err) {
-      return unreachable(err instanceof Error ? err.message : String(err));
-    }
-    try {
-      return (await res.json()) as OwnerResult;
-    } catch {
-      if (res.status === 401) {
-        return { ok: false, error: { code: 'unauthorized', message: 'The owner session is missing or expired.', next_step: 'Open the login link printed by `perch serve`.' } };
-      }
-      return unreachable(`HTTP ${res.status}`);
+// ---- the browser's owner session --------------------------------------------------------------
+// The session token lives in this origin's localStorage (per origin, port included, so no other local web server
+// can read it; a reload or a new tab keeps the owner signed in) and goes out as `Authorization: Bearer` on every
+// call. No cookie: browsers send cookies to every port of 127.0.0.1.
+
+function storedSession(): string | null {
+  try {
+    return localStorage.getItem(OWNER_SESSION_STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function storeSession(token: string | null): void {
+  try {
+    if (token) localStorage.setItem(OWNER_SESSION_STORAGE_KEY, token);
+    else localStorage.removeItem(OWNER_SESSION_STORAGE_KEY);
+  } catch {
+    /* storage refused (private mode): the session lasts as long as this page */
+  }
+  memorySession = token;
+}
+
+let memorySession: string | null = null;
+const currentSession = (): string | null => storedSession() ?? memorySession;
+
+function authHeaders(): Record<string, string> {
+  const token = currentSession();
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+const UNAUTHORIZED: OwnerResult = {
+  ok: false,
+  error: { code: 'unauthorized', message: 'The owner session is missing or expired.', next_step: 'Open the login link printed by `perch serve`.' },
+};
+
+/** POSTs JSON to the hub; 401 forgets the stored session (it is expired or ended). */
+async function postJson(path: string, body: unknown, headers: Record<string, string>): Promise<OwnerResult> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'POST',
+      credentials: 'omit',
+      cache: 'no-store',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body ?? {}),
+    });
+  } catch (err) {
+    return unreachable(err instanceof Error ? err.message : String(err));
+  }
+  if (res.status === 401 && headers.Authorization) storeSession(null);
+  try {
+    return (await res.json()) as OwnerResult;
+  } catch {
+    if (res.status === 401) return UNAUTHORIZED;
+    return unreachable(`HTTP ${res.status}`);
+  }
+}
+
+/** Splits an SSE byte stream into the `data` of each event (comments, `retry:` and `id:` lines are skipped). */
+async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+    let sep: number;
+    while ((sep = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, sep);
+      buf = buf.slice(sep + 2);
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+        .join('\n');
+      if (data) onData(data);
     }
   }
+}
+
+function httpTransport(): Transport {
+  const call = (action: OwnerAction, input: unknown): Promise<OwnerResult> => postJson(OWNER_API_PREFIX + action, input ?? {}, authHeaders());
 
   return {
     kind: 'http',
     call,
+    async signIn() {
+      // The login link is /login#token=…: the fragment never reaches a server (nor a Referer). Spend it once,
+      // keep the session, and take the token out of the address bar and the history entry at once.
+      if (location.pathname !== OWNER_LOGIN_PATH) return undefined;
+      const token = new URLSearchParams(location.hash.slice(1)).get('token');
+      history.replaceState(null, '', '/');
+      if (!token) return undefined;
+      const r = await postJson(OWNER_SESSION_PATH, { token }, {});
+      if (!r.ok) return r.error.message;
+      storeSession((r.value as { session: string }).session);
+      return undefined;
+    },
+    async signOut() {
+      const headers = authHeaders();
+      storeSession(null);
+      if (headers.Authorization) await postJson(OWNER_LOGOUT_PATH, {}, headers);
+    },
     subscribe(onItem, onStatus) {
-      let source: EventSource | null = null;
       let retry: ReturnType<typeof setTimeout> | undefined;
       let closed = false;
       let delay = 500;
+      let abort: AbortController | null = null;
+      const again = (status: LinkStatus) => {
+        if (closed) return;
+        onStatus(status);
+        retry = setTimeout(open, delay);
+        delay = Math.min(delay * 2, 10_000);
+      };
+      // EventSource cannot send a header, so the stream is read with fetch(); same states, same reconnects.
       const open = () => {
         if (closed) return;
         onStatus('connecting');
-        source = new EventSource(OWNER_EVENTS_PATH, { withCredentials: true });
-        source.onopen = () => {
-          delay = 500;
-          onStatus('live');
-        };
-        source.onmessage = (e: MessageEvent<string>) => {
+        abort = new AbortController();
+        const signal = abort.signal;
+        void (async () => {
+          let res: Response;
           try {
-            const item: unknown = JSON.parse(e.data);
-            if (isLiveItem(item)) onItem(item);
+            res = await fetch(OWNER_EVENTS_PATH, { credentials: 'omit', cache: 'no-store', headers: { Accept: 'text/event-stream', ...authHeaders() }, signal });
           } catch {
-            /* a malformed line is skipped; the next resync repairs state */
-          }
-        };
-        source.onerror = () => {
-          // EventSource retries by itself after a dropped stream; a refused one (401, hub gone) is CLOSED.
-          if (source?.readyState !== EventSource.CLOSED) {
-            onStatus('connecting');
+            if (!signal.aborted) again('offline');
             return;
           }
-          source.close();
-          source = null;
-          void call('hub.info', {}).then((r) => {
-            if (closed) return;
-            if (!r.ok && r.error.code === 'unauthorized') {
-              onStatus('unauthorized');
-              return;
-            }
-            onStatus('offline');
-            retry = setTimeout(open, delay);
-            delay = Math.min(delay * 2, 10_000);
-          });
-        };
+          if (res.status === 401) {
+            void res.body?.cancel().catch(() => {});
+            storeSession(null);
+            if (!closed) onStatus('unauthorized');
+            return;
+          }
+          if (!res.ok || !res.body) {
+            void res.body?.cancel().catch(() => {});
+            again('offline');
+            return;
+          }
+          delay = 500;
+          onStatus('live');
+          try {
+            await readEvents(res.body, (data) => {
+              try {
+                const item: unknown = JSON.parse(data);
+                if (isLiveItem(item)) onItem(item);
+              } catch {
+                /* a malformed line is skipped; the next resync repairs state */
+              }
+            });
+          } catch {
+            /* the stream broke (hub stopped, network): reconnect below */
+          }
+          // The stream ended: reconnect soon (a hub that went away shows as offline on the next try).
+          if (!signal.aborted) again('connecting');
+        })();
       };
       open();
       return () => {
         closed = true;
         clearTimeout(retry);
-        source?.close();
+        abort?.abort();
       };
     },
     setFocus: () => {},

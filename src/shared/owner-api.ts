@@ -69,6 +69,6 @@ export type OwnerInput<A extends OwnerAction> = z.input<(typeof OWNER_ACTIONS)[A
 /** Results over HTTP and IPC. */
 export type OwnerResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; next_step: string } };
 
-export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_COOKIE, OWNER_CSRF_HEADER } from './owner-paths';
+export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';
 
 export { PROGRESS_KINDS };

@@ -133,9 +133,8 @@ function createWindow(): void {
   win.once('ready-to-show', () => win?.show());
   win.on('close', saveWindowState);
   win.on('closed', () => (win = undefined));
-  // The window is the owner: it gets a session without the login link.
-  const link = running!.owner.loginLink();
-  void win.loadURL(link);
+  // The window is the owner through IPC (checked per sender): it needs no login link and no browser session.
+  void win.loadURL(`${running!.baseUrl}/`);
 }
 
 function showWindow(convId?: string): void {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
-import { OWNER_API_PREFIX, OWNER_COOKIE, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH } from '../../shared/owner-api';
-import { BodyTooLarge, cookieValue, isBadTarget, jsonDeeperThan, isLoopbackHost, isLoopbackOrigin, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
+import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH } from '../../shared/owner-api';
+import { BodyTooLarge, isBadTarget, jsonDeeperThan, isLoopbackHost, isLoopbackOrigin, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from './sessions';
@@ -55,14 +55,36 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   }, 15_000);
   heartbeat.unref();
 
-  /** How the caller proves to be the owner: the CLI bearer token, or the session cookie. */
-  function ownerAuth(req: IncomingMessage): 'bearer' | 'cookie' | undefined {
+  /** The bearer token of the Authorization header, if any. */
+  function bearerOf(req: IncomingMessage): string | undefined {
     const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && safeEqual(auth.slice(7).trim(), cliToken)) return 'bearer';
-    const c = cookieValue(req, OWNER_COOKIE);
-    if (c && isValidSession(hub, c)) return 'cookie';
+    if (!auth?.startsWith('Bearer ')) return undefined;
+    const token = auth.slice(7).trim();
+    return token || undefined;
+  }
+
+  /**
+   * How the caller proves to be the owner: the CLI's bearer token (runtime.json), or a session token from the login
+   * exchange, sent as `Authorization: Bearer`. Never a cookie: browsers send cookies to every port of 127.0.0.1.
+   */
+  function ownerAuth(req: IncomingMessage): 'cli' | 'session' | undefined {
+    const token = bearerOf(req);
+    if (!token) return undefined;
+    if (safeEqual(token, cliToken)) return 'cli';
+    if (isValidSession(hub, token)) return 'session';
     return undefined;
   }
+
+  /**
+   * The hub's own origin only: http://127.0.0.1:PORT or http://localhost:PORT for this hub's port. Another port of
+   * the same computer is another web site (its pages must not drive the owner API).
+   */
+  function isOwnOrigin(origin: string): boolean {
+    const port = /:(\d+)$/.exec(hub.baseUrl)?.[1];
+    return !!port && (origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`);
+  }
+
+  const UNAUTHORIZED_STEP = 'Open the login link printed by `perch serve` (or run `perch owner login-link`).';
 
   function refuse(res: ServerResponse, status: number, code: string, message: string, next_step: string) {
     sendJson(res, status, { ok: false, error: { code, message, next_step } });
@@ -103,11 +125,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, action: string) {
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Owner actions are POST requests with a JSON body.', 'POST JSON to this URL.');
-    const how = ownerAuth(req);
-    if (!how) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', 'Open the login link printed by `perch serve` (or run `perch owner login-link`).');
-    if (how === 'cookie' && req.headers[OWNER_CSRF_HEADER] !== '1') {
-      return refuse(res, 403, 'forbidden', `Owner requests from the browser must carry the ${OWNER_CSRF_HEADER} header.`, 'Use the Perch UI.');
-    }
+    if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
     let input: unknown = {};
     try {
       const buf = await readBody(req, LIMITS.maxBodyBytes);
@@ -131,8 +149,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   }
 
   function handleEvents(req: IncomingMessage, res: ServerResponse) {
-    if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', 'Open the login link printed by `perch serve`.');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL (EventSource).');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL with the owner session as bearer.');
+    if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
     const head = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
     // HEAD has no body, so it can never carry an event: answer the head alone (a stream would never flush).
     if (req.method === 'HEAD') return void res.writeHead(200, head).end();
@@ -143,19 +161,34 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     res.on('close', () => streams.delete(res));
   }
 
-  function handleLogin(req: IncomingMessage, res: ServerResponse, url: RequestTarget) {
-    const token = url.searchParams.get('token') ?? '';
-    const session = token ? exchangeLoginToken(hub, token) : undefined;
-    if (!session) {
-      res.writeHead(403, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP });
-      return res.end('<!doctype html><title>Perch</title><p>This login link was used already or has expired. Run <code>perch owner login-link</code> for a new one.</p>');
+  /** POST {token}: spends a one-time login token and answers the session token the page keeps in its own storage. */
+  async function handleSession(req: IncomingMessage, res: ServerResponse) {
+    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'The login exchange is a POST with {"token"}.', 'Open the login link in the browser.');
+    let token: unknown;
+    try {
+      const buf = await readBody(req, 4096);
+      token = (JSON.parse(buf.toString('utf8')) as { token?: unknown } | null)?.token;
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send {"token": "…"}.');
+      return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send {"token": "…"}.');
     }
-    res.writeHead(303, {
-      Location: '/',
-      'Set-Cookie': `${OWNER_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${30 * 24 * 3600}`,
-      'Cache-Control': 'no-store',
-    });
-    res.end();
+    if (typeof token !== 'string' || !token || token.length > 256) return refuse(res, 400, 'invalid_argument', 'token must be the one-time token of a login link.', 'Send {"token": "…"}.');
+    const session = exchangeLoginToken(hub, token);
+    if (!session) return refuse(res, 401, 'unauthorized', 'This login link was used already or has expired.', 'Run `perch owner login-link` for a new one.');
+    sendJson(res, 200, { ok: true, value: session }, { 'Cache-Control': 'no-store' });
+  }
+
+  /** POST with the session as bearer: ends it (the CLI's token is not a session; nothing to end). */
+  function handleLogout(req: IncomingMessage, res: ServerResponse) {
+    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Logout is a POST request.', 'POST to this URL with the session as bearer.');
+    const token = bearerOf(req);
+    const ended = token ? endSession(hub, token) : false;
+    sendJson(res, 200, { ok: true, value: { ended } });
+  }
+
+  /** The login link's page is the UI itself: it reads the one-time token from the fragment and exchanges it. */
+  function loginUrl(): string {
+    return `${hub.baseUrl}${OWNER_LOGIN_PATH}#token=${createLoginToken(hub)}`;
   }
 
   return {
@@ -167,27 +200,29 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       const url = parsed ?? parseTarget(req.url);
       if (isBadTarget(url)) return sendBadRequest(res, url.error);
       const p = url.pathname;
-      if (p === OWNER_EVENTS_PATH) return handleEvents(req, res);
-      if (p === '/api/owner/logout' && req.method === 'POST') {
-        const c = cookieValue(req, OWNER_COOKIE);
-        if (c) endSession(hub, c);
-        return sendJson(res, 200, { ok: true, value: {} }, { 'Set-Cookie': `${OWNER_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
+      if (p.startsWith(OWNER_API_PREFIX) && origin !== undefined && !isOwnOrigin(origin)) {
+        return refuse(res, 403, 'forbidden', `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`, `Open ${hub.baseUrl}/ in the browser.`);
       }
+      if (p === OWNER_EVENTS_PATH) return handleEvents(req, res);
+      if (p === OWNER_SESSION_PATH) {
+        handleSession(req, res).catch((err: unknown) => sendInternalError(res, err, 'owner login exchange'));
+        return;
+      }
+      if (p === OWNER_LOGOUT_PATH) return handleLogout(req, res);
       if (p === '/api/owner/login-link' && req.method === 'POST') {
-        if (ownerAuth(req) !== 'bearer') return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
-        return sendJson(res, 200, { ok: true, value: { url: `${hub.baseUrl}${OWNER_LOGIN_PATH}?token=${createLoginToken(hub)}` } });
+        if (ownerAuth(req) !== 'cli') return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
+        return sendJson(res, 200, { ok: true, value: { url: loginUrl() } });
       }
       if (p.startsWith(OWNER_API_PREFIX)) {
         handleApi(req, res, p.slice(OWNER_API_PREFIX.length)).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
         return;
       }
-      if (p === OWNER_LOGIN_PATH) return handleLogin(req, res, url);
       if (p.startsWith('/files/')) return serveFileLink(hub, req, res, url.path.slice('/files/'.length));
       if (req.method === 'GET' || req.method === 'HEAD') return serveStatic(req, res, url.path);
       refuse(res, 404, 'not_found', `Nothing at ${p}.`, 'MCP clients use POST /mcp.');
     },
     loginLink() {
-      return `${hub.baseUrl}${OWNER_LOGIN_PATH}?token=${createLoginToken(hub)}`;
+      return loginUrl();
     },
     close() {
       unsubscribe();

@@ -35,11 +35,13 @@ export function App() {
 }
 
 function SignIn() {
+  const refused = useSession((s) => s.error);
   return (
     <main className="signin" aria-labelledby="signin-title">
       <div className="signin-card">
         <img src="./favicon.svg" alt="" width={64} height={64} />
         <h1 id="signin-title">Sign in to Perch</h1>
+        {refused && <p role="alert">{refused}</p>}
         <p>This browser has no owner session yet, or it expired.</p>
         <p>
           <strong>Open the login link printed by <code>perch serve</code></strong> in this browser. Each link works once.

@@ -7,7 +7,8 @@ import { useRequests } from '../stores/requests';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
 import { uiStore, useUi } from '../stores/ui';
-import { openView, searchMessages } from '../sync';
+import { openView, searchMessages, signOut } from '../sync';
+import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
 import { Icon } from './Icon';
@@ -50,6 +51,11 @@ export function Sidebar() {
         <span className="brand-owner" title="You, the owner">
           {info?.owner.name}
         </span>
+        {transport.kind === 'http' && (
+          <button type="button" className="link brand-signout" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        )}
       </div>
 
       <div className="nav-links">
