@@ -3,6 +3,7 @@
 import { OWNER_API_PREFIX, OWNER_CSRF_HEADER, OWNER_EVENTS_PATH } from '../shared/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerResult } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
+import { visibleDeep } from '../shared/text';
 import type { LiveItem, OwnerResults } from './model';
 
 /**
@@ -56,7 +57,7 @@ function electronTransport(bridge: PerchBridge): Transport {
     subscribe(onItem, onStatus) {
       onStatus('live');
       return bridge.onEvent((item) => {
-        if (isLiveItem(item)) onItem(item);
+        if (isLiveItem(item)) onItem(visibleDeep(item)); // the hub sent visible text already: defence in depth
       });
     },
     setFocus: (convId) => bridge.setFocus?.(convId),
@@ -107,7 +108,7 @@ function httpTransport(): Transport {
         source.onmessage = (e: MessageEvent<string>) => {
           try {
             const item: unknown = JSON.parse(e.data);
-            if (isLiveItem(item)) onItem(item);
+            if (isLiveItem(item)) onItem(visibleDeep(item)); // the hub sent visible text already: defence in depth
           } catch {
             /* a malformed line is skipped; the next resync repairs state */
           }
@@ -175,7 +176,7 @@ export function setUnauthorizedHandler(fn: () => void): void {
 /** Calls an owner action; resolves with its value or rejects with an OwnerError. */
 export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>): Promise<OwnerResults[A]> {
   const r = await transport.call(action, input);
-  if (r.ok) return r.value as OwnerResults[A];
+  if (r.ok) return visibleDeep(r.value) as OwnerResults[A]; // the hub sent visible text already: defence in depth
   if (r.error.code === 'unauthorized') onUnauthorized();
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
 }

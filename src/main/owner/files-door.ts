@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
+import { visibleText } from '../../shared/text';
 import { sendJson } from '../http-util';
 
 type FileReader = {
@@ -22,12 +23,13 @@ export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerRespons
   try {
     const { file_id, variant } = reader.verify(hub, decodeURIComponent(token));
     const f = reader.read(hub, file_id, variant);
-    const safeName = f.name.replace(/["\\\r\n]/g, '_');
+    const name = visibleText(f.name); // no bidi override can disguise the saved name (shared/text.ts)
+    const safeName = name.replace(/["\\\r\n]/g, '_');
     res.writeHead(200, {
       'Content-Type': f.mime,
       'Content-Length': f.data.length,
       // Only images the hub re-encoded are shown inline; anything else downloads (an uploaded HTML page never runs here).
-      'Content-Disposition': `${f.disposition}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(f.name)}`,
+      'Content-Disposition': `${f.disposition}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(name)}`,
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, max-age=300',
