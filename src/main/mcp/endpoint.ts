@@ -9,6 +9,7 @@ import { callAgentTool, implementedTools } from '../hub/tools';
 import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type ToolName } from '../../shared/catalog';
 import { HubError, isHubError, type ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
+import { tooDeep } from '../../shared/json-depth';
 import { PERCH_VERSION } from '../../shared/version';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
@@ -286,8 +287,13 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         return rpcError(200, msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }, { agent: agent!.name, tool: String(name) });
       }
       const rawArgs = msg.params.arguments ?? {};
-      const parsed = spec.input.safeParse(rawArgs);
       const extra = { tool: name as string };
+      // Before anything walks the arguments (zod, JSON.stringify of a value): deep nesting would overflow the stack.
+      const deep = tooDeep(rawArgs, LIMITS.maxJsonDepth);
+      if (deep !== undefined) {
+        return reply(errorResult({ code: 'invalid_argument', message: `Invalid arguments for ${name}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep (limits.maxJsonDepth).`, next_step: 'Nest the value less deeply (whoami lists the limits).' }), { ...extra, error: 'invalid_argument' });
+      }
+      const parsed = spec.input.safeParse(rawArgs);
       if (!parsed.success) {
         const issues = parsed.error.issues;
         const detail = issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');

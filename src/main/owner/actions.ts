@@ -2,6 +2,8 @@
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError } from '../../shared/errors';
 import { visibleDeep, visibleText } from '../../shared/text';
+import { tooDeep } from '../../shared/json-depth';
+import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction } from '../../shared/owner-api';
 import { TOOL_SCHEMA_VERSION } from '../../shared/catalog';
 import { PERCH_VERSION } from '../../shared/version';
@@ -53,6 +55,10 @@ async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown): Promis
   const fn = actions.get(action);
   if (!spec || !fn) {
     throw new HubError('not_found', `No owner action ${JSON.stringify(action)}.`, 'See `perch owner --help` or docs/owner-api.md for the actions.');
+  }
+  const deep = tooDeep(raw, LIMITS.maxJsonDepth); // before zod or anything else walks it
+  if (deep !== undefined) {
+    throw new HubError('invalid_argument', `Invalid input for ${action}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep.`, 'Nest the input less deeply.');
   }
   const parsed = spec.input.safeParse(raw ?? {});
   if (!parsed.success) {
