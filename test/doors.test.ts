@@ -136,19 +136,20 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
     assert.ok(alive(served.proc.pid!));
   });
 
-  test('JSON nested deeper than LIMITS.maxJsonDepth is refused at the door (MCP and owner) with too_large; a shallower value is stored', async () => {
+  test('JSON nested deeper than LIMITS.maxJsonDepth is invalid_argument at the MCP and owner doors (never a stack overflow); a shallower value is stored', async () => {
     const k = await addAgent(dataDir, uniqueName('nester'));
     const nest = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`;
     const put = (key: string, value: string) =>
       rawPost(served.mcpUrl, k.key, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state_put","arguments":{"key":"${key}","version":0,"value":${value}}}}`, { 'MCP-Protocol-Version': '2025-11-25' });
     for (const d of [LIMITS.maxJsonDepth, 5_000, 200_000]) {
       const r = await put(`deep-${d}`, nest(d));
-      assert.equal(r.status, 400, `depth ${d}: ${r.text.slice(0, 200)}`);
+      assert.equal(r.status, 200, `depth ${d}: ${r.text.slice(0, 200)}`);
       assert.equal(r.json.id, 7);
-      assert.equal(r.json.error.data.code, 'too_large');
-      assert.equal(r.json.error.data.limit, LIMITS.maxJsonDepth);
+      assert.equal(r.json.result.isError, true);
+      assert.equal(r.json.result.structuredContent.error.code, 'invalid_argument');
+      assert.match(r.json.result.structuredContent.error.message, /maxJsonDepth/);
     }
-    // The message itself is 4 levels (message, params, arguments, value); a value 50 deep fits.
+    // The arguments object is level 1 and the value starts at level 2; a value 50 deep fits.
     const ok = await put('deep-50', nest(50));
     assert.equal(ok.status, 200, ok.text.slice(0, 300));
     assert.equal(ok.json.result.structuredContent.version, 1);
@@ -160,7 +161,7 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
       body: `{"msg_id":"m","block_id":"b","value":${nest(10_000)}}`,
     });
     assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'too_large');
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'invalid_argument');
     assert.ok(!/failed: RangeError/.test(served.stderr()), 'nothing overflowed the stack');
   });
 });

@@ -106,23 +106,6 @@ export function cookieValue(req: IncomingMessage, name: string): string | undefi
 
 // ---- bodies and answers ------------------------------------------------------------------------
 
-/**
- * Whether a parsed JSON value nests arrays/objects deeper than max. Iterative, so a hostile body cannot
- * overflow the stack here (it would later, in JSON.stringify or a schema check).
- */
-export function jsonDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
-
 export class BodyTooLarge extends Error {
   constructor(readonly limit: number) {
     super(`body over ${limit} bytes`);

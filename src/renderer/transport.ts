@@ -4,6 +4,7 @@
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerResult } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
+import { visibleDeep } from '../shared/text';
 import type { LiveItem, OwnerResults } from './model';
 
 /**
@@ -63,7 +64,7 @@ function electronTransport(bridge: PerchBridge): Transport {
     subscribe(onItem, onStatus) {
       onStatus('live');
       return bridge.onEvent((item) => {
-        if (isLiveItem(item)) onItem(item);
+        if (isLiveItem(item)) onItem(visibleDeep(item)); // the hub sent visible text already: defence in depth
       });
     },
     setFocus: (convId) => bridge.setFocus?.(convId),
@@ -219,7 +220,7 @@ function httpTransport(): Transport {
             await readEvents(res.body, (data) => {
               try {
                 const item: unknown = JSON.parse(data);
-                if (isLiveItem(item)) onItem(item);
+                if (isLiveItem(item)) onItem(visibleDeep(item)); // the hub sent visible text already: defence in depth
               } catch {
                 /* a malformed line is skipped; the next resync repairs state */
               }
@@ -274,7 +275,7 @@ export function setUnauthorizedHandler(fn: () => void): void {
 /** Calls an owner action; resolves with its value or rejects with an OwnerError. */
 export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>): Promise<OwnerResults[A]> {
   const r = await transport.call(action, input);
-  if (r.ok) return r.value as OwnerResults[A];
+  if (r.ok) return visibleDeep(r.value) as OwnerResults[A]; // the hub sent visible text already: defence in depth
   if (r.error.code === 'unauthorized') onUnauthorized();
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
 }

@@ -18,6 +18,12 @@ export const LIMITS = {
   maxProgressDataBytes: 8 * 1024,
   /** progress events per agent per second. */
   progressPerSecond: 10,
+  /**
+   * Arrays and objects inside each other in one tool call's arguments (or one owner action's input),
+   * the arguments object itself counting as 1. Enforced at the MCP door and the owner API, before
+   * anything walks the value: deeper input is invalid_argument.
+   */
+  maxJsonDepth: 64,
   /** state_put value, serialized JSON (bytes). */
   maxStateValueBytes: 1024 * 1024,
   /** state key length (bytes). */
@@ -55,8 +61,6 @@ export const LIMITS = {
   contextMaxTokens: 200_000,
   /** Waits an agent may hold at once. */
   maxWaitsPerAgent: 8,
-  /** Nesting of a JSON body (arrays and objects inside each other). Enforced at the MCP and owner doors. */
-  maxJsonDepth: 64,
 } as const;
 
 export type Limits = typeof LIMITS;

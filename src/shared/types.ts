@@ -95,6 +95,11 @@ export interface EventView {
   for_you: boolean;
   message?: MessageView;
   data?: Record<string, unknown>;
+  /**
+   * The event is about a message from before what you can see of the conversation (you joined
+   * after it): it comes without that message and with no data but its msg_id.
+   */
+  before_your_history?: true;
 }
 
 export interface ConversationView {

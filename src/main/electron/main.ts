@@ -8,6 +8,7 @@ import { parseDurability, type Durability } from '../store/durability';
 import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
+import { visibleText } from '../../shared/text';
 import type { LiveItem } from '../hub/bus';
 import type { OwnerResult } from '../../shared/owner-api';
 
@@ -197,7 +198,8 @@ function notify(item: LiveItem): void {
     default:
       return;
   }
-  const n = new Notification({ title, body: body.slice(0, 200) });
+  // The live item is already visible text (hub.ts); this is the last door before the OS shows it.
+  const n = new Notification({ title: visibleText(title), body: visibleText(body).slice(0, 200) });
   n.on('click', () => showWindow(event.conv_id));
   n.show();
 }

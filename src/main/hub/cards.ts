@@ -4,6 +4,7 @@
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
+import { matchVisible } from '../../shared/text';
 import type { UserRef } from '../../shared/types';
 import { conversationById, member } from '../store/conversations';
 import { messageById, setMessagePayload } from '../store/messages';
@@ -250,8 +251,10 @@ function validateFormValue(form: Extract<CardBlock, { type: 'form' }>, value: un
       if (f.max !== undefined && n > f.max) badValue(path, `is ${n}; at most ${f.max}`);
       out[f.id] = n;
     } else {
-      if (typeof v !== 'string' || !f.options!.includes(v)) badValue(path, `must be one of ${f.options!.map((o) => JSON.stringify(o)).join(', ')}`);
-      out[f.id] = v;
+      // The person was shown the options through visibleText: the option as stored is the value.
+      const chosen = typeof v === 'string' ? matchVisible(f.options!, v) : undefined;
+      if (chosen === undefined) badValue(path, `must be one of ${f.options!.map((o) => JSON.stringify(o)).join(', ')}`);
+      out[f.id] = chosen;
     }
   }
   return out;

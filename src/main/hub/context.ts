@@ -99,7 +99,7 @@ export function getContext(hub: Hub, userId: string, input: { conv_id: string; m
   let before = conv.last_seq + 1;
   let full = false;
   while (!full && before > lower) {
-    const page = eventsOfConversation(hub.db, conv.id, { beforeSeq: before, fromSeq: lower, limit: PAGE });
+    const page = eventsOfConversation(hub.db, conv.id, { beforeSeq: before, fromSeq: lower, visibleFrom: member.from_seq, limit: PAGE });
     if (page.length === 0) break;
     for (let i = page.length - 1; i >= 0; i--) {
       const view = eventView(hub, page[i]!, userId);

@@ -9,6 +9,7 @@ import { getSetting, setSetting, eventByGid } from '../store/settings';
 import { Bus, type LiveEvent } from './bus';
 import type { EventType, UserRef } from '../../shared/types';
 import { HubError } from '../../shared/errors';
+import { visibleDeep } from '../../shared/text';
 import { eventView } from './views';
 import { registerJob } from './jobs';
 import { startBackgroundStore } from '../store/background';
@@ -166,7 +167,7 @@ export class Hub {
             if (!value) {
               const row = eventByGid(hub.db, p.gid) as EventWithMessage | undefined;
               if (!row) throw new Error(`event ${p.gid} is not in the log`);
-              value = { event: eventView(hub, row, hub.ownerId), woken: p.woken };
+              value = visibleDeep({ event: eventView(hub, row, hub.ownerId), woken: p.woken }); // the owner reads it (shared/text.ts)
             }
             return value;
           },

@@ -3,6 +3,7 @@ import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import type { ProgressKind, ProgressView } from '../../shared/types';
+import { visibleDeep } from '../../shared/text';
 import { insertProgress, pruneProgress, recentProgress, type ProgressRow } from '../store/progress';
 import { requireMember, requireMessage } from './access';
 import { tx } from '../store/db';
@@ -57,7 +58,7 @@ export function reportProgress(
     if (id % 200 === 0) pruneProgress(hub.db, userId, KEEP_PER_AGENT);
     return id;
   });
-  hub.bus.publish({ kind: 'progress', value: progressView(hub, { id, ...row }) });
+  hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) }); // the owner reads it (shared/text.ts)
   return { id, at };
 }
 

@@ -6,6 +6,7 @@ import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
+import { matchVisible } from '../../shared/text';
 import { REQUEST_STATES, type RequestKind, type RequestState, type UserRef } from '../../shared/types';
 import { conversationById } from '../store/conversations';
 import { messageById, setMessagePayload } from '../store/messages';
@@ -461,10 +462,12 @@ function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
   }
   if (input.decision === 'choose') {
     const options = JSON.parse(r.options ?? '[]') as string[];
-    if (typeof input.choice !== 'string' || !options.includes(input.choice)) {
+    // The owner was shown the options through visibleText: the option as stored is the choice.
+    const choice = typeof input.choice === 'string' ? matchVisible(options, input.choice) : undefined;
+    if (choice === undefined) {
       throw new HubError('invalid_argument', `choice: must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}.`, 'Choose one of the request\'s options, or reject it.');
     }
-    outcome.choice = input.choice;
+    outcome.choice = choice;
   } else if (given(input.choice)) {
     throw new HubError('invalid_argument', `choice: only decision=choose takes a choice (this is decision=${input.decision}).`, 'Leave choice out.');
   }

@@ -63,6 +63,13 @@ export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): Even
     actor,
     for_you: !!wake && wake.includes(viewerId),
   };
+  if (e.m_hidden) {
+    // A reaction, pin, edit, recall, claim, card response or request decision on a message from before
+    // the viewer's history: its seq stays (the log is gap-free), nothing of the message or about it does.
+    view.data = { msg_id: e.msg_id };
+    view.before_your_history = true;
+    return view;
+  }
   if (e.m_json) view.message = messageView(hub, JSON.parse(e.m_json) as MessageRow);
   const data = parse<Record<string, unknown>>(e.data);
   if (data) view.data = data;

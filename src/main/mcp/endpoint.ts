@@ -8,8 +8,9 @@ import { callAgentTool, implementedTools } from '../hub/tools';
 import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type ToolName } from '../../shared/catalog';
 import { HubError, isHubError, type ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
+import { tooDeep } from '../../shared/json-depth';
 import { PERCH_VERSION } from '../../shared/version';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, jsonDeeperThan, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
 import { RateLimiter } from './rate-limit';
 
@@ -207,9 +208,6 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         return rpcError(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.', undefined, { agent: agent!.name });
       }
       if (Array.isArray(msg)) return rpcError(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
-      if (jsonDeeperThan(msg, LIMITS.maxJsonDepth)) {
-        return rpcError(400, msg?.id, INVALID_REQUEST, `Invalid request: the JSON nests deeper than ${LIMITS.maxJsonDepth} levels.`, { code: 'too_large', limit: LIMITS.maxJsonDepth }, { agent: agent!.name });
-      }
       if (msg === null || typeof msg !== 'object' || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
         if (msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) return finish(202, undefined);
         return rpcError(400, msg?.id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 request with a method.');
@@ -300,8 +298,13 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
         return rpcError(200, msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }, { agent: agent!.name, tool: describe(name) });
       }
       const rawArgs = msg.params.arguments ?? {};
-      const parsed = spec.input.safeParse(rawArgs);
       const extra = { tool: name as string };
+      // Before anything walks the arguments (zod, JSON.stringify of a value): deep nesting would overflow the stack.
+      const deep = tooDeep(rawArgs, LIMITS.maxJsonDepth);
+      if (deep !== undefined) {
+        return reply(errorResult({ code: 'invalid_argument', message: `Invalid arguments for ${name}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep (limits.maxJsonDepth).`, next_step: 'Nest the value less deeply (whoami lists the limits).' }), { ...extra, error: 'invalid_argument' });
+      }
+      const parsed = spec.input.safeParse(rawArgs);
       if (!parsed.success) {
         const issues = parsed.error.issues;
         const detail = issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');

@@ -1,6 +1,9 @@
 // The owner API's actions: each one a thin call into hub services, with the owner as the actor.
 import type { Hub } from '../hub/hub';
-import { HubError } from '../../shared/errors';
+import { HubError, isHubError } from '../../shared/errors';
+import { visibleDeep, visibleText } from '../../shared/text';
+import { tooDeep } from '../../shared/json-depth';
+import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction } from '../../shared/owner-api';
 import { TOOL_SCHEMA_VERSION } from '../../shared/catalog';
 import { PERCH_VERSION } from '../../shared/version';
@@ -35,12 +38,28 @@ export function ownerActionNames(): string[] {
   return Object.keys(OWNER_ACTIONS).filter((a) => actions.has(a));
 }
 
-/** Validates and runs one owner action. */
+/**
+ * Validates and runs one owner action. Its answer (and error) is what the owner reads, over IPC and
+ * HTTP alike: every string in it passes through visibleText (no bidi overrides or invisible characters).
+ */
 export async function runOwnerAction(hub: Hub, action: string, raw: unknown): Promise<unknown> {
+  try {
+    return visibleDeep(await runOwnerActionRaw(hub, action, raw));
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    throw new HubError(err.code, visibleText(err.message), visibleText(err.nextStep), err.details && visibleDeep(err.details));
+  }
+}
+
+async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown): Promise<unknown> {
   const spec = (OWNER_ACTIONS as Record<string, { input: { safeParse(v: unknown): any } }>)[action];
   const fn = actions.get(action);
   if (!spec || !fn) {
     throw new HubError('not_found', `No owner action ${JSON.stringify(action)}.`, 'See `perch owner --help` or docs/owner-api.md for the actions.');
+  }
+  const deep = tooDeep(raw, LIMITS.maxJsonDepth); // before zod or anything else walks it
+  if (deep !== undefined) {
+    throw new HubError('invalid_argument', `Invalid input for ${action}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep.`, 'Nest the input less deeply.');
   }
   const parsed = spec.input.safeParse(raw ?? {});
   if (!parsed.success) {

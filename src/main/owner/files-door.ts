@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
+import { visibleText } from '../../shared/text';
 import { sendInternalError, sendJson } from '../http-util';
 
 type FileReader = {
@@ -34,11 +35,12 @@ export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerRespons
   try {
     const { file_id, variant } = reader.verify(hub, token);
     const f = reader.read(hub, file_id, variant);
+    const name = visibleText(f.name); // no bidi override can disguise the saved name (shared/text.ts)
     res.writeHead(200, {
       'Content-Type': f.mime,
       'Content-Length': f.data.length,
       // Only images the hub re-encoded are shown inline; anything else downloads (an uploaded HTML page never runs here).
-      'Content-Disposition': contentDisposition(f.disposition, f.name),
+      'Content-Disposition': contentDisposition(f.disposition, name),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, max-age=300',

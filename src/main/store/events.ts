@@ -14,14 +14,27 @@ export interface EventRow {
   wake: string | null;
 }
 
-/** An event joined with the current state of its message (content of recalled messages is gone). */
-export type EventWithMessage = EventRow & { m_json: string | null };
+/**
+ * An event joined with the current state of its message (content of recalled messages is gone).
+ * A message from before what the reader may see (seq below their membership's from_seq) is never
+ * joined: m_json is null and m_hidden is 1, so no content of it can reach them (views.ts).
+ */
+export type EventWithMessage = EventRow & { m_json: string | null; m_hidden?: number };
 
-export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE json_object(
+const MESSAGE_FIELDS = `json_object(
   'id', m.id, 'conv_id', m.conv_id, 'seq', m.seq, 'sender_id', m.sender_id, 'kind', m.kind, 'text', m.text,
   'intent', m.intent, 'reply_to', m.reply_to, 'thread_id', m.thread_id, 'to_ids', m.to_ids, 'topics', m.topics,
   'refs', m.refs, 'sources', m.sources, 'payload', m.payload, 'created_at', m.created_at, 'edited_at', m.edited_at,
-  'recalled_at', m.recalled_at, 'claimed_by', m.claimed_by, 'claimed_at', m.claimed_at) END AS m_json`;
+  'recalled_at', m.recalled_at, 'claimed_by', m.claimed_by, 'claimed_at', m.claimed_at)`;
+
+/** The message of an event, for a reader who sees the whole conversation (the owner). */
+export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE ${MESSAGE_FIELDS} END AS m_json, 0 AS m_hidden`;
+
+/** The message of an event for a reader who sees messages from seq `fromSeq` (an SQL expression) on. */
+function messageJsonFrom(fromSeq: string): string {
+  return `CASE WHEN m.id IS NULL OR m.seq < ${fromSeq} THEN NULL ELSE ${MESSAGE_FIELDS} END AS m_json,
+          CASE WHEN m.id IS NOT NULL AND m.seq < ${fromSeq} THEN 1 ELSE 0 END AS m_hidden`;
+}
 
 export function insertEvent(db: Db, e: Omit<EventRow, 'gid'>): number {
   // gid is the rowid: lastInsertRowid is it, without the cost of RETURNING.
@@ -36,7 +49,7 @@ export function insertEvent(db: Db, e: Omit<EventRow, 'gid'>): number {
 export function eventsForUser(db: Db, userId: string, afterGid: number, limit: number): EventWithMessage[] {
   return sql<EventWithMessage>(
     db,
-    `SELECT e.*, ${MESSAGE_JSON}
+    `SELECT e.*, ${messageJsonFrom('mb.from_seq')}
        FROM members mb
        JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq
                     AND (e.actor_id IS NULL OR e.actor_id != mb.user_id)
@@ -60,25 +73,29 @@ export function maxGid(db: Db): number {
   return (sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0);
 }
 
-/** A page of a conversation's log by seq. */
+/**
+ * A page of a conversation's log by seq, from seq fromSeq on. Messages before visibleFrom (the
+ * reader's membership from_seq; default fromSeq) are not joined to their events.
+ */
 export function eventsOfConversation(
   db: Db,
   convId: string,
-  opts: { afterSeq?: number; beforeSeq?: number; fromSeq: number; limit: number },
+  opts: { afterSeq?: number; beforeSeq?: number; fromSeq: number; visibleFrom?: number; limit: number },
 ): EventWithMessage[] {
+  const visible = opts.visibleFrom ?? opts.fromSeq;
   if (opts.afterSeq !== undefined) {
     return sql<EventWithMessage>(
       db,
-      `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
-        WHERE e.conv_id = ? AND e.seq > ? AND e.seq >= ? ORDER BY e.seq LIMIT ?`,
-    ).all(convId, opts.afterSeq, opts.fromSeq, opts.limit);
+      `SELECT e.*, ${messageJsonFrom('@visible')} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
+        WHERE e.conv_id = @conv AND e.seq > @after AND e.seq >= @from ORDER BY e.seq LIMIT @limit`,
+    ).all({ conv: convId, after: opts.afterSeq, from: opts.fromSeq, visible, limit: opts.limit });
   }
   const before = opts.beforeSeq ?? Number.MAX_SAFE_INTEGER;
   const rows = sql<EventWithMessage>(
     db,
-    `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
-      WHERE e.conv_id = ? AND e.seq < ? AND e.seq >= ? ORDER BY e.seq DESC LIMIT ?`,
-  ).all(convId, before, opts.fromSeq, opts.limit);
+    `SELECT e.*, ${messageJsonFrom('@visible')} FROM events e LEFT JOIN messages m ON m.id = e.msg_id
+      WHERE e.conv_id = @conv AND e.seq < @before AND e.seq >= @from ORDER BY e.seq DESC LIMIT @limit`,
+  ).all({ conv: convId, before, from: opts.fromSeq, visible, limit: opts.limit });
   return rows.reverse();
 }
 
