@@ -46,7 +46,12 @@ export async function runOwnerAction(hub: Hub, action: string, raw: unknown): Pr
     const detail = parsed.error.issues.map((i: { path: unknown[]; message: string }) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
     throw new HubError('invalid_argument', `Invalid input for ${action}: ${detail}`, `Check the input of ${action} in docs/owner-api.md.`);
   }
-  return await fn(hub, parsed.data);
+  try {
+    return await fn(hub, parsed.data);
+  } catch (err) {
+    // A full or failing disk: storage_full (nothing was saved), not a failure of the hub.
+    throw hub.storageFailure(err) ?? err;
+  }
 }
 
 /** The owner joins a conversation before speaking in it (the owner may read everything, but speaks as a member). */
@@ -76,6 +81,7 @@ registerOwnerActions({
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
   }),
+  'hub.storage': (hub) => ({ storage: hub.storage }),
   'conversations.list': (hub) => ({ conversations: listAllConversations(hub) }),
   'conversations.get': (hub, a) => ({ conversation: conversationView(hub, requireConversation(hub, a.conv_id), hub.ownerId) }),
   'conversations.history': (hub, a) => getHistory(hub, hub.ownerId, a.conv_id, a, true),

@@ -121,7 +121,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       sendJson(res, 200, { ok: true, value });
     } catch (err) {
       if (isHubError(err)) {
-        const status = err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
+        const status = err.code === 'storage_full' ? 507 : err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
         return sendJson(res, status, { ok: false, error: err.toBody() });
       }
       process.stderr.write(`perch: owner action ${action} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -132,7 +132,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   function handleEvents(req: IncomingMessage, res: ServerResponse) {
     if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', 'Open the login link printed by `perch serve`.');
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-    res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now() } })}\n\n`);
+    res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now(), storage: hub.storage } })}\n\n`);
     streams.add(res);
     req.on('close', () => streams.delete(res));
   }
