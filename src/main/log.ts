@@ -149,29 +149,34 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
     let batch = lines;
     lines = [];
     pendingBytes = 0;
-    if (unreported > 0) {
-      batch = [`${JSON.stringify({ t: Date.now(), door: 'log', dropped: unreported, error: stats.lastError })}\n`, ...batch];
-    }
     const reported = unreported;
-    let text = batch.join('');
-    let bytes = Buffer.byteLength(text);
-    if (size > 0 && size + bytes > maxBytes) rotate();
+    if (reported > 0) {
+      batch = [`${JSON.stringify({ t: Date.now(), door: 'log', dropped: reported, error: stats.lastError })}\n`, ...batch];
+    }
+    if (size > 0 && size + Buffer.byteLength(batch[0]!) > maxBytes) rotate();
     if (!open()) {
-      stats.dropped += batch.length - (reported > 0 ? 1 : 0);
-      unreported += batch.length - (reported > 0 ? 1 : 0);
+      const lost = batch.length - (reported > 0 ? 1 : 0);
+      stats.dropped += lost;
+      unreported += lost;
       return finishIfClosing();
     }
-    // One write never exceeds the cap by much: a batch larger than maxBytes keeps its newest lines.
-    if (bytes > maxBytes) {
-      let cut = 0;
-      while (cut < batch.length - 1 && bytes > maxBytes) {
-        bytes -= Buffer.byteLength(batch[cut]!);
-        cut++;
-      }
-      stats.dropped += cut;
-      batch = batch.slice(cut);
-      text = batch.join('');
+    // Only what fits under the cap goes into this file; the rest waits for the next write (after a rotation).
+    // A single line over the cap is written alone into a fresh file.
+    let take = 0;
+    let bytes = 0;
+    while (take < batch.length) {
+      const b = Buffer.byteLength(batch[take]!);
+      if (take > 0 && size + bytes + b > maxBytes) break;
+      bytes += b;
+      take++;
     }
+    if (take < batch.length) {
+      const rest = batch.slice(take);
+      lines = rest.concat(lines);
+      for (const l of rest) pendingBytes += l.length;
+      batch = batch.slice(0, take);
+    }
+    const text = batch.join('');
     const buf = Buffer.from(text);
     writing = true;
     const target = fd!;
@@ -188,8 +193,11 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
           opts.onTrouble?.(`the hub log ${file} is written again (${stats.dropped} lines were dropped in all)`);
         }
       }
-      if (lines.length && (closed || pendingBytes >= FLUSH_BYTES)) flush();
-      else if (lines.length) scheduled ??= setImmediate(flush);
+      // Lines that came in meanwhile go out now (after a failure, on the next turn: see retryMs).
+      if (lines.length) {
+        if (err && !closed) scheduled ??= setImmediate(flush);
+        else flush();
+      }
       finishIfClosing();
     });
   }
