@@ -122,6 +122,11 @@ export class Hub {
     return { ...this.storageStatus };
   }
 
+  /** The last write failed because the disk is full or failing (storage.state is 'full'). */
+  get storageFull(): boolean {
+    return this.storageStatus.state === 'full';
+  }
+
   /**
    * If err says the disk is full or failing (SQLITE_FULL, SQLITE_IOERR*), records that the hub
    * cannot save (the owner is told once, on the live stream) and returns the storage_full refusal

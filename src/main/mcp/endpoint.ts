@@ -317,7 +317,7 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       };
       // While the disk is full, every call commits (or fails) alone: a failure then rolls back only its own
       // call, and get_updates, which saves the agent's position, still answers when that save fails.
-      if (spec.readOnly || !GROUP_COMMITTED(name as ToolName) || hub.storage.state === 'full') {
+      if (spec.readOnly || !GROUP_COMMITTED(name as ToolName) || hub.storageFull) {
         start();
         return answer();
       }
