@@ -13,6 +13,7 @@ import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
 import { startBackgroundJobs } from './hub/jobs';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
+import { createLogWriter, type LogStats } from './log';
 
 export interface StartOptions {
   dataDir: string;
@@ -31,6 +32,10 @@ export interface StartOptions {
    * for its answer as long as it asks once its request is in.
    */
   requestTimeoutMs?: number;
+  /** Size at which logs/hub.log rotates (bytes; default 10 MiB, PERCH_LOG_MAX_BYTES overrides). */
+  logMaxBytes?: number;
+  /** Rotated logs kept: hub.log.1 … hub.log.<logKeep> (default 4). */
+  logKeep?: number;
 }
 
 /** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
@@ -59,6 +64,8 @@ export interface RunningHub {
   baseUrl: string;
   dataDir: string;
   owner: OwnerDoor;
+  /** How the hub log fares (lines written, dropped while writing failed, rotations). */
+  logStats(): LogStats;
   close(): Promise<void>;
 }
 
@@ -117,21 +124,14 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   hub.onClose(() => db.close());
   startBackgroundJobs(hub);
 
-  fs.mkdirSync(path.join(opts.dataDir, 'logs'), { recursive: true, mode: 0o700 });
-  const logStream = fs.createWriteStream(path.join(opts.dataDir, 'logs', 'hub.log'), { flags: 'a', mode: 0o600 });
-  // One write per event-loop turn (or per 64 KiB), not one per call: the log is for people, not durability.
-  let logBuffer = '';
-  let logFlush: NodeJS.Immediate | undefined;
-  const flushLog = () => {
-    logFlush = undefined;
-    if (logBuffer) logStream.write(logBuffer);
-    logBuffer = '';
-  };
-  const log = (line: McpLogLine) => {
-    logBuffer += `${JSON.stringify({ t: Date.now(), door: 'mcp', ...line })}\n`;
-    if (logBuffer.length > 64 * 1024) flushLog();
-    else logFlush ??= setImmediate(flushLog);
-  };
+  // The log never takes the hub down (a failing write drops lines) and never fills the disk (it rotates).
+  const logWriter = createLogWriter({
+    file: path.join(opts.dataDir, 'logs', 'hub.log'),
+    maxBytes: opts.logMaxBytes ?? (Number(process.env.PERCH_LOG_MAX_BYTES) || undefined),
+    keep: opts.logKeep,
+    onTrouble: (message) => process.stderr.write(`perch: ${message}\n`),
+  });
+  const log = (line: McpLogLine) => logWriter.write({ t: Date.now(), door: 'mcp', ...line });
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
   const ownerToken = crypto.randomBytes(24).toString('base64url');
@@ -208,6 +208,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     baseUrl,
     dataDir: opts.dataDir,
     owner,
+    logStats: () => logWriter.stats(),
     async close() {
       if (closed) return;
       closed = true;
@@ -220,9 +221,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         const current = JSON.parse(fs.readFileSync(runtimePath, 'utf8')) as RuntimeInfo;
         if (current.pid === process.pid) fs.rmSync(runtimePath);
       } catch { /* already gone */ }
-      if (logFlush) clearImmediate(logFlush);
-      flushLog();
-      await new Promise<void>((resolve) => logStream.end(resolve));
+      await logWriter.close();
       hub.close();
     },
   };

@@ -4,7 +4,7 @@ import type { AgentSummary } from '../shared/agents';
 import type { OwnerAction } from '../shared/owner-api';
 import type { OwnerRequestView } from '../shared/requests';
 import type { FileLink } from '../shared/files';
-import type { TaskUpdateResult } from '../shared/types';
+import type { StorageStatus, TaskUpdateResult } from '../shared/types';
 import type {
   ConversationView, EventView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef,
 } from '../shared/types';
@@ -106,11 +106,12 @@ export interface HandoffItem {
   title: string;
 }
 
-export type { TaskUpdateResult } from '../shared/types';
+export type { StorageStatus, TaskUpdateResult } from '../shared/types';
 
 /** What each owner action answers with (the value of {ok: true, value}). */
 export interface OwnerResults {
   'hub.info': HubInfo;
+  'hub.storage': { storage: StorageStatus };
   'conversations.list': { conversations: ConversationView[] };
   'conversations.get': { conversation: ConversationView };
   'conversations.history': HistoryPage;

@@ -1,6 +1,7 @@
 // The one module that writes to the stores: initial loads, pushed live items, and the owner's actions.
 // Components read stores through selector hooks and call the functions exported here.
 import type { OwnerInput } from '../shared/owner-api';
+import { isStorageStatus } from '../shared/types';
 import { api, OwnerError, setUnauthorizedHandler, transport } from './transport';
 import type {
   AgentKeyResult, ConversationView, Decision, EventView, FileLink, LiveItem, Message, ProgressView, RequestItem, RequestPayload,
@@ -82,7 +83,7 @@ export async function boot(): Promise<void> {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity()]).catch((err) => toast(errorText(err), 'error'));
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }
 
@@ -103,6 +104,7 @@ function onLive(item: LiveItem): void {
       applyProgress(item.value);
       return;
     case 'hub':
+      if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
       return;
     default: {
@@ -119,6 +121,12 @@ async function resync(): Promise<void> {
 }
 
 // ---- loads ----------------------------------------------------------------------------------
+
+/** Whether the hub can save (the live stream tells each change after this). */
+async function loadStorage(): Promise<void> {
+  const r = await optional(api('hub.storage', {}));
+  if (r && isStorageStatus(r.storage)) sessionStore.setState({ storage: r.storage });
+}
 
 export async function loadConversations(): Promise<void> {
   const { conversations } = await api('conversations.list', {});

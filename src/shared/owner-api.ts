@@ -9,6 +9,10 @@ const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
 export const OWNER_ACTIONS = {
   'hub.info': { description: 'Who the owner is, the MCP URL, version, counts, and the durability of the database connection (normal or full).', input: z.strictObject({}) },
+  'hub.storage': {
+    description: 'Whether the hub can save: state ok, or full (the disk is full or failing: writes are refused with storage_full, reads go on) since when, and a message. It returns to ok by itself with the next write that works; the live stream sends { kind: "hub", value: { storage } } on each change.',
+    input: z.strictObject({}),
+  },
   'conversations.list': { description: 'Every conversation (direct, group, task) with members, unread counts, handoffs, floor.', input: z.strictObject({}) },
   'conversations.get': { description: 'One conversation.', input: z.strictObject({ conv_id: id() }) },
   'conversations.history': {

@@ -134,6 +134,24 @@ export interface LiveEvent {
   woken: string[];
 }
 
+/**
+ * Whether the hub can save (hub.storage, and { kind: 'hub', value: { storage } } on the live stream
+ * when it changes). 'full': the last write failed because the disk is full or failing; writes are
+ * refused with storage_full and reads go on. It returns to 'ok' by itself with the next write that works.
+ */
+export interface StorageStatus {
+  state: 'ok' | 'full';
+  /** When the state began (ms since epoch). */
+  since: number;
+  /** For the owner: what is wrong and what to do, or that all is well. */
+  message: string;
+}
+
+export function isStorageStatus(v: unknown): v is StorageStatus {
+  const s = v as StorageStatus | null | undefined;
+  return !!s && typeof s === 'object' && (s.state === 'ok' || s.state === 'full') && typeof s.since === 'number' && typeof s.message === 'string';
+}
+
 export type LiveItem =
   | { kind: 'event'; value: LiveEvent }
   | { kind: 'progress'; value: ProgressView }

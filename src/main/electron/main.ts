@@ -11,6 +11,7 @@ import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
 import type { LiveItem } from '../hub/bus';
 import type { OwnerResult } from '../../shared/owner-api';
+import { isStorageStatus, type StorageStatus } from '../../shared/types';
 
 let running: RunningHub | undefined;
 let win: BrowserWindow | undefined;
@@ -170,8 +171,24 @@ function createTray(): void {
   void updateTray();
 }
 
+/** When the last "disk is full" notification was shown: at most one every STORAGE_NOTIFY_MS. */
+let storageNotifiedAt = 0;
+const STORAGE_NOTIFY_MS = 10 * 60_000;
+
+/** An OS notification when the hub cannot save (the disk is full): the owner must free space. */
+function notifyStorage(storage: StorageStatus): void {
+  if (storage.state !== 'full' || !Notification.isSupported()) return;
+  const now = Date.now();
+  if (now - storageNotifiedAt < STORAGE_NOTIFY_MS) return;
+  storageNotifiedAt = now;
+  const n = new Notification({ title: 'Perch cannot save: the disk is full', body: storage.message.slice(0, 200), urgency: 'critical' });
+  n.on('click', () => showWindow());
+  n.show();
+}
+
 /** OS notifications for what waits for the owner: requests, handoffs, cards — not for the conversation on screen. */
 function notify(item: LiveItem): void {
+  if (item.kind === 'hub' && isStorageStatus(item.value.storage)) return notifyStorage(item.value.storage);
   if (item.kind !== 'event' || !running || !Notification.isSupported()) return;
   const { event, woken } = item.value;
   if (event.conv_id === focusedConv && win?.isFocused()) return;

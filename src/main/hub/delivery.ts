@@ -54,12 +54,17 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.maxWaitSecs) * 1000;
   const upto = input.ack !== undefined ? parseAck(hub, userId, input.ack) : undefined;
 
-  const confirmed = tx(hub.db, () => {
+  const confirmedNext = () => {
     const cur = cursorOf(hub.db, userId);
-    const next = Math.max(cur.confirmed_gid, upto ?? cur.last_upto);
+    return { cur, next: Math.max(cur.confirmed_gid, upto ?? cur.last_upto) };
+  };
+  // On a full disk the position is not saved but the answer still comes: what follows the position is
+  // read as usual, and the next call confirms it again (at-least-once: at worst an answer comes twice).
+  const confirmed = readEvenIfFull(hub, () => tx(hub.db, () => {
+    const { cur, next } = confirmedNext();
     if (next !== cur.confirmed_gid) saveCursor(hub.db, { user_id: userId, confirmed_gid: next, last_upto: next });
     return next;
-  });
+  }), () => confirmedNext().next);
 
   let rows = eventsForUser(hub.db, userId, confirmed, limit + 1);
   let woken = false;
@@ -78,10 +83,20 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   if (more) rows = rows.slice(0, limit);
   const last = rows.length ? rows[rows.length - 1]!.gid : confirmed;
   if (last !== confirmed) {
-    tx(hub.db, () => {
+    readEvenIfFull(hub, () => tx(hub.db, () => {
       const cur = cursorOf(hub.db, userId);
       saveCursor(hub.db, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
-    });
+    }), () => undefined);
   }
   return { events: rows.map((r) => eventView(hub, r, userId)), ack: makeAck(hub, userId, last), more, woken };
+}
+
+/** Runs a bookkeeping write of a read; when the disk is full (storage_full) it gives the fallback instead. */
+function readEvenIfFull<T>(hub: Hub, write: () => T, fallback: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    if (!hub.storageFailure(err)) throw err;
+    return fallback();
+  }
 }

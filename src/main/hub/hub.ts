@@ -1,13 +1,13 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db';
-import { batch as groupCommit, tx, txRole } from '../store/db';
+import { batch as groupCommit, isStorageError, tx, txRole } from '../store/db';
 import { insertEvent, type EventWithMessage } from '../store/events';
 import { nextSeq } from '../store/conversations';
 import { ownerRow, userById, insertUser, type UserRow } from '../store/users';
 import { getSetting, setSetting, eventByGid } from '../store/settings';
 import { Bus, type LiveEvent } from './bus';
-import type { EventType, UserRef } from '../../shared/types';
+import type { EventType, StorageStatus, UserRef } from '../../shared/types';
 import { HubError } from '../../shared/errors';
 import { visibleDeep } from '../../shared/text';
 import { eventView } from './views';
@@ -35,6 +35,9 @@ export class Hub {
   baseUrl = 'http://127.0.0.1';
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
+  private storageStatus: StorageStatus;
+  /** A unit of the open group commit succeeded (the batch's commit then proves the disk takes writes). */
+  private unitWrote = false;
   private disposers: Array<() => void> = [];
 
   constructor(opts: HubOptions) {
@@ -42,6 +45,7 @@ export class Hub {
     this.now = opts.now ?? Date.now;
     this.secret = ensureSecret(this.db);
     this.ownerId = ensureOwner(this.db, opts.ownerName ?? 'owner', this.now()).id;
+    this.storageStatus = { state: 'ok', since: this.now(), message: STORAGE_OK };
   }
 
   /** Registers cleanup run by close(), in reverse order. */
@@ -98,13 +102,61 @@ export class Hub {
     const mark = this.pending.length;
     try {
       const result = tx(this.db, fn);
-      if (role === 'outer') this.flush();
+      if (role === 'outer') {
+        this.flush();
+        this.storageWorks();
+      } else if (role === 'unit') {
+        this.unitWrote = true;
+      }
       return result;
     } catch (err) {
       if (role === 'outer') this.pending = [];
       else if (role === 'unit') this.pending.length = mark; // that unit was rolled back alone
-      throw err;
+      throw this.storageFailure(err) ?? err;
     }
+  }
+
+  // ---- storage: a full or failing disk ------------------------------------------------------
+
+  /** Whether the hub can save right now (see StorageStatus). */
+  get storage(): StorageStatus {
+    return { ...this.storageStatus };
+  }
+
+  /** The last write failed because the disk is full or failing (storage.state is 'full'). */
+  get storageFull(): boolean {
+    return this.storageStatus.state === 'full';
+  }
+
+  /**
+   * If err says the disk is full or failing (SQLITE_FULL, SQLITE_IOERR*), records that the hub
+   * cannot save (the owner is told once, on the live stream) and returns the storage_full refusal
+   * to answer instead; otherwise undefined. Whatever failed was rolled back: nothing was saved.
+   */
+  storageFailure(err: unknown): HubError | undefined {
+    if (err instanceof HubError) return err.code === 'storage_full' ? err : undefined;
+    if (!isStorageError(err)) return undefined;
+    const code = String((err as { code?: unknown }).code);
+    if (this.storageStatus.state !== 'full') {
+      this.setStorage({
+        state: 'full',
+        since: this.now(),
+        message: `Perch cannot save: the disk is full (${code}). Agents' messages and your actions are refused, nothing is lost; free some disk space and Perch carries on by itself.`,
+      });
+    }
+    return new HubError('storage_full', `The hub cannot save: the owner's disk is full or failing (${code}). Nothing was saved.`, "The owner's disk is full; wait and retry later, nothing was saved. Reading (get_updates, get_history) still works.", { sqlite_code: code });
+  }
+
+  /** A write was committed: if the hub could not save before, it can again. */
+  private storageWorks(): void {
+    if (this.storageStatus.state === 'ok') return;
+    this.setStorage({ state: 'ok', since: this.now(), message: STORAGE_OK });
+  }
+
+  private setStorage(status: StorageStatus): void {
+    this.storageStatus = status;
+    process.stderr.write(`perch: storage ${status.state}: ${status.message}\n`);
+    this.bus.publish({ kind: 'hub', value: { storage: { ...status } } });
   }
 
   /**
@@ -113,13 +165,15 @@ export class Hub {
    * Throws when the commit fails, and then nothing of it was written.
    */
   batch(fn: () => void): void {
+    this.unitWrote = false;
     try {
       groupCommit(this.db, fn);
     } catch (err) {
       this.pending = [];
-      throw err;
+      throw this.storageFailure(err) ?? err;
     }
     this.flush();
+    if (this.unitWrote) this.storageWorks();
   }
 
   /**
@@ -183,6 +237,8 @@ export class Hub {
     return crypto.createHmac('sha256', this.secret).update(text).digest('base64url').slice(0, length);
   }
 }
+
+const STORAGE_OK = 'Perch saves normally.';
 
 function ensureSecret(db: Db): Buffer {
   const existing = getSetting(db, 'hub_secret');

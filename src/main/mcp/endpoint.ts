@@ -336,7 +336,9 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
           internal(err);
         }
       };
-      if (spec.readOnly || !GROUP_COMMITTED(name as ToolName)) {
+      // While the disk is full, every call commits (or fails) alone: a failure then rolls back only its own
+      // call, and get_updates, which saves the agent's position, still answers when that save fails.
+      if (spec.readOnly || !GROUP_COMMITTED(name as ToolName) || hub.storageFull) {
         start();
         return answer();
       }
@@ -373,7 +375,9 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
       }
       function failed(err: unknown) {
         if (ac) res.off('close', onClose);
-        if (isHubError(err)) return reply(errorResult(err.toBody()), { ...extra, error: err.code });
+        // A full or failing disk is storage_full (nothing was saved; reads go on), not internal.
+        const refusal = isHubError(err) ? err : hub.storageFailure(err);
+        if (refusal) return reply(errorResult(refusal.toBody()), { ...extra, error: refusal.code });
         const message = err instanceof Error ? err.message : String(err);
         process.stderr.write(`perch: ${requestId} ${name} failed: ${err instanceof Error ? err.stack : message}\n`);
         return reply(errorResult(new HubError('internal', `The hub failed on this call (request ${requestId}).`, 'Retry; if it keeps failing, tell your owner the request_id.').toBody()), { ...extra, error: 'internal' });

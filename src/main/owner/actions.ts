@@ -66,7 +66,12 @@ async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown): Promis
     const detail = parsed.error.issues.map((i: { path: unknown[]; message: string }) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
     throw new HubError('invalid_argument', `Invalid input for ${action}: ${detail}`, `Check the input of ${action} in docs/owner-api.md.`);
   }
-  return await fn(hub, parsed.data);
+  try {
+    return await fn(hub, parsed.data);
+  } catch (err) {
+    // A full or failing disk: storage_full (nothing was saved), not a failure of the hub.
+    throw hub.storageFailure(err) ?? err;
+  }
 }
 
 /** The owner joins a conversation before speaking in it (the owner may read everything, but speaks as a member). */
@@ -97,6 +102,7 @@ registerOwnerActions({
     waiting_agents: hub.bus.waitingCount(),
     durability: durabilityOf(hub.db),
   }),
+  'hub.storage': (hub) => ({ storage: hub.storage }),
   'conversations.list': (hub) => ({ conversations: listAllConversations(hub) }),
   'conversations.get': (hub, a) => ({ conversation: conversationView(hub, requireConversation(hub, a.conv_id), hub.ownerId) }),
   'conversations.history': (hub, a) => getHistory(hub, hub.ownerId, a.conv_id, a, true),

@@ -139,7 +139,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       sendJson(res, 200, { ok: true, value });
     } catch (err) {
       if (isHubError(err)) {
-        const status = err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
+        const status = err.code === 'storage_full' ? 507 : err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
         return sendJson(res, status, { ok: false, error: err.toBody() });
       }
       process.stderr.write(`perch: owner action ${action} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -154,7 +154,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     // HEAD has no body, so it can never carry an event: answer the head alone (a stream would never flush).
     if (req.method === 'HEAD') return void res.writeHead(200, head).end();
     res.writeHead(200, { ...head, Connection: 'keep-alive' });
-    res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now() } })}\n\n`);
+    res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now(), storage: hub.storage } })}\n\n`);
     streams.add(res);
     res.on('error', () => streams.delete(res));
     res.on('close', () => streams.delete(res));

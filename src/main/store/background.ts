@@ -16,7 +16,7 @@
 // bumps a shared counter (no timers, no polling), then works at most every PAUSE_MS.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './db';
+import { isStorageError, type Db } from './db';
 import { attachSearchIndex, detachSearchIndex, SEARCH_FILE_NAME, SEARCH_INDEX_VERSION } from './search-index';
 
 /** WAL size (bytes) from which the worker checkpoints. */
@@ -149,14 +149,16 @@ for (;;) {
   try {
     if (index) behind = index();
   } catch (err) {
-    post({ error: 'search index: ' + String((err && err.message) || err) });
+    // A full disk (SQLITE_FULL, SQLITE_IOERR*) or a damaged index: tried again after the next commit;
+    // search meanwhile tests the messages after indexed_upto itself.
+    post({ error: 'search index: ' + String((err && err.message) || err), code: err && err.code });
   }
   if (was && !behind) post({ indexed: true });
   try {
     checkpoint();
     if (search) search.pragma('wal_checkpoint(PASSIVE)');
   } catch (err) {
-    post({ error: 'checkpoint: ' + String((err && err.message) || err) });
+    post({ error: 'checkpoint: ' + String((err && err.message) || err), code: err && err.code });
   }
 }
 try { if (search) search.close(); } catch {}
@@ -213,8 +215,11 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
       try { db.pragma(`wal_autocheckpoint = ${previous}`); } catch { /* closing */ }
     }
   };
-  worker.on('message', (m: { ready?: boolean; search?: boolean; indexed?: boolean; error?: string }) => {
-    if (m.error) process.stderr.write(`perch: background store: ${m.error}\n`);
+  // The same failure again and again (a full disk fails every round) is said once, until work succeeds.
+  let lastError: string | undefined;
+  worker.on('message', (m: { ready?: boolean; search?: boolean; indexed?: boolean; error?: string; code?: string }) => {
+    if (m.error && m.error !== lastError) process.stderr.write(`perch: background store: ${m.error}${m.code ? ` (${m.code})` : ''}${isStorageError(m) ? '; the disk is full or failing: retried after the next commit' : ''}\n`);
+    lastError = m.error ?? (m.indexed ? undefined : lastError);
     if (m.indexed) opts.onIndexed?.();
     if (m.ready && !closed && db.open) {
       db.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`);

@@ -94,12 +94,27 @@ export function sql<R = unknown>(db: Db, text: string): Database.Statement<unkno
   return s as Database.Statement<unknown[], R>;
 }
 
+/**
+ * The disk is full or failing: SQLITE_FULL (no room, or max_page_count reached) and every
+ * SQLITE_IOERR_* (a write or fsync failed). The hub refuses writes with storage_full then and keeps
+ * serving reads. SQLite may have rolled back the whole transaction on such an error.
+ */
+export function isStorageError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'));
+}
+
 /** Per-connection state of group commit (see batch). */
 interface BatchState {
   /** A batch transaction is open. */
   open: boolean;
   /** A unit of the open batch is running (its outermost tx() holds the savepoint). */
   unit: boolean;
+  /**
+   * The error on which SQLite rolled back the whole batch transaction (SQLITE_FULL, an I/O error):
+   * the later units must fail too instead of running (and committing) on their own.
+   */
+  lost?: unknown;
 }
 const batchStates = new WeakMap<Db, BatchState>();
 
@@ -120,6 +135,10 @@ export function txRole(db: Db): 'outer' | 'unit' | 'nested' {
  * unit only (the batch commits the others).
  */
 export function tx<T>(db: Db, fn: () => T): T {
+  const open = batchStates.get(db);
+  if (open?.open && (open.lost !== undefined || !db.inTransaction)) {
+    throw (open.lost ??= new Error('the batch transaction was rolled back by SQLite'));
+  }
   if (db.inTransaction) {
     const st = batchStates.get(db);
     if (!st?.open || st.unit) return fn();
@@ -133,6 +152,8 @@ export function tx<T>(db: Db, fn: () => T): T {
       if (db.inTransaction) {
         sql(db, 'ROLLBACK TO perch_unit').run();
         sql(db, 'RELEASE perch_unit').run();
+      } else {
+        st.lost = err; // SQLite rolled back the whole batch: every unit of it fails
       }
       throw err;
     } finally {
@@ -163,11 +184,14 @@ export function batch(db: Db, fn: () => void): void {
   if (!st) batchStates.set(db, (st = { open: false, unit: false }));
   sql(db, 'BEGIN IMMEDIATE').run();
   st.open = true;
+  st.lost = undefined;
   try {
     fn();
+    if (st.lost !== undefined || !db.inTransaction) throw (st.lost ?? new Error('the batch transaction was rolled back by SQLite'));
   } catch (err) {
     st.open = false;
     st.unit = false;
+    st.lost = undefined;
     if (db.inTransaction) sql(db, 'ROLLBACK').run();
     throw err;
   }

@@ -75,6 +75,7 @@ function Unavailable() {
 function Shell() {
   const { view, viewer, newConversation } = useUi(useShallow((s) => ({ view: s.view, viewer: s.viewer, newConversation: s.newConversation })));
   const link = useSession((s) => s.link);
+  const storage = useSession((s) => s.storage);
   const convIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, '')));
 
   // App-wide keys: Ctrl/Cmd+K to find a conversation, Alt+Up/Down to move between conversations.
@@ -110,6 +111,12 @@ function Shell() {
         {link !== 'live' && (
           <div className={`linkbar linkbar-${link}`} role="status">
             {link === 'connecting' ? 'Connecting to the hub…' : link === 'offline' ? 'The hub is not answering; retrying…' : 'Signed out.'}
+          </div>
+        )}
+        {storage?.state === 'full' && (
+          <div className="storagebar" role="alert">
+            Perch cannot save: the disk is full. Agents&apos; messages and your actions are refused until you free some
+            disk space; nothing saved before is lost, and Perch carries on by itself.
           </div>
         )}
         {view.name === 'conversation' ? (

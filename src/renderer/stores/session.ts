@@ -1,6 +1,6 @@
 // Who the owner is and whether the hub answers: drives the sign-in screen and the connection dot.
 import { create } from 'zustand';
-import type { HubInfo } from '../model';
+import type { HubInfo, StorageStatus } from '../model';
 import type { LinkStatus } from '../transport';
 
 export interface SessionState {
@@ -8,9 +8,11 @@ export interface SessionState {
   error: string | null;
   info: HubInfo | null;
   link: LinkStatus;
+  /** Whether the hub can save (full: the disk is full, writes are refused); null before it is known. */
+  storage: StorageStatus | null;
 }
 
-export const sessionStore = create<SessionState>(() => ({ status: 'loading', error: null, info: null, link: 'connecting' }));
+export const sessionStore = create<SessionState>(() => ({ status: 'loading', error: null, info: null, link: 'connecting', storage: null }));
 export const useSession = sessionStore;
 
 /** The owner's user id ('' before sign-in). */
