@@ -12,6 +12,7 @@ import { RUNTIME_FILE } from './paths';
 import { sendJson } from './http-util';
 import { startBackgroundJobs } from './hub/jobs';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
+import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 
 export interface StartOptions {
   dataDir: string;
@@ -20,6 +21,8 @@ export interface StartOptions {
   ratePerSecond?: number;
   /** Where to serve the built UI from (defaults to dist/renderer beside this file). */
   uiDir?: string;
+  /** Daily backups to keep in <dataDir>/backups (default 7; 0 turns them off). */
+  dailyBackups?: number;
 }
 
 export interface RunningHub {
@@ -56,7 +59,7 @@ export class AlreadyServingError extends Error {
  * database and the bus (DESIGN.md): a second hub on the same file would never wake the first one's
  * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
  */
-async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
+export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
   let rt: RuntimeInfo;
   try {
     rt = JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
@@ -133,6 +136,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
   fs.chmodSync(runtimePath, 0o600);
 
+  const backups = startDailyBackups(db, opts.dataDir, opts.dailyBackups ?? DEFAULT_DAILY_BACKUPS, (line) => {
+    logStream.write(`${JSON.stringify({ t: Date.now(), door: 'backup', ...line })}\n`);
+  });
+
   let closed = false;
   return {
     hub,
@@ -144,6 +151,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     async close() {
       if (closed) return;
       closed = true;
+      await backups.stop();
       owner.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
