@@ -77,13 +77,16 @@ describe('perch backup', () => {
         const end = Date.now() + 60_000;
         for (let i = 0; !stop && i < 300 && Date.now() < end; i++) {
           await send(hub.mcpUrl, agent, conv, `${tag} during ${i}`);
+          acked.add(`${tag} during ${i}`);
           written++;
         }
       };
       const writers = Promise.all([writer(a, convA, 'a'), writer(b, convB, 'b')]);
       await eventually(() => written >= 20, 30_000, 'writes under way');
+      const ackedBefore = new Set(acked);
+      const writtenAtStart = written;
       const r = await cliAsync(['backup', '--data-dir', dir, '--json'], { timeoutMs: 60_000 });
-      const writtenWhileBackingUp = written;
+      const writtenWhileBackingUp = written - writtenAtStart;
       stop = true;
       await writers;
       assert.equal(r.code, 0, r.stderr);
@@ -93,13 +96,13 @@ describe('perch backup', () => {
       assert.equal(out.bytes, fs.statSync(out.file).size);
       assert.ok(out.bytes > 1_000_000, `the copy has the data (${out.bytes} bytes)`);
       assert.ok(!fs.existsSync(`${out.file}-wal`), 'the copy is one self-contained file');
-      assert.ok(writtenWhileBackingUp > 20, 'agents wrote while the backup ran');
+      assert.ok(writtenWhileBackingUp > 0, 'agents wrote while the backup ran');
 
       const copy = inspect(out.file);
       assert.equal(copy.integrity, 'ok');
       assert.equal(copy.version, LATEST_VERSION);
       assert.deepEqual(copy.agents, ['writer-a', 'writer-b']);
-      for (const t of acked) assert.ok(copy.texts.has(t), `the copy holds an acknowledged message (${t.slice(0, 12)})`);
+      for (const t of ackedBefore) assert.ok(copy.texts.has(t), `the copy holds a message acknowledged before the backup started (${t.slice(0, 14)})`);
       assert.ok(!fs.readdirSync(path.join(dir, 'backups')).some((n) => n.endsWith('.partial')), 'no partial file is left');
       assert.ok(!fs.existsSync(path.join(dir, 'backups', 'perch-search.sqlite')), 'the search index is not backed up');
 

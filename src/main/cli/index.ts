@@ -137,6 +137,8 @@ function cmdAgent(argv: string[]): void {
     allowPositionals: true,
     strict: true,
   });
+  // Checked before the database is opened: a typo creates nothing.
+  if (!sub || !Object.hasOwn(AGENT_SUBCOMMANDS, sub)) throw new UsageError(`unknown agent command ${JSON.stringify(sub ?? '')}: use ${Object.keys(AGENT_SUBCOMMANDS).join(', ')}`);
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
   const json = !!values.json;
   const name = positionals[0];
