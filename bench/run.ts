@@ -180,7 +180,9 @@ async function startHub(name: string, dataDir: string): Promise<RunningHub> {
     fs.mkdirSync(dir, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
+  // --backups 0: the daily backup a hub takes at start (once a day) would copy the seeded
+  // database while the requests are measured.
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0']);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
   return { child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
 }
