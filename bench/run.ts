@@ -193,7 +193,9 @@ async function startHub(name: string, dataDir: string, extraArgs: string[] = [])
     fs.mkdirSync(dir, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', ...extraArgs]);
+  // --backups 0: the daily backup a hub takes at start (once a day) would copy the seeded
+  // database while the requests are measured.
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs]);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
   return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
 }
@@ -209,7 +211,7 @@ async function hubInfo(hub: RunningHub): Promise<any> {
 /** Starts `perch serve --json` on dataDir and stops it again: ms from spawn to its ready line. */
 async function coldStart(name: string, dataDir: string): Promise<number> {
   const t0 = performance.now();
-  const { child } = await startProcess(name, ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0']);
+  const { child } = await startProcess(name, ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0']);
   const ms = performance.now() - t0;
   await stopProcess(child);
   return ms;

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import http from 'node:http';
 import Database from 'better-sqlite3';
 import { addAgent, cli, cliAsync, rawCall, rawPost, startServe, tempDataDir, type Served } from './serve-harness';
 
@@ -182,9 +183,29 @@ describe('perch serve', () => {
       const r = await cliAsync(['serve', '--data-dir', other, '--port', String(hub.port), '--json'], { timeoutMs: 15_000 });
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, new RegExp(`port ${hub.port} is in use`));
+      assert.match(r.stderr, /another Perch hub \(with another data dir\) answers there/);
+      assert.match(r.stderr, /--port N/);
       assert.equal(r.stdout, '', 'no ready line was printed');
     } finally {
       await hub.stop();
+    }
+  });
+
+  test('a port held by a program that is not Perch: the message names the port, says so, and tells to rotate keys; exit 1', async () => {
+    const squatter = http.createServer((_req, res) => res.end('not perch'));
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const r = await cliAsync(['serve', '--data-dir', tempDataDir(), '--port', String(port)], { timeoutMs: 15_000 });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, new RegExp(`^perch: port ${port} is in use: a program that is NOT Perch answers there`));
+      assert.match(r.stderr, /send their keys to whatever holds the port/);
+      assert.match(r.stderr, /rotate your agents' keys \(`perch agent rotate-key NAME`/);
+      assert.match(r.stderr, /--port N \(--port 0 picks a free one\)/);
+      assert.doesNotMatch(r.stderr, /at .*\.js:\d+/, 'a message, not a stack trace');
+      assert.equal(r.stdout, '');
+    } finally {
+      squatter.close();
     }
   });
 
@@ -258,5 +279,66 @@ describe('a database written by a newer Perch', () => {
     const check = new Database(file, { readonly: true });
     assert.equal(check.pragma('user_version', { simple: true }), 999);
     check.close();
+  });
+});
+
+describe('--help on every command and subcommand', () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--help'], /^perch \S+ — a local hub/],
+    [['help'], /^perch \S+ — a local hub/],
+    [['serve', '--help'], /^perch serve \[--data-dir DIR\] \[--port N\].*--backups N/s],
+    [['agent', '--help'], /^perch agent COMMAND[\s\S]*perch agent add NAME[\s\S]*perch agent rotate-key NAME[\s\S]*perch agent revoke NAME/],
+    [['agent', 'add', '--help'], /^perch agent add NAME \[--description TEXT\]/],
+    [['agent', 'add', 'someone', '-h'], /^perch agent add NAME/],
+    [['agent', 'list', '--help'], /^perch agent list/],
+    [['agent', 'rotate-key', '--help'], /^perch agent rotate-key NAME/],
+    [['call', '--help'], /^perch call TOOL/],
+    [['owner', '--help'], /^perch owner ACTION[\s\S]*login-link/],
+    [['backup', '--help'], /^perch backup \[--to FILE\] \[--force\]/],
+    [['restore', '--help'], /^perch restore FILE/],
+    [['help', 'agent'], /^perch agent COMMAND/],
+    [['help', 'agent', 'revoke'], /^perch agent revoke NAME/],
+    [['help', 'serve'], /^perch serve/],
+    [['help', 'backup'], /^perch backup/],
+    [['help', 'restore'], /^perch restore FILE/],
+  ];
+  for (const [args, usage] of cases) {
+    test(`perch ${args.join(' ')} prints usage on stdout and exits 0`, () => {
+      const dir = tempDataDir();
+      const r = cli(args, { env: { PERCH_DATA_DIR: dir } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, usage);
+      assert.equal(r.stderr, '');
+      assert.deepEqual(fs.readdirSync(dir), [], 'asking for help touches no data');
+    });
+  }
+
+  test('--help after -- is an argument, not a request for help', () => {
+    const dir = tempDataDir();
+    const r = cli(['agent', 'add', '--data-dir', dir, '--', '--help']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /is not valid/);
+  });
+
+  test('unknown commands, subcommands and flags exit 2 with a clear message and a pointer to --help', () => {
+    const dir = tempDataDir();
+    const cases: Array<[string[], RegExp]> = [
+      [['frobnicate'], /^perch: unknown command "frobnicate"\. Run `perch --help`/],
+      [['help', 'frobnicate'], /^perch: unknown command "frobnicate"\. Run `perch --help`/],
+      [['help', 'agent', 'fly'], /^perch: unknown agent command "fly".*Run `perch agent --help`/],
+      [['agent', 'fly', '--data-dir', dir], /^perch: unknown agent command "fly".*Run `perch agent --help`/],
+      [['agent', 'add', 'x', '--colour', 'red', '--data-dir', dir], /^perch: unknown option --colour.*Run `perch agent add --help`/],
+      [['serve', '--data-dir', dir, '--verbose'], /^perch: unknown option --verbose.*Run `perch serve --help`/],
+      [['backup', '--data-dir', dir, '--into', 'x'], /^perch: unknown option --into.*Run `perch backup --help`/],
+      [['restore', '--data-dir', dir], /^perch: perch restore needs FILE.*Run `perch restore --help`/],
+      [['call', '--frob'], /^perch: unknown option --frob.*Run `perch call --help`/],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+    }
+    assert.ok(!fs.existsSync(path.join(dir, 'perch.sqlite')), 'no database was created by a refused command');
   });
 });

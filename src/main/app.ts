@@ -14,6 +14,7 @@ import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson }
 import { startBackgroundJobs } from './hub/jobs';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
+import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 
 export interface StartOptions {
   dataDir: string;
@@ -36,6 +37,8 @@ export interface StartOptions {
   logMaxBytes?: number;
   /** Rotated logs kept: hub.log.1 … hub.log.<logKeep> (default 4). */
   logKeep?: number;
+  /** Daily backups to keep in <dataDir>/backups (default 7; 0 turns them off). */
+  dailyBackups?: number;
 }
 
 /** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
@@ -93,7 +96,7 @@ export class AlreadyServingError extends Error {
  * database and the bus (DESIGN.md): a second hub on the same file would never wake the first one's
  * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
  */
-async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
+export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
   let rt: RuntimeInfo;
   try {
     rt = JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
@@ -200,6 +203,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
   fs.chmodSync(runtimePath, 0o600);
 
+  const backups = startDailyBackups(db, opts.dataDir, opts.dailyBackups ?? DEFAULT_DAILY_BACKUPS, (line) => {
+    logStream.write(`${JSON.stringify({ t: Date.now(), door: 'backup', ...line })}\n`);
+  });
+
   let closed = false;
   return {
     hub,
@@ -212,6 +219,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     async close() {
       if (closed) return;
       closed = true;
+      await backups.stop();
       owner.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -11,11 +11,15 @@ import { isHubError } from '../../shared/errors';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
 import { connectionSnippets } from '../owner/snippets';
+import Database from 'better-sqlite3';
+import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
+import { LATEST_VERSION } from '../store/migrations';
+import { SEARCH_FILE_NAME } from '../store/search-index';
 
 const HELP = `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
 
 Usage:
-  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full]
+  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N]
       Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
       Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
       --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
@@ -32,6 +36,12 @@ Usage:
   perch owner login-link
   perch owner --help
       Act as the owner on the running hub (found through ${RUNTIME_FILE} in the data dir).
+  perch backup [--to FILE] [--force]
+      Copy the database now (safe while the hub runs) to <data dir>/backups/perch-<time>.sqlite.
+  perch restore FILE
+      Replace the database with a backup (only while no hub serves the data dir).
+  perch help COMMAND [SUBCOMMAND]      (or: perch COMMAND --help)
+      Usage of one command.
 
 Common options:
   --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})
@@ -69,7 +79,8 @@ function mcpUrlFor(dataDir: string): string {
 async function cmdServe(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' } },
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' },
+      backups: { type: 'string' } },
     strict: true,
   });
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -83,12 +94,13 @@ async function cmdServe(argv: string[]): Promise<void> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  const dailyBackups = dailyBackupsOption(values.backups);
   const { startHub } = await import('../app');
   let running;
   try {
-    running = await startHub({ dataDir, port, ratePerSecond: rate, durability });
+    running = await startHub({ dataDir, port, ratePerSecond: rate, durability, dailyBackups });
   } catch (err: any) {
-    if (err?.code === 'EADDRINUSE') fail(`port ${port} is in use (another perch?). Use --port N, or --port 0 for a free one.`);
+    if (err?.code === 'EADDRINUSE') await failPortTaken(port);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
     throw err;
   }
@@ -134,6 +146,8 @@ function cmdAgent(argv: string[]): void {
     allowPositionals: true,
     strict: true,
   });
+  // Checked before the database is opened: a typo creates nothing.
+  if (!sub || !Object.hasOwn(AGENT_SUBCOMMANDS, sub)) throw new UsageError(`unknown agent command ${JSON.stringify(sub ?? '')}: use ${Object.keys(AGENT_SUBCOMMANDS).join(', ')}`);
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
   const json = !!values.json;
   const name = positionals[0];
@@ -234,8 +248,7 @@ async function cmdOwner(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   const [action, inputText] = positionals;
   if (values.help || !action) {
-    const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
-    process.stdout.write(`perch owner ACTION ['{json}'] [--data-dir DIR]\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}\n`);
+    process.stdout.write(`${ownerHelp()}\n`);
     return;
   }
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -256,9 +269,223 @@ async function cmdOwner(argv: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(r.json.value, null, 2)}\n`);
 }
 
+// ---- per-command help ------------------------------------------------------------------------
+
+const DATA_DIR_LINE = `  --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})`;
+
+const AGENT_SUBCOMMANDS: Record<string, string> = {
+  add: `perch agent add NAME [--description TEXT] [--instructions TEXT] [--data-dir DIR] [--json]
+  Adds an agent and prints its key (shown once) and how to connect a client.`,
+  list: `perch agent list [--data-dir DIR] [--json]
+  Lists the agents (never their keys).`,
+  show: `perch agent show NAME [--data-dir DIR] [--json]
+  Shows one agent.`,
+  'rotate-key': `perch agent rotate-key NAME [--data-dir DIR] [--json]
+  Gives the agent a new key (shown once); the old key stops working at once.`,
+  revoke: `perch agent revoke NAME [--data-dir DIR] [--json]
+  Revokes the agent; its key stops working at once.`,
+  config: `perch agent config NAME '{json patch}' [--data-dir DIR] [--json]
+  Changes the agent's config (role, instructions, ...); its config version rises.`,
+};
+
+const COMMAND_HELP: Record<string, () => string> = {
+  serve: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--backups N]
+
+Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
+  --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
+  --json        print one JSON line {mcp_url, port, data_dir, login_url} when ready
+  --open        open the one-time login link in the browser
+  --rate N      calls per second per agent (0 = no limit)
+  --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
+${DATA_DIR_LINE}
+If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
+  agent: () => `perch agent COMMAND ... — manage agents (works whether or not the hub runs)
+
+${Object.values(AGENT_SUBCOMMANDS).join('\n\n')}
+
+Common options:
+${DATA_DIR_LINE}
+  --json           print JSON`,
+  call: () => `perch call TOOL ['{json args}'] [--url URL] [--key KEY] [--data-dir DIR]
+
+Calls one MCP tool as an agent and prints its result as JSON (exit 1 on a tool error).
+  --url URL   the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
+  --key KEY   the agent's key (default: PERCH_KEY)`,
+  owner: () => ownerHelp(),
+  backup: () => `perch backup [--to FILE] [--force] [--data-dir DIR] [--json]
+
+Copies the database (one consistent copy, taken with SQLite's online backup API; safe while the
+hub runs and agents write) and prints where it went and its size.
+  --to FILE   where to write it (default: <data dir>/${BACKUPS_DIR}/perch-<time>.sqlite)
+  --force     overwrite FILE if it exists (refused otherwise)
+${DATA_DIR_LINE}
+The search index (perch-search.sqlite) is rebuilt from the database and is not copied.
+While it runs, the hub keeps its own daily backups (see perch serve --backups).`,
+  restore: () => `perch restore FILE [--data-dir DIR] [--json]
+
+Replaces the data dir's database with the backup FILE. Refused while a hub serves the data dir
+(stop it first). FILE is checked first (PRAGMA integrity_check, a Perch schema version and
+Perch's tables); a bad file is refused and nothing changes. The current database is first saved as
+<data dir>/${BACKUPS_DIR}/perch-pre-restore-<time>.sqlite.
+${DATA_DIR_LINE}`,
+  version: () => `perch version — prints the version (also --version, -v)`,
+  help: () => `perch help [COMMAND [SUBCOMMAND]] — usage of perch or of one command (also: perch COMMAND --help)`,
+};
+COMMAND_HELP.agents = COMMAND_HELP.agent!;
+
+function ownerHelp(): string {
+  const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
+  return `perch owner ACTION ['{json}'] [--data-dir DIR]\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}`;
+}
+
+/** The usage of `perch CMD [SUB]`, or a UsageError for a command that does not exist. */
+function helpText(cmd: string | undefined, sub?: string): string {
+  if (cmd === undefined) return HELP.trimEnd();
+  const h = COMMAND_HELP[cmd];
+  if (!h) throw new UsageError(`unknown command ${JSON.stringify(cmd)}. Run \`perch --help\` for the commands.`);
+  if ((cmd === 'agent' || cmd === 'agents') && sub !== undefined) {
+    const s = AGENT_SUBCOMMANDS[sub];
+    if (!s) throw new UsageError(`unknown agent command ${JSON.stringify(sub)}: use ${Object.keys(AGENT_SUBCOMMANDS).join(', ')}. Run \`perch agent --help\`.`);
+    return `${s}\n\nOptions:\n${DATA_DIR_LINE}\n  --json           print JSON`;
+  }
+  return h();
+}
+
+/** --help or -h among the options (not after `--`, not as a value such as a JSON argument). */
+function asksForHelp(argv: string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
+}
+
+/** The `perch help X` pointer for a usage error in `perch CMD [SUB]`. */
+function helpPointer(cmd: string | undefined, argv: string[]): string {
+  if (!cmd || !COMMAND_HELP[cmd]) return 'Run `perch --help`.';
+  const sub = (cmd === 'agent' || cmd === 'agents') && argv[0] && AGENT_SUBCOMMANDS[argv[0]] ? ` ${argv[0]}` : '';
+  return `Run \`perch ${cmd}${sub} --help\`.`;
+}
+
+/** parseArgs' message, shortened for an unknown option. */
+function argsErrorText(err: Error): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(err.message);
+  if (unknown) return `unknown option ${unknown[1]} (a value that starts with - goes after --).`;
+  return /[.]$/.test(err.message) ? err.message : `${err.message}.`;
+}
+
+// ---- serve: daily backups and a taken port ---------------------------------------------------
+
+function dailyBackupsOption(flag: string | undefined): number {
+  const text = flag ?? process.env.PERCH_BACKUPS;
+  if (text === undefined || text === '') return DEFAULT_DAILY_BACKUPS;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new UsageError(`--backups must be a whole number 0..1000 (0 turns daily backups off), not ${JSON.stringify(text)}`);
+  return n;
+}
+
+async function failPortTaken(port: number): Promise<never> {
+  const { describePortHolder, portTakenMessage } = await import('../port-check');
+  fail(portTakenMessage(port, await describePortHolder(port)), 1);
+}
+
+// ---- backup and restore ----------------------------------------------------------------------
+
+function humanSize(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+async function cmdBackup(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true });
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const dbFile = path.join(dataDir, DB_FILE_NAME);
+  if (!fs.existsSync(dbFile)) fail(`there is no database to back up at ${dbFile}. Check --data-dir (or PERCH_DATA_DIR).`, 1);
+  const dest = values.to !== undefined ? path.resolve(values.to) : defaultBackupFile(dataDir);
+  if (path.resolve(dest) === path.resolve(dbFile)) throw new UsageError('--to names the database itself; pick another file.');
+  if (fs.existsSync(dest)) {
+    if (!values.force) fail(`${dest} exists; nothing was written. Pick another --to FILE, or add --force to overwrite it.`, 1);
+    if (!fs.statSync(dest).isFile()) fail(`${dest} is not a file; nothing was written. Pick another --to FILE.`, 1);
+  }
+  const r = await backupFile(dbFile, `${dest}.new`);
+  // Replace only once the new copy is whole and checked; then no stale -wal/-journal may stay beside it.
+  for (const f of [`${dest}-wal`, `${dest}-shm`, `${dest}-journal`]) fs.rmSync(f, { force: true });
+  fs.renameSync(r.file, dest);
+  print(!!values.json, { file: dest, bytes: r.bytes }, () => `Backed up ${dbFile}\n  to ${dest} (${humanSize(r.bytes)}).\nRestore it with: perch restore ${JSON.stringify(dest)}${values['data-dir'] ? ` --data-dir ${JSON.stringify(dataDir)}` : ''}`);
+}
+
+async function cmdRestore(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const [fileArg, extra] = positionals;
+  if (!fileArg) throw new UsageError('perch restore needs FILE, e.g. perch restore backups/perch-2025-01-31T12-00-00-000Z.sqlite');
+  if (extra !== undefined) throw new UsageError(`perch restore takes one FILE, not also ${JSON.stringify(extra)}`);
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const dbFile = path.join(dataDir, DB_FILE_NAME);
+  const source = path.resolve(fileArg);
+  if (!fs.existsSync(source) || !fs.statSync(source).isFile()) fail(`${source} is not a file; nothing was changed.`, 1);
+  if (source === dbFile) throw new UsageError('FILE is the database itself; pick a backup.');
+  const { liveHubOf } = await import('../app');
+  const live = await liveHubOf(dataDir);
+  if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch restore again.`, 1);
+
+  // Check a private copy (with the -wal beside FILE, if any), so FILE itself is never modified
+  // and a bad file never touches the data dir's database.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const staging = path.join(dataDir, `.restore-${process.pid}-${Date.now()}.sqlite`);
+  const dropStaging = () => { for (const f of [staging, `${staging}-wal`, `${staging}-shm`, `${staging}-journal`]) fs.rmSync(f, { force: true }); };
+  let version: number;
+  try {
+    fs.copyFileSync(source, staging);
+    if (fs.existsSync(`${source}-wal`)) fs.copyFileSync(`${source}-wal`, `${staging}-wal`);
+    version = checkPerchDatabase(staging).version;
+    sealRestoredCopy(staging);
+    fs.chmodSync(staging, 0o600);
+  } catch (err) {
+    dropStaging();
+    if (err instanceof NotRestorableError) fail(`${err.message.replace(staging, source)} ${err.nextStep}`, 1);
+    throw err;
+  }
+
+  // Keep the current database: a consistent copy through SQLite, or its raw files if it cannot be read.
+  let kept: string | undefined;
+  if (fs.existsSync(dbFile)) {
+    kept = defaultBackupFile(dataDir, 'pre-restore');
+    try {
+      await backupFile(dbFile, kept);
+    } catch {
+      fs.mkdirSync(path.dirname(kept), { recursive: true, mode: 0o700 });
+      fs.copyFileSync(dbFile, kept);
+      if (fs.existsSync(`${dbFile}-wal`)) fs.copyFileSync(`${dbFile}-wal`, `${kept}-wal`);
+    }
+  }
+  // The old -wal/-shm must go before the new file takes the name: SQLite would replay them onto it.
+  for (const f of [`${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`]) fs.rmSync(f, { force: true });
+  fs.renameSync(staging, dbFile);
+  dropStaging();
+  // The search index is derived from the database: drop it, the hub rebuilds it.
+  for (const f of [SEARCH_FILE_NAME, `${SEARCH_FILE_NAME}-wal`, `${SEARCH_FILE_NAME}-shm`]) fs.rmSync(path.join(dataDir, f), { force: true });
+  print(!!values.json, { restored: source, data_dir: dataDir, schema_version: version, previous: kept ?? null }, () =>
+    `Restored ${source}\n  into ${dbFile} (schema version ${version}${version < LATEST_VERSION ? `; upgraded to ${LATEST_VERSION} when the hub starts` : ''}).\n` +
+    (kept ? `The previous database is kept as ${kept}.\n` : '') + 'Start the hub with `perch serve` (or open the app).');
+}
+
+/** A checked copy becomes one self-contained file (its -wal merged in). */
+function sealRestoredCopy(file: string): void {
+  const c = new Database(file);
+  try {
+    c.pragma('journal_mode = DELETE');
+  } finally {
+    c.close();
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
   try {
+    if (cmd !== undefined && COMMAND_HELP[cmd] && cmd !== 'help' && asksForHelp(rest)) {
+      const sub = (cmd === 'agent' || cmd === 'agents') && rest[0] && !rest[0].startsWith('-') ? rest[0] : undefined;
+      process.stdout.write(`${helpText(cmd, sub)}\n`);
+      return;
+    }
     switch (cmd) {
       case 'serve':
         return await cmdServe(rest);
@@ -269,25 +496,31 @@ export async function main(argv: string[]): Promise<void> {
         return await cmdCall(rest);
       case 'owner':
         return await cmdOwner(rest);
+      case 'backup':
+        return await cmdBackup(rest);
+      case 'restore':
+        return await cmdRestore(rest);
       case 'version':
       case '--version':
       case '-v':
         process.stdout.write(`${PERCH_VERSION}\n`);
         return;
-      case undefined:
       case 'help':
+        process.stdout.write(`${helpText(rest[0], rest[1])}\n`);
+        return;
+      case undefined:
       case '--help':
       case '-h':
         process.stdout.write(HELP);
         return;
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(cmd)}. Run \`perch help\`.`);
+        throw new UsageError(`unknown command ${JSON.stringify(cmd)}. Run \`perch --help\` for the commands.`);
     }
   } catch (err) {
-    if (err instanceof UsageError) fail(err.message);
+    if (err instanceof UsageError) fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
     if (err instanceof NewerDatabaseError) fail(err.message);
     if (isHubError(err)) fail(`${err.message} ${err.nextStep}`, 1);
-    if ((err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail((err as Error).message);
+    if ((err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
     throw err;
   }
 }

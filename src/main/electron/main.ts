@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AlreadyServingError, startHub, type RunningHub } from '../app';
 import { DEFAULT_PORT, defaultDataDir } from '../paths';
 import { parseDurability, type Durability } from '../store/durability';
+import { describePortHolder, portTakenExplanation } from '../port-check';
 import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
@@ -61,7 +62,7 @@ async function start(): Promise<void> {
     return;
   }
   try {
-    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer'), durability });
+    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer'), durability, dailyBackups: dailyBackupsFromEnv() });
   } catch (err) {
     if (err instanceof AlreadyServingError) {
       // One hub per data dir: a second one would never wake the first one's waiting agents.
@@ -70,7 +71,13 @@ async function start(): Promise<void> {
       return;
     }
     if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
-    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer'), durability });
+    // Never move silently: agents send their keys to the configured port, whoever holds it.
+    if (!(await askAboutTakenPort(DEFAULT_PORT))) {
+      app.exit(1);
+      return;
+    }
+    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer'), durability, dailyBackups: dailyBackupsFromEnv() });
+    dialog.showMessageBoxSync({ type: 'info', title: 'Perch', message: `Perch runs on ${running.mcpUrl} this time.`, detail: `Agents configured for port ${DEFAULT_PORT} will not reach it until you point them at this address (or free port ${DEFAULT_PORT} and restart Perch).`, buttons: ['OK'] });
   }
   const origin = running.baseUrl;
 
@@ -111,6 +118,28 @@ async function start(): Promise<void> {
 
   createWindow();
   createTray();
+}
+
+/** PERCH_BACKUPS: daily backups to keep (0 turns them off); the hub's default otherwise. */
+function dailyBackupsFromEnv(): number | undefined {
+  const n = Number(process.env.PERCH_BACKUPS);
+  return process.env.PERCH_BACKUPS && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** Tells the owner that the port is taken and by what; true when they choose another port for this run. */
+async function askAboutTakenPort(port: number): Promise<boolean> {
+  const found = portTakenExplanation(port, await describePortHolder(port));
+  const { response } = await dialog.showMessageBox({
+    type: 'warning',
+    title: 'Perch: the port is taken',
+    message: `Port ${port} on 127.0.0.1 is already in use: ${found.holder}.`,
+    detail: `${found.keys}\n\nQuit, free the port and start Perch again — or run Perch on another port this time only (agents configured for port ${port} will not reach it).`,
+    buttons: ['Quit', 'Use another port this time'],
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  });
+  return response === 1;
 }
 
 function createWindow(): void {

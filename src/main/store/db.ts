@@ -4,6 +4,7 @@ import path from 'node:path';
 import { LATEST_VERSION, MIGRATIONS, checkMigrationOrder } from './migrations';
 import { committed } from './background';
 import { applyDurability, DEFAULT_DURABILITY, type Durability } from './durability';
+import { backupBeforeMigration } from './backup';
 
 export type Db = Database.Database;
 
@@ -56,6 +57,10 @@ export function migrate(db: Db, file = 'database'): void {
   checkMigrationOrder();
   const current = schemaVersion(db);
   if (current > LATEST_VERSION) throw new NewerDatabaseError(current, LATEST_VERSION, file);
+  // A database with data (not a new one) is copied as it is before its schema changes.
+  if (current > 0 && current < LATEST_VERSION && db.name && !db.memory && !db.readonly) {
+    backupBeforeMigration(db, db.name, current);
+  }
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
     db.transaction(() => {
