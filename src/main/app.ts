@@ -204,7 +204,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   fs.chmodSync(runtimePath, 0o600);
 
   const backups = startDailyBackups(db, opts.dataDir, opts.dailyBackups ?? DEFAULT_DAILY_BACKUPS, (line) => {
-    logStream.write(`${JSON.stringify({ t: Date.now(), door: 'backup', ...line })}\n`);
+    logWriter.write({ t: Date.now(), door: 'backup', ...line });
   });
 
   let closed = false;
