@@ -67,7 +67,7 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
     }
   }
 
-  function drain(convId: string): void {
+  function drain(convId: string, fillGap = true): void {
     const list = (pending.get(convId) ?? []).sort((a, b) => a.seq - b.seq);
     pending.delete(convId);
     const at = host.position(convId);
@@ -80,7 +80,7 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
       if (ev.seq !== last + 1) {
         pending.set(convId, list.slice(i));
         applyNew(convId, inOrder);
-        void catchUp(convId);
+        if (fillGap) void catchUp(convId);
         return;
       }
       inOrder.push(ev);
@@ -92,6 +92,7 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
   async function catchUp(convId: string): Promise<void> {
     if (catching.has(convId)) return;
     catching.add(convId);
+    let failed = false;
     try {
       for (let pages = 0; pages < maxPages; pages++) {
         const at = host.position(convId);
@@ -101,16 +102,16 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
         if (!page.more) break;
       }
     } catch {
-      /* the next event or reconnect tries again */
+      failed = true; // the next event or reconnect tries again (not a retry loop while the hub is away)
     } finally {
       catching.delete(convId);
-      drain(convId);
+      drain(convId, !failed);
     }
   }
 
   return {
     offer,
-    drain,
+    drain: (convId) => drain(convId),
     catchUp,
     forget: (convId) => void pending.delete(convId),
     held: (convId) => pending.get(convId)?.length ?? 0,
