@@ -43,4 +43,11 @@ export default tseslint.config(
       ] }],
     },
   },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    ignores: ['src/renderer/sync/**'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='setState']", message: 'Stores are written only through the sync layer (src/renderer/sync): call or add a named action there.' }],
+    },
+  },
 );

@@ -4,7 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useSession } from '../stores/session';
 import { useUi, uiStore } from '../stores/ui';
 import { useConversations } from '../stores/conversations';
-import { boot, openView } from '../sync';
+import { boot, closeThread, openView } from '../sync';
 import { typingInField } from '../hooks';
 import { Sidebar, sortedConversationIds } from './Sidebar';
 import { ConversationView } from './ConversationView';
@@ -97,7 +97,7 @@ function Shell() {
         return;
       }
       if (e.key === 'Escape' && !typingInField(e.target)) {
-        if (uiStore.getState().threadRoot) uiStore.setState({ threadRoot: null });
+        closeThread();
       }
     };
     window.addEventListener('keydown', onKey);

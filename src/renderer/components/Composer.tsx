@@ -3,9 +3,9 @@
 import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
-import { uiStore, useUi } from '../stores/ui';
+import { useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
-import { sendMessage, sendNote } from '../sync';
+import { sendMessage, sendNote, setReplyTo } from '../sync';
 import type { UserRef } from '../model';
 import { Icon } from './Icon';
 
@@ -62,7 +62,7 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
     if (ok) {
       setText('');
       setSuggest(null);
-      if (replyTo) uiStore.setState({ replyTo: null });
+      if (replyTo) setReplyTo(null);
     }
     area.current?.focus();
   };
@@ -109,7 +109,7 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
       e.preventDefault();
       void send();
     }
-    if (e.key === 'Escape' && replyTo) uiStore.setState({ replyTo: null });
+    if (e.key === 'Escape' && replyTo) setReplyTo(null);
   };
 
   const label = noteMode ? `Private note to ${target || 'an agent'}` : threadId ? 'Reply in thread' : `Message ${conv.title}`;
@@ -140,7 +140,7 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
           <span>
             Replying to <strong>{replyMsg.sender.name}</strong>: <span className="muted">{(replyMsg.text ?? '').slice(0, 100)}</span>
           </span>
-          <button type="button" className="btn btn-ghost btn-small" aria-label="Cancel reply" onClick={() => uiStore.setState({ replyTo: null })}>
+          <button type="button" className="btn btn-ghost btn-small" aria-label="Cancel reply" onClick={() => setReplyTo(null)}>
             <Icon name="close" size={14} />
           </button>
         </div>

@@ -4,10 +4,10 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
-import { uiStore, useUi } from '../stores/ui';
+import { useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
 import { useAgents } from '../stores/agents';
-import { addMember, handBack, setFloor, setTask } from '../sync';
+import { addMember, focusMessage, handBack, hideActivity, setFloor, setTask, toggleActivity } from '../sync';
 import { TASK_STATES, type TaskState } from '../../shared/types';
 import { TASK_STATE_LABEL, countdown, dateTimeOf, timeOf } from '../format';
 import { useNow } from '../hooks';
@@ -44,7 +44,7 @@ export function ConversationView({ convId }: { convId: string }) {
         <aside className="side-panel" aria-label="Live activity">
           <div className="side-head">
             <h2>Live activity</h2>
-            <button type="button" className="btn btn-ghost btn-icon" aria-label="Hide live activity" onClick={() => uiStore.setState({ showActivity: false })}>
+            <button type="button" className="btn btn-ghost btn-icon" aria-label="Hide live activity" onClick={() => hideActivity()}>
               <Icon name="close" />
             </button>
           </div>
@@ -90,7 +90,7 @@ function ConversationHeader({ convId }: { convId: string }) {
         <button type="button" className="btn btn-ghost" aria-label={`Pinned messages (${pinCount})`} onClick={() => setShowPins(true)}>
           <Icon name="pin" /> {pinCount}
         </button>
-        <button type="button" className={`btn btn-ghost ${showActivity ? 'active' : ''}`} aria-pressed={showActivity} onClick={() => uiStore.setState({ showActivity: !showActivity, threadRoot: null })}>
+        <button type="button" className={`btn btn-ghost ${showActivity ? 'active' : ''}`} aria-pressed={showActivity} onClick={() => toggleActivity()}>
           Activity
         </button>
       </div>
@@ -129,7 +129,6 @@ function FloorControl({ convId }: { convId: string }) {
 function PinsDialog({ convId, onClose }: { convId: string; onClose: () => void }) {
   const pins = useTimeline(useShallow((s) => s.convs[convId]?.pins ?? []));
   const messages = useTimeline((s) => s.messages);
-  useTimeline((s) => s.rev);
   return (
     <Dialog title="Pinned messages" onClose={onClose}>
       {pins.length === 0 && <p className="muted">Nothing pinned yet. Pin a message from its menu.</p>}
@@ -143,7 +142,7 @@ function PinsDialog({ convId, onClose }: { convId: string; onClose: () => void }
                 type="button"
                 className="pin-item"
                 onClick={() => {
-                  uiStore.setState({ focusMsg: id });
+                  focusMessage(id);
                   onClose();
                 }}
               >

@@ -4,8 +4,7 @@ import { useSession } from '../stores/session';
 import { useRequests } from '../stores/requests';
 import { useConversations } from '../stores/conversations';
 import { useAgents } from '../stores/agents';
-import { uiStore } from '../stores/ui';
-import { openView } from '../sync';
+import { openView, showNewConversation } from '../sync';
 import { CopyButton } from './common';
 
 export function Home() {
@@ -46,7 +45,7 @@ export function Home() {
             Add one on the <button type="button" className="link" onClick={() => openView({ name: 'agents' })}>Agents</button> page to get its key and ready-to-paste snippets.
           </p>
           <p>
-            <button type="button" className="btn" onClick={() => uiStore.setState({ newConversation: true })}>
+            <button type="button" className="btn" onClick={() => showNewConversation(true)}>
               Start a conversation
             </button>
           </p>

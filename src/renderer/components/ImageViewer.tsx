@@ -1,7 +1,6 @@
 // The full image, over everything; Esc or a click outside closes it.
 import { useEffect, useState } from 'react';
-import { uiStore } from '../stores/ui';
-import { fileLink } from '../sync';
+import { closeImage, fileLink } from '../sync';
 import { transport } from '../transport';
 import type { FileLink } from '../model';
 import { Dialog } from './common';
@@ -13,7 +12,7 @@ export function ImageViewer({ fileId, name }: { fileId: string; name: string }) 
     void fileLink(fileId, 'original').then((l) => (l ? setLink(l) : setFailed(true)));
   }, [fileId]);
   return (
-    <Dialog title={name} onClose={() => uiStore.setState({ viewer: null })} wide>
+    <Dialog title={name} onClose={() => closeImage()} wide>
       <div className="viewer">
         {link ? <img src={transport.fileHref(link.url)} alt={name} /> : failed ? <p>The image could not be loaded.</p> : <p className="muted">Loading…</p>}
       </div>

@@ -4,9 +4,8 @@ import { memo, useEffect, useRef, useState } from 'react';
 import type { CardPayload, FilePayload, Message, RequestPayload } from '../model';
 import { useTimeline } from '../stores/timeline';
 import { useSession } from '../stores/session';
-import { uiStore } from '../stores/ui';
 import { useFiles, fileKey } from '../stores/files';
-import { editMessage, fileLink, openThread, pin, react, recallMessage } from '../sync';
+import { editMessage, fileLink, focusMessage, openImage, openThread, pin, react, recallMessage, setReplyTo } from '../sync';
 import { transport } from '../transport';
 import { bytes, dateTimeOf, timeOf } from '../format';
 import { AgentBadge, Avatar, ConfirmDialog, Markdown } from './common';
@@ -106,7 +105,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
 function ReplyQuote({ msgId }: { msgId: string }) {
   const q = useTimeline((s) => s.messages.get(msgId));
   return (
-    <button type="button" className="reply-quote" onClick={() => uiStore.setState({ focusMsg: msgId })} aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}>
+    <button type="button" className="reply-quote" onClick={() => focusMessage(msgId)} aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}>
       <span className="reply-bar" aria-hidden="true" />
       <strong>{q?.sender.name ?? 'Earlier message'}</strong>{' '}
       <span className="muted">{q ? (q.recalled ? 'recalled message' : (q.text ?? '').slice(0, 140)) : ''}</span>
@@ -151,7 +150,7 @@ function FileView({ payload, image }: { payload: FilePayload; image: boolean }) 
     const w = payload.width && payload.height ? Math.min(320, payload.width) : 240;
     const h = payload.width && payload.height ? Math.round((w * payload.height) / payload.width) : 180;
     return (
-      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => uiStore.setState({ viewer: { fileId: payload.file_id, name: payload.name } })}>
+      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => openImage(payload.file_id, payload.name)}>
         {thumb ? <img src={transport.fileHref(thumb.url)} alt={payload.name} width={w} height={h} /> : <span className="thumb-placeholder" style={{ width: w, height: h }} />}
       </button>
     );
@@ -231,7 +230,7 @@ function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; i
       </button>
       {!props.inThread && (
         <>
-          <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => uiStore.setState({ replyTo: msg.msg_id })}>
+          <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => setReplyTo(msg.msg_id)}>
             <Icon name="reply" />
           </button>
           <button type="button" className="act" aria-label="Reply in thread" title="Reply in thread" onClick={() => void openThread(msg.conv_id, msg.thread_id ?? msg.msg_id)}>

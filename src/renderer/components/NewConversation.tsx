@@ -1,8 +1,7 @@
 // Start a direct conversation, a group or a task channel with some of the owner's agents.
 import { useState, type FormEvent } from 'react';
 import { useAgents } from '../stores/agents';
-import { uiStore } from '../stores/ui';
-import { createConversation } from '../sync';
+import { createConversation, showNewConversation } from '../sync';
 import { Dialog } from './common';
 
 export function NewConversationDialog() {
@@ -12,7 +11,7 @@ export function NewConversationDialog() {
   const [title, setTitle] = useState('');
   const [members, setMembers] = useState<string[]>([]);
   const [assignee, setAssignee] = useState('');
-  const close = () => uiStore.setState({ newConversation: false });
+  const close = () => showNewConversation(false);
   const valid = kind === 'direct' ? members.length === 1 : title.trim().length > 0;
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -4,8 +4,7 @@ import { memo, useMemo } from 'react';
 import type { Message, RequestItem } from '../model';
 import { useRequests } from '../stores/requests';
 import { useConversations } from '../stores/conversations';
-import { decideWithDraft, openView, requestFromMessage, setRequestDraft } from '../sync';
-import { uiStore } from '../stores/ui';
+import { decideWithDraft, openMessage, requestFromMessage, setRequestDraft } from '../sync';
 import { useNow } from '../hooks';
 import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
@@ -72,8 +71,7 @@ export const RequestCard = memo(function RequestCard(props: {
               className="link"
               onClick={(e) => {
                 e.stopPropagation();
-                openView({ name: 'conversation', convId: r.conv_id });
-                uiStore.setState({ focusMsg: r.msg_id });
+                openMessage(r.conv_id, r.msg_id);
               }}
             >
               {convTitle || 'the conversation'}

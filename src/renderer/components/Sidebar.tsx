@@ -6,8 +6,8 @@ import { useConversations } from '../stores/conversations';
 import { useRequests } from '../stores/requests';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
-import { uiStore, useUi } from '../stores/ui';
-import { openView, searchMessages, signOut } from '../sync';
+import { useUi } from '../stores/ui';
+import { openMessage, openView, searchMessages, setFilter, showNewConversation, signOut } from '../sync';
 import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
@@ -81,7 +81,7 @@ export function Sidebar() {
           aria-label="Filter conversations"
           value={filter}
           onChange={(e) => {
-            uiStore.setState({ filter: e.target.value });
+            setFilter(e.target.value);
             if (!e.target.value) setResults(null);
           }}
         />
@@ -101,8 +101,7 @@ export function Sidebar() {
                     type="button"
                     className="search-hit"
                     onClick={() => {
-                      openView({ name: 'conversation', convId: m.conv_id });
-                      uiStore.setState({ focusMsg: m.msg_id });
+                      openMessage(m.conv_id, m.msg_id);
                     }}
                   >
                     <strong>{m.sender.name}</strong> <span className="muted">{timeOf(m.created_at)}</span>
@@ -121,7 +120,7 @@ export function Sidebar() {
               <h3 className="section-title">
                 {sec.label}
                 {sec.kind !== 'inbox' && (
-                  <button type="button" className="btn btn-ghost btn-icon btn-small" aria-label={`New ${sec.label.toLowerCase()}`} onClick={() => uiStore.setState({ newConversation: true })}>
+                  <button type="button" className="btn btn-ghost btn-icon btn-small" aria-label={`New ${sec.label.toLowerCase()}`} onClick={() => showNewConversation(true)}>
                     <Icon name="plus" size={14} />
                   </button>
                 )}

@@ -1,10 +1,10 @@
 // A thread beside the conversation: its root, its replies (live), and a composer that replies in it.
 import { useShallow } from 'zustand/react/shallow';
 import { useTimeline } from '../stores/timeline';
-import { uiStore } from '../stores/ui';
 import { MessageItem } from './MessageItem';
 import { Composer } from './Composer';
 import { Icon } from './Icon';
+import { closeThread } from '../sync';
 
 export function ThreadPanel({ convId, rootId }: { convId: string; rootId: string }) {
   const replies = useTimeline(useShallow((s) => s.threads[rootId]?.replies ?? []));
@@ -13,7 +13,7 @@ export function ThreadPanel({ convId, rootId }: { convId: string; rootId: string
     <aside className="side-panel thread-panel" aria-label="Thread">
       <div className="side-head">
         <h2>Thread</h2>
-        <button type="button" className="btn btn-ghost btn-icon" aria-label="Close thread" onClick={() => uiStore.setState({ threadRoot: null })}>
+        <button type="button" className="btn btn-ghost btn-icon" aria-label="Close thread" onClick={() => closeThread()}>
           <Icon name="close" />
         </button>
       </div>

@@ -1,8 +1,8 @@
 // The conversation's history, virtualized: older pages load on scroll up, live events append at the bottom.
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTimeline, type Row, timelineStore } from '../stores/timeline';
-import { uiStore, useUi } from '../stores/ui';
-import { loadOlder } from '../sync';
+import { useUi } from '../stores/ui';
+import { focusMessage, loadOlder } from '../sync';
 import { VirtualList } from './VirtualList';
 import { MessageItem } from './MessageItem';
 import { SystemRow } from './SystemRow';
@@ -91,7 +91,7 @@ export function Timeline({ convId }: { convId: string }) {
         scrollToKey={focusMsg}
         onScrolledTo={() => {
           setHighlight(focusMsg);
-          uiStore.setState({ focusMsg: null });
+          focusMessage(null);
           setTimeout(() => setHighlight(null), 2500);
         }}
         label="Messages"

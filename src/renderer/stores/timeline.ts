@@ -31,15 +31,14 @@ export interface ThreadState {
 export interface TimelineState {
   convs: Record<string, ConvTimeline>;
   /**
-   * Every loaded message by msg_id. Mutated in place for speed at 100,000 messages; a changed message is
-   * always a new object and `rev` rises, so selectors of one message re-render only that message.
+   * Every loaded message by msg_id. Never changed in place: the sync layer writes a new Map, and a changed
+   * message is a new object, so selectors of one message re-render only that message.
    */
   messages: Map<string, Message>;
   threads: Record<string, ThreadState>;
-  rev: number;
 }
 
-export const timelineStore = create<TimelineState>(() => ({ convs: {}, messages: new Map(), threads: {}, rev: 0 }));
+export const timelineStore = create<TimelineState>(() => ({ convs: {}, messages: new Map(), threads: {} }));
 export const useTimeline = timelineStore;
 
 export const emptyTimeline = (): ConvTimeline => ({

@@ -43,13 +43,6 @@ export const uiStore = create<UiState>(() => ({
 }));
 export const useUi = uiStore;
 
-let toastId = 0;
-export function toast(text: string, kind: Toast['kind'] = 'info'): void {
-  const id = ++toastId;
-  uiStore.setState((s) => ({ toasts: [...s.toasts.slice(-3), { id, kind, text }] }));
-  setTimeout(() => uiStore.setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })), kind === 'error' ? 8000 : 4000);
-}
-
 export function currentConvId(): string | null {
   const v = uiStore.getState().view;
   return v.name === 'conversation' ? v.convId : null;

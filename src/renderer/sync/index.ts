@@ -1,0 +1,21 @@
+// The UI's sync layer: the only code that writes the stores (src/renderer/stores). Components read stores
+// through selector hooks and call what is exported here.
+//   ordering.ts  pure: live events per conversation in seq order, each once, gaps filled from history
+//   reduce.ts    pure: the state updates (new objects, never in place)
+//   live.ts      sign-in, the live stream, reconnects
+//   loaders.ts   reads from the hub: lists, history pages, pins, threads, progress, file links
+//   timeline.ts  writes of the timeline store; requests.ts / unread.ts: the inbox and unread counts
+//   router.ts    which screen and conversation is shown, thread, focus, panels
+//   actions.ts   the owner's actions
+export { errorText } from './common';
+export { boot, signOut } from './live';
+export { fileLink, loadOlder } from './loaders';
+export { requestFromMessage, selectRequest, setRequestDraft } from './requests';
+export {
+  closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
+} from './router';
+export {
+  addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
+  recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
+  type ConfigPatch,
+} from './actions';

@@ -1,0 +1,119 @@
+// Sign-in, the live stream and reconnects: boot loads the lists and subscribes; each pushed item is
+// applied to the stores (events through the ordering module, in seq order per conversation).
+import { isStorageStatus } from '../../shared/types';
+import { api, OwnerError, setUnauthorizedHandler, transport } from '../transport';
+import type { EventView, LiveItem, ProgressView } from '../model';
+import { sessionStore, ownerId } from '../stores/session';
+import { currentConvId } from '../stores/ui';
+import { conversationsStore } from '../stores/conversations';
+import { timelineStore } from '../stores/timeline';
+import { PROGRESS_KEEP, progressStore } from '../stores/progress';
+import { errorText, toast } from './common';
+import {
+  loadActivity, loadAgents, loadConversations, loadProgress, loadRequests, loadStorage, refreshAgentsSoon, refreshConversationSoon,
+} from './loaders';
+import { addProgress } from './reduce';
+import { reconcileRequestFromEvent } from './requests';
+import { openView, restoreViewFromHash } from './router';
+import { applyMessageChange, ordering } from './timeline';
+import { countLiveUnread, markReadSoon, touchConversation } from './unread';
+
+let unsubscribe: (() => void) | null = null;
+let connections = 0;
+let navigating = false;
+
+export async function boot(): Promise<void> {
+  setUnauthorizedHandler(() => {
+    sessionStore.setState({ status: 'signed-out' });
+    unsubscribe?.();
+    unsubscribe = null;
+  });
+  const refused = await transport.signIn();
+  if (refused) {
+    sessionStore.setState({ status: 'signed-out', error: refused });
+    return;
+  }
+  let info;
+  try {
+    info = await api('hub.info', {});
+  } catch (err) {
+    if (err instanceof OwnerError && err.code === 'unauthorized') return;
+    sessionStore.setState({ status: 'error', error: errorText(err) });
+    return;
+  }
+  sessionStore.setState({ status: 'ready', info, error: null });
+  connections = 0;
+  unsubscribe?.();
+  unsubscribe = transport.subscribe(onLive, (link) => {
+    sessionStore.setState({ link });
+    if (link === 'unauthorized') sessionStore.setState({ status: 'signed-out' });
+  });
+  if (!navigating) {
+    navigating = true;
+    transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
+  }
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage()]).catch((err) => toast(errorText(err), 'error'));
+  restoreViewFromHash();
+}
+
+/** Signs the owner out: the hub ends the session, this browser forgets it, the sign-in screen shows. */
+export async function signOut(): Promise<void> {
+  unsubscribe?.();
+  unsubscribe = null;
+  await transport.signOut();
+  sessionStore.setState({ status: 'signed-out', error: null, info: null, link: 'unauthorized' });
+}
+
+function onLive(item: LiveItem): void {
+  switch (item.kind) {
+    case 'event':
+      applyEvent(item.value.event, item.value.woken);
+      return;
+    case 'progress':
+      applyProgress(item.value);
+      return;
+    case 'hub':
+      if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
+      if (item.value.connected === true && ++connections > 1) void resync();
+      return;
+    default: {
+      const never: never = item;
+      void never;
+    }
+  }
+}
+
+/** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
+async function resync(): Promise<void> {
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity()]).catch(() => {});
+  for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
+}
+
+/** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
+const CONV_META_EVENTS = new Set<string>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released']);
+
+function applyEvent(ev: EventView, woken: string[]): void {
+  const me = ownerId();
+  // The conversation list.
+  const conv = conversationsStore.getState().byId[ev.conv_id];
+  if (!conv || CONV_META_EVENTS.has(ev.type)) refreshConversationSoon(ev.conv_id);
+  const open = currentConvId() === ev.conv_id && !document.hidden;
+  const counts = ev.type === 'message.created' && ev.actor?.id !== me && !open;
+  if (counts) countLiveUnread(ev.conv_id, ev.seq);
+  if (conv) {
+    touchConversation(ev, counts);
+    if (open && ev.type === 'message.created') markReadSoon(ev.conv_id);
+  }
+  // Messages anywhere (idempotent: each carries the message's current state).
+  applyMessageChange(ev);
+  // Requests.
+  reconcileRequestFromEvent(ev);
+  // The loaded timeline, in seq order.
+  ordering.offer(ev.conv_id, ev);
+  if (ev.type === 'config.updated') refreshAgentsSoon(200);
+  if (ev.actor?.kind === 'agent' || woken.some((u) => u !== me)) refreshAgentsSoon();
+}
+
+function applyProgress(p: ProgressView): void {
+  progressStore.setState((s) => addProgress(s, p, PROGRESS_KEEP));
+}
