@@ -13,7 +13,7 @@ export type Era = 'legacy' | 'modern';
 
 const K_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const K_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
-export const K_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+const K_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 export const SERVER_INFO = { name: 'perch', title: 'Perch', version: PERCH_VERSION };
 /** The _meta every modern result carries, as JSON (for results built by hand). */

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 for the MCP door: error codes, the refusal a step hands back, and parsing one request body.
 import { LIMITS } from '../../shared/limits';
 
-export const PARSE_ERROR = -32700;
+const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
