@@ -93,6 +93,14 @@ test('readOnly matches "Read-only." in the contract', () => {
   for (const [k, c] of contract.entries()) assert.equal(TOOLS[k].readOnly, c.read_only, TOOLS[k].name);
 });
 
+test('tool facts: only recall_message and state_delete are destructive; every write but progress is group-committed, no read is', () => {
+  assert.deepEqual(TOOLS.filter((t) => t.destructive).map((t) => t.name), ['recall_message', 'state_delete']);
+  for (const t of TOOLS) {
+    assert.ok(!(t.destructive && t.readOnly), `${t.name}: a destructive tool is not read-only`);
+    assert.equal(t.groupCommitted, !t.readOnly && t.name !== 'progress', `${t.name}: groupCommitted`);
+  }
+});
+
 test('arguments: every contract argument exists with its required flag; extras are only the allowed additions', () => {
   for (const [k, c] of contract.entries()) {
     const t = TOOLS[k];

@@ -49,7 +49,9 @@ for (const era of ERAS) {
         assert.equal(t.inputSchema?.type, 'object', `${t.name}: inputSchema is an object schema`);
         assert.equal(typeof t.inputSchema.properties, 'object', `${t.name}: inputSchema has properties`);
         assert.equal(t.annotations?.readOnlyHint, spec.readOnly, `${t.name}: readOnlyHint`);
+        assert.equal(t.annotations?.destructiveHint, spec.destructive, `${t.name}: destructiveHint is the catalog's destructive`);
       }
+      assert.deepEqual(list.tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name), ['recall_message', 'state_delete']);
       const send = list.tools.find((t) => t.name === 'send_message')!;
       assert.deepEqual([...send.inputSchema.required].sort(), ['conv_id', 'text']);
       assert.equal(list._meta?.tool_schema_version, TOOL_SCHEMA_VERSION);

@@ -15,6 +15,13 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /** The contract marks the tool "Read-only.". */
   readOnly: boolean;
+  /** It deletes what cannot be had back (tools/list annotations.destructiveHint). */
+  destructive: boolean;
+  /**
+   * A writing call that may share one transaction with the calls arriving with it (the MCP door's group
+   * commit; it answers after that COMMIT). Never a read-only tool.
+   */
+  groupCommitted: boolean;
 }
 
 /** Longest id, name, key-like token or topic an argument may carry (characters). */
@@ -74,18 +81,30 @@ const card = z
 
 // ---- catalog ----------------------------------------------------------------------------------
 
+/** What a tool is, beyond its arguments: read-only, destructive, or a write not group-committed. */
+interface ToolFacts {
+  readOnly?: boolean;
+  destructive?: boolean;
+  groupCommitted?: false;
+}
+
 function tool<const N extends string, S extends z.ZodObject>(
   name: N,
   description: string,
   input: S,
-  readOnly = false,
+  facts: ToolFacts = {},
 ): ToolSpec<S> & { readonly name: N } {
   const end = description.indexOf('. ');
   const title = end > 0 ? description.slice(0, end) : description.replace(/\.$/, '');
-  return { name, title, description, input, readOnly };
+  const readOnly = facts.readOnly ?? false;
+  return { name, title, description, input, readOnly, destructive: facts.destructive ?? false, groupCommitted: !readOnly && (facts.groupCommitted ?? true) };
 }
 
-const READ_ONLY = true;
+const READ_ONLY: ToolFacts = { readOnly: true };
+/** Deletes for good: a recalled message's content, a checkpoint with all its versions. */
+const DESTRUCTIVE: ToolFacts = { destructive: true };
+/** Publishes its report to the owner right after its own commit, so it is not batched with others. */
+const COMMITS_ALONE: ToolFacts = { groupCommitted: false };
 
 const TOOL_LIST = [
   tool(
@@ -162,6 +181,7 @@ const TOOL_LIST = [
       msg_id: msgId(),
       operation_id: operationId(),
     }),
+    DESTRUCTIVE,
   ),
   tool(
     'find_user',
@@ -409,6 +429,7 @@ const TOOL_LIST = [
       version: version('The current version.'),
       operation_id: operationId(),
     }),
+    DESTRUCTIVE,
   ),
   tool(
     'handoff',
@@ -465,6 +486,7 @@ const TOOL_LIST = [
       msg_id: msgId('Your message (e.g. a streamed reply) this belongs to.').optional(),
       text: z.string().max(LIMITS.maxTextChars).describe('What you are doing, in a few words.'),
     }),
+    COMMITS_ALONE,
   ),
   tool(
     'react',
