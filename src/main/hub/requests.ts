@@ -18,6 +18,7 @@ import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
 import { registerTools } from './agent-tools';
 import { registerJob } from './jobs';
+import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
 
 export type { Decision } from '../../shared/requests';
@@ -230,18 +231,8 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
 
 // ---- expiry ---------------------------------------------------------------------------------
 
-/** setTimeout's longest delay; a later expiry is re-armed when this fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const RETRY_MS = 5000;
-
-interface ExpiryState {
-  timer: ReturnType<typeof setTimeout> | null;
-  at: number | null;
-  armQueued: boolean;
-  stopped: boolean;
-}
-
-const expiries = new WeakMap<Hub, ExpiryState>();
+/** The hub's request-expiry timer (deadlines.ts), made on the first request or by startRequestExpiry. */
+const expiries = new WeakMap<Hub, DeadlineTimer>();
 
 /** Expires every pending request whose time is up (request.expired wakes its requester). Returns how many. */
 export function expireDueRequests(hub: Hub): number {
@@ -262,72 +253,20 @@ export function expireDueRequests(hub: Hub): number {
     }
     return count;
   });
-  if (n) scheduleArm(hub);
+  if (n) expiries.get(hub)?.armSoon();
   return n;
 }
 
-function arm(hub: Hub, st: ExpiryState): void {
-  if (st.stopped) return;
-  const next = nextRequestExpiry(hub.db);
-  if (next === null) {
-    if (st.timer) clearTimeout(st.timer);
-    st.timer = null;
-    st.at = null;
-    return;
-  }
-  if (st.timer && st.at === next) return;
-  if (st.timer) clearTimeout(st.timer);
-  const delay = Math.min(Math.max(next - hub.now(), 0) + 1, MAX_TIMER_MS);
-  st.at = next;
-  st.timer = setTimeout(() => {
-    st.timer = null;
-    st.at = null;
-    if (st.stopped) return;
-    try {
-      expireDueRequests(hub);
-      arm(hub, st);
-    } catch {
-      // The database was busy or closing: try again a little later.
-      if (!st.stopped) st.timer = setTimeout(() => { st.timer = null; if (!st.stopped) scheduleArm(hub); }, RETRY_MS);
-    }
-  }, delay);
-  st.timer.unref?.();
-}
-
-/**
- * Re-arms the timer once the current synchronous work is over, so it never reads a transaction
- * that may still roll back (writes are synchronous; a microtask runs after their commit).
- */
-function scheduleArm(hub: Hub): void {
-  const st = expiries.get(hub);
-  if (!st || st.stopped || st.armQueued) return;
-  st.armQueued = true;
-  queueMicrotask(() => {
-    st.armQueued = false;
-    if (st.stopped) return;
-    try {
-      arm(hub, st);
-    } catch {
-      /* closing */
-    }
-  });
-}
-
 /** Makes sure the hub's expiry timer runs (started on the first request if the door did not start it). */
-function ensureExpiry(hub: Hub): ExpiryState {
-  let st = expiries.get(hub);
-  if (!st) {
-    st = { timer: null, at: null, armQueued: false, stopped: false };
-    expiries.set(hub, st);
-    const own = st;
-    hub.onClose(() => {
-      own.stopped = true;
-      if (own.timer) clearTimeout(own.timer);
-      own.timer = null;
-    });
+function ensureExpiry(hub: Hub): DeadlineTimer {
+  let t = expiries.get(hub);
+  if (!t) {
+    const timer = deadlineTimer({ next: () => nextRequestExpiry(hub.db), fire: () => expireDueRequests(hub), now: () => hub.now() });
+    expiries.set(hub, (t = timer));
+    hub.onClose(() => timer.close());
   }
-  scheduleArm(hub);
-  return st;
+  t.armSoon();
+  return t;
 }
 
 /**
@@ -419,7 +358,7 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
       data: { request_id: r.id, state: 'cancelled' },
       wake: wakeable(hub, conv, agentId, JSON.parse(r.assignees) as string[]),
     });
-    scheduleArm(hub);
+    expiries.get(hub)?.armSoon();
     return agentResult(hub, requestById(hub.db, r.id)!);
   });
 }
@@ -506,7 +445,7 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
     });
     return ownerView(hub, requestById(hub.db, r.id)!);
   });
-  scheduleArm(hub);
+  expiries.get(hub)?.armSoon();
   return view;
 }
 
