@@ -12,7 +12,7 @@ import { tooDeep } from '../../shared/json-depth';
 import { PERCH_VERSION } from '../../shared/version';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
-import { RateLimiter } from './rate-limit';
+import { RateLimiter } from '../hub/rate-limit';
 
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
