@@ -9,7 +9,6 @@ import { LIMITS } from '../../shared/limits';
 import { matchVisible } from '../../shared/text';
 import { REQUEST_STATES, type RequestKind, type RequestState, type UserRef } from '../../shared/types';
 import { conversationById } from '../store/conversations';
-import { messageById, setMessagePayload } from '../store/messages';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
 } from '../store/requests';
@@ -19,7 +18,8 @@ import { insertMessageWithEvent } from './messages';
 import { registerTools } from './agent-tools';
 import { registerJob } from './jobs';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
-import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../shared/requests';
+import { requestView } from './views';
 
 export type { Decision } from '../../shared/requests';
 
@@ -64,40 +64,11 @@ function parseJson<T>(s: string | null): T | undefined {
   return s == null ? undefined : (JSON.parse(s) as T);
 }
 
-export function requestView(hub: Hub, r: RequestRow): RequestView {
-  const v: RequestView = {
-    request_id: r.id,
-    conv_id: r.conv_id,
-    msg_id: r.msg_id,
-    kind: r.kind,
-    title: r.title,
-    requester: hub.ref(r.requester_id),
-    assignees: (JSON.parse(r.assignees) as string[]).map((id) => hub.ref(id)),
-    state: r.state,
-    outcome: parseJson<RequestOutcome>(r.outcome) ?? null,
-    created_at: r.created_at,
-    expires_at: r.expires_at,
-  };
-  const options = parseJson<string[]>(r.options);
-  if (options) v.options = options;
-  if (r.decided_at != null) v.decided_at = r.decided_at;
-  if (r.decided_by) v.decided_by = hub.ref(r.decided_by);
-  return v;
-}
-
 function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestView {
   const v: OwnerRequestView = { ...requestView(hub, r), conv_title: convTitle ?? conversationById(hub.db, r.conv_id)?.title ?? '' };
   const context = parseJson<unknown>(r.context);
   if (context !== undefined) v.context = context;
   return v;
-}
-
-/** Updates the request message's payload (state, outcome) so every reader of the chat sees it. */
-function updateRequestMessage(hub: Hub, r: RequestRow, patch: Record<string, unknown>): void {
-  const msg = messageById(hub.db, r.msg_id);
-  if (!msg || msg.payload == null) return; // recalled: its content is gone for everyone
-  const payload = JSON.parse(msg.payload) as Record<string, unknown>;
-  setMessagePayload(hub.db, msg.id, JSON.stringify({ ...payload, ...patch }));
 }
 
 /** A decision is addressed to the requester; in an ended task nobody is woken (DESIGN invariant 3). */
@@ -194,6 +165,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       conv_id: input.conv_id,
       text: title,
       kind: 'request',
+      // Only what never changes: the request's state lives in the request (views.ts adds it when read).
       payload: {
         request_id: id,
         kind: input.kind,
@@ -202,8 +174,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
         context: context == null ? null : JSON.parse(context),
         assignees: assignees.map((u) => hub.ref(u)),
         expires_at: expiresAt,
-        state: 'pending',
-      },
+      } satisfies RequestMessagePayload,
     });
     insertRequest(hub.db, {
       id, conv_id: input.conv_id, msg_id: sent.msg_id, requester_id: requesterId, kind: input.kind, title,
@@ -243,7 +214,6 @@ export function expireDueRequests(hub: Hub): number {
     let count = 0;
     for (const r of dueRequests(hub.db, now)) {
       if (!finishRequest(hub.db, r.id, { state: 'expired', outcome: null, at: now, by: null })) continue;
-      updateRequestMessage(hub, r, { state: 'expired' });
       hub.emit(r.conv_id, 'request.expired', null, {
         msgId: r.msg_id,
         data: { request_id: r.id, state: 'expired', expires_at: r.expires_at },
@@ -351,7 +321,6 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
     if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: null, at, by: agentId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Read it with get_request.');
     }
-    updateRequestMessage(hub, r, { state: 'cancelled' });
     const conv = conversationById(hub.db, r.conv_id)!;
     hub.emit(r.conv_id, 'request.cancelled', agentId, {
       msgId: r.msg_id,
@@ -437,7 +406,6 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
     if (!finishRequest(hub.db, r.id, { state, outcome: JSON.stringify(outcome), at, by: deciderId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Reload it: somebody decided it first.');
     }
-    updateRequestMessage(hub, r, { state, outcome, decided_by: hub.ref(deciderId), decided_at: at });
     hub.emit(r.conv_id, 'request.decided', deciderId, {
       msgId: r.msg_id,
       data: { request_id: r.id, state, outcome },
