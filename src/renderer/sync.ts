@@ -4,7 +4,7 @@ import type { OwnerInput } from '../shared/owner-api';
 import { isStorageStatus } from '../shared/types';
 import { api, OwnerError, setUnauthorizedHandler, transport } from './transport';
 import type {
-  AgentKeyResult, ConversationView, Decision, EventView, FileLink, LiveItem, Message, ProgressView, RequestItem, RequestPayload,
+  AgentKeyResult, ConversationView, Decision, EventView, FileLink, LiveItem, Message, ProgressView, RequestItem, RequestMessagePayload,
   TaskState,
 } from './model';
 import { sessionStore, ownerId } from './stores/session';
@@ -354,48 +354,21 @@ function toggleReaction(list: NonNullable<Message['reactions']>, key: string, us
   return out.map((x) => ({ ...x, count: x.users.length })).filter((x) => x.count > 0);
 }
 
-export function requestFromMessage(m: Message): RequestItem | null {
-  const p = m.payload as unknown as RequestPayload | undefined;
-  if (m.kind !== 'request' || !p || typeof p.request_id !== 'string') return null;
-  const item: RequestItem = {
-    request_id: p.request_id,
-    conv_id: m.conv_id,
-    msg_id: m.msg_id,
-    kind: p.kind,
-    title: p.title,
-    requester: m.sender,
-    assignees: p.assignees ?? [],
-    state: p.state,
-    outcome: p.outcome ?? null,
-    created_at: m.created_at,
-    expires_at: p.expires_at,
-    conv_title: conversationsStore.getState().byId[m.conv_id]?.title ?? '',
-  };
-  if (p.options) item.options = p.options;
-  if (p.context !== undefined && p.context !== null) item.context = p.context;
-  if (p.decided_at) item.decided_at = p.decided_at;
-  if (p.decided_by) item.decided_by = p.decided_by;
-  return item;
-}
-
+/**
+ * A request's state comes from the request only: the view its request.* events (and its message.created)
+ * carry. The message payload keeps only what never changes (its context is read from there).
+ */
 function applyRequestChange(ev: EventView): void {
-  if (!ev.message || ev.message.kind !== 'request') return;
-  if (!['message.created', 'request.created', 'request.decided', 'request.expired', 'request.cancelled'].includes(ev.type)) return;
-  const item = requestFromMessage(ev.message);
-  if (!item) return;
-  if (ev.type !== 'message.created' && ev.type !== 'request.created') {
-    const data = ev.data as { state?: RequestItem['state']; outcome?: RequestItem['outcome'] } | undefined;
-    if (data?.state) item.state = data.state;
-    if (data?.outcome) item.outcome = data.outcome;
-    if (ev.type === 'request.decided' && ev.actor) {
-      item.decided_by ??= ev.actor;
-      item.decided_at ??= ev.at;
-    }
-  }
+  const view = ev.request;
+  if (!view) return;
+  const p = ev.message?.payload as unknown as RequestMessagePayload | undefined;
   requestsStore.setState((s) => {
-    const old = s.byId[item.request_id];
-    if (old && old.state !== 'pending' && item.state === 'pending') return s; // never step back
-    return { byId: { ...s.byId, [item.request_id]: { ...old, ...item, context: item.context ?? old?.context } } };
+    const old = s.byId[view.request_id];
+    if (old && old.state !== 'pending' && view.state === 'pending') return s; // an older read: never step back
+    const item: RequestItem = { ...old, ...view, conv_title: conversationsStore.getState().byId[view.conv_id]?.title ?? old?.conv_title ?? '' };
+    const context = old?.context ?? p?.context;
+    if (context !== undefined && context !== null) item.context = context;
+    return { byId: { ...s.byId, [view.request_id]: item } };
   });
 }
 
@@ -454,7 +427,7 @@ function rowsOfPage(events: EventView[], messages: Map<string, Message>) {
     if (ev.type === 'task.updated') taskHistory.push(ev);
     if (ev.type === 'pin.added' || ev.type === 'pin.removed') pinEvents.push(ev);
     // Requests seen in history join the inbox (requests.list is the full truth when available).
-    if (ev.type === 'message.created' && ev.message?.kind === 'request') applyRequestChange(ev);
+    if (ev.type === 'message.created' && ev.request) applyRequestChange(ev);
   }
   return { rows, threadCounts, taskHistory, pinEvents };
 }
