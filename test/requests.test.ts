@@ -10,6 +10,7 @@ import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } f
 import { getHistory } from '../src/main/hub/messages';
 import { getUpdates } from '../src/main/hub/delivery';
 import { requestById } from '../src/main/store/requests';
+import { messageById, setMessagePayload } from '../src/main/store/messages';
 import { conversationById } from '../src/main/store/conversations';
 import type { EventView } from '../src/shared/types';
 
@@ -334,6 +335,41 @@ test('request.created wakes the owner, not other members', async () => {
     assert.equal(created.data!.request_id, r.request_id);
     const asOwner = getHistory(t.hub, t.hub.ownerId, group.conversation.conv_id, {}, true).events.find((e) => e.type === 'request.created');
     assert.equal(asOwner?.for_you, true, 'the owner is woken');
+  } finally {
+    t.close();
+  }
+});
+
+test('one home for a request\'s state: the stored message payload keeps only what never changes; readers and request.* events get the state from the request', async () => {
+  const { t, a, convId } = await setup();
+  try {
+    const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu', 'us'] });
+    const stored = () => JSON.parse(messageById(t.hub.db, r.msg_id)!.payload!) as R;
+    assert.deepEqual(Object.keys(stored()).sort(), ['assignees', 'context', 'expires_at', 'kind', 'options', 'request_id', 'title'], 'no state is stored in the message');
+    decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'choose', choice: 'us' });
+    assert.equal(stored().state, undefined, 'deciding does not copy the state into the message');
+    const read = requestMessage(t, convId, r.msg_id).payload!;
+    assert.equal(read.state, 'chosen', 'get_history shows the request\'s state, built when read');
+    assert.deepEqual(read.outcome, { decision: 'choose', choice: 'us' });
+    assert.equal((read.decided_by as R).name, t.hub.owner.name);
+
+    // The owner's history: request.decided and the request's message.created carry the full request view.
+    await call(t, a.id, 'send_message', { conv_id: convId, text: 'a plain message' });
+    const h = getHistory(t.hub, t.hub.ownerId, convId, {}, true);
+    const decided = h.events.find((e) => e.type === 'request.decided')!;
+    assert.equal(decided.request?.request_id, r.request_id);
+    assert.equal(decided.request?.state, 'chosen');
+    assert.deepEqual(decided.request?.outcome, { decision: 'choose', choice: 'us' });
+    assert.deepEqual(decided.request?.options, ['eu', 'us']);
+    assert.equal(decided.request?.requester.name, 'worker');
+    assert.equal(h.events.find((e) => e.type === 'message.created' && e.message?.msg_id === r.msg_id)?.request?.state, 'chosen');
+    const plain = h.events.find((e) => e.type === 'message.created' && e.message?.text === 'a plain message');
+    assert.ok(plain);
+    assert.equal(plain.request, undefined, 'other messages carry no request');
+
+    // A message written before this change kept a copy of the state: the request's state wins when read.
+    setMessagePayload(t.hub.db, r.msg_id, JSON.stringify({ ...stored(), state: 'pending' }));
+    assert.equal(requestMessage(t, convId, r.msg_id).payload!.state, 'chosen');
   } finally {
     t.close();
   }

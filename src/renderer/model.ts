@@ -62,7 +62,7 @@ export interface SearchResult {
 
 // ---- requests -------------------------------------------------------------------------------
 
-export type { Decision, RequestOutcome, RequestPayload } from '../shared/requests';
+export type { Decision, RequestOutcome, RequestMessagePayload } from '../shared/requests';
 /** A request as the Approvals inbox shows it. */
 export type RequestItem = OwnerRequestView;
 

@@ -34,8 +34,11 @@ export interface OwnerRequestView extends RequestView {
   context?: unknown;
 }
 
-/** payload of a message of kind 'request'. */
-export interface RequestPayload {
+/**
+ * What the payload of a message of kind 'request' stores: only what never changes. The request's state
+ * has one home, the request (RequestView); readers get it added (RequestPayload) or from request.* events.
+ */
+export interface RequestMessagePayload {
   request_id: string;
   kind: RequestKind;
   title: string;
@@ -43,6 +46,10 @@ export interface RequestPayload {
   context: unknown;
   assignees: UserRef[];
   expires_at: number;
+}
+
+/** payload of a message of kind 'request' as read: the stored part plus the request's current state, added at read time. */
+export interface RequestPayload extends RequestMessagePayload {
   state: RequestState;
   outcome?: RequestOutcome;
   decided_by?: UserRef;

@@ -1,4 +1,5 @@
 // Domain types shared by the hub, the MCP endpoint, the owner API and the UI. Pure: no Node, no DOM.
+import type { RequestView } from './requests';
 
 export type UserKind = 'human' | 'agent';
 export type ConversationKind = 'direct' | 'group' | 'task' | 'inbox';
@@ -94,6 +95,11 @@ export interface EventView {
   /** True when this event names you (you were woken by it). */
   for_you: boolean;
   message?: MessageView;
+  /**
+   * request.* events, and the message.created of a request: the request as it is now (its one home;
+   * the message's payload keeps only what never changes). Absent when the message was recalled.
+   */
+  request?: RequestView;
   data?: Record<string, unknown>;
   /**
    * The event is about a message from before what you can see of the conversation (you joined

@@ -142,6 +142,25 @@ export function requireTitle(title: string): string {
   return t;
 }
 
+/**
+ * The one way a member joins an existing conversation: adds the row and emits member.added, in the
+ * caller's transaction (add_member, a handoff to the owner, the owner speaking in a conversation).
+ * fromSeq: the first event they see (1: all of it); history: what add_member was asked (null: all);
+ * reason: why, when not add_member (e.g. 'handoff'); wake: who is woken by it.
+ */
+export function joinConversation(
+  hub: Hub,
+  actorId: string,
+  convId: string,
+  userId: string,
+  opts: { role?: MemberRole; fromSeq?: number; history?: number | null; reason?: string; wake?: readonly string[] } = {},
+): void {
+  insertMember(hub.db, { conv_id: convId, user_id: userId, role: opts.role ?? 'member', from_seq: opts.fromSeq ?? 1, joined_at: hub.now() });
+  const data: Record<string, unknown> = { user: hub.ref(userId), history: opts.history ?? null };
+  if (opts.reason) data.reason = opts.reason;
+  hub.emit(convId, 'member.added', actorId, { data, wake: opts.wake });
+}
+
 export function addMember(hub: Hub, userId: string, convId: string, user: string, history?: number): ConversationView {
   return hub.write(() => {
     const access = requireMember(hub, userId, convId);
@@ -161,8 +180,7 @@ export function addMember(hub: Hub, userId: string, convId: string, user: string
     if (history !== undefined) {
       fromSeq = history <= 0 ? conv.last_seq + 1 : (seqOfNthLatestMessage(hub.db, convId, history) ?? 1);
     }
-    insertMember(hub.db, { conv_id: convId, user_id: u.id, role: 'member', from_seq: fromSeq, joined_at: hub.now() });
-    hub.emit(convId, 'member.added', userId, { data: { user: hub.ref(u.id), history: history ?? null }, wake: [u.id] });
+    joinConversation(hub, userId, convId, u.id, { fromSeq, history: history ?? null, wake: [u.id] });
     return conversationView(hub, conversationById(hub.db, convId)!, userId);
   });
 }

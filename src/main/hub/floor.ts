@@ -11,6 +11,7 @@ import { conversationById, member, setFloor, type ConversationRow, type MemberRo
 import { activeHandoff } from '../store/handoffs';
 import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../store/floor';
 import { registerJob } from './jobs';
+import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import { isManager, requireMember, resolveUser, wakeable, type Access } from './access';
 import { registerTools } from './agent-tools';
 
@@ -150,37 +151,25 @@ export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; a
   return r;
 }
 
-// Floors run out on time even when nobody touches the conversation: one timer, armed for the soonest
-// expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
-const floorTimers = new WeakMap<Hub, ReturnType<typeof setTimeout> | null>();
+// Floors run out on time even when nobody touches the conversation: one timer (deadlines.ts), armed for
+// the soonest expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
+const floorTimers = new WeakMap<Hub, DeadlineTimer>();
 
 export function startFloorExpiry(hub: Hub): void {
   if (floorTimers.has(hub)) return;
-  floorTimers.set(hub, null);
+  const timer = deadlineTimer({ next: () => nextFloorExpiry(hub.db), fire: () => expireFloors(hub), now: () => hub.now(), slackMs: 5 });
+  floorTimers.set(hub, timer);
   hub.onClose(() => {
-    clearTimeout(floorTimers.get(hub) ?? undefined);
+    timer.close();
     floorTimers.delete(hub);
   });
-  armFloorExpiry(hub);
+  timer.arm();
 }
 
 registerJob(startFloorExpiry);
 
 function armFloorExpiry(hub: Hub): void {
-  if (!floorTimers.has(hub)) return;
-  clearTimeout(floorTimers.get(hub) ?? undefined);
-  const next = nextFloorExpiry(hub.db);
-  if (next === null) {
-    floorTimers.set(hub, null);
-    return;
-  }
-  const timer = setTimeout(() => {
-    if (!floorTimers.has(hub)) return;
-    expireFloors(hub);
-    armFloorExpiry(hub);
-  }, Math.max(0, next - hub.now()) + 5);
-  timer.unref();
-  floorTimers.set(hub, timer);
+  floorTimers.get(hub)?.armSoon();
 }
 
 /** The holder or a manager ends the current turn. No floor held: nothing changes. */

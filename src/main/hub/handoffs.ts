@@ -3,10 +3,11 @@
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import type { UserRef } from '../../shared/types';
-import { conversationById, insertMember, member } from '../store/conversations';
+import { conversationById, member } from '../store/conversations';
 import { activeHandoff, activeHandoffsOf, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from './access';
 import { requireText } from './messages';
+import { joinConversation } from './conversations';
 import { registerTools } from './agent-tools';
 
 export interface HandoffResult {
@@ -60,8 +61,7 @@ export function handoff(hub: Hub, agentId: string, input: { conv_id: string; not
         throw new HubError('invalid_argument', `to: "${to.name}" is not a member of conversation ${conv.id}.`, 'Name a person in the conversation, or leave to out to hand off to your owner.');
       }
       // The owner may always take over: they join the conversation, seeing all of it.
-      insertMember(hub.db, { conv_id: conv.id, user_id: to.id, role: 'member', from_seq: 1, joined_at: hub.now() });
-      hub.emit(conv.id, 'member.added', agentId, { data: { user: hub.ref(to.id), history: null, reason: 'handoff' } });
+      joinConversation(hub, agentId, conv.id, to.id, { reason: 'handoff' });
     }
     const at = hub.now();
     const id = insertHandoff(hub.db, { conv_id: conv.id, agent_id: agentId, to_user: to.id, note, at });

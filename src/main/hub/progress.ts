@@ -7,24 +7,18 @@ import { visibleDeep } from '../../shared/text';
 import { insertProgress, pruneProgress, recentProgress, type ProgressRow } from '../store/progress';
 import { requireMember, requireMessage } from './access';
 import { tx } from '../store/db';
+import { RateLimiter } from './rate-limit';
 
 const KEEP_PER_AGENT = 2000;
 
-/** Sliding one-second window per agent. */
-const windows = new WeakMap<Hub, Map<string, number[]>>();
+/** At most LIMITS.progressPerSecond reports a second per agent (the hub's one RateLimiter, rate-limit.ts). */
+const limiters = new WeakMap<Hub, RateLimiter>();
 
-function allow(hub: Hub, userId: string): boolean {
-  let m = windows.get(hub);
-  if (!m) windows.set(hub, (m = new Map()));
-  const now = hub.now();
-  const times = (m.get(userId) ?? []).filter((t) => now - t < 1000);
-  if (times.length >= LIMITS.progressPerSecond) {
-    m.set(userId, times);
-    return false;
-  }
-  times.push(now);
-  m.set(userId, times);
-  return true;
+/** 0 when allowed, else the milliseconds until the agent may report again. */
+function wait(hub: Hub, userId: string): number {
+  let l = limiters.get(hub);
+  if (!l) limiters.set(hub, (l = new RateLimiter(LIMITS.progressPerSecond, LIMITS.progressPerSecond)));
+  return l.take(userId, hub.now());
 }
 
 export function progressView(hub: Hub, r: ProgressRow): ProgressView {
@@ -48,8 +42,9 @@ export function reportProgress(
   if (data && Buffer.byteLength(data) > LIMITS.maxProgressDataBytes) {
     throw new HubError('too_large', `data is ${Buffer.byteLength(data)} bytes as JSON; the limit is ${LIMITS.maxProgressDataBytes}.`, 'Send less data, or a summary of it.');
   }
-  if (!allow(hub, userId)) {
-    throw new HubError('rate_limited', `At most ${LIMITS.progressPerSecond} progress reports a second.`, 'Report less often, or batch steps into one report.', { retry_after_ms: 1000 });
+  const waitMs = wait(hub, userId);
+  if (waitMs > 0) {
+    throw new HubError('rate_limited', `At most ${LIMITS.progressPerSecond} progress reports a second.`, 'Report less often, or batch steps into one report.', { retry_after_ms: Math.ceil(waitMs) });
   }
   const at = hub.now();
   const row: Omit<ProgressRow, 'id'> = { user_id: userId, conv_id: input.conv_id, kind: input.kind, text: input.text, data, msg_id: input.msg_id ?? null, ts: at };

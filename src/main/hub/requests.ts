@@ -9,7 +9,6 @@ import { LIMITS } from '../../shared/limits';
 import { matchVisible } from '../../shared/text';
 import { REQUEST_STATES, type RequestKind, type RequestState, type UserRef } from '../../shared/types';
 import { conversationById } from '../store/conversations';
-import { messageById, setMessagePayload } from '../store/messages';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
 } from '../store/requests';
@@ -18,7 +17,9 @@ import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
 import { registerTools } from './agent-tools';
 import { registerJob } from './jobs';
-import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
+import { deadlineTimer, type DeadlineTimer } from './deadlines';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../shared/requests';
+import { requestView } from './views';
 
 export type { Decision } from '../../shared/requests';
 
@@ -63,40 +64,11 @@ function parseJson<T>(s: string | null): T | undefined {
   return s == null ? undefined : (JSON.parse(s) as T);
 }
 
-export function requestView(hub: Hub, r: RequestRow): RequestView {
-  const v: RequestView = {
-    request_id: r.id,
-    conv_id: r.conv_id,
-    msg_id: r.msg_id,
-    kind: r.kind,
-    title: r.title,
-    requester: hub.ref(r.requester_id),
-    assignees: (JSON.parse(r.assignees) as string[]).map((id) => hub.ref(id)),
-    state: r.state,
-    outcome: parseJson<RequestOutcome>(r.outcome) ?? null,
-    created_at: r.created_at,
-    expires_at: r.expires_at,
-  };
-  const options = parseJson<string[]>(r.options);
-  if (options) v.options = options;
-  if (r.decided_at != null) v.decided_at = r.decided_at;
-  if (r.decided_by) v.decided_by = hub.ref(r.decided_by);
-  return v;
-}
-
 function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestView {
   const v: OwnerRequestView = { ...requestView(hub, r), conv_title: convTitle ?? conversationById(hub.db, r.conv_id)?.title ?? '' };
   const context = parseJson<unknown>(r.context);
   if (context !== undefined) v.context = context;
   return v;
-}
-
-/** Updates the request message's payload (state, outcome) so every reader of the chat sees it. */
-function updateRequestMessage(hub: Hub, r: RequestRow, patch: Record<string, unknown>): void {
-  const msg = messageById(hub.db, r.msg_id);
-  if (!msg || msg.payload == null) return; // recalled: its content is gone for everyone
-  const payload = JSON.parse(msg.payload) as Record<string, unknown>;
-  setMessagePayload(hub.db, msg.id, JSON.stringify({ ...payload, ...patch }));
 }
 
 /** A decision is addressed to the requester; in an ended task nobody is woken (DESIGN invariant 3). */
@@ -193,6 +165,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       conv_id: input.conv_id,
       text: title,
       kind: 'request',
+      // Only what never changes: the request's state lives in the request (views.ts adds it when read).
       payload: {
         request_id: id,
         kind: input.kind,
@@ -201,8 +174,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
         context: context == null ? null : JSON.parse(context),
         assignees: assignees.map((u) => hub.ref(u)),
         expires_at: expiresAt,
-        state: 'pending',
-      },
+      } satisfies RequestMessagePayload,
     });
     insertRequest(hub.db, {
       id, conv_id: input.conv_id, msg_id: sent.msg_id, requester_id: requesterId, kind: input.kind, title,
@@ -230,18 +202,8 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
 
 // ---- expiry ---------------------------------------------------------------------------------
 
-/** setTimeout's longest delay; a later expiry is re-armed when this fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const RETRY_MS = 5000;
-
-interface ExpiryState {
-  timer: ReturnType<typeof setTimeout> | null;
-  at: number | null;
-  armQueued: boolean;
-  stopped: boolean;
-}
-
-const expiries = new WeakMap<Hub, ExpiryState>();
+/** The hub's request-expiry timer (deadlines.ts), made on the first request or by startRequestExpiry. */
+const expiries = new WeakMap<Hub, DeadlineTimer>();
 
 /** Expires every pending request whose time is up (request.expired wakes its requester). Returns how many. */
 export function expireDueRequests(hub: Hub): number {
@@ -252,7 +214,6 @@ export function expireDueRequests(hub: Hub): number {
     let count = 0;
     for (const r of dueRequests(hub.db, now)) {
       if (!finishRequest(hub.db, r.id, { state: 'expired', outcome: null, at: now, by: null })) continue;
-      updateRequestMessage(hub, r, { state: 'expired' });
       hub.emit(r.conv_id, 'request.expired', null, {
         msgId: r.msg_id,
         data: { request_id: r.id, state: 'expired', expires_at: r.expires_at },
@@ -262,72 +223,20 @@ export function expireDueRequests(hub: Hub): number {
     }
     return count;
   });
-  if (n) scheduleArm(hub);
+  if (n) expiries.get(hub)?.armSoon();
   return n;
 }
 
-function arm(hub: Hub, st: ExpiryState): void {
-  if (st.stopped) return;
-  const next = nextRequestExpiry(hub.db);
-  if (next === null) {
-    if (st.timer) clearTimeout(st.timer);
-    st.timer = null;
-    st.at = null;
-    return;
-  }
-  if (st.timer && st.at === next) return;
-  if (st.timer) clearTimeout(st.timer);
-  const delay = Math.min(Math.max(next - hub.now(), 0) + 1, MAX_TIMER_MS);
-  st.at = next;
-  st.timer = setTimeout(() => {
-    st.timer = null;
-    st.at = null;
-    if (st.stopped) return;
-    try {
-      expireDueRequests(hub);
-      arm(hub, st);
-    } catch {
-      // The database was busy or closing: try again a little later.
-      if (!st.stopped) st.timer = setTimeout(() => { st.timer = null; if (!st.stopped) scheduleArm(hub); }, RETRY_MS);
-    }
-  }, delay);
-  st.timer.unref?.();
-}
-
-/**
- * Re-arms the timer once the current synchronous work is over, so it never reads a transaction
- * that may still roll back (writes are synchronous; a microtask runs after their commit).
- */
-function scheduleArm(hub: Hub): void {
-  const st = expiries.get(hub);
-  if (!st || st.stopped || st.armQueued) return;
-  st.armQueued = true;
-  queueMicrotask(() => {
-    st.armQueued = false;
-    if (st.stopped) return;
-    try {
-      arm(hub, st);
-    } catch {
-      /* closing */
-    }
-  });
-}
-
 /** Makes sure the hub's expiry timer runs (started on the first request if the door did not start it). */
-function ensureExpiry(hub: Hub): ExpiryState {
-  let st = expiries.get(hub);
-  if (!st) {
-    st = { timer: null, at: null, armQueued: false, stopped: false };
-    expiries.set(hub, st);
-    const own = st;
-    hub.onClose(() => {
-      own.stopped = true;
-      if (own.timer) clearTimeout(own.timer);
-      own.timer = null;
-    });
+function ensureExpiry(hub: Hub): DeadlineTimer {
+  let t = expiries.get(hub);
+  if (!t) {
+    const timer = deadlineTimer({ next: () => nextRequestExpiry(hub.db), fire: () => expireDueRequests(hub), now: () => hub.now() });
+    expiries.set(hub, (t = timer));
+    hub.onClose(() => timer.close());
   }
-  scheduleArm(hub);
-  return st;
+  t.armSoon();
+  return t;
 }
 
 /**
@@ -412,14 +321,13 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
     if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: null, at, by: agentId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Read it with get_request.');
     }
-    updateRequestMessage(hub, r, { state: 'cancelled' });
     const conv = conversationById(hub.db, r.conv_id)!;
     hub.emit(r.conv_id, 'request.cancelled', agentId, {
       msgId: r.msg_id,
       data: { request_id: r.id, state: 'cancelled' },
       wake: wakeable(hub, conv, agentId, JSON.parse(r.assignees) as string[]),
     });
-    scheduleArm(hub);
+    expiries.get(hub)?.armSoon();
     return agentResult(hub, requestById(hub.db, r.id)!);
   });
 }
@@ -498,7 +406,6 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
     if (!finishRequest(hub.db, r.id, { state, outcome: JSON.stringify(outcome), at, by: deciderId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Reload it: somebody decided it first.');
     }
-    updateRequestMessage(hub, r, { state, outcome, decided_by: hub.ref(deciderId), decided_at: at });
     hub.emit(r.conv_id, 'request.decided', deciderId, {
       msgId: r.msg_id,
       data: { request_id: r.id, state, outcome },
@@ -506,7 +413,7 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
     });
     return ownerView(hub, requestById(hub.db, r.id)!);
   });
-  scheduleArm(hub);
+  expiries.get(hub)?.armSoon();
   return view;
 }
 

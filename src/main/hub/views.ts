@@ -2,7 +2,9 @@
 import type { Hub } from './hub';
 import type { EventWithMessage } from '../store/events';
 import type { MessageRow } from '../store/messages';
+import { requestById, type RequestRow } from '../store/requests';
 import type { EventType, EventView, Intent, MessageView, Provenance, UserRef } from '../../shared/types';
+import type { RequestOutcome, RequestView } from '../../shared/requests';
 
 function parse<T>(s: string | null | undefined): T | undefined {
   return s == null ? undefined : (JSON.parse(s) as T);
@@ -15,6 +17,47 @@ export function provenanceOf(hub: Hub, senderId: string): Provenance {
   }
   const owner = hub.owner;
   return { author: 'agent', ai: true, on_behalf_of: { id: owner.id, name: owner.name }, authority: 'agent', attested_by: 'server' };
+}
+
+/** A request as its requester (get_request), the owner and request.* events see it. */
+export function requestView(hub: Hub, r: RequestRow): RequestView {
+  const v: RequestView = {
+    request_id: r.id,
+    conv_id: r.conv_id,
+    msg_id: r.msg_id,
+    kind: r.kind,
+    title: r.title,
+    requester: hub.ref(r.requester_id),
+    assignees: (JSON.parse(r.assignees) as string[]).map((id) => hub.ref(id)),
+    state: r.state,
+    outcome: parse<RequestOutcome>(r.outcome) ?? null,
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+  };
+  const options = parse<string[]>(r.options);
+  if (options) v.options = options;
+  if (r.decided_at != null) v.decided_at = r.decided_at;
+  if (r.decided_by) v.decided_by = hub.ref(r.decided_by);
+  return v;
+}
+
+const DECIDED: ReadonlySet<string> = new Set(['approved', 'rejected', 'answered', 'chosen']);
+
+/**
+ * A request message's payload as read: what it stores (only what never changes) plus the request's
+ * current state from its one home, the request. Payloads written before this kept a copy: it is replaced.
+ */
+function requestPayload(hub: Hub, stored: Record<string, unknown>): Record<string, unknown> {
+  const r = typeof stored.request_id === 'string' ? requestById(hub.db, stored.request_id) : undefined;
+  if (!r) return stored;
+  const { state: _state, outcome: _outcome, decided_by: _by, decided_at: _at, ...fixed } = stored;
+  const out: Record<string, unknown> = { ...fixed, state: r.state };
+  if (DECIDED.has(r.state)) {
+    if (r.outcome != null) out.outcome = JSON.parse(r.outcome);
+    if (r.decided_by) out.decided_by = hub.ref(r.decided_by);
+    if (r.decided_at != null) out.decided_at = r.decided_at;
+  }
+  return out;
 }
 
 export function messageView(hub: Hub, m: MessageRow): MessageView {
@@ -41,7 +84,7 @@ export function messageView(hub: Hub, m: MessageRow): MessageView {
   if (m.reply_to) view.reply_to = m.reply_to;
   if (m.thread_id) view.thread_id = m.thread_id;
   const payload = parse<Record<string, unknown>>(m.payload);
-  if (payload) view.payload = payload;
+  if (payload) view.payload = m.kind === 'request' ? requestPayload(hub, payload) : payload;
   if (m.edited_at) view.edited_at = m.edited_at;
   if (m.recalled_at) {
     view.recalled = true;
@@ -71,6 +114,11 @@ export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): Even
     return view;
   }
   if (e.m_json) view.message = messageView(hub, JSON.parse(e.m_json) as MessageRow);
+  const requestId = view.message?.kind === 'request' ? view.message.payload?.request_id : undefined;
+  if (typeof requestId === 'string' && (e.type === 'message.created' || e.type.startsWith('request.'))) {
+    const r = requestById(hub.db, requestId);
+    if (r) view.request = requestView(hub, r);
+  }
   const data = parse<Record<string, unknown>>(e.data);
   if (data) view.data = data;
   return view;

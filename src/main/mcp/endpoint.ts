@@ -26,7 +26,7 @@ import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
-import { RateLimiter } from './rate-limit';
+import { RateLimiter } from '../hub/rate-limit';
 import { LEGACY_VERSIONS, MODERN_CACHE, MODERN_VERSIONS, NO_CACHE_HINT, SERVER_INFO, eraResult, negotiateEra, type Era } from './era';
 import { GroupCommit, type Unit } from './group-commit';
 import { A_RESPONSE, FORBIDDEN, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RATE_LIMITED, RESOURCE_NOT_FOUND_LEGACY, Refusal, UNAUTHORIZED, errorBody, isNotification, parseJsonRpc, refusal, type JsonRpcRequest } from './jsonrpc';

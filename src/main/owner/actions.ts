@@ -7,11 +7,11 @@ import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction } from '../../shared/owner-api';
 import { TOOL_SCHEMA_VERSION } from '../../shared/catalog';
 import { PERCH_VERSION } from '../../shared/version';
-import { addMember, conversationView, createGroup, createTask, listAllConversations, openDirect } from '../hub/conversations';
+import { addMember, conversationView, createGroup, createTask, joinConversation, listAllConversations, openDirect } from '../hub/conversations';
 import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
 import { addAgent, agentSummary, findAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { listProgress } from '../hub/progress';
-import { conversationById, insertMember, member, setReadSeq } from '../store/conversations';
+import { conversationById, member, setReadSeq } from '../store/conversations';
 import { progressActivity } from '../store/progress';
 import { durabilityOf } from '../store/durability';
 import { connectionSnippets } from './snippets';
@@ -80,8 +80,7 @@ function ensureOwnerMember(hub: Hub, convId: string): void {
     const conv = conversationById(hub.db, convId);
     if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Pick a conversation from the list.');
     if (member(hub.db, convId, hub.ownerId)) return;
-    insertMember(hub.db, { conv_id: convId, user_id: hub.ownerId, role: 'owner', from_seq: 1, joined_at: hub.now() });
-    hub.emit(convId, 'member.added', hub.ownerId, { data: { user: hub.ref(hub.ownerId), history: null } });
+    joinConversation(hub, hub.ownerId, convId, hub.ownerId, { role: 'owner' });
   });
 }
 

@@ -1,7 +1,7 @@
 // One message: who (with provenance), when, edited/recalled, its body by kind, reactions, thread replies,
 // and the owner's actions on it.
 import { memo, useEffect, useRef, useState } from 'react';
-import type { CardPayload, FilePayload, Message, RequestPayload } from '../model';
+import type { CardPayload, FilePayload, Message, RequestMessagePayload } from '../model';
 import { useTimeline } from '../stores/timeline';
 import { useSession } from '../stores/session';
 import { useFiles, fileKey } from '../stores/files';
@@ -121,7 +121,9 @@ export function MessageBody({ msg, compact }: { msg: Message; compact?: boolean 
       if (msg.payload && (msg.payload as unknown as CardPayload).card) return <CardView msg={msg} payload={msg.payload as unknown as CardPayload} />;
       break;
     case 'request':
-      if (msg.payload && (msg.payload as unknown as RequestPayload).request_id) return <RequestCard requestId={(msg.payload as unknown as RequestPayload).request_id} fallback={msg} compact={compact} />;
+      if (msg.payload && (msg.payload as unknown as RequestMessagePayload).request_id) {
+        return <RequestCard requestId={(msg.payload as unknown as RequestMessagePayload).request_id} fallback={msg.text ? <Markdown text={msg.text} /> : null} compact={compact} />;
+      }
       break;
     case 'file':
     case 'image':

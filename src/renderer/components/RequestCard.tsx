@@ -1,10 +1,10 @@
 // A request an agent made of the owner: approve / reject with a comment, answer, or choose; its context as
 // readable JSON; a live countdown to its expiry. The same card shows inline and in the Approvals inbox.
-import { memo, useMemo } from 'react';
-import type { Message, RequestItem } from '../model';
+import { memo, type ReactNode } from 'react';
+import type { RequestItem } from '../model';
 import { useRequests } from '../stores/requests';
 import { useConversations } from '../stores/conversations';
-import { decideWithDraft, openMessage, requestFromMessage, setRequestDraft } from '../sync';
+import { decideWithDraft, openMessage, setRequestDraft } from '../sync';
 import { useNow } from '../hooks';
 import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
@@ -23,20 +23,19 @@ const STATE_LABEL: Record<string, string> = {
 
 export const RequestCard = memo(function RequestCard(props: {
   requestId: string;
-  fallback?: Message;
+  /** Shown while the request is not known yet (e.g. a pinned message whose request was not loaded). */
+  fallback?: ReactNode;
   compact?: boolean;
   inInbox?: boolean;
   selected?: boolean;
   onSelect?: () => void;
 }) {
-  const stored = useRequests((s) => s.byId[props.requestId]);
-  const fromMsg = useMemo(() => (props.fallback ? requestFromMessage(props.fallback) : null), [props.fallback]);
-  // The inbox entry and the message payload are both updated live; prefer whichever is further along.
-  const r: RequestItem | null = stored && (stored.state !== 'pending' || !fromMsg || fromMsg.state === 'pending') ? stored : (fromMsg ?? stored ?? null);
+  // The request's state has one home: the request (requests.list, request.* events), never the message payload.
+  const r: RequestItem | undefined = useRequests((s) => s.byId[props.requestId]);
   const convTitle = useConversations((s) => (r ? (s.byId[r.conv_id]?.title ?? r.conv_title) : ''));
   const draft = useRequests((s) => s.drafts[props.requestId]);
   const now = useNow(1000);
-  if (!r) return null;
+  if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;
   const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
   const headingId = `req-${r.request_id}-title`;

@@ -10,7 +10,7 @@
 export { errorText } from './common';
 export { boot, signOut } from './live';
 export { fileLink, loadOlder } from './loaders';
-export { requestFromMessage, selectRequest, setRequestDraft } from './requests';
+export { selectRequest, setRequestDraft } from './requests';
 export {
   closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
 } from './router';

@@ -1,34 +1,9 @@
 // The Approvals inbox's requests: every write to the requests store. How a request's state is reconciled
 // from what the hub sends (the requests.list rows, the decide answer, and live/history events carrying the
 // request message) lives here and only here.
-import type { EventView, Message, RequestItem, RequestPayload } from '../model';
+import type { EventView, RequestItem, RequestMessagePayload } from '../model';
 import { conversationsStore } from '../stores/conversations';
 import { requestsStore } from '../stores/requests';
-
-/** A request message as an inbox row (the payload's copy of the request). */
-export function requestFromMessage(m: Message): RequestItem | null {
-  const p = m.payload as unknown as RequestPayload | undefined;
-  if (m.kind !== 'request' || !p || typeof p.request_id !== 'string') return null;
-  const item: RequestItem = {
-    request_id: p.request_id,
-    conv_id: m.conv_id,
-    msg_id: m.msg_id,
-    kind: p.kind,
-    title: p.title,
-    requester: m.sender,
-    assignees: p.assignees ?? [],
-    state: p.state,
-    outcome: p.outcome ?? null,
-    created_at: m.created_at,
-    expires_at: p.expires_at,
-    conv_title: conversationsStore.getState().byId[m.conv_id]?.title ?? '',
-  };
-  if (p.options) item.options = p.options;
-  if (p.context !== undefined && p.context !== null) item.context = p.context;
-  if (p.decided_at) item.decided_at = p.decided_at;
-  if (p.decided_by) item.decided_by = p.decided_by;
-  return item;
-}
 
 /** The inbox rows of requests.list, merged over what is known. */
 export function mergeRequestList(requests: RequestItem[]): void {
@@ -42,30 +17,22 @@ export function mergeDecidedRequest(request: RequestItem): void {
   requestsStore.setState((s) => ({ byId: { ...s.byId, [request.request_id]: { ...s.byId[request.request_id], ...request } } }));
 }
 
-const REQUEST_EVENTS = new Set(['message.created', 'request.created', 'request.decided', 'request.expired', 'request.cancelled']);
-
 /**
- * Reconciles a request from an event that carries its message (live, or message.created in history):
- * the message payload's copy, overlaid with the event's state/outcome; a decided request never steps back to pending.
+ * A request's state comes from the request only: the view its request.* events (and its message.created)
+ * carry. The message payload keeps only what never changes (its context is read from there). An older read
+ * never moves a decided request back to pending.
  */
 export function reconcileRequestFromEvent(ev: EventView): void {
-  if (!ev.message || ev.message.kind !== 'request') return;
-  if (!REQUEST_EVENTS.has(ev.type)) return;
-  const item = requestFromMessage(ev.message);
-  if (!item) return;
-  if (ev.type !== 'message.created' && ev.type !== 'request.created') {
-    const data = ev.data as { state?: RequestItem['state']; outcome?: RequestItem['outcome'] } | undefined;
-    if (data?.state) item.state = data.state;
-    if (data?.outcome) item.outcome = data.outcome;
-    if (ev.type === 'request.decided' && ev.actor) {
-      item.decided_by ??= ev.actor;
-      item.decided_at ??= ev.at;
-    }
-  }
+  const view = ev.request;
+  if (!view) return;
+  const p = ev.message?.payload as unknown as RequestMessagePayload | undefined;
   requestsStore.setState((s) => {
-    const old = s.byId[item.request_id];
-    if (old && old.state !== 'pending' && item.state === 'pending') return s; // never step back
-    return { byId: { ...s.byId, [item.request_id]: { ...old, ...item, context: item.context ?? old?.context } } };
+    const old = s.byId[view.request_id];
+    if (old && old.state !== 'pending' && view.state === 'pending') return s;
+    const item: RequestItem = { ...old, ...view, conv_title: conversationsStore.getState().byId[view.conv_id]?.title ?? old?.conv_title ?? '' };
+    const context = old?.context ?? p?.context;
+    if (context !== undefined && context !== null) item.context = context;
+    return { byId: { ...s.byId, [view.request_id]: item } };
   });
 }
 

@@ -38,7 +38,7 @@ export function applyMessageChange(ev: EventView): void {
 
 /** Requests seen in history join the inbox (requests.list is the full truth when available). */
 function reconcileRequestsOfPage(events: EventView[]): void {
-  for (const ev of events) if (ev.type === 'message.created' && ev.message?.kind === 'request') reconcileRequestFromEvent(ev);
+  for (const ev of events) if (ev.type === 'message.created' && ev.request) reconcileRequestFromEvent(ev);
 }
 
 export function timelineLoading(convId: string): void {
