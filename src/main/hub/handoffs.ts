@@ -7,7 +7,7 @@ import { conversationById, insertMember, member } from '../store/conversations';
 import { activeHandoff, activeHandoffsOf, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from './access';
 import { requireText } from './messages';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 export interface HandoffResult {
   conv_id: string;
@@ -124,8 +124,8 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
   });
 }
 
-registerTools({
+export const handoffTools = {
   handoff: {
     run: ({ hub, agentId }, a) => handoff(hub, agentId, a),
   },
-});
+} satisfies ToolHandlers<'handoff'>;

@@ -16,8 +16,7 @@ import {
 import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeable } from './access';
 import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
-import { registerTools } from './agent-tools';
-import { registerJob } from './jobs';
+import type { ToolHandlers } from './agent-tools';
 import type { Decision, RequestOutcome, RequestView, OwnerRequestView } from '../../shared/requests';
 
 export type { Decision } from '../../shared/requests';
@@ -527,11 +526,9 @@ export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: num
 }
 
 // Requests that fell due while the hub was down expire at start; later ones on time.
-registerJob(startRequestExpiry);
-
 // ---- agent tools ------------------------------------------------------------------------------
 
-registerTools({
+export const requestTools = {
   request_human: {
     run: ({ hub, agentId }, a) =>
       createRequest(hub, agentId, {
@@ -544,4 +541,4 @@ registerTools({
   cancel_request: {
     run: ({ hub, agentId }, a) => cancelRequest(hub, agentId, a.request_id),
   },
-});
+} satisfies ToolHandlers<'request_human' | 'get_request' | 'cancel_request'>;
