@@ -125,7 +125,7 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  */
 const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
-  startRequestExpiry, // requests expire on time (hub/requests.ts)
+  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
   startFloorExpiry, // floors run out on time (hub/floor.ts)
 ];
 

@@ -525,7 +525,6 @@ export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: num
   return listRequestRows(hub.db, { state: opts.state, limit }).map((row) => ownerView(hub, row, row.conv_title));
 }
 
-// Requests that fell due while the hub was down expire at start; later ones on time.
 // ---- agent tools ------------------------------------------------------------------------------
 
 export const requestTools = {
