@@ -1,5 +1,6 @@
 // Layers by runtime, enforced: src/shared is pure (no Node, DOM or Electron); hub/ and store/ know
-// nothing of HTTP, MCP or Electron; the renderer sees only src/shared and its own code.
+// nothing of HTTP, MCP or Electron; the MCP and owner doors never import store/; the renderer sees
+// only src/shared and its own code.
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'url', 'util', 'stream', 'events', 'buffer', 'zlib'];
@@ -31,6 +32,15 @@ export default tseslint.config(
         { group: ['node:http', 'node:https', 'http', 'https', 'node:net', 'net'], message: 'hub/ and store/ know nothing of HTTP.' },
         { group: ['electron'], message: 'hub/ and store/ know nothing of Electron.' },
         { group: ['@modelcontextprotocol/*', '**/mcp/**', '**/mcp', '**/owner/**', '**/electron/**', '**/cli/**', '**/renderer/**'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron).' },
+      ] }],
+    },
+  },
+  {
+    // The doors are thin: they call hub services and never reach the store (SQL) themselves.
+    files: ['src/main/owner/**/*.ts', 'src/main/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['**/store/**', '**/store'], message: 'The MCP and owner doors reach the store only through hub services (src/main/hub).' },
       ] }],
     },
   },

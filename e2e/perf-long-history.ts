@@ -13,7 +13,6 @@ import { Hub } from '../src/main/hub/hub';
 import { addAgent } from '../src/main/hub/identities';
 import { openDirect } from '../src/main/hub/conversations';
 import { sendMessage } from '../src/main/hub/messages';
-import '../src/main/hub/tools';
 import { within } from './harness';
 
 const N = Number(process.argv[2] ?? 100_000);

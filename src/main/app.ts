@@ -7,11 +7,12 @@ import crypto from 'node:crypto';
 import { openDatabase, DB_FILE_NAME } from './store/db';
 import type { Durability } from './store/durability';
 import { Hub } from './hub/hub';
-import './hub/tools';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
-import { startBackgroundJobs } from './hub/jobs';
+import { startRequestExpiry } from './hub/requests';
+import { startFloorExpiry } from './hub/floor';
+import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
@@ -118,6 +119,22 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
   }
 }
 
+/**
+ * A running hub's background work, started here in this order when it starts; each stops when the hub
+ * closes. Nothing starts by being imported: a hub made elsewhere (tests, the CLI) runs none of it.
+ */
+const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
+  startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
+  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
+  startFloorExpiry, // floors run out on time (hub/floor.ts)
+];
+
+/** The store's worker thread: no request waits for a checkpoint or for indexing. */
+function startStoreWorker(hub: Hub): void {
+  const background = startBackgroundStore(hub.db);
+  if (background) hub.onClose(() => background.close());
+}
+
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const other = await liveHubOf(opts.dataDir);
   if (other) throw new AlreadyServingError(other, opts.dataDir);
@@ -125,7 +142,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability });
   const hub = new Hub({ db });
   hub.onClose(() => db.close());
-  startBackgroundJobs(hub);
+  for (const job of BACKGROUND_JOBS) job(hub);
 
   // The log never takes the hub down (a failing write drops lines) and never fills the disk (it rotates).
   const logWriter = createLogWriter({

@@ -2,16 +2,16 @@
 // in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events (read with fetch), with the
 // owner's session token from the login link as a bearer header.
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
-import type { OwnerAction, OwnerInput, OwnerResult } from '../shared/owner-api';
+import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text';
-import type { LiveItem, OwnerResults } from './model';
+import type { LiveItem } from './model';
 
 /**
  * What the Electron preload exposes as `window.perch` (defined once in src/shared/ipc.ts):
  *
  *   interface PerchBridge {
- *     call(action: string, input?: unknown): Promise<OwnerResult>;   // {ok:true,value} | {ok:false,error}
+ *     call(action: string, input?: unknown): Promise<OwnerReply>;   // {ok:true,value} | {ok:false,error}
  *     onEvent(cb: (item: unknown) => void): () => void;              // each item a LiveItem
  *     setFocus(convId: string | null): void;                          // the conversation on screen
  *     onNavigate(cb: (convId: string) => void): () => void;           // a notification was clicked
@@ -31,7 +31,7 @@ export type LinkStatus = 'connecting' | 'live' | 'offline' | 'unauthorized';
 /** The transport the UI uses, whichever door is underneath. */
 export interface Transport {
   readonly kind: 'electron' | 'http';
-  call(action: OwnerAction, input: unknown): Promise<OwnerResult>;
+  call(action: OwnerAction, input: unknown): Promise<OwnerReply>;
   /** Opened from a login link: spends its one-time token for a session. Resolves with a refusal to show, if any. */
   signIn(): Promise<string | undefined>;
   /** Ends the owner's session (the browser only; the desktop window needs none). */
@@ -46,7 +46,7 @@ export interface Transport {
   fileHref(url: string): string;
 }
 
-const unreachable = (detail: string): OwnerResult => ({
+const unreachable = (detail: string): OwnerReply => ({
   ok: false,
   error: { code: 'unavailable', message: `Cannot reach the Perch hub (${detail}).`, next_step: 'Check that `perch serve` is still running, then retry.' },
 });
@@ -104,13 +104,13 @@ function authHeaders(): Record<string, string> {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-const UNAUTHORIZED: OwnerResult = {
+const UNAUTHORIZED: OwnerReply = {
   ok: false,
   error: { code: 'unauthorized', message: 'The owner session is missing or expired.', next_step: 'Open the login link printed by `perch serve`.' },
 };
 
 /** POSTs JSON to the hub; 401 forgets the stored session (it is expired or ended). */
-async function postJson(path: string, body: unknown, headers: Record<string, string>): Promise<OwnerResult> {
+async function postJson(path: string, body: unknown, headers: Record<string, string>): Promise<OwnerReply> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -125,7 +125,7 @@ async function postJson(path: string, body: unknown, headers: Record<string, str
   }
   if (res.status === 401 && headers.Authorization) storeSession(null);
   try {
-    return (await res.json()) as OwnerResult;
+    return (await res.json()) as OwnerReply;
   } catch {
     if (res.status === 401) return UNAUTHORIZED;
     return unreachable(`HTTP ${res.status}`);
@@ -156,7 +156,7 @@ async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: strin
 }
 
 function httpTransport(): Transport {
-  const call = (action: OwnerAction, input: unknown): Promise<OwnerResult> => postJson(OWNER_API_PREFIX + action, input ?? {}, authHeaders());
+  const call = (action: OwnerAction, input: unknown): Promise<OwnerReply> => postJson(OWNER_API_PREFIX + action, input ?? {}, authHeaders());
 
   return {
     kind: 'http',

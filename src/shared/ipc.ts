@@ -1,6 +1,6 @@
 // IPC channel names between the Electron main process and the app's own window. One definition.
 export const IPC = {
-  /** invoke(action, input) → OwnerResult */
+  /** invoke(action, input) → OwnerReply */
   call: 'perch:call',
   /** main → renderer: a LiveItem of the hub's live stream */
   event: 'perch:event',
@@ -12,7 +12,7 @@ export const IPC = {
 
 /** What the preload exposes as window.perch. */
 export interface PerchBridge {
-  call(action: string, input?: unknown): Promise<import('./owner-api').OwnerResult>;
+  call(action: string, input?: unknown): Promise<import('./owner-api').OwnerReply>;
   onEvent(cb: (item: unknown) => void): () => void;
   setFocus(convId: string | null): void;
   onNavigate(cb: (convId: string) => void): () => void;

@@ -3,6 +3,10 @@
 import { z } from 'zod';
 import { LIMITS } from './limits';
 import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
+import type { ConversationView, EventView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
+import type { AgentSummary } from './agents';
+import type { OwnerRequestView } from './requests';
+import type { FileLink } from './files';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -68,10 +72,135 @@ export const OWNER_ACTIONS = {
 } as const;
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
+/** What a caller sends for an action. */
 export type OwnerInput<A extends OwnerAction> = z.input<(typeof OWNER_ACTIONS)[A]['input']>;
+/** What the action's handler receives: the input after its schema parsed it. */
+export type OwnerArgs<A extends OwnerAction> = z.output<(typeof OWNER_ACTIONS)[A]['input']>;
+/** What an action answers with (the value of {ok: true, value}); the server's handlers and the UI share it. */
+export type OwnerResult<A extends OwnerAction> = OwnerResults[A];
 
-/** Results over HTTP and IPC. */
-export type OwnerResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; next_step: string } };
+/** The answer over HTTP and IPC: the action's result, or an error the owner can act on. */
+export type OwnerReply<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; next_step: string } };
+
+// ---- results ----------------------------------------------------------------------------------
+
+export interface HubInfo {
+  owner: UserRef;
+  version: string;
+  mcp_url: string;
+  base_url: string;
+  tool_schema_version: string;
+  agents: number;
+  waiting_agents: number;
+  /** The database connection's commit durability (normal: survives a hub crash; full: also a power cut). */
+  durability: { mode: 'normal' | 'full' | 'other'; synchronous: number };
+}
+
+export interface Reaction {
+  key: string;
+  count: number;
+  users: string[];
+  mine: boolean;
+}
+
+/** A message as the owner sees it: the view plus reactions (history attaches them; live events update them). */
+export type Message = MessageView & { reactions?: Reaction[] };
+
+export interface HistoryPage {
+  conv_id: string;
+  events: EventView[];
+  first_seq: number | null;
+  last_seq: number | null;
+  more: boolean;
+  conversation_last_seq: number;
+  visible_from_seq: number;
+}
+
+export interface ThreadPage {
+  conv_id: string;
+  thread_id: string;
+  root: Message;
+  replies: Message[];
+  more: boolean;
+  last_seq: number | null;
+}
+
+export interface SearchResult {
+  query: string;
+  messages: Message[];
+  complete: boolean;
+}
+
+/** A request as the Approvals inbox shows it. */
+export type RequestItem = OwnerRequestView;
+
+export interface AgentKeyResult {
+  agent: AgentSummary;
+  key: string;
+  snippets: Record<string, string>;
+}
+
+export interface ActivityRow {
+  agent: { id: string; name: string };
+  per_minute: number[];
+  errors_per_minute: number[];
+  last: ProgressView | null;
+  waiting: boolean;
+  revoked: boolean;
+}
+
+export interface Activity {
+  minutes: number;
+  until: number;
+  agents: ActivityRow[];
+}
+
+export interface HandoffItem {
+  conv_id: string;
+  agent: UserRef;
+  to: UserRef;
+  note: string;
+  at: number;
+  title: string;
+}
+
+/** What each owner action answers with. A missing action is a compile error (OwnerResult indexes it). */
+export interface OwnerResults {
+  'hub.info': HubInfo;
+  'hub.storage': { storage: StorageStatus };
+  'conversations.list': { conversations: ConversationView[] };
+  'conversations.get': { conversation: ConversationView };
+  'conversations.history': HistoryPage;
+  'conversations.thread': ThreadPage;
+  'conversations.search': SearchResult;
+  'conversations.open_direct': { conversation: ConversationView };
+  'conversations.create_group': { conversation: ConversationView };
+  'conversations.create_task': { conversation: ConversationView };
+  'conversations.add_member': { conversation: ConversationView };
+  'conversations.mark_read': { conv_id: string; read_seq: number };
+  'messages.send': { msg_id: string; conv_id: string; seq: number; created_at: number; thread_id?: string; woken: string[] };
+  'messages.edit': { msg_id: string; conv_id: string; seq: number; edited_at: number };
+  'messages.recall': { msg_id: string; conv_id: string; seq: number; recalled: true };
+  'messages.react': { msg_id: string; key: string; changed: boolean };
+  'messages.pin': { msg_id: string; pinned: boolean; changed: boolean };
+  'messages.pins': { conv_id: string; pins: Array<{ message: Message; pinned_by: UserRef; pinned_at: number }> };
+  'notes.send': { agent: string; conv_id: string; seq: number; at: number };
+  'requests.list': { requests: RequestItem[] };
+  'requests.decide': { request: RequestItem };
+  'cards.answer': { msg_id: string; conv_id: string; seq: number; block_id: string; value: unknown; closed: boolean; response_count: number };
+  'handoffs.list': { handoffs: HandoffItem[] };
+  'handoffs.hand_back': { conv_id: string; handoff_id: number; agent: UserRef; seq: number; woken: string[] };
+  'tasks.set': TaskUpdateResult;
+  'floor.set': { conv_id: string; holder: UserRef | null; until: number | null };
+  'agents.list': { agents: AgentSummary[] };
+  'agents.add': AgentKeyResult;
+  'agents.update_config': { agent: AgentSummary };
+  'agents.rotate_key': AgentKeyResult;
+  'agents.revoke': { agent: AgentSummary };
+  'progress.list': { progress: ProgressView[] };
+  'progress.activity': Activity;
+  'files.url': FileLink;
+}
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';
 

@@ -11,7 +11,7 @@ import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
 import type { LiveItem } from '../hub/bus';
-import type { OwnerResult } from '../../shared/owner-api';
+import type { OwnerReply } from '../../shared/owner-api';
 import { isStorageStatus, type StorageStatus } from '../../shared/types';
 
 let running: RunningHub | undefined;
@@ -94,7 +94,7 @@ async function start(): Promise<void> {
     contents.on('will-attach-webview', (e) => e.preventDefault());
   });
 
-  ipcMain.handle(IPC.call, async (e, action: unknown, input: unknown): Promise<OwnerResult> => {
+  ipcMain.handle(IPC.call, async (e, action: unknown, input: unknown): Promise<OwnerReply> => {
     if (!e.senderFrame || !e.senderFrame.url.startsWith(`${origin}/`) || e.sender !== win?.webContents) {
       return { ok: false, error: { code: 'forbidden', message: 'Only the Perch window may use the owner API.', next_step: 'Use the Perch window.' } };
     }

@@ -1,5 +1,5 @@
 // The agent contract's tools as hub services: one handler per tool, with idempotent retries.
-// This module knows nothing of MCP or HTTP; the MCP door validates arguments and calls callAgentTool.
+// This module knows nothing of MCP or HTTP; the MCP door validates arguments and calls callAgentTool (hub/tools.ts).
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
@@ -26,18 +26,8 @@ export interface ToolHandler<N extends ToolName = ToolName, P = unknown> {
   run: (ctx: AgentCtx, args: ToolArgs<N>, prepared: P) => unknown;
 }
 
-type Handlers = { [N in ToolName]?: ToolHandler<N, any> };
-
-const handlers: Handlers = {};
-
-/** Registers handlers for tools (each contract module adds its own). */
-export function registerTools(h: Handlers): void {
-  Object.assign(handlers, h);
-}
-
-export function implementedTools(): Set<ToolName> {
-  return new Set(Object.keys(handlers) as ToolName[]);
-}
+/** The handlers of some tools, keyed by tool name: each feature module exports one such map (hub/tools.ts joins them). */
+export type ToolHandlers<K extends ToolName = ToolName> = { [N in K]: ToolHandler<N, any> };
 
 const ID_FIELDS = ['client_msg_id', 'client_req_id', 'operation_id'] as const;
 
@@ -50,11 +40,12 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-/** Runs one tool for an agent. Writes carrying an id run at most once: a retry returns the first result. */
-export async function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-  const h = handlers[name] as ToolHandler<ToolName, unknown> | undefined;
-  if (!h) throw new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.');
-  const ctx: AgentCtx = { hub, agentId, signal };
+/**
+ * Runs one tool's handler for an agent. Writes carrying an id run at most once: a retry returns the
+ * first result. hub/tools.ts looks the handler up (callAgentTool) and calls this.
+ */
+export async function runToolHandler(ctx: AgentCtx, name: ToolName, h: ToolHandler<ToolName, unknown>, args: Record<string, unknown>): Promise<unknown> {
+  const { hub, agentId } = ctx;
   const idField = ID_FIELDS.find((f) => typeof args[f] === 'string');
   if (!idField) {
     const prepared = h.prepare ? await h.prepare(ctx, args as never) : undefined;
@@ -84,9 +75,9 @@ export async function callAgentTool(hub: Hub, agentId: string, name: ToolName, a
   });
 }
 
-// ---- identity ---------------------------------------------------------------------------
+// ---- identity and messaging -----------------------------------------------------------------
 
-registerTools({
+export const coreTools = {
   whoami: {
     run: ({ hub, agentId }) => {
       const me = hub.user(agentId);
@@ -170,7 +161,10 @@ registerTools({
   list_pins: {
     run: ({ hub, agentId }, a) => listPins(hub, agentId, a.conv_id, a.limit),
   },
-});
+} satisfies ToolHandlers<
+  'whoami' | 'get_config' | 'find_user' | 'list_conversations' | 'get_updates' | 'send_message' | 'edit_message' | 'recall_message'
+  | 'open_direct' | 'create_group' | 'add_member' | 'get_history' | 'get_thread' | 'search' | 'progress' | 'react' | 'unreact' | 'list_pins'
+>;
 
 function resolveUserByName(hub: Hub, name: string) {
   const u = resolveUser(hub, name);

@@ -11,7 +11,7 @@ import { messageById, setMessagePayload } from '../store/messages';
 import { cardResponsesOf, countCardResponses, insertCardResponse } from '../store/requests';
 import { requireMaySpeak, requireMember, wakeable } from './access';
 import { insertMessageWithEvent } from './messages';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 // ---- the card's shape -----------------------------------------------------------------------
 
@@ -322,8 +322,8 @@ export function listCardResponses(hub: Hub, msgId: string): CardResponse[] {
 
 // ---- agent tools ------------------------------------------------------------------------------
 
-registerTools({
+export const cardTools = {
   send_card: {
     run: ({ hub, agentId }, a) => sendCard(hub, agentId, { conv_id: a.conv_id, card: a.card, text: a.text, reply_to: a.reply_to }),
   },
-});
+} satisfies ToolHandlers<'send_card'>;

@@ -7,7 +7,7 @@ import { messageById, type MessageRow } from '../store/messages';
 import { activeHandoff } from '../store/handoffs';
 import { dropClaim, takeClaim } from '../store/claims';
 import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from './access';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 export interface ClaimResult {
   msg_id: string;
@@ -92,11 +92,11 @@ export function releaseClaim(hub: Hub, userId: string, msgId: string): ClaimResu
   });
 }
 
-registerTools({
+export const claimTools = {
   claim: {
     run: ({ hub, agentId }, a) => claim(hub, agentId, a.msg_id),
   },
   release_claim: {
     run: ({ hub, agentId }, a) => releaseClaim(hub, agentId, a.msg_id),
   },
-});
+} satisfies ToolHandlers<'claim' | 'release_claim'>;

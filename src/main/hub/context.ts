@@ -14,7 +14,7 @@ import { eventsOfConversation } from '../store/events';
 import { insertSummary, latestSummary, pruneSummaries } from '../store/summaries';
 import { requireMember } from './access';
 import { eventView } from './views';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
 export const SUMMARIES_KEPT = 10;
@@ -142,11 +142,11 @@ export function getContext(hub: Hub, userId: string, input: { conv_id: string; m
   };
 }
 
-registerTools({
+export const contextTools = {
   put_summary: {
     run: ({ hub, agentId }, a) => putSummary(hub, agentId, a),
   },
   get_context: {
     run: ({ hub, agentId }, a) => getContext(hub, agentId, a),
   },
-});
+} satisfies ToolHandlers<'put_summary' | 'get_context'>;

@@ -21,7 +21,7 @@ import { messageById } from '../store/messages';
 import { fileBytes, fileMeta, insertFile, type FileMeta } from '../store/files';
 import { requireMaySpeak, requireMember } from './access';
 import { insertMessageWithEvent, requireText, type SentMessage } from './messages';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 export type FileVariant = 'original' | 'thumb';
 type ImageType = 'jpeg' | 'png' | 'gif' | 'webp';
@@ -370,7 +370,7 @@ export function mayReadFile(hub: Hub, userId: string, fileId: string): boolean {
   return !!m && (!msg || msg.seq >= m.from_seq);
 }
 
-registerTools({
+export const fileTools = {
   send_file: {
     prepare: async ({ hub, agentId }, a) => {
       precheckSender(hub, agentId, a.conv_id);
@@ -381,4 +381,4 @@ registerTools({
   file_url: {
     run: ({ hub, agentId }, a) => fileUrl(hub, agentId, a),
   },
-});
+} satisfies ToolHandlers<'send_file' | 'file_url'>;

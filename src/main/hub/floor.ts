@@ -10,10 +10,9 @@ import type { UserRef } from '../../shared/types';
 import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../store/conversations';
 import { activeHandoff } from '../store/handoffs';
 import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../store/floor';
-import { registerJob } from './jobs';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import { isManager, requireMember, resolveUser, wakeable, type Access } from './access';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 export interface FloorState {
   conv_id: string;
@@ -166,8 +165,6 @@ export function startFloorExpiry(hub: Hub): void {
   timer.arm();
 }
 
-registerJob(startFloorExpiry);
-
 function armFloorExpiry(hub: Hub): void {
   floorTimers.get(hub)?.armSoon();
 }
@@ -196,11 +193,11 @@ export function ownerFloor(
   return r;
 }
 
-registerTools({
+export const floorTools = {
   floor_grant: {
     run: ({ hub, agentId }, a) => floorGrant(hub, agentId, a),
   },
   floor_release: {
     run: ({ hub, agentId }, a) => floorRelease(hub, agentId, a.conv_id),
   },
-});
+} satisfies ToolHandlers<'floor_grant' | 'floor_release'>;

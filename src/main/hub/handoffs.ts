@@ -4,11 +4,12 @@ import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import type { UserRef } from '../../shared/types';
 import { conversationById, member } from '../store/conversations';
-import { activeHandoff, activeHandoffsOf, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
+import { activeHandoff, activeHandoffsOf, allActiveHandoffs, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from './access';
 import { requireText } from './messages';
-import { joinConversation } from './conversations';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
+import { conversationView, joinConversation } from './conversations';
+import type { HandoffItem } from '../../shared/owner-api';
 
 export interface HandoffResult {
   conv_id: string;
@@ -124,8 +125,20 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
   });
 }
 
-registerTools({
+/** Every handoff still waiting for its person, oldest first (the owner's Handoffs list). */
+export function listActiveHandoffs(hub: Hub): HandoffItem[] {
+  return allActiveHandoffs(hub.db).map((h) => ({
+    conv_id: h.conv_id,
+    agent: hub.ref(h.agent_id),
+    to: hub.ref(h.to_user),
+    note: h.note,
+    at: h.at,
+    title: conversationView(hub, conversationById(hub.db, h.conv_id)!, hub.ownerId).title,
+  }));
+}
+
+export const handoffTools = {
   handoff: {
     run: ({ hub, agentId }, a) => handoff(hub, agentId, a),
   },
-});
+} satisfies ToolHandlers<'handoff'>;

@@ -11,8 +11,6 @@ import type { EventType, StorageStatus, UserRef } from '../../shared/types';
 import { HubError } from '../../shared/errors';
 import { visibleDeep } from '../../shared/text';
 import { eventView } from './views';
-import { registerJob } from './jobs';
-import { startBackgroundStore } from '../store/background';
 
 export interface HubOptions {
   db: Db;
@@ -289,10 +287,3 @@ export function newTimeOrderedId(prefix: string): string {
   idCounter = (idCounter + 1) & 0xfffff;
   return `${prefix}_${Date.now().toString(16).padStart(11, '0').slice(-11)}${idCounter.toString(16).padStart(5, '0')}`;
 }
-
-// A running hub checkpoints its WAL and keeps its search index on a worker thread, so no request
-// waits for either (store/background.ts).
-registerJob((hub) => {
-  const background = startBackgroundStore(hub.db);
-  if (background) hub.onClose(() => background.close());
-});

@@ -4,10 +4,12 @@ import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import type { ProgressKind, ProgressView } from '../../shared/types';
 import { visibleDeep } from '../../shared/text';
-import { insertProgress, pruneProgress, recentProgress, type ProgressRow } from '../store/progress';
+import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../store/progress';
 import { requireMember, requireMessage } from './access';
 import { tx } from '../store/db';
 import { RateLimiter } from './rate-limit';
+import { listAgents } from './identities';
+import type { Activity } from '../../shared/owner-api';
 
 const KEEP_PER_AGENT = 2000;
 
@@ -60,4 +62,26 @@ export function reportProgress(
 export function listProgress(hub: Hub, opts: { conv_id?: string; agent_id?: string; before_id?: number; limit?: number }): ProgressView[] {
   const limit = Math.min(opts.limit ?? 100, 500);
   return recentProgress(hub.db, { convId: opts.conv_id, userId: opts.agent_id, beforeId: opts.before_id, limit }).map((r) => progressView(hub, r));
+}
+
+/** Per agent, progress reports per minute over the last minutes (for sparklines), its last report and whether it waits. */
+export function agentActivity(hub: Hub, minutes: number): Activity {
+  const now = hub.now();
+  const since = now - minutes * 60_000;
+  const rows = progressActivity(hub.db, since);
+  const firstMinute = Math.floor(since / 60_000);
+  const agents = listAgents(hub).map((ag) => {
+    const buckets = new Array<number>(minutes + 1).fill(0);
+    const errors = new Array<number>(minutes + 1).fill(0);
+    for (const r of rows) {
+      if (r.user_id !== ag.id) continue;
+      const i = r.minute - firstMinute;
+      if (i < 0 || i > minutes) continue;
+      buckets[i] += r.n;
+      if (r.kind === 'error') errors[i] += r.n;
+    }
+    const last = listProgress(hub, { agent_id: ag.id, limit: 1 })[0];
+    return { agent: { id: ag.id, name: ag.name }, per_minute: buckets, errors_per_minute: errors, last: last ?? null, waiting: hub.bus.isWaiting(ag.id), revoked: ag.revoked };
+  });
+  return { minutes, until: now, agents };
 }

@@ -15,8 +15,7 @@ import {
 import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeable } from './access';
 import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
-import { registerTools } from './agent-tools';
-import { registerJob } from './jobs';
+import type { ToolHandlers } from './agent-tools';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../shared/requests';
 import { requestView } from './views';
@@ -433,12 +432,9 @@ export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: num
   return listRequestRows(hub.db, { state: opts.state, limit }).map((row) => ownerView(hub, row, row.conv_title));
 }
 
-// Requests that fell due while the hub was down expire at start; later ones on time.
-registerJob(startRequestExpiry);
-
 // ---- agent tools ------------------------------------------------------------------------------
 
-registerTools({
+export const requestTools = {
   request_human: {
     run: ({ hub, agentId }, a) =>
       createRequest(hub, agentId, {
@@ -451,4 +447,4 @@ registerTools({
   cancel_request: {
     run: ({ hub, agentId }, a) => cancelRequest(hub, agentId, a.request_id),
   },
-});
+} satisfies ToolHandlers<'request_human' | 'get_request' | 'cancel_request'>;

@@ -7,7 +7,7 @@ import { LIMITS } from '../../shared/limits';
 import {
   deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion,
 } from '../store/state';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */
 export const STATE_VERSIONS_KEPT = 20;
@@ -137,7 +137,7 @@ export function stateList(hub: Hub, userId: string, input: { prefix?: string; af
   };
 }
 
-registerTools({
+export const stateTools = {
   state_get: {
     run: ({ hub, agentId }, a) => stateGet(hub, agentId, a.key, a.version),
   },
@@ -150,4 +150,4 @@ registerTools({
   state_delete: {
     run: ({ hub, agentId }, a) => stateDelete(hub, agentId, { key: a.key, version: a.version }),
   },
-});
+} satisfies ToolHandlers<'state_get' | 'state_put' | 'state_list' | 'state_delete'>;

@@ -8,7 +8,7 @@ import { activeHandoff } from '../store/handoffs';
 import { isManager, requireMember, wakeable, type Access } from './access';
 import { conversationView, createTask } from './conversations';
 import { requireText } from './messages';
-import { registerTools } from './agent-tools';
+import type { ToolHandlers } from './agent-tools';
 import { userByName, userById } from '../store/users';
 
 export interface TaskUpdateInput {
@@ -129,11 +129,11 @@ export function setTaskState(hub: Hub, ownerId: string, input: TaskUpdateInput):
   return updateTask(hub, ownerId, input, true);
 }
 
-registerTools({
+export const taskTools = {
   create_task: {
     run: ({ hub, agentId }, a) => ({ conversation: createTask(hub, agentId, a.title, a.members, a.assignee) }),
   },
   update_task: {
     run: ({ hub, agentId }, a) => updateTaskAs(hub, agentId, a),
   },
-});
+} satisfies ToolHandlers<'create_task' | 'update_task'>;

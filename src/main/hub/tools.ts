@@ -1,12 +1,76 @@
-// Loads every module that registers agent tools, so callers import one place.
-import './agent-tools';
-import './requests';
-import './cards';
-import './handoffs';
-import './tasks';
-import './claims';
-import './floor';
-import './state';
-import './context';
-import './files';
-export { callAgentTool, implementedTools } from './agent-tools';
+// Every agent tool's handler, in ONE typed map: a tool of the catalog (src/shared/catalog.ts) without a
+// handler here, or a misspelt name, is a compile error. Each handler lives in its feature module
+// (go-to-definition on a key leads there); the MCP door calls callAgentTool.
+import { HubError } from '../../shared/errors';
+import type { ToolName } from '../../shared/catalog';
+import type { Hub } from './hub';
+import { coreTools, runToolHandler, type ToolHandler, type ToolHandlers } from './agent-tools';
+import { requestTools } from './requests';
+import { cardTools } from './cards';
+import { handoffTools } from './handoffs';
+import { taskTools } from './tasks';
+import { claimTools } from './claims';
+import { floorTools } from './floor';
+import { stateTools } from './state';
+import { contextTools } from './context';
+import { fileTools } from './files';
+
+export const toolHandlers = {
+  // identity and messaging (hub/agent-tools.ts)
+  whoami: coreTools.whoami,
+  get_config: coreTools.get_config,
+  list_conversations: coreTools.list_conversations,
+  get_updates: coreTools.get_updates,
+  send_message: coreTools.send_message,
+  edit_message: coreTools.edit_message,
+  recall_message: coreTools.recall_message,
+  find_user: coreTools.find_user,
+  open_direct: coreTools.open_direct,
+  create_group: coreTools.create_group,
+  add_member: coreTools.add_member,
+  get_history: coreTools.get_history,
+  get_thread: coreTools.get_thread,
+  search: coreTools.search,
+  progress: coreTools.progress,
+  react: coreTools.react,
+  unreact: coreTools.unreact,
+  list_pins: coreTools.list_pins,
+  // asking the owner (hub/requests.ts)
+  request_human: requestTools.request_human,
+  get_request: requestTools.get_request,
+  cancel_request: requestTools.cancel_request,
+  // tasks, claims, floor (hub/tasks.ts, hub/claims.ts, hub/floor.ts)
+  create_task: taskTools.create_task,
+  update_task: taskTools.update_task,
+  claim: claimTools.claim,
+  release_claim: claimTools.release_claim,
+  floor_grant: floorTools.floor_grant,
+  floor_release: floorTools.floor_release,
+  // memory: summaries, context, checkpoints (hub/context.ts, hub/state.ts)
+  put_summary: contextTools.put_summary,
+  get_context: contextTools.get_context,
+  state_get: stateTools.state_get,
+  state_put: stateTools.state_put,
+  state_list: stateTools.state_list,
+  state_delete: stateTools.state_delete,
+  // handoffs, cards, files (hub/handoffs.ts, hub/cards.ts, hub/files.ts)
+  handoff: handoffTools.handoff,
+  send_card: cardTools.send_card,
+  send_file: fileTools.send_file,
+  file_url: fileTools.file_url,
+} satisfies ToolHandlers;
+
+/** What a tool's handler answers (the structuredContent of its MCP result). */
+export type ToolResult<N extends ToolName> = Awaited<ReturnType<(typeof toolHandlers)[N]['run']>>;
+
+/** The tools with a handler: every tool of the catalog (the map above is checked against it). */
+export function implementedTools(): Set<ToolName> {
+  return new Set(Object.keys(toolHandlers) as ToolName[]);
+}
+
+/** Runs one tool for an agent (arguments already validated by the tool's schema). */
+export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
+  if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
+  return runToolHandler({ hub, agentId, signal }, name, h, args);
+}

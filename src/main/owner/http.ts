@@ -9,7 +9,7 @@ import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PAT
 import { BodyTooLarge, isBadTarget, isLoopbackHost, isLoopbackOrigin, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
-import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from './sessions';
+import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
 import { serveFileLink } from './files-door';
 
 export interface OwnerDoor {

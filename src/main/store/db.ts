@@ -2,7 +2,6 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LATEST_VERSION, MIGRATIONS, checkMigrationOrder } from './migrations';
-import { committed } from './background';
 import { applyDurability, DEFAULT_DURABILITY, type Durability } from './durability';
 import { backupBeforeMigration } from './backup';
 
@@ -107,6 +106,35 @@ export function sql<R = unknown>(db: Db, text: string): Database.Statement<unkno
 export function isStorageError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null | undefined)?.code;
   return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'));
+}
+
+const commitHooks = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Runs hook after every COMMIT of this connection (a tx() of its own or a batch), e.g. to wake
+ * background work (store/background.ts). Returns the function that removes it. A hook must be
+ * cheap; one that throws is reported as a warning (the commit has happened either way).
+ */
+export function onCommit(db: Db, hook: () => void): () => void {
+  let hooks = commitHooks.get(db);
+  if (!hooks) commitHooks.set(db, (hooks = new Set()));
+  const own = hooks;
+  own.add(hook);
+  return () => {
+    own.delete(hook);
+  };
+}
+
+function committed(db: Db): void {
+  const hooks = commitHooks.get(db);
+  if (!hooks) return;
+  for (const hook of hooks) {
+    try {
+      hook();
+    } catch (err) {
+      process.emitWarning(`perch: a commit hook failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
 }
 
 /** Per-connection state of group commit (see batch). */

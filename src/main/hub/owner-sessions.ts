@@ -1,8 +1,9 @@
-// Owner sessions: a one-time login link (as Jupyter does) is exchanged by the UI page for a session token that the
+// Owner sessions, as hub services the owner door (owner/http.ts) calls.
+// A one-time login link (as Jupyter does) is exchanged by the UI page for a session token that the
 // page keeps in its own web storage (per origin, port included) and sends as a bearer header. No cookie: browsers
 // send cookies to every port of 127.0.0.1, so a cookie credential would reach any local web server.
 import crypto from 'node:crypto';
-import type { Hub } from '../hub/hub';
+import type { Hub } from './hub';
 import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../store/sessions';
 import { tx } from '../store/db';
 
