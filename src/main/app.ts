@@ -10,7 +10,7 @@ import { Hub } from './hub/hub';
 import './hub/tools';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import { isBadTarget, parseTarget, sendBadRequest, sendInternalError } from './http-util';
 import { startBackgroundJobs } from './hub/jobs';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
@@ -157,8 +157,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         }
         const p = target.pathname;
         if (p === '/mcp' || p === '/mcp/') return mcp(req, res);
-        if (owner.handles(p)) return owner.handle(req, res, target);
-        sendJson(res, 404, { error: { code: 'not_found', message: `Nothing at ${p}.`, next_step: 'MCP clients use POST /mcp.' } });
+        // Everything else is the owner door's (its own 404 for paths it does not serve).
+        return owner.handle(req, res, target);
       } catch (err) {
         sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
       }
