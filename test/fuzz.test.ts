@@ -7,14 +7,14 @@
 //
 // Deterministic: a fixed seed, then one random seed printed in the output (PERCH_FUZZ_SEED=<n> replays it;
 // PERCH_FUZZ_VERBOSE=<kind> prints each answer to one kind of request).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
 import { OWNER_ACTIONS } from '../src/shared/owner-api';
-import { addAgent, connect, ROOT, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type AgentKey, type Served } from './serve-harness';
+import { addAgent, connect, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { buildRequest, rawExchange, type RawAnswer } from './raw-http';
 
 const FIXED_SEED = 20260728;
@@ -312,19 +312,13 @@ function plan(r: Rng, w: World): Planned {
 
 // ---- the run -----------------------------------------------------------------------------------
 
-let served: Served;
-let dataDir: string;
 let world: World;
 let checker: AgentKey;
-const clients: AgentClient[] = [];
-
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir, { args: ['--rate', '0'], env: HUB_ENV });
-  const [a, b, c] = await Promise.all(['fuzzer', 'buddy', 'checker'].map((n) => addAgent(dataDir, uniqueName(n))));
+const served = useSharedServe({ args: ['--rate', '0'], env: HUB_ENV }, async () => {
+  const [a, b, c] = await Promise.all(['fuzzer', 'buddy', 'checker'].map((n) => addAgent(served.dataDir, uniqueName(n))));
   checker = c!;
   const ca = await connect('v1', served.mcpUrl, a!);
-  clients.push(ca);
+  served.closeAfter(ca);
   const g = await ca.ok('create_group', { title: 'fuzz', members: [b!.name] });
   const convId = g.conversation.conv_id as string;
   const msg = await ca.ok('send_message', { conv_id: convId, text: 'hello' });
@@ -351,11 +345,6 @@ before(async () => {
     names: [b!.name, b!.id, 'nobody', 'owner'],
     msgIds: [msg.msg_id ?? msg.message?.msg_id ?? 'm_nope', 'm_nope'],
   };
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
 });
 
 function hubAlive(): boolean {
@@ -415,7 +404,7 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
 
   // Afterwards it still serves normally: a real tools/call over the official client, and the UI.
   const c = await connect('v2', served.mcpUrl, checker);
-  clients.push(c);
+  served.closeAfter(c);
   const me = await c.ok('whoami');
   assert.equal(me.name ?? me.agent?.name ?? me.user?.name, checker.name);
   const convs = await c.ok('list_conversations');

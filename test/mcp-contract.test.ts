@@ -2,7 +2,7 @@
 // (sdk v1 for the bulk; both protocol eras for tools/list), with the owner played through the owner API
 // (POST /api/owner/<action> with the bearer token of runtime.json): asking the owner, cards, handoffs,
 // tasks, claims, floor, checkpoints, context and files — and the bad input each of them refuses.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { gpsJpeg } from './images';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
@@ -10,33 +10,20 @@ import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
 import { LIMITS } from '../src/shared/limits';
 import { loadContract } from './contract-fixture';
 import {
-  ERAS, ERA_NAME, addAgent, connect, eventually, owner, ownerFail, ownerOk, sleep, startServe, tempDataDir, uniqueName,
-  type AgentClient, type Served,
+  ERAS, ERA_NAME, eventually, owner, ownerFail, ownerOk, sleep, useSharedServe,
+  type AgentClient,
 } from './serve-harness';
 
 type R = Record<string, any>;
 
-let served: Served;
-let dataDir: string;
 let ownerName: string;
-const clients: AgentClient[] = [];
-
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-  ownerName = (await ownerOk(served, 'hub.info')).owner.name;
+const served = useSharedServe({}, async (s) => {
+  ownerName = (await ownerOk(s, 'hub.info')).owner.name;
   assert.ok(ownerName, 'hub.info names the owner');
 });
 
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
-});
-
-async function agent(base: string, era: 'v1' | 'v2' = 'v1'): Promise<AgentClient> {
-  const c = await connect(era, served.mcpUrl, await addAgent(dataDir, uniqueName(base)));
-  clients.push(c);
-  return c;
+function agent(base: string, era: 'v1' | 'v2' = 'v1'): Promise<AgentClient> {
+  return served.agent(base, era);
 }
 
 /** Reads get_updates until nothing is left (each answer confirmed by the next call). */

@@ -1,37 +1,26 @@
 // Bad input over a real `perch serve`: each case gets a clear error AND changes nothing.
 // HTTP-level refusals (401, 403, 413, 400, 429) are sent raw; tool-level refusals go through the
 // official clients of both eras.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { LIMITS } from '../src/shared/limits';
 import {
-  ERAS, ERA_NAME, addAgent, cliAsync, connect, rawCall, rawPost, startServe, tempDataDir, uniqueName,
-  type AgentClient, type AgentKey, type Era, type Served,
+  ERAS, ERA_NAME, addAgent, cliAsync, connect, rawCall, rawPost, startServe, tempDataDir, uniqueName, useSharedServe,
+  type AgentClient, type AgentKey, type Era,
 } from './serve-harness';
 
 type R = Record<string, any>;
 
-let served: Served;
-let dataDir: string;
 let owner: AgentKey; // the agent that owns the conversation used to check that nothing changed
 let watcher: AgentKey;
 let convId: string;
-const clients: AgentClient[] = [];
-
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-  owner = await addAgent(dataDir, 'keeper');
-  watcher = await addAgent(dataDir, 'watcher');
-  const g = await rawCall(served.mcpUrl, owner.key, 'create_group', { title: 'guarded', members: ['watcher'] });
+const served = useSharedServe({}, async (s) => {
+  owner = await addAgent(s.dataDir, 'keeper');
+  watcher = await addAgent(s.dataDir, 'watcher');
+  const g = await rawCall(s.mcpUrl, owner.key, 'create_group', { title: 'guarded', members: ['watcher'] });
   convId = g.structuredContent!.conversation.conv_id;
-  await rawCall(served.mcpUrl, owner.key, 'send_message', { conv_id: convId, text: 'the only message' });
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
+  await rawCall(s.mcpUrl, owner.key, 'send_message', { conv_id: convId, text: 'the only message' });
 });
 
 /** The conversation's history as the keeper sees it (without the per-call request_id). */
@@ -90,10 +79,10 @@ describe('HTTP-level refusals (raw requests)', () => {
   });
 
   test('a revoked key → 401 (revoked with the CLI while the hub runs), and nothing changes', async () => {
-    const k = await addAgent(dataDir, uniqueName('revokee'));
+    const k = await addAgent(served.dataDir, uniqueName('revokee'));
     const ok = await rawCall(served.mcpUrl, k.key, 'whoami');
     assert.equal(ok.structuredContent!.agent.id, k.id);
-    const rv = await cliAsync(['agent', 'revoke', k.name, '--data-dir', dataDir, '--json']);
+    const rv = await cliAsync(['agent', 'revoke', k.name, '--data-dir', served.dataDir, '--json']);
     assert.equal(rv.code, 0, rv.stderr);
     const before = await snapshot();
     const r = await rawPost(served.mcpUrl, k.key, sendBody());
@@ -236,8 +225,8 @@ for (const era of ERAS) {
     let outsider: AgentClient;
     before(async () => {
       a = await connect(era, served.mcpUrl, owner);
-      outsider = await connect(era, served.mcpUrl, await addAgent(dataDir, uniqueName(`out-${era}`)));
-      clients.push(a, outsider);
+      outsider = await connect(era, served.mcpUrl, await addAgent(served.dataDir, uniqueName(`out-${era}`)));
+      served.closeAfter(a, outsider);
     });
 
     test('an official client cannot connect with a wrong key (401)', async () => {

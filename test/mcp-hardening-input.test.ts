@@ -2,29 +2,15 @@
 // without bidi overrides or invisible characters (owner API answers and the live stream), while
 // agents keep reading it byte-exact; (2) arguments nested deeper than limits.maxJsonDepth get a
 // clear invalid_argument (not internal) and change nothing.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITS } from '../src/shared/limits';
-import { addAgent, connect, owner, ownerOk, rawPost, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served } from './serve-harness';
+import { owner, ownerOk, rawPost, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 
-let served: Served;
-let dataDir: string;
-const clients: AgentClient[] = [];
+const served = useSharedServe();
 
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
-});
-
-async function agent(base: string): Promise<AgentClient> {
-  const c = await connect('v1', served.mcpUrl, await addAgent(dataDir, uniqueName(base)));
-  clients.push(c);
-  return c;
+function agent(base: string): Promise<AgentClient> {
+  return served.agent(base);
 }
 
 /** The invisible characters used below; none may appear in what the owner receives. */

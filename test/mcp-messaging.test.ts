@@ -1,29 +1,17 @@
 // The messaging half of the contract over a real `perch serve`, each behaviour proven with the official
 // MCP client of both protocol eras: waking, acks and redelivery, paging, restarts, idempotent retries,
 // member-only access, edit/recall rights, message fields, threads, search, progress, reactions, provenance.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ERAS, ERA_NAME, addAgent, connect, ownerOk, rawCall, sleep, startServe, tempDataDir, uniqueName, type AgentClient, type Era, type Served } from './serve-harness';
+import { ERAS, ERA_NAME, addAgent, connect, ownerOk, rawCall, sleep, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Era, type Served } from './serve-harness';
 
 type R = Record<string, any>;
 
-let served: Served;
-let dataDir: string;
-const clients: AgentClient[] = [];
+const served = useSharedServe();
 
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
-});
-
-async function agent(era: Era, base: string, s: Served = served, dir = dataDir): Promise<AgentClient> {
+async function agent(era: Era, base: string, s: Served = served, dir = served.dataDir): Promise<AgentClient> {
   const c = await connect(era, s.mcpUrl, await addAgent(dir, uniqueName(base)));
-  clients.push(c);
+  served.closeAfter(c);
   return c;
 }
 
@@ -441,8 +429,8 @@ for (const era of ERAS) {
 
 describe('delivery when a waiting caller hangs up (raw HTTP)', () => {
   test('a get_updates whose connection closed while it waited is not counted as received: its events come on the next call without ack', async () => {
-    const a = await addAgent(dataDir, uniqueName('hang-a'));
-    const b = await addAgent(dataDir, uniqueName('hang-b'));
+    const a = await addAgent(served.dataDir, uniqueName('hang-a'));
+    const b = await addAgent(served.dataDir, uniqueName('hang-b'));
     const g = await rawCall(served.mcpUrl, a.key, 'create_group', { title: 'hang up', members: [b.name] });
     const convId = g.structuredContent!.conversation.conv_id;
     for (let i = 0; i < 5 && (await rawCall(served.mcpUrl, b.key, 'get_updates', {})).structuredContent!.events.length; i++);

@@ -8,25 +8,15 @@ import path from 'node:path';
 import { TOOLS, TOOL_SCHEMA_VERSION } from '../src/shared/catalog';
 import { LIMITS } from '../src/shared/limits';
 import { implementedTools } from '../src/main/hub/tools';
-import { ERAS, ERA_NAME, addAgent, connect, eventually, startServe, tempDataDir, uniqueName, type AgentClient, type Served } from './serve-harness';
+import { ERAS, ERA_NAME, addAgent, connect, eventually, uniqueName, useSharedServe, type AgentClient } from './serve-harness';
 
-let served: Served;
-let dataDir: string;
-
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-});
-
-after(async () => {
-  await served?.stop();
-});
+const served = useSharedServe();
 
 for (const era of ERAS) {
   describe(`MCP protocol, ${ERA_NAME[era]}`, () => {
     let a: AgentClient;
     before(async () => {
-      a = await connect(era, served.mcpUrl, await addAgent(dataDir, uniqueName(`proto-${era}`)));
+      a = await connect(era, served.mcpUrl, await addAgent(served.dataDir, uniqueName(`proto-${era}`)));
     });
     after(async () => {
       await a?.close();
@@ -83,7 +73,7 @@ for (const era of ERAS) {
       assert.deepEqual(JSON.parse(bad.content[0]!.text!), bad.structuredContent);
       ids.push(bad.structuredContent!.request_id);
       assert.notEqual(ids[0], ids[1], 'request ids differ per request');
-      const logFile = path.join(dataDir, 'logs', 'hub.log');
+      const logFile = path.join(served.dataDir, 'logs', 'hub.log');
       await eventually(() => {
         const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
         return ids.every((id) => log.includes(`"request_id":"${id}"`));

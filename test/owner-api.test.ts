@@ -2,34 +2,20 @@
 // session token the one-time login link is exchanged for; never a cookie, never an agent key, never an Origin
 // other than the hub's own, not even another loopback port), the live event stream (SSE), input validation,
 // and the `perch owner` command.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { OWNER_ACTIONS } from '../src/shared/owner-api';
 import {
-  addAgent, cliAsync, connect, owner, ownerOk, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served,
+  cliAsync, owner, ownerOk, runtimeInfo, tempDataDir, uniqueName, useSharedServe, type AgentClient,
 } from './serve-harness';
 
-let served: Served;
-let dataDir: string;
-const clients: AgentClient[] = [];
+const served = useSharedServe();
 
-before(async () => {
-  dataDir = tempDataDir();
-  served = await startServe(dataDir);
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await served?.stop();
-});
-
-async function agent(base: string): Promise<AgentClient> {
-  const c = await connect('v1', served.mcpUrl, await addAgent(dataDir, uniqueName(base)));
-  clients.push(c);
-  return c;
+function agent(base: string): Promise<AgentClient> {
+  return served.agent(base);
 }
 
 /** A fresh one-time login link (POST /api/owner/login-link with the owner's bearer token). */
@@ -90,7 +76,7 @@ function ports(): { hub: number; other: number } {
 
 describe('owner door security', () => {
   test('runtime.json (base_url and owner_token) is readable only by the user', () => {
-    const file = path.join(dataDir, 'runtime.json');
+    const file = path.join(served.dataDir, 'runtime.json');
     if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o077, 0, 'no group or other permissions');
     const rt = runtimeInfo(served);
     assert.match(rt.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -228,7 +214,7 @@ describe('owner door security', () => {
     const session = await login();
     assert.equal((await asSession(session, 'hub.info')).status, 200);
     // Expire every session in the hub's own SQLite file (the hub reads it on each request).
-    const db = new Database(path.join(dataDir, 'perch.sqlite'), { fileMustExist: true, timeout: 10_000 });
+    const db = new Database(path.join(served.dataDir, 'perch.sqlite'), { fileMustExist: true, timeout: 10_000 });
     try {
       const changed = db.prepare("UPDATE owner_sessions SET expires_at = ? WHERE kind = 'session'").run(Date.now() - 1000).changes;
       assert.ok(changed >= 1);
@@ -337,7 +323,7 @@ describe('owner live events (SSE)', () => {
 
 describe('perch owner (CLI)', () => {
   test('`perch owner hub.info --data-dir D` prints the hub\'s info as JSON', async () => {
-    const r = await cliAsync(['owner', 'hub.info', '--data-dir', dataDir]);
+    const r = await cliAsync(['owner', 'hub.info', '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     const info = JSON.parse(r.stdout);
     assert.equal(info.mcp_url, served.mcpUrl);
@@ -347,12 +333,12 @@ describe('perch owner (CLI)', () => {
 
   test('`perch owner ACTION \'{json}\'` runs an action with input (agents.add, then agents.list)', async () => {
     const name = uniqueName('cli-made');
-    const r = await cliAsync(['owner', 'agents.add', JSON.stringify({ name }), '--data-dir', dataDir]);
+    const r = await cliAsync(['owner', 'agents.add', JSON.stringify({ name }), '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     const added = JSON.parse(r.stdout);
     assert.equal(added.agent.name, name);
     assert.match(added.key, /^perch_/);
-    const list = JSON.parse((await cliAsync(['owner', 'agents.list', '--data-dir', dataDir])).stdout);
+    const list = JSON.parse((await cliAsync(['owner', 'agents.list', '--data-dir', served.dataDir])).stdout);
     assert.ok(list.agents.some((x: { name: string }) => x.name === name));
   });
 
@@ -365,7 +351,7 @@ describe('perch owner (CLI)', () => {
   });
 
   test('`perch owner nosuch.action` exits non-zero with a clear message', async () => {
-    const r = await cliAsync(['owner', 'nosuch.action', '--data-dir', dataDir]);
+    const r = await cliAsync(['owner', 'nosuch.action', '--data-dir', served.dataDir]);
     assert.notEqual(r.code, 0);
     const out = r.stdout + r.stderr;
     assert.match(out, /No owner action/);
@@ -373,7 +359,7 @@ describe('perch owner (CLI)', () => {
   });
 
   test('`perch owner` with invalid input exits non-zero naming the field', async () => {
-    const r = await cliAsync(['owner', 'requests.decide', '{"request_id":"r_x","decision":"maybe"}', '--data-dir', dataDir]);
+    const r = await cliAsync(['owner', 'requests.decide', '{"request_id":"r_x","decision":"maybe"}', '--data-dir', served.dataDir]);
     assert.notEqual(r.code, 0);
     assert.match(r.stdout + r.stderr, /invalid_argument/);
     assert.match(r.stdout + r.stderr, /decision/);

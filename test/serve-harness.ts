@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -237,6 +238,58 @@ export function startServe(dataDir: string, opts: ServeOptions = {}): Promise<Se
       reject(new Error(`perch serve exited (${code}) before it was ready; stderr: ${stderr}`));
     });
   });
+}
+
+// ---- one hub shared by a file's tests ------------------------------------------------------------
+
+/** The `perch serve` a file's (or a describe's) tests share, with the agents they connect to it. */
+export interface SharedServe extends Served {
+  /** A new agent (a unique name from base) connected with the era's official client; closed after the suite. */
+  agent(base: string, era?: Era): Promise<AgentClient>;
+  /** Closes these clients (made some other way) after the suite. */
+  closeAfter(...clients: AgentClient[]): void;
+}
+
+/**
+ * Starts one `perch serve` on a fresh data dir in before() and stops it (and closes the agents' clients)
+ * in after(), registered where it is called: at the top of a test file, or inside a describe. The hub's
+ * fields are read through the returned object once before() has run (inside tests). What the tests need
+ * made first goes in `setup`, run in the same before() once the hub is up (Node 20 does not wait for one
+ * top-level before() to finish before it starts the next).
+ */
+export function useSharedServe(opts: ServeOptions = {}, setup?: (served: SharedServe) => Promise<void>): SharedServe {
+  let served: Served | undefined;
+  const clients: AgentClient[] = [];
+  const now = (): Served => {
+    if (!served) throw new Error('The shared perch serve is not running: read it inside tests or hooks (it starts in before()).');
+    return served;
+  };
+  before(async () => {
+    served = await startServe(tempDataDir(), opts);
+    await setup?.(shared);
+  });
+  after(async () => {
+    for (const c of clients.splice(0)) await c.close().catch(() => {});
+    await served?.stop();
+  });
+  const shared: SharedServe = {
+    get dataDir() { return now().dataDir; },
+    get mcpUrl() { return now().mcpUrl; },
+    get port() { return now().port; },
+    get loginUrl() { return now().loginUrl; },
+    get proc() { return now().proc; },
+    stderr: () => now().stderr(),
+    stop: () => now().stop(),
+    kill: () => now().kill(),
+    async agent(base, era = 'v1') {
+      const s = now();
+      const c = await connect(era, s.mcpUrl, await addAgent(s.dataDir, uniqueName(base)));
+      clients.push(c);
+      return c;
+    },
+    closeAfter: (...more) => void clients.push(...more),
+  };
+  return shared;
 }
 
 // ---- MCP clients -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import type { Durability } from './store/durability';
 import { Hub } from './hub/hub';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import { isBadTarget, parseTarget, sendBadRequest, sendInternalError } from './http-util';
 import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
 import { startBackgroundStore } from './store/background';
@@ -174,8 +174,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         }
         const p = target.pathname;
         if (p === '/mcp' || p === '/mcp/') return mcp(req, res);
-        if (owner.handles(p)) return owner.handle(req, res, target);
-        sendJson(res, 404, { error: { code: 'not_found', message: `Nothing at ${p}.`, next_step: 'MCP clients use POST /mcp.' } });
+        // Everything else is the owner door's (its own 404 for paths it does not serve).
+        return owner.handle(req, res, target);
       } catch (err) {
         sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
       }

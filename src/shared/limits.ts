@@ -1,6 +1,6 @@
 // Every limit of the hub, defined once. Enforced where noted; whoami reports them.
 export const LIMITS = {
-  /** JSON-RPC body of an ordinary MCP request (bytes). Enforced in mcp/http. */
+  /** JSON-RPC body of an ordinary MCP request (bytes). Enforced at the MCP door (mcp/endpoint). */
   maxBodyBytes: 1024 * 1024,
   /** JSON-RPC body of a request carrying file content (send_file): 16 MiB decoded, base64 is 4/3 larger. */
   maxFileBodyBytes: Math.ceil((16 * 1024 * 1024 * 4) / 3) + 64 * 1024,

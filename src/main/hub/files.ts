@@ -16,7 +16,7 @@ import type { FilePayload } from '../../shared/files';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
-import { conversationById, member } from '../store/conversations';
+import { conversationById } from '../store/conversations';
 import { messageById } from '../store/messages';
 import { fileBytes, fileMeta, insertFile, type FileMeta } from '../store/files';
 import { requireMaySpeak, requireMember } from './access';
@@ -245,13 +245,6 @@ export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput,
   });
 }
 
-/** send_file for any sender (an agent through the tool, or the owner through the owner API). */
-export async function sendFile(hub: Hub, senderId: string, input: SendFileInput): Promise<SentFile> {
-  precheckSender(hub, senderId, input.conv_id);
-  const prepared = await prepareFile(input);
-  return storeFile(hub, senderId, input, prepared);
-}
-
 /** Cheap refusal before the expensive decode: not a member, or silenced there. */
 function precheckSender(hub: Hub, senderId: string, convId: string): void {
   const access = requireMember(hub, senderId, convId);
@@ -358,16 +351,6 @@ export function readFile(hub: Hub, fileId: string, variant: FileVariant = 'origi
     sha256: variant === 'original' ? f.sha256 : null,
     disposition: f.is_image ? 'inline' : 'attachment',
   };
-}
-
-/** Whether the user may read a file (a member of its conversation, from the seq it may see). */
-export function mayReadFile(hub: Hub, userId: string, fileId: string): boolean {
-  const f = fileMeta(hub.db, fileId);
-  if (!f) return false;
-  if (userId === hub.ownerId) return true;
-  const m = member(hub.db, f.conv_id, userId);
-  const msg = f.msg_id ? messageById(hub.db, f.msg_id) : undefined;
-  return !!m && (!msg || msg.seq >= m.from_seq);
 }
 
 export const fileTools = {

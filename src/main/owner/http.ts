@@ -13,7 +13,6 @@ import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from
 import { serveFileLink } from './files-door';
 
 export interface OwnerDoor {
-  handles(url: string): boolean;
   /** Answers one request (target: req.url as parseTarget read it, when the caller parsed it already). */
   handle(req: IncomingMessage, res: ServerResponse, target?: RequestTarget): void;
   /** A fresh one-time login link for the browser UI. */
@@ -191,7 +190,6 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   }
 
   return {
-    handles: () => true,
     handle(req, res, parsed) {
       if (!isLoopbackHost(req.headers.host)) return refuse(res, 403, 'forbidden', 'The Host header must name this computer.', 'Open http://127.0.0.1:PORT/.');
       const origin = req.headers.origin;

@@ -60,15 +60,6 @@ export function eventsForUser(db: Db, userId: string, afterGid: number, limit: n
   ).all(afterGid, userId, limit);
 }
 
-/** True when any event after gid is visible to the user (cheap check before waiting). */
-export function hasEventsForUser(db: Db, userId: string, afterGid: number): boolean {
-  return !!sql(
-    db,
-    `SELECT 1 FROM members mb JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq
-      WHERE mb.user_id = ? LIMIT 1`,
-  ).get(afterGid, userId);
-}
-
 export function maxGid(db: Db): number {
   return (sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0);
 }

@@ -49,9 +49,3 @@ export function fileBytes(db: Db, id: string, variant: 'original' | 'thumb'): Bu
 export function deleteFilesOfMessage(db: Db, msgId: string): number {
   return sql(db, 'DELETE FROM files WHERE msg_id = ?').run(msgId).changes;
 }
-
-export function countFiles(db: Db, convId?: string): number {
-  return convId
-    ? sql<{ n: number }>(db, 'SELECT count(*) AS n FROM files WHERE conv_id = ?').get(convId)!.n
-    : sql<{ n: number }>(db, 'SELECT count(*) AS n FROM files').get()!.n;
-}

@@ -59,10 +59,6 @@ export function setMessagePayload(db: Db, id: string, payload: string): void {
   sql(db, 'UPDATE messages SET payload = ? WHERE id = ?').run(payload, id);
 }
 
-export function setClaim(db: Db, id: string, userId: string | null, at: number | null): void {
-  sql(db, 'UPDATE messages SET claimed_by = ?, claimed_at = ? WHERE id = ?').run(userId, at, id);
-}
-
 /** Thread: the root and its replies after a seq, oldest first. */
 export function threadReplies(db: Db, convId: string, rootId: string, afterSeq: number, fromSeq: number, limit: number): MessageRow[] {
   return sql<MessageRow>(
