@@ -8,6 +8,7 @@ import { makeHub, callTool as call, drain, type TestHub } from './helpers';
 import { answerCard } from '../src/main/hub/cards';
 import { decideRequest } from '../src/main/hub/requests';
 import { getHistory, pin, react } from '../src/main/hub/messages';
+import { handBack } from '../src/main/hub/handoffs';
 import { HubError } from '../src/shared/errors';
 import type { EventType, EventView } from '../src/shared/types';
 
@@ -191,5 +192,36 @@ test('a member added with history: 2 sees the content of events on those two mes
     assert.ok(ctxCard?.message, 'get_context joins a visible message even when a summary covers it');
   } finally {
     w.t.close();
+  }
+});
+
+test('a hand-back of a handoff from before carol joined brings her the event and the new note, not the old handoff note; alice still sees it', async () => {
+  const t = makeHub();
+  try {
+    const { hub } = t;
+    const alice = t.agent('alice');
+    const bob = t.agent('bob');
+    const carol = t.agent('carol');
+    const convId: string = (await call(hub, alice.id, 'create_group', { title: 'crew', members: ['bob'] })).conversation.conv_id;
+    await call(hub, bob.id, 'handoff', { conv_id: convId, note: `${OLD} handoff note` });
+    await call(hub, alice.id, 'add_member', { conv_id: convId, user: 'carol', history: 0 });
+    handBack(hub, hub.ownerId, { conv_id: convId, agent: 'bob', note: 'back to you, bob' });
+
+    const updates = await drain(hub, carol.id);
+    const history = await call(hub, carol.id, 'get_history', { conv_id: convId });
+    const context = await call(hub, carol.id, 'get_context', { conv_id: convId });
+    for (const [name, value] of Object.entries({ updates, history, context })) assertNoOldContent(`carol's ${name}`, value);
+    for (const [name, events] of [['get_updates', updates], ['get_history', history.events], ['get_context', context.events]] as const) {
+      const e = (events as EventView[]).find((x) => x.type === 'handoff.returned');
+      assert.ok(e, `${name}: handoff.returned is delivered`);
+      assert.equal(e.before_your_history, true, `${name}: marked before_your_history`);
+      assert.equal((e.data as Any).note, 'back to you, bob', `${name}: the hand-back's own note is hers to read`);
+      assert.equal((e.data as Any).handoff_note, undefined, `${name}: the old handoff note is not`);
+    }
+    const aliceHistory = await call(hub, alice.id, 'get_history', { conv_id: convId });
+    const aliceEvent = (aliceHistory.events as EventView[]).find((x) => x.type === 'handoff.returned');
+    assert.equal((aliceEvent?.data as Any).handoff_note, `${OLD} handoff note`, 'a member from before the handoff sees its note');
+  } finally {
+    t.close();
   }
 });

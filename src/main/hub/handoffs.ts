@@ -4,7 +4,7 @@ import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import type { UserRef } from '../../shared/types';
 import { conversationById, member } from '../store/conversations';
-import { activeHandoff, activeHandoffsOf, allActiveHandoffs, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
+import { activeHandoff, activeHandoffsOf, allActiveHandoffs, handoffCreatedSeq, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from './access';
 import { requireText } from './messages';
 import type { ToolHandlers } from './agent-tools';
@@ -118,7 +118,8 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
     const after = conversationById(hub.db, conv.id)!;
     const woken = wakeable(hub, after, personId, [h.agent_id]);
     const { seq } = hub.emit(conv.id, 'handoff.returned', personId, {
-      data: { handoff_id: h.id, agent: hub.ref(h.agent_id), by: hub.ref(personId), note, handoff_note: h.note, handed_off_at: h.at },
+      // handoff_seq: a member whose history starts after the handoff does not get its note (views.ts).
+      data: { handoff_id: h.id, agent: hub.ref(h.agent_id), by: hub.ref(personId), note, handoff_note: h.note, handed_off_at: h.at, handoff_seq: handoffCreatedSeq(hub.db, conv.id, h.id) ?? null },
       wake: woken,
     });
     return { conv_id: conv.id, handoff_id: h.id, agent: hub.ref(h.agent_id), seq, woken: woken.map((u) => hub.ref(u).name) };

@@ -106,7 +106,7 @@ export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): Even
     actor,
     for_you: !!wake && wake.includes(viewerId),
   };
-  if (e.m_hidden) {
+  if (e.m_hidden === 1) {
     // A reaction, pin, edit, recall, claim, card response or request decision on a message from before
     // the viewer's history: its seq stays (the log is gap-free), nothing of the message or about it does.
     view.data = { msg_id: e.msg_id };
@@ -120,6 +120,11 @@ export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): Even
     if (r) view.request = requestView(hub, r);
   }
   const data = parse<Record<string, unknown>>(e.data);
+  if (data && e.m_hidden === 2) {
+    // A hand-back of a handoff from before the viewer's history: the note written then stays there.
+    delete data.handoff_note;
+    view.before_your_history = true;
+  }
   if (data) view.data = data;
   return view;
 }

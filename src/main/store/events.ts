@@ -17,7 +17,8 @@ export interface EventRow {
 /**
  * An event joined with the current state of its message (content of recalled messages is gone).
  * A message from before what the reader may see (seq below their membership's from_seq) is never
- * joined: m_json is null and m_hidden is 1, so no content of it can reach them (views.ts).
+ * joined: m_json is null and m_hidden is 1, so no content of it can reach them (views.ts). A hand-back
+ * whose handoff came before the reader's history has m_hidden 2: its note from then is not theirs to read.
  */
 export type EventWithMessage = EventRow & { m_json: string | null; m_hidden?: number };
 
@@ -33,7 +34,9 @@ export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE ${MESSAGE_FIE
 /** The message of an event for a reader who sees messages from seq `fromSeq` (an SQL expression) on. */
 function messageJsonFrom(fromSeq: string): string {
   return `CASE WHEN m.id IS NULL OR m.seq < ${fromSeq} THEN NULL ELSE ${MESSAGE_FIELDS} END AS m_json,
-          CASE WHEN m.id IS NOT NULL AND m.seq < ${fromSeq} THEN 1 ELSE 0 END AS m_hidden`;
+          CASE WHEN m.id IS NOT NULL AND m.seq < ${fromSeq} THEN 1
+               WHEN e.type = 'handoff.returned' AND json_extract(e.data, '$.handoff_seq') < ${fromSeq} THEN 2
+               ELSE 0 END AS m_hidden`;
 }
 
 export function insertEvent(db: Db, e: Omit<EventRow, 'gid'>): number {

@@ -31,3 +31,11 @@ export function returnHandoff(db: Db, id: number, note: string, at: number): voi
   const r = sql(db, 'UPDATE handoffs SET returned_at = ?, return_note = ? WHERE id = ? AND returned_at IS NULL').run(at, note, id);
   if (r.changes !== 1) throw new Error(`returnHandoff: no active handoff ${id}`);
 }
+
+/** The seq of the handoff.created event of handoff id in its conversation. */
+export function handoffCreatedSeq(db: Db, convId: string, id: number): number | undefined {
+  return sql<{ seq: number }>(
+    db,
+    "SELECT seq FROM events WHERE conv_id = ? AND type = 'handoff.created' AND json_extract(data, '$.handoff_id') = ? ORDER BY seq DESC LIMIT 1",
+  ).get(convId, id)?.seq;
+}
