@@ -5,7 +5,7 @@ import { z } from 'zod';
 import {
   TOOLS,
   TOOL_BY_NAME,
-  TOOL_SCHEMA_VERSION,
+  toolSchemaVersion,
   schemaFingerprint,
   toolInputJsonSchema,
   type ToolSpec,
@@ -232,19 +232,19 @@ test('toolInputJsonSchema is memoized and frozen', () => {
   assert.equal('$schema' in toolInputJsonSchema(t), false);
 });
 
-test('TOOL_SCHEMA_VERSION is a stable fingerprint that changes with any description, title, schema or readOnly', () => {
-  assert.match(TOOL_SCHEMA_VERSION, /^[0-9a-f]{16}$/);
-  assert.equal(schemaFingerprint(TOOLS), TOOL_SCHEMA_VERSION);
-  assert.equal(schemaFingerprint([...TOOLS]), TOOL_SCHEMA_VERSION);
+test('toolSchemaVersion() is a stable fingerprint that changes with any description, title, schema or readOnly', () => {
+  assert.match(toolSchemaVersion(), /^[0-9a-f]{16}$/);
+  assert.equal(schemaFingerprint(TOOLS), toolSchemaVersion());
+  assert.equal(schemaFingerprint([...TOOLS]), toolSchemaVersion());
 
   const changed = (k: number, patch: Partial<ToolSpec>) =>
     schemaFingerprint(TOOLS.map((t, j) => (j === k ? { ...t, ...patch } : t)));
   const k = TOOLS.findIndex((t) => t.name === 'send_message');
   const t = TOOLS[k];
-  assert.notEqual(changed(k, { description: `${t.description} ` }), TOOL_SCHEMA_VERSION);
-  assert.notEqual(changed(k, { title: `${t.title}!` }), TOOL_SCHEMA_VERSION);
-  assert.notEqual(changed(k, { readOnly: !t.readOnly }), TOOL_SCHEMA_VERSION);
-  assert.notEqual(changed(k, { name: 'send_message2' }), TOOL_SCHEMA_VERSION);
-  assert.notEqual(changed(k, { input: t.input.extend({ extra: z.string().optional() }) }), TOOL_SCHEMA_VERSION);
-  assert.notEqual(schemaFingerprint(TOOLS.slice().reverse()), TOOL_SCHEMA_VERSION);
+  assert.notEqual(changed(k, { description: `${t.description} ` }), toolSchemaVersion());
+  assert.notEqual(changed(k, { title: `${t.title}!` }), toolSchemaVersion());
+  assert.notEqual(changed(k, { readOnly: !t.readOnly }), toolSchemaVersion());
+  assert.notEqual(changed(k, { name: 'send_message2' }), toolSchemaVersion());
+  assert.notEqual(changed(k, { input: t.input.extend({ extra: z.string().optional() }) }), toolSchemaVersion());
+  assert.notEqual(schemaFingerprint(TOOLS.slice().reverse()), toolSchemaVersion());
 });

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TOOLS, TOOL_SCHEMA_VERSION } from '../src/shared/catalog';
+import { TOOLS, toolSchemaVersion } from '../src/shared/catalog';
 import { LIMITS } from '../src/shared/limits';
 import { implementedTools } from '../src/main/hub/tools';
 import { ERAS, ERA_NAME, addAgent, connect, eventually, uniqueName, useSharedServe, type AgentClient } from './serve-harness';
@@ -44,7 +44,7 @@ for (const era of ERAS) {
       assert.deepEqual(list.tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name), ['recall_message', 'state_delete']);
       const send = list.tools.find((t) => t.name === 'send_message')!;
       assert.deepEqual([...send.inputSchema.required].sort(), ['conv_id', 'text']);
-      assert.equal(list._meta?.tool_schema_version, TOOL_SCHEMA_VERSION);
+      assert.equal(list._meta?.tool_schema_version, toolSchemaVersion());
     });
 
     test('initialize / server/discover carry instructions pointing to the guide, and resources/read returns the guide', async () => {
@@ -94,7 +94,7 @@ for (const era of ERAS) {
       assert.equal(me.owner.kind, 'human');
       assert.equal(typeof me.owner.id, 'string');
       assert.deepEqual(me.limits, JSON.parse(JSON.stringify(LIMITS)));
-      assert.equal(me.tool_schema_version, TOOL_SCHEMA_VERSION);
+      assert.equal(me.tool_schema_version, toolSchemaVersion());
     });
 
     test('get_config returns the role and a version', async () => {

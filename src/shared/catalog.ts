@@ -630,4 +630,11 @@ export function schemaFingerprint(tools: readonly ToolSpec[]): string {
 }
 
 /** tool_schema_version reported by whoami and tools/list._meta. */
-export const TOOL_SCHEMA_VERSION: string = schemaFingerprint(TOOLS);
+let fingerprint: string | undefined;
+/**
+ * The catalog's fingerprint (tool_schema_version), computed on first use: it walks every tool's JSON
+ * schema, which a hub need not do before it answers its first request (cold start).
+ */
+export function toolSchemaVersion(): string {
+  return (fingerprint ??= schemaFingerprint(TOOLS));
+}

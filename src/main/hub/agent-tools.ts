@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
-import { TOOL_SCHEMA_VERSION, type ToolArgs, type ToolName } from '../../shared/catalog';
+import { toolSchemaVersion, type ToolArgs, type ToolName } from '../../shared/catalog';
 import { idempotentResult, saveIdempotentResult } from '../store/messages';
 import { resolveUser } from './access';
 import { addMember, createGroup, listConversations, openDirect } from './conversations';
@@ -87,7 +87,7 @@ export const coreTools = {
         owner: { id: owner.id, name: owner.name, kind: owner.kind },
         config_version: me.config_version,
         limits: LIMITS,
-        tool_schema_version: TOOL_SCHEMA_VERSION,
+        tool_schema_version: toolSchemaVersion(),
         server: { name: 'perch', version: PERCH_VERSION },
         next_steps: [
           'get_config: read your role and instructions.',

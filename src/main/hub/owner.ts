@@ -3,7 +3,7 @@
 // The owner door (owner/actions.ts) calls these; it reaches the store only through the hub.
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
-import { TOOL_SCHEMA_VERSION } from '../../shared/catalog';
+import { toolSchemaVersion } from '../../shared/catalog';
 import { PERCH_VERSION } from '../../shared/version';
 import type { ConversationView } from '../../shared/types';
 import type { HubInfo } from '../../shared/owner-api';
@@ -19,7 +19,7 @@ export function hubInfo(hub: Hub): HubInfo {
     version: PERCH_VERSION,
     mcp_url: `${hub.baseUrl}/mcp`,
     base_url: hub.baseUrl,
-    tool_schema_version: TOOL_SCHEMA_VERSION,
+    tool_schema_version: toolSchemaVersion(),
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
     durability: durabilityOf(hub.db),

@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { authenticate } from '../hub/identities';
 import { callAgentTool, implementedTools } from '../hub/tools';
-import { TOOLS, TOOL_BY_NAME, TOOL_SCHEMA_VERSION, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
+import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
@@ -52,7 +52,6 @@ export interface McpOptions {
 
 const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
 const RESOURCES = [{ uri: GUIDE_URI, name: 'guide', title: 'Perch agent guide', description: 'How to work with Perch: the loop, acks, waking, asking your owner.', mimeType: 'text/markdown' }];
-const LIST_META = { tool_schema_version: TOOL_SCHEMA_VERSION };
 
 /** What one MCP door keeps between requests. */
 interface Door {
@@ -61,7 +60,8 @@ interface Door {
   commits: GroupCommit;
   /** The catalog's tools that have a handler: the ones listed and callable. */
   implemented: ReadonlySet<ToolName>;
-  listed: unknown[];
+  /** tools/list's answer (built on first use, or just after start: it walks every tool's JSON schema). */
+  listed(): { tools: unknown[]; meta: { tool_schema_version: string } };
   log: ((line: McpLogLine) => void) | undefined;
 }
 
@@ -71,14 +71,20 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
   // 400 would let `--rate 5` pass 400 calls before it limits anything.
   const burst = opts.rateBurst ?? Math.max(1, Math.ceil((rate * LIMITS.rateBurst) / LIMITS.ratePerSecond));
   const implemented = implementedTools();
+  let list: ReturnType<Door['listed']> | undefined;
   const door: Door = {
     hub: opts.hub,
     limiter: new RateLimiter(rate, burst),
     commits: new GroupCommit(opts.hub),
     implemented,
-    listed: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map(toolListItem),
+    listed: () => (list ??= {
+      tools: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map(toolListItem),
+      meta: { tool_schema_version: toolSchemaVersion() },
+    }),
     log: opts.log,
   };
+  // Built just after start-up rather than before it (the hub is ready sooner); a request that comes first builds it.
+  setTimeout(() => door.listed(), 0).unref();
 
   return function handle(req, res) {
     const x = new Exchange(door, req, res);
@@ -225,7 +231,8 @@ function dispatch(x: Exchange): void {
     case 'ping':
       return x.reply({});
     case 'tools/list':
-      return x.reply({ tools: x.door.listed, ...cache, _meta: LIST_META });
+      const { tools, meta } = x.door.listed();
+      return x.reply({ tools, ...cache, _meta: meta });
     case 'resources/list':
       return x.reply({ resources: RESOURCES, ...cache });
     case 'resources/templates/list':

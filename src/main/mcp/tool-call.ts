@@ -1,7 +1,7 @@
 // A tools/call at the MCP door: its arguments checked against the catalog, and its answer serialized.
 // A tool's failure is a result with isError and structuredContent.error (code, message, next_step),
 // never a JSON-RPC error: agents read it like any other result.
-import { TOOL_SCHEMA_VERSION, type ToolSpec } from '../../shared/catalog';
+import { toolSchemaVersion, type ToolSpec } from '../../shared/catalog';
 import type { ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { tooDeep } from '../../shared/json-depth';
@@ -48,7 +48,7 @@ export function toolResultJson(era: Era, id: unknown, requestId: string, value: 
 
 /** A tool's failure as its result: isError, with the error, the call's request_id and the catalog version. */
 export function errorResult(body: ErrorBody, requestId: string): Record<string, unknown> {
-  const structured = { error: body, request_id: requestId, tool_schema_version: TOOL_SCHEMA_VERSION };
+  const structured = { error: body, request_id: requestId, tool_schema_version: toolSchemaVersion() };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: true };
 }
 
