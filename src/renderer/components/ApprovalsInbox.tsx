@@ -8,6 +8,7 @@ import { useSession } from '../stores/session';
 import { decideWithDraft, openView, selectRequest } from '../sync';
 import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
+import { HeldItems } from './HeldItems';
 
 export function ApprovalsInbox() {
   const all = useRequests(useShallow((s) => Object.values(s.byId)));
@@ -91,6 +92,7 @@ export function ApprovalsInbox() {
         </p>
       </header>
       <HandedToYou />
+      <HeldItems /> {/* review mode: what agents under review want to send */}
       {!loaded && <p className="muted">Loading…</p>}
       <section aria-label="Pending requests" className="request-list">
         {pending.map((r) => (
