@@ -113,7 +113,8 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         h.text && <Markdown className="held-text" text={h.text} />
       )}
       {h.card !== undefined && <JsonView value={h.card} label="The card" />}
-      <div className="row request-actions">
+      <div className="request-actions">
+        <div className="row">
         {editing ? (
           <>
             <button type="button" className="btn btn-primary" disabled={h.kind !== 'file' && !draft.trim()} onClick={() => void sendHeld(h.held_id)}>
@@ -136,6 +137,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         <button type="button" className="btn btn-danger" onClick={() => void discardHeld(h.held_id)}>
           Discard
         </button>
+        </div>
       </div>
     </section>
   );
