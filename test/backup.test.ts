@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cli, cliAsync, eventually, rawCall, startServe, tempDataDir, type AgentKey } from './serve-harness';
-import { LATEST_VERSION } from '../src/main/store/migrations';
+import { LATEST_VERSION, MIGRATIONS } from '../src/main/store/migrations';
 import { backupStamp } from '../src/main/store/backup';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -289,12 +289,14 @@ describe('daily backups of a running hub', () => {
 describe('the backup before a migration', () => {
   test('opening a database with an older schema version first copies it as it was to backups/perch-pre-migration-v<N>-<time>.sqlite', () => {
     const dir = tempDataDir();
-    assert.equal(cli(['agent', 'add', 'old-timer', '--data-dir', dir]).code, 0);
+    assert.equal(cli(['agent', 'add', 'new-timer', '--data-dir', dir]).code, 0);
     assert.deepEqual(backupsIn(dir, /./), [], 'a new database is not backed up');
     const dbFile = path.join(dir, 'perch.sqlite');
-    // Make it a version-1 database: undo migration 2 and set the version back.
+    // Replace it with a version-1 database (migration 1 only, whatever later migrations add) holding one agent.
+    for (const f of fs.readdirSync(dir).filter((n) => n.startsWith('perch.sqlite'))) fs.rmSync(path.join(dir, f));
     const db = new Database(dbFile);
-    db.exec('DROP INDEX messages_by_conv_time');
+    db.exec(MIGRATIONS[0]!.sql);
+    db.prepare("INSERT INTO users (id, kind, name, created_at) VALUES ('u_old', 'agent', 'old-timer', 1000)").run();
     db.pragma('user_version = 1');
     db.close();
 

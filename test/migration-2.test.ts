@@ -32,9 +32,20 @@ function versionOneDatabase(createdAt: readonly number[]): { dir: string; file: 
   return { dir, file };
 }
 
-/** Every row of the tables migration 1 made, in a stable order. */
+/** The columns each of those tables had in version 1 (later migrations may add columns, e.g. messages.reviewed). */
+const V1_COLUMNS: Record<string, string[]> = (() => {
+  const m = new Database(':memory:');
+  try {
+    m.exec(MIGRATIONS[0]!.sql);
+    return Object.fromEntries(TABLES.map((t) => [t, m.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]]));
+  } finally {
+    m.close();
+  }
+})();
+
+/** Every row of the tables migration 1 made (their version-1 columns), in a stable order. */
 function rowsOf(db: Database.Database): Record<string, unknown[]> {
-  return Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
+  return Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT ${V1_COLUMNS[t]!.join(', ')} FROM ${t} ORDER BY 1, 2`).all()]));
 }
 
 function rowsOfFile(file: string): Record<string, unknown[]> {

@@ -16,3 +16,4 @@ export type {
 export type { Decision, RequestOutcome, RequestMessagePayload } from '../shared/requests';
 export type { ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../shared/cards';
 export type { FilePayload, FileLink } from '../shared/files';
+export type { HeldItem, HeldSendResult } from '../shared/review';

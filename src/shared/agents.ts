@@ -25,6 +25,8 @@ export interface AgentSummary {
   config_version: number;
   config: AgentConfig;
   waiting: boolean;
+  /** Review mode: the agent's sends are held for the owner (hub/review.ts). */
+  review: boolean;
 }
 
 function list<T>(v: unknown): T[] {

@@ -7,6 +7,7 @@ import type { ConversationView, EventView, MessageView, ProgressView, StorageSta
 import type { AgentSummary } from './agents';
 import type { OwnerRequestView } from './requests';
 import type { FileLink } from './files';
+import type { HeldItem, HeldSendResult } from './review';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -69,6 +70,17 @@ export const OWNER_ACTIONS = {
   'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
   'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
+  // review mode (hub/review.ts)
+  'agents.set_review': {
+    description: 'Turn review mode on or off for an agent. While on, its send_message, send_card and send_file are held (the call answers held: true and a held_id) until the owner sends or discards each; items already held stay held when it is turned off.',
+    input: z.strictObject({ agent: id(), on: z.boolean() }),
+  },
+  'held.list': { description: 'Sends held by review mode, waiting for the owner (oldest first).', input: z.strictObject({}) },
+  'held.send': {
+    description: 'Post a held item as its agent, with provenance reviewed: true (and owner_edited: true when text changes it). text replaces the message text, card text or file caption. The agent gets held.sent (with the text as posted) and is woken.',
+    input: z.strictObject({ held_id: id(), text: z.string().max(LIMITS.maxTextChars).optional() }),
+  },
+  'held.discard': { description: 'Drop a held item (a held file\'s bytes are deleted); nothing is posted. The agent gets held.discarded and is woken.', input: z.strictObject({ held_id: id() }) },
 } as const;
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
@@ -200,6 +212,10 @@ export interface OwnerResults {
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;
+  'agents.set_review': { agent: AgentSummary; changed: boolean };
+  'held.list': { items: HeldItem[] };
+  'held.send': HeldSendResult;
+  'held.discard': { held_id: string; state: 'discarded' };
 }
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';

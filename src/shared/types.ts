@@ -45,6 +45,10 @@ export const EVENT_TYPES = [
   'floor.released',
   'config.updated',
   'owner.note',
+  // review mode (hub/review.ts), in the agent's notes channel
+  'held.created',
+  'held.sent',
+  'held.discarded',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -61,6 +65,9 @@ export interface Provenance {
   on_behalf_of: { id: string; name: string } | null;
   authority: 'human' | 'agent';
   attested_by: 'server';
+  /** Review mode: a person read this before it was posted (and owner_edited: changed its text). */
+  reviewed?: true;
+  owner_edited?: true;
 }
 
 export interface MessageView {

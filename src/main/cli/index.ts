@@ -7,6 +7,7 @@ import { DB_FILE_NAME, openDatabase, NewerDatabaseError } from '../store/db';
 import { parseDurability, type Durability } from '../store/durability';
 import { Hub } from '../hub/hub';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, findAgent, agentSummary } from '../hub/identities';
+import { setReview } from '../hub/review';
 import { isHubError } from '../../shared/errors';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
@@ -29,6 +30,7 @@ Usage:
   perch agent show NAME [--json]
   perch agent rotate-key NAME [--json]
   perch agent revoke NAME [--json]
+  perch agent review NAME on|off [--json]
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -155,6 +157,8 @@ function cmdAgent(argv: string[]): void {
     if (!name) throw new UsageError(`perch agent ${sub} needs NAME`);
     return name;
   };
+  // review mode (hub/review.ts): checked before the database is opened
+  if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
   withHub(dataDir, (hub) => {
     switch (sub) {
       case 'add': {
@@ -189,6 +193,11 @@ function cmdAgent(argv: string[]): void {
         const patch = positionals[1] ? JSON.parse(positionals[1]) : {};
         const a = updateConfig(hub, needName(), patch);
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
+        return;
+      }
+      case 'review': { // review mode (hub/review.ts)
+        const { agent: a, changed } = setReview(hub, needName(), positionals[1] === 'on');
+        print(json, { agent: a, changed }, () => `Review mode for ${a.name} is ${a.review ? 'on: its sends wait for you in the Approvals inbox' : 'off'}${changed ? '' : ' (unchanged)'}.`);
         return;
       }
       default:
@@ -286,6 +295,9 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   Revokes the agent; its key stops working at once.`,
   config: `perch agent config NAME '{json patch}' [--data-dir DIR] [--json]
   Changes the agent's config (role, instructions, ...); its config version rises.`,
+  review: `perch agent review NAME on|off [--data-dir DIR] [--json]
+  Review mode: while on, the agent's send_message, send_card and send_file are held until you send
+  (or edit and send) or discard each in the Approvals inbox. Items already held stay held when turned off.`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {

@@ -13,6 +13,7 @@ import { getUpdates } from './delivery';
 import { reportProgress } from './progress';
 import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
+import { reviewStatus } from './review';
 
 export interface AgentCtx {
   hub: Hub;
@@ -88,6 +89,7 @@ export const coreTools = {
         config_version: me.config_version,
         limits: LIMITS,
         tool_schema_version: toolSchemaVersion(),
+        review_mode: reviewStatus(hub, agentId), // review mode (hub/review.ts)
         server: { name: 'perch', version: PERCH_VERSION },
         next_steps: [
           'get_config: read your role and instructions.',

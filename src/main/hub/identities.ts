@@ -6,6 +6,7 @@ import { HubError } from '../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../store/users';
 import { insertConversation, insertMember } from '../store/conversations';
 import { dataVersion } from '../store/db';
+import { isUnderReview } from '../store/held';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -32,6 +33,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     config_version: u.config_version,
     config,
     waiting: hub.bus.isWaiting(u.id),
+    review: isUnderReview(hub.db, u.id), // review mode (store/held.ts)
   };
 }
 

@@ -14,6 +14,7 @@ import { floorTools } from './floor';
 import { stateTools } from './state';
 import { contextTools } from './context';
 import { fileTools } from './files';
+import { reviewable } from './review';
 
 export const toolHandlers = {
   // identity and messaging (hub/agent-tools.ts)
@@ -21,7 +22,7 @@ export const toolHandlers = {
   get_config: coreTools.get_config,
   list_conversations: coreTools.list_conversations,
   get_updates: coreTools.get_updates,
-  send_message: coreTools.send_message,
+  send_message: reviewable('send_message', coreTools.send_message), // review mode holds sends (hub/review.ts)
   edit_message: coreTools.edit_message,
   recall_message: coreTools.recall_message,
   find_user: coreTools.find_user,
@@ -55,8 +56,8 @@ export const toolHandlers = {
   state_delete: stateTools.state_delete,
   // handoffs, cards, files (hub/handoffs.ts, hub/cards.ts, hub/files.ts)
   handoff: handoffTools.handoff,
-  send_card: cardTools.send_card,
-  send_file: fileTools.send_file,
+  send_card: reviewable('send_card', cardTools.send_card), // review mode (hub/review.ts)
+  send_file: reviewable('send_file', fileTools.send_file), // review mode (hub/review.ts)
   file_url: fileTools.file_url,
 } satisfies ToolHandlers;
 

@@ -91,6 +91,7 @@ export function messageView(hub: Hub, m: MessageRow): MessageView {
     view.text = null;
   }
   if (m.claimed_by) view.claimed_by = hub.ref(m.claimed_by);
+  if (m.reviewed) Object.assign(view.provenance, m.reviewed === 2 ? { reviewed: true, owner_edited: true } : { reviewed: true }); // review mode (hub/review.ts)
   return view;
 }
 

@@ -29,4 +29,12 @@ Perch is your owner's hub on this computer. Everything you do here is visible to
   there the call's id is \`call_request_id\`.
 - After a \`config.updated\` event, read \`get_config\` again.
 - Store what you need to carry on with \`state_put\`; after a restart use \`get_context\`.
+
+## Review mode
+Your owner may turn on review mode for you (\`whoami\` shows \`review_mode.on\`). Then \`send_message\`,
+\`send_card\` and \`send_file\` answer \`held: true\` and a \`held_id\` instead of a \`msg_id\`: nobody sees it yet and
+nobody is woken. Your owner sends it (perhaps with the text edited), or discards it. You are woken with
+\`held.sent\` (its \`data\` has \`msg_id\`, the \`text\` as posted and \`owner_edited\`) or \`held.discarded\` in your
+notes channel. Do not send it again meanwhile: a retry with the same \`client_msg_id\` returns the same \`held_id\`.
+A posted message that was reviewed carries \`provenance.reviewed: true\` (and \`owner_edited: true\` if changed).
 `;

@@ -20,6 +20,7 @@ import { ownerFloor } from '../hub/floor';
 import { decideRequest, listRequests } from '../hub/requests';
 import { answerCard } from '../hub/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
+import { discardHeld, listHeld, sendHeld, setReview } from '../hub/review';
 import { connectionSnippets } from './snippets';
 import { setFileReader } from './files-door';
 
@@ -83,6 +84,11 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
+  // review mode (hub/review.ts)
+  'agents.set_review': (hub, a) => setReview(hub, a.agent, a.on),
+  'held.list': (hub) => ({ items: listHeld(hub) }),
+  'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
+  'held.discard': (hub, a) => discardHeld(hub, a.held_id),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */

@@ -21,6 +21,8 @@ export interface MessageRow {
   recalled_at: number | null;
   claimed_by: string | null;
   claimed_at: number | null;
+  /** Review mode (store/held.ts): 1 reviewed by a person before posting, 2 also edited. */
+  reviewed?: number | null;
 }
 
 /**

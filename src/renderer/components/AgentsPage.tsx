@@ -6,6 +6,7 @@ import { useAgents } from '../stores/agents';
 import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
 import { dateTimeOf } from '../format';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
+import { ReviewToggle } from './HeldItems';
 
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
@@ -55,6 +56,7 @@ export function AgentsPage() {
                   Message
                 </button>
               )}
+              <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
               <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => setEditing(a)}>
                 Edit config
               </button>

@@ -5,9 +5,11 @@ import { useShallow } from 'zustand/react/shallow';
 import { requestsStore, sortRequests, useRequests } from '../stores/requests';
 import { useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
+import { useHeld } from '../stores/held';
 import { decideWithDraft, openView, selectRequest } from '../sync';
 import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
+import { HeldItems } from './HeldItems';
 
 export function ApprovalsInbox() {
   const all = useRequests(useShallow((s) => Object.values(s.byId)));
@@ -17,6 +19,7 @@ export function ApprovalsInbox() {
   const pending = sorted.filter((r) => r.state === 'pending');
   const decided = sorted.filter((r) => r.state !== 'pending').slice(0, 100);
   const pendingIds = pending.map((r) => r.request_id).join(' ');
+  const heldCount = useHeld((s) => s.items.length); // review mode (HeldItems.tsx)
 
   // Keep a pending request selected; after a decision, the next one at the same place.
   const lastIndex = useRef(0);
@@ -84,13 +87,15 @@ export function ApprovalsInbox() {
       <header className="page-head">
         <h1>Approvals</h1>
         <p className="muted">
-          {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} decision${pending.length === 1 ? '' : 's'} waiting for you.`}
+          {pending.length === 0 ? (heldCount === 0 ? 'Nothing is waiting for you.' : '') : `${pending.length} decision${pending.length === 1 ? '' : 's'} waiting for you.`}
+          {heldCount > 0 && `${pending.length ? ' ' : ''}${heldCount} send${heldCount === 1 ? '' : 's'} held for your review.`}
         </p>
         <p className="shortcuts" aria-label="Keyboard shortcuts">
           <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment
         </p>
       </header>
       <HandedToYou />
+      <HeldItems /> {/* review mode: what agents under review want to send */}
       {!loaded && <p className="muted">Loading…</p>}
       <section aria-label="Pending requests" className="request-list">
         {pending.map((r) => (

@@ -10,6 +10,7 @@ import { openDirectWith } from '../sync';
 import { ProgressFeed } from './ProgressFeed';
 import { Icon } from './Icon';
 import { Avatar } from './common';
+import { ReviewToggle } from './HeldItems';
 
 const MINUTES = 30;
 
@@ -52,7 +53,7 @@ export function FleetView() {
       {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
       <ul className="fleet-grid" aria-label="Agents activity">
         {agents.map((a) => (
-          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} review={a.review} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
         ))}
       </ul>
       <section className="fleet-feed" aria-label="Live feed">
@@ -70,7 +71,7 @@ export function FleetView() {
   );
 }
 
-const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; selected: boolean; onSelect: () => void }) {
+const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; review: boolean; selected: boolean; onSelect: () => void }) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
   const now = useNow(10_000);
   const status = statusOf(act, props.waiting, props.revoked, now);
@@ -97,6 +98,7 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
       <button type="button" className="btn btn-ghost btn-small" onClick={() => void openDirectWith(props.name)}>
         Message
       </button>
+      <ReviewToggle name={props.name} on={props.review} /> {/* review mode (HeldItems.tsx) */}
     </li>
   );
 });

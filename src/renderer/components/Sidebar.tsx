@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ConversationView, Message } from '../model';
 import { useConversations } from '../stores/conversations';
 import { useRequests } from '../stores/requests';
+import { useHeld } from '../stores/held';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
 import { useUi } from '../stores/ui';
@@ -33,7 +34,8 @@ export function Sidebar() {
   const view = useUi((s) => s.view);
   const info = useSession((s) => s.info);
   const link = useSession((s) => s.link);
-  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length);
+  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length)
+    + useHeld((s) => s.items.length); // review mode: held items wait in the inbox too
   const groups = useConversations(
     useShallow((s) => {
       const ids = sortedConversationIds(s.byId, filter);

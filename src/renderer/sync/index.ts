@@ -11,6 +11,7 @@ export { errorText } from './common';
 export { boot, signOut } from './live';
 export { fileLink, loadOlder } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
+export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
 export {
   closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
 } from './router';

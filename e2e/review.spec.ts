@@ -1,0 +1,66 @@
+// Review mode end to end: the owner turns review on for kit on its Fleet card; kit's message is held
+// (bob sees nothing); in the Approvals inbox the owner edits it and sends it; kit is told the edited
+// text, and the conversation shows the edited text as kit's, marked reviewed.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, within, type Harness } from './harness';
+
+describe('review mode', () => {
+  let h: Harness;
+  let convId: string;
+
+  before(async () => {
+    h = await launch({ agents: ['kit', 'bob'] });
+    convId = (await h.agents.kit!.call('create_group', { title: 'launch', members: ['bob'] })).conversation.conv_id;
+  }, { timeout: 90_000 });
+  after(async () => {
+    await h?.close();
+  }, { timeout: 60_000 });
+
+  test('a held message is edited and sent from the Approvals inbox, and the agent sees the edited text', { timeout: 90_000 }, async () => {
+    const { page } = h;
+    const kit = h.agents.kit!;
+    const bob = h.agents.bob!;
+
+    await openPage(page, 'Fleet');
+    const toggle = page.getByRole('button', { name: 'Review mode for kit' });
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    await toggle.click();
+    await page.locator('button[aria-label="Review mode for kit"][aria-pressed="true"]').waitFor({ timeout: 10_000 });
+    assert.equal((await kit.call('whoami')).review_mode.on, true, 'whoami reports review mode');
+
+    await openPage(page, 'Approvals');
+    const held = await kit.call('send_message', { conv_id: convId, text: 'we launch tomorow, probably', to: ['bob'] });
+    assert.equal(held.held, true);
+    assert.equal(typeof held.held_id, 'string');
+    const bobHistory = await bob.call('get_history', { conv_id: convId });
+    assert.equal(bobHistory.events.filter((e: any) => e.type === 'message.created').length, 0, 'bob sees nothing while it is held');
+
+    const card = page.getByRole('region', { name: 'kit wants to send a message' });
+    await card.waitFor({ timeout: 10_000 });
+    await card.getByText('we launch tomorow, probably').waitFor();
+    await page.getByRole('button', { name: /Approvals.*1 pending/ }).waitFor();
+    await h.screenshot('review-held-item');
+
+    await card.getByRole('button', { name: 'Edit & send' }).click();
+    const box = card.getByRole('textbox', { name: 'Edit what kit sends' });
+    await box.fill('We launch tomorrow.');
+    await card.getByRole('button', { name: 'Send edited' }).click();
+
+    const sent = await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
+    assert.equal(sent.data?.text, 'We launch tomorrow.');
+    assert.equal(sent.data?.owner_edited, true);
+    assert.equal(sent.data?.held_id, held.held_id);
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+
+    const hist = await kit.call('get_history', { conv_id: convId });
+    const msg = hist.events.find((e: any) => e.type === 'message.created')?.message;
+    assert.equal(msg?.text, 'We launch tomorrow.', 'kit sees the edited text in the conversation');
+    assert.equal(msg?.sender.name, 'kit');
+    assert.equal(msg?.provenance.reviewed, true);
+    assert.equal(msg?.provenance.owner_edited, true);
+    const bobMsg = await bob.waitFor((e) => e.type === 'message.created', 10_000);
+    assert.equal(bobMsg.message?.text, 'We launch tomorrow.');
+    assert.deepEqual(h.pageErrors, []);
+  });
+});

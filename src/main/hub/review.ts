@@ -1,0 +1,217 @@
+// Review mode (per agent, set by the owner): while it is on, the agent's send_message, send_card and
+// send_file are held. The call succeeds with held: true and a held_id; nothing reaches the conversation
+// and nobody is woken. The owner sends (as is, or with the text edited) or discards each held item from
+// the Approvals inbox. Sending posts it as the agent through the same send functions as any send (so
+// every check runs again then) and marks the message reviewed (provenance.reviewed, and
+// provenance.owner_edited when the text changed). The agent learns the outcome from held.sent /
+// held.discarded in its notes channel (its inbox conversation, where only it and the owner are), which
+// wake it. A held file keeps its processed bytes in held_items until it is sent or discarded.
+import type { Hub } from './hub';
+import { newId } from './hub';
+import { HubError } from '../../shared/errors';
+import { LIMITS } from '../../shared/limits';
+import type { HeldItem, HeldSendResult } from '../../shared/review';
+import {
+  closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, isUnderReview, markReviewed, reviewedAgents, setReviewMode,
+  type HeldKind, type HeldRow,
+} from '../store/held';
+import { conversationById } from '../store/conversations';
+import { requireMaySpeak, requireMember, requireMessage, resolveMembers } from './access';
+import { requireText, sendMessage, type SendInput } from './messages';
+import { sendCard, validateCard, type SendCardInput } from './cards';
+import { storeFile, type PreparedFile } from './files';
+import { findAgent, agentSummary } from './identities';
+import type { AgentCtx, ToolHandler } from './agent-tools';
+import type { AgentSummary } from '../../shared/agents';
+
+/** What a held file keeps besides its bytes. */
+interface HeldFileInput {
+  conv_id: string;
+  caption: string;
+  reply_to?: string;
+  name: string;
+  mime: string;
+  sha256: string;
+  image: null | { width: number; height: number; thumbMime: string };
+}
+
+const NEXT_STEP = 'Your owner reviews what you send before anyone sees it. You get held.sent (with the text as posted) or held.discarded in get_updates; carry on meanwhile.';
+
+// ---- the owner's switch ------------------------------------------------------------------------
+
+export function reviewOn(hub: Hub, agentId: string): boolean {
+  return isUnderReview(hub.db, agentId);
+}
+
+export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
+  return hub.write(() => {
+    const u = findAgent(hub, agentName);
+    const changed = setReviewMode(hub.db, u.id, on, hub.now());
+    return { agent: agentSummary(hub, u), changed };
+  });
+}
+
+/** What whoami reports about review mode. */
+export function reviewStatus(hub: Hub, agentId: string) {
+  const since = reviewedAgents(hub.db).get(agentId);
+  return {
+    on: since !== undefined,
+    ...(since !== undefined ? { since } : {}),
+    held_waiting: countHeldOf(hub.db, agentId),
+    ...(since !== undefined ? { note: 'send_message, send_card and send_file answer held: true and a held_id: your owner sends (maybe edited) or discards each; held.sent / held.discarded tell you which.' } : {}),
+  };
+}
+
+// ---- holding an agent's send ----------------------------------------------------------------------
+
+type Reviewable = 'send_message' | 'send_card' | 'send_file';
+const KIND_OF: Record<Reviewable, HeldKind> = { send_message: 'message', send_card: 'card', send_file: 'file' };
+
+/** A send tool's handler that holds the send while its agent is under review (hub/tools.ts wraps the three). */
+export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
+  return {
+    ...(h.prepare ? { prepare: h.prepare } : {}),
+    run: (ctx, args, prepared) => (isUnderReview(ctx.hub.db, ctx.agentId) ? hold(ctx, KIND_OF[name], args as Record<string, unknown>, prepared) : h.run(ctx, args, prepared)),
+  };
+}
+
+function without<T extends Record<string, unknown>>(o: T, ...keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k) && v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Checks the send as the real one would (membership, may speak, sizes, to, reply_to, thread, card), then holds it. */
+function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prepared: unknown) {
+  const { hub, agentId } = ctx;
+  return hub.write(() => {
+    const convId = args.conv_id as string;
+    const access = requireMember(hub, agentId, convId);
+    requireMaySpeak(hub, agentId, access);
+    if (typeof args.reply_to === 'string') requireMessage(hub, access, args.reply_to, 'message to reply to');
+    let input: Record<string, unknown>;
+    let data: Buffer | null = null;
+    let thumb: Buffer | null = null;
+    if (kind === 'message') {
+      requireText(args.text as string);
+      resolveMembers(hub, convId, args.to as string[] | undefined, 'to');
+      if (typeof args.thread_id === 'string') requireMessage(hub, access, args.thread_id, 'thread root');
+      input = without(args, 'client_msg_id', 'operation_id');
+    } else if (kind === 'card') {
+      requireText(args.text as string);
+      input = { ...without(args, 'client_msg_id', 'operation_id'), card: validateCard(args.card) };
+    } else {
+      const p = prepared as PreparedFile;
+      const caption = requireText((args.caption as string | undefined) ?? '', 'caption');
+      const f: HeldFileInput = {
+        conv_id: convId, caption, name: p.name, mime: p.mime, sha256: p.sha256,
+        image: p.image ? { width: p.image.width, height: p.image.height, thumbMime: p.image.thumbMime } : null,
+        ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}),
+      };
+      input = f as unknown as Record<string, unknown>;
+      data = p.data;
+      thumb = p.image?.thumb ?? null;
+    }
+    const id = newId('h');
+    const at = hub.now();
+    // brakes: count held items (a held send counts toward duplicate and budget like a posted one)
+    insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind, input: JSON.stringify(input), data, thumb, created_at: at });
+    // The owner's UI learns of it from the agent's notes channel; nobody is woken.
+    const inbox = hub.user(agentId).inbox_id;
+    if (inbox) hub.emit(inbox, 'held.created', agentId, { data: { held_id: id, kind, conv_id: convId } });
+    const base = { held: true as const, held_id: id, conv_id: convId, created_at: at, next_step: NEXT_STEP };
+    if (kind === 'message') return { ...base, woken: [] as string[] };
+    if (kind === 'file') return { ...base, kind: (data && thumb ? 'image' : 'file') as 'image' | 'file', name: (input as unknown as HeldFileInput).name, mime: (input as unknown as HeldFileInput).mime, size: data!.length };
+    return base;
+  });
+}
+
+// ---- the owner: list, send, discard -------------------------------------------------------------------
+
+function textOf(kind: HeldKind, input: Record<string, unknown>): string {
+  return String((kind === 'file' ? input.caption : input.text) ?? '');
+}
+
+export function heldView(hub: Hub, r: HeldRow): HeldItem {
+  const input = JSON.parse(r.input) as Record<string, unknown>;
+  const conv = conversationById(hub.db, r.conv_id);
+  const item: HeldItem = {
+    held_id: r.id,
+    agent: hub.ref(r.agent_id),
+    conv_id: r.conv_id,
+    conv_title: conv?.title ?? '',
+    kind: r.kind,
+    text: textOf(r.kind, input),
+    state: r.state,
+    created_at: r.created_at,
+  };
+  if (Array.isArray(input.to) && input.to.length) item.to = input.to as string[];
+  if (typeof input.intent === 'string') item.intent = input.intent;
+  if (typeof input.reply_to === 'string') item.reply_to = input.reply_to;
+  if (r.kind === 'card') item.card = input.card;
+  if (r.kind === 'file') {
+    const f = input as unknown as HeldFileInput;
+    item.file = { name: f.name, mime: f.mime, size: r.data_size ?? 0, is_image: !!f.image };
+  }
+  if (r.msg_id) item.msg_id = r.msg_id;
+  if (r.sent_text != null) item.sent_text = r.sent_text;
+  if (r.decided_at != null) item.decided_at = r.decided_at;
+  return item;
+}
+
+export function listHeld(hub: Hub): HeldItem[] {
+  return heldWaiting(hub.db, LIMITS.historyMaxLimit).map((r) => heldView(hub, r));
+}
+
+function requireHeld(hub: Hub, heldId: string): HeldRow {
+  const r = heldById(hub.db, heldId);
+  if (!r) throw new HubError('not_found', `No held item ${heldId}.`, 'Use a held_id from the Approvals inbox (held.list).');
+  if (r.state !== 'held') throw new HubError('conflict', `Held item ${heldId} was already ${r.state}.`, 'Nothing left to do for it.', { state: r.state });
+  return r;
+}
+
+/** Posts a held item as its agent (text: the owner's edit, if any); the agent gets held.sent and is woken. */
+export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResult {
+  return hub.write(() => {
+    const r = requireHeld(hub, heldId);
+    const input = JSON.parse(r.input) as Record<string, unknown>;
+    const original = textOf(r.kind, input);
+    const finalText = requireText(text ?? original, r.kind === 'file' ? 'caption' : 'text');
+    if (r.kind !== 'file' && !finalText.trim()) throw new HubError('invalid_argument', 'text is empty.', 'Give the text to send, or discard the item.');
+    const edited = finalText !== original;
+    let sent: { msg_id: string; seq: number };
+    if (r.kind === 'message') {
+      sent = sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText });
+    } else if (r.kind === 'card') {
+      sent = sendCard(hub, r.agent_id, { ...(input as unknown as SendCardInput), text: finalText });
+    } else {
+      const f = input as unknown as HeldFileInput;
+      const bytes = heldBytes(hub.db, r.id);
+      if (!bytes?.data) throw new HubError('conflict', `The bytes of held file ${heldId} are gone.`, 'Discard it; the agent can send the file again.');
+      const p: PreparedFile = {
+        name: f.name, mime: f.mime, data: bytes.data, sha256: f.sha256,
+        image: f.image && bytes.thumb ? { width: f.image.width, height: f.image.height, thumb: bytes.thumb, thumbMime: f.image.thumbMime } : null,
+      };
+      sent = storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p);
+    }
+    markReviewed(hub.db, sent.msg_id, edited);
+    const at = hub.now();
+    closeHeld(hub.db, r.id, 'sent', at, sent.msg_id, finalText);
+    const inbox = hub.user(r.agent_id).inbox_id;
+    const data = { held_id: r.id, kind: r.kind, conv_id: r.conv_id, msg_id: sent.msg_id, seq: sent.seq, text: finalText, owner_edited: edited, ...(edited ? { original_text: original } : {}) };
+    if (inbox) hub.emit(inbox, 'held.sent', hub.ownerId, { data, wake: [r.agent_id] });
+    return { held_id: r.id, state: 'sent', conv_id: r.conv_id, msg_id: sent.msg_id, seq: sent.seq, text: finalText, owner_edited: edited };
+  });
+}
+
+/** Drops a held item (and a held file's bytes); the agent gets held.discarded and is woken. */
+export function discardHeld(hub: Hub, heldId: string): { held_id: string; state: 'discarded' } {
+  return hub.write(() => {
+    const r = requireHeld(hub, heldId);
+    const input = JSON.parse(r.input) as Record<string, unknown>;
+    closeHeld(hub.db, r.id, 'discarded', hub.now(), null, null);
+    const inbox = hub.user(r.agent_id).inbox_id;
+    if (inbox) hub.emit(inbox, 'held.discarded', hub.ownerId, { data: { held_id: r.id, kind: r.kind, conv_id: r.conv_id, text: textOf(r.kind, input) }, wake: [r.agent_id] });
+    return { held_id: r.id, state: 'discarded' };
+  });
+}

@@ -1,0 +1,75 @@
+// Review mode (hub/review.ts): the held items of the Approvals inbox, and the per-agent switch.
+import { api } from '../transport';
+import { heldStore } from '../stores/held';
+import { attempt, toast } from './common';
+import { loadAgents } from './loaders';
+
+export async function loadHeld(): Promise<void> {
+  const { items } = await api('held.list', {});
+  heldStore.setState((s) => ({
+    items,
+    loaded: true,
+    selected: s.selected && items.some((i) => i.held_id === s.selected) ? s.selected : (items[0]?.held_id ?? null),
+  }));
+}
+
+let heldRefresh: ReturnType<typeof setTimeout> | undefined;
+/** Re-reads the held items shortly (a held.* event arrived). */
+export function refreshHeldSoon(ms = 100): void {
+  if (heldRefresh) return;
+  heldRefresh = setTimeout(() => {
+    heldRefresh = undefined;
+    void loadHeld().catch(() => {});
+  }, ms);
+}
+
+export function selectHeld(heldId: string | null): void {
+  heldStore.setState({ selected: heldId });
+}
+
+/** Starts (text) or ends (null) editing a held item's text. */
+export function setHeldDraft(heldId: string, text: string | null): void {
+  heldStore.setState((s) => {
+    const drafts = { ...s.drafts };
+    if (text === null) delete drafts[heldId];
+    else drafts[heldId] = text;
+    return { drafts };
+  });
+}
+
+function forget(heldId: string): void {
+  heldStore.setState((s) => {
+    const items = s.items.filter((i) => i.held_id !== heldId);
+    const at = s.items.findIndex((i) => i.held_id === heldId);
+    const drafts = { ...s.drafts };
+    delete drafts[heldId];
+    const selected = s.selected === heldId ? (items[Math.min(Math.max(at, 0), items.length - 1)]?.held_id ?? null) : s.selected;
+    return { items, drafts, selected };
+  });
+}
+
+/** Posts a held item as its agent; with the owner's edit when one is being made. */
+export const sendHeld = (heldId: string) =>
+  attempt('Not sent', async () => {
+    const draft = heldStore.getState().drafts[heldId];
+    const r = await api('held.send', draft === undefined ? { held_id: heldId } : { held_id: heldId, text: draft });
+    forget(heldId);
+    toast(r.owner_edited ? 'Sent with your edit.' : 'Sent.');
+    return r;
+  });
+
+export const discardHeld = (heldId: string) =>
+  attempt('Not discarded', async () => {
+    const r = await api('held.discard', { held_id: heldId });
+    forget(heldId);
+    toast('Discarded.');
+    return r;
+  });
+
+/** Review mode on or off for one agent. */
+export const setReview = (agent: string, on: boolean) =>
+  attempt('Review mode not changed', async () => {
+    const r = await api('agents.set_review', { agent, on });
+    void loadAgents();
+    return r;
+  });
