@@ -20,6 +20,7 @@ import { ownerFloor } from '../hub/floor';
 import { decideRequest, listRequests } from '../hub/requests';
 import { answerCard } from '../hub/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
+import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake-runs';
 import { connectionSnippets } from './snippets';
 import { setFileReader } from './files-door';
 
@@ -83,6 +84,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
+  // wake runs (hub/wake-runs.ts)
+  'wake.get': (hub, a) => ({ wake: wakeState(hub, a.agent) }),
+  'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
+  'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),
+  'wake.stop': (hub, a) => stopRun(hub, a.agent),
+  'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
