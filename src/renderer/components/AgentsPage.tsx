@@ -6,6 +6,7 @@ import { useAgents } from '../stores/agents';
 import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
 import { dateTimeOf } from '../format';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
+import { WakeDialog } from './WakeDialog';
 
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
@@ -19,6 +20,7 @@ export function AgentsPage() {
   const [adding, setAdding] = useState(false);
   const [shown, setShown] = useState<AgentKeyResult | null>(null);
   const [editing, setEditing] = useState<AgentSummary | null>(null);
+  const [waking, setWaking] = useState<AgentSummary | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
@@ -57,6 +59,9 @@ export function AgentsPage() {
               )}
               <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => setEditing(a)}>
                 Edit config
+              </button>
+              <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)}>
+                Wake
               </button>
               <button
                 type="button"
@@ -115,6 +120,7 @@ export function AgentsPage() {
       )}
       {shown && <KeyDialog result={shown} onClose={() => setShown(null)} />}
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
+      {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
     </div>
   );
 }

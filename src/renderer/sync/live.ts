@@ -17,6 +17,7 @@ import { reconcileRequestFromEvent } from './requests';
 import { openView, restoreViewFromHash } from './router';
 import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
+import { applyWakeLive, loadWakeRuns } from './wake';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -52,7 +53,7 @@ export async function boot(): Promise<void> {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage()]).catch((err) => toast(errorText(err), 'error'));
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadWakeRuns()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }
 
@@ -75,6 +76,7 @@ function onLive(item: LiveItem): void {
     case 'hub':
       if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
+      applyWakeLive(item.value); // wake runs (sync/wake.ts)
       return;
     default: {
       const never: never = item;
@@ -85,7 +87,7 @@ function onLive(item: LiveItem): void {
 
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
-  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity()]).catch(() => {});
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadWakeRuns()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }
 
