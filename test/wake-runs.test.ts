@@ -112,7 +112,7 @@ describe('wake runs', () => {
   });
 
   test('a hanging command is killed at its timeout (SIGTERM, then SIGKILL of its group) and recorded as timed out', async () => {
-    const a = await wakeableAgent('hanger', ['--timeout', '1', '--env', 'WAKE_AGENT_MODE=hang', '--', process.execPath, AGENT_SCRIPT]);
+    const a = await wakeableAgent('hanger', ['--timeout', '2', '--env', 'WAKE_AGENT_MODE=hang', '--', process.execPath, AGENT_SCRIPT]);
     await mention(a.conv, a.id);
     const [run] = await settled(a.name, 15_000);
     assert.equal(run.status, 'timed_out', JSON.stringify(run));

@@ -127,14 +127,14 @@ export function wakeRecipes(name: string): WakeRecipe[] {
     {
       id: 'gemini',
       title: 'Gemini CLI',
-      cli: `perch agent wake ${name} --cwd ~/work --shell 'mkdir -p .gemini && cp "$PERCH_MCP_CONFIG" .gemini/settings.json && gemini -p "${prompt}" --yolo; rm -f .gemini/settings.json'`,
-      note: 'Gemini reads mcpServers from .gemini/settings.json in the working directory.',
+      cli: `perch agent wake ${name} --cwd ~/work --shell 'gemini -p "${prompt}" --yolo'`,
+      note: 'Once, in ~/work/.gemini/settings.json: {"mcpServers": {"perch": {"httpUrl": "$PERCH_URL", "headers": {"Authorization": "Bearer $PERCH_KEY"}}}} — Gemini CLI fills in $VARS from the environment, so no key is stored in the file.',
     },
     {
       id: 'script',
       title: 'A plain script with perch call',
-      cli: `perch agent wake ${name} --shell 'perch call get_updates > /tmp/${name}-updates.json && ./handle-updates.sh /tmp/${name}-updates.json'`,
-      note: 'perch call reads PERCH_URL and PERCH_KEY from the environment; call get_updates again with its ack to confirm.',
+      cli: `perch agent wake ${name} --cwd ~/work -- sh ./wake-${name}.sh`,
+      note: `wake-${name}.sh: perch call get_updates > updates.json; (act on updates.json); perch call get_updates "{\\"ack\\": \\"$(jq -r .ack updates.json)\\", \\"limit\\": 1}" — perch call reads PERCH_URL and PERCH_KEY from the environment; the second call confirms what was read.`,
     },
   ];
 }
