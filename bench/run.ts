@@ -7,8 +7,9 @@
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart (the default) or a subset,
-//            or send (send_message alone)
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,wakerun (the default) or a subset,
+//            or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
+//            from the waking event's commit to the process running, and to the run's first tool call
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -57,8 +58,9 @@ const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
 const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart').split(','));
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,wakerun').split(','));
+const WAKE_RUNS = QUICK ? 5 : 20;
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'wakerun'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
@@ -654,10 +656,63 @@ async function main() {
     }
   }
 
+  if (ONLY.has('wakerun')) {
+    checkDeadline('wake runs');
+    const w = await wakeRunPhase();
+    result.wake_run = w;
+    result.wake_run_to_running_p50_ms = w.to_running.p50_ms;
+  }
+
   result.machine.loadavg_at_end = os.loadavg().map(r3);
   result.targets = targets(result);
   result.bench_s = r3((Date.now() - started) / 1000);
   return result;
+}
+
+/**
+ * Wake runs: a hub W whose agent has a wake command (test/fixtures/wake-agent.mjs: connects with the MCP SDK
+ * client, reads get_updates, replies, exits). The owner names the agent WAKE_RUNS times, one run at a time;
+ * the hub records, per run, when the waking event was committed, when the process was running (spawned)
+ * and when the run key made its first tool call.
+ */
+async function wakeRunPhase() {
+  const dir = path.join(tmpRoot, 'hub-wakerun');
+  const added = JSON.parse((await runProcess('agent add', ['bin/perch.js', 'agent', 'add', 'sleeper', '--data-dir', dir, '--json'], 30_000)).trim());
+  await runProcess('agent wake', ['bin/perch.js', 'agent', 'wake', 'sleeper', '--data-dir', dir, '--max-runs', '600', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs')], 30_000);
+  const hub = await startHub('W', dir);
+  const owner = async (action: string, input: unknown) => {
+    const r = await post(hub.port, `/api/owner/${action}`, JSON.stringify(input), { Authorization: `Bearer ${hub.ownerToken}` });
+    const j = JSON.parse(r.text);
+    if (!j.ok) throw new Error(`${action}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+    return j.value;
+  };
+  try {
+    const conv = (await owner('conversations.create_group', { title: 'wake bench', members: [added.id] })).conversation.conv_id;
+    const runs: any[] = [];
+    for (let i = 0; i < WAKE_RUNS; i++) {
+      checkDeadline('a wake run');
+      await owner('messages.send', { conv_id: conv, text: `wake ${i}`, to: [added.id] });
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const [newest] = (await owner('wake.runs', { agent: 'sleeper', limit: 1 })).runs;
+        if (newest && newest.id !== runs[runs.length - 1]?.id && newest.status !== 'running') {
+          runs.push(newest);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`wake run ${i} did not end within 30 s`);
+        await sleep(20);
+      }
+    }
+    const ok = runs.filter((r) => r.status === 'succeeded' && r.running_at != null);
+    const toRunning = summarize(ok.map((r) => r.running_at - r.woken_at));
+    const toFirstCall = summarize(ok.filter((r) => r.first_call_at != null).map((r) => r.first_call_at - r.woken_at));
+    const duration = summarize(ok.map((r) => r.duration_ms));
+    progress(`wake runs: ${ok.length}/${runs.length} succeeded; commit → running p50 ${toRunning.p50_ms} ms, → first tool call p50 ${toFirstCall.p50_ms} ms`);
+    return { runs: runs.length, succeeded: ok.length, to_running: toRunning, to_first_call: toFirstCall, run_duration: duration };
+  } finally {
+    await stopProcess(hub.child);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function targets(r: any) {
@@ -678,6 +733,7 @@ function targets(r: any) {
   // ~0%: one clock tick (10 ms) in the 4 s window is 0.25%.
   add('idle_cpu_pct_fleet_waiting', r.idle_cpu_pct_fleet_waiting, '<= 0.5', (v) => v <= 0.5);
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
+  add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
   return t;
 }
 
@@ -713,6 +769,10 @@ function table(r: any): string {
     rows.push([`cold start: node itself (${r.cold_start.starts} starts)`, `p50 ${f(r.cold_start.node_floor.p50_ms, 1)} ms`, 'baseline', '']);
     rows.push([`cold start: empty data dir`, `p50 ${f(r.cold_start_empty_p50_ms, 1)} ms (max ${f(r.cold_start.empty.max_ms, 1)} ms)`, '< 150 ms', hold('cold_start_empty_p50_ms')]);
     if (r.cold_start.store_1m) rows.push([`cold start: ${r.cold_start.store_messages / 1e6}M-message data dir (${r.cold_start.store_db_mb} MB)`, `p50 ${f(r.cold_start_1m_p50_ms, 1)} ms (max ${f(r.cold_start.store_1m.max_ms, 1)} ms)`, '', '']);
+  }
+  if (r.wake_run) {
+    rows.push([`wake run: event commit → process running (${r.wake_run.succeeded}/${r.wake_run.runs} runs)`, `p50 ${f(r.wake_run.to_running.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_running.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('wake_run_to_running_p50_ms')]);
+    rows.push(['wake run: event commit → first tool call', `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`, '', '']);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.store_1m) {

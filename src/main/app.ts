@@ -16,6 +16,8 @@ import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
+import { WakeRuns } from './hub/wake-runs';
+import { ProcessLauncher } from './wake/runner';
 
 export interface StartOptions {
   dataDir: string;
@@ -40,6 +42,11 @@ export interface StartOptions {
   logKeep?: number;
   /** Daily backups to keep in <dataDir>/backups (default 7; 0 turns them off). */
   dailyBackups?: number;
+  /**
+   * Wake runs' timings (ms): re-run backoff start, SIGTERM→SIGKILL grace, webhook retry start. Defaults in
+   * shared/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them.
+   */
+  wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };
 }
 
 /** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
@@ -135,6 +142,20 @@ function startStoreWorker(hub: Hub): void {
   if (background) hub.onClose(() => background.close());
 }
 
+/**
+ * Wake runs: an agent with a wake action is started when an event wakes it and nothing of it listens.
+ * The policy (hub/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
+ * Started once the port is known (runs are told the MCP URL); on close, running processes get SIGTERM.
+ */
+function startWakeRuns(hub: Hub, opts: StartOptions): void {
+  const launcher = new ProcessLauncher({
+    dir: path.join(opts.dataDir, 'wake'),
+    killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
+    webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
+  });
+  new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS') });
+}
+
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const other = await liveHubOf(opts.dataDir);
   if (other) throw new AlreadyServingError(other, opts.dataDir);
@@ -214,6 +235,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   hub.baseUrl = baseUrl;
+  startWakeRuns(hub, opts);
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };

@@ -8,6 +8,7 @@ import type { AgentSummary } from './agents';
 import type { OwnerRequestView } from './requests';
 import type { FileLink } from './files';
 import type { HeldItem, HeldSendResult } from './review';
+import type { WakeRunView, WakeState } from './wake';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -81,6 +82,25 @@ export const OWNER_ACTIONS = {
     input: z.strictObject({ held_id: id(), text: z.string().max(LIMITS.maxTextChars).optional() }),
   },
   'held.discard': { description: 'Drop a held item (a held file\'s bytes are deleted); nothing is posted. The agent gets held.discarded and is woken.', input: z.strictObject({ held_id: id() }) },
+  // Wake runs (shared/wake.ts): Perch starts an agent that is not listening when an event wakes it.
+  'wake.get': { description: 'An agent\'s wake action (command or webhook), whether it is on (or why Perch switched it off), its running run and runs in the last hour.', input: z.strictObject({ agent: id() }) },
+  'wake.set': {
+    description: 'Set an agent\'s wake action: argv (a command, no shell) or shell (a shell string) with cwd, env, timeout_secs (default 900) and max_runs_per_hour (default 6); or webhook (a loopback URL, POSTed with an HMAC-SHA256 signature). off: true removes it. Setting it switches it back on.',
+    input: z.strictObject({
+      agent: id(),
+      off: z.boolean().optional(),
+      argv: z.array(z.string().max(LIMITS.maxTextChars)).max(LIMITS.maxListItems).optional(),
+      shell: z.string().max(LIMITS.maxTextChars).optional(),
+      cwd: z.string().max(4096).optional(),
+      env: z.record(z.string().max(128), z.string().max(LIMITS.maxTextChars)).optional(),
+      timeout_secs: z.number().int().optional(),
+      max_runs_per_hour: z.number().int().optional(),
+      webhook: z.string().max(2048).optional(),
+    }),
+  },
+  'wake.runs': { description: 'Wake runs, newest first (all agents, or one): status, why it was woken, timings, exit, usage.', input: z.strictObject({ agent: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'wake.stop': { description: 'Stop an agent\'s running wake run (SIGTERM, then SIGKILL of its process group) and any retry planned.', input: z.strictObject({ agent: id() }) },
+  'wake.log': { description: 'A wake run and the newest part of its captured output (max_bytes, default 8192).', input: z.strictObject({ run_id: id(), max_bytes: z.number().int().min(1).max(256 * 1024).optional() }) },
 } as const;
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
@@ -216,6 +236,11 @@ export interface OwnerResults {
   'held.list': { items: HeldItem[] };
   'held.send': HeldSendResult;
   'held.discard': { held_id: string; state: 'discarded' };
+  'wake.get': { wake: WakeState };
+  'wake.set': { wake: WakeState };
+  'wake.runs': { runs: WakeRunView[] };
+  'wake.stop': { agent: string; stopped: boolean; run_id: string | null };
+  'wake.log': { run: WakeRunView; tail: string };
 }
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';

@@ -15,6 +15,8 @@ import { connectionSnippets } from '../owner/snippets';
 import Database from 'better-sqlite3';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
 import { LATEST_VERSION } from '../store/migrations';
+import { setWakeAction, wakeState } from '../hub/wake-runs';
+import type { WakeState } from '../../shared/wake';
 import { SEARCH_FILE_NAME } from '../store/search-index';
 
 const HELP = `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
@@ -31,6 +33,7 @@ Usage:
   perch agent rotate-key NAME [--json]
   perch agent revoke NAME [--json]
   perch agent review NAME on|off [--json]
+  perch agent wake NAME [--cwd DIR] [--timeout SECS] [--env K=V]... -- CMD ARG...   (or --shell 'S', --webhook URL, --off, --show)
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -142,6 +145,7 @@ function openInBrowser(url: string): void {
 
 function cmdAgent(argv: string[]): void {
   const [sub, ...rest] = argv;
+  if (sub === 'wake') return cmdAgentWake(rest); // wake runs: its own options, and a command after --
   const { values, positionals } = parseArgs({
     args: rest,
     options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' } },
@@ -204,6 +208,71 @@ function cmdAgent(argv: string[]): void {
         throw new UsageError(`unknown agent command ${JSON.stringify(sub ?? '')}: use add, list, show, rotate-key, revoke`);
     }
   });
+}
+
+/** perch agent wake NAME … — the owner sets what starts the agent when it is woken (hub/wake-runs.ts). */
+function cmdAgentWake(argv: string[]): void {
+  const dash = argv.indexOf('--');
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
+  const { values, positionals } = parseArgs({
+    args: own,
+    options: {
+      'data-dir': { type: 'string' }, json: { type: 'boolean' }, cwd: { type: 'string' }, timeout: { type: 'string' }, 'max-runs': { type: 'string' },
+      env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const name = positionals[0];
+  if (!name || positionals.length > 1) throw new UsageError(`perch agent wake needs NAME (and the command after --): ${AGENT_SUBCOMMANDS.wake!.split('\n')[0]}`);
+  const num = (v: string | undefined, flag: string) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new UsageError(`${flag} must be a whole number, not ${JSON.stringify(v)}`);
+    return n;
+  };
+  const env: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--env takes K=V, not ${JSON.stringify(kv)}`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const json = !!values.json;
+  const setting = command !== undefined || values.shell !== undefined || values.webhook !== undefined || values.off;
+  if (values.show && setting) throw new UsageError('--show only shows: give no command, --shell, --webhook or --off with it');
+  if (!values.show && !setting) throw new UsageError('perch agent wake NAME needs a command after --, --shell, --webhook, --off or --show');
+  withHub(dataDir, (hub) => {
+    const state = values.show
+      ? wakeState(hub, name)
+      : setWakeAction(hub, {
+        agent: name,
+        off: values.off || undefined,
+        argv: command,
+        shell: values.shell,
+        webhook: values.webhook,
+        cwd: values.cwd !== undefined ? path.resolve(values.cwd) : undefined,
+        env: Object.keys(env).length ? env : undefined,
+        timeout_secs: num(values.timeout, '--timeout'),
+        max_runs_per_hour: num(values['max-runs'], '--max-runs'),
+      });
+    print(json, { wake: state }, () => describeWake(state));
+  });
+}
+
+function describeWake(w: WakeState): string {
+  if (!w.action) return `${w.agent.name} has no wake action: Perch does not start it.`;
+  const a = w.action;
+  const what = a.kind === 'webhook' ? `POST ${a.url} (signed: X-Perch-Signature sha256=HMAC of the body with the secret ${w.webhook_secret})`
+    : a.argv ? `run ${a.argv.map((x) => (/^[\w@%+=:,./-]+$/.test(x) ? x : JSON.stringify(x))).join(' ')}` : `run in a shell: ${a.shell}`;
+  return [
+    `${w.agent.name} wakes: ${what}`,
+    ...(a.cwd ? [`  in ${a.cwd}`] : []),
+    ...(a.env ? [`  with ${Object.keys(a.env).join(', ')}`] : []),
+    `  timeout ${a.timeout_secs} s, at most ${a.max_runs_per_hour} runs an hour (${w.runs_last_hour} in the last hour)`,
+    w.enabled ? '  on' : `  OFF: ${w.off_reason ?? 'switched off'}`,
+  ].join('\n');
 }
 
 async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; text: string }> {
@@ -298,6 +367,15 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   review: `perch agent review NAME on|off [--data-dir DIR] [--json]
   Review mode: while on, the agent's send_message, send_card and send_file are held until you send
   (or edit and send) or discard each in the Approvals inbox. Items already held stay held when turned off.`,
+  wake: `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... -- CMD ARG...
+perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... --shell 'STRING'
+perch agent wake NAME --webhook URL [--timeout SECS] [--max-runs N]
+perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
+  What Perch starts when an event wakes NAME and no get_updates of it is waiting: CMD with its
+  arguments (no shell), or a shell string, or a signed POST to a loopback URL. One run at a time;
+  timeout (default 900 s) then SIGTERM and SIGKILL; at most N runs an hour (default 6). Each run
+  gets its own short-lived key in PERCH_KEY (also PERCH_URL, PERCH_AGENT, PERCH_RUN_ID, PERCH_WAKE,
+  PERCH_MCP_CONFIG). Five failed runs in a row switch it off. --show prints it; --off removes it.`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {

@@ -55,9 +55,12 @@ export class Bus {
     return this.waiters.has(userId);
   }
 
+  /** Wake runs: told of a wake that no waiting call heard (hub/wake-runs.ts starts the agent if it has a wake action). */
+  onUnheard?: (userId: string) => void;
+
   wake(userId: string): void {
     const set = this.waiters.get(userId);
-    if (!set) return;
+    if (!set) return void this.onUnheard?.(userId);
     for (const w of [...set]) w();
   }
 

@@ -7,6 +7,7 @@ import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUser
 import { insertConversation, insertMember } from '../store/conversations';
 import { dataVersion } from '../store/db';
 import { isUnderReview } from '../store/held';
+import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -161,6 +162,8 @@ function keyCacheOf(hub: Hub): KeyCache {
 /** The agent behind a bearer key, or undefined. The stored hash is compared in constant time. */
 export function authenticate(hub: Hub, key: string): UserRow | undefined {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
+  // Wake runs: a run's own short-lived key stands for its agent while the run lives (hub/run-keys.ts).
+  if (key.startsWith(RUN_KEY_PREFIX)) return runKeyUser(hub, key);
   const hash = hashKey(key);
   const cache = keyCacheOf(hub);
   const cacheKey = hash.toString('base64');
@@ -173,4 +176,13 @@ export function authenticate(hub: Hub, key: string): UserRow | undefined {
   if (cache.byHash.size >= KEY_CACHE_MAX) cache.byHash.clear();
   cache.byHash.set(cacheKey, u.id);
   return u;
+}
+
+/** The agent of a live run key (wake runs), unless the agent was revoked meanwhile. */
+function runKeyUser(hub: Hub, key: string): UserRow | undefined {
+  const id = runKeyAgent(hub, key);
+  if (!id) return undefined;
+  hub.forgetUser(id);
+  const u = hub.user(id);
+  return u.revoked_at == null ? u : undefined;
 }

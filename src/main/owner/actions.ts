@@ -21,6 +21,7 @@ import { decideRequest, listRequests } from '../hub/requests';
 import { answerCard } from '../hub/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/review';
+import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake-runs';
 import { connectionSnippets } from './snippets';
 import { setFileReader } from './files-door';
 
@@ -89,6 +90,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
   'held.discard': (hub, a) => discardHeld(hub, a.held_id),
+  // wake runs (hub/wake-runs.ts)
+  'wake.get': (hub, a) => ({ wake: wakeState(hub, a.agent) }),
+  'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
+  'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),
+  'wake.stop': (hub, a) => stopRun(hub, a.agent),
+  'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */

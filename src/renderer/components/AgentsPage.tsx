@@ -7,6 +7,7 @@ import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, ty
 import { dateTimeOf } from '../format';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
 import { ReviewToggle } from './HeldItems';
+import { WakeDialog } from './WakeDialog';
 
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
@@ -20,6 +21,7 @@ export function AgentsPage() {
   const [adding, setAdding] = useState(false);
   const [shown, setShown] = useState<AgentKeyResult | null>(null);
   const [editing, setEditing] = useState<AgentSummary | null>(null);
+  const [waking, setWaking] = useState<AgentSummary | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
@@ -59,6 +61,9 @@ export function AgentsPage() {
               <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
               <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => setEditing(a)}>
                 Edit config
+              </button>
+              <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)}>
+                Wake
               </button>
               <button
                 type="button"
@@ -117,6 +122,7 @@ export function AgentsPage() {
       )}
       {shown && <KeyDialog result={shown} onClose={() => setShown(null)} />}
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
+      {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
     </div>
   );
 }

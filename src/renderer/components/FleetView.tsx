@@ -6,7 +6,9 @@ import { useAgents } from '../stores/agents';
 import { useProgress, type AgentActivity } from '../stores/progress';
 import { useNow } from '../hooks';
 import { ago } from '../format';
-import { openDirectWith } from '../sync';
+import { openDirectWith, stopWakeRun } from '../sync';
+import { runningRunOf, useWake } from '../stores/wake';
+import { whyText } from './WakeDialog';
 import { ProgressFeed } from './ProgressFeed';
 import { Icon } from './Icon';
 import { Avatar } from './common';
@@ -73,6 +75,7 @@ export function FleetView() {
 
 const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; review: boolean; selected: boolean; onSelect: () => void }) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
+  const run = useWake((s) => runningRunOf(s, props.agentId));
   const now = useNow(10_000);
   const status = statusOf(act, props.waiting, props.revoked, now);
   const last = act?.last;
@@ -95,6 +98,14 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
           )}
         </p>
       </button>
+      {run && (
+        <p className="fleet-wake small" aria-label={`${props.name} wake run`}>
+          <span className="chip chip-working">running ({whyText(run)})</span>
+          <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(props.agentId)}>
+            Stop
+          </button>
+        </p>
+      )}
       <button type="button" className="btn btn-ghost btn-small" onClick={() => void openDirectWith(props.name)}>
         Message
       </button>

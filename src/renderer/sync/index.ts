@@ -20,3 +20,4 @@ export {
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch,
 } from './actions';
+export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';

@@ -18,6 +18,7 @@ import { openView, restoreViewFromHash } from './router';
 import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
+import { applyWakeLive, loadWakeRuns } from './wake';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -53,7 +54,7 @@ export async function boot(): Promise<void> {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld()]).catch((err) => toast(errorText(err), 'error'));
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }
 
@@ -76,6 +77,7 @@ function onLive(item: LiveItem): void {
     case 'hub':
       if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
+      applyWakeLive(item.value); // wake runs (sync/wake.ts)
       return;
     default: {
       const never: never = item;
@@ -86,7 +88,7 @@ function onLive(item: LiveItem): void {
 
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
-  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld()]).catch(() => {});
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }
 

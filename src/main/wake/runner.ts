@@ -1,0 +1,244 @@
+// Wake runs, the OS side: starts the owner's command (its own process group; on Windows killed as a tree
+// with taskkill /T /F), captures its output to a size-capped 0600 log, writes the run's MCP client config
+// (0600, deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs.ts) decides
+// when; this only does. The run key reaches the process in its environment only: never in argv, never in
+// a log (output that echoes it is redacted).
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WAKE_DEFAULTS } from '../../shared/wake';
+import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs';
+
+export interface RunnerOptions {
+  /** Where run logs (<dir>/logs/<run>.log) and MCP configs (<dir>/tmp) go; created 0700. */
+  dir: string;
+  killGraceMs?: number;
+  logMaxBytes?: number;
+  webhookAttempts?: number;
+  webhookRetryMs?: number;
+}
+
+/** The hub's own PERCH_* variables are not passed on: each run gets its own. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.toUpperCase().startsWith('PERCH_')) env[k] = v;
+  return env;
+}
+
+export class ProcessLauncher implements WakeLauncher {
+  private readonly logsDir: string;
+  private readonly tmpDir: string;
+  private readonly killGraceMs: number;
+  private readonly logMaxBytes: number;
+  private readonly webhookAttempts: number;
+  private readonly webhookRetryMs: number;
+
+  constructor(opts: RunnerOptions) {
+    this.logsDir = path.join(opts.dir, 'logs');
+    this.tmpDir = path.join(opts.dir, 'tmp');
+    for (const d of [opts.dir, this.logsDir, this.tmpDir]) {
+      fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+      try { fs.chmodSync(d, 0o700); } catch { /* not ours to change */ }
+    }
+    this.killGraceMs = opts.killGraceMs ?? WAKE_DEFAULTS.killGraceMs;
+    this.logMaxBytes = opts.logMaxBytes ?? WAKE_DEFAULTS.logMaxBytes;
+    this.webhookAttempts = opts.webhookAttempts ?? WAKE_DEFAULTS.webhookAttempts;
+    this.webhookRetryMs = opts.webhookRetryMs ?? WAKE_DEFAULTS.webhookRetryMs;
+  }
+
+  launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
+    return spec.action.kind === 'webhook' ? this.webhook(spec, observer) : this.command(spec, observer);
+  }
+
+  readLog(logFile: string, maxBytes: number): string {
+    const file = path.resolve(logFile);
+    if (path.dirname(file) !== path.resolve(this.logsDir)) return '';
+    let fd: number;
+    try { fd = fs.openSync(file, 'r'); } catch { return ''; }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const len = Math.min(size, maxBytes);
+      const buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, size - len);
+      return buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  private command(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
+    const { action } = spec;
+    const logFile = path.join(this.logsDir, `${spec.runId}.log`);
+    const log = new CappedLog(logFile, this.logMaxBytes, spec.key);
+    const configFile = path.join(this.tmpDir, `${spec.runId}.mcp.json`);
+    const removeConfig = () => { try { fs.rmSync(configFile, { force: true }); } catch { /* gone */ } };
+    fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } }, null, 2), { mode: 0o600 });
+    fs.chmodSync(configFile, 0o600);
+    const env: NodeJS.ProcessEnv = {
+      ...baseEnv(),
+      ...action.env,
+      PERCH_URL: spec.mcpUrl,
+      PERCH_KEY: spec.key ?? '',
+      PERCH_AGENT: spec.agent.name,
+      PERCH_RUN_ID: spec.runId,
+      PERCH_WAKE: JSON.stringify(spec.why),
+      PERCH_MCP_CONFIG: configFile,
+    };
+    const windows = process.platform === 'win32';
+    let child: ChildProcess;
+    try {
+      const opts = { cwd: action.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], detached: !windows, windowsHide: true };
+      child = action.shell !== undefined ? spawn(action.shell, { ...opts, shell: true }) : spawn(action.argv![0]!, action.argv!.slice(1), opts);
+    } catch (err) {
+      removeConfig();
+      log.close();
+      throw err;
+    }
+    let stdoutTail = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      log.write(c);
+      stdoutTail = (stdoutTail + c.toString('utf8')).slice(-256 * 1024);
+    });
+    child.stderr!.on('data', (c: Buffer) => log.write(c));
+    child.on('spawn', () => observer.running(child.pid ?? null));
+    let killTimer: NodeJS.Timeout | undefined;
+    let spawnError: string | undefined;
+    child.on('error', (err) => { spawnError = err.message; });
+    // The run is over when its process ends: whatever it left behind in its group goes too (and so
+    // releases the output pipes).
+    child.on('exit', () => {
+      if (!windows && child.pid) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ } }
+    });
+    child.on('close', (code, signal) => {
+      if (killTimer) clearTimeout(killTimer);
+      removeConfig();
+      log.close();
+      const end: WakeEnd = { exitCode: code, signal, usage: usageIn(stdoutTail) };
+      if (spawnError) end.error = `could not start: ${spawnError}`;
+      observer.ended(end);
+    });
+    const killTree = (sig: NodeJS.Signals) => {
+      if (!child.pid) return;
+      if (windows) {
+        // No process groups on Windows: taskkill ends the process and its children (/T), forcibly (/F).
+        spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
+        return;
+      }
+      try { process.kill(-child.pid, sig); } catch { /* already gone */ }
+    };
+    let stopping = false;
+    return {
+      logFile,
+      stop: () => {
+        if (stopping || child.exitCode !== null || child.signalCode !== null) return;
+        stopping = true;
+        killTree('SIGTERM');
+        killTimer = setTimeout(() => killTree('SIGKILL'), this.killGraceMs);
+        killTimer.unref();
+      },
+    };
+  }
+
+  // ---- webhooks --------------------------------------------------------------------------------
+
+  private webhook(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
+    const logFile = path.join(this.logsDir, `${spec.runId}.log`);
+    const log = new CappedLog(logFile, this.logMaxBytes, null);
+    const body = JSON.stringify({ event: 'perch.wake', run_id: spec.runId, agent: spec.agent, mcp_url: spec.mcpUrl, wake: spec.why, sent_at: new Date().toISOString() });
+    const signature = `sha256=${crypto.createHmac('sha256', spec.webhookSecret ?? '').update(body).digest('hex')}`;
+    const abort = new AbortController();
+    let stopped = false;
+    const run = async (): Promise<WakeEnd> => {
+      let last = '';
+      for (let attempt = 1; attempt <= this.webhookAttempts && !stopped; attempt++) {
+        if (attempt > 1) {
+          await new Promise((r) => setTimeout(r, this.webhookRetryMs * 2 ** (attempt - 2)));
+          if (stopped) break;
+        }
+        try {
+          if (attempt === 1) observer.running(null);
+          const res = await fetch(spec.action.url!, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Perch-Signature': signature, 'X-Perch-Run': spec.runId, 'X-Perch-Agent': spec.agent.name, 'X-Perch-Attempt': String(attempt) },
+            body,
+            redirect: 'manual',
+            signal: AbortSignal.any([abort.signal, AbortSignal.timeout(30_000)]),
+          });
+          const text = (await res.text()).slice(0, 2000);
+          log.write(Buffer.from(`attempt ${attempt}: HTTP ${res.status} ${text}\n`));
+          if (res.ok) return { exitCode: 0, signal: null };
+          last = `the webhook answered HTTP ${res.status}`;
+        } catch (err) {
+          last = `the webhook could not be reached: ${(err as Error).message}`;
+          log.write(Buffer.from(`attempt ${attempt}: ${last}\n`));
+        }
+      }
+      return { exitCode: 1, signal: null, error: stopped ? 'Stopped.' : `${last} (after ${this.webhookAttempts} attempts)` };
+    };
+    run().then((end) => {
+      log.close();
+      observer.ended(end);
+    }, (err) => {
+      log.close();
+      observer.ended({ exitCode: 1, signal: null, error: String(err) });
+    });
+    return { logFile, stop: () => { stopped = true; abort.abort(); } };
+  }
+}
+
+/** A run's output on disk (0600), cut at maxBytes; the run key is never written (redacted if echoed). */
+class CappedLog {
+  private fd: number | null;
+  private written = 0;
+  private cut = false;
+  constructor(file: string, private readonly maxBytes: number, private readonly secret: string | null) {
+    this.fd = fs.openSync(file, 'a', 0o600);
+    try { fs.fchmodSync(this.fd, 0o600); } catch { /* best effort */ }
+  }
+
+  write(chunk: Buffer): void {
+    if (this.fd === null || this.cut) return;
+    let data = chunk;
+    if (this.secret && data.includes(this.secret)) data = Buffer.from(data.toString('utf8').split(this.secret).join('[run key redacted]'));
+    const room = this.maxBytes - this.written;
+    try {
+      if (data.length > room) {
+        fs.writeSync(this.fd, data.subarray(0, Math.max(0, room)));
+        fs.writeSync(this.fd, `\n[perch: output cut at ${this.maxBytes} bytes]\n`);
+        this.cut = true;
+      } else {
+        fs.writeSync(this.fd, data);
+      }
+      this.written += data.length;
+    } catch { /* a full disk drops log lines, never the run */ }
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    try { fs.closeSync(this.fd); } catch { /* gone */ }
+    this.fd = null;
+  }
+}
+
+/** Claude Code's `--output-format json` result (total_cost_usd, usage), if the output ends with one. */
+export function usageIn(stdout: string): WakeEnd['usage'] {
+  const lines = stdout.trim().split('\n').reverse();
+  const candidates = [stdout.trim(), ...lines.slice(0, 20)];
+  for (const text of candidates) {
+    const t = text.trim();
+    if (!t.startsWith('{') || !t.endsWith('}')) continue;
+    try {
+      const j = JSON.parse(t) as { total_cost_usd?: unknown; usage?: unknown };
+      if (typeof j.total_cost_usd === 'number' || (j.usage && typeof j.usage === 'object')) {
+        return {
+          ...(typeof j.total_cost_usd === 'number' ? { total_cost_usd: j.total_cost_usd } : {}),
+          ...(j.usage && typeof j.usage === 'object' ? { usage: j.usage as Record<string, unknown> } : {}),
+        };
+      }
+    } catch { /* not JSON */ }
+  }
+  return undefined;
+}

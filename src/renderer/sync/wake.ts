@@ -1,0 +1,63 @@
+// Wake runs in the UI: load runs and setups, apply live run changes, set/stop, read a run's log tail.
+import { api } from '../transport';
+import type { OwnerInput } from '../../shared/owner-api';
+import type { WakeRunView } from '../../shared/wake';
+import { wakeStore } from '../stores/wake';
+import { attempt, toast } from './common';
+
+const KEEP = 200;
+
+function putRuns(runs: WakeRunView[]): void {
+  wakeStore.setState((s) => {
+    const next = { ...s.runs };
+    for (const r of runs) next[r.id] = r;
+    const all = Object.values(next).sort((a, b) => b.started_at - a.started_at).slice(0, KEEP);
+    return { runs: Object.fromEntries(all.map((r) => [r.id, r])) };
+  });
+}
+
+export async function loadWakeRuns(): Promise<void> {
+  const { runs } = await api('wake.runs', { limit: 100 });
+  putRuns(runs);
+}
+
+export async function loadWakeState(agent: string): Promise<void> {
+  const { wake } = await api('wake.get', { agent });
+  wakeStore.setState((s) => ({ byAgent: { ...s.byAgent, [wake.agent.id]: wake } }));
+}
+
+/** A live item from the hub: a run started, ran or ended; or Perch switched an agent's wake action off. */
+export function applyWakeLive(value: Record<string, unknown>): void {
+  const run = value.wake_run as WakeRunView | undefined;
+  if (run && typeof run.id === 'string') {
+    putRuns([run]);
+    if (run.status !== 'running') void loadWakeState(run.agent_id).catch(() => {});
+  }
+  const off = value.wake_off as { agent_id: string; reason: string } | undefined;
+  if (off && typeof off.reason === 'string') {
+    toast(off.reason, 'error');
+    void loadWakeState(off.agent_id).catch(() => {});
+  }
+}
+
+export type WakeInput = Omit<OwnerInput<'wake.set'>, 'agent'>;
+
+export const setWake = (agent: string, input: WakeInput) =>
+  attempt('Wake action not saved', async () => {
+    const { wake } = await api('wake.set', { agent, ...input });
+    wakeStore.setState((s) => ({ byAgent: { ...s.byAgent, [wake.agent.id]: wake } }));
+    toast(wake.action ? `${wake.agent.name} will be woken.` : `${wake.agent.name} is no longer woken by Perch.`);
+    return wake;
+  });
+
+export const stopWakeRun = (agent: string) =>
+  attempt('Not stopped', async () => {
+    const r = await api('wake.stop', { agent });
+    if (!r.stopped) toast('Nothing was running.');
+    return r;
+  });
+
+/** The newest part of a run's output (read for the log panel; the panel re-reads it while the run runs). */
+export function wakeLogTail(runId: string): Promise<{ run: WakeRunView; tail: string }> {
+  return api('wake.log', { run_id: runId, max_bytes: 16 * 1024 });
+}

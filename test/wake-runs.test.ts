@@ -1,0 +1,238 @@
+// Wake runs against a real `perch serve`: real processes (test/fixtures/wake-agent.mjs, an agent on the
+// official MCP client), a real loopback webhook receiver, the real CLI and owner API.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import {
+  ROOT, addAgent, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
+} from './serve-harness';
+
+const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
+const TIMINGS = { PERCH_WAKE_BACKOFF_MS: '300', PERCH_WAKE_KILL_GRACE_MS: '300', PERCH_WAKE_WEBHOOK_RETRY_MS: '50' };
+
+const served = useSharedServe({ env: TIMINGS });
+
+/** A new agent with a wake command (set with the CLI while the hub runs) and a group where the owner can name it. */
+async function wakeableAgent(base: string, wakeArgs: string[]): Promise<{ id: string; name: string; conv: string }> {
+  const a = await addAgent(served.dataDir, uniqueName(base));
+  const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, '--json', ...wakeArgs]);
+  assert.equal(r.code, 0, `perch agent wake failed: ${r.stderr}`);
+  const g = await ownerOk(served, 'conversations.create_group', { title: `with ${a.name}`, members: [a.id] });
+  return { id: a.id, name: a.name, conv: g.conversation.conv_id };
+}
+
+async function mention(conv: string, agentId: string, text = 'please have a look'): Promise<void> {
+  await ownerOk(served, 'messages.send', { conv_id: conv, text, to: [agentId] });
+}
+
+async function runsOf(agent: string): Promise<any[]> {
+  return (await ownerOk(served, 'wake.runs', { agent })).runs;
+}
+
+async function settled(agent: string, ms = 20_000): Promise<any[]> {
+  let runs: any[] = [];
+  await eventually(async () => {
+    runs = await runsOf(agent);
+    const st = (await ownerOk(served, 'wake.get', { agent })).wake;
+    return runs.length > 0 && runs.every((r) => r.status !== 'running') && st.running === null;
+  }, ms, `the wake runs of ${agent} to end`);
+  return runs;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('wake runs', () => {
+  test('an owner mention starts the agent\'s wake command; it reads, replies, exits; the run is recorded and its key stops working', async () => {
+    const keyFile = path.join(served.dataDir, `key-${crypto.randomUUID()}`);
+    const a = await wakeableAgent('sleeper', ['--env', `WAKE_AGENT_KEY_FILE=${keyFile}`, '--', process.execPath, AGENT_SCRIPT]);
+    await mention(a.conv, a.id, `@${a.name} please have a look`);
+    const [run] = await settled(a.name);
+    assert.equal(run.status, 'succeeded', `run: ${JSON.stringify(run)}`);
+    assert.equal(run.exit_code, 0);
+    assert.equal(run.why.reasons[0].type, 'message.created', 'why it was woken: the mention');
+    assert.equal(run.why.reasons[0].conv_id, a.conv);
+    assert.equal(run.why.reasons[0].by, 'owner');
+    assert.ok(run.running_at >= run.started_at && run.first_call_at >= run.running_at, 'it ran, then made a tool call with its run key');
+    assert.deepEqual(run.usage, { total_cost_usd: 0.0123, usage: { input_tokens: 12, output_tokens: 3 } }, 'Claude Code\'s JSON result is counted');
+
+    const history = await ownerOk(served, 'conversations.history', { conv_id: a.conv });
+    const reply = history.events.find((e: any) => e.type === 'message.created' && e.actor?.id === a.id);
+    assert.ok(reply, 'the woken agent\'s reply is in the conversation');
+    assert.match(reply.message.text, new RegExp(`run ${run.id}`));
+
+    const key = fs.readFileSync(keyFile, 'utf8');
+    assert.match(key, /^perch_run_/);
+    const after = await rawPost(`${runtimeBase()}/mcp`, key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    assert.equal(after.status, 401, 'the run key stops working once the run ended');
+
+    const { tail } = await ownerOk(served, 'wake.log', { run_id: run.id });
+    assert.match(tail, /woken by 1 event/);
+    assert.ok(!tail.includes(key), 'the run key is not in the log');
+    const logFile = path.join(served.dataDir, 'wake', 'logs', `${run.id}.log`);
+    assert.equal(fs.statSync(logFile).mode & 0o777, 0o600, 'the run log is 0600');
+    assert.deepEqual(fs.readdirSync(path.join(served.dataDir, 'wake', 'tmp')).filter((f) => f.startsWith(run.id)), [], 'the run\'s MCP config file is deleted');
+  });
+
+  test('an agent whose get_updates is waiting hears the wake itself: no run starts', async () => {
+    const a = await wakeableAgent('listener', ['--', process.execPath, AGENT_SCRIPT]);
+    const key = (await cliAsync(['agent', 'rotate-key', a.name, '--data-dir', served.dataDir, '--json'])).stdout;
+    const agentKey = JSON.parse(key).key as string;
+    const first = await rawPost(served.mcpUrl, agentKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: { limit: 500 } } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const ack = first.json.result.structuredContent.ack as string; // what it has read so far (joining the group)
+    const waiting = rawPost(served.mcpUrl, agentKey, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_updates', arguments: { ack, wait_secs: 20 } } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    await eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => x.id === a.id && x.waiting), 5000, 'the agent to wait');
+    await mention(a.conv, a.id);
+    const r = await waiting;
+    assert.equal(r.json.result.structuredContent.woken, true, 'the waiting call was woken');
+    await sleep(300);
+    assert.deepEqual(await runsOf(a.name), [], 'no wake run started');
+  });
+
+  test('a wake storm (100 mentions at once) gives at most 2 runs, and every mention is read', async () => {
+    const a = await wakeableAgent('stormy', ['--', process.execPath, AGENT_SCRIPT]);
+    await Promise.all(Array.from({ length: 100 }, (_, i) => mention(a.conv, a.id, `storm ${i}`)));
+    const runs = await settled(a.name, 30_000);
+    await sleep(800); // longer than the backoff: a re-run would have started by now
+    const final = await settled(a.name);
+    assert.ok(final.length >= 1 && final.length <= 2, `runs: ${final.length}`);
+    assert.ok(final.every((r) => r.status === 'succeeded'), JSON.stringify(final.map((r) => r.status)));
+    assert.equal(runs.length, final.length);
+    const st = (await ownerOk(served, 'wake.get', { agent: a.name })).wake;
+    assert.equal(st.running, null);
+  });
+
+  test('a hanging command is killed at its timeout (SIGTERM, then SIGKILL of its group) and recorded as timed out', async () => {
+    const a = await wakeableAgent('hanger', ['--timeout', '2', '--env', 'WAKE_AGENT_MODE=hang', '--', process.execPath, AGENT_SCRIPT]);
+    await mention(a.conv, a.id);
+    const [run] = await settled(a.name, 15_000);
+    assert.equal(run.status, 'timed_out', JSON.stringify(run));
+    assert.equal(run.signal, 'SIGKILL', 'it ignored SIGTERM, so SIGKILL ended it');
+    assert.ok(run.pid > 0 && !alive(run.pid), 'the process is gone');
+    const { tail } = await ownerOk(served, 'wake.log', { run_id: run.id });
+    assert.match(tail, /SIGTERM ignored/, 'it was sent SIGTERM first');
+  });
+
+  test('a crashing command backs off, and after five failures in a row its wake action is switched off and the owner told why', async () => {
+    const a = await wakeableAgent('crasher', ['--env', 'WAKE_AGENT_MODE=crash', '--', process.execPath, AGENT_SCRIPT]);
+    await mention(a.conv, a.id);
+    await eventually(async () => (await ownerOk(served, 'wake.get', { agent: a.name })).wake.enabled === false, 30_000, 'the wake action to be switched off');
+    const st = (await ownerOk(served, 'wake.get', { agent: a.name })).wake;
+    assert.match(st.off_reason, /5 runs in a row failed/);
+    assert.equal(st.consecutive_failures, 5);
+    await sleep(1000);
+    const runs = (await runsOf(a.name)).reverse();
+    assert.equal(runs.length, 5, 'no run after it was switched off');
+    assert.ok(runs.every((r) => r.status === 'failed' && r.exit_code === 3));
+    for (let i = 1; i < runs.length; i++) {
+      const gap = runs[i].started_at - runs[i - 1].ended_at;
+      assert.ok(gap >= 300 * 2 ** (i - 1) * 0.9, `re-run ${i} waited ${Math.round(gap)} ms: the backoff doubles from 300 ms`);
+    }
+    await mention(a.conv, a.id);
+    await sleep(500);
+    assert.equal((await runsOf(a.name)).length, 5, 'a switched-off agent is not started');
+  });
+
+  test('a revoked agent is not started', async () => {
+    const a = await wakeableAgent('revoked', ['--', process.execPath, AGENT_SCRIPT]);
+    await ownerOk(served, 'agents.revoke', { agent: a.id });
+    await mention(a.conv, a.id);
+    await sleep(500);
+    assert.deepEqual(await runsOf(a.name), []);
+  });
+
+  test('a paused agent is not started', { skip: 'pause (owner control) is not on this branch; the lead wires it into mayWake() at merge' }, () => {});
+
+  test('the webhook variant delivers a signed POST to a loopback server, retrying after a failure', async () => {
+    const got: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.writeHead(got.length === 1 ? 503 : 200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const a = await wakeableAgent('hooked', ['--webhook', `http://127.0.0.1:${port}/perch`]);
+      const secret = (await ownerOk(served, 'wake.get', { agent: a.name })).wake.webhook_secret as string;
+      assert.ok(secret.length >= 32);
+      await mention(a.conv, a.id);
+      const [run] = await settled(a.name);
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      assert.equal(got.length, 2, 'the first answer (503) was retried');
+      for (const g of got) {
+        const expected = `sha256=${crypto.createHmac('sha256', secret).update(g.body).digest('hex')}`;
+        assert.equal(g.headers['x-perch-signature'], expected, 'the body is signed with the secret');
+      }
+      const body = JSON.parse(got[1]!.body);
+      assert.equal(body.agent.name, a.name);
+      assert.equal(body.run_id, run.id);
+      assert.equal(body.wake.reasons[0].type, 'message.created');
+      assert.ok(!('key' in body), 'no key travels in a webhook');
+    } finally {
+      server.close();
+    }
+  });
+
+  test('bad wake settings are refused with a clear error and change nothing', async () => {
+    const a = await wakeableAgent('picky', ['--', process.execPath, AGENT_SCRIPT]);
+    const before = (await ownerOk(served, 'wake.get', { agent: a.name })).wake;
+    const both = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], shell: 'x' }, 400);
+    assert.equal(both.code, 'invalid_argument');
+    const remote = await ownerFail(served, 'wake.set', { agent: a.name, webhook: 'http://example.com/hook' }, 400);
+    assert.match(remote.message, /on this machine/);
+    const reserved = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], env: { PERCH_KEY: 'mine' } }, 400);
+    assert.match(reserved.message, /PERCH_/);
+    assert.deepEqual((await ownerOk(served, 'wake.get', { agent: a.name })).wake, before);
+    const cli = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, '--timeout', 'soon', '--', 'x']);
+    assert.equal(cli.code, 2);
+    assert.match(cli.stderr, /--timeout must be a whole number/);
+    const off = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, '--off', '--json']);
+    assert.equal(off.code, 0);
+    assert.equal(JSON.parse(off.stdout).wake.action, null);
+    const help = await cliAsync(['agent', 'wake', '--help']);
+    assert.match(help.stdout, /--webhook URL/);
+  });
+});
+
+function runtimeBase(): string {
+  return JSON.parse(fs.readFileSync(path.join(served.dataDir, 'runtime.json'), 'utf8')).base_url;
+}
+
+test('on hub shutdown a running wake process gets SIGTERM and its run is recorded as interrupted', async () => {
+  const dir = tempDataDir();
+  let hub = await startServe(dir, { env: TIMINGS });
+  try {
+    const a = await addAgent(dir, uniqueName('sleepy'));
+    const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', dir, '--', process.execPath, '-e', 'setInterval(() => {}, 1000)']);
+    assert.equal(r.code, 0, r.stderr);
+    const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
+    await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
+    let pid = 0;
+    await eventually(async () => {
+      const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
+      pid = run?.pid ?? 0;
+      return pid > 0;
+    }, 10_000, 'the run to be running');
+    assert.equal(await hub.stop(), 0);
+    await eventually(() => !alive(pid), 5000, 'the wake process to end after SIGTERM');
+    hub = await startServe(dir, { env: TIMINGS });
+    const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
+    assert.equal(run.status, 'interrupted');
+    const unknown = await owner(hub, 'wake.log', { run_id: 'run_nope' });
+    assert.equal(unknown.status, 404);
+  } finally {
+    await hub.stop();
+  }
+});
