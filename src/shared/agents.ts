@@ -25,6 +25,8 @@ export interface AgentSummary {
   config_version: number;
   config: AgentConfig;
   waiting: boolean;
+  /** Owner control: why the agent is paused, or null when it runs (shared/control.ts). */
+  paused: import('./control').PauseInfo | null;
 }
 
 function list<T>(v: unknown): T[] {

@@ -8,6 +8,7 @@ import { parseDurability, type Durability } from '../store/durability';
 import { Hub } from '../hub/hub';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, findAgent, agentSummary } from '../hub/identities';
 import { isHubError } from '../../shared/errors';
+import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
 import { connectionSnippets } from '../owner/snippets';
@@ -29,6 +30,8 @@ Usage:
   perch agent show NAME [--json]
   perch agent rotate-key NAME [--json]
   perch agent revoke NAME [--json]
+  perch agent pause NAME|--all [--reason T]   perch agent resume NAME|--all
+  perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -142,7 +145,11 @@ function cmdAgent(argv: string[]): void {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' } },
+    options: {
+      'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' },
+      // owner control: pause / resume / caps (hub/control.ts)
+      all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -189,6 +196,38 @@ function cmdAgent(argv: string[]): void {
         const patch = positionals[1] ? JSON.parse(positionals[1]) : {};
         const a = updateConfig(hub, needName(), patch);
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
+        return;
+      }
+      // owner control (hub/control.ts): written to the database directly; a running hub sees it at once
+      case 'pause':
+      case 'resume': {
+        if (values.all && name) throw new UsageError(`perch agent ${sub} takes NAME or --all, not both`);
+        if (!values.all && !name) throw new UsageError(`perch agent ${sub} needs NAME or --all`);
+        if (sub === 'resume' && values.reason !== undefined) throw new UsageError('perch agent resume takes no --reason');
+        const results = values.all
+          ? (sub === 'pause' ? pauseAll(hub, values.reason) : resumeAll(hub)).agents
+          : [sub === 'pause' ? pauseAgent(hub, name!, { reason: values.reason }) : resumeAgent(hub, name!)];
+        print(json, { agents: results }, () =>
+          results.length === 0 ? `No agent to ${sub}.` : results.map((r) => `${r.agent.name}: ${r.paused ? `paused${r.paused.reason ? ` (${r.paused.reason})` : ''}` : 'running'}${r.changed ? '' : ' (unchanged)'}`).join('\n'));
+        return;
+      }
+      case 'caps': {
+        const num = (flag: 'cost-usd' | 'messages' | 'tool-calls'): number | null | undefined => {
+          const v = values[flag];
+          if (v === undefined) return undefined;
+          if (v === 'off' || v === 'none') return null;
+          const n = Number(v);
+          if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number (or off), not ${JSON.stringify(v)}`);
+          return n;
+        };
+        const patch = { cost_usd: num('cost-usd'), messages: num('messages'), tool_calls: num('tool-calls') };
+        const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+        if (values.off && Object.keys(given).length) throw new UsageError('perch agent caps takes --off or caps, not both');
+        const r = setCaps(hub, needName(), given, values.off === true);
+        const cap = (v: number | null, unit = '') => (v == null ? 'no cap' : `${unit}${v}`);
+        print(json, r, () =>
+          `Daily caps of ${r.agent.name}: cost ${cap(r.caps.cost_usd, '$')}, messages ${cap(r.caps.messages)}, tool calls ${cap(r.caps.tool_calls)}.\n` +
+          `Today (${r.today.day}): $${r.today.cost_usd}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`);
         return;
       }
       default:
@@ -286,6 +325,15 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   Revokes the agent; its key stops working at once.`,
   config: `perch agent config NAME '{json patch}' [--data-dir DIR] [--json]
   Changes the agent's config (role, instructions, ...); its config version rises.`,
+  pause: `perch agent pause NAME|--all [--reason TEXT] [--data-dir DIR] [--json]
+  Pauses one agent (or every agent): its writing tools are refused with \`paused\` until it is resumed
+  (reads still work); its waiting get_updates returns agent.paused at once, also while the hub runs.`,
+  resume: `perch agent resume NAME|--all [--data-dir DIR] [--json]
+  Resumes a paused agent (or every paused agent); it gets agent.resumed and is woken.`,
+  caps: `perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off [--data-dir DIR] [--json]
+  Sets the agent's daily caps (the owner's local day; a cap given as "off" is lifted, --off lifts all) and
+  prints today's usage. Reaching a cap pauses the agent (reason budget). Cost is what the agent reports
+  in progress data.usage.cost_usd.`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {

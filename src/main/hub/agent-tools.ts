@@ -13,6 +13,7 @@ import { getUpdates } from './delivery';
 import { reportProgress } from './progress';
 import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
+import { controlForAgent } from './control';
 
 export interface AgentCtx {
   hub: Hub;
@@ -89,6 +90,7 @@ export const coreTools = {
         limits: LIMITS,
         tool_schema_version: TOOL_SCHEMA_VERSION,
         server: { name: 'perch', version: PERCH_VERSION },
+        ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control.ts)
         next_steps: [
           'get_config: read your role and instructions.',
           'list_conversations, then get_updates with wait_secs in a loop; pass back the ack you received.',

@@ -6,6 +6,7 @@ import { HubError } from '../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../store/users';
 import { insertConversation, insertMember } from '../store/conversations';
 import { dataVersion } from '../store/db';
+import { pauseOf } from './control';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -32,6 +33,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     config_version: u.config_version,
     config,
     waiting: hub.bus.isWaiting(u.id),
+    paused: pauseOf(hub, u.id), // owner control (hub/control.ts)
   };
 }
 

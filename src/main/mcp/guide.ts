@@ -29,4 +29,16 @@ Perch is your owner's hub on this computer. Everything you do here is visible to
   there the call's id is \`call_request_id\`.
 - After a \`config.updated\` event, read \`get_config\` again.
 - Store what you need to carry on with \`state_put\`; after a restart use \`get_context\`.
+
+## Your owner can pause you
+- Your owner may pause you at any time (or a daily cap may: reason \`budget\`). You then get an \`agent.paused\` event
+  (\`data.reason\`, and for a cap \`data.detail\`), and every writing tool answers the error \`paused\`. Stop working,
+  change nothing, and wait with \`get_updates\` (\`wait_secs\`) until \`agent.resumed\` comes. Reading, \`get_updates\`
+  and \`progress\` still work. \`whoami\` says whether you are paused (\`paused\`, \`pause\`).
+
+## Usage and daily caps
+- Report what your work cost in \`progress\` \`data\` as \`{"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}}\`
+  (each field optional, numbers >= 0; report each amount once, as it is spent). Perch sums it per day.
+- Perch also counts your messages and tool calls per day. Your owner may cap cost, messages and tool calls a day;
+  reaching a cap pauses you. \`whoami\` shows your \`caps\` (null = no cap) and \`usage_today\`.
 `;
