@@ -17,6 +17,7 @@ import { reconcileRequestFromEvent } from './requests';
 import { openView, restoreViewFromHash } from './router';
 import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
+import { loadControls, onBudgetPaused, onControlEvent } from './control';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -52,7 +53,7 @@ export async function boot(): Promise<void> {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage()]).catch((err) => toast(errorText(err), 'error'));
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }
 
@@ -75,6 +76,7 @@ function onLive(item: LiveItem): void {
     case 'hub':
       if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
+      if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
       return;
     default: {
       const never: never = item;
@@ -85,7 +87,7 @@ function onLive(item: LiveItem): void {
 
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
-  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity()]).catch(() => {});
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadControls()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }
 
@@ -111,6 +113,7 @@ function applyEvent(ev: EventView, woken: string[]): void {
   // The loaded timeline, in seq order.
   ordering.offer(ev.conv_id, ev);
   if (ev.type === 'config.updated') refreshAgentsSoon(200);
+  onControlEvent(ev.type); // owner control: agent.paused / agent.resumed (sync/control.ts)
   if (ev.actor?.kind === 'agent' || woken.some((u) => u !== me)) refreshAgentsSoon();
 }
 
