@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  cliAsync, connect, addAgent, ownerOk, startServe, tempDataDir, useSharedServe, type AgentClient,
+  cliAsync, connect, addAgent, owner, ownerOk, startServe, tempDataDir, useSharedServe, type AgentClient,
 } from './serve-harness';
 
 const served = useSharedServe();
@@ -196,9 +196,9 @@ describe('daily caps', () => {
 
   test('bad caps are refused and change nothing', async () => {
     const { c } = await agentWithConv('badcaps');
-    const r = await (await import('./serve-harness')).owner(served, 'agents.set_caps', { agent: c.agent.id, messages: -1 });
+    const r = await owner(served, 'agents.set_caps', { agent: c.agent.id, messages: -1 });
     assert.equal(r.status, 400);
-    assert.equal(r.error.code, 'invalid_argument');
+    assert.equal(r.error?.code, 'invalid_argument');
     const me = await c.ok('whoami', {});
     assert.equal(me.caps.messages, null);
   });
