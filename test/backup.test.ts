@@ -295,6 +295,7 @@ describe('the backup before a migration', () => {
     // Make it a version-1 database: undo migration 2 and set the version back.
     const db = new Database(dbFile);
     db.exec('DROP INDEX messages_by_conv_time');
+    db.exec('DROP TABLE agent_controls; DROP TABLE usage_daily'); // and the owner-control migration (store/control.ts)
     db.pragma('user_version = 1');
     db.close();
 
