@@ -150,7 +150,16 @@ describe('wake runs', () => {
     assert.deepEqual(await runsOf(a.name), []);
   });
 
-  test('a paused agent is not started', { skip: 'pause (owner control) is not on this branch; the lead wires it into mayWake() at merge' }, () => {});
+  test('a paused agent is not started; resuming it (agent.resumed wakes it) starts it', async () => {
+    const a = await wakeableAgent('paused', ['--', process.execPath, AGENT_SCRIPT]);
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch' });
+    await mention(a.conv, a.id);
+    await sleep(500);
+    assert.deepEqual(await runsOf(a.name), [], 'no run while paused');
+    await ownerOk(served, 'agents.resume', { agent: a.id });
+    const runs = await settled(a.name);
+    assert.ok(runs.length >= 1, 'the resume woke it and a run started');
+  });
 
   test('the webhook variant delivers a signed POST to a loopback server, retrying after a failure', async () => {
     const got: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];

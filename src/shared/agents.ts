@@ -27,6 +27,8 @@ export interface AgentSummary {
   waiting: boolean;
   /** Review mode: the agent's sends are held for the owner (hub/review.ts). */
   review: boolean;
+  /** Owner control: why the agent is paused, or null when it runs (shared/control.ts). */
+  paused: import('./control').PauseInfo | null;
 }
 
 function list<T>(v: unknown): T[] {

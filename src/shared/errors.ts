@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   expired: 'It expired.',
   unauthorized: 'The key is missing, wrong or revoked.',
   unknown_tool: 'There is no tool of that name.',
+  paused: 'Your owner paused you: writing tools are refused until you are resumed (reads still work).',
   storage_full: "The owner's disk is full (or failing): the hub cannot save; nothing was changed.",
   internal: 'The hub failed unexpectedly; nothing was changed.',
 } as const;

@@ -9,6 +9,7 @@ import type { OwnerRequestView } from './requests';
 import type { FileLink } from './files';
 import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
+import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -68,6 +69,16 @@ export const OWNER_ACTIONS = {
   },
   'agents.rotate_key': { description: 'Give an agent a new key (the old one stops working); shown once.', input: z.strictObject({ agent: id() }) },
   'agents.revoke': { description: 'Revoke an agent\'s key.', input: z.strictObject({ agent: id() }) },
+  // owner control (issue 10): pause, resume, daily caps and usage (hub/control.ts)
+  'agents.pause': { description: 'Pause an agent: its writing tools are refused with `paused` (reads still work) and its waiting get_updates returns agent.paused (with the reason) at once. Survives restarts.', input: z.strictObject({ agent: id(), reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
+  'agents.resume': { description: 'Resume a paused agent (paused by the owner or by a cap): it gets agent.resumed and is woken.', input: z.strictObject({ agent: id() }) },
+  'agents.pause_all': { description: 'Pause every agent at once (the kill switch), with an optional reason.', input: z.strictObject({ reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
+  'agents.resume_all': { description: 'Resume every paused agent.', input: z.strictObject({}) },
+  'agents.set_caps': {
+    description: 'Set an agent\'s daily caps (the owner\'s local day): cost_usd (reported in progress data.usage), messages, tool_calls; null lifts a cap, off: true lifts all. Reaching one pauses the agent with reason budget.',
+    input: z.strictObject({ agent: id(), cost_usd: z.number().min(0).max(1e9).nullable().optional(), messages: z.number().int().min(0).max(1e9).nullable().optional(), tool_calls: z.number().int().min(0).max(1e9).nullable().optional(), off: z.boolean().optional() }),
+  },
+  'agents.controls': { description: 'Per agent: pause (who, why, since), daily caps, today\'s usage and the last 14 days of usage (oldest first).', input: z.strictObject({}) },
   'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
   'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
@@ -196,6 +207,13 @@ export interface HandoffItem {
   title: string;
 }
 
+/** An agent paused or resumed (owner control); changed is false when it already was. */
+export interface PauseResult {
+  agent: { id: string; name: string };
+  paused: PauseInfo | null;
+  changed: boolean;
+}
+
 /** What each owner action answers with. A missing action is a compile error (OwnerResult indexes it). */
 export interface OwnerResults {
   'hub.info': HubInfo;
@@ -229,6 +247,12 @@ export interface OwnerResults {
   'agents.update_config': { agent: AgentSummary };
   'agents.rotate_key': AgentKeyResult;
   'agents.revoke': { agent: AgentSummary };
+  'agents.pause': PauseResult;
+  'agents.resume': PauseResult;
+  'agents.pause_all': { agents: PauseResult[] };
+  'agents.resume_all': { agents: PauseResult[] };
+  'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null };
+  'agents.controls': { agents: AgentControlView[]; today: string };
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;

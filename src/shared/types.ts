@@ -49,6 +49,8 @@ export const EVENT_TYPES = [
   'held.created',
   'held.sent',
   'held.discarded',
+  'agent.paused', // owner control (hub/control.ts): the agent was paused (data: by, reason, detail)
+  'agent.resumed', // owner control (hub/control.ts): the agent may work again
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

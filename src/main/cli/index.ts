@@ -9,6 +9,7 @@ import { Hub } from '../hub/hub';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, findAgent, agentSummary } from '../hub/identities';
 import { setReview } from '../hub/review';
 import { isHubError } from '../../shared/errors';
+import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
 import { connectionSnippets } from '../owner/snippets';
@@ -34,6 +35,8 @@ Usage:
   perch agent revoke NAME [--json]
   perch agent review NAME on|off [--json]
   perch agent wake NAME [--cwd DIR] [--timeout SECS] [--env K=V]... -- CMD ARG...   (or --shell 'S', --webhook URL, --off, --show)
+  perch agent pause NAME|--all [--reason T]   perch agent resume NAME|--all
+  perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -148,7 +151,11 @@ function cmdAgent(argv: string[]): void {
   if (sub === 'wake') return cmdAgentWake(rest); // wake runs: its own options, and a command after --
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' } },
+    options: {
+      'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' },
+      // owner control: pause / resume / caps (hub/control.ts)
+      all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -202,6 +209,38 @@ function cmdAgent(argv: string[]): void {
       case 'review': { // review mode (hub/review.ts)
         const { agent: a, changed } = setReview(hub, needName(), positionals[1] === 'on');
         print(json, { agent: a, changed }, () => `Review mode for ${a.name} is ${a.review ? 'on: its sends wait for you in the Approvals inbox' : 'off'}${changed ? '' : ' (unchanged)'}.`);
+        return;
+      }
+      // owner control (hub/control.ts): written to the database directly; a running hub sees it at once
+      case 'pause':
+      case 'resume': {
+        if (values.all && name) throw new UsageError(`perch agent ${sub} takes NAME or --all, not both`);
+        if (!values.all && !name) throw new UsageError(`perch agent ${sub} needs NAME or --all`);
+        if (sub === 'resume' && values.reason !== undefined) throw new UsageError('perch agent resume takes no --reason');
+        const results = values.all
+          ? (sub === 'pause' ? pauseAll(hub, values.reason) : resumeAll(hub)).agents
+          : [sub === 'pause' ? pauseAgent(hub, name!, { reason: values.reason }) : resumeAgent(hub, name!)];
+        print(json, { agents: results }, () =>
+          results.length === 0 ? `No agent to ${sub}.` : results.map((r) => `${r.agent.name}: ${r.paused ? `paused${r.paused.reason ? ` (${r.paused.reason})` : ''}` : 'running'}${r.changed ? '' : ' (unchanged)'}`).join('\n'));
+        return;
+      }
+      case 'caps': {
+        const num = (flag: 'cost-usd' | 'messages' | 'tool-calls'): number | null | undefined => {
+          const v = values[flag];
+          if (v === undefined) return undefined;
+          if (v === 'off' || v === 'none') return null;
+          const n = Number(v);
+          if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number (or off), not ${JSON.stringify(v)}`);
+          return n;
+        };
+        const patch = { cost_usd: num('cost-usd'), messages: num('messages'), tool_calls: num('tool-calls') };
+        const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+        if (values.off && Object.keys(given).length) throw new UsageError('perch agent caps takes --off or caps, not both');
+        const r = setCaps(hub, needName(), given, values.off === true);
+        const cap = (v: number | null, unit = '') => (v == null ? 'no cap' : `${unit}${v}`);
+        print(json, r, () =>
+          `Daily caps of ${r.agent.name}: cost ${cap(r.caps.cost_usd, '$')}, messages ${cap(r.caps.messages)}, tool calls ${cap(r.caps.tool_calls)}.\n` +
+          `Today (${r.today.day}): $${r.today.cost_usd}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`);
         return;
       }
       default:
@@ -376,6 +415,15 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   timeout (default 900 s) then SIGTERM and SIGKILL; at most N runs an hour (default 6). Each run
   gets its own short-lived key in PERCH_KEY (also PERCH_URL, PERCH_AGENT, PERCH_RUN_ID, PERCH_WAKE,
   PERCH_MCP_CONFIG). Five failed runs in a row switch it off. --show prints it; --off removes it.`,
+  pause: `perch agent pause NAME|--all [--reason TEXT] [--data-dir DIR] [--json]
+  Pauses one agent (or every agent): its writing tools are refused with \`paused\` until it is resumed
+  (reads still work); its waiting get_updates returns agent.paused at once, also while the hub runs.`,
+  resume: `perch agent resume NAME|--all [--data-dir DIR] [--json]
+  Resumes a paused agent (or every paused agent); it gets agent.resumed and is woken.`,
+  caps: `perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off [--data-dir DIR] [--json]
+  Sets the agent's daily caps (the owner's local day; a cap given as "off" is lifted, --off lifts all) and
+  prints today's usage. Reaching a cap pauses the agent (reason budget). Cost is what the agent reports
+  in progress data.usage.cost_usd.`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {

@@ -114,6 +114,8 @@ async function start(): Promise<void> {
     win?.webContents.send(IPC.event, item);
     notify(item);
     if (item.kind === 'event' && item.value.event.type.startsWith('request.')) updateTray();
+    if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
+    if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
   });
 
   createWindow();
@@ -183,7 +185,14 @@ async function updateTray(): Promise<void> {
     const r = (await runOwnerAction(running.hub, 'requests.list', { state: 'pending' })) as { requests?: unknown[] };
     n = r.requests?.length ?? 0;
   } catch { /* requests unavailable */ }
-  tray.setToolTip(n ? `Perch — ${n} decision${n === 1 ? '' : 's'} waiting` : 'Perch');
+  // owner control (hub/control.ts): paused agents are shown plainly in the tooltip too
+  let paused = 0;
+  try {
+    const r = (await runOwnerAction(running.hub, 'agents.list', {})) as { agents?: Array<{ paused?: unknown; revoked?: boolean }> };
+    paused = r.agents?.filter((a) => a.paused && !a.revoked).length ?? 0;
+  } catch { /* agents unavailable */ }
+  const parts = [n ? `${n} decision${n === 1 ? '' : 's'} waiting` : '', paused ? `${paused} agent${paused === 1 ? '' : 's'} paused` : ''].filter(Boolean);
+  tray.setToolTip(parts.length ? `Perch — ${parts.join(' · ')}` : 'Perch');
   if (process.platform === 'darwin') tray.setTitle(n ? String(n) : '');
   app.setBadgeCount(n);
 }
@@ -198,6 +207,16 @@ function createTray(): void {
   ]));
   tray.on('click', () => showWindow());
   void updateTray();
+}
+
+/** Owner control: an OS notification when a daily cap paused an agent. */
+function notifyBudget(value: unknown): void {
+  void updateTray();
+  const v = value as { agent?: { name?: string }; detail?: string } | undefined;
+  if (!v?.agent?.name || !Notification.isSupported()) return;
+  const n = new Notification({ title: `${visibleText(v.agent.name)} was paused: daily cap reached`, body: visibleText(v.detail ?? 'budget').slice(0, 200) });
+  n.on('click', () => showWindow());
+  n.show();
 }
 
 /** When the last "disk is full" notification was shown: at most one every STORAGE_NOTIFY_MS. */

@@ -14,6 +14,7 @@ import { reportProgress } from './progress';
 import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 import { reviewStatus } from './review';
+import { controlForAgent } from './control';
 
 export interface AgentCtx {
   hub: Hub;
@@ -91,6 +92,7 @@ export const coreTools = {
         tool_schema_version: toolSchemaVersion(),
         review_mode: reviewStatus(hub, agentId), // review mode (hub/review.ts)
         server: { name: 'perch', version: PERCH_VERSION },
+        ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control.ts)
         next_steps: [
           'get_config: read your role and instructions.',
           'list_conversations, then get_updates with wait_secs in a loop; pass back the ack you received.',

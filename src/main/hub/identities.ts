@@ -8,6 +8,7 @@ import { insertConversation, insertMember } from '../store/conversations';
 import { dataVersion } from '../store/db';
 import { isUnderReview } from '../store/held';
 import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
+import { pauseOf } from './control';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -35,6 +36,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     config,
     waiting: hub.bus.isWaiting(u.id),
     review: isUnderReview(hub.db, u.id), // review mode (store/held.ts)
+    paused: pauseOf(hub, u.id), // owner control (hub/control.ts)
   };
 }
 

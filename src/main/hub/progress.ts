@@ -10,6 +10,7 @@ import { tx } from '../store/db';
 import { RateLimiter } from './rate-limit';
 import { listAgents } from './identities';
 import type { Activity } from '../../shared/owner-api';
+import { recordUsage, usageIn } from './control';
 
 const KEEP_PER_AGENT = 2000;
 
@@ -44,6 +45,7 @@ export function reportProgress(
   if (data && Buffer.byteLength(data) > LIMITS.maxProgressDataBytes) {
     throw new HubError('too_large', `data is ${Buffer.byteLength(data)} bytes as JSON; the limit is ${LIMITS.maxProgressDataBytes}.`, 'Send less data, or a summary of it.');
   }
+  usageIn(input.data); // owner control: a malformed data.usage is refused before anything is saved (hub/control.ts)
   const waitMs = wait(hub, userId);
   if (waitMs > 0) {
     throw new HubError('rate_limited', `At most ${LIMITS.progressPerSecond} progress reports a second.`, 'Report less often, or batch steps into one report.', { retry_after_ms: Math.ceil(waitMs) });
@@ -56,6 +58,7 @@ export function reportProgress(
     return id;
   });
   hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) }); // the owner reads it (shared/text.ts)
+  recordUsage(hub, userId, input.data); // owner control: reported usage is summed per day; a cost cap reached pauses (hub/control.ts)
   return { id, at };
 }
 

@@ -15,6 +15,7 @@ import { stateTools } from './state';
 import { contextTools } from './context';
 import { fileTools } from './files';
 import { reviewable } from './review';
+import { countToolCall, refuseIfPaused } from './control';
 
 export const toolHandlers = {
   // identity and messaging (hub/agent-tools.ts)
@@ -73,5 +74,11 @@ export function implementedTools(): Set<ToolName> {
 export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
-  return runToolHandler({ hub, agentId, signal }, name, h, args);
+  try {
+    refuseIfPaused(hub, agentId, name); // owner control: a paused agent's writing tools are refused (hub/control.ts)
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  // owner control: each agent's tool calls and messages are counted per day, and its caps checked (hub/control.ts)
+  return runToolHandler({ hub, agentId, signal }, name, h, args).then((r) => { countToolCall(hub, agentId, name); return r; });
 }

@@ -4,6 +4,7 @@
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
 // (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
+import { isPaused } from './control';
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newTimeOrderedId } from './hub';
@@ -73,7 +74,9 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
   const u = hub.user(agentId);
   if (u.kind !== 'agent') return { ok: false, why: 'not an agent' };
   if (u.revoked_at != null) return { ok: false, why: 'the agent is revoked' };
-  // owner control: paused agents are never started (and agents over a spend cap) — wired in with pause.
+  // owner control: paused agents are never started (a spend cap reached pauses the agent too, reason budget).
+  const pause = isPaused(hub, agentId);
+  if (pause.paused) return { ok: false, why: `the agent is paused${pause.reason ? ` (${pause.reason})` : ''}` };
   return { ok: true };
 }
 

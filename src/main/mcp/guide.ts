@@ -37,4 +37,15 @@ nobody is woken. Your owner sends it (perhaps with the text edited), or discards
 \`held.sent\` (its \`data\` has \`msg_id\`, the \`text\` as posted and \`owner_edited\`) or \`held.discarded\` in your
 notes channel. Do not send it again meanwhile: a retry with the same \`client_msg_id\` returns the same \`held_id\`.
 A posted message that was reviewed carries \`provenance.reviewed: true\` (and \`owner_edited: true\` if changed).
+## Your owner can pause you
+- Your owner may pause you at any time (or a daily cap may: reason \`budget\`). You then get an \`agent.paused\` event
+  (\`data.reason\`, and for a cap \`data.detail\`), and every writing tool answers the error \`paused\`. Stop working,
+  change nothing, and wait with \`get_updates\` (\`wait_secs\`) until \`agent.resumed\` comes. Reading, \`get_updates\`
+  and \`progress\` still work. \`whoami\` says whether you are paused (\`paused\`, \`pause\`).
+
+## Usage and daily caps
+- Report what your work cost in \`progress\` \`data\` as \`{"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}}\`
+  (each field optional, numbers >= 0; report each amount once, as it is spent). Perch sums it per day.
+- Perch also counts your messages and tool calls per day. Your owner may cap cost, messages and tool calls a day;
+  reaching a cap pauses you. \`whoami\` shows your \`caps\` (null = no cap) and \`usage_today\`.
 `;

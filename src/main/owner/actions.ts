@@ -13,6 +13,7 @@ import { addMember, createGroup, createTask, listAllConversations, openDirect } 
 import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { agentActivity, listProgress } from '../hub/progress';
+import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
 import { ensureOwnerMember, hubInfo, markRead, ownerConversation, sendNote } from '../hub/owner';
 import { handBack, listActiveHandoffs } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
@@ -75,6 +76,16 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   },
   'agents.revoke': (hub, a) => ({ agent: revokeAgent(hub, a.agent) }),
   'progress.list': (hub, a) => ({ progress: listProgress(hub, a) }),
+  // owner control (hub/control.ts)
+  'agents.pause': (hub, a) => pauseAgent(hub, a.agent, { reason: a.reason }),
+  'agents.resume': (hub, a) => resumeAgent(hub, a.agent),
+  'agents.pause_all': (hub, a) => pauseAll(hub, a.reason),
+  'agents.resume_all': (hub) => resumeAll(hub),
+  'agents.set_caps': (hub, a) => {
+    const { agent, off, ...caps } = a;
+    return setCaps(hub, agent, caps, off === true);
+  },
+  'agents.controls': (hub) => fleetControls(hub),
   'progress.activity': (hub, a) => agentActivity(hub, a.minutes ?? 30),
   'handoffs.list': (hub) => ({ handoffs: listActiveHandoffs(hub) }),
   'handoffs.hand_back': (hub, a) => handBack(hub, hub.ownerId, a),

@@ -5,6 +5,7 @@ import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
 import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
 import { dateTimeOf } from '../format';
+import { CapsForm, PauseButton, PausedBadge, pauseText } from './Control';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
 import { ReviewToggle } from './HeldItems';
 import { WakeDialog } from './WakeDialog';
@@ -43,16 +44,19 @@ export function AgentsPage() {
               <div className="agent-title">
                 <strong>{a.name}</strong>
                 {a.revoked ? <span className="chip chip-failed">revoked</span> : a.waiting ? <span className="chip chip-working">waiting for news</span> : null}
+                <PausedBadge paused={a.paused} />
                 <span className="muted small">config v{a.config_version}</span>
               </div>
               <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
               <p className="muted small">
-                Key {a.key_hint ?? '—'} · added {dateTimeOf(a.created_at)}
+                {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} · added {dateTimeOf(a.created_at)}
                 {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
                   ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
               </p>
+              {!a.revoked && <CapsForm agent={a} />}
             </div>
             <div className="agent-actions">
+              <PauseButton agent={a} />
               {!a.revoked && (
                 <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
                   Message

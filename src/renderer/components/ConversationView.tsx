@@ -17,6 +17,7 @@ import { ThreadPanel } from './ThreadPanel';
 import { ProgressFeed } from './ProgressFeed';
 import { Avatar, Dialog, Markdown } from './common';
 import { MessageBody } from './MessageItem';
+import { ConvPauseControls, PausedBadge } from './Control';
 import { Icon } from './Icon';
 
 export function ConversationView({ convId }: { convId: string }) {
@@ -87,6 +88,7 @@ function ConversationHeader({ convId }: { convId: string }) {
           ))}
         </div>
         <FloorControl convId={convId} />
+        <ConvPauseControls memberIds={others.filter((m) => m.kind === 'agent').map((m) => m.id)} />
         <button type="button" className="btn btn-ghost" aria-label={`Pinned messages (${pinCount})`} onClick={() => setShowPins(true)}>
           <Icon name="pin" /> {pinCount}
         </button>
@@ -167,7 +169,8 @@ function MembersDialog({ convId, onClose }: { convId: string; onClose: () => voi
       <ul className="member-list">
         {conv.members.map((m) => (
           <li key={m.id}>
-            <Avatar user={m} size={24} /> <strong>{m.name}</strong> <span className="muted">{m.kind === 'agent' ? 'AI agent' : 'person'} · {m.role}</span>
+            <Avatar user={m} size={24} /> <strong>{m.name}</strong> <span className="muted">{m.kind === 'agent' ? 'AI agent' : 'person'} · {m.role}</span>{' '}
+            <PausedBadge paused={agents.find((a) => a.id === m.id)?.paused} />
           </li>
         ))}
       </ul>

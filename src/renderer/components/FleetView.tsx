@@ -13,6 +13,8 @@ import { ProgressFeed } from './ProgressFeed';
 import { Icon } from './Icon';
 import { Avatar } from './common';
 import { ReviewToggle } from './HeldItems';
+import { PauseButton, PausedBadge, UsageChart, UsageMeter, pauseText } from './Control';
+import type { PauseInfo } from '../../shared/control';
 
 const MINUTES = 30;
 
@@ -55,7 +57,7 @@ export function FleetView() {
       {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
       <ul className="fleet-grid" aria-label="Agents activity">
         {agents.map((a) => (
-          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} review={a.review} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} review={a.review} paused={a.paused} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
         ))}
       </ul>
       <section className="fleet-feed" aria-label="Live feed">
@@ -73,20 +75,22 @@ export function FleetView() {
   );
 }
 
-const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; review: boolean; selected: boolean; onSelect: () => void }) {
+const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; review: boolean; paused: PauseInfo | null; selected: boolean; onSelect: () => void }) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
   const run = useWake((s) => runningRunOf(s, props.agentId));
   const now = useNow(10_000);
   const status = statusOf(act, props.waiting, props.revoked, now);
   const last = act?.last;
   return (
-    <li className={`fleet-card status-${status} ${props.selected ? 'selected' : ''}`}>
-      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${STATUS_LABEL[status]}`} onClick={props.onSelect}>
+    <li className={`fleet-card status-${status} ${props.selected ? 'selected' : ''} ${props.paused ? 'paused' : ''}`} aria-label={`Agent ${props.name}`}>
+      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${props.paused ? pauseText(props.paused) : STATUS_LABEL[status]}`} onClick={props.onSelect}>
         <div className="fleet-card-head">
           <Avatar user={{ name: props.name, kind: 'agent' }} size={28} />
           <strong>{props.name}</strong>
           <span className={`status-pill status-pill-${status}`}>{STATUS_LABEL[status]}</span>
+          <PausedBadge paused={props.paused} />
         </div>
+        {props.paused && <p className="paused-why small">{pauseText(props.paused)}</p>}
         <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
         <p className="fleet-last small">
           {last ? (
@@ -106,10 +110,16 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
           </button>
         </p>
       )}
-      <button type="button" className="btn btn-ghost btn-small" onClick={() => void openDirectWith(props.name)}>
-        Message
-      </button>
-      <ReviewToggle name={props.name} on={props.review} /> {/* review mode (HeldItems.tsx) */}
+      {/* owner control: today's usage vs caps, the last 14 days, one-click pause (Control.tsx) */}
+      <UsageMeter agentId={props.agentId} />
+      <UsageChart agentId={props.agentId} />
+      <div className="fleet-card-actions">
+        <PauseButton agent={{ id: props.agentId, name: props.name, paused: props.paused, revoked: props.revoked }} small />
+        <button type="button" className="btn btn-ghost btn-small" onClick={() => void openDirectWith(props.name)}>
+          Message
+        </button>
+        <ReviewToggle name={props.name} on={props.review} /> {/* review mode (HeldItems.tsx) */}
+      </div>
     </li>
   );
 });

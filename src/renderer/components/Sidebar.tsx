@@ -12,6 +12,7 @@ import { openMessage, openView, searchMessages, setFilter, showNewConversation, 
 import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
+import { PauseAllControl } from './Control';
 import { Icon } from './Icon';
 
 export function sortedConversationIds(byId: Record<string, ConversationView>, filter: string): string[] {
@@ -65,6 +66,7 @@ export function Sidebar() {
         <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon={<Icon name="fleet" />} />
         <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<Icon name="bot" />} />
       </div>
+      <PauseAllControl /> {/* owner control: the kill switch on every screen (Control.tsx) */}
 
       <form
         className="filter"

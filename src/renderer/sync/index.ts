@@ -8,6 +8,7 @@
 //   router.ts    which screen and conversation is shown, thread, focus, panels
 //   actions.ts   the owner's actions
 export { errorText } from './common';
+export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control (issue 10)
 export { boot, signOut } from './live';
 export { fileLink, loadOlder } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';

@@ -19,6 +19,7 @@ import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
+import { loadControls, onBudgetPaused, onControlEvent } from './control';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -54,7 +55,7 @@ export async function boot(): Promise<void> {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns()]).catch((err) => toast(errorText(err), 'error'));
+  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
   restoreViewFromHash();
 }
 
@@ -78,6 +79,7 @@ function onLive(item: LiveItem): void {
       if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
       applyWakeLive(item.value); // wake runs (sync/wake.ts)
+      if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
       return;
     default: {
       const never: never = item;
@@ -88,7 +90,7 @@ function onLive(item: LiveItem): void {
 
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
-  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns()]).catch(() => {});
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }
 
@@ -115,6 +117,7 @@ function applyEvent(ev: EventView, woken: string[]): void {
   ordering.offer(ev.conv_id, ev);
   if (ev.type === 'config.updated') refreshAgentsSoon(200);
   if (ev.type.startsWith('held.')) refreshHeldSoon(); // review mode (sync/held.ts)
+  onControlEvent(ev.type); // owner control: agent.paused / agent.resumed (sync/control.ts)
   if (ev.actor?.kind === 'agent' || woken.some((u) => u !== me)) refreshAgentsSoon();
 }
 

@@ -1,0 +1,90 @@
+// Owner control (issue 10): pause / resume one agent or all, daily caps, usage. Writes the agents and
+// control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
+import type { Caps } from '../../shared/control';
+import { api } from '../transport';
+import { agentsStore } from '../stores/agents';
+import { controlStore } from '../stores/control';
+import { attempt, toast } from './common';
+import { loadAgents } from './loaders';
+
+export async function loadControls(): Promise<void> {
+  const r = await api('agents.controls', {});
+  controlStore.setState({ byAgent: Object.fromEntries(r.agents.map((a) => [a.agent.id, a])), today: r.today });
+}
+
+let refresh: ReturnType<typeof setTimeout> | undefined;
+/** Re-reads agents and usage shortly (at most once per interval). */
+export function refreshControlsSoon(ms = 300): void {
+  if (refresh) return;
+  refresh = setTimeout(() => {
+    refresh = undefined;
+    void Promise.all([loadAgents(), loadControls()]).catch(() => {});
+  }, ms);
+}
+
+function refreshNow(): Promise<void> {
+  return Promise.all([loadAgents(), loadControls()]).then(() => undefined, () => undefined);
+}
+
+export const pauseAgent = (agent: string, reason?: string) =>
+  attempt('Not paused', async () => {
+    const r = await api('agents.pause', reason ? { agent, reason } : { agent });
+    markPaused([r]);
+    toast(`Paused ${r.agent.name}.`);
+    void refreshNow();
+    return r;
+  });
+
+export const resumeAgent = (agent: string) =>
+  attempt('Not resumed', async () => {
+    const r = await api('agents.resume', { agent });
+    markPaused([r]);
+    toast(`Resumed ${r.agent.name}.`);
+    void refreshNow();
+    return r;
+  });
+
+export const pauseAll = () =>
+  attempt('Agents not paused', async () => {
+    const r = await api('agents.pause_all', {});
+    markPaused(r.agents);
+    toast(r.agents.length ? `Paused all ${r.agents.length} agent${r.agents.length === 1 ? '' : 's'}.` : 'No agent to pause.');
+    void refreshNow();
+    return r;
+  });
+
+export const resumeAll = () =>
+  attempt('Agents not resumed', async () => {
+    const r = await api('agents.resume_all', {});
+    markPaused(r.agents);
+    toast(`Resumed ${r.agents.length} agent${r.agents.length === 1 ? '' : 's'}.`);
+    void refreshNow();
+    return r;
+  });
+
+export const setCaps = (agent: string, caps: Caps) =>
+  attempt('Caps not saved', async () => {
+    const r = await api('agents.set_caps', { agent, ...caps });
+    toast(`Saved ${r.agent.name}'s daily caps.`);
+    void refreshNow();
+    return r;
+  });
+
+/** The answer of a pause or resume, shown at once (the lists are re-read after). */
+function markPaused(results: Array<{ agent: { id: string }; paused: import('../../shared/control').PauseInfo | null }>): void {
+  const by = new Map(results.map((r) => [r.agent.id, r.paused]));
+  agentsStore.setState((s) => ({ list: s.list.map((a) => (by.has(a.id) ? { ...a, paused: by.get(a.id)! } : a)) }));
+}
+
+/** agent.paused / agent.resumed in the log (also when another process paused the agent). */
+export function onControlEvent(type: string): void {
+  if (type === 'agent.paused' || type === 'agent.resumed') refreshControlsSoon();
+}
+
+/** A daily cap paused an agent: the owner is told plainly. */
+export function onBudgetPaused(value: unknown): void {
+  const v = value as { agent?: { name?: string }; detail?: string } | undefined;
+  if (!v?.agent?.name) return;
+  toast(`${v.agent.name} was paused: a daily cap was reached (${v.detail ?? 'budget'}).`, 'error');
+  refreshControlsSoon(0);
+}
