@@ -12,6 +12,7 @@ import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError } from './http-util';
 import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
+import { startBrakes } from './hub/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
@@ -127,6 +128,7 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
   startFloorExpiry, // floors run out on time (hub/floor.ts)
+  startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/brakes.ts)
 ];
 
 /** The store's worker thread: no request waits for a checkpoint or for indexing. */

@@ -2,6 +2,7 @@
 // Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
 import { z } from 'zod';
 import { LIMITS } from './limits';
+import { BRAKES, type AgentBrakes } from './brakes';
 import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
 import type { ConversationView, EventView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
 import type { AgentSummary } from './agents';
@@ -69,6 +70,15 @@ export const OWNER_ACTIONS = {
   'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
   'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
+  // brakes (hub/brakes.ts)
+  'conversations.resume': {
+    description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
+    input: z.strictObject({ conv_id: id() }),
+  },
+  'agents.set_brakes': {
+    description: `Set an agent's budget: messages it may send per conversation per hour (1 to ${BRAKES.budgetMax}), "off", or "default" (${BRAKES.budgetPerHour}). The other brakes (loop, duplicate, notice) are fixed.`,
+    input: z.strictObject({ agent: id(), budget: z.union([z.number().int().min(1).max(BRAKES.budgetMax), z.literal('off'), z.literal('default')]) }),
+  },
 } as const;
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
@@ -200,6 +210,8 @@ export interface OwnerResults {
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;
+  'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
+  'agents.set_brakes': { agent: string; brakes: AgentBrakes };
 }
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';

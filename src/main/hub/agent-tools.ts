@@ -11,6 +11,7 @@ import { addMember, createGroup, listConversations, openDirect } from './convers
 import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from './messages';
 import { getUpdates } from './delivery';
 import { reportProgress } from './progress';
+import { agentBrakes } from './brakes';
 import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 
@@ -87,6 +88,7 @@ export const coreTools = {
         owner: { id: owner.id, name: owner.name, kind: owner.kind },
         config_version: me.config_version,
         limits: LIMITS,
+        brakes: agentBrakes(hub, agentId), // hub/brakes.ts
         tool_schema_version: TOOL_SCHEMA_VERSION,
         server: { name: 'perch', version: PERCH_VERSION },
         next_steps: [

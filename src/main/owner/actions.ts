@@ -13,7 +13,8 @@ import { addMember, createGroup, createTask, listAllConversations, openDirect } 
 import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { agentActivity, listProgress } from '../hub/progress';
-import { ensureOwnerMember, hubInfo, markRead, ownerConversation, sendNote } from '../hub/owner';
+import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote } from '../hub/owner';
+import { resumeConversation, setAgentBudget } from '../hub/brakes';
 import { handBack, listActiveHandoffs } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
 import { ownerFloor } from '../hub/floor';
@@ -83,6 +84,13 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
+  // brakes (hub/brakes.ts)
+  'conversations.resume': (hub, a) => {
+    requireConversation(hub, a.conv_id);
+    const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
+    return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
+  },
+  'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
