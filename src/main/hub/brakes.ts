@@ -296,7 +296,7 @@ export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): 
   const row = findAgent(hub, agent);
   const s = stateOf(hub);
   const value = budget === 'default' ? null : budget === 'off' ? 0 : budget;
-  if (value !== null && (!Number.isInteger(value) || value < 1 || value > BRAKES.budgetMax)) {
+  if (typeof budget === 'number' && (!Number.isInteger(budget) || budget < 1 || budget > BRAKES.budgetMax)) {
     throw new HubError('invalid_argument', `budget must be a whole number from 1 to ${BRAKES.budgetMax}, "off" or "default".`, 'Give a number of messages per hour per conversation, off, or default (60).');
   }
   tx(hub.db, () => setBudgetRow(hub.db, row.id, value));
