@@ -18,4 +18,5 @@ export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch,
+  resumeConversation, setAgentBudget, // brakes
 } from './actions';
