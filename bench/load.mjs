@@ -3,7 +3,8 @@
 // the generator does no per-request work. Latency of every 2xx answer of the measured run (the
 // warm-up is excluded) is taken at sub-millisecond resolution from autocannon's 'response' events.
 //   node bench/load.mjs CONFIG.json   → prints one JSON line with the result
-// CONFIG: { url, connections, duration, warmup, requests: [{ body, headers }] }
+// CONFIG: { url, connections, duration, warmup, requests: [{ body, headers }], unique? }
+// unique: each request's body gets a fresh number in place of %N% (every text different; the brakes section).
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -11,6 +12,7 @@ const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const MAX_SAMPLES = 2_000_000;
 const lat = new Float64Array(MAX_SAMPLES);
 let n = 0;
+let counter = 0;
 
 const instance = autocannon({
   url: cfg.url,
@@ -19,7 +21,9 @@ const instance = autocannon({
   duration: cfg.duration,
   warmup: { connections: cfg.connections, duration: cfg.warmup },
   timeout: 10,
-  requests: cfg.requests.map((r) => ({ method: 'POST', body: r.body, headers: r.headers })),
+  requests: cfg.requests.map((r) => (cfg.unique
+    ? { method: 'POST', headers: r.headers, setupRequest: (req) => ({ ...req, body: r.body.replace('%N%', String(++counter)) }) }
+    : { method: 'POST', body: r.body, headers: r.headers })),
 });
 instance.on('response', (_client, statusCode, _bytes, responseTime) => {
   if (statusCode >= 200 && statusCode < 300 && n < MAX_SAMPLES) lat[n++] = responseTime;

@@ -7,8 +7,8 @@
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,wakerun (the default) or a subset,
-//            or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun (the default) or a
+//            subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
 //            from the waking event's commit to the process running, and to the run's first tool call
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
@@ -18,6 +18,12 @@
 // get_updates: memory, idle CPU, waking), E (empty store), M (a store seeded with 1,000,000 messages
 // over 1,000 conversations by bench/seed.ts before the hub starts), and short-lived hubs for cold
 // starts (spawn → ready line) on an empty data dir and on M's.
+// Brakes (src/main/hub/brakes.ts): the loads of A, F, S, E and M repeat the same texts and trade turns
+// between agents with no person, which the brakes stop by design; those hubs run with PERCH_BRAKES=off
+// (a switch for benchmarks only). The brakes section measures what the brakes cost: send_message on two
+// hubs seeded alike, brakes off and on, side by side (off, on, on, off), with a load that the brakes
+// check on every send but never stop (one conversation per agent, every text different, the agents'
+// budget set by the owner to the highest allowed).
 // Every loop is bounded in count and time; every child is killed on exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,9 +64,9 @@ const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
 const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,wakerun').split(','));
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun').split(','));
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'wakerun'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
@@ -88,9 +94,9 @@ process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
 /** Spawns a process that prints one JSON line when ready; resolves with that line and the child. */
-function startProcess(name: string, args: string[], timeoutMs = 60_000): Promise<{ child: ChildProcess; ready: any }> {
+function startProcess(name: string, args: string[], timeoutMs = 60_000, env?: Record<string, string>): Promise<{ child: ChildProcess; ready: any }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
     children.add(child);
     let out = '';
     let err = '';
@@ -187,7 +193,10 @@ interface RunningHub {
   ownerToken: string;
 }
 
-async function startHub(name: string, dataDir: string, extraArgs: string[] = []): Promise<RunningHub> {
+/** The hubs whose loads would trip the brakes run without them (see the top); the brakes section says which. */
+const BRAKES_OFF = { PERCH_BRAKES: 'off' };
+
+async function startHub(name: string, dataDir: string, extraArgs: string[] = [], env: Record<string, string> = BRAKES_OFF): Promise<RunningHub> {
   const flags: string[] = [];
   if (opt['cpu-prof']) {
     // One directory per hub: the main thread and the checkpoint worker each write a profile.
@@ -197,7 +206,7 @@ async function startHub(name: string, dataDir: string, extraArgs: string[] = [])
   }
   // --backups 0: the daily backup a hub takes at start (once a day) would copy the seeded
   // database while the requests are measured.
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs]);
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs], 60_000, env);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
   return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
 }
@@ -246,10 +255,11 @@ interface LoadResult {
   mean_ms: number;
 }
 
-async function load(name: string, port: number, requests: Array<{ body: string; headers: Record<string, string> }>): Promise<LoadResult> {
+async function load(name: string, port: number, requests: Array<{ body: string; headers: Record<string, string> }>, unique = false): Promise<LoadResult> {
   checkDeadline(name);
   const cfgFile = path.join(tmpRoot, `load-${name.replace(/\W+/g, '_')}.json`);
-  fs.writeFileSync(cfgFile, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests }));
+  // unique: load.mjs puts a counter in place of %N% in each body (every text different, for the brakes section).
+  fs.writeFileSync(cfgFile, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests, unique }));
   progress(`${name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s …`);
   const out = await runProcess(`load ${name}`, ['bench/load.mjs', cfgFile], (DURATION + WARMUP + 60) * 1000);
   const r = JSON.parse(out.trim().split('\n').pop()!);
@@ -509,6 +519,54 @@ async function queryPhase(label: string, hub: RunningHub, fixture: Seeded): Prom
   return out;
 }
 
+/**
+ * Brakes: send_message with brakes off and on, on two hubs seeded alike, side by side (off, on, on, off).
+ * 16 agents, each in a conversation of its own (no change of speaker: no loop), every text different (no
+ * duplicate), each agent's budget set by the owner to the highest allowed (counted, never reached): every
+ * send is checked by every brake and none stops it. Every answer must be a success that was committed.
+ */
+async function brakesPhase(pick: (r: LoadResult) => { calls_per_s: number; p50_ms: number; p99_ms: number }) {
+  checkDeadline('brakes');
+  const hubs: Array<{ hub: RunningHub; shapes: Array<{ body: string; headers: Record<string, string> }>; convs: string[]; agents: Agent[] }> = [];
+  for (const [name, env] of [['brakes-off', BRAKES_OFF], ['brakes-on', { PERCH_BRAKES: 'on' }]] as const) {
+    const dir = path.join(tmpRoot, `hub-${name}`);
+    const fixture = await seed(dir, ['--agents', '16', '--prefix', 'k'], 60_000);
+    const hub = await startHub(name, dir, [], env);
+    const agents: Agent[] = fixture.agents;
+    const convs: string[] = [];
+    for (const a of agents) {
+      const set = await post(hub.port, '/api/owner/agents.set_brakes', JSON.stringify({ agent: a.name, budget: 1_000_000 }), { Authorization: `Bearer ${hub.ownerToken}` });
+      if (!JSON.parse(set.text).ok) throw new Error(`agents.set_brakes: HTTP ${set.status} ${set.text.slice(0, 200)}`);
+      convs.push((await call(hub.port, a.key, 'create_group', { title: `brakes-${a.name}`, members: [] })).value.conversation.conv_id);
+    }
+    const shapes = agents.map((a, i) => ({
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: convs[i], text: `Status from ${a.name}: build 4711 is green, moving on to the review of the queue worker (step %N%).` } } }),
+      headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) },
+    }));
+    hubs.push({ hub, shapes, convs, agents });
+  }
+  const committed = async (h: (typeof hubs)[number]) => {
+    let sum = 0;
+    for (let i = 0; i < h.convs.length; i++) sum += (await call(h.hub.port, h.agents[i]!.key, 'get_history', { conv_id: h.convs[i]!, limit: 1 })).value.conversation_last_seq;
+    return sum;
+  };
+  const runs: Record<string, LoadResult[]> = { 'brakes-off': [], 'brakes-on': [] };
+  for (const i of [0, 1, 1, 0]) {
+    const h = hubs[i]!;
+    const before = await committed(h);
+    const r = await load(`perch send_message (${h.hub.name})`, h.hub.port, h.shapes, true);
+    const stored = (await committed(h)) - before;
+    const answered = r.total_2xx + r.warmup_2xx;
+    if (r.non2xx || r.errors || stored < answered || stored > answered + 2 * CONNECTIONS) throw new Error(`brakes (${h.hub.name}): ${stored} committed for ${answered} answered, ${r.non2xx} non-2xx, ${r.errors} errors (did a brake stop the load?)`);
+    runs[h.hub.name]!.push(r);
+  }
+  for (const h of hubs) await stopProcess(h.hub.child);
+  const mean = (rs: LoadResult[]) => ({ ...pick({ ...rs[0]!, rps: (rs[0]!.rps + rs[1]!.rps) / 2, p50_ms: (rs[0]!.p50_ms + rs[1]!.p50_ms) / 2, p90_ms: (rs[0]!.p90_ms + rs[1]!.p90_ms) / 2, p99_ms: (rs[0]!.p99_ms + rs[1]!.p99_ms) / 2, mean_ms: (rs[0]!.mean_ms + rs[1]!.mean_ms) / 2, non2xx: rs[0]!.non2xx + rs[1]!.non2xx, errors: rs[0]!.errors + rs[1]!.errors }), runs_calls_per_s: rs.map((r) => Math.round(r.rps)) });
+  const off = mean(runs['brakes-off']!);
+  const on = mean(runs['brakes-on']!);
+  return { off, on, on_vs_off: r3(on.calls_per_s / off.calls_per_s) };
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 async function main() {
@@ -581,6 +639,12 @@ async function main() {
       result.owner = { ...o.owner, lost: o.lost };
     }
     await stopProcess(hubA.child);
+  }
+
+  if (ONLY.has('brakes')) {
+    const b = await brakesPhase(pick);
+    result.brakes = b;
+    result.brakes_on_vs_off = b.on_vs_off;
   }
 
   if (ONLY.has('fleet')) {
@@ -732,6 +796,7 @@ function targets(r: any) {
   add('rss_mb_fleet_waiting', r.rss_mb_fleet_waiting, '< 250', (v) => v < 250);
   // ~0%: one clock tick (10 ms) in the 4 s window is 0.25%.
   add('idle_cpu_pct_fleet_waiting', r.idle_cpu_pct_fleet_waiting, '<= 0.5', (v) => v <= 0.5);
+  add('brakes_on_vs_off', r.brakes_on_vs_off, '>= 0.90', (v) => v >= 0.9);
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
   return t;
@@ -756,6 +821,10 @@ function table(r: any): string {
     rows.push(['get_updates (no wait, caught up)', `${r.get_updates.calls_per_s} calls/s, p50 ${f(r.get_updates.p50_ms)} ms, p99 ${f(r.get_updates.p99_ms)} ms`, '', '']);
   }
   if (r.send_message_full) rows.push(['send_message (durability full)', `${r.send_message_full.calls_per_s} calls/s, p50 ${f(r.send_message_full.p50_ms)} ms, p99 ${f(r.send_message_full.p99_ms)} ms (${f(r.send_full_vs_normal * 100, 1)}% of normal)`, '', '']);
+  if (r.brakes) {
+    rows.push(['send_message, brakes off (own conv. per agent)', `${r.brakes.off.calls_per_s} calls/s (runs ${r.brakes.off.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.off.p50_ms)} ms, p99 ${f(r.brakes.off.p99_ms)} ms`, 'baseline', '']);
+    rows.push(['send_message, brakes on (same load)', `${r.brakes.on.calls_per_s} calls/s (runs ${r.brakes.on.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.on.p50_ms)} ms, p99 ${f(r.brakes.on.p99_ms)} ms (${f(r.brakes_on_vs_off * 100, 1)}% of off)`, '≥ 90% of off', hold('brakes_on_vs_off')]);
+  }
   if (r.wake) {
     rows.push([`wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`, `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('wake_p50_ms', 'wake_p99_ms')]);
     rows.push([`hub RSS, ${WAITERS} agents waiting`, `${f(r.rss_mb_50_waiting, 1)} MB (peak ${f(r.peak_rss_mb, 1)} MB), idle CPU ${f(r.idle_cpu_pct_50_waiting, 1)}%`, '< 200 MB', hold('rss_mb_50_waiting')]);

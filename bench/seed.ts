@@ -79,7 +79,7 @@ if (nMessages > 0 && convs.length > 0) {
         if (!access) accessCache.set(k, (access = requireMember(hub, sender.id, c.id)));
         const other = c.members.find((x) => x !== senderIdx);
         const to = rnd() < 0.1 && other !== undefined ? [agents[other]!.name] : undefined;
-        insertMessageWithEvent(hub, sender.id, access, { conv_id: c.id, text: makeText(rnd), to });
+        insertMessageWithEvent(hub, sender.id, access, { conv_id: c.id, text: makeText(rnd), to }, [], false); // a fixture, not agents' sends: no brakes
       }
     });
     if (done % 200_000 === 0 || done === nMessages) progress(`${done} messages (${Math.round(performance.now() - started)} ms)`);

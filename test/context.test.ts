@@ -8,6 +8,10 @@ import { LIMITS } from '../src/shared/limits';
 import { estimateTokens } from '../src/main/hub/context';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+// The fixtures are long two-agent chats with no person: to the brakes a loop (hub/brakes.ts). They are not
+// what this file tests, so its hubs run without them.
+process.env.PERCH_BRAKES = 'off';
 type T = ReturnType<typeof makeHub>;
 
 

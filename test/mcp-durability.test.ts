@@ -15,7 +15,7 @@ const KILL_AFTER = 120;
 
 test('SIGKILL in the middle of a send_message burst loses no message whose call returned success', async () => {
   const dir = tempDataDir();
-  let hub: Served | undefined = await startServe(dir, { args: ['--rate', '0'] });
+  let hub: Served | undefined = await startServe(dir, { args: ['--rate', '0'], env: { PERCH_BRAKES: 'off' } }) /* a burst, not a conversation: no brakes */;
   try {
     const a = await addAgent(dir, 'burster');
     const b = await addAgent(dir, 'listener');
@@ -71,7 +71,7 @@ test('SIGKILL in the middle of a send_message burst loses no message whose call 
     }
 
     // 2. Through the MCP door of a restarted hub.
-    hub = await startServe(dir, { args: ['--rate', '0'] });
+    hub = await startServe(dir, { args: ['--rate', '0'], env: { PERCH_BRAKES: 'off' } }) /* a burst, not a conversation: no brakes */;
     const seen = new Set<string>();
     let before: number | undefined;
     for (let guard = 0; guard < 20; guard++) {

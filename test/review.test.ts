@@ -197,6 +197,19 @@ describe('review mode', () => {
     }
   });
 
+  test('held sends count toward the brakes: a third held copy of the same text is refused as duplicate, and nothing more is held', async () => {
+    const { kit, convId } = await pair();
+    const first = await kit.ok('send_message', { conv_id: convId, text: 'same words' });
+    const second = await kit.ok('send_message', { conv_id: convId, text: 'same words' });
+    assert.equal(first.held, true);
+    assert.equal(second.held, true);
+    const third = await kit.fail('send_message', { conv_id: convId, text: 'same words' });
+    assert.equal(third.code, 'brake');
+    assert.match(String(third.details?.reason ?? third.reason ?? third.message), /^duplicate/);
+    const { items } = await ownerOk(served, 'held.list');
+    assert.equal(items.filter((i: R) => i.conv_id === convId).length, 2, 'the refused send was not held');
+  });
+
   test('review off: sends go through at once; the CLI turns review on and off', async () => {
     const { kit, bob, convId } = await pair();
     const off = cli(['agent', 'review', kit.agent.name, 'off', '--data-dir', served.dataDir, '--json']);

@@ -145,7 +145,8 @@ export async function runTorture(opts: TortureOptions): Promise<TortureReport> {
 
   const dir = tempDataDir();
   const dbFile = path.join(dir, 'perch.sqlite');
-  const serveArgs = { args: ['--rate', '0'] };
+  // A load, not a conversation: no rate limit and no brakes (8 writers trading turns would trip the loop brake).
+  const serveArgs = { args: ['--rate', '0'], env: { PERCH_BRAKES: 'off' } };
   let hub: Served = await startServe(dir, serveArgs);
   try {
     const keys: AgentKey[] = await Promise.all(Array.from({ length: writers }, (_, i) => addAgent(dir, `writer-${i}`)));

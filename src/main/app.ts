@@ -13,6 +13,7 @@ import { isBadTarget, parseTarget, sendBadRequest, sendInternalError } from './h
 import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
 import { startControlWatch } from './hub/control';
+import { startBrakes } from './hub/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { createLogWriter, type LogStats } from './log';
@@ -136,6 +137,7 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
   startFloorExpiry, // floors run out on time (hub/floor.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control.ts)
+  startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/brakes.ts)
 ];
 
 /** The store's worker thread: no request waits for a checkpoint or for indexing. */

@@ -1,5 +1,6 @@
 // Agents and their role config, as every door shows them.
 import type { UserKind } from './types';
+import type { AgentBrakes } from './brakes';
 
 /** Lowercase a-z 0-9 - _, 1..40 characters, starting with a letter or digit. */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -29,6 +30,8 @@ export interface AgentSummary {
   review: boolean;
   /** Owner control: why the agent is paused, or null when it runs (shared/control.ts). */
   paused: import('./control').PauseInfo | null;
+  /** Its brakes (hub/brakes.ts): budget per hour per conversation and the fixed numbers. */
+  brakes?: AgentBrakes;
 }
 
 function list<T>(v: unknown): T[] {

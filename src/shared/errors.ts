@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   conflict: 'The state changed or somebody else got there first.',
   idempotency_conflict: 'The same id was used before with a different input.',
   silenced: 'You may not speak in this conversation right now.',
+  // brakes on agents' sends (hub/brakes.ts): details.reason starts with loop, duplicate, budget or notice
+  brake: 'A brake stopped this send (loop, duplicate, budget or notice); nothing was sent. Do not retry it.',
   too_large: 'The input is over a size limit.',
   rate_limited: 'Too many calls; slow down.',
   expired: 'It expired.',
@@ -24,6 +26,8 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   next_step: string;
+  /** A brake's reason (code brake): starts with loop, duplicate, budget or notice. */
+  reason?: string;
   details?: Record<string, unknown>;
 }
 
@@ -40,7 +44,8 @@ export class HubError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, next_step: this.nextStep, ...(this.details ? { details: this.details } : {}) };
+    const reason = typeof this.details?.reason === 'string' ? { reason: this.details.reason } : {}; // brakes (hub/brakes.ts)
+    return { code: this.code, message: this.message, next_step: this.nextStep, ...reason, ...(this.details ? { details: this.details } : {}) };
   }
 }
 

@@ -2,6 +2,7 @@
 // Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
 import { z } from 'zod';
 import { LIMITS } from './limits';
+import { BRAKES, type AgentBrakes } from './brakes';
 import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
 import type { ConversationView, EventView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
 import type { AgentSummary } from './agents';
@@ -112,6 +113,15 @@ export const OWNER_ACTIONS = {
   'wake.runs': { description: 'Wake runs, newest first (all agents, or one): status, why it was woken, timings, exit, usage.', input: z.strictObject({ agent: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'wake.stop': { description: 'Stop an agent\'s running wake run (SIGTERM, then SIGKILL of its process group) and any retry planned.', input: z.strictObject({ agent: id() }) },
   'wake.log': { description: 'A wake run and the newest part of its captured output (max_bytes, default 8192).', input: z.strictObject({ run_id: id(), max_bytes: z.number().int().min(1).max(256 * 1024).optional() }) },
+  // brakes (hub/brakes.ts)
+  'conversations.resume': {
+    description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
+    input: z.strictObject({ conv_id: id() }),
+  },
+  'agents.set_brakes': {
+    description: `Set an agent's budget: messages it may send per conversation per hour (1 to ${BRAKES.budgetMax}), "off", or "default" (${BRAKES.budgetPerHour}). The other brakes (loop, duplicate, notice) are fixed.`,
+    input: z.strictObject({ agent: id(), budget: z.union([z.number().int().min(1).max(BRAKES.budgetMax), z.literal('off'), z.literal('default')]) }),
+  },
 } as const;
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
@@ -265,6 +275,8 @@ export interface OwnerResults {
   'wake.runs': { runs: WakeRunView[] };
   'wake.stop': { agent: string; stopped: boolean; run_id: string | null };
   'wake.log': { run: WakeRunView; tail: string };
+  'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
+  'agents.set_brakes': { agent: string; brakes: AgentBrakes };
 }
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';

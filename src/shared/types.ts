@@ -1,5 +1,6 @@
 // Domain types shared by the hub, the MCP endpoint, the owner API and the UI. Pure: no Node, no DOM.
 import type { RequestView } from './requests';
+import type { ConversationPause } from './brakes';
 
 export type UserKind = 'human' | 'agent';
 export type ConversationKind = 'direct' | 'group' | 'task' | 'inbox';
@@ -51,6 +52,9 @@ export const EVENT_TYPES = [
   'held.discarded',
   'agent.paused', // owner control (hub/control.ts): the agent was paused (data: by, reason, detail)
   'agent.resumed', // owner control (hub/control.ts): the agent may work again
+  // brakes (hub/brakes.ts): the loop brake paused the conversation for agents; a person lifted it
+  'conversation.paused',
+  'conversation.resumed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -128,6 +132,8 @@ export interface ConversationView {
   task?: { state: TaskState; assignee: UserRef | null };
   floor?: { holder: UserRef; until: number } | null;
   handoffs?: Array<{ agent: UserRef; to: UserRef; note: string; at: number }>;
+  /** The loop brake paused this conversation for agents (hub/brakes.ts); only a person lifts it. */
+  paused?: ConversationPause;
 }
 
 export interface ProgressView {

@@ -12,6 +12,8 @@ import { isHubError } from '../../shared/errors';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
+import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brakes';
+import { agentBrakes, setAgentBudget } from '../hub/brakes';
 import { connectionSnippets } from '../owner/snippets';
 import Database from 'better-sqlite3';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
@@ -37,6 +39,7 @@ Usage:
   perch agent wake NAME [--cwd DIR] [--timeout SECS] [--env K=V]... -- CMD ARG...   (or --shell 'S', --webhook URL, --off, --show)
   perch agent pause NAME|--all [--reason T]   perch agent resume NAME|--all
   perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off
+  perch agent brakes NAME [--budget N|off|default] [--json]
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -314,6 +317,33 @@ function describeWake(w: WakeState): string {
   ].join('\n');
 }
 
+/** `perch agent brakes NAME [--budget N|off|default]`: through the running hub's owner API, or the file when no hub runs. */
+async function cmdAgentBrakes(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, budget: { type: 'string' } }, allowPositionals: true, strict: true });
+  const name = positionals[0];
+  if (!name) throw new UsageError('perch agent brakes needs NAME');
+  let budget: BudgetSetting | undefined;
+  if (values.budget !== undefined) {
+    const b = values.budget;
+    budget = b === 'off' || b === 'default' ? b : /^\d+$/.test(b) ? Number(b) : NaN;
+    if (typeof budget === 'number' && !(Number.isInteger(budget) && budget >= 1 && budget <= BRAKES.budgetMax)) {
+      throw new UsageError(`--budget ${JSON.stringify(b)}: give a number from 1 to ${BRAKES.budgetMax}, off, or default`);
+    }
+  }
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const json = !!values.json;
+  const show = (r: { agent: string; brakes: AgentBrakes }) =>
+    print(json, r, () => `${r.agent}: budget ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}${r.brakes.budget_is_default ? ' (default)' : ''}; loop after ${r.brakes.loop.turns} turns in ${r.brakes.loop.within_secs / 3600} h with no person; the same text at most ${r.brakes.duplicate_max} times.`);
+  const { liveHubOf } = await import('../app');
+  const live = budget !== undefined ? await liveHubOf(dataDir) : undefined;
+  if (live && budget !== undefined) {
+    const r = await postJson(`${live.base_url}/api/owner/agents.set_brakes`, { agent: name, budget }, { Authorization: `Bearer ${live.owner_token}` });
+    if (!r.json?.ok) fail(`${r.json?.error?.message ?? `HTTP ${r.status}`} ${r.json?.error?.next_step ?? ''}`.trim(), 1);
+    return show(r.json.value);
+  }
+  withHub(dataDir, (hub) => show(budget !== undefined ? setAgentBudget(hub, name, budget) : { agent: findAgent(hub, name).name, brakes: agentBrakes(hub, findAgent(hub, name).id) }));
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
@@ -424,6 +454,9 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   Sets the agent's daily caps (the owner's local day; a cap given as "off" is lifted, --off lifts all) and
   prints today's usage. Reaching a cap pauses the agent (reason budget). Cost is what the agent reports
   in progress data.usage.cost_usd.`,
+  brakes: `perch agent brakes NAME [--budget N|off|default] [--data-dir DIR] [--json]
+  Shows the agent's brakes; --budget sets how many messages it may send per conversation per hour
+  (1-${BRAKES.budgetMax}, off, or default: ${BRAKES.budgetPerHour}). Works whether or not the hub runs (a running hub is told at once).`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {
@@ -629,6 +662,7 @@ export async function main(argv: string[]): Promise<void> {
         return await cmdServe(rest);
       case 'agent':
       case 'agents':
+        if (rest[0] === 'brakes') return await cmdAgentBrakes(rest.slice(1)); // brakes (hub/brakes.ts)
         return cmdAgent(rest);
       case 'call':
         return await cmdCall(rest);

@@ -11,6 +11,7 @@ import { addMember, createGroup, listConversations, openDirect } from './convers
 import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from './messages';
 import { getUpdates } from './delivery';
 import { reportProgress } from './progress';
+import { agentBrakes } from './brakes';
 import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 import { reviewStatus } from './review';
@@ -91,6 +92,7 @@ export const coreTools = {
         limits: LIMITS,
         tool_schema_version: toolSchemaVersion(),
         review_mode: reviewStatus(hub, agentId), // review mode (hub/review.ts)
+        brakes: agentBrakes(hub, agentId), // hub/brakes.ts
         server: { name: 'perch', version: PERCH_VERSION },
         ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control.ts)
         next_steps: [

@@ -1,5 +1,6 @@
 // Conversations: direct, group, task; membership; the list with unread counts.
 import type { Hub } from './hub';
+import { conversationPause } from './brakes';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import type { ConversationKind, ConversationView, MemberRole } from '../../shared/types';
@@ -29,6 +30,8 @@ export function conversationView(hub: Hub, conv: ConversationRow, viewerId: stri
   if (conv.floor_holder && (conv.floor_until ?? 0) > hub.now()) view.floor = { holder: hub.ref(conv.floor_holder), until: conv.floor_until! };
   const handoffs = activeHandoffsOf(hub.db, conv.id);
   if (handoffs.length) view.handoffs = handoffs.map((h) => ({ agent: hub.ref(h.agent_id), to: hub.ref(h.to_user), note: h.note, at: h.at }));
+  const paused = conversationPause(hub, conv.id); // the loop brake (hub/brakes.ts)
+  if (paused) view.paused = paused;
   return view;
 }
 

@@ -37,6 +37,8 @@ export class Hub {
   /** A unit of the open group commit succeeded (the batch's commit then proves the disk takes writes). */
   private unitWrote = false;
   private disposers: Array<() => void> = [];
+  /** Observers of every appended event, in its transaction (hub/brakes.ts: a person's event resets counts). */
+  private emitObservers: Array<(convId: string, type: EventType, actorId: string | null) => void> = [];
 
   constructor(opts: HubOptions) {
     this.db = opts.db;
@@ -49,6 +51,11 @@ export class Hub {
   /** Registers cleanup run by close(), in reverse order. */
   onClose(fn: () => void): void {
     this.disposers.push(fn);
+  }
+
+  /** Runs fn for every event appended from now on, in the event's transaction (keep it O(1)). */
+  onEmit(fn: (convId: string, type: EventType, actorId: string | null) => void): void {
+    this.emitObservers.push(fn);
   }
 
   close(): void {
@@ -199,6 +206,7 @@ export class Hub {
       wake: woken.length ? JSON.stringify(woken) : null,
     });
     this.pending.push({ gid, woken });
+    for (const fn of this.emitObservers) fn(convId, type, actorId); // brakes (hub/brakes.ts)
     return { seq, gid, at };
   }
 

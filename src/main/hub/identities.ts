@@ -1,6 +1,7 @@
 // Agents, their keys and their role config. Keys are random, shown once, stored only as a hash.
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
+import { agentBrakes } from './brakes';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../store/users';
@@ -37,6 +38,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     waiting: hub.bus.isWaiting(u.id),
     review: isUnderReview(hub.db, u.id), // review mode (store/held.ts)
     paused: pauseOf(hub, u.id), // owner control (hub/control.ts)
+    brakes: agentBrakes(hub, u.id), // hub/brakes.ts
   };
 }
 

@@ -13,6 +13,7 @@ import { eventsOfConversation } from '../store/events';
 import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
 import { eventView, messageView } from './views';
+import { brakeCheck, noteSent, personSends } from './brakes';
 
 export interface SendInput {
   conv_id: string;
@@ -53,16 +54,24 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput): SentM
   });
 }
 
-export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = []): SentMessage {
+/**
+ * Records a message and its event (the caller's transaction). brakes: false when the send was already
+ * counted by the brakes (a held message a person let through, hub/brakes.ts).
+ */
+export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = [], brakes = true): SentMessage {
   const text = requireText(input.text);
   const convId = access.conv.id;
   const to = resolveMembers(hub, convId, input.to, 'to');
-  if (input.reply_to) requireMessage(hub, access, input.reply_to, 'message to reply to');
+  const replied = input.reply_to ? requireMessage(hub, access, input.reply_to, 'message to reply to') : undefined;
   let threadId: string | undefined;
   if (input.thread_id) {
     const root = requireMessage(hub, access, input.thread_id, 'thread root');
     threadId = root.thread_id ?? root.id; // a reply's id leads to its thread's root
   }
+  // Brakes (hub/brakes.ts): an agent's send may be refused; a person's send lifts a loop pause.
+  const agentSends = brakes && hub.user(senderId).kind === 'agent';
+  if (agentSends) brakeCheck(hub, senderId, convId, input, replied);
+  else if (brakes) personSends(hub, senderId, convId);
   const at = hub.now();
   const id = newTimeOrderedId('m');
   const woken = wakeable(hub, access.conv, senderId, [...to, ...extraWake]);
@@ -84,6 +93,7 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
     payload: input.payload ? JSON.stringify(input.payload) : null,
     created_at: at,
   });
+  if (agentSends) noteSent(hub, senderId, convId, text, input.kind); // brakes: count it
   return { msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}), woken: woken.map((u) => hub.ref(u).name) };
 }
 

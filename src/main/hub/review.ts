@@ -18,6 +18,7 @@ import {
 import { conversationById } from '../store/conversations';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers } from './access';
 import { requireText, sendMessage, type SendInput } from './messages';
+import { brakeCheck, noteSent, personActed } from './brakes';
 import { sendCard, validateCard, type SendCardInput } from './cards';
 import { storeFile, type PreparedFile } from './files';
 import { findAgent, agentSummary } from './identities';
@@ -88,7 +89,7 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     const convId = args.conv_id as string;
     const access = requireMember(hub, agentId, convId);
     requireMaySpeak(hub, agentId, access);
-    if (typeof args.reply_to === 'string') requireMessage(hub, access, args.reply_to, 'message to reply to');
+    const replied = typeof args.reply_to === 'string' ? requireMessage(hub, access, args.reply_to, 'message to reply to') : undefined;
     let input: Record<string, unknown>;
     let data: Buffer | null = null;
     let thumb: Buffer | null = null;
@@ -114,7 +115,12 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     }
     const id = newId('h');
     const at = hub.now();
-    // brakes: count held items (a held send counts toward duplicate and budget like a posted one)
+    // Brakes (hub/brakes.ts): a held send is braked and counted toward duplicate and budget like a posted one,
+    // so review mode is no way round them.
+    const heldText = textOf(kind, input);
+    const brakeKind = kind === 'message' ? (input.kind as string | undefined) : kind;
+    brakeCheck(hub, agentId, convId, { text: heldText, ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}), ...(brakeKind ? { kind: brakeKind } : {}) }, replied);
+    noteSent(hub, agentId, convId, heldText, brakeKind);
     insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind, input: JSON.stringify(input), data, thumb, created_at: at });
     // The owner's UI learns of it from the agent's notes channel; nobody is woken.
     const inbox = hub.user(agentId).inbox_id;
@@ -179,6 +185,8 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     const finalText = requireText(text ?? original, r.kind === 'file' ? 'caption' : 'text');
     if (r.kind !== 'file' && !finalText.trim()) throw new HubError('invalid_argument', 'text is empty.', 'Give the text to send, or discard the item.');
     const edited = finalText !== original;
+    // A person approving a held message takes part: the loop and duplicate counts start again (hub/brakes.ts).
+    personActed(hub, r.conv_id);
     let sent: { msg_id: string; seq: number };
     if (r.kind === 'message') {
       sent = sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText });

@@ -14,7 +14,8 @@ import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { agentActivity, listProgress } from '../hub/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
-import { ensureOwnerMember, hubInfo, markRead, ownerConversation, sendNote } from '../hub/owner';
+import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote } from '../hub/owner';
+import { resumeConversation, setAgentBudget } from '../hub/brakes';
 import { handBack, listActiveHandoffs } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
 import { ownerFloor } from '../hub/floor';
@@ -107,6 +108,13 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),
   'wake.stop': (hub, a) => stopRun(hub, a.agent),
   'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
+  // brakes (hub/brakes.ts)
+  'conversations.resume': (hub, a) => {
+    requireConversation(hub, a.conv_id);
+    const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
+    return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
+  },
+  'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */

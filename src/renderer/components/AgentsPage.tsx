@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
-import { addAgent, openDirectWith, revokeAgent, rotateKey, updateAgentConfig, type ConfigPatch } from '../sync';
+import { addAgent, openDirectWith, revokeAgent, rotateKey, setAgentBudget, updateAgentConfig, type ConfigPatch } from '../sync';
 import { dateTimeOf } from '../format';
 import { CapsForm, PauseButton, PausedBadge, pauseText } from './Control';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
@@ -54,6 +54,7 @@ export function AgentsPage() {
                   ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
               </p>
               {!a.revoked && <CapsForm agent={a} />}
+              {!a.revoked && <BudgetField agent={a} />}
             </div>
             <div className="agent-actions">
               <PauseButton agent={a} />
@@ -291,5 +292,42 @@ function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => 
         </div>
       </form>
     </Dialog>
+  );
+}
+
+/** The agent's budget (brakes, hub/brakes.ts): messages per conversation per hour; empty = off. */
+function BudgetField({ agent }: { agent: AgentSummary }) {
+  const current = agent.brakes?.budget_per_hour;
+  const [value, setValue] = useState(current === null || current === undefined ? '' : String(current));
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      className="budget-field muted small"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const v = value.trim();
+        const budget = v === '' || v === 'off' ? 'off' : Number(v);
+        if (budget !== 'off' && !(Number.isInteger(budget) && budget >= 1)) return;
+        setBusy(true);
+        await setAgentBudget(agent.name, budget);
+        setBusy(false);
+      }}
+    >
+      <label>
+        Budget{' '}
+        <input
+          aria-label={`Budget of ${agent.name}`}
+          inputMode="numeric"
+          size={7}
+          placeholder="off"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />{' '}
+        messages per conversation per hour{agent.brakes?.budget_is_default ? ' (default)' : ''}
+      </label>{' '}
+      <button type="submit" className="btn btn-ghost" disabled={busy}>
+        Set
+      </button>
+    </form>
   );
 }

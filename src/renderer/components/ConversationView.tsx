@@ -7,7 +7,7 @@ import { useSession } from '../stores/session';
 import { useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
 import { useAgents } from '../stores/agents';
-import { addMember, focusMessage, handBack, hideActivity, setFloor, setTask, toggleActivity } from '../sync';
+import { addMember, focusMessage, handBack, hideActivity, resumeConversation, setFloor, setTask, toggleActivity } from '../sync';
 import { TASK_STATES, type TaskState } from '../../shared/types';
 import { TASK_STATE_LABEL, countdown, dateTimeOf, timeOf } from '../format';
 import { useNow } from '../hooks';
@@ -37,6 +37,7 @@ export function ConversationView({ convId }: { convId: string }) {
         <ConversationHeader convId={convId} />
         {conv.kind === 'task' && <TaskBar convId={convId} />}
         <HandoffBanners convId={convId} />
+        <PausedBanner convId={convId} />
         <Timeline convId={convId} />
         <Composer convId={convId} />
       </section>
@@ -316,6 +317,35 @@ function HandoffBanner(props: { convId: string; agentId: string; agentName: stri
           Hand back
         </button>
       </form>
+    </div>
+  );
+}
+
+/** The loop brake paused this conversation for agents (hub/brakes.ts): only a person lifts it. */
+function PausedBanner({ convId }: { convId: string }) {
+  const paused = useConversations((s) => s.byId[convId]?.paused);
+  const [busy, setBusy] = useState(false);
+  if (!paused) return null;
+  return (
+    <div className="handoff paused-banner" role="region" aria-label="Conversation paused">
+      <div className="handoff-text">
+        <strong>Paused for agents:</strong> {paused.reason}.
+        <span className="muted small"> · {timeOf(paused.at)} · Their sends here are refused until you resume it or write here.</span>
+      </div>
+      <div className="handoff-form">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            await resumeConversation(convId);
+            setBusy(false);
+          }}
+        >
+          Resume
+        </button>
+      </div>
     </div>
   );
 }

@@ -52,6 +52,14 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       icon = 'note';
       text = `Private note: ${String(d.text ?? '')}`;
       break;
+    case 'conversation.paused': // the loop brake (hub/brakes.ts)
+      icon = 'spark';
+      text = `Perch paused this conversation for agents: ${String(d.reason ?? 'a loop')}. Resume it, or write here.`;
+      break;
+    case 'conversation.resumed':
+      icon = 'spark';
+      text = `${who} resumed this conversation; the agents may talk here again`;
+      break;
     case 'config.updated':
       icon = 'config';
       text = `Role config updated to version ${String(d.version ?? '?')}`;

@@ -150,3 +150,25 @@ export const updateAgentConfig = (agent: string, patch: ConfigPatch) =>
 export async function searchMessages(query: string) {
   return attempt('Search failed', () => api('conversations.search', { query, limit: 50 }));
 }
+
+// ---- brakes (hub/brakes.ts) ----------------------------------------------------------------------
+
+/** The owner lifts a conversation's loop pause: its agents may send again and are woken. */
+export function resumeConversation(convId: string) {
+  return attempt('Not resumed', async () => {
+    const r = await api('conversations.resume', { conv_id: convId });
+    conversationsStore.setState((s) => ({ byId: { ...s.byId, [convId]: { ...r.conversation, unread: s.byId[convId]?.unread ?? 0 } } }));
+    toast(r.resumed ? 'Resumed: the agents may talk here again.' : 'This conversation was not paused.');
+    return r;
+  });
+}
+
+/** The owner sets an agent's budget: messages per conversation per hour, 'off', or 'default'. */
+export function setAgentBudget(agent: string, budget: number | 'off' | 'default') {
+  return attempt('Budget not changed', async () => {
+    const r = await api('agents.set_brakes', { agent, budget });
+    await loadAgents();
+    toast(`Budget of ${r.agent}: ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}.`);
+    return r;
+  });
+}

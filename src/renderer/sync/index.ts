@@ -20,5 +20,6 @@ export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch,
+  resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';

@@ -95,7 +95,9 @@ async function resync(): Promise<void> {
 }
 
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
-const CONV_META_EVENTS = new Set<string>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released']);
+const CONV_META_EVENTS = new Set<string>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
+  'conversation.paused', 'conversation.resumed', // the loop brake (hub/brakes.ts): the paused banner
+]);
 
 function applyEvent(ev: EventView, woken: string[]): void {
   const me = ownerId();
