@@ -13,6 +13,7 @@ import { eventsOfConversation } from '../store/events';
 import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
 import { eventView, messageView } from './views';
+import { instanceName, readsOf, seeInstance } from './instances';
 
 export interface SendInput {
   conv_id: string;
@@ -26,6 +27,9 @@ export interface SendInput {
   thread_id?: string;
   kind?: string;
   payload?: Record<string, unknown>;
+  /** Sessions of one agent (hub/instances.ts): the sender's instance name, and the addressed one. */
+  instance?: string;
+  to_instance?: string;
 }
 
 export interface SentMessage {
@@ -56,6 +60,7 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput): SentM
 export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = []): SentMessage {
   const text = requireText(input.text);
   const convId = access.conv.id;
+  const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/instances.ts
   const to = resolveMembers(hub, convId, input.to, 'to');
   if (input.reply_to) requireMessage(hub, access, input.reply_to, 'message to reply to');
   let threadId: string | undefined;
@@ -83,7 +88,10 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
     sources: input.sources?.length ? JSON.stringify(input.sources) : null,
     payload: input.payload ? JSON.stringify(input.payload) : null,
     created_at: at,
+    sender_instance: senderInstance ?? null,
+    to_instance: toInstance ?? null,
   });
+  if (senderInstance) seeInstance(hub, senderId, senderInstance);
   return { msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}), woken: woken.map((u) => hub.ref(u).name) };
 }
 
@@ -228,6 +236,8 @@ export function getHistory(hub: Hub, userId: string, convId: string, opts: { bef
     more,
     conversation_last_seq: conv.last_seq,
     visible_from_seq: fromSeq,
+    /** Read receipts: how far each member (and named instance) confirmed (hub/instances.ts). */
+    reads: readsOf(hub, convId),
   };
 }
 
