@@ -3,7 +3,7 @@ import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import type { EventView } from '../../shared/types';
-import { cursorOf, eventsForUser, saveCursor, maxGid } from '../store/events';
+import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../store/events';
 import { eventView } from './views';
 import { tx } from '../store/db';
 import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../store/instances';
@@ -45,12 +45,12 @@ function makeAck(hub: Hub, userId: string, upto: number): string {
 }
 
 /** The agent's (unnamed) position, or a named instance's own; a new name starts at the agent's. */
-function cursorFor(hub: Hub, userId: string, instance: string | undefined) {
+function cursorFor(hub: Hub, userId: string, instance: string | undefined): CursorRow & { fresh?: true } {
   if (instance === undefined) return cursorOf(hub.db, userId);
   const own = instanceCursor(hub.db, userId, instance);
   if (own) return own;
   const agent = cursorOf(hub.db, userId);
-  return { user_id: userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid };
+  return { user_id: userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid, fresh: true };
 }
 
 function saveCursorFor(hub: Hub, instance: string | undefined, c: { user_id: string; confirmed_gid: number; last_upto: number }): void {
@@ -89,7 +89,7 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   // read as usual, and the next call confirms it again (at-least-once: at worst an answer comes twice).
   const confirmed = readEvenIfFull(hub, () => tx(hub.db, () => {
     const { cur, next } = confirmedNext();
-    if (next !== cur.confirmed_gid) {
+    if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's place is kept from its first call on
       saveCursorFor(hub, instance, { user_id: userId, confirmed_gid: next, last_upto: next });
       recordReceipts(hub, userId, instance, cur.confirmed_gid, next); // read receipts (hub/instances.ts)
     }

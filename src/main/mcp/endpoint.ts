@@ -257,11 +257,11 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
-  const checked = validateArguments(spec, x.msg.params.arguments ?? {});
-  if (checked.refused) return x.reply(errorResult(checked.refused, x.requestId), { tool: spec.name, error: checked.refused.code });
   // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/agent-keys.ts).
   const outOfScope = scopeRefusal(x.keyAuth!, spec.scope, spec.name);
   if (outOfScope) return x.reply(errorResult(outOfScope.toBody(), x.requestId), { tool: spec.name, error: outOfScope.code });
+  const checked = validateArguments(spec, x.msg.params.arguments ?? {});
+  if (checked.refused) return x.reply(errorResult(checked.refused, x.requestId), { tool: spec.name, error: checked.refused.code });
   x.door.commits.submit(new ToolCall(x, spec.name as ToolName, checked.args), spec.groupCommitted);
 }
 
