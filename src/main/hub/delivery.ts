@@ -7,7 +7,7 @@ import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../
 import { eventView } from './views';
 import { tx } from '../store/db';
 import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../store/instances';
-import { forInstance, instanceName, recordReceipts, seeInstance } from './instances';
+import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './instances';
 
 export interface UpdatesInput {
   ack?: string;
@@ -87,14 +87,16 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   };
   // On a full disk the position is not saved but the answer still comes: what follows the position is
   // read as usual, and the next call confirms it again (at-least-once: at worst an answer comes twice).
+  let readConvs: string[] = [];
   const confirmed = readEvenIfFull(hub, () => tx(hub.db, () => {
     const { cur, next } = confirmedNext();
     if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's place is kept from its first call on
       saveCursorFor(hub, instance, { user_id: userId, confirmed_gid: next, last_upto: next });
-      recordReceipts(hub, userId, instance, cur.confirmed_gid, next); // read receipts (hub/instances.ts)
+      readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next); // read receipts (hub/instances.ts)
     }
     return next;
   }), () => confirmedNext().next);
+  announceReads(hub, readConvs);
 
   const read = (after: number) => (instance === undefined ? eventsForUser(hub.db, userId, after, limit + 1) : eventsForInstance(hub.db, userId, instance, after, limit + 1));
   let rows = read(confirmed);

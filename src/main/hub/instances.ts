@@ -61,10 +61,17 @@ export function forInstance(view: EventView, viewerId: string, instance: string)
 }
 
 /** Read receipts: what a confirmation of get_updates positions (afterGid, uptoGid] covers. In the caller's transaction. */
-export function recordReceipts(hub: Hub, userId: string, instance: string | undefined, afterGid: number, uptoGid: number): void {
-  if (uptoGid <= afterGid) return;
+export function recordReceipts(hub: Hub, userId: string, instance: string | undefined, afterGid: number, uptoGid: number): string[] {
+  if (uptoGid <= afterGid) return [];
   const at = hub.now();
-  for (const r of confirmedSeqs(hub.db, userId, afterGid, uptoGid)) advanceReceipt(hub.db, r.conv_id, userId, instance ?? '', r.seq, at);
+  const seqs = confirmedSeqs(hub.db, userId, afterGid, uptoGid);
+  for (const r of seqs) advanceReceipt(hub.db, r.conv_id, userId, instance ?? '', r.seq, at);
+  return seqs.map((r) => r.conv_id);
+}
+
+/** After the receipts' commit: the owner's live stream learns which conversations' reads moved. */
+export function announceReads(hub: Hub, convIds: readonly string[]): void {
+  if (convIds.length) hub.bus.publish({ kind: 'hub', value: { reads: [...convIds] } });
 }
 
 /**

@@ -9,7 +9,7 @@
 //   actions.ts   the owner's actions
 export { errorText } from './common';
 export { boot, signOut } from './live';
-export { fileLink, loadOlder } from './loaders';
+export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export {
   closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
@@ -17,5 +17,5 @@ export {
 export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
-  type ConfigPatch,
+  type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
 } from './actions';

@@ -11,6 +11,7 @@ import { PROGRESS_KEEP, progressStore } from '../stores/progress';
 import { errorText, toast } from './common';
 import {
   loadActivity, loadAgents, loadConversations, loadProgress, loadRequests, loadStorage, refreshAgentsSoon, refreshConversationSoon,
+  refreshReads,
 } from './loaders';
 import { addProgress } from './reduce';
 import { reconcileRequestFromEvent } from './requests';
@@ -75,6 +76,7 @@ function onLive(item: LiveItem): void {
     case 'hub':
       if (isStorageStatus(item.value.storage)) sessionStore.setState({ storage: item.value.storage });
       if (item.value.connected === true && ++connections > 1) void resync();
+      if (Array.isArray(item.value.reads)) for (const convId of item.value.reads as string[]) refreshReads(convId); // read receipts moved
       return;
     default: {
       const never: never = item;
