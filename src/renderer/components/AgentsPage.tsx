@@ -8,10 +8,16 @@ import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessi
 import { dateTimeOf } from '../format';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
 
+const ENV_HINT = 'Put the first line in your shell profile (e.g. ~/.zshrc) and restart the app, then';
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
-  { key: 'cursor', label: 'Cursor', hint: 'Add to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):' },
-  { key: 'vscode', label: 'VS Code', hint: 'Add to .vscode/mcp.json:' },
+  { key: 'claude_desktop', label: 'Claude Desktop', hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), then restart Claude Desktop. It runs mcp-remote through npx:' },
+  { key: 'cursor', label: 'Cursor', hint: `${ENV_HINT} add the rest to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):` },
+  { key: 'vscode', label: 'VS Code', hint: `${ENV_HINT} add the rest to .vscode/mcp.json:` },
+  { key: 'windsurf', label: 'Windsurf', hint: `${ENV_HINT} add the rest to ~/.codeium/windsurf/mcp_config.json:` },
+  { key: 'codex', label: 'Codex CLI', hint: `${ENV_HINT} add the rest to ~/.codex/config.toml:` },
+  { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
+  { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json:' },
   { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell:' },
 ];
 
