@@ -15,6 +15,13 @@ import { loadContract } from './contract-fixture';
 /** Arguments the catalog adds beyond the contract (DESIGN.md invariants 3 and 4). */
 const WAIT_ADDITION = { tool: 'get_updates', arg: 'wait_secs' };
 const OPERATION_ID = 'operation_id';
+/** Sessions of one agent (issue 12): instance names on these tools, to_instance on send_message, a note on whoami. */
+const INSTANCE_ADDITIONS: Record<string, readonly string[]> = {
+  whoami: ['instance', 'instance_note'],
+  send_message: ['instance', 'to_instance'],
+  get_updates: ['instance'],
+  get_context: ['instance'],
+};
 
 const contract = loadContract();
 
@@ -116,7 +123,8 @@ test('arguments: every contract argument exists with its required flag; extras a
     const contractNames = new Set(c.arguments.map((a) => a.name));
     for (const p of props.filter((p) => !contractNames.has(p))) {
       const allowed =
-        (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) || (p === OPERATION_ID && !t.readOnly);
+        (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) || (p === OPERATION_ID && !t.readOnly) ||
+        (INSTANCE_ADDITIONS[t.name]?.includes(p) ?? false);
       assert.ok(allowed, `${t.name}.${p} is not in the contract and not an allowed addition`);
       assert.ok(!required.has(p), `${t.name}.${p} (an addition) is optional`);
     }
@@ -161,6 +169,18 @@ test('write tools without their own client id take an optional operation_id; rea
     const expected = !t.readOnly && !ownId && !notDurableWrites.has(t.name);
     assert.equal(props.includes(OPERATION_ID), expected, `${t.name} operation_id`);
   }
+});
+
+test('every tool names the key scope it needs: reads read, writes write, and asking, files and state their own', () => {
+  const scopes = new Map(TOOLS.map((t) => [t.name, t.scope]));
+  assert.equal(scopes.get('whoami'), 'any', 'whoami works with any key');
+  assert.equal(scopes.get('get_updates'), 'read', 'get_updates is a read (it only moves your own position)');
+  for (const n of ['request_human', 'get_request', 'cancel_request']) assert.equal(scopes.get(n), 'ask', n);
+  for (const n of ['send_file', 'file_url']) assert.equal(scopes.get(n), 'files', n);
+  for (const n of ['state_get', 'state_put', 'state_list', 'state_delete', 'put_summary']) assert.equal(scopes.get(n), 'state', n);
+  for (const n of ['send_message', 'edit_message', 'send_card', 'progress', 'react', 'create_task', 'handoff']) assert.equal(scopes.get(n), 'write', n);
+  for (const n of ['list_conversations', 'get_history', 'get_thread', 'search', 'get_context', 'list_pins', 'find_user', 'get_config']) assert.equal(scopes.get(n), 'read', n);
+  for (const t of TOOLS) assert.ok(['any', 'read', 'write', 'files', 'state', 'ask'].includes(t.scope), `${t.name}: scope ${t.scope}`);
 });
 
 test('enums from the contract are enforced', () => {

@@ -205,7 +205,7 @@ describe('review mode', () => {
     assert.equal(second.held, true);
     const third = await kit.fail('send_message', { conv_id: convId, text: 'same words' });
     assert.equal(third.code, 'brake');
-    assert.match(String(third.details?.reason ?? third.reason ?? third.message), /^duplicate/);
+    assert.match(String((third.details as R | undefined)?.reason ?? third.message), /^duplicate/);
     const { items } = await ownerOk(served, 'held.list');
     assert.equal(items.filter((i: R) => i.conv_id === convId).length, 2, 'the refused send was not held');
   });

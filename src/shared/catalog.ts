@@ -3,6 +3,7 @@
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
 import { LIMITS } from './limits';
+import { MAX_INSTANCE_NOTE_CHARS, type KeyScope } from './sessions';
 
 export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
   /** Tool name, e.g. 'send_message'. */
@@ -22,6 +23,8 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
    * commit; it answers after that COMMIT). Never a read-only tool.
    */
   groupCommitted: boolean;
+  /** The key scope a call needs (scoped keys; the MCP door checks it), or 'any' (whoami). */
+  scope: KeyScope | 'any';
 }
 
 /** Longest id, name, key-like token or topic an argument may carry (characters). */
@@ -86,6 +89,8 @@ interface ToolFacts {
   readOnly?: boolean;
   destructive?: boolean;
   groupCommitted?: false;
+  /** Default: read for a read-only tool, write for the rest. */
+  scope?: KeyScope | 'any';
 }
 
 function tool<const N extends string, S extends z.ZodObject>(
@@ -97,7 +102,8 @@ function tool<const N extends string, S extends z.ZodObject>(
   const end = description.indexOf('. ');
   const title = end > 0 ? description.slice(0, end) : description.replace(/\.$/, '');
   const readOnly = facts.readOnly ?? false;
-  return { name, title, description, input, readOnly, destructive: facts.destructive ?? false, groupCommitted: !readOnly && (facts.groupCommitted ?? true) };
+  const scope = facts.scope ?? (readOnly ? 'read' : 'write');
+  return { name, title, description, input, readOnly, destructive: facts.destructive ?? false, groupCommitted: !readOnly && (facts.groupCommitted ?? true), scope };
 }
 
 const READ_ONLY: ToolFacts = { readOnly: true };
@@ -106,12 +112,21 @@ const DESTRUCTIVE: ToolFacts = { destructive: true };
 /** Publishes its report to the owner right after its own commit, so it is not batched with others. */
 const COMMITS_ALONE: ToolFacts = { groupCommitted: false };
 
+// Sessions of one agent: the optional instance arguments (additive; omitting them behaves as before).
+const instanceArg = () =>
+  z.string().min(1).max(80).optional().describe('Your session\'s instance name: 2-40 of a-z 0-9 - _ (spaces become dashes). Each named instance has its own place in get_updates (optional).');
+const toInstanceArg = () =>
+  z.string().min(1).max(80).optional().describe('The instance (session) of the agent you address; a courtesy, not a filter: everyone still receives the message (optional).');
+
 const TOOL_LIST = [
   tool(
     'whoami',
     'Who am I. Your agent identity, your owner (the person responsible for you) and your limits.',
-    z.strictObject({}),
-    READ_ONLY,
+    z.strictObject({
+      instance: instanceArg(),
+      instance_note: z.string().max(MAX_INSTANCE_NOTE_CHARS).optional().describe('One line about this instance (what it works on), listed in whoami.instances (optional).'),
+    }),
+    { ...READ_ONLY, scope: 'any' },
   ),
   tool(
     'get_config',
@@ -143,9 +158,11 @@ const TOOL_LIST = [
         .max(LIMITS.maxWaitSecs)
         .optional()
         .describe('When nothing is new, wait up to this many seconds until you are woken (optional).'),
+      instance: instanceArg(),
     }),
     // Not read-only in the contract: a call confirms the previous answer (moves the cursor).
     // No operation_id: ack already makes retries safe.
+    { scope: 'read' },
   ),
   tool(
     'send_message',
@@ -163,6 +180,8 @@ const TOOL_LIST = [
       ).optional(),
       to: nameList('Members who should act (names or ids).').optional(),
       topics: nameList('Topics to tag the message with (optional).').optional(),
+      instance: instanceArg(),
+      to_instance: toInstanceArg(),
     }),
   ),
   tool(
@@ -249,6 +268,7 @@ const TOOL_LIST = [
         .optional()
         .describe('How long the request stays open (default one day).'),
     }),
+    { scope: 'ask' },
   ),
   tool(
     'get_request',
@@ -263,7 +283,7 @@ const TOOL_LIST = [
         .optional()
         .describe('While the request is pending, wait up to this many seconds for a decision (optional).'),
     }),
-    READ_ONLY,
+    { ...READ_ONLY, scope: 'ask' },
   ),
   tool(
     'cancel_request',
@@ -272,6 +292,7 @@ const TOOL_LIST = [
       request_id: token().describe('From request_human.'),
       operation_id: operationId(),
     }),
+    { scope: 'ask' },
   ),
   tool(
     'create_task',
@@ -360,6 +381,7 @@ const TOOL_LIST = [
         .max(LIMITS.contextMaxTokens)
         .optional()
         .describe('Token budget (default 4000).'),
+      instance: instanceArg(),
     }),
     READ_ONLY,
   ),
@@ -391,6 +413,7 @@ const TOOL_LIST = [
       to_seq: seq('Last seq the summary covers.'),
       operation_id: operationId(),
     }),
+    { scope: 'state' },
   ),
   tool(
     'state_get',
@@ -399,7 +422,7 @@ const TOOL_LIST = [
       key: z.string().min(1).max(LIMITS.maxStateKeyBytes).describe('The key.'),
       version: version('An older version to read (optional; default the current one).').optional(),
     }),
-    READ_ONLY,
+    { ...READ_ONLY, scope: 'state' },
   ),
   tool(
     'state_put',
@@ -410,6 +433,7 @@ const TOOL_LIST = [
       version: version('The version you read (0 to create).'),
       operation_id: operationId(),
     }),
+    { scope: 'state' },
   ),
   tool(
     'state_list',
@@ -419,7 +443,7 @@ const TOOL_LIST = [
       limit: limit(LIMITS.historyMaxLimit, 'Most keys to return (optional).').optional(),
       prefix: z.string().max(LIMITS.maxStateKeyBytes).optional().describe('Only keys starting with this (optional).'),
     }),
-    READ_ONLY,
+    { ...READ_ONLY, scope: 'state' },
   ),
   tool(
     'state_delete',
@@ -429,7 +453,7 @@ const TOOL_LIST = [
       version: version('The current version.'),
       operation_id: operationId(),
     }),
-    DESTRUCTIVE,
+    { ...DESTRUCTIVE, scope: 'state' },
   ),
   tool(
     'handoff',
@@ -465,6 +489,7 @@ const TOOL_LIST = [
       reply_to: msgId('The message this answers (optional).').optional(),
       operation_id: operationId(),
     }),
+    { scope: 'files' },
   ),
   tool(
     'file_url',
@@ -474,7 +499,7 @@ const TOOL_LIST = [
       file_id: token().describe('The file.'),
       variant: z.enum(FILE_VARIANTS).optional().describe('One of original, thumb.'),
     }),
-    READ_ONLY,
+    { ...READ_ONLY, scope: 'files' },
   ),
   tool(
     'progress',

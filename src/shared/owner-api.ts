@@ -11,6 +11,7 @@ import type { FileLink } from './files';
 import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
+import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -80,6 +81,13 @@ export const OWNER_ACTIONS = {
     input: z.strictObject({ agent: id(), cost_usd: z.number().min(0).max(1e9).nullable().optional(), messages: z.number().int().min(0).max(1e9).nullable().optional(), tool_calls: z.number().int().min(0).max(1e9).nullable().optional(), off: z.boolean().optional() }),
   },
   'agents.controls': { description: 'Per agent: pause (who, why, since), daily caps, today\'s usage and the last 14 days of usage (oldest first).', input: z.strictObject({}) },
+  // Scoped keys (hub/agent-keys.ts).
+  'agents.add_key': {
+    description: 'Issue an extra key for an agent with scopes (read, write, files, state, ask; default all) and an optional expiry (ms since epoch); the key is shown once.',
+    input: z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional() }),
+  },
+  'agents.list_keys': { description: 'An agent\'s extra keys: name, scopes, expiry, whether revoked or expired (never the key).', input: z.strictObject({ agent: id() }) },
+  'agents.revoke_key': { description: 'Revoke one extra key (the agent and its other keys keep working).', input: z.strictObject({ key_id: id() }) },
   'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
   'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
@@ -167,6 +175,8 @@ export interface HistoryPage {
   more: boolean;
   conversation_last_seq: number;
   visible_from_seq: number;
+  /** Read receipts: how far each member (and named instance) confirmed, furthest first. */
+  reads: ReadReceipt[];
 }
 
 export interface ThreadPage {
@@ -263,6 +273,9 @@ export interface OwnerResults {
   'agents.resume_all': { agents: PauseResult[] };
   'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null };
   'agents.controls': { agents: AgentControlView[]; today: string };
+  'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string> };
+  'agents.list_keys': { keys: AgentKeyView[] };
+  'agents.revoke_key': { key: AgentKeyView };
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;

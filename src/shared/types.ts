@@ -80,11 +80,14 @@ export interface MessageView {
   msg_id: string;
   conv_id: string;
   seq: number;
-  sender: UserRef;
+  /** instance: the sender's session (instance name), when it named one. */
+  sender: UserRef & { instance?: string };
   kind: string;
   text: string | null;
   intent?: Intent;
   to?: string[];
+  /** The session (instance name) of the addressed agent the sender named; a courtesy, not a filter. */
+  to_instance?: string;
   topics?: string[];
   refs?: unknown[];
   sources?: unknown[];

@@ -6,6 +6,7 @@ import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase, NewerDatabaseError } from '../store/db';
 import { parseDurability, type Durability } from '../store/durability';
 import { Hub } from '../hub/hub';
+import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, findAgent, agentSummary } from '../hub/identities';
 import { setReview } from '../hub/review';
 import { isHubError } from '../../shared/errors';
@@ -40,6 +41,7 @@ Usage:
   perch agent pause NAME|--all [--reason T]   perch agent resume NAME|--all
   perch agent caps NAME [--cost-usd N] [--messages N] [--tool-calls N] | --off
   perch agent brakes NAME [--budget N|off|default] [--json]
+  perch agent key add|list|revoke ...
       Manage agents (works whether or not the hub runs). Keys are shown once.
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
@@ -158,6 +160,7 @@ function cmdAgent(argv: string[]): void {
       'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' },
       // owner control: pause / resume / caps (hub/control.ts)
       all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
+      name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, // perch agent key add
     },
     allowPositionals: true,
     strict: true,
@@ -203,6 +206,8 @@ function cmdAgent(argv: string[]): void {
         print(json, { id: a.id, name: a.name, revoked: a.revoked }, () => `Revoked ${a.name}; its key no longer works.`);
         return;
       }
+      case 'key': // scoped keys (hub/agent-keys.ts)
+        return cmdAgentKey(hub, dataDir, json, positionals, values);
       case 'config': {
         const patch = positionals[1] ? JSON.parse(positionals[1]) : {};
         const a = updateConfig(hub, needName(), patch);
@@ -344,6 +349,37 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
   withHub(dataDir, (hub) => show(budget !== undefined ? setAgentBudget(hub, name, budget) : { agent: findAgent(hub, name).name, brakes: agentBrakes(hub, findAgent(hub, name).id) }));
 }
 
+/** `perch agent key add|list|revoke`: an agent's extra keys with scopes and an optional expiry. */
+function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: string[], values: { name?: string; scopes?: string; expires?: string }): void {
+  const [action, target] = positionals;
+  if (!target || !['add', 'list', 'revoke'].includes(action ?? '')) {
+    throw new UsageError('use: perch agent key add AGENT --name N [--scopes read,write,...] [--expires 30m|12h|7d] | key list AGENT | key revoke KEY_ID');
+  }
+  if (action === 'add') {
+    if (!values.name) throw new UsageError('perch agent key add needs --name NAME');
+    const scopes = values.scopes?.split(',').map((x) => x.trim()).filter(Boolean);
+    let expiresAt: number | undefined;
+    if (values.expires !== undefined) {
+      const m = /^(\d+)([smhd]?)$/.exec(values.expires.trim());
+      if (!m) throw new UsageError(`--expires ${JSON.stringify(values.expires)}: use a number of seconds, or 30m, 12h, 7d`);
+      expiresAt = hub.now() + Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]!]! * 1000;
+    }
+    const { key, secret } = addAgentKey(hub, { agent: target, name: values.name, scopes, expires_at: expiresAt });
+    print(json, { key, secret, mcp_url: mcpUrlFor(dataDir) }, () =>
+      `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`);
+    return;
+  }
+  if (action === 'list') {
+    const keys = listAgentKeys(hub, target);
+    print(json, { keys }, () => keys.length
+      ? keys.map((k) => `${k.id.padEnd(22)} ${k.name.padEnd(20)} ${k.scopes.join(',').padEnd(26)} ${k.revoked ? 'revoked' : k.expired ? 'expired' : k.expires_at ? `until ${new Date(k.expires_at).toISOString()}` : 'no expiry'}  key ${k.key_hint}`).join('\n')
+      : `No extra keys for ${target}. Add one with \`perch agent key add ${target} --name NAME --scopes read\`.`);
+    return;
+  }
+  const k = revokeScopedKey(hub, target);
+  print(json, { key: k }, () => `Revoked key ${k.name} (${k.id}) of ${k.agent}; it no longer works.`);
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
@@ -457,6 +493,11 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   brakes: `perch agent brakes NAME [--budget N|off|default] [--data-dir DIR] [--json]
   Shows the agent's brakes; --budget sets how many messages it may send per conversation per hour
   (1-${BRAKES.budgetMax}, off, or default: ${BRAKES.budgetPerHour}). Works whether or not the hub runs (a running hub is told at once).`,
+  key: `perch agent key add AGENT --name NAME [--scopes read,write,files,state,ask] [--expires 30m|12h|7d|SECONDS] [--json]
+perch agent key list AGENT [--json]
+perch agent key revoke KEY_ID [--json]
+  Extra keys of an agent, each with scopes (default all) and an optional expiry; the key is shown once.
+  A call outside a key's scopes is refused with forbidden naming the scope; an expired key gets 401.`,
 };
 
 const COMMAND_HELP: Record<string, () => string> = {

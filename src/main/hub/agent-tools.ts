@@ -16,11 +16,15 @@ import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 import { reviewStatus } from './review';
 import { controlForAgent } from './control';
+import type { KeyAuth } from './agent-keys';
+import { whoamiSessions } from './instances';
 
 export interface AgentCtx {
   hub: Hub;
   agentId: string;
   signal?: AbortSignal;
+  /** The caller's key: its scopes and expiry (hub/agent-keys.ts); absent means the agent's own key. */
+  key?: KeyAuth;
 }
 
 /** A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction. */
@@ -82,10 +86,11 @@ export async function runToolHandler(ctx: AgentCtx, name: ToolName, h: ToolHandl
 
 export const coreTools = {
   whoami: {
-    run: ({ hub, agentId }) => {
+    run: ({ hub, agentId, key }, a) => {
       const me = hub.user(agentId);
       const owner = hub.owner;
       return {
+        ...whoamiSessions(hub, agentId, a, key), // instance names and this key's scopes (hub/instances.ts)
         agent: { id: me.id, name: me.name, kind: me.kind, description: me.description },
         owner: { id: owner.id, name: owner.name, kind: owner.kind },
         config_version: me.config_version,

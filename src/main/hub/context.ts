@@ -14,6 +14,7 @@ import { eventsOfConversation } from '../store/events';
 import { insertSummary, latestSummary, pruneSummaries } from '../store/summaries';
 import { requireMember } from './access';
 import { eventView } from './views';
+import { contextForInstance } from './instances';
 import type { ToolHandlers } from './agent-tools';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
@@ -147,6 +148,7 @@ export const contextTools = {
     run: ({ hub, agentId }, a) => putSummary(hub, agentId, a),
   },
   get_context: {
-    run: ({ hub, agentId }, a) => getContext(hub, agentId, a),
+    // A named instance (hub/instances.ts): its sighting is recorded and its events carry for_you / from_you.
+    run: ({ hub, agentId }, a) => contextForInstance(hub, agentId, a.instance, getContext(hub, agentId, a)),
   },
 } satisfies ToolHandlers<'put_summary' | 'get_context'>;

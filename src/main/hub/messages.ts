@@ -14,6 +14,7 @@ import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
 import { eventView, messageView } from './views';
 import { brakeCheck, noteSent, personSends } from './brakes';
+import { instanceName, readsOf, seeInstance } from './instances';
 
 export interface SendInput {
   conv_id: string;
@@ -27,6 +28,9 @@ export interface SendInput {
   thread_id?: string;
   kind?: string;
   payload?: Record<string, unknown>;
+  /** Sessions of one agent (hub/instances.ts): the sender's instance name, and the addressed one. */
+  instance?: string;
+  to_instance?: string;
 }
 
 export interface SentMessage {
@@ -61,6 +65,7 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput): SentM
 export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = [], brakes = true): SentMessage {
   const text = requireText(input.text);
   const convId = access.conv.id;
+  const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/instances.ts
   const to = resolveMembers(hub, convId, input.to, 'to');
   const replied = input.reply_to ? requireMessage(hub, access, input.reply_to, 'message to reply to') : undefined;
   let threadId: string | undefined;
@@ -92,8 +97,11 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
     sources: input.sources?.length ? JSON.stringify(input.sources) : null,
     payload: input.payload ? JSON.stringify(input.payload) : null,
     created_at: at,
+    sender_instance: senderInstance ?? null,
+    to_instance: toInstance ?? null,
   });
   if (agentSends) noteSent(hub, senderId, convId, text, input.kind); // brakes: count it
+  if (senderInstance) seeInstance(hub, senderId, senderInstance);
   return { msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}), woken: woken.map((u) => hub.ref(u).name) };
 }
 
@@ -238,6 +246,8 @@ export function getHistory(hub: Hub, userId: string, convId: string, opts: { bef
     more,
     conversation_last_seq: conv.last_seq,
     visible_from_seq: fromSeq,
+    /** Read receipts: how far each member (and named instance) confirmed (hub/instances.ts). */
+    reads: readsOf(hub, convId),
   };
 }
 

@@ -65,7 +65,7 @@ export function messageView(hub: Hub, m: MessageRow): MessageView {
     msg_id: m.id,
     conv_id: m.conv_id,
     seq: m.seq,
-    sender: hub.ref(m.sender_id),
+    sender: m.sender_instance ? { ...hub.ref(m.sender_id), instance: m.sender_instance } : hub.ref(m.sender_id),
     kind: m.kind,
     text: m.text,
     created_at: m.created_at,
@@ -75,6 +75,7 @@ export function messageView(hub: Hub, m: MessageRow): MessageView {
   if (m.intent) view.intent = m.intent as Intent;
   const to = parse<string[]>(m.to_ids);
   if (to?.length) view.to = to.map((id) => hub.ref(id).name);
+  if (m.to_instance) view.to_instance = m.to_instance;
   const topics = parse<string[]>(m.topics);
   if (topics?.length) view.topics = topics;
   const refs = parse<unknown[]>(m.refs);

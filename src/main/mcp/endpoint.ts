@@ -19,7 +19,7 @@
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
-import { authenticate } from '../hub/identities';
+import { authenticateScoped, scopeRefusal, type KeyAuth } from '../hub/agent-keys';
 import { callAgentTool, implementedTools } from '../hub/tools';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
@@ -115,6 +115,8 @@ class Exchange {
   /** Set by authenticate. */
   agentId = '';
   agentName: string | undefined = undefined;
+  /** The key's scopes and expiry (scoped keys, hub/agent-keys.ts). */
+  keyAuth: KeyAuth | undefined = undefined;
   /** Set by parseJsonRpc and negotiateEra. */
   msg: JsonRpcRequest = undefined as unknown as JsonRpcRequest;
   era: Era = 'legacy';
@@ -172,13 +174,16 @@ function checkOrigin(req: IncomingMessage): Refusal | undefined {
 function authenticateAgent(x: Exchange): Refusal | undefined {
   const auth = x.req.headers.authorization;
   const key = auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-  const agent = key ? authenticate(x.door.hub, key) : undefined;
-  if (!agent) {
+  const found = key ? authenticateScoped(x.door.hub, key) : undefined;
+  if (!found || 'expired' in found) {
     x.req.resume();
-    return refusal(401, null, UNAUTHORIZED, key ? 'Unauthorized: the agent key is wrong or was revoked.' : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".', undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
+    const why = found ? 'Unauthorized: this agent key has expired.' : key ? 'Unauthorized: the agent key is wrong or was revoked.' : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".';
+    return refusal(401, null, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
   }
+  const agent = found.user;
   x.agentId = agent.id;
   x.agentName = agent.name;
+  x.keyAuth = found.auth;
   return undefined;
 }
 
@@ -259,6 +264,9 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
+  // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/agent-keys.ts).
+  const outOfScope = scopeRefusal(x.keyAuth!, spec.scope, spec.name);
+  if (outOfScope) return x.reply(errorResult(outOfScope.toBody(), x.requestId), { tool: spec.name, error: outOfScope.code });
   const checked = validateArguments(spec, x.msg.params.arguments ?? {});
   if (checked.refused) return x.reply(errorResult(checked.refused, x.requestId), { tool: spec.name, error: checked.refused.code });
   x.door.commits.submit(new ToolCall(x, spec.name as ToolName, checked.args), spec.groupCommitted);
@@ -283,7 +291,7 @@ class ToolCall implements Unit {
 
   run(): void {
     try {
-      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, this.ac?.signal);
+      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, this.ac?.signal, this.x.keyAuth);
     } catch (err) {
       this.result = Promise.reject(err);
     }

@@ -25,6 +25,7 @@ import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/review';
 import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake-runs';
 import { connectionSnippets } from './snippets';
+import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { setFileReader } from './files-door';
 
 /** One owner action: the owner's parsed input in, the action's result out. */
@@ -76,6 +77,13 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return { agent, key, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key) };
   },
   'agents.revoke': (hub, a) => ({ agent: revokeAgent(hub, a.agent) }),
+  // Scoped keys (hub/agent-keys.ts)
+  'agents.add_key': (hub, a) => {
+    const { key, secret } = addAgentKey(hub, a);
+    return { key, secret, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret) };
+  },
+  'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
+  'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
   'progress.list': (hub, a) => ({ progress: listProgress(hub, a) }),
   // owner control (hub/control.ts)
   'agents.pause': (hub, a) => pauseAgent(hub, a.agent, { reason: a.reason }),

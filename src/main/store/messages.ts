@@ -23,6 +23,10 @@ export interface MessageRow {
   claimed_at: number | null;
   /** Review mode (store/held.ts): 1 reviewed by a person before posting, 2 also edited. */
   reviewed?: number | null;
+  /** The sender's instance name (sessions of one agent; store/instances.ts), or null. */
+  sender_instance?: string | null;
+  /** The instance of the recipient agent the message is addressed to (a courtesy, not a filter), or null. */
+  to_instance?: string | null;
 }
 
 /**
@@ -36,9 +40,9 @@ export function insertMessage(db: Db, m: Omit<MessageRow, 'edited_at' | 'recalle
   if (previous && m.created_at < previous.created_at) {
     sql(db, 'INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)').run(OUT_OF_TIME_ORDER, '1');
   }
-  sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .run(m.id, m.conv_id, m.seq, m.sender_id, m.kind, m.text, m.intent, m.reply_to, m.thread_id, m.to_ids, m.topics, m.refs, m.sources, m.payload, m.created_at);
+  sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at, sender_instance, to_instance)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(m.id, m.conv_id, m.seq, m.sender_id, m.kind, m.text, m.intent, m.reply_to, m.thread_id, m.to_ids, m.topics, m.refs, m.sources, m.payload, m.created_at, m.sender_instance ?? null, m.to_instance ?? null);
 }
 
 export function messageById(db: Db, id: string): MessageRow | undefined {

@@ -1,19 +1,26 @@
 // Agents: add one (its key shown once, with copy-ready connection snippets), edit its role config,
 // rotate or revoke its key.
-import { useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
-import { addAgent, openDirectWith, revokeAgent, rotateKey, setAgentBudget, updateAgentConfig, type ConfigPatch } from '../sync';
+import { addAgent, addAgentKey, listAgentKeys, openDirectWith, revokeAgent, revokeAgentKey, rotateKey, setAgentBudget, updateAgentConfig, type ConfigPatch } from '../sync';
+import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
 import { dateTimeOf } from '../format';
 import { CapsForm, PauseButton, PausedBadge, pauseText } from './Control';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
 import { ReviewToggle } from './HeldItems';
 import { WakeDialog } from './WakeDialog';
 
+const ENV_HINT = 'Put the first line in your shell profile (e.g. ~/.zshrc) and restart the app, then';
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
-  { key: 'cursor', label: 'Cursor', hint: 'Add to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):' },
-  { key: 'vscode', label: 'VS Code', hint: 'Add to .vscode/mcp.json:' },
+  { key: 'claude_desktop', label: 'Claude Desktop', hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), then restart Claude Desktop. It runs mcp-remote through npx:' },
+  { key: 'cursor', label: 'Cursor', hint: `${ENV_HINT} add the rest to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):` },
+  { key: 'vscode', label: 'VS Code', hint: `${ENV_HINT} add the rest to .vscode/mcp.json:` },
+  { key: 'windsurf', label: 'Windsurf', hint: `${ENV_HINT} add the rest to ~/.codeium/windsurf/mcp_config.json:` },
+  { key: 'codex', label: 'Codex CLI', hint: `${ENV_HINT} add the rest to ~/.codex/config.toml:` },
+  { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
+  { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json:' },
   { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell:' },
 ];
 
@@ -23,6 +30,7 @@ export function AgentsPage() {
   const [shown, setShown] = useState<AgentKeyResult | null>(null);
   const [editing, setEditing] = useState<AgentSummary | null>(null);
   const [waking, setWaking] = useState<AgentSummary | null>(null);
+  const [keysOf, setKeysOf] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
@@ -70,6 +78,11 @@ export function AgentsPage() {
               <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)}>
                 Wake
               </button>
+              {!a.revoked && (
+                <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => setKeysOf(a.name)}>
+                  Keys
+                </button>
+              )}
               <button
                 type="button"
                 className="btn btn-ghost"
@@ -128,6 +141,7 @@ export function AgentsPage() {
       {shown && <KeyDialog result={shown} onClose={() => setShown(null)} />}
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
       {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
+      {keysOf && <KeysDialog agent={keysOf} onClose={() => setKeysOf(null)} />}
     </div>
   );
 }
@@ -329,5 +343,116 @@ function BudgetField({ agent }: { agent: AgentSummary }) {
         Set
       </button>
     </form>
+  );
+}
+
+const EXPIRY: Array<{ label: string; ms: number | null }> = [
+  { label: 'Never', ms: null },
+  { label: '1 hour', ms: 3_600_000 },
+  { label: '1 day', ms: 86_400_000 },
+  { label: '7 days', ms: 7 * 86_400_000 },
+  { label: '30 days', ms: 30 * 86_400_000 },
+];
+
+/** An agent's extra keys: each with scopes and an optional expiry; issue one (shown once) or revoke one. */
+function KeysDialog({ agent, onClose }: { agent: string; onClose: () => void }) {
+  const [keys, setKeys] = useState<AgentKeyView[] | null>(null);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<KeyScope[]>([...KEY_SCOPES]);
+  const [expiry, setExpiry] = useState(0);
+  const [issued, setIssued] = useState<{ secret: string; key: AgentKeyView } | null>(null);
+  const reload = useCallback(async () => setKeys((await listAgentKeys(agent)) ?? []), [agent]);
+  useEffect(() => void reload(), [reload]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim() || scopes.length === 0) return;
+    const ms = EXPIRY[expiry]!.ms;
+    const r = await addAgentKey({ agent, name: name.trim(), scopes, ...(ms ? { expires_at: Date.now() + ms } : {}) });
+    if (!r) return;
+    setIssued({ secret: r.secret, key: r.key });
+    setName('');
+    void reload();
+  };
+  return (
+    <Dialog title={`Keys of ${agent}`} onClose={onClose} wide>
+      <p className="muted">
+        Extra keys for the same agent, each limited to some scopes: read (reads and get_updates), write (messages, cards, progress), files, state,
+        ask (request_human). A call outside a key&apos;s scopes is refused with forbidden.
+      </p>
+      {issued && (
+        <div className="key-issued" aria-label="New key">
+          <p className="warn">Key {issued.key.name} is shown only now.</p>
+          <div className="key-box">
+            <code aria-label="Scoped key">{issued.secret}</code>
+            <CopyButton text={issued.secret} label="Copy key" />
+          </div>
+        </div>
+      )}
+      <ul className="key-list" aria-label={`Keys of ${agent}`}>
+        {keys?.length === 0 && <li className="muted">No extra keys yet.</li>}
+        {keys?.map((k) => (
+          <li key={k.id} className="key-row" aria-label={`Key ${k.name}`}>
+            <span>
+              <strong>{k.name}</strong> <span className="muted small">{k.key_hint}</span>{' '}
+              {k.scopes.map((sc) => (
+                <span key={sc} className="chip">{sc}</span>
+              ))}{' '}
+              <span className="muted small">
+                {k.revoked ? 'revoked' : k.expired ? 'expired' : k.expires_at ? `until ${dateTimeOf(k.expires_at)}` : 'no expiry'}
+              </span>
+            </span>
+            {!k.revoked && (
+              <button
+                type="button"
+                className="btn btn-danger-ghost"
+                aria-label={`Revoke key ${k.name}`}
+                onClick={async () => {
+                  if (await revokeAgentKey(k.id)) void reload();
+                }}
+              >
+                Revoke
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <form className="form" onSubmit={submit} aria-label="Issue a key">
+        <div className="field">
+          <label htmlFor="key-name">Key name</label>
+          <input id="key-name" value={name} maxLength={60} onChange={(e) => setName(e.target.value)} placeholder="e.g. ci-reader" required />
+        </div>
+        <fieldset className="field">
+          <legend>Scopes</legend>
+          <div className="scope-boxes">
+            {KEY_SCOPES.map((sc) => (
+              <label key={sc}>
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(sc)}
+                  onChange={(e) => setScopes(e.target.checked ? KEY_SCOPES.filter((x) => x === sc || scopes.includes(x)) : scopes.filter((x) => x !== sc))}
+                />{' '}
+                {sc}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="field">
+          <label htmlFor="key-expiry">Expires</label>
+          <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))}>
+            {EXPIRY.map((x, i) => (
+              <option key={x.label} value={i}>{x.label}</option>
+            ))}
+          </select>
+        </div>
+        <div className="row">
+          <button type="submit" className="btn btn-primary" disabled={!name.trim() || scopes.length === 0}>
+            Issue key
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }

@@ -52,6 +52,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
         {!compact && (
           <div className="msg-head">
             <strong className="msg-author">{name}</strong>
+            {m.sender.instance && <span className="msg-instance" title="The agent's session (instance name)">· {m.sender.instance}</span>}
             {isAgent && <AgentBadge title={m.provenance?.on_behalf_of ? `AI agent acting for ${m.provenance.on_behalf_of.name}; attested by the Perch hub` : undefined} />}
             <time className="msg-time" dateTime={new Date(m.created_at).toISOString()} title={dateTimeOf(m.created_at)}>
               {timeOf(m.created_at)}

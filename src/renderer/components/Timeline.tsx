@@ -6,6 +6,7 @@ import { focusMessage, loadOlder } from '../sync';
 import { VirtualList } from './VirtualList';
 import { MessageItem } from './MessageItem';
 import { SystemRow } from './SystemRow';
+import { useSession } from '../stores/session';
 
 type Item = Row | { key: '__start'; kind: 'start'; seq: 0 };
 
@@ -41,6 +42,13 @@ export function Timeline({ convId }: { convId: string }) {
   const [highlight, setHighlight] = useState<string | null>(null);
 
   const items = useMemo<Item[]>(() => (rows ? [START, ...rows] : []), [rows]);
+  const lastMsgId = useMemo(() => {
+    for (let i = (rows?.length ?? 0) - 1; i >= 0; i--) {
+      const r = rows![i]!;
+      if (r.kind === 'message') return r.msgId;
+    }
+    return null;
+  }, [rows]);
   const onNearTop = useCallback(() => void loadOlder(convId), [convId]);
 
   // A message to show (from search, pins or the inbox) that is older than what is loaded: page back to it.
@@ -55,9 +63,16 @@ export function Timeline({ convId }: { convId: string }) {
       if (item.kind === 'start') return <TimelineStart convId={convId} />;
       if (item.kind === 'event') return <SystemRow event={item.event} />;
       const prev = items[index - 1];
-      return <MessageItem msgId={item.msgId} prevMsgId={prev && prev.kind === 'message' ? prev.msgId : null} highlighted={highlight === item.msgId} />;
+      const message = <MessageItem msgId={item.msgId} prevMsgId={prev && prev.kind === 'message' ? prev.msgId : null} highlighted={highlight === item.msgId} />;
+      if (item.msgId !== lastMsgId) return message;
+      return (
+        <>
+          {message}
+          <ReadReceipts convId={convId} msgId={item.msgId} />
+        </>
+      );
     },
-    [convId, items, highlight],
+    [convId, items, highlight, lastMsgId],
   );
 
   if (status === 'loading' && !rows?.length) {
@@ -105,4 +120,26 @@ export function Timeline({ convId }: { convId: string }) {
 const TimelineStart = memo(function TimelineStart({ convId }: { convId: string }) {
   const hasOlder = useTimeline((s) => s.convs[convId]?.hasOlder ?? false);
   return <div className="timeline-start muted">{hasOlder ? 'Scroll up for older messages' : 'This is the beginning of the conversation.'}</div>;
+});
+
+/** "read by kit, rue" under the last message: the members (not its sender, not you) who confirmed it. */
+const ReadReceipts = memo(function ReadReceipts({ convId, msgId }: { convId: string; msgId: string }) {
+  const reads = useTimeline((s) => s.convs[convId]?.reads);
+  const m = useTimeline((s) => s.messages.get(msgId));
+  const me = useSession((s) => s.info?.owner.id);
+  if (!reads || !m) return null;
+  const readers = new Map<string, string[]>();
+  for (const r of reads) {
+    if (r.seq < m.seq || r.user.id === m.sender.id || r.user.id === me) continue;
+    const instances = readers.get(r.user.name) ?? [];
+    if (r.instance) instances.push(r.instance);
+    readers.set(r.user.name, instances);
+  }
+  if (readers.size === 0) return null;
+  const title = [...readers].map(([name, inst]) => (inst.length ? `${name} (${inst.join(', ')})` : name)).join(', ');
+  return (
+    <div className="read-receipts muted small" aria-label="Read receipts" title={`Read by ${title}`}>
+      read by {[...readers.keys()].join(', ')}
+    </div>
+  );
 });

@@ -1,6 +1,7 @@
 // Loaded history per conversation: rows in seq order, the messages by id, pins, threads, task history.
 import { create } from 'zustand';
 import type { EventView, Message } from '../model';
+import type { ReadReceipt } from '../../shared/sessions';
 
 export type Row =
   | { key: string; seq: number; kind: 'message'; msgId: string }
@@ -20,6 +21,8 @@ export interface ConvTimeline {
   threadCounts: Record<string, number>;
   /** task.updated events seen, oldest first. */
   taskHistory: EventView[];
+  /** Read receipts: how far each member (and named instance) read (conversations.history reads). */
+  reads?: ReadReceipt[];
 }
 
 export interface ThreadState {
@@ -42,5 +45,5 @@ export const timelineStore = create<TimelineState>(() => ({ convs: {}, messages:
 export const useTimeline = timelineStore;
 
 export const emptyTimeline = (): ConvTimeline => ({
-  rows: [], firstSeq: null, lastSeq: 0, hasOlder: false, loadingOlder: false, status: 'loading', pins: [], threadCounts: {}, taskHistory: [],
+  rows: [], firstSeq: null, lastSeq: 0, hasOlder: false, loadingOlder: false, status: 'loading', pins: [], threadCounts: {}, taskHistory: [], reads: [],
 });

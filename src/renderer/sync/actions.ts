@@ -172,3 +172,14 @@ export function setAgentBudget(agent: string, budget: number | 'off' | 'default'
     return r;
   });
 }
+
+// ---- scoped keys of an agent (agents.add_key / list_keys / revoke_key) ----------------------------------
+
+export const listAgentKeys = (agent: string) => attempt('Keys not loaded', async () => (await api('agents.list_keys', { agent })).keys);
+export const addAgentKey = (input: OwnerInput<'agents.add_key'>) => attempt('Key not issued', () => api('agents.add_key', input));
+export const revokeAgentKey = (keyId: string) =>
+  attempt('Key not revoked', async () => {
+    const r = await api('agents.revoke_key', { key_id: keyId });
+    toast(`Revoked key ${r.key.name}; it no longer works.`);
+    return r.key;
+  });

@@ -10,7 +10,7 @@
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control (issue 10)
 export { boot, signOut } from './live';
-export { fileLink, loadOlder } from './loaders';
+export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
 export {
@@ -19,7 +19,7 @@ export {
 export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
-  type ConfigPatch,
+  type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';

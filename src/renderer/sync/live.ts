@@ -11,6 +11,7 @@ import { PROGRESS_KEEP, progressStore } from '../stores/progress';
 import { errorText, toast } from './common';
 import {
   loadActivity, loadAgents, loadConversations, loadProgress, loadRequests, loadStorage, refreshAgentsSoon, refreshConversationSoon,
+  refreshReads,
 } from './loaders';
 import { addProgress } from './reduce';
 import { reconcileRequestFromEvent } from './requests';
@@ -80,6 +81,7 @@ function onLive(item: LiveItem): void {
       if (item.value.connected === true && ++connections > 1) void resync();
       applyWakeLive(item.value); // wake runs (sync/wake.ts)
       if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
+      if (Array.isArray(item.value.reads)) for (const convId of item.value.reads as string[]) refreshReads(convId); // read receipts moved
       return;
     default: {
       const never: never = item;

@@ -15,7 +15,7 @@ import { mergeRequestList } from './requests';
 import { mergeProgress } from './reduce';
 import {
   olderLoaded, olderLoading, ordering, pinsLoaded, threadFailed, threadLoaded, threadLoading, threadPageLoaded, timelineFailed,
-  timelineLoaded, timelineLoading,
+  timelineLoaded, timelineLoading, readsLoaded,
 } from './timeline';
 import { conversationReread } from './unread';
 
@@ -88,7 +88,7 @@ export function refreshConversationSoon(convId: string): void {
 
 /** Loads the latest page of a conversation once; later pages come with loadOlder and live events. */
 export async function ensureTimeline(convId: string): Promise<void> {
-  if (timelineStore.getState().convs[convId]) return;
+  if (timelineStore.getState().convs[convId]) return refreshReads(convId);
   timelineLoading(convId);
   try {
     const page = await api('conversations.history', { conv_id: convId, limit: PAGE });
@@ -160,4 +160,14 @@ export async function fileLink(fileId: string, variant: 'original' | 'thumb'): P
   } catch {
     return undefined;
   }
+}
+
+const readsRefresh = new Map<string, ReturnType<typeof setTimeout>>();
+/** Re-reads a loaded conversation's read receipts shortly (on opening it again, and on its live events). */
+export function refreshReads(convId: string, ms = 300): void {
+  if (readsRefresh.has(convId) || !timelineStore.getState().convs[convId]) return;
+  readsRefresh.set(convId, setTimeout(() => {
+    readsRefresh.delete(convId);
+    void api('conversations.history', { conv_id: convId, limit: 1 }).then((p) => readsLoaded(convId, p.reads ?? [])).catch(() => {});
+  }, ms));
 }

@@ -1,6 +1,7 @@
 // Every write to the timeline store: history pages in, live events applied in seq order (through the
 // ordering module), message changes, pins and threads. Each update builds new objects (reduce.ts).
 import { api } from '../transport';
+import type { ReadReceipt } from '../../shared/sessions';
 import type { EventView, HistoryPage, Message, ThreadPage } from '../model';
 import { ownerId } from '../stores/session';
 import { emptyTimeline, timelineStore, type ConvTimeline } from '../stores/timeline';
@@ -59,6 +60,7 @@ export function timelineLoaded(convId: string, page: HistoryPage): void {
       threadCounts: built.threadCounts,
       taskHistory: built.taskHistory,
       pins: pinsAfter([], built.pinEvents),
+      reads: page.reads ?? [],
     };
     return { convs: { ...s.convs, [convId]: tl }, messages: withMessages(s.messages, built.messages, true) };
   });
@@ -125,4 +127,12 @@ export function threadLoaded(convId: string, rootId: string, replies: string[]):
 
 export function threadFailed(convId: string, rootId: string): void {
   timelineStore.setState((s) => ({ threads: { ...s.threads, [rootId]: { convId, replies: [], status: 'error' } } }));
+}
+
+/** Fresh read receipts of a loaded conversation. */
+export function readsLoaded(convId: string, reads: ReadReceipt[]): void {
+  timelineStore.setState((s) => {
+    const tl = s.convs[convId];
+    return tl ? { convs: { ...s.convs, [convId]: { ...tl, reads } } } : {};
+  });
 }

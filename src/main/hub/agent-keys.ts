@@ -1,0 +1,113 @@
+// Scoped keys: extra keys of an agent, each with scopes (read, write, files, state, ask; default all) and an
+// optional expiry, listed, named and revocable one by one. The agent's own key (identities.ts) has every scope
+// and no expiry. Every tool names the scope it needs in the catalog (ToolSpec.scope); the MCP door checks it.
+import crypto from 'node:crypto';
+import type { Hub } from './hub';
+import { newId } from './hub';
+import { HubError } from '../../shared/errors';
+import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
+import { agentKeyByHash, agentKeyById, agentKeysOf, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
+import { KEY_PREFIX, authenticate, findAgent, hashKey } from './identities';
+import type { UserRow } from '../store/users';
+
+/** What the key of a call may do. */
+export interface KeyAuth {
+  /** The scoped key's id; null for the agent's own key. */
+  id: string | null;
+  name: string;
+  scopes: readonly KeyScope[];
+  expires_at: number | null;
+}
+
+const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
+
+export type KeyCheck = { user: UserRow; auth: KeyAuth } | { expired: true } | undefined;
+
+/** The agent and the scopes behind a bearer key: its own key, or a live scoped key. An expired key says so. */
+export function authenticateScoped(hub: Hub, key: string): KeyCheck {
+  const own = authenticate(hub, key);
+  if (own) return { user: own, auth: MAIN_KEY };
+  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
+  const hash = hashKey(key);
+  const k = agentKeyByHash(hub.db, hash);
+  if (!k || k.revoked_at != null || !crypto.timingSafeEqual(k.key_hash, hash)) return undefined;
+  if (k.expires_at != null && k.expires_at <= hub.now()) return { expired: true };
+  let user: UserRow;
+  try { user = hub.user(k.user_id); } catch { return undefined; }
+  if (user.revoked_at != null) return undefined; // revoking the agent stops all its keys
+  return { user, auth: { id: k.id, name: k.name, scopes: JSON.parse(k.scopes) as KeyScope[], expires_at: k.expires_at } };
+}
+
+/** A call needs `scope`: refused with forbidden, naming the scope, when the key lacks it. */
+export function scopeRefusal(auth: KeyAuth, scope: KeyScope | 'any', tool: string): HubError | undefined {
+  if (scope === 'any' || auth.scopes.includes(scope)) return undefined;
+  return new HubError(
+    'forbidden',
+    `This key (${auth.name}) lacks the "${scope}" scope that ${tool} needs; its scopes: ${auth.scopes.join(', ')}.`,
+    `Ask your owner for a key with the "${scope}" scope (whoami lists this key's scopes).`,
+    { missing_scope: scope },
+  );
+}
+
+function keyView(hub: Hub, k: AgentKeyRow): AgentKeyView {
+  return {
+    id: k.id,
+    agent: hub.user(k.user_id).name,
+    name: k.name,
+    key_hint: `…${k.key_hint}`,
+    scopes: JSON.parse(k.scopes) as KeyScope[],
+    created_at: k.created_at,
+    expires_at: k.expires_at,
+    revoked: k.revoked_at != null,
+    revoked_at: k.revoked_at,
+    expired: k.expires_at != null && k.expires_at <= hub.now(),
+  };
+}
+
+export interface AddKeyInput {
+  agent: string;
+  name: string;
+  scopes?: readonly string[];
+  /** When the key stops working (ms since epoch); omitted: never. */
+  expires_at?: number;
+}
+
+/** Issues a scoped key; the key itself is in the answer only. */
+export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; secret: string } {
+  const name = input.name.trim();
+  if (!name || name.length > 60) throw new HubError('invalid_argument', 'A key needs a name of 1-60 characters.', 'Name it after where it is used, e.g. "ci-reader".');
+  const scopes = [...new Set(input.scopes ?? KEY_SCOPES)];
+  const unknown = scopes.filter((s) => !(KEY_SCOPES as readonly string[]).includes(s));
+  if (unknown.length || scopes.length === 0) {
+    throw new HubError('invalid_argument', `Scopes ${JSON.stringify(unknown.length ? unknown : scopes)} are not valid: give one or more of ${KEY_SCOPES.join(', ')}.`, `Pick from ${KEY_SCOPES.join(', ')} (default: all).`);
+  }
+  if (input.expires_at !== undefined && input.expires_at <= hub.now()) {
+    throw new HubError('invalid_argument', 'expires_at is in the past.', 'Give a time in the future (ms since epoch), or none for a key that does not expire.');
+  }
+  return hub.write(() => {
+    const u = findAgent(hub, input.agent);
+    if (u.revoked_at != null) throw new HubError('conflict', `Agent ${u.name} is revoked.`, 'Rotate its key first to bring it back.');
+    const secret = KEY_PREFIX + crypto.randomBytes(24).toString('base64url');
+    const row: Omit<AgentKeyRow, 'revoked_at'> = {
+      id: newId('k'), user_id: u.id, name, key_hash: hashKey(secret), key_hint: secret.slice(-4),
+      scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
+    };
+    insertAgentKey(hub.db, row);
+    return { key: keyView(hub, { ...row, revoked_at: null }), secret };
+  });
+}
+
+export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
+  const u = findAgent(hub, agent);
+  return agentKeysOf(hub.db, u.id).map((k) => keyView(hub, k));
+}
+
+/** Revokes one scoped key (the agent and its other keys keep working). */
+export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
+  return hub.write(() => {
+    const k = agentKeyById(hub.db, keyId);
+    if (!k) throw new HubError('not_found', `No key ${keyId}.`, 'List the agent\'s keys to find its id.');
+    revokeAgentKey(hub.db, k.id, hub.now());
+    return keyView(hub, agentKeyById(hub.db, k.id)!);
+  });
+}

@@ -1,0 +1,36 @@
+// Extra keys of an agent, each with scopes and an optional expiry (hub/agent-keys.ts).
+import { sql, type Db } from './db';
+
+export interface AgentKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: Buffer;
+  key_hint: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export function insertAgentKey(db: Db, k: Omit<AgentKeyRow, 'revoked_at'>): void {
+  sql(db, `INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at, expires_at)
+           VALUES (@id, @user_id, @name, @key_hash, @key_hint, @scopes, @created_at, @expires_at)`).run(k);
+}
+
+export function agentKeyByHash(db: Db, hash: Buffer): AgentKeyRow | undefined {
+  return sql<AgentKeyRow>(db, 'SELECT * FROM agent_keys WHERE key_hash = ?').get(hash);
+}
+
+export function agentKeyById(db: Db, id: string): AgentKeyRow | undefined {
+  return sql<AgentKeyRow>(db, 'SELECT * FROM agent_keys WHERE id = ?').get(id);
+}
+
+export function agentKeysOf(db: Db, userId: string): AgentKeyRow[] {
+  return sql<AgentKeyRow>(db, 'SELECT * FROM agent_keys WHERE user_id = ? ORDER BY created_at, id').all(userId);
+}
+
+export function revokeAgentKey(db: Db, id: string, at: number): boolean {
+  return sql(db, 'UPDATE agent_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+}
