@@ -64,6 +64,9 @@ describe('wake runs', () => {
     assert.equal(run.why.reasons[0].by, 'owner');
     assert.ok(run.running_at >= run.started_at && run.first_call_at >= run.running_at, 'it ran, then made a tool call with its run key');
     assert.deepEqual(run.usage, { total_cost_usd: 0.0123, usage: { input_tokens: 12, output_tokens: 3 } }, 'Claude Code\'s JSON result is counted');
+    const ctl = (await ownerOk(served, 'agents.controls', {})).agents.find((c: any) => c.agent.id === a.id);
+    assert.equal(ctl.today.cost_usd, 0.0123, 'the run\'s cost counts toward the agent\'s daily usage (caps)');
+    assert.equal(ctl.today.input_tokens, 12);
 
     const history = await ownerOk(served, 'conversations.history', { conv_id: a.conv });
     const reply = history.events.find((e: any) => e.type === 'message.created' && e.actor?.id === a.id);

@@ -4,7 +4,7 @@
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
 // (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
-import { isPaused } from './control';
+import { isPaused, recordUsage } from './control';
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newTimeOrderedId } from './hub';
@@ -248,6 +248,7 @@ export class WakeRuns {
       : end.exitCode === 0 && !end.error ? 'succeeded' : 'failed';
     const error = end.error ?? (status === 'timed_out' ? 'It ran past its timeout and was stopped.' : status === 'stopped' ? 'Stopped by the owner.' : status === 'failed' ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.` : null);
     this.update(live.id, { status, ended_at: clock(), exit_code: end.exitCode, signal: end.signal, error, usage: end.usage ? JSON.stringify(end.usage) : null });
+    if (end.usage) countRunUsage(this.hub, agentId, end.usage);
 
     const row = wakeActionOf(this.hub.db, agentId);
     if (!row) return;
@@ -465,4 +466,18 @@ export function runLog(hub: Hub, runId: string, maxBytes = 8192): { run: WakeRun
   if (!row) throw new HubError('not_found', `No wake run ${runId}.`, 'List runs with wake.runs.');
   const tail = row.log_file ? runningHubRuns(hub).readLog(row.log_file, Math.min(Math.max(maxBytes, 1), 256 * 1024)) : '';
   return { run: runView(hub, row), tail };
+}
+
+/**
+ * A run's usage, as Claude Code's JSON result reports it (total_cost_usd, usage.input_tokens/output_tokens),
+ * is counted for the agent like usage it reports itself (hub/control.ts): a daily cap it reaches pauses it.
+ */
+function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  const usage = { input_tokens: Math.round(num(u.usage?.input_tokens)), output_tokens: Math.round(num(u.usage?.output_tokens)), cost_usd: num(u.total_cost_usd) };
+  try {
+    recordUsage(hub, agentId, { usage });
+  } catch (err) {
+    process.stderr.write(`perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
 }
