@@ -1,5 +1,7 @@
 // The live view: progress in the feed and the fleet, recalls, agent text kept inert, images, reactions,
 // threads, pins, and a long history that stays virtualized.
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
@@ -170,6 +172,15 @@ describe('live view', () => {
     const bob = h.agents.bob!;
     const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
     const N = 1200;
+    // 1,200 messages in one conversation within a minute: the owner lifts bob's budget brake first (it stops
+    // an agent at 60 messages per conversation per hour).
+    const rt = JSON.parse(fs.readFileSync(path.join(h.dataDir, 'runtime.json'), 'utf8')) as { owner_token: string };
+    const lifted = await fetch(`${h.baseUrl}/api/owner/agents.set_brakes`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agent: 'bob', budget: 'off' }),
+    });
+    assert.equal(lifted.status, 200, await lifted.text());
     for (let i = 0; i < N; i += 40) {
       await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }))));
       await page.waitForTimeout(250); // stay under the hub's per-agent rate limit
