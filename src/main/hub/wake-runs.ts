@@ -12,8 +12,9 @@ import { HubError } from '../../shared/errors';
 import { findAgent } from './identities';
 import { issueRunKey } from './run-keys';
 import { cursorOf } from '../store/events';
+import { dataVersion } from '../store/db';
 import {
-  deleteWakeAction, insertWakeRun, interruptLeftoverRuns, listWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
+  deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
 } from '../store/wake';
 import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeState, type WakeSummary } from '../../shared/wake';
@@ -78,6 +79,19 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
   const pause = isPaused(hub, agentId);
   if (pause.paused) return { ok: false, why: `the agent is paused${pause.reason ? ` (${pause.reason})` : ''}` };
   return { ok: true };
+}
+
+/**
+ * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
+ * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
+ */
+const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string> }>();
+
+function hasWakeAction(hub: Hub, agentId: string): boolean {
+  const version = dataVersion(hub.db);
+  let a = armedAgents.get(hub);
+  if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)) }));
+  return a.ids.has(agentId);
 }
 
 // ---- the policy ---------------------------------------------------------------------------
@@ -148,6 +162,7 @@ export class WakeRuns {
     if (this.closed) return;
     const st = this.state(agentId);
     if (st.run || st.retry) return;
+    if (!hasWakeAction(this.hub, agentId)) return; // most agents have none: their wakes cost no query
     const row = wakeActionOf(this.hub.db, agentId);
     if (!row || !row.enabled) return;
     if (this.hub.bus.isWaiting(agentId)) return; // it is listening after all
@@ -258,6 +273,7 @@ export class WakeRuns {
       const failures = row.consecutive_failures + 1;
       const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
       this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now()));
+      armedAgents.delete(this.hub);
       if (off) {
         this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
         process.stderr.write(`perch: ${off.reason}\n`);
@@ -404,12 +420,14 @@ export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
       bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
     }
     hub.write(() => deleteWakeAction(hub.db, agent.id));
+    armedAgents.delete(hub);
     return wakeState(hub, agent.id);
   }
   const action = parseWakeAction(input);
   hub.write(() => {
     const prev = wakeActionOf(hub.db, agent.id);
     const secret = action.kind === 'webhook' ? (prev?.webhook_secret ?? crypto.randomBytes(32).toString('base64url')) : null;
+    armedAgents.delete(hub);
     putWakeAction(hub.db, { agent_id: agent.id, action: JSON.stringify(action), enabled: 1, off_reason: null, consecutive_failures: 0, webhook_secret: secret, updated_at: Date.now() });
   });
   return wakeState(hub, agent.id);

@@ -34,6 +34,11 @@ export function wakeActionOf(db: Db, agentId: string): WakeActionRow | undefined
   return sql<WakeActionRow>(db, 'SELECT * FROM wake_actions WHERE agent_id = ?').get(agentId);
 }
 
+/** The agents whose wake action is on. */
+export function enabledWakeAgents(db: Db): string[] {
+  return sql<{ agent_id: string }>(db, 'SELECT agent_id FROM wake_actions WHERE enabled = 1').all().map((r) => r.agent_id);
+}
+
 export function putWakeAction(db: Db, row: WakeActionRow): void {
   sql(db, `INSERT INTO wake_actions (agent_id, action, enabled, off_reason, consecutive_failures, webhook_secret, updated_at)
            VALUES (@agent_id, @action, @enabled, @off_reason, @consecutive_failures, @webhook_secret, @updated_at)
