@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, connect, rawPost, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served } from './serve-harness';
+import { addAgent, alive, connect, rawPost, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served } from './serve-harness';
 import { buildRequest, rawExchange } from './raw-http';
 import { sendInternalError } from '../src/main/http-util';
 import { LIMITS } from '../src/shared/limits';
@@ -15,15 +15,6 @@ import { startHub, type RunningHub } from '../src/main/app';
 import { addAgent as addAgentInProcess } from '../src/main/hub/identities';
 
 const H: Array<[string, string]> = [['Host', '127.0.0.1'], ['Connection', 'close']];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('a real perch serve refuses what once crashed it, and lives on', () => {
   let served: Served;

@@ -502,3 +502,13 @@ export async function ownerFail(served: Pick<Served, 'dataDir'>, action: string,
   assert.ok(r.error!.message.length > 0, `owner ${action}: the refusal has a message`);
   return r.error!;
 }
+
+/** Whether a process (a hub, a wake run) is still alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import {
-  ROOT, addAgent, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
+  ROOT, addAgent, alive, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
 } from './serve-harness';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -40,15 +40,6 @@ async function settled(agent: string, ms = 20_000): Promise<any[]> {
     return runs.length > 0 && runs.every((r) => r.status !== 'running') && st.running === null;
   }, ms, `the wake runs of ${agent} to end`);
   return runs;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('wake runs', () => {
