@@ -209,6 +209,28 @@ describe('wake runs', () => {
   });
 });
 
+test('a wake process that ignores SIGTERM does not outlive the hub: it is killed with its group when the hub stops', async () => {
+  const dir = tempDataDir();
+  const hub = await startServe(dir, { env: TIMINGS });
+  let pid = 0;
+  try {
+    const a = await addAgent(dir, uniqueName('stubborn'));
+    const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', dir, '--env', 'WAKE_AGENT_MODE=hang', '--', process.execPath, AGENT_SCRIPT]);
+    assert.equal(r.code, 0, r.stderr);
+    const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
+    await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
+    await eventually(async () => {
+      const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
+      pid = run?.pid ?? 0;
+      return pid > 0;
+    }, 10_000, 'the run to be running');
+    await sleep(300); // its SIGTERM handler is in place
+  } finally {
+    assert.equal(await hub.stop(), 0);
+  }
+  assert.equal(alive(pid), false, 'the stubborn process ended with the hub');
+});
+
 function runtimeBase(): string {
   return JSON.parse(fs.readFileSync(path.join(served.dataDir, 'runtime.json'), 'utf8')).base_url;
 }

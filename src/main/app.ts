@@ -54,6 +54,8 @@ export interface StartOptions {
 /** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
 export const HEADERS_TIMEOUT_MS = 15_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** How long running wake processes get to end after SIGTERM when the hub stops (the CLI gives close() 5 s). */
+const WAKE_SHUTDOWN_GRACE_MS = 2_000;
 
 function envMs(name: string): number | undefined {
   const v = Number(process.env[name]);
@@ -151,13 +153,13 @@ function startStoreWorker(hub: Hub): void {
  * The policy (hub/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
  * Started once the port is known (runs are told the MCP URL); on close, running processes get SIGTERM.
  */
-function startWakeRuns(hub: Hub, opts: StartOptions): void {
+function startWakeRuns(hub: Hub, opts: StartOptions): WakeRuns {
   const launcher = new ProcessLauncher({
     dir: path.join(opts.dataDir, 'wake'),
     killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
   });
-  new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS') });
+  return new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS') });
 }
 
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
@@ -239,7 +241,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   hub.baseUrl = baseUrl;
-  startWakeRuns(hub, opts);
+  const wakeRuns = startWakeRuns(hub, opts);
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };
@@ -263,6 +265,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       if (closed) return;
       closed = true;
       await backups.stop();
+      // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
+      await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);
       owner.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

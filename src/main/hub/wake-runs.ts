@@ -59,6 +59,8 @@ export interface WakeLauncher {
   launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle;
   /** The last maxBytes of a run's captured output. */
   readLog(logFile: string, maxBytes: number): string;
+  /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
+  drain?(graceMs: number): Promise<void>;
 }
 
 export interface WakeOptions {
@@ -329,7 +331,17 @@ export class WakeRuns {
     return this.launcher.readLog(logFile, maxBytes);
   }
 
-  /** Hub shutdown: every running process gets SIGTERM and its run is recorded as interrupted. */
+  /**
+   * Hub shutdown (app.ts, before the hub closes): every running process gets SIGTERM and its run is
+   * recorded as interrupted; what has not ended after graceMs is killed with its process group, so no run
+   * outlives the hub.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.close();
+    await this.launcher.drain?.(graceMs);
+  }
+
+  /** Every running process gets SIGTERM and its run is recorded as interrupted (also when the hub closes). */
   private close(): void {
     if (this.closed) return;
     const live: LiveRun[] = [];

@@ -34,6 +34,18 @@ export class ProcessLauncher implements WakeLauncher {
   private readonly webhookAttempts: number;
   private readonly webhookRetryMs: number;
 
+  /** The processes of runs still alive (pid → ended), for shutdown. */
+  private readonly live = new Map<number, Promise<void>>();
+
+  /** Hub shutdown: waits up to graceMs for stopped runs to end, then kills each with its process group. */
+  async drain(graceMs: number): Promise<void> {
+    if (this.live.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.live.values()), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    for (const pid of this.live.keys()) killGroup(pid, 'SIGKILL');
+  }
+
   constructor(opts: RunnerOptions) {
     this.logsDir = path.join(opts.dir, 'logs');
     this.tmpDir = path.join(opts.dir, 'tmp');
@@ -104,6 +116,13 @@ export class ProcessLauncher implements WakeLauncher {
     });
     child.stderr!.on('data', (c: Buffer) => log.write(c));
     child.on('spawn', () => observer.running(child.pid ?? null));
+    if (child.pid) {
+      const pid = child.pid;
+      this.live.set(pid, new Promise<void>((resolve) => child.once('close', () => {
+        this.live.delete(pid);
+        resolve();
+      })));
+    }
     let killTimer: NodeJS.Timeout | undefined;
     let spawnError: string | undefined;
     child.on('error', (err) => { spawnError = err.message; });
@@ -121,13 +140,7 @@ export class ProcessLauncher implements WakeLauncher {
       observer.ended(end);
     });
     const killTree = (sig: NodeJS.Signals) => {
-      if (!child.pid) return;
-      if (windows) {
-        // No process groups on Windows: taskkill ends the process and its children (/T), forcibly (/F).
-        spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
-        return;
-      }
-      try { process.kill(-child.pid, sig); } catch { /* already gone */ }
+      if (child.pid) killGroup(child.pid, sig);
     };
     let stopping = false;
     return {
@@ -241,4 +254,13 @@ export function usageIn(stdout: string): WakeEnd['usage'] {
     } catch { /* not JSON */ }
   }
   return undefined;
+}
+
+/** Ends a run's process and everything it started: its process group, or on Windows its tree (taskkill /T /F). */
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  if (process.platform === 'win32') {
+    spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
+    return;
+  }
+  try { process.kill(-pid, sig); } catch { /* already gone */ }
 }
