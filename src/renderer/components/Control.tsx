@@ -25,16 +25,17 @@ export function PausedBadge({ paused }: { paused: PauseInfo | null | undefined }
 }
 
 /** One click pauses (or resumes) one agent. */
-export function PauseButton({ agent, small }: { agent: Pick<AgentSummary, 'id' | 'name' | 'paused' | 'revoked'>; small?: boolean }) {
+/** named: the button says whom it pauses ("Pause ping"), where several agents' buttons stand side by side. */
+export function PauseButton({ agent, small, named }: { agent: Pick<AgentSummary, 'id' | 'name' | 'paused' | 'revoked'>; small?: boolean; named?: boolean }) {
   if (agent.revoked) return null;
   const cls = `btn ${agent.paused ? 'btn-primary' : 'btn-ghost'} ${small ? 'btn-small' : ''}`;
   return agent.paused ? (
     <button type="button" className={cls} aria-label={`Resume ${agent.name}`} onClick={() => void resumeAgent(agent.id)}>
-      Resume
+      {named ? `Resume ${agent.name}` : 'Resume'}
     </button>
   ) : (
     <button type="button" className={cls} aria-label={`Pause ${agent.name}`} onClick={() => void pauseAgent(agent.id)}>
-      Pause
+      {named ? `Pause ${agent.name}` : 'Pause'}
     </button>
   );
 }
@@ -176,7 +177,7 @@ export function ConvPauseControls({ memberIds }: { memberIds: string[] }) {
       {members.map((a) => (
         <span key={a.id} className="conv-pause-agent">
           {a.paused && <span className="chip chip-paused" title={pauseText(a.paused)}>{a.name} paused</span>}
-          <PauseButton agent={a} small />
+          <PauseButton agent={a} small named />
         </span>
       ))}
     </span>
