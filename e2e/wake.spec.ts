@@ -48,7 +48,7 @@ describe('wake runs', () => {
     await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
     const runs = page.getByRole('list', { name: 'Wake runs of reviewer' });
     await runs.getByText('succeeded').waitFor();
-    await runs.getByText(/woken by owner \(message\.created\)/).click();
+    await runs.getByText(/woken by owner's message/).click();
     await page.getByLabel(/^Log of run /).getByText(/woken by 1 event/).waitFor();
     await h.screenshot('wake-runs');
     await page.getByRole('dialog', { name: 'Wake reviewer' }).getByRole('button', { name: 'Close' }).first().click();

@@ -152,10 +152,25 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
 }
 
 /** "woken by owner (message.created)" */
+/** What woke a run, in words (event types as a person says them). */
+const WAKE_REASONS: Record<string, string> = {
+  'message.created': 'message',
+  'handoff.created': 'handoff',
+  'handoff.returned': 'hand-back',
+  'request.decided': 'decision',
+  'card.response': 'card answer',
+  'task.updated': 'task update',
+  'floor.granted': 'floor grant',
+  'owner.note': 'note',
+  'agent.resumed': 'resume',
+  'conversation.resumed': 'resume',
+};
+
 export function whyText(r: WakeRunView): string {
   const first = r.why.reasons[0];
   if (!first) return 'woken';
-  return `woken by ${first.by ?? 'Perch'} (${first.type}${r.why.count > 1 ? ` +${r.why.count - 1}` : ''})`;
+  const what = WAKE_REASONS[first.type] ?? first.type;
+  return `woken by ${first.by ?? 'Perch'}'s ${what}${r.why.count > 1 ? ` and ${r.why.count - 1} more` : ''}`;
 }
 
 /** A run's newest output; re-read every second while the run runs. */
