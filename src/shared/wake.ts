@@ -115,25 +115,25 @@ export function wakeRecipes(name: string): WakeRecipe[] {
     {
       id: 'claude-code',
       title: 'Claude Code (headless)',
-      cli: `perch agent wake ${name} --cwd ~/work --shell 'claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --allowedTools "mcp__perch" --output-format json'`,
+      cli: `perch agent wake ${name} --cwd path/to/project --shell 'claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --allowedTools "mcp__perch" --output-format json'`,
       note: 'PERCH_MCP_CONFIG is a config naming this hub with the run\'s own key; --output-format json lets Perch count the run\'s cost.',
     },
     {
       id: 'codex',
       title: 'Codex CLI',
-      cli: `perch agent wake ${name} --cwd ~/work --shell 'codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"'`,
+      cli: `perch agent wake ${name} --cwd path/to/project --shell 'codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"'`,
       note: 'Codex reads the run key from PERCH_KEY; nothing secret is on its command line.',
     },
     {
       id: 'gemini',
       title: 'Gemini CLI',
-      cli: `perch agent wake ${name} --cwd ~/work --shell 'gemini -p "${prompt}" --yolo'`,
-      note: 'Once, in ~/work/.gemini/settings.json: {"mcpServers": {"perch": {"httpUrl": "$PERCH_URL", "headers": {"Authorization": "Bearer $PERCH_KEY"}}}} — Gemini CLI fills in $VARS from the environment, so no key is stored in the file.',
+      cli: `perch agent wake ${name} --cwd path/to/project --shell 'gemini -p "${prompt}" --yolo'`,
+      note: 'Once, in path/to/project/.gemini/settings.json: {"mcpServers": {"perch": {"httpUrl": "$PERCH_URL", "headers": {"Authorization": "Bearer $PERCH_KEY"}}}} — Gemini CLI fills in $VARS from the environment, so no key is stored in the file.',
     },
     {
       id: 'script',
       title: 'A plain script with perch call',
-      cli: `perch agent wake ${name} --cwd ~/work -- sh ./wake-${name}.sh`,
+      cli: `perch agent wake ${name} --cwd path/to/project -- sh ./wake-${name}.sh`,
       note: `wake-${name}.sh: perch call get_updates > updates.json; (act on updates.json); perch call get_updates "{\\"ack\\": \\"$(jq -r .ack updates.json)\\", \\"limit\\": 1}" — perch call reads PERCH_URL and PERCH_KEY from the environment; the second call confirms what was read.`,
     },
   ];
