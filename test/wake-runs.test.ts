@@ -197,6 +197,8 @@ describe('wake runs', () => {
     assert.match(remote.message, /on this machine/);
     const reserved = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], env: { PERCH_KEY: 'mine' } }, 400);
     assert.match(reserved.message, /PERCH_/);
+    const nowhere = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], cwd: path.join(served.dataDir, 'no-such-folder') }, 400);
+    assert.match(nowhere.message, /is not a folder/);
     assert.deepEqual((await ownerOk(served, 'wake.get', { agent: a.name })).wake, before);
     const cli = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, '--timeout', 'soon', '--', 'x']);
     assert.equal(cli.code, 2);

@@ -297,13 +297,13 @@ export function countToolCall(hub: Hub, agentId: string, tool: string): void {
 export function usageIn(data: unknown): { input_tokens: number; output_tokens: number; cost_usd: number } | undefined {
   if (!data || typeof data !== 'object' || Array.isArray(data) || !Object.hasOwn(data, 'usage')) return undefined;
   const u = (data as { usage: unknown }).usage;
-  const bad = (why: string) => new HubError('invalid_argument', `data.usage ${why}.`, 'Report usage as data: {"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}} (each field optional, numbers ≥ 0).');
-  if (!u || typeof u !== 'object' || Array.isArray(u)) throw bad('must be an object');
+  const bad = (why: string) => new HubError('invalid_argument', `data.usage${why}.`, 'Report usage as data: {"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}} (each field optional, numbers ≥ 0).');
+  if (!u || typeof u !== 'object' || Array.isArray(u)) throw bad(' must be an object');
   const out = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   for (const k of Object.keys(out) as Array<keyof typeof out>) {
     const v = (u as Record<string, unknown>)[k];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e12 || (k !== 'cost_usd' && !Number.isInteger(v))) throw bad(`.${k} must be a ${k === 'cost_usd' ? 'number' : 'whole number'} ≥ 0`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e12 || (k !== 'cost_usd' && !Number.isInteger(v))) throw bad(`.${k} must be a ${k === 'cost_usd' ? 'number' : 'whole number'} from 0 to 1e12`);
     out[k] = v;
   }
   return out;

@@ -6,6 +6,7 @@
 // (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
 import { isPaused, recordUsage } from './control';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Hub } from './hub';
 import { newTimeOrderedId } from './hub';
 import { HubError } from '../../shared/errors';
@@ -407,6 +408,7 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
   }
   if (input.shell !== undefined && (input.shell.trim() === '' || input.shell.includes('\0'))) bad('shell must be a non-empty command string.', "e.g. perch agent wake NAME --shell 'claude -p \"…\"'");
   if (input.cwd !== undefined && (!input.cwd || !/^([/\\]|[A-Za-z]:[/\\])/.test(input.cwd))) bad(`cwd must be an absolute path, not ${JSON.stringify(input.cwd)}.`, 'e.g. --cwd /home/me/project');
+  if (input.cwd && !isDirectory(input.cwd)) bad(`cwd ${JSON.stringify(input.cwd)} is not a folder on this computer.`, 'Create it first, or give the folder the agent works in.');
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.env ?? {})) {
     if (!ENV_NAME.test(k)) bad(`Environment variable name ${JSON.stringify(k)} is not valid.`, 'Use letters, digits and _, not starting with a digit.');
@@ -509,5 +511,13 @@ function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['us
     recordUsage(hub, agentId, { usage });
   } catch (err) {
     process.stderr.write(`perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
