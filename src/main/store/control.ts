@@ -1,5 +1,6 @@
 // Owner control of agents (issue 10): pauses, daily caps and daily usage counters.
 import { sql, type Db } from './db';
+import type { UsageDay } from '../../shared/control';
 
 export interface ControlRow {
   user_id: string;
@@ -34,15 +35,8 @@ export function setCaps(db: Db, userId: string, caps: { cost_usd: number | null;
     .run(userId, caps.cost_usd, caps.messages, caps.tool_calls);
 }
 
-export interface UsageRow {
-  user_id: string;
-  day: string;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  messages: number;
-  tool_calls: number;
-}
+/** A usage_daily row: one agent's UsageDay (shared/control.ts). */
+export type UsageRow = UsageDay & { user_id: string };
 
 /** Adds a delta to one agent's day (a small upsert: one row per agent per day). */
 export function addUsage(db: Db, d: UsageRow): void {
