@@ -4,7 +4,7 @@
 // message resets the counts; the owner is never refused; counts survive a restart of the hub process.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAgent, cliAsync, connect, eventually, ownerOk, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Served } from './serve-harness';
+import { addAgent, cliAsync, connect, eventually, ownerOk, sleep, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Served } from './serve-harness';
 
 type R = Record<string, any>;
 
@@ -138,12 +138,16 @@ describe('loop', () => {
     await refused(a!, 'loop', { conv_id: conv, text: 'one more' });
     await refused(c!, 'loop', { conv_id: conv, text: 'I was quiet' }); // paused for all agents
     // The owner is never refused; here the owner presses Resume while b waits.
-    const waiting = until(b!, 'conversation.resumed', 20);
+    await until(b!, 'conversation.paused'); // b has read everything so far, then waits
+    const waiting = b!.ok('get_updates', { wait_secs: 20 });
+    await sleep(200);
     const r = await ownerOk(served, 'conversations.resume', { conv_id: conv });
     assert.equal(r.resumed, true);
     assert.equal(r.conversation.paused, undefined);
-    const resumed = await waiting;
-    assert.equal(resumed.actor.kind, 'human');
+    const w = await waiting;
+    assert.equal(w.woken, true, 'Resume woke the waiting member');
+    const resumed = (w.events as R[]).find((e) => e.type === 'conversation.resumed');
+    assert.equal(resumed?.actor.kind, 'human');
     await a!.ok('send_message', { conv_id: conv, text: 'resumed, carrying on' });
     assert.equal((await ownerOk(served, 'conversations.resume', { conv_id: conv })).resumed, false, 'resuming a running conversation changes nothing');
   });
@@ -152,9 +156,13 @@ describe('loop', () => {
     const { conv, agents: [a, b] } = await group(2, 'loop2');
     await pingPong(a!, b!, conv, 30, 'loop2');
     await refused(b!, 'loop', { conv_id: conv, text: 'still here' });
-    const waiting = until(a!, 'conversation.resumed', 20);
+    await until(a!, 'conversation.paused'); // a has read everything so far, then waits
+    const waiting = a!.ok('get_updates', { wait_secs: 20 });
+    await sleep(200);
     await ownerOk(served, 'messages.send', { conv_id: conv, text: 'Stop thanking each other. B, write the summary.' });
-    await waiting;
+    const w = await waiting;
+    assert.equal(w.woken, true, 'the owner\'s message woke the waiting member');
+    assert.ok((w.events as R[]).some((e) => e.type === 'conversation.resumed'), 'with conversation.resumed');
     assert.equal((await ownerOk(served, 'conversations.get', { conv_id: conv })).conversation.paused, undefined);
     await b!.ok('send_message', { conv_id: conv, text: 'Summary coming.' });
   });

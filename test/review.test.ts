@@ -64,6 +64,7 @@ describe('review mode', () => {
     assert.equal(r.msg_id, undefined, 'no message exists yet');
     const b = await bobWait;
     assert.deepEqual(b.events, [], 'bob received nothing and his wait ran to its end');
+    assert.equal(b.woken, false, 'bob was not woken');
     assert.deepEqual(await messages(bob, convId), [], 'nothing in the conversation');
     const item = await heldItem(r.held_id);
     assert.equal(item?.kind, 'message');
@@ -86,6 +87,7 @@ describe('review mode', () => {
     assert.equal(sent.state, 'sent');
     assert.equal(sent.owner_edited, false);
     const k = await kitWait;
+    assert.equal(k.woken, true, 'kit was woken, its wait did not just run out');
     const ev = (await heldEvents(kit, k)).find((e) => e.type === 'held.sent');
     assert.ok(ev, `kit was woken with held.sent (got ${k.events.map((e: R) => e.type).join(', ')})`);
     assert.equal(ev.for_you, true);
@@ -94,6 +96,7 @@ describe('review mode', () => {
     assert.equal(ev.data.text, 'ready to merge');
     assert.equal(ev.data.owner_edited, false);
     const b = await bobWait;
+    assert.equal(b.woken, true, 'bob was woken by the posted message');
     const m = b.events.find((e: R) => e.type === 'message.created')?.message;
     assert.ok(m, 'bob was woken by the posted message (he is named in to)');
     assert.equal(m.sender.name, kit.agent.name);
@@ -131,7 +134,9 @@ describe('review mode', () => {
     await new Promise((res) => setTimeout(res, 200));
     const d = await ownerOk(served, 'held.discard', { held_id: r.held_id });
     assert.deepEqual(d, { held_id: r.held_id, state: 'discarded' });
-    const ev = (await heldEvents(kit, await kitWait)).find((e) => e.type === 'held.discarded');
+    const kw = await kitWait;
+    assert.equal(kw.woken, true, 'kit was woken, its wait did not just run out');
+    const ev = (await heldEvents(kit, kw)).find((e) => e.type === 'held.discarded');
     assert.ok(ev, 'kit was woken with held.discarded');
     assert.equal(ev.data.text, 'thanks!!');
     assert.deepEqual(await messages(bob, convId), []);
@@ -208,6 +213,17 @@ describe('review mode', () => {
     assert.match(String((third.details as R | undefined)?.reason ?? third.message), /^duplicate/);
     const { items } = await ownerOk(served, 'held.list');
     assert.equal(items.filter((i: R) => i.conv_id === convId).length, 2, 'the refused send was not held');
+  });
+
+  test('sending held items is not braked or counted again: with a budget of 2 used up by two holds, both still post', async () => {
+    const { kit, convId } = await pair();
+    await ownerOk(served, 'agents.set_brakes', { agent: kit.agent.name, budget: 2 });
+    const one = await kit.ok('send_message', { conv_id: convId, text: 'first' });
+    const two = await kit.ok('send_message', { conv_id: convId, text: 'second' });
+    const over = await kit.fail('send_message', { conv_id: convId, text: 'third' });
+    assert.equal(over.code, 'brake', 'the holds count toward the budget');
+    for (const h of [one, two]) assert.equal((await ownerOk(served, 'held.send', { held_id: h.held_id })).state, 'sent');
+    assert.deepEqual((await messages(kit, convId)).map((m) => m.text), ['first', 'second']);
   });
 
   test('review off: sends go through at once; the CLI turns review on and off', async () => {

@@ -181,7 +181,7 @@ export interface SendCardInput {
 }
 
 /** send_card: the card becomes a message of kind 'card' with payload {card, responses: [], closed: false}. */
-export function sendCard(hub: Hub, senderId: string, input: SendCardInput) {
+export function sendCard(hub: Hub, senderId: string, input: SendCardInput, opts: { brakes?: boolean } = {}) {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     requireMaySpeak(hub, senderId, access);
@@ -193,7 +193,7 @@ export function sendCard(hub: Hub, senderId: string, input: SendCardInput) {
       kind: 'card',
       reply_to: input.reply_to,
       payload: payload as unknown as Record<string, unknown>,
-    });
+    }, [], opts.brakes ?? true);
     return {
       msg_id: sent.msg_id,
       conv_id: sent.conv_id,

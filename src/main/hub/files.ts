@@ -210,7 +210,7 @@ export interface SentFile extends SentMessage, FilePayload {
 }
 
 /** Stores a prepared file and its message (kind image or file) in one write. */
-export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput, 'data' | 'name' | 'mime'>, p: PreparedFile): SentFile {
+export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput, 'data' | 'name' | 'mime'>, p: PreparedFile, opts: { brakes?: boolean } = {}): SentFile {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     requireMaySpeak(hub, senderId, access);
@@ -223,7 +223,7 @@ export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput,
       payload.height = p.image.height;
     }
     payload.has_thumb = !!p.image;
-    const sent = insertMessageWithEvent(hub, senderId, access, { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, kind, payload });
+    const sent = insertMessageWithEvent(hub, senderId, access, { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, kind, payload }, [], opts.brakes ?? true);
     insertFile(hub.db, {
       id: fileId,
       conv_id: access.conv.id,

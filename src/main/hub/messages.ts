@@ -50,11 +50,12 @@ export function requireText(text: string, field = 'text'): string {
 }
 
 /** Sends a message (the caller's transaction, or its own). Used by agents and the owner alike. */
-export function sendMessage(hub: Hub, senderId: string, input: SendInput): SentMessage {
+/** opts.brakes false: a held send a person let through, already braked and counted when it was held (hub/review.ts). */
+export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: { brakes?: boolean } = {}): SentMessage {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     requireMaySpeak(hub, senderId, access);
-    return insertMessageWithEvent(hub, senderId, access, input);
+    return insertMessageWithEvent(hub, senderId, access, input, [], opts.brakes ?? true);
   });
 }
 

@@ -177,6 +177,9 @@ function requireHeld(hub: Hub, heldId: string): HeldRow {
 }
 
 /** Posts a held item as its agent (text: the owner's edit, if any); the agent gets held.sent and is woken. */
+/** A held send was braked and counted when it was held: posting it is not braked or counted again. */
+const HELD = { brakes: false } as const;
+
 export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResult {
   return hub.write(() => {
     const r = requireHeld(hub, heldId);
@@ -189,9 +192,9 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     personActed(hub, r.conv_id);
     let sent: { msg_id: string; seq: number };
     if (r.kind === 'message') {
-      sent = sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText });
+      sent = sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText }, HELD);
     } else if (r.kind === 'card') {
-      sent = sendCard(hub, r.agent_id, { ...(input as unknown as SendCardInput), text: finalText });
+      sent = sendCard(hub, r.agent_id, { ...(input as unknown as SendCardInput), text: finalText }, HELD);
     } else {
       const f = input as unknown as HeldFileInput;
       const bytes = heldBytes(hub.db, r.id);
@@ -200,7 +203,7 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
         name: f.name, mime: f.mime, data: bytes.data, sha256: f.sha256,
         image: f.image && bytes.thumb ? { width: f.image.width, height: f.image.height, thumb: bytes.thumb, thumbMime: f.image.thumbMime } : null,
       };
-      sent = storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p);
+      sent = storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD);
     }
     markReviewed(hub.db, sent.msg_id, edited);
     const at = hub.now();
