@@ -408,7 +408,7 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
   const me = await c.ok('whoami');
   assert.equal(me.name ?? me.agent?.name ?? me.user?.name, checker.name);
   const convs = await c.ok('list_conversations');
-  assert.ok(convs, 'list_conversations answers');
+  assert.ok(Array.isArray(convs.conversations), 'list_conversations answers with its list');
   const ui = await fetch(`http://127.0.0.1:${world.port}/`, { signal: AbortSignal.timeout(10_000) });
   const html = await ui.text();
   if (fs.existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html'))) {

@@ -62,6 +62,9 @@ for (const era of ERAS) {
       assert.deepEqual(messageIds(await drain(kit)), [sent.msg_id], 'the unnamed session still receives it');
       const fresh = await drain(kitDesk, { instance: 'fresh window' });
       assert.deepEqual(messageIds(fresh), [], 'a new name starts at the agent\'s (unnamed) confirmed place');
+      // …not at the head: what the unnamed session has not confirmed yet reaches a new name too.
+      const later = await rue.ok('send_message', { conv_id: convId, text: 'unread by the unnamed session', to: [kit.agent.name] });
+      assert.deepEqual(messageIds(await drain(kitDesk, { instance: 'second-fresh' })), [later.msg_id], 'a new name starts at the unnamed confirmed place, not at the head');
 
       // An ack is bound to its instance: one session's ack does not confirm for a sibling.
       const err = await kitDesk.fail('get_updates', { instance: 'desk', ack: first.ack });

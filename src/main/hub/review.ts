@@ -19,6 +19,7 @@ import { conversationById } from '../store/conversations';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers } from './access';
 import { requireText, sendMessage, type SendInput } from './messages';
 import { brakeCheck, noteSent, personActed } from './brakes';
+import { instanceName } from './instances';
 import { sendCard, validateCard, type SendCardInput } from './cards';
 import { storeFile, type PreparedFile } from './files';
 import { findAgent, agentSummary } from './identities';
@@ -95,6 +96,9 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     let thumb: Buffer | null = null;
     if (kind === 'message') {
       requireText(args.text as string);
+      // instance names are checked now, as a posted send checks them, not when the owner sends it (hub/instances.ts)
+      instanceName(args.instance as string | undefined);
+      instanceName(args.to_instance as string | undefined);
       resolveMembers(hub, convId, args.to as string[] | undefined, 'to');
       if (typeof args.thread_id === 'string') requireMessage(hub, access, args.thread_id, 'thread root');
       input = without(args, 'client_msg_id', 'operation_id');

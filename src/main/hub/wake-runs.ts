@@ -88,12 +88,18 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
  * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
  * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
  */
-const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string> }>();
+const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string>; checked: boolean }>();
 
+/** data_version is read at most once per event-loop turn, however many agents one commit wakes. */
 function hasWakeAction(hub: Hub, agentId: string): boolean {
-  const version = dataVersion(hub.db);
   let a = armedAgents.get(hub);
-  if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)) }));
+  if (!a || !a.checked) {
+    const version = dataVersion(hub.db);
+    if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)), checked: true }));
+    a.checked = true;
+    const seen = a;
+    setImmediate(() => { seen.checked = false; });
+  }
   return a.ids.has(agentId);
 }
 
