@@ -12,6 +12,7 @@ import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
 import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
+import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
@@ -126,6 +127,27 @@ export const OWNER_ACTIONS = {
     description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: z.strictObject({ conv_id: id() }),
   },
+  // phone approvals (issue 13): remote access through an HTTPS front, paired devices, push (hub/devices.ts, hub/notify.ts)
+  'phone.get': { description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: z.strictObject({}) },
+  'phone.set': {
+    description: 'Change phone settings. public_url: the https URL of the front (null: no remote access); push_content: summary (default) or ids; ntfy: {server, topic, opaque} or null.',
+    input: z.strictObject({
+      public_url: z.string().max(300).nullable().optional(),
+      push_content: z.enum(PUSH_CONTENT).optional(),
+      ntfy: z.strictObject({ server: z.string().min(1).max(300), topic: z.string().min(1).max(64), opaque: z.boolean().optional() }).nullable().optional(),
+    }),
+  },
+  'devices.pair_start': {
+    description: 'Start pairing a phone: a single-use code (5 minutes) in a link and its QR code. Needs the public URL set. scope: approvals (default) or full.',
+    input: z.strictObject({ name: z.string().max(MAX_DEVICE_NAME_CHARS).optional(), scope: z.enum(DEVICE_SCOPES).optional() }),
+  },
+  'devices.pair_status': { description: 'A pairing\'s state: waiting for the phone, claimed (the phrase to compare), confirmed, expired or cancelled.', input: z.strictObject({ pairing_id: id(), wait_secs: z.number().int().min(0).max(30).optional() }) },
+  'devices.pair_confirm': { description: 'Confirm a claimed pairing once both screens show the same phrase: the phone gets its credential.', input: z.strictObject({ pairing_id: id(), phrase: z.string().max(100).optional() }) },
+  'devices.pair_cancel': { description: 'Cancel a pairing (the code stops working).', input: z.strictObject({ pairing_id: id() }) },
+  'devices.list': { description: 'Paired devices with scope, last use and whether they get pushes (revoked ones too).', input: z.strictObject({}) },
+  'devices.revoke': { description: 'Revoke a device: its credential and its push subscription stop at once.', input: z.strictObject({ device_id: id() }) },
+  'devices.audit': { description: 'What devices did through the front, newest first (one device or all).', input: z.strictObject({ device_id: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'devices.test_push': { description: 'Send a test push to a device (Web Push, and ntfy when set); answers what each channel did.', input: z.strictObject({ device_id: id() }) },
   'agents.set_brakes': {
     description: `Set an agent's budget: messages it may send per conversation per hour (1 to ${BRAKES.budgetMax}), "off", or "default" (${BRAKES.budgetPerHour}). The other brakes (loop, duplicate, notice) are fixed.`,
     input: z.strictObject({ agent: id(), budget: z.union([z.number().int().min(1).max(BRAKES.budgetMax), z.literal('off'), z.literal('default')]) }),
@@ -290,6 +312,16 @@ export interface OwnerResults {
   'wake.log': { run: WakeRunView; tail: string };
   'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
   'agents.set_brakes': { agent: string; brakes: AgentBrakes };
+  'phone.get': { phone: PhoneSettings };
+  'phone.set': { phone: PhoneSettings };
+  'devices.pair_start': PairingStart;
+  'devices.pair_status': { pairing: PairingView };
+  'devices.pair_confirm': { pairing: PairingView; device: DeviceView };
+  'devices.pair_cancel': { pairing: PairingView };
+  'devices.list': { devices: DeviceView[] };
+  'devices.revoke': { device: DeviceView };
+  'devices.audit': { entries: DeviceAuditEntry[] };
+  'devices.test_push': { device: DeviceView; web_push: 'sent' | 'no_subscription' | 'gone' | 'failed'; ntfy: 'sent' | 'off' | 'failed'; detail: string | null };
 }
 
 export { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_SESSION_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_STORAGE_KEY } from './owner-paths';

@@ -28,6 +28,11 @@ import { connectionSnippets } from './snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { setFileReader } from './files-door';
 
+// ISSUE13-PLACEHOLDER: replaced by the phone-approvals helpers' handlers before anything is submitted.
+function notYet(): never {
+  throw new HubError('internal', 'Not built yet.', 'Wait.');
+}
+
 /** One owner action: the owner's parsed input in, the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>) => OwnerResult<A> | Promise<OwnerResult<A>>;
 
@@ -122,6 +127,16 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
+  'phone.get': () => notYet(), // ISSUE13-PLACEHOLDER
+  'phone.set': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.pair_start': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.pair_status': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.pair_confirm': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.pair_cancel': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.list': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.revoke': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.audit': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.test_push': () => notYet(), // ISSUE13-PLACEHOLDER
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
 };
 
