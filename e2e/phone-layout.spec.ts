@@ -162,9 +162,10 @@ describe('phone layout (390×844)', () => {
       await phone.screenshot({ path: `${ARTIFACTS}/phone-pair-phrase.png` });
 
       // The laptop shows the same phrase (and the phone's name); the owner confirms it there.
-      let status: { state: string; phrase: string | null; device_name: string | null } | null = null;
+      type Pairing = { state: string; phrase: string | null; device_name: string | null };
+      let status: Pairing | null = null;
       for (let i = 0; i < 5 && status?.state !== 'claimed'; i++) {
-        status = await ownerCall(h, 'devices.pair_status', { pairing_id: start.pairing.pairing_id, wait_secs: 5 });
+        status = (await ownerCall<{ pairing: Pairing }>(h, 'devices.pair_status', { pairing_id: start.pairing.pairing_id, wait_secs: 5 })).pairing;
       }
       assert.equal(status?.state, 'claimed');
       assert.equal(status?.phrase, phrase, 'both screens show the same phrase');
