@@ -5,6 +5,7 @@ import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PAT
 import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text';
+import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/devices';
 import type { LiveItem } from './model';
 
 /**
@@ -99,9 +100,61 @@ function storeSession(token: string | null): void {
 let memorySession: string | null = null;
 const currentSession = (): string | null => storedSession() ?? memorySession;
 
+// ---- a paired phone's device credential (issue 13) ----------------------------------------------
+// A phone has no owner session: it holds a device credential (`pd_…`, from the /pair page) in localStorage
+// 'perch.device.token' and sends it as the bearer of the owner API and the live stream, with its scope. The owner
+// session, when there is one, wins. A 401 on the device credential means the laptop revoked it: it is forgotten and
+// the UI says so.
+
+function storedDeviceToken(): string | null {
+  try {
+    return localStorage.getItem(DEVICE_TOKEN_STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+let memoryDevice: string | null = null;
+/** Keeps (or forgets, with null) this phone's device credential. */
+export function storeDeviceToken(token: string | null): void {
+  try {
+    if (token) localStorage.setItem(DEVICE_TOKEN_STORAGE_KEY, token);
+    else localStorage.removeItem(DEVICE_TOKEN_STORAGE_KEY);
+  } catch {
+    /* storage refused: the credential lasts as long as this page */
+  }
+  memoryDevice = token;
+}
+const currentDeviceToken = (): string | null => storedDeviceToken() ?? memoryDevice;
+
+/** The UI runs with a device credential: no owner session, but a paired phone's credential. */
+export function deviceMode(): boolean {
+  return !currentSession() && !!currentDeviceToken();
+}
+
+let deviceRevoked = false;
+/** Whether a call answered 401 to the device credential (the laptop revoked this phone); it was forgotten then. */
+export function wasDeviceRevoked(): boolean {
+  return deviceRevoked;
+}
+
+/** Forgets a device credential the hub refused (401): it was revoked (or never existed). */
+function dropDeviceToken(): void {
+  storeDeviceToken(null);
+  deviceRevoked = true;
+}
+
 function authHeaders(): Record<string, string> {
-  const token = currentSession();
+  const token = currentSession() ?? currentDeviceToken();
   return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+/** Forgets the credential a 401 refused: the owner session if it was one, else the device credential. */
+function dropRefused(sent: Record<string, string>): void {
+  const bearer = sent.Authorization?.slice('Bearer '.length);
+  if (!bearer) return;
+  if (bearer === currentSession()) storeSession(null);
+  else if (bearer === currentDeviceToken()) dropDeviceToken();
 }
 
 const UNAUTHORIZED: OwnerReply = {
@@ -123,7 +176,7 @@ async function postJson(path: string, body: unknown, headers: Record<string, str
   } catch (err) {
     return unreachable(err instanceof Error ? err.message : String(err));
   }
-  if (res.status === 401 && headers.Authorization) storeSession(null);
+  if (res.status === 401 && headers.Authorization) dropRefused(headers);
   try {
     return (await res.json()) as OwnerReply;
   } catch {
@@ -197,15 +250,16 @@ function httpTransport(): Transport {
         const signal = abort.signal;
         void (async () => {
           let res: Response;
+          const sent = authHeaders();
           try {
-            res = await fetch(OWNER_EVENTS_PATH, { credentials: 'omit', cache: 'no-store', headers: { Accept: 'text/event-stream', ...authHeaders() }, signal });
+            res = await fetch(OWNER_EVENTS_PATH, { credentials: 'omit', cache: 'no-store', headers: { Accept: 'text/event-stream', ...sent }, signal });
           } catch {
             if (!signal.aborted) again('offline');
             return;
           }
           if (res.status === 401) {
             void res.body?.cancel().catch(() => {});
-            storeSession(null);
+            dropRefused(sent);
             if (!closed) onStatus('unauthorized');
             return;
           }
@@ -279,3 +333,60 @@ export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>
   if (r.error.code === 'unauthorized') onUnauthorized();
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
 }
+
+// ---- the device door (issue 13): pairing, the device's own scope, its push subscription ----------------------
+
+/** What the device door answered: the value, or a refusal with its HTTP status (410 expired, 429, 0 unreachable). */
+export type DoorReply<T> = { ok: true; value: T } | { ok: false; status: number; error: { code: string; message: string; next_step: string } };
+
+async function door<T>(path: string, method: 'GET' | 'POST', body: unknown, withDevice: boolean): Promise<DoorReply<T>> {
+  const headers: Record<string, string> = {};
+  const token = withDevice ? currentDeviceToken() : null;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (method === 'POST') headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, credentials: 'omit', cache: 'no-store', headers, body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined });
+  } catch (err) {
+    const r = unreachable(err instanceof Error ? err.message : String(err));
+    return { ok: false, status: 0, error: (r as { error: { code: string; message: string; next_step: string } }).error };
+  }
+  if (res.status === 401 && token) dropDeviceToken();
+  let json: OwnerReply<T> | null = null;
+  try {
+    json = (await res.json()) as OwnerReply<T>;
+  } catch {
+    /* not JSON: answered below from the status */
+  }
+  if (json && json.ok) return { ok: true, value: visibleDeep(json.value) as T };
+  const error = json && !json.ok && json.error ? json.error : { code: res.status === 429 ? 'rate_limited' : 'unavailable', message: `The hub answered HTTP ${res.status}.`, next_step: 'Retry in a moment.' };
+  return { ok: false, status: res.status, error };
+}
+
+export interface PairClaim {
+  pairing_id: string;
+  phrase: string;
+  claim_secret: string;
+  expires_at: number;
+}
+export interface PairWait {
+  state: string;
+  device_token?: string;
+  device?: { id: string; name: string; scope: string };
+}
+export interface DeviceMe {
+  device: { id: string; name: string; scope: 'approvals' | 'full'; push?: boolean };
+  allowed_actions: string[];
+  vapid_public_key: string;
+}
+
+export const deviceDoor = {
+  /** Claims a pairing code from the /pair page (no credential yet). */
+  claim: (code: string, deviceName: string) => door<PairClaim>(DEVICE_PAIR_CLAIM_PATH, 'POST', { code, device_name: deviceName }, false),
+  /** Waits (long-poll) until the laptop confirms; answers the credential once. */
+  wait: (pairingId: string, claimSecret: string, waitSecs: number) => door<PairWait>(DEVICE_PAIR_WAIT_PATH, 'POST', { pairing_id: pairingId, claim_secret: claimSecret, wait_secs: waitSecs }, false),
+  /** This device: its name, its scope, the Web Push key. */
+  me: () => door<DeviceMe>(DEVICE_ME_PATH, 'GET', undefined, true),
+  /** This device's push subscription (replaces an earlier one). */
+  subscribe: (sub: { endpoint: string; keys: { p256dh: string; auth: string } }) => door<unknown>(DEVICE_PUSH_SUBSCRIBE_PATH, 'POST', sub, true),
+};

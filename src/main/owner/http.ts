@@ -92,6 +92,9 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   /** decodedPath: the request path, percent-decoded by parseTarget (no NUL in it). */
   function serveStatic(req: IncomingMessage, res: ServerResponse, decodedPath: string) {
     let rel = decodedPath;
+    // The request page /r/<request_id> (a notification opens it) is the UI; its relative links (./assets/…,
+    // ./favicon.svg) resolve under /r/, so files there are served from the UI's root.
+    if (rel.startsWith('/r/') && path.extname(rel)) rel = rel.slice(2);
     if (rel === '/' || !path.extname(rel)) rel = '/index.html';
     const file = path.resolve(uiDir, `.${rel}`);
     if (!file.startsWith(uiDir + path.sep)) return refuse(res, 404, 'not_found', 'Not found.', 'Open /.');

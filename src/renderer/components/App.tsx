@@ -14,6 +14,8 @@ import { AgentsPage } from './AgentsPage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
+import { BottomBar, PairPage, RequestPage } from './Phone';
+import { useDevice } from '../stores/device';
 
 export function App() {
   const status = useSession((s) => s.status);
@@ -29,6 +31,7 @@ export function App() {
       </div>
     );
   }
+  if (status === 'pairing') return <PairPage />;
   if (status === 'signed-out') return <SignIn />;
   if (status === 'error') return <Unavailable />;
   return <Shell />;
@@ -36,6 +39,18 @@ export function App() {
 
 function SignIn() {
   const refused = useSession((s) => s.error);
+  const revoked = useDevice((s) => s.revoked);
+  if (revoked) {
+    return (
+      <main className="signin" aria-labelledby="signin-title">
+        <div className="signin-card">
+          <img src="./favicon.svg" alt="" width={64} height={64} />
+          <h1 id="signin-title">This phone is no longer paired</h1>
+          <p role="alert">This phone&apos;s pairing was revoked — pair it again from the laptop (Settings → Phone).</p>
+        </div>
+      </main>
+    );
+  }
   return (
     <main className="signin" aria-labelledby="signin-title">
       <div className="signin-card">
@@ -49,6 +64,7 @@ function SignIn() {
         <p className="muted">
           Lost it? Run <code>perch owner login-link</code> for a fresh one.
         </p>
+        <p className="muted">On a phone: pair it from the laptop (Settings → Phone) and scan the QR code.</p>
         <button type="button" className="btn btn-primary" onClick={() => location.reload()}>
           I have opened the link — retry
         </button>
@@ -77,6 +93,7 @@ function Shell() {
   const link = useSession((s) => s.link);
   const storage = useSession((s) => s.storage);
   const convIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, '')));
+  const scope = useDevice((s) => s.me?.scope);
 
   // App-wide keys: Ctrl/Cmd+K to find a conversation, Alt+Up/Down to move between conversations.
   useEffect(() => {
@@ -105,8 +122,9 @@ function Shell() {
   }, [convIds]);
 
   return (
-    <div className="app">
-      <Sidebar />
+    // view-* and scope-* classes drive the phone layout (styles.css, below 700 px): one column, a bottom bar.
+    <div className={`app view-${view.name}${scope === 'approvals' ? ' scope-approvals' : ''}`}>
+      {scope !== 'approvals' && <Sidebar />}
       <main className="main" aria-label="Main">
         {link !== 'live' && (
           <div className={`linkbar linkbar-${link}`} role="status">
@@ -127,10 +145,13 @@ function Shell() {
           <FleetView />
         ) : view.name === 'agents' ? (
           <AgentsPage />
+        ) : view.name === 'request' ? (
+          <RequestPage key={view.requestId} requestId={view.requestId} />
         ) : (
           <Home />
         )}
       </main>
+      <BottomBar />
       {viewer && <ImageViewer fileId={viewer.fileId} name={viewer.name} />}
       {newConversation && <NewConversationDialog />}
       <Toasts />

@@ -10,6 +10,7 @@ import { decideWithDraft, openView, selectRequest } from '../sync';
 import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
 import { HeldItems } from './HeldItems';
+import { NotificationsControl } from './Phone';
 
 export function ApprovalsInbox() {
   const all = useRequests(useShallow((s) => Object.values(s.byId)));
@@ -93,6 +94,7 @@ export function ApprovalsInbox() {
         <p className="shortcuts" aria-label="Keyboard shortcuts">
           <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment
         </p>
+        <NotificationsControl /> {/* a paired phone: Web Push (Phone.tsx) */}
       </header>
       <HandedToYou />
       <HeldItems /> {/* review mode: what agents under review want to send */}

@@ -7,7 +7,7 @@ import { useSession } from '../stores/session';
 import { useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
 import { useAgents } from '../stores/agents';
-import { addMember, focusMessage, handBack, hideActivity, resumeConversation, setFloor, setTask, toggleActivity } from '../sync';
+import { addMember, focusMessage, openView, handBack, hideActivity, resumeConversation, setFloor, setTask, toggleActivity } from '../sync';
 import { TASK_STATES, type TaskState } from '../../shared/types';
 import { TASK_STATE_LABEL, countdown, dateTimeOf, timeOf } from '../format';
 import { useNow } from '../hooks';
@@ -68,6 +68,9 @@ function ConversationHeader({ convId }: { convId: string }) {
   const others = conv.members.filter((m) => m.id !== ownerId);
   return (
     <header className="conv-header">
+      <button type="button" className="btn btn-ghost back-button mobile-only" aria-label="Back to conversations" onClick={() => openView({ name: 'conversations' })}>
+        ‹
+      </button>
       <div className="conv-heading">
         <h1>{conv.title}</h1>
         <p className="conv-sub">

@@ -9,6 +9,7 @@ import { useNow } from '../hooks';
 import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
 import { Icon } from './Icon';
+import { useDevice } from '../stores/device';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
 const STATE_LABEL: Record<string, string> = {
@@ -35,6 +36,7 @@ export const RequestCard = memo(function RequestCard(props: {
   const convTitle = useConversations((s) => (r ? (s.byId[r.conv_id]?.title ?? r.conv_title) : ''));
   const draft = useRequests((s) => s.drafts[props.requestId]);
   const now = useNow(1000);
+  const approvalsOnly = useDevice((s) => s.me?.scope === 'approvals'); // a phone of scope approvals cannot open conversations
   if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;
   const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
@@ -65,6 +67,9 @@ export const RequestCard = memo(function RequestCard(props: {
           <>
             {' '}
             in{' '}
+            {approvalsOnly ? (
+              <strong>{convTitle || 'a conversation'}</strong>
+            ) : (
             <button
               type="button"
               className="link"
@@ -75,6 +80,7 @@ export const RequestCard = memo(function RequestCard(props: {
             >
               {convTitle || 'the conversation'}
             </button>
+            )}
           </>
         )}
       </p>

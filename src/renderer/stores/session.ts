@@ -4,7 +4,7 @@ import type { HubInfo, StorageStatus } from '../model';
 import type { LinkStatus } from '../transport';
 
 export interface SessionState {
-  status: 'loading' | 'ready' | 'signed-out' | 'error';
+  status: 'loading' | 'ready' | 'signed-out' | 'error' | 'pairing';
   error: string | null;
   info: HubInfo | null;
   link: LinkStatus;

@@ -6,7 +6,11 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
-  | { name: 'agents' };
+  | { name: 'agents' }
+  /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */
+  | { name: 'conversations' }
+  /** One request at full width (what a notification tap opens: /r/<request_id>). */
+  | { name: 'request'; requestId: string };
 
 export interface Toast {
   id: number;
@@ -33,7 +37,7 @@ export interface UiState {
 export const uiStore = create<UiState>(() => ({
   view: { name: 'home' },
   threadRoot: null,
-  showActivity: true,
+  showActivity: !(typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches), // a phone shows the conversation alone
   replyTo: null,
   focusMsg: null,
   filter: '',

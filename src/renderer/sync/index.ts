@@ -23,3 +23,4 @@ export {
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
+export { defaultDeviceName, enableNotifications, forgetThisDevice, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)

@@ -1,10 +1,10 @@
 // Sign-in, the live stream and reconnects: boot loads the lists and subscribes; each pushed item is
 // applied to the stores (events through the ordering module, in seq order per conversation).
 import { isStorageStatus } from '../../shared/types';
-import { api, OwnerError, setUnauthorizedHandler, transport } from '../transport';
+import { api, deviceMode, OwnerError, setUnauthorizedHandler, transport, wasDeviceRevoked } from '../transport';
 import type { EventView, LiveItem, ProgressView } from '../model';
 import { sessionStore, ownerId } from '../stores/session';
-import { currentConvId } from '../stores/ui';
+import { currentConvId, uiStore } from '../stores/ui';
 import { conversationsStore } from '../stores/conversations';
 import { timelineStore } from '../stores/timeline';
 import { PROGRESS_KEEP, progressStore } from '../stores/progress';
@@ -21,6 +21,9 @@ import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
 import { loadControls, onBudgetPaused, onControlEvent } from './control';
+import { approvalsOnly, deviceStore } from '../stores/device';
+import { deviceGone, loadDevice, openPairPageIfAsked } from './device';
+import { isNarrow } from './router';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -28,14 +31,22 @@ let navigating = false;
 
 export async function boot(): Promise<void> {
   setUnauthorizedHandler(() => {
-    sessionStore.setState({ status: 'signed-out' });
+    if (wasDeviceRevoked()) deviceGone();
+    else sessionStore.setState({ status: 'signed-out' });
     unsubscribe?.();
     unsubscribe = null;
   });
+  if (transport.kind === 'http' && openPairPageIfAsked()) return; // the /pair page (a phone being paired)
   const refused = await transport.signIn();
   if (refused) {
     sessionStore.setState({ status: 'signed-out', error: refused });
     return;
+  }
+  // A paired phone: no owner session, its device credential is the bearer; its scope decides what loads.
+  if (transport.kind === 'http' && deviceMode()) {
+    if (!(await loadDevice())) return;
+  } else if (deviceStore.getState().me) {
+    deviceStore.setState({ me: null });
   }
   let info;
   try {
@@ -50,14 +61,24 @@ export async function boot(): Promise<void> {
   unsubscribe?.();
   unsubscribe = transport.subscribe(onLive, (link) => {
     sessionStore.setState({ link });
-    if (link === 'unauthorized') sessionStore.setState({ status: 'signed-out' });
+    if (link === 'unauthorized') {
+      if (wasDeviceRevoked()) deviceGone();
+      else sessionStore.setState({ status: 'signed-out' });
+    }
   });
   if (!navigating) {
     navigating = true;
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
-  await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
+  if (approvalsOnly()) {
+    await loadRequests().catch((err) => toast(errorText(err), 'error'));
+  } else {
+    await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
+  }
   restoreViewFromHash();
+  // On a phone (or a device of scope approvals) the Approvals inbox comes first.
+  const v = uiStore.getState().view;
+  if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow()) openView({ name: 'approvals' });
 }
 
 /** Signs the owner out: the hub ends the session, this browser forgets it, the sign-in screen shows. */
@@ -71,7 +92,8 @@ export async function signOut(): Promise<void> {
 function onLive(item: LiveItem): void {
   switch (item.kind) {
     case 'event':
-      applyEvent(item.value.event, item.value.woken);
+      if (approvalsOnly()) reconcileRequestFromEvent(item.value.event); // a device of scope approvals: only the inbox
+      else applyEvent(item.value.event, item.value.woken);
       return;
     case 'progress':
       applyProgress(item.value);
@@ -92,6 +114,10 @@ function onLive(item: LiveItem): void {
 
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
+  if (approvalsOnly()) {
+    await loadRequests().catch(() => {});
+    return;
+  }
   await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }

@@ -9,6 +9,8 @@ function hashOf(v: View): string {
   switch (v.name) {
     case 'conversation':
       return `#/c/${encodeURIComponent(v.convId)}`;
+    case 'request':
+      return `#/r/${encodeURIComponent(v.requestId)}`;
     case 'home':
       return '#/';
     default:
@@ -18,10 +20,23 @@ function hashOf(v: View): string {
 
 /** The view named by the URL hash (after sign-in or a reload). */
 export function restoreViewFromHash(): void {
+  // A notification opens /r/<request_id> (served as the UI): the request page; the address becomes /#/r/<id>.
+  const path = /^\/r\/([^/]+)$/.exec(location.pathname);
+  if (transport.kind === 'http' && path) {
+    history.replaceState(null, '', `/#/r/${path[1]!}`);
+  }
   const h = location.hash;
   const m = /^#\/c\/(.+)$/.exec(h);
+  const r = /^#\/r\/(.+)$/.exec(h);
   if (m) openView({ name: 'conversation', convId: decodeURIComponent(m[1]!) });
-  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' });
+  else if (r) openView({ name: 'request', requestId: decodeURIComponent(r[1]!) });
+  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents' || h === '#/conversations') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' | 'conversations' });
+}
+
+/** The phone layout (one column, the bottom bar): the window is at most 700 px wide. */
+export const NARROW_QUERY = '(max-width: 700px)';
+export function isNarrow(): boolean {
+  return typeof matchMedia === 'function' && matchMedia(NARROW_QUERY).matches;
 }
 
 export function openView(view: View): void {
