@@ -20,6 +20,9 @@ import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { WakeRuns } from './hub/wake-runs';
 import { ProcessLauncher } from './wake/runner';
+import { startNotify } from './hub/notify';
+import { sendWebPush } from './push/web-push';
+import { sendNtfy } from './push/ntfy';
 
 export interface StartOptions {
   dataDir: string;
@@ -242,6 +245,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const baseUrl = `http://127.0.0.1:${port}`;
   hub.baseUrl = baseUrl;
   const wakeRuns = startWakeRuns(hub, opts);
+  // Push notices to paired phones (Web Push) and ntfy: hub/notify.ts decides, src/main/push/* sends.
+  startNotify(hub, { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) });
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };

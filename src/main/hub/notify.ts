@@ -4,15 +4,19 @@
 // card answered) makes a 'clear' with the same tag, which closes the notification on the phone. Sending is
 // injected (app.ts gives the real senders, src/main/push/*), as hub/wake-runs.ts takes its launcher; nothing
 // here speaks HTTP. Pushes go out after the commit, one job at a time, never blocking a write.
+import crypto from 'node:crypto';
 import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import type { OwnerRequestView } from '../../shared/requests';
 import type { EventView } from '../../shared/types';
-import type { PushContent, NtfySettings } from '../../shared/devices';
+import type { NtfySettings } from '../../shared/devices';
 import { DEVICE_ACTION_PATH } from '../../shared/devices';
 import { getSetting } from '../store/settings';
-import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../store/push';
+import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
 import { conversationById } from '../store/conversations';
 import { getRequestForOwner } from './requests';
-import { mintActionToken, NTFY_DEVICE, type ActionDecision } from './action-tokens';
+import { getDevice, publicUrl, pushContent, vapidKeys } from './devices';
+import { mintActionToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import type { WebPushSend, VapidDetails } from '../push/web-push';
 import { pushTopic } from '../push/web-push';
 import type { NtfySend } from '../push/ntfy';
@@ -32,8 +36,6 @@ export type PushPayload =
 export interface NotifySenders {
   webPush: WebPushSend;
   ntfy: NtfySend;
-  /** The VAPID key pair and subject (made once per install). */
-  vapid: (hub: Hub) => VapidDetails;
   log?: (line: string) => void;
 }
 
@@ -66,29 +68,32 @@ function clip(s: string, n: number): string {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 }
 
-/** Phone settings as notify reads them (phone.set writes them; hub/devices.ts owns their validation). */
-export function pushContent(hub: Hub): PushContent {
-  return getSetting(hub.db, 'phone.push_content') === 'ids' ? 'ids' : 'summary';
-}
-
-export function ntfySettings(hub: Hub): NtfySettings | null {
+/** The ntfy channel as phone.set saved it (hub/devices.ts validates it), or null when off. */
+function ntfySettings(hub: Hub): NtfySettings | null {
   const raw = getSetting(hub.db, 'phone.ntfy');
   if (!raw) return null;
   try {
     const n = JSON.parse(raw) as NtfySettings | null;
-    return n && typeof n.server === 'string' && typeof n.topic === 'string' && n.server && n.topic ? n : null;
+    return n && typeof n.server === 'string' && typeof n.topic === 'string' && n.server && n.topic ? { server: n.server, topic: n.topic, opaque: n.opaque === true } : null;
   } catch {
     return null;
   }
 }
 
+/** Whether the ntfy channel is on (an ntfy button's token is live while it is). */
+export function ntfyOn(hub: Hub): boolean {
+  return ntfySettings(hub) !== null;
+}
+
 /** Where links in pushes point: the HTTPS front (phone.public_url) or, without one, this hub's loopback address. */
-export function publicBase(hub: Hub): string {
-  let raw = getSetting(hub.db, 'phone.public_url');
-  if (raw && raw.startsWith('"')) {
-    try { raw = JSON.parse(raw) as string; } catch { /* as is */ }
-  }
-  return (raw || hub.baseUrl).replace(/\/+$/, '');
+function publicBase(hub: Hub): string {
+  return (publicUrl(hub) ?? hub.baseUrl).replace(/\/+$/, '');
+}
+
+/** The install's VAPID key pair (hub/devices.ts makes it once) and the subject push services may contact. */
+function vapidDetails(hub: Hub): VapidDetails {
+  const url = publicUrl(hub);
+  return { ...vapidKeys(hub), subject: url && url.startsWith('https://') ? url : 'mailto:perch@localhost.invalid' };
 }
 
 /** The card message addressed to the owner: `to` names the owner, or it is in the owner's direct conversation. */
@@ -229,7 +234,7 @@ class Notifier {
     const targets = pushTargets(hub.db).filter((t) => t.scope === 'approvals' || t.scope === 'full');
     const sends: Array<Promise<unknown>> = [];
     if (targets.length) {
-      const vapid = this.senders.vapid(hub);
+      const vapid = vapidDetails(hub);
       for (const t of targets) {
         const payload: PushPayload = 'draft' in job ? payloadFor(hub, job.draft, t.device_id) : { type: 'clear', tag: job.clear };
         sends.push(this.sendOne(t, payload, vapid));
@@ -317,8 +322,9 @@ export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPush
   const sub = pushSubscriptionOf(hub.db, deviceId);
   let web_push: TestPushResult['web_push'] = 'no_subscription';
   if (sub) {
-    const payload: PushPayload = { ...payloadFor(hub, draft, deviceId), kind: 'test' };
-    web_push = await n.sendOne(sub, payload, n.senders.vapid(hub));
+    const payload = payloadFor(hub, draft, deviceId);
+    if (payload.type === 'notice') payload.kind = 'test';
+    web_push = await n.sendOne(sub, payload, vapidDetails(hub));
   }
   const ntfy = ntfySettings(hub);
   const ntfyOutcome: TestPushResult['ntfy'] = ntfy ? await n.sendNtfy(ntfy, draft) : 'off';
@@ -327,4 +333,62 @@ export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPush
     : web_push === 'failed' ? 'The push service did not take the push; see the hub log.'
     : null;
   return { web_push, ntfy: ntfyOutcome, detail };
+}
+
+// ---- the device door's push calls (owner/push-door.ts) --------------------------------------------------
+
+/** Longest endpoint URL accepted (real ones are a few hundred characters). */
+const MAX_ENDPOINT_CHARS = 2048;
+
+function badSub(message: string): HubError {
+  return new HubError('invalid_argument', message, 'Send what the browser\'s PushSubscription.toJSON() gives: {endpoint, keys: {p256dh, auth}}.');
+}
+
+function b64urlBytes(v: unknown, field: string, length: number): string {
+  if (typeof v !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(v) || v.length > 200) throw badSub(`${field}: must be base64url text.`);
+  const bytes = Buffer.from(v.replace(/=+$/, ''), 'base64url');
+  if (bytes.length !== length) throw badSub(`${field}: must be ${length} bytes (got ${bytes.length}).`);
+  return bytes.toString('base64url');
+}
+
+/**
+ * A device's Web Push subscription (replaces its earlier one). endpoint: an https URL (web-push speaks only https);
+ * keys.p256dh: the browser's uncompressed P-256 public key (65 bytes); keys.auth: its 16-byte auth secret.
+ */
+export function subscribePush(hub: Hub, deviceId: string, input: unknown): { endpoint: string } {
+  const o = input as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } } | null;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw badSub('The body must be a JSON object.');
+  if (typeof o.endpoint !== 'string' || !o.endpoint || o.endpoint.length > MAX_ENDPOINT_CHARS) throw badSub(`endpoint: must be an https URL of at most ${MAX_ENDPOINT_CHARS} characters.`);
+  let url: URL;
+  try { url = new URL(o.endpoint); } catch { throw badSub('endpoint: not a URL.'); }
+  if (url.protocol !== 'https:' || !url.hostname || url.username || url.password) throw badSub('endpoint: must be an https URL (the push service\'s).');
+  if (!o.keys || typeof o.keys !== 'object') throw badSub('keys: missing ({p256dh, auth}).');
+  const p256dh = b64urlBytes(o.keys.p256dh, 'keys.p256dh', 65);
+  const auth = b64urlBytes(o.keys.auth, 'keys.auth', 16);
+  try {
+    crypto.ECDH.convertKey(Buffer.from(p256dh, 'base64url'), 'prime256v1'); // a point on the curve, or it throws
+  } catch {
+    throw badSub('keys.p256dh: not a P-256 public key.');
+  }
+  hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() }));
+  return { endpoint: url.href };
+}
+
+export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean } {
+  return { removed: hub.write(() => deletePushSubscription(hub.db, deviceId)) };
+}
+
+/** Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while it is on. */
+function deviceLive(hub: Hub, deviceId: string): boolean {
+  if (deviceId === NTFY_DEVICE) return ntfyOn(hub);
+  try {
+    return !getDevice(hub, deviceId).revoked;
+  } catch {
+    return false;
+  }
+}
+
+/** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */
+export function decideByActionToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; request: OwnerRequestView } {
+  return spendActionToken(hub, token, (id) => deviceLive(hub, id));
 }

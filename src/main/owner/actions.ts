@@ -29,11 +29,8 @@ import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { setFileReader } from './files-door';
 import { getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/pairing';
-
-// ISSUE13-PLACEHOLDER: replaced by the phone-approvals helpers' handlers before anything is submitted.
-function notYet(): never {
-  throw new HubError('internal', 'Not built yet.', 'Wait.');
-}
+import { getDevice } from '../hub/devices';
+import { sendTestPush } from '../hub/notify';
 
 /** One owner action: the owner's parsed input in, the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>) => OwnerResult<A> | Promise<OwnerResult<A>>;
@@ -139,7 +136,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'devices.list': (hub) => ({ devices: listDevices(hub) }),
   'devices.revoke': (hub, a) => ({ device: revokeDevice(hub, a.device_id) }),
   'devices.audit': (hub, a) => ({ entries: listAudit(hub, a) }),
-  'devices.test_push': () => notYet(), // ISSUE13-PLACEHOLDER
+  'devices.test_push': async (hub, a) => ({ device: getDevice(hub, a.device_id), ...(await sendTestPush(hub, a.device_id)) }),
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
 };
 

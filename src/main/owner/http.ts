@@ -11,6 +11,7 @@ import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
 import { serveFileLink } from './files-door';
+import { handlePushDoor } from './push-door';
 
 export interface OwnerDoor {
   /** Answers one request (target: req.url as parseTarget read it, when the caller parsed it already). */
@@ -210,6 +211,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         if (ownerAuth(req) !== 'cli') return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
         return sendJson(res, 200, { ok: true, value: { url: loginUrl() } });
       }
+      if (handlePushDoor(hub, req, res, p)) return; // ph-push: until the device door dispatches /api/device/* (ph-remote)
       if (p.startsWith(OWNER_API_PREFIX)) {
         handleApi(req, res, p.slice(OWNER_API_PREFIX.length)).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
         return;
