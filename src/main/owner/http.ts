@@ -117,7 +117,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         'Content-Security-Policy': CSP,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'no-referrer',
-        'Cache-Control': rel === '/index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
+        'Cache-Control': rel === '/index.html' || rel === '/sw.js' ? 'no-cache' : 'public, max-age=31536000, immutable',
+        ...(rel === '/sw.js' ? { 'Service-Worker-Allowed': '/' } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : data);
     }
