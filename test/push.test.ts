@@ -10,6 +10,13 @@ import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
 import { createDevice } from '../src/main/hub/devices';
 import { DEVICE_ACTION_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { makeHub } from './helpers';
+import { callAgentTool } from '../src/main/hub/tools';
+import { TOOL_BY_NAME } from '../src/shared/catalog';
+import { HubError } from '../src/shared/errors';
+import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/devices';
+import { mintActionToken } from '../src/main/hub/action-tokens';
+import { decideByActionToken } from '../src/main/hub/notify';
 import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys } from './push-endpoint';
 
@@ -270,6 +277,31 @@ describe('ntfy channel', () => {
     } finally {
       await owner(served, 'phone.set', { ntfy: null });
       await new Promise<void>((r) => ntfy.close(() => r()));
+    }
+  });
+});
+
+describe('action tokens (in process)', () => {
+  test('an expired token gets expired (410), a revoked device\'s token unauthorized (401); neither decides the request', async () => {
+    const t = makeHub();
+    try {
+      const a = t.agent('tok');
+      const call = (name: 'open_direct' | 'request_human' | 'get_request', args: Record<string, unknown>) =>
+        callAgentTool(t.hub, a.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
+      const dm = await call('open_direct', { user: t.hub.owner.name });
+      const req = await call('request_human', { conv_id: dm.conversation.conv_id, kind: 'approve', title: 'Expire me?' });
+      const { device } = createDeviceIn(t.hub, { name: 'Phone' });
+      const expired = mintActionToken(t.hub, req.request_id, 'approve', device.id, t.hub.now() - 1);
+      assert.throws(() => decideByActionToken(t.hub, expired), (e: unknown) => e instanceof HubError && e.code === 'expired');
+      const live = mintActionToken(t.hub, req.request_id, 'approve', device.id, req.expires_at);
+      revokeDevice(t.hub, device.id);
+      assert.throws(() => decideByActionToken(t.hub, live), (e: unknown) => e instanceof HubError && e.code === 'unauthorized');
+      assert.equal((await call('get_request', { request_id: req.request_id })).state, 'pending', 'nothing was decided');
+      const other = createDeviceIn(t.hub, { name: 'Other' }).device;
+      const ok = decideByActionToken(t.hub, mintActionToken(t.hub, req.request_id, 'approve', other.id, req.expires_at));
+      assert.equal(ok.request.state, 'approved');
+    } finally {
+      t.close();
     }
   });
 });
