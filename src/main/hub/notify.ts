@@ -13,9 +13,8 @@ import type { NtfySettings } from '../../shared/devices';
 import { DEVICE_ACTION_PATH } from '../../shared/devices';
 import { getSetting } from '../store/settings';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
-import { conversationById } from '../store/conversations';
 import { getRequestForOwner } from './requests';
-import { getDevice, publicUrl, pushContent, vapidKeys } from './devices';
+import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, vapidKeys } from './devices';
 import { mintActionToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import type { WebPushSend, VapidDetails } from '../push/web-push';
 import { pushTopic } from '../push/web-push';
@@ -96,13 +95,10 @@ function vapidDetails(hub: Hub): VapidDetails {
   return { ...vapidKeys(hub), subject: url && url.startsWith('https://') ? url : 'mailto:perch@localhost.invalid' };
 }
 
-/** The card message addressed to the owner: `to` names the owner, or it is in the owner's direct conversation. */
+/** A new card message addressed to the owner (hub/devices.ts: `to` names the owner, or the owner's direct conversation). */
 function cardForOwner(hub: Hub, ev: EventView): boolean {
   const m = ev.message;
-  if (!m || m.kind !== 'card' || m.sender.id === hub.ownerId) return false;
-  const owner = hub.owner;
-  if (m.to?.some((t) => t === owner.name || t === owner.id)) return true;
-  return conversationById(hub.db, ev.conv_id)?.kind === 'direct';
+  return !!m && m.kind === 'card' && m.sender.id !== hub.ownerId && cardAddressedToOwner(hub, m.msg_id);
 }
 
 function draftFor(hub: Hub, ev: EventView): Job | undefined {
@@ -380,12 +376,7 @@ export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean 
 
 /** Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while it is on. */
 function deviceLive(hub: Hub, deviceId: string): boolean {
-  if (deviceId === NTFY_DEVICE) return ntfyOn(hub);
-  try {
-    return !getDevice(hub, deviceId).revoked;
-  } catch {
-    return false;
-  }
+  return deviceId === NTFY_DEVICE ? ntfyOn(hub) : isDeviceLive(hub, deviceId);
 }
 
 /** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */
