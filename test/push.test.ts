@@ -305,3 +305,42 @@ describe('action tokens (in process)', () => {
     }
   });
 });
+
+describe('through the HTTPS front', () => {
+  test('a remote phone subscribes with its credential and a button spends its token through the front (no bearer)', async () => {
+    const rt = runtimeInfo(served);
+    await ownerOk(served, 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
+    const remote = (pathname: string, body: unknown, bearer?: string) => new Promise<{ status: number; json: any }>((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const req = http.request(`${rt.base_url}${pathname}`, {
+        method: 'POST',
+        headers: { Host: 'laptop.tail1234.ts.net', 'X-Forwarded-For': '100.64.0.7', 'Tailscale-User-Login': 'owner@example.com', Origin: 'https://laptop.tail1234.ts.net', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+    try {
+      const keys = makeSubscriptionKeys();
+      const dev = pairDevice('Remote phone');
+      const good = { endpoint: endpoint.endpointUrl(dev.id), keys: { p256dh: keys.p256dh, auth: keys.auth } };
+      assert.equal((await remote(DEVICE_PUSH_SUBSCRIBE_PATH, good)).status, 401, 'no credential through the front');
+      const sub = await remote(DEVICE_PUSH_SUBSCRIBE_PATH, good, dev.token);
+      assert.equal(sub.status, 200, JSON.stringify(sub.json));
+      const agent = await served.agent('remote-asker');
+      const conv = await directWithOwner(agent);
+      const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Remote approve?' });
+      const { msg } = await pushOf(`/push/${dev.id}`, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
+      assert.equal(msg.url, `https://laptop.tail1234.ts.net/r/${req.request_id}`, 'links point at the front');
+      const waiting = agent.ok('get_request', { request_id: req.request_id, wait_secs: 20 });
+      const r = await remote(DEVICE_ACTION_PATH, { token: msg.actions![0]!.token });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.equal((await waiting).state, 'approved');
+      assert.equal((await remote(DEVICE_ACTION_PATH, { token: msg.actions![0]!.token })).status, 409);
+    } finally {
+      await ownerOk(served, 'phone.set', { public_url: null });
+    }
+  });
+});
