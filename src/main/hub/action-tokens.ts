@@ -1,0 +1,109 @@
+// Action tokens: what a push's Approve / Reject button carries. A token names one request, one decision, one
+// device (or the ntfy channel) and an expiry, and is MACed with the hub's 'push.secret' (HMAC-SHA256):
+//   base64url(JSON {r, d, v, e}) "." base64url(HMAC(secret, that first part))
+// Spending one decides the request as the owner, once: a token spent before (a replay) or a request decided
+// elsewhere first is a conflict; an unknown MAC or a revoked device is unauthorized; past its expiry, expired.
+import crypto from 'node:crypto';
+import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import type { OwnerRequestView } from '../../shared/requests';
+import { getSetting, setSetting } from '../store/settings';
+import { actionTokenSpent, spendActionTokenRow } from '../store/push';
+import { tx } from '../store/db';
+import { decideRequest } from './requests';
+
+/** The decisions a push button can make (requests of kind approve). */
+export type ActionDecision = 'approve' | 'reject';
+/** The pseudo-device of ntfy buttons (ntfy is one channel, not a paired device): valid while ntfy is set. */
+export const NTFY_DEVICE = 'ntfy';
+/** A token never lives longer than this, whatever the request's deadline. */
+export const ACTION_TOKEN_MAX_MS = 24 * 3600 * 1000;
+/** Longest token accepted at the door (a real one is about 150 characters). */
+export const MAX_ACTION_TOKEN_CHARS = 1024;
+
+export interface ActionTokenClaims {
+  /** request id */
+  r: string;
+  d: ActionDecision;
+  /** device id, or 'ntfy' */
+  v: string;
+  /** expiry, ms since epoch */
+  e: number;
+}
+
+const secrets = new WeakMap<Hub, Buffer>();
+
+/** The HMAC key of action tokens (settings 'push.secret', 32 random bytes made once per install). */
+export function actionSecret(hub: Hub): Buffer {
+  let s = secrets.get(hub);
+  if (s) return s;
+  const stored = getSetting(hub.db, 'push.secret');
+  if (!stored) {
+    tx(hub.db, () => {
+      if (!getSetting(hub.db, 'push.secret')) setSetting(hub.db, 'push.secret', crypto.randomBytes(32).toString('base64url'));
+    });
+  }
+  s = Buffer.from(getSetting(hub.db, 'push.secret')!, 'base64url');
+  secrets.set(hub, s);
+  return s;
+}
+
+function mac(hub: Hub, body: string): Buffer {
+  return crypto.createHmac('sha256', actionSecret(hub)).update(body).digest();
+}
+
+/** A token for one decision of one request by one device; it expires with the request or after 24 h, whichever first. */
+export function mintActionToken(hub: Hub, requestId: string, decision: ActionDecision, deviceId: string, requestExpiresAt: number): string {
+  const claims: ActionTokenClaims = { r: requestId, d: decision, v: deviceId, e: Math.min(requestExpiresAt, hub.now() + ACTION_TOKEN_MAX_MS) };
+  const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return `${body}.${mac(hub, body).toString('base64url')}`;
+}
+
+/** The token's claims if its MAC is this hub's (expiry not checked); otherwise unauthorized. */
+export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
+  const bad = () => new HubError('unauthorized', 'This action token is not valid (altered, or from another Perch).', 'Open the request in Perch and decide it there.');
+  if (typeof token !== 'string' || token.length > MAX_ACTION_TOKEN_CHARS) throw bad();
+  const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) throw bad();
+  const given = Buffer.from(m[2]!, 'base64url');
+  const want = mac(hub, m[1]!);
+  if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) throw bad();
+  let claims: ActionTokenClaims;
+  try {
+    claims = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as ActionTokenClaims;
+  } catch {
+    throw bad();
+  }
+  if (!claims || typeof claims.r !== 'string' || (claims.d !== 'approve' && claims.d !== 'reject') || typeof claims.v !== 'string' || typeof claims.e !== 'number') throw bad();
+  return claims;
+}
+
+function tokenHash(token: string): Buffer {
+  return crypto.createHash('sha256').update(token).digest();
+}
+
+/**
+ * Spends a token: checks its MAC, expiry and device (deviceLive: whether that device may still act — not revoked,
+ * or ntfy still set), then in one transaction marks it spent and decides the request as the owner. First decision
+ * wins: a replay, or a request decided (or cancelled) elsewhere, is a conflict and changes nothing.
+ */
+export function spendActionToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): { claims: ActionTokenClaims; request: OwnerRequestView } {
+  const claims = verifyActionToken(hub, token);
+  const hash = tokenHash(token as string);
+  if (actionTokenSpent(hub.db, hash)) {
+    throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
+  }
+  if (claims.e <= hub.now()) {
+    throw new HubError('expired', 'This button has expired.', 'Open the request in Perch and decide it there.', { request_id: claims.r });
+  }
+  if (!deviceLive(claims.v)) {
+    throw new HubError('unauthorized', 'The device this button was sent to is no longer paired.', 'Pair the phone again: Settings → Phone on the laptop.');
+  }
+  const request = hub.write(() => {
+    if (!spendActionTokenRow(hub.db, hash, hub.now(), claims.e)) {
+      throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
+    }
+    return decideRequest(hub, hub.ownerId, { request_id: claims.r, decision: claims.d });
+  });
+  return { claims, request };
+}

@@ -1,0 +1,385 @@
+// Push notices to the owner's paired phones (Web Push) and the optional ntfy channel. Listens on hub.bus: a new
+// pending request for the owner, a handoff to the owner, or a card addressed to the owner makes one notice per
+// device with a push subscription; a request decided, expired or cancelled anywhere (a handoff handed back, a
+// card answered) makes a 'clear' with the same tag, which closes the notification on the phone. Sending is
+// injected (app.ts gives the real senders, src/main/push/*), as hub/wake-runs.ts takes its launcher; nothing
+// here speaks HTTP. Pushes go out after the commit, one job at a time, never blocking a write.
+import crypto from 'node:crypto';
+import type { Hub } from './hub';
+import { HubError } from '../../shared/errors';
+import type { OwnerRequestView } from '../../shared/requests';
+import type { EventView } from '../../shared/types';
+import type { NtfySettings } from '../../shared/devices';
+import { DEVICE_ACTION_PATH } from '../../shared/devices';
+import { getSetting } from '../store/settings';
+import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
+import { getRequestForOwner } from './requests';
+import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, vapidKeys } from './devices';
+import { mintActionToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
+import type { WebPushSend, VapidDetails } from '../push/web-push';
+import { pushTopic } from '../push/web-push';
+import type { NtfySend } from '../push/ntfy';
+
+export interface NoticeAction {
+  action: ActionDecision;
+  /** The button's label. */
+  title: string;
+  token: string;
+}
+
+/** What a push carries (JSON, under 3 KB): the service worker shows a notice and closes the notifications of a clear's tag. */
+export type PushPayload =
+  | { type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[] }
+  | { type: 'clear'; tag: string };
+
+export interface NotifySenders {
+  webPush: WebPushSend;
+  ntfy: NtfySend;
+  log?: (line: string) => void;
+}
+
+/** A notice before it is made per device: action tokens are minted for each device. */
+interface Draft {
+  kind: 'request' | 'handoff' | 'card';
+  tag: string;
+  title: string;
+  body: string;
+  path: string;
+  request_id?: string;
+  conv_id?: string;
+  /** Approve / Reject buttons (requests of kind approve): the request's deadline bounds the tokens. */
+  buttons?: { expires_at: number };
+}
+
+type Job = { draft: Draft } | { clear: string };
+
+const MAX_PAYLOAD_BYTES = 3000;
+const SUMMARY_CHARS = 240;
+const TITLE_CHARS = 120;
+/** How long the push service keeps an undelivered notice (seconds). */
+const NOTICE_TTL_SECS = 24 * 3600;
+const QUEUE_MAX = 1000;
+
+const notifiers = new WeakMap<Hub, Notifier>();
+
+function clip(s: string, n: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}
+
+/** The ntfy channel as phone.set saved it (hub/devices.ts validates it), or null when off. */
+function ntfySettings(hub: Hub): NtfySettings | null {
+  const raw = getSetting(hub.db, 'phone.ntfy');
+  if (!raw) return null;
+  try {
+    const n = JSON.parse(raw) as NtfySettings | null;
+    return n && typeof n.server === 'string' && typeof n.topic === 'string' && n.server && n.topic ? { server: n.server, topic: n.topic, opaque: n.opaque === true } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the ntfy channel is on (an ntfy button's token is live while it is). */
+export function ntfyOn(hub: Hub): boolean {
+  return ntfySettings(hub) !== null;
+}
+
+/** Where links in pushes point: the HTTPS front (phone.public_url) or, without one, this hub's loopback address. */
+function publicBase(hub: Hub): string {
+  return (publicUrl(hub) ?? hub.baseUrl).replace(/\/+$/, '');
+}
+
+/** The install's VAPID key pair (hub/devices.ts makes it once) and the subject push services may contact. */
+function vapidDetails(hub: Hub): VapidDetails {
+  const url = publicUrl(hub);
+  return { ...vapidKeys(hub), subject: url && url.startsWith('https://') ? url : 'mailto:perch@localhost.invalid' };
+}
+
+/** A new card message addressed to the owner (hub/devices.ts: `to` names the owner, or the owner's direct conversation). */
+function cardForOwner(hub: Hub, ev: EventView): boolean {
+  const m = ev.message;
+  return !!m && m.kind === 'card' && m.sender.id !== hub.ownerId && cardAddressedToOwner(hub, m.msg_id);
+}
+
+function draftFor(hub: Hub, ev: EventView): Job | undefined {
+  const ids = pushContent(hub) === 'ids';
+  if (ev.type === 'request.created' && ev.request && ev.request.state === 'pending') {
+    const r = ev.request;
+    if (!r.assignees.some((a) => a.id === hub.ownerId)) return undefined;
+    const full = getRequestForOwner(hub, r.request_id);
+    const context = typeof full.context === 'string' ? full.context : full.context !== undefined ? JSON.stringify(full.context) : '';
+    const where = full.conv_title ? ` in ${full.conv_title}` : '';
+    return {
+      draft: {
+        kind: 'request',
+        tag: r.request_id,
+        title: ids ? 'Perch: a request waits for you' : clip(r.title, TITLE_CHARS),
+        body: ids ? `Request ${r.request_id}` : clip(`${r.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
+        path: `/r/${encodeURIComponent(r.request_id)}`,
+        request_id: r.request_id,
+        conv_id: r.conv_id,
+        buttons: r.kind === 'approve' ? { expires_at: r.expires_at } : undefined,
+      },
+    };
+  }
+  if ((ev.type === 'request.decided' || ev.type === 'request.expired' || ev.type === 'request.cancelled') && typeof ev.data?.request_id === 'string') {
+    return { clear: ev.data.request_id };
+  }
+  if (ev.type === 'handoff.created') {
+    const to = ev.data?.to as { id?: string } | undefined;
+    if (to?.id !== hub.ownerId) return undefined;
+    const agent = ev.data?.agent as { name?: string } | undefined;
+    const note = typeof ev.data?.note === 'string' ? ev.data.note : '';
+    return {
+      draft: {
+        kind: 'handoff',
+        tag: `handoff:${ev.conv_id}`,
+        title: ids ? 'Perch: work was handed to you' : clip(`${agent?.name ?? 'An agent'} handed over to you`, TITLE_CHARS),
+        body: ids ? `Conversation ${ev.conv_id}` : clip(note || 'Open the conversation to take over.', SUMMARY_CHARS),
+        path: `/?conv=${encodeURIComponent(ev.conv_id)}`,
+        conv_id: ev.conv_id,
+      },
+    };
+  }
+  if (ev.type === 'handoff.returned') return { clear: `handoff:${ev.conv_id}` };
+  if (ev.type === 'message.created' && cardForOwner(hub, ev)) {
+    const m = ev.message!;
+    const card = (m.payload?.card ?? {}) as { title?: unknown };
+    const title = typeof card.title === 'string' ? card.title : m.text ?? '';
+    return {
+      draft: {
+        kind: 'card',
+        tag: `card:${m.msg_id}`,
+        title: ids ? 'Perch: a card waits for you' : clip(`${m.sender.name}: ${title || 'a card'}`, TITLE_CHARS),
+        body: ids ? `Card ${m.msg_id}` : clip(m.text ?? 'Open it to answer.', SUMMARY_CHARS),
+        path: `/?conv=${encodeURIComponent(ev.conv_id)}&msg=${encodeURIComponent(m.msg_id)}`,
+        conv_id: ev.conv_id,
+      },
+    };
+  }
+  if (ev.type === 'card.response' && ev.actor?.id === hub.ownerId && typeof ev.data?.msg_id === 'string') return { clear: `card:${ev.data.msg_id}` };
+  return undefined;
+}
+
+/** The payload for one device (its own action tokens), cut to fit MAX_PAYLOAD_BYTES. */
+function payloadFor(hub: Hub, draft: Draft, deviceId: string): PushPayload {
+  const base = publicBase(hub);
+  const actions: NoticeAction[] = draft.buttons && draft.request_id
+    ? (['approve', 'reject'] as const).map((d) => ({ action: d, title: d === 'approve' ? 'Approve' : 'Reject', token: mintActionToken(hub, draft.request_id!, d, deviceId, draft.buttons!.expires_at) }))
+    : [];
+  const p: PushPayload = { type: 'notice', kind: draft.kind, tag: draft.tag, title: draft.title, body: draft.body, url: base + draft.path, actions };
+  if (draft.request_id) p.request_id = draft.request_id;
+  if (draft.conv_id) p.conv_id = draft.conv_id;
+  while (Buffer.byteLength(JSON.stringify(p)) > MAX_PAYLOAD_BYTES && (p.body.length > 20 || p.title.length > 20)) {
+    p.body = clip(p.body, Math.max(20, Math.floor(p.body.length / 2)));
+    p.title = clip(p.title, Math.max(20, Math.floor(p.title.length / 2)));
+  }
+  return p;
+}
+
+class Notifier {
+  private queue: Job[] = [];
+  private running = false;
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private hub: Hub, readonly senders: NotifySenders) {}
+
+  /** Whether anything would be sent at all (read for every event: a cheap check before the event is read). */
+  hasTargets(): boolean {
+    return anyPushSubscription(this.hub.db) || ntfySettings(this.hub) !== null;
+  }
+
+  enqueue(job: Job): void {
+    if (this.closed) return;
+    if (this.queue.length >= QUEUE_MAX) {
+      this.log(`push queue full: dropped a ${'draft' in job ? 'notice' : 'clear'}`);
+      return;
+    }
+    this.queue.push(job);
+    if (!this.running) {
+      this.running = true;
+      setImmediate(() => void this.drain());
+    }
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.closed && this.queue.length) {
+        const job = this.queue.shift()!;
+        try {
+          await this.run(job);
+        } catch (err) {
+          this.log(`push failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    } finally {
+      this.running = false;
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves once every queued push was sent (tests; and close). */
+  idle(): Promise<void> {
+    if (!this.running && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async run(job: Job): Promise<void> {
+    const hub = this.hub;
+    const targets = pushTargets(hub.db).filter((t) => t.scope === 'approvals' || t.scope === 'full');
+    const sends: Array<Promise<unknown>> = [];
+    if (targets.length) {
+      const vapid = vapidDetails(hub);
+      for (const t of targets) {
+        const payload: PushPayload = 'draft' in job ? payloadFor(hub, job.draft, t.device_id) : { type: 'clear', tag: job.clear };
+        sends.push(this.sendOne(t, payload, vapid));
+      }
+    }
+    const ntfy = ntfySettings(hub);
+    if (ntfy && 'draft' in job) sends.push(this.sendNtfy(ntfy, job.draft));
+    await Promise.all(sends);
+  }
+
+  async sendOne(t: PushSubscriptionRow, payload: PushPayload, vapid: VapidDetails): Promise<'sent' | 'gone' | 'failed'> {
+    const r = await this.senders.webPush(t, JSON.stringify(payload), { vapid, ttlSecs: NOTICE_TTL_SECS, topic: pushTopic(payload.tag) });
+    if (this.closed) return r.outcome;
+    const hub = this.hub;
+    if (r.outcome === 'gone') {
+      hub.write(() => deletePushSubscription(hub.db, t.device_id, t.endpoint));
+      this.log(`push subscription of device ${t.device_id} is gone (${r.status}): dropped`);
+    } else {
+      hub.write(() => notePushResult(hub.db, t.device_id, t.endpoint, r.outcome === 'sent', hub.now()));
+      if (r.outcome === 'failed') this.log(`push to device ${t.device_id} failed: ${r.detail}`);
+    }
+    return r.outcome;
+  }
+
+  async sendNtfy(ntfy: NtfySettings, draft: Draft): Promise<'sent' | 'failed'> {
+    const hub = this.hub;
+    const base = publicBase(hub);
+    const actions = draft.buttons && draft.request_id
+      ? (['approve', 'reject'] as const).map((d) => ({ label: d === 'approve' ? 'Approve' : 'Reject', url: base + DEVICE_ACTION_PATH, token: mintActionToken(hub, draft.request_id!, d, NTFY_DEVICE, draft.buttons!.expires_at) }))
+      : [];
+    const r = await this.senders.ntfy({
+      server: ntfy.server,
+      topic: ntfy.topic,
+      title: ntfy.opaque ? 'Perch' : draft.title,
+      message: ntfy.opaque ? 'Perch needs you: open it to see what.' : draft.body,
+      tags: ['perch', draft.kind],
+      click: base + draft.path,
+      actions,
+    });
+    if (r.outcome === 'failed') this.log(`ntfy publish failed: ${r.detail}`);
+    return r.outcome;
+  }
+
+  log(line: string): void {
+    (this.senders.log ?? ((l: string) => process.stderr.write(`perch: ${l}\n`)))(line);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue = [];
+  }
+}
+
+/**
+ * Starts push notices for this hub (app.ts, once the senders are known). Stopped by hub.close(). Returns the
+ * notifier's idle() for tests that wait for queued pushes.
+ */
+export function startNotify(hub: Hub, senders: NotifySenders): { idle(): Promise<void> } {
+  const n = new Notifier(hub, senders);
+  notifiers.set(hub, n);
+  const unsubscribe = hub.bus.subscribe((item) => {
+    if (item.kind !== 'event' || !n.hasTargets()) return;
+    const job = draftFor(hub, item.value.event);
+    if (job) n.enqueue(job);
+  });
+  hub.onClose(() => {
+    unsubscribe();
+    n.close();
+    notifiers.delete(hub);
+  });
+  return { idle: () => n.idle() };
+}
+
+export interface TestPushResult {
+  web_push: 'sent' | 'no_subscription' | 'gone' | 'failed';
+  ntfy: 'sent' | 'off' | 'failed';
+  detail: string | null;
+}
+
+/** devices.test_push: one test notice to the device (and to ntfy when it is set), answered when sent. */
+export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPushResult> {
+  const n = notifiers.get(hub);
+  if (!n) return { web_push: 'failed', ntfy: 'off', detail: 'Pushes are not running in this hub.' };
+  const draft: Draft = { kind: 'request', tag: `test:${deviceId}`, title: 'Perch: test notification', body: 'Pushes reach this phone.', path: '/' };
+  const sub = pushSubscriptionOf(hub.db, deviceId);
+  let web_push: TestPushResult['web_push'] = 'no_subscription';
+  if (sub) {
+    const payload = payloadFor(hub, draft, deviceId);
+    if (payload.type === 'notice') payload.kind = 'test';
+    web_push = await n.sendOne(sub, payload, vapidDetails(hub));
+  }
+  const ntfy = ntfySettings(hub);
+  const ntfyOutcome: TestPushResult['ntfy'] = ntfy ? await n.sendNtfy(ntfy, draft) : 'off';
+  const detail = web_push === 'no_subscription' ? 'This device has not turned on notifications (on the phone: Turn on notifications).'
+    : web_push === 'gone' ? 'The push service says this subscription is gone: it was dropped; turn notifications on again on the phone.'
+    : web_push === 'failed' ? 'The push service did not take the push; see the hub log.'
+    : null;
+  return { web_push, ntfy: ntfyOutcome, detail };
+}
+
+// ---- the device door's push calls (owner/push-door.ts) --------------------------------------------------
+
+/** Longest endpoint URL accepted (real ones are a few hundred characters). */
+const MAX_ENDPOINT_CHARS = 2048;
+
+function badSub(message: string): HubError {
+  return new HubError('invalid_argument', message, 'Send what the browser\'s PushSubscription.toJSON() gives: {endpoint, keys: {p256dh, auth}}.');
+}
+
+function b64urlBytes(v: unknown, field: string, length: number): string {
+  if (typeof v !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(v) || v.length > 200) throw badSub(`${field}: must be base64url text.`);
+  const bytes = Buffer.from(v.replace(/=+$/, ''), 'base64url');
+  if (bytes.length !== length) throw badSub(`${field}: must be ${length} bytes (got ${bytes.length}).`);
+  return bytes.toString('base64url');
+}
+
+/**
+ * A device's Web Push subscription (replaces its earlier one). endpoint: an https URL (web-push speaks only https);
+ * keys.p256dh: the browser's uncompressed P-256 public key (65 bytes); keys.auth: its 16-byte auth secret.
+ */
+export function subscribePush(hub: Hub, deviceId: string, input: unknown): { endpoint: string } {
+  const o = input as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } } | null;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw badSub('The body must be a JSON object.');
+  if (typeof o.endpoint !== 'string' || !o.endpoint || o.endpoint.length > MAX_ENDPOINT_CHARS) throw badSub(`endpoint: must be an https URL of at most ${MAX_ENDPOINT_CHARS} characters.`);
+  let url: URL;
+  try { url = new URL(o.endpoint); } catch { throw badSub('endpoint: not a URL.'); }
+  if (url.protocol !== 'https:' || !url.hostname || url.username || url.password) throw badSub('endpoint: must be an https URL (the push service\'s).');
+  if (!o.keys || typeof o.keys !== 'object') throw badSub('keys: missing ({p256dh, auth}).');
+  const p256dh = b64urlBytes(o.keys.p256dh, 'keys.p256dh', 65);
+  const auth = b64urlBytes(o.keys.auth, 'keys.auth', 16);
+  try {
+    crypto.ECDH.convertKey(Buffer.from(p256dh, 'base64url'), 'prime256v1'); // a point on the curve, or it throws
+  } catch {
+    throw badSub('keys.p256dh: not a P-256 public key.');
+  }
+  hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() }));
+  return { endpoint: url.href };
+}
+
+export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean } {
+  return { removed: hub.write(() => deletePushSubscription(hub.db, deviceId)) };
+}
+
+/** Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while it is on. */
+function deviceLive(hub: Hub, deviceId: string): boolean {
+  return deviceId === NTFY_DEVICE ? ntfyOn(hub) : isDeviceLive(hub, deviceId);
+}
+
+/** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */
+export function decideByActionToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; request: OwnerRequestView } {
+  return spendActionToken(hub, token, (id) => deviceLive(hub, id));
+}

@@ -1,0 +1,80 @@
+// The device door's push paths: a paired phone registers or drops its Web Push subscription (device bearer), and a
+// notification's Approve / Reject button (the service worker, or an ntfy http action) spends a single-use action
+// token (no bearer: the token itself is bound to the device and to one decision). Every call is in the device audit.
+// Dispatched by the device door (device-door.ts) after the front's checks, through DEVICE_ROUTES in http.ts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isHubError, HubError } from '../../shared/errors';
+import { DEVICE_ACTION_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
+import { getDevice, touchDevice } from '../hub/devices';
+import { decideByActionToken, subscribePush, unsubscribePush } from '../hub/notify';
+import { NTFY_DEVICE, verifyActionToken } from '../hub/action-tokens';
+import type { DeviceDoorTools, DeviceRoute } from './device-door';
+
+const MAX_BODY_BYTES = 8 * 1024;
+
+function postOnly(tools: DeviceDoorTools, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  if (req.method === 'POST') return true;
+  req.resume();
+  tools.send(res, 405, { ok: false, error: { code: 'method_not_allowed', message: `${path} takes a POST with a JSON body.`, next_step: 'POST JSON to this URL.' } });
+  return false;
+}
+
+/** POST {endpoint, keys: {p256dh, auth}} (subscribe) or {} (unsubscribe), with the device's bearer. */
+function subscription(which: 'push.subscribe' | 'push.unsubscribe'): DeviceRoute {
+  return async (tools, req, res, url) => {
+    if (!postOnly(tools, req, res, url.pathname)) return;
+    const device = tools.requireDevice(req, res, which);
+    if (!device) return void req.resume();
+    const { hub } = tools;
+    touchDevice(hub, device);
+    try {
+      const input = await tools.readJsonObject(req, MAX_BODY_BYTES);
+      const value = which === 'push.subscribe' ? subscribePush(hub, device.id, input) : unsubscribePush(hub, device.id);
+      tools.audit(device, which, null, 'ok');
+      tools.send(res, 200, { ok: true, value: { ...value, device: getDevice(hub, device.id) } });
+    } catch (err) {
+      if (!isHubError(err)) throw err;
+      tools.audit(device, which, null, `refused:${err.code}`);
+      tools.sendError(res, err);
+    }
+  };
+}
+
+/** POST {token}: decides the token's request as the owner (first decision wins; a replay is 409). */
+const action: DeviceRoute = async (tools, req, res, url) => {
+  if (!postOnly(tools, req, res, url.pathname)) return;
+  const { hub } = tools;
+  let deviceId: string | null = null;
+  let target: string | null = null;
+  const audit = (outcome: string) => {
+    let device: { id: string; name: string } | null = null;
+    if (deviceId) {
+      try { device = getDevice(hub, deviceId); } catch { device = { id: deviceId, name: deviceId }; }
+    }
+    tools.audit(device as Parameters<DeviceDoorTools['audit']>[0], 'action', target, target && !deviceId ? `${outcome} (ntfy)` : outcome);
+  };
+  try {
+    const body = await tools.readJsonObject(req, MAX_BODY_BYTES);
+    const token = body.token;
+    if (typeof token !== 'string' || !token) throw new HubError('invalid_argument', 'token: the action token of a notification button is required.', 'Send {"token": "…"} as the button does.');
+    try {
+      const claims = verifyActionToken(hub, token);
+      deviceId = claims.v === NTFY_DEVICE ? null : claims.v;
+      target = claims.r;
+    } catch { /* decideByActionToken answers the refusal */ }
+    const { request } = decideByActionToken(hub, token);
+    audit('ok');
+    tools.send(res, 200, { ok: true, value: { request } });
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    audit(`refused:${err.code}`);
+    tools.sendError(res, err);
+  }
+};
+
+/** The push door's entries of the device door's routes (owner/http.ts DEVICE_ROUTES). */
+export const PUSH_DOOR_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
+  [DEVICE_PUSH_SUBSCRIBE_PATH, subscription('push.subscribe')],
+  [DEVICE_PUSH_UNSUBSCRIBE_PATH, subscription('push.unsubscribe')],
+  [DEVICE_ACTION_PATH, action],
+];

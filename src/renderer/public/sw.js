@@ -1,0 +1,111 @@
+// Perch's service worker: shows the hub's Web Push notices on a paired phone and runs their buttons.
+// A push is JSON (hub/notify.ts): {type:'notice', tag, title, body, url, actions:[{action, title, token}]} shows a
+// notification (tag = the request id, so a later one replaces it); {type:'clear', tag} closes that notification
+// (the request was decided elsewhere). Approve / Reject POST the button's single-use token to /api/device/action
+// without opening a window; a plain tap (and iOS, which has no notification actions) opens the request's page.
+/* global self */
+'use strict';
+
+const ACTION_PATH = '/api/device/action';
+
+self.addEventListener('install', () => {
+  self.skipWaiting();
+});
+
+self.addEventListener('activate', (event) => {
+  keepAlive(event, self.clients.claim());
+});
+
+/** event.waitUntil, guarded: a synthetic event (a test dispatching one) throws on it. */
+function keepAlive(event, promise) {
+  try {
+    event.waitUntil(promise);
+  } catch {
+    /* not a real ExtendableEvent: the promise runs anyway */
+  }
+  return promise;
+}
+
+function readPush(event) {
+  try {
+    return event.data ? event.data.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+async function closeTag(tag) {
+  const shown = await self.registration.getNotifications({ tag });
+  for (const n of shown) n.close();
+}
+
+async function onPush(msg) {
+  if (!msg || typeof msg.tag !== 'string') {
+    return self.registration.showNotification('Perch', { body: 'Something needs you in Perch.', tag: 'perch' });
+  }
+  if (msg.type === 'clear') return closeTag(msg.tag);
+  const actions = Array.isArray(msg.actions) ? msg.actions : [];
+  return self.registration.showNotification(msg.title || 'Perch', {
+    body: msg.body || '',
+    tag: msg.tag,
+    renotify: true,
+    requireInteraction: actions.length > 0,
+    icon: '/favicon.svg',
+    data: { url: msg.url || '/', tag: msg.tag, request_id: msg.request_id || null, actions },
+    actions: actions.map((a) => ({ action: a.action, title: a.title || a.action })),
+  });
+}
+
+self.addEventListener('push', (event) => {
+  keepAlive(event, onPush(readPush(event)));
+});
+
+/** Spends the button's token; answers a short confirmation (or what went wrong) as a notification. */
+async function decide(data, chosen) {
+  const button = (data.actions || []).find((a) => a.action === chosen);
+  if (!button) return openUrl(data.url);
+  let title;
+  let body;
+  try {
+    const res = await fetch(ACTION_PATH, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: button.token }),
+      credentials: 'omit',
+    });
+    const answer = await res.json().catch(() => null);
+    if (res.ok) {
+      title = chosen === 'approve' ? 'Approved' : 'Rejected';
+      body = answer && answer.value && answer.value.request ? answer.value.request.title : '';
+    } else {
+      title = res.status === 409 ? 'Already decided' : res.status === 410 ? 'Too late: it expired' : 'Not decided';
+      body = (answer && answer.error && answer.error.message) || `Perch answered ${res.status}.`;
+    }
+  } catch {
+    title = 'Not decided';
+    body = 'Perch could not be reached. Open it to decide.';
+  }
+  await self.registration.showNotification(title, { body, tag: `${data.tag}:done`, data: { url: data.url, tag: `${data.tag}:done`, actions: [] } });
+}
+
+async function openUrl(url) {
+  const target = new URL(url || '/', self.location.origin);
+  // Only this hub's own pages: a push never opens another site.
+  const href = target.origin === self.location.origin ? target.href : self.location.origin + '/';
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const w of windows) {
+    if (new URL(w.url).origin === self.location.origin && 'focus' in w) {
+      if ('navigate' in w) await w.navigate(href).catch(() => undefined);
+      return w.focus();
+    }
+  }
+  return self.clients.openWindow(href);
+}
+
+self.addEventListener('notificationclick', (event) => {
+  const n = event.notification;
+  const data = (n && n.data) || {};
+  if (n) n.close();
+  const work = event.action === 'approve' || event.action === 'reject' ? decide(data, event.action) : openUrl(data.url);
+  keepAlive(event, work);
+});

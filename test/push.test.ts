@@ -1,0 +1,346 @@
+// Web Push and ntfy end to end without the internet: a real `perch serve` child trusts the self-signed certificate of
+// a loopback HTTPS push endpoint (NODE_EXTRA_CA_CERTS), a paired device registers a subscription with keys this test
+// made, and what reaches the endpoint is decrypted here with an independent RFC 8291 implementation
+// (test/push-endpoint.ts). Action tokens decide the request for the agent's waiting get_request, once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
+import { Hub } from '../src/main/hub/hub';
+import { createDevice } from '../src/main/hub/devices';
+import { DEVICE_ACTION_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { makeHub } from './helpers';
+import { callAgentTool } from '../src/main/hub/tools';
+import { TOOL_BY_NAME } from '../src/shared/catalog';
+import { HubError } from '../src/shared/errors';
+import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/devices';
+import { mintActionToken } from '../src/main/hub/action-tokens';
+import { decideByActionToken } from '../src/main/hub/notify';
+import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
+import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys } from './push-endpoint';
+
+type Payload = { type: 'notice' | 'clear'; kind?: string; tag: string; title?: string; body?: string; url?: string; request_id?: string; actions?: Array<{ action: string; title: string; token: string }> };
+
+const served = useSharedServe({ env: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE } });
+
+let endpoint: PushEndpoint;
+before(async () => { endpoint = await startPushEndpoint(); });
+after(async () => { await endpoint?.close(); });
+
+/** Pairs a device on the hub's own file (the pairing flow itself is tested in A's tests). */
+function pairDevice(name: string): { id: string; token: string } {
+  const db = openDatabase(path.join(served.dataDir, DB_FILE_NAME));
+  const hub = new Hub({ db });
+  try {
+    const { device, token } = createDevice(hub, { name, scope: 'approvals' });
+    return { id: device.id, token };
+  } finally {
+    hub.close();
+    db.close();
+  }
+}
+
+async function device(pathname: string, body: unknown, bearer?: string): Promise<{ status: number; json: any }> {
+  const rt = runtimeInfo(served);
+  const res = await fetch(rt.base_url + pathname, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+function open(p: ReceivedPush, keys: TestSubscriptionKeys): Payload {
+  assert.equal(p.headers['content-encoding'], 'aes128gcm');
+  return JSON.parse(decryptPush(p.body, keys)) as Payload;
+}
+
+async function pushOf(pathname: string, keys: TestSubscriptionKeys, pred: (m: Payload) => boolean): Promise<{ raw: ReceivedPush; msg: Payload }> {
+  const raw = await endpoint.next(pathname, (p) => {
+    try { return pred(open(p, keys)); } catch { return false; }
+  });
+  return { raw, msg: open(raw, keys) };
+}
+
+async function directWithOwner(a: AgentClient): Promise<string> {
+  const info = await ownerOk(served, 'hub.info');
+  const dm = await a.ok('open_direct', { user: info.owner.name });
+  return dm.conversation.conv_id as string;
+}
+
+describe('Web Push to a paired phone', () => {
+  const keys = makeSubscriptionKeys();
+  let dev: { id: string; token: string };
+  let pushPath: string;
+  let agent: AgentClient;
+  let conv: string;
+  let vapidKey: string;
+
+  test('subscribe: bad input gets a clear 400 and changes nothing; no device credential gets 401', async () => {
+    dev = pairDevice('Test phone');
+    pushPath = `/push/${dev.id}`;
+    const good = { endpoint: endpoint.endpointUrl(dev.id), keys: { p256dh: keys.p256dh, auth: keys.auth } };
+    const bad: Array<[unknown, RegExp]> = [
+      ['not json', /not valid JSON/],
+      [{ ...good, endpoint: 'http://127.0.0.1:9/push' }, /endpoint: must be an https URL/],
+      [{ ...good, endpoint: 'nope' }, /endpoint: not a URL/],
+      [{ ...good, keys: { p256dh: keys.p256dh.slice(0, 40), auth: keys.auth } }, /keys\.p256dh: must be 65 bytes/],
+      [{ ...good, keys: { p256dh: keys.p256dh, auth: 'AAAA' } }, /keys\.auth: must be 16 bytes/],
+      [{ ...good, keys: { p256dh: Buffer.alloc(65, 7).toString('base64url'), auth: keys.auth } }, /not a P-256 public key/],
+      [{ endpoint: good.endpoint }, /keys: missing/],
+    ];
+    for (const [body, message] of bad) {
+      const r = await device(DEVICE_PUSH_SUBSCRIBE_PATH, body, dev.token);
+      assert.equal(r.status, 400, JSON.stringify(r.json));
+      assert.equal(r.json.error.code, 'invalid_argument');
+      assert.match(r.json.error.message, message);
+      assert.ok(r.json.error.next_step);
+    }
+    const none = await device(DEVICE_PUSH_SUBSCRIBE_PATH, good);
+    assert.equal(none.status, 401);
+    const wrong = await device(DEVICE_PUSH_SUBSCRIBE_PATH, good, 'pd_' + 'x'.repeat(43));
+    assert.equal(wrong.status, 401);
+    let list = await ownerOk(served, 'devices.list');
+    assert.equal(list.devices.find((d: any) => d.id === dev.id).push, false, 'nothing was registered by the refused calls');
+
+    const ok = await device(DEVICE_PUSH_SUBSCRIBE_PATH, good, dev.token);
+    assert.equal(ok.status, 200, JSON.stringify(ok.json));
+    assert.equal(ok.json.value.device.push, true);
+    list = await ownerOk(served, 'devices.list');
+    assert.equal(list.devices.find((d: any) => d.id === dev.id).push, true);
+    const audit = await ownerOk(served, 'devices.audit', { device_id: dev.id });
+    assert.ok(audit.entries.some((e: any) => e.action === 'push.subscribe' && e.outcome === 'ok'));
+    assert.ok(audit.entries.some((e: any) => e.action === 'push.subscribe' && e.outcome === 'refused:invalid_argument'));
+    vapidKey = (await ownerOk(served, 'phone.get')).phone.vapid_public_key;
+  });
+
+  test('a request for the owner arrives end-to-end encrypted (RFC 8291) with its id, title and two action tokens; VAPID verifies', async () => {
+    agent = await served.agent('asker');
+    conv = await directWithOwner(agent);
+    const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Deploy v2 to prod?', context: 'tests are green' });
+    const { raw, msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
+    assert.equal(msg.request_id, req.request_id);
+    assert.equal(msg.title, 'Deploy v2 to prod?');
+    assert.match(msg.body!, /tests are green/);
+    assert.match(msg.url!, new RegExp(`/r/${req.request_id}$`));
+    assert.deepEqual(msg.actions!.map((a) => a.action), ['approve', 'reject']);
+    assert.ok(msg.actions!.every((a) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/.test(a.token)));
+    assert.ok(!raw.body.includes(Buffer.from('Deploy')), 'the push service sees no plaintext');
+    const claims = verifyVapid(raw.headers.authorization as string, vapidKey, endpoint.origin);
+    assert.equal(claims.sub, 'mailto:perch@localhost.invalid');
+    assert.equal(raw.headers.urgency, 'high');
+    assert.ok(Number(raw.headers.ttl) > 0);
+
+    // Approve from the notification: the agent's waiting get_request returns it.
+    const waiting = agent.ok('get_request', { request_id: req.request_id, wait_secs: 20 });
+    const approve = msg.actions!.find((a) => a.action === 'approve')!.token;
+    const reject = msg.actions!.find((a) => a.action === 'reject')!.token;
+    const tampered = approve.slice(0, -2) + (approve.endsWith('AA') ? 'BB' : 'AA');
+    const bad = await device(DEVICE_ACTION_PATH, { token: tampered });
+    assert.equal(bad.status, 401, JSON.stringify(bad.json));
+    const r = await device(DEVICE_ACTION_PATH, { token: approve });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.json.value.request.state, 'approved');
+    const got = await waiting;
+    assert.equal(got.state, 'approved');
+    assert.equal(got.outcome.decision, 'approve');
+
+    const again = await device(DEVICE_ACTION_PATH, { token: approve });
+    assert.equal(again.status, 409, 'a replay of the same token is a conflict');
+    assert.equal(again.json.error.code, 'conflict');
+    const late = await device(DEVICE_ACTION_PATH, { token: reject });
+    assert.equal(late.status, 409, 'the other button after a decision is a conflict');
+    assert.equal((await agent.ok('get_request', { request_id: req.request_id })).state, 'approved', 'the first decision stands');
+    for (const body of ['{', {}, { token: 42 }, { token: 'x'.repeat(5000) }]) {
+      const b = await device(DEVICE_ACTION_PATH, body);
+      assert.ok(b.status === 400 || b.status === 401, `bad action input: ${b.status}`);
+      assert.ok(b.json.error.next_step);
+    }
+    // Decided (here, from the phone): the notification is cleared with the same tag.
+    const clear = await pushOf(pushPath, keys, (m) => m.type === 'clear' && m.tag === req.request_id);
+    assert.equal(clear.msg.tag, req.request_id);
+    const audit = await ownerOk(served, 'devices.audit', { device_id: dev.id });
+    assert.ok(audit.entries.some((e: any) => e.action === 'action' && e.target === req.request_id && e.outcome === 'ok'));
+    assert.ok(audit.entries.some((e: any) => e.action === 'action' && e.outcome === 'refused:conflict'));
+  });
+
+  test('deciding the request elsewhere (the laptop) sends a clear push with the same tag; its buttons then get 409', async () => {
+    const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Rotate the API keys?' });
+    const { msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
+    const clear = await pushOf(pushPath, keys, (m) => m.type === 'clear' && m.tag === req.request_id);
+    assert.equal(clear.msg.type, 'clear');
+    const r = await device(DEVICE_ACTION_PATH, { token: msg.actions![0]!.token });
+    assert.equal(r.status, 409);
+    assert.equal((await agent.ok('get_request', { request_id: req.request_id })).state, 'rejected');
+  });
+
+  test("push_content 'ids': the payload carries ids only, no title or summary", async () => {
+    await ownerOk(served, 'phone.set', { push_content: 'ids' });
+    try {
+      const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Secret merger plan Zebra?', context: 'confidential Zebra details' });
+      const { raw, msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
+      const text = decryptPush(raw.body, keys);
+      assert.ok(!text.includes('Zebra'), `no title or summary text: ${text}`);
+      assert.ok(!text.includes('merger'));
+      assert.equal(msg.request_id, req.request_id);
+      assert.equal(msg.actions!.length, 2);
+      await agent.ok('cancel_request', { request_id: req.request_id });
+      await pushOf(pushPath, keys, (m) => m.type === 'clear' && m.tag === req.request_id);
+    } finally {
+      await ownerOk(served, 'phone.set', { push_content: 'summary' });
+    }
+  });
+
+  test('devices.test_push sends a test notice to the device', async () => {
+    const r = await ownerOk(served, 'devices.test_push', { device_id: dev.id });
+    assert.equal(r.web_push, 'sent');
+    assert.equal(r.ntfy, 'off');
+    const { msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.kind === 'test');
+    assert.equal(msg.tag, `test:${dev.id}`);
+  });
+
+  test('an endpoint answering 410 drops the subscription (devices.list shows push false)', async () => {
+    endpoint.answer(pushPath, 410);
+    const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Gone?' });
+    await endpoint.next(pushPath, () => true);
+    let push = true;
+    for (let i = 0; i < 100 && push; i++) {
+      push = (await ownerOk(served, 'devices.list')).devices.find((d: any) => d.id === dev.id).push;
+      if (push) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(push, false, 'the dead subscription was dropped');
+    const t = await ownerOk(served, 'devices.test_push', { device_id: dev.id });
+    assert.equal(t.web_push, 'no_subscription');
+    await agent.ok('cancel_request', { request_id: req.request_id });
+    const un = await device(DEVICE_PUSH_UNSUBSCRIBE_PATH, {}, dev.token);
+    assert.equal(un.status, 200);
+    assert.equal(un.json.value.removed, false);
+  });
+});
+
+describe('ntfy channel', () => {
+  test('the ntfy server gets a JSON publish with the topic and working Approve / Reject buttons; opaque hides the summary', async () => {
+    const got: any[] = [];
+    const waiters: Array<() => void> = [];
+    const ntfy = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
+        got.push({ path: req.url, body: JSON.parse(body) });
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+        for (const w of waiters.splice(0)) w();
+      });
+    });
+    await new Promise<void>((r) => ntfy.listen(0, '127.0.0.1', r));
+    const server = `http://127.0.0.1:${(ntfy.address() as { port: number }).port}`;
+    const next = async (pred: (m: any) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const i = got.findIndex((g) => pred(g.body));
+        if (i >= 0) return got.splice(i, 1)[0];
+        if (Date.now() > deadline) throw new Error('no ntfy publish');
+        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 500); });
+      }
+    };
+    try {
+      const agent = await served.agent('ntfy-asker');
+      const conv = await directWithOwner(agent);
+      await ownerOk(served, 'phone.set', { ntfy: { server, topic: 'perch-test-topic', opaque: false } });
+      const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Ship the ntfy build?', context: 'all checks pass' });
+      const pub = await next((b) => b.topic === 'perch-test-topic' && b.title === 'Ship the ntfy build?');
+      assert.equal(pub.path, '/');
+      assert.match(pub.body.message, /all checks pass/);
+      assert.deepEqual(pub.body.actions.map((a: any) => [a.action, a.label, a.method]), [['http', 'Approve', 'POST'], ['http', 'Reject', 'POST']]);
+      const rt = runtimeInfo(served);
+      assert.equal(pub.body.actions[0].url, rt.base_url + DEVICE_ACTION_PATH, 'buttons point at the hub (the public URL when set)');
+      const waiting = agent.ok('get_request', { request_id: req.request_id, wait_secs: 20 });
+      const token = JSON.parse(pub.body.actions[1].body).token;
+      const r = await device(DEVICE_ACTION_PATH, { token });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.equal((await waiting).state, 'rejected');
+      assert.equal((await device(DEVICE_ACTION_PATH, { token })).status, 409);
+
+      await ownerOk(served, 'phone.set', { ntfy: { server, topic: 'perch-test-topic', opaque: true } });
+      const req2 = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Opaque Walrus question?', context: 'walrus context' });
+      const pub2 = await next((b) => b.topic === 'perch-test-topic' && b.title === 'Perch' && b.actions?.length === 2);
+      const text = JSON.stringify(pub2.body);
+      assert.ok(!/walrus/i.test(text), `opaque: no summary text: ${text}`);
+      assert.equal(pub2.body.title, 'Perch');
+      // Turning ntfy off ends its buttons.
+      await ownerOk(served, 'phone.set', { ntfy: null });
+      const off = await device(DEVICE_ACTION_PATH, { token: JSON.parse(pub2.body.actions[0].body).token });
+      assert.equal(off.status, 401);
+      await agent.ok('cancel_request', { request_id: req2.request_id });
+    } finally {
+      await owner(served, 'phone.set', { ntfy: null });
+      await new Promise<void>((r) => ntfy.close(() => r()));
+    }
+  });
+});
+
+describe('action tokens (in process)', () => {
+  test('an expired token gets expired (410), a revoked device\'s token unauthorized (401); neither decides the request', async () => {
+    const t = makeHub();
+    try {
+      const a = t.agent('tok');
+      const call = (name: 'open_direct' | 'request_human' | 'get_request', args: Record<string, unknown>) =>
+        callAgentTool(t.hub, a.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
+      const dm = await call('open_direct', { user: t.hub.owner.name });
+      const req = await call('request_human', { conv_id: dm.conversation.conv_id, kind: 'approve', title: 'Expire me?' });
+      const { device } = createDeviceIn(t.hub, { name: 'Phone' });
+      const expired = mintActionToken(t.hub, req.request_id, 'approve', device.id, t.hub.now() - 1);
+      assert.throws(() => decideByActionToken(t.hub, expired), (e: unknown) => e instanceof HubError && e.code === 'expired');
+      const live = mintActionToken(t.hub, req.request_id, 'approve', device.id, req.expires_at);
+      revokeDevice(t.hub, device.id);
+      assert.throws(() => decideByActionToken(t.hub, live), (e: unknown) => e instanceof HubError && e.code === 'unauthorized');
+      assert.equal((await call('get_request', { request_id: req.request_id })).state, 'pending', 'nothing was decided');
+      const other = createDeviceIn(t.hub, { name: 'Other' }).device;
+      const ok = decideByActionToken(t.hub, mintActionToken(t.hub, req.request_id, 'approve', other.id, req.expires_at));
+      assert.equal(ok.request.state, 'approved');
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('through the HTTPS front', () => {
+  test('a remote phone subscribes with its credential and a button spends its token through the front (no bearer)', async () => {
+    const rt = runtimeInfo(served);
+    await ownerOk(served, 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
+    const remote = (pathname: string, body: unknown, bearer?: string) => new Promise<{ status: number; json: any }>((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const req = http.request(`${rt.base_url}${pathname}`, {
+        method: 'POST',
+        headers: { Host: 'laptop.tail1234.ts.net', 'X-Forwarded-For': '100.64.0.7', 'Tailscale-User-Login': 'owner@example.com', Origin: 'https://laptop.tail1234.ts.net', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+    try {
+      const keys = makeSubscriptionKeys();
+      const dev = pairDevice('Remote phone');
+      const good = { endpoint: endpoint.endpointUrl(dev.id), keys: { p256dh: keys.p256dh, auth: keys.auth } };
+      assert.equal((await remote(DEVICE_PUSH_SUBSCRIBE_PATH, good)).status, 401, 'no credential through the front');
+      const sub = await remote(DEVICE_PUSH_SUBSCRIBE_PATH, good, dev.token);
+      assert.equal(sub.status, 200, JSON.stringify(sub.json));
+      const agent = await served.agent('remote-asker');
+      const conv = await directWithOwner(agent);
+      const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Remote approve?' });
+      const { msg } = await pushOf(`/push/${dev.id}`, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
+      assert.equal(msg.url, `https://laptop.tail1234.ts.net/r/${req.request_id}`, 'links point at the front');
+      const waiting = agent.ok('get_request', { request_id: req.request_id, wait_secs: 20 });
+      const r = await remote(DEVICE_ACTION_PATH, { token: msg.actions![0]!.token });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.equal((await waiting).state, 'approved');
+      assert.equal((await remote(DEVICE_ACTION_PATH, { token: msg.actions![0]!.token })).status, 409);
+    } finally {
+      await ownerOk(served, 'phone.set', { public_url: null });
+    }
+  });
+});
