@@ -103,7 +103,19 @@ export async function connectAgent(name: string, id: string, key: string, mcpUrl
   };
 }
 
-export async function launch(opts: { agents: string[] }): Promise<Harness> {
+export interface LaunchOptions {
+  agents: string[];
+  /** More arguments of `perch serve` (e.g. --public-url). */
+  serveArgs?: string[];
+  /** More environment of `perch serve` (e.g. NODE_EXTRA_CA_CERTS for a test push service). */
+  serveEnv?: Record<string, string>;
+  /** More Chromium flags (e.g. the front's host mapping). */
+  browserArgs?: string[];
+  /** Told the hub's port once perch serve printed it (e.g. the front forwards to it). */
+  onPort?: (port: number) => void;
+}
+
+export async function launch(opts: LaunchOptions): Promise<Harness> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set PERCH_E2E_CHROMIUM. Never run \`playwright install\`.`);
   }
@@ -129,7 +141,11 @@ export async function launch(opts: { agents: string[] }): Promise<Harness> {
       keys[name] = { id: j.id, key: j.key };
     }
 
-    const serve: ChildProcess = spawn(process.execPath, [PERCH, 'serve', '--data-dir', dataDir, '--port', '0', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const serve: ChildProcess = spawn(process.execPath, [PERCH, 'serve', '--data-dir', dataDir, '--port', '0', '--json', ...(opts.serveArgs ?? [])], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...opts.serveEnv },
+    });
     let stderr = '';
     serve.stderr!.on('data', (d) => (stderr += d));
     cleanups.push(async () => {
@@ -157,6 +173,7 @@ export async function launch(opts: { agents: string[] }): Promise<Harness> {
       }),
     );
     const baseUrl = new URL(ready.mcp_url).origin;
+    opts.onPort?.(ready.port);
 
     const agents: Record<string, Agent> = {};
     for (const name of opts.agents) {
@@ -167,7 +184,7 @@ export async function launch(opts: { agents: string[] }): Promise<Harness> {
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...(opts.browserArgs ?? [])],
       timeout: 30_000,
     });
     cleanups.push(() => browser.close());
