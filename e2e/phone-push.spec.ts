@@ -1,0 +1,214 @@
+// Approve from the phone, the whole chain (issue 13), with nothing of it stubbed on the hub's side:
+//   the laptop's Settings → Phone shows a pairing QR for the public URL → a phone-sized Chromium context opens the link
+//   THROUGH a front that behaves like `tailscale serve` (it keeps the Host and adds X-Forwarded-* / Tailscale-*
+//   headers, so the hub sees a remote request) → both screens show the same phrase, the owner confirms on the laptop →
+//   the phone, in device mode, registers the real service worker (/sw.js) and its push subscription → an agent asks
+//   for approval over MCP → the real `perch serve` encrypts a Web Push (RFC 8291) and POSTs it to a push service on
+//   loopback (HTTPS; the hub trusts its certificate through NODE_EXTRA_CA_CERTS) → this test, as the push service
+//   and the browser's push stack, decrypts it and delivers it to the phone's service worker (CDP
+//   ServiceWorker.deliverPushMessage: Chromium here has no push service of its own) → the service worker shows the
+//   notification with Approve / Reject → its Approve handler POSTs the single-use action token through the front →
+//   the agent's waiting get_request returns approved, and a second push clears the notification.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
+import { ARTIFACTS, launch, within, type Harness } from './harness';
+import { frontBrowserArgs, startFront, type Front } from './front';
+import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
+
+const PHONE = { width: 390, height: 844 };
+const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
+
+interface Notice {
+  type: 'notice' | 'clear';
+  tag: string;
+  title?: string;
+  body?: string;
+  url?: string;
+  request_id?: string;
+  actions?: Array<{ action: string; title: string; token: string }>;
+}
+
+describe('approve from the phone: pairing through the front, Web Push, the service worker’s Approve button', () => {
+  let h: Harness;
+  let front: Front;
+  let pushService: PushEndpoint;
+  let phoneCtx: BrowserContext;
+  let phone: Page;
+
+  before(async () => {
+    front = await startFront();
+    pushService = await startPushEndpoint();
+    h = await launch({
+      agents: ['alice'],
+      serveArgs: ['--public-url', front.url],
+      serveEnv: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE },
+      browserArgs: frontBrowserArgs(front),
+      onPort: (port) => front.setTarget(port),
+    });
+  }, { timeout: 90_000 });
+  after(async () => {
+    await phoneCtx?.close().catch(() => undefined);
+    await h?.close();
+    await front?.close();
+    await pushService?.close();
+  }, { timeout: 60_000 });
+
+  test('the laptop shows a QR link on the public URL; the phone pairs through the front after both screens show the same phrase', { timeout: 90_000 }, async () => {
+    const laptop = h.page;
+    await laptop.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: /^Phone/ }).click();
+    await laptop.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
+    await laptop.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
+    const pairForm = laptop.getByRole('form', { name: 'Pair a phone' });
+    await pairForm.getByLabel('Name of the phone').fill('Pocket Pixel');
+    await pairForm.getByRole('button', { name: 'Show the QR code' }).click();
+    await laptop.getByRole('img', { name: 'QR code to pair a phone' }).waitFor();
+    const link = (await laptop.getByLabel('Pairing link', { exact: true }).innerText()).trim();
+    assert.ok(link.startsWith(`${front.url}/pair#`), `the QR link is on the public URL: ${link}`);
+
+    // The phone: its own context (no owner session), phone-sized, at the front's origin (a tailnet name).
+    phoneCtx = await h.browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, userAgent: ANDROID_UA, colorScheme: 'light' });
+    await phoneCtx.grantPermissions(['notifications'], { origin: front.url });
+    phone = await phoneCtx.newPage();
+    phone.setDefaultTimeout(15_000);
+    await phone.goto(link);
+    await phone.getByRole('button', { name: 'Pair' }).click();
+    const phrase = (await phone.getByLabel('Pairing phrase').textContent())!.trim();
+    assert.match(phrase, /\S+/);
+    await phone.screenshot({ path: `${ARTIFACTS}/phone-push-pair-phone.png` });
+
+    // The laptop shows the same words; the owner confirms there.
+    await laptop.getByText('The phone shows the same words — pair it.').waitFor({ timeout: 20_000 });
+    assert.equal((await laptop.getByLabel('Pairing phrase').textContent())!.trim(), phrase, 'both screens show the same phrase');
+    await laptop.screenshot({ path: `${ARTIFACTS}/phone-push-pair-laptop.png` });
+    await laptop.getByRole('button', { name: 'It matches — pair' }).click();
+    await laptop.getByText('Paired Pocket Pixel.').waitFor();
+
+    await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+    const stored = await phone.evaluate(() => ({ device: localStorage.getItem('perch.device.token'), owner: localStorage.getItem('perch.owner.session') }));
+    assert.match(stored.device ?? '', /^pd_/, 'the phone holds a device credential');
+    assert.equal(stored.owner, null, 'and no owner session');
+    assert.ok(front.seen.some((s) => s.startsWith('POST /api/device/pair/claim')), 'the phone paired through the front');
+    assert.ok(front.seen.some((s) => s.startsWith('POST /api/device/pair/wait')), 'and fetched its credential through it');
+  });
+
+  test('Turn on notifications says plainly when the browser has no push service, and changes nothing', { timeout: 60_000 }, async () => {
+    await phone.getByRole('button', { name: 'Turn on notifications' }).click();
+    // Debian's headless Chromium has no push service: the page must say so, not pretend.
+    const alert = phone.getByRole('alert');
+    await alert.waitFor();
+    assert.match((await alert.innerText()).toLowerCase(), /push|notification/);
+    const subs = await phone.evaluate(async () => {
+      const r = await navigator.serviceWorker.getRegistration();
+      return r ? !!(await r.pushManager.getSubscription()) : false;
+    });
+    assert.equal(subs, false, 'no half-made subscription is left behind');
+  });
+
+  test('an agent asks; the encrypted push reaches the phone’s service worker; its Approve button decides; a second push clears it', { timeout: 120_000 }, async () => {
+    const alice = h.agents.alice!;
+    // The real service worker, registered as the page does, at the front's origin.
+    const swReady = phoneCtx.waitForEvent('serviceworker', { timeout: 20_000 }).catch(() => undefined);
+    await phone.evaluate(async () => {
+      await navigator.serviceWorker.register('/sw.js');
+      await navigator.serviceWorker.ready;
+    });
+    const sw: Worker = phoneCtx.serviceWorkers().find((w) => w.url().endsWith('/sw.js')) ?? (await swReady)!;
+    assert.ok(sw && sw.url() === `${front.url}/sw.js`, 'the service worker runs at the front’s origin');
+
+    // What the page sends after pushManager.subscribe: the push service's endpoint and the browser's keys. Here the
+    // push service is this test's HTTPS server and the keys are this test's (it decrypts as a browser would).
+    const keys = makeSubscriptionKeys();
+    const endpoint = pushService.endpointUrl('pocket-pixel');
+    const subscribed = await phone.evaluate(async (sub) => {
+      const res = await fetch('/api/device/push/subscribe', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('perch.device.token')}` },
+        body: JSON.stringify(sub),
+      });
+      return { status: res.status, body: await res.text() };
+    }, { endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } });
+    assert.equal(subscribed.status, 200, subscribed.body);
+
+    // Chromium's push delivery, driven over CDP: the registration of the phone's service worker.
+    const cdp: CDPSession = await phoneCtx.newCDPSession(phone);
+    const registrations = new Map<string, string>();
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
+      for (const r of e.registrations) if (!r.isDeleted) registrations.set(r.scopeURL, r.registrationId);
+    });
+    await cdp.send('ServiceWorker.enable');
+    const registrationId = await within(10_000, 'the service worker registration', (async () => {
+      for (;;) {
+        const id = registrations.get(`${front.url}/`);
+        if (id !== undefined) return id;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })());
+    const deliver = (plain: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${front.url}/`, registrationId, data: plain });
+    const pushPath = new URL(endpoint).pathname;
+
+    // The agent asks over MCP and waits for the answer.
+    const convId = (await alice.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
+    const req = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Ship release 4.2 tonight?', context: { changes: 12, risk: 'low' }, ttl_secs: 3600 });
+    const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 60 });
+
+    // The push service receives only ciphertext; decrypted with the subscription's keys it is the request's notice.
+    const pushed = await pushService.next(pushPath, () => true, 15_000);
+    assert.equal(pushed.headers['content-encoding'], 'aes128gcm');
+    assert.ok(!pushed.body.includes(Buffer.from('Ship release')), 'the push service never sees the title');
+    const plain = decryptPush(pushed.body, keys);
+    const notice = JSON.parse(plain) as Notice;
+    assert.equal(notice.type, 'notice');
+    assert.equal(notice.tag, req.request_id, 'the notification is tagged with the request id');
+    assert.equal(notice.title, 'Ship release 4.2 tonight?');
+    assert.deepEqual(notice.actions?.map((a) => a.action), ['approve', 'reject']);
+    assert.ok(notice.url?.startsWith(front.url), `a tap opens the public URL: ${notice.url}`);
+
+    // Delivered to the phone's service worker, it shows the notification with both buttons.
+    await deliver(plain);
+    const shown = await within(10_000, 'the notification to show', (async () => {
+      for (;;) {
+        const list = await phone.evaluate(async (tag) => {
+          const r = await navigator.serviceWorker.ready;
+          return (await r.getNotifications({ tag })).map((n) => ({ title: n.title, tag: n.tag, actions: (n as Notification & { actions?: Array<{ action: string; title: string }> }).actions ?? [] }));
+        }, req.request_id);
+        if (list.length) return list;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })());
+    assert.equal(shown[0]!.title, 'Ship release 4.2 tonight?');
+    assert.deepEqual(shown[0]!.actions.map((a) => a.title), ['Approve', 'Reject']);
+    await phone.screenshot({ path: `${ARTIFACTS}/phone-push-inbox.png` });
+
+    // The owner taps Approve on the notification: the service worker's own notificationclick handler runs.
+    const seenBefore = front.seen.length;
+    await sw.evaluate(async (tag) => {
+      const [n] = await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications({ tag });
+      if (!n) throw new Error('no notification to click');
+      self.dispatchEvent(new NotificationEvent('notificationclick', { notification: n, action: 'approve' }));
+    }, req.request_id);
+    const decided = await within(20_000, 'the agent’s get_request to return', waiting);
+    assert.equal(decided.state, 'approved', 'the agent got the decision made on the phone');
+    assert.ok(front.seen.slice(seenBefore).some((s) => s.startsWith('POST /api/device/action')), 'the decision went through the front');
+
+    // Decided: a second push with the same tag closes the notification on the phone.
+    const clearPush = await pushService.next(pushPath, (p) => (JSON.parse(decryptPush(p.body, keys)) as Notice).type === 'clear', 15_000);
+    const clear = JSON.parse(decryptPush(clearPush.body, keys)) as Notice;
+    assert.equal(clear.tag, req.request_id);
+    await deliver(JSON.stringify(clear));
+    await within(10_000, 'the notification to close', (async () => {
+      for (;;) {
+        const left = await phone.evaluate(async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).length, req.request_id);
+        if (left === 0) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })());
+
+    // The phone's inbox shows it decided too (live), and the laptop's device audit lists the button's decision.
+    await phone.getByText('Nothing is waiting for you.').waitFor({ timeout: 15_000 });
+    await phone.screenshot({ path: `${ARTIFACTS}/phone-push-decided.png` });
+    const laptop = h.page;
+    await laptop.getByRole('button', { name: 'Refresh' }).click();
+    await laptop.getByRole('table', { name: 'Device audit' }).getByText('action', { exact: true }).first().waitFor();
+  });
+});
