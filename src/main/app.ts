@@ -29,6 +29,8 @@ export interface StartOptions {
   dataDir: string;
   /** The hub's clock (tests move it to expire pairings); default Date.now. */
   now?: () => number;
+  /** The device door's rate limits (owner/device-door.ts); defaults there. */
+  deviceLimits?: import('./owner/device-door').DeviceDoorLimits;
   port: number;
   /** Per-agent calls per second (0 turns the limit off, e.g. for benchmarks). */
   ratePerSecond?: number;
@@ -188,7 +190,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
   const ownerToken = crypto.randomBytes(24).toString('base64url');
-  const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir });
+  const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir, deviceLimits: opts.deviceLimits });
 
   const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);

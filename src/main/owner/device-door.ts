@@ -159,10 +159,19 @@ function bearerOf(req: IncomingMessage): string | undefined {
   return auth.slice(7).trim() || undefined;
 }
 
-export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[string, DeviceRoute]> }): DeviceDoor {
+/** Rate limits of the device door (per hub, per minute). */
+export interface DeviceDoorLimits {
+  /** Pairing claims (default 10). */
+  claimsPerMinute?: number;
+  /** Failed device-credential checks (default 20). */
+  failuresPerMinute?: number;
+}
+
+export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[string, DeviceRoute]>; limits?: DeviceDoorLimits }): DeviceDoor {
   const { hub } = opts;
-  const claims = new RateLimiter(10 / 60, 10); // pairing claims: 10 a minute per hub
-  const failures = new RateLimiter(20 / 60, 20); // failed device-credential checks: 20 a minute per hub
+  const perMin = (n: number) => new RateLimiter(n / 60, n);
+  const claims = perMin(opts.limits?.claimsPerMinute ?? 10); // pairing claims: 10 a minute per hub
+  const failures = perMin(opts.limits?.failuresPerMinute ?? 20); // failed device-credential checks: 20 a minute per hub
   const waits = new RateLimiter(1, 60); // pairing waits (long-polls): 60 a minute per hub
   const calls = new RateLimiter(5, 60); // calls per device: 5 a second, bursts of 60
 
@@ -217,16 +226,17 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
   async function claim(req: IncomingMessage, res: ServerResponse) {
     let body: Record<string, unknown>;
     try {
+      body = await readJsonObject(req);
+      onlyKeys(body, ['code', 'device_name'], 'a pairing claim');
+      if (typeof body.code !== 'string') throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
+      if (body.device_name !== undefined && typeof body.device_name !== 'string') throw new HubError('invalid_argument', 'device_name must be a string.', 'Name the phone, e.g. "Android phone".');
+      // Well-formed claims count (a code is 128 bits: the limit makes guessing pointless and noisy).
       const wait = claims.take('claim');
       if (wait > 0) {
         const r = rateLimited(wait, 'pairing claims');
         audit(null, 'pair.claim', null, 'refused:rate_limited');
         return sendRefusal(res, r.refusal, r.retryAfter);
       }
-      body = await readJsonObject(req);
-      onlyKeys(body, ['code', 'device_name'], 'a pairing claim');
-      if (typeof body.code !== 'string') throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
-      if (body.device_name !== undefined && typeof body.device_name !== 'string') throw new HubError('invalid_argument', 'device_name must be a string.', 'Name the phone, e.g. "Android phone".');
       const out = claimPairing(hub, { code: body.code, device_name: body.device_name as string | undefined });
       audit(null, 'pair.claim', out.pairing_id, 'ok');
       send(res, 200, { ok: true, value: { pairing_id: out.pairing_id, phrase: out.phrase, claim_secret: out.claim_secret, expires_at: out.expires_at } });

@@ -15,7 +15,7 @@ import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/devices';
 import type { LiveItem } from '../../shared/types';
 import { cardAddressedToOwner, deviceScopeRefusal, isDeviceLive, type DeviceRow } from '../hub/devices';
-import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceRoute } from './device-door';
+import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
 /**
  * Further device routes (the push door: /api/device/push/*, /api/device/action), dispatched by the device door
@@ -71,12 +71,12 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: string }): OwnerDoor {
+export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: string; deviceLimits?: DeviceDoorLimits }): OwnerDoor {
   const { hub, cliToken } = opts;
   const uiDir = opts.uiDir ?? path.resolve(__dirname, 'renderer');
   /** Open event streams; a device's stream has its id and, for scope approvals, a filter. */
   const streams = new Map<ServerResponse, { deviceId: string; approvalsOnly: boolean } | null>();
-  const devices = createDeviceDoor({ hub, extraRoutes: DEVICE_ROUTES });
+  const devices = createDeviceDoor({ hub, extraRoutes: DEVICE_ROUTES, limits: opts.deviceLimits });
 
   const unsubscribe = hub.bus.subscribe((item) => {
     if (streams.size === 0) return;
