@@ -11,6 +11,7 @@ import { ConversationView } from './ConversationView';
 import { ApprovalsInbox } from './ApprovalsInbox';
 import { FleetView } from './FleetView';
 import { AgentsPage } from './AgentsPage';
+import { PhonePage } from './PhonePage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
@@ -127,6 +128,8 @@ function Shell() {
           <FleetView />
         ) : view.name === 'agents' ? (
           <AgentsPage />
+        ) : view.name === 'phone' ? (
+          <PhonePage />
         ) : (
           <Home />
         )}

@@ -6,7 +6,8 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
-  | { name: 'agents' };
+  | { name: 'agents' }
+  | { name: 'phone' };
 
 export interface Toast {
   id: number;

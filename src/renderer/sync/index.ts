@@ -23,3 +23,7 @@ export {
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
+export {
+  cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
+  sendTestPush, setPushContent, startPairing,
+} from './phone'; // Settings → Phone (issue 13)

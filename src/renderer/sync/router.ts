@@ -21,7 +21,7 @@ export function restoreViewFromHash(): void {
   const h = location.hash;
   const m = /^#\/c\/(.+)$/.exec(h);
   if (m) openView({ name: 'conversation', convId: decodeURIComponent(m[1]!) });
-  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' });
+  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents' || h === '#/phone') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' | 'phone' });
 }
 
 export function openView(view: View): void {
