@@ -65,7 +65,7 @@ function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | null; loa
   return (
     <section className="ph-section" aria-labelledby="ph-url-title">
       <h2 id="ph-url-title">Remote access</h2>
-      <form className="ph-url-form" onSubmit={submit} aria-label="Public URL">
+      <form className="ph-url-form" onSubmit={submit} aria-label="Public URL" noValidate>
         <div className="field">
           <label htmlFor="ph-public-url">Public URL of the HTTPS front</label>
           <div className="row">
@@ -403,6 +403,7 @@ function NtfySection({ ntfy }: { ntfy: { server: string; topic: string; opaque: 
       <form
         className="ph-ntfy-form"
         aria-label="ntfy"
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           setError(await saveNtfy(on ? { server: server.trim(), topic: topic.trim(), opaque } : null));
