@@ -107,7 +107,7 @@ describe('Settings → Phone', () => {
 
     await form.getByLabel('Public URL of the HTTPS front').fill(PUBLIC_URL);
     await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Phones reach this hub at').waitFor();
+    await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
     assert.equal(await form.getByRole('alert').count(), 0, 'the inline error is gone once saved');
     assert.equal(await howto.count(), 0);
   });
@@ -127,7 +127,7 @@ describe('Settings → Phone', () => {
     assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;utf8,/);
     const width = await qr.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
     assert.ok(width > 0, 'the QR image decodes');
-    const link = (await page.getByLabel('Pairing link').innerText()).trim();
+    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
     assert.ok(link.startsWith(`${PUBLIC_URL}/pair#`), `the link is on the public URL: ${link}`);
     const code = link.slice(link.indexOf('#') + 1);
     assert.ok(code.length >= 22, 'a 128-bit code');
@@ -189,7 +189,7 @@ describe('Settings → Phone', () => {
     const { page } = h;
     await page.getByRole('button', { name: 'Pair another phone' }).click();
     await page.getByRole('form', { name: 'Pair a phone' }).getByRole('button', { name: 'Show the QR code' }).click();
-    const link = (await page.getByLabel('Pairing link').innerText()).trim();
+    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('form', { name: 'Pair a phone' }).waitFor();
     const claim = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code: link.slice(link.indexOf('#') + 1), device_name: 'Late phone' });

@@ -214,10 +214,7 @@ function PairingPanel({ run }: { run: PairingRun }) {
   }
   return (
     <div className="ph-pairing" aria-label="Pairing">
-      {p.state === 'waiting' ? <WaitingForPhone run={run} /> : <ComparePhrase pairing={p} />}
-      <p className="ph-countdown small" aria-label="Time left">
-        {countdown(p.expires_at, now)}
-      </p>
+      {p.state === 'waiting' ? <WaitingForPhone run={run} left={countdown(p.expires_at, now)} /> : <ComparePhrase pairing={p} left={countdown(p.expires_at, now)} />}
       {run.error && (
         <p className="error small" role="alert">
           Lost track of this pairing: {run.error}
@@ -227,7 +224,15 @@ function PairingPanel({ run }: { run: PairingRun }) {
   );
 }
 
-function WaitingForPhone({ run }: { run: PairingRun }) {
+function TimeLeft({ left }: { left: string }) {
+  return (
+    <p className="ph-countdown small" aria-label="Time left">
+      {left}
+    </p>
+  );
+}
+
+function WaitingForPhone({ run, left }: { run: PairingRun; left: string }) {
   return (
     <div className="ph-waiting">
       <img className="ph-qr" src={`data:image/svg+xml;utf8,${encodeURIComponent(run.qr_svg)}`} alt="QR code to pair a phone" width={280} height={280} />
@@ -243,6 +248,7 @@ function WaitingForPhone({ run }: { run: PairingRun }) {
         <p className="ph-wait" role="status">
           Waiting for the phone…
         </p>
+        <TimeLeft left={left} />
         <button type="button" className="btn btn-ghost" onClick={() => void cancelPairing()}>
           Cancel
         </button>
@@ -251,7 +257,7 @@ function WaitingForPhone({ run }: { run: PairingRun }) {
   );
 }
 
-function ComparePhrase({ pairing }: { pairing: PairingView }) {
+function ComparePhrase({ pairing, left }: { pairing: PairingView; left: string }) {
   const [busy, setBusy] = useState(false);
   return (
     <div className="ph-compare" role="group" aria-label="Compare the words">
@@ -263,6 +269,7 @@ function ComparePhrase({ pairing }: { pairing: PairingView }) {
         {pairing.scope === 'full' ? 'It will have full owner access.' : 'It will see and decide approvals only.'}
       </p>
       <p className="muted small">If the words differ, cancel: someone else scanned the code.</p>
+      <TimeLeft left={left} />
       <div className="row">
         <button
           type="button"
@@ -380,7 +387,7 @@ function PushSection({ content }: { content: PushContent }) {
         </label>
         <label className="field-check">
           <input type="radio" name="ph-push-content" checked={content === 'ids'} onChange={() => void setPushContent('ids')} />
-          <span>Only ids — the notification says “Perch needs you”; the phone fetches the details when opened</span>
+          <span>Only ids — the notification shows a generic line; the phone fetches the details when opened</span>
         </label>
       </fieldset>
     </section>
