@@ -17,6 +17,8 @@ import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brake
 import { agentBrakes, setAgentBudget } from '../hub/brakes';
 import { connectionSnippets } from '../owner/snippets';
 import Database from 'better-sqlite3';
+import { listDevices, normalizePublicUrl, publicUrl, revokeDevice, setPhoneSettings } from '../hub/devices';
+import type { DeviceView, PairingStart, PairingView } from '../../shared/devices';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
 import { LATEST_VERSION } from '../store/migrations';
 import { setWakeAction, wakeState } from '../hub/wake-runs';
@@ -43,6 +45,9 @@ Usage:
   perch agent brakes NAME [--budget N|off|default] [--json]
   perch agent key add|list|revoke ...
       Manage agents (works whether or not the hub runs). Keys are shown once.
+  perch serve --public-url https://MACHINE.TAILNET.ts.net     (approve from your phone, see README)
+  perch device list|revoke ID|pair [--name NAME] [--scope approvals|full]
+      Paired phones: list them, revoke one, or pair a new one (QR code in the terminal; the hub must run).
   perch call TOOL ['{json args}'] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
   perch owner ACTION ['{json}']
@@ -93,7 +98,7 @@ async function cmdServe(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' },
-      backups: { type: 'string' } },
+      backups: { type: 'string' }, 'public-url': { type: 'string' } },
     strict: true,
   });
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -108,6 +113,14 @@ async function cmdServe(argv: string[]): Promise<void> {
     throw new UsageError((e as Error).message);
   }
   const dailyBackups = dailyBackupsOption(values.backups);
+  let wantPublicUrl: string | undefined;
+  if (values['public-url'] !== undefined) {
+    try {
+      wantPublicUrl = normalizePublicUrl(values['public-url']);
+    } catch (e) {
+      throw new UsageError(`--public-url: ${(e as Error).message}`);
+    }
+  }
   const { startHub } = await import('../app');
   let running;
   try {
@@ -117,6 +130,9 @@ async function cmdServe(argv: string[]): Promise<void> {
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
     throw err;
   }
+  // The front's URL (tailscale serve): the flag overrides the setting and saves it (it survives restarts).
+  if (wantPublicUrl !== undefined) setPhoneSettings(running.hub, { public_url: wantPublicUrl });
+  const phoneUrl = publicUrl(running.hub);
   // Handlers first: whoever reads the ready line below may signal us at once.
   let stopping = false;
   const stop = (signal: string) => {
@@ -131,10 +147,13 @@ async function cmdServe(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const login = running.owner.loginLink();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability })}\n`);
+    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl })}\n`);
   } else {
+    const phone = phoneUrl
+      ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? '                note: phones need https for the app and notifications (tailscale serve gives you https)\n' : ''}`
+      : '';
     process.stdout.write(
-      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir} (durability: ${durability})\n  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir} (durability: ${durability})\n${phone}  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
     );
   }
   if (values.open) openInBrowser(login);
@@ -452,6 +471,81 @@ async function cmdOwner(argv: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(r.json.value, null, 2)}\n`);
 }
 
+// ---- paired devices (hub/devices.ts, hub/pairing.ts) -------------------------------------------
+
+function deviceLine(d: DeviceView): string {
+  const used = d.last_used_at ? new Date(d.last_used_at).toISOString().replace('T', ' ').slice(0, 16) : 'never';
+  return `${d.id}  ${d.name.padEnd(24)} ${d.scope.padEnd(9)} ${d.revoked ? 'revoked  ' : 'active   '} push ${d.push ? 'on ' : 'off'}  last used ${used}  credential ${d.token_hint}`;
+}
+
+async function cmdDevice(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, name: { type: 'string' }, scope: { type: 'string' }, yes: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (sub !== 'list' && sub !== 'revoke' && sub !== 'pair') throw new UsageError(`unknown device command ${JSON.stringify(sub ?? '')}: use list, revoke or pair`);
+  if (values.scope !== undefined && values.scope !== 'approvals' && values.scope !== 'full') throw new UsageError('--scope must be approvals or full');
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const json = !!values.json;
+  if (sub === 'list') {
+    return withHub(dataDir, (hub) => {
+      const devices = listDevices(hub);
+      print(json, { devices }, () => (devices.length ? devices.map(deviceLine).join('\n') : 'No paired devices. Pair a phone with `perch device pair` (or Settings → Phone).'));
+    });
+  }
+  if (sub === 'revoke') {
+    const id = positionals[0];
+    if (!id) throw new UsageError('perch device revoke needs ID (see perch device list)');
+    return withHub(dataDir, (hub) => {
+      const d = revokeDevice(hub, id);
+      print(json, { device: d }, () => `Revoked ${d.name} (${d.id}): its credential and its push subscription no longer work.`);
+    });
+  }
+  // pair: through the running hub (the phone reaches that hub; its waits are woken there)
+  const rt = runtimeOf(dataDir);
+  const call = async (action: string, input: unknown): Promise<any> => {
+    let r;
+    try {
+      r = await postJson(`${rt.base_url}/api/owner/${action}`, input, { Authorization: `Bearer ${rt.owner_token}` });
+    } catch (e) {
+      fail(`cannot reach the hub at ${rt.base_url}: ${(e as Error).message}. Is \`perch serve\` still running?`);
+    }
+    if (!r.json?.ok) fail(r.json?.error ? `${r.json.error.message} ${r.json.error.next_step ?? ''}`.trim() : `${r.status} unexpected answer: ${r.text.slice(0, 300)}`, 1);
+    return r.json.value;
+  };
+  const start = (await call('devices.pair_start', { name: values.name, scope: values.scope })) as PairingStart;
+  const QRCode = (await import('qrcode')).default;
+  const qr = await QRCode.toString(start.url, { type: 'terminal', small: true });
+  const say = (text: string) => { if (!json) process.stdout.write(text); };
+  say(`Open this on the phone (scan the QR code; it works once, for 5 minutes):\n\n${qr}\n  ${start.url}\n\nWaiting for the phone…\n`);
+  let p: PairingView = start.pairing;
+  while (p.state === 'waiting') p = ((await call('devices.pair_status', { pairing_id: p.pairing_id, wait_secs: 30 })) as { pairing: PairingView }).pairing;
+  if (p.state !== 'claimed') fail(`the pairing is ${p.state}. Start again with \`perch device pair\`.`, 1);
+  say(`\nThe phone (${p.device_name}) shows:   ${p.phrase}\n`);
+  const yes = values.yes || (await askYesNo('Does the phone show the same words? [y/N] '));
+  if (!yes) {
+    await call('devices.pair_cancel', { pairing_id: p.pairing_id });
+    fail('pairing cancelled; the code no longer works.', 1);
+  }
+  const done = (await call('devices.pair_confirm', { pairing_id: p.pairing_id, phrase: p.phrase ?? undefined })) as { pairing: PairingView; device: DeviceView };
+  print(json, { pairing: done.pairing, device: done.device }, () => `Paired ${done.device.name} (${done.device.id}, scope ${done.device.scope}). Revoke it any time: perch device revoke ${done.device.id}`);
+}
+
+/** A y/N question on the terminal; anything but y/yes (or no terminal answer) is no. */
+async function askYesNo(question: string): Promise<boolean> {
+  const readline = await import('node:readline/promises');
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await Promise.race([rl.question(question), new Promise<string>((r) => rl.once('close', () => r('')))]);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
 // ---- per-command help ------------------------------------------------------------------------
 
 const DATA_DIR_LINE = `  --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})`;
@@ -501,7 +595,7 @@ perch agent key revoke KEY_ID [--json]
 };
 
 const COMMAND_HELP: Record<string, () => string> = {
-  serve: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--backups N]
+  serve: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--backups N] [--public-url URL]
 
 Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
   --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
@@ -509,6 +603,9 @@ Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in yo
   --open        open the one-time login link in the browser
   --rate N      calls per second per agent (0 = no limit)
   --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
+  --public-url URL  the HTTPS front that forwards to this hub (e.g. https://laptop.tail1234.ts.net after
+                \`tailscale serve --bg --https=443 http://127.0.0.1:PORT\`); saved, so later runs keep it. The hub
+                still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair).
 ${DATA_DIR_LINE}
 If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
   agent: () => `perch agent COMMAND ... — manage agents (works whether or not the hub runs)
@@ -540,10 +637,22 @@ Replaces the data dir's database with the backup FILE. Refused while a hub serve
 Perch's tables); a bad file is refused and nothing changes. The current database is first saved as
 <data dir>/${BACKUPS_DIR}/perch-pre-restore-<time>.sqlite.
 ${DATA_DIR_LINE}`,
+  device: () => `perch device list [--json]
+perch device revoke ID [--json]
+perch device pair [--name NAME] [--scope approvals|full] [--yes] [--json]
+  Paired phones (approve from your phone through your HTTPS front; see README "Approve from your phone").
+  list    the devices with scope, last use, whether they get pushes (revoked ones too)
+  revoke  ends a device's credential and its push subscription at once
+  pair    needs the running hub and its public URL (perch serve --public-url URL): prints the link and its
+          QR code, waits (5 minutes) for the phone to open it, shows the phrase both screens show, and asks
+          y/N before the phone gets its credential (--yes: confirm without asking). Scope approvals (default):
+          the approvals inbox only; full: every owner action except pairing, devices and phone settings.
+${DATA_DIR_LINE}`,
   version: () => `perch version — prints the version (also --version, -v)`,
   help: () => `perch help [COMMAND [SUBCOMMAND]] — usage of perch or of one command (also: perch COMMAND --help)`,
 };
 COMMAND_HELP.agents = COMMAND_HELP.agent!;
+COMMAND_HELP.devices = COMMAND_HELP.device!;
 
 function ownerHelp(): string {
   const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
@@ -709,6 +818,9 @@ export async function main(argv: string[]): Promise<void> {
         return await cmdCall(rest);
       case 'owner':
         return await cmdOwner(rest);
+      case 'device':
+      case 'devices':
+        return await cmdDevice(rest);
       case 'backup':
         return await cmdBackup(rest);
       case 'restore':

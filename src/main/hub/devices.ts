@@ -9,7 +9,7 @@ import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import {
-  DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
+  APPROVALS_SCOPE_ACTIONS, DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
   type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
 } from '../../shared/devices';
 import {
@@ -17,6 +17,9 @@ import {
   revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
 } from '../store/devices';
 import { getSetting, setSetting } from '../store/settings';
+export type { DeviceRow } from '../store/devices';
+import { messageById } from '../store/messages';
+import { conversationById, member } from '../store/conversations';
 
 /** Every device credential starts with this. */
 export const DEVICE_TOKEN_PREFIX = 'pd_';
@@ -119,6 +122,60 @@ export function revokeDevice(hub: Hub, deviceId: string): DeviceView {
     deletePushSubscriptionOf(hub.db, row.id);
     return deviceView(deviceById(hub.db, row.id)!);
   });
+}
+
+/** Whether the device is still paired (not revoked): a live event stream ends when it is not. */
+export function isDeviceLive(hub: Hub, deviceId: string): boolean {
+  const row = deviceById(hub.db, deviceId);
+  return !!row && row.revoked_at == null;
+}
+
+// ---- scopes --------------------------------------------------------------------------------
+
+/** Owner actions no device may call, whatever its scope: device management and phone settings stay on the laptop. */
+export function isLaptopOnlyAction(action: string): boolean {
+  return action === 'phone.set' || action.startsWith('devices.');
+}
+
+/** The owner actions a device of this scope may call. */
+export function deviceAllowedActions(scope: DeviceScope, allActions: readonly string[]): string[] {
+  return scope === 'approvals' ? [...APPROVALS_SCOPE_ACTIONS] : allActions.filter((a) => !isLaptopOnlyAction(a));
+}
+
+/**
+ * A card is addressed to the owner when its message's `to` names the owner, or it is in a direct conversation
+ * the owner is a member of (the owner's direct conversation with the agent).
+ */
+export function cardAddressedToOwner(hub: Hub, msgId: string): boolean {
+  const msg = messageById(hub.db, msgId);
+  if (!msg || msg.kind !== 'card') return false;
+  if (msg.to_ids) {
+    try {
+      if ((JSON.parse(msg.to_ids) as unknown[]).includes(hub.ownerId)) return true;
+    } catch { /* not a list: not addressed */ }
+  }
+  const conv = conversationById(hub.db, msg.conv_id);
+  return !!conv && conv.kind === 'direct' && !!member(hub.db, conv.id, hub.ownerId);
+}
+
+/** Why a device may not call this owner action with this input (a forbidden HubError), or undefined when it may. */
+export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: string }, action: string, input: unknown): HubError | undefined {
+  const scope = isDeviceScope(device.scope) ? device.scope : 'approvals';
+  if (isLaptopOnlyAction(action)) {
+    return new HubError('forbidden', `A paired device may not call ${action}: pairing, devices and phone settings are managed on the laptop.`, 'Do it in Settings → Phone on the laptop.');
+  }
+  if (scope === 'approvals') {
+    if (!(APPROVALS_SCOPE_ACTIONS as readonly string[]).includes(action)) {
+      return new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${APPROVALS_SCOPE_ACTIONS.join(', ')}. Pair it again with the full scope on the laptop if it needs more.`);
+    }
+    if (action === 'cards.answer') {
+      const msgId = (input as { msg_id?: unknown } | null)?.msg_id;
+      if (typeof msgId !== 'string' || !cardAddressedToOwner(hub, msgId)) {
+        return new HubError('forbidden', 'With the approvals scope a device answers only cards addressed to you.', 'Answer this card on the laptop.');
+      }
+    }
+  }
+  return undefined;
 }
 
 // ---- audit ---------------------------------------------------------------------------------
