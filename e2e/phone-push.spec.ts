@@ -183,9 +183,11 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     // The owner taps Approve on the notification: the service worker's own notificationclick handler runs.
     const seenBefore = front.seen.length;
     await sw.evaluate(async (tag) => {
-      const [n] = await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications({ tag });
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service worker's global scope (no DOM lib types for it here)
+      const scope = self as any;
+      const [n] = await scope.registration.getNotifications({ tag });
       if (!n) throw new Error('no notification to click');
-      self.dispatchEvent(new NotificationEvent('notificationclick', { notification: n, action: 'approve' }));
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification: n, action: 'approve' }));
     }, req.request_id);
     const decided = await within(20_000, 'the agent’s get_request to return', waiting);
     assert.equal(decided.state, 'approved', 'the agent got the decision made on the phone');

@@ -11,6 +11,7 @@ import { ConversationView } from './ConversationView';
 import { ApprovalsInbox } from './ApprovalsInbox';
 import { FleetView } from './FleetView';
 import { AgentsPage } from './AgentsPage';
+import { PhonePage } from './PhonePage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
@@ -147,6 +148,8 @@ function Shell() {
           <AgentsPage />
         ) : view.name === 'request' ? (
           <RequestPage key={view.requestId} requestId={view.requestId} />
+        ) : view.name === 'phone' ? (
+          <PhonePage />
         ) : (
           <Home />
         )}

@@ -65,6 +65,7 @@ export function Sidebar() {
         <NavButton active={view.name === 'approvals'} onClick={() => openView({ name: 'approvals' })} label="Approvals" icon={<Icon name="approvals" />} count={pendingCount} countLabel={`${pendingCount} pending`} />
         <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon={<Icon name="fleet" />} />
         <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<Icon name="bot" />} />
+        <NavButton active={view.name === 'phone'} onClick={() => openView({ name: 'phone' })} label="Phone" icon={<Icon name="phone" />} />
       </div>
       <PauseAllControl /> {/* owner control: the kill switch on every screen (Control.tsx) */}
 

@@ -10,7 +10,9 @@ export type View =
   /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */
   | { name: 'conversations' }
   /** One request at full width (what a notification tap opens: /r/<request_id>). */
-  | { name: 'request'; requestId: string };
+  | { name: 'request'; requestId: string }
+  /** Settings → Phone (remote access, pairing, devices). */
+  | { name: 'phone' };
 
 export interface Toast {
   id: number;

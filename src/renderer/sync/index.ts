@@ -24,3 +24,7 @@ export {
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
+export {
+  cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
+  sendTestPush, setPushContent, startPairing,
+} from './phone'; // Settings → Phone (issue 13)

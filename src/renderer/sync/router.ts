@@ -30,7 +30,7 @@ export function restoreViewFromHash(): void {
   const r = /^#\/r\/(.+)$/.exec(h);
   if (m) openView({ name: 'conversation', convId: decodeURIComponent(m[1]!) });
   else if (r) openView({ name: 'request', requestId: decodeURIComponent(r[1]!) });
-  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents' || h === '#/conversations') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' | 'conversations' });
+  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents' || h === '#/conversations' || h === '#/phone') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' | 'conversations' | 'phone' });
 }
 
 /** The phone layout (one column, the bottom bar): the window is at most 700 px wide. */

@@ -1,0 +1,198 @@
+// Settings → Phone on the laptop (issue 13): the public URL, pairing a phone by QR code with the phrase both
+// screens show, the device list with revoke, and the installable web app (manifest + icons). The phone's side is
+// played by plain HTTP requests that arrive as through the HTTPS front (Host = the public host, X-Forwarded-*).
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { launch, within, type Harness } from './harness';
+
+const PUBLIC_URL = 'https://laptop.tail1234.ts.net';
+const PUBLIC_HOST = new URL(PUBLIC_URL).host;
+
+/** A request as the front (tailscale serve) forwards a phone's: to the loopback port, with the public Host. */
+function viaFront(baseUrl: string, method: string, path: string, body?: unknown, bearer?: string): Promise<{ status: number; json: any }> {
+  const u = new URL(baseUrl);
+  const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const headers: Record<string, string> = {
+    Host: PUBLIC_HOST,
+    Origin: PUBLIC_URL,
+    'X-Forwarded-For': '100.101.102.103',
+    'X-Forwarded-Proto': 'https',
+    'X-Forwarded-Host': PUBLIC_HOST,
+  };
+  if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(data.length) });
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  return within(40_000, `${method} ${path} through the front`, new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method, path, headers, timeout: 35_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        let json: unknown = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = text;
+        }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(data);
+  }));
+}
+
+describe('Settings → Phone', () => {
+  let h: Harness;
+  let port: string;
+
+  before(async () => {
+    h = await launch({ agents: [] });
+    port = new URL(h.baseUrl).port;
+  }, { timeout: 90_000 });
+  after(async () => {
+    await h?.close();
+  }, { timeout: 60_000 });
+
+  const openPhone = async () => {
+    await h.page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: /^Phone/ }).click();
+    await h.page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
+  };
+
+  test('the web app is installable: the manifest is served as application/manifest+json and its icons load', { timeout: 30_000 }, async () => {
+    const href = await h.page.locator('link[rel="manifest"]').getAttribute('href');
+    assert.ok(href, 'index.html links a manifest');
+    const manifestUrl = new URL(href, h.page.url()).href;
+    const res = await fetch(manifestUrl);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/manifest\+json/);
+    const manifest = (await res.json()) as { name: string; start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string; purpose?: string }> };
+    assert.equal(manifest.name, 'Perch');
+    assert.equal(manifest.display, 'standalone');
+    assert.equal(manifest.start_url, '/');
+    assert.ok(manifest.icons.some((i) => i.sizes === '192x192') && manifest.icons.some((i) => i.sizes === '512x512'), 'icons 192 and 512');
+    assert.ok(manifest.icons.some((i) => i.purpose === 'maskable'), 'a maskable icon');
+    const apple = await h.page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
+    assert.ok(apple, 'index.html links an apple-touch-icon');
+    const icons = [...manifest.icons.map((i) => ({ url: new URL(i.src, manifestUrl).href, sizes: i.sizes })), { url: new URL(apple, h.page.url()).href, sizes: '180x180' }];
+    for (const icon of icons) {
+      const r = await fetch(icon.url);
+      assert.equal(r.status, 200, icon.url);
+      assert.equal(r.headers.get('content-type'), 'image/png', icon.url);
+      const meta = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
+      assert.equal(`${meta.width}x${meta.height}`, icon.sizes, `${icon.url} is as large as the manifest says`);
+    }
+    assert.equal(await h.page.locator('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
+  });
+
+  test('without a public URL the page explains the two tailscale serve commands with this hub’s port; a bad URL is refused inline', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await openPhone();
+    const howto = page.getByLabel('How to set up remote access');
+    await howto.getByText('No phone can reach this hub yet.').waitFor();
+    await howto.getByText(`tailscale serve --bg --https=443 http://127.0.0.1:${port}`, { exact: true }).waitFor();
+    await howto.getByText('tailscale serve status', { exact: true }).waitFor();
+    await page.getByText('Set the public URL first').waitFor();
+    await h.screenshot('phone-settings-empty');
+
+    const form = page.getByRole('form', { name: 'Public URL' });
+    await form.getByLabel('Public URL of the HTTPS front').fill(`${PUBLIC_URL}/perch?x=1`);
+    await form.getByRole('button', { name: 'Save' }).click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /not valid/);
+    await howto.waitFor(); // nothing changed: still no remote access
+
+    await form.getByLabel('Public URL of the HTTPS front').fill(PUBLIC_URL);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
+    assert.equal(await form.getByRole('alert').count(), 0, 'the inline error is gone once saved');
+    assert.equal(await howto.count(), 0);
+  });
+
+  test('pairing: the QR code and link appear, the phone claims, the phrase shows, confirm lists the device, revoke ends its credential', { timeout: 120_000 }, async () => {
+    const { page } = h;
+    const pairForm = page.getByRole('form', { name: 'Pair a phone' });
+    await pairForm.getByLabel('Name of the phone').fill('Test Pixel');
+    await pairForm.getByText('Full owner access').click();
+    await pairForm.getByRole('note').getByText(/act as you/).waitFor(); // the warning for full access
+    await pairForm.getByText('Approvals only').click();
+    assert.equal(await pairForm.getByRole('note').count(), 0);
+    await pairForm.getByRole('button', { name: 'Show the QR code' }).click();
+
+    const qr = page.getByRole('img', { name: 'QR code to pair a phone' });
+    await qr.waitFor();
+    assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;utf8,/);
+    const width = await qr.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
+    assert.ok(width > 0, 'the QR image decodes');
+    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
+    assert.ok(link.startsWith(`${PUBLIC_URL}/pair#`), `the link is on the public URL: ${link}`);
+    const code = link.slice(link.indexOf('#') + 1);
+    assert.ok(code.length >= 22, 'a 128-bit code');
+    await page.getByText('Waiting for the phone…').waitFor();
+    await page.getByLabel('Time left').getByText(/left$/).waitFor();
+    await h.screenshot('phone-pairing-qr');
+
+    // The phone opens the link and claims the code, through the front.
+    const claim = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Claiming Phone' });
+    assert.equal(claim.status, 200, JSON.stringify(claim.json));
+    const { pairing_id, phrase, claim_secret } = claim.json as { pairing_id: string; phrase: string; claim_secret: string };
+    assert.ok(phrase && phrase.length > 3);
+
+    const shown = page.getByLabel('Pairing phrase');
+    await within(40_000, 'the phrase on the laptop', shown.waitFor({ timeout: 40_000 }));
+    assert.equal((await shown.innerText()).trim(), phrase, 'the laptop shows the phrase the phone got');
+    await page.getByText('The phone shows the same words — pair it.').waitFor();
+    await page.getByText('It calls itself “Claiming Phone”.').waitFor();
+    await h.screenshot('phone-pairing-phrase');
+
+    // The code works once: a second claim is refused.
+    const again = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Someone else' });
+    assert.equal(again.status, 410);
+
+    await page.getByRole('button', { name: 'It matches — pair' }).click();
+    await page.getByText('Paired Test Pixel.').waitFor();
+    const row = page.getByRole('list', { name: 'Paired devices' }).getByRole('listitem', { name: 'Device Test Pixel' });
+    await row.waitFor();
+    await row.getByText('approvals only').waitFor();
+    await row.getByText(/Last used never · notifications off/).waitFor();
+
+    // The phone collects its credential (once) and uses it through the front.
+    const waited = await viaFront(h.baseUrl, 'POST', '/api/device/pair/wait', { pairing_id, claim_secret, wait_secs: 5 });
+    assert.equal(waited.status, 200, JSON.stringify(waited.json));
+    const token = (waited.json as { device_token?: string }).device_token;
+    assert.ok(token?.startsWith('pd_'), 'the phone gets a pd_ credential');
+    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
+
+    // The audit list shows what the device did.
+    const audit = page.getByRole('table', { name: 'Device audit' });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await audit.getByText('pair.claim').first().waitFor();
+    await h.screenshot('phone-devices');
+
+    // Revoke asks first, then the credential stops at once.
+    await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke Test Pixel?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await row.getByText('revoked', { exact: true }).count(), 0, 'cancel revokes nothing');
+    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
+    await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText('revoked', { exact: true }).waitFor();
+    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 401);
+    assert.deepEqual(h.pageErrors, []);
+  });
+
+  test('cancelling a pairing ends its code: a claim after it is refused with 410', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await page.getByRole('button', { name: 'Pair another phone' }).click();
+    await page.getByRole('form', { name: 'Pair a phone' }).getByRole('button', { name: 'Show the QR code' }).click();
+    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('form', { name: 'Pair a phone' }).waitFor();
+    const claim = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code: link.slice(link.indexOf('#') + 1), device_name: 'Late phone' });
+    assert.equal(claim.status, 410, JSON.stringify(claim.json));
+  });
+});
