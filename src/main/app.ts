@@ -9,13 +9,14 @@ import type { Durability } from './store/durability';
 import { Hub } from './hub/hub';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError } from './http-util';
+import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
 import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
 import { startControlWatch } from './hub/control';
 import { startBrakes } from './hub/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
+import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { WakeRuns } from './hub/wake-runs';
@@ -23,6 +24,8 @@ import { ProcessLauncher } from './wake/runner';
 
 export interface StartOptions {
   dataDir: string;
+  /** The hub's clock (tests move it to expire pairings); default Date.now. */
+  now?: () => number;
   port: number;
   /** Per-agent calls per second (0 turns the limit off, e.g. for benchmarks). */
   ratePerSecond?: number;
@@ -167,7 +170,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability });
-  const hub = new Hub({ db });
+  const hub = new Hub({ db, now: opts.now });
   hub.onClose(() => db.close());
   for (const job of BACKGROUND_JOBS) job(hub);
 
@@ -200,7 +203,14 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
           return sendBadRequest(res, target.error);
         }
         const p = target.pathname;
-        if (p === '/mcp' || p === '/mcp/') return mcp(req, res);
+        if (p === '/mcp' || p === '/mcp/') {
+          // Agents connect on this computer: /mcp through the HTTPS front (tailscale serve) is refused.
+          if (hasFrontHeaders(req)) {
+            req.resume();
+            return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The MCP endpoint is not served through the HTTPS front.', next_step: 'Agents connect on this computer, at http://127.0.0.1:PORT/mcp.' } });
+          }
+          return mcp(req, res);
+        }
         // Everything else is the owner door's (its own 404 for paths it does not serve).
         return owner.handle(req, res, target);
       } catch (err) {

@@ -27,6 +27,8 @@ import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake
 import { connectionSnippets } from './snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { setFileReader } from './files-door';
+import { getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/devices';
+import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/pairing';
 
 // ISSUE13-PLACEHOLDER: replaced by the phone-approvals helpers' handlers before anything is submitted.
 function notYet(): never {
@@ -127,15 +129,16 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
-  'phone.get': () => notYet(), // ISSUE13-PLACEHOLDER
-  'phone.set': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.pair_start': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.pair_status': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.pair_confirm': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.pair_cancel': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.list': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.revoke': () => notYet(), // ISSUE13-PLACEHOLDER
-  'devices.audit': () => notYet(), // ISSUE13-PLACEHOLDER
+  // phone approvals (hub/devices.ts, hub/pairing.ts)
+  'phone.get': (hub) => ({ phone: getPhoneSettings(hub) }),
+  'phone.set': (hub, a) => ({ phone: setPhoneSettings(hub, a) }),
+  'devices.pair_start': (hub, a) => startPairing(hub, a),
+  'devices.pair_status': async (hub, a) => ({ pairing: await pairingStatus(hub, a) }),
+  'devices.pair_confirm': (hub, a) => confirmPairing(hub, a),
+  'devices.pair_cancel': (hub, a) => ({ pairing: cancelPairing(hub, a.pairing_id) }),
+  'devices.list': (hub) => ({ devices: listDevices(hub) }),
+  'devices.revoke': (hub, a) => ({ device: revokeDevice(hub, a.device_id) }),
+  'devices.audit': (hub, a) => ({ entries: listAudit(hub, a) }),
   'devices.test_push': () => notYet(), // ISSUE13-PLACEHOLDER
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
 };

@@ -6,11 +6,41 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH } from '../../shared/owner-api';
-import { BodyTooLarge, isBadTarget, isLoopbackHost, isLoopbackOrigin, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
+import { BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
 import { serveFileLink } from './files-door';
+import { DEVICE_API_PREFIX } from '../../shared/devices';
+import type { LiveItem } from '../../shared/types';
+import { cardAddressedToOwner, deviceScopeRefusal, isDeviceLive, type DeviceRow } from '../hub/devices';
+import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceRoute } from './device-door';
+
+/**
+ * Further device routes (the push door: /api/device/push/*, /api/device/action), dispatched by the device door
+ * (device-door.ts). One entry each: [exact path, or a prefix ending in '/', handler].
+ */
+const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
+];
+
+/** What a device of scope approvals sees of the live stream: requests, handoffs, cards addressed to the owner, hub status. */
+function approvalsItem(hub: Hub, item: LiveItem): boolean {
+  if (item.kind === 'hub') return true;
+  if (item.kind !== 'event') return false;
+  const ev = item.value.event;
+  if (ev.type.startsWith('request.') || ev.type.startsWith('handoff.') || ev.request) return true;
+  const msgId = ev.message?.msg_id ?? (typeof ev.data?.msg_id === 'string' ? ev.data.msg_id : undefined);
+  if ((ev.type === 'message.created' && ev.message?.kind === 'card') || ev.type === 'card.response') return !!msgId && cardAddressedToOwner(hub, msgId);
+  return false;
+}
+
+/** What an owner-API call's device audit line names as its target. */
+function targetOf(input: unknown): string | null {
+  if (!input || typeof input !== 'object') return null;
+  const o = input as Record<string, unknown>;
+  for (const k of ['request_id', 'msg_id', 'conv_id', 'handoff_id', 'agent', 'device_id', 'pairing_id']) if (typeof o[k] === 'string') return (o[k] as string).slice(0, 200);
+  return null;
+}
 
 export interface OwnerDoor {
   /** Answers one request (target: req.url as parseTarget read it, when the caller parsed it already). */
@@ -42,15 +72,34 @@ function safeEqual(a: string, b: string): boolean {
 export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: string }): OwnerDoor {
   const { hub, cliToken } = opts;
   const uiDir = opts.uiDir ?? path.resolve(__dirname, 'renderer');
-  const streams = new Set<ServerResponse>();
+  /** Open event streams; a device's stream has its id and, for scope approvals, a filter. */
+  const streams = new Map<ServerResponse, { deviceId: string; approvalsOnly: boolean } | null>();
+  const devices = createDeviceDoor({ hub, extraRoutes: DEVICE_ROUTES });
 
   const unsubscribe = hub.bus.subscribe((item) => {
     if (streams.size === 0) return;
     const chunk = `data: ${JSON.stringify(item)}\n\n`;
-    for (const s of streams) if (s.writable) s.write(chunk);
+    let approvals: boolean | undefined;
+    for (const [s, dev] of streams) {
+      if (!s.writable) continue;
+      if (dev) {
+        if (!isDeviceLive(hub, dev.deviceId)) { // revoked: its stream ends at once
+          streams.delete(s);
+          s.end();
+          continue;
+        }
+        if (dev.approvalsOnly && !(approvals ??= approvalsItem(hub, item))) continue;
+      }
+      s.write(chunk);
+    }
   });
   const heartbeat = setInterval(() => {
-    for (const s of streams) if (s.writable) s.write(': keep-alive\n\n');
+    for (const [s, dev] of streams) {
+      if (dev && !isDeviceLive(hub, dev.deviceId)) {
+        streams.delete(s);
+        s.end();
+      } else if (s.writable) s.write(': keep-alive\n\n');
+    }
   }, 15_000);
   heartbeat.unref();
 
@@ -125,39 +174,70 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     }
   }
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, action: string) {
+  /**
+   * Who calls the owner API: a paired device (its `pd_` bearer, on loopback or through the front), or the owner
+   * (CLI token or session, on loopback only). A remote request gets no trust from loopback: without a device
+   * credential it is 401. Answers the refusal itself and returns undefined when the caller may not go on.
+   */
+  function callerOf(req: IncomingMessage, res: ServerResponse, remote: boolean, action: string): { device: DeviceRow | null } | undefined {
+    const dev = devices.deviceOf(req, action);
+    if (dev && 'device' in dev) return { device: dev.device };
+    if (dev) return void sendRefusal(res, dev.refusal, dev.retryAfter);
+    if (remote) return void refuse(res, 401, 'unauthorized', 'Through the HTTPS front only a paired device\'s credential counts.', PAIR_THIS_DEVICE_STEP);
+    if (!ownerAuth(req)) return void refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
+    return { device: null };
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, action: string, remote: boolean) {
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Owner actions are POST requests with a JSON body.', 'POST JSON to this URL.');
-    if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
+    const caller = callerOf(req, res, remote, action);
+    if (!caller) return;
+    const device = caller.device;
+    const audit = (target: string | null, outcome: string) => { if (device) devices.audit(device, action.slice(0, 100), target, outcome); };
     let input: unknown = {};
     try {
       const buf = await readBody(req, LIMITS.maxBodyBytes);
       input = buf.length ? JSON.parse(buf.toString('utf8')) : {};
     } catch (err) {
-      if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send less.');
+      if (err instanceof BodyTooLarge) {
+        audit(null, 'refused:too_large');
+        return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send less.');
+      }
+      audit(null, 'refused:invalid_argument');
       return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.');
     }
+    const target = targetOf(input);
     try {
+      if (device) {
+        const refusal = deviceScopeRefusal(hub, device, action, input);
+        if (refusal) throw refusal;
+      }
       const value = await runOwnerAction(hub, action, input);
+      audit(target, 'ok');
       sendJson(res, 200, { ok: true, value });
     } catch (err) {
       if (isHubError(err)) {
+        audit(target, `refused:${err.code}`);
         const status = err.code === 'storage_full' ? 507 : err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
         return sendJson(res, status, { ok: false, error: err.toBody() });
       }
+      audit(target, 'refused:internal');
       process.stderr.write(`perch: owner action ${action} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
       refuse(res, 500, 'internal', 'The hub failed on this action; nothing was changed.', 'Retry; see the hub log.');
     }
   }
 
-  function handleEvents(req: IncomingMessage, res: ServerResponse) {
+  function handleEvents(req: IncomingMessage, res: ServerResponse, remote: boolean) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL with the owner session as bearer.');
-    if (!ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
+    const caller = callerOf(req, res, remote, 'events');
+    if (!caller) return;
+    if (caller.device) devices.audit(caller.device, 'events', null, 'ok');
     const head = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
     // HEAD has no body, so it can never carry an event: answer the head alone (a stream would never flush).
     if (req.method === 'HEAD') return void res.writeHead(200, head).end();
     res.writeHead(200, { ...head, Connection: 'keep-alive' });
     res.write(`retry: 1000\ndata: ${JSON.stringify({ kind: 'hub', value: { connected: true, at: hub.now(), storage: hub.storage } })}\n\n`);
-    streams.add(res);
+    streams.set(res, caller.device ? { deviceId: caller.device.id, approvalsOnly: caller.device.scope !== 'full' } : null);
     res.on('error', () => streams.delete(res));
     res.on('close', () => streams.delete(res));
   }
@@ -194,16 +274,23 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   return {
     handle(req, res, parsed) {
-      if (!isLoopbackHost(req.headers.host)) return refuse(res, 403, 'forbidden', 'The Host header must name this computer.', 'Open http://127.0.0.1:PORT/.');
+      // Host and Origin allow-list (loopback, or the public URL of the HTTPS front), Funnel refused (device-door.ts).
+      const front = checkFront(hub, req);
+      if (front.refusal) return sendRefusal(res, front.refusal);
+      const { remote } = front;
       const origin = req.headers.origin;
-      if (origin !== undefined && !isLoopbackOrigin(origin)) return refuse(res, 403, 'forbidden', `Requests from origin ${origin} are refused.`, 'Use the Perch UI.');
       const url = parsed ?? parseTarget(req.url);
       if (isBadTarget(url)) return sendBadRequest(res, url.error);
       const p = url.pathname;
-      if (p.startsWith(OWNER_API_PREFIX) && origin !== undefined && !isOwnOrigin(origin)) {
+      if ((p.startsWith(OWNER_API_PREFIX) || p.startsWith(DEVICE_API_PREFIX)) && origin !== undefined && !isOwnOrigin(origin) && origin !== front.publicOrigin) {
         return refuse(res, 403, 'forbidden', `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`, `Open ${hub.baseUrl}/ in the browser.`);
       }
-      if (p === OWNER_EVENTS_PATH) return handleEvents(req, res);
+      if (p.startsWith(DEVICE_API_PREFIX)) return devices.handle(req, res, url);
+      // Through the front: no login link, login exchange or session, and no file links (they are for the laptop's UI).
+      if (remote && (p === OWNER_SESSION_PATH || p === OWNER_LOGOUT_PATH || p === '/api/owner/login-link' || p === OWNER_LOGIN_PATH || p.startsWith('/files/'))) {
+        return refuse(res, 403, 'forbidden', `${p.startsWith('/files/') ? 'File links' : 'Logging in'} is only for this computer, not through the HTTPS front.`, p.startsWith('/files/') ? 'Open the file on the laptop.' : PAIR_THIS_DEVICE_STEP);
+      }
+      if (p === OWNER_EVENTS_PATH) return handleEvents(req, res, remote);
       if (p === OWNER_SESSION_PATH) {
         handleSession(req, res).catch((err: unknown) => sendInternalError(res, err, 'owner login exchange'));
         return;
@@ -214,7 +301,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         return sendJson(res, 200, { ok: true, value: { url: loginUrl() } });
       }
       if (p.startsWith(OWNER_API_PREFIX)) {
-        handleApi(req, res, p.slice(OWNER_API_PREFIX.length)).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
+        handleApi(req, res, p.slice(OWNER_API_PREFIX.length), remote).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
         return;
       }
       if (p.startsWith('/files/')) return serveFileLink(hub, req, res, url.path.slice('/files/'.length));
@@ -227,7 +314,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     close() {
       unsubscribe();
       clearInterval(heartbeat);
-      for (const s of streams) s.end();
+      for (const s of streams.keys()) s.end();
       streams.clear();
     },
   };
