@@ -5,7 +5,7 @@ import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PAT
 import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text';
-import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/devices';
+import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/devices';
 import type { LiveItem } from './model';
 
 /**
@@ -389,4 +389,6 @@ export const deviceDoor = {
   me: () => door<DeviceMe>(DEVICE_ME_PATH, 'GET', undefined, true),
   /** This device's push subscription (replaces an earlier one). */
   subscribe: (sub: { endpoint: string; keys: { p256dh: string; auth: string } }) => door<unknown>(DEVICE_PUSH_SUBSCRIBE_PATH, 'POST', sub, true),
+  /** Drops this device's push subscription at the hub ("Forget this phone"). */
+  unsubscribe: () => door<unknown>(DEVICE_PUSH_UNSUBSCRIBE_PATH, 'POST', {}, true),
 };

@@ -15,7 +15,7 @@ import { PhonePage } from './PhonePage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
-import { BottomBar, PairPage, RequestPage } from './Phone';
+import { BottomBar, ForgottenPhone, PairPage, PhoneMenu, RequestPage } from './Phone';
 import { useDevice } from '../stores/device';
 
 export function App() {
@@ -41,6 +41,8 @@ export function App() {
 function SignIn() {
   const refused = useSession((s) => s.error);
   const revoked = useDevice((s) => s.revoked);
+  const forgotten = useDevice((s) => s.forgotten);
+  if (forgotten) return <ForgottenPhone />;
   if (revoked) {
     return (
       <main className="signin" aria-labelledby="signin-title">
@@ -127,6 +129,7 @@ function Shell() {
     <div className={`app view-${view.name}${scope === 'approvals' ? ' scope-approvals' : ''}`}>
       {scope !== 'approvals' && <Sidebar />}
       <main className="main" aria-label="Main">
+        {(view.name === 'approvals' || view.name === 'home') && <PhoneMenu />} {/* device mode: "Forget this phone" (Phone.tsx) */}
         {link !== 'live' && (
           <div className={`linkbar linkbar-${link}`} role="status">
             {link === 'connecting' ? 'Connecting to the hub…' : link === 'offline' ? 'The hub is not answering; retrying…' : 'Signed out.'}

@@ -10,7 +10,8 @@ import { decideWithDraft, openView, selectRequest } from '../sync';
 import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
 import { HeldItems } from './HeldItems';
-import { NotificationsControl } from './Phone';
+import { NotificationsControl, PhoneHandoffs } from './Phone';
+import { useDevice } from '../stores/device';
 
 export function ApprovalsInbox() {
   const all = useRequests(useShallow((s) => Object.values(s.byId)));
@@ -21,6 +22,7 @@ export function ApprovalsInbox() {
   const decided = sorted.filter((r) => r.state !== 'pending').slice(0, 100);
   const pendingIds = pending.map((r) => r.request_id).join(' ');
   const heldCount = useHeld((s) => s.items.length); // review mode (HeldItems.tsx)
+  const phoneHandoffs = useDevice((s) => (s.me?.scope === 'approvals' ? s.handoffs.length : 0)); // an approvals-only phone lists handoffs itself
 
   // Keep a pending request selected; after a decision, the next one at the same place.
   const lastIndex = useRef(0);
@@ -88,7 +90,7 @@ export function ApprovalsInbox() {
       <header className="page-head">
         <h1>Approvals</h1>
         <p className="muted">
-          {pending.length === 0 ? (heldCount === 0 ? 'Nothing is waiting for you.' : '') : `${pending.length} decision${pending.length === 1 ? '' : 's'} waiting for you.`}
+          {pending.length === 0 ? (heldCount === 0 && phoneHandoffs === 0 ? 'Nothing is waiting for you.' : '') : `${pending.length} decision${pending.length === 1 ? '' : 's'} waiting for you.`}
           {heldCount > 0 && `${pending.length ? ' ' : ''}${heldCount} send${heldCount === 1 ? '' : 's'} held for your review.`}
         </p>
         <p className="shortcuts" aria-label="Keyboard shortcuts">
@@ -118,6 +120,11 @@ export function ApprovalsInbox() {
 
 /** Conversations agents handed to the owner: they wait for a hand-back. */
 function HandedToYou() {
+  const approvalsOnly = useDevice((s) => s.me?.scope === 'approvals');
+  return approvalsOnly ? <PhoneHandoffs /> : <HandedToYouList />;
+}
+
+function HandedToYouList() {
   const ownerId = useSession((s) => s.info?.owner.id);
   const list = useConversations(
     useShallow((s) =>

@@ -13,6 +13,9 @@ import { CardView } from './CardView';
 import { RequestCard } from './RequestCard';
 import { Icon } from './Icon';
 
+/** A touch screen without hover (a phone): the message actions show on a tap instead (focus-within). */
+const TOUCH = typeof matchMedia === 'function' && matchMedia('(hover: none)').matches;
+
 const QUICK_REACTIONS = ['👍', '✅', '👀', '❤️', '🎉', '🙏', '❓', '🚀'];
 const GROUP_MS = 5 * 60_000;
 
@@ -38,6 +41,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
       className={`msg ${compact ? 'msg-compact' : ''} ${mine ? 'msg-mine' : ''} ${props.highlighted ? 'msg-highlight' : ''} ${m.recalled ? 'msg-recalled' : ''}`}
       aria-label={`Message from ${m.sender.name}`}
       data-msg-id={m.msg_id}
+      tabIndex={TOUCH ? -1 : undefined} // a touch screen has no hover: a tap focuses the message and shows its actions (styles.css)
     >
       <div className="msg-gutter">
         {compact ? (

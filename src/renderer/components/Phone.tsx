@@ -5,9 +5,12 @@ import { useDevice } from '../stores/device';
 import { useRequests } from '../stores/requests';
 import { useHeld } from '../stores/held';
 import { useUi } from '../stores/ui';
-import { boot, defaultDeviceName, enableNotifications, openView, pairThisDevice, resetPairing } from '../sync';
+import { useShallow } from 'zustand/react/shallow';
+import { useSession } from '../stores/session';
+import { boot, defaultDeviceName, enableNotifications, forgetThisPhone, handBackFromPhone, openView, pairThisDevice, resetPairing } from '../sync';
 import { useNow } from '../hooks';
-import { countdown } from '../format';
+import { ago, countdown } from '../format';
+import type { HandoffItem } from '../../shared/owner-api';
 import { RequestCard } from './RequestCard';
 import { Icon } from './Icon';
 
@@ -79,6 +82,136 @@ export function NotificationsControl() {
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * A paired phone's own small menu (device mode, either scope): which device this is, and "Forget this phone" with a
+ * confirm step. It stands where the laptop's "Sign out" would (a phone has no owner session to sign out of).
+ */
+export function PhoneMenu() {
+  const me = useDevice((s) => s.me);
+  const [open, setOpen] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!me) return null;
+  return (
+    <div className="phone-menu">
+      <button
+        type="button"
+        className="btn btn-ghost phone-menu-button"
+        aria-expanded={open}
+        aria-controls="phone-menu-panel"
+        onClick={() => {
+          setOpen(!open);
+          setConfirming(false);
+        }}
+      >
+        <Icon name="config" /> This phone
+      </button>
+      {open && (
+        <div id="phone-menu-panel" className="phone-menu-panel" role="group" aria-label="This phone">
+          <p className="small">
+            Paired as <strong>{me.name}</strong> · {me.scope === 'approvals' ? 'approvals only' : 'full access'}
+          </p>
+          {!confirming ? (
+            <button type="button" className="btn btn-danger-ghost" onClick={() => setConfirming(true)}>
+              Forget this phone
+            </button>
+          ) : (
+            <div className="phone-forget-confirm" role="alertdialog" aria-label="Forget this phone?">
+              <p>
+                <strong>Forget this phone?</strong> It stops showing requests and notifications here. To use it again, pair it from the laptop (Settings → Phone). The laptop lists it until you revoke it there.
+              </p>
+              <div className="row">
+                <button
+                  type="button"
+                  className="btn btn-danger"
+                  disabled={busy}
+                  onClick={() => {
+                    setBusy(true);
+                    void forgetThisPhone();
+                  }}
+                >
+                  Yes, forget this phone
+                </button>
+                <button type="button" className="btn" disabled={busy} onClick={() => setConfirming(false)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** What a phone shows after "Forget this phone": how to pair it again. */
+export function ForgottenPhone() {
+  return (
+    <main className="signin" aria-labelledby="signin-title">
+      <div className="signin-card">
+        <img src="./favicon.svg" alt="" width={64} height={64} />
+        <h1 id="signin-title">This phone is not paired</h1>
+        <p role="status">This phone forgot its pairing. To approve from it again:</p>
+        <ol className="pair-steps">
+          <li>On the laptop, open Perch → Settings → Phone → Pair a phone.</li>
+          <li>Scan the QR code with this phone and tap Pair.</li>
+          <li>Check both screens show the same words, then confirm on the laptop.</li>
+        </ol>
+      </div>
+    </main>
+  );
+}
+
+/**
+ * Handoffs waiting for the owner, on a device of scope approvals (it cannot open conversations): who handed off,
+ * the note, the conversation's title, and "Hand back" with a required note.
+ */
+export function PhoneHandoffs() {
+  const ownerId = useSession((s) => s.info?.owner.id);
+  const items = useDevice(useShallow((s) => s.handoffs.filter((h) => h.to.id === ownerId)));
+  if (items.length === 0) return null;
+  return (
+    <section className="handed-list phone-handoffs" aria-label="Handed to you">
+      <h2>Handed to you</h2>
+      {items.map((h) => (
+        <PhoneHandoff key={`${h.conv_id}:${h.agent.id}`} h={h} />
+      ))}
+    </section>
+  );
+}
+
+function PhoneHandoff({ h }: { h: HandoffItem }) {
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const now = useNow(30_000);
+  const fieldId = `handback-${h.conv_id}-${h.agent.id}`;
+  return (
+    <article className="phone-handoff" aria-label={`Handoff from ${h.agent.name}: ${h.title}`}>
+      <p className="phone-handoff-head">
+        <strong>{h.agent.name}</strong> handed you <strong className="phone-handoff-title">{h.title}</strong> <span className="muted small">· {ago(h.at, now)}</span>
+      </p>
+      <p className="phone-handoff-note">{h.note}</p>
+      <form
+        className="phone-handoff-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!note.trim() || busy) return;
+          setBusy(true);
+          const r = await handBackFromPhone(h.conv_id, h.agent.id, note.trim());
+          setBusy(false);
+          if (r) setNote('');
+        }}
+      >
+        <label htmlFor={fieldId}>Note for {h.agent.name}</label>
+        <textarea id={fieldId} rows={2} placeholder={`What should ${h.agent.name} know?`} value={note} onChange={(e) => setNote(e.target.value)} required />
+        <button type="submit" className="btn btn-primary" disabled={busy || !note.trim()}>
+          {busy ? 'Handing back…' : 'Hand back'}
+        </button>
+      </form>
+    </article>
   );
 }
 

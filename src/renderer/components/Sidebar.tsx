@@ -14,6 +14,7 @@ import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
 import { PauseAllControl } from './Control';
 import { Icon } from './Icon';
+import { useDevice } from '../stores/device';
 
 export function sortedConversationIds(byId: Record<string, ConversationView>, filter: string): string[] {
   const f = filter.trim().toLowerCase();
@@ -44,6 +45,7 @@ export function Sidebar() {
     }),
   );
   const [results, setResults] = useState<Message[] | null>(null);
+  const deviceMode = useDevice((s) => !!s.me); // a paired phone has no owner session to sign out of: it has "Forget this phone" (Phone.tsx)
 
   return (
     <nav className="sidebar" aria-label="Perch">
@@ -54,7 +56,7 @@ export function Sidebar() {
         <span className="brand-owner" title="You, the owner">
           {info?.owner.name}
         </span>
-        {transport.kind === 'http' && (
+        {transport.kind === 'http' && !deviceMode && (
           <button type="button" className="link brand-signout" onClick={() => void signOut()}>
             Sign out
           </button>

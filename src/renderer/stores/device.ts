@@ -1,6 +1,7 @@
 // A paired phone (issue 13): its device credential's scope, the /pair page's progress, and its push subscription.
 import { create } from 'zustand';
 import type { DeviceMe } from '../transport';
+import type { HandoffItem } from '../../shared/owner-api';
 
 export type PairStep =
   | { step: 'form' }
@@ -19,9 +20,14 @@ export interface DeviceState {
   pair: PairStep;
   /** "Turn on notifications". */
   push: { state: 'idle' | 'working' | 'on' | 'error'; message: string | null };
+  /** A device of scope approvals (no conversation list): the handoffs waiting for the owner (handoffs.list). */
+  handoffs: HandoffItem[];
+  handoffsLoaded: boolean;
+  /** The owner chose "Forget this phone" here: the credential is gone; the pairing instructions show. */
+  forgotten: boolean;
 }
 
-export const deviceStore = create<DeviceState>(() => ({ me: null, revoked: false, code: null, pair: { step: 'form' }, push: { state: 'idle', message: null } }));
+export const deviceStore = create<DeviceState>(() => ({ me: null, revoked: false, code: null, pair: { step: 'form' }, push: { state: 'idle', message: null }, handoffs: [], handoffsLoaded: false, forgotten: false }));
 export const useDevice = deviceStore;
 
 /** A device of scope approvals: only the Approvals inbox. */

@@ -2,9 +2,10 @@
 // keep the credential), the device credential's scope at boot, and "Turn on notifications" (the service worker and
 // the push subscription). Every write of the device store is here.
 import { DEVICE_PAIR_PAGE } from '../../shared/devices';
-import { deviceDoor, storeDeviceToken, type DoorReply } from '../transport';
+import { api, deviceDoor, storeDeviceToken, type DoorReply } from '../transport';
 import { deviceStore, type PairStep } from '../stores/device';
 import { sessionStore } from '../stores/session';
+import { attempt, toast } from './common';
 
 /** The device name the /pair page suggests, from the user agent. */
 export function defaultDeviceName(ua: string = navigator.userAgent): string {
@@ -68,7 +69,7 @@ export async function pairThisDevice(deviceName: string, onPaired: () => void): 
       networkFailures = 0;
       if (w.value.device_token) {
         storeDeviceToken(w.value.device_token);
-        deviceStore.setState({ code: null, revoked: false });
+        deviceStore.setState({ code: null, revoked: false, forgotten: false });
         setPair({ step: 'done' });
         onPaired();
         return;
@@ -119,11 +120,54 @@ export function deviceGone(): void {
   sessionStore.setState({ status: 'signed-out', error: null });
 }
 
-/** Forgets this phone's credential (it stays listed on the laptop until revoked there). */
-export function forgetThisDevice(): void {
+/**
+ * "Forget this phone": stops its notifications (the browser's push subscription, and the hub's copy when the push
+ * door answers), forgets the credential, and shows the pairing instructions. The laptop still lists the device until
+ * it is revoked there. The caller (live.ts) closes the live stream first.
+ */
+export async function forgetThisDevice(): Promise<void> {
+  try {
+    const reg = 'serviceWorker' in navigator ? await navigator.serviceWorker.getRegistration('/') : undefined;
+    const sub = reg ? await reg.pushManager.getSubscription() : null;
+    if (sub) {
+      await deviceDoor.unsubscribe().catch(() => undefined); // best effort: the hub also drops it when the push service answers 404/410
+      await sub.unsubscribe().catch(() => false);
+    }
+  } catch {
+    /* no service worker here: nothing to stop */
+  }
   storeDeviceToken(null);
-  deviceStore.setState({ me: null, revoked: false });
-  sessionStore.setState({ status: 'signed-out', error: null });
+  deviceStore.setState({ me: null, revoked: false, forgotten: true, handoffs: [], handoffsLoaded: false, push: { state: 'idle', message: null } });
+  sessionStore.setState({ status: 'signed-out', error: null, info: null, link: 'unauthorized' });
+}
+
+// ---- handoffs on a device of scope approvals (it has no conversation list: handoffs.list is its source) ----
+
+/** Loads the handoffs waiting for the owner (handoffs.list). */
+export async function loadHandoffs(): Promise<void> {
+  const r = await api('handoffs.list', {});
+  deviceStore.setState({ handoffs: r.handoffs, handoffsLoaded: true });
+}
+
+let handoffTimer: ReturnType<typeof setTimeout> | null = null;
+/** A handoff.* event arrived in the live stream: re-read the list shortly (several events make one read). */
+export function refreshHandoffsSoon(): void {
+  if (handoffTimer) return;
+  handoffTimer = setTimeout(() => {
+    handoffTimer = null;
+    loadHandoffs().catch(() => {});
+  }, 250);
+}
+
+/** Hands a conversation back to the agent from the phone (note required); the agent is woken with the note. */
+export function handBackFromPhone(convId: string, agentId: string, note: string) {
+  return attempt('Not handed back', async () => {
+    const r = await api('handoffs.hand_back', { conv_id: convId, agent: agentId, note });
+    deviceStore.setState((s) => ({ handoffs: s.handoffs.filter((h) => !(h.conv_id === convId && h.agent.id === agentId)) }));
+    toast(`Handed back to ${r.agent.name}.`);
+    refreshHandoffsSoon();
+    return r;
+  });
 }
 
 function base64UrlToBytes(s: string): Uint8Array<ArrayBuffer> {
@@ -147,38 +191,79 @@ export function pushUnsupportedReason(): string | null {
   return null;
 }
 
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
+  Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
+
+const NOTHING_CHANGED = 'Nothing was changed: requests still show here when you open Perch.';
+
+/** What a failed pushManager.subscribe means, in words (Chromium answers AbortError when it has no push service). */
+export function pushServiceFailure(err: unknown): string {
+  const name = err instanceof DOMException || err instanceof Error ? err.name : '';
+  const said = err instanceof Error ? err.message : String(err);
+  if (name === 'NotAllowedError') return `This browser refused a push subscription ("${said}"). Allow notifications for this site in the browser's settings, then try again. ${NOTHING_CHANGED}`;
+  if (name === 'AbortError')
+    return `This browser has no working push service, so it cannot receive notifications ("${said}"). On Android use Chrome; on iPhone open Perch from the Home Screen. ${NOTHING_CHANGED}`;
+  return `This browser could not make a push subscription ("${said}"). ${NOTHING_CHANGED}`;
+}
+
+const sameKey = (a: ArrayBuffer | null | undefined, b: Uint8Array): boolean => !!a && a.byteLength === b.byteLength && new Uint8Array(a).every((x, i) => x === b[i]);
+
 /**
  * "Turn on notifications": permission, the service worker (/sw.js), a push subscription with the hub's VAPID key,
- * and POST /api/device/push/subscribe. Each failure says what to do.
+ * and POST /api/device/push/subscribe. Each failure says what to do and undoes what this call set up (the service
+ * worker it registered, the subscription it made), so a failure changes nothing.
  */
 export async function enableNotifications(): Promise<void> {
   const unsupported = pushUnsupportedReason();
   if (unsupported) return setPush('error', unsupported);
   setPush('working');
+  let registered: ServiceWorkerRegistration | null = null; // registered by this call (none before): undone on failure
+  let made: PushSubscription | null = null; // made by this call: undone on failure
+  const fail = async (message: string) => {
+    await made?.unsubscribe().catch(() => false);
+    await registered?.unregister().catch(() => false);
+    setPush('error', message);
+  };
   try {
     const permission = await Notification.requestPermission();
-    if (permission !== 'granted') return setPush('error', "Notifications are blocked for this site — allow them in the browser's site settings, then try again.");
+    if (permission === 'denied') return setPush('error', `Notifications are blocked for this site — allow them in the browser's site settings, then try again. ${NOTHING_CHANGED}`);
+    if (permission !== 'granted') return setPush('error', 'Notifications were not allowed. Tap "Turn on notifications" again and choose Allow.');
     const me = await deviceDoor.me();
     if (!me.ok) {
       if (me.status === 401) return deviceGone();
       return setPush('error', `${me.error.message} ${me.error.next_step}`.trim());
     }
-    const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-    await navigator.serviceWorker.ready;
+    const key = base64UrlToBytes(me.value.vapid_public_key);
+    const before = await navigator.serviceWorker.getRegistration('/');
+    let reg: ServiceWorkerRegistration;
+    try {
+      reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+    } catch (err) {
+      return await fail(`This Perch could not start its notification worker (/sw.js: "${err instanceof Error ? err.message : String(err)}"). Update Perch on the laptop, then try again. ${NOTHING_CHANGED}`);
+    }
+    if (!before) registered = reg;
+    if ((await withTimeout(navigator.serviceWorker.ready, 15_000)) === 'timeout') return await fail(`The notification worker did not start. Reload the page and try again. ${NOTHING_CHANGED}`);
     let sub: PushSubscription;
     try {
-      sub = (await reg.pushManager.getSubscription()) ?? (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64UrlToBytes(me.value.vapid_public_key) }));
+      const existing = await reg.pushManager.getSubscription();
+      // A subscription made for another key (another Perch, or new VAPID keys) would never receive: replace it.
+      if (existing && !sameKey(existing.options.applicationServerKey, key)) await existing.unsubscribe();
+      const keep = existing && sameKey(existing.options.applicationServerKey, key) ? existing : null;
+      sub = keep ?? (made = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
     } catch (err) {
-      return setPush('error', `This browser has no push service available (${err instanceof Error ? err.message : String(err)}).`);
+      return await fail(pushServiceFailure(err));
     }
     const json = sub.toJSON();
     const r = await deviceDoor.subscribe({ endpoint: sub.endpoint, keys: { p256dh: json.keys?.p256dh ?? '', auth: json.keys?.auth ?? '' } });
     if (!r.ok) {
-      if (r.status === 401) return deviceGone();
-      return setPush('error', `${r.error.message} ${r.error.next_step}`.trim());
+      if (r.status === 401) {
+        await fail('');
+        return deviceGone();
+      }
+      return await fail(`The laptop did not take this phone's subscription: ${r.error.message} ${r.error.next_step}`.trim());
     }
     setPush('on', 'Notifications are on: new requests arrive on this phone.');
   } catch (err) {
-    setPush('error', `Could not turn on notifications: ${err instanceof Error ? err.message : String(err)}`);
+    await fail(`Could not turn on notifications: ${err instanceof Error ? err.message : String(err)}. ${NOTHING_CHANGED}`);
   }
 }

@@ -9,7 +9,7 @@
 //   actions.ts   the owner's actions
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control (issue 10)
-export { boot, signOut } from './live';
+export { boot, forgetThisPhone, signOut } from './live';
 export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
@@ -23,7 +23,7 @@ export {
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
-export { defaultDeviceName, enableNotifications, forgetThisDevice, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
+export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
 export {
   cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
   sendTestPush, setPushContent, startPairing,

@@ -22,7 +22,7 @@ import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
 import { loadControls, onBudgetPaused, onControlEvent } from './control';
 import { approvalsOnly, deviceStore } from '../stores/device';
-import { deviceGone, loadDevice, openPairPageIfAsked } from './device';
+import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './device';
 import { isNarrow } from './router';
 
 let unsubscribe: (() => void) | null = null;
@@ -71,7 +71,7 @@ export async function boot(): Promise<void> {
     transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
   }
   if (approvalsOnly()) {
-    await loadRequests().catch((err) => toast(errorText(err), 'error'));
+    await Promise.all([loadRequests(), loadHandoffs()]).catch((err) => toast(errorText(err), 'error'));
   } else {
     await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
   }
@@ -79,6 +79,13 @@ export async function boot(): Promise<void> {
   // On a phone (or a device of scope approvals) the Approvals inbox comes first.
   const v = uiStore.getState().view;
   if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow()) openView({ name: 'approvals' });
+}
+
+/** "Forget this phone" (device mode): the live stream closes, the credential is forgotten, the pairing steps show. */
+export async function forgetThisPhone(): Promise<void> {
+  unsubscribe?.();
+  unsubscribe = null;
+  await forgetThisDevice();
 }
 
 /** Signs the owner out: the hub ends the session, this browser forgets it, the sign-in screen shows. */
@@ -92,8 +99,11 @@ export async function signOut(): Promise<void> {
 function onLive(item: LiveItem): void {
   switch (item.kind) {
     case 'event':
-      if (approvalsOnly()) reconcileRequestFromEvent(item.value.event); // a device of scope approvals: only the inbox
-      else applyEvent(item.value.event, item.value.woken);
+      if (approvalsOnly()) {
+        // A device of scope approvals: only the inbox (requests, and the handoffs it lists from handoffs.list).
+        reconcileRequestFromEvent(item.value.event);
+        if (item.value.event.type.startsWith('handoff.')) refreshHandoffsSoon();
+      } else applyEvent(item.value.event, item.value.woken);
       return;
     case 'progress':
       applyProgress(item.value);
@@ -115,7 +125,7 @@ function onLive(item: LiveItem): void {
 /** After the stream was down: reload lists and fill every loaded timeline from its last seq. */
 async function resync(): Promise<void> {
   if (approvalsOnly()) {
-    await loadRequests().catch(() => {});
+    await Promise.all([loadRequests(), loadHandoffs()]).catch(() => {});
     return;
   }
   await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(() => {});
