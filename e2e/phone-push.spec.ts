@@ -82,7 +82,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     assert.equal((await laptop.getByLabel('Pairing phrase').textContent())!.trim(), phrase, 'both screens show the same phrase');
     await laptop.screenshot({ path: `${ARTIFACTS}/phone-push-pair-laptop.png` });
     await laptop.getByRole('button', { name: 'It matches — pair' }).click();
-    await laptop.getByText('Paired Pocket Pixel.').waitFor();
+    await laptop.getByRole('main').getByText('Paired Pocket Pixel.').waitFor();
 
     await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
     const stored = await phone.evaluate(() => ({ device: localStorage.getItem('perch.device.token'), owner: localStorage.getItem('perch.owner.session') }));
