@@ -35,7 +35,9 @@ function viaFront(baseUrl: string, method: string, path: string, body?: unknown,
         } catch {
           json = text;
         }
-        resolve({ status: res.statusCode ?? 0, json });
+        // The device door answers {ok: true, value} or {ok: false, error}: hand back the value when there is one.
+        const body = json as { ok?: boolean; value?: unknown } | null;
+        resolve({ status: res.statusCode ?? 0, json: body && body.ok === true ? body.value : json });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
@@ -110,6 +112,23 @@ describe('Settings → Phone', () => {
     await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
     assert.equal(await form.getByRole('alert').count(), 0, 'the inline error is gone once saved');
     assert.equal(await howto.count(), 0);
+
+    // What pushes carry, and the ntfy channel (a bad topic refused inline), kept across a reload.
+    await page.getByText('Only ids').click();
+    const ntfy = page.getByRole('form', { name: 'ntfy' });
+    await ntfy.getByLabel('Send to ntfy').check();
+    await ntfy.getByLabel('Topic').fill('not a topic!');
+    await ntfy.getByRole('button', { name: 'Save ntfy' }).click();
+    await ntfy.getByRole('alert').waitFor();
+    await ntfy.getByLabel('Topic').fill('perch-e2e-topic_1');
+    await ntfy.getByRole('button', { name: 'Save ntfy' }).click();
+    await page.getByText('ntfy: pushes also go to perch-e2e-topic_1.').waitFor();
+    assert.equal(await ntfy.getByRole('alert').count(), 0);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor(); // the hash keeps the page
+    await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
+    assert.equal(await page.getByRole('radio', { name: /^Only ids/ }).isChecked(), true);
+    assert.equal(await page.getByRole('form', { name: 'ntfy' }).getByLabel('Topic').inputValue(), 'perch-e2e-topic_1');
   });
 
   test('pairing: the QR code and link appear, the phone claims, the phrase shows, confirm lists the device, revoke ends its credential', { timeout: 120_000 }, async () => {
@@ -153,7 +172,7 @@ describe('Settings → Phone', () => {
     assert.equal(again.status, 410);
 
     await page.getByRole('button', { name: 'It matches — pair' }).click();
-    await page.getByText('Paired Test Pixel.').waitFor();
+    await page.getByRole('region', { name: 'Pair a phone' }).getByText('Paired Test Pixel.').waitFor();
     const row = page.getByRole('list', { name: 'Paired devices' }).getByRole('listitem', { name: 'Device Test Pixel' });
     await row.waitFor();
     await row.getByText('approvals only').waitFor();

@@ -317,7 +317,7 @@ function DevicesSection() {
                 {d.revoked
                   ? `Revoked ${d.revoked_at ? dateTimeOf(d.revoked_at) : ''}`
                   : `Last used ${d.last_used_at ? ago(d.last_used_at, now) : 'never'} · notifications ${d.push ? 'on' : 'off'}`}{' '}
-                · key …{d.token_hint} · paired {dateTimeOf(d.created_at)}
+                · key {d.token_hint.startsWith('…') ? '' : '…'}{d.token_hint} · paired {dateTimeOf(d.created_at)}
               </p>
               {tests[d.id] && <TestResult r={tests[d.id]!} />}
             </div>
@@ -457,7 +457,7 @@ function AuditSection() {
     <section className="ph-section" aria-labelledby="ph-audit-title">
       <div className="row-between">
         <h2 id="ph-audit-title">What devices did</h2>
-        <button type="button" className="btn btn-ghost btn-small" onClick={() => void loadDeviceAudit().catch(() => {})}>
+        <button type="button" className="btn btn-ghost btn-small" onClick={() => void Promise.all([loadDevices(), loadDeviceAudit()]).catch(() => {})}>
           Refresh
         </button>
       </div>

@@ -120,8 +120,7 @@ export const confirmPairing = () =>
     const p = phoneStore.getState().pairing?.pairing;
     if (!p) return undefined;
     const r = await api('devices.pair_confirm', p.phrase ? { pairing_id: p.pairing_id, phrase: p.phrase } : { pairing_id: p.pairing_id });
-    putPairing(r.pairing);
-    toast(`Paired ${r.device.name}.`);
+    putPairing(r.pairing); // the page says it in place (no notice)
     void Promise.all([loadDevices(), loadDeviceAudit()]).catch(() => {});
     return r;
   });
