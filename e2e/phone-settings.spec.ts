@@ -70,6 +70,7 @@ describe('Settings → Phone', () => {
     const res = await fetch(manifestUrl);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/manifest\+json/);
+    assert.equal(res.headers.get('cache-control'), 'no-cache', 'the manifest keeps its name across versions: browsers revalidate it');
     const manifest = (await res.json()) as { name: string; start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string; purpose?: string }> };
     assert.equal(manifest.name, 'Perch');
     assert.equal(manifest.display, 'standalone');
@@ -83,10 +84,16 @@ describe('Settings → Phone', () => {
       const r = await fetch(icon.url);
       assert.equal(r.status, 200, icon.url);
       assert.equal(r.headers.get('content-type'), 'image/png', icon.url);
+      assert.equal(r.headers.get('cache-control'), 'no-cache', `${icon.url} is revalidated (not hashed)`);
       const meta = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
       assert.equal(`${meta.width}x${meta.height}`, icon.sizes, `${icon.url} is as large as the manifest says`);
     }
     assert.equal(await h.page.locator('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
+    // The bundler's hashed files are the only ones cached for good.
+    const script = await h.page.locator('script[src*="assets/"]').first().getAttribute('src');
+    const js = await fetch(new URL(script!, h.page.url()).href);
+    await js.arrayBuffer();
+    assert.match(js.headers.get('cache-control') ?? '', /immutable/);
   });
 
   test('without a public URL the page explains the two tailscale serve commands with this hub’s port; a bad URL is refused inline', { timeout: 60_000 }, async () => {

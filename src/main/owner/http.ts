@@ -171,7 +171,9 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         'Content-Security-Policy': CSP,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'no-referrer',
-        'Cache-Control': rel === '/index.html' || rel === '/sw.js' ? 'no-cache' : 'public, max-age=31536000, immutable',
+        // Only the bundler's hashed files (/assets/*) never change under their name; the page, the service worker, the
+        // manifest and its icons keep their names across versions, so browsers revalidate them.
+        'Cache-Control': rel.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
         ...(rel === '/sw.js' ? { 'Service-Worker-Allowed': '/' } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : data);
