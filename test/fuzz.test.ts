@@ -217,7 +217,7 @@ function mutateToken(r: Rng, link: string): string {
   }
 }
 
-function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'events' | 'files' | 'static' | 'junk' } {
+function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'events' | 'files' | 'static' | 'device' | 'junk' } {
   const roll = r.int(100);
   if (roll < 35) return { target: r.pick(['/mcp', '/mcp', '/mcp', '/mcp/', '/mcp?x=1', `http://127.0.0.1:${w.port}/mcp`, '/MCP', '/mcp%']), kind: 'mcp' };
   if (roll < 58) {
@@ -227,6 +227,8 @@ function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'ev
   if (roll < 63) return { target: r.pick(['/api/owner/events', '/api/owner/events?x=%', '/api/owner/events/']), kind: 'events' };
   if (roll < 75) return { target: r.chance(0.5) ? new URL(r.pick(w.fileLinks)).pathname : mutateToken(r, r.pick(w.fileLinks)), kind: 'files' };
   if (roll < 85) return { target: r.pick(['/', '/index.html', '/favicon.svg', '/assets/x.js', '/assets/../index.html', '/login', '/login?token=%', '/login?token=abc', '/.env', '/a/b/c', '/%2e%2e/%2e%2e/etc/passwd']), kind: 'static' };
+  // The device door (issue 13: pairing, device credential, push) and the pairing page.
+  if (roll < 90) return { target: r.pick(['/api/device/pair/claim', '/api/device/pair/wait', '/api/device/me', '/api/device/push/subscribe', '/api/device/push/unsubscribe', '/api/device/action', '/api/device/', '/api/device/x%', '/pair', '/pair?x=%']), kind: 'device' };
   // Path junk: percent junk, NUL, dot-dot, unicode (raw UTF-8 and encoded), very long, odd forms.
   const parts = Array.from({ length: 1 + r.int(6) }, () => r.pick(['%', '%Z1', '%E0%A4%A', '%00', '%2F', '..', '.', '%2e%2e', utf8AsLatin1('报告'), encodeURIComponent('🦜'), '%FF%FE', 'a', '', '\\', '?', '#', ';', '\t']));
   let t = `/${parts.join('/')}`;
@@ -247,6 +249,9 @@ function headers(r: Rng, w: World, kind: string, modern: boolean): Array<[string
     h.push(['Cookie', r.pick([`perch_owner=${w.sessionCookie}`, `perch_owner=${w.sessionCookie}`, 'perch_owner=%', 'perch_owner=%E0%A4%A', '=;;', 'perch_owner="x', 'a=b; perch_owner=', `perch_owner=${'x'.repeat(5000)}`, utf8AsLatin1('perch_owner=报告')])]);
   }
   if (r.chance(0.5)) h.push(['X-Perch-Owner', r.pick(['1', '0', ''])]);
+  // What an HTTPS front (tailscale serve) adds, Funnel's marker, a device credential (issue 13).
+  if (r.chance(0.2)) h.push([r.pick(['X-Forwarded-For', 'X-Forwarded-Host', 'Forwarded', 'X-Real-IP', 'Tailscale-User-Login', 'Tailscale-Funnel-Request']), r.pick(['100.64.0.1', '?1', '', '%', utf8AsLatin1('报告')])]);
+  if (kind === 'device' && r.chance(0.5)) h.push(['Authorization', r.pick(['Bearer pd_', 'Bearer pd_nope', `Bearer pd_${'x'.repeat(300)}`])]);
   const auth = r.int(10);
   if (kind === 'mcp' ? auth < 8 : auth < 3) h.push(['Authorization', `Bearer ${w.agentKey}`]);
   else if (kind === 'owner' || kind === 'events' ? auth < 7 : auth < 5) h.push(['Authorization', `Bearer ${w.ownerToken}`]);
@@ -274,13 +279,14 @@ interface Planned {
 
 function plan(r: Rng, w: World): Planned {
   const t = target(r, w);
-  const usual = t.kind === 'mcp' || t.kind === 'owner' ? 'POST' : 'GET';
+  const usual = t.kind === 'mcp' || t.kind === 'owner' || (t.kind === 'device' && !t.target.endsWith('/me')) ? 'POST' : 'GET';
   const method = r.chance(0.7) ? usual : r.int(20) < 17 ? r.pick(['POST', 'GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']) : r.pick(['get', 'BREW', 'G\x00T', 'CONNECT', '', 'POST POST', 'X'.repeat(100)]);
   const modern = r.chance(0.3);
   let body = '';
   if (method !== 'GET' && method !== 'HEAD' || r.chance(0.05)) {
     if (t.kind === 'mcp') body = mcpBody(r, w, modern);
     else if (t.kind === 'owner') body = ownerBody(r, w, t.target.slice('/api/owner/'.length));
+    else if (t.kind === 'device' && r.chance(0.6)) body = JSON.stringify(r.pick([{ code: 'A'.repeat(22), device_name: 'x' }, { code: 1 }, { pairing_id: 'pair_x', claim_secret: 'y', wait_secs: 0 }, { pairing_id: 'p', claim_secret: 'y', wait_secs: -1 }, { token: 'x.y' }, { endpoint: 'https://x', keys: {} }, [], null]));
     else if (r.chance(0.5)) body = junkBody(r, w);
   }
   const h = headers(r, w, t.kind, modern);

@@ -113,7 +113,7 @@ async function readJsonObject(req: IncomingMessage, limit = 4096): Promise<Recor
     buf = await readBody(req, limit);
   } catch (err) {
     if (err instanceof BodyTooLarge) throw new HubError('too_large', `The body is over ${err.limit} bytes.`, 'Send a small JSON object.');
-    throw err;
+    throw new HubError('invalid_argument', 'The body did not arrive whole (the connection ended or broke).', 'Send the whole JSON object.');
   }
   let v: unknown;
   try { v = buf.length ? JSON.parse(buf.toString('utf8')) : {}; } catch { throw new HubError('invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.'); }
