@@ -141,7 +141,10 @@ export const OWNER_ACTIONS = {
     description: 'Start pairing a phone: a single-use code (5 minutes) in a link and its QR code. Needs the public URL set. scope: approvals (default) or full.',
     input: z.strictObject({ name: z.string().max(MAX_DEVICE_NAME_CHARS).optional(), scope: z.enum(DEVICE_SCOPES).optional() }),
   },
-  'devices.pair_status': { description: 'A pairing\'s state: waiting for the phone, claimed (the phrase to compare), confirmed, expired or cancelled.', input: z.strictObject({ pairing_id: id(), wait_secs: z.number().int().min(0).max(30).optional() }) },
+  'devices.pair_status': {
+    description: 'A pairing\'s state: waiting for the phone, claimed (the phrase to compare), confirmed, expired or cancelled. wait_secs waits until it changes; state (the state you last saw) ends the wait at once when it differs already.',
+    input: z.strictObject({ pairing_id: id(), wait_secs: z.number().int().min(0).max(30).optional(), state: z.enum(['waiting', 'claimed', 'confirmed', 'expired', 'cancelled']).optional() }),
+  },
   'devices.pair_confirm': { description: 'Confirm a claimed pairing once both screens show the same phrase: the phone gets its credential.', input: z.strictObject({ pairing_id: id(), phrase: z.string().max(100).optional() }) },
   'devices.pair_cancel': { description: 'Cancel a pairing (the code stops working).', input: z.strictObject({ pairing_id: id() }) },
   'devices.list': { description: 'Paired devices with scope, last use and whether they get pushes (revoked ones too).', input: z.strictObject({}) },

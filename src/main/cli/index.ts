@@ -520,9 +520,12 @@ async function cmdDevice(argv: string[]): Promise<void> {
   const QRCode = (await import('qrcode')).default;
   const qr = await QRCode.toString(start.url, { type: 'terminal', small: true });
   const say = (text: string) => { if (!json) process.stdout.write(text); };
+  // --json: one line as soon as the link exists (a script needs the link to hand it to the phone), one when paired.
+  if (json) print(true, { url: start.url, pairing: start.pairing }, () => '');
   say(`Open this on the phone (scan the QR code; it works once, for 5 minutes):\n\n${qr}\n  ${start.url}\n\nWaiting for the phone…\n`);
   let p: PairingView = start.pairing;
-  while (p.state === 'waiting') p = ((await call('devices.pair_status', { pairing_id: p.pairing_id, wait_secs: 30 })) as { pairing: PairingView }).pairing;
+  // state: a phone that claims between two calls ends the next wait at once (not 30 s later).
+  while (p.state === 'waiting') p = ((await call('devices.pair_status', { pairing_id: p.pairing_id, wait_secs: 30, state: p.state })) as { pairing: PairingView }).pairing;
   if (p.state !== 'claimed') fail(`the pairing is ${p.state}. Start again with \`perch device pair\`.`, 1);
   say(`\nThe phone (${p.device_name}) shows:   ${p.phrase}\n`);
   const yes = values.yes || (await askYesNo('Does the phone show the same words? [y/N] '));
@@ -645,7 +648,8 @@ perch device pair [--name NAME] [--scope approvals|full] [--yes] [--json]
   revoke  ends a device's credential and its push subscription at once
   pair    needs the running hub and its public URL (perch serve --public-url URL): prints the link and its
           QR code, waits (5 minutes) for the phone to open it, shows the phrase both screens show, and asks
-          y/N before the phone gets its credential (--yes: confirm without asking). Scope approvals (default):
+          y/N before the phone gets its credential (--yes: confirm without asking; --json: a line {url, pairing}
+          when the link is ready, then a line {pairing, device} once paired). Scope approvals (default):
           the approvals inbox only; full: every owner action except pairing, devices and phone settings.
 ${DATA_DIR_LINE}`,
   version: () => `perch version — prints the version (also --version, -v)`,

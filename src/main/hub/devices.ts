@@ -19,6 +19,8 @@ import {
 import { getSetting, setSetting } from '../store/settings';
 export type { DeviceRow } from '../store/devices';
 import { messageById } from '../store/messages';
+import { activeHandoffsOf, handoffById } from '../store/handoffs';
+import type { HandoffItem } from '../../shared/owner-api';
 import { conversationById, member } from '../store/conversations';
 
 /** Every device credential starts with this. */
@@ -158,6 +160,22 @@ export function cardAddressedToOwner(hub: Hub, msgId: string): boolean {
   return !!conv && conv.kind === 'direct' && !!member(hub.db, conv.id, hub.ownerId);
 }
 
+/**
+ * A handoff is the owner's when it is handed to the owner. (Today the owner is the hub's only person, so every
+ * handoff is; a handoff names its person, and an approvals device sees and hands back only the owner's.)
+ */
+export function handoffToOwner(hub: Hub, handoffId: unknown): boolean {
+  if (typeof handoffId !== 'number') return false;
+  return handoffById(hub.db, handoffId)?.to_user === hub.ownerId;
+}
+
+/** What a device of this scope gets of an owner action's answer: approvals sees only the owner's handoffs. */
+export function deviceScopedAnswer(hub: Hub, device: { scope: string }, action: string, value: unknown): unknown {
+  if (device.scope === 'full' || action !== 'handoffs.list') return value;
+  const v = value as { handoffs: HandoffItem[] };
+  return { ...v, handoffs: v.handoffs.filter((h) => h.to.id === hub.ownerId) };
+}
+
 /** Why a device may not call this owner action with this input (a forbidden HubError), or undefined when it may. */
 export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: string }, action: string, input: unknown): HubError | undefined {
   const scope = isDeviceScope(device.scope) ? device.scope : 'approvals';
@@ -172,6 +190,17 @@ export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: stri
       const msgId = (input as { msg_id?: unknown } | null)?.msg_id;
       if (typeof msgId !== 'string' || !cardAddressedToOwner(hub, msgId)) {
         return new HubError('forbidden', 'With the approvals scope a device answers only cards addressed to you.', 'Answer this card on the laptop.');
+      }
+    }
+    if (action === 'handoffs.hand_back') {
+      // Only a handoff to the owner: every active one in the conversation (of the named agent, if named) must be.
+      const a = (input ?? {}) as { conv_id?: unknown; agent?: unknown };
+      if (typeof a.conv_id === 'string') {
+        const agent = typeof a.agent === 'string' ? a.agent : undefined;
+        const candidates = activeHandoffsOf(hub.db, a.conv_id).filter((h) => agent === undefined || h.agent_id === agent || hub.ref(h.agent_id).name === agent);
+        if (candidates.some((h) => h.to_user !== hub.ownerId)) {
+          return new HubError('forbidden', 'With the approvals scope a device hands back only conversations handed to you.', 'Hand it back on the laptop, or let the person it was handed to do it.');
+        }
       }
     }
   }

@@ -133,12 +133,15 @@ export async function startPairing(hub: Hub, input: { name?: string; scope?: Dev
   return { pairing: pairingView(hub, requirePairing(hub, row.id)), url, qr_svg };
 }
 
-/** A pairing's state; with wait_secs, waits (no polling) until it changes or the wait ends. */
-export async function pairingStatus(hub: Hub, input: { pairing_id: string; wait_secs?: number }, signal?: AbortSignal): Promise<PairingView> {
+/**
+ * A pairing's state; with wait_secs, waits (no polling) until it changes or the wait ends. state: the state the
+ * caller last saw; when the pairing has left it already (the phone claimed between two calls), no wait.
+ */
+export async function pairingStatus(hub: Hub, input: { pairing_id: string; wait_secs?: number; state?: PairingState }, signal?: AbortSignal): Promise<PairingView> {
   let p = requirePairing(hub, input.pairing_id);
   const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), 30) * 1000;
   const state = stateOf(hub, p);
-  if (waitMs > 0 && (state === 'waiting' || state === 'claimed')) {
+  if (waitMs > 0 && (state === 'waiting' || state === 'claimed') && (input.state === undefined || input.state === state)) {
     // Also wake when the code runs out, so the laptop's countdown ends with the pairing.
     await waitForChange(hub, p.id, Math.max(0, Math.min(waitMs, p.expires_at - hub.now() + 50)), signal);
     p = requirePairing(hub, input.pairing_id);

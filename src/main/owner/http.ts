@@ -14,7 +14,7 @@ import { serveFileLink } from './files-door';
 import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/devices';
 import type { LiveItem } from '../../shared/types';
-import { cardAddressedToOwner, deviceScopeRefusal, isDeviceLive, type DeviceRow } from '../hub/devices';
+import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/devices';
 import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
 /**
@@ -30,7 +30,8 @@ function approvalsItem(hub: Hub, item: LiveItem): boolean {
   if (item.kind === 'hub') return true;
   if (item.kind !== 'event') return false;
   const ev = item.value.event;
-  if (ev.type.startsWith('request.') || ev.type.startsWith('handoff.') || ev.request) return true;
+  if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id);
+  if (ev.type.startsWith('request.') || ev.request) return true;
   const msgId = ev.message?.msg_id ?? (typeof ev.data?.msg_id === 'string' ? ev.data.msg_id : undefined);
   if ((ev.type === 'message.created' && ev.message?.kind === 'card') || ev.type === 'card.response') return !!msgId && cardAddressedToOwner(hub, msgId);
   return false;
@@ -218,7 +219,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         const refusal = deviceScopeRefusal(hub, device, action, input);
         if (refusal) throw refusal;
       }
-      const value = await runOwnerAction(hub, action, input);
+      const answer = await runOwnerAction(hub, action, input);
+      const value = device ? deviceScopedAnswer(hub, device, action, answer) : answer;
       audit(target, 'ok');
       sendJson(res, 200, { ok: true, value });
     } catch (err) {

@@ -19,6 +19,10 @@ export function activeHandoffsOf(db: Db, convId: string): HandoffRow[] {
   return sql<HandoffRow>(db, 'SELECT * FROM handoffs WHERE conv_id = ? AND returned_at IS NULL ORDER BY id').all(convId);
 }
 
+export function handoffById(db: Db, id: number): HandoffRow | undefined {
+  return sql<HandoffRow>(db, 'SELECT * FROM handoffs WHERE id = ?').get(id);
+}
+
 export function allActiveHandoffs(db: Db): HandoffRow[] {
   return sql<HandoffRow>(db, 'SELECT * FROM handoffs WHERE returned_at IS NULL ORDER BY id').all();
 }

@@ -89,7 +89,7 @@ async function follow(id: string): Promise<void> {
     if (!p || done(p)) return;
     if (Date.now() > p.expires_at + 60_000) return; // the hub should have said expired long ago
     try {
-      const { pairing } = await api('devices.pair_status', { pairing_id: id, wait_secs: 25 });
+      const { pairing } = await api('devices.pair_status', { pairing_id: id, wait_secs: 25, state: p.state });
       failures = 0;
       putPairing(pairing);
       if (pairing.state === 'confirmed') void loadDevices().catch(() => {});
