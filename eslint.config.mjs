@@ -31,6 +31,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [
         { group: ['node:http', 'node:https', 'http', 'https', 'node:net', 'net'], message: 'hub/ and store/ know nothing of HTTP.' },
         { group: ['electron'], message: 'hub/ and store/ know nothing of Electron.' },
+        { group: ['web-push', '../push/*', '../wake/*'], message: 'hub/ and store/ take senders and launchers by injection (app.ts), never the modules that reach the network or spawn processes.' },
         { group: ['@modelcontextprotocol/*', '**/mcp/**', '**/mcp', '**/owner/**', '**/electron/**', '**/cli/**', '**/renderer/**'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron).' },
       ] }],
     },

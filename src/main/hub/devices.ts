@@ -4,7 +4,6 @@
 // a device makes is written to the device audit list. Also the phone settings (public URL of the front, push
 // content, ntfy) and the install's VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
-import webpush from 'web-push';
 import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
@@ -282,7 +281,11 @@ export function pushContent(hub: Hub): PushContent {
   return (PUSH_CONTENT as readonly string[]).includes(v ?? '') ? (v as PushContent) : 'summary';
 }
 
-/** The install's VAPID keys (Web Push): read from settings, made once (web-push's generateVAPIDKeys) and saved. */
+/**
+ * The install's VAPID keys (Web Push, RFC 8292): read from settings, made once and saved. An ECDSA P-256 key pair as
+ * Web Push writes it: the public key as the uncompressed point (65 bytes), the private key as its 32-byte scalar,
+ * both base64url (what the web-push package's generateVAPIDKeys makes, and what browsers take as applicationServerKey).
+ */
 export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
   const read = (): { publicKey: string; privateKey: string } | undefined => {
     const v = getSetting(hub.db, VAPID_KEY);
@@ -297,9 +300,11 @@ export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
   return hub.write(() => {
     const again = read(); // another process on the same file may have made them meanwhile
     if (again) return again;
-    const keys = webpush.generateVAPIDKeys();
-    setSetting(hub.db, VAPID_KEY, JSON.stringify({ publicKey: keys.publicKey, privateKey: keys.privateKey }));
-    return { publicKey: keys.publicKey, privateKey: keys.privateKey };
+    const jwk = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'jwk' });
+    const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+    const keys = { publicKey: point.toString('base64url'), privateKey: jwk.d! };
+    setSetting(hub.db, VAPID_KEY, JSON.stringify(keys));
+    return keys;
   });
 }
 

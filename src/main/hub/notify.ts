@@ -16,9 +16,7 @@ import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscr
 import { getRequestForOwner } from './requests';
 import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, vapidKeys } from './devices';
 import { mintActionToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
-import type { WebPushSend, VapidDetails } from '../push/web-push';
-import { pushTopic } from '../push/web-push';
-import type { NtfySend } from '../push/ntfy';
+import { pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
 
 export interface NoticeAction {
   action: ActionDecision;

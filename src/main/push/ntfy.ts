@@ -1,27 +1,7 @@
 // The optional ntfy channel (https://ntfy.sh or the owner's own server): one JSON publish to the server root.
 // NOT end-to-end encrypted: the ntfy server reads the title and message (opaque mode sends a fixed line instead).
 // Approve / Reject are ntfy "http" action buttons that POST a single-use action token to the hub's public URL.
-
-export interface NtfyAction {
-  label: string;
-  /** The public URL's /api/device/action. */
-  url: string;
-  token: string;
-}
-
-export interface NtfyMessage {
-  server: string;
-  topic: string;
-  title: string;
-  message: string;
-  tags: string[];
-  /** What a tap opens. */
-  click: string | null;
-  actions: NtfyAction[];
-}
-
-export type NtfyResult = { outcome: 'sent' } | { outcome: 'failed'; detail: string };
-export type NtfySend = (msg: NtfyMessage) => Promise<NtfyResult>;
+import type { NtfyMessage, NtfySend } from '../hub/push-senders';
 
 const NTFY_TIMEOUT_MS = 10_000;
 
