@@ -9,18 +9,18 @@ import path from 'node:path';
 import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
 import { createDevice } from '../src/main/hub/devices';
-import { DEVICE_ACTION_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { makeHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/devices';
-import { mintActionToken } from '../src/main/hub/action-tokens';
-import { decideByActionToken } from '../src/main/hub/notify';
+import { mintActionToken, mintReadToken } from '../src/main/hub/action-tokens';
+import { decideByActionToken, noticeByReadToken } from '../src/main/hub/notify';
 import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys } from './push-endpoint';
 
-type Payload = { type: 'notice' | 'clear'; kind?: string; tag: string; title?: string; body?: string; url?: string; request_id?: string; actions?: Array<{ action: string; title: string; token: string }> };
+type Payload = { type: 'notice' | 'clear'; kind?: string; tag: string; title?: string; body?: string; url?: string; request_id?: string; read_token?: string; actions?: Array<{ action: string; title: string; token: string }> };
 
 const served = useSharedServe({ env: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE } });
 
@@ -178,18 +178,83 @@ describe('Web Push to a paired phone', () => {
     assert.equal((await agent.ok('get_request', { request_id: req.request_id })).state, 'rejected');
   });
 
-  test("push_content 'ids': the payload carries ids only, no title or summary", async () => {
+  test("push_content 'ids': the payload carries ids and a read token only; the phone fetches the summary and state with it", async () => {
     await ownerOk(served, 'phone.set', { push_content: 'ids' });
     try {
+      // A second phone, to show read tokens are bound to their device (revoked: its token is refused).
+      const keys2 = makeSubscriptionKeys();
+      const dev2 = pairDevice('Second phone');
+      const sub2 = await device(DEVICE_PUSH_SUBSCRIBE_PATH, { endpoint: endpoint.endpointUrl(dev2.id), keys: { p256dh: keys2.p256dh, auth: keys2.auth } }, dev2.token);
+      assert.equal(sub2.status, 200, JSON.stringify(sub2.json));
+
       const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Secret merger plan Zebra?', context: 'confidential Zebra details' });
       const { raw, msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.tag === req.request_id);
       const text = decryptPush(raw.body, keys);
       assert.ok(!text.includes('Zebra'), `no title or summary text: ${text}`);
       assert.ok(!text.includes('merger'));
+      assert.ok(!text.includes('confidential'));
+      assert.equal(msg.title, 'Perch: a request waits for you');
       assert.equal(msg.request_id, req.request_id);
       assert.equal(msg.actions!.length, 2);
-      await agent.ok('cancel_request', { request_id: req.request_id });
+      const read = msg.read_token!;
+      assert.match(read, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'the notice carries a read token');
+
+      // The phone fetches the details with it: the summary the 'summary' mode would have pushed, and the state.
+      const got = await device(DEVICE_NOTICE_PATH, { token: read });
+      assert.equal(got.status, 200, JSON.stringify(got.json));
+      assert.equal(got.json.value.notice.title, 'Secret merger plan Zebra?');
+      assert.match(got.json.value.notice.body, /confidential Zebra details/);
+      assert.equal(got.json.value.notice.state, 'pending');
+      assert.equal(got.json.value.notice.request_id, req.request_id);
+      assert.match(got.json.value.notice.url, new RegExp(`/r/${req.request_id}$`));
+      assert.equal((await device(DEVICE_NOTICE_PATH, { token: read })).status, 200, 'reading does not spend the read token');
+
+      // A read token decides nothing: the action door refuses it and the request stays pending.
+      const asAction = await device(DEVICE_ACTION_PATH, { token: read });
+      assert.equal(asAction.status, 401, JSON.stringify(asAction.json));
+      assert.match(asAction.json.error.message, /read token/);
+      assert.ok(asAction.json.error.next_step);
+      assert.equal((await agent.ok('get_request', { request_id: req.request_id })).state, 'pending', 'the read token decided nothing');
+      // And a button's token is not a read token.
+      const approve = msg.actions!.find((a) => a.action === 'approve')!.token;
+      const asRead = await device(DEVICE_NOTICE_PATH, { token: approve });
+      assert.equal(asRead.status, 401, JSON.stringify(asRead.json));
+      assert.match(asRead.json.error.message, /not a read token/);
+      const tampered = read.slice(0, -2) + (read.endsWith('AA') ? 'BB' : 'AA');
+      assert.equal((await device(DEVICE_NOTICE_PATH, { token: tampered })).status, 401, 'a tampered read token');
+      const forged = Buffer.from(JSON.stringify({ r: req.request_id, d: 'read', v: dev.id, e: Date.now() + 60_000 })).toString('base64url') + '.' + read.split('.')[1];
+      assert.equal((await device(DEVICE_NOTICE_PATH, { token: forged })).status, 401, 'claims with another MAC');
+      for (const [body, status] of [['{', 400], [{}, 400], [{ token: 42 }, 400], [{ token: '' }, 400], [{ token: 'x'.repeat(5000) }, 401]] as Array<[unknown, number]>) {
+        const b = await device(DEVICE_NOTICE_PATH, body);
+        assert.equal(b.status, status, `bad notice input ${JSON.stringify(body).slice(0, 40)}: ${JSON.stringify(b.json)}`);
+        assert.ok(b.json.error.next_step);
+      }
+      const rt = runtimeInfo(served);
+      const getIt = await fetch(rt.base_url + DEVICE_NOTICE_PATH, { signal: AbortSignal.timeout(20_000) });
+      assert.equal(getIt.status, 405);
+
+      // Decided from the phone's button: the read token now answers the decision (the worker says so, no buttons).
+      const r = await device(DEVICE_ACTION_PATH, { token: approve });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      const after = await device(DEVICE_NOTICE_PATH, { token: read });
+      assert.equal(after.status, 200);
+      assert.equal(after.json.value.notice.state, 'approved');
       await pushOf(pushPath, keys, (m) => m.type === 'clear' && m.tag === req.request_id);
+
+      // Tokens are device-bound: the second phone's own read token works until that phone is revoked.
+      const second = await pushOf(`/push/${dev2.id}`, keys2, (m) => m.type === 'notice' && m.tag === req.request_id);
+      assert.notEqual(second.msg.read_token, read, 'each device gets its own read token');
+      assert.equal((await device(DEVICE_NOTICE_PATH, { token: second.msg.read_token })).status, 200);
+      await ownerOk(served, 'devices.revoke', { device_id: dev2.id });
+      const revoked = await device(DEVICE_NOTICE_PATH, { token: second.msg.read_token });
+      assert.equal(revoked.status, 401, JSON.stringify(revoked.json));
+      assert.match(revoked.json.error.message, /no longer paired/);
+
+      const audit = await ownerOk(served, 'devices.audit', { device_id: dev.id });
+      assert.ok(audit.entries.some((e: any) => e.action === 'notice' && e.target === req.request_id && e.outcome === 'ok'), 'reads are audited');
+      assert.ok(audit.entries.some((e: any) => e.action === 'notice' && e.outcome === 'refused:unauthorized'));
+      const audit2 = await ownerOk(served, 'devices.audit', { device_id: dev2.id });
+      assert.ok(audit2.entries.some((e: any) => e.action === 'notice' && e.outcome === 'refused:unauthorized'), 'the revoked phone\'s read is audited as refused');
     } finally {
       await ownerOk(served, 'phone.set', { push_content: 'summary' });
     }
@@ -282,7 +347,7 @@ describe('ntfy channel', () => {
 });
 
 describe('action tokens (in process)', () => {
-  test('an expired token gets expired (410), a revoked device\'s token unauthorized (401); neither decides the request', async () => {
+  test('an expired token gets expired (410), a revoked device\'s token unauthorized (401), a read token unauthorized; none decides the request', async () => {
     const t = makeHub();
     try {
       const a = t.agent('tok');
@@ -291,11 +356,19 @@ describe('action tokens (in process)', () => {
       const dm = await call('open_direct', { user: t.hub.owner.name });
       const req = await call('request_human', { conv_id: dm.conversation.conv_id, kind: 'approve', title: 'Expire me?' });
       const { device } = createDeviceIn(t.hub, { name: 'Phone' });
+      // A read token never decides, and trying does not spend it.
+      const read = mintReadToken(t.hub, req.request_id, device.id, req.expires_at);
+      assert.throws(() => decideByActionToken(t.hub, read), (e: unknown) => e instanceof HubError && e.code === 'unauthorized' && /read token/.test(e.message));
+      assert.equal(noticeByReadToken(t.hub, read).notice.state, 'pending');
+      assert.equal(noticeByReadToken(t.hub, read).notice.title, 'Expire me?');
+      const oldRead = mintReadToken(t.hub, req.request_id, device.id, t.hub.now() - 1);
+      assert.throws(() => noticeByReadToken(t.hub, oldRead), (e: unknown) => e instanceof HubError && e.code === 'expired');
       const expired = mintActionToken(t.hub, req.request_id, 'approve', device.id, t.hub.now() - 1);
       assert.throws(() => decideByActionToken(t.hub, expired), (e: unknown) => e instanceof HubError && e.code === 'expired');
       const live = mintActionToken(t.hub, req.request_id, 'approve', device.id, req.expires_at);
       revokeDevice(t.hub, device.id);
       assert.throws(() => decideByActionToken(t.hub, live), (e: unknown) => e instanceof HubError && e.code === 'unauthorized');
+      assert.throws(() => noticeByReadToken(t.hub, read), (e: unknown) => e instanceof HubError && e.code === 'unauthorized', 'a revoked device\'s read token');
       assert.equal((await call('get_request', { request_id: req.request_id })).state, 'pending', 'nothing was decided');
       const other = createDeviceIn(t.hub, { name: 'Other' }).device;
       const ok = decideByActionToken(t.hub, mintActionToken(t.hub, req.request_id, 'approve', other.id, req.expires_at));

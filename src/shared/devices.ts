@@ -64,7 +64,7 @@ export interface DeviceAuditEntry {
   at: number;
   device_id: string | null;
   device_name: string;
-  /** The owner action, or pair.claim / pair.wait / push.subscribe / push.unsubscribe / action (a push button). */
+  /** The owner action, or pair.claim / pair.wait / push.subscribe / push.unsubscribe / action (a push button) / notice (a read token). */
   action: string;
   /** What it acted on (request id, conversation id…), if anything. */
   target: string | null;
@@ -72,7 +72,10 @@ export interface DeviceAuditEntry {
   outcome: string;
 }
 
-/** What a push carries: a short summary (default) or only ids (the phone shows a generic line). */
+/**
+ * What a push carries: a short summary (default) or only ids and a generic line, with a read token the phone's
+ * service worker uses to fetch the summary from the hub through the front (DEVICE_NOTICE_PATH).
+ */
 export const PUSH_CONTENT = ['summary', 'ids'] as const;
 export type PushContent = (typeof PUSH_CONTENT)[number];
 
@@ -108,6 +111,12 @@ export const DEVICE_PUSH_SUBSCRIBE_PATH = '/api/device/push/subscribe';
 export const DEVICE_PUSH_UNSUBSCRIBE_PATH = '/api/device/push/unsubscribe';
 /** POST {token}: a push button's single-use action token decides a request (first decision wins; replay → 409). */
 export const DEVICE_ACTION_PATH = '/api/device/action';
+/**
+ * POST {token}: a notice's read token (push content 'ids': the push carries only ids) → {notice: {tag, kind, title,
+ * body, url, state, request_id?}}, the summary as it stands now (state: a request's state, so a decided one shows
+ * as decided). No bearer (the token is bound to the device and the notice); it is not spent and decides nothing.
+ */
+export const DEVICE_NOTICE_PATH = '/api/device/notice';
 /** The UI's pairing page: /pair#<code>. */
 export const DEVICE_PAIR_PAGE = '/pair';
 /** Where the phone's UI keeps its device credential. */

@@ -3,6 +3,8 @@
 //   base64url(JSON {r, d, v, e}) "." base64url(HMAC(secret, that first part))
 // Spending one decides the request as the owner, once: a token spent before (a replay) or a request decided
 // elsewhere first is a conflict; an unknown MAC or a revoked device is unauthorized; past its expiry, expired.
+// A READ token (push content 'ids') has the same shape with d = 'read' and r = the notice's tag: it lets the
+// phone fetch one notice's details (POST /api/device/notice), is not spent by reading, and never decides anything.
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
@@ -14,6 +16,8 @@ import { decideRequest } from './requests';
 
 /** The decisions a push button can make (requests of kind approve). */
 export type ActionDecision = 'approve' | 'reject';
+/** What a token allows: one decision, or reading one notice's details (never a decision). */
+export type TokenUse = ActionDecision | 'read';
 /** The pseudo-device of ntfy buttons (ntfy is one channel, not a paired device): valid while ntfy is set. */
 export const NTFY_DEVICE = 'ntfy';
 /** A token never lives longer than this, whatever the request's deadline. */
@@ -22,9 +26,9 @@ export const ACTION_TOKEN_MAX_MS = 24 * 3600 * 1000;
 export const MAX_ACTION_TOKEN_CHARS = 1024;
 
 export interface ActionTokenClaims {
-  /** request id */
+  /** request id (a read token: the notice's tag) */
   r: string;
-  d: ActionDecision;
+  d: TokenUse;
   /** device id, or 'ntfy' */
   v: string;
   /** expiry, ms since epoch */
@@ -52,11 +56,20 @@ function mac(hub: Hub, body: string): Buffer {
   return crypto.createHmac('sha256', actionSecret(hub)).update(body).digest();
 }
 
-/** A token for one decision of one request by one device; it expires with the request or after 24 h, whichever first. */
-export function mintActionToken(hub: Hub, requestId: string, decision: ActionDecision, deviceId: string, requestExpiresAt: number): string {
-  const claims: ActionTokenClaims = { r: requestId, d: decision, v: deviceId, e: Math.min(requestExpiresAt, hub.now() + ACTION_TOKEN_MAX_MS) };
+function mint(hub: Hub, r: string, d: TokenUse, deviceId: string, expiresAt: number): string {
+  const claims: ActionTokenClaims = { r, d, v: deviceId, e: Math.min(expiresAt, hub.now() + ACTION_TOKEN_MAX_MS) };
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return `${body}.${mac(hub, body).toString('base64url')}`;
+}
+
+/** A token for one decision of one request by one device; it expires with the request or after 24 h, whichever first. */
+export function mintActionToken(hub: Hub, requestId: string, decision: ActionDecision, deviceId: string, requestExpiresAt: number): string {
+  return mint(hub, requestId, decision, deviceId, requestExpiresAt);
+}
+
+/** A read token: one device may fetch one notice's details (tag) until expiresAt (the request's deadline) or 24 h. */
+export function mintReadToken(hub: Hub, tag: string, deviceId: string, expiresAt = Number.POSITIVE_INFINITY): string {
+  return mint(hub, tag, 'read', deviceId, expiresAt);
 }
 
 /** The token's claims if its MAC is this hub's (expiry not checked); otherwise unauthorized. */
@@ -74,7 +87,7 @@ export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
   } catch {
     throw bad();
   }
-  if (!claims || typeof claims.r !== 'string' || (claims.d !== 'approve' && claims.d !== 'reject') || typeof claims.v !== 'string' || typeof claims.e !== 'number') throw bad();
+  if (!claims || typeof claims.r !== 'string' || (claims.d !== 'approve' && claims.d !== 'reject' && claims.d !== 'read') || typeof claims.v !== 'string' || typeof claims.e !== 'number') throw bad();
   return claims;
 }
 
@@ -89,6 +102,10 @@ function tokenHash(token: string): Buffer {
  */
 export function spendActionToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): { claims: ActionTokenClaims; request: OwnerRequestView } {
   const claims = verifyActionToken(hub, token);
+  if (claims.d === 'read') {
+    // Checked before anything is spent or read: a read token is never a decision, whatever its state.
+    throw new HubError('unauthorized', 'This is a read token: it shows a notification\'s details and cannot decide a request.', 'Use the notification\'s Approve / Reject button (its own token), or open the request in Perch.');
+  }
   const hash = tokenHash(token as string);
   if (actionTokenSpent(hub.db, hash)) {
     throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
@@ -103,7 +120,25 @@ export function spendActionToken(hub: Hub, token: unknown, deviceLive: (deviceId
     if (!spendActionTokenRow(hub.db, hash, hub.now(), claims.e)) {
       throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
     }
-    return decideRequest(hub, hub.ownerId, { request_id: claims.r, decision: claims.d });
+    return decideRequest(hub, hub.ownerId, { request_id: claims.r, decision: claims.d as ActionDecision });
   });
   return { claims, request };
+}
+
+/**
+ * Checks a read token (MAC, kind, expiry, device: deviceLive as for spending) and answers its claims; it is not
+ * spent. An action token here is refused (a button's token is for deciding, and only once).
+ */
+export function checkReadToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): ActionTokenClaims {
+  const claims = verifyActionToken(hub, token);
+  if (claims.d !== 'read') {
+    throw new HubError('unauthorized', 'This is a button\'s action token, not a read token.', 'Send the notification\'s read_token.');
+  }
+  if (claims.e <= hub.now()) {
+    throw new HubError('expired', 'This notification is too old to fetch its details.', 'Open Perch to see it.', { tag: claims.r });
+  }
+  if (!deviceLive(claims.v)) {
+    throw new HubError('unauthorized', 'The device this notification was sent to is no longer paired.', 'Pair the phone again: Settings → Phone on the laptop.');
+  }
+  return claims;
 }

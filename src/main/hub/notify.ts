@@ -15,7 +15,12 @@ import { getSetting } from '../store/settings';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
 import { getRequestForOwner } from './requests';
 import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, vapidKeys } from './devices';
-import { mintActionToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
+import { checkReadToken, mintActionToken, mintReadToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
+import { messageById } from '../store/messages';
+import { activeHandoffsOf } from '../store/handoffs';
+import { conversationById } from '../store/conversations';
+import { messageView } from './views';
+import { listCardResponses } from './cards';
 import { pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
 
 export interface NoticeAction {
@@ -27,7 +32,15 @@ export interface NoticeAction {
 
 /** What a push carries (JSON, under 3 KB): the service worker shows a notice and closes the notifications of a clear's tag. */
 export type PushPayload =
-  | { type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[] }
+  | {
+    type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[];
+    /**
+     * push_content 'ids': title and body are only a generic line with ids; the service worker POSTs this token to
+     * /api/device/notice (DEVICE_NOTICE_PATH) for the real title, body and state, and shows the actions only when
+     * they arrived and the request is still pending. A read token never decides anything.
+     */
+    read_token?: string;
+  }
   | { type: 'clear'; tag: string };
 
 export interface NotifySenders {
@@ -36,7 +49,7 @@ export interface NotifySenders {
   log?: (line: string) => void;
 }
 
-/** A notice before it is made per device: action tokens are minted for each device. */
+/** A notice before it is made per device: action tokens (and, in 'ids' mode, a read token) are minted for each device. */
 interface Draft {
   kind: 'request' | 'handoff' | 'card';
   tag: string;
@@ -47,6 +60,8 @@ interface Draft {
   conv_id?: string;
   /** Approve / Reject buttons (requests of kind approve): the request's deadline bounds the tokens. */
   buttons?: { expires_at: number };
+  /** push_content 'ids': the notice carries a read token expiring then (the request's deadline; capped at 24 h). */
+  read?: number;
 }
 
 type Job = { draft: Draft } | { clear: string };
@@ -99,26 +114,105 @@ function cardForOwner(hub: Hub, ev: EventView): boolean {
   return !!m && m.kind === 'card' && m.sender.id !== hub.ownerId && cardAddressedToOwner(hub, m.msg_id);
 }
 
+/** What the summary of a notice says (push content 'summary', and what the phone fetches with a read token in 'ids'). */
+export interface NoticeSummary {
+  kind: 'request' | 'handoff' | 'card';
+  tag: string;
+  title: string;
+  body: string;
+  /** Where it opens (public base + path is the url). */
+  path: string;
+  /**
+   * Where the thing stands now: a request's state (pending, approved, rejected, answered, expired, cancelled…);
+   * a handoff 'open' or 'returned'; a card 'pending' or 'answered' (by the owner).
+   */
+  state: string;
+  request_id?: string;
+  conv_id?: string;
+  /** A request's deadline (bounds its read token). */
+  expires_at?: number;
+  /** Approve / Reject buttons (requests of kind approve): the request's deadline bounds the tokens. */
+  buttons?: { expires_at: number };
+}
+
+/**
+ * The one place a notice's text is made: the summary of a tag (a request id, `handoff:<conv_id>` or
+ * `card:<msg_id>`) as it stands now. Throws not_found for a tag that names nothing of the owner's.
+ */
+export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
+  const gone = () => new HubError('not_found', `Nothing to show for ${tag.slice(0, 100)}.`, 'Open Perch to see what waits for you.');
+  if (tag.startsWith('handoff:')) {
+    const convId = tag.slice('handoff:'.length);
+    const h = activeHandoffsOf(hub.db, convId).filter((x) => x.to_user === hub.ownerId).pop();
+    if (!h && !conversationById(hub.db, convId)) throw gone();
+    return {
+      kind: 'handoff',
+      tag,
+      title: h ? clip(`${hub.ref(h.agent_id).name} handed over to you`, TITLE_CHARS) : 'Handed back',
+      body: h ? clip(h.note || 'Open the conversation to take over.', SUMMARY_CHARS) : 'This conversation was handed back.',
+      path: `/?conv=${encodeURIComponent(convId)}`,
+      state: h ? 'open' : 'returned',
+      conv_id: convId,
+    };
+  }
+  if (tag.startsWith('card:')) {
+    const msgId = tag.slice('card:'.length);
+    const row = messageById(hub.db, msgId);
+    if (!row || row.kind !== 'card' || !cardAddressedToOwner(hub, msgId)) throw gone();
+    const m = messageView(hub, row);
+    const card = (m.payload?.card ?? {}) as { title?: unknown };
+    const title = typeof card.title === 'string' ? card.title : m.text ?? '';
+    return {
+      kind: 'card',
+      tag,
+      title: clip(`${m.sender.name}: ${title || 'a card'}`, TITLE_CHARS),
+      body: clip(m.text ?? 'Open it to answer.', SUMMARY_CHARS),
+      path: `/?conv=${encodeURIComponent(m.conv_id)}&msg=${encodeURIComponent(m.msg_id)}`,
+      state: listCardResponses(hub, msgId).some((r) => r.by.id === hub.ownerId) ? 'answered' : 'pending',
+      conv_id: m.conv_id,
+    };
+  }
+  let full: OwnerRequestView;
+  try {
+    full = getRequestForOwner(hub, tag);
+  } catch (err) {
+    if (err instanceof HubError && err.code === 'not_found') throw gone();
+    throw err;
+  }
+  if (!full.assignees.some((a) => a.id === hub.ownerId)) throw gone();
+  const context = typeof full.context === 'string' ? full.context : full.context !== undefined ? JSON.stringify(full.context) : '';
+  const where = full.conv_title ? ` in ${full.conv_title}` : '';
+  return {
+    kind: 'request',
+    tag,
+    title: clip(full.title, TITLE_CHARS),
+    body: clip(`${full.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
+    path: `/r/${encodeURIComponent(full.request_id)}`,
+    state: full.state,
+    request_id: full.request_id,
+    conv_id: full.conv_id,
+    expires_at: full.expires_at,
+    buttons: full.kind === 'approve' ? { expires_at: full.expires_at } : undefined,
+  };
+}
+
+/** push_content 'ids': the generic line a notice carries instead of its summary (the phone fetches the rest). */
+function idsOnly(s: NoticeSummary): Draft {
+  const line = s.kind === 'request' ? ['Perch: a request waits for you', `Request ${s.request_id}`]
+    : s.kind === 'handoff' ? ['Perch: work was handed to you', `Conversation ${s.conv_id}`]
+    : ['Perch: a card waits for you', `Card ${s.tag.slice('card:'.length)}`];
+  return { ...s, title: line[0]!, body: line[1]!, read: s.expires_at ?? Number.POSITIVE_INFINITY };
+}
+
 function draftFor(hub: Hub, ev: EventView): Job | undefined {
-  const ids = pushContent(hub) === 'ids';
+  const make = (tag: string): Job => {
+    const s = noticeSummary(hub, tag);
+    return { draft: pushContent(hub) === 'ids' ? idsOnly(s) : s };
+  };
   if (ev.type === 'request.created' && ev.request && ev.request.state === 'pending') {
     const r = ev.request;
     if (!r.assignees.some((a) => a.id === hub.ownerId)) return undefined;
-    const full = getRequestForOwner(hub, r.request_id);
-    const context = typeof full.context === 'string' ? full.context : full.context !== undefined ? JSON.stringify(full.context) : '';
-    const where = full.conv_title ? ` in ${full.conv_title}` : '';
-    return {
-      draft: {
-        kind: 'request',
-        tag: r.request_id,
-        title: ids ? 'Perch: a request waits for you' : clip(r.title, TITLE_CHARS),
-        body: ids ? `Request ${r.request_id}` : clip(`${r.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
-        path: `/r/${encodeURIComponent(r.request_id)}`,
-        request_id: r.request_id,
-        conv_id: r.conv_id,
-        buttons: r.kind === 'approve' ? { expires_at: r.expires_at } : undefined,
-      },
-    };
+    return make(r.request_id);
   }
   if ((ev.type === 'request.decided' || ev.type === 'request.expired' || ev.type === 'request.cancelled') && typeof ev.data?.request_id === 'string') {
     return { clear: ev.data.request_id };
@@ -126,35 +220,10 @@ function draftFor(hub: Hub, ev: EventView): Job | undefined {
   if (ev.type === 'handoff.created') {
     const to = ev.data?.to as { id?: string } | undefined;
     if (to?.id !== hub.ownerId) return undefined;
-    const agent = ev.data?.agent as { name?: string } | undefined;
-    const note = typeof ev.data?.note === 'string' ? ev.data.note : '';
-    return {
-      draft: {
-        kind: 'handoff',
-        tag: `handoff:${ev.conv_id}`,
-        title: ids ? 'Perch: work was handed to you' : clip(`${agent?.name ?? 'An agent'} handed over to you`, TITLE_CHARS),
-        body: ids ? `Conversation ${ev.conv_id}` : clip(note || 'Open the conversation to take over.', SUMMARY_CHARS),
-        path: `/?conv=${encodeURIComponent(ev.conv_id)}`,
-        conv_id: ev.conv_id,
-      },
-    };
+    return make(`handoff:${ev.conv_id}`);
   }
   if (ev.type === 'handoff.returned') return { clear: `handoff:${ev.conv_id}` };
-  if (ev.type === 'message.created' && cardForOwner(hub, ev)) {
-    const m = ev.message!;
-    const card = (m.payload?.card ?? {}) as { title?: unknown };
-    const title = typeof card.title === 'string' ? card.title : m.text ?? '';
-    return {
-      draft: {
-        kind: 'card',
-        tag: `card:${m.msg_id}`,
-        title: ids ? 'Perch: a card waits for you' : clip(`${m.sender.name}: ${title || 'a card'}`, TITLE_CHARS),
-        body: ids ? `Card ${m.msg_id}` : clip(m.text ?? 'Open it to answer.', SUMMARY_CHARS),
-        path: `/?conv=${encodeURIComponent(ev.conv_id)}&msg=${encodeURIComponent(m.msg_id)}`,
-        conv_id: ev.conv_id,
-      },
-    };
-  }
+  if (ev.type === 'message.created' && cardForOwner(hub, ev)) return make(`card:${ev.message!.msg_id}`);
   if (ev.type === 'card.response' && ev.actor?.id === hub.ownerId && typeof ev.data?.msg_id === 'string') return { clear: `card:${ev.data.msg_id}` };
   return undefined;
 }
@@ -168,6 +237,7 @@ function payloadFor(hub: Hub, draft: Draft, deviceId: string): PushPayload {
   const p: PushPayload = { type: 'notice', kind: draft.kind, tag: draft.tag, title: draft.title, body: draft.body, url: base + draft.path, actions };
   if (draft.request_id) p.request_id = draft.request_id;
   if (draft.conv_id) p.conv_id = draft.conv_id;
+  if (draft.read !== undefined && p.type === 'notice') p.read_token = mintReadToken(hub, draft.tag, deviceId, draft.read);
   while (Buffer.byteLength(JSON.stringify(p)) > MAX_PAYLOAD_BYTES && (p.body.length > 20 || p.title.length > 20)) {
     p.body = clip(p.body, Math.max(20, Math.floor(p.body.length / 2)));
     p.title = clip(p.title, Math.max(20, Math.floor(p.title.length / 2)));
@@ -291,7 +361,12 @@ export function startNotify(hub: Hub, senders: NotifySenders): { idle(): Promise
   notifiers.set(hub, n);
   const unsubscribe = hub.bus.subscribe((item) => {
     if (item.kind !== 'event' || !n.hasTargets()) return;
-    const job = draftFor(hub, item.value.event);
+    let job: Job | undefined;
+    try {
+      job = draftFor(hub, item.value.event);
+    } catch (err) {
+      n.log(`push notice not made: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (job) n.enqueue(job);
   });
   hub.onClose(() => {
@@ -380,4 +455,27 @@ function deviceLive(hub: Hub, deviceId: string): boolean {
 /** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */
 export function decideByActionToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; request: OwnerRequestView } {
   return spendActionToken(hub, token, (id) => deviceLive(hub, id));
+}
+
+/** What POST /api/device/notice answers: the summary the 'summary' mode would have pushed, as it stands now. */
+export interface NoticeDetails {
+  tag: string;
+  kind: NoticeSummary['kind'];
+  title: string;
+  body: string;
+  url: string;
+  state: string;
+  request_id?: string;
+}
+
+/**
+ * POST /api/device/notice: a read token (push content 'ids') answers its notice's summary and current state. The
+ * token is checked (MAC, expiry, device still paired) and not spent; it decides nothing.
+ */
+export function noticeByReadToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; notice: NoticeDetails } {
+  const claims = checkReadToken(hub, token, (id) => id !== NTFY_DEVICE && isDeviceLive(hub, id));
+  const s = noticeSummary(hub, claims.r);
+  const notice: NoticeDetails = { tag: s.tag, kind: s.kind, title: s.title, body: s.body, url: publicBase(hub) + s.path, state: s.state };
+  if (s.request_id) notice.request_id = s.request_id;
+  return { claims, notice };
 }

@@ -1,14 +1,18 @@
 // The device door's push paths: a paired phone registers or drops its Web Push subscription (device bearer), and a
 // notification's Approve / Reject button (the service worker, or an ntfy http action) spends a single-use action
-// token (no bearer: the token itself is bound to the device and to one decision). Every call is in the device audit.
+// token (no bearer: the token itself is bound to the device and to one decision); with push content 'ids' the
+// service worker fetches a notice's details with its read token (bound to the device and the notice, not spent,
+// never a decision). Every call is in the device audit.
 // Dispatched by the device door (device-door.ts) after the front's checks, through DEVICE_ROUTES in http.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
-import { DEVICE_ACTION_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
 import { getDevice, touchDevice } from '../hub/devices';
-import { decideByActionToken, subscribePush, unsubscribePush } from '../hub/notify';
+import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/notify';
 import { NTFY_DEVICE, verifyActionToken } from '../hub/action-tokens';
-import type { DeviceDoorTools, DeviceRoute } from './device-door';
+import { RateLimiter } from '../hub/rate-limit';
+import type { Hub } from '../hub/hub';
+import { sendRefusal, type DeviceDoorTools, type DeviceRoute } from './device-door';
 
 const MAX_BODY_BYTES = 8 * 1024;
 
@@ -72,9 +76,54 @@ const action: DeviceRoute = async (tools, req, res, url) => {
   }
 };
 
+/** Read-token limits per hub: reads per device (5 a second, bursts of 60, as device calls) and refused tokens (20 a minute). */
+const readLimits = new WeakMap<Hub, { reads: RateLimiter; failures: RateLimiter }>();
+
+/** POST {token}: a read token (push content 'ids') answers its notice's summary and current state; nothing is spent. */
+const notice: DeviceRoute = async (tools, req, res, url) => {
+  if (!postOnly(tools, req, res, url.pathname)) return;
+  const { hub } = tools;
+  let limits = readLimits.get(hub);
+  if (!limits) readLimits.set(hub, (limits = { reads: new RateLimiter(5, 60), failures: new RateLimiter(20 / 60, 20) }));
+  let device: { id: string; name: string } | null = null;
+  let target: string | null = null;
+  const audit = (outcome: string) => tools.audit(device as Parameters<DeviceDoorTools['audit']>[0], 'notice', target, outcome);
+  const limited = (wait: number, what: string) => {
+    audit('refused:rate_limited');
+    sendRefusal(res, { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` }, Math.max(1, Math.ceil(wait / 1000)));
+  };
+  try {
+    const body = await tools.readJsonObject(req, MAX_BODY_BYTES);
+    const token = body.token;
+    if (typeof token !== 'string' || !token) throw new HubError('invalid_argument', 'token: the read token of a notification is required.', 'Send {"token": "…"}: the read_token the push carried.');
+    try {
+      const claims = verifyActionToken(hub, token);
+      target = claims.r;
+      if (claims.v !== NTFY_DEVICE) {
+        try { device = getDevice(hub, claims.v); } catch { device = { id: claims.v, name: claims.v }; }
+      }
+    } catch {
+      const wait = limits.failures.take('fail');
+      if (wait > 0) return limited(wait, 'refused read tokens');
+    }
+    if (device) {
+      const wait = limits.reads.take(device.id);
+      if (wait > 0) return limited(wait, 'reads from this device');
+    }
+    const { notice: value } = noticeByReadToken(hub, token);
+    audit('ok');
+    tools.send(res, 200, { ok: true, value: { notice: value } });
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    audit(`refused:${err.code}`);
+    tools.sendError(res, err);
+  }
+};
+
 /** The push door's entries of the device door's routes (owner/http.ts DEVICE_ROUTES). */
 export const PUSH_DOOR_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
   [DEVICE_PUSH_SUBSCRIBE_PATH, subscription('push.subscribe')],
   [DEVICE_PUSH_UNSUBSCRIBE_PATH, subscription('push.unsubscribe')],
   [DEVICE_ACTION_PATH, action],
+  [DEVICE_NOTICE_PATH, notice],
 ];

@@ -3,10 +3,17 @@
 // notification (tag = the request id, so a later one replaces it); {type:'clear', tag} closes that notification
 // (the request was decided elsewhere). Approve / Reject POST the button's single-use token to /api/device/action
 // without opening a window; a plain tap (and iOS, which has no notification actions) opens the request's page.
+// Push content 'ids': the push carries only ids, a generic line and a read_token; the worker POSTs the token to
+// /api/device/notice (the hub, through the front) for the real title, body and state. The buttons are shown only
+// when those arrived and the request is still pending; when the hub cannot be reached the generic line is shown
+// with no buttons (a tap opens the request's page, where the owner sees what it is before deciding).
 /* global self */
 'use strict';
 
 const ACTION_PATH = '/api/device/action';
+const NOTICE_PATH = '/api/device/notice';
+/** How long to wait for the hub's details before showing the generic line. */
+const NOTICE_FETCH_MS = 8000;
 
 self.addEventListener('install', () => {
   self.skipWaiting();
@@ -44,9 +51,25 @@ async function onPush(msg) {
     return self.registration.showNotification('Perch', { body: 'Something needs you in Perch.', tag: 'perch' });
   }
   if (msg.type === 'clear') return closeTag(msg.tag);
-  const actions = Array.isArray(msg.actions) ? msg.actions : [];
-  return self.registration.showNotification(msg.title || 'Perch', {
-    body: msg.body || '',
+  let actions = Array.isArray(msg.actions) ? msg.actions : [];
+  let title = msg.title;
+  let body = msg.body;
+  if (typeof msg.read_token === 'string' && msg.read_token) {
+    const details = await fetchNotice(msg.read_token);
+    if (details) {
+      title = details.title;
+      body = details.body;
+      if (details.kind === 'request' && details.state !== 'pending') {
+        // Decided (or expired, cancelled) before the push arrived: say so, offer no buttons.
+        title = `Already ${details.state}: ${details.title}`;
+        actions = [];
+      }
+    } else {
+      actions = []; // never decide blind: without the details, a tap opens the request page
+    }
+  }
+  return self.registration.showNotification(title || 'Perch', {
+    body: body || '',
     tag: msg.tag,
     renotify: true,
     requireInteraction: actions.length > 0,
@@ -54,6 +77,29 @@ async function onPush(msg) {
     data: { url: msg.url || '/', tag: msg.tag, request_id: msg.request_id || null, actions },
     actions: actions.map((a) => ({ action: a.action, title: a.title || a.action })),
   });
+}
+
+/** The notice's real title, body and state from the hub (POST the read token), or null when it cannot be had. */
+async function fetchNotice(token) {
+  const controller = typeof AbortController === 'function' ? new AbortController() : null;
+  const timer = controller ? setTimeout(() => controller.abort(), NOTICE_FETCH_MS) : null;
+  try {
+    const res = await fetch(NOTICE_PATH, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token }),
+      credentials: 'omit',
+      signal: controller ? controller.signal : undefined,
+    });
+    if (!res.ok) return null;
+    const answer = await res.json().catch(() => null);
+    const n = answer && answer.value && answer.value.notice;
+    return n && typeof n.title === 'string' && typeof n.state === 'string' ? n : null;
+  } catch {
+    return null;
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
 }
 
 self.addEventListener('push', (event) => {
