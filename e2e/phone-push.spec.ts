@@ -9,6 +9,8 @@
 //   ServiceWorker.deliverPushMessage: Chromium here has no push service of its own) → the service worker shows the
 //   notification with Approve / Reject → its Approve handler POSTs the single-use action token through the front →
 //   the agent's waiting get_request returns approved, and a second push clears the notification.
+// Then with push content 'ids' (the push carries only ids and a read token): the service worker fetches the real
+// title through the front before showing the notification; its buttons only when the request is still pending.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
@@ -26,7 +28,34 @@ interface Notice {
   body?: string;
   url?: string;
   request_id?: string;
+  read_token?: string;
   actions?: Array<{ action: string; title: string; token: string }>;
+}
+
+/** Calls an owner action with the laptop's owner session (as its UI does). */
+async function ownerCall<T = any>(h: Harness, action: string, input: unknown): Promise<T> {
+  const session = await h.page.evaluate(() => localStorage.getItem('perch.owner.session'));
+  const res = await fetch(`${h.baseUrl}/api/owner/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` }, body: JSON.stringify(input), signal: AbortSignal.timeout(10_000) });
+  const j = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
+  if (!j.ok) throw new Error(`${action}: ${j.error?.message}`);
+  return j.value as T;
+}
+
+type Shown = { title: string; body: string; tag: string; actions: Array<{ action: string; title: string }> };
+
+/** Waits until the phone shows a notification of this tag that `ok` accepts (the service worker may still be fetching). */
+async function shownNotice(phone: Page, tag: string, ok: (n: Shown) => boolean): Promise<Shown> {
+  return within(15_000, `a notification for ${tag}`, (async () => {
+    for (;;) {
+      const list = await phone.evaluate(async (t) => {
+        const r = await navigator.serviceWorker.ready;
+        return (await r.getNotifications({ tag: t })).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as Notification & { actions?: Array<{ action: string; title: string }> }).actions ?? [] }));
+      }, tag);
+      const hit = list.find(ok);
+      if (hit) return hit;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })());
 }
 
 describe('approve from the phone: pairing through the front, Web Push, the service worker’s Approve button', () => {
@@ -35,6 +64,10 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
   let pushService: PushEndpoint;
   let phoneCtx: BrowserContext;
   let phone: Page;
+  // Set by the push test, reused by the 'ids' one: the subscription's keys, its path at the push service, CDP delivery.
+  let keys: ReturnType<typeof makeSubscriptionKeys>;
+  let pushPath: string;
+  let deliver: (plain: string) => Promise<unknown>;
 
   before(async () => {
     front = await startFront();
@@ -118,7 +151,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
 
     // What the page sends after pushManager.subscribe: the push service's endpoint and the browser's keys. Here the
     // push service is this test's HTTPS server and the keys are this test's (it decrypts as a browser would).
-    const keys = makeSubscriptionKeys();
+    keys = makeSubscriptionKeys();
     const endpoint = pushService.endpointUrl('pocket-pixel');
     const subscribed = await phone.evaluate(async (sub) => {
       const res = await fetch('/api/device/push/subscribe', {
@@ -144,8 +177,8 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
         await new Promise((r) => setTimeout(r, 50));
       }
     })());
-    const deliver = (plain: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${front.url}/`, registrationId, data: plain });
-    const pushPath = new URL(endpoint).pathname;
+    deliver = (plain: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${front.url}/`, registrationId, data: plain });
+    pushPath = new URL(endpoint).pathname;
 
     // The agent asks over MCP and waits for the answer.
     const convId = (await alice.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
@@ -212,5 +245,47 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     const laptop = h.page;
     await laptop.getByRole('button', { name: 'Refresh' }).click();
     await laptop.getByRole('table', { name: 'Device audit' }).getByText('action', { exact: true }).first().waitFor();
+  });
+
+  test("push content 'ids': the push carries no title; the service worker fetches it through the front and shows the buttons only while pending", { timeout: 120_000 }, async () => {
+    assert.ok(deliver, 'the push test ran first (it registers the worker and the subscription)');
+    const alice = h.agents.alice!;
+    await ownerCall(h, 'phone.set', { push_content: 'ids' });
+    try {
+      const convId = (await alice.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
+      const req = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Migrate the billing database?', context: 'five minutes of downtime', ttl_secs: 3600 });
+      const pushed = await pushService.next(pushPath, (p) => {
+        try { return (JSON.parse(decryptPush(p.body, keys)) as Notice).tag === req.request_id; } catch { return false; }
+      }, 15_000);
+      const plain = decryptPush(pushed.body, keys);
+      assert.ok(!/billing|downtime/.test(plain), `the decrypted push itself has no title or summary: ${plain}`);
+      const notice = JSON.parse(plain) as Notice;
+      assert.ok(notice.read_token, 'it carries a read token');
+
+      // The worker fetches the details through the front, then shows the real title with Approve / Reject.
+      const seenBefore = front.seen.length;
+      await deliver(plain);
+      const shown = await shownNotice(phone, req.request_id, (n) => n.title !== notice.title);
+      assert.equal(shown.title, 'Migrate the billing database?');
+      assert.match(shown.body, /five minutes of downtime/);
+      assert.deepEqual(shown.actions.map((a) => a.title), ['Approve', 'Reject']);
+      assert.ok(front.seen.slice(seenBefore).some((l) => l.startsWith('POST /api/device/notice')), 'the details came through the front');
+      await phone.screenshot({ path: `${ARTIFACTS}/phone-push-ids.png` });
+
+      // No details (here: a read token the hub refuses, as when it cannot be reached): the generic line, no buttons.
+      const broken = { ...notice, read_token: notice.read_token!.slice(0, -2) + (notice.read_token!.endsWith('AA') ? 'BB' : 'AA') };
+      await deliver(JSON.stringify(broken));
+      const blind = await shownNotice(phone, req.request_id, (n) => n.title === notice.title);
+      assert.equal(blind.actions.length, 0, 'never Approve / Reject without the details');
+
+      // Decided on the laptop before the push is shown: the worker says so and offers no buttons.
+      await ownerCall(h, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      await deliver(plain);
+      const late = await shownNotice(phone, req.request_id, (n) => n.title.startsWith('Already'));
+      assert.equal(late.title, 'Already approved: Migrate the billing database?');
+      assert.equal(late.actions.length, 0);
+    } finally {
+      await ownerCall(h, 'phone.set', { push_content: 'summary' });
+    }
   });
 });
