@@ -228,7 +228,7 @@ function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'ev
   if (roll < 75) return { target: r.chance(0.5) ? new URL(r.pick(w.fileLinks)).pathname : mutateToken(r, r.pick(w.fileLinks)), kind: 'files' };
   if (roll < 85) return { target: r.pick(['/', '/index.html', '/favicon.svg', '/assets/x.js', '/assets/../index.html', '/login', '/login?token=%', '/login?token=abc', '/.env', '/a/b/c', '/%2e%2e/%2e%2e/etc/passwd']), kind: 'static' };
   // The device door (issue 13: pairing, device credential, push) and the pairing page.
-  if (roll < 90) return { target: r.pick(['/api/device/pair/claim', '/api/device/pair/wait', '/api/device/me', '/api/device/push/subscribe', '/api/device/push/unsubscribe', '/api/device/action', '/api/device/', '/api/device/x%', '/pair', '/pair?x=%']), kind: 'device' };
+  if (roll < 90) return { target: r.pick(['/api/device/pair/claim', '/api/device/pair/wait', '/api/device/me', '/api/device/push/subscribe', '/api/device/push/unsubscribe', '/api/device/action', '/api/device/notice', '/api/device/', '/api/device/x%', '/pair', '/pair?x=%']), kind: 'device' };
   // Path junk: percent junk, NUL, dot-dot, unicode (raw UTF-8 and encoded), very long, odd forms.
   const parts = Array.from({ length: 1 + r.int(6) }, () => r.pick(['%', '%Z1', '%E0%A4%A', '%00', '%2F', '..', '.', '%2e%2e', utf8AsLatin1('报告'), encodeURIComponent('🦜'), '%FF%FE', 'a', '', '\\', '?', '#', ';', '\t']));
   let t = `/${parts.join('/')}`;
