@@ -16,7 +16,9 @@ import { TOOL_BY_NAME } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/devices';
 import { mintActionToken, mintReadToken } from '../src/main/hub/action-tokens';
-import { decideByActionToken, noticeByReadToken } from '../src/main/hub/notify';
+import { decideByActionToken, noticeByReadToken, noticeSummary } from '../src/main/hub/notify';
+import { answerCard } from '../src/main/hub/cards';
+import { handBack } from '../src/main/hub/handoffs';
 import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys } from './push-endpoint';
 
@@ -373,6 +375,41 @@ describe('action tokens (in process)', () => {
       const other = createDeviceIn(t.hub, { name: 'Other' }).device;
       const ok = decideByActionToken(t.hub, mintActionToken(t.hub, req.request_id, 'approve', other.id, req.expires_at));
       assert.equal(ok.request.state, 'approved');
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('notice summaries (what a read token answers)', () => {
+  test('a handoff and a card addressed to the owner read back their summary and state; an unknown tag is not_found', async () => {
+    const t = makeHub();
+    try {
+      const a = t.agent('summarist');
+      const call = (name: 'open_direct' | 'send_card' | 'handoff', args: Record<string, unknown>) =>
+        callAgentTool(t.hub, a.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
+      const conv = (await call('open_direct', { user: t.hub.owner.name })).conversation.conv_id as string;
+      const card = await call('send_card', { conv_id: conv, text: 'Pick a plan', card: { title: 'Plan Quokka', blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'a', label: 'A' }] }] } });
+      let c = noticeSummary(t.hub, `card:${card.msg_id}`);
+      assert.equal(c.title, 'summarist: Plan Quokka');
+      assert.equal(c.body, 'Pick a plan');
+      assert.equal(c.state, 'pending');
+      answerCard(t.hub, t.hub.ownerId, { msg_id: card.msg_id, block_id: 'go', value: 'a' });
+      c = noticeSummary(t.hub, `card:${card.msg_id}`);
+      assert.equal(c.state, 'answered');
+
+      await call('handoff', { conv_id: conv, note: 'Please check the Quokka numbers.' });
+      let h = noticeSummary(t.hub, `handoff:${conv}`);
+      assert.equal(h.title, 'summarist handed over to you');
+      assert.equal(h.body, 'Please check the Quokka numbers.');
+      assert.equal(h.state, 'open');
+      handBack(t.hub, t.hub.ownerId, { conv_id: conv, note: 'done' });
+      h = noticeSummary(t.hub, `handoff:${conv}`);
+      assert.equal(h.state, 'returned');
+
+      for (const tag of ['req_nope', 'card:msg_nope', 'handoff:conv_nope']) {
+        assert.throws(() => noticeSummary(t.hub, tag), (e: unknown) => e instanceof HubError && e.code === 'not_found', tag);
+      }
     } finally {
       t.close();
     }
