@@ -454,3 +454,19 @@ describe('through the HTTPS front', () => {
     }
   });
 });
+
+describe('forged tokens (last: it spends the hub-wide allowance of refused tokens)', () => {
+  test('a burst of tokens that do not verify is cut off with 429 (Retry-After), and none of them decides anything', async () => {
+    const agent = await served.agent('forged-asker');
+    const conv = await directWithOwner(agent);
+    const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Forged approve?' });
+    const forged = Buffer.from(JSON.stringify({ r: req.request_id, d: 'approve', v: 'dev_x', e: Date.now() + 60_000 })).toString('base64url') + '.AAAA';
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await device(DEVICE_ACTION_PATH, { token: forged })).status);
+    assert.ok(statuses.every((s) => s === 401 || s === 429), `only refusals: ${statuses.join(',')}`);
+    assert.equal(statuses[0], 401, 'a forged token is unauthorized');
+    assert.equal(statuses.at(-1), 429, `a burst is rate-limited: ${statuses.join(',')}`);
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    assert.equal(requests.find((r: { request_id: string }) => r.request_id === req.request_id)?.state, 'pending', 'nothing was decided');
+  });
+});

@@ -44,10 +44,27 @@ function subscription(which: 'push.subscribe' | 'push.unsubscribe'): DeviceRoute
   };
 }
 
+/**
+ * Token limits per hub, shared by the button and the read route: reads per device (5 a second, bursts of 60, as device
+ * calls) and tokens that fail to verify (20 a minute: a forged or mangled token is refused, and not written to the
+ * audit list without end).
+ */
+const tokenLimits = new WeakMap<Hub, { reads: RateLimiter; failures: RateLimiter }>();
+function limitsOf(hub: Hub): { reads: RateLimiter; failures: RateLimiter } {
+  let limits = tokenLimits.get(hub);
+  if (!limits) tokenLimits.set(hub, (limits = { reads: new RateLimiter(5, 60), failures: new RateLimiter(20 / 60, 20) }));
+  return limits;
+}
+
+function refuseLimited(res: Parameters<DeviceRoute>[2], wait: number, what: string) {
+  sendRefusal(res, { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` }, Math.max(1, Math.ceil(wait / 1000)));
+}
+
 /** POST {token}: decides the token's request as the owner (first decision wins; a replay is 409). */
 const action: DeviceRoute = async (tools, req, res, url) => {
   if (!postOnly(tools, req, res, url.pathname)) return;
   const { hub } = tools;
+  const limits = limitsOf(hub);
   let deviceId: string | null = null;
   let target: string | null = null;
   const audit = (outcome: string) => {
@@ -65,7 +82,14 @@ const action: DeviceRoute = async (tools, req, res, url) => {
       const claims = verifyActionToken(hub, token);
       deviceId = claims.v === NTFY_DEVICE ? null : claims.v;
       target = claims.r;
-    } catch { /* decideByActionToken answers the refusal */ }
+    } catch {
+      // decideByActionToken answers the refusal, unless tokens that do not verify come too fast
+      const wait = limits.failures.take('fail');
+      if (wait > 0) {
+        audit('refused:rate_limited');
+        return refuseLimited(res, wait, 'refused action tokens');
+      }
+    }
     const { request } = decideByActionToken(hub, token);
     audit('ok');
     tools.send(res, 200, { ok: true, value: { request } });
@@ -76,21 +100,18 @@ const action: DeviceRoute = async (tools, req, res, url) => {
   }
 };
 
-/** Read-token limits per hub: reads per device (5 a second, bursts of 60, as device calls) and refused tokens (20 a minute). */
-const readLimits = new WeakMap<Hub, { reads: RateLimiter; failures: RateLimiter }>();
 
 /** POST {token}: a read token (push content 'ids') answers its notice's summary and current state; nothing is spent. */
 const notice: DeviceRoute = async (tools, req, res, url) => {
   if (!postOnly(tools, req, res, url.pathname)) return;
   const { hub } = tools;
-  let limits = readLimits.get(hub);
-  if (!limits) readLimits.set(hub, (limits = { reads: new RateLimiter(5, 60), failures: new RateLimiter(20 / 60, 20) }));
+  const limits = limitsOf(hub);
   let device: { id: string; name: string } | null = null;
   let target: string | null = null;
   const audit = (outcome: string) => tools.audit(device as Parameters<DeviceDoorTools['audit']>[0], 'notice', target, outcome);
   const limited = (wait: number, what: string) => {
     audit('refused:rate_limited');
-    sendRefusal(res, { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` }, Math.max(1, Math.ceil(wait / 1000)));
+    refuseLimited(res, wait, what);
   };
   try {
     const body = await tools.readJsonObject(req, MAX_BODY_BYTES);
