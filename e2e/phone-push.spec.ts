@@ -104,6 +104,10 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     await phoneCtx.grantPermissions(['notifications'], { origin: front.url });
     phone = await phoneCtx.newPage();
     phone.setDefaultTimeout(15_000);
+    // Before pairing, the public URL itself says how to pair (login links do not work through the front).
+    await phone.goto(`${front.url}/`);
+    await phone.getByRole('heading', { level: 1, name: 'This phone is not paired' }).waitFor();
+    await phone.getByText('Scan the QR code with this phone and tap Pair.').waitFor();
     await phone.goto(link);
     await phone.getByRole('button', { name: 'Pair' }).click();
     const phrase = (await phone.getByLabel('Pairing phrase').textContent())!.trim();

@@ -4,7 +4,6 @@
 // call then collects its device credential, once. Codes and claim secrets are stored only as hashes. Waits
 // are promises woken on change, no polling. No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
-import QRCode from 'qrcode';
 import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
@@ -129,6 +128,8 @@ export async function startPairing(hub: Hub, input: { name?: string; scope?: Dev
     insertPairing(hub.db, row);
   });
   const url = `${base}/pair#${code}`;
+  // qrcode is loaded on the first pairing, not at start (evaluating it takes tens of ms of the cold start).
+  const QRCode = (await import('qrcode')).default;
   const qr_svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { pairing: pairingView(hub, requirePairing(hub, row.id)), url, qr_svg };
 }

@@ -2,8 +2,12 @@
 // subscription keys (RFC 8291, aes128gcm) and signed for the push service with the hub's VAPID key (RFC 8292).
 // The push service (FCM, Mozilla, Apple) sees only the encrypted body, its size, its timing and the VAPID key.
 // hub/notify.ts decides what to send and to whom; this file only speaks to the push service.
-import webpush from 'web-push';
 import type { WebPushSend } from '../hub/push-senders';
+
+// Loaded on the first push, not at start: evaluating web-push (and its crypto/ASN.1 dependencies) takes tens of ms,
+// and a hub without paired phones never needs it (the cold start budget is in DESIGN.md).
+let webpushModule: Promise<typeof import('web-push')> | undefined;
+const loadWebPush = () => (webpushModule ??= import('web-push').then((m) => (m as unknown as { default?: typeof import('web-push') }).default ?? m));
 
 /** How long one push may take before it counts as failed. */
 const PUSH_TIMEOUT_MS = 10_000;
@@ -11,6 +15,7 @@ const PUSH_TIMEOUT_MS = 10_000;
 /** The web-push package's sender (https.request to the subscription's endpoint). */
 export const sendWebPush: WebPushSend = async (target, payload, opts) => {
   try {
+    const webpush = await loadWebPush();
     await webpush.sendNotification({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, payload, {
       vapidDetails: opts.vapid,
       TTL: opts.ttlSecs,
@@ -27,8 +32,3 @@ export const sendWebPush: WebPushSend = async (target, payload, opts) => {
     return { outcome: 'failed', detail: detail.slice(0, 300) };
   }
 };
-
-/** A new VAPID key pair (base64url: the public key is the uncompressed P-256 point browsers take as applicationServerKey). */
-export function generateVapidKeys(): { publicKey: string; privateKey: string } {
-  return webpush.generateVAPIDKeys();
-}

@@ -43,6 +43,8 @@ function SignIn() {
   const revoked = useDevice((s) => s.revoked);
   const forgotten = useDevice((s) => s.forgotten);
   if (forgotten) return <ForgottenPhone />;
+  // Through the HTTPS front (not this computer), login links are refused: a device pairs instead.
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(location.hostname) && !window.perch) return <ForgottenPhone forgot={false} />;
   if (revoked) {
     return (
       <main className="signin" aria-labelledby="signin-title">

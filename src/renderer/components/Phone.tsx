@@ -147,14 +147,17 @@ export function PhoneMenu() {
   );
 }
 
-/** What a phone shows after "Forget this phone": how to pair it again. */
-export function ForgottenPhone() {
+/**
+ * What a phone shows with no pairing: after "Forget this phone", or when it opens the hub through the HTTPS front
+ * (where login links do not work) before it was paired: how to pair it.
+ */
+export function ForgottenPhone({ forgot = true }: { forgot?: boolean }) {
   return (
     <main className="signin" aria-labelledby="signin-title">
       <div className="signin-card">
         <img src="./favicon.svg" alt="" width={64} height={64} />
         <h1 id="signin-title">This phone is not paired</h1>
-        <p role="status">This phone forgot its pairing. To approve from it again:</p>
+        <p role="status">{forgot ? 'This phone forgot its pairing. To approve from it again:' : 'To approve and answer your agents from this phone, pair it with the laptop:'}</p>
         <ol className="pair-steps">
           <li>On the laptop, open Perch → Settings → Phone → Pair a phone.</li>
           <li>Scan the QR code with this phone and tap Pair.</li>
