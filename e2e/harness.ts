@@ -223,6 +223,20 @@ export async function launch(opts: LaunchOptions): Promise<Harness> {
   }
 }
 
+/** Calls an owner action with the laptop page's owner session (as its UI does); throws with the refusal's message. */
+export async function ownerCall<T = any>(h: Harness, action: string, input: unknown): Promise<T> {
+  const session = await h.page.evaluate(() => localStorage.getItem('perch.owner.session'));
+  const res = await fetch(`${h.baseUrl}/api/owner/${action}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` },
+    body: JSON.stringify(input),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const j = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
+  if (!j.ok) throw new Error(`${action}: ${j.error?.message}`);
+  return j.value as T;
+}
+
 // ---- UI helpers ---------------------------------------------------------------------------------
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

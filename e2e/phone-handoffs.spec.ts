@@ -5,19 +5,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, launch, openConversation, within, type Harness } from './harness';
+import { ARTIFACTS, launch, openConversation, within, ownerCall, type Harness } from './harness';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
-
-/** Calls an owner action with the laptop's owner session (as its UI does). */
-async function ownerCall<T = any>(h: Harness, action: string, input: unknown): Promise<T> {
-  const session = await h.page.evaluate(() => localStorage.getItem('perch.owner.session'));
-  const res = await fetch(`${h.baseUrl}/api/owner/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` }, body: JSON.stringify(input) });
-  const j = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
-  if (!j.ok) throw new Error(`${action}: ${j.error?.message}`);
-  return j.value as T;
-}
 
 async function door<T = any>(h: Harness, path: string, body: unknown): Promise<T> {
   const res = await fetch(`${h.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

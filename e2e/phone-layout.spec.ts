@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, launch, within, type Harness } from './harness';
+import { ARTIFACTS, launch, within, ownerCall, type Harness } from './harness';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -17,15 +17,6 @@ async function phoneMetrics(page: Page) {
       .filter((b) => b.h < 44);
     return { scrollWidth: document.scrollingElement!.scrollWidth, small };
   });
-}
-
-/** Calls an owner action with the laptop's owner session (as its UI does). */
-async function ownerCall<T = any>(h: Harness, action: string, input: unknown): Promise<T> {
-  const session = await h.page.evaluate(() => localStorage.getItem('perch.owner.session'));
-  const res = await fetch(`${h.baseUrl}/api/owner/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` }, body: JSON.stringify(input) });
-  const j = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
-  if (!j.ok) throw new Error(`${action}: ${j.error?.message}`);
-  return j.value as T;
 }
 
 describe('phone layout (390×844)', () => {

@@ -14,7 +14,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
-import { ARTIFACTS, launch, within, type Harness } from './harness';
+import { ARTIFACTS, launch, within, ownerCall, type Harness } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
 import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
 
@@ -30,15 +30,6 @@ interface Notice {
   request_id?: string;
   read_token?: string;
   actions?: Array<{ action: string; title: string; token: string }>;
-}
-
-/** Calls an owner action with the laptop's owner session (as its UI does). */
-async function ownerCall<T = any>(h: Harness, action: string, input: unknown): Promise<T> {
-  const session = await h.page.evaluate(() => localStorage.getItem('perch.owner.session'));
-  const res = await fetch(`${h.baseUrl}/api/owner/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` }, body: JSON.stringify(input), signal: AbortSignal.timeout(10_000) });
-  const j = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
-  if (!j.ok) throw new Error(`${action}: ${j.error?.message}`);
-  return j.value as T;
 }
 
 type Shown = { title: string; body: string; tag: string; actions: Array<{ action: string; title: string }> };

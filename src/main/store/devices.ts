@@ -1,6 +1,7 @@
 // Paired devices, pairings and the device audit list (issue 13; hub/devices.ts and hub/pairing.ts call these).
 // SQL only: no rules here. Tables from migration 8.
 import { sql, type Db } from './db';
+import type { DeviceAuditEntry } from '../../shared/devices';
 
 export interface DeviceRow {
   id: string;
@@ -56,15 +57,8 @@ export function deletePushSubscriptionOf(db: Db, deviceId: string): boolean {
 
 // ---- audit ---------------------------------------------------------------------------------
 
-export interface DeviceAuditRow {
-  id: number;
-  at: number;
-  device_id: string | null;
-  device_name: string;
-  action: string;
-  target: string | null;
-  outcome: string;
-}
+/** A row of device_audit is the audit entry the owner reads (shared/devices.ts), column for column. */
+export type DeviceAuditRow = DeviceAuditEntry;
 
 /** How many audit lines the hub keeps (oldest dropped first). */
 export const AUDIT_KEEP = 10_000;
