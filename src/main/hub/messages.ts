@@ -151,11 +151,12 @@ export function recallMessage(hub: Hub, userId: string, msgId: string): { msg_id
 // ---- reactions --------------------------------------------------------------------------
 
 const NAMED_REACTION = /^:[a-z0-9_+-]{1,32}:$/;
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** Made on the first reaction: building a Segmenter loads ICU break data (tens of ms at hub start). */
+let segmenter: Intl.Segmenter | undefined;
 
 export function validateReactionKey(key: string): string {
   if (NAMED_REACTION.test(key)) return key;
-  const graphemes = [...segmenter.segment(key)];
+  const graphemes = [...(segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(key)];
   if (graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(key)) return key;
   throw new HubError('invalid_argument', `Reaction ${JSON.stringify(key)} is not one emoji or a :name:.`, 'Use a single emoji such as 👀 or ✅, or a name like :done:.');
 }
