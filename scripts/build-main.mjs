@@ -2,6 +2,7 @@
 // beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/background.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 
 const common = {
   bundle: true,
@@ -14,6 +15,16 @@ const common = {
   external: ['better-sqlite3', 'sharp', 'electron'],
   logLevel: 'warning',
 };
+
+// The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/catalog.ts
+// catalogJson()) and defined into the hub bundles: tools/list then needs no zod-to-JSON-schema work at start.
+async function catalogJson() {
+  const out = await build({ ...common, entryPoints: ['src/shared/catalog.ts'], external: [], sourcemap: false, write: false });
+  const mod = { exports: {} };
+  new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
+  return JSON.stringify(mod.exports.catalogJson());
+}
+common.define = { __PERCH_CATALOG_JSON__: JSON.stringify(await catalogJson()) };
 
 const worker = 'src/main/store/background-worker.ts';
 await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js' });

@@ -92,6 +92,8 @@ for (const era of ERAS) {
         assert.equal(t.inputSchema.type, 'object', `${t.name}: an object schema`);
         assert.deepEqual(t.inputSchema.properties, want.properties, `${t.name}: inputSchema.properties equal toolInputJsonSchema`);
         assert.deepEqual(t.inputSchema.required ?? [], want.required ?? [], `${t.name}: inputSchema.required equals toolInputJsonSchema`);
+        // The served hub's schemas are precomputed by the build: they must be the sources' schemas, key order and all.
+        assert.equal(JSON.stringify(t.inputSchema), JSON.stringify(want), `${t.name}: inputSchema is toolInputJsonSchema's, byte for byte`);
       }
     });
   });

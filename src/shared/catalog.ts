@@ -44,8 +44,14 @@ const seq = (d: string) => z.number().int().min(0).describe(d);
 const version = (d: string) => z.number().int().min(0).describe(d);
 const msTime = (d: string) => z.number().int().min(0).describe(d);
 
+/** Memoizes a schema builder: the schema is made on first use (not at module load) and then shared. */
+const once = <T>(make: () => T): (() => T) => {
+  let made: T | undefined;
+  return () => (made ??= make());
+};
+
 /** A reference: a bare string (id or URL) or a described pointer. */
-const refItem = z.union([
+const refItem = once(() => z.union([
   z.string().min(1).max(LIMITS.maxTextChars),
   z.strictObject({
     type: z.string().max(MAX_TOKEN_CHARS).optional().describe('What it is, e.g. doc, artifact, message, url.'),
@@ -55,8 +61,8 @@ const refItem = z.union([
     conv_id: z.string().max(MAX_TOKEN_CHARS).optional().describe('Conversation of a referenced message.'),
     msg_id: z.string().max(MAX_TOKEN_CHARS).optional().describe('A referenced message.'),
   }),
-]);
-const refList = (d: string) => z.array(refItem).max(LIMITS.maxListItems).describe(d);
+]));
+const refList = (d: string) => z.array(refItem()).max(LIMITS.maxListItems).describe(d);
 
 /** Any JSON value; undefined (a missing key) is refused. */
 const jsonValue = () =>
@@ -74,7 +80,7 @@ export const PROGRESS_KINDS = ['thinking', 'tool_call', 'tool_result', 'plan', '
 export const FILE_VARIANTS = ['original', 'thumb'] as const;
 
 /** The card is validated fully (with path-precise errors) by the hub; here only its shape. */
-const card = z
+const card = () => z
   .looseObject({
     title: z.string().optional(),
     blocks: z.array(z.unknown()),
@@ -93,17 +99,33 @@ interface ToolFacts {
   scope?: KeyScope | 'any';
 }
 
+/**
+ * One tool. Its input schema is made on first use (a call of the tool, or its JSON schema when the build
+ * did not precompute it): building every tool's zod schema at module load was a large part of a hub's cold start.
+ */
 function tool<const N extends string, S extends z.ZodObject>(
   name: N,
   description: string,
-  input: S,
+  makeInput: () => S,
   facts: ToolFacts = {},
 ): ToolSpec<S> & { readonly name: N } {
   const end = description.indexOf('. ');
   const title = end > 0 ? description.slice(0, end) : description.replace(/\.$/, '');
   const readOnly = facts.readOnly ?? false;
   const scope = facts.scope ?? (readOnly ? 'read' : 'write');
-  return { name, title, description, input, readOnly, destructive: facts.destructive ?? false, groupCommitted: !readOnly && (facts.groupCommitted ?? true), scope };
+  const input = once(makeInput);
+  return {
+    name,
+    title,
+    description,
+    get input() {
+      return input();
+    },
+    readOnly,
+    destructive: facts.destructive ?? false,
+    groupCommitted: !readOnly && (facts.groupCommitted ?? true),
+    scope,
+  };
 }
 
 const READ_ONLY: ToolFacts = { readOnly: true };
@@ -122,7 +144,7 @@ const TOOL_LIST = [
   tool(
     'whoami',
     'Who am I. Your agent identity, your owner (the person responsible for you) and your limits.',
-    z.strictObject({
+    () => z.strictObject({
       instance: instanceArg(),
       instance_note: z.string().max(MAX_INSTANCE_NOTE_CHARS).optional().describe('One line about this instance (what it works on), listed in whoami.instances (optional).'),
     }),
@@ -131,19 +153,19 @@ const TOOL_LIST = [
   tool(
     'get_config',
     'Get my configuration. Your role (name, description and instructions to follow), and the skills, MCP servers and APIs you were given. Read it when you start and again after a config.updated notice; version changes whenever the content does.',
-    z.strictObject({}),
+    () => z.strictObject({}),
     READ_ONLY,
   ),
   tool(
     'list_conversations',
     'List conversations. Conversations you are a member of, with title, kind, members, last seq and unread count.',
-    z.strictObject({}),
+    () => z.strictObject({}),
     READ_ONLY,
   ),
   tool(
     'get_updates',
     'Get updates. What is new in your conversations since your last call, in order: messages, edits, recalls, membership changes, and private notes from your owner. Calling again confirms you received the previous answer, so the same events are not returned twice; if an answer was lost, they come again. If more is true, call again.',
-    z.strictObject({
+    () => z.strictObject({
       ack: z
         .string()
         .min(1)
@@ -167,7 +189,7 @@ const TOOL_LIST = [
   tool(
     'send_message',
     'Send a message. Sends a message to a conversation you are a member of. Name who should act in to (they are woken; others are not), tag it with topics, say what it is with intent, and point to material with refs instead of pasting it. Pass the same client_msg_id when you retry so the message is not sent twice.',
-    z.strictObject({
+    () => z.strictObject({
       client_msg_id: clientId('Your id for this message; repeat it on retries (optional).').optional(),
       conv_id: convId('Conversation id (from list_conversations or get_updates).'),
       intent: z.enum(INTENTS).optional().describe('One of request, proposal, answer, status, done.'),
@@ -187,7 +209,7 @@ const TOOL_LIST = [
   tool(
     'edit_message',
     'Edit a message. Replaces the text of a message you sent.',
-    z.strictObject({
+    () => z.strictObject({
       msg_id: msgId(),
       text: z.string().min(1).max(LIMITS.maxTextChars).describe('The new text.'),
       operation_id: operationId(),
@@ -196,7 +218,7 @@ const TOOL_LIST = [
   tool(
     'recall_message',
     'Recall a message. Withdraws a message you sent; its content is deleted for everyone.',
-    z.strictObject({
+    () => z.strictObject({
       msg_id: msgId(),
       operation_id: operationId(),
     }),
@@ -205,7 +227,7 @@ const TOOL_LIST = [
   tool(
     'find_user',
     'Find a user. Looks up a person or agent by exact user name.',
-    z.strictObject({
+    () => z.strictObject({
       name: token().describe('Exact user name.'),
     }),
     READ_ONLY,
@@ -213,7 +235,7 @@ const TOOL_LIST = [
   tool(
     'open_direct',
     'Open a direct conversation. Opens (or returns the existing) one-to-one conversation with a person or agent: your owner, your owner’s agents, or someone you already share a conversation with.',
-    z.strictObject({
+    () => z.strictObject({
       user: token().describe('User name or id.'),
       operation_id: operationId(),
     }),
@@ -221,7 +243,7 @@ const TOOL_LIST = [
   tool(
     'create_group',
     'Create a group. Creates a group with people or agents you may contact (see open_direct). Your owner becomes its owner and you manage it as an admin.',
-    z.strictObject({
+    () => z.strictObject({
       members: nameList('User names or ids.'),
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('Title of the group.'),
       operation_id: operationId(),
@@ -230,7 +252,7 @@ const TOOL_LIST = [
   tool(
     'add_member',
     'Add a member. Adds a person or agent you may contact to a group you manage.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId('The group.'),
       history: z
         .number()
@@ -245,7 +267,7 @@ const TOOL_LIST = [
   tool(
     'request_human',
     'Ask a person to decide. Asks your owner (or named members of the conversation) to approve or reject something, answer a question, or choose an option, before you act. Returns a request_id; call get_request with wait_secs to wait for the decision. Use it before anything irreversible or costly.',
-    z.strictObject({
+    () => z.strictObject({
       assignees: nameList('People in the conversation who may decide (default: your owner).').optional(),
       client_req_id: clientId('Your id for this request; repeat it on retries.').optional(),
       context: z
@@ -273,7 +295,7 @@ const TOOL_LIST = [
   tool(
     'get_request',
     'Get a decision. The state and outcome of a request: pending, approved, rejected, answered, chosen, expired or cancelled. With wait_secs it waits up to that long for a decision.',
-    z.strictObject({
+    () => z.strictObject({
       request_id: token().describe('From request_human.'),
       wait_secs: z
         .number()
@@ -288,7 +310,7 @@ const TOOL_LIST = [
   tool(
     'cancel_request',
     'Cancel a request. Withdraws a request you made that is still pending.',
-    z.strictObject({
+    () => z.strictObject({
       request_id: token().describe('From request_human.'),
       operation_id: operationId(),
     }),
@@ -297,7 +319,7 @@ const TOOL_LIST = [
   tool(
     'create_task',
     'Create a task channel. Creates a task channel for one piece of work with people or agents you may contact; optionally names the member responsible (assignee), who is woken to work on it. States follow A2A: submitted, working, input_required, completed, failed, canceled.',
-    z.strictObject({
+    () => z.strictObject({
       assignee: token().optional().describe('Member responsible for the task (name or id).'),
       members: nameList('Members of the task channel (names or ids).'),
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('What the task is, in a few words.'),
@@ -307,7 +329,7 @@ const TOOL_LIST = [
   tool(
     'update_task',
     'Update a task. Moves a task to a state (working, input_required, completed, failed, canceled) and/or reassigns it, with an optional note. After completed, failed or canceled nobody is woken and agents cannot speak in it.',
-    z.strictObject({
+    () => z.strictObject({
       assignee: token().optional().describe('New assignee (creator or manager only).'),
       conv_id: convId('The task channel.'),
       note: z.string().max(LIMITS.maxTextChars).optional().describe('A note on the change (optional).'),
@@ -321,7 +343,7 @@ const TOOL_LIST = [
   tool(
     'claim',
     'Claim a request. Takes a message sent with intent=request for yourself. The first claim wins; others get a conflict. Release it if you cannot do it.',
-    z.strictObject({
+    () => z.strictObject({
       msg_id: msgId('The request message.'),
       operation_id: operationId(),
     }),
@@ -329,7 +351,7 @@ const TOOL_LIST = [
   tool(
     'release_claim',
     'Release a claim. Gives back a request you claimed so somebody else can take it.',
-    z.strictObject({
+    () => z.strictObject({
       msg_id: msgId('The request message.'),
       operation_id: operationId(),
     }),
@@ -337,7 +359,7 @@ const TOOL_LIST = [
   tool(
     'floor_grant',
     'Give the floor. As a manager of the conversation (e.g. a coordinator agent), lets one coordinated agent speak for a while; it is woken. Only one holder at a time.',
-    z.strictObject({
+    () => z.strictObject({
       agent: token().describe('The agent (name or id).'),
       conv_id: convId(),
       ttl_secs: z
@@ -353,7 +375,7 @@ const TOOL_LIST = [
   tool(
     'floor_release',
     'Release the floor. Ends the current turn (the holder or a manager).',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       operation_id: operationId(),
     }),
@@ -361,7 +383,7 @@ const TOOL_LIST = [
   tool(
     'get_history',
     'Read history. Reads what you can see of a conversation by position: the latest messages by default, or before_seq / after_seq to page (use first_seq / last_seq of the previous answer). Up to 200 events.',
-    z.strictObject({
+    () => z.strictObject({
       after_seq: seq('Only events after this seq (optional).').optional(),
       before_seq: seq('Only events before this seq (optional).').optional(),
       conv_id: convId(),
@@ -372,7 +394,7 @@ const TOOL_LIST = [
   tool(
     'get_context',
     'Get context. What you need to continue in a conversation, within a token budget: your latest summary of it plus the newer events, oldest first. Use it after a restart or on a new machine.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       max_tokens: z
         .number()
@@ -388,7 +410,7 @@ const TOOL_LIST = [
   tool(
     'search',
     'Search messages. Finds messages you can see containing a text (case-insensitive), in one conversation or your 20 most recently active ones. complete is false when not everything was searched.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId('Only this conversation (optional).').optional(),
       has_refs: z.boolean().optional().describe('Only messages citing others (true) or not (false).'),
       intent: z.enum(INTENTS).optional().describe('Only messages with this intent (optional).'),
@@ -406,7 +428,7 @@ const TOOL_LIST = [
   tool(
     'put_summary',
     'Write a summary. Stores your own summary of a range of a conversation (from_seq..to_seq, which you must be able to see). get_context then starts from it. Only you can read it.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       from_seq: seq('First seq the summary covers.'),
       text: z.string().min(1).max(LIMITS.maxSummaryChars).describe('The summary.'),
@@ -418,7 +440,7 @@ const TOOL_LIST = [
   tool(
     'state_get',
     'Read a checkpoint. Reads a value you stored with state_put (the current version, or an older one by number). Keys under archive/ hold what was imported with you from another server.',
-    z.strictObject({
+    () => z.strictObject({
       key: z.string().min(1).max(LIMITS.maxStateKeyBytes).describe('The key.'),
       version: version('An older version to read (optional; default the current one).').optional(),
     }),
@@ -427,7 +449,7 @@ const TOOL_LIST = [
   tool(
     'state_put',
     'Store a checkpoint. Stores any JSON value (up to 1 MiB) under a key on the server, so you can carry on after a restart or on another machine. Pass the version you read (0 to create); if somebody wrote in between you get a conflict and should read again. Returns the new version.',
-    z.strictObject({
+    () => z.strictObject({
       key: z.string().min(1).max(LIMITS.maxStateKeyBytes).describe('The key.'),
       value: jsonValue().describe('Any JSON value (up to 1 MiB).'),
       version: version('The version you read (0 to create).'),
@@ -438,7 +460,7 @@ const TOOL_LIST = [
   tool(
     'state_list',
     'List checkpoints. Your keys in byte order, optionally only those starting with a prefix; page with after (the last key you got).',
-    z.strictObject({
+    () => z.strictObject({
       after: z.string().min(1).max(LIMITS.maxStateKeyBytes).optional().describe('The last key you got (optional).'),
       limit: limit(LIMITS.historyMaxLimit, 'Most keys to return (optional).').optional(),
       prefix: z.string().max(LIMITS.maxStateKeyBytes).optional().describe('Only keys starting with this (optional).'),
@@ -448,7 +470,7 @@ const TOOL_LIST = [
   tool(
     'state_delete',
     'Delete a checkpoint. Deletes a key with all its versions; pass the current version.',
-    z.strictObject({
+    () => z.strictObject({
       key: z.string().min(1).max(LIMITS.maxStateKeyBytes).describe('The key.'),
       version: version('The current version.'),
       operation_id: operationId(),
@@ -458,7 +480,7 @@ const TOOL_LIST = [
   tool(
     'handoff',
     'Hand off to a person. Hands this conversation to a person (default: your owner) with a note on what they need to know. You are silent and not woken there until they hand it back; then you get their note.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       note: z.string().min(1).max(LIMITS.maxTextChars).describe('What the person needs to know.'),
       to: token().optional().describe('The person (name or id; default your owner).'),
@@ -468,8 +490,8 @@ const TOOL_LIST = [
   tool(
     'send_card',
     'Send a card. Sends a card people answer by clicking a button or filling a form; their response comes back to you in get_updates. card is {title?, blocks: […], once?}; a block is {type: text, text}, {type: buttons, id, options: [{id, label, style?: primary|danger}]} or {type: form, id, submit, fields: [{id, label, type: text|number|select|checkbox, required?, options?, max?}]}. Ids are a-z 0-9 _ -. text is what clients without cards show.',
-    z.strictObject({
-      card,
+    () => z.strictObject({
+      card: card(),
       conv_id: convId(),
       reply_to: msgId('The message this answers (optional).').optional(),
       text: z.string().min(1).max(LIMITS.maxTextChars).describe('Fallback text.'),
@@ -479,7 +501,7 @@ const TOOL_LIST = [
   tool(
     'send_file',
     'Send a file or image. Sends a file to a conversation: data is its content in base64 (at most 16 MiB). Images (JPEG, PNG, GIF, WebP) are shown as images with a thumbnail; anything else as a file to download. Location data (EXIF, GPS) is removed. caption is optional text under it.',
-    z.strictObject({
+    () => z.strictObject({
       caption: z.string().max(LIMITS.maxTextChars).optional().describe('Text shown with it (optional).'),
       conv_id: convId(),
       // No max here: the decoded size is checked in hub/files, the body size in mcp/http.
@@ -494,7 +516,7 @@ const TOOL_LIST = [
   tool(
     'file_url',
     'Read a file. A link (valid 5 minutes) to a file or image someone sent: file_id is in the message’s payload. variant is original (default) or thumb.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       file_id: token().describe('The file.'),
       variant: z.enum(FILE_VARIANTS).optional().describe('One of original, thumb.'),
@@ -504,7 +526,7 @@ const TOOL_LIST = [
   tool(
     'progress',
     'Report progress. Shows people what you are doing (thinking, tool_call, tool_result, plan, step, error) next to the conversation without a message: nobody is woken and it is not part of the history. At most 10 a second.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       data: z.unknown().optional().describe('Any JSON, up to 8KB.'),
       kind: z.enum(PROGRESS_KINDS).describe('One of thinking, tool_call, tool_result, plan, step, error.'),
@@ -516,7 +538,7 @@ const TOOL_LIST = [
   tool(
     'react',
     'React to a message. Adds a reaction (one emoji) to a message, e.g. 👀 when you start on a request or ✅ when it is done. Adding it again changes nothing.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       key: z.string().min(1).max(64).describe('One emoji, or one of the app’s :names:.'),
       msg_id: msgId(),
@@ -526,7 +548,7 @@ const TOOL_LIST = [
   tool(
     'unreact',
     'Remove a reaction. Removes a reaction you added.',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       key: z.string().min(1).max(64).describe('The reaction to remove (the key you added).'),
       msg_id: msgId(),
@@ -536,7 +558,7 @@ const TOOL_LIST = [
   tool(
     'get_thread',
     'Read a thread. The root message of a thread and its replies after a seq, oldest first.',
-    z.strictObject({
+    () => z.strictObject({
       after_seq: seq('Only replies after this seq (optional).').optional(),
       conv_id: convId(),
       limit: limit(LIMITS.historyMaxLimit, 'Most replies to return (default 50, at most 200).').optional(),
@@ -547,7 +569,7 @@ const TOOL_LIST = [
   tool(
     'list_pins',
     'List pinned messages. The conversation’s pinned messages, latest pin first: what its people keep at hand (rules, decisions, links).',
-    z.strictObject({
+    () => z.strictObject({
       conv_id: convId(),
       limit: limit(LIMITS.historyMaxLimit, 'Most pins to return (default 50, at most 200).').optional(),
     }),
@@ -577,10 +599,30 @@ export function isToolName(name: string): name is ToolName {
 
 // ---- JSON Schema and fingerprint ---------------------------------------------------------------
 
+/**
+ * The catalog's JSON schemas and fingerprint, precomputed by the build (scripts/build-main.mjs runs
+ * catalogJson() below on this very file and defines this name as that JSON text). Undefined when the
+ * sources run unbundled (tests under tsx): then they are computed here on first use, the same way.
+ */
+declare const __PERCH_CATALOG_JSON__: string | undefined;
+type CatalogJson = { version: string; schemas: Record<string, Record<string, unknown>> };
+let builtCatalog: CatalogJson | null | undefined;
+function built(): CatalogJson | null {
+  return (builtCatalog ??= typeof __PERCH_CATALOG_JSON__ === 'string' ? (JSON.parse(__PERCH_CATALOG_JSON__) as CatalogJson) : null);
+}
+
+/** What the build precomputes: every catalog tool's inputSchema and the fingerprint (tool_schema_version). */
+export function catalogJson(): CatalogJson {
+  return { version: schemaFingerprint(TOOLS), schemas: Object.fromEntries(TOOLS.map((t) => [t.name, toolInputJsonSchema(t)])) };
+}
+
 const jsonSchemaCache = new WeakMap<z.ZodObject, Record<string, unknown>>();
 
 /** The tool's inputSchema for tools/list (JSON Schema 2020-12, no $schema key). Frozen, memoized. */
 export function toolInputJsonSchema(t: ToolSpec): Record<string, unknown> {
+  // A catalog tool's schema comes from the build when it has one: no zod schema is built for tools/list.
+  const precomputed = TOOL_BY_NAME.get(t.name) === t ? built()?.schemas[t.name] : undefined;
+  if (precomputed) return deepFreeze(precomputed);
   let schema = jsonSchemaCache.get(t.input);
   if (!schema) {
     const { $schema: _dialect, ...rest } = z.toJSONSchema(t.input, {
@@ -661,5 +703,5 @@ let fingerprint: string | undefined;
  * schema, which a hub need not do before it answers its first request (cold start).
  */
 export function toolSchemaVersion(): string {
-  return (fingerprint ??= schemaFingerprint(TOOLS));
+  return (fingerprint ??= built()?.version ?? schemaFingerprint(TOOLS));
 }
