@@ -2,7 +2,21 @@
 // beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/background.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
+
+// zod's namespace re-exports every locale (z.locales, ~400 KB of the bundle, parsed and initialized at each
+// start); Perch uses only English messages (zod's default), so the bundle's locales index keeps only `en`.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -14,6 +28,7 @@ const common = {
   // not resolve and compile zod's ~100 files at every start (about two thirds of a cold start).
   external: ['better-sqlite3', 'sharp', 'electron'],
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
 };
 
 // The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/catalog.ts
