@@ -8,7 +8,76 @@ if (!fs.existsSync(entry)) {
   process.stderr.write('perch: not built yet. Run `npm install` (or `npm run build`) in ' + path.join(__dirname, '..') + '\n');
   process.exit(2);
 }
-require(entry).main(process.argv.slice(2)).catch((err) => {
+loadCli(entry).main(process.argv.slice(2)).catch((err) => {
   process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
   process.exit(1);
 });
+
+/**
+ * Loads dist/cli.js like require() does, with V8's code cache: compiling the bundle is a large part of a
+ * cold start, and node 20 has no module.enableCompileCache(). The cache is one file per bundle content and
+ * node version, in a directory of this user's only (mode 0700, checked; $PERCH_CODE_CACHE_DIR or the temp directory's perch-code-cache-<uid>); a cache V8 rejects is rewritten,
+ * and anything wrong with it (or PERCH_CODE_CACHE=0) means a plain require(). It is written once, 1 s after
+ * loading or at exit, so it holds the functions a start compiled too.
+ */
+function loadCli(file) {
+  if (process.env.PERCH_CODE_CACHE === '0') return require(file);
+  let src, cacheFile;
+  try {
+    src = fs.readFileSync(file, 'utf8');
+    const key = require('node:crypto').createHash('sha256').update(src).update('\0' + process.version + '\0' + process.arch).digest('hex').slice(0, 32);
+    const dir = cacheDir();
+    cacheFile = dir && path.join(dir, 'cli-' + key + '.bin');
+  } catch {
+    return require(file);
+  }
+  if (!cacheFile) return require(file);
+  const vm = require('node:vm');
+  const Module = require('node:module');
+  let cached;
+  try {
+    cached = fs.readFileSync(cacheFile);
+  } catch {
+    cached = undefined;
+  }
+  const script = new vm.Script(Module.wrap(src), { filename: file, cachedData: cached });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  require.cache[file] = mod;
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
+  mod.loaded = true;
+  if (!cached || script.cachedDataRejected) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      try {
+        const tmp = cacheFile + '.' + process.pid + '.tmp';
+        fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        fs.renameSync(tmp, cacheFile);
+      } catch {
+        // A cache that cannot be written only costs the next start its compile time.
+      }
+    };
+    setTimeout(write, 1000).unref();
+    process.once('exit', write);
+  }
+  return mod.exports;
+}
+
+/** $PERCH_CODE_CACHE_DIR or perch-code-cache-<uid> in the temp directory, made 0700 and owned by this user, or undefined. */
+function cacheDir() {
+  const os = require('node:os');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const dir = process.env.PERCH_CODE_CACHE_DIR || path.join(os.tmpdir(), 'perch-code-cache' + (uid === undefined ? '' : '-' + uid));
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if (!err || err.code !== 'EEXIST') return undefined;
+  }
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory()) return undefined;
+  if (uid !== undefined && (st.uid !== uid || (st.mode & 0o077) !== 0)) return undefined;
+  return dir;
+}

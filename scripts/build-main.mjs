@@ -42,7 +42,9 @@ async function catalogJson() {
 common.define = { __PERCH_CATALOG_JSON__: JSON.stringify(await catalogJson()) };
 
 const worker = 'src/main/store/background-worker.ts';
-await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js' });
+// No import() left in dist/cli.js (esbuild makes them require()): bin/perch.js runs it as a vm.Script (to use
+// V8's code cache), where a real import() would have no module loader.
+await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js', supported: { 'dynamic-import': false } });
 await build({ ...common, entryPoints: [worker], outfile: 'dist/background-worker.js' });
 if (fs.existsSync('src/main/electron/main.ts')) {
   await build({ ...common, entryPoints: ['src/main/electron/main.ts'], outfile: 'dist/electron/main.js' });

@@ -342,3 +342,43 @@ describe('--help on every command and subcommand', () => {
     assert.ok(!fs.existsSync(path.join(dir, 'perch.sqlite')), 'no database was created by a refused command');
   });
 });
+
+describe('perch loads its bundle with a V8 code cache (bin/perch.js)', () => {
+  const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^cli-[0-9a-f]{32}\.bin$/.test(f)) : []);
+
+  test('the first run writes the cache in a 0700 directory; a cache V8 rejects is ignored and rewritten', () => {
+    const dir = path.join(tempDataDir(), 'code-cache');
+    const first = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal((fs.statSync(dir).mode & 0o777).toString(8), '700', 'the cache directory is this user\'s only');
+    const files = cacheFiles(dir);
+    assert.equal(files.length, 1, 'one cache file for the bundle');
+    const file = path.join(dir, files[0]!);
+    assert.ok(fs.statSync(file).size > 1000, 'it holds compiled code');
+
+    const garbage = Buffer.alloc(4096, 7);
+    fs.writeFileSync(file, garbage);
+    const second = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, first.stdout, 'the command answers the same with a broken cache');
+    assert.ok(!fs.readFileSync(file).equals(garbage), 'the rejected cache was written anew');
+
+    const third = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal(third.stdout, first.stdout, 'and the same with the cache in use');
+  });
+
+  test('a cache directory others can write is not used, and PERCH_CODE_CACHE=0 turns the cache off', () => {
+    const open = path.join(tempDataDir(), 'open-cache');
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    const r = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: open } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(cacheFiles(open), [], 'nothing is written to (or read from) a directory others can write');
+
+    const off = path.join(tempDataDir(), 'off-cache');
+    const r2 = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: off, PERCH_CODE_CACHE: '0' } });
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.equal(fs.existsSync(off), false, 'PERCH_CODE_CACHE=0: no cache directory is made');
+  });
+});
