@@ -56,6 +56,11 @@ function loadCli(file) {
         const tmp = cacheFile + '.' + process.pid + '.tmp';
         fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(tmp, cacheFile);
+        // One cache per bundle: the caches of earlier builds (or node versions) are of no use any more.
+        const dir = path.dirname(cacheFile);
+        for (const name of fs.readdirSync(dir)) {
+          if (/^cli-[0-9a-f]{32}\.bin$/.test(name) && path.join(dir, name) !== cacheFile) fs.rmSync(path.join(dir, name), { force: true });
+        }
       } catch {
         // A cache that cannot be written only costs the next start its compile time.
       }

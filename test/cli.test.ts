@@ -366,6 +366,14 @@ describe('perch loads its bundle with a V8 code cache (bin/perch.js)', () => {
     const third = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
     assert.equal(third.code, 0, third.stderr);
     assert.equal(third.stdout, first.stdout, 'and the same with the cache in use');
+
+    // A cache of an earlier build is removed when this build writes its own (they do not pile up in the temp dir).
+    const stale = path.join(dir, `cli-${'0'.repeat(32)}.bin`);
+    fs.writeFileSync(stale, garbage);
+    fs.writeFileSync(file, garbage); // rejected: this run writes the cache again, and prunes
+    const fourth = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
+    assert.equal(fourth.code, 0, fourth.stderr);
+    assert.deepEqual(cacheFiles(dir), [files[0]], 'only the current bundle\'s cache is left');
   });
 
   test('a cache directory others can write is not used, and PERCH_CODE_CACHE=0 turns the cache off', () => {
