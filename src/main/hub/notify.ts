@@ -204,6 +204,13 @@ function idsOnly(s: NoticeSummary): Draft {
   return { ...s, title: line[0]!, body: line[1]!, read: s.expires_at ?? Number.POSITIVE_INFINITY };
 }
 
+/** The kinds of events draftFor() may make a notice or a clear of (checked first: most events are plain messages). */
+const NOTICE_EVENTS: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'card.response']);
+
+function mayNotify(ev: EventView): boolean {
+  return NOTICE_EVENTS.has(ev.type) || (ev.type === 'message.created' && ev.message?.kind === 'card');
+}
+
 function draftFor(hub: Hub, ev: EventView): Job | undefined {
   const make = (tag: string): Job => {
     const s = noticeSummary(hub, tag);
@@ -360,7 +367,7 @@ export function startNotify(hub: Hub, senders: NotifySenders): { idle(): Promise
   const n = new Notifier(hub, senders);
   notifiers.set(hub, n);
   const unsubscribe = hub.bus.subscribe((item) => {
-    if (item.kind !== 'event' || !n.hasTargets()) return;
+    if (item.kind !== 'event' || !mayNotify(item.value.event) || !n.hasTargets()) return;
     let job: Job | undefined;
     try {
       job = draftFor(hub, item.value.event);
