@@ -59,7 +59,10 @@ export class OutsideMemo<V extends NonNullable<unknown>> {
     this.perHub.delete(hub);
   }
 
-  /** Runs a write of the hub that changes what this memo holds, forgetting it inside the write and after it. */
+  /**
+   * Runs a write of the hub that changes what this memo holds and forgets it after the write, committed or rolled
+   * back (call forget() inside it too when the same write reads the memo again after its change).
+   */
   changing<T>(hub: Hub, write: () => T): T {
     try {
       return write();
