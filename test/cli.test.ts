@@ -114,6 +114,49 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     assert.ok(afterCfg.version > before.version, 'the version changed with the content');
     assert.equal((await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent!.config_version, afterCfg.version);
   });
+
+  // The hub keeps the keys it verified in memory (hub/outside-writes.ts); these prove a write by another process on
+  // the same file (the CLI) still reaches the very next call, for a key the hub has just used.
+  test('a scoped key the hub has just used stops working on the next call once the CLI revokes it; so do the scoped keys of an agent the CLI revokes', async () => {
+    const a = await addAgent(dir, 'scoped-cli');
+    const whoami = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
+    const addKey = async (name: string) => {
+      const r = await cliAsync(['agent', 'key', 'add', 'scoped-cli', '--name', name, '--scopes', 'read', '--data-dir', dir, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { key: { id: string }; secret: string };
+    };
+    const k1 = await addKey('reader-1');
+    const k2 = await addKey('reader-2');
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await rawCall(hub.mcpUrl, k1.secret, 'whoami')).structuredContent!.agent.id, a.id);
+      assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id);
+    }
+    const r = await cliAsync(['agent', 'key', 'revoke', k1.key.id, '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await rawPost(hub.mcpUrl, k1.secret, whoami)).status, 401, 'the revoked scoped key is refused at once');
+    assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id, 'the agent\'s other key still works');
+    const rv = await cliAsync(['agent', 'revoke', 'scoped-cli', '--data-dir', dir, '--json']);
+    assert.equal(rv.code, 0, rv.stderr);
+    assert.equal((await rawPost(hub.mcpUrl, k2.secret, whoami)).status, 401, 'revoking the agent stops its scoped keys at once');
+    assert.equal((await rawPost(hub.mcpUrl, a.key, whoami)).status, 401);
+  });
+
+  test('review mode switched with the CLI while the hub runs holds the very next send, and switched off lets the next one through', async () => {
+    const a = await addAgent(dir, 'reviewed-cli');
+    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'review-cli', members: [] })).structuredContent!.conversation.conv_id as string;
+    const send = async (text: string) => (await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text })).structuredContent!;
+    assert.match((await send('before review')).msg_id, /./, 'review off: the message is sent');
+    const on = await cliAsync(['agent', 'review', 'reviewed-cli', 'on', '--data-dir', dir, '--json']);
+    assert.equal(on.code, 0, on.stderr);
+    const held = await send('while reviewed');
+    assert.equal(held.held, true, 'the next send is held for the owner');
+    assert.equal(held.msg_id, undefined);
+    const off = await cliAsync(['agent', 'review', 'reviewed-cli', 'off', '--data-dir', dir, '--json']);
+    assert.equal(off.code, 0, off.stderr);
+    const sent = await send('after review');
+    assert.notEqual(sent.held, true, 'review off again: the next send goes out');
+    assert.match(sent.msg_id, /./);
+  });
 });
 
 describe('perch call', () => {

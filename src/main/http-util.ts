@@ -9,8 +9,9 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 /** Host header names a loopback host (any port). Guards against DNS rebinding. */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (!host) return false;
-  const h = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-  return LOOPBACK_HOSTS.has(h.toLowerCase());
+  const colon = host.indexOf(':'); // (asked on every request: no split, and no lower-casing of an exact match)
+  const h = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : colon < 0 ? host : host.slice(0, colon);
+  return LOOPBACK_HOSTS.has(h) || LOOPBACK_HOSTS.has(h.toLowerCase());
 }
 
 /** Origin (when sent) is a loopback http(s) origin. */

@@ -7,7 +7,10 @@ import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
 import { agentKeyByHash, agentKeyById, agentKeysOf, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
-import { KEY_PREFIX, authenticate, findAgent, hashKey } from './identities';
+import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey } from './identities';
+import { RUN_KEY_PREFIX } from './run-keys';
+import { OutsideMemo } from './outside-writes';
+import { userById } from '../store/users';
 import type { UserRow } from '../store/users';
 
 /** What the key of a call may do. */
@@ -23,19 +26,42 @@ const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SC
 
 export type KeyCheck = { user: UserRow; auth: KeyAuth } | { expired: true } | undefined;
 
+/** A live scoped key as read from the store: its agent and what it may do (expiry is checked on every call). */
+interface ScopedEntry {
+  userId: string;
+  auth: KeyAuth;
+}
+
+/**
+ * Scoped keys this hub has verified (hash → entry), like the agent's own keys (identities.ts): dropped when one is
+ * revoked or added here and whenever another process wrote to the database (e.g. `perch agent key revoke` while the
+ * hub runs: hub/outside-writes.ts), so a revoked key stops working at once. Only live keys are kept; the agent's
+ * revocation is checked on every call (revokeAgent drops its cached row).
+ */
+const knownScoped = new OutsideMemo<ScopedEntry>();
+
 /** The agent and the scopes behind a bearer key: its own key, or a live scoped key. An expired key says so. */
 export function authenticateScoped(hub: Hub, key: string): KeyCheck {
-  const own = authenticate(hub, key);
-  if (own) return { user: own, auth: MAIN_KEY };
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
+  // The agent's own key (or a wake run's key: authenticate() knows those); the key is hashed once for both lookups.
   const hash = hashKey(key);
-  const k = agentKeyByHash(hub.db, hash);
-  if (!k || k.revoked_at != null || !crypto.timingSafeEqual(k.key_hash, hash)) return undefined;
-  if (k.expires_at != null && k.expires_at <= hub.now()) return { expired: true };
+  const own = key.startsWith(RUN_KEY_PREFIX) ? authenticate(hub, key) : authenticateHash(hub, hash);
+  if (own) return { user: own, auth: MAIN_KEY };
+  const entry = knownScoped.get(hub, hash.toString('base64'), () => {
+    const k = agentKeyByHash(hub.db, hash);
+    if (!k || k.revoked_at != null || !crypto.timingSafeEqual(k.key_hash, hash)) return undefined;
+    // The agent's row as stored now (another process may have revoked the agent).
+    const u = userById(hub.db, k.user_id);
+    if (!u) return undefined;
+    hub.rememberUser(u);
+    return { userId: k.user_id, auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }) };
+  });
+  if (!entry) return undefined;
+  if (entry.auth.expires_at != null && entry.auth.expires_at <= hub.now()) return { expired: true };
   let user: UserRow;
-  try { user = hub.user(k.user_id); } catch { return undefined; }
+  try { user = hub.user(entry.userId); } catch { return undefined; }
   if (user.revoked_at != null) return undefined; // revoking the agent stops all its keys
-  return { user, auth: { id: k.id, name: k.name, scopes: JSON.parse(k.scopes) as KeyScope[], expires_at: k.expires_at } };
+  return { user, auth: entry.auth };
 }
 
 /** A call needs `scope`: refused with forbidden, naming the scope, when the key lacks it. */
@@ -93,6 +119,7 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
       scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
     };
     insertAgentKey(hub.db, row);
+    knownScoped.forget(hub);
     return { key: keyView(hub, { ...row, revoked_at: null }), secret };
   });
 }
@@ -104,10 +131,11 @@ export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
 
 /** Revokes one scoped key (the agent and its other keys keep working). */
 export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
-  return hub.write(() => {
+  return knownScoped.changing(hub, () => hub.write(() => {
     const k = agentKeyById(hub.db, keyId);
     if (!k) throw new HubError('not_found', `No key ${keyId}.`, 'List the agent\'s keys to find its id.');
     revokeAgentKey(hub.db, k.id, hub.now());
+    knownScoped.forget(hub);
     return keyView(hub, agentKeyById(hub.db, k.id)!);
-  });
+  }));
 }

@@ -1,7 +1,7 @@
 // In-process wake-ups and live subscriptions. No polling: waiters are promises resolved on commit.
 
 export type { LiveEvent, LiveItem } from '../../shared/types';
-import type { LiveItem } from '../../shared/types';
+import type { EventType, LiveItem } from '../../shared/types';
 
 type Waiter = () => void;
 
@@ -82,4 +82,21 @@ export class Bus {
       }
     }
   }
+}
+
+/**
+ * The type of a published event, known without reading its value (the hub builds the owner's view of an event only
+ * when a subscriber reads item.value: a subscriber that wants a few kinds of events asks this first). Kept beside
+ * the item, not in it: the item itself goes to the owner's stream as it is.
+ */
+const eventTypes = new WeakMap<LiveItem, EventType>();
+
+export function tagEventType(item: LiveItem, type: EventType): LiveItem {
+  eventTypes.set(item, type);
+  return item;
+}
+
+/** The event type tagged on an item by the hub (undefined for other items). */
+export function eventTypeOf(item: LiveItem): EventType | undefined {
+  return eventTypes.get(item);
 }

@@ -19,7 +19,8 @@ import {
   type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
 } from '../../shared/control';
 import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../store/control';
-import { dataVersion, tx } from '../store/db';
+import { tx } from '../store/db';
+import { outsideVersion } from './outside-writes';
 import { findAgent, listAgents } from './identities';
 
 interface AgentControl {
@@ -30,8 +31,6 @@ interface AgentControl {
 interface ControlCache {
   dataVersion: number;
   byAgent: Map<string, AgentControl>;
-  /** data_version was read in this turn of the event loop. */
-  fresh: boolean;
 }
 
 const caches = new WeakMap<Hub, ControlCache>();
@@ -51,15 +50,14 @@ function load(hub: Hub): Map<string, AgentControl> {
 
 /**
  * The controls of every agent, read again whenever another process wrote to the database (e.g.
- * `perch agent pause` while the hub runs): data_version is read at most once per turn of the event loop.
- * Agents whose pause changed that way are woken, so their waiting get_updates sees agent.paused at once.
+ * `perch agent pause` while the hub runs): data_version is read at most once per turn of the event loop
+ * (hub/outside-writes.ts). Agents whose pause changed that way are woken, so their waiting get_updates sees agent.paused at once.
  */
 function controls(hub: Hub): Map<string, AgentControl> {
   let c = caches.get(hub);
-  if (c?.fresh) return c.byAgent;
-  const version = dataVersion(hub.db);
+  const version = outsideVersion(hub);
   if (!c) {
-    caches.set(hub, (c = { dataVersion: version, byAgent: load(hub), fresh: true }));
+    caches.set(hub, (c = { dataVersion: version, byAgent: load(hub) }));
   } else if (c.dataVersion !== version) {
     const before = c.byAgent;
     c.byAgent = load(hub);
@@ -68,9 +66,6 @@ function controls(hub: Hub): Map<string, AgentControl> {
       if (!samePause(before.get(id)?.paused ?? null, c.byAgent.get(id)?.paused ?? null)) hub.bus.wake(id);
     }
   }
-  c.fresh = true;
-  const cc = c;
-  setImmediate(() => { cc.fresh = false; });
   return c.byAgent;
 }
 

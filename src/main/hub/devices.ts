@@ -21,6 +21,7 @@ import { messageById } from '../store/messages';
 import { activeHandoffsOf, handoffById } from '../store/handoffs';
 import type { HandoffItem } from '../../shared/owner-api';
 import { conversationById, member } from '../store/conversations';
+import { OutsideMemo } from './outside-writes';
 
 /** Every device credential starts with this. */
 export const DEVICE_TOKEN_PREFIX = 'pd_';
@@ -238,6 +239,14 @@ export function listAudit(hub: Hub, opts: { device_id?: string; limit?: number }
 const PUBLIC_URL_KEY = 'phone.public_url';
 const PUSH_CONTENT_KEY = 'phone.push_content';
 const NTFY_KEY = 'phone.ntfy';
+
+/**
+ * Whether pushes go anywhere (a push subscription or the ntfy channel), asked for every message the hub publishes
+ * (hub/notify.ts): kept here, dropped when this hub adds a subscription or changes the phone settings, and whenever
+ * another process wrote to the database (hub/outside-writes.ts). Removals leave at most a stale "yes" (a push job
+ * that finds nobody to send to).
+ */
+export const pushTargetsKnown = new OutsideMemo<boolean>();
 const VAPID_KEY = 'push.vapid';
 
 function badUrl(what: string, raw: string, why: string): HubError {
@@ -340,10 +349,10 @@ export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSett
       ntfy = JSON.stringify({ server: server.href.replace(/\/+$/, ''), topic, opaque: patch.ntfy.opaque === true });
     }
   }
-  hub.write(() => {
+  pushTargetsKnown.changing(hub, () => hub.write(() => {
     if (url !== undefined) setSetting(hub.db, PUBLIC_URL_KEY, url);
     if (patch.push_content !== undefined) setSetting(hub.db, PUSH_CONTENT_KEY, patch.push_content);
     if (ntfy !== undefined) setSetting(hub.db, NTFY_KEY, ntfy);
-  });
+  }));
   return getPhoneSettings(hub);
 }

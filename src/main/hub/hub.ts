@@ -6,7 +6,7 @@ import { insertEvent, type EventWithMessage } from '../store/events';
 import { nextSeq } from '../store/conversations';
 import { ownerRow, userById, insertUser, type UserRow } from '../store/users';
 import { getSetting, setSetting, eventByGid } from '../store/settings';
-import { Bus, type LiveEvent } from './bus';
+import { Bus, tagEventType, type LiveEvent } from './bus';
 import type { EventType, StorageStatus, UserRef } from '../../shared/types';
 import { HubError } from '../../shared/errors';
 import { visibleDeep } from '../../shared/text';
@@ -20,6 +20,7 @@ export interface HubOptions {
 
 interface PendingEvent {
   gid: number;
+  type: EventType;
   woken: string[];
 }
 
@@ -205,7 +206,7 @@ export class Hub {
       data: opts.data ? JSON.stringify(opts.data) : null,
       wake: woken.length ? JSON.stringify(woken) : null,
     });
-    this.pending.push({ gid, woken });
+    this.pending.push({ gid, type, woken });
     for (const fn of this.emitObservers) fn(convId, type, actorId); // brakes (hub/brakes.ts)
     return { seq, gid, at };
   }
@@ -221,7 +222,7 @@ export class Hub {
       for (const p of pending) {
         let value: LiveEvent | undefined;
         const hub = this;
-        this.bus.publish({
+        this.bus.publish(tagEventType({
           kind: 'event',
           get value(): LiveEvent {
             if (!value) {
@@ -231,7 +232,7 @@ export class Hub {
             }
             return value;
           },
-        });
+        }, p.type));
       }
     }
   }

@@ -6,7 +6,7 @@ import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../store/users';
 import { insertConversation, insertMember } from '../store/conversations';
-import { dataVersion } from '../store/db';
+import { OutsideMemo } from './outside-writes';
 import { isUnderReview } from '../store/held';
 import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
 import { pauseOf } from './control';
@@ -15,7 +15,7 @@ import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } fr
 export const KEY_PREFIX = 'perch_';
 
 export function hashKey(key: string): Buffer {
-  return crypto.createHash('sha256').update(key).digest();
+  return crypto.hash('sha256', key, 'buffer');
 }
 
 function newKey(): { key: string; hash: Buffer; hint: string } {
@@ -135,32 +135,14 @@ export function updateConfig(hub: Hub, nameOrId: string, patch: Partial<AgentCon
 /**
  * Keys this hub has verified (hash → user id): every MCP request authenticates, and reading the
  * row was a large share of a call's cost. The cache is dropped whenever a key changes here
- * (rotateKey, revokeAgent) and whenever another process wrote to the database (PRAGMA data_version:
- * e.g. `perch agent revoke` or `perch agent config` while the hub runs), so a revoked key stops
- * working and a changed row is read again at once, as before. Only valid keys are cached.
+ * (rotateKey, revokeAgent) and whenever another process wrote to the database (PRAGMA data_version,
+ * hub/outside-writes.ts: e.g. `perch agent revoke` or `perch agent config` while the hub runs), so a
+ * revoked key stops working and a changed row is read again at once, as before. Only valid keys are cached.
  */
-interface KeyCache {
-  dataVersion: number;
-  byHash: Map<string, string>;
-  /** dataVersion was read in this turn of the event loop (requests that arrived together share it). */
-  fresh: boolean;
-}
-const keyCaches = new WeakMap<Hub, KeyCache>();
-const KEY_CACHE_MAX = 10_000;
+const knownKeys = new OutsideMemo<string>();
 
 function forgetKeys(hub: Hub): void {
-  keyCaches.delete(hub);
-}
-
-function keyCacheOf(hub: Hub): KeyCache {
-  let cache = keyCaches.get(hub);
-  if (cache?.fresh) return cache;
-  const version = dataVersion(hub.db);
-  if (!cache || cache.dataVersion !== version) keyCaches.set(hub, (cache = { dataVersion: version, byHash: new Map(), fresh: true }));
-  cache.fresh = true;
-  const c = cache;
-  setImmediate(() => { c.fresh = false; });
-  return cache;
+  knownKeys.forget(hub);
 }
 
 /** The agent behind a bearer key, or undefined. The stored hash is compared in constant time. */
@@ -168,18 +150,21 @@ export function authenticate(hub: Hub, key: string): UserRow | undefined {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
   // Wake runs: a run's own short-lived key stands for its agent while the run lives (hub/run-keys.ts).
   if (key.startsWith(RUN_KEY_PREFIX)) return runKeyUser(hub, key);
-  const hash = hashKey(key);
-  const cache = keyCacheOf(hub);
-  const cacheKey = hash.toString('base64');
-  const knownId = cache.byHash.get(cacheKey);
-  if (knownId !== undefined) return hub.user(knownId);
-  const u = userByKeyHash(hub.db, hash);
-  if (!u || !u.key_hash || u.revoked_at != null) return undefined;
-  if (!crypto.timingSafeEqual(u.key_hash, hash)) return undefined;
-  hub.rememberUser(u);
-  if (cache.byHash.size >= KEY_CACHE_MAX) cache.byHash.clear();
-  cache.byHash.set(cacheKey, u.id);
-  return u;
+  return authenticateHash(hub, hashKey(key));
+}
+
+/** authenticate() for a key already hashed (hub/agent-keys.ts hashes once for both kinds of keys). */
+export function authenticateHash(hub: Hub, hash: Buffer): UserRow | undefined {
+  let fresh: UserRow | undefined;
+  const id = knownKeys.get(hub, hash.toString('base64'), () => {
+    const u = userByKeyHash(hub.db, hash);
+    if (!u || !u.key_hash || u.revoked_at != null || !crypto.timingSafeEqual(u.key_hash, hash)) return undefined;
+    hub.rememberUser(u);
+    fresh = u;
+    return u.id;
+  });
+  if (id === undefined) return undefined;
+  return fresh ?? hub.user(id);
 }
 
 /** The agent of a live run key (wake runs), unless the agent was revoked meanwhile. */

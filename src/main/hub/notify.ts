@@ -14,13 +14,14 @@ import { DEVICE_ACTION_PATH } from '../../shared/devices';
 import { getSetting } from '../store/settings';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
 import { getRequestForOwner } from './requests';
-import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, vapidKeys } from './devices';
+import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, pushTargetsKnown, vapidKeys } from './devices';
 import { checkReadToken, mintActionToken, mintReadToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import { messageById } from '../store/messages';
 import { activeHandoffsOf } from '../store/handoffs';
 import { conversationById } from '../store/conversations';
 import { messageView } from './views';
 import { listCardResponses } from './cards';
+import { eventTypeOf } from './bus';
 import { pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
 
 export interface NoticeAction {
@@ -204,6 +205,16 @@ function idsOnly(s: NoticeSummary): Draft {
   return { ...s, title: line[0]!, body: line[1]!, read: s.expires_at ?? Number.POSITIVE_INFINITY };
 }
 
+/**
+ * The kinds of events draftFor() may make a notice or a clear of: checked first, from the type the hub tagged (hub/bus.ts)
+ * without reading the event, so most events (progress, reactions, …) cost nothing here. An untagged item is looked at.
+ */
+const NOTICE_EVENTS: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+
+function mayNotify(type: string | undefined): boolean {
+  return type === undefined || NOTICE_EVENTS.has(type);
+}
+
 function draftFor(hub: Hub, ev: EventView): Job | undefined {
   const make = (tag: string): Job => {
     const s = noticeSummary(hub, tag);
@@ -255,7 +266,8 @@ class Notifier {
 
   /** Whether anything would be sent at all (read for every event: a cheap check before the event is read). */
   hasTargets(): boolean {
-    return anyPushSubscription(this.hub.db) || ntfySettings(this.hub) !== null;
+    const hub = this.hub;
+    return pushTargetsKnown.get(hub, '', () => anyPushSubscription(hub.db) || ntfySettings(hub) !== null)!;
   }
 
   enqueue(job: Job): void {
@@ -360,7 +372,7 @@ export function startNotify(hub: Hub, senders: NotifySenders): { idle(): Promise
   const n = new Notifier(hub, senders);
   notifiers.set(hub, n);
   const unsubscribe = hub.bus.subscribe((item) => {
-    if (item.kind !== 'event' || !n.hasTargets()) return;
+    if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !n.hasTargets()) return;
     let job: Job | undefined;
     try {
       job = draftFor(hub, item.value.event);
@@ -439,7 +451,7 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   } catch {
     throw badSub('keys.p256dh: not a P-256 public key.');
   }
-  hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() }));
+  pushTargetsKnown.changing(hub, () => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
   return { endpoint: url.href };
 }
 

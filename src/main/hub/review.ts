@@ -25,6 +25,7 @@ import { storeFile, type PreparedFile } from './files';
 import { findAgent, agentSummary } from './identities';
 import type { AgentCtx, ToolHandler } from './agent-tools';
 import type { AgentSummary } from '../../shared/agents';
+import { OutsideMemo } from './outside-writes';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -41,16 +42,23 @@ const NEXT_STEP = 'Your owner reviews what you send before anyone sees it. You g
 
 // ---- the owner's switch ------------------------------------------------------------------------
 
+/**
+ * Whether each agent is under review, read once and kept (every send asks): dropped when the switch is set here
+ * and whenever another process wrote to the database (`perch agent review` while the hub runs; hub/outside-writes.ts).
+ */
+const underReview = new OutsideMemo<boolean>();
+
 export function reviewOn(hub: Hub, agentId: string): boolean {
-  return isUnderReview(hub.db, agentId);
+  return underReview.get(hub, agentId, () => isUnderReview(hub.db, agentId))!;
 }
 
 export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
-  return hub.write(() => {
+  return underReview.changing(hub, () => hub.write(() => {
     const u = findAgent(hub, agentName);
     const changed = setReviewMode(hub.db, u.id, on, hub.now());
+    underReview.forget(hub);
     return { agent: agentSummary(hub, u), changed };
-  });
+  }));
 }
 
 /** What whoami reports about review mode. */
@@ -73,7 +81,7 @@ const KIND_OF: Record<Reviewable, HeldKind> = { send_message: 'message', send_ca
 export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
   return {
     ...(h.prepare ? { prepare: h.prepare } : {}),
-    run: (ctx, args, prepared) => (isUnderReview(ctx.hub.db, ctx.agentId) ? hold(ctx, KIND_OF[name], args as Record<string, unknown>, prepared) : h.run(ctx, args, prepared)),
+    run: (ctx, args, prepared) => (reviewOn(ctx.hub, ctx.agentId) ? hold(ctx, KIND_OF[name], args as Record<string, unknown>, prepared) : h.run(ctx, args, prepared)),
   };
 }
 

@@ -13,7 +13,7 @@ import { HubError } from '../../shared/errors';
 import { findAgent } from './identities';
 import { issueRunKey } from './run-keys';
 import { cursorOf } from '../store/events';
-import { dataVersion } from '../store/db';
+import { outsideVersion } from './outside-writes';
 import {
   deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
@@ -88,18 +88,13 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
  * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
  * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
  */
-const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string>; checked: boolean }>();
+const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string> }>();
 
-/** data_version is read at most once per event-loop turn, however many agents one commit wakes. */
+/** data_version is read at most once per event-loop turn (hub/outside-writes.ts), however many agents one commit wakes. */
 function hasWakeAction(hub: Hub, agentId: string): boolean {
   let a = armedAgents.get(hub);
-  if (!a || !a.checked) {
-    const version = dataVersion(hub.db);
-    if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)), checked: true }));
-    a.checked = true;
-    const seen = a;
-    setImmediate(() => { seen.checked = false; });
-  }
+  const version = outsideVersion(hub);
+  if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)) }));
   return a.ids.has(agentId);
 }
 
