@@ -9,6 +9,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
+import { Hub } from '../src/main/hub/hub';
+import { createDevice } from '../src/main/hub/devices';
 
 export const PUSH_TLS_DIR = path.join(__dirname, 'fixtures', 'push-tls');
 export const PUSH_CERT_FILE = path.join(PUSH_TLS_DIR, 'cert.pem');
@@ -157,4 +160,17 @@ export async function startPushEndpoint(): Promise<PushEndpoint> {
       server.closeAllConnections();
     }),
   };
+}
+
+/** Pairs an approvals device straight on a hub's database file (another connection, as the CLI writes): {id, token}. */
+export function pairDeviceOnFile(dataDir: string, name: string): { id: string; token: string } {
+  const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
+  const hub = new Hub({ db });
+  try {
+    const { device, token } = createDevice(hub, { name, scope: 'approvals' });
+    return { id: device.id, token };
+  } finally {
+    hub.close();
+    db.close();
+  }
 }

@@ -6,13 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import path from 'node:path';
-import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { createDevice } from '../src/main/hub/devices';
 import { DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
-import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint } from './push-endpoint';
+import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint, pairDeviceOnFile } from './push-endpoint';
 
 const served = useSharedServe({ env: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE } });
 
@@ -21,17 +17,7 @@ before(async () => { endpoint = await startPushEndpoint(); });
 after(async () => { await endpoint?.close(); });
 
 /** Pairs a device on the hub's own file (another connection: done before the hub learns there are no targets). */
-function pairDevice(name: string): { id: string; token: string } {
-  const db = openDatabase(path.join(served.dataDir, DB_FILE_NAME));
-  const hub = new Hub({ db });
-  try {
-    const { device, token } = createDevice(hub, { name, scope: 'approvals' });
-    return { id: device.id, token };
-  } finally {
-    hub.close();
-    db.close();
-  }
-}
+const pairDevice = (name: string) => pairDeviceOnFile(served.dataDir, name);
 
 async function subscribe(dev: { id: string; token: string }, keys: { p256dh: string; auth: string }): Promise<void> {
   const res = await fetch(runtimeInfo(served).base_url + DEVICE_PUSH_SUBSCRIBE_PATH, {

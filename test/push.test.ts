@@ -5,10 +5,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import path from 'node:path';
-import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { createDevice } from '../src/main/hub/devices';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { makeHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools';
@@ -20,7 +16,7 @@ import { decideByActionToken, noticeByReadToken, noticeSummary } from '../src/ma
 import { answerCard } from '../src/main/hub/cards';
 import { handBack } from '../src/main/hub/handoffs';
 import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
-import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys } from './push-endpoint';
+import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys, pairDeviceOnFile } from './push-endpoint';
 
 type Payload = { type: 'notice' | 'clear'; kind?: string; tag: string; title?: string; body?: string; url?: string; request_id?: string; read_token?: string; actions?: Array<{ action: string; title: string; token: string }> };
 
@@ -30,18 +26,8 @@ let endpoint: PushEndpoint;
 before(async () => { endpoint = await startPushEndpoint(); });
 after(async () => { await endpoint?.close(); });
 
-/** Pairs a device on the hub's own file (the pairing flow itself is tested in A's tests). */
-function pairDevice(name: string): { id: string; token: string } {
-  const db = openDatabase(path.join(served.dataDir, DB_FILE_NAME));
-  const hub = new Hub({ db });
-  try {
-    const { device, token } = createDevice(hub, { name, scope: 'approvals' });
-    return { id: device.id, token };
-  } finally {
-    hub.close();
-    db.close();
-  }
-}
+/** Pairs a device on the hub's own file (the pairing flow itself is tested in test/phone-remote.test.ts). */
+const pairDevice = (name: string) => pairDeviceOnFile(served.dataDir, name);
 
 async function device(pathname: string, body: unknown, bearer?: string): Promise<{ status: number; json: any }> {
   const rt = runtimeInfo(served);
