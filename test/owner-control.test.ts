@@ -41,15 +41,18 @@ describe('pause', () => {
     assert.match(refused.next_step, /wait for your owner/i);
     assert.equal(refused.details?.reason, 'lunch');
     assert.equal((await c.fail('state_put', { key: 'k', value: 1, version: 0 })).code, 'paused');
-    assert.equal((await c.fail('create_group', { title: 'g', members: [] })).code, 'paused');
+    const title = `refused-${c.agent.name}`;
+    assert.equal((await c.fail('create_group', { title, members: [] })).code, 'paused');
     const history = await c.ok('get_history', { conv_id: conv });
     assert.ok(!history.events.some((e: any) => e.message?.text === 'still here?'), 'the refused send changed nothing');
+    assert.equal((await c.fail('state_get', { key: 'k' })).code, 'not_found', 'the refused state_put stored nothing');
+    const convs = await c.ok('list_conversations', {});
+    assert.ok(!JSON.stringify(convs).includes(title), 'the refused create_group made no group');
 
     const me = await c.ok('whoami', {});
     assert.equal(me.paused, true);
     assert.equal(me.pause.reason, 'lunch');
     assert.equal(me.pause.by, 'owner');
-    await c.ok('list_conversations', {});
     await c.ok('progress', { conv_id: conv, kind: 'step', text: 'stopping as asked' });
 
     // People are never refused: the owner writes in the paused agent's conversation.
@@ -61,6 +64,8 @@ describe('pause', () => {
 
     await ownerOk(served, 'agents.resume', { agent: c.agent.name });
     await c.ok('send_message', { conv_id: conv, text: 'back at work' });
+    const after = (await c.ok('get_history', { conv_id: conv })).events.map((e: any) => e.message?.text).filter(Boolean);
+    assert.ok(after.includes('back at work') && !after.includes('still here?'), `only the send after resume is stored: ${JSON.stringify(after)}`);
   });
 
   test('a waiting get_updates returns at once with agent.paused (and the reason); resume sends agent.resumed and wakes it', async () => {
@@ -100,12 +105,15 @@ describe('pause', () => {
   });
 
   test('perch agent pause refuses bad usage and unknown agents and changes nothing', async () => {
+    const pausedNow = async () => (await ownerOk(served, 'agents.list', {})).agents.filter((g: any) => g.paused).map((g: any) => g.id).sort();
+    const before = await pausedNow();
     const none = await cliAsync(['agent', 'pause', '--data-dir', served.dataDir]);
     assert.equal(none.code, 2, none.stderr);
     assert.match(none.stderr, /NAME or --all/);
     const missing = await cliAsync(['agent', 'pause', 'no-such-agent', '--data-dir', served.dataDir]);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /No agent named/);
+    assert.deepEqual(await pausedNow(), before, 'no agent was paused by the refused commands');
     const help = await cliAsync(['agent', 'pause', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /perch agent pause NAME\|--all/);
@@ -124,7 +132,11 @@ describe('pause', () => {
     const list = await ownerOk(served, 'agents.list', {});
     assert.ok(list.agents.every((g: any) => g.revoked || g.paused?.reason === 'stop everything'), 'every agent shows as paused');
     await ownerOk(served, 'agents.resume_all', {});
-    for (const x of [a, b]) await x.c.ok('send_message', { conv_id: x.conv, text: 'yes' });
+    for (const x of [a, b]) {
+      await x.c.ok('send_message', { conv_id: x.conv, text: 'yes' });
+      const texts = (await x.c.ok('get_history', { conv_id: x.conv })).events.map((e: any) => e.message?.text);
+      assert.ok(texts.includes('yes') && !texts.includes('no'), `the refused send stored nothing: ${JSON.stringify(texts)}`);
+    }
   });
 });
 
@@ -156,6 +168,8 @@ describe('daily caps', () => {
     await ownerOk(served, 'agents.set_caps', { agent: c.agent.name, off: true });
     await ownerOk(served, 'agents.resume', { agent: c.agent.name });
     await c.ok('send_message', { conv_id: conv, text: 'three' });
+    const texts = (await c.ok('get_history', { conv_id: conv })).events.map((e: any) => e.message?.text).filter(Boolean);
+    assert.deepEqual(texts, ['one', 'two', 'three'], 'the send refused at the cap stored nothing');
   });
 
   test('reported cost (progress data.usage) is summed per day and a cost cap pauses; malformed usage is refused and saves nothing', async () => {
@@ -196,11 +210,12 @@ describe('daily caps', () => {
 
   test('bad caps are refused and change nothing', async () => {
     const { c } = await agentWithConv('badcaps');
-    const r = await owner(served, 'agents.set_caps', { agent: c.agent.id, messages: -1 });
+    await ownerOk(served, 'agents.set_caps', { agent: c.agent.id, messages: 50, tool_calls: 500 });
+    const r = await owner(served, 'agents.set_caps', { agent: c.agent.id, messages: -1, tool_calls: 7 });
     assert.equal(r.status, 400);
     assert.equal(r.error?.code, 'invalid_argument');
     const me = await c.ok('whoami', {});
-    assert.equal(me.caps.messages, null);
+    assert.deepEqual(me.caps, { cost_usd: null, messages: 50, tool_calls: 500 }, 'the caps set before are unchanged (not even the valid part applied)');
   });
 });
 
