@@ -90,6 +90,10 @@ describe('wake runs', () => {
     assert.equal(r.json.result.structuredContent.woken, true, 'the waiting call was woken');
     await sleep(300);
     assert.deepEqual(await runsOf(a.name), [], 'no wake run started');
+    // Control: the same mention while nobody waits (the first one read but not confirmed) does start a run.
+    await mention(a.conv, a.id);
+    const [run] = await settled(a.name);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
   });
 
   test('a wake storm (100 mentions at once) gives at most 2 runs, and every mention is read', async () => {
@@ -136,12 +140,17 @@ describe('wake runs', () => {
     assert.equal((await runsOf(a.name)).length, 5, 'a switched-off agent is not started');
   });
 
-  test('a revoked agent is not started', async () => {
+  test('a revoked agent is not started (a live agent woken by the same message is)', async () => {
     const a = await wakeableAgent('revoked', ['--', process.execPath, AGENT_SCRIPT]);
+    const control = await addAgent(served.dataDir, uniqueName('unrevoked'));
+    const w = await cliAsync(['agent', 'wake', control.name, '--data-dir', served.dataDir, '--', process.execPath, AGENT_SCRIPT]);
+    assert.equal(w.code, 0, w.stderr);
+    const g = await ownerOk(served, 'conversations.create_group', { title: 'revoked and not', members: [a.id, control.id] });
     await ownerOk(served, 'agents.revoke', { agent: a.id });
-    await mention(a.conv, a.id);
-    await sleep(500);
-    assert.deepEqual(await runsOf(a.name), []);
+    await ownerOk(served, 'messages.send', { conv_id: g.conversation.conv_id, text: 'both of you please', to: [a.id, control.id] });
+    const [run] = await settled(control.name);
+    assert.equal(run.status, 'succeeded', 'the control agent, woken by the same message, ran');
+    assert.deepEqual(await runsOf(a.name), [], 'the revoked agent was not started');
   });
 
   test('a paused agent is not started; resuming it (agent.resumed wakes it) starts it', async () => {
