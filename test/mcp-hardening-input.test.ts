@@ -40,7 +40,9 @@ describe('owner-facing text has no bidi overrides or invisible characters', () =
     assert.deepEqual(mine.options, ['keep safe', 'drop it']);
 
     const history = await owner(served, 'conversations.history', { conv_id: convId });
-    if (history.status === 200) assertVisible('the owner\'s history', history.text);
+    assert.equal(history.status, 200, history.text.slice(0, 300));
+    assert.ok(history.text.includes('Upload reportgpj.exe'), 'the owner\'s history holds the request, cleaned');
+    assertVisible('the owner\'s history', history.text);
 
     // The owner chooses what it was shown; the stored option is the outcome the agent reads.
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'choose', choice: 'keep safe' });
@@ -113,7 +115,7 @@ describe('deeply nested arguments', () => {
     assert.equal(err.code, 'invalid_argument', JSON.stringify(err));
     assert.match(err.message, new RegExp(`nested more than ${LIMITS.maxJsonDepth} levels deep`));
     assert.match(err.message, /value\[0\]/);
-    assert.equal((await a.call('state_get', { key: 'deep' })).isError, true, 'nothing was stored');
+    assert.equal((await a.fail('state_get', { key: 'deep' })).code, 'not_found', 'nothing was stored');
     // Through the official client, at the edge: the arguments object is level 1, value level 2.
     const ok = await a.ok('state_put', { key: 'deep', value: JSON.parse(deepJson(LIMITS.maxJsonDepth - 1)), version: 0 });
     assert.equal(ok.version, 1);
@@ -143,11 +145,18 @@ describe('deeply nested arguments', () => {
     assert.equal((await a.ok('get_history', { conv_id: convId })).conversation_last_seq, before, 'nothing was written');
   });
 
-  test('the owner API refuses a deeply nested input with invalid_argument', async () => {
-    const body = JSON.stringify({ msg_id: 'm_x', block_id: 'b', value: '__DEEP__' }).split(DEEP).join(deepJson(100_000));
+  test('the owner API refuses a deeply nested input with invalid_argument and changes nothing', async () => {
+    const a = await agent('carder');
+    const ownerName = (await ownerOk(served, 'hub.info')).owner.name as string;
+    const convId = (await a.ok('open_direct', { user: ownerName })).conversation.conv_id as string;
+    const card = { blocks: [{ type: 'form', id: 'b', submit: 'Send', fields: [{ id: 'notes', label: 'Notes', type: 'text' }] }] };
+    const sent = await a.ok('send_card', { conv_id: convId, text: 'answer me', card });
+    const body = JSON.stringify({ msg_id: sent.msg_id, block_id: 'b', value: '__DEEP__' }).split(DEEP).join(deepJson(100_000));
     const r = await owner(served, 'cards.answer', body);
     assert.equal(r.status, 400, r.text.slice(0, 300));
     assert.equal(r.error?.code, 'invalid_argument');
     assert.match(r.error?.message ?? '', /levels deep/);
+    const fine = await ownerOk(served, 'cards.answer', { msg_id: sent.msg_id, block_id: 'b', value: { notes: 'fine' } });
+    assert.equal(fine.response_count, 1, 'the refused answer was not recorded: the next good one is the first');
   });
 });
