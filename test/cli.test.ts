@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import Database from 'better-sqlite3';
-import { addAgent, cli, cliAsync, rawCall, rawPost, startServe, tempDataDir, type Served } from './serve-harness';
+import { addAgent, cli, cliAsync, rawCall, rawPost, startServe, tempDataDir, useSharedServe, type Served } from './serve-harness';
 
 describe('perch agent', () => {
   let dir: string;
@@ -70,20 +70,12 @@ describe('perch agent', () => {
 });
 
 describe('perch agent against a running hub: rotate-key and revoke take effect at once', () => {
-  let dir: string;
-  let hub: Served;
-  before(async () => {
-    dir = tempDataDir();
-    hub = await startServe(dir);
-  });
-  after(async () => {
-    await hub?.stop();
-  });
+  const hub = useSharedServe();
 
   test('rotate-key prints a new key; the old key stops working and the new one works', async () => {
-    const a = await addAgent(dir, 'rotator');
+    const a = await addAgent(hub.dataDir, 'rotator');
     assert.equal((await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent!.agent.id, a.id);
-    const r = await cliAsync(['agent', 'rotate-key', 'rotator', '--data-dir', dir, '--json']);
+    const r = await cliAsync(['agent', 'rotate-key', 'rotator', '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
     assert.equal(j.id, a.id);
@@ -94,20 +86,20 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
   });
 
   test('revoke marks the agent revoked and its key stops working', async () => {
-    const a = await addAgent(dir, 'leaver');
-    const r = await cliAsync(['agent', 'revoke', 'leaver', '--data-dir', dir, '--json']);
+    const a = await addAgent(hub.dataDir, 'leaver');
+    const r = await cliAsync(['agent', 'revoke', 'leaver', '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { id: a.id, name: 'leaver', revoked: true });
-    const l = JSON.parse((await cliAsync(['agent', 'list', '--data-dir', dir, '--json'])).stdout);
+    const l = JSON.parse((await cliAsync(['agent', 'list', '--data-dir', hub.dataDir, '--json'])).stdout);
     assert.equal(l.agents.find((x: { name: string }) => x.name === 'leaver').revoked, true);
     const res = await rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
     assert.equal(res.status, 401);
   });
 
   test('a config change made with the CLI while the hub runs is what get_config returns next', async () => {
-    const a = await addAgent(dir, 'configured');
+    const a = await addAgent(hub.dataDir, 'configured');
     const before = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
-    const r = await cliAsync(['agent', 'config', 'configured', JSON.stringify({ instructions: 'Review every pull request.' }), '--data-dir', dir, '--json']);
+    const r = await cliAsync(['agent', 'config', 'configured', JSON.stringify({ instructions: 'Review every pull request.' }), '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const afterCfg = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
     assert.equal(afterCfg.role.instructions, 'Review every pull request.');
@@ -118,10 +110,10 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
   // The hub keeps the keys it verified in memory (hub/outside-writes.ts); these prove a write by another process on
   // the same file (the CLI) still reaches the very next call, for a key the hub has just used.
   test('a scoped key the hub has just used stops working on the next call once the CLI revokes it; so do the scoped keys of an agent the CLI revokes', async () => {
-    const a = await addAgent(dir, 'scoped-cli');
+    const a = await addAgent(hub.dataDir, 'scoped-cli');
     const whoami = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
     const addKey = async (name: string) => {
-      const r = await cliAsync(['agent', 'key', 'add', 'scoped-cli', '--name', name, '--scopes', 'read', '--data-dir', dir, '--json']);
+      const r = await cliAsync(['agent', 'key', 'add', 'scoped-cli', '--name', name, '--scopes', 'read', '--data-dir', hub.dataDir, '--json']);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as { key: { id: string }; secret: string };
     };
@@ -131,27 +123,27 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
       assert.equal((await rawCall(hub.mcpUrl, k1.secret, 'whoami')).structuredContent!.agent.id, a.id);
       assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id);
     }
-    const r = await cliAsync(['agent', 'key', 'revoke', k1.key.id, '--data-dir', dir, '--json']);
+    const r = await cliAsync(['agent', 'key', 'revoke', k1.key.id, '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await rawPost(hub.mcpUrl, k1.secret, whoami)).status, 401, 'the revoked scoped key is refused at once');
     assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id, 'the agent\'s other key still works');
-    const rv = await cliAsync(['agent', 'revoke', 'scoped-cli', '--data-dir', dir, '--json']);
+    const rv = await cliAsync(['agent', 'revoke', 'scoped-cli', '--data-dir', hub.dataDir, '--json']);
     assert.equal(rv.code, 0, rv.stderr);
     assert.equal((await rawPost(hub.mcpUrl, k2.secret, whoami)).status, 401, 'revoking the agent stops its scoped keys at once');
     assert.equal((await rawPost(hub.mcpUrl, a.key, whoami)).status, 401);
   });
 
   test('review mode switched with the CLI while the hub runs holds the very next send, and switched off lets the next one through', async () => {
-    const a = await addAgent(dir, 'reviewed-cli');
+    const a = await addAgent(hub.dataDir, 'reviewed-cli');
     const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'review-cli', members: [] })).structuredContent!.conversation.conv_id as string;
     const send = async (text: string) => (await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text })).structuredContent!;
     assert.match((await send('before review')).msg_id, /./, 'review off: the message is sent');
-    const on = await cliAsync(['agent', 'review', 'reviewed-cli', 'on', '--data-dir', dir, '--json']);
+    const on = await cliAsync(['agent', 'review', 'reviewed-cli', 'on', '--data-dir', hub.dataDir, '--json']);
     assert.equal(on.code, 0, on.stderr);
     const held = await send('while reviewed');
     assert.equal(held.held, true, 'the next send is held for the owner');
     assert.equal(held.msg_id, undefined);
-    const off = await cliAsync(['agent', 'review', 'reviewed-cli', 'off', '--data-dir', dir, '--json']);
+    const off = await cliAsync(['agent', 'review', 'reviewed-cli', 'off', '--data-dir', hub.dataDir, '--json']);
     assert.equal(off.code, 0, off.stderr);
     const sent = await send('after review');
     assert.notEqual(sent.held, true, 'review off again: the next send goes out');

@@ -1,12 +1,12 @@
 // `perch device list|revoke|pair` and `perch serve --public-url` as a user runs them (issue 13): the real
 // bin/perch.js against a real `perch serve`; the phone's side of the pairing is done by this test over HTTP with
 // the headers `tailscale serve` adds (test/raw-http.ts, so Host and the front's headers are exactly as sent).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, ROOT, cli, cliAsync, ensureBuilt, removeDataDir, startServe, tempDataDir, type Served } from './serve-harness';
+import { BIN, ROOT, cli, cliAsync, ensureBuilt, removeDataDir, tempDataDir, useSharedServe } from './serve-harness';
 import { buildRequest, rawExchange } from './raw-http';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,58 +81,40 @@ describe('perch serve --public-url', () => {
 });
 
 describe('perch device against a hub without a public URL', () => {
-  let dir: string;
-  let hub: Served;
-  before(async () => {
-    dir = tempDataDir();
-    hub = await startServe(dir);
-  });
-  after(async () => {
-    await hub?.stop();
-    removeDataDir(dir);
-  });
+  const hub = useSharedServe();
 
   test('device list --json on an empty hub: no devices; the text form says how to pair', () => {
-    const r = cli(['device', 'list', '--data-dir', dir, '--json']);
+    const r = cli(['device', 'list', '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { devices: [] });
-    const t = cli(['device', 'list', '--data-dir', dir]);
+    const t = cli(['device', 'list', '--data-dir', hub.dataDir]);
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, /No paired devices\. Pair a phone with `perch device pair`/);
   });
 
   test('device pair with no public URL: a clear message naming tailscale serve, exit code ≠ 0, no pairing left behind', async () => {
-    const r = await cliAsync(['device', 'pair', '--yes', '--json', '--data-dir', dir], { timeoutMs: 30_000 });
+    const r = await cliAsync(['device', 'pair', '--yes', '--json', '--data-dir', hub.dataDir], { timeoutMs: 30_000 });
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /public URL/i);
     assert.match(r.stderr, /tailscale serve/);
     assert.equal(r.stdout, '');
-    assert.deepEqual(JSON.parse(cli(['device', 'list', '--data-dir', dir, '--json']).stdout).devices, []);
+    assert.deepEqual(JSON.parse(cli(['device', 'list', '--data-dir', hub.dataDir, '--json']).stdout).devices, []);
   });
 });
 
 describe('perch device pair | list | revoke against perch serve --public-url', () => {
-  let dir: string;
-  let hub: Served;
-  before(async () => {
-    dir = tempDataDir();
-    hub = await startServe(dir, { args: ['--public-url', `${PUBLIC}/`] });
-  });
-  after(async () => {
-    await hub?.stop();
-    removeDataDir(dir);
-  });
+  const hub = useSharedServe({ args: ['--public-url', `${PUBLIC}/`] });
 
   test('serve --public-url saves the front\'s URL (normalized) and the hub still answers only on 127.0.0.1', () => {
-    const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8'));
+    const rt = JSON.parse(fs.readFileSync(path.join(hub.dataDir, 'runtime.json'), 'utf8'));
     assert.match(rt.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const r = cli(['owner', 'phone.get', '--data-dir', dir]);
+    const r = cli(['owner', 'phone.get', '--data-dir', hub.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).phone.public_url, PUBLIC);
   });
 
   test('pair --yes --json: the link line, a phone claims it through the front, the CLI confirms; list shows it; revoke kills the credential (401)', async () => {
-    const pairing = startPair(['--yes', '--json', '--name', 'Test phone', '--data-dir', dir]);
+    const pairing = startPair(['--yes', '--json', '--name', 'Test phone', '--data-dir', hub.dataDir]);
     const first = JSON.parse(await pairing.nextLine(20_000));
     assert.match(first.url, /^https:\/\/laptop\.tail1234\.ts\.net\/pair#[A-Za-z0-9_-]{22}$/);
     assert.equal(first.pairing.state, 'waiting');
@@ -162,7 +144,7 @@ describe('perch device pair | list | revoke against perch serve --public-url', (
     assert.equal(me.status, 200, JSON.stringify(me.body));
     assert.equal(me.body.value.device.id, id);
 
-    const list = cli(['device', 'list', '--data-dir', dir, '--json']);
+    const list = cli(['device', 'list', '--data-dir', hub.dataDir, '--json']);
     assert.equal(list.code, 0, list.stderr);
     const listed = JSON.parse(list.stdout).devices as R[];
     assert.equal(listed.length, 1);
@@ -170,10 +152,10 @@ describe('perch device pair | list | revoke against perch serve --public-url', (
     assert.equal(listed[0].revoked, false);
     assert.equal(listed[0].token_hint, `…${token.slice(-4)}`);
     assert.ok(!list.stdout.includes(token));
-    const text = cli(['device', 'list', '--data-dir', dir]);
+    const text = cli(['device', 'list', '--data-dir', hub.dataDir]);
     assert.match(text.stdout, new RegExp(`${id}\\s+Test phone\\s+approvals\\s+active`));
 
-    const rev = cli(['device', 'revoke', id, '--data-dir', dir, '--json']);
+    const rev = cli(['device', 'revoke', id, '--data-dir', hub.dataDir, '--json']);
     assert.equal(rev.code, 0, rev.stderr);
     assert.equal(JSON.parse(rev.stdout).device.revoked, true);
     // The running hub refuses the credential at once (the CLI wrote the same database).
@@ -181,13 +163,13 @@ describe('perch device pair | list | revoke against perch serve --public-url', (
     assert.equal(after.status, 401);
     const call = await viaFront(hub.port, 'POST', '/api/owner/requests.list', {}, token);
     assert.equal(call.status, 401);
-    const again = JSON.parse(cli(['device', 'list', '--data-dir', dir, '--json']).stdout).devices as R[];
+    const again = JSON.parse(cli(['device', 'list', '--data-dir', hub.dataDir, '--json']).stdout).devices as R[];
     assert.equal(again.length, 1);
     assert.equal(again[0].revoked, true);
   });
 
   test('bad input is refused with a clear message and exit code ≠ 0, and changes nothing', async () => {
-    const before = cli(['device', 'list', '--data-dir', dir, '--json']).stdout;
+    const before = cli(['device', 'list', '--data-dir', hub.dataDir, '--json']).stdout;
     const cases: Array<[string[], RegExp]> = [
       [['device', 'revoke', 'dev_0123456789abcdef'], /No device|not found|dev_0123456789abcdef/i],
       [['device', 'revoke'], /needs ID/],
@@ -197,13 +179,13 @@ describe('perch device pair | list | revoke against perch serve --public-url', (
       [['device', 'list', '--colour'], /--colour/],
     ];
     for (const [args, message] of cases) {
-      const r = await cliAsync([...args, '--data-dir', dir], { timeoutMs: 30_000 });
+      const r = await cliAsync([...args, '--data-dir', hub.dataDir], { timeoutMs: 30_000 });
       assert.notEqual(r.code, 0, `${args.join(' ')}: ${r.stdout}`);
       assert.match(r.stderr, message, args.join(' '));
       assert.match(r.stderr, /^perch: /);
     }
-    assert.equal(cli(['device', 'list', '--data-dir', dir, '--json']).stdout, before, 'the device list did not change');
-    const pairings = cli(['owner', 'devices.list', '--data-dir', dir]);
+    assert.equal(cli(['device', 'list', '--data-dir', hub.dataDir, '--json']).stdout, before, 'the device list did not change');
+    const pairings = cli(['owner', 'devices.list', '--data-dir', hub.dataDir]);
     assert.equal(pairings.code, 0, pairings.stderr);
   });
 
