@@ -283,4 +283,57 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await ownerCall(h, 'phone.set', { push_content: 'summary' });
     }
   });
+
+  test('hostile pushes (not JSON, wrong types, huge, a link to another site) never break the worker and never open another site', { timeout: 120_000 }, async () => {
+    assert.ok(deliver, 'the push test ran first (it registers the worker and the subscription)');
+    // Not JSON, and JSON that is not a notice: the generic line.
+    await deliver('not json {');
+    const generic = await shownNotice(phone, 'perch', () => true);
+    assert.equal(generic.title, 'Perch');
+    assert.equal(generic.actions.length, 0);
+
+    // Wrong types everywhere: no title/body text, junk buttons, a link to another site. Shown with what is sound.
+    const junk = {
+      type: 'notice', tag: 'hostile-types', title: { x: 1 }, body: 42, url: 'https://evil.example/steal', request_id: ['r'],
+      actions: [null, 5, 'approve', { action: 'approve' }, { action: 7, token: 't' }, { action: 'approve', title: { no: 1 }, token: 'tok-a' }],
+    };
+    await deliver(JSON.stringify(junk));
+    const typed = await shownNotice(phone, 'hostile-types', () => true);
+    assert.equal(typed.title, 'Perch', 'a title that is not text is not shown');
+    assert.equal(typed.body, '');
+    assert.deepEqual(typed.actions.map((a) => [a.action, a.title]), [['approve', 'approve']], 'only the well-formed button is kept');
+
+    // Huge: shown, cut to a sane length.
+    await deliver(JSON.stringify({ type: 'notice', tag: 'hostile-huge', title: 'T'.repeat(50_000), body: 'B'.repeat(200_000), url: '/', actions: [] }));
+    const huge = await shownNotice(phone, 'hostile-huge', () => true);
+    assert.ok(huge.title.length <= 200 && huge.title.startsWith('TTT'), `title cut: ${huge.title.length}`);
+    assert.ok(huge.body.length <= 1000 && huge.body.startsWith('BBB'), `body cut: ${huge.body.length}`);
+
+    // Not a URL at all: still shown; a tap goes home.
+    await deliver(JSON.stringify({ type: 'notice', tag: 'hostile-url', title: 'Bad link', body: '', url: 'http://[::1', actions: [] }));
+    await shownNotice(phone, 'hostile-url', () => true);
+
+    // Tapping them (no button): only this hub's own pages open, never evil.example.
+    const foreign: string[] = [];
+    phoneCtx.on('request', (r) => { if (!r.url().startsWith(front.url)) foreign.push(r.url()); });
+    phoneCtx.on('page', (p) => foreign.push(`new page ${p.url()}`));
+    const sw = phoneCtx.serviceWorkers().find((w) => w.url().endsWith('/sw.js'));
+    assert.ok(sw, 'the service worker still runs');
+    for (const tag of ['hostile-types', 'hostile-url']) {
+      const navigated = phone.waitForEvent('framenavigated', { timeout: 15_000 });
+      const clicked = await sw.evaluate(async (t) => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service worker's global scope (no DOM lib types for it here)
+        const scope = self as any;
+        const [n] = await scope.registration.getNotifications({ tag: t });
+        if (!n) return false;
+        scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification: n, action: '' }));
+        return true;
+      }, tag);
+      assert.ok(clicked, `the ${tag} notification was there to tap`);
+      const frame = await navigated;
+      assert.equal(frame.url(), `${front.url}/`, `a tap on ${tag} opens this hub's home page`);
+    }
+    assert.deepEqual(foreign, [], 'nothing outside the hub was requested or opened');
+    assert.ok(phoneCtx.pages().every((p) => p.url().startsWith(front.url)), 'every page is on the hub');
+  });
 });

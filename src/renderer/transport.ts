@@ -79,26 +79,32 @@ function electronTransport(bridge: PerchBridge): Transport {
 // can read it; a reload or a new tab keeps the owner signed in) and goes out as `Authorization: Bearer` on every
 // call. No cookie: browsers send cookies to every port of 127.0.0.1.
 
-function storedSession(): string | null {
-  try {
-    return localStorage.getItem(OWNER_SESSION_STORAGE_KEY);
-  } catch {
-    return null;
-  }
+/** A credential kept in this origin's localStorage under key (or, when storage is refused, for this page's life). */
+function keptToken(key: string) {
+  let memory: string | null = null;
+  return {
+    get(): string | null {
+      try {
+        return localStorage.getItem(key) ?? memory;
+      } catch {
+        return memory;
+      }
+    },
+    set(token: string | null): void {
+      try {
+        if (token) localStorage.setItem(key, token);
+        else localStorage.removeItem(key);
+      } catch {
+        /* storage refused (private mode): the credential lasts as long as this page */
+      }
+      memory = token;
+    },
+  };
 }
 
-function storeSession(token: string | null): void {
-  try {
-    if (token) localStorage.setItem(OWNER_SESSION_STORAGE_KEY, token);
-    else localStorage.removeItem(OWNER_SESSION_STORAGE_KEY);
-  } catch {
-    /* storage refused (private mode): the session lasts as long as this page */
-  }
-  memorySession = token;
-}
-
-let memorySession: string | null = null;
-const currentSession = (): string | null => storedSession() ?? memorySession;
+const session = keptToken(OWNER_SESSION_STORAGE_KEY);
+const currentSession = session.get;
+const storeSession = session.set;
 
 // ---- a paired phone's device credential (issue 13) ----------------------------------------------
 // A phone has no owner session: it holds a device credential (`pd_…`, from the /pair page) in localStorage
@@ -106,26 +112,10 @@ const currentSession = (): string | null => storedSession() ?? memorySession;
 // session, when there is one, wins. A 401 on the device credential means the laptop revoked it: it is forgotten and
 // the UI says so.
 
-function storedDeviceToken(): string | null {
-  try {
-    return localStorage.getItem(DEVICE_TOKEN_STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
-
-let memoryDevice: string | null = null;
+const device = keptToken(DEVICE_TOKEN_STORAGE_KEY);
 /** Keeps (or forgets, with null) this phone's device credential. */
-export function storeDeviceToken(token: string | null): void {
-  try {
-    if (token) localStorage.setItem(DEVICE_TOKEN_STORAGE_KEY, token);
-    else localStorage.removeItem(DEVICE_TOKEN_STORAGE_KEY);
-  } catch {
-    /* storage refused: the credential lasts as long as this page */
-  }
-  memoryDevice = token;
-}
-const currentDeviceToken = (): string | null => storedDeviceToken() ?? memoryDevice;
+export const storeDeviceToken = device.set;
+const currentDeviceToken = device.get;
 
 /** The UI runs with a device credential: no owner session, but a paired phone's credential. */
 export function deviceMode(): boolean {

@@ -15,7 +15,7 @@ import { Timeline } from './Timeline';
 import { Composer } from './Composer';
 import { ThreadPanel } from './ThreadPanel';
 import { ProgressFeed } from './ProgressFeed';
-import { Avatar, Dialog, Markdown } from './common';
+import { Avatar, BusyButton, Dialog, Markdown } from './common';
 import { MessageBody } from './MessageItem';
 import { ConvPauseControls, PausedBadge } from './Control';
 import { Icon } from './Icon';
@@ -327,7 +327,6 @@ function HandoffBanner(props: { convId: string; agentId: string; agentName: stri
 /** The loop brake paused this conversation for agents (hub/brakes.ts): only a person lifts it. */
 function PausedBanner({ convId }: { convId: string }) {
   const paused = useConversations((s) => s.byId[convId]?.paused);
-  const [busy, setBusy] = useState(false);
   if (!paused) return null;
   return (
     <div className="handoff paused-banner" role="region" aria-label="Conversation paused">
@@ -336,18 +335,9 @@ function PausedBanner({ convId }: { convId: string }) {
         <span className="muted small"> · {timeOf(paused.at)} · Their sends here are refused until you resume it or write here.</span>
       </div>
       <div className="handoff-form">
-        <button
-          type="button"
-          className="btn btn-primary"
-          disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            await resumeConversation(convId);
-            setBusy(false);
-          }}
-        >
+        <BusyButton className="btn btn-primary" onClick={() => resumeConversation(convId)}>
           Resume
-        </button>
+        </BusyButton>
       </div>
     </div>
   );

@@ -11,7 +11,7 @@ import {
 } from '../sync';
 import { useNow } from '../hooks';
 import { ago, countdown, dateTimeOf } from '../format';
-import { ConfirmDialog, CopyButton } from './common';
+import { BusyButton, ConfirmDialog, CopyButton } from './common';
 
 export function PhonePage() {
   const settings = usePhone((s) => s.settings);
@@ -258,7 +258,6 @@ function WaitingForPhone({ run, left }: { run: PairingRun; left: string }) {
 }
 
 function ComparePhrase({ pairing, left }: { pairing: PairingView; left: string }) {
-  const [busy, setBusy] = useState(false);
   return (
     <div className="ph-compare" role="group" aria-label="Compare the words">
       <p className="ph-phrase" aria-label="Pairing phrase">
@@ -271,18 +270,9 @@ function ComparePhrase({ pairing, left }: { pairing: PairingView; left: string }
       <p className="muted small">If the words differ, cancel: someone else scanned the code.</p>
       <TimeLeft left={left} />
       <div className="row">
-        <button
-          type="button"
-          className="btn btn-primary"
-          disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            await confirmPairing();
-            setBusy(false);
-          }}
-        >
+        <BusyButton className="btn btn-primary" onClick={confirmPairing}>
           It matches — pair
-        </button>
+        </BusyButton>
         <button type="button" className="btn btn-ghost" onClick={() => void cancelPairing()}>
           Cancel
         </button>

@@ -109,6 +109,25 @@ export function CopyButton({ text, label = 'Copy', small }: { text: string; labe
   );
 }
 
+/** A button that runs one owner action and stays disabled until it has answered (no double sends). */
+export function BusyButton({ className, onClick, children }: { className: string; onClick: () => Promise<unknown>; children: ReactNode }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      className={className}
+      disabled={busy}
+      onClick={async () => {
+        setBusy(true);
+        await onClick();
+        setBusy(false);
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
 /** A modal dialog (the native <dialog>: focus moves in, Esc closes, the page behind is inert). */
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);

@@ -14,6 +14,9 @@ const ACTION_PATH = '/api/device/action';
 const NOTICE_PATH = '/api/device/notice';
 /** How long to wait for the hub's details before showing the generic line. */
 const NOTICE_FETCH_MS = 8000;
+/** Longest title / body shown: a push (or the hub's answer) is data, never trusted to be small or well typed. */
+const MAX_TITLE = 200;
+const MAX_BODY = 1000;
 
 self.addEventListener('install', () => {
   self.skipWaiting();
@@ -41,27 +44,41 @@ function readPush(event) {
   }
 }
 
+/** v when it is text, cut to max characters; '' for anything else (an object, a number, null). */
+function text(v, max) {
+  return typeof v === 'string' ? v.slice(0, max) : '';
+}
+
+/** The buttons worth showing: objects with a text action and token (at most two; anything else is dropped). */
+function cleanActions(list) {
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((a) => a && typeof a === 'object' && typeof a.action === 'string' && a.action && typeof a.token === 'string')
+    .slice(0, 2)
+    .map((a) => ({ action: a.action.slice(0, 40), title: text(a.title, 40) || a.action.slice(0, 40), token: a.token }));
+}
+
 async function closeTag(tag) {
   const shown = await self.registration.getNotifications({ tag });
   for (const n of shown) n.close();
 }
 
 async function onPush(msg) {
-  if (!msg || typeof msg.tag !== 'string') {
+  if (!msg || typeof msg !== 'object' || typeof msg.tag !== 'string' || !msg.tag) {
     return self.registration.showNotification('Perch', { body: 'Something needs you in Perch.', tag: 'perch' });
   }
   if (msg.type === 'clear') return closeTag(msg.tag);
-  let actions = Array.isArray(msg.actions) ? msg.actions : [];
-  let title = msg.title;
-  let body = msg.body;
+  let actions = cleanActions(msg.actions);
+  let title = text(msg.title, MAX_TITLE);
+  let body = text(msg.body, MAX_BODY);
   if (typeof msg.read_token === 'string' && msg.read_token) {
     const details = await fetchNotice(msg.read_token);
     if (details) {
-      title = details.title;
-      body = details.body;
+      title = text(details.title, MAX_TITLE);
+      body = text(details.body, MAX_BODY);
       if (details.kind === 'request' && details.state !== 'pending') {
         // Decided (or expired, cancelled) before the push arrived: say so, offer no buttons.
-        title = `Already ${details.state}: ${details.title}`;
+        title = `Already ${text(details.state, 20)}: ${title}`;
         actions = [];
       }
     } else {
@@ -69,13 +86,13 @@ async function onPush(msg) {
     }
   }
   return self.registration.showNotification(title || 'Perch', {
-    body: body || '',
+    body,
     tag: msg.tag,
     renotify: true,
     requireInteraction: actions.length > 0,
     icon: '/favicon.svg',
-    data: { url: msg.url || '/', tag: msg.tag, request_id: msg.request_id || null, actions },
-    actions: actions.map((a) => ({ action: a.action, title: a.title || a.action })),
+    data: { url: text(msg.url, 2000) || '/', tag: msg.tag, request_id: text(msg.request_id, 200) || null, actions },
+    actions: actions.map((a) => ({ action: a.action, title: a.title })),
   });
 }
 
@@ -108,7 +125,7 @@ self.addEventListener('push', (event) => {
 
 /** Spends the button's token; answers a short confirmation (or what went wrong) as a notification. */
 async function decide(data, chosen) {
-  const button = (data.actions || []).find((a) => a.action === chosen);
+  const button = (Array.isArray(data.actions) ? data.actions : []).find((a) => a && a.action === chosen);
   if (!button) return openUrl(data.url);
   let title;
   let body;
@@ -134,10 +151,19 @@ async function decide(data, chosen) {
   await self.registration.showNotification(title, { body, tag: `${data.tag}:done`, data: { url: data.url, tag: `${data.tag}:done`, actions: [] } });
 }
 
+/** This hub's own page for url; its home page for anything else (another site, not a URL): a push never opens another site. */
+function ownHref(url) {
+  const home = self.location.origin + '/';
+  try {
+    const target = new URL(typeof url === 'string' && url ? url : '/', self.location.origin);
+    return target.origin === self.location.origin ? target.href : home;
+  } catch {
+    return home;
+  }
+}
+
 async function openUrl(url) {
-  const target = new URL(url || '/', self.location.origin);
-  // Only this hub's own pages: a push never opens another site.
-  const href = target.origin === self.location.origin ? target.href : self.location.origin + '/';
+  const href = ownHref(url);
   const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const w of windows) {
     if (new URL(w.url).origin === self.location.origin && 'focus' in w) {
