@@ -142,6 +142,24 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * The HTTP status of a hub refusal (HubError code), the same on every door that answers JSON (owner API, device
+ * door, push door): 400 bad input, 401/403 credentials and scope, 404, 410 expired, 429, 507 disk full, 409 otherwise.
+ */
+export function statusOfCode(code: string): number {
+  switch (code) {
+    case 'invalid_argument': case 'too_large': return 400;
+    case 'unauthorized': return 401;
+    case 'forbidden': return 403;
+    case 'not_found': return 404;
+    case 'expired': return 410;
+    case 'rate_limited': return 429;
+    case 'storage_full': return 507;
+    case 'internal': return 500;
+    default: return 409;
+  }
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });

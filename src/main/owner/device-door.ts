@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson, type RequestTarget } from '../http-util';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { RateLimiter } from '../hub/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
 import { claimPairing, waitPairing } from '../hub/pairing';
@@ -79,21 +79,6 @@ export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
   return { remote: !loopHost || pubOrigin || hasFrontHeaders(req), publicOrigin: pub };
 }
 
-/** HTTP status of a hub error on the device door. */
-export function statusOf(code: string): number {
-  switch (code) {
-    case 'invalid_argument': case 'too_large': return 400;
-    case 'unauthorized': return 401;
-    case 'forbidden': return 403;
-    case 'not_found': return 404;
-    case 'expired': return 410;
-    case 'rate_limited': return 429;
-    case 'storage_full': return 507;
-    case 'internal': return 500;
-    default: return 409;
-  }
-}
-
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   sendJson(res, status, body, { 'Cache-Control': 'no-store', ...headers });
 }
@@ -103,7 +88,7 @@ export function sendRefusal(res: ServerResponse, r: Refusal, retryAfterSecs?: nu
 }
 
 function sendError(res: ServerResponse, err: HubError) {
-  send(res, statusOf(err.code), { ok: false, error: err.toBody() });
+  send(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
 }
 
 /** A JSON object body (≤ 4 KiB on the device door), or a HubError. */
