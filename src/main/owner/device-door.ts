@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson, statusOfCode, type RequestTarget } from '../http-util';
+import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { RateLimiter } from '../hub/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
 import { claimPairing, waitPairing } from '../hub/pairing';
@@ -298,18 +298,12 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       try {
         answer = route(req, res, url);
       } catch (err) {
-        return internal(res, err, url.pathname);
+        return sendInternalError(res, err, `device door ${url.pathname.slice(0, 200)}`);
       }
-      if (answer) answer.catch((err: unknown) => internal(res, err, url.pathname));
+      if (answer) answer.catch((err: unknown) => sendInternalError(res, err, `device door ${url.pathname.slice(0, 200)}`));
     },
     deviceOf,
     audit,
     tools,
   };
-}
-
-function internal(res: ServerResponse, err: unknown, p: string) {
-  process.stderr.write(`perch: device door ${p.slice(0, 200)} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  if (!res.headersSent) send(res, 500, { ok: false, error: { code: 'internal', message: 'The hub failed on this request; nothing was changed.', next_step: 'Retry; see the hub log.' } });
-  else res.destroy();
 }

@@ -229,8 +229,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         return sendJson(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
       }
       audit(target, 'refused:internal');
-      process.stderr.write(`perch: owner action ${action} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      refuse(res, 500, 'internal', 'The hub failed on this action; nothing was changed.', 'Retry; see the hub log.');
+      sendInternalError(res, err, `owner action ${action.slice(0, 100)}`);
     }
   }
 
