@@ -43,7 +43,7 @@ export interface Refusal {
 export interface FrontCheck {
   /** The request came through the front (or names the public URL): it needs a device credential. */
   remote: boolean;
-  /** The public URL's origin, when set. */
+  /** The public URL's origin, when set and the request names a non-loopback Host or sends an Origin (else null: not read). */
   publicOrigin: string | null;
   refusal?: Refusal;
 }
@@ -65,13 +65,15 @@ export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
     return { remote: true, publicOrigin: null, refusal: { status: 403, code: 'forbidden', message: 'Requests from Tailscale Funnel (the public internet) are refused.', next_step: 'Use `tailscale serve` (your tailnet only), not `tailscale funnel`.' } };
   }
   const host = req.headers.host;
-  const pub = publicUrl(hub);
+  const origin = req.headers.origin;
   const loopHost = isLoopbackHost(host);
+  // The public URL (a settings read) matters only to a request that is not plainly local: a loopback Host without an
+  // Origin (the laptop's page loads, its event stream, the CLI) needs no read of it.
+  const pub = loopHost && origin === undefined ? null : publicUrl(hub);
   const pubHost = !!pub && typeof host === 'string' && hostForms(pub).includes(host.toLowerCase());
   if (!loopHost && !pubHost) {
     return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: 'The Host header must name this computer (or the public URL set in Settings → Phone).', next_step: 'Open http://127.0.0.1:PORT/ on this computer, or the public URL through your HTTPS front.' } };
   }
-  const origin = req.headers.origin;
   const pubOrigin = origin !== undefined && !!pub && origin.toLowerCase() === pub.toLowerCase();
   if (origin !== undefined && !pubOrigin && !isLoopbackOrigin(origin)) {
     return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: `Requests from origin ${origin.slice(0, 200)} are refused.`, next_step: 'Use the Perch UI.' } };
