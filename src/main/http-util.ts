@@ -105,6 +105,13 @@ export function cookieValue(req: IncomingMessage, name: string): string | undefi
   return parseCookies(req.headers.cookie).get(name);
 }
 
+/** The token of an `Authorization: Bearer …` header, if any. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth !== 'string' || !auth.startsWith('Bearer ')) return undefined;
+  return auth.slice(7).trim() || undefined;
+}
+
 // ---- bodies and answers ------------------------------------------------------------------------
 
 export class BodyTooLarge extends Error {

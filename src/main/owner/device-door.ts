@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
+import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { RateLimiter } from '../hub/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
 import { claimPairing, waitPairing } from '../hub/pairing';
@@ -138,12 +138,6 @@ export interface DeviceDoor {
   deviceOf(req: IncomingMessage, action: string): { device: DeviceRow } | { refusal: Refusal; retryAfter?: number } | undefined;
   audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void;
   tools: DeviceDoorTools;
-}
-
-function bearerOf(req: IncomingMessage): string | undefined {
-  const auth = req.headers.authorization;
-  if (typeof auth !== 'string' || !auth.startsWith('Bearer ')) return undefined;
-  return auth.slice(7).trim() || undefined;
 }
 
 /** Rate limits of the device door (per hub, per minute). */

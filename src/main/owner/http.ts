@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH } from '../../shared/owner-api';
-import { BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
+import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
@@ -106,14 +106,6 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     }
   }, 15_000);
   heartbeat.unref();
-
-  /** The bearer token of the Authorization header, if any. */
-  function bearerOf(req: IncomingMessage): string | undefined {
-    const auth = req.headers.authorization;
-    if (!auth?.startsWith('Bearer ')) return undefined;
-    const token = auth.slice(7).trim();
-    return token || undefined;
-  }
 
   /**
    * How the caller proves to be the owner: the CLI's bearer token (runtime.json), or a session token from the login
