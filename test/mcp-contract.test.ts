@@ -182,7 +182,7 @@ describe('request_human / get_request / cancel_request, decided by the owner thr
     assert.equal(r.state, 'expired');
     assert.ok(waited < 4000, `get_request returned expired ${waited.toFixed(0)} ms after a 1 s ttl (expected < 4000 ms)`);
     const late = await owner(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
-    assert.equal(late.status, 409, 'a decision after expiry is refused');
+    assert.equal(late.status, 410, 'a decision after expiry is refused as expired (410, as on the device door)');
     assert.equal(late.error?.code, 'expired');
     assert.match(late.error!.message, /expired/);
     assert.equal((await a.ok('get_request', { request_id: req.request_id })).state, 'expired', 'it stays expired');
@@ -204,7 +204,7 @@ describe('request_human / get_request / cancel_request, decided by the owner thr
     assert.equal(ev.data.request_id, req.request_id);
     assert.equal(ev.for_you, true);
     const late = await owner(served, 'requests.decide', { request_id: req.request_id, decision: 'answer', answer: 'too late' });
-    assert.equal(late.status, 409);
+    assert.equal(late.status, 410, 'expired is 410 on every door');
     assert.equal(late.error?.code, 'expired');
   });
 

@@ -105,6 +105,13 @@ export function cookieValue(req: IncomingMessage, name: string): string | undefi
   return parseCookies(req.headers.cookie).get(name);
 }
 
+/** The token of an `Authorization: Bearer …` header, if any. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth !== 'string' || !auth.startsWith('Bearer ')) return undefined;
+  return auth.slice(7).trim() || undefined;
+}
+
 // ---- bodies and answers ------------------------------------------------------------------------
 
 export class BodyTooLarge extends Error {
@@ -140,6 +147,24 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (!req.complete) reject(new Error('the request was closed before its body was read'));
     });
   });
+}
+
+/**
+ * The HTTP status of a hub refusal (HubError code), the same on every door that answers JSON (owner API, device
+ * door, push door): 400 bad input, 401/403 credentials and scope, 404, 410 expired, 429, 507 disk full, 409 otherwise.
+ */
+export function statusOfCode(code: string): number {
+  switch (code) {
+    case 'invalid_argument': case 'too_large': return 400;
+    case 'unauthorized': return 401;
+    case 'forbidden': return 403;
+    case 'not_found': return 404;
+    case 'expired': return 410;
+    case 'rate_limited': return 429;
+    case 'storage_full': return 507;
+    case 'internal': return 500;
+    default: return 409;
+  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

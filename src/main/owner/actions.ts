@@ -27,9 +27,8 @@ import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake
 import { connectionSnippets } from './snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
 import { setFileReader } from './files-door';
-import { getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/devices';
+import { getDevice, getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/pairing';
-import { getDevice } from '../hub/devices';
 import { sendTestPush } from '../hub/notify';
 
 /** One owner action: the owner's parsed input in, the action's result out. */

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
-import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendJson, type RequestTarget } from '../http-util';
+import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { RateLimiter } from '../hub/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
 import { claimPairing, waitPairing } from '../hub/pairing';
@@ -43,7 +43,7 @@ export interface Refusal {
 export interface FrontCheck {
   /** The request came through the front (or names the public URL): it needs a device credential. */
   remote: boolean;
-  /** The public URL's origin, when set. */
+  /** The public URL's origin, when set and the request names a non-loopback Host or sends an Origin (else null: not read). */
   publicOrigin: string | null;
   refusal?: Refusal;
 }
@@ -65,33 +65,20 @@ export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
     return { remote: true, publicOrigin: null, refusal: { status: 403, code: 'forbidden', message: 'Requests from Tailscale Funnel (the public internet) are refused.', next_step: 'Use `tailscale serve` (your tailnet only), not `tailscale funnel`.' } };
   }
   const host = req.headers.host;
-  const pub = publicUrl(hub);
+  const origin = req.headers.origin;
   const loopHost = isLoopbackHost(host);
+  // The public URL (a settings read) matters only to a request that is not plainly local: a loopback Host without an
+  // Origin (the laptop's page loads, its event stream, the CLI) needs no read of it.
+  const pub = loopHost && origin === undefined ? null : publicUrl(hub);
   const pubHost = !!pub && typeof host === 'string' && hostForms(pub).includes(host.toLowerCase());
   if (!loopHost && !pubHost) {
     return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: 'The Host header must name this computer (or the public URL set in Settings → Phone).', next_step: 'Open http://127.0.0.1:PORT/ on this computer, or the public URL through your HTTPS front.' } };
   }
-  const origin = req.headers.origin;
   const pubOrigin = origin !== undefined && !!pub && origin.toLowerCase() === pub.toLowerCase();
   if (origin !== undefined && !pubOrigin && !isLoopbackOrigin(origin)) {
     return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: `Requests from origin ${origin.slice(0, 200)} are refused.`, next_step: 'Use the Perch UI.' } };
   }
   return { remote: !loopHost || pubOrigin || hasFrontHeaders(req), publicOrigin: pub };
-}
-
-/** HTTP status of a hub error on the device door. */
-export function statusOf(code: string): number {
-  switch (code) {
-    case 'invalid_argument': case 'too_large': return 400;
-    case 'unauthorized': return 401;
-    case 'forbidden': return 403;
-    case 'not_found': return 404;
-    case 'expired': return 410;
-    case 'rate_limited': return 429;
-    case 'storage_full': return 507;
-    case 'internal': return 500;
-    default: return 409;
-  }
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -103,7 +90,7 @@ export function sendRefusal(res: ServerResponse, r: Refusal, retryAfterSecs?: nu
 }
 
 function sendError(res: ServerResponse, err: HubError) {
-  send(res, statusOf(err.code), { ok: false, error: err.toBody() });
+  send(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
 }
 
 /** A JSON object body (≤ 4 KiB on the device door), or a HubError. */
@@ -151,12 +138,6 @@ export interface DeviceDoor {
   deviceOf(req: IncomingMessage, action: string): { device: DeviceRow } | { refusal: Refusal; retryAfter?: number } | undefined;
   audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void;
   tools: DeviceDoorTools;
-}
-
-function bearerOf(req: IncomingMessage): string | undefined {
-  const auth = req.headers.authorization;
-  if (typeof auth !== 'string' || !auth.startsWith('Bearer ')) return undefined;
-  return auth.slice(7).trim() || undefined;
 }
 
 /** Rate limits of the device door (per hub, per minute). */
@@ -313,18 +294,12 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       try {
         answer = route(req, res, url);
       } catch (err) {
-        return internal(res, err, url.pathname);
+        return sendInternalError(res, err, `device door ${url.pathname.slice(0, 200)}`);
       }
-      if (answer) answer.catch((err: unknown) => internal(res, err, url.pathname));
+      if (answer) answer.catch((err: unknown) => sendInternalError(res, err, `device door ${url.pathname.slice(0, 200)}`));
     },
     deviceOf,
     audit,
     tools,
   };
-}
-
-function internal(res: ServerResponse, err: unknown, p: string) {
-  process.stderr.write(`perch: device door ${p.slice(0, 200)} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  if (!res.headersSent) send(res, 500, { ok: false, error: { code: 'internal', message: 'The hub failed on this request; nothing was changed.', next_step: 'Retry; see the hub log.' } });
-  else res.destroy();
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH } from '../../shared/owner-api';
-import { BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, type RequestTarget } from '../http-util';
+import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
@@ -106,14 +106,6 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     }
   }, 15_000);
   heartbeat.unref();
-
-  /** The bearer token of the Authorization header, if any. */
-  function bearerOf(req: IncomingMessage): string | undefined {
-    const auth = req.headers.authorization;
-    if (!auth?.startsWith('Bearer ')) return undefined;
-    const token = auth.slice(7).trim();
-    return token || undefined;
-  }
 
   /**
    * How the caller proves to be the owner: the CLI's bearer token (runtime.json), or a session token from the login
@@ -226,12 +218,10 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     } catch (err) {
       if (isHubError(err)) {
         audit(target, `refused:${err.code}`);
-        const status = err.code === 'storage_full' ? 507 : err.code === 'not_found' ? 404 : err.code === 'forbidden' ? 403 : err.code === 'invalid_argument' || err.code === 'too_large' ? 400 : err.code === 'rate_limited' ? 429 : 409;
-        return sendJson(res, status, { ok: false, error: err.toBody() });
+        return sendJson(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
       }
       audit(target, 'refused:internal');
-      process.stderr.write(`perch: owner action ${action} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      refuse(res, 500, 'internal', 'The hub failed on this action; nothing was changed.', 'Retry; see the hub log.');
+      sendInternalError(res, err, `owner action ${action.slice(0, 100)}`);
     }
   }
 

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
-import { getDevice, touchDevice } from '../hub/devices';
+import { getDevice } from '../hub/devices';
 import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/notify';
 import { NTFY_DEVICE, verifyActionToken } from '../hub/action-tokens';
 import { RateLimiter } from '../hub/rate-limit';
@@ -16,21 +16,20 @@ import { sendRefusal, type DeviceDoorTools, type DeviceRoute } from './device-do
 
 const MAX_BODY_BYTES = 8 * 1024;
 
-function postOnly(tools: DeviceDoorTools, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+function postOnly(req: IncomingMessage, res: ServerResponse, path: string): boolean {
   if (req.method === 'POST') return true;
   req.resume();
-  tools.send(res, 405, { ok: false, error: { code: 'method_not_allowed', message: `${path} takes a POST with a JSON body.`, next_step: 'POST JSON to this URL.' } });
+  sendRefusal(res, { status: 405, code: 'method_not_allowed', message: `${path} takes a POST with a JSON body.`, next_step: 'POST JSON to this URL.' });
   return false;
 }
 
 /** POST {endpoint, keys: {p256dh, auth}} (subscribe) or {} (unsubscribe), with the device's bearer. */
 function subscription(which: 'push.subscribe' | 'push.unsubscribe'): DeviceRoute {
   return async (tools, req, res, url) => {
-    if (!postOnly(tools, req, res, url.pathname)) return;
+    if (!postOnly(req, res, url.pathname)) return;
     const device = tools.requireDevice(req, res, which);
     if (!device) return void req.resume();
     const { hub } = tools;
-    touchDevice(hub, device);
     try {
       const input = await tools.readJsonObject(req, MAX_BODY_BYTES);
       const value = which === 'push.subscribe' ? subscribePush(hub, device.id, input) : unsubscribePush(hub, device.id);
@@ -62,7 +61,7 @@ function refuseLimited(res: Parameters<DeviceRoute>[2], wait: number, what: stri
 
 /** POST {token}: decides the token's request as the owner (first decision wins; a replay is 409). */
 const action: DeviceRoute = async (tools, req, res, url) => {
-  if (!postOnly(tools, req, res, url.pathname)) return;
+  if (!postOnly(req, res, url.pathname)) return;
   const { hub } = tools;
   const limits = limitsOf(hub);
   let deviceId: string | null = null;
@@ -103,7 +102,7 @@ const action: DeviceRoute = async (tools, req, res, url) => {
 
 /** POST {token}: a read token (push content 'ids') answers its notice's summary and current state; nothing is spent. */
 const notice: DeviceRoute = async (tools, req, res, url) => {
-  if (!postOnly(tools, req, res, url.pathname)) return;
+  if (!postOnly(req, res, url.pathname)) return;
   const { hub } = tools;
   const limits = limitsOf(hub);
   let device: { id: string; name: string } | null = null;
