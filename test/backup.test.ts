@@ -132,6 +132,30 @@ describe('perch backup', () => {
     assert.match(r.stderr, /no database to back up/);
     assert.ok(!fs.existsSync(path.join(dir, 'backups')), 'nothing was created');
   });
+  test('a --to FILE that cannot be written there (below a file, or in a folder SQLite cannot open) is a clear error and writes nothing', () => {
+    const dir = tempDataDir();
+    cli(['agent', 'add', 'keeper', '--data-dir', dir]);
+    const dbFile = path.join(dir, 'perch.sqlite');
+    assert.ok(fs.existsSync(dbFile));
+    const before = sha(dbFile);
+    const aFile = path.join(dir, 'a-file');
+    fs.writeFileSync(aFile, 'not a folder\n');
+    // A directory where the copy's working file would go: SQLite cannot open it as a database.
+    const blocked = path.join(dir, 'blocked.sqlite');
+    fs.mkdirSync(`${blocked}.new.partial`);
+    for (const [what, to, folder] of [['below a file', path.join(aFile, 'copy.sqlite'), aFile], ['unopenable', blocked, dir]] as const) {
+      const r = cli(['backup', '--data-dir', dir, '--to', to]);
+      assert.equal(r.code, 1, `${what}: ${r.stdout}`);
+      assert.ok(r.stderr.startsWith(`perch: Cannot write a backup in ${folder} (`), `${what}: ${r.stderr}`);
+      assert.match(r.stderr, /nothing was written\. Pick another destination/, what);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `${what}: no stack trace`);
+      assert.equal(r.stdout, '', what);
+      assert.equal(sha(dbFile), before, `${what}: the database is untouched`);
+      assert.ok(!fs.existsSync(to), `${what}: no backup file`);
+    }
+    assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['a-file', 'blocked.sqlite.new.partial', 'perch.sqlite'], 'nothing else was written');
+  });
 });
 
 describe('perch restore', () => {

@@ -4,6 +4,9 @@
 // message resets the counts; the owner is never refused; counts survive a restart of the hub process.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { openDatabase } from '../src/main/store/db';
+import { recentEvents } from '../src/main/store/brakes';
 import { addAgent, cliAsync, connect, eventually, ownerOk, sleep, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Served } from './serve-harness';
 
 type R = Record<string, any>;
@@ -230,5 +233,24 @@ test('counts are rebuilt after a restart of the perch serve process; a loop paus
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
     await hub.stop();
+  }
+});
+
+test('the rebuild reads only a conversation\'s newest events: of those, the ones in the window, newest first, with message kind and text', () => {
+  const dir = tempDataDir();
+  const db = openDatabase(path.join(dir, 'perch.sqlite'));
+  try {
+    const event = db.prepare("INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts) VALUES ('c_q', ?, ?, 'u_a', ?, ?)");
+    db.prepare("INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, created_at) VALUES ('m_1', 'c_q', 1, 'u_a', 'status', 'hello', 5000)").run();
+    // seq 1 is in the window (ts 5000); then three events stamped before it (a clock that went back).
+    event.run(1, 'message.created', 'm_1', 5000);
+    for (let seq = 2; seq <= 4; seq++) event.run(seq, 'message.created', null, 1000 + seq);
+    assert.deepEqual(recentEvents(db, 'c_q', 4000, 4), [{ type: 'message.created', actor_id: 'u_a', ts: 5000, kind: 'status', text: 'hello' }]);
+    assert.deepEqual(recentEvents(db, 'c_q', 1000, 4).map((r) => r.ts), [1004, 1003, 1002, 5000], 'newest first');
+    assert.deepEqual(recentEvents(db, 'c_q', 1000, 2).map((r) => r.ts), [1004, 1003], 'at most limit');
+    // The newest 3 are all before the window: nothing older is read, so seq 1 is not found.
+    assert.deepEqual(recentEvents(db, 'c_q', 4000, 3), [], 'events past the newest `limit` are never read');
+  } finally {
+    db.close();
   }
 });

@@ -4,9 +4,16 @@
 // (test/push-endpoint.ts). Action tokens decide the request for the agent's waiting get_request, once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { makeHub } from './helpers';
+import { openDatabase } from '../src/main/store/db';
+import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/push';
+import { Hub } from '../src/main/hub/hub';
+import { addAgent } from '../src/main/hub/identities';
 import { callAgentTool } from '../src/main/hub/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
@@ -363,6 +370,54 @@ describe('action tokens (in process)', () => {
       assert.equal(ok.request.state, 'approved');
     } finally {
       t.close();
+    }
+  });
+});
+
+describe('spent action tokens (used_action_tokens)', () => {
+  test('a spent token is kept a day past its expiry (a replay is a conflict), then pruned by a later spend; the pruned token is refused as expired and decides nothing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-spent-'));
+    const db = openDatabase(path.join(dir, 'perch.sqlite'));
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const hub = new Hub({ db, now: () => clock });
+    const spentRows = () => (db.prepare('SELECT count(*) AS n FROM used_action_tokens').get() as { n: number }).n;
+    try {
+      const { agent } = addAgent(hub, { name: 'spender' });
+      const call = (name: 'open_direct' | 'request_human' | 'get_request', args: Record<string, unknown>) =>
+        callAgentTool(hub, agent.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
+      const dm = await call('open_direct', { user: hub.owner.name });
+      const ask = (title: string) => call('request_human', { conv_id: dm.conversation.conv_id, kind: 'approve', title, ttl_secs: 7 * 24 * 3600 });
+      const r1 = await ask('First?');
+      const r2 = await ask('Second?');
+      const r3 = await ask('Third?');
+      const { device } = createDeviceIn(hub, { name: 'Phone' });
+      const hour = 3600 * 1000;
+
+      const t1 = mintActionToken(hub, r1.request_id, 'approve', device.id, clock + hour);
+      assert.equal(decideByActionToken(hub, t1).request.state, 'approved');
+      assert.equal(spentRows(), 1);
+
+      // Exactly a day past t1's expiry: its row is still there, so a replay is told it was used.
+      clock += hour + SPENT_TOKEN_KEEP_MS;
+      assert.throws(() => decideByActionToken(hub, t1), (e: unknown) => e instanceof HubError && e.code === 'conflict');
+      const t2 = mintActionToken(hub, r2.request_id, 'reject', device.id, clock + hour);
+      assert.equal(decideByActionToken(hub, t2).request.state, 'rejected');
+      assert.equal(spentRows(), 2, 'a token expired exactly a day ago is kept');
+
+      // Past that day, the next spend drops t1's row (and keeps t2's).
+      clock += 1;
+      const t3 = mintActionToken(hub, r3.request_id, 'approve', device.id, clock + hour);
+      assert.equal(decideByActionToken(hub, t3).request.state, 'approved');
+      assert.equal(spentRows(), 2, "t1's row is gone, t2's and t3's stay");
+      assert.throws(() => decideByActionToken(hub, t3), (e: unknown) => e instanceof HubError && e.code === 'conflict', 'a fresh replay is still a conflict');
+      // t1 without its row: its own expiry refuses it, and nothing is spent or decided.
+      assert.throws(() => decideByActionToken(hub, t1), (e: unknown) => e instanceof HubError && e.code === 'expired');
+      assert.equal(spentRows(), 2);
+      assert.equal((await call('get_request', { request_id: r1.request_id })).state, 'approved');
+    } finally {
+      hub.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

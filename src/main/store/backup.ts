@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { HubError } from '../../shared/errors';
 import type { Db } from './db';
 import { LATEST_VERSION } from './migrations';
 
@@ -101,12 +102,24 @@ export async function backupDatabase(source: Db, dest: string, opts: { stepPages
   return { file: dest, bytes: fs.statSync(dest).size, pages };
 }
 
-/** Backs up the database file `dbFile` from a connection of its own (the CLI, while a hub may run). */
+/** Errors that mean the destination cannot be written there (a missing or read-only folder, a file in the way). */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EISDIR', 'ENOENT', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+
+/**
+ * Backs up the database file `dbFile` from a connection of its own (the CLI, while a hub may run).
+ * A destination that cannot be written there is a HubError (invalid_argument) naming it; nothing is left behind.
+ */
 export async function backupFile(dbFile: string, dest: string): Promise<BackupResult> {
   const source = new Database(dbFile, { fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
     return await backupDatabase(source, dest);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && UNWRITABLE.has(code)) {
+      throw new HubError('invalid_argument', `Cannot write a backup in ${path.dirname(dest)} (${(err as Error).message}); nothing was written.`, 'Pick another destination (perch backup --to FILE), in a folder you may write to.');
+    }
+    throw err;
   } finally {
     source.close();
   }

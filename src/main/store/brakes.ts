@@ -41,13 +41,15 @@ export interface RecentEventRow {
 }
 
 /**
- * A conversation's newest events since `since` (newest first, at most `limit`), with the message's kind
- * and text for message.created: what the brakes' counts are rebuilt from.
+ * Of a conversation's newest `limit` events, those since `since` (newest first), with the message's kind
+ * and text for message.created: what the brakes' counts are rebuilt from. Only the newest `limit` are
+ * read (ts is not indexed: filtering on it first would walk a quiet conversation's whole history).
  */
 export function recentEvents(db: Db, convId: string, since: number, limit: number): RecentEventRow[] {
   return sql<RecentEventRow>(db, `
     SELECT e.type, e.actor_id, e.ts, m.kind, m.text
-    FROM events e LEFT JOIN messages m ON e.type = 'message.created' AND m.id = e.msg_id
-    WHERE e.conv_id = ? AND e.ts >= ?
-    ORDER BY e.gid DESC LIMIT ?`).all(convId, since, limit);
+    FROM (SELECT gid, type, actor_id, ts, msg_id FROM events WHERE conv_id = ? ORDER BY gid DESC LIMIT ?) e
+    LEFT JOIN messages m ON e.type = 'message.created' AND m.id = e.msg_id
+    WHERE e.ts >= ?
+    ORDER BY e.gid DESC`).all(convId, limit, since);
 }

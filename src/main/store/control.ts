@@ -17,10 +17,6 @@ export function allControls(db: Db): ControlRow[] {
   return sql<ControlRow>(db, 'SELECT * FROM agent_controls').all();
 }
 
-export function controlOf(db: Db, userId: string): ControlRow | undefined {
-  return sql<ControlRow>(db, 'SELECT * FROM agent_controls WHERE user_id = ?').get(userId);
-}
-
 export function setPause(db: Db, userId: string, p: { at: number; by: string; reason: string | null; detail: string | null } | null): void {
   sql(db, `INSERT INTO agent_controls (user_id, paused_at, paused_by, paused_reason, paused_detail) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (user_id) DO UPDATE SET paused_at = excluded.paused_at, paused_by = excluded.paused_by,

@@ -19,10 +19,6 @@ export function instancesOf(db: Db, userId: string): InstanceRow[] {
   return sql<InstanceRow>(db, 'SELECT * FROM agent_instances WHERE user_id = ? ORDER BY last_seen DESC, name').all(userId);
 }
 
-export function countInstances(db: Db, userId: string): number {
-  return sql<{ n: number }>(db, 'SELECT count(*) AS n FROM agent_instances WHERE user_id = ?').get(userId)!.n;
-}
-
 /** Records a sighting of an instance name (a note replaces the old one only when given). */
 export function touchInstance(db: Db, userId: string, name: string, at: number, note?: string): void {
   sql(db, `INSERT INTO agent_instances (user_id, name, note, first_seen, last_seen) VALUES (@user, @name, @note, @at, @at)

@@ -50,9 +50,20 @@ export function notePushResult(db: Db, deviceId: string, endpoint: string, ok: b
   else sql(db, 'UPDATE push_subscriptions SET failures = failures + 1 WHERE device_id = ? AND endpoint = ?').run(deviceId, endpoint);
 }
 
-/** Records a spent action token; false when it was spent before (a replay). */
+/**
+ * How long a spent token's row outlives the token's expiry: a replay within it is told "used already"; after it
+ * the token is refused as expired by its own (MAC-protected) expiry, so the row is no longer needed.
+ */
+export const SPENT_TOKEN_KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Records a spent action token; false when it was spent before (a replay). Drops the rows of tokens expired more
+ * than SPENT_TOKEN_KEEP_MS ago (spends are a person's taps, so the table stays small and this scan cheap).
+ */
 export function spendActionTokenRow(db: Db, tokenHash: Buffer, usedAt: number, expiresAt: number): boolean {
-  return sql(db, 'INSERT OR IGNORE INTO used_action_tokens (token_hash, used_at, expires_at) VALUES (?, ?, ?)').run(tokenHash, usedAt, expiresAt).changes === 1;
+  const spent = sql(db, 'INSERT OR IGNORE INTO used_action_tokens (token_hash, used_at, expires_at) VALUES (?, ?, ?)').run(tokenHash, usedAt, expiresAt).changes === 1;
+  if (spent) sql(db, 'DELETE FROM used_action_tokens WHERE expires_at < ?').run(usedAt - SPENT_TOKEN_KEEP_MS);
+  return spent;
 }
 
 export function actionTokenSpent(db: Db, tokenHash: Buffer): boolean {
