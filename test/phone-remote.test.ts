@@ -211,6 +211,28 @@ describe('pairing', () => {
     }
   });
 
+  test('at most 8 waits on one pairing: another is refused with 429 rate_limited; the cancel answers the waiting ones', async () => {
+    const s = await ownerOk('devices.pair_start', {});
+    const c = await raw('POST', '/api/device/pair/claim', front(), { code: s.url.split('#')[1] });
+    assert.equal(c.status, 200);
+    const id = c.body.value.pairing_id;
+    const waits = Array.from({ length: 8 }, () => ownerCall('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 30 }));
+    let refused: Answer | undefined;
+    for (let i = 0; i < 100 && !refused; i++) { // the 8 waits arrive in their own time: probe until they all wait
+      const probe = await ownerCall('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 1 });
+      if (probe.status !== 200) refused = probe;
+    }
+    assert.ok(refused, 'a ninth wait on the pairing is refused');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.code, 'rate_limited');
+    await ownerOk('devices.pair_cancel', { pairing_id: id });
+    for (const w of await Promise.all(waits)) {
+      assert.equal(w.status, 200);
+      assert.equal(w.body.value.pairing.state, 'cancelled', 'each wait answers with the new state');
+    }
+    assert.equal((await ownerOk('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 1 })).pairing.state, 'cancelled', 'the waits are gone: a new call is answered');
+  });
+
   test('a cancelled pairing\'s code is 410; pair_start needs the public URL', async () => {
     const s = await ownerOk('devices.pair_start', {});
     await ownerOk('devices.pair_cancel', { pairing_id: s.pairing.pairing_id });

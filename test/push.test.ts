@@ -146,6 +146,13 @@ describe('Web Push to a paired phone', () => {
     const again = await device(DEVICE_ACTION_PATH, { token: approve });
     assert.equal(again.status, 409, 'a replay of the same token is a conflict');
     assert.equal(again.json.error.code, 'conflict');
+    // A twin spelling of the same MAC (its last character's 2 unused bits flipped) decodes to the same bytes: refused as altered.
+    const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = approve.slice(0, -1) + B64URL[B64URL.indexOf(approve.slice(-1)) ^ 1];
+    assert.deepEqual(Buffer.from(twin.split('.')[1]!, 'base64url'), Buffer.from(approve.split('.')[1]!, 'base64url'), 'the twin carries the same MAC bytes');
+    const twinAnswer = await device(DEVICE_ACTION_PATH, { token: twin });
+    assert.equal(twinAnswer.status, 401, JSON.stringify(twinAnswer.json));
+    assert.equal(twinAnswer.json.error.code, 'unauthorized');
     const late = await device(DEVICE_ACTION_PATH, { token: reject });
     assert.equal(late.status, 409, 'the other button after a decision is a conflict');
     assert.equal((await agent.ok('get_request', { request_id: req.request_id })).state, 'approved', 'the first decision stands');

@@ -153,6 +153,21 @@ describe('wake runs', () => {
     assert.deepEqual(await runsOf(a.name), [], 'the revoked agent was not started');
   });
 
+  test('a wake action set in the hub (wake.set) starts the next mention\'s run; removed (off), it starts nothing', async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('late'));
+    const conv = (await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] })).conversation.conv_id;
+    await mention(conv, agent.id);
+    await sleep(300);
+    assert.deepEqual(await runsOf(agent.name), [], 'no wake action yet: nothing starts');
+    await ownerOk(served, 'wake.set', { agent: agent.name, argv: [process.execPath, AGENT_SCRIPT] });
+    await mention(conv, agent.id);
+    assert.equal((await settled(agent.name)).length, 1, 'the hub knows at once of an action it set itself');
+    await ownerOk(served, 'wake.set', { agent: agent.name, off: true });
+    await mention(conv, agent.id);
+    await sleep(500);
+    assert.equal((await runsOf(agent.name)).length, 1, 'no run after the hub removed the action');
+  });
+
   test('a paused agent is not started; resuming it (agent.resumed wakes it) starts it', async () => {
     const a = await wakeableAgent('paused', ['--', process.execPath, AGENT_SCRIPT]);
     await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch' });

@@ -79,6 +79,8 @@ export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
   const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) throw bad();
   const given = Buffer.from(m[2]!, 'base64url');
+  // One spelling per MAC (the last character carries 2 unused bits): a token is spent by its text, so no twin may pass.
+  if (given.toString('base64url') !== m[2]) throw bad();
   const want = mac(hub, m[1]!);
   if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) throw bad();
   let claims: ActionTokenClaims;

@@ -7,7 +7,7 @@ import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
 import { agentKeyByHash, agentKeyById, agentKeysOf, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
-import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey } from './identities';
+import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey, newKey } from './identities';
 import { RUN_KEY_PREFIX } from './run-keys';
 import { OutsideMemo } from './outside-writes';
 import { userById } from '../store/users';
@@ -113,9 +113,9 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
   return hub.write(() => {
     const u = findAgent(hub, input.agent);
     if (u.revoked_at != null) throw new HubError('conflict', `Agent ${u.name} is revoked.`, 'Rotate its key first to bring it back.');
-    const secret = KEY_PREFIX + crypto.randomBytes(24).toString('base64url');
+    const { key: secret, hash, hint } = newKey();
     const row: Omit<AgentKeyRow, 'revoked_at'> = {
-      id: newId('k'), user_id: u.id, name, key_hash: hashKey(secret), key_hint: secret.slice(-4),
+      id: newId('k'), user_id: u.id, name, key_hash: hash, key_hint: hint,
       scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
     };
     insertAgentKey(hub.db, row);

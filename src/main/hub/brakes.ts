@@ -305,12 +305,6 @@ export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): 
   return { agent: row.name, brakes: agentBrakes(hub, row.id) };
 }
 
-/** Re-reads the budgets from the store (another process, e.g. `perch agent brakes` with no hub running, may have changed them). */
-export function reloadBudgets(hub: Hub): void {
-  const s = stateOf(hub);
-  s.budgets = new Map(allBudgets(hub.db).map((r) => [r.user_id, r.budget]));
-}
-
 function refuse(hub: Hub, agentId: string, convId: string, word: BrakeWord, reason: string, nextStep: string, extra: Record<string, unknown> = {}): never {
   // Shown to the owner after the caller's transaction (which this refusal rolls back).
   setImmediate(() => showToOwner(hub, agentId, convId, word, reason));

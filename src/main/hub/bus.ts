@@ -5,24 +5,29 @@ import type { EventType, LiveItem } from '../../shared/types';
 
 type Waiter = () => void;
 
-export class Bus {
-  private waiters = new Map<string, Set<Waiter>>();
-  private subscribers = new Set<(item: LiveItem) => void>();
+/**
+ * Waits keyed by id (a user, a pairing, …): promises resolved when the id is woken, after ms, or when the signal
+ * aborts. onWaiting hears when an id's first wait starts and its last one ends.
+ */
+export class Waiters {
+  private sets = new Map<string, Set<Waiter>>();
 
-  /** Resolves 'woken' when the user is woken, 'timeout' after ms, 'aborted' when signal fires. */
-  wait(userId: string, ms: number, signal?: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'> {
+  constructor(private readonly onWaiting?: (id: string, waiting: boolean) => void) {}
+
+  /** Resolves 'woken' when the id is woken, 'timeout' after ms, 'aborted' when signal fires. */
+  wait(id: string, ms: number, signal?: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'> {
     return new Promise((resolve) => {
-      let set = this.waiters.get(userId);
-      if (!set) this.waiters.set(userId, (set = new Set()));
+      let set = this.sets.get(id);
+      if (!set) this.sets.set(id, (set = new Set()));
       const done = (why: 'woken' | 'timeout' | 'aborted') => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const s = this.waiters.get(userId);
+        const s = this.sets.get(id);
         if (s) {
           s.delete(waiter);
           if (s.size === 0) {
-            this.waiters.delete(userId);
-            this.publishWaiting(userId, false);
+            this.sets.delete(id);
+            this.onWaiting?.(id, false);
           }
         }
         resolve(why);
@@ -31,12 +36,42 @@ export class Bus {
       const onAbort = () => done('aborted');
       const timer = setTimeout(() => done('timeout'), ms);
       set.add(waiter);
-      if (set.size === 1) this.publishWaiting(userId, true);
+      if (set.size === 1) this.onWaiting?.(id, true);
       if (signal) {
         if (signal.aborted) return done('aborted');
         signal.addEventListener('abort', onAbort, { once: true });
       }
     });
+  }
+
+  /** Wakes every wait on id; false when none was waiting. */
+  wake(id: string): boolean {
+    const set = this.sets.get(id);
+    if (!set) return false;
+    for (const w of [...set]) w();
+    return true;
+  }
+
+  /** Waits on id, or on every id. */
+  count(id?: string): number {
+    if (id !== undefined) return this.sets.get(id)?.size ?? 0;
+    let n = 0;
+    for (const s of this.sets.values()) n += s.size;
+    return n;
+  }
+
+  has(id: string): boolean {
+    return this.sets.has(id);
+  }
+}
+
+export class Bus {
+  private waiters = new Waiters((userId, waiting) => this.publishWaiting(userId, waiting));
+  private subscribers = new Set<(item: LiveItem) => void>();
+
+  /** Resolves 'woken' when the user is woken, 'timeout' after ms, 'aborted' when signal fires. */
+  wait(userId: string, ms: number, signal?: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'> {
+    return this.waiters.wait(userId, ms, signal);
   }
 
   /** The owner sees who is waiting for news, live: sent when a user's first wait starts or last one ends. */
@@ -45,10 +80,7 @@ export class Bus {
   }
 
   waitingCount(userId?: string): number {
-    if (userId) return this.waiters.get(userId)?.size ?? 0;
-    let n = 0;
-    for (const s of this.waiters.values()) n += s.size;
-    return n;
+    return this.waiters.count(userId || undefined);
   }
 
   isWaiting(userId: string): boolean {
@@ -59,9 +91,7 @@ export class Bus {
   onUnheard?: (userId: string) => void;
 
   wake(userId: string): void {
-    const set = this.waiters.get(userId);
-    if (!set) return void this.onUnheard?.(userId);
-    for (const w of [...set]) w();
+    if (!this.waiters.wake(userId)) this.onUnheard?.(userId);
   }
 
   subscribe(fn: (item: LiveItem) => void): () => void {

@@ -276,12 +276,13 @@ export function publicUrl(hub: Hub): string | null {
   return v ? v : null;
 }
 
-function ntfySettings(hub: Hub): NtfySettings | null {
+/** The ntfy channel as setPhoneSettings saved it, or null when off (hub/notify.ts sends to it). */
+export function ntfySettings(hub: Hub): NtfySettings | null {
   const v = getSetting(hub.db, NTFY_KEY);
   if (!v) return null;
   try {
-    const o = JSON.parse(v) as NtfySettings;
-    return o && typeof o.server === 'string' && typeof o.topic === 'string' ? { server: o.server, topic: o.topic, opaque: !!o.opaque } : null;
+    const o = JSON.parse(v) as NtfySettings | null;
+    return o && typeof o.server === 'string' && typeof o.topic === 'string' && o.server && o.topic ? { server: o.server, topic: o.topic, opaque: o.opaque === true } : null;
   } catch { return null; }
 }
 

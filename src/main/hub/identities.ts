@@ -18,7 +18,8 @@ export function hashKey(key: string): Buffer {
   return crypto.hash('sha256', key, 'buffer');
 }
 
-function newKey(): { key: string; hash: Buffer; hint: string } {
+/** A new agent key (an agent's own, or a scoped one: hub/agent-keys.ts), its hash and its hint. */
+export function newKey(): { key: string; hash: Buffer; hint: string } {
   const key = KEY_PREFIX + crypto.randomBytes(24).toString('base64url'); // 192 random bits
   return { key, hash: hashKey(key), hint: key.slice(-4) };
 }

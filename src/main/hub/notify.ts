@@ -11,10 +11,9 @@ import type { OwnerRequestView } from '../../shared/requests';
 import type { EventView } from '../../shared/types';
 import type { NtfySettings } from '../../shared/devices';
 import { DEVICE_ACTION_PATH } from '../../shared/devices';
-import { getSetting } from '../store/settings';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
 import { getRequestForOwner } from './requests';
-import { cardAddressedToOwner, isDeviceLive, publicUrl, pushContent, pushTargetsKnown, vapidKeys } from './devices';
+import { cardAddressedToOwner, isDeviceLive, ntfySettings, publicUrl, pushContent, pushTargetsKnown, vapidKeys } from './devices';
 import { checkReadToken, mintActionToken, mintReadToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import { messageById } from '../store/messages';
 import { activeHandoffsOf } from '../store/handoffs';
@@ -79,23 +78,6 @@ const notifiers = new WeakMap<Hub, Notifier>();
 function clip(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
-}
-
-/** The ntfy channel as phone.set saved it (hub/devices.ts validates it), or null when off. */
-function ntfySettings(hub: Hub): NtfySettings | null {
-  const raw = getSetting(hub.db, 'phone.ntfy');
-  if (!raw) return null;
-  try {
-    const n = JSON.parse(raw) as NtfySettings | null;
-    return n && typeof n.server === 'string' && typeof n.topic === 'string' && n.server && n.topic ? { server: n.server, topic: n.topic, opaque: n.opaque === true } : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether the ntfy channel is on (an ntfy button's token is live while it is). */
-export function ntfyOn(hub: Hub): boolean {
-  return ntfySettings(hub) !== null;
 }
 
 /** Where links in pushes point: the HTTPS front (phone.public_url) or, without one, this hub's loopback address. */
@@ -461,7 +443,7 @@ export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean 
 
 /** Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while it is on. */
 function deviceLive(hub: Hub, deviceId: string): boolean {
-  return deviceId === NTFY_DEVICE ? ntfyOn(hub) : isDeviceLive(hub, deviceId);
+  return deviceId === NTFY_DEVICE ? ntfySettings(hub) !== null : isDeviceLive(hub, deviceId);
 }
 
 /** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newId } from './hub';
+import { Waiters } from './bus';
 import { HubError } from '../../shared/errors';
 import { PAIRING_TTL_MS, type DeviceScope, type DeviceView, type PairingStart, type PairingState, type PairingView } from '../../shared/devices';
 import {
@@ -41,37 +42,23 @@ function makePhrase(): string {
 
 // ---- waking waits ----------------------------------------------------------------------------
 
-const waitersOf = new WeakMap<Hub, Map<string, Set<() => void>>>();
+const waitersOf = new WeakMap<Hub, Waiters>();
+
+function waitersFor(hub: Hub): Waiters {
+  let w = waitersOf.get(hub);
+  if (!w) waitersOf.set(hub, (w = new Waiters()));
+  return w;
+}
 
 function wakePairing(hub: Hub, id: string): void {
-  const set = waitersOf.get(hub)?.get(id);
-  if (set) for (const w of [...set]) w();
+  waitersOf.get(hub)?.wake(id);
 }
 
 /** Waits until the pairing changes, ms pass, or signal aborts. */
-function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
-  let map = waitersOf.get(hub);
-  if (!map) waitersOf.set(hub, (map = new Map()));
-  let set = map.get(id);
-  if (!set) map.set(id, (set = new Set()));
-  if (set.size >= MAX_WAITERS) throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
-  const waiters = set;
-  const waitMap = map;
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      waiters.delete(done);
-      if (waiters.size === 0) waitMap.delete(id);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    waiters.add(done);
-    if (signal) {
-      if (signal.aborted) return done();
-      signal.addEventListener('abort', done, { once: true });
-    }
-  });
+async function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
+  const waiters = waitersFor(hub);
+  if (waiters.count(id) >= MAX_WAITERS) throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
+  await waiters.wait(id, ms, signal);
 }
 
 // ---- views -----------------------------------------------------------------------------------

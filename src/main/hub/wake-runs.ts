@@ -13,7 +13,7 @@ import { HubError } from '../../shared/errors';
 import { findAgent } from './identities';
 import { issueRunKey } from './run-keys';
 import { cursorOf } from '../store/events';
-import { outsideVersion } from './outside-writes';
+import { OutsideMemo } from './outside-writes';
 import {
   deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
@@ -88,14 +88,11 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
  * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
  * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
  */
-const armedAgents = new WeakMap<Hub, { version: number; ids: Set<string> }>();
+const armedAgents = new OutsideMemo<Set<string>>();
 
 /** data_version is read at most once per event-loop turn (hub/outside-writes.ts), however many agents one commit wakes. */
 function hasWakeAction(hub: Hub, agentId: string): boolean {
-  let a = armedAgents.get(hub);
-  const version = outsideVersion(hub);
-  if (!a || a.version !== version) armedAgents.set(hub, (a = { version, ids: new Set(enabledWakeAgents(hub.db)) }));
-  return a.ids.has(agentId);
+  return armedAgents.get(hub, '', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
 }
 
 // ---- the policy ---------------------------------------------------------------------------
@@ -276,8 +273,7 @@ export class WakeRuns {
     if ((status === 'failed' || status === 'timed_out') && !confirmedSomething) {
       const failures = row.consecutive_failures + 1;
       const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
-      this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now()));
-      armedAgents.delete(this.hub);
+      armedAgents.changing(this.hub, () => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
       if (off) {
         this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
         process.stderr.write(`perch: ${off.reason}\n`);
@@ -434,17 +430,15 @@ export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
     if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour].some((v) => v !== undefined)) {
       bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
     }
-    hub.write(() => deleteWakeAction(hub.db, agent.id));
-    armedAgents.delete(hub);
+    armedAgents.changing(hub, () => hub.write(() => deleteWakeAction(hub.db, agent.id)));
     return wakeState(hub, agent.id);
   }
   const action = parseWakeAction(input);
-  hub.write(() => {
+  armedAgents.changing(hub, () => hub.write(() => {
     const prev = wakeActionOf(hub.db, agent.id);
     const secret = action.kind === 'webhook' ? (prev?.webhook_secret ?? crypto.randomBytes(32).toString('base64url')) : null;
-    armedAgents.delete(hub);
     putWakeAction(hub.db, { agent_id: agent.id, action: JSON.stringify(action), enabled: 1, off_reason: null, consecutive_failures: 0, webhook_secret: secret, updated_at: Date.now() });
-  });
+  }));
   return wakeState(hub, agent.id);
 }
 
