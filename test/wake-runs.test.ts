@@ -287,3 +287,35 @@ test('on hub shutdown a running wake process gets SIGTERM and its run is recorde
     await hub.stop();
   }
 });
+
+describe('wake run history is bounded', () => {
+  const few = useSharedServe({ env: { ...TIMINGS, PERCH_WAKE_KEEP_RUNS: '2' } });
+
+  test('with 2 runs kept per agent, a third run drops the oldest ended run and deletes its log file', async () => {
+    const a = await addAgent(few.dataDir, uniqueName('historian'));
+    const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', few.dataDir, '--json', '--', process.execPath, AGENT_SCRIPT]);
+    assert.equal(r.code, 0, r.stderr);
+    const g = await ownerOk(few, 'conversations.create_group', { title: `with ${a.name}`, members: [a.id] });
+    const ids: string[] = [];
+    let logs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await ownerOk(few, 'messages.send', { conv_id: g.conversation.conv_id, text: `round ${i}`, to: [a.id] });
+      await eventually(async () => {
+        const runs = (await ownerOk(few, 'wake.runs', { agent: a.name })).runs as any[];
+        const st = (await ownerOk(few, 'wake.get', { agent: a.name })).wake;
+        const fresh = runs.find((x) => !ids.includes(x.run_id ?? x.id));
+        if (!fresh || fresh.status === 'running' || st.running !== null) return false;
+        ids.push(fresh.run_id ?? fresh.id);
+        return true;
+      }, 20_000, `run ${i} of ${a.name} to end`);
+      if (i === 0) logs = fs.readdirSync(path.join(few.dataDir, 'wake', 'logs')).filter((f) => f.startsWith(ids[0]!));
+    }
+    assert.equal(logs.length, 1, 'the first run had a log file');
+    const left = ((await ownerOk(few, 'wake.runs', { agent: a.name })).runs as any[]).map((x) => x.run_id ?? x.id);
+    assert.deepEqual(left.sort(), ids.slice(1).sort(), 'only the newest 2 runs are kept');
+    assert.equal(fs.existsSync(path.join(few.dataDir, 'wake', 'logs', logs[0]!)), false, 'the dropped run\'s log is deleted');
+    for (const id of ids.slice(1)) {
+      assert.ok(fs.readdirSync(path.join(few.dataDir, 'wake', 'logs')).some((f) => f.startsWith(id)), 'kept runs keep their logs');
+    }
+  });
+});

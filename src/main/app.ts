@@ -167,7 +167,7 @@ function startWakeRuns(hub: Hub, opts: StartOptions): WakeRuns {
     killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
   });
-  return new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS') });
+  return new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS') });
 }
 
 export async function startHub(opts: StartOptions): Promise<RunningHub> {

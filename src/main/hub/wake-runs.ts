@@ -15,7 +15,7 @@ import { issueRunKey } from './run-keys';
 import { cursorOf } from '../store/events';
 import { OutsideMemo } from './outside-writes';
 import {
-  deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
+  deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, pruneWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
 } from '../store/wake';
 import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeState, type WakeSummary } from '../../shared/wake';
@@ -62,9 +62,16 @@ export interface WakeLauncher {
   readLog(logFile: string, maxBytes: number): string;
   /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
   drain?(graceMs: number): Promise<void>;
+  /** Deletes the captured output of runs that were dropped from the history (only files of its own logs folder). */
+  removeLogs?(logFiles: string[]): void;
 }
 
+/** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
+export const WAKE_RUNS_KEPT = 200;
+
 export interface WakeOptions {
+  /** Runs kept per agent (default WAKE_RUNS_KEPT). */
+  keepRuns?: number;
   backoffMs?: number;
   backoffMaxMs?: number;
   maxFailures?: number;
@@ -124,10 +131,12 @@ export class WakeRuns {
   private agents = new Map<string, AgentState>();
   private closed = false;
   private readonly backoffMs: number;
+  private readonly keepRuns: number;
   private readonly backoffMaxMs: number;
   private readonly maxFailures: number;
 
   constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher, opts: WakeOptions = {}) {
+    this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
     this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
     this.maxFailures = opts.maxFailures ?? WAKE_DEFAULTS.maxFailures;
@@ -195,7 +204,11 @@ export class WakeRuns {
       id: runId, agent_id: agentId, kind: action.kind, status: 'running', woken_at: wokenAt, started_at: startedAt, running_at: null,
       first_call_at: null, ended_at: null, exit_code: null, signal: null, error: null, why: JSON.stringify(why), usage: null, pid: null, log_file: null,
     };
-    this.hub.write(() => insertWakeRun(this.hub.db, runRow));
+    const dropped = this.hub.write(() => {
+      insertWakeRun(this.hub.db, runRow);
+      return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
+    });
+    if (dropped.length) this.launcher.removeLogs?.(dropped);
     const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined) };
     st.run = live;
     let ended = false;

@@ -60,6 +60,21 @@ export function insertWakeRun(db: Db, r: WakeRunRow): void {
            VALUES (@id, @agent_id, @kind, @status, @woken_at, @started_at, @running_at, @first_call_at, @ended_at, @exit_code, @signal, @error, @why, @usage, @pid, @log_file)`).run(r);
 }
 
+/**
+ * Drops an agent's ended runs beyond its newest `keep` (by start), and answers the log files they had: wake runs would
+ * otherwise grow without end (a row and a log file each). Running runs are never dropped.
+ */
+export function pruneWakeRuns(db: Db, agentId: string, keep: number): string[] {
+  const old = sql<{ id: string; log_file: string | null }>(
+    db,
+    `SELECT id, log_file FROM wake_runs WHERE agent_id = ? AND status != 'running'
+       AND id NOT IN (SELECT id FROM wake_runs WHERE agent_id = ? ORDER BY started_at DESC LIMIT ?)`,
+  ).all(agentId, agentId, keep);
+  const del = sql(db, 'DELETE FROM wake_runs WHERE id = ?');
+  for (const r of old) del.run(r.id);
+  return old.flatMap((r) => (r.log_file ? [r.log_file] : []));
+}
+
 export function updateWakeRun(db: Db, id: string, patch: Partial<Omit<WakeRunRow, 'id'>>): void {
   const keys = Object.keys(patch).filter((k) => /^[a-z_]+$/.test(k));
   if (!keys.length) return;

@@ -63,6 +63,14 @@ export class ProcessLauncher implements WakeLauncher {
     return spec.action.kind === 'webhook' ? this.webhook(spec, observer) : this.command(spec, observer);
   }
 
+  removeLogs(logFiles: string[]): void {
+    for (const f of logFiles) {
+      const file = path.resolve(f);
+      if (path.dirname(file) !== path.resolve(this.logsDir)) continue;
+      fs.rmSync(file, { force: true });
+    }
+  }
+
   readLog(logFile: string, maxBytes: number): string {
     const file = path.resolve(logFile);
     if (path.dirname(file) !== path.resolve(this.logsDir)) return '';
