@@ -12,10 +12,11 @@ import {
   type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
 } from '../../shared/devices';
 import {
-  allDevices, auditRows, countLiveDevices, deletePushSubscriptionOf, deviceById, deviceByTokenHash, insertAudit, insertDevice,
+  allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice,
   revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
 } from '../store/devices';
 import { getSetting, setSetting } from '../store/settings';
+import { deletePushSubscription } from '../store/push';
 export type { DeviceRow } from '../store/devices';
 import { messageById } from '../store/messages';
 import { activeHandoffsOf, handoffById } from '../store/handoffs';
@@ -121,7 +122,7 @@ export function revokeDevice(hub: Hub, deviceId: string): DeviceView {
     const row = deviceById(hub.db, deviceId);
     if (!row) throw new HubError('not_found', `No device ${deviceId}.`, 'List the devices (perch device list) to find its id.');
     revokeDeviceRow(hub.db, row.id, hub.now());
-    deletePushSubscriptionOf(hub.db, row.id);
+    deletePushSubscription(hub.db, row.id);
     return deviceView(deviceById(hub.db, row.id)!);
   });
 }

@@ -50,11 +50,6 @@ export function touchDeviceRow(db: Db, id: string, at: number): void {
   sql(db, 'UPDATE devices SET last_used_at = ? WHERE id = ?').run(at, id);
 }
 
-/** Drops a device's push subscription (revocation); true when it had one. */
-export function deletePushSubscriptionOf(db: Db, deviceId: string): boolean {
-  return sql(db, 'DELETE FROM push_subscriptions WHERE device_id = ?').run(deviceId).changes === 1;
-}
-
 // ---- audit ---------------------------------------------------------------------------------
 
 /** A row of device_audit is the audit entry the owner reads (shared/devices.ts), column for column. */
