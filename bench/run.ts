@@ -1,5 +1,5 @@
 // `npm run bench`: Perch against this machine's floor and against the MCP SDK's own server, side
-// by side in one run (DESIGN.md, "Performance targets").
+// by side in one run (docs/design.md, "Performance budgets").
 //
 //   npm run bench                 prints a table
 //   npm run bench -- --json       prints one JSON object with every figure (the table goes to stderr)

@@ -1,4 +1,4 @@
-// Owner control end to end (issue 10): the owner pauses every agent with one click in the browser and an
+// Owner control end to end: the owner pauses every agent with one click in the browser and an
 // agent's next send is refused at once with `paused`; the fleet view shows it plainly; resume lets it go on.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// A paired phone at 390×844 (issue 13), in device mode: a handoff to the owner shows in an approvals-only phone's
+// A paired phone at 390×844, in device mode: a handoff to the owner shows in an approvals-only phone's
 // inbox (live, and after a reload) and "Hand back" there reaches the agent's get_updates; "Turn on notifications" on a
 // browser without a push service says so and changes nothing; "Forget this phone" (with a confirm step) forgets the
 // credential and shows how to pair again; a full-access phone has no "Sign out" and its message actions open on a tap.

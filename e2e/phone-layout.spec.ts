@@ -1,4 +1,4 @@
-// The owner UI on a phone (issue 13) at 390×844: one column with the Approvals inbox first, a bottom bar, request
+// The owner UI on a phone at 390×844: one column with the Approvals inbox first, a bottom bar, request
 // cards at full width, touch targets of 44 px, no sideways scroll; approving there reaches the agent's waiting
 // get_request. Then a second browser context (the phone) pairs through /pair#<code>, and approves in device mode.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Approve from the phone, the whole chain (issue 13), with nothing of it stubbed on the hub's side:
+// Approve from the phone, the whole chain, with nothing of it stubbed on the hub's side:
 //   the laptop's Settings → Phone shows a pairing QR for the public URL → a phone-sized Chromium context opens the link
 //   THROUGH a front that behaves like `tailscale serve` (it keeps the Host and adds X-Forwarded-* / Tailscale-*
 //   headers, so the hub sees a remote request) → both screens show the same phrase, the owner confirms on the laptop →

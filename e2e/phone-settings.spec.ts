@@ -1,4 +1,4 @@
-// Settings → Phone on the laptop (issue 13): the public URL, pairing a phone by QR code with the phrase both
+// Settings → Phone on the laptop: the public URL, pairing a phone by QR code with the phrase both
 // screens show, the device list with revoke, and the installable web app (manifest + icons). The phone's side is
 // played by plain HTTP requests that arrive as through the HTTPS front (Host = the public host, X-Forwarded-*).
 import http from 'node:http';

@@ -26,7 +26,7 @@ export function ownerApiMarkdown(): string {
     '  with the session as bearer ends it. An expired, ended or unknown token is 401 `unauthorized`.',
     '- Only the hub\'s own origin: a request whose `Origin` is not `http://127.0.0.1:PORT` or `http://localhost:PORT`',
     '  of this hub (another loopback port included) is refused 403 `forbidden`, for actions, events, login and logout.',
-    '- Paired devices (phones, issue 13): through the HTTPS front named by the public URL (`phone.set`, `perch serve',
+    '- Paired devices (phones): through the HTTPS front named by the public URL (`phone.set`, `perch serve',
     '  --public-url`) a request is remote (a non-loopback Host, the public origin, or a front\'s `X-Forwarded-*`,',
     '  `Forwarded`, `X-Real-IP` or `Tailscale-*` headers); it needs `Authorization: Bearer pd_…` (a device credential',
     '  from pairing) and the owner\'s tokens are refused (401). Scope `approvals` may call only hub.info, requests.list,',

@@ -12,10 +12,10 @@ import {
 } from '../src/shared/catalog';
 import { loadContract } from './contract-fixture';
 
-/** Arguments the catalog adds beyond the contract (DESIGN.md invariants 3 and 4). */
+/** Arguments the catalog adds beyond the contract (docs/design.md, "What always holds" 3 and 4). */
 const WAIT_ADDITION = { tool: 'get_updates', arg: 'wait_secs' };
 const OPERATION_ID = 'operation_id';
-/** Sessions of one agent (issue 12): instance names on these tools, to_instance on send_message, a note on whoami. */
+/** Sessions of one agent: instance names on these tools, to_instance on send_message, a note on whoami. */
 const INSTANCE_ADDITIONS: Record<string, readonly string[]> = {
   whoami: ['instance', 'instance_note'],
   send_message: ['instance', 'to_instance'],

@@ -2,7 +2,7 @@
 // (percent junk, NUL, dot-dot, unicode, very long), headers (Host, Origin, Cookie, Authorization,
 // Content-Length lies, Mcp-*), and bodies (random JSON-RPC, wrong types for real tools, deep nesting,
 // truncation) across /mcp, the owner API and its event stream, the UI files and /files/ links, with and
-// without real credentials. It proves DESIGN.md invariant 10: the hub never dies, never hangs on a
+// without real credentials. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
 // request, never answers 5xx to input, and afterwards still serves a real tools/call and the UI.
 //
 // Deterministic: a fixed seed, then one random seed printed in the output (PERCH_FUZZ_SEED=<n> replays it;
@@ -227,7 +227,7 @@ function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'ev
   if (roll < 63) return { target: r.pick(['/api/owner/events', '/api/owner/events?x=%', '/api/owner/events/']), kind: 'events' };
   if (roll < 75) return { target: r.chance(0.5) ? new URL(r.pick(w.fileLinks)).pathname : mutateToken(r, r.pick(w.fileLinks)), kind: 'files' };
   if (roll < 85) return { target: r.pick(['/', '/index.html', '/favicon.svg', '/assets/x.js', '/assets/../index.html', '/login', '/login?token=%', '/login?token=abc', '/.env', '/a/b/c', '/%2e%2e/%2e%2e/etc/passwd']), kind: 'static' };
-  // The device door (issue 13: pairing, device credential, push) and the pairing page.
+  // The device door (pairing, device credential, push) and the pairing page.
   if (roll < 90) return { target: r.pick(['/api/device/pair/claim', '/api/device/pair/wait', '/api/device/me', '/api/device/push/subscribe', '/api/device/push/unsubscribe', '/api/device/action', '/api/device/notice', '/api/device/', '/api/device/x%', '/pair', '/pair?x=%']), kind: 'device' };
   // Path junk: percent junk, NUL, dot-dot, unicode (raw UTF-8 and encoded), very long, odd forms.
   const parts = Array.from({ length: 1 + r.int(6) }, () => r.pick(['%', '%Z1', '%E0%A4%A', '%00', '%2F', '..', '.', '%2e%2e', utf8AsLatin1('报告'), encodeURIComponent('🦜'), '%FF%FE', 'a', '', '\\', '?', '#', ';', '\t']));
@@ -249,7 +249,7 @@ function headers(r: Rng, w: World, kind: string, modern: boolean): Array<[string
     h.push(['Cookie', r.pick([`perch_owner=${w.sessionCookie}`, `perch_owner=${w.sessionCookie}`, 'perch_owner=%', 'perch_owner=%E0%A4%A', '=;;', 'perch_owner="x', 'a=b; perch_owner=', `perch_owner=${'x'.repeat(5000)}`, utf8AsLatin1('perch_owner=报告')])]);
   }
   if (r.chance(0.5)) h.push(['X-Perch-Owner', r.pick(['1', '0', ''])]);
-  // What an HTTPS front (tailscale serve) adds, Funnel's marker, a device credential (issue 13).
+  // What an HTTPS front (tailscale serve) adds, Funnel's marker, a device credential.
   if (r.chance(0.2)) h.push([r.pick(['X-Forwarded-For', 'X-Forwarded-Host', 'Forwarded', 'X-Real-IP', 'Tailscale-User-Login', 'Tailscale-Funnel-Request']), r.pick(['100.64.0.1', '?1', '', '%', utf8AsLatin1('报告')])]);
   if (kind === 'device' && r.chance(0.5)) h.push(['Authorization', r.pick(['Bearer pd_', 'Bearer pd_nope', `Bearer pd_${'x'.repeat(300)}`])]);
   const auth = r.int(10);

@@ -1,4 +1,4 @@
-// The rest of the agent contract (issue 3) over a real `perch serve`, driven by the OFFICIAL MCP client
+// The rest of the agent contract over a real `perch serve`, driven by the OFFICIAL MCP client
 // (sdk v1 for the bulk; both protocol eras for tools/list), with the owner played through the owner API
 // (POST /api/owner/<action> with the bearer token of runtime.json): asking the owner, cards, handoffs,
 // tasks, claims, floor, checkpoints, context and files — and the bad input each of them refuses.

@@ -1,4 +1,4 @@
-// Nothing acknowledged is lost (DESIGN.md invariant 7): a burst of send_message calls, the hub killed
+// Nothing acknowledged is lost (docs/design.md, "What always holds" 7): a burst of send_message calls, the hub killed
 // with SIGKILL in the middle of it, restarted on the same data dir: every message whose call returned
 // success is there (through the MCP door and in the SQLite file itself), and the log stays gap-free.
 import { test } from 'node:test';

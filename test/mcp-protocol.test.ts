@@ -27,7 +27,7 @@ for (const era of ERAS) {
       const implemented = implementedTools();
       const expected = TOOLS.filter((t) => implemented.has(t.name as never));
       assert.deepEqual(list.tools.map((t) => t.name), expected.map((t) => t.name));
-      // The messaging half of the contract (issue 2) is all there, in the contract's order.
+      // The messaging half of the contract is all there, in the contract's order.
       const core = new Set(['whoami', 'get_config', 'list_conversations', 'get_updates', 'send_message', 'edit_message', 'recall_message', 'find_user',
         'open_direct', 'create_group', 'add_member', 'get_history', 'get_thread', 'search', 'progress', 'react', 'unreact', 'list_pins']);
       const names = list.tools.map((t) => t.name as string);

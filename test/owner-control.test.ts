@@ -1,4 +1,4 @@
-// Owner control (issue 10, sections 1 and 4) over MCP with the official client and a real `perch serve`:
+// Owner control over MCP with the official client and a real `perch serve`:
 // pause refuses an agent's writing tools with `paused` (reads still work) and returns its waiting
 // get_updates at once with agent.paused; the pause survives a restart of the hub process; resume sends
 // agent.resumed and wakes it; `perch agent pause` (another process writing the SQLite file) bites at once

@@ -1,4 +1,4 @@
-// `perch device list|revoke|pair` and `perch serve --public-url` as a user runs them (issue 13): the real
+// `perch device list|revoke|pair` and `perch serve --public-url` as a user runs them: the real
 // bin/perch.js against a real `perch serve`; the phone's side of the pairing is done by this test over HTTP with
 // the headers `tailscale serve` adds (test/raw-http.ts, so Host and the front's headers are exactly as sent).
 import { describe, test } from 'node:test';

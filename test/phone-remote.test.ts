@@ -1,4 +1,4 @@
-// Remote access through the HTTPS front, paired devices, pairing, scopes and the device audit (issue 13).
+// Remote access through the HTTPS front, paired devices, pairing, scopes and the device audit.
 // A real hub (startHub: real SQLite file, real HTTP on 127.0.0.1) whose clock the test can move forward; raw
 // HTTP (test/raw-http.ts) so Host, Origin and the front's headers can be forged; an agent through the official
 // MCP client.

@@ -1,4 +1,4 @@
-// What a phone paired with the approvals scope may see and do (issue 13), beyond phone-remote.test.ts: answering
+// What a phone paired with the approvals scope may see and do, beyond phone-remote.test.ts: answering
 // cards (only those addressed to the owner), the live event stream (only requests, the owner's handoffs and
 // owner-addressed cards) and the handoffs list (only handoffs to the owner). A real hub (real SQLite file, real
 // HTTP on 127.0.0.1), raw HTTP through the front's headers, agents through the official MCP client.

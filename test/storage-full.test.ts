@@ -1,4 +1,4 @@
-// A full disk is survived (DESIGN.md invariants 7 and 10). SQLite's `PRAGMA max_page_count` on the hub's
+// A full disk is survived (docs/design.md, "What always holds" 7 and 8). SQLite's `PRAGMA max_page_count` on the hub's
 // own connection makes the database "full" (SQLITE_FULL, as on a full disk) without filling a real disk:
 // writes answer storage_full with a next_step and change nothing, reads go on, the owner is told (hub.storage,
 // a live item on the owner stream), and when space returns the next write just works, with nothing

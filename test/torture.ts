@@ -1,4 +1,4 @@
-// The kill -9 loop (DESIGN.md invariant 7, nothing acknowledged is lost), shared by `npm run torture`
+// The kill -9 loop (docs/design.md, "What always holds" 7: nothing acknowledged is lost), shared by `npm run torture`
 // (scripts/torture.ts) and test/torture.test.ts. One data dir, one real `perch serve` at a time:
 // concurrent writers (raw JSON-RPC send_message, each with a client_msg_id) hammer two conversations;
 // the hub is SIGKILLed at a random moment of the burst; the crashed file gets PRAGMA integrity_check;

@@ -113,7 +113,7 @@ export class AlreadyServingError extends Error {
 
 /**
  * The hub that runtime.json names, if it is alive and answering as Perch. One process owns the
- * database and the bus (DESIGN.md): a second hub on the same file would never wake the first one's
+ * database and the bus (docs/design.md, "Shape"): a second hub on the same file would never wake the first one's
  * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
  */
 export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {

@@ -106,7 +106,7 @@ const session = keptToken(OWNER_SESSION_STORAGE_KEY);
 const currentSession = session.get;
 const storeSession = session.set;
 
-// ---- a paired phone's device credential (issue 13) ----------------------------------------------
+// ---- a paired phone's device credential ----------------------------------------------
 // A phone has no owner session: it holds a device credential (`pd_…`, from the /pair page) in localStorage
 // 'perch.device.token' and sends it as the bearer of the owner API and the live stream, with its scope. The owner
 // session, when there is one, wins. A 401 on the device credential means the laptop revoked it: it is forgotten and
@@ -324,7 +324,7 @@ export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
 }
 
-// ---- the device door (issue 13): pairing, the device's own scope, its push subscription ----------------------
+// ---- the device door: pairing, the device's own scope, its push subscription ----------------------
 
 /** What the device door answered: the value, or a refusal with its HTTP status (410 expired, 429, 0 unreachable). */
 export type DoorReply<T> = { ok: true; value: T } | { ok: false; status: number; error: { code: string; message: string; next_step: string } };

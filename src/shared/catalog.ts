@@ -68,7 +68,7 @@ const refList = (d: string) => z.array(refItem()).max(LIMITS.maxListItems).descr
 const jsonValue = () =>
   z.unknown().refine((v) => v !== undefined, { message: 'Required: a JSON value (null is allowed).' });
 
-/** Idempotency key for writes without client_msg_id / client_req_id (DESIGN.md invariant 4). */
+/** Idempotency key for writes without client_msg_id / client_req_id (docs/design.md, "What always holds" 4). */
 const operationId = () =>
   clientId('Your id for this write; repeat it on retries so it is done once (optional).').optional();
 

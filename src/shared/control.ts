@@ -1,4 +1,4 @@
-// Owner control of agents: pause (the kill switch), daily usage and spend caps (issue 10, sections 1 and 4).
+// Owner control of agents: pause (the kill switch), daily usage and spend caps.
 // Pure types and rules shared by every door (hub, owner API, UI, CLI).
 
 /** Why an agent is stopped: the owner paused it, or one of its daily caps was reached. */

@@ -1,4 +1,4 @@
-// Phone approvals (issue 13): paired devices, pairing, remote access through an HTTPS front, push settings.
+// Phone approvals: paired devices, pairing, remote access through an HTTPS front, push settings.
 // Pure TypeScript: no Node, no DOM. The shapes every door shows (owner API, device door, UI, CLI).
 
 /** What a paired device may do. approvals (the default): the approvals inbox only; full: every owner action. */

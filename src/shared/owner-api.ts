@@ -93,7 +93,7 @@ export const OWNER_ACTIONS = lazyInputs({
   },
   'agents.rotate_key': { description: 'Give an agent a new key (the old one stops working); shown once.', input: () => z.strictObject({ agent: id() }) },
   'agents.revoke': { description: 'Revoke an agent\'s key.', input: () => z.strictObject({ agent: id() }) },
-  // owner control (issue 10): pause, resume, daily caps and usage (hub/control.ts)
+  // owner control: pause, resume, daily caps and usage (hub/control.ts)
   'agents.pause': { description: 'Pause an agent: its writing tools are refused with `paused` (reads still work) and its waiting get_updates returns agent.paused (with the reason) at once. Survives restarts.', input: () => z.strictObject({ agent: id(), reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
   'agents.resume': { description: 'Resume a paused agent (paused by the owner or by a cap): it gets agent.resumed and is woken.', input: () => z.strictObject({ agent: id() }) },
   'agents.pause_all': { description: 'Pause every agent at once (the kill switch), with an optional reason.', input: () => z.strictObject({ reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
@@ -148,7 +148,7 @@ export const OWNER_ACTIONS = lazyInputs({
     description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: () => z.strictObject({ conv_id: id() }),
   },
-  // phone approvals (issue 13): remote access through an HTTPS front, paired devices, push (hub/devices.ts, hub/notify.ts)
+  // phone approvals: remote access through an HTTPS front, paired devices, push (hub/devices.ts, hub/notify.ts)
   'phone.get': { description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
   'phone.set': {
     description: 'Change phone settings. public_url: the https URL of the front (null: no remote access); push_content: summary (default) or ids; ntfy: {server, topic, opaque} or null.',

@@ -1,4 +1,4 @@
-// Owner control of agents (issue 10, sections 1 and 4): pause (the kill switch) and daily usage with caps.
+// Owner control of agents: pause (the kill switch) and daily usage with caps.
 //
 // Pause: an agent (or every agent) is paused by the owner (owner API, UI, `perch agent pause`), or by a
 // daily cap (reason 'budget'). While paused its writing tools are refused with code `paused`; reads,

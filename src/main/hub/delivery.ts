@@ -1,4 +1,4 @@
-// get_updates: at-least-once delivery with explicit acks (DESIGN.md invariant 2) and waking (invariant 3).
+// get_updates: at-least-once delivery with explicit acks (docs/design.md, "What always holds" 2) and waking (3).
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';

@@ -1,4 +1,4 @@
-// Paired devices (issue 13): a phone reaches the hub through the owner's HTTPS front (tailscale serve) with a
+// Paired devices: a phone reaches the hub through the owner's HTTPS front (tailscale serve) with a
 // device credential of its own (`pd_…`, stored only as a hash, revocable one by one) and a scope (approvals:
 // the approvals inbox only; full: the owner's actions except device management and phone settings). Every call
 // a device makes is written to the device audit list. Also the phone settings (public URL of the front, push

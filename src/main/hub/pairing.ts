@@ -1,4 +1,4 @@
-// Pairing a phone (issue 13). The laptop starts a pairing: a 128-bit code, single use, 5 minutes, in a link
+// Pairing a phone. The laptop starts a pairing: a 128-bit code, single use, 5 minutes, in a link
 // `${public_url}/pair#<code>` and its QR code. The phone claims the code (with a name) and gets a short phrase
 // and a claim secret; both screens show the phrase; the owner confirms it on the laptop; the phone's waiting
 // call then collects its device credential, once. Codes and claim secrets are stored only as hashes. Waits

@@ -1,5 +1,5 @@
 // Wake runs, the policy: when an event wakes an agent and no get_updates of it is waiting, start ONE run
-// of the wake action the owner configured (DESIGN.md "Waking agents that are not running"). Wakes during a
+// of the wake action the owner configured (docs/design.md, "What always holds" 3). Wakes during a
 // run are coalesced; when it ends and waking events are still unconfirmed it runs again after a backoff
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher

@@ -1,4 +1,4 @@
-// Remote access through the owner's HTTPS front (issue 13), and the device door (/api/device/*).
+// Remote access through the owner's HTTPS front, and the device door (/api/device/*).
 // The hub binds 127.0.0.1 only; `tailscale serve` (or another reverse proxy the owner trusts) forwards the
 // phone's requests to it. A request is REMOTE when its Host is not a loopback host, its Origin is the public
 // URL's, or it carries a front's headers (X-Forwarded-*, Forwarded, X-Real-IP, Tailscale-*): loopback gives it

@@ -1,4 +1,4 @@
-// Owner control of agents (issue 10): pauses, daily caps and daily usage counters.
+// Owner control of agents: pauses, daily caps and daily usage counters.
 import { sql, type Db } from './db';
 import type { UsageDay } from '../../shared/control';
 

@@ -1,4 +1,4 @@
-// Owner control (issue 10): pause / resume (one agent, all agents, Alt+Shift+P), paused shown plainly,
+// Owner control: pause / resume (one agent, all agents, Alt+Shift+P), paused shown plainly,
 // today's usage against the daily caps, a 14-day usage chart and the caps form.
 import { useEffect, useState } from 'react';
 import type { AgentSummary } from '../model';

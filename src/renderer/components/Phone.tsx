@@ -1,4 +1,4 @@
-// The phone (issue 13): the bottom bar of the phone layout (below 700 px), the /pair page, "Turn on notifications"
+// The phone: the bottom bar of the phone layout (below 700 px), the /pair page, "Turn on notifications"
 // for a paired phone, and the request page a notification opens (/r/<request_id>).
 import { useState } from 'react';
 import { useDevice } from '../stores/device';

@@ -1,4 +1,4 @@
-// Settings → Phone (issue 13): how a phone reaches this hub (the public URL of an HTTPS front such as
+// Settings → Phone: how a phone reaches this hub (the public URL of an HTTPS front such as
 // tailscale serve), pairing a phone by QR code with a phrase both screens show, the paired devices (revoke,
 // test push), what pushes carry, the optional ntfy channel, and the audit list of what devices did.
 import { useEffect, useState, type FormEvent } from 'react';

@@ -1,4 +1,4 @@
-// Owner control (issue 10): per agent, caps, today's usage and the last 14 days (the fleet view's numbers).
+// Owner control: per agent, caps, today's usage and the last 14 days (the fleet view's numbers).
 // Whether an agent is paused comes with the agents list (AgentSummary.paused).
 import { create } from 'zustand';
 import type { AgentControlView } from '../../shared/control';

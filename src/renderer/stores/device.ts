@@ -1,4 +1,4 @@
-// A paired phone (issue 13): its device credential's scope, the /pair page's progress, and its push subscription.
+// A paired phone: its device credential's scope, the /pair page's progress, and its push subscription.
 import { create } from 'zustand';
 import type { DeviceMe } from '../transport';
 import type { HandoffItem } from '../../shared/owner-api';

@@ -1,4 +1,4 @@
-// Owner control (issue 10): pause / resume one agent or all, daily caps, usage. Writes the agents and
+// Owner control: pause / resume one agent or all, daily caps, usage. Writes the agents and
 // control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
 import type { Caps } from '../../shared/control';
 import { api } from '../transport';

@@ -1,4 +1,4 @@
-// A paired phone (issue 13): the /pair page (claim the code, show the phrase, wait for the laptop's confirmation,
+// A paired phone: the /pair page (claim the code, show the phrase, wait for the laptop's confirmation,
 // keep the credential), the device credential's scope at boot, and "Turn on notifications" (the service worker and
 // the push subscription). Every write of the device store is here.
 import { DEVICE_PAIR_PAGE } from '../../shared/devices';

@@ -8,7 +8,7 @@
 //   router.ts    which screen and conversation is shown, thread, focus, panels
 //   actions.ts   the owner's actions
 export { errorText } from './common';
-export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control (issue 10)
+export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control
 export { boot, forgetThisPhone, signOut } from './live';
 export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
@@ -23,8 +23,8 @@ export {
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
-export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
+export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
 export {
   cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
   sendTestPush, setPushContent, startPairing,
-} from './phone'; // Settings → Phone (issue 13)
+} from './phone'; // Settings → Phone

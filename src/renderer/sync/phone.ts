@@ -1,4 +1,4 @@
-// Settings → Phone (issue 13): phone settings, pairing a phone (start, follow by long-poll, confirm, cancel),
+// Settings → Phone: phone settings, pairing a phone (start, follow by long-poll, confirm, cancel),
 // devices (revoke, test push) and the device audit list. The only writer of the phone store.
 import { api } from '../transport';
 import type { DeviceScope, NtfySettings, PairingState, PairingView, PushContent } from '../../shared/devices';
