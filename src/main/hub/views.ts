@@ -1,16 +1,25 @@
 // Rows of the store turned into what agents and the owner read.
-import type { Hub } from './hub';
+import type { Db } from '../store/db';
 import type { EventWithMessage } from '../store/events';
 import type { MessageRow } from '../store/messages';
 import { requestById, type RequestRow } from '../store/requests';
 import type { EventType, EventView, Intent, MessageView, Provenance, UserRef } from '../../shared/types';
 import type { RequestOutcome, RequestView } from '../../shared/requests';
+import type { UserRow } from '../store/users';
+
+/** What views read of the hub: its database and its users (the Hub is one; views never write). */
+export interface ViewSource {
+  readonly db: Db;
+  readonly owner: UserRow;
+  user(id: string): UserRow;
+  ref(id: string): UserRef;
+}
 
 function parse<T>(s: string | null | undefined): T | undefined {
   return s == null ? undefined : (JSON.parse(s) as T);
 }
 
-export function provenanceOf(hub: Hub, senderId: string): Provenance {
+export function provenanceOf(hub: ViewSource, senderId: string): Provenance {
   const u = hub.user(senderId);
   if (u.kind === 'human') {
     return { author: 'human', ai: false, on_behalf_of: null, authority: 'human', attested_by: 'server' };
@@ -20,7 +29,7 @@ export function provenanceOf(hub: Hub, senderId: string): Provenance {
 }
 
 /** A request as its requester (get_request), the owner and request.* events see it. */
-export function requestView(hub: Hub, r: RequestRow): RequestView {
+export function requestView(hub: ViewSource, r: RequestRow): RequestView {
   const v: RequestView = {
     request_id: r.id,
     conv_id: r.conv_id,
@@ -47,7 +56,7 @@ const DECIDED: ReadonlySet<string> = new Set(['approved', 'rejected', 'answered'
  * A request message's payload as read: what it stores (only what never changes) plus the request's
  * current state from its one home, the request. Payloads written before this kept a copy: it is replaced.
  */
-function requestPayload(hub: Hub, stored: Record<string, unknown>): Record<string, unknown> {
+function requestPayload(hub: ViewSource, stored: Record<string, unknown>): Record<string, unknown> {
   const r = typeof stored.request_id === 'string' ? requestById(hub.db, stored.request_id) : undefined;
   if (!r) return stored;
   const { state: _state, outcome: _outcome, decided_by: _by, decided_at: _at, ...fixed } = stored;
@@ -60,7 +69,7 @@ function requestPayload(hub: Hub, stored: Record<string, unknown>): Record<strin
   return out;
 }
 
-export function messageView(hub: Hub, m: MessageRow): MessageView {
+export function messageView(hub: ViewSource, m: MessageRow): MessageView {
   const view: MessageView = {
     msg_id: m.id,
     conv_id: m.conv_id,
@@ -96,7 +105,7 @@ export function messageView(hub: Hub, m: MessageRow): MessageView {
   return view;
 }
 
-export function eventView(hub: Hub, e: EventWithMessage, viewerId: string): EventView {
+export function eventView(hub: ViewSource, e: EventWithMessage, viewerId: string): EventView {
   let actor: UserRef | null = null;
   if (e.actor_id) actor = hub.ref(e.actor_id);
   const wake = parse<string[]>(e.wake);

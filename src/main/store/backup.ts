@@ -7,8 +7,9 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HubError } from '../../shared/errors';
-import type { Db } from './db';
 import { LATEST_VERSION } from './migrations';
+
+type Db = Database.Database; // as store/db.ts, not imported from there: db.ts calls backupBeforeMigration
 
 export const BACKUPS_DIR = 'backups';
 /** How many daily backups the hub keeps unless told otherwise (0 turns them off). */
