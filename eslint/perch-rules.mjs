@@ -1,19 +1,21 @@
 // Perch's own lint rules, on top of the layer rules in eslint.config.mjs:
 // - perch/no-import-circle: no file of src/ takes part in an import circle (type-only imports count: a circle
 //   through types still ties the modules' meaning together, and it is how circles start).
-// - perch/area-direction: the domain (src/main/hub) is in areas; an area imports only the areas it is allowed to
-//   (options: { root, allowed: { area: [areas it may import] } }), so the dependencies stay one-way.
+// - perch/area-direction: src/, src/main and the domain (src/main/hub) are each in areas (their first folders); an
+//   area imports only the areas it is allowed to (options: { layers: [{ root, allowed: { area: [areas] } }] }), so
+//   dependencies go one way. The patterns are anchored at each root, so they hold at any depth below it.
 import path from 'node:path';
-import { circles, importGraph, resolveImport } from '../scripts/import-graph.mjs';
+import { circles, importGraph, resolveImport, treeStamp } from '../scripts/import-graph.mjs';
 
-const cache = new Map(); // root → { at, inCircle: Map<file, string[]> } (one lint run reads the tree once)
+const cache = new Map(); // root → { stamp, inCircle } (one lint run reads the tree once; a changed file reads it again)
 
 function circleMembers(root) {
+  const stamp = treeStamp(root);
   const hit = cache.get(root);
-  if (hit && Date.now() - hit.at < 5_000) return hit.inCircle;
+  if (hit && hit.stamp === stamp) return hit.inCircle;
   const inCircle = new Map();
   for (const c of circles(importGraph(root))) for (const f of c) inCircle.set(f, c);
-  cache.set(root, { at: Date.now(), inCircle });
+  cache.set(root, { stamp, inCircle });
   return inCircle;
 }
 
@@ -52,39 +54,47 @@ const noImportCircle = {
   },
 };
 
+const layerSchema = {
+  type: 'object',
+  properties: { root: { type: 'string' }, allowed: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+  required: ['root', 'allowed'],
+  additionalProperties: false,
+};
+
 const areaDirection = {
   meta: {
     type: 'problem',
-    schema: [{
-      type: 'object',
-      properties: { root: { type: 'string' }, allowed: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
-      required: ['root', 'allowed'],
-      additionalProperties: false,
-    }],
+    schema: [{ type: 'object', properties: { layers: { type: 'array', items: layerSchema } }, required: ['layers'], additionalProperties: false }],
   },
   create(context) {
-    const { root: rel, allowed } = context.options[0];
-    const root = path.resolve(context.cwd ?? process.cwd(), rel);
+    const cwd = context.cwd ?? process.cwd();
     const file = path.resolve(context.filename);
-    const areaOf = (f) => {
+    // Each layer map: the areas (first folders) under root, and which areas each may import ('' = files in root itself).
+    const layers = context.options[0].layers.map(({ root, allowed }) => ({ rel: root, root: path.resolve(cwd, root), allowed }));
+    const areaOf = (root, f) => {
       const r = path.relative(root, f);
       if (r.startsWith('..') || path.isAbsolute(r)) return undefined;
       const first = r.split(path.sep)[0];
-      return first === r ? '' : first; // '' = a file directly in root
+      return first === r ? '' : first;
     };
-    const from = areaOf(file);
-    if (from === undefined) return {};
     const check = (node, spec) => {
       if (typeof spec !== 'string' || !spec.startsWith('.')) return;
-      const to = areaOf(path.resolve(path.dirname(file), spec));
-      if (to === undefined || to === from) return;
-      if (!(to in allowed)) {
-        context.report({ node, message: `"${to || path.basename(spec)}" is not an area of ${rel}: put the file in one of ${Object.keys(allowed).join(', ')}.` });
-      } else if (!(allowed[from] ?? []).includes(to)) {
-        context.report({
-          node,
-          message: `${rel}/${from} may not import ${rel}/${to} (allowed: ${(allowed[from] ?? []).join(', ') || 'none'}). Dependencies between areas go one way: move the shared part down, or pass it in.`,
-        });
+      const target = path.resolve(path.dirname(file), spec);
+      for (const { rel, root, allowed } of layers) {
+        const from = areaOf(root, file);
+        const to = areaOf(root, target);
+        if (from === undefined || to === undefined || to === from) continue;
+        const name = (a) => (a === '' ? `${rel}/*` : `${rel}/${a}`);
+        if (!(from in allowed)) {
+          context.report({ node, message: `${path.relative(cwd, file)} is not in an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): move it into one.` });
+        } else if (!(to in allowed)) {
+          context.report({ node, message: `${name(to)} is not an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): put the file in one of them.` });
+        } else if (!(allowed[from] ?? []).includes(to)) {
+          context.report({
+            node,
+            message: `${name(from)} may not import ${name(to)} (it may import: ${(allowed[from] ?? []).map(name).join(', ') || 'nothing of ' + rel}). Dependencies between areas go one way: move what both need down, or pass it in.`,
+          });
+        }
       }
     };
     return {

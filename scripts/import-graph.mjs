@@ -28,6 +28,11 @@ export function resolveImport(from, spec) {
   return undefined;
 }
 
+/** Changes whenever a file under root is added, removed or written (paths, sizes and mtimes). */
+export function treeStamp(root) {
+  return listFiles(root).map((f) => { const st = fs.statSync(f); return `${f}:${st.size}:${st.mtimeMs}`; }).join('|');
+}
+
 /** Strips comments so an import named in a comment is not an arrow. */
 function code(text) {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"\\])\/\/.*$/gm, '$1');
