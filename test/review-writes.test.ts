@@ -234,3 +234,38 @@ describe('review policy of the tool catalog', () => {
     }
   });
 });
+
+describe('held items of an older database', () => {
+  test('migration 9 keeps every held item (bytes too) and then accepts the new kinds, with no conversation for a new task', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { openDatabase } = await import('../src/main/store/db');
+    const { MIGRATIONS } = await import('../src/main/store/migrations');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-migration-9-'));
+    try {
+      const file = path.join(dir, 'perch.sqlite');
+      const old = new Database(file);
+      for (const m of MIGRATIONS.filter((x) => x.version <= 8)) old.exec(m.sql);
+      old.pragma('user_version = 8');
+      old.prepare(`INSERT INTO held_items (id, agent_id, conv_id, kind, input, data, created_at) VALUES ('h_1', 'a_1', 'c_1', 'file', '{"caption":"x"}', X'0102', 5)`).run();
+      assert.throws(() => old.prepare(`INSERT INTO held_items (id, agent_id, conv_id, kind, input, created_at) VALUES ('h_2', 'a_1', 'c_1', 'edit', '{}', 6)`).run(), /CHECK/);
+      old.close();
+
+      const db = openDatabase(file);
+      try {
+        assert.deepEqual(
+          { ...(db.prepare('SELECT id, agent_id, conv_id, kind, input, hex(data) AS data, state FROM held_items').get() as R) },
+          { id: 'h_1', agent_id: 'a_1', conv_id: 'c_1', kind: 'file', input: '{"caption":"x"}', data: '0102', state: 'held' },
+        );
+        db.prepare(`INSERT INTO held_items (id, agent_id, conv_id, kind, input, created_at) VALUES ('h_3', 'a_1', NULL, 'task', '{}', 7)`).run();
+        assert.throws(() => db.prepare(`INSERT INTO held_items (id, agent_id, conv_id, kind, input, created_at) VALUES ('h_4', 'a_1', 'c_1', 'nonsense', '{}', 8)`).run(), /CHECK/);
+        assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'held_items_by_state'").get(), 'the index is there again');
+      } finally {
+        db.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
