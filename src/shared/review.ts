@@ -67,7 +67,7 @@ export type ReviewPolicy = 'held' | 'held with a note' | 'named reactions refuse
  * or the owner reads, or carries no words of the agent's (ids, states, a single emoji).
  */
 export const REVIEW_POLICY: Record<ToolName, { policy: ReviewPolicy; why: string }> = {
-  whoami: { policy: 'not held', why: 'reads; an instance note is seen by the agent and the owner only' },
+  whoami: { policy: 'not held', why: 'reads; an instance note is read only by the agent itself' },
   get_config: { policy: 'not held', why: 'reads' },
   list_conversations: { policy: 'not held', why: 'reads' },
   get_updates: { policy: 'not held', why: 'reads (and confirms what was read)' },
