@@ -1,6 +1,7 @@
 // Review mode end to end: the owner turns review on for kit on its Fleet card; kit's message is held
 // (bob sees nothing); in the Approvals inbox the owner edits it and sends it; kit is told the edited
-// text, and the conversation shows the edited text as kit's, marked reviewed.
+// text, and the conversation shows the edited text as kit's, marked reviewed. Then kit's edit of that message
+// and its new task channel are held too, and shown as what they are (the text the edit replaces, the members).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, within, type Harness } from './harness';
@@ -61,6 +62,49 @@ describe('review mode', () => {
     assert.equal(msg?.provenance.owner_edited, true);
     const bobMsg = await bob.waitFor((e) => e.type === 'message.created', 10_000);
     assert.equal(bobMsg.message?.text, 'We launch tomorrow.');
+    assert.deepEqual(h.pageErrors, []);
+  });
+
+  test('an edit and a new task channel wait in the Approvals inbox as what they are, and are sent from there', { timeout: 90_000 }, async () => {
+    const { page } = h;
+    const kit = h.agents.kit!;
+    const bob = h.agents.bob!;
+    await openPage(page, 'Approvals');
+    const msgId = (await kit.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message?.msg_id;
+    const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
+    assert.equal(edit.held, true, 'the edit is held');
+
+    const editCard = page.getByRole('region', { name: 'kit wants to edit a message' });
+    await editCard.waitFor({ timeout: 10_000 });
+    await editCard.getByText('Now reads:').waitFor();
+    await editCard.getByText('We launch tomorrow.').waitFor();
+    await editCard.getByText('We launch next week.').waitFor();
+
+    const task = await kit.call('create_task', { title: 'Write the launch post', members: ['bob'], assignee: 'bob' });
+    assert.equal(task.held, true, 'the task channel is held');
+    const taskCard = page.getByRole('region', { name: 'kit wants to create a task channel' });
+    await taskCard.waitFor({ timeout: 10_000 });
+    await taskCard.getByText('Write the launch post').waitFor();
+    await taskCard.getByText(/With bob/).waitFor();
+    await taskCard.getByText(/a new conversation/).waitFor();
+    await page.getByRole('button', { name: /Approvals.*2 pending/ }).waitFor();
+    await h.screenshot('review-held-edit-and-task');
+
+    await editCard.getByRole('button', { name: 'Send', exact: true }).click();
+    const editSent = await within(15_000, 'kit to be told the edit was sent', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === edit.held_id, 15_000));
+    assert.equal(editSent.data?.msg_id, msgId);
+    const bobMsg = (await bob.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message;
+    assert.equal(bobMsg?.text, 'We launch next week.');
+    assert.equal(bobMsg?.provenance.reviewed, true, 'the edit the owner sent is marked reviewed');
+
+    await taskCard.getByRole('button', { name: 'Edit & send' }).click();
+    await taskCard.getByRole('textbox', { name: 'Edit the task title' }).fill('Write the launch announcement');
+    await taskCard.getByRole('button', { name: 'Send edited' }).click();
+    const taskSent = await within(15_000, 'kit to be told the task was made', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === task.held_id, 15_000));
+    const conv = (taskSent.data?.result as any)?.conversation;
+    assert.equal(conv?.title, 'Write the launch announcement');
+    assert.equal(conv?.kind, 'task');
+    await taskCard.waitFor({ state: 'detached', timeout: 10_000 });
     assert.deepEqual(h.pageErrors, []);
   });
 });

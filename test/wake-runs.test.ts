@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import {
-  ROOT, addAgent, alive, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
+  ROOT, addAgent, alive, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, runtimeInfo, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
 } from './serve-harness';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -74,7 +75,37 @@ describe('wake runs', () => {
     assert.ok(!tail.includes(key), 'the run key is not in the log');
     const logFile = path.join(served.dataDir, 'wake', 'logs', `${run.id}.log`);
     assert.equal(fs.statSync(logFile).mode & 0o777, 0o600, 'the run log is 0600');
-    assert.deepEqual(fs.readdirSync(path.join(served.dataDir, 'wake', 'tmp')).filter((f) => f.startsWith(run.id)), [], 'the run\'s MCP config file is deleted');
+  });
+
+  test('a run\'s MCP config is kept outside the data dir, and nothing the run is handed carries the owner\'s credential', async () => {
+    const handedFile = path.join(os.tmpdir(), `perch-handed-${crypto.randomUUID()}.json`);
+    try {
+      const a = await wakeableAgent('handed', ['--env', `WAKE_AGENT_ENV_FILE=${handedFile}`, '--', process.execPath, AGENT_SCRIPT]);
+      await mention(a.conv, a.id, `@${a.name} what were you given?`);
+      const [run] = await settled(a.name);
+      assert.equal(run.status, 'succeeded', `run: ${JSON.stringify(run)}`);
+      const handed = JSON.parse(fs.readFileSync(handedFile, 'utf8')) as { env: Record<string, string>; cwd: string; mcp_config: string; mcp_config_text: string };
+
+      const dataDir = fs.realpathSync(served.dataDir);
+      const inside = (p: string) => !path.relative(dataDir, p).startsWith('..') && !path.isAbsolute(path.relative(dataDir, p));
+      assert.ok(path.isAbsolute(handed.mcp_config), 'PERCH_MCP_CONFIG is a path');
+      const configDir = path.dirname(handed.mcp_config);
+      assert.ok(!inside(handed.mcp_config), `the run's MCP config (${handed.mcp_config}) is not in the data dir (${dataDir})`);
+      assert.ok(!fs.existsSync(path.join(configDir, 'runtime.json')), 'no runtime.json sits next to the run\'s config');
+      assert.match(handed.mcp_config_text, /perch_run_/, 'the config carries the run key');
+      assert.equal(fs.existsSync(configDir), false, 'the run\'s config folder is deleted after the run');
+      assert.equal(fs.existsSync(path.join(served.dataDir, 'wake', 'tmp')), false, 'nothing for runs is made in the data dir');
+
+      const rt = runtimeInfo(served);
+      const all = JSON.stringify(handed.env) + handed.mcp_config_text;
+      assert.ok(!all.includes(rt.owner_token), 'the owner token is nowhere in what the run was handed');
+      assert.ok(!all.includes(dataDir) && !all.includes(served.dataDir), 'neither is the data dir (where runtime.json is)');
+      assert.ok(!all.includes('runtime.json'));
+      const perchVars = Object.keys(handed.env).filter((k) => k.toUpperCase().startsWith('PERCH_')).sort();
+      assert.deepEqual(perchVars, ['PERCH_AGENT', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'], 'only the run\'s own PERCH_ variables');
+    } finally {
+      fs.rmSync(handedFile, { force: true });
+    }
   });
 
   test('an agent whose get_updates is waiting hears the wake itself: no run starts', async () => {

@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   expired: 'It expired.',
   unauthorized: 'The key is missing, wrong or revoked.',
   unknown_tool: 'There is no tool of that name.',
+  // review mode (hub/review.ts): a write others would read that cannot wait for the owner
+  under_review: 'Your owner reviews what you write, and this cannot be held for review; nothing was done.',
   paused: 'Your owner paused you: writing tools are refused until you are resumed (reads still work).',
   storage_full: "The owner's disk is full (or failing): the hub cannot save; nothing was changed.",
   internal: 'The hub failed unexpectedly; nothing was changed.',

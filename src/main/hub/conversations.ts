@@ -113,24 +113,34 @@ function resolveContactables(hub: Hub, userId: string, names: readonly string[])
 
 export function createGroup(hub: Hub, userId: string, title: string, members: readonly string[]): ConversationView {
   return hub.write(() => {
-    const t = requireTitle(title);
-    const ids = resolveContactables(hub, userId, members);
+    const { title: t, ids } = checkNewGroup(hub, userId, title, members);
     const conv = createConversation(hub, userId, 'group', t, [userId, ...ids]);
     return conversationView(hub, conv, userId);
   });
 }
 
+/** create_group's checks, writing nothing (review mode holds a group after them, hub/review-calls.ts). */
+export function checkNewGroup(hub: Hub, userId: string, title: string, members: readonly string[]): { title: string; ids: string[] } {
+  return { title: requireTitle(title), ids: resolveContactables(hub, userId, members) };
+}
+
+/** create_task's checks, writing nothing: the title, the members (the assignee among them) and the assignee. */
+export function checkNewTask(hub: Hub, userId: string, title: string, members: readonly string[], assignee?: string): { title: string; ids: string[]; assigneeId: string | null } {
+  const t = requireTitle(title);
+  const ids = resolveContactables(hub, userId, members);
+  let assigneeId: string | null = null;
+  if (assignee) {
+    const a = resolveUser(hub, assignee);
+    if (a.id !== userId) requireContactable(hub, userId, a);
+    assigneeId = a.id;
+    if (!ids.includes(a.id) && a.id !== userId) ids.push(a.id);
+  }
+  return { title: t, ids, assigneeId };
+}
+
 export function createTask(hub: Hub, userId: string, title: string, members: readonly string[], assignee?: string): ConversationView {
   return hub.write(() => {
-    const t = requireTitle(title);
-    const ids = resolveContactables(hub, userId, members);
-    let assigneeId: string | null = null;
-    if (assignee) {
-      const a = resolveUser(hub, assignee);
-      if (a.id !== userId) requireContactable(hub, userId, a);
-      assigneeId = a.id;
-      if (!ids.includes(a.id) && a.id !== userId) ids.push(a.id);
-    }
+    const { title: t, ids, assigneeId } = checkNewTask(hub, userId, title, members, assignee);
     const conv = createConversation(hub, userId, 'task', t, [userId, ...ids], {
       task_state: 'submitted', task_assignee: assigneeId, wake: assigneeId ? [assigneeId] : [],
     });

@@ -28,42 +28,46 @@ export interface HandBackResult {
   woken: string[];
 }
 
+/** handoff's checks, writing nothing (review mode holds a handoff after them, hub/review-calls.ts). */
+export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string; note: string; to?: string }) {
+  const access = requireMember(hub, agentId, input.conv_id);
+  const conv = access.conv;
+  if (hub.user(agentId).kind !== 'agent') {
+    throw new HubError('forbidden', 'Only agents hand conversations off.', 'Just answer in the conversation.');
+  }
+  if (conv.kind === 'inbox') {
+    throw new HubError('forbidden', 'This is your owner\'s private notes channel; there is nothing to hand off.', 'Hand off the conversation the work is in.');
+  }
+  if (isTerminalTask(conv)) {
+    throw new HubError('silenced', `Task ${conv.id} is ${conv.task_state}; there is nothing left to hand off.`, 'Open a new task or talk elsewhere.');
+  }
+  const note = requireText(input.note, 'note').trim();
+  if (!note) throw new HubError('invalid_argument', 'note is empty.', 'Say what the person needs to know to take over.');
+  const existing = activeHandoff(hub.db, conv.id, agentId);
+  if (existing) {
+    throw new HubError(
+      'conflict',
+      `You already handed this conversation to ${hub.ref(existing.to_user).name}.`,
+      'Wait for the handoff.returned event in get_updates.',
+      { to: hub.ref(existing.to_user).name, since: existing.at },
+    );
+  }
+  const to = input.to === undefined ? hub.owner : resolveUser(hub, input.to);
+  if (to.kind !== 'human') {
+    throw new HubError('invalid_argument', `to: "${to.name}" is an agent; a handoff goes to a person.`, 'Leave to out to hand off to your owner, or name a person in the conversation.');
+  }
+  if (!member(hub.db, conv.id, to.id) && to.id !== hub.ownerId) {
+    throw new HubError('invalid_argument', `to: "${to.name}" is not a member of conversation ${conv.id}.`, 'Name a person in the conversation, or leave to out to hand off to your owner.');
+  }
+  return { conv, note, to };
+}
+
 /** An agent hands conv_id to a person (default: the owner) with a note. */
 export function handoff(hub: Hub, agentId: string, input: { conv_id: string; note: string; to?: string }): HandoffResult {
   return hub.write(() => {
-    const access = requireMember(hub, agentId, input.conv_id);
-    const conv = access.conv;
-    if (hub.user(agentId).kind !== 'agent') {
-      throw new HubError('forbidden', 'Only agents hand conversations off.', 'Just answer in the conversation.');
-    }
-    if (conv.kind === 'inbox') {
-      throw new HubError('forbidden', 'This is your owner\'s private notes channel; there is nothing to hand off.', 'Hand off the conversation the work is in.');
-    }
-    if (isTerminalTask(conv)) {
-      throw new HubError('silenced', `Task ${conv.id} is ${conv.task_state}; there is nothing left to hand off.`, 'Open a new task or talk elsewhere.');
-    }
-    const note = requireText(input.note, 'note').trim();
-    if (!note) throw new HubError('invalid_argument', 'note is empty.', 'Say what the person needs to know to take over.');
-    const existing = activeHandoff(hub.db, conv.id, agentId);
-    if (existing) {
-      throw new HubError(
-        'conflict',
-        `You already handed this conversation to ${hub.ref(existing.to_user).name}.`,
-        'Wait for the handoff.returned event in get_updates.',
-        { to: hub.ref(existing.to_user).name, since: existing.at },
-      );
-    }
-    const to = input.to === undefined ? hub.owner : resolveUser(hub, input.to);
-    if (to.kind !== 'human') {
-      throw new HubError('invalid_argument', `to: "${to.name}" is an agent; a handoff goes to a person.`, 'Leave to out to hand off to your owner, or name a person in the conversation.');
-    }
-    if (!member(hub.db, conv.id, to.id)) {
-      if (to.id !== hub.ownerId) {
-        throw new HubError('invalid_argument', `to: "${to.name}" is not a member of conversation ${conv.id}.`, 'Name a person in the conversation, or leave to out to hand off to your owner.');
-      }
-      // The owner may always take over: they join the conversation, seeing all of it.
-      joinConversation(hub, agentId, conv.id, to.id, { reason: 'handoff' });
-    }
+    const { conv, note, to } = checkHandoff(hub, agentId, input);
+    // The owner may always take over: they join the conversation, seeing all of it.
+    if (!member(hub.db, conv.id, to.id)) joinConversation(hub, agentId, conv.id, to.id, { reason: 'handoff' });
     const at = hub.now();
     const id = insertHandoff(hub.db, { conv_id: conv.id, agent_id: agentId, to_user: to.id, note, at });
     const { seq } = hub.emit(conv.id, 'handoff.created', agentId, {

@@ -121,14 +121,21 @@ function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: st
   return { msg, access: { conv: conversationById(hub.db, msg.conv_id)!, member: m } };
 }
 
+/** edit_message's checks, writing nothing (review mode holds an edit after them, hub/review-calls.ts). */
+export function checkEdit(hub: Hub, userId: string, msgId: string, text: string): MessageRow {
+  const { msg, access } = requireOwnLiveMessage(hub, userId, msgId, 'edit');
+  requireMaySpeak(hub, userId, access);
+  requireText(text);
+  if (msg.kind !== 'text') {
+    throw new HubError('invalid_argument', `Message ${msgId} is a ${msg.kind}; only text messages can be edited.`, 'Send a new message instead.');
+  }
+  return msg;
+}
+
+/** An edit takes provenance.reviewed away (store/messages.ts): a person approved the old text, not this one. */
 export function editMessage(hub: Hub, userId: string, msgId: string, text: string): { msg_id: string; conv_id: string; seq: number; edited_at: number } {
   return hub.write(() => {
-    const { msg, access } = requireOwnLiveMessage(hub, userId, msgId, 'edit');
-    requireMaySpeak(hub, userId, access);
-    requireText(text);
-    if (msg.kind !== 'text') {
-      throw new HubError('invalid_argument', `Message ${msgId} is a ${msg.kind}; only text messages can be edited.`, 'Send a new message instead.');
-    }
+    const msg = checkEdit(hub, userId, msgId, text);
     const { seq, at } = hub.emit(msg.conv_id, 'message.edited', userId, { msgId });
     editMessageText(hub.db, msgId, text, at);
     return { msg_id: msgId, conv_id: msg.conv_id, seq, edited_at: at };

@@ -148,15 +148,23 @@ function requireTtl(ttl: number | undefined): number {
 }
 
 /** request_human: the request becomes a message of kind 'request' plus a request.created event waking the assignees. */
+/** request_human's checks, writing nothing (review mode holds a request after them, hub/review-calls.ts). */
+export function checkRequest(hub: Hub, requesterId: string, input: RequestInput) {
+  const access = requireMember(hub, requesterId, input.conv_id);
+  requireMaySpeak(hub, requesterId, access);
+  return {
+    access,
+    title: requireTitle(input.title),
+    options: requireOptions(input.kind, input.options),
+    context: requireContext(input.context),
+    assignees: requireAssignees(hub, input.conv_id, input.assignees),
+    ttl: requireTtl(input.ttl_secs),
+  };
+}
+
 export function createRequest(hub: Hub, requesterId: string, input: RequestInput) {
   const result = hub.write(() => {
-    const access = requireMember(hub, requesterId, input.conv_id);
-    requireMaySpeak(hub, requesterId, access);
-    const title = requireTitle(input.title);
-    const options = requireOptions(input.kind, input.options);
-    const context = requireContext(input.context);
-    const assignees = requireAssignees(hub, input.conv_id, input.assignees);
-    const ttl = requireTtl(input.ttl_secs);
+    const { access, title, options, context, assignees, ttl } = checkRequest(hub, requesterId, input);
     const at = hub.now();
     const expiresAt = at + ttl * 1000;
     const id = newId('r');

@@ -1,5 +1,7 @@
 // Review mode (per agent, set by the owner): while it is on, the agent's send_message, send_card and
-// send_file are held. The call succeeds with held: true and a held_id; nothing reaches the conversation
+// send_file are held, and so is every other write that carries its words to others (hub/review-calls.ts:
+// edit_message, request_human, create_task, create_group, update_task with a note, handoff; a named
+// reaction is refused). The call succeeds with held: true and a held_id; nothing reaches the conversation
 // and nobody is woken. The owner sends (as is, or with the text edited) or discards each held item from
 // the Approvals inbox. Sending posts it as the agent through the same send functions as any send (so
 // every check runs again then) and marks the message reviewed (provenance.reviewed, and
@@ -15,6 +17,7 @@ import {
   closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, isUnderReview, markReviewed, reviewedAgents, setReviewMode,
   type HeldKind, type HeldRow,
 } from '../store/held';
+import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
 import { conversationById } from '../store/conversations';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers } from './access';
 import { requireText, sendMessage, type SendInput } from './messages';
@@ -38,7 +41,7 @@ interface HeldFileInput {
   image: null | { width: number; height: number; thumbMime: string };
 }
 
-const NEXT_STEP = 'Your owner reviews what you send before anyone sees it. You get held.sent (with the text as posted) or held.discarded in get_updates; carry on meanwhile.';
+const NEXT_STEP = 'Your owner reviews what you write before anyone sees it. You get held.sent (with the text as posted, and for other tools than a send the result the call would have answered) or held.discarded in get_updates; carry on meanwhile.';
 
 // ---- the owner's switch ------------------------------------------------------------------------
 
@@ -68,21 +71,63 @@ export function reviewStatus(hub: Hub, agentId: string) {
     on: since !== undefined,
     ...(since !== undefined ? { since } : {}),
     held_waiting: countHeldOf(hub.db, agentId),
-    ...(since !== undefined ? { note: 'send_message, send_card and send_file answer held: true and a held_id: your owner sends (maybe edited) or discards each; held.sent / held.discarded tell you which.' } : {}),
+    ...(since !== undefined ? { note: 'send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff and update_task with a note answer held: true and a held_id: your owner sends (maybe edited) or discards each; held.sent / held.discarded tell you which. react takes one emoji only (a :name: is refused).' } : {}),
   };
 }
 
 // ---- holding an agent's send ----------------------------------------------------------------------
 
-type Reviewable = 'send_message' | 'send_card' | 'send_file';
-const KIND_OF: Record<Reviewable, HeldKind> = { send_message: 'message', send_card: 'card', send_file: 'file' };
+type Send = 'send_message' | 'send_card' | 'send_file';
+type Reviewable = Send | CallTool | 'react';
+const KIND_OF: Record<Send, HeldKind> = { send_message: 'message', send_card: 'card', send_file: 'file' };
+const isSend = (n: Reviewable): n is Send => Object.hasOwn(KIND_OF, n);
 
-/** A send tool's handler that holds the send while its agent is under review (hub/tools.ts wraps the three). */
+/**
+ * A tool's handler under review mode (hub/tools.ts wraps the tools src/shared/review.ts lists as held or
+ * refused): while its agent is under review, a send or a call carrying words is held, a named reaction refused.
+ */
 export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
-  return {
-    ...(h.prepare ? { prepare: h.prepare } : {}),
-    run: (ctx, args, prepared) => (reviewOn(ctx.hub, ctx.agentId) ? hold(ctx, KIND_OF[name], args as Record<string, unknown>, prepared) : h.run(ctx, args, prepared)),
+  const run = (ctx: AgentCtx, args: Record<string, unknown>, prepared: unknown): unknown => {
+    if (!reviewOn(ctx.hub, ctx.agentId)) return h.run(ctx, args as never, prepared);
+    if (name === 'react') {
+      refuseNamedReaction(args.key as string);
+      return h.run(ctx, args as never, prepared);
+    }
+    if (isSend(name)) return hold(ctx, KIND_OF[name], args, prepared);
+    const call = HELD_CALLS[name as CallTool] as HeldCallAny;
+    return call.holds && !call.holds(args) ? h.run(ctx, args as never, prepared) : holdCall(ctx, name as CallTool, args);
   };
+  return { ...(h.prepare ? { prepare: h.prepare } : {}), run: run as ToolHandler<N, any>['run'] };
+}
+
+/** HELD_CALLS' entries seen without their tool's argument types (their args were validated by the tool's schema). */
+type HeldCallAny = {
+  kind: HeldKind;
+  field: 'text' | 'title' | 'note';
+  holds?: (args: Record<string, unknown>) => boolean;
+  check: (hub: Hub, agentId: string, args: Record<string, unknown>) => string | null;
+  run: (hub: Hub, agentId: string, args: Record<string, unknown>) => CallDone;
+  view?: (hub: Hub, args: Record<string, unknown>) => Partial<HeldItem>;
+};
+const callOf = (kind: HeldKind): HeldCallAny | undefined => {
+  const tool = TOOL_OF_KIND[kind];
+  return tool ? (HELD_CALLS[tool] as unknown as HeldCallAny) : undefined;
+};
+
+/** Checks a call as the real one would (writing nothing), then holds it with its arguments. */
+function holdCall(ctx: AgentCtx, tool: CallTool, args: Record<string, unknown>) {
+  const { hub, agentId } = ctx;
+  const call = HELD_CALLS[tool] as unknown as HeldCallAny;
+  return hub.write(() => {
+    const convId = call.check(hub, agentId, args);
+    const input = without(args, 'client_msg_id', 'client_req_id', 'operation_id');
+    const id = newId('h');
+    const at = hub.now();
+    insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind: call.kind, input: JSON.stringify(input), data: null, thumb: null, created_at: at });
+    const inbox = hub.user(agentId).inbox_id;
+    if (inbox) hub.emit(inbox, 'held.created', agentId, { data: { held_id: id, kind: call.kind, conv_id: convId } });
+    return { held: true as const, held_id: id, kind: call.kind, conv_id: convId, created_at: at, next_step: NEXT_STEP };
+  });
 }
 
 function without<T extends Record<string, unknown>>(o: T, ...keys: string[]): Record<string, unknown> {
@@ -147,12 +192,13 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
 // ---- the owner: list, send, discard -------------------------------------------------------------------
 
 function textOf(kind: HeldKind, input: Record<string, unknown>): string {
-  return String((kind === 'file' ? input.caption : input.text) ?? '');
+  const field = kind === 'file' ? 'caption' : (callOf(kind)?.field ?? 'text');
+  return String(input[field] ?? '');
 }
 
 export function heldView(hub: Hub, r: HeldRow): HeldItem {
   const input = JSON.parse(r.input) as Record<string, unknown>;
-  const conv = conversationById(hub.db, r.conv_id);
+  const conv = r.conv_id ? conversationById(hub.db, r.conv_id) : undefined;
   const item: HeldItem = {
     held_id: r.id,
     agent: hub.ref(r.agent_id),
@@ -171,6 +217,7 @@ export function heldView(hub: Hub, r: HeldRow): HeldItem {
     const f = input as unknown as HeldFileInput;
     item.file = { name: f.name, mime: f.mime, size: r.data_size ?? 0, is_image: !!f.image };
   }
+  Object.assign(item, callOf(r.kind)?.view?.(hub, input));
   if (r.msg_id) item.msg_id = r.msg_id;
   if (r.sent_text != null) item.sent_text = r.sent_text;
   if (r.decided_at != null) item.decided_at = r.decided_at;
@@ -196,17 +243,22 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
   return hub.write(() => {
     const r = requireHeld(hub, heldId);
     const input = JSON.parse(r.input) as Record<string, unknown>;
+    const call = callOf(r.kind);
+    const field = r.kind === 'file' ? 'caption' : (call?.field ?? 'text');
     const original = textOf(r.kind, input);
-    const finalText = requireText(text ?? original, r.kind === 'file' ? 'caption' : 'text');
-    if (r.kind !== 'file' && !finalText.trim()) throw new HubError('invalid_argument', 'text is empty.', 'Give the text to send, or discard the item.');
+    const finalText = requireText(text ?? original, field);
+    if (r.kind !== 'file' && !finalText.trim()) throw new HubError('invalid_argument', `${field} is empty.`, 'Give the text to send, or discard the item.');
     const edited = finalText !== original;
     // A person approving a held message takes part: the loop and duplicate counts start again (hub/brakes.ts).
-    personActed(hub, r.conv_id);
-    let sent: { msg_id: string; seq: number };
-    if (r.kind === 'message') {
-      sent = sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText }, HELD);
+    if (r.conv_id) personActed(hub, r.conv_id);
+    let sent: { msg_id?: string; seq?: number; conv_id: string; result?: Record<string, unknown> };
+    if (call) {
+      // Another write than a send (hub/review-calls.ts): the real call, as the agent, with the approved words.
+      sent = call.run(hub, r.agent_id, { ...input, [field]: finalText });
+    } else if (r.kind === 'message') {
+      sent = { ...sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText }, HELD), conv_id: r.conv_id! };
     } else if (r.kind === 'card') {
-      sent = sendCard(hub, r.agent_id, { ...(input as unknown as SendCardInput), text: finalText }, HELD);
+      sent = { ...sendCard(hub, r.agent_id, { ...(input as unknown as SendCardInput), text: finalText }, HELD), conv_id: r.conv_id! };
     } else {
       const f = input as unknown as HeldFileInput;
       const bytes = heldBytes(hub.db, r.id);
@@ -215,15 +267,20 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
         name: f.name, mime: f.mime, data: bytes.data, sha256: f.sha256,
         image: f.image && bytes.thumb ? { width: f.image.width, height: f.image.height, thumb: bytes.thumb, thumbMime: f.image.thumbMime } : null,
       };
-      sent = storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD);
+      sent = { ...storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD), conv_id: f.conv_id };
     }
-    markReviewed(hub.db, sent.msg_id, edited);
+    // The posted (or edited) message carries provenance.reviewed; an edit had taken it away (store/messages.ts).
+    if (sent.msg_id) markReviewed(hub.db, sent.msg_id, edited);
     const at = hub.now();
-    closeHeld(hub.db, r.id, 'sent', at, sent.msg_id, finalText);
+    closeHeld(hub.db, r.id, 'sent', at, sent.msg_id ?? null, finalText);
     const inbox = hub.user(r.agent_id).inbox_id;
-    const data = { held_id: r.id, kind: r.kind, conv_id: r.conv_id, msg_id: sent.msg_id, seq: sent.seq, text: finalText, owner_edited: edited, ...(edited ? { original_text: original } : {}) };
+    const posted = { conv_id: sent.conv_id, ...(sent.msg_id ? { msg_id: sent.msg_id } : {}), ...(sent.seq !== undefined ? { seq: sent.seq } : {}) };
+    const data = {
+      held_id: r.id, kind: r.kind, ...posted, text: finalText, owner_edited: edited, ...(edited ? { original_text: original } : {}),
+      ...(call ? { result: sent.result } : {}),
+    };
     if (inbox) hub.emit(inbox, 'held.sent', hub.ownerId, { data, wake: [r.agent_id] });
-    return { held_id: r.id, state: 'sent', conv_id: r.conv_id, msg_id: sent.msg_id, seq: sent.seq, text: finalText, owner_edited: edited };
+    return { held_id: r.id, state: 'sent', ...posted, text: finalText, owner_edited: edited };
   });
 }
 

@@ -23,58 +23,64 @@ import type { TaskUpdateResult } from '../../shared/types';
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
+/** update_task's checks, writing nothing (review mode holds an update with a note after them, hub/review-calls.ts). */
+export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput, asOwner = false) {
+  let access: Access;
+  if (asOwner) {
+    const conv = conversationById(hub.db, input.conv_id);
+    if (!conv) throw new HubError('not_found', `No conversation ${input.conv_id}.`, 'Use a conv_id from the conversation list.');
+    const m: MemberRow = member(hub.db, conv.id, userId) ?? { conv_id: conv.id, user_id: userId, role: 'owner', from_seq: 1, joined_at: 0, read_seq: 0 };
+    access = { conv, member: m };
+  } else {
+    access = requireMember(hub, userId, input.conv_id);
+  }
+  const conv = access.conv;
+  if (conv.kind !== 'task' || !conv.task_state) {
+    throw new HubError('invalid_argument', `Conversation ${conv.id} is not a task channel.`, 'Use update_task on a conversation made with create_task.');
+  }
+  if (input.state === undefined && input.assignee === undefined) {
+    throw new HubError('invalid_argument', 'Give state, assignee or both.', 'Pass state to move the task, or assignee to reassign it.');
+  }
+  if (input.state !== undefined && !TASK_STATES.includes(input.state)) {
+    throw new HubError('invalid_argument', `state ${JSON.stringify(input.state)} is not a task state.`, `Use one of ${TASK_STATES.join(', ')}.`);
+  }
+  const note = input.note === undefined ? undefined : requireText(input.note, 'note');
+  const privileged = asOwner || isManager(access.member) || conv.created_by === userId;
+  if (!asOwner && activeHandoff(hub.db, conv.id, userId)) {
+    throw new HubError('silenced', 'You handed this task off; you are silent here until it is handed back.', 'Wait for the handoff.returned event in get_updates.');
+  }
+
+  const previous = conv.task_state;
+  const state = input.state ?? previous;
+  if (isTerminal(previous) && !privileged && (state !== previous || input.assignee !== undefined || note !== undefined)) {
+    throw new HubError('forbidden', `Task ${conv.id} is ${previous}; only its creator or a manager can reopen or change it.`, 'Open a new task, or ask the task\'s creator.');
+  }
+
+  let assigneeId = conv.task_assignee;
+  if (input.assignee !== undefined) {
+    if (!privileged) {
+      throw new HubError('forbidden', 'Only the task\'s creator or a manager can reassign it.', 'Ask the creator, or move the state (e.g. input_required) with a note instead.');
+    }
+    const u = userByName(hub.db, input.assignee) ?? userById(hub.db, input.assignee);
+    if (!u || u.revoked_at != null) {
+      throw new HubError('not_found', `No user "${input.assignee}".`, 'Use an exact user name (find_user) or id.');
+    }
+    if (!member(hub.db, conv.id, u.id)) {
+      throw new HubError('invalid_argument', `assignee: "${u.name}" is not a member of task ${conv.id}.`, 'Add them with add_member first.');
+    }
+    assigneeId = u.id;
+  }
+
+  return { conv, note, previous, state, assigneeId };
+}
+
 /**
  * Moves a task's state and/or reassigns it. Any member may move the state; reassigning, and leaving
  * a terminal state (reopening), are for the task's creator or a manager. asOwner: the owner may always.
  */
 function updateTask(hub: Hub, userId: string, input: TaskUpdateInput, asOwner: boolean): TaskUpdateResult {
   return hub.write(() => {
-    let access: Access;
-    if (asOwner) {
-      const conv = conversationById(hub.db, input.conv_id);
-      if (!conv) throw new HubError('not_found', `No conversation ${input.conv_id}.`, 'Use a conv_id from the conversation list.');
-      const m: MemberRow = member(hub.db, conv.id, userId) ?? { conv_id: conv.id, user_id: userId, role: 'owner', from_seq: 1, joined_at: 0, read_seq: 0 };
-      access = { conv, member: m };
-    } else {
-      access = requireMember(hub, userId, input.conv_id);
-    }
-    const conv = access.conv;
-    if (conv.kind !== 'task' || !conv.task_state) {
-      throw new HubError('invalid_argument', `Conversation ${conv.id} is not a task channel.`, 'Use update_task on a conversation made with create_task.');
-    }
-    if (input.state === undefined && input.assignee === undefined) {
-      throw new HubError('invalid_argument', 'Give state, assignee or both.', 'Pass state to move the task, or assignee to reassign it.');
-    }
-    if (input.state !== undefined && !TASK_STATES.includes(input.state)) {
-      throw new HubError('invalid_argument', `state ${JSON.stringify(input.state)} is not a task state.`, `Use one of ${TASK_STATES.join(', ')}.`);
-    }
-    const note = input.note === undefined ? undefined : requireText(input.note, 'note');
-    const privileged = asOwner || isManager(access.member) || conv.created_by === userId;
-    if (!asOwner && activeHandoff(hub.db, conv.id, userId)) {
-      throw new HubError('silenced', 'You handed this task off; you are silent here until it is handed back.', 'Wait for the handoff.returned event in get_updates.');
-    }
-
-    const previous = conv.task_state;
-    const state = input.state ?? previous;
-    if (isTerminal(previous) && !privileged && (state !== previous || input.assignee !== undefined || note !== undefined)) {
-      throw new HubError('forbidden', `Task ${conv.id} is ${previous}; only its creator or a manager can reopen or change it.`, 'Open a new task, or ask the task\'s creator.');
-    }
-
-    let assigneeId = conv.task_assignee;
-    if (input.assignee !== undefined) {
-      if (!privileged) {
-        throw new HubError('forbidden', 'Only the task\'s creator or a manager can reassign it.', 'Ask the creator, or move the state (e.g. input_required) with a note instead.');
-      }
-      const u = userByName(hub.db, input.assignee) ?? userById(hub.db, input.assignee);
-      if (!u || u.revoked_at != null) {
-        throw new HubError('not_found', `No user "${input.assignee}".`, 'Use an exact user name (find_user) or id.');
-      }
-      if (!member(hub.db, conv.id, u.id)) {
-        throw new HubError('invalid_argument', `assignee: "${u.name}" is not a member of task ${conv.id}.`, 'Add them with add_member first.');
-      }
-      assigneeId = u.id;
-    }
-
+    const { conv, note, previous, state, assigneeId } = checkTaskUpdate(hub, userId, input, asOwner);
     const reassigned = assigneeId !== conv.task_assignee;
     const changed = state !== previous || reassigned;
     if (!changed && note === undefined) {

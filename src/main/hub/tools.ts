@@ -25,26 +25,26 @@ export const toolHandlers = {
   list_conversations: coreTools.list_conversations,
   get_updates: coreTools.get_updates,
   send_message: reviewable('send_message', coreTools.send_message), // review mode holds sends (hub/review.ts)
-  edit_message: coreTools.edit_message,
+  edit_message: reviewable('edit_message', coreTools.edit_message), // review mode (hub/review-calls.ts)
   recall_message: coreTools.recall_message,
   find_user: coreTools.find_user,
   open_direct: coreTools.open_direct,
-  create_group: coreTools.create_group,
+  create_group: reviewable('create_group', coreTools.create_group), // review mode (hub/review-calls.ts)
   add_member: coreTools.add_member,
   get_history: coreTools.get_history,
   get_thread: coreTools.get_thread,
   search: coreTools.search,
   progress: coreTools.progress,
-  react: coreTools.react,
+  react: reviewable('react', coreTools.react), // review mode (hub/review-calls.ts)
   unreact: coreTools.unreact,
   list_pins: coreTools.list_pins,
   // asking the owner (hub/requests.ts)
-  request_human: requestTools.request_human,
+  request_human: reviewable('request_human', requestTools.request_human), // review mode (hub/review-calls.ts)
   get_request: requestTools.get_request,
   cancel_request: requestTools.cancel_request,
   // tasks, claims, floor (hub/tasks.ts, hub/claims.ts, hub/floor.ts)
-  create_task: taskTools.create_task,
-  update_task: taskTools.update_task,
+  create_task: reviewable('create_task', taskTools.create_task), // review mode (hub/review-calls.ts)
+  update_task: reviewable('update_task', taskTools.update_task), // review mode (hub/review-calls.ts)
   claim: claimTools.claim,
   release_claim: claimTools.release_claim,
   floor_grant: floorTools.floor_grant,
@@ -57,7 +57,7 @@ export const toolHandlers = {
   state_list: stateTools.state_list,
   state_delete: stateTools.state_delete,
   // handoffs, cards, files (hub/handoffs.ts, hub/cards.ts, hub/files.ts)
-  handoff: handoffTools.handoff,
+  handoff: reviewable('handoff', handoffTools.handoff), // review mode (hub/review-calls.ts)
   send_card: reviewable('send_card', cardTools.send_card), // review mode (hub/review.ts)
   send_file: reviewable('send_file', fileTools.send_file), // review mode (hub/review.ts)
   file_url: fileTools.file_url,

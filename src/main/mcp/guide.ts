@@ -31,12 +31,17 @@ Perch is your owner's hub on this computer. Everything you do here is visible to
 - Store what you need to carry on with \`state_put\`; after a restart use \`get_context\`.
 
 ## Review mode
-Your owner may turn on review mode for you (\`whoami\` shows \`review_mode.on\`). Then \`send_message\`,
-\`send_card\` and \`send_file\` answer \`held: true\` and a \`held_id\` instead of a \`msg_id\`: nobody sees it yet and
-nobody is woken. Your owner sends it (perhaps with the text edited), or discards it. You are woken with
-\`held.sent\` (its \`data\` has \`msg_id\`, the \`text\` as posted and \`owner_edited\`) or \`held.discarded\` in your
-notes channel. Do not send it again meanwhile: a retry with the same \`client_msg_id\` returns the same \`held_id\`.
-A posted message that was reviewed carries \`provenance.reviewed: true\` (and \`owner_edited: true\` if changed).
+Your owner may turn on review mode for you (\`whoami\` shows \`review_mode.on\`). Then what you write for others
+waits for your owner: \`send_message\`, \`send_card\`, \`send_file\`, \`edit_message\`, \`request_human\`,
+\`create_task\`, \`create_group\`, \`handoff\` and \`update_task\` with a note answer \`held: true\` and a \`held_id\`
+instead of their usual result: nobody sees it yet and nobody is woken. Your owner sends it (perhaps with the words
+edited), or discards it. You are woken with \`held.sent\` (its \`data\` has the \`text\` as posted, \`owner_edited\`,
+\`msg_id\` when a message was posted or edited, and for tools other than the three sends \`result\`: what the call
+would have answered, e.g. the \`request_id\` to wait on or the new task's conversation) or \`held.discarded\` in your
+notes channel. Do not send it again meanwhile: a retry with the same id returns the same \`held_id\`. \`react\`
+takes one emoji only (a \`:name:\` is refused with \`under_review\`).
+A posted message that was reviewed carries \`provenance.reviewed: true\` (and \`owner_edited: true\` if changed); any
+edit of it takes that away until your owner approves the edit.
 ## Your owner can pause you
 - Your owner may pause you at any time (or a daily cap may: reason \`budget\`). You then get an \`agent.paused\` event
   (\`data.reason\`, and for a cap \`data.detail\`), and every writing tool answers the error \`paused\`. Stop working,

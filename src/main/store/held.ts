@@ -1,13 +1,15 @@
 // Review mode: which agents are under review, and their held sends (hub/review.ts).
 import { sql, type Db } from './db';
 
-export type HeldKind = 'message' | 'card' | 'file';
+export type { HeldKind } from '../../shared/review';
+import type { HeldKind } from '../../shared/review';
 export type HeldState = 'held' | 'sent' | 'discarded';
 
 export interface HeldRow {
   id: string;
   agent_id: string;
-  conv_id: string;
+  /** null: a task channel or group that is made when the owner sends it. */
+  conv_id: string | null;
   kind: HeldKind;
   /** The validated input, as JSON. */
   input: string;
@@ -38,7 +40,7 @@ export function setReviewMode(db: Db, agentId: string, on: boolean, at: number):
     : sql(db, 'DELETE FROM review_mode WHERE agent_id = ?').run(agentId).changes === 1;
 }
 
-export function insertHeld(db: Db, h: { id: string; agent_id: string; conv_id: string; kind: HeldKind; input: string; data: Buffer | null; thumb: Buffer | null; created_at: number }): void {
+export function insertHeld(db: Db, h: { id: string; agent_id: string; conv_id: string | null; kind: HeldKind; input: string; data: Buffer | null; thumb: Buffer | null; created_at: number }): void {
   sql(db, `INSERT INTO held_items (id, agent_id, conv_id, kind, input, data, thumb, created_at)
            VALUES (@id, @agent_id, @conv_id, @kind, @input, @data, @thumb, @created_at)`).run(h);
 }

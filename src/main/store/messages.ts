@@ -49,8 +49,9 @@ export function messageById(db: Db, id: string): MessageRow | undefined {
   return sql<MessageRow>(db, 'SELECT * FROM messages WHERE id = ?').get(id);
 }
 
+/** Replaces a live message's text. It is no longer reviewed (review mode, store/held.ts): nobody approved the new text. */
 export function editMessageText(db: Db, id: string, text: string, at: number): void {
-  const r = sql(db, 'UPDATE messages SET text = ?, edited_at = ? WHERE id = ? AND recalled_at IS NULL').run(text, at, id);
+  const r = sql(db, 'UPDATE messages SET text = ?, edited_at = ?, reviewed = NULL WHERE id = ? AND recalled_at IS NULL').run(text, at, id);
   if (r.changes !== 1) throw new Error(`editMessageText: no live message ${id}`);
 }
 

@@ -1,18 +1,25 @@
 // Wake runs, the OS side: starts the owner's command (its own process group; on Windows killed as a tree
 // with taskkill /T /F), captures its output to a size-capped 0600 log, writes the run's MCP client config
-// (0600, deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs.ts) decides
+// (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
+// credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs.ts) decides
 // when; this only does. The run key reaches the process in its environment only: never in argv, never in
 // a log (output that echoes it is redacted).
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/wake';
 import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs';
 
 export interface RunnerOptions {
-  /** Where run logs (<dir>/logs/<run>.log) and MCP configs (<dir>/tmp) go; created 0700. */
+  /** Where run logs (<dir>/logs/<run>.log) go; created 0700. */
   dir: string;
+  /**
+   * Where each run's own folder (perch-run-XXXXXX, 0700) for its MCP config is made (default: the system temp
+   * dir). Never the data dir: what a run is handed must not sit next to the owner's runtime.json.
+   */
+  runFilesDir?: string;
   killGraceMs?: number;
   logMaxBytes?: number;
   webhookAttempts?: number;
@@ -28,7 +35,7 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 export class ProcessLauncher implements WakeLauncher {
   private readonly logsDir: string;
-  private readonly tmpDir: string;
+  private readonly runFilesDir: string;
   private readonly killGraceMs: number;
   private readonly logMaxBytes: number;
   private readonly webhookAttempts: number;
@@ -48,11 +55,13 @@ export class ProcessLauncher implements WakeLauncher {
 
   constructor(opts: RunnerOptions) {
     this.logsDir = path.join(opts.dir, 'logs');
-    this.tmpDir = path.join(opts.dir, 'tmp');
-    for (const d of [opts.dir, this.logsDir, this.tmpDir]) {
+    this.runFilesDir = opts.runFilesDir ?? os.tmpdir();
+    for (const d of [opts.dir, this.logsDir]) {
       fs.mkdirSync(d, { recursive: true, mode: 0o700 });
       try { fs.chmodSync(d, 0o700); } catch { /* not ours to change */ }
     }
+    // Older hubs wrote run configs to <dir>/tmp: whatever a crash left there (keys long expired) goes.
+    try { fs.rmSync(path.join(opts.dir, 'tmp'), { recursive: true, force: true }); } catch { /* leave it */ }
     this.killGraceMs = opts.killGraceMs ?? WAKE_DEFAULTS.killGraceMs;
     this.logMaxBytes = opts.logMaxBytes ?? WAKE_DEFAULTS.logMaxBytes;
     this.webhookAttempts = opts.webhookAttempts ?? WAKE_DEFAULTS.webhookAttempts;
@@ -93,10 +102,18 @@ export class ProcessLauncher implements WakeLauncher {
     const { action } = spec;
     const logFile = path.join(this.logsDir, `${spec.runId}.log`);
     const log = new CappedLog(logFile, this.logMaxBytes, spec.key);
-    const configFile = path.join(this.tmpDir, `${spec.runId}.mcp.json`);
-    const removeConfig = () => { try { fs.rmSync(configFile, { force: true }); } catch { /* gone */ } };
-    fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } }, null, 2), { mode: 0o600 });
-    fs.chmodSync(configFile, 0o600);
+    // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
+    const runDir = fs.mkdtempSync(path.join(this.runFilesDir, 'perch-run-'));
+    const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
+    const removeConfig = () => { try { fs.rmSync(runDir, { recursive: true, force: true }); } catch { /* gone */ } };
+    try {
+      fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } }, null, 2), { mode: 0o600 });
+      fs.chmodSync(configFile, 0o600);
+    } catch (err) {
+      removeConfig();
+      log.close();
+      throw err;
+    }
     const env: NodeJS.ProcessEnv = {
       ...baseEnv(),
       ...action.env,

@@ -91,7 +91,7 @@ export function ApprovalsInbox() {
         <h1>Approvals</h1>
         <p className="muted">
           {pending.length === 0 ? (heldCount === 0 && phoneHandoffs === 0 ? 'Nothing is waiting for you.' : '') : `${pending.length} decision${pending.length === 1 ? '' : 's'} waiting for you.`}
-          {heldCount > 0 && `${pending.length ? ' ' : ''}${heldCount} send${heldCount === 1 ? '' : 's'} held for your review.`}
+          {heldCount > 0 && `${pending.length ? ' ' : ''}${heldCount} item${heldCount === 1 ? '' : 's'} held for your review.`}
         </p>
         <p className="shortcuts" aria-label="Keyboard shortcuts">
           <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment

@@ -10,7 +10,53 @@ import { typingInField } from '../hooks';
 import { dateTimeOf } from '../format';
 import { AgentBadge, JsonView, Markdown } from './common';
 
-const WHAT: Record<HeldItem['kind'], string> = { message: 'a message', card: 'a card', file: 'a file' };
+/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/review-calls.ts). */
+const WHAT: Record<HeldItem['kind'], string> = {
+  message: 'send a message',
+  card: 'send a card',
+  file: 'send a file',
+  edit: 'edit a message',
+  request: 'ask for a decision',
+  task: 'create a task channel',
+  group: 'create a group',
+  task_update: 'update a task',
+  handoff: 'hand a conversation over',
+};
+
+/** What the words under review are, for the edit box's label. */
+const WORDS: Partial<Record<HeldItem['kind'], string>> = {
+  edit: 'the new text', request: 'the request title', task: 'the task title', group: 'the group title', task_update: 'the note', handoff: 'the note',
+};
+
+/** What a held item does besides its words, in one line (who it brings in, what it edits, where it moves a task). */
+function HeldDetails({ h }: { h: HeldItem }) {
+  return (
+    <>
+      {h.edit_of && (
+        <div className="held-edit-of">
+          <span className="muted small">Now reads:</span>
+          <Markdown className="held-text muted" text={h.edit_of.text} />
+          <span className="muted small">Would read:</span>
+        </div>
+      )}
+      {h.request && (
+        <p className="held-detail">
+          A {h.request.kind} request{h.request.options?.length ? <> · options: {h.request.options.join(', ')}</> : null}
+          {h.request.assignees?.length ? <> · for {h.request.assignees.join(', ')}</> : <> · for you</>}
+        </p>
+      )}
+      {(h.members?.length || h.assignee || h.state_to || h.handoff_to) && (
+        <p className="held-detail">
+          {h.members?.length ? <>With {h.members.join(', ')}</> : null}
+          {h.state_to ? <>Moves it to <strong>{h.state_to}</strong></> : null}
+          {h.assignee ? <> · assigned to {h.assignee}</> : null}
+          {h.handoff_to ? <>To {h.handoff_to}; {h.agent.name} goes silent there until it is handed back</> : null}
+        </p>
+      )}
+      {h.request?.context !== undefined && <JsonView value={h.request.context} label="Context" />}
+    </>
+  );
+}
 
 function sizeOf(n: number): string {
   return n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`;
@@ -87,15 +133,23 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         <span className="muted small" title={dateTimeOf(h.created_at)}>{dateTimeOf(h.created_at)}</span>
       </header>
       <h3 id={headingId} className="request-title">
-        {h.agent.name} wants to send {WHAT[h.kind]}
+        {h.agent.name} wants to {WHAT[h.kind]}
       </h3>
       <p className="request-meta">
-        <strong>{h.agent.name}</strong> <AgentBadge /> in{' '}
-        <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId: h.conv_id })}>
-          {h.conv_title || h.conv_id}
-        </button>
+        <strong>{h.agent.name}</strong> <AgentBadge />
+        {h.conv_id ? (
+          <>
+            {' '}in{' '}
+            <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId: h.conv_id! })}>
+              {h.conv_title || h.conv_id}
+            </button>
+          </>
+        ) : (
+          <> · a new conversation</>
+        )}
         {h.to?.length ? <> · to {h.to.join(', ')}</> : null}
       </p>
+      <HeldDetails h={h} />
       {h.file && (
         <p className="held-file">
           {h.file.is_image ? 'Image' : 'File'} <strong>{h.file.name}</strong> <span className="muted">({h.file.mime}, {sizeOf(h.file.size)})</span>
@@ -104,7 +158,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
       {editing ? (
         <textarea
           className="held-edit"
-          aria-label={`Edit what ${h.agent.name} sends`}
+          aria-label={WORDS[h.kind] ? `Edit ${WORDS[h.kind]}` : `Edit what ${h.agent.name} sends`}
           value={draft}
           rows={Math.min(12, Math.max(3, draft.split('\n').length + 1))}
           onChange={(e) => setHeldDraft(h.held_id, e.target.value)}
