@@ -22,6 +22,7 @@ export {
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
+export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
 export {
