@@ -61,12 +61,14 @@ test('files.send: a photo from the owner reaches an agent as an image with a thu
   assert.ok(Math.max(thumbMeta.width!, thumbMeta.height!) <= 320, 'a thumbnail inside the 320px box');
 });
 
-test('files.send takes a body over 1 MiB (a file of megabytes, as send_file does) while other actions keep the 1 MiB limit', async () => {
+test('files.send takes a body over 1 MiB (a file of megabytes, as send_file does), into a thread, while other actions keep the 1 MiB limit', async () => {
   const agent = await served.agent('big-reader');
   const convId = (await agent.ok('open_direct', { user: 'owner' })).conversation.conv_id as string;
+  const root = await agent.ok('send_message', { conv_id: convId, text: 'Send the dump in this thread.' });
   const blob = crypto.randomBytes(3 * 1024 * 1024);
-  const sent = await ownerOk(served, 'files.send', { conv_id: convId, name: 'dump.bin', data: blob.toString('base64') });
+  const sent = await ownerOk(served, 'files.send', { conv_id: convId, name: 'dump.bin', data: blob.toString('base64'), thread_id: root.msg_id });
   assert.equal(sent.kind, 'file');
+  assert.equal(sent.thread_id, root.msg_id, 'sent in the thread');
   assert.equal(sent.size, blob.length);
   const link = await agent.ok('file_url', { conv_id: convId, file_id: sent.file_id });
   const got = Buffer.from(await (await fetch(link.url)).arrayBuffer());
