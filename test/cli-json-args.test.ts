@@ -126,3 +126,25 @@ test('bad JSON input to perch call / perch owner (missing file, invalid JSON, st
   }
   assert.equal(JSON.stringify(await messages(convId)), before, 'nothing was sent');
 });
+
+test('perch agent config NAME takes its patch from @FILE or - too; a patch that is not JSON exits 2 and changes nothing', { timeout: 60_000 }, async () => {
+  const agent = await served.agent('configured-from-file');
+  const name = agent.agent.name;
+  const v0 = (await agent.ok('get_config')).version;
+  const file = writeTemp('patch.json', JSON.stringify({ instructions: 'Read the patch from a file.' }));
+  const fromFile = await perch(['agent', 'config', name, `@${file}`, '--data-dir', served.dataDir, '--json']);
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  const c1 = await agent.ok('get_config');
+  assert.equal(c1.role.instructions, 'Read the patch from a file.');
+  const fromStdin = await perch(['agent', 'config', name, '-', '--data-dir', served.dataDir, '--json'], JSON.stringify({ instructions: 'Piped in.' }));
+  assert.equal(fromStdin.code, 0, fromStdin.stderr);
+  const c2 = await agent.ok('get_config');
+  assert.equal(c2.role.instructions, 'Piped in.');
+  assert.ok(c2.version > c1.version && c1.version > v0);
+
+  const bad = await perch(['agent', 'config', name, '{"instructions": nope}', '--data-dir', served.dataDir]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /the config patch is not valid JSON/);
+  assert.doesNotMatch(bad.stderr, /at .*\.js:\d+/, 'a message, not a stack trace');
+  assert.equal((await agent.ok('get_config')).version, c2.version, 'nothing changed');
+});

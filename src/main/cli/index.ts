@@ -172,7 +172,7 @@ function openInBrowser(url: string): void {
   }
 }
 
-function cmdAgent(argv: string[]): void {
+async function cmdAgent(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'wake') return cmdAgentWake(rest); // wake runs: its own options, and a command after --
   const { values, positionals } = parseArgs({
@@ -197,6 +197,8 @@ function cmdAgent(argv: string[]): void {
   };
   // review mode (hub/review.ts): checked before the database is opened
   if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
+  // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
+  const configPatch = sub === 'config' ? await readJsonArg(positionals[1], 'the config patch') : undefined;
   withHub(dataDir, (hub) => {
     switch (sub) {
       case 'add': {
@@ -230,8 +232,7 @@ function cmdAgent(argv: string[]): void {
       case 'key': // scoped keys (hub/agent-keys.ts)
         return cmdAgentKey(hub, dataDir, json, positionals, values);
       case 'config': {
-        const patch = positionals[1] ? JSON.parse(positionals[1]) : {};
-        const a = updateConfig(hub, needName(), patch);
+        const a = updateConfig(hub, needName(), configPatch as Parameters<typeof updateConfig>[2]);
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
         return;
       }
@@ -622,8 +623,9 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   Gives the agent a new key (shown once); the old key stops working at once.`,
   revoke: `perch agent revoke NAME [--data-dir DIR] [--json]
   Revokes the agent; its key stops working at once.`,
-  config: `perch agent config NAME '{json patch}' [--data-dir DIR] [--json]
-  Changes the agent's config (role, instructions, ...); its config version rises.`,
+  config: `perch agent config NAME ['{json patch}' | @FILE | -] [--data-dir DIR] [--json]
+  Changes the agent's config (role, instructions, ...); its config version rises. The patch is one JSON
+  object, inline or read from FILE (@FILE) or stdin (-); anything else exits 2 and changes nothing.`,
   review: `perch agent review NAME on|off [--data-dir DIR] [--json]
   Review mode: while on, the agent's send_message, send_card and send_file are held until you send
   (or edit and send) or discard each in the Approvals inbox. Items already held stay held when turned off.`,
@@ -879,7 +881,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'agent':
       case 'agents':
         if (rest[0] === 'brakes') return await cmdAgentBrakes(rest.slice(1)); // brakes (hub/brakes.ts)
-        return cmdAgent(rest);
+        return await cmdAgent(rest);
       case 'call':
         return await cmdCall(rest);
       case 'owner':
