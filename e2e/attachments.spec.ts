@@ -128,16 +128,33 @@ describe('files in the composer', () => {
     await files.waitFor({ state: 'detached' });
   });
 
-  test('a file over the limit is refused in plain words when attached, and nothing is sent', { timeout: 60_000 }, async () => {
+  test('a file the hub refuses stays in the composer with the hub\'s reason; a file over the limit is refused when attached; nothing is sent', { timeout: 60_000 }, async () => {
     const { page } = h;
-    const chooser = page.waitForEvent('filechooser');
+    const before = (await alice.call('get_history', { conv_id: convId })).events.length as number;
+    // A PNG named .jpg: the hub reads the type from the bytes and refuses the disguise.
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#a33' } }).png().toBuffer();
+    const pick = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Attach files' }).click();
-    await (await chooser).setFiles({ name: 'huge.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(LIMITS.maxFileBytes + 1) });
+    await (await pick).setFiles({ name: 'fake.jpg', mimeType: 'image/jpeg', buffer: png });
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const files = page.getByRole('list', { name: 'Attached files' });
+    await files.getByRole('alert').filter({ hasText: /Not sent: The file claims to be JPEG but is not/ }).waitFor();
+    await files.getByRole('button', { name: 'Remove fake.jpg' }).click();
+    await files.waitFor({ state: 'detached' });
+
+    // One byte over the limit, made in the page and dropped (handing 16 MiB to the file chooser is slow).
+    const huge = await page.evaluateHandle(`(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(${LIMITS.maxFileBytes + 1})], 'huge.bin', { type: 'application/octet-stream' }));
+      return dt;
+    })()`);
+    await page.locator('.composer').first().dispatchEvent('drop', { dataTransfer: huge });
     const alert = page.locator('.composer-refusal');
     await alert.getByText(/"huge\.bin" is 16\.0 MB; a file can be at most 16\.0 MB/).waitFor();
     assert.equal(await page.getByRole('list', { name: 'Attached files' }).count(), 0, 'not attached');
     assert.equal(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
     await alert.getByRole('button', { name: 'Dismiss' }).click();
+    assert.equal((await alice.call('get_history', { conv_id: convId })).events.length, before, 'nothing reached the conversation');
   });
 });
 

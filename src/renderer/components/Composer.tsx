@@ -98,7 +98,8 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
 
   /**
    * Sends the files one by one, the text as the caption of the first that goes through; a sent file leaves the
-   * composer, a refused one stays with a note (Send tries it again). True when any was sent (the text went with it).
+   * composer, a refused one stays with the reason (Send tries it again, or the owner removes it). True when any was
+   * sent (the text went with it).
    */
   const sendFiles = async (list: Attachment[], caption: string): Promise<boolean> => {
     let sentAny = false;
@@ -106,12 +107,12 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
       patch(a.id, { progress: 0, error: undefined });
       const t = fileTarget();
       if (!sentAny && caption) t.caption = caption;
-      const sent = await sendFile(a.file, t, (p) => patch(a.id, { progress: p }));
-      if (sent) {
+      const r = await sendFile(a.file, t, (p) => patch(a.id, { progress: p }));
+      if ('sent' in r) {
         sentAny = true;
         setAttachments((all) => all.filter((x) => x.id !== a.id));
       } else {
-        patch(a.id, { progress: null, error: 'Not sent: press Send to try again.' });
+        patch(a.id, { progress: null, error: `Not sent: ${r.error}` });
       }
     }
     return sentAny;
@@ -398,7 +399,7 @@ function AttachmentList({ attachments, busy, onRemove }: { attachments: Attachme
               <span style={{ width: `${Math.round(a.progress * 100)}%` }} />
             </span>
           )}
-          {a.error && <span className="error small">{a.error}</span>}
+          {a.error && <span className="error small" role="alert">{a.error}</span>}
           {a.progress === null && (
             <button type="button" className="btn btn-ghost btn-small" aria-label={`Remove ${a.file.name}`} disabled={busy} onClick={() => onRemove(a.id)}>
               <Icon name="close" size={12} />

@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits';
 import type { SentFile } from '../../shared/files';
 import { bytes } from '../format';
 import { apiUpload } from '../transport';
-import { attempt } from './common';
+import { errorText } from './common';
 
 /** Where a file goes, as the composer knows it. */
 export interface FileTarget {
@@ -43,11 +43,11 @@ function base64Of(blob: Blob): Promise<string> {
 }
 
 /**
- * Sends one file as the owner; onProgress(0..1) while its bytes reach the hub. Resolves with what the hub made,
- * or undefined after a notice saying why it was not sent.
+ * Sends one file as the owner; onProgress(0..1) while its bytes reach the hub. Resolves with what the hub made, or
+ * with why it was not sent (the hub's refusal in its own words, or why the file could not be read).
  */
-export function sendFile(file: File, target: FileTarget, onProgress: (sent: number) => void): Promise<SentFile | undefined> {
-  return attempt(`"${file.name}" not sent`, async () => {
+export async function sendFile(file: File, target: FileTarget, onProgress: (sent: number) => void): Promise<{ sent: SentFile } | { error: string }> {
+  try {
     const refusal = attachRefusal(file);
     if (refusal) throw new Error(refusal);
     const data = await base64Of(file);
@@ -57,6 +57,8 @@ export function sendFile(file: File, target: FileTarget, onProgress: (sent: numb
     if (target.to?.length) input.to = target.to;
     if (target.reply_to) input.reply_to = target.reply_to;
     if (target.thread_id) input.thread_id = target.thread_id;
-    return apiUpload('files.send', input, onProgress);
-  });
+    return { sent: await apiUpload('files.send', input, onProgress) };
+  } catch (err) {
+    return { error: errorText(err) };
+  }
 }
