@@ -7,6 +7,7 @@
 //   timeline.ts  writes of the timeline store; requests.ts / unread.ts: the inbox and unread counts
 //   router.ts    which screen and conversation is shown, thread, focus, panels
 //   actions.ts   the owner's actions
+//   uploads.ts   the owner's files (files.send) with their upload's progress
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control (issue 10)
 export { boot, forgetThisPhone, signOut } from './live';
