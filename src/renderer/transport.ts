@@ -33,6 +33,8 @@ export type LinkStatus = 'connecting' | 'live' | 'offline' | 'unauthorized';
 export interface Transport {
   readonly kind: 'electron' | 'http';
   call(action: OwnerAction, input: unknown): Promise<OwnerReply>;
+  /** Like call, for a large input (a file): onProgress(0..1) tells how much of it reached the hub. */
+  upload(action: OwnerAction, input: unknown, onProgress: (sent: number) => void): Promise<OwnerReply>;
   /** Opened from a login link: spends its one-time token for a session. Resolves with a refusal to show, if any. */
   signIn(): Promise<string | undefined>;
   /** Ends the owner's session (the browser only; the desktop window needs none). */
@@ -60,6 +62,13 @@ function electronTransport(bridge: PerchBridge): Transport {
   return {
     kind: 'electron',
     call: (action, input) => bridge.call(action, input ?? {}),
+    // IPC hands the input over at once: there is no progress to tell until the answer.
+    upload: async (action, input, onProgress) => {
+      onProgress(0);
+      const r = await bridge.call(action, input ?? {});
+      onProgress(1);
+      return r;
+    },
     signIn: () => Promise.resolve(undefined),
     signOut: () => Promise.resolve(),
     subscribe(onItem, onStatus) {
@@ -175,6 +184,34 @@ async function postJson(path: string, body: unknown, headers: Record<string, str
   }
 }
 
+/**
+ * POSTs JSON with XMLHttpRequest, whose upload events tell how much of the body was sent (fetch cannot); same
+ * answers as postJson.
+ */
+function postJsonWithProgress(path: string, body: unknown, headers: Record<string, string>, onProgress: (sent: number) => void): Promise<OwnerReply> {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.withCredentials = false;
+    for (const [k, v] of Object.entries({ 'Content-Type': 'application/json', ...headers })) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status === 401 && headers.Authorization) dropRefused(headers);
+      try {
+        resolve(JSON.parse(xhr.responseText) as OwnerReply);
+      } catch {
+        resolve(xhr.status === 401 ? UNAUTHORIZED : unreachable(`HTTP ${xhr.status}`));
+      }
+    };
+    xhr.onerror = () => resolve(unreachable('the upload was cut off'));
+    xhr.ontimeout = () => resolve(unreachable('the upload timed out'));
+    onProgress(0);
+    xhr.send(JSON.stringify(body ?? {}));
+  });
+}
+
 /** Splits an SSE byte stream into the `data` of each event (comments, `retry:` and `id:` lines are skipped). */
 async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
   const reader = body.getReader();
@@ -204,6 +241,7 @@ function httpTransport(): Transport {
   return {
     kind: 'http',
     call,
+    upload: (action, input, onProgress) => postJsonWithProgress(OWNER_API_PREFIX + action, input ?? {}, authHeaders(), onProgress),
     async signIn() {
       // The login link is /login#token=…: the fragment never reaches a server (nor a Referer). Spend it once,
       // keep the session, and take the token out of the address bar and the history entry at once.
@@ -320,6 +358,14 @@ export function setUnauthorizedHandler(fn: () => void): void {
 export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>): Promise<OwnerResults[A]> {
   const r = await transport.call(action, input);
   if (r.ok) return visibleDeep(r.value) as OwnerResults[A]; // the hub sent visible text already: defence in depth
+  if (r.error.code === 'unauthorized') onUnauthorized();
+  throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
+}
+
+/** api() for a large input (a file): onProgress(0..1) as it is sent. */
+export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerInput<A>, onProgress: (sent: number) => void): Promise<OwnerResults[A]> {
+  const r = await transport.upload(action, input, onProgress);
+  if (r.ok) return visibleDeep(r.value) as OwnerResults[A];
   if (r.error.code === 'unauthorized') onUnauthorized();
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
 }

@@ -21,3 +21,14 @@ export interface FileLink {
   mime: string;
   size: number;
 }
+
+/** What sending a file answers (send_file, files.send): the message it made and the file's payload. */
+export interface SentFile extends FilePayload {
+  msg_id: string;
+  conv_id: string;
+  seq: number;
+  created_at: number;
+  thread_id?: string;
+  woken: string[];
+  kind: 'image' | 'file';
+}

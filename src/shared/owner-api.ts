@@ -7,7 +7,7 @@ import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
 import type { ConversationView, EventView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
 import type { AgentSummary } from './agents';
 import type { OwnerRequestView } from './requests';
-import type { FileLink } from './files';
+import type { FileLink, SentFile } from './files';
 import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
@@ -113,6 +113,20 @@ export const OWNER_ACTIONS = lazyInputs({
   'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: () => z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: () => z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
   'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: () => z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
+  'files.send': {
+    description: `Send a file or image as the owner (joins the conversation if needed), processed as agents' send_file: data is its content in base64 (at most ${LIMITS.maxFileBytes / 1048576} MiB decoded; over HTTP this action's JSON body may be up to ${LIMITS.maxFileBodyBytes} bytes), its type is read from the bytes, images are re-encoded without EXIF/GPS metadata and get a thumbnail. caption is text shown with it; to wakes the named members.`,
+    input: () => z.strictObject({
+      conv_id: id(),
+      name: z.string().min(1).max(256),
+      // No max here: the decoded size is checked in hub/files, the body size at the door (as send_file).
+      data: z.string().min(1),
+      mime: z.string().min(1).max(256).optional(),
+      caption: z.string().max(LIMITS.maxTextChars).optional(),
+      to: z.array(id()).max(LIMITS.maxListItems).optional(),
+      reply_to: id().optional(),
+      thread_id: id().optional(),
+    }),
+  },
   // review mode (hub/review.ts)
   'agents.set_review': {
     description: 'Turn review mode on or off for an agent. While on, every write of it that others would read is held (send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff, update_task with a note: the call answers held: true and a held_id) until the owner sends or discards each, and a named reaction is refused; items already held stay held when it is turned off.',
@@ -179,6 +193,11 @@ export const OWNER_ACTIONS = lazyInputs({
 } as const);
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
+
+/** The largest HTTP body an action takes (bytes): LIMITS.maxBodyBytes, but a file's base64 for files.send (as send_file's). */
+export function ownerBodyLimit(action: string): number {
+  return action === 'files.send' ? LIMITS.maxFileBodyBytes : LIMITS.maxBodyBytes;
+}
 /** What a caller sends for an action. */
 export type OwnerInput<A extends OwnerAction> = z.input<(typeof OWNER_ACTIONS)[A]['input']>;
 /** What the action's handler receives: the input after its schema parsed it. */
@@ -325,6 +344,7 @@ export interface OwnerResults {
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;
+  'files.send': SentFile;
   'agents.set_review': { agent: AgentSummary; changed: boolean };
   'held.list': { items: HeldItem[] };
   'held.send': HeldSendResult;

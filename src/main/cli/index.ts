@@ -24,6 +24,7 @@ import { LATEST_VERSION } from '../store/migrations';
 import { setWakeAction, wakeState } from '../hub/wake-runs';
 import type { WakeState } from '../../shared/wake';
 import { SEARCH_FILE_NAME } from '../store/search-index';
+import { LIMITS } from '../../shared/limits';
 
 const HELP = `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
 
@@ -48,9 +49,10 @@ Usage:
   perch serve --public-url https://MACHINE.TAILNET.ts.net     (approve from your phone, see README)
   perch device list|revoke ID|pair [--name NAME] [--scope approvals|full]
       Paired phones: list them, revoke one, or pair a new one (QR code in the terminal; the hub must run).
-  perch call TOOL ['{json args}'] [--url URL] [--key KEY]
+  perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
-  perch owner ACTION ['{json}']
+      @FILE reads the JSON arguments from FILE, - from stdin (for long ones, such as send_file's data).
+  perch owner ACTION ['{json}' | @FILE | -]
   perch owner login-link
   perch owner --help
       Act as the owner on the running hub (found through ${RUNTIME_FILE} in the data dir).
@@ -170,7 +172,7 @@ function openInBrowser(url: string): void {
   }
 }
 
-function cmdAgent(argv: string[]): void {
+async function cmdAgent(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'wake') return cmdAgentWake(rest); // wake runs: its own options, and a command after --
   const { values, positionals } = parseArgs({
@@ -195,6 +197,8 @@ function cmdAgent(argv: string[]): void {
   };
   // review mode (hub/review.ts): checked before the database is opened
   if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
+  // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
+  const configPatch = sub === 'config' ? await readJsonArg(positionals[1], 'the config patch') : undefined;
   withHub(dataDir, (hub) => {
     switch (sub) {
       case 'add': {
@@ -228,8 +232,7 @@ function cmdAgent(argv: string[]): void {
       case 'key': // scoped keys (hub/agent-keys.ts)
         return cmdAgentKey(hub, dataDir, json, positionals, values);
       case 'config': {
-        const patch = positionals[1] ? JSON.parse(positionals[1]) : {};
-        const a = updateConfig(hub, needName(), patch);
+        const a = updateConfig(hub, needName(), configPatch as Parameters<typeof updateConfig>[2]);
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
         return;
       }
@@ -407,20 +410,76 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   return { status: res.status, json, text };
 }
 
-function parseJsonArg(text: string | undefined, what: string): unknown {
-  if (text === undefined) return {};
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${what} is not valid JSON: ${(e as Error).message}`);
+/** The largest JSON argument read from a file or stdin: the largest body any door of the hub takes (send_file, files.send). */
+const MAX_JSON_ARG_BYTES = LIMITS.maxFileBodyBytes;
+
+/** Reads all of stdin (at most max bytes; more is a UsageError). */
+async function readStdin(max: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new UsageError(`${what} on stdin is over ${max} bytes, more than the hub takes in one call`);
+    chunks.push(chunk);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A JSON object argument: given inline ('{"a":1}'), as `-` (read from stdin to its end) or as `@FILE` (read from
+ * FILE), so an input too long for a command line (a file's base64) can be passed. Anything that is not one JSON
+ * object is a UsageError, before anything is sent.
+ */
+async function readJsonArg(arg: string | undefined, what: string): Promise<Record<string, unknown>> {
+  if (arg === undefined) return {};
+  const is = what.endsWith('s') ? 'are' : 'is';
+  let text: string;
+  let source = '';
+  if (arg === '-') {
+    if (process.stdin.isTTY) throw new UsageError(`${what} ${is} - (read from stdin), but stdin is a terminal: pipe the JSON in, or give @FILE`);
+    source = ' (from stdin)';
+    text = await readStdin(MAX_JSON_ARG_BYTES, what);
+  } else if (arg.startsWith('@')) {
+    const file = arg.slice(1);
+    if (!file) throw new UsageError(`${what} ${is} @ without a file name: give @FILE`);
+    source = ` (from ${file})`;
+    let size: number;
+    try {
+      const st = await fs.promises.stat(file);
+      if (!st.isFile()) throw new UsageError(`${file} (${what}) is not a file`);
+      size = st.size;
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot read ${what} from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`);
+    }
+    if (size > MAX_JSON_ARG_BYTES) throw new UsageError(`${file} (${what}) is ${size} bytes, more than the hub takes in one call (${MAX_JSON_ARG_BYTES})`);
+    try {
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read ${what} from ${file}: ${(e as Error).message}`);
+    }
+  } else {
+    text = arg;
+  }
+  if (!text.trim()) throw new UsageError(`${what}${source} ${is} empty: give a JSON object such as {}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what}${source} ${is} not valid JSON: ${(e as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${what}${source} must be a JSON object ({...}), not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  return value as Record<string, unknown>;
 }
 
 async function cmdCall(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: { url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } }, allowPositionals: true, strict: true });
   const [tool, argsText] = positionals;
   if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
-  const args = parseJsonArg(argsText, 'the arguments');
+  const args = await readJsonArg(argsText, 'the arguments');
   const url = values.url ?? process.env.PERCH_URL ?? mcpUrlFor(path.resolve(values['data-dir'] ?? defaultDataDir()));
   const key = values.key ?? process.env.PERCH_KEY;
   if (!key) throw new UsageError('no agent key: pass --key KEY or set PERCH_KEY');
@@ -455,7 +514,7 @@ async function cmdOwner(argv: string[]): Promise<void> {
   }
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
   const rt = runtimeOf(dataDir);
-  const input = parseJsonArg(inputText, 'the input');
+  const input = await readJsonArg(inputText, 'the input');
   const url = action === 'login-link' ? `${rt.base_url}/api/owner/login-link` : `${rt.base_url}/api/owner/${action}`;
   let r;
   try {
@@ -564,8 +623,9 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   Gives the agent a new key (shown once); the old key stops working at once.`,
   revoke: `perch agent revoke NAME [--data-dir DIR] [--json]
   Revokes the agent; its key stops working at once.`,
-  config: `perch agent config NAME '{json patch}' [--data-dir DIR] [--json]
-  Changes the agent's config (role, instructions, ...); its config version rises.`,
+  config: `perch agent config NAME ['{json patch}' | @FILE | -] [--data-dir DIR] [--json]
+  Changes the agent's config (role, instructions, ...); its config version rises. The patch is one JSON
+  object, inline or read from FILE (@FILE) or stdin (-); anything else exits 2 and changes nothing.`,
   review: `perch agent review NAME on|off [--data-dir DIR] [--json]
   Review mode: while on, the agent's send_message, send_card and send_file are held until you send
   (or edit and send) or discard each in the Approvals inbox. Items already held stay held when turned off.`,
@@ -618,9 +678,13 @@ ${Object.values(AGENT_SUBCOMMANDS).join('\n\n')}
 Common options:
 ${DATA_DIR_LINE}
   --json           print JSON`,
-  call: () => `perch call TOOL ['{json args}'] [--url URL] [--key KEY] [--data-dir DIR]
+  call: () => `perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY] [--data-dir DIR]
 
 Calls one MCP tool as an agent and prints its result as JSON (exit 1 on a tool error).
+The arguments are one JSON object: inline, or read from FILE (@FILE) or from stdin (-), for arguments
+too long for a command line, e.g. a 1 MB image for send_file:
+  jq -n --arg d "$(base64 -w0 photo.jpg)" --arg c "$CONV" '{conv_id:$c, name:"photo.jpg", data:$d}' | perch call send_file -
+Input that is not one JSON object (a missing file, invalid JSON) exits 2 and sends nothing.
   --url URL   the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
   --key KEY   the agent's key (default: PERCH_KEY)`,
   owner: () => ownerHelp(),
@@ -660,7 +724,7 @@ COMMAND_HELP.devices = COMMAND_HELP.device!;
 
 function ownerHelp(): string {
   const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
-  return `perch owner ACTION ['{json}'] [--data-dir DIR]\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}`;
+  return `perch owner ACTION ['{json}' | @FILE | -] [--data-dir DIR]\n\nThe input is one JSON object: inline, or read from FILE (@FILE) or from stdin (-).\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}`;
 }
 
 /** The usage of `perch CMD [SUB]`, or a UsageError for a command that does not exist. */
@@ -817,7 +881,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'agent':
       case 'agents':
         if (rest[0] === 'brakes') return await cmdAgentBrakes(rest.slice(1)); // brakes (hub/brakes.ts)
-        return cmdAgent(rest);
+        return await cmdAgent(rest);
       case 'call':
         return await cmdCall(rest);
       case 'owner':

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
 import type { Hub } from './hub';
-import type { FilePayload } from '../../shared/files';
+import type { FilePayload, SentFile } from '../../shared/files';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
@@ -205,12 +205,13 @@ async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer;
 
 // ---- storing a file (synchronous, one transaction) ---------------------------------------------
 
-export interface SentFile extends SentMessage, FilePayload {
-  kind: 'image' | 'file';
-}
+export type { SentFile };
+
+/** Where a file's message goes; to and thread_id only the owner gives (files.send). */
+export type FileMessageInput = Omit<SendFileInput, 'data' | 'name' | 'mime'> & { to?: string[]; thread_id?: string };
 
 /** Stores a prepared file and its message (kind image or file) in one write. */
-export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput, 'data' | 'name' | 'mime'>, p: PreparedFile, opts: { brakes?: boolean } = {}): SentFile {
+export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p: PreparedFile, opts: { brakes?: boolean } = {}): SentFile {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     requireMaySpeak(hub, senderId, access);
@@ -223,7 +224,7 @@ export function storeFile(hub: Hub, senderId: string, input: Omit<SendFileInput,
       payload.height = p.image.height;
     }
     payload.has_thumb = !!p.image;
-    const sent = insertMessageWithEvent(hub, senderId, access, { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, kind, payload }, [], opts.brakes ?? true);
+    const sent = insertMessageWithEvent(hub, senderId, access, { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, thread_id: input.thread_id, to: input.to, kind, payload }, [], opts.brakes ?? true);
     insertFile(hub.db, {
       id: fileId,
       conv_id: access.conv.id,

@@ -1,5 +1,5 @@
 // Hub services only the owner (the one human) uses, beyond what the agent tools share with the owner:
-// the hub's facts, joining a conversation to speak in it, read marks and private notes to an agent.
+// the hub's facts, joining a conversation to speak in it, read marks, private notes to an agent, and files.
 // The owner door (owner/actions.ts) calls these; it reaches the store only through the hub.
 import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
@@ -11,6 +11,7 @@ import { conversationById, member, setReadSeq, type ConversationRow } from '../s
 import { durabilityOf } from '../store/durability';
 import { conversationView, joinConversation } from './conversations';
 import { findAgent, listAgents } from './identities';
+import { prepareFile, storeFile, type SendFileInput, type SentFile } from './files';
 
 /** Who the owner is, where the hub listens, and how it runs. */
 export function hubInfo(hub: Hub): HubInfo {
@@ -61,5 +62,21 @@ export function sendNote(hub: Hub, input: { agent: string; text: string; conv_id
     if (input.conv_id) requireConversation(hub, input.conv_id);
     const { seq, at } = hub.emit(agent.inbox_id!, 'owner.note', hub.ownerId, { data: { text: input.text, about_conv_id: input.conv_id ?? null }, wake: [agent.id] });
     return { agent: agent.name, conv_id: agent.inbox_id!, seq, at };
+  });
+}
+
+/**
+ * A file or image from the owner (files.send): decoded, checked and cleaned exactly as an agent's send_file
+ * (hub/files.ts: the type read from the bytes, EXIF/GPS dropped, a thumbnail), then stored with its message in
+ * one write, the owner joining the conversation in the same write. Refused input (an unknown conversation,
+ * bad base64, too large, a disguised image) changes nothing.
+ */
+export async function sendOwnerFile(hub: Hub, input: Pick<SendFileInput, 'conv_id' | 'data' | 'name' | 'mime' | 'caption' | 'reply_to'> & { to?: string[]; thread_id?: string }): Promise<SentFile> {
+  requireConversation(hub, input.conv_id); // before the expensive decode
+  const prepared = await prepareFile(input);
+  return hub.write(() => {
+    ensureOwnerMember(hub, input.conv_id);
+    const { conv_id, caption, to, reply_to, thread_id } = input;
+    return storeFile(hub, hub.ownerId, { conv_id, caption, to, reply_to, thread_id }, prepared);
   });
 }

@@ -14,7 +14,7 @@ import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { agentActivity, listProgress } from '../hub/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
-import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote } from '../hub/owner';
+import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote, sendOwnerFile } from '../hub/owner';
 import { resumeConversation, setAgentBudget } from '../hub/brakes';
 import { handBack, listActiveHandoffs } from '../hub/handoffs';
 import { setTaskState } from '../hub/tasks';
@@ -108,6 +108,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
+  'files.send': (hub, a) => sendOwnerFile(hub, a),
   // review mode (hub/review.ts)
   'agents.set_review': (hub, a) => setReview(hub, a.agent, a.on),
   'held.list': (hub) => ({ items: listHeld(hub) }),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { isHubError } from '../../shared/errors';
-import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH } from '../../shared/owner-api';
+import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, ownerBodyLimit } from '../../shared/owner-api';
 import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
@@ -195,12 +195,14 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     const audit = (target: string | null, outcome: string) => { if (device) devices.audit(device, action.slice(0, 100), target, outcome); };
     let input: unknown = {};
     try {
-      const buf = await readBody(req, LIMITS.maxBodyBytes);
+      // Checked only once the caller is known: a file's base64 (files.send) may be larger than other bodies.
+      const buf = await readBody(req, ownerBodyLimit(action));
       input = buf.length ? JSON.parse(buf.toString('utf8')) : {};
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         audit(null, 'refused:too_large');
-        return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send less.');
+        const files = action === 'files.send';
+        return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, files ? `Send a file of at most ${LIMITS.maxFileBytes} bytes.` : 'Send less (a file goes through files.send).');
       }
       audit(null, 'refused:invalid_argument');
       return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.');

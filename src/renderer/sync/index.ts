@@ -7,6 +7,7 @@
 //   timeline.ts  writes of the timeline store; requests.ts / unread.ts: the inbox and unread counts
 //   router.ts    which screen and conversation is shown, thread, focus, panels
 //   actions.ts   the owner's actions
+//   uploads.ts   the owner's files (files.send) with their upload's progress
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control
 export { boot, forgetThisPhone, signOut } from './live';
@@ -22,6 +23,7 @@ export {
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
+export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
 export {
