@@ -356,7 +356,10 @@ export function setUnauthorizedHandler(fn: () => void): void {
 
 /** Calls an owner action; resolves with its value or rejects with an OwnerError. */
 export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>): Promise<OwnerResults[A]> {
-  const r = await transport.call(action, input);
+  return valueOf<A>(await transport.call(action, input));
+}
+
+function valueOf<A extends OwnerAction>(r: OwnerReply<unknown>): OwnerResults[A] {
   if (r.ok) return visibleDeep(r.value) as OwnerResults[A]; // the hub sent visible text already: defence in depth
   if (r.error.code === 'unauthorized') onUnauthorized();
   throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
@@ -364,10 +367,7 @@ export async function api<A extends OwnerAction>(action: A, input: OwnerInput<A>
 
 /** api() for a large input (a file): onProgress(0..1) as it is sent. */
 export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerInput<A>, onProgress: (sent: number) => void): Promise<OwnerResults[A]> {
-  const r = await transport.upload(action, input, onProgress);
-  if (r.ok) return visibleDeep(r.value) as OwnerResults[A];
-  if (r.error.code === 'unauthorized') onUnauthorized();
-  throw new OwnerError(r.error.code, r.error.message, r.error.next_step);
+  return valueOf<A>(await transport.upload(action, input, onProgress));
 }
 
 // ---- the device door: pairing, the device's own scope, its push subscription ----------------------
