@@ -27,7 +27,7 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
 
 /** What a device of scope approvals sees of the live stream: requests, handoffs, cards addressed to the owner, hub status. */
 function approvalsItem(hub: Hub, item: LiveItem): boolean {
-  if (item.kind === 'hub') return true;
+  if (item.kind === 'hub') return !('fleet' in item.value); // the fleet (agents, usage) is not the approvals inbox
   if (item.kind !== 'event') return false;
   const ev = item.value.event;
   if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id);
