@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, within, type Harness } from './harness';
+import { launch, openConversation, openPage, timeline, type Harness } from './harness';
 
 const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const run = promisify(execFile);
@@ -124,6 +124,19 @@ describe('fleet, live', () => {
     await cardState('ghost', /offline/);
     await h.screenshot('fleet-states-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await within(5_000, 'no page errors', Promise.resolve(assert.deepEqual(h.pageErrors, [])));
+
+    // The main view at 1280×800 (the README's screenshot): planner's approval card, its live activity, the states.
+    const planner = h.agents.planner!;
+    await planner.call('progress', { conv_id: plannerConv, kind: 'plan', text: 'Migrate orders: dump, transform, load, verify' });
+    await planner.call('progress', { conv_id: plannerConv, kind: 'tool_call', text: 'psql --dump orders', data: { rows: 120000 } });
+    await planner.call('progress', { conv_id: plannerConv, kind: 'tool_result', text: 'Dry run on staging: 120,000 rows, 0 errors' });
+    await openConversation(page, 'planner');
+    await page.getByText('Deploy the migration to production?').first().waitFor();
+    await page.getByText('Dry run on staging: 120,000 rows, 0 errors').first().waitFor({ timeout: LIVE });
+    await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
+    assert.equal(await timeline(page).getByText('→ @owner').count(), 0, 'a direct message names the other side without saying so');
+    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
+    await h.screenshot('main-view');
+    assert.deepEqual(h.pageErrors, []);
   });
 });

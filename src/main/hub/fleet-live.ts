@@ -4,8 +4,9 @@
 // changes it: this hub's own commits (owner actions from any window or the phone, brakes, caps, the agents' calls),
 // usage counted in memory, an agent starting or ending a wait, and writes by another process to the same file (the
 // `perch` CLI: agent add / pause / resume / caps / review / revoke …), seen by PRAGMA data_version
-// (hub/outside-writes.ts). Each tick builds the fleet only when something may have changed and publishes it only
-// when it differs from the last one published (or came from outside: then the UI also reloads its other lists).
+// (hub/outside-writes.ts). Each tick builds the fleet only when something may have changed and an owner view is open
+// (Bus.hasViewers), and publishes it only when it differs from the last one published (or came from outside: then the
+// UI also reloads its other lists).
 import type { Hub } from './hub';
 import { onCommit } from '../store/db';
 import { outsideVersion } from './outside-writes';
@@ -15,7 +16,7 @@ import type { FleetLive } from '../../shared/control';
 
 export const FLEET_TICK_MS = 200;
 
-const dirtyHubs = new WeakMap<Hub, { dirty: boolean }>();
+const dirtyHubs = new WeakMap<Hub, { dirty: boolean; outside: boolean }>();
 
 /** Something the fleet shows changed without a commit (usage counted in memory): push it on the next tick. */
 export function fleetChanged(hub: Hub): void {
@@ -32,7 +33,7 @@ export function fleetLive(hub: Hub): FleetLive {
 
 /** Started by the running hub (app.ts); stops when it closes. */
 export function startFleetLive(hub: Hub): void {
-  const state = { dirty: true };
+  const state = { dirty: true, outside: false };
   dirtyHubs.set(hub, state);
   let version = outsideVersion(hub);
   let last = '';
@@ -46,13 +47,17 @@ export function startFleetLive(hub: Hub): void {
       const v = outsideVersion(hub);
       const outside = v !== version;
       version = v;
-      if (!outside && !state.dirty) return;
+      if (outside) state.outside = true;
+      if (!state.dirty && !state.outside) return;
+      if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
+      const fromOutside = state.outside;
       state.dirty = false;
+      state.outside = false;
       const fleet = fleetLive(hub);
       const json = JSON.stringify(fleet);
-      if (!outside && json === last) return;
+      if (!fromOutside && json === last) return;
       last = json;
-      hub.bus.publish({ kind: 'hub', value: { fleet: outside ? { ...fleet, outside: true } : fleet } });
+      hub.bus.publish({ kind: 'hub', value: { fleet: fromOutside ? { ...fleet, outside: true } : fleet } });
     } catch { /* the next tick tries again */ }
   }, FLEET_TICK_MS);
   timer.unref();

@@ -97,6 +97,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       s.write(chunk);
     }
   });
+  const uncount = hub.bus.countViewers(() => streams.size); // the live fleet is built only while someone watches (hub/fleet-live.ts)
   const heartbeat = setInterval(() => {
     for (const [s, dev] of streams) {
       if (dev && !isDeviceLive(hub, dev.deviceId)) {
@@ -311,6 +312,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     },
     close() {
       unsubscribe();
+      uncount();
       clearInterval(heartbeat);
       for (const s of streams.keys()) s.end();
       streams.clear();
