@@ -48,7 +48,7 @@ describe('fleet, live', () => {
   test('a daily cap pauses coder, and perch agent caps --off / resume / pause / add from a terminal show in the open app without a reload', { timeout: 90_000 }, async () => {
     const { page } = h;
     const coder = h.agents.coder!;
-    await pauseStatus().filter({ hasText: '4 running' }).waitFor({ timeout: LIVE });
+    await pauseStatus().filter({ hasText: 'none of 4 paused' }).waitFor({ timeout: LIVE });
 
     await perch('agent', 'caps', 'coder', '--cost-usd', '0.5');
     await card('coder').getByText('$0.00 / $0.5').waitFor({ timeout: LIVE }); // the CLI's cap, live
@@ -62,7 +62,7 @@ describe('fleet, live', () => {
     await perch('agent', 'caps', 'coder', '--off');
     await card('coder').getByText('$0.59 / no cap').waitFor({ timeout: LIVE });
     await perch('agent', 'resume', 'coder');
-    await pauseStatus().filter({ hasText: '4 running' }).waitFor({ timeout: LIVE });
+    await pauseStatus().filter({ hasText: 'none of 4 paused' }).waitFor({ timeout: LIVE });
     await card('coder').getByText(/^Paused — daily cap reached/).waitFor({ state: 'detached', timeout: LIVE });
     await card('coder').getByRole('button', { name: 'Pause coder' }).waitFor({ timeout: LIVE });
     await cardState('coder', /working/); // it reported work a moment ago and is no longer paused
@@ -103,6 +103,7 @@ describe('fleet, live', () => {
       assert.equal(await card(name).getAttribute('data-state'), state, `${name}'s card`);
       assert.equal(await card(name).locator('.state-pill').count(), 1, `${name} shows one state`);
     }
+    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
     await h.screenshot('fleet-states');
 
     // The sidebar's direct conversations show the same state.
@@ -135,7 +136,6 @@ describe('fleet, live', () => {
     await page.getByText('Dry run on staging: 120,000 rows, 0 errors').first().waitFor({ timeout: LIVE });
     await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
     assert.equal(await timeline(page).getByText('→ @owner').count(), 0, 'a direct message names the other side without saying so');
-    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
     await h.screenshot('main-view');
     assert.deepEqual(h.pageErrors, []);
   });
