@@ -449,7 +449,59 @@ async function ownerPhase(hub: RunningHub, sender: Agent, peer: Agent) {
   stream.close();
   const s = summarize(lat);
   progress(`owner: p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (${lost} lost)`);
-  return { owner: s, lost };
+  const control = await controlPhase(hub, sender);
+  return { owner: s, lost, control };
+}
+
+/**
+ * Control state reaches the owner's screen (hub/fleet-live.ts): `perch agent pause` / `resume` from another
+ * process, alternating, timed from the CLI's exit (its commit is done) to the fleet item on the owner's stream that
+ * shows the new pause; and usage an agent reports (progress data.usage), timed from the call's answer to the fleet
+ * item that shows it. Target: within 1 s.
+ */
+async function controlPhase(hub: RunningHub, agent: Agent) {
+  const waiting = new Set<{ test: (fleet: any) => boolean; done: (at: number) => void }>();
+  const stream = await ownerStream(hub.port, hub.ownerToken, (item, at) => {
+    const fleet = item?.kind === 'hub' ? item.value?.fleet : undefined;
+    if (fleet) for (const w of waiting) if (w.test(fleet)) { waiting.delete(w); w.done(at); }
+  });
+  const arrival = (test: (fleet: any) => boolean) => new Promise<number | null>((resolve) => {
+    const w = { test, done: (at: number) => { clearTimeout(t); resolve(at); } };
+    const t = setTimeout(() => { waiting.delete(w); resolve(null); }, 5000);
+    waiting.add(w);
+  });
+  const mine = (fleet: any) => fleet.controls?.find((c: any) => c.agent.name === agent.name);
+  const cli: number[] = [];
+  const usage: number[] = [];
+  let lost = 0;
+  const samples = QUICK ? 6 : 20;
+  progress(`control: ${samples} CLI pauses/resumes and ${samples} usage reports to an owner event-stream subscriber …`);
+  for (let k = 0; k < samples; k++) {
+    const pausing = k % 2 === 0;
+    const shown = arrival((f) => (mine(f)?.paused != null) === pausing);
+    await runProcess('perch agent', ['bin/perch.js', 'agent', pausing ? 'pause' : 'resume', agent.name, '--data-dir', hub.dataDir], 20_000);
+    const t0 = performance.now();
+    const at = await shown;
+    if (at === null) lost++;
+    else cli.push(Math.max(0, at - t0));
+  }
+  let cost = 0;
+  for (let k = 0; k < samples; k++) {
+    cost = Math.round((cost + 0.01) * 100) / 100;
+    const want = cost;
+    const shown = arrival((f) => Math.abs((mine(f)?.today?.cost_usd ?? -1) - want) < 1e-9);
+    const conv = (await call(hub.port, agent.key, 'list_conversations', {})).value.conversations[0]?.conv_id;
+    await call(hub.port, agent.key, 'progress', { conv_id: conv, kind: 'step', text: `usage ${k}`, data: { usage: { cost_usd: 0.01 } } });
+    const t0 = performance.now();
+    const at = await shown;
+    if (at === null) lost++;
+    else usage.push(Math.max(0, at - t0));
+  }
+  stream.close();
+  const c = summarize(cli);
+  const u = summarize(usage);
+  progress(`control: CLI pause/resume shown p50 ${c.p50_ms} ms, max ${c.max_ms} ms; usage shown p50 ${u.p50_ms} ms, max ${u.max_ms} ms (${lost} lost)`);
+  return { cli_pause: c, usage: u, lost };
 }
 
 interface QueryFigures {
@@ -637,6 +689,8 @@ async function main() {
       result.owner_p50_ms = o.owner.p50_ms;
       result.owner_p99_ms = o.owner.p99_ms;
       result.owner = { ...o.owner, lost: o.lost };
+      result.control_shown_max_ms = Math.max(o.control.cli_pause.max_ms, o.control.usage.max_ms);
+      result.control = o.control;
     }
     await stopProcess(hubA.child);
   }
@@ -798,6 +852,7 @@ function targets(r: any) {
   add('wake_p50_ms', r.wake_p50_ms, '< 2', (v) => v < 2);
   add('wake_p99_ms', r.wake_p99_ms, '< 10', (v) => v < 10);
   add('owner_p99_ms', r.owner_p99_ms, '< 100', (v) => v < 100);
+  add('control_shown_max_ms', r.control_shown_max_ms, '< 1000', (v) => v < 1000);
   for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) add(`store_1m_${k}_p99_ratio`, r.store_ratio_p99?.[k], '<= 2', (v) => v <= 2);
   add('rss_mb_50_waiting', r.rss_mb_50_waiting, '< 200', (v) => v < 200);
   add('fleet_wake_p50_ms', r.fleet_wake_p50_ms, '< 2', (v) => v < 2);
@@ -854,6 +909,7 @@ function table(r: any): string {
     rows.push(['wake run: event commit → first tool call', `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`, '', '']);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
+  if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);
   if (r.store_1m) {
     const label: Record<string, string> = { get_updates: 'get_updates', get_history: 'get_history', search_conv: 'search (in a conversation)', search_all: 'search (all recent conv.)' };
     for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) {

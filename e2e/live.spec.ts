@@ -42,11 +42,11 @@ describe('live view', () => {
     const fleetFeed = page.getByRole('feed', { name: 'Progress feed' });
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
     await fleetFeed.getByText('Checking foreign keys').waitFor({ timeout: 5_000 });
-    await page.getByRole('button', { name: /^alice: Busy/ }).waitFor();
+    await page.getByRole('button', { name: /^alice: working/ }).waitFor();
     await alice.call('progress', { conv_id: convId, kind: 'error', text: 'Constraint violation on orders.customer_id' });
     await fleetFeed.getByRole('article', { name: 'Error from alice' }).waitFor({ timeout: 5_000 });
-    await page.getByRole('button', { name: /^alice: Stuck/ }).waitFor();
-    await page.getByRole('button', { name: /^bob: Silent|^bob: Waiting/ }).waitFor();
+    await page.getByRole('listitem', { name: 'Agent alice' }).getByText('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
+    await page.getByRole('button', { name: /^bob: (connected, idle|offline)/ }).waitFor();
     await page.getByRole('img', { name: /alice activity, last 30 minutes: [1-9]\d* reports/ }).waitFor();
     await h.screenshot('fleet');
     await openConversation(page, 'alice');

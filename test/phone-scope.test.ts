@@ -174,6 +174,23 @@ describe('the live event stream of an approvals device', () => {
       assert.ok(!text.includes(groupCard.msg_id) && !text.includes('GROUP-CARD-TEXT'), 'a group card and its response');
       assert.ok(!text.includes('HANDOFF-TO-BOB'), 'a handoff to someone else');
       assert.ok(!text.includes(bobRoom), 'nothing of a conversation only someone else was handed');
+
+      // The live fleet (agents, usage) is not the approvals inbox: the hub publishes it, the phone does not get it.
+      let published = false;
+      const unsubscribe = running.hub.bus.subscribe((item) => { if (item.kind === 'hub' && 'fleet' in item.value) published = true; });
+      try {
+        await agent.ok('progress', { conv_id: dm, kind: 'step', text: 'counted', data: { usage: { cost_usd: 0.01 } } });
+        const until = Date.now() + 10_000;
+        while (!published && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+        assert.ok(published, 'the hub published the fleet while the phone\'s stream was open');
+      } finally {
+        unsubscribe();
+      }
+      const after = await agent.ok('request_human', { conv_id: dm, kind: 'approve', title: 'AFTER-FLEET' }); // ordered: the fleet came first
+      const end2 = Date.now() + 10_000;
+      while (!chunks.join('').includes(after.request_id) && Date.now() < end2) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(chunks.join('').includes(after.request_id));
+      assert.ok(!chunks.join('').includes('"fleet"'), 'no fleet item reached the approvals device');
     } finally {
       res.destroy();
     }

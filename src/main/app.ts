@@ -13,6 +13,7 @@ import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson }
 import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
 import { startControlWatch } from './hub/control';
+import { startFleetLive } from './hub/fleet-live';
 import { startBrakes } from './hub/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
@@ -147,6 +148,7 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
   startFloorExpiry, // floors run out on time (hub/floor.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control.ts)
+  startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/brakes.ts)
 ];
 

@@ -32,6 +32,8 @@ export interface AgentSummary {
   paused: import('./control').PauseInfo | null;
   /** Its brakes (hub/brakes.ts): budget per hour per conversation and the fixed numbers. */
   brakes?: AgentBrakes;
+  /** When it last called and last worked, since the hub started (hub/presence.ts; the agent state, shared/agent-state.ts). */
+  presence?: import('./agent-state').AgentPresence;
 }
 
 function list<T>(v: unknown): T[] {

@@ -58,7 +58,7 @@ export const OWNER_ACTIONS = lazyInputs({
   'conversations.add_member': { description: 'Add a member to a group or task.', input: () => z.strictObject({ conv_id: id(), user: id(), history: z.number().int().min(0).optional() }) },
   'conversations.mark_read': { description: 'Mark a conversation read up to a seq.', input: () => z.strictObject({ conv_id: id(), seq: z.number().int().min(0) }) },
   'messages.send': {
-    description: 'Send a message as the owner (joins the conversation if needed). to wakes the named members.',
+    description: 'Send a message as the owner (joins the conversation if needed). to wakes the named members; without to, a message in your direct conversation with an agent names that agent (it is woken). The result\'s to is whom the message names.',
     input: () => z.strictObject({ conv_id: id(), text: text(), to: z.array(id()).max(LIMITS.maxListItems).optional(), reply_to: id().optional(), thread_id: id().optional(), intent: z.enum(INTENTS).optional() }),
   },
   'messages.edit': { description: 'Edit a message the owner sent.', input: () => z.strictObject({ msg_id: id(), text: text() }) },
@@ -313,7 +313,7 @@ export interface OwnerResults {
   'conversations.create_task': { conversation: ConversationView };
   'conversations.add_member': { conversation: ConversationView };
   'conversations.mark_read': { conv_id: string; read_seq: number };
-  'messages.send': { msg_id: string; conv_id: string; seq: number; created_at: number; thread_id?: string; woken: string[] };
+  'messages.send': { msg_id: string; conv_id: string; seq: number; created_at: number; thread_id?: string; to: string[]; woken: string[] };
   'messages.edit': { msg_id: string; conv_id: string; seq: number; edited_at: number };
   'messages.recall': { msg_id: string; conv_id: string; seq: number; recalled: true };
   'messages.react': { msg_id: string; key: string; changed: boolean };

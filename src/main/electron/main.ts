@@ -117,6 +117,7 @@ async function start(): Promise<void> {
     if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
     if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
   });
+  running.hub.bus.countViewers(() => (win && !win.isDestroyed() ? 1 : 0)); // the window watches the live fleet (hub/fleet-live.ts)
 
   createWindow();
   createTray();

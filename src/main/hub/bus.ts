@@ -94,6 +94,23 @@ export class Bus {
     if (!this.waiters.wake(userId)) this.onUnheard?.(userId);
   }
 
+  private viewerCounts = new Set<() => number>();
+
+  /**
+   * A door tells how many owner views it has open (the owner API's event streams; the desktop window): work done only
+   * for what the owner sees (the live fleet, hub/fleet-live.ts) waits while none is open. Returns the removal.
+   */
+  countViewers(count: () => number): () => void {
+    this.viewerCounts.add(count);
+    return () => this.viewerCounts.delete(count);
+  }
+
+  /** Whether any door has an owner view open. */
+  hasViewers(): boolean {
+    for (const c of this.viewerCounts) if (c() > 0) return true;
+    return false;
+  }
+
   subscribe(fn: (item: LiveItem) => void): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);

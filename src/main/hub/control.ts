@@ -16,12 +16,13 @@ import { HubError } from '../../shared/errors';
 import { TOOL_BY_NAME } from '../../shared/catalog';
 import {
   ALLOWED_WHILE_PAUSED, CAP_NAMES, MESSAGE_TOOLS, NO_CAPS, USAGE_DAYS, capReached, emptyUsage, localDay,
-  type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
+  type AgentControlLive, type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
 } from '../../shared/control';
 import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../store/control';
 import { tx } from '../store/db';
 import { outsideVersion } from './outside-writes';
 import { findAgent, listAgents } from './identities';
+import { fleetChanged } from './fleet-live';
 
 interface AgentControl {
   paused: PauseInfo | null;
@@ -259,6 +260,7 @@ function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): Usag
     const v = d[k];
     if (v) { t[k] += v; p[k] += v; }
   }
+  fleetChanged(hub); // the owner sees today's usage live (hub/fleet-live.ts)
   if (!c.timer) {
     c.timer = setTimeout(() => { c.timer = undefined; flushUsage(hub); }, FLUSH_MS);
     c.timer.unref();
@@ -353,6 +355,12 @@ export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: st
     return { agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: series[series.length - 1]!, days: series };
   });
   return { agents, today: days[days.length - 1]! };
+}
+
+/** Per agent: pause, caps and today's usage as counted in memory (the live fleet, hub/fleet-live.ts; no write). */
+export function liveControls(hub: Hub, list: ReadonlyArray<{ id: string; name: string }> = listAgents(hub)): { agents: AgentControlLive[]; today: string } {
+  const agents = list.map((a) => ({ agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: { ...todayOf(hub, a.id) } }));
+  return { agents, today: localDay(hub.now()) };
 }
 
 /** What whoami tells an agent about its own controls. */

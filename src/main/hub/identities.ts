@@ -10,6 +10,7 @@ import { OutsideMemo } from './outside-writes';
 import { isUnderReview } from '../store/held';
 import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
 import { pauseOf } from './control';
+import { presenceOf } from './presence';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -40,6 +41,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     review: isUnderReview(hub.db, u.id), // review mode (store/held.ts)
     paused: pauseOf(hub, u.id), // owner control (hub/control.ts)
     brakes: agentBrakes(hub, u.id), // hub/brakes.ts
+    presence: presenceOf(hub, u.id), // hub/presence.ts
   };
 }
 

@@ -8,7 +8,7 @@ import {
   addPin, addReaction, editMessageText, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
   removePin, removeReaction, searchMessages, threadReplies, type MessageRow,
 } from '../store/messages';
-import { allConversations, conversationById, conversationsOf, member } from '../store/conversations';
+import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../store/conversations';
 import { eventsOfConversation } from '../store/events';
 import { deleteFilesOfMessage } from '../store/files';
 import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
@@ -39,6 +39,8 @@ export interface SentMessage {
   seq: number;
   created_at: number;
   thread_id?: string;
+  /** Whom the message names, as applied: the `to` given, or in a direct conversation the other side. */
+  to: string[];
   woken: string[];
 }
 
@@ -67,7 +69,7 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
   const text = requireText(input.text);
   const convId = access.conv.id;
   const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/instances.ts
-  const to = resolveMembers(hub, convId, input.to, 'to');
+  const to = input.to?.length ? resolveMembers(hub, convId, input.to, 'to') : otherSide(hub, access.conv, senderId, input.intent);
   const replied = input.reply_to ? requireMessage(hub, access, input.reply_to, 'message to reply to') : undefined;
   let threadId: string | undefined;
   if (input.thread_id) {
@@ -103,7 +105,25 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
   });
   if (agentSends) noteSent(hub, senderId, convId, text, input.kind); // brakes: count it
   if (senderInstance) seeInstance(hub, senderId, senderInstance);
-  return { msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}), woken: woken.map((u) => hub.ref(u).name) };
+  return {
+    msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}),
+    to: to.map((u) => hub.ref(u).name), woken: woken.map((u) => hub.ref(u).name),
+  };
+}
+
+/**
+ * Whom a message without `to` names: in a direct conversation (owner and agent, or two agents) the other side, who is
+ * then woken like anyone named (and its wake run starts). Not a status or done message: those name nobody on purpose
+ * (updates nobody must answer; the notice brake refuses replies to them). Nobody elsewhere, nor when the sender is
+ * not one of the two sides (the owner reading in on two agents' direct conversation).
+ */
+function otherSide(hub: Hub, conv: ConversationRow, senderId: string, intent: string | undefined): string[] {
+  if (conv.kind !== 'direct' || !conv.direct_key || intent === 'status' || intent === 'done') return [];
+  const sides = conv.direct_key.split(':');
+  if (sides.length !== 2 || !sides.includes(senderId)) return [];
+  const other = sides[0] === senderId ? sides[1]! : sides[0]!;
+  if (other === senderId || !member(hub.db, conv.id, other) || hub.user(other).revoked_at != null) return [];
+  return [other];
 }
 
 function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: string): { msg: MessageRow; access: Access } {

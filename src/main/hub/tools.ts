@@ -17,6 +17,7 @@ import { contextTools } from './context';
 import { fileTools } from './files';
 import { reviewable } from './review';
 import { countToolCall, refuseIfPaused } from './control';
+import { notePresence } from './presence';
 
 export const toolHandlers = {
   // identity and messaging (hub/agent-tools.ts)
@@ -75,11 +76,16 @@ export function implementedTools(): Set<ToolName> {
 export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal, key?: KeyAuth): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
+  notePresence(hub, agentId, name); // when it last called and last worked, for the owner's agent state (hub/presence.ts)
   try {
     refuseIfPaused(hub, agentId, name); // owner control: a paused agent's writing tools are refused (hub/control.ts)
   } catch (err) {
     return Promise.reject(err);
   }
   // owner control: each agent's tool calls and messages are counted per day, and its caps checked (hub/control.ts)
-  return runToolHandler({ hub, agentId, signal, key }, name, h, args).then((r) => { countToolCall(hub, agentId, name); return r; });
+  return runToolHandler({ hub, agentId, signal, key }, name, h, args).then((r) => {
+    if (name === 'get_updates') notePresence(hub, agentId, name); // a long wait ended: it was there until now
+    countToolCall(hub, agentId, name);
+    return r;
+  });
 }

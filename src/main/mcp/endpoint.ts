@@ -21,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { authenticateScoped, scopeRefusal, type KeyAuth } from '../hub/agent-keys';
 import { callAgentTool, implementedTools } from '../hub/tools';
+import { notePresence } from '../hub/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
@@ -184,6 +185,7 @@ function authenticateAgent(x: Exchange): Refusal | undefined {
   x.agentId = agent.id;
   x.agentName = agent.name;
   x.keyAuth = found.auth;
+  notePresence(x.door.hub, agent.id, ''); // any request of the agent: it is connected (hub/presence.ts)
   return undefined;
 }
 

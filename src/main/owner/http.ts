@@ -27,7 +27,7 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
 
 /** What a device of scope approvals sees of the live stream: requests, handoffs, cards addressed to the owner, hub status. */
 function approvalsItem(hub: Hub, item: LiveItem): boolean {
-  if (item.kind === 'hub') return true;
+  if (item.kind === 'hub') return !('fleet' in item.value); // the fleet (agents, usage) is not the approvals inbox
   if (item.kind !== 'event') return false;
   const ev = item.value.event;
   if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id);
@@ -97,6 +97,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       s.write(chunk);
     }
   });
+  const uncount = hub.bus.countViewers(() => streams.size); // the live fleet is built only while someone watches (hub/fleet-live.ts)
   const heartbeat = setInterval(() => {
     for (const [s, dev] of streams) {
       if (dev && !isDeviceLive(hub, dev.deviceId)) {
@@ -313,6 +314,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     },
     close() {
       unsubscribe();
+      uncount();
       clearInterval(heartbeat);
       for (const s of streams.keys()) s.end();
       streams.clear();

@@ -68,7 +68,8 @@ export function PauseAllControl() {
         </button>
       )}
       <span className="muted small" role="status">
-        {running === active.length ? `${running} running` : `${active.length - running} of ${active.length} paused`}
+        {/* paused or not: whether an agent runs is its state (shared/agent-state.ts), not this count */}
+        {running === active.length ? `none of ${active.length} paused` : `${active.length - running} of ${active.length} paused`}
       </span>
     </div>
   );

@@ -1,5 +1,6 @@
-// The fleet at a glance: every agent with a sparkline of its recent activity and whether it is busy,
-// stuck (errors), waiting or silent; below, the live feed across all agents.
+// The fleet at a glance: every agent with its one state (needs you, paused, working, connected idle, offline;
+// shared/agent-state.ts via AgentState.tsx) and how long, a sparkline of its recent activity (errors in red), today's
+// usage; below, the live feed across all agents. Everything here follows the owner's live stream.
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useAgents } from '../stores/agents';
@@ -13,37 +14,12 @@ import { ProgressFeed } from './ProgressFeed';
 import { Icon } from './Icon';
 import { Avatar } from './common';
 import { ReviewToggle } from './HeldItems';
-import { PauseButton, PausedBadge, UsageChart, UsageMeter, pauseText } from './Control';
+import { PauseButton, UsageChart, UsageMeter, pauseText } from './Control';
+import { AgentStatePill, useAgentState } from './AgentState';
+import { stateText } from '../../shared/agent-state';
 import type { PauseInfo } from '../../shared/control';
 
 const MINUTES = 30;
-
-export type AgentStatus = 'busy' | 'stuck' | 'waiting' | 'silent' | 'revoked';
-
-export function statusOf(act: AgentActivity | undefined, waiting: boolean, revoked: boolean, now: number): AgentStatus {
-  if (revoked) return 'revoked';
-  const minute = Math.floor(now / 60_000);
-  let recentErrors = 0;
-  let recent = 0;
-  for (let m = minute - 4; m <= minute; m++) {
-    recentErrors += act?.errorsByMinute[m] ?? 0;
-    recent += act?.byMinute[m] ?? 0;
-  }
-  const last = act?.last;
-  if (last && last.kind === 'error' && now - last.at < 10 * 60_000) return 'stuck';
-  if (recentErrors > 0 && recentErrors * 2 >= recent) return 'stuck';
-  if (last && now - last.at < 2 * 60_000) return 'busy';
-  if (waiting) return 'waiting';
-  return 'silent';
-}
-
-const STATUS_LABEL: Record<AgentStatus, string> = {
-  busy: 'Busy',
-  stuck: 'Stuck — errors',
-  waiting: 'Waiting for news',
-  silent: 'Silent',
-  revoked: 'Revoked',
-};
 
 export function FleetView() {
   const agents = useAgents((s) => s.list);
@@ -52,12 +28,12 @@ export function FleetView() {
     <div className="page fleet">
       <header className="page-head">
         <h1>Fleet</h1>
-        <p className="muted">Who is busy, stuck or silent — live. Bars show progress reports per minute over the last {MINUTES} minutes; red marks errors.</p>
+        <p className="muted">Who needs you, who is working, idle, paused or offline — live. Bars show progress reports per minute over the last {MINUTES} minutes; red marks errors.</p>
       </header>
       {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
       <ul className="fleet-grid" aria-label="Agents activity">
         {agents.map((a) => (
-          <FleetCard key={a.id} agentId={a.id} name={a.name} waiting={a.waiting} revoked={a.revoked} review={a.review} paused={a.paused} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+          <FleetCard key={a.id} agentId={a.id} name={a.name} revoked={a.revoked} review={a.review} paused={a.paused} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
         ))}
       </ul>
       <section className="fleet-feed" aria-label="Live feed">
@@ -75,21 +51,22 @@ export function FleetView() {
   );
 }
 
-const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; waiting: boolean; revoked: boolean; review: boolean; paused: PauseInfo | null; selected: boolean; onSelect: () => void }) {
+const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; revoked: boolean; review: boolean; paused: PauseInfo | null; selected: boolean; onSelect: () => void }) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
   const run = useWake((s) => runningRunOf(s, props.agentId));
-  const now = useNow(10_000);
-  const status = statusOf(act, props.waiting, props.revoked, now);
+  const now = useNow(5_000);
+  const st = useAgentState(props.agentId);
+  const text = st ? stateText(st, now) : '';
   const last = act?.last;
   return (
-    <li className={`fleet-card status-${status} ${props.selected ? 'selected' : ''} ${props.paused ? 'paused' : ''}`} aria-label={`Agent ${props.name}`}>
-      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${props.paused ? pauseText(props.paused) : STATUS_LABEL[status]}`} onClick={props.onSelect}>
+    <li className={`fleet-card state-card-${st?.state ?? 'offline'} ${props.selected ? 'selected' : ''}`} aria-label={`Agent ${props.name}`} data-state={st?.state}>
+      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${text}${st ? ` — ${st.why}` : ''}`} onClick={props.onSelect}>
         <div className="fleet-card-head">
           <Avatar user={{ name: props.name, kind: 'agent' }} size={28} />
           <strong>{props.name}</strong>
-          <span className={`status-pill status-pill-${status}`}>{STATUS_LABEL[status]}</span>
-          <PausedBadge paused={props.paused} />
+          <AgentStatePill agentId={props.agentId} name={props.name} />
         </div>
+        {st && st.state !== 'paused' && <p className="state-why small muted">{st.why}</p>}
         {props.paused && <p className="paused-why small">{pauseText(props.paused)}</p>}
         <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
         <p className="fleet-last small">

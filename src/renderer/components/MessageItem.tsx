@@ -4,6 +4,7 @@ import { memo, useEffect, useRef, useState } from 'react';
 import type { CardPayload, FilePayload, Message, RequestMessagePayload } from '../model';
 import { useTimeline } from '../stores/timeline';
 import { useSession } from '../stores/session';
+import { useConversations } from '../stores/conversations';
 import { useFiles, fileKey } from '../stores/files';
 import { editMessage, fileLink, focusMessage, openImage, openThread, pin, react, recallMessage, setReplyTo } from '../sync';
 import { transport } from '../transport';
@@ -31,6 +32,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
   const replyCount = useTimeline((s) => (m && !inThread ? (s.convs[m.conv_id]?.threadCounts[msgId] ?? 0) : 0));
   const pinned = useTimeline((s) => (m ? (s.convs[m.conv_id]?.pins.includes(msgId) ?? false) : false));
   const ownerId = useSession((s) => s.info?.owner.id);
+  const direct = useConversations((s) => (m ? s.byId[m.conv_id]?.kind === 'direct' : false));
   const [editing, setEditing] = useState(false);
   if (!m) return null;
   const mine = m.sender.id === ownerId;
@@ -62,7 +64,8 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
               {timeOf(m.created_at)}
             </time>
             {m.intent && <span className={`chip chip-intent chip-intent-${m.intent}`}>{m.intent}</span>}
-            {m.to && m.to.length > 0 && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
+            {/* in a direct conversation a message names the other side anyway (hub/messages.ts): no need to say so */}
+            {m.to && m.to.length > 0 && !(direct && m.to.length === 1) && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
             {pinned && (
               <span className="pinned" title="Pinned">
                 <Icon name="pin" size={11} /> pinned

@@ -13,6 +13,7 @@ import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
 import { PauseAllControl } from './Control';
+import { AgentStatePill } from './AgentState';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
 
@@ -202,7 +203,11 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
               {pendingHere} to decide
             </span>
           )}
-          {waiting.length > 0 && <span className="waiting-dot" title={`Waiting for news: ${waiting.join(', ')}`} aria-label={`${waiting.join(', ')} waiting`} />}
+          {other?.kind === 'agent' ? (
+            <AgentStatePill agentId={other.id} name={other.name} compact /> // the agent's one state (AgentState.tsx)
+          ) : (
+            waiting.length > 0 && <span className="waiting-dot" title={`Waiting for news: ${waiting.join(', ')}`} aria-label={`${waiting.join(', ')} waiting`} />
+          )}
           {c.unread > 0 && (
             <span className="count" aria-label={`${c.unread} unread`}>
               {c.unread > 999 ? '999+' : c.unread}

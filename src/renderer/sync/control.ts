@@ -1,6 +1,6 @@
 // Owner control: pause / resume one agent or all, daily caps, usage. Writes the agents and
 // control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
-import type { Caps } from '../../shared/control';
+import { USAGE_DAYS, type AgentControlView, type Caps, type FleetLive } from '../../shared/control';
 import { api } from '../transport';
 import { agentsStore } from '../stores/agents';
 import { controlStore } from '../stores/control';
@@ -87,4 +87,30 @@ export function onBudgetPaused(value: unknown): void {
   if (!v?.agent?.name) return;
   toast(`${v.agent.name} was paused: a daily cap was reached (${v.detail ?? 'budget'}).`, 'error');
   refreshControlsSoon(0);
+}
+
+/**
+ * The fleet pushed by the hub on the live stream (hub/fleet-live.ts) whenever the agents, their pause, caps or usage
+ * change — here, in another window, on the phone, by the brakes and caps, or from the perch CLI: the agents list and
+ * the controls follow at once, without a reload. Today's usage replaces the last day of the 14-day chart. After an
+ * outside write (outside: true) the lists the CLI may also have changed are read again.
+ */
+export function applyFleetLive(value: unknown, reloadOthers: () => void): void {
+  const f = value as FleetLive | undefined;
+  if (!f || !Array.isArray(f.agents) || !Array.isArray(f.controls)) return;
+  agentsStore.setState({ list: f.agents, loaded: true });
+  controlStore.setState((s) => {
+    const byAgent: Record<string, AgentControlView> = { ...s.byAgent };
+    for (const c of f.controls) {
+      const days = [...(byAgent[c.agent.id]?.days ?? [])];
+      if (days.length && days[days.length - 1]!.day === c.today.day) days[days.length - 1] = c.today;
+      else days.push(c.today);
+      byAgent[c.agent.id] = { ...c, days: days.slice(-USAGE_DAYS) };
+    }
+    return { byAgent, today: f.today };
+  });
+  if (f.outside) {
+    void loadControls().catch(() => {}); // the 14 days, as stored
+    reloadOthers();
+  }
 }

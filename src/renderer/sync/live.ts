@@ -20,7 +20,7 @@ import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
-import { loadControls, onBudgetPaused, onControlEvent } from './control';
+import { applyFleetLive, loadControls, onBudgetPaused, onControlEvent } from './control';
 import { approvalsOnly, deviceStore } from '../stores/device';
 import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './device';
 import { isNarrow } from './router';
@@ -113,6 +113,7 @@ function onLive(item: LiveItem): void {
       if (item.value.connected === true && ++connections > 1) void resync();
       applyWakeLive(item.value); // wake runs (sync/wake.ts)
       if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
+      if (item.value.fleet) applyFleetLive(item.value.fleet, reloadAfterOutsideWrite); // agents, pause, caps, usage (sync/control.ts)
       if (Array.isArray(item.value.reads)) for (const convId of item.value.reads as string[]) refreshReads(convId); // read receipts moved
       return;
     default: {
@@ -130,6 +131,12 @@ async function resync(): Promise<void> {
   }
   await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(() => {});
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
+}
+
+/** Another process (the perch CLI) wrote to the hub's database: what it may have changed besides the fleet. */
+function reloadAfterOutsideWrite(): void {
+  if (approvalsOnly()) return;
+  void Promise.all([loadConversations(), loadRequests(), loadHeld(), loadWakeRuns()]).catch(() => {});
 }
 
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */

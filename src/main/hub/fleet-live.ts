@@ -1,0 +1,70 @@
+// The fleet on the owner's live stream: every change the hub learns of that touches what the owner sees of the
+// agents — their list, pause, caps, review mode, today's usage, whether they wait and when they last called — is
+// pushed as one hub item, { fleet: FleetLive }, within FLEET_TICK_MS, through the same stream as messages. What
+// changes it: this hub's own commits (owner actions from any window or the phone, brakes, caps, the agents' calls),
+// usage counted in memory, an agent starting or ending a wait, and writes by another process to the same file (the
+// `perch` CLI: agent add / pause / resume / caps / review / revoke …), seen by PRAGMA data_version
+// (hub/outside-writes.ts). Each tick builds the fleet only when something may have changed and an owner view is open
+// (Bus.hasViewers), and publishes it only when it differs from the last one published (or came from outside: then the
+// UI also reloads its other lists).
+import type { Hub } from './hub';
+import { onCommit } from '../store/db';
+import { outsideVersion } from './outside-writes';
+import { listAgents } from './identities';
+import { liveControls } from './control';
+import type { FleetLive } from '../../shared/control';
+
+export const FLEET_TICK_MS = 200;
+
+const dirtyHubs = new WeakMap<Hub, { dirty: boolean; outside: boolean }>();
+
+/** Something the fleet shows changed without a commit (usage counted in memory): push it on the next tick. */
+export function fleetChanged(hub: Hub): void {
+  const d = dirtyHubs.get(hub);
+  if (d) d.dirty = true;
+}
+
+/** What the owner's UI shows of the agents, as one snapshot. */
+export function fleetLive(hub: Hub): FleetLive {
+  const agents = listAgents(hub);
+  const { agents: controls, today } = liveControls(hub, agents);
+  return { agents, controls, today };
+}
+
+/** Started by the running hub (app.ts); stops when it closes. */
+export function startFleetLive(hub: Hub): void {
+  const state = { dirty: true, outside: false };
+  dirtyHubs.set(hub, state);
+  let version = outsideVersion(hub);
+  let last = '';
+  const offCommit = onCommit(hub.db, () => { state.dirty = true; });
+  const unsubscribe = hub.bus.subscribe((item) => {
+    if (item.kind === 'hub' && ('waiting' in item.value || 'wake_run' in item.value)) state.dirty = true;
+  });
+  const timer = setInterval(() => {
+    try {
+      if (!hub.db.open) return;
+      const v = outsideVersion(hub);
+      const outside = v !== version;
+      version = v;
+      if (outside) state.outside = true;
+      if (!state.dirty && !state.outside) return;
+      if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
+      const fromOutside = state.outside;
+      state.dirty = false;
+      state.outside = false;
+      const fleet = fleetLive(hub);
+      const json = JSON.stringify(fleet);
+      if (!fromOutside && json === last) return;
+      last = json;
+      hub.bus.publish({ kind: 'hub', value: { fleet: fromOutside ? { ...fleet, outside: true } : fleet } });
+    } catch { /* the next tick tries again */ }
+  }, FLEET_TICK_MS);
+  timer.unref();
+  hub.onClose(() => {
+    clearInterval(timer);
+    offCommit();
+    unsubscribe();
+    dirtyHubs.delete(hub);
+  });
+}

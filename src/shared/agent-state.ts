@@ -1,0 +1,117 @@
+// One state per agent, for the owner: derived here and only here, and shown the same in Fleet, the sidebar and on
+// the phone. In order of precedence:
+//   needs you  something waits for the owner: a pending request to the owner, a held item (review mode), a handoff
+//              to the owner, or the agent's task waits for input (input_required);
+//   paused     by the owner or a daily cap: nothing it does goes through until the owner resumes it (a paused agent
+//              keeps waiting in get_updates, so it would otherwise always look connected);
+//   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS;
+//   idle       connected (its get_updates waits now, or it called in the last CONNECTED_MS), nothing to do;
+//   offline    never connected since the hub started, gone (no call for CONNECTED_MS), or its key was revoked.
+// Pure: the UI passes what its stores hold and the time.
+
+export const AGENT_STATES = ['needs_you', 'paused', 'working', 'idle', 'offline'] as const;
+export type AgentStateName = (typeof AGENT_STATES)[number];
+
+/** An agent that called in this long counts as connected (get_updates waits at most 60 s, then the agent calls again). */
+export const CONNECTED_MS = 90_000;
+/** An agent that called a writing tool (a message, progress, a task update…) this recently is working. */
+export const WORKING_MS = 120_000;
+
+/** What the hub knows of an agent's calls, in memory since it started (hub/presence.ts); null: not since then. */
+export interface AgentPresence {
+  /** Its last call of any tool. */
+  seen_at: number | null;
+  /** When its current connection began: the first call after CONNECTED_MS without one. */
+  connected_since: number | null;
+  /** Its last call of a writing tool (not get_updates, not a read). */
+  active_at: number | null;
+  /** When its current stretch of work began: the first writing call after WORKING_MS without one. */
+  busy_since: number | null;
+}
+
+export const NO_PRESENCE: AgentPresence = { seen_at: null, connected_since: null, active_at: null, busy_since: null };
+
+/** Something that waits for the owner, and since when. */
+export interface OwnerWait {
+  what: 'request' | 'held' | 'handoff' | 'input';
+  at: number;
+}
+
+export interface AgentStateInput {
+  now: number;
+  revoked: boolean;
+  paused: { since: number } | null;
+  /** A get_updates of the agent waits in the hub right now. */
+  waiting: boolean;
+  presence: AgentPresence;
+  /** What waits for the owner from this agent (any order). */
+  needs: readonly OwnerWait[];
+  /** The start of its running wake run, if one runs. */
+  runStartedAt: number | null;
+}
+
+export interface AgentState {
+  state: AgentStateName;
+  /** Since when the agent is in this state (null: unknown, e.g. never connected). */
+  since: number | null;
+  /** Why, in a few words (what waits for the owner; why offline). */
+  why: string;
+}
+
+export const STATE_LABEL: Record<AgentStateName, string> = {
+  needs_you: 'needs you',
+  paused: 'paused',
+  working: 'working',
+  idle: 'connected, idle',
+  offline: 'offline',
+};
+
+const NEED_TEXT: Record<OwnerWait['what'], [string, string]> = {
+  request: ['a request to decide', 'requests to decide'],
+  held: ['a held message to review', 'held items to review'],
+  handoff: ['a conversation handed to you', 'conversations handed to you'],
+  input: ['a task waiting for input', 'tasks waiting for input'],
+};
+
+function needsWhy(needs: readonly OwnerWait[]): string {
+  const by = new Map<OwnerWait['what'], number>();
+  for (const n of needs) by.set(n.what, (by.get(n.what) ?? 0) + 1);
+  return [...by].map(([what, n]) => (n === 1 ? NEED_TEXT[what][0] : `${n} ${NEED_TEXT[what][1]}`)).join(', ');
+}
+
+export function agentState(i: AgentStateInput): AgentState {
+  const p = i.presence;
+  if (i.revoked) return { state: 'offline', since: null, why: 'its key was revoked' };
+  if (i.needs.length > 0) {
+    return { state: 'needs_you', since: Math.min(...i.needs.map((n) => n.at)), why: needsWhy(i.needs) };
+  }
+  if (i.paused) return { state: 'paused', since: i.paused.since, why: 'paused' };
+  if (i.runStartedAt != null) return { state: 'working', since: i.runStartedAt, why: 'a wake run is running' };
+  if (p.active_at != null && i.now - p.active_at < WORKING_MS) {
+    return { state: 'working', since: p.busy_since ?? p.active_at, why: 'active in the last 2 minutes' };
+  }
+  const connected = i.waiting || (p.seen_at != null && i.now - p.seen_at < CONNECTED_MS);
+  if (connected) {
+    const since = Math.max(p.active_at ?? 0, p.connected_since ?? 0);
+    return { state: 'idle', since: since || null, why: i.waiting ? 'waiting for news' : 'connected' };
+  }
+  if (p.seen_at == null) return { state: 'offline', since: null, why: 'not connected since the hub started' };
+  return { state: 'offline', since: p.seen_at, why: 'no call since' };
+}
+
+/** A duration for people: "just now", "3 min", "2 h", "4 d". */
+export function spanText(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return 'just now';
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.floor(h / 24)} d`;
+}
+
+/** "needs you · 3 min", "offline", "connected, idle · just now". */
+export function stateText(s: AgentState, now: number): string {
+  const label = STATE_LABEL[s.state];
+  return s.since == null ? label : `${label} · ${spanText(now - s.since)}`;
+}

@@ -1,0 +1,79 @@
+// The owner's one state per agent (shared/agent-state.ts): needs you › paused › working › connected, idle › offline.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, spanText, stateText, type AgentStateInput } from '../src/shared/agent-state';
+
+const NOW = 1_800_000_000_000;
+const MIN = 60_000;
+
+function input(over: Partial<AgentStateInput> = {}): AgentStateInput {
+  return { now: NOW, revoked: false, paused: null, waiting: false, presence: { ...NO_PRESENCE }, needs: [], runStartedAt: null, ...over };
+}
+
+const connected = { seen_at: NOW - 5_000, connected_since: NOW - 30 * MIN, active_at: null, busy_since: null };
+
+describe('agent state', () => {
+  test('an agent that never connected is offline, not running, with no duration', () => {
+    const s = agentState(input());
+    assert.equal(s.state, 'offline');
+    assert.equal(s.since, null);
+    assert.equal(stateText(s, NOW), 'offline');
+  });
+
+  test('a pending request to the owner makes a connected agent "needs you", since the oldest thing waiting', () => {
+    const s = agentState(input({ presence: connected, waiting: true, needs: [{ what: 'request', at: NOW - 3 * MIN }, { what: 'held', at: NOW - MIN }] }));
+    assert.equal(s.state, 'needs_you');
+    assert.equal(s.since, NOW - 3 * MIN);
+    assert.equal(stateText(s, NOW), 'needs you · 3 min');
+    assert.match(s.why, /request to decide/);
+    assert.match(s.why, /held message/);
+  });
+
+  test('each kind of wait for the owner counts: held item, handoff to the owner, a task waiting for input', () => {
+    for (const what of ['held', 'handoff', 'input'] as const) {
+      assert.equal(agentState(input({ needs: [{ what, at: NOW - MIN }] })).state, 'needs_you', what);
+    }
+  });
+
+  test('"needs you" wins over paused; paused wins over working and idle (a paused agent keeps waiting in get_updates)', () => {
+    const paused = { since: NOW - 10 * MIN };
+    assert.equal(agentState(input({ paused, needs: [{ what: 'held', at: NOW }] })).state, 'needs_you');
+    const busy = { seen_at: NOW - 1_000, connected_since: NOW - 20 * MIN, active_at: NOW - 1_000, busy_since: NOW - 4 * MIN };
+    const s = agentState(input({ paused, presence: busy, waiting: true, runStartedAt: NOW - MIN }));
+    assert.equal(s.state, 'paused');
+    assert.equal(stateText(s, NOW), 'paused · 10 min');
+  });
+
+  test('working: a wake run is running, or a writing call within WORKING_MS (since the stretch began)', () => {
+    assert.deepEqual(agentState(input({ runStartedAt: NOW - 2 * MIN })).state, 'working');
+    const busy = { seen_at: NOW - 1_000, connected_since: NOW - 20 * MIN, active_at: NOW - 1_000, busy_since: NOW - 4 * MIN };
+    const s = agentState(input({ presence: busy }));
+    assert.equal(s.state, 'working');
+    assert.equal(stateText(s, NOW), 'working · 4 min');
+    const stale = { ...busy, active_at: NOW - WORKING_MS - 1 };
+    assert.equal(agentState(input({ presence: stale })).state, 'idle', 'work that ended leaves it connected and idle');
+  });
+
+  test('connected, idle: its get_updates waits, or it called within CONNECTED_MS; idle since its last work or connection', () => {
+    const s = agentState(input({ presence: { ...connected, active_at: NOW - 7 * MIN } }));
+    assert.equal(s.state, 'idle');
+    assert.equal(stateText(s, NOW), 'connected, idle · 7 min');
+    const long = { seen_at: NOW - 10 * MIN, connected_since: NOW - 12 * MIN, active_at: null, busy_since: null };
+    assert.equal(agentState(input({ presence: long, waiting: true })).state, 'idle', 'a long wait in get_updates is connected');
+    assert.equal(agentState(input({ presence: long })).state, 'offline', 'no call for longer than CONNECTED_MS: gone');
+    assert.equal(agentState(input({ presence: { ...long, seen_at: NOW - CONNECTED_MS + 1 } })).state, 'idle');
+  });
+
+  test('a revoked agent is offline whatever else holds', () => {
+    const s = agentState(input({ revoked: true, presence: connected, waiting: true, needs: [{ what: 'request', at: NOW }] }));
+    assert.equal(s.state, 'offline');
+    assert.match(s.why, /revoked/);
+  });
+
+  test('durations read as people say them', () => {
+    assert.equal(spanText(30_000), 'just now');
+    assert.equal(spanText(3 * MIN + 59_000), '3 min');
+    assert.equal(spanText(125 * MIN), '2 h');
+    assert.equal(spanText(50 * 60 * MIN), '2 d');
+  });
+});
