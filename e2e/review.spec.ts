@@ -39,7 +39,7 @@ describe('review mode', () => {
     const card = page.getByRole('region', { name: 'kit wants to send a message' });
     await card.waitFor({ timeout: 10_000 });
     await card.getByText('we launch tomorow, probably').waitFor();
-    await page.getByRole('button', { name: /Approvals.*1 pending/ }).waitFor();
+    await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
     await h.screenshot('review-held-item');
 
     await card.getByRole('button', { name: 'Edit & send' }).click();

@@ -14,7 +14,7 @@ export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
 export {
-  closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
+  closeImage, closeThread, focusMessage, hideActivity, hrefOf, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
 } from './router';
 export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
@@ -22,6 +22,7 @@ export {
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
+export { UNDO_MS, setDecideAtOnce, undoDecision, undoLastDecision } from './undo';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone (issue 13)
 export {
