@@ -62,6 +62,18 @@ describe('deciding', () => {
     assert.deepEqual(h.pageErrors, []);
   });
 
+  test('a decision still waiting when the page goes away is sent, not lost', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await openPage(page, 'Approvals');
+    const req = await h.agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the changelog?', ttl_secs: 300 });
+    const waiting = h.agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
+    await page.getByRole('region', { name: 'Publish the changelog?' }).getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Undo' }).first().waitFor();
+    await page.reload();
+    assert.equal((await within(20_000, 'the approval sent as the page left', waiting)).state, 'approved');
+    await page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
+  });
+
   test('one focused item across the inbox: a held item and a request are never both selected; keys act on the focused one', { timeout: 90_000 }, async () => {
     const { page } = h;
     await ownerCall(h, 'agents.set_review', { agent: 'bob', on: true });

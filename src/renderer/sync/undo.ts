@@ -3,6 +3,7 @@
 // leaves the inbox, a notice says what will be sent and offers Undo, and nothing reaches the hub. The owner may
 // prefer decisions to go out at once (Settings); that choice is kept in this browser's localStorage.
 import { DECIDE_AT_ONCE_KEY, uiStore, type PendingDecision } from '../stores/ui';
+import { markLeaving } from '../transport';
 
 /** How long a decision waits for Undo before it is sent. */
 export const UNDO_MS = 5000;
@@ -77,6 +78,8 @@ export function isDeciding(key: string): boolean {
 
 /** Sends every waiting decision now (the page is going away: what the owner decided is not lost). */
 export function flushDecisions(): void {
+  if (waiting.size === 0) return;
+  markLeaving();
   for (const w of [...waiting.values()]) w.send();
 }
 
