@@ -44,6 +44,7 @@ describe('deciding', () => {
     await undo.waitFor();
     await page.getByText(/Approve “Merge PR #482 and deploy” — sent in \d s/).waitFor();
     await mergeCard.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: /^Approvals.*1 pending/ }).waitFor(); // the count leaves out what the owner decided
     assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
     await h.screenshot('deciding-undo-notice');
     await undo.click();

@@ -181,7 +181,7 @@ function Toasts() {
         .map((d) => (
           <div key={`d${d.id}`} className="toast toast-undo">
             <span>
-              {d.text} — {d.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((d.until - now) / 1000))} s`}
+              {d.text} — <span className="nowrap">{d.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((d.until - now) / 1000))} s`}</span>
             </span>
             {!d.sending && (
               <button type="button" className="toast-action" onClick={() => undoDecision(d.id)}>

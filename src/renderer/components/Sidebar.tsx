@@ -36,8 +36,9 @@ export function Sidebar() {
   const view = useUi((s) => s.view);
   const info = useSession((s) => s.info);
   const link = useSession((s) => s.link);
-  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length)
-    + useHeld((s) => s.items.length); // review mode: held items wait in the inbox too
+  const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key))); // decided, in the undo window
+  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending' && !deciding.includes(r.request_id)).length)
+    + useHeld((s) => s.items.filter((i) => !deciding.includes(i.held_id)).length); // review mode: held items wait in the inbox too
   const groups = useConversations(
     useShallow((s) => {
       const ids = sortedConversationIds(s.byId, filter);
@@ -170,7 +171,8 @@ function NavLink(props: { view: View; active: boolean; label: string; icon: Reac
 const ConversationItem = memo(function ConversationItem({ convId, active }: { convId: string; active: boolean }) {
   const c = useConversations((s) => s.byId[convId]);
   const ownerId = useSession((s) => s.info?.owner.id);
-  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending').length);
+  const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key)));
+  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending' && !deciding.includes(r.request_id)).length);
   const waiting = useAgents(
     useShallow((s) => (c ? s.list.filter((a) => a.waiting && c.members.some((m) => m.id === a.id)).map((a) => a.name) : [])),
   );
