@@ -35,7 +35,7 @@ describe('approvals', () => {
     // Live: no reload, the card and the inbox count appear.
     const card = page.getByRole('region', { name: 'Deploy v2 to production?' });
     await card.waitFor({ timeout: 10_000 });
-    await page.getByRole('button', { name: /Approvals.*1 pending/ }).waitFor();
+    await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
     await card.getByText('Context').waitFor();
     await card.getByText('"api"').waitFor();
     await card.getByText(/left$/).waitFor();

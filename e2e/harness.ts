@@ -244,7 +244,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Opens a conversation from the sidebar by its title and waits for its header. */
 export async function openConversation(page: Page, title: string): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Perch' });
-  await nav.getByRole('button', { name: new RegExp(`^${escapeRe(title)}(\\s|$)`) }).first().click();
+  const name = new RegExp(`^${escapeRe(title)}(\\s|$)`);
+  await nav.getByRole('link', { name }).or(nav.getByRole('button', { name })).first().click(); // links since URLs drive the view
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
 }
 
@@ -253,6 +254,8 @@ export const timeline = (page: Page) => page.getByRole('log', { name: 'Messages'
 
 /** Opens Approvals, Fleet or Agents from the sidebar. */
 export async function openPage(page: Page, name: 'Approvals' | 'Fleet' | 'Agents'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  const nav = page.getByRole('navigation', { name: 'Perch' });
+  const label = new RegExp(`^${name}`);
+  await nav.getByRole('link', { name: label }).or(nav.getByRole('button', { name: label })).first().click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }

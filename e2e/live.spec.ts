@@ -186,7 +186,7 @@ describe('live view', () => {
       await page.waitForTimeout(250); // stay under the hub's per-agent rate limit
     }
     // Unread counts come live to the sidebar while the owner is elsewhere.
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: new RegExp(`^bob .*${N} unread`) }).waitFor();
+    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor();
     await openConversation(page, 'bob');
     const log = timeline(page);
     const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });

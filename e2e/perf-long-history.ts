@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     await page.goto(JSON.parse(line).login_url);
     t = Date.now();
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: /^bulk/ }).click();
+    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^bulk/ }).click();
     await page.getByText(`Message ${N}:`).waitFor({ timeout: 30_000 });
     result.open_ms = Date.now() - t;
     const log = page.getByRole('log', { name: 'Messages' });

@@ -165,11 +165,11 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     try {
       await phone.getByRole('button', { name: 'This phone' }).waitFor();
       const bar = phone.getByRole('navigation', { name: 'Sections' });
-      await bar.getByRole('button', { name: /^Conversations/ }).click();
+      await bar.getByRole('link', { name: /^Conversations/ }).click();
       const list = phone.getByRole('navigation', { name: 'Perch' });
       await list.waitFor();
       assert.equal(await list.getByRole('button', { name: 'Sign out' }).count(), 0, 'a phone has no laptop Sign out');
-      await list.getByRole('button', { name: /^alice/ }).first().click();
+      await list.getByRole('link', { name: /^alice/ }).first().click();
       const msg = phone.getByRole('article', { name: 'Message from alice' }).filter({ hasText: 'The nightly backup finished' });
       await msg.waitFor();
       if (!(await phone.evaluate(() => matchMedia('(hover: none)').matches))) return t.skip('this Chromium does not report (hover: none) for a touch context');

@@ -40,7 +40,7 @@ describe('phone layout (390×844)', () => {
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
     const bar = page.getByRole('navigation', { name: 'Sections' });
     await bar.waitFor();
-    for (const name of ['Approvals', 'Conversations', 'Fleet']) assert.ok(await bar.getByRole('button', { name: new RegExp(`^${name}`) }).isVisible(), `bottom bar item ${name}`);
+    for (const name of ['Approvals', 'Conversations', 'Fleet']) assert.ok(await bar.getByRole('link', { name: new RegExp(`^${name}`) }).isVisible(), `bottom bar item ${name}`);
     assert.equal(await page.getByRole('navigation', { name: 'Perch' }).isVisible(), false, 'the sidebar is not beside the inbox on a phone');
 
     const req = await alice.call('request_human', {
@@ -55,7 +55,7 @@ describe('phone layout (390×844)', () => {
 
     const card = page.getByRole('region', { name: 'Deploy v2 to production with the new connection pool settings?' });
     await card.waitFor({ timeout: 10_000 });
-    await bar.getByRole('button', { name: /Approvals.*1 pending/ }).waitFor();
+    await bar.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
     const box = (await card.boundingBox())!;
     assert.ok(box.width >= 0.9 * PHONE.width, `the request card is ${box.width}px wide on a ${PHONE.width}px screen`);
     const barBox = (await bar.boundingBox())!;
@@ -76,11 +76,11 @@ describe('phone layout (390×844)', () => {
   test('Conversations tab: the list at full width; a conversation full screen with a back button', { timeout: 60_000 }, async () => {
     const { page } = h;
     const bar = page.getByRole('navigation', { name: 'Sections' });
-    await bar.getByRole('button', { name: /^Conversations/ }).click();
+    await bar.getByRole('link', { name: /^Conversations/ }).click();
     const list = page.getByRole('navigation', { name: 'Perch' });
     await list.waitFor();
     assert.ok((await list.boundingBox())!.width >= PHONE.width - 1, 'the conversation list fills the width');
-    const row = list.getByRole('button', { name: /^alice/ }).first();
+    const row = list.getByRole('link', { name: /^alice/ }).first();
     assert.ok((await row.boundingBox())!.height >= 44, 'a conversation row is a 44 px target');
     await h.screenshot('phone-conversations');
     await row.click();

@@ -80,7 +80,8 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
 
   test('the laptop shows a QR link on the public URL; the phone pairs through the front after both screens show the same phrase', { timeout: 90_000 }, async () => {
     const laptop = h.page;
-    await laptop.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: /^Phone/ }).click();
+    await laptop.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await laptop.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
     await laptop.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
     await laptop.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
     const pairForm = laptop.getByRole('form', { name: 'Pair a phone' });

@@ -59,7 +59,8 @@ describe('Settings → Phone', () => {
   }, { timeout: 60_000 });
 
   const openPhone = async () => {
-    await h.page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: /^Phone/ }).click();
+    await h.page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await h.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
     await h.page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
   };
 

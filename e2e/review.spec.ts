@@ -1,10 +1,11 @@
 // Review mode end to end: the owner turns review on for kit on its Fleet card; kit's message is held
 // (bob sees nothing); in the Approvals inbox the owner edits it and sends it; kit is told the edited
-// text, and the conversation shows the edited text as kit's, marked reviewed. Then kit's edit of that message
-// and its new task channel are held too, and shown as what they are (the text the edit replaces, the members).
+// text, and the conversation shows the edited text as kit's, marked "edited by you" (one sent as written: reviewed).
+// Then kit's edit of that message and its new task channel are held too, and shown as what they are (the text the
+// edit replaces, the members).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, within, type Harness } from './harness';
+import { launch, openConversation, openPage, timeline, within, type Harness } from './harness';
 
 describe('review mode', () => {
   let h: Harness;
@@ -40,7 +41,7 @@ describe('review mode', () => {
     const card = page.getByRole('region', { name: 'kit wants to send a message' });
     await card.waitFor({ timeout: 10_000 });
     await card.getByText('we launch tomorow, probably').waitFor();
-    await page.getByRole('button', { name: /Approvals.*1 pending/ }).waitFor();
+    await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
     await h.screenshot('review-held-item');
 
     await card.getByRole('button', { name: 'Edit & send' }).click();
@@ -62,6 +63,28 @@ describe('review mode', () => {
     assert.equal(msg?.provenance.owner_edited, true);
     const bobMsg = await bob.waitFor((e) => e.type === 'message.created', 10_000);
     assert.equal(bobMsg.message?.text, 'We launch tomorrow.');
+    assert.deepEqual(h.pageErrors, []);
+  });
+
+  test('the owner sees their review in the conversation: "edited by you" on an edited send, a quiet mark on one sent as written', { timeout: 90_000 }, async () => {
+    const { page } = h;
+    const kit = h.agents.kit!;
+    // The edited message of the test above, and one sent as written.
+    await openPage(page, 'Approvals');
+    await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
+    const card = page.getByRole('region', { name: 'kit wants to send a message' });
+    await card.getByText('Release notes are drafted.').waitFor({ timeout: 10_000 });
+    await card.getByRole('button', { name: 'Send', exact: true }).click();
+    await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
+
+    await openConversation(page, 'launch');
+    const log = timeline(page);
+    const edited = log.getByRole('article').filter({ hasText: 'We launch tomorrow.' });
+    await edited.getByText('edited by you', { exact: true }).waitFor({ timeout: 10_000 });
+    const asWritten = log.getByRole('article').filter({ hasText: 'Release notes are drafted.' });
+    await asWritten.getByLabel('reviewed by you').waitFor();
+    assert.equal(await asWritten.getByText('edited by you').count(), 0, 'sent as written: not marked edited');
+    await h.screenshot('review-marks');
     assert.deepEqual(h.pageErrors, []);
   });
 
@@ -87,7 +110,7 @@ describe('review mode', () => {
     await taskCard.getByText('Write the launch post').waitFor();
     await taskCard.getByText(/With bob/).waitFor();
     await taskCard.getByText(/a new conversation/).waitFor();
-    await page.getByRole('button', { name: /Approvals.*2 pending/ }).waitFor();
+    await page.getByRole('link', { name: /Approvals.*2 pending/ }).waitFor();
     await h.screenshot('review-held-edit-and-task');
 
     await editCard.getByRole('button', { name: 'Send', exact: true }).click();

@@ -29,6 +29,22 @@ export function countdown(until: number, now: number): string {
   return `${Math.floor(h / 24)}d ${h % 24}h left`;
 }
 
+/**
+ * Money as money, the one formatter of amounts in the UI: "$0.59" (never "$0.5900000000000001"), "$1,204.50";
+ * amounts under a cent keep up to four decimals ("$0.004") so a small spend does not read as nothing.
+ */
+export function money(usd: number): string {
+  if (!Number.isFinite(usd)) return '$—';
+  const abs = Math.abs(usd);
+  const max = abs > 0 && abs < 0.01 ? 4 : 2;
+  return `${usd < 0 ? '-' : ''}$${abs.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: max })}`;
+}
+
+/** Dollar amounts inside a text from the hub ("cost_usd: $0.5900000000000001 of $0.5 today") written with money(). */
+export function moneyIn(text: string): string {
+  return text.replace(/\$(\d+(?:\.\d+)?(?:e-?\d+)?)/g, (_, n: string) => money(Number(n)));
+}
+
 export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

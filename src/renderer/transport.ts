@@ -162,15 +162,23 @@ const UNAUTHORIZED: OwnerReply = {
 };
 
 /** POSTs JSON to the hub; 401 forgets the stored session (it is expired or ended). */
+let leaving = false;
+/** The page is going away: what is sent from now on must outlive it (a small request is kept alive). */
+export function markLeaving(): void {
+  leaving = true;
+}
+
 async function postJson(path: string, body: unknown, headers: Record<string, string>): Promise<OwnerReply> {
   let res: Response;
   try {
+    const json = JSON.stringify(body ?? {});
     res = await fetch(path, {
       method: 'POST',
       credentials: 'omit',
       cache: 'no-store',
       headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body ?? {}),
+      body: json,
+      keepalive: leaving && json.length < 60_000, // the browser's keepalive budget is 64 KiB
     });
   } catch (err) {
     return unreachable(err instanceof Error ? err.message : String(err));

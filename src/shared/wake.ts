@@ -106,34 +106,43 @@ export interface WakeRecipe {
   /** How to configure it with the CLI. */
   cli: string;
   note: string;
+  /** The same action as the Wake form takes it (the UI fills the form with it). */
+  form: { shell?: string; argv?: string[]; cwd: string };
 }
 
 /** Ready-made wake actions (shown in the Agents page and the README). NAME is the agent's name. */
 export function wakeRecipes(name: string): WakeRecipe[] {
   const prompt = WAKE_PROMPT.replace(/'/g, '');
+  const claude = `claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --allowedTools "mcp__perch" --output-format json`;
+  const codex = `codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"`;
+  const gemini = `gemini -p "${prompt}" --yolo`;
   return [
     {
       id: 'claude-code',
       title: 'Claude Code (headless)',
-      cli: `perch agent wake ${name} --cwd path/to/project --shell 'claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --allowedTools "mcp__perch" --output-format json'`,
+      cli: `perch agent wake ${name} --cwd path/to/project --shell '${claude}'`,
+      form: { shell: claude, cwd: 'path/to/project' },
       note: 'PERCH_MCP_CONFIG is a config naming this hub with the run\'s own key; --output-format json lets Perch count the run\'s cost.',
     },
     {
       id: 'codex',
       title: 'Codex CLI',
-      cli: `perch agent wake ${name} --cwd path/to/project --shell 'codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"'`,
+      cli: `perch agent wake ${name} --cwd path/to/project --shell '${codex}'`,
+      form: { shell: codex, cwd: 'path/to/project' },
       note: 'Codex reads the run key from PERCH_KEY; nothing secret is on its command line.',
     },
     {
       id: 'gemini',
       title: 'Gemini CLI',
-      cli: `perch agent wake ${name} --cwd path/to/project --shell 'gemini -p "${prompt}" --yolo'`,
+      cli: `perch agent wake ${name} --cwd path/to/project --shell '${gemini}'`,
+      form: { shell: gemini, cwd: 'path/to/project' },
       note: 'Once, in path/to/project/.gemini/settings.json: {"mcpServers": {"perch": {"httpUrl": "$PERCH_URL", "headers": {"Authorization": "Bearer $PERCH_KEY"}}}} — Gemini CLI fills in $VARS from the environment, so no key is stored in the file.',
     },
     {
       id: 'script',
       title: 'A plain script with perch call',
       cli: `perch agent wake ${name} --cwd path/to/project -- sh ./wake-${name}.sh`,
+      form: { argv: ['sh', `./wake-${name}.sh`], cwd: 'path/to/project' },
       note: `wake-${name}.sh: perch call get_updates > updates.json; (act on updates.json); perch call get_updates "{\\"ack\\": \\"$(jq -r .ack updates.json)\\", \\"limit\\": 1}" — perch call reads PERCH_URL and PERCH_KEY from the environment; the second call confirms what was read.`,
     },
   ];

@@ -5,6 +5,8 @@ import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
 import { addAgent, addAgentKey, listAgentKeys, openDirectWith, revokeAgent, revokeAgentKey, rotateKey, setAgentBudget, updateAgentConfig, type ConfigPatch } from '../sync';
 import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
+import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
+import { useSession } from '../stores/session';
 import { dateTimeOf } from '../format';
 import { CapsForm, PauseButton, PausedBadge, pauseText } from './Control';
 import { Avatar, ConfirmDialog, CopyButton, Dialog } from './common';
@@ -13,7 +15,7 @@ import { WakeDialog } from './WakeDialog';
 
 const ENV_HINT = 'Put the first line in your shell profile (e.g. ~/.zshrc) and restart the app, then';
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
-  { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal:' },
+  { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal (--scope user: every project of yours sees it):' },
   { key: 'claude_desktop', label: 'Claude Desktop', hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), then restart Claude Desktop. It runs mcp-remote through npx:' },
   { key: 'cursor', label: 'Cursor', hint: `${ENV_HINT} add the rest to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):` },
   { key: 'vscode', label: 'VS Code', hint: `${ENV_HINT} add the rest to .vscode/mcp.json:` },
@@ -21,7 +23,7 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'codex', label: 'Codex CLI', hint: `${ENV_HINT} add the rest to ~/.codex/config.toml:` },
   { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
   { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json:' },
-  { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell:' },
+  { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):' },
 ];
 
 export function AgentsPage() {
@@ -31,6 +33,7 @@ export function AgentsPage() {
   const [editing, setEditing] = useState<AgentSummary | null>(null);
   const [waking, setWaking] = useState<AgentSummary | null>(null);
   const [keysOf, setKeysOf] = useState<string | null>(null);
+  const [connecting, setConnecting] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
@@ -78,6 +81,11 @@ export function AgentsPage() {
               <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)}>
                 Wake
               </button>
+              {!a.revoked && (
+                <button type="button" className="btn btn-ghost" aria-label={`Connect ${a.name}`} onClick={() => setConnecting(a.name)}>
+                  Connect
+                </button>
+              )}
               {!a.revoked && (
                 <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => setKeysOf(a.name)}>
                   Keys
@@ -142,6 +150,7 @@ export function AgentsPage() {
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
       {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
       {keysOf && <KeysDialog agent={keysOf} onClose={() => setKeysOf(null)} />}
+      {connecting && <ConnectDialog agent={connecting} onClose={() => setConnecting(null)} />}
     </div>
   );
 }
@@ -202,24 +211,48 @@ function KeyDialog({ result, onClose }: { result: AgentKeyResult; onClose: () =>
         <code aria-label="Agent key">{result.key}</code>
         <CopyButton text={result.key} label="Copy key" />
       </div>
-      {SNIPPETS.filter((s) => result.snippets[s.key]).map((s) => (
-        <section key={s.key} className="snippet" aria-label={`${s.label} snippet`}>
-          <div className="row-between">
-            <h3>{s.label}</h3>
-            <CopyButton text={result.snippets[s.key]!} label={`Copy ${s.label} snippet`} />
-          </div>
-          <p className="muted small">{s.hint}</p>
-          <pre>
-            <code>{result.snippets[s.key]}</code>
-          </pre>
-        </section>
-      ))}
+      <Snippets snippets={result.snippets} />
+      <p className="muted small">The snippets stay on the agent’s Connect button (with the key as {keyEnvVar(result.agent.name)}).</p>
       <div className="row">
         <button type="button" className="btn btn-primary" onClick={onClose}>
           I have copied it
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/** The connection snippets again, after the key dialog closed: the key stays unknown, they refer to PERCH_KEY_<AGENT>. */
+function ConnectDialog({ agent, onClose }: { agent: string; onClose: () => void }) {
+  const mcpUrl = useSession((s) => s.info?.mcp_url);
+  const env = keyEnvVar(agent);
+  return (
+    <Dialog title={`Connect ${agent}`} onClose={onClose} wide>
+      <p className="muted">
+        Perch keeps only a hash of {agent}’s key, so these snippets use <code>${env}</code> where the key goes: set it to the key you were shown when you added{' '}
+        {agent} (or rotate the key for a new one). Clients that cannot read the environment need the key pasted in place of <code>{`\${${env}}`}</code>.
+      </p>
+      {mcpUrl ? <Snippets snippets={connectionSnippets(mcpUrl, agent, null)} /> : <p className="muted">Loading…</p>}
+    </Dialog>
+  );
+}
+
+function Snippets({ snippets }: { snippets: Record<string, string> }) {
+  return (
+    <>
+      {SNIPPETS.filter((s) => snippets[s.key]).map((s) => (
+        <section key={s.key} className="snippet" aria-label={`${s.label} snippet`}>
+          <div className="row-between">
+            <h3>{s.label}</h3>
+            <CopyButton text={snippets[s.key]!} label={`Copy ${s.label} snippet`} />
+          </div>
+          <p className="muted small">{s.hint}</p>
+          <pre>
+            <code>{snippets[s.key]}</code>
+          </pre>
+        </section>
+      ))}
+    </>
   );
 }
 

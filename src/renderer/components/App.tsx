@@ -4,14 +4,15 @@ import { useShallow } from 'zustand/react/shallow';
 import { useSession } from '../stores/session';
 import { useUi, uiStore } from '../stores/ui';
 import { useConversations } from '../stores/conversations';
-import { boot, closeThread, openView } from '../sync';
-import { typingInField } from '../hooks';
+import { boot, closeThread, openView, undoDecision } from '../sync';
+import { typingInField, useNow } from '../hooks';
 import { Sidebar, sortedConversationIds } from './Sidebar';
 import { ConversationView } from './ConversationView';
 import { ApprovalsInbox } from './ApprovalsInbox';
 import { FleetView } from './FleetView';
 import { AgentsPage } from './AgentsPage';
 import { PhonePage } from './PhonePage';
+import { SettingsPage } from './SettingsPage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
@@ -155,6 +156,8 @@ function Shell() {
           <RequestPage key={view.requestId} requestId={view.requestId} />
         ) : view.name === 'phone' ? (
           <PhonePage />
+        ) : view.name === 'settings' ? (
+          <SettingsPage />
         ) : (
           <Home />
         )}
@@ -169,8 +172,24 @@ function Shell() {
 
 function Toasts() {
   const toasts = useUi((s) => s.toasts);
+  const decisions = useUi((s) => s.pendingDecisions);
+  const now = useNow(500);
   return (
     <div className="toasts" aria-live="polite" role="status">
+      {decisions
+        .filter((d) => !d.atOnce)
+        .map((d) => (
+          <div key={`d${d.id}`} className="toast toast-undo">
+            <span>
+              {d.text} — <span className="nowrap">{d.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((d.until - now) / 1000))} s`}</span>
+            </span>
+            {!d.sending && (
+              <button type="button" className="toast-action" onClick={() => undoDecision(d.id)}>
+                Undo
+              </button>
+            )}
+          </div>
+        ))}
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : undefined}>
           {t.text}

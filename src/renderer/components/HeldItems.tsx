@@ -1,13 +1,11 @@
 // Review mode in the Approvals inbox: what agents under review want to send. Send posts it as the agent,
-// Edit & send posts the owner's text instead, Discard drops it. Keyboard: s send, e edit, x discard,
-// n / p next / previous held item (a, r, j, k stay with the requests).
-import { useEffect } from 'react';
+// Edit & send posts the owner's text instead, Discard drops it. The inbox's one keyboard focus (ApprovalsInbox)
+// moves over these too: s send, e edit, x discard.
 import { useShallow } from 'zustand/react/shallow';
 import type { HeldItem } from '../model';
-import { heldStore, useHeld } from '../stores/held';
+import { useHeld } from '../stores/held';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
-import { typingInField } from '../hooks';
-import { dateTimeOf } from '../format';
+import { bytes, dateTimeOf } from '../format';
 import { AgentBadge, JsonView, Markdown } from './common';
 
 /** "kit wants to …": what a held item would do (review mode holds every write others read, hub/review-calls.ts). */
@@ -58,56 +56,17 @@ function HeldDetails({ h }: { h: HeldItem }) {
   );
 }
 
-function sizeOf(n: number): string {
-  return n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`;
-}
-
-export function HeldItems() {
-  const items = useHeld(useShallow((s) => s.items));
+export function HeldItems({ hidden = [] }: { hidden?: string[] }) {
+  const all = useHeld(useShallow((s) => s.items));
+  const items = all.filter((i) => !hidden.includes(i.held_id)); // decided, in the undo window
   const selected = useHeld((s) => s.selected);
-  const ids = items.map((i) => i.held_id).join(' ');
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || typingInField(e.target)) return;
-      const list = ids ? ids.split(' ') : [];
-      const cur = heldStore.getState().selected;
-      if (!cur || !list.includes(cur)) return;
-      const i = list.indexOf(cur);
-      switch (e.key) {
-        case 's':
-          void sendHeld(cur);
-          break;
-        case 'e': {
-          const item = heldStore.getState().items.find((h) => h.held_id === cur);
-          if (item && heldStore.getState().drafts[cur] === undefined) setHeldDraft(cur, item.text);
-          setTimeout(() => document.querySelector<HTMLTextAreaElement>(`[data-held-id="${cur}"] .held-edit`)?.focus(), 0);
-          break;
-        }
-        case 'x':
-          void discardHeld(cur);
-          break;
-        case 'n':
-          selectHeld(list[Math.min(list.length - 1, i + 1)]!);
-          break;
-        case 'p':
-          selectHeld(list[Math.max(0, i - 1)]!);
-          break;
-        default:
-          return;
-      }
-      e.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [ids]);
 
   if (items.length === 0) return null;
   return (
     <section className="held-list request-list" aria-label="Held for review">
       <h2>Held for review</h2>
       <p className="shortcuts" aria-label="Review shortcuts">
-        <kbd>s</kbd> send · <kbd>e</kbd> edit · <kbd>x</kbd> discard · <kbd>n</kbd>/<kbd>p</kbd> next / previous held item
+        <kbd>s</kbd> send · <kbd>e</kbd> edit · <kbd>x</kbd> discard · <kbd>j</kbd>/<kbd>k</kbd> next / previous item
       </p>
       {items.map((h) => (
         <HeldCard key={h.held_id} item={h} selected={h.held_id === selected} />
@@ -152,7 +111,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
       <HeldDetails h={h} />
       {h.file && (
         <p className="held-file">
-          {h.file.is_image ? 'Image' : 'File'} <strong>{h.file.name}</strong> <span className="muted">({h.file.mime}, {sizeOf(h.file.size)})</span>
+          {h.file.is_image ? 'Image' : 'File'} <strong>{h.file.name}</strong> <span className="muted">({h.file.mime}, {bytes(h.file.size)})</span>
         </p>
       )}
       {editing ? (
@@ -171,7 +130,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         <div className="row">
         {editing ? (
           <>
-            <button type="button" className="btn btn-primary" disabled={h.kind !== 'file' && !draft.trim()} onClick={() => void sendHeld(h.held_id)}>
+            <button type="button" className="btn btn-primary" disabled={h.kind !== 'file' && !draft.trim()} onClick={() => sendHeld(h.held_id)}>
               Send edited
             </button>
             <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, null)}>
@@ -180,7 +139,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
           </>
         ) : (
           <>
-            <button type="button" className="btn btn-primary" onClick={() => void sendHeld(h.held_id)}>
+            <button type="button" className="btn btn-primary" onClick={() => sendHeld(h.held_id)}>
               Send
             </button>
             <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, h.text)}>
@@ -188,7 +147,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
             </button>
           </>
         )}
-        <button type="button" className="btn btn-danger" onClick={() => void discardHeld(h.held_id)}>
+        <button type="button" className="btn btn-danger" onClick={() => discardHeld(h.held_id)}>
           Discard
         </button>
         </div>

@@ -81,6 +81,7 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
         ) : (
           <>
             <MessageBody msg={m} />
+            <ReviewMark msg={m} />
             {m.edited_at && (
               <span className="edited" title={`Edited ${dateTimeOf(m.edited_at)}`}>
                 (edited)
@@ -109,6 +110,25 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
     </article>
   );
 });
+
+/** Review mode: the owner edited this before it was posted ("edited by you"), or read it first (a quiet mark). */
+function ReviewMark({ msg }: { msg: Message }) {
+  if (msg.provenance?.owner_edited) {
+    return (
+      <span className="review-mark review-edited" title="You changed this text in review before it was posted">
+        edited by you
+      </span>
+    );
+  }
+  if (msg.provenance?.reviewed) {
+    return (
+      <span className="review-mark" title="You reviewed this before it was posted" aria-label="reviewed by you">
+        ✓ reviewed
+      </span>
+    );
+  }
+  return null;
+}
 
 function ReplyQuote({ msgId }: { msgId: string }) {
   const q = useTimeline((s) => s.messages.get(msgId));

@@ -1,7 +1,7 @@
 // Start a direct conversation, a group or a task channel with some of the owner's agents.
 import { useState, type FormEvent } from 'react';
 import { useAgents } from '../stores/agents';
-import { createConversation, showNewConversation } from '../sync';
+import { createConversation, hrefOf, showNewConversation } from '../sync';
 import { Dialog } from './common';
 
 export function NewConversationDialog() {
@@ -38,7 +38,15 @@ export function NewConversationDialog() {
         )}
         <fieldset className="field">
           <legend>{kind === 'direct' ? 'With' : 'Members'}</legend>
-          {agents.length === 0 && <p className="muted">Add an agent first.</p>}
+          {agents.length === 0 && (
+            <p className="muted">
+              No agents yet.{' '}
+              <a href={hrefOf({ name: 'agents' })} onClick={close}>
+                Add an agent
+              </a>{' '}
+              first, then start a conversation with it.
+            </p>
+          )}
           <div className="member-picks">
             {agents.map((a) => (
               <label key={a.id} className="check">

@@ -7,7 +7,7 @@ import { useHeld } from '../stores/held';
 import { useUi } from '../stores/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSession } from '../stores/session';
-import { boot, defaultDeviceName, enableNotifications, forgetThisPhone, handBackFromPhone, openView, pairThisDevice, resetPairing } from '../sync';
+import { boot, defaultDeviceName, enableNotifications, forgetThisPhone, handBackFromPhone, hrefOf, openView, pairThisDevice, resetPairing } from '../sync';
 import { useNow } from '../hooks';
 import { ago, countdown } from '../format';
 import type { HandoffItem } from '../../shared/owner-api';
@@ -30,14 +30,14 @@ export function BottomBar() {
   return (
     <nav className="bottombar" aria-label="Sections">
       {tabs.map((t) => (
-        <button key={t.name} type="button" className={`bottombar-item ${t.active ? 'active' : ''}`} aria-current={t.active ? 'page' : undefined} onClick={() => openView({ name: t.name })}>
+        <a key={t.name} href={hrefOf({ name: t.name })} className={`bottombar-item ${t.active ? 'active' : ''}`} aria-current={t.active ? 'page' : undefined}>
           <span className="bottombar-icon" aria-hidden="true">
             <Icon name={t.icon} size={20} />
             {t.name === 'approvals' && pending > 0 && <span className="count count-strong bottombar-count">{pending}</span>}
           </span>
           <span className="bottombar-label">{t.label}</span>
           {t.name === 'approvals' && pending > 0 && <span className="sr-only">{pending} pending</span>}
-        </button>
+        </a>
       ))}
     </nav>
   );

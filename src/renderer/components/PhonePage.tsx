@@ -12,6 +12,7 @@ import {
 import { useNow } from '../hooks';
 import { ago, countdown, dateTimeOf } from '../format';
 import { BusyButton, ConfirmDialog, CopyButton } from './common';
+import { SettingsNav } from './SettingsPage'; // Settings → Phone
 
 export function PhonePage() {
   const settings = usePhone((s) => s.settings);
@@ -26,6 +27,7 @@ export function PhonePage() {
     <div className="page phone-page">
       <header className="page-head">
         <h1>Phone</h1>
+        <SettingsNav current="phone" />
         <p className="muted">
           Approve, reject and answer your agents from your phone. The hub keeps listening on this computer only; your phone reaches it through an HTTPS front you run
           (tailscale serve), and holds its own credential that you can revoke at any time.

@@ -4,7 +4,8 @@ import { memo, type ReactNode } from 'react';
 import type { RequestItem } from '../model';
 import { useRequests } from '../stores/requests';
 import { useConversations } from '../stores/conversations';
-import { decideWithDraft, openMessage, setRequestDraft } from '../sync';
+import { useUi } from '../stores/ui';
+import { decideWithDraft, openMessage, setRequestDraft, undoDecision } from '../sync';
 import { useNow } from '../hooks';
 import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
@@ -37,6 +38,7 @@ export const RequestCard = memo(function RequestCard(props: {
   const draft = useRequests((s) => s.drafts[props.requestId]);
   const now = useNow(1000);
   const approvalsOnly = useDevice((s) => s.me?.scope === 'approvals'); // a phone of scope approvals cannot open conversations
+  const deciding = useUi((s) => s.pendingDecisions.find((d) => d.key === props.requestId)); // in the undo window
   if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;
   const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
@@ -85,7 +87,16 @@ export const RequestCard = memo(function RequestCard(props: {
         )}
       </p>
       {r.context !== undefined && r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />}
-      {pending ? (
+      {pending && deciding ? (
+        <p className="request-deciding" role="status">
+          {deciding.text}: {deciding.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((deciding.until - now) / 1000))} s`}{' '}
+          {!deciding.sending && (
+            <button type="button" className="btn btn-small" onClick={() => undoDecision(deciding.id)}>
+              Undo
+            </button>
+          )}
+        </p>
+      ) : pending ? (
         <div className="request-actions">
           {r.kind === 'answer' && (
             <textarea
@@ -96,7 +107,7 @@ export const RequestCard = memo(function RequestCard(props: {
               value={draft?.answer ?? ''}
               onChange={(e) => setRequestDraft(r.request_id, { answer: e.target.value })}
               onKeyDown={(e) => {
-                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void decideWithDraft(r.request_id, 'answer');
+                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) decideWithDraft(r.request_id, 'answer');
               }}
             />
           )}
@@ -109,22 +120,22 @@ export const RequestCard = memo(function RequestCard(props: {
           />
           <div className="row">
             {r.kind === 'approve' && (
-              <button type="button" className="btn btn-primary" onClick={() => void decideWithDraft(r.request_id, 'approve')}>
+              <button type="button" className="btn btn-primary" onClick={() => decideWithDraft(r.request_id, 'approve')}>
                 Approve
               </button>
             )}
             {r.kind === 'answer' && (
-              <button type="button" className="btn btn-primary" disabled={!draft?.answer?.trim()} onClick={() => void decideWithDraft(r.request_id, 'answer')}>
+              <button type="button" className="btn btn-primary" disabled={!draft?.answer?.trim()} onClick={() => decideWithDraft(r.request_id, 'answer')}>
                 Send answer
               </button>
             )}
             {r.kind === 'choose' &&
               (r.options ?? []).map((o, i) => (
-                <button key={o} type="button" className="btn btn-primary" onClick={() => void decideWithDraft(r.request_id, 'choose', o)}>
-                  {i < 9 && props.inInbox ? <kbd>{i + 1}</kbd> : null} {o}
+                <button key={o} type="button" className="btn btn-primary" aria-keyshortcuts={i < 9 && props.inInbox ? String(i + 1) : undefined} onClick={() => decideWithDraft(r.request_id, 'choose', o)}>
+                  {i < 9 && props.inInbox ? <kbd aria-hidden="true">{i + 1}</kbd> : null} {o}
                 </button>
               ))}
-            <button type="button" className="btn btn-danger" onClick={() => void decideWithDraft(r.request_id, 'reject')}>
+            <button type="button" className="btn btn-danger" onClick={() => decideWithDraft(r.request_id, 'reject')}>
               Reject
             </button>
           </div>

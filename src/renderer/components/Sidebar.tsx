@@ -7,8 +7,8 @@ import { useRequests } from '../stores/requests';
 import { useHeld } from '../stores/held';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
-import { useUi } from '../stores/ui';
-import { openMessage, openView, searchMessages, setFilter, showNewConversation, signOut } from '../sync';
+import { useUi, type View } from '../stores/ui';
+import { hrefOf, openMessage, searchMessages, setFilter, showNewConversation, signOut } from '../sync';
 import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
@@ -37,8 +37,9 @@ export function Sidebar() {
   const view = useUi((s) => s.view);
   const info = useSession((s) => s.info);
   const link = useSession((s) => s.link);
-  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length)
-    + useHeld((s) => s.items.length); // review mode: held items wait in the inbox too
+  const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key))); // decided, in the undo window
+  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending' && !deciding.includes(r.request_id)).length)
+    + useHeld((s) => s.items.filter((i) => !deciding.includes(i.held_id)).length); // review mode: held items wait in the inbox too
   const groups = useConversations(
     useShallow((s) => {
       const ids = sortedConversationIds(s.byId, filter);
@@ -46,6 +47,7 @@ export function Sidebar() {
     }),
   );
   const [results, setResults] = useState<Message[] | null>(null);
+  const convTitles = useConversations(useShallow((s) => Object.fromEntries(Object.values(s.byId).map((c) => [c.conv_id, c.title]))));
   const deviceMode = useDevice((s) => !!s.me); // a paired phone has no owner session to sign out of: it has "Forget this phone" (Phone.tsx)
 
   return (
@@ -65,10 +67,10 @@ export function Sidebar() {
       </div>
 
       <div className="nav-links">
-        <NavButton active={view.name === 'approvals'} onClick={() => openView({ name: 'approvals' })} label="Approvals" icon={<Icon name="approvals" />} count={pendingCount} countLabel={`${pendingCount} pending`} />
-        <NavButton active={view.name === 'fleet'} onClick={() => openView({ name: 'fleet' })} label="Fleet" icon={<Icon name="fleet" />} />
-        <NavButton active={view.name === 'agents'} onClick={() => openView({ name: 'agents' })} label="Agents" icon={<Icon name="bot" />} />
-        <NavButton active={view.name === 'phone'} onClick={() => openView({ name: 'phone' })} label="Phone" icon={<Icon name="phone" />} />
+        <NavLink view={{ name: 'approvals' }} active={view.name === 'approvals'} label="Approvals" icon={<Icon name="approvals" />} count={pendingCount} countLabel={`${pendingCount} pending`} />
+        <NavLink view={{ name: 'fleet' }} active={view.name === 'fleet'} label="Fleet" icon={<Icon name="fleet" />} />
+        <NavLink view={{ name: 'agents' }} active={view.name === 'agents'} label="Agents" icon={<Icon name="bot" />} />
+        <NavLink view={{ name: 'settings' }} active={view.name === 'settings' || view.name === 'phone'} label="Settings" icon={<Icon name="settings" />} /> {/* Settings → Phone */}
       </div>
       <PauseAllControl /> {/* owner control: the kill switch on every screen (Control.tsx) */}
 
@@ -112,7 +114,7 @@ export function Sidebar() {
                       openMessage(m.conv_id, m.msg_id);
                     }}
                   >
-                    <strong>{m.sender.name}</strong> <span className="muted">{timeOf(m.created_at)}</span>
+                    <strong>{m.sender.name}</strong> <span className="muted">in {convTitles[m.conv_id] ?? 'a conversation'} · {timeOf(m.created_at)}</span>
                     <span className="hit-text">{(m.text ?? '').slice(0, 120)}</span>
                   </button>
                 </li>
@@ -150,9 +152,10 @@ export function Sidebar() {
   );
 }
 
-function NavButton(props: { active: boolean; onClick: () => void; label: string; icon: React.ReactNode; count?: number; countLabel?: string }) {
+/** A navigation item: a link to the view's address (so a new tab, Back and Forward work); the URL drives the view. */
+function NavLink(props: { view: View; active: boolean; label: string; icon: React.ReactNode; count?: number; countLabel?: string }) {
   return (
-    <button type="button" className={`nav-link ${props.active ? 'active' : ''}`} aria-current={props.active ? 'page' : undefined} onClick={props.onClick}>
+    <a href={hrefOf(props.view)} className={`nav-link ${props.active ? 'active' : ''}`} aria-current={props.active ? 'page' : undefined}>
       <span className="nav-icon" aria-hidden="true">
         {props.icon}
       </span>
@@ -162,14 +165,15 @@ function NavButton(props: { active: boolean; onClick: () => void; label: string;
           {props.count}
         </span>
       ) : null}
-    </button>
+    </a>
   );
 }
 
 const ConversationItem = memo(function ConversationItem({ convId, active }: { convId: string; active: boolean }) {
   const c = useConversations((s) => s.byId[convId]);
   const ownerId = useSession((s) => s.info?.owner.id);
-  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending').length);
+  const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key)));
+  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending' && !deciding.includes(r.request_id)).length);
   const waiting = useAgents(
     useShallow((s) => (c ? s.list.filter((a) => a.waiting && c.members.some((m) => m.id === a.id)).map((a) => a.name) : [])),
   );
@@ -178,11 +182,10 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
   const handedToMe = (c.handoffs ?? []).filter((h) => h.to.id === ownerId);
   return (
     <li>
-      <button
-        type="button"
+      <a
+        href={hrefOf({ name: 'conversation', convId })}
         className={`conv-item ${active ? 'active' : ''} ${c.unread ? 'has-unread' : ''}`}
         aria-current={active ? 'page' : undefined}
-        onClick={() => openView({ name: 'conversation', convId })}
       >
         {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true"><Icon name={c.kind === 'task' ? 'task' : c.kind === 'inbox' ? 'note' : 'hash'} size={15} /></span>}
         <span className="conv-title">{c.title}</span>
@@ -214,7 +217,7 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
             </span>
           )}
         </span>
-      </button>
+      </a>
     </li>
   );
 });

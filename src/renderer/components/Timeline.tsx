@@ -1,5 +1,5 @@
 // The conversation's history, virtualized: older pages load on scroll up, live events append at the bottom.
-import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTimeline, type Row, timelineStore } from '../stores/timeline';
 import { useUi } from '../stores/ui';
 import { focusMessage, loadOlder } from '../sync';
@@ -51,6 +51,29 @@ export function Timeline({ convId }: { convId: string }) {
   }, [rows]);
   const onNearTop = useCallback(() => void loadOlder(convId), [convId]);
 
+  // Scrolled up while messages arrive: a "new messages" marker counts them and brings the reader down.
+  const wrap = useRef<HTMLDivElement>(null);
+  const atEnd = useRef(true);
+  const [unseen, setUnseen] = useState(0);
+  const lastKey = useRef<string | null>(null);
+  useEffect(() => {
+    const list = rows ?? [];
+    const prev = lastKey.current;
+    lastKey.current = list.length ? list[list.length - 1]!.key : null;
+    if (!prev || atEnd.current || prev === lastKey.current) return;
+    let added = 0;
+    for (let i = list.length - 1; i >= 0 && list[i]!.key !== prev; i--) if (list[i]!.kind === 'message') added++;
+    if (added) setUnseen((n) => n + added);
+  }, [rows]);
+  const onAtEdgeChange = useCallback((at: boolean) => {
+    atEnd.current = at;
+    if (at) setUnseen(0);
+  }, []);
+  const toEnd = () => {
+    const el = wrap.current?.querySelector<HTMLElement>('.timeline-list');
+    if (el) el.scrollTop = el.scrollHeight;
+  };
+
   // A message to show (from search, pins or the inbox) that is older than what is loaded: page back to it.
   useEffect(() => {
     if (!focusMsg || !rows || status !== 'ready') return;
@@ -90,7 +113,12 @@ export function Timeline({ convId }: { convId: string }) {
     );
   }
   return (
-    <div className="timeline">
+    <div className="timeline" ref={wrap}>
+      {unseen > 0 && (
+        <button type="button" className="new-messages" onClick={toEnd}>
+          {unseen} new message{unseen === 1 ? '' : 's'} ↓
+        </button>
+      )}
       {loadingOlder && (
         <div className="older-loading" role="status">
           Loading older messages…
@@ -104,6 +132,7 @@ export function Timeline({ convId }: { convId: string }) {
         stick="bottom"
         onNearTop={hasOlder ? onNearTop : undefined}
         scrollToKey={focusMsg}
+        onAtEdgeChange={onAtEdgeChange}
         onScrolledTo={() => {
           setHighlight(focusMsg);
           focusMessage(null);

@@ -16,6 +16,8 @@ export interface VirtualListProps<T> {
   /** Scroll this key into view once it is in items. */
   scrollToKey?: string | null;
   onScrolledTo?: () => void;
+  /** Told when the reader reaches or leaves the followed edge (the bottom of a chat log). */
+  onAtEdgeChange?: (atEdge: boolean) => void;
   label: string;
   role?: string;
   className?: string;
@@ -149,7 +151,9 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   const capture = (el: HTMLDivElement) => {
     const { keys: k, tree: t } = latest.current;
     const top = el.scrollTop;
+    const was = atEdge.current;
     atEdge.current = stick === 'bottom' ? el.scrollHeight - top - el.clientHeight < 32 : top < 4;
+    if (was !== atEdge.current) props.onAtEdgeChange?.(atEdge.current);
     const n = t.length;
     if (n > 0) {
       // Anchor on a real item: a header row at index 0 would pin the view to the top while pages are prepended.
@@ -197,6 +201,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     if (!el || i === undefined) return;
     el.scrollTop = Math.max(0, tree.offset(i) - el.clientHeight / 3);
     capture(el);
+    if (atEdge.current) props.onAtEdgeChange?.(false);
     atEdge.current = false;
     onScrolledTo?.();
   }, [scrollToKey, layout]);

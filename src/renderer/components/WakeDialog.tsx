@@ -6,7 +6,7 @@ import type { AgentSummary } from '../model';
 import { useWake } from '../stores/wake';
 import { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from '../sync';
 import { wakeRecipes, type WakeRunView } from '../../shared/wake';
-import { dateTimeOf } from '../format';
+import { dateTimeOf, money } from '../format';
 import { CopyButton, Dialog } from './common';
 
 type Mode = 'argv' | 'shell' | 'webhook';
@@ -119,7 +119,22 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
         <ul>
           {recipes.map((r) => (
             <li key={r.id}>
-              <strong>{r.title}</strong> <CopyButton text={r.cli} small />
+              <strong>{r.title}</strong>{' '}
+              <button
+                type="button"
+                className="btn btn-small"
+                aria-label={`Use the ${r.title} recipe`}
+                onClick={() => {
+                  setMode(r.form.argv ? 'argv' : 'shell');
+                  setCommand(r.form.argv ? r.form.argv.join('\n') : (r.form.shell ?? ''));
+                  setCwd(r.form.cwd);
+                  setError(null);
+                  document.getElementById('wake-command')?.focus();
+                }}
+              >
+                Fill the form
+              </button>{' '}
+              <CopyButton text={r.cli} small />
               <pre className="mono small">{r.cli}</pre>
               <span className="muted small">{r.note}</span>
             </li>
@@ -135,7 +150,7 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
               <span className={`chip chip-${r.status === 'succeeded' ? 'done' : r.status === 'running' ? 'working' : 'failed'}`}>{r.status.replace('_', ' ')}</span> {dateTimeOf(r.started_at)} · {whyText(r)}
               {r.duration_ms != null && ` · ${(r.duration_ms / 1000).toFixed(1)} s`}
               {r.exit_code != null && ` · exit ${r.exit_code}`}
-              {r.usage?.total_cost_usd != null && ` · $${r.usage.total_cost_usd.toFixed(4)}`}
+              {r.usage?.total_cost_usd != null && ` · ${money(r.usage.total_cost_usd)}`}
             </button>
             {r.status === 'running' && (
               <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(agent.id)}>

@@ -18,9 +18,51 @@ export function Avatar({ user, size = 36 }: { user: Pick<UserRef, 'name' | 'kind
   );
 }
 
-/** Agent-written Markdown, sanitized; raw HTML in it shows as text. */
+/** Agent-written Markdown, sanitized; raw HTML in it shows as text. Each code block has a Copy button. */
 export function Markdown({ text, className }: { text: string; className?: string }) {
-  return <div className={`md ${className ?? ''}`} dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
+  const html = renderMarkdown(text);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => addCodeCopyButtons(ref.current), [html]);
+  return <div ref={ref} className={`md ${className ?? ''}`} onClick={copyCodeBlock} dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+/** A Copy button in each code block of rendered Markdown (made here, never from the message's own HTML). */
+function addCodeCopyButtons(root: HTMLElement | null): void {
+  for (const pre of root?.querySelectorAll('pre') ?? []) {
+    if (pre.querySelector(':scope > .code-copy')) continue;
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'code-copy';
+    b.textContent = 'Copy';
+    b.setAttribute('aria-label', 'Copy code');
+    pre.appendChild(b);
+  }
+}
+
+function copyCodeBlock(e: React.MouseEvent<HTMLElement>): void {
+  const b = (e.target as HTMLElement).closest<HTMLButtonElement>('.code-copy');
+  const pre = b?.parentElement;
+  if (!b || !pre) return;
+  e.stopPropagation();
+  const code = pre.querySelector('code')?.textContent ?? '';
+  void copyText(code).then(() => {
+    b.textContent = 'Copied';
+    setTimeout(() => (b.textContent = 'Copy'), 1500);
+  });
+}
+
+/** Puts text on the clipboard (a hidden textarea where the Clipboard API is refused). */
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.appendChild(ta);
+    ta.select();
+    document.execCommand('copy');
+    ta.remove();
+  }
 }
 
 /** JSON as a collapsible tree (pretty-printed, never interpreted). */
@@ -90,16 +132,7 @@ export function CopyButton({ text, label = 'Copy', small }: { text: string; labe
       className={`btn ${small ? 'btn-small' : ''} btn-ghost`}
       aria-label={label}
       onClick={async () => {
-        try {
-          await navigator.clipboard.writeText(text);
-        } catch {
-          const ta = document.createElement('textarea');
-          ta.value = text;
-          document.body.appendChild(ta);
-          ta.select();
-          document.execCommand('copy');
-          ta.remove();
-        }
+        await copyText(text);
         setDone(true);
         setTimeout(() => setDone(false), 1500);
       }}
@@ -128,13 +161,28 @@ export function BusyButton({ className, onClick, children }: { className: string
   );
 }
 
-/** A modal dialog (the native <dialog>: focus moves in, Esc closes, the page behind is inert). */
+const FIELDS = 'input:not([type=hidden]):not([disabled]), textarea:not([disabled]), select:not([disabled])';
+const FOCUSABLE = `${FIELDS}, button:not([disabled]), [href], [tabindex]:not([tabindex="-1"])`;
+
+/**
+ * A modal dialog (the native <dialog>: Esc closes, the page behind is inert). Focus starts on what the dialog is
+ * for (an autoFocus element, else its first field, else its first control — never the Close button, so typing
+ * cannot close it) and goes back to what opened it when it closes.
+ */
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const [opener] = useState(() => (typeof document === 'undefined' ? null : (document.activeElement as HTMLElement | null)));
   useEffect(() => {
     const d = ref.current;
-    if (d && !d.open) d.showModal();
-    return () => d?.close();
+    if (!d) return;
+    const chosen = d.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null; // React's autoFocus ran first
+    if (!d.open) d.showModal();
+    const body = d.querySelector('.dialog-body');
+    (chosen ?? body?.querySelector<HTMLElement>(FIELDS) ?? body?.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+    return () => {
+      d.close();
+      if (opener && opener !== document.body && opener.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog

@@ -12,12 +12,39 @@ export type View =
   /** One request at full width (what a notification tap opens: /r/<request_id>). */
   | { name: 'request'; requestId: string }
   /** Settings → Phone (remote access, pairing, devices). */
-  | { name: 'phone' };
+  | { name: 'phone' }
+  /** The owner's preferences of this app (how decisions are sent). */
+  | { name: 'settings' };
 
 export interface Toast {
   id: number;
   kind: 'info' | 'error';
   text: string;
+}
+
+/** A decision waiting for its undo window to close (sync/undo.ts), or being sent. */
+export interface PendingDecision {
+  id: number;
+  /** The request_id or held_id decided. */
+  key: string;
+  /** What will be sent, in words ("Approve “Deploy v2?”"). */
+  text: string;
+  /** When the window closes (ms since epoch). */
+  until: number;
+  /** The hub is being told. */
+  sending: boolean;
+  /** Sent without a window (the owner's setting). */
+  atOnce: boolean;
+}
+
+/** localStorage: the owner prefers decisions sent at once, without an undo window. */
+export const DECIDE_AT_ONCE_KEY = 'perch.decisions.at_once';
+function storedDecideAtOnce(): boolean {
+  try {
+    return localStorage.getItem(DECIDE_AT_ONCE_KEY) === '1';
+  } catch {
+    return false;
+  }
 }
 
 export interface UiState {
@@ -34,6 +61,10 @@ export interface UiState {
   viewer: { fileId: string; name: string } | null;
   toasts: Toast[];
   newConversation: boolean;
+  /** Decisions waiting for their undo window (the items they decide leave the inbox meanwhile). */
+  pendingDecisions: PendingDecision[];
+  /** Settings: decisions go to the hub at once, without an undo window. */
+  decideAtOnce: boolean;
 }
 
 export const uiStore = create<UiState>(() => ({
@@ -46,6 +77,8 @@ export const uiStore = create<UiState>(() => ({
   viewer: null,
   toasts: [],
   newConversation: false,
+  pendingDecisions: [],
+  decideAtOnce: storedDecideAtOnce(),
 }));
 export const useUi = uiStore;
 

@@ -8,7 +8,8 @@ import { requestsStore } from '../stores/requests';
 import { uiStore } from '../stores/ui';
 import { attempt, toast } from './common';
 import { loadAgents, refreshConversationSoon } from './loaders';
-import { clearRequestDraft, mergeDecidedRequest } from './requests';
+import { clearRequestDraft, mergeDecidedRequest, selectRequest } from './requests';
+import { decideAfterUndoWindow } from './undo';
 import { openView } from './router';
 
 export function sendMessage(input: { conv_id: string; text: string; to?: string[]; reply_to?: string; thread_id?: string }) {
@@ -51,17 +52,30 @@ export function decideRequest(requestId: string, decision: Decision, extra: { an
   });
 }
 
-/** Decides with what the owner typed in the request's comment / answer fields. */
-export function decideWithDraft(requestId: string, decision: Decision, choice?: string) {
+const DECISION_WORD: Record<Decision, string> = { approve: 'Approve', reject: 'Reject', answer: 'Answer', choose: 'Choose' };
+
+/**
+ * Decides with what the owner typed in the request's comment / answer fields (read now, when the owner decides).
+ * The hub hears of it when the undo window closes (undo.ts); the request leaves the inbox meanwhile.
+ */
+export function decideWithDraft(requestId: string, decision: Decision, choice?: string): void {
   const draft = requestsStore.getState().drafts[requestId] ?? {};
-  return decideRequest(requestId, decision, {
-    comment: draft.comment,
-    ...(decision === 'answer' ? { answer: draft.answer ?? '' } : {}),
-    ...(decision === 'choose' ? { choice } : {}),
-  }).then((r) => {
-    if (r) clearRequestDraft(requestId);
-    return r;
-  });
+  const r = requestsStore.getState().byId[requestId];
+  const what = decision === 'choose' && choice ? `Choose “${choice}” for` : DECISION_WORD[decision];
+  decideAfterUndoWindow(
+    requestId,
+    `${what} “${r?.title ?? requestId}”`,
+    () =>
+      decideRequest(requestId, decision, {
+        comment: draft.comment,
+        ...(decision === 'answer' ? { answer: draft.answer ?? '' } : {}),
+        ...(decision === 'choose' ? { choice } : {}),
+      }).then((res) => {
+        if (res) clearRequestDraft(requestId);
+        return res;
+      }),
+    () => selectRequest(requestId),
+  );
 }
 
 export const answerCard = (msgId: string, blockId: string, value: unknown) =>

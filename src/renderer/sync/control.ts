@@ -6,6 +6,7 @@ import { agentsStore } from '../stores/agents';
 import { controlStore } from '../stores/control';
 import { attempt, toast } from './common';
 import { loadAgents } from './loaders';
+import { moneyIn } from '../format';
 
 export async function loadControls(): Promise<void> {
   const r = await api('agents.controls', {});
@@ -62,7 +63,7 @@ export const resumeAll = () =>
     return r;
   });
 
-export const setCaps = (agent: string, caps: Caps) =>
+export const setCaps = (agent: string, caps: Partial<Caps>) =>
   attempt('Caps not saved', async () => {
     const r = await api('agents.set_caps', { agent, ...caps });
     toast(`Saved ${r.agent.name}'s daily caps.`);
@@ -85,7 +86,7 @@ export function onControlEvent(type: string): void {
 export function onBudgetPaused(value: unknown): void {
   const v = value as { agent?: { name?: string }; detail?: string } | undefined;
   if (!v?.agent?.name) return;
-  toast(`${v.agent.name} was paused: a daily cap was reached (${v.detail ?? 'budget'}).`, 'error');
+  toast(`${v.agent.name} was paused: a daily cap was reached (${moneyIn(v.detail ?? 'budget')}). Raise the cap where you resume it.`, 'error');
   refreshControlsSoon(0);
 }
 

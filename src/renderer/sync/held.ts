@@ -3,13 +3,15 @@ import { api } from '../transport';
 import { heldStore } from '../stores/held';
 import { attempt, toast } from './common';
 import { loadAgents } from './loaders';
+import { selectRequest } from './requests';
+import { decideAfterUndoWindow } from './undo';
 
 export async function loadHeld(): Promise<void> {
   const { items } = await api('held.list', {});
   heldStore.setState((s) => ({
     items,
     loaded: true,
-    selected: s.selected && items.some((i) => i.held_id === s.selected) ? s.selected : (items[0]?.held_id ?? null),
+    selected: s.selected && items.some((i) => i.held_id === s.selected) ? s.selected : null, // the inbox moves its one focus on
   }));
 }
 
@@ -23,8 +25,10 @@ export function refreshHeldSoon(ms = 100): void {
   }, ms);
 }
 
+/** Focuses a held item in the inbox (one focused item at a time: no request stays selected beside it). */
 export function selectHeld(heldId: string | null): void {
   heldStore.setState({ selected: heldId });
+  if (heldId) selectRequest(null);
 }
 
 /** Starts (text) or ends (null) editing a held item's text. */
@@ -40,31 +44,50 @@ export function setHeldDraft(heldId: string, text: string | null): void {
 function forget(heldId: string): void {
   heldStore.setState((s) => {
     const items = s.items.filter((i) => i.held_id !== heldId);
-    const at = s.items.findIndex((i) => i.held_id === heldId);
     const drafts = { ...s.drafts };
     delete drafts[heldId];
-    const selected = s.selected === heldId ? (items[Math.min(Math.max(at, 0), items.length - 1)]?.held_id ?? null) : s.selected;
+    const selected = s.selected === heldId ? null : s.selected; // the inbox moves its one focus on
     return { items, drafts, selected };
   });
 }
 
-/** Posts a held item as its agent; with the owner's edit when one is being made. */
-export const sendHeld = (heldId: string) =>
-  attempt('Not sent', async () => {
-    const draft = heldStore.getState().drafts[heldId];
-    const r = await api('held.send', draft === undefined ? { held_id: heldId } : { held_id: heldId, text: draft });
-    forget(heldId);
-    toast(r.owner_edited ? 'Sent with your edit.' : 'Sent.');
-    return r;
-  });
+function heldTitle(heldId: string): string {
+  const h = heldStore.getState().items.find((i) => i.held_id === heldId);
+  return h ? `${h.agent.name}'s ${h.kind}` : 'the held item';
+}
 
-export const discardHeld = (heldId: string) =>
-  attempt('Not discarded', async () => {
-    const r = await api('held.discard', { held_id: heldId });
-    forget(heldId);
-    toast('Discarded.');
-    return r;
-  });
+/** Posts a held item as its agent (with the owner's edit when one is being made) when the undo window closes. */
+export function sendHeld(heldId: string): void {
+  const draft = heldStore.getState().drafts[heldId];
+  decideAfterUndoWindow(
+    heldId,
+    `${draft === undefined ? 'Send' : 'Send your edit of'} ${heldTitle(heldId)}`,
+    () =>
+      attempt('Not sent', async () => {
+        const r = await api('held.send', draft === undefined ? { held_id: heldId } : { held_id: heldId, text: draft });
+        forget(heldId);
+        toast(r.owner_edited ? 'Sent with your edit.' : 'Sent.');
+        return r;
+      }),
+    () => selectHeld(heldId),
+  );
+}
+
+/** Drops a held item when the undo window closes. */
+export function discardHeld(heldId: string): void {
+  decideAfterUndoWindow(
+    heldId,
+    `Discard ${heldTitle(heldId)}`,
+    () =>
+      attempt('Not discarded', async () => {
+        const r = await api('held.discard', { held_id: heldId });
+        forget(heldId);
+        toast('Discarded.');
+        return r;
+      }),
+    () => selectHeld(heldId),
+  );
+}
 
 /** Review mode on or off for one agent. */
 export const setReview = (agent: string, on: boolean) =>

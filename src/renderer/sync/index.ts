@@ -15,7 +15,7 @@ export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
 export {
-  closeImage, closeThread, focusMessage, hideActivity, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
+  closeImage, closeThread, focusMessage, hideActivity, hrefOf, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
 } from './router';
 export {
   addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
@@ -24,6 +24,7 @@ export {
   resumeConversation, setAgentBudget, // brakes
 } from './actions';
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
+export { UNDO_MS, setDecideAtOnce, undoDecision, undoLastDecision } from './undo';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
 export {

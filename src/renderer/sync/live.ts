@@ -78,7 +78,7 @@ export async function boot(): Promise<void> {
   restoreViewFromHash();
   // On a phone (or a device of scope approvals) the Approvals inbox comes first.
   const v = uiStore.getState().view;
-  if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow()) openView({ name: 'approvals' });
+  if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow()) openView({ name: 'approvals' }, { replace: true });
 }
 
 /** "Forget this phone" (device mode): the live stream closes, the credential is forgotten, the pairing steps show. */

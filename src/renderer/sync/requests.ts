@@ -4,6 +4,7 @@
 import type { EventView, RequestItem, RequestMessagePayload } from '../model';
 import { conversationsStore } from '../stores/conversations';
 import { requestsStore } from '../stores/requests';
+import { heldStore } from '../stores/held';
 
 /** The inbox rows of requests.list, merged over what is known. */
 export function mergeRequestList(requests: RequestItem[]): void {
@@ -44,6 +45,8 @@ export function clearRequestDraft(requestId: string): void {
   requestsStore.setState((s) => ({ drafts: { ...s.drafts, [requestId]: {} } }));
 }
 
+/** Focuses a request in the inbox (one focused item at a time: no held item stays selected beside it). */
 export function selectRequest(requestId: string | null): void {
   requestsStore.setState({ selected: requestId });
+  if (requestId) heldStore.setState({ selected: null });
 }

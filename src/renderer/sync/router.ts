@@ -18,19 +18,42 @@ function hashOf(v: View): string {
   }
 }
 
-/** The view named by the URL hash (after sign-in or a reload). */
+const PAGES = ['approvals', 'fleet', 'agents', 'conversations', 'phone', 'settings'] as const;
+
+/** The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>"; "" and "#/": home); null: none. */
+export function viewOfHash(h: string): View | null {
+  const m = /^#\/c\/(.+)$/.exec(h);
+  const r = /^#\/r\/(.+)$/.exec(h);
+  try {
+    if (m) return { name: 'conversation', convId: decodeURIComponent(m[1]!) };
+    if (r) return { name: 'request', requestId: decodeURIComponent(r[1]!) };
+  } catch {
+    return null; // a bad percent-encoding names nothing
+  }
+  if (h === '' || h === '#' || h === '#/') return { name: 'home' };
+  const page = PAGES.find((p) => h === `#/${p}`);
+  return page ? { name: page } : null;
+}
+
+let following = false;
+
+/** The view named by the URL hash (after sign-in or a reload); from then on the URL drives the view. */
 export function restoreViewFromHash(): void {
   // A notification opens /r/<request_id> (served as the UI): the request page; the address becomes /#/r/<id>.
   const path = /^\/r\/([^/]+)$/.exec(location.pathname);
   if (transport.kind === 'http' && path) {
     history.replaceState(null, '', `/#/r/${path[1]!}`);
   }
-  const h = location.hash;
-  const m = /^#\/c\/(.+)$/.exec(h);
-  const r = /^#\/r\/(.+)$/.exec(h);
-  if (m) openView({ name: 'conversation', convId: decodeURIComponent(m[1]!) });
-  else if (r) openView({ name: 'request', requestId: decodeURIComponent(r[1]!) });
-  else if (h === '#/approvals' || h === '#/fleet' || h === '#/agents' || h === '#/conversations' || h === '#/phone') openView({ name: h.slice(2) as 'approvals' | 'fleet' | 'agents' | 'conversations' | 'phone' });
+  const v = viewOfHash(location.hash);
+  if (v && v.name !== 'home') openView(v);
+  if (!following && typeof window !== 'undefined') {
+    // A URL typed into the open tab, Back and Forward, a navigation link: show what the URL says.
+    following = true;
+    window.addEventListener('hashchange', () => {
+      const next = viewOfHash(location.hash);
+      if (next) openView(next);
+    });
+  }
 }
 
 /** The phone layout (one column, the bottom bar): the window is at most 700 px wide. */
@@ -39,11 +62,24 @@ export function isNarrow(): boolean {
   return typeof matchMedia === 'function' && matchMedia(NARROW_QUERY).matches;
 }
 
-export function openView(view: View): void {
+/** The address of a view, for links (open in a new tab works) and the history. */
+export function hrefOf(view: View): string {
+  return hashOf(view);
+}
+
+/**
+ * Shows a view. The URL follows: a new history entry (so Back returns), or with replace the current one (a redirect).
+ * When the URL changed first (hashchange), it already says this view and nothing is added.
+ */
+export function openView(view: View, opts: { replace?: boolean } = {}): void {
   const prev = uiStore.getState().view;
   const sameConv = prev.name === 'conversation' && view.name === 'conversation' && prev.convId === view.convId;
   uiStore.setState(sameConv ? { view } : { view, threadRoot: null, replyTo: null });
-  if (location.hash !== hashOf(view)) history.replaceState(null, '', hashOf(view));
+  const h = hashOf(view);
+  if (location.hash !== h && !(h === '#/' && location.hash === '')) {
+    if (opts.replace) history.replaceState(null, '', h);
+    else history.pushState(null, '', h);
+  }
   transport.setFocus(view.name === 'conversation' ? view.convId : null);
   if (view.name === 'conversation') {
     void ensureTimeline(view.convId).then(() => markReadSoon(view.convId));

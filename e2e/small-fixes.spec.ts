@@ -1,0 +1,141 @@
+// Smaller things the owner ran into: dialog focus (in and back), connection snippets shown again without the
+// key, the "new messages" marker, Copy on code blocks, search hits naming their conversation, wake recipes that
+// fill the form, the inbox not saying "Nothing is waiting" above a handoff, and "Add an agent" as a link.
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openConversation, openPage, ownerCall, timeline, type Harness } from './harness';
+
+describe('small fixes', () => {
+  let h: Harness;
+  let convId: string;
+
+  before(async () => {
+    h = await launch({ agents: ['kit'] });
+    convId = (await h.agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.baseUrl });
+  }, { timeout: 90_000 });
+  after(async () => {
+    await h?.close();
+  }, { timeout: 60_000 });
+  beforeEach(async () => {
+    // Each test starts from a fresh page (a dialog a failed test left open would block the next).
+    await h.page.reload();
+    await h.page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
+  }, { timeout: 30_000 });
+
+  test('Add agent opens with focus on Name (typing fills it, nothing closes); Escape returns focus to the button', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await openPage(page, 'Agents');
+    const opener = page.getByRole('button', { name: 'Add agent' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'Add an agent' });
+    await dialog.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-name', 'focus starts in the Name field');
+    await page.keyboard.type('scout ');
+    await page.keyboard.press('Enter'); // would have "clicked" Close when it had the focus
+    assert.equal(await dialog.isVisible(), true, 'typing did not close the dialog');
+    assert.equal(await dialog.getByRole('textbox', { name: 'Name' }).inputValue(), 'scout ');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');
+  });
+
+  test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (Claude Code --scope user, Gemini reads the variable, plain perch)', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await openPage(page, 'Agents');
+    await page.getByRole('button', { name: 'Connect kit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect kit' });
+    const snippet = async (label: string) => dialog.getByRole('region', { name: `${label} snippet` }).locator('pre').innerText();
+    const claude = await snippet('Claude Code');
+    assert.match(claude, /^export PERCH_KEY_KIT=/m);
+    assert.match(claude, /claude mcp add --scope user --transport http perch-kit http:\/\/127\.0\.0\.1:\d+\/mcp --header "Authorization: Bearer \$PERCH_KEY_KIT"/);
+    const gemini = await snippet('Gemini CLI');
+    assert.match(gemini, /gemini mcp add --scope user --transport http --header 'Authorization: Bearer \$\{PERCH_KEY_KIT\}' perch-kit /, 'single quotes: Gemini stores the reference, not the key');
+    const call = await snippet('perch call');
+    assert.match(call, /PERCH_KEY=\$PERCH_KEY_KIT perch call whoami/);
+    assert.doesNotMatch(call, /npx perch/);
+    assert.doesNotMatch(await dialog.innerText(), /perch_[A-Za-z0-9]{8,}/, 'no key anywhere: Perch keeps only its hash');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  test('wake recipes fill the form', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await openPage(page, 'Agents');
+    await page.getByRole('button', { name: 'Wake runs of kit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Wake kit' });
+    await dialog.getByText('Recipes').click();
+    await dialog.getByRole('button', { name: 'Use the Gemini CLI recipe' }).click();
+    assert.equal(await dialog.getByRole('radio', { name: 'Shell string' }).isChecked(), true);
+    assert.match(await dialog.getByRole('textbox', { name: 'Shell command' }).inputValue(), /^gemini -p ".+" --yolo$/);
+    assert.equal(await dialog.getByRole('textbox', { name: 'Working directory' }).inputValue(), 'path/to/project');
+    await dialog.getByRole('button', { name: 'Use the A plain script with perch call recipe' }).click();
+    assert.equal(await dialog.getByRole('radio', { name: 'Command (no shell)' }).isChecked(), true);
+    assert.equal(await dialog.getByRole('textbox', { name: 'Program and arguments, one per line' }).inputValue(), 'sh\n./wake-kit.sh');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  test('scrolled up while messages arrive: a "new messages" marker brings the reader down', { timeout: 90_000 }, async () => {
+    const { page } = h;
+    const kit = h.agents.kit!;
+    for (let i = 1; i <= 30; i++) await kit.call('send_message', { conv_id: convId, text: `Line ${i} of the nightly report.\nDetails follow.` });
+    await openConversation(page, 'kit');
+    const log = timeline(page);
+    await log.getByText('Line 30 of the nightly report.').waitFor();
+    await log.evaluate((el) => {
+      el.scrollTop = 0;
+      el.dispatchEvent(new Event('scroll'));
+    });
+    await kit.call('send_message', { conv_id: convId, text: 'Something new at the bottom.' });
+    const marker = page.getByRole('button', { name: /^1 new message/ });
+    await marker.waitFor({ timeout: 10_000 });
+    await marker.click();
+    await log.getByText('Something new at the bottom.').waitFor();
+    await marker.waitFor({ state: 'detached' });
+  });
+
+  test('code blocks have a Copy button that copies the code', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await h.agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
+    await openConversation(page, 'kit');
+    const msg = timeline(page).getByRole('article').filter({ hasText: 'Run this:' });
+    await msg.getByRole('button', { name: 'Copy code' }).click();
+    await msg.getByRole('button', { name: 'Copy code' }).getByText('Copied').waitFor();
+    assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), 'npm run build && npm test');
+  });
+
+  test('search results say which conversation they come from', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await h.agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] }).then((r: any) => h.agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
+    const filter = page.getByRole('searchbox', { name: 'Filter conversations' });
+    await filter.fill('zeppelin');
+    await filter.press('Enter');
+    const hits = page.getByRole('region', { name: 'Search results' });
+    await hits.getByRole('button', { name: /kit in Budget 2027 ·/ }).waitFor({ timeout: 10_000 });
+    await filter.fill('');
+  });
+
+  test('"Nothing is waiting for you" is not said above a conversation handed to you', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await h.agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
+    await openPage(page, 'Approvals');
+    await page.getByRole('region', { name: 'Handed to you' }).waitFor({ timeout: 10_000 });
+    await page.getByText('1 conversation handed to you.').waitFor();
+    assert.equal(await page.getByText('Nothing is waiting for you.').count(), 0);
+  });
+
+  test('"Start a conversation" with no agents links to adding one', { timeout: 60_000 }, async () => {
+    const { page } = h;
+    await ownerCall(h, 'agents.revoke', { agent: 'kit' });
+    await page.goto(`${h.baseUrl}/#/`);
+    await page.reload();
+    await page.getByRole('button', { name: 'Start a conversation' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New conversation' });
+    await dialog.getByText(/No agents yet/).waitFor({ timeout: 10_000 });
+    await dialog.getByRole('link', { name: 'Add an agent' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    assert.deepEqual(h.pageErrors, []);
+  });
+});
