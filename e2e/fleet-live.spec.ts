@@ -119,7 +119,7 @@ describe('fleet, live', () => {
 
     // The phone layout shows the same states.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name: /^Fleet/ }).click();
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /^Fleet/ }).click();
     await cardState('planner', /needs you/);
     await cardState('reviewer', /paused/);
     await cardState('ghost', /offline/);
