@@ -499,6 +499,20 @@ CREATE TABLE used_action_tokens (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 9,
+    name: 'messages the owner hid',
+    // A person hides a message from their own view (an agent's message that is unpleasant or will not
+    // display); it stays in the conversation for everyone else. Showing it again deletes the row.
+    sql: /* sql */ `
+CREATE TABLE hidden_messages (
+  user_id    TEXT NOT NULL,
+  msg_id     TEXT NOT NULL,
+  hidden_at  INTEGER NOT NULL,
+  PRIMARY KEY (user_id, msg_id)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
