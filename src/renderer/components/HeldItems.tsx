@@ -8,7 +8,7 @@ import { heldStore, useHeld } from '../stores/held';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
 import { typingInField } from '../hooks';
 import { dateTimeOf } from '../format';
-import { AgentBadge, JsonView, Markdown } from './common';
+import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
 const WHAT: Record<HeldItem['kind'], string> = { message: 'a message', card: 'a card', file: 'a file' };
 
@@ -64,7 +64,18 @@ export function HeldItems() {
         <kbd>s</kbd> send · <kbd>e</kbd> edit · <kbd>x</kbd> discard · <kbd>n</kbd>/<kbd>p</kbd> next / previous held item
       </p>
       {items.map((h) => (
-        <HeldCard key={h.held_id} item={h} selected={h.held_id === selected} />
+        <ItemBoundary
+          key={h.held_id}
+          what="held item"
+          raw={h.text}
+          actions={
+            <button type="button" className="btn btn-small btn-danger" onClick={() => void discardHeld(h.held_id)}>
+              Discard
+            </button>
+          }
+        >
+          <HeldCard item={h} selected={h.held_id === selected} />
+        </ItemBoundary>
       ))}
     </section>
   );
