@@ -27,9 +27,9 @@ describe('live view', () => {
     const feed = page.getByRole('feed', { name: 'Progress in this conversation' });
     await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Plan: dump, transform, load' });
     await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'psql --dump orders', data: { table: 'orders', rows: 120000 } });
-    await feed.getByText('Plan: dump, transform, load').waitFor({ timeout: 5_000 });
+    await feed.getByText('Plan: dump, transform, load').waitFor();
     const call = feed.getByRole('article', { name: 'Tool call from alice' });
-    await call.getByText('psql --dump orders').waitFor({ timeout: 5_000 });
+    await call.getByText('psql --dump orders').waitFor();
     await call.getByText('Data').click();
     await call.getByText('120000').waitFor();
     await h.screenshot('conversation');
@@ -41,10 +41,10 @@ describe('live view', () => {
     await openPage(page, 'Fleet');
     const fleetFeed = page.getByRole('feed', { name: 'Progress feed' });
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
-    await fleetFeed.getByText('Checking foreign keys').waitFor({ timeout: 5_000 });
+    await fleetFeed.getByText('Checking foreign keys').waitFor();
     await page.getByRole('button', { name: /^alice: working/ }).waitFor();
     await alice.call('progress', { conv_id: convId, kind: 'error', text: 'Constraint violation on orders.customer_id' });
-    await fleetFeed.getByRole('article', { name: 'Error from alice' }).waitFor({ timeout: 5_000 });
+    await fleetFeed.getByRole('article', { name: 'Error from alice' }).waitFor();
     await page.getByRole('listitem', { name: 'Agent alice' }).getByText('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
     await page.getByRole('button', { name: /^bob: (connected, idle|offline)/ }).waitFor();
     await page.getByRole('img', { name: /alice activity, last 30 minutes: [1-9]\d* reports/ }).waitFor();
@@ -59,7 +59,7 @@ describe('live view', () => {
     const log = timeline(page);
     await log.getByText('The staging password is hunter2').waitFor();
     await alice.call('recall_message', { msg_id: sent.msg_id });
-    await log.getByText('The staging password is hunter2').waitFor({ state: 'detached', timeout: 5_000 });
+    await log.getByText('The staging password is hunter2').waitFor({ state: 'detached' });
     await log.getByText('This message was recalled.').waitFor();
     assert.equal(await page.getByText('hunter2').count(), 0);
   });
@@ -167,7 +167,7 @@ describe('live view', () => {
     assert.equal(await timeline(page).getByText("Let's ship on Friday").count(), 0);
   });
 
-  test('a long history is virtualized and pages older messages on scroll up', { timeout: 120_000 }, async () => {
+  test('a long history is virtualized and pages older messages on scroll up', { timeout: 240_000 }, async (t) => {
     const { page } = h;
     const bob = h.agents.bob!;
     const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
@@ -183,24 +183,44 @@ describe('live view', () => {
     assert.equal(lifted.status, 200, await lifted.text());
     for (let i = 0; i < N; i += 40) {
       await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }))));
-      await page.waitForTimeout(250); // stay under the hub's per-agent rate limit
+      await page.waitForTimeout(250); // pacing, not a wait: stay under the hub's per-agent rate limit (200 calls/s)
     }
-    // Unread counts come live to the sidebar while the owner is elsewhere.
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor();
+    // Unread counts come live to the sidebar while the owner is elsewhere: 1,200 live events for the page to
+    // apply, which takes a while on a loaded machine (wait for the count, not for a time).
+    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor({ timeout: 60_000 });
     await openConversation(page, 'bob');
     const log = timeline(page);
     const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });
     assert.ok(last.seq > N);
-    await log.getByText('The newest line').waitFor();
+    await log.getByText('The newest line').waitFor({ timeout: 30_000 });
     const rendered = await log.locator('article').count();
     assert.ok(rendered > 5 && rendered < 120, `only what is near the viewport is in the DOM (got ${rendered})`);
-    // Scroll to the top repeatedly: older pages load (before_seq) until the beginning.
+    // Scroll to the top, again and again: each time an older page loads (before_seq) and renders above, until
+    // the beginning. Each step waits for that state (an older line on screen, or the beginning), not for a time.
+    const oldestShown = () =>
+      log.evaluate((el) => Math.min(...[...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity))));
+    const beginning = log.getByText('This is the beginning of the conversation.');
+    let steps = 0;
     const started = Date.now();
-    while (Date.now() - started < 60_000) {
+    for (;;) {
+      const before = await oldestShown();
       await log.evaluate((el) => (el.scrollTop = 0));
-      if (await log.getByText('This is the beginning of the conversation.').isVisible()) break;
-      await page.waitForTimeout(150);
+      if (await beginning.isVisible()) break;
+      await page.waitForFunction(
+        ({ before }) => {
+          const el = document.querySelector('[role="log"][aria-label="Messages"]');
+          if (!el) return false;
+          if ([...el.querySelectorAll('.timeline-start')].some((s) => s.textContent?.includes('This is the beginning'))) return true;
+          const lines = [...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity));
+          return Math.min(...lines) < before;
+        },
+        { before },
+        { timeout: 30_000, polling: 100 },
+      );
+      steps++;
+      assert.ok(steps <= 2 * Math.ceil(N / 50), `the top is reached in a bounded number of steps (${steps})`);
     }
+    t.diagnostic(`reached the beginning in ${steps} steps, ${Date.now() - started} ms`);
     await log.getByText('Line 1 of the long history', { exact: true }).waitFor();
     assert.ok((await log.locator('article').count()) < 150, 'still virtualized after loading everything');
     assert.deepEqual(h.pageErrors, []);

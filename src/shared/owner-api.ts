@@ -66,6 +66,10 @@ export const OWNER_ACTIONS = lazyInputs({
   'messages.react': { description: 'Add (on=true) or remove a reaction.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), key: z.string().min(1).max(64), on: z.boolean() }) },
   'messages.pin': { description: 'Pin (on=true) or unpin a message.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), on: z.boolean() }) },
   'messages.pins': { description: 'Pinned messages of a conversation.', input: () => z.strictObject({ conv_id: id() }) },
+  'messages.hide': {
+    description: 'Hide (on=true) any message from the owner\'s own view, an agent\'s too, or show it again (on=false). It stays in the conversation for everyone else; the owner\'s reads (history, threads, pins) carry hidden: true, and the UI shows a "Hidden message" line with Show instead of its content.',
+    input: () => z.strictObject({ msg_id: id(), on: z.boolean() }),
+  },
   'notes.send': { description: 'A private note to one agent (only it sees it; it is woken).', input: () => z.strictObject({ agent: id(), text: text(), conv_id: id().optional() }) },
   'requests.list': { description: 'Requests across all conversations (the Approvals inbox), pending first.', input: () => z.strictObject({ state: z.string().optional() }) },
   'requests.decide': {
@@ -319,6 +323,7 @@ export interface OwnerResults {
   'messages.react': { msg_id: string; key: string; changed: boolean };
   'messages.pin': { msg_id: string; pinned: boolean; changed: boolean };
   'messages.pins': { conv_id: string; pins: Array<{ message: Message; pinned_by: UserRef; pinned_at: number }> };
+  'messages.hide': { msg_id: string; conv_id: string; hidden: boolean; changed: boolean };
   'notes.send': { agent: string; conv_id: string; seq: number; at: number };
   'requests.list': { requests: RequestItem[] };
   'requests.decide': { request: RequestItem };

@@ -96,6 +96,8 @@ export interface MessageView {
   created_at: number;
   edited_at?: number;
   recalled?: boolean;
+  /** The owner hid this message from their own view (messages.hide); only in the owner's reads. */
+  hidden?: true;
   claimed_by?: UserRef;
   untrusted: true;
   provenance: Provenance;

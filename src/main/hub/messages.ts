@@ -1,12 +1,12 @@
-// Messages: send, edit, recall, reactions, pins, history, threads, search.
+// Messages: send, edit, recall, reactions, pins, hiding, history, threads, search.
 import type { Hub } from './hub';
 import { newTimeOrderedId } from './hub';
 import { HubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import type { EventView, MessageView } from '../../shared/types';
 import {
-  addPin, addReaction, editMessageText, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
-  removePin, removeReaction, searchMessages, threadReplies, type MessageRow,
+  addPin, addReaction, editMessageText, hiddenOf, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
+  removePin, removeReaction, searchMessages, setHidden, threadReplies, type MessageRow,
 } from '../store/messages';
 import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../store/conversations';
 import { eventsOfConversation } from '../store/events';
@@ -223,13 +223,32 @@ export function listPins(hub: Hub, userId: string, convId: string, limit: number
   };
 }
 
+// ---- hiding (one person's own view) ------------------------------------------------------------
+
+/**
+ * A person hides a message from their own view, or shows it again (on = false): any message they can
+ * read, an agent's too (recall is only for their own). Nothing changes for anyone else and no event is
+ * written; their reads carry hidden: true (withReactions).
+ */
+export function hideMessage(hub: Hub, userId: string, msgId: string, on: boolean): { msg_id: string; conv_id: string; hidden: boolean; changed: boolean } {
+  return hub.write(() => {
+    const msg = messageById(hub.db, msgId);
+    if (!msg) throw new HubError('not_found', `No message ${msgId}.`, 'Use a msg_id from the conversation history.');
+    const changed = setHidden(hub.db, userId, msgId, on, hub.now());
+    return { msg_id: msgId, conv_id: msg.conv_id, hidden: on, changed };
+  });
+}
+
 // ---- reading ----------------------------------------------------------------------------
 
 export type MessageWithReactions = MessageView & { reactions?: Array<{ key: string; count: number; users: string[]; mine: boolean }> };
 
+/** Messages as one viewer reads them: with their reactions, and (for the owner) hidden: true on those the owner hid. */
 export function withReactions(hub: Hub, messages: MessageView[], viewerId: string): MessageWithReactions[] {
-  const rows = reactionsOf(hub.db, messages.map((m) => m.msg_id));
-  if (rows.length === 0) return messages;
+  const ids = messages.map((m) => m.msg_id);
+  const hidden = viewerId === hub.ownerId ? hiddenOf(hub.db, viewerId, ids) : undefined;
+  const rows = reactionsOf(hub.db, ids);
+  if (rows.length === 0 && !hidden?.size) return messages;
   const by = new Map<string, Map<string, string[]>>();
   for (const r of rows) {
     let keys = by.get(r.msg_id);
@@ -240,8 +259,10 @@ export function withReactions(hub: Hub, messages: MessageView[], viewerId: strin
   }
   return messages.map((m) => {
     const keys = by.get(m.msg_id);
-    if (!keys) return m;
-    return { ...m, reactions: [...keys].map(([key, users]) => ({ key, count: users.length, users: users.map((u) => hub.ref(u).name), mine: users.includes(viewerId) })) };
+    let out: MessageWithReactions = m;
+    if (keys) out = { ...m, reactions: [...keys].map(([key, users]) => ({ key, count: users.length, users: users.map((u) => hub.ref(u).name), mine: users.includes(viewerId) })) };
+    if (hidden?.has(m.msg_id)) out = { ...out, hidden: true };
+    return out;
   });
 }
 

@@ -10,7 +10,7 @@ import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } from '../../shared/owner-api';
 import type { RequestState } from '../../shared/types';
 import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/conversations';
-import { editMessage, getHistory, getThread, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
+import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
 import { agentActivity, listProgress } from '../hub/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
@@ -65,6 +65,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return pin(hub, hub.ownerId, a.conv_id, a.msg_id, a.on);
   },
   'messages.pins': (hub, a) => listPins(hub, hub.ownerId, a.conv_id, undefined, true),
+  'messages.hide': (hub, a) => hideMessage(hub, hub.ownerId, a.msg_id, a.on),
   'notes.send': (hub, a) => sendNote(hub, a),
   'agents.list': (hub) => ({ agents: listAgents(hub) }),
   'agents.add': (hub, a) => {

@@ -275,6 +275,20 @@ export function reactionsOf(db: Db, msgIds: string[]): Array<{ msg_id: string; u
   ).all(JSON.stringify(msgIds));
 }
 
+/** A person hides (on) or shows again a message in their own view; true when that changed anything. */
+export function setHidden(db: Db, userId: string, msgId: string, on: boolean, at: number): boolean {
+  return on
+    ? sql(db, 'INSERT OR IGNORE INTO hidden_messages (user_id, msg_id, hidden_at) VALUES (?, ?, ?)').run(userId, msgId, at).changes === 1
+    : sql(db, 'DELETE FROM hidden_messages WHERE user_id = ? AND msg_id = ?').run(userId, msgId).changes === 1;
+}
+
+/** Which of these messages the person hid. */
+export function hiddenOf(db: Db, userId: string, msgIds: string[]): Set<string> {
+  if (msgIds.length === 0) return new Set();
+  const rows = sql<{ msg_id: string }>(db, 'SELECT msg_id FROM hidden_messages WHERE user_id = ? AND msg_id IN (SELECT value FROM json_each(?))').all(userId, JSON.stringify(msgIds));
+  return new Set(rows.map((r) => r.msg_id));
+}
+
 export function addPin(db: Db, convId: string, msgId: string, by: string, at: number): boolean {
   return sql(db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)').run(convId, msgId, by, at).changes === 1;
 }

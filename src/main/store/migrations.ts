@@ -527,6 +527,20 @@ ALTER TABLE held_items_new RENAME TO held_items;
 CREATE INDEX held_items_by_state ON held_items (state, created_at);
 `,
   },
+  {
+    version: 10,
+    name: 'messages the owner hid',
+    // A person hides a message from their own view (an agent's message that is unpleasant or will not
+    // display); it stays in the conversation for everyone else. Showing it again deletes the row.
+    sql: /* sql */ `
+CREATE TABLE hidden_messages (
+  user_id    TEXT NOT NULL,
+  msg_id     TEXT NOT NULL,
+  hidden_at  INTEGER NOT NULL,
+  PRIMARY KEY (user_id, msg_id)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

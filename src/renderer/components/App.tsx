@@ -18,6 +18,7 @@ import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './NewConversation';
 import { BottomBar, ForgottenPhone, PairPage, PhoneMenu, RequestPage } from './Phone';
 import { useDevice } from '../stores/device';
+import { ItemBoundary } from './common';
 
 export function App() {
   const status = useSession((s) => s.status);
@@ -144,6 +145,7 @@ function Shell() {
             disk space; nothing saved before is lost, and Perch carries on by itself.
           </div>
         )}
+        <ItemBoundary key={view.name === 'conversation' ? `c:${view.convId}` : view.name} what="page">
         {view.name === 'conversation' ? (
           <ConversationView key={view.convId} convId={view.convId} />
         ) : view.name === 'approvals' ? (
@@ -161,6 +163,7 @@ function Shell() {
         ) : (
           <Home />
         )}
+        </ItemBoundary>
       </main>
       <BottomBar />
       {viewer && <ImageViewer fileId={viewer.fileId} name={viewer.name} />}

@@ -14,6 +14,7 @@ import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
 import { HeldItems } from './HeldItems';
 import { NotificationsControl, PhoneHandoffs } from './Phone';
+import { ItemBoundary } from './common';
 import { useDevice } from '../stores/device';
 
 export function ApprovalsInbox() {
@@ -141,14 +142,18 @@ export function ApprovalsInbox() {
       {!loaded && <p className="muted">Loading…</p>}
       <section aria-label="Pending requests" className="request-list">
         {pending.map((r) => (
-          <RequestCard key={r.request_id} requestId={r.request_id} inInbox selected={r.request_id === selectedRequest} onSelect={() => selectRequest(r.request_id)} />
+          <ItemBoundary key={r.request_id} what="request" raw={r.title}>
+            <RequestCard requestId={r.request_id} inInbox selected={r.request_id === selectedRequest} onSelect={() => selectRequest(r.request_id)} />
+          </ItemBoundary>
         ))}
       </section>
       {decided.length > 0 && (
         <section aria-label="Decided requests" className="request-list decided">
           <h2>Recently decided</h2>
           {decided.map((r) => (
-            <RequestCard key={r.request_id} requestId={r.request_id} inInbox compact />
+            <ItemBoundary key={r.request_id} what="request" raw={r.title}>
+              <RequestCard requestId={r.request_id} inInbox compact />
+            </ItemBoundary>
           ))}
         </section>
       )}

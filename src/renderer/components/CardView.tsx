@@ -5,7 +5,7 @@ import type { CardBlock, CardPayload, CardResponse, FormField, Message } from '.
 import { useSession } from '../stores/session';
 import { answerCard } from '../sync';
 import { timeOf } from '../format';
-import { Markdown } from './common';
+import { ItemBoundary, Markdown } from './common';
 import { Icon } from './Icon';
 
 export function CardView({ msg, payload }: { msg: Message; payload: CardPayload }) {
@@ -16,7 +16,9 @@ export function CardView({ msg, payload }: { msg: Message; payload: CardPayload 
     <section className={`card ${closed ? 'card-closed' : ''}`} aria-label={`Card${card.title ? `: ${card.title}` : ''}`}>
       {card.title && <h3 className="card-title">{card.title}</h3>}
       {card.blocks.map((b, i) => (
-        <Block key={b.type === 'text' ? `t${i}` : b.id} msg={msg} block={b} closed={closed} responses={responses} />
+        <ItemBoundary key={b.type === 'text' ? `t${i}` : b.id} what="part of the card" raw={b.type === 'text' ? b.text : JSON.stringify(b, null, 2)}>
+          <Block msg={msg} block={b} closed={closed} responses={responses} />
+        </ItemBoundary>
       ))}
       {count > 0 && (
         <footer className="card-foot">

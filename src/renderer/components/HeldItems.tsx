@@ -6,7 +6,7 @@ import type { HeldItem } from '../model';
 import { useHeld } from '../stores/held';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
 import { bytes, dateTimeOf } from '../format';
-import { AgentBadge, JsonView, Markdown } from './common';
+import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
 /** "kit wants to …": what a held item would do (review mode holds every write others read, hub/review-calls.ts). */
 const WHAT: Record<HeldItem['kind'], string> = {
@@ -69,7 +69,18 @@ export function HeldItems({ hidden = [] }: { hidden?: string[] }) {
         <kbd>s</kbd> send · <kbd>e</kbd> edit · <kbd>x</kbd> discard · <kbd>j</kbd>/<kbd>k</kbd> next / previous item
       </p>
       {items.map((h) => (
-        <HeldCard key={h.held_id} item={h} selected={h.held_id === selected} />
+        <ItemBoundary
+          key={h.held_id}
+          what="held item"
+          raw={h.text}
+          actions={
+            <button type="button" className="btn btn-small btn-danger" onClick={() => void discardHeld(h.held_id)}>
+              Discard
+            </button>
+          }
+        >
+          <HeldCard item={h} selected={h.held_id === selected} />
+        </ItemBoundary>
       ))}
     </section>
   );

@@ -6,10 +6,10 @@ import { useTimeline } from '../stores/timeline';
 import { useSession } from '../stores/session';
 import { useConversations } from '../stores/conversations';
 import { useFiles, fileKey } from '../stores/files';
-import { editMessage, fileLink, focusMessage, openImage, openThread, pin, react, recallMessage, setReplyTo } from '../sync';
+import { editMessage, fileLink, focusMessage, hideMessage, openImage, openThread, pin, react, recallMessage, setReplyTo } from '../sync';
 import { transport } from '../transport';
 import { bytes, dateTimeOf, timeOf } from '../format';
-import { AgentBadge, Avatar, ConfirmDialog, Markdown } from './common';
+import { AgentBadge, Avatar, ConfirmDialog, ItemBoundary, Markdown } from './common';
 import { CardView } from './CardView';
 import { RequestCard } from './RequestCard';
 import { Icon } from './Icon';
@@ -20,7 +20,27 @@ const TOUCH = typeof matchMedia === 'function' && matchMedia('(hover: none)').ma
 const QUICK_REACTIONS = ['👍', '✅', '👀', '❤️', '🎉', '🙏', '❓', '🚀'];
 const GROUP_MS = 5 * 60_000;
 
-export const MessageItem = memo(function MessageItem(props: { msgId: string; prevMsgId: string | null; highlighted?: boolean; inThread?: boolean }) {
+type MessageItemProps = { msgId: string; prevMsgId: string | null; highlighted?: boolean; inThread?: boolean };
+
+/** One message; if it cannot be shown, a small note with its raw text and a Hide button, never a blank app. */
+export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
+  const text = useTimeline((s) => s.messages.get(props.msgId)?.text ?? undefined);
+  return (
+    <ItemBoundary what="message" raw={text} actions={<HideButton msgId={props.msgId} />}>
+      <MessageItemView {...props} />
+    </ItemBoundary>
+  );
+});
+
+function HideButton({ msgId }: { msgId: string }) {
+  return (
+    <button type="button" className="btn btn-small btn-ghost" onClick={() => void hideMessage(msgId, true)}>
+      Hide
+    </button>
+  );
+}
+
+const MessageItemView = memo(function MessageItemView(props: MessageItemProps) {
   const { msgId, prevMsgId, inThread } = props;
   const m = useTimeline((s) => s.messages.get(msgId));
   const compact = useTimeline((s) => {
@@ -38,6 +58,22 @@ export const MessageItem = memo(function MessageItem(props: { msgId: string; pre
   const mine = m.sender.id === ownerId;
   const isAgent = m.provenance?.ai || m.sender.kind === 'agent';
   const name = mine ? 'You' : m.sender.name;
+  if (m.hidden) {
+    // Hidden by the owner (messages.hide): only who and when; the content is not rendered at all.
+    return (
+      <article className="msg msg-hidden" aria-label={`Hidden message from ${m.sender.name}`} data-msg-id={m.msg_id}>
+        <div className="msg-gutter" />
+        <div className="msg-main">
+          <p className="msg-hidden-note">
+            You hid a message from {name} · {timeOf(m.created_at)}{' '}
+            <button type="button" className="link" aria-label={`Show the hidden message from ${m.sender.name}`} onClick={() => void hideMessage(m.msg_id, false)}>
+              Show
+            </button>
+          </p>
+        </div>
+      </article>
+    );
+  }
   return (
     <article
       className={`msg ${compact ? 'msg-compact' : ''} ${mine ? 'msg-mine' : ''} ${props.highlighted ? 'msg-highlight' : ''} ${m.recalled ? 'msg-recalled' : ''}`}
@@ -136,13 +172,22 @@ function ReplyQuote({ msgId }: { msgId: string }) {
     <button type="button" className="reply-quote" onClick={() => focusMessage(msgId)} aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}>
       <span className="reply-bar" aria-hidden="true" />
       <strong>{q?.sender.name ?? 'Earlier message'}</strong>{' '}
-      <span className="muted">{q ? (q.recalled ? 'recalled message' : (q.text ?? '').slice(0, 140)) : ''}</span>
+      <span className="muted">{q ? (q.recalled ? 'recalled message' : q.hidden ? 'hidden message' : (q.text ?? '').slice(0, 140)) : ''}</span>
     </button>
   );
 }
 
-/** The content of a message by its kind. Text is always sanitized Markdown. */
+/** The content of a message by its kind. Text is always sanitized Markdown; content that fails to render is a small note. */
 export function MessageBody({ msg, compact }: { msg: Message; compact?: boolean }) {
+  if (msg.hidden) return <p className="msg-hidden-note">Hidden message</p>;
+  return (
+    <ItemBoundary what="message" raw={msg.text ?? (msg.payload ? JSON.stringify(msg.payload, null, 2) : undefined)}>
+      <MessageContent msg={msg} compact={compact} />
+    </ItemBoundary>
+  );
+}
+
+function MessageContent({ msg, compact }: { msg: Message; compact?: boolean }) {
   if (msg.recalled) return <p className="recalled">This message was recalled.</p>;
   switch (msg.kind) {
     case 'card':
@@ -276,6 +321,9 @@ function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; i
           <Icon name="edit" />
         </button>
       )}
+      <button type="button" className="act" aria-label="Hide" title="Hide (only from your view; Show brings it back)" onClick={() => void hideMessage(msg.msg_id, true)}>
+        <Icon name="hide" />
+      </button>
       {mine && (
         <button type="button" className="act act-danger" aria-label="Recall" title="Recall (delete for everyone)" onClick={() => setConfirming(true)}>
           <Icon name="trash" />

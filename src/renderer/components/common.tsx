@@ -1,5 +1,5 @@
-// Small building blocks: avatar, markdown body, JSON viewer, dialog, icons.
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+// Small building blocks: avatar, markdown body, error boundary, JSON viewer, dialog, icons.
+import { Component, useEffect, useRef, useState, type ErrorInfo, type ReactNode } from 'react';
 import { renderMarkdown } from '../markdown';
 import { hueOf, initials } from '../format';
 import type { UserRef } from '../model';
@@ -62,6 +62,41 @@ export async function copyText(text: string): Promise<void> {
     ta.select();
     document.execCommand('copy');
     ta.remove();
+  }
+}
+
+/**
+ * One item (a message, a card block, an inbox card, a page) that fails to render shows a small "Could not
+ * show this …" with its raw text, instead of unmounting the whole app. It tries again when `raw` changes.
+ */
+export class ItemBoundary extends Component<{ what: string; raw?: string; actions?: ReactNode; children: ReactNode }, { failed: boolean; raw?: string }> {
+  override state: { failed: boolean; raw?: string } = { failed: false, raw: this.props.raw };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  static getDerivedStateFromProps(props: { raw?: string }, state: { failed: boolean; raw?: string }) {
+    return props.raw === state.raw ? null : { failed: false, raw: props.raw };
+  }
+
+  override componentDidCatch(error: Error, info: ErrorInfo): void {
+    console.error(`Perch could not show this ${this.props.what}:`, error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <div className="item-error" role="note">
+        <span>Could not show this {this.props.what}.</span> {this.props.actions}
+        {this.props.raw !== undefined && this.props.raw !== '' && (
+          <details>
+            <summary>Show the raw text</summary>
+            <pre>{this.props.raw}</pre>
+          </details>
+        )}
+      </div>
+    );
   }
 }
 

@@ -10,6 +10,7 @@ import { attempt, toast } from './common';
 import { loadAgents, refreshConversationSoon } from './loaders';
 import { clearRequestDraft, mergeDecidedRequest, selectRequest } from './requests';
 import { decideAfterUndoWindow } from './undo';
+import { messageHidden } from './timeline';
 import { openView } from './router';
 
 export function sendMessage(input: { conv_id: string; text: string; to?: string[]; reply_to?: string; thread_id?: string }) {
@@ -38,6 +39,13 @@ export const editMessage = (msgId: string, text: string) => attempt('Not edited'
 export const recallMessage = (msgId: string) => attempt('Not recalled', () => api('messages.recall', { msg_id: msgId }));
 export const react = (convId: string, msgId: string, key: string, on: boolean) =>
   attempt('Reaction not saved', () => api('messages.react', { conv_id: convId, msg_id: msgId, key, on }));
+/** Hides a message from the owner's own view (any message, an agent's too), or shows it again. */
+export const hideMessage = (msgId: string, on: boolean) =>
+  attempt(on ? 'Not hidden' : 'Not shown', async () => {
+    const r = await api('messages.hide', { msg_id: msgId, on });
+    messageHidden(r.msg_id, r.hidden);
+    return r;
+  });
 export const pin = (convId: string, msgId: string, on: boolean) => attempt(on ? 'Not pinned' : 'Not unpinned', () => api('messages.pin', { conv_id: convId, msg_id: msgId, on }));
 
 export function decideRequest(requestId: string, decision: Decision, extra: { answer?: string; choice?: string; comment?: string } = {}) {

@@ -18,7 +18,7 @@ export {
   closeImage, closeThread, focusMessage, hideActivity, hrefOf, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
 } from './router';
 export {
-  addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, openDirectWith, pin, react,
+  addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, hideMessage, openDirectWith, pin, react,
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes

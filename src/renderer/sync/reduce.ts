@@ -54,7 +54,8 @@ export function changedMessage(old: Message, ev: EventView, ownerId: string): Me
     case 'card.response':
     case 'claim.taken':
     case 'claim.released':
-      return { ...m, reactions: m.recalled ? undefined : old.reactions };
+      // hidden is the owner's own view (messages.hide); events carry the message as everyone sees it.
+      return { ...m, reactions: m.recalled ? undefined : old.reactions, ...(old.hidden ? { hidden: true as const } : {}) };
     default:
       return undefined;
   }

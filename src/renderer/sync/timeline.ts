@@ -37,6 +37,18 @@ export function applyMessageChange(ev: EventView): void {
   });
 }
 
+/** The owner hid (or showed again) a message in their own view (messages.hide). */
+export function messageHidden(msgId: string, hidden: boolean): void {
+  timelineStore.setState((s) => {
+    const old = s.messages.get(msgId);
+    if (!old || !!old.hidden === hidden) return s;
+    const next = { ...old };
+    if (hidden) next.hidden = true;
+    else delete next.hidden;
+    return { messages: withMessages(s.messages, [next]) };
+  });
+}
+
 /** Requests seen in history join the inbox (requests.list is the full truth when available). */
 function reconcileRequestsOfPage(events: EventView[]): void {
   for (const ev of events) if (ev.type === 'message.created' && ev.request) reconcileRequestFromEvent(ev);
