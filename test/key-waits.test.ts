@@ -97,7 +97,8 @@ describe('a waiting call ends when its key stops working', () => {
     await drainClient(reader);
     const readerWait = settled(reader.call('get_updates', { wait_secs: 20 }));
     const ownWait = bob.ok('get_updates', { wait_secs: 20 });
-    await eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === bob.agent.id && a.waiting), 10_000, 'waits');
+    // Both calls wait (this file's tests run one after another on this hub: no other call waits now).
+    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_agents === 2, 10_000, 'both calls to wait');
     await ownerOk(served, 'agents.revoke_key', { key_id: issued.key.id });
     await assertEndsWith401(readerWait, 'revoked scoped key');
     await ownerOk(served, 'messages.send', { conv_id: convId, text: 'for the main key', to: [bob.agent.id] });
@@ -107,9 +108,11 @@ describe('a waiting call ends when its key stops working', () => {
 
   test('a scoped key reaching its expires_at ends its wait with 401 saying it expired', async () => {
     const { bob } = await bobWithOwner();
-    const issued = await ownerOk(served, 'agents.add_key', { agent: bob.agent.name, name: 'brief', expires_at: Date.now() + 1500 });
-    await drainClient(await (async () => { const c = await connect('v1', served.mcpUrl, { ...bob.agent, key: issued.secret }); served.closeAfter(c); return c; })());
-    const r = await tools(issued.secret, 3, 'get_updates', { wait_secs: 20 });
+    const issued = await ownerOk(served, 'agents.add_key', { agent: bob.agent.name, name: 'brief', expires_at: Date.now() + 3000 });
+    // Its first read starts at bob's position, where nothing is left: the call waits until the key expires.
+    const waiting = tools(issued.secret, 3, 'get_updates', { wait_secs: 20 });
+    await waitingNow(bob.agent.id);
+    const r = await waiting;
     assert.equal(r.status, 401, `answered ${r.status}: ${r.text}`);
     assert.match(r.json.error.message, /expired/);
   });
