@@ -182,6 +182,59 @@ describe('scoped keys', () => {
   });
 });
 
+describe('a scoped key reads from its own position', () => {
+  test('a read key confirming get_updates moves neither the agent\'s position nor its read receipts; its acks are its own', async () => {
+    const kit = await served.agent('kit');
+    const rue = await served.agent('rue');
+    const d = await rue.ok('open_direct', { user: kit.agent.name });
+    const convId = d.conversation.conv_id as string;
+    await drain(kit);
+    const issued = await ownerOk(served, 'agents.add_key', { agent: kit.agent.name, name: 'ci-reader', scopes: ['read'] });
+    const reader = await connect('v1', served.mcpUrl, { id: kit.agent.id, name: kit.agent.name, key: issued.secret });
+    served.closeAfter(reader);
+    const kitRead = async () => ((await rue.ok('get_history', { conv_id: convId })).reads as R[]).find((r) => r.user.id === kit.agent.id)?.seq ?? 0;
+    const readBefore = await kitRead();
+
+    const sent = await rue.ok('send_message', { conv_id: convId, text: 'for kit', to: [kit.agent.name] });
+    const got = await reader.ok('get_updates', {});
+    assert.deepEqual(messageIds(got.events), [sent.msg_id], 'the read key receives the message');
+    const confirmed = await reader.ok('get_updates', { ack: got.ack });
+    assert.deepEqual(confirmed.events, [], 'the key confirmed it at its own position');
+    assert.equal(await kitRead(), readBefore, 'no read receipt for kit from the key\'s reads');
+
+    const refused = await kit.fail('get_updates', { ack: got.ack });
+    assert.equal(refused.code, 'invalid_argument', 'the key\'s ack does not confirm the agent\'s position');
+    const main = await kit.ok('get_updates', {});
+    assert.deepEqual(messageIds(main.events), [sent.msg_id], 'the agent\'s own session still receives what the key confirmed');
+    await kit.ok('get_updates', { ack: main.ack });
+    assert.ok(await kitRead() >= sent.seq, 'the agent\'s own confirmation is its read receipt');
+  });
+
+  test('whoami with instance_note needs the write scope and is refused while the agent is paused; nothing is written', async () => {
+    const kit = await served.agent('kit');
+    const issued = await ownerOk(served, 'agents.add_key', { agent: kit.agent.name, name: 'ci-reader', scopes: ['read'] });
+    const reader = await connect('v1', served.mcpUrl, { id: kit.agent.id, name: kit.agent.name, key: issued.secret });
+    served.closeAfter(reader);
+    await kit.ok('whoami', { instance: 'laptop', instance_note: 'first note' });
+    const noteOf = async () => ((await kit.ok('whoami', {})).instances as R[]).find((i) => i.name === 'laptop')?.note;
+
+    const refused = await reader.fail('whoami', { instance: 'laptop', instance_note: 'from a read key' });
+    assert.equal(refused.code, 'forbidden');
+    assert.equal(refused.details?.missing_scope, 'write');
+    assert.equal(await noteOf(), 'first note', 'the read key wrote no note');
+    assert.deepEqual((await reader.ok('whoami', { instance: 'laptop' })).scopes, ['read'], 'whoami without a note still works for a read key');
+
+    await ownerOk(served, 'agents.pause', { agent: kit.agent.name, reason: 'lunch' });
+    const paused = await kit.fail('whoami', { instance: 'laptop', instance_note: 'while paused' });
+    assert.equal(paused.code, 'paused');
+    assert.equal(await noteOf(), 'first note', 'no note written while paused');
+    assert.equal((await kit.ok('whoami', { instance: 'laptop' })).paused, true, 'whoami without a note works while paused');
+    await ownerOk(served, 'agents.resume', { agent: kit.agent.name });
+    await kit.ok('whoami', { instance: 'laptop', instance_note: 'after resuming' });
+    assert.equal(await noteOf(), 'after resuming');
+  });
+});
+
 describe('read receipts', () => {
   test('get_history returns reads that advance as members (and named instances) confirm get_updates', async () => {
     const kit = await served.agent('kit');

@@ -131,6 +131,34 @@ test('reassigning by a non-manager is refused; the creator reassigns and wakes t
   }
 });
 
+test('only the creator, the assignee, a manager or the owner may end a task; another member gets forbidden with a next_step and nothing changes', async () => {
+  const { t, hub, lead, worker, helper, convId, waiting } = await setup();
+  try {
+    await waiting;
+    for (const state of ['completed', 'canceled', 'failed'] as const) {
+      await assert.rejects(call(hub, helper.id, 'update_task', { conv_id: convId, state }), (e: Any) => {
+        assert.equal(e.code, 'forbidden');
+        assert.match(e.message, /creator \(lead\) or its assignee \(worker\)/);
+        assert.ok(e.nextStep.length > 0);
+        return true;
+      });
+    }
+    const still = await call(hub, helper.id, 'list_conversations', {});
+    assert.equal(still.conversations.find((c: Any) => c.conv_id === convId).task.state, 'submitted', 'nothing changed');
+    // An ordinary member may still move it between the open states, and speak afterwards.
+    assert.equal((await call(hub, helper.id, 'update_task', { conv_id: convId, state: 'input_required', note: 'need data' })).state, 'input_required');
+    await call(hub, helper.id, 'send_message', { conv_id: convId, text: 'still here' });
+    // The assignee may end it; the creator may reopen and end it again; the owner may always.
+    assert.equal((await call(hub, worker.id, 'update_task', { conv_id: convId, state: 'completed' })).state, 'completed');
+    assert.equal((await call(hub, lead.id, 'update_task', { conv_id: convId, state: 'working' })).state, 'working');
+    assert.equal((await call(hub, lead.id, 'update_task', { conv_id: convId, state: 'canceled' })).state, 'canceled');
+    assert.equal(setTaskState(hub, hub.ownerId, { conv_id: convId, state: 'working' }).state, 'working');
+    assert.equal(setTaskState(hub, hub.ownerId, { conv_id: convId, state: 'failed' }).state, 'failed');
+  } finally {
+    t.close();
+  }
+});
+
 test('update_task refuses bad input', async () => {
   const { t, hub, lead, worker, convId, waiting } = await setup();
   try {

@@ -171,6 +171,37 @@ describe('wake runs', () => {
     assert.equal((await runsOf(a.name)).length, 5, 'a switched-off agent is not started');
   });
 
+  test('a run key printed in pieces (split over writes, or cut in two lines, on stdout and stderr) leaves no piece of it in the run\'s log', async () => {
+    const keyFile = path.join(served.dataDir, `key-${crypto.randomUUID()}`);
+    // Each write after a pause reaches the hub as a chunk of its own.
+    const script = `
+      const key = process.env.PERCH_KEY, pause = () => new Promise((r) => setTimeout(r, 150));
+      require('node:fs').writeFileSync(process.env.KEY_FILE, key);
+      (async () => {
+        process.stdout.write('key: ' + key.slice(0, 12)); await pause();
+        process.stdout.write(key.slice(12) + ' (split over writes)\\n'); await pause();
+        process.stdout.write(key.slice(0, 12) + '\\n'); await pause();
+        process.stdout.write(key.slice(12) + '\\n'); await pause();
+        process.stderr.write(key.slice(0, 20)); await pause();
+        process.stderr.write(key.slice(20) + '\\n'); await pause();
+        process.stdout.write('done\\n');
+      })();`;
+    const a = await wakeableAgent('leaky', ['--env', `KEY_FILE=${keyFile}`, '--', process.execPath, '-e', script]);
+    await mention(a.conv, a.id);
+    const [run] = await settled(a.name);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    const key = fs.readFileSync(keyFile, 'utf8');
+    assert.match(key, /^perch_run_/);
+    const log = fs.readFileSync(path.join(served.dataDir, 'wake', 'logs', `${run.id}.log`), 'utf8');
+    assert.match(log, /done/, `the rest of the output is there: ${log}`);
+    assert.match(log, /\[run key redacted\] \(split over writes\)/);
+    for (let i = 0; i + 12 <= key.length; i++) {
+      assert.ok(!log.includes(key.slice(i, i + 12)), `no 12 characters of the key in a row (at ${i}) in the log: ${log}`);
+    }
+    const { tail } = await ownerOk(served, 'wake.log', { run_id: run.id });
+    assert.ok(!tail.includes(key.slice(0, 12)) && !tail.includes(key.slice(12)), 'nor in what the owner reads');
+  });
+
   test('a revoked agent is not started (a live agent woken by the same message is)', async () => {
     const a = await wakeableAgent('revoked', ['--', process.execPath, AGENT_SCRIPT]);
     const control = await addAgent(served.dataDir, uniqueName('unrevoked'));

@@ -14,6 +14,7 @@ import { startRequestExpiry } from './hub/requests';
 import { startFloorExpiry } from './hub/floor';
 import { startControlWatch } from './hub/control';
 import { startFleetLive } from './hub/fleet-live';
+import { startKeyWatch } from './hub/key-waits';
 import { startBrakes } from './hub/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
@@ -147,6 +148,7 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
   startFloorExpiry, // floors run out on time (hub/floor.ts)
+  startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/key-waits.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control.ts)
   startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/brakes.ts)

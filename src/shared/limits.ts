@@ -6,6 +6,25 @@ export const LIMITS = {
   maxFileBodyBytes: Math.ceil((16 * 1024 * 1024 * 4) / 3) + 64 * 1024,
   /** Decoded file content (bytes). Enforced in hub/files. */
   maxFileBytes: 16 * 1024 * 1024,
+  /**
+   * Images (JPEG, PNG, GIF, WebP) are decoded and re-encoded by the hub, which costs CPU for every pixel, so
+   * their size is bounded by pixels as well as bytes (a small file can unpack to many frames). Enforced in
+   * hub/files from the image's header, before any decoding: past a limit send_file is too_large.
+   * maxImagePixels: one frame (width × height); maxImageFrames: frames of an animated GIF or WebP;
+   * maxAnimationPixels: an animated image's pixels summed over all its frames.
+   */
+  maxImagePixels: 100_000_000,
+  maxImageFrames: 100,
+  maxAnimationPixels: 10_000_000,
+  /**
+   * Image jobs (decode, clean, thumbnail) running at once, per agent and in the whole hub. A job over either
+   * waits its turn (first come, first served) in a queue of at most imageQueuePerAgent jobs per agent and
+   * imageQueuePerHub in all; past that send_file is refused with rate_limited before any work is done.
+   */
+  imageJobsPerAgent: 1,
+  imageJobsPerHub: 2,
+  imageQueuePerAgent: 2,
+  imageQueuePerHub: 16,
   /** Message text (characters). */
   maxTextChars: 32 * 1024,
   /** Title of a group, task, request or card (characters). */

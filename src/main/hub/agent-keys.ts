@@ -6,10 +6,11 @@ import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
-import { agentKeyByHash, agentKeyById, agentKeysOf, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
+import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
 import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey, newKey } from './identities';
 import { RUN_KEY_PREFIX } from './run-keys';
 import { OutsideMemo } from './outside-writes';
+import { endRevokedWaits } from './key-waits';
 import { userById } from '../store/users';
 import type { UserRow } from '../store/users';
 
@@ -62,6 +63,22 @@ export function authenticateScoped(hub: Hub, key: string): KeyCheck {
   try { user = hub.user(entry.userId); } catch { return undefined; }
   if (user.revoked_at != null) return undefined; // revoking the agent stops all its keys
   return { user, auth: entry.auth };
+}
+
+/** Whether a call's key still works now: 'ok', 'expired', or 'revoked' (revoked, rotated, unknown, or its agent revoked). */
+export type KeyStanding = 'ok' | 'expired' | 'revoked';
+
+/**
+ * The standing of the key a call came with, asked again later (a waiting call asks before it reads: hub/key-waits.ts).
+ * It goes through the same caches as authentication, which another process's writes clear (hub/outside-writes.ts).
+ */
+export function keyStanding(hub: Hub, key: string, userId: string): () => KeyStanding {
+  return () => {
+    const found = authenticateScoped(hub, key);
+    if (!found) return 'revoked';
+    if ('expired' in found) return 'expired';
+    return found.user.id === userId ? 'ok' : 'revoked';
+  };
 }
 
 /** A call needs `scope`: refused with forbidden, naming the scope, when the key lacks it. */
@@ -129,13 +146,16 @@ export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
   return agentKeysOf(hub.db, u.id).map((k) => keyView(hub, k));
 }
 
-/** Revokes one scoped key (the agent and its other keys keep working). */
+/** Revokes one scoped key (the agent and its other keys keep working); calls waiting under it end (hub/key-waits.ts). */
 export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
-  return knownScoped.changing(hub, () => hub.write(() => {
+  const view = knownScoped.changing(hub, () => hub.write(() => {
     const k = agentKeyById(hub.db, keyId);
     if (!k) throw new HubError('not_found', `No key ${keyId}.`, 'List the agent\'s keys to find its id.');
     revokeAgentKey(hub.db, k.id, hub.now());
+    dropKeyCursors(hub.db, k.id); // its own get_updates positions (hub/delivery.ts)
     knownScoped.forget(hub);
     return keyView(hub, agentKeyById(hub.db, k.id)!);
   }));
+  endRevokedWaits(hub, findAgent(hub, view.agent).id);
+  return view;
 }

@@ -16,15 +16,13 @@ import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 import { reviewStatus } from './review';
 import { controlForAgent } from './control';
-import type { KeyAuth } from './agent-keys';
+import type { Caller } from './key-waits';
 import { whoamiSessions } from './instances';
 
-export interface AgentCtx {
+/** One call of a tool: the hub, the agent, and how it called (signal, key: hub/key-waits.ts). */
+export interface AgentCtx extends Caller {
   hub: Hub;
   agentId: string;
-  signal?: AbortSignal;
-  /** The caller's key: its scopes and expiry (hub/agent-keys.ts); absent means the agent's own key. */
-  key?: KeyAuth;
 }
 
 /** A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction. */
@@ -131,7 +129,7 @@ export const coreTools = {
     run: ({ hub, agentId }) => ({ conversations: listConversations(hub, agentId) }),
   },
   get_updates: {
-    run: ({ hub, agentId, signal }, a) => getUpdates(hub, agentId, a, signal),
+    run: (ctx, a) => getUpdates(ctx.hub, ctx.agentId, a, ctx),
   },
   send_message: {
     run: ({ hub, agentId }, a) => sendMessage(hub, agentId, a),

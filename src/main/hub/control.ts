@@ -104,6 +104,16 @@ export function refuseIfPaused(hub: Hub, agentId: string, tool: string): void {
   if (m.size === 0) return;
   const p = m.get(agentId)?.paused;
   if (!p || ALLOWED_WHILE_PAUSED.has(tool) || TOOL_BY_NAME.get(tool)?.readOnly) return;
+  refusePaused(p, tool);
+}
+
+/** Throws `paused` when the agent is paused: for a write inside a reading tool (whoami's instance_note). */
+export function refuseWriteIfPaused(hub: Hub, agentId: string, what: string): void {
+  const p = pauseOf(hub, agentId);
+  if (p) refusePaused(p, what);
+}
+
+function refusePaused(p: PauseInfo, tool: string): never {
   const why = p.by === 'budget' ? `a daily cap was reached (${p.detail ?? 'budget'})` : p.reason ? `the owner paused you: ${p.reason}` : 'the owner paused you';
   throw new HubError(
     'paused',

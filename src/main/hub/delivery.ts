@@ -8,6 +8,8 @@ import { eventView } from './views';
 import { tx } from '../store/db';
 import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../store/instances';
 import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './instances';
+import { keyCursor, saveKeyCursor } from '../store/agent-keys';
+import { waitUnderKey, type Caller } from './key-waits';
 
 export interface UpdatesInput {
   ack?: string;
@@ -25,44 +27,57 @@ export interface UpdatesResult {
   woken: boolean;
 }
 
-/** The last ack made per agent: a caught-up agent polls with the same position again and again. */
+/** The last ack made per position: a caught-up agent polls with the same position again and again. */
 const lastAcks = new WeakMap<Hub, Map<string, { upto: number; ack: string }>>();
 
-/** Whose position an ack is bound to: the agent, or one named instance of it ('#' is not in names). */
-function positionKey(userId: string, instance: string | undefined): string {
-  return instance === undefined ? userId : `${userId}#${instance}`;
+/**
+ * Whose confirmed position a call reads from and moves: the agent's (its own key), a named instance's, or a
+ * scoped key's own (per instance): a scoped key never moves the agent's position nor sends read receipts.
+ */
+interface Position {
+  userId: string;
+  instance: string | undefined;
+  /** The scoped key's id (hub/agent-keys.ts); null for the agent's own key. */
+  keyId: string | null;
 }
 
-function makeAck(hub: Hub, userId: string, upto: number): string {
-  let byUser = lastAcks.get(hub);
-  if (!byUser) lastAcks.set(hub, (byUser = new Map()));
-  const last = byUser.get(userId);
+/** The name an ack is bound to ('@' and '#' are in neither ids nor instance names). */
+function positionKey(p: Position): string {
+  return `${p.userId}${p.keyId ? `@${p.keyId}` : ''}${p.instance === undefined ? '' : `#${p.instance}`}`;
+}
+
+function makeAck(hub: Hub, posKey: string, upto: number): string {
+  let byPos = lastAcks.get(hub);
+  if (!byPos) lastAcks.set(hub, (byPos = new Map()));
+  const last = byPos.get(posKey);
   if (last && last.upto === upto) return last.ack;
   const pos = upto.toString(36);
-  const ack = `${pos}.${hub.mac(`ack:${userId}:${pos}`, 12)}`;
-  byUser.set(userId, { upto, ack });
+  const ack = `${pos}.${hub.mac(`ack:${posKey}:${pos}`, 12)}`;
+  byPos.set(posKey, { upto, ack });
   return ack;
 }
 
-/** The agent's (unnamed) position, or a named instance's own; a new name starts at the agent's. */
-function cursorFor(hub: Hub, userId: string, instance: string | undefined): CursorRow & { fresh?: true } {
-  if (instance === undefined) return cursorOf(hub.db, userId);
-  const own = instanceCursor(hub.db, userId, instance);
-  if (own) return own;
-  const agent = cursorOf(hub.db, userId);
-  return { user_id: userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid, fresh: true };
+/** The position as stored; a new named instance or a scoped key's first read starts at the agent's. */
+function cursorFor(hub: Hub, p: Position): CursorRow & { fresh?: true } {
+  const own = p.keyId
+    ? keyCursor(hub.db, p.keyId, p.instance ?? '')
+    : p.instance === undefined ? cursorOf(hub.db, p.userId) : instanceCursor(hub.db, p.userId, p.instance);
+  if (own) return { ...own, user_id: p.userId };
+  const agent = cursorOf(hub.db, p.userId);
+  return { user_id: p.userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid, fresh: true };
 }
 
-function saveCursorFor(hub: Hub, instance: string | undefined, c: { user_id: string; confirmed_gid: number; last_upto: number }): void {
-  if (instance === undefined) saveCursor(hub.db, c);
-  else saveInstanceCursor(hub.db, instance, c);
+function saveCursorFor(hub: Hub, p: Position, c: CursorRow): void {
+  if (p.keyId) saveKeyCursor(hub.db, p.keyId, p.instance ?? '', c);
+  else if (p.instance === undefined) saveCursor(hub.db, c);
+  else saveInstanceCursor(hub.db, p.instance, c);
 }
 
-function parseAck(hub: Hub, userId: string, ack: string): number {
+function parseAck(hub: Hub, posKey: string, ack: string): number {
   const dot = ack.indexOf('.');
   const pos = dot > 0 ? ack.slice(0, dot) : '';
   const upto = pos && /^[0-9a-z]+$/.test(pos) ? parseInt(pos, 36) : NaN;
-  if (!Number.isSafeInteger(upto) || ack !== makeAck(hub, userId, upto) || upto > maxGid(hub.db)) {
+  if (!Number.isSafeInteger(upto) || ack !== makeAck(hub, posKey, upto) || upto > maxGid(hub.db)) {
     throw new HubError('invalid_argument', `ack ${JSON.stringify(ack)} is not an ack this hub gave you.`, 'Pass the ack field of a get_updates answer you received, or call without ack.');
   }
   return upto;
@@ -70,19 +85,21 @@ function parseAck(hub: Hub, userId: string, ack: string): number {
 
 /**
  * Confirms the previous answer (or the one named by ack), then returns what follows. The confirmed
- * position never moves back; an answer that was not confirmed comes again.
+ * position never moves back; an answer that was not confirmed comes again. caller: the call's signal and key
+ * (a scoped key reads from its own position; a wait ends when the key stops working: hub/key-waits.ts).
  */
-export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, signal?: AbortSignal): Promise<UpdatesResult> {
+export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, caller: Caller = {}): Promise<UpdatesResult> {
   const limit = Math.min(input.limit ?? LIMITS.updatesDefaultLimit, LIMITS.updatesMaxLimit);
   const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.maxWaitSecs) * 1000;
   // Sessions of one agent (hub/instances.ts): a named instance has its own position, and its acks are bound to it.
   const instance = instanceName(input.instance);
   if (instance !== undefined) seeInstance(hub, userId, instance);
-  const posKey = positionKey(userId, instance);
+  const at: Position = { userId, instance, keyId: caller.key?.id ?? null };
+  const posKey = positionKey(at);
   const upto = input.ack !== undefined ? parseAck(hub, posKey, input.ack) : undefined;
 
   const confirmedNext = () => {
-    const cur = cursorFor(hub, userId, instance);
+    const cur = cursorFor(hub, at);
     return { cur, next: Math.max(cur.confirmed_gid, upto ?? cur.last_upto) };
   };
   // On a full disk the position is not saved but the answer still comes: what follows the position is
@@ -90,9 +107,10 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   let readConvs: string[] = [];
   const confirmed = readEvenIfFull(hub, () => tx(hub.db, () => {
     const { cur, next } = confirmedNext();
-    if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's place is kept from its first call on
-      saveCursorFor(hub, instance, { user_id: userId, confirmed_gid: next, last_upto: next });
-      readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next); // read receipts (hub/instances.ts)
+    if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's (or key's) place is kept from its first call on
+      saveCursorFor(hub, at, { user_id: userId, confirmed_gid: next, last_upto: next });
+      // Read receipts (hub/instances.ts): the agent's own sessions only, never a scoped key's reads.
+      if (!at.keyId) readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next);
     }
     return next;
   }), () => confirmedNext().next);
@@ -105,7 +123,8 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
     if (hub.bus.waitingCount(userId) >= LIMITS.maxWaitsPerAgent) {
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
     }
-    const why = await hub.bus.wait(userId, waitMs, signal);
+    // Ends at once (unauthorized) when the key is revoked, rotated or expires, and asks about the key before reading.
+    const why = await waitUnderKey(hub, userId, waitMs, caller);
     // The caller went away (its connection closed): this answer can't arrive, so it must not count as the
     // "last answer" that a call without ack confirms, or events that came in meanwhile would be skipped.
     if (why === 'aborted') return { events: [], ack: makeAck(hub, posKey, confirmed), more: false, woken: false };
@@ -117,8 +136,8 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   const last = rows.length ? rows[rows.length - 1]!.gid : confirmed;
   if (last !== confirmed) {
     readEvenIfFull(hub, () => tx(hub.db, () => {
-      const cur = cursorFor(hub, userId, instance);
-      saveCursorFor(hub, instance, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
+      const cur = cursorFor(hub, at);
+      saveCursorFor(hub, at, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
     }), () => undefined);
   }
   const events = rows.map((r) => eventView(hub, r, userId));

@@ -4,8 +4,9 @@
 // from the name or the given mime). JPEG, PNG, GIF and WebP are images: they are re-encoded with
 // sharp (orientation applied, all metadata — EXIF, GPS, XMP, ICC, comments — dropped, since sharp
 // writes none unless withMetadata/keepExif is asked for) and get a thumbnail once, stored beside
-// them. The sharp work runs in the tool's async prepare step; the write (file + message + event)
-// is one transaction.
+// them. The sharp work runs in the tool's async prepare step, in one of the agent's image job slots
+// (hub/image-jobs.ts), and only for images within LIMITS' pixel and frame limits (checked from the header);
+// the write (file + message + event) is one transaction.
 //
 // file_url: a link on the hub's loopback port: /files/<file_id>.<o|t>.<expiry ms, base 36>.<mac>,
 // the mac being hub.mac over the rest. verifyFileToken + readFile serve it.
@@ -22,6 +23,7 @@ import { fileBytes, fileMeta, insertFile, type FileMeta } from '../store/files';
 import { requireMaySpeak, requireMember } from './access';
 import { insertMessageWithEvent, requireText, type SentMessage } from './messages';
 import type { ToolHandlers } from './agent-tools';
+import { imageJobs } from './image-jobs';
 
 export type FileVariant = 'original' | 'thumb';
 type ImageType = 'jpeg' | 'png' | 'gif' | 'webp';
@@ -35,8 +37,8 @@ const MIME_CLAIM: Record<string, ImageType> = {
 
 /** Thumbnails fit in this box (pixels), made once when the image is sent. */
 export const THUMB_BOX = 320;
-/** Largest image (pixels) the hub decodes; a bigger one is refused (decompression bombs). */
-export const MAX_IMAGE_PIXELS = 100_000_000;
+/** Largest frame (pixels) the hub decodes; a bigger one is refused (decompression bombs). Frames: LIMITS too. */
+const MAX_IMAGE_PIXELS = LIMITS.maxImagePixels;
 /** Longest the sharp work on one image may take (seconds). */
 const SHARP_TIMEOUT_SECS = 30;
 
@@ -125,8 +127,14 @@ export interface SendFileInput {
   reply_to?: string;
 }
 
-/** Decodes, checks and (for images) cleans a file; throws a HubError for anything refused. */
-export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | 'mime'>): Promise<PreparedFile> {
+/** Runs a job (the sharp work on one image) when its turn comes (hub/image-jobs.ts), or refuses it. */
+export type ImageJobRunner = <T>(job: () => Promise<T>) => Promise<T>;
+
+/**
+ * Decodes, checks and (for images) cleans a file; throws a HubError for anything refused. runImageJob: where the
+ * sharp work waits its turn (send_file: the agent's image job slots); none: at once.
+ */
+export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | 'mime'>, runImageJob: ImageJobRunner = (job) => job()): Promise<PreparedFile> {
   const name = cleanFileName(input.name);
   const givenMime = input.mime !== undefined ? normalizeMime(input.mime) : undefined;
   const raw = decodeBase64Strict(input.data);
@@ -152,7 +160,7 @@ export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | '
   if (!real) {
     return { name, mime: givenMime ?? 'application/octet-stream', data: raw, sha256: sha256(raw), image: null };
   }
-  const image = await cleanImage(raw, real);
+  const image = await runImageJob(() => cleanImage(raw, real));
   return { name, mime: IMAGE_MIME[real], data: image.data, sha256: sha256(image.data), image };
 }
 
@@ -167,6 +175,23 @@ async function loadSharp(): Promise<typeof SharpFn> {
   return sharpModule;
 }
 
+/** Refuses, from the header alone, an image whose frames would cost too much to decode and re-encode (LIMITS). */
+function refuseCostlyImage(width: number, frameHeight: number, frames: number): void {
+  const next = 'Send a smaller or shorter image (fewer frames), or send it as a video or a zip file (whoami lists the limits).';
+  if (frames > LIMITS.maxImageFrames) {
+    throw new HubError('too_large', `The image has ${frames} frames; at most ${LIMITS.maxImageFrames} are accepted.`, next, { frames, max_frames: LIMITS.maxImageFrames });
+  }
+  const total = width * frameHeight * frames;
+  if (frames > 1 && total > LIMITS.maxAnimationPixels) {
+    throw new HubError(
+      'too_large',
+      `The animated image has ${frames} frames of ${width}×${frameHeight}: ${total} pixels in all; at most ${LIMITS.maxAnimationPixels} are accepted.`,
+      next,
+      { pixels: total, max_animation_pixels: LIMITS.maxAnimationPixels },
+    );
+  }
+}
+
 async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer; width: number; height: number; thumb: Buffer; thumbMime: string }> {
   const sharp = await loadSharp();
   const animated = type === 'gif' || type === 'webp';
@@ -174,6 +199,7 @@ async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer;
   try {
     const meta = await sharp(raw, input).metadata();
     const pages = meta.pages ?? 1;
+    refuseCostlyImage(meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0, pages);
     // Multi-page (animated) images can only be turned by 180°; they rarely carry an orientation.
     let img = sharp(raw, input).timeout({ seconds: SHARP_TIMEOUT_SECS });
     if (pages <= 1) img = img.rotate(); // applies the EXIF orientation, then forgets it
@@ -358,7 +384,8 @@ export const fileTools = {
   send_file: {
     prepare: async ({ hub, agentId }, a) => {
       precheckSender(hub, agentId, a.conv_id);
-      return prepareFile(a);
+      // The sharp work waits for one of the agent's (and the hub's) image job slots (hub/image-jobs.ts).
+      return prepareFile(a, (job) => imageJobs(hub).run(agentId, job));
     },
     run: ({ hub, agentId }, a, p: PreparedFile) => storeFile(hub, agentId, a, p),
   },

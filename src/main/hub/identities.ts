@@ -11,6 +11,7 @@ import { isUnderReview } from '../store/held';
 import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
 import { pauseOf } from './control';
 import { presenceOf } from './presence';
+import { endRevokedWaits } from './key-waits';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -98,8 +99,9 @@ export function listAgents(hub: Hub): AgentSummary[] {
   return listUsers(hub.db, 'agent').map((u) => agentSummary(hub, u));
 }
 
+/** A new key for the agent; the old one stops working at once, and calls waiting under it end (hub/key-waits.ts). */
 export function rotateKey(hub: Hub, nameOrId: string): { agent: AgentSummary; key: string } {
-  return hub.write(() => {
+  const rotated = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const { key, hash, hint } = newKey();
     setUserKey(hub.db, u.id, hash, hint);
@@ -107,10 +109,13 @@ export function rotateKey(hub: Hub, nameOrId: string): { agent: AgentSummary; ke
     forgetKeys(hub);
     return { agent: agentSummary(hub, hub.user(u.id)), key };
   });
+  endRevokedWaits(hub, rotated.agent.id);
+  return rotated;
 }
 
+/** Revokes the agent: every key of it stops working at once, and calls waiting under them end (hub/key-waits.ts). */
 export function revokeAgent(hub: Hub, nameOrId: string): AgentSummary {
-  return hub.write(() => {
+  const revoked = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     if (u.revoked_at != null) return agentSummary(hub, u);
     revokeUser(hub.db, u.id, hub.now());
@@ -118,6 +123,8 @@ export function revokeAgent(hub: Hub, nameOrId: string): AgentSummary {
     forgetKeys(hub);
     return agentSummary(hub, hub.user(u.id));
   });
+  endRevokedWaits(hub, revoked.id);
+  return revoked;
 }
 
 /** Replaces an agent's role config; its version rises and the agent gets a config.updated notice. */

@@ -2,7 +2,8 @@
 // asks this module), for_you / from_you for a named instance, and read receipts. A name is a label,
 // never an identity: permissions and limits count the agent.
 import type { Hub } from './hub';
-import type { KeyAuth } from './agent-keys';
+import { scopeRefusal, type KeyAuth } from './agent-keys';
+import { refuseWriteIfPaused } from './control';
 import { HubError } from '../../shared/errors';
 import type { EventView, MessageView } from '../../shared/types';
 import { KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../shared/sessions';
@@ -100,6 +101,12 @@ export function contextForInstance<T extends { events: EventView[] }>(hub: Hub, 
  */
 export function whoamiSessions(hub: Hub, userId: string, args: { instance?: string; instance_note?: string }, key: KeyAuth | undefined) {
   const instance = instanceName(args.instance);
+  if (args.instance_note !== undefined) {
+    // Writing a note is a write: it needs the write scope and is refused while the agent is paused.
+    const outOfScope = key && scopeRefusal(key, 'write', 'whoami with instance_note');
+    if (outOfScope) throw outOfScope;
+    refuseWriteIfPaused(hub, userId, 'whoami with instance_note');
+  }
   if (instance !== undefined) seeInstance(hub, userId, instance, args.instance_note);
   return {
     instance: instance ?? null,

@@ -16,17 +16,18 @@ const turns = new WeakMap<Hub, Turn>();
  * The database's data_version, read at most once per turn of the event loop, shared by every cache of this
  * hub: a write by another process is seen by the first call of the next turn.
  */
-export function outsideVersion(hub: Hub): number {
+export function outsideVersion(hub: Hub, opts: { now?: boolean } = {}): number {
   let t = turns.get(hub);
-  if (t?.fresh) return t.version;
+  if (t?.fresh && !opts.now) return t.version; // now: read again even in this turn (a wait about to read: hub/key-waits.ts)
   const version = dataVersion(hub.db);
+  const scheduled = t?.fresh === true; // a reset of this turn's read is already on its way
   if (!t) turns.set(hub, (t = { version, fresh: true }));
   else {
     t.version = version;
     t.fresh = true;
   }
   const seen = t;
-  setImmediate(() => { seen.fresh = false; });
+  if (!scheduled) setImmediate(() => { seen.fresh = false; });
   return version;
 }
 

@@ -19,6 +19,7 @@ import type { ToolHandlers } from './agent-tools';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../shared/requests';
 import { requestView } from './views';
+import { waitUnderKey, type Caller } from './key-waits';
 
 export type { Decision } from '../../shared/requests';
 
@@ -294,7 +295,7 @@ function agentResult(hub: Hub, r: RequestRow) {
 }
 
 /** get_request: state and outcome; with wait_secs, waits (no polling) until decided, expired, cancelled or the wait ends. */
-export async function getRequest(hub: Hub, agentId: string, input: { request_id: string; wait_secs?: number }, signal?: AbortSignal) {
+export async function getRequest(hub: Hub, agentId: string, input: { request_id: string; wait_secs?: number }, caller: Caller = {}) {
   expireDueRequests(hub);
   let r = requireOwnRequest(hub, agentId, input.request_id);
   const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.maxWaitSecs) * 1000;
@@ -308,7 +309,7 @@ export async function getRequest(hub: Hub, agentId: string, input: { request_id:
       if (remaining <= 0) break;
       // Never sleep past the expiry: the request must come back expired on time.
       const ms = Math.max(1, Math.min(remaining, r.expires_at - hub.now() + 1));
-      const why = await hub.bus.wait(agentId, ms, signal);
+      const why = await waitUnderKey(hub, agentId, ms, caller); // ends at once when the key stops working (hub/key-waits.ts)
       expireDueRequests(hub);
       r = requireRequest(hub, r.id);
       if (why === 'aborted') break;
@@ -450,7 +451,7 @@ export const requestTools = {
       }),
   },
   get_request: {
-    run: ({ hub, agentId, signal }, a) => getRequest(hub, agentId, a, signal),
+    run: (ctx, a) => getRequest(ctx.hub, ctx.agentId, a, ctx),
   },
   cancel_request: {
     run: ({ hub, agentId }, a) => cancelRequest(hub, agentId, a.request_id),

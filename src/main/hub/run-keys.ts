@@ -3,6 +3,7 @@
 // the hub that started it, so a key never outlives that hub either.
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
+import { endRevokedWaits } from './key-waits';
 
 export const RUN_KEY_PREFIX = 'perch_run_';
 
@@ -31,7 +32,8 @@ export function issueRunKey(hub: Hub, agentId: string, runId: string, expiresAt:
   const key = RUN_KEY_PREFIX + crypto.randomBytes(24).toString('base64url');
   const hash = hashOf(key);
   registry(hub).set(hash, { agentId, runId, expiresAt, onFirstUse });
-  return { key, revoke: () => void registry(hub).delete(hash) };
+  // Revoked (the run ended): calls still waiting under the key end too (hub/key-waits.ts).
+  return { key, revoke: () => { if (registry(hub).delete(hash)) endRevokedWaits(hub, agentId); } };
 }
 
 /** The agent id a live run key stands for, or undefined (unknown, expired or revoked). */

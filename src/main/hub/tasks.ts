@@ -56,6 +56,16 @@ export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput
     throw new HubError('forbidden', `Task ${conv.id} is ${previous}; only its creator or a manager can reopen or change it.`, 'Open a new task, or ask the task\'s creator.');
   }
 
+  if (state !== previous && isTerminal(state) && !privileged && conv.task_assignee !== userId) {
+    const assignee = conv.task_assignee ? ` or its assignee (${hub.ref(conv.task_assignee).name})` : '';
+    throw new HubError(
+      'forbidden',
+      `Only the task's creator (${hub.ref(conv.created_by).name})${assignee}, a manager or the owner can move task ${conv.id} to ${state}; nothing changed.`,
+      `Tell them in the task why it should be ${state}, or move it to input_required with a note.`,
+      { state, previous_state: previous },
+    );
+  }
+
   let assigneeId = conv.task_assignee;
   if (input.assignee !== undefined) {
     if (!privileged) {
@@ -75,8 +85,10 @@ export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput
 }
 
 /**
- * Moves a task's state and/or reassigns it. Any member may move the state; reassigning, and leaving
- * a terminal state (reopening), are for the task's creator or a manager. asOwner: the owner may always.
+ * Moves a task's state and/or reassigns it. Any member may move it between the open states; ending it
+ * (completed, failed, canceled: that silences every agent in it) is for its creator, its assignee or a
+ * manager; reassigning, and leaving a terminal state (reopening), are for the creator or a manager.
+ * asOwner: the owner may always.
  */
 function updateTask(hub: Hub, userId: string, input: TaskUpdateInput, asOwner: boolean): TaskUpdateResult {
   return hub.write(() => {

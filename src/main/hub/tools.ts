@@ -4,7 +4,7 @@
 import { HubError } from '../../shared/errors';
 import type { ToolName } from '../../shared/catalog';
 import type { Hub } from './hub';
-import type { KeyAuth } from './agent-keys';
+import type { Caller } from './key-waits';
 import { coreTools, runToolHandler, type ToolHandler, type ToolHandlers } from './agent-tools';
 import { requestTools } from './requests';
 import { cardTools } from './cards';
@@ -72,8 +72,8 @@ export function implementedTools(): Set<ToolName> {
   return new Set(Object.keys(toolHandlers) as ToolName[]);
 }
 
-/** Runs one tool for an agent (arguments already validated by the tool's schema). */
-export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, signal?: AbortSignal, key?: KeyAuth): Promise<unknown> {
+/** Runs one tool for an agent (arguments already validated by the tool's schema); caller: its signal and key (hub/key-waits.ts). */
+export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, caller: Caller = {}): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
   notePresence(hub, agentId, name); // when it last called and last worked, for the owner's agent state (hub/presence.ts)
@@ -83,7 +83,7 @@ export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: R
     return Promise.reject(err);
   }
   // owner control: each agent's tool calls and messages are counted per day, and its caps checked (hub/control.ts)
-  return runToolHandler({ hub, agentId, signal, key }, name, h, args).then((r) => {
+  return runToolHandler({ ...caller, hub, agentId }, name, h, args).then((r) => {
     if (name === 'get_updates') notePresence(hub, agentId, name); // a long wait ended: it was there until now
     countToolCall(hub, agentId, name);
     return r;

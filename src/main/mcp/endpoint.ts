@@ -19,7 +19,7 @@
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
-import { authenticateScoped, scopeRefusal, type KeyAuth } from '../hub/agent-keys';
+import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/agent-keys';
 import { callAgentTool, implementedTools } from '../hub/tools';
 import { notePresence } from '../hub/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
@@ -171,15 +171,26 @@ function checkOrigin(req: IncomingMessage): Refusal | undefined {
   return undefined;
 }
 
+function bearerKey(req: IncomingMessage): string {
+  const auth = req.headers.authorization;
+  return auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+}
+
+/** The 401 of a missing, wrong, revoked or expired key (also a wait whose key stopped working: hub/key-waits.ts). */
+function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing'): Refusal {
+  const why = standing === 'expired' ? 'Unauthorized: this agent key has expired.'
+    : standing === 'revoked' ? 'Unauthorized: the agent key is wrong or was revoked.'
+    : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".';
+  return refusal(401, id, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
+}
+
 /** The agent whose key is the bearer token. */
 function authenticateAgent(x: Exchange): Refusal | undefined {
-  const auth = x.req.headers.authorization;
-  const key = auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+  const key = bearerKey(x.req);
   const found = key ? authenticateScoped(x.door.hub, key) : undefined;
   if (!found || 'expired' in found) {
     x.req.resume();
-    const why = found ? 'Unauthorized: this agent key has expired.' : key ? 'Unauthorized: the agent key is wrong or was revoked.' : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".';
-    return refusal(401, null, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
+    return keyRefusal(null, found ? 'expired' : key ? 'revoked' : 'missing');
   }
   const agent = found.user;
   x.agentId = agent.id;
@@ -277,9 +288,10 @@ function callTool(x: Exchange): void {
 /** One tool call: run (inside the group commit's transaction, or alone), then answered once settled. */
 class ToolCall implements Unit {
   private result: unknown = undefined;
-  /** Only a call that may wait (wait_secs) needs to learn that its client went away. */
+  /** Only a call that may wait (wait_secs) needs to learn that its client went away, or that its key stopped working. */
   private readonly ac: AbortController | undefined = undefined;
   private readonly onClose: (() => void) | undefined = undefined;
+  private readonly standing: (() => KeyStanding) | undefined = undefined;
 
   constructor(private readonly x: Exchange, private readonly name: ToolName, private readonly args: Record<string, unknown>) {
     const waitSecs = args.wait_secs;
@@ -288,12 +300,13 @@ class ToolCall implements Unit {
       const res = x.res;
       this.onClose = () => { if (!res.writableFinished) ac.abort(); };
       res.on('close', this.onClose);
+      this.standing = keyStanding(x.door.hub, bearerKey(x.req), x.agentId);
     }
   }
 
   run(): void {
     try {
-      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, this.ac?.signal, this.x.keyAuth);
+      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, { signal: this.ac?.signal, key: this.x.keyAuth, standing: this.standing });
     } catch (err) {
       this.result = Promise.reject(err);
     }
@@ -332,6 +345,8 @@ class ToolCall implements Unit {
     if (this.onClose) x.res.off('close', this.onClose);
     // A full or failing disk is storage_full (nothing was saved; reads go on), not internal.
     const refused = isHubError(err) ? err : x.door.hub.storageFailure(err);
+    // A wait whose key stopped working (revoked, rotated, expired: hub/key-waits.ts) is answered like a bad key.
+    if (refused?.code === 'unauthorized') return x.refuse(keyRefusal(x.msg.id, refused.details?.key === 'expired' ? 'expired' : 'revoked'), this.name);
     if (refused) return x.reply(errorResult(refused.toBody(), x.requestId), { tool: this.name, error: refused.code });
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`perch: ${x.requestId} ${this.name} failed: ${err instanceof Error ? err.stack : message}\n`);

@@ -1,5 +1,6 @@
 // Extra keys of an agent, each with scopes and an optional expiry (hub/agent-keys.ts).
 import { sql, type Db } from './db';
+import type { CursorRow } from './events';
 
 export interface AgentKeyRow {
   id: string;
@@ -33,4 +34,21 @@ export function agentKeysOf(db: Db, userId: string): AgentKeyRow[] {
 
 export function revokeAgentKey(db: Db, id: string, at: number): boolean {
   return sql(db, 'UPDATE agent_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+}
+
+// ---- a scoped key's own delivery position ----------------------------------------------------
+
+/** The key's confirmed position in get_updates (instance '' = unnamed), or undefined before its first read. */
+export function keyCursor(db: Db, keyId: string, instance: string): Omit<CursorRow, 'user_id'> | undefined {
+  return sql<Omit<CursorRow, 'user_id'>>(db, 'SELECT confirmed_gid, last_upto FROM key_cursors WHERE key_id = ? AND instance = ?').get(keyId, instance);
+}
+
+export function saveKeyCursor(db: Db, keyId: string, instance: string, c: Omit<CursorRow, 'user_id'>): void {
+  sql(db, `INSERT INTO key_cursors (key_id, instance, confirmed_gid, last_upto) VALUES (?, ?, ?, ?)
+           ON CONFLICT (key_id, instance) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`)
+    .run(keyId, instance, c.confirmed_gid, c.last_upto);
+}
+
+export function dropKeyCursors(db: Db, keyId: string): void {
+  sql(db, 'DELETE FROM key_cursors WHERE key_id = ?').run(keyId);
 }

@@ -3,7 +3,7 @@
 // (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
 // credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs.ts) decides
 // when; this only does. The run key reaches the process in its environment only: never in argv, never in
-// a log (output that echoes it is redacted).
+// a log (output that echoes it is redacted, also in pieces or split over writes: wake/redact.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/wake';
 import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs';
+import { KeyRedactor } from './redact';
 
 export interface RunnerOptions {
   /** Where run logs (<dir>/logs/<run>.log) go; created 0700. */
@@ -101,7 +102,9 @@ export class ProcessLauncher implements WakeLauncher {
   private command(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
     const { action } = spec;
     const logFile = path.join(this.logsDir, `${spec.runId}.log`);
-    const log = new CappedLog(logFile, this.logMaxBytes, spec.key);
+    const log = new CappedLog(logFile, this.logMaxBytes);
+    // The run key is redacted from each stream, also when printed in pieces or split over writes (wake/redact.ts).
+    const redact = spec.key ? { out: new KeyRedactor(spec.key), err: new KeyRedactor(spec.key) } : undefined;
     // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
     const runDir = fs.mkdtempSync(path.join(this.runFilesDir, 'perch-run-'));
     const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
@@ -136,10 +139,10 @@ export class ProcessLauncher implements WakeLauncher {
     }
     let stdoutTail = '';
     child.stdout!.on('data', (c: Buffer) => {
-      log.write(c);
+      log.write(redact ? redact.out.push(c) : c);
       stdoutTail = (stdoutTail + c.toString('utf8')).slice(-256 * 1024);
     });
-    child.stderr!.on('data', (c: Buffer) => log.write(c));
+    child.stderr!.on('data', (c: Buffer) => log.write(redact ? redact.err.push(c) : c));
     child.on('spawn', () => observer.running(child.pid ?? null));
     if (child.pid) {
       const pid = child.pid;
@@ -159,6 +162,10 @@ export class ProcessLauncher implements WakeLauncher {
     child.on('close', (code, signal) => {
       if (killTimer) clearTimeout(killTimer);
       removeConfig();
+      if (redact) {
+        log.write(redact.out.end());
+        log.write(redact.err.end());
+      }
       log.close();
       const end: WakeEnd = { exitCode: code, signal, usage: usageIn(stdoutTail) };
       if (spawnError) end.error = `could not start: ${spawnError}`;
@@ -184,7 +191,7 @@ export class ProcessLauncher implements WakeLauncher {
 
   private webhook(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
     const logFile = path.join(this.logsDir, `${spec.runId}.log`);
-    const log = new CappedLog(logFile, this.logMaxBytes, null);
+    const log = new CappedLog(logFile, this.logMaxBytes);
     const body = JSON.stringify({ event: 'perch.wake', run_id: spec.runId, agent: spec.agent, mcp_url: spec.mcpUrl, wake: spec.why, sent_at: new Date().toISOString() });
     const signature = `sha256=${crypto.createHmac('sha256', spec.webhookSecret ?? '').update(body).digest('hex')}`;
     const abort = new AbortController();
@@ -227,20 +234,18 @@ export class ProcessLauncher implements WakeLauncher {
   }
 }
 
-/** A run's output on disk (0600), cut at maxBytes; the run key is never written (redacted if echoed). */
+/** A run's output on disk (0600), cut at maxBytes (the run key is redacted before: wake/redact.ts). */
 class CappedLog {
   private fd: number | null;
   private written = 0;
   private cut = false;
-  constructor(file: string, private readonly maxBytes: number, private readonly secret: string | null) {
+  constructor(file: string, private readonly maxBytes: number) {
     this.fd = fs.openSync(file, 'a', 0o600);
     try { fs.fchmodSync(this.fd, 0o600); } catch { /* best effort */ }
   }
 
-  write(chunk: Buffer): void {
-    if (this.fd === null || this.cut) return;
-    let data = chunk;
-    if (this.secret && data.includes(this.secret)) data = Buffer.from(data.toString('utf8').split(this.secret).join('[run key redacted]'));
+  write(data: Buffer): void {
+    if (this.fd === null || this.cut || data.length === 0) return;
     const room = this.maxBytes - this.written;
     try {
       if (data.length > room) {
