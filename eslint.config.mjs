@@ -2,6 +2,7 @@
 // nothing of HTTP, MCP or Electron; the MCP and owner doors never import store/; the renderer sees
 // only src/shared and its own code.
 import tseslint from 'typescript-eslint';
+import perch from './eslint/perch-rules.mjs';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'url', 'util', 'stream', 'events', 'buffer', 'zlib'];
 
@@ -13,6 +14,12 @@ export default tseslint.config(
     languageOptions: { parser: tseslint.parser },
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {},
+  },
+  {
+    // No import circles anywhere in src/ (eslint/perch-rules.mjs; type-only imports count).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { perch },
+    rules: { 'perch/no-import-circle': ['error', { root: 'src' }] },
   },
   {
     files: ['src/shared/**/*.ts'],

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { createGroup } from '../src/main/hub/conversations';
 import { insertMessageWithEvent } from '../src/main/hub/messages';
 import { requireMember } from '../src/main/hub/access';

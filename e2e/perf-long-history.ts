@@ -10,7 +10,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { openDirect } from '../src/main/hub/conversations';
 import { sendMessage } from '../src/main/hub/messages';
 import { within } from './harness';

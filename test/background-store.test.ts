@@ -8,7 +8,7 @@ import { makeHub } from './helpers';
 import { batch, onCommit, tx } from '../src/main/store/db';
 import { startBackgroundStore } from '../src/main/store/background';
 import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { openDirect } from '../src/main/hub/conversations';
 import { sendMessage } from '../src/main/hub/messages';
 

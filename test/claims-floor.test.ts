@@ -10,7 +10,8 @@ import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/floo
 import { getHistory } from '../src/main/hub/messages';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent, findAgent } from '../src/main/hub/identities';
+import { findAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { conversationById } from '../src/main/store/conversations';
 import type { EventView } from '../src/shared/types';
 

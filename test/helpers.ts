@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { callAgentTool } from '../src/main/hub/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import type { EventView } from '../src/shared/types';

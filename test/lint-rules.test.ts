@@ -9,6 +9,10 @@ import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 // @ts-expect-error plain ESM module without types
 import perch from '../eslint/perch-rules.mjs';
+// @ts-expect-error plain ESM module without types
+import { circles, importGraph } from '../scripts/import-graph.mjs';
+
+const ROOT = path.resolve(__dirname, '..');
 
 function tree(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-lint-'));
@@ -68,5 +72,10 @@ describe('lint: shape rules', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the project has no import circle in src/', () => {
+    const found = (circles(importGraph(path.join(ROOT, 'src'))) as string[][]).map((c) => c.map((f) => path.relative(ROOT, f)));
+    assert.deepEqual(found, []);
   });
 });

@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startHub, type RunningHub } from '../src/main/app';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { listCardResponses } from '../src/main/hub/cards';
 import { insertUser } from '../src/main/store/users';
 import { insertMember } from '../src/main/store/conversations';

@@ -13,7 +13,7 @@ import { makeHub } from './helpers';
 import { openDatabase } from '../src/main/store/db';
 import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/push';
 import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/identities';
+import { addAgent } from '../src/main/hub/agents';
 import { callAgentTool } from '../src/main/hub/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startHub, type RunningHub } from '../src/main/app';
-import { addAgent as addAgentInProcess } from '../src/main/hub/identities';
+import { addAgent as addAgentInProcess } from '../src/main/hub/agents';
 import { sendMessage } from '../src/main/hub/messages';
 import { createGroup } from '../src/main/hub/conversations';
 import { HubError } from '../src/shared/errors';

@@ -50,3 +50,14 @@ export function normalizeConfig(c: Partial<AgentConfig>): AgentConfig {
     apis: list(c.apis),
   };
 }
+
+/**
+ * The owner's live stream item { kind: 'hub', value: { fleet } } (hub/fleet-live.ts): the agents list and their
+ * controls, pushed when they change. outside: another process (the perch CLI) wrote to the database.
+ */
+export interface FleetLive {
+  agents: AgentSummary[];
+  controls: import('./control').AgentControlLive[];
+  today: string;
+  outside?: true;
+}

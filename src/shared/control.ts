@@ -55,17 +55,6 @@ export interface AgentControlLive {
   today: UsageDay;
 }
 
-/**
- * The owner's live stream item { kind: 'hub', value: { fleet } } (hub/fleet-live.ts): the agents list and their
- * controls, pushed when they change. outside: another process (the perch CLI) wrote to the database.
- */
-export interface FleetLive {
-  agents: import('./agents').AgentSummary[];
-  controls: AgentControlLive[];
-  today: string;
-  outside?: true;
-}
-
 /** The tools that send something others see (counted as messages). */
 export const MESSAGE_TOOLS: ReadonlySet<string> = new Set(['send_message', 'send_card', 'send_file']);
 

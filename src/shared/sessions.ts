@@ -48,3 +48,15 @@ export interface ReadReceipt {
   /** When it last moved (agents; people's marks carry no time). */
   at?: number;
 }
+
+/** The key a call came with, as the hub checked it (hub/agent-keys.ts). */
+export interface KeyAuth {
+  /** The scoped key's id; null for the agent's own key. */
+  id: string | null;
+  name: string;
+  scopes: readonly KeyScope[];
+  expires_at: number | null;
+}
+
+/** Whether a key still works, asked again while a call waits (hub/key-waits.ts). */
+export type KeyStanding = 'ok' | 'expired' | 'revoked';

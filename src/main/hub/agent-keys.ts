@@ -5,7 +5,9 @@ import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
-import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../shared/sessions';
+import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../shared/sessions';
+
+export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/sessions.ts)
 import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../store/agent-keys';
 import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey, newKey } from './identities';
 import { RUN_KEY_PREFIX } from './run-keys';
@@ -15,14 +17,6 @@ import { userById } from '../store/users';
 import type { UserRow } from '../store/users';
 
 /** What the key of a call may do. */
-export interface KeyAuth {
-  /** The scoped key's id; null for the agent's own key. */
-  id: string | null;
-  name: string;
-  scopes: readonly KeyScope[];
-  expires_at: number | null;
-}
-
 const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
 
 export type KeyCheck = { user: UserRow; auth: KeyAuth } | { expired: true } | undefined;
@@ -66,8 +60,6 @@ export function authenticateScoped(hub: Hub, key: string): KeyCheck {
 }
 
 /** Whether a call's key still works now: 'ok', 'expired', or 'revoked' (revoked, rotated, unknown, or its agent revoked). */
-export type KeyStanding = 'ok' | 'expired' | 'revoked';
-
 /**
  * The standing of the key a call came with, asked again later (a waiting call asks before it reads: hub/key-waits.ts).
  * It goes through the same caches as authentication, which another process's writes clear (hub/outside-writes.ts).

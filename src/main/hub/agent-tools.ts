@@ -16,23 +16,8 @@ import type { AgentConfig } from '../../shared/agents';
 import { PERCH_VERSION } from '../../shared/version';
 import { reviewStatus } from './review';
 import { controlForAgent } from './control';
-import type { Caller } from './key-waits';
+import type { AgentCtx, ToolHandler, ToolHandlers } from './tool-handler';
 import { whoamiSessions } from './instances';
-
-/** One call of a tool: the hub, the agent, and how it called (signal, key: hub/key-waits.ts). */
-export interface AgentCtx extends Caller {
-  hub: Hub;
-  agentId: string;
-}
-
-/** A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction. */
-export interface ToolHandler<N extends ToolName = ToolName, P = unknown> {
-  prepare?: (ctx: AgentCtx, args: ToolArgs<N>) => Promise<P>;
-  run: (ctx: AgentCtx, args: ToolArgs<N>, prepared: P) => unknown;
-}
-
-/** The handlers of some tools, keyed by tool name: each feature module exports one such map (hub/tools.ts joins them). */
-export type ToolHandlers<K extends ToolName = ToolName> = { [N in K]: ToolHandler<N, any> };
 
 const ID_FIELDS = ['client_msg_id', 'client_req_id', 'operation_id'] as const;
 

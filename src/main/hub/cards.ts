@@ -11,7 +11,7 @@ import { messageById, setMessagePayload } from '../store/messages';
 import { cardResponsesOf, countCardResponses, insertCardResponse } from '../store/requests';
 import { requireMaySpeak, requireMember, wakeable } from './access';
 import { insertMessageWithEvent } from './messages';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 
 // ---- the card's shape -----------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { messageById, type MessageRow } from '../store/messages';
 import { activeHandoff } from '../store/handoffs';
 import { dropClaim, takeClaim } from '../store/claims';
 import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from './access';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 
 export interface ClaimResult {
   msg_id: string;

@@ -15,7 +15,7 @@ import { insertSummary, latestSummary, pruneSummaries } from '../store/summaries
 import { requireMember } from './access';
 import { eventView } from './views';
 import { contextForInstance } from './instances';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
 export const SUMMARIES_KEPT = 10;

@@ -21,8 +21,7 @@ import {
 import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../store/control';
 import { tx } from '../store/db';
 import { outsideVersion } from './outside-writes';
-import { findAgent, listAgents } from './identities';
-import { fleetChanged } from './fleet-live';
+import { agentRefs, findAgent } from './identities';
 
 interface AgentControl {
   paused: PauseInfo | null;
@@ -168,12 +167,12 @@ export function resumeAgent(hub: Hub, nameOrId: string): PauseResult {
 
 /** Pauses every agent that has a key (one transaction). */
 export function pauseAll(hub: Hub, reason?: string | null): { agents: PauseResult[] } {
-  return { agents: allOrNothing(hub, () => listAgents(hub).filter((a) => !a.revoked).map((a) => pauseAgent(hub, a.id, { reason }))) };
+  return { agents: allOrNothing(hub, () => agentRefs(hub).filter((a) => !a.revoked).map((a) => pauseAgent(hub, a.id, { reason }))) };
 }
 
 /** Resumes every paused agent (one transaction). */
 export function resumeAll(hub: Hub): { agents: PauseResult[] } {
-  return { agents: allOrNothing(hub, () => listAgents(hub).filter((a) => pauseOf(hub, a.id)).map((a) => resumeAgent(hub, a.id))) };
+  return { agents: allOrNothing(hub, () => agentRefs(hub).filter((a) => pauseOf(hub, a.id)).map((a) => resumeAgent(hub, a.id))) };
 }
 
 /** One transaction for many agents; when it fails, the cache (already told of its parts) is read again. */
@@ -270,7 +269,7 @@ function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): Usag
     const v = d[k];
     if (v) { t[k] += v; p[k] += v; }
   }
-  fleetChanged(hub); // the owner sees today's usage live (hub/fleet-live.ts)
+  hub.fleetChanged(); // the owner sees today's usage live (hub/fleet-live.ts)
   if (!c.timer) {
     c.timer = setTimeout(() => { c.timer = undefined; flushUsage(hub); }, FLUSH_MS);
     c.timer.unref();
@@ -359,7 +358,7 @@ export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: st
     if (!m) byAgent.set(r.user_id, (m = new Map()));
     m.set(r.day, { day: r.day, input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost_usd: r.cost_usd, messages: r.messages, tool_calls: r.tool_calls });
   }
-  const agents = listAgents(hub).map((a) => {
+  const agents = agentRefs(hub).map((a) => {
     const m = byAgent.get(a.id);
     const series = days.map((d) => m?.get(d) ?? emptyUsage(d));
     return { agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: series[series.length - 1]!, days: series };
@@ -368,7 +367,7 @@ export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: st
 }
 
 /** Per agent: pause, caps and today's usage as counted in memory (the live fleet, hub/fleet-live.ts; no write). */
-export function liveControls(hub: Hub, list: ReadonlyArray<{ id: string; name: string }> = listAgents(hub)): { agents: AgentControlLive[]; today: string } {
+export function liveControls(hub: Hub, list: ReadonlyArray<{ id: string; name: string }> = agentRefs(hub)): { agents: AgentControlLive[]; today: string } {
   const agents = list.map((a) => ({ agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: { ...todayOf(hub, a.id) } }));
   return { agents, today: localDay(hub.now()) };
 }

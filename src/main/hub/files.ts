@@ -22,7 +22,7 @@ import { messageById } from '../store/messages';
 import { fileBytes, fileMeta, insertFile, type FileMeta } from '../store/files';
 import { requireMaySpeak, requireMember } from './access';
 import { insertMessageWithEvent, requireText, type SentMessage } from './messages';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 import { imageJobs } from './image-jobs';
 
 export type FileVariant = 'original' | 'thumb';

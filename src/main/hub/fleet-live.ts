@@ -10,19 +10,11 @@
 import type { Hub } from './hub';
 import { onCommit } from '../store/db';
 import { outsideVersion } from './outside-writes';
-import { listAgents } from './identities';
+import { listAgents } from './agents';
 import { liveControls } from './control';
-import type { FleetLive } from '../../shared/control';
+import type { FleetLive } from '../../shared/agents';
 
 export const FLEET_TICK_MS = 200;
-
-const dirtyHubs = new WeakMap<Hub, { dirty: boolean; outside: boolean }>();
-
-/** Something the fleet shows changed without a commit (usage counted in memory): push it on the next tick. */
-export function fleetChanged(hub: Hub): void {
-  const d = dirtyHubs.get(hub);
-  if (d) d.dirty = true;
-}
 
 /** What the owner's UI shows of the agents, as one snapshot. */
 export function fleetLive(hub: Hub): FleetLive {
@@ -33,13 +25,12 @@ export function fleetLive(hub: Hub): FleetLive {
 
 /** Started by the running hub (app.ts); stops when it closes. */
 export function startFleetLive(hub: Hub): void {
-  const state = { dirty: true, outside: false };
-  dirtyHubs.set(hub, state);
+  let fromOutsideSeen = false;
   let version = outsideVersion(hub);
   let last = '';
-  const offCommit = onCommit(hub.db, () => { state.dirty = true; });
+  const offCommit = onCommit(hub.db, () => hub.fleetChanged());
   const unsubscribe = hub.bus.subscribe((item) => {
-    if (item.kind === 'hub' && ('waiting' in item.value || 'wake_run' in item.value)) state.dirty = true;
+    if (item.kind === 'hub' && ('waiting' in item.value || 'wake_run' in item.value)) hub.fleetChanged();
   });
   const timer = setInterval(() => {
     try {
@@ -47,12 +38,12 @@ export function startFleetLive(hub: Hub): void {
       const v = outsideVersion(hub);
       const outside = v !== version;
       version = v;
-      if (outside) state.outside = true;
-      if (!state.dirty && !state.outside) return;
+      if (outside) fromOutsideSeen = true;
+      if (!hub.fleetDirty && !fromOutsideSeen) return;
       if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
-      const fromOutside = state.outside;
-      state.dirty = false;
-      state.outside = false;
+      const fromOutside = fromOutsideSeen;
+      hub.fleetDirty = false;
+      fromOutsideSeen = false;
       const fleet = fleetLive(hub);
       const json = JSON.stringify(fleet);
       if (!fromOutside && json === last) return;
@@ -65,6 +56,5 @@ export function startFleetLive(hub: Hub): void {
     clearInterval(timer);
     offCommit();
     unsubscribe();
-    dirtyHubs.delete(hub);
   });
 }

@@ -12,7 +12,7 @@ import { activeHandoff } from '../store/handoffs';
 import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../store/floor';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import { isManager, requireMember, resolveUser, wakeable, type Access } from './access';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 
 export interface FloorState {
   conv_id: string;

@@ -7,7 +7,7 @@ import { conversationById, member } from '../store/conversations';
 import { activeHandoff, activeHandoffsOf, allActiveHandoffs, handoffCreatedSeq, insertHandoff, returnHandoff, type HandoffRow } from '../store/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from './access';
 import { requireText } from './messages';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 import { conversationView, joinConversation } from './conversations';
 import type { HandoffItem } from '../../shared/owner-api';
 

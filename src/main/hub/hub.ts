@@ -38,6 +38,11 @@ export class Hub {
   /** A unit of the open group commit succeeded (the batch's commit then proves the disk takes writes). */
   private unitWrote = false;
   private disposers: Array<() => void> = [];
+  /**
+   * Something the owner's fleet view shows changed without a commit (usage counted in memory, an agent's presence):
+   * set by fleetChanged, read and cleared by the live fleet's tick (hub/fleet-live.ts).
+   */
+  fleetDirty = true;
   /** Observers of every appended event, in its transaction (hub/brakes.ts: a person's event resets counts). */
   private emitObservers: Array<(convId: string, type: EventType, actorId: string | null) => void> = [];
 
@@ -87,6 +92,11 @@ export class Hub {
   }
 
   /** Forget cached rows of a user (after a config change or revocation). */
+  /** The owner's fleet view has news that no commit carries: it is pushed on the next tick (hub/fleet-live.ts). */
+  fleetChanged(): void {
+    this.fleetDirty = true;
+  }
+
   forgetUser(id: string): void {
     this.users.delete(id);
   }

@@ -4,7 +4,7 @@
 // also asks about its key again before it reads. A key may be revoked by another process on the same file (the
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/outside-writes.ts).
 import type { Hub } from './hub';
-import type { KeyAuth, KeyStanding } from './agent-keys';
+import type { KeyAuth, KeyStanding } from '../../shared/sessions';
 import { HubError } from '../../shared/errors';
 import { outsideVersion } from './outside-writes';
 

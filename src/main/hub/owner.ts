@@ -10,7 +10,8 @@ import type { HubInfo } from '../../shared/owner-api';
 import { conversationById, member, setReadSeq, type ConversationRow } from '../store/conversations';
 import { durabilityOf } from '../store/durability';
 import { conversationView, joinConversation } from './conversations';
-import { findAgent, listAgents } from './identities';
+import { findAgent } from './identities';
+import { listAgents } from './agents';
 import { prepareFile, storeFile, type SendFileInput, type SentFile } from './files';
 
 /** Who the owner is, where the hub listens, and how it runs. */

@@ -2,7 +2,6 @@
 // hub started (O(1) per call; nothing is written). The owner's agent state (shared/agent-state.ts) reads it through
 // the agents list; a change reaches the owner's live stream with the fleet (hub/fleet-live.ts).
 import type { Hub } from './hub';
-import { fleetChanged } from './fleet-live';
 import { TOOL_BY_NAME } from '../../shared/catalog';
 import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../shared/agent-state';
 
@@ -26,7 +25,7 @@ export function notePresence(hub: Hub, agentId: string, tool: string): void {
     p.active_at = at;
   }
   m.set(agentId, p);
-  fleetChanged(hub); // the owner's live fleet (hub/fleet-live.ts)
+  hub.fleetChanged(); // the owner's live fleet (hub/fleet-live.ts)
 }
 
 export function presenceOf(hub: Hub, agentId: string): AgentPresence {

@@ -8,7 +8,7 @@ import { insertProgress, progressActivity, pruneProgress, recentProgress, type P
 import { requireMember, requireMessage } from './access';
 import { tx } from '../store/db';
 import { RateLimiter } from './rate-limit';
-import { listAgents } from './identities';
+import { agentRefs } from './identities';
 import type { Activity } from '../../shared/owner-api';
 import { recordUsage, usageIn } from './control';
 
@@ -73,7 +73,7 @@ export function agentActivity(hub: Hub, minutes: number): Activity {
   const since = now - minutes * 60_000;
   const rows = progressActivity(hub.db, since);
   const firstMinute = Math.floor(since / 60_000);
-  const agents = listAgents(hub).map((ag) => {
+  const agents = agentRefs(hub).map((ag) => {
     const buckets = new Array<number>(minutes + 1).fill(0);
     const errors = new Array<number>(minutes + 1).fill(0);
     for (const r of rows) {

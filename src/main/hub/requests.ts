@@ -15,7 +15,7 @@ import {
 import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeable } from './access';
 import { requireTitle } from './conversations';
 import { insertMessageWithEvent } from './messages';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 import { deadlineTimer, type DeadlineTimer } from './deadlines';
 import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../shared/requests';
 import { requestView } from './views';

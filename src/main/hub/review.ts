@@ -25,8 +25,9 @@ import { brakeCheck, noteSent, personActed } from './brakes';
 import { instanceName } from './instances';
 import { sendCard, validateCard, type SendCardInput } from './cards';
 import { storeFile, type PreparedFile } from './files';
-import { findAgent, agentSummary } from './identities';
-import type { AgentCtx, ToolHandler } from './agent-tools';
+import { findAgent } from './identities';
+import { agentSummary } from './agents';
+import type { AgentCtx, ToolHandler } from './tool-handler';
 import type { AgentSummary } from '../../shared/agents';
 import { OutsideMemo } from './outside-writes';
 

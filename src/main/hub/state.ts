@@ -7,7 +7,7 @@ import { LIMITS } from '../../shared/limits';
 import {
   deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion,
 } from '../store/state';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */
 export const STATE_VERSIONS_KEPT = 20;

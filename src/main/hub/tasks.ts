@@ -8,7 +8,7 @@ import { activeHandoff } from '../store/handoffs';
 import { isManager, requireMember, wakeable, type Access } from './access';
 import { conversationView, createTask } from './conversations';
 import { requireText } from './messages';
-import type { ToolHandlers } from './agent-tools';
+import type { ToolHandlers } from './tool-handler';
 import { userByName, userById } from '../store/users';
 
 export interface TaskUpdateInput {

@@ -11,7 +11,7 @@ import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } fro
 import type { RequestState } from '../../shared/types';
 import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/conversations';
 import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
-import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/identities';
+import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/agents';
 import { agentActivity, listProgress } from '../hub/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
 import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote, sendOwnerFile } from '../hub/owner';

@@ -1,6 +1,7 @@
 // Owner control: pause / resume one agent or all, daily caps, usage. Writes the agents and
 // control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
-import { USAGE_DAYS, type AgentControlView, type Caps, type FleetLive } from '../../shared/control';
+import { USAGE_DAYS, type AgentControlView, type Caps } from '../../shared/control';
+import type { FleetLive } from '../../shared/agents';
 import { api } from '../transport';
 import { agentsStore } from '../stores/agents';
 import { controlStore } from '../stores/control';
