@@ -485,7 +485,10 @@ function AuditRow({ e }: { e: DeviceAuditEntry }) {
         <code>{e.action}</code>
       </td>
       <td className="ph-target">{e.target ?? '—'}</td>
-      <td>{ok ? 'ok' : e.outcome.replace(/^refused:/, 'refused: ')}</td>
+      <td>
+        {ok ? 'ok' : e.outcome.replace(/^refused:/, 'refused: ')}
+        {e.count != null && <span title="Refusals of callers without a device credential in these 10 minutes, counted in one line"> × {e.count}</span>}
+      </td>
     </tr>
   );
 }
