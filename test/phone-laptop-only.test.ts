@@ -129,6 +129,7 @@ describe('through the front of a real perch serve', () => {
       const info = await phone.ownerOk('hub.info');
       const dm = (await agent.ok('open_direct', { user: info.owner.name })).conversation.conv_id as string;
       // What must not reach the approvals phone: a wake run (agent, pid, why, errors, usage), waiting, progress, reads.
+      await phone.ownerOk('wake.set', { agent: sleeper.name, argv: [process.execPath, '-e', '0'] }); // (set on the laptop)
       const sleeperDm = (await phone.ownerOk('conversations.open_direct', { user: sleeper.name })).conversation.conv_id;
       await phone.ownerOk('messages.send', { conv_id: sleeperDm, text: 'run again', to: [sleeper.name] });
       await phone.ownerOk('messages.send', { conv_id: dm, text: 'PLAIN-LINE' });
