@@ -6,10 +6,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE_NAME } from '../src/main/store/db';
+import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
+import { Hub } from '../src/main/hub/hub';
+import { auditDevice, AUDIT_TALLY_WINDOW_MS, createDevice, listAudit } from '../src/main/hub/devices';
+import { AUDIT_KEEP, AUDIT_TALLY_KEEP } from '../src/main/store/devices';
 import { DEVICE_ACTION_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { addAgent, connect, eventually, startServe, tempDataDir, type Served } from './serve-harness';
 import { bearer, front, frontClient, PHONE_ADDR, PUBLIC, PUBLIC_HOST, type FrontClient } from './phone-front';
@@ -159,6 +164,40 @@ describe('the device door of a real perch serve, against strangers', () => {
       assert.equal(endpoint.received.length, 0, 'nothing was sent to it');
     } finally {
       await endpoint.close();
+    }
+  });
+});
+
+describe('the device audit keeps its two parts apart (in process, a real SQLite file)', () => {
+  test('entries are pruned to the newest 10,000 and tallies to the newest 1,000, each never at the other\'s expense', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-audit-'));
+    let now = Date.UTC(2026, 0, 1);
+    const db = openDatabase(path.join(dir, DB_FILE_NAME));
+    const hub = new Hub({ db, now: () => now });
+    try {
+      const dev = createDevice(hub, { name: 'Kept phone' }).device;
+      const first = () => listAudit(hub, { device_id: dev.id, limit: 500 });
+      auditDevice(hub, { device_id: dev.id, device_name: dev.name, action: 'requests.list', target: null, outcome: 'ok' });
+      const firstId = first()[0]!.id;
+      // 1,200 windows of junk: at most 1,000 tally rows stay, and the device's entry is untouched.
+      for (let w = 0; w < 1200; w++) {
+        now += AUDIT_TALLY_WINDOW_MS;
+        for (let k = 0; k < 3; k++) auditDevice(hub, { device_id: null, device_name: '(not paired)', action: 'pair.claim', target: 'junk', outcome: 'refused:rate_limited' });
+      }
+      const rows = db.prepare('SELECT COUNT(*) AS n, SUM(count) AS c, MIN(count) AS lo FROM device_audit WHERE count IS NOT NULL').get() as { n: number; c: number; lo: number };
+      assert.equal(rows.n, AUDIT_TALLY_KEEP, 'tallies are bounded');
+      assert.equal(rows.lo, 3, 'each window counted its three refusals in one row');
+      assert.deepEqual(first().map((e) => e.id), [firstId], 'the device\'s entry outlived the junk');
+      // 10,050 more device entries: the oldest entries go, the tallies stay.
+      for (let i = 0; i < 10_050; i++) auditDevice(hub, { device_id: dev.id, device_name: dev.name, action: 'requests.decide', target: null, outcome: 'ok' });
+      const entries = (db.prepare('SELECT COUNT(*) AS n FROM device_audit WHERE count IS NULL').get() as { n: number }).n;
+      assert.ok(entries >= AUDIT_KEEP && entries < AUDIT_KEEP + 100, `entries are bounded (${entries})`);
+      assert.ok(!first().some((e) => e.id === firstId), 'the oldest entry was pruned by newer entries');
+      assert.equal((db.prepare('SELECT COUNT(*) AS n FROM device_audit WHERE count IS NOT NULL').get() as { n: number }).n, AUDIT_TALLY_KEEP, 'the tallies were not touched');
+    } finally {
+      hub.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
