@@ -1,9 +1,9 @@
 // Paired devices (issue 13): a phone reaches the hub through the owner's HTTPS front (tailscale serve) with a
 // device credential of its own (`pd_…`, stored only as a hash, revocable one by one) and a scope (approvals:
 // the approvals inbox only; full: the owner's actions except the laptop-only ones, see shared/owner-api.ts
-// DEVICE_REACH). Every call
-// a device makes is written to the device audit list. Also the phone settings (public URL of the front, push
-// content, ntfy) and the install's VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
+// DEVICE_REACH). Every call a device makes is written to the device audit list (refusals of callers without a
+// credential as tallies). Also the phone settings (public URL of the front, push content, ntfy) and the install's
+// VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newId } from './hub';
@@ -136,11 +136,6 @@ export function isDeviceLive(hub: Hub, deviceId: string): boolean {
 }
 
 // ---- scopes --------------------------------------------------------------------------------
-
-/** Owner actions no device may call, whatever its scope (the action's `device: 'laptop'` in shared/owner-api.ts). */
-export function isLaptopOnlyAction(action: string): boolean {
-  return deviceReachOf(action) === 'laptop';
-}
 
 /** The owner actions a device of this scope may call. */
 export function deviceAllowedActions(scope: DeviceScope): string[] {
