@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
 import { ARTIFACTS, launch, within, ownerCall, type Harness } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
-import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
+import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -66,7 +66,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     h = await launch({
       agents: ['alice'],
       serveArgs: ['--public-url', front.url],
-      serveEnv: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE },
+      serveEnv: { ...PUSH_TEST_ENV },
       browserArgs: frontBrowserArgs(front),
       onPort: (port) => front.setTarget(port),
     });

@@ -2,7 +2,13 @@
 // `node --import tsx scripts/owner-docs.ts` writes it; `--check` fails when it is out of date.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { OWNER_ACTIONS } from '../src/shared/owner-api';
+import { OWNER_ACTIONS, type DeviceReach } from '../src/shared/owner-api';
+
+const REACH_TEXT: Record<DeviceReach, string> = {
+  approvals: 'any paired device',
+  full: 'full-scope devices only',
+  laptop: 'laptop only (no paired device)',
+};
 
 export function ownerApiMarkdown(): string {
   const out: string[] = [
@@ -29,11 +35,19 @@ export function ownerApiMarkdown(): string {
     '- Paired devices (phones): through the HTTPS front named by the public URL (`phone.set`, `perch serve',
     '  --public-url`) a request is remote (a non-loopback Host, the public origin, or a front\'s `X-Forwarded-*`,',
     '  `Forwarded`, `X-Real-IP` or `Tailscale-*` headers); it needs `Authorization: Bearer pd_…` (a device credential',
-    '  from pairing) and the owner\'s tokens are refused (401). Scope `approvals` may call only hub.info, requests.list,',
-    '  requests.decide, handoffs.list, handoffs.hand_back and cards.answer (cards addressed to the owner); scope `full`',
-    '  every action except phone.set and devices.* (device management stays on the laptop). Anything else is 403; every',
-    '  device call is in `devices.audit`. Funnel (`Tailscale-Funnel-Request`) is always 403; remote /mcp, login and',
-    '  /files are 403. The device door: `POST /api/device/pair/claim`, `POST /api/device/pair/wait`, `GET /api/device/me`.',
+    '  from pairing) and the owner\'s tokens are refused (401). Each action below says which devices may call it:',
+    '  **any paired device** (scope `approvals` or `full`: the approvals inbox; cards.answer only for cards addressed',
+    '  to the owner, handoffs only the owner\'s), **full-scope devices**, or **laptop only** (no device, whatever its',
+    '  scope: what starts processes or sets what will, what mints or shows credentials or secrets — agent keys, the',
+    '  webhook secret, run logs, file links, the ntfy topic — and device and phone settings). Anything else is 403;',
+    '  every device call is in `devices.audit` (refusals of callers without a device credential are counted there in',
+    '  aggregate: one row per 10 minutes with a `count`, never pushing out a device\'s own entries). Funnel',
+    '  (`Tailscale-Funnel-Request`) is always 403; remote /mcp, login and /files are 403. The device door:',
+    '  `POST /api/device/pair/claim`, `POST /api/device/pair/wait`, `GET /api/device/me` (pairing claims and waits are',
+    '  limited per caller and per pairing code or pairing, so a stranger cannot lock the owner\'s phone out).',
+    '- A device\'s live events (`GET /api/owner/events` with a device credential): scope `approvals` gets only requests,',
+    '  handoffs to the owner, cards addressed to the owner and the hub\'s `connected` and `storage` items; any other kind',
+    '  of item (progress, wake runs, waiting, reads, budget pauses, and any kind added later) is left out.',
     '- Live events: `GET /api/owner/events` (Server-Sent Events, with the same bearer; the UI reads it with',
     '  `fetch()`, as `EventSource` cannot send a header). Each `data:` line is one JSON item:',
     '  `{"kind":"event","value":{"event":EventView,"woken":[user ids]}}`, `{"kind":"progress","value":ProgressView}`',
@@ -57,7 +71,7 @@ export function ownerApiMarkdown(): string {
       properties?: Record<string, { type?: string; enum?: string[]; description?: string }>;
       required?: string[];
     };
-    out.push(`### \`${name}\``, '', spec.description, '');
+    out.push(`### \`${name}\``, '', spec.description, '', `From a phone: ${REACH_TEXT[spec.device]}.`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length === 0) {
       out.push('No input.', '');

@@ -1,9 +1,10 @@
 // Fuzz: one real `perch serve` gets a few thousand raw requests over node:net — junk methods, paths
 // (percent junk, NUL, dot-dot, unicode, very long), headers (Host, Origin, Cookie, Authorization,
 // Content-Length lies, Mcp-*), and bodies (random JSON-RPC, wrong types for real tools, deep nesting,
-// truncation) across /mcp, the owner API and its event stream, the UI files and /files/ links, with and
-// without real credentials. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
-// request, never answers 5xx to input, and afterwards still serves a real tools/call and the UI.
+// truncation) across /mcp, the owner API and its event stream, the UI files and /files/ links, the device door,
+// with and without real credentials. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
+// request, never answers 5xx to input, and afterwards still serves a real tools/call and the UI; and the device
+// audit was not flooded by the unauthenticated junk (tallied, a paired device's entries all kept).
 //
 // Deterministic: a fixed seed, then one random seed printed in the output (PERCH_FUZZ_SEED=<n> replays it;
 // PERCH_FUZZ_VERBOSE=<kind> prints each answer to one kind of request).
@@ -14,7 +15,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
 import { OWNER_ACTIONS } from '../src/shared/owner-api';
-import { addAgent, connect, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { addAgent, connect, ownerOk, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { pairDeviceOnFile } from './push-endpoint';
 import { buildRequest, rawExchange, type RawAnswer } from './raw-http';
 
 const FIXED_SEED = 20260728;
@@ -63,6 +65,8 @@ interface World {
   fileLinks: string[];
   names: string[];
   msgIds: string[];
+  /** A paired device (its audit entries must outlive the junk). */
+  device: { id: string; token: string };
 }
 
 /** Requests that crashed `perch serve` before the doors were made total, sent verbatim in every run. */
@@ -350,7 +354,13 @@ const served = useSharedServe({ args: ['--rate', '0'], env: HUB_ENV }, async () 
     fileLinks,
     names: [b!.name, b!.id, 'nobody', 'owner'],
     msgIds: [msg.msg_id ?? msg.message?.msg_id ?? 'm_nope', 'm_nope'],
+    device: pairDeviceOnFile(served.dataDir, 'Fuzz phone'),
   };
+  // A few calls of a real paired device: its audit entries (one row each) must all survive the junk.
+  for (let i = 0; i < 3; i++) {
+    const r = await fetch(`${rt.base_url}/api/owner/requests.list`, { method: 'POST', headers: { Authorization: `Bearer ${world.device.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(r.status, 200, await r.text());
+  }
 });
 
 function hubAlive(): boolean {
@@ -407,6 +417,18 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
   assert.deepEqual(failures, [], `seed ${RANDOM_SEED}: ${failures.length} bad answers; hub stderr: ${served.stderr().slice(-2000)}`);
   assert.equal(done, requests.length, 'every planned request was sent');
   assert.ok(!/perch: .*failed/.test(served.stderr()), `no internal failure was logged: ${served.stderr().slice(-2000)}`);
+
+  // The device audit was not flooded: refusals of callers without a device credential are tallies (one row per
+  // window and kind, with a count), never a row each, and the paired device's own entries are all there.
+  const audit = (await ownerOk(served, 'devices.audit', { limit: 500 })).entries as Array<{ device_id: string | null; outcome: string; count: number | null; action: string }>;
+  const singles = audit.filter((e) => e.device_id === null && e.outcome.startsWith('refused') && e.count == null);
+  const tallies = audit.filter((e) => e.count != null);
+  const deviceDoorRequests = byKind.get('device') ? [...byKind.get('device')!.values()].reduce((a, b) => a + b, 0) : 0;
+  process.stdout.write(`#   audit: ${tallies.length} tally rows counting ${tallies.reduce((n, e) => n + (e.count ?? 0), 0)} refusals (of ${deviceDoorRequests} device-door requests), ${singles.length} single rows of unauthenticated refusals\n`);
+  assert.deepEqual(singles.map((e) => `${e.action} ${e.outcome}`), [], 'no refusal without a device credential is written as a row of its own');
+  assert.ok(tallies.length <= 40, `the junk is a handful of tally rows (${tallies.length})`);
+  const mine = (await ownerOk(served, 'devices.audit', { device_id: world.device.id })).entries as Array<{ action: string; outcome: string }>;
+  assert.equal(mine.filter((e) => e.action === 'requests.list' && e.outcome === 'ok').length, 3, 'the paired device\'s entries are all there');
 
   // Afterwards it still serves normally: a real tools/call over the official client, and the UI.
   const c = await connect('v2', served.mcpUrl, checker);

@@ -188,7 +188,7 @@ describe('pairing', () => {
     const me = await raw('GET', '/api/device/me', front([bearer(got.body.value.device_token)]));
     assert.equal(me.status, 200);
     assert.equal(me.body.value.device.scope, 'approvals');
-    assert.deepEqual(me.body.value.allowed_actions, ['hub.info', 'requests.list', 'requests.decide', 'handoffs.list', 'handoffs.hand_back', 'cards.answer']);
+    assert.deepEqual(me.body.value.allowed_actions, ['hub.info', 'hub.storage', 'requests.list', 'requests.decide', 'cards.answer', 'handoffs.list', 'handoffs.hand_back']);
   });
 
   test('an unknown code is 404; a code expires after 5 minutes (410), and so does a claimed pairing not confirmed in time', async () => {

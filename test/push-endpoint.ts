@@ -15,6 +15,11 @@ import { createDevice } from '../src/main/hub/devices';
 
 export const PUSH_TLS_DIR = path.join(__dirname, 'fixtures', 'push-tls');
 export const PUSH_CERT_FILE = path.join(PUSH_TLS_DIR, 'cert.pem');
+/**
+ * What a `perch serve` needs to push to this endpoint: trust its certificate, and accept a loopback push service
+ * (PERCH_TEST_LOOPBACK_PUSH: without it the hub takes only the known Web Push services' hosts).
+ */
+export const PUSH_TEST_ENV: Readonly<Record<string, string>> = { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE, PERCH_TEST_LOOPBACK_PUSH: '1' };
 
 /** What a browser keeps for one push subscription: the private key and the public values it sends the server. */
 export interface TestSubscriptionKeys {

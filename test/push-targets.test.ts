@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
-import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, type PushEndpoint, pairDeviceOnFile } from './push-endpoint';
+import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint, pairDeviceOnFile } from './push-endpoint';
 
-const served = useSharedServe({ env: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE } });
+const served = useSharedServe({ env: { ...PUSH_TEST_ENV } });
 
 let endpoint: PushEndpoint;
 before(async () => { endpoint = await startPushEndpoint(); });

@@ -22,12 +22,12 @@ import { mintActionToken, mintReadToken } from '../src/main/hub/action-tokens';
 import { decideByActionToken, noticeByReadToken, noticeSummary } from '../src/main/hub/notify';
 import { answerCard } from '../src/main/hub/cards';
 import { handBack } from '../src/main/hub/handoffs';
-import { owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
-import { decryptPush, makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys, pairDeviceOnFile } from './push-endpoint';
+import { eventually, owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
+import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys, pairDeviceOnFile } from './push-endpoint';
 
 type Payload = { type: 'notice' | 'clear'; kind?: string; tag: string; title?: string; body?: string; url?: string; request_id?: string; read_token?: string; actions?: Array<{ action: string; title: string; token: string }> };
 
-const served = useSharedServe({ env: { NODE_EXTRA_CA_CERTS: PUSH_CERT_FILE } });
+const served = useSharedServe({ env: { ...PUSH_TEST_ENV } });
 
 let endpoint: PushEndpoint;
 before(async () => { endpoint = await startPushEndpoint(); });
@@ -330,17 +330,64 @@ describe('ntfy channel', () => {
       assert.equal((await waiting).state, 'rejected');
       assert.equal((await device(DEVICE_ACTION_PATH, { token })).status, 409);
 
+      // Opaque: a fixed line and no buttons at all, so no token is minted or left on the ntfy server.
       await ownerOk(served, 'phone.set', { ntfy: { server, topic: 'perch-test-topic', opaque: true } });
       const req2 = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Opaque Walrus question?', context: 'walrus context' });
-      const pub2 = await next((b) => b.topic === 'perch-test-topic' && b.title === 'Perch' && b.actions?.length === 2);
+      const pub2 = await next((b) => b.topic === 'perch-test-topic' && b.title === 'Perch');
       const text = JSON.stringify(pub2.body);
       assert.ok(!/walrus/i.test(text), `opaque: no summary text: ${text}`);
-      assert.equal(pub2.body.title, 'Perch');
-      // Turning ntfy off ends its buttons.
-      await ownerOk(served, 'phone.set', { ntfy: null });
-      const off = await device(DEVICE_ACTION_PATH, { token: JSON.parse(pub2.body.actions[0].body).token });
-      assert.equal(off.status, 401);
+      assert.equal(pub2.body.actions, undefined, `opaque: no Approve / Reject buttons: ${text}`);
+      assert.ok(!/token|[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{43}/.test(text), `opaque: no action token anywhere: ${text}`);
+      assert.ok(!text.includes(req2.request_id), `opaque: not even the request id: ${text}`);
       await agent.ok('cancel_request', { request_id: req2.request_id });
+    } finally {
+      await owner(served, 'phone.set', { ntfy: null });
+      await new Promise<void>((r) => ntfy.close(() => r()));
+    }
+  });
+
+  test('ntfy buttons are bound to the ntfy setting they were sent for: turning ntfy off and on again, or changing it, ends them; the same setting saved again keeps them', async () => {
+    const got: any[] = [];
+    const ntfy = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
+        got.push(JSON.parse(body));
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => ntfy.listen(0, '127.0.0.1', r));
+    const server = `http://127.0.0.1:${(ntfy.address() as { port: number }).port}`;
+    const setting = { server, topic: 'perch-bound-topic', opaque: false };
+    /** A request and the token of its ntfy Approve button. */
+    const ask = async (agent: AgentClient, conv: string, title: string): Promise<{ request_id: string; token: string }> => {
+      const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title });
+      await eventually(() => got.some((b) => b.title === title), 10_000, `the ntfy publish of ${title}`);
+      const pub = got.find((b) => b.title === title);
+      return { request_id: req.request_id, token: JSON.parse(pub.actions[0].body).token };
+    };
+    try {
+      const agent = await served.agent('ntfy-bound');
+      const conv = await directWithOwner(agent);
+      await ownerOk(served, 'phone.set', { ntfy: setting });
+      const a = await ask(agent, conv, 'Before off and on?');
+      await ownerOk(served, 'phone.set', { ntfy: null });
+      await ownerOk(served, 'phone.set', { ntfy: setting }); // the very same setting, turned on again
+      const revived = await device(DEVICE_ACTION_PATH, { token: a.token });
+      assert.equal(revived.status, 401, `a token of an earlier ntfy setting is refused: ${JSON.stringify(revived.json)}`);
+      assert.equal((await ownerOk(served, 'requests.list', {})).requests.find((r: any) => r.request_id === a.request_id).state, 'pending', 'nothing was decided');
+
+      const b = await ask(agent, conv, 'Before a topic change?');
+      await ownerOk(served, 'phone.set', { ntfy: { ...setting, topic: 'perch-other-topic' } });
+      assert.equal((await device(DEVICE_ACTION_PATH, { token: b.token })).status, 401, 'a changed topic ends the earlier buttons');
+      await ownerOk(served, 'phone.set', { ntfy: setting }); // back to the first topic: still a new setting
+      assert.equal((await device(DEVICE_ACTION_PATH, { token: b.token })).status, 401, 'changing it back does not revive them');
+
+      const c = await ask(agent, conv, 'Kept when saved unchanged?');
+      await ownerOk(served, 'phone.set', { ntfy: setting, push_content: 'summary' }); // saved again, unchanged
+      const kept = await device(DEVICE_ACTION_PATH, { token: c.token });
+      assert.equal(kept.status, 200, `the same setting saved again keeps its buttons: ${JSON.stringify(kept.json)}`);
+      assert.equal(kept.json.value.request.state, 'approved');
+      for (const r of [a, b]) await agent.ok('cancel_request', { request_id: r.request_id });
     } finally {
       await owner(served, 'phone.set', { ntfy: null });
       await new Promise<void>((r) => ntfy.close(() => r()));

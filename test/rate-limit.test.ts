@@ -34,3 +34,18 @@ test('perSecond 0 means no limit', () => {
   const l = new RateLimiter(0, 1);
   for (let i = 0; i < 1000; i++) assert.equal(l.take('a', 0), 0);
 });
+
+test('maxKeys bounds the buckets kept (keys a stranger picks): refilled buckets go first, then the oldest; a limited key stays limited', () => {
+  const l = new RateLimiter(1, 1, 10);
+  assert.equal(l.take('owner', 0), 0);
+  assert.ok(l.take('owner', 0) > 0, 'the owner key is limited');
+  for (let i = 0; i < 9; i++) assert.equal(l.take(`old-${i}`, 0), 0);
+  assert.equal(l.size, 10);
+  // A second later every bucket has refilled (holds nothing worth keeping): a new key drops them all.
+  assert.equal(l.take('late', 1000), 0);
+  assert.equal(l.size, 1, 'refilled buckets were dropped');
+  // Keys that are all still limited: past maxKeys the oldest tenth is dropped, the size stays bounded.
+  for (let i = 0; i < 100; i++) l.take(`flood-${i}`, 1000);
+  assert.ok(l.size <= 10, `at most maxKeys buckets (${l.size})`);
+  assert.ok(l.take('flood-99', 1000) > 0, 'the newest keys are still limited');
+});

@@ -33,6 +33,11 @@ export interface StartOptions {
   now?: () => number;
   /** The device door's rate limits (owner/device-door.ts); defaults there. */
   deviceLimits?: import('./owner/device-door').DeviceDoorLimits;
+  /**
+   * Tests and development only: also accept push subscriptions whose endpoint is on loopback (a test push service),
+   * besides the known Web Push services. Env PERCH_TEST_LOOPBACK_PUSH=1 sets it; nothing a caller sends can.
+   */
+  loopbackPushServices?: boolean;
   port: number;
   /** Per-agent calls per second (0 turns the limit off, e.g. for benchmarks). */
   ratePerSecond?: number;
@@ -262,7 +267,9 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   hub.baseUrl = baseUrl;
   const wakeRuns = startWakeRuns(hub, opts);
   // Push notices to paired phones (Web Push) and ntfy: hub/notify.ts decides, src/main/push/* sends.
-  startNotify(hub, { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) });
+  startNotify(hub, { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) }, {
+    loopbackPushServices: opts.loopbackPushServices ?? process.env.PERCH_TEST_LOOPBACK_PUSH === '1',
+  });
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };

@@ -1,16 +1,13 @@
 // Phone approvals: paired devices, pairing, remote access through an HTTPS front, push settings.
 // Pure TypeScript: no Node, no DOM. The shapes every door shows (owner API, device door, UI, CLI).
 
-/** What a paired device may do. approvals (the default): the approvals inbox only; full: every owner action. */
+/**
+ * What a paired device may do. approvals (the default): the approvals inbox only; full: the owner's actions except
+ * the laptop-only ones. Each owner action says which devices may call it (its `device` in shared/owner-api.ts:
+ * approvals, full or laptop); anything else answers 403 forbidden (and is written to the device audit list).
+ */
 export const DEVICE_SCOPES = ['approvals', 'full'] as const;
 export type DeviceScope = (typeof DEVICE_SCOPES)[number];
-
-/**
- * Owner actions a device of scope `approvals` may call: list and decide requests (approve, reject, answer,
- * choose), list handoffs and hand back, answer cards addressed to the owner, and the device's own hub.info.
- * Anything else answers 403 forbidden (and is written to the device audit list).
- */
-export const APPROVALS_SCOPE_ACTIONS = ['hub.info', 'requests.list', 'requests.decide', 'handoffs.list', 'handoffs.hand_back', 'cards.answer'] as const;
 
 /** A pairing code lives 5 minutes and works once. */
 export const PAIRING_TTL_MS = 5 * 60 * 1000;
@@ -70,6 +67,12 @@ export interface DeviceAuditEntry {
   target: string | null;
   /** ok, or refused:<error code>. */
   outcome: string;
+  /**
+   * null: one call. A number: a tally of refusals from callers without a device credential (junk pairing claims,
+   * tokens that do not verify …) with this action and outcome in the 10 minutes from `at`; they are counted, not
+   * written one by one, and kept apart from the devices' own entries, so they never push those out.
+   */
+  count: number | null;
 }
 
 /**

@@ -12,23 +12,36 @@ import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
 import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
-import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
+import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
 
 const id = () => z.string().min(1).max(256);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
-type ActionDefs = Record<string, { readonly description: string; readonly input: () => z.ZodType }>;
-type Actions<T extends ActionDefs> = { readonly [K in keyof T]: { readonly description: T[K]['description']; readonly input: ReturnType<T[K]['input']> } };
+/**
+ * Which paired devices (phones through the HTTPS front) may call an action; every action says it, so a new one is
+ * classified when it is written (test/phone-laptop-only.test.ts lists them all).
+ * - approvals: any paired device (scope approvals or full): the approvals inbox and what it needs.
+ * - full: devices of scope full only.
+ * - laptop: no device, whatever its scope: anything that starts processes or sets what will start them, mints or
+ *   shows credentials or secrets (agent keys, webhook secrets, run logs, file links, the ntfy topic), and device
+ *   management and phone settings. The owner does these on the laptop.
+ */
+export const DEVICE_REACH = ['approvals', 'full', 'laptop'] as const;
+export type DeviceReach = (typeof DEVICE_REACH)[number];
+
+type ActionDefs = Record<string, { readonly device: DeviceReach; readonly description: string; readonly input: () => z.ZodType }>;
+type Actions<T extends ActionDefs> = { readonly [K in keyof T]: { readonly device: T[K]['device']; readonly description: T[K]['description']; readonly input: ReturnType<T[K]['input']> } };
 
 /**
  * The actions with each input schema made on first use (the action's first call): building all of them
  * at module load was a noticeable part of a hub's cold start. Same keys, same order, same schemas.
  */
 function lazyInputs<T extends ActionDefs>(defs: T): Actions<T> {
-  const actions: Record<string, { description: string; input: z.ZodType }> = {};
+  const actions: Record<string, { device: DeviceReach; description: string; input: z.ZodType }> = {};
   for (const [name, def] of Object.entries(defs)) {
     let made: z.ZodType | undefined;
     actions[name] = {
+      device: def.device,
       description: def.description,
       get input() {
         return (made ??= def.input());
@@ -39,51 +52,51 @@ function lazyInputs<T extends ActionDefs>(defs: T): Actions<T> {
 }
 
 export const OWNER_ACTIONS = lazyInputs({
-  'hub.info': { description: 'Who the owner is, the MCP URL, version, counts, and the durability of the database connection (normal or full).', input: () => z.strictObject({}) },
-  'hub.storage': {
+  'hub.info': { device: 'approvals', description: 'Who the owner is, the MCP URL, version, counts, and the durability of the database connection (normal or full).', input: () => z.strictObject({}) },
+  'hub.storage': { device: 'approvals',
     description: 'Whether the hub can save: state ok, or full (the disk is full or failing: writes are refused with storage_full, reads go on) since when, and a message. It returns to ok by itself with the next write that works; the live stream sends { kind: "hub", value: { storage } } on each change.',
     input: () => z.strictObject({}),
   },
-  'conversations.list': { description: 'Every conversation (direct, group, task) with members, unread counts, handoffs, floor.', input: () => z.strictObject({}) },
-  'conversations.get': { description: 'One conversation.', input: () => z.strictObject({ conv_id: id() }) },
-  'conversations.history': {
+  'conversations.list': { device: 'full', description: 'Every conversation (direct, group, task) with members, unread counts, handoffs, floor.', input: () => z.strictObject({}) },
+  'conversations.get': { device: 'full', description: 'One conversation.', input: () => z.strictObject({ conv_id: id() }) },
+  'conversations.history': { device: 'full',
     description: 'A page of a conversation\'s event log (latest by default; before_seq/after_seq to page).',
     input: () => z.strictObject({ conv_id: id(), before_seq: z.number().int().min(0).optional(), after_seq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(LIMITS.historyMaxLimit).optional() }),
   },
-  'conversations.thread': { description: 'A thread: root and replies.', input: () => z.strictObject({ conv_id: id(), thread_id: id(), after_seq: z.number().int().min(0).optional() }) },
-  'conversations.search': { description: 'Search messages (case-insensitive) in one or every conversation.', input: () => z.strictObject({ query: text(), conv_id: id().optional(), limit: z.number().int().min(1).max(LIMITS.searchMaxLimit).optional() }) },
-  'conversations.open_direct': { description: 'Open (or get) the owner\'s direct conversation with an agent.', input: () => z.strictObject({ user: id() }) },
-  'conversations.create_group': { description: 'Create a group.', input: () => z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems) }) },
-  'conversations.create_task': { description: 'Create a task channel, optionally with an assignee (woken).', input: () => z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems), assignee: id().optional() }) },
-  'conversations.add_member': { description: 'Add a member to a group or task.', input: () => z.strictObject({ conv_id: id(), user: id(), history: z.number().int().min(0).optional() }) },
-  'conversations.mark_read': { description: 'Mark a conversation read up to a seq.', input: () => z.strictObject({ conv_id: id(), seq: z.number().int().min(0) }) },
-  'messages.send': {
+  'conversations.thread': { device: 'full', description: 'A thread: root and replies.', input: () => z.strictObject({ conv_id: id(), thread_id: id(), after_seq: z.number().int().min(0).optional() }) },
+  'conversations.search': { device: 'full', description: 'Search messages (case-insensitive) in one or every conversation.', input: () => z.strictObject({ query: text(), conv_id: id().optional(), limit: z.number().int().min(1).max(LIMITS.searchMaxLimit).optional() }) },
+  'conversations.open_direct': { device: 'full', description: 'Open (or get) the owner\'s direct conversation with an agent.', input: () => z.strictObject({ user: id() }) },
+  'conversations.create_group': { device: 'full', description: 'Create a group.', input: () => z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems) }) },
+  'conversations.create_task': { device: 'full', description: 'Create a task channel, optionally with an assignee (woken).', input: () => z.strictObject({ title: z.string().min(1).max(LIMITS.maxTitleChars), members: z.array(id()).max(LIMITS.maxListItems), assignee: id().optional() }) },
+  'conversations.add_member': { device: 'full', description: 'Add a member to a group or task.', input: () => z.strictObject({ conv_id: id(), user: id(), history: z.number().int().min(0).optional() }) },
+  'conversations.mark_read': { device: 'full', description: 'Mark a conversation read up to a seq.', input: () => z.strictObject({ conv_id: id(), seq: z.number().int().min(0) }) },
+  'messages.send': { device: 'full',
     description: 'Send a message as the owner (joins the conversation if needed). to wakes the named members; without to, a message in your direct conversation with an agent names that agent (it is woken). The result\'s to is whom the message names.',
     input: () => z.strictObject({ conv_id: id(), text: text(), to: z.array(id()).max(LIMITS.maxListItems).optional(), reply_to: id().optional(), thread_id: id().optional(), intent: z.enum(INTENTS).optional() }),
   },
-  'messages.edit': { description: 'Edit a message the owner sent.', input: () => z.strictObject({ msg_id: id(), text: text() }) },
-  'messages.recall': { description: 'Recall a message the owner sent.', input: () => z.strictObject({ msg_id: id() }) },
-  'messages.react': { description: 'Add (on=true) or remove a reaction.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), key: z.string().min(1).max(64), on: z.boolean() }) },
-  'messages.pin': { description: 'Pin (on=true) or unpin a message.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), on: z.boolean() }) },
-  'messages.pins': { description: 'Pinned messages of a conversation.', input: () => z.strictObject({ conv_id: id() }) },
-  'messages.hide': {
+  'messages.edit': { device: 'full', description: 'Edit a message the owner sent.', input: () => z.strictObject({ msg_id: id(), text: text() }) },
+  'messages.recall': { device: 'full', description: 'Recall a message the owner sent.', input: () => z.strictObject({ msg_id: id() }) },
+  'messages.react': { device: 'full', description: 'Add (on=true) or remove a reaction.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), key: z.string().min(1).max(64), on: z.boolean() }) },
+  'messages.pin': { device: 'full', description: 'Pin (on=true) or unpin a message.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), on: z.boolean() }) },
+  'messages.pins': { device: 'full', description: 'Pinned messages of a conversation.', input: () => z.strictObject({ conv_id: id() }) },
+  'messages.hide': { device: 'full',
     description: 'Hide (on=true) any message from the owner\'s own view, an agent\'s too, or show it again (on=false). It stays in the conversation for everyone else; the owner\'s reads (history, threads, pins) carry hidden: true, and the UI shows a "Hidden message" line with Show instead of its content.',
     input: () => z.strictObject({ msg_id: id(), on: z.boolean() }),
   },
-  'notes.send': { description: 'A private note to one agent (only it sees it; it is woken).', input: () => z.strictObject({ agent: id(), text: text(), conv_id: id().optional() }) },
-  'requests.list': { description: 'Requests across all conversations (the Approvals inbox), pending first.', input: () => z.strictObject({ state: z.string().optional() }) },
-  'requests.decide': {
+  'notes.send': { device: 'full', description: 'A private note to one agent (only it sees it; it is woken).', input: () => z.strictObject({ agent: id(), text: text(), conv_id: id().optional() }) },
+  'requests.list': { device: 'approvals', description: 'Requests across all conversations (the Approvals inbox), pending first.', input: () => z.strictObject({ state: z.string().optional() }) },
+  'requests.decide': { device: 'approvals',
     description: 'Decide a request: approve / reject (any kind), answer (kind answer), choose (kind choose). comment is optional.',
     input: () => z.strictObject({ request_id: id(), decision: z.enum(['approve', 'reject', 'answer', 'choose']), answer: z.string().max(LIMITS.maxTextChars).optional(), choice: z.string().max(LIMITS.maxTitleChars).optional(), comment: z.string().max(LIMITS.maxTextChars).optional() }),
   },
-  'cards.answer': { description: 'Answer a card: a button (value = option id) or a form (value = field values).', input: () => z.strictObject({ msg_id: id(), block_id: id(), value: z.unknown() }) },
-  'handoffs.list': { description: 'Handoffs waiting for the owner.', input: () => z.strictObject({}) },
-  'handoffs.hand_back': { description: 'Hand a conversation back to the agent with a note (it is woken).', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), note: z.string().min(1).max(LIMITS.maxTextChars) }) },
-  'tasks.set': { description: 'Move a task to a state and/or reassign it, with a note.', input: () => z.strictObject({ conv_id: id(), state: z.enum(TASK_STATES).optional(), assignee: id().optional(), note: z.string().max(LIMITS.maxTextChars).optional() }) },
-  'floor.set': { description: 'Give the floor to an agent (ttl_secs) or release it.', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), ttl_secs: z.number().int().min(1).max(LIMITS.floorMaxTtlSecs).optional(), release: z.boolean().optional() }) },
-  'agents.list': { description: 'Agents with their config, key hint and whether they are waiting.', input: () => z.strictObject({}) },
-  'agents.add': { description: 'Add an agent; its key is shown once, with connection snippets.', input: () => z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional() }) },
-  'agents.update_config': {
+  'cards.answer': { device: 'approvals', description: 'Answer a card: a button (value = option id) or a form (value = field values).', input: () => z.strictObject({ msg_id: id(), block_id: id(), value: z.unknown() }) },
+  'handoffs.list': { device: 'approvals', description: 'Handoffs waiting for the owner.', input: () => z.strictObject({}) },
+  'handoffs.hand_back': { device: 'approvals', description: 'Hand a conversation back to the agent with a note (it is woken).', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), note: z.string().min(1).max(LIMITS.maxTextChars) }) },
+  'tasks.set': { device: 'full', description: 'Move a task to a state and/or reassign it, with a note.', input: () => z.strictObject({ conv_id: id(), state: z.enum(TASK_STATES).optional(), assignee: id().optional(), note: z.string().max(LIMITS.maxTextChars).optional() }) },
+  'floor.set': { device: 'full', description: 'Give the floor to an agent (ttl_secs) or release it.', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), ttl_secs: z.number().int().min(1).max(LIMITS.floorMaxTtlSecs).optional(), release: z.boolean().optional() }) },
+  'agents.list': { device: 'full', description: 'Agents with their config, key hint and whether they are waiting.', input: () => z.strictObject({}) },
+  'agents.add': { device: 'laptop', description: 'Add an agent; its key is shown once, with connection snippets.', input: () => z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional() }) },
+  'agents.update_config': { device: 'full',
     description: 'Change an agent\'s description and role config; its version rises and the agent gets config.updated.',
     input: () => z.strictObject({
       agent: id(),
@@ -95,29 +108,29 @@ export const OWNER_ACTIONS = lazyInputs({
       apis: z.array(z.object({ name: z.string().min(1), base_url: z.string().optional(), description: z.string().optional(), docs_url: z.string().optional() })).max(100).optional(),
     }),
   },
-  'agents.rotate_key': { description: 'Give an agent a new key (the old one stops working at once, and calls waiting under it end with 401); shown once.', input: () => z.strictObject({ agent: id() }) },
-  'agents.revoke': { description: 'Revoke an agent\'s key: it and the agent\'s scoped keys stop working at once, and calls waiting under them end with 401.', input: () => z.strictObject({ agent: id() }) },
+  'agents.rotate_key': { device: 'laptop', description: 'Give an agent a new key (the old one stops working at once, and calls waiting under it end with 401); shown once.', input: () => z.strictObject({ agent: id() }) },
+  'agents.revoke': { device: 'full', description: 'Revoke an agent\'s key: it and the agent\'s scoped keys stop working at once, and calls waiting under them end with 401.', input: () => z.strictObject({ agent: id() }) },
   // owner control: pause, resume, daily caps and usage (hub/control.ts)
-  'agents.pause': { description: 'Pause an agent: its writing tools are refused with `paused` (reads still work) and its waiting get_updates returns agent.paused (with the reason) at once. Survives restarts.', input: () => z.strictObject({ agent: id(), reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
-  'agents.resume': { description: 'Resume a paused agent (paused by the owner or by a cap): it gets agent.resumed and is woken.', input: () => z.strictObject({ agent: id() }) },
-  'agents.pause_all': { description: 'Pause every agent at once (the kill switch), with an optional reason.', input: () => z.strictObject({ reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
-  'agents.resume_all': { description: 'Resume every paused agent.', input: () => z.strictObject({}) },
-  'agents.set_caps': {
+  'agents.pause': { device: 'full', description: 'Pause an agent: its writing tools are refused with `paused` (reads still work) and its waiting get_updates returns agent.paused (with the reason) at once. Survives restarts.', input: () => z.strictObject({ agent: id(), reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
+  'agents.resume': { device: 'full', description: 'Resume a paused agent (paused by the owner or by a cap): it gets agent.resumed and is woken.', input: () => z.strictObject({ agent: id() }) },
+  'agents.pause_all': { device: 'full', description: 'Pause every agent at once (the kill switch), with an optional reason.', input: () => z.strictObject({ reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
+  'agents.resume_all': { device: 'full', description: 'Resume every paused agent.', input: () => z.strictObject({}) },
+  'agents.set_caps': { device: 'full',
     description: 'Set an agent\'s daily caps (the owner\'s local day): cost_usd (reported in progress data.usage), messages, tool_calls; null lifts a cap, off: true lifts all. Reaching one pauses the agent with reason budget.',
     input: () => z.strictObject({ agent: id(), cost_usd: z.number().min(0).max(1e9).nullable().optional(), messages: z.number().int().min(0).max(1e9).nullable().optional(), tool_calls: z.number().int().min(0).max(1e9).nullable().optional(), off: z.boolean().optional() }),
   },
-  'agents.controls': { description: 'Per agent: pause (who, why, since), daily caps, today\'s usage and the last 14 days of usage (oldest first).', input: () => z.strictObject({}) },
+  'agents.controls': { device: 'full', description: 'Per agent: pause (who, why, since), daily caps, today\'s usage and the last 14 days of usage (oldest first).', input: () => z.strictObject({}) },
   // Scoped keys (hub/agent-keys.ts).
-  'agents.add_key': {
+  'agents.add_key': { device: 'laptop',
     description: 'Issue an extra key for an agent with scopes (read, write, files, state, ask; default all) and an optional expiry (ms since epoch); the key is shown once.',
     input: () => z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional() }),
   },
-  'agents.list_keys': { description: 'An agent\'s extra keys: name, scopes, expiry, whether revoked or expired (never the key).', input: () => z.strictObject({ agent: id() }) },
-  'agents.revoke_key': { description: 'Revoke one extra key (the agent and its other keys keep working); calls waiting under it end with 401.', input: () => z.strictObject({ key_id: id() }) },
-  'progress.list': { description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: () => z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
-  'progress.activity': { description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: () => z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
-  'files.url': { description: 'A short-lived link to a file or its thumbnail.', input: () => z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
-  'files.send': {
+  'agents.list_keys': { device: 'full', description: 'An agent\'s extra keys: name, scopes, expiry, whether revoked or expired (never the key).', input: () => z.strictObject({ agent: id() }) },
+  'agents.revoke_key': { device: 'full', description: 'Revoke one extra key (the agent and its other keys keep working); calls waiting under it end with 401.', input: () => z.strictObject({ key_id: id() }) },
+  'progress.list': { device: 'full', description: 'Recent progress reports, newest first (all, one conversation, or one agent).', input: () => z.strictObject({ conv_id: id().optional(), agent_id: id().optional(), before_id: z.number().int().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'progress.activity': { device: 'full', description: 'Per agent, progress counts per minute over the last minutes (for sparklines), and last seen.', input: () => z.strictObject({ minutes: z.number().int().min(1).max(24 * 60).optional() }) },
+  'files.url': { device: 'laptop', description: 'A short-lived link to a file or its thumbnail.', input: () => z.strictObject({ file_id: id(), variant: z.enum(['original', 'thumb']).optional() }) },
+  'files.send': { device: 'full',
     description: `Send a file or image as the owner (joins the conversation if needed), processed as agents' send_file: data is its content in base64 (at most ${LIMITS.maxFileBytes / 1048576} MiB decoded; over HTTP this action's JSON body may be up to ${LIMITS.maxFileBodyBytes} bytes), its type is read from the bytes, images are re-encoded without EXIF/GPS metadata and get a thumbnail. caption is text shown with it; to wakes the named members.`,
     input: () => z.strictObject({
       conv_id: id(),
@@ -132,19 +145,19 @@ export const OWNER_ACTIONS = lazyInputs({
     }),
   },
   // review mode (hub/review.ts)
-  'agents.set_review': {
+  'agents.set_review': { device: 'full',
     description: 'Turn review mode on or off for an agent. While on, every write of it that others would read is held (send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff, update_task with a note: the call answers held: true and a held_id) until the owner sends or discards each, and a named reaction is refused; items already held stay held when it is turned off.',
     input: () => z.strictObject({ agent: id(), on: z.boolean() }),
   },
-  'held.list': { description: 'Writes held by review mode, waiting for the owner (oldest first). kind: message, card, file, edit (edit_of: the message and the text others read now), request (request: kind, options, assignees, context), task or group (conv_id null; members, assignee), task_update (state_to, assignee) or handoff (handoff_to). text is the words under review.', input: () => z.strictObject({}) },
-  'held.send': {
+  'held.list': { device: 'full', description: 'Writes held by review mode, waiting for the owner (oldest first). kind: message, card, file, edit (edit_of: the message and the text others read now), request (request: kind, options, assignees, context), task or group (conv_id null; members, assignee), task_update (state_to, assignee) or handoff (handoff_to). text is the words under review.', input: () => z.strictObject({}) },
+  'held.send': { device: 'full',
     description: 'Do a held item as its agent: post it, make the edit, request, task channel, group, task update or handoff. A message it posts or edits gets provenance reviewed: true (and owner_edited: true when text changes it). text replaces the words under review (message text, card text, file caption, new text of an edit, request or task or group title, note). The agent gets held.sent (with the text as posted, and data.result for tools other than the sends) and is woken.',
     input: () => z.strictObject({ held_id: id(), text: z.string().max(LIMITS.maxTextChars).optional() }),
   },
-  'held.discard': { description: 'Drop a held item (a held file\'s bytes are deleted); nothing is posted. The agent gets held.discarded and is woken.', input: () => z.strictObject({ held_id: id() }) },
+  'held.discard': { device: 'full', description: 'Drop a held item (a held file\'s bytes are deleted); nothing is posted. The agent gets held.discarded and is woken.', input: () => z.strictObject({ held_id: id() }) },
   // Wake runs (shared/wake.ts): Perch starts an agent that is not listening when an event wakes it.
-  'wake.get': { description: 'An agent\'s wake action (command or webhook), whether it is on (or why Perch switched it off), its running run and runs in the last hour.', input: () => z.strictObject({ agent: id() }) },
-  'wake.set': {
+  'wake.get': { device: 'laptop', description: 'An agent\'s wake action (command or webhook), whether it is on (or why Perch switched it off), its running run and runs in the last hour.', input: () => z.strictObject({ agent: id() }) },
+  'wake.set': { device: 'laptop',
     description: 'Set an agent\'s wake action: argv (a command, no shell) or shell (a shell string) with cwd, env, timeout_secs (default 900) and max_runs_per_hour (default 6); or webhook (a loopback URL, POSTed with an HMAC-SHA256 signature). off: true removes it. Setting it switches it back on.',
     input: () => z.strictObject({
       agent: id(),
@@ -158,17 +171,17 @@ export const OWNER_ACTIONS = lazyInputs({
       webhook: z.string().max(2048).optional(),
     }),
   },
-  'wake.runs': { description: 'Wake runs, newest first (all agents, or one): status, why it was woken, timings, exit, usage.', input: () => z.strictObject({ agent: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
-  'wake.stop': { description: 'Stop an agent\'s running wake run (SIGTERM, then SIGKILL of its process group) and any retry planned.', input: () => z.strictObject({ agent: id() }) },
-  'wake.log': { description: 'A wake run and the newest part of its captured output (max_bytes, default 8192).', input: () => z.strictObject({ run_id: id(), max_bytes: z.number().int().min(1).max(256 * 1024).optional() }) },
+  'wake.runs': { device: 'full', description: 'Wake runs, newest first (all agents, or one): status, why it was woken, timings, exit, usage.', input: () => z.strictObject({ agent: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'wake.stop': { device: 'full', description: 'Stop an agent\'s running wake run (SIGTERM, then SIGKILL of its process group) and any retry planned.', input: () => z.strictObject({ agent: id() }) },
+  'wake.log': { device: 'laptop', description: 'A wake run and the newest part of its captured output (max_bytes, default 8192).', input: () => z.strictObject({ run_id: id(), max_bytes: z.number().int().min(1).max(256 * 1024).optional() }) },
   // brakes (hub/brakes.ts)
-  'conversations.resume': {
+  'conversations.resume': { device: 'full',
     description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: () => z.strictObject({ conv_id: id() }),
   },
   // phone approvals: remote access through an HTTPS front, paired devices, push (hub/devices.ts, hub/notify.ts)
-  'phone.get': { description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
-  'phone.set': {
+  'phone.get': { device: 'laptop', description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
+  'phone.set': { device: 'laptop',
     description: 'Change phone settings. public_url: the https URL of the front (null: no remote access); push_content: summary (default) or ids; ntfy: {server, topic, opaque} or null.',
     input: () => z.strictObject({
       public_url: z.string().max(300).nullable().optional(),
@@ -176,27 +189,44 @@ export const OWNER_ACTIONS = lazyInputs({
       ntfy: z.strictObject({ server: z.string().min(1).max(300), topic: z.string().min(1).max(64), opaque: z.boolean().optional() }).nullable().optional(),
     }),
   },
-  'devices.pair_start': {
+  'devices.pair_start': { device: 'laptop',
     description: 'Start pairing a phone: a single-use code (5 minutes) in a link and its QR code. Needs the public URL set. scope: approvals (default) or full.',
     input: () => z.strictObject({ name: z.string().max(MAX_DEVICE_NAME_CHARS).optional(), scope: z.enum(DEVICE_SCOPES).optional() }),
   },
-  'devices.pair_status': {
+  'devices.pair_status': { device: 'laptop',
     description: 'A pairing\'s state: waiting for the phone, claimed (the phrase to compare), confirmed, expired or cancelled. wait_secs waits until it changes; state (the state you last saw) ends the wait at once when it differs already.',
     input: () => z.strictObject({ pairing_id: id(), wait_secs: z.number().int().min(0).max(30).optional(), state: z.enum(['waiting', 'claimed', 'confirmed', 'expired', 'cancelled']).optional() }),
   },
-  'devices.pair_confirm': { description: 'Confirm a claimed pairing once both screens show the same phrase: the phone gets its credential.', input: () => z.strictObject({ pairing_id: id(), phrase: z.string().max(100).optional() }) },
-  'devices.pair_cancel': { description: 'Cancel a pairing (the code stops working).', input: () => z.strictObject({ pairing_id: id() }) },
-  'devices.list': { description: 'Paired devices with scope, last use and whether they get pushes (revoked ones too).', input: () => z.strictObject({}) },
-  'devices.revoke': { description: 'Revoke a device: its credential and its push subscription stop at once.', input: () => z.strictObject({ device_id: id() }) },
-  'devices.audit': { description: 'What devices did through the front, newest first (one device or all).', input: () => z.strictObject({ device_id: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
-  'devices.test_push': { description: 'Send a test push to a device (Web Push, and ntfy when set); answers what each channel did.', input: () => z.strictObject({ device_id: id() }) },
-  'agents.set_brakes': {
+  'devices.pair_confirm': { device: 'laptop', description: 'Confirm a claimed pairing once both screens show the same phrase: the phone gets its credential.', input: () => z.strictObject({ pairing_id: id(), phrase: z.string().max(100).optional() }) },
+  'devices.pair_cancel': { device: 'laptop', description: 'Cancel a pairing (the code stops working).', input: () => z.strictObject({ pairing_id: id() }) },
+  'devices.list': { device: 'laptop', description: 'Paired devices with scope, last use and whether they get pushes (revoked ones too).', input: () => z.strictObject({}) },
+  'devices.revoke': { device: 'laptop', description: 'Revoke a device: its credential and its push subscription stop at once.', input: () => z.strictObject({ device_id: id() }) },
+  'devices.audit': { device: 'laptop', description: 'What devices did through the front, newest first (one device or all).', input: () => z.strictObject({ device_id: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+  'devices.test_push': { device: 'laptop', description: 'Send a test push to a device (Web Push, and ntfy when set); answers what each channel did.', input: () => z.strictObject({ device_id: id() }) },
+  'agents.set_brakes': { device: 'full',
     description: `Set an agent's budget: messages it may send per conversation per hour (1 to ${BRAKES.budgetMax}), "off", or "default" (${BRAKES.budgetPerHour}). The other brakes (loop, duplicate, notice) are fixed.`,
     input: () => z.strictObject({ agent: id(), budget: z.union([z.number().int().min(1).max(BRAKES.budgetMax), z.literal('off'), z.literal('default')]) }),
   },
 } as const);
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
+
+export function isOwnerAction(action: string): action is OwnerAction {
+  return Object.hasOwn(OWNER_ACTIONS, action);
+}
+
+/** Which devices may call this action (DEVICE_REACH); an unknown action is laptop-only. */
+export function deviceReachOf(action: string): DeviceReach {
+  return isOwnerAction(action) ? OWNER_ACTIONS[action].device : 'laptop';
+}
+
+/** The owner actions a device of this scope may call, in contract order. */
+export function deviceActions(scope: DeviceScope): OwnerAction[] {
+  return (Object.keys(OWNER_ACTIONS) as OwnerAction[]).filter((a) => {
+    const reach = OWNER_ACTIONS[a].device;
+    return reach === 'approvals' || (reach === 'full' && scope === 'full');
+  });
+}
 
 /** The largest HTTP body an action takes (bytes): LIMITS.maxBodyBytes, but a file's base64 for files.send (as send_file's). */
 export function ownerBodyLimit(action: string): number {

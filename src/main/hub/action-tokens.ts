@@ -18,8 +18,21 @@ import { decideRequest } from './requests';
 export type ActionDecision = 'approve' | 'reject';
 /** What a token allows: one decision, or reading one notice's details (never a decision). */
 export type TokenUse = ActionDecision | 'read';
-/** The pseudo-device of ntfy buttons (ntfy is one channel, not a paired device): valid while ntfy is set. */
-export const NTFY_DEVICE = 'ntfy';
+/**
+ * The pseudo-device of ntfy buttons (ntfy is one channel, not a paired device): `ntfy:<channel id>`, the id of the
+ * ntfy setting the token was minted for (hub/devices.ts ntfyChannel). Changing the setting, or turning ntfy off and on
+ * again, makes a new id, so earlier tokens stop working. A bare 'ntfy' is an older token: never valid now.
+ */
+export const NTFY_DEVICE_PREFIX = 'ntfy:';
+
+export function ntfyDevice(channelId: string): string {
+  return NTFY_DEVICE_PREFIX + channelId;
+}
+
+/** Whether a token's device is the ntfy channel (of any setting, current or not), not a paired device. */
+export function isNtfyDevice(v: string): boolean {
+  return v === 'ntfy' || v.startsWith(NTFY_DEVICE_PREFIX);
+}
 /** A token never lives longer than this, whatever the request's deadline. */
 export const ACTION_TOKEN_MAX_MS = 24 * 3600 * 1000;
 /** Longest token accepted at the door (a real one is about 150 characters). */
@@ -29,7 +42,7 @@ export interface ActionTokenClaims {
   /** request id (a read token: the notice's tag) */
   r: string;
   d: TokenUse;
-  /** device id, or 'ntfy' */
+  /** device id, or `ntfy:<channel id>` */
   v: string;
   /** expiry, ms since epoch */
   e: number;

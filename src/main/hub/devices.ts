@@ -1,18 +1,20 @@
 // Paired devices: a phone reaches the hub through the owner's HTTPS front (tailscale serve) with a
 // device credential of its own (`pd_…`, stored only as a hash, revocable one by one) and a scope (approvals:
-// the approvals inbox only; full: the owner's actions except device management and phone settings). Every call
-// a device makes is written to the device audit list. Also the phone settings (public URL of the front, push
-// content, ntfy) and the install's VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
+// the approvals inbox only; full: the owner's actions except the laptop-only ones, see shared/owner-api.ts
+// DEVICE_REACH). Every call a device makes is written to the device audit list (refusals of callers without a
+// credential as tallies). Also the phone settings (public URL of the front, push content, ntfy) and the install's
+// VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
 import type { Hub } from './hub';
 import { newId } from './hub';
 import { HubError } from '../../shared/errors';
+import { deviceActions, deviceReachOf, isOwnerAction } from '../../shared/owner-api';
 import {
-  APPROVALS_SCOPE_ACTIONS, DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
+  DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
   type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
 } from '../../shared/devices';
 import {
-  allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice,
+  allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice, tallyAudit,
   revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
 } from '../store/devices';
 import { getSetting, setSetting } from '../store/settings';
@@ -135,14 +137,9 @@ export function isDeviceLive(hub: Hub, deviceId: string): boolean {
 
 // ---- scopes --------------------------------------------------------------------------------
 
-/** Owner actions no device may call, whatever its scope: device management and phone settings stay on the laptop. */
-export function isLaptopOnlyAction(action: string): boolean {
-  return action === 'phone.set' || action.startsWith('devices.');
-}
-
 /** The owner actions a device of this scope may call. */
-export function deviceAllowedActions(scope: DeviceScope, allActions: readonly string[]): string[] {
-  return scope === 'approvals' ? [...APPROVALS_SCOPE_ACTIONS] : allActions.filter((a) => !isLaptopOnlyAction(a));
+export function deviceAllowedActions(scope: DeviceScope): string[] {
+  return deviceActions(scope);
 }
 
 /**
@@ -180,12 +177,16 @@ export function deviceScopedAnswer(hub: Hub, device: { scope: string }, action: 
 /** Why a device may not call this owner action with this input (a forbidden HubError), or undefined when it may. */
 export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: string }, action: string, input: unknown): HubError | undefined {
   const scope = isDeviceScope(device.scope) ? device.scope : 'approvals';
-  if (isLaptopOnlyAction(action)) {
-    return new HubError('forbidden', `A paired device may not call ${action}: pairing, devices and phone settings are managed on the laptop.`, 'Do it in Settings → Phone on the laptop.');
+  // An unknown action is the owner API's not_found for a full device (as for the laptop), forbidden for approvals.
+  if (!isOwnerAction(action)) return scope === 'full' ? undefined : new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${deviceActions('approvals').join(', ')}.`);
+  const reach = deviceReachOf(action);
+  if (reach === 'laptop') {
+    return new HubError('forbidden', `A paired device may not call ${action}: what starts processes, mints or shows credentials or secrets, and device and phone settings stay on the laptop.`, 'Do it on the laptop (the Perch window or `perch owner`).');
   }
   if (scope === 'approvals') {
-    if (!(APPROVALS_SCOPE_ACTIONS as readonly string[]).includes(action)) {
-      return new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${APPROVALS_SCOPE_ACTIONS.join(', ')}. Pair it again with the full scope on the laptop if it needs more.`);
+    if (reach !== 'approvals') {
+      const allowed = deviceActions('approvals');
+      return new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${allowed.join(', ')}. Pair it again with the full scope on the laptop if it needs more.`);
     }
     if (action === 'cards.answer') {
       const msgId = (input as { msg_id?: unknown } | null)?.msg_id;
@@ -219,15 +220,29 @@ export interface AuditInput {
   outcome: string;
 }
 
-/** Writes one line of the device audit list (every device call through the front, allowed or refused). */
+/** The window of a tally of refusals from callers without a device credential. */
+export const AUDIT_TALLY_WINDOW_MS = 10 * 60 * 1000;
+
+/**
+ * Writes one line of the device audit list (every device call through the front, allowed or refused). A refusal with
+ * no device behind it (no credential, or one that does not verify) is only counted: one tally row per 10-minute
+ * window and (action, outcome), so a stranger's junk never pushes a device's own entries out of the list.
+ */
 export function auditDevice(hub: Hub, entry: AuditInput): void {
+  const action = entry.action.slice(0, 100);
+  const outcome = entry.outcome.slice(0, 100);
+  if (entry.device_id === null && outcome.startsWith('refused')) {
+    const at = Math.floor(hub.now() / AUDIT_TALLY_WINDOW_MS) * AUDIT_TALLY_WINDOW_MS;
+    hub.write(() => tallyAudit(hub.db, { at, device_name: entry.device_name.slice(0, 100), action, outcome }));
+    return;
+  }
   hub.write(() => insertAudit(hub.db, {
     at: hub.now(),
     device_id: entry.device_id,
     device_name: entry.device_name.slice(0, 100),
-    action: entry.action.slice(0, 100),
+    action,
     target: entry.target == null ? null : String(entry.target).slice(0, 200),
-    outcome: entry.outcome.slice(0, 100),
+    outcome,
   }));
 }
 
@@ -277,14 +292,29 @@ export function publicUrl(hub: Hub): string | null {
   return v ? v : null;
 }
 
-/** The ntfy channel as setPhoneSettings saved it, or null when off (hub/notify.ts sends to it). */
-export function ntfySettings(hub: Hub): NtfySettings | null {
+/**
+ * The ntfy channel as setPhoneSettings saved it, with its id: made anew whenever the setting changes or ntfy is turned
+ * on (hub/notify.ts binds ntfy buttons' tokens to it). null when off.
+ */
+export interface NtfyChannel extends NtfySettings {
+  id: string;
+}
+
+export function ntfyChannel(hub: Hub): NtfyChannel | null {
   const v = getSetting(hub.db, NTFY_KEY);
   if (!v) return null;
   try {
-    const o = JSON.parse(v) as NtfySettings | null;
-    return o && typeof o.server === 'string' && typeof o.topic === 'string' && o.server && o.topic ? { server: o.server, topic: o.topic, opaque: o.opaque === true } : null;
+    const o = JSON.parse(v) as Partial<NtfyChannel> | null;
+    return o && typeof o.server === 'string' && typeof o.topic === 'string' && o.server && o.topic
+      ? { server: o.server, topic: o.topic, opaque: o.opaque === true, id: typeof o.id === 'string' ? o.id : '' }
+      : null;
   } catch { return null; }
+}
+
+/** The ntfy channel as the owner sees it (phone.get), or null when off. */
+export function ntfySettings(hub: Hub): NtfySettings | null {
+  const ch = ntfyChannel(hub);
+  return ch ? { server: ch.server, topic: ch.topic, opaque: ch.opaque } : null;
 }
 
 export function pushContent(hub: Hub): PushContent {
@@ -348,7 +378,12 @@ export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSett
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(topic)) {
         throw new HubError('invalid_argument', `The ntfy topic ${JSON.stringify(topic.slice(0, 80))} is not valid: letters, digits, _ and - only (1-64).`, 'Pick a long random topic name: anyone who knows it can read it.');
       }
-      ntfy = JSON.stringify({ server: server.href.replace(/\/+$/, ''), topic, opaque: patch.ntfy.opaque === true });
+      const next = { server: server.href.replace(/\/+$/, ''), topic, opaque: patch.ntfy.opaque === true };
+      // The same setting again keeps its channel id (its buttons keep working); any change, or turning it on, makes a
+      // new one, so tokens minted for an earlier setting stop working (hub/notify.ts).
+      const now = ntfyChannel(hub);
+      const same = !!now && now.server === next.server && now.topic === next.topic && now.opaque === next.opaque && now.id !== '';
+      ntfy = JSON.stringify({ ...next, id: same ? now.id : crypto.randomBytes(12).toString('base64url') });
     }
   }
   pushTargetsKnown.changing(hub, () => hub.write(() => {

@@ -9,19 +9,18 @@ import type { Hub } from './hub';
 import { HubError } from '../../shared/errors';
 import type { OwnerRequestView } from '../../shared/requests';
 import type { EventView } from '../../shared/types';
-import type { NtfySettings } from '../../shared/devices';
 import { DEVICE_ACTION_PATH } from '../../shared/devices';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../store/push';
 import { getRequestForOwner } from './requests';
-import { cardAddressedToOwner, isDeviceLive, ntfySettings, publicUrl, pushContent, pushTargetsKnown, vapidKeys } from './devices';
-import { checkReadToken, mintActionToken, mintReadToken, NTFY_DEVICE, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
+import { cardAddressedToOwner, isDeviceLive, ntfyChannel, publicUrl, pushContent, pushTargetsKnown, vapidKeys, type NtfyChannel } from './devices';
+import { checkReadToken, isNtfyDevice, mintActionToken, mintReadToken, ntfyDevice, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import { messageById } from '../store/messages';
 import { activeHandoffsOf } from '../store/handoffs';
 import { conversationById } from '../store/conversations';
 import { messageView } from './views';
 import { listCardResponses } from './cards';
 import { eventTypeOf } from './bus';
-import { pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
+import { isKnownPushService, pushTopic, PUSH_SERVICE_HOSTS, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
 
 export interface NoticeAction {
   action: ActionDecision;
@@ -244,12 +243,12 @@ class Notifier {
   private closed = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private hub: Hub, readonly senders: NotifySenders) {}
+  constructor(private hub: Hub, readonly senders: NotifySenders, readonly loopbackPush: boolean) {}
 
   /** Whether anything would be sent at all (read for every event: a cheap check before the event is read). */
   hasTargets(): boolean {
     const hub = this.hub;
-    return pushTargetsKnown.get(hub, '', () => anyPushSubscription(hub.db) || ntfySettings(hub) !== null)!;
+    return pushTargetsKnown.get(hub, '', () => anyPushSubscription(hub.db) || ntfyChannel(hub) !== null)!;
   }
 
   enqueue(job: Job): void {
@@ -289,7 +288,7 @@ class Notifier {
 
   private async run(job: Job): Promise<void> {
     const hub = this.hub;
-    const targets = pushTargets(hub.db).filter((t) => t.scope === 'approvals' || t.scope === 'full');
+    const targets = pushTargets(hub.db).filter((t) => (t.scope === 'approvals' || t.scope === 'full') && this.knownService(t));
     const sends: Array<Promise<unknown>> = [];
     if (targets.length) {
       const vapid = vapidDetails(hub);
@@ -298,9 +297,17 @@ class Notifier {
         sends.push(this.sendOne(t, payload, vapid));
       }
     }
-    const ntfy = ntfySettings(hub);
+    const ntfy = ntfyChannel(hub);
     if (ntfy && 'draft' in job) sends.push(this.sendNtfy(ntfy, job.draft));
     await Promise.all(sends);
+  }
+
+  /** A subscription saved before endpoints were checked may name any host: it is dropped, never sent to. */
+  knownService(t: PushSubscriptionRow): boolean {
+    if (isKnownPushService(t.endpoint, this.loopbackPush)) return true;
+    this.hub.write(() => deletePushSubscription(this.hub.db, t.device_id, t.endpoint));
+    this.log(`push subscription of device ${t.device_id} names no known push service: dropped`);
+    return false;
   }
 
   async sendOne(t: PushSubscriptionRow, payload: PushPayload, vapid: VapidDetails): Promise<'sent' | 'gone' | 'failed'> {
@@ -317,19 +324,24 @@ class Notifier {
     return r.outcome;
   }
 
-  async sendNtfy(ntfy: NtfySettings, draft: Draft): Promise<'sent' | 'failed'> {
+  /**
+   * One ntfy publish. Opaque: a fixed line, no buttons and no tokens (a button would make the owner decide blind, and
+   * its bearer token would sit on the ntfy server), and a tap opens Perch itself. Otherwise the summary and, for a
+   * request of kind approve, Approve / Reject with tokens bound to this ntfy setting (its channel id).
+   */
+  async sendNtfy(ntfy: NtfyChannel, draft: Draft): Promise<'sent' | 'failed'> {
     const hub = this.hub;
     const base = publicBase(hub);
-    const actions = draft.buttons && draft.request_id
-      ? (['approve', 'reject'] as const).map((d) => ({ label: d === 'approve' ? 'Approve' : 'Reject', url: base + DEVICE_ACTION_PATH, token: mintActionToken(hub, draft.request_id!, d, NTFY_DEVICE, draft.buttons!.expires_at) }))
+    const actions = !ntfy.opaque && draft.buttons && draft.request_id
+      ? (['approve', 'reject'] as const).map((d) => ({ label: d === 'approve' ? 'Approve' : 'Reject', url: base + DEVICE_ACTION_PATH, token: mintActionToken(hub, draft.request_id!, d, ntfyDevice(ntfy.id), draft.buttons!.expires_at) }))
       : [];
     const r = await this.senders.ntfy({
       server: ntfy.server,
       topic: ntfy.topic,
       title: ntfy.opaque ? 'Perch' : draft.title,
       message: ntfy.opaque ? 'Perch needs you: open it to see what.' : draft.body,
-      tags: ['perch', draft.kind],
-      click: base + draft.path,
+      tags: ntfy.opaque ? ['perch'] : ['perch', draft.kind],
+      click: base + (ntfy.opaque ? '/' : draft.path),
       actions,
     });
     if (r.outcome === 'failed') this.log(`ntfy publish failed: ${r.detail}`);
@@ -346,12 +358,22 @@ class Notifier {
   }
 }
 
+export interface NotifyOptions {
+  /** Tests only: push subscriptions may also name a loopback push service (hub/push-senders.ts isKnownPushService). */
+  loopbackPushServices?: boolean;
+}
+
+/** Whether this hub takes loopback push services (set by startNotify; off without it). */
+function loopbackPush(hub: Hub): boolean {
+  return notifiers.get(hub)?.loopbackPush === true;
+}
+
 /**
  * Starts push notices for this hub (app.ts, once the senders are known). Stopped by hub.close(). Returns the
  * notifier's idle() for tests that wait for queued pushes.
  */
-export function startNotify(hub: Hub, senders: NotifySenders): { idle(): Promise<void> } {
-  const n = new Notifier(hub, senders);
+export function startNotify(hub: Hub, senders: NotifySenders, opts: NotifyOptions = {}): { idle(): Promise<void> } {
+  const n = new Notifier(hub, senders, opts.loopbackPushServices === true);
   notifiers.set(hub, n);
   const unsubscribe = hub.bus.subscribe((item) => {
     if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !n.hasTargets()) return;
@@ -384,12 +406,12 @@ export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPush
   const draft: Draft = { kind: 'request', tag: `test:${deviceId}`, title: 'Perch: test notification', body: 'Pushes reach this phone.', path: '/' };
   const sub = pushSubscriptionOf(hub.db, deviceId);
   let web_push: TestPushResult['web_push'] = 'no_subscription';
-  if (sub) {
+  if (sub && n.knownService(sub)) {
     const payload = payloadFor(hub, draft, deviceId);
     if (payload.type === 'notice') payload.kind = 'test';
     web_push = await n.sendOne(sub, payload, vapidDetails(hub));
   }
-  const ntfy = ntfySettings(hub);
+  const ntfy = ntfyChannel(hub);
   const ntfyOutcome: TestPushResult['ntfy'] = ntfy ? await n.sendNtfy(ntfy, draft) : 'off';
   const detail = web_push === 'no_subscription' ? 'This device has not turned on notifications (on the phone: Turn on notifications).'
     : web_push === 'gone' ? 'The push service says this subscription is gone: it was dropped; turn notifications on again on the phone.'
@@ -425,6 +447,10 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   let url: URL;
   try { url = new URL(o.endpoint); } catch { throw badSub('endpoint: not a URL.'); }
   if (url.protocol !== 'https:' || !url.hostname || url.username || url.password) throw badSub('endpoint: must be an https URL (the push service\'s).');
+  if (!isKnownPushService(url.href, loopbackPush(hub))) {
+    throw new HubError('invalid_argument', `endpoint: ${url.host.slice(0, 100)} is not a Web Push service Perch sends to (${PUSH_SERVICE_HOSTS.join(', ')}, on port 443).`,
+      'Subscribe with the browser\'s own push service (what PushManager.subscribe() gives in Chrome, Firefox, Safari or Edge).');
+  }
   if (!o.keys || typeof o.keys !== 'object') throw badSub('keys: missing ({p256dh, auth}).');
   const p256dh = b64urlBytes(o.keys.p256dh, 'keys.p256dh', 65);
   const auth = b64urlBytes(o.keys.auth, 'keys.auth', 16);
@@ -441,9 +467,14 @@ export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean 
   return { removed: hub.write(() => deletePushSubscription(hub.db, deviceId)) };
 }
 
-/** Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while it is on. */
+/**
+ * Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while the very setting
+ * the token was minted for is on (not changed, not turned off and on again since) and not opaque.
+ */
 function deviceLive(hub: Hub, deviceId: string): boolean {
-  return deviceId === NTFY_DEVICE ? ntfySettings(hub) !== null : isDeviceLive(hub, deviceId);
+  if (!isNtfyDevice(deviceId)) return isDeviceLive(hub, deviceId);
+  const ch = ntfyChannel(hub);
+  return !!ch && !ch.opaque && deviceId === ntfyDevice(ch.id);
 }
 
 /** POST /api/device/action: a push button's token decides its request (hub/action-tokens.ts). */
@@ -467,7 +498,7 @@ export interface NoticeDetails {
  * token is checked (MAC, expiry, device still paired) and not spent; it decides nothing.
  */
 export function noticeByReadToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; notice: NoticeDetails } {
-  const claims = checkReadToken(hub, token, (id) => id !== NTFY_DEVICE && isDeviceLive(hub, id));
+  const claims = checkReadToken(hub, token, (id) => !isNtfyDevice(id) && isDeviceLive(hub, id));
   const s = noticeSummary(hub, claims.r);
   const notice: NoticeDetails = { tag: s.tag, kind: s.kind, title: s.title, body: s.body, url: publicBase(hub) + s.path, state: s.state };
   if (s.request_id) notice.request_id = s.request_id;

@@ -30,6 +30,24 @@ export type WebPushResult = { outcome: 'sent' } | { outcome: 'gone'; status: num
 
 export type WebPushSend = (target: WebPushTarget, payload: string, opts: WebPushOptions) => Promise<WebPushResult>;
 
+/**
+ * The Web Push services a subscription's endpoint may name (the hub POSTs to it): FCM (Chrome, Android, Edge on
+ * Android), Mozilla (Firefox), Apple (Safari) and Windows (Edge), on the default https port. Anything else would let a
+ * paired phone make the hub send requests wherever it likes (into the LAN), so it is refused when subscribing.
+ * loopback: also 127.0.0.1 / localhost / [::1] on any port (a test push service; PERCH_TEST_LOOPBACK_PUSH=1).
+ */
+export const PUSH_SERVICE_HOSTS: readonly string[] = ['fcm.googleapis.com', '*.push.services.mozilla.com', '*.push.apple.com', '*.notify.windows.com'];
+
+export function isKnownPushService(endpoint: string, loopback: boolean): boolean {
+  let u: URL;
+  try { u = new URL(endpoint); } catch { return false; }
+  if (u.protocol !== 'https:' || u.username || u.password) return false;
+  const host = u.hostname.toLowerCase();
+  if (loopback && (host === '127.0.0.1' || host === 'localhost' || host === '[::1]')) return true;
+  if (u.port !== '') return false;
+  return PUSH_SERVICE_HOSTS.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h));
+}
+
 /** A topic is at most 32 base64url characters: the tag's hash. */
 export function pushTopic(tag: string): string {
   return crypto.createHash('sha256').update(tag).digest('base64url').slice(0, 32);

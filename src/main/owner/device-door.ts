@@ -3,8 +3,10 @@
 // phone's requests to it. A request is REMOTE when its Host is not a loopback host, its Origin is the public
 // URL's, or it carries a front's headers (X-Forwarded-*, Forwarded, X-Real-IP, Tailscale-*): loopback gives it
 // no trust, only a paired device's credential (`Authorization: Bearer pd_…`) counts, with its scope. Funnel
-// (Tailscale-Funnel-Request: the public internet) is refused always. Every device call is audited; pairing
-// claims and failed credential checks are rate-limited.
+// (Tailscale-Funnel-Request: the public internet) is refused always. Every device call is audited (refusals of
+// callers without a credential as tallies, hub/devices.ts auditDevice); pairing claims, pairing waits and failed
+// credential checks are rate-limited per caller (and per code or pairing), never in one bucket for everyone.
+import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
@@ -13,7 +15,6 @@ import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sen
 import { RateLimiter } from '../hub/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
 import { claimPairing, waitPairing } from '../hub/pairing';
-import { ownerActionNames } from './actions';
 
 /** Headers a front (reverse proxy, tailscale serve) adds: any of them makes a request remote. */
 const FRONT_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'x-real-ip'];
@@ -140,20 +141,40 @@ export interface DeviceDoor {
   tools: DeviceDoorTools;
 }
 
-/** Rate limits of the device door (per hub, per minute). */
+/** Rate limits of the device door (per minute). */
 export interface DeviceDoorLimits {
-  /** Pairing claims (default 10). */
+  /** Pairing claims per caller, and per pairing code (default 10 each). */
   claimsPerMinute?: number;
-  /** Failed device-credential checks (default 20). */
+  /** Failed device-credential checks per caller (default 20). */
   failuresPerMinute?: number;
+}
+
+/** Most keys (callers, codes, pairings) a limit of the device door remembers at once. */
+const MAX_LIMIT_KEYS = 10_000;
+
+/**
+ * Who is calling, for the per-caller limits: the address the front saw (the last X-Forwarded-For entry: the one the
+ * front itself added; `tailscale serve` sets it to the phone's tailnet address), else X-Real-IP, else the socket's
+ * peer (a loopback caller). Not a credential: it only keeps one caller's bursts from using up another's allowance.
+ */
+export function callerKey(req: IncomingMessage): string {
+  const xff = req.headers['x-forwarded-for'];
+  const last = (Array.isArray(xff) ? xff.join(',') : xff ?? '').split(',').map((s) => s.trim()).filter(Boolean).pop();
+  const real = req.headers['x-real-ip'];
+  const who = last ?? (typeof real === 'string' && real.trim() ? real.trim() : req.socket.remoteAddress ?? '?');
+  return who.slice(0, 100).toLowerCase();
 }
 
 export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[string, DeviceRoute]>; limits?: DeviceDoorLimits }): DeviceDoor {
   const { hub } = opts;
-  const perMin = (n: number) => new RateLimiter(n / 60, n);
-  const claims = perMin(opts.limits?.claimsPerMinute ?? 10); // pairing claims: 10 a minute per hub
-  const failures = perMin(opts.limits?.failuresPerMinute ?? 20); // failed device-credential checks: 20 a minute per hub
-  const waits = new RateLimiter(1, 60); // pairing waits (long-polls): 60 a minute per hub
+  const perMin = (n: number) => new RateLimiter(n / 60, n, MAX_LIMIT_KEYS);
+  // Every limit is per caller (callerKey) or per thing, never one bucket for everyone: a stranger who uses up his own
+  // allowance (wrong codes, junk pairings, forged credentials) does not stop the owner's phone.
+  const claimsPerCaller = perMin(opts.limits?.claimsPerMinute ?? 10); // pairing claims: 10 a minute per caller
+  const claimsPerCode = perMin(opts.limits?.claimsPerMinute ?? 10); // … and 10 a minute per pairing code
+  const failures = perMin(opts.limits?.failuresPerMinute ?? 20); // failed device-credential checks: 20 a minute per caller
+  const waitsPerCaller = new RateLimiter(1, 60, MAX_LIMIT_KEYS); // pairing waits (long-polls): 60 a minute per caller
+  const waitsPerPairing = new RateLimiter(1, 60, MAX_LIMIT_KEYS); // … and per pairing
   const calls = new RateLimiter(5, 60); // calls per device: 5 a second, bursts of 60
 
   function audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void {
@@ -172,7 +193,7 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     if (!token?.startsWith(DEVICE_TOKEN_PREFIX)) return undefined;
     const device = authenticateDevice(hub, token);
     if (!device) {
-      const wait = failures.take('fail');
+      const wait = failures.take(callerKey(req));
       if (wait > 0) return rateLimited(wait, 'failed device credentials');
       return { refusal: { status: 401, code: 'unauthorized', message: 'This device credential is unknown or was revoked.', next_step: PAIR_THIS_DEVICE_STEP } };
     }
@@ -192,7 +213,7 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       sendRefusal(res, got.refusal, got.retryAfter);
       return undefined;
     }
-    const wait = failures.take('fail');
+    const wait = failures.take(callerKey(req));
     if (wait > 0) {
       const r = rateLimited(wait, 'failed device credentials');
       sendRefusal(res, r.refusal, r.retryAfter);
@@ -211,8 +232,9 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       onlyKeys(body, ['code', 'device_name'], 'a pairing claim');
       if (typeof body.code !== 'string') throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
       if (body.device_name !== undefined && typeof body.device_name !== 'string') throw new HubError('invalid_argument', 'device_name must be a string.', 'Name the phone, e.g. "Android phone".');
-      // Well-formed claims count (a code is 128 bits: the limit makes guessing pointless and noisy).
-      const wait = claims.take('claim');
+      // Well-formed claims count, per caller and per code (a code is 128 bits: the limit makes guessing pointless and
+      // noisy); a stranger's wrong codes use up only his own allowance and theirs, never the owner's phone's.
+      const wait = claimsPerCaller.take(callerKey(req)) || claimsPerCode.take(crypto.createHash('sha256').update(body.code).digest('base64url'));
       if (wait > 0) {
         const r = rateLimited(wait, 'pairing claims');
         audit(null, 'pair.claim', null, 'refused:rate_limited');
@@ -231,11 +253,13 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
   async function waitForDevice(req: IncomingMessage, res: ServerResponse) {
     let pairingId: string | null = null;
     try {
-      const wait = waits.take('wait');
-      if (wait > 0) {
+      const limited = (wait: number) => {
         const r = rateLimited(wait, 'pairing waits');
-        return sendRefusal(res, r.refusal, r.retryAfter);
-      }
+        audit(null, 'pair.wait', null, 'refused:rate_limited');
+        sendRefusal(res, r.refusal, r.retryAfter);
+      };
+      const wait = waitsPerCaller.take(callerKey(req));
+      if (wait > 0) return limited(wait);
       const body = await readJsonObject(req);
       onlyKeys(body, ['pairing_id', 'claim_secret', 'wait_secs'], 'a pairing wait');
       const { pairing_id, claim_secret, wait_secs } = body;
@@ -245,6 +269,8 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       if (wait_secs !== undefined && (typeof wait_secs !== 'number' || !Number.isInteger(wait_secs) || wait_secs < 0 || wait_secs > 30)) {
         throw new HubError('invalid_argument', 'wait_secs must be a whole number from 0 to 30.', 'Wait at most 30 s, then ask again.');
       }
+      const pairingWait = waitsPerPairing.take(pairing_id);
+      if (pairingWait > 0) return limited(pairingWait);
       pairingId = pairing_id;
       const ac = new AbortController();
       res.on('close', () => ac.abort());
@@ -256,7 +282,7 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       send(res, 200, { ok: true, value: out });
     } catch (err) {
       if (!isHubError(err)) throw err;
-      if (err.code === 'not_found') failures.take('fail');
+      if (err.code === 'not_found') failures.take(callerKey(req));
       audit(null, 'pair.wait', pairingId, `refused:${err.code}`);
       sendError(res, err);
     }
@@ -267,7 +293,7 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     if (!device) return;
     audit(device, 'me', null, 'ok');
     const scope: DeviceScope = device.scope === 'full' ? 'full' : 'approvals';
-    send(res, 200, { ok: true, value: { device: deviceView(device), allowed_actions: deviceAllowedActions(scope, ownerActionNames()), vapid_public_key: vapidKeys(hub).publicKey } });
+    send(res, 200, { ok: true, value: { device: deviceView(device), allowed_actions: deviceAllowedActions(scope), vapid_public_key: vapidKeys(hub).publicKey } });
   }
 
   function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): void | Promise<void> {

@@ -25,16 +25,29 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
   ...PUSH_DOOR_ROUTES,
 ];
 
-/** What a device of scope approvals sees of the live stream: requests, handoffs, cards addressed to the owner, hub status. */
-function approvalsItem(hub: Hub, item: LiveItem): boolean {
-  if (item.kind === 'hub') return !('fleet' in item.value); // the fleet (agents, usage) is not the approvals inbox
-  if (item.kind !== 'event') return false;
+/**
+ * What a device of scope approvals gets of the live stream, by allow-list (a kind of item, event type or hub status
+ * added later is left out until it is added here): requests, handoffs to the owner, cards addressed to the owner
+ * (and their responses), and of the hub's status only what its own calls tell (connected, storage). Not progress,
+ * wake runs, waiting, read receipts, budget pauses or anything else. Answers the item to send, or undefined.
+ */
+const APPROVALS_HUB_KEYS: readonly string[] = ['connected', 'at', 'storage'];
+const APPROVALS_EVENT_TYPES: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+
+function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
+  if (item.kind === 'hub') {
+    const value = Object.fromEntries(Object.entries(item.value).filter(([k]) => APPROVALS_HUB_KEYS.includes(k)));
+    return Object.keys(value).length ? { kind: 'hub', value } : undefined;
+  }
+  if (item.kind !== 'event') return undefined;
   const ev = item.value.event;
-  if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id);
-  if (ev.type.startsWith('request.') || ev.request) return true;
+  if (!APPROVALS_EVENT_TYPES.has(ev.type)) return undefined;
+  if (ev.type.startsWith('request.')) return item;
+  if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id) ? item : undefined;
+  if (ev.type === 'message.created' && ev.request) return item; // the message that carries a request
   const msgId = ev.message?.msg_id ?? (typeof ev.data?.msg_id === 'string' ? ev.data.msg_id : undefined);
-  if ((ev.type === 'message.created' && ev.message?.kind === 'card') || ev.type === 'card.response') return !!msgId && cardAddressedToOwner(hub, msgId);
-  return false;
+  if ((ev.type === 'message.created' && ev.message?.kind === 'card') || ev.type === 'card.response') return msgId && cardAddressedToOwner(hub, msgId) ? item : undefined;
+  return undefined;
 }
 
 /** What an owner-API call's device audit line names as its target. */
@@ -83,7 +96,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   const unsubscribe = hub.bus.subscribe((item) => {
     if (streams.size === 0) return;
     const chunk = `data: ${JSON.stringify(item)}\n\n`;
-    let approvals: boolean | undefined;
+    let approvalsChunk: string | null | undefined; // what approvals devices get of it (null: nothing), made once
     for (const [s, dev] of streams) {
       if (!s.writable) continue;
       if (dev) {
@@ -92,7 +105,14 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
           s.end();
           continue;
         }
-        if (dev.approvalsOnly && !(approvals ??= approvalsItem(hub, item))) continue;
+        if (dev.approvalsOnly) {
+          if (approvalsChunk === undefined) {
+            const got = approvalsItem(hub, item);
+            approvalsChunk = got === undefined ? null : got === item ? chunk : `data: ${JSON.stringify(got)}\n\n`;
+          }
+          if (approvalsChunk !== null) s.write(approvalsChunk);
+          continue;
+        }
       }
       s.write(chunk);
     }

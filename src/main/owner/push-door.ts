@@ -9,7 +9,7 @@ import { isHubError, HubError } from '../../shared/errors';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
 import { getDevice } from '../hub/devices';
 import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/notify';
-import { NTFY_DEVICE, verifyActionToken } from '../hub/action-tokens';
+import { isNtfyDevice, verifyActionToken } from '../hub/action-tokens';
 import { RateLimiter } from '../hub/rate-limit';
 import type { Hub } from '../hub/hub';
 import { sendRefusal, type DeviceDoorTools, type DeviceRoute } from './device-door';
@@ -79,7 +79,7 @@ const action: DeviceRoute = async (tools, req, res, url) => {
     if (typeof token !== 'string' || !token) throw new HubError('invalid_argument', 'token: the action token of a notification button is required.', 'Send {"token": "…"} as the button does.');
     try {
       const claims = verifyActionToken(hub, token);
-      deviceId = claims.v === NTFY_DEVICE ? null : claims.v;
+      deviceId = isNtfyDevice(claims.v) ? null : claims.v;
       target = claims.r;
     } catch {
       // decideByActionToken answers the refusal, unless tokens that do not verify come too fast
@@ -119,7 +119,7 @@ const notice: DeviceRoute = async (tools, req, res, url) => {
     try {
       const claims = verifyActionToken(hub, token);
       target = claims.r;
-      if (claims.v !== NTFY_DEVICE) {
+      if (!isNtfyDevice(claims.v)) {
         try { device = getDevice(hub, claims.v); } catch { device = { id: claims.v, name: claims.v }; }
       }
     } catch {

@@ -55,14 +55,33 @@ export function touchDeviceRow(db: Db, id: string, at: number): void {
 /** A row of device_audit is the audit entry the owner reads (shared/devices.ts), column for column. */
 export type DeviceAuditRow = DeviceAuditEntry;
 
-/** How many audit lines the hub keeps (oldest dropped first). */
+/** How many audit entries (single calls) the hub keeps (oldest dropped first). */
 export const AUDIT_KEEP = 10_000;
+/** How many tally rows (refusals of callers without a device credential, one per window and kind) it keeps. */
+export const AUDIT_TALLY_KEEP = 1_000;
 
-export function insertAudit(db: Db, e: Omit<DeviceAuditRow, 'id'>): number {
+/** One audit entry (count NULL); every 100th drops the entries beyond the newest AUDIT_KEEP (tallies apart). */
+export function insertAudit(db: Db, e: Omit<DeviceAuditRow, 'id' | 'count'>): number {
   const id = Number(sql(db, `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome)
                              VALUES (@at, @device_id, @device_name, @action, @target, @outcome)`).run(e).lastInsertRowid);
-  if (id % 100 === 0) sql(db, 'DELETE FROM device_audit WHERE id <= ?').run(id - AUDIT_KEEP);
+  if (id % 100 === 0) {
+    sql(db, `DELETE FROM device_audit WHERE count IS NULL
+             AND id <= (SELECT id FROM device_audit WHERE count IS NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_KEEP})`).run();
+  }
   return id;
+}
+
+/**
+ * Counts one refusal in the tally row of (window, action, outcome): at is the window's start. A new tally row drops
+ * the tallies beyond the newest AUDIT_TALLY_KEEP; entries are never touched.
+ */
+export function tallyAudit(db: Db, e: { at: number; device_name: string; action: string; outcome: string }): void {
+  const bumped = sql(db, 'UPDATE device_audit SET count = count + 1 WHERE count IS NOT NULL AND action = ? AND outcome = ? AND at = ?').run(e.action, e.outcome, e.at).changes;
+  if (bumped) return;
+  sql(db, `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome, count)
+           VALUES (@at, NULL, @device_name, @action, NULL, @outcome, 1)`).run(e);
+  sql(db, `DELETE FROM device_audit WHERE count IS NOT NULL
+           AND id <= (SELECT id FROM device_audit WHERE count IS NOT NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_TALLY_KEEP})`).run();
 }
 
 export function auditRows(db: Db, deviceId: string | undefined, limit: number): DeviceAuditRow[] {

@@ -171,7 +171,7 @@ function PairForm() {
         </label>
         {scope === 'full' && (
           <p className="ph-warn small" role="note">
-            Whoever holds this phone can read every conversation and act as you (everything but pairing and revoking devices).
+            Whoever holds this phone can read every conversation and act as you (everything but what stays on the laptop: agent keys, wake commands and secrets, pairing and devices).
           </p>
         )}
       </fieldset>
@@ -422,7 +422,7 @@ function NtfySection({ ntfy }: { ntfy: { server: string; topic: string; opaque: 
               <input id="ph-ntfy-topic" spellCheck={false} maxLength={64} placeholder="a long random name: anyone who knows it can read it" value={topic} onChange={(e) => setTopic(e.target.value)} />
             </div>
             <label className="field-check">
-              <input type="checkbox" checked={opaque} onChange={(e) => setOpaque(e.target.checked)} /> Opaque: send “Perch needs you” instead of the summary
+              <input type="checkbox" checked={opaque} onChange={(e) => setOpaque(e.target.checked)} /> Opaque: send “Perch needs you” instead of the summary, with no Approve / Reject buttons
             </label>
           </>
         )}
@@ -487,7 +487,10 @@ function AuditRow({ e }: { e: DeviceAuditEntry }) {
         <code>{e.action}</code>
       </td>
       <td className="ph-target">{e.target ?? '—'}</td>
-      <td>{ok ? 'ok' : e.outcome.replace(/^refused:/, 'refused: ')}</td>
+      <td>
+        {ok ? 'ok' : e.outcome.replace(/^refused:/, 'refused: ')}
+        {e.count != null && <span title="Refusals of callers without a device credential in these 10 minutes, counted in one line"> × {e.count}</span>}
+      </td>
     </tr>
   );
 }
