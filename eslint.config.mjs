@@ -16,10 +16,37 @@ export default tseslint.config(
     rules: {},
   },
   {
-    // No import circles anywhere in src/ (eslint/perch-rules.mjs; type-only imports count).
+    // The shape, enforced (eslint/perch-rules.mjs): no import circles anywhere in src/ (type-only imports count), and
+    // imports go one way between the areas of src/, of src/main, and of the domain src/main/hub. Each area lists
+    // what it may import ('' = the files directly in that folder); the rule is anchored at each folder, so it holds
+    // at any depth. The domain's areas, lowest first: core (the hub, bus, views, deadlines, limits) › identity (keys,
+    // run keys, owner sessions, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
+    // (conversations, messages, delivery, access, sessions) › features (requests, cards, files, handoffs, tasks,
+    // claims, floor, state, context, progress, review, owner services) › tools (the tool map and its runner); phone
+    // (devices, pairing, notices, action tokens) and waking (wake runs) sit beside tools.
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { perch },
-    rules: { 'perch/no-import-circle': ['error', { root: 'src' }] },
+    rules: {
+      'perch/no-import-circle': ['error', { root: 'src' }],
+      'perch/area-direction': ['error', { layers: [
+        { root: 'src', allowed: { shared: [], main: ['shared'], renderer: ['shared'] } },
+        { root: 'src/main', allowed: {
+          store: [], hub: ['store'], mcp: ['hub', ''], owner: ['hub', ''], push: ['hub'], wake: ['hub'],
+          cli: ['', 'hub', 'owner', 'store'], electron: ['', 'hub', 'owner', 'store'],
+          '': ['', 'store', 'hub', 'mcp', 'owner', 'push', 'wake'],
+        } },
+        { root: 'src/main/hub', allowed: {
+          core: [],
+          identity: ['core'],
+          control: ['core', 'identity'],
+          talk: ['core', 'identity', 'control'],
+          features: ['core', 'identity', 'control', 'talk'],
+          tools: ['core', 'identity', 'control', 'talk', 'features'],
+          phone: ['core', 'identity', 'control', 'talk', 'features'],
+          waking: ['core', 'identity', 'control', 'talk', 'features'],
+        } },
+      ] }],
+    },
   },
   {
     files: ['src/shared/**/*.ts'],
@@ -38,8 +65,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [
         { group: ['node:http', 'node:https', 'http', 'https', 'node:net', 'net'], message: 'hub/ and store/ know nothing of HTTP.' },
         { group: ['electron'], message: 'hub/ and store/ know nothing of Electron.' },
-        { group: ['web-push', '../push/*', '../wake/*'], message: 'hub/ and store/ take senders and launchers by injection (app.ts), never the modules that reach the network or spawn processes.' },
-        { group: ['@modelcontextprotocol/*', '**/mcp/**', '**/mcp', '**/owner/**', '**/electron/**', '**/cli/**', '**/renderer/**'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron).' },
+        { group: ['web-push'], message: 'hub/ and store/ take senders and launchers by injection (app.ts), never the modules that reach the network or spawn processes (the area rule above keeps push/ and wake/ out).' },
+        { group: ['@modelcontextprotocol/*'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron; the area rule above keeps their folders out).' },
       ] }],
     },
   },

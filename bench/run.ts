@@ -18,7 +18,7 @@
 // get_updates: memory, idle CPU, waking), E (empty store), M (a store seeded with 1,000,000 messages
 // over 1,000 conversations by bench/seed.ts before the hub starts), and short-lived hubs for cold
 // starts (spawn → ready line) on an empty data dir and on M's.
-// Brakes (src/main/hub/brakes.ts): the loads of A, F, S, E and M repeat the same texts and trade turns
+// Brakes (src/main/hub/control/brakes.ts): the loads of A, F, S, E and M repeat the same texts and trade turns
 // between agents with no person, which the brakes stop by design; those hubs run with PERCH_BRAKES=off
 // (a switch for benchmarks only). The brakes section measures what the brakes cost: send_message on two
 // hubs seeded alike, brakes off and on, side by side (off, on, on, off), with a load that the brakes
@@ -454,7 +454,7 @@ async function ownerPhase(hub: RunningHub, sender: Agent, peer: Agent) {
 }
 
 /**
- * Control state reaches the owner's screen (hub/fleet-live.ts): `perch agent pause` / `resume` from another
+ * Control state reaches the owner's screen (hub/control/fleet-live.ts): `perch agent pause` / `resume` from another
  * process, alternating, timed from the CLI's exit (its commit is done) to the fleet item on the owner's stream that
  * shows the new pause; and usage an agent reports (progress data.usage), timed from the call's answer to the fleet
  * item that shows it. Target: within 1 s.

@@ -6,11 +6,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/agents';
-import { createGroup } from '../src/main/hub/conversations';
-import { insertMessageWithEvent } from '../src/main/hub/messages';
-import { requireMember } from '../src/main/hub/access';
+import { Hub } from '../src/main/hub/core/hub';
+import { addAgent } from '../src/main/hub/control/agents';
+import { createGroup } from '../src/main/hub/talk/conversations';
+import { insertMessageWithEvent } from '../src/main/hub/talk/messages';
+import { requireMember } from '../src/main/hub/talk/access';
 import { maxGid, saveCursor } from '../src/main/store/events';
 import { startBackgroundStore } from '../src/main/store/background';
 import { makeText, mulberry32 } from './text';

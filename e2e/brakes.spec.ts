@@ -1,4 +1,4 @@
-// Brakes end to end (hub/brakes.ts): two scripted agents ping-pong over MCP until the loop brake pauses
+// Brakes end to end (hub/control/brakes.ts): two scripted agents ping-pong over MCP until the loop brake pauses
 // their conversation; the owner sees it live (a banner with Resume and a system row), the agents' sends
 // are refused, and pressing Resume lets them go on (they are woken with conversation.resumed).
 import { after, before, describe, test } from 'node:test';

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/agents';
-import { openDirect } from '../src/main/hub/conversations';
-import { sendMessage } from '../src/main/hub/messages';
+import { Hub } from '../src/main/hub/core/hub';
+import { addAgent } from '../src/main/hub/control/agents';
+import { openDirect } from '../src/main/hub/talk/conversations';
+import { sendMessage } from '../src/main/hub/talk/messages';
 import { within } from './harness';
 
 const N = Number(process.argv[2] ?? 100_000);

@@ -3,9 +3,9 @@
 // scripts/import-graph.mjs` (prints the circles and the arrows between hub areas).
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
 const EXTS = ['.ts', '.tsx', '.mts', '/index.ts', '/index.tsx'];
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*${},\s]+?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function listFiles(dir) {
   const out = [];
@@ -33,19 +33,14 @@ export function treeStamp(root) {
   return listFiles(root).map((f) => { const st = fs.statSync(f); return `${f}:${st.size}:${st.mtimeMs}`; }).join('|');
 }
 
-/** Strips comments so an import named in a comment is not an arrow. */
-function code(text) {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"\\])\/\/.*$/gm, '$1');
-}
-
 /** file → [{ to, spec }] for every file under root. */
 export function importGraph(root) {
   const graph = new Map();
   for (const f of listFiles(root)) {
     const edges = [];
-    const text = code(fs.readFileSync(f, 'utf8'));
-    for (const m of text.matchAll(IMPORT_RE)) {
-      const spec = m[1] ?? m[2];
+    // TypeScript's own scanner: imports, exports from, import() in code and in types; never what a comment or a
+    // string says.
+    for (const { fileName: spec } of ts.preProcessFile(fs.readFileSync(f, 'utf8'), true, true).importedFiles) {
       const to = resolveImport(f, spec);
       if (to) edges.push({ to, spec });
     }

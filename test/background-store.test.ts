@@ -8,9 +8,9 @@ import { makeHub } from './helpers';
 import { batch, onCommit, tx } from '../src/main/store/db';
 import { startBackgroundStore } from '../src/main/store/background';
 import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
-import { addAgent } from '../src/main/hub/agents';
-import { openDirect } from '../src/main/hub/conversations';
-import { sendMessage } from '../src/main/hub/messages';
+import { addAgent } from '../src/main/hub/control/agents';
+import { openDirect } from '../src/main/hub/talk/conversations';
+import { sendMessage } from '../src/main/hub/talk/messages';
 
 test('a commit hook runs once after each commit (a tx or a whole batch), not after a rollback, and not once removed', () => {
   const t = makeHub();

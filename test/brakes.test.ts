@@ -1,4 +1,4 @@
-// Brakes on agents' sends (hub/brakes.ts), over MCP with the official client against a real `perch serve`:
+// Brakes on agents' sends (hub/control/brakes.ts), over MCP with the official client against a real `perch serve`:
 // each brake refuses with code brake and the right reason and changes nothing; the loop brake pauses the
 // conversation until a person resumes it (Resume or writing in it) and the members are woken; a person's
 // message resets the counts; the owner is never refused; counts survive a restart of the hub process.

@@ -2,13 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeHub, type TestHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
-import { answerCard, listCardResponses, validateCard } from '../src/main/hub/cards';
-import { getHistory } from '../src/main/hub/messages';
-import { getUpdates } from '../src/main/hub/delivery';
+import { answerCard, listCardResponses, validateCard } from '../src/main/hub/features/cards';
+import { getHistory } from '../src/main/hub/talk/messages';
+import { getUpdates } from '../src/main/hub/talk/delivery';
 import { conversationById } from '../src/main/store/conversations';
 
 type R = Record<string, any>;

@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
-import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/floor';
-import { getHistory } from '../src/main/hub/messages';
+import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/features/floor';
+import { getHistory } from '../src/main/hub/talk/messages';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { findAgent } from '../src/main/hub/identities';
-import { addAgent } from '../src/main/hub/agents';
+import { Hub } from '../src/main/hub/core/hub';
+import { findAgent } from '../src/main/hub/identity/identities';
+import { addAgent } from '../src/main/hub/control/agents';
 import { conversationById } from '../src/main/store/conversations';
 import type { EventView } from '../src/shared/types';
 

@@ -107,7 +107,7 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     assert.equal((await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent!.config_version, afterCfg.version);
   });
 
-  // The hub keeps the keys it verified in memory (hub/outside-writes.ts); these prove a write by another process on
+  // The hub keeps the keys it verified in memory (hub/core/outside-writes.ts); these prove a write by another process on
   // the same file (the CLI) still reaches the very next call, for a key the hub has just used.
   test('a scoped key the hub has just used stops working on the next call once the CLI revokes it; so do the scoped keys of an agent the CLI revokes', async () => {
     const a = await addAgent(hub.dataDir, 'scoped-cli');

@@ -5,11 +5,11 @@ import { makeHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
-import { estimateTokens } from '../src/main/hub/context';
+import { estimateTokens } from '../src/main/hub/features/context';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-// The fixtures are long two-agent chats with no person: to the brakes a loop (hub/brakes.ts). They are not
+// The fixtures are long two-agent chats with no person: to the brakes a loop (hub/control/brakes.ts). They are not
 // what this file tests, so its hubs run without them.
 process.env.PERCH_BRAKES = 'off';
 type T = ReturnType<typeof makeHub>;

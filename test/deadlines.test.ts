@@ -1,7 +1,7 @@
-// The one deadline timer behind request and floor expiry (src/main/hub/deadlines.ts).
+// The one deadline timer behind request and floor expiry (src/main/hub/core/deadlines.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deadlineTimer } from '../src/main/hub/deadlines';
+import { deadlineTimer } from '../src/main/hub/core/deadlines';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

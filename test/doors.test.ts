@@ -12,7 +12,7 @@ import { buildRequest, rawExchange } from './raw-http';
 import { sendInternalError } from '../src/main/http-util';
 import { LIMITS } from '../src/shared/limits';
 import { startHub, type RunningHub } from '../src/main/app';
-import { addAgent as addAgentInProcess } from '../src/main/hub/agents';
+import { addAgent as addAgentInProcess } from '../src/main/hub/control/agents';
 
 const H: Array<[string, string]> = [['Host', '127.0.0.1'], ['Connection', 'close']];
 

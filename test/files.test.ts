@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { gpsJpeg as gpsJpegOf } from './images';
 import { makeHub, callTool as call } from './helpers';
-import { Hub } from '../src/main/hub/hub';
+import { Hub } from '../src/main/hub/core/hub';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
-import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, verifyFileToken, THUMB_BOX } from '../src/main/hub/files';
+import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, verifyFileToken, THUMB_BOX } from '../src/main/hub/features/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = ReturnType<typeof makeHub>;

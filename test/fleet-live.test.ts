@@ -1,4 +1,4 @@
-// The owner's live stream carries the fleet (hub/fleet-live.ts): every change the hub learns of — the `perch` CLI
+// The owner's live stream carries the fleet (hub/control/fleet-live.ts): every change the hub learns of — the `perch` CLI
 // writing the same SQLite file from another process, the hub's own caps, the agents' calls — arrives as a
 // { kind: 'hub', value: { fleet } } item, with no owner action. A real `perch serve`, the real CLI, official MCP clients.
 import { describe, test } from 'node:test';

@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
-import { handBack } from '../src/main/hub/handoffs';
-import { sendMessage, getHistory } from '../src/main/hub/messages';
-import type { Hub } from '../src/main/hub/hub';
+import { handBack } from '../src/main/hub/features/handoffs';
+import { sendMessage, getHistory } from '../src/main/hub/talk/messages';
+import type { Hub } from '../src/main/hub/core/hub';
 import type { EventView } from '../src/shared/types';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

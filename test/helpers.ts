@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/agents';
-import { callAgentTool } from '../src/main/hub/tools';
+import { Hub } from '../src/main/hub/core/hub';
+import { addAgent } from '../src/main/hub/control/agents';
+import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import type { EventView } from '../src/shared/types';
 

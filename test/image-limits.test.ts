@@ -1,6 +1,6 @@
 // Images cost CPU per pixel: send_file refuses, from the header, animated images with too many frames or too many
 // pixels over their frames (a 90 KB GIF of 24 frames of 2000×2000 took seconds to process), and the sharp work runs
-// in bounded job slots per agent and per hub (hub/image-jobs.ts), with a bounded queue and rate_limited beyond it.
+// in bounded job slots per agent and per hub (hub/core/image-jobs.ts), with a bounded queue and rate_limited beyond it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
@@ -8,8 +8,8 @@ import { flatAnimatedGif } from './images';
 import { makeHub, callTool as call } from './helpers';
 import { LIMITS } from '../src/shared/limits';
 import { HubError } from '../src/shared/errors';
-import { JobSlots } from '../src/main/hub/image-jobs';
-import { readFile } from '../src/main/hub/files';
+import { JobSlots } from '../src/main/hub/core/image-jobs';
+import { readFile } from '../src/main/hub/features/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

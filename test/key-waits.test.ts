@@ -10,10 +10,10 @@ import {
   cliAsync, connect, eventually, ownerOk, rawPost, useSharedServe, type AgentClient,
 } from './serve-harness';
 import { makeHub, drain } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
-import { keyStanding } from '../src/main/hub/agent-keys';
-import { openDirect } from '../src/main/hub/conversations';
-import { sendMessage } from '../src/main/hub/messages';
+import { callAgentTool } from '../src/main/hub/tools/tools';
+import { keyStanding } from '../src/main/hub/identity/agent-keys';
+import { openDirect } from '../src/main/hub/talk/conversations';
+import { sendMessage } from '../src/main/hub/talk/messages';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
 
 type R = Record<string, any>;

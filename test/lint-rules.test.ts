@@ -59,7 +59,7 @@ describe('lint: shape rules', () => {
       'src/main/hub/core/hub.ts': "import { send } from '../talk/messages';\nexport const hub = send;\n",
       'src/main/hub/talk/messages.ts': "import type { H } from '../core/deep/types';\nexport const send = (h: H) => h;\n",
       'src/main/hub/core/deep/types.ts': "import { tool } from '../../tools/map';\nexport type H = typeof tool;\n",
-      'src/main/hub/tools/map.ts': "import { send } from '../talk/messages';\nexport const tool = send;\n",
+      'src/main/hub/tools/tools/map.ts': "import { send } from '../talk/messages';\nexport const tool = send;\n",
       'src/main/hub/stray.ts': "import { tool } from './tools/map';\nexport const x = tool;\n",
     });
     try {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS, toolSchemaVersion } from '../src/shared/catalog';
 import { LIMITS } from '../src/shared/limits';
-import { implementedTools } from '../src/main/hub/tools';
+import { implementedTools } from '../src/main/hub/tools/tools';
 import { ERAS, ERA_NAME, addAgent, connect, eventually, uniqueName, useSharedServe, type AgentClient } from './serve-harness';
 
 const served = useSharedServe();

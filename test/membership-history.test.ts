@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeHub, callTool as call, drain, type TestHub } from './helpers';
-import { answerCard } from '../src/main/hub/cards';
-import { decideRequest } from '../src/main/hub/requests';
-import { getHistory, pin, react } from '../src/main/hub/messages';
-import { handBack } from '../src/main/hub/handoffs';
+import { answerCard } from '../src/main/hub/features/cards';
+import { decideRequest } from '../src/main/hub/features/requests';
+import { getHistory, pin, react } from '../src/main/hub/talk/messages';
+import { handBack } from '../src/main/hub/features/handoffs';
 import { HubError } from '../src/shared/errors';
 import type { EventType, EventView } from '../src/shared/types';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { makeHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
+import { Hub } from '../src/main/hub/core/hub';
 import type { EventView, MessageView } from '../src/shared/types';
 
 interface History {

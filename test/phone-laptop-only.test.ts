@@ -22,7 +22,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
   full: [
     'conversations.list', 'conversations.get', 'conversations.history', 'conversations.thread', 'conversations.search', 'conversations.open_direct',
     'conversations.create_group', 'conversations.create_task', 'conversations.add_member', 'conversations.mark_read', 'messages.send', 'messages.edit',
-    'messages.recall', 'messages.react', 'messages.pin', 'messages.pins', 'notes.send', 'tasks.set', 'floor.set', 'agents.list', 'agents.update_config',
+    'messages.hide', 'files.send', 'messages.recall', 'messages.react', 'messages.pin', 'messages.pins', 'notes.send', 'tasks.set', 'floor.set', 'agents.list', 'agents.update_config',
     'agents.revoke', 'agents.pause', 'agents.resume', 'agents.pause_all', 'agents.resume_all', 'agents.set_caps', 'agents.controls', 'agents.list_keys',
     'agents.revoke_key', 'progress.list', 'progress.activity', 'agents.set_review', 'held.list', 'held.send', 'held.discard', 'wake.runs', 'wake.stop',
     'conversations.resume', 'agents.set_brakes',

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startHub, type RunningHub } from '../src/main/app';
-import { addAgent } from '../src/main/hub/agents';
+import { addAgent } from '../src/main/hub/control/agents';
 import { buildRequest, rawExchange } from './raw-http';
 import { connect, type AgentClient } from './serve-harness';
 import { PAIRING_TTL_MS } from '../src/shared/devices';

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/hub';
-import { createDevice } from '../src/main/hub/devices';
+import { Hub } from '../src/main/hub/core/hub';
+import { createDevice } from '../src/main/hub/phone/devices';
 
 export const PUSH_TLS_DIR = path.join(__dirname, 'fixtures', 'push-tls');
 export const PUSH_CERT_FILE = path.join(PUSH_TLS_DIR, 'cert.pem');

@@ -12,16 +12,16 @@ import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEV
 import { makeHub } from './helpers';
 import { openDatabase } from '../src/main/store/db';
 import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/push';
-import { Hub } from '../src/main/hub/hub';
-import { addAgent } from '../src/main/hub/agents';
-import { callAgentTool } from '../src/main/hub/tools';
+import { Hub } from '../src/main/hub/core/hub';
+import { addAgent } from '../src/main/hub/control/agents';
+import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
-import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/devices';
-import { mintActionToken, mintReadToken } from '../src/main/hub/action-tokens';
-import { decideByActionToken, noticeByReadToken, noticeSummary } from '../src/main/hub/notify';
-import { answerCard } from '../src/main/hub/cards';
-import { handBack } from '../src/main/hub/handoffs';
+import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/phone/devices';
+import { mintActionToken, mintReadToken } from '../src/main/hub/phone/action-tokens';
+import { decideByActionToken, noticeByReadToken, noticeSummary } from '../src/main/hub/phone/notify';
+import { answerCard } from '../src/main/hub/features/cards';
+import { handBack } from '../src/main/hub/features/handoffs';
 import { eventually, owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, verifyVapid, type PushEndpoint, type ReceivedPush, type TestSubscriptionKeys, pairDeviceOnFile } from './push-endpoint';
 

@@ -1,7 +1,7 @@
-// The one rate limiter (src/main/hub/rate-limit.ts), behind the MCP door and progress reports.
+// The one rate limiter (src/main/hub/core/rate-limit.ts), behind the MCP door and progress reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RateLimiter } from '../src/main/hub/rate-limit';
+import { RateLimiter } from '../src/main/hub/core/rate-limit';
 
 test('a full bucket lets `burst` calls through at once, then refuses with the wait until the next token', () => {
   const l = new RateLimiter(10, 10);

@@ -2,13 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeHub, type TestHub } from './helpers';
-import { callAgentTool } from '../src/main/hub/tools';
+import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
-import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../src/main/hub/requests';
-import { getHistory } from '../src/main/hub/messages';
-import { getUpdates } from '../src/main/hub/delivery';
+import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../src/main/hub/features/requests';
+import { getHistory } from '../src/main/hub/talk/messages';
+import { getUpdates } from '../src/main/hub/talk/delivery';
 import { requestById } from '../src/main/store/requests';
 import { messageById, setMessagePayload } from '../src/main/store/messages';
 import { conversationById } from '../src/main/store/conversations';

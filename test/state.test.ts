@@ -5,7 +5,7 @@ import { makeHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
-import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../src/main/hub/state';
+import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../src/main/hub/features/state';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

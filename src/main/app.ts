@@ -6,24 +6,24 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { openDatabase, DB_FILE_NAME } from './store/db';
 import type { Durability } from './store/durability';
-import { Hub } from './hub/hub';
+import { Hub } from './hub/core/hub';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
-import { startRequestExpiry } from './hub/requests';
-import { startFloorExpiry } from './hub/floor';
-import { startControlWatch } from './hub/control';
-import { startFleetLive } from './hub/fleet-live';
-import { startKeyWatch } from './hub/key-waits';
-import { startBrakes } from './hub/brakes';
+import { startRequestExpiry } from './hub/features/requests';
+import { startFloorExpiry } from './hub/features/floor';
+import { startControlWatch } from './hub/control/control';
+import { startFleetLive } from './hub/control/fleet-live';
+import { startKeyWatch } from './hub/identity/key-waits';
+import { startBrakes } from './hub/control/brakes';
 import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
-import { WakeRuns } from './hub/wake-runs';
+import { WakeRuns } from './hub/waking/wake-runs';
 import { ProcessLauncher } from './wake/runner';
-import { startNotify } from './hub/notify';
+import { startNotify } from './hub/phone/notify';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
 
@@ -151,12 +151,12 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  */
 const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
-  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/requests.ts)
-  startFloorExpiry, // floors run out on time (hub/floor.ts)
-  startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/key-waits.ts)
-  startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control.ts)
-  startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/fleet-live.ts)
-  startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/brakes.ts)
+  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests.ts)
+  startFloorExpiry, // floors run out on time (hub/features/floor.ts)
+  startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/identity/key-waits.ts)
+  startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)
+  startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
+  startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
 ];
 
 /** The store's worker thread: no request waits for a checkpoint or for indexing. */
@@ -167,7 +167,7 @@ function startStoreWorker(hub: Hub): void {
 
 /**
  * Wake runs: an agent with a wake action is started when an event wakes it and nothing of it listens.
- * The policy (hub/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
+ * The policy (hub/waking/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
  * Started once the port is known (runs are told the MCP URL); on close, running processes get SIGTERM.
  */
 function startWakeRuns(hub: Hub, opts: StartOptions): WakeRuns {
@@ -266,7 +266,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const baseUrl = `http://127.0.0.1:${port}`;
   hub.baseUrl = baseUrl;
   const wakeRuns = startWakeRuns(hub, opts);
-  // Push notices to paired phones (Web Push) and ntfy: hub/notify.ts decides, src/main/push/* sends.
+  // Push notices to paired phones (Web Push) and ntfy: hub/phone/notify.ts decides, src/main/push/* sends.
   startNotify(hub, { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) }, {
     loopbackPushServices: opts.loopbackPushServices ?? process.env.PERCH_TEST_LOOPBACK_PUSH === '1',
   });

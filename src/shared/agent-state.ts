@@ -17,7 +17,7 @@ export const CONNECTED_MS = 90_000;
 /** An agent that called a writing tool (a message, progress, a task update…) this recently is working. */
 export const WORKING_MS = 120_000;
 
-/** What the hub knows of an agent's calls, in memory since it started (hub/presence.ts); null: not since then. */
+/** What the hub knows of an agent's calls, in memory since it started (hub/control/presence.ts); null: not since then. */
 export interface AgentPresence {
   /** Its last call of any tool. */
   seen_at: number | null;

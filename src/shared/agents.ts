@@ -26,13 +26,13 @@ export interface AgentSummary {
   config_version: number;
   config: AgentConfig;
   waiting: boolean;
-  /** Review mode: the agent's sends are held for the owner (hub/review.ts). */
+  /** Review mode: the agent's sends are held for the owner (hub/features/review.ts). */
   review: boolean;
   /** Owner control: why the agent is paused, or null when it runs (shared/control.ts). */
   paused: import('./control').PauseInfo | null;
-  /** Its brakes (hub/brakes.ts): budget per hour per conversation and the fixed numbers. */
+  /** Its brakes (hub/control/brakes.ts): budget per hour per conversation and the fixed numbers. */
   brakes?: AgentBrakes;
-  /** When it last called and last worked, since the hub started (hub/presence.ts; the agent state, shared/agent-state.ts). */
+  /** When it last called and last worked, since the hub started (hub/control/presence.ts; the agent state, shared/agent-state.ts). */
   presence?: import('./agent-state').AgentPresence;
 }
 
@@ -52,7 +52,7 @@ export function normalizeConfig(c: Partial<AgentConfig>): AgentConfig {
 }
 
 /**
- * The owner's live stream item { kind: 'hub', value: { fleet } } (hub/fleet-live.ts): the agents list and their
+ * The owner's live stream item { kind: 'hub', value: { fleet } } (hub/control/fleet-live.ts): the agents list and their
  * controls, pushed when they change. outside: another process (the perch CLI) wrote to the database.
  */
 export interface FleetLive {

@@ -1,5 +1,5 @@
 // Brakes on agents' sends (people are never slowed): their numbers and the shapes the owner and agents see.
-// The counting lives in src/main/hub/brakes.ts.
+// The counting lives in src/main/hub/control/brakes.ts.
 
 /** The brakes' numbers. budgetPerHour is the default; the owner may change it per agent. */
 export const BRAKES = {

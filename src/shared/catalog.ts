@@ -504,7 +504,7 @@ const TOOL_LIST = [
     () => z.strictObject({
       caption: z.string().max(LIMITS.maxTextChars).optional().describe('Text shown with it (optional).'),
       conv_id: convId(),
-      // No max here: the decoded size is checked in hub/files, the body size in mcp/http.
+      // No max here: the decoded size is checked in hub/features/files, the body size in mcp/http.
       data: z.string().min(1).describe('The content, base64.'),
       mime: z.string().min(1).max(MAX_TOKEN_CHARS).optional().describe('Type of a non-image file, e.g. application/pdf (optional).'),
       name: z.string().min(1).max(MAX_TOKEN_CHARS).describe('File name, e.g. chart.png.'),

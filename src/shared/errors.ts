@@ -8,14 +8,14 @@ export const ERROR_CODES = {
   conflict: 'The state changed or somebody else got there first.',
   idempotency_conflict: 'The same id was used before with a different input.',
   silenced: 'You may not speak in this conversation right now.',
-  // brakes on agents' sends (hub/brakes.ts): details.reason starts with loop, duplicate, budget or notice
+  // brakes on agents' sends (hub/control/brakes.ts): details.reason starts with loop, duplicate, budget or notice
   brake: 'A brake stopped this send (loop, duplicate, budget or notice); nothing was sent. Do not retry it.',
   too_large: 'The input is over a size limit.',
   rate_limited: 'Too many calls; slow down.',
   expired: 'It expired.',
   unauthorized: 'The key is missing, wrong or revoked.',
   unknown_tool: 'There is no tool of that name.',
-  // review mode (hub/review.ts): a write others would read that cannot wait for the owner
+  // review mode (hub/features/review.ts): a write others would read that cannot wait for the owner
   under_review: 'Your owner reviews what you write, and this cannot be held for review; nothing was done.',
   paused: 'Your owner paused you: writing tools are refused until you are resumed (reads still work).',
   storage_full: "The owner's disk is full (or failing): the hub cannot save; nothing was changed.",
@@ -46,7 +46,7 @@ export class HubError extends Error {
   }
 
   toBody(): ErrorBody {
-    const reason = typeof this.details?.reason === 'string' ? { reason: this.details.reason } : {}; // brakes (hub/brakes.ts)
+    const reason = typeof this.details?.reason === 'string' ? { reason: this.details.reason } : {}; // brakes (hub/control/brakes.ts)
     return { code: this.code, message: this.message, next_step: this.nextStep, ...reason, ...(this.details ? { details: this.details } : {}) };
   }
 }

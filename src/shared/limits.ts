@@ -4,12 +4,12 @@ export const LIMITS = {
   maxBodyBytes: 1024 * 1024,
   /** JSON-RPC body of a request carrying file content (send_file): 16 MiB decoded, base64 is 4/3 larger. */
   maxFileBodyBytes: Math.ceil((16 * 1024 * 1024 * 4) / 3) + 64 * 1024,
-  /** Decoded file content (bytes). Enforced in hub/files. */
+  /** Decoded file content (bytes). Enforced in hub/features/files. */
   maxFileBytes: 16 * 1024 * 1024,
   /**
    * Images (JPEG, PNG, GIF, WebP) are decoded and re-encoded by the hub, which costs CPU for every pixel, so
    * their size is bounded by pixels as well as bytes (a small file can unpack to many frames). Enforced in
-   * hub/files from the image's header, before any decoding: past a limit send_file is too_large.
+   * hub/features/files from the image's header, before any decoding: past a limit send_file is too_large.
    * maxImagePixels: one frame (width × height); maxImageFrames: frames of an animated GIF or WebP;
    * maxAnimationPixels: an animated image's pixels summed over all its frames.
    */

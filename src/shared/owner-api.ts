@@ -110,7 +110,7 @@ export const OWNER_ACTIONS = lazyInputs({
   },
   'agents.rotate_key': { device: 'laptop', description: 'Give an agent a new key (the old one stops working at once, and calls waiting under it end with 401); shown once.', input: () => z.strictObject({ agent: id() }) },
   'agents.revoke': { device: 'full', description: 'Revoke an agent\'s key: it and the agent\'s scoped keys stop working at once, and calls waiting under them end with 401.', input: () => z.strictObject({ agent: id() }) },
-  // owner control: pause, resume, daily caps and usage (hub/control.ts)
+  // owner control: pause, resume, daily caps and usage (hub/control/control.ts)
   'agents.pause': { device: 'full', description: 'Pause an agent: its writing tools are refused with `paused` (reads still work) and its waiting get_updates returns agent.paused (with the reason) at once. Survives restarts.', input: () => z.strictObject({ agent: id(), reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
   'agents.resume': { device: 'full', description: 'Resume a paused agent (paused by the owner or by a cap): it gets agent.resumed and is woken.', input: () => z.strictObject({ agent: id() }) },
   'agents.pause_all': { device: 'full', description: 'Pause every agent at once (the kill switch), with an optional reason.', input: () => z.strictObject({ reason: z.string().max(LIMITS.maxTitleChars).optional() }) },
@@ -120,7 +120,7 @@ export const OWNER_ACTIONS = lazyInputs({
     input: () => z.strictObject({ agent: id(), cost_usd: z.number().min(0).max(1e9).nullable().optional(), messages: z.number().int().min(0).max(1e9).nullable().optional(), tool_calls: z.number().int().min(0).max(1e9).nullable().optional(), off: z.boolean().optional() }),
   },
   'agents.controls': { device: 'full', description: 'Per agent: pause (who, why, since), daily caps, today\'s usage and the last 14 days of usage (oldest first).', input: () => z.strictObject({}) },
-  // Scoped keys (hub/agent-keys.ts).
+  // Scoped keys (hub/identity/agent-keys.ts).
   'agents.add_key': { device: 'laptop',
     description: 'Issue an extra key for an agent with scopes (read, write, files, state, ask; default all) and an optional expiry (ms since epoch); the key is shown once.',
     input: () => z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional() }),
@@ -135,7 +135,7 @@ export const OWNER_ACTIONS = lazyInputs({
     input: () => z.strictObject({
       conv_id: id(),
       name: z.string().min(1).max(256),
-      // No max here: the decoded size is checked in hub/files, the body size at the door (as send_file).
+      // No max here: the decoded size is checked in hub/features/files, the body size at the door (as send_file).
       data: z.string().min(1),
       mime: z.string().min(1).max(256).optional(),
       caption: z.string().max(LIMITS.maxTextChars).optional(),
@@ -144,7 +144,7 @@ export const OWNER_ACTIONS = lazyInputs({
       thread_id: id().optional(),
     }),
   },
-  // review mode (hub/review.ts)
+  // review mode (hub/features/review.ts)
   'agents.set_review': { device: 'full',
     description: 'Turn review mode on or off for an agent. While on, every write of it that others would read is held (send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff, update_task with a note: the call answers held: true and a held_id) until the owner sends or discards each, and a named reaction is refused; items already held stay held when it is turned off.',
     input: () => z.strictObject({ agent: id(), on: z.boolean() }),
@@ -174,12 +174,12 @@ export const OWNER_ACTIONS = lazyInputs({
   'wake.runs': { device: 'full', description: 'Wake runs, newest first (all agents, or one): status, why it was woken, timings, exit, usage.', input: () => z.strictObject({ agent: id().optional(), limit: z.number().int().min(1).max(500).optional() }) },
   'wake.stop': { device: 'full', description: 'Stop an agent\'s running wake run (SIGTERM, then SIGKILL of its process group) and any retry planned.', input: () => z.strictObject({ agent: id() }) },
   'wake.log': { device: 'laptop', description: 'A wake run and the newest part of its captured output (max_bytes, default 8192).', input: () => z.strictObject({ run_id: id(), max_bytes: z.number().int().min(1).max(256 * 1024).optional() }) },
-  // brakes (hub/brakes.ts)
+  // brakes (hub/control/brakes.ts)
   'conversations.resume': { device: 'full',
     description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: () => z.strictObject({ conv_id: id() }),
   },
-  // phone approvals: remote access through an HTTPS front, paired devices, push (hub/devices.ts, hub/notify.ts)
+  // phone approvals: remote access through an HTTPS front, paired devices, push (hub/phone/devices.ts, hub/phone/notify.ts)
   'phone.get': { device: 'laptop', description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
   'phone.set': { device: 'laptop',
     description: 'Change phone settings. public_url: the https URL of the front (null: no remote access); push_content: summary (default) or ids; ntfy: {server, topic, opaque} or null.',

@@ -1,4 +1,4 @@
-// Review mode (hub/review.ts): a held write as the owner sees it in the Approvals inbox, and what review
+// Review mode (hub/features/review.ts): a held write as the owner sees it in the Approvals inbox, and what review
 // mode does to each tool of the catalog.
 import type { ToolName } from './catalog';
 import type { UserRef } from './types';

@@ -49,7 +49,7 @@ export interface ReadReceipt {
   at?: number;
 }
 
-/** The key a call came with, as the hub checked it (hub/agent-keys.ts). */
+/** The key a call came with, as the hub checked it (hub/identity/agent-keys.ts). */
 export interface KeyAuth {
   /** The scoped key's id; null for the agent's own key. */
   id: string | null;
@@ -58,5 +58,5 @@ export interface KeyAuth {
   expires_at: number | null;
 }
 
-/** Whether a key still works, asked again while a call waits (hub/key-waits.ts). */
+/** Whether a key still works, asked again while a call waits (hub/identity/key-waits.ts). */
 export type KeyStanding = 'ok' | 'expired' | 'revoked';

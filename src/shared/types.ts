@@ -45,13 +45,13 @@ export const EVENT_TYPES = [
   'floor.released',
   'config.updated',
   'owner.note',
-  // review mode (hub/review.ts), in the agent's notes channel
+  // review mode (hub/features/review.ts), in the agent's notes channel
   'held.created',
   'held.sent',
   'held.discarded',
-  'agent.paused', // owner control (hub/control.ts): the agent was paused (data: by, reason, detail)
-  'agent.resumed', // owner control (hub/control.ts): the agent may work again
-  // brakes (hub/brakes.ts): the loop brake paused the conversation for agents; a person lifted it
+  'agent.paused', // owner control (hub/control/control.ts): the agent was paused (data: by, reason, detail)
+  'agent.resumed', // owner control (hub/control/control.ts): the agent may work again
+  // brakes (hub/control/brakes.ts): the loop brake paused the conversation for agents; a person lifted it
   'conversation.paused',
   'conversation.resumed',
 ] as const;
@@ -136,7 +136,7 @@ export interface ConversationView {
   task?: { state: TaskState; assignee: UserRef | null };
   floor?: { holder: UserRef; until: number } | null;
   handoffs?: Array<{ agent: UserRef; to: UserRef; note: string; at: number }>;
-  /** The loop brake paused this conversation for agents (hub/brakes.ts); only a person lifts it. */
+  /** The loop brake paused this conversation for agents (hub/control/brakes.ts); only a person lifts it. */
   paused?: ConversationPause;
 }
 

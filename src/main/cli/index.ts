@@ -5,24 +5,24 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase, NewerDatabaseError } from '../store/db';
 import { parseDurability, type Durability } from '../store/durability';
-import { Hub } from '../hub/hub';
-import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
-import { findAgent } from '../hub/identities';
-import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../hub/agents';
-import { setReview } from '../hub/review';
+import { Hub } from '../hub/core/hub';
+import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
+import { findAgent } from '../hub/identity/identities';
+import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../hub/control/agents';
+import { setReview } from '../hub/features/review';
 import { isHubError } from '../../shared/errors';
-import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
+import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
 import { OWNER_ACTIONS } from '../../shared/owner-api';
 import { PERCH_VERSION } from '../../shared/version';
 import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brakes';
-import { agentBrakes, setAgentBudget } from '../hub/brakes';
+import { agentBrakes, setAgentBudget } from '../hub/control/brakes';
 import { connectionSnippets } from '../owner/snippets';
 import Database from 'better-sqlite3';
-import { listDevices, normalizePublicUrl, publicUrl, revokeDevice, setPhoneSettings } from '../hub/devices';
+import { listDevices, normalizePublicUrl, publicUrl, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
 import type { DeviceView, PairingStart, PairingView } from '../../shared/devices';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
 import { LATEST_VERSION } from '../store/migrations';
-import { setWakeAction, wakeState } from '../hub/wake-runs';
+import { setWakeAction, wakeState } from '../hub/waking/wake-runs';
 import type { WakeState } from '../../shared/wake';
 import { SEARCH_FILE_NAME } from '../store/search-index';
 import { LIMITS } from '../../shared/limits';
@@ -180,7 +180,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
     args: rest,
     options: {
       'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' },
-      // owner control: pause / resume / caps (hub/control.ts)
+      // owner control: pause / resume / caps (hub/control/control.ts)
       all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
       name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, // perch agent key add
     },
@@ -196,7 +196,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
     if (!name) throw new UsageError(`perch agent ${sub} needs NAME`);
     return name;
   };
-  // review mode (hub/review.ts): checked before the database is opened
+  // review mode (hub/features/review.ts): checked before the database is opened
   if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
   // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
   const configPatch = sub === 'config' ? await readJsonArg(positionals[1], 'the config patch') : undefined;
@@ -230,19 +230,19 @@ async function cmdAgent(argv: string[]): Promise<void> {
         print(json, { id: a.id, name: a.name, revoked: a.revoked }, () => `Revoked ${a.name}; its key no longer works.`);
         return;
       }
-      case 'key': // scoped keys (hub/agent-keys.ts)
+      case 'key': // scoped keys (hub/identity/agent-keys.ts)
         return cmdAgentKey(hub, dataDir, json, positionals, values);
       case 'config': {
         const a = updateConfig(hub, needName(), configPatch as Parameters<typeof updateConfig>[2]);
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
         return;
       }
-      case 'review': { // review mode (hub/review.ts)
+      case 'review': { // review mode (hub/features/review.ts)
         const { agent: a, changed } = setReview(hub, needName(), positionals[1] === 'on');
         print(json, { agent: a, changed }, () => `Review mode for ${a.name} is ${a.review ? 'on: its sends wait for you in the Approvals inbox' : 'off'}${changed ? '' : ' (unchanged)'}.`);
         return;
       }
-      // owner control (hub/control.ts): written to the database directly; a running hub sees it at once
+      // owner control (hub/control/control.ts): written to the database directly; a running hub sees it at once
       case 'pause':
       case 'resume': {
         if (values.all && name) throw new UsageError(`perch agent ${sub} takes NAME or --all, not both`);
@@ -280,7 +280,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
   });
 }
 
-/** perch agent wake NAME … — the owner sets what starts the agent when it is woken (hub/wake-runs.ts). */
+/** perch agent wake NAME … — the owner sets what starts the agent when it is woken (hub/waking/wake-runs.ts). */
 function cmdAgentWake(argv: string[]): void {
   const dash = argv.indexOf('--');
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
@@ -531,7 +531,7 @@ async function cmdOwner(argv: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(r.json.value, null, 2)}\n`);
 }
 
-// ---- paired devices (hub/devices.ts, hub/pairing.ts) -------------------------------------------
+// ---- paired devices (hub/phone/devices.ts, hub/phone/pairing.ts) -------------------------------------------
 
 function deviceLine(d: DeviceView): string {
   const used = d.last_used_at ? new Date(d.last_used_at).toISOString().replace('T', ' ').slice(0, 16) : 'never';
@@ -881,7 +881,7 @@ export async function main(argv: string[]): Promise<void> {
         return await cmdServe(rest);
       case 'agent':
       case 'agents':
-        if (rest[0] === 'brakes') return await cmdAgentBrakes(rest.slice(1)); // brakes (hub/brakes.ts)
+        if (rest[0] === 'brakes') return await cmdAgentBrakes(rest.slice(1)); // brakes (hub/control/brakes.ts)
         return await cmdAgent(rest);
       case 'call':
         return await cmdCall(rest);

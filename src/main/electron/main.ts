@@ -10,7 +10,7 @@ import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
-import type { LiveItem } from '../hub/bus';
+import type { LiveItem } from '../hub/core/bus';
 import type { OwnerReply } from '../../shared/owner-api';
 import { isStorageStatus, type StorageStatus } from '../../shared/types';
 
@@ -117,7 +117,7 @@ async function start(): Promise<void> {
     if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
     if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
   });
-  running.hub.bus.countViewers(() => (win && !win.isDestroyed() ? 1 : 0)); // the window watches the live fleet (hub/fleet-live.ts)
+  running.hub.bus.countViewers(() => (win && !win.isDestroyed() ? 1 : 0)); // the window watches the live fleet (hub/control/fleet-live.ts)
 
   createWindow();
   createTray();
@@ -186,7 +186,7 @@ async function updateTray(): Promise<void> {
     const r = (await runOwnerAction(running.hub, 'requests.list', { state: 'pending' })) as { requests?: unknown[] };
     n = r.requests?.length ?? 0;
   } catch { /* requests unavailable */ }
-  // owner control (hub/control.ts): paused agents are shown plainly in the tooltip too
+  // owner control (hub/control/control.ts): paused agents are shown plainly in the tooltip too
   let paused = 0;
   try {
     const r = (await runOwnerAction(running.hub, 'agents.list', {})) as { agents?: Array<{ paused?: unknown; revoked?: boolean }> };

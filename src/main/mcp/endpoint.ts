@@ -18,16 +18,16 @@
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/hub';
-import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/agent-keys';
-import { callAgentTool, implementedTools } from '../hub/tools';
-import { notePresence } from '../hub/presence';
+import type { Hub } from '../hub/core/hub';
+import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
+import { callAgentTool, implementedTools } from '../hub/tools/tools';
+import { notePresence } from '../hub/control/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
 import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
-import { RateLimiter } from '../hub/rate-limit';
+import { RateLimiter } from '../hub/core/rate-limit';
 import { LEGACY_VERSIONS, MODERN_CACHE, MODERN_VERSIONS, NO_CACHE_HINT, SERVER_INFO, eraResult, negotiateEra, type Era } from './era';
 import { GroupCommit, type Unit } from './group-commit';
 import { A_RESPONSE, FORBIDDEN, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RATE_LIMITED, RESOURCE_NOT_FOUND_LEGACY, Refusal, UNAUTHORIZED, errorBody, isNotification, parseJsonRpc, refusal, type JsonRpcRequest } from './jsonrpc';
@@ -116,7 +116,7 @@ class Exchange {
   /** Set by authenticate. */
   agentId = '';
   agentName: string | undefined = undefined;
-  /** The key's scopes and expiry (scoped keys, hub/agent-keys.ts). */
+  /** The key's scopes and expiry (scoped keys, hub/identity/agent-keys.ts). */
   keyAuth: KeyAuth | undefined = undefined;
   /** Set by parseJsonRpc and negotiateEra. */
   msg: JsonRpcRequest = undefined as unknown as JsonRpcRequest;
@@ -176,7 +176,7 @@ function bearerKey(req: IncomingMessage): string {
   return auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
 }
 
-/** The 401 of a missing, wrong, revoked or expired key (also a wait whose key stopped working: hub/key-waits.ts). */
+/** The 401 of a missing, wrong, revoked or expired key (also a wait whose key stopped working: hub/identity/key-waits.ts). */
 function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing'): Refusal {
   const why = standing === 'expired' ? 'Unauthorized: this agent key has expired.'
     : standing === 'revoked' ? 'Unauthorized: the agent key is wrong or was revoked.'
@@ -196,7 +196,7 @@ function authenticateAgent(x: Exchange): Refusal | undefined {
   x.agentId = agent.id;
   x.agentName = agent.name;
   x.keyAuth = found.auth;
-  notePresence(x.door.hub, agent.id, ''); // any request of the agent: it is connected (hub/presence.ts)
+  notePresence(x.door.hub, agent.id, ''); // any request of the agent: it is connected (hub/control/presence.ts)
   return undefined;
 }
 
@@ -277,7 +277,7 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
-  // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/agent-keys.ts).
+  // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/identity/agent-keys.ts).
   const outOfScope = scopeRefusal(x.keyAuth!, spec.scope, spec.name);
   if (outOfScope) return x.reply(errorResult(outOfScope.toBody(), x.requestId), { tool: spec.name, error: outOfScope.code });
   const checked = validateArguments(spec, x.msg.params.arguments ?? {});
@@ -345,7 +345,7 @@ class ToolCall implements Unit {
     if (this.onClose) x.res.off('close', this.onClose);
     // A full or failing disk is storage_full (nothing was saved; reads go on), not internal.
     const refused = isHubError(err) ? err : x.door.hub.storageFailure(err);
-    // A wait whose key stopped working (revoked, rotated, expired: hub/key-waits.ts) is answered like a bad key.
+    // A wait whose key stopped working (revoked, rotated, expired: hub/identity/key-waits.ts) is answered like a bad key.
     if (refused?.code === 'unauthorized') return x.refuse(keyRefusal(x.msg.id, refused.details?.key === 'expired' ? 'expired' : 'revoked'), this.name);
     if (refused) return x.reply(errorResult(refused.toBody(), x.requestId), { tool: this.name, error: refused.code });
     const message = err instanceof Error ? err.message : String(err);

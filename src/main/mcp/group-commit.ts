@@ -4,7 +4,7 @@
 // successful call is on disk before it returns, as without batching. Under load this turns N commits
 // (each writing the same B-tree pages again) into one. Read-only tools do not wait for it, nor do tools
 // the catalog marks groupCommitted: false; while the disk is full every call commits (or fails) alone.
-import type { Hub } from '../hub/hub';
+import type { Hub } from '../hub/core/hub';
 
 /** Most writing calls committed together. */
 const MAX_BATCH = 64;

@@ -2,34 +2,34 @@
 // thin call into hub services, with the owner as the actor. A handler takes the action's parsed input
 // and answers its result type (OwnerResult<A>, which the UI reads too); a missing action is a compile
 // error. Like the MCP door, this door reaches the store only through the hub.
-import type { Hub } from '../hub/hub';
+import type { Hub } from '../hub/core/hub';
 import { HubError, isHubError } from '../../shared/errors';
 import { visibleDeep, visibleText } from '../../shared/text';
 import { tooDeep } from '../../shared/json-depth';
 import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } from '../../shared/owner-api';
 import type { RequestState } from '../../shared/types';
-import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/conversations';
-import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/messages';
-import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/agents';
-import { agentActivity, listProgress } from '../hub/progress';
-import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control';
-import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote, sendOwnerFile } from '../hub/owner';
-import { resumeConversation, setAgentBudget } from '../hub/brakes';
-import { handBack, listActiveHandoffs } from '../hub/handoffs';
-import { setTaskState } from '../hub/tasks';
-import { ownerFloor } from '../hub/floor';
-import { decideRequest, listRequests } from '../hub/requests';
-import { answerCard } from '../hub/cards';
-import { ownerFileUrl, readFile, verifyFileToken } from '../hub/files';
-import { discardHeld, listHeld, sendHeld, setReview } from '../hub/review';
-import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/wake-runs';
+import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/talk/conversations';
+import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/talk/messages';
+import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/control/agents';
+import { agentActivity, listProgress } from '../hub/features/progress';
+import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
+import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote, sendOwnerFile } from '../hub/features/owner';
+import { resumeConversation, setAgentBudget } from '../hub/control/brakes';
+import { handBack, listActiveHandoffs } from '../hub/features/handoffs';
+import { setTaskState } from '../hub/features/tasks';
+import { ownerFloor } from '../hub/features/floor';
+import { decideRequest, listRequests } from '../hub/features/requests';
+import { answerCard } from '../hub/features/cards';
+import { ownerFileUrl, readFile, verifyFileToken } from '../hub/features/files';
+import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
+import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/waking/wake-runs';
 import { connectionSnippets } from './snippets';
-import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/agent-keys';
+import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { setFileReader } from './files-door';
-import { getDevice, getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/devices';
-import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/pairing';
-import { sendTestPush } from '../hub/notify';
+import { getDevice, getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
+import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
+import { sendTestPush } from '../hub/phone/notify';
 
 /** One owner action: the owner's parsed input in, the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>) => OwnerResult<A> | Promise<OwnerResult<A>>;
@@ -81,7 +81,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return { agent, key, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key) };
   },
   'agents.revoke': (hub, a) => ({ agent: revokeAgent(hub, a.agent) }),
-  // Scoped keys (hub/agent-keys.ts)
+  // Scoped keys (hub/identity/agent-keys.ts)
   'agents.add_key': (hub, a) => {
     const { key, secret } = addAgentKey(hub, a);
     return { key, secret, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret) };
@@ -89,7 +89,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
   'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
   'progress.list': (hub, a) => ({ progress: listProgress(hub, a) }),
-  // owner control (hub/control.ts)
+  // owner control (hub/control/control.ts)
   'agents.pause': (hub, a) => pauseAgent(hub, a.agent, { reason: a.reason }),
   'agents.resume': (hub, a) => resumeAgent(hub, a.agent),
   'agents.pause_all': (hub, a) => pauseAll(hub, a.reason),
@@ -110,24 +110,24 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
-  // review mode (hub/review.ts)
+  // review mode (hub/features/review.ts)
   'agents.set_review': (hub, a) => setReview(hub, a.agent, a.on),
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
   'held.discard': (hub, a) => discardHeld(hub, a.held_id),
-  // wake runs (hub/wake-runs.ts)
+  // wake runs (hub/waking/wake-runs.ts)
   'wake.get': (hub, a) => ({ wake: wakeState(hub, a.agent) }),
   'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
   'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),
   'wake.stop': (hub, a) => stopRun(hub, a.agent),
   'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
-  // brakes (hub/brakes.ts)
+  // brakes (hub/control/brakes.ts)
   'conversations.resume': (hub, a) => {
     requireConversation(hub, a.conv_id);
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
-  // phone approvals (hub/devices.ts, hub/pairing.ts)
+  // phone approvals (hub/phone/devices.ts, hub/phone/pairing.ts)
   'phone.get': (hub) => ({ phone: getPhoneSettings(hub) }),
   'phone.set': (hub, a) => ({ phone: setPhoneSettings(hub, a) }),
   'devices.pair_start': (hub, a) => startPairing(hub, a),

@@ -4,17 +4,17 @@
 // URL's, or it carries a front's headers (X-Forwarded-*, Forwarded, X-Real-IP, Tailscale-*): loopback gives it
 // no trust, only a paired device's credential (`Authorization: Bearer pd_…`) counts, with its scope. Funnel
 // (Tailscale-Funnel-Request: the public internet) is refused always. Every device call is audited (refusals of
-// callers without a credential as tallies, hub/devices.ts auditDevice); pairing claims, pairing waits and failed
+// callers without a credential as tallies, hub/phone/devices.ts auditDevice); pairing claims, pairing waits and failed
 // credential checks are rate-limited per caller (and per code or pairing), never in one bucket for everyone.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/hub';
+import type { Hub } from '../hub/core/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
 import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
-import { RateLimiter } from '../hub/rate-limit';
-import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/devices';
-import { claimPairing, waitPairing } from '../hub/pairing';
+import { RateLimiter } from '../hub/core/rate-limit';
+import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/phone/devices';
+import { claimPairing, waitPairing } from '../hub/phone/pairing';
 
 /** Headers a front (reverse proxy, tailscale serve) adds: any of them makes a request remote. */
 const FRONT_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'x-real-ip'];

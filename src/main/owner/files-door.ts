@@ -1,6 +1,6 @@
 // GET /files/<token>: a signed, short-lived link to a file or its thumbnail (made by file_url).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/hub';
+import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
 import { sendInternalError, sendJson } from '../http-util';

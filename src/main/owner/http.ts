@@ -3,18 +3,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/hub';
+import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, ownerBodyLimit } from '../../shared/owner-api';
 import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
-import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/owner-sessions';
+import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/identity/owner-sessions';
 import { serveFileLink } from './files-door';
 import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/devices';
 import type { LiveItem } from '../../shared/types';
-import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/devices';
+import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/phone/devices';
 import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
 /**
@@ -117,7 +117,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       s.write(chunk);
     }
   });
-  const uncount = hub.bus.countViewers(() => streams.size); // the live fleet is built only while someone watches (hub/fleet-live.ts)
+  const uncount = hub.bus.countViewers(() => streams.size); // the live fleet is built only while someone watches (hub/control/fleet-live.ts)
   const heartbeat = setInterval(() => {
     for (const [s, dev] of streams) {
       if (dev && !isDeviceLive(hub, dev.deviceId)) {

@@ -1,8 +1,8 @@
 // The optional ntfy channel (https://ntfy.sh or the owner's own server): one JSON publish to the server root.
 // NOT end-to-end encrypted: the ntfy server reads the title and message (opaque mode sends a fixed line instead, with
 // no buttons). Approve / Reject are ntfy "http" action buttons that POST a single-use action token to the hub's
-// public URL; the token is bound to the ntfy setting it was sent for (hub/notify.ts).
-import type { NtfyMessage, NtfySend } from '../hub/push-senders';
+// public URL; the token is bound to the ntfy setting it was sent for (hub/phone/notify.ts).
+import type { NtfyMessage, NtfySend } from '../hub/phone/push-senders';
 
 const NTFY_TIMEOUT_MS = 10_000;
 

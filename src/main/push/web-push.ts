@@ -1,8 +1,8 @@
 // Sending one Web Push message (RFC 8030) with the `web-push` package: the payload is encrypted to the phone's
 // subscription keys (RFC 8291, aes128gcm) and signed for the push service with the hub's VAPID key (RFC 8292).
 // The push service (FCM, Mozilla, Apple) sees only the encrypted body, its size, its timing and the VAPID key.
-// hub/notify.ts decides what to send and to whom; this file only speaks to the push service.
-import type { WebPushSend } from '../hub/push-senders';
+// hub/phone/notify.ts decides what to send and to whom; this file only speaks to the push service.
+import type { WebPushSend } from '../hub/phone/push-senders';
 
 // Loaded on the first push, not at start: evaluating web-push (and its crypto/ASN.1 dependencies) takes tens of ms,
 // and a hub without paired phones never needs it (cold start matters: see the README's Performance section).

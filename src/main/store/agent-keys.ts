@@ -1,4 +1,4 @@
-// Extra keys of an agent, each with scopes and an optional expiry (hub/agent-keys.ts).
+// Extra keys of an agent, each with scopes and an optional expiry (hub/identity/agent-keys.ts).
 import { sql, type Db } from './db';
 import type { CursorRow } from './events';
 

@@ -1,4 +1,4 @@
-// Brakes (hub/brakes.ts): paused conversations, per-agent budgets, and the recent log a conversation's
+// Brakes (hub/control/brakes.ts): paused conversations, per-agent budgets, and the recent log a conversation's
 // counts are rebuilt from.
 import { sql, type Db } from './db';
 

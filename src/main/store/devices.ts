@@ -1,4 +1,4 @@
-// Paired devices, pairings and the device audit list (hub/devices.ts and hub/pairing.ts call these).
+// Paired devices, pairings and the device audit list (hub/phone/devices.ts and hub/phone/pairing.ts call these).
 // SQL only: no rules here. Tables from migration 8.
 import { sql, type Db } from './db';
 import type { DeviceAuditEntry } from '../../shared/devices';

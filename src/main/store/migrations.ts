@@ -259,11 +259,11 @@ INSERT OR IGNORE INTO settings (key, value)
   {
     version: 3,
     name: 'review mode: held items',
-    // - review_mode: agents whose sends are held for the owner (hub/review.ts).
+    // - review_mode: agents whose sends are held for the owner (hub/features/review.ts).
     // - held_items: a held send_message / send_card / send_file: the validated input (JSON), for a file
     //   its processed bytes (data, thumb; cleared once sent or discarded), state held → sent | discarded.
     // - messages.reviewed: 1 when a person reviewed the message before it was posted, 2 when they also
-    //   edited its text (provenance.reviewed / provenance.owner_edited, hub/views.ts).
+    //   edited its text (provenance.reviewed / provenance.owner_edited, hub/core/views.ts).
     sql: /* sql */ `
 CREATE TABLE review_mode (
   agent_id  TEXT PRIMARY KEY,
@@ -331,7 +331,7 @@ CREATE INDEX wake_runs_running ON wake_runs (status) WHERE status = 'running';
   {
     version: 5,
     name: 'owner control: pause and daily caps per agent, daily usage',
-    // Issue 10 (hub/control.ts): agent_controls holds an agent's pause (who paused it, why, since when)
+    // Issue 10 (hub/control/control.ts): agent_controls holds an agent's pause (who paused it, why, since when)
     // and its daily caps (NULL = no cap); usage_daily sums each agent's reported usage, messages and tool
     // calls per day of the owner's local time (one small row per agent per day, upserted).
     sql: /* sql */ `
@@ -361,7 +361,7 @@ CREATE TABLE usage_daily (
   {
     version: 6,
     name: 'brakes: conversations paused by the loop brake, per-agent budgets',
-    // - conversation_pauses: a conversation the loop brake paused for agents (hub/brakes.ts); the row
+    // - conversation_pauses: a conversation the loop brake paused for agents (hub/control/brakes.ts); the row
     //   goes when a person lifts it (Resume, or writing in it).
     // - agent_brakes: the owner's per-agent budget (messages per hour per conversation; 0 = off);
     //   no row = the default.
@@ -502,7 +502,7 @@ CREATE TABLE used_action_tokens (
   {
     version: 9,
     name: 'review mode: every write others read can be held',
-    // held_items.kind gains edit, request, task, group, task_update and handoff (hub/review-calls.ts: the
+    // held_items.kind gains edit, request, task, group, task_update and handoff (hub/features/review-calls.ts: the
     // input is the tool's arguments), and conv_id may be NULL (a task channel or group not made yet).
     // SQLite cannot change a CHECK, so the table is made again with the rows copied.
     sql: /* sql */ `

@@ -51,7 +51,7 @@ export function deleteStateKey(db: Db, userId: string, key: string): void {
 
 /**
  * A page of a user's keys in byte order: key > after, key >= lower and (when given) key < upper.
- * The caller turns a prefix into [lower, upper) (see hub/state.ts prefixRange).
+ * The caller turns a prefix into [lower, upper) (see hub/features/state.ts prefixRange).
  */
 export function listStateKeys(
   db: Db,

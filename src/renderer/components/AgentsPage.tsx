@@ -342,7 +342,7 @@ function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => 
   );
 }
 
-/** The agent's budget (brakes, hub/brakes.ts): messages per conversation per hour; empty = off. */
+/** The agent's budget (brakes, hub/control/brakes.ts): messages per conversation per hour; empty = off. */
 function BudgetField({ agent }: { agent: AgentSummary }) {
   const current = agent.brakes?.budget_per_hour;
   const [value, setValue] = useState(current === null || current === undefined ? '' : String(current));

@@ -324,7 +324,7 @@ function HandoffBanner(props: { convId: string; agentId: string; agentName: stri
   );
 }
 
-/** The loop brake paused this conversation for agents (hub/brakes.ts): only a person lifts it. */
+/** The loop brake paused this conversation for agents (hub/control/brakes.ts): only a person lifts it. */
 function PausedBanner({ convId }: { convId: string }) {
   const paused = useConversations((s) => s.byId[convId]?.paused);
   if (!paused) return null;

@@ -8,7 +8,7 @@ import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } 
 import { bytes, dateTimeOf } from '../format';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
-/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/review-calls.ts). */
+/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review-calls.ts). */
 const WHAT: Record<HeldItem['kind'], string> = {
   message: 'send a message',
   card: 'send a card',

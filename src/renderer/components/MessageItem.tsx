@@ -100,7 +100,7 @@ const MessageItemView = memo(function MessageItemView(props: MessageItemProps) {
               {timeOf(m.created_at)}
             </time>
             {m.intent && <span className={`chip chip-intent chip-intent-${m.intent}`}>{m.intent}</span>}
-            {/* in a direct conversation a message names the other side anyway (hub/messages.ts): no need to say so */}
+            {/* in a direct conversation a message names the other side anyway (hub/talk/messages.ts): no need to say so */}
             {m.to && m.to.length > 0 && !(direct && m.to.length === 1) && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
             {pinned && (
               <span className="pinned" title="Pinned">

@@ -52,7 +52,7 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       icon = 'note';
       text = `Private note: ${String(d.text ?? '')}`;
       break;
-    case 'conversation.paused': // the loop brake (hub/brakes.ts)
+    case 'conversation.paused': // the loop brake (hub/control/brakes.ts)
       icon = 'spark';
       text = `Perch paused this conversation for agents: ${String(d.reason ?? 'a loop')}. Resume it, or write here.`;
       break;

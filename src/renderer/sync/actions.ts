@@ -173,7 +173,7 @@ export async function searchMessages(query: string) {
   return attempt('Search failed', () => api('conversations.search', { query, limit: 50 }));
 }
 
-// ---- brakes (hub/brakes.ts) ----------------------------------------------------------------------
+// ---- brakes (hub/control/brakes.ts) ----------------------------------------------------------------------
 
 /** The owner lifts a conversation's loop pause: its agents may send again and are woken. */
 export function resumeConversation(convId: string) {

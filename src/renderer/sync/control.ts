@@ -92,7 +92,7 @@ export function onBudgetPaused(value: unknown): void {
 }
 
 /**
- * The fleet pushed by the hub on the live stream (hub/fleet-live.ts) whenever the agents, their pause, caps or usage
+ * The fleet pushed by the hub on the live stream (hub/control/fleet-live.ts) whenever the agents, their pause, caps or usage
  * change — here, in another window, on the phone, by the brakes and caps, or from the perch CLI: the agents list and
  * the controls follow at once, without a reload. Today's usage replaces the last day of the 14-day chart. After an
  * outside write (outside: true) the lists the CLI may also have changed are read again.

@@ -141,7 +141,7 @@ function reloadAfterOutsideWrite(): void {
 
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
 const CONV_META_EVENTS = new Set<string>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
-  'conversation.paused', 'conversation.resumed', // the loop brake (hub/brakes.ts): the paused banner
+  'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts): the paused banner
 ]);
 
 function applyEvent(ev: EventView, woken: string[]): void {

@@ -8,7 +8,7 @@ import type { ConvTimeline, Row, ThreadState } from '../stores/timeline';
 export const ROW_EVENTS = new Set<string>([
   'conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
   'owner.note', 'config.updated',
-  'conversation.paused', 'conversation.resumed', // the loop brake (hub/brakes.ts)
+  'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts)
 ]);
 
 /** A copy of `messages` with `add` in it; `keep` leaves messages already there as they are. */

@@ -1,0 +1,60 @@
+// The fleet on the owner's live stream: every change the hub learns of that touches what the owner sees of the
+// agents — their list, pause, caps, review mode, today's usage, whether they wait and when they last called — is
+// pushed as one hub item, { fleet: FleetLive }, within FLEET_TICK_MS, through the same stream as messages. What
+// changes it: this hub's own commits (owner actions from any window or the phone, brakes, caps, the agents' calls),
+// usage counted in memory, an agent starting or ending a wait, and writes by another process to the same file (the
+// `perch` CLI: agent add / pause / resume / caps / review / revoke …), seen by PRAGMA data_version
+// (hub/core/outside-writes.ts). Each tick builds the fleet only when something may have changed and an owner view is open
+// (Bus.hasViewers), and publishes it only when it differs from the last one published (or came from outside: then the
+// UI also reloads its other lists).
+import type { Hub } from '../core/hub';
+import { onCommit } from '../../store/db';
+import { outsideVersion } from '../core/outside-writes';
+import { listAgents } from './agents';
+import { liveControls } from './control';
+import type { FleetLive } from '../../../shared/agents';
+
+export const FLEET_TICK_MS = 200;
+
+/** What the owner's UI shows of the agents, as one snapshot. */
+export function fleetLive(hub: Hub): FleetLive {
+  const agents = listAgents(hub);
+  const { agents: controls, today } = liveControls(hub, agents);
+  return { agents, controls, today };
+}
+
+/** Started by the running hub (app.ts); stops when it closes. */
+export function startFleetLive(hub: Hub): void {
+  let fromOutsideSeen = false;
+  let version = outsideVersion(hub);
+  let last = '';
+  const offCommit = onCommit(hub.db, () => hub.fleetChanged());
+  const unsubscribe = hub.bus.subscribe((item) => {
+    if (item.kind === 'hub' && ('waiting' in item.value || 'wake_run' in item.value)) hub.fleetChanged();
+  });
+  const timer = setInterval(() => {
+    try {
+      if (!hub.db.open) return;
+      const v = outsideVersion(hub);
+      const outside = v !== version;
+      version = v;
+      if (outside) fromOutsideSeen = true;
+      if (!hub.fleetDirty && !fromOutsideSeen) return;
+      if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
+      const fromOutside = fromOutsideSeen;
+      hub.fleetDirty = false;
+      fromOutsideSeen = false;
+      const fleet = fleetLive(hub);
+      const json = JSON.stringify(fleet);
+      if (!fromOutside && json === last) return;
+      last = json;
+      hub.bus.publish({ kind: 'hub', value: { fleet: fromOutside ? { ...fleet, outside: true } : fleet } });
+    } catch { /* the next tick tries again */ }
+  }, FLEET_TICK_MS);
+  timer.unref();
+  hub.onClose(() => {
+    clearInterval(timer);
+    offCommit();
+    unsubscribe();
+  });
+}

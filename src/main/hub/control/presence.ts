@@ -1,0 +1,34 @@
+// Presence: when each agent last called the hub and last did something (a writing tool), kept in memory since the
+// hub started (O(1) per call; nothing is written). The owner's agent state (shared/agent-state.ts) reads it through
+// the agents list; a change reaches the owner's live stream with the fleet (hub/control/fleet-live.ts).
+import type { Hub } from '../core/hub';
+import { TOOL_BY_NAME } from '../../../shared/catalog';
+import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agent-state';
+
+const byHub = new WeakMap<Hub, Map<string, AgentPresence>>();
+
+/** Whether a call of this tool is the agent doing something (not waiting for news, not reading). */
+function isWork(tool: string): boolean {
+  return tool !== 'get_updates' && TOOL_BY_NAME.get(tool)?.readOnly === false;
+}
+
+/** An agent calls the hub: a tool ('' for any other MCP request), when the call starts, and again when a get_updates ends. */
+export function notePresence(hub: Hub, agentId: string, tool: string): void {
+  let m = byHub.get(hub);
+  if (!m) byHub.set(hub, (m = new Map()));
+  const at = hub.now();
+  const p = m.get(agentId) ?? { ...NO_PRESENCE };
+  if (p.seen_at == null || at - p.seen_at >= CONNECTED_MS) p.connected_since = at;
+  p.seen_at = at;
+  if (isWork(tool)) {
+    if (p.active_at == null || at - p.active_at >= WORKING_MS) p.busy_since = at;
+    p.active_at = at;
+  }
+  m.set(agentId, p);
+  hub.fleetChanged(); // the owner's live fleet (hub/control/fleet-live.ts)
+}
+
+export function presenceOf(hub: Hub, agentId: string): AgentPresence {
+  const p = byHub.get(hub)?.get(agentId);
+  return p ? { ...p } : { ...NO_PRESENCE };
+}

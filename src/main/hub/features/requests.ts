@@ -1,0 +1,459 @@
+// Asking a person to decide: request_human, get_request, cancel_request (agents) and
+// decideRequest, listRequests (the owner). Requests expire on time through one timer per hub,
+// and lazily on every read, so a late or missed timer never shows a wrong state.
+import { performance } from 'node:perf_hooks';
+import type { Hub } from '../core/hub';
+import { newId } from '../core/hub';
+import { HubError } from '../../../shared/errors';
+import { LIMITS } from '../../../shared/limits';
+import { matchVisible } from '../../../shared/text';
+import { REQUEST_STATES, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
+import { conversationById } from '../../store/conversations';
+import {
+  dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
+} from '../../store/requests';
+import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeable } from '../talk/access';
+import { requireTitle } from '../talk/conversations';
+import { insertMessageWithEvent } from '../talk/messages';
+import type { ToolHandlers } from '../identity/tool-handler';
+import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/requests';
+import { requestView } from '../core/views';
+import { waitUnderKey, type Caller } from '../identity/key-waits';
+
+export type { Decision } from '../../../shared/requests';
+
+export interface RequestInput {
+  conv_id: string;
+  kind: RequestKind;
+  title: string;
+  options?: string[];
+  context?: unknown;
+  assignees?: string[];
+  ttl_secs?: number;
+}
+
+export interface DecideInput {
+  request_id: string;
+  decision: Decision;
+  /** kind answer: the answer text. */
+  answer?: string;
+  /** kind choose: one of the request's options. */
+  choice?: string;
+  comment?: string;
+}
+
+export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/requests';
+
+const DECIDED_STATE: Record<Decision, RequestState> = {
+  approve: 'approved',
+  reject: 'rejected',
+  answer: 'answered',
+  choose: 'chosen',
+};
+
+const ALLOWED_DECISIONS: Record<RequestKind, readonly Decision[]> = {
+  approve: ['approve', 'reject'],
+  answer: ['answer', 'reject'],
+  choose: ['choose', 'reject'],
+};
+
+// ---- views ------------------------------------------------------------------------------
+
+function parseJson<T>(s: string | null): T | undefined {
+  return s == null ? undefined : (JSON.parse(s) as T);
+}
+
+function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestView {
+  const v: OwnerRequestView = { ...requestView(hub, r), conv_title: convTitle ?? conversationById(hub.db, r.conv_id)?.title ?? '' };
+  const context = parseJson<unknown>(r.context);
+  if (context !== undefined) v.context = context;
+  return v;
+}
+
+/** A decision is addressed to the requester; in an ended task nobody is woken (DESIGN invariant 3). */
+function requesterWake(hub: Hub, r: RequestRow): string[] {
+  const conv = conversationById(hub.db, r.conv_id);
+  return conv && isTerminalTask(conv) ? [] : [r.requester_id];
+}
+
+// ---- creating -----------------------------------------------------------------------------
+
+function requireOptions(kind: RequestKind, options: readonly string[] | undefined): string[] | null {
+  const list = options ?? [];
+  if (kind !== 'choose') {
+    if (list.length) {
+      throw new HubError('invalid_argument', `options: only kind=choose takes options (this request is kind=${kind}).`, 'Leave options out, or use kind=choose.');
+    }
+    return null;
+  }
+  if (list.length < 2) {
+    throw new HubError('invalid_argument', `options: kind=choose needs at least 2 options (got ${list.length}).`, 'List the options the person chooses among.');
+  }
+  if (list.length > LIMITS.maxListItems) {
+    throw new HubError('invalid_argument', `options: at most ${LIMITS.maxListItems} options.`, 'Offer fewer options.');
+  }
+  const seen = new Set<string>();
+  list.forEach((o, i) => {
+    if (typeof o !== 'string' || !o.trim()) {
+      throw new HubError('invalid_argument', `options[${i}]: must be a non-empty string.`, 'Give each option as plain text.');
+    }
+    if (o.length > LIMITS.maxTitleChars) {
+      throw new HubError('invalid_argument', `options[${i}]: over ${LIMITS.maxTitleChars} characters.`, 'Shorten the option; put details in context.');
+    }
+    if (seen.has(o)) throw new HubError('invalid_argument', `options[${i}]: "${o}" is listed twice.`, 'Make every option distinct.');
+    seen.add(o);
+  });
+  return [...list];
+}
+
+function requireContext(context: unknown): string | null {
+  if (context === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(context);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) throw new HubError('invalid_argument', 'context: must be a JSON value.', 'Pass plain JSON (objects, arrays, strings, numbers).');
+  const bytes = Buffer.byteLength(text);
+  if (bytes > LIMITS.maxContextBytes) {
+    throw new HubError(
+      'too_large',
+      `context is ${bytes} bytes as JSON; the limit is ${LIMITS.maxContextBytes}.`,
+      'Send a summary in context and point to the full material (a file or a message) instead.',
+      { bytes, limit: LIMITS.maxContextBytes },
+    );
+  }
+  return text;
+}
+
+function requireAssignees(hub: Hub, convId: string, names: readonly string[] | undefined): string[] {
+  if (!names || names.length === 0) return [hub.ownerId];
+  const ids = resolveMembers(hub, convId, names, 'assignees');
+  for (const id of ids) {
+    const u = hub.user(id);
+    if (u.kind !== 'human') {
+      throw new HubError('invalid_argument', `assignees: "${u.name}" is an agent; only people can decide a request.`, 'Name people of the conversation, or leave assignees out to ask your owner.');
+    }
+  }
+  return ids;
+}
+
+function requireTtl(ttl: number | undefined): number {
+  if (ttl === undefined) return LIMITS.requestDefaultTtlSecs;
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > LIMITS.requestMaxTtlSecs) {
+    throw new HubError('invalid_argument', `ttl_secs: must be a whole number from 1 to ${LIMITS.requestMaxTtlSecs}.`, 'Leave it out for one day.');
+  }
+  return ttl;
+}
+
+/** request_human: the request becomes a message of kind 'request' plus a request.created event waking the assignees. */
+/** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review-calls.ts). */
+export function checkRequest(hub: Hub, requesterId: string, input: RequestInput) {
+  const access = requireMember(hub, requesterId, input.conv_id);
+  requireMaySpeak(hub, requesterId, access);
+  return {
+    access,
+    title: requireTitle(input.title),
+    options: requireOptions(input.kind, input.options),
+    context: requireContext(input.context),
+    assignees: requireAssignees(hub, input.conv_id, input.assignees),
+    ttl: requireTtl(input.ttl_secs),
+  };
+}
+
+export function createRequest(hub: Hub, requesterId: string, input: RequestInput) {
+  const result = hub.write(() => {
+    const { access, title, options, context, assignees, ttl } = checkRequest(hub, requesterId, input);
+    const at = hub.now();
+    const expiresAt = at + ttl * 1000;
+    const id = newId('r');
+    const sent = insertMessageWithEvent(hub, requesterId, access, {
+      conv_id: input.conv_id,
+      text: title,
+      kind: 'request',
+      // Only what never changes: the request's state lives in the request (views.ts adds it when read).
+      payload: {
+        request_id: id,
+        kind: input.kind,
+        title,
+        options,
+        context: context == null ? null : JSON.parse(context),
+        assignees: assignees.map((u) => hub.ref(u)),
+        expires_at: expiresAt,
+      } satisfies RequestMessagePayload,
+    });
+    insertRequest(hub.db, {
+      id, conv_id: input.conv_id, msg_id: sent.msg_id, requester_id: requesterId, kind: input.kind, title,
+      options: options ? JSON.stringify(options) : null, context, assignees: JSON.stringify(assignees),
+      created_at: at, expires_at: expiresAt,
+    });
+    hub.emit(input.conv_id, 'request.created', requesterId, {
+      msgId: sent.msg_id,
+      data: { request_id: id, kind: input.kind, title, assignees: assignees.map((u) => hub.ref(u).name), expires_at: expiresAt },
+      wake: wakeable(hub, access.conv, requesterId, assignees),
+    });
+    return {
+      request_id: id,
+      conv_id: input.conv_id,
+      msg_id: sent.msg_id,
+      state: 'pending' as const,
+      assignees: assignees.map((u) => hub.ref(u).name),
+      expires_at: expiresAt,
+      next_step: 'Call get_request with this request_id and wait_secs to wait for the decision.',
+    };
+  });
+  ensureExpiry(hub);
+  return result;
+}
+
+// ---- expiry ---------------------------------------------------------------------------------
+
+/** The hub's request-expiry timer (deadlines.ts), made on the first request or by startRequestExpiry. */
+const expiries = new WeakMap<Hub, DeadlineTimer>();
+
+/** Expires every pending request whose time is up (request.expired wakes its requester). Returns how many. */
+export function expireDueRequests(hub: Hub): number {
+  const now = hub.now();
+  // Outside a transaction, check cheaply first so reads do not take the write lock for nothing.
+  if (!hub.db.inTransaction && dueRequests(hub.db, now).length === 0) return 0;
+  const n = hub.write(() => {
+    let count = 0;
+    for (const r of dueRequests(hub.db, now)) {
+      if (!finishRequest(hub.db, r.id, { state: 'expired', outcome: null, at: now, by: null })) continue;
+      hub.emit(r.conv_id, 'request.expired', null, {
+        msgId: r.msg_id,
+        data: { request_id: r.id, state: 'expired', expires_at: r.expires_at },
+        wake: requesterWake(hub, r),
+      });
+      count++;
+    }
+    return count;
+  });
+  if (n) expiries.get(hub)?.armSoon();
+  return n;
+}
+
+/** Makes sure the hub's expiry timer runs (started on the first request if the door did not start it). */
+function ensureExpiry(hub: Hub): DeadlineTimer {
+  let t = expiries.get(hub);
+  if (!t) {
+    const timer = deadlineTimer({ next: () => nextRequestExpiry(hub.db), fire: () => expireDueRequests(hub), now: () => hub.now() });
+    expiries.set(hub, (t = timer));
+    hub.onClose(() => timer.close());
+  }
+  t.armSoon();
+  return t;
+}
+
+/**
+ * Starts expiring requests on time: expires what is already overdue (e.g. across a restart),
+ * then keeps one timer for the next expiry. Idempotent; stopped by hub.close().
+ */
+export function startRequestExpiry(hub: Hub): void {
+  ensureExpiry(hub);
+  expireDueRequests(hub);
+}
+
+// ---- reading, waiting, cancelling ---------------------------------------------------------------
+
+function requireRequest(hub: Hub, requestId: string): RequestRow {
+  const r = requestById(hub.db, requestId);
+  if (!r) throw new HubError('not_found', `No request ${requestId}.`, 'Use a request_id returned by request_human.');
+  return r;
+}
+
+/** The requester's own request (others get not_found: a request is between its requester and its deciders). */
+function requireOwnRequest(hub: Hub, agentId: string, requestId: string): RequestRow {
+  const r = requestById(hub.db, requestId);
+  if (!r || r.requester_id !== agentId) {
+    throw new HubError('not_found', `No request ${requestId} of yours.`, 'Use a request_id that request_human returned to you.');
+  }
+  return r;
+}
+
+function agentResult(hub: Hub, r: RequestRow) {
+  const v = requestView(hub, r);
+  const out: Record<string, unknown> = {
+    request_id: v.request_id,
+    conv_id: v.conv_id,
+    msg_id: v.msg_id,
+    kind: v.kind,
+    title: v.title,
+    state: v.state,
+    outcome: v.outcome,
+    assignees: v.assignees.map((a) => a.name),
+    created_at: v.created_at,
+    expires_at: v.expires_at,
+  };
+  if (v.options) out.options = v.options;
+  if (v.decided_at != null) out.decided_at = v.decided_at;
+  if (v.decided_by) out.decided_by = v.decided_by.name;
+  if (v.state === 'pending') out.next_step = 'Still pending: call get_request again with wait_secs, or cancel_request to withdraw it.';
+  return out;
+}
+
+/** get_request: state and outcome; with wait_secs, waits (no polling) until decided, expired, cancelled or the wait ends. */
+export async function getRequest(hub: Hub, agentId: string, input: { request_id: string; wait_secs?: number }, caller: Caller = {}) {
+  expireDueRequests(hub);
+  let r = requireOwnRequest(hub, agentId, input.request_id);
+  const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.maxWaitSecs) * 1000;
+  if (r.state === 'pending' && waitMs > 0) {
+    if (hub.bus.waitingCount(agentId) >= LIMITS.maxWaitsPerAgent) {
+      throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
+    }
+    const deadline = performance.now() + waitMs;
+    while (r.state === 'pending') {
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) break;
+      // Never sleep past the expiry: the request must come back expired on time.
+      const ms = Math.max(1, Math.min(remaining, r.expires_at - hub.now() + 1));
+      const why = await waitUnderKey(hub, agentId, ms, caller); // ends at once when the key stops working (hub/identity/key-waits.ts)
+      expireDueRequests(hub);
+      r = requireRequest(hub, r.id);
+      if (why === 'aborted') break;
+      // Woken for another reason (a message, a card response) while still pending: keep waiting.
+    }
+  }
+  return agentResult(hub, r);
+}
+
+/** cancel_request: only the requester, only while pending. */
+export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
+  expireDueRequests(hub);
+  return hub.write(() => {
+    const r = requireOwnRequest(hub, agentId, requestId);
+    requireStillPending(hub, r, 'cancel');
+    const at = hub.now();
+    if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: null, at, by: agentId })) {
+      throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Read it with get_request.');
+    }
+    const conv = conversationById(hub.db, r.conv_id)!;
+    hub.emit(r.conv_id, 'request.cancelled', agentId, {
+      msgId: r.msg_id,
+      data: { request_id: r.id, state: 'cancelled' },
+      wake: wakeable(hub, conv, agentId, JSON.parse(r.assignees) as string[]),
+    });
+    expiries.get(hub)?.armSoon();
+    return agentResult(hub, requestById(hub.db, r.id)!);
+  });
+}
+
+function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide'): void {
+  if (r.state === 'pending' && r.expires_at > hub.now()) return;
+  if (r.state === 'pending' || r.state === 'expired') {
+    throw new HubError('expired', `Request ${r.id} expired at ${new Date(r.expires_at).toISOString()}; it can no longer be ${what === 'cancel' ? 'cancelled' : 'decided'}.`,
+      what === 'cancel' ? 'Nothing to cancel.' : 'The requester has been told it expired; it may ask again.');
+  }
+  if (r.state === 'cancelled') {
+    throw new HubError('conflict', `Request ${r.id} was cancelled by its requester.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide.');
+  }
+  const by = r.decided_by ? ` by ${hub.ref(r.decided_by).name}` : '';
+  throw new HubError('conflict', `Request ${r.id} was already decided${by}: ${r.state}.`, what === 'cancel' ? 'It can no longer be cancelled; read the outcome with get_request.' : 'A request is decided once.', { state: r.state });
+}
+
+// ---- the owner's side ---------------------------------------------------------------------------
+
+function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
+  const allowed = ALLOWED_DECISIONS[r.kind];
+  if (!allowed.includes(input.decision)) {
+    throw new HubError('invalid_argument', `decision: a request of kind ${r.kind} takes ${allowed.join(' or ')}, not ${JSON.stringify(input.decision)}.`, `Decide with ${allowed.join(' or ')}.`);
+  }
+  const outcome: RequestOutcome = { decision: input.decision };
+  if (input.comment !== undefined && input.comment !== null) {
+    if (typeof input.comment !== 'string') throw new HubError('invalid_argument', 'comment: must be text.', 'Send the comment as a string.');
+    if (input.comment.length > LIMITS.maxTextChars) throw new HubError('too_large', `comment is over ${LIMITS.maxTextChars} characters.`, 'Shorten the comment.');
+    if (input.comment.trim()) outcome.comment = input.comment;
+  }
+  const given = (v: unknown) => v !== undefined && v !== null;
+  if (input.decision === 'answer') {
+    if (typeof input.answer !== 'string' || !input.answer.trim()) {
+      throw new HubError('invalid_argument', 'answer: the answer text is required to answer this request.', 'Type an answer, or reject the request.');
+    }
+    if (input.answer.length > LIMITS.maxTextChars) throw new HubError('too_large', `answer is over ${LIMITS.maxTextChars} characters.`, 'Shorten the answer.');
+    outcome.answer = input.answer;
+  } else if (given(input.answer)) {
+    throw new HubError('invalid_argument', `answer: only decision=answer takes an answer (this is decision=${input.decision}).`, 'Leave answer out.');
+  }
+  if (input.decision === 'choose') {
+    const options = JSON.parse(r.options ?? '[]') as string[];
+    // The owner was shown the options through visibleText: the option as stored is the choice.
+    const choice = typeof input.choice === 'string' ? matchVisible(options, input.choice) : undefined;
+    if (choice === undefined) {
+      throw new HubError('invalid_argument', `choice: must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}.`, 'Choose one of the request\'s options, or reject it.');
+    }
+    outcome.choice = choice;
+  } else if (given(input.choice)) {
+    throw new HubError('invalid_argument', `choice: only decision=choose takes a choice (this is decision=${input.decision}).`, 'Leave choice out.');
+  }
+  return outcome;
+}
+
+/**
+ * The owner (or another assigned person) decides a request. Agents never may. Deciding twice is
+ * a conflict; deciding after expiry is refused with code expired. The decision is the event
+ * request.decided (data: request_id, state, outcome) waking the requester.
+ */
+export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): OwnerRequestView {
+  expireDueRequests(hub);
+  const view = hub.write(() => {
+    const decider = hub.user(deciderId);
+    if (decider.kind !== 'human') {
+      throw new HubError('forbidden', 'An agent can never decide a request; only the people it asks can.', 'Ask the owner to decide it in Perch.');
+    }
+    const r = requireRequest(hub, input.request_id);
+    const assignees = JSON.parse(r.assignees) as string[];
+    if (!assignees.includes(deciderId) && deciderId !== hub.ownerId) {
+      throw new HubError('forbidden', `${decider.name} is not asked to decide request ${r.id}.`, `It is for ${assignees.map((a) => hub.ref(a).name).join(', ')}.`);
+    }
+    requireStillPending(hub, r, 'decide');
+    const outcome = validateDecision(r, input);
+    const state = DECIDED_STATE[input.decision];
+    const at = hub.now();
+    if (!finishRequest(hub.db, r.id, { state, outcome: JSON.stringify(outcome), at, by: deciderId })) {
+      throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Reload it: somebody decided it first.');
+    }
+    hub.emit(r.conv_id, 'request.decided', deciderId, {
+      msgId: r.msg_id,
+      data: { request_id: r.id, state, outcome },
+      wake: requesterWake(hub, r),
+    });
+    return ownerView(hub, requestById(hub.db, r.id)!);
+  });
+  expiries.get(hub)?.armSoon();
+  return view;
+}
+
+/** One request as the owner sees it (with its context). */
+export function getRequestForOwner(hub: Hub, requestId: string): OwnerRequestView {
+  expireDueRequests(hub);
+  return ownerView(hub, requireRequest(hub, requestId));
+}
+
+/** The owner's Approvals inbox: pending first (soonest to expire first), with conversation title, requester and expiry. */
+export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: number } = {}): OwnerRequestView[] {
+  if (opts.state !== undefined && !REQUEST_STATES.includes(opts.state)) {
+    throw new HubError('invalid_argument', `state: must be one of ${REQUEST_STATES.join(', ')}.`, 'Leave state out to list all requests.');
+  }
+  expireDueRequests(hub);
+  const limit = Math.max(1, Math.min(opts.limit ?? 200, 1000));
+  return listRequestRows(hub.db, { state: opts.state, limit }).map((row) => ownerView(hub, row, row.conv_title));
+}
+
+// ---- agent tools ------------------------------------------------------------------------------
+
+export const requestTools = {
+  request_human: {
+    run: ({ hub, agentId }, a) =>
+      createRequest(hub, agentId, {
+        conv_id: a.conv_id, kind: a.kind, title: a.title, options: a.options, context: a.context, assignees: a.assignees, ttl_secs: a.ttl_secs,
+      }),
+  },
+  get_request: {
+    run: (ctx, a) => getRequest(ctx.hub, ctx.agentId, a, ctx),
+  },
+  cancel_request: {
+    run: ({ hub, agentId }, a) => cancelRequest(hub, agentId, a.request_id),
+  },
+} satisfies ToolHandlers<'request_human' | 'get_request' | 'cancel_request'>;

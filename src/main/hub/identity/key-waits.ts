@@ -1,0 +1,104 @@
+// Waits under a key: a waiting call (get_updates or get_request with wait_secs) lasts only as long as the key it
+// came with works. Revoking the agent or the scoped key, rotating the agent's key, or the key reaching its
+// expires_at ends the wait at once with `unauthorized` (the MCP door answers it like a bad key: 401); a wait
+// also asks about its key again before it reads. A key may be revoked by another process on the same file (the
+// CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
+import type { Hub } from '../core/hub';
+import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
+import { HubError } from '../../../shared/errors';
+import { outsideVersion } from '../core/outside-writes';
+
+/** Who makes a call, as the handlers that wait need to know it. */
+export interface Caller {
+  /** Fires when the caller went away (its connection closed). */
+  signal?: AbortSignal;
+  /** The caller's key: its scopes and expiry (hub/identity/agent-keys.ts); absent means the agent's own key. */
+  key?: KeyAuth;
+  /** Asks whether the caller's key still works (hub/identity/agent-keys.ts keyStanding); absent: nothing to ask. */
+  standing?: () => KeyStanding;
+}
+
+interface KeyWait {
+  userId: string;
+  standing: () => KeyStanding;
+  end: () => void;
+}
+
+const live = new WeakMap<Hub, Set<KeyWait>>();
+
+function waitsOf(hub: Hub): Set<KeyWait> {
+  let set = live.get(hub);
+  if (!set) live.set(hub, (set = new Set()));
+  return set;
+}
+
+/** Throws unauthorized when the caller's key no longer works. */
+export function requireKeyStanding(caller: Caller): void {
+  const standing = caller.standing?.() ?? 'ok';
+  if (standing === 'ok') return;
+  throw new HubError(
+    'unauthorized',
+    standing === 'expired' ? 'Unauthorized: this agent key has expired.' : 'Unauthorized: the agent key is wrong or was revoked.',
+    'Stop using this key; ask your owner for a new one.',
+    { key: standing },
+  );
+}
+
+/**
+ * hub.bus.wait for a caller with a key: never past the key's expiry, ended as soon as the key stops working,
+ * and the key asked about again at the end. Throws unauthorized then; 'aborted' when the caller went away.
+ */
+export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller: Caller): Promise<'woken' | 'timeout' | 'aborted'> {
+  const { signal, standing } = caller;
+  if (!standing) return hub.bus.wait(userId, ms, signal);
+  requireKeyStanding(caller);
+  const expiresAt = caller.key?.expires_at;
+  if (expiresAt != null) ms = Math.max(1, Math.min(ms, expiresAt - hub.now() + 1));
+  const ended = new AbortController();
+  const wait: KeyWait = { userId, standing, end: () => ended.abort() };
+  const set = waitsOf(hub);
+  set.add(wait);
+  let why: 'woken' | 'timeout' | 'aborted';
+  try {
+    why = await hub.bus.wait(userId, ms, signal ? AbortSignal.any([signal, ended.signal]) : ended.signal);
+  } finally {
+    set.delete(wait);
+  }
+  if (signal?.aborted) return 'aborted';
+  outsideVersion(hub, { now: true }); // a revocation another process committed this very turn counts too
+  requireKeyStanding(caller);
+  return why === 'aborted' ? 'woken' : why; // ended for a key that still works: nothing lost, the caller reads again
+}
+
+/** Ends the waits (of one agent, or all) whose key stopped working. Call after a key change was committed. */
+export function endRevokedWaits(hub: Hub, userId?: string): void {
+  const set = live.get(hub);
+  if (!set?.size) return;
+  for (const w of [...set]) {
+    if (userId !== undefined && w.userId !== userId) continue;
+    let standing: KeyStanding;
+    try { standing = w.standing(); } catch { continue; }
+    if (standing !== 'ok') w.end();
+  }
+}
+
+/**
+ * Watches for keys revoked by another process (`perch agent revoke`, `perch agent rotate-key`,
+ * `perch agent key revoke` while the hub runs): while any call waits under a key, a cheap check of PRAGMA
+ * data_version a few times a second; a change asks every waiting call about its key. Started by the running
+ * hub (app.ts); stops when it closes.
+ */
+export function startKeyWatch(hub: Hub): void {
+  let seen = -1;
+  const timer = setInterval(() => {
+    try {
+      if (!hub.db.open || !live.get(hub)?.size) return;
+      const version = outsideVersion(hub);
+      if (version === seen) return;
+      seen = version;
+      endRevokedWaits(hub);
+    } catch { /* the next tick tries again */ }
+  }, 250);
+  timer.unref();
+  hub.onClose(() => clearInterval(timer));
+}

@@ -1,0 +1,21 @@
+// What a tool's handler is: the call's context (the hub, the agent, how it called) and the handler's two steps.
+// Each feature module exports its handlers typed with these; hub/tools/tools.ts joins them into the tool map and
+// hub/tools/agent-tools.ts runs them (idempotent retries). Kept apart so that features never import the runner.
+import type { Hub } from '../core/hub';
+import type { Caller } from './key-waits';
+import type { ToolArgs, ToolName } from '../../../shared/catalog';
+
+/** One call of a tool: the hub, the agent, and how it called (signal, key: hub/identity/key-waits.ts). */
+export interface AgentCtx extends Caller {
+  hub: Hub;
+  agentId: string;
+}
+
+/** A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction. */
+export interface ToolHandler<N extends ToolName = ToolName, P = unknown> {
+  prepare?: (ctx: AgentCtx, args: ToolArgs<N>) => Promise<P>;
+  run: (ctx: AgentCtx, args: ToolArgs<N>, prepared: P) => unknown;
+}
+
+/** The handlers of some tools, keyed by tool name: each feature module exports one such map (hub/tools/tools.ts joins them). */
+export type ToolHandlers<K extends ToolName = ToolName> = { [N in K]: ToolHandler<N, any> };

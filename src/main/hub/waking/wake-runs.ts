@@ -1,0 +1,531 @@
+// Wake runs, the policy: when an event wakes an agent and no get_updates of it is waiting, start ONE run
+// of the wake action the owner configured (docs/design.md, "What always holds" 3). Wakes during a
+// run are coalesced; when it ends and waking events are still unconfirmed it runs again after a backoff
+// (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
+// the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
+// (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
+import { isPaused, recordUsage } from '../control/control';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Hub } from '../core/hub';
+import { newTimeOrderedId } from '../core/hub';
+import { HubError } from '../../../shared/errors';
+import { findAgent } from '../identity/identities';
+import { issueRunKey } from '../identity/run-keys';
+import { cursorOf } from '../../store/events';
+import { OutsideMemo } from '../core/outside-writes';
+import {
+  deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, pruneWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
+  unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
+} from '../../store/wake';
+import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeState, type WakeSummary } from '../../../shared/wake';
+
+// ---- the launcher's interface (implemented by src/main/wake/runner.ts) ----------------------------
+
+export interface WakeLaunch {
+  runId: string;
+  agent: { id: string; name: string };
+  action: WakeAction;
+  /** webhook: the secret signing the POST. */
+  webhookSecret: string | null;
+  /** command: the run's own key (for the environment and the MCP config file only). */
+  key: string | null;
+  mcpUrl: string;
+  why: WakeSummary;
+}
+
+export interface WakeEnd {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why it could not start or did not succeed (e.g. spawn error, webhook answer). */
+  error?: string;
+  usage?: WakeRunView['usage'];
+}
+
+export interface WakeObserver {
+  /** The process is running (its pid), or the webhook POST went out (null). */
+  running(pid: number | null): void;
+  /** Called once, when the run is over (the process and its group exited, or the webhook gave up). */
+  ended(end: WakeEnd): void;
+}
+
+export interface WakeHandle {
+  /** Where the run's output is captured (0600, size-capped). */
+  logFile: string | null;
+  /** SIGTERM to the whole process group now, SIGKILL after the grace; for a webhook, no more retries. */
+  stop(): void;
+}
+
+export interface WakeLauncher {
+  launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle;
+  /** The last maxBytes of a run's captured output. */
+  readLog(logFile: string, maxBytes: number): string;
+  /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
+  drain?(graceMs: number): Promise<void>;
+  /** Deletes the captured output of runs that were dropped from the history (only files of its own logs folder). */
+  removeLogs?(logFiles: string[]): void;
+}
+
+/** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
+export const WAKE_RUNS_KEPT = 200;
+
+export interface WakeOptions {
+  /** Runs kept per agent (default WAKE_RUNS_KEPT). */
+  keepRuns?: number;
+  backoffMs?: number;
+  backoffMaxMs?: number;
+  maxFailures?: number;
+}
+
+// ---- the seam for owner control -------------------------------------------------------------
+
+/** Whether Perch may start a run of this agent now; otherwise why not. */
+export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; why: string } {
+  hub.forgetUser(agentId);
+  const u = hub.user(agentId);
+  if (u.kind !== 'agent') return { ok: false, why: 'not an agent' };
+  if (u.revoked_at != null) return { ok: false, why: 'the agent is revoked' };
+  // owner control: paused agents are never started (a spend cap reached pauses the agent too, reason budget).
+  const pause = isPaused(hub, agentId);
+  if (pause.paused) return { ok: false, why: `the agent is paused${pause.reason ? ` (${pause.reason})` : ''}` };
+  return { ok: true };
+}
+
+/**
+ * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
+ * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
+ */
+const armedAgents = new OutsideMemo<Set<string>>();
+
+/** data_version is read at most once per event-loop turn (hub/core/outside-writes.ts), however many agents one commit wakes. */
+function hasWakeAction(hub: Hub, agentId: string): boolean {
+  return armedAgents.get(hub, '', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
+}
+
+// ---- the policy ---------------------------------------------------------------------------
+
+interface LiveRun {
+  id: string;
+  handle: WakeHandle;
+  confirmedAtStart: number;
+  timer: NodeJS.Timeout;
+  endedBy?: 'timeout' | 'owner' | 'shutdown';
+  revokeKey: () => void;
+}
+
+interface AgentState {
+  run?: LiveRun;
+  retry?: NodeJS.Timeout;
+  backoffMs: number;
+}
+
+const clock = () => performance.timeOrigin + performance.now();
+const policies = new WeakMap<Hub, WakeRuns>();
+
+/** The wake runs of a running hub (undefined where none were started, e.g. in the CLI). */
+export function wakeRunsOf(hub: Hub): WakeRuns | undefined {
+  return policies.get(hub);
+}
+
+export class WakeRuns {
+  private agents = new Map<string, AgentState>();
+  private closed = false;
+  private readonly backoffMs: number;
+  private readonly keepRuns: number;
+  private readonly backoffMaxMs: number;
+  private readonly maxFailures: number;
+
+  constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher, opts: WakeOptions = {}) {
+    this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
+    this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
+    this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
+    this.maxFailures = opts.maxFailures ?? WAKE_DEFAULTS.maxFailures;
+    policies.set(hub, this);
+    // Runs a previous hub left marked running (it crashed) were interrupted.
+    hub.write(() => interruptLeftoverRuns(hub.db, Date.now()));
+    hub.bus.onUnheard = (userId) => this.unheard(userId);
+    hub.onClose(() => this.close());
+  }
+
+  /** A wake no waiting call heard (called right after the commit that made it). */
+  private unheard(agentId: string): void {
+    if (this.closed || agentId === this.hub.ownerId) return;
+    const wokenAt = clock();
+    const st = this.agents.get(agentId);
+    if (st?.run || st?.retry) return; // coalesced: the running run, or the retry, reads it
+    queueMicrotask(() => {
+      try {
+        this.tryStart(agentId, wokenAt);
+      } catch (err) {
+        process.stderr.write(`perch: wake run of ${agentId} could not start: ${(err as Error).message}\n`);
+      }
+    });
+  }
+
+  private state(agentId: string): AgentState {
+    let st = this.agents.get(agentId);
+    if (!st) this.agents.set(agentId, (st = { backoffMs: this.backoffMs }));
+    return st;
+  }
+
+  private tryStart(agentId: string, wokenAt: number): void {
+    if (this.closed) return;
+    const st = this.state(agentId);
+    if (st.run || st.retry) return;
+    if (!hasWakeAction(this.hub, agentId)) return; // most agents have none: their wakes cost no query
+    const row = wakeActionOf(this.hub.db, agentId);
+    if (!row || !row.enabled) return;
+    if (this.hub.bus.isWaiting(agentId)) return; // it is listening after all
+    if (!mayWake(this.hub, agentId).ok) return;
+    const action = JSON.parse(row.action) as WakeAction;
+    const now = Date.now();
+    const recent = runsStartedSince(this.hub.db, agentId, now - 3_600_000);
+    if (recent.length >= action.max_runs_per_hour) {
+      // Over the cap: try again when the oldest run of the last hour leaves the window.
+      this.schedule(agentId, Math.max(1000, recent[0]! + 3_600_000 - now));
+      return;
+    }
+    const confirmed = cursorOf(this.hub.db, agentId).confirmed_gid;
+    const pending = unconfirmedWakes(this.hub.db, agentId, confirmed, 21);
+    if (pending.length === 0) return; // already read by the agent
+    const why: WakeSummary = {
+      count: pending.length,
+      reasons: pending.slice(0, 5).map((e) => ({ type: e.type, conv_id: e.conv_id, seq: e.seq, gid: e.gid, by: e.actor_id ? this.nameOf(e.actor_id) : null })),
+    };
+    const agent = this.hub.user(agentId);
+    const runId = newTimeOrderedId('run');
+    const startedAt = clock();
+    const timeoutMs = action.timeout_secs * 1000;
+    const isCommand = action.kind === 'command';
+    const issued = isCommand
+      ? issueRunKey(this.hub, agentId, runId, Date.now() + timeoutMs + WAKE_DEFAULTS.keyGraceMs, () => this.firstCall(runId))
+      : undefined;
+    const runRow: WakeRunRow = {
+      id: runId, agent_id: agentId, kind: action.kind, status: 'running', woken_at: wokenAt, started_at: startedAt, running_at: null,
+      first_call_at: null, ended_at: null, exit_code: null, signal: null, error: null, why: JSON.stringify(why), usage: null, pid: null, log_file: null,
+    };
+    const dropped = this.hub.write(() => {
+      insertWakeRun(this.hub.db, runRow);
+      return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
+    });
+    if (dropped.length) this.launcher.removeLogs?.(dropped);
+    const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined) };
+    st.run = live;
+    let ended = false;
+    live.timer = setTimeout(() => {
+      live.endedBy ??= 'timeout';
+      live.handle.stop();
+    }, timeoutMs);
+    try {
+      live.handle = this.launcher.launch(
+        { runId, agent: { id: agentId, name: agent.name }, action, webhookSecret: row.webhook_secret, key: issued?.key ?? null, mcpUrl: `${this.hub.baseUrl}/mcp`, why },
+        {
+          running: (pid) => {
+            if (this.closed || ended) return;
+            this.update(runId, { running_at: clock(), pid });
+          },
+          ended: (end) => {
+            if (ended) return;
+            ended = true;
+            this.ended(agentId, live, end);
+          },
+        },
+      );
+    } catch (err) {
+      ended = true;
+      live.handle = { logFile: null, stop: () => undefined };
+      this.ended(agentId, live, { exitCode: null, signal: null, error: `could not start: ${(err as Error).message}` });
+      return;
+    }
+    if (!ended && live.handle.logFile) this.update(runId, { log_file: live.handle.logFile });
+  }
+
+  private nameOf(id: string): string {
+    try { return this.hub.user(id).name; } catch { return id; }
+  }
+
+  private firstCall(runId: string): void {
+    if (!this.closed) this.update(runId, { first_call_at: clock() });
+  }
+
+  private update(runId: string, patch: Partial<WakeRunRow>): void {
+    try {
+      this.hub.write(() => updateWakeRun(this.hub.db, runId, patch));
+    } catch (err) {
+      process.stderr.write(`perch: wake run ${runId} not recorded: ${(err as Error).message}\n`);
+      return;
+    }
+    this.publish(runId);
+  }
+
+  private publish(runId: string): void {
+    if (!this.hub.bus.hasSubscribers()) return;
+    const row = wakeRunById(this.hub.db, runId);
+    if (row) this.hub.bus.publish({ kind: 'hub', value: { wake_run: runView(this.hub, row) } });
+  }
+
+  private ended(agentId: string, live: LiveRun, end: WakeEnd): void {
+    clearTimeout(live.timer);
+    live.revokeKey();
+    const st = this.state(agentId);
+    if (st.run === live) st.run = undefined;
+    if (this.closed) return; // recorded as interrupted when the hub closed
+    const status: WakeRunStatus =
+      live.endedBy === 'timeout' ? 'timed_out'
+      : live.endedBy === 'owner' ? 'stopped'
+      : live.endedBy === 'shutdown' ? 'interrupted'
+      : end.exitCode === 0 && !end.error ? 'succeeded' : 'failed';
+    const error = end.error ?? (status === 'timed_out' ? 'It ran past its timeout and was stopped.' : status === 'stopped' ? 'Stopped by the owner.' : status === 'failed' ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.` : null);
+    this.update(live.id, { status, ended_at: clock(), exit_code: end.exitCode, signal: end.signal, error, usage: end.usage ? JSON.stringify(end.usage) : null });
+    if (end.usage) countRunUsage(this.hub, agentId, end.usage);
+
+    const row = wakeActionOf(this.hub.db, agentId);
+    if (!row) return;
+    const confirmedNow = cursorOf(this.hub.db, agentId).confirmed_gid;
+    const confirmedSomething = confirmedNow > live.confirmedAtStart;
+    if ((status === 'failed' || status === 'timed_out') && !confirmedSomething) {
+      const failures = row.consecutive_failures + 1;
+      const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
+      armedAgents.changing(this.hub, () => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
+      if (off) {
+        this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
+        process.stderr.write(`perch: ${off.reason}\n`);
+        return;
+      }
+    } else if (status === 'succeeded' || confirmedSomething) {
+      if (row.consecutive_failures) this.hub.write(() => setWakeFailures(this.hub.db, agentId, 0, null, Date.now()));
+    }
+    if (!row.enabled || status === 'stopped') return;
+    // Waking events still unconfirmed: run again after the backoff (doubling while it keeps happening).
+    if (unconfirmedWakes(this.hub.db, agentId, confirmedNow, 1).length) {
+      const delay = st.backoffMs;
+      st.backoffMs = Math.min(st.backoffMs * 2, this.backoffMaxMs);
+      this.schedule(agentId, delay);
+    } else {
+      st.backoffMs = this.backoffMs;
+    }
+  }
+
+  private schedule(agentId: string, ms: number): void {
+    const st = this.state(agentId);
+    if (st.retry || this.closed) return;
+    st.retry = setTimeout(() => {
+      st.retry = undefined;
+      try {
+        this.tryStart(agentId, clock());
+      } catch (err) {
+        process.stderr.write(`perch: wake run of ${agentId} could not start: ${(err as Error).message}\n`);
+      }
+    }, ms);
+    st.retry.unref();
+  }
+
+  /** The owner stops the agent's running run (SIGTERM, then SIGKILL of its group after the grace). */
+  stop(agentId: string): { stopped: boolean; run_id: string | null } {
+    const st = this.agents.get(agentId);
+    if (st?.retry) {
+      clearTimeout(st.retry);
+      st.retry = undefined;
+    }
+    const run = st?.run;
+    if (!run) return { stopped: false, run_id: null };
+    run.endedBy ??= 'owner';
+    run.handle.stop();
+    return { stopped: true, run_id: run.id };
+  }
+
+  runningRunId(agentId: string): string | null {
+    return this.agents.get(agentId)?.run?.id ?? null;
+  }
+
+  readLog(logFile: string, maxBytes: number): string {
+    return this.launcher.readLog(logFile, maxBytes);
+  }
+
+  /**
+   * Hub shutdown (app.ts, before the hub closes): every running process gets SIGTERM and its run is
+   * recorded as interrupted; what has not ended after graceMs is killed with its process group, so no run
+   * outlives the hub.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.close();
+    await this.launcher.drain?.(graceMs);
+  }
+
+  /** Every running process gets SIGTERM and its run is recorded as interrupted (also when the hub closes). */
+  private close(): void {
+    if (this.closed) return;
+    const live: LiveRun[] = [];
+    for (const st of this.agents.values()) {
+      if (st.retry) clearTimeout(st.retry);
+      if (st.run) live.push(st.run);
+    }
+    const at = clock();
+    for (const run of live) {
+      run.endedBy = 'shutdown';
+      clearTimeout(run.timer);
+      run.revokeKey();
+      try {
+        this.hub.write(() => updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' }));
+      } catch { /* closing anyway */ }
+      try { run.handle.stop(); } catch { /* gone */ }
+    }
+    this.closed = true;
+    if (this.hub.bus.onUnheard) this.hub.bus.onUnheard = undefined;
+    policies.delete(this.hub);
+  }
+}
+
+// ---- the owner's side: configure, list, stop, read the log ----------------------------------------
+
+export interface WakeSetInput {
+  agent: string;
+  off?: boolean;
+  argv?: string[];
+  shell?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  timeout_secs?: number;
+  max_runs_per_hour?: number;
+  webhook?: string;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+function bad(message: string, next: string): never {
+  throw new HubError('invalid_argument', message, next);
+}
+
+/** The action described by the owner's input, checked; a bad one is refused and nothing changes. */
+export function parseWakeAction(input: WakeSetInput): WakeAction {
+  const ways = [input.argv !== undefined, input.shell !== undefined, input.webhook !== undefined].filter(Boolean).length;
+  if (ways !== 1) bad('Give exactly one of argv (a command without a shell), shell (a shell string) or webhook (a loopback URL).', 'e.g. perch agent wake NAME -- claude -p "…", or --shell \'…\', or --webhook http://127.0.0.1:PORT/hook');
+  const timeout = input.timeout_secs ?? WAKE_DEFAULTS.timeoutSecs;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) bad(`timeout_secs must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(input.timeout_secs)}.`, 'The default is 900 (15 minutes).');
+  const cap = input.max_runs_per_hour ?? WAKE_DEFAULTS.maxRunsPerHour;
+  if (!Number.isInteger(cap) || cap < 1 || cap > 600) bad(`max_runs_per_hour must be a whole number from 1 to 600, not ${JSON.stringify(input.max_runs_per_hour)}.`, 'The default is 6.');
+  if (input.webhook !== undefined) {
+    let url: URL;
+    try { url = new URL(input.webhook); } catch { bad(`webhook ${JSON.stringify(input.webhook)} is not a URL.`, 'Give a loopback URL such as http://127.0.0.1:8080/perch.'); }
+    if (!/^https?:$/.test(url.protocol) || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.username || url.password) {
+      bad(`webhook must be an http(s) URL on this machine (127.0.0.1, localhost or [::1]), not ${JSON.stringify(input.webhook)}.`, 'Wake actions never reach other machines; run the receiver locally.');
+    }
+    if (input.cwd !== undefined || input.env !== undefined) bad('cwd and env are for commands, not webhooks.', 'Leave them out with --webhook.');
+    return { kind: 'webhook', url: url.href, timeout_secs: timeout, max_runs_per_hour: cap };
+  }
+  if (input.argv !== undefined && (input.argv.length === 0 || input.argv.some((a) => typeof a !== 'string' || a.length === 0 || a.includes('\0')))) {
+    bad('argv must be a non-empty list of non-empty strings: the program, then its arguments.', 'e.g. perch agent wake NAME -- node agent.mjs');
+  }
+  if (input.shell !== undefined && (input.shell.trim() === '' || input.shell.includes('\0'))) bad('shell must be a non-empty command string.', "e.g. perch agent wake NAME --shell 'claude -p \"…\"'");
+  if (input.cwd !== undefined && (!input.cwd || !/^([/\\]|[A-Za-z]:[/\\])/.test(input.cwd))) bad(`cwd must be an absolute path, not ${JSON.stringify(input.cwd)}.`, 'e.g. --cwd /home/me/project');
+  if (input.cwd && !isDirectory(input.cwd)) bad(`cwd ${JSON.stringify(input.cwd)} is not a folder on this computer.`, 'Create it first, or give the folder the agent works in.');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.env ?? {})) {
+    if (!ENV_NAME.test(k)) bad(`Environment variable name ${JSON.stringify(k)} is not valid.`, 'Use letters, digits and _, not starting with a digit.');
+    if (k.toUpperCase().startsWith('PERCH_')) bad(`${k}: PERCH_* variables are set by Perch for each run.`, 'Pick another name.');
+    if (typeof v !== 'string' || v.includes('\0')) bad(`The value of ${k} must be a string.`, 'e.g. --env MODEL=opus');
+    env[k] = v;
+  }
+  return {
+    kind: 'command',
+    ...(input.argv ? { argv: [...input.argv] } : { shell: input.shell! }),
+    ...(input.cwd ? { cwd: input.cwd } : {}),
+    ...(Object.keys(env).length ? { env } : {}),
+    timeout_secs: timeout,
+    max_runs_per_hour: cap,
+  };
+}
+
+/** Sets (or with off: removes) an agent's wake action. Setting it again switches it back on. */
+export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
+  const agent = findAgent(hub, input.agent);
+  if (input.off) {
+    if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour].some((v) => v !== undefined)) {
+      bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
+    }
+    armedAgents.changing(hub, () => hub.write(() => deleteWakeAction(hub.db, agent.id)));
+    return wakeState(hub, agent.id);
+  }
+  const action = parseWakeAction(input);
+  armedAgents.changing(hub, () => hub.write(() => {
+    const prev = wakeActionOf(hub.db, agent.id);
+    const secret = action.kind === 'webhook' ? (prev?.webhook_secret ?? crypto.randomBytes(32).toString('base64url')) : null;
+    putWakeAction(hub.db, { agent_id: agent.id, action: JSON.stringify(action), enabled: 1, off_reason: null, consecutive_failures: 0, webhook_secret: secret, updated_at: Date.now() });
+  }));
+  return wakeState(hub, agent.id);
+}
+
+export function wakeState(hub: Hub, nameOrId: string): WakeState {
+  const agent = findAgent(hub, nameOrId);
+  const row: WakeActionRow | undefined = wakeActionOf(hub.db, agent.id);
+  const runningId = wakeRunsOf(hub)?.runningRunId(agent.id) ?? null;
+  const running = runningId ? wakeRunById(hub.db, runningId) : undefined;
+  return {
+    agent: { id: agent.id, name: agent.name },
+    action: row ? (JSON.parse(row.action) as WakeAction) : null,
+    enabled: !!row?.enabled,
+    off_reason: row?.off_reason ?? null,
+    consecutive_failures: row?.consecutive_failures ?? 0,
+    webhook_secret: row?.webhook_secret ?? null,
+    running: running ? runView(hub, running) : null,
+    runs_last_hour: runsStartedSince(hub.db, agent.id, Date.now() - 3_600_000).length,
+  };
+}
+
+export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
+  let name = r.agent_id;
+  try { name = hub.user(r.agent_id).name; } catch { /* gone */ }
+  const end = r.ended_at;
+  return {
+    id: r.id, agent_id: r.agent_id, agent_name: name, kind: r.kind as WakeRunView['kind'], status: r.status as WakeRunStatus,
+    woken_at: r.woken_at, started_at: r.started_at, running_at: r.running_at, first_call_at: r.first_call_at, ended_at: end,
+    duration_ms: end != null ? Math.round(end - r.started_at) : null, exit_code: r.exit_code, signal: r.signal, error: r.error,
+    why: JSON.parse(r.why) as WakeSummary, usage: r.usage ? JSON.parse(r.usage) : null, pid: r.pid,
+  };
+}
+
+export function listRuns(hub: Hub, input: { agent?: string; limit?: number }): WakeRunView[] {
+  const agentId = input.agent ? findAgent(hub, input.agent).id : null;
+  return listWakeRuns(hub.db, agentId, Math.min(input.limit ?? 50, 500)).map((r) => runView(hub, r));
+}
+
+function runningHubRuns(hub: Hub): WakeRuns {
+  const w = wakeRunsOf(hub);
+  if (!w) throw new HubError('conflict', 'Wake runs are handled by the running hub only.', 'Use `perch owner` or the app while `perch serve` runs.');
+  return w;
+}
+
+export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null } {
+  const agent = findAgent(hub, nameOrId);
+  return { agent: agent.id, ...runningHubRuns(hub).stop(agent.id) };
+}
+
+/** A run and the newest part of its captured output (max_bytes, default 8 KiB). */
+export function runLog(hub: Hub, runId: string, maxBytes = 8192): { run: WakeRunView; tail: string } {
+  const row = wakeRunById(hub.db, runId);
+  if (!row) throw new HubError('not_found', `No wake run ${runId}.`, 'List runs with wake.runs.');
+  const tail = row.log_file ? runningHubRuns(hub).readLog(row.log_file, Math.min(Math.max(maxBytes, 1), 256 * 1024)) : '';
+  return { run: runView(hub, row), tail };
+}
+
+/**
+ * A run's usage, as Claude Code's JSON result reports it (total_cost_usd, usage.input_tokens/output_tokens),
+ * is counted for the agent like usage it reports itself (hub/control/control.ts): a daily cap it reaches pauses it.
+ */
+function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  const usage = { input_tokens: Math.round(num(u.usage?.input_tokens)), output_tokens: Math.round(num(u.usage?.output_tokens)), cost_usd: num(u.total_cost_usd) };
+  try {
+    recordUsage(hub, agentId, { usage });
+  } catch (err) {
+    process.stderr.write(`perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
