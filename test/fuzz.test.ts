@@ -18,6 +18,7 @@ import { OWNER_ACTIONS } from '../src/shared/owner-api';
 import { addAgent, connect, ownerOk, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { pairDeviceOnFile } from './push-endpoint';
 import { buildRequest, rawExchange, type RawAnswer } from './raw-http';
+import { Rng } from './rng';
 
 const FIXED_SEED = 20260728;
 const RANDOM_SEED = process.env.PERCH_FUZZ_SEED ? Number(process.env.PERCH_FUZZ_SEED) >>> 0 : crypto.randomInt(2 ** 31);
@@ -27,31 +28,6 @@ const CONCURRENCY = 16;
 const PER_REQUEST_TIMEOUT_MS = 12_000;
 /** The hub under fuzz cuts off requests it is still reading after these (short, so lies resolve fast). */
 const HUB_ENV = { PERCH_HEADERS_TIMEOUT_MS: '1500', PERCH_REQUEST_TIMEOUT_MS: '2500' };
-
-// ---- a small seeded PRNG (mulberry32) ----------------------------------------------------------
-
-class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
-}
 
 // ---- the world the fuzzer knows (real keys, ids and links) -------------------------------------
 

@@ -12,34 +12,11 @@ import crypto from 'node:crypto';
 import type { Token } from 'marked';
 import { boundMarkdown, countDelimiters as delims, CUT_NOTE, lexBounded, lineDepth, markdownToHtml, markedHtml, markedUnbounded, MD_BUDGET } from '../src/renderer/markdown-core';
 import { LIMITS } from '../src/shared/limits';
+import { Rng } from './rng';
 
 const FIXED_SEED = 20261201;
 const RANDOM_SEED = process.env.PERCH_MD_FUZZ_SEED ? Number(process.env.PERCH_MD_FUZZ_SEED) >>> 0 : crypto.randomInt(2 ** 31);
 const DOCS_PER_SEED = 300;
-
-class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
-  /** A size, small or large (log-uniform up to max). */
-  size(max: number): number {
-    return Math.max(1, Math.floor(Math.exp(this.next() * Math.log(max))));
-  }
-}
 
 const identity = (html: string) => html;
 
