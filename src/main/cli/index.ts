@@ -22,7 +22,8 @@ import { listDevices, normalizePublicUrl, publicUrl, revokeDevice, setPhoneSetti
 import type { DeviceView, PairingStart, PairingView } from '../../shared/devices';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS, NotRestorableError, backupFile, checkPerchDatabase, defaultBackupFile } from '../store/backup';
 import { LATEST_VERSION } from '../store/migrations';
-import { setWakeAction, wakeState } from '../hub/waking/wake-runs';
+import { setWakeAction } from '../hub/waking/wake-action';
+import { wakeState } from '../hub/waking/wake-views';
 import type { WakeState } from '../../shared/wake';
 import { SEARCH_FILE_NAME } from '../store/search-index';
 import { LIMITS } from '../../shared/limits';

@@ -23,7 +23,8 @@ import { decideRequest, listRequests } from '../hub/features/requests';
 import { answerCard } from '../hub/features/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
-import { listRuns, runLog, setWakeAction, stopRun, wakeState } from '../hub/waking/wake-runs';
+import { setWakeAction } from '../hub/waking/wake-action';
+import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
 import { connectionSnippets } from './snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { setFileReader } from './files-door';
@@ -115,7 +116,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
   'held.discard': (hub, a) => discardHeld(hub, a.held_id),
-  // wake runs (hub/waking/wake-runs.ts)
+  // wake runs (hub/waking/wake-action.ts, hub/waking/wake-views.ts)
   'wake.get': (hub, a) => ({ wake: wakeState(hub, a.agent) }),
   'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
   'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),

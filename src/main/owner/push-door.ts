@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
 import { getDevice } from '../hub/phone/devices';
-import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/phone/notify';
+import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/phone/device-push';
 import { isNtfyDevice, verifyActionToken } from '../hub/phone/action-tokens';
 import { RateLimiter } from '../hub/core/rate-limit';
 import type { Hub } from '../hub/core/hub';

@@ -1,5 +1,5 @@
 // Perch's service worker: shows the hub's Web Push notices on a paired phone and runs their buttons.
-// A push is JSON (hub/phone/notify.ts): {type:'notice', tag, title, body, url, actions:[{action, title, token}]} shows a
+// A push is JSON (hub/phone/notice-drafts.ts): {type:'notice', tag, title, body, url, actions:[{action, title, token}]} shows a
 // notification (tag = the request id, so a later one replaces it); {type:'clear', tag} closes that notification
 // (the request was decided elsewhere). Approve / Reject POST the button's single-use token to /api/device/action
 // without opening a window; a plain tap (and iOS, which has no notification actions) opens the request's page.

@@ -4,67 +4,20 @@
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
 // (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
+// The owner's side is beside it: the action (wake-action.ts: the owner's input checked and stored) and the views
+// (wake-views.ts: state, runs, log, stop).
 import { isPaused, recordUsage } from '../control/control';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { findAgent } from '../identity/identities';
 import { issueRunKey } from '../identity/run-keys';
 import { cursorOf } from '../../store/events';
 import { OutsideMemo } from '../core/outside-writes';
 import {
-  deleteWakeAction, enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, listWakeRuns, pruneWakeRuns, putWakeAction, runsStartedSince, setWakeFailures,
-  unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeActionRow, type WakeRunRow,
+  enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
+  unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
 } from '../../store/wake';
-import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeState, type WakeSummary } from '../../../shared/wake';
-
-// ---- the launcher's interface (implemented by src/main/wake/runner.ts) ----------------------------
-
-export interface WakeLaunch {
-  runId: string;
-  agent: { id: string; name: string };
-  action: WakeAction;
-  /** webhook: the secret signing the POST. */
-  webhookSecret: string | null;
-  /** command: the run's own key (for the environment and the MCP config file only). */
-  key: string | null;
-  mcpUrl: string;
-  why: WakeSummary;
-}
-
-export interface WakeEnd {
-  exitCode: number | null;
-  signal: string | null;
-  /** Why it could not start or did not succeed (e.g. spawn error, webhook answer). */
-  error?: string;
-  usage?: WakeRunView['usage'];
-}
-
-export interface WakeObserver {
-  /** The process is running (its pid), or the webhook POST went out (null). */
-  running(pid: number | null): void;
-  /** Called once, when the run is over (the process and its group exited, or the webhook gave up). */
-  ended(end: WakeEnd): void;
-}
-
-export interface WakeHandle {
-  /** Where the run's output is captured (0600, size-capped). */
-  logFile: string | null;
-  /** SIGTERM to the whole process group now, SIGKILL after the grace; for a webhook, no more retries. */
-  stop(): void;
-}
-
-export interface WakeLauncher {
-  launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle;
-  /** The last maxBytes of a run's captured output. */
-  readLog(logFile: string, maxBytes: number): string;
-  /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
-  drain?(graceMs: number): Promise<void>;
-  /** Deletes the captured output of runs that were dropped from the history (only files of its own logs folder). */
-  removeLogs?(logFiles: string[]): void;
-}
+import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/wake';
+import type { WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
 export const WAKE_RUNS_KEPT = 200;
@@ -95,7 +48,7 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
  * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
  * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
  */
-const armedAgents = new OutsideMemo<Set<string>>();
+export const armedAgents = new OutsideMemo<Set<string>>();
 
 /** data_version is read at most once per event-loop turn (hub/core/outside-writes.ts), however many agents one commit wakes. */
 function hasWakeAction(hub: Hub, agentId: string): boolean {
@@ -376,138 +329,6 @@ export class WakeRuns {
   }
 }
 
-// ---- the owner's side: configure, list, stop, read the log ----------------------------------------
-
-export interface WakeSetInput {
-  agent: string;
-  off?: boolean;
-  argv?: string[];
-  shell?: string;
-  cwd?: string;
-  env?: Record<string, string>;
-  timeout_secs?: number;
-  max_runs_per_hour?: number;
-  webhook?: string;
-}
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-function bad(message: string, next: string): never {
-  throw new HubError('invalid_argument', message, next);
-}
-
-/** The action described by the owner's input, checked; a bad one is refused and nothing changes. */
-export function parseWakeAction(input: WakeSetInput): WakeAction {
-  const ways = [input.argv !== undefined, input.shell !== undefined, input.webhook !== undefined].filter(Boolean).length;
-  if (ways !== 1) bad('Give exactly one of argv (a command without a shell), shell (a shell string) or webhook (a loopback URL).', 'e.g. perch agent wake NAME -- claude -p "…", or --shell \'…\', or --webhook http://127.0.0.1:PORT/hook');
-  const timeout = input.timeout_secs ?? WAKE_DEFAULTS.timeoutSecs;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) bad(`timeout_secs must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(input.timeout_secs)}.`, 'The default is 900 (15 minutes).');
-  const cap = input.max_runs_per_hour ?? WAKE_DEFAULTS.maxRunsPerHour;
-  if (!Number.isInteger(cap) || cap < 1 || cap > 600) bad(`max_runs_per_hour must be a whole number from 1 to 600, not ${JSON.stringify(input.max_runs_per_hour)}.`, 'The default is 6.');
-  if (input.webhook !== undefined) {
-    let url: URL;
-    try { url = new URL(input.webhook); } catch { bad(`webhook ${JSON.stringify(input.webhook)} is not a URL.`, 'Give a loopback URL such as http://127.0.0.1:8080/perch.'); }
-    if (!/^https?:$/.test(url.protocol) || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.username || url.password) {
-      bad(`webhook must be an http(s) URL on this machine (127.0.0.1, localhost or [::1]), not ${JSON.stringify(input.webhook)}.`, 'Wake actions never reach other machines; run the receiver locally.');
-    }
-    if (input.cwd !== undefined || input.env !== undefined) bad('cwd and env are for commands, not webhooks.', 'Leave them out with --webhook.');
-    return { kind: 'webhook', url: url.href, timeout_secs: timeout, max_runs_per_hour: cap };
-  }
-  if (input.argv !== undefined && (input.argv.length === 0 || input.argv.some((a) => typeof a !== 'string' || a.length === 0 || a.includes('\0')))) {
-    bad('argv must be a non-empty list of non-empty strings: the program, then its arguments.', 'e.g. perch agent wake NAME -- node agent.mjs');
-  }
-  if (input.shell !== undefined && (input.shell.trim() === '' || input.shell.includes('\0'))) bad('shell must be a non-empty command string.', "e.g. perch agent wake NAME --shell 'claude -p \"…\"'");
-  if (input.cwd !== undefined && (!input.cwd || !/^([/\\]|[A-Za-z]:[/\\])/.test(input.cwd))) bad(`cwd must be an absolute path, not ${JSON.stringify(input.cwd)}.`, 'e.g. --cwd /home/me/project');
-  if (input.cwd && !isDirectory(input.cwd)) bad(`cwd ${JSON.stringify(input.cwd)} is not a folder on this computer.`, 'Create it first, or give the folder the agent works in.');
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(input.env ?? {})) {
-    if (!ENV_NAME.test(k)) bad(`Environment variable name ${JSON.stringify(k)} is not valid.`, 'Use letters, digits and _, not starting with a digit.');
-    if (k.toUpperCase().startsWith('PERCH_')) bad(`${k}: PERCH_* variables are set by Perch for each run.`, 'Pick another name.');
-    if (typeof v !== 'string' || v.includes('\0')) bad(`The value of ${k} must be a string.`, 'e.g. --env MODEL=opus');
-    env[k] = v;
-  }
-  return {
-    kind: 'command',
-    ...(input.argv ? { argv: [...input.argv] } : { shell: input.shell! }),
-    ...(input.cwd ? { cwd: input.cwd } : {}),
-    ...(Object.keys(env).length ? { env } : {}),
-    timeout_secs: timeout,
-    max_runs_per_hour: cap,
-  };
-}
-
-/** Sets (or with off: removes) an agent's wake action. Setting it again switches it back on. */
-export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
-  const agent = findAgent(hub, input.agent);
-  if (input.off) {
-    if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour].some((v) => v !== undefined)) {
-      bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
-    }
-    armedAgents.changing(hub, () => hub.write(() => deleteWakeAction(hub.db, agent.id)));
-    return wakeState(hub, agent.id);
-  }
-  const action = parseWakeAction(input);
-  armedAgents.changing(hub, () => hub.write(() => {
-    const prev = wakeActionOf(hub.db, agent.id);
-    const secret = action.kind === 'webhook' ? (prev?.webhook_secret ?? crypto.randomBytes(32).toString('base64url')) : null;
-    putWakeAction(hub.db, { agent_id: agent.id, action: JSON.stringify(action), enabled: 1, off_reason: null, consecutive_failures: 0, webhook_secret: secret, updated_at: Date.now() });
-  }));
-  return wakeState(hub, agent.id);
-}
-
-export function wakeState(hub: Hub, nameOrId: string): WakeState {
-  const agent = findAgent(hub, nameOrId);
-  const row: WakeActionRow | undefined = wakeActionOf(hub.db, agent.id);
-  const runningId = wakeRunsOf(hub)?.runningRunId(agent.id) ?? null;
-  const running = runningId ? wakeRunById(hub.db, runningId) : undefined;
-  return {
-    agent: { id: agent.id, name: agent.name },
-    action: row ? (JSON.parse(row.action) as WakeAction) : null,
-    enabled: !!row?.enabled,
-    off_reason: row?.off_reason ?? null,
-    consecutive_failures: row?.consecutive_failures ?? 0,
-    webhook_secret: row?.webhook_secret ?? null,
-    running: running ? runView(hub, running) : null,
-    runs_last_hour: runsStartedSince(hub.db, agent.id, Date.now() - 3_600_000).length,
-  };
-}
-
-export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
-  let name = r.agent_id;
-  try { name = hub.user(r.agent_id).name; } catch { /* gone */ }
-  const end = r.ended_at;
-  return {
-    id: r.id, agent_id: r.agent_id, agent_name: name, kind: r.kind as WakeRunView['kind'], status: r.status as WakeRunStatus,
-    woken_at: r.woken_at, started_at: r.started_at, running_at: r.running_at, first_call_at: r.first_call_at, ended_at: end,
-    duration_ms: end != null ? Math.round(end - r.started_at) : null, exit_code: r.exit_code, signal: r.signal, error: r.error,
-    why: JSON.parse(r.why) as WakeSummary, usage: r.usage ? JSON.parse(r.usage) : null, pid: r.pid,
-  };
-}
-
-export function listRuns(hub: Hub, input: { agent?: string; limit?: number }): WakeRunView[] {
-  const agentId = input.agent ? findAgent(hub, input.agent).id : null;
-  return listWakeRuns(hub.db, agentId, Math.min(input.limit ?? 50, 500)).map((r) => runView(hub, r));
-}
-
-function runningHubRuns(hub: Hub): WakeRuns {
-  const w = wakeRunsOf(hub);
-  if (!w) throw new HubError('conflict', 'Wake runs are handled by the running hub only.', 'Use `perch owner` or the app while `perch serve` runs.');
-  return w;
-}
-
-export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null } {
-  const agent = findAgent(hub, nameOrId);
-  return { agent: agent.id, ...runningHubRuns(hub).stop(agent.id) };
-}
-
-/** A run and the newest part of its captured output (max_bytes, default 8 KiB). */
-export function runLog(hub: Hub, runId: string, maxBytes = 8192): { run: WakeRunView; tail: string } {
-  const row = wakeRunById(hub.db, runId);
-  if (!row) throw new HubError('not_found', `No wake run ${runId}.`, 'List runs with wake.runs.');
-  const tail = row.log_file ? runningHubRuns(hub).readLog(row.log_file, Math.min(Math.max(maxBytes, 1), 256 * 1024)) : '';
-  return { run: runView(hub, row), tail };
-}
-
 /**
  * A run's usage, as Claude Code's JSON result reports it (total_cost_usd, usage.input_tokens/output_tokens),
  * is counted for the agent like usage it reports itself (hub/control/control.ts): a daily cap it reaches pauses it.
@@ -522,10 +343,16 @@ function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['us
   }
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+// ---- a run as the owner sees it: published on each change (above), listed and read by wake-views.ts ----
+
+export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
+  let name = r.agent_id;
+  try { name = hub.user(r.agent_id).name; } catch { /* gone */ }
+  const end = r.ended_at;
+  return {
+    id: r.id, agent_id: r.agent_id, agent_name: name, kind: r.kind as WakeRunView['kind'], status: r.status as WakeRunStatus,
+    woken_at: r.woken_at, started_at: r.started_at, running_at: r.running_at, first_call_at: r.first_call_at, ended_at: end,
+    duration_ms: end != null ? Math.round(end - r.started_at) : null, exit_code: r.exit_code, signal: r.signal, error: r.error,
+    why: JSON.parse(r.why) as WakeSummary, usage: r.usage ? JSON.parse(r.usage) : null, pid: r.pid,
+  };
 }

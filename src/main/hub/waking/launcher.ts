@@ -1,0 +1,48 @@
+// Wake runs, the launcher's interface: what the policy (hub/waking/wake-runs.ts) asks of the OS side. Starting
+// processes and POSTing webhooks is done by src/main/wake/runner.ts (ProcessLauncher), which app.ts gives the policy;
+// the hub itself never spawns or speaks HTTP.
+import type { WakeAction, WakeRunView, WakeSummary } from '../../../shared/wake';
+
+export interface WakeLaunch {
+  runId: string;
+  agent: { id: string; name: string };
+  action: WakeAction;
+  /** webhook: the secret signing the POST. */
+  webhookSecret: string | null;
+  /** command: the run's own key (for the environment and the MCP config file only). */
+  key: string | null;
+  mcpUrl: string;
+  why: WakeSummary;
+}
+
+export interface WakeEnd {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why it could not start or did not succeed (e.g. spawn error, webhook answer). */
+  error?: string;
+  usage?: WakeRunView['usage'];
+}
+
+export interface WakeObserver {
+  /** The process is running (its pid), or the webhook POST went out (null). */
+  running(pid: number | null): void;
+  /** Called once, when the run is over (the process and its group exited, or the webhook gave up). */
+  ended(end: WakeEnd): void;
+}
+
+export interface WakeHandle {
+  /** Where the run's output is captured (0600, size-capped). */
+  logFile: string | null;
+  /** SIGTERM to the whole process group now, SIGKILL after the grace; for a webhook, no more retries. */
+  stop(): void;
+}
+
+export interface WakeLauncher {
+  launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle;
+  /** The last maxBytes of a run's captured output. */
+  readLog(logFile: string, maxBytes: number): string;
+  /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
+  drain?(graceMs: number): Promise<void>;
+  /** Deletes the captured output of runs that were dropped from the history (only files of its own logs folder). */
+  removeLogs?(logFiles: string[]): void;
+}
