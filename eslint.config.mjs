@@ -80,6 +80,15 @@ export default tseslint.config(
     },
   },
   {
+    // The perch command calls hub services and store/ functions; it opens no SQLite file itself.
+    files: ['src/main/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['better-sqlite3'], message: 'SQL lives only in src/main/store: the CLI calls a store function (e.g. store/restore.ts) instead of opening SQLite.' },
+      ] }],
+    },
+  },
+  {
     files: ['src/renderer/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [

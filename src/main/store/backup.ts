@@ -51,9 +51,9 @@ function removeQuietly(file: string): void {
 
 /**
  * Turns a finished copy into one self-contained file (rollback journal, no -wal beside it) and
- * checks it; throws when the copy does not pass PRAGMA quick_check.
+ * checks it; throws when the copy does not pass PRAGMA quick_check (unless check is false).
  */
-function sealCopy(file: string, check = true): void {
+export function sealCopy(file: string, check = true): void {
   const c = new Database(file);
   try {
     c.pragma('journal_mode = DELETE');

@@ -1,0 +1,122 @@
+// perch serve: the hub headless (MCP, owner API, the UI behind a one-time login link) until Ctrl+C.
+import { parseArgs } from 'node:util';
+import { DEFAULT_PORT } from '../paths';
+import { parseDurability, type Durability } from '../store/durability';
+import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup';
+import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
+import { PERCH_VERSION } from '../../shared/version';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, type Command } from './common';
+
+export const serve: Command = {
+  names: ['serve'],
+  usage: `  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N]
+      Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
+      Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
+      --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
+      of the hub; full also through a power cut, at one fsync per commit.`,
+  help: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--public-url URL]
+
+Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
+  --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
+  --json        print one JSON line {mcp_url, port, data_dir, login_url} when ready
+  --open        open the one-time login link in the browser
+  --rate N      calls per second per agent (0 = no limit)
+  --durability normal|full  normal (the default, or PERCH_DURABILITY) keeps every answered write through a
+                crash of the hub; full also through a power cut, at one fsync per commit
+  --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
+  --public-url URL  the HTTPS front that forwards to this hub (e.g. https://laptop.tail1234.ts.net after
+                \`tailscale serve --bg --https=443 http://127.0.0.1:PORT\`); saved, so later runs keep it. The hub
+                still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair).
+${DATA_DIR_LINE}
+If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
+  run: cmdServe,
+};
+
+async function cmdServe(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' },
+      backups: { type: 'string' }, 'public-url': { type: 'string' } },
+    strict: true,
+  });
+  const dataDir = dataDirOf(values);
+  const port = values.port !== undefined ? Number(values.port) : Number(process.env.PERCH_PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not ${values.port}`);
+  const rate = values.rate !== undefined ? Number(values.rate) : undefined;
+  if (rate !== undefined && (!Number.isFinite(rate) || rate < 0)) throw new UsageError('--rate must be a number ≥ 0 (0 = no limit)');
+  let durability: Durability;
+  try {
+    durability = values.durability !== undefined ? parseDurability(values.durability, '--durability') : parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const dailyBackups = dailyBackupsOption(values.backups);
+  let wantPublicUrl: string | undefined;
+  if (values['public-url'] !== undefined) {
+    try {
+      wantPublicUrl = normalizePublicUrl(values['public-url']);
+    } catch (e) {
+      throw new UsageError(`--public-url: ${(e as Error).message}`);
+    }
+  }
+  const { startHub } = await import('../app');
+  let running;
+  try {
+    running = await startHub({ dataDir, port, ratePerSecond: rate, durability, dailyBackups });
+  } catch (err: any) {
+    if (err?.code === 'EADDRINUSE') await failPortTaken(port);
+    if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
+    throw err;
+  }
+  // The front's URL (tailscale serve): the flag overrides the setting and saves it (it survives restarts).
+  if (wantPublicUrl !== undefined) setPhoneSettings(running.hub, { public_url: wantPublicUrl });
+  const phoneUrl = publicUrl(running.hub);
+  // Handlers first: whoever reads the ready line below may signal us at once.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!values.json) process.stdout.write(`\nStopping (${signal})…\n`);
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    running.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  const login = running.owner.loginLink();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl })}\n`);
+  } else {
+    const phone = phoneUrl
+      ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? '                note: phones need https for the app and notifications (tailscale serve gives you https)\n' : ''}`
+      : '';
+    process.stdout.write(
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir} (durability: ${durability})\n${phone}  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+    );
+  }
+  if (values.open) openInBrowser(login);
+}
+
+function openInBrowser(url: string): void {
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
+  const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  try {
+    spawn(cmd, args, { stdio: 'ignore', detached: true }).on('error', () => process.stderr.write(`perch: could not open a browser; open ${url}\n`)).unref();
+  } catch {
+    process.stderr.write(`perch: could not open a browser; open ${url}\n`);
+  }
+}
+
+function dailyBackupsOption(flag: string | undefined): number {
+  const text = flag ?? process.env.PERCH_BACKUPS;
+  if (text === undefined || text === '') return DEFAULT_DAILY_BACKUPS;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new UsageError(`--backups must be a whole number 0..1000 (0 turns daily backups off), not ${JSON.stringify(text)}`);
+  return n;
+}
+
+async function failPortTaken(port: number): Promise<never> {
+  const { describePortHolder, portTakenMessage } = await import('../port-check');
+  fail(portTakenMessage(port, await describePortHolder(port)), 1);
+}
