@@ -1,24 +1,18 @@
 // The owner's side of agents and sessions: the sign-in screen, adding an agent (key shown once, with
 // snippets that work), editing its role config (the agent hears of it), rotating and revoking keys.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectAgent, launch, openPage, within, type Harness } from './harness';
+import { useHarness, connectAgent, openPage, within } from './harness';
 
 describe('agents and sign-in', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
 
-  before(async () => {
-    h = await launch({ agents: ['alice'] });
-  }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('without the owner session the app shows the sign-in screen', { timeout: 30_000 }, async () => {
-    const ctx = await h.browser.newContext({ viewport: { width: 1100, height: 700 } });
+    const ctx = await h().browser.newContext({ viewport: { width: 1100, height: 700 } });
     try {
       const page = await ctx.newPage();
-      await page.goto(h.baseUrl + '/', { timeout: 15_000 });
+      await page.goto(h().baseUrl + '/', { timeout: 15_000 });
       await page.getByRole('heading', { name: 'Sign in to Perch' }).waitFor();
       await page.getByText('Open the login link printed by perch serve').waitFor();
       await page.screenshot({ path: 'e2e/artifacts/sign-in.png' });
@@ -29,7 +23,7 @@ describe('agents and sign-in', () => {
   });
 
   test('adding an agent shows its key once, with snippets, and the key connects', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Add agent' }).click();
     const add = page.getByRole('dialog', { name: 'Add an agent' });
@@ -44,11 +38,11 @@ describe('agents and sign-in', () => {
       await snippet.waitFor();
       assert.ok((await snippet.locator('pre').textContent())!.includes(key), `${s} snippet carries the key`);
     }
-    await h.screenshot('agent-key');
+    await h().screenshot('agent-key');
     await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('listitem', { name: 'Agent carol' }).getByText('Reviews pull requests').waitFor();
 
-    const carol = await connectAgent('carol', '', key, h.mcpUrl);
+    const carol = await connectAgent('carol', '', key, h().mcpUrl);
     try {
       const me = await carol.call('whoami');
       assert.equal(me.agent.name, 'carol');
@@ -58,8 +52,8 @@ describe('agents and sign-in', () => {
   });
 
   test('editing the role config raises its version and the agent gets config.updated', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await page.getByRole('button', { name: 'Edit config of alice' }).click();
     const dlg = page.getByRole('dialog', { name: 'Role config of alice' });
     await dlg.getByLabel('Instructions').fill('Ask before spending money. Report progress every step.');
@@ -68,7 +62,7 @@ describe('agents and sign-in', () => {
     await dlg.getByRole('alert').getByText('Not valid JSON', { exact: false }).waitFor();
     await dlg.getByLabel('Skills (JSON)').fill('[{"name": "sql", "description": "Query the warehouse"}]');
     await dlg.getByLabel('MCP servers (JSON)').fill('[{"name": "github", "url": "https://example.com/mcp"}]');
-    await h.screenshot('agent-config');
+    await h().screenshot('agent-config');
     await dlg.getByRole('button', { name: 'Save config' }).click();
     await dlg.waitFor({ state: 'detached' });
     const ev = await alice.waitFor((e) => e.type === 'config.updated');
@@ -78,26 +72,26 @@ describe('agents and sign-in', () => {
     assert.deepEqual(cfg.skills, [{ name: 'sql', description: 'Query the warehouse' }]);
     assert.equal(cfg.mcp_servers[0].name, 'github');
     await page.getByRole('listitem', { name: 'Agent alice' }).getByText(`config v${cfg.version}`).waitFor();
-    await h.screenshot('agents');
+    await h().screenshot('agents');
   });
 
   test('rotating a key shows the new one and the old one stops working; revoking marks the agent', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const oldKey = h.agents.alice!.key;
+    const { page } = h();
+    const oldKey = h().agents.alice!.key;
     await page.getByRole('button', { name: 'Rotate key of alice' }).click();
     await page.getByRole('dialog', { name: "Rotate alice's key?" }).getByRole('button', { name: 'Rotate key' }).click();
     const keyDialog = page.getByRole('dialog', { name: 'Key for alice' });
     const newKey = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
     assert.notEqual(newKey, oldKey);
     await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
-    await assert.rejects(within(15_000, 'connect with the old key', connectAgent('alice-old', '', oldKey, h.mcpUrl)));
-    const fresh = await connectAgent('alice', '', newKey, h.mcpUrl);
+    await assert.rejects(within(15_000, 'connect with the old key', connectAgent('alice-old', '', oldKey, h().mcpUrl)));
+    const fresh = await connectAgent('alice', '', newKey, h().mcpUrl);
     assert.equal((await fresh.call('whoami')).agent.name, 'alice');
     await fresh.client.close();
 
     await page.getByRole('button', { name: 'Revoke carol' }).click();
     await page.getByRole('dialog', { name: "Revoke carol's key?" }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('listitem', { name: 'Agent carol' }).getByText('revoked').waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -1,24 +1,20 @@
 // Requests end to end: an agent asks over MCP, the owner decides in the browser, the agent's waiting
 // get_request returns the decision.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, openPage, within, type Harness } from './harness';
+import { useHarness, openConversation, openPage, within } from './harness';
 
 describe('approvals', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
-    convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test("an agent's request appears live and Approve makes its waiting get_request return approved", { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await openPage(page, 'Approvals');
     await page.getByText('Nothing is waiting for you.').waitFor();
 
@@ -40,7 +36,7 @@ describe('approvals', () => {
     await card.getByText('"api"').waitFor();
     await card.getByText(/left$/).waitFor();
     assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
-    await h.screenshot('approvals-inbox');
+    await h().screenshot('approvals-inbox');
 
     await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('Go ahead, watch the error rate.');
     await card.getByRole('button', { name: 'Approve' }).click();
@@ -54,8 +50,8 @@ describe('approvals', () => {
   });
 
   test('a choose request inline in the conversation: clicking an option returns it to the agent', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await openConversation(page, 'alice');
     const req = await alice.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'] });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
@@ -69,8 +65,8 @@ describe('approvals', () => {
   });
 
   test('keyboard in the inbox: j/k move, r rejects, a answers with the typed answer', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await openPage(page, 'Approvals');
     const r1 = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Delete the old bucket?', ttl_secs: 600 });
     const r2 = await alice.call('request_human', { conv_id: convId, kind: 'answer', title: 'What should the release be called?', ttl_secs: 1200 });
@@ -92,6 +88,6 @@ describe('approvals', () => {
     const d2 = await alice.call('get_request', { request_id: r2.request_id, wait_secs: 15 });
     assert.equal(d2.state, 'answered');
     assert.equal(d2.outcome.answer, 'Kestrel');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -1,13 +1,13 @@
 // The owner's files in the composer (attach button, drop, paste; files.send with its upload's progress) and long
 // text (a counter near the limit, a refusal before sending, "Send as file"), against a real `perch serve`: what the
 // owner sends reaches a real agent's get_updates; a photo arrives without its EXIF; the page never widens.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { LIMITS } from '../src/shared/limits';
 import { gpsJpeg } from '../test/images';
-import { launch, openConversation, within, type Agent, type Harness } from './harness';
+import { useHarness, openConversation, within, type Agent } from './harness';
 
 /** The file an agent received, downloaded through file_url. */
 async function download(agent: Agent, convId: string, fileId: string): Promise<Buffer> {
@@ -29,23 +29,19 @@ async function recordProgress(page: Page): Promise<() => Promise<number[]>> {
 }
 
 describe('files in the composer', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
   let convId: string;
   let alice: Agent;
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
-    alice = h.agents.alice!;
+    alice = h().agents.alice!;
     convId = (await alice.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await alice.call('send_message', { conv_id: convId, text: 'Send me the photo when you can.' });
-    await openConversation(h.page, 'alice');
+    await openConversation(h().page, 'alice');
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('the owner attaches a photo with the button: its upload shows progress, the agent gets it with the caption and a thumbnail, without EXIF', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const jpeg = await gpsJpeg({ orientation: 6 });
     assert.ok((await sharp(jpeg).metadata()).exif, 'the photo carries EXIF');
     assert.ok(jpeg.includes(Buffer.from('TestCam')));
@@ -60,12 +56,12 @@ describe('files in the composer', () => {
 
     const progress = await recordProgress(page);
     // Loopback is too fast to watch an upload: Chromium's own network throttling slows this one down.
-    const cdp = await h.context.newCDPSession(page);
+    const cdp = await h().context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('progressbar', { name: 'Uploading holiday.jpg' }).waitFor();
-    await h.screenshot('composer-photo-uploading');
+    await h().screenshot('composer-photo-uploading');
     const ev = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'image');
     await files.waitFor({ state: 'detached' }); // sent: the composer is empty again
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
@@ -87,11 +83,11 @@ describe('files in the composer', () => {
     assert.ok(!bytes.includes(Buffer.from('TestCam')), 'no camera strings left');
     // The owner sees it in the timeline as an image.
     await page.getByRole('button', { name: 'View image holiday.jpg' }).waitFor();
-    await h.screenshot('composer-photo-sent');
+    await h().screenshot('composer-photo-sent');
   });
 
   test('a file dropped on the composer and an image pasted into it are sent; the agent gets both', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const composer = page.locator('.composer').first();
     const dropped = await page.evaluateHandle(`(() => {
       const dt = new DataTransfer();
@@ -129,7 +125,7 @@ describe('files in the composer', () => {
   });
 
   test('a file the hub refuses stays in the composer with the hub\'s reason; a file over the limit is refused when attached; nothing is sent', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const before = (await alice.call('get_history', { conv_id: convId })).events.length as number;
     // A PNG named .jpg: the hub reads the type from the bytes and refuses the disguise.
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#a33' } }).png().toBuffer();
@@ -159,23 +155,19 @@ describe('files in the composer', () => {
 });
 
 describe('long text in the composer', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['bob'] });
   let convId: string;
   let bob: Agent;
 
   before(async () => {
-    h = await launch({ agents: ['bob'] });
-    bob = h.agents.bob!;
+    bob = h().agents.bob!;
     convId = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await bob.call('send_message', { conv_id: convId, text: 'Paste the log here.' });
-    await openConversation(h.page, 'bob');
+    await openConversation(h().page, 'bob');
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('pasting 40,000 characters without spaces leaves the header and composer in view, shows the counter and the refusal, and "Send as file" delivers a file the agent reads', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const limit = LIMITS.maxTextChars;
     const n = (x: number) => x.toLocaleString('en-US');
     const box = page.getByRole('textbox', { name: 'Message bob' });
@@ -188,7 +180,7 @@ describe('long text in the composer', () => {
 
     // A real paste from the clipboard.
     const long = `${'x'.repeat(39_990)}0123456789`;
-    await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.baseUrl });
+    await h().context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h().baseUrl });
     await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(long)})`);
     await box.click();
     await page.keyboard.press('Control+V');
@@ -216,7 +208,7 @@ describe('long text in the composer', () => {
     assert.match(await refusal.innerText(), new RegExp(`${n(40_000)} characters, ${n(40_000 - limit)} over the limit of ${n(limit)}`));
     assert.equal(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
     await box.press('Enter');
-    await h.screenshot('composer-too-long');
+    await h().screenshot('composer-too-long');
 
     // Send as file: the agent gets message.txt with the whole text, and the composer is empty again.
     await page.getByRole('button', { name: 'Send as file' }).click();
@@ -229,6 +221,6 @@ describe('long text in the composer', () => {
     assert.equal((await download(bob, convId, payload.file_id)).toString('utf8'), long);
     await page.waitForFunction('document.querySelector(".composer textarea").value === ""');
     assert.equal(await refusal.count(), 0);
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

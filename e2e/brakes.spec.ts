@@ -1,26 +1,22 @@
 // Brakes end to end (hub/control/brakes.ts): two scripted agents ping-pong over MCP until the loop brake pauses
 // their conversation; the owner sees it live (a banner with Resume and a system row), the agents' sends
 // are refused, and pressing Resume lets them go on (they are woken with conversation.resumed).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, timeline, type Harness } from './harness';
+import { useHarness, openConversation, timeline } from './harness';
 
 describe('brakes', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['ping', 'pong'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['ping', 'pong'] });
-    convId = (await h.agents.ping!.call('create_group', { title: 'loop room', members: ['pong'] })).conversation.conv_id;
+    convId = (await h().agents.ping!.call('create_group', { title: 'loop room', members: ['pong'] })).conversation.conv_id;
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('two agents ping-ponging trip loop; the owner sees the banner and Resume lets them go on', { timeout: 120_000 }, async () => {
-    const { page } = h;
-    const ping = h.agents.ping!;
-    const pong = h.agents.pong!;
+    const { page } = h();
+    const ping = h().agents.ping!;
+    const pong = h().agents.pong!;
     await openConversation(page, 'loop room');
     const banner = page.getByRole('region', { name: 'Conversation paused' });
     assert.equal(await banner.count(), 0, 'no banner before the loop');
@@ -32,7 +28,7 @@ describe('brakes', () => {
     await banner.waitFor({ timeout: 10_000 });
     await banner.getByText(/traded 30 turns/).waitFor();
     await timeline(page).getByText(/Perch paused this conversation for agents/).waitFor();
-    await h.screenshot('brakes-loop-paused');
+    await h().screenshot('brakes-loop-paused');
 
     // Paused for every agent: refused with code brake, reason loop; nothing appears.
     await assert.rejects(ping.call('send_message', { conv_id: convId, text: 'ping: one more thanks' }), /"code":"brake".*"reason":"loop:/);

@@ -1,26 +1,22 @@
 // Cards, handoffs, task channels, mentions and private notes: what the owner does in the browser reaches
 // a real agent's get_updates.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, timeline, type Harness } from './harness';
+import { useHarness, openConversation, timeline } from './harness';
 
 describe('collaboration', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice', 'bob'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['alice', 'bob'] });
-    convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Hi! I am **alice**, ready when you are.' });
-    await openConversation(h.page, 'alice');
+    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Hi! I am **alice**, ready when you are.' });
+    await openConversation(h().page, 'alice');
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('a card form submitted by the owner reaches the agent in get_updates, and a once card closes', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await alice.call('send_card', {
       conv_id: convId,
       text: 'Trip details (form)',
@@ -54,7 +50,7 @@ describe('collaboration', () => {
     await alice.call('progress', { conv_id: convId, kind: 'tool_result', text: '14 flights found' });
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Waiting for the trip details' });
     await page.getByRole('feed', { name: 'Progress in this conversation' }).getByText('Waiting for the trip details').waitFor();
-    await h.screenshot('conversation-card');
+    await h().screenshot('conversation-card');
     await card.getByRole('button', { name: 'Send details' }).click();
 
     const ev = await alice.waitFor((e) => e.type === 'card.response');
@@ -67,8 +63,8 @@ describe('collaboration', () => {
   });
 
   test('a card button click reaches the agent', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await alice.call('send_card', {
       conv_id: convId,
       text: 'Ship it?',
@@ -81,13 +77,13 @@ describe('collaboration', () => {
   });
 
   test('a handoff shows a banner live; Hand back with a note reaches the agent', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await alice.call('handoff', { conv_id: convId, note: 'The vendor wants a call. Can you confirm the budget?' });
     const banner = page.getByRole('region', { name: 'Handoff from alice' });
     await banner.getByText('alice handed this to you:').waitFor();
     await banner.getByText('The vendor wants a call. Can you confirm the budget?').waitFor();
-    await h.screenshot('conversation-handoff');
+    await h().screenshot('conversation-handoff');
     await banner.getByRole('textbox', { name: 'Note for alice' }).fill('Budget confirmed: 5k. Book the call.');
     await banner.getByRole('button', { name: 'Hand back' }).click();
     const ev = await alice.waitFor((e) => e.type === 'handoff.returned');
@@ -96,8 +92,8 @@ describe('collaboration', () => {
   });
 
   test('a task state change by the owner reaches the agent, and the history shows it', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await alice.call('create_task', { title: 'Write release notes', members: ['owner'], assignee: 'alice' });
     await openConversation(page, 'Write release notes');
     const bar = page.getByRole('region', { name: 'Task' });
@@ -115,12 +111,12 @@ describe('collaboration', () => {
     const hist = bar.getByRole('list', { name: 'Task history' });
     await hist.getByText('Need the version number', { exact: false }).waitFor();
     await hist.getByText('Start with the API changes', { exact: false }).waitFor();
-    await h.screenshot('task-channel');
+    await h().screenshot('task-channel');
   });
 
   test('an @mention fills `to`, and a private note reaches only that agent', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const group = (await alice.call('create_group', { title: 'Launch crew', members: ['owner', 'bob'] })).conversation.conv_id;
     await openConversation(page, 'Launch crew');
     const box = page.getByRole('textbox', { name: 'Message Launch crew' });
@@ -129,7 +125,7 @@ describe('collaboration', () => {
     await box.pressSequentially('can you check the **changelog**?');
     await page.getByText('Wakes:').waitFor();
     await box.press('Enter');
-    const ev = await h.agents.bob!.waitFor((e) => e.type === 'message.created' && !!e.message?.text?.includes('changelog'));
+    const ev = await h().agents.bob!.waitFor((e) => e.type === 'message.created' && !!e.message?.text?.includes('changelog'));
     assert.equal(ev.conv_id, group);
     assert.deepEqual((ev.message as { to?: string[] }).to, ['bob']);
     await timeline(page).getByText('can you check the', { exact: false }).waitFor();
@@ -141,6 +137,6 @@ describe('collaboration', () => {
     await note.press('Enter');
     const n = await alice.waitFor((e) => e.type === 'owner.note');
     assert.equal(n.data?.text, 'Keep the launch date quiet for now.');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -1,9 +1,9 @@
 // Deciding is safe and clear: a decision waits out a short undo window (a notice with Undo) before the hub hears
 // of it; one item of the Approvals inbox has the keyboard's focus at a time, held items included; key hints on
 // choice buttons read as keys; Settings can send decisions at once, and that choice survives a reload.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, ownerCall, within, type Harness } from './harness';
+import { useHarness, openPage, ownerCall, within } from './harness';
 
 interface Req {
   request_id: string;
@@ -11,25 +11,21 @@ interface Req {
 }
 
 describe('deciding', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice', 'bob'] });
   let convId: string;
 
   const stateOf = async (requestId: string): Promise<string> => {
-    const { requests } = await ownerCall<{ requests: Req[] }>(h, 'requests.list', {});
+    const { requests } = await ownerCall<{ requests: Req[] }>(h(), 'requests.list', {});
     return requests.find((r) => r.request_id === requestId)!.state;
   };
 
   before(async () => {
-    h = await launch({ agents: ['alice', 'bob'] });
-    convId = (await h.agents.alice!.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id;
+    convId = (await h().agents.alice!.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id;
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('Undo within the window sends nothing (still pending after the window); without Undo the decision reaches the hub when the window closes', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     await openPage(page, 'Approvals');
     const merge = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Merge PR #482 and deploy', ttl_secs: 600 });
     const rotate = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Rotate the staging keys', ttl_secs: 1200 });
@@ -46,7 +42,7 @@ describe('deciding', () => {
     await mergeCard.waitFor({ state: 'detached' });
     await page.getByRole('link', { name: /^Approvals.*1 pending/ }).waitFor(); // the count leaves out what the owner decided
     assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
-    await h.screenshot('deciding-undo-notice');
+    await h().screenshot('deciding-undo-notice');
     await undo.click();
     await mergeCard.waitFor();
     assert.match((await mergeCard.getAttribute('class')) ?? '', /\bselected\b/, 'the undone request has the focus again');
@@ -60,14 +56,14 @@ describe('deciding', () => {
     // The rotate window opened after the merge was undone and has closed: the merge's would have closed too.
     assert.equal(await stateOf(merge.request_id), 'pending', 'the undone decision never reached the hub');
     await mergeCard.waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('a decision still waiting when the page goes away is sent, not lost', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Approvals');
-    const req = await h.agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the changelog?', ttl_secs: 300 });
-    const waiting = h.agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
+    const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the changelog?', ttl_secs: 300 });
+    const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
     await page.getByRole('region', { name: 'Publish the changelog?' }).getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('button', { name: 'Undo' }).first().waitFor();
     await page.reload();
@@ -76,9 +72,9 @@ describe('deciding', () => {
   });
 
   test('one focused item across the inbox: a held item and a request are never both selected; keys act on the focused one', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    await ownerCall(h, 'agents.set_review', { agent: 'bob', on: true });
-    const held = await h.agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
+    const { page } = h();
+    await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
+    const held = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
     assert.equal(held.held, true);
     await openPage(page, 'Approvals');
     const heldCard = page.getByRole('region', { name: 'bob wants to send a message' });
@@ -102,14 +98,14 @@ describe('deciding', () => {
     // s acts on held items only: with the request focused, nothing is sent.
     await page.keyboard.press('s');
     assert.equal(await page.getByRole('button', { name: 'Undo' }).count(), 0, 's on a request sends nothing');
-    await ownerCall(h, 'held.discard', { held_id: held.held_id });
+    await ownerCall(h(), 'held.discard', { held_id: held.held_id });
     await heldCard.waitFor({ state: 'detached' });
   });
 
   test('the 1–9 hints on choice buttons read as keys (a visible digit on a key cap)', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Approvals');
-    await h.agents.alice!.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'], ttl_secs: 60 });
+    await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'], ttl_secs: 60 });
     const card = page.getByRole('region', { name: 'Which region?' });
     const button = card.getByRole('button', { name: 'eu-west' });
     await button.waitFor();
@@ -128,11 +124,11 @@ describe('deciding', () => {
     assert.ok(contrast >= 4.5, `the digit on its key cap has contrast ${contrast.toFixed(2)} (at least 4.5)`);
     assert.equal(look.border, 'solid', 'drawn as a key cap');
     assert.equal(await button.getAttribute('aria-keyshortcuts'), '1', 'the key is named for assistive technology');
-    await h.screenshot('deciding-choice-keys');
+    await h().screenshot('deciding-choice-keys');
   });
 
   test('Settings: "Send decisions at once" is kept across a reload and skips the undo window', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
     const box = page.getByRole('checkbox', { name: 'Send decisions at once (no undo window)' });
     assert.equal(await box.isChecked(), false, 'the undo window is the default');
@@ -142,11 +138,11 @@ describe('deciding', () => {
     assert.equal(await page.getByRole('checkbox', { name: 'Send decisions at once (no undo window)' }).isChecked(), true, 'the choice survives a reload');
 
     await openPage(page, 'Approvals');
-    const req = await h.agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Tag v2.1?', ttl_secs: 600 });
-    const waiting = h.agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
+    const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Tag v2.1?', ttl_secs: 600 });
+    const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
     await page.getByRole('region', { name: 'Tag v2.1?' }).getByRole('button', { name: 'Approve' }).click();
     assert.equal((await within(20_000, 'the approval', waiting)).state, 'approved');
     assert.equal(await page.getByRole('button', { name: 'Undo' }).count(), 0, 'no undo notice when decisions go at once');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, openPage, timeline, type Harness } from './harness';
+import { useHarness, openConversation, openPage, timeline } from './harness';
 
 const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const run = promisify(execFile);
@@ -14,40 +14,38 @@ const run = promisify(execFile);
 const LIVE = 5_000;
 
 describe('fleet, live', () => {
-  let h: Harness;
+  let idling = true;
+  after(() => {
+    idling = false; // before the close: the idler's loop stops asking
+  });
+  const h = useHarness({ agents: ['planner', 'coder', 'reviewer', 'idler'] });
   let plannerConv: string;
   let coderConv: string;
-  let idling = true;
 
   /** `perch ARGS --data-dir D` from another process, while the hub and the page run. */
   async function perch(...args: string[]): Promise<string> {
-    const r = await run(process.execPath, [PERCH, ...args, '--data-dir', h.dataDir], { cwd: path.join(__dirname, '..'), timeout: 20_000 });
+    const r = await run(process.execPath, [PERCH, ...args, '--data-dir', h().dataDir], { cwd: path.join(__dirname, '..'), timeout: 20_000 });
     return r.stdout;
   }
-  const card = (name: string) => h.page.getByRole('listitem', { name: `Agent ${name}` });
+  const card = (name: string) => h().page.getByRole('listitem', { name: `Agent ${name}` });
   const cardState = (name: string, state: RegExp) => card(name).getByRole('button', { name: new RegExp(`^${name}: ${state.source}`) }).waitFor({ timeout: LIVE });
-  const pauseStatus = () => h.page.getByRole('group', { name: 'All agents' }).getByRole('status');
+  const pauseStatus = () => h().page.getByRole('group', { name: 'All agents' }).getByRole('status');
 
   before(async () => {
-    h = await launch({ agents: ['planner', 'coder', 'reviewer', 'idler'] });
-    await h.page.setViewportSize({ width: 1280, height: 800 });
-    plannerConv = (await h.agents.planner!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    coderConv = (await h.agents.coder!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await openPage(h.page, 'Fleet');
-    await h.page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+    await h().page.setViewportSize({ width: 1280, height: 800 });
+    plannerConv = (await h().agents.planner!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    coderConv = (await h().agents.coder!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await openPage(h().page, 'Fleet');
+    await h().page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
     // idler stays connected: a get_updates of it always waits in the hub.
     void (async () => {
-      while (idling) await h.agents.idler!.call('get_updates', { wait_secs: 20 }).catch(() => { idling = false; });
+      while (idling) await h().agents.idler!.call('get_updates', { wait_secs: 20 }).catch(() => { idling = false; });
     })();
   }, { timeout: 90_000 });
-  after(async () => {
-    idling = false;
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('a daily cap pauses coder, and perch agent caps --off / resume / pause / add from a terminal show in the open app without a reload', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const coder = h.agents.coder!;
+    const { page } = h();
+    const coder = h().agents.coder!;
     await pauseStatus().filter({ hasText: 'none of 4 paused' }).waitFor({ timeout: LIVE });
 
     await perch('agent', 'caps', 'coder', '--cost-usd', '0.5');
@@ -79,7 +77,7 @@ describe('fleet, live', () => {
   });
 
   test('Fleet usage updates live as an agent works: messages, tool calls and cost', { timeout: 60_000 }, async () => {
-    const coder = h.agents.coder!;
+    const coder = h().agents.coder!;
     const usage = card('coder').getByRole('definition');
     const before = Number((await usage.nth(0).textContent())!.split(' / ')[0]);
     for (let i = 0; i < 3; i++) await coder.call('send_message', { conv_id: coderConv, text: `step ${i + 1} done` });
@@ -91,10 +89,10 @@ describe('fleet, live', () => {
   });
 
   test('one state per agent: needs you (a pending request), working, connected idle, paused, offline — in Fleet, the sidebar and on the phone', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    await h.agents.planner!.call('request_human', { conv_id: plannerConv, kind: 'approve', title: 'Deploy the migration to production?' });
+    const { page } = h();
+    await h().agents.planner!.call('request_human', { conv_id: plannerConv, kind: 'approve', title: 'Deploy the migration to production?' });
     await cardState('planner', /needs you · just now — a request to decide/);
-    await h.agents.coder!.call('progress', { conv_id: coderConv, kind: 'thinking', text: 'Reading the failing test' });
+    await h().agents.coder!.call('progress', { conv_id: coderConv, kind: 'thinking', text: 'Reading the failing test' });
     await cardState('coder', /working/);
     await cardState('idler', /connected, idle/);
     await cardState('reviewer', /paused/);
@@ -104,7 +102,7 @@ describe('fleet, live', () => {
       assert.equal(await card(name).locator('.state-pill').count(), 1, `${name} shows one state`);
     }
     await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
-    await h.screenshot('fleet-states');
+    await h().screenshot('fleet-states');
 
     // The sidebar's direct conversations show the same state.
     const nav = page.getByRole('navigation', { name: 'Perch' });
@@ -114,7 +112,7 @@ describe('fleet, live', () => {
     // A held message (review mode) also needs the owner.
     await page.getByRole('button', { name: 'Review mode for coder' }).click();
     await card('coder').locator('button[aria-label="Review mode for coder"][aria-pressed="true"]').waitFor({ timeout: LIVE });
-    await h.agents.coder!.call('send_message', { conv_id: coderConv, text: 'Shall I push the fix?' });
+    await h().agents.coder!.call('send_message', { conv_id: coderConv, text: 'Shall I push the fix?' });
     await cardState('coder', /needs you · just now — a held message to review/);
 
     // The phone layout shows the same states.
@@ -123,11 +121,11 @@ describe('fleet, live', () => {
     await cardState('planner', /needs you/);
     await cardState('reviewer', /paused/);
     await cardState('ghost', /offline/);
-    await h.screenshot('fleet-states-phone');
+    await h().screenshot('fleet-states-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // The main view at 1280×800 (the README's screenshot): planner's approval card, its live activity, the states.
-    const planner = h.agents.planner!;
+    const planner = h().agents.planner!;
     await planner.call('progress', { conv_id: plannerConv, kind: 'plan', text: 'Migrate orders: dump, transform, load, verify' });
     await planner.call('progress', { conv_id: plannerConv, kind: 'tool_call', text: 'psql --dump orders', data: { rows: 120000 } });
     await planner.call('progress', { conv_id: plannerConv, kind: 'tool_result', text: 'Dry run on staging: 120,000 rows, 0 errors' });
@@ -136,7 +134,7 @@ describe('fleet, live', () => {
     await page.getByText('Dry run on staging: 120,000 rows, 0 errors').first().waitFor({ timeout: LIVE });
     await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
     assert.equal(await timeline(page).getByText('→ @owner').count(), 0, 'a direct message names the other side without saying so');
-    await h.screenshot('main-view');
-    assert.deepEqual(h.pageErrors, []);
+    await h().screenshot('main-view');
+    assert.deepEqual(h().pageErrors, []);
   });
 });

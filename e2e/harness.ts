@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -221,6 +222,27 @@ export async function launch(opts: LaunchOptions): Promise<Harness> {
     await close();
     throw err;
   }
+}
+
+/**
+ * One launched harness for a suite (call it in the describe body): launches before the suite's tests, closes after
+ * them, and returns a getter for the harness (it throws if the launch did not happen or failed). opts may be a function,
+ * read when the launch starts (e.g. options that need a server a `before` registered earlier started). Hooks run in the
+ * order they are registered: the suite's own setup goes in a `before` registered after this call, teardown that must
+ * come before the close in an `after` registered before it.
+ */
+export function useHarness(opts: LaunchOptions | (() => LaunchOptions), hooks: { launchTimeoutMs?: number } = {}): () => Harness {
+  let h: Harness | undefined;
+  before(async () => {
+    h = await launch(typeof opts === 'function' ? opts() : opts);
+  }, { timeout: hooks.launchTimeoutMs ?? 90_000 });
+  after(async () => {
+    await h?.close();
+  }, { timeout: 60_000 });
+  return () => {
+    if (!h) throw new Error('the harness is not launched: useHarness() runs in a describe body, and its launch must have succeeded');
+    return h;
+  };
 }
 
 /** Calls an owner action with the laptop page's owner session (as its UI does); throws with the refusal's message. */

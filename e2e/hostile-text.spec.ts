@@ -4,12 +4,12 @@
 // messages, its header and composer, and the inbox; a message whose stored content is broken shows "Could
 // not show this message" with its raw text, not a blank app; and the owner hides a message, which stays
 // hidden after a reload.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
-import { launch, openConversation, openPage, ownerCall, timeline, type Harness } from './harness';
+import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
 
 const QUOTE_BOMB = '> '.repeat(3000) + 'x';
 const EMPHASIS_RUN = '_a'.repeat(16384);
@@ -51,13 +51,12 @@ async function seeAtBottom(page: Page, text: string): Promise<void> {
 }
 
 describe('hostile agent text', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['loud', 'calm'] });
   let convId: string;
   const ids: Record<string, string> = {};
 
   before(async () => {
-    h = await launch({ agents: ['loud', 'calm'] });
-    const loud = h.agents.loud!;
+    const loud = h().agents.loud!;
     convId = (await loud.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await loud.call('send_message', { conv_id: convId, text: 'calm before' });
     ids.bomb = (await loud.call('send_message', { conv_id: convId, text: QUOTE_BOMB })).msg_id;
@@ -65,16 +64,13 @@ describe('hostile agent text', () => {
     ids.unbroken = (await loud.call('send_message', { conv_id: convId, text: UNBROKEN })).msg_id;
     await loud.call('send_message', { conv_id: convId, text: 'calm after' });
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('a 40,000-character message is refused by the hub (the longest accepted is 32,768)', { timeout: 30_000 }, async () => {
-    await assert.rejects(h.agents.loud!.call('send_message', { conv_id: convId, text: 'z'.repeat(40_000) }), /too_large.*32768/);
+    await assert.rejects(h().agents.loud!.call('send_message', { conv_id: convId, text: 'z'.repeat(40_000) }), /too_large.*32768/);
   });
 
   test('the conversation with the hostile messages shows, with its other messages, header and composer, before and after a reload', { timeout: 120_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openConversation(page, 'loud');
     await timeline(page).getByText('calm after', { exact: true }).waitFor();
     await assertLayoutHolds(page, 'loud');
@@ -83,7 +79,7 @@ describe('hostile agent text', () => {
     await unbroken.waitFor();
     const ub = (await unbroken.boundingBox())!;
     assert.ok(ub.width < page.viewportSize()!.width, `the long line wraps (${ub.width} px wide)`);
-    await h.screenshot('hostile-text-conversation');
+    await h().screenshot('hostile-text-conversation');
 
     // The quote bomb and the emphasis run are shown as plain text.
     await seeAtTop(page, 'calm before');
@@ -97,11 +93,11 @@ describe('hostile agent text', () => {
     await page.getByRole('heading', { level: 1, name: 'loud', exact: true }).waitFor({ timeout: 20_000 });
     await timeline(page).getByText('calm after', { exact: true }).waitFor();
     await assertLayoutHolds(page, 'loud');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('the owner hides the hostile message; it stays hidden after a reload and Show brings it back', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await seeAtTop(page, 'calm before');
     const bomb = page.locator(`[data-msg-id="${ids.bomb}"]`);
     await bomb.locator('.md-plain').waitFor();
@@ -115,24 +111,24 @@ describe('hostile agent text', () => {
     await page.getByRole('heading', { level: 1, name: 'loud', exact: true }).waitFor({ timeout: 20_000 });
     await seeAtTop(page, 'calm before');
     await note.waitFor();
-    const hist = await ownerCall<{ events: Array<{ message?: { msg_id: string; hidden?: boolean } }> }>(h, 'conversations.history', { conv_id: convId });
+    const hist = await ownerCall<{ events: Array<{ message?: { msg_id: string; hidden?: boolean } }> }>(h(), 'conversations.history', { conv_id: convId });
     assert.equal(hist.events.find((e) => e.message?.msg_id === ids.bomb)?.message?.hidden, true);
-    const agentHist = await h.agents.loud!.call('get_history', { conv_id: convId });
+    const agentHist = await h().agents.loud!.call('get_history', { conv_id: convId });
     assert.equal(agentHist.events.find((e: any) => e.message?.msg_id === ids.bomb)?.message?.hidden, undefined, 'the agent sees no change');
 
     await note.getByRole('button', { name: 'Show the hidden message from loud' }).click();
     await bomb.locator('.md-plain').waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('a message whose stored content cannot be shown is a small note with its raw text; the rest of the app goes on', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const loud = h.agents.loud!;
+    const { page } = h();
+    const loud = h().agents.loud!;
     const card = await loud.call('send_card', { conv_id: convId, text: 'broken card', card: { title: 'Fine card', blocks: [{ type: 'text', text: 'card *body*' }] } });
     await loud.call('send_message', { conv_id: convId, text: 'after the card' });
     await seeAtBottom(page, 'after the card');
     // The stored card is damaged in the SQLite file (its blocks are not a list), as an old or broken row would be.
-    const db = new Database(path.join(h.dataDir, 'perch.sqlite'));
+    const db = new Database(path.join(h().dataDir, 'perch.sqlite'));
     try {
       db.pragma('busy_timeout = 5000');
       const changed = db.prepare("UPDATE messages SET payload = json_set(payload, '$.card.blocks', 'not a list') WHERE id = ?").run(card.msg_id).changes;
@@ -153,14 +149,14 @@ describe('hostile agent text', () => {
     await openConversation(page, 'loud');
     await broken.getByText('Could not show this message.').waitFor();
     // pageerror lists uncaught errors: the boundary caught this one (React logs it to the console only).
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('held for review, the hostile messages show in the Approvals inbox with the requests', { timeout: 120_000 }, async () => {
-    const { page } = h;
-    const loud = h.agents.loud!;
-    const calm = h.agents.calm!;
-    await ownerCall(h, 'agents.set_review', { agent: 'loud', on: true });
+    const { page } = h();
+    const loud = h().agents.loud!;
+    const calm = h().agents.calm!;
+    await ownerCall(h(), 'agents.set_review', { agent: 'loud', on: true });
     const heldBomb = await loud.call('send_message', { conv_id: convId, text: QUOTE_BOMB });
     const heldRun = await loud.call('send_message', { conv_id: convId, text: EMPHASIS_RUN });
     const heldLong = await loud.call('send_message', { conv_id: convId, text: UNBROKEN });
@@ -179,7 +175,7 @@ describe('hostile agent text', () => {
     await request.getByText(/^"zzzz/).waitFor(); // the request's 30,000-character context string, open
     const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
     assert.ok(widths.doc <= widths.win, `the inbox is not wider than the window: ${JSON.stringify(widths)}`);
-    await h.screenshot('hostile-text-inbox');
+    await h().screenshot('hostile-text-inbox');
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 20_000 });
@@ -189,6 +185,6 @@ describe('hostile agent text', () => {
     await held.nth(0).getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('region', { name: 'loud wants to send a message' }).nth(1).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-held-id]').length === 2);
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

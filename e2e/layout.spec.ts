@@ -1,25 +1,21 @@
 // Headers and the sidebar hold their layout at 1280×800 with the live panel open: a group's title keeps a
 // readable width (member Pause / Resume sit in one menu, the floor selector gives way), and a task's name in the
 // sidebar is not cut to a letter by its chips (they truncate first).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, type Harness } from './harness';
+import { useHarness, openConversation } from './harness';
 
 const NAMES = ['planner', 'reviewer', 'deployer', 'researcher', 'summarizer'];
 
 describe('layout at 1280×800', () => {
-  let h: Harness;
+  const h = useHarness({ agents: NAMES }, { launchTimeoutMs: 120_000 });
 
   before(async () => {
-    h = await launch({ agents: NAMES });
-    await h.page.setViewportSize({ width: 1280, height: 800 });
+    await h().page.setViewportSize({ width: 1280, height: 800 });
   }, { timeout: 120_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   const titleWidth = async (title: string) => {
-    const { page } = h;
+    const { page } = h();
     await openConversation(page, title);
     const panel = page.getByRole('complementary', { name: 'Live activity' });
     if (!(await panel.isVisible())) await page.getByRole('button', { name: 'Activity' }).click();
@@ -28,9 +24,9 @@ describe('layout at 1280×800', () => {
   };
 
   test('a group title keeps at least 120 px with the live panel open, with 5 members and with 3', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const [first, ...rest] = NAMES;
-    const a = h.agents[first!]!;
+    const a = h().agents[first!]!;
     await a.call('create_group', { title: 'Quarterly platform planning', members: ['owner', ...rest.slice(0, 3)] }); // 5 members
     await a.call('create_group', { title: 'Release train coordination', members: ['owner', ...rest.slice(0, 1)] }); // 3 members: 2 agents and you
     await a.call('create_group', { title: 'Incident review with four agents', members: ['owner', ...rest.slice(0, 2)] }); // 3 agents
@@ -39,7 +35,7 @@ describe('layout at 1280×800', () => {
       const w = await titleWidth(title);
       assert.ok(w >= 120, `the title "${title}" is ${w.toFixed(0)} px wide (at least 120)`);
     }
-    await h.screenshot('layout-group-header');
+    await h().screenshot('layout-group-header');
 
     // Member controls live in one menu: Pause / Resume per agent there, not beside the title.
     const header = page.locator('.conv-header');
@@ -52,14 +48,14 @@ describe('layout at 1280×800', () => {
     await menu.getByRole('button', { name: 'Pause reviewer' }).waitFor({ timeout: 10_000 });
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test("a task's name in the sidebar stays readable beside its chips", { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const a = h.agents.planner!;
+    const { page } = h();
+    const a = h().agents.planner!;
     const task = (await a.call('create_task', { title: 'Migrate billing exports', members: ['owner', 'reviewer'], assignee: 'reviewer' })).conversation;
-    await h.agents.reviewer!.call('update_task', { conv_id: task.conv_id, state: 'input_required', note: 'Which bucket?' });
+    await h().agents.reviewer!.call('update_task', { conv_id: task.conv_id, state: 'input_required', note: 'Which bucket?' });
     await a.call('request_human', { conv_id: task.conv_id, kind: 'approve', title: 'Drop the old export table?', ttl_secs: 600 });
     await a.call('handoff', { conv_id: task.conv_id, note: 'Please confirm the bucket name.' });
     const row = page.getByRole('navigation', { name: 'Perch' }).locator('.conv-item', { hasText: 'Migrate billing exports' });
@@ -67,6 +63,6 @@ describe('layout at 1280×800', () => {
     await row.locator('.chip-pending').waitFor();
     const w = (await row.locator('.conv-title').boundingBox())!.width;
     assert.ok(w >= 80, `the task's name is ${w.toFixed(0)} px wide (at least 80) beside its chips`);
-    await h.screenshot('layout-sidebar-task');
+    await h().screenshot('layout-sidebar-task');
   });
 });

@@ -2,28 +2,24 @@
 // threads, pins, and a long history that stays virtualized.
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { launch, openConversation, openPage, timeline, within, type Harness } from './harness';
+import { useHarness, openConversation, openPage, timeline, within } from './harness';
 
 describe('live view', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice', 'bob'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['alice', 'bob'] });
-    convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
-    await openConversation(h.page, 'alice');
+    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
+    await openConversation(h().page, 'alice');
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('progress events appear live in the conversation feed and in the fleet view', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const feed = page.getByRole('feed', { name: 'Progress in this conversation' });
     await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Plan: dump, transform, load' });
     await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'psql --dump orders', data: { table: 'orders', rows: 120000 } });
@@ -32,10 +28,10 @@ describe('live view', () => {
     await call.getByText('psql --dump orders').waitFor();
     await call.getByText('Data').click();
     await call.getByText('120000').waitFor();
-    await h.screenshot('conversation');
+    await h().screenshot('conversation');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForTimeout(300); // let colour transitions finish
-    await h.screenshot('conversation-dark');
+    await h().screenshot('conversation-dark');
     await page.emulateMedia({ colorScheme: 'light' });
 
     await openPage(page, 'Fleet');
@@ -48,13 +44,13 @@ describe('live view', () => {
     await page.getByRole('listitem', { name: 'Agent alice' }).getByText('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
     await page.getByRole('button', { name: /^bob: (connected, idle|offline)/ }).waitFor();
     await page.getByRole('img', { name: /alice activity, last 30 minutes: [1-9]\d* reports/ }).waitFor();
-    await h.screenshot('fleet');
+    await h().screenshot('fleet');
     await openConversation(page, 'alice');
   });
 
   test('a recalled message disappears from the conversation', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const sent = await alice.call('send_message', { conv_id: convId, text: 'The staging password is hunter2' });
     const log = timeline(page);
     await log.getByText('The staging password is hunter2').waitFor();
@@ -65,8 +61,8 @@ describe('live view', () => {
   });
 
   test('agent-written <script> and <img onerror> stay inert text', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const payloads = [
       '<script>alert("xss-script")</script>',
       '<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">',
@@ -82,17 +78,17 @@ describe('live view', () => {
     await log.getByText('<svg onload=alert(3)>', { exact: false }).waitFor();
     await log.getByRole('region', { name: 'Card: Inert card' }).getByText('<img src=x onerror="window.__pwned=2">').waitFor();
     await page.waitForTimeout(300);
-    assert.deepEqual(h.dialogs, [], 'no dialog may fire');
+    assert.deepEqual(h().dialogs, [], 'no dialog may fire');
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.locator('.msg script, .msg iframe, .msg svg[onload], .msg img[src="x"], .card img[src="x"]').count(), 0);
     assert.equal(await page.locator('[onerror], [onload]').count(), 0);
     assert.equal(await page.locator('a[href^="javascript" i]').count(), 0);
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('an image shows as a thumbnail and opens full size; reactions, threads and pins work', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
     await alice.call('send_file', { conv_id: convId, name: 'chart.png', data: png.toString('base64'), caption: 'Throughput after the change' });
     const log = timeline(page);
@@ -130,7 +126,7 @@ describe('live view', () => {
     await alice.call('send_message', { conv_id: convId, text: 'None at all.', thread_id: sent.msg_id });
     await thread.getByText('None at all.').waitFor();
     await msg.getByRole('button', { name: /2 replies/ }).waitFor();
-    await h.screenshot('thread');
+    await h().screenshot('thread');
     await thread.getByRole('button', { name: 'Close thread' }).click();
 
     // Pins.
@@ -141,8 +137,8 @@ describe('live view', () => {
   });
 
   test('the owner edits and recalls their own message', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const box = page.getByRole('textbox', { name: 'Message alice' });
     await box.fill('Lets ship on Fryday');
     await box.press('Enter');
@@ -168,14 +164,14 @@ describe('live view', () => {
   });
 
   test('a long history is virtualized and pages older messages on scroll up', { timeout: 240_000 }, async (t) => {
-    const { page } = h;
-    const bob = h.agents.bob!;
+    const { page } = h();
+    const bob = h().agents.bob!;
     const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
     const N = 1200;
     // 1,200 messages in one conversation within a minute: the owner lifts bob's budget brake first (it stops
     // an agent at 60 messages per conversation per hour).
-    const rt = JSON.parse(fs.readFileSync(path.join(h.dataDir, 'runtime.json'), 'utf8')) as { owner_token: string };
-    const lifted = await fetch(`${h.baseUrl}/api/owner/agents.set_brakes`, {
+    const rt = JSON.parse(fs.readFileSync(path.join(h().dataDir, 'runtime.json'), 'utf8')) as { owner_token: string };
+    const lifted = await fetch(`${h().baseUrl}/api/owner/agents.set_brakes`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ agent: 'bob', budget: 'off' }),
@@ -223,6 +219,6 @@ describe('live view', () => {
     t.diagnostic(`reached the beginning in ${steps} steps, ${Date.now() - started} ms`);
     await log.getByText('Line 1 of the long history', { exact: true }).waitFor();
     assert.ok((await log.locator('article').count()) < 150, 'still virtualized after loading everything');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -9,17 +9,19 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Page, Request } from 'playwright-core';
-import { launch, openConversation, timeline, type Harness } from './harness';
+import { useHarness, openConversation, timeline } from './harness';
 
 const SESSION_KEY = 'perch.owner.session';
 
 describe('owner session in the browser', () => {
-  let h: Harness;
   let other: http.Server;
   let otherOrigin: string;
+  after(async () => {
+    await new Promise((resolve) => (other ? other.close(resolve) : resolve(undefined)));
+  }, { timeout: 60_000 });
+  const h = useHarness({ agents: ['alice'] });
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
     // Another local web server, as the owner might run or visit one (a dev server, a tool's web UI).
     other = http.createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -28,17 +30,13 @@ describe('owner session in the browser', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
   }, { timeout: 90_000 });
-  after(async () => {
-    await new Promise((resolve) => (other ? other.close(resolve) : resolve(undefined)));
-    await h?.close();
-  }, { timeout: 60_000 });
 
   /** The owner's CLI token (runtime.json in the test's own temp data dir), for checks from outside the browser. */
-  const cliToken = (): string => (JSON.parse(fs.readFileSync(path.join(h.dataDir, 'runtime.json'), 'utf8')) as { owner_token: string }).owner_token;
+  const cliToken = (): string => (JSON.parse(fs.readFileSync(path.join(h().dataDir, 'runtime.json'), 'utf8')) as { owner_token: string }).owner_token;
 
   /** An owner action over HTTP from Node with the given bearer: the status and body. */
   async function ownerCall(bearer: string, action: string, input: unknown = {}): Promise<{ status: number; json: any }> {
-    const res = await fetch(`${h.baseUrl}/api/owner/${action}`, {
+    const res = await fetch(`${h().baseUrl}/api/owner/${action}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bearer}` },
       body: JSON.stringify(input),
@@ -52,27 +50,27 @@ describe('owner session in the browser', () => {
   const signInScreen = (page: Page) => page.getByRole('heading', { name: 'Sign in to Perch' });
 
   test('after login the token is gone from the address bar; a reload and a new tab stay signed in, with live updates', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     assert.ok(!page.url().includes('token'), `the address bar no longer holds the login token: ${page.url()}`);
     assert.equal(new URL(page.url()).pathname, '/');
     const session = await storedSession(page);
     assert.ok(session && session.length >= 40, 'the session token is in the hub origin\'s localStorage');
-    assert.equal((await h.context.cookies()).length, 0, 'no cookie at all');
+    assert.equal((await h().context.cookies()).length, 0, 'no cookie at all');
 
     await page.reload();
     await signedIn(page);
     assert.equal(await signInScreen(page).count(), 0, 'the reload did not sign the owner out');
     await page.getByRole('img', { name: 'Live' }).first().waitFor({ timeout: 10_000 });
-    const conv = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
-    await h.agents.alice!.call('send_message', { conv_id: conv, text: 'Heard after the reload.' });
+    const conv = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
+    await h().agents.alice!.call('send_message', { conv_id: conv, text: 'Heard after the reload.' });
     await openConversation(page, 'alice');
     await timeline(page).getByText('Heard after the reload.').waitFor({ timeout: 10_000 });
-    await h.agents.alice!.call('send_message', { conv_id: conv, text: 'And live over the stream.' });
+    await h().agents.alice!.call('send_message', { conv_id: conv, text: 'And live over the stream.' });
     await timeline(page).getByText('And live over the stream.').waitFor({ timeout: 10_000 });
 
-    const tab = await h.context.newPage();
+    const tab = await h().context.newPage();
     try {
-      await tab.goto(`${h.baseUrl}/`, { timeout: 15_000 });
+      await tab.goto(`${h().baseUrl}/`, { timeout: 15_000 });
       await signedIn(tab);
       assert.equal(await signInScreen(tab).count(), 0, 'a new tab is signed in');
     } finally {
@@ -81,12 +79,12 @@ describe('owner session in the browser', () => {
   });
 
   test('a page served from another 127.0.0.1 port gets nothing from the owner API and cannot read the token', { timeout: 60_000 }, async () => {
-    const session = (await storedSession(h.page))!;
+    const session = (await storedSession(h().page))!;
     // Same browser profile as the signed-in owner: whatever the browser would send along, it sends here too.
-    const evil = await h.context.newPage();
+    const evil = await h().context.newPage();
     const toHub: Request[] = [];
     evil.on('request', (r) => {
-      if (r.url().startsWith(`${h.baseUrl}/`)) toHub.push(r);
+      if (r.url().startsWith(`${h().baseUrl}/`)) toHub.push(r);
     });
     try {
       await evil.goto(`${otherOrigin}/`, { timeout: 15_000 });
@@ -106,7 +104,7 @@ describe('owner session in the browser', () => {
           ),
         );
         return { read: read!, blindWrite: blindWrite!, events: events!, storage: localStorage.getItem(key), cookies: document.cookie };
-      }, { hub: h.baseUrl, key: SESSION_KEY });
+      }, { hub: h().baseUrl, key: SESSION_KEY });
 
       assert.match(seen.read, /^refused/, `reading an owner action: ${seen.read}`);
       assert.match(seen.events, /^refused/, `opening the event stream: ${seen.events}`);
@@ -133,8 +131,8 @@ describe('owner session in the browser', () => {
   test('a used login link and an unknown stored session show the sign-in screen', { timeout: 60_000 }, async () => {
     const link = (await ownerCall(cliToken(), 'login-link')).json.value.url as string;
     assert.match(link, /\/login#token=/);
-    const first = await h.browser.newContext();
-    const second = await h.browser.newContext();
+    const first = await h().browser.newContext();
+    const second = await h().browser.newContext();
     try {
       const a = await first.newPage();
       await a.goto(link, { timeout: 15_000 });
@@ -157,7 +155,7 @@ describe('owner session in the browser', () => {
   });
 
   test('sign out ends the session on the hub, clears the storage and shows the sign-in screen; a reload stays signed out', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const session = (await storedSession(page))!;
     assert.equal((await ownerCall(session, 'hub.info')).status, 200);
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: 'Sign out' }).click();
@@ -169,6 +167,6 @@ describe('owner session in the browser', () => {
     await page.reload();
     await signInScreen(page).waitFor();
     assert.equal(await page.getByRole('navigation', { name: 'Perch' }).count(), 0);
-    await h.screenshot('signed-out');
+    await h().screenshot('signed-out');
   });
 });

@@ -2,10 +2,10 @@
 // inbox (live, and after a reload) and "Hand back" there reaches the agent's get_updates; "Turn on notifications" on a
 // browser without a push service says so and changes nothing; "Forget this phone" (with a confirm step) forgets the
 // credential and shows how to pair again; a full-access phone has no "Sign out" and its message actions open on a tap.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, launch, openConversation, within, ownerCall, type Harness } from './harness';
+import { useHarness, ARTIFACTS, openConversation, within, ownerCall, type Harness } from './harness';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -50,28 +50,24 @@ async function openPhone(h: Harness, token: string): Promise<{ ctx: BrowserConte
 }
 
 describe('a paired phone (390×844): handoffs, notifications, forget, touch', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
   let doorReady = false;
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
-    await h.page.goto(`${h.baseUrl}/`);
-    await h.page.getByRole('heading', { level: 1 }).first().waitFor();
+    await h().page.goto(`${h().baseUrl}/`);
+    await h().page.getByRole('heading', { level: 1 }).first().waitFor();
     // The device door (/api/device/*) answers 401 without a credential; a build without it serves the UI there.
-    const probe = await fetch(`${h.baseUrl}/api/device/me`);
+    const probe = await fetch(`${h().baseUrl}/api/device/me`);
     await probe.body?.cancel();
     doorReady = probe.status === 401;
-    if (doorReady) await ownerCall(h, 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
+    if (doorReady) await ownerCall(h(), 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('approvals-only phone: a handoff to the owner shows (live and after a reload) and Hand back reaches the agent', { timeout: 120_000 }, async (t) => {
     if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
-    const alice = h.agents.alice!;
-    const { token } = await pairDevice(h, 'Handoff phone', 'approvals');
-    const { ctx, phone, errors } = await openPhone(h, token);
+    const alice = h().agents.alice!;
+    const { token } = await pairDevice(h(), 'Handoff phone', 'approvals');
+    const { ctx, phone, errors } = await openPhone(h(), token);
     try {
       const task = (await alice.call('create_task', { title: 'Renew the TLS certificate for billing', members: ['owner'] })).conversation;
       assert.equal(await phone.getByRole('region', { name: 'Handed to you' }).count(), 0, 'nothing handed off yet');
@@ -110,10 +106,10 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
 
   test('"Turn on notifications" without a push service says so and changes nothing; "Forget this phone" asks, then forgets', { timeout: 120_000 }, async (t) => {
     if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
-    const { token, id } = await pairDevice(h, 'Forgetful phone', 'approvals');
-    const { ctx, phone, errors } = await openPhone(h, token);
+    const { token, id } = await pairDevice(h(), 'Forgetful phone', 'approvals');
+    const { ctx, phone, errors } = await openPhone(h(), token);
     try {
-      await ctx.grantPermissions(['notifications'], { origin: h.baseUrl });
+      await ctx.grantPermissions(['notifications'], { origin: h().baseUrl });
       // Headless Chromium has no push service (subscribe rejects with AbortError); a build without /sw.js cannot
       // start the worker. Either way: a clear message, and nothing left behind.
       await phone.getByRole('button', { name: 'Turn on notifications' }).click();
@@ -124,7 +120,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
       assert.match(said, /no working push service|could not start its notification worker|could not make a push subscription/, `the message names the cause: ${said}`);
       await phone.getByRole('button', { name: 'Turn on notifications' }).waitFor();
       assert.equal(await phone.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0, 'no service worker left registered');
-      const { devices } = await ownerCall<{ devices: Array<{ id: string; push: boolean }> }>(h, 'devices.list', {});
+      const { devices } = await ownerCall<{ devices: Array<{ id: string; push: boolean }> }>(h(), 'devices.list', {});
       assert.equal(devices.find((d) => d.id === id)?.push, false, 'the hub holds no push subscription for this phone');
       await phone.screenshot({ path: `${ARTIFACTS}/phone-notify-failed.png` });
 
@@ -157,11 +153,11 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
 
   test('full-access phone: no "Sign out", and a tap on a message shows its actions (touch screen)', { timeout: 120_000 }, async (t) => {
     if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
-    const alice = h.agents.alice!;
+    const alice = h().agents.alice!;
     const conv = (await alice.call('open_direct', { user: 'owner' })).conversation;
     await alice.call('send_message', { conv_id: conv.conv_id, text: 'The nightly backup finished in 12 minutes.' });
-    const { token } = await pairDevice(h, 'Full phone', 'full');
-    const { ctx, phone, errors } = await openPhone(h, token);
+    const { token } = await pairDevice(h(), 'Full phone', 'full');
+    const { ctx, phone, errors } = await openPhone(h(), token);
     try {
       await phone.getByRole('button', { name: 'This phone' }).waitFor();
       const bar = phone.getByRole('navigation', { name: 'Sections' });
@@ -192,8 +188,8 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
   });
 
   test('the laptop (mouse) is unchanged: a message is not focusable and its actions stay hidden until hovered', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const conv = (await alice.call('open_direct', { user: 'owner' })).conversation;
     await alice.call('send_message', { conv_id: conv.conv_id, text: 'Disk usage on the build box is at 41%.' });
     assert.equal(await page.evaluate(() => matchMedia('(hover: none)').matches), false, 'the laptop page has a mouse');

@@ -1,10 +1,10 @@
 // The owner UI on a phone at 390×844: one column with the Approvals inbox first, a bottom bar, request
 // cards at full width, touch targets of 44 px, no sideways scroll; approving there reaches the agent's waiting
 // get_request. Then a second browser context (the phone) pairs through /pair#<code>, and approves in device mode.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, launch, within, ownerCall, type Harness } from './harness';
+import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -20,22 +20,18 @@ async function phoneMetrics(page: Page) {
 }
 
 describe('phone layout (390×844)', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
-    convId = (await h.agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h.page.setViewportSize(PHONE);
-    await h.page.goto(`${h.baseUrl}/`);
+    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h().page.setViewportSize(PHONE);
+    await h().page.goto(`${h().baseUrl}/`);
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('Approvals first, a bottom bar, full-width request, 44 px buttons, no sideways scroll; Approve reaches the agent', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     // Approvals first (no view asked): the inbox, not the home page; the sidebar is not on screen.
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
     const bar = page.getByRole('navigation', { name: 'Sections' });
@@ -63,18 +59,18 @@ describe('phone layout (390×844)', () => {
     const m = await phoneMetrics(page);
     assert.deepEqual(m.small, [], 'every button in the inbox is at least 44 px tall');
     assert.ok(m.scrollWidth <= PHONE.width, `no horizontal scroll (scrollWidth ${m.scrollWidth})`);
-    await h.screenshot('phone-inbox');
+    await h().screenshot('phone-inbox');
 
     assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
     await card.getByRole('button', { name: 'Approve' }).click();
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'approved');
     await page.getByText('Nothing is waiting for you.').waitFor();
-    await h.screenshot('phone-inbox-decided');
+    await h().screenshot('phone-inbox-decided');
   });
 
   test('Conversations tab: the list at full width; a conversation full screen with a back button', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const bar = page.getByRole('navigation', { name: 'Sections' });
     await bar.getByRole('link', { name: /^Conversations/ }).click();
     const list = page.getByRole('navigation', { name: 'Perch' });
@@ -82,53 +78,53 @@ describe('phone layout (390×844)', () => {
     assert.ok((await list.boundingBox())!.width >= PHONE.width - 1, 'the conversation list fills the width');
     const row = list.getByRole('link', { name: /^alice/ }).first();
     assert.ok((await row.boundingBox())!.height >= 44, 'a conversation row is a 44 px target');
-    await h.screenshot('phone-conversations');
+    await h().screenshot('phone-conversations');
     await row.click();
     await page.getByRole('heading', { level: 1, name: 'alice', exact: true }).waitFor();
     const main = (await page.getByRole('region', { name: 'Conversation alice' }).boundingBox())!;
     assert.ok(main.width >= PHONE.width - 1, `the conversation is full screen (${main.width}px)`);
     assert.equal(await list.isVisible(), false, 'the list is not beside the conversation');
     assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll in a conversation');
-    await h.screenshot('phone-conversation');
+    await h().screenshot('phone-conversation');
     await page.getByRole('button', { name: 'Back to conversations' }).click();
     await list.waitFor();
   });
 
   test('the request page /r/<request_id> (a notification tap) shows the request at full width', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const alice = h.agents.alice!;
+    const { page } = h();
+    const alice = h().agents.alice!;
     const req = await alice.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region for the replica?', options: ['eu-west', 'us-east'], ttl_secs: 600 });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
-    await page.goto(`${h.baseUrl}/r/${req.request_id}`);
+    await page.goto(`${h().baseUrl}/r/${req.request_id}`);
     const card = page.getByRole('region', { name: 'Which region for the replica?' });
     await card.waitFor();
     assert.ok((await card.boundingBox())!.width >= 0.9 * PHONE.width, 'the request fills the screen');
     assert.deepEqual((await phoneMetrics(page)).small, [], 'every button on the request page is 44 px tall');
-    await h.screenshot('phone-request');
+    await h().screenshot('phone-request');
     await card.getByRole('button', { name: 'us-east' }).click();
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'chosen');
     assert.equal(decided.outcome.choice, 'us-east');
     await page.getByRole('button', { name: /All approvals/ }).click();
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('pairing: the phone opens /pair#<code>, both screens show the phrase, the laptop confirms, the phone approves in device mode', { timeout: 120_000 }, async (t) => {
     // The device door (helper A's /api/device/*) answers 401 to a call without a credential; before it is merged the
     // path is served as the UI: this test then has nothing to drive and says so.
-    const probe = await fetch(`${h.baseUrl}/api/device/me`);
+    const probe = await fetch(`${h().baseUrl}/api/device/me`);
     await probe.body?.cancel();
     if (probe.status !== 401) return t.skip('the device door (/api/device/*) is not in this build yet');
-    const alice = h.agents.alice!;
-    await ownerCall(h, 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
-    const start = await ownerCall<{ url: string; pairing: { pairing_id: string } }>(h, 'devices.pair_start', { scope: 'approvals' });
+    const alice = h().agents.alice!;
+    await ownerCall(h(), 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
+    const start = await ownerCall<{ url: string; pairing: { pairing_id: string } }>(h(), 'devices.pair_start', { scope: 'approvals' });
     const code = start.url.slice(start.url.indexOf('#') + 1);
     assert.ok(start.url.startsWith('https://laptop.tail1234.ts.net/pair#') && code.length >= 16, `a pairing link: ${start.url}`);
 
     // The phone: its own browser context (no owner session), phone-sized, an Android user agent. On loopback here;
     // through the HTTPS front in real use.
-    const phoneCtx = await h.browser.newContext({
+    const phoneCtx = await h().browser.newContext({
       viewport: PHONE,
       isMobile: true,
       hasTouch: true,
@@ -140,7 +136,7 @@ describe('phone layout (390×844)', () => {
       phone.setDefaultTimeout(15_000);
       const phoneErrors: string[] = [];
       phone.on('pageerror', (e) => phoneErrors.push(e.message));
-      await phone.goto(`${h.baseUrl}/pair#${code}`);
+      await phone.goto(`${h().baseUrl}/pair#${code}`);
       const name = phone.getByRole('textbox', { name: 'Name of this device' });
       assert.equal(await name.inputValue(), 'Android phone', 'the device name defaults from the user agent');
       assert.equal(new URL(phone.url()).hash, '', 'the code is taken out of the address bar');
@@ -156,12 +152,12 @@ describe('phone layout (390×844)', () => {
       type Pairing = { state: string; phrase: string | null; device_name: string | null };
       let status: Pairing | null = null;
       for (let i = 0; i < 5 && status?.state !== 'claimed'; i++) {
-        status = (await ownerCall<{ pairing: Pairing }>(h, 'devices.pair_status', { pairing_id: start.pairing.pairing_id, wait_secs: 5 })).pairing;
+        status = (await ownerCall<{ pairing: Pairing }>(h(), 'devices.pair_status', { pairing_id: start.pairing.pairing_id, wait_secs: 5 })).pairing;
       }
       assert.equal(status?.state, 'claimed');
       assert.equal(status?.phrase, phrase, 'both screens show the same phrase');
       assert.equal(status?.device_name, 'Pixel in my pocket');
-      await ownerCall(h, 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
+      await ownerCall(h(), 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
 
       // The phone lands in its inbox, in device mode: scope approvals, so no bar, no sidebar.
       await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
@@ -189,16 +185,16 @@ describe('phone layout (390×844)', () => {
 
       // The code worked once: opening the link again answers 410 with a clear message.
       const again = await phoneCtx.newPage();
-      await again.goto(`${h.baseUrl}/pair#${code}`);
+      await again.goto(`${h().baseUrl}/pair#${code}`);
       await again.getByRole('button', { name: 'Pair' }).click();
       await again.getByText('This pairing code was used or has expired — start a new pairing on the laptop').waitFor();
       await again.close();
 
       // Revoked on the laptop: the phone forgets its credential and says how to pair again.
-      const { devices } = await ownerCall<{ devices: Array<{ id: string; name: string }> }>(h, 'devices.list', {});
+      const { devices } = await ownerCall<{ devices: Array<{ id: string; name: string }> }>(h(), 'devices.list', {});
       const dev = devices.find((d) => d.name === 'Pixel in my pocket');
       assert.ok(dev, 'the laptop lists the phone');
-      await ownerCall(h, 'devices.revoke', { device_id: dev.id });
+      await ownerCall(h(), 'devices.revoke', { device_id: dev.id });
       await phone.reload();
       await phone.getByText("This phone's pairing was revoked — pair it again from the laptop (Settings → Phone).").waitFor();
       assert.equal(await phone.evaluate(() => localStorage.getItem('perch.device.token')), null, 'the revoked credential is forgotten');

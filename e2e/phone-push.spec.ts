@@ -14,7 +14,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
-import { ARTIFACTS, launch, within, ownerCall, type Harness } from './harness';
+import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
 import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
 
@@ -69,7 +69,6 @@ async function pushAndSee(deliver: (plain: string) => Promise<unknown>, phone: P
 }
 
 describe('approve from the phone: pairing through the front, Web Push, the service worker’s Approve button', () => {
-  let h: Harness;
   let front: Front;
   let pushService: PushEndpoint;
   let phoneCtx: BrowserContext;
@@ -79,26 +78,29 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
   let pushPath: string;
   let deliver: (plain: string) => Promise<unknown>;
 
+  // In registration order: the front and the push service start before the hub and close after it; the phone's
+  // browser context closes before it.
   before(async () => {
     front = await startFront();
     pushService = await startPushEndpoint();
-    h = await launch({
-      agents: ['alice'],
-      serveArgs: ['--public-url', front.url],
-      serveEnv: { ...PUSH_TEST_ENV },
-      browserArgs: frontBrowserArgs(front),
-      onPort: (port) => front.setTarget(port),
-    });
-  }, { timeout: 90_000 });
+  }, { timeout: 30_000 });
   after(async () => {
     await phoneCtx?.close().catch(() => undefined);
-    await h?.close();
+  }, { timeout: 20_000 });
+  const h = useHarness(() => ({
+    agents: ['alice'],
+    serveArgs: ['--public-url', front.url],
+    serveEnv: { ...PUSH_TEST_ENV },
+    browserArgs: frontBrowserArgs(front),
+    onPort: (port) => front.setTarget(port),
+  }));
+  after(async () => {
     await front?.close();
     await pushService?.close();
-  }, { timeout: 60_000 });
+  }, { timeout: 30_000 });
 
   test('the laptop shows a QR link on the public URL; the phone pairs through the front after both screens show the same phrase', { timeout: 90_000 }, async () => {
-    const laptop = h.page;
+    const laptop = h().page;
     await laptop.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
     await laptop.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
     await laptop.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
@@ -111,7 +113,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     assert.ok(link.startsWith(`${front.url}/pair#`), `the QR link is on the public URL: ${link}`);
 
     // The phone: its own context (no owner session), phone-sized, at the front's origin (a tailnet name).
-    phoneCtx = await h.browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, userAgent: ANDROID_UA, colorScheme: 'light' });
+    phoneCtx = await h().browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, userAgent: ANDROID_UA, colorScheme: 'light' });
     await phoneCtx.grantPermissions(['notifications'], { origin: front.url });
     phone = await phoneCtx.newPage();
     phone.setDefaultTimeout(15_000);
@@ -154,7 +156,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
   });
 
   test('an agent asks; the encrypted push reaches the phone’s service worker; its Approve button decides; a second push clears it', { timeout: 120_000 }, async () => {
-    const alice = h.agents.alice!;
+    const alice = h().agents.alice!;
     // The real service worker, registered as the page does, at the front's origin.
     const swReady = phoneCtx.waitForEvent('serviceworker', { timeout: 20_000 }).catch(() => undefined);
     await phone.evaluate(async () => {
@@ -257,15 +259,15 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     // The phone's inbox shows it decided too (live), and the laptop's device audit lists the button's decision.
     await phone.getByText('Nothing is waiting for you.').waitFor({ timeout: 15_000 });
     await phone.screenshot({ path: `${ARTIFACTS}/phone-push-decided.png` });
-    const laptop = h.page;
+    const laptop = h().page;
     await laptop.getByRole('button', { name: 'Refresh' }).click();
     await laptop.getByRole('table', { name: 'Device audit' }).getByText('action', { exact: true }).first().waitFor();
   });
 
   test("push content 'ids': the push carries no title; the service worker fetches it through the front and shows the buttons only while pending", { timeout: 120_000 }, async () => {
     assert.ok(deliver, 'the push test ran first (it registers the worker and the subscription)');
-    const alice = h.agents.alice!;
-    await ownerCall(h, 'phone.set', { push_content: 'ids' });
+    const alice = h().agents.alice!;
+    await ownerCall(h(), 'phone.set', { push_content: 'ids' });
     try {
       const convId = (await alice.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
       const req = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Migrate the billing database?', context: 'five minutes of downtime', ttl_secs: 3600 });
@@ -294,13 +296,13 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       assert.equal(blind.actions.length, 0, 'never Approve / Reject without the details');
 
       // Decided on the laptop before the push is shown: the worker says so and offers no buttons.
-      await ownerCall(h, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      await ownerCall(h(), 'requests.decide', { request_id: req.request_id, decision: 'approve' });
       await deliver(plain);
       const late = await shownNotice(phone, req.request_id, (n) => n.title.startsWith('Already'));
       assert.equal(late.title, 'Already approved: Migrate the billing database?');
       assert.equal(late.actions.length, 0);
     } finally {
-      await ownerCall(h, 'phone.set', { push_content: 'summary' });
+      await ownerCall(h(), 'phone.set', { push_content: 'summary' });
     }
   });
 

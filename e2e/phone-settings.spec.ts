@@ -2,10 +2,10 @@
 // screens show, the device list with revoke, and the installable web app (manifest + icons). The phone's side is
 // played by plain HTTP requests that arrive as through the HTTPS front (Host = the public host, X-Forwarded-*).
 import http from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { launch, within, type Harness } from './harness';
+import { useHarness, within } from './harness';
 
 const PUBLIC_URL = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = new URL(PUBLIC_URL).host;
@@ -47,27 +47,23 @@ function viaFront(baseUrl: string, method: string, path: string, body?: unknown,
 }
 
 describe('Settings → Phone', () => {
-  let h: Harness;
+  const h = useHarness({ agents: [] });
   let port: string;
 
   before(async () => {
-    h = await launch({ agents: [] });
-    port = new URL(h.baseUrl).port;
+    port = new URL(h().baseUrl).port;
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   const openPhone = async () => {
-    await h.page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await h.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
-    await h.page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
+    await h().page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await h().page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
+    await h().page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
   };
 
   test('the web app is installable: the manifest is served as application/manifest+json and its icons load', { timeout: 30_000 }, async () => {
-    const href = await h.page.locator('link[rel="manifest"]').getAttribute('href');
+    const href = await h().page.locator('link[rel="manifest"]').getAttribute('href');
     assert.ok(href, 'index.html links a manifest');
-    const manifestUrl = new URL(href, h.page.url()).href;
+    const manifestUrl = new URL(href, h().page.url()).href;
     const res = await fetch(manifestUrl);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/manifest\+json/);
@@ -78,9 +74,9 @@ describe('Settings → Phone', () => {
     assert.equal(manifest.start_url, '/');
     assert.ok(manifest.icons.some((i) => i.sizes === '192x192') && manifest.icons.some((i) => i.sizes === '512x512'), 'icons 192 and 512');
     assert.ok(manifest.icons.some((i) => i.purpose === 'maskable'), 'a maskable icon');
-    const apple = await h.page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
+    const apple = await h().page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
     assert.ok(apple, 'index.html links an apple-touch-icon');
-    const icons = [...manifest.icons.map((i) => ({ url: new URL(i.src, manifestUrl).href, sizes: i.sizes })), { url: new URL(apple, h.page.url()).href, sizes: '180x180' }];
+    const icons = [...manifest.icons.map((i) => ({ url: new URL(i.src, manifestUrl).href, sizes: i.sizes })), { url: new URL(apple, h().page.url()).href, sizes: '180x180' }];
     for (const icon of icons) {
       const r = await fetch(icon.url);
       assert.equal(r.status, 200, icon.url);
@@ -89,23 +85,23 @@ describe('Settings → Phone', () => {
       const meta = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
       assert.equal(`${meta.width}x${meta.height}`, icon.sizes, `${icon.url} is as large as the manifest says`);
     }
-    assert.equal(await h.page.locator('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
+    assert.equal(await h().page.locator('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
     // The bundler's hashed files are the only ones cached for good.
-    const script = await h.page.locator('script[src*="assets/"]').first().getAttribute('src');
-    const js = await fetch(new URL(script!, h.page.url()).href);
+    const script = await h().page.locator('script[src*="assets/"]').first().getAttribute('src');
+    const js = await fetch(new URL(script!, h().page.url()).href);
     await js.arrayBuffer();
     assert.match(js.headers.get('cache-control') ?? '', /immutable/);
   });
 
   test('without a public URL the page explains the two tailscale serve commands with this hub’s port; a bad URL is refused inline', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPhone();
     const howto = page.getByLabel('How to set up remote access');
     await howto.getByText('No phone can reach this hub yet.').waitFor();
     await howto.getByText(`tailscale serve --bg --https=443 http://127.0.0.1:${port}`, { exact: true }).waitFor();
     await howto.getByText('tailscale serve status', { exact: true }).waitFor();
     await page.getByText('Set the public URL first').waitFor();
-    await h.screenshot('phone-settings-empty');
+    await h().screenshot('phone-settings-empty');
 
     const form = page.getByRole('form', { name: 'Public URL' });
     await form.getByLabel('Public URL of the HTTPS front').fill(`${PUBLIC_URL}/perch?x=1`);
@@ -140,7 +136,7 @@ describe('Settings → Phone', () => {
   });
 
   test('pairing: the QR code and link appear, the phone claims, the phrase shows, confirm lists the device, revoke ends its credential', { timeout: 120_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     const pairForm = page.getByRole('form', { name: 'Pair a phone' });
     await pairForm.getByLabel('Name of the phone').fill('Test Pixel');
     await pairForm.getByText('Full owner access').click();
@@ -160,10 +156,10 @@ describe('Settings → Phone', () => {
     assert.ok(code.length >= 22, 'a 128-bit code');
     await page.getByText('Waiting for the phone…').waitFor();
     await page.getByLabel('Time left').getByText(/left$/).waitFor();
-    await h.screenshot('phone-pairing-qr');
+    await h().screenshot('phone-pairing-qr');
 
     // The phone opens the link and claims the code, through the front.
-    const claim = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Claiming Phone' });
+    const claim = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Claiming Phone' });
     assert.equal(claim.status, 200, JSON.stringify(claim.json));
     const { pairing_id, phrase, claim_secret } = claim.json as { pairing_id: string; phrase: string; claim_secret: string };
     assert.ok(phrase && phrase.length > 3);
@@ -173,10 +169,10 @@ describe('Settings → Phone', () => {
     assert.equal((await shown.innerText()).trim(), phrase, 'the laptop shows the phrase the phone got');
     await page.getByText('The phone shows the same words — pair it.').waitFor();
     await page.getByText('It calls itself “Claiming Phone”.').waitFor();
-    await h.screenshot('phone-pairing-phrase');
+    await h().screenshot('phone-pairing-phrase');
 
     // The code works once: a second claim is refused.
-    const again = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Someone else' });
+    const again = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Someone else' });
     assert.equal(again.status, 410);
 
     await page.getByRole('button', { name: 'It matches — pair' }).click();
@@ -187,39 +183,39 @@ describe('Settings → Phone', () => {
     await row.getByText(/Last used never · notifications off/).waitFor();
 
     // The phone collects its credential (once) and uses it through the front.
-    const waited = await viaFront(h.baseUrl, 'POST', '/api/device/pair/wait', { pairing_id, claim_secret, wait_secs: 5 });
+    const waited = await viaFront(h().baseUrl, 'POST', '/api/device/pair/wait', { pairing_id, claim_secret, wait_secs: 5 });
     assert.equal(waited.status, 200, JSON.stringify(waited.json));
     const token = (waited.json as { device_token?: string }).device_token;
     assert.ok(token?.startsWith('pd_'), 'the phone gets a pd_ credential');
-    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
+    assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
 
     // The audit list shows what the device did.
     const audit = page.getByRole('table', { name: 'Device audit' });
     await page.getByRole('button', { name: 'Refresh' }).click();
     await audit.getByText('pair.claim').first().waitFor();
-    await h.screenshot('phone-devices');
+    await h().screenshot('phone-devices');
 
     // Revoke asks first, then the credential stops at once.
     await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke Test Pixel?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     assert.equal(await row.getByText('revoked', { exact: true }).count(), 0, 'cancel revokes nothing');
-    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
+    assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
     await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('revoked', { exact: true }).waitFor();
-    assert.equal((await viaFront(h.baseUrl, 'GET', '/api/device/me', undefined, token)).status, 401);
-    assert.deepEqual(h.pageErrors, []);
+    assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 401);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('cancelling a pairing ends its code: a claim after it is refused with 410', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await page.getByRole('button', { name: 'Pair another phone' }).click();
     await page.getByRole('form', { name: 'Pair a phone' }).getByRole('button', { name: 'Show the QR code' }).click();
     const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('form', { name: 'Pair a phone' }).waitFor();
-    const claim = await viaFront(h.baseUrl, 'POST', '/api/device/pair/claim', { code: link.slice(link.indexOf('#') + 1), device_name: 'Late phone' });
+    const claim = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code: link.slice(link.indexOf('#') + 1), device_name: 'Late phone' });
     assert.equal(claim.status, 410, JSON.stringify(claim.json));
   });
 });

@@ -3,26 +3,22 @@
 // text, and the conversation shows the edited text as kit's, marked "edited by you" (one sent as written: reviewed).
 // Then kit's edit of that message and its new task channel are held too, and shown as what they are (the text the
 // edit replaces, the members).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, openPage, timeline, within, type Harness } from './harness';
+import { useHarness, openConversation, openPage, timeline, within } from './harness';
 
 describe('review mode', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['kit', 'bob'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['kit', 'bob'] });
-    convId = (await h.agents.kit!.call('create_group', { title: 'launch', members: ['bob'] })).conversation.conv_id;
+    convId = (await h().agents.kit!.call('create_group', { title: 'launch', members: ['bob'] })).conversation.conv_id;
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('a held message is edited and sent from the Approvals inbox, and the agent sees the edited text', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const kit = h.agents.kit!;
-    const bob = h.agents.bob!;
+    const { page } = h();
+    const kit = h().agents.kit!;
+    const bob = h().agents.bob!;
 
     await openPage(page, 'Fleet');
     const toggle = page.getByRole('button', { name: 'Review mode for kit' });
@@ -42,7 +38,7 @@ describe('review mode', () => {
     await card.waitFor({ timeout: 10_000 });
     await card.getByText('we launch tomorow, probably').waitFor();
     await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
-    await h.screenshot('review-held-item');
+    await h().screenshot('review-held-item');
 
     await card.getByRole('button', { name: 'Edit & send' }).click();
     const box = card.getByRole('textbox', { name: 'Edit what kit sends' });
@@ -63,12 +59,12 @@ describe('review mode', () => {
     assert.equal(msg?.provenance.owner_edited, true);
     const bobMsg = await bob.waitFor((e) => e.type === 'message.created', 10_000);
     assert.equal(bobMsg.message?.text, 'We launch tomorrow.');
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('the owner sees their review in the conversation: "edited by you" on an edited send, a quiet mark on one sent as written', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const kit = h.agents.kit!;
+    const { page } = h();
+    const kit = h().agents.kit!;
     // The edited message of the test above, and one sent as written.
     await openPage(page, 'Approvals');
     await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
@@ -84,14 +80,14 @@ describe('review mode', () => {
     const asWritten = log.getByRole('article').filter({ hasText: 'Release notes are drafted.' });
     await asWritten.getByLabel('reviewed by you').waitFor();
     assert.equal(await asWritten.getByText('edited by you').count(), 0, 'sent as written: not marked edited');
-    await h.screenshot('review-marks');
-    assert.deepEqual(h.pageErrors, []);
+    await h().screenshot('review-marks');
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('an edit and a new task channel wait in the Approvals inbox as what they are, and are sent from there', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const kit = h.agents.kit!;
-    const bob = h.agents.bob!;
+    const { page } = h();
+    const kit = h().agents.kit!;
+    const bob = h().agents.bob!;
     await openPage(page, 'Approvals');
     const msgId = (await kit.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message?.msg_id;
     const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
@@ -111,7 +107,7 @@ describe('review mode', () => {
     await taskCard.getByText(/With bob/).waitFor();
     await taskCard.getByText(/a new conversation/).waitFor();
     await page.getByRole('link', { name: /Approvals.*2 pending/ }).waitFor();
-    await h.screenshot('review-held-edit-and-task');
+    await h().screenshot('review-held-edit-and-task');
 
     await editCard.getByRole('button', { name: 'Send', exact: true }).click();
     const editSent = await within(15_000, 'kit to be told the edit was sent', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === edit.held_id, 15_000));
@@ -128,6 +124,6 @@ describe('review mode', () => {
     assert.equal(conv?.title, 'Write the launch announcement');
     assert.equal(conv?.kind, 'task');
     await taskCard.waitFor({ state: 'detached', timeout: 10_000 });
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

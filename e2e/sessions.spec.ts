@@ -1,22 +1,16 @@
 // Sessions of one agent, scoped keys and read receipts as the owner sees them in Chromium: a read-only key
 // issued from the Agents page reads but cannot send, and stops working when revoked there; a message sent
 // from a named instance shows it after the byline; "read by …" appears under the last message as members confirm.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectAgent, launch, openConversation, openPage, timeline, type Harness } from './harness';
+import { useHarness, connectAgent, openConversation, openPage, timeline } from './harness';
 
 describe('sessions, scoped keys and read receipts', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['kit', 'rue'] });
 
-  before(async () => {
-    h = await launch({ agents: ['kit', 'rue'] });
-  }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('the owner issues a read-only key from the Agents page, it reads but cannot send, and revoking it there stops it', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Keys of kit' }).click();
     const dlg = page.getByRole('dialog', { name: 'Keys of kit' });
@@ -29,15 +23,15 @@ describe('sessions, scoped keys and read receipts', () => {
     const row = dlg.getByRole('listitem', { name: 'Key ci-reader' });
     await row.getByText('no expiry').waitFor();
     assert.equal(await row.locator('.chip').allTextContents().then((t) => t.join(',')), 'read', 'the key lists only the read scope');
-    await h.screenshot('scoped-key');
+    await h().screenshot('scoped-key');
 
-    const reader = await connectAgent('kit', h.agents.kit!.id, secret, h.mcpUrl);
+    const reader = await connectAgent('kit', h().agents.kit!.id, secret, h().mcpUrl);
     try {
       const me = await reader.call('whoami');
       assert.equal(me.agent.name, 'kit');
       assert.deepEqual(me.scopes, ['read']);
       await reader.call('list_conversations');
-      const conv = (await h.agents.kit!.call('open_direct', { user: 'rue' })).conversation.conv_id;
+      const conv = (await h().agents.kit!.call('open_direct', { user: 'rue' })).conversation.conv_id;
       await assert.rejects(reader.call('send_message', { conv_id: conv, text: 'nope' }), /forbidden.*lacks the .{1,3}write.{1,3} scope/);
     } finally {
       await reader.client.close();
@@ -45,7 +39,7 @@ describe('sessions, scoped keys and read receipts', () => {
 
     await row.getByRole('button', { name: 'Revoke key ci-reader' }).click();
     await row.getByText('revoked').waitFor();
-    const res = await fetch(h.mcpUrl, {
+    const res = await fetch(h().mcpUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${secret}`, 'MCP-Protocol-Version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
@@ -55,9 +49,9 @@ describe('sessions, scoped keys and read receipts', () => {
   });
 
   test('the instance name shows after the byline, and read receipts show under the last message as members confirm', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    const kit = h.agents.kit!;
-    const rue = h.agents.rue!;
+    const { page } = h();
+    const kit = h().agents.kit!;
+    const rue = h().agents.rue!;
     const g = await kit.call('create_group', { title: 'standup', members: ['rue'] });
     const convId = g.conversation.conv_id as string;
     await rue.waitFor((e) => e.conv_id === convId);
@@ -75,6 +69,6 @@ describe('sessions, scoped keys and read receipts', () => {
     await rue.call('get_updates', {}); // confirms it: rue has read it
     const receipts = page.getByLabel('Read receipts');
     await receipts.getByText('read by rue').waitFor({ timeout: 10_000 });
-    await h.screenshot('read-receipts');
+    await h().screenshot('read-receipts');
   });
 });

@@ -1,30 +1,26 @@
 // Smaller things the owner ran into: dialog focus (in and back), connection snippets shown again without the
 // key, the "new messages" marker, Copy on code blocks, search hits naming their conversation, wake recipes that
 // fill the form, the inbox not saying "Nothing is waiting" above a handoff, and "Add an agent" as a link.
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openConversation, openPage, ownerCall, timeline, type Harness } from './harness';
+import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
 
 describe('small fixes', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['kit'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['kit'] });
-    convId = (await h.agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.baseUrl });
+    convId = (await h().agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await h().context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h().baseUrl });
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
   beforeEach(async () => {
     // Each test starts from a fresh page (a dialog a failed test left open would block the next).
-    await h.page.reload();
-    await h.page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
+    await h().page.reload();
+    await h().page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
   }, { timeout: 30_000 });
 
   test('Add agent opens with focus on Name (typing fills it, nothing closes); Escape returns focus to the button', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     const opener = page.getByRole('button', { name: 'Add agent' });
     await opener.click();
@@ -41,7 +37,7 @@ describe('small fixes', () => {
   });
 
   test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (Claude Code --scope user, Gemini reads the variable, plain perch)', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Connect kit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Connect kit' });
@@ -60,7 +56,7 @@ describe('small fixes', () => {
   });
 
   test('wake recipes fill the form', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Wake runs of kit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Wake kit' });
@@ -77,8 +73,8 @@ describe('small fixes', () => {
   });
 
   test('scrolled up while messages arrive: a "new messages" marker brings the reader down', { timeout: 90_000 }, async () => {
-    const { page } = h;
-    const kit = h.agents.kit!;
+    const { page } = h();
+    const kit = h().agents.kit!;
     for (let i = 1; i <= 30; i++) await kit.call('send_message', { conv_id: convId, text: `Line ${i} of the nightly report.\nDetails follow.` });
     await openConversation(page, 'kit');
     const log = timeline(page);
@@ -96,8 +92,8 @@ describe('small fixes', () => {
   });
 
   test('code blocks have a Copy button that copies the code', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    await h.agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
+    const { page } = h();
+    await h().agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
     await openConversation(page, 'kit');
     const msg = timeline(page).getByRole('article').filter({ hasText: 'Run this:' });
     await msg.getByRole('button', { name: 'Copy code' }).click();
@@ -106,8 +102,8 @@ describe('small fixes', () => {
   });
 
   test('search results say which conversation they come from', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    await h.agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] }).then((r: any) => h.agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
+    const { page } = h();
+    await h().agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] }).then((r: any) => h().agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
     const filter = page.getByRole('searchbox', { name: 'Filter conversations' });
     await filter.fill('zeppelin');
     await filter.press('Enter');
@@ -117,8 +113,8 @@ describe('small fixes', () => {
   });
 
   test('"Nothing is waiting for you" is not said above a conversation handed to you', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    await h.agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
+    const { page } = h();
+    await h().agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
     await openPage(page, 'Approvals');
     await page.getByRole('region', { name: 'Handed to you' }).waitFor({ timeout: 10_000 });
     await page.getByText('1 conversation handed to you.').waitFor();
@@ -126,9 +122,9 @@ describe('small fixes', () => {
   });
 
   test('"Start a conversation" with no agents links to adding one', { timeout: 60_000 }, async () => {
-    const { page } = h;
-    await ownerCall(h, 'agents.revoke', { agent: 'kit' });
-    await page.goto(`${h.baseUrl}/#/`);
+    const { page } = h();
+    await ownerCall(h(), 'agents.revoke', { agent: 'kit' });
+    await page.goto(`${h().baseUrl}/#/`);
     await page.reload();
     await page.getByRole('button', { name: 'Start a conversation' }).click();
     const dialog = page.getByRole('dialog', { name: 'New conversation' });
@@ -136,6 +132,6 @@ describe('small fixes', () => {
     await dialog.getByRole('link', { name: 'Add an agent' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -1,34 +1,30 @@
 // URLs drive the view: a hash typed into the open tab, Back and Forward, and a navigation item opened in a new
 // tab (navigation items are links with addresses) all show what the URL says.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, type Harness } from './harness';
+import { useHarness, openPage } from './harness';
 
 describe('URLs drive the view', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice'] });
   let convId: string;
 
   before(async () => {
-    h = await launch({ agents: ['alice'] });
-    convId = (await h.agents.alice!.call('create_group', { title: 'Weekly sync', members: ['owner'] })).conversation.conv_id;
-    await h.agents.alice!.call('send_message', { conv_id: convId, text: 'Agenda is up.' });
+    convId = (await h().agents.alice!.call('create_group', { title: 'Weekly sync', members: ['owner'] })).conversation.conv_id;
+    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Agenda is up.' });
   }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   test('#/approvals typed into the open tab shows the Approvals inbox; #/c/<id> its conversation', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Fleet');
-    await page.goto(`${h.baseUrl}/#/approvals`); // same document: only the hash changes, as when typed in the address bar
+    await page.goto(`${h().baseUrl}/#/approvals`); // same document: only the hash changes, as when typed in the address bar
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
-    await page.goto(`${h.baseUrl}/#/c/${convId}`);
+    await page.goto(`${h().baseUrl}/#/c/${convId}`);
     await page.getByRole('heading', { level: 1, name: 'Weekly sync' }).waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('Back and Forward move between the views the owner opened', { timeout: 60_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Fleet');
     await openPage(page, 'Agents');
     assert.match(page.url(), /#\/agents$/);
@@ -37,11 +33,11 @@ describe('URLs drive the view', () => {
     assert.match(page.url(), /#\/fleet$/);
     await page.goForward();
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('navigation items are links: their address opened in a new tab shows that view', { timeout: 60_000 }, async () => {
-    const { page, context } = h;
+    const { page, context } = h();
     const nav = page.getByRole('navigation', { name: 'Perch' });
     const approvals = nav.getByRole('link', { name: /^Approvals/ });
     assert.equal(await approvals.getAttribute('href'), '#/approvals');
@@ -51,9 +47,9 @@ describe('URLs drive the view', () => {
     // What "Open link in new tab" does: a new tab at the link's address (the owner session is shared by the origin).
     const tab = await context.newPage();
     try {
-      await tab.goto(new URL((await approvals.getAttribute('href'))!, `${h.baseUrl}/`).href);
+      await tab.goto(new URL((await approvals.getAttribute('href'))!, `${h().baseUrl}/`).href);
       await tab.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 20_000 });
-      await tab.goto(new URL((await conv.getAttribute('href'))!, `${h.baseUrl}/`).href);
+      await tab.goto(new URL((await conv.getAttribute('href'))!, `${h().baseUrl}/`).href);
       await tab.getByRole('heading', { level: 1, name: 'Weekly sync' }).waitFor();
       // A modified click opens a new tab rather than changing this one.
       const [popup] = await Promise.all([context.waitForEvent('page'), approvals.click({ modifiers: ['Control'] })]);
@@ -62,6 +58,6 @@ describe('URLs drive the view', () => {
     } finally {
       await tab.close();
     }
-    assert.deepEqual(h.pageErrors, []);
+    assert.deepEqual(h().pageErrors, []);
   });
 });

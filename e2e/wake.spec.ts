@@ -1,25 +1,19 @@
 // Wake runs end to end: the owner gives an agent a wake command in the Agents page, @mentions it in the
 // browser, Perch starts the agent's program (test/fixtures/wake-agent.mjs, a real MCP client) and its
 // reply appears in the conversation; the Fleet card shows a running run with a Stop button that stops it.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import path from 'node:path';
-import { launch, openConversation, openPage, timeline, type Harness } from './harness';
+import { useHarness, openConversation, openPage, timeline } from './harness';
 
 const ROOT = path.resolve(__dirname, '..');
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 
 describe('wake runs', () => {
-  let h: Harness;
+  const h = useHarness({ agents: ['alice', 'reviewer'] });
 
-  before(async () => {
-    h = await launch({ agents: ['alice', 'reviewer'] });
-  }, { timeout: 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
 
   async function setWakeCommand(lines: string[]): Promise<void> {
-    const { page } = h;
+    const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
     const dialog = page.getByRole('dialog', { name: 'Wake reviewer' });
@@ -31,9 +25,9 @@ describe('wake runs', () => {
   }
 
   test('an owner @mention in the browser starts the agent\'s wake command and its reply appears in the conversation', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await setWakeCommand([process.execPath, AGENT_SCRIPT]);
-    await h.agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
+    await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
     await openConversation(page, 'Review crew');
     const box = page.getByRole('textbox', { name: 'Message Review crew' });
     await box.pressSequentially('@rev');
@@ -42,7 +36,7 @@ describe('wake runs', () => {
     await page.getByText('Wakes:').waitFor();
     await box.press('Enter');
     await timeline(page).getByText('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
-    await h.screenshot('wake-reply');
+    await h().screenshot('wake-reply');
 
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
@@ -50,12 +44,12 @@ describe('wake runs', () => {
     await runs.getByText('succeeded').waitFor();
     await runs.getByText(/woken by owner's message/).click();
     await page.getByLabel(/^Log of run /).getByText(/woken by 1 event/).waitFor();
-    await h.screenshot('wake-runs');
+    await h().screenshot('wake-runs');
     await page.getByRole('dialog', { name: 'Wake reviewer' }).getByRole('button', { name: 'Close' }).first().click();
   });
 
   test('the Fleet card shows a running run, who woke it, and Stop ends it', { timeout: 90_000 }, async () => {
-    const { page } = h;
+    const { page } = h();
     await setWakeCommand([process.execPath, '-e', 'setInterval(() => {}, 1000)']);
     await openConversation(page, 'Review crew');
     const box = page.getByRole('textbox', { name: 'Message Review crew' });
@@ -66,7 +60,7 @@ describe('wake runs', () => {
     await openPage(page, 'Fleet');
     const wake = page.getByLabel('reviewer wake run');
     await wake.getByText(/running \(woken by owner/).waitFor({ timeout: 20_000 });
-    await h.screenshot('wake-fleet-running');
+    await h().screenshot('wake-fleet-running');
     await wake.getByRole('button', { name: 'Stop' }).click();
     await wake.waitFor({ state: 'detached', timeout: 20_000 });
   });

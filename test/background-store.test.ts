@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { makeHub } from './helpers';
+import { makeHub, withHub } from './helpers';
 import { batch, onCommit, tx } from '../src/main/store/db';
 import { startBackgroundStore } from '../src/main/store/background';
 import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
@@ -12,9 +12,8 @@ import { addAgent } from '../src/main/hub/control/agents';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';
 
-test('a commit hook runs once after each commit (a tx or a whole batch), not after a rollback, and not once removed', () => {
-  const t = makeHub();
-  try {
+test('a commit hook runs once after each commit (a tx or a whole batch), not after a rollback, and not once removed', async () => {
+  await withHub((t) => {
     const db = t.hub.db;
     let runs = 0;
     const off = onCommit(db, () => runs++);
@@ -32,9 +31,7 @@ test('a commit hook runs once after each commit (a tx or a whole batch), not aft
     off();
     tx(db, () => db.exec("INSERT INTO settings (key, value) VALUES ('hook_f', '1')"));
     assert.equal(runs, 3, 'a removed hook does not run');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('the store worker starts from its TypeScript module and, woken by commits, indexes the committed messages', async () => {

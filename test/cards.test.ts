@@ -1,7 +1,7 @@
 // Cards: send_card with full validation, and the owner's answerCard reaching the sender.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, type TestHub } from './helpers';
+import { withHub, type TestHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
@@ -27,11 +27,10 @@ function isCode(code: ErrorCode, message?: string | RegExp) {
   };
 }
 
-async function setup() {
-  const t = makeHub();
+async function setup(t: TestHub) {
   const a = t.agent('carder');
   const dm = await call(t, a.id, 'open_direct', { user: t.hub.owner.name });
-  return { t, a, convId: dm.conversation.conv_id as string };
+  return { a, convId: dm.conversation.conv_id as string };
 }
 
 const GOOD_CARD = {
@@ -60,16 +59,14 @@ function cardMessage(t: TestHub, convId: string, msgId: string) {
 }
 
 test('send_card stores a card message with payload {card, responses: [], closed: false}', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const s = await call(t, a.id, 'send_card', { conv_id: convId, text: 'Ship release 2.1?', card: GOOD_CARD });
     const msg = cardMessage(t, convId, s.msg_id);
     assert.equal(msg.kind, 'card');
     assert.equal(msg.text, 'Ship release 2.1?');
     assert.deepEqual(msg.payload, { card: GOOD_CARD, responses: [], closed: false });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 const MALFORMED: Array<[string, unknown, string]> = [
@@ -107,8 +104,8 @@ const MALFORMED: Array<[string, unknown, string]> = [
 ];
 
 test('malformed cards are refused with the exact path, and nothing is stored', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const before = conversationById(t.hub.db, convId)!.last_seq;
     for (const [what, card, message] of MALFORMED) {
       await assert.rejects(call(t, a.id, 'send_card', { conv_id: convId, text: 'fallback', card }), isCode('invalid_argument', message), what);
@@ -117,24 +114,20 @@ test('malformed cards are refused with the exact path, and nothing is stored', a
     // Top-level shapes the tool schema lets through to callers of the hub directly.
     assert.throws(() => validateCard('nope'), isCode('invalid_argument', 'card: must be an object, not string'));
     assert.throws(() => validateCard({ blocks: [{ type: 'text', text: 'x' }], once: 'yes' }), isCode('invalid_argument', 'card.once: must be true or false'));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('an oversize card is refused with too_large', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const blocks = Array.from({ length: 5 }, () => ({ type: 'text', text: 'x'.repeat(LIMITS.maxCardBytes / 4) }));
     await assert.rejects(call(t, a.id, 'send_card', { conv_id: convId, text: 'big', card: { blocks } }), isCode('too_large', /^card: is \d+ bytes/));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a once card closes at its first response; a second answer is refused', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const s = await call(t, a.id, 'send_card', {
       conv_id: convId,
       text: 'Approve?',
@@ -148,14 +141,12 @@ test('a once card closes at its first response; a second answer is refused', asy
     assert.equal(payload.responses.length, 1);
     assert.equal(payload.responses[0].value, 'yes');
     assert.equal(listCardResponses(t.hub, s.msg_id).length, 1, 'one response stored');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a card response reaches the sender in get_updates, for_you, and wakes its waiting call', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const s = await call(t, a.id, 'send_card', { conv_id: convId, text: 'Ship?', card: GOOD_CARD });
     await getUpdates(t.hub, a.id, {});
     setTimeout(() => answerCard(t.hub, t.hub.ownerId, { msg_id: s.msg_id, block_id: 'ship', value: 'yes' }), 30);
@@ -171,14 +162,12 @@ test('a card response reaches the sender in get_updates, for_you, and wakes its 
     const second = answerCard(t.hub, t.hub.ownerId, { msg_id: s.msg_id, block_id: 'ship', value: 'no' });
     assert.equal(second.closed, false);
     assert.equal(second.response_count, 2);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('form answers are validated against the fields', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const s = await call(t, a.id, 'send_card', { conv_id: convId, text: 'Details?', card: GOOD_CARD });
     const ans = (value: unknown, block_id = 'details') => () => answerCard(t.hub, t.hub.ownerId, { msg_id: s.msg_id, block_id, value });
     assert.throws(ans({ note: 'hi' }), isCode('invalid_argument', 'value.budget: "Budget" is required'));
@@ -199,20 +188,16 @@ test('form answers are validated against the fields', async () => {
     assert.equal(payload.closed, false);
     assert.deepEqual(payload.responses[0].value, { note: 'ok', budget: 42, region: 'eu', agree: true });
     assert.equal(payload.responses[0].by.id, t.hub.ownerId);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('agents cannot answer cards, and only card messages can be answered', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const s = await call(t, a.id, 'send_card', { conv_id: convId, text: 'Ship?', card: GOOD_CARD });
     assert.throws(() => answerCard(t.hub, a.id, { msg_id: s.msg_id, block_id: 'ship', value: 'yes' }), isCode('forbidden'));
     const m = await call(t, a.id, 'send_message', { conv_id: convId, text: 'plain' });
     assert.throws(() => answerCard(t.hub, t.hub.ownerId, { msg_id: m.msg_id, block_id: 'ship', value: 'yes' }), isCode('invalid_argument', /not a card/));
     assert.throws(() => answerCard(t.hub, t.hub.ownerId, { msg_id: 'm_missing', block_id: 'ship', value: 'yes' }), isCode('not_found'));
-  } finally {
-    t.close();
-  }
+  });
 });

@@ -1,15 +1,11 @@
 // Claims on requests (first claim wins) and the floor (one agent speaks; it expires).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { makeHub, callTool as call, drain } from './helpers';
+import { withHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/features/floor';
 import { getHistory } from '../src/main/hub/talk/messages';
-import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import type { Hub } from '../src/main/hub/core/hub';
 import { findAgent } from '../src/main/hub/identity/identities';
 import { addAgent } from '../src/main/hub/control/agents';
 import { conversationById } from '../src/main/store/conversations';
@@ -29,8 +25,7 @@ async function group(hub: Hub, lead: { id: string }): Promise<string> {
 // ---- claims ---------------------------------------------------------------------------------
 
 test('two agents racing to claim one request: exactly one wins, the other gets a conflict naming the holder', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const lead = t.agent('lead');
     const b = t.agent('b');
@@ -64,14 +59,11 @@ test('two agents racing to claim one request: exactly one wins, the other gets a
     assert.equal(taken.length, 1);
     assert.equal(taken[0]!.for_you, true);
     assert.equal((taken[0]!.data!.by as Any).name, winner);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('claims: only requests; re-claiming is a no-op; release by the holder or a manager only', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const lead = t.agent('lead');
     const b = t.agent('b');
@@ -104,16 +96,13 @@ test('claims: only requests; re-claiming is a no-op; release by the holder or a 
     assert.equal((last.data!.holder as Any).name, 'c');
     assert.equal((last.data!.by as Any).name, 'lead');
     assert.equal(last.for_you, true);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 // ---- floor ----------------------------------------------------------------------------------
 
 test('the floor silences other agents, wakes its holder, replaces a previous holder and is released', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const lead = t.agent('lead');
     const b = t.agent('b');
@@ -170,17 +159,12 @@ test('the floor silences other agents, wakes its holder, replaces a previous hol
     const or = ownerFloor(hub, hub.ownerId, { conv_id: convId, release: true }) as Any;
     assert.equal(or.released.name, 'c');
     assert.throws(() => ownerFloor(hub, b.id, { conv_id: convId, release: true }), { code: 'forbidden' });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('an expired floor silences nobody and is cleared lazily', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-floor-'));
-  const db = openDatabase(path.join(dir, 'perch.sqlite'));
   let clock = 1_700_000_000_000;
-  const hub = new Hub({ db, now: () => clock });
-  try {
+  await withHub({ now: () => clock }, async ({ hub }) => {
     const lead = addAgent(hub, { name: 'lead' }).agent;
     const b = addAgent(hub, { name: 'b' }).agent;
     const c = addAgent(hub, { name: 'c' }).agent;
@@ -213,16 +197,11 @@ test('an expired floor silences nobody and is cleared lazily', async () => {
     assert.equal(expireFloors(hub), 1);
     assert.equal(conversationById(hub.db, convId)!.floor_holder, null);
     assert.equal(expireFloors(hub), 0);
-  } finally {
-    hub.close();
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('on a running hub the floor runs out on time with nobody calling: floor.released (expired) wakes the grantor', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     startFloorExpiry(hub);
     const lead = t.agent('lead');
@@ -242,9 +221,7 @@ test('on a running hub the floor runs out on time with nobody calling: floor.rel
     assert.equal(r.woken, true, 'the grantor is woken by the expiry');
     assert.ok(waited < 3000, `released about when it ran out (waited ${waited} ms)`);
     assert.equal(conversationById(hub.db, convId)!.floor_holder, null);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 function listAgentsByName(hub: Hub, name: string): string {

@@ -1,7 +1,7 @@
 // Summaries and context: put_summary / get_context within a token budget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, type TestHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
@@ -12,7 +12,7 @@ type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 // The fixtures are long two-agent chats with no person: to the brakes a loop (hub/control/brakes.ts). They are not
 // what this file tests, so its hubs run without them.
 process.env.PERCH_BRAKES = 'off';
-type T = ReturnType<typeof makeHub>;
+type T = TestHub;
 
 
 async function refused(p: Promise<unknown>, code: string): Promise<HubError> {
@@ -46,8 +46,7 @@ function recount(ctx: Any): number {
 }
 
 test('get_context without a summary returns every visible event, oldest first, with its token estimate', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv, last } = await chat(t, 5);
     const ctx = await call(t.hub, a.id, 'get_context', { conv_id: conv });
     assert.equal(ctx.summary, null);
@@ -61,14 +60,11 @@ test('get_context without a summary returns every visible event, oldest first, w
     assert.equal(ctx.token_estimate, recount(ctx));
     assert.ok(ctx.token_estimate <= ctx.max_tokens);
     assert.equal(estimateTokens({ a: 1 }), Math.ceil('{"a":1}'.length / 4));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('get_context starts after the latest summary and stays within max_tokens, keeping the newest events', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, b, conv, last } = await chat(t, 60);
     const put = await call(t.hub, a.id, 'put_summary', { conv_id: conv, from_seq: 1, to_seq: 20, text: 'We agreed on the plan; alpha does the parser.' });
     assert.equal(put.to_seq, 20);
@@ -113,14 +109,11 @@ test('get_context starts after the latest summary and stays within max_tokens, k
     const later = await call(t.hub, a.id, 'get_context', { conv_id: conv, max_tokens: 100_000 });
     assert.equal(later.summary.to_seq, 55);
     assert.equal(later.events[0].seq, 56);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a summary larger than the budget is cut to fit and no events are returned', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv, last } = await chat(t, 6);
     const text = 'Long summary. '.repeat(2000);
     await call(t.hub, a.id, 'put_summary', { conv_id: conv, from_seq: 1, to_seq: 3, text });
@@ -133,14 +126,11 @@ test('a summary larger than the budget is cut to fit and no events are returned'
     assert.deepEqual(ctx.events, []);
     assert.equal(ctx.truncated, true);
     assert.equal(ctx.omitted_events, last - 3);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('put_summary refuses ranges the agent cannot see, and non-members', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, b, last } = await chat(t, 4);
     const c = t.agent('gamma');
     const group = (await call(t.hub, a.id, 'create_group', { title: 'g', members: ['beta'] })).conversation.conv_id as string;
@@ -172,7 +162,5 @@ test('put_summary refuses ranges the agent cannot see, and non-members', async (
     await refused(call(t.hub, a.id, 'get_context', { conv_id: 'c_nope' }), 'not_found');
     // Too long: the catalog refuses it before the hub.
     assert.throws(() => TOOL_BY_NAME.get('put_summary')!.input.parse({ conv_id: direct, from_seq: 1, to_seq: 1, text: 'x'.repeat(LIMITS.maxSummaryChars + 1) }));
-  } finally {
-    t.close();
-  }
+  });
 });

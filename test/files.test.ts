@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { gpsJpeg as gpsJpegOf } from './images';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, type TestHub, callTool as call } from './helpers';
 import { Hub } from '../src/main/hub/core/hub';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
@@ -11,7 +11,7 @@ import { LIMITS } from '../src/shared/limits';
 import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, verifyFileToken, THUMB_BOX } from '../src/main/hub/features/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type T = ReturnType<typeof makeHub>;
+type T = TestHub;
 
 
 async function refused(p: Promise<unknown> | (() => unknown), code: string, message?: RegExp): Promise<HubError> {
@@ -61,8 +61,7 @@ const TAG_MAKE = 0x010f;
 const gpsJpeg = () => gpsJpegOf({ orientation: 6 });
 
 test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller thumbnail', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, b, conv } = await setup(t);
     const input = await gpsJpeg();
     const inMeta = await sharp(input).metadata();
@@ -123,14 +122,11 @@ test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller 
     assert.equal(thumbLink.mime, 'image/webp');
     assert.equal(thumbLink.size, thumb.size);
     assert.equal(verifyFileToken(t.hub, thumbLink.url.split('/files/')[1]).variant, 'thumb');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('PNG, GIF and WebP are sniffed, re-encoded in their own format and thumbnailed', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv } = await setup(t);
     const img = () => sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 10, g: 120, b: 200 } } });
     const cases: Array<[string, Buffer, string]> = [
@@ -163,14 +159,11 @@ test('PNG, GIF and WebP are sniffed, re-encoded in their own format and thumbnai
     assert.equal((await sharp(readFile(t.hub, sent.file_id).data).metadata()).pages, 3);
     const animThumb = await sharp(readFile(t.hub, sent.file_id, 'thumb').data).metadata();
     assert.deepEqual([animThumb.width, animThumb.height, animThumb.pages ?? 1], [64, 48, 1]);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a non-image is stored as a file: given mime kept, otherwise application/octet-stream; no thumbnail', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, b, conv } = await setup(t);
     const pdf = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n%%EOF\n');
     const sent = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: pdf.toString('base64'), name: 'report.pdf', mime: 'application/pdf' });
@@ -192,14 +185,11 @@ test('a non-image is stored as a file: given mime kept, otherwise application/oc
     assert.deepEqual(msg.payload, { file_id: blob.file_id, name: 'data.bin', mime: 'application/octet-stream', size: 5, has_thumb: false });
 
     await refused(call(t.hub, b.id, 'file_url', { conv_id: conv, file_id: blob.file_id, variant: 'thumb' }), 'invalid_argument', /not an image/);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('bad base64, oversize files and a fake PNG are refused, and nothing is stored', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv } = await setup(t);
     const seq0 = lastSeq(t, conv);
     const send = (data: string, name = 'x.bin', extra: Record<string, unknown> = {}) =>
@@ -237,14 +227,11 @@ test('bad base64, oversize files and a fake PNG are refused, and nothing is stor
 
     assert.equal(fileCount(t), 0, 'no file stored');
     assert.equal(lastSeq(t, conv), seq0, 'no message or event written');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('only members may send or link a file; a foreign conversation or file is not found', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, b, c, conv } = await setup(t);
     const data = Buffer.from('secret plans').toString('base64');
     await refused(call(t.hub, c.id, 'send_file', { conv_id: conv, data, name: 'plans.txt' }), 'not_member');
@@ -264,14 +251,11 @@ test('only members may send or link a file; a foreign conversation or file is no
     const owned = ownerFileUrl(t.hub, sent.file_id);
     assert.equal(verifyFileToken(t.hub, owned.url.split('/files/')[1]).file_id, sent.file_id);
     assert.equal(readFile(t.hub, sent.file_id).data.toString(), 'secret plans');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('file links expire after fileUrlTtlSecs; forged or altered links are not found', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv } = await setup(t);
     const sent = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: Buffer.from('x').toString('base64'), name: 'x.txt' });
     const link = await call(t.hub, a.id, 'file_url', { conv_id: conv, file_id: sent.file_id });
@@ -294,21 +278,16 @@ test('file links expire after fileUrlTtlSecs; forged or altered links are not fo
     await refused(() => verifyFileToken(t.hub, [id, 't', exp, mac].join('.')), 'not_found');
     await refused(() => verifyFileToken(t.hub, [id, v, exp, mac.replace(/^./, (ch) => (ch === 'A' ? 'B' : 'A'))].join('.')), 'not_found');
     await refused(() => verifyFileToken(t.hub, 'garbage'), 'not_found');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a retried send_file with the same operation_id stores one file', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { a, conv } = await setup(t);
     const args = { conv_id: conv, data: Buffer.from('once').toString('base64'), name: 'once.txt', operation_id: 'op-file-1' };
     const first = await call(t.hub, a.id, 'send_file', args);
     const again = await call(t.hub, a.id, 'send_file', args);
     assert.deepEqual(again, first);
     assert.equal(fileCount(t), 1);
-  } finally {
-    t.close();
-  }
+  });
 });

@@ -1,7 +1,7 @@
 // Handoffs: the agent is silenced and not woken until the person hands the conversation back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call, drain } from './helpers';
+import { withHub, callTool as call, drain } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { handBack } from '../src/main/hub/features/handoffs';
 import { sendMessage, getHistory } from '../src/main/hub/talk/messages';
@@ -14,8 +14,7 @@ type Any = any;
 
 
 test('handoff silences the agent, does not wake it, and the hand-back wakes it with the note', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const alice = t.agent('alice');
     const direct = await call(hub, alice.id, 'open_direct', { user: 'owner' });
@@ -73,14 +72,11 @@ test('handoff silences the agent, does not wake it, and the hand-back wakes it w
     // Speaking again.
     const ok = await call(hub, alice.id, 'send_message', { conv_id: convId, text: 'On it.' });
     assert.ok(ok.msg_id);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a second handoff while one is active is a conflict; handoffs go to people only', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const alice = t.agent('alice');
     t.agent('bob');
@@ -98,14 +94,11 @@ test('a second handoff while one is active is a conflict; handoffs go to people 
     const again = await call(hub, alice.id, 'handoff', { conv_id: convId, note: 'again', operation_id: 'op-1' });
     const replay = await call(hub, alice.id, 'handoff', { conv_id: convId, note: 'again', operation_id: 'op-1' });
     assert.deepEqual(replay, again);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('handing off a conversation without the owner adds the owner as a member', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const alice = t.agent('alice');
     const bob = t.agent('bob');
@@ -120,14 +113,11 @@ test('handing off a conversation without the owner adds the owner as a member', 
     assert.equal(conv.handoffs[0].agent.name, 'alice');
     // bob is not silenced by alice's handoff.
     await call(hub, bob.id, 'send_message', { conv_id: convId, text: 'still here' });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('hand-back refuses when nothing is handed off, and needs a name when several are', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const alice = t.agent('alice');
     t.agent('bob');
@@ -142,7 +132,5 @@ test('hand-back refuses when nothing is handed off, and needs a name when severa
     assert.equal(r.agent.name, 'bob');
     await call(hub, bob.id, 'send_message', { conv_id: convId, text: 'back' });
     await assert.rejects(call(hub, alice.id, 'send_message', { conv_id: convId, text: 'me too' }), { code: 'silenced' });
-  } finally {
-    t.close();
-  }
+  });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { Hub, type HubOptions } from '../src/main/hub/core/hub';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
@@ -17,11 +17,14 @@ export interface TestHub {
   close(): void;
 }
 
-export function makeHub(): TestHub {
+/** The hub's options a test may set (its clock, the owner's name); the database is always a fresh file. */
+export type TestHubOptions = Omit<HubOptions, 'db'>;
+
+export function makeHub(opts: TestHubOptions = {}): TestHub {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-test-'));
   const file = path.join(dir, 'perch.sqlite');
   const db = openDatabase(file);
-  const hub = new Hub({ db });
+  const hub = new Hub({ ...opts, db });
   return {
     hub,
     dir,
@@ -36,6 +39,22 @@ export function makeHub(): TestHub {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs fn with a fresh hub (makeHub) and closes it afterwards, whether fn returns, throws or rejects:
+ * `await withHub(async (t) => { … })`, or `withHub({ now: () => clock }, async (t) => { … })`.
+ */
+export function withHub<T>(fn: (t: TestHub) => T | Promise<T>): Promise<T>;
+export function withHub<T>(opts: TestHubOptions, fn: (t: TestHub) => T | Promise<T>): Promise<T>;
+export async function withHub<T>(a: TestHubOptions | ((t: TestHub) => T | Promise<T>), b?: (t: TestHub) => T | Promise<T>): Promise<T> {
+  const [opts, fn] = typeof a === 'function' ? [{}, a] : [a, b!];
+  const t = makeHub(opts);
+  try {
+    return await fn(t);
+  } finally {
+    t.close();
+  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { flatAnimatedGif } from './images';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, type TestHub, callTool as call } from './helpers';
 import { LIMITS } from '../src/shared/limits';
 import { HubError } from '../src/shared/errors';
 import { JobSlots } from '../src/main/hub/core/image-jobs';
@@ -13,13 +13,12 @@ import { readFile } from '../src/main/hub/features/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function count(t: ReturnType<typeof makeHub>, sql: string, ...args: unknown[]): number {
+function count(t: TestHub, sql: string, ...args: unknown[]): number {
   return (t.hub.db.prepare(sql).get(...args) as { n: number }).n;
 }
 
 test('an animated GIF over the frame or pixel limits is refused as too_large from its header and nothing is stored; one within them is kept with its frames', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     t.agent('beta');
     const conv = (await call(t.hub, a.id, 'open_direct', { user: 'beta' })).conversation.conv_id as string;
@@ -54,14 +53,11 @@ test('an animated GIF over the frame or pixel limits is refused as too_large fro
     for (const k of ['maxImagePixels', 'maxImageFrames', 'maxAnimationPixels', 'imageJobsPerAgent', 'imageJobsPerHub', 'imageQueuePerAgent', 'imageQueuePerHub'] as const) {
       assert.equal(who.limits[k], LIMITS[k], `whoami reports ${k}`);
     }
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('send_file: an agent\'s images are processed one at a time, the next ones wait their turn, and one past the queue is rate_limited at once with nothing stored', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     t.agent('beta');
     const conv = (await call(t.hub, a.id, 'open_direct', { user: 'beta' })).conversation.conv_id as string;
@@ -80,9 +76,7 @@ test('send_file: an agent\'s images are processed one at a time, the next ones w
     assert.ok(sent.every((s) => s.kind === 'image'));
     assert.equal(count(t, 'SELECT count(*) AS n FROM files'), n, 'only those are stored');
     assert.equal((await send(n + 1)).kind, 'image', 'once the queue drained, the next is accepted');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('image job slots: at most perAgent per agent and perHub in all run; waiting jobs start in order, skipping agents at their limit; full queues refuse at once', async () => {

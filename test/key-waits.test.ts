@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import {
   cliAsync, connect, eventually, ownerOk, rawPost, useSharedServe, type AgentClient,
 } from './serve-harness';
-import { makeHub, drain } from './helpers';
+import { withHub, drain } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { keyStanding } from '../src/main/hub/identity/agent-keys';
 import { openDirect } from '../src/main/hub/talk/conversations';
@@ -147,8 +147,7 @@ describe('a waiting call ends when its key stops working', () => {
 });
 
 test('a woken wait asks about its key before it reads: a revocation written by another connection is seen, and nothing is returned', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const bob = t.agent('bob');
     const alice = t.agent('alice');
     const conv = openDirect(t.hub, alice.id, bob.id);
@@ -165,7 +164,5 @@ test('a woken wait asks about its key before it reads: a revocation written by a
       assert.equal(e.code, 'unauthorized');
       return true;
     });
-  } finally {
-    t.close();
-  }
+  });
 });

@@ -4,7 +4,7 @@
 // Such events still come (the log stays gap-free), as { data: { msg_id }, before_your_history: true }.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call, drain, type TestHub } from './helpers';
+import { withHub, callTool as call, drain, type TestHub } from './helpers';
 import { answerCard } from '../src/main/hub/features/cards';
 import { decideRequest } from '../src/main/hub/features/requests';
 import { getHistory, pin, react } from '../src/main/hub/talk/messages';
@@ -30,8 +30,7 @@ interface World {
 }
 
 /** alice's group with bob and the owner: five old messages, then carol joins with history 0. */
-async function world(): Promise<World> {
-  const t = makeHub();
+async function world(t: TestHub): Promise<World> {
   const { hub } = t;
   const alice = t.agent('alice');
   const bob = t.agent('bob');
@@ -124,8 +123,8 @@ const ACTIONS: Array<{ name: string; type: EventType; msg: keyof World['msgs']; 
 
 for (const a of ACTIONS) {
   test(`${a.name} on a message from before carol joined (history 0) brings none of its content to her, in get_updates, get_history or get_context; the owner sees it`, async () => {
-    const w = await world();
-    try {
+    await withHub(async (t) => {
+      const w = await world(t);
       // Before the action: carol sees only her own joining.
       const before = await carolReads(w);
       for (const [name, value] of Object.entries(before)) assertNoOldContent(`carol's ${name} (before)`, value);
@@ -133,15 +132,13 @@ for (const a of ACTIONS) {
       await a.act(w);
       await checkCarol(w, a.type, w.msgs[a.msg]);
       await checkOthersSee(w, a.type, a.ownerSees);
-    } finally {
-      w.t.close();
-    }
+    });
   });
 }
 
 test('a new reply whose reply_to / thread is older than carol\'s join shows her only the ids; get_thread of it is not_found; its old root stays hidden', async () => {
-  const w = await world();
-  try {
+  await withHub(async (t) => {
+    const w = await world(t);
     const { hub } = w.t;
     const reply = await call(hub, w.alice.id, 'send_message', { conv_id: w.convId, text: 'a new reply', reply_to: w.msgs.text, thread_id: w.msgs.text });
     const r = await carolReads(w);
@@ -162,14 +159,12 @@ test('a new reply whose reply_to / thread is older than carol\'s join shows her 
     // The owner reads the thread with its root.
     const owner = getHistory(hub, hub.ownerId, w.convId, {}, true);
     assert.ok(JSON.stringify(owner).includes(`${OLD} plain text`));
-  } finally {
-    w.t.close();
-  }
+  });
 });
 
 test('a member added with history: 2 sees the content of events on those two messages, and not on older ones', async () => {
-  const w = await world();
-  try {
+  await withHub(async (t) => {
+    const w = await world(t);
     const { hub } = w.t;
     // dave sees the last two messages: the card and the request message.
     const daveId = w.t.agent('dave').id;
@@ -190,14 +185,11 @@ test('a member added with history: 2 sees the content of events on those two mes
     const ctx = await call(hub, daveId, 'get_context', { conv_id: w.convId });
     const ctxCard = (ctx.events as EventView[]).find((e) => e.type === 'reaction.added' && e.message?.msg_id === w.msgs.card);
     assert.ok(ctxCard?.message, 'get_context joins a visible message even when a summary covers it');
-  } finally {
-    w.t.close();
-  }
+  });
 });
 
 test('a hand-back of a handoff from before carol joined brings her the event and the new note, not the old handoff note; alice still sees it', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const alice = t.agent('alice');
     const bob = t.agent('bob');
@@ -221,7 +213,5 @@ test('a hand-back of a handoff from before carol joined brings her the event and
     const aliceHistory = await call(hub, alice.id, 'get_history', { conv_id: convId });
     const aliceEvent = (aliceHistory.events as EventView[]).find((x) => x.type === 'handoff.returned');
     assert.equal((aliceEvent?.data as Any).handoff_note, `${OLD} handoff note`, 'a member from before the handoff sees its note');
-  } finally {
-    t.close();
-  }
+  });
 });

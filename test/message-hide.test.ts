@@ -3,7 +3,7 @@
 // agents see nothing change; showing it again clears it; bad input changes nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call } from './helpers';
+import { makeHub, withHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/core/hub';
@@ -73,8 +73,7 @@ test('the owner hides an agent message from their own view; it stays hidden afte
 });
 
 test('messages.hide refuses an unknown message and bad input, and changes nothing', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const a = t.agent('quiet');
     const conv = (await runOwnerAction(hub, 'conversations.open_direct', { user: 'quiet' })) as { conversation: { conv_id: string } };
@@ -84,7 +83,5 @@ test('messages.hide refuses an unknown message and bad input, and changes nothin
     await assert.rejects(runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: 'yes' }), (e: { code?: string }) => e.code === 'invalid_argument');
     const owner = messagesOf((await runOwnerAction(hub, 'conversations.history', { conv_id: conv.conversation.conv_id })) as History);
     assert.equal(owner.find((m) => m.msg_id === sent.msg_id)!.hidden, undefined);
-  } finally {
-    t.close();
-  }
+  });
 });

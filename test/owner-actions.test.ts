@@ -1,13 +1,12 @@
 // Owner actions run in-process against a real hub: what the owner may see that agents may not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { LIMITS } from '../src/shared/limits';
 
 test('owner search covers every conversation (not only the 20 recent ones) incl. agents-only ones, newest first', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const { hub } = t;
     const a = t.agent('a');
     t.agent('b');
@@ -34,7 +33,5 @@ test('owner search covers every conversation (not only the 20 recent ones) incl.
 
     const one = (await runOwnerAction(hub, 'conversations.search', { query: 'needle', limit: 1 })) as { messages: unknown[] };
     assert.equal(one.messages.length, 1, 'limit is respected');
-  } finally {
-    t.close();
-  }
+  });
 });

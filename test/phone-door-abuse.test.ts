@@ -6,13 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { DB_FILE_NAME } from '../src/main/store/db';
+import { withHub } from './helpers';
 import { auditDevice, AUDIT_TALLY_WINDOW_MS, createDevice, listAudit } from '../src/main/hub/phone/devices';
 import { AUDIT_KEEP, AUDIT_TALLY_KEEP } from '../src/main/store/devices';
 import { DEVICE_ACTION_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
@@ -169,12 +167,10 @@ describe('the device door of a real perch serve, against strangers', () => {
 });
 
 describe('the device audit keeps its two parts apart (in process, a real SQLite file)', () => {
-  test('entries are pruned to the newest 10,000 and tallies to the newest 1,000, each never at the other\'s expense', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-audit-'));
+  test('entries are pruned to the newest 10,000 and tallies to the newest 1,000, each never at the other\'s expense', async () => {
     let now = Date.UTC(2026, 0, 1);
-    const db = openDatabase(path.join(dir, DB_FILE_NAME));
-    const hub = new Hub({ db, now: () => now });
-    try {
+    await withHub({ now: () => now }, ({ hub }) => {
+      const { db } = hub;
       const dev = createDevice(hub, { name: 'Kept phone' }).device;
       const first = () => listAudit(hub, { device_id: dev.id, limit: 500 });
       auditDevice(hub, { device_id: dev.id, device_name: dev.name, action: 'requests.list', target: null, outcome: 'ok' });
@@ -194,10 +190,6 @@ describe('the device audit keeps its two parts apart (in process, a real SQLite 
       assert.ok(entries >= AUDIT_KEEP && entries < AUDIT_KEEP + 100, `entries are bounded (${entries})`);
       assert.ok(!first().some((e) => e.id === firstId), 'the oldest entry was pruned by newer entries');
       assert.equal((db.prepare('SELECT COUNT(*) AS n FROM device_audit WHERE count IS NOT NULL').get() as { n: number }).n, AUDIT_TALLY_KEEP, 'the tallies were not touched');
-    } finally {
-      hub.close();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -4,15 +4,10 @@
 // (test/push-endpoint.ts). Action tokens decide the request for the agent's waiting get_request, once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
-import { makeHub } from './helpers';
-import { openDatabase } from '../src/main/store/db';
+import { withHub } from './helpers';
 import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/push';
-import { Hub } from '../src/main/hub/core/hub';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
@@ -398,8 +393,7 @@ describe('ntfy channel', () => {
 
 describe('action tokens (in process)', () => {
   test('an expired token gets expired (410), a revoked device\'s token unauthorized (401), a read token unauthorized; none decides the request', async () => {
-    const t = makeHub();
-    try {
+    await withHub(async (t) => {
       const a = t.agent('tok');
       const call = (name: 'open_direct' | 'request_human' | 'get_request', args: Record<string, unknown>) =>
         callAgentTool(t.hub, a.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
@@ -423,20 +417,15 @@ describe('action tokens (in process)', () => {
       const other = createDeviceIn(t.hub, { name: 'Other' }).device;
       const ok = decideByActionToken(t.hub, mintActionToken(t.hub, req.request_id, 'approve', other.id, req.expires_at));
       assert.equal(ok.request.state, 'approved');
-    } finally {
-      t.close();
-    }
+    });
   });
 });
 
 describe('spent action tokens (used_action_tokens)', () => {
   test('a spent token is kept a day past its expiry (a replay is a conflict), then pruned by a later spend; the pruned token is refused as expired and decides nothing', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-spent-'));
-    const db = openDatabase(path.join(dir, 'perch.sqlite'));
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const hub = new Hub({ db, now: () => clock });
-    const spentRows = () => (db.prepare('SELECT count(*) AS n FROM used_action_tokens').get() as { n: number }).n;
-    try {
+    await withHub({ now: () => clock }, async ({ hub }) => {
+      const spentRows = () => (hub.db.prepare('SELECT count(*) AS n FROM used_action_tokens').get() as { n: number }).n;
       const { agent } = addAgent(hub, { name: 'spender' });
       const call = (name: 'open_direct' | 'request_human' | 'get_request', args: Record<string, unknown>) =>
         callAgentTool(hub, agent.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
@@ -469,18 +458,13 @@ describe('spent action tokens (used_action_tokens)', () => {
       assert.throws(() => decideByActionToken(hub, t1), (e: unknown) => e instanceof HubError && e.code === 'expired');
       assert.equal(spentRows(), 2);
       assert.equal((await call('get_request', { request_id: r1.request_id })).state, 'approved');
-    } finally {
-      hub.close();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('notice summaries (what a read token answers)', () => {
   test('a handoff and a card addressed to the owner read back their summary and state; an unknown tag is not_found', async () => {
-    const t = makeHub();
-    try {
+    await withHub(async (t) => {
       const a = t.agent('summarist');
       const call = (name: 'open_direct' | 'send_card' | 'handoff', args: Record<string, unknown>) =>
         callAgentTool(t.hub, a.id, name, TOOL_BY_NAME.get(name)!.input.parse(args)) as Promise<Record<string, any>>;
@@ -506,9 +490,7 @@ describe('notice summaries (what a read token answers)', () => {
       for (const tag of ['req_nope', 'card:msg_nope', 'handoff:conv_nope']) {
         assert.throws(() => noticeSummary(t.hub, tag), (e: unknown) => e instanceof HubError && e.code === 'not_found', tag);
       }
-    } finally {
-      t.close();
-    }
+    });
   });
 });
 

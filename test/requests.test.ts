@@ -1,7 +1,7 @@
 // Asking the owner: request_human, get_request, cancel_request, and the owner's decideRequest / listRequests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, type TestHub } from './helpers';
+import { withHub, type TestHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
@@ -29,11 +29,10 @@ function isCode(code: ErrorCode, text?: RegExp) {
   };
 }
 
-async function setup() {
-  const t = makeHub();
+async function setup(t: TestHub) {
   const a = t.agent('worker');
   const dm = await call(t, a.id, 'open_direct', { user: t.hub.owner.name });
-  return { t, a, convId: dm.conversation.conv_id as string };
+  return { a, convId: dm.conversation.conv_id as string };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,8 +49,8 @@ async function drain(t: TestHub, agentId: string): Promise<EventView[]> {
 }
 
 test('approved: the request is a message with payload, the owner approves, get_request and get_updates show it', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Delete the staging database?', context: { db: 'staging' } });
     assert.equal(r.state, 'pending');
     assert.deepEqual(r.assignees, [t.hub.owner.name]);
@@ -78,27 +77,23 @@ test('approved: the request is a message with payload, the owner approves, get_r
     assert.ok(ev, 'request.decided reaches the requester');
     assert.equal(ev.for_you, true);
     assert.deepEqual(ev.data, { request_id: r.request_id, state: 'approved', outcome: { decision: 'approve', comment: 'go ahead' } });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('rejected: an approve request can be rejected', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Push to main?' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'reject', comment: 'not today' });
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id });
     assert.equal(g.state, 'rejected');
     assert.deepEqual(g.outcome, { decision: 'reject', comment: 'not today' });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('answered: an answer request takes answer text, and only answer or reject', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'answer', title: 'Which branch should I use?' });
     assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }), isCode('invalid_argument', /decision/));
     assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer' }), isCode('invalid_argument', /^answer:/));
@@ -106,14 +101,12 @@ test('answered: an answer request takes answer text, and only answer or reject',
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id });
     assert.equal(g.state, 'answered');
     assert.equal(g.outcome.answer, 'release/2.1');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('chosen: choose needs 2+ options and the choice must be one of them', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['only'] }), isCode('invalid_argument', /at least 2/));
     await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['a', 'a'] }), isCode('invalid_argument', /twice/));
     await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', options: ['a', 'b'] }), isCode('invalid_argument', /only kind=choose/));
@@ -125,14 +118,12 @@ test('chosen: choose needs 2+ options and the choice must be one of them', async
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id });
     assert.equal(g.state, 'chosen');
     assert.equal(g.outcome.choice, 'us-east');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('expired: ttl_secs 1 — a waiting get_request comes back expired on time, and deciding afterwards is refused', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Quick one?', ttl_secs: 1 });
     const started = performance.now();
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id, wait_secs: 5 });
@@ -141,14 +132,12 @@ test('expired: ttl_secs 1 — a waiting get_request comes back expired on time, 
     assert.ok(took >= 900 && took < 2000, `returned at expiry, after ${took.toFixed(0)} ms`);
     assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }), isCode('expired'));
     assert.equal(requestMessage(t, convId, r.msg_id).payload!.state, 'expired');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('expired: the timer expires a request on time while nobody calls, waking the requester', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     startRequestExpiry(t.hub);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Anyone?', ttl_secs: 1 });
     await drain(t, a.id);
@@ -164,15 +153,13 @@ test('expired: the timer expires a request on time while nobody calls, waking th
     assert.equal(ev.data!.request_id, r.request_id);
     // Read straight from the store: the state was changed by the timer, not by a lazy read.
     assert.equal(requestById(t.hub.db, r.request_id)!.state, 'expired');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('cancelled: only the requester, only while pending', async () => {
-  const { t, a, convId } = await setup();
-  const other = t.agent('other');
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
+    const other = t.agent('other');
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Deploy?' });
     await assert.rejects(call(t, other.id, 'cancel_request', { request_id: r.request_id }), isCode('not_found'));
     await assert.rejects(call(t, other.id, 'get_request', { request_id: r.request_id }), isCode('not_found'));
@@ -186,15 +173,13 @@ test('cancelled: only the requester, only while pending', async () => {
     const d = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Deploy again?' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: d.request_id, decision: 'approve' });
     await assert.rejects(call(t, a.id, 'cancel_request', { request_id: d.request_id }), isCode('conflict', /already decided/));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('get_request(wait_secs) returns soon after the decision, and another wake does not end the wait', async () => {
-  const { t, a, convId } = await setup();
-  const b = t.agent('chatty');
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
+    const b = t.agent('chatty');
     const group = await call(t, b.id, 'create_group', { title: 'noise', members: ['worker'] });
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Spend $20?' });
     let decidedAt = 0;
@@ -215,29 +200,25 @@ test('get_request(wait_secs) returns soon after the decision, and another wake d
     assert.equal(waitingAfterWake, 1, 'still waiting after the unrelated wake');
     const hey = (await drain(t, a.id)).find((e) => e.type === 'message.created' && e.message?.text === 'hey worker');
     assert.equal(hey?.for_you, true, 'the unrelated message did wake the requester');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('get_request(wait_secs) on a pending request returns pending when the wait ends', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Later?' });
     const started = performance.now();
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id, wait_secs: 1 });
     const took = performance.now() - started;
     assert.equal(g.state, 'pending');
     assert.ok(took >= 950 && took < 1500, `waited ${took.toFixed(0)} ms`);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('an agent can never decide, nor be an assignee', async () => {
-  const { t, a } = await setup();
-  const b = t.agent('helper');
-  try {
+  await withHub(async (t) => {
+    const { a } = await setup(t);
+    const b = t.agent('helper');
     const group = await call(t, a.id, 'create_group', { title: 'work', members: ['helper'] });
     const convId = group.conversation.conv_id;
     await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: ['helper'] }), isCode('invalid_argument', /agent/));
@@ -246,28 +227,24 @@ test('an agent can never decide, nor be an assignee', async () => {
     assert.throws(() => decideRequest(t.hub, b.id, { request_id: r.request_id, decision: 'approve' }), isCode('forbidden', /agent can never decide/));
     assert.throws(() => decideRequest(t.hub, a.id, { request_id: r.request_id, decision: 'approve' }), isCode('forbidden'));
     assert.equal(getRequestForOwner(t.hub, r.request_id).state, 'pending', 'nothing changed');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('deciding twice is refused with conflict and keeps the first decision', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Merge?' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' });
     assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'reject' }), isCode('conflict', /already decided/));
     assert.equal((await call(t, a.id, 'get_request', { request_id: r.request_id })).state, 'approved');
     const decided = getHistory(t.hub, t.hub.ownerId, convId, {}, true).events.filter((e) => e.type === 'request.decided');
     assert.equal(decided.length, 1, 'one request.decided event');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('client_req_id: the same input returns the same request; a different input is idempotency_conflict', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const args = { conv_id: convId, kind: 'approve', title: 'Rotate keys?', client_req_id: 'req-1' };
     const first = await call(t, a.id, 'request_human', args);
     const again = await call(t, a.id, 'request_human', args);
@@ -275,14 +252,12 @@ test('client_req_id: the same input returns the same request; a different input 
     assert.equal(again.msg_id, first.msg_id);
     await assert.rejects(call(t, a.id, 'request_human', { ...args, title: 'Rotate all keys?' }), isCode('idempotency_conflict'));
     assert.equal(listRequests(t.hub).length, 1, 'one request stored');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('oversize context is refused and nothing is stored', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const before = conversationById(t.hub.db, convId)!.last_seq;
     const context = { blob: 'x'.repeat(LIMITS.maxContextBytes) };
     await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Big?', context }), isCode('too_large', /context/));
@@ -295,14 +270,12 @@ test('oversize context is refused and nothing is stored', async () => {
     // Just under the limit is fine.
     const ok = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Fits?', context: 'y'.repeat(LIMITS.maxContextBytes - 2) });
     assert.equal(ok.state, 'pending');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('listRequests: pending first with conversation title, requester and expiry', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const group = await call(t, a.id, 'create_group', { title: 'Ops room', members: [] });
     const done = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Old one' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: done.request_id, decision: 'reject' });
@@ -316,15 +289,13 @@ test('listRequests: pending first with conversation title, requester and expiry'
     assert.deepEqual(all[0]!.context, { k: 1 });
     assert.deepEqual(listRequests(t.hub, { state: 'rejected' }).map((r) => r.request_id), [done.request_id]);
     assert.throws(() => listRequests(t.hub, { state: 'bogus' as never }), isCode('invalid_argument'));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('request.created wakes the owner, not other members', async () => {
-  const { t, a } = await setup();
-  const b = t.agent('bystander');
-  try {
+  await withHub(async (t) => {
+    const { a } = await setup(t);
+    const b = t.agent('bystander');
     const group = await call(t, a.id, 'create_group', { title: 'team', members: ['bystander'] });
     await drain(t, b.id);
     const r = await call(t, a.id, 'request_human', { conv_id: group.conversation.conv_id, kind: 'approve', title: 'Ship?' });
@@ -335,14 +306,12 @@ test('request.created wakes the owner, not other members', async () => {
     assert.equal(created.data!.request_id, r.request_id);
     const asOwner = getHistory(t.hub, t.hub.ownerId, group.conversation.conv_id, {}, true).events.find((e) => e.type === 'request.created');
     assert.equal(asOwner?.for_you, true, 'the owner is woken');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('one home for a request\'s state: the stored message payload keeps only what never changes; readers and request.* events get the state from the request', async () => {
-  const { t, a, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu', 'us'] });
     const stored = () => JSON.parse(messageById(t.hub.db, r.msg_id)!.payload!) as R;
     assert.deepEqual(Object.keys(stored()).sort(), ['assignees', 'context', 'expires_at', 'kind', 'options', 'request_id', 'title'], 'no state is stored in the message');
@@ -370,7 +339,5 @@ test('one home for a request\'s state: the stored message payload keeps only wha
     // A message written before this change kept a copy of the state: the request's state wins when read.
     setMessagePayload(t.hub.db, r.msg_id, JSON.stringify({ ...stored(), state: 'pending' }));
     assert.equal(requestMessage(t, convId, r.msg_id).payload!.state, 'chosen');
-  } finally {
-    t.close();
-  }
+  });
 });

@@ -1,7 +1,7 @@
 // Checkpoints: state_put / state_get / state_list / state_delete.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
@@ -23,8 +23,7 @@ async function refused(p: Promise<unknown>, code: string, details?: Record<strin
 }
 
 test('state_put creates at version 0 and advances; a stale version is a conflict naming the current one', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     const v1 = await call(t.hub, a.id, 'state_put', { key: 'plan', value: { step: 1 }, version: 0 });
     assert.deepEqual({ key: v1.key, version: v1.version }, { key: 'plan', version: 1 });
@@ -42,14 +41,11 @@ test('state_put creates at version 0 and advances; a stale version is a conflict
     assert.deepEqual(cur.value, { step: 3, by: 'w1' });
     assert.equal(cur.version, 3);
     await refused(call(t.hub, a.id, 'state_get', { key: 'nope' }), 'not_found');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('older versions stay readable by number; unknown versions are not_found', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     for (let v = 0; v < 5; v++) await call(t.hub, a.id, 'state_put', { key: 'k', value: { n: v, list: [v, null, 'x'] }, version: v });
     const cur = await call(t.hub, a.id, 'state_get', { key: 'k' });
@@ -63,28 +59,22 @@ test('older versions stay readable by number; unknown versions are not_found', a
     // Any JSON value, null included, round-trips.
     await call(t.hub, a.id, 'state_put', { key: 'null', value: null, version: 0 });
     assert.equal((await call(t.hub, a.id, 'state_get', { key: 'null' })).value, null);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test(`only the newest ${STATE_VERSIONS_KEPT} versions of a key are kept`, async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     const n = STATE_VERSIONS_KEPT + 3;
     for (let v = 0; v < n; v++) await call(t.hub, a.id, 'state_put', { key: 'k', value: v, version: v });
     const oldest = n - STATE_VERSIONS_KEPT + 1;
     assert.equal((await call(t.hub, a.id, 'state_get', { key: 'k', version: oldest })).value, oldest - 1);
     await refused(call(t.hub, a.id, 'state_get', { key: 'k', version: oldest - 1 }), 'not_found', { oldest_version: oldest });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('state_list returns keys in UTF-8 byte order, filtered by prefix, paged with after', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     // JS sorts by UTF-16 code units, which puts 😀 (U+1F600, a surrogate pair) before ｚ (U+FF5A);
     // in UTF-8 byte order ｚ (EF BD 9A) comes before 😀 (F0 9F 98 80).
@@ -116,9 +106,7 @@ test('state_list returns keys in UTF-8 byte order, filtered by prefix, paged wit
       after = page.next_after;
     }
     assert.deepEqual(paged, want);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('prefixRange bounds exactly the strings with that prefix', () => {
@@ -130,8 +118,7 @@ test('prefixRange bounds exactly the strings with that prefix', () => {
 });
 
 test('keys under archive/ are read-only for agents', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     await refused(call(t.hub, a.id, 'state_put', { key: 'archive/notes', value: 'x', version: 0 }), 'forbidden');
     // An import (the hub itself) may write there; the agent can read it but not change or delete it.
@@ -143,14 +130,11 @@ test('keys under archive/ are read-only for agents', async () => {
     assert.deepEqual(listed.keys.map((k: Any) => [k.key, k.version]), [['archive/notes', 1]]);
     // archive without the slash is an ordinary key.
     assert.equal((await call(t.hub, a.id, 'state_put', { key: 'archive', value: 1, version: 0 })).version, 1);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test("an agent never sees another agent's keys", async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     const b = t.agent('beta');
     await call(t.hub, a.id, 'state_put', { key: 'secret', value: 'alpha only', version: 0 });
@@ -161,14 +145,11 @@ test("an agent never sees another agent's keys", async () => {
     assert.equal((await call(t.hub, b.id, 'state_put', { key: 'secret', value: 'beta', version: 0 })).version, 1);
     assert.equal((await call(t.hub, a.id, 'state_get', { key: 'secret' })).value, 'alpha only');
     assert.equal((await call(t.hub, b.id, 'state_get', { key: 'secret' })).value, 'beta');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('state_delete needs the current version and removes every version', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     await call(t.hub, a.id, 'state_put', { key: 'k', value: 1, version: 0 });
     await call(t.hub, a.id, 'state_put', { key: 'k', value: 2, version: 1 });
@@ -183,14 +164,11 @@ test('state_delete needs the current version and removes every version', async (
     assert.equal(n.n, 0);
     // It can be created again from version 0.
     assert.equal((await call(t.hub, a.id, 'state_put', { key: 'k', value: 3, version: 0 })).version, 1);
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('size limits: value over 1 MiB and key over the byte limit are refused, nothing stored', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     const big = 'x'.repeat(LIMITS.maxStateValueBytes); // serialized with quotes: 2 bytes over
     await refused(call(t.hub, a.id, 'state_put', { key: 'big', value: big, version: 0 }), 'too_large');
@@ -203,20 +181,15 @@ test('size limits: value over 1 MiB and key over the byte limit are refused, not
     assert.deepEqual((await call(t.hub, a.id, 'state_list', {})).keys.map((k: Any) => k.key), ['fits', 'é'.repeat(200)]);
     // An empty key never reaches the hub (the catalog refuses it).
     assert.throws(() => TOOL_BY_NAME.get('state_put')!.input.parse({ key: '', value: 1, version: 0 }));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a retried state_put with the same operation_id is done once', async () => {
-  const t = makeHub();
-  try {
+  await withHub(async (t) => {
     const a = t.agent('alpha');
     const first = await call(t.hub, a.id, 'state_put', { key: 'k', value: 1, version: 0, operation_id: 'op-1' });
     const again = await call(t.hub, a.id, 'state_put', { key: 'k', value: 1, version: 0, operation_id: 'op-1' });
     assert.deepEqual(again, first);
     assert.equal((await call(t.hub, a.id, 'state_get', { key: 'k' })).version, 1);
-  } finally {
-    t.close();
-  }
+  });
 });

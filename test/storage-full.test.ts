@@ -15,7 +15,7 @@ import { createGroup } from '../src/main/hub/talk/conversations';
 import { HubError } from '../src/shared/errors';
 import { OWNER_EVENTS_PATH } from '../src/shared/owner-api';
 import type { LiveItem, StorageStatus } from '../src/shared/types';
-import { makeHub } from './helpers';
+import { withHub } from './helpers';
 import { connect, eventually, owner, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, type AgentClient, type AgentKey } from './serve-harness';
 
 type R = Record<string, any>;
@@ -29,9 +29,8 @@ function fill(db: Database.Database): void {
   db.pragma(`max_page_count = ${pages}`);
 }
 
-test('group commit on a full disk: SQLite rolls back the whole batch, so every unit in it fails with storage_full and none runs (or commits) on its own', () => {
-  const t = makeHub();
-  try {
+test('group commit on a full disk: SQLite rolls back the whole batch, so every unit in it fails with storage_full and none runs (or commits) on its own', async () => {
+  await withHub((t) => {
     const { hub } = t;
     const a = t.agent('batcher');
     const conv = createGroup(hub, a.id, 'batch', []);
@@ -63,9 +62,7 @@ test('group commit on a full disk: SQLite rolls back the whole batch, so every u
     assert.equal(hub.storage.state, 'ok', 'the next batch that writes sets storage back to ok');
     const seqs = (hub.db.prepare('SELECT seq FROM events WHERE conv_id = ? ORDER BY seq').all(conv.conv_id) as Array<{ seq: number }>).map((r) => r.seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'the conversation log is gap-free');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 /** Reads the owner live stream (SSE) of a running hub into items, until stop(). */

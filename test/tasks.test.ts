@@ -1,7 +1,7 @@
 // Task channels: create_task, update_task, the owner's setTaskState; ended tasks are silent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeHub, callTool as call } from './helpers';
+import { withHub, type TestHub, callTool as call } from './helpers';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { setTaskState } from '../src/main/hub/features/tasks';
 import { sendMessage } from '../src/main/hub/talk/messages';
@@ -19,20 +19,19 @@ async function drain(hub: Hub, agentId: string): Promise<void> {
   }
 }
 
-async function setup() {
-  const t = makeHub();
+async function setup(t: TestHub) {
   const lead = t.agent('lead');
   const worker = t.agent('worker');
   const helper = t.agent('helper');
   await drain(t.hub, worker.id);
   const waiting = call(t.hub, worker.id, 'get_updates', { wait_secs: 5 });
   const created = await call(t.hub, lead.id, 'create_task', { title: 'Write the report', members: ['helper'], assignee: 'worker' });
-  return { t, hub: t.hub, lead, worker, helper, convId: created.conversation.conv_id as string, created, waiting };
+  return { hub: t.hub, lead, worker, helper, convId: created.conversation.conv_id as string, created, waiting };
 }
 
 test('create_task makes a submitted task channel and wakes its assignee', async () => {
-  const { t, hub, worker, created, waiting, convId } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, worker, created, waiting, convId } = await setup(t);
     assert.equal(created.conversation.kind, 'task');
     assert.equal(created.conversation.task.state, 'submitted');
     assert.equal(created.conversation.task.assignee.name, 'worker');
@@ -42,14 +41,12 @@ test('create_task makes a submitted task channel and wakes its assignee', async 
     assert.equal(ev.for_you, true);
     const list = await call(hub, worker.id, 'list_conversations', {});
     assert.ok(list.conversations.some((c: Any) => c.conv_id === convId));
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('a completed task refuses agents\' messages; only the creator or a manager reopens it', async () => {
-  const { t, hub, lead, worker, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, lead, worker, convId, waiting } = await setup(t);
     await waiting;
     const working = await call(hub, worker.id, 'update_task', { conv_id: convId, state: 'working', note: 'starting' });
     assert.equal(working.state, 'working');
@@ -77,14 +74,12 @@ test('a completed task refuses agents\' messages; only the creator or a manager 
     assert.equal(reopened.previous_state, 'completed');
     assert.deepEqual(reopened.woken, ['worker']);
     await call(hub, worker.id, 'send_message', { conv_id: convId, text: 'fixing' });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('after a task is canceled nobody is woken, not even its assignee', async () => {
-  const { t, hub, lead, worker, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, lead, worker, convId, waiting } = await setup(t);
     await waiting;
     await drain(hub, worker.id);
     const started = Date.now();
@@ -99,14 +94,12 @@ test('after a task is canceled nobody is woken, not even its assignee', async ()
     assert.equal(ev.data.state, 'canceled');
     assert.equal(ev.data.previous_state, 'submitted');
     assert.equal(ev.data.note, 'not needed');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('reassigning by a non-manager is refused; the creator reassigns and wakes the new assignee', async () => {
-  const { t, hub, lead, worker, helper, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, lead, worker, helper, convId, waiting } = await setup(t);
     await waiting;
     await assert.rejects(call(hub, worker.id, 'update_task', { conv_id: convId, assignee: 'helper' }), (e: Any) => {
       assert.equal(e.code, 'forbidden');
@@ -126,14 +119,12 @@ test('reassigning by a non-manager is refused; the creator reassigns and wakes t
     assert.equal(ev.for_you, true);
     assert.equal(ev.data.assignee.name, 'helper');
     assert.equal(ev.data.previous_assignee.name, 'worker');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('only the creator, the assignee, a manager or the owner may end a task; another member gets forbidden with a next_step and nothing changes', async () => {
-  const { t, hub, lead, worker, helper, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, lead, worker, helper, convId, waiting } = await setup(t);
     await waiting;
     for (const state of ['completed', 'canceled', 'failed'] as const) {
       await assert.rejects(call(hub, helper.id, 'update_task', { conv_id: convId, state }), (e: Any) => {
@@ -154,14 +145,12 @@ test('only the creator, the assignee, a manager or the owner may end a task; ano
     assert.equal((await call(hub, lead.id, 'update_task', { conv_id: convId, state: 'canceled' })).state, 'canceled');
     assert.equal(setTaskState(hub, hub.ownerId, { conv_id: convId, state: 'working' }).state, 'working');
     assert.equal(setTaskState(hub, hub.ownerId, { conv_id: convId, state: 'failed' }).state, 'failed');
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('update_task refuses bad input', async () => {
-  const { t, hub, lead, worker, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, lead, worker, convId, waiting } = await setup(t);
     await waiting;
     await assert.rejects(call(hub, worker.id, 'update_task', { conv_id: convId, note: 'nothing else' }), { code: 'invalid_argument' });
     await assert.rejects(call(hub, lead.id, 'update_task', { conv_id: convId, assignee: 'nobody-here' }), { code: 'not_found' });
@@ -170,14 +159,12 @@ test('update_task refuses bad input', async () => {
     await assert.rejects(call(hub, outsider.id, 'update_task', { conv_id: convId, state: 'working' }), { code: 'not_member' });
     const g = await call(hub, lead.id, 'create_group', { title: 'chat', members: ['worker'] });
     await assert.rejects(call(hub, lead.id, 'update_task', { conv_id: g.conversation.conv_id, state: 'working' }), { code: 'invalid_argument' });
-  } finally {
-    t.close();
-  }
+  });
 });
 
 test('owner setTaskState may always move, reopen and reassign', async () => {
-  const { t, hub, worker, helper, convId, waiting } = await setup();
-  try {
+  await withHub(async (t) => {
+    const { hub, worker, helper, convId, waiting } = await setup(t);
     await waiting;
     const done = setTaskState(hub, hub.ownerId, { conv_id: convId, state: 'failed', note: 'wrong data' });
     assert.equal(done.state, 'failed');
@@ -188,7 +175,5 @@ test('owner setTaskState may always move, reopen and reassign', async () => {
     assert.ok(back.woken.includes('helper'));
     await call(hub, helper.id, 'send_message', { conv_id: convId, text: 'what input?' });
     assert.throws(() => setTaskState(hub, worker.id, { conv_id: convId, state: 'working' }), { code: 'forbidden' });
-  } finally {
-    t.close();
-  }
+  });
 });
