@@ -314,12 +314,26 @@ for (const era of ERAS) {
     test('progress: at most 10 a second (the 11th is refused), nobody is woken and it is not part of history', async () => {
       const { a, b, convId } = await trio(era);
       const before = await history(a, convId);
-      const results = await Promise.all(Array.from({ length: 11 }, (_, i) => a.call('progress', { conv_id: convId, kind: 'step', text: `step ${i}` })));
-      const okCount = results.filter((r) => !r.isError).length;
-      const refused = results.filter((r) => r.isError);
-      assert.equal(okCount, 10);
-      assert.equal(refused.length, 1);
-      assert.equal(refused[0]!.structuredContent!.error.code, 'rate_limited');
+      // A token bucket of LIMITS.progressPerSecond refilling at that rate: 11 calls answered within a second get 10
+      // through and refuse one. On a loaded machine a burst can take longer than that; then the bucket refilled
+      // meanwhile, and all that can be checked is that no more got through than the bucket allows over the time
+      // the burst took. Up to 3 bursts (the bucket refilled between them) for one that fits in the second.
+      let exact = false;
+      for (let attempt = 0; attempt < 3 && !exact; attempt++) {
+        if (attempt) await new Promise((r) => setTimeout(r, 1100)); // a full bucket again
+        const started = Date.now();
+        const results = await Promise.all(Array.from({ length: 11 }, (_, i) => a.call('progress', { conv_id: convId, kind: 'step', text: `step ${attempt}.${i}` })));
+        const tookMs = Date.now() - started;
+        const okCount = results.filter((r) => !r.isError).length;
+        const refused = results.filter((r) => r.isError);
+        for (const r of refused) assert.equal(r.structuredContent!.error.code, 'rate_limited');
+        assert.ok(okCount <= 10 + Math.ceil((tookMs / 1000) * 10), `${okCount} of 11 got through in ${tookMs} ms`);
+        if (tookMs < 900) {
+          assert.equal(okCount, 10, `within ${tookMs} ms`);
+          assert.equal(refused.length, 1);
+          exact = true;
+        }
+      }
       const afterH = await history(a, convId);
       assert.deepEqual(afterH.events, before.events, 'progress is not part of history');
       assert.equal(afterH.conversation_last_seq, before.conversation_last_seq);
