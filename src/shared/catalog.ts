@@ -1,4 +1,4 @@
-// The tool catalog agents see: names, order, descriptions and argument schemas.
+// The tool catalog agents see: names, order, descriptions, argument schemas and result schemas (shapes in tool-results.ts).
 // Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/catalog.test.ts checks it).
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
@@ -261,7 +261,7 @@ const TOOL_LIST = [
       user: token().describe('User name or id.'),
       operation_id: operationId(),
     }),
-    R.conversationAnswer,
+    R.conversationResult,
   ),
   tool(
     'create_group',
@@ -271,7 +271,7 @@ const TOOL_LIST = [
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('Title of the group.'),
       operation_id: operationId(),
     }),
-    R.conversationOrHeld,
+    R.conversationOrHeldResult,
   ),
   tool(
     'add_member',
@@ -287,7 +287,7 @@ const TOOL_LIST = [
       user: token().describe('User name or id.'),
       operation_id: operationId(),
     }),
-    R.conversationAnswer,
+    R.conversationResult,
   ),
   tool(
     'request_human',
@@ -353,7 +353,7 @@ const TOOL_LIST = [
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('What the task is, in a few words.'),
       operation_id: operationId(),
     }),
-    R.conversationOrHeld,
+    R.conversationOrHeldResult,
   ),
   tool(
     'update_task',

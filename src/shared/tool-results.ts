@@ -22,7 +22,7 @@ const jsonObject = () => z.record(z.string(), z.unknown());
 
 // ---- people, messages, events, conversations -------------------------------------------------------
 
-export const userRef = once(() => z.object({ id: str(), name: str(), kind: z.enum(['human', 'agent']) }));
+const userRef = once(() => z.object({ id: str(), name: str(), kind: z.enum(['human', 'agent']) }));
 
 const provenance = once(() => z.object({
   author: z.enum(['human', 'agent']),
@@ -35,7 +35,7 @@ const provenance = once(() => z.object({
 }));
 
 /** A message as a reader sees it (with its reactions when it has any). */
-export const message = once(() => z.object({
+const message = once(() => z.object({
   msg_id: str(),
   conv_id: str(),
   seq: int(),
@@ -87,7 +87,7 @@ const requestView = once(() => z.object({
 }));
 
 /** One event of a conversation's log. */
-export const event = once(() => z.object({
+const event = once(() => z.object({
   conv_id: str(),
   seq: int(),
   type: z.enum(EVENT_TYPES),
@@ -102,7 +102,7 @@ export const event = once(() => z.object({
 }));
 
 /** A conversation as its members list it. */
-export const conversation = once(() => z.object({
+const conversation = once(() => z.object({
   conv_id: str(),
   kind: z.enum(['direct', 'group', 'task', 'inbox']),
   title: str(),
@@ -116,7 +116,7 @@ export const conversation = once(() => z.object({
   paused: z.object({ reason: str(), at: ms(), agents: strList() }).optional(),
 }));
 
-const conversationResult = once(() => z.object({ conversation: conversation() }));
+const conversationAnswer = once(() => z.object({ conversation: conversation() }));
 
 const readReceipt = once(() => z.object({ user: userRef(), instance: str().optional(), seq: int(), at: ms().optional() }));
 
@@ -133,16 +133,16 @@ const heldBase = () => z.object({
 });
 
 /** A send held under review mode: send_message (woken is empty), send_card, send_file (what the file is). */
-export const heldSend = once(() => heldBase().extend({ woken: strList().optional() }));
-export const heldFile = once(() => heldBase().extend({ kind: z.enum(['image', 'file']), name: str(), mime: str(), size: int() }));
+const heldSend = once(() => heldBase().extend({ woken: strList().optional() }));
+const heldFile = once(() => heldBase().extend({ kind: z.enum(['image', 'file']), name: str(), mime: str(), size: int() }));
 /** Another write held under review mode (edit, request, new task or group, task update with a note, handoff). */
-export const heldCall = once(() => heldBase().extend({
+const heldCall = once(() => heldBase().extend({
   kind: z.enum(HELD_KINDS),
   conv_id: str().nullable().describe('null for a new task channel or group (it does not exist yet).'),
 }));
 
 /** A write tool's answer: what it did, or held under review mode. */
-export const orHeld = <T extends z.ZodObject, H extends z.ZodObject>(done: T, held: H) => z.union([done, held]);
+const orHeld = <T extends z.ZodObject, H extends z.ZodObject>(done: T, held: H) => z.union([done, held]);
 
 // ---- per tool ----------------------------------------------------------------------------------------
 
@@ -207,8 +207,10 @@ export const findUserResult = () => z.object({
   user: z.object({ id: str(), name: str(), kind: z.enum(['human', 'agent']), description: str(), is_owner: z.boolean() }),
 });
 
-export const conversationAnswer = () => conversationResult();
-export const conversationOrHeld = () => orHeld(conversationResult(), heldCall());
+/** open_direct, add_member. */
+export const conversationResult = () => conversationAnswer();
+/** create_group, create_task. */
+export const conversationOrHeldResult = () => orHeld(conversationAnswer(), heldCall());
 
 const requestAnswer = once(() => z.object({
   request_id: str(),
@@ -237,6 +239,7 @@ export const requestHumanResult = () => orHeld(z.object({
   next_step: str(),
 }), heldCall());
 
+/** get_request, cancel_request. */
 export const requestResult = () => requestAnswer();
 
 const taskUpdate = () => z.object({
@@ -251,6 +254,7 @@ const taskUpdate = () => z.object({
 });
 export const updateTaskResult = () => orHeld(taskUpdate(), heldCall());
 
+/** claim, release_claim. */
 export const claimResult = () => z.object({ msg_id: str(), conv_id: str(), claimed_by: userRef().nullable(), changed: z.boolean(), seq: int().nullable() });
 
 export const floorGrantResult = () => z.object({
@@ -348,6 +352,7 @@ export const fileUrlResult = () => z.object({
 
 export const progressResult = () => z.object({ id: int(), at: ms() });
 
+/** react, unreact. */
 export const reactResult = () => z.object({ msg_id: str(), key: str(), changed: z.boolean() });
 
 export const getThreadResult = () => z.object({
