@@ -8,6 +8,7 @@ import {
   toolSchemaVersion,
   schemaFingerprint,
   toolInputJsonSchema,
+  toolOutputJsonSchema,
   type ToolSpec,
 } from '../src/shared/catalog';
 import { loadContract } from './contract-fixture';
@@ -266,5 +267,29 @@ test('toolSchemaVersion() is a stable fingerprint that changes with any descript
   assert.notEqual(changed(k, { readOnly: !t.readOnly }), toolSchemaVersion());
   assert.notEqual(changed(k, { name: 'send_message2' }), toolSchemaVersion());
   assert.notEqual(changed(k, { input: t.input.extend({ extra: z.string().optional() }) }), toolSchemaVersion());
+  const recall = TOOLS.findIndex((x) => x.name === 'recall_message');
+  const out = TOOLS[recall].output as z.ZodObject;
+  assert.notEqual(changed(recall, { output: out.extend({ extra: z.string() }) }), toolSchemaVersion(), 'an output schema is part of the fingerprint');
   assert.notEqual(schemaFingerprint(TOOLS.slice().reverse()), toolSchemaVersion());
+});
+
+test('every tool declares its result: an object schema, open to the fields the MCP door adds, frozen and memoized', () => {
+  for (const t of TOOLS) {
+    const schema = toolOutputJsonSchema(t) as { type?: string; additionalProperties?: unknown; anyOf?: Array<{ type: string; additionalProperties?: unknown }> };
+    assert.equal(schema.type, 'object', `${t.name}: outputSchema's root is an object`);
+    assert.equal('$schema' in schema, false);
+    for (const s of schema.anyOf ?? [schema]) assert.equal(s.additionalProperties, undefined, `${t.name}: more fields (request_id) are allowed`);
+    assert.equal(toolOutputJsonSchema(t), toolOutputJsonSchema(t));
+    assert.ok(Object.isFrozen(toolOutputJsonSchema(t)));
+  }
+});
+
+test('the writes review mode holds declare both answers: done, or held with a held_id', () => {
+  const held = { held: true, held_id: 'h_1', conv_id: 'c_1', created_at: 1, next_step: 'Wait for your owner.' };
+  for (const name of ['send_message', 'send_card']) assert.ok(TOOL_BY_NAME.get(name)!.output.safeParse(held).success, name);
+  for (const name of ['edit_message', 'request_human', 'create_task', 'create_group', 'update_task', 'handoff']) {
+    assert.ok(TOOL_BY_NAME.get(name)!.output.safeParse({ ...held, kind: 'edit' }).success, name);
+  }
+  assert.ok(TOOL_BY_NAME.get('send_file')!.output.safeParse({ ...held, kind: 'image', name: 'a.png', mime: 'image/png', size: 3 }).success);
+  assert.equal(TOOL_BY_NAME.get('recall_message')!.output.safeParse(held).success, false, 'a write review mode never holds has no held answer');
 });

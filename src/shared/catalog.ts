@@ -1,11 +1,12 @@
-// The tool catalog agents see: names, order, descriptions and argument schemas.
+// The tool catalog agents see: names, order, descriptions, argument schemas and result schemas (shapes in tool-results.ts).
 // Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/catalog.test.ts checks it).
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
 import { LIMITS } from './limits';
 import { MAX_INSTANCE_NOTE_CHARS, type KeyScope } from './sessions';
+import * as R from './tool-results';
 
-export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
+export interface ToolSpec<S extends z.ZodObject = z.ZodObject, O extends ToolOutput = ToolOutput> {
   /** Tool name, e.g. 'send_message'. */
   name: string;
   /** The contract's short title, e.g. 'Send a message'. */
@@ -14,6 +15,11 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
   description: string;
   /** Arguments; strict: unknown arguments are refused. */
   input: S;
+  /**
+   * What a call answers (structuredContent, less the request_id the MCP door adds): the handler's return type
+   * (ToolResult) and the tool's outputSchema. A write held under review mode answers the second shape of a union.
+   */
+  output: O;
   /** The contract marks the tool "Read-only.". */
   readOnly: boolean;
   /** It deletes what cannot be had back (tools/list annotations.destructiveHint). */
@@ -31,6 +37,9 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
 const MAX_TOKEN_CHARS = 256;
 /** Longest operation_id / client_msg_id / client_req_id (characters). */
 const MAX_CLIENT_ID_CHARS = 128;
+
+/** A tool's result shape: an object, or a union of objects (done, or held under review mode). */
+export type ToolOutput = z.ZodObject | z.ZodUnion<readonly z.ZodObject[]>;
 
 // ---- field builders -------------------------------------------------------------------------
 
@@ -100,26 +109,31 @@ interface ToolFacts {
 }
 
 /**
- * One tool. Its input schema is made on first use (a call of the tool, or its JSON schema when the build
- * did not precompute it): building every tool's zod schema at module load was a large part of a hub's cold start.
+ * One tool. Its input and output schemas are made on first use (a call of the tool, or their JSON schemas when the
+ * build did not precompute them): building every tool's zod schema at module load was a large part of a hub's cold start.
  */
-function tool<const N extends string, S extends z.ZodObject>(
+function tool<const N extends string, S extends z.ZodObject, O extends ToolOutput>(
   name: N,
   description: string,
   makeInput: () => S,
+  makeOutput: () => O,
   facts: ToolFacts = {},
-): ToolSpec<S> & { readonly name: N } {
+): ToolSpec<S, O> & { readonly name: N } {
   const end = description.indexOf('. ');
   const title = end > 0 ? description.slice(0, end) : description.replace(/\.$/, '');
   const readOnly = facts.readOnly ?? false;
   const scope = facts.scope ?? (readOnly ? 'read' : 'write');
   const input = once(makeInput);
+  const output = once(makeOutput);
   return {
     name,
     title,
     description,
     get input() {
       return input();
+    },
+    get output() {
+      return output();
     },
     readOnly,
     destructive: facts.destructive ?? false,
@@ -148,18 +162,21 @@ const TOOL_LIST = [
       instance: instanceArg(),
       instance_note: z.string().max(MAX_INSTANCE_NOTE_CHARS).optional().describe('One line about this instance (what it works on), listed in whoami.instances (optional).'),
     }),
+    R.whoamiResult,
     { ...READ_ONLY, scope: 'any' },
   ),
   tool(
     'get_config',
     'Get my configuration. Your role (name, description and instructions to follow), and the skills, MCP servers and APIs you were given. Read it when you start and again after a config.updated notice; version changes whenever the content does.',
     () => z.strictObject({}),
+    R.getConfigResult,
     READ_ONLY,
   ),
   tool(
     'list_conversations',
     'List conversations. Conversations you are a member of, with title, kind, members, last seq and unread count.',
     () => z.strictObject({}),
+    R.listConversationsResult,
     READ_ONLY,
   ),
   tool(
@@ -182,6 +199,7 @@ const TOOL_LIST = [
         .describe('When nothing is new, wait up to this many seconds until you are woken (optional).'),
       instance: instanceArg(),
     }),
+    R.getUpdatesResult,
     // Not read-only in the contract: a call confirms the previous answer (moves the cursor).
     // No operation_id: ack already makes retries safe.
     { scope: 'read' },
@@ -205,6 +223,7 @@ const TOOL_LIST = [
       instance: instanceArg(),
       to_instance: toInstanceArg(),
     }),
+    R.sendMessageResult,
   ),
   tool(
     'edit_message',
@@ -214,6 +233,7 @@ const TOOL_LIST = [
       text: z.string().min(1).max(LIMITS.maxTextChars).describe('The new text.'),
       operation_id: operationId(),
     }),
+    R.editMessageResult,
   ),
   tool(
     'recall_message',
@@ -222,6 +242,7 @@ const TOOL_LIST = [
       msg_id: msgId(),
       operation_id: operationId(),
     }),
+    R.recallMessageResult,
     DESTRUCTIVE,
   ),
   tool(
@@ -230,6 +251,7 @@ const TOOL_LIST = [
     () => z.strictObject({
       name: token().describe('Exact user name.'),
     }),
+    R.findUserResult,
     READ_ONLY,
   ),
   tool(
@@ -239,6 +261,7 @@ const TOOL_LIST = [
       user: token().describe('User name or id.'),
       operation_id: operationId(),
     }),
+    R.conversationResult,
   ),
   tool(
     'create_group',
@@ -248,6 +271,7 @@ const TOOL_LIST = [
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('Title of the group.'),
       operation_id: operationId(),
     }),
+    R.conversationOrHeldResult,
   ),
   tool(
     'add_member',
@@ -263,6 +287,7 @@ const TOOL_LIST = [
       user: token().describe('User name or id.'),
       operation_id: operationId(),
     }),
+    R.conversationResult,
   ),
   tool(
     'request_human',
@@ -290,6 +315,7 @@ const TOOL_LIST = [
         .optional()
         .describe('How long the request stays open (default one day).'),
     }),
+    R.requestHumanResult,
     { scope: 'ask' },
   ),
   tool(
@@ -305,6 +331,7 @@ const TOOL_LIST = [
         .optional()
         .describe('While the request is pending, wait up to this many seconds for a decision (optional).'),
     }),
+    R.requestResult,
     { ...READ_ONLY, scope: 'ask' },
   ),
   tool(
@@ -314,6 +341,7 @@ const TOOL_LIST = [
       request_id: token().describe('From request_human.'),
       operation_id: operationId(),
     }),
+    R.requestResult,
     { scope: 'ask' },
   ),
   tool(
@@ -325,6 +353,7 @@ const TOOL_LIST = [
       title: z.string().min(1).max(LIMITS.maxTitleChars).describe('What the task is, in a few words.'),
       operation_id: operationId(),
     }),
+    R.conversationOrHeldResult,
   ),
   tool(
     'update_task',
@@ -339,6 +368,7 @@ const TOOL_LIST = [
         .describe('One of submitted, working, input_required, completed, failed, canceled.'),
       operation_id: operationId(),
     }),
+    R.updateTaskResult,
   ),
   tool(
     'claim',
@@ -347,6 +377,7 @@ const TOOL_LIST = [
       msg_id: msgId('The request message.'),
       operation_id: operationId(),
     }),
+    R.claimResult,
   ),
   tool(
     'release_claim',
@@ -355,6 +386,7 @@ const TOOL_LIST = [
       msg_id: msgId('The request message.'),
       operation_id: operationId(),
     }),
+    R.claimResult,
   ),
   tool(
     'floor_grant',
@@ -371,6 +403,7 @@ const TOOL_LIST = [
         .describe('How long the agent holds the floor, in seconds (default 300).'),
       operation_id: operationId(),
     }),
+    R.floorGrantResult,
   ),
   tool(
     'floor_release',
@@ -379,6 +412,7 @@ const TOOL_LIST = [
       conv_id: convId(),
       operation_id: operationId(),
     }),
+    R.floorReleaseResult,
   ),
   tool(
     'get_history',
@@ -389,6 +423,7 @@ const TOOL_LIST = [
       conv_id: convId(),
       limit: limit(LIMITS.historyMaxLimit, 'Most events to return (default 50, at most 200).').optional(),
     }),
+    R.getHistoryResult,
     READ_ONLY,
   ),
   tool(
@@ -405,6 +440,7 @@ const TOOL_LIST = [
         .describe('Token budget (default 4000).'),
       instance: instanceArg(),
     }),
+    R.getContextResult,
     READ_ONLY,
   ),
   tool(
@@ -423,6 +459,7 @@ const TOOL_LIST = [
       topic: token().optional().describe('Only messages tagged with this topic (optional).'),
       until: msTime('Up to this time (ms since 1970).').optional(),
     }),
+    R.searchResult,
     READ_ONLY,
   ),
   tool(
@@ -435,6 +472,7 @@ const TOOL_LIST = [
       to_seq: seq('Last seq the summary covers.'),
       operation_id: operationId(),
     }),
+    R.putSummaryResult,
     { scope: 'state' },
   ),
   tool(
@@ -444,6 +482,7 @@ const TOOL_LIST = [
       key: z.string().min(1).max(LIMITS.maxStateKeyBytes).describe('The key.'),
       version: version('An older version to read (optional; default the current one).').optional(),
     }),
+    R.stateGetResult,
     { ...READ_ONLY, scope: 'state' },
   ),
   tool(
@@ -455,6 +494,7 @@ const TOOL_LIST = [
       version: version('The version you read (0 to create).'),
       operation_id: operationId(),
     }),
+    R.statePutResult,
     { scope: 'state' },
   ),
   tool(
@@ -465,6 +505,7 @@ const TOOL_LIST = [
       limit: limit(LIMITS.historyMaxLimit, 'Most keys to return (optional).').optional(),
       prefix: z.string().max(LIMITS.maxStateKeyBytes).optional().describe('Only keys starting with this (optional).'),
     }),
+    R.stateListResult,
     { ...READ_ONLY, scope: 'state' },
   ),
   tool(
@@ -475,6 +516,7 @@ const TOOL_LIST = [
       version: version('The current version.'),
       operation_id: operationId(),
     }),
+    R.stateDeleteResult,
     { ...DESTRUCTIVE, scope: 'state' },
   ),
   tool(
@@ -486,6 +528,7 @@ const TOOL_LIST = [
       to: token().optional().describe('The person (name or id; default your owner).'),
       operation_id: operationId(),
     }),
+    R.handoffResult,
   ),
   tool(
     'send_card',
@@ -497,6 +540,7 @@ const TOOL_LIST = [
       text: z.string().min(1).max(LIMITS.maxTextChars).describe('Fallback text.'),
       operation_id: operationId(),
     }),
+    R.sendCardResult,
   ),
   tool(
     'send_file',
@@ -511,6 +555,7 @@ const TOOL_LIST = [
       reply_to: msgId('The message this answers (optional).').optional(),
       operation_id: operationId(),
     }),
+    R.sendFileResult,
     { scope: 'files' },
   ),
   tool(
@@ -521,6 +566,7 @@ const TOOL_LIST = [
       file_id: token().describe('The file.'),
       variant: z.enum(FILE_VARIANTS).optional().describe('One of original, thumb.'),
     }),
+    R.fileUrlResult,
     { ...READ_ONLY, scope: 'files' },
   ),
   tool(
@@ -533,6 +579,7 @@ const TOOL_LIST = [
       msg_id: msgId('Your message (e.g. a streamed reply) this belongs to.').optional(),
       text: z.string().max(LIMITS.maxTextChars).describe('What you are doing, in a few words.'),
     }),
+    R.progressResult,
     COMMITS_ALONE,
   ),
   tool(
@@ -544,6 +591,7 @@ const TOOL_LIST = [
       msg_id: msgId(),
       operation_id: operationId(),
     }),
+    R.reactResult,
   ),
   tool(
     'unreact',
@@ -554,6 +602,7 @@ const TOOL_LIST = [
       msg_id: msgId(),
       operation_id: operationId(),
     }),
+    R.reactResult,
   ),
   tool(
     'get_thread',
@@ -564,6 +613,7 @@ const TOOL_LIST = [
       limit: limit(LIMITS.historyMaxLimit, 'Most replies to return (default 50, at most 200).').optional(),
       thread_id: msgId('The thread’s root message.'),
     }),
+    R.getThreadResult,
     READ_ONLY,
   ),
   tool(
@@ -573,6 +623,7 @@ const TOOL_LIST = [
       conv_id: convId(),
       limit: limit(LIMITS.historyMaxLimit, 'Most pins to return (default 50, at most 200).').optional(),
     }),
+    R.listPinsResult,
     READ_ONLY,
   ),
 ] as const;
@@ -587,6 +638,9 @@ export type ToolSpecOf<N extends ToolName> = Extract<ToolList[number], { name: N
 
 /** Parsed arguments of one tool. */
 export type ToolArgs<N extends ToolName> = z.output<ToolSpecOf<N>['input']>;
+
+/** What one tool's handler answers: its output schema's type (the MCP door adds request_id). */
+export type ToolResult<N extends ToolName> = z.output<ToolSpecOf<N>['output']>;
 
 /** All tools, in tools/list order. */
 export const TOOLS: readonly ToolSpec[] = Object.freeze(TOOL_LIST.slice() as ToolSpec[]);
@@ -605,18 +659,22 @@ export function isToolName(name: string): name is ToolName {
  * sources run unbundled (tests under tsx): then they are computed here on first use, the same way.
  */
 declare const __PERCH_CATALOG_JSON__: string | undefined;
-type CatalogJson = { version: string; schemas: Record<string, Record<string, unknown>> };
+type CatalogJson = { version: string; schemas: Record<string, Record<string, unknown>>; outputs: Record<string, Record<string, unknown>> };
 let builtCatalog: CatalogJson | null | undefined;
 function built(): CatalogJson | null {
   return (builtCatalog ??= typeof __PERCH_CATALOG_JSON__ === 'string' ? (JSON.parse(__PERCH_CATALOG_JSON__) as CatalogJson) : null);
 }
 
-/** What the build precomputes: every catalog tool's inputSchema and the fingerprint (tool_schema_version). */
+/** What the build precomputes: every catalog tool's inputSchema and outputSchema, and the fingerprint (tool_schema_version). */
 export function catalogJson(): CatalogJson {
-  return { version: schemaFingerprint(TOOLS), schemas: Object.fromEntries(TOOLS.map((t) => [t.name, toolInputJsonSchema(t)])) };
+  return {
+    version: schemaFingerprint(TOOLS),
+    schemas: Object.fromEntries(TOOLS.map((t) => [t.name, toolInputJsonSchema(t)])),
+    outputs: Object.fromEntries(TOOLS.map((t) => [t.name, toolOutputJsonSchema(t)])),
+  };
 }
 
-const jsonSchemaCache = new WeakMap<z.ZodObject, Record<string, unknown>>();
+const jsonSchemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /** The tool's inputSchema for tools/list (JSON Schema 2020-12, no $schema key). Frozen, memoized. */
 export function toolInputJsonSchema(t: ToolSpec): Record<string, unknown> {
@@ -632,6 +690,35 @@ export function toolInputJsonSchema(t: ToolSpec): Record<string, unknown> {
     }) as Record<string, unknown>;
     schema = deepFreeze(rest);
     jsonSchemaCache.set(t.input, schema);
+  }
+  return schema;
+}
+
+/**
+ * The tool's outputSchema for tools/list (JSON Schema 2020-12, no $schema key). Frozen, memoized. Objects stay open
+ * (zod's input view of a z.object sets no additionalProperties): the door adds request_id to every answer. The root
+ * is always type object (a union is {type: object, anyOf}): structuredContent is an object, and a client of the
+ * 2025 revisions would wrap the value of a schema whose root is not.
+ */
+export function toolOutputJsonSchema(t: ToolSpec): Record<string, unknown> {
+  const precomputed = TOOL_BY_NAME.get(t.name) === t ? built()?.outputs[t.name] : undefined;
+  if (precomputed) return deepFreeze(precomputed);
+  let schema = jsonSchemaCache.get(t.output);
+  if (!schema) {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(t.output, {
+      target: 'draft-2020-12',
+      io: 'input',
+      unrepresentable: 'any',
+      override: ({ jsonSchema: j }) => {
+        // z.int()'s safe-integer bounds say nothing an answer's reader needs.
+        if (j.type === 'integer' && j.minimum === Number.MIN_SAFE_INTEGER && j.maximum === Number.MAX_SAFE_INTEGER) {
+          delete j.minimum;
+          delete j.maximum;
+        }
+      },
+    }) as Record<string, unknown>;
+    schema = deepFreeze({ type: 'object', ...rest });
+    jsonSchemaCache.set(t.output, schema);
   }
   return schema;
 }
@@ -681,7 +768,7 @@ function fnv1a64(s: string): string {
   return h.toString(16).padStart(16, '0');
 }
 
-/** Fingerprint of a catalog: changes whenever a name, title, description, schema or readOnly does. */
+/** Fingerprint of a catalog: changes whenever a name, title, description, input or output schema or readOnly does. */
 export function schemaFingerprint(tools: readonly ToolSpec[]): string {
   return fnv1a64(
     canonicalJson(
@@ -690,6 +777,7 @@ export function schemaFingerprint(tools: readonly ToolSpec[]): string {
         title: t.title,
         description: t.description,
         inputSchema: toolInputJsonSchema(t),
+        outputSchema: toolOutputJsonSchema(t),
         readOnly: t.readOnly,
       })),
     ),

@@ -29,6 +29,8 @@ export interface SentFile extends FilePayload {
   seq: number;
   created_at: number;
   thread_id?: string;
+  /** Whom the message names, as applied (as send_message answers it). */
+  to: string[];
   woken: string[];
   kind: 'image' | 'file';
 }

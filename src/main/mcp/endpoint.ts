@@ -22,7 +22,7 @@ import type { Hub } from '../hub/core/hub';
 import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { notePresence } from '../hub/control/presence';
-import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
+import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
@@ -61,8 +61,8 @@ interface Door {
   commits: GroupCommit;
   /** The catalog's tools that have a handler: the ones listed and callable. */
   implemented: ReadonlySet<ToolName>;
-  /** tools/list's answer (built on first use, or just after start: it walks every tool's JSON schema). */
-  listed(): { tools: unknown[]; meta: { tool_schema_version: string } };
+  /** tools/list's answer in an era (built on first use, or just after start: it walks every tool's JSON schema). */
+  listed(era: Era): { tools: unknown[]; meta: { tool_schema_version: string } };
   log: ((line: McpLogLine) => void) | undefined;
 }
 
@@ -72,20 +72,20 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
   // 400 would let `--rate 5` pass 400 calls before it limits anything.
   const burst = opts.rateBurst ?? Math.max(1, Math.ceil((rate * LIMITS.rateBurst) / LIMITS.ratePerSecond));
   const implemented = implementedTools();
-  let list: ReturnType<Door['listed']> | undefined;
+  const lists: Partial<Record<Era, ReturnType<Door['listed']>>> = {};
   const door: Door = {
     hub: opts.hub,
     limiter: new RateLimiter(rate, burst),
     commits: new GroupCommit(opts.hub),
     implemented,
-    listed: () => (list ??= {
-      tools: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map(toolListItem),
+    listed: (era) => (lists[era] ??= {
+      tools: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map((t) => toolListItem(t, era)),
       meta: { tool_schema_version: toolSchemaVersion() },
     }),
     log: opts.log,
   };
   // Built just after start-up rather than before it (the hub is ready sooner); a request that comes first builds it.
-  setTimeout(() => door.listed(), 0).unref();
+  setTimeout(() => (door.listed('legacy'), door.listed('modern')), 0).unref();
 
   return function handle(req, res) {
     const x = new Exchange(door, req, res);
@@ -97,12 +97,18 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
   };
 }
 
-function toolListItem(t: ToolSpec) {
+/**
+ * One tool as tools/list shows it. outputSchema (what structuredContent is) only in the 2026-07-28 era: a client of
+ * the 2025 revisions may check a failed call's structuredContent (isError, {error, ...}) against it too, and then
+ * throws instead of handing the agent the error (the sdk v1 client 1.32 does; test/mcp-tool-results.test.ts).
+ */
+function toolListItem(t: ToolSpec, era: Era) {
   return {
     name: t.name,
     title: t.title,
     description: t.description,
     inputSchema: toolInputJsonSchema(t),
+    ...(era === 'modern' ? { outputSchema: toolOutputJsonSchema(t) } : {}),
     annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: t.destructive, openWorldHint: false },
   };
 }
@@ -249,7 +255,7 @@ function dispatch(x: Exchange): void {
     case 'ping':
       return x.reply({});
     case 'tools/list':
-      const { tools, meta } = x.door.listed();
+      const { tools, meta } = x.door.listed(era);
       return x.reply({ tools, ...cache, _meta: meta });
     case 'resources/list':
       return x.reply({ resources: RESOURCES, ...cache });

@@ -16,6 +16,7 @@ import { isTerminalTask, requireMaySpeak, requireMember, resolveMembers, wakeabl
 import { requireTitle } from '../talk/conversations';
 import { insertMessageWithEvent } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
+import type { ToolResult } from '../../../shared/catalog';
 import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
 import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/requests';
 import { requestView } from '../core/views';
@@ -273,9 +274,10 @@ function requireOwnRequest(hub: Hub, agentId: string, requestId: string): Reques
   return r;
 }
 
-function agentResult(hub: Hub, r: RequestRow) {
+/** A request as its requester reads it (get_request, cancel_request). */
+function agentResult(hub: Hub, r: RequestRow): ToolResult<'get_request'> {
   const v = requestView(hub, r);
-  const out: Record<string, unknown> = {
+  const out: ToolResult<'get_request'> = {
     request_id: v.request_id,
     conv_id: v.conv_id,
     msg_id: v.msg_id,

@@ -65,8 +65,8 @@ export const toolHandlers = {
   file_url: fileTools.file_url,
 } satisfies ToolHandlers;
 
-/** What a tool's handler answers (the structuredContent of its MCP result). */
-export type ToolResult<N extends ToolName> = Awaited<ReturnType<(typeof toolHandlers)[N]['run']>>;
+/** What a tool's handler answers (the structuredContent of its MCP result, less request_id): its catalog output schema's type. */
+export type { ToolResult } from '../../../shared/catalog';
 
 /** The tools with a handler: every tool of the catalog (the map above is checked against it). */
 export function implementedTools(): Set<ToolName> {
