@@ -9,7 +9,8 @@ import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/features/floor';
 import { getHistory } from '../src/main/hub/talk/messages';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import type { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { findAgent } from '../src/main/hub/identity/identities';
 import { addAgent } from '../src/main/hub/control/agents';
 import { conversationById } from '../src/main/store/conversations';
@@ -179,7 +180,7 @@ test('an expired floor silences nobody and is cleared lazily', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-floor-'));
   const db = openDatabase(path.join(dir, 'perch.sqlite'));
   let clock = 1_700_000_000_000;
-  const hub = new Hub({ db, now: () => clock });
+  const hub = createHub({ db, now: () => clock });
   try {
     const lead = addAgent(hub, { name: 'lead' }).agent;
     const b = addAgent(hub, { name: 'b' }).agent;

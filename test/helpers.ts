@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import type { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
@@ -21,7 +22,7 @@ export function makeHub(): TestHub {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-test-'));
   const file = path.join(dir, 'perch.sqlite');
   const db = openDatabase(file);
-  const hub = new Hub({ db });
+  const hub = createHub({ db });
   return {
     hub,
     dir,

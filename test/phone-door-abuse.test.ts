@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { auditDevice, AUDIT_TALLY_WINDOW_MS, createDevice, listAudit } from '../src/main/hub/phone/devices';
 import { AUDIT_KEEP, AUDIT_TALLY_KEEP } from '../src/main/store/devices';
 import { DEVICE_ACTION_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
@@ -173,7 +173,7 @@ describe('the device audit keeps its two parts apart (in process, a real SQLite 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-audit-'));
     let now = Date.UTC(2026, 0, 1);
     const db = openDatabase(path.join(dir, DB_FILE_NAME));
-    const hub = new Hub({ db, now: () => now });
+    const hub = createHub({ db, now: () => now });
     try {
       const dev = createDevice(hub, { name: 'Kept phone' }).device;
       const first = () => listAudit(hub, { device_id: dev.id, limit: 500 });

@@ -12,7 +12,7 @@ import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEV
 import { makeHub } from './helpers';
 import { openDatabase } from '../src/main/store/db';
 import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/push';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME } from '../src/shared/catalog';
@@ -433,7 +433,7 @@ describe('spent action tokens (used_action_tokens)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-spent-'));
     const db = openDatabase(path.join(dir, 'perch.sqlite'));
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const hub = new Hub({ db, now: () => clock });
+    const hub = createHub({ db, now: () => clock });
     const spentRows = () => (db.prepare('SELECT count(*) AS n FROM used_action_tokens').get() as { n: number }).n;
     try {
       const { agent } = addAgent(hub, { name: 'spender' });

@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase, NewerDatabaseError } from '../store/db';
 import { parseDurability, type Durability } from '../store/durability';
-import { Hub } from '../hub/core/hub';
+import type { Hub } from '../hub/core/hub';
+import { createHub } from '../hub-services';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { findAgent } from '../hub/identity/identities';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../hub/control/agents';
@@ -82,7 +83,7 @@ function print(json: boolean, value: unknown, human: () => string): void {
 function withHub<T>(dataDir: string, fn: (hub: Hub) => T): T {
   const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
   try {
-    return fn(new Hub({ db }));
+    return fn(createHub({ db }));
   } finally {
     db.close();
   }

@@ -19,7 +19,8 @@
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
-import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
+import { scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
+import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { notePresence } from '../hub/control/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
@@ -187,10 +188,10 @@ function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing
 /** The agent whose key is the bearer token. */
 function authenticateAgent(x: Exchange): Refusal | undefined {
   const key = bearerKey(x.req);
-  const found = key ? authenticateScoped(x.door.hub, key) : undefined;
-  if (!found || 'expired' in found) {
+  const found = key ? authenticateKey(x.door.hub, key) : undefined; // every kind of key (hub/identity/key-login.ts)
+  if (found?.standing !== 'ok') {
     x.req.resume();
-    return keyRefusal(null, found ? 'expired' : key ? 'revoked' : 'missing');
+    return keyRefusal(null, found?.standing ?? 'missing');
   }
   const agent = found.user;
   x.agentId = agent.id;

@@ -12,7 +12,7 @@ import type { EventView } from '../../../shared/types';
 import { DEVICE_ACTION_PATH } from '../../../shared/devices';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../../store/push';
 import { getRequestForOwner } from '../features/requests';
-import { cardAddressedToOwner, isDeviceLive, ntfyChannel, publicUrl, pushContent, pushTargetsKnown, vapidKeys, type NtfyChannel } from './devices';
+import { cardAddressedToOwner, isDeviceLive, ntfyChannel, publicUrl, pushContent, vapidKeys, type NtfyChannel } from './devices';
 import { checkReadToken, isNtfyDevice, mintActionToken, mintReadToken, ntfyDevice, spendActionToken, type ActionDecision, type ActionTokenClaims } from './action-tokens';
 import { messageById } from '../../store/messages';
 import { activeHandoffsOf } from '../../store/handoffs';
@@ -72,7 +72,12 @@ const TITLE_CHARS = 120;
 const NOTICE_TTL_SECS = 24 * 3600;
 const QUEUE_MAX = 1000;
 
-const notifiers = new WeakMap<Hub, Notifier>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** Push notices to paired phones and ntfy (hub/phone/notify.ts); null where no senders were given (the CLI, tests). */
+    notify: Notifier | null;
+  }
+}
 
 function clip(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
@@ -237,18 +242,44 @@ function payloadFor(hub: Hub, draft: Draft, deviceId: string): PushPayload {
   return p;
 }
 
-class Notifier {
+/** Push notices of one hub: drafted from its events once started, queued, and handed to the senders (built by the composition root). */
+export class Notifier {
   private queue: Job[] = [];
   private running = false;
   private closed = false;
+  private started = false;
   private idleWaiters: Array<() => void> = [];
+  readonly loopbackPush: boolean;
 
-  constructor(private hub: Hub, readonly senders: NotifySenders, readonly loopbackPush: boolean) {}
+  constructor(private hub: Hub, readonly senders: NotifySenders, opts: NotifyOptions = {}) {
+    this.loopbackPush = opts.loopbackPushServices === true;
+  }
+
+  /** Starts drafting notices from the hub's events (app.ts, once the hub listens); stops when the hub closes. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const hub = this.hub;
+    const unsubscribe = hub.bus.subscribe((item) => {
+      if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !this.hasTargets()) return;
+      let job: Job | undefined;
+      try {
+        job = draftFor(hub, item.value.event);
+      } catch (err) {
+        this.log(`push notice not made: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (job) this.enqueue(job);
+    });
+    hub.onClose(() => {
+      unsubscribe();
+      this.close();
+    });
+  }
 
   /** Whether anything would be sent at all (read for every event: a cheap check before the event is read). */
   hasTargets(): boolean {
     const hub = this.hub;
-    return pushTargetsKnown.get(hub, '', () => anyPushSubscription(hub.db) || ntfyChannel(hub) !== null)!;
+    return hub.services.pushTargets.get('', () => anyPushSubscription(hub.db) || ntfyChannel(hub) !== null)!;
   }
 
   enqueue(job: Job): void {
@@ -363,34 +394,9 @@ export interface NotifyOptions {
   loopbackPushServices?: boolean;
 }
 
-/** Whether this hub takes loopback push services (set by startNotify; off without it). */
+/** Whether this hub takes loopback push services (NotifyOptions; off without a notifier). */
 function loopbackPush(hub: Hub): boolean {
-  return notifiers.get(hub)?.loopbackPush === true;
-}
-
-/**
- * Starts push notices for this hub (app.ts, once the senders are known). Stopped by hub.close(). Returns the
- * notifier's idle() for tests that wait for queued pushes.
- */
-export function startNotify(hub: Hub, senders: NotifySenders, opts: NotifyOptions = {}): { idle(): Promise<void> } {
-  const n = new Notifier(hub, senders, opts.loopbackPushServices === true);
-  notifiers.set(hub, n);
-  const unsubscribe = hub.bus.subscribe((item) => {
-    if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !n.hasTargets()) return;
-    let job: Job | undefined;
-    try {
-      job = draftFor(hub, item.value.event);
-    } catch (err) {
-      n.log(`push notice not made: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (job) n.enqueue(job);
-  });
-  hub.onClose(() => {
-    unsubscribe();
-    n.close();
-    notifiers.delete(hub);
-  });
-  return { idle: () => n.idle() };
+  return hub.services.notify?.loopbackPush === true;
 }
 
 export interface TestPushResult {
@@ -401,7 +407,7 @@ export interface TestPushResult {
 
 /** devices.test_push: one test notice to the device (and to ntfy when it is set), answered when sent. */
 export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPushResult> {
-  const n = notifiers.get(hub);
+  const n = hub.services.notify;
   if (!n) return { web_push: 'failed', ntfy: 'off', detail: 'Pushes are not running in this hub.' };
   const draft: Draft = { kind: 'request', tag: `test:${deviceId}`, title: 'Perch: test notification', body: 'Pushes reach this phone.', path: '/' };
   const sub = pushSubscriptionOf(hub.db, deviceId);
@@ -459,7 +465,7 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   } catch {
     throw badSub('keys.p256dh: not a P-256 public key.');
   }
-  pushTargetsKnown.changing(hub, () => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
+  hub.services.pushTargets.changing(() => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
   return { endpoint: url.href };
 }
 
