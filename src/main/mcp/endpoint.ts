@@ -12,14 +12,15 @@
 //   parseJsonRpc    one JSON-RPC 2.0 request (jsonrpc.ts)                            400, 413; a response: 202
 //   negotiateEra    2025 revisions or 2026-07-28, headers agree with body (era.ts)   400; a notification: 202
 //   dispatch        initialize, server/discover, ping, tools/list, resources/*, tools/call
-//   callTool        the tool (catalog), validateArguments (tool-call.ts), then run it: in the
+//   callTool        the tool (catalog), validateArguments (tool-call.ts), then run it (the hub's gates, scope
+//                   first, refuse what the key or the agent may not do: hub/tools/gates.ts): in the
 //                   group commit (group-commit.ts) when the catalog says groupCommitted, else alone
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
-import { scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
+import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { notePresence } from '../hub/control/presence';
@@ -278,9 +279,6 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
-  // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/identity/agent-keys.ts).
-  const outOfScope = scopeRefusal(x.keyAuth!, spec.scope, spec.name);
-  if (outOfScope) return x.reply(errorResult(outOfScope.toBody(), x.requestId), { tool: spec.name, error: outOfScope.code });
   const checked = validateArguments(spec, x.msg.params.arguments ?? {});
   if (checked.refused) return x.reply(errorResult(checked.refused, x.requestId), { tool: spec.name, error: checked.refused.code });
   x.door.commits.submit(new ToolCall(x, spec.name as ToolName, checked.args), spec.groupCommitted);
