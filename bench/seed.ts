@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { createGroup } from '../src/main/hub/talk/conversations';
 import { insertMessageWithEvent } from '../src/main/hub/talk/messages';
@@ -38,7 +38,7 @@ let clock = t0;
 const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
 // The seeder's own connection only: a big page cache makes bulk inserts into big indexes faster.
 db.pragma('cache_size = -1000000');
-const hub = new Hub({ db, now: () => clock });
+const hub = createHub({ db, now: () => clock });
 
 const agents: Array<{ id: string; name: string; key: string }> = [];
 hub.write(() => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';
@@ -21,7 +21,7 @@ const ROOT = path.resolve(__dirname, '..');
 
 function seed(dir: string): void {
   const db = openDatabase(path.join(dir, DB_FILE_NAME));
-  const hub = new Hub({ db });
+  const hub = createHub({ db });
   const { agent } = addAgent(hub, { name: 'bulk' });
   const conv = openDirect(hub, agent.id, hub.ownerId);
   for (let i = 0; i < N; i += 5000) {

@@ -123,7 +123,7 @@ test('the doc check finds a missing file, a symbol not declared where named, a f
   const walk = Array.from({ length: 7 }, (_, i) => `${i + 1}. \`src/main/hub/core/hub.ts\` \`Hub\``).join('\n');
   const bad = [
     'See `src/main/hub/core/nowhere.ts` and `src/main/hub/core/hub.ts` `Hub.emit`, `noSuchThing`.',
-    'The folder `src/main/hub/phone` `startNotify`, `notInPhone`; the member `src/main/hub/core/bus.ts` `Bus.nope`.',
+    'The folder `src/main/hub/phone` `Notifier`, `notInPhone`; the member `src/main/hub/core/bus.ts` `Bus.nope`.',
     'Kept by `perch/area-direction` and `perch/no-such-rule`.',
     '```\nsrc/main/gone/   a folder that is not there\n```',
     `## Walk (z): too long\n\n${walk}\n`,

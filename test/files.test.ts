@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { gpsJpeg as gpsJpegOf } from './images';
 import { withHub, type TestHub, callTool as call } from './helpers';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { HubError } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
@@ -263,7 +263,7 @@ test('file links expire after fileUrlTtlSecs; forged or altered links are not fo
     assert.equal(link.expires_at - t.hub.now() <= LIMITS.fileUrlTtlSecs * 1000, true);
 
     // The same hub (same secret) a moment before and after the expiry.
-    const at = (ms: number) => new Hub({ db: t.hub.db, now: () => ms });
+    const at = (ms: number) => createHub({ db: t.hub.db, now: () => ms });
     assert.equal(verifyFileToken(at(link.expires_at - 1), token).file_id, sent.file_id);
     await refused(() => verifyFileToken(at(link.expires_at), token), 'expired');
     await refused(() => verifyFileToken(at(link.expires_at + 60_000), token), 'expired');

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/main/store/db';
-import { Hub, type HubOptions } from '../src/main/hub/core/hub';
+import type { Hub, HubOptions } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
@@ -18,13 +19,13 @@ export interface TestHub {
 }
 
 /** The hub's options a test may set (its clock, the owner's name); the database is always a fresh file. */
-export type TestHubOptions = Omit<HubOptions, 'db'>;
+export type TestHubOptions = Omit<HubOptions, 'db' | 'services'>;
 
 export function makeHub(opts: TestHubOptions = {}): TestHub {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-test-'));
   const file = path.join(dir, 'perch.sqlite');
   const db = openDatabase(file);
-  const hub = new Hub({ ...opts, db });
+  const hub = createHub({ ...opts, db });
   return {
     hub,
     dir,

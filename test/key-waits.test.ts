@@ -11,7 +11,7 @@ import {
 } from './serve-harness';
 import { withHub, drain } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
-import { keyStanding } from '../src/main/hub/identity/agent-keys';
+import { keyStanding } from '../src/main/hub/identity/key-login';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';
 import { TOOL_BY_NAME } from '../src/shared/catalog';

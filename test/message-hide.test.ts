@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { makeHub, withHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { openDatabase } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import type { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import type { EventView, MessageView } from '../src/shared/types';
 
 interface History {
@@ -57,7 +58,7 @@ test('the owner hides an agent message from their own view; it stays hidden afte
     // A restart of the hub on the same file (a reload of the UI reads the same): still hidden.
     t.hub.close();
     const db = openDatabase(t.file);
-    const hub2 = new Hub({ db });
+    const hub2 = createHub({ db });
     reopened = { hub: hub2, close: () => (hub2.close(), db.close()) };
     const again = messagesOf((await runOwnerAction(hub2, 'conversations.history', { conv_id: convId })) as History);
     assert.equal(again.find((m) => m.msg_id === bad.msg_id)!.hidden, true);

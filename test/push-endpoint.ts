@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
-import { Hub } from '../src/main/hub/core/hub';
+import { createHub } from '../src/main/hub-services';
 import { createDevice } from '../src/main/hub/phone/devices';
 
 export const PUSH_TLS_DIR = path.join(__dirname, 'fixtures', 'push-tls');
@@ -170,7 +170,7 @@ export async function startPushEndpoint(): Promise<PushEndpoint> {
 /** Pairs an approvals device straight on a hub's database file (another connection, as the CLI writes): {id, token}. */
 export function pairDeviceOnFile(dataDir: string, name: string): { id: string; token: string } {
   const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
-  const hub = new Hub({ db });
+  const hub = createHub({ db });
   try {
     const { device, token } = createDevice(hub, { name, scope: 'approvals' });
     return { id: device.id, token };

@@ -1,4 +1,4 @@
-// The hub remembers whether pushes go anywhere (hub/phone/devices.ts pushTargetsKnown: asked for every message it
+// The hub remembers whether pushes go anywhere (hub.services.pushTargets, hub/phone/devices.ts: asked for every message it
 // publishes). These prove the memory never costs a notice: after the hub has published events while nothing was set
 // up (it then knows "nobody"), a phone subscribing through the device door, or the owner turning ntfy on, gets the
 // very next request, with no write by another process in between. A real `perch serve`, a loopback HTTPS push

@@ -6,7 +6,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { openDatabase, DB_FILE_NAME } from './store/db';
 import type { Durability } from './store/durability';
-import { Hub } from './hub/core/hub';
+import type { Hub } from './hub/core/hub';
+import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
@@ -21,9 +22,7 @@ import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
-import { WakeRuns } from './hub/waking/wake-runs';
 import { ProcessLauncher } from './wake/runner';
-import { startNotify } from './hub/phone/notify';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
 
@@ -170,13 +169,13 @@ function startStoreWorker(hub: Hub): void {
  * The policy (hub/waking/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
  * Started once the port is known (runs are told the MCP URL); on close, running processes get SIGTERM.
  */
-function startWakeRuns(hub: Hub, opts: StartOptions): WakeRuns {
+function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
   const launcher = new ProcessLauncher({
     dir: path.join(opts.dataDir, 'wake'),
     killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
   });
-  return new WakeRuns(hub, launcher, { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS') });
+  return { launcher, options: { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS') } };
 }
 
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
@@ -184,10 +183,6 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability });
-  const hub = new Hub({ db, now: opts.now });
-  hub.onClose(() => db.close());
-  for (const job of BACKGROUND_JOBS) job(hub);
-
   // The log never takes the hub down (a failing write drops lines) and never fills the disk (it rotates).
   const logWriter = createLogWriter({
     file: path.join(opts.dataDir, 'logs', 'hub.log'),
@@ -195,6 +190,19 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     keep: opts.logKeep,
     onTrouble: (message) => process.stderr.write(`perch: ${message}\n`),
   });
+  const hub = createHub({
+    db,
+    now: opts.now,
+    wake: wakeDeps(opts),
+    // Push notices to paired phones (Web Push) and ntfy: hub/phone/notify.ts decides, src/main/push/* sends.
+    notify: {
+      senders: { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) },
+      options: { loopbackPushServices: opts.loopbackPushServices ?? process.env.PERCH_TEST_LOOPBACK_PUSH === '1' },
+    },
+  });
+  hub.onClose(() => db.close());
+  for (const job of BACKGROUND_JOBS) job(hub);
+
   const log = (line: McpLogLine) => logWriter.write({ t: Date.now(), door: 'mcp', ...line });
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
@@ -265,11 +273,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   hub.baseUrl = baseUrl;
-  const wakeRuns = startWakeRuns(hub, opts);
-  // Push notices to paired phones (Web Push) and ntfy: hub/phone/notify.ts decides, src/main/push/* sends.
-  startNotify(hub, { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) }, {
-    loopbackPushServices: opts.loopbackPushServices ?? process.env.PERCH_TEST_LOOPBACK_PUSH === '1',
-  });
+  // Once the port is known: wake runs are told the MCP URL, and pushes link to this hub.
+  const wakeRuns = hub.services.wakeRuns;
+  wakeRuns.start();
+  hub.services.notify?.start();
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase } from '../store/db';
-import { Hub } from '../hub/core/hub';
+import type { Hub } from '../hub/core/hub';
+import { createHub } from '../hub-services';
 
 /**
  * One command family of `perch` (a module of cli/): its names, its lines in `perch --help`, its own help beside
@@ -49,7 +50,7 @@ export function dataDirOf(values: { 'data-dir'?: string }): string {
 export function withHub<T>(dataDir: string, fn: (hub: Hub) => T): T {
   const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
   try {
-    return fn(new Hub({ db }));
+    return fn(createHub({ db }));
   } finally {
     db.close();
   }

@@ -12,15 +12,18 @@
 //   parseJsonRpc    one JSON-RPC 2.0 request (jsonrpc.ts)                            400, 413; a response: 202
 //   negotiateEra    2025 revisions or 2026-07-28, headers agree with body (era.ts)   400; a notification: 202
 //   dispatch        initialize, server/discover, ping, tools/list, resources/*, tools/call
-//   callTool        the tool (catalog), validateArguments (tool-call.ts), then run it: in the
+//   callTool        the tool (catalog), validateArguments (tool-call.ts), then run it (the hub's gates refuse
+//                   what the key, asked first, or the agent may not do: hub/tools/gates.ts): in the
 //                   group commit (group-commit.ts) when the catalog says groupCommitted, else alone
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
-import { authenticateScoped, keyStanding, scopeRefusal, type KeyAuth, type KeyStanding } from '../hub/identity/agent-keys';
+import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
+import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
+import { gateRefusal } from '../hub/tools/gates';
 import { notePresence } from '../hub/control/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
@@ -193,10 +196,10 @@ function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing
 /** The agent whose key is the bearer token. */
 function authenticateAgent(x: Exchange): Refusal | undefined {
   const key = bearerKey(x.req);
-  const found = key ? authenticateScoped(x.door.hub, key) : undefined;
-  if (!found || 'expired' in found) {
+  const found = key ? authenticateKey(x.door.hub, key) : undefined; // every kind of key (hub/identity/key-login.ts)
+  if (found?.standing !== 'ok') {
     x.req.resume();
-    return keyRefusal(null, found ? 'expired' : key ? 'revoked' : 'missing');
+    return keyRefusal(null, found?.standing ?? 'missing');
   }
   const agent = found.user;
   x.agentId = agent.id;
@@ -283,9 +286,9 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
-  // Scoped keys: the tool's scope (catalog) against the key's, checked once here (hub/identity/agent-keys.ts).
-  const outOfScope = scopeRefusal(x.keyAuth!, spec.scope, spec.name);
-  if (outOfScope) return x.reply(errorResult(outOfScope.toBody(), x.requestId), { tool: spec.name, error: outOfScope.code });
+  // The hub's gates that read only the key and the tool (scope), before the arguments are read (hub/tools/gates.ts).
+  const refused = gateRefusal({ hub: x.door.hub, agentId: x.agentId, tool: spec.name as ToolName, key: x.keyAuth }, ['key']);
+  if (refused) return x.reply(errorResult(refused.error.toBody(), x.requestId), { tool: spec.name, error: refused.error.code });
   const checked = validateArguments(spec, x.msg.params.arguments ?? {});
   if (checked.refused) return x.reply(errorResult(checked.refused, x.requestId), { tool: spec.name, error: checked.refused.code });
   x.door.commits.submit(new ToolCall(x, spec.name as ToolName, checked.args), spec.groupCommitted);

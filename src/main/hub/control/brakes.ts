@@ -75,26 +75,39 @@ interface State {
   lastNotice: Map<string, number>;
 }
 
-const states = new WeakMap<Hub, State>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** The brakes' counts, paused conversations and budgets (hub/control/brakes.ts). */
+    brakes: Brakes;
+  }
+}
 
-/** The hub's brakes, loaded on first use (startBrakes loads them when the hub starts). */
+/** What the brakes keep for one hub: loaded on first use (startBrakes loads them when the hub starts). */
+export class Brakes {
+  private loaded: State | undefined = undefined;
+
+  constructor(private readonly hub: Hub) {}
+
+  get state(): State {
+    if (this.loaded) return this.loaded;
+    const hub = this.hub;
+    const s: State = (this.loaded = {
+      off: process.env.PERCH_BRAKES === 'off',
+      pauses: new Map(allPauses(hub.db).map((r) => [r.conv_id, { reason: r.reason, at: r.paused_at, agents: JSON.parse(r.agents) as string[] }])),
+      budgets: new Map(allBudgets(hub.db).map((r) => [r.user_id, r.budget])),
+      convs: new Map(),
+      lastNotice: new Map(),
+    });
+    // Anything a person does in a conversation resets its counts (hub.ts calls this for every event).
+    hub.onEmit((convId, _type, actorId) => {
+      if (actorId && isPerson(hub, actorId)) personActedIn(s, convId);
+    });
+    return s;
+  }
+}
+
 function stateOf(hub: Hub): State {
-  let s = states.get(hub);
-  if (s) return s;
-  s = {
-    off: process.env.PERCH_BRAKES === 'off',
-    pauses: new Map(allPauses(hub.db).map((r) => [r.conv_id, { reason: r.reason, at: r.paused_at, agents: JSON.parse(r.agents) as string[] }])),
-    budgets: new Map(allBudgets(hub.db).map((r) => [r.user_id, r.budget])),
-    convs: new Map(),
-    lastNotice: new Map(),
-  };
-  states.set(hub, s);
-  const state = s;
-  // Anything a person does in a conversation resets its counts (hub.ts calls this for every event).
-  hub.onEmit((convId, _type, actorId) => {
-    if (actorId && isPerson(hub, actorId)) personActedIn(state, convId);
-  });
-  return s;
+  return hub.services.brakes.state;
 }
 
 /** Loads paused conversations and budgets when the hub starts (app.ts). */

@@ -20,7 +20,6 @@ import {
 } from '../../../shared/control';
 import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../../store/control';
 import { tx } from '../../store/db';
-import { outsideVersion } from '../core/outside-writes';
 import { agentRefs, findAgent } from '../identity/identities';
 
 interface AgentControl {
@@ -33,7 +32,41 @@ interface ControlCache {
   byAgent: Map<string, AgentControl>;
 }
 
-const caches = new WeakMap<Hub, ControlCache>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** Every agent's pause and caps as last read, and today's usage counted in memory (hub/control/control.ts). */
+    controls: Controls;
+  }
+}
+
+/** What owner control keeps for one hub: the controls as last read, and the usage counters. */
+export class Controls {
+  /** The controls of every agent, read on first use and again after another process wrote (controls()). */
+  cache: ControlCache | undefined = undefined;
+  private countersNow: Counters | undefined = undefined;
+
+  constructor(private readonly hub: Hub) {}
+
+  /** The usage counters, made on first use (they are flushed when the hub closes). */
+  get counters(): Counters {
+    let c = this.countersNow;
+    if (!c) {
+      const hub = this.hub;
+      const made: Counters = (c = this.countersNow = { today: new Map(), pending: new Map(), timer: undefined });
+      hub.onClose(() => {
+        if (made.timer) clearTimeout(made.timer);
+        made.timer = undefined;
+        flushUsage(hub);
+      });
+    }
+    return c;
+  }
+
+  /** The counters if any call was counted yet. */
+  get countersIfAny(): Counters | undefined {
+    return this.countersNow;
+  }
+}
 
 function fromRow(r: ControlRow): AgentControl {
   return {
@@ -54,10 +87,11 @@ function load(hub: Hub): Map<string, AgentControl> {
  * (hub/core/outside-writes.ts). Agents whose pause changed that way are woken, so their waiting get_updates sees agent.paused at once.
  */
 function controls(hub: Hub): Map<string, AgentControl> {
-  let c = caches.get(hub);
-  const version = outsideVersion(hub);
+  const svc = hub.services.controls;
+  let c = svc.cache;
+  const version = hub.outside.version();
   if (!c) {
-    caches.set(hub, (c = { dataVersion: version, byAgent: load(hub) }));
+    svc.cache = c = { dataVersion: version, byAgent: load(hub) };
   } else if (c.dataVersion !== version) {
     const before = c.byAgent;
     c.byAgent = load(hub);
@@ -180,7 +214,7 @@ function allOrNothing<T>(hub: Hub, fn: () => T): T {
   try {
     return hub.write(fn);
   } catch (err) {
-    caches.delete(hub);
+    hub.services.controls.cache = undefined;
     throw err;
   }
 }
@@ -225,24 +259,10 @@ interface Counters {
   timer: NodeJS.Timeout | undefined;
 }
 
-const counters = new WeakMap<Hub, Counters>();
 const FLUSH_MS = 1000;
 
-function countersOf(hub: Hub): Counters {
-  let c = counters.get(hub);
-  if (!c) {
-    counters.set(hub, (c = { today: new Map(), pending: new Map(), timer: undefined }));
-    hub.onClose(() => {
-      if (c!.timer) clearTimeout(c!.timer);
-      c!.timer = undefined;
-      flushUsage(hub);
-    });
-  }
-  return c;
-}
-
 function todayOf(hub: Hub, agentId: string): UsageDay {
-  const c = countersOf(hub);
+  const c = hub.services.controls.counters;
   const day = localDay(hub.now());
   let t = c.today.get(agentId);
   if (!t || t.day !== day) {
@@ -260,7 +280,7 @@ function todayOf(hub: Hub, agentId: string): UsageDay {
 }
 
 function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): UsageDay {
-  const c = countersOf(hub);
+  const c = hub.services.controls.counters;
   const t = todayOf(hub, agentId);
   const key = `${agentId}\n${t.day}`;
   let p = c.pending.get(key);
@@ -279,7 +299,7 @@ function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): Usag
 
 /** Writes the counted usage to usage_daily (one upsert per agent and day); kept for later when the disk is full. */
 export function flushUsage(hub: Hub): void {
-  const c = counters.get(hub);
+  const c = hub.services.controls.countersIfAny;
   if (!c || c.pending.size === 0 || !hub.db.open) return;
   const rows = [...c.pending.values()];
   try {

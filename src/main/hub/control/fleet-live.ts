@@ -9,7 +9,6 @@
 // UI also reloads its other lists).
 import type { Hub } from '../core/hub';
 import { onCommit } from '../../store/db';
-import { outsideVersion } from '../core/outside-writes';
 import { listAgents } from './agents';
 import { liveControls } from './control';
 import type { FleetLive } from '../../../shared/agents';
@@ -26,7 +25,7 @@ export function fleetLive(hub: Hub): FleetLive {
 /** Started by the running hub (app.ts); stops when it closes. */
 export function startFleetLive(hub: Hub): void {
   let fromOutsideSeen = false;
-  let version = outsideVersion(hub);
+  let version = hub.outside.version();
   let last = '';
   const offCommit = onCommit(hub.db, () => hub.fleetChanged());
   const unsubscribe = hub.bus.subscribe((item) => {
@@ -35,7 +34,7 @@ export function startFleetLive(hub: Hub): void {
   const timer = setInterval(() => {
     try {
       if (!hub.db.open) return;
-      const v = outsideVersion(hub);
+      const v = hub.outside.version();
       const outside = v !== version;
       version = v;
       if (outside) fromOutsideSeen = true;

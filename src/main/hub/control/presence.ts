@@ -5,7 +5,17 @@ import type { Hub } from '../core/hub';
 import { TOOL_BY_NAME } from '../../../shared/catalog';
 import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agent-state';
 
-const byHub = new WeakMap<Hub, Map<string, AgentPresence>>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** When each agent last called and last worked, since the hub started (hub/control/presence.ts). */
+    presence: Presence;
+  }
+}
+
+/** What presence keeps for one hub: per agent, its last call and last work. */
+export class Presence {
+  readonly byAgent = new Map<string, AgentPresence>();
+}
 
 /** Whether a call of this tool is the agent doing something (not waiting for news, not reading). */
 function isWork(tool: string): boolean {
@@ -14,8 +24,7 @@ function isWork(tool: string): boolean {
 
 /** An agent calls the hub: a tool ('' for any other MCP request), when the call starts, and again when a get_updates ends. */
 export function notePresence(hub: Hub, agentId: string, tool: string): void {
-  let m = byHub.get(hub);
-  if (!m) byHub.set(hub, (m = new Map()));
+  const m = hub.services.presence.byAgent;
   const at = hub.now();
   const p = m.get(agentId) ?? { ...NO_PRESENCE };
   if (p.seen_at == null || at - p.seen_at >= CONNECTED_MS) p.connected_since = at;
@@ -29,6 +38,6 @@ export function notePresence(hub: Hub, agentId: string, tool: string): void {
 }
 
 export function presenceOf(hub: Hub, agentId: string): AgentPresence {
-  const p = byHub.get(hub)?.get(agentId);
+  const p = hub.services.presence.byAgent.get(agentId);
   return p ? { ...p } : { ...NO_PRESENCE };
 }

@@ -87,11 +87,26 @@ export class Bus {
     return this.waiters.has(userId);
   }
 
-  /** Wake runs: told of a wake that no waiting call heard (hub/waking/wake-runs.ts starts the agent if it has a wake action). */
-  onUnheard?: (userId: string) => void;
+  private unheard = new Set<(userId: string) => void>();
+
+  /**
+   * Tells fn of every wake that no waiting call heard (hub/waking/wake-runs.ts starts the agent if it has a wake
+   * action). Returns the removal.
+   */
+  onUnheard(fn: (userId: string) => void): () => void {
+    this.unheard.add(fn);
+    return () => this.unheard.delete(fn);
+  }
 
   wake(userId: string): void {
-    if (!this.waiters.wake(userId)) this.onUnheard?.(userId);
+    if (this.waiters.wake(userId) || this.unheard.size === 0) return;
+    for (const fn of [...this.unheard]) {
+      try {
+        fn(userId);
+      } catch {
+        /* a broken listener never blocks the hub */
+      }
+    }
   }
 
   private viewerCounts = new Set<() => number>();

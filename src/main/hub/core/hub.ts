@@ -11,11 +11,24 @@ import type { EventType, StorageStatus, UserRef } from '../../../shared/types';
 import { HubError } from '../../../shared/errors';
 import { visibleDeep } from '../../../shared/text';
 import { eventView } from './views';
+import { OutsideWrites } from './outside-writes';
+import { JobSlots } from './image-jobs';
+
+/**
+ * The hub's services: what each area keeps for one hub (caches, timers, counters, live waits), one field per
+ * service. core names none of them: each area adds its field to this interface beside its service's class
+ * (`declare module '../core/hub' { interface HubServices { … } }`), and the composition root builds them all once,
+ * with what each one uses, when it makes the hub (src/main/hub-services.ts createHub).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface HubServices {}
 
 export interface HubOptions {
   db: Db;
   now?: () => number;
   ownerName?: string;
+  /** Builds the hub's services (the composition root's: src/main/hub-services.ts), once, at the end of construction. */
+  services: (hub: Hub) => HubServices;
 }
 
 interface PendingEvent {
@@ -30,6 +43,12 @@ export class Hub {
   readonly now: () => number;
   readonly secret: Buffer;
   readonly ownerId: string;
+  /** PRAGMA data_version as this hub last read it: its caches drop what another process may have changed (outside-writes.ts). */
+  readonly outside: OutsideWrites;
+  /** Slots for the image work of send_file (image-jobs.ts). */
+  readonly imageJobs = new JobSlots();
+  /** The services of the areas above core (HubServices), built by the composition root. */
+  readonly services: HubServices;
   /** Where this hub's HTTP door listens (e.g. http://127.0.0.1:7457); set by the door when it starts. */
   baseUrl = 'http://127.0.0.1';
   private users = new Map<string, UserRow>();
@@ -52,6 +71,8 @@ export class Hub {
     this.secret = ensureSecret(this.db);
     this.ownerId = ensureOwner(this.db, opts.ownerName ?? 'owner', this.now()).id;
     this.storageStatus = { state: 'ok', since: this.now(), message: STORAGE_OK };
+    this.outside = new OutsideWrites(this.db);
+    this.services = opts.services(this);
   }
 
   /** Registers cleanup run by close(), in reverse order. */

@@ -3,8 +3,7 @@
 // images cannot take every core. A job over a limit waits its turn, first come first served (a job whose agent is
 // at its own limit lets later jobs of other agents go first). The wait is bounded: at most
 // LIMITS.imageQueuePerAgent jobs of one agent and LIMITS.imageQueuePerHub in all may wait; past that the call is
-// refused at once with rate_limited (retry later), before any work is done.
-import type { Hub } from './hub';
+// refused at once with rate_limited (retry later), before any work is done. The hub holds its slots (hub.imageJobs).
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 
@@ -100,13 +99,4 @@ export class JobSlots {
       w.start();
     }
   }
-}
-
-const perHub = new WeakMap<Hub, JobSlots>();
-
-/** The hub's image job slots. */
-export function imageJobs(hub: Hub): JobSlots {
-  let s = perHub.get(hub);
-  if (!s) perHub.set(hub, (s = new JobSlots()));
-  return s;
 }

@@ -23,7 +23,6 @@ import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../store/file
 import { requireMaySpeak, requireMember } from '../talk/access';
 import { insertMessageWithEvent, requireText, type SentMessage } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
-import { imageJobs } from '../core/image-jobs';
 
 export type FileVariant = 'original' | 'thumb';
 type ImageType = 'jpeg' | 'png' | 'gif' | 'webp';
@@ -385,7 +384,7 @@ export const fileTools = {
     prepare: async ({ hub, agentId }, a) => {
       precheckSender(hub, agentId, a.conv_id);
       // The sharp work waits for one of the agent's (and the hub's) image job slots (hub/core/image-jobs.ts).
-      return prepareFile(a, (job) => imageJobs(hub).run(agentId, job));
+      return prepareFile(a, (job) => hub.imageJobs.run(agentId, job));
     },
     run: ({ hub, agentId }, a, p: PreparedFile) => storeFile(hub, agentId, a, p),
   },

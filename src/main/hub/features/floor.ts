@@ -152,21 +152,44 @@ export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; a
 
 // Floors run out on time even when nobody touches the conversation: one timer (deadlines.ts), armed for
 // the soonest expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
-const floorTimers = new WeakMap<Hub, DeadlineTimer>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** The timer that ends floors on time (hub/features/floor.ts). */
+    floorExpiry: FloorExpiry;
+  }
+}
+
+/** The hub's floor-expiry timer: none until the running hub starts it. */
+export class FloorExpiry {
+  private timer: DeadlineTimer | undefined = undefined;
+
+  constructor(private readonly hub: Hub) {}
+
+  /** Starts the timer (idempotent); it stops when the hub closes. */
+  start(): void {
+    if (this.timer) return;
+    const hub = this.hub;
+    const timer = deadlineTimer({ next: () => nextFloorExpiry(hub.db), fire: () => expireFloors(hub), now: () => hub.now(), slackMs: 5 });
+    this.timer = timer;
+    hub.onClose(() => {
+      timer.close();
+      this.timer = undefined;
+    });
+    timer.arm();
+  }
+
+  /** A floor was granted: the timer re-reads the soonest expiry (when it runs). */
+  armSoon(): void {
+    this.timer?.armSoon();
+  }
+}
 
 export function startFloorExpiry(hub: Hub): void {
-  if (floorTimers.has(hub)) return;
-  const timer = deadlineTimer({ next: () => nextFloorExpiry(hub.db), fire: () => expireFloors(hub), now: () => hub.now(), slackMs: 5 });
-  floorTimers.set(hub, timer);
-  hub.onClose(() => {
-    timer.close();
-    floorTimers.delete(hub);
-  });
-  timer.arm();
+  hub.services.floorExpiry.start();
 }
 
 function armFloorExpiry(hub: Hub): void {
-  floorTimers.get(hub)?.armSoon();
+  hub.services.floorExpiry.armSoon();
 }
 
 /** The holder or a manager ends the current turn. No floor held: nothing changes. */

@@ -15,14 +15,21 @@ import { recordUsage, usageIn } from '../control/control';
 
 const KEEP_PER_AGENT = 2000;
 
-/** At most LIMITS.progressPerSecond reports a second per agent (the hub's one RateLimiter, rate-limit.ts). */
-const limiters = new WeakMap<Hub, RateLimiter>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress.ts). */
+    progressLimiter: RateLimiter;
+  }
+}
+
+/** The limiter of progress reports (the hub's one RateLimiter, rate-limit.ts), as the composition root makes it. */
+export function progressLimiter(): RateLimiter {
+  return new RateLimiter(LIMITS.progressPerSecond, LIMITS.progressPerSecond);
+}
 
 /** 0 when allowed, else the milliseconds until the agent may report again. */
 function wait(hub: Hub, userId: string): number {
-  let l = limiters.get(hub);
-  if (!l) limiters.set(hub, (l = new RateLimiter(LIMITS.progressPerSecond, LIMITS.progressPerSecond)));
-  return l.take(userId, hub.now());
+  return hub.services.progressLimiter.take(userId, hub.now());
 }
 
 export function reportProgress(

@@ -211,8 +211,36 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
 
 // ---- expiry ---------------------------------------------------------------------------------
 
+declare module '../core/hub' {
+  interface HubServices {
+    /** The timer that expires requests on time (hub/features/requests.ts). */
+    requestExpiry: RequestExpiry;
+  }
+}
+
 /** The hub's request-expiry timer (deadlines.ts), made on the first request or by startRequestExpiry. */
-const expiries = new WeakMap<Hub, DeadlineTimer>();
+export class RequestExpiry {
+  private timer: DeadlineTimer | undefined = undefined;
+
+  constructor(private readonly hub: Hub) {}
+
+  /** The timer, made on first use (it stops when the hub closes). */
+  ensure(): DeadlineTimer {
+    let t = this.timer;
+    if (!t) {
+      const hub = this.hub;
+      const timer = deadlineTimer({ next: () => nextRequestExpiry(hub.db), fire: () => expireDueRequests(hub), now: () => hub.now() });
+      this.timer = t = timer;
+      hub.onClose(() => timer.close());
+    }
+    return t;
+  }
+
+  /** Requests changed: the timer (if any) re-reads the soonest expiry. */
+  armSoon(): void {
+    this.timer?.armSoon();
+  }
+}
 
 /** Expires every pending request whose time is up (request.expired wakes its requester). Returns how many. */
 export function expireDueRequests(hub: Hub): number {
@@ -232,18 +260,13 @@ export function expireDueRequests(hub: Hub): number {
     }
     return count;
   });
-  if (n) expiries.get(hub)?.armSoon();
+  if (n) hub.services.requestExpiry.armSoon();
   return n;
 }
 
 /** Makes sure the hub's expiry timer runs (started on the first request if the door did not start it). */
 function ensureExpiry(hub: Hub): DeadlineTimer {
-  let t = expiries.get(hub);
-  if (!t) {
-    const timer = deadlineTimer({ next: () => nextRequestExpiry(hub.db), fire: () => expireDueRequests(hub), now: () => hub.now() });
-    expiries.set(hub, (t = timer));
-    hub.onClose(() => timer.close());
-  }
+  const t = hub.services.requestExpiry.ensure();
   t.armSoon();
   return t;
 }
@@ -337,7 +360,7 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
       data: { request_id: r.id, state: 'cancelled' },
       wake: wakeable(hub, conv, agentId, JSON.parse(r.assignees) as string[]),
     });
-    expiries.get(hub)?.armSoon();
+    hub.services.requestExpiry.armSoon();
     return agentResult(hub, requestById(hub.db, r.id)!);
   });
 }
@@ -423,7 +446,7 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
     });
     return ownerView(hub, requestById(hub.db, r.id)!);
   });
-  expiries.get(hub)?.armSoon();
+  hub.services.requestExpiry.armSoon();
   return view;
 }
 

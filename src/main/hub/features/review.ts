@@ -29,7 +29,7 @@ import { findAgent } from '../identity/identities';
 import { agentSummary } from '../control/agents';
 import type { AgentCtx, ToolHandler } from '../identity/tool-handler';
 import type { AgentSummary } from '../../../shared/agents';
-import { OutsideMemo } from '../core/outside-writes';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -46,21 +46,31 @@ const NEXT_STEP = 'Your owner reviews what you write before anyone sees it. You 
 
 // ---- the owner's switch ------------------------------------------------------------------------
 
-/**
- * Whether each agent is under review, read once and kept (every send asks): dropped when the switch is set here
- * and whenever another process wrote to the database (`perch agent review` while the hub runs; hub/core/outside-writes.ts).
- */
-const underReview = new OutsideMemo<boolean>();
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * Whether each agent is under review, read once and kept (every send asks): dropped when the switch is set here
+     * and whenever another process wrote to the database (`perch agent review` while the hub runs; hub/core/outside-writes.ts).
+     */
+    underReview: OutsideMemo<boolean>;
+  }
+}
+
+/** The cache of review switches, as the composition root makes it. */
+export function reviewSwitchCache(outside: OutsideWrites): OutsideMemo<boolean> {
+  return new OutsideMemo(outside);
+}
 
 export function reviewOn(hub: Hub, agentId: string): boolean {
-  return underReview.get(hub, agentId, () => isUnderReview(hub.db, agentId))!;
+  return hub.services.underReview.get(agentId, () => isUnderReview(hub.db, agentId))!;
 }
 
 export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
-  return underReview.changing(hub, () => hub.write(() => {
+  const underReview = hub.services.underReview;
+  return underReview.changing(() => hub.write(() => {
     const u = findAgent(hub, agentName);
     const changed = setReviewMode(hub.db, u.id, on, hub.now());
-    underReview.forget(hub);
+    underReview.forget();
     return { agent: agentSummary(hub, u), changed };
   }));
 }

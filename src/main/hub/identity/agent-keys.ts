@@ -1,6 +1,7 @@
 // Scoped keys: extra keys of an agent, each with scopes (read, write, files, state, ask; default all) and an
 // optional expiry, listed, named and revocable one by one. The agent's own key (identities.ts) has every scope
-// and no expiry. Every tool names the scope it needs in the catalog (ToolSpec.scope); the MCP door checks it.
+// and no expiry. Every tool names the scope it needs in the catalog (ToolSpec.scope); the gates of an agent's call check
+// it (hub/tools/gates.ts). Scoped keys log in with the others, in hub/identity/key-login.ts.
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
@@ -9,40 +10,43 @@ import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeySta
 
 export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/sessions.ts)
 import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/agent-keys';
-import { KEY_PREFIX, authenticate, authenticateHash, findAgent, hashKey, newKey } from './identities';
-import { RUN_KEY_PREFIX } from './run-keys';
-import { OutsideMemo } from '../core/outside-writes';
+import { findAgent, newKey } from './identities';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
 import { userById } from '../../store/users';
-import type { UserRow } from '../../store/users';
 
-/** What the key of a call may do. */
-const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
-
-export type KeyCheck = { user: UserRow; auth: KeyAuth } | { expired: true } | undefined;
+/** What the agent's own key (and a wake run's key) may do: everything, for ever. */
+export const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
 
 /** A live scoped key as read from the store: its agent and what it may do (expiry is checked on every call). */
-interface ScopedEntry {
+export interface ScopedEntry {
   userId: string;
   auth: KeyAuth;
 }
 
-/**
- * Scoped keys this hub has verified (hash → entry), like the agent's own keys (identities.ts): dropped when one is
- * revoked or added here and whenever another process wrote to the database (e.g. `perch agent key revoke` while the
- * hub runs: hub/core/outside-writes.ts), so a revoked key stops working at once. Only live keys are kept; the agent's
- * revocation is checked on every call (revokeAgent drops its cached row).
- */
-const knownScoped = new OutsideMemo<ScopedEntry>();
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * Scoped keys this hub has verified (hash → entry), like the agents' own keys (ownKeys): dropped when one is
+     * revoked or added here and whenever another process wrote to the database (e.g. `perch agent key revoke` while the
+     * hub runs: hub/core/outside-writes.ts), so a revoked key stops working at once. Only live keys are kept; the agent's
+     * revocation is checked on every call (revokeAgent drops its cached row).
+     */
+    scopedKeys: OutsideMemo<ScopedEntry>;
+  }
+}
 
-/** The agent and the scopes behind a bearer key: its own key, or a live scoped key. An expired key says so. */
-export function authenticateScoped(hub: Hub, key: string): KeyCheck {
-  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
-  // The agent's own key (or a wake run's key: authenticate() knows those); the key is hashed once for both lookups.
-  const hash = hashKey(key);
-  const own = key.startsWith(RUN_KEY_PREFIX) ? authenticate(hub, key) : authenticateHash(hub, hash);
-  if (own) return { user: own, auth: MAIN_KEY };
-  const entry = knownScoped.get(hub, hash.toString('base64'), () => {
+/** The cache of verified scoped keys, as the composition root makes it. */
+export function scopedKeyCache(outside: OutsideWrites): OutsideMemo<ScopedEntry> {
+  return new OutsideMemo(outside);
+}
+
+/**
+ * The live scoped key with this hash (revoked ones are not found; expiry and the agent's revocation are the caller's
+ * to check). Only hub/identity/key-login.ts calls it: every kind of key logs in there.
+ */
+export function scopedKey(hub: Hub, hash: Buffer): ScopedEntry | undefined {
+  return hub.services.scopedKeys.get(hash.toString('base64'), () => {
     const k = agentKeyByHash(hub.db, hash);
     if (!k || k.revoked_at != null || !crypto.timingSafeEqual(k.key_hash, hash)) return undefined;
     // The agent's row as stored now (another process may have revoked the agent).
@@ -51,26 +55,6 @@ export function authenticateScoped(hub: Hub, key: string): KeyCheck {
     hub.rememberUser(u);
     return { userId: k.user_id, auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }) };
   });
-  if (!entry) return undefined;
-  if (entry.auth.expires_at != null && entry.auth.expires_at <= hub.now()) return { expired: true };
-  let user: UserRow;
-  try { user = hub.user(entry.userId); } catch { return undefined; }
-  if (user.revoked_at != null) return undefined; // revoking the agent stops all its keys
-  return { user, auth: entry.auth };
-}
-
-/** Whether a call's key still works now: 'ok', 'expired', or 'revoked' (revoked, rotated, unknown, or its agent revoked). */
-/**
- * The standing of the key a call came with, asked again later (a waiting call asks before it reads: hub/identity/key-waits.ts).
- * It goes through the same caches as authentication, which another process's writes clear (hub/core/outside-writes.ts).
- */
-export function keyStanding(hub: Hub, key: string, userId: string): () => KeyStanding {
-  return () => {
-    const found = authenticateScoped(hub, key);
-    if (!found) return 'revoked';
-    if ('expired' in found) return 'expired';
-    return found.user.id === userId ? 'ok' : 'revoked';
-  };
 }
 
 /** A call needs `scope`: refused with forbidden, naming the scope, when the key lacks it. */
@@ -128,7 +112,7 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
       scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
     };
     insertAgentKey(hub.db, row);
-    knownScoped.forget(hub);
+    hub.services.scopedKeys.forget();
     return { key: keyView(hub, { ...row, revoked_at: null }), secret };
   });
 }
@@ -140,12 +124,13 @@ export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
 
 /** Revokes one scoped key (the agent and its other keys keep working); calls waiting under it end (hub/identity/key-waits.ts). */
 export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
-  const view = knownScoped.changing(hub, () => hub.write(() => {
+  const scoped = hub.services.scopedKeys;
+  const view = scoped.changing(() => hub.write(() => {
     const k = agentKeyById(hub.db, keyId);
     if (!k) throw new HubError('not_found', `No key ${keyId}.`, 'List the agent\'s keys to find its id.');
     revokeAgentKey(hub.db, k.id, hub.now());
     dropKeyCursors(hub.db, k.id); // its own get_updates positions (hub/talk/delivery.ts)
-    knownScoped.forget(hub);
+    scoped.forget();
     return keyView(hub, agentKeyById(hub.db, k.id)!);
   }));
   endRevokedWaits(hub, findAgent(hub, view.agent).id);

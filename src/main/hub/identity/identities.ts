@@ -5,8 +5,7 @@ import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../../store/users';
 import { insertConversation, insertMember } from '../../store/conversations';
-import { OutsideMemo } from '../core/outside-writes';
-import { RUN_KEY_PREFIX, runKeyAgent } from './run-keys';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents';
 
 export const KEY_PREFIX = 'perch_';
@@ -49,32 +48,36 @@ function safeUser(hub: Hub, id: string): UserRow | undefined {
   try { hub.forgetUser(id); return hub.user(id); } catch { return undefined; }
 }
 
-/**
- * Keys this hub has verified (hash → user id): every MCP request authenticates, and reading the
- * row was a large share of a call's cost. The cache is dropped whenever a key changes here
- * (rotateKey, revokeAgent) and whenever another process wrote to the database (PRAGMA data_version,
- * hub/core/outside-writes.ts: e.g. `perch agent revoke` or `perch agent config` while the hub runs), so a
- * revoked key stops working and a changed row is read again at once, as before. Only valid keys are cached.
- */
-const knownKeys = new OutsideMemo<string>();
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * Agents' own keys this hub has verified (hash → user id): every MCP request authenticates, and reading the
+     * row was a large share of a call's cost. Dropped whenever a key changes here (rotateKey, revokeAgent) and
+     * whenever another process wrote to the database (PRAGMA data_version, hub/core/outside-writes.ts: e.g.
+     * `perch agent revoke` or `perch agent config` while the hub runs), so a revoked key stops working and a changed
+     * row is read again at once. Only valid keys are kept.
+     */
+    ownKeys: OutsideMemo<string>;
+  }
+}
+
+/** The cache of verified own keys, as the composition root makes it. */
+export function ownKeyCache(outside: OutsideWrites): OutsideMemo<string> {
+  return new OutsideMemo(outside);
+}
 
 /** Drops the verified keys (a key changed here: hub/control/agents.ts rotateKey, revokeAgent). */
 export function forgetKeys(hub: Hub): void {
-  knownKeys.forget(hub);
+  hub.services.ownKeys.forget();
 }
 
-/** The agent behind a bearer key, or undefined. The stored hash is compared in constant time. */
-export function authenticate(hub: Hub, key: string): UserRow | undefined {
-  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
-  // Wake runs: a run's own short-lived key stands for its agent while the run lives (hub/identity/run-keys.ts).
-  if (key.startsWith(RUN_KEY_PREFIX)) return runKeyUser(hub, key);
-  return authenticateHash(hub, hashKey(key));
-}
-
-/** authenticate() for a key already hashed (hub/identity/agent-keys.ts hashes once for both kinds of keys). */
-export function authenticateHash(hub: Hub, hash: Buffer): UserRow | undefined {
+/**
+ * The agent whose own key has this hash, or undefined. The stored hash is compared in constant time. Only
+ * hub/identity/key-login.ts calls it: every kind of key logs in there.
+ */
+export function ownKeyUser(hub: Hub, hash: Buffer): UserRow | undefined {
   let fresh: UserRow | undefined;
-  const id = knownKeys.get(hub, hash.toString('base64'), () => {
+  const id = hub.services.ownKeys.get(hash.toString('base64'), () => {
     const u = userByKeyHash(hub.db, hash);
     if (!u || !u.key_hash || u.revoked_at != null || !crypto.timingSafeEqual(u.key_hash, hash)) return undefined;
     hub.rememberUser(u);
@@ -83,13 +86,4 @@ export function authenticateHash(hub: Hub, hash: Buffer): UserRow | undefined {
   });
   if (id === undefined) return undefined;
   return fresh ?? hub.user(id);
-}
-
-/** The agent of a live run key (wake runs), unless the agent was revoked meanwhile. */
-function runKeyUser(hub: Hub, key: string): UserRow | undefined {
-  const id = runKeyAgent(hub, key);
-  if (!id) return undefined;
-  hub.forgetUser(id);
-  const u = hub.user(id);
-  return u.revoked_at == null ? u : undefined;
 }

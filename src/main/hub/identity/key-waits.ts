@@ -6,7 +6,6 @@
 import type { Hub } from '../core/hub';
 import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
 import { HubError } from '../../../shared/errors';
-import { outsideVersion } from '../core/outside-writes';
 
 /** Who makes a call, as the handlers that wait need to know it. */
 export interface Caller {
@@ -24,12 +23,16 @@ interface KeyWait {
   end: () => void;
 }
 
-const live = new WeakMap<Hub, Set<KeyWait>>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** The calls waiting under a key now (hub/identity/key-waits.ts). */
+    keyWaits: KeyWaits;
+  }
+}
 
-function waitsOf(hub: Hub): Set<KeyWait> {
-  let set = live.get(hub);
-  if (!set) live.set(hub, (set = new Set()));
-  return set;
+/** The calls of one hub that wait under a key. */
+export class KeyWaits {
+  readonly live = new Set<KeyWait>();
 }
 
 /** Throws unauthorized when the caller's key no longer works. */
@@ -56,7 +59,7 @@ export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller:
   if (expiresAt != null) ms = Math.max(1, Math.min(ms, expiresAt - hub.now() + 1));
   const ended = new AbortController();
   const wait: KeyWait = { userId, standing, end: () => ended.abort() };
-  const set = waitsOf(hub);
+  const set = hub.services.keyWaits.live;
   set.add(wait);
   let why: 'woken' | 'timeout' | 'aborted';
   try {
@@ -65,15 +68,15 @@ export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller:
     set.delete(wait);
   }
   if (signal?.aborted) return 'aborted';
-  outsideVersion(hub, { now: true }); // a revocation another process committed this very turn counts too
+  hub.outside.version({ now: true }); // a revocation another process committed this very turn counts too
   requireKeyStanding(caller);
   return why === 'aborted' ? 'woken' : why; // ended for a key that still works: nothing lost, the caller reads again
 }
 
 /** Ends the waits (of one agent, or all) whose key stopped working. Call after a key change was committed. */
 export function endRevokedWaits(hub: Hub, userId?: string): void {
-  const set = live.get(hub);
-  if (!set?.size) return;
+  const set = hub.services.keyWaits.live;
+  if (!set.size) return;
   for (const w of [...set]) {
     if (userId !== undefined && w.userId !== userId) continue;
     let standing: KeyStanding;
@@ -92,8 +95,8 @@ export function startKeyWatch(hub: Hub): void {
   let seen = -1;
   const timer = setInterval(() => {
     try {
-      if (!hub.db.open || !live.get(hub)?.size) return;
-      const version = outsideVersion(hub);
+      if (!hub.db.open || !hub.services.keyWaits.live.size) return;
+      const version = hub.outside.version();
       if (version === seen) return;
       seen = version;
       endRevokedWaits(hub);

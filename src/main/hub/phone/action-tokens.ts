@@ -48,25 +48,34 @@ export interface ActionTokenClaims {
   e: number;
 }
 
-const secrets = new WeakMap<Hub, Buffer>();
-
-/** The HMAC key of action tokens (settings 'push.secret', 32 random bytes made once per install). */
-export function actionSecret(hub: Hub): Buffer {
-  let s = secrets.get(hub);
-  if (s) return s;
-  const stored = getSetting(hub.db, 'push.secret');
-  if (!stored) {
-    tx(hub.db, () => {
-      if (!getSetting(hub.db, 'push.secret')) setSetting(hub.db, 'push.secret', crypto.randomBytes(32).toString('base64url'));
-    });
+declare module '../core/hub' {
+  interface HubServices {
+    /** The HMAC key of action tokens, read once (hub/phone/action-tokens.ts). */
+    actionSecret: ActionSecret;
   }
-  s = Buffer.from(getSetting(hub.db, 'push.secret')!, 'base64url');
-  secrets.set(hub, s);
-  return s;
+}
+
+/** The HMAC key of action tokens (settings 'push.secret', 32 random bytes made once per install), read on first use. */
+export class ActionSecret {
+  private known: Buffer | undefined = undefined;
+
+  constructor(private readonly hub: Hub) {}
+
+  get value(): Buffer {
+    if (this.known) return this.known;
+    const hub = this.hub;
+    const stored = getSetting(hub.db, 'push.secret');
+    if (!stored) {
+      tx(hub.db, () => {
+        if (!getSetting(hub.db, 'push.secret')) setSetting(hub.db, 'push.secret', crypto.randomBytes(32).toString('base64url'));
+      });
+    }
+    return (this.known = Buffer.from(getSetting(hub.db, 'push.secret')!, 'base64url'));
+  }
 }
 
 function mac(hub: Hub, body: string): Buffer {
-  return crypto.createHmac('sha256', actionSecret(hub)).update(body).digest();
+  return crypto.createHmac('sha256', hub.services.actionSecret.value).update(body).digest();
 }
 
 function mint(hub: Hub, r: string, d: TokenUse, deviceId: string, expiresAt: number): string {

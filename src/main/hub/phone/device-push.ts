@@ -7,7 +7,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
 import { deletePushSubscription, putPushSubscription } from '../../store/push';
-import { isDeviceLive, ntfyChannel, pushTargetsKnown } from './devices';
+import { isDeviceLive, ntfyChannel } from './devices';
 import { checkReadToken, isNtfyDevice, ntfyDevice, spendActionToken, type ActionTokenClaims } from './action-tokens';
 import { isKnownPushService, PUSH_SERVICE_HOSTS } from './push-senders';
 import { loopbackPush } from './notify';
@@ -50,7 +50,7 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   } catch {
     throw badSub('keys.p256dh: not a P-256 public key.');
   }
-  pushTargetsKnown.changing(hub, () => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
+  hub.services.pushTargets.changing(() => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
   return { endpoint: url.href };
 }
 

@@ -24,7 +24,7 @@ import { messageById } from '../../store/messages';
 import { activeHandoffsOf, handoffById } from '../../store/handoffs';
 import type { HandoffItem } from '../../../shared/owner-api';
 import { conversationById, member } from '../../store/conversations';
-import { OutsideMemo } from '../core/outside-writes';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 /** Every device credential starts with this. */
 export const DEVICE_TOKEN_PREFIX = 'pd_';
@@ -256,13 +256,22 @@ const PUBLIC_URL_KEY = 'phone.public_url';
 const PUSH_CONTENT_KEY = 'phone.push_content';
 const NTFY_KEY = 'phone.ntfy';
 
-/**
- * Whether pushes go anywhere (a push subscription or the ntfy channel), asked for every message the hub publishes
- * (hub/phone/notify.ts): kept here, dropped when this hub adds a subscription or changes the phone settings, and whenever
- * another process wrote to the database (hub/core/outside-writes.ts). Removals leave at most a stale "yes" (a push job
- * that finds nobody to send to).
- */
-export const pushTargetsKnown = new OutsideMemo<boolean>();
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * Whether pushes go anywhere (a push subscription or the ntfy channel), asked for every message the hub publishes
+     * (hub/phone/notify.ts): kept here, dropped when this hub adds a subscription or changes the phone settings, and
+     * whenever another process wrote to the database (hub/core/outside-writes.ts). Removals leave at most a stale "yes"
+     * (a push job that finds nobody to send to).
+     */
+    pushTargets: OutsideMemo<boolean>;
+  }
+}
+/** The cache of whether pushes go anywhere, as the composition root makes it. */
+export function pushTargetsCache(outside: OutsideWrites): OutsideMemo<boolean> {
+  return new OutsideMemo(outside);
+}
+
 const VAPID_KEY = 'push.vapid';
 
 function badUrl(what: string, raw: string, why: string): HubError {
@@ -386,7 +395,7 @@ export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSett
       ntfy = JSON.stringify({ ...next, id: same ? now.id : crypto.randomBytes(12).toString('base64url') });
     }
   }
-  pushTargetsKnown.changing(hub, () => hub.write(() => {
+  hub.services.pushTargets.changing(() => hub.write(() => {
     if (url !== undefined) setSetting(hub.db, PUBLIC_URL_KEY, url);
     if (patch.push_content !== undefined) setSetting(hub.db, PUSH_CONTENT_KEY, patch.push_content);
     if (ntfy !== undefined) setSetting(hub.db, NTFY_KEY, ntfy);

@@ -9,7 +9,7 @@
 import type { Hub } from '../core/hub';
 import { DEVICE_ACTION_PATH } from '../../../shared/devices';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../../store/push';
-import { ntfyChannel, publicUrl, pushTargetsKnown, vapidKeys, type NtfyChannel } from './devices';
+import { ntfyChannel, publicUrl, vapidKeys, type NtfyChannel } from './devices';
 import { mintActionToken, ntfyDevice } from './action-tokens';
 import { eventTypeOf } from '../core/bus';
 import { isKnownPushService, pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
@@ -25,7 +25,12 @@ export interface NotifySenders {
 const NOTICE_TTL_SECS = 24 * 3600;
 const QUEUE_MAX = 1000;
 
-const notifiers = new WeakMap<Hub, Notifier>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** Push notices to paired phones and ntfy (hub/phone/notify.ts); null where no senders were given (the CLI, tests). */
+    notify: Notifier | null;
+  }
+}
 
 /** The install's VAPID key pair (hub/phone/devices.ts makes it once) and the subject push services may contact. */
 function vapidDetails(hub: Hub): VapidDetails {
@@ -33,18 +38,44 @@ function vapidDetails(hub: Hub): VapidDetails {
   return { ...vapidKeys(hub), subject: url && url.startsWith('https://') ? url : 'mailto:perch@localhost.invalid' };
 }
 
-class Notifier {
+/** Push notices of one hub: drafted from its events once started, queued, and handed to the senders (built by the composition root). */
+export class Notifier {
+  private started = false;
+  readonly loopbackPush: boolean;
   private queue: Job[] = [];
   private running = false;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private hub: Hub, readonly senders: NotifySenders, readonly loopbackPush: boolean) {}
+  constructor(private hub: Hub, readonly senders: NotifySenders, opts: NotifyOptions = {}) {
+    this.loopbackPush = opts.loopbackPushServices === true;
+  }
+
+  /** Starts drafting notices from the hub's events (app.ts, once the hub listens); stops when the hub closes. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const hub = this.hub;
+    const unsubscribe = hub.bus.subscribe((item) => {
+      if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !this.hasTargets()) return;
+      let job: Job | undefined;
+      try {
+        job = draftFor(hub, item.value.event);
+      } catch (err) {
+        this.log(`push notice not made: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (job) this.enqueue(job);
+    });
+    hub.onClose(() => {
+      unsubscribe();
+      this.close();
+    });
+  }
 
   /** Whether anything would be sent at all (read for every event: a cheap check before the event is read). */
   hasTargets(): boolean {
     const hub = this.hub;
-    return pushTargetsKnown.get(hub, '', () => anyPushSubscription(hub.db) || ntfyChannel(hub) !== null)!;
+    return hub.services.pushTargets.get('', () => anyPushSubscription(hub.db) || ntfyChannel(hub) !== null)!;
   }
 
   enqueue(job: Job): void {
@@ -159,34 +190,9 @@ export interface NotifyOptions {
   loopbackPushServices?: boolean;
 }
 
-/** Whether this hub takes loopback push services (set by startNotify; off without it). */
+/** Whether this hub takes loopback push services (NotifyOptions; off without a notifier). */
 export function loopbackPush(hub: Hub): boolean {
-  return notifiers.get(hub)?.loopbackPush === true;
-}
-
-/**
- * Starts push notices for this hub (app.ts, once the senders are known). Stopped by hub.close(). Returns the
- * notifier's idle() for tests that wait for queued pushes.
- */
-export function startNotify(hub: Hub, senders: NotifySenders, opts: NotifyOptions = {}): { idle(): Promise<void> } {
-  const n = new Notifier(hub, senders, opts.loopbackPushServices === true);
-  notifiers.set(hub, n);
-  const unsubscribe = hub.bus.subscribe((item) => {
-    if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !n.hasTargets()) return;
-    let job: Job | undefined;
-    try {
-      job = draftFor(hub, item.value.event);
-    } catch (err) {
-      n.log(`push notice not made: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (job) n.enqueue(job);
-  });
-  hub.onClose(() => {
-    unsubscribe();
-    n.close();
-    notifiers.delete(hub);
-  });
-  return { idle: () => n.idle() };
+  return hub.services.notify?.loopbackPush === true;
 }
 
 export interface TestPushResult {
@@ -197,7 +203,7 @@ export interface TestPushResult {
 
 /** devices.test_push: one test notice to the device (and to ntfy when it is set), answered when sent. */
 export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPushResult> {
-  const n = notifiers.get(hub);
+  const n = hub.services.notify;
   if (!n) return { web_push: 'failed', ntfy: 'off', detail: 'Pushes are not running in this hub.' };
   const draft: Draft = { kind: 'request', tag: `test:${deviceId}`, title: 'Perch: test notification', body: 'Pushes reach this phone.', path: '/' };
   const sub = pushSubscriptionOf(hub.db, deviceId);

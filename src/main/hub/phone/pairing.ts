@@ -42,21 +42,25 @@ function makePhrase(): string {
 
 // ---- waking waits ----------------------------------------------------------------------------
 
-const waitersOf = new WeakMap<Hub, Waiters>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** The calls waiting for a pairing to change, by pairing id (hub/phone/pairing.ts). */
+    pairingWaits: Waiters;
+  }
+}
 
-function waitersFor(hub: Hub): Waiters {
-  let w = waitersOf.get(hub);
-  if (!w) waitersOf.set(hub, (w = new Waiters()));
-  return w;
+/** The waits on pairings, as the composition root makes them. */
+export function pairingWaiters(): Waiters {
+  return new Waiters();
 }
 
 function wakePairing(hub: Hub, id: string): void {
-  waitersOf.get(hub)?.wake(id);
+  hub.services.pairingWaits.wake(id);
 }
 
 /** Waits until the pairing changes, ms pass, or signal aborts. */
 async function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
-  const waiters = waitersFor(hub);
+  const waiters = hub.services.pairingWaits;
   if (waiters.count(id) >= MAX_WAITERS) throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
   await waiters.wait(id, ms, signal);
 }

@@ -6,7 +6,7 @@ import { messageById, type MessageRow } from '../../store/messages';
 import { userById, userByName, type UserRow } from '../../store/users';
 import { activeHandoff } from '../../store/handoffs';
 import { TERMINAL_TASK_STATES } from '../../../shared/types';
-import { OutsideMemo } from '../core/outside-writes';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 export interface Access {
   conv: ConversationRow;
@@ -70,19 +70,28 @@ export function requireContactable(hub: Hub, fromId: string, target: UserRow): v
   throw new HubError('forbidden', `You may not contact "${target.name}".`, 'Ask your owner to introduce you in a shared conversation.');
 }
 
-/**
- * User ids by the exact name or id a caller gave (send_message's `to` names members on every call): users are never
- * deleted and never renamed, so a known answer stays right; unknown names are asked again. Dropped anyway when another
- * process writes the file (hub/core/outside-writes.ts).
- */
-const userIds = new OutsideMemo<string>();
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * User ids by the exact name or id a caller gave (send_message's `to` names members on every call): users are never
+     * deleted and never renamed, so a known answer stays right; unknown names are asked again. Dropped anyway when
+     * another process writes the file (hub/core/outside-writes.ts).
+     */
+    userIds: OutsideMemo<string>;
+  }
+}
+
+/** The cache of user ids by name, as the composition root makes it. */
+export function userIdCache(outside: OutsideWrites): OutsideMemo<string> {
+  return new OutsideMemo(outside);
+}
 
 /** Resolves names or ids to members of the conversation; unknown or non-member names are refused. */
 export function resolveMembers(hub: Hub, convId: string, names: readonly string[] | undefined, field: string): string[] {
   if (!names || names.length === 0) return [];
   const ids: string[] = [];
   for (const n of names) {
-    const id = userIds.get(hub, n, () => (userByName(hub.db, n) ?? userById(hub.db, n))?.id);
+    const id = hub.services.userIds.get(n, () => (userByName(hub.db, n) ?? userById(hub.db, n))?.id);
     if (id === undefined || !member(hub.db, convId, id)) {
       throw new HubError('invalid_argument', `${field}: "${n}" is not a member of conversation ${convId}.`, 'Name members of the conversation (list_conversations shows them).');
     }

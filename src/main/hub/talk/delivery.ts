@@ -27,8 +27,17 @@ export interface UpdatesResult {
   woken: boolean;
 }
 
-/** The last ack made per position: a caught-up agent polls with the same position again and again. */
-const lastAcks = new WeakMap<Hub, Map<string, { upto: number; ack: string }>>();
+declare module '../core/hub' {
+  interface HubServices {
+    /** The last ack made per position (hub/talk/delivery.ts). */
+    delivery: Delivery;
+  }
+}
+
+/** What delivery keeps for one hub: the last ack made per position (a caught-up agent polls with the same one again and again). */
+export class Delivery {
+  readonly lastAcks = new Map<string, { upto: number; ack: string }>();
+}
 
 /**
  * Whose confirmed position a call reads from and moves: the agent's (its own key), a named instance's, or a
@@ -47,8 +56,7 @@ function positionKey(p: Position): string {
 }
 
 function makeAck(hub: Hub, posKey: string, upto: number): string {
-  let byPos = lastAcks.get(hub);
-  if (!byPos) lastAcks.set(hub, (byPos = new Map()));
+  const byPos = hub.services.delivery.lastAcks;
   const last = byPos.get(posKey);
   if (last && last.upto === upto) return last.ack;
   const pos = upto.toString(36);

@@ -17,7 +17,8 @@ import { stateTools } from '../features/state';
 import { contextTools } from '../features/context';
 import { fileTools } from '../features/files';
 import { reviewable } from '../features/review';
-import { countToolCall, refuseIfPaused } from '../control/control';
+import { countToolCall } from '../control/control';
+import { gateRefusal } from './gates';
 import { notePresence } from '../control/presence';
 
 export const toolHandlers = {
@@ -77,12 +78,12 @@ export function implementedTools(): Set<ToolName> {
 export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, caller: Caller = {}): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
-  notePresence(hub, agentId, name); // when it last called and last worked, for the owner's agent state (hub/control/presence.ts)
-  try {
-    refuseIfPaused(hub, agentId, name); // owner control: a paused agent's writing tools are refused (hub/control/control.ts)
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  // The gates, in order: scope, paused, archived (hub/tools/gates.ts).
+  const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key });
+  // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
+  // not make at all is not the agent working.
+  if (refused?.gate !== 'scope') notePresence(hub, agentId, name);
+  if (refused) return Promise.reject(refused.error);
   // owner control: each agent's tool calls and messages are counted per day, and its caps checked (hub/control/control.ts)
   return runToolHandler({ ...caller, hub, agentId }, name, h, args).then((r) => {
     if (name === 'get_updates') notePresence(hub, agentId, name); // a long wait ended: it was there until now

@@ -8,7 +8,7 @@ import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { deleteWakeAction, putWakeAction, wakeActionOf } from '../../store/wake';
 import { WAKE_DEFAULTS, type WakeAction, type WakeState } from '../../../shared/wake';
-import { armedAgents } from './wake-runs';
+import './wake-runs'; // hub.services.wakeRuns (its HubServices field is declared there)
 import { wakeState } from './wake-views';
 
 export interface WakeSetInput {
@@ -76,11 +76,11 @@ export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
     if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour].some((v) => v !== undefined)) {
       bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
     }
-    armedAgents.changing(hub, () => hub.write(() => deleteWakeAction(hub.db, agent.id)));
+    hub.services.wakeRuns.armed.changing(() => hub.write(() => deleteWakeAction(hub.db, agent.id)));
     return wakeState(hub, agent.id);
   }
   const action = parseWakeAction(input);
-  armedAgents.changing(hub, () => hub.write(() => {
+  hub.services.wakeRuns.armed.changing(() => hub.write(() => {
     const prev = wakeActionOf(hub.db, agent.id);
     const secret = action.kind === 'webhook' ? (prev?.webhook_secret ?? crypto.randomBytes(32).toString('base64url')) : null;
     putWakeAction(hub.db, { agent_id: agent.id, action: JSON.stringify(action), enabled: 1, off_reason: null, consecutive_failures: 0, webhook_secret: secret, updated_at: Date.now() });

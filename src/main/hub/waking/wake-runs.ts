@@ -44,15 +44,9 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
   return { ok: true };
 }
 
-/**
- * The agents with a wake action that is on, kept per hub: re-read when another process (the perch CLI)
- * wrote the file (PRAGMA data_version) or this hub changed an action (the entry is dropped there).
- */
-export const armedAgents = new OutsideMemo<Set<string>>();
-
 /** data_version is read at most once per event-loop turn (hub/core/outside-writes.ts), however many agents one commit wakes. */
 function hasWakeAction(hub: Hub, agentId: string): boolean {
-  return armedAgents.get(hub, '', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
+  return hub.services.wakeRuns.armed.get('', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
 }
 
 // ---- the policy ---------------------------------------------------------------------------
@@ -73,31 +67,59 @@ interface AgentState {
 }
 
 const clock = () => performance.timeOrigin + performance.now();
-const policies = new WeakMap<Hub, WakeRuns>();
 
-/** The wake runs of a running hub (undefined where none were started, e.g. in the CLI). */
-export function wakeRunsOf(hub: Hub): WakeRuns | undefined {
-  return policies.get(hub);
+declare module '../core/hub' {
+  interface HubServices {
+    /** Wake runs (hub/waking/wake-runs.ts): they run only in the hub that started them (app.ts), never in the CLI. */
+    wakeRuns: WakeRuns;
+  }
 }
 
+/**
+ * The wake runs of one hub. Built by the composition root with its launcher (none in the CLI and in tests: then it
+ * only keeps the armed agents, for the owner's settings); runs start only after start() (app.ts, once the hub listens).
+ */
 export class WakeRuns {
+  /**
+   * The agents with a wake action that is on: re-read when another process (the perch CLI) wrote the file
+   * (PRAGMA data_version) or this hub changed an action (it is dropped there).
+   */
+  readonly armed: OutsideMemo<Set<string>>;
   private agents = new Map<string, AgentState>();
+  private started = false;
   private closed = false;
+  private stopListening: (() => void) | undefined = undefined;
   private readonly backoffMs: number;
   private readonly keepRuns: number;
   private readonly backoffMaxMs: number;
   private readonly maxFailures: number;
 
-  constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher, opts: WakeOptions = {}) {
+  constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher | null, opts: WakeOptions = {}) {
+    this.armed = new OutsideMemo(hub.outside);
     this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
     this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
     this.maxFailures = opts.maxFailures ?? WAKE_DEFAULTS.maxFailures;
-    policies.set(hub, this);
-    // Runs a previous hub left marked running (it crashed) were interrupted.
+  }
+
+  /**
+   * Starts waking agents (app.ts, once the port is known: runs are told the MCP URL): runs a previous hub left marked
+   * running (it crashed) are recorded as interrupted, and wakes nobody heard start runs from now on. On close,
+   * running processes get SIGTERM.
+   */
+  start(): void {
+    if (this.started) return;
+    if (!this.launcher) throw new Error('wake runs need a launcher to start');
+    this.started = true;
+    const hub = this.hub;
     hub.write(() => interruptLeftoverRuns(hub.db, Date.now()));
-    hub.bus.onUnheard = (userId) => this.unheard(userId);
+    this.stopListening = hub.bus.onUnheard((userId) => this.unheard(userId));
     hub.onClose(() => this.close());
+  }
+
+  /** Whether runs are handled here now (started, not closed). */
+  get running(): boolean {
+    return this.started && !this.closed;
   }
 
   /** A wake no waiting call heard (called right after the commit that made it). */
@@ -161,7 +183,7 @@ export class WakeRuns {
       insertWakeRun(this.hub.db, runRow);
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
     });
-    if (dropped.length) this.launcher.removeLogs?.(dropped);
+    if (dropped.length) this.launcher!.removeLogs?.(dropped);
     const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined) };
     st.run = live;
     let ended = false;
@@ -170,7 +192,7 @@ export class WakeRuns {
       live.handle.stop();
     }, timeoutMs);
     try {
-      live.handle = this.launcher.launch(
+      live.handle = this.launcher!.launch(
         { runId, agent: { id: agentId, name: agent.name }, action, webhookSecret: row.webhook_secret, key: issued?.key ?? null, mcpUrl: `${this.hub.baseUrl}/mcp`, why },
         {
           running: (pid) => {
@@ -239,7 +261,7 @@ export class WakeRuns {
     if ((status === 'failed' || status === 'timed_out') && !confirmedSomething) {
       const failures = row.consecutive_failures + 1;
       const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
-      armedAgents.changing(this.hub, () => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
+      this.armed.changing(() => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
       if (off) {
         this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
         process.stderr.write(`perch: ${off.reason}\n`);
@@ -287,12 +309,14 @@ export class WakeRuns {
     return { stopped: true, run_id: run.id };
   }
 
+  /** The agent's run now (null when none runs, or runs are not handled here). */
   runningRunId(agentId: string): string | null {
+    if (!this.running) return null;
     return this.agents.get(agentId)?.run?.id ?? null;
   }
 
   readLog(logFile: string, maxBytes: number): string {
-    return this.launcher.readLog(logFile, maxBytes);
+    return this.launcher!.readLog(logFile, maxBytes);
   }
 
   /**
@@ -302,7 +326,7 @@ export class WakeRuns {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.close();
-    await this.launcher.drain?.(graceMs);
+    await this.launcher?.drain?.(graceMs);
   }
 
   /** Every running process gets SIGTERM and its run is recorded as interrupted (also when the hub closes). */
@@ -324,8 +348,8 @@ export class WakeRuns {
       try { run.handle.stop(); } catch { /* gone */ }
     }
     this.closed = true;
-    if (this.hub.bus.onUnheard) this.hub.bus.onUnheard = undefined;
-    policies.delete(this.hub);
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 }
 

@@ -6,12 +6,12 @@ import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { listWakeRuns, runsStartedSince, wakeActionOf, wakeRunById, type WakeActionRow } from '../../store/wake';
 import type { WakeAction, WakeRunView, WakeState } from '../../../shared/wake';
-import { runView, wakeRunsOf, type WakeRuns } from './wake-runs';
+import { runView, type WakeRuns } from './wake-runs';
 
 export function wakeState(hub: Hub, nameOrId: string): WakeState {
   const agent = findAgent(hub, nameOrId);
   const row: WakeActionRow | undefined = wakeActionOf(hub.db, agent.id);
-  const runningId = wakeRunsOf(hub)?.runningRunId(agent.id) ?? null;
+  const runningId = hub.services.wakeRuns.runningRunId(agent.id);
   const running = runningId ? wakeRunById(hub.db, runningId) : undefined;
   return {
     agent: { id: agent.id, name: agent.name },
@@ -31,8 +31,8 @@ export function listRuns(hub: Hub, input: { agent?: string; limit?: number }): W
 }
 
 function runningHubRuns(hub: Hub): WakeRuns {
-  const w = wakeRunsOf(hub);
-  if (!w) throw new HubError('conflict', 'Wake runs are handled by the running hub only.', 'Use `perch owner` or the app while `perch serve` runs.');
+  const w = hub.services.wakeRuns;
+  if (!w.running) throw new HubError('conflict', 'Wake runs are handled by the running hub only.', 'Use `perch owner` or the app while `perch serve` runs.');
   return w;
 }
 

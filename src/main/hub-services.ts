@@ -1,0 +1,69 @@
+// Making a hub: the Hub (hub/core/hub.ts) and its services, built here once, each with what it uses. Every hub is made
+// by createHub: the running hub (app.ts, with its wake launcher and push senders), the `perch` CLI, tests, the
+// benchmark. hub/ keeps no table of hubs: what an area keeps for a hub is a field of hub.services (HubServices, each
+// area declares its own fields beside its service's class), so what a service depends on shows here.
+// A service's constructor does no work that needs closing (hub.onClose): what runs in the background starts later
+// (app.ts BACKGROUND_JOBS, start()), so that it stops before the database closes.
+import { Hub, type HubOptions, type HubServices } from './hub/core/hub';
+import { ownKeyCache } from './hub/identity/identities';
+import { scopedKeyCache } from './hub/identity/agent-keys';
+import { RunKeys } from './hub/identity/run-keys';
+import { KeyWaits } from './hub/identity/key-waits';
+import { Controls } from './hub/control/control';
+import { Brakes } from './hub/control/brakes';
+import { Presence } from './hub/control/presence';
+import { userIdCache } from './hub/talk/access';
+import { Delivery } from './hub/talk/delivery';
+import { reviewSwitchCache } from './hub/features/review';
+import { RequestExpiry } from './hub/features/requests';
+import { FloorExpiry } from './hub/features/floor';
+import { progressLimiter } from './hub/features/progress';
+import { pushTargetsCache } from './hub/phone/devices';
+import { pairingWaiters } from './hub/phone/pairing';
+import { ActionSecret } from './hub/phone/action-tokens';
+import { Notifier, type NotifyOptions, type NotifySenders } from './hub/phone/notify';
+import { WakeRuns, type WakeOptions } from './hub/waking/wake-runs';
+import type { WakeLauncher } from './hub/waking/launcher';
+
+/** What a hub's services use from outside hub/: given by the running hub (app.ts); the CLI and tests give none. */
+export interface ServiceDeps {
+  /** Wake runs' launcher (src/main/wake/runner.ts) and timings; without it, no run ever starts. */
+  wake?: { launcher: WakeLauncher; options?: WakeOptions };
+  /** Push senders (src/main/push/*); without them, no notice is sent. */
+  notify?: { senders: NotifySenders; options?: NotifyOptions };
+}
+
+/** The hub's services, built once, in the order of the areas (core › identity › control › talk › features › phone, waking). */
+export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
+  return {
+    // identity
+    ownKeys: ownKeyCache(hub.outside),
+    scopedKeys: scopedKeyCache(hub.outside),
+    runKeys: new RunKeys(),
+    keyWaits: new KeyWaits(),
+    // control
+    controls: new Controls(hub),
+    brakes: new Brakes(hub),
+    presence: new Presence(),
+    // talk
+    userIds: userIdCache(hub.outside),
+    delivery: new Delivery(),
+    // features
+    underReview: reviewSwitchCache(hub.outside),
+    requestExpiry: new RequestExpiry(hub),
+    floorExpiry: new FloorExpiry(hub),
+    progressLimiter: progressLimiter(),
+    // phone
+    pushTargets: pushTargetsCache(hub.outside),
+    actionSecret: new ActionSecret(hub),
+    pairingWaits: pairingWaiters(),
+    notify: deps.notify ? new Notifier(hub, deps.notify.senders, deps.notify.options) : null,
+    // waking
+    wakeRuns: new WakeRuns(hub, deps.wake?.launcher ?? null, deps.wake?.options),
+  };
+}
+
+/** A hub on an open database, with its services. */
+export function createHub(opts: Omit<HubOptions, 'services'> & ServiceDeps): Hub {
+  return new Hub({ ...opts, services: (hub) => hubServices(hub, opts) });
+}
