@@ -7,7 +7,8 @@ import { makeHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { openDatabase } from '../src/main/store/db';
 import { Hub } from '../src/main/hub/core/hub';
-import type { EventView, MessageView } from '../src/shared/types';
+import type { MessageView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 interface History {
   events: EventView[];
