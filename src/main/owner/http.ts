@@ -14,6 +14,7 @@ import { serveFileLink } from './files-door';
 import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/devices';
 import type { LiveItem } from '../../shared/event-log';
+import type { EventType } from '../../shared/types';
 import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/phone/devices';
 import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
@@ -32,7 +33,7 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
  * wake runs, waiting, read receipts, budget pauses or anything else. Answers the item to send, or undefined.
  */
 const APPROVALS_HUB_KEYS: readonly string[] = ['connected', 'at', 'storage'];
-const APPROVALS_EVENT_TYPES: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
 
 function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
   if (item.kind === 'hub') {

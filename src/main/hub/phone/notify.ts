@@ -9,6 +9,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
 import type { EventView } from '../../../shared/event-log';
+import type { EventType } from '../../../shared/types';
 import { DEVICE_ACTION_PATH } from '../../../shared/devices';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, putPushSubscription, type PushSubscriptionRow } from '../../store/push';
 import { getRequestForOwner } from '../features/requests';
@@ -190,9 +191,9 @@ function idsOnly(s: NoticeSummary): Draft {
  * The kinds of events draftFor() may make a notice or a clear of: checked first, from the type the hub tagged (hub/core/bus.ts)
  * without reading the event, so most events (progress, reactions, …) cost nothing here. An untagged item is looked at.
  */
-const NOTICE_EVENTS: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+const NOTICE_EVENTS: ReadonlySet<EventType> = new Set<EventType>(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
 
-function mayNotify(type: string | undefined): boolean {
+function mayNotify(type: EventType | undefined): boolean {
   return type === undefined || NOTICE_EVENTS.has(type);
 }
 
