@@ -9,7 +9,7 @@ import type { Hub } from '../src/main/hub/core/hub';
 import { findAgent } from '../src/main/hub/identity/identities';
 import { addAgent } from '../src/main/hub/control/agents';
 import { conversationById } from '../src/main/store/conversations';
-import type { EventView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -57,8 +57,10 @@ test('two agents racing to claim one request: exactly one wins, the other gets a
     const evs = await drain(hub, lead.id);
     const taken = evs.filter((e) => e.type === 'claim.taken');
     assert.equal(taken.length, 1);
-    assert.equal(taken[0]!.for_you, true);
-    assert.equal((taken[0]!.data!.by as Any).name, winner);
+    const claimed = taken[0]!;
+    assert.equal(claimed.for_you, true);
+    assert.ok(!claimed.before_your_history);
+    assert.equal(claimed.data.by.name, winner);
   });
 });
 
@@ -93,8 +95,9 @@ test('claims: only requests; re-claiming is a no-op; release by the holder or a 
     assert.equal(byManager.changed, true);
     const evs = (await drain(hub, c.id)).filter((e) => e.type === 'claim.released');
     const last = evs[evs.length - 1]!;
-    assert.equal((last.data!.holder as Any).name, 'c');
-    assert.equal((last.data!.by as Any).name, 'lead');
+    assert.ok(!last.before_your_history);
+    assert.equal(last.data.holder.name, 'c');
+    assert.equal(last.data.by.name, 'lead');
     assert.equal(last.for_you, true);
   });
 });

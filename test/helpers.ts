@@ -8,7 +8,7 @@ import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
-import type { EventView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 export interface TestHub {
   hub: Hub;

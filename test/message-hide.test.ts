@@ -8,7 +8,8 @@ import { runOwnerAction } from '../src/main/owner/actions';
 import { openDatabase } from '../src/main/store/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
-import type { EventView, MessageView } from '../src/shared/types';
+import type { MessageView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 interface History {
   events: EventView[];

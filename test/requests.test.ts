@@ -12,7 +12,7 @@ import { getUpdates } from '../src/main/hub/talk/delivery';
 import { requestById } from '../src/main/store/requests';
 import { messageById, setMessagePayload } from '../src/main/store/messages';
 import { conversationById } from '../src/main/store/conversations';
-import type { EventView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 type R = Record<string, any>;
 
@@ -150,7 +150,8 @@ test('expired: the timer expires a request on time while nobody calls, waking th
     const ev = u.events.find((e) => e.type === 'request.expired');
     assert.ok(ev, 'request.expired is in get_updates');
     assert.equal(ev.for_you, true);
-    assert.equal(ev.data!.request_id, r.request_id);
+    assert.ok(!ev.before_your_history);
+    assert.equal(ev.data.request_id, r.request_id);
     // Read straight from the store: the state was changed by the timer, not by a lazy read.
     assert.equal(requestById(t.hub.db, r.request_id)!.state, 'expired');
   });
@@ -303,7 +304,8 @@ test('request.created wakes the owner, not other members', async () => {
     const created = evs.find((e) => e.type === 'request.created');
     assert.ok(created, 'members see request.created');
     assert.equal(created.for_you, false);
-    assert.equal(created.data!.request_id, r.request_id);
+    assert.ok(!created.before_your_history);
+    assert.equal(created.data.request_id, r.request_id);
     const asOwner = getHistory(t.hub, t.hub.ownerId, group.conversation.conv_id, {}, true).events.find((e) => e.type === 'request.created');
     assert.equal(asOwner?.for_you, true, 'the owner is woken');
   });

@@ -14,7 +14,8 @@ import { sendMessage } from '../src/main/hub/talk/messages';
 import { createGroup } from '../src/main/hub/talk/conversations';
 import { HubError } from '../src/shared/errors';
 import { OWNER_EVENTS_PATH } from '../src/shared/owner-api';
-import type { LiveItem, StorageStatus } from '../src/shared/types';
+import type { StorageStatus } from '../src/shared/types';
+import type { LiveItem } from '../src/shared/event-log';
 import { withHub } from './helpers';
 import { connect, eventually, owner, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, type AgentClient, type AgentKey } from './serve-harness';
 

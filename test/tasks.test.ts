@@ -6,7 +6,7 @@ import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
 import { setTaskState } from '../src/main/hub/features/tasks';
 import { sendMessage } from '../src/main/hub/talk/messages';
 import type { Hub } from '../src/main/hub/core/hub';
-import type { EventView } from '../src/shared/types';
+import type { EventView } from '../src/shared/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

@@ -1,8 +1,9 @@
 // The types the UI reads, all defined in src/shared: the owner API's results (shared/owner-api.ts,
 // which the server's action handlers are typed by too, so the two cannot drift) and the domain types.
 export type {
-  ConversationView, EventView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef, LiveItem, StorageStatus, TaskUpdateResult,
+  ConversationView, MessageView, ProgressView, RequestKind, RequestState, TaskState, UserRef, StorageStatus, TaskUpdateResult,
 } from '../shared/types';
+export type { EventView, EventViewOf, LiveItem, HubLive } from '../shared/event-log';
 export type { AgentSummary } from '../shared/agents';
 
 // ---- owner API results ----------------------------------------------------------------------

@@ -16,11 +16,13 @@ export const REQUEST_KINDS = ['approve', 'answer', 'choose'] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 export const REQUEST_STATES = ['pending', 'approved', 'rejected', 'answered', 'chosen', 'expired', 'cancelled'] as const;
 export type RequestState = (typeof REQUEST_STATES)[number];
+/** The states a decision leaves a request in (request.decided). */
+export type DecidedRequestState = Exclude<RequestState, 'pending' | 'expired' | 'cancelled'>;
 
 export const PROGRESS_KINDS = ['thinking', 'tool_call', 'tool_result', 'plan', 'step', 'error'] as const;
 export type ProgressKind = (typeof PROGRESS_KINDS)[number];
 
-/** Every kind of event in the log. */
+/** Every kind of event in the log (what each carries, and the event as it is read: shared/event-log.ts). */
 export const EVENT_TYPES = [
   'conversation.created',
   'member.added',
@@ -103,28 +105,6 @@ export interface MessageView {
   provenance: Provenance;
 }
 
-export interface EventView {
-  conv_id: string;
-  seq: number;
-  type: EventType;
-  at: number;
-  actor: UserRef | null;
-  /** True when this event names you (you were woken by it). */
-  for_you: boolean;
-  message?: MessageView;
-  /**
-   * request.* events, and the message.created of a request: the request as it is now (its one home;
-   * the message's payload keeps only what never changes). Absent when the message was recalled.
-   */
-  request?: RequestView;
-  data?: Record<string, unknown>;
-  /**
-   * The event is about a message from before what you can see of the conversation (you joined
-   * after it): it comes without that message and with no data but its msg_id.
-   */
-  before_your_history?: true;
-}
-
 export interface ConversationView {
   conv_id: string;
   kind: ConversationKind;
@@ -151,14 +131,6 @@ export interface ProgressView {
   at: number;
 }
 
-/** One item of the owner's live stream (GET /api/owner/events, or window.perch.onEvent). */
-export interface LiveEvent {
-  /** The log event, as the owner sees it. */
-  event: EventView;
-  /** Users this event woke. */
-  woken: string[];
-}
-
 /**
  * Whether the hub can save (hub.storage, and { kind: 'hub', value: { storage } } on the live stream
  * when it changes). 'full': the last write failed because the disk is full or failing; writes are
@@ -176,11 +148,6 @@ export function isStorageStatus(v: unknown): v is StorageStatus {
   const s = v as StorageStatus | null | undefined;
   return !!s && typeof s === 'object' && (s.state === 'ok' || s.state === 'full') && typeof s.since === 'number' && typeof s.message === 'string';
 }
-
-export type LiveItem =
-  | { kind: 'event'; value: LiveEvent }
-  | { kind: 'progress'; value: ProgressView }
-  | { kind: 'hub'; value: Record<string, unknown> };
 
 /** What a task update (update_task, the owner's tasks.set) answers. */
 export interface TaskUpdateResult {

@@ -11,6 +11,7 @@ import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
 import type { LiveItem } from '../hub/core/bus';
+import type { HubLive } from '../../shared/event-log';
 import type { OwnerReply } from '../../shared/owner-api';
 import { isStorageStatus, type StorageStatus } from '../../shared/types';
 
@@ -211,10 +212,9 @@ function createTray(): void {
 }
 
 /** Owner control: an OS notification when a daily cap paused an agent. */
-function notifyBudget(value: unknown): void {
+function notifyBudget(v: HubLive['budget_paused']): void {
   void updateTray();
-  const v = value as { agent?: { name?: string }; detail?: string } | undefined;
-  if (!v?.agent?.name || !Notification.isSupported()) return;
+  if (!v.agent?.name || !Notification.isSupported()) return;
   const n = new Notification({ title: `${visibleText(v.agent.name)} was paused: daily cap reached`, body: visibleText(v.detail ?? 'budget').slice(0, 200) });
   n.on('click', () => showWindow());
   n.show();
@@ -249,12 +249,12 @@ function notify(item: LiveItem): void {
     case 'request.created':
       if (!woken.includes(owner)) return;
       title = `${who} asks you to decide`;
-      body = String((event.data as { title?: string } | undefined)?.title ?? '');
+      body = event.before_your_history ? '' : event.data.title;
       break;
     case 'handoff.created':
       if (!woken.includes(owner)) return;
       title = `${who} handed a conversation to you`;
-      body = String((event.data as { note?: string } | undefined)?.note ?? '');
+      body = event.data.note;
       break;
     case 'message.created':
       if (event.message?.kind !== 'card' || event.actor?.kind !== 'agent') return;

@@ -13,7 +13,8 @@ import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from
 import { serveFileLink } from './files-door';
 import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/devices';
-import type { LiveItem } from '../../shared/types';
+import type { LiveItem } from '../../shared/event-log';
+import type { EventType } from '../../shared/types';
 import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/phone/devices';
 import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
@@ -32,7 +33,7 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
  * wake runs, waiting, read receipts, budget pauses or anything else. Answers the item to send, or undefined.
  */
 const APPROVALS_HUB_KEYS: readonly string[] = ['connected', 'at', 'storage'];
-const APPROVALS_EVENT_TYPES: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
 
 function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
   if (item.kind === 'hub') {
@@ -43,10 +44,12 @@ function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
   const ev = item.value.event;
   if (!APPROVALS_EVENT_TYPES.has(ev.type)) return undefined;
   if (ev.type.startsWith('request.')) return item;
-  if (ev.type.startsWith('handoff.')) return handoffToOwner(hub, ev.data?.handoff_id) ? item : undefined;
-  if (ev.type === 'message.created' && ev.request) return item; // the message that carries a request
-  const msgId = ev.message?.msg_id ?? (typeof ev.data?.msg_id === 'string' ? ev.data.msg_id : undefined);
-  if ((ev.type === 'message.created' && ev.message?.kind === 'card') || ev.type === 'card.response') return msgId && cardAddressedToOwner(hub, msgId) ? item : undefined;
+  if (ev.type === 'handoff.created' || ev.type === 'handoff.returned') return handoffToOwner(hub, ev.data.handoff_id) ? item : undefined;
+  if (ev.type === 'message.created') {
+    if (ev.request) return item; // the message that carries a request
+    return ev.message?.kind === 'card' && cardAddressedToOwner(hub, ev.message.msg_id) ? item : undefined;
+  }
+  if (ev.type === 'card.response') return cardAddressedToOwner(hub, ev.data.msg_id) ? item : undefined;
   return undefined;
 }
 

@@ -257,18 +257,18 @@ function TaskBar({ convId }: { convId: string }) {
         <ol className="task-history" aria-label="Task history">
           {history.length === 0 && <li className="muted">No state changes loaded yet.</li>}
           {history.map((ev) => {
-            const d = ev.data as { state?: string; previous_state?: string; note?: string | null; assignee?: { name: string } | null } | undefined;
+            const d = ev.data;
             return (
               <li key={ev.seq}>
                 <span className="muted">{dateTimeOf(ev.at)}</span> <strong>{ev.actor?.name ?? 'hub'}</strong>:{' '}
-                {d?.previous_state !== d?.state ? (
+                {d.previous_state !== d.state ? (
                   <>
-                    {TASK_STATE_LABEL[d?.previous_state ?? ''] ?? d?.previous_state} → <strong>{TASK_STATE_LABEL[d?.state ?? ''] ?? d?.state}</strong>
+                    {TASK_STATE_LABEL[d.previous_state] ?? d.previous_state} → <strong>{TASK_STATE_LABEL[d.state] ?? d.state}</strong>
                   </>
                 ) : (
-                  <>assigned to {d?.assignee?.name ?? 'nobody'}</>
+                  <>assigned to {d.assignee?.name ?? 'nobody'}</>
                 )}
-                {d?.note ? <> — “{d.note}”</> : null}
+                {d.note ? <> — “{d.note}”</> : null}
               </li>
             );
           })}

@@ -5,34 +5,37 @@ import { TASK_STATE_LABEL, dateTimeOf, timeOf } from '../format';
 import { useSession } from '../stores/session';
 import { Icon } from './Icon';
 
-type Data = Record<string, unknown>;
-const nameOf = (u: unknown) => (u && typeof u === 'object' && 'name' in u ? String((u as UserRef).name) : '');
+const nameOf = (u: UserRef | null | undefined) => (u && typeof u === 'object' && 'name' in u ? String(u.name) : '');
 
 export const SystemRow = memo(function SystemRow({ event }: { event: EventView }) {
   const ownerId = useSession((s) => s.info?.owner.id);
-  const d = (event.data ?? {}) as Data;
   const who = event.actor ? (event.actor.id === ownerId ? 'You' : event.actor.name) : 'Perch';
-  const you = (u: unknown) => (u && typeof u === 'object' && (u as UserRef).id === ownerId ? 'you' : nameOf(u));
+  const you = (u: UserRef | null | undefined) => (u && typeof u === 'object' && u.id === ownerId ? 'you' : nameOf(u));
   let icon = 'spark';
   let text: string;
   switch (event.type) {
-    case 'conversation.created':
+    case 'conversation.created': {
+      const d = event.data;
       icon = 'spark';
       text = `${who} created ${d.kind === 'task' ? 'this task' : d.kind === 'group' ? 'this group' : 'this conversation'}${d.title ? `: ${String(d.title)}` : ''}${d.assignee ? ` (assigned to ${String(d.assignee)})` : ''}`;
       break;
-    case 'member.added':
+    }
+    case 'member.added': {
+      const d = event.data;
       icon = 'join';
-      text = event.actor && nameOf(d.user) && event.actor.id !== (d.user as UserRef).id ? `${who} added ${you(d.user)}` : `${nameOf(d.user) || who} joined`;
+      text = event.actor && nameOf(d.user) && event.actor.id !== d.user.id ? `${who} added ${you(d.user)}` : `${nameOf(d.user) || who} joined`;
       break;
+    }
     case 'handoff.created':
       icon = 'handoff';
-      text = `${who} handed this to ${you(d.to)}: ${String(d.note ?? '')}`;
+      text = `${who} handed this to ${you(event.data.to)}: ${String(event.data.note ?? '')}`;
       break;
     case 'handoff.returned':
       icon = 'reply';
-      text = `${who} handed this back to ${nameOf(d.agent)}${d.note ? `: ${String(d.note)}` : ''}`;
+      text = `${who} handed this back to ${nameOf(event.data.agent)}${event.data.note ? `: ${String(event.data.note)}` : ''}`;
       break;
     case 'task.updated': {
+      const d = event.data;
       icon = 'task';
       const from = TASK_STATE_LABEL[String(d.previous_state)] ?? String(d.previous_state);
       const to = TASK_STATE_LABEL[String(d.state)] ?? String(d.state);
@@ -42,19 +45,21 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
     }
     case 'floor.granted':
       icon = 'mic';
-      text = `${who} gave the floor to ${nameOf(d.agent)}${typeof d.until === 'number' ? ` until ${timeOf(d.until)}` : ''}`;
+      text = `${who} gave the floor to ${nameOf(event.data.agent)}${typeof event.data.until === 'number' ? ` until ${timeOf(event.data.until)}` : ''}`;
       break;
-    case 'floor.released':
+    case 'floor.released': {
+      const d = event.data;
       icon = 'mic';
       text = d.reason === 'expired' ? `${nameOf(d.holder)}'s turn ended (time is up)` : d.reason === 'replaced' ? `${nameOf(d.holder)}'s turn ended` : `${who} released the floor${nameOf(d.holder) ? ` (${nameOf(d.holder)})` : ''}`;
       break;
+    }
     case 'owner.note':
       icon = 'note';
-      text = `Private note: ${String(d.text ?? '')}`;
+      text = `Private note: ${String(event.data.text ?? '')}`;
       break;
     case 'conversation.paused': // the loop brake (hub/control/brakes.ts)
       icon = 'spark';
-      text = `Perch paused this conversation for agents: ${String(d.reason ?? 'a loop')}. Resume it, or write here.`;
+      text = `Perch paused this conversation for agents: ${String(event.data.reason ?? 'a loop')}. Resume it, or write here.`;
       break;
     case 'conversation.resumed':
       icon = 'spark';
@@ -62,7 +67,7 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       break;
     case 'config.updated':
       icon = 'config';
-      text = `Role config updated to version ${String(d.version ?? '?')}`;
+      text = `Role config updated to version ${String(event.data.version ?? '?')}`;
       break;
     default:
       text = `${who}: ${event.type}`;

@@ -1,6 +1,6 @@
 // Loaded history per conversation: rows in seq order, the messages by id, pins, threads, task history.
 import { create } from 'zustand';
-import type { EventView, Message } from '../model';
+import type { EventView, EventViewOf, Message } from '../model';
 import type { ReadReceipt } from '../../shared/sessions';
 
 export type Row =
@@ -20,7 +20,7 @@ export interface ConvTimeline {
   /** Replies per thread root, as far as loaded. */
   threadCounts: Record<string, number>;
   /** task.updated events seen, oldest first. */
-  taskHistory: EventView[];
+  taskHistory: EventViewOf<'task.updated'>[];
   /** Read receipts: how far each member (and named instance) read (conversations.history reads). */
   reads?: ReadReceipt[];
 }

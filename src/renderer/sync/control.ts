@@ -2,6 +2,8 @@
 // control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
 import { USAGE_DAYS, type AgentControlView, type Caps } from '../../shared/control';
 import type { FleetLive } from '../../shared/agents';
+import type { HubLive } from '../../shared/event-log';
+import type { EventType } from '../../shared/types';
 import { api } from '../transport';
 import { agentsStore } from '../stores/agents';
 import { controlStore } from '../stores/control';
@@ -79,14 +81,13 @@ function markPaused(results: Array<{ agent: { id: string }; paused: import('../.
 }
 
 /** agent.paused / agent.resumed in the log (also when another process paused the agent). */
-export function onControlEvent(type: string): void {
+export function onControlEvent(type: EventType): void {
   if (type === 'agent.paused' || type === 'agent.resumed') refreshControlsSoon();
 }
 
 /** A daily cap paused an agent: the owner is told plainly. */
-export function onBudgetPaused(value: unknown): void {
-  const v = value as { agent?: { name?: string }; detail?: string } | undefined;
-  if (!v?.agent?.name) return;
+export function onBudgetPaused(v: HubLive['budget_paused']): void {
+  if (!v.agent?.name) return;
   toast(`${v.agent.name} was paused: a daily cap was reached (${moneyIn(v.detail ?? 'budget')}). Raise the cap where you resume it.`, 'error');
   refreshControlsSoon(0);
 }
@@ -97,9 +98,8 @@ export function onBudgetPaused(value: unknown): void {
  * the controls follow at once, without a reload. Today's usage replaces the last day of the 14-day chart. After an
  * outside write (outside: true) the lists the CLI may also have changed are read again.
  */
-export function applyFleetLive(value: unknown, reloadOthers: () => void): void {
-  const f = value as FleetLive | undefined;
-  if (!f || !Array.isArray(f.agents) || !Array.isArray(f.controls)) return;
+export function applyFleetLive(f: FleetLive, reloadOthers: () => void): void {
+  if (!Array.isArray(f.agents) || !Array.isArray(f.controls)) return;
   agentsStore.setState({ list: f.agents, loaded: true });
   controlStore.setState((s) => {
     const byAgent: Record<string, AgentControlView> = { ...s.byAgent };

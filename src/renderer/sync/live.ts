@@ -1,6 +1,6 @@
 // Sign-in, the live stream and reconnects: boot loads the lists and subscribes; each pushed item is
 // applied to the stores (events through the ordering module, in seq order per conversation).
-import { isStorageStatus } from '../../shared/types';
+import { isStorageStatus, type EventType } from '../../shared/types';
 import { api, deviceMode, OwnerError, setUnauthorizedHandler, transport, wasDeviceRevoked } from '../transport';
 import type { EventView, LiveItem, ProgressView } from '../model';
 import { sessionStore, ownerId } from '../stores/session';
@@ -114,7 +114,7 @@ function onLive(item: LiveItem): void {
       applyWakeLive(item.value); // wake runs (sync/wake.ts)
       if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
       if (item.value.fleet) applyFleetLive(item.value.fleet, reloadAfterOutsideWrite); // agents, pause, caps, usage (sync/control.ts)
-      if (Array.isArray(item.value.reads)) for (const convId of item.value.reads as string[]) refreshReads(convId); // read receipts moved
+      if (Array.isArray(item.value.reads)) for (const convId of item.value.reads) refreshReads(convId); // read receipts moved
       return;
     default: {
       const never: never = item;
@@ -140,7 +140,7 @@ function reloadAfterOutsideWrite(): void {
 }
 
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
-const CONV_META_EVENTS = new Set<string>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
+const CONV_META_EVENTS: ReadonlySet<EventType> = new Set<EventType>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
   'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts): the paused banner
 ]);
 

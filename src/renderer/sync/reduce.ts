@@ -1,11 +1,12 @@
 // Pure state updates of the sync layer: each takes store state and returns new objects (never mutates),
 // so zustand selectors see every change by identity. No DOM, no stores, no transport.
-import type { EventView, Message, ProgressView } from '../model';
+import type { EventType } from '../../shared/types';
+import type { EventView, EventViewOf, Message, ProgressView } from '../model';
 import type { AgentActivity } from '../stores/progress';
 import type { ConvTimeline, Row, ThreadState } from '../stores/timeline';
 
 /** Events shown as a line of their own in the conversation. */
-export const ROW_EVENTS = new Set<string>([
+export const ROW_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
   'owner.note', 'config.updated',
   'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts)
@@ -104,7 +105,7 @@ export function rowsOfPage(events: EventView[]) {
   const rows: Row[] = [];
   const messages: Message[] = [];
   const threadCounts: Record<string, number> = {};
-  const taskHistory: EventView[] = [];
+  const taskHistory: EventViewOf<'task.updated'>[] = [];
   const pinEvents: EventView[] = [];
   for (const ev of events) {
     if (ev.type === 'message.created' && ev.message) {

@@ -2,6 +2,7 @@
 import { api } from '../transport';
 import type { OwnerInput } from '../../shared/owner-api';
 import type { WakeRunView } from '../../shared/wake';
+import type { HubLive } from '../../shared/event-log';
 import { wakeStore } from '../stores/wake';
 import { attempt, toast } from './common';
 
@@ -27,13 +28,13 @@ export async function loadWakeState(agent: string): Promise<void> {
 }
 
 /** A live item from the hub: a run started, ran or ended; or Perch switched an agent's wake action off. */
-export function applyWakeLive(value: Record<string, unknown>): void {
-  const run = value.wake_run as WakeRunView | undefined;
+export function applyWakeLive(value: Partial<HubLive>): void {
+  const run = value.wake_run;
   if (run && typeof run.id === 'string') {
     putRuns([run]);
     if (run.status !== 'running') void loadWakeState(run.agent_id).catch(() => {});
   }
-  const off = value.wake_off as { agent_id: string; reason: string } | undefined;
+  const off = value.wake_off;
   if (off && typeof off.reason === 'string') {
     toast(off.reason, 'error');
     void loadWakeState(off.agent_id).catch(() => {});

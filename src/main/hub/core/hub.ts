@@ -8,6 +8,7 @@ import { ownerRow, userById, insertUser, type UserRow } from '../../store/users'
 import { getSetting, setSetting, eventByGid } from '../../store/settings';
 import { Bus, tagEventType, type LiveEvent } from './bus';
 import type { EventType, StorageStatus, UserRef } from '../../../shared/types';
+import type { EventData, MessageEventType } from '../../../shared/event-log';
 import { HubError } from '../../../shared/errors';
 import { visibleDeep } from '../../../shared/text';
 import { eventView } from './views';
@@ -30,6 +31,16 @@ export interface HubOptions {
   /** Builds the hub's services (the composition root's: src/main/hub-services.ts), once, at the end of construction. */
   services: (hub: Hub) => HubServices;
 }
+
+/**
+ * What hub.emit takes for an event of type T: its data as shared/event-log.ts says (none for types without data), the
+ * message it is about (msgId, for the types about one message and only for them), and who is woken.
+ */
+export type EmitOptions<T extends EventType> = T extends EventType
+  ? { wake?: readonly string[] }
+    & (T extends MessageEventType ? { msgId: string } : { msgId?: undefined })
+    & (EventData<T> extends undefined ? { data?: undefined } : { data: EventData<T> })
+  : never;
 
 interface PendingEvent {
   gid: number;
@@ -214,15 +225,11 @@ export class Hub {
   }
 
   /**
-   * Appends one event to a conversation's log, in the caller's transaction.
-   * wake: users named by it; they are woken after the commit.
+   * Appends one event to a conversation's log, in the caller's transaction. opts.data is the event's data, checked
+   * against its type (shared/event-log.ts EventPayloads); msgId: the message it is about; wake: users named by it, woken
+   * after the commit.
    */
-  emit(
-    convId: string,
-    type: EventType,
-    actorId: string | null,
-    opts: { msgId?: string | null; data?: Record<string, unknown> | null; wake?: readonly string[] } = {},
-  ): { seq: number; gid: number; at: number } {
+  emit<T extends EventType>(convId: string, type: T, actorId: string | null, opts: EmitOptions<T>): { seq: number; gid: number; at: number } {
     if (!this.db.inTransaction) throw new Error('emit outside a transaction');
     const at = this.now();
     const seq = nextSeq(this.db, convId, at);

@@ -3,7 +3,8 @@ import type { Db } from '../../store/db';
 import type { EventWithMessage } from '../../store/events';
 import type { MessageRow } from '../../store/messages';
 import { requestById, type RequestRow } from '../../store/requests';
-import type { EventType, EventView, Intent, MessageView, ProgressKind, ProgressView, Provenance, UserRef } from '../../../shared/types';
+import type { EventView } from '../../../shared/event-log';
+import type { EventType, Intent, MessageView, ProgressKind, ProgressView, Provenance, UserRef } from '../../../shared/types';
 import type { ProgressRow } from '../../store/progress';
 import type { RequestOutcome, RequestView } from '../../../shared/requests';
 import type { UserRow } from '../../store/users';
@@ -106,14 +107,28 @@ export function messageView(hub: ViewSource, m: MessageRow): MessageView {
   return view;
 }
 
+/** An event view while it is built: its data is what hub.emit wrote for its type (typed there, shared/event-log.ts). */
+interface EventViewDraft {
+  conv_id: string;
+  seq: number;
+  type: EventType;
+  at: number;
+  actor: UserRef | null;
+  for_you: boolean;
+  message?: MessageView;
+  request?: RequestView;
+  data?: Record<string, unknown>;
+  before_your_history?: true;
+}
+
 export function eventView(hub: ViewSource, e: EventWithMessage, viewerId: string): EventView {
   let actor: UserRef | null = null;
   if (e.actor_id) actor = hub.ref(e.actor_id);
   const wake = parse<string[]>(e.wake);
-  const view: EventView = {
+  const view: EventViewDraft = {
     conv_id: e.conv_id,
     seq: e.seq,
-    type: e.type as EventType,
+    type: e.type,
     at: e.ts,
     actor,
     for_you: !!wake && wake.includes(viewerId),
@@ -123,7 +138,7 @@ export function eventView(hub: ViewSource, e: EventWithMessage, viewerId: string
     // the viewer's history: its seq stays (the log is gap-free), nothing of the message or about it does.
     view.data = { msg_id: e.msg_id };
     view.before_your_history = true;
-    return view;
+    return view as EventView;
   }
   if (e.m_json) view.message = messageView(hub, JSON.parse(e.m_json) as MessageRow);
   const requestId = view.message?.kind === 'request' ? view.message.payload?.request_id : undefined;
@@ -138,7 +153,7 @@ export function eventView(hub: ViewSource, e: EventWithMessage, viewerId: string
     view.before_your_history = true;
   }
   if (data) view.data = data;
-  return view;
+  return view as EventView;
 }
 
 /** A progress report as the owner reads it (the feed, the live stream). */

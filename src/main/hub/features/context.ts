@@ -9,7 +9,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import type { EventView } from '../../../shared/types';
+import type { EventView } from '../../../shared/event-log';
 import { eventsOfConversation } from '../../store/events';
 import { insertSummary, latestSummary, pruneSummaries } from '../../store/summaries';
 import { requireMember } from '../talk/access';

@@ -7,7 +7,7 @@ import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { matchVisible } from '../../../shared/text';
-import { REQUEST_STATES, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
+import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
 import { conversationById } from '../../store/conversations';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
@@ -46,7 +46,7 @@ export interface DecideInput {
 
 export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/requests';
 
-const DECIDED_STATE: Record<Decision, RequestState> = {
+const DECIDED_STATE: Record<Decision, DecidedRequestState> = {
   approve: 'approved',
   reject: 'rejected',
   answer: 'answered',

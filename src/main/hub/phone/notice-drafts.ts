@@ -5,7 +5,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
-import type { EventView } from '../../../shared/types';
+import type { EventView } from '../../../shared/event-log';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
@@ -182,17 +182,16 @@ export function draftFor(hub: Hub, ev: EventView): Job | undefined {
     if (!r.assignees.some((a) => a.id === hub.ownerId)) return undefined;
     return make(r.request_id);
   }
-  if ((ev.type === 'request.decided' || ev.type === 'request.expired' || ev.type === 'request.cancelled') && typeof ev.data?.request_id === 'string') {
+  if ((ev.type === 'request.decided' || ev.type === 'request.expired' || ev.type === 'request.cancelled') && !ev.before_your_history) {
     return { clear: ev.data.request_id };
   }
   if (ev.type === 'handoff.created') {
-    const to = ev.data?.to as { id?: string } | undefined;
-    if (to?.id !== hub.ownerId) return undefined;
+    if (ev.data.to.id !== hub.ownerId) return undefined;
     return make(`handoff:${ev.conv_id}`);
   }
   if (ev.type === 'handoff.returned') return { clear: `handoff:${ev.conv_id}` };
   if (ev.type === 'message.created' && cardForOwner(hub, ev)) return make(`card:${ev.message!.msg_id}`);
-  if (ev.type === 'card.response' && ev.actor?.id === hub.ownerId && typeof ev.data?.msg_id === 'string') return { clear: `card:${ev.data.msg_id}` };
+  if (ev.type === 'card.response' && ev.actor?.id === hub.ownerId) return { clear: `card:${ev.data.msg_id}` };
   return undefined;
 }
 

@@ -4,6 +4,7 @@ import { conversationPause } from '../control/brakes';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { ConversationKind, ConversationView, MemberRole } from '../../../shared/types';
+import type { EventPayloads } from '../../../shared/event-log';
 import {
   allConversations, conversationByDirectKey, conversationById, conversationsOf, insertConversation, insertMember,
   member, membersOf, seqOfNthLatestMessage, type ConversationRow,
@@ -169,7 +170,7 @@ export function joinConversation(
   opts: { role?: MemberRole; fromSeq?: number; history?: number | null; reason?: string; wake?: readonly string[] } = {},
 ): void {
   insertMember(hub.db, { conv_id: convId, user_id: userId, role: opts.role ?? 'member', from_seq: opts.fromSeq ?? 1, joined_at: hub.now() });
-  const data: Record<string, unknown> = { user: hub.ref(userId), history: opts.history ?? null };
+  const data: EventPayloads['member.added'] = { user: hub.ref(userId), history: opts.history ?? null };
   if (opts.reason) data.reason = opts.reason;
   hub.emit(convId, 'member.added', actorId, { data, wake: opts.wake });
 }

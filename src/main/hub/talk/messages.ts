@@ -3,7 +3,8 @@ import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import type { EventView, MessageView } from '../../../shared/types';
+import type { MessageView } from '../../../shared/types';
+import type { EventView } from '../../../shared/event-log';
 import {
   addPin, addReaction, editMessageText, hiddenOf, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
   removePin, removeReaction, searchMessages, setHidden, threadReplies, type MessageRow,
