@@ -26,6 +26,7 @@ import { setWakeAction, wakeState } from '../hub/waking/wake-runs';
 import type { WakeState } from '../../shared/wake';
 import { SEARCH_FILE_NAME } from '../store/search-index';
 import { LIMITS } from '../../shared/limits';
+import { HOOK_HELP, cmdHook } from './hook';
 
 const HELP = `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
 
@@ -53,6 +54,8 @@ Usage:
   perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY]
       Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
       @FILE reads the JSON arguments from FILE, - from stdin (for long ones, such as send_file's data).
+  perch hook permission-request [--agent NAME] [--timeout SECS]
+      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see README).
   perch owner ACTION ['{json}' | @FILE | -]
   perch owner login-link
   perch owner --help
@@ -717,6 +720,7 @@ perch device pair [--name NAME] [--scope approvals|full] [--yes] [--json]
           when the link is ready, then a line {pairing, device} once paired). Scope approvals (default):
           the approvals inbox only; full: every owner action except pairing, devices and phone settings.
 ${DATA_DIR_LINE}`,
+  hook: () => HOOK_HELP,
   version: () => `perch version — prints the version (also --version, -v)`,
   help: () => `perch help [COMMAND [SUBCOMMAND]] — usage of perch or of one command (also: perch COMMAND --help)`,
 };
@@ -885,6 +889,8 @@ export async function main(argv: string[]): Promise<void> {
         return await cmdAgent(rest);
       case 'call':
         return await cmdCall(rest);
+      case 'hook':
+        return await cmdHook(rest);
       case 'owner':
         return await cmdOwner(rest);
       case 'device':
