@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
+import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -36,8 +37,6 @@ const CALL_TIMEOUT_MS = 10_000;
 /** What of the input goes into the request's context (the hub takes at most 32 KB of JSON). */
 const MAX_PREVIEW_CHARS = 8_000;
 const MAX_CONTEXT_BYTES = 30 * 1024;
-/** request_human's title limit (LIMITS.maxTitleChars). */
-const MAX_TITLE_CHARS = 200;
 
 export const HOOK_HELP = `perch hook permission-request [--agent NAME] [--timeout SECS] [--url URL]
 
@@ -121,7 +120,7 @@ function diffLines(oldText: string, newText: string): string {
 /** A readable preview of the tool input (markdown): a command as a code block, an edit as a diff, else JSON. */
 export function previewOf(toolName: string, input: unknown): string {
   const o = input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : undefined;
-  const command = o && (str(o.command) ?? (Array.isArray(o.command) && o.command.every((p) => typeof p === 'string') ? (o.command as string[]).join(' ') : undefined));
+  const command = commandOf(input);
   let preview: string;
   if (command !== undefined) {
     preview = fenced('sh', command);
@@ -149,12 +148,9 @@ export function previewOf(toolName: string, input: unknown): string {
   return clip(preview, MAX_PREVIEW_CHARS);
 }
 
-/** The request's title: what the agent wants to do, in one line. */
+/** The request's title: what the agent wants to do, in one line (the hub recomputes it to apply standing rules). */
 export function titleOf(input: PermissionRequestInput): string {
-  const o = input.tool_input && typeof input.tool_input === 'object' ? (input.tool_input as Json) : {};
-  const command = str(o.command) ?? (Array.isArray(o.command) ? (o.command as unknown[]).join(' ') : undefined);
-  const what = command !== undefined ? `${input.tool_name}: ${command.replace(/\s+/g, ' ').trim()}` : str(o.file_path) ? `${input.tool_name} ${o.file_path}` : input.tool_name;
-  return clip(`Allow ${what}?`, MAX_TITLE_CHARS);
+  return promptTitle(input.tool_name, input.tool_input);
 }
 
 /** Which harness wrote the input (Codex adds turn_id and model; Claude Code sends neither). */
@@ -165,7 +161,7 @@ export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code
 /** The request's context: the harness session, cwd, tool and the readable preview (and the raw input, if it fits). */
 export function contextOf(input: PermissionRequestInput): Json {
   const ctx: Json = {
-    source: 'permission_prompt',
+    source: PERMISSION_PROMPT_SOURCE,
     harness: harnessOf(input),
     session_id: input.session_id ?? null,
     cwd: input.cwd ?? null,
@@ -321,17 +317,19 @@ async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: numb
     requestId = str(req.request_id);
     if (!requestId) throw new StepAside('request_human gave no request_id');
     onRequest(requestId);
+    // A standing rule of the owner decides at once (request_human answers decided); else wait for the owner.
+    let r = req;
     for (;;) {
-      const left = Math.floor((deadline - Date.now()) / 1000);
-      const wait = Math.min(MAX_WAIT_PER_CALL_SECS, Math.max(0, left));
-      const r = await hub.call('get_request', { request_id: requestId, wait_secs: wait }, wait * 1000 + CALL_TIMEOUT_MS);
       if (r.state === 'approved') return { behavior: 'allow' };
       if (r.state === 'rejected') {
         const comment = str((r.outcome as Json | undefined)?.comment);
         return { behavior: 'deny', message: comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.' };
       }
       if (r.state !== 'pending') throw new StepAside(`the request was ${String(r.state)} in Perch; the terminal dialog decides`);
-      if (wait === 0) break;
+      const left = Math.floor((deadline - Date.now()) / 1000);
+      if (left <= 0 && r !== req) break;
+      const wait = Math.min(MAX_WAIT_PER_CALL_SECS, Math.max(0, left));
+      r = await hub.call('get_request', { request_id: requestId, wait_secs: wait }, wait * 1000 + CALL_TIMEOUT_MS);
     }
     throw new StepAside(`no decision within ${timeoutSecs} s; the terminal dialog decides`);
   } catch (e) {
