@@ -273,6 +273,27 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal(honest.state, 'approved', 'the same context with the prompt\'s own title is decided by the rule');
   });
 
+  test('answering a waiting prompt "always allow" (rules.add with its request_id) decides it at once and the next matching prompt is not asked', async () => {
+    const a = await newAgent('hook-rule-answer');
+    const run = runHook(['permission-request'], bash('npm run lint -- --fix'), envFor(a));
+    const req = await pendingOf(a);
+    const bad = await ownerFail(served, 'rules.add', { request_id: req.request_id, command_prefix: 'npm test', behavior: 'allow' }, 400);
+    assert.match(bad.message, /^command_prefix: "npm test" does not cover this prompt's command/);
+    const answered = await ownerOk(served, 'rules.add', { request_id: req.request_id, command_prefix: 'npm run lint', behavior: 'allow' });
+    assert.deepEqual([answered.rule.agent.id, answered.rule.tool, answered.rule.command_prefix], [a.id, 'Bash', 'npm run lint']);
+    assert.equal(answered.request.state, 'approved');
+    assert.equal((await run).stdout, `${ALLOW_OUTPUT}\n`, 'the waiting hook got the answer');
+    const next = await runHook(['permission-request', '--timeout', '20'], bash('npm run lint'), envFor(a));
+    assert.equal(next.stdout, `${ALLOW_OUTPUT}\n`, 'the next matching prompt is decided by the rule');
+    assert.deepEqual((await mine(a)).map((x: any) => x.state), ['approved', 'approved']);
+    // Only a permission prompt can be answered this way.
+    const me = (await rawCall(served.mcpUrl, a.key, 'whoami')).structuredContent!;
+    const conv = (await rawCall(served.mcpUrl, a.key, 'open_direct', { user: me.owner.name })).structuredContent!.conversation.conv_id;
+    const plain = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Ship it?' })).structuredContent!;
+    assert.match((await ownerFail(served, 'rules.add', { request_id: plain.request_id, behavior: 'allow' }, 400)).message, /is not an agent's permission prompt/);
+    assert.equal((await ownerOk(served, 'rules.list', { agent: a.name })).rules.length, 1, 'the refused answers added no rule');
+  });
+
   test('bad rules are refused with a clear error and change nothing', async () => {
     const a = await newAgent('hook-rule-bad');
     assert.equal((await ownerFail(served, 'rules.add', { agent: 'nobody-here', tool: 'Bash', behavior: 'allow' }, 404)).code, 'not_found');
@@ -280,6 +301,7 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, tool: '   ', behavior: 'allow' }, 400)).code, 'invalid_argument');
     assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: '  ', behavior: 'allow' }, 400)).code, 'invalid_argument');
     assert.equal((await ownerFail(served, 'rules.remove', { rule_id: 'pr_nope' }, 404)).code, 'not_found');
+    assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, behavior: 'allow' }, 400)).code, 'invalid_argument', 'no tool and no request_id');
     assert.deepEqual((await ownerOk(served, 'rules.list', { agent: a.name })).rules, []);
   });
 

@@ -210,8 +210,8 @@ export const OWNER_ACTIONS = lazyInputs({
   },
   'rules.list': { device: 'full', description: 'Standing rules for agents\' own permission prompts (`perch hook permission-request`): every rule, or one agent\'s.', input: () => z.strictObject({ agent: id().optional() }) },
   'rules.add': { device: 'full',
-    description: 'Always allow or always deny an agent\'s permission prompts of one tool (e.g. Bash), or only its commands that start with command_prefix (a word boundary after it; an allow never matches a command with ; & | ` $ ( ) < > or a line break). A matching prompt is then decided at once, recorded as decided by you with the rule in its comment, and not notified; any matching deny wins over an allow. The same rule again answers added: false.',
-    input: () => z.strictObject({ agent: id(), tool: z.string().min(1).max(200), command_prefix: z.string().min(1).max(1000).optional(), behavior: z.enum(['allow', 'deny']) }),
+    description: 'Always allow or always deny an agent\'s permission prompts of one tool (e.g. Bash), or only its commands that start with command_prefix (a word boundary after it; an allow never matches a command with ; & | ` $ ( ) < > or a line break). A matching prompt is then decided at once, recorded as decided by you with the rule in its comment, and not notified; any matching deny wins over an allow. Give agent and tool, or answer a prompt "always" with its request_id instead: the rule is for that agent and tool (command_prefix, if given, must cover its command), and the prompt, if still pending, is decided by it at once (request in the answer). The same rule again answers added: false.',
+    input: () => z.strictObject({ agent: id().optional(), tool: z.string().min(1).max(200).optional(), request_id: id().optional(), command_prefix: z.string().min(1).max(1000).optional(), behavior: z.enum(['allow', 'deny']) }),
   },
   'rules.remove': { device: 'full', description: 'Remove a standing rule: the prompts it matched go to you again.', input: () => z.strictObject({ rule_id: id() }) },
 } as const);
@@ -399,7 +399,7 @@ export interface OwnerResults {
   'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
   'agents.set_brakes': { agent: string; brakes: AgentBrakes };
   'rules.list': { rules: PermissionRuleView[] };
-  'rules.add': { rule: PermissionRuleView; added: boolean };
+  'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
   'rules.remove': { rule: PermissionRuleView };
   'phone.get': { phone: PhoneSettings };
   'phone.set': { phone: PhoneSettings };
