@@ -2,7 +2,7 @@
 // harnesses' documented stdin (test/fixtures/permission-request.ts), the owner deciding through the owner API.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -19,17 +19,17 @@ interface HookRun {
   stderr: string;
 }
 
-/** Runs `perch hook ARGS` with STDIN, as a harness does (bounded). */
-function runHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
+/** Starts `perch hook ARGS` with STDIN, as a harness does; done settles when it exits (bounded). */
+function startHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): { proc: ChildProcess; done: Promise<HookRun> } {
   ensureBuilt();
-  return new Promise((resolve, reject) => {
-    const clean = { ...process.env };
-    for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
-    const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const clean = { ...process.env };
+  for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
+  const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = new Promise<HookRun>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    p.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       p.kill('SIGKILL');
       reject(new Error(`perch hook ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
@@ -39,8 +39,13 @@ function runHook(args: string[], stdin: string, env: Record<string, string | und
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    p.stdin.end(stdin);
   });
+  p.stdin!.end(stdin);
+  return { proc: p, done };
+}
+
+function runHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
+  return startHook(args, stdin, env, timeoutMs).done;
 }
 
 async function newAgent(base: string): Promise<AgentKey> {
@@ -132,6 +137,18 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
     const mine = requests.filter((x: any) => x.requester?.name === a.name);
     assert.equal(mine.length, 1);
     assert.equal(mine[0].state, 'cancelled', 'the hook withdrew its request');
+  });
+
+  test('the harness stops the hook (SIGTERM: the prompt was answered in the terminal): exit 0, empty stdout, the prompt leaves the Approvals inbox', async () => {
+    const a = await newAgent('hook-sigterm');
+    const h = startHook(['permission-request'], JSON.stringify(claudeCodeBash), envFor(a));
+    const req = await pendingOf(a);
+    h.proc.kill('SIGTERM');
+    const r = await h.done;
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, '');
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    assert.equal(requests.find((x: any) => x.request_id === req.request_id)?.state, 'cancelled');
   });
 
   test('the hub is down: empty stdout, exit 0, one stderr line naming the URL', async () => {

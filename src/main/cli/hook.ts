@@ -118,7 +118,7 @@ function diffLines(oldText: string, newText: string): string {
 }
 
 /** A readable preview of the tool input (markdown): a command as a code block, an edit as a diff, else JSON. */
-export function previewOf(toolName: string, input: unknown): string {
+export function previewOf(input: unknown): string {
   const o = input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : undefined;
   const command = commandOf(input);
   let preview: string;
@@ -167,7 +167,7 @@ export function contextOf(input: PermissionRequestInput): Json {
     cwd: input.cwd ?? null,
     permission_mode: input.permission_mode ?? null,
     tool_name: input.tool_name,
-    preview: previewOf(input.tool_name, input.tool_input),
+    preview: previewOf(input.tool_input),
   };
   const withInput = { ...ctx, tool_input: input.tool_input };
   let size = Infinity;
