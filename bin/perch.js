@@ -4,14 +4,26 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const entry = path.join(__dirname, '..', 'dist', 'cli.js');
-if (!fs.existsSync(entry)) {
+// `perch hook ...` runs at every permission prompt of a coding agent's harness: its own small bundle (node
+// built-ins only) starts faster than the whole CLI. It always exits 0: a hook that fails leaves the harness's dialog.
+const hookEntry = path.join(__dirname, '..', 'dist', 'hook.js');
+if (process.argv[2] === 'hook' && fs.existsSync(hookEntry)) {
+  require(hookEntry).main(process.argv.slice(3)).then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write('perch hook: ' + (err && err.message ? err.message : String(err)) + '\n');
+      process.exit(0);
+    },
+  );
+} else if (!fs.existsSync(entry)) {
   process.stderr.write('perch: not built yet. Run `npm install` (or `npm run build`) in ' + path.join(__dirname, '..') + '\n');
   process.exit(2);
+} else {
+  loadCli(entry).main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
+    process.exit(1);
+  });
 }
-loadCli(entry).main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
-  process.exit(1);
-});
 
 /**
  * Loads dist/cli.js like require() does, with V8's code cache: compiling the bundle is a large part of a

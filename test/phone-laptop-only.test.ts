@@ -25,7 +25,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'messages.hide', 'files.send', 'messages.recall', 'messages.react', 'messages.pin', 'messages.pins', 'notes.send', 'tasks.set', 'floor.set', 'agents.list', 'agents.update_config',
     'agents.revoke', 'agents.pause', 'agents.resume', 'agents.pause_all', 'agents.resume_all', 'agents.set_caps', 'agents.controls', 'agents.list_keys',
     'agents.revoke_key', 'progress.list', 'progress.activity', 'agents.set_review', 'held.list', 'held.send', 'held.discard', 'wake.runs', 'wake.stop',
-    'conversations.resume', 'agents.set_brakes',
+    'conversations.resume', 'agents.set_brakes', 'rules.list', 'rules.add', 'rules.remove',
   ],
   laptop: [
     'agents.add', 'agents.rotate_key', 'agents.add_key', // return a live agent key

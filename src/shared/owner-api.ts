@@ -13,6 +13,7 @@ import type { HeldItem, HeldSendResult } from './review';
 import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
 import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
+import type { PermissionRuleView } from './permission-prompts';
 import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
 
 const id = () => z.string().min(1).max(256);
@@ -208,6 +209,12 @@ export const OWNER_ACTIONS = lazyInputs({
     description: `Set an agent's budget: messages it may send per conversation per hour (1 to ${BRAKES.budgetMax}), "off", or "default" (${BRAKES.budgetPerHour}). The other brakes (loop, duplicate, notice) are fixed.`,
     input: () => z.strictObject({ agent: id(), budget: z.union([z.number().int().min(1).max(BRAKES.budgetMax), z.literal('off'), z.literal('default')]) }),
   },
+  'rules.list': { device: 'full', description: 'Standing rules for agents\' own permission prompts (`perch hook permission-request`): every rule, or one agent\'s.', input: () => z.strictObject({ agent: id().optional() }) },
+  'rules.add': { device: 'full',
+    description: 'Always allow or always deny an agent\'s permission prompts of one tool (e.g. Bash), or only its commands that start with command_prefix (a word boundary after it; an allow never matches a command with ; & | ` $ ( ) < > or a line break). A matching prompt is then decided at once, recorded as decided by you with the rule in its comment, and not notified; any matching deny wins over an allow. Give agent and tool, or answer a prompt "always" with its request_id instead: the rule is for that agent and tool (command_prefix, if given, must cover its command), and the prompt, if still pending, is decided by it at once (request in the answer). The same rule again answers added: false.',
+    input: () => z.strictObject({ agent: id().optional(), tool: z.string().min(1).max(200).optional(), request_id: id().optional(), command_prefix: z.string().min(1).max(1000).optional(), behavior: z.enum(['allow', 'deny']) }),
+  },
+  'rules.remove': { device: 'full', description: 'Remove a standing rule: the prompts it matched go to you again.', input: () => z.strictObject({ rule_id: id() }) },
 } as const);
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;
@@ -392,6 +399,9 @@ export interface OwnerResults {
   'wake.log': { run: WakeRunView; tail: string };
   'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
   'agents.set_brakes': { agent: string; brakes: AgentBrakes };
+  'rules.list': { rules: PermissionRuleView[] };
+  'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
+  'rules.remove': { rule: PermissionRuleView };
   'phone.get': { phone: PhoneSettings };
   'phone.set': { phone: PhoneSettings };
   'devices.pair_start': PairingStart;

@@ -142,6 +142,8 @@ const heldCall = once(() => heldBase().extend({
 }));
 
 /** A write tool's answer: what it did, or held under review mode. */
+type DecidedState = Exclude<(typeof REQUEST_STATES)[number], 'pending' | 'expired' | 'cancelled'>;
+
 const orHeld = <T extends z.ZodObject, H extends z.ZodObject>(done: T, held: H) => z.union([done, held]);
 
 // ---- per tool ----------------------------------------------------------------------------------------
@@ -229,15 +231,29 @@ const requestAnswer = once(() => z.object({
   next_step: str().optional(),
 }));
 
-export const requestHumanResult = () => orHeld(z.object({
-  request_id: str(),
-  conv_id: str(),
-  msg_id: str(),
-  state: z.literal('pending'),
-  assignees: strList(),
-  expires_at: ms(),
-  next_step: str(),
-}), heldCall());
+/** request_human: pending, or decided at once by the owner's standing rule for a harness's permission prompt. */
+export const requestHumanResult = () => z.union([
+  z.object({
+    request_id: str(),
+    conv_id: str(),
+    msg_id: str(),
+    state: z.literal('pending'),
+    assignees: strList(),
+    expires_at: ms(),
+    next_step: str(),
+  }),
+  z.object({
+    request_id: str(),
+    conv_id: str(),
+    msg_id: str(),
+    state: z.enum(REQUEST_STATES.filter((x): x is DecidedState => x !== 'pending' && x !== 'expired' && x !== 'cancelled') as [DecidedState, ...DecidedState[]]),
+    outcome: requestOutcome(),
+    assignees: strList(),
+    expires_at: ms(),
+    next_step: str(),
+  }),
+  heldCall(),
+]);
 
 /** get_request, cancel_request. */
 export const requestResult = () => requestAnswer();

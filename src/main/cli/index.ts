@@ -10,6 +10,7 @@ import { agent } from './agents';
 import { device } from './device';
 import { call, owner } from './call';
 import { backup, restore } from './backup';
+import { HOOK_HELP, cmdHook } from './hook';
 
 const version: Command = {
   names: ['version'],
@@ -27,7 +28,16 @@ const help: Command = {
 };
 
 /** Every command family, in the order of `perch --help`. */
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, backup, restore, help, version];
+/** A coding agent's harness runs this at its permission prompts (bin/perch.js runs dist/hook.js for it, a bundle of its own). */
+const hook: Command = {
+  names: ['hook'],
+  usage: `  perch hook permission-request [--agent NAME] [--timeout SECS]
+      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see README).`,
+  help: () => HOOK_HELP,
+  run: (argv) => cmdHook(argv),
+};
+
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, backup, restore, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

@@ -20,6 +20,8 @@ import { handBack, listActiveHandoffs } from '../hub/features/handoffs';
 import { setTaskState } from '../hub/features/tasks';
 import { ownerFloor } from '../hub/features/floor';
 import { decideRequest, listRequests } from '../hub/features/requests';
+import { listPermissionRuleViews, removePermissionRule } from '../hub/features/permission-rules';
+import { addRuleOrAnswer } from '../hub/features/permission-answers';
 import { answerCard } from '../hub/features/cards';
 import { ownerFileUrl, readFile, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
@@ -140,6 +142,9 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'devices.audit': (hub, a) => ({ entries: listAudit(hub, a) }),
   'devices.test_push': async (hub, a) => ({ device: getDevice(hub, a.device_id), ...(await sendTestPush(hub, a.device_id)) }),
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
+  'rules.list': (hub, a) => ({ rules: listPermissionRuleViews(hub, a.agent) }),
+  'rules.add': (hub, a) => addRuleOrAnswer(hub, a),
+  'rules.remove': (hub, a) => removePermissionRule(hub, a.rule_id),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */

@@ -570,6 +570,23 @@ CREATE INDEX device_audit_tallies ON device_audit (action, outcome, at) WHERE co
 CREATE INDEX device_audit_entries ON device_audit (id) WHERE count IS NULL;
 `,
   },
+  {
+    version: 13,
+    name: 'standing rules for agents\' own permission prompts',
+    // The owner's "always allow / always deny" for an agent's harness prompts (perch hook permission-request):
+    // one tool, or one command prefix of it. store/permission-rules.ts, hub/features/permission-rules.ts.
+    sql: /* sql */ `
+CREATE TABLE permission_rules (
+  id              TEXT PRIMARY KEY,
+  agent_id        TEXT NOT NULL,
+  tool            TEXT NOT NULL,
+  command_prefix  TEXT,
+  behavior        TEXT NOT NULL CHECK (behavior IN ('allow', 'deny')),
+  created_at      INTEGER NOT NULL
+);
+CREATE INDEX permission_rules_by_agent ON permission_rules (agent_id, tool);
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -21,6 +21,7 @@ import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
 import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/requests';
 import { requestView } from '../core/views';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
+import { standingDecision } from './permission-rules';
 
 export type { Decision } from '../../../shared/requests';
 
@@ -190,11 +191,32 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       options: options ? JSON.stringify(options) : null, context, assignees: JSON.stringify(assignees),
       created_at: at, expires_at: expiresAt,
     });
+    // An agent's own permission prompt that a standing rule of the owner decides (hub/features/permission-rules.ts):
+    // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
+    const ruled = standingDecision(hub, requesterId, { kind: input.kind, title, context: context == null ? undefined : JSON.parse(context), assignees });
+    let outcome: RequestOutcome | undefined;
+    if (ruled) {
+      outcome = { decision: ruled.behavior === 'allow' ? 'approve' : 'reject', comment: ruled.comment };
+      finishRequest(hub.db, id, { state: DECIDED_STATE[outcome.decision], outcome: JSON.stringify(outcome), at, by: hub.ownerId });
+    }
     hub.emit(input.conv_id, 'request.created', requesterId, {
       msgId: sent.msg_id,
       data: { request_id: id, kind: input.kind, title, assignees: assignees.map((u) => hub.ref(u).name), expires_at: expiresAt },
-      wake: wakeable(hub, access.conv, requesterId, assignees),
+      wake: ruled ? [] : wakeable(hub, access.conv, requesterId, assignees),
     });
+    if (outcome) {
+      hub.emit(input.conv_id, 'request.decided', hub.ownerId, { msgId: sent.msg_id, data: { request_id: id, state: DECIDED_STATE[outcome.decision], outcome }, wake: [] });
+      return {
+        request_id: id,
+        conv_id: input.conv_id,
+        msg_id: sent.msg_id,
+        state: DECIDED_STATE[outcome.decision],
+        outcome,
+        assignees: assignees.map((u) => hub.ref(u).name),
+        expires_at: expiresAt,
+        next_step: 'Decided at once by a standing rule of your owner; get_request returns the same.',
+      };
+    }
     return {
       request_id: id,
       conv_id: input.conv_id,

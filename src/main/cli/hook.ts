@@ -1,0 +1,385 @@
+// `perch hook permission-request`: a coding agent's harness (Claude Code, Codex) runs this as its
+// PermissionRequest hook when it is about to show its own "may I run this?" dialog. The prompt is filed as an
+// ordinary owner request (request_human, so the Approvals inbox, phone push and requests.decide work unchanged),
+// the owner's decision is waited for (get_request), and the harness gets the decision JSON on stdout.
+// Whenever Perch cannot decide (no decision in time, hub down, bad input) it prints nothing and exits 0: the
+// harness then shows its terminal dialog as if there were no hook. It never exits 2 (Claude Code reads exit 2
+// of a PermissionRequest hook as a denial).
+//
+// Wire format, as the published references give it:
+//   Claude Code, code.claude.com/docs/en/hooks ("PermissionRequest"): stdin has session_id, transcript_path, cwd,
+//   permission_mode, hook_event_name, tool_name, tool_input, permission_suggestions; stdout
+//   {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"|"deny","message"?}}}.
+//   Codex, developers.openai.com/codex/hooks ("PermissionRequest"): the same, plus turn_id and model, tool_name
+//   "Bash" with tool_input.command (and tool_input.description, the justification); updatedInput,
+//   updatedPermissions and interrupt are reserved there (a hook that sets them fails closed), so none is printed.
+//   Both run a command hook for up to 600 s unless its `timeout` says otherwise: --timeout defaults below that.
+//
+// Loaded on its own by bin/perch.js (dist/hook.js, node built-ins only): the harness waits for this process
+// at every prompt, so it must start fast.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
+import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
+
+/** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
+export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
+const MAX_HOOK_TIMEOUT_SECS = 24 * 60 * 60;
+/** get_request waits at most this long per call (LIMITS.maxWaitSecs; not imported, to keep this module small). */
+const MAX_WAIT_PER_CALL_SECS = 60;
+/** The hook input is one JSON object; a larger stdin is not a harness's. */
+const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+/** How long the harness may take to write stdin and close it. */
+const STDIN_TIMEOUT_MS = 10_000;
+/** A call that does not wait (open_direct, request_human, cancel_request) must answer within this. */
+const CALL_TIMEOUT_MS = 10_000;
+/** What of the input goes into the request's context (the hub takes at most 32 KB of JSON). */
+const MAX_PREVIEW_CHARS = 8_000;
+const MAX_CONTEXT_BYTES = 30 * 1024;
+
+export const HOOK_HELP = `perch hook permission-request [--agent NAME] [--timeout SECS] [--url URL]
+
+Run by Claude Code or Codex as their PermissionRequest hook (see README "Approve your agents' own prompts").
+Reads the hook's JSON on stdin, files the prompt in your Perch Approvals inbox (phone push included) and
+waits for your decision; prints the harness's allow/deny JSON.
+  --agent NAME   the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _), else PERCH_KEY
+  --timeout SECS how long to wait for your decision (default ${DEFAULT_HOOK_TIMEOUT_SECS}, below the harnesses' 600 s hook timeout)
+  --url URL      the hub's MCP URL (default PERCH_URL, else the running hub of the data dir, else port ${DEFAULT_PORT})
+No decision in time, the hub down, or input that is not a PermissionRequest: prints nothing and exits 0
+(the harness's own dialog takes over). A paused agent's prompts are denied with the pause reason.`;
+
+type Json = Record<string, unknown>;
+
+/** Why the hook steps aside: one stderr line, nothing on stdout, exit code 0. */
+class StepAside extends Error {}
+
+export interface PermissionRequestInput {
+  session_id?: string;
+  transcript_path?: string | null;
+  cwd?: string;
+  permission_mode?: string;
+  hook_event_name: 'PermissionRequest';
+  tool_name: string;
+  tool_input: unknown;
+  turn_id?: string;
+  model?: string;
+}
+
+export type HookDecision = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+
+/** The exact JSON both references read from a PermissionRequest hook's stdout. */
+export function decisionJson(decision: HookDecision): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
+}
+
+/** The hook input, or a StepAside saying what is wrong with it. */
+export function parseHookInput(text: string): PermissionRequestInput {
+  if (!text.trim()) throw new StepAside('no input on stdin (the harness writes one JSON object there)');
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
+  const o = v as Json;
+  if (o.hook_event_name !== 'PermissionRequest') {
+    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not PermissionRequest: configure this command under hooks.PermissionRequest`);
+  }
+  if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the PermissionRequest input has no tool_name');
+  for (const k of ['session_id', 'cwd', 'permission_mode', 'turn_id', 'model'] as const) {
+    if (o[k] !== undefined && typeof o[k] !== 'string') throw new StepAside(`the PermissionRequest input's ${k} is not a string`);
+  }
+  return o as unknown as PermissionRequestInput;
+}
+
+// ---- what the owner sees -------------------------------------------------------------------------
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** A fence longer than any run of backticks in the text. */
+function fenced(lang: string, text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
+function diffLines(oldText: string, newText: string): string {
+  const minus = oldText === '' ? [] : oldText.split('\n').map((l) => `-${l}`);
+  const plus = newText === '' ? [] : newText.split('\n').map((l) => `+${l}`);
+  return [...minus, ...plus].join('\n');
+}
+
+/** A readable preview of the tool input (markdown): a command as a code block, an edit as a diff, else JSON. */
+export function previewOf(input: unknown): string {
+  const o = input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : undefined;
+  const command = commandOf(input);
+  let preview: string;
+  if (command !== undefined) {
+    preview = fenced('sh', command);
+    const why = o && str(o.description);
+    if (why) preview = `${why}\n\n${preview}`;
+  } else if (o && str(o.file_path) !== undefined && str(o.old_string) !== undefined && str(o.new_string) !== undefined) {
+    preview = `${o.file_path}\n\n${fenced('diff', `--- ${o.file_path}\n+++ ${o.file_path}\n${diffLines(o.old_string as string, o.new_string as string)}`)}`;
+  } else if (o && str(o.file_path) !== undefined && Array.isArray(o.edits)) {
+    const hunks = (o.edits as unknown[]).map((e) => {
+      const x = (e && typeof e === 'object' ? e : {}) as Json;
+      return `@@\n${diffLines(str(x.old_string) ?? '', str(x.new_string) ?? '')}`;
+    });
+    preview = `${o.file_path}\n\n${fenced('diff', `--- ${o.file_path}\n+++ ${o.file_path}\n${hunks.join('\n')}`)}`;
+  } else if (o && str(o.file_path) !== undefined && str(o.content) !== undefined) {
+    preview = `${o.file_path} (new content)\n\n${fenced('', o.content as string)}`;
+  } else {
+    let text: string;
+    try {
+      text = JSON.stringify(input, null, 2) ?? String(input);
+    } catch {
+      text = String(input);
+    }
+    preview = fenced('json', text);
+  }
+  return clip(preview, MAX_PREVIEW_CHARS);
+}
+
+/** The request's title: what the agent wants to do, in one line (the hub recomputes it to apply standing rules). */
+export function titleOf(input: PermissionRequestInput): string {
+  return promptTitle(input.tool_name, input.tool_input);
+}
+
+/** Which harness wrote the input (Codex adds turn_id and model; Claude Code sends neither). */
+export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code' {
+  return input.turn_id !== undefined || input.model !== undefined ? 'codex' : 'claude-code';
+}
+
+/** The request's context: the harness session, cwd, tool and the readable preview (and the raw input, if it fits). */
+export function contextOf(input: PermissionRequestInput): Json {
+  const ctx: Json = {
+    source: PERMISSION_PROMPT_SOURCE,
+    harness: harnessOf(input),
+    session_id: input.session_id ?? null,
+    cwd: input.cwd ?? null,
+    permission_mode: input.permission_mode ?? null,
+    tool_name: input.tool_name,
+    preview: previewOf(input.tool_input),
+  };
+  const withInput = { ...ctx, tool_input: input.tool_input };
+  let size = Infinity;
+  try {
+    size = Buffer.byteLength(JSON.stringify(withInput));
+  } catch {
+    // not serializable: the preview stands alone
+  }
+  return size <= MAX_CONTEXT_BYTES ? withInput : { ...ctx, tool_input_omitted: 'too large; see the preview' };
+}
+
+// ---- talking to the hub ------------------------------------------------------------------------
+
+/** The agent's key from the environment (never argv: other users of the machine can read process lists). */
+export function keyEnvName(agent: string | undefined): string {
+  return agent === undefined ? 'PERCH_KEY' : `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+function mcpUrl(flag: string | undefined): string {
+  if (flag) return flag;
+  if (process.env.PERCH_URL) return process.env.PERCH_URL;
+  try {
+    const rt = JSON.parse(fs.readFileSync(path.join(defaultDataDir(), RUNTIME_FILE), 'utf8')) as { mcp_url?: unknown };
+    if (typeof rt.mcp_url === 'string') return rt.mcp_url;
+  } catch {
+    // no running hub recorded: the default port
+  }
+  return `http://127.0.0.1:${DEFAULT_PORT}/mcp`;
+}
+
+/** A tool error from the hub (result.isError), with its code and details. */
+class ToolError extends Error {
+  constructor(readonly code: string, message: string, readonly details: Json) {
+    super(message);
+  }
+}
+
+class Hub {
+  constructor(private readonly url: string, private readonly key: string) {}
+
+  /** One tools/call, bounded by timeoutMs; the hub being unreachable or answering oddly is a StepAside. */
+  async call(tool: string, args: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.key}`, 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : ((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+      throw new StepAside(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
+    }
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (res.status === 401) throw new StepAside(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the hook's environment`);
+    if (body?.error) throw new StepAside(`${tool}: ${body.error.message ?? JSON.stringify(body.error)}`);
+    const result = body?.result;
+    if (!result) throw new StepAside(`${tool}: unexpected answer from ${this.url} (HTTP ${res.status})`);
+    const out = (result.structuredContent ?? {}) as Json;
+    if (result.isError) {
+      const err = (out.error ?? {}) as Json;
+      throw new ToolError(String(err.code ?? 'error'), String(err.message ?? `${tool} failed`), (err.details ?? {}) as Json);
+    }
+    return out;
+  }
+}
+
+function pausedMessage(e: ToolError): string {
+  const reason = str(e.details.reason);
+  if (e.details.by === 'budget') return `Paused in Perch: a daily cap was reached${str(e.details.detail) ? ` (${e.details.detail})` : ''}. Wait for the owner to resume this agent.`;
+  return reason ? `Paused in Perch by the owner: ${reason}` : 'Paused in Perch by the owner.';
+}
+
+// ---- the command -------------------------------------------------------------------------------
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new StepAside('reads the PermissionRequest hook input on stdin; the harness runs it (see README)');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => {
+      process.stdin.destroy();
+      reject(new StepAside(`stdin was not closed within ${STDIN_TIMEOUT_MS / 1000} s`));
+    }, STDIN_TIMEOUT_MS);
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_STDIN_BYTES) {
+        clearTimeout(timer);
+        process.stdin.destroy();
+        reject(new StepAside(`stdin is over ${MAX_STDIN_BYTES} bytes, not a hook input`));
+        return;
+      }
+      chunks.push(c);
+    });
+    process.stdin.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new StepAside(`cannot read stdin: ${e.message}`));
+    });
+  });
+}
+
+interface HookOptions {
+  agent?: string;
+  timeoutSecs: number;
+  url?: string;
+}
+
+function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean; opts: HookOptions } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { agent: { type: 'string' }, timeout: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new StepAside((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new StepAside(`unexpected ${JSON.stringify(positionals[1])}`);
+  const t = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_SECS;
+  if (!Number.isInteger(t) || t < 1 || t > MAX_HOOK_TIMEOUT_SECS) throw new StepAside(`--timeout must be whole seconds from 1 to ${MAX_HOOK_TIMEOUT_SECS}, not ${JSON.stringify(values.timeout)}`);
+  if (values.agent !== undefined && !values.agent.trim()) throw new StepAside('--agent needs a NAME');
+  return { sub: positionals[0], help: !!values.help, opts: { agent: values.agent, timeoutSecs: t, url: values.url } };
+}
+
+/** Files the prompt, waits for the owner, returns the decision (undefined: the terminal dialog decides). */
+async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
+  const deadline = Date.now() + timeoutSecs * 1000;
+  let requestId: string | undefined;
+  try {
+    const me = await hub.call('whoami', {});
+    const ownerName = str((me.owner as Json | undefined)?.name);
+    if (!ownerName) throw new StepAside('whoami gave no owner name');
+    const direct = await hub.call('open_direct', { user: ownerName });
+    const convId = str((direct.conversation as Json | undefined)?.conv_id);
+    if (!convId) throw new StepAside('open_direct gave no conversation');
+    const req = await hub.call('request_human', { conv_id: convId, kind: 'approve', title: titleOf(input), context: contextOf(input), ttl_secs: timeoutSecs + 60 });
+    requestId = str(req.request_id);
+    if (!requestId) throw new StepAside('request_human gave no request_id');
+    onRequest(requestId);
+    // A standing rule of the owner decides at once (request_human answers decided); else wait for the owner.
+    let r = req;
+    for (;;) {
+      if (r.state === 'approved') return { behavior: 'allow' };
+      if (r.state === 'rejected') {
+        const comment = str((r.outcome as Json | undefined)?.comment);
+        return { behavior: 'deny', message: comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.' };
+      }
+      if (r.state !== 'pending') throw new StepAside(`the request was ${String(r.state)} in Perch; the terminal dialog decides`);
+      const left = Math.floor((deadline - Date.now()) / 1000);
+      if (left <= 0 && r !== req) break;
+      const wait = Math.min(MAX_WAIT_PER_CALL_SECS, Math.max(0, left));
+      r = await hub.call('get_request', { request_id: requestId, wait_secs: wait }, wait * 1000 + CALL_TIMEOUT_MS);
+    }
+    throw new StepAside(`no decision within ${timeoutSecs} s; the terminal dialog decides`);
+  } catch (e) {
+    if (e instanceof ToolError && e.code === 'paused') return { behavior: 'deny', message: pausedMessage(e) };
+    if (e instanceof ToolError) throw new StepAside(`${e.code}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** `perch hook SUB ...` (SUB: permission-request). Always resolves; the process should then exit 0. */
+export async function cmdHook(argv: string[]): Promise<void> {
+  let hub: Hub | undefined;
+  let requestId: string | undefined;
+  const withdraw = async () => {
+    // The harness stops waiting (or Perch gives up): the prompt leaves the Approvals inbox.
+    const id = requestId;
+    requestId = undefined;
+    if (hub && id) await hub.call('cancel_request', { request_id: id }, 3_000).catch(() => undefined);
+  };
+  const onSignal = () => {
+    void withdraw().finally(() => process.exit(0));
+  };
+  try {
+    const { sub, help, opts } = parseHookArgs(argv);
+    if (help || sub === undefined) {
+      process.stdout.write(`${HOOK_HELP}\n`);
+      return;
+    }
+    if (sub !== 'permission-request') throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request`);
+    const input = parseHookInput(await readStdin());
+    const keyName = keyEnvName(opts.agent);
+    const key = process.env[keyName];
+    if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
+    hub = new Hub(mcpUrl(opts.url), key);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    const decision = await decide(input, hub, opts.timeoutSecs, (id) => (requestId = id));
+    requestId = undefined;
+    if (decision) process.stdout.write(`${decisionJson(decision)}\n`);
+  } catch (e) {
+    await withdraw();
+    const msg = e instanceof StepAside ? e.message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
+    process.stderr.write(`perch hook: ${msg}\n`);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
+/** The entry of dist/hook.js, which bin/perch.js loads alone for `perch hook ...`. */
+export async function main(argv: string[]): Promise<void> {
+  await cmdHook(argv[0] === 'hook' ? argv.slice(1) : argv);
+}
