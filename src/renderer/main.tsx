@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App';
 import './styles.css';
+import './styles-pages.css'; // after styles.css: one cascade, in this order
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
