@@ -1,4 +1,5 @@
 // Files and images as messages carry them and as links hand them out. Pure.
+import type { SentMessage } from './types';
 
 /** payload of a message of kind 'image' or 'file'. */
 export interface FilePayload {
@@ -23,14 +24,6 @@ export interface FileLink {
 }
 
 /** What sending a file answers (send_file, files.send): the message it made and the file's payload. */
-export interface SentFile extends FilePayload {
-  msg_id: string;
-  conv_id: string;
-  seq: number;
-  created_at: number;
-  thread_id?: string;
-  /** Whom the message names, as applied (as send_message answers it). */
-  to: string[];
-  woken: string[];
+export interface SentFile extends FilePayload, SentMessage {
   kind: 'image' | 'file';
 }

@@ -191,7 +191,8 @@ export const getUpdatesResult = () => z.object({
   woken: z.boolean(),
 });
 
-export const sendMessageResult = () => orHeld(z.object({
+/** The message a send made (send_message; send_file adds the file). */
+const sentMessage = () => z.object({
   msg_id: str(),
   conv_id: str(),
   seq: int(),
@@ -199,7 +200,9 @@ export const sendMessageResult = () => orHeld(z.object({
   thread_id: str().optional(),
   to: strList(),
   woken: strList(),
-}), heldSend());
+});
+
+export const sendMessageResult = () => orHeld(sentMessage(), heldSend());
 
 export const editMessageResult = () => orHeld(z.object({ msg_id: str(), conv_id: str(), seq: int(), edited_at: ms() }), heldCall());
 
@@ -338,14 +341,7 @@ export const handoffResult = () => orHeld(z.object({
 
 export const sendCardResult = () => orHeld(z.object({ msg_id: str(), conv_id: str(), seq: int(), created_at: ms(), next_step: str() }), heldSend());
 
-export const sendFileResult = () => orHeld(z.object({
-  msg_id: str(),
-  conv_id: str(),
-  seq: int(),
-  created_at: ms(),
-  thread_id: str().optional(),
-  to: strList(),
-  woken: strList(),
+export const sendFileResult = () => orHeld(sentMessage().extend({
   kind: z.enum(['image', 'file']),
   file_id: str(),
   name: str(),

@@ -217,3 +217,15 @@ export interface RequestPayload extends RequestMessagePayload {
   decided_by?: UserRef;
   decided_at?: number;
 }
+
+/** What a send answers (send_message, messages.send; send_file adds the file: shared/files.ts SentFile). */
+export interface SentMessage {
+  msg_id: string;
+  conv_id: string;
+  seq: number;
+  created_at: number;
+  thread_id?: string;
+  /** Whom the message names, as applied: the `to` given, or in a direct conversation the other side. */
+  to: string[];
+  woken: string[];
+}

@@ -34,16 +34,8 @@ export interface SendInput {
   to_instance?: string;
 }
 
-export interface SentMessage {
-  msg_id: string;
-  conv_id: string;
-  seq: number;
-  created_at: number;
-  thread_id?: string;
-  /** Whom the message names, as applied: the `to` given, or in a direct conversation the other side. */
-  to: string[];
-  woken: string[];
-}
+import type { SentMessage } from '../../../shared/types';
+export type { SentMessage }; // what a send answers (shared/types.ts)
 
 export function requireText(text: string, field = 'text'): string {
   if (text.length > LIMITS.maxTextChars) {
