@@ -75,7 +75,8 @@ export const AGENT_GATES = [
   }),
   // owner control: a paused agent's writing tools are refused (hub/control/control.ts); code paused
   gate('call', 'paused', ({ hub, agentId, tool }) => refuseIfPaused(hub, agentId, tool)),
-  // no archived state yet: an archived agent (or conversation) will be refused here
+  // archived: no archived state yet, so it lets every call through. An archived agent is refused here; an archived
+  // conversation needs the conversation: that check is a 'conversation' gate, one line after review (a held write meets it too)
   gate('call', 'archived', () => undefined),
   // review mode (owner control): the words are held for the owner instead of posted (hub/features/review.ts reviewable)
   gate('hold', 'review', ({ hub, agentId }) => (reviewOn(hub, agentId) ? 'hold' : undefined)),
@@ -88,8 +89,15 @@ export const AGENT_GATES = [
 /** The gates' names, from the list. */
 export type GateName = (typeof AGENT_GATES)[number]['name'];
 
+/** The stages in the order a call meets them: the list's order must agree (a gate placed against it fails at load). */
+const STAGES: readonly GateStage[] = ['key', 'call', 'hold', 'conversation', 'words'];
 const BY_STAGE = new Map<GateStage, Gate[]>();
-for (const g of AGENT_GATES as readonly Gate[]) BY_STAGE.set(g.stage, [...(BY_STAGE.get(g.stage) ?? []), g]);
+(AGENT_GATES as readonly Gate[]).forEach((g, i, all) => {
+  if (i > 0 && STAGES.indexOf(g.stage) < STAGES.indexOf(all[i - 1]!.stage)) {
+    throw new Error(`AGENT_GATES: gate ${g.name} (stage ${g.stage}) is placed after a gate of a later stage; a stage's gates are asked together, in the stages' order`);
+  }
+  BY_STAGE.set(g.stage, [...(BY_STAGE.get(g.stage) ?? []), g]);
+});
 
 /** Asks one stage's gates, in order: throws the first refusal; 'hold' when a gate holds the words. */
 export function passGates<S extends GateStage>(stage: S, input: StageInput[S]): Verdict {
