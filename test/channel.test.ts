@@ -5,6 +5,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
@@ -257,6 +258,19 @@ describe('perch channel refuses to start without a working key', () => {
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /^perch channel: no agent key: set PERCH_KEY in the environment .*\n$/);
+  });
+
+  test('no hub at PERCH_URL: one stderr line saying it cannot reach it, exit 1', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const r = await run({ PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^perch channel: cannot reach the Perch hub at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\); is `perch serve` \(or the app\) running\?\n$/);
   });
 
   test('a key the hub refuses: one stderr line saying so, exit 1', async () => {

@@ -43,7 +43,8 @@ export class ChannelHub {
       text = await res.text();
     } catch (e) {
       if (opts.signal?.aborted) throw e;
-      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} s` : ((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+      const cause = (e as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
+      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} s` : (cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (e as Error).message);
       throw new HubDown(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
     }
     if (res.status === 401) throw new HubDown(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);

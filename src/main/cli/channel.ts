@@ -218,6 +218,8 @@ export async function cmdChannel(argv: string[]): Promise<number> {
     if (typeof ownerName !== 'string') throw new Refused('whoami gave no owner name');
     channel = new Channel(hub, ownerName, opts.instance);
     for (const l of lines.splice(0)) channel.handle(l);
+    // Claude Code gone (stdout closed under us): the session ended.
+    process.stdout.on('error', () => rl.close());
     const onSignal = () => void channel?.close().finally(() => process.exit(0));
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
