@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 
 const served = useSharedServe();
@@ -103,6 +105,23 @@ describe('perch channel bridges the hub to a stdio session', () => {
       assert.equal((who.structuredContent as any).agent.name, a.name);
     } finally {
       await s.close();
+    }
+  });
+
+  test('a 2026-07-28 client (the v2 SDK over stdio, no initialize) is bridged too: server/discover, tools/list and a tool call', async () => {
+    ensureBuilt();
+    const a = await newAgent('ch-modern');
+    const transport = new StdioClientTransportV2({ command: process.execPath, args: [BIN, 'channel'], cwd: ROOT, env: cleanEnv({ PERCH_URL: served.mcpUrl, PERCH_KEY: a.key }), stderr: 'pipe' });
+    const client = new ClientV2({ name: 'stdio-only-client', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 37);
+      const who = await client.callTool({ name: 'whoami', arguments: {} });
+      assert.equal((who.structuredContent as any).agent.name, a.name);
+    } finally {
+      await client.close();
     }
   });
 });
@@ -214,6 +233,22 @@ describe('perch channel relays permission prompts to the owner', () => {
       assert.deepEqual(s.notices.find((n) => n.method === 'notifications/claude/channel/permission')!.params, { request_id: 'kmnop', behavior: 'allow' });
     } finally {
       await s.close();
+    }
+  });
+
+  test('a paused agent: the pause is pushed into the session, and its prompts are denied at once', async () => {
+    const a = await newAgent('ch-paused');
+    const s = await openSession(a);
+    try {
+      await ownerOk(served, 'agents.pause', { agent: a.name, reason: 'budget review' });
+      await eventually(() => channelNotices(s).some((n) => n.params.meta.event === 'agent.paused'), 10_000, 'the pause pushed');
+      assert.match(channelNotices(s).find((n) => n.params.meta.event === 'agent.paused')!.params.content, /paused in Perch: budget review/);
+      await s.client.notification(bashPrompt('abcdf'));
+      await eventually(() => s.notices.some((n) => n.method === 'notifications/claude/channel/permission'), 10_000, 'the verdict');
+      assert.deepEqual(s.notices.find((n) => n.method === 'notifications/claude/channel/permission')!.params, { request_id: 'abcdf', behavior: 'deny' });
+    } finally {
+      await s.close();
+      await ownerOk(served, 'agents.resume', { agent: a.name });
     }
   });
 

@@ -77,6 +77,10 @@ function contentOf(ev: Json, data: Json | undefined, message: Json | undefined):
     }
     case 'floor.granted':
       return `${nameOf(data?.by) ?? 'The owner'} gave ${nameOf(data?.agent) ?? 'you'} the floor${typeof data?.ttl_secs === 'number' ? ` for ${data.ttl_secs} s` : ''}`;
+    case 'agent.paused':
+      return `You are paused in Perch${str(data?.reason) ? `: ${data!.reason}` : ''}. Stop and wait until your owner resumes you.`;
+    case 'agent.resumed':
+      return 'Your owner resumed you in Perch: you may go on.';
     case 'owner.note':
       return str(data?.text) ?? 'A note from your owner';
     default:
