@@ -30,7 +30,8 @@ export const CHANNEL_HELP = `perch channel [--agent NAME] [--instance NAME] [--u
 A stdio MCP server for Claude Code (see README "Approve your agents' own prompts"): the agent's Perch tools, the
 messages that need it pushed into the running session, and its permission prompts in your Approvals inbox.
   --agent NAME     the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _), else PERCH_KEY
-  --instance NAME  the delivery position the channel pushes from (default "channel")
+  --instance NAME  the delivery position the channel pushes from (default "channel"; give each session of one
+                   agent that runs at the same time a name of its own)
   --url URL        the hub's MCP URL (default PERCH_URL, else the running hub of the data dir, else port ${DEFAULT_PORT})
 Start Claude Code with: claude --dangerously-load-development-channels server:perch`;
 
@@ -167,7 +168,7 @@ class Channel {
         // An ack this hub no longer knows (e.g. a restored backup) is dropped; anything else is retried.
         if (e instanceof ToolError && e.code === 'invalid_argument') ack = undefined;
         if (failures++ === 0) warn(`${(e as Error).message}; retrying`);
-        await new Promise((res) => setTimeout(res, Math.min(30_000, 500 * 2 ** Math.min(failures, 6))));
+        await new Promise((res) => setTimeout(res, Math.min(5_000, 250 * 2 ** Math.min(failures, 5))));
         continue;
       }
       const events = Array.isArray(r.events) ? r.events : [];
