@@ -127,7 +127,7 @@ describe('perch channel bridges the hub to a stdio session', () => {
 });
 
 describe('perch channel pushes what would wake the agent', () => {
-  test('a direct message to the agent arrives as notifications/claude/channel with its text and meta (conv_id, msg_id, from, kind, provenance); a message that wakes nobody is not pushed', async () => {
+  test('a direct message to the agent arrives as notifications/claude/channel with its text and meta (conv_id, msg_id, from, kind, provenance); so does a group message naming it; a group message naming someone else is not pushed', async () => {
     const a = await newAgent('ch-push');
     const b = await newAgent('ch-sender');
     const c = await newAgent('ch-other');
@@ -148,8 +148,13 @@ describe('perch channel pushes what would wake the agent', () => {
       assert.equal(n!.params.meta.untrusted, 'true');
       assert.equal(n!.params.meta.attested_by, 'server');
       for (const k of Object.keys(n!.params.meta)) assert.match(k, /^[A-Za-z0-9_]+$/, `meta key ${k} is an identifier`);
+      // In the same group, a message naming a (to) wakes it: pushed, after the direct message.
+      const groupId = group.conversation?.conv_id ?? group.conv_id;
+      const named = await tool(b, 'send_message', { conv_id: groupId, text: 'a: can you take this?', to: [a.name] });
+      await eventually(() => channelNotices(s).length >= 2, 10_000, 'the push of the message naming a');
       await new Promise((r) => setTimeout(r, 300));
-      assert.equal(channelNotices(s).length, 1, 'the message to c alone was not pushed to a');
+      assert.deepEqual(channelNotices(s).map((x) => x.params.meta.msg_id), [sent.msg_id, named.msg_id], 'the message to c alone was not pushed to a');
+      assert.equal(channelNotices(s)[1]!.params.meta.conv_id, groupId);
     } finally {
       await s.close();
     }
