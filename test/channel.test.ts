@@ -198,6 +198,29 @@ describe('perch channel pushes what would wake the agent', () => {
       await s.close();
     }
   });
+
+  test('its card answered and a conversation handed back to it are pushed, in words, with the card\'s msg_id', async () => {
+    const a = await newAgent('ch-card');
+    const s = await openSession(a);
+    try {
+      const me = await tool(a, 'whoami');
+      const d = await tool(a, 'open_direct', { user: me.owner.name });
+      const conv = d.conversation.conv_id;
+      const card = await tool(a, 'send_card', { conv_id: conv, text: 'Ship it?', card: { title: 'Ship it?', blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes' }, { id: 'no', label: 'No' }] }] } });
+      await ownerOk(served, 'cards.answer', { msg_id: card.msg_id, block_id: 'go', value: 'yes' });
+      await eventually(() => channelNotices(s).some((n) => n.params.meta.event === 'card.response'), 10_000, 'the card answer pushed');
+      const answered = channelNotices(s).find((n) => n.params.meta.event === 'card.response')!;
+      assert.equal(answered.params.meta.msg_id, card.msg_id);
+      assert.equal(answered.params.meta.author, 'human');
+      assert.match(answered.params.content, new RegExp(`^${me.owner.name} answered your card .*\\(go\\): "yes"$`));
+      await tool(a, 'handoff', { conv_id: conv, note: 'over to you' });
+      await ownerOk(served, 'handoffs.hand_back', { conv_id: conv, note: 'done, carry on' });
+      await eventually(() => channelNotices(s).some((n) => n.params.meta.event === 'handoff.returned'), 10_000, 'the hand-back pushed');
+      assert.match(channelNotices(s).find((n) => n.params.meta.event === 'handoff.returned')!.params.content, /handed this conversation back: done, carry on$/);
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('perch channel relays permission prompts to the owner', () => {
