@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 
 const served = useSharedServe();
 
@@ -219,6 +219,39 @@ describe('perch channel pushes what would wake the agent', () => {
       assert.match(channelNotices(s).find((n) => n.params.meta.event === 'handoff.returned')!.params.content, /handed this conversation back: done, carry on$/);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('perch channel outlives a hub restart', () => {
+  test('the hub stops and starts again on the same port: the session stays up and the next message is pushed', async () => {
+    const dir = tempDataDir();
+    let hub = await startServe(dir);
+    const port = hub.port;
+    try {
+      const a = await addAgent(dir, uniqueName('ch-restart'));
+      const b = await addAgent(dir, uniqueName('ch-restart-b'));
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'channel'], cwd: ROOT, env: cleanEnv({ PERCH_URL: hub.mcpUrl, PERCH_KEY: a.key }), stderr: 'pipe' });
+      const client = new Client({ name: 'claude-code-stand-in', version: '0.0.0' });
+      const pushed: any[] = [];
+      client.fallbackNotificationHandler = async (n) => void (n.method === 'notifications/claude/channel' && pushed.push(n.params));
+      await client.connect(transport);
+      try {
+        await hub.stop();
+        hub = await startServe(dir, { args: ['--port', String(port)] });
+        assert.equal(hub.port, port);
+        const d = await rawCall(hub.mcpUrl, b.key, 'open_direct', { user: a.name });
+        const sent = await rawCall(hub.mcpUrl, b.key, 'send_message', { conv_id: d.structuredContent!.conversation.conv_id, text: 'are you still there?' });
+        await eventually(() => pushed.length > 0, 15_000, 'the push after the restart');
+        assert.equal(pushed[0].meta.msg_id, sent.structuredContent!.msg_id);
+        const who = await client.callTool({ name: 'whoami', arguments: {} });
+        assert.equal((who.structuredContent as any).agent.name, a.name, 'the bridge works again too');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await hub.stop();
+      removeDataDir(dir);
     }
   });
 });
