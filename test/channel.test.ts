@@ -199,6 +199,22 @@ describe('perch channel pushes what would wake the agent', () => {
     }
   });
 
+  test('a task assigned to it is pushed, in words', async () => {
+    const a = await newAgent('ch-task');
+    const b = await newAgent('ch-task-b');
+    const s = await openSession(a);
+    try {
+      const t = await tool(b, 'create_task', { title: 'Fix the flaky test', members: [a.name], assignee: a.name });
+      await eventually(() => channelNotices(s).length > 0, 10_000, 'the task pushed');
+      const n = channelNotices(s)[0]!;
+      assert.equal(n.params.meta.conv_id, t.conversation.conv_id);
+      assert.equal(n.params.meta.from, b.name);
+      assert.match(n.params.content, new RegExp(`^${b.name} created the task "Fix the flaky test" and assigned it to ${a.name}$`));
+    } finally {
+      await s.close();
+    }
+  });
+
   test('its card answered and a conversation handed back to it are pushed, in words, with the card\'s msg_id', async () => {
     const a = await newAgent('ch-card');
     const s = await openSession(a);

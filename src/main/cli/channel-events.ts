@@ -77,6 +77,14 @@ function contentOf(ev: Json, data: Json | undefined, message: Json | undefined):
     }
     case 'floor.granted':
       return `${nameOf(data?.by) ?? 'The owner'} gave ${nameOf(data?.agent) ?? 'you'} the floor${typeof data?.ttl_secs === 'number' ? ` for ${data.ttl_secs} s` : ''}`;
+    case 'conversation.created': {
+      const title = str(data?.title) ?? 'a conversation';
+      const who = nameOf(ev.actor) ?? 'Someone';
+      if (data?.kind === 'task') return `${who} created the task "${title}"${str(data?.assignee) ? ` and assigned it to ${data!.assignee}` : ''}`;
+      return `${who} added you to "${title}"`;
+    }
+    case 'member.added':
+      return `${nameOf(ev.actor) ?? 'Someone'} added ${nameOf(data?.user) ?? 'you'} to this conversation`;
     case 'agent.paused':
       return `You are paused in Perch${str(data?.reason) ? `: ${data!.reason}` : ''}. Stop and wait until your owner resumes you.`;
     case 'agent.resumed':
