@@ -11,6 +11,7 @@ import { device } from './device';
 import { call, owner } from './call';
 import { backup, restore } from './backup';
 import { HOOK_HELP, cmdHook } from './hook';
+import { CHANNEL_HELP, cmdChannel } from './channel';
 
 const version: Command = {
   names: ['version'],
@@ -37,7 +38,18 @@ const hook: Command = {
   run: (argv) => cmdHook(argv),
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, backup, restore, help, version];
+/** Claude Code's MCP server for one agent: tools, pushed events, permission relay (bin/perch.js runs dist/channel.js for it). */
+const channel: Command = {
+  names: ['channel'],
+  usage: `  perch channel [--agent NAME] [--instance NAME]
+      A stdio MCP server for Claude Code: the agent's tools, its messages pushed into the session, its prompts relayed (see README).`,
+  help: () => CHANNEL_HELP,
+  run: async (argv) => {
+    process.exitCode = await cmdChannel(argv);
+  },
+};
+
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, channel, backup, restore, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));
