@@ -1,12 +1,23 @@
 // Paging older messages holds at the top whatever else happens at that moment: a scroll to the top that a
-// re-layout overtakes (its scroll event comes a frame later) still loads the older page, and after a load that
-// failed, scrolling up again at the top (where nothing moves and no scroll event fires) tries again.
+// re-layout overtakes (its scroll event comes a frame later) still loads the older page; after a load that
+// failed, scrolling up again at the top (where nothing moves and no scroll event fires) tries again; and a page
+// that adds nothing above (all thread replies) does not leave the reader at the top with nothing more coming.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { useHarness, openConversation, ownerCall, timeline, within } from './harness';
+import { useHarness, openConversation, ownerCall, timeline, within, type Agent } from './harness';
 
 const N = 500;
+
+/** Sends texts as agent `a` in batches, paced under the hub's per-agent rate limit. */
+async function seed(page: Page, a: Agent, texts: string[], extra: Record<string, unknown>): Promise<void> {
+  for (let i = 0; i < texts.length; i += 40) {
+    await within(30_000, 'seeding messages', Promise.all(texts.slice(i, i + 40).map((text) => a.call('send_message', { ...extra, text }))));
+    await page.waitForTimeout(250); // pacing, not a wait: stay under the hub's per-agent rate limit
+  }
+}
+
+const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1));
 
 /** The lowest "Line n" among the messages in the DOM (Infinity: none). */
 const oldestInDom = (page: Page) =>
@@ -30,17 +41,14 @@ const olderArrives = (page: Page, than: number, timeout: number) =>
 const settle = (page: Page) => timeline(page).evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 describe('older pages at the top', () => {
-  const h = useHarness({ agents: ['bob'] });
+  const h = useHarness({ agents: ['bob', 'kit'] });
 
   before(async () => {
     const { page } = h();
     const bob = h().agents.bob!;
     const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await ownerCall(h(), 'agents.set_brakes', { agent: 'bob', budget: 'off' }); // 500 messages within a minute
-    for (let i = 0; i < N; i += 40) {
-      await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the history` }))));
-      await page.waitForTimeout(250); // pacing, not a wait: stay under the hub's per-agent rate limit
-    }
+    await seed(page, bob, lines(N, (i) => `Line ${i} of the history`), { conv_id: conv });
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor({ timeout: 60_000 });
     await openConversation(page, 'bob');
     await timeline(page).getByText(`Line ${N} of the history`, { exact: true }).waitFor({ timeout: 30_000 });
@@ -109,6 +117,33 @@ describe('older pages at the top', () => {
     } finally {
       await page.unroute('**/api/owner/conversations.history');
     }
+    assert.deepEqual(h().pageErrors, []);
+  });
+});
+
+describe('a page of thread replies at the top', () => {
+  const h = useHarness({ agents: ['kit'] });
+
+  test('an older page that adds no rows (all thread replies) is followed by the next one while the reader stays at the top', { timeout: 180_000 }, async () => {
+    const { page } = h();
+    const kit = h().agents.kit!;
+    const conv = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await ownerCall(h(), 'agents.set_brakes', { agent: 'kit', budget: 'off' });
+    // Oldest first: 20 messages, a thread root with 250 replies, then 100 messages. The first page is the 100
+    // latest; the next older page (200 events) is all replies, which show in the thread, not in the timeline.
+    await seed(page, kit, lines(20, (i) => `Early ${i}`), { conv_id: conv });
+    const root = await kit.call('send_message', { conv_id: conv, text: 'The thread root' });
+    await seed(page, kit, lines(250, (i) => `Reply ${i}`), { conv_id: conv, thread_id: root.msg_id });
+    await seed(page, kit, lines(100, (i) => `Recent ${i}`), { conv_id: conv });
+    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^kit .*unread/ }).waitFor({ timeout: 60_000 });
+    await openConversation(page, 'kit');
+    const log = timeline(page);
+    await log.getByText('Recent 100', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await log.getByText('The thread root').count(), 0, 'the thread root is not loaded yet');
+    // One scroll to the top: the replies' page adds nothing above, so the reader is still at the top, and the
+    // page before it (with the root and the early messages) comes in without another scroll.
+    await log.evaluate((el) => (el.scrollTop = 0));
+    await log.getByText('The thread root', { exact: true }).waitFor({ state: 'attached', timeout: 20_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 });
