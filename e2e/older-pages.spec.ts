@@ -4,7 +4,7 @@
 // that adds nothing above (all thread replies) does not leave the reader at the top with nothing more coming.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { useHarness, openConversation, ownerCall, timeline, within, type Agent } from './harness';
 
 const N = 500;
@@ -62,6 +62,11 @@ describe('older pages at the top', () => {
     await settle(page);
     const oldest = await oldestInDom(page);
     assert.ok(oldest > N - 100, `only the latest page is loaded (oldest in the DOM: ${oldest})`);
+    const olderRequests: string[] = [];
+    const count = (r: Request) => {
+      if (r.url().endsWith('/conversations.history') && r.postData()?.includes('before_seq')) olderRequests.push(r.postData()!);
+    };
+    page.on('request', count);
     // In one frame, after that frame's scroll events: the reader jumps to the top (its scroll event comes with the
     // next frame) and a row on screen grows (as when an image or a late font comes in), so the list re-lays out
     // before it hears of the scroll. It must keep the reader at the top, not put them back on the old anchor.
@@ -77,6 +82,12 @@ describe('older pages at the top', () => {
         ),
     );
     await olderArrives(page, N - 100 + 1, 15_000);
+    // One page for one scroll: the reader is now on the messages that were at the top, not near the top.
+    await page.getByText('Loading older messages…').waitFor({ state: 'detached' });
+    await settle(page);
+    page.off('request', count);
+    assert.equal(olderRequests.length, 1, `one older page was asked for: ${olderRequests.join(' ')}`);
+    assert.ok((await log.evaluate((el) => el.scrollTop)) > 600, 'the reader is below the page that came in');
     assert.deepEqual(h().pageErrors, []);
   });
 

@@ -245,17 +245,18 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     }
     seen.current = { top: el.scrollTop, height: el.scrollHeight };
     if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight });
+    // Still near the top after the items or their heights changed (a page came in that added little or nothing
+    // above, a scroll to the top whose event came while a page was loading): ask for older items again. Here, in
+    // the commit, the rows in the DOM are those of the store (a later effect could run after the next page is in
+    // the store but before it is laid out, and ask for one more). Each page moves the reader down by its height,
+    // so this asks for one page at a time while the reader stays near the top, never for the whole history.
+    if (el.clientHeight > 0) nearTop();
   }, [layout, measured]);
 
-  // Still near the top after the items or their heights changed (a page came in that did not move the reader
-  // down far, a scroll to the top made while a page was loading, a short history that does not fill the
-  // viewport): ask for older items again. Each page moves the reader down by its height, so this asks for one
-  // page at a time while the reader stays near the top, never for the whole history at once.
+  // A short history does not fill the viewport: ask for older items right away.
   useEffect(() => {
-    const el = scroller.current;
-    if (!el || !onNearTop || view.height <= 0) return;
-    if (el.scrollTop < NEAR_TOP || total < view.height + 200) onNearTop();
-  }, [layout, measured, total, view.height, onNearTop]);
+    if (onNearTop && view.height > 0 && total < view.height + 200) onNearTop();
+  }, [total, view.height, onNearTop]);
 
   // Jump to a given item (e.g. from the Approvals inbox or a reply's quote).
   const { scrollToKey, onScrolledTo } = props;
