@@ -45,6 +45,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     controls: new Controls(hub),
     brakes: new Brakes(hub),
     presence: new Presence(),
+    harness: new Map(),
     // talk
     userIds: userIdCache(hub.outside),
     delivery: new Delivery(),
