@@ -44,12 +44,12 @@ describe('harness status in the Fleet view', () => {
     const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
     assert.deepEqual(await hook('session-start', claudeCodeSessionStart, env), { code: 0, stdout: '', stderr: '' });
     await card().getByLabel('Harness session').getByText('Claude Code: session started').waitFor({ timeout: LIVE });
-    await card().getByText('/home/user/my-project').waitFor({ timeout: LIVE });
+    await card().getByLabel('Harness session').locator('code', { hasText: '/home/user/my-project' }).waitFor({ timeout: LIVE });
 
     assert.deepEqual(await hook('notification', claudeCodeNotification, env), { code: 0, stdout: '', stderr: '' });
     await card().getByRole('button', { name: /^kit: needs you/ }).waitFor({ timeout: LIVE });
     await card().getByLabel('Harness session').getByText('Claude Code: waiting for you').waitFor({ timeout: LIVE });
-    await card().getByText('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
+    await card().getByLabel('Harness session').getByText('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
     await h().page.getByRole('feed', { name: 'Progress feed' }).getByText('Claude Code: waiting for you — Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
     await h().screenshot('harness-status-waiting');
 
