@@ -52,7 +52,7 @@ perch hook pre-tool-use | notification | stop | session-start | session-end
 Run as the harness's PreToolUse, Notification, Stop, SessionStart and SessionEnd hooks: the agent's live status in
 Perch's Fleet view and feed ("waiting for you", "turn ended", session started / ended), a notification when the
 session waits for you. pre-tool-use blocks every tool call while you have paused the agent (the pause reason
-and the instruction to wait); otherwise, and whenever the hub cannot answer within about a second, it decides
+and the instruction to wait); otherwise, and whenever the hub cannot answer within 1.5 s, it decides
 nothing. --harness says which harness runs it (default: told by the input; Codex sends turn_id).`;
 
 type Json = Record<string, unknown>;
