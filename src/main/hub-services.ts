@@ -12,6 +12,7 @@ import { KeyWaits } from './hub/identity/key-waits';
 import { Controls } from './hub/control/control';
 import { Brakes } from './hub/control/brakes';
 import { Presence } from './hub/control/presence';
+import { HarnessSessions } from './hub/control/harness';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
 import { reviewSwitchCache } from './hub/features/review';
@@ -45,7 +46,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     controls: new Controls(hub),
     brakes: new Brakes(hub),
     presence: new Presence(),
-    harness: new Map(),
+    harness: new HarnessSessions(),
     // talk
     userIds: userIdCache(hub.outside),
     delivery: new Delivery(),

@@ -11,14 +11,25 @@ import { tx } from '../../store/db';
 import { visibleDeep } from '../../../shared/text';
 import { progressView } from '../core/views';
 import { notePresence } from './presence';
+import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
 import { harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 
 declare module '../core/hub' {
   interface HubServices {
     /** Each agent's last harness status, since the hub started (hub/control/harness.ts). */
-    harness: Map<string, HarnessStatus>;
+    harness: HarnessSessions;
   }
+}
+
+/** Feed rows and notifications per agent: at most this many a second (a burst of FEED_BURST), the status always follows. */
+const FEED_PER_SECOND = 1;
+const FEED_BURST = 10;
+
+/** What the hub keeps of harness sessions: per agent its last status, and how fast its feed rows may come. */
+export class HarnessSessions {
+  readonly byAgent = new Map<string, HarnessStatus>();
+  readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
 }
 
 /** At most this much of the harness's own message is kept and shown. */
@@ -40,7 +51,7 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   const pause = isPaused(hub, agentId);
   const answer: HarnessAnswer = pause.paused ? { ok: true, paused: true, message: pausedBlockMessage(pause) } : { ok: true, paused: false };
   const state = harnessStateOf(r.event);
-  const m = hub.services.harness;
+  const m = hub.services.harness.byAgent;
   const cur = m.get(agentId);
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
   // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
@@ -56,6 +67,7 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   m.set(agentId, status);
   hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
   if (r.event === 'pre-tool-use') return answer;
+  if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
   feedRow(hub, agentId, status, r);
   if (state === 'waiting') {
     const u = hub.user(agentId);
@@ -86,6 +98,6 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport):
 }
 
 export function harnessOf(hub: Hub, agentId: string): HarnessStatus | null {
-  const s = hub.services.harness.get(agentId);
+  const s = hub.services.harness.byAgent.get(agentId);
   return s ? { ...s } : null;
 }
