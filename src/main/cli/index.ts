@@ -10,6 +10,7 @@ import { agent } from './agents';
 import { device } from './device';
 import { call, owner } from './call';
 import { backup, restore } from './backup';
+import { exportCmd, importCmd } from './archive';
 import { HOOK_HELP, cmdHook } from './hook';
 
 const version: Command = {
@@ -37,7 +38,7 @@ const hook: Command = {
   run: (argv) => cmdHook(argv),
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, backup, restore, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, backup, restore, exportCmd, importCmd, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));
