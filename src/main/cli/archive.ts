@@ -2,6 +2,7 @@
 // archive merged into this hub, only while no hub serves the data dir). The archive is written and read in
 // store/archive-*.ts; its format is docs/archive-format.md.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME, openDatabase } from '../store/db';
@@ -104,6 +105,8 @@ async function cmdExport(argv: string[]): Promise<void> {
     if (!values.force) fail(`${out} exists; nothing was written. Pick another --out FILE, or add --force to overwrite it.`, 1);
     if (!fs.statSync(out).isFile()) fail(`${out} is not a file; nothing was written. Pick another --out FILE.`, 1);
   }
+  // A long export yields the CPU to a hub serving agents on the same machine (it reads a snapshot; nothing waits on it).
+  try { os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL); } catch { /* not allowed here: runs as it is */ }
   const bar = progressPrinter();
   let r;
   try {
