@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { addAgent, cliAsync, rawCall, removeDataDir, startServe, tempDataDir } from './serve-harness';
+import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from './serve-harness';
+import { walkArchive } from '../src/main/store/archive-read';
 
 function count(file: string, q: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -96,5 +97,39 @@ test('perch export works while the hub serves; perch import is refused while a h
   } finally {
     removeDataDir(src);
     removeDataDir(dest);
+  }
+});
+
+test('the owner API answers Export… with the archive (the owner on this computer only); a bad scope is refused as JSON', async () => {
+  const dir = tempDataDir();
+  const hub = await startServe(dir, { args: ['--backups', '0'] });
+  try {
+    const a = await addAgent(dir, 'talker');
+    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Export me', members: [] })).structuredContent!.conversation.conv_id as string;
+    await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'in the archive' });
+    const rt = runtimeInfo(hub);
+    const url = `${rt.base_url}/api/owner/archive/export`;
+    const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: [conv] }) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/gzip');
+    assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz"/);
+    const file = path.join(dir, 'download.tar.gz');
+    fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const texts: string[] = [];
+    const manifest = await walkArchive(file, { row: (k, r) => { if (k.name === 'messages') texts.push(r.text as string); } });
+    assert.deepEqual(manifest.scope.conversations, [conv]);
+    assert.ok(texts.includes('in the archive'));
+
+    const bad = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: 'all' }) });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_argument');
+    const missing = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: ['c_nope'] }) });
+    assert.equal(missing.status, 400);
+    assert.match(((await missing.json()) as { error: { message: string } }).error.message, /No conversation "c_nope"/);
+    const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(anon.status, 401);
+  } finally {
+    await hub.stop();
+    removeDataDir(dir);
   }
 });

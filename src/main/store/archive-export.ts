@@ -70,6 +70,21 @@ class StagedWriter {
   }
 }
 
+/**
+ * Gives the event loop a turn every few milliseconds of work: inside a hub (the owner's Export…) requests are
+ * answered between the steps of an export; in the CLI it costs nothing.
+ */
+function breather(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < 4) return undefined;
+    return new Promise<void>((resolve) => setImmediate(() => {
+      since = performance.now();
+      resolve();
+    }));
+  };
+}
+
 function bad(message: string, next = 'Nothing was written.'): HubError {
   return new HubError('invalid_argument', message, next);
 }
@@ -149,6 +164,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       }
     };
 
+    const breathe = breather();
     const staged: Staged[] = [];
     const counts: Record<string, number> = {};
     for (const k of ARCHIVE_KINDS) {
@@ -158,6 +174,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
         await w.write(`${JSON.stringify(row)}\n`);
         w.rows++;
         done++;
+        await breathe();
         if ((done & 1023) === 0) tick(k.name);
       }
       counts[k.name] = w.rows;
@@ -172,6 +189,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       if (!SAFE_ID.test(f.id)) throw new Error(`file id ${JSON.stringify(f.id)} cannot name an archive entry`);
       fileEntries.push({ name: `files/${f.id}`, size: f.data.length, sha256: crypto.createHash('sha256').update(f.data).digest('hex') });
       if (f.thumb) fileEntries.push({ name: `files/${f.id}.thumb`, size: f.thumb.length, sha256: crypto.createHash('sha256').update(f.thumb).digest('hex') });
+      await breathe();
     }
 
     // Transcripts: one per conversation, from its event log in order.
@@ -202,6 +220,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       for (const e of eventsOf.iterate(c.id) as IterableIterator<TranscriptEvent>) {
         await w.write(transcriptLine(e, nameOf, (id) => filesByMsg.get(id) ?? []));
         done++;
+        await breathe();
         if ((done & 1023) === 0) tick('transcripts');
       }
       const s = await w.close();
@@ -235,6 +254,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       if (f.thumb) await tar.add(`files/${f.id}.thumb`, expected.get(`files/${f.id}.thumb`)!.size, f.thumb);
       done++;
       tick('files');
+      await breathe();
     }
     for (const t of transcripts) await tar.add(t.name, t.size, fs.createReadStream(t.file));
     await tar.finish();
