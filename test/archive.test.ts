@@ -232,3 +232,37 @@ test('bad archives are refused with a clear error and nothing written: truncated
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('into a hub that has things of its own: agents matched by name, a taken conversation id gets a derived id with its rows following, a second import adds nothing, nobody is woken', async () => {
+  const { t } = await busyHub();
+  const dir = tmp();
+  const target = makeHub();
+  try {
+    const file = path.join(dir, 'a.tar.gz');
+    await exportArchive(t.file, file);
+    const localAlice = target.agent('alice');
+    const group = t.hub.db.prepare("SELECT id FROM conversations WHERE title = 'Launch'").pluck().get() as string;
+    // A different conversation here under the archive's id.
+    target.hub.db.prepare("INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at) VALUES (?, 'group', 'Mine', ?, 1, 0, 1)").run(group, target.hub.ownerId);
+    const r = await importArchive(target.hub.db, file);
+    assert.equal(r.remapped.conversations, 1);
+    assert.ok(!r.agents_created.includes('alice'), 'alice is matched by name');
+    assert.equal(target.hub.db.prepare("SELECT title FROM conversations WHERE id = ?").pluck().get(group), 'Mine', 'the conversation here is untouched');
+    const moved = target.hub.db.prepare("SELECT id FROM conversations WHERE title = 'Launch'").pluck().get() as string;
+    assert.notEqual(moved, group);
+    const texts = target.hub.db.prepare('SELECT text FROM messages WHERE conv_id = ? ORDER BY seq').pluck().all(moved) as string[];
+    assert.ok(texts.includes('First plan (edited)'));
+    assert.equal(target.hub.db.prepare("SELECT count(*) FROM messages WHERE conv_id = ? AND sender_id = ?").pluck().get(moved, localAlice.id), 2, "alice's messages are the local alice's");
+    assert.equal(target.hub.db.prepare('SELECT count(*) FROM events WHERE conv_id = ?').pluck().get(moved), target.hub.db.prepare('SELECT last_seq FROM conversations WHERE id = ?').pluck().get(moved), 'its whole log follows it');
+    assert.ok((target.hub.db.prepare('SELECT count(*) FROM pins WHERE conv_id = ?').pluck().get(moved) as number) === 1, 'the pin follows the conversation');
+    const before = fingerprint(target.hub.db);
+    const again = await importArchive(target.hub.db, file);
+    assert.deepEqual(again.added, {});
+    assert.equal(fingerprint(target.hub.db), before);
+    assert.deepEqual(await drain(target.hub, localAlice.id), [], 'the imported history is not delivered to the local alice');
+  } finally {
+    target.close();
+    t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
