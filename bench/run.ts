@@ -12,6 +12,8 @@
 //            from the waking event's commit to the process running, and to the run's first tool call;
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
 //            support: what `perch hook` costs a harness (bench/support.ts)
+//            export (not in the default): perch export of the 1M-message store while an agent sends: the
+//            export's peak RSS and the sends' latency
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -36,6 +38,7 @@ import Database from 'better-sqlite3';
 import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
 import { channelPhase } from './channel';
 import { addBenchAgent, supportPhase } from './support';
+import { exportPhase } from './export-phase';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: opt } = parseArgs({
@@ -73,7 +76,7 @@ const HOOK_RUNS = 30;
 const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support').split(','));
 const CHANNEL_PUSHES = QUICK ? 50 : 200;
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel', 'support'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel', 'support', 'export'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
@@ -757,7 +760,7 @@ async function main() {
     result.cold_start_empty_p50_ms = result.cold_start.empty.p50_ms;
   }
 
-  if (ONLY.has('store') || ONLY.has('coldstart')) {
+  if (ONLY.has('store') || ONLY.has('coldstart') || ONLY.has('export')) {
     let empty: QueryFigures | undefined;
     if (ONLY.has('store')) {
       // E: the same fixture (50 agents, 1,000 groups), no messages. M: the same plus 1M messages.
@@ -787,6 +790,16 @@ async function main() {
       result.store_empty = empty;
       result.store_1m = { ...big, seed_s: r3(fixM.ms / 1000), db_mb: Math.round(dbBytes / 2 ** 20) };
       result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty![k].p99_ms)]));
+    }
+    if (ONLY.has('export')) {
+      // perch export of the same store while its hub serves and an agent sends (bench/export-phase.ts).
+      checkDeadline('export');
+      const hubX = await startHub('export', dirM);
+      progress(`exporting the ${BIG_MESSAGES / 1e6}M-message store while an agent sends …`);
+      result.export_1m = await exportPhase({ root: ROOT, dataDir: dirM, port: hubX.port, key: fixM.agents[1]!.key, convId: fixM.hot ?? fixM.conversations[0]!, out: path.join(tmpRoot, 'export.tar.gz'), timeoutMs: 300_000, progress });
+      await stopProcess(hubX.child);
+      result.export_rss_peak_mb = result.export_1m.rss_peak_mb;
+      result.export_send_p99_ms = result.export_1m.sends_during.p99_ms;
     }
   }
 
@@ -894,6 +907,7 @@ function targets(r: any) {
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
   add('channel_push_p50_ms', r.channel_push_p50_ms, '< 100', (v) => v < 100);
+  add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
   return t;
 }
 
@@ -947,6 +961,11 @@ function table(r: any): string {
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);
+  if (r.export_1m) {
+    const x = r.export_1m;
+    rows.push([`perch export of the ${r.settings.big_messages / 1e6}M store (${f(x.db_mb, 0)} MB → ${f(x.archive_mb, 0)} MB archive)`, `${f(x.export_s, 1)} s, peak RSS ${f(x.rss_peak_mb, 0)} MB`, 'bounded', '']);
+    rows.push(['  send_message p99 while it exports', `${f(x.sends_during.p99_ms)} ms (${x.sends_during.n} sends)`, '< 10 ms', hold('export_send_p99_ms')]);
+  }
   if (r.store_1m) {
     const label: Record<string, string> = { get_updates: 'get_updates', get_history: 'get_history', search_conv: 'search (in a conversation)', search_all: 'search (all recent conv.)' };
     for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) {

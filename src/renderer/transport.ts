@@ -1,7 +1,7 @@
 // The renderer's only door to the hub. In the desktop app the preload exposes window.perch (IPC);
 // in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events (read with fetch), with the
 // owner's session token from the login link as a bearer header.
-import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
+import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_EXPORT_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
 import type { PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text';
@@ -376,6 +376,42 @@ function valueOf<A extends OwnerAction>(r: OwnerReply<unknown>): OwnerResults[A]
 /** api() for a large input (a file): onProgress(0..1) as it is sent. */
 export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerInput<A>, onProgress: (sent: number) => void): Promise<OwnerResults[A]> {
   return valueOf<A>(await transport.upload(action, input, onProgress));
+}
+
+/**
+ * The owner's Export…: POSTs the scope ({} = everything) and reads the archive the hub answers, reporting
+ * (received bytes, total bytes) as it arrives. Rejects with an OwnerError when the hub refuses.
+ */
+export async function downloadArchive(scope: { conversations?: string[] }, onProgress: (received: number, total: number) => void): Promise<{ blob: Blob; name: string }> {
+  const headers = { 'Content-Type': 'application/json', ...authHeaders() };
+  let res: Response;
+  try {
+    res = await fetch(OWNER_EXPORT_PATH, { method: 'POST', credentials: 'omit', cache: 'no-store', headers, body: JSON.stringify(scope) });
+  } catch (err) {
+    const r = unreachable(err instanceof Error ? err.message : String(err));
+    throw new OwnerError('unavailable', r.ok ? '' : r.error.message, r.ok ? '' : r.error.next_step);
+  }
+  if (!res.ok || !res.body) {
+    let error = { code: 'internal', message: `The hub answered HTTP ${res.status}.`, next_step: 'Try again, or run perch export in a terminal.' };
+    try {
+      const j = (await res.json()) as OwnerReply;
+      if (!j.ok) error = j.error;
+    } catch { /* not JSON */ }
+    throw new OwnerError(error.code, error.message, error.next_step);
+  }
+  const total = Number(res.headers.get('Content-Length')) || 0;
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'perch-archive.tar.gz';
+  const reader = res.body.getReader();
+  const parts: BlobPart[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    received += value.length;
+    onProgress(received, total);
+  }
+  return { blob: new Blob(parts, { type: 'application/gzip' }), name };
 }
 
 // ---- the device door: pairing, the device's own scope, its push subscription ----------------------

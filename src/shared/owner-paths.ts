@@ -9,3 +9,6 @@ export const OWNER_SESSION_PATH = '/api/owner/session';
 export const OWNER_LOGOUT_PATH = '/api/owner/logout';
 /** Where the browser UI keeps its session token (web storage is per origin, port included). */
 export const OWNER_SESSION_STORAGE_KEY = 'perch.owner.session';
+
+/** POST {conversations?, agent?, since?} with the owner session: the answer is a Perch archive (perch export) to download. */
+export const OWNER_EXPORT_PATH = '/api/owner/archive/export';

@@ -32,6 +32,7 @@ const provenance = once(() => z.object({
   attested_by: z.literal('server'),
   reviewed: z.literal(true).optional(),
   owner_edited: z.literal(true).optional(),
+  imported: z.literal(true).optional(),
 }));
 
 /** A message as a reader sees it (with its reactions when it has any). */

@@ -75,6 +75,8 @@ export interface Provenance {
   /** Review mode: a person read this before it was posted (and owner_edited: changed its text). */
   reviewed?: true;
   owner_edited?: true;
+  /** The message came from an archive (perch import); it was written in another hub or before. */
+  imported?: true;
 }
 
 export interface MessageView {

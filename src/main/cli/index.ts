@@ -10,6 +10,7 @@ import { agent } from './agents';
 import { device } from './device';
 import { call, owner } from './call';
 import { backup, restore } from './backup';
+import { exportCmd, importCmd } from './archive';
 import { HOOK_HELP, cmdHook } from './hook';
 import { CHANNEL_HELP, cmdChannel } from './channel';
 
@@ -51,7 +52,7 @@ const channel: Command = {
   },
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, channel, backup, restore, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, channel, backup, restore, exportCmd, importCmd, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, ownerBodyLimit } from '../../shared/owner-api';
+import { OWNER_EXPORT_PATH } from '../../shared/owner-paths';
+import { serveExport } from './export-door';
 import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
@@ -323,6 +325,13 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       if (p === '/api/owner/login-link' && req.method === 'POST') {
         if (ownerAuth(req) !== 'cli') return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
         return sendJson(res, 200, { ok: true, value: { url: loginUrl() } });
+      }
+      if (p === OWNER_EXPORT_PATH) {
+        // The archive download (export-door.ts): the laptop's owner only, never a paired device.
+        if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'The export is a POST request with a JSON body.', 'POST {} to this URL.');
+        if (remote || !ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'Only the owner on this computer can export.', UNAUTHORIZED_STEP);
+        serveExport(hub, req, res).catch((err: unknown) => sendInternalError(res, err, 'owner archive export'));
+        return;
       }
       if (p.startsWith(OWNER_API_PREFIX)) {
         handleApi(req, res, p.slice(OWNER_API_PREFIX.length), remote).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));

@@ -12,6 +12,8 @@ export interface EventRow {
   ts: number;
   data: string | null;
   wake: string | null;
+  /** 1 for an event that came from an archive (perch import): never delivered, never counted unread. */
+  imported?: number | null;
 }
 
 /**
@@ -27,7 +29,7 @@ const MESSAGE_FIELDS = `json_object(
   'intent', m.intent, 'reply_to', m.reply_to, 'thread_id', m.thread_id, 'to_ids', m.to_ids, 'topics', m.topics,
   'refs', m.refs, 'sources', m.sources, 'payload', m.payload, 'created_at', m.created_at, 'edited_at', m.edited_at,
   'recalled_at', m.recalled_at, 'claimed_by', m.claimed_by, 'claimed_at', m.claimed_at,
-  'reviewed', m.reviewed, 'sender_instance', m.sender_instance, 'to_instance', m.to_instance)`; // reviewed: review mode (store/held.ts); *_instance: sessions of one agent (store/instances.ts)
+  'reviewed', m.reviewed, 'sender_instance', m.sender_instance, 'to_instance', m.to_instance, 'provenance', m.provenance)`; // provenance: 'imported' (store/archive-import.ts); reviewed: review mode (store/held.ts); *_instance: sessions of one agent (store/instances.ts)
 
 /** The message of an event, for a reader who sees the whole conversation (the owner). */
 export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE ${MESSAGE_FIELDS} END AS m_json, 0 AS m_hidden`;
@@ -55,7 +57,7 @@ export function eventsForUser(db: Db, userId: string, afterGid: number, limit: n
     db,
     `SELECT e.*, ${messageJsonFrom('mb.from_seq')}
        FROM members mb
-       JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq
+       JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq AND e.imported IS NULL
                     AND (e.actor_id IS NULL OR e.actor_id != mb.user_id)
        LEFT JOIN messages m ON m.id = e.msg_id
       WHERE mb.user_id = ?
@@ -99,7 +101,7 @@ export function countMessagesAfterGid(db: Db, convId: string, afterGid: number, 
   return sql<{ n: number }>(
     db,
     `SELECT count(*) AS n FROM events
-      WHERE conv_id = ? AND gid > ? AND seq >= ? AND type = 'message.created' AND actor_id != ?`,
+      WHERE conv_id = ? AND gid > ? AND seq >= ? AND type = 'message.created' AND actor_id != ? AND imported IS NULL`,
   ).get(convId, afterGid, fromSeq, notSender)!.n;
 }
 
@@ -107,7 +109,7 @@ export function countMessagesAfterSeq(db: Db, convId: string, afterSeq: number, 
   return sql<{ n: number }>(
     db,
     `SELECT count(*) AS n FROM events
-      WHERE conv_id = ? AND seq > ? AND type = 'message.created' AND actor_id != ?`,
+      WHERE conv_id = ? AND seq > ? AND type = 'message.created' AND actor_id != ? AND imported IS NULL`,
   ).get(convId, afterSeq, notSender)!.n;
 }
 

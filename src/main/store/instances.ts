@@ -66,7 +66,7 @@ export function eventsForInstance(db: Db, userId: string, instance: string, afte
     db,
     `SELECT e.*, ${MESSAGE_JSON_FROM_MEMBER}
        FROM members mb
-       JOIN events e ON e.conv_id = mb.conv_id AND e.gid > @after AND e.seq >= mb.from_seq
+       JOIN events e ON e.conv_id = mb.conv_id AND e.gid > @after AND e.seq >= mb.from_seq AND e.imported IS NULL
        LEFT JOIN messages m ON m.id = e.msg_id
       WHERE mb.user_id = @user
         AND (e.actor_id IS NULL OR e.actor_id != mb.user_id

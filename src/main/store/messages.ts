@@ -27,6 +27,8 @@ export interface MessageRow {
   sender_instance?: string | null;
   /** The instance of the recipient agent the message is addressed to (a courtesy, not a filter), or null. */
   to_instance?: string | null;
+  /** 'imported' for a message that came from an archive (perch import), else null. */
+  provenance?: string | null;
 }
 
 /**

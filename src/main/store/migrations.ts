@@ -587,6 +587,18 @@ CREATE TABLE permission_rules (
 CREATE INDEX permission_rules_by_agent ON permission_rules (agent_id, tool);
 `,
   },
+  {
+    version: 14,
+    name: 'imported history: provenance of messages and events from an archive',
+    // perch import (store/archive-import.ts) writes the rows of a Perch archive into this hub:
+    // - messages.provenance: 'imported' for a message that came from an archive (NULL: written here).
+    // - events.imported: 1 for an event that came from an archive. get_updates never delivers such events and
+    //   unread counts leave them out, so an import wakes nobody; history, search and the owner's views show them.
+    sql: /* sql */ `
+ALTER TABLE messages ADD COLUMN provenance TEXT;
+ALTER TABLE events ADD COLUMN imported INTEGER;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -104,6 +104,7 @@ export function messageView(hub: ViewSource, m: MessageRow): MessageView {
   }
   if (m.claimed_by) view.claimed_by = hub.ref(m.claimed_by);
   if (m.reviewed) Object.assign(view.provenance, m.reviewed === 2 ? { reviewed: true, owner_edited: true } : { reviewed: true }); // review mode (hub/features/review.ts)
+  if (m.provenance === 'imported') view.provenance.imported = true; // came from an archive (perch import)
   return view;
 }
 

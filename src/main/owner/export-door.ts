@@ -1,0 +1,44 @@
+// POST /api/owner/archive/export: the owner's Export… in the app. The body is the scope ({} = everything); the answer
+// is the archive itself (application/gzip, as an attachment), written to a private temporary file first by
+// hub/features/archive.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
+// perch command (never a paired phone); a bad scope is a JSON refusal like any owner action's.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Hub } from '../hub/core/hub';
+import { isHubError } from '../../shared/errors';
+import { readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
+import { exportHubArchive, exportScopeOf } from '../hub/features/archive';
+import { contentDisposition } from './files-door';
+
+export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let dir: string | undefined;
+  try {
+    let input: unknown = {};
+    try {
+      const buf = await readBody(req, 64 * 1024);
+      input = buf.length ? JSON.parse(buf.toString('utf8')) : {};
+    } catch {
+      return sendJson(res, 400, { ok: false, error: { code: 'invalid_argument', message: 'The body is not a JSON object of at most 64 KiB.', next_step: 'Send {} for everything, or {"conversations": ["c_…"]}.' } });
+    }
+    const scope = exportScopeOf(input);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-export-'));
+    const out = path.join(dir, 'archive.tar.gz');
+    const r = await exportHubArchive(hub, scope, out);
+    const name = `perch-archive-${new Date().toISOString().slice(0, 10)}.tar.gz`;
+    res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Length': String(r.bytes), 'Content-Disposition': contentDisposition('attachment', name), 'Cache-Control': 'no-store' });
+    const stream = fs.createReadStream(out);
+    await new Promise<void>((resolve, reject) => {
+      stream.on('error', reject);
+      res.on('close', resolve);
+      stream.pipe(res);
+    });
+  } catch (err) {
+    if (res.headersSent) return void res.destroy();
+    if (isHubError(err)) return sendJson(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
+    sendInternalError(res, err, 'owner archive export');
+  } finally {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

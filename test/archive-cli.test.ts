@@ -1,0 +1,135 @@
+// perch export and perch import as the owner runs them: export while a real hub serves and an agent writes (one
+// consistent snapshot, progress on stderr), import refused while a hub serves, --dry-run writing nothing, the import
+// then served by a hub whose history shows the imported messages and whose agents are not sent them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from './serve-harness';
+import { walkArchive } from '../src/main/store/archive-read';
+
+function count(file: string, q: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(q).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+test('perch export works while the hub serves; perch import is refused while a hub serves, --dry-run writes nothing, the import is served and wakes nobody', async () => {
+  const src = tempDataDir();
+  const dest = tempDataDir();
+  const out = path.join(src, 'out', 'history.tar.gz');
+  try {
+    const hub = await startServe(src, { args: ['--backups', '0'] });
+    let conv: string;
+    try {
+      const a = await addAgent(src, 'writer');
+      conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Notes', members: [] })).structuredContent!.conversation.conv_id as string;
+      for (let i = 0; i < 5; i++) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `note ${i}` });
+      // An agent keeps writing while the export runs: the archive is one snapshot either way.
+      let writing = true;
+      const writer = (async () => { let i = 0; while (writing && i < 50) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `during ${i++}` }); })();
+      const r = await cliAsync(['export', '--out', out, '--data-dir', src, '--json'], { timeoutMs: 60_000 });
+      writing = false;
+      await writer;
+      assert.equal(r.code, 0, r.stderr);
+      const res = JSON.parse(r.stdout);
+      assert.ok(res.counts.messages >= 5);
+      assert.match(r.stderr, /perch export: 100% \(done\)/, 'progress lines on stderr when it is not a terminal');
+      assert.ok(fs.statSync(out).size > 0);
+      const again = await cliAsync(['export', '--out', out, '--data-dir', src]);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /exists; nothing was written/);
+      const bad = await cliAsync(['export', '--out', path.join(src, 'x.tar.gz'), '--conv', 'cnv_nope', '--data-dir', src]);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /No conversation "cnv_nope" in this hub; nothing was written/);
+      assert.equal(fs.existsSync(path.join(src, 'x.tar.gz')), false);
+
+      const refused = await cliAsync(['import', out, '--data-dir', src]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, new RegExp(`pid ${hub.proc.pid}\\) is serving .* nothing was changed\\. Stop it first`));
+    } finally {
+      await hub.stop();
+    }
+
+    const dry = await cliAsync(['import', out, '--dry-run', '--data-dir', dest]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /Would add .*messages/);
+    assert.match(dry.stdout, /Agents to create without keys: writer/);
+    assert.match(dry.stdout, /Dry run: nothing was written\./);
+    const destDb = path.join(dest, 'perch.sqlite');
+    assert.equal(count(destDb, 'SELECT count(*) FROM messages'), 0, 'a dry run writes nothing');
+
+    const done = await cliAsync(['import', out, '--data-dir', dest, '--json']);
+    assert.equal(done.code, 0, done.stderr);
+    const added = JSON.parse(done.stdout).added;
+    assert.ok(added.messages >= 5);
+    assert.equal(count(destDb, "SELECT count(*) FROM messages WHERE provenance = 'imported'"), added.messages);
+    const twice = await cliAsync(['import', out, '--data-dir', dest, '--json']);
+    assert.deepEqual(JSON.parse(twice.stdout).added, {}, 'importing again adds nothing');
+
+    const corrupt = path.join(dest, 'corrupt.tar.gz');
+    fs.writeFileSync(corrupt, fs.readFileSync(out).subarray(0, 100));
+    const refusedBad = await cliAsync(['import', corrupt, '--data-dir', dest]);
+    assert.equal(refusedBad.code, 1);
+    assert.match(refusedBad.stderr, /cannot be imported: the archive is truncated.*Nothing was written\./);
+
+    // The imported agent has no key: the owner issues one; it is then sent nothing of the imported history.
+    const key = await cliAsync(['agent', 'rotate-key', 'writer', '--data-dir', dest, '--json']);
+    const served = await startServe(dest, { args: ['--backups', '0'] });
+    try {
+      if (key.code === 0) {
+        const k = JSON.parse(key.stdout).key as string;
+        const upd = await rawCall(served.mcpUrl, k, 'get_updates', {});
+        assert.deepEqual(upd.structuredContent!.events, [], 'imported history is not delivered');
+        const hist = await rawCall(served.mcpUrl, k, 'get_history', { conv_id: conv! });
+        const texts = (hist.structuredContent!.events as Array<{ message?: { text: string; provenance: { imported?: boolean } } }>).filter((e) => e.message).map((e) => e.message!);
+        assert.ok(texts.length > 0 && texts.every((m) => m.provenance.imported === true), 'history shows the imported messages, marked imported');
+      } else {
+        assert.fail(`could not issue a key for the imported agent: ${key.stderr}`);
+      }
+    } finally {
+      await served.stop();
+    }
+  } finally {
+    removeDataDir(src);
+    removeDataDir(dest);
+  }
+});
+
+test('the owner API answers Export… with the archive (the owner on this computer only); a bad scope is refused as JSON', async () => {
+  const dir = tempDataDir();
+  const hub = await startServe(dir, { args: ['--backups', '0'] });
+  try {
+    const a = await addAgent(dir, 'talker');
+    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Export me', members: [] })).structuredContent!.conversation.conv_id as string;
+    await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'in the archive' });
+    const rt = runtimeInfo(hub);
+    const url = `${rt.base_url}/api/owner/archive/export`;
+    const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: [conv] }) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/gzip');
+    assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz"/);
+    const file = path.join(dir, 'download.tar.gz');
+    fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const texts: string[] = [];
+    const manifest = await walkArchive(file, { row: (k, r) => { if (k.name === 'messages') texts.push(r.text as string); } });
+    assert.deepEqual(manifest.scope.conversations, [conv]);
+    assert.ok(texts.includes('in the archive'));
+
+    const bad = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: 'all' }) });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_argument');
+    const missing = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: ['c_nope'] }) });
+    assert.equal(missing.status, 400);
+    assert.match(((await missing.json()) as { error: { message: string } }).error.message, /No conversation "c_nope"/);
+    const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(anon.status, 401);
+  } finally {
+    await hub.stop();
+    removeDataDir(dir);
+  }
+});
