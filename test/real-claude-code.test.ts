@@ -7,12 +7,12 @@
 // error tool_result), and a standing rule decides the next identical prompt without the owner.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
-import { claudeCode } from './real-harness';
+import { claudeCode, runClaude } from './real-harness';
+import { keyEnvVar } from '../src/shared/snippets';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from './model-standin';
 
 const claude = claudeCode();
@@ -41,7 +41,6 @@ function script(req: MessagesRequest): Block[] {
 
 let model: StandIn;
 let home: string;
-const live = new Set<ChildProcess>();
 
 before(async () => {
   if (claude.skip) return;
@@ -51,61 +50,37 @@ before(async () => {
 });
 
 after(async () => {
-  for (const p of live) p.kill('SIGKILL');
   await model?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
 /** ~/.claude.json (Perch as a user-scope MCP server, the key by reference) and ~/.claude/settings.json (the hook). */
 function configure(agent: AgentKey): void {
-  const keyVar = `PERCH_KEY_${agent.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ mcpServers: { perch: { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyVar}}` } } } }));
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ mcpServers: { perch: { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(agent.name)}}` } } } }));
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
   fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({
     // Perch's own tools are allowed outright; Bash is left to the default mode, which asks.
     permissions: { allow: ['mcp__perch'] },
-    hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook permission-request --agent ${agent.name} --timeout 60`, timeout: 90 }] }] },
+    hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook permission-request --agent ${agent.name} --url ${served.mcpUrl} --timeout 60`, timeout: 90 }] }] },
   }));
 }
 
 /** `claude -p` in a fresh project dir, as the agent (its key only in the environment). */
-async function runClaude(agent: AgentKey): Promise<Run> {
+async function runAs(agent: AgentKey): Promise<Run> {
   const dir = fs.mkdtempSync(path.join(home, 'project-'));
-  const keyVar = `PERCH_KEY_${agent.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    [keyVar]: agent.key,
-    PERCH_URL: served.mcpUrl,
-    // Perch's tools are offered up front rather than found through tool search, so the script can call whoami.
-    ENABLE_TOOL_SEARCH: 'false',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
   const first = model.requests.length;
-  const p = spawn(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(p);
-  let stdout = '';
-  let stderr = '';
-  p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`claude -p did not finish within 120 s; stderr: ${stderr}`));
-    }, 120_000);
-    p.on('error', reject);
-    p.on('close', (c) => {
-      clearTimeout(timer);
-      live.delete(p);
-      resolve(c);
-    });
+  const r = await runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], {
+    cwd: dir,
+    home,
+    env: {
+      ANTHROPIC_BASE_URL: model.url,
+      [keyEnvVar(agent.name)]: agent.key,
+      // Perch's tools are offered up front rather than found through tool search, so the script can call whoami.
+      ENABLE_TOOL_SEARCH: 'false',
+    },
   });
-  const turns = model.requests.slice(first).filter((r) => r.tools?.some((t) => t.name === 'Bash'));
-  return { code, stdout, stderr, dir, turns };
+  const turns = model.requests.slice(first).filter((q) => q.tools?.some((t) => t.name === 'Bash'));
+  return { ...r, dir, turns };
 }
 
 /** The agent's pending Perch request (waits until the hook has filed it). */
@@ -132,7 +107,7 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
   test('the prompt is a Perch request with the command; the owner approves and the command runs', async () => {
     const agent = await addAgent(served.dataDir, uniqueName('cc'));
     configure(agent);
-    const running = runClaude(agent);
+    const running = runAs(agent);
     const req = await pendingOf(agent);
     assert.equal(req.kind, 'approve');
     assert.equal(req.title, `Allow Bash: ${COMMAND}?`);
@@ -158,7 +133,7 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
   test('the owner rejects: the command does not run and Claude Code reports the denial with the owner\'s comment', async () => {
     const agent = await addAgent(served.dataDir, uniqueName('cc'));
     configure(agent);
-    const running = runClaude(agent);
+    const running = runAs(agent);
     const req = await pendingOf(agent);
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not in this repo' });
     const run = await running;
@@ -175,7 +150,7 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
   test('"always allow" on the card decides it, and the next identical prompt is allowed by the standing rule without the owner', async () => {
     const agent = await addAgent(served.dataDir, uniqueName('cc'));
     configure(agent);
-    const running = runClaude(agent);
+    const running = runAs(agent);
     const req = await pendingOf(agent);
     const answered = await ownerOk(served, 'rules.add', { request_id: req.request_id, command_prefix: 'touch', behavior: 'allow' });
     assert.equal(answered.request.state, 'approved');
@@ -184,7 +159,7 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
 
     const { requests: before } = await ownerOk(served, 'requests.list', { state: 'pending' });
     assert.equal(before.filter((r: any) => r.requester?.id === agent.id).length, 0);
-    const second = await runClaude(agent);
+    const second = await runAs(agent);
     assert.equal(second.code, 0, second.stderr);
     assert.ok(fs.existsSync(path.join(second.dir, MARKER)), 'the rule allowed it');
     const { requests } = await ownerOk(served, 'requests.list', {});
@@ -197,7 +172,7 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
     const agent = await addAgent(served.dataDir, uniqueName('cc'));
     configure(agent);
     await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
-    const run = await runClaude(agent);
+    const run = await runAs(agent);
     assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false);
     const result = bashResult(run);
     assert.equal(result.is_error, true);

@@ -4,7 +4,7 @@
 // (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency of @anthropic-ai/claude-code)
 // is run directly. When it cannot be installed (offline, another platform), the tests that need it skip with
 // the reason; PERCH_REAL_HARNESS=0 skips them without trying.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,4 +58,50 @@ function installClaudeCode(): Installed {
   const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
   if (v.status !== 0 || !v.stdout.includes(CLAUDE_CODE_VERSION)) return { skip: `${bin} --version gave ${JSON.stringify((v.stdout || v.stderr || v.error?.message || '').trim())}; remove ${dir} to reinstall` };
   return { bin };
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
+
+/**
+ * `claude ARGS` in cwd with only the given environment (plus PATH and the switches that keep it offline and
+ * quiet), bounded in time. ANTHROPIC_BASE_URL in env points it at a stand-in model.
+ */
+export function runClaude(bin: string, args: string[], opts: { cwd: string; home: string; env?: Record<string, string>; timeoutMs?: number }): Promise<ClaudeRun> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: opts.home,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...opts.env,
+  };
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(p);
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`claude ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    p.on('error', reject);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      running.delete(p);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
