@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
-import { claudeCode, runClaude } from './real-harness';
+import { claudeCode, codex, runClaude } from './real-harness';
+import { spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from './model-standin';
 import { keyEnvVar } from '../src/shared/snippets';
 
@@ -203,7 +204,7 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
         const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
         req = requests.find((x: any) => x.requester?.id === a.id);
         return !!req;
-      }, 60_000, 'the prompt as a Perch request');
+      }, 120_000, 'the prompt as a Perch request');
       assert.equal(req.title, 'Allow Bash: touch connected.marker?');
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
       assert.equal((await run).code, 0);
@@ -211,5 +212,22 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
     } finally {
       await model.close();
     }
+  });
+});
+
+const codexCli = codex();
+
+describe('the real Codex CLI reads the config perch connect wrote', { skip: codexCli.skip }, () => {
+  test('codex mcp list shows Perch as a streamable HTTP server with the key env var, beside the user\'s own server', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
+    const r = spawnSync(process.execPath, [codexCli.bin!, 'mcp', 'list', '--json'], { cwd: home, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const servers = JSON.parse(r.stdout) as any[];
+    assert.deepEqual(servers.map((s) => s.name).sort(), ['docs', 'perch']);
+    const perch = servers.find((s) => s.name === 'perch');
+    assert.equal(perch.enabled, true);
+    assert.deepEqual([perch.transport.type, perch.transport.url, perch.transport.bearer_token_env_var], ['streamable_http', served.mcpUrl, keyEnvVar(a.name)]);
   });
 });

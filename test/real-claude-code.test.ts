@@ -90,7 +90,7 @@ async function pendingOf(agent: AgentKey): Promise<any> {
     const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
     found = requests.find((r: any) => r.requester?.id === agent.id);
     return !!found;
-  }, 60_000, `the Bash prompt of ${agent.name} as a pending Perch request`);
+  }, 120_000, `the Bash prompt of ${agent.name} as a pending Perch request`);
   return found;
 }
 
