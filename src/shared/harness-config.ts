@@ -156,3 +156,15 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
 export function hooksSnippet(o: ConnectOptions): string {
   return setPermissionHook(undefined, o, 'hooks').trimEnd();
 }
+
+/**
+ * The snippets the Agents page adds to a client's connection snippets: the one `perch connect` command per
+ * harness (MCP entry and permission hook at once) and the hook itself, to paste into a hooks file by hand.
+ */
+export function harnessSnippets(mcpUrl: string, agent: string): Record<string, string> {
+  const o = { agent, mcpUrl };
+  return {
+    perch_connect: `perch connect claude-code ${agent} --write   # ~/.claude.json + ~/.claude/settings.json\nperch connect codex ${agent} --write         # ~/.codex/config.toml + ~/.codex/hooks.json`,
+    permission_hook: hooksSnippet(o),
+  };
+}
