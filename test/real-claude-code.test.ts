@@ -13,6 +13,7 @@ import path from 'node:path';
 import { BIN, addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { claudeCode, runClaude } from './real-harness';
 import { keyEnvVar } from '../src/shared/snippets';
+import { wakeRecipes } from '../src/shared/wake';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from './model-standin';
 
 const claude = claudeCode();
@@ -177,5 +178,36 @@ describe('the real Claude Code asks Perch at its Bash permission prompt (claude 
     const result = bashResult(run);
     assert.equal(result.is_error, true);
     assert.match(resultText(result), /Paused in Perch by the owner: stop touching files/);
+  });
+});
+
+describe('a Claude Code wake run Perch starts brings its permission prompts to the owner (the recipe\'s --settings "$PERCH_CLAUDE_SETTINGS")', { skip: claude.skip }, () => {
+  test('woken by a message, the headless run\'s Bash prompt is a Perch request; the owner approves and the run does it', async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('ccwake'));
+    const runHome = fs.mkdtempSync(path.join(home, 'wake-home-'));
+    const dir = fs.mkdtempSync(path.join(home, 'wake-project-'));
+    const recipe = wakeRecipes(agent.name).find((r) => r.id === 'claude-code')!;
+    assert.match(recipe.form.shell!, /--settings "\$PERCH_CLAUDE_SETTINGS"/);
+    const shell = recipe.form.shell!.replace(/^claude /, `"${claude.bin}" `);
+    await ownerOk(served, 'wake.set', {
+      agent: agent.id,
+      shell,
+      cwd: dir,
+      env: { HOME: runHome, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'dummy', ENABLE_TOOL_SEARCH: 'false', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      timeout_secs: 240,
+    });
+    const group = await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] });
+    await ownerOk(served, 'messages.send', { conv_id: group.conversation.conv_id, text: 'please touch the marker', to: [agent.id] });
+    const req = await pendingOf(agent);
+    assert.equal(req.title, `Allow Bash: ${COMMAND}?`);
+    assert.equal(req.context.cwd, fs.realpathSync(dir));
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    let run: any;
+    await eventually(async () => {
+      [run] = (await ownerOk(served, 'wake.runs', { agent: agent.id })).runs;
+      return run && run.status !== 'running' && run.status !== 'starting';
+    }, 120_000, 'the wake run to end');
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.ok(fs.existsSync(path.join(dir, MARKER)), 'the approved command ran in the wake run');
   });
 });
