@@ -109,3 +109,74 @@ export function startStandIn(reply: (req: MessagesRequest, index: number) => Blo
     });
   });
 }
+
+// ---- the OpenAI Responses API, for Codex ---------------------------------------------------------
+
+export type ResponsesItem =
+  | { type: 'message'; text: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: Record<string, unknown> };
+
+export interface ResponsesRequest {
+  model?: string;
+  tools?: { name?: string; type?: string }[];
+  input: any[];
+  [k: string]: unknown;
+}
+
+/** The function_call_output items of a Responses request. */
+export function functionOutputs(req: ResponsesRequest): any[] {
+  return (req.input ?? []).filter((i: any) => i?.type === 'function_call_output');
+}
+
+/**
+ * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
+ * (response.output_item.added / .done), response.completed. `reply` gives the item of each answer.
+ */
+export function startResponsesStandIn(reply: (req: ResponsesRequest) => ResponsesItem): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
+  const requests: ResponsesRequest[] = [];
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !(req.url ?? '').split('?')[0]!.endsWith('/responses')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      let body: ResponsesRequest;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesRequest;
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      requests.push(body);
+      const r = reply(body);
+      const id = `resp_standin_${++n}`;
+      const item = r.type === 'message'
+        ? { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: r.text }] }
+        : { type: 'function_call', id: `fc_${n}`, call_id: r.call_id, name: r.name, arguments: JSON.stringify(r.arguments) };
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      ev('response.created', { response: { id } });
+      ev('response.output_item.added', { output_index: 0, item });
+      ev('response.output_item.done', { output_index: 0, item });
+      ev('response.completed', { response: { id, usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 } } });
+      res.end();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        requests,
+        close: () => new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+      });
+    });
+  });
+}
