@@ -46,8 +46,11 @@ function installed(cacheName: string, spec: string, bin: string): Installed {
       const failed = npmInstall(staging, spec);
       if (failed) return { skip: failed };
       if (!fs.existsSync(path.join(staging, 'node_modules', bin))) return { skip: `the install of ${spec} has no node_modules/${bin} (optional dependency not installed)` };
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.renameSync(staging, dir);
+      // Another test process may have finished the same install meanwhile: keep the one in place (it may be running).
+      if (!fs.existsSync(file)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.renameSync(staging, dir);
+      }
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
