@@ -102,7 +102,7 @@ describe('wake runs', () => {
       assert.ok(!all.includes(dataDir) && !all.includes(served.dataDir), 'neither is the data dir (where runtime.json is)');
       assert.ok(!all.includes('runtime.json'));
       const perchVars = Object.keys(handed.env).filter((k) => k.toUpperCase().startsWith('PERCH_')).sort();
-      assert.deepEqual(perchVars, ['PERCH_AGENT', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'], 'only the run\'s own PERCH_ variables');
+      assert.deepEqual(perchVars, ['PERCH_AGENT', 'PERCH_CLAUDE_SETTINGS', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'], 'only the run\'s own PERCH_ variables');
     } finally {
       fs.rmSync(handedFile, { force: true });
     }

@@ -113,7 +113,7 @@ export interface WakeRecipe {
 /** Ready-made wake actions (shown in the Agents page and the README). NAME is the agent's name. */
 export function wakeRecipes(name: string): WakeRecipe[] {
   const prompt = WAKE_PROMPT.replace(/'/g, '');
-  const claude = `claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --allowedTools "mcp__perch" --output-format json`;
+  const claude = `claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --settings "$PERCH_CLAUDE_SETTINGS" --allowedTools "mcp__perch" --output-format json`;
   const codex = `codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"`;
   const gemini = `gemini -p "${prompt}" --yolo`;
   return [
@@ -122,7 +122,7 @@ export function wakeRecipes(name: string): WakeRecipe[] {
       title: 'Claude Code (headless)',
       cli: `perch agent wake ${name} --cwd path/to/project --shell '${claude}'`,
       form: { shell: claude, cwd: 'path/to/project' },
-      note: 'PERCH_MCP_CONFIG is a config naming this hub with the run\'s own key; --output-format json lets Perch count the run\'s cost.',
+      note: 'PERCH_MCP_CONFIG is a config naming this hub with the run\'s own key; PERCH_CLAUDE_SETTINGS adds the PermissionRequest hook, so the run\'s permission prompts come to your Approvals inbox instead of failing it; --output-format json lets Perch count the run\'s cost.',
     },
     {
       id: 'codex',

@@ -13,6 +13,7 @@ import { backup, restore } from './backup';
 import { exportCmd, importCmd } from './archive';
 import { HOOK_HELP, cmdHook } from './hook';
 import { CHANNEL_HELP, cmdChannel } from './channel';
+import { connect } from './connect';
 
 const version: Command = {
   names: ['version'],
@@ -52,7 +53,7 @@ const channel: Command = {
   },
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, channel, backup, restore, exportCmd, importCmd, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

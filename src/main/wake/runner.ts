@@ -1,6 +1,6 @@
 // Wake runs, the OS side: starts the owner's command (its own process group; on Windows killed as a tree
 // with taskkill /T /F), captures its output to a size-capped 0600 log, writes the run's MCP client config
-// (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
+// and Claude Code settings with the permission hook (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
 // credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/waking/wake-runs.ts) decides
 // when; this only does. The run key reaches the process in its environment only: never in argv, never in
 // a log (output that echoes it is redacted, also in pieces or split over writes: wake/redact.ts).
@@ -25,6 +25,25 @@ export interface RunnerOptions {
   logMaxBytes?: number;
   webhookAttempts?: number;
   webhookRetryMs?: number;
+}
+
+/**
+ * The command a run's harness runs at its permission prompts: this install's `perch hook permission-request`
+ * (node and bin/perch.js when the hub runs from a CLI install, else `perch` on the PATH). It reads the run's
+ * own PERCH_KEY and PERCH_URL from the environment the harness passes on.
+ */
+export function permissionHookCommand(): string {
+  if (!process.versions.electron) {
+    for (const bin of [path.resolve(__dirname, '..', 'bin', 'perch.js'), path.resolve(__dirname, '..', '..', '..', 'bin', 'perch.js')]) {
+      if (fs.existsSync(bin)) return `"${process.execPath}" "${bin}" hook permission-request`;
+    }
+  }
+  return 'perch hook permission-request';
+}
+
+/** Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner. */
+function claudeSettings(): string {
+  return JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: permissionHookCommand(), timeout: 600 }] }] } }, null, 2);
 }
 
 /** The hub's own PERCH_* variables are not passed on: each run gets its own. */
@@ -108,10 +127,12 @@ export class ProcessLauncher implements WakeLauncher {
     // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
     const runDir = fs.mkdtempSync(path.join(this.runFilesDir, 'perch-run-'));
     const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
+    const settingsFile = path.join(runDir, `${spec.runId}.claude-settings.json`);
     const removeConfig = () => { try { fs.rmSync(runDir, { recursive: true, force: true }); } catch { /* gone */ } };
     try {
       fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } }, null, 2), { mode: 0o600 });
       fs.chmodSync(configFile, 0o600);
+      fs.writeFileSync(settingsFile, claudeSettings(), { mode: 0o600 });
     } catch (err) {
       removeConfig();
       log.close();
@@ -126,6 +147,7 @@ export class ProcessLauncher implements WakeLauncher {
       PERCH_RUN_ID: spec.runId,
       PERCH_WAKE: JSON.stringify(spec.why),
       PERCH_MCP_CONFIG: configFile,
+      PERCH_CLAUDE_SETTINGS: settingsFile,
     };
     const windows = process.platform === 'win32';
     let child: ChildProcess;

@@ -1,5 +1,6 @@
 // An agent's connection snippets again, after its key dialog closed.
 import { connectionSnippets, keyEnvVar } from '../../../shared/snippets';
+import { harnessSnippets } from '../../../shared/harness-config';
 import { useSession } from '../../stores/session';
 import { Dialog } from '../common';
 import { Snippets } from './Snippets';
@@ -14,7 +15,7 @@ export function ConnectDialog({ agent, onClose }: { agent: string; onClose: () =
         Perch keeps only a hash of {agent}’s key, so these snippets use <code>${env}</code> where the key goes: set it to the key you were shown when you added{' '}
         {agent} (or rotate the key for a new one). Clients that cannot read the environment need the key pasted in place of <code>{`\${${env}}`}</code>.
       </p>
-      {mcpUrl ? <Snippets snippets={connectionSnippets(mcpUrl, agent, null)} /> : <p className="muted">Loading…</p>}
+      {mcpUrl ? <Snippets snippets={{ ...harnessSnippets(mcpUrl, agent), ...connectionSnippets(mcpUrl, agent, null) }} /> : <p className="muted">Loading…</p>}
     </Dialog>
   );
 }

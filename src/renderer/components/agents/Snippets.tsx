@@ -3,6 +3,7 @@ import { CopyButton } from '../common';
 
 const ENV_HINT = 'Put the first line in your shell profile (e.g. ~/.zshrc) and restart the app, then';
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
+  { key: 'perch_connect', label: 'perch connect', hint: 'One command per harness: Perch as its MCP server and its own permission prompts in your Approvals inbox (a diff first; --write edits the files, with a backup):' },
   { key: 'claude_code', label: 'Claude Code', hint: 'Run in a terminal (--scope user: every project of yours sees it):' },
   { key: 'claude_desktop', label: 'Claude Desktop', hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), then restart Claude Desktop. It runs mcp-remote through npx:' },
   { key: 'cursor', label: 'Cursor', hint: `${ENV_HINT} add the rest to ~/.cursor/mcp.json (or the project’s .cursor/mcp.json):` },
@@ -11,6 +12,7 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'codex', label: 'Codex CLI', hint: `${ENV_HINT} add the rest to ~/.codex/config.toml:` },
   { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
   { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json:' },
+  { key: 'permission_hook', label: 'Permission hook', hint: 'The same hook by hand: Claude Code’s ~/.claude/settings.json or Codex’s ~/.codex/hooks.json (perch on your PATH):' },
   { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):' },
 ];
 

@@ -1,0 +1,82 @@
+// The real Claude Code's permission prompt in the owner's browser inbox: `claude -p` (pinned, installed on
+// demand: test/real-harness.ts; a scripted stand-in model asks for a Bash command) runs with
+// `perch hook permission-request` as its PermissionRequest hook; the prompt appears live in Approvals, and
+// Approve in the browser lets the command run, Reject keeps it from running.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { useHarness, openPage } from './harness';
+import { claudeCode, runClaude } from '../test/real-harness';
+import { resultText, startStandIn, toolResults, type StandIn } from '../test/model-standin';
+import { keyEnvVar } from '../src/shared/snippets';
+
+const BIN = path.resolve(__dirname, '..', 'bin', 'perch.js');
+const claude = claudeCode();
+
+describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }, () => {
+  const h = useHarness({ agents: ['kit'] });
+  let model: StandIn;
+  let home: string;
+  let n = 0;
+
+  before(async () => {
+    model = await startStandIn((req) => {
+      if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
+      const done = toolResults(req)[0];
+      if (done) return [{ type: 'text', text: `bash said: ${resultText(done)}` }];
+      // The command names the run, so each prompt is its own card.
+      const run = /run (\d+)/.exec(JSON.stringify(req.messages[0]?.content ?? ''))?.[1] ?? '0';
+      return [{ type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: `touch browser-${run}.marker`, description: 'Touch the marker file' } }];
+    });
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-e2e-claude-'));
+  });
+  after(async () => {
+    await model?.close();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  /** claude -p as kit, its Bash prompt going to Perch; resolves with the project dir when it exits. */
+  async function prompt(): Promise<{ run: number; done: Promise<{ dir: string; code: number | null }> }> {
+    const kit = h().agents.kit!;
+    fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ mcpServers: { perch: { type: 'http', url: h().mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar('kit')}}` } } } }));
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook permission-request --agent kit --url ${h().mcpUrl} --timeout 60`, timeout: 90 }] }] } }));
+    const run = ++n;
+    const dir = fs.mkdtempSync(path.join(home, 'project-'));
+    const done = runClaude(claude.bin!, ['-p', `Touch the marker, run ${run}.`], { cwd: dir, home, env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar('kit')]: kit.key } }).then((r) => ({ dir, code: r.code }));
+    return { run, done };
+  }
+
+  test('the prompt appears live in Approvals with its command; Approve runs it', { timeout: 150_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Approvals');
+    const { run, done } = await prompt();
+    const card = page.getByRole('region', { name: `Allow Bash: touch browser-${run}.marker?` });
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByText(`touch browser-${run}.marker`, { exact: false }).first().waitFor();
+    await h().screenshot('real-claude-code-prompt');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const { dir, code } = await done;
+    assert.equal(code, 0);
+    assert.ok(fs.existsSync(path.join(dir, `browser-${run}.marker`)), 'the approved command ran');
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('Reject in the browser: the command does not run and Claude Code hands the denial to the model', { timeout: 150_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Approvals');
+    const before = model.requests.length;
+    const { run, done } = await prompt();
+    const card = page.getByRole('region', { name: `Allow Bash: touch browser-${run}.marker?` });
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('not now');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    const { dir } = await done;
+    assert.equal(fs.existsSync(path.join(dir, `browser-${run}.marker`)), false, 'the rejected command did not run');
+    const denial = model.requests.slice(before).flatMap(toolResults).find((b) => b.tool_use_id === 'toolu_bash');
+    assert.equal(denial?.is_error, true);
+    assert.match(resultText(denial), /Denied by the owner in Perch: not now/);
+  });
+});

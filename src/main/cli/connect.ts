@@ -1,0 +1,157 @@
+// `perch connect CLIENT NAME`: wires agent NAME into a client. For Claude Code and Codex it shows the edits to
+// the client's own config files (Perch as MCP server, the PermissionRequest hook) as a unified diff and, with
+// --write, makes them: a timestamped backup of each file first, the rest of the file as it was, and nothing
+// when it is already so (idempotent). The other clients get their snippet to paste. The key is never written:
+// the configs refer to PERCH_KEY_<NAME>. The edits themselves are pure (src/shared/harness-config.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DB_FILE_NAME } from '../store/db';
+import { findAgent } from '../hub/identity/identities';
+import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
+import { TomlEditError } from '../../shared/toml-table';
+import { unifiedDiff } from '../../shared/text-diff';
+import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from './common';
+
+export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--channel] [--url URL] [--data-dir DIR] [--json]
+
+Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
+  claude-code  ~/.claude.json: Perch as the MCP server "perch" (user scope); ~/.claude/settings.json: the
+               PermissionRequest hook \`perch hook permission-request --agent NAME\` (your Approvals inbox
+               decides Claude Code's own permission prompts)
+  codex        ~/.codex/config.toml: [mcp_servers.perch] with bearer_token_env_var; ~/.codex/hooks.json: the
+               same PermissionRequest hook (Codex asks you to trust it once, in /hooks)
+  others       prints the config snippet to paste (they have no permission hook)
+Without --write it prints the changes as a diff and changes nothing. With --write it edits those files
+(a backup FILE.perch-backup-<time> first; running it again changes nothing). The key is never written:
+the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). perch must be
+on the client's PATH for the hook (and the channel).
+  --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
+               session; a research preview of Claude Code: start it with
+               claude --dangerously-load-development-channels server:perch)
+  --url URL    the hub's MCP URL (default: the running hub's, else the default port)
+${DATA_DIR_LINE}
+  --json       print the plan (and what was written) as JSON`;
+
+interface FileChange {
+  file: string;
+  what: string;
+  diff: string;
+  changed: boolean;
+  backup?: string;
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
+
+/** Writes text to file through a temporary file and a rename, keeping the old file's mode (settings may be 0600). */
+function writeAtomically(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let mode = 0o600;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    // a new file: this user's only
+  }
+  const tmp = `${file}.perch-${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { mode });
+  fs.renameSync(tmp, file);
+}
+
+function parseClient(s: string | undefined): ConnectClient {
+  if (s === undefined) throw new UsageError(`perch connect needs CLIENT and NAME, e.g. perch connect claude-code kit (CLIENT: ${CONNECT_CLIENTS.join(', ')})`);
+  if (!(CONNECT_CLIENTS as readonly string[]).includes(s)) throw new UsageError(`unknown client ${JSON.stringify(s)}: use ${CONNECT_CLIENTS.join(', ')}`);
+  return s as ConnectClient;
+}
+
+async function cmdConnect(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { write: { type: 'boolean' }, channel: { type: 'boolean' }, url: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const client = parseClient(positionals[0]);
+  const name = positionals[1];
+  if (name === undefined) throw new UsageError(`perch connect ${client} needs the agent's NAME, e.g. perch connect ${client} kit`);
+  if (positionals.length > 2) throw new UsageError(`unexpected ${JSON.stringify(positionals[2])}`);
+  if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
+  if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
+  if (values.write && !WRITABLE_CLIENTS.includes(client)) {
+    throw new UsageError(`--write edits the config files of ${WRITABLE_CLIENTS.join(' and ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`);
+  }
+  const dataDir = dataDirOf(values);
+  if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME))) fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
+  const agent = withHub(dataDir, (hub) => findAgent(hub, name)).name;
+  const o: ConnectOptions = { agent, mcpUrl: values.url ?? mcpUrlFor(dataDir), channel: !!values.channel };
+  const env = keyEnvVar(agent);
+  const home = os.homedir();
+
+  if (!WRITABLE_CLIENTS.includes(client)) {
+    const snippet = connectionSnippets(o.mcpUrl, agent, null)[SNIPPET_OF[client]]!;
+    print(!!values.json, { client, agent, snippet }, () => `Add this to ${client}'s config (the key stays in ${env}):\n\n${snippet}`);
+    return;
+  }
+
+  // Every edit is computed before anything is written: a file that cannot be edited changes nothing anywhere.
+  const planned: Array<FileChange & { abs: string; next: string }> = [];
+  for (const e of configEdits(client, o)) {
+    const abs = path.join(home, e.file);
+    const old = readIfThere(abs);
+    let next: string;
+    try {
+      next = e.apply(old);
+    } catch (err) {
+      if (err instanceof ConfigFileError) fail(`${err.message}. Nothing was written.`, 1);
+      if (err instanceof TomlEditError) fail(`cannot add [mcp_servers.perch] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.perch]\n${codexMcpLines(o).join('\n')}`, 1);
+      throw err;
+    }
+    const changed = next !== old;
+    planned.push({ abs, file: abs, what: e.what, next, changed, diff: changed ? unifiedDiff(old ?? '', next, abs, old === undefined ? '/dev/null' : abs) : '' });
+  }
+  if (values.write) {
+    for (const p of planned) {
+      if (!p.changed) continue;
+      if (fs.existsSync(p.abs)) {
+        p.backup = `${p.abs}.perch-backup-${stamp()}`;
+        fs.copyFileSync(p.abs, p.backup, fs.constants.COPYFILE_EXCL);
+      }
+      writeAtomically(p.abs, p.next);
+    }
+  }
+  const start = startCommand(client, o);
+  const files = planned.map(({ file, what, diff, changed, backup }) => ({ file, what, changed, diff, ...(backup ? { backup } : {}) }));
+  print(!!values.json, { client, agent, key_env: env, written: !!values.write, files, start }, () => {
+    const out: string[] = [];
+    for (const f of files) {
+      if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
+      else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
+      else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
+    }
+    if (!values.write && files.some((f) => f.changed)) out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
+    out.push(`Then start ${client === 'codex' ? 'Codex' : 'Claude Code'} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
+    if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:perch`);
+    if (client === 'codex') out.push('Codex runs a new hook only after you trust it: review it once in Codex with /hooks.');
+    return out.join('\n\n');
+  });
+}
+
+export const connect: Command = {
+  names: ['connect'],
+  usage: `  perch connect CLIENT NAME [--write] [--channel]
+      Wire an agent into Claude Code or Codex (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
+  help: () => CONNECT_HELP,
+  run: (argv) => cmdConnect(argv),
+};

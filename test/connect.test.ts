@@ -1,0 +1,235 @@
+// `perch connect CLIENT NAME` (src/main/cli/connect.ts) on a temporary HOME holding real-looking config
+// files: without --write it shows a diff and writes nothing; with --write it edits the files (backup first,
+// other settings kept, the key never written), twice in a row without duplicates; bad input changes nothing.
+// With the real Claude Code (test/real-harness.ts) the written config is the one it runs with: `claude mcp
+// list` connects to Perch, and `claude -p` sends its Bash prompt to the owner through the written hook.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { claudeCode, codex, runClaude } from './real-harness';
+import { spawnSync } from 'node:child_process';
+import { startStandIn, toolResults } from './model-standin';
+import { keyEnvVar } from '../src/shared/snippets';
+
+const served = useSharedServe();
+const homes: string[] = [];
+after(() => {
+  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
+});
+
+const CLAUDE_JSON = { numStartups: 12, theme: 'dark', projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true } }, mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } } };
+const SETTINGS = { $schema: 'https://json.schemastore.org/claude-code-settings.json', permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] }, model: 'opus' };
+const CODEX_TOML = `# my Codex config
+model = "gpt-5.5"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "@example/docs-mcp"]
+
+[profiles.fast]
+model = "gpt-5.5-mini"
+`;
+
+/** A temporary HOME with the files people have there already. */
+function homeWithConfigs(): string {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-home-'));
+  homes.push(home);
+  fs.writeFileSync(path.join(home, '.claude.json'), `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
+  fs.mkdirSync(path.join(home, '.claude'));
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(SETTINGS, null, 2)}\n`);
+  fs.mkdirSync(path.join(home, '.codex'));
+  fs.writeFileSync(path.join(home, '.codex', 'config.toml'), CODEX_TOML);
+  return home;
+}
+
+/** Every file under dir with its content (what changed on disk). */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function connect(home: string, args: string[]) {
+  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
+}
+
+async function newAgent(): Promise<AgentKey> {
+  return addAgent(served.dataDir, uniqueName('conn'));
+}
+
+describe('perch connect claude-code / codex NAME edits the client\'s own config files', () => {
+  test('without --write: a diff of what would change, and nothing is written', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    const before = snapshot(home);
+    const r = await connect(home, ['claude-code', a.name]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\.claude\.json would get Perch as the MCP server `perch`/);
+    assert.match(r.stdout, /^\+ {4}"perch": \{$/m);
+    assert.match(r.stdout, /Nothing was written\. Run again with --write/);
+    assert.match(r.stdout, new RegExp(`export ${keyEnvVar(a.name)}=perch_…`));
+    assert.deepEqual(snapshot(home), before);
+  });
+
+  test('claude-code --write: Perch in ~/.claude.json and the hook in ~/.claude/settings.json, everything else kept, backups, the key nowhere; twice gives no duplicates', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    const r = await connect(home, ['claude-code', a.name, '--write', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.written, true);
+    assert.deepEqual(out.files.map((f: any) => f.changed), [true, true]);
+    const claudeJson = JSON.parse(fs.readFileSync(path.join(home, '.claude.json'), 'utf8'));
+    assert.deepEqual({ ...claudeJson, mcpServers: { github: claudeJson.mcpServers.github } }, CLAUDE_JSON, 'the rest of ~/.claude.json is as it was');
+    assert.deepEqual(claudeJson.mcpServers.perch, { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(a.name)}}` } });
+    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
+    assert.deepEqual(settings.permissions, SETTINGS.permissions);
+    assert.deepEqual(settings.hooks.PostToolUse, SETTINGS.hooks.PostToolUse);
+    assert.deepEqual(settings.hooks.PermissionRequest, [{ hooks: [{ type: 'command', command: `perch hook permission-request --agent ${a.name} --url ${served.mcpUrl}`, timeout: 600 }] }]);
+    for (const f of out.files) {
+      assert.ok(f.backup && fs.existsSync(f.backup), `a backup of ${f.file}`);
+      assert.equal(fs.readFileSync(f.backup, 'utf8'), f.file.endsWith('settings.json') ? `${JSON.stringify(SETTINGS, null, 2)}\n` : `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
+    }
+    for (const text of Object.values(snapshot(home))) assert.ok(!text.includes(a.key), 'the key is in no file');
+
+    const files = snapshot(home);
+    const again = await connect(home, ['claude-code', a.name, '--write']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /already has Perch as the MCP server/);
+    assert.match(again.stdout, /already has the Perch hooks \(PermissionRequest, PreToolUse, Notification, Stop, SessionStart, SessionEnd/);
+    assert.deepEqual(snapshot(home), files, 'the second run changed nothing and made no new backup');
+  });
+
+  test('codex --write: [mcp_servers.perch] with bearer_token_env_var appended to config.toml (every other line kept), hooks.json created; twice gives no duplicates', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    const r = await connect(home, ['codex', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Codex runs a new hook only after you trust it/);
+    const toml = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8');
+    assert.equal(toml, `${CODEX_TOML}\n[mcp_servers.perch]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\n`);
+    const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
+    const hook = (sub: string, timeout: number) => [{ hooks: [{ type: 'command', command: `perch hook ${sub} --agent ${a.name} --url ${served.mcpUrl}`, timeout }] }];
+    // Codex's hooks reference has no Notification or SessionEnd event.
+    assert.deepEqual(hooks, { hooks: { PermissionRequest: hook('permission-request', 600), PreToolUse: hook('pre-tool-use', 10), Stop: hook('stop', 10), SessionStart: hook('session-start', 10) } });
+    const backups = fs.readdirSync(path.join(home, '.codex')).filter((f) => f.startsWith('config.toml.perch-backup-'));
+    assert.equal(backups.length, 1);
+    assert.equal(fs.readFileSync(path.join(home, '.codex', backups[0]!), 'utf8'), CODEX_TOML);
+    const files = snapshot(home);
+    assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
+    assert.deepEqual(snapshot(home), files);
+  });
+
+  test('other clients print their snippet (the key by reference); --write is refused for them', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    const before = snapshot(home);
+    const r = await connect(home, ['cursor', a.name]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`"Authorization": "Bearer \\$\\{env:${keyEnvVar(a.name)}\\}"`));
+    const w = await connect(home, ['cursor', a.name, '--write']);
+    assert.equal(w.code, 2);
+    assert.match(w.stderr, /--write edits the config files of claude-code and codex/);
+    assert.deepEqual(snapshot(home), before);
+  });
+
+  test('a bad client, a missing agent, a config that is not JSON or a TOML table it cannot place: a clear error and nothing written', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    const before = snapshot(home);
+    const bad = await connect(home, ['claude-cod', a.name, '--write']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown client "claude-cod": use claude-code, codex/);
+    const missing = await connect(home, ['claude-code', 'nobody-here', '--write']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /No agent named "nobody-here"/);
+    const noName = await connect(home, ['codex']);
+    assert.equal(noName.code, 2);
+    assert.match(noName.stderr, /needs the agent's NAME/);
+    assert.deepEqual(snapshot(home), before);
+
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), '{ "permissions": { ');
+    const broken = snapshot(home);
+    const notJson = await connect(home, ['claude-code', a.name, '--write']);
+    assert.equal(notJson.code, 1);
+    assert.match(notJson.stderr, /settings\.json is not valid JSON .*Nothing was written/);
+    assert.deepEqual(snapshot(home), broken, '~/.claude.json was not written either');
+
+    fs.writeFileSync(path.join(home, '.codex', 'config.toml'), 'mcp_servers.perch.url = "http://elsewhere/mcp"\n');
+    const dotted = snapshot(home);
+    const toml = await connect(home, ['codex', a.name, '--write']);
+    assert.equal(toml.code, 1);
+    assert.match(toml.stderr, /cannot add \[mcp_servers\.perch\].*Nothing was written\. Edit it by hand/s);
+    assert.deepEqual(snapshot(home), dotted);
+  });
+});
+
+const claude = claudeCode();
+
+describe('the real Claude Code runs with the config perch connect wrote', { skip: claude.skip }, () => {
+  test('claude mcp list connects to Perch; claude -p sends its Bash prompt to the owner through the written hook', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
+    // `perch` on the PATH, as after npm install -g (the written hook runs `perch hook ...`).
+    const binDir = path.join(home, 'bin');
+    fs.mkdirSync(binDir);
+    fs.writeFileSync(path.join(binDir, 'perch'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${binDir}:${process.env.PATH}`, [keyEnvVar(a.name)]: a.key };
+    const project = fs.mkdtempSync(path.join(home, 'project-'));
+
+    const list = await runClaude(claude.bin!, ['mcp', 'list'], { cwd: project, home, env, timeoutMs: 60_000 });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`^perch: ${served.mcpUrl.replace(/[.]/g, '\\.')} \\(HTTP\\) - ✔ Connected$`, 'm'));
+    assert.match(list.stdout, /^github: /m, 'the user\'s own server is still there');
+
+    const model = await startStandIn((req) => {
+      if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
+      if (toolResults(req).length) return [{ type: 'text', text: 'done' }];
+      return [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'touch connected.marker' } }];
+    });
+    try {
+      const run = runClaude(claude.bin!, ['-p', 'Touch the marker.'], { cwd: project, home, env: { ...env, ANTHROPIC_BASE_URL: model.url } });
+      let req: any;
+      await eventually(async () => {
+        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+        req = requests.find((x: any) => x.requester?.id === a.id);
+        return !!req;
+      }, 120_000, 'the prompt as a Perch request');
+      assert.equal(req.title, 'Allow Bash: touch connected.marker?');
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      assert.equal((await run).code, 0);
+      assert.ok(fs.existsSync(path.join(project, 'connected.marker')), 'the approved command ran');
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+const codexCli = codex();
+
+describe('the real Codex CLI reads the config perch connect wrote', { skip: codexCli.skip }, () => {
+  test('codex mcp list shows Perch as a streamable HTTP server with the key env var, beside the user\'s own server', async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
+    const r = spawnSync(process.execPath, [codexCli.bin!, 'mcp', 'list', '--json'], { cwd: home, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const servers = JSON.parse(r.stdout) as any[];
+    assert.deepEqual(servers.map((s) => s.name).sort(), ['docs', 'perch']);
+    const perch = servers.find((s) => s.name === 'perch');
+    assert.equal(perch.enabled, true);
+    assert.deepEqual([perch.transport.type, perch.transport.url, perch.transport.bearer_token_env_var], ['streamable_http', served.mcpUrl, keyEnvVar(a.name)]);
+  });
+});

@@ -1,0 +1,182 @@
+// A scripted stand-in for the Anthropic Messages API on 127.0.0.1, so the real Claude Code runs offline in
+// tests (ANTHROPIC_BASE_URL points here). Every POST /v1/messages is recorded and answered by the test's
+// `reply` function: streamed (message_start, content_block_start / _delta / _stop, message_delta,
+// message_stop) when the request asks for a stream, else one JSON message. Anything else gets 404.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface MessagesRequest {
+  model?: string;
+  stream?: boolean;
+  tools?: { name: string }[];
+  messages: { role: string; content: string | any[] }[];
+  [k: string]: unknown;
+}
+
+export interface StandIn {
+  url: string;
+  /** Every Messages request so far, in order. */
+  requests: MessagesRequest[];
+  close(): Promise<void>;
+}
+
+/** The tool_result blocks of the last user message of a request. */
+export function toolResults(req: MessagesRequest): any[] {
+  const last = req.messages[req.messages.length - 1];
+  if (!last || last.role !== 'user' || typeof last.content === 'string') return [];
+  return last.content.filter((b: any) => b?.type === 'tool_result');
+}
+
+/** The text of a tool_result block (string content or text blocks). */
+export function resultText(block: any): string {
+  if (typeof block?.content === 'string') return block.content;
+  if (Array.isArray(block?.content)) return block.content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('');
+  return '';
+}
+
+function sse(res: http.ServerResponse, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+let ids = 0;
+
+/** Starts the stand-in; `reply` gives the content blocks of each answer (a tool_use block ends the turn with stop_reason tool_use). */
+export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[]): Promise<StandIn> {
+  const requests: MessagesRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } }));
+        return;
+      }
+      let body: MessagesRequest;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesRequest;
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      const index = requests.push(body) - 1;
+      let blocks: Block[];
+      try {
+        blocks = reply(body, index);
+      } catch (e) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(e) } }));
+        return;
+      }
+      const id = `msg_standin_${++ids}`;
+      const model = body.model ?? 'claude-standin';
+      const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+      const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      sse(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+      blocks.forEach((b, i) => {
+        if (b.type === 'text') {
+          sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
+          sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text } });
+        } else {
+          sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+          sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+        }
+        sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
+      });
+      sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+      sse(res, 'message_stop', { type: 'message_stop' });
+      res.end();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        close: () => new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+      });
+    });
+  });
+}
+
+// ---- the OpenAI Responses API, for Codex ---------------------------------------------------------
+
+export type ResponsesItem =
+  | { type: 'message'; text: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: Record<string, unknown> };
+
+export interface ResponsesRequest {
+  model?: string;
+  tools?: { name?: string; type?: string }[];
+  input: any[];
+  [k: string]: unknown;
+}
+
+/** The function_call_output items of a Responses request. */
+export function functionOutputs(req: ResponsesRequest): any[] {
+  return (req.input ?? []).filter((i: any) => i?.type === 'function_call_output');
+}
+
+/**
+ * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
+ * (response.output_item.added / .done), response.completed. `reply` gives the item of each answer.
+ */
+export function startResponsesStandIn(reply: (req: ResponsesRequest) => ResponsesItem): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
+  const requests: ResponsesRequest[] = [];
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !(req.url ?? '').split('?')[0]!.endsWith('/responses')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      let body: ResponsesRequest;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesRequest;
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      requests.push(body);
+      const r = reply(body);
+      const id = `resp_standin_${++n}`;
+      const item = r.type === 'message'
+        ? { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: r.text }] }
+        : { type: 'function_call', id: `fc_${n}`, call_id: r.call_id, name: r.name, arguments: JSON.stringify(r.arguments) };
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      ev('response.created', { response: { id } });
+      ev('response.output_item.added', { output_index: 0, item });
+      ev('response.output_item.done', { output_index: 0, item });
+      ev('response.completed', { response: { id, usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 } } });
+      res.end();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        requests,
+        close: () => new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+      });
+    });
+  });
+}

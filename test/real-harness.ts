@@ -1,0 +1,136 @@
+// The real Claude Code and Codex CLI for tests, pinned, installed once on demand into cache dirs under
+// os.tmpdir() (like scripts/conformance.ts does with its suite): each is ~400 MB, so neither is one of the
+// project's dependencies. npm here may skip install scripts, so Claude Code's platform package binary
+// (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency) is run directly. When one
+// cannot be installed (offline, another platform), the tests that need it skip with the reason;
+// PERCH_REAL_HARNESS=0 skips them without trying.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CLAUDE_CODE_VERSION = '2.1.332';
+export const CODEX_VERSION = '0.171.0';
+const INSTALL_TIMEOUT_MS = 300_000;
+
+export type Installed = { bin: string; skip?: undefined } | { bin?: undefined; skip: string };
+
+function npmInstall(dir: string, spec: string): string | undefined {
+  const npmCli = process.env.npm_execpath;
+  const args = ['install', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', spec];
+  const r = npmCli && /\.c?js$/.test(npmCli)
+    ? spawnSync(process.execPath, [npmCli, ...args], { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS })
+    : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS, shell: process.platform === 'win32' });
+  if (r.error || r.status !== 0) return `npm install ${spec} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' ')}`;
+  return undefined;
+}
+
+const PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'];
+
+/**
+ * PACKAGE@VERSION installed once into os.tmpdir()/perch-<cacheName>-<version>; `bin` is the path (inside
+ * node_modules) that must be there afterwards. Skips (with the reason) when it cannot be installed.
+ */
+function installed(cacheName: string, spec: string, bin: string): Installed {
+  if (process.env.PERCH_REAL_HARNESS === '0') return { skip: 'PERCH_REAL_HARNESS=0' };
+  const platform = `${process.platform}-${process.arch}`;
+  if (!PLATFORMS.includes(platform)) return { skip: `no ${spec} platform package is used here for ${platform}` };
+  const dir = path.join(os.tmpdir(), `perch-${cacheName}`);
+  const file = path.join(dir, 'node_modules', bin);
+  if (!fs.existsSync(file)) {
+    console.log(`# installing ${spec} into ${dir} (once) …`);
+    // Install beside the final dir, then rename: a concurrent or interrupted run never sees half an install.
+    const staging = fs.mkdtempSync(`${dir}.tmp-`);
+    try {
+      fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'perch-harness-cache', private: true }));
+      const failed = npmInstall(staging, spec);
+      if (failed) return { skip: failed };
+      if (!fs.existsSync(path.join(staging, 'node_modules', bin))) return { skip: `the install of ${spec} has no node_modules/${bin} (optional dependency not installed)` };
+      // Another test process may have finished the same install meanwhile: keep the one in place (it may be running).
+      if (!fs.existsSync(file)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.renameSync(staging, dir);
+      }
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  return { bin: file };
+}
+
+function checked(name: string, got: Installed, version: string, run: (bin: string) => ReturnType<typeof spawnSync>): Installed {
+  if (got.bin === undefined) {
+    console.log(`# real ${name} tests skipped: ${got.skip}`);
+    return got;
+  }
+  const v = run(got.bin);
+  const out = String(v.stdout ?? '');
+  if (v.status !== 0 || !out.includes(version)) {
+    const skip = `${got.bin} --version gave ${JSON.stringify((out || String(v.stderr ?? '') || v.error?.message || '').trim())}; remove its cache dir to reinstall`;
+    console.log(`# real ${name} tests skipped: ${skip}`);
+    return { skip };
+  }
+  return got;
+}
+
+let claudeCached: Installed | undefined;
+/** The real `claude` binary (the platform package's, run directly: npm may skip install scripts), or why not. */
+export function claudeCode(): Installed {
+  claudeCached ??= checked('Claude Code', installed(`claude-code-${CLAUDE_CODE_VERSION}`, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, `@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`), CLAUDE_CODE_VERSION,
+    (bin) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }));
+  return claudeCached;
+}
+
+let codexCached: Installed | undefined;
+/** The real Codex CLI: its launcher bin/codex.js (run with node), which starts the platform package's binary. */
+export function codex(): Installed {
+  codexCached ??= checked('Codex', installed(`codex-${CODEX_VERSION}`, `@openai/codex@${CODEX_VERSION}`, '@openai/codex/bin/codex.js'), CODEX_VERSION,
+    (bin) => spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8', timeout: 30_000 }));
+  return codexCached;
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
+
+/**
+ * `claude ARGS` in cwd with only the given environment (plus PATH and the switches that keep it offline and
+ * quiet), bounded in time. ANTHROPIC_BASE_URL in env points it at a stand-in model.
+ */
+export function runClaude(bin: string, args: string[], opts: { cwd: string; home: string; env?: Record<string, string>; timeoutMs?: number }): Promise<ClaudeRun> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: opts.home,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...opts.env,
+  };
+  const timeoutMs = opts.timeoutMs ?? 240_000;
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(p);
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`claude ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    p.on('error', reject);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      running.delete(p);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
