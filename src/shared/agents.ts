@@ -34,6 +34,8 @@ export interface AgentSummary {
   brakes?: AgentBrakes;
   /** When it last called and last worked, since the hub started (hub/control/presence.ts; the agent state, shared/agent-state.ts). */
   presence?: import('./agent-state').AgentPresence;
+  /** Where its own key (and its wake runs' keys) may connect from (shared/places.ts). */
+  from?: string[];
 }
 
 function list<T>(v: unknown): T[] {

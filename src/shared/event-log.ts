@@ -192,6 +192,22 @@ export interface HubLive {
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
   /** Conversations whose read receipts moved (hub/talk/instances.ts). */
   reads: string[];
+  /** A key was used from a place it may not connect from (hub/identity/places.ts): once per agent, key and place. */
+  key_place_refused: KeyPlaceRefused;
+}
+
+/** A key refused for where it connected from, as told to the owner. */
+export interface KeyPlaceRefused {
+  agent: string;
+  key_id: string | null;
+  key_name: string;
+  allowed: string[];
+  place: string;
+  via: string;
+  address: string;
+  at: number;
+  /** The command that would allow it. */
+  how: string;
 }
 
 export type LiveItem =

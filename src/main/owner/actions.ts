@@ -29,6 +29,7 @@ import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
 import { connectionSnippets } from './snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
+import { setKeyPlaces } from '../hub/identity/places';
 import { setFileReader } from './files-door';
 import { getDevice, getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
@@ -91,6 +92,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   },
   'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
   'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
+  'agents.set_from': (hub, a) => setKeyPlaces(hub, a), // where a key may connect from (hub/identity/places.ts)
   'progress.list': (hub, a) => ({ progress: listProgress(hub, a) }),
   // owner control (hub/control/control.ts)
   'agents.pause': (hub, a) => pauseAgent(hub, a.agent, { reason: a.reason }),
