@@ -166,6 +166,20 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal((await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${secret}`]])).status, 403);
   });
 
+  test('perch agent add --from containers prints snippets that keep the key in the environment (never in docker argv or a file)', () => {
+    const r = cli(['agent', 'add', 'snippy', '--from', 'containers', '--data-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const { key, snippets } = JSON.parse(r.stdout) as R;
+    const run = (snippets.docker_run as string).split('\n').find((l) => l.startsWith('docker run'))!;
+    assert.match(run, /--add-host=host\.docker\.internal:host-gateway/);
+    assert.match(run, / -e PERCH_KEY_SNIPPY /);
+    assert.match(run, new RegExp(`PERCH_URL=http://host\\.docker\\.internal:${served.port}/mcp`));
+    assert.ok(!run.includes(key), 'the key is not on the docker command line');
+    for (const file of ['devcontainer', 'mcp_json_container']) assert.ok(!(snippets[file] as string).includes(key), `${file} holds no key`);
+    assert.match(snippets.devcontainer, /\$\{localEnv:PERCH_KEY_SNIPPY\}/);
+    assert.match(snippets.mcp_json_container, /Bearer \$\{PERCH_KEY_SNIPPY\}/);
+  });
+
   test('every refusal by place is in the hub log', async () => {
     const log = fs.readFileSync(path.join(dir, 'logs', 'hub.log'), 'utf8');
     assert.match(log, /"status":403[^\n]*may connect from local only/);

@@ -24,7 +24,7 @@ export function placeSnippets(dataDir: string, hub: Hub, agent: string, places: 
   const snippets = awaySnippets(agent, places, { port, publicUrl: publicUrl(hub) }, key);
   if (Object.keys(snippets).length === 0) return undefined;
   const text = [
-    'docker_run' in snippets ? 'Containers reach the hub when it runs with `perch serve --containers`.\n' : '',
+    ...('docker_run' in snippets ? ['Containers reach the hub when it runs with `perch serve --containers`.\n'] : []),
     ...Object.entries(snippets).map(([k, v]) => `${TITLES[k] ?? k}:\n${v.split('\n').map((l) => `  ${l}`).join('\n')}\n`),
   ].join('\n');
   return { snippets, text };
