@@ -2,7 +2,8 @@
 // (percent junk, NUL, dot-dot, unicode, very long), headers (Host, Origin, Cookie, Authorization,
 // Content-Length lies, Mcp-*), and bodies (random JSON-RPC, wrong types for real tools, deep nesting,
 // truncation) across /mcp, the owner API and its event stream, the UI files and /files/ links, the device door,
-// with and without real credentials. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
+// with and without real credentials; a quarter of them to the container listener (`--listen 127.0.0.2`, serving /mcp
+// only, with the Host names containers use), where nothing but /mcp may ever answer 200. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
 // request, never answers 5xx to input, and afterwards still serves a real tools/call and the UI; and the device
 // audit was not flooded by the unauthenticated junk (tallied, a paired device's entries all kept).
 //
@@ -15,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
 import { OWNER_ACTIONS } from '../src/shared/owner-api';
-import { addAgent, connect, ownerOk, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { addAgent, cli, connect, ownerOk, ROOT, runtimeInfo, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { pairDeviceOnFile } from './push-endpoint';
 import { buildRequest, rawExchange, type RawAnswer } from './raw-http';
 import { Rng } from './rng';
@@ -34,6 +35,8 @@ const HUB_ENV = { PERCH_HEADERS_TIMEOUT_MS: '1500', PERCH_REQUEST_TIMEOUT_MS: '2
 interface World {
   port: number;
   agentKey: string;
+  /** A scoped key of the fuzzing agent allowed from containers (the container listener's). */
+  containerKey: string;
   ownerToken: string;
   sessionCookie: string;
   convId: string;
@@ -219,6 +222,9 @@ function target(r: Rng, w: World): { target: string; kind: 'mcp' | 'owner' | 'ev
   return { target: t, kind: 'junk' };
 }
 
+/** The container listener's address (--listen, standing in for docker0). */
+const BRIDGE = '127.0.0.2';
+
 function headers(r: Rng, w: World, kind: string, modern: boolean): Array<[string, string]> {
   const h: Array<[string, string]> = [];
   const host = r.int(20);
@@ -255,9 +261,26 @@ interface Planned {
   pieces?: Buffer[];
   pieceDelayMs?: number;
   label: string;
+  /** Sent to the container listener. */
+  bridge?: boolean;
 }
 
-function plan(r: Rng, w: World): Planned {
+/** A request for the container listener: a container's Host name (mostly) and its key (when a key was sent). */
+function toBridge(where: Rng, w: World, h: Array<[string, string]>): Array<[string, string]> {
+  return h.map(([k, v]): [string, string] => {
+    if (k === 'Host' && where.chance(0.7)) return [k, where.pick(['host.docker.internal', `host.docker.internal:${w.port}`, `host.containers.internal:${w.port}`, `${BRIDGE}:${w.port}`, 'HOST.DOCKER.INTERNAL'])];
+    if (k === 'Authorization' && v === `Bearer ${w.agentKey}` && where.chance(0.7)) return [k, `Bearer ${w.containerKey}`];
+    return [k, v];
+  });
+}
+
+function plan(r: Rng, w: World, where?: Rng): Planned {
+  const bridge = where?.chance(0.25) ?? false;
+  const planned = planOne(r, w, bridge ? where : undefined);
+  return bridge ? { ...planned, bridge, kind: `bridge:${planned.kind}` } : planned;
+}
+
+function planOne(r: Rng, w: World, where?: Rng): Planned {
   const t = target(r, w);
   const usual = t.kind === 'mcp' || t.kind === 'owner' || (t.kind === 'device' && !t.target.endsWith('/me')) ? 'POST' : 'GET';
   const method = r.chance(0.7) ? usual : r.int(20) < 17 ? r.pick(['POST', 'GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']) : r.pick(['get', 'BREW', 'G\x00T', 'CONNECT', '', 'POST POST', 'X'.repeat(100)]);
@@ -269,7 +292,8 @@ function plan(r: Rng, w: World): Planned {
     else if (t.kind === 'device' && r.chance(0.6)) body = JSON.stringify(r.pick([{ code: 'A'.repeat(22), device_name: 'x' }, { code: 1 }, { pairing_id: 'pair_x', claim_secret: 'y', wait_secs: 0 }, { pairing_id: 'p', claim_secret: 'y', wait_secs: -1 }, { token: 'x.y' }, { endpoint: 'https://x', keys: {} }, [], null]));
     else if (r.chance(0.5)) body = junkBody(r, w);
   }
-  const h = headers(r, w, t.kind, modern);
+  const h0 = headers(r, w, t.kind, modern);
+  const h = where ? toBridge(where, w, h0) : h0;
   const bodyBuf = Buffer.from(body, 'utf8');
   const label = `${method} ${t.target.slice(0, 120)}`;
   const lie = r.int(100);
@@ -300,9 +324,11 @@ function plan(r: Rng, w: World): Planned {
 
 let world: World;
 let checker: AgentKey;
-const served = useSharedServe({ args: ['--rate', '0'], env: HUB_ENV }, async () => {
+const served = useSharedServe({ args: ['--rate', '0', '--listen', BRIDGE], env: HUB_ENV }, async () => {
   const [a, b, c] = await Promise.all(['fuzzer', 'buddy', 'checker'].map((n) => addAgent(served.dataDir, uniqueName(n))));
   checker = c!;
+  const boxKey = cli(['agent', 'key', 'add', a!.name, '--name', 'in-box', '--from', 'containers', '--data-dir', served.dataDir, '--json']);
+  assert.equal(boxKey.code, 0, boxKey.stderr);
   const ca = await connect('v1', served.mcpUrl, a!);
   served.closeAfter(ca);
   const g = await ca.ok('create_group', { title: 'fuzz', members: [b!.name] });
@@ -323,6 +349,7 @@ const served = useSharedServe({ args: ['--rate', '0'], env: HUB_ENV }, async () 
   world = {
     port: served.port,
     agentKey: a!.key,
+    containerKey: JSON.parse(boxKey.stdout).secret,
     ownerToken: rt.owner_token,
     sessionCookie: cookie,
     convId,
@@ -354,8 +381,9 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
   const requests: Planned[] = verbatim(world.port).map((bytes) => ({ kind: 'verbatim', bytes, label: `verbatim ${bytes.toString('latin1').split('\r\n')[0]}` }));
   for (const seed of [FIXED_SEED, RANDOM_SEED]) {
     const r = new Rng(seed);
+    const where = new Rng((seed ^ 0x5eed) >>> 0); // which requests go to the container listener (apart: r's sequence stays)
     for (let i = 0; i < REQUESTS_PER_SEED; i++) {
-      const p = plan(r, world);
+      const p = plan(r, world, where);
       requests.push({ ...p, label: `seed ${seed} #${i}: ${p.label}` });
     }
   }
@@ -369,7 +397,7 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
   const worker = async () => {
     while (next < requests.length && failures.length < 20) {
       const req = requests[next++]!;
-      const a: RawAnswer = await rawExchange(world.port, req.bytes, { pieces: req.pieces, pieceDelayMs: req.pieceDelayMs, timeoutMs: PER_REQUEST_TIMEOUT_MS });
+      const a: RawAnswer = await rawExchange(world.port, req.bytes, { pieces: req.pieces, pieceDelayMs: req.pieceDelayMs, timeoutMs: PER_REQUEST_TIMEOUT_MS, host: req.bridge ? BRIDGE : undefined });
       const key = a.hung ? 'hung' : a.status === null ? 'closed' : String(a.status);
       histogram.set(key, (histogram.get(key) ?? 0) + 1);
       const kindHistogram = byKind.get(req.kind) ?? new Map<string, number>();
@@ -378,6 +406,7 @@ test(`fuzz: the hub never dies, hangs or answers 5xx (seeds ${FIXED_SEED} and ${
       if (process.env.PERCH_FUZZ_VERBOSE === req.kind) process.stdout.write(`# ${key}: ${req.label} ${a.body.toString('utf8').slice(0, 150).replace(/[^\x20-\x7e]/g, '?')}\n`);
       if (a.hung) failures.push(`${req.label}: no answer and no close within ${PER_REQUEST_TIMEOUT_MS} ms`);
       else if (a.status !== null && a.status >= 500) failures.push(`${req.label}: HTTP ${a.status} ${a.body.toString('utf8').slice(0, 300)}`);
+      else if (req.bridge && req.kind !== 'bridge:mcp' && a.status !== null && a.status < 300) failures.push(`${req.label}: HTTP ${a.status} on the container listener, which serves /mcp only`);
       done += 1;
       if (done % 200 === 0 && !hubAlive()) failures.push(`the hub died after ${req.label}`);
     }

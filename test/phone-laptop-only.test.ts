@@ -29,6 +29,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
   ],
   laptop: [
     'agents.add', 'agents.rotate_key', 'agents.add_key', // return a live agent key
+    'agents.set_from', // widens where a key may connect from
     'files.url', // mints a file link
     'wake.get', 'wake.set', 'wake.log', // the webhook secret; sets the command a wake runs as the owner; run output
     'phone.get', 'phone.set', // the ntfy topic (whoever knows it reads the notices); the phone settings

@@ -22,6 +22,8 @@ export interface RawOptions {
   pieceDelayMs?: number;
   /** Give up (hung) after this long without a complete answer or a close. */
   timeoutMs?: number;
+  /** The address to connect to (default 127.0.0.1; e.g. 127.0.0.2 for the hub's container listener). */
+  host?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export function rawExchange(port: number, data: string | Buffer, opts: RawOption
     let buf = Buffer.alloc(0);
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(port, opts.host ?? '127.0.0.1');
     const finish = (closed: boolean, hung = false) => {
       if (done) return;
       done = true;

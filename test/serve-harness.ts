@@ -160,6 +160,8 @@ export interface Served {
   mcpUrl: string;
   port: number;
   loginUrl: string;
+  /** The whole JSON ready line. */
+  ready?: Record<string, unknown>;
   proc: ChildProcess;
   /** Everything the hub wrote on stderr so far (for failure messages). */
   stderr(): string;
@@ -214,6 +216,7 @@ export function startServe(dataDir: string, opts: ServeOptions = {}): Promise<Se
         mcpUrl: info.mcp_url,
         port: info.port,
         loginUrl: info.login_url,
+        ready: info as unknown as Record<string, unknown>,
         proc,
         stderr: () => stderr,
         async stop() {
@@ -332,8 +335,9 @@ function checkResult(name: string, r: ToolResult): void {
 }
 
 /** Connects an official MCP client of the given era as the agent with this key. */
-export async function connect(era: Era, mcpUrl: string, agent: AgentKey): Promise<AgentClient> {
+export async function connect(era: Era, mcpUrl: string, agent: AgentKey, opts: { fetch?: typeof fetch } = {}): Promise<AgentClient> {
   const headers = { Authorization: `Bearer ${agent.key}` };
+  const viaFetch = opts.fetch ? { fetch: opts.fetch } : {};
   let callRaw: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
   let listTools: AgentClient['listTools'];
   let instructions: () => string | undefined;
@@ -342,7 +346,7 @@ export async function connect(era: Era, mcpUrl: string, agent: AgentKey): Promis
   let close: () => Promise<void>;
   if (era === 'v1') {
     const client = new ClientV1({ name: 'perch-it-v1', version: '1.0.0' });
-    const transport = new TransportV1(new URL(mcpUrl), { requestInit: { headers } });
+    const transport = new TransportV1(new URL(mcpUrl), { requestInit: { headers }, ...viaFetch });
     await client.connect(transport);
     callRaw = async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 90_000 })) as ToolResult;
     listTools = async () => (await client.listTools()) as never;
@@ -352,7 +356,7 @@ export async function connect(era: Era, mcpUrl: string, agent: AgentKey): Promis
     close = () => client.close();
   } else {
     const client = new ClientV2({ name: 'perch-it-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    const transport = new TransportV2(new URL(mcpUrl), { requestInit: { headers } });
+    const transport = new TransportV2(new URL(mcpUrl), { requestInit: { headers }, ...viaFetch });
     await client.connect(transport);
     assert.equal(client.getProtocolEra(), 'modern', 'the v2 client did not negotiate the 2026-07-28 era');
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');

@@ -1,7 +1,6 @@
 // Composition root: the hub, its one HTTP server on 127.0.0.1 and the doors on it.
 // Used by `perch serve` and by the Electron main process alike.
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { openDatabase, DB_FILE_NAME } from './store/db';
@@ -22,6 +21,7 @@ import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
+import { frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { ProcessLauncher } from './wake/runner';
 import { sendWebPush } from './push/web-push';
@@ -64,6 +64,10 @@ export interface StartOptions {
    * shared/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them.
    */
   wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };
+  /** Also listen on this computer's container bridge addresses (docker0, br-*, podman*), serving /mcp only (listeners.ts). */
+  containers?: boolean;
+  /** Extra addresses to listen on by hand (IP addresses of this computer), serving /mcp only, as place containers. */
+  listen?: string[];
 }
 
 /** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
@@ -77,16 +81,6 @@ function envMs(name: string): number | undefined {
   return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
-/** The raw answer to a request Node's parser refused (or did not receive in time): status line only. */
-function clientErrorResponse(err: NodeJS.ErrnoException): string {
-  const [status, text] =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout']
-    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large']
-    : [400, 'Bad Request'];
-  const body = JSON.stringify({ ok: false, error: { code: status === 408 ? 'timeout' : 'bad_request', message: status === 408 ? 'The request did not arrive in time.' : 'The request is not well-formed HTTP.', next_step: 'Send a complete, well-formed HTTP/1.1 request.' } });
-  return `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
-
 export interface RunningHub {
   hub: Hub;
   port: number;
@@ -94,6 +88,10 @@ export interface RunningHub {
   baseUrl: string;
   dataDir: string;
   owner: OwnerDoor;
+  /** Every listener: the main one (everything) and the extra ones for agents in containers (/mcp only). */
+  listeners: ListenerInfo[];
+  /** What the owner should know about the listeners (e.g. no container bridge found). */
+  notes: string[];
   /** How the hub log fares (lines written, dropped while writing failed, rotations). */
   logStats(): LogStats;
   close(): Promise<void>;
@@ -107,6 +105,8 @@ export interface RuntimeInfo {
   /** Bearer token of the owner API for the local `perch owner` command. */
   owner_token: string;
   started_at: number;
+  /** Every listener: the main one and those for agents in containers (listeners.ts). */
+  listeners?: ListenerInfo[];
 }
 
 /** Refusal to start a second hub on a data dir that a live hub already serves. */
@@ -213,75 +213,51 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
 
   const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
-  const server = http.createServer(
-    // Node checks both timeouts on this interval: a stalled request is cut off within about one more tick.
-    { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))) },
-    (req, res) => {
-      // Every door is total: nothing a request carries may throw out of here or crash the hub on a stream error.
-      req.on('error', () => undefined);
-      res.on('error', () => undefined);
-      try {
-        const target = parseTarget(req.url);
-        if (isBadTarget(target)) {
-          req.resume();
-          return sendBadRequest(res, target.error);
-        }
-        const p = target.pathname;
-        if (p === '/mcp' || p === '/mcp/') {
-          // Agents connect on this computer: /mcp through the HTTPS front (tailscale serve) is refused.
-          if (hasFrontHeaders(req)) {
-            req.resume();
-            return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The MCP endpoint is not served through the HTTPS front.', next_step: 'Agents connect on this computer, at http://127.0.0.1:PORT/mcp.' } });
-          }
-          return mcp(req, res);
-        }
-        if (p === HOOK_PATH) {
-          // A harness's hooks (`perch hook …`), behind the agent's key like /mcp and, like it, not through the front.
-          if (hasFrontHeaders(req)) {
-            req.resume();
-            return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
-          }
-          return hooks(req, res);
-        }
-        // Everything else is the owner door's (its own 404 for paths it does not serve).
-        return owner.handle(req, res, target);
-      } catch (err) {
-        sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+  const server = hubServer({ headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, (req, res) => {
+    // Every door is total: nothing a request carries may throw out of here or crash the hub on a stream error.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    try {
+      const target = parseTarget(req.url);
+      if (isBadTarget(target)) {
+        req.resume();
+        return sendBadRequest(res, target.error);
       }
-    },
-  );
-  server.keepAliveTimeout = 65_000;
-  // Reading a request is bounded (a few stalled sockets cannot tie the hub up); Node's requestTimeout ends
-  // when the request has been received, so long waits for an answer (get_updates wait_secs) are not cut.
-  server.headersTimeout = headersTimeout;
-  server.requestTimeout = requestTimeout;
-  server.on('connection', (socket) => socket.on('error', () => undefined));
-  // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
-  server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
-    socket.on('error', () => undefined);
-    const body = JSON.stringify({ ok: false, error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' } });
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    socket.on('error', () => undefined);
-    const inFlight = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
-    if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-      socket.end(clientErrorResponse(err), () => socket.destroy());
-      setTimeout(() => socket.destroy(), 1000).unref();
-    } else {
-      socket.destroy();
+      const p = target.pathname;
+      if (p === '/mcp' || p === '/mcp/') {
+        // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
+        if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
+        return mcp(req, res);
+      }
+      if (p === HOOK_PATH) {
+        // A harness's hooks (`perch hook …`), behind the agent's key; never through the HTTPS front.
+        if (hasFrontHeaders(req)) {
+          req.resume();
+          return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
+        }
+        return hooks(req, res);
+      }
+      // Everything else is the owner door's (its own 404 for paths it does not serve).
+      return owner.handle(req, res, target);
+    } catch (err) {
+      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.port, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The extra listeners for agents in containers, on the same port: /mcp only (listeners.ts).
+  let extra: Awaited<ReturnType<typeof startExtraListeners>>;
+  try {
+    extra = await startExtraListeners({ mcp, port, limits: { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, containers: !!opts.containers, listen: opts.listen ?? [] });
+  } catch (err) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    hub.close();
+    throw err;
+  }
+  const listeners: ListenerInfo[] = [{ url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' }, ...extra.listeners];
+  hub.containerMcpUrl = extra.listeners[0]?.container_mcp_url ?? null;
   hub.baseUrl = baseUrl;
   // Once the port is known: wake runs are told the MCP URL, and pushes link to this hub.
   const wakeRuns = hub.services.wakeRuns;
@@ -289,7 +265,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   hub.services.notify?.start();
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
-  const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now() };
+  const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now(), listeners };
   fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
   fs.chmodSync(runtimePath, 0o600);
 
@@ -305,6 +281,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     baseUrl,
     dataDir: opts.dataDir,
     owner,
+    listeners,
+    notes: extra.notes,
     logStats: () => logWriter.stats(),
     async close() {
       if (closed) return;
@@ -313,10 +291,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
       await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);
       owner.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all([server, ...extra.servers].map((srv) => new Promise<void>((resolve) => {
+        srv.close(() => resolve());
+        srv.closeAllConnections();
+      })));
       try {
         const current = JSON.parse(fs.readFileSync(runtimePath, 'utf8')) as RuntimeInfo;
         if (current.pid === process.pid) fs.rmSync(runtimePath);

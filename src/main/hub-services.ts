@@ -42,6 +42,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     scopedKeys: scopedKeyCache(hub.outside),
     runKeys: new RunKeys(),
     keyWaits: new KeyWaits(),
+    placeRefusals: new Set(),
     // control
     controls: new Controls(hub),
     brakes: new Brakes(hub),

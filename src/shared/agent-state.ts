@@ -30,6 +30,8 @@ export interface AgentPresence {
   active_at: number | null;
   /** When its current stretch of work began: the first writing call after WORKING_MS without one. */
   busy_since: number | null;
+  /** Where its last request came from (shared/places.ts): local, containers or tailnet, in words and the caller's address. */
+  from?: { place: string; via: string; address: string };
 }
 
 export const NO_PRESENCE: AgentPresence = { seen_at: null, connected_since: null, active_at: null, busy_since: null };

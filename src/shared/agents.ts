@@ -36,6 +36,8 @@ export interface AgentSummary {
   presence?: import('./agent-state').AgentPresence;
   /** Its harness session's last hook event (Claude Code, Codex: hub/control/harness.ts), or null. */
   harness?: import('./harness').HarnessStatus | null;
+  /** Where its own key (and its wake runs' keys) may connect from (shared/places.ts). */
+  from?: string[];
 }
 
 function list<T>(v: unknown): T[] {

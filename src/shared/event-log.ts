@@ -194,6 +194,22 @@ export interface HubLive {
   reads: string[];
   /** An agent's harness session waits for its user (a Notification hook: hub/control/harness.ts). */
   harness_waiting: { agent: { id: string; name: string }; harness: import('./harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
+  /** A key was used from a place it may not connect from (hub/identity/places.ts): once per agent, key and place. */
+  key_place_refused: KeyPlaceRefused;
+}
+
+/** A key refused for where it connected from, as told to the owner. */
+export interface KeyPlaceRefused {
+  agent: string;
+  key_id: string | null;
+  key_name: string;
+  allowed: string[];
+  place: string;
+  via: string;
+  address: string;
+  at: number;
+  /** The command that would allow it. */
+  how: string;
 }
 
 export type LiveItem =

@@ -2,6 +2,7 @@
 // Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
 import { z } from 'zod';
 import { LIMITS } from './limits';
+import { MAX_PLACES } from './places';
 import { BRAKES, type AgentBrakes } from './brakes';
 import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
 import type { ConversationView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
@@ -17,6 +18,8 @@ import type { PermissionRuleView } from './permission-prompts';
 import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
 
 const id = () => z.string().min(1).max(256);
+/** A key's places (shared/places.ts); the hub checks each one (a bad one: invalid_argument, nothing changed). */
+const places = () => z.array(z.string().min(1).max(60)).min(1).max(MAX_PLACES);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
 /**
@@ -97,7 +100,7 @@ export const OWNER_ACTIONS = lazyInputs({
   'tasks.set': { device: 'full', description: 'Move a task to a state and/or reassign it, with a note.', input: () => z.strictObject({ conv_id: id(), state: z.enum(TASK_STATES).optional(), assignee: id().optional(), note: z.string().max(LIMITS.maxTextChars).optional() }) },
   'floor.set': { device: 'full', description: 'Give the floor to an agent (ttl_secs) or release it.', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), ttl_secs: z.number().int().min(1).max(LIMITS.floorMaxTtlSecs).optional(), release: z.boolean().optional() }) },
   'agents.list': { device: 'full', description: 'Agents with their config, key hint and whether they are waiting.', input: () => z.strictObject({}) },
-  'agents.add': { device: 'laptop', description: 'Add an agent; its key is shown once, with connection snippets.', input: () => z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional() }) },
+  'agents.add': { device: 'laptop', description: 'Add an agent; its key is shown once, with connection snippets.', input: () => z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional(), from: places().optional() }) },
   'agents.update_config': { device: 'full',
     description: 'Change an agent\'s description and role config; its version rises and the agent gets config.updated.',
     input: () => z.strictObject({
@@ -125,7 +128,11 @@ export const OWNER_ACTIONS = lazyInputs({
   // Scoped keys (hub/identity/agent-keys.ts).
   'agents.add_key': { device: 'laptop',
     description: 'Issue an extra key for an agent with scopes (read, write, files, state, ask; default all) and an optional expiry (ms since epoch); the key is shown once.',
-    input: () => z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional() }),
+    input: () => z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional(), from: places().optional() }),
+  },
+  'agents.set_from': { device: 'laptop',
+    description: 'Set where one key of an agent may connect from: local (this computer\'s loopback, the default), containers (the container bridge listener), tailnet (through the HTTPS front) and IPv4 ranges (CIDR). Without key_id: the agent\'s own key, which its wake runs\' keys inherit. A bad place changes nothing.',
+    input: () => z.strictObject({ agent: id(), key_id: id().optional(), from: places() }),
   },
   'agents.list_keys': { device: 'full', description: 'An agent\'s extra keys: name, scopes, expiry, whether revoked or expired (never the key).', input: () => z.strictObject({ agent: id() }) },
   'agents.revoke_key': { device: 'full', description: 'Revoke one extra key (the agent and its other keys keep working); calls waiting under it end with 401.', input: () => z.strictObject({ key_id: id() }) },
@@ -384,6 +391,7 @@ export interface OwnerResults {
   'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string> };
   'agents.list_keys': { keys: AgentKeyView[] };
   'agents.revoke_key': { key: AgentKeyView };
+  'agents.set_from': { agent: string; key_id: string | null; key_name: string; from: string[] };
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;

@@ -38,6 +38,8 @@ export interface AgentKeyView {
   revoked: boolean;
   revoked_at: number | null;
   expired: boolean;
+  /** Where the key may connect from (shared/places.ts): local, containers, tailnet, IPv4 ranges. */
+  from: string[];
 }
 
 /** How far one member (one named instance, or the unnamed session) confirmed a conversation. */

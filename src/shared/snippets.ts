@@ -45,3 +45,42 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
     perch_call: key ? `PERCH_URL=${mcpUrl} PERCH_KEY=${key} perch call whoami` : `${exportLine}\nPERCH_URL=${mcpUrl} PERCH_KEY=$${env} perch call whoami`,
   };
 }
+
+/** Where an agent away from the loopback reaches the hub (`perch serve --containers`, `--public-url`). */
+export interface AwayUrls {
+  /** The hub's port (the container listeners use the same one). */
+  port: number;
+  /** The HTTPS front's URL (tailnet), if set. */
+  publicUrl?: string | null;
+}
+
+/**
+ * Ready snippets for an agent whose key may connect from containers or the tailnet (shared/places.ts). The key
+ * stays in the environment variable PERCH_KEY_<AGENT>: passed into a container by name (`-e VAR`, no value in argv),
+ * read by devcontainer's remoteEnv from the host's environment, expanded by the client from .mcp.json; never
+ * written into an image, a command line or a file.
+ */
+export function awaySnippets(name: string, places: readonly string[], urls: AwayUrls, key: string | null): Record<string, string> {
+  const env = keyEnvVar(name);
+  const server = `perch-${name}`;
+  const exportLine = key ? `export ${env}=${key}` : `export ${env}=perch_…   # ${name}'s key: the one shown when it was added`;
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  const mcpJson = (url: string) => json({ mcpServers: { [server]: { type: 'http', url, headers: { Authorization: `Bearer \${${env}}` } } } });
+  const out: Record<string, string> = {};
+  if (places.includes('containers') || places.some((p) => p.includes('/'))) {
+    const docker = `http://host.docker.internal:${urls.port}/mcp`;
+    const podman = `http://host.containers.internal:${urls.port}/mcp`;
+    out.docker_run = `${exportLine}\n# Linux needs the --add-host line (Docker Desktop on macOS and Windows has the name already).\ndocker run --rm -it --add-host=host.docker.internal:host-gateway -e ${env} -e PERCH_URL=${docker} IMAGE`;
+    out.podman_run = `${exportLine}\npodman run --rm -it -e ${env} -e PERCH_URL=${podman} IMAGE`;
+    out.devcontainer = json({
+      runArgs: ['--add-host=host.docker.internal:host-gateway'],
+      remoteEnv: { [env]: `\${localEnv:${env}}`, PERCH_URL: docker },
+    });
+    out.mcp_json_container = mcpJson(docker);
+  }
+  if (places.includes('tailnet')) {
+    const url = urls.publicUrl ? `${urls.publicUrl.replace(/\/+$/, '')}/mcp` : 'https://YOUR-LAPTOP.YOUR-TAILNET.ts.net/mcp';
+    out.remote_machine = `# On the other machine (on your tailnet)${urls.publicUrl ? '' : '; first set the front: perch serve --public-url https://…ts.net'}:\n${exportLine}\n# .mcp.json in the project (the client reads the key from the environment):\n${mcpJson(url)}`;
+  }
+  return out;
+}

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, INTENTS, REQUEST_KINDS, REQUEST_STATES, TASK_STATES } from './types';
 import { KEY_SCOPES } from './sessions';
+import { PLACE_NAMES } from './places';
 
 /** Memoizes a schema builder: the schema is made on first use (not at module load) and then shared. */
 const once = <T>(make: () => T): (() => T) => {
@@ -172,6 +173,8 @@ export const whoamiResult = () => z.object({
   pause: z.object({ by: z.enum(['owner', 'budget']), reason: str().nullable(), detail: str().nullable(), since: ms() }).nullable(),
   caps: z.object({ cost_usd: z.number().nullable(), messages: int().nullable(), tool_calls: int().nullable() }),
   usage_today: z.object({ day: str(), input_tokens: int(), output_tokens: int(), cost_usd: z.number(), messages: int(), tool_calls: int() }),
+  connected_from: z.object({ place: z.enum(PLACE_NAMES), via: str(), address: str() }).optional()
+    .describe('Where this call came from: local (this computer\'s loopback), containers (the container listener) or tailnet (the HTTPS front).'),
   next_steps: strList(),
 });
 

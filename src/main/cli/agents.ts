@@ -13,11 +13,17 @@ import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brake
 import { connectionSnippets } from '../owner/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from './common';
 import { readJsonArg } from './call';
+import { setKeyPlaces } from '../hub/identity/places';
+import { PlacesError, normalizePlaces } from '../../shared/places';
+import { placeSnippets } from './away-snippets';
 import { WAKE_HELP, cmdAgentWake } from './wake';
 
 const AGENT_SUBCOMMANDS: Record<string, string> = {
-  add: `perch agent add NAME [--description TEXT] [--instructions TEXT] [--data-dir DIR] [--json]
-  Adds an agent and prints its key (shown once) and how to connect a client.`,
+  add: `perch agent add NAME [--description TEXT] [--instructions TEXT] [--from PLACES] [--data-dir DIR] [--json]
+  Adds an agent and prints its key (shown once) and how to connect a client. --from: where its key may connect
+  from, comma-separated: local (this computer, the default), containers (perch serve --containers), tailnet
+  (through the HTTPS front, --public-url), IPv4 ranges like 172.18.0.0/16; for containers and tailnet it also
+  prints ready snippets (docker run, devcontainer.json, .mcp.json; a remote machine's).`,
   list: `perch agent list [--data-dir DIR] [--json]
   Lists the agents (never their keys).`,
   show: `perch agent show NAME [--data-dir DIR] [--json]
@@ -45,11 +51,15 @@ const AGENT_SUBCOMMANDS: Record<string, string> = {
   brakes: `perch agent brakes NAME [--budget N|off|default] [--data-dir DIR] [--json]
   Shows the agent's brakes; --budget sets how many messages it may send per conversation per hour
   (1-${BRAKES.budgetMax}, off, or default: ${BRAKES.budgetPerHour}). Works whether or not the hub runs (a running hub is told at once).`,
-  key: `perch agent key add AGENT --name NAME [--scopes read,write,files,state,ask] [--expires 30m|12h|7d|SECONDS] [--json]
+  key: `perch agent key add AGENT --name NAME [--scopes read,write,files,state,ask] [--expires 30m|12h|7d|SECONDS] [--from PLACES] [--json]
 perch agent key list AGENT [--json]
 perch agent key revoke KEY_ID [--json]
+perch agent key from AGENT PLACES [--key KEY_ID] [--json]
   Extra keys of an agent, each with scopes (default all) and an optional expiry; the key is shown once.
-  A call outside a key's scopes is refused with forbidden naming the scope; an expired key gets 401.`,
+  A call outside a key's scopes is refused with forbidden naming the scope; an expired key gets 401.
+  \`key from\` sets where a key may connect from (the agent's own key, or --key one of its extra keys; a wake
+  run's key follows the agent's): local, containers, tailnet, IPv4 ranges, comma-separated. A key used
+  elsewhere gets 403 naming its places.`,
 };
 
 const OPTIONS = `${DATA_DIR_LINE}\n  --json           print JSON`;
@@ -90,6 +100,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
       // owner control: pause / resume / caps (hub/control/control.ts)
       all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
       name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, // perch agent key add
+      from: { type: 'string' }, key: { type: 'string' }, // where a key may connect from (hub/identity/places.ts)
     },
     allowPositionals: true,
     strict: true,
@@ -107,13 +118,19 @@ async function cmdAgent(argv: string[]): Promise<void> {
   if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
   // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
   const configPatch = sub === 'config' ? await readJsonArg(positionals[1], 'the config patch') : undefined;
+  // Places are checked before the database is opened too (a bad one creates nothing).
+  const from = values.from !== undefined ? cliPlaces(values.from, '--from') : undefined;
+  if (from && sub !== 'add' && !(sub === 'key' && positionals[0] === 'add')) throw new UsageError('--from belongs to perch agent add and perch agent key add (perch agent key from AGENT PLACES changes a key\'s)');
   withHub(dataDir, (hub) => {
     switch (sub) {
       case 'add': {
-        const { agent, key } = addAgent(hub, { name: needName(), description: values.description, instructions: values.instructions });
+        const { agent, key } = addAgent(hub, { name: needName(), description: values.description, instructions: values.instructions, from });
         const url = mcpUrlFor(dataDir);
-        print(json, { id: agent.id, name: agent.name, key, mcp_url: url }, () =>
-          `Added agent ${agent.name} (${agent.id}).\nKey (shown once, keep it secret):\n  ${key}\n\nConnect Claude Code:\n  ${connectionSnippets(url, agent.name, key).claude_code}`);
+        const away = placeSnippets(dataDir, hub, agent.name, agent.from ?? ['local'], key);
+        print(json, { id: agent.id, name: agent.name, key, mcp_url: url, from: agent.from, ...(away ? { snippets: away.snippets } : {}) }, () =>
+          `Added agent ${agent.name} (${agent.id})${from ? `, may connect from ${agent.from?.join(', ')}` : ''}.\nKey (shown once, keep it secret):\n  ${key}\n\n` +
+          (agent.from?.includes('local') ? `Connect Claude Code:\n  ${connectionSnippets(url, agent.name, key).claude_code}\n` : '') +
+          (away ? `${away.text}` : ''));
         return;
       }
       case 'list': {
@@ -215,10 +232,17 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
 }
 
 /** `perch agent key add|list|revoke`: an agent's extra keys with scopes and an optional expiry. */
-function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: string[], values: { name?: string; scopes?: string; expires?: string }): void {
+function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: string[], values: { name?: string; scopes?: string; expires?: string; from?: string; key?: string }): void {
   const [action, target] = positionals;
-  if (!target || !['add', 'list', 'revoke'].includes(action ?? '')) {
-    throw new UsageError('use: perch agent key add AGENT --name N [--scopes read,write,...] [--expires 30m|12h|7d] | key list AGENT | key revoke KEY_ID');
+  if (!target || !['add', 'list', 'revoke', 'from'].includes(action ?? '')) {
+    throw new UsageError('use: perch agent key add AGENT --name N [--scopes read,write,...] [--expires 30m|12h|7d] [--from PLACES] | key list AGENT | key revoke KEY_ID | key from AGENT PLACES [--key KEY_ID]');
+  }
+  if (values.key !== undefined && action !== 'from') throw new UsageError('--key belongs to perch agent key from');
+  if (action === 'from') {
+    if (!positionals[2] || positionals.length > 3) throw new UsageError('use: perch agent key from AGENT PLACES [--key KEY_ID] (PLACES: local, containers, tailnet, IPv4 ranges, comma-separated)');
+    const r = setKeyPlaces(hub, { agent: target, key_id: values.key, from: cliPlaces(positionals[2], 'PLACES') });
+    print(json, r, () => `${r.agent}'s ${r.key_id ? `key ${r.key_name} (${r.key_id})` : 'own key'} may now connect from ${r.from.join(', ')}${r.key_id ? '' : ' (its wake runs\' keys too)'}.`);
+    return;
   }
   if (action === 'add') {
     if (!values.name) throw new UsageError('perch agent key add needs --name NAME');
@@ -229,9 +253,9 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
       if (!m) throw new UsageError(`--expires ${JSON.stringify(values.expires)}: use a number of seconds, or 30m, 12h, 7d`);
       expiresAt = hub.now() + Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]!]! * 1000;
     }
-    const { key, secret } = addAgentKey(hub, { agent: target, name: values.name, scopes, expires_at: expiresAt });
+    const { key, secret } = addAgentKey(hub, { agent: target, name: values.name, scopes, expires_at: expiresAt, from: values.from });
     print(json, { key, secret, mcp_url: mcpUrlFor(dataDir) }, () =>
-      `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`);
+      `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}, from ${key.from.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`);
     return;
   }
   if (action === 'list') {
@@ -243,4 +267,14 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
   }
   const k = revokeScopedKey(hub, target);
   print(json, { key: k }, () => `Revoked key ${k.name} (${k.id}) of ${k.agent}; it no longer works.`);
+}
+
+/** Places given on the command line (comma-separated), checked: a bad one exits 2 and changes nothing. */
+function cliPlaces(text: string, what: string): string[] {
+  try {
+    return normalizePlaces(text);
+  } catch (e) {
+    if (e instanceof PlacesError) throw new UsageError(`${what}: ${e.message}`);
+    throw e;
+  }
 }

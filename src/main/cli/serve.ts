@@ -5,20 +5,27 @@ import { parseDurability, type Durability } from '../store/durability';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { PERCH_VERSION } from '../../shared/version';
+import { checkListenAddress } from '../listeners';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, type Command } from './common';
 
 export const serve: Command = {
   names: ['serve'],
-  usage: `  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N]
+  usage: `  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--containers] [--listen ADDR]...
       Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
+      --containers also serves /mcp (only) on this computer's container bridges for agents in containers.
       Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
       --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
       of the hub; full also through a power cut, at one fsync per commit.`,
-  help: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--public-url URL]
+  help: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--public-url URL] [--containers] [--listen ADDR]...
 
 Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
   --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
-  --json        print one JSON line {mcp_url, port, data_dir, login_url} when ready
+  --json        print one JSON line {mcp_url, port, data_dir, login_url, listeners: [{url, serves}], …} when ready
+  --containers  also listen on this computer's container bridge addresses (docker0, br-*, podman*, cni-podman*),
+                same port, serving /mcp ONLY (never the app, login, files or pairing) to the Host names
+                host.docker.internal and host.containers.internal; only keys allowed \`containers\` log in there
+                (perch agent add NAME --from containers). No bridge: says so and serves on loopback only.
+  --listen ADDR another address of this computer to serve /mcp on, like --containers (repeatable)
   --open        open the one-time login link in the browser
   --rate N      calls per second per agent (0 = no limit)
   --durability normal|full  normal (the default, or PERCH_DURABILITY) keeps every answered write through a
@@ -26,7 +33,8 @@ Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in yo
   --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
   --public-url URL  the HTTPS front that forwards to this hub (e.g. https://laptop.tail1234.ts.net after
                 \`tailscale serve --bg --https=443 http://127.0.0.1:PORT\`); saved, so later runs keep it. The hub
-                still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair).
+                still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair),
+                or for /mcp a key allowed the tailnet (perch agent key from NAME tailnet).
 ${DATA_DIR_LINE}
 If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
   run: cmdServe,
@@ -36,7 +44,7 @@ async function cmdServe(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' },
-      backups: { type: 'string' }, 'public-url': { type: 'string' } },
+      backups: { type: 'string' }, 'public-url': { type: 'string' }, containers: { type: 'boolean' }, listen: { type: 'string', multiple: true } },
     strict: true,
   });
   const dataDir = dataDirOf(values);
@@ -59,10 +67,15 @@ async function cmdServe(argv: string[]): Promise<void> {
       throw new UsageError(`--public-url: ${(e as Error).message}`);
     }
   }
+  const listen = values.listen ?? [];
+  for (const a of listen) {
+    const bad = checkListenAddress(a);
+    if (bad) throw new UsageError(bad);
+  }
   const { startHub } = await import('../app');
   let running;
   try {
-    running = await startHub({ dataDir, port, ratePerSecond: rate, durability, dailyBackups });
+    running = await startHub({ dataDir, port, ratePerSecond: rate, durability, dailyBackups, containers: !!values.containers, listen });
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') await failPortTaken(port);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
@@ -85,13 +98,20 @@ async function cmdServe(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const login = running.owner.loginLink();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl })}\n`);
+    const listeners = running.listeners.map((l) => ({ url: l.url, serves: l.serves, place: l.place, ...(l.via ? { via: l.via } : {}) }));
+    const front = phoneUrl ? [{ url: phoneUrl, serves: ['mcp', 'phone'], place: 'tailnet', via: 'the HTTPS front' }] : [];
+    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl, listeners: [...listeners, ...front], container_mcp_url: running.hub.containerMcpUrl, notes: running.notes })}\n`);
   } else {
+    const extra = running.listeners.filter((l) => l.place === 'containers');
+    const containers = extra.length
+      ? `  Containers:   ${running.hub.containerMcpUrl} (Podman: host.containers.internal; /mcp only, on ${extra.map((l) => `${l.url} ${l.via}`).join(', ')})\n                keys need --from containers; Linux docker run needs --add-host=host.docker.internal:host-gateway\n`
+      : '';
+    const notes = running.notes.map((n) => `  Note:         ${n}\n`).join('');
     const phone = phoneUrl
       ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? '                note: phones need https for the app and notifications (tailscale serve gives you https)\n' : ''}`
       : '';
     process.stdout.write(
-      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n  Data:         ${dataDir} (durability: ${durability})\n${phone}  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n${containers}${notes}  Data:         ${dataDir} (durability: ${durability})\n${phone}  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
     );
   }
   if (values.open) openInBrowser(login);

@@ -118,6 +118,7 @@ async function start(): Promise<void> {
     if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
     if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
     if (item.kind === 'hub' && item.value.harness_waiting) notifyHarnessWaiting(item.value.harness_waiting); // a harness session waits (hub/control/harness.ts)
+    if (item.kind === 'hub' && item.value.key_place_refused) notifyPlaceRefused(item.value.key_place_refused); // a key used from a place it may not (hub/identity/places.ts)
   });
   running.hub.bus.countViewers(() => (win && !win.isDestroyed() ? 1 : 0)); // the window watches the live fleet (hub/control/fleet-live.ts)
 
@@ -226,6 +227,14 @@ function notifyHarnessWaiting(v: HubLive['harness_waiting']): void {
   if (!v.agent?.name || !Notification.isSupported()) return;
   const where = v.cwd ? ` (${v.cwd})` : '';
   const n = new Notification({ title: `${visibleText(v.agent.name)} is waiting for you`, body: visibleText(`${v.message || 'Its session waits for your input.'}${where}`).slice(0, 200) });
+  n.on('click', () => showWindow());
+  n.show();
+}
+
+/** An OS notification when a key was refused for where it connected from (once per agent, key and place). */
+function notifyPlaceRefused(v: HubLive['key_place_refused']): void {
+  if (!v?.agent || !Notification.isSupported()) return;
+  const n = new Notification({ title: `${visibleText(v.agent)}'s key was refused from ${visibleText(v.place)}`, body: visibleText(`It may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`).slice(0, 300) });
   n.on('click', () => showWindow());
   n.show();
 }

@@ -5,7 +5,10 @@
 // One request, top to bottom. Each step answers (and the request ends there) or hands it on:
 //
 //   checkOrigin     Host, and Origin when sent, name this computer (DNS rebinding)   403
+//                   (the other listeners and the HTTPS front check theirs before: app.ts)
 //   authenticate    Authorization: Bearer <agent key>                                401
+//                   that may be used from where the request came (local, containers,
+//                   tailnet: hub/identity/places.ts)                                 403
 //   checkMethod     POST only                                                        405
 //   rateLimit       the agent's token bucket                                         429
 //   readBody        at most LIMITS.maxFileBodyBytes                                  413, 400
@@ -22,6 +25,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
+import { howToAllow } from '../hub/identity/places';
+import { LOCAL_PLACE, type RequestPlace } from '../../shared/places';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
 import { notePresence } from '../hub/control/presence';
@@ -69,7 +74,13 @@ interface Door {
   log: ((line: McpLogLine) => void) | undefined;
 }
 
-export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * The door's handler. `at`: where the request came from, when another listener or the HTTPS front received it and
+ * has checked its Host and Origin (app.ts, owner/mcp-places.ts); without it, a request on the loopback listener.
+ */
+export type McpHandler = (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void;
+
+export function createMcpHandler(opts: McpOptions): McpHandler {
   const rate = opts.ratePerSecond ?? LIMITS.ratePerSecond;
   // The burst scales with the rate (as LIMITS.rateBurst does with LIMITS.ratePerSecond): a fixed burst of
   // 400 would let `--rate 5` pass 400 calls before it limits anything.
@@ -90,9 +101,9 @@ export function createMcpHandler(opts: McpOptions): (req: IncomingMessage, res: 
   // Built just after start-up rather than before it (the hub is ready sooner); a request that comes first builds it.
   setTimeout(() => (door.listed('legacy'), door.listed('modern')), 0).unref();
 
-  return function handle(req, res) {
+  return function handle(req, res, at) {
     const x = new Exchange(door, req, res);
-    const refused = checkOrigin(req) ?? authenticateAgent(x) ?? checkMethod(x) ?? rateLimit(x);
+    const refused = (at ? undefined : checkOrigin(req)) ?? authenticateAgent(x, at ?? LOCAL_PLACE) ?? checkMethod(x) ?? rateLimit(x);
     if (refused) return x.refuse(refused);
     readBody(req, LIMITS.maxFileBodyBytes)
       .then((buf) => onBody(x, buf), (err) => onBodyError(x, err))
@@ -193,20 +204,36 @@ function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing
   return refusal(401, id, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
 }
 
-/** The agent whose key is the bearer token. */
-function authenticateAgent(x: Exchange): Refusal | undefined {
+/** The agent whose key is the bearer token, if the key may be used from where the request came (`at`). */
+function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   const key = bearerKey(x.req);
-  const found = key ? authenticateKey(x.door.hub, key) : undefined; // every kind of key (hub/identity/key-login.ts)
+  const found = key ? authenticateKey(x.door.hub, key, at) : undefined; // every kind of key, and its places (hub/identity/key-login.ts)
+  if (found?.standing === 'place') {
+    x.req.resume();
+    x.agentName = found.user.name;
+    return placeRefusal(found.user.name, found.auth.id, found.auth.name, found.allowed, at);
+  }
   if (found?.standing !== 'ok') {
     x.req.resume();
+    // Through the HTTPS front, a request with no key is refused as before the front served /mcp: nothing there
+    // invites a login.
+    if (!found && at.place === 'tailnet') return refusal(403, null, FORBIDDEN, 'Forbidden: /mcp through the HTTPS front serves only agents whose key may connect from the tailnet.', { allowed_here: ['tailnet'] });
     return keyRefusal(null, found?.standing ?? 'missing');
   }
   const agent = found.user;
   x.agentId = agent.id;
   x.agentName = agent.name;
   x.keyAuth = found.auth;
-  notePresence(x.door.hub, agent.id, ''); // any request of the agent: it is connected (hub/control/presence.ts)
+  notePresence(x.door.hub, agent.id, '', undefined, at); // any request of the agent: it is connected, and from where (hub/control/presence.ts)
   return undefined;
+}
+
+/** The 403 of a key used from a place it may not connect from: names its places and how to change them. */
+function placeRefusal(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): Refusal {
+  const how = howToAllow(agent, keyId, allowed, at);
+  return refusal(403, null, FORBIDDEN,
+    `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${how}.`,
+    { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
 }
 
 function checkMethod(x: Exchange): Refusal | undefined {

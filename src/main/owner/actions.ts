@@ -28,9 +28,11 @@ import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/revi
 import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
 import { connectionSnippets } from './snippets';
+import { awaySnippets } from '../../shared/snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
+import { setKeyPlaces } from '../hub/identity/places';
 import { setFileReader } from './files-door';
-import { getDevice, getPhoneSettings, listAudit, listDevices, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
+import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
 
@@ -73,7 +75,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.list': (hub) => ({ agents: listAgents(hub) }),
   'agents.add': (hub, a) => {
     const { agent, key } = addAgent(hub, a);
-    return { agent, key, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key) };
+    return { agent, key, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) } };
   },
   'agents.update_config': (hub, a) => {
     const { agent, ...patch } = a;
@@ -87,10 +89,11 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   // Scoped keys (hub/identity/agent-keys.ts)
   'agents.add_key': (hub, a) => {
     const { key, secret } = addAgentKey(hub, a);
-    return { key, secret, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret) };
+    return { key, secret, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) } };
   },
   'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
   'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
+  'agents.set_from': (hub, a) => setKeyPlaces(hub, a), // where a key may connect from (hub/identity/places.ts)
   'progress.list': (hub, a) => ({ progress: listProgress(hub, a) }),
   // owner control (hub/control/control.ts)
   'agents.pause': (hub, a) => pauseAgent(hub, a.agent, { reason: a.reason }),
@@ -149,6 +152,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
 setFileReader({ verify: verifyFileToken, read: readFile });
+
+/** Snippets for a key that may connect from containers or the tailnet (shared/snippets.ts awaySnippets). */
+function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
+  const port = Number(/:(\d+)$/.exec(hub.baseUrl)?.[1]) || 0;
+  return from ? awaySnippets(agent, from, { port, publicUrl: publicUrl(hub) }, key) : {};
+}
 
 export function ownerActionNames(): string[] {
   return Object.keys(ownerActions);

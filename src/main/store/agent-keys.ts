@@ -13,11 +13,13 @@ export interface AgentKeyRow {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  /** Where the key may connect from: a JSON array (hub/identity/places.ts); default ["local"]. */
+  allowed_from?: string;
 }
 
 export function insertAgentKey(db: Db, k: Omit<AgentKeyRow, 'revoked_at'>): void {
-  sql(db, `INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at, expires_at)
-           VALUES (@id, @user_id, @name, @key_hash, @key_hint, @scopes, @created_at, @expires_at)`).run(k);
+  sql(db, `INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at, expires_at, allowed_from)
+           VALUES (@id, @user_id, @name, @key_hash, @key_hint, @scopes, @created_at, @expires_at, @allowed_from)`).run({ allowed_from: '["local"]', ...k });
 }
 
 export function agentKeyByHash(db: Db, hash: Buffer): AgentKeyRow | undefined {
@@ -30,6 +32,10 @@ export function agentKeyById(db: Db, id: string): AgentKeyRow | undefined {
 
 export function agentKeysOf(db: Db, userId: string): AgentKeyRow[] {
   return sql<AgentKeyRow>(db, 'SELECT * FROM agent_keys WHERE user_id = ? ORDER BY created_at, id').all(userId);
+}
+
+export function setAgentKeyAllowedFrom(db: Db, id: string, allowedFrom: string): boolean {
+  return sql(db, 'UPDATE agent_keys SET allowed_from = ? WHERE id = ?').run(allowedFrom, id).changes === 1;
 }
 
 export function revokeAgentKey(db: Db, id: string, at: number): boolean {

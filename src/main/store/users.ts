@@ -13,6 +13,8 @@ export interface UserRow {
   config: string;
   config_version: number;
   inbox_id: string | null;
+  /** Where the agent's own key (and its wake runs' keys) may connect from: a JSON array (hub/identity/places.ts); default ["local"]. */
+  allowed_from?: string;
 }
 
 export function insertUser(db: Db, u: Omit<UserRow, 'revoked_at'> & { revoked_at?: number | null }): void {
@@ -64,4 +66,9 @@ export function setUserConfig(db: Db, id: string, config: string, description: s
 
 export function setUserInbox(db: Db, id: string, inboxId: string): void {
   sql(db, 'UPDATE users SET inbox_id = ? WHERE id = ?').run(inboxId, id);
+}
+
+export function setUserAllowedFrom(db: Db, id: string, allowedFrom: string): void {
+  const r = sql(db, 'UPDATE users SET allowed_from = ? WHERE id = ?').run(allowedFrom, id);
+  if (r.changes !== 1) throw new Error(`setUserAllowedFrom: no user ${id}`);
 }

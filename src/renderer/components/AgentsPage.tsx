@@ -51,7 +51,8 @@ export function AgentsPage() {
               </div>
               <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
               <p className="muted small">
-                {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} · added {dateTimeOf(a.created_at)}
+                {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added {dateTimeOf(a.created_at)}
+                {a.presence?.from && ` · last call from ${a.presence.from.via}`}
                 {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
                   ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
               </p>
@@ -142,7 +143,7 @@ export function AgentsPage() {
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
       {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
       {keysOf && <KeysDialog agent={keysOf} onClose={() => setKeysOf(null)} />}
-      {connecting && <ConnectDialog agent={connecting} onClose={() => setConnecting(null)} />}
+      {connecting && <ConnectDialog agent={connecting} from={agents.find((a) => a.name === connecting)?.from} onClose={() => setConnecting(null)} />}
     </div>
   );
 }

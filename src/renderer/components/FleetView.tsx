@@ -34,7 +34,7 @@ export function FleetView() {
       {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
       <ul className="fleet-grid" aria-label="Agents activity">
         {agents.map((a) => (
-          <FleetCard key={a.id} agentId={a.id} name={a.name} revoked={a.revoked} review={a.review} paused={a.paused} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+          <FleetCard key={a.id} agentId={a.id} name={a.name} revoked={a.revoked} review={a.review} paused={a.paused} from={a.presence?.from?.via} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
         ))}
       </ul>
       <section className="fleet-feed" aria-label="Live feed">
@@ -52,7 +52,7 @@ export function FleetView() {
   );
 }
 
-const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; revoked: boolean; review: boolean; paused: PauseInfo | null; selected: boolean; onSelect: () => void }) {
+const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; revoked: boolean; review: boolean; paused: PauseInfo | null; from?: string; selected: boolean; onSelect: () => void }) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
   const run = useWake((s) => runningRunOf(s, props.agentId));
   const now = useNow(5_000);
@@ -71,6 +71,7 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
         {st && st.state !== 'paused' && <p className="state-why small muted">{st.why}</p>}
         {props.paused && <p className="paused-why small">{pauseText(props.paused)}</p>}
         {harness && <HarnessLine status={harness} now={now} />}
+        {props.from && <p className="small muted" aria-label={`${props.name} connects from ${props.from}`}>from {props.from}</p>}
         <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
         <p className="fleet-last small">
           {last ? (

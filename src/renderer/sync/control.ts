@@ -92,6 +92,12 @@ export function onBudgetPaused(v: HubLive['budget_paused']): void {
   refreshControlsSoon(0);
 }
 
+/** A key was used from a place it may not connect from (told once per agent, key and place): what and how to allow it. */
+export function onKeyPlaceRefused(v: HubLive['key_place_refused']): void {
+  if (!v?.agent) return;
+  toast(`${v.agent}'s key ${v.key_name} was refused from ${v.place} (${v.via}): it may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`, 'error');
+}
+
 /**
  * The fleet pushed by the hub on the live stream (hub/control/fleet-live.ts) whenever the agents, their pause, caps or usage
  * change — here, in another window, on the phone, by the brakes and caps, or from the perch CLI: the agents list and

@@ -20,7 +20,7 @@ import { applyMessageChange, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
-import { applyFleetLive, loadControls, onBudgetPaused, onControlEvent } from './control';
+import { applyFleetLive, loadControls, onBudgetPaused, onKeyPlaceRefused, onControlEvent } from './control';
 import { approvalsOnly, deviceStore } from '../stores/device';
 import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './device';
 import { isNarrow } from './router';
@@ -113,6 +113,7 @@ function onLive(item: LiveItem): void {
       if (item.value.connected === true && ++connections > 1) void resync();
       applyWakeLive(item.value); // wake runs (sync/wake.ts)
       if (item.value.budget_paused) onBudgetPaused(item.value.budget_paused); // owner control (sync/control.ts)
+      if (item.value.key_place_refused) onKeyPlaceRefused(item.value.key_place_refused); // a key used from a place it may not (sync/control.ts)
       if (item.value.fleet) applyFleetLive(item.value.fleet, reloadAfterOutsideWrite); // agents, pause, caps, usage (sync/control.ts)
       if (Array.isArray(item.value.reads)) for (const convId of item.value.reads) refreshReads(convId); // read receipts moved
       return;

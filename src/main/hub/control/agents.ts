@@ -4,7 +4,8 @@
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByName, type UserRow } from '../../store/users';
+import { insertUser, listUsers, revokeUser, setUserAllowedFrom, setUserConfig, setUserInbox, setUserKey, userByName, type UserRow } from '../../store/users';
+import { agentPlaces, checkedPlaces } from '../identity/places';
 import { insertConversation, insertMember } from '../../store/conversations';
 import { isUnderReview } from '../../store/held';
 import { agentBrakes } from './brakes';
@@ -33,11 +34,13 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     brakes: agentBrakes(hub, u.id), // hub/control/brakes.ts
     presence: presenceOf(hub, u.id), // hub/control/presence.ts
     harness: harnessOf(hub, u.id), // its harness session's hooks (hub/control/harness.ts)
+    from: [...agentPlaces(u)], // where its own key may connect from (hub/identity/places.ts)
   };
 }
 
-export function addAgent(hub: Hub, input: { name: string; description?: string; instructions?: string }): { agent: AgentSummary; key: string } {
+export function addAgent(hub: Hub, input: { name: string; description?: string; instructions?: string; from?: unknown }): { agent: AgentSummary; key: string } {
   const name = validateName(input.name);
+  const from = input.from === undefined ? undefined : checkedPlaces(input.from); // checked before anything is written
   const description = (input.description ?? '').slice(0, 2000);
   return hub.write(() => {
     if (userByName(hub.db, name)) {
@@ -57,6 +60,7 @@ export function addAgent(hub: Hub, input: { name: string; description?: string; 
     insertMember(hub.db, { conv_id: inbox, user_id: id, role: 'member', from_seq: 1, joined_at: at });
     insertMember(hub.db, { conv_id: inbox, user_id: hub.ownerId, role: 'owner', from_seq: 1, joined_at: at });
     setUserInbox(hub.db, id, inbox);
+    if (from) setUserAllowedFrom(hub.db, id, JSON.stringify(from));
     hub.forgetUser(id);
     return { agent: agentSummary(hub, hub.user(id)), key };
   });

@@ -3,6 +3,7 @@
 // the agents list; a change reaches the owner's live stream with the fleet (hub/control/fleet-live.ts).
 import type { Hub } from '../core/hub';
 import { TOOL_BY_NAME } from '../../../shared/catalog';
+import type { RequestPlace } from '../../../shared/places';
 import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agent-state';
 
 declare module '../core/hub' {
@@ -25,11 +26,14 @@ function isWork(tool: string): boolean {
 /**
  * An agent calls the hub: a tool ('' for any other MCP request), when the call starts, and again when a get_updates ends.
  * work: whether the call is the agent doing something (default: a writing tool; a harness's tool call counts too).
+ * from: where the call came from (the door that received it says).
  */
-export function notePresence(hub: Hub, agentId: string, tool: string, work = isWork(tool)): void {
+export function notePresence(hub: Hub, agentId: string, tool: string, work = isWork(tool), from?: RequestPlace): void {
   const m = hub.services.presence.byAgent;
   const at = hub.now();
   const p = m.get(agentId) ?? { ...NO_PRESENCE };
+  // Where it connects from (the door that received the call says: loopback, a container bridge, the tailnet front).
+  if (from && (p.from?.place !== from.place || p.from.via !== from.via || p.from.address !== from.address)) p.from = { place: from.place, via: from.via, address: from.address };
   if (p.seen_at == null || at - p.seen_at >= CONNECTED_MS) p.connected_since = at;
   p.seen_at = at;
   if (work) {

@@ -62,6 +62,8 @@ export class Hub {
   readonly services: HubServices;
   /** Where this hub's HTTP door listens (e.g. http://127.0.0.1:7457); set by the door when it starts. */
   baseUrl = 'http://127.0.0.1';
+  /** The MCP URL agents in containers use (a container listener runs: `perch serve --containers`), else null. */
+  containerMcpUrl: string | null = null;
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
   private storageStatus: StorageStatus;

@@ -14,6 +14,8 @@ import { findAgent, newKey } from './identities';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
 import { userById } from '../../store/users';
+import { DEFAULT_PLACES, readPlaces } from '../../../shared/places';
+import { checkedPlaces } from './places';
 
 /** What the agent's own key (and a wake run's key) may do: everything, for ever. */
 export const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
@@ -22,6 +24,8 @@ export const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes:
 export interface ScopedEntry {
   userId: string;
   auth: KeyAuth;
+  /** Where the key may connect from (hub/identity/places.ts). */
+  from: readonly string[];
 }
 
 declare module '../core/hub' {
@@ -53,7 +57,7 @@ export function scopedKey(hub: Hub, hash: Buffer): ScopedEntry | undefined {
     const u = userById(hub.db, k.user_id);
     if (!u) return undefined;
     hub.rememberUser(u);
-    return { userId: k.user_id, auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }) };
+    return { userId: k.user_id, auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }), from: readPlaces(k.allowed_from) };
   });
 }
 
@@ -80,6 +84,7 @@ function keyView(hub: Hub, k: AgentKeyRow): AgentKeyView {
     revoked: k.revoked_at != null,
     revoked_at: k.revoked_at,
     expired: k.expires_at != null && k.expires_at <= hub.now(),
+    from: [...readPlaces(k.allowed_from)],
   };
 }
 
@@ -89,6 +94,8 @@ export interface AddKeyInput {
   scopes?: readonly string[];
   /** When the key stops working (ms since epoch); omitted: never. */
   expires_at?: number;
+  /** Where it may connect from (hub/identity/places.ts); omitted: local. */
+  from?: readonly string[] | string;
 }
 
 /** Issues a scoped key; the key itself is in the answer only. */
@@ -103,6 +110,7 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
   if (input.expires_at !== undefined && input.expires_at <= hub.now()) {
     throw new HubError('invalid_argument', 'expires_at is in the past.', 'Give a time in the future (ms since epoch), or none for a key that does not expire.');
   }
+  const from = input.from === undefined ? DEFAULT_PLACES : checkedPlaces(input.from);
   return hub.write(() => {
     const u = findAgent(hub, input.agent);
     if (u.revoked_at != null) throw new HubError('conflict', `Agent ${u.name} is revoked.`, 'Rotate its key first to bring it back.');
@@ -110,6 +118,7 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
     const row: Omit<AgentKeyRow, 'revoked_at'> = {
       id: newId('k'), user_id: u.id, name, key_hash: hash, key_hint: hint,
       scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
+      allowed_from: JSON.stringify(from),
     };
     insertAgentKey(hub.db, row);
     hub.services.scopedKeys.forget();

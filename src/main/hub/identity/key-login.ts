@@ -8,6 +8,8 @@ import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
 import { MAIN_KEY, scopedKey } from './agent-keys';
 import { RUN_KEY_PREFIX } from './run-keys';
+import { placeAllowed, type RequestPlace } from '../../../shared/places';
+import { agentPlaces, notePlaceRefusal } from './places';
 
 /** Which kind of key it was. */
 export type KeyKind = 'own' | 'scoped' | 'run';
@@ -15,13 +17,33 @@ export type KeyKind = 'own' | 'scoped' | 'run';
 /** Who a key stands for and what it may do; or why it does not work ('revoked' also for a wrong or unknown key). */
 export type KeyLogin =
   | { standing: 'ok'; user: UserRow; auth: KeyAuth; kind: KeyKind }
-  | { standing: Exclude<KeyStanding, 'ok'> };
+  | { standing: Exclude<KeyStanding, 'ok'> }
+  /** A working key used from a place it may not connect from (hub/identity/places.ts). */
+  | { standing: 'place'; user: UserRow; auth: KeyAuth; kind: KeyKind; allowed: readonly string[]; at: RequestPlace };
 
 const REFUSED: KeyLogin = Object.freeze({ standing: 'revoked' });
 const EXPIRED: KeyLogin = Object.freeze({ standing: 'expired' });
 
-/** Authenticates a bearer key of any kind. */
-export function authenticateKey(hub: Hub, key: string): KeyLogin {
+/**
+ * Authenticates a bearer key of any kind; with `at` (where the request came from), also whether the key may be used
+ * from there: its own places for an agent's own key and a scoped key, the agent's for a wake run's key. A refusal by
+ * place is told to the owner (once per agent, key and place).
+ */
+export function authenticateKey(hub: Hub, key: string, at?: RequestPlace): KeyLogin {
+  const found = loginOf(hub, key);
+  if (found.standing !== 'ok') return found;
+  const { from, ...ok } = found as Extract<Login, { from?: readonly string[] }>;
+  if (!at) return ok;
+  const allowed = from ?? agentPlaces(ok.user);
+  if (placeAllowed(allowed, at)) return ok;
+  notePlaceRefusal(hub, ok.user, ok.auth.id, ok.auth.name, allowed, at);
+  return { ...ok, standing: 'place', allowed, at };
+}
+
+/** A login before its place is checked: a scoped key carries its own places. */
+type Login = KeyLogin | { standing: 'ok'; user: UserRow; auth: KeyAuth; kind: KeyKind; from?: readonly string[] };
+
+function loginOf(hub: Hub, key: string): Login {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return REFUSED;
   const hash = hashKey(key);
   // A wake run's own short-lived key stands for its agent, with every scope, while the run lives.
@@ -40,7 +62,7 @@ export function authenticateKey(hub: Hub, key: string): KeyLogin {
   let user: UserRow;
   try { user = hub.user(entry.userId); } catch { return REFUSED; }
   if (user.revoked_at != null) return REFUSED; // revoking the agent stops all its keys
-  return { standing: 'ok', user, auth: entry.auth, kind: 'scoped' };
+  return { standing: 'ok', user, auth: entry.auth, kind: 'scoped', from: entry.from };
 }
 
 /**
@@ -51,6 +73,7 @@ export function authenticateKey(hub: Hub, key: string): KeyLogin {
 export function keyStanding(hub: Hub, key: string, userId: string): () => KeyStanding {
   return () => {
     const found = authenticateKey(hub, key);
+    if (found.standing === 'place') return 'revoked'; // (never: asked without a place)
     if (found.standing !== 'ok') return found.standing;
     return found.user.id === userId ? 'ok' : 'revoked';
   };

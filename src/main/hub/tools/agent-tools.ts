@@ -16,6 +16,8 @@ import type { AgentConfig } from '../../../shared/agents';
 import { PERCH_VERSION } from '../../../shared/version';
 import { reviewStatus } from '../features/review';
 import { controlForAgent } from '../control/control';
+import { presenceOf } from '../control/presence';
+import type { PlaceName } from '../../../shared/places';
 import type { AgentCtx, ToolHandler, ToolHandlers } from '../identity/tool-handler';
 import { whoamiSessions } from '../talk/instances';
 
@@ -65,6 +67,12 @@ export async function runToolHandler(ctx: AgentCtx, name: ToolName, h: ToolHandl
   });
 }
 
+/** whoami's connected_from: where the agent's latest request came from (the door noted it when the key logged in). */
+function connectedFrom(hub: Hub, agentId: string): { connected_from?: { place: PlaceName; via: string; address: string } } {
+  const from = presenceOf(hub, agentId).from;
+  return from ? { connected_from: { place: from.place as PlaceName, via: from.via, address: from.address } } : {};
+}
+
 // ---- identity and messaging -----------------------------------------------------------------
 
 export const coreTools = {
@@ -83,6 +91,7 @@ export const coreTools = {
         brakes: agentBrakes(hub, agentId), // hub/control/brakes.ts
         server: { name: 'perch', version: PERCH_VERSION },
         ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control/control.ts)
+        ...connectedFrom(hub, agentId), // where it connects from: local, containers, tailnet (hub/control/presence.ts)
         next_steps: [
           'get_config: read your role and instructions.',
           'list_conversations, then get_updates with wait_secs in a loop; pass back the ack you received.',

@@ -14,6 +14,12 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json:' },
   { key: 'permission_hook', label: 'Permission hook', hint: 'The same hook by hand: Claude Code’s ~/.claude/settings.json or Codex’s ~/.codex/hooks.json (perch on your PATH):' },
   { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):' },
+  // For keys that may connect from containers or the tailnet (shared/snippets.ts awaySnippets); the hub runs with --containers.
+  { key: 'docker_run', label: 'Docker', hint: 'Start the container with the key passed by name (-e takes it from your environment; never the key on the command line or in the image). Linux needs the --add-host line:' },
+  { key: 'podman_run', label: 'Podman', hint: 'Podman names this computer host.containers.internal:' },
+  { key: 'devcontainer', label: 'devcontainer.json', hint: 'Merge into the project’s .devcontainer/devcontainer.json; the key comes from your environment (localEnv):' },
+  { key: 'mcp_json_container', label: '.mcp.json in the container', hint: 'The project’s .mcp.json inside the container (the client fills in the key from the environment):' },
+  { key: 'remote_machine', label: 'Another machine', hint: 'On a machine of your tailnet, through the HTTPS front (perch serve --public-url):' },
 ];
 
 export function Snippets({ snippets }: { snippets: Record<string, string> }) {

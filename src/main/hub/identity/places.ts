@@ -1,0 +1,81 @@
+// Where a key may connect from (shared/places.ts): the owner sets it per key (the agent's own key, which its wake
+// runs' keys inherit, and each scoped key); hub/identity/key-login.ts checks it when the key logs in. A key used from a
+// place it is not allowed is refused; the first such refusal of a key from a place is told to the owner on the live
+// stream ({ key_place_refused }), the door logs every one.
+import type { Hub } from '../core/hub';
+import { HubError } from '../../../shared/errors';
+import { PlacesError, normalizePlaces, readPlaces, type RequestPlace } from '../../../shared/places';
+import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/agent-keys';
+import { setUserAllowedFrom, type UserRow } from '../../store/users';
+import { findAgent, forgetKeys } from './identities';
+
+declare module '../core/hub' {
+  interface HubServices {
+    /** Refusals by place already told to the owner since the hub started (agent, key, place): each is told once. */
+    placeRefusals: Set<string>;
+  }
+}
+
+/** Places as given by the owner (a list, or "a,b"), checked and normalized; a clear invalid_argument otherwise. */
+export function checkedPlaces(input: unknown): string[] {
+  try {
+    return normalizePlaces(input);
+  } catch (e) {
+    if (!(e instanceof PlacesError)) throw e;
+    throw new HubError('invalid_argument', e.message, 'Give one or more of local, containers, tailnet, or an IPv4 range like 172.18.0.0/16 (comma-separated on the command line).');
+  }
+}
+
+/** Where the agent's own key (and its wake runs' keys) may connect from. */
+export function agentPlaces(u: UserRow): readonly string[] {
+  return readPlaces(u.allowed_from);
+}
+
+export interface KeyPlaces {
+  agent: string;
+  /** The scoped key's id; null for the agent's own key. */
+  key_id: string | null;
+  key_name: string;
+  from: string[];
+}
+
+/** Sets where one key of an agent may connect from: its own key (keyId omitted) or one of its scoped keys. */
+export function setKeyPlaces(hub: Hub, input: { agent: string; key_id?: string; from: unknown }): KeyPlaces {
+  const from = checkedPlaces(input.from);
+  const stored = JSON.stringify(from);
+  return hub.write(() => {
+    const u = findAgent(hub, input.agent);
+    if (input.key_id === undefined) {
+      setUserAllowedFrom(hub.db, u.id, stored);
+      hub.forgetUser(u.id);
+      forgetKeys(hub);
+      return { agent: u.name, key_id: null, key_name: 'main', from };
+    }
+    const k = agentKeyById(hub.db, input.key_id);
+    if (!k || k.user_id !== u.id) throw new HubError('not_found', `${u.name} has no key ${input.key_id}.`, `List its keys: perch agent key list ${u.name}.`);
+    setAgentKeyAllowedFrom(hub.db, k.id, stored);
+    hub.services.scopedKeys.forget();
+    return { agent: u.name, key_id: k.id, key_name: k.name, from };
+  });
+}
+
+/** How the owner changes a key's places, for a refusal's message. */
+export function howToAllow(agent: string, keyId: string | null, places: readonly string[], at: RequestPlace): string {
+  const want = [...new Set([...places, at.place])].join(',');
+  return keyId
+    ? `perch agent key from ${agent} ${want} --key ${keyId} (or the owner action agents.set_from with key_id)`
+    : `perch agent key from ${agent} ${want} (or the owner action agents.set_from)`;
+}
+
+/** A key was used from a place it may not be used from: told to the owner once per agent, key and place. */
+export function notePlaceRefusal(hub: Hub, u: UserRow, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): void {
+  const seen = hub.services.placeRefusals;
+  const id = `${u.id}\u0000${keyId ?? ''}\u0000${at.place}`;
+  if (seen.has(id)) return;
+  if (seen.size > 10_000) seen.clear();
+  seen.add(id);
+  hub.bus.publish({
+    kind: 'hub',
+    value: { key_place_refused: { agent: u.name, key_id: keyId, key_name: keyName, allowed: [...allowed], place: at.place, via: at.via, address: at.address, at: hub.now(), how: howToAllow(u.name, keyId, allowed, at) } },
+  });
+}

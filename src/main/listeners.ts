@@ -1,0 +1,233 @@
+// The hub's HTTP listeners: the main one on 127.0.0.1 (MCP, the owner API, the UI: app.ts) and the extra ones an
+// agent away from the loopback reaches: on the container bridge addresses found on this computer (`perch serve
+// --containers`: docker0, Docker's user networks br-*, Podman's podman*/cni-podman*) or on addresses given by hand
+// (`--listen ADDR`). An extra listener serves /mcp ONLY, to Host names a container uses for this computer
+// (host.docker.internal, host.containers.internal) or its own address; a request there is from the place
+// `containers` (shared/places.ts), and only keys allowed there (or an address range holding the caller) log in.
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import type { Duplex } from 'node:stream';
+import type { McpHandler } from './mcp/endpoint';
+import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import type { RequestPlace } from '../shared/places';
+import type { Hub } from './hub/core/hub';
+import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
+import { publicUrl } from './hub/phone/devices';
+
+/** The Host names containers use for the computer they run on. */
+export const CONTAINER_HOSTS: readonly string[] = ['host.docker.internal', 'host.containers.internal'];
+
+/** Interfaces that are container bridges: Docker's docker0 and user networks (br-<id>), Podman's (rootful). */
+const BRIDGE_NAME = /^(docker\d+|br-[0-9a-f]{6,}|podman\d+|cni-podman\d+)$/;
+
+export interface BridgeAddress {
+  /** The interface, e.g. docker0. */
+  name: string;
+  /** Its IPv4 address on this computer, e.g. 172.17.0.1. */
+  address: string;
+}
+
+/** The container bridges of this computer (their IPv4 addresses), from the network interfaces. */
+export function containerBridges(ifaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): BridgeAddress[] {
+  const out: BridgeAddress[] = [];
+  for (const [name, infos] of Object.entries(ifaces)) {
+    if (!BRIDGE_NAME.test(name)) continue;
+    for (const i of infos ?? []) if (i.family === 'IPv4' && !i.internal) out.push({ name, address: i.address });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** An address given to --listen: an IP address of this computer (not a name, not 0.0.0.0). */
+export function checkListenAddress(text: string): string | undefined {
+  const a = text.trim().replace(/^\[(.*)\]$/, '$1');
+  if (!net.isIP(a)) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
+  if (a === '0.0.0.0' || a === '::') return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
+  if (a === '127.0.0.1') return '--listen 127.0.0.1: the main listener is there already.';
+  return undefined;
+}
+
+/** How one listener is described in the ready line and runtime.json. */
+export interface ListenerInfo {
+  url: string;
+  /** What it serves: the main one everything, the extra ones mcp only. */
+  serves: string[];
+  /** Where requests on it come from (shared/places.ts). */
+  place: 'local' | 'containers';
+  /** For an extra listener: the interface (docker0 …) or "--listen". */
+  via?: string;
+  /** The MCP URL an agent in a container uses (its Host name for this computer). */
+  container_mcp_url?: string;
+}
+
+/** Node's options and the hub's timeouts, the same for every listener. */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** The raw answer to a request Node's parser refused (or did not receive in time): status line only. */
+function clientErrorResponse(err: NodeJS.ErrnoException): string {
+  const [status, text] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large']
+    : [400, 'Bad Request'];
+  const body = JSON.stringify({ ok: false, error: { code: status === 408 ? 'timeout' : 'bad_request', message: status === 408 ? 'The request did not arrive in time.' : 'The request is not well-formed HTTP.', next_step: 'Send a complete, well-formed HTTP/1.1 request.' } });
+  return `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** An HTTP server with the hub's limits: bounded reading, no crash on a socket error, CONNECT answered 405. */
+export function hubServer(limits: ServerLimits, handler: http.RequestListener): http.Server {
+  const server = http.createServer(
+    // Node checks both timeouts on this interval: a stalled request is cut off within about one more tick.
+    { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))) },
+    handler,
+  );
+  server.keepAliveTimeout = 65_000;
+  // Reading a request is bounded (a few stalled sockets cannot tie the hub up); Node's requestTimeout ends
+  // when the request has been received, so long waits for an answer (get_updates wait_secs) are not cut.
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.on('connection', (socket) => socket.on('error', () => undefined));
+  // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    const body = JSON.stringify({ ok: false, error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' } });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    socket.on('error', () => undefined);
+    const inFlight = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      socket.end(clientErrorResponse(err), () => socket.destroy());
+      setTimeout(() => socket.destroy(), 1000).unref();
+    } else {
+      socket.destroy();
+    }
+  });
+  return server;
+}
+
+/** Listens on address:port; resolves when listening. */
+export function listenOn(server: http.Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The host part of a Host header (brackets kept off an IPv6 literal), lower-cased. */
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']')).toLowerCase();
+  const colon = host.indexOf(':');
+  return (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+}
+
+/** The socket's remote address, IPv4-mapped IPv6 as plain IPv4. */
+function remoteOf(req: http.IncomingMessage): string {
+  const a = req.socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+function refuse(res: http.ServerResponse, status: number, code: string, message: string, next: string): void {
+  sendJson(res, status, { ok: false, error: { code, message, next_step: next } }, { 'Cache-Control': 'no-store' });
+}
+
+/**
+ * The handler of an extra listener on `address` (interface `via`): /mcp with a container's Host name or the
+ * address itself and no Origin (no browser page calls it), as place `containers`; everything else 404.
+ */
+export function extraListenerHandler(mcp: McpHandler, address: string, via: string): http.RequestListener {
+  const own = address.toLowerCase();
+  return (req, res) => {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    try {
+      const target = parseTarget(req.url);
+      if (isBadTarget(target)) {
+        req.resume();
+        return sendBadRequest(res, target.error);
+      }
+      const p = target.pathname;
+      if (p !== '/mcp' && p !== '/mcp/') {
+        req.resume();
+        return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
+      }
+      const host = req.headers.host;
+      const name = typeof host === 'string' ? hostName(host) : '';
+      if (!CONTAINER_HOSTS.includes(name) && name !== own) {
+        req.resume();
+        return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
+      }
+      if (req.headers.origin !== undefined) {
+        req.resume();
+        return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
+      }
+      const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}` };
+      return mcp(req, res, at);
+    } catch (err) {
+      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+    }
+  };
+}
+
+/**
+ * /mcp through the HTTPS front (`tailscale serve`, `--public-url`): for keys allowed `tailnet`, with the phone front's
+ * checks (Funnel refused; Host the public URL's or loopback; Origin, when sent, the public URL's or loopback). Without
+ * a public URL set, refused as before.
+ */
+export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (!isFunnelRequest(req) && !publicUrl(hub)) {
+    req.resume();
+    return refuse(res, 403, 'forbidden', 'The MCP endpoint is not served through the HTTPS front: no public URL is set.', 'Agents on this computer use http://127.0.0.1:PORT/mcp; for agents on your other machines run `perch serve --public-url https://…ts.net` and allow their key the tailnet (`perch agent key from NAME tailnet`).');
+  }
+  const check = checkFront(hub, req);
+  if (check.refusal) {
+    req.resume();
+    return sendRefusal(res, check.refusal);
+  }
+  const fwd = req.headers['x-forwarded-for'];
+  const address = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim().slice(0, 100) || remoteOf(req);
+  const login = req.headers['tailscale-user-login'];
+  const who = typeof login === 'string' && login ? `${login.slice(0, 100)} at ` : '';
+  return mcp(req, res, { place: 'tailnet', address, via: `tailnet, ${who}${address}` });
+}
+
+/**
+ * Starts the extra listeners on `port`: the container bridges found (with containers) and the addresses given by
+ * hand. A bridge that cannot be listened on is skipped with a note; an address given by hand that cannot is an error.
+ * No bridge found: a note says so, and the hub serves on loopback alone.
+ */
+export async function startExtraListeners(o: { mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
+  const servers: http.Server[] = [];
+  const listeners: ListenerInfo[] = [];
+  const notes: string[] = [];
+  const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
+  if (o.containers) {
+    const bridges = containerBridges();
+    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
+    for (const b of bridges) if (!wanted.some((w) => w.address === b.address)) wanted.push({ ...b, byHand: false });
+  }
+  try {
+    for (const w of wanted) {
+      const server = hubServer(o.limits, extraListenerHandler(o.mcp, w.address, w.name));
+      try {
+        await listenOn(server, o.port, w.address);
+      } catch (err) {
+        if (w.byHand) throw Object.assign(new Error(`cannot listen on ${w.address}:${o.port}: ${(err as Error).message}`), { code: (err as { code?: string }).code });
+        notes.push(`Could not listen on ${w.name} (${w.address}:${o.port}): ${(err as Error).message}; skipped.`);
+        continue;
+      }
+      servers.push(server);
+      const host = w.address.includes(':') ? `[${w.address}]` : w.address;
+      listeners.push({ url: `http://${host}:${o.port}`, serves: ['mcp'], place: 'containers', via: w.name, container_mcp_url: `http://host.docker.internal:${o.port}/mcp` });
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    throw err;
+  }
+  return { servers, listeners, notes };
+}

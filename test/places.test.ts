@@ -1,0 +1,54 @@
+// Where a key may connect from (shared/places.ts, hub/identity/places.ts): the places an owner can give, how a
+// request's place is matched, and that a refusal is told to the owner once per agent, key and place.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { normalizePlaces, placeAllowed, PlacesError, LOCAL_PLACE, type RequestPlace } from '../src/shared/places';
+import { authenticateKey } from '../src/main/hub/identity/key-login';
+import { setKeyPlaces } from '../src/main/hub/identity/places';
+import { addAgentKey } from '../src/main/hub/identity/agent-keys';
+import { withHub } from './helpers';
+
+const BOX: RequestPlace = { place: 'containers', address: '172.17.0.2', via: 'container bridge docker0 172.17.0.1' };
+const FAR: RequestPlace = { place: 'tailnet', address: '100.64.0.9', via: 'tailnet, 100.64.0.9' };
+
+test('places are normalized (known names first, ranges at their network address) and bad ones are named', () => {
+  assert.deepEqual(normalizePlaces('Tailnet, local,172.17.0.9/16,local'), ['local', 'tailnet', '172.17.0.0/16']);
+  assert.deepEqual(normalizePlaces(['containers']), ['containers']);
+  for (const bad of ['', 'lan', '10.0.0.0/33', '300.1.1.1/8', 'fe80::/10', [1], {}, null]) {
+    assert.throws(() => normalizePlaces(bad), PlacesError, JSON.stringify(bad));
+  }
+});
+
+test('a place is allowed by name; a range allows callers in it on the container listener only', () => {
+  assert.ok(placeAllowed(['local'], LOCAL_PLACE));
+  assert.ok(!placeAllowed(['local'], BOX));
+  assert.ok(placeAllowed(['containers'], BOX));
+  assert.ok(placeAllowed(['172.17.0.0/16'], BOX));
+  assert.ok(placeAllowed(['172.17.0.0/16'], { ...BOX, address: '::ffff:172.17.5.5' }));
+  assert.ok(!placeAllowed(['172.18.0.0/16'], BOX));
+  assert.ok(!placeAllowed(['127.0.0.0/8'], LOCAL_PLACE), 'a range never opens the loopback');
+  assert.ok(!placeAllowed(['100.64.0.0/10'], FAR), 'nor the front');
+  assert.ok(placeAllowed(['tailnet'], FAR));
+});
+
+test('a key refused for its place: standing place, told to the owner once per agent, key and place; places set anew take at once', () => withHub(({ hub, agent }) => {
+  const a = agent('boxed');
+  const told: unknown[] = [];
+  hub.bus.subscribe((item) => { if (item.kind === 'hub' && 'key_place_refused' in item.value) told.push(item.value.key_place_refused); });
+  assert.equal(authenticateKey(hub, a.key, LOCAL_PLACE).standing, 'ok');
+  assert.equal(authenticateKey(hub, a.key).standing, 'ok', 'without a place (a waiting call asking again) nothing is checked');
+  assert.equal(authenticateKey(hub, a.key, BOX).standing, 'place');
+  assert.equal(authenticateKey(hub, a.key, BOX).standing, 'place');
+  assert.equal(authenticateKey(hub, a.key, FAR).standing, 'place');
+  assert.equal(told.length, 2, 'once for containers, once for tailnet');
+  assert.match((told[0] as { how: string }).how, /perch agent key from boxed local,containers/);
+  setKeyPlaces(hub, { agent: 'boxed', from: ['containers'] });
+  assert.equal(authenticateKey(hub, a.key, BOX).standing, 'ok');
+  assert.equal(authenticateKey(hub, a.key, LOCAL_PLACE).standing, 'place');
+  // a scoped key has its own places
+  const { secret, key } = addAgentKey(hub, { agent: 'boxed', name: 'far', from: 'tailnet' });
+  assert.equal(authenticateKey(hub, secret, FAR).standing, 'ok');
+  assert.equal(authenticateKey(hub, secret, BOX).standing, 'place');
+  assert.throws(() => setKeyPlaces(hub, { agent: 'boxed', key_id: key.id, from: ['nowhere'] }), /not valid/);
+  assert.equal(authenticateKey(hub, secret, FAR).standing, 'ok', 'a bad place changed nothing');
+}));
