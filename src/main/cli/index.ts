@@ -11,6 +11,8 @@ import { device } from './device';
 import { call, owner } from './call';
 import { backup, restore } from './backup';
 import { HOOK_HELP, cmdHook } from './hook';
+import { conv } from './conv';
+import { retention } from './retention';
 
 const version: Command = {
   names: ['version'],
@@ -37,7 +39,7 @@ const hook: Command = {
   run: (argv) => cmdHook(argv),
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, hook, backup, restore, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, hook, backup, restore, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));
