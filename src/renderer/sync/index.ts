@@ -22,6 +22,7 @@ export {
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
+  setArchived, // archived conversations
 } from './actions';
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { UNDO_MS, setDecideAtOnce, undoDecision, undoLastDecision } from './undo';
