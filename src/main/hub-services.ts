@@ -12,9 +12,9 @@ import { KeyWaits } from './hub/identity/key-waits';
 import { Controls } from './hub/control/control';
 import { Brakes } from './hub/control/brakes';
 import { Presence } from './hub/control/presence';
+import { reviewSwitchCache } from './hub/control/review-switch';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
-import { reviewSwitchCache } from './hub/features/review';
 import { RequestExpiry } from './hub/features/requests';
 import { FloorExpiry } from './hub/features/floor';
 import { progressLimiter } from './hub/features/progress';
@@ -48,11 +48,11 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     controls: new Controls(hub),
     brakes: new Brakes(hub),
     presence: new Presence(),
+    underReview: reviewSwitchCache(hub.outside),
     // talk
     userIds: userIdCache(hub.outside),
     delivery: new Delivery(),
     // features
-    underReview: reviewSwitchCache(hub.outside),
     requestExpiry: new RequestExpiry(hub),
     floorExpiry: new FloorExpiry(hub),
     progressLimiter: progressLimiter(),

@@ -13,7 +13,7 @@
 //   negotiateEra    2025 revisions or 2026-07-28, headers agree with body (era.ts)   400; a notification: 202
 //   dispatch        initialize, server/discover, ping, tools/list, resources/*, tools/call
 //   callTool        the tool (catalog), validateArguments (tool-call.ts), then run it (the hub's gates refuse
-//                   what the key, asked first, or the agent may not do: hub/tools/gates.ts): in the
+//                   what the key, asked first, or the agent may not do: hub/talk/gates.ts): in the
 //                   group commit (group-commit.ts) when the catalog says groupCommitted, else alone
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
@@ -23,7 +23,7 @@ import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
-import { gateRefusal } from '../hub/tools/gates';
+import { gateRefusal } from '../hub/talk/gates';
 import { notePresence } from '../hub/control/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
 import { HubError, isHubError } from '../../shared/errors';
@@ -286,7 +286,7 @@ function callTool(x: Exchange): void {
   if (!spec || !x.door.implemented.has(name as ToolName)) {
     return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
   }
-  // The hub's gates that read only the key and the tool (scope), before the arguments are read (hub/tools/gates.ts).
+  // The hub's gates that read only the key and the tool (scope), before the arguments are read (hub/talk/gates.ts).
   const refused = gateRefusal({ hub: x.door.hub, agentId: x.agentId, tool: spec.name as ToolName, key: x.keyAuth }, ['key']);
   if (refused) return x.reply(errorResult(refused.error.toBody(), x.requestId), { tool: spec.name, error: refused.error.code });
   const checked = validateArguments(spec, x.msg.params.arguments ?? {});

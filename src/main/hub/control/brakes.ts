@@ -28,7 +28,8 @@
 // PERCH_BRAKES=off starts a hub without brakes; it exists for the benchmark (bench/run.ts compares
 // send_message with brakes on and off side by side) and is not an owner setting.
 //
-// Review mode (held messages) counts through brakeCheck + noteSent, so holding is no way round them.
+// brakeCheck is the brakes gate of an agent's write (hub/talk/gates.ts, stage words). Review mode (held messages) passes
+// it and counts through noteSent too, so holding is no way round them.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { BRAKES, type AgentBrakes, type BrakeWord, type BudgetSetting, type ConversationPause } from '../../../shared/brakes';

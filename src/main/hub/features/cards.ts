@@ -9,7 +9,8 @@ import type { UserRef } from '../../../shared/types';
 import { conversationById, member } from '../../store/conversations';
 import { messageById, setMessagePayload } from '../../store/messages';
 import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../store/requests';
-import { requireMaySpeak, requireMember, wakeable } from '../talk/access';
+import { requireMember, wakeable } from '../talk/access';
+import { passGates } from '../talk/gates';
 import { insertMessageWithEvent } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
 
@@ -184,7 +185,7 @@ export interface SendCardInput {
 export function sendCard(hub: Hub, senderId: string, input: SendCardInput, opts: { brakes?: boolean } = {}) {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
-    requireMaySpeak(hub, senderId, access);
+    passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
     const card = validateCard(input.card);
     const payload: CardPayload = { card, responses: [], closed: false };
     const sent = insertMessageWithEvent(hub, senderId, access, {

@@ -20,7 +20,8 @@ import { LIMITS } from '../../../shared/limits';
 import { conversationById } from '../../store/conversations';
 import { messageById } from '../../store/messages';
 import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../store/files';
-import { requireMaySpeak, requireMember } from '../talk/access';
+import { requireMember } from '../talk/access';
+import { passGates } from '../talk/gates';
 import { insertMessageWithEvent, requireText, type SentMessage } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
 
@@ -239,7 +240,7 @@ export type FileMessageInput = Omit<SendFileInput, 'data' | 'name' | 'mime'> & {
 export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p: PreparedFile, opts: { brakes?: boolean } = {}): SentFile {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
-    requireMaySpeak(hub, senderId, access);
+    passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
     const caption = requireText(input.caption ?? '', 'caption');
     const fileId = newId('f');
     const kind = p.image ? 'image' : 'file';
@@ -274,7 +275,7 @@ export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p
 /** Cheap refusal before the expensive decode: not a member, or silenced there. */
 function precheckSender(hub: Hub, senderId: string, convId: string): void {
   const access = requireMember(hub, senderId, convId);
-  requireMaySpeak(hub, senderId, access);
+  passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
 }
 
 // ---- links ------------------------------------------------------------------------------------

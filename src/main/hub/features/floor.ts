@@ -1,5 +1,5 @@
 // The floor: a manager of a conversation lets one agent speak there for a while (one holder at a
-// time). While it is held, other agents' sends are refused (access.requireMaySpeak). Granting
+// time). While it is held, other agents' sends are refused (the may-speak gate, hub/talk/gates.ts). Granting
 // while someone else holds it replaces them: floor.released (reason "replaced") comes first.
 // An expired floor silences nobody (access.ts compares floor_until with now); it is cleared lazily
 // by the next grant/release there, or by expireFloors() (a sweep for a timer).

@@ -12,7 +12,8 @@ import { conversationById } from '../../store/conversations';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
 } from '../../store/requests';
-import { isTerminalTask, requireMaySpeak, requireMember, wakeable } from '../talk/access';
+import { isTerminalTask, requireMember, wakeable } from '../talk/access';
+import { passGates } from '../talk/gates';
 import { requireTitle } from '../talk/conversations';
 import { insertMessageWithEvent } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
@@ -86,7 +87,7 @@ function requesterWake(hub: Hub, r: RequestRow): string[] {
 /** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review-calls.ts). */
 export function checkRequest(hub: Hub, requesterId: string, input: RequestInput) {
   const access = requireMember(hub, requesterId, input.conv_id);
-  requireMaySpeak(hub, requesterId, access);
+  passGates('conversation', { hub, userId: requesterId, access }); // may-speak (hub/talk/gates.ts)
   return {
     access,
     title: requireTitle(input.title),

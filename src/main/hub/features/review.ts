@@ -14,14 +14,15 @@ import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { HeldItem, HeldSendResult } from '../../../shared/review';
 import {
-  closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, isUnderReview, markReviewed, reviewedAgents, setReviewMode,
+  closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, markReviewed, reviewedAgents, setReviewMode,
   type HeldKind, type HeldRow,
 } from '../../store/held';
 import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
 import { conversationById } from '../../store/conversations';
-import { requireMaySpeak, requireMember, requireMessage, resolveMembers } from '../talk/access';
+import { requireMember, requireMessage, resolveMembers } from '../talk/access';
+import { passGates } from '../talk/gates';
 import { requireText, sendMessage, type SendInput } from '../talk/messages';
-import { brakeCheck, noteSent, personActed } from '../control/brakes';
+import { noteSent, personActed } from '../control/brakes';
 import { instanceName } from '../talk/instances';
 import { sendCard, validateCard, type SendCardInput } from './cards';
 import { storeFile, type PreparedFile } from './files';
@@ -29,7 +30,6 @@ import { findAgent } from '../identity/identities';
 import { agentSummary } from '../control/agents';
 import type { AgentCtx, ToolHandler } from '../identity/tool-handler';
 import type { AgentSummary } from '../../../shared/agents';
-import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -44,26 +44,7 @@ interface HeldFileInput {
 
 const NEXT_STEP = 'Your owner reviews what you write before anyone sees it. You get held.sent (with the text as posted, and for other tools than a send the result the call would have answered) or held.discarded in get_updates; carry on meanwhile.';
 
-// ---- the owner's switch ------------------------------------------------------------------------
-
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * Whether each agent is under review, read once and kept (every send asks): dropped when the switch is set here
-     * and whenever another process wrote to the database (`perch agent review` while the hub runs; hub/core/outside-writes.ts).
-     */
-    underReview: OutsideMemo<boolean>;
-  }
-}
-
-/** The cache of review switches, as the composition root makes it. */
-export function reviewSwitchCache(outside: OutsideWrites): OutsideMemo<boolean> {
-  return new OutsideMemo(outside);
-}
-
-export function reviewOn(hub: Hub, agentId: string): boolean {
-  return hub.services.underReview.get(agentId, () => isUnderReview(hub.db, agentId))!;
-}
+// ---- the owner's switch (as the gates read it: hub/control/review-switch.ts reviewOn) ----------------------
 
 export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
   const underReview = hub.services.underReview;
@@ -99,7 +80,8 @@ const isSend = (n: Reviewable): n is Send => Object.hasOwn(KIND_OF, n);
  */
 export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
   const run = (ctx: AgentCtx, args: Record<string, unknown>, prepared: unknown): unknown => {
-    if (!reviewOn(ctx.hub, ctx.agentId)) return h.run(ctx, args as never, prepared);
+    // The hold stage of the gates (hub/talk/gates.ts: review): under review mode, the words are held for the owner.
+    if (passGates('hold', { hub: ctx.hub, agentId: ctx.agentId, tool: name, ...(ctx.key ? { key: ctx.key } : {}) }) !== 'hold') return h.run(ctx, args as never, prepared);
     if (name === 'react') {
       refuseNamedReaction(args.key as string);
       return h.run(ctx, args as never, prepared);
@@ -153,7 +135,7 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
   return hub.write(() => {
     const convId = args.conv_id as string;
     const access = requireMember(hub, agentId, convId);
-    requireMaySpeak(hub, agentId, access);
+    passGates('conversation', { hub, userId: agentId, access }); // may-speak (hub/talk/gates.ts)
     const replied = typeof args.reply_to === 'string' ? requireMessage(hub, access, args.reply_to, 'message to reply to') : undefined;
     let input: Record<string, unknown>;
     let data: Buffer | null = null;
@@ -183,11 +165,12 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     }
     const id = newId('h');
     const at = hub.now();
-    // Brakes (hub/control/brakes.ts): a held send is braked and counted toward duplicate and budget like a posted one,
-    // so review mode is no way round them.
+    // The gates with the words (hub/talk/gates.ts: brakes): a held send is braked and counted toward duplicate and
+    // budget like a posted one, so review mode is no way round them.
     const heldText = textOf(kind, input);
     const brakeKind = kind === 'message' ? (input.kind as string | undefined) : kind;
-    brakeCheck(hub, agentId, convId, { text: heldText, ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}), ...(brakeKind ? { kind: brakeKind } : {}) }, replied);
+    const words = { text: heldText, ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}), ...(brakeKind ? { kind: brakeKind } : {}) };
+    passGates('words', { hub, userId: agentId, access, words, ...(replied ? { replied } : {}) });
     noteSent(hub, agentId, convId, heldText, brakeKind);
     insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind, input: JSON.stringify(input), data, thumb, created_at: at });
     // The owner's UI learns of it from the agent's notes channel; nobody is woken.

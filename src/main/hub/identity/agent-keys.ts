@@ -1,7 +1,7 @@
 // Scoped keys: extra keys of an agent, each with scopes (read, write, files, state, ask; default all) and an
 // optional expiry, listed, named and revocable one by one. The agent's own key (identities.ts) has every scope
 // and no expiry. Every tool names the scope it needs in the catalog (ToolSpec.scope); the gates of an agent's call check
-// it (hub/tools/gates.ts). Scoped keys log in with the others, in hub/identity/key-login.ts.
+// it (hub/talk/gates.ts, the scope gate). Scoped keys log in with the others, in hub/identity/key-login.ts.
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';

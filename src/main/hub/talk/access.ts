@@ -108,7 +108,7 @@ export function isTerminalTask(conv: ConversationRow): boolean {
   return conv.kind === 'task' && !!conv.task_state && TERMINAL_TASK_STATES.includes(conv.task_state);
 }
 
-/** Refuses an agent's speech where it must stay silent: ended task, handed off, someone else's floor. */
+/** Refuses an agent's speech where it must stay silent: notes channel, ended task, handed off, someone else's floor (the may-speak gate, hub/talk/gates.ts). */
 export function requireMaySpeak(hub: Hub, userId: string, access: Access): void {
   const user = hub.user(userId);
   if (user.kind === 'human') return;

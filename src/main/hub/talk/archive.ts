@@ -4,7 +4,7 @@
 //    conversationsOf), and the owner's sidebar (the UI lists it under "Archived"; the owner's search still finds it);
 //  - stays readable: get_history, get_thread, list_pins, get_context and get_updates work as before;
 //  - is read-only for agents: any writing tool that names it (conv_id, or a msg_id or request_id in it) is refused with
-//    the code `archived` by the agent gates (hub/tools/gates.ts, archivedRefusal below);
+//    the code `archived` by the agent gates (hub/talk/gates.ts AGENT_GATES 'archived', archivedRefusal below);
 //  - comes back when the owner unarchives it, or when the owner writes in it (a message or a file: the write unarchives
 //    it in the same transaction, conversation.unarchived with reason owner_wrote), so the owner is never refused.
 // Archiving and unarchiving are events in the conversation's log (conversation.archived / .unarchived), so every
@@ -73,7 +73,7 @@ export function archivedError(convId: string): HubError {
  * The conversation a call names: conv_id, else the conversation of its msg_id or request_id. Only a conversation the
  * agent is a member of counts (others get their not_found / not_member from the handler, as before).
  */
-function namedConversation(hub: Hub, agentId: string, args: Record<string, unknown>): ConversationRow | undefined {
+function namedConversation(hub: Hub, agentId: string, args: Readonly<Record<string, unknown>>): ConversationRow | undefined {
   let convId: string | undefined;
   if (typeof args.conv_id === 'string') convId = args.conv_id;
   else if (typeof args.msg_id === 'string') convId = messageById(hub.db, args.msg_id)?.conv_id;
@@ -84,11 +84,11 @@ function namedConversation(hub: Hub, agentId: string, args: Record<string, unkno
 }
 
 /**
- * The archived gate (hub/tools/gates.ts): an agent's writing tool (not readOnly in the catalog) that names an archived
+ * The archived gate (hub/talk/gates.ts): an agent's writing tool (not readOnly in the catalog) that names an archived
  * conversation it is a member of is refused with `archived`. get_updates writes only the caller's own position, and
  * names no conversation, so it passes.
  */
-export function archivedRefusal(hub: Hub, agentId: string, tool: ToolName, args: Record<string, unknown> | undefined): HubError | undefined {
+export function archivedRefusal(hub: Hub, agentId: string, tool: ToolName, args: Readonly<Record<string, unknown>> | undefined): HubError | undefined {
   if (!args || TOOL_BY_NAME.get(tool)?.readOnly) return undefined;
   const conv = namedConversation(hub, agentId, args);
   return conv && conv.archived_at != null ? archivedError(conv.id) : undefined;

@@ -13,9 +13,10 @@ import {
 import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../../store/conversations';
 import { eventsOfConversation } from '../../store/events';
 import { deleteFilesOfMessage } from '../../store/files';
-import { requireMaySpeak, requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
+import { requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
+import { passGates } from './gates';
 import { eventView, messageView } from '../core/views';
-import { brakeCheck, noteSent, personSends } from '../control/brakes';
+import { noteSent, personSends } from '../control/brakes';
 import { instanceName, readsOf, seeInstance } from './instances';
 
 export interface SendInput {
@@ -50,7 +51,7 @@ export function requireText(text: string, field = 'text'): string {
 export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: { brakes?: boolean } = {}): SentMessage {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
-    requireMaySpeak(hub, senderId, access);
+    passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
     return insertMessageWithEvent(hub, senderId, access, input, [], opts.brakes ?? true);
   });
 }
@@ -70,9 +71,9 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
     const root = requireMessage(hub, access, input.thread_id, 'thread root');
     threadId = root.thread_id ?? root.id; // a reply's id leads to its thread's root
   }
-  // Brakes (hub/control/brakes.ts): an agent's send may be refused; a person's send lifts a loop pause.
+  // The gates with the words (hub/talk/gates.ts: brakes): an agent's send may be refused; a person's send lifts a loop pause.
   const agentSends = brakes && hub.user(senderId).kind === 'agent';
-  if (agentSends) brakeCheck(hub, senderId, convId, input, replied);
+  if (agentSends) passGates('words', { hub, userId: senderId, access, words: input, replied });
   else if (brakes) {
     personSends(hub, senderId, convId);
     personWritesIn(hub, access.conv); // an archived conversation comes back (hub/talk/archive.ts)
@@ -141,7 +142,7 @@ function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: st
 /** edit_message's checks, writing nothing (review mode holds an edit after them, hub/features/review-calls.ts). */
 export function checkEdit(hub: Hub, userId: string, msgId: string, text: string): MessageRow {
   const { msg, access } = requireOwnLiveMessage(hub, userId, msgId, 'edit');
-  requireMaySpeak(hub, userId, access);
+  passGates('conversation', { hub, userId, access }); // may-speak (hub/talk/gates.ts)
   requireText(text);
   if (msg.kind !== 'text') {
     throw new HubError('invalid_argument', `Message ${msgId} is a ${msg.kind}; only text messages can be edited.`, 'Send a new message instead.');

@@ -18,7 +18,7 @@ import { contextTools } from '../features/context';
 import { fileTools } from '../features/files';
 import { reviewable } from '../features/review';
 import { countToolCall } from '../control/control';
-import { gateRefusal } from './gates';
+import { gateRefusal } from '../talk/gates';
 import { notePresence } from '../control/presence';
 
 export const toolHandlers = {
@@ -78,8 +78,8 @@ export function implementedTools(): Set<ToolName> {
 export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, caller: Caller = {}): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
-  // The gates, in order: scope, paused, archived (hub/tools/gates.ts).
-  const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key });
+  // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
+  const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });
   // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
   // not make at all is not the agent working.
   if (refused?.gate !== 'scope') notePresence(hub, agentId, name);
