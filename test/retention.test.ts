@@ -6,12 +6,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import Database from 'better-sqlite3';
 import { withHub, callTool as call, type TestHub } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { startBackgroundStore } from '../src/main/store/background';
 import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
 import { isHubError } from '../src/shared/errors';
+import { Retention } from '../src/main/hub/features/retention-job';
+import { cli } from './serve-harness';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -203,4 +206,43 @@ test('the job works in bounded steps: a step touches at most its batch of rows',
     assert.equal(count(), 0);
     assert.ok(steps >= 3, `${steps} steps for 450 messages`);
   });
+});
+
+test('started, the job applies a new rule on its own, in steps on timers', async () => {
+  const clock = { now: T0 };
+  await withHub({ now: () => clock.now }, async (t) => {
+    const h = await oldHistory(t, clock);
+    const job = new Retention(t.hub, { batch: 3, gapMs: 1, intervalMs: 60_000 });
+    job.start();
+    await owner(t, 'retention.set', { keep_days: 30 });
+    job.rulesChanged(); // the hub's own job is not started in a test hub; this one is
+    const left = () => t.hub.db.prepare('SELECT count(*) FROM messages WHERE conv_id = ?').pluck().get(h.conv) as number;
+    for (let i = 0; i < 200 && left() > 3; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(left(), 3, 'the pinned message, the request and the recent one are left');
+  });
+});
+
+test('perch retention on a stopped hub: set, --dry-run, and bad input (exit 2, nothing changed)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-ret-'));
+  try {
+    const run = (...args: string[]) => cli([...args, '--data-dir', dir]);
+    assert.equal(run('retention').stdout.trim().split('\n')[0], 'No retention rules: all history is kept.');
+    const set = run('retention', 'set', '--keep-days', '90', '--keep-pinned', 'no', '--archive-idle-days', '30');
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /keeps 90 days \(and requests, summaries however old\); archives after 30 idle days/);
+    for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3']]) {
+      const r = run('retention', 'set', ...bad);
+      assert.notEqual(r.code, 0, `${bad.join(' ')} is refused`);
+      assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days/);
+    }
+    const shown = JSON.parse(run('retention', '--json').stdout);
+    assert.deepEqual(shown.rules.map((r: R) => [r.keep_days, r.keep_pinned, r.archive_idle_days]), [[90, false, 30]], 'the bad input changed nothing');
+    const plan = run('retention', '--dry-run');
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /Nothing would be removed or archived now/);
+    assert.equal(run('retention', 'remove').code, 0);
+    assert.equal(JSON.parse(run('retention', '--json').stdout).rules.length, 0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
