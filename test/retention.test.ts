@@ -199,7 +199,7 @@ test('the job works in bounded steps: a step touches at most its batch of rows',
     while (job.step()) {
       steps++;
       const now = count();
-      assert.ok(last - now <= 200, `one step deleted ${last - now} messages, at most its batch`);
+      assert.ok(last - now <= 100, `one step deleted ${last - now} messages, at most its batch`);
       last = now;
       assert.ok(steps < 100, 'the pass ends');
     }
