@@ -7,9 +7,10 @@
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun (the default) or a
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel (the default) or a
 //            subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
-//            from the waking event's commit to the process running, and to the run's first tool call
+//            from the waking event's commit to the process running, and to the run's first tool call;
+//            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -32,6 +33,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
+import { channelPhase } from './channel';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: opt } = parseArgs({
@@ -64,9 +66,10 @@ const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
 const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun').split(','));
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel').split(','));
+const CHANNEL_PUSHES = QUICK ? 50 : 200;
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
@@ -790,6 +793,16 @@ async function main() {
     result.wake_run_to_running_p50_ms = w.to_running.p50_ms;
   }
 
+  if (ONLY.has('channel')) {
+    checkDeadline('the channel');
+    const c = await channelPhase({
+      root: ROOT, tmpRoot, samples: CHANNEL_PUSHES, startHub, runProcess, stopProcess, progress, checkDeadline,
+      track: (child) => void children.add(child),
+    });
+    result.channel = c;
+    result.channel_push_p50_ms = c.from_commit.p50_ms;
+  }
+
   result.machine.loadavg_at_end = os.loadavg().map(r3);
   result.targets = targets(result);
   result.bench_s = r3((Date.now() - started) / 1000);
@@ -863,6 +876,7 @@ function targets(r: any) {
   add('brakes_on_vs_off', r.brakes_on_vs_off, '>= 0.90', (v) => v >= 0.9);
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
+  add('channel_push_p50_ms', r.channel_push_p50_ms, '< 100', (v) => v < 100);
   return t;
 }
 
@@ -907,6 +921,9 @@ function table(r: any): string {
   if (r.wake_run) {
     rows.push([`wake run: event commit → process running (${r.wake_run.succeeded}/${r.wake_run.runs} runs)`, `p50 ${f(r.wake_run.to_running.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_running.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('wake_run_to_running_p50_ms')]);
     rows.push(['wake run: event commit → first tool call', `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`, '', '']);
+  }
+  if (r.channel) {
+    rows.push([`channel push: event commit → notifications/claude/channel written (${r.channel.n})`, `p50 ${f(r.channel.from_commit.p50_ms, 1)} ms, p95 ${f(r.channel.from_commit.p95_ms, 1)} ms, p99 ${f(r.channel.from_commit.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('channel_push_p50_ms')]);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);

@@ -7,7 +7,18 @@ const entry = path.join(__dirname, '..', 'dist', 'cli.js');
 // `perch hook ...` runs at every permission prompt of a coding agent's harness: its own small bundle (node
 // built-ins only) starts faster than the whole CLI. It always exits 0: a hook that fails leaves the harness's dialog.
 const hookEntry = path.join(__dirname, '..', 'dist', 'hook.js');
-if (process.argv[2] === 'hook' && fs.existsSync(hookEntry)) {
+// `perch channel` (Claude Code starts it with each session) is a bundle of its own too; it exits 1 with one stderr
+// line when it cannot start (no key, key refused, hub down).
+const channelEntry = path.join(__dirname, '..', 'dist', 'channel.js');
+if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
+  require(channelEntry).main(process.argv.slice(3)).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write('perch channel: ' + (err && err.message ? err.message : String(err)) + '\n');
+      process.exit(1);
+    },
+  );
+} else if (process.argv[2] === 'hook' && fs.existsSync(hookEntry)) {
   require(hookEntry).main(process.argv.slice(3)).then(
     () => process.exit(0),
     (err) => {

@@ -186,7 +186,7 @@ export function keyEnvName(agent: string | undefined): string {
   return agent === undefined ? 'PERCH_KEY' : `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-function mcpUrl(flag: string | undefined): string {
+export function mcpUrl(flag: string | undefined): string {
   if (flag) return flag;
   if (process.env.PERCH_URL) return process.env.PERCH_URL;
   try {

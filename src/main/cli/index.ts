@@ -13,6 +13,7 @@ import { backup, restore } from './backup';
 import { HOOK_HELP, cmdHook } from './hook';
 import { conv } from './conv';
 import { retention } from './retention';
+import { CHANNEL_HELP, cmdChannel } from './channel';
 
 const version: Command = {
   names: ['version'],
@@ -39,7 +40,18 @@ const hook: Command = {
   run: (argv) => cmdHook(argv),
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, hook, backup, restore, help, version];
+/** Claude Code's MCP server for one agent: tools, pushed events, permission relay (bin/perch.js runs dist/channel.js for it). */
+const channel: Command = {
+  names: ['channel'],
+  usage: `  perch channel [--agent NAME] [--instance NAME]
+      A stdio MCP server for Claude Code: the agent's tools, its messages pushed into the session, its prompts relayed (see README).`,
+  help: () => CHANNEL_HELP,
+  run: async (argv) => {
+    process.exitCode = await cmdChannel(argv);
+  },
+};
+
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, hook, channel, backup, restore, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

@@ -2,7 +2,12 @@
 // Heights are measured (ResizeObserver) and kept per key in a Fenwick tree, so a measurement costs
 // O(log n) and finding the rows at a scroll position too, even with 100,000 rows loaded. Prepending older
 // pages and late layout changes keep the item under the reader where it was (anchoring by key, not pixel).
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+// A scroll whose event has not come yet (it comes with the next frame) wins over that anchor, and a reader near
+// the top is asked about again after every change, so older pages keep coming while they stay there.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode, type WheelEvent } from 'react';
+
+/** Within this many pixels of the top, the list asks for older items (onNearTop). */
+const NEAR_TOP = 600;
 
 export interface VirtualListProps<T> {
   items: readonly T[];
@@ -11,7 +16,11 @@ export interface VirtualListProps<T> {
   render: (item: T, index: number) => ReactNode;
   /** Which end follows new items while the reader is there: chat logs stick to the bottom, feeds to the top. */
   stick: 'bottom' | 'top';
-  /** Called when the reader nears the top (to load older items). */
+  /**
+   * Called when the reader nears the top (to load older items): on scrolling there, after each change of the items
+   * or their heights while still there, and on a further wheel, key or touch up there. May be called while a load
+   * is under way (the callee ignores those).
+   */
   onNearTop?: () => void;
   /** Scroll this key into view once it is in items. */
   scrollToKey?: string | null;
@@ -23,6 +32,12 @@ export interface VirtualListProps<T> {
   className?: string;
   overscan?: number;
   empty?: ReactNode;
+}
+
+interface Layout {
+  keys: string[];
+  index: Map<string, number>;
+  tree: HeightTree;
 }
 
 /** Prefix sums of item heights with O(log n) update, prefix and search. */
@@ -86,7 +101,10 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   stickRef.current = stick;
   const anchor = useRef<{ key: string; delta: number } | null>(null);
 
-  const layout = useMemo(() => {
+  /** The scroll position and height the list last took into account; el.scrollTop differs while a scroll's event is to come. */
+  const seen = useRef({ top: 0, height: 0 });
+
+  const layout = useMemo((): Layout => {
     const n = items.length;
     const keys: string[] = new Array(n);
     const index = new Map<string, number>();
@@ -106,6 +124,8 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   }, [items, getKey, estimate]);
   const latest = useRef(layout);
   latest.current = layout;
+  /** The layout the DOM showed at the last commit (a scroll not yet seen was made against it). */
+  const rendered = useRef(layout);
   const { keys, index, tree } = layout;
   const total = tree.offset(tree.length);
 
@@ -139,7 +159,10 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     if (!el) return;
     const update = () => {
       // The viewport changed size (a banner came or went): a reader at the followed edge stays there.
-      if (atEdge.current && stickRef.current === 'bottom') el.scrollTop = el.scrollHeight - el.clientHeight;
+      if (atEdge.current && stickRef.current === 'bottom') {
+        el.scrollTop = el.scrollHeight - el.clientHeight;
+        seen.current = { top: el.scrollTop, height: el.scrollHeight };
+      }
       setView((v) => (v.height === el.clientHeight && v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight }));
     };
     update();
@@ -148,11 +171,16 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     return () => ro?.disconnect();
   }, []);
 
-  const capture = (el: HTMLDivElement) => {
-    const { keys: k, tree: t } = latest.current;
+  /**
+   * Takes the reader's place: whether they are at the followed edge, and the item under them (the anchor). l and
+   * height are the layout and scroll height the position was taken in (the previous ones for a scroll made
+   * before a commit whose event has not come yet).
+   */
+  const capture = (el: HTMLDivElement, l: Layout = latest.current, height = el.scrollHeight) => {
+    const { keys: k, tree: t } = l;
     const top = el.scrollTop;
     const was = atEdge.current;
-    atEdge.current = stick === 'bottom' ? el.scrollHeight - top - el.clientHeight < 32 : top < 4;
+    atEdge.current = stick === 'bottom' ? height - top - el.clientHeight < 32 : top < 4;
     if (was !== atEdge.current) props.onAtEdgeChange?.(atEdge.current);
     const n = t.length;
     if (n > 0) {
@@ -160,6 +188,25 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       const i = Math.min(n - 1, Math.max(t.indexAt(top), n > 1 ? 1 : 0));
       anchor.current = { key: k[i]!, delta: top - t.offset(i) };
     }
+    seen.current = { top, height };
+  };
+
+  /**
+   * Whether the scroll position moved since the list last saw it: a scroll (the reader's, a program's) whose
+   * event comes with the next frame. Restoring the old anchor then would undo it (a reader who dragged to the top
+   * while a measurement or a live message came in would be put back, and no older page would load). A lower
+   * position at the very end is the browser clamping to shorter content, not a scroll.
+   */
+  const unseenScroll = (el: HTMLDivElement): boolean => {
+    const top = el.scrollTop;
+    const was = seen.current.top;
+    if (Math.abs(top - was) <= 0.5) return false;
+    return !(top < was && top >= el.scrollHeight - el.clientHeight - 0.5);
+  };
+
+  const nearTop = () => {
+    const el = scroller.current;
+    if (el && onNearTop && el.scrollTop < NEAR_TOP) onNearTop();
   };
 
   const onScroll = () => {
@@ -167,13 +214,25 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     if (!el) return;
     capture(el);
     setView((v) => (v.top === el.scrollTop && v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight }));
-    if (onNearTop && el.scrollTop < 600) onNearTop();
+    nearTop();
+  };
+
+  // At the top, scrolling further up moves nothing and fires no scroll event: a wheel, key or touch up there asks
+  // again (after a load that failed, say).
+  const onWheel = (e: WheelEvent) => {
+    if (e.deltaY < 0) nearTop();
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowUp' || e.key === 'PageUp' || e.key === 'Home') nearTop();
   };
 
   // Keep the reader's place (or the followed edge) whenever items or heights change.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
+    // A scroll made before this commit whose event has not come yet: take the reader's place from it first.
+    if (unseenScroll(el)) capture(el, rendered.current, seen.current.height);
+    rendered.current = layout;
     if (atEdge.current) {
       const want = stick === 'bottom' ? Math.max(0, el.scrollHeight - el.clientHeight) : 0;
       if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
@@ -184,7 +243,14 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
         if (Math.abs(el.scrollTop - want) > 0.5) el.scrollTop = want;
       }
     }
+    seen.current = { top: el.scrollTop, height: el.scrollHeight };
     if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight });
+    // Still near the top after the items or their heights changed (a page came in that added little or nothing
+    // above, a scroll to the top whose event came while a page was loading): ask for older items again. Here, in
+    // the commit, the rows in the DOM are those of the store (a later effect could run after the next page is in
+    // the store but before it is laid out, and ask for one more). Each page moves the reader down by its height,
+    // so this asks for one page at a time while the reader stays near the top, never for the whole history.
+    if (el.clientHeight > 0) nearTop();
   }, [layout, measured]);
 
   // A short history does not fill the viewport: ask for older items right away.
@@ -201,6 +267,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     if (!el || i === undefined) return;
     el.scrollTop = Math.max(0, tree.offset(i) - el.clientHeight / 3);
     capture(el);
+    rendered.current = layout;
     if (atEdge.current) props.onAtEdgeChange?.(false);
     atEdge.current = false;
     onScrolledTo?.();
@@ -233,7 +300,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   }
 
   return (
-    <div ref={scroller} className={`vl vl-${stick} ${props.className ?? ''}`} onScroll={onScroll} role={props.role} aria-label={props.label} tabIndex={0}>
+    <div ref={scroller} className={`vl vl-${stick} ${props.className ?? ''}`} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} onTouchMove={nearTop} role={props.role} aria-label={props.label} tabIndex={0}>
       {n === 0 && props.empty}
       <div className="vl-space" style={{ height: total }}>
         {shown}

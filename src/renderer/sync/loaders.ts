@@ -114,15 +114,27 @@ async function loadPins(convId: string): Promise<void> {
   }
 }
 
+/** When loading older messages last failed, per conversation: the next try waits a moment (one toast per failure, not per wheel tick). */
+const olderFailedAt = new Map<string, number>();
+const OLDER_RETRY_MS = 1500;
+
+/**
+ * The page before the first loaded message. Called whenever the reader is near the top (the list asks again after
+ * each change while they stay there, and on a further scroll up), so a call while a page is loading is dropped,
+ * and one after a failed load tries again once a moment has passed.
+ */
 export async function loadOlder(convId: string): Promise<void> {
   const tl = timelineStore.getState().convs[convId];
   if (!tl || tl.status !== 'ready' || !tl.hasOlder || tl.loadingOlder || tl.firstSeq === null) return;
+  if (Date.now() - (olderFailedAt.get(convId) ?? -Infinity) < OLDER_RETRY_MS) return;
   const before = tl.firstSeq;
   olderLoading(convId, true);
   try {
     const page = await api('conversations.history', { conv_id: convId, before_seq: before, limit: OLDER_PAGE });
+    olderFailedAt.delete(convId);
     olderLoaded(convId, page);
   } catch (err) {
+    olderFailedAt.set(convId, Date.now());
     olderLoading(convId, false);
     toast(`Could not load older messages: ${errorText(err)}`, 'error');
   }

@@ -1,0 +1,159 @@
+// The permission relay of `perch channel`: Claude Code sends `notifications/claude/channel/permission_request`
+// {request_id, tool_name, description, input_preview} when its terminal dialog opens; the prompt is filed in the
+// hub exactly as `perch hook permission-request` files one (request_human to the owner, context.source
+// permission_prompt, the title the hub recomputes to apply standing rules), and the owner's decision goes back as
+// `notifications/claude/channel/permission` {request_id, behavior}. The terminal dialog stays open and the first
+// answer wins; Claude Code does not say when the terminal answered, so a prompt is withdrawn from the Approvals
+// inbox (cancel_request) when the next prompt comes (Claude Code shows one dialog at a time) or the session ends.
+import { previewOf } from './hook';
+import { PERMISSION_PROMPT_SOURCE, promptTitle } from '../../shared/permission-prompts';
+import { CALL_TIMEOUT_MS, HubDown, ToolError, obj, type ChannelHub } from './channel-hub';
+
+type Json = Record<string, unknown>;
+
+export interface PermissionRequestParams {
+  request_id: string;
+  tool_name: string;
+  description: string;
+  input_preview: string;
+}
+
+/** Per get_request call (LIMITS.maxWaitSecs is 60). */
+const WAIT_SECS = 50;
+/** The request's lifetime in the hub: the terminal dialog has no timeout, the session's end withdraws it. */
+const PROMPT_TTL_SECS = 24 * 60 * 60;
+const MAX_CONTEXT_BYTES = 30 * 1024;
+
+/** The params, or why they are not a permission_request of the reference. */
+export function parsePermissionRequest(params: unknown): PermissionRequestParams | string {
+  const p = obj(params);
+  if (!p) return 'permission_request without params';
+  for (const k of ['request_id', 'tool_name', 'description', 'input_preview'] as const) {
+    if (typeof p[k] !== 'string') return `permission_request without a string ${k}`;
+  }
+  if (!/^[a-z]{1,64}$/.test(p.request_id as string)) return `permission_request with a malformed request_id ${JSON.stringify(String(p.request_id).slice(0, 80))}`;
+  if (!(p.tool_name as string).trim()) return 'permission_request with an empty tool_name';
+  return p as unknown as PermissionRequestParams;
+}
+
+/** input_preview is the tool's arguments as JSON-shaped text (cut short by older clients): the object when it parses. */
+function toolInputOf(preview: string): Json | undefined {
+  try {
+    return obj(JSON.parse(preview));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request as the hook files it, from what the channel protocol carries. */
+export function promptRequest(p: PermissionRequestParams, cwd: string): { title: string; context: Json } {
+  const input = toolInputOf(p.input_preview);
+  const ctx: Json = {
+    source: PERMISSION_PROMPT_SOURCE,
+    harness: 'claude-code',
+    via: 'channel',
+    channel_request_id: p.request_id,
+    session_id: null,
+    cwd,
+    tool_name: p.tool_name,
+    description: p.description,
+    preview: `${p.description ? `${p.description}\n\n` : ''}${input ? previewOf(input) : previewOf(p.input_preview)}`,
+  };
+  // Standing rules read the command from tool_input: only an input that parsed whole is one.
+  const withInput = input ? { ...ctx, tool_input: input } : ctx;
+  const fits = Buffer.byteLength(JSON.stringify(withInput)) <= MAX_CONTEXT_BYTES;
+  return { title: promptTitle(p.tool_name, input ?? {}), context: fits ? withInput : { ...ctx, tool_input_omitted: 'too large; see the preview' } };
+}
+
+interface Open {
+  perchId?: string;
+  stop: AbortController;
+}
+
+export class PromptRelay {
+  private open = new Map<string, Open>();
+  private direct: Promise<string> | undefined;
+
+  constructor(
+    private readonly hub: ChannelHub,
+    private readonly ownerName: string,
+    private readonly verdict: (requestId: string, behavior: 'allow' | 'deny') => Promise<void>,
+    private readonly warn: (line: string) => void,
+    private readonly cwd = process.cwd(),
+  ) {}
+
+  /** The Perch request of a prompt still open (tests and the bench read it through the owner API instead). */
+  get pending(): number {
+    return this.open.size;
+  }
+
+  /** A new prompt: earlier ones were answered in the terminal; this one goes to the owner. */
+  relay(p: PermissionRequestParams): void {
+    if (this.open.has(p.request_id)) return; // sent twice: one Perch request per prompt
+    for (const id of [...this.open.keys()]) void this.withdraw(id);
+    const entry: Open = { stop: new AbortController() };
+    this.open.set(p.request_id, entry);
+    void this.run(p, entry).catch((e) => {
+      if (!entry.stop.signal.aborted) this.warn(`permission prompt ${p.request_id} not relayed: ${(e as Error).message}`);
+    }).finally(() => {
+      if (this.open.get(p.request_id) === entry) this.open.delete(p.request_id);
+    });
+  }
+
+  /** Withdraws every open prompt (the session ended); resolves when the hub has them closed (bounded). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((id) => this.withdraw(id)));
+  }
+
+  private async withdraw(claudeId: string): Promise<void> {
+    const entry = this.open.get(claudeId);
+    if (!entry) return;
+    this.open.delete(claudeId);
+    entry.stop.abort();
+    if (entry.perchId) await this.hub.call('cancel_request', { request_id: entry.perchId }, { timeoutMs: 3_000 }).catch(() => undefined);
+  }
+
+  private conv(): Promise<string> {
+    this.direct ??= this.hub.call('open_direct', { user: this.ownerName }).then((d) => {
+      const id = obj(d.conversation)?.conv_id;
+      if (typeof id !== 'string') throw new HubDown('open_direct gave no conversation');
+      return id;
+    });
+    this.direct.catch(() => (this.direct = undefined));
+    return this.direct;
+  }
+
+  private async run(p: PermissionRequestParams, entry: Open): Promise<void> {
+    const { signal } = entry.stop;
+    const { title, context } = promptRequest(p, this.cwd);
+    let r: Json;
+    try {
+      r = await this.hub.call('request_human', { conv_id: await this.conv(), kind: 'approve', title, context, ttl_secs: PROMPT_TTL_SECS }, { signal });
+    } catch (e) {
+      // A paused agent's prompts are denied with the pause reason, as the hook does.
+      if (e instanceof ToolError && e.code === 'paused') return this.verdict(p.request_id, 'deny');
+      throw e;
+    }
+    entry.perchId = typeof r.request_id === 'string' ? r.request_id : undefined;
+    if (signal.aborted && entry.perchId) {
+      await this.hub.call('cancel_request', { request_id: entry.perchId }, { timeoutMs: 3_000 }).catch(() => undefined);
+      return;
+    }
+    while (r.state === 'pending' && !signal.aborted) {
+      try {
+        r = await this.hub.call('get_request', { request_id: entry.perchId, wait_secs: WAIT_SECS }, { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS });
+      } catch (e) {
+        if (signal.aborted) return;
+        if (e instanceof HubDown && !e.unauthorized) {
+          await new Promise((res) => setTimeout(res, 2_000));
+          continue;
+        }
+        throw e;
+      }
+    }
+    if (signal.aborted) return;
+    if (r.state === 'approved') return this.verdict(p.request_id, 'allow');
+    if (r.state === 'rejected') return this.verdict(p.request_id, 'deny');
+    // expired or cancelled: the terminal dialog decides.
+  }
+}
