@@ -64,7 +64,7 @@ export function archivedError(convId: string): HubError {
   return new HubError(
     'archived',
     `Conversation ${convId} is archived by your owner: it is read-only for agents.`,
-    'Reading it still works (get_history). To go on, write in another conversation (open_direct with your owner, create_group or create_task), or ask your owner there to unarchive this one.',
+    'Reading it still works (get_history). To go on, write in another conversation (create_task or create_group with your owner), and ask your owner there to unarchive this one if you need it.',
     { conv_id: convId },
   );
 }
