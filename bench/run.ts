@@ -7,10 +7,11 @@
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel (the default) or a
-//            subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support (the
+//            default) or a subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
 //            from the waking event's commit to the process running, and to the run's first tool call;
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
+//            support: what `perch hook` costs a harness (bench/support.ts)
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -34,6 +35,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
 import { channelPhase } from './channel';
+import { addBenchAgent, supportPhase } from './support';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: opt } = parseArgs({
@@ -66,10 +68,12 @@ const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
 const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel').split(','));
+/** `perch hook pre-tool-use` runs timed in the support section. */
+const HOOK_RUNS = 30;
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support').split(','));
 const CHANNEL_PUSHES = QUICK ? 50 : 200;
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel', 'support'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 const DEADLINE = Date.now() + 9.5 * 60_000;
@@ -803,6 +807,19 @@ async function main() {
     result.channel_push_p50_ms = c.from_commit.p50_ms;
   }
 
+  if (ONLY.has('support')) {
+    checkDeadline('harness hooks');
+    const dir = path.join(tmpRoot, 'hub-support');
+    const agent = addBenchAgent(dir, 'harness');
+    const hub = await startHub('support', dir);
+    try {
+      result.support = await supportPhase(hub.port, agent.key, QUICK ? 10 : HOOK_RUNS, progress);
+      result.pre_tool_use_hook_p50_ms = result.support.pre_tool_use.p50_ms;
+    } finally {
+      await stopProcess(hub.child);
+    }
+  }
+
   result.machine.loadavg_at_end = os.loadavg().map(r3);
   result.targets = targets(result);
   result.bench_s = r3((Date.now() - started) / 1000);
@@ -924,6 +941,9 @@ function table(r: any): string {
   }
   if (r.channel) {
     rows.push([`channel push: event commit → notifications/claude/channel written (${r.channel.n})`, `p50 ${f(r.channel.from_commit.p50_ms, 1)} ms, p95 ${f(r.channel.from_commit.p95_ms, 1)} ms, p99 ${f(r.channel.from_commit.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('channel_push_p50_ms')]);
+  }
+  if (r.support) {
+    rows.push([`pre-tool-use hook: spawn → exit (${r.support.runs} runs)`, `p50 ${f(r.pre_tool_use_hook_p50_ms, 1)} ms, p99 ${f(r.support.pre_tool_use.p99_ms, 1)} ms (node itself p50 ${f(r.support.node_floor.p50_ms, 1)} ms)`, '', '']);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);

@@ -35,6 +35,17 @@ describe('agent state', () => {
     }
   });
 
+  test('a harness session waiting for its user (a Notification hook) makes the agent "needs you", since it began waiting; its other states do not', () => {
+    const harness = { state: 'waiting' as const, harness: 'claude-code' as const, session_id: 'abc123', cwd: '/home/user/my-project', message: 'Claude needs your permission to use Bash', at: NOW - 2 * MIN };
+    const s = agentState(input({ presence: connected, harness }));
+    assert.equal(s.state, 'needs_you');
+    assert.equal(s.since, NOW - 2 * MIN);
+    assert.equal(s.why, 'waiting for you in its session');
+    for (const state of ['working', 'turn_ended', 'started', 'ended'] as const) {
+      assert.equal(agentState(input({ presence: connected, harness: { ...harness, state } })).state, 'idle', state);
+    }
+  });
+
   test('"needs you" wins over paused; paused wins over working and idle (a paused agent keeps waiting in get_updates)', () => {
     const paused = { since: NOW - 10 * MIN };
     assert.equal(agentState(input({ paused, needs: [{ what: 'held', at: NOW }] })).state, 'needs_you');

@@ -266,6 +266,23 @@ describe('Web Push to a paired phone', () => {
     assert.equal(msg.tag, `test:${dev.id}`);
   });
 
+  test('an agent harness session waiting for its user (a Notification hook, POST /hook) arrives as a waiting notice that opens Fleet', async () => {
+    const a = await served.agent('harnessed');
+    const res = await fetch(runtimeInfo(served).base_url + '/hook', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.agent.key}` },
+      body: JSON.stringify({ event: 'notification', harness: 'claude-code', session_id: 'abc123', cwd: '/home/user/my-project', message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(res.status, 200);
+    const { msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.kind === 'waiting');
+    assert.equal(msg.tag, `waiting:${a.agent.id}`);
+    assert.equal(msg.title, `${a.agent.name} is waiting for you`);
+    assert.equal(msg.body, 'Claude is waiting for your input (/home/user/my-project)');
+    assert.match(msg.url!, /\/#\/fleet$/);
+    assert.deepEqual(msg.actions, []);
+  });
+
   test('an endpoint answering 410 drops the subscription (devices.list shows push false)', async () => {
     endpoint.answer(pushPath, 410);
     const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Gone?' });

@@ -9,6 +9,7 @@ import type { Durability } from './store/durability';
 import type { Hub } from './hub/core/hub';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
+import { HOOK_PATH, createHookDoor } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
 import { startRequestExpiry } from './hub/features/requests';
@@ -211,6 +212,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const log = (line: McpLogLine) => logWriter.write({ t: Date.now(), door: 'mcp', ...line });
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
+  const hooks = createHookDoor(hub);
   const ownerToken = crypto.randomBytes(24).toString('base64url');
   const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir, deviceLimits: opts.deviceLimits });
 
@@ -237,6 +239,14 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
             return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The MCP endpoint is not served through the HTTPS front.', next_step: 'Agents connect on this computer, at http://127.0.0.1:PORT/mcp.' } });
           }
           return mcp(req, res);
+        }
+        if (p === HOOK_PATH) {
+          // A harness's hooks (`perch hook …`), behind the agent's key like /mcp and, like it, not through the front.
+          if (hasFrontHeaders(req)) {
+            req.resume();
+            return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
+          }
+          return hooks(req, res);
         }
         // Everything else is the owner door's (its own 404 for paths it does not serve).
         return owner.handle(req, res, target);

@@ -1,13 +1,16 @@
 // One state per agent, for the owner: derived here and only here, and shown the same in Fleet, the sidebar and on
 // the phone. In order of precedence:
 //   needs you  something waits for the owner: a pending request to the owner, a held item (review mode), a handoff
-//              to the owner, or the agent's task waits for input (input_required);
+//              to the owner, the agent's task waits for input (input_required), or its harness session waits for
+//              its user (a Notification hook: shared/harness.ts);
 //   paused     by the owner or a daily cap: nothing it does goes through until the owner resumes it (a paused agent
 //              keeps waiting in get_updates, so it would otherwise always look connected);
 //   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS;
 //   idle       connected (its get_updates waits now, or it called in the last CONNECTED_MS), nothing to do;
 //   offline    never connected since the hub started, gone (no call for CONNECTED_MS), or its key was revoked.
 // Pure: the UI passes what its stores hold and the time.
+
+import type { HarnessStatus } from './harness';
 
 export const AGENT_STATES = ['needs_you', 'paused', 'working', 'idle', 'offline'] as const;
 export type AgentStateName = (typeof AGENT_STATES)[number];
@@ -33,7 +36,7 @@ export const NO_PRESENCE: AgentPresence = { seen_at: null, connected_since: null
 
 /** Something that waits for the owner, and since when. */
 export interface OwnerWait {
-  what: 'request' | 'held' | 'handoff' | 'input';
+  what: 'request' | 'held' | 'handoff' | 'input' | 'harness';
   at: number;
 }
 
@@ -48,6 +51,8 @@ export interface AgentStateInput {
   needs: readonly OwnerWait[];
   /** The start of its running wake run, if one runs. */
   runStartedAt: number | null;
+  /** Its harness session's last hook event (hub/control/harness.ts), if any. */
+  harness?: HarnessStatus | null;
 }
 
 export interface AgentState {
@@ -71,6 +76,7 @@ const NEED_TEXT: Record<OwnerWait['what'], [string, string]> = {
   held: ['a held message to review', 'held items to review'],
   handoff: ['a conversation handed to you', 'conversations handed to you'],
   input: ['a task waiting for input', 'tasks waiting for input'],
+  harness: ['waiting for you in its session', 'waiting for you in its sessions'],
 };
 
 function needsWhy(needs: readonly OwnerWait[]): string {
@@ -82,8 +88,9 @@ function needsWhy(needs: readonly OwnerWait[]): string {
 export function agentState(i: AgentStateInput): AgentState {
   const p = i.presence;
   if (i.revoked) return { state: 'offline', since: null, why: 'its key was revoked' };
-  if (i.needs.length > 0) {
-    return { state: 'needs_you', since: Math.min(...i.needs.map((n) => n.at)), why: needsWhy(i.needs) };
+  const needs = i.harness?.state === 'waiting' ? [...i.needs, { what: 'harness' as const, at: i.harness.at }] : i.needs;
+  if (needs.length > 0) {
+    return { state: 'needs_you', since: Math.min(...needs.map((n) => n.at)), why: needsWhy(needs) };
   }
   if (i.paused) return { state: 'paused', since: i.paused.since, why: 'paused' };
   if (i.runStartedAt != null) return { state: 'working', since: i.runStartedAt, why: 'a wake run is running' };

@@ -34,6 +34,8 @@ export interface AgentSummary {
   brakes?: AgentBrakes;
   /** When it last called and last worked, since the hub started (hub/control/presence.ts; the agent state, shared/agent-state.ts). */
   presence?: import('./agent-state').AgentPresence;
+  /** Its harness session's last hook event (Claude Code, Codex: hub/control/harness.ts), or null. */
+  harness?: import('./harness').HarnessStatus | null;
 }
 
 function list<T>(v: unknown): T[] {

@@ -197,6 +197,8 @@ export interface HubLive {
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
   /** Conversations whose read receipts moved (hub/talk/instances.ts). */
   reads: string[];
+  /** An agent's harness session waits for its user (a Notification hook: hub/control/harness.ts). */
+  harness_waiting: { agent: { id: string; name: string }; harness: import('./harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
 }
 
 export type LiveItem =

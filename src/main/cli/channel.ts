@@ -17,7 +17,7 @@
 // Loaded on its own by bin/perch.js (dist/channel.js, node built-ins only): it starts with the session.
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { keyEnvName, mcpUrl } from './hook';
+import { keyEnvName, mcpUrl } from './hook-common';
 import { CALL_TIMEOUT_MS, ChannelHub, HubDown, ToolError, obj } from './channel-hub';
 import { CHANNEL_INSTRUCTIONS, channelNotice } from './channel-events';
 import { PromptRelay, parsePermissionRequest } from './channel-prompts';

@@ -17,10 +17,10 @@
 //
 // Loaded on its own by bin/perch.js (dist/hook.js, node built-ins only): the harness waits for this process
 // at every prompt, so it must start fast.
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
+import { DEFAULT_PORT } from '../paths';
+import { StepAside, keyEnvName, mcpUrl, readStdin } from './hook-common';
+import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
@@ -28,17 +28,15 @@ export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
 const MAX_HOOK_TIMEOUT_SECS = 24 * 60 * 60;
 /** get_request waits at most this long per call (LIMITS.maxWaitSecs; not imported, to keep this module small). */
 const MAX_WAIT_PER_CALL_SECS = 60;
-/** The hook input is one JSON object; a larger stdin is not a harness's. */
-const MAX_STDIN_BYTES = 4 * 1024 * 1024;
-/** How long the harness may take to write stdin and close it. */
-const STDIN_TIMEOUT_MS = 10_000;
 /** A call that does not wait (open_direct, request_human, cancel_request) must answer within this. */
 const CALL_TIMEOUT_MS = 10_000;
 /** What of the input goes into the request's context (the hub takes at most 32 KB of JSON). */
 const MAX_PREVIEW_CHARS = 8_000;
 const MAX_CONTEXT_BYTES = 30 * 1024;
 
-export const HOOK_HELP = `perch hook permission-request [--agent NAME] [--timeout SECS] [--url URL]
+export const HOOK_HELP = `perch hook EVENT [--agent NAME] [--timeout SECS] [--harness claude-code|codex] [--url URL]
+
+perch hook permission-request
 
 Run by Claude Code or Codex as their PermissionRequest hook (see README "Approve your agents' own prompts").
 Reads the hook's JSON on stdin, files the prompt in your Perch Approvals inbox (phone push included) and
@@ -47,12 +45,17 @@ waits for your decision; prints the harness's allow/deny JSON.
   --timeout SECS how long to wait for your decision (default ${DEFAULT_HOOK_TIMEOUT_SECS}, below the harnesses' 600 s hook timeout)
   --url URL      the hub's MCP URL (default PERCH_URL, else the running hub of the data dir, else port ${DEFAULT_PORT})
 No decision in time, the hub down, or input that is not a PermissionRequest: prints nothing and exits 0
-(the harness's own dialog takes over). A paused agent's prompts are denied with the pause reason.`;
+(the harness's own dialog takes over). A paused agent's prompts are denied with the pause reason.
+
+perch hook pre-tool-use | notification | stop | session-start | session-end
+
+Run as the harness's PreToolUse, Notification, Stop, SessionStart and SessionEnd hooks: the agent's live status in
+Perch's Fleet view and feed ("waiting for you", "turn ended", session started / ended), a notification when the
+session waits for you. pre-tool-use blocks every tool call while you have paused the agent (the pause reason
+and the instruction to wait); otherwise, and whenever the hub cannot answer within 1.5 s, it decides
+nothing. --harness says which harness runs it (default: told by the input; Codex sends turn_id).`;
 
 type Json = Record<string, unknown>;
-
-/** Why the hook steps aside: one stderr line, nothing on stdout, exit code 0. */
-class StepAside extends Error {}
 
 export interface PermissionRequestInput {
   session_id?: string;
@@ -181,23 +184,6 @@ export function contextOf(input: PermissionRequestInput): Json {
 
 // ---- talking to the hub ------------------------------------------------------------------------
 
-/** The agent's key from the environment (never argv: other users of the machine can read process lists). */
-export function keyEnvName(agent: string | undefined): string {
-  return agent === undefined ? 'PERCH_KEY' : `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
-
-export function mcpUrl(flag: string | undefined): string {
-  if (flag) return flag;
-  if (process.env.PERCH_URL) return process.env.PERCH_URL;
-  try {
-    const rt = JSON.parse(fs.readFileSync(path.join(defaultDataDir(), RUNTIME_FILE), 'utf8')) as { mcp_url?: unknown };
-    if (typeof rt.mcp_url === 'string') return rt.mcp_url;
-  } catch {
-    // no running hub recorded: the default port
-  }
-  return `http://127.0.0.1:${DEFAULT_PORT}/mcp`;
-}
-
 /** A tool error from the hub (result.isError), with its code and details. */
 class ToolError extends Error {
   constructor(readonly code: string, message: string, readonly details: Json) {
@@ -251,46 +237,17 @@ function pausedMessage(e: ToolError): string {
 
 // ---- the command -------------------------------------------------------------------------------
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new StepAside('reads the PermissionRequest hook input on stdin; the harness runs it (see README)');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => {
-      process.stdin.destroy();
-      reject(new StepAside(`stdin was not closed within ${STDIN_TIMEOUT_MS / 1000} s`));
-    }, STDIN_TIMEOUT_MS);
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_STDIN_BYTES) {
-        clearTimeout(timer);
-        process.stdin.destroy();
-        reject(new StepAside(`stdin is over ${MAX_STDIN_BYTES} bytes, not a hook input`));
-        return;
-      }
-      chunks.push(c);
-    });
-    process.stdin.on('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    process.stdin.on('error', (e) => {
-      clearTimeout(timer);
-      reject(new StepAside(`cannot read stdin: ${e.message}`));
-    });
-  });
-}
-
 interface HookOptions {
   agent?: string;
   timeoutSecs: number;
   url?: string;
+  harness?: string;
 }
 
 function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean; opts: HookOptions } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { agent: { type: 'string' }, timeout: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { agent: { type: 'string' }, timeout: { type: 'string' }, url: { type: 'string' }, harness: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
     throw new StepAside((e as Error).message);
   }
@@ -299,7 +256,8 @@ function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean
   const t = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_SECS;
   if (!Number.isInteger(t) || t < 1 || t > MAX_HOOK_TIMEOUT_SECS) throw new StepAside(`--timeout must be whole seconds from 1 to ${MAX_HOOK_TIMEOUT_SECS}, not ${JSON.stringify(values.timeout)}`);
   if (values.agent !== undefined && !values.agent.trim()) throw new StepAside('--agent needs a NAME');
-  return { sub: positionals[0], help: !!values.help, opts: { agent: values.agent, timeoutSecs: t, url: values.url } };
+  if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex') throw new StepAside(`--harness must be claude-code or codex, not ${JSON.stringify(values.harness)}`);
+  return { sub: positionals[0], help: !!values.help, opts: { agent: values.agent, timeoutSecs: t, url: values.url, harness: values.harness } };
 }
 
 /** Files the prompt, waits for the owner, returns the decision (undefined: the terminal dialog decides). */
@@ -339,7 +297,7 @@ async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: numb
   }
 }
 
-/** `perch hook SUB ...` (SUB: permission-request). Always resolves; the process should then exit 0. */
+/** `perch hook SUB ...` (SUB: permission-request, or a status hook: hook-status.ts). Always resolves; the process should then exit 0. */
 export async function cmdHook(argv: string[]): Promise<void> {
   let hub: Hub | undefined;
   let requestId: string | undefined;
@@ -358,7 +316,11 @@ export async function cmdHook(argv: string[]): Promise<void> {
       process.stdout.write(`${HOOK_HELP}\n`);
       return;
     }
-    if (sub !== 'permission-request') throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request`);
+    if ((STATUS_HOOKS as readonly string[]).includes(sub)) {
+      await runStatusHook(sub as StatusHook, opts);
+      return;
+    }
+    if (sub !== 'permission-request') throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request, ${STATUS_HOOKS.join(', ')}`);
     const input = parseHookInput(await readStdin());
     const keyName = keyEnvName(opts.agent);
     const key = process.env[keyName];

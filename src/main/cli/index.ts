@@ -31,11 +31,13 @@ const help: Command = {
 };
 
 /** Every command family, in the order of `perch --help`. */
-/** A coding agent's harness runs this at its permission prompts (bin/perch.js runs dist/hook.js for it, a bundle of its own). */
+/** A coding agent's harness runs this at its permission prompts and other hook events (bin/perch.js runs dist/hook.js for it, a bundle of its own). */
 const hook: Command = {
   names: ['hook'],
   usage: `  perch hook permission-request [--agent NAME] [--timeout SECS]
-      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see README).`,
+      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see README).
+  perch hook pre-tool-use | notification | stop | session-start | session-end [--agent NAME]
+      Their other hooks: a paused agent's tool calls are blocked; its session's status shows in Fleet.`,
   help: () => HOOK_HELP,
   run: (argv) => cmdHook(argv),
 };

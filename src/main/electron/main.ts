@@ -117,6 +117,7 @@ async function start(): Promise<void> {
     if (item.kind === 'event' && item.value.event.type.startsWith('request.')) updateTray();
     if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
     if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
+    if (item.kind === 'hub' && item.value.harness_waiting) notifyHarnessWaiting(item.value.harness_waiting); // a harness session waits (hub/control/harness.ts)
   });
   running.hub.bus.countViewers(() => (win && !win.isDestroyed() ? 1 : 0)); // the window watches the live fleet (hub/control/fleet-live.ts)
 
@@ -216,6 +217,15 @@ function notifyBudget(v: HubLive['budget_paused']): void {
   void updateTray();
   if (!v.agent?.name || !Notification.isSupported()) return;
   const n = new Notification({ title: `${visibleText(v.agent.name)} was paused: daily cap reached`, body: visibleText(v.detail ?? 'budget').slice(0, 200) });
+  n.on('click', () => showWindow());
+  n.show();
+}
+
+/** An OS notification when an agent's harness session (Claude Code, Codex) waits for its user. */
+function notifyHarnessWaiting(v: HubLive['harness_waiting']): void {
+  if (!v.agent?.name || !Notification.isSupported()) return;
+  const where = v.cwd ? ` (${v.cwd})` : '';
+  const n = new Notification({ title: `${visibleText(v.agent.name)} is waiting for you`, body: visibleText(`${v.message || 'Its session waits for your input.'}${where}`).slice(0, 200) });
   n.on('click', () => showWindow());
   n.show();
 }

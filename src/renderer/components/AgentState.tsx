@@ -39,7 +39,7 @@ export function useAgentState(agentId: string): AgentState | undefined {
   const runStartedAt = useWake((s) => runningRunOf(s, agentId)?.started_at ?? null);
   const now = useNow(5000);
   if (!a) return undefined;
-  return agentState({ now, revoked: a.revoked, paused: a.paused, waiting: a.waiting, presence: a.presence ?? NO_PRESENCE, needs, runStartedAt });
+  return agentState({ now, revoked: a.revoked, paused: a.paused, waiting: a.waiting, presence: a.presence ?? NO_PRESENCE, needs, runStartedAt, harness: a.harness ?? null });
 }
 
 /** The state as a pill: "needs you · 3 min". */

@@ -1,5 +1,5 @@
 // Agents: add one (its key shown once, with copy-ready connection snippets), edit its role config,
-// rotate or revoke its key. This is the list and its row's buttons; each dialog is a component in agents/.
+// rotate or revoke its key; below, the standing rules for their own permission prompts (agents/StandingRules.tsx). This is the list and its row's buttons; each dialog is a component in agents/.
 import { useState } from 'react';
 import type { AgentKeyResult, AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
@@ -15,6 +15,7 @@ import { ConnectDialog } from './agents/ConnectDialog';
 import { ConfigDialog } from './agents/ConfigDialog';
 import { KeysDialog } from './agents/KeysDialog';
 import { BudgetField } from './agents/BudgetField';
+import { StandingRules } from './agents/StandingRules';
 
 export function AgentsPage() {
   const agents = useAgents((s) => s.list);
@@ -103,6 +104,7 @@ export function AgentsPage() {
           </li>
         ))}
       </ul>
+      <StandingRules />
       {adding && (
         <AddAgentDialog
           onClose={() => setAdding(false)}

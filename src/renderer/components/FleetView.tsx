@@ -18,6 +18,7 @@ import { PauseButton, UsageChart, UsageMeter, pauseText } from './Control';
 import { AgentStatePill, useAgentState } from './AgentState';
 import { stateText } from '../../shared/agent-state';
 import type { PauseInfo } from '../../shared/control';
+import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from '../../shared/harness';
 
 const MINUTES = 30;
 
@@ -56,6 +57,7 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
   const run = useWake((s) => runningRunOf(s, props.agentId));
   const now = useNow(5_000);
   const st = useAgentState(props.agentId);
+  const harness = useAgents((s) => s.list.find((x) => x.id === props.agentId)?.harness ?? null);
   const text = st ? stateText(st, now) : '';
   const last = act?.last;
   return (
@@ -68,6 +70,7 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
         </div>
         {st && st.state !== 'paused' && <p className="state-why small muted">{st.why}</p>}
         {props.paused && <p className="paused-why small">{pauseText(props.paused)}</p>}
+        {harness && <HarnessLine status={harness} now={now} />}
         <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
         <p className="fleet-last small">
           {last ? (
@@ -100,6 +103,23 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
     </li>
   );
 });
+
+/** The agent's harness session as its hooks last reported it: "Claude Code: waiting for you · 1 min", its cwd. */
+function HarnessLine({ status, now }: { status: HarnessStatus; now: number }) {
+  return (
+    <p className={`fleet-harness small harness-${status.state}`} aria-label="Harness session">
+      <span className={status.state === 'waiting' ? 'chip chip-needs' : 'chip'}>{HARNESS_LABEL[status.harness]}: {HARNESS_STATE_TEXT[status.state]}</span>{' '}
+      <span className="muted">{ago(status.at, now)}</span>
+      {status.message && <span className="harness-message"> — {status.message}</span>}
+      {status.cwd && (
+        <span className="harness-cwd muted" title={status.session_id ? `session ${status.session_id}` : undefined}>
+          {' '}
+          in <code>{status.cwd}</code>
+        </span>
+      )}
+    </p>
+  );
+}
 
 /** Progress per minute as bars (errors in red), newest on the right. */
 export function Sparkline({ act, now, label, width = 180, height = 36 }: { act: AgentActivity | undefined; now: number; label: string; width?: number; height?: number }) {

@@ -1,5 +1,6 @@
 // A request an agent made of the owner: approve / reject with a comment, answer, or choose; its context as
-// readable JSON; a live countdown to its expiry. The same card shows inline and in the Approvals inbox.
+// readable JSON (an agent's own permission prompt: a readable preview and "Always allow / deny", PermissionPrompt.tsx);
+// a live countdown to its expiry. The same card shows inline and in the Approvals inbox.
 import { memo, type ReactNode } from 'react';
 import type { RequestItem } from '../model';
 import { useRequests } from '../stores/requests';
@@ -11,6 +12,7 @@ import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
+import { AlwaysButtons, PermissionPreview, permissionContext } from './PermissionPrompt';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
 const STATE_LABEL: Record<string, string> = {
@@ -43,6 +45,7 @@ export const RequestCard = memo(function RequestCard(props: {
   const pending = r.state === 'pending' && r.expires_at > now;
   const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
   const headingId = `req-${r.request_id}-title`;
+  const permission = permissionContext(r); // an agent's own permission prompt (PermissionPrompt.tsx)
   return (
     <section
       className={`request request-${pending ? 'pending' : r.state} ${props.selected ? 'selected' : ''} ${props.compact ? 'request-compact' : ''}`}
@@ -86,7 +89,11 @@ export const RequestCard = memo(function RequestCard(props: {
           </>
         )}
       </p>
-      {r.context !== undefined && r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />}
+      {permission ? (
+        <PermissionPreview r={r} ctx={permission} compact={props.compact} />
+      ) : (
+        r.context !== undefined && r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />
+      )}
       {pending && deciding ? (
         <p className="request-deciding" role="status">
           {deciding.text}: {deciding.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((deciding.until - now) / 1000))} s`}{' '}
@@ -139,6 +146,7 @@ export const RequestCard = memo(function RequestCard(props: {
               Reject
             </button>
           </div>
+          {permission && r.kind === 'approve' && !approvalsOnly && <AlwaysButtons r={r} ctx={permission} />}
         </div>
       ) : (
         <div className="request-outcome">

@@ -8,6 +8,7 @@
 //   router.ts    which screen and conversation is shown, thread, focus, panels
 //   actions.ts   the owner's actions
 //   uploads.ts   the owner's files (files.send) with their upload's progress
+//   rules.ts     standing rules for agents' own permission prompts
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control
 export { boot, forgetThisPhone, signOut } from './live';
@@ -24,6 +25,7 @@ export {
   resumeConversation, setAgentBudget, // brakes
   setArchived, // archived conversations
 } from './actions';
+export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { UNDO_MS, setDecideAtOnce, undoDecision, undoLastDecision } from './undo';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';

@@ -10,6 +10,7 @@ import { isUnderReview } from '../../store/held';
 import { agentBrakes } from './brakes';
 import { pauseOf } from './control';
 import { presenceOf } from './presence';
+import { harnessOf } from './harness';
 import { endRevokedWaits } from '../identity/key-waits';
 import { findAgent, forgetKeys, newKey, validateName } from '../identity/identities';
 import { type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents';
@@ -31,6 +32,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     paused: pauseOf(hub, u.id), // owner control (hub/control/control.ts)
     brakes: agentBrakes(hub, u.id), // hub/control/brakes.ts
     presence: presenceOf(hub, u.id), // hub/control/presence.ts
+    harness: harnessOf(hub, u.id), // its harness session's hooks (hub/control/harness.ts)
   };
 }
 

@@ -22,14 +22,17 @@ function isWork(tool: string): boolean {
   return tool !== 'get_updates' && TOOL_BY_NAME.get(tool)?.readOnly === false;
 }
 
-/** An agent calls the hub: a tool ('' for any other MCP request), when the call starts, and again when a get_updates ends. */
-export function notePresence(hub: Hub, agentId: string, tool: string): void {
+/**
+ * An agent calls the hub: a tool ('' for any other MCP request), when the call starts, and again when a get_updates ends.
+ * work: whether the call is the agent doing something (default: a writing tool; a harness's tool call counts too).
+ */
+export function notePresence(hub: Hub, agentId: string, tool: string, work = isWork(tool)): void {
   const m = hub.services.presence.byAgent;
   const at = hub.now();
   const p = m.get(agentId) ?? { ...NO_PRESENCE };
   if (p.seen_at == null || at - p.seen_at >= CONNECTED_MS) p.connected_since = at;
   p.seen_at = at;
-  if (isWork(tool)) {
+  if (work) {
     if (p.active_at == null || at - p.active_at >= WORKING_MS) p.busy_since = at;
     p.active_at = at;
   }

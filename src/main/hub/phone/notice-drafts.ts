@@ -5,7 +5,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
-import type { EventView } from '../../../shared/event-log';
+import type { EventView, HubLive } from '../../../shared/event-log';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
@@ -25,7 +25,7 @@ export interface NoticeAction {
 /** What a push carries (JSON, under 3 KB): the service worker shows a notice and closes the notifications of a clear's tag. */
 export type PushPayload =
   | {
-    type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[];
+    type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'waiting' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[];
     /**
      * push_content 'ids': title and body are only a generic line with ids; the service worker POSTs this token to
      * /api/device/notice (DEVICE_NOTICE_PATH) for the real title, body and state, and shows the actions only when
@@ -37,7 +37,7 @@ export type PushPayload =
 
 /** A notice before it is made per device: action tokens (and, in 'ids' mode, a read token) are minted for each device. */
 export interface Draft {
-  kind: 'request' | 'handoff' | 'card';
+  kind: 'request' | 'handoff' | 'card' | 'waiting';
   tag: string;
   title: string;
   body: string;
@@ -193,6 +193,17 @@ export function draftFor(hub: Hub, ev: EventView): Job | undefined {
   if (ev.type === 'message.created' && cardForOwner(hub, ev)) return make(`card:${ev.message!.msg_id}`);
   if (ev.type === 'card.response' && ev.actor?.id === hub.ownerId) return { clear: `card:${ev.data.msg_id}` };
   return undefined;
+}
+
+/**
+ * An agent's harness session waits for its user (the live item harness_waiting, hub/control/harness.ts): one notice per
+ * agent (its tag replaces the last one), opening the Fleet view. With push_content 'ids', only a generic line.
+ */
+export function waitingDraft(hub: Hub, v: HubLive['harness_waiting']): Job {
+  const tag = `waiting:${v.agent.id}`;
+  if (pushContent(hub) === 'ids') return { draft: { kind: 'waiting', tag, title: 'Perch: an agent is waiting for you', body: 'Open Perch to see which.', path: '/#/fleet' } };
+  const body = `${v.message || 'Its session waits for your input.'}${v.cwd ? ` (${v.cwd})` : ''}`;
+  return { draft: { kind: 'waiting', tag, title: clip(`${v.agent.name} is waiting for you`, TITLE_CHARS), body: clip(body, SUMMARY_CHARS), path: '/#/fleet' } };
 }
 
 /** The payload for one device (its own action tokens), cut to fit MAX_PAYLOAD_BYTES. */

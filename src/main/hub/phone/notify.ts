@@ -13,7 +13,7 @@ import { ntfyChannel, publicUrl, vapidKeys, type NtfyChannel } from './devices';
 import { mintActionToken, ntfyDevice } from './action-tokens';
 import { eventTypeOf } from '../core/bus';
 import { isKnownPushService, pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
-import { draftFor, mayNotify, payloadFor, publicBase, type Draft, type Job, type PushPayload } from './notice-drafts';
+import { draftFor, mayNotify, waitingDraft, payloadFor, publicBase, type Draft, type Job, type PushPayload } from './notice-drafts';
 
 export interface NotifySenders {
   webPush: WebPushSend;
@@ -57,6 +57,7 @@ export class Notifier {
     this.started = true;
     const hub = this.hub;
     const unsubscribe = hub.bus.subscribe((item) => {
+      if (item.kind === 'hub' && item.value.harness_waiting && this.hasTargets()) return this.enqueue(waitingDraft(hub, item.value.harness_waiting)); // a harness session waits
       if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !this.hasTargets()) return;
       let job: Job | undefined;
       try {

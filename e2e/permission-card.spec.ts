@@ -1,0 +1,113 @@
+// An agent's own permission prompt on the owner's cards: `perch hook permission-request` (the real CLI, fed Claude
+// Code's documented PermissionRequest input) files it; the Approvals card shows the tool, agent, harness session and
+// directory, and the command as code (an edit as a diff in the conversation); "Always allow" decides it and adds the
+// standing rule, so the next identical prompt is decided without the owner; the rule is listed on the Agents page and
+// removing it sends the prompts to the owner again. A real `perch serve` and Chromium.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
+import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
+
+const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
+const LIVE = 10_000;
+
+interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `perch hook permission-request` as the harness runs it: stdin the hook input, the agent's key in the environment. */
+function permissionHook(input: unknown, env: Record<string, string>, timeoutSecs = 60): Promise<HookRun> {
+  const p = spawn(process.execPath, [PERCH, 'hook', 'permission-request', '--timeout', String(timeoutSecs)], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`perch hook permission-request did not finish: ${stderr}`));
+    }, (timeoutSecs + 20) * 1000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    p.stdin!.end(JSON.stringify(input));
+  });
+}
+
+describe('permission prompt cards', () => {
+  const h = useHarness({ agents: ['kit'] });
+  let env: Record<string, string>;
+
+  before(async () => {
+    await h().page.setViewportSize({ width: 1280, height: 900 });
+    env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
+  });
+
+  test('the Approvals card shows the command as code; Always allow decides it and the next identical prompt is decided by the rule', { timeout: 120_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Approvals');
+    const first = permissionHook(claudeCodeBash, env);
+    const card = page.getByRole('region', { name: 'Allow Bash: rm -rf node_modules?' });
+    await card.waitFor({ timeout: LIVE });
+    const command = card.getByLabel('Command', { exact: true });
+    assert.equal(await command.evaluate((el) => `${el.tagName}>${el.firstElementChild?.tagName}`), 'PRE>CODE');
+    assert.equal((await command.textContent())?.trim(), 'rm -rf node_modules');
+    await card.getByText('Remove node_modules directory', { exact: true }).waitFor();
+    for (const [term, value] of [['Tool', 'Bash'], ['Agent', 'kit'], ['Harness', 'Claude Code'], ['Session', 'abc123'], ['Directory', '/home/user/my-project']]) {
+      assert.equal(await card.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd[1]').textContent(), value, term);
+    }
+    assert.equal(await card.getByText('"source"').count(), 0, 'no raw context JSON in view');
+    await h().screenshot('permission-card');
+
+    assert.equal(await card.getByRole('textbox', { name: 'Command prefix' }).inputValue(), 'rm -rf node_modules');
+    await card.getByRole('button', { name: 'Always allow' }).click();
+    const r1 = await within(15_000, 'the hook to print the decision', first);
+    assert.deepEqual([r1.code, r1.stdout.trim()], [0, ALLOW_OUTPUT], r1.stderr);
+
+    // The same prompt again: the rule decides it at once, without the owner.
+    const r2 = await within(15_000, 'the rule to decide the next prompt', permissionHook(claudeCodeBash, env));
+    assert.deepEqual([r2.code, r2.stdout.trim()], [0, ALLOW_OUTPUT], r2.stderr);
+    const { requests } = await ownerCall(h(), 'requests.list', {});
+    const mine = requests.filter((x: any) => x.requester?.name === 'kit');
+    assert.deepEqual(mine.map((x: any) => x.state), ['approved', 'approved']);
+    await page.getByText('Nothing is waiting for you.').waitFor({ timeout: LIVE });
+  });
+
+  test('the conversation card shows an edit as a diff', { timeout: 90_000 }, async () => {
+    const { page } = h();
+    const pending = permissionHook(claudeCodeEdit, env, 3);
+    await openConversation(page, 'kit');
+    const card = page.getByRole('log', { name: 'Messages' }).getByRole('region', { name: 'Allow Edit /home/user/my-project/src/config.ts?' });
+    await card.waitFor({ timeout: LIVE });
+    const diff = card.getByLabel('Changes to /home/user/my-project/src/config.ts');
+    assert.deepEqual(await diff.locator('.diff-del').allTextContents(), ['-export const RETRIES = 3;\n']);
+    assert.deepEqual(await diff.locator('.diff-add').allTextContents(), ['+export const RETRIES = 5;\n', '+export const BACKOFF_MS = 200;\n']);
+    await card.getByRole('button', { name: 'Always allow' }).waitFor();
+    assert.equal(await card.getByRole('textbox', { name: 'Command prefix' }).count(), 0, 'no prefix for a tool without a command');
+    const r = await pending; // nobody decided: it times out and the terminal dialog decides
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+  });
+
+  test('the rule is listed on the Agents page and can be removed; the prompt then comes to the owner again', { timeout: 90_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Agents');
+    const rule = page.getByRole('list', { name: 'Standing rules' }).getByRole('listitem', { name: 'Always allow Bash rm -rf node_modules for kit' });
+    await rule.waitFor({ timeout: LIVE });
+    await rule.getByRole('button', { name: 'Remove rule: Always allow Bash rm -rf node_modules for kit' }).click();
+    await rule.waitFor({ state: 'detached', timeout: LIVE });
+    await page.getByText('No standing rules.').waitFor({ timeout: LIVE });
+    assert.deepEqual((await ownerCall(h(), 'rules.list', {})).rules, []);
+
+    await openPage(page, 'Approvals');
+    const again = permissionHook(claudeCodeBash, env, 5);
+    await page.getByRole('region', { name: 'Allow Bash: rm -rf node_modules?' }).filter({ hasText: 'Waiting for you' }).waitFor({ timeout: LIVE });
+    const r = await again;
+    assert.deepEqual([r.code, r.stdout], [0, ''], 'not decided by a rule any more');
+    assert.deepEqual(h().pageErrors, []);
+  });
+});

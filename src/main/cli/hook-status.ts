@@ -1,0 +1,129 @@
+// `perch hook pre-tool-use | notification | stop | session-start | session-end`: a harness (Claude Code, Codex) runs
+// these from its hooks config; each posts one small report to the hub's hook door (POST /hook with the agent's key:
+// src/main/mcp/hook-door.ts), which makes it the agent's live status in the Fleet view and the progress feed, and
+// notifies the owner when the session waits for them. pre-tool-use is the kill switch reaching the harness: while
+// the owner has paused the agent, it prints the harness's PreToolUse block with the pause reason; otherwise, and
+// whenever the hub does not answer within HUB_TIMEOUT_MS (down, busy), it prints nothing and exits 0, so the
+// harness goes on as if there were no hook. Every path exits 0 with nothing on stdout unless it blocks.
+//
+// Wire format, as the published references give it:
+//   Claude Code, code.claude.com/docs/en/hooks: every input has session_id, transcript_path, cwd, hook_event_name
+//   (and permission_mode for most events). PreToolUse adds tool_name, tool_input, tool_use_id; its block is exit 0
+//   with {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":…}}
+//   (the reason is shown to the model). Notification adds message, title?, notification_type (permission_prompt,
+//   idle_prompt, …); Stop adds stop_hook_active; SessionStart adds source (startup, resume, clear, compact) and
+//   model; SessionEnd adds reason. Stdout of SessionStart becomes context for the model: nothing is printed.
+//   Codex, developers.openai.com/codex/hooks: the same PreToolUse input plus turn_id and model, and the same
+//   hookSpecificOutput block (permissionDecision "deny" with permissionDecisionReason); Stop and SessionStart as
+//   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
+import http from 'node:http';
+import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
+
+export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
+export type StatusHook = (typeof STATUS_HOOKS)[number];
+
+/** The hook_event_name each subcommand reads. */
+const EVENT_NAME: Record<StatusHook, string> = {
+  'pre-tool-use': 'PreToolUse',
+  notification: 'Notification',
+  stop: 'Stop',
+  'session-start': 'SessionStart',
+  'session-end': 'SessionEnd',
+};
+
+/** The hub answers within this or the hook decides nothing: a harness waits for PreToolUse before every tool call. */
+export const HUB_TIMEOUT_MS = 1_500;
+/** A hub that is not listening refuses at once; one that does not even accept the connection is given this long. */
+const CONNECT_TIMEOUT_MS = 500;
+
+/**
+ * Perch's own tools the agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
+ * reads why. The harness names an MCP tool mcp__<server>__<tool> (the server name is the owner's choice).
+ */
+const WAIT_TOOL = /^mcp__.+__(get_updates|whoami)$/;
+
+/** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
+export function preToolUseDenyJson(reason: string): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Which harness wrote the input: --harness, else Codex when it sends turn_id or keeps its transcript under .codex. */
+export function harnessOfInput(input: Record<string, unknown>, flag: string | undefined): 'claude-code' | 'codex' {
+  if (flag === 'codex' || flag === 'claude-code') return flag;
+  if (input.turn_id !== undefined) return 'codex';
+  return /[/\\]\.codex[/\\]/.test(str(input.transcript_path) ?? '') ? 'codex' : 'claude-code';
+}
+
+/** The report POST /hook takes (shared/harness.ts HarnessReport), from the hook input. */
+export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: 'claude-code' | 'codex'): Record<string, string> {
+  const r: Record<string, string> = { event: sub, harness };
+  for (const k of ['session_id', 'cwd', 'message', 'notification_type', 'source', 'reason'] as const) {
+    const v = str(input[k]);
+    if (v !== undefined) r[k] = v.slice(0, 2000);
+  }
+  return r;
+}
+
+/** The hook door's URL beside the MCP URL (…/mcp → …/hook). */
+export function hookUrl(mcp: string): URL {
+  const u = new URL(mcp);
+  u.pathname = u.pathname.replace(/\/mcp\/?$/, '') + '/hook';
+  return u;
+}
+
+/** One POST to the hook door; its JSON answer, or a StepAside (unreachable, slow, refused). */
+export function postReport(url: URL, key: string, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
+  const body = JSON.stringify(report);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${key}` },
+      timeout: CONNECT_TIMEOUT_MS,
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        let v: any;
+        try {
+          v = JSON.parse(text);
+        } catch {
+          v = undefined;
+        }
+        if (res.statusCode === 200 && v?.ok === true) return resolve(v);
+        if (res.statusCode === 401) return reject(new StepAside(`the Perch hub at ${url.origin} refused the agent key (HTTP 401): check the key in the hook's environment`));
+        reject(new StepAside(`the Perch hub answered HTTP ${res.statusCode}: ${v?.error?.message ?? text.slice(0, 200)}`));
+      });
+      res.on('error', (e) => reject(new StepAside(`reading the hub's answer: ${e.message}`)));
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new StepAside(`no answer from the Perch hub at ${url.origin} within ${HUB_TIMEOUT_MS} ms; deciding nothing`));
+    }, HUB_TIMEOUT_MS);
+    // Only the connect is bounded by the socket timeout: once connected, the whole request has HUB_TIMEOUT_MS.
+    req.on('socket', (s) => s.once('connect', () => s.setTimeout(0)));
+    req.on('timeout', () => req.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new StepAside(`cannot reach the Perch hub at ${url.origin} (${e.code ?? e.message}); is \`perch serve\` (or the app) running? Deciding nothing`));
+    });
+    req.end(body);
+  });
+}
+
+/** Runs one status hook: reads stdin, reports, and for a paused agent's PreToolUse prints the block. */
+export async function runStatusHook(sub: StatusHook, opts: { agent?: string; url?: string; harness?: string }): Promise<void> {
+  const input = parseEventInput(await readStdin(), EVENT_NAME[sub]);
+  const keyName = keyEnvName(opts.agent);
+  const key = process.env[keyName];
+  if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
+  const answer = await postReport(hookUrl(mcpUrl(opts.url)), key, reportOf(sub, input, harnessOfInput(input, opts.harness)));
+  if (sub !== 'pre-tool-use' || !answer.paused) return;
+  if (WAIT_TOOL.test(str(input.tool_name) ?? '')) return; // how the paused agent waits for the owner
+  process.stdout.write(`${preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.')}\n`);
+}

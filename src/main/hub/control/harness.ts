@@ -1,0 +1,103 @@
+// An agent's harness session (Claude Code, Codex) as its hooks report it (`perch hook …` → POST /hook, the agent's
+// key; src/main/mcp/hook-door.ts): the last status per agent, in memory since the hub started like presence, shown in
+// the Fleet view through the agents list (AgentSummary.harness) and, for the events a person cares about (waiting
+// for you, turn ended, session started / ended), a row in the progress feed of the agent's inbox conversation.
+// A session that waits for its user also goes out as the live item harness_waiting (the app's OS notification,
+// phone pushes: hub/phone/notify.ts). pre-tool-use is the kill switch's check: it answers from the in-memory pause
+// (hub/control/control.ts) and writes nothing, so a harness can run it before every tool call.
+import type { Hub } from '../core/hub';
+import { insertProgress } from '../../store/progress';
+import { tx } from '../../store/db';
+import { visibleDeep } from '../../../shared/text';
+import { progressView } from '../core/views';
+import { notePresence } from './presence';
+import { RateLimiter } from '../core/rate-limit';
+import { isPaused } from './control';
+import { harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+
+declare module '../core/hub' {
+  interface HubServices {
+    /** Each agent's last harness status, since the hub started (hub/control/harness.ts). */
+    harness: HarnessSessions;
+  }
+}
+
+/** Feed rows and notifications per agent: at most this many a second (a burst of FEED_BURST), the status always follows. */
+const FEED_PER_SECOND = 1;
+const FEED_BURST = 10;
+
+/** What the hub keeps of harness sessions: per agent its last status, and how fast its feed rows may come. */
+export class HarnessSessions {
+  readonly byAgent = new Map<string, HarnessStatus>();
+  readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
+}
+
+/** At most this much of the harness's own message is kept and shown. */
+const MAX_MESSAGE_CHARS = 300;
+const MAX_FIELD_CHARS = 500;
+
+function field(v: string | null | undefined, max = MAX_FIELD_CHARS): string | null {
+  return typeof v === 'string' && v ? v.slice(0, max) : null;
+}
+
+/** The block message for a paused agent's harness: the pause reason and the instruction to wait. */
+export function pausedBlockMessage(p: ReturnType<typeof isPaused>): string {
+  const why = p.by === 'budget' ? `a daily cap was reached (${p.detail ?? 'budget'})` : p.reason ? `the owner paused this agent: ${p.reason}` : 'the owner paused this agent';
+  return `Paused in Perch (${why}). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).`;
+}
+
+/** One hook event of an agent's harness: its status follows, and the answer says whether the agent is paused. */
+export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): HarnessAnswer {
+  const pause = isPaused(hub, agentId);
+  const answer: HarnessAnswer = pause.paused ? { ok: true, paused: true, message: pausedBlockMessage(pause) } : { ok: true, paused: false };
+  const state = harnessStateOf(r.event);
+  const m = hub.services.harness.byAgent;
+  const cur = m.get(agentId);
+  notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
+  // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
+  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === (r.session_id ?? null)) return answer;
+  const status: HarnessStatus = {
+    state,
+    harness: r.harness,
+    session_id: field(r.session_id),
+    cwd: field(r.cwd),
+    message: r.event === 'notification' ? (field(r.message, MAX_MESSAGE_CHARS) ?? '') : '',
+    at: hub.now(),
+  };
+  m.set(agentId, status);
+  hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
+  if (r.event === 'pre-tool-use') return answer;
+  if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
+  feedRow(hub, agentId, status, r);
+  if (state === 'waiting') {
+    const u = hub.user(agentId);
+    hub.bus.publish({ kind: 'hub', value: visibleDeep({ harness_waiting: { agent: { id: u.id, name: u.name }, harness: status.harness, message: status.message, session_id: status.session_id, cwd: status.cwd, at: status.at } }) });
+  }
+  return answer;
+}
+
+/** The status as the progress feed shows it: a step in the agent's inbox conversation (owner and agent are members). */
+function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport): void {
+  const convId = hub.user(agentId).inbox_id;
+  if (!convId) return;
+  const data = {
+    harness: {
+      event: r.event, name: s.harness, session_id: s.session_id, cwd: s.cwd,
+      ...(r.notification_type ? { notification_type: field(r.notification_type, 100) } : {}),
+      ...(r.source ? { source: field(r.source, 100) } : {}),
+      ...(r.reason ? { reason: field(r.reason, 100) } : {}),
+    },
+  };
+  const row = { user_id: agentId, conv_id: convId, kind: 'step', text: harnessLine(s), data: JSON.stringify(data), msg_id: null, ts: s.at };
+  try {
+    const id = tx(hub.db, () => insertProgress(hub.db, row));
+    hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
+  } catch {
+    /* the disk is full: the status stands in memory, the feed row is lost */
+  }
+}
+
+export function harnessOf(hub: Hub, agentId: string): HarnessStatus | null {
+  const s = hub.services.harness.byAgent.get(agentId);
+  return s ? { ...s } : null;
+}

@@ -1,0 +1,161 @@
+// An agent's own permission prompt (its harness's PermissionRequest hook, `perch hook permission-request`) on a
+// request card: who asks, in which harness session and directory, for which tool, and what it would do — a command
+// as code, an edit as a diff — instead of the context's raw JSON (still there, folded); and "Always allow / Always
+// deny" (this tool, or for a command the commands that start with a prefix the owner may shorten), which adds the
+// standing rule and decides the card by it at once (rules.add with the request_id).
+import { useState } from 'react';
+import type { RequestItem } from '../model';
+import { PERMISSION_PROMPT_SOURCE, commandOf } from '../../shared/permission-prompts';
+import { HARNESS_LABEL, type HarnessName } from '../../shared/harness';
+import { answerAlways } from '../sync';
+import { renderMarkdown } from '../markdown';
+import { JsonView } from './common';
+
+type Json = Record<string, unknown>;
+
+/** The prompt's context when the request is one (context.source), else undefined. */
+export function permissionContext(r: Pick<RequestItem, 'context'>): Json | undefined {
+  const c = r.context;
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return undefined;
+  return (c as Json).source === PERMISSION_PROMPT_SOURCE ? (c as Json) : undefined;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function DiffView({ file, hunks }: { file: string; hunks: Array<{ old: string; new: string }> }) {
+  return (
+    <figure className="perm-diff">
+      <figcaption>
+        Edit of <code>{file}</code>
+      </figcaption>
+      <pre aria-label={`Changes to ${file}`}>
+        {hunks.map((h, i) => (
+          <span key={i}>
+            {i > 0 && <span className="diff-hunk">@@{'\n'}</span>}
+            {h.old !== '' && h.old.split('\n').map((l, j) => <span key={`o${j}`} className="diff-del">-{l}{'\n'}</span>)}
+            {h.new !== '' && h.new.split('\n').map((l, j) => <span key={`n${j}`} className="diff-add">+{l}{'\n'}</span>)}
+          </span>
+        ))}
+      </pre>
+    </figure>
+  );
+}
+
+/** What the tool would do, readable: a command, an edit, a new file's content; else the hook's own preview. */
+function InputPreview({ ctx }: { ctx: Json }) {
+  const input = ctx.tool_input;
+  const o = input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : undefined;
+  const command = commandOf(input);
+  if (command !== undefined) {
+    const why = o && str(o.description);
+    return (
+      <div className="perm-preview">
+        {why && <p className="perm-why">{why}</p>}
+        <pre className="perm-command" aria-label="Command">
+          <code>{command}</code>
+        </pre>
+      </div>
+    );
+  }
+  const file = o && str(o.file_path);
+  if (o && file !== undefined && str(o.old_string) !== undefined && str(o.new_string) !== undefined) {
+    return <DiffView file={file} hunks={[{ old: o.old_string as string, new: o.new_string as string }]} />;
+  }
+  if (o && file !== undefined && Array.isArray(o.edits)) {
+    const hunks = (o.edits as unknown[]).map((e) => {
+      const x = (e && typeof e === 'object' ? e : {}) as Json;
+      return { old: str(x.old_string) ?? '', new: str(x.new_string) ?? '' };
+    });
+    return <DiffView file={file} hunks={hunks} />;
+  }
+  if (o && file !== undefined && str(o.content) !== undefined) {
+    return (
+      <figure className="perm-diff">
+        <figcaption>
+          New content of <code>{file}</code>
+        </figcaption>
+        <pre aria-label={`Content of ${file}`}>
+          <code>{o.content as string}</code>
+        </pre>
+      </figure>
+    );
+  }
+  const preview = str(ctx.preview);
+  // The hook's preview is markdown (a fenced block); rendered sanitized, like messages.
+  if (preview) return <div className="perm-preview md" dangerouslySetInnerHTML={{ __html: renderMarkdown(preview) }} />;
+  return null;
+}
+
+/** The card's body for a permission prompt: who, where, what. */
+export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Json; compact?: boolean }) {
+  const harness = str(ctx.harness);
+  const session = str(ctx.session_id);
+  const cwd = str(ctx.cwd);
+  return (
+    <div className="perm">
+      <dl className="perm-meta">
+        <dt>Tool</dt>
+        <dd>
+          <code>{str(ctx.tool_name) ?? '?'}</code>
+        </dd>
+        <dt>Agent</dt>
+        <dd>{r.requester.name}</dd>
+        {harness && (
+          <>
+            <dt>Harness</dt>
+            <dd>{HARNESS_LABEL[harness as HarnessName] ?? harness}</dd>
+          </>
+        )}
+        {session && (
+          <>
+            <dt>Session</dt>
+            <dd>
+              <code>{session}</code>
+            </dd>
+          </>
+        )}
+        {cwd && (
+          <>
+            <dt>Directory</dt>
+            <dd>
+              <code>{cwd}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+      <InputPreview ctx={ctx} />
+      {!compact && <JsonView value={ctx.tool_input ?? ctx} label="Raw input" />}
+    </div>
+  );
+}
+
+/** "Always allow" / "Always deny" for a pending permission prompt: a standing rule, and this card decided by it. */
+export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
+  const command = commandOf(ctx.tool_input);
+  const tool = str(ctx.tool_name) ?? 'this tool';
+  const [prefix, setPrefix] = useState(command?.trim() ?? '');
+  const [busy, setBusy] = useState(false);
+  const go = (behavior: 'allow' | 'deny') => {
+    setBusy(true);
+    void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
+  };
+  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}"`;
+  return (
+    <div className="perm-always" role="group" aria-label="Standing rule">
+      {command !== undefined && (
+        <label className="perm-prefix">
+          <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>
+          <input aria-label="Command prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} onClick={(e) => e.stopPropagation()} />
+        </label>
+      )}
+      <div className="row">
+        <button type="button" className="btn btn-ghost" disabled={busy} title={`Allow this and ${scope} from now on`} onClick={() => go('allow')}>
+          Always allow
+        </button>
+        <button type="button" className="btn btn-danger-ghost" disabled={busy} title={`Deny this and ${scope} from now on`} onClick={() => go('deny')}>
+          Always deny
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+// Standing rules for agents' own permission prompts: list them, answer a prompt "always" (rules.add with its
+// request_id: the rule is added and the prompt decided by it at once), remove one.
+import { api } from '../transport';
+import { rulesStore } from '../stores/rules';
+import { ruleText } from '../../shared/permission-prompts';
+import { attempt, toast } from './common';
+import { mergeDecidedRequest } from './requests';
+
+export const loadRules = () => attempt('Rules not loaded', async () => {
+  const { rules } = await api('rules.list', {});
+  rulesStore.setState({ list: rules, loaded: true });
+  return rules;
+});
+
+/** "Always allow / deny": a rule for the prompt's agent and tool (only commands that start with prefix, when given). */
+export function answerAlways(requestId: string, behavior: 'allow' | 'deny', commandPrefix?: string) {
+  return attempt('Rule not added', async () => {
+    const prefix = commandPrefix?.trim();
+    const r = await api('rules.add', { request_id: requestId, behavior, ...(prefix ? { command_prefix: prefix } : {}) });
+    if (r.request) mergeDecidedRequest(r.request);
+    rulesStore.setState((s) => ({ list: [...s.list.filter((x) => x.rule_id !== r.rule.rule_id), r.rule] }));
+    toast(`${r.added ? 'Rule added' : 'Rule kept'} for ${r.rule.agent.name}: ${ruleText(r.rule)}.`);
+    return r;
+  });
+}
+
+export function removeRule(ruleId: string) {
+  return attempt('Rule not removed', async () => {
+    const r = await api('rules.remove', { rule_id: ruleId });
+    rulesStore.setState((s) => ({ list: s.list.filter((x) => x.rule_id !== ruleId) }));
+    toast(`Rule removed: ${r.rule.agent.name}'s ${r.rule.tool} prompts come to you again.`);
+    return r;
+  });
+}

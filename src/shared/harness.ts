@@ -1,0 +1,75 @@
+// A coding agent's harness session (Claude Code, Codex) as its hooks report it to the hub (`perch hook notification |
+// stop | session-start | session-end | pre-tool-use`, POST /hook with the agent's key): the agent's live status in the
+// Fleet view and a row in the progress feed. Pure: the hub keeps the last status per agent in memory
+// (hub/control/harness.ts), the UI shows it (AgentState.tsx, FleetView.tsx).
+
+/** The hook events `perch hook` forwards to the hub (the CLI's subcommand names). */
+export const HARNESS_EVENTS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
+export type HarnessEvent = (typeof HARNESS_EVENTS)[number];
+
+export const HARNESSES = ['claude-code', 'codex'] as const;
+export type HarnessName = (typeof HARNESSES)[number];
+
+/** What the session is doing, from its last hook event. */
+export type HarnessState = 'working' | 'waiting' | 'turn_ended' | 'started' | 'ended';
+
+/** The last thing an agent's harness session reported (null fields: the harness did not say). */
+export interface HarnessStatus {
+  state: HarnessState;
+  harness: HarnessName;
+  session_id: string | null;
+  cwd: string | null;
+  /** The harness's own words (a Notification's message), or ''. */
+  message: string;
+  at: number;
+}
+
+/** What POST /hook takes: the event and the few fields of the hook input the hub uses (the CLI picks them). */
+export interface HarnessReport {
+  event: HarnessEvent;
+  harness: HarnessName;
+  session_id?: string | null;
+  cwd?: string | null;
+  /** Notification: message and notification_type; SessionStart: source; SessionEnd: reason. */
+  message?: string;
+  notification_type?: string;
+  source?: string;
+  reason?: string;
+}
+
+/** What POST /hook answers: for pre-tool-use, whether the agent is paused and the block message for the harness. */
+export interface HarnessAnswer {
+  ok: true;
+  paused: boolean;
+  /** When paused: why, and what to do (the harness shows it to the model). */
+  message?: string;
+}
+
+export const HARNESS_LABEL: Record<HarnessName, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+/** "waiting for you", "turn ended", … (the Fleet card's words). */
+export const HARNESS_STATE_TEXT: Record<HarnessState, string> = {
+  working: 'working',
+  waiting: 'waiting for you',
+  turn_ended: 'turn ended',
+  started: 'session started',
+  ended: 'session ended',
+};
+
+/** The state an event leaves the session in (a Notification means the session waits for its user). */
+export function harnessStateOf(event: HarnessEvent): HarnessState {
+  switch (event) {
+    case 'pre-tool-use': return 'working';
+    case 'notification': return 'waiting';
+    case 'stop': return 'turn_ended';
+    case 'session-start': return 'started';
+    case 'session-end': return 'ended';
+  }
+}
+
+/** One line for the progress feed and the Fleet card: "Claude Code: waiting for you — Claude needs your permission". */
+export function harnessLine(s: Pick<HarnessStatus, 'state' | 'harness' | 'cwd' | 'message'>): string {
+  const head = `${HARNESS_LABEL[s.harness]}: ${HARNESS_STATE_TEXT[s.state]}`;
+  const where = s.cwd && (s.state === 'started' || s.state === 'ended') ? ` in ${s.cwd}` : '';
+  return `${head}${where}${s.message ? ` — ${s.message}` : ''}`;
+}

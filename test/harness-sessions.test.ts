@@ -1,0 +1,48 @@
+// An agent's harness session in the hub (hub/control/harness.ts noteHarness, what POST /hook runs): pre-tool-use
+// answers from the in-memory pause and writes nothing; a waiting session is published for the notifications; feed
+// rows of a hook that fires too fast are limited while the status still follows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withHub } from './helpers';
+import { noteHarness, harnessOf } from '../src/main/hub/control/harness';
+import { pauseAgent } from '../src/main/hub/control/control';
+import { listProgress } from '../src/main/hub/features/progress';
+import type { LiveItem } from '../src/shared/event-log';
+
+test('pre-tool-use answers whether the agent is paused and writes no feed row', async () => {
+  await withHub((t) => {
+    const a = t.agent('kit');
+    assert.deepEqual(noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' }), { ok: true, paused: false });
+    pauseAgent(t.hub, a.id, { reason: 'standup' });
+    const r = noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' });
+    assert.equal(r.paused, true);
+    assert.match(r.message!, /^Paused in Perch \(the owner paused this agent: standup\)\. Do not run tools; stop and wait/);
+    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 0);
+    assert.equal(harnessOf(t.hub, a.id)?.state, 'working');
+  });
+});
+
+test('a Notification publishes harness_waiting (for the OS notification and pushes) with the agent, message and cwd', async () => {
+  await withHub((t) => {
+    const a = t.agent('kit');
+    const items: LiveItem[] = [];
+    const off = t.hub.bus.subscribe((i) => void items.push(i));
+    noteHarness(t.hub, a.id, { event: 'notification', harness: 'codex', session_id: 's1', cwd: '/w', message: 'Waiting for input' });
+    noteHarness(t.hub, a.id, { event: 'stop', harness: 'codex', session_id: 's1', cwd: '/w' });
+    off();
+    const waiting = items.filter((i) => i.kind === 'hub' && i.value.harness_waiting).map((i) => (i as any).value.harness_waiting);
+    assert.equal(waiting.length, 1, 'only the Notification');
+    assert.deepEqual({ ...waiting[0], at: 0 }, { agent: { id: a.id, name: 'kit' }, harness: 'codex', message: 'Waiting for input', session_id: 's1', cwd: '/w', at: 0 });
+    assert.equal(items.filter((i) => i.kind === 'progress').length, 2, 'a feed row each');
+  });
+});
+
+test('a hook firing too fast: the status follows every event, feed rows stop after a burst', async () => {
+  await withHub((t) => {
+    const a = t.agent('kit');
+    for (let i = 0; i < 30; i++) noteHarness(t.hub, a.id, { event: i % 2 ? 'stop' : 'session-start', harness: 'claude-code', session_id: `s${i}` });
+    assert.equal(harnessOf(t.hub, a.id)?.session_id, 's29');
+    const rows = listProgress(t.hub, { agent_id: a.id }).length;
+    assert.ok(rows >= 10 && rows <= 12, `a burst of about 10 rows, not 30 (${rows})`);
+  });
+});
