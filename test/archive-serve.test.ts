@@ -20,6 +20,8 @@ describe('archived conversations over MCP', () => {
       assert.equal(archived.code, 0, archived.stderr);
       assert.match(archived.stdout, /^Archived done/);
       assert.equal((await ownerOk(served, 'conversations.get', { conv_id: conv })).conversation.archived.by, 'owner', 'archived on the running hub');
+      const listed = await cliAsync(['conv', 'list', '--archived', '--json', '--data-dir', served.dataDir]);
+      assert.ok(JSON.parse(listed.stdout).conversations.some((c: { conv_id: string }) => c.conv_id === conv), 'perch conv list --archived lists it');
 
       assert.ok(!(await b.ok('list_conversations')).conversations.some((c: { conv_id: string }) => c.conv_id === conv), 'not in list_conversations');
       const refused = await b.fail('send_message', { conv_id: conv, text: 'still here?' });
