@@ -169,6 +169,9 @@ test('a hub driven through every kind of event writes each one\'s data with the 
   const loop = (await a.ok('create_group', { title: 'loop', members: [b.agent.name] })).conversation.conv_id as string;
   for (let i = 0; i < 30; i++) await (i % 2 ? b : a).ok('send_message', { conv_id: loop, text: `turn ${i}` });
   await ownerOk(served, 'conversations.resume', { conv_id: loop });
+  // archived conversations (hub/talk/archive.ts): the owner archives the loop group, then writing in it brings it back
+  await ownerOk(served, 'conversations.archive', { conv_id: loop });
+  await ownerOk(served, 'messages.send', { conv_id: loop, text: 'one more word here' });
   await eventually(() => {
     const rows = storedEvents();
     return rows.some((e) => e.type === 'request.expired') && rows.some((e) => e.type === 'floor.released' && !!e.data?.includes('"expired"'));

@@ -10,6 +10,7 @@ import { addAgentKey } from '../src/main/hub/identity/agent-keys';
 import { authenticateKey } from '../src/main/hub/identity/key-login';
 import { pauseAgent } from '../src/main/hub/control/control';
 import { setReview } from '../src/main/hub/features/review';
+import { archiveConversation } from '../src/main/hub/talk/archive';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';
 import { presenceOf } from '../src/main/hub/control/presence';
@@ -64,12 +65,17 @@ test('paused comes before may-speak: a paused agent writing in its notes channel
   await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: inbox, text: 'hi' }), 'paused');
 }));
 
-test('archived has its place after paused and lets every call through (no archived state yet)', () => withHub(async (t) => {
+test('archived has its place after paused and before review: a write into an archived conversation is refused (archived), not held', () => withHub(async (t) => {
   const { a, conv } = direct(t, 'ada');
   const archived = AGENT_GATES.find((g) => g.name === 'archived')!;
   assert.equal(archived.stage, 'call');
   const sent = await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' });
   assert.ok(sent.msg_id, 'the send went through');
+  archiveConversation(t.hub, conv);
+  setReview(t.hub, 'ada', true);
+  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'archived', /archived/);
+  pauseAgent(t.hub, 'ada', {});
+  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'paused');
 }));
 
 test('review holds the words, and a held send still meets may-speak (forbidden) and brakes (brake)', () => withHub(async (t) => {

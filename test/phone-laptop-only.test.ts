@@ -26,6 +26,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'agents.revoke', 'agents.pause', 'agents.resume', 'agents.pause_all', 'agents.resume_all', 'agents.set_caps', 'agents.controls', 'agents.list_keys',
     'agents.revoke_key', 'progress.list', 'progress.activity', 'agents.set_review', 'held.list', 'held.send', 'held.discard', 'wake.runs', 'wake.stop',
     'conversations.resume', 'agents.set_brakes', 'rules.list', 'rules.add', 'rules.remove',
+    'conversations.archive', 'conversations.unarchive', 'retention.get', 'retention.dry_run',
   ],
   laptop: [
     'agents.add', 'agents.rotate_key', 'agents.add_key', // return a live agent key
@@ -33,6 +34,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'files.url', // mints a file link
     'wake.get', 'wake.set', 'wake.log', // the webhook secret; sets the command a wake runs as the owner; run output
     'phone.get', 'phone.set', // the ntfy topic (whoever knows it reads the notices); the phone settings
+    'retention.set', // deletes history
     'devices.pair_start', 'devices.pair_status', 'devices.pair_confirm', 'devices.pair_cancel', 'devices.list', 'devices.revoke', 'devices.audit', 'devices.test_push',
   ],
 };

@@ -157,7 +157,12 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)
   startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
+  startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention-job.ts)
 ];
+
+function startRetention(hub: Hub): void {
+  hub.services.retention.start();
+}
 
 /** The store's worker thread: no request waits for a checkpoint or for indexing. */
 function startStoreWorker(hub: Hub): void {

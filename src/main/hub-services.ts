@@ -19,6 +19,7 @@ import { Delivery } from './hub/talk/delivery';
 import { RequestExpiry } from './hub/features/requests';
 import { FloorExpiry } from './hub/features/floor';
 import { progressLimiter } from './hub/features/progress';
+import { Retention, type RetentionOptions } from './hub/features/retention-job';
 import { pushTargetsCache } from './hub/phone/devices';
 import { pairingWaiters } from './hub/phone/pairing';
 import { ActionSecret } from './hub/phone/action-tokens';
@@ -32,6 +33,8 @@ export interface ServiceDeps {
   wake?: { launcher: WakeLauncher; options?: WakeOptions };
   /** Push senders (src/main/push/*); without them, no notice is sent. */
   notify?: { senders: NotifySenders; options?: NotifyOptions };
+  /** The retention job's step sizes and timings (tests); it runs only once app.ts starts it. */
+  retention?: RetentionOptions;
 }
 
 /** The hub's services, built once, in the order of the areas (core › identity › control › talk › features › phone, waking). */
@@ -56,6 +59,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     requestExpiry: new RequestExpiry(hub),
     floorExpiry: new FloorExpiry(hub),
     progressLimiter: progressLimiter(),
+    retention: new Retention(hub, deps.retention),
     // phone
     pushTargets: pushTargetsCache(hub.outside),
     actionSecret: new ActionSecret(hub),

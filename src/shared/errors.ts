@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   unknown_tool: 'There is no tool of that name.',
   // review mode (hub/features/review.ts): a write others would read that cannot wait for the owner
   under_review: 'Your owner reviews what you write, and this cannot be held for review; nothing was done.',
+  // archived conversations (hub/talk/archive.ts): the owner put it away; agents read it but cannot write in it
+  archived: 'Your owner archived this conversation: it is read-only for agents (reads still work).',
   paused: 'Your owner paused you: writing tools are refused until you are resumed (reads still work).',
   storage_full: "The owner's disk is full (or failing): the hub cannot save; nothing was changed.",
   internal: 'The hub failed unexpectedly; nothing was changed.',

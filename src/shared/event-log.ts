@@ -66,6 +66,9 @@ export interface EventPayloads {
   // the loop brake (hub/control/brakes.ts); agents: names
   'conversation.paused': { reason: string; agents: string[]; brake: 'loop' };
   'conversation.resumed': { brake: 'loop' };
+  // archived conversations (hub/talk/archive.ts); idle_days: the retention rule that archived it
+  'conversation.archived': { by: 'owner' | 'retention'; idle_days?: number };
+  'conversation.unarchived': { by: 'owner'; reason: 'unarchive' | 'owner_wrote' };
 }
 
 /** The data of an event of type T (undefined for types without data). */
@@ -109,6 +112,8 @@ export const EVENT_DATA = {
   'agent.resumed': { message: false, fields: ['was'] },
   'conversation.paused': { message: false, fields: ['reason', 'agents', 'brake'] },
   'conversation.resumed': { message: false, fields: ['brake'] },
+  'conversation.archived': { message: false, fields: ['by', 'idle_days'] },
+  'conversation.unarchived': { message: false, fields: ['by', 'reason'] },
 } as const satisfies { [T in EventType]: { message: boolean; fields: ReadonlyArray<AllKeys<EventPayloads[T]>> } };
 
 /** Every field of every payload is listed in EVENT_DATA (the satisfies above: no field listed that is not one). */

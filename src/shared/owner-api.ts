@@ -15,6 +15,7 @@ import type { WakeRunView, WakeState } from './wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
 import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
 import type { PermissionRuleView } from './permission-prompts';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from './retention';
 import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
 
 const id = () => z.string().min(1).max(256);
@@ -188,6 +189,29 @@ export const OWNER_ACTIONS = lazyInputs({
     description: 'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: () => z.strictObject({ conv_id: id() }),
   },
+  // archived conversations (hub/talk/archive.ts) and retention (hub/features/retention.ts)
+  'conversations.archive': { device: 'full',
+    description: 'Archive a finished conversation: it leaves the sidebar (listed under Archived) and the agents\' list_conversations, and is read-only for agents (their writes get the code archived); the owner still reads and searches it. changed is false when it already was.',
+    input: () => z.strictObject({ conv_id: id() }),
+  },
+  'conversations.unarchive': { device: 'full',
+    description: 'Bring an archived conversation back (as the owner writing in it does): agents list it and may write in it again. changed is false when it was not archived.',
+    input: () => z.strictObject({ conv_id: id() }),
+  },
+  'retention.get': { device: 'full', description: 'The retention rules (the hub\'s, conv_id null, and each conversation\'s own) and how the database file gives freed space back (vacuum: incremental or none; free_bytes).', input: () => z.strictObject({}) },
+  'retention.set': { device: 'laptop',
+    description: `Set the hub's retention rule (no conv_id) or one conversation's (which then follows its own, not the hub's). keep_days: delete events and messages older than that (1-${MAX_RETENTION_DAYS}, null: keep); keep_pinned, keep_requests, keep_checkpoints (agents' summaries): kept however old (default true; a pending request is always kept); archive_idle_days: archive a conversation idle that long (null: never). Fields left out keep their value. remove: true deletes the rule. Applied in small steps in the background; retention.dry_run says what would go.`,
+    input: () => z.strictObject({
+      conv_id: id().nullable().optional(),
+      keep_days: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().optional(),
+      keep_pinned: z.boolean().optional(),
+      keep_requests: z.boolean().optional(),
+      keep_checkpoints: z.boolean().optional(),
+      archive_idle_days: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().optional(),
+      remove: z.literal(true).optional(),
+    }),
+  },
+  'retention.dry_run': { device: 'full', description: 'What the retention rules would remove now, per conversation and in total (messages, events, files and their bytes, summaries, conversations to archive). Changes nothing.', input: () => z.strictObject({ conv_id: id().optional() }) },
   // phone approvals: remote access through an HTTPS front, paired devices, push (hub/phone/devices.ts, hub/phone/notify.ts)
   'phone.get': { device: 'laptop', description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
   'phone.set': { device: 'laptop',
@@ -406,6 +430,11 @@ export interface OwnerResults {
   'wake.stop': { agent: string; stopped: boolean; run_id: string | null };
   'wake.log': { run: WakeRunView; tail: string };
   'conversations.resume': { conv_id: string; resumed: boolean; conversation: ConversationView };
+  'conversations.archive': { conv_id: string; archived: boolean; changed: boolean; conversation: ConversationView };
+  'conversations.unarchive': { conv_id: string; archived: boolean; changed: boolean; conversation: ConversationView };
+  'retention.get': RetentionStatus;
+  'retention.set': { rule: RetentionRule | null; removed: boolean };
+  'retention.dry_run': RetentionPlan;
   'agents.set_brakes': { agent: string; brakes: AgentBrakes };
   'rules.list': { rules: PermissionRuleView[] };
   'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };

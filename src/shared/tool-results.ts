@@ -116,6 +116,7 @@ const conversation = once(() => z.object({
   floor: z.object({ holder: userRef(), until: ms() }).nullable().optional(),
   handoffs: z.array(z.object({ agent: userRef(), to: userRef(), note: str(), at: ms() })).optional(),
   paused: z.object({ reason: str(), at: ms(), agents: strList() }).optional(),
+  archived: z.object({ at: ms(), by: z.enum(['owner', 'retention']) }).optional(),
 }));
 
 const conversationAnswer = once(() => z.object({ conversation: conversation() }));

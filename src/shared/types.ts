@@ -56,6 +56,9 @@ export const EVENT_TYPES = [
   // brakes (hub/control/brakes.ts): the loop brake paused the conversation for agents; a person lifted it
   'conversation.paused',
   'conversation.resumed',
+  // archived conversations (hub/talk/archive.ts): the owner (or an idle retention rule) archived it; read-only for agents
+  'conversation.archived',
+  'conversation.unarchived',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -120,6 +123,8 @@ export interface ConversationView {
   handoffs?: Array<{ agent: UserRef; to: UserRef; note: string; at: number }>;
   /** The loop brake paused this conversation for agents (hub/control/brakes.ts); only a person lifts it. */
   paused?: ConversationPause;
+  /** The owner archived it (hub/talk/archive.ts): by the owner, or by an idle retention rule. Agents never list it. */
+  archived?: { at: number; by: 'owner' | 'retention' };
 }
 
 export interface ProgressView {

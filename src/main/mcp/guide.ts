@@ -50,6 +50,9 @@ edit of it takes that away until your owner approves the edit.
   (\`data.reason\`, and for a cap \`data.detail\`), and every writing tool answers the error \`paused\`. Stop working,
   change nothing, and wait with \`get_updates\` (\`wait_secs\`) until \`agent.resumed\` comes. Reading, \`get_updates\`
   and \`progress\` still work. \`whoami\` says whether you are paused (\`paused\`, \`pause\`).
+- Your owner may archive a finished conversation (\`conversation.archived\`): it leaves \`list_conversations\`, you can
+  still read it, and any write in it answers the error \`archived\`. Go on elsewhere; \`conversation.unarchived\` says
+  it is back.
 
 ## Usage and daily caps
 - Report what your work cost in \`progress\` \`data\` as \`{"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}}\`

@@ -35,6 +35,8 @@ import { setFileReader } from './files-door';
 import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
+import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
+import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention';
 
 /** One owner action: the owner's parsed input in, the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>) => OwnerResult<A> | Promise<OwnerResult<A>>;
@@ -133,6 +135,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
+  // archived conversations (hub/talk/archive.ts), retention (hub/features/retention.ts)
+  'conversations.archive': (hub, a) => ({ ...archiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
+  'conversations.unarchive': (hub, a) => ({ ...unarchiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
+  'retention.get': (hub) => retentionStatus(hub),
+  'retention.set': (hub, a) => setRetentionRule(hub, a),
+  'retention.dry_run': (hub, a) => retentionDryRun(hub, a.conv_id),
   // phone approvals (hub/phone/devices.ts, hub/phone/pairing.ts)
   'phone.get': (hub) => ({ phone: getPhoneSettings(hub) }),
   'phone.set': (hub, a) => ({ phone: setPhoneSettings(hub, a) }),

@@ -53,7 +53,9 @@ function openSearch(): { search: Conn; index: () => boolean } {
   };
   const startOver = (s: Conn) => {
     const set = s.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-    s.transaction(() => { set.run('owner', owner); set.run('version', data.version); set.run('indexed_upto', 0); })();
+    // Rebuilt from the log: what retention deleted is not in it, so nothing before now needs forgetting.
+    const forgotten = (db.prepare('SELECT max(id) FROM search_forget').pluck().get() as number | null) || 0;
+    s.transaction(() => { set.run('owner', owner); set.run('version', data.version); set.run('indexed_upto', 0); set.run('forgot_upto', forgotten); })();
   };
   let s: Conn | undefined;
   try {
@@ -80,6 +82,22 @@ function openSearch(): { search: Conn; index: () => boolean } {
   const setUpto = search.prepare("UPDATE meta SET value = ? WHERE key = 'indexed_upto'");
   const del = search.prepare('DELETE FROM fts WHERE rowid = ?');
   const ins = search.prepare('INSERT INTO fts (rowid, text) VALUES (?, ?)');
+  // Messages retention deleted (store/retention.ts): their entries leave the index; forgot_upto is how far it got
+  // (the hub then drops those rows of search_forget, hub/features/retention.ts).
+  const readForget = db.prepare('SELECT id, gid FROM search_forget WHERE id > ? ORDER BY id LIMIT ?');
+  const forgotUpto = search.prepare("SELECT value FROM meta WHERE key = 'forgot_upto'").pluck();
+  const setForgot = search.prepare("INSERT INTO meta (key, value) VALUES ('forgot_upto', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  const applyForget = search.transaction((rows: Array<{ id: number; gid: number }>) => {
+    for (const r of rows) del.run(r.gid);
+    setForgot.run(rows[rows.length - 1].id);
+  });
+  /** Forgets one chunk of deleted messages; true when there is more to do. */
+  const forget = (): boolean => {
+    const rows = readForget.all(Number(forgotUpto.get() ?? 0), data.chunk) as Array<{ id: number; gid: number }>;
+    if (rows.length === 0) return false;
+    applyForget(rows);
+    return rows.length === data.chunk;
+  };
   const apply = search.transaction((events: LogEvent[], last: number) => {
     for (const e of events) {
       if (e.type !== 'message.created' && e.type !== 'message.edited' && e.type !== 'message.recalled') continue;
@@ -99,7 +117,7 @@ function openSearch(): { search: Conn; index: () => boolean } {
     apply(events, events[events.length - 1].gid);
     return events.length === data.chunk;
   };
-  return { search, index };
+  return { search, index: () => forget() || index() };
 }
 
 let search: Conn | undefined;

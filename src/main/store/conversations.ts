@@ -14,6 +14,10 @@ export interface ConversationRow {
   task_assignee: string | null;
   floor_holder: string | null;
   floor_until: number | null;
+  /** The owner archived it (hub/talk/archive.ts): hidden from agents' lists, read-only for agents. */
+  archived_at: number | null;
+  /** Who archived it: 'owner', or 'retention' (an idle rule). */
+  archived_by: string | null;
 }
 
 export interface MemberRow {
@@ -80,12 +84,13 @@ export function membersOf(db: Db, convId: string): MemberRow[] {
   return sql<MemberRow>(db, 'SELECT * FROM members WHERE conv_id = ? ORDER BY joined_at, user_id').all(convId);
 }
 
+/** A member's conversations, newest first; archived ones are left out (agents no longer see them in lists). */
 export function conversationsOf(db: Db, userId: string, includeInbox = false): ConversationRow[] {
   return includeInbox
     ? sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
-                                 WHERE m.user_id = ? ORDER BY c.last_event_at DESC`).all(userId)
+                                 WHERE m.user_id = ? AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`).all(userId)
     : sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
-                                 WHERE m.user_id = ? AND c.kind != 'inbox' ORDER BY c.last_event_at DESC`).all(userId);
+                                 WHERE m.user_id = ? AND c.kind != 'inbox' AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`).all(userId);
 }
 
 /** Every conversation, the agents' private notes channels included (the owner writes in those). */
@@ -116,4 +121,16 @@ export function setReadSeq(db: Db, convId: string, userId: string, seq: number):
 export function seqOfNthLatestMessage(db: Db, convId: string, n: number): number | undefined {
   const row = sql<{ seq: number }>(db, 'SELECT seq FROM messages WHERE conv_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?').get(convId, n - 1);
   return row?.seq;
+}
+
+/** Archives (at, by) or unarchives (null) a conversation; true when it changed. */
+export function setArchived(db: Db, convId: string, at: number | null, by: string | null): boolean {
+  return sql(db, `UPDATE conversations SET archived_at = ?, archived_by = ? WHERE id = ? AND (archived_at IS NULL) = (? IS NOT NULL)`)
+    .run(at, at === null ? null : by, convId, at).changes === 1;
+}
+
+/** Conversations not archived, not inboxes, whose last event is before `before` (the idle rule), at most limit. */
+export function idleConversations(db: Db, before: number, limit: number): ConversationRow[] {
+  return sql<ConversationRow>(db, `SELECT * FROM conversations WHERE last_event_at < ? AND archived_at IS NULL AND kind != 'inbox'
+                                   ORDER BY last_event_at LIMIT (? + 0)`).all(before, limit);
 }

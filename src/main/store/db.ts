@@ -23,6 +23,9 @@ export class NewerDatabaseError extends Error {
 export function openDatabase(file: string, opts: { readonly?: boolean; durability?: Durability } = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file, { readonly: opts.readonly ?? false });
+  // A new file gives freed pages back in small steps (retention, hub/features/retention.ts); the mode can only be set
+  // before the first table exists. An older file keeps auto_vacuum NONE until `perch retention compact` (a VACUUM).
+  if (!opts.readonly && schemaVersion(db) === 0 && !hasTables(db)) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   // WAL + NORMAL (default): a committed transaction survives a crash (kill -9) of the process; the
   // WAL is only fsynced at checkpoints, so a power loss may lose the last moments. FULL fsyncs every
@@ -31,6 +34,9 @@ export function openDatabase(file: string, opts: { readonly?: boolean; durabilit
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('temp_store = MEMORY');
+  // Deleted content (a recalled message, what retention removes) is zeroed in the pages that stay, where that costs no
+  // extra I/O; freed pages go back to the disk by incremental vacuum (store/retention.ts).
+  db.pragma('secure_delete = FAST');
   // 16 MB of pages: the hot pages of a busy hub fit; the OS keeps the rest of the file cached.
   db.pragma('cache_size = -16000');
   registerFunctions(db);
@@ -46,6 +52,10 @@ export function openDatabase(file: string, opts: { readonly?: boolean; durabilit
 /** SQL functions the store's queries use. SQLite's own lower() folds ASCII letters only. */
 export function registerFunctions(db: Db): void {
   db.function('perch_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
+}
+
+function hasTables(db: Db): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").get() !== undefined;
 }
 
 export function schemaVersion(db: Db): number {

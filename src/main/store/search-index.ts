@@ -21,6 +21,7 @@ interface Reader {
   upto: Database.Statement<unknown[], number>;
   probe: Database.Statement<unknown[], number>;
   page: Database.Statement<unknown[], number>;
+  forgot: Database.Statement<unknown[], number>;
 }
 
 const readers = new WeakMap<Db, Reader>();
@@ -35,6 +36,7 @@ export function attachSearchIndex(db: Db, file: string): void {
       commit: conn.prepare('COMMIT'),
       upto: conn.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'").pluck() as Database.Statement<unknown[], number>,
       probe: conn.prepare('SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT (? + 0))').pluck() as Database.Statement<unknown[], number>,
+      forgot: conn.prepare("SELECT value FROM meta WHERE key = 'forgot_upto'").pluck() as Database.Statement<unknown[], number>,
       page: conn.prepare('SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT (? + 0)').pluck() as Database.Statement<unknown[], number>,
     });
   } catch {
@@ -94,5 +96,19 @@ export function withSearchIndex<T>(db: Db, pieces: readonly string[], fn: (view:
     return view ? fn(view) : undefined;
   } finally {
     try { r.commit.run(); } catch { /* read transaction */ }
+  }
+}
+
+/**
+ * How far the search index has forgotten the messages retention deleted (an id of search_forget); undefined when this
+ * connection has no index (then nothing of search_forget may be dropped yet: a later index reads it).
+ */
+export function searchForgotUpto(db: Db): number | undefined {
+  const r = readers.get(db);
+  if (!r) return undefined;
+  try {
+    return Number(r.forgot.get() ?? 0);
+  } catch {
+    return undefined;
   }
 }

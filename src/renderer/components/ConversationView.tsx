@@ -7,7 +7,7 @@ import { useSession } from '../stores/session';
 import { useUi } from '../stores/ui';
 import { useTimeline } from '../stores/timeline';
 import { useAgents } from '../stores/agents';
-import { addMember, focusMessage, openView, handBack, hideActivity, resumeConversation, setFloor, setTask, toggleActivity } from '../sync';
+import { addMember, focusMessage, openView, handBack, hideActivity, resumeConversation, setArchived, setFloor, setTask, toggleActivity } from '../sync';
 import { TASK_STATES, type TaskState } from '../../shared/types';
 import { TASK_STATE_LABEL, countdown, dateTimeOf, timeOf } from '../format';
 import { useNow } from '../hooks';
@@ -38,6 +38,7 @@ export function ConversationView({ convId }: { convId: string }) {
         {conv.kind === 'task' && <TaskBar convId={convId} />}
         <HandoffBanners convId={convId} />
         <PausedBanner convId={convId} />
+        <ArchivedBanner convId={convId} />
         <Timeline convId={convId} />
         <Composer convId={convId} />
       </section>
@@ -99,6 +100,7 @@ function ConversationHeader({ convId }: { convId: string }) {
         <button type="button" className={`btn btn-ghost ${showActivity ? 'active' : ''}`} aria-pressed={showActivity} onClick={() => toggleActivity()}>
           Activity
         </button>
+        <ConversationMenu convId={convId} />
       </div>
       {showPins && <PinsDialog convId={convId} onClose={() => setShowPins(false)} />}
       {showMembers && <MembersDialog convId={convId} onClose={() => setShowMembers(false)} />}
@@ -337,6 +339,54 @@ function PausedBanner({ convId }: { convId: string }) {
       <div className="handoff-form">
         <BusyButton className="btn btn-primary" onClick={() => resumeConversation(convId)}>
           Resume
+        </BusyButton>
+      </div>
+    </div>
+  );
+}
+
+/** The conversation's menu: Archive / Unarchive (hub/talk/archive.ts). Not for an agent's notes channel. */
+function ConversationMenu({ convId }: { convId: string }) {
+  const conv = useConversations((s) => s.byId[convId])!;
+  const [open, setOpen] = useState(false);
+  if (conv.kind === 'inbox') return null;
+  return (
+    <div className="conv-menu">
+      <button type="button" className="btn btn-ghost" aria-haspopup="menu" aria-expanded={open} aria-label="Conversation menu" onClick={() => setOpen(!open)}>
+        ⋯
+      </button>
+      {open && (
+        <div className="menu conv-menu-list" role="menu" aria-label="Conversation" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item"
+            autoFocus
+            onClick={() => {
+              setOpen(false);
+              void setArchived(convId, !conv.archived);
+            }}
+          >
+            {conv.archived ? 'Unarchive' : 'Archive'}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function ArchivedBanner({ convId }: { convId: string }) {
+  const archived = useConversations((s) => s.byId[convId]?.archived);
+  if (!archived) return null;
+  return (
+    <div className="handoff archived-banner" role="region" aria-label="Conversation archived">
+      <div className="handoff-text">
+        <strong>Archived</strong>{archived.by === 'retention' ? ' for being idle (retention rule)' : ''}.
+        <span className="muted small"> · {dateTimeOf(archived.at)} · Agents can read it but not write here. Writing here brings it back.</span>
+      </div>
+      <div className="handoff-form">
+        <BusyButton className="btn btn-primary" onClick={() => setArchived(convId, false)}>
+          Unarchive
         </BusyButton>
       </div>
     </div>

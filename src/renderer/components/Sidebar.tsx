@@ -42,10 +42,12 @@ export function Sidebar() {
     + useHeld((s) => s.items.filter((i) => !deciding.includes(i.held_id)).length); // review mode: held items wait in the inbox too
   const groups = useConversations(
     useShallow((s) => {
-      const ids = sortedConversationIds(s.byId, filter);
+      const ids = sortedConversationIds(s.byId, filter).filter((id) => !s.byId[id]!.archived); // archived: their own section
       return SECTIONS.map((sec) => ids.filter((id) => s.byId[id]!.kind === sec.kind).join(' '));
     }),
   );
+  const archivedIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, filter).filter((id) => s.byId[id]!.archived)));
+  const [showArchived, setShowArchived] = useState(false);
   const [results, setResults] = useState<Message[] | null>(null);
   const convTitles = useConversations(useShallow((s) => Object.fromEntries(Object.values(s.byId).map((c) => [c.conv_id, c.title]))));
   const deviceMode = useDevice((s) => !!s.me); // a paired phone has no owner session to sign out of: it has "Forget this phone" (Phone.tsx)
@@ -147,6 +149,22 @@ export function Sidebar() {
             </section>
           );
         })}
+        {archivedIds.length > 0 && (
+          <section className="conv-section" aria-label="Archived">
+            <h3 className="section-title">
+              <button type="button" className="link section-toggle" aria-expanded={showArchived || !!filter} onClick={() => setShowArchived(!showArchived)}>
+                Archived ({archivedIds.length})
+              </button>
+            </h3>
+            {(showArchived || !!filter) && (
+              <ul className="conv-list conv-list-archived">
+                {archivedIds.map((id) => (
+                  <ConversationItem key={id} convId={id} active={view.name === 'conversation' && view.convId === id} />
+                ))}
+              </ul>
+            )}
+          </section>
+        )}
       </div>
     </nav>
   );

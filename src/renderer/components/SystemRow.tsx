@@ -65,6 +65,16 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       icon = 'spark';
       text = `${who} resumed this conversation; the agents may talk here again`;
       break;
+    case 'conversation.archived': // archived conversations (hub/talk/archive.ts)
+      icon = 'note';
+      text = event.data.by === 'retention'
+        ? `Archived after ${String(event.data.idle_days ?? '?')} idle days (retention rule); agents can read it but not write here`
+        : `${who} archived this conversation; agents can read it but not write here`;
+      break;
+    case 'conversation.unarchived':
+      icon = 'note';
+      text = event.data.reason === 'owner_wrote' ? `${who} wrote here, which brought this conversation back from the archive` : `${who} unarchived this conversation`;
+      break;
     case 'config.updated':
       icon = 'config';
       text = `Role config updated to version ${String(event.data.version ?? '?')}`;

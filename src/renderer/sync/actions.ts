@@ -185,6 +185,18 @@ export function resumeConversation(convId: string) {
   });
 }
 
+// ---- archived conversations (hub/talk/archive.ts) ------------------------------------------------------------
+
+/** The owner archives or unarchives a conversation; other windows follow through the live event. */
+export function setArchived(convId: string, archived: boolean) {
+  return attempt(archived ? 'Not archived' : 'Not unarchived', async () => {
+    const r = await api(archived ? 'conversations.archive' : 'conversations.unarchive', { conv_id: convId });
+    conversationsStore.setState((s) => ({ byId: { ...s.byId, [convId]: { ...r.conversation, unread: s.byId[convId]?.unread ?? 0 } } }));
+    toast(archived ? 'Archived: agents can read it but not write in it. It is listed under Archived.' : 'Unarchived: back in the list.');
+    return r;
+  });
+}
+
 /** The owner sets an agent's budget: messages per conversation per hour, 'off', or 'default'. */
 export function setAgentBudget(agent: string, budget: number | 'off' | 'default') {
   return attempt('Budget not changed', async () => {

@@ -23,6 +23,7 @@ export {
   recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
   type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
   resumeConversation, setAgentBudget, // brakes
+  setArchived, // archived conversations
 } from './actions';
 export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)

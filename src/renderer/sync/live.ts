@@ -143,6 +143,7 @@ function reloadAfterOutsideWrite(): void {
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
 const CONV_META_EVENTS: ReadonlySet<EventType> = new Set<EventType>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
   'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts): the paused banner
+  'conversation.archived', 'conversation.unarchived', // archived conversations (hub/talk/archive.ts): the sidebar's Archived list
 ]);
 
 function applyEvent(ev: EventView, woken: string[]): void {

@@ -10,6 +10,7 @@ export const ROW_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
   'owner.note', 'config.updated',
   'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts)
+  'conversation.archived', 'conversation.unarchived', // archived conversations (hub/talk/archive.ts)
 ]);
 
 /** A copy of `messages` with `add` in it; `keep` leaves messages already there as they are. */

@@ -33,6 +33,7 @@ export function conversationView(hub: Hub, conv: ConversationRow, viewerId: stri
   if (handoffs.length) view.handoffs = handoffs.map((h) => ({ agent: hub.ref(h.agent_id), to: hub.ref(h.to_user), note: h.note, at: h.at }));
   const paused = conversationPause(hub, conv.id); // the loop brake (hub/control/brakes.ts)
   if (paused) view.paused = paused;
+  if (conv.archived_at != null) view.archived = { at: conv.archived_at, by: conv.archived_by === 'retention' ? 'retention' : 'owner' };
   return view;
 }
 

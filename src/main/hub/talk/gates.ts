@@ -26,6 +26,7 @@ import { refuseIfPaused } from '../control/control';
 import { reviewOn } from '../control/review-switch';
 import { brakeCheck, type BrakeInput } from '../control/brakes';
 import { requireMaySpeak, type Access } from './access';
+import { archivedRefusal } from './archive';
 
 /** One call of an agent as the key, call and hold stages see it. */
 export interface GateCall {
@@ -34,6 +35,8 @@ export interface GateCall {
   tool: ToolName;
   /** The key it came with (absent: the agent's own key, every scope). */
   key?: KeyAuth;
+  /** The call's arguments, checked by the tool's schema (stage call; the key stage is asked before they are read). */
+  args?: Readonly<Record<string, unknown>>;
 }
 
 /** One write as the conversation stage sees it: who writes (an agent, or the owner: people pass the same writes), where (access: the conversation and the writer's membership). */
@@ -75,9 +78,13 @@ export const AGENT_GATES = [
   }),
   // owner control: a paused agent's writing tools are refused (hub/control/control.ts); code paused
   gate('call', 'paused', ({ hub, agentId, tool }) => refuseIfPaused(hub, agentId, tool)),
-  // archived: no archived state yet, so it lets every call through. An archived agent is refused here; an archived
-  // conversation needs the conversation: that check is a 'conversation' gate, one line after review (a held write meets it too)
-  gate('call', 'archived', () => undefined),
+  // archived conversations (hub/talk/archive.ts): a writing tool (not readOnly) that names an archived conversation the
+  // agent is in (conv_id, or the conversation of its msg_id or request_id) is refused; code archived. Before review, so
+  // nothing is held for a conversation that is read-only
+  gate('call', 'archived', ({ hub, agentId, tool, args }) => {
+    const refused = archivedRefusal(hub, agentId, tool, args);
+    if (refused) throw refused;
+  }),
   // review mode (owner control): the words are held for the owner instead of posted (hub/features/review.ts reviewable)
   gate('hold', 'review', ({ hub, agentId }) => (reviewOn(hub, agentId) ? 'hold' : undefined)),
   // notes channel (forbidden), ended task, handoff, someone else's floor (silenced) (hub/talk/access.ts)

@@ -1,4 +1,5 @@
 // Messages: send, edit, recall, reactions, pins, hiding, history, threads, search.
+import { personWritesIn } from './archive';
 import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
@@ -73,7 +74,10 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
   // The gates with the words (hub/talk/gates.ts: brakes): an agent's send may be refused; a person's send lifts a loop pause.
   const agentSends = brakes && hub.user(senderId).kind === 'agent';
   if (agentSends) passGates('words', { hub, userId: senderId, access, words: input, replied });
-  else if (brakes) personSends(hub, senderId, convId);
+  else if (brakes) {
+    personSends(hub, senderId, convId);
+    personWritesIn(hub, access.conv); // an archived conversation comes back (hub/talk/archive.ts)
+  }
   const at = hub.now();
   const id = newTimeOrderedId('m');
   const woken = wakeable(hub, access.conv, senderId, [...to, ...extraWake]);

@@ -79,7 +79,7 @@ export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: R
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
-  const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key });
+  const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });
   // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
   // not make at all is not the agent working.
   if (refused?.gate !== 'scope') notePresence(hub, agentId, name);

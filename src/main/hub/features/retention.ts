@@ -1,0 +1,141 @@
+// Retention rules: the owner's optional limits on how long history is kept (shared/retention.ts says what a rule
+// means). Rules are set here (retention.set, `perch retention set`), checked first and written in one go (bad input
+// changes nothing); the dry run says what they would remove now; the job that removes it, in small steps between
+// requests, is hub/features/retention-job.ts.
+import type { Hub } from '../core/hub';
+import { HubError } from '../../../shared/errors';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/retention';
+import { conversationById } from '../../store/conversations';
+import {
+  autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionRules,
+  type RetentionRuleRow,
+} from '../../store/retention';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What retention.set takes: the fields to change (others keep their value; a new rule starts from the defaults). */
+export interface RetentionInput {
+  conv_id?: string | null;
+  keep_days?: number | null;
+  keep_pinned?: boolean;
+  keep_requests?: boolean;
+  keep_checkpoints?: boolean;
+  archive_idle_days?: number | null;
+  /** Remove the rule (the conversation then follows the hub's rule; the hub keeps everything). */
+  remove?: boolean;
+}
+
+export function ruleView(r: RetentionRuleRow): RetentionRule {
+  return {
+    conv_id: r.scope === '' ? null : r.scope,
+    keep_days: r.keep_days,
+    keep_pinned: r.keep_pinned === 1,
+    keep_requests: r.keep_requests === 1,
+    keep_checkpoints: r.keep_checkpoints === 1,
+    archive_idle_days: r.archive_idle_days,
+    updated_at: r.updated_at,
+  };
+}
+
+function days(value: unknown, field: string): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_DAYS) {
+    throw new HubError('invalid_argument', `${field} must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (or null for none), not ${JSON.stringify(value)}.`, `Give ${field} in days, e.g. 90.`);
+  }
+  return value;
+}
+
+function flag(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new HubError('invalid_argument', `${field} must be true or false, not ${JSON.stringify(value)}.`, `Give ${field} as true or false.`);
+  return value;
+}
+
+/** The rules and how the file gives space back. */
+export function retentionStatus(hub: Hub): RetentionStatus {
+  const mode = autoVacuumMode(hub.db);
+  return { rules: retentionRules(hub.db).map(ruleView), vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none', free_bytes: freeBytes(hub.db) };
+}
+
+/** Sets (or removes) the hub's rule or one conversation's. Everything is checked before anything is written. */
+export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: RetentionRule | null; removed: boolean } {
+  const scope = input.conv_id ?? '';
+  if (scope !== '' && !conversationById(hub.db, scope)) {
+    throw new HubError('not_found', `No conversation ${scope}.`, 'Give a conv_id from conversations.list, or leave it out for the whole hub.');
+  }
+  const changes = (['keep_days', 'keep_pinned', 'keep_requests', 'keep_checkpoints', 'archive_idle_days'] as const).filter((k) => input[k] !== undefined);
+  if (input.remove) {
+    if (changes.length) throw new HubError('invalid_argument', `remove takes no other setting (got ${changes.join(', ')}).`, 'Remove the rule, or change it, not both.');
+    const removed = hub.write(() => deleteRetentionRule(hub.db, scope));
+    hub.services.retention.rulesChanged();
+    return { rule: null, removed };
+  }
+  if (!changes.length) {
+    throw new HubError('invalid_argument', 'Nothing to set: give keep_days, keep_pinned, keep_requests, keep_checkpoints or archive_idle_days.', 'e.g. {"keep_days": 90} or {"archive_idle_days": 30}.');
+  }
+  const old = retentionRules(hub.db).find((r) => r.scope === scope);
+  const row: RetentionRuleRow = {
+    scope,
+    keep_days: input.keep_days !== undefined ? days(input.keep_days, 'keep_days') : (old?.keep_days ?? null),
+    keep_pinned: (input.keep_pinned !== undefined ? flag(input.keep_pinned, 'keep_pinned') : (old ? old.keep_pinned === 1 : true)) ? 1 : 0,
+    keep_requests: (input.keep_requests !== undefined ? flag(input.keep_requests, 'keep_requests') : (old ? old.keep_requests === 1 : true)) ? 1 : 0,
+    keep_checkpoints: (input.keep_checkpoints !== undefined ? flag(input.keep_checkpoints, 'keep_checkpoints') : (old ? old.keep_checkpoints === 1 : true)) ? 1 : 0,
+    archive_idle_days: input.archive_idle_days !== undefined ? days(input.archive_idle_days, 'archive_idle_days') : (old?.archive_idle_days ?? null),
+    updated_at: hub.now(),
+  };
+  hub.write(() => putRetentionRule(hub.db, row));
+  hub.services.retention.rulesChanged();
+  return { rule: ruleView(row), removed: false };
+}
+
+/** The rule a conversation follows: its own, else the hub's. */
+export interface EffectiveRule {
+  row: RetentionRuleRow;
+  from: 'conversation' | 'hub';
+}
+
+export function ruleTable(hub: Hub): { hub: RetentionRuleRow | undefined; byConv: Map<string, RetentionRuleRow> } {
+  const rows = retentionRules(hub.db);
+  return { hub: rows.find((r) => r.scope === ''), byConv: new Map(rows.filter((r) => r.scope !== '').map((r) => [r.scope, r])) };
+}
+
+export function effectiveRule(table: ReturnType<typeof ruleTable>, convId: string): EffectiveRule | undefined {
+  const own = table.byConv.get(convId);
+  if (own) return { row: own, from: 'conversation' };
+  return table.hub ? { row: table.hub, from: 'hub' } : undefined;
+}
+
+/** Whether a conversation is idle past its rule's archive_idle_days (never an agent's notes channel). */
+export function idleToArchive(rule: RetentionRuleRow, conv: { kind: string; last_event_at: number; archived_at: number | null }, now: number): boolean {
+  return rule.archive_idle_days !== null && conv.kind !== 'inbox' && conv.archived_at === null && conv.last_event_at < now - rule.archive_idle_days * DAY_MS;
+}
+
+/** What the rules would remove now, conversation by conversation (one conversation with conv_id). Reads only. */
+export function retentionDryRun(hub: Hub, convId?: string): RetentionPlan {
+  const now = hub.now();
+  const table = ruleTable(hub);
+  const items: RetentionPlanItem[] = [];
+  const totals = { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0, archive: 0 };
+  if (convId !== undefined && !conversationById(hub.db, convId)) {
+    throw new HubError('not_found', `No conversation ${convId}.`, 'Give a conv_id from conversations.list.');
+  }
+  let after = '';
+  for (;;) {
+    const page = convId !== undefined ? [conversationById(hub.db, convId)!] : conversationsAfter(hub.db, after, 200);
+    for (const c of page) {
+      const rule = effectiveRule(table, c.id);
+      if (!rule) continue;
+      const r = rule.row;
+      const archive = idleToArchive(r, c, now);
+      const counts = r.keep_days === null
+        ? { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0 }
+        : countRemovable(hub.db, c.id, { cutoff: now - r.keep_days * DAY_MS, pinned: r.keep_pinned === 1, requests: r.keep_requests === 1, checkpoints: r.keep_checkpoints === 1 });
+      if (!archive && counts.events === 0 && counts.messages === 0 && counts.summaries === 0) continue;
+      items.push({ conv_id: c.id, title: c.title, rule: rule.from, ...counts, archive });
+      for (const k of ['messages', 'events', 'files', 'file_bytes', 'summaries'] as const) totals[k] += counts[k];
+      if (archive) totals.archive += 1;
+    }
+    if (convId !== undefined || page.length < 200) break;
+    after = page[page.length - 1].id;
+  }
+  return { at: now, conversations: items, totals };
+}
