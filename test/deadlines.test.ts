@@ -87,9 +87,11 @@ test('a busy database (SQLITE_BUSY thrown by fire or next) is retried later inst
   });
   try {
     timer.arm();
-    await until(() => list.pending.size === 0);
+    // On a loaded machine b may be due by the time the first retry fires, and one fire handles both: wait for
+    // the state (both handled, the failed re-arm retried), not for a count that depends on timing.
+    await until(() => list.pending.size === 0 && nextCalls >= 4);
     assert.deepEqual(list.fired.map((f) => f.name).sort(), ['a', 'b'], 'both items were handled despite two busy errors');
-    assert.ok(fireCalls >= 3, `fire was retried after the busy error (${fireCalls} calls)`);
+    assert.ok(fireCalls >= 2, `fire was retried after the busy error (${fireCalls} calls)`);
     assert.ok(nextCalls >= 4, `next was retried after the busy error (${nextCalls} calls)`);
   } finally {
     timer.close();
