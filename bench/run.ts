@@ -15,8 +15,9 @@
 //            alternating order (this, DIR; DIR, this; …), N rounds (default 4), each run on a fresh data dir
 //            seeded by its own checkout: the per-run figures, their medians and the ratios this / DIR
 // send_message's figures include the hub's CPU time per call (cpu_us_per_call: the hub process's user + system time
-// over the load, /proc, divided by the calls it answered): unlike calls/s it hardly moves when other processes load
-// the machine, so it is the figure to compare two builds by on a busy machine.
+// over the load, /proc, divided by the calls it answered): it moves less than calls/s when other processes load the
+// machine, but it does move (a starved hub answers fewer calls for its fixed work, and shares caches), so compare
+// builds on a quiet machine, or by instructions counted (docs/design.md, "Performance budgets").
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
