@@ -14,6 +14,14 @@
 //            support: what `perch hook` costs a harness (bench/support.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the
 //            export's peak RSS and the sends' latency
+//            --against DIR [--rounds N]: instead of the sections, send_message alone on this checkout's build and on
+//            DIR's (another checkout, built: e.g. a git worktree of an older commit), one after the other in
+//            alternating order (this, DIR; DIR, this; …), N rounds (default 4), each run on a fresh data dir
+//            seeded by its own checkout: the per-run figures, their medians and the ratios this / DIR
+// send_message's figures include the hub's CPU time per call (cpu_us_per_call: the hub process's user + system time
+// over the load, /proc, divided by the calls it answered): it moves less than calls/s when other processes load the
+// machine, but it does move (a starved hub answers fewer calls for its fixed work, and shares caches), so compare
+// builds on a quiet machine, or by instructions counted (docs/design.md, "Performance budgets").
 //
 // Processes: this one (orchestrator and latency probes), a load generator (autocannon, bench/load.mjs),
 // the raw node:http echo (bench/echo-raw.mjs), the SDK stateless echo (bench/echo-sdk.mjs), and real
@@ -53,6 +61,8 @@ const { values: opt } = parseArgs({
     only: { type: 'string' },
     fleet: { type: 'string' },
     starts: { type: 'string' },
+    against: { type: 'string' },
+    rounds: { type: 'string' },
   },
   strict: true,
 });
@@ -79,7 +89,12 @@ const WAKE_RUNS = QUICK ? 5 : 20;
 for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel', 'support', 'export'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
-const DEADLINE = Date.now() + 9.5 * 60_000;
+/** --against: the other checkout (its bin/perch.js serves, its bench/seed.ts seeds); this checkout when absent. */
+const AGAINST = opt.against ? path.resolve(opt.against) : undefined;
+const ROUNDS = Number(opt.rounds ?? 4);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error('--rounds must be 1..20');
+if (AGAINST && !fs.existsSync(path.join(AGAINST, 'dist', 'cli.js'))) throw new Error(`--against ${AGAINST}: no built checkout there (dist/cli.js; run npm run build in it)`);
+const DEADLINE = Date.now() + Math.max(9.5 * 60_000, AGAINST ? ROUNDS * 2 * (WARMUP + DURATION + 45) * 1000 + 60_000 : 0);
 
 const started = Date.now();
 function progress(line: string) {
@@ -104,9 +119,9 @@ process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
 /** Spawns a process that prints one JSON line when ready; resolves with that line and the child. */
-function startProcess(name: string, args: string[], timeoutMs = 60_000, env?: Record<string, string>): Promise<{ child: ChildProcess; ready: any }> {
+function startProcess(name: string, args: string[], timeoutMs = 60_000, env?: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; ready: any }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
     children.add(child);
     let out = '';
     let err = '';
@@ -143,9 +158,9 @@ function startProcess(name: string, args: string[], timeoutMs = 60_000, env?: Re
 }
 
 /** Runs a process to its end; resolves with its stdout. */
-function runProcess(name: string, args: string[], timeoutMs: number, onStderr?: (line: string) => void): Promise<string> {
+function runProcess(name: string, args: string[], timeoutMs: number, onStderr?: (line: string) => void, cwd = ROOT): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     let err = '';
@@ -190,8 +205,9 @@ interface Seeded {
   ms: number;
 }
 
-async function seed(dataDir: string, args: string[], timeoutMs: number): Promise<Seeded> {
-  const out = await runProcess('seed', ['--import', 'tsx', 'bench/seed.ts', '--data-dir', dataDir, ...args], timeoutMs, (l) => progress(`  ${l}`));
+/** Seeds dataDir with bench/seed.ts of the checkout at root (this one, or --against's: its own schema and code). */
+async function seed(dataDir: string, args: string[], timeoutMs: number, root = ROOT): Promise<Seeded> {
+  const out = await runProcess('seed', ['--import', 'tsx', 'bench/seed.ts', '--data-dir', dataDir, ...args], timeoutMs, (l) => progress(`  ${l}`), root);
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
@@ -206,7 +222,7 @@ interface RunningHub {
 /** The hubs whose loads would trip the brakes run without them (see the top); the brakes section says which. */
 const BRAKES_OFF = { PERCH_BRAKES: 'off' };
 
-async function startHub(name: string, dataDir: string, extraArgs: string[] = [], env: Record<string, string> = BRAKES_OFF): Promise<RunningHub> {
+async function startHub(name: string, dataDir: string, extraArgs: string[] = [], env: Record<string, string> = BRAKES_OFF, root = ROOT): Promise<RunningHub> {
   const flags: string[] = [];
   if (opt['cpu-prof']) {
     // One directory per hub: the main thread and the checkpoint worker each write a profile.
@@ -216,7 +232,7 @@ async function startHub(name: string, dataDir: string, extraArgs: string[] = [],
   }
   // --backups 0: the daily backup a hub takes at start (once a day) would copy the seeded
   // database while the requests are measured.
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs], 60_000, env);
+  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs], 60_000, env, root);
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
   return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
 }
@@ -317,13 +333,18 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { r
   const raw = baselines ? await load('raw node:http echo', baselines.rawPort, shapes('echo')) : undefined;
   const sdk = baselines ? await load('SDK stateless echo', baselines.sdkPort, shapes('echo')) : undefined;
   const before = await lastSeqs();
+  const ticks0 = cpuTicksOf(hub.child.pid!);
   const send = await load(`perch send_message (${hub.name})`, hub.port, shapes('send_message'));
+  const ticks1 = cpuTicksOf(hub.child.pid!);
   const committed = (await lastSeqs()) - before;
   const acknowledged = send.total_2xx + send.warmup_2xx;
+  // The hub's CPU time per call over the load (warm-up included, as its calls are): USER_HZ = 100.
+  const cpuUsPerCall = r3(((ticks1 - ticks0) * 10_000) / Math.max(1, acknowledged));
+  progress(`send_message: hub CPU ${((ticks1 - ticks0) / 100).toFixed(2)} s for ${acknowledged} calls: ${cpuUsPerCall} µs a call`);
   progress(`send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`);
   if (committed < acknowledged || committed > acknowledged + 2 * CONNECTIONS) throw new Error(`send_message: ${committed} committed vs ${acknowledged} answered`);
 
-  if (sendOnly) return { raw, sdk, send, upd: undefined, committed, acknowledged };
+  if (sendOnly) return { raw, sdk, send, upd: undefined, committed, acknowledged, cpuUsPerCall };
   // get_updates: 16 other agents, each caught up, polling without waiting (the cheapest useful call).
   const pollers = agents.slice(16, 32);
   for (const p of pollers) {
@@ -336,7 +357,7 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { r
     await call(hub.port, p.key, 'get_updates', { ack });
   }
   const upd = await load('perch get_updates', hub.port, pollers.map((p) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: {} } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(p.key) } })));
-  return { raw, sdk, send, upd, committed, acknowledged };
+  return { raw, sdk, send, upd, committed, acknowledged, cpuUsPerCall };
 }
 
 /**
@@ -647,6 +668,13 @@ async function main() {
 
   const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
 
+  if (AGAINST) {
+    result.against = await againstPhase(AGAINST);
+    result.machine.loadavg_at_end = os.loadavg().map(r3);
+    result.bench_s = r3((Date.now() - started) / 1000);
+    return result;
+  }
+
   // Hub A and both baselines run side by side.
   if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('wake') || ONLY.has('owner') || ONLY.has('durability')) {
     const dirA = path.join(tmpRoot, 'hub-a');
@@ -657,7 +685,7 @@ async function main() {
     if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('durability')) {
       // `--only send` (or durability alone) runs the send_message load alone (e.g. to profile it with --cpu-prof).
       const t = await throughputPhase(hubA, agents, ONLY.has('throughput') ? { rawPort: raw.ready.port, sdkPort: sdk.ready.port } : undefined);
-      result.send_message = { ...pick(t.send), committed: t.committed, answered: t.acknowledged, durability: (await hubInfo(hubA)).durability.mode };
+      result.send_message = { ...pick(t.send), cpu_us_per_call: t.cpuUsPerCall, committed: t.committed, answered: t.acknowledged, durability: (await hubInfo(hubA)).durability.mode };
       if (t.raw && t.sdk && t.upd) {
         result.raw_http = pick(t.raw);
         result.sdk_echo = pick(t.sdk);
@@ -680,7 +708,7 @@ async function main() {
       const t = await throughputPhase(hubF, fixtureF.agents);
       await stopProcess(hubF.child);
       fs.rmSync(dirF, { recursive: true, force: true });
-      result.send_message_full = { ...pick(t.send), committed: t.committed, answered: t.acknowledged, durability: 'full' };
+      result.send_message_full = { ...pick(t.send), cpu_us_per_call: t.cpuUsPerCall, committed: t.committed, answered: t.acknowledged, durability: 'full' };
       result.send_full_vs_normal = r3(t.send.rps / (result.send_message.calls_per_s || NaN));
     }
     if (ONLY.has('wake')) {
@@ -840,6 +868,44 @@ async function main() {
 }
 
 /**
+ * --against DIR: send_message alone (the throughput section's load, brakes off) on this checkout's build and DIR's,
+ * alternating which goes first each round, each run on a fresh data dir seeded by its own checkout. Each round is a
+ * same-run pair: the ratio this / DIR of its calls/s and of its hub CPU per call; the medians of both sides and of
+ * the rounds' ratios are the answer.
+ */
+async function againstPhase(other: string) {
+  const sides = { this: ROOT, other } as const;
+  type Side = keyof typeof sides;
+  const runs: Record<Side, Array<{ calls_per_s: number; cpu_us_per_call: number }>> = { this: [], other: [] };
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return r3(s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of (round % 2 ? ['other', 'this'] : ['this', 'other']) as Side[]) {
+      checkDeadline(`round ${round + 1} (${side})`);
+      const dir = path.join(tmpRoot, `against-${round}-${side}`);
+      const fixture = await seed(dir, ['--agents', '16'], 60_000, sides[side]);
+      const hub = await startHub(`${side} #${round + 1}`, dir, [], BRAKES_OFF, sides[side]);
+      const t = await throughputPhase(hub, fixture.agents);
+      await stopProcess(hub.child);
+      fs.rmSync(dir, { recursive: true, force: true });
+      runs[side].push({ calls_per_s: Math.round(t.send.rps), cpu_us_per_call: t.cpuUsPerCall });
+    }
+  }
+  const ratios = runs.this.map((r, i) => ({ calls_per_s: r3(r.calls_per_s / runs.other[i]!.calls_per_s), cpu_us_per_call: r3(r.cpu_us_per_call / runs.other[i]!.cpu_us_per_call) }));
+  const side = (s: Side) => ({ runs: runs[s], median_calls_per_s: median(runs[s].map((r) => r.calls_per_s)), median_cpu_us_per_call: median(runs[s].map((r) => r.cpu_us_per_call)) });
+  return {
+    this: { dir: ROOT, ...side('this') },
+    other: { dir: other, ...side('other') },
+    rounds: ROUNDS,
+    round_ratios: ratios,
+    median_ratio_calls_per_s: median(ratios.map((r) => r.calls_per_s)),
+    median_ratio_cpu_us_per_call: median(ratios.map((r) => r.cpu_us_per_call)),
+  };
+}
+
+/**
  * Wake runs: a hub W whose agent has a wake command (test/fixtures/wake-agent.mjs: connects with the MCP SDK
  * client, reads get_updates, replies, exits). The owner names the agent WAKE_RUNS times, one run at a time;
  * the hub records, per run, when the waking event was committed, when the process was running (spawned)
@@ -923,7 +989,14 @@ function table(r: any): string {
     rows.push(['raw node:http echo (floor)', `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`, 'baseline', '']);
     rows.push(['MCP SDK stateless echo', `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`, 'baseline', '']);
   }
-  if (r.send_message) rows.push([`send_message (durability ${r.send_message.durability ?? 'normal'})`, `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms`, '', '']);
+  if (r.send_message) rows.push([`send_message (durability ${r.send_message.durability ?? 'normal'})`, `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms, hub CPU ${f(r.send_message.cpu_us_per_call, 1)} µs a call`, '', '']);
+  if (r.against) {
+    const a = r.against;
+    for (const side of ['this', 'other'] as const) {
+      rows.push([`send_message, ${side === 'this' ? 'this checkout' : a.other.dir}`, `median ${a[side].median_calls_per_s} calls/s, ${f(a[side].median_cpu_us_per_call, 1)} µs CPU a call (runs ${a[side].runs.map((x: any) => `${x.calls_per_s}/${f(x.cpu_us_per_call, 1)}`).join(', ')})`, '', '']);
+    }
+    rows.push([`  this / other, median of ${a.rounds} rounds`, `calls/s ${f(a.median_ratio_calls_per_s)}×, CPU a call ${f(a.median_ratio_cpu_us_per_call)}× (rounds ${a.round_ratios.map((x: any) => f(x.cpu_us_per_call)).join(', ')})`, 'CPU a call ≤ 1×', '']);
+  }
   if (r.raw_http) {
     rows.push(['  vs SDK echo', `${f(r.send_vs_sdk_echo)}×`, '≥ 5×', hold('send_vs_sdk_echo')]);
     rows.push(['  vs raw node:http', `${f(r.send_vs_raw_http * 100, 1)}%`, '≥ 30%', hold('send_vs_raw_http')]);
