@@ -1,16 +1,27 @@
-// Settings → Export: the owner downloads the whole history as one archive from the app, with a readable
-// transcript of each conversation inside it.
+// Export… in the app: Settings → Export downloads the whole history as one archive, with a readable transcript of
+// each conversation inside it; a conversation's ⋯ menu exports just that conversation.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness } from './harness';
+import { openConversation, useHarness } from './harness';
 import { readTar } from '../src/main/store/archive-tar';
 
+/** The archive's entries, by name, in order. */
+async function entriesOf(file: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for await (const e of readTar(Readable.from(zlib.gunzipSync(fs.readFileSync(file))))) {
+    const chunks: Buffer[] = [];
+    for await (const c of e.body) chunks.push(c);
+    out.set(e.name, Buffer.concat(chunks));
+  }
+  return out;
+}
+
 describe('Settings → Export', () => {
-  const h = useHarness({ agents: ['scribe'] });
+  const h = useHarness({ agents: ['scribe', 'critic'] });
 
   test('Export… downloads an archive whose transcript shows who said what', async () => {
     const { page, agents, dataDir } = h();
@@ -37,6 +48,38 @@ describe('Settings → Export', () => {
     assert.ok(names.includes('messages.jsonl'));
     assert.match(transcript, /^# Minutes/);
     assert.match(transcript, /\*\*scribe\*\* · .*\n\n> The minutes of today/);
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('Export… in a conversation\'s menu downloads an archive of that conversation only, its transcript showing who said what', { timeout: 90_000 }, async () => {
+    const { page, agents, dataDir } = h();
+    const kept = (await agents.scribe!.call('create_group', { title: 'Budget', members: ['critic'] })).conversation.conv_id as string;
+    await agents.scribe!.call('send_message', { conv_id: kept, text: 'We spend 40 on tools' });
+    await agents.critic!.call('send_message', { conv_id: kept, text: 'Too much, 30 at most' });
+    const other = (await agents.scribe!.call('create_group', { title: 'Holidays', members: [] })).conversation.conv_id as string;
+    await agents.scribe!.call('send_message', { conv_id: other, text: 'not in this export' });
+
+    await openConversation(page, 'Budget');
+    await page.getByRole('button', { name: 'Conversation menu' }).click();
+    await page.getByRole('menuitem', { name: 'Export…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export conversation' });
+    await dialog.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
+    const file = path.join(dataDir, 'one-conversation.tar.gz');
+    await download.saveAs(file);
+    await dialog.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
+
+    const entries = await entriesOf(file);
+    assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/${kept}.md`], 'only that conversation\'s transcript');
+    const convs = entries.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+    assert.deepEqual(convs, [kept], 'only that conversation');
+    const texts = entries.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).text);
+    assert.ok(!texts.includes('not in this export'), 'no message of another conversation');
+    assert.deepEqual(JSON.parse(entries.get('manifest.json')!.toString('utf8')).scope.conversations, [kept]);
+    const transcript = entries.get(`transcripts/${kept}.md`)!.toString('utf8');
+    assert.match(transcript, /^# Budget/);
+    assert.match(transcript, /\*\*scribe\*\* · .*\n\n> We spend 40 on tools/);
+    assert.match(transcript, /\*\*critic\*\* · .*\n\n> Too much, 30 at most/);
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -100,7 +100,7 @@ test('perch export works while the hub serves; perch import is refused while a h
   }
 });
 
-test('the owner API answers Export… with the archive (the owner on this computer only); a bad scope is refused as JSON', async () => {
+test('the owner API answers Export… with the archive (the owner on this computer only), of one conversation or of the conversations of an agent; a bad scope (not a list, an unknown conversation or agent) is refused as JSON', async () => {
   const dir = tempDataDir();
   const hub = await startServe(dir, { args: ['--backups', '0'] });
   try {
@@ -126,6 +126,14 @@ test('the owner API answers Export… with the archive (the owner on this comput
     const missing = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: ['c_nope'] }) });
     assert.equal(missing.status, 400);
     assert.match(((await missing.json()) as { error: { message: string } }).error.message, /No conversation "c_nope"/);
+    const noAgent = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'nobody' }) });
+    assert.equal(noAgent.status, 400);
+    assert.match(((await noAgent.json()) as { error: { message: string } }).error.message, /No agent named "nobody"/);
+    const byAgent = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'talker' }) });
+    assert.equal(byAgent.status, 200);
+    const agentFile = path.join(dir, 'agent.tar.gz');
+    fs.writeFileSync(agentFile, Buffer.from(await byAgent.arrayBuffer()));
+    assert.equal((await walkArchive(agentFile, {})).scope.agent, 'talker');
     const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     assert.equal(anon.status, 401);
   } finally {

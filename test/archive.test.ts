@@ -30,7 +30,7 @@ async function callTool(...args: Parameters<typeof rawCallTool>): ReturnType<typ
 
 const WAKE_SECRET = 'wake-env-secret-5f1e0c9d7a';
 
-/** A hub with messages, edits, recalls, reactions, pins, threads, requests and decisions, cards and answers, handoffs, tasks, claims, files, checkpoints, summaries and progress. */
+/** A hub with messages, edits, recalls, reactions, pins, threads, requests and decisions, cards and answers, handoffs, tasks (archived), claims, files, checkpoints, summaries and progress. */
 async function busyHub(): Promise<{ t: TestHub; keys: string[] }> {
   const t = makeHub();
   const a = t.agent('alice');
@@ -59,6 +59,7 @@ async function busyHub(): Promise<{ t: TestHub; keys: string[] }> {
   await callTool(hub, a.id, 'state_put', { key: 'plan', value: { step: 2 }, version: 0 });
   await callTool(hub, a.id, 'put_summary', { conv_id: group, from_seq: 1, to_seq: 3, text: 'They planned.' });
   await callTool(hub, a.id, 'progress', { conv_id: group, kind: 'step', text: 'halfway' });
+  await runOwnerAction(hub, 'conversations.archive', { conv_id: task });
   const extra = (await runOwnerAction(hub, 'agents.add_key', { agent: a.name, name: 'ci' })) as { secret: string };
   await runOwnerAction(hub, 'wake.set', { agent: a.name, argv: ['/bin/true'], env: { TOKEN: WAKE_SECRET } });
   return { t, keys: [a.key, b.key, extra.secret] };
@@ -117,6 +118,9 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     assert.match(transcript, /First plan \(edited\)/);
     assert.match(transcript, /handoff\.created/);
     assert.match(transcript, /!\[photo\.jpg\]\(\.\.\/files\/[^)]+\)/, 'images linked to the archive\'s files');
+    const taskRow = a1.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((c) => c.title === 'Write docs');
+    assert.equal(taskRow.archived_by, 'owner', 'the archived state is in the conversations kind');
+    assert.equal(typeof taskRow.archived_at, 'number');
     const claimed = a1.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.claimed_by);
     assert.ok(claimed, 'claims are in the messages');
 
@@ -145,6 +149,8 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
       assert.deepEqual(comparable(a2), comparable(a1));
       const msgs2 = a2.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
       assert.ok(msgs2.every((m) => m.provenance === 'imported'), 'imported messages carry provenance imported');
+      assert.deepEqual(db.prepare("SELECT archived_at, archived_by FROM conversations WHERE title = 'Write docs'").get(), { archived_at: taskRow.archived_at, archived_by: 'owner' }, 'the import restores the archived state');
+      assert.equal(db.prepare("SELECT archived_at FROM conversations WHERE title = 'Launch'").pluck().get(), null);
 
       // Again: nothing added, nothing changed.
       const before = fingerprint(db);
@@ -260,6 +266,35 @@ test('into a hub that has things of its own: agents matched by name, a taken con
     assert.deepEqual(again.added, {});
     assert.equal(fingerprint(target.hub.db), before);
     assert.deepEqual(await drain(target.hub, localAlice.id), [], 'the imported history is not delivered to the local alice');
+  } finally {
+    target.close();
+    t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an archive written before conversations carried their archived state (no archived_at/archived_by) imports, its conversations not archived; a wrongly typed archived_at is refused', async () => {
+  const { t } = await busyHub();
+  const dir = tmp();
+  const target = openDatabase(path.join(dir, 'target', 'perch.sqlite'));
+  try {
+    const good = path.join(dir, 'good.tar.gz');
+    await exportArchive(t.file, good);
+    const src = await entries(good);
+    const rows = src.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.ok(rows.some((r) => r.archived_at !== null));
+
+    const typed = path.join(dir, 'typed.tar.gz');
+    await rewrite(src, typed, (l, m) => replaceEntry(l, m, 'conversations.jsonl', Buffer.from(rows.map((r) => `${JSON.stringify({ ...r, archived_at: 'yesterday' })}\n`).join(''))));
+    const before = fingerprint(target);
+    await assert.rejects(importArchive(target, typed), /conversations\.jsonl line 1: field archived_at is not an integer or null/);
+    assert.equal(fingerprint(target), before, 'nothing written');
+
+    const older = path.join(dir, 'older.tar.gz');
+    await rewrite(src, older, (l, m) => replaceEntry(l, m, 'conversations.jsonl', Buffer.from(rows.map(({ archived_at: _a, archived_by: _b, ...r }) => `${JSON.stringify(r)}\n`).join(''))));
+    const r = await importArchive(target, older);
+    assert.equal(r.added.conversations, rows.length);
+    assert.equal(target.prepare('SELECT count(*) FROM conversations WHERE archived_at IS NOT NULL OR archived_by IS NOT NULL').pluck().get(), 0);
   } finally {
     target.close();
     t.close();

@@ -382,7 +382,7 @@ export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerIn
  * The owner's Export…: POSTs the scope ({} = everything) and reads the archive the hub answers, reporting
  * (received bytes, total bytes) as it arrives. Rejects with an OwnerError when the hub refuses.
  */
-export async function downloadArchive(scope: { conversations?: string[] }, onProgress: (received: number, total: number) => void): Promise<{ blob: Blob; name: string }> {
+export async function downloadArchive(scope: { conversations?: string[]; agent?: string }, onProgress: (received: number, total: number) => void): Promise<{ blob: Blob; name: string }> {
   const headers = { 'Content-Type': 'application/json', ...authHeaders() };
   let res: Response;
   try {

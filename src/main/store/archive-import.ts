@@ -4,7 +4,8 @@
 // - people: the archive's owner is this hub's owner; agents are matched by name, or created without a key.
 // - conversations keep their id where it is free; the same conversation (same id, kind and creation time) is
 //   merged: only what lies after its last seq here is added. A different one under the same id is imported under
-//   a derived id (the same every time, so a second import finds it).
+//   a derived id (the same every time, so a second import finds it). A conversation added comes archived if it was
+//   (archived_at/archived_by); a merged one keeps its archived state here.
 // - messages, requests and files keep their ids where free and take a derived id where not; every row that refers
 //   to them follows. Other rows are added unless the same row is there.
 // - imported messages carry provenance 'imported' and their events imported = 1: nobody is woken or sent them.
@@ -277,10 +278,11 @@ class Importer {
     let directKey = this.directKey(r.direct_key, where);
     // A direct conversation of the same two people already here stays the one they write in.
     if (directKey !== null && sql(this.db, 'SELECT 1 FROM conversations WHERE direct_key = ?').get(directKey)) directKey = null;
-    sql(this.db, `INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at, direct_key, task_state, task_assignee, floor_holder, floor_until)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    sql(this.db, `INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at, direct_key, task_state, task_assignee, floor_holder, floor_until,
+                    archived_at, archived_by)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(id, r.kind, r.title, this.user(r.created_by, where), r.created_at, r.last_seq, r.last_event_at, directKey, r.task_state,
-        this.userOrNull(r.task_assignee, where), this.userOrNull(r.floor_holder, where), r.floor_until);
+        this.userOrNull(r.task_assignee, where), this.userOrNull(r.floor_holder, where), r.floor_until, r.archived_at ?? null, r.archived_at == null ? null : r.archived_by === 'retention' ? 'retention' : 'owner');
     this.convs.set(r.id as string, { id, floor: 0 });
     this.count('conversations', true);
   }

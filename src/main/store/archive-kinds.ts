@@ -14,6 +14,11 @@ export interface ArchiveKind {
   name: string;
   table: string;
   fields: Readonly<Record<string, FieldType>>;
+  /**
+   * Fields added within version 1: always written (after `fields`), but a reader takes a line without them (an
+   * archive written before they were added) as if they were null.
+   */
+  optional?: Readonly<Record<string, FieldType>>;
   /** SELECT list when it is not the fields themselves. */
   select?: string;
   orderBy: string;
@@ -35,6 +40,7 @@ export const ARCHIVE_KINDS: readonly ArchiveKind[] = [
   {
     name: 'conversations', table: 'conversations', orderBy: 'id',
     fields: { id: 's', kind: 's', title: 's', created_by: 's', created_at: 'i', last_seq: 'i', last_event_at: 'i', direct_key: 'S', task_state: 'S', task_assignee: 'S', floor_holder: 'S', floor_until: 'I' },
+    optional: { archived_at: 'I', archived_by: 'S' },
     scoped: 'id IN (SELECT value FROM json_each(@convs))',
   },
   {
@@ -124,7 +130,7 @@ export const KIND_BY_NAME: ReadonlyMap<string, ArchiveKind> = new Map(ARCHIVE_KI
 
 /** The SELECT of a kind's rows in the archive's order; `scoped` adds the kind's WHERE. */
 export function kindQuery(k: ArchiveKind, scoped: boolean): string {
-  return `SELECT ${k.select ?? Object.keys(k.fields).join(', ')} FROM ${k.table}${scoped ? ` WHERE ${k.scoped}` : ''} ORDER BY ${k.orderBy}`;
+  return `SELECT ${k.select ?? [...Object.keys(k.fields), ...Object.keys(k.optional ?? {})].join(', ')} FROM ${k.table}${scoped ? ` WHERE ${k.scoped}` : ''} ORDER BY ${k.orderBy}`;
 }
 
 /** A file's bytes are `files/<id>`, its thumbnail `files/<id>.thumb`; a transcript is `transcripts/<conv id>.md`. */

@@ -68,7 +68,7 @@ function typeOk(v: unknown, t: string): boolean {
   }
 }
 
-/** One JSON line of a kind: an object with exactly the kind's fields, each of its type. */
+/** One JSON line of a kind: an object with exactly the kind's fields, each of its type (its optional fields may be absent: null). */
 export function checkRow(kind: ArchiveKind, line: string, where: string): Record<string, unknown> {
   let v: unknown;
   try {
@@ -84,7 +84,11 @@ export function checkRow(kind: ArchiveKind, line: string, where: string): Record
     if (!Object.hasOwn(row, f)) throw new ArchiveError(`${where} has no field ${f}`);
     if (!typeOk(row[f], t)) throw new ArchiveError(`${where}: field ${f} is not ${t === 's' ? 'a string' : t === 'S' ? 'a string or null' : t === 'i' ? 'an integer' : 'an integer or null'}`);
   }
-  for (const f of Object.keys(row)) if (!Object.hasOwn(kind.fields, f)) throw new ArchiveError(`${where} has an unknown field ${JSON.stringify(f.slice(0, 40))}`);
+  for (const [f, t] of Object.entries(kind.optional ?? {})) {
+    if (!Object.hasOwn(row, f)) row[f] = null;
+    else if (!typeOk(row[f], t)) throw new ArchiveError(`${where}: field ${f} is not ${t === 'S' ? 'a string or null' : 'an integer or null'}`);
+  }
+  for (const f of Object.keys(row)) if (!Object.hasOwn(kind.fields, f) && !Object.hasOwn(kind.optional ?? {}, f)) throw new ArchiveError(`${where} has an unknown field ${JSON.stringify(f.slice(0, 40))}`);
   return row;
 }
 

@@ -16,6 +16,7 @@ import { ConfigDialog } from './agents/ConfigDialog';
 import { KeysDialog } from './agents/KeysDialog';
 import { BudgetField } from './agents/BudgetField';
 import { StandingRules } from './agents/StandingRules';
+import { ExportDialog } from './ExportDialog';
 
 export function AgentsPage() {
   const agents = useAgents((s) => s.list);
@@ -25,6 +26,7 @@ export function AgentsPage() {
   const [waking, setWaking] = useState<AgentSummary | null>(null);
   const [keysOf, setKeysOf] = useState<string | null>(null);
   const [connecting, setConnecting] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
   return (
     <div className="page agents">
@@ -83,6 +85,9 @@ export function AgentsPage() {
                   Keys
                 </button>
               )}
+              <button type="button" className="btn btn-ghost" aria-label={`Export conversations of ${a.name}`} onClick={() => setExporting(a.name)}>
+                Export…
+              </button>
               <button
                 type="button"
                 className="btn btn-ghost"
@@ -143,6 +148,14 @@ export function AgentsPage() {
       {editing && <ConfigDialog agent={editing} onClose={() => setEditing(null)} />}
       {waking && <WakeDialog agent={waking} onClose={() => setWaking(null)} />}
       {keysOf && <KeysDialog agent={keysOf} onClose={() => setKeysOf(null)} />}
+      {exporting && (
+        <ExportDialog
+          title={`Export ${exporting}'s conversations`}
+          what={`Every conversation ${exporting} is a member of, each whole, and ${exporting}'s checkpoints. Its keys stay here: after an import, issue it a new one.`}
+          scope={{ agent: exporting }}
+          onClose={() => setExporting(null)}
+        />
+      )}
       {connecting && <ConnectDialog agent={connecting} from={agents.find((a) => a.name === connecting)?.from} onClose={() => setConnecting(null)} />}
     </div>
   );

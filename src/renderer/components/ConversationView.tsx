@@ -18,6 +18,7 @@ import { ProgressFeed } from './ProgressFeed';
 import { Avatar, BusyButton, Dialog, Markdown } from './common';
 import { MessageBody } from './MessageItem';
 import { ConvPauseControls, PausedBadge } from './Control';
+import { ExportDialog } from './ExportDialog';
 import { Icon } from './Icon';
 
 export function ConversationView({ convId }: { convId: string }) {
@@ -345,10 +346,11 @@ function PausedBanner({ convId }: { convId: string }) {
   );
 }
 
-/** The conversation's menu: Archive / Unarchive (hub/talk/archive.ts). Not for an agent's notes channel. */
+/** The conversation's menu: Archive / Unarchive (hub/talk/archive.ts) and Export… (ExportDialog.tsx). Not for an agent's notes channel. */
 function ConversationMenu({ convId }: { convId: string }) {
   const conv = useConversations((s) => s.byId[convId])!;
   const [open, setOpen] = useState(false);
+  const [exporting, setExporting] = useState(false);
   if (conv.kind === 'inbox') return null;
   return (
     <div className="conv-menu">
@@ -369,7 +371,26 @@ function ConversationMenu({ convId }: { convId: string }) {
           >
             {conv.archived ? 'Unarchive' : 'Archive'}
           </button>
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item"
+            onClick={() => {
+              setOpen(false);
+              setExporting(true);
+            }}
+          >
+            Export…
+          </button>
         </div>
+      )}
+      {exporting && (
+        <ExportDialog
+          title="Export conversation"
+          what={`“${conv.title || 'This conversation'}”, whole: every message, edit, decision, handoff and file in it, and who its members are.`}
+          scope={{ conversations: [convId] }}
+          onClose={() => setExporting(false)}
+        />
       )}
     </div>
   );

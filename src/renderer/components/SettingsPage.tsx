@@ -1,44 +1,20 @@
 // Settings: the owner's preferences of this app (how decisions are sent) and, as its own page, Phone
 // (Settings → Phone: remote access, pairing, devices; PhonePage.tsx).
-import { useState } from 'react';
 import { useUi } from '../stores/ui';
 import { hrefOf, setDecideAtOnce, UNDO_MS } from '../sync';
-import { downloadArchive, OwnerError } from '../transport';
+import { ExportControls } from './ExportDialog';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
 function ExportSection() {
-  const [state, setState] = useState<{ busy: boolean; percent: number | null; error: string | null; done: string | null }>({ busy: false, percent: null, error: null, done: null });
-  const run = async () => {
-    setState({ busy: true, percent: null, error: null, done: null });
-    try {
-      const { blob, name } = await downloadArchive({}, (received, total) => setState((s) => ({ ...s, percent: total ? Math.floor((100 * received) / total) : null })));
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setState({ busy: false, percent: null, error: null, done: name });
-    } catch (err) {
-      const e = err instanceof OwnerError ? `${err.message} ${err.nextStep}` : String(err);
-      setState({ busy: false, percent: null, error: e, done: null });
-    }
-  };
   return (
     <section className="settings-section" aria-labelledby="settings-export">
       <h2 id="settings-export">Export</h2>
       <p className="muted">
         All conversations, messages, decisions, handoffs, tasks, files and checkpoints in one archive (.tar.gz) with a readable transcript per conversation.
-        No keys or other secrets. Import it into another Perch with <code>perch import FILE</code>.
+        No keys or other secrets. Import it into another Perch with <code>perch import FILE</code>. A conversation's ⋯ menu and an agent on the Agents page
+        export just that conversation, or that agent's conversations.
       </p>
-      <button type="button" onClick={() => void run()} disabled={state.busy}>
-        {state.busy ? 'Exporting…' : 'Export…'}
-      </button>
-      {state.busy && (
-        <progress aria-label="Export progress" max={100} value={state.percent ?? undefined} />
-      )}
-      {state.done && <p className="muted small" role="status">Saved {state.done}.</p>}
-      {state.error && <p className="error" role="alert">{state.error}</p>}
+      <ExportControls scope={{}} />
     </section>
   );
 }
