@@ -81,7 +81,7 @@ const QUERY_WARMUP = QUICK ? 50 : 200;
 const HOT_FRESH = 200;
 const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
-/** `perch hook pre-tool-use` runs timed in the support section. */
+/** `perch hook pre-tool-use` and `perch hook permission-request` runs timed (each) in the support section. */
 const HOOK_RUNS = 30;
 const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support').split(','));
 const CHANNEL_PUSHES = QUICK ? 50 : 200;
@@ -854,8 +854,9 @@ async function main() {
     const agent = addBenchAgent(dir, 'harness');
     const hub = await startHub('support', dir);
     try {
-      result.support = await supportPhase(hub.port, agent.key, QUICK ? 10 : HOOK_RUNS, progress);
+      result.support = await supportPhase(hub.port, agent.key, hub.ownerToken, QUICK ? 10 : HOOK_RUNS, progress);
       result.pre_tool_use_hook_p50_ms = result.support.pre_tool_use.p50_ms;
+      result.permission_request_hook_p50_ms = result.support.permission_request_visible.p50_ms;
     } finally {
       await stopProcess(hub.child);
     }
@@ -973,6 +974,7 @@ function targets(r: any) {
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
   add('channel_push_p50_ms', r.channel_push_p50_ms, '< 100', (v) => v < 100);
+  add('permission_request_hook_p50_ms', r.permission_request_hook_p50_ms, '< 250', (v) => v < 250);
   add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
   return t;
 }
@@ -1031,6 +1033,8 @@ function table(r: any): string {
   }
   if (r.support) {
     rows.push([`pre-tool-use hook: spawn → exit (${r.support.runs} runs)`, `p50 ${f(r.pre_tool_use_hook_p50_ms, 1)} ms, p99 ${f(r.support.pre_tool_use.p99_ms, 1)} ms (node itself p50 ${f(r.support.node_floor.p50_ms, 1)} ms)`, '', '']);
+    const pr = r.support.permission_request_visible;
+    rows.push([`permission-request hook: spawn → request on the owner's stream (${pr.n} runs)`, `p50 ${f(pr.p50_ms, 1)} ms, p95 ${f(pr.p95_ms, 1)} ms (approve → hook exit p50 ${f(r.support.permission_request_decided_to_exit.p50_ms, 1)} ms)`, 'p50 < 250 ms', hold('permission_request_hook_p50_ms')]);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);

@@ -1,14 +1,21 @@
 // The support section of the benchmark (`--only support`): what Perch costs a coding agent's harness that runs
-// `perch hook …` from its hooks config. pre-tool-use runs before every tool call of the session, so its figure is
-// the whole process: spawn → exit of `perch hook pre-tool-use` with Claude Code's documented PreToolUse input on
-// stdin, against a running hub (one POST /hook each), beside node's own spawn → exit (`node -e ''`), the floor.
+// `perch hook …` from its hooks config, against a running hub.
+// - pre-tool-use runs before every tool call of the session, so its figure is the whole process: spawn → exit of
+//   `perch hook pre-tool-use` with Claude Code's documented PreToolUse input on stdin (one POST /hook each), beside
+//   node's own spawn → exit (`node -e ''`), the floor.
+// - permission-request runs at every permission prompt: spawn of `perch hook permission-request` with Claude Code's
+//   documented PermissionRequest input on stdin → the request.created item on the owner's live stream (what the
+//   Approvals inbox shows); the owner then approves over the owner API and the hook must print the allow and exit.
 import { spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { summarize } from './client';
+import { ownerStream, percentile, post, r3, summarize } from './client';
 import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
+import { claudeCodeBash } from '../test/fixtures/permission-request';
+import { decisionJson } from '../src/main/cli/hook';
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'perch.js');
+const RUN_TIMEOUT_MS = 10_000;
 
 /** `perch agent add NAME --json` on a data dir (before its hub starts): the agent's id and key. */
 export function addBenchAgent(dataDir: string, name: string): { id: string; key: string } {
@@ -16,10 +23,10 @@ export function addBenchAgent(dataDir: string, name: string): { id: string; key:
   return JSON.parse(out) as { id: string; key: string };
 }
 
-/** ms from spawn to exit of one process fed stdin; it must exit 0 with the expected stdout. */
-function timedRun(args: string[], stdin: string, env: Record<string, string>, expectOut: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
+/** One process fed stdin: t0 (just before spawn) and its exit; it must exit 0 with the expected stdout and no stderr. */
+function started(args: string[], stdin: string, env: Record<string, string>, expectOut: string): { t0: number; exited: Promise<number> } {
+  const t0 = performance.now();
+  const exited = new Promise<number>((resolve, reject) => {
     const p = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -27,17 +34,29 @@ function timedRun(args: string[], stdin: string, env: Record<string, string>, ex
     p.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
     const timer = setTimeout(() => {
       p.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')}: no exit within 10 s`));
-    }, 10_000);
+      reject(new Error(`${args.join(' ')}: no exit within ${RUN_TIMEOUT_MS / 1000} s`));
+    }, RUN_TIMEOUT_MS);
     p.on('error', reject);
     p.on('close', (code) => {
-      const ms = performance.now() - t0;
+      const at = performance.now();
       clearTimeout(timer);
       if (code !== 0 || out !== expectOut || err) return reject(new Error(`${args.join(' ')}: exit ${code}, stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
-      resolve(ms);
+      resolve(at);
     });
     p.stdin!.end(stdin);
   });
+  return { t0, exited };
+}
+
+/** summarize() with the 95th percentile too. */
+function withP95(samples: number[]): ReturnType<typeof summarize> & { p95_ms: number } {
+  return { ...summarize(samples), p95_ms: r3(percentile([...samples].sort((a, b) => a - b), 95)) };
+}
+
+/** ms from spawn to exit of one process fed stdin. */
+async function timedRun(args: string[], stdin: string, env: Record<string, string>, expectOut: string): Promise<number> {
+  const run = started(args, stdin, env, expectOut);
+  return (await run.exited) - run.t0;
 }
 
 export interface SupportFigures {
@@ -46,10 +65,37 @@ export interface SupportFigures {
   node_floor: ReturnType<typeof summarize>;
   /** `perch hook pre-tool-use`, the agent running (decides nothing): spawn → exit. */
   pre_tool_use: ReturnType<typeof summarize>;
+  /** `perch hook permission-request`: spawn → the request on the owner's live stream. */
+  permission_request_visible: ReturnType<typeof withP95>;
+  /** … and the owner's approve (sent when it was seen) → the hook's exit with the allow printed. */
+  permission_request_decided_to_exit: ReturnType<typeof withP95>;
+}
+
+/**
+ * One permission prompt: spawns the hook, waits for its request.created on the owner's stream, approves it as the
+ * owner and waits for the hook to print the allow and exit. Returns [spawn → visible, approve sent → exit] in ms.
+ */
+async function permissionPrompt(port: number, ownerToken: string, env: Record<string, string>, input: string, seen: { next: ((requestId: string, at: number) => void) | undefined }): Promise<[number, number]> {
+  const visible = new Promise<[string, number]>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('permission-request hook: no request on the owner stream within 10 s')), RUN_TIMEOUT_MS);
+    seen.next = (id, at) => {
+      clearTimeout(t);
+      seen.next = undefined;
+      resolve([id, at]);
+    };
+  });
+  const run = started([BIN, 'hook', 'permission-request', '--timeout', '30'], input, env, `${decisionJson({ behavior: 'allow' })}\n`);
+  run.exited.catch(() => undefined); // awaited below; a failure before the request shows is reported by `visible`
+  const [requestId, at] = await Promise.race([visible, run.exited.then(() => Promise.reject(new Error('permission-request hook exited before its request showed')))]);
+  const sent = performance.now();
+  const r = await post(port, '/api/owner/requests.decide', JSON.stringify({ request_id: requestId, decision: 'approve' }), { Authorization: `Bearer ${ownerToken}` });
+  if (!JSON.parse(r.text).ok) throw new Error(`requests.decide: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+  const exit = await run.exited;
+  return [at - run.t0, exit - sent];
 }
 
 /** Runs the hooks against a running hub on this port with this agent key, `runs` times each (one uncounted first). */
-export async function supportPhase(port: number, key: string, runs: number, progress: (line: string) => void): Promise<SupportFigures> {
+export async function supportPhase(port: number, key: string, ownerToken: string, runs: number, progress: (line: string) => void): Promise<SupportFigures> {
   const env = { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: key };
   const input = JSON.stringify(claudeCodePreToolUseBash);
   const floor: number[] = [];
@@ -59,7 +105,27 @@ export async function supportPhase(port: number, key: string, runs: number, prog
     floor.push(await timedRun(['-e', ''], '', {}, ''));
     pre.push(await timedRun([BIN, 'hook', 'pre-tool-use'], input, env, ''));
   }
-  const figures = { runs, node_floor: summarize(floor), pre_tool_use: summarize(pre) };
+
+  const seen: { next: ((requestId: string, at: number) => void) | undefined } = { next: undefined };
+  const stream = await ownerStream(port, ownerToken, (item, at) => {
+    const ev = item?.kind === 'event' ? item.value?.event : undefined;
+    if (ev?.type === 'request.created' && typeof ev.data?.request_id === 'string') seen.next?.(ev.data.request_id, at);
+  });
+  const visible: number[] = [];
+  const toExit: number[] = [];
+  try {
+    const prompt = JSON.stringify(claudeCodeBash);
+    await permissionPrompt(port, ownerToken, env, prompt, seen); // the first also opens the agent's direct conversation with the owner
+    for (let i = 0; i < runs; i++) {
+      const [v, x] = await permissionPrompt(port, ownerToken, env, prompt, seen);
+      visible.push(v);
+      toExit.push(x);
+    }
+  } finally {
+    stream.close();
+  }
+  const figures = { runs, node_floor: summarize(floor), pre_tool_use: summarize(pre), permission_request_visible: withP95(visible), permission_request_decided_to_exit: withP95(toExit) };
   progress(`pre-tool-use hook: spawn → exit p50 ${figures.pre_tool_use.p50_ms} ms, p99 ${figures.pre_tool_use.p99_ms} ms (node itself p50 ${figures.node_floor.p50_ms} ms)`);
+  progress(`permission-request hook: spawn → request on the owner's stream p50 ${figures.permission_request_visible.p50_ms} ms, p95 ${figures.permission_request_visible.p95_ms} ms; approve → exit p50 ${figures.permission_request_decided_to_exit.p50_ms} ms`);
   return figures;
 }

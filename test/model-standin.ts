@@ -42,13 +42,16 @@ function sse(res: http.ServerResponse, event: string, data: unknown): void {
 
 let ids = 0;
 
-/** Starts the stand-in; `reply` gives the content blocks of each answer (a tool_use block ends the turn with stop_reason tool_use). */
-export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[]): Promise<StandIn> {
+/**
+ * Starts the stand-in; `reply` gives the content blocks of each answer (a tool_use block ends the turn with
+ * stop_reason tool_use). It may be async: the answer waits for it (a test acts between two model turns).
+ */
+export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>): Promise<StandIn> {
   const requests: MessagesRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } }));
@@ -64,7 +67,7 @@ export function startStandIn(reply: (req: MessagesRequest, index: number) => Blo
       const index = requests.push(body) - 1;
       let blocks: Block[];
       try {
-        blocks = reply(body, index);
+        blocks = await reply(body, index);
       } catch (e) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(e) } }));
         return;

@@ -78,3 +78,47 @@ export function parseEventInput(text: string, expected: string): Record<string, 
   }
   return o;
 }
+
+/** A failed POST: `why` is what the step-aside line says (a timeout, or the connection error's code). */
+export class PostFailed extends Error {
+  constructor(readonly why: string) {
+    super(why);
+  }
+}
+
+/**
+ * One POST with node:http (node:https for an https URL), bounded by timeoutMs from start to the last byte. Not
+ * fetch: a fresh node process pays 100 ms or more for fetch's first call (it loads and compiles undici then),
+ * several times node:http's first request, and the hook is a fresh process at every prompt.
+ */
+export async function postText(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new PostFailed('not a URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new PostFailed(`${u.protocol} is not http: or https:`);
+  const mod = u.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = mod.request(u, { method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, text });
+      });
+      res.on('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new PostFailed(e.code ?? e.message));
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new PostFailed(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(e instanceof PostFailed ? e : new PostFailed(e.code ?? e.message));
+    });
+    req.end(body);
+  });
+}

@@ -19,7 +19,7 @@
 // at every prompt, so it must start fast.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
-import { StepAside, keyEnvName, mcpUrl, readStdin } from './hook-common';
+import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin } from './hook-common';
 import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
 
@@ -196,20 +196,15 @@ class Hub {
 
   /** One tools/call, bounded by timeoutMs; the hub being unreachable or answering oddly is a StepAside. */
   async call(tool: string, args: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
-    let res: Response;
-    let text: string;
+    let res: { status: number; text: string };
     try {
-      res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.key}`, 'MCP-Protocol-Version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await res.text();
+      res = await postText(this.url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.key}`, 'MCP-Protocol-Version': '2025-11-25' },
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }), timeoutMs);
     } catch (e) {
-      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : ((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+      const why = e instanceof PostFailed ? e.why : (e as Error).message;
       throw new StepAside(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
     }
+    const text = res.text;
     let body: any;
     try {
       body = JSON.parse(text);
