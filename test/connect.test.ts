@@ -135,12 +135,12 @@ describe('perch connect claude-code / codex NAME edits the client\'s own config 
     const a = await newAgent();
     const home = homeWithConfigs();
     const before = snapshot(home);
-    const r = await connect(home, ['cursor', a.name]);
+    const r = await connect(home, ['vscode', a.name]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`"Authorization": "Bearer \\$\\{env:${keyEnvVar(a.name)}\\}"`));
-    const w = await connect(home, ['cursor', a.name, '--write']);
+    const w = await connect(home, ['vscode', a.name, '--write']);
     assert.equal(w.code, 2);
-    assert.match(w.stderr, /--write edits the config files of claude-code and codex/);
+    assert.match(w.stderr, /--write edits the config files of claude-code, codex, cursor; for vscode/);
     assert.deepEqual(snapshot(home), before);
   });
 

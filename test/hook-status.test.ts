@@ -141,7 +141,7 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
       ['not JSON', ['pre-tool-use'], 'npm test', envFor(a), /^perch hook: stdin is not JSON/],
       ['another event', ['pre-tool-use'], claudeCodeBash, envFor(a), /^perch hook: stdin is a "PermissionRequest" hook event, not PreToolUse: configure this command under hooks\.PreToolUse/],
       ['a Stop input to notification', ['notification'], claudeCodeStop, envFor(a), /^perch hook: stdin is a "Stop" hook event, not Notification/],
-      ['a bad --harness', ['stop', '--harness', 'vim'], claudeCodeStop, envFor(a), /^perch hook: --harness must be claude-code or codex/],
+      ['a bad --harness', ['stop', '--harness', 'vim'], claudeCodeStop, envFor(a), /^perch hook: --harness must be claude-code, codex or cursor/],
       ['no key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl }, /^perch hook: no agent key: set PERCH_KEY/],
       ['a wrong key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' }, /^perch hook: the Perch hub at .* refused the agent key \(HTTP 401\)/],
     ];

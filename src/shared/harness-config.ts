@@ -5,7 +5,9 @@
 //                the stdio `perch channel`), ~/.claude/settings.json hooks → perch hook (perchHooks below).
 //   codex:       ~/.codex/config.toml [mcp_servers.perch] with bearer_token_env_var, ~/.codex/hooks.json
 //                hooks → perch hook (the same shape as Claude Code's).
-// Other clients get their snippet (src/shared/snippets.ts) to paste; they have no permission hook.
+//   cursor:      ~/.cursor/mcp.json mcpServers.perch (HTTP, the key as ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json
+//                (version 1) beforeShellExecution and beforeMCPExecution → perch hook permission-request --harness cursor.
+// Other clients get their snippet (src/shared/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './snippets';
 import { upsertTomlTable, tomlString } from './toml-table';
 
@@ -17,7 +19,11 @@ export const HOOK_TIMEOUT_SECS = 600;
 export const CONNECT_CLIENTS = ['claude-code', 'codex', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'zed'] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
 /** The clients whose config files `perch connect --write` edits; the others print a snippet. */
-export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex'];
+export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor'];
+/** How each writable client is named in what `perch connect` prints. */
+export const CLIENT_LABEL: Partial<Record<ConnectClient, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' };
+/** Cursor's permission hooks (its hooks reference: each answers permission allow | deny | ask). */
+export const CURSOR_HOOK_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The key of each client's snippet in connectionSnippets(). */
 export const SNIPPET_OF: Record<ConnectClient, string> = {
   'claude-code': 'claude_code', codex: 'codex', 'claude-desktop': 'claude_desktop', cursor: 'cursor', vscode: 'vscode', windsurf: 'windsurf', gemini: 'gemini', zed: 'zed',
@@ -161,6 +167,48 @@ export function setCodexMcp(text: string | undefined, o: ConnectOptions): string
   return upsertTomlTable(text ?? '', ['mcp_servers', SERVER_NAME], codexMcpLines(o));
 }
 
+/** Cursor's MCP entry for the agent: HTTP, the key by reference (Cursor fills in ${env:NAME} from its environment). */
+export function cursorMcpEntry(o: ConnectOptions): Json {
+  return { url: o.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(o.agent)}}` } };
+}
+
+/** ~/.cursor/mcp.json with mcpServers.perch set (everything else as it was). */
+export function setCursorMcp(text: string | undefined, o: ConnectOptions, file = '~/.cursor/mcp.json'): string {
+  const root = parseObject(text, file);
+  objectAt(root, 'mcpServers', file)[SERVER_NAME] = cursorMcpEntry(o);
+  return jsonText(root);
+}
+
+/** The command Cursor's hooks run (Cursor's hook entries have a command and nothing else Perch needs). */
+export function cursorHookCommand(o: ConnectOptions): string {
+  return `perch hook permission-request --harness cursor --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`;
+}
+
+/**
+ * ~/.cursor/hooks.json (version 1) with Perch's hook once under beforeShellExecution and beforeMCPExecution, in the
+ * place of an earlier one of Perch's; the other hooks as they were. Another version of the file is refused.
+ */
+export function setCursorHooks(text: string | undefined, o: ConnectOptions, file = '~/.cursor/hooks.json'): string {
+  const root = parseObject(text, file);
+  if (root.version === undefined) {
+    const { hooks, ...rest } = root;
+    for (const k of Object.keys(root)) delete root[k];
+    Object.assign(root, { version: 1 }, rest, hooks === undefined ? {} : { hooks });
+  } else if (root.version !== 1) {
+    throw new ConfigFileError(`${file} has "version": ${JSON.stringify(root.version)}; Perch writes Cursor's version 1 hooks`);
+  }
+  const hooks = objectAt(root, 'hooks', file);
+  for (const event of CURSOR_HOOK_EVENTS) {
+    const list = hooks[event] ?? [];
+    if (!Array.isArray(list)) throw new ConfigFileError(`${file}: hooks.${event} is not a list`);
+    const at = list.findIndex((h) => isPerchHook(h, 'permission-request'));
+    const kept = list.filter((h) => !isPerchHook(h, 'permission-request'));
+    kept.splice(at < 0 ? kept.length : at, 0, { command: cursorHookCommand(o) });
+    hooks[event] = kept;
+  }
+  return jsonText(root);
+}
+
 /** One config file edit: the file (relative to the home dir), what it gets, and the edit. */
 export interface ConfigEdit {
   file: string;
@@ -186,6 +234,12 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
       { file: '.codex/hooks.json', what: hooksWhat('codex', o), apply: (t) => setPerchHooks(t, 'codex', o, '~/.codex/hooks.json') },
     ];
   }
+  if (client === 'cursor') {
+    return [
+      { file: '.cursor/mcp.json', what: `Perch as the MCP server \`perch\` (HTTP, the key as \${env:${keyEnvVar(o.agent)}})`, apply: (t) => setCursorMcp(t, o) },
+      { file: '.cursor/hooks.json', what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor …\`)`, apply: (t) => setCursorHooks(t, o) },
+    ];
+  }
   return [];
 }
 
@@ -193,6 +247,7 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
 export function startCommand(client: ConnectClient, o: ConnectOptions): string | undefined {
   if (client === 'claude-code') return o.channel ? `claude --dangerously-load-development-channels server:${SERVER_NAME}` : 'claude';
   if (client === 'codex') return 'codex';
+  if (client === 'cursor') return 'cursor .';
   return undefined;
 }
 
@@ -208,7 +263,7 @@ export function hooksSnippet(o: ConnectOptions): string {
 export function harnessSnippets(mcpUrl: string, agent: string): Record<string, string> {
   const o = { agent, mcpUrl };
   return {
-    perch_connect: `perch connect claude-code ${agent} --write   # ~/.claude.json + ~/.claude/settings.json\nperch connect codex ${agent} --write         # ~/.codex/config.toml + ~/.codex/hooks.json`,
+    perch_connect: `perch connect claude-code ${agent} --write   # ~/.claude.json + ~/.claude/settings.json\nperch connect codex ${agent} --write         # ~/.codex/config.toml + ~/.codex/hooks.json\nperch connect cursor ${agent} --write        # ~/.cursor/mcp.json + ~/.cursor/hooks.json`,
     permission_hook: hooksSnippet(o),
   };
 }

@@ -46,6 +46,8 @@ export interface HarnessAnswer {
 }
 
 export const HARNESS_LABEL: Record<HarnessName, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+/** The harnesses whose permission prompts Perch files (a card's "Harness"): those above, and Cursor (its permission hooks only). */
+export const PROMPT_HARNESS_LABEL: Record<string, string> = { ...HARNESS_LABEL, cursor: 'Cursor' };
 
 /** "waiting for you", "turn ended", … (the Fleet card's words). */
 export const HARNESS_STATE_TEXT: Record<HarnessState, string> = {

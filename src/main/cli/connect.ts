@@ -1,4 +1,4 @@
-// `perch connect CLIENT NAME`: wires agent NAME into a client. For Claude Code and Codex it shows the edits to
+// `perch connect CLIENT NAME`: wires agent NAME into a client. For Claude Code, Codex and Cursor it shows the edits to
 // the client's own config files (Perch as MCP server, the PermissionRequest hook) as a unified diff and, with
 // --write, makes them: a timestamped backup of each file first, the rest of the file as it was, and nothing
 // when it is already so (idempotent). The other clients get their snippet to paste. The key is never written:
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME } from '../store/db';
 import { findAgent } from '../hub/identity/identities';
-import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
+import { CLIENT_LABEL, CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
 import { TomlEditError } from '../../shared/toml-table';
 import { unifiedDiff } from '../../shared/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
@@ -23,7 +23,10 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                decides Claude Code's own permission prompts)
   codex        ~/.codex/config.toml: [mcp_servers.perch] with bearer_token_env_var; ~/.codex/hooks.json: the
                same PermissionRequest hook (Codex asks you to trust it once, in /hooks)
-  others       prints the config snippet to paste (they have no permission hook)
+  cursor       ~/.cursor/mcp.json: Perch as the MCP server "perch" (the key as \${env:PERCH_KEY_NAME});
+               ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run
+               \`perch hook permission-request --harness cursor --agent NAME\`
+  others       prints the config snippet to paste (no permission hook Perch answers)
 Without --write it prints the changes as a diff and changes nothing. With --write it edits those files
 (a backup FILE.perch-backup-<time> first; running it again changes nothing). The key is never written:
 the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). perch must be
@@ -90,7 +93,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {
-    throw new UsageError(`--write edits the config files of ${WRITABLE_CLIENTS.join(' and ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`);
+    throw new UsageError(`--write edits the config files of ${WRITABLE_CLIENTS.join(', ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`);
   }
   const dataDir = dataDirOf(values);
   if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME))) fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
@@ -141,9 +144,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
       else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
     }
     if (!values.write && files.some((f) => f.changed)) out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
-    out.push(`Then start ${client === 'codex' ? 'Codex' : 'Claude Code'} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
+    out.push(`Then start ${CLIENT_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
     if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:perch`);
     if (client === 'codex') out.push('Codex runs a new hook only after you trust it: review it once in Codex with /hooks.');
+    if (client === 'cursor') out.push('Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.');
     return out.join('\n\n');
   });
 }
@@ -151,7 +155,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
 export const connect: Command = {
   names: ['connect'],
   usage: `  perch connect CLIENT NAME [--write] [--channel]
-      Wire an agent into Claude Code or Codex (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
+      Wire an agent into Claude Code, Codex or Cursor (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),
 };

@@ -10,6 +10,22 @@ const MAX_STDIN_BYTES = 4 * 1024 * 1024;
 /** How long the harness may take to write stdin and close it. */
 const STDIN_TIMEOUT_MS = 10_000;
 
+/** A PermissionRequest hook's input (Claude Code, Codex; Cursor's prompts are put in this shape: hook-cursor.ts). */
+export interface PermissionRequestInput {
+  session_id?: string;
+  transcript_path?: string | null;
+  cwd?: string;
+  permission_mode?: string;
+  hook_event_name: 'PermissionRequest';
+  tool_name: string;
+  tool_input: unknown;
+  turn_id?: string;
+  model?: string;
+}
+
+/** The owner's decision on a prompt, as the harness gets it. */
+export type HookDecision = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+
 /** Why the hook steps aside: one stderr line, nothing on stdout, exit code 0. */
 export class StepAside extends Error {}
 

@@ -14,12 +14,15 @@
 //   "Bash" with tool_input.command (and tool_input.description, the justification); updatedInput,
 //   updatedPermissions and interrupt are reserved there (a hook that sets them fails closed), so none is printed.
 //   Both run a command hook for up to 600 s unless its `timeout` says otherwise: --timeout defaults below that.
+//   Cursor's beforeShellExecution / beforeMCPExecution (permission allow | deny | ask) take the same path with
+//   their own input and output: hook-cursor.ts.
 //
 // Loaded on its own by bin/perch.js (dist/hook.js, node built-ins only): the harness waits for this process
 // at every prompt, so it must start fast.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
-import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin } from './hook-common';
+import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
+import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
 import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
 
@@ -34,7 +37,7 @@ const CALL_TIMEOUT_MS = 10_000;
 const MAX_PREVIEW_CHARS = 8_000;
 const MAX_CONTEXT_BYTES = 30 * 1024;
 
-export const HOOK_HELP = `perch hook EVENT [--agent NAME] [--timeout SECS] [--harness claude-code|codex] [--url URL]
+export const HOOK_HELP = `perch hook EVENT [--agent NAME] [--timeout SECS] [--harness claude-code|codex|cursor] [--url URL]
 
 perch hook permission-request
 
@@ -46,6 +49,9 @@ waits for your decision; prints the harness's allow/deny JSON.
   --url URL      the hub's MCP URL (default PERCH_URL, else the running hub of the data dir, else port ${DEFAULT_PORT})
 No decision in time, the hub down, or input that is not a PermissionRequest: prints nothing and exits 0
 (the harness's own dialog takes over). A paused agent's prompts are denied with the pause reason.
+Cursor runs it as its beforeShellExecution and beforeMCPExecution hooks (--harness cursor, or told by the
+input): it prints Cursor's {"permission": "allow" | "deny"}, and {"permission": "ask"} (Cursor's own prompt
+decides) wherever the others get nothing.
 
 perch hook pre-tool-use | notification | stop | session-start | session-end
 
@@ -57,19 +63,7 @@ nothing. --harness says which harness runs it (default: told by the input; Codex
 
 type Json = Record<string, unknown>;
 
-export interface PermissionRequestInput {
-  session_id?: string;
-  transcript_path?: string | null;
-  cwd?: string;
-  permission_mode?: string;
-  hook_event_name: 'PermissionRequest';
-  tool_name: string;
-  tool_input: unknown;
-  turn_id?: string;
-  model?: string;
-}
-
-export type HookDecision = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+export type { PermissionRequestInput, HookDecision };
 
 /** The exact JSON both references read from a PermissionRequest hook's stdout. */
 export function decisionJson(decision: HookDecision): string {
@@ -162,15 +156,16 @@ export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code
 }
 
 /** The request's context: the harness session, cwd, tool and the readable preview (and the raw input, if it fits). */
-export function contextOf(input: PermissionRequestInput): Json {
+export function contextOf(input: PermissionRequestInput, harness: string = harnessOf(input), extra: Json = {}): Json {
   const ctx: Json = {
     source: PERMISSION_PROMPT_SOURCE,
-    harness: harnessOf(input),
+    harness,
     session_id: input.session_id ?? null,
     cwd: input.cwd ?? null,
     permission_mode: input.permission_mode ?? null,
     tool_name: input.tool_name,
     preview: previewOf(input.tool_input),
+    ...extra,
   };
   const withInput = { ...ctx, tool_input: input.tool_input };
   let size = Infinity;
@@ -251,12 +246,12 @@ function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean
   const t = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_SECS;
   if (!Number.isInteger(t) || t < 1 || t > MAX_HOOK_TIMEOUT_SECS) throw new StepAside(`--timeout must be whole seconds from 1 to ${MAX_HOOK_TIMEOUT_SECS}, not ${JSON.stringify(values.timeout)}`);
   if (values.agent !== undefined && !values.agent.trim()) throw new StepAside('--agent needs a NAME');
-  if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex') throw new StepAside(`--harness must be claude-code or codex, not ${JSON.stringify(values.harness)}`);
+  if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex' && values.harness !== 'cursor') throw new StepAside(`--harness must be claude-code, codex or cursor, not ${JSON.stringify(values.harness)}`);
   return { sub: positionals[0], help: !!values.help, opts: { agent: values.agent, timeoutSecs: t, url: values.url, harness: values.harness } };
 }
 
 /** Files the prompt, waits for the owner, returns the decision (undefined: the terminal dialog decides). */
-async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
+async function decide(input: PermissionRequestInput, context: Json, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
   const deadline = Date.now() + timeoutSecs * 1000;
   let requestId: string | undefined;
   try {
@@ -266,7 +261,7 @@ async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: numb
     const direct = await hub.call('open_direct', { user: ownerName });
     const convId = str((direct.conversation as Json | undefined)?.conv_id);
     if (!convId) throw new StepAside('open_direct gave no conversation');
-    const req = await hub.call('request_human', { conv_id: convId, kind: 'approve', title: titleOf(input), context: contextOf(input), ttl_secs: timeoutSecs + 60 });
+    const req = await hub.call('request_human', { conv_id: convId, kind: 'approve', title: titleOf(input), context, ttl_secs: timeoutSecs + 60 });
     requestId = str(req.request_id);
     if (!requestId) throw new StepAside('request_human gave no request_id');
     onRequest(requestId);
@@ -296,6 +291,8 @@ async function decide(input: PermissionRequestInput, hub: Hub, timeoutSecs: numb
 export async function cmdHook(argv: string[]): Promise<void> {
   let hub: Hub | undefined;
   let requestId: string | undefined;
+  // Cursor reads a permission on every path: "ask" (its own prompt decides) where the others get nothing.
+  let cursor = false;
   const withdraw = async () => {
     // The harness stops waiting (or Perch gives up): the prompt leaves the Approvals inbox.
     const id = requestId;
@@ -312,24 +309,32 @@ export async function cmdHook(argv: string[]): Promise<void> {
       return;
     }
     if ((STATUS_HOOKS as readonly string[]).includes(sub)) {
+      if (opts.harness === 'cursor') throw new StepAside(`--harness cursor is for permission-request (Cursor's ${CURSOR_EVENTS.join(' and ')} hooks) only`);
       await runStatusHook(sub as StatusHook, opts);
       return;
     }
     if (sub !== 'permission-request') throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request, ${STATUS_HOOKS.join(', ')}`);
-    const input = parseHookInput(await readStdin());
+    cursor = opts.harness === 'cursor';
+    const text = await readStdin();
+    cursor ||= opts.harness === undefined && isCursorInput(text);
+    const prompt = cursor ? parseCursorInput(text) : { input: parseHookInput(text), extra: {} };
+    const { input } = prompt;
     const keyName = keyEnvName(opts.agent);
     const key = process.env[keyName];
     if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
     hub = new Hub(mcpUrl(opts.url), key);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
-    const decision = await decide(input, hub, opts.timeoutSecs, (id) => (requestId = id));
+    const context = contextOf(input, cursor ? 'cursor' : harnessOf(input), prompt.extra);
+    const decision = await decide(input, context, hub, opts.timeoutSecs, (id) => (requestId = id));
     requestId = undefined;
-    if (decision) process.stdout.write(`${decisionJson(decision)}\n`);
+    if (cursor) process.stdout.write(`${cursorDecisionJson(decision)}\n`);
+    else if (decision) process.stdout.write(`${decisionJson(decision)}\n`);
   } catch (e) {
     await withdraw();
     const msg = e instanceof StepAside ? e.message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     process.stderr.write(`perch hook: ${msg}\n`);
+    if (cursor) process.stdout.write(`${cursorDecisionJson(undefined)}\n`);
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

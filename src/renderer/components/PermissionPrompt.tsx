@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { RequestItem } from '../model';
 import { PERMISSION_PROMPT_SOURCE, commandOf } from '../../shared/permission-prompts';
-import { HARNESS_LABEL, type HarnessName } from '../../shared/harness';
+import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
 import { renderMarkdown } from '../markdown';
 import { JsonView } from './common';
@@ -103,7 +103,7 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
         {harness && (
           <>
             <dt>Harness</dt>
-            <dd>{HARNESS_LABEL[harness as HarnessName] ?? harness}</dd>
+            <dd>{PROMPT_HARNESS_LABEL[harness] ?? harness}</dd>
           </>
         )}
         {session && (
