@@ -21,7 +21,7 @@ import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
-import { frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
+import { frontFileLink, frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { ProcessLauncher } from './wake/runner';
 import { sendWebPush } from './push/web-push';
@@ -242,6 +242,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         }
         return hooks(req, res);
       }
+      // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
+      if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
       // Everything else is the owner door's (its own 404 for paths it does not serve).
       return owner.handle(req, res, target);
     } catch (err) {
@@ -255,7 +257,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   // The extra listeners for agents in containers, on the same port: /mcp only (listeners.ts).
   let extra: Awaited<ReturnType<typeof startExtraListeners>>;
   try {
-    extra = await startExtraListeners({ mcp, port, limits: { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, containers: !!opts.containers, listen: opts.listen ?? [] });
+    extra = await startExtraListeners({ hub, mcp, port, limits: { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, containers: !!opts.containers, listen: opts.listen ?? [] });
   } catch (err) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     hub.close();

@@ -16,6 +16,11 @@ export interface RequestPlace {
   address: string;
   /** In a few words, for the owner and the agent: "loopback", "container bridge docker0 (172.17.0.1)", "tailnet host …". */
   via: string;
+  /**
+   * The URL the caller reached the hub by, when it is not the loopback (the container listener as the container names
+   * it, or the public URL of the HTTPS front): file links handed to it start with it (hub/features/files.ts).
+   */
+  base_url?: string;
 }
 
 export class PlacesError extends Error {}

@@ -23,7 +23,7 @@ import { decideRequest, listRequests } from '../hub/features/requests';
 import { listPermissionRuleViews, removePermissionRule } from '../hub/features/permission-rules';
 import { addRuleOrAnswer } from '../hub/features/permission-answers';
 import { answerCard } from '../hub/features/cards';
-import { ownerFileUrl, readFile, verifyFileToken } from '../hub/features/files';
+import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
 import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
@@ -159,7 +159,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
-setFileReader({ verify: verifyFileToken, read: readFile });
+setFileReader({ verify: verifyFileToken, verifyAway: verifyAwayFileToken, read: readFile });
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/snippets.ts awaySnippets). */
 function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
