@@ -37,6 +37,9 @@ export function containerBridges(ifaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> 
     if (!BRIDGE_NAME.test(name)) continue;
     for (const i of infos ?? []) if (i.family === 'IPv4' && !i.internal) out.push({ name, address: i.address });
   }
+  // Tests only (no container runtime here): a loopback address standing in for a bridge; nothing a caller sends sets it.
+  const stand = process.env.PERCH_TEST_CONTAINER_BRIDGE;
+  if (stand && /^127\.\d+\.\d+\.\d+$/.test(stand) && stand !== '127.0.0.1') out.push({ name: 'test-bridge', address: stand });
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -226,7 +229,7 @@ export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.Ser
  * hand. A bridge that cannot be listened on is skipped with a note; an address given by hand that cannot is an error.
  * No bridge found: a note says so, and the hub serves on loopback alone.
  */
-export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
+export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[]; skip?: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
@@ -234,7 +237,7 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   if (o.containers) {
     const bridges = containerBridges();
     if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
-    for (const b of bridges) if (!wanted.some((w) => w.address === b.address)) wanted.push({ ...b, byHand: false });
+    for (const b of bridges) if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
   }
   try {
     for (const w of wanted) {
