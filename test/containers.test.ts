@@ -130,6 +130,40 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal(ok.status, 200);
   });
 
+  test('file_url called on the container listener answers a link on it that works there; owner links and forged ones stay 404 there', async () => {
+    const c = await connect('v1', `http://host.docker.internal:${served.port}/mcp`, boxed, { fetch: inContainer });
+    let url: string;
+    let localUrl: string;
+    try {
+      const conv = await c.ok('open_direct', { user: 'homebody' }) as R;
+      const convId = conv.conversation.conv_id as string;
+      const sent = await c.ok('send_file', { conv_id: convId, name: 'boxed.txt', mime: 'text/plain', data: Buffer.from('from the box').toString('base64') }) as R;
+      url = (await c.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
+      const l = await connect('v1', served.mcpUrl, local);
+      try {
+        localUrl = (await l.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
+      } finally {
+        await l.close();
+      }
+    } finally {
+      await c.close();
+    }
+    assert.ok(url.startsWith(`http://host.docker.internal:${served.port}/files/`), url);
+    assert.ok(localUrl.startsWith(`http://127.0.0.1:${served.port}/files/`), localUrl);
+    const got = await inContainer(url);
+    assert.equal(got.status, 200);
+    assert.equal(await got.text(), 'from the box');
+    // the owner's (loopback) form of a link to the same file is not served on the container listener
+    const path = (u: string) => new URL(u).pathname;
+    assert.equal((await rawAt(BRIDGE, path(localUrl), [['Host', 'host.docker.internal']], {}, 'GET')).status, 404);
+    // a forged link of the container form is not served either; nor with a foreign Host or an Origin
+    assert.equal((await rawAt(BRIDGE, path(url).replace(/\.c\.[A-Za-z0-9_-]{22}$/, `.c.${'A'.repeat(22)}`), [['Host', 'host.docker.internal']], {}, 'GET')).status, 404);
+    assert.equal((await rawAt(BRIDGE, path(url), [['Host', 'evil.example']], {}, 'GET')).status, 403);
+    assert.equal((await rawAt(BRIDGE, path(url), [['Host', 'host.docker.internal'], ['Origin', 'http://evil.example']], {}, 'GET')).status, 403);
+    // and the container's link is not an owner link on the loopback
+    assert.equal((await rawAt('127.0.0.1', path(url), [['Host', `127.0.0.1:${served.port}`]], {}, 'GET')).status, 404);
+  });
+
   test('perch agent key from NAME containers lets the local key in at once (the running hub sees it); a bad place changes nothing', async () => {
     const bad = cli(['agent', 'key', 'from', 'homebody', 'containerz', '--data-dir', dir]);
     assert.equal(bad.code, 2);

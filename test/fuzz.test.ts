@@ -3,7 +3,7 @@
 // Content-Length lies, Mcp-*), and bodies (random JSON-RPC, wrong types for real tools, deep nesting,
 // truncation) across /mcp, the owner API and its event stream, the UI files and /files/ links, the device door,
 // with and without real credentials; a quarter of them to the container listener (`--listen 127.0.0.2`, serving /mcp
-// only, with the Host names containers use), where nothing but /mcp may ever answer 200. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
+// only, with the Host names containers use), where nothing but /mcp (and a genuine container file link, which junk never forges) may ever answer 200. It proves docs/design.md, "What always holds" 8: the hub never dies, never hangs on a
 // request, never answers 5xx to input, and afterwards still serves a real tools/call and the UI; and the device
 // audit was not flooded by the unauthenticated junk (tallied, a paired device's entries all kept).
 //

@@ -100,3 +100,48 @@ test('a foreign Origin through the front is refused like on the phone front', as
   });
   assert.equal(res.status, 403);
 });
+
+test('file_url called through the front answers a link on the public URL; fetched through the front it works, and the owner form and forged links are refused there', async () => {
+  const c = await connect('v1', `${front.url}/mcp`, remote, { fetch: viaTailnet });
+  let url: string;
+  let localUrl: string;
+  try {
+    const conv = await c.ok('open_direct', { user: 'near' }) as R;
+    const sent = await c.ok('send_file', { conv_id: conv.conversation.conv_id, name: 'notes.txt', mime: 'text/plain', data: Buffer.from('far away notes').toString('base64') }) as R;
+    const link = await c.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id }) as R;
+    url = link.url;
+    // the same file's link for the local agent (who called on the loopback) stays on 127.0.0.1
+    const l = await connect('v1', served.mcpUrl, local);
+    try {
+      localUrl = (await l.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id }) as R).url;
+    } finally {
+      await l.close();
+    }
+  } finally {
+    await c.close();
+  }
+  assert.ok(url.startsWith(`${front.url}/files/`), url);
+  assert.ok(localUrl.startsWith(`http://127.0.0.1:${served.port}/files/`), localUrl);
+  // what the agent has (the link) works through the front
+  const got = await viaTailnet(url);
+  assert.equal(got.status, 200);
+  assert.equal(await got.text(), 'far away notes');
+  assert.match(got.headers.get('content-disposition') ?? '', /attachment/);
+  // the owner's (loopback) form of a link to the same file stays refused through the front
+  const ownerForm = await viaTailnet(`${front.url}${new URL(localUrl).pathname}`);
+  assert.equal(ownerForm.status, 403);
+  await ownerForm.arrayBuffer();
+  // a forged link of the tailnet form is refused
+  const forged = url.replace(/\.n\.[A-Za-z0-9_-]{22}$/, `.n.${'A'.repeat(22)}`);
+  assert.notEqual(forged, url);
+  const f = await viaTailnet(forged);
+  assert.equal(f.status, 404);
+  await f.arrayBuffer();
+  // and the link made for the tailnet is not served through Funnel, nor on the loopback as an owner link
+  const viaFunnel = await viaTailnet(`${funnel.url}${new URL(url).pathname}`);
+  assert.equal(viaFunnel.status, 403);
+  await viaFunnel.arrayBuffer();
+  const onLoopback = await fetch(`http://127.0.0.1:${served.port}${new URL(url).pathname}`);
+  assert.equal(onLoopback.status, 404);
+  await onLoopback.arrayBuffer();
+});

@@ -21,7 +21,8 @@ import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
-import { frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
+import { frontFileLink, frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
+import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { ProcessLauncher } from './wake/runner';
 import { sendWebPush } from './push/web-push';
@@ -242,6 +243,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         }
         return hooks(req, res);
       }
+      // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
+      if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
       // Everything else is the owner door's (its own 404 for paths it does not serve).
       return owner.handle(req, res, target);
     } catch (err) {
@@ -253,16 +256,21 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   // The extra listeners for agents in containers, on the same port: /mcp only (listeners.ts).
+  // Those on the container bridges are a switch the owner turns in the app (container-switch.ts); --listen ones stay.
+  const limits = { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout };
   let extra: Awaited<ReturnType<typeof startExtraListeners>>;
+  let containers: Awaited<ReturnType<typeof startContainerSwitch>>;
   try {
-    extra = await startExtraListeners({ mcp, port, limits: { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, containers: !!opts.containers, listen: opts.listen ?? [] });
+    extra = await startExtraListeners({ hub, mcp, port, limits, containers: false, listen: opts.listen ?? [] });
+    containers = await startContainerSwitch({ hub, mcp, port, limits, forced: !!opts.containers, byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')) });
   } catch (err) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all([server, ...(extra! ? extra.servers : [])].map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
     hub.close();
     throw err;
   }
-  const listeners: ListenerInfo[] = [{ url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' }, ...extra.listeners];
-  hub.containerMcpUrl = extra.listeners[0]?.container_mcp_url ?? null;
+  const listeners: ListenerInfo[] = [{ url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' }, ...extra.listeners, ...containers.listeners()];
+  hub.containerSwitch = containers;
+  hub.containerMcpUrl = containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null;
   hub.baseUrl = baseUrl;
   // Once the port is known: wake runs are told the MCP URL, and pushes link to this hub.
   const wakeRuns = hub.services.wakeRuns;
@@ -287,7 +295,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     dataDir: opts.dataDir,
     owner,
     listeners,
-    notes: extra.notes,
+    notes: [...extra.notes, ...containers.notes()],
     logStats: () => logWriter.stats(),
     async close() {
       if (closed) return;
@@ -296,6 +304,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
       await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);
       owner.close();
+      hub.containerSwitch = null;
+      await containers.close();
       await Promise.all([server, ...extra.servers].map((srv) => new Promise<void>((resolve) => {
         srv.close(() => resolve());
         srv.closeAllConnections();

@@ -14,6 +14,8 @@ import type { RequestPlace } from '../shared/places';
 import type { Hub } from './hub/core/hub';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
 import { publicUrl } from './hub/phone/devices';
+import { serveFileLink } from './owner/files-door';
+import { isAwayFileToken } from './hub/features/files';
 
 /** The Host names containers use for the computer they run on. */
 export const CONTAINER_HOSTS: readonly string[] = ['host.docker.internal', 'host.containers.internal'];
@@ -35,6 +37,9 @@ export function containerBridges(ifaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> 
     if (!BRIDGE_NAME.test(name)) continue;
     for (const i of infos ?? []) if (i.family === 'IPv4' && !i.internal) out.push({ name, address: i.address });
   }
+  // Tests only (no container runtime here): a loopback address standing in for a bridge; nothing a caller sends sets it.
+  const stand = process.env.PERCH_TEST_CONTAINER_BRIDGE;
+  if (stand && /^127\.\d+\.\d+\.\d+$/.test(stand) && stand !== '127.0.0.1') out.push({ name: 'test-bridge', address: stand });
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -140,7 +145,7 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
  * The handler of an extra listener on `address` (interface `via`): /mcp with a container's Host name or the
  * address itself and no Origin (no browser page calls it), as place `containers`; everything else 404.
  */
-export function extraListenerHandler(mcp: McpHandler, address: string, via: string): http.RequestListener {
+export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string): http.RequestListener {
   const own = address.toLowerCase();
   return (req, res) => {
     req.on('error', () => undefined);
@@ -152,7 +157,10 @@ export function extraListenerHandler(mcp: McpHandler, address: string, via: stri
         return sendBadRequest(res, target.error);
       }
       const p = target.pathname;
-      if (p !== '/mcp' && p !== '/mcp/') {
+      // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
+      const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
+      const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
+      if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
         req.resume();
         return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
       }
@@ -166,7 +174,13 @@ export function extraListenerHandler(mcp: McpHandler, address: string, via: stri
         req.resume();
         return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
       }
-      const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}` };
+      if (agentFile) {
+        req.resume();
+        return serveFileLink(hub, req, res, fileToken, 'containers');
+      }
+      // The URL the container reached this listener by: file links handed to the agent start with it.
+      const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
+      const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
       return mcp(req, res, at);
     } catch (err) {
       sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
@@ -193,7 +207,21 @@ export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, r
   const address = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim().slice(0, 100) || remoteOf(req);
   const login = req.headers['tailscale-user-login'];
   const who = typeof login === 'string' && login ? `${login.slice(0, 100)} at ` : '';
-  return mcp(req, res, { place: 'tailnet', address, via: `tailnet, ${who}${address}` });
+  return mcp(req, res, { place: 'tailnet', address, via: `tailnet, ${who}${address}`, base_url: publicUrl(hub) ?? undefined });
+}
+
+/**
+ * GET /files/<token> through the HTTPS front: served only for a file link made for an agent that called through the
+ * front (file_url answers it with the public URL), with the front's checks (Funnel refused, Host and Origin). Returns
+ * false for anything else: the owner door refuses it as before (the owner's file links are for the laptop only).
+ */
+export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
+  if (!isAwayFileToken(token, 'tailnet') || !publicUrl(hub)) return false;
+  const check = checkFront(hub, req);
+  if (check.refusal) return false; // the owner door refuses it with the same reason
+  req.resume();
+  serveFileLink(hub, req, res, token, 'tailnet');
+  return true;
 }
 
 /**
@@ -201,19 +229,19 @@ export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, r
  * hand. A bridge that cannot be listened on is skipped with a note; an address given by hand that cannot is an error.
  * No bridge found: a note says so, and the hub serves on loopback alone.
  */
-export async function startExtraListeners(o: { mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
+export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[]; skip?: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
   const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
-    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
-    for (const b of bridges) if (!wanted.some((w) => w.address === b.address)) wanted.push({ ...b, byHand: false });
+    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
+    for (const b of bridges) if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
   }
   try {
     for (const w of wanted) {
-      const server = hubServer(o.limits, extraListenerHandler(o.mcp, w.address, w.name));
+      const server = hubServer(o.limits, extraListenerHandler(o.hub, o.mcp, w.address, w.name));
       try {
         await listenOn(server, o.port, w.address);
       } catch (err) {

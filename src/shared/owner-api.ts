@@ -2,7 +2,7 @@
 // Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
 import { z } from 'zod';
 import { LIMITS } from './limits';
-import { MAX_PLACES } from './places';
+import { MAX_PLACES, type ContainersState } from './places';
 import { BRAKES, type AgentBrakes } from './brakes';
 import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
 import type { ConversationView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
@@ -212,6 +212,12 @@ export const OWNER_ACTIONS = lazyInputs({
     }),
   },
   'retention.dry_run': { device: 'full', description: 'What the retention rules would remove now, per conversation and in total (messages, events, files and their bytes, summaries, conversations to archive). Changes nothing.', input: () => z.strictObject({ conv_id: id().optional() }) },
+  // agents in containers: the container bridge listener, switched on the running hub (src/main/container-switch.ts)
+  'containers.get': { device: 'laptop', description: 'The container listener: whether it is on (the setting), the listeners running, the URL an agent in a container uses, the container bridges found on this computer.', input: () => z.strictObject({}) },
+  'containers.set': { device: 'laptop',
+    description: 'Let agents in containers connect (on: true) or not: saved, and the container listener started or stopped on the running hub (/mcp only, for keys allowed containers). On a computer without a container bridge it says so and nothing listens.',
+    input: () => z.strictObject({ on: z.boolean() }),
+  },
   // phone approvals: remote access through an HTTPS front, paired devices, push (hub/phone/devices.ts, hub/phone/notify.ts)
   'phone.get': { device: 'laptop', description: 'Phone settings: the public URL of the HTTPS front (tailscale serve), what pushes carry (summary or ids), the ntfy channel, and the Web Push key.', input: () => z.strictObject({}) },
   'phone.set': { device: 'laptop',
@@ -439,6 +445,8 @@ export interface OwnerResults {
   'rules.list': { rules: PermissionRuleView[] };
   'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
   'rules.remove': { rule: PermissionRuleView };
+  'containers.get': { containers: ContainersState };
+  'containers.set': { containers: ContainersState };
   'phone.get': { phone: PhoneSettings };
   'phone.set': { phone: PhoneSettings };
   'devices.pair_start': PairingStart;

@@ -16,6 +16,11 @@ export interface RequestPlace {
   address: string;
   /** In a few words, for the owner and the agent: "loopback", "container bridge docker0 (172.17.0.1)", "tailnet host …". */
   via: string;
+  /**
+   * The URL the caller reached the hub by, when it is not the loopback (the container listener as the container names
+   * it, or the public URL of the HTTPS front): file links handed to it start with it (hub/features/files.ts).
+   */
+  base_url?: string;
 }
 
 export class PlacesError extends Error {}
@@ -95,3 +100,19 @@ export function placeAllowed(allowed: readonly string[], at: RequestPlace): bool
 
 /** Where a request on the loopback listener comes from. */
 export const LOCAL_PLACE: RequestPlace = Object.freeze({ place: 'local', address: '127.0.0.1', via: 'loopback' });
+
+/** The container listener switch (owner actions containers.get / containers.set, Settings → Agents in containers). */
+export interface ContainersState {
+  /** The owner's setting: start the container listener with the hub (and now). */
+  on: boolean;
+  /** Whether `perch serve --containers` turned it on for this run whatever the setting. */
+  forced: boolean;
+  /** The container bridge listeners running now (url, interface). */
+  listeners: Array<{ url: string; via: string }>;
+  /** The MCP URL an agent in a container uses while a listener runs, else null. */
+  container_mcp_url: string | null;
+  /** The container bridges found on this computer (interface and address). */
+  bridges: Array<{ name: string; address: string }>;
+  /** What the owner should know (e.g. no container bridge found), else null. */
+  note: string | null;
+}

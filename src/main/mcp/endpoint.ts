@@ -138,6 +138,8 @@ class Exchange {
   agentName: string | undefined = undefined;
   /** The key's scopes and expiry (scoped keys, hub/identity/agent-keys.ts). */
   keyAuth: KeyAuth | undefined = undefined;
+  /** Where the request came from (set by authenticate). */
+  at: RequestPlace = LOCAL_PLACE;
   /** Set by parseJsonRpc and negotiateEra. */
   msg: JsonRpcRequest = undefined as unknown as JsonRpcRequest;
   era: Era = 'legacy';
@@ -224,6 +226,7 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   x.agentId = agent.id;
   x.agentName = agent.name;
   x.keyAuth = found.auth;
+  x.at = at;
   notePresence(x.door.hub, agent.id, '', undefined, at); // any request of the agent: it is connected, and from where (hub/control/presence.ts)
   return undefined;
 }
@@ -342,7 +345,7 @@ class ToolCall implements Unit {
 
   run(): void {
     try {
-      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, { signal: this.ac?.signal, key: this.x.keyAuth, standing: this.standing });
+      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, { signal: this.ac?.signal, key: this.x.keyAuth, standing: this.standing, at: this.x.at });
     } catch (err) {
       this.result = Promise.reject(err);
     }

@@ -23,7 +23,7 @@ import { decideRequest, listRequests } from '../hub/features/requests';
 import { listPermissionRuleViews, removePermissionRule } from '../hub/features/permission-rules';
 import { addRuleOrAnswer } from '../hub/features/permission-answers';
 import { answerCard } from '../hub/features/cards';
-import { ownerFileUrl, readFile, verifyFileToken } from '../hub/features/files';
+import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
 import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
@@ -32,6 +32,7 @@ import { awaySnippets } from '../../shared/snippets';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { setKeyPlaces } from '../hub/identity/places';
 import { setFileReader } from './files-door';
+import { containersStateOffline, setContainersOffline } from '../container-switch';
 import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeDevice, setPhoneSettings } from '../hub/phone/devices';
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
@@ -116,6 +117,8 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.list': (hub, a) => ({ requests: listRequests(hub, { state: a.state as RequestState | undefined }) }),
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
+  'containers.get': (hub) => ({ containers: hub.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
+  'containers.set': async (hub, a) => ({ containers: hub.containerSwitch ? await hub.containerSwitch.set(a.on) : setContainersOffline(hub, a.on) }),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
   // review mode (hub/features/review.ts)
@@ -159,7 +162,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
-setFileReader({ verify: verifyFileToken, read: readFile });
+setFileReader({ verify: verifyFileToken, verifyAway: verifyAwayFileToken, read: readFile });
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/snippets.ts awaySnippets). */
 function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {

@@ -1,4 +1,6 @@
-// GET /files/<token>: a signed, short-lived link to a file or its thumbnail (made by file_url).
+// GET /files/<token>: a signed, short-lived link to a file or its thumbnail (made by file_url). On the loopback, the
+// owner's and local agents' links; on the container listener and through the HTTPS front, only the links made for an
+// agent that called from there (listeners.ts), each door its own form (hub/features/files.ts verifyAwayFileToken).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
@@ -7,6 +9,7 @@ import { sendInternalError, sendJson } from '../http-util';
 
 type FileReader = {
   verify: (hub: Hub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
+  verifyAway: (hub: Hub, token: string, place: 'containers' | 'tailnet') => { file_id: string; variant: 'original' | 'thumb' };
   read: (hub: Hub, fileId: string, variant: 'original' | 'thumb') => { data: Buffer; mime: string; name: string; disposition: 'inline' | 'attachment' };
 };
 
@@ -28,12 +31,15 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** token: the part of the path after /files/, percent-decoded already (parseTarget). */
-export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerResponse, token: string): void {
+/**
+ * token: the part of the path after /files/, percent-decoded already (parseTarget). away: the door is the container
+ * listener or the HTTPS front, and only links made for an agent calling from there are served.
+ */
+export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerResponse, token: string, away?: 'containers' | 'tailnet'): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'GET a file link.', next_step: 'Use GET.' } });
   if (!reader) return sendJson(res, 404, { error: { code: 'not_found', message: 'Files are not available.', next_step: 'Update Perch.' } });
   try {
-    const { file_id, variant } = reader.verify(hub, token);
+    const { file_id, variant } = away ? reader.verifyAway(hub, token, away) : reader.verify(hub, token);
     const f = reader.read(hub, file_id, variant);
     const name = visibleText(f.name); // no bidi override can disguise the saved name (shared/text.ts)
     res.writeHead(200, {

@@ -1,7 +1,10 @@
 // Settings: the owner's preferences of this app (how decisions are sent) and, as its own page, Phone
 // (Settings → Phone: remote access, pairing, devices; PhonePage.tsx).
+import { useEffect, useState } from 'react';
+import type { ContainersState } from '../../shared/places';
 import { useUi } from '../stores/ui';
 import { hrefOf, setDecideAtOnce, UNDO_MS } from '../sync';
+import { api, deviceMode, OwnerError } from '../transport';
 import { ExportControls } from './ExportDialog';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
@@ -15,6 +18,50 @@ function ExportSection() {
         export just that conversation, or that agent's conversations.
       </p>
       <ExportControls scope={{}} />
+    </section>
+  );
+}
+
+/** Agents in containers: the container listener switch (owner actions containers.get / containers.set; laptop only). */
+function ContainersSection() {
+  const [state, setState] = useState<ContainersState | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    api('containers.get', {}).then((r) => live && setState(r.containers), (err: unknown) => live && setError(err instanceof OwnerError ? err.message : String(err)));
+    return () => { live = false; };
+  }, []);
+  const turn = async (on: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setState((await api('containers.set', { on })).containers);
+    } catch (err) {
+      setError(err instanceof OwnerError ? `${err.message} ${err.nextStep}` : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="settings-section" aria-labelledby="settings-containers">
+      <h2 id="settings-containers">Agents in containers</h2>
+      <p className="muted">
+        Serves <code>/mcp</code> (nothing else) on this computer&apos;s container bridge, for agents whose key may connect from containers. Takes effect at once.
+      </p>
+      <label className="check">
+        <input type="checkbox" checked={!!state && (state.on || state.forced)} disabled={!state || busy || state.forced} onChange={(e) => void turn(e.target.checked)} /> Let agents in containers connect
+      </label>
+      {state?.forced && <p className="muted small">On for this run: the hub was started with <code>--containers</code>.</p>}
+      {state && (
+        <p className="muted small" role="status" aria-label="Container listener">
+          {state.bridges.length === 0
+            ? 'No container bridge found on this computer (docker0, br-*, podman*): start Docker or Podman (rootful), then turn this off and on again.'
+            : `Container bridge found: ${state.bridges.map((b) => `${b.name} (${b.address})`).join(', ')}.`}
+          {state.container_mcp_url && <> Agents in a container use <code>{state.container_mcp_url}</code>.</>}
+        </p>
+      )}
+      {error && <p className="error" role="alert">{error}</p>}
     </section>
   );
 }
@@ -52,6 +99,7 @@ export function SettingsPage() {
         </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>
+      {!deviceMode() && <ContainersSection />}
       <ExportSection />
     </div>
   );

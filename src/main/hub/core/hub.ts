@@ -1,4 +1,5 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
+import type { ContainersState } from '../../../shared/places';
 import crypto from 'node:crypto';
 import type { Db } from '../../store/db';
 import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db';
@@ -48,6 +49,12 @@ interface PendingEvent {
   woken: string[];
 }
 
+/** Turns the container listener on or off on the running hub (the owner actions containers.get / containers.set). */
+export interface ContainerSwitch {
+  state(): ContainersState;
+  set(on: boolean): Promise<ContainersState>;
+}
+
 export class Hub {
   readonly db: Db;
   readonly bus = new Bus();
@@ -64,6 +71,8 @@ export class Hub {
   baseUrl = 'http://127.0.0.1';
   /** The MCP URL agents in containers use (a container listener runs: `perch serve --containers`), else null. */
   containerMcpUrl: string | null = null;
+  /** The container listener's switch, set by the HTTP door when it starts (src/main/container-switch.ts); null without one. */
+  containerSwitch: ContainerSwitch | null = null;
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
   private storageStatus: StorageStatus;

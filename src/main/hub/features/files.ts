@@ -9,11 +9,15 @@
 // the write (file + message + event) is one transaction.
 //
 // file_url: a link on the hub's loopback port: /files/<file_id>.<o|t>.<expiry ms, base 36>.<mac>,
-// the mac being hub.mac over the rest. verifyFileToken + readFile serve it.
+// the mac being hub.mac over the rest. verifyFileToken + readFile serve it. An agent that called from elsewhere (the
+// container listener, the HTTPS front) gets a link on the URL it reached the hub by, in a form of its own:
+// /files/<file_id>.<o|t>.<expiry>.<c|n>.<mac> (c: containers, n: tailnet), which only that place's door serves
+// (verifyAwayFileToken) and the loopback's owner links never pass for.
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
 import type { Hub } from '../core/hub';
 import type { FilePayload, SentFile } from '../../../shared/files';
+import type { RequestPlace } from '../../../shared/places';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
@@ -312,6 +316,44 @@ export function verifyFileToken(hub: Hub, token: string): { file_id: string; var
   return { file_id: fileId!, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
 }
 
+/** The places an agent may be handed a link for other than the loopback, and their code in the token. */
+export type AwayPlace = 'containers' | 'tailnet';
+const AWAY_CODE: Record<AwayPlace, string> = { containers: 'c', tailnet: 'n' };
+const AWAY_TOKEN_RE = /^([A-Za-z0-9_-]{1,64})\.([ot])\.([0-9a-z]{1,12})\.([cn])\.([A-Za-z0-9_-]{22})$/;
+
+function awayTokenMac(hub: Hub, body: string): string {
+  return hub.mac(`perch-agent-file:${body}`, TOKEN_MAC_CHARS);
+}
+
+/** A signed token for a file variant, served only at `place`'s door, valid until expiresAt. */
+export function signAwayFileToken(hub: Hub, fileId: string, variant: FileVariant, expiresAt: number, place: AwayPlace): string {
+  const body = `${signFileToken(hub, fileId, variant, expiresAt).split('.').slice(0, 3).join('.')}.${AWAY_CODE[place]}`;
+  return `${body}.${awayTokenMac(hub, body)}`;
+}
+
+/** Whether a token has the form of a link made for `place` (not whether it is genuine: verifyAwayFileToken). */
+export function isAwayFileToken(token: string, place: AwayPlace): boolean {
+  const m = AWAY_TOKEN_RE.exec(token);
+  return !!m && m[4] === AWAY_CODE[place];
+}
+
+/** Checks a token of a link made for `place` (forged, malformed or made for another place: not_found; stale: expired). */
+export function verifyAwayFileToken(hub: Hub, token: string, place: AwayPlace): { file_id: string; variant: FileVariant; expires_at: number } {
+  const m = AWAY_TOKEN_RE.exec(token);
+  const notFound = () => new HubError('not_found', 'No such file link.', 'Ask for a new link with file_url.');
+  if (!m || m[4] !== AWAY_CODE[place]) throw notFound();
+  const [, fileId, v, exp36, code, mac] = m;
+  const body = `${fileId}.${v}.${exp36}.${code}`;
+  const want = Buffer.from(awayTokenMac(hub, body));
+  const got = Buffer.from(mac!);
+  if (want.length !== got.length || !crypto.timingSafeEqual(want, got)) throw notFound();
+  const expiresAt = parseInt(exp36!, 36);
+  if (hub.now() >= expiresAt) {
+    throw new HubError('expired', `This file link expired at ${new Date(expiresAt).toISOString()}.`, 'Ask for a new link with file_url.', { expired_at: expiresAt });
+  }
+  return { file_id: fileId!, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
+}
+
 /** The file, if it exists and its message was not recalled. */
 function liveFile(hub: Hub, fileId: string): FileMeta {
   const f = fileMeta(hub.db, fileId);
@@ -333,22 +375,28 @@ function variantInfo(f: FileMeta, variant: FileVariant): { name: string; mime: s
   return { name: f.name, mime: f.mime, size: f.size };
 }
 
-function linkFor(hub: Hub, f: FileMeta, variant: FileVariant) {
+/**
+ * A link to a file variant for a caller at `at` (absent: the loopback): on the URL it reached the hub by, in the form
+ * only that place's door serves, when it called from the container listener or through the HTTPS front.
+ */
+function linkFor(hub: Hub, f: FileMeta, variant: FileVariant, at?: RequestPlace) {
   const info = variantInfo(f, variant);
   const expiresAt = hub.now() + LIMITS.fileUrlTtlSecs * 1000;
-  const token = signFileToken(hub, f.id, variant, expiresAt);
-  return { url: `${hub.baseUrl.replace(/\/+$/, '')}/files/${token}`, expires_at: expiresAt, file_id: f.id, variant, ...info };
+  const away = at && at.place !== 'local' && at.base_url ? at.place : undefined;
+  const token = away ? signAwayFileToken(hub, f.id, variant, expiresAt, away) : signFileToken(hub, f.id, variant, expiresAt);
+  const base = away ? at!.base_url! : hub.baseUrl;
+  return { url: `${base.replace(/\/+$/, '')}/files/${token}`, expires_at: expiresAt, file_id: f.id, variant, ...info };
 }
 
 /** file_url for a member of the conversation the file was sent in (from the seq it may see). */
-export function fileUrl(hub: Hub, userId: string, input: { conv_id: string; file_id: string; variant?: FileVariant }) {
+export function fileUrl(hub: Hub, userId: string, input: { conv_id: string; file_id: string; variant?: FileVariant }, at?: RequestPlace) {
   const access = requireMember(hub, userId, input.conv_id);
   const f = fileMeta(hub.db, input.file_id);
   const msg = f?.msg_id ? messageById(hub.db, f.msg_id) : undefined;
   if (!f || f.conv_id !== access.conv.id || (msg && msg.seq < access.member.from_seq)) {
     throw new HubError('not_found', `No file ${input.file_id} in conversation ${input.conv_id}.`, 'Use a file_id from the payload of a message in this conversation.');
   }
-  return linkFor(hub, liveFile(hub, f.id), input.variant ?? 'original');
+  return linkFor(hub, liveFile(hub, f.id), input.variant ?? 'original', at);
 }
 
 /** A link for the owner's UI (the owner sees every conversation). */
@@ -390,6 +438,6 @@ export const fileTools = {
     run: ({ hub, agentId }, a, p: PreparedFile) => storeFile(hub, agentId, a, p),
   },
   file_url: {
-    run: ({ hub, agentId }, a) => fileUrl(hub, agentId, a),
+    run: ({ hub, agentId, at }, a) => fileUrl(hub, agentId, a, at), // a link the caller can reach from where it called
   },
 } satisfies ToolHandlers<'send_file' | 'file_url'>;

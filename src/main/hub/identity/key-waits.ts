@@ -3,6 +3,7 @@
 // expires_at ends the wait at once with `unauthorized` (the MCP door answers it like a bad key: 401); a wait
 // also asks about its key again before it reads. A key may be revoked by another process on the same file (the
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
+import type { RequestPlace } from '../../../shared/places';
 import type { Hub } from '../core/hub';
 import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
 import { HubError } from '../../../shared/errors';
@@ -15,6 +16,8 @@ export interface Caller {
   key?: KeyAuth;
   /** Asks whether the caller's key still works (hub/identity/agent-keys.ts keyStanding); absent: nothing to ask. */
   standing?: () => KeyStanding;
+  /** Where the call came from (the door says; absent: the loopback). File links are made for that place. */
+  at?: RequestPlace;
 }
 
 interface KeyWait {

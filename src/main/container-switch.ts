@@ -1,0 +1,94 @@
+// The container listener as a switch the owner turns in the app (Settings → Agents in containers; owner actions
+// containers.get / containers.set): saved in the settings, and the listeners on this computer's container bridges
+// (listeners.ts) started or stopped on the running hub, no restart. `perch serve --containers` turns it on for one
+// run whatever the setting; addresses given with --listen are not the switch's (they run as long as the hub).
+import type http from 'node:http';
+import type { Db } from './store/db';
+import type { ContainerSwitch, Hub } from './hub/core/hub';
+import type { McpHandler } from './mcp/endpoint';
+import type { ContainersState } from '../shared/places';
+import { getSetting, setSetting } from './store/settings';
+import { containerBridges, startExtraListeners, type ListenerInfo, type ServerLimits } from './listeners';
+
+const SETTING = 'containers_listener';
+
+/** Whether the owner turned the container listener on (saved; read at start). */
+export function containersSettingOn(db: Db): boolean {
+  return getSetting(db, SETTING) === 'on';
+}
+
+/** The switch of a hub without a container listener door (a hub made for tests, the CLI): the setting only. */
+export function containersStateOffline(db: Db): ContainersState {
+  return { on: containersSettingOn(db), forced: false, listeners: [], container_mcp_url: null, bridges: containerBridges(), note: null };
+}
+
+/** Saves the setting on a hub without a container listener door (it takes effect when a hub with one starts). */
+export function setContainersOffline(hub: Hub, on: boolean): ContainersState {
+  hub.write(() => setSetting(hub.db, SETTING, on ? 'on' : 'off'));
+  return containersStateOffline(hub.db);
+}
+
+export interface RunningSwitch extends ContainerSwitch {
+  /** The listeners running now (for the ready line and runtime.json at start). */
+  listeners(): ListenerInfo[];
+  /** What the last start said (no bridge found, a bridge skipped). */
+  notes(): string[];
+  close(): Promise<void>;
+}
+
+function closeAll(servers: http.Server[]): Promise<void> {
+  return Promise.all(servers.map((srv) => new Promise<void>((resolve) => {
+    srv.close(() => resolve());
+    srv.closeAllConnections();
+  }))).then(() => undefined);
+}
+
+/** The switch of a running hub; starts the listeners now when the setting (or `forced`) says so. */
+export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; forced: boolean; byHand: readonly string[] }): Promise<RunningSwitch> {
+  let servers: http.Server[] = [];
+  let infos: ListenerInfo[] = [];
+  let notes: string[] = [];
+  let busy: Promise<unknown> = Promise.resolve();
+  const start = async () => {
+    if (servers.length) return;
+    const r = await startExtraListeners({ hub: o.hub, mcp: o.mcp, port: o.port, limits: o.limits, containers: true, listen: [], skip: o.byHand });
+    servers = r.servers;
+    infos = r.listeners;
+    notes = r.notes;
+    o.hub.containerMcpUrl = infos[0]?.container_mcp_url ?? null;
+  };
+  const stop = async () => {
+    const old = servers;
+    servers = [];
+    infos = [];
+    notes = [];
+    o.hub.containerMcpUrl = null;
+    await closeAll(old);
+  };
+  const state = (): ContainersState => ({
+    on: containersSettingOn(o.hub.db),
+    forced: o.forced,
+    listeners: infos.map((l) => ({ url: l.url, via: l.via ?? '' })),
+    container_mcp_url: infos[0]?.container_mcp_url ?? null,
+    bridges: containerBridges(),
+    note: notes[0] ?? null,
+  });
+  if (o.forced || containersSettingOn(o.hub.db)) await start();
+  return {
+    state,
+    set(on) {
+      // One change at a time: a second waits for the first (listening and closing are asynchronous).
+      const next = busy.then(async () => {
+        o.hub.write(() => setSetting(o.hub.db, SETTING, on ? 'on' : 'off'));
+        if (on || o.forced) await start();
+        else await stop();
+        return state();
+      });
+      busy = next.catch(() => undefined);
+      return next;
+    },
+    listeners: () => infos,
+    notes: () => notes,
+    close: stop,
+  };
+}
