@@ -3,42 +3,14 @@
 // (test/fixtures/cursor-hooks.ts), the owner deciding through the owner API. Protocol level only: no real Cursor.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { runHook } from './hook-runner';
 import { CURSOR_ALLOW, CURSOR_ASK, cursorAfterFileEdit, cursorDeny, cursorMcp, cursorShell } from './fixtures/cursor-hooks';
 
 const served = useSharedServe();
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** Runs `perch hook ARGS` with STDIN, as Cursor does; bounded. */
-function runHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
-  ensureBuilt();
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
-  const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  return new Promise<HookRun>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    p.stdin!.end(stdin);
-  });
-}
 
 const newAgent = (base: string): Promise<AgentKey> => addAgent(served.dataDir, uniqueName(base));
 const envFor = (a: AgentKey): Record<string, string> => ({ PERCH_URL: served.mcpUrl, PERCH_KEY: a.key });

@@ -3,9 +3,9 @@
 // harnesses' documented stdin (test/fixtures/status-hooks.ts), the owner pausing and reading through the owner API.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { addAgent, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { runHook, type HookRun } from './hook-runner';
 import {
   claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, claudeCodeSessionEnd, claudeCodeSessionStart, claudeCodeStop,
   codexPreToolUse, codexSessionStart, preToolUseDeny,
@@ -14,35 +14,7 @@ import { claudeCodeBash } from './fixtures/permission-request';
 
 const served = useSharedServe();
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** `perch hook ARGS` with STDIN, as a harness runs it (bounded). */
-function runHook(args: string[], stdin: unknown, env: Record<string, string>, timeoutMs = 15_000): Promise<HookRun> {
-  ensureBuilt();
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
-  const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  return new Promise<HookRun>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    p.stdin!.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
-  });
-}
 
 function envFor(agent: AgentKey): Record<string, string> {
   return { PERCH_URL: served.mcpUrl, PERCH_KEY: agent.key };

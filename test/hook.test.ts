@@ -2,47 +2,18 @@
 // harnesses' documented stdin (test/fixtures/permission-request.ts), the owner deciding through the owner API.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { ruleMatches } from '../src/shared/permission-prompts';
+import { startHook, type HookRun } from './hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from './fixtures/permission-request';
 
 const served = useSharedServe();
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** Starts `perch hook ARGS` with STDIN, as a harness does; done settles when it exits (bounded). */
-function startHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): { proc: ChildProcess; done: Promise<HookRun> } {
-  ensureBuilt();
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
-  const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = new Promise<HookRun>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-  p.stdin!.end(stdin);
-  return { proc: p, done };
-}
 
 function runHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
   return startHook(args, stdin, env, timeoutMs).done;

@@ -78,9 +78,9 @@ export async function readStdin(): Promise<string> {
   });
 }
 
-/** The hook input as a JSON object whose hook_event_name is the expected one, or a StepAside saying what is wrong. */
-export function parseEventInput(text: string, expected: string): Record<string, unknown> {
-  if (!text.trim()) throw new StepAside('no input on stdin (the harness writes one JSON object there)');
+/** The hook's stdin as one JSON object, or a StepAside saying what is wrong with it (who: what writes it). */
+export function parseStdinObject(text: string, who = 'the harness'): Record<string, unknown> {
+  if (!text.trim()) throw new StepAside(`no input on stdin (${who} writes one JSON object there)`);
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -88,7 +88,12 @@ export function parseEventInput(text: string, expected: string): Record<string, 
     throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
-  const o = v as Record<string, unknown>;
+  return v as Record<string, unknown>;
+}
+
+/** The hook input as a JSON object whose hook_event_name is the expected one, or a StepAside saying what is wrong. */
+export function parseEventInput(text: string, expected: string): Record<string, unknown> {
+  const o = parseStdinObject(text);
   if (o.hook_event_name !== expected) {
     throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not ${expected}: configure this command under hooks.${expected}`);
   }

@@ -13,7 +13,7 @@
 // How Perch names Cursor's prompts (the tool of a standing rule): a shell command is tool "Shell" with
 // tool_input {command} (so command prefix rules work as for Claude Code's Bash); an MCP tool call is
 // "MCP:<tool_name>" (never the same name as a built-in). Node built-ins only: part of dist/hook.js.
-import { StepAside, type HookDecision, type PermissionRequestInput } from './hook-common';
+import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput } from './hook-common';
 
 export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The tool name Perch files Cursor's shell commands under. */
@@ -28,15 +28,7 @@ export interface CursorPrompt {
 }
 
 function parseObject(text: string): Json {
-  if (!text.trim()) throw new StepAside('no input on stdin (Cursor writes one JSON object there)');
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
-  return v as Json;
+  return parseStdinObject(text, 'Cursor') as Json;
 }
 
 /** Whether the text is a Cursor permission hook's input (told by its hook_event_name). */

@@ -21,7 +21,7 @@
 // at every prompt, so it must start fast.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
-import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
+import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
 import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
@@ -72,15 +72,7 @@ export function decisionJson(decision: HookDecision): string {
 
 /** The hook input, or a StepAside saying what is wrong with it. */
 export function parseHookInput(text: string): PermissionRequestInput {
-  if (!text.trim()) throw new StepAside('no input on stdin (the harness writes one JSON object there)');
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
-  const o = v as Json;
+  const o = parseStdinObject(text) as Json;
   if (o.hook_event_name !== 'PermissionRequest') {
     throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not PermissionRequest: configure this command under hooks.PermissionRequest`);
   }
