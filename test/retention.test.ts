@@ -90,7 +90,7 @@ test('the dry run counts what would go and changes nothing; the job then removes
     const before = (await history()).events.length;
     assert.equal((await owner(t, 'retention.dry_run')).totals.messages, 6, 'the dry run changed nothing');
 
-    const tally = t.hub.services.retention.runNow();
+    const tally = (await t.hub.services.retention.runNow());
     assert.equal(tally.messages, 6);
     assert.equal(tally.files, 1);
     assert.equal(tally.events, item.events, 'the job removed as many events as the dry run said');
@@ -111,7 +111,7 @@ test('the dry run counts what would go and changes nothing; the job then removes
 
     // Without keep_pinned / keep_requests / keep_checkpoints, those go too.
     await owner(t, 'retention.set', { keep_pinned: false, keep_requests: false, keep_checkpoints: false });
-    const tally2 = t.hub.services.retention.runNow();
+    const tally2 = (await t.hub.services.retention.runNow());
     assert.equal(tally2.messages, 2, 'the pinned message and the request message go');
     assert.equal(tally2.summaries, 1);
     const left = (await history()).events.filter((e: R) => e.message).map((e: R) => e.message.text);
@@ -133,13 +133,13 @@ test('a conversation\'s own rule overrides the hub\'s, and an idle rule archives
     const plan = await owner(t, 'retention.dry_run');
     assert.equal(plan.totals.archive, 1, 'the quiet group would be archived; the direct conversation follows its own rule');
     assert.equal(plan.totals.messages, 0, 'nothing is a year old');
-    const tally = t.hub.services.retention.runNow();
+    const tally = (await t.hub.services.retention.runNow());
     assert.equal(tally.archived, 1);
     const list = await call(t.hub, h.a.id, 'list_conversations', {});
     assert.ok(!list.conversations.some((c: R) => c.conv_id === quiet), 'the archived group left the agent\'s list');
     const view = await owner(t, 'conversations.get', { conv_id: quiet });
     assert.deepEqual(view.conversation.archived, { at: T0, by: 'retention' });
-    assert.equal(t.hub.services.retention.runNow().archived, 0, 'an archived conversation is not archived again');
+    assert.equal((await t.hub.services.retention.runNow()).archived, 0, 'an archived conversation is not archived again');
   });
 });
 
@@ -169,9 +169,9 @@ test('deletion removes search index entries and the files\' bytes, and the file 
       await until('the index holds the six notes', () => { try { return hits() === 6; } catch { return false; } });
       const sizeBefore = fs.statSync(t.file).size + fs.statSync(`${t.file}-wal`).size;
       await owner(t, 'retention.set', { keep_days: 30 });
-      t.hub.services.retention.runNow();
+      await t.hub.services.retention.runNow();
       await until('the index forgot the five deleted notes', () => hits() === 1);
-      t.hub.services.retention.runNow(); // drops the forgotten rows of search_forget
+      await t.hub.services.retention.runNow(); // drops the forgotten rows of search_forget
       assert.equal(t.hub.db.prepare('SELECT count(*) FROM search_forget').pluck().get(), 0, 'the forget list is emptied once the index forgot them');
       assert.equal(t.hub.db.prepare('SELECT count(*) FROM files').pluck().get(), 0, 'the file row is gone');
       assert.equal((await owner(t, 'retention.get')).free_bytes, 0, 'the free pages went back to the disk');

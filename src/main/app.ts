@@ -206,6 +206,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       senders: { webPush: sendWebPush, ntfy: sendNtfy, log: (message) => logWriter.write({ t: Date.now(), door: 'push', message }) },
       options: { loopbackPushServices: opts.loopbackPushServices ?? process.env.PERCH_TEST_LOOPBACK_PUSH === '1' },
     },
+    // A retention pass whose export-first failed (it deleted nothing) says so in the hub's log.
+    retention: { log: (message) => logWriter.write({ t: Date.now(), door: 'retention', message }) },
   });
   hub.onClose(() => db.close());
   for (const job of BACKGROUND_JOBS) job(hub);

@@ -200,7 +200,7 @@ export const OWNER_ACTIONS = lazyInputs({
   },
   'retention.get': { device: 'full', description: 'The retention rules (the hub\'s, conv_id null, and each conversation\'s own) and how the database file gives freed space back (vacuum: incremental or none; free_bytes).', input: () => z.strictObject({}) },
   'retention.set': { device: 'laptop',
-    description: `Set the hub's retention rule (no conv_id) or one conversation's (which then follows its own, not the hub's). keep_days: delete events and messages older than that (1-${MAX_RETENTION_DAYS}, null: keep); keep_pinned, keep_requests, keep_checkpoints (agents' summaries): kept however old (default true; a pending request is always kept); archive_idle_days: archive a conversation idle that long (null: never). Fields left out keep their value. remove: true deletes the rule. Applied in small steps in the background; retention.dry_run says what would go.`,
+    description: `Set the hub's retention rule (no conv_id) or one conversation's (which then follows its own, not the hub's). keep_days: delete events and messages older than that (1-${MAX_RETENTION_DAYS}, null: keep); keep_pinned, keep_requests, keep_checkpoints (agents' summaries): kept however old (default true; a pending request is always kept); archive_idle_days: archive a conversation idle that long (null: never). Fields left out keep their value. remove: true deletes the rule. export_dir (the hub's, without conv_id): an existing writable folder (absolute path) into which each pass first exports the conversations it will delete from, whole, as perch-retention-<time>.tar.gz; if that export fails the pass deletes nothing; null turns it off. Applied in small steps in the background; retention.dry_run says what would go.`,
     input: () => z.strictObject({
       conv_id: id().nullable().optional(),
       keep_days: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().optional(),
@@ -209,6 +209,7 @@ export const OWNER_ACTIONS = lazyInputs({
       keep_checkpoints: z.boolean().optional(),
       archive_idle_days: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().optional(),
       remove: z.literal(true).optional(),
+      export_dir: z.string().min(1).max(4096).nullable().optional(),
     }),
   },
   'retention.dry_run': { device: 'full', description: 'What the retention rules would remove now, per conversation and in total (messages, events, files and their bytes, summaries, conversations to archive). Changes nothing.', input: () => z.strictObject({ conv_id: id().optional() }) },

@@ -26,6 +26,8 @@ export interface RetentionPlan {
   at: number;
   conversations: RetentionPlanItem[];
   totals: { messages: number; events: number; files: number; file_bytes: number; summaries: number; archive: number };
+  /** With export-first on and something to delete: the archive a pass would write first (its folder and name). */
+  export_to: string | null;
 }
 
 export interface RetentionPlanItem {
@@ -50,4 +52,10 @@ export interface RetentionStatus {
   vacuum: 'incremental' | 'none' | 'full';
   /** Free pages in the file now (bytes). */
   free_bytes: number;
+  /** Export first: the folder a pass writes what it will delete to, before deleting (null: no export). */
+  export_dir: string | null;
+  /** The last export-first archive written by a pass. */
+  last_export: { at: number; file: string; conversations: number } | null;
+  /** Why the last pass could not export (it then deleted nothing; the next pass tries again); null once one works. */
+  export_error: { at: number; message: string } | null;
 }

@@ -13,12 +13,17 @@ const SHOW_HELP = `perch retention [--dry-run] [--conv ID] [--data-dir DIR] [--j
   Shows the retention rules; with --dry-run, what they would remove now (messages, events, files and their
   bytes, summaries, conversations to archive), per conversation. Nothing changes.`;
 const SET_HELP = `perch retention set [--conv ID] [--keep-days N|off] [--keep-pinned yes|no] [--keep-requests yes|no]
-                   [--keep-checkpoints yes|no] [--archive-idle-days N|off] [--data-dir DIR] [--json]
+                   [--keep-checkpoints yes|no] [--archive-idle-days N|off] [--export-first DIR|off]
+                   [--data-dir DIR] [--json]
   Sets the hub's rule, or with --conv one conversation's (it then follows its own rule, not the hub's).
   --keep-days N: events and messages older than N days are deleted, with their files' bytes and search
   entries; pinned messages, requests and agents' summaries are kept unless you say no (a pending request is
   always kept). --archive-idle-days N: a conversation with nothing new for N days is archived. What you
-  leave out keeps its value. The hub applies it in small steps in the background; try --dry-run first.`;
+  leave out keeps its value. The hub applies it in small steps in the background; try --dry-run first.
+  --export-first DIR (the hub's setting, an existing folder the hub may write to): before each pass deletes
+  anything, the conversations it deletes from are exported whole into DIR as perch-retention-<time>.tar.gz
+  (read it with perch import); if that export fails, the pass deletes nothing and tries again next time.
+  --export-first off stops exporting.`;
 const REMOVE_HELP = `perch retention remove [--conv ID] [--data-dir DIR]
   Removes the hub's rule (the hub then keeps everything) or a conversation's (it follows the hub's again).`;
 const COMPACT_HELP = `perch retention compact [--data-dir DIR]
@@ -42,6 +47,13 @@ function daysArg(v: string | undefined, flag: string): number | null | undefined
   return Number(v);
 }
 
+/** --export-first DIR|off: a folder (relative to here, made absolute for the hub) or null. */
+function exportArg(v: string): string | null {
+  if (v === 'off' || v === 'none') return null;
+  if (v === '') throw new UsageError('--export-first takes a folder or off');
+  return path.resolve(v);
+}
+
 function yesNo(v: string | undefined, flag: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (v === 'yes' || v === 'true') return true;
@@ -55,7 +67,7 @@ async function cmdRetention(argv: string[]): Promise<void> {
     options: {
       'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, conv: { type: 'string' },
       'keep-days': { type: 'string' }, 'keep-pinned': { type: 'string' }, 'keep-requests': { type: 'string' },
-      'keep-checkpoints': { type: 'string' }, 'archive-idle-days': { type: 'string' },
+      'keep-checkpoints': { type: 'string' }, 'archive-idle-days': { type: 'string' }, 'export-first': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -64,7 +76,7 @@ async function cmdRetention(argv: string[]): Promise<void> {
   if (extra.length) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}`);
   const dataDir = dataDirOf(values);
   const json = !!values.json;
-  const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days'].filter((k) => values[k as keyof typeof values] !== undefined);
+  const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days', 'export-first'].filter((k) => values[k as keyof typeof values] !== undefined);
   if (sub !== 'set' && setting.length) throw new UsageError(`--${setting[0]} goes with perch retention set`);
   if (sub === undefined) {
     if (values['dry-run']) {
@@ -86,10 +98,12 @@ async function cmdRetention(argv: string[]): Promise<void> {
       ...(values['keep-requests'] !== undefined ? { keep_requests: yesNo(values['keep-requests'], '--keep-requests') } : {}),
       ...(values['keep-checkpoints'] !== undefined ? { keep_checkpoints: yesNo(values['keep-checkpoints'], '--keep-checkpoints') } : {}),
       ...(values['archive-idle-days'] !== undefined ? { archive_idle_days: daysArg(values['archive-idle-days'], '--archive-idle-days') } : {}),
+      ...(values['export-first'] !== undefined ? { export_dir: exportArg(values['export-first']) } : {}),
     };
-    if (!setting.length) throw new UsageError('perch retention set needs --keep-days, --keep-pinned, --keep-requests, --keep-checkpoints or --archive-idle-days');
+    if (!setting.length) throw new UsageError('perch retention set needs --keep-days, --keep-pinned, --keep-requests, --keep-checkpoints, --archive-idle-days or --export-first');
     const r = await ownerAction(dataDir, 'retention.set', input);
-    print(json, r, () => `Set: ${describeRule(r.rule!)}\nApplied in the background; perch retention --dry-run shows what is still to go.`);
+    const exp = input.export_dir === undefined ? '' : input.export_dir === null ? '\nExport first: off.' : `\nExport first: each pass exports what it deletes into ${input.export_dir} before deleting.`;
+    print(json, r, () => `${r.rule ? `Set: ${describeRule(r.rule)}` : 'No retention rule yet.'}${exp}\nApplied in the background; perch retention --dry-run shows what is still to go.`);
     return;
   }
   if (sub === 'remove') {
@@ -130,12 +144,15 @@ function describeRule(r: RetentionRule): string {
 function describeStatus(s: RetentionStatus): string {
   const rules = s.rules.length ? s.rules.map(describeRule).join('\n') : 'No retention rules: all history is kept.';
   const space = s.vacuum === 'incremental' ? 'Freed space goes back to the disk.' : 'This file reuses freed space but does not shrink: perch retention compact (hub stopped) changes that.';
-  return `${rules}\n${space}`;
+  const exp = s.export_dir === null ? 'Export first: off.' : `Export first: into ${s.export_dir}${s.last_export ? ` (last: ${s.last_export.file})` : ''}.`;
+  const err = s.export_error ? `\nThe last export failed, so nothing was deleted: ${s.export_error.message}` : '';
+  return `${rules}\n${space}\n${exp}${err}`;
 }
 
 function describePlan(p: RetentionPlan): string {
   if (!p.conversations.length) return 'Nothing would be removed or archived now.';
+  const exp = p.export_to ? `\nFirst, what goes would be exported to ${p.export_to}.` : '';
   const lines = p.conversations.map((c) => `${c.conv_id}  ${c.title || '(direct)'}: ${c.messages} messages, ${c.events} events, ${c.files} files (${c.file_bytes} bytes), ${c.summaries} summaries${c.archive ? '; archived (idle)' : ''}`);
   const t = p.totals;
-  return `${lines.join('\n')}\nIn all: ${t.messages} messages, ${t.events} events, ${t.files} files (${t.file_bytes} bytes), ${t.summaries} summaries; ${t.archive} conversations archived.`;
+  return `${lines.join('\n')}\nIn all: ${t.messages} messages, ${t.events} events, ${t.files} files (${t.file_bytes} bytes), ${t.summaries} summaries; ${t.archive} conversations archived.${exp}`;
 }

@@ -152,3 +152,16 @@ export function switchToIncrementalVacuum(db: Db): void {
 export function pruneSearchForget(db: Db, upto: number): void {
   sql(db, 'DELETE FROM search_forget WHERE id <= ?').run(upto);
 }
+
+// ---- export first ----
+
+/** The folder a pass exports what it will delete to, before deleting (settings row; undefined: no export). */
+export function retentionExportDir(db: Db): string | undefined {
+  return sql<{ value: string }>(db, "SELECT value FROM settings WHERE key = 'retention_export_dir'").get()?.value;
+}
+
+/** Sets (a folder) or clears (null) the export-first folder. */
+export function setRetentionExportDir(db: Db, dir: string | null): void {
+  if (dir === null) sql(db, "DELETE FROM settings WHERE key = 'retention_export_dir'").run();
+  else sql(db, "INSERT INTO settings (key, value) VALUES ('retention_export_dir', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(dir);
+}

@@ -12,14 +12,20 @@
 // (setTimeout) before the next; after a pass, freed pages go back to the disk the same way, `vacuumPages` per step
 // (incremental vacuum: files made by this version; see README for older files). Then it sleeps until the next pass
 // (`intervalMs`, or at once when a rule changes).
+// Export first (the owner's export_dir): before a pass deletes anything, the conversations it will delete from are
+// exported whole (store/archive-export.ts, its own read-only connection and read transaction, in short async steps)
+// into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the archive. If the
+// export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
+// next pass tries again.
 import type { Hub } from '../core/hub';
+import { exportHubArchive } from './archive';
 import { archiveConversation } from '../talk/archive';
 import {
   autoVacuumMode, conversationsAfter, deleteEvent, deleteMessageFully, deleteSummariesBefore, eventsAfterSeq,
-  incrementalVacuum, messageKept, pruneSearchForget, type KeepFlags, type RetentionRuleRow,
+  incrementalVacuum, messageKept, pruneSearchForget, retentionExportDir, type KeepFlags, type RetentionRuleRow,
 } from '../../store/retention';
 import { searchForgotUpto } from '../../store/search-index';
-import { DAY_MS, effectiveRule, idleToArchive, ruleTable } from './retention';
+import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention';
 
 export interface RetentionOptions {
   /** Rows per step (one transaction). Default 100 (about 50 messages: 1-2 ms on a laptop). */
@@ -30,6 +36,8 @@ export interface RetentionOptions {
   intervalMs?: number;
   /** Pages given back per vacuum step. Default 256 (1 MiB of 4 KiB pages). */
   vacuumPages?: number;
+  /** Where a failed export-first is told (the running hub's log). */
+  log?: (line: string) => void;
 }
 
 /** What one pass (or one step) removed. */
@@ -60,6 +68,8 @@ interface Pass {
   exhausted: boolean;
   current: Current | undefined;
   tally: RetentionTally;
+  /** Export first: the archive of what this pass deletes is written (or none was asked for). */
+  exported: boolean;
 }
 
 declare module '../core/hub' {
@@ -79,10 +89,16 @@ export class Retention {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
   private closed = false;
+  /** The export-first archive being written; the pass waits for it. */
+  private exporting: Promise<void> | undefined;
   /** The last pass's tally (for logs and tests). */
   lastPass: RetentionTally | undefined;
+  /** The last export-first archive written. */
+  lastExport: { at: number; file: string; conversations: number } | undefined;
+  /** Why the last export-first failed (cleared by one that works). */
+  exportError: { at: number; message: string } | undefined;
 
-  constructor(private readonly hub: Hub, opts: RetentionOptions = {}) {
+  constructor(private readonly hub: Hub, private readonly opts: RetentionOptions = {}) {
     this.batch = opts.batch ?? 100;
     this.gapMs = opts.gapMs ?? 10;
     this.intervalMs = opts.intervalMs ?? 60 * 60 * 1000;
@@ -124,14 +140,46 @@ export class Retention {
       this.schedule(5000);
       return;
     }
+    if (this.exporting) return; // the export schedules the next step when it ends
     this.schedule(more ? this.gapMs : this.intervalMs);
   }
 
-  /** Runs whole passes now, step by step (tests, `perch retention run`); returns the last pass's tally. */
-  runNow(): RetentionTally {
+  /** Runs a whole pass now, step by step, waiting for its export first (tests); returns the pass's tally. */
+  async runNow(): Promise<RetentionTally> {
+    if (this.exporting) await this.exporting;
     this.pass = undefined;
-    while (this.step());
+    for (;;) {
+      const more = this.step();
+      if (this.exporting) await this.exporting;
+      else if (!more) break;
+    }
     return this.lastPass ?? emptyTally();
+  }
+
+  /** Starts the export of what the pass will delete; true when the pass must wait for it. */
+  private exportFirst(pass: Pass): boolean {
+    const dir = retentionExportDir(this.hub.db);
+    if (dir === undefined) return false;
+    const plan = retentionDryRun(this.hub, undefined, pass.at);
+    const convs = plan.conversations.filter((c) => c.messages + c.events + c.summaries > 0).map((c) => c.conv_id);
+    if (!convs.length) return false;
+    const file = exportFileName(dir, pass.at);
+    this.exporting = exportHubArchive(this.hub, { conversations: convs }, file).then(
+      () => {
+        this.lastExport = { at: pass.at, file, conversations: convs.length };
+        this.exportError = undefined;
+        pass.exported = true;
+      },
+      (err: unknown) => {
+        const message = `retention: could not export to ${dir} before deleting (${(err as Error).message}); nothing was deleted, the next pass tries again.`;
+        this.exportError = { at: this.hub.now(), message };
+        this.opts.log?.(message);
+      },
+    ).finally(() => {
+      this.exporting = undefined;
+      if (this.started) this.schedule(this.gapMs);
+    });
+    return true;
   }
 
   /** One bounded step of work; true when there is more. */
@@ -143,9 +191,17 @@ export class Retention {
         this.lastPass = emptyTally();
         return false;
       }
-      this.pass = { at: this.hub.now(), table, queue: [], cursor: '', exhausted: false, current: undefined, tally: emptyTally() };
+      this.pass = { at: this.hub.now(), table, queue: [], cursor: '', exhausted: false, current: undefined, tally: emptyTally(), exported: false };
+      if (this.exportFirst(this.pass)) return true;
+      this.pass.exported = true;
     }
+    if (this.exporting) return true;
     const pass = this.pass;
+    if (!pass.exported) {
+      this.pass = undefined; // its export failed: nothing is deleted, the next pass tries again
+      this.lastPass = emptyTally();
+      return false;
+    }
     const done = this.hub.write(() => this.work(pass));
     const upto = searchForgotUpto(this.hub.db);
     if (upto !== undefined && upto > 0) this.hub.write(() => pruneSearchForget(this.hub.db, upto));

@@ -2,13 +2,15 @@
 // means). Rules are set here (retention.set, `perch retention set`), checked first and written in one go (bad input
 // changes nothing); the dry run says what they would remove now; the job that removes it, in small steps between
 // requests, is hub/features/retention-job.ts.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/retention';
 import { conversationById } from '../../store/conversations';
 import {
-  autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionRules,
-  type RetentionRuleRow,
+  autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionExportDir,
+  retentionRules, setRetentionExportDir, type RetentionRuleRow,
 } from '../../store/retention';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,6 +25,34 @@ export interface RetentionInput {
   archive_idle_days?: number | null;
   /** Remove the rule (the conversation then follows the hub's rule; the hub keeps everything). */
   remove?: boolean;
+  /** Export first (the hub's setting): an existing, writable folder (absolute path), or null for none. */
+  export_dir?: string | null;
+}
+
+/** The archive a pass starting at `at` writes into `dir` before deleting. */
+export function exportFileName(dir: string, at: number): string {
+  return path.join(dir, `perch-retention-${new Date(at).toISOString().replace(/[:.]/g, '-')}.tar.gz`);
+}
+
+/** An export-first folder, checked: absolute, an existing folder, writable. A HubError (invalid_argument) otherwise. */
+function exportDir(value: unknown): string | null {
+  if (value === null) return null;
+  const hint = 'Give the absolute path of an existing folder you may write to, e.g. /home/me/perch-exports (or null for no export).';
+  if (typeof value !== 'string' || value === '' || value.length > 4096 || value.includes('\0')) throw new HubError('invalid_argument', `export_dir must be a folder's path, not ${JSON.stringify(value)}.`, hint);
+  if (!path.isAbsolute(value)) throw new HubError('invalid_argument', `export_dir must be an absolute path, not ${JSON.stringify(value)}.`, hint);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(value);
+  } catch {
+    throw new HubError('invalid_argument', `export_dir ${value} does not exist.`, hint);
+  }
+  if (!st.isDirectory()) throw new HubError('invalid_argument', `export_dir ${value} is not a folder.`, hint);
+  try {
+    fs.accessSync(value, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new HubError('invalid_argument', `export_dir ${value} is not writable by the hub.`, hint);
+  }
+  return path.resolve(value);
 }
 
 export function ruleView(r: RetentionRuleRow): RetentionRule {
@@ -53,7 +83,11 @@ function flag(value: unknown, field: string): boolean {
 /** The rules and how the file gives space back. */
 export function retentionStatus(hub: Hub): RetentionStatus {
   const mode = autoVacuumMode(hub.db);
-  return { rules: retentionRules(hub.db).map(ruleView), vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none', free_bytes: freeBytes(hub.db) };
+  const job = hub.services.retention;
+  return {
+    rules: retentionRules(hub.db).map(ruleView), vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none', free_bytes: freeBytes(hub.db),
+    export_dir: retentionExportDir(hub.db) ?? null, last_export: job.lastExport ?? null, export_error: job.exportError ?? null,
+  };
 }
 
 /** Sets (or removes) the hub's rule or one conversation's. Everything is checked before anything is written. */
@@ -63,6 +97,21 @@ export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: Reten
     throw new HubError('not_found', `No conversation ${scope}.`, 'Give a conv_id from conversations.list, or leave it out for the whole hub.');
   }
   const changes = (['keep_days', 'keep_pinned', 'keep_requests', 'keep_checkpoints', 'archive_idle_days'] as const).filter((k) => input[k] !== undefined);
+  if (input.export_dir !== undefined) {
+    if (scope !== '') throw new HubError('invalid_argument', 'export_dir is the hub\'s setting: it goes without conv_id.', 'Set it alone, e.g. {"export_dir": "/home/me/perch-exports"}.');
+    if (input.remove) throw new HubError('invalid_argument', 'remove takes no other setting (got export_dir).', 'Remove the rule, or change it, not both.');
+    const dir = exportDir(input.export_dir);
+    const old = retentionRules(hub.db).find((r) => r.scope === '');
+    if (!changes.length) {
+      hub.write(() => setRetentionExportDir(hub.db, dir));
+      hub.services.retention.rulesChanged();
+      return { rule: old ? ruleView(old) : null, removed: false };
+    }
+    const r = setRetentionRule(hub, { ...input, export_dir: undefined }); // checked whole before either is written
+    hub.write(() => setRetentionExportDir(hub.db, dir));
+    hub.services.retention.rulesChanged();
+    return r;
+  }
   if (input.remove) {
     if (changes.length) throw new HubError('invalid_argument', `remove takes no other setting (got ${changes.join(', ')}).`, 'Remove the rule, or change it, not both.');
     const removed = hub.write(() => deleteRetentionRule(hub.db, scope));
@@ -70,7 +119,7 @@ export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: Reten
     return { rule: null, removed };
   }
   if (!changes.length) {
-    throw new HubError('invalid_argument', 'Nothing to set: give keep_days, keep_pinned, keep_requests, keep_checkpoints or archive_idle_days.', 'e.g. {"keep_days": 90} or {"archive_idle_days": 30}.');
+    throw new HubError('invalid_argument', 'Nothing to set: give keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days or export_dir.', 'e.g. {"keep_days": 90} or {"archive_idle_days": 30}.');
   }
   const old = retentionRules(hub.db).find((r) => r.scope === scope);
   const row: RetentionRuleRow = {
@@ -110,8 +159,7 @@ export function idleToArchive(rule: RetentionRuleRow, conv: { kind: string; last
 }
 
 /** What the rules would remove now, conversation by conversation (one conversation with conv_id). Reads only. */
-export function retentionDryRun(hub: Hub, convId?: string): RetentionPlan {
-  const now = hub.now();
+export function retentionDryRun(hub: Hub, convId?: string, now = hub.now()): RetentionPlan {
   const table = ruleTable(hub);
   const items: RetentionPlanItem[] = [];
   const totals = { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0, archive: 0 };
@@ -137,5 +185,7 @@ export function retentionDryRun(hub: Hub, convId?: string): RetentionPlan {
     if (convId !== undefined || page.length < 200) break;
     after = page[page.length - 1].id;
   }
-  return { at: now, conversations: items, totals };
+  const dir = retentionExportDir(hub.db);
+  const deletes = totals.messages + totals.events + totals.summaries > 0;
+  return { at: now, conversations: items, totals, export_to: dir !== undefined && deletes ? exportFileName(dir, now) : null };
 }
