@@ -9,6 +9,10 @@ import { withHub, callTool as call, type TestHub } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { walkArchive } from '../src/main/store/archive-read';
 import { isHubError } from '../src/shared/errors';
+import { cli, eventually, ownerOk, removeDataDir, startServe, tempDataDir } from './serve-harness';
+import { openDatabase } from '../src/main/store/db';
+import { createHub } from '../src/main/hub-services';
+import { addAgent } from '../src/main/hub/control/agents';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -122,5 +126,47 @@ test('a bad export folder is refused with a clear error and changes nothing; off
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a running perch serve exports before deleting when set with perch retention set --export-first; bad folders are refused', { timeout: 60_000 }, async () => {
+  const dir = tempDataDir();
+  const out = tmpDir();
+  const db = openDatabase(path.join(dir, 'perch.sqlite'));
+  const old = Date.now() - 100 * DAY;
+  const hub = createHub({ db, now: () => old });
+  const { agent } = addAgent(hub, { name: 'elder' });
+  const conv = (await runOwnerAction(hub, 'conversations.create_group', { title: 'old times', members: [agent.name] }) as R).conversation.conv_id as string;
+  for (let i = 0; i < 5; i++) await runOwnerAction(hub, 'messages.send', { conv_id: conv, text: `long ago ${i}` });
+  hub.close();
+  db.close();
+  const served = await startServe(dir);
+  try {
+    const run = (...args: string[]) => cli([...args, '--data-dir', dir]);
+    const notDir = path.join(out, 'plain-file');
+    fs.writeFileSync(notDir, 'x');
+    for (const [bad, why] of [[notDir, /not a folder/], [path.join(out, 'missing'), /does not exist/]] as const) {
+      const r = run('retention', 'set', '--keep-days', '30', '--export-first', bad);
+      assert.notEqual(r.code, 0, `${bad} is refused`);
+      assert.match(r.stderr, why);
+    }
+    const shown = JSON.parse(run('retention', '--json').stdout);
+    assert.deepEqual([shown.rules.length, shown.export_dir], [0, null], 'the refused settings changed nothing');
+    const texts = async () => (await ownerOk(served, 'conversations.history', { conv_id: conv, limit: 100 })).events.filter((e: R) => e.message).map((e: R) => e.message.text);
+    assert.equal((await texts()).length, 5);
+    const set = run('retention', 'set', '--keep-days', '30', '--export-first', out);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /Export first: each pass exports what it deletes into/);
+    await eventually(async () => (await texts()).length === 0, 15_000, 'the old messages to go');
+    const archives = fs.readdirSync(out).filter((f) => /^perch-retention-.*\.tar\.gz$/.test(f));
+    assert.equal(archives.length, 1, 'one archive was written');
+    const texted: string[] = [];
+    await walkArchive(path.join(out, archives[0]), { row: (k, row) => { if (k.name === 'messages') texted.push(String(row.text)); } });
+    assert.deepEqual(texted.sort(), [0, 1, 2, 3, 4].map((i) => `long ago ${i}`), 'the archive holds the deleted messages');
+    assert.match(run('retention').stdout, /Export first: into .*\(last: .*perch-retention-/);
+  } finally {
+    await served.stop();
+    removeDataDir(dir);
+    fs.rmSync(out, { recursive: true, force: true });
   }
 });
