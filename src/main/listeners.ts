@@ -290,7 +290,7 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
-    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
+    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);
     for (const b of bridges) if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
   }
   try {
