@@ -4,6 +4,8 @@
 // (`--listen ADDR`). An extra listener serves /mcp ONLY, to Host names a container uses for this computer
 // (host.docker.internal, host.containers.internal) or its own address; a request there is from the place
 // `containers` (shared/places.ts), and only keys allowed there (or an address range holding the caller) log in.
+// Docker Desktop and Podman machine have no bridge on this computer: their proxy brings a container's request to the
+// loopback listener with Host host.docker.internal, taken as place `containers` while containers are on (proxiedMcp).
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
