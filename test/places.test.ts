@@ -31,6 +31,15 @@ test('a place is allowed by name; a range allows callers in it on the container 
   assert.ok(placeAllowed(['tailnet'], FAR));
 });
 
+test('through a container runtime\'s proxy on the loopback, only the name containers allows a key: the address is the proxy\'s', () => {
+  const PROXIED: RequestPlace = { place: 'containers', address: '127.0.0.1', via: 'container runtime proxy on loopback (Host host.docker.internal)', proxied: true };
+  assert.ok(placeAllowed(['containers'], PROXIED));
+  assert.ok(placeAllowed(['local', 'containers'], PROXIED));
+  assert.ok(!placeAllowed(['local'], PROXIED));
+  assert.ok(!placeAllowed(['127.0.0.0/8'], PROXIED), 'a range holding the proxy\'s address does not match');
+  assert.ok(placeAllowed(['127.0.0.0/8'], { ...PROXIED, proxied: undefined }), 'the same address on a container listener does');
+});
+
 test('a key refused for its place: standing place, told to the owner once per agent, key and place; places set anew take at once', () => withHub(({ hub, agent }) => {
   const a = agent('boxed');
   const told: unknown[] = [];

@@ -21,7 +21,7 @@ import { startBackgroundStore } from './store/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
-import { frontFileLink, frontMcp, hubServer, listenOn, startExtraListeners, type ListenerInfo } from './listeners';
+import { frontFileLink, frontMcp, hubServer, isProxyHost, listenOn, proxiedFileLink, proxiedMcp, startExtraListeners, type ListenerInfo } from './listeners';
 import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
 import { ProcessLauncher } from './wake/runner';
@@ -235,6 +235,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       if (p === '/mcp' || p === '/mcp/') {
         // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
         if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
+        // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
+        if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
         return mcp(req, res);
       }
       if (p === HOOK_PATH) {
@@ -247,6 +249,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       }
       // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
       if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
+      // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
+      if (p.startsWith('/files/') && !hasFrontHeaders(req) && isProxyHost(req) && proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
       // Everything else is the owner door's (its own 404 for paths it does not serve).
       return owner.handle(req, res, target);
     } catch (err) {

@@ -73,13 +73,15 @@ export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; port:
     bridges: containerBridges(),
     note: notes[0] ?? null,
   });
-  if (o.forced || containersSettingOn(o.hub.db)) await start();
+  let enabled = o.forced || containersSettingOn(o.hub.db);
+  if (enabled) await start();
   return {
     state,
     set(on) {
       // One change at a time: a second waits for the first (listening and closing are asynchronous).
       const next = busy.then(async () => {
         o.hub.write(() => setSetting(o.hub.db, SETTING, on ? 'on' : 'off'));
+        enabled = on || o.forced;
         if (on || o.forced) await start();
         else await stop();
         return state();
@@ -87,6 +89,7 @@ export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; port:
       busy = next.catch(() => undefined);
       return next;
     },
+    enabled: () => enabled,
     listeners: () => infos,
     notes: () => notes,
     close: stop,

@@ -4,6 +4,8 @@
 // (`--listen ADDR`). An extra listener serves /mcp ONLY, to Host names a container uses for this computer
 // (host.docker.internal, host.containers.internal) or its own address; a request there is from the place
 // `containers` (shared/places.ts), and only keys allowed there (or an address range holding the caller) log in.
+// Docker Desktop and Podman machine have no bridge on this computer: their proxy brings a container's request to the
+// loopback listener with Host host.docker.internal, taken as place `containers` while containers are on (proxiedMcp).
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -189,6 +191,60 @@ export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string,
 }
 
 /**
+ * The Host names under which a container runtime's user-space proxy (Docker Desktop, Podman machine, rootless Podman)
+ * hands a container's request to this computer's loopback: the container asked for host.docker.internal (or Podman's
+ * host.containers.internal, or Docker Desktop's gateway.docker.internal) and the proxy connected to 127.0.0.1.
+ */
+export const PROXY_HOSTS: readonly string[] = [...CONTAINER_HOSTS, 'gateway.docker.internal'];
+
+/** Whether a request on the loopback listener names one of PROXY_HOSTS as Host (no port, or the listener's port). */
+export function isProxyHost(req: http.IncomingMessage): boolean {
+  const host = req.headers.host;
+  if (typeof host !== 'string' || host.length > 64) return false;
+  const m = /^([a-z.]+)(?::(\d{1,5}))?$/.exec(host.toLowerCase());
+  return !!m && PROXY_HOSTS.includes(m[1]!) && (m[2] === undefined || Number(m[2]) === req.socket.localPort);
+}
+
+/**
+ * A request on the loopback listener that a container runtime's proxy brought (isProxyHost): the place `containers`
+ * when the owner turned containers on (`perch serve --containers`, the Settings switch) and it carries no Origin (an
+ * MCP client sends none; a browser always does on a cross-origin POST). Otherwise a refusal: the loopback answers such
+ * a Host as it always has, 403. The caller's address is the proxy's (127.0.0.1), so address ranges do not apply.
+ */
+export function proxiedPlace(hub: Hub, req: http.IncomingMessage): { at: RequestPlace } | { refusal: [number, string, string, string] } {
+  if (!hub.containerSwitch?.enabled()) {
+    return { refusal: [403, 'forbidden', 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost); agents in containers are turned off.', 'To let agents in containers (Docker Desktop, Podman) connect: perch serve --containers, or Settings → Agents in containers; and allow the key containers (perch agent key from NAME local,containers).'] };
+  }
+  if (req.headers.origin !== undefined) {
+    return { refusal: [403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused for agents in containers.', 'MCP clients send no Origin.'] };
+  }
+  const name = hostName(req.headers.host!);
+  return { at: { place: 'containers', address: remoteOf(req), via: `container runtime proxy on loopback (Host ${name})`, base_url: `http://${name}:${req.socket.localPort ?? ''}`, proxied: true } };
+}
+
+/** /mcp on the loopback listener with a container runtime's Host name (proxiedPlace): as place containers, or 403. */
+export function proxiedMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const p = proxiedPlace(hub, req);
+  if ('refusal' in p) {
+    req.resume();
+    return refuse(res, ...p.refusal);
+  }
+  return mcp(req, res, p.at);
+}
+
+/**
+ * GET /files/<token> on the loopback listener with a container runtime's Host name: served only for a file link made
+ * for an agent that called as a container (its own form), with the checks of proxiedPlace. Returns false for anything
+ * else: the owner door refuses it as before.
+ */
+export function proxiedFileLink(hub: Hub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
+  if (!isAwayFileToken(token, 'containers') || 'refusal' in proxiedPlace(hub, req)) return false;
+  req.resume();
+  serveFileLink(hub, req, res, token, 'containers');
+  return true;
+}
+
+/**
  * /mcp through the HTTPS front (`tailscale serve`, `--public-url`): for keys allowed `tailnet`, with the phone front's
  * checks (Funnel refused; Host the public URL's or loopback; Origin, when sent, the public URL's or loopback). Without
  * a public URL set, refused as before.
@@ -236,7 +292,7 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
-    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Start Docker or Podman (rootful) and restart, or give an address with --listen.`);
+    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);
     for (const b of bridges) if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
   }
   try {

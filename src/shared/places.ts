@@ -21,6 +21,11 @@ export interface RequestPlace {
    * it, or the public URL of the HTTPS front): file links handed to it start with it (hub/features/files.ts).
    */
   base_url?: string;
+  /**
+   * The request came through a container runtime's user-space proxy onto the loopback (Docker Desktop, Podman machine):
+   * its address is the proxy's, not the container's, so address ranges do not apply to it.
+   */
+  proxied?: boolean;
 }
 
 export class PlacesError extends Error {}
@@ -89,7 +94,7 @@ export function readPlaces(stored: string | null | undefined): readonly string[]
  */
 export function placeAllowed(allowed: readonly string[], at: RequestPlace): boolean {
   if (allowed.includes(at.place)) return true;
-  if (at.place !== 'containers') return false;
+  if (at.place !== 'containers' || at.proxied) return false;
   const addr = ipv4Number(at.address);
   if (addr === undefined) return false;
   return allowed.some((p) => {

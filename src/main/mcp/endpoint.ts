@@ -5,7 +5,8 @@
 // One request, top to bottom. Each step answers (and the request ends there) or hands it on:
 //
 //   checkOrigin     Host, and Origin when sent, name this computer (DNS rebinding)   403
-//                   (the other listeners and the HTTPS front check theirs before: app.ts)
+//                   (the other listeners, the HTTPS front and a container runtime's proxy on the loopback,
+//                   Host host.docker.internal, check theirs before: app.ts, listeners.ts)
 //   authenticate    Authorization: Bearer <agent key>                                401
 //                   that may be used from where the request came (local, containers,
 //                   tailnet: hub/identity/places.ts)                                 403
@@ -76,7 +77,8 @@ interface Door {
 
 /**
  * The door's handler. `at`: where the request came from, when another listener or the HTTPS front received it and
- * has checked its Host and Origin (app.ts, owner/mcp-places.ts); without it, a request on the loopback listener.
+ * has checked its Host and Origin (app.ts, listeners.ts; also a container runtime's proxy on the loopback listener:
+ * proxiedMcp); without it, a request on the loopback listener with a loopback Host.
  */
 export type McpHandler = (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void;
 

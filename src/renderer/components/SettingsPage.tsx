@@ -47,7 +47,7 @@ function ContainersSection() {
     <section className="settings-section" aria-labelledby="settings-containers">
       <h2 id="settings-containers">Agents in containers</h2>
       <p className="muted">
-        Serves <code>/mcp</code> (nothing else) on this computer&apos;s container bridge, for agents whose key may connect from containers. Takes effect at once.
+        Serves <code>/mcp</code> (nothing else) on this computer&apos;s container bridge, and to containers that Docker Desktop or Podman machine bring to the loopback (Host <code>host.docker.internal</code>), for agents whose key may connect from containers. Takes effect at once.
       </p>
       <label className="check">
         <input type="checkbox" checked={!!state && (state.on || state.forced)} disabled={!state || busy || state.forced} onChange={(e) => void turn(e.target.checked)} /> Let agents in containers connect
@@ -56,7 +56,7 @@ function ContainersSection() {
       {state && (
         <p className="muted small" role="status" aria-label="Container listener">
           {state.bridges.length === 0
-            ? 'No container bridge found on this computer (docker0, br-*, podman*): start Docker or Podman (rootful), then turn this off and on again.'
+            ? 'No container bridge found on this computer (docker0, br-*, podman*). Docker Desktop and Podman machine need none: their containers reach the hub at host.docker.internal on its port. Docker on Linux or rootful Podman: start it, then turn this off and on again.'
             : `Container bridge found: ${state.bridges.map((b) => `${b.name} (${b.address})`).join(', ')}.`}
           {state.container_mcp_url && <> Agents in a container use <code>{state.container_mcp_url}</code>.</>}
         </p>

@@ -53,6 +53,8 @@ interface PendingEvent {
 export interface ContainerSwitch {
   state(): ContainersState;
   set(on: boolean): Promise<ContainersState>;
+  /** Whether containers are on (the setting, or `perch serve --containers`): asked per request, no I/O. */
+  enabled(): boolean;
 }
 
 export class Hub {
