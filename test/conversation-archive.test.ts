@@ -3,7 +3,10 @@
 // or unarchiving it, brings it back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { withHub, callTool as call, drain, type TestHub } from './helpers';
+import { setArchived } from '../src/main/store/conversations';
+import type { Db } from '../src/main/store/db';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { isHubError } from '../src/shared/errors';
 
@@ -91,5 +94,21 @@ test('archiving checks its input: unknown conversation, a notes channel', async 
     await assert.rejects(owner(t, 'conversations.archive', { conv_id: inbox }), (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && /notes channel/.test(e.message));
     await assert.rejects(owner(t, 'conversations.archive', {}), (e: unknown) => isHubError(e) && e.code === 'invalid_argument');
     assert.equal((await owner(t, 'conversations.list')).conversations.filter((c: R) => c.archived).length, 0, 'nothing was archived');
+  });
+});
+
+test('a conversation archived by another process (perch conv archive on the file) is refused at the next write: the hub does not keep a stale "none archived"', async () => {
+  await withHub(async (t) => {
+    const { b, conv } = await setup(t);
+    // The hub has seen an agent write with no conversation archived; now another connection archives it.
+    const other = new Database(t.file);
+    try {
+      const changed = setArchived(other as unknown as Db, conv, Date.now(), 'owner');
+      assert.equal(changed, true);
+    } finally {
+      other.close();
+    }
+    await new Promise((r) => setImmediate(r)); // another process's write arrives in a later turn of the event loop
+    await refusedArchived(call(t.hub, b.id, 'send_message', { conv_id: conv, text: 'written after the outside archive' }), 'send_message');
   });
 });

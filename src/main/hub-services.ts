@@ -13,6 +13,7 @@ import { Controls } from './hub/control/control';
 import { Brakes } from './hub/control/brakes';
 import { Presence } from './hub/control/presence';
 import { reviewSwitchCache } from './hub/control/review-switch';
+import { archivedCountCache } from './hub/talk/archive';
 import { HarnessSessions } from './hub/control/harness';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
@@ -51,6 +52,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     brakes: new Brakes(hub),
     presence: new Presence(),
     underReview: reviewSwitchCache(hub.outside),
+    archivedCount: archivedCountCache(hub.outside),
     harness: new HarnessSessions(),
     // talk
     userIds: userIdCache(hub.outside),

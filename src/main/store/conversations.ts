@@ -123,6 +123,11 @@ export function seqOfNthLatestMessage(db: Db, convId: string, n: number): number
   return row?.seq;
 }
 
+/** How many conversations are archived. */
+export function archivedCount(db: Db): number {
+  return sql<{ n: number }>(db, 'SELECT count(*) AS n FROM conversations WHERE archived_at IS NOT NULL').get()!.n;
+}
+
 /** Archives (at, by) or unarchives (null) a conversation; true when it changed. */
 export function setArchived(db: Db, convId: string, at: number | null, by: string | null): boolean {
   return sql(db, `UPDATE conversations SET archived_at = ?, archived_by = ? WHERE id = ? AND (archived_at IS NULL) = (? IS NOT NULL)`)

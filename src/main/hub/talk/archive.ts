@@ -12,9 +12,26 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/catalog';
-import { conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/conversations';
+import { archivedCount, conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/conversations';
+import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { messageById } from '../../store/messages';
 import { requestById } from '../../store/requests';
+
+declare module '../core/hub' {
+  interface HubServices {
+    /**
+     * How many conversations are archived, read once and kept: while none is (the usual case), the archived gate asks
+     * nothing of the database on an agent's write. Dropped when this hub archives or unarchives, and whenever another
+     * process wrote to the database (`perch conv archive` on the file; hub/core/outside-writes.ts).
+     */
+    archivedCount: OutsideMemo<number>;
+  }
+}
+
+/** The cache of the archived count, as the composition root makes it. */
+export function archivedCountCache(outside: OutsideWrites): OutsideMemo<number> {
+  return new OutsideMemo(outside);
+}
 
 export interface ArchiveResult {
   conv_id: string;
@@ -34,24 +51,24 @@ function requireArchivable(hub: Hub, convId: string): ConversationRow {
 
 /** The owner (or an idle retention rule, by 'retention') archives a conversation. In the caller's transaction, or its own. */
 export function archiveConversation(hub: Hub, convId: string, by: 'owner' | 'retention' = 'owner', idleDays?: number): ArchiveResult {
-  return hub.write(() => {
+  return hub.services.archivedCount.changing(() => hub.write(() => {
     requireArchivable(hub, convId);
     const changed = setArchived(hub.db, convId, hub.now(), by);
     if (changed) {
       hub.emit(convId, 'conversation.archived', by === 'owner' ? hub.ownerId : null, { data: { by, ...(idleDays !== undefined ? { idle_days: idleDays } : {}) } });
     }
     return { conv_id: convId, archived: true, changed };
-  });
+  }));
 }
 
 /** The owner brings an archived conversation back. */
 export function unarchiveConversation(hub: Hub, convId: string, reason: 'unarchive' | 'owner_wrote' = 'unarchive'): ArchiveResult {
-  return hub.write(() => {
+  return hub.services.archivedCount.changing(() => hub.write(() => {
     requireArchivable(hub, convId);
     const changed = setArchived(hub.db, convId, null, null);
     if (changed) hub.emit(convId, 'conversation.unarchived', hub.ownerId, { data: { by: 'owner', reason } });
     return { conv_id: convId, archived: false, changed };
-  });
+  }));
 }
 
 /** A person writes in a conversation (hub/talk/messages.ts): an archived one comes back first, in the same write. */
@@ -90,6 +107,7 @@ function namedConversation(hub: Hub, agentId: string, args: Readonly<Record<stri
  */
 export function archivedRefusal(hub: Hub, agentId: string, tool: ToolName, args: Readonly<Record<string, unknown>> | undefined): HubError | undefined {
   if (!args || TOOL_BY_NAME.get(tool)?.readOnly) return undefined;
+  if (hub.services.archivedCount.get('n', () => archivedCount(hub.db)) === 0) return undefined; // none archived: nothing to read
   const conv = namedConversation(hub, agentId, args);
   return conv && conv.archived_at != null ? archivedError(conv.id) : undefined;
 }
