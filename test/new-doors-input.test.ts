@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, eventually, ownerOk, rawPost, removeDataDir, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentKey, type Served } from './serve-harness';
+import { addAgent, eventually, ownerOk, sleep, rawPost, removeDataDir, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentKey, type Served } from './serve-harness';
+import net from 'node:net';
 import { buildRequest, rawExchange } from './raw-http';
 
 let served: Served;
@@ -118,5 +119,21 @@ describe('POST /api/owner/archive/export refuses hostile input and leaves no tem
     }
     // The hub removes each one once its answer has gone out (just after the client has read it).
     await eventually(() => tempDirs().length === 0, 5000, 'the export temporary directories are removed');
+  });
+
+  test('a client that hangs up while the archive is being written leaves no temporary directory and no open file', async () => {
+    const openExports = () => fs.readdirSync(`/proc/${served.proc.pid}/fd`).filter((f) => {
+      try { return fs.readlinkSync(`/proc/${served.proc.pid}/fd/${f}`).includes('perch-export-'); } catch { return false; }
+    });
+    const rt = runtimeInfo(served);
+    for (let i = 0; i < 3; i++) {
+      const sock = net.connect(served.port, '127.0.0.1');
+      await new Promise((r) => sock.on('connect', r));
+      sock.write(buildRequest('POST', '/api/owner/archive/export', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${rt.owner_token}`], ['Content-Type', 'application/json']], '{}'));
+      await sleep(i);
+      sock.destroy();
+    }
+    await eventually(() => tempDirs().length === 0 && openExports().length === 0, 5000, 'the aborted exports\' temporary directories and files are gone');
+    assert.equal((await post('{}')).status, 200, 'the hub still exports');
   });
 });
