@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
@@ -28,12 +29,9 @@ export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerRes
     const r = await exportHubArchive(hub, scope, out);
     const name = `perch-archive-${new Date().toISOString().slice(0, 10)}.tar.gz`;
     res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Length': String(r.bytes), 'Content-Disposition': contentDisposition('attachment', name), 'Cache-Control': 'no-store' });
-    const stream = fs.createReadStream(out);
-    await new Promise<void>((resolve, reject) => {
-      stream.on('error', reject);
-      res.on('close', resolve);
-      stream.pipe(res);
-    });
+    // pipeline ends when the answer has gone out or the client has gone (even before this point: then at once), and
+    // closes the file either way, so the finally below always removes it.
+    await pipeline(fs.createReadStream(out), res);
   } catch (err) {
     if (res.headersSent) return void res.destroy();
     if (isHubError(err)) return sendJson(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
