@@ -1,0 +1,36 @@
+// Bad input to the newer CLI commands gets one clear error and changes nothing: here, what `perch import --dry-run`
+// leaves behind in a data dir that has no database yet (nothing at all, whether the archive is good or not).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { cli, removeDataDir, tempDataDir } from './serve-harness';
+
+test('perch import --dry-run into a data dir without a database creates nothing there, for a good archive and for a file that is not one', () => {
+  const src = tempDataDir();
+  const work = tempDataDir();
+  try {
+    assert.equal(cli(['agent', 'add', 'writer', '--data-dir', src]).code, 0);
+    const archive = path.join(work, 'history.tar.gz');
+    const exported = cli(['export', '--out', archive, '--data-dir', src]);
+    assert.equal(exported.code, 0, exported.stderr);
+    const junk = path.join(work, 'junk.tar.gz');
+    fs.writeFileSync(junk, 'not an archive\n');
+
+    const dest = path.join(work, 'fresh-hub');
+    const good = cli(['import', archive, '--dry-run', '--data-dir', dest]);
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /Would add .*conversations/);
+    assert.match(good.stdout, /Dry run: nothing was written\./);
+    assert.equal(fs.existsSync(dest), false, 'a dry run creates no data dir and no database');
+
+    const bad = cli(['import', junk, '--dry-run', '--data-dir', dest]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^perch: .*junk\.tar\.gz cannot be imported: .*Nothing was written\.\n$/);
+    assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
+    assert.equal(fs.existsSync(dest), false, 'a refused dry run creates nothing either');
+  } finally {
+    removeDataDir(src);
+    removeDataDir(work);
+  }
+});
