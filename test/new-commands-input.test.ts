@@ -34,3 +34,21 @@ test('perch import --dry-run into a data dir without a database creates nothing 
     removeDataDir(work);
   }
 });
+
+test('an option followed by a word starting with - (retention set --keep-days -1, agent wake --container --project DIR) gets one line naming the option, exit 2, and nothing is set', () => {
+  const d = tempDataDir();
+  try {
+    assert.equal(cli(['agent', 'add', 'kit', '--data-dir', d]).code, 0);
+    for (const args of [['retention', 'set', '--keep-days', '-1'], ['agent', 'wake', 'kit', '--container', '--project', d, '--', 'true']]) {
+      const r = cli([...args, '--data-dir', d]);
+      assert.equal(r.code, 2, r.stderr);
+      const opt = args.find((a) => a === '--keep-days' || a === '--container')!;
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, `one line, got: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^perch: ${opt} needs a value, .*${opt}=-VALUE`));
+    }
+    assert.match(cli(['retention', '--data-dir', d]).stdout, /^No retention rules: all history is kept\./);
+    assert.match(cli(['agent', 'wake', 'kit', '--show', '--data-dir', d]).stdout, /has no wake action/);
+  } finally {
+    removeDataDir(d);
+  }
+});
