@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cli, removeDataDir, tempDataDir } from './serve-harness';
+import { cli, ownerFail, ownerOk, removeDataDir, startServe, tempDataDir } from './serve-harness';
 
 test('perch import --dry-run into a data dir without a database creates nothing there, for a good archive and for a file that is not one', () => {
   const src = tempDataDir();
@@ -48,6 +48,27 @@ test('an option followed by a word starting with - (retention set --keep-days -1
     }
     assert.match(cli(['retention', '--data-dir', d]).stdout, /^No retention rules: all history is kept\./);
     assert.match(cli(['agent', 'wake', 'kit', '--show', '--data-dir', d]).stdout, /has no wake action/);
+  } finally {
+    removeDataDir(d);
+  }
+});
+
+test('rules.add refuses an allow rule whose command_prefix holds shell control syntax (it could never match) and adds nothing; a deny rule with it is kept', async () => {
+  const d = tempDataDir();
+  try {
+    assert.equal(cli(['agent', 'add', 'kit', '--data-dir', d]).code, 0);
+    const served = await startServe(d, { args: ['--backups', '0'] });
+    try {
+      for (const prefix of ['rm -rf /; ls', 'npm test && echo', 'cat $(x)', 'ls\nrm']) {
+        const err = await ownerFail(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: prefix, behavior: 'allow' }, 400);
+        assert.equal(err.code, 'invalid_argument');
+        assert.match(err.message, /command_prefix: an allow rule's prefix cannot hold/);
+      }
+      assert.deepEqual((await ownerOk(served, 'rules.list', {})).rules, [], 'nothing was added');
+      assert.equal((await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'rm -rf /; ls', behavior: 'deny' })).added, true);
+    } finally {
+      await served.stop();
+    }
   } finally {
     removeDataDir(d);
   }
