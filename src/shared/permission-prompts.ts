@@ -40,7 +40,7 @@ export function promptTitle(toolName: string, toolInput: unknown): string {
 }
 
 /** Shell syntax that runs more than one command, or another one, after an allowed prefix. */
-const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
+export const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
 
 /**
  * Whether a rule applies to a prompt of `tool` with `command`. A prefix matches the command itself or the

@@ -129,16 +129,22 @@ async function cmdImport(argv: string[]): Promise<void> {
   const { liveHubOf } = await import('../app');
   const live = await liveHubOf(dataDir);
   if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch import again (an import is one long write; the running hub would hold its agents up meanwhile).`, 1);
-  const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
+  // A dry run into a data dir without a database checks against a fresh one in a temp folder: it creates nothing here.
+  const dryRun = !!values['dry-run'];
+  const dbFile = path.join(dataDir, DB_FILE_NAME);
+  const scratch = dryRun && !fs.existsSync(dbFile) ? fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-')) : undefined;
+  const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
   let r;
   try {
-    r = await importArchive(db, source, { dryRun: !!values['dry-run'] });
+    r = await importArchive(db, source, { dryRun });
   } catch (err) {
-    if (err instanceof ArchiveError) fail(`${source} cannot be imported: ${err.message}. Nothing was written.`, 1);
-    throw err;
+    if (!(err instanceof ArchiveError)) throw err;
+    r = err;
   } finally {
     db.close();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
+  if (r instanceof ArchiveError) fail(`${source} cannot be imported: ${r.message}. Nothing was written.`, 1);
   const list = (m: Record<string, number>) => Object.entries(m).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing';
   print(!!values.json, r, () =>
     `${r.dry_run ? 'Would add' : 'Added'} from ${source}: ${list(r.added)}.\n` +

@@ -107,6 +107,9 @@ function helpPointer(cmd: string | undefined, argv: string[]): string {
 function argsErrorText(err: Error): string {
   const unknown = /^Unknown option '([^']+)'/.exec(err.message);
   if (unknown) return `unknown option ${unknown[1]} (a value that starts with - goes after --).`;
+  // node's text for "--opt -x" spans three lines; one line says the same.
+  const ambiguous = /^Option '([^' ]+)[^']*' argument is ambiguous/.exec(err.message);
+  if (ambiguous) return `${ambiguous[1]} needs a value, and the next word starts with - (write ${ambiguous[1]}=-VALUE for such a value).`;
   return /[.]$/.test(err.message) ? err.message : `${err.message}.`;
 }
 
