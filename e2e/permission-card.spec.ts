@@ -93,6 +93,21 @@ describe('permission prompt cards', () => {
     assert.deepEqual([r.code, r.stdout], [0, '']);
   });
 
+  test('a chained command offers no Always allow (a rule never allows one); it is approved once, or always denied', { timeout: 90_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Approvals');
+    const chained = { ...claudeCodeBash, tool_input: { command: 'npm test && git push --force', description: 'Test, then push' } };
+    const pending = permissionHook(chained, env, 5);
+    const card = page.getByRole('region', { name: 'Allow Bash: npm test && git push --force?' });
+    await card.waitFor({ timeout: LIVE });
+    const allow = card.getByRole('button', { name: 'Always allow' });
+    assert.equal(await allow.isDisabled(), true, 'Always allow is off for a chained command');
+    assert.match((await allow.getAttribute('title')) ?? '', /never allows a command with/);
+    assert.equal(await card.getByRole('button', { name: 'Always deny' }).isDisabled(), false);
+    const r = await pending; // nobody decided: it times out and the terminal dialog decides
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+  });
+
   test('the rule is listed on the Agents page and can be removed; the prompt then comes to the owner again', { timeout: 90_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');

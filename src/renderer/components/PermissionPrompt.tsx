@@ -5,7 +5,7 @@
 // standing rule and decides the card by it at once (rules.add with the request_id).
 import { useState } from 'react';
 import type { RequestItem } from '../model';
-import { PERMISSION_PROMPT_SOURCE, commandOf } from '../../shared/permission-prompts';
+import { PERMISSION_PROMPT_SOURCE, SHELL_CONTROL, commandOf } from '../../shared/permission-prompts';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
 import { renderMarkdown } from '../markdown';
@@ -140,6 +140,8 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
     void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
   };
   const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}"`;
+  // A rule never allows a command that chains or redirects (; & | ` $ ( ) < >): such a prompt is approved once, here.
+  const chained = command !== undefined && SHELL_CONTROL.test(command);
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
       {command !== undefined && (
@@ -149,7 +151,13 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
         </label>
       )}
       <div className="row">
-        <button type="button" className="btn btn-ghost" disabled={busy} title={`Allow this and ${scope} from now on`} onClick={() => go('allow')}>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          disabled={busy || chained}
+          title={chained ? 'A standing rule never allows a command with ; & | ` $ ( ) < > or a line break: approve this one above' : `Allow this and ${scope} from now on`}
+          onClick={() => go('allow')}
+        >
           Always allow
         </button>
         <button type="button" className="btn btn-danger-ghost" disabled={busy} title={`Deny this and ${scope} from now on`} onClick={() => go('deny')}>
