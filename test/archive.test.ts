@@ -102,6 +102,21 @@ function fingerprint(db: Db): string {
   return JSON.stringify(tables.map((n) => [n, db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get()]));
 }
 
+/** Runs `fn` with a busy hub, a fresh folder and a target made in it; closes the target and the hub and removes the
+ *  folder afterwards. */
+async function withBusyHubAndTarget<T extends { close(): void }>(makeTarget: (dir: string) => T, fn: (c: { t: TestHub; dir: string; target: T }) => Promise<void>): Promise<void> {
+  const { t } = await busyHub();
+  const dir = tmp();
+  const target = makeTarget(dir);
+  try {
+    await fn({ t, dir, target });
+  } finally {
+    target.close();
+    t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test('a hub with many kinds of records round-trips: exported, imported into an empty hub, exported again equal (ids and timestamps), no secrets; a second import adds nothing; imported history wakes nobody', async () => {
   const { t, keys } = await busyHub();
   const dir = tmp();
@@ -204,10 +219,7 @@ function replaceEntry(list: Array<[string, Buffer]>, manifest: Record<string, an
 }
 
 test('bad archives are refused with a clear error and nothing written: truncated, newer version, path traversal, hash mismatch, a line that is not an object, 10,000 nested arrays', async () => {
-  const { t } = await busyHub();
-  const dir = tmp();
-  const target = openDatabase(path.join(dir, 'target', 'perch.sqlite'));
-  try {
+  await withBusyHubAndTarget((dir) => openDatabase(path.join(dir, 'target', 'perch.sqlite')), async ({ t, dir, target }) => {
     const good = path.join(dir, 'good.tar.gz');
     await exportArchive(t.file, good);
     const src = await entries(good);
@@ -232,18 +244,11 @@ test('bad archives are refused with a clear error and nothing written: truncated
       assert.equal(fingerprint(target), before, `${what}: nothing written`);
       assert.equal(target.inTransaction, false);
     }
-  } finally {
-    target.close();
-    t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('into a hub that has things of its own: agents matched by name, a taken conversation id gets a derived id with its rows following, a second import adds nothing, nobody is woken', async () => {
-  const { t } = await busyHub();
-  const dir = tmp();
-  const target = makeHub();
-  try {
+  await withBusyHubAndTarget(() => makeHub(), async ({ t, dir, target }) => {
     const file = path.join(dir, 'a.tar.gz');
     await exportArchive(t.file, file);
     const localAlice = target.agent('alice');
@@ -266,18 +271,11 @@ test('into a hub that has things of its own: agents matched by name, a taken con
     assert.deepEqual(again.added, {});
     assert.equal(fingerprint(target.hub.db), before);
     assert.deepEqual(await drain(target.hub, localAlice.id), [], 'the imported history is not delivered to the local alice');
-  } finally {
-    target.close();
-    t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('an archive written before conversations carried their archived state (no archived_at/archived_by) imports, its conversations not archived; a wrongly typed archived_at is refused', async () => {
-  const { t } = await busyHub();
-  const dir = tmp();
-  const target = openDatabase(path.join(dir, 'target', 'perch.sqlite'));
-  try {
+  await withBusyHubAndTarget((dir) => openDatabase(path.join(dir, 'target', 'perch.sqlite')), async ({ t, dir, target }) => {
     const good = path.join(dir, 'good.tar.gz');
     await exportArchive(t.file, good);
     const src = await entries(good);
@@ -295,9 +293,5 @@ test('an archive written before conversations carried their archived state (no a
     const r = await importArchive(target, older);
     assert.equal(r.added.conversations, rows.length);
     assert.equal(target.prepare('SELECT count(*) FROM conversations WHERE archived_at IS NOT NULL OR archived_by IS NOT NULL').pluck().get(), 0);
-  } finally {
-    target.close();
-    t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { keyEnvVar } from '../src/shared/snippets';
+import { snapshot } from './dir-snapshot';
 import { ConfigFileError, setCursorHooks, setCursorMcp } from '../src/shared/harness-config';
 
 const served = useSharedServe();
@@ -28,19 +29,6 @@ function homeWithCursor(): string {
   fs.writeFileSync(path.join(home, '.cursor', 'mcp.json'), `${JSON.stringify(MCP_JSON, null, 2)}\n`);
   fs.writeFileSync(path.join(home, '.cursor', 'hooks.json'), `${JSON.stringify(HOOKS_JSON, null, 2)}\n`);
   return home;
-}
-
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 const connect = (home: string, args: string[]) => cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });

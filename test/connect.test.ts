@@ -13,6 +13,7 @@ import { claudeCode, codex, runClaude } from './real-harness';
 import { spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from './model-standin';
 import { keyEnvVar } from '../src/shared/snippets';
+import { snapshot } from './dir-snapshot';
 
 const served = useSharedServe();
 const homes: string[] = [];
@@ -44,20 +45,6 @@ function homeWithConfigs(): string {
   fs.mkdirSync(path.join(home, '.codex'));
   fs.writeFileSync(path.join(home, '.codex', 'config.toml'), CODEX_TOML);
   return home;
-}
-
-/** Every file under dir with its content (what changed on disk). */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 function connect(home: string, args: string[]) {

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ERAS, cli, connect, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from './serve-harness';
 import { fetchResolving } from './name-fetch';
+import { fileUrlsFromBoxAndLoopback } from './container-file-url';
 import { buildRequest, rawExchange } from './raw-http';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -132,23 +133,7 @@ describe('containers on (perch serve --containers): host.docker.internal through
   });
 
   test('file_url through the proxy answers a host.docker.internal link served there; the owner\'s form of the link is not', async () => {
-    const c = await connect('v1', `http://host.docker.internal:${served.port}/mcp`, boxed, { fetch: throughProxy });
-    let url: string;
-    let localUrl: string;
-    try {
-      const conv = await c.ok('open_direct', { user: 'homebody' }) as R;
-      const convId = conv.conversation.conv_id as string;
-      const sent = await c.ok('send_file', { conv_id: convId, name: 'boxed.txt', mime: 'text/plain', data: Buffer.from('from the box').toString('base64') }) as R;
-      url = (await c.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
-      const l = await connect('v1', served.mcpUrl, local);
-      try {
-        localUrl = (await l.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
-      } finally {
-        await l.close();
-      }
-    } finally {
-      await c.close();
-    }
+    const { url, localUrl } = await fileUrlsFromBoxAndLoopback(served, boxed, local, throughProxy);
     assert.ok(url.startsWith(`http://host.docker.internal:${served.port}/files/`), url);
     const got = await throughProxy(url);
     assert.equal(got.status, 200);

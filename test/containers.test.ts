@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ERAS, cli, connect, ownerFail, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from './serve-harness';
 import { fetchResolving } from './name-fetch';
+import { fileUrlsFromBoxAndLoopback } from './container-file-url';
 import { buildRequest, rawExchange } from './raw-http';
 import { containerBridges } from '../src/main/listeners';
 
@@ -131,23 +132,7 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
   });
 
   test('file_url called on the container listener answers a link on it that works there; owner links and forged ones stay 404 there', async () => {
-    const c = await connect('v1', `http://host.docker.internal:${served.port}/mcp`, boxed, { fetch: inContainer });
-    let url: string;
-    let localUrl: string;
-    try {
-      const conv = await c.ok('open_direct', { user: 'homebody' }) as R;
-      const convId = conv.conversation.conv_id as string;
-      const sent = await c.ok('send_file', { conv_id: convId, name: 'boxed.txt', mime: 'text/plain', data: Buffer.from('from the box').toString('base64') }) as R;
-      url = (await c.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
-      const l = await connect('v1', served.mcpUrl, local);
-      try {
-        localUrl = (await l.ok('file_url', { conv_id: convId, file_id: sent.file_id }) as R).url;
-      } finally {
-        await l.close();
-      }
-    } finally {
-      await c.close();
-    }
+    const { url, localUrl } = await fileUrlsFromBoxAndLoopback(served, boxed, local, inContainer);
     assert.ok(url.startsWith(`http://host.docker.internal:${served.port}/files/`), url);
     assert.ok(localUrl.startsWith(`http://127.0.0.1:${served.port}/files/`), localUrl);
     const got = await inContainer(url);

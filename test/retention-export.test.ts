@@ -9,10 +9,8 @@ import { withHub, callTool as call, type TestHub } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { walkArchive } from '../src/main/store/archive-read';
 import { isHubError } from '../src/shared/errors';
-import { cli, eventually, ownerOk, removeDataDir, startServe, tempDataDir } from './serve-harness';
-import { openDatabase } from '../src/main/store/db';
-import { createHub } from '../src/main/hub-services';
-import { addAgent } from '../src/main/hub/control/agents';
+import { cli, eventually, ownerOk, removeDataDir, startServe } from './serve-harness';
+import { dataDirWithOldHistory } from './retention-seed';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -36,110 +34,95 @@ async function history(t: TestHub, clock: { now: number }) {
 const messageIds = (t: TestHub) => new Set(t.hub.db.prepare('SELECT id FROM messages').pluck().all() as string[]);
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'perch-retexp-'));
 
-test('with export first, a pass writes the archive of what it deletes before deleting it', async () => {
+/** Runs `fn` on a hub whose clock starts at T0, with a fresh export folder removed afterwards. */
+async function withHubAndExportDir(fn: (c: { t: TestHub; clock: { now: number }; dir: string }) => Promise<void>): Promise<void> {
   const clock = { now: T0 };
   const dir = tmpDir();
   try {
-    await withHub({ now: () => clock.now }, async (t) => {
-      const h = await history(t, clock);
-      await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
-      const plan = await owner(t, 'retention.dry_run');
-      assert.equal(plan.export_to, path.join(dir, `perch-retention-${new Date(T0).toISOString().replace(/[:.]/g, '-')}.tar.gz`), 'the dry run names the archive it would write');
-      assert.equal(fs.readdirSync(dir).length, 0, 'the dry run writes nothing');
-      const tally = await t.hub.services.retention.runNow();
-      assert.equal(tally.messages, 5, 'the five old messages are deleted');
-      const ids = messageIds(t);
-      for (const id of h.old) assert.ok(!ids.has(id), 'an old message is gone from the hub');
-      assert.ok(ids.has(h.recent), 'the recent message stays');
-      const files = fs.readdirSync(dir);
-      assert.deepEqual(files, [path.basename(plan.export_to)], 'one archive, named as the dry run said');
-      const archived: Array<Record<string, unknown>> = [];
-      const manifest = await walkArchive(path.join(dir, files[0]), { row: (k, row) => { if (k.name === 'messages') archived.push(row); } });
-      assert.deepEqual(manifest.scope.conversations, [h.conv], 'the archive holds the conversation deleted from');
-      const inArchive = new Set(archived.map((r) => r.id));
-      for (const id of h.old) assert.ok(inArchive.has(id), 'every deleted message is in the archive');
-      assert.ok(archived.some((r) => r.text === 'old heron note 3'), 'with its text');
-      assert.ok(inArchive.has(h.recent), 'the conversation is exported whole');
-      const status = await owner(t, 'retention.get');
-      assert.equal(status.export_dir, dir);
-      assert.equal(status.last_export.file, path.join(dir, files[0]));
-      assert.equal(status.export_error, null);
-      // Nothing left to delete: the next pass writes no archive.
-      await t.hub.services.retention.runNow();
-      assert.equal(fs.readdirSync(dir).length, 1, 'a pass that deletes nothing exports nothing');
-    });
+    await withHub({ now: () => clock.now }, (t) => fn({ t, clock, dir }));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('with export first, a pass writes the archive of what it deletes before deleting it', async () => {
+  await withHubAndExportDir(async ({ t, clock, dir }) => {
+    const h = await history(t, clock);
+    await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
+    const plan = await owner(t, 'retention.dry_run');
+    assert.equal(plan.export_to, path.join(dir, `perch-retention-${new Date(T0).toISOString().replace(/[:.]/g, '-')}.tar.gz`), 'the dry run names the archive it would write');
+    assert.equal(fs.readdirSync(dir).length, 0, 'the dry run writes nothing');
+    const tally = await t.hub.services.retention.runNow();
+    assert.equal(tally.messages, 5, 'the five old messages are deleted');
+    const ids = messageIds(t);
+    for (const id of h.old) assert.ok(!ids.has(id), 'an old message is gone from the hub');
+    assert.ok(ids.has(h.recent), 'the recent message stays');
+    const files = fs.readdirSync(dir);
+    assert.deepEqual(files, [path.basename(plan.export_to)], 'one archive, named as the dry run said');
+    const archived: Array<Record<string, unknown>> = [];
+    const manifest = await walkArchive(path.join(dir, files[0]), { row: (k, row) => { if (k.name === 'messages') archived.push(row); } });
+    assert.deepEqual(manifest.scope.conversations, [h.conv], 'the archive holds the conversation deleted from');
+    const inArchive = new Set(archived.map((r) => r.id));
+    for (const id of h.old) assert.ok(inArchive.has(id), 'every deleted message is in the archive');
+    assert.ok(archived.some((r) => r.text === 'old heron note 3'), 'with its text');
+    assert.ok(inArchive.has(h.recent), 'the conversation is exported whole');
+    const status = await owner(t, 'retention.get');
+    assert.equal(status.export_dir, dir);
+    assert.equal(status.last_export.file, path.join(dir, files[0]));
+    assert.equal(status.export_error, null);
+    // Nothing left to delete: the next pass writes no archive.
+    await t.hub.services.retention.runNow();
+    assert.equal(fs.readdirSync(dir).length, 1, 'a pass that deletes nothing exports nothing');
+  });
 });
 
 test('when the export fails, the pass deletes nothing, reports the error and tries again next time', async () => {
-  const clock = { now: T0 };
-  const dir = tmpDir();
-  try {
-    await withHub({ now: () => clock.now }, async (t) => {
-      const h = await history(t, clock);
-      await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
-      fs.rmSync(dir, { recursive: true }); // the folder is gone by the time the pass runs
-      fs.writeFileSync(dir, 'not a folder'); // and cannot be made again
-      const before = messageIds(t);
-      const tally = await t.hub.services.retention.runNow();
-      assert.equal(tally.messages, 0, 'the pass deleted nothing');
-      assert.deepEqual(messageIds(t), before, 'every message is still there');
-      const status = await owner(t, 'retention.get');
-      assert.match(status.export_error?.message ?? '', /could not export to .*nothing was deleted/, 'retention.get reports the failed export');
-      // The folder is back: the next pass exports, then deletes.
-      fs.rmSync(dir);
-      fs.mkdirSync(dir);
-      assert.equal((await t.hub.services.retention.runNow()).messages, 5, 'the next pass exports and deletes');
-      for (const id of h.old) assert.ok(!messageIds(t).has(id));
-      assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.tar.gz')).length, 1);
-      assert.equal((await owner(t, 'retention.get')).export_error, null, 'the error is cleared once an export works');
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  await withHubAndExportDir(async ({ t, clock, dir }) => {
+    const h = await history(t, clock);
+    await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
+    fs.rmSync(dir, { recursive: true }); // the folder is gone by the time the pass runs
+    fs.writeFileSync(dir, 'not a folder'); // and cannot be made again
+    const before = messageIds(t);
+    const tally = await t.hub.services.retention.runNow();
+    assert.equal(tally.messages, 0, 'the pass deleted nothing');
+    assert.deepEqual(messageIds(t), before, 'every message is still there');
+    const status = await owner(t, 'retention.get');
+    assert.match(status.export_error?.message ?? '', /could not export to .*nothing was deleted/, 'retention.get reports the failed export');
+    // The folder is back: the next pass exports, then deletes.
+    fs.rmSync(dir);
+    fs.mkdirSync(dir);
+    assert.equal((await t.hub.services.retention.runNow()).messages, 5, 'the next pass exports and deletes');
+    for (const id of h.old) assert.ok(!messageIds(t).has(id));
+    assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.tar.gz')).length, 1);
+    assert.equal((await owner(t, 'retention.get')).export_error, null, 'the error is cleared once an export works');
+  });
 });
 
 test('a bad export folder is refused with a clear error and changes nothing; off clears it', async () => {
-  const clock = { now: T0 };
-  const dir = tmpDir();
-  try {
-    await withHub({ now: () => clock.now }, async (t) => {
-      await owner(t, 'retention.set', { keep_days: 30 });
-      const file = path.join(dir, 'a-file');
-      fs.writeFileSync(file, 'x');
-      const refused = (input: unknown, pattern: RegExp) => assert.rejects(owner(t, 'retention.set', input), (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && pattern.test(e.message), String(pattern));
-      const before = await owner(t, 'retention.get');
-      await refused({ export_dir: 'relative/dir' }, /absolute path/);
-      await refused({ export_dir: file }, /not a folder/);
-      await refused({ export_dir: path.join(dir, 'missing') }, /does not exist/);
-      await refused({ export_dir: dir, keep_days: 0 }, /keep_days/);
-      const a = t.agent('worker');
-      const conv = (await call(t.hub, a.id, 'open_direct', { user: t.hub.owner.name })).conversation.conv_id as string;
-      await refused({ export_dir: dir, conv_id: conv }, /hub's setting/);
-      assert.deepEqual(await owner(t, 'retention.get'), before, 'nothing changed');
-      await owner(t, 'retention.set', { export_dir: dir });
-      assert.equal((await owner(t, 'retention.get')).export_dir, dir);
-      await owner(t, 'retention.set', { export_dir: null });
-      assert.equal((await owner(t, 'retention.get')).export_dir, null, 'null turns export first off');
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  await withHubAndExportDir(async ({ t, dir }) => {
+    await owner(t, 'retention.set', { keep_days: 30 });
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, 'x');
+    const refused = (input: unknown, pattern: RegExp) => assert.rejects(owner(t, 'retention.set', input), (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && pattern.test(e.message), String(pattern));
+    const before = await owner(t, 'retention.get');
+    await refused({ export_dir: 'relative/dir' }, /absolute path/);
+    await refused({ export_dir: file }, /not a folder/);
+    await refused({ export_dir: path.join(dir, 'missing') }, /does not exist/);
+    await refused({ export_dir: dir, keep_days: 0 }, /keep_days/);
+    const a = t.agent('worker');
+    const conv = (await call(t.hub, a.id, 'open_direct', { user: t.hub.owner.name })).conversation.conv_id as string;
+    await refused({ export_dir: dir, conv_id: conv }, /hub's setting/);
+    assert.deepEqual(await owner(t, 'retention.get'), before, 'nothing changed');
+    await owner(t, 'retention.set', { export_dir: dir });
+    assert.equal((await owner(t, 'retention.get')).export_dir, dir);
+    await owner(t, 'retention.set', { export_dir: null });
+    assert.equal((await owner(t, 'retention.get')).export_dir, null, 'null turns export first off');
+  });
 });
 
 test('a running perch serve exports before deleting when set with perch retention set --export-first; bad folders are refused', { timeout: 60_000 }, async () => {
-  const dir = tempDataDir();
+  const { dir, conv } = await dataDirWithOldHistory();
   const out = tmpDir();
-  const db = openDatabase(path.join(dir, 'perch.sqlite'));
-  const old = Date.now() - 100 * DAY;
-  const hub = createHub({ db, now: () => old });
-  const { agent } = addAgent(hub, { name: 'elder' });
-  const conv = (await runOwnerAction(hub, 'conversations.create_group', { title: 'old times', members: [agent.name] }) as R).conversation.conv_id as string;
-  for (let i = 0; i < 5; i++) await runOwnerAction(hub, 'messages.send', { conv_id: conv, text: `long ago ${i}` });
-  hub.close();
-  db.close();
   const served = await startServe(dir);
   try {
     const run = (...args: string[]) => cli([...args, '--data-dir', dir]);

@@ -14,10 +14,8 @@ import { startBackgroundStore } from '../src/main/store/background';
 import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
 import { isHubError } from '../src/shared/errors';
 import { Retention } from '../src/main/hub/features/retention-job';
-import { cli, eventually, ownerOk, removeDataDir, startServe, tempDataDir } from './serve-harness';
-import { openDatabase } from '../src/main/store/db';
-import { createHub } from '../src/main/hub-services';
-import { addAgent } from '../src/main/hub/control/agents';
+import { cli, eventually, ownerOk, removeDataDir, startServe } from './serve-harness';
+import { dataDirWithOldHistory } from './retention-seed';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -251,15 +249,7 @@ test('perch retention on a stopped hub: set, --dry-run, and bad input (exit 2, n
 });
 
 test('a running perch serve applies a rule set through the owner API by itself (the job is one of its background jobs)', { timeout: 60_000 }, async () => {
-  const dir = tempDataDir();
-  const db = openDatabase(path.join(dir, 'perch.sqlite'));
-  const old = Date.now() - 100 * DAY;
-  const hub = createHub({ db, now: () => old });
-  const { agent } = addAgent(hub, { name: 'elder' });
-  const conv = (await runOwnerAction(hub, 'conversations.create_group', { title: 'old times', members: [agent.name] }) as R).conversation.conv_id as string;
-  for (let i = 0; i < 5; i++) await runOwnerAction(hub, 'messages.send', { conv_id: conv, text: `long ago ${i}` });
-  hub.close();
-  db.close();
+  const { dir, conv } = await dataDirWithOldHistory();
   const served = await startServe(dir);
   try {
     const texts = async () => (await ownerOk(served, 'conversations.history', { conv_id: conv, limit: 100 })).events.filter((e: R) => e.message).map((e: R) => e.message.text);
