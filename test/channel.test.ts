@@ -392,3 +392,64 @@ describe('perch channel refuses to start without a working key', () => {
     assert.match(r.stderr, /^perch channel: the Perch hub at .* refused the agent key \(HTTP 401\).*\n$/);
   });
 });
+
+describe('perch channel on bad input from the session', () => {
+  /** The channel spawned raw: lines written to its stdin, its stdout read line by line. */
+  function rawChannel(agent: AgentKey): { write: (s: string) => void; nextLine: () => Promise<any>; stderr: () => string; end: () => Promise<number | null> } {
+    ensureBuilt();
+    const p = spawn(process.execPath, [BIN, 'channel'], { cwd: ROOT, env: cleanEnv({ PERCH_URL: served.mcpUrl, PERCH_KEY: agent.key }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    const waiters: Array<() => void> = [];
+    p.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    p.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      for (const w of waiters.splice(0)) w();
+    });
+    const closed = new Promise<number | null>((resolve) => p.on('close', (code) => resolve(code)));
+    return {
+      write: (s) => void p.stdin.write(s),
+      nextLine: async () => {
+        const deadline = Date.now() + 15_000;
+        while (!out.includes('\n')) {
+          if (Date.now() > deadline) throw new Error(`no line on stdout; stderr: ${err}`);
+          await new Promise<void>((res) => {
+            waiters.push(res);
+            setTimeout(res, 200);
+          });
+        }
+        const i = out.indexOf('\n');
+        const line = out.slice(0, i);
+        out = out.slice(i + 1);
+        return JSON.parse(line);
+      },
+      stderr: () => err,
+      end: () => {
+        p.stdin.end();
+        return closed;
+      },
+    };
+  }
+
+  test('valid JSON that is not a request (an array, a number, an object without method) gets -32600 Invalid Request; text that is not JSON gets -32700; the session goes on', async () => {
+    const a = await newAgent('chbad');
+    const ch = rawChannel(a);
+    ch.write('not json\n');
+    assert.deepEqual((await ch.nextLine()).error?.code, -32700);
+    ch.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n');
+    const batch = await ch.nextLine();
+    assert.equal(batch.id, null);
+    assert.equal(batch.error?.code, -32600);
+    ch.write('42\n');
+    assert.equal((await ch.nextLine()).error?.code, -32600);
+    ch.write('{"jsonrpc":"2.0","id":7}\n');
+    const noMethod = await ch.nextLine();
+    assert.equal(noMethod.id, 7);
+    assert.equal(noMethod.error?.code, -32600);
+    ch.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+    const pong = await ch.nextLine();
+    assert.equal(pong.id, 8);
+    assert.deepEqual(pong.result, {});
+    assert.equal(await ch.end(), 0);
+  });
+});

@@ -40,6 +40,7 @@ const WAIT_SECS = 50;
 const UPDATES_LIMIT = 100;
 /** JSON-RPC error codes of the bridge's own answers. */
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 const INTERNAL_ERROR = -32603;
 
 /** A start that cannot go on: one stderr line, exit code 1. */
@@ -87,18 +88,24 @@ class Channel {
   /** One message from the session. */
   handle(line: string): void {
     if (!line.trim()) return;
-    let msg: Json | undefined;
+    let parsed: unknown;
     try {
-      msg = obj(JSON.parse(line));
+      parsed = JSON.parse(line);
     } catch {
-      msg = undefined;
-    }
-    if (!msg || msg.jsonrpc !== '2.0') {
       void send({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: one JSON-RPC 2.0 message per line' } });
       return;
     }
+    const msg = obj(parsed);
+    const id = msg && (typeof msg.id === 'string' || typeof msg.id === 'number') ? msg.id : null;
+    const invalid = (why: string) => void send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${why}` } });
+    if (!msg) return invalid(Array.isArray(parsed) ? 'batches are not taken; one JSON-RPC 2.0 message per line' : 'not a JSON-RPC 2.0 message');
+    if (msg.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"');
     const method = typeof msg.method === 'string' ? msg.method : undefined;
-    if (method === undefined) return; // a response: the hub asks the session nothing
+    if (method === undefined) {
+      // A response (result or error) is dropped: the hub asks the session nothing.
+      if (msg.id !== undefined && ('result' in msg || 'error' in msg)) return;
+      return invalid('no method');
+    }
     if (msg.id === undefined) return this.notification(method, msg);
     void this.forward(msg, method);
   }
