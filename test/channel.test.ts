@@ -452,4 +452,23 @@ describe('perch channel on bad input from the session', () => {
     assert.deepEqual(pong.result, {});
     assert.equal(await ch.end(), 0);
   });
+
+  test('a line over the limit is dropped as it streams in (one -32600 answer, one stderr line), and the next line is served', async () => {
+    const a = await newAgent('chbig');
+    const ch = rawChannel(a);
+    // 40 MB with no newline, written in 1 MB pieces: more than any message the hub takes (a send_file body).
+    const piece = 'x'.repeat(1024 * 1024);
+    ch.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+    for (let i = 0; i < 40; i++) ch.write(piece);
+    ch.write('"}}\n');
+    const tooLong = await ch.nextLine();
+    assert.equal(tooLong.id, null);
+    assert.equal(tooLong.error?.code, -32600);
+    assert.match(tooLong.error?.message, /over \d+ bytes/);
+    ch.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    const pong = await ch.nextLine();
+    assert.equal(pong.id, 2);
+    assert.equal(await ch.end(), 0);
+    assert.equal(ch.stderr().match(/over \d+ bytes/g)?.length, 1, ch.stderr());
+  });
 });
