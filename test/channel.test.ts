@@ -300,6 +300,20 @@ describe('perch channel relays permission prompts to the owner', () => {
     }
   });
 
+  test('a prompt with a huge description and input_preview (2 MB each) still reaches the Approvals inbox, its preview cut short', async () => {
+    const a = await newAgent('ch-huge');
+    const s = await openSession(a);
+    try {
+      const big = 'y'.repeat(2 * 1024 * 1024);
+      await s.client.notification({ method: 'notifications/claude/channel/permission_request', params: { request_id: 'hugee', tool_name: 'Bash', description: big, input_preview: big } });
+      const req = await pendingPromptOf(a);
+      assert.equal(req.context.channel_request_id, 'hugee');
+      assert.ok(Buffer.byteLength(JSON.stringify(req.context)) <= 30 * 1024, 'the context stays small');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('a standing rule decides a relayed prompt at once, without the owner', async () => {
     const a = await newAgent('ch-rule');
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
