@@ -30,6 +30,7 @@ function startHook(args: string[], stdin: unknown, env: Record<string, string | 
       resolve({ code, stdout, stderr });
     });
   });
+  p.stdin!.on('error', () => undefined); // a hook that refuses an oversized stdin closes it early (EPIPE)
   p.stdin!.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
   return { proc: p, done };
 }

@@ -153,6 +153,7 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
       ['not JSON', 'rm -rf /', envFor(a), /^perch hook: stdin is not JSON/],
       ['empty', '', envFor(a), /^perch hook: no input on stdin/],
       ['an array', '[1,2]', envFor(a), /^perch hook: stdin is not a JSON object/],
+      ['over 4 MiB', `{"pad":"${' '.repeat(5 * 1024 * 1024)}"}`, envFor(a), /^perch hook: stdin is over 4194304 bytes, not a hook input/],
       ['another event', JSON.stringify(claudeCodePreToolUse), envFor(a), /^perch hook: stdin is a "PreToolUse" hook event, not PermissionRequest/],
       ['no tool_name', JSON.stringify({ ...claudeCodeBash, tool_name: undefined }), envFor(a), /^perch hook: the PermissionRequest input has no tool_name/],
       ['no key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl }, /^perch hook: no agent key: set PERCH_KEY in the environment/],

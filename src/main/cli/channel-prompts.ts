@@ -23,6 +23,8 @@ const WAIT_SECS = 50;
 /** The request's lifetime in the hub: the terminal dialog has no timeout, the session's end withdraws it. */
 const PROMPT_TTL_SECS = 24 * 60 * 60;
 const MAX_CONTEXT_BYTES = 30 * 1024;
+/** The description is the session's own text of any length: cut short so the context stays under MAX_CONTEXT_BYTES. */
+const MAX_DESCRIPTION_CHARS = 2_000;
 
 /** The params, or why they are not a permission_request of the reference. */
 export function parsePermissionRequest(params: unknown): PermissionRequestParams | string {
@@ -48,6 +50,7 @@ function toolInputOf(preview: string): Json | undefined {
 /** The request as the hook files it, from what the channel protocol carries. */
 export function promptRequest(p: PermissionRequestParams, cwd: string): { title: string; context: Json } {
   const input = toolInputOf(p.input_preview);
+  const description = p.description.length <= MAX_DESCRIPTION_CHARS ? p.description : `${p.description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
   const ctx: Json = {
     source: PERMISSION_PROMPT_SOURCE,
     harness: 'claude-code',
@@ -56,8 +59,8 @@ export function promptRequest(p: PermissionRequestParams, cwd: string): { title:
     session_id: null,
     cwd,
     tool_name: p.tool_name,
-    description: p.description,
-    preview: `${p.description ? `${p.description}\n\n` : ''}${input ? previewOf(input) : previewOf(p.input_preview)}`,
+    description,
+    preview: `${description ? `${description}\n\n` : ''}${input ? previewOf(input) : previewOf(p.input_preview)}`,
   };
   // Standing rules read the command from tool_input: only an input that parsed whole is one.
   const withInput = input ? { ...ctx, tool_input: input } : ctx;

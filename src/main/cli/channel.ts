@@ -15,13 +15,13 @@
 // call carries the previous answer's ack), so what a channel session had not pushed comes with the next one.
 //
 // Loaded on its own by bin/perch.js (dist/channel.js, node built-ins only): it starts with the session.
-import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { keyEnvName, mcpUrl } from './hook-common';
 import { CALL_TIMEOUT_MS, ChannelHub, HubDown, ToolError, obj } from './channel-hub';
 import { CHANNEL_INSTRUCTIONS, channelNotice } from './channel-events';
 import { PromptRelay, parsePermissionRequest } from './channel-prompts';
 import { DEFAULT_PORT } from '../paths';
+import { LIMITS } from '../../shared/limits';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +40,10 @@ const WAIT_SECS = 50;
 const UPDATES_LIMIT = 100;
 /** JSON-RPC error codes of the bridge's own answers. */
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 const INTERNAL_ERROR = -32603;
+/** The longest line the channel reads (bytes): the largest body the hub takes (a send_file call); longer is dropped as it streams. */
+export const MAX_LINE_BYTES = LIMITS.maxFileBodyBytes;
 
 /** A start that cannot go on: one stderr line, exit code 1. */
 class Refused extends Error {}
@@ -57,6 +60,46 @@ function send(msg: Json): Promise<void> {
 
 function warn(line: string): void {
   process.stderr.write(`perch channel: ${line}\n`);
+}
+
+/**
+ * Splits stdin into lines without holding more than MAX_LINE_BYTES of one: a longer line is dropped while it streams
+ * in and reported once (onTooLong) when its newline comes. onEnd runs once, when stdin ends or fails.
+ */
+function readLines(input: NodeJS.ReadableStream, onLine: (line: string) => void, onTooLong: () => void, onEnd: () => void): void {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let skipping = false;
+  input.on('data', (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); ; nl = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
+      if (!skipping) {
+        size += piece.length;
+        if (size > MAX_LINE_BYTES) {
+          skipping = true;
+          parts = [];
+        } else if (piece.length) parts.push(piece);
+      }
+      if (nl === -1) break;
+      if (skipping) onTooLong();
+      else onLine(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''));
+      parts = [];
+      size = 0;
+      skipping = false;
+      start = nl + 1;
+    }
+  });
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    if (!skipping && size > 0) onLine(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''));
+    onEnd();
+  };
+  input.once('end', end);
+  input.once('error', end);
+  input.once('close', end);
 }
 
 function parseChannelArgs(argv: string[]): { help: boolean; agent?: string; instance: string; url?: string } {
@@ -87,18 +130,24 @@ class Channel {
   /** One message from the session. */
   handle(line: string): void {
     if (!line.trim()) return;
-    let msg: Json | undefined;
+    let parsed: unknown;
     try {
-      msg = obj(JSON.parse(line));
+      parsed = JSON.parse(line);
     } catch {
-      msg = undefined;
-    }
-    if (!msg || msg.jsonrpc !== '2.0') {
       void send({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: one JSON-RPC 2.0 message per line' } });
       return;
     }
+    const msg = obj(parsed);
+    const id = msg && (typeof msg.id === 'string' || typeof msg.id === 'number') ? msg.id : null;
+    const invalid = (why: string) => void send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${why}` } });
+    if (!msg) return invalid(Array.isArray(parsed) ? 'batches are not taken; one JSON-RPC 2.0 message per line' : 'not a JSON-RPC 2.0 message');
+    if (msg.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"');
     const method = typeof msg.method === 'string' ? msg.method : undefined;
-    if (method === undefined) return; // a response: the hub asks the session nothing
+    if (method === undefined) {
+      // A response (result or error) is dropped: the hub asks the session nothing.
+      if (msg.id !== undefined && ('result' in msg || 'error' in msg)) return;
+      return invalid('no method');
+    }
     if (msg.id === undefined) return this.notification(method, msg);
     void this.forward(msg, method);
   }
@@ -206,9 +255,13 @@ export async function cmdChannel(argv: string[]): Promise<number> {
     // The session's first lines wait until the key is known good.
     const lines: string[] = [];
     let ended = false;
-    const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-    rl.on('line', (l) => (channel ? channel.handle(l) : lines.push(l)));
-    const end = new Promise<void>((resolve) => rl.once('close', () => ((ended = true), resolve())));
+    let stdinDone: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (stdinDone = resolve));
+    const tooLong = () => {
+      warn(`a line over ${MAX_LINE_BYTES} bytes was dropped`);
+      void send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: a line over ${MAX_LINE_BYTES} bytes` } });
+    };
+    readLines(process.stdin, (l) => (channel ? channel.handle(l) : lines.push(l)), tooLong, () => ((ended = true), stdinDone()));
     let me: Json;
     try {
       me = await hub.call('whoami', {});
@@ -220,7 +273,7 @@ export async function cmdChannel(argv: string[]): Promise<number> {
     channel = new Channel(hub, ownerName, opts.instance);
     for (const l of lines.splice(0)) channel.handle(l);
     // Claude Code gone (stdout closed under us): the session ended.
-    process.stdout.on('error', () => rl.close());
+    process.stdout.on('error', () => ((ended = true), stdinDone()));
     const onSignal = () => void channel?.close().finally(() => process.exit(0));
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
