@@ -1,34 +1,17 @@
 // An agent's harness session in the Fleet view: `perch hook notification` (the real CLI, fed Claude Code's documented
 // Notification input) turns the agent's card to "needs you" with "waiting for you", and the feed shows it; a tool
 // call (`perch hook pre-tool-use`) ends the wait. A real `perch serve` and Chromium; nothing reloads the page.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage } from './harness';
+import { runHook, type HookRun } from '../test/hook-runner';
 import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodeSessionStart } from '../test/fixtures/status-hooks';
 
-const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const LIVE = 5_000;
 
-/** `perch hook SUB` with the hook input on stdin and the agent's key in the environment, as the harness runs it. */
-function hook(sub: string, input: unknown, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, [PERCH, 'hook', sub], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook ${sub} did not finish: ${stderr}`));
-    }, 15_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    p.stdin!.end(JSON.stringify(input));
-  });
+/** `perch hook SUB` as the harness runs it (the agent's key in the environment). */
+function hook(sub: string, input: unknown, env: Record<string, string>): Promise<HookRun> {
+  return runHook([sub], input, env, 15_000);
 }
 
 describe('harness status in the Fleet view', () => {

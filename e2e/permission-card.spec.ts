@@ -3,40 +3,17 @@
 // directory, and the command as code (an edit as a diff in the conversation); "Always allow" decides it and adds the
 // standing rule, so the next identical prompt is decided without the owner; the rule is listed on the Agents page and
 // removing it sends the prompts to the owner again. A real `perch serve` and Chromium.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
+import { runHook, type HookRun } from '../test/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
 
-const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const LIVE = 10_000;
-
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** `perch hook permission-request` as the harness runs it: stdin the hook input, the agent's key in the environment. */
 function permissionHook(input: unknown, env: Record<string, string>, timeoutSecs = 60): Promise<HookRun> {
-  const p = spawn(process.execPath, [PERCH, 'hook', 'permission-request', '--timeout', String(timeoutSecs)], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook permission-request did not finish: ${stderr}`));
-    }, (timeoutSecs + 20) * 1000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    p.stdin!.end(JSON.stringify(input));
-  });
+  return runHook(['permission-request', '--timeout', String(timeoutSecs)], input, env, (timeoutSecs + 20) * 1000);
 }
 
 describe('permission prompt cards', () => {
