@@ -9,11 +9,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE_NAME } from '../src/main/store/db';
+import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
+import { createHub } from '../src/main/hub-services';
+import { mintActionToken, mintReadToken } from '../src/main/hub/phone/action-tokens';
 import { withHub } from './helpers';
 import { auditDevice, AUDIT_TALLY_WINDOW_MS, createDevice, listAudit } from '../src/main/hub/phone/devices';
 import { AUDIT_KEEP, AUDIT_TALLY_KEEP } from '../src/main/store/devices';
-import { DEVICE_ACTION_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
 import { addAgent, connect, eventually, startServe, tempDataDir, type Served } from './serve-harness';
 import { bearer, front, frontClient, PHONE_ADDR, PUBLIC, PUBLIC_HOST, type FrontClient } from './phone-front';
 import { makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint } from './push-endpoint';
@@ -113,6 +115,54 @@ describe('the device door of a real perch serve, against strangers', () => {
     assert.ok(statuses.slice(10).every((s) => s === 429), `the code's own limit: ${statuses.join(',')}`);
     const { token } = await phone.pair('Another code', 'approvals', '100.64.1.20');
     assert.match(token, /^pd_/);
+  });
+
+  test('junk notification tokens are limited per caller: a stranger\'s flood is 429 for him only; another caller\'s bad token gets the usual 401, and valid tokens from anyone still decide', async () => {
+    const flooder = '100.64.2.66';
+    const other = '100.64.2.77';
+    const { device } = await phone.pair('Phone with buttons', 'approvals', '100.64.2.10');
+    const worker = await addAgent(served.dataDir, 'token-asker');
+    const c = await connect('v1', served.mcpUrl, worker);
+    try {
+      const owner = (await phone.ownerOk('hub.info')).owner.name as string;
+      const conv = (await c.ok('open_direct', { user: owner })).conversation.conv_id as string;
+      const first = await c.ok('request_human', { conv_id: conv, kind: 'approve', title: 'First button' });
+      const second = await c.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Second button' });
+      const firstRead = await c.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Read me' });
+      // The tokens a push would carry, minted with this hub's own secret (its file).
+      const db = openDatabase(path.join(served.dataDir, DB_FILE_NAME));
+      const hub = createHub({ db });
+      let approveFirst: string, approveSecond: string, read: string;
+      try {
+        const until = Date.now() + 3_600_000;
+        approveFirst = mintActionToken(hub, first.request_id, 'approve', device.id, until);
+        approveSecond = mintActionToken(hub, second.request_id, 'reject', device.id, until);
+        read = mintReadToken(hub, firstRead.request_id, device.id, until);
+      } finally {
+        hub.close();
+        db.close();
+      }
+      const junk = () => ({ token: `${crypto.randomBytes(12).toString('base64url')}.${crypto.randomBytes(32).toString('base64url')}` });
+      for (const route of [DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH]) {
+        const flood1 = await flood(served, route, 60, junk, flooder);
+        assert.ok((flood1.get(429) ?? 0) >= 30, `${route}: the flooder is limited: ${[...flood1].join(' ')}`);
+        // Another caller's mangled token: the normal refusal, not the flooder's 429.
+        const theirs = await phone.raw('POST', route, front(other), junk());
+        assert.equal(theirs.status, 401, `${route}: ${JSON.stringify(theirs.body)}`);
+        assert.equal(theirs.body.error.code, 'unauthorized');
+      }
+      // A valid token decides, from the flooder's own address too (the failure limit never weighs on valid tokens).
+      const fromFlooder = await phone.raw('POST', DEVICE_ACTION_PATH, front(flooder), { token: approveFirst });
+      assert.equal(fromFlooder.status, 200, JSON.stringify(fromFlooder.body));
+      assert.equal(fromFlooder.body.value.request.state, 'approved');
+      const fromOther = await phone.raw('POST', DEVICE_ACTION_PATH, front(other), { token: approveSecond });
+      assert.equal(fromOther.status, 200, JSON.stringify(fromOther.body));
+      assert.equal(fromOther.body.value.request.state, 'rejected');
+      const readByFlooder = await phone.raw('POST', DEVICE_NOTICE_PATH, front(flooder), { token: read });
+      assert.equal(readByFlooder.status, 200, JSON.stringify(readByFlooder.body));
+    } finally {
+      await c.close();
+    }
   });
 
   test('a push endpoint must be a known Web Push service: a LAN, loopback or look-alike host is refused 400 at subscribe and nothing is stored', async () => {

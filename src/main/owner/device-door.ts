@@ -119,6 +119,14 @@ export interface DeviceDoorTools {
   hub: Hub;
   /** The paired device behind the request's bearer (rate-limited, audited when refused), or undefined after answering 401/429. */
   requireDevice(req: IncomingMessage, res: ServerResponse, action: string): DeviceRow | undefined;
+  /**
+   * A notification token (action or read token) from this request's caller failed to verify: the milliseconds to wait
+   * (0: answer the usual refusal). Per caller, like failed credentials, so a stranger's junk never makes another
+   * caller's bad token 429; valid tokens are never counted here.
+   */
+  failedToken(req: IncomingMessage): number;
+  /** A read of a notice by this device (read tokens): the milliseconds to wait, or 0. */
+  noticeRead(deviceId: string): number;
   /** Writes one audit line for a device call. */
   audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void;
   readJsonObject(req: IncomingMessage, limit?: number): Promise<Record<string, unknown>>;
@@ -176,6 +184,10 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
   const waitsPerCaller = new RateLimiter(1, 60, MAX_LIMIT_KEYS); // pairing waits (long-polls): 60 a minute per caller
   const waitsPerPairing = new RateLimiter(1, 60, MAX_LIMIT_KEYS); // … and per pairing
   const calls = new RateLimiter(5, 60); // calls per device: 5 a second, bursts of 60
+  // Notification tokens (push-door.ts): ones that fail to verify, 20 a minute per caller (no hub-wide bucket: it would
+  // turn another caller's mangled token into a 429); notice reads per device as calls.
+  const tokenFailures = perMin(opts.limits?.failuresPerMinute ?? 20);
+  const noticeReads = new RateLimiter(5, 60, MAX_LIMIT_KEYS);
 
   function audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void {
     try {
@@ -223,7 +235,11 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     return undefined;
   }
 
-  const tools: DeviceDoorTools = { hub, requireDevice, audit, readJsonObject, sendError, send };
+  const tools: DeviceDoorTools = {
+    hub, requireDevice, audit, readJsonObject, sendError, send,
+    failedToken: (req) => tokenFailures.take(callerKey(req)),
+    noticeRead: (deviceId) => noticeReads.take(deviceId),
+  };
 
   async function claim(req: IncomingMessage, res: ServerResponse) {
     let body: Record<string, unknown>;

@@ -2,7 +2,8 @@
 // notification's Approve / Reject button (the service worker, or an ntfy http action) spends a single-use action
 // token (no bearer: the token itself is bound to the device and to one decision); with push content 'ids' the
 // service worker fetches a notice's details with its read token (bound to the device and the notice, not spent,
-// never a decision). Every call is in the device audit.
+// never a decision). Every call is in the device audit. Tokens that fail to verify are limited per caller (the device
+// door's failedToken); valid ones never count against that limit.
 // Dispatched by the device door (device-door.ts) after the front's checks, through DEVICE_ROUTES in http.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
@@ -10,8 +11,6 @@ import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEV
 import { getDevice } from '../hub/phone/devices';
 import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/phone/device-push';
 import { isNtfyDevice, verifyActionToken } from '../hub/phone/action-tokens';
-import { RateLimiter } from '../hub/core/rate-limit';
-import type { Hub } from '../hub/core/hub';
 import { sendRefusal, type DeviceDoorTools, type DeviceRoute } from './device-door';
 
 const MAX_BODY_BYTES = 8 * 1024;
@@ -43,18 +42,6 @@ function subscription(which: 'push.subscribe' | 'push.unsubscribe'): DeviceRoute
   };
 }
 
-/**
- * Token limits per hub, shared by the button and the read route: reads per device (5 a second, bursts of 60, as device
- * calls) and tokens that fail to verify (20 a minute: a forged or mangled token is refused, and not written to the
- * audit list without end).
- */
-const tokenLimits = new WeakMap<Hub, { reads: RateLimiter; failures: RateLimiter }>();
-function limitsOf(hub: Hub): { reads: RateLimiter; failures: RateLimiter } {
-  let limits = tokenLimits.get(hub);
-  if (!limits) tokenLimits.set(hub, (limits = { reads: new RateLimiter(5, 60), failures: new RateLimiter(20 / 60, 20) }));
-  return limits;
-}
-
 function refuseLimited(res: Parameters<DeviceRoute>[2], wait: number, what: string) {
   sendRefusal(res, { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` }, Math.max(1, Math.ceil(wait / 1000)));
 }
@@ -63,7 +50,6 @@ function refuseLimited(res: Parameters<DeviceRoute>[2], wait: number, what: stri
 const action: DeviceRoute = async (tools, req, res, url) => {
   if (!postOnly(req, res, url.pathname)) return;
   const { hub } = tools;
-  const limits = limitsOf(hub);
   let deviceId: string | null = null;
   let target: string | null = null;
   const audit = (outcome: string) => {
@@ -82,8 +68,8 @@ const action: DeviceRoute = async (tools, req, res, url) => {
       deviceId = isNtfyDevice(claims.v) ? null : claims.v;
       target = claims.r;
     } catch {
-      // decideByActionToken answers the refusal, unless tokens that do not verify come too fast
-      const wait = limits.failures.take('fail');
+      // decideByActionToken answers the refusal, unless tokens that do not verify come too fast from this caller
+      const wait = tools.failedToken(req);
       if (wait > 0) {
         audit('refused:rate_limited');
         return refuseLimited(res, wait, 'refused action tokens');
@@ -104,7 +90,6 @@ const action: DeviceRoute = async (tools, req, res, url) => {
 const notice: DeviceRoute = async (tools, req, res, url) => {
   if (!postOnly(req, res, url.pathname)) return;
   const { hub } = tools;
-  const limits = limitsOf(hub);
   let device: { id: string; name: string } | null = null;
   let target: string | null = null;
   const audit = (outcome: string) => tools.audit(device as Parameters<DeviceDoorTools['audit']>[0], 'notice', target, outcome);
@@ -123,11 +108,11 @@ const notice: DeviceRoute = async (tools, req, res, url) => {
         try { device = getDevice(hub, claims.v); } catch { device = { id: claims.v, name: claims.v }; }
       }
     } catch {
-      const wait = limits.failures.take('fail');
+      const wait = tools.failedToken(req);
       if (wait > 0) return limited(wait, 'refused read tokens');
     }
     if (device) {
-      const wait = limits.reads.take(device.id);
+      const wait = tools.noticeRead(device.id);
       if (wait > 0) return limited(wait, 'reads from this device');
     }
     const { notice: value } = noticeByReadToken(hub, token);
