@@ -39,7 +39,9 @@ export function ownerApiMarkdown(): string {
     '  **any paired device** (scope `approvals` or `full`: the approvals inbox; cards.answer only for cards addressed',
     '  to the owner, handoffs only the owner\'s), **full-scope devices**, or **laptop only** (no device, whatever its',
     '  scope: what starts processes or sets what will, what mints or shows credentials or secrets — agent keys, the',
-    '  webhook secret, run logs, file links, the ntfy topic — and device and phone settings). Anything else is 403;',
+    '  webhook secret, run logs, file links, the ntfy topic — and device and phone settings). Some actions a device may',
+    '  call keep a field for the laptop (`agents.update_config`\'s `mcp_servers`: commands an agent\'s harness may start);',
+    '  a device that sends it is refused 403 naming the field, and nothing changes. Anything else is 403;',
     '  every device call is in `devices.audit` (refusals of callers without a device credential are counted there in',
     '  aggregate: one row per 10 minutes with a `count`, never pushing out a device\'s own entries). Funnel',
     '  (`Tailscale-Funnel-Request`) is always 403; remote /mcp, login and /files are 403. The device door:',
@@ -71,7 +73,10 @@ export function ownerApiMarkdown(): string {
       properties?: Record<string, { type?: string; enum?: string[]; description?: string }>;
       required?: string[];
     };
-    out.push(`### \`${name}\``, '', spec.description, '', `From a phone: ${REACH_TEXT[spec.device]}.`, '');
+    const laptopFields = spec.laptopFields.length
+      ? `; ${spec.laptopFields.map((f) => `\`${f}\``).join(', ')} only on the laptop (a device that sends ${spec.laptopFields.length > 1 ? 'any of them' : 'it'} is refused 403, nothing changes)`
+      : '';
+    out.push(`### \`${name}\``, '', spec.description, '', `From a phone: ${REACH_TEXT[spec.device]}${laptopFields}.`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length === 0) {
       out.push('No input.', '');

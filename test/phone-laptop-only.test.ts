@@ -118,6 +118,29 @@ describe('through the front of a real perch serve', () => {
     await phone.ownerOk('wake.set', { agent: sleeper.name, argv: [process.execPath, '-e', '0'] });
   });
 
+  test('agents.update_config from a phone may not touch mcp_servers (commands the agent\'s harness may start): 403 naming the field, nothing changes; its other fields still work from a full phone', async () => {
+    const before = (await phone.ownerOk('agents.list')).agents.find((a: R) => a.name === sleeper.name);
+    const servers = [{ name: 'evil', command: 'sh', args: ['-c', `touch ${path.join(served.dataDir, 'pwned')}`] }];
+    for (const [who, dev, addr] of [['full', full, undefined], ['approvals', approvals, '100.101.102.104']] as const) {
+      for (const input of [{ agent: sleeper.name, mcp_servers: servers }, { agent: sleeper.name, description: 'from the phone', mcp_servers: [] }]) {
+        const r = await phone.deviceCall(dev.token, 'agents.update_config', input, addr);
+        assert.equal(r.status, 403, `${who}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.error.code, 'forbidden');
+        assert.match(r.body.error.message, /mcp_servers can be changed only on the laptop/);
+        assert.ok(r.body.error.next_step);
+      }
+    }
+    const after = (await phone.ownerOk('agents.list')).agents.find((a: R) => a.name === sleeper.name);
+    assert.deepEqual(after, before, 'the refused calls changed nothing (not the description either)');
+    // The other fields still work from a full phone; mcp_servers still works on the laptop.
+    const ok = await phone.deviceCall(full.token, 'agents.update_config', { agent: sleeper.name, description: 'set from the phone', skills: [{ name: 'triage' }] });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.value.agent.description, 'set from the phone');
+    await phone.ownerOk('agents.update_config', { agent: sleeper.name, mcp_servers: [{ name: 'docs', url: 'https://example.com/mcp' }] });
+    const audit = (await phone.ownerOk('devices.audit', { device_id: full.device.id, limit: 500 })).entries as R[];
+    assert.ok(audit.some((e) => e.action === 'agents.update_config' && e.outcome === 'refused:forbidden'), 'the refusal is in the device audit');
+  });
+
   test('a full-scope phone still does what it may: message an agent (which wakes it with the owner\'s own wake action) and list its runs', async () => {
     const dm = await phone.deviceCall(full.token, 'conversations.open_direct', { user: sleeper.name });
     assert.equal(dm.status, 200, JSON.stringify(dm.body));

@@ -31,23 +31,26 @@ const text = () => z.string().min(1).max(LIMITS.maxTextChars);
  * - laptop: no device, whatever its scope: anything that starts processes or sets what will start them, mints or
  *   shows credentials or secrets (agent keys, webhook secrets, run logs, file links, the ntfy topic), and device
  *   management and phone settings. The owner does these on the laptop.
+ * An action a device may call can still keep some of its input fields for the laptop (`laptopFields`): a device that
+ * sends any of them (whatever its value) is refused like a laptop-only action, and nothing changes.
  */
 export const DEVICE_REACH = ['approvals', 'full', 'laptop'] as const;
 export type DeviceReach = (typeof DEVICE_REACH)[number];
 
-type ActionDefs = Record<string, { readonly device: DeviceReach; readonly description: string; readonly input: () => z.ZodType }>;
-type Actions<T extends ActionDefs> = { readonly [K in keyof T]: { readonly device: T[K]['device']; readonly description: T[K]['description']; readonly input: ReturnType<T[K]['input']> } };
+type ActionDefs = Record<string, { readonly device: DeviceReach; readonly laptopFields?: readonly string[]; readonly description: string; readonly input: () => z.ZodType }>;
+type Actions<T extends ActionDefs> = { readonly [K in keyof T]: { readonly device: T[K]['device']; readonly laptopFields: readonly string[]; readonly description: T[K]['description']; readonly input: ReturnType<T[K]['input']> } };
 
 /**
  * The actions with each input schema made on first use (the action's first call): building all of them
  * at module load was a noticeable part of a hub's cold start. Same keys, same order, same schemas.
  */
 function lazyInputs<T extends ActionDefs>(defs: T): Actions<T> {
-  const actions: Record<string, { device: DeviceReach; description: string; input: z.ZodType }> = {};
+  const actions: Record<string, { device: DeviceReach; laptopFields: readonly string[]; description: string; input: z.ZodType }> = {};
   for (const [name, def] of Object.entries(defs)) {
     let made: z.ZodType | undefined;
     actions[name] = {
       device: def.device,
+      laptopFields: def.laptopFields ?? [],
       description: def.description,
       get input() {
         return (made ??= def.input());
@@ -102,7 +105,8 @@ export const OWNER_ACTIONS = lazyInputs({
   'floor.set': { device: 'full', description: 'Give the floor to an agent (ttl_secs) or release it.', input: () => z.strictObject({ conv_id: id(), agent: id().optional(), ttl_secs: z.number().int().min(1).max(LIMITS.floorMaxTtlSecs).optional(), release: z.boolean().optional() }) },
   'agents.list': { device: 'full', description: 'Agents with their config, key hint and whether they are waiting.', input: () => z.strictObject({}) },
   'agents.add': { device: 'laptop', description: 'Add an agent; its key is shown once, with connection snippets.', input: () => z.strictObject({ name: z.string().min(1).max(40), description: z.string().max(2000).optional(), instructions: z.string().max(LIMITS.maxTextChars).optional(), from: places().optional() }) },
-  'agents.update_config': { device: 'full',
+  // mcp_servers: a server's command and args are a process the agent's harness may start, so only the laptop sets them.
+  'agents.update_config': { device: 'full', laptopFields: ['mcp_servers'],
     description: 'Change an agent\'s description and role config; its version rises and the agent gets config.updated.',
     input: () => z.strictObject({
       agent: id(),
@@ -264,6 +268,11 @@ export function isOwnerAction(action: string): action is OwnerAction {
 /** Which devices may call this action (DEVICE_REACH); an unknown action is laptop-only. */
 export function deviceReachOf(action: string): DeviceReach {
   return isOwnerAction(action) ? OWNER_ACTIONS[action].device : 'laptop';
+}
+
+/** The input fields of an action that only the laptop may send (a device sending one is refused); none for most. */
+export function deviceLaptopFields(action: string): readonly string[] {
+  return isOwnerAction(action) ? OWNER_ACTIONS[action].laptopFields : [];
 }
 
 /** The owner actions a device of this scope may call, in contract order. */

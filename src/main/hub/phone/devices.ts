@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { deviceActions, deviceReachOf, isOwnerAction } from '../../../shared/owner-api';
+import { deviceActions, deviceLaptopFields, deviceReachOf, isOwnerAction } from '../../../shared/owner-api';
 import {
   DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
   type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
@@ -182,6 +182,11 @@ export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: stri
   const reach = deviceReachOf(action);
   if (reach === 'laptop') {
     return new HubError('forbidden', `A paired device may not call ${action}: what starts processes, mints or shows credentials or secrets, and device and phone settings stay on the laptop.`, 'Do it on the laptop (the Perch window or `perch owner`).');
+  }
+  // Fields of the action kept for the laptop (the contract's laptopFields): sent at all, whatever the value, is refused.
+  const sent = input && typeof input === 'object' ? deviceLaptopFields(action).filter((f) => Object.hasOwn(input, f)) : [];
+  if (sent.length) {
+    return new HubError('forbidden', `${sent.join(', ')} can be changed only on the laptop: a paired device may not send ${sent.length > 1 ? 'them' : 'it'} with ${action} (what starts processes stays on the laptop).`, `Leave ${sent.join(', ')} out, or change ${sent.length > 1 ? 'them' : 'it'} on the laptop (the Perch window or \`perch owner\`).`);
   }
   if (scope === 'approvals') {
     if (reach !== 'approvals') {

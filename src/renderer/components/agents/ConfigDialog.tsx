@@ -1,11 +1,15 @@
-// An agent's role config: name, description, instructions, and its skills, MCP servers and APIs as JSON.
+// An agent's role config: name, description, instructions, and its skills, MCP servers and APIs as JSON. On a paired
+// phone the MCP servers are read-only and left out of the save: their commands are processes the agent's harness may
+// start, so only the laptop changes them (the hub refuses the field from a device).
 import { useState, type FormEvent } from 'react';
 import type { AgentSummary } from '../../model';
+import { useDevice } from '../../stores/device';
 import { updateAgentConfig, type ConfigPatch } from '../../sync';
 import { Dialog } from '../common';
 
 export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => void }) {
   const c = agent.config;
+  const onDevice = useDevice((s) => s.me !== null);
   const [name, setName] = useState(c.name);
   const [description, setDescription] = useState(agent.description);
   const [instructions, setInstructions] = useState(c.instructions);
@@ -28,7 +32,7 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
         description,
         instructions,
         skills: parse('Skills', skills) as ConfigPatch['skills'],
-        mcp_servers: parse('MCP servers', servers) as ConfigPatch['mcp_servers'],
+        ...(onDevice ? {} : { mcp_servers: parse('MCP servers', servers) as ConfigPatch['mcp_servers'] }),
         apis: parse('APIs', apis) as ConfigPatch['apis'],
       };
     } catch (err) {
@@ -63,8 +67,10 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
           </div>
           <div className="field">
             <label htmlFor="cfg-servers">MCP servers (JSON)</label>
-            <textarea id="cfg-servers" className="mono" rows={8} value={servers} onChange={(e) => setServers(e.target.value)} spellCheck={false} />
-            <span className="hint">[{'{'}"name", "url"? or "command"/"args"?{'}'}]</span>
+            <textarea id="cfg-servers" className="mono" rows={8} value={servers} onChange={(e) => setServers(e.target.value)} spellCheck={false} readOnly={onDevice} aria-describedby="cfg-servers-hint" />
+            <span className="hint" id="cfg-servers-hint">
+              {onDevice ? 'MCP servers can be changed only on the laptop.' : <>[{'{'}"name", "url"? or "command"/"args"?{'}'}]</>}
+            </span>
           </div>
           <div className="field">
             <label htmlFor="cfg-apis">APIs (JSON)</label>
