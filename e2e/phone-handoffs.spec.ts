@@ -104,6 +104,43 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     }
   });
 
+  test('approvals-only phone: a full-only page typed into the address bar (#/fleet, #/agents, #/settings, a conversation…) lands on the Approvals inbox, with no errors', { timeout: 120_000 }, async (t) => {
+    if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
+    const conv = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation;
+    const { token } = await pairDevice(h(), 'Address bar phone', 'approvals');
+    const { ctx, phone, errors } = await openPhone(h(), token);
+    const consoleErrors: string[] = [];
+    phone.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    try {
+      const inbox = phone.getByRole('heading', { level: 1, name: 'Approvals' });
+      const pages = ['#/fleet', '#/agents', '#/settings', '#/conversations', '#/phone', `#/c/${encodeURIComponent(conv.conv_id)}`];
+      for (const hash of pages) {
+        // Typed into the open tab (a hash change), then opened afresh (a page load at that address).
+        await phone.evaluate((x) => { location.hash = x; }, hash);
+        await within(10_000, `${hash} to turn into the inbox`, (async () => {
+          while ((await phone.evaluate(() => location.hash)) !== '#/approvals') await new Promise((r) => setTimeout(r, 50));
+        })());
+        await inbox.waitFor();
+        assert.equal(await phone.locator('main h1').count(), 1, `${hash}: only the inbox shows`);
+        await phone.goto(`${h().baseUrl}/${hash}`);
+        await inbox.waitFor();
+        await within(10_000, `${hash} (loaded) to turn into the inbox`, (async () => {
+          while ((await phone.evaluate(() => location.hash)) !== '#/approvals') await new Promise((r) => setTimeout(r, 50));
+        })());
+      }
+      // Back does not return to the page it may not see.
+      await phone.goBack().catch(() => {});
+      await inbox.waitFor();
+      assert.equal(await phone.locator('.toast-error, .toast.error').count(), 0, 'no error toasts');
+      assert.deepEqual(errors, []);
+      assert.deepEqual(consoleErrors, []);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   test('"Turn on notifications" without a push service says so and changes nothing; "Forget this phone" asks, then forgets', { timeout: 120_000 }, async (t) => {
     if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
     const { token, id } = await pairDevice(h(), 'Forgetful phone', 'approvals');

@@ -2,6 +2,7 @@
 // message to scroll to, the side panel, the image viewer and the new-conversation dialog.
 import { transport } from '../transport';
 import { uiStore, type View } from '../stores/ui';
+import { approvalsOnly } from '../stores/device';
 import { ensureTimeline, loadProgress, loadThread } from './loaders';
 import { markReadSoon } from './unread';
 
@@ -69,9 +70,16 @@ export function hrefOf(view: View): string {
 
 /**
  * Shows a view. The URL follows: a new history entry (so Back returns), or with replace the current one (a redirect).
- * When the URL changed first (hashchange), it already says this view and nothing is added.
+ * When the URL changed first (hashchange), it already says this view and nothing is added. A device of scope approvals
+ * gets the Approvals inbox for any view but a request's.
  */
 export function openView(view: View, opts: { replace?: boolean } = {}): void {
+  if (approvalsOnly() && view.name !== 'approvals' && view.name !== 'request') {
+    // A device of scope approvals has the Approvals inbox (and a request's page) only: any other address (typed into
+    // the address bar, an old link, Back) lands on the inbox and replaces that address, so no page it cannot load shows.
+    view = { name: 'approvals' };
+    opts = { replace: true };
+  }
   const prev = uiStore.getState().view;
   const sameConv = prev.name === 'conversation' && view.name === 'conversation' && prev.convId === view.convId;
   uiStore.setState(sameConv ? { view } : { view, threadRoot: null, replyTo: null });
