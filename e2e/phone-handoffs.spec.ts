@@ -224,6 +224,34 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     }
   });
 
+  test('full-access phone: the role config shows MCP servers read-only (laptop only) and saves the rest without them', { timeout: 120_000 }, async (t) => {
+    if (!doorReady) return t.skip('the device door (/api/device/*) is not in this build yet');
+    const servers = [{ name: 'docs', url: 'https://example.com/mcp' }];
+    await ownerCall(h(), 'agents.update_config', { agent: 'alice', mcp_servers: servers });
+    const { token } = await pairDevice(h(), 'Config phone', 'full');
+    const { ctx, phone, errors } = await openPhone(h(), token);
+    try {
+      await phone.goto(`${h().baseUrl}/#/agents`);
+      await phone.getByRole('button', { name: 'Edit config of alice' }).click();
+      const dialog = phone.getByRole('dialog', { name: 'Role config of alice' });
+      await dialog.waitFor();
+      const box = dialog.getByRole('textbox', { name: 'MCP servers (JSON)' });
+      assert.equal(await box.getAttribute('readonly'), '', 'the MCP servers are read-only on a phone');
+      await dialog.getByText('MCP servers can be changed only on the laptop.').waitFor();
+      await dialog.getByRole('textbox', { name: 'Description' }).fill('Edited on the phone');
+      await dialog.getByRole('button', { name: 'Save config' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const { agents } = await ownerCall<{ agents: Array<{ name: string; description: string; config: { mcp_servers: unknown } }> }>(h(), 'agents.list', {});
+      const alice = agents.find((a) => a.name === 'alice')!;
+      assert.equal(alice.description, 'Edited on the phone', 'the rest of the config was saved');
+      assert.deepEqual(alice.config.mcp_servers, servers, 'the MCP servers are as the laptop set them');
+      assert.equal(await phone.locator('.toast-error').count(), 0, 'no error toast');
+      assert.deepEqual(errors, []);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   test('the laptop (mouse) is unchanged: a message is not focusable and its actions stay hidden until hovered', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
