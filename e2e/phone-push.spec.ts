@@ -11,11 +11,14 @@
 //   the agent's waiting get_request returns approved, and a second push clears the notification.
 // Then with push content 'ids' (the push carries only ids and a read token): the service worker fetches the real
 // title through the front before showing the notification; its buttons only when the request is still pending.
+// Last, a phone paired with scope full opens every view through the front: nothing it loads is refused 403 (no error
+// toast, no console error); the parts only the laptop may do say so in one line, and their buttons are disabled.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
 import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
+import sharp from 'sharp';
 import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
 
 const PHONE = { width: 390, height: 844 };
@@ -353,5 +356,107 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     }
     assert.deepEqual(foreign, [], 'nothing outside the hub was requested or opened');
     assert.ok(phoneCtx.pages().every((p) => p.url().startsWith(front.url)), 'every page is on the hub');
+  });
+  test('a full-access phone through the front: every view opens without a laptop-only call (no 403, no error toast); the laptop-only parts say so', { timeout: 120_000 }, async () => {
+    const alice = h().agents.alice!;
+    const conv = (await alice.call('open_direct', { user: 'owner' })).conversation;
+    const png = await sharp({ create: { width: 64, height: 40, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
+    await alice.call('send_file', { conv_id: conv.conv_id, name: 'graph.png', data: png.toString('base64'), caption: 'Latency this week' });
+    await alice.call('send_file', { conv_id: conv.conv_id, name: 'notes.txt', data: Buffer.from('p99 under 80 ms').toString('base64') });
+
+    // Paired with scope full through the front: the /pair page claims, the laptop confirms the phrase.
+    const start = await ownerCall<{ url: string; pairing: { pairing_id: string } }>(h(), 'devices.pair_start', { name: 'Full pocket', scope: 'full' });
+    const ctx = await h().browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, userAgent: ANDROID_UA, colorScheme: 'light' });
+    try {
+      // Error toasts come and go: every one that ever shows is kept.
+      await ctx.addInitScript(() => {
+        const seen: string[] = ((window as unknown as { errorToasts: string[] }).errorToasts = []);
+        new MutationObserver(() => {
+          for (const el of Array.from(document.querySelectorAll('.toast-error'))) {
+            if (!(el as HTMLElement).dataset.seen) {
+              (el as HTMLElement).dataset.seen = '1';
+              seen.push(el.textContent ?? '');
+            }
+          }
+        }).observe(document, { childList: true, subtree: true });
+      });
+      const full = await ctx.newPage();
+      full.setDefaultTimeout(15_000);
+      const pageErrors: string[] = [];
+      const consoleErrors: string[] = [];
+      const refused: string[] = [];
+      full.on('pageerror', (e) => pageErrors.push(e.message));
+      full.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
+      full.on('response', (r) => {
+        if (r.status() === 403) refused.push(r.url());
+      });
+      await full.goto(start.url);
+      await full.getByRole('button', { name: 'Pair' }).click();
+      const phrase = (await full.getByLabel('Pairing phrase').textContent())!.trim();
+      await ownerCall(h(), 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
+      await full.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+
+      const errorToasts = () => full.evaluate(() => (window as unknown as { errorToasts: string[] }).errorToasts);
+      const settle = () => new Promise((r) => setTimeout(r, 1_000)); // the page's loads answer (a 403 would show by then)
+      const laptopLine = (text: string) => full.getByRole('note').filter({ hasText: text });
+      const toasts: string[] = [];
+      const visit = async (hash: string, heading: string | null) => {
+        await full.goto(`${front.url}/${hash}`);
+        await (heading ? full.getByRole('heading', { level: 1, name: heading }) : full.locator('main h1')).first().waitFor();
+        await settle();
+        toasts.push(...(await errorToasts()).map((t) => `${hash}: ${t}`));
+      };
+
+      await visit('#/fleet', 'Fleet');
+      await visit('#/approvals', 'Approvals');
+
+      await visit('#/settings', 'Settings');
+      await laptopLine('The container listener is switched on the laptop.').waitFor();
+      await laptopLine('Exports are made on the laptop.').waitFor();
+      assert.equal(await full.getByRole('checkbox', { name: 'Let agents in containers connect' }).count(), 0, 'no container switch');
+      assert.equal(await full.getByRole('button', { name: 'Export…' }).count(), 0, 'no Export button');
+      await full.screenshot({ path: `${ARTIFACTS}/phone-full-settings.png` });
+
+      await visit('#/phone', 'Phone');
+      await laptopLine('Pairing, devices and push settings are managed on the laptop.').waitFor();
+      assert.equal(await full.getByRole('form', { name: 'Pair a phone' }).count(), 0, 'no pairing form');
+
+      await visit('#/agents', 'Agents');
+      await laptopLine('Adding agents, their keys, wake setup and exports are managed on the laptop.').waitFor();
+      for (const name of ['Add agent', 'Rotate key of alice', 'Wake runs of alice', 'Export conversations of alice']) {
+        const b = full.getByRole('button', { name, exact: true });
+        assert.equal(await b.isDisabled(), true, `${name} is disabled on a phone`);
+        assert.match((await b.getAttribute('title')) ?? '', /Only on the laptop/, `${name} says why`);
+      }
+      // Keys: listed (and revocable) here; issued on the laptop.
+      await full.getByRole('button', { name: 'Keys of alice' }).click();
+      const keys = full.getByRole('dialog', { name: 'Keys of alice' });
+      await keys.getByRole('note').filter({ hasText: 'New keys are issued on the laptop.' }).waitFor();
+      assert.equal(await keys.getByRole('form', { name: 'Issue a key' }).count(), 0, 'no form to issue a key');
+      await keys.getByRole('button', { name: 'Close' }).last().click();
+      await full.screenshot({ path: `${ARTIFACTS}/phone-full-agents.png` });
+
+      await visit(`#/c/${encodeURIComponent(conv.conv_id)}`, null);
+      await full.getByText('Latency this week').waitFor();
+      for (const name of ['View image graph.png', 'Download notes.txt']) {
+        const b = full.getByRole('button', { name });
+        assert.equal(await b.isDisabled(), true, `${name} is disabled on a phone (file links are the laptop's)`);
+        assert.match((await b.getAttribute('title')) ?? '', /Only on the laptop/);
+      }
+      await full.getByRole('button', { name: 'Conversation menu' }).click();
+      const exp = full.getByRole('menuitem', { name: 'Export…' });
+      assert.equal(await exp.isDisabled(), true, 'Export… is disabled in the conversation menu');
+      await settle();
+      toasts.push(...(await errorToasts()));
+
+      assert.deepEqual(toasts, [], 'no error toast on any view');
+      assert.deepEqual(refused, [], 'no request was refused 403');
+      assert.deepEqual(pageErrors, []);
+      assert.deepEqual(consoleErrors, [], 'no console errors (a refused call logs "Failed to load resource: 403")');
+    } finally {
+      await ctx.close();
+    }
   });
 });

@@ -6,7 +6,8 @@ import { useAgents } from '../stores/agents';
 import { openDirectWith, revokeAgent, rotateKey } from '../sync';
 import { dateTimeOf } from '../format';
 import { CapsForm, PauseButton, PausedBadge, pauseText } from './Control';
-import { Avatar, ConfirmDialog } from './common';
+import { Avatar, ConfirmDialog, laptopButton, OnTheLaptop } from './common';
+import { useLaptopOnly } from '../stores/device';
 import { ReviewToggle } from './HeldItems';
 import { WakeDialog } from './WakeDialog';
 import { AddAgentDialog } from './agents/AddAgentDialog';
@@ -28,6 +29,11 @@ export function AgentsPage() {
   const [connecting, setConnecting] = useState<string | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
+  // On a paired phone: what only the laptop may do (stores/device.ts laptopOnly) is not offered.
+  const noAdd = useLaptopOnly('agents.add');
+  const noWake = useLaptopOnly('wake.get');
+  const noRotate = useLaptopOnly('agents.rotate_key');
+  const noExport = useLaptopOnly('archive.export');
   return (
     <div className="page agents">
       <header className="page-head row-between">
@@ -35,10 +41,11 @@ export function AgentsPage() {
           <h1>Agents</h1>
           <p className="muted">Each agent connects to Perch over MCP with its own key. Keys are shown once; Perch keeps only a hash.</p>
         </div>
-        <button type="button" className="btn btn-primary" onClick={() => setAdding(true)}>
+        <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} {...laptopButton(noAdd)}>
           Add agent
         </button>
       </header>
+      {noAdd && <OnTheLaptop>Adding agents, their keys, wake setup and exports are managed on the laptop.</OnTheLaptop>}
       {agents.length === 0 && <p className="muted">No agents yet. Add your first one to get its key and connection snippets.</p>}
       <ul className="agent-list" aria-label="Agents">
         {agents.map((a) => (
@@ -72,7 +79,7 @@ export function AgentsPage() {
               <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => setEditing(a)}>
                 Edit config
               </button>
-              <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)}>
+              <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => setWaking(a)} {...laptopButton(noWake)}>
                 Wake
               </button>
               {!a.revoked && (
@@ -85,7 +92,7 @@ export function AgentsPage() {
                   Keys
                 </button>
               )}
-              <button type="button" className="btn btn-ghost" aria-label={`Export conversations of ${a.name}`} onClick={() => setExporting(a.name)}>
+              <button type="button" className="btn btn-ghost" aria-label={`Export conversations of ${a.name}`} onClick={() => setExporting(a.name)} {...laptopButton(noExport)}>
                 Export…
               </button>
               <button
@@ -93,6 +100,7 @@ export function AgentsPage() {
                 className="btn btn-ghost"
                 aria-label={`Rotate key of ${a.name}`}
                 onClick={() => setAsk({ kind: 'rotate', agent: a.name })}
+                {...laptopButton(noRotate)}
               >
                 Rotate key
               </button>

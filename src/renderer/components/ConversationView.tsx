@@ -15,7 +15,8 @@ import { Timeline } from './Timeline';
 import { Composer } from './Composer';
 import { ThreadPanel } from './ThreadPanel';
 import { ProgressFeed } from './ProgressFeed';
-import { Avatar, BusyButton, Dialog, Markdown } from './common';
+import { Avatar, BusyButton, Dialog, laptopButton, Markdown } from './common';
+import { useLaptopOnly } from '../stores/device';
 import { MessageBody } from './MessageItem';
 import { ConvPauseControls, PausedBadge } from './Control';
 import { ExportDialog } from './ExportDialog';
@@ -351,6 +352,7 @@ function ConversationMenu({ convId }: { convId: string }) {
   const conv = useConversations((s) => s.byId[convId])!;
   const [open, setOpen] = useState(false);
   const [exporting, setExporting] = useState(false);
+  const noExport = useLaptopOnly('archive.export');
   if (conv.kind === 'inbox') return null;
   return (
     <div className="conv-menu">
@@ -379,6 +381,7 @@ function ConversationMenu({ convId }: { convId: string }) {
               setOpen(false);
               setExporting(true);
             }}
+            {...laptopButton(noExport)}
           >
             Export…
           </button>

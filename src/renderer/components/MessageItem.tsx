@@ -9,7 +9,8 @@ import { useFiles, fileKey } from '../stores/files';
 import { editMessage, fileLink, focusMessage, hideMessage, openImage, openThread, pin, react, recallMessage, setReplyTo } from '../sync';
 import { transport } from '../transport';
 import { bytes, dateTimeOf, timeOf } from '../format';
-import { AgentBadge, Avatar, ConfirmDialog, ItemBoundary, Markdown } from './common';
+import { AgentBadge, Avatar, ConfirmDialog, ItemBoundary, laptopButton, Markdown } from './common';
+import { useLaptopOnly } from '../stores/device';
 import { CardView } from './CardView';
 import { RequestCard } from './RequestCard';
 import { Icon } from './Icon';
@@ -218,14 +219,15 @@ function MessageContent({ msg, compact }: { msg: Message; compact?: boolean }) {
 
 function FileView({ payload, image }: { payload: FilePayload; image: boolean }) {
   const thumb = useFiles((s) => s.links[fileKey(payload.file_id, 'thumb')]);
+  const noLinks = useLaptopOnly('files.url'); // file links are the laptop's: a paired phone shows the name, not the file
   useEffect(() => {
-    if (image && payload.has_thumb) void fileLink(payload.file_id, 'thumb');
-  }, [image, payload.file_id, payload.has_thumb]);
+    if (image && payload.has_thumb && !noLinks) void fileLink(payload.file_id, 'thumb');
+  }, [image, payload.file_id, payload.has_thumb, noLinks]);
   if (image) {
     const w = payload.width && payload.height ? Math.min(320, payload.width) : 240;
     const h = payload.width && payload.height ? Math.round((w * payload.height) / payload.width) : 180;
     return (
-      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => openImage(payload.file_id, payload.name)}>
+      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => openImage(payload.file_id, payload.name)} {...laptopButton(noLinks)}>
         {thumb ? <img src={transport.fileHref(thumb.url)} alt={payload.name} width={w} height={h} /> : <span className="thumb-placeholder" style={{ width: w, height: h }} />}
       </button>
     );
@@ -245,6 +247,7 @@ function FileView({ payload, image }: { payload: FilePayload; image: boolean }) 
         type="button"
         className="btn"
         aria-label={`Download ${payload.name}`}
+        {...laptopButton(noLinks)}
         onClick={async () => {
           const link = await fileLink(payload.file_id, 'original');
           if (!link) return;

@@ -4,6 +4,8 @@
 // component in phone/; this page composes them.
 import { useEffect } from 'react';
 import { usePhone } from '../stores/phone';
+import { useLaptopOnly } from '../stores/device';
+import { OnTheLaptop } from './common';
 import { loadDeviceAudit, loadDevices, loadPhonePage } from '../sync';
 import { SettingsNav } from './SettingsPage'; // Settings → Phone
 import { PublicUrlSection } from './phone/PublicUrlSection';
@@ -14,6 +16,35 @@ import { NtfySection } from './phone/NtfySection';
 import { AuditSection } from './phone/AuditSection';
 
 export function PhonePage() {
+  // Phone settings, pairing and the devices are the laptop's (owner actions phone.* and devices.*): a paired phone
+  // loads none of them and says where they are.
+  const onLaptopOnly = useLaptopOnly('phone.get');
+  return onLaptopOnly ? <PhonePageOnDevice /> : <PhonePageOnLaptop />;
+}
+
+function PhonePageHead() {
+  return (
+    <header className="page-head">
+      <h1>Phone</h1>
+      <SettingsNav current="phone" />
+      <p className="muted">
+        Approve, reject and answer your agents from your phone. The hub keeps listening on this computer only; your phone reaches it through an HTTPS front you run
+        (tailscale serve), and holds its own credential that you can revoke at any time.
+      </p>
+    </header>
+  );
+}
+
+function PhonePageOnDevice() {
+  return (
+    <div className="page phone-page">
+      <PhonePageHead />
+      <OnTheLaptop>Pairing, devices and push settings are managed on the laptop.</OnTheLaptop>
+    </div>
+  );
+}
+
+function PhonePageOnLaptop() {
   const settings = usePhone((s) => s.settings);
   const loadError = usePhone((s) => s.loadError);
   useEffect(() => {
@@ -24,14 +55,7 @@ export function PhonePage() {
   }, []);
   return (
     <div className="page phone-page">
-      <header className="page-head">
-        <h1>Phone</h1>
-        <SettingsNav current="phone" />
-        <p className="muted">
-          Approve, reject and answer your agents from your phone. The hub keeps listening on this computer only; your phone reaches it through an HTTPS front you run
-          (tailscale serve), and holds its own credential that you can revoke at any time.
-        </p>
-      </header>
+      <PhonePageHead />
       {loadError && (
         <p className="error" role="alert">
           Phone settings could not be read: {loadError}

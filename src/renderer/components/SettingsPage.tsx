@@ -4,11 +4,14 @@ import { useEffect, useState } from 'react';
 import type { ContainersState } from '../../shared/places';
 import { useUi } from '../stores/ui';
 import { hrefOf, setDecideAtOnce, UNDO_MS } from '../sync';
-import { api, deviceMode, OwnerError } from '../transport';
+import { api, OwnerError } from '../transport';
+import { useLaptopOnly } from '../stores/device';
 import { ExportControls } from './ExportDialog';
+import { OnTheLaptop } from './common';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
 function ExportSection() {
+  const onLaptopOnly = useLaptopOnly('archive.export');
   return (
     <section className="settings-section" aria-labelledby="settings-export">
       <h2 id="settings-export">Export</h2>
@@ -17,7 +20,7 @@ function ExportSection() {
         No keys or other secrets. Import it into another Perch with <code>perch import FILE</code>. A conversation's ⋯ menu and an agent on the Agents page
         export just that conversation, or that agent's conversations.
       </p>
-      <ExportControls scope={{}} />
+      {onLaptopOnly ? <OnTheLaptop>Exports are made on the laptop.</OnTheLaptop> : <ExportControls scope={{}} />}
     </section>
   );
 }
@@ -82,6 +85,7 @@ export function SettingsNav({ current }: { current: 'settings' | 'phone' }) {
 
 export function SettingsPage() {
   const atOnce = useUi((s) => s.decideAtOnce);
+  const onLaptopOnly = useLaptopOnly('containers.get');
   return (
     <div className="page settings">
       <header className="page-head">
@@ -99,7 +103,14 @@ export function SettingsPage() {
         </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>
-      {!deviceMode() && <ContainersSection />}
+      {onLaptopOnly ? (
+        <section className="settings-section" aria-labelledby="settings-containers">
+          <h2 id="settings-containers">Agents in containers</h2>
+          <OnTheLaptop>The container listener is switched on the laptop.</OnTheLaptop>
+        </section>
+      ) : (
+        <ContainersSection />
+      )}
       <ExportSection />
     </div>
   );

@@ -4,6 +4,7 @@ import { renderMarkdown } from '../markdown';
 import { hueOf, initials } from '../format';
 import type { UserRef } from '../model';
 import { Icon } from './Icon';
+import { ON_THE_LAPTOP_TITLE } from '../stores/device';
 
 export function Avatar({ user, size = 36 }: { user: Pick<UserRef, 'name' | 'kind'>; size?: number }) {
   const hue = hueOf(user.name);
@@ -276,4 +277,18 @@ export function ConfirmDialog(props: { title: string; children: ReactNode; confi
       </div>
     </Dialog>
   );
+}
+
+/** In place of a part of a page that a paired device can neither load nor use (laptop-only, stores/device.ts laptopOnly): one plain line. */
+export function OnTheLaptop({ children }: { children: ReactNode }) {
+  return (
+    <p className="muted on-the-laptop" role="note">
+      {children}
+    </p>
+  );
+}
+
+/** The props of a button for something only the laptop may do: on a paired device it is disabled, its title says why. */
+export function laptopButton(onLaptopOnly: boolean): { disabled?: true; title?: string } {
+  return onLaptopOnly ? { disabled: true, title: ON_THE_LAPTOP_TITLE } : {};
 }

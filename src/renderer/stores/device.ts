@@ -1,7 +1,7 @@
 // A paired phone: its device credential's scope, the /pair page's progress, and its push subscription.
 import { create } from 'zustand';
 import type { DeviceMe } from '../transport';
-import type { HandoffItem } from '../../shared/owner-api';
+import { deviceReachOf, type HandoffItem, type OwnerAction } from '../../shared/owner-api';
 
 export type PairStep =
   | { step: 'form' }
@@ -32,3 +32,24 @@ export const useDevice = deviceStore;
 
 /** A device of scope approvals: only the Approvals inbox. */
 export const approvalsOnly = (): boolean => deviceStore.getState().me?.scope === 'approvals';
+
+/**
+ * Something only the laptop may do: an owner action whose device reach is 'laptop' in the contract (shared/owner-api.ts;
+ * the hub refuses it 403 to every paired device, whatever its scope), or the archive export (its own door, owner/http.ts,
+ * never for a device).
+ */
+export type LaptopThing = OwnerAction | 'archive.export';
+
+/** Whether this UI runs on a paired device and `what` is for the laptop only: the page neither loads nor offers it. */
+export function laptopOnly(what: LaptopThing, me: DeviceState['me'] = deviceStore.getState().me): boolean {
+  return me !== null && (what === 'archive.export' || deviceReachOf(what) === 'laptop');
+}
+
+/** laptopOnly for a component: re-renders when the device's credential is read or forgotten. */
+export function useLaptopOnly(what: LaptopThing): boolean {
+  const me = useDevice((s) => s.me);
+  return laptopOnly(what, me);
+}
+
+/** The title of a button a device does not offer (disabled there). */
+export const ON_THE_LAPTOP_TITLE = 'Only on the laptop: a paired phone cannot do this.';

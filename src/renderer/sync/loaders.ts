@@ -10,6 +10,7 @@ import { timelineStore } from '../stores/timeline';
 import { PROGRESS_KEEP, progressStore, type AgentActivity } from '../stores/progress';
 import { agentsStore } from '../stores/agents';
 import { fileKey, filesStore } from '../stores/files';
+import { laptopOnly } from '../stores/device';
 import { errorText, toast } from './common';
 import { mergeRequestList } from './requests';
 import { mergeProgress } from './reduce';
@@ -163,6 +164,7 @@ export async function loadThread(convId: string, rootId: string): Promise<void> 
 /** A file link, reused until shortly before it expires. */
 export async function fileLink(fileId: string, variant: 'original' | 'thumb'): Promise<FileLink | undefined> {
   const key = fileKey(fileId, variant);
+  if (laptopOnly('files.url')) return undefined; // a paired phone gets no file links (the laptop's)
   const have = filesStore.getState().links[key];
   if (have && have.expires_at - Date.now() > 30_000) return have;
   try {

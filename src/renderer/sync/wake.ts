@@ -4,6 +4,7 @@ import type { OwnerInput } from '../../shared/owner-api';
 import type { WakeRunView } from '../../shared/wake';
 import type { HubLive } from '../../shared/event-log';
 import { wakeStore } from '../stores/wake';
+import { laptopOnly } from '../stores/device';
 import { attempt, toast } from './common';
 
 const KEEP = 200;
@@ -23,6 +24,7 @@ export async function loadWakeRuns(): Promise<void> {
 }
 
 export async function loadWakeState(agent: string): Promise<void> {
+  if (laptopOnly('wake.get')) return; // an agent's wake setup is the laptop's: a paired phone has its runs only
   const { wake } = await api('wake.get', { agent });
   wakeStore.setState((s) => ({ byAgent: { ...s.byAgent, [wake.agent.id]: wake } }));
 }

@@ -3,7 +3,8 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../../shared/sessions';
 import { addAgentKey, listAgentKeys, revokeAgentKey } from '../../sync';
 import { dateTimeOf } from '../../format';
-import { CopyButton, Dialog } from '../common';
+import { CopyButton, Dialog, OnTheLaptop } from '../common';
+import { useLaptopOnly } from '../../stores/device';
 
 const EXPIRY: Array<{ label: string; ms: number | null }> = [
   { label: 'Never', ms: null },
@@ -20,6 +21,7 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
   const [scopes, setScopes] = useState<KeyScope[]>([...KEY_SCOPES]);
   const [expiry, setExpiry] = useState(0);
   const [issued, setIssued] = useState<{ secret: string; key: AgentKeyView } | null>(null);
+  const noIssue = useLaptopOnly('agents.add_key'); // a paired phone lists and revokes keys; the laptop issues them
   const reload = useCallback(async () => setKeys((await listAgentKeys(agent)) ?? []), [agent]);
   useEffect(() => void reload(), [reload]);
   const submit = async (e: FormEvent) => {
@@ -75,6 +77,16 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
           </li>
         ))}
       </ul>
+      {noIssue ? (
+        <>
+          <OnTheLaptop>New keys are issued on the laptop.</OnTheLaptop>
+          <div className="row">
+            <button type="button" className="btn btn-ghost" onClick={onClose}>
+              Close
+            </button>
+          </div>
+        </>
+      ) : (
       <form className="form" onSubmit={submit} aria-label="Issue a key">
         <div className="field">
           <label htmlFor="key-name">Key name</label>
@@ -112,6 +124,7 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
           </button>
         </div>
       </form>
+      )}
     </Dialog>
   );
 }
