@@ -87,43 +87,43 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
           </div>
         </>
       ) : (
-      <form className="form" onSubmit={submit} aria-label="Issue a key">
-        <div className="field">
-          <label htmlFor="key-name">Key name</label>
-          <input id="key-name" value={name} maxLength={60} onChange={(e) => setName(e.target.value)} placeholder="e.g. ci-reader" required />
-        </div>
-        <fieldset className="field">
-          <legend>Scopes</legend>
-          <div className="scope-boxes">
-            {KEY_SCOPES.map((sc) => (
-              <label key={sc}>
-                <input
-                  type="checkbox"
-                  checked={scopes.includes(sc)}
-                  onChange={(e) => setScopes(e.target.checked ? KEY_SCOPES.filter((x) => x === sc || scopes.includes(x)) : scopes.filter((x) => x !== sc))}
-                />{' '}
-                {sc}
-              </label>
-            ))}
+        <form className="form" onSubmit={submit} aria-label="Issue a key">
+          <div className="field">
+            <label htmlFor="key-name">Key name</label>
+            <input id="key-name" value={name} maxLength={60} onChange={(e) => setName(e.target.value)} placeholder="e.g. ci-reader" required />
           </div>
-        </fieldset>
-        <div className="field">
-          <label htmlFor="key-expiry">Expires</label>
-          <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))}>
-            {EXPIRY.map((x, i) => (
-              <option key={x.label} value={i}>{x.label}</option>
-            ))}
-          </select>
-        </div>
-        <div className="row">
-          <button type="submit" className="btn btn-primary" disabled={!name.trim() || scopes.length === 0}>
-            Issue key
-          </button>
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Close
-          </button>
-        </div>
-      </form>
+          <fieldset className="field">
+            <legend>Scopes</legend>
+            <div className="scope-boxes">
+              {KEY_SCOPES.map((sc) => (
+                <label key={sc}>
+                  <input
+                    type="checkbox"
+                    checked={scopes.includes(sc)}
+                    onChange={(e) => setScopes(e.target.checked ? KEY_SCOPES.filter((x) => x === sc || scopes.includes(x)) : scopes.filter((x) => x !== sc))}
+                  />{' '}
+                  {sc}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <div className="field">
+            <label htmlFor="key-expiry">Expires</label>
+            <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))}>
+              {EXPIRY.map((x, i) => (
+                <option key={x.label} value={i}>{x.label}</option>
+              ))}
+            </select>
+          </div>
+          <div className="row">
+            <button type="submit" className="btn btn-primary" disabled={!name.trim() || scopes.length === 0}>
+              Issue key
+            </button>
+            <button type="button" className="btn btn-ghost" onClick={onClose}>
+              Close
+            </button>
+          </div>
+        </form>
       )}
     </Dialog>
   );
