@@ -297,7 +297,10 @@ export interface HubInfo {
   base_url: string;
   tool_schema_version: string;
   agents: number;
+  /** Calls of agents waiting for news now (get_updates, get_request), not those of read-only keys. */
   waiting_agents: number;
+  /** Every waiting call now, read-only keys' too. */
+  waiting_calls: number;
   /** The database connection's commit durability (normal: survives a hub crash; full: also a power cut). */
   durability: { mode: 'normal' | 'full' | 'other'; synchronous: number };
 }
