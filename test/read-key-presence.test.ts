@@ -1,10 +1,11 @@
 // A read-only key (scope read and nothing else) observes an agent; it is not the agent. Over a real `perch serve`
 // with the official MCP client: its calls leave the agent's presence (seen, connected, from where) as it was, its
-// waiting get_updates does not make the agent "waiting" in the agents list, and an instance it names is no sighting of
-// the agent's session. On a real hub: a wake while only a read key waits is still unheard, so a wake run starts.
+// waiting get_updates does not make the agent "waiting" in the agents list, an instance it names is no sighting of the
+// agent's session, and it may not report the agent's harness session at the hook door. On a real hub: a wake while
+// only a read key waits is still unheard, so a wake run starts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAgent, connect, eventually, ownerOk, uniqueName, useSharedServe } from './serve-harness';
+import { addAgent, connect, eventually, ownerOk, rawPost, uniqueName, useSharedServe } from './serve-harness';
 import { withHub } from './helpers';
 import { addAgentKey } from '../src/main/hub/identity/agent-keys';
 import { authenticateKey } from '../src/main/hub/identity/key-login';
@@ -38,6 +39,13 @@ describe('a read-only key is not the agent', () => {
     assert.deepEqual((await listed()).presence, NO_PRESENCE, 'nor when the wait ended');
     const who = await reader.ok('whoami', {});
     assert.deepEqual(who.instances, [], 'the instance the read key named is no sighting of the agent\'s session');
+    // Nor can it report the agent's harness session (working, waiting for its user) at the hook door.
+    const hook = await rawPost(served.mcpUrl.replace(/\/mcp$/, '/hook'), issued.secret, { event: 'notification', harness: 'claude-code', message: 'Claude needs your permission' });
+    assert.equal(hook.status, 403, hook.text);
+    assert.equal(hook.json.error.code, 'forbidden');
+    const still = await listed();
+    assert.equal(still.harness ?? null, null, 'no harness status from a read key');
+    assert.deepEqual(still.presence, NO_PRESENCE);
 
     // A key that may write is the agent acting: it moves presence as the agent's own key does.
     const writer = await ownerOk(served, 'agents.add_key', { agent: agent.name, name: 'second-machine', scopes: ['read', 'write'] });
