@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openConversation, openPage, timeline } from './harness';
+import { ROOT, useHarness, openConversation, openPage, timeline } from './harness';
 
 const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const run = promisify(execFile);
@@ -122,6 +122,9 @@ describe('fleet, live', () => {
     await cardState('reviewer', /paused/);
     await cardState('ghost', /offline/);
     await h().screenshot('fleet-states-phone');
+    // The phone shows the first cards; the rest after scrolling down.
+    await card('reviewer').scrollIntoViewIfNeeded();
+    await h().screenshot('fleet-states-phone-2');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // The main view at 1280×800 (the README's screenshot): planner's approval card, its live activity, the states.
@@ -135,6 +138,8 @@ describe('fleet, live', () => {
     await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
     assert.equal(await timeline(page).getByText('→ @owner').count(), 0, 'a direct message names the other side without saying so');
     await h().screenshot('main-view');
+    // PERCH_README_SCREENSHOT=1 also writes it as the README's picture, so that one is always from a real run.
+    if (process.env.PERCH_README_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs', 'screenshot.png'), timeout: 10_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -10,7 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const ROOT = path.resolve(__dirname, '..');
+export const ROOT = path.resolve(__dirname, '..');
 const PERCH = path.join(ROOT, 'bin', 'perch.js');
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
 const CHROMIUM = process.env.PERCH_E2E_CHROMIUM ?? '/usr/bin/chromium';

@@ -17,6 +17,8 @@ async function ownerStream(): Promise<{ next(test: (fleet: R) => boolean, what: 
   assert.equal(res.status, 200);
   const fleets: R[] = [];
   const waiters = new Set<() => void>();
+  let ended: string | undefined;
+  const tell = () => { for (const w of [...waiters]) w(); };
   void (async () => {
     const reader = res.body!.getReader();
     const dec = new TextDecoder();
@@ -24,7 +26,7 @@ async function ownerStream(): Promise<{ next(test: (fleet: R) => boolean, what: 
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        if (done) break;
         buf += dec.decode(value, { stream: true });
         let i: number;
         while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -36,11 +38,17 @@ async function ownerStream(): Promise<{ next(test: (fleet: R) => boolean, what: 
             if (item.kind === 'hub' && item.value.fleet) fleets.push(item.value.fleet);
           }
         }
-        for (const w of waiters) w();
+        tell();
       }
-    } catch { /* closed */ }
+      ended = 'the stream ended';
+    } catch (err) {
+      ended = `the stream failed: ${(err as Error).message}`;
+    }
+    tell();
   })();
   return {
+    // Waits for the state itself: woken by each item that arrives (or the stream's end), never by a tick; bounded
+    // by one deadline for the whole wait.
     async next(test, what) {
       const deadline = Date.now() + 10_000;
       for (;;) {
@@ -49,12 +57,17 @@ async function ownerStream(): Promise<{ next(test: (fleet: R) => boolean, what: 
           fleets.splice(0, fleets.indexOf(hit) + 1);
           return hit;
         }
-        if (Date.now() > deadline) throw new Error(`no fleet item on the owner's stream: ${what}`);
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, 200);
-          waiters.add(() => { clearTimeout(t); r(); });
+        const left = deadline - Date.now();
+        if (ended || left <= 0) throw new Error(`no fleet item on the owner's stream: ${what}${ended ? ` (${ended})` : ''}`);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            waiters.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, left);
+          waiters.add(done);
         });
-        waiters.clear();
       }
     },
     close: () => ac.abort(),

@@ -98,7 +98,7 @@ describe('a waiting call ends when its key stops working', () => {
     const readerWait = settled(reader.call('get_updates', { wait_secs: 20 }));
     const ownWait = bob.ok('get_updates', { wait_secs: 20 });
     // Both calls wait (this file's tests run one after another on this hub: no other call waits now).
-    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_agents === 2, 10_000, 'both calls to wait');
+    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls === 2, 10_000, 'both calls to wait');
     await ownerOk(served, 'agents.revoke_key', { key_id: issued.key.id });
     await assertEndsWith401(readerWait, 'revoked scoped key');
     await ownerOk(served, 'messages.send', { conv_id: convId, text: 'for the main key', to: [bob.agent.id] });
@@ -130,7 +130,8 @@ describe('a waiting call ends when its key stops working', () => {
     const { bob } = await bobWithOwner();
     const issued = await ownerOk(served, 'agents.add_key', { agent: bob.agent.name, name: 'cli-reader', scopes: ['read'] });
     const waiting = tools(issued.secret, 4, 'get_updates', { wait_secs: 20 });
-    await waitingNow(bob.agent.id);
+    // A read-only key's wait is not the agent listening (agents.list says not waiting); hub.info counts every call.
+    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls === 1, 10_000, 'the reader\'s call to wait');
     const r = await cliAsync(['agent', 'key', 'revoke', issued.key.id, '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await waiting).status, 401);

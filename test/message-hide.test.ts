@@ -9,7 +9,7 @@ import { openDatabase } from '../src/main/store/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
 import type { MessageView } from '../src/shared/types';
-import type { EventView } from '../src/shared/event-log';
+import type { EventView, LiveItem } from '../src/shared/event-log';
 
 interface History {
   events: EventView[];
@@ -85,5 +85,33 @@ test('messages.hide refuses an unknown message and bad input, and changes nothin
     await assert.rejects(runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: 'yes' }), (e: { code?: string }) => e.code === 'invalid_argument');
     const owner = messagesOf((await runOwnerAction(hub, 'conversations.history', { conv_id: conv.conversation.conv_id })) as History);
     assert.equal(owner.find((m) => m.msg_id === sent.msg_id)!.hidden, undefined);
+  });
+});
+
+test('hiding and showing again reach every open window of the owner on the live stream (message_hidden), and nothing reaches agents', async () => {
+  await withHub(async (t) => {
+    const { hub } = t;
+    const a = t.agent('chatty');
+    const conv = (await runOwnerAction(hub, 'conversations.open_direct', { user: 'chatty' })) as { conversation: { conv_id: string } };
+    const convId = conv.conversation.conv_id;
+    const sent = await call(hub, a.id, 'send_message', { conv_id: convId, text: 'hide me' });
+    assert.ok((await call(hub, a.id, 'get_updates', {})).events.length > 0, 'the agent read its own message');
+    const seen: LiveItem[] = [];
+    const stop = hub.bus.subscribe((item) => seen.push(item));
+    try {
+      await runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: true });
+      await runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: true }); // no change: nothing sent
+      await runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: false });
+    } finally {
+      stop();
+    }
+    const hiddenItems = seen.flatMap((i) => (i.kind === 'hub' && i.value.message_hidden ? [i.value.message_hidden] : []));
+    assert.deepEqual(hiddenItems, [
+      { msg_id: sent.msg_id, conv_id: convId, hidden: true },
+      { msg_id: sent.msg_id, conv_id: convId, hidden: false },
+    ]);
+    assert.equal(seen.filter((i) => i.kind === 'event').length, 0, 'no event in the conversation log');
+    const after = await call(hub, a.id, 'get_updates', {});
+    assert.deepEqual(after.events, [], 'the agent gets nothing');
   });
 });

@@ -78,7 +78,7 @@ test('files.send takes a body over 1 MiB (a file of megabytes, as send_file does
   assert.equal(tooBig.status, 413, 'other actions still refuse a body over 1 MiB');
 });
 
-test('files.send refuses bad input and changes nothing: unknown conversation, bad base64, a file over 16 MiB, a body over the file limit, a PNG named .jpg', async () => {
+test('files.send refuses bad input and changes nothing: unknown conversation, bad base64, a file over 16 MiB (413, saying the limit and what to do), a body over the file limit, a PNG named .jpg', async () => {
   const agent = await served.agent('no-owner');
   const { convId, snapshot } = await convWithoutOwner(agent);
   const before = await snapshot();
@@ -88,11 +88,17 @@ test('files.send refuses bad input and changes nothing: unknown conversation, ba
   assert.equal(unknown.code, 'not_found');
   const badB64 = await ownerFail(served, 'files.send', { conv_id: convId, name: 'a.txt', data: 'not base64!' }, 400);
   assert.match(badB64.message, /not valid base64/);
-  const over = await ownerFail(served, 'files.send', { conv_id: convId, name: 'big.bin', data: Buffer.alloc(LIMITS.maxFileBytes + 3).toString('base64') }, 400);
+  // A file over 16 MiB is content too large (413) whether the hub finds it (its base64 fits the body limit) or the
+  // door does (the body is over it); either answer says the limit and what to do.
+  const over = await ownerFail(served, 'files.send', { conv_id: convId, name: 'big.bin', data: Buffer.alloc(LIMITS.maxFileBytes + 3).toString('base64') }, 413);
   assert.equal(over.code, 'too_large');
+  assert.match(over.message, /16 MiB/);
+  assert.match(over.next_step, /smaller file.*split it into parts of at most 16 MiB/);
   const overBody = await owner(served, 'files.send', { conv_id: convId, name: 'x.bin', data: 'A'.repeat(LIMITS.maxFileBodyBytes) });
   assert.equal(overBody.status, 413);
   assert.equal(overBody.error?.code, 'too_large');
+  assert.match(overBody.error?.message, /over the 16 MiB limit/);
+  assert.match(overBody.error?.next_step, /smaller file.*split it into parts of at most 16 MiB/);
   const disguised = await ownerFail(served, 'files.send', { conv_id: convId, name: 'photo.jpg', data: png.toString('base64') }, 400);
   assert.match(disguised.message, /claims to be JPEG/);
   const noName = await ownerFail(served, 'files.send', { conv_id: convId, data: png.toString('base64') }, 400);

@@ -197,10 +197,22 @@ export interface HubLive {
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
   /** Conversations whose read receipts moved (hub/talk/instances.ts). */
   reads: string[];
+  /**
+   * The owner hid a message from their own view, or showed it again (hidden: false; hub/talk/messages.ts
+   * hideMessage). Only on the owner's stream: hiding is the owner's own view, so it is never in the log agents read.
+   */
+  message_hidden: MessageHiddenLive;
   /** An agent's harness session waits for its user (a Notification hook: hub/control/harness.ts). */
   harness_waiting: { agent: { id: string; name: string }; harness: import('./harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
   /** A key was used from a place it may not connect from (hub/identity/places.ts): once per agent, key and place. */
   key_place_refused: KeyPlaceRefused;
+}
+
+/** A message the owner hid or showed again, as every open window of the owner learns it. */
+export interface MessageHiddenLive {
+  msg_id: string;
+  conv_id: string;
+  hidden: boolean;
 }
 
 /** A key refused for where it connected from, as told to the owner. */

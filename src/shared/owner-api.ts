@@ -89,7 +89,7 @@ export const OWNER_ACTIONS = lazyInputs({
   'messages.pin': { device: 'full', description: 'Pin (on=true) or unpin a message.', input: () => z.strictObject({ conv_id: id(), msg_id: id(), on: z.boolean() }) },
   'messages.pins': { device: 'full', description: 'Pinned messages of a conversation.', input: () => z.strictObject({ conv_id: id() }) },
   'messages.hide': { device: 'full',
-    description: 'Hide (on=true) any message from the owner\'s own view, an agent\'s too, or show it again (on=false). It stays in the conversation for everyone else; the owner\'s reads (history, threads, pins) carry hidden: true, and the UI shows a "Hidden message" line with Show instead of its content.',
+    description: 'Hide (on=true) any message from the owner\'s own view, an agent\'s too, or show it again (on=false). It stays in the conversation for everyone else; the owner\'s reads (history, threads, pins) carry hidden: true, and the UI shows a "Hidden message" line with Show instead of its content. When it changed, the live stream sends { kind: "hub", value: { message_hidden: { msg_id, conv_id, hidden } } } to every open window (agents see nothing).',
     input: () => z.strictObject({ msg_id: id(), on: z.boolean() }),
   },
   'notes.send': { device: 'full', description: 'A private note to one agent (only it sees it; it is woken).', input: () => z.strictObject({ agent: id(), text: text(), conv_id: id().optional() }) },
@@ -306,7 +306,10 @@ export interface HubInfo {
   base_url: string;
   tool_schema_version: string;
   agents: number;
+  /** Calls of agents waiting for news now (get_updates, get_request), not those of read-only keys. */
   waiting_agents: number;
+  /** Every waiting call now, read-only keys' too. */
+  waiting_calls: number;
   /** The database connection's commit durability (normal: survives a hub crash; full: also a power cut). */
   durability: { mode: 'normal' | 'full' | 'other'; synchronous: number };
 }

@@ -60,5 +60,15 @@ export interface KeyAuth {
   expires_at: number | null;
 }
 
+/**
+ * A key that may only read (scope read and nothing else): an observer (a dashboard, a monitor), not the agent's
+ * session. Its calls do not move the agent's presence (seen, connected, from where), its waits do not count as the
+ * agent listening (a wake it hears still starts the agent's wake run), and it records no session sighting: the
+ * owner's Fleet shows the agent as it is, not as whoever reads for it.
+ */
+export function isReadOnlyKey(key: KeyAuth | undefined | null): boolean {
+  return !!key && key.scopes.every((s) => s === 'read');
+}
+
 /** Whether a key still works, asked again while a call waits (hub/identity/key-waits.ts). */
 export type KeyStanding = 'ok' | 'expired' | 'revoked';

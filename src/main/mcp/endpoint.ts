@@ -22,6 +22,7 @@
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
+import { isReadOnlyKey } from '../../shared/sessions';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
@@ -229,7 +230,9 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   x.agentName = agent.name;
   x.keyAuth = found.auth;
   x.at = at;
-  notePresence(x.door.hub, agent.id, '', undefined, at); // any request of the agent: it is connected, and from where (hub/control/presence.ts)
+  // Any request of the agent: it is connected, and from where (hub/control/presence.ts); not a read-only key's, which
+  // is an observer of the agent, not the agent (shared/sessions.ts isReadOnlyKey).
+  if (!isReadOnlyKey(found.auth)) notePresence(x.door.hub, agent.id, '', undefined, at);
   return undefined;
 }
 

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
+import { isReadOnlyKey } from '../../shared/sessions';
 import { noteHarness } from '../hub/control/harness';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
 import { HARNESSES, HARNESS_EVENTS, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
@@ -56,6 +57,11 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
     if (req.method !== 'POST') {
       req.resume();
       return refuse(res, 405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
+    }
+    if (isReadOnlyKey(found.auth)) {
+      // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.
+      req.resume();
+      return refuse(res, 403, 'forbidden', 'This key may only read: a harness reports its session with a key that may write (the agent\'s own key).');
     }
     const agentId = found.user.id;
     readBody(req, MAX_BODY_BYTES).then(

@@ -55,6 +55,19 @@ function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
   return undefined;
 }
 
+/** files.send with more than a file may hold: the body over the door's limit, or a file over LIMITS.maxFileBytes decoded. */
+const FILE_TOO_LARGE = `The file is over the ${LIMITS.maxFileBytes / 1048576} MiB limit of a file in Perch; nothing was stored.`;
+const FILE_TOO_LARGE_STEP = `Send a smaller file (compress it), or split it into parts of at most ${LIMITS.maxFileBytes / 1048576} MiB each and send each part.`;
+
+/**
+ * The HTTP status of an owner action's refusal: its code's (statusOfCode), but a file over the file limit is content
+ * too large (413), as a body over the door's limit is, wherever the size was found (door or hub).
+ */
+function statusOfRefusal(action: string, err: { code: string; details?: Record<string, unknown> }): number {
+  if (action === 'files.send' && err.code === 'too_large' && err.details?.limit === LIMITS.maxFileBytes) return 413;
+  return statusOfCode(err.code);
+}
+
 /** What an owner-API call's device audit line names as its target. */
 function targetOf(input: unknown): string | null {
   if (!input || typeof input !== 'object') return null;
@@ -227,8 +240,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         audit(null, 'refused:too_large');
-        const files = action === 'files.send';
-        return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, files ? `Send a file of at most ${LIMITS.maxFileBytes} bytes.` : 'Send less (a file goes through files.send).');
+        if (action === 'files.send') return refuse(res, 413, 'too_large', FILE_TOO_LARGE, FILE_TOO_LARGE_STEP);
+        return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send less (a file goes through files.send).');
       }
       audit(null, 'refused:invalid_argument');
       return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.');
@@ -246,7 +259,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     } catch (err) {
       if (isHubError(err)) {
         audit(target, `refused:${err.code}`);
-        return sendJson(res, statusOfCode(err.code), { ok: false, error: err.toBody() });
+        return sendJson(res, statusOfRefusal(action, err), { ok: false, error: err.toBody() });
       }
       audit(target, 'refused:internal');
       sendInternalError(res, err, `owner action ${action.slice(0, 100)}`);

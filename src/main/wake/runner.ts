@@ -12,12 +12,13 @@ import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/wake';
 import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
 import { KeyRedactor } from './redact';
+import { runFolderPrefix, sweepRunFolders } from './run-folders';
 
 export interface RunnerOptions {
   /** Where run logs (<dir>/logs/<run>.log) go; created 0700. */
   dir: string;
   /**
-   * Where each run's own folder (perch-run-XXXXXX, 0700) for its MCP config is made (default: the system temp
+   * Where each run's own folder (perch-run-<hub pid>-XXXXXX, 0700) for its MCP config is made (default: the system temp
    * dir). Never the data dir: what a run is handed must not sit next to the owner's runtime.json.
    */
   runFilesDir?: string;
@@ -82,6 +83,8 @@ export class ProcessLauncher implements WakeLauncher {
     }
     // Older hubs wrote run configs to <dir>/tmp: whatever a crash left there (keys long expired) goes.
     try { fs.rmSync(path.join(opts.dir, 'tmp'), { recursive: true, force: true }); } catch { /* leave it */ }
+    // The run folders a hub killed with SIGKILL left behind (its runs were recorded interrupted): wake/run-folders.ts.
+    sweepRunFolders(this.runFilesDir);
     this.killGraceMs = opts.killGraceMs ?? WAKE_DEFAULTS.killGraceMs;
     this.logMaxBytes = opts.logMaxBytes ?? WAKE_DEFAULTS.logMaxBytes;
     this.webhookAttempts = opts.webhookAttempts ?? WAKE_DEFAULTS.webhookAttempts;
@@ -125,7 +128,7 @@ export class ProcessLauncher implements WakeLauncher {
     // The run key is redacted from each stream, also when printed in pieces or split over writes (wake/redact.ts).
     const redact = spec.key ? { out: new KeyRedactor(spec.key), err: new KeyRedactor(spec.key) } : undefined;
     // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
-    const runDir = fs.mkdtempSync(path.join(this.runFilesDir, 'perch-run-'));
+    const runDir = fs.mkdtempSync(path.join(this.runFilesDir, runFolderPrefix()));
     const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
     const settingsFile = path.join(runDir, `${spec.runId}.claude-settings.json`);
     const removeConfig = () => { try { fs.rmSync(runDir, { recursive: true, force: true }); } catch { /* gone */ } };

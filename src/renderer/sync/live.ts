@@ -16,7 +16,7 @@ import {
 import { addProgress } from './reduce';
 import { reconcileRequestFromEvent } from './requests';
 import { openView, restoreViewFromHash } from './router';
-import { applyMessageChange, ordering } from './timeline';
+import { applyMessageChange, messageHidden, ordering } from './timeline';
 import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
@@ -116,6 +116,7 @@ function onLive(item: LiveItem): void {
       if (item.value.key_place_refused) onKeyPlaceRefused(item.value.key_place_refused); // a key used from a place it may not (sync/control.ts)
       if (item.value.fleet) applyFleetLive(item.value.fleet, reloadAfterOutsideWrite); // agents, pause, caps, usage (sync/control.ts)
       if (Array.isArray(item.value.reads)) for (const convId of item.value.reads) refreshReads(convId); // read receipts moved
+      if (item.value.message_hidden) messageHidden(item.value.message_hidden.msg_id, item.value.message_hidden.hidden); // hidden or shown in another window
       return;
     default: {
       const never: never = item;

@@ -68,11 +68,26 @@ export class Waiters {
 
 export class Bus {
   private waiters = new Waiters((userId, waiting) => this.publishWaiting(userId, waiting));
+  /** Waits of read-only keys (observers): woken with the user, but not the user listening (isWaiting, wakes heard). */
+  private observers = new Waiters();
   private subscribers = new Set<(item: LiveItem) => void>();
 
-  /** Resolves 'woken' when the user is woken, 'timeout' after ms, 'aborted' when signal fires. */
-  wait(userId: string, ms: number, signal?: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'> {
-    return this.waiters.wait(userId, ms, signal);
+  /**
+   * Resolves 'woken' when the user is woken, 'timeout' after ms, 'aborted' when signal fires. observer: the wait of a
+   * read-only key, which is woken as the user's but is not the user waiting (never shown, never hears a wake for it).
+   */
+  wait(userId: string, ms: number, signal?: AbortSignal, observer = false): Promise<'woken' | 'timeout' | 'aborted'> {
+    return (observer ? this.observers : this.waiters).wait(userId, ms, signal);
+  }
+
+  /** Every wait under a user, an observer's too (the per-agent limit on waiting calls counts them all). */
+  waitsOf(userId: string): number {
+    return this.waiters.count(userId) + this.observers.count(userId);
+  }
+
+  /** Every waiting call of every user, observers' too. */
+  allWaits(): number {
+    return this.waiters.count() + this.observers.count();
   }
 
   /** The owner sees who is waiting for news, live: sent when a user's first wait starts or last one ends. */
@@ -100,6 +115,7 @@ export class Bus {
   }
 
   wake(userId: string): void {
+    this.observers.wake(userId);
     if (this.waiters.wake(userId) || this.unheard.size === 0) return;
     for (const fn of [...this.unheard]) {
       try {

@@ -149,6 +149,6 @@ export const contextTools = {
   },
   get_context: {
     // A named instance (hub/talk/instances.ts): its sighting is recorded and its events carry for_you / from_you.
-    run: ({ hub, agentId }, a) => contextForInstance(hub, agentId, a.instance, getContext(hub, agentId, a)),
+    run: ({ hub, agentId, key }, a) => contextForInstance(hub, agentId, a.instance, getContext(hub, agentId, a), key),
   },
 } satisfies ToolHandlers<'put_summary' | 'get_context'>;

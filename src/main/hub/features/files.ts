@@ -61,7 +61,7 @@ export function decodeBase64Strict(data: string, maxBytes: number = LIMITS.maxFi
   const body = pad ? s.slice(0, -pad) : s;
   const decodedSize = Math.floor((body.length * 3) / 4);
   if (decodedSize > maxBytes) {
-    throw new HubError('too_large', `The file is about ${decodedSize} bytes; the limit is ${maxBytes} (${Math.round(maxBytes / 1048576)} MiB).`, 'Send a smaller file, or split it.', { limit: maxBytes });
+    throw new HubError('too_large', `The file is about ${decodedSize} bytes; the limit is ${maxBytes} (${Math.round(maxBytes / 1048576)} MiB). Nothing was stored.`, `Send a smaller file (compress it), or split it into parts of at most ${Math.round(maxBytes / 1048576)} MiB each.`, { limit: maxBytes });
   }
   const bad = BASE64_BODY.test(body) ? -1 : body.search(/[^A-Za-z0-9+/]/);
   if (bad >= 0) {
@@ -143,7 +143,7 @@ export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | '
   const givenMime = input.mime !== undefined ? normalizeMime(input.mime) : undefined;
   const raw = decodeBase64Strict(input.data);
   if (raw.length > LIMITS.maxFileBytes) {
-    throw new HubError('too_large', `The file is ${raw.length} bytes; the limit is ${LIMITS.maxFileBytes}.`, 'Send a smaller file, or split it.', { limit: LIMITS.maxFileBytes });
+    throw new HubError('too_large', `The file is ${raw.length} bytes; the limit is ${LIMITS.maxFileBytes} (${LIMITS.maxFileBytes / 1048576} MiB). Nothing was stored.`, `Send a smaller file (compress it), or split it into parts of at most ${LIMITS.maxFileBytes / 1048576} MiB each.`, { limit: LIMITS.maxFileBytes });
   }
   const real = sniffImage(raw);
   const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();

@@ -24,6 +24,7 @@ export function hubInfo(hub: Hub): HubInfo {
     tool_schema_version: toolSchemaVersion(),
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
+    waiting_calls: hub.bus.allWaits(),
     durability: durabilityOf(hub.db),
   };
 }

@@ -280,7 +280,7 @@ export async function getRequest(hub: Hub, agentId: string, input: { request_id:
   let r = requireOwnRequest(hub, agentId, input.request_id);
   const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.maxWaitSecs) * 1000;
   if (r.state === 'pending' && waitMs > 0) {
-    if (hub.bus.waitingCount(agentId) >= LIMITS.maxWaitsPerAgent) {
+    if (hub.bus.waitsOf(agentId) >= LIMITS.maxWaitsPerAgent) {
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
     }
     const deadline = performance.now() + waitMs;

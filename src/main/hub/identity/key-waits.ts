@@ -5,7 +5,7 @@
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
 import type { RequestPlace } from '../../../shared/places';
 import type { Hub } from '../core/hub';
-import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
+import { isReadOnlyKey, type KeyAuth, type KeyStanding } from '../../../shared/sessions';
 import { HubError } from '../../../shared/errors';
 
 /** Who makes a call, as the handlers that wait need to know it. */
@@ -56,7 +56,8 @@ export function requireKeyStanding(caller: Caller): void {
  */
 export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller: Caller): Promise<'woken' | 'timeout' | 'aborted'> {
   const { signal, standing } = caller;
-  if (!standing) return hub.bus.wait(userId, ms, signal);
+  const observer = isReadOnlyKey(caller.key); // a read-only key's wait is not the agent listening (shared/sessions.ts)
+  if (!standing) return hub.bus.wait(userId, ms, signal, observer);
   requireKeyStanding(caller);
   const expiresAt = caller.key?.expires_at;
   if (expiresAt != null) ms = Math.max(1, Math.min(ms, expiresAt - hub.now() + 1));
@@ -66,7 +67,7 @@ export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller:
   set.add(wait);
   let why: 'woken' | 'timeout' | 'aborted';
   try {
-    why = await hub.bus.wait(userId, ms, signal ? AbortSignal.any([signal, ended.signal]) : ended.signal);
+    why = await hub.bus.wait(userId, ms, signal ? AbortSignal.any([signal, ended.signal]) : ended.signal, observer);
   } finally {
     set.delete(wait);
   }

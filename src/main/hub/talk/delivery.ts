@@ -101,7 +101,7 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.maxWaitSecs) * 1000;
   // Sessions of one agent (hub/talk/instances.ts): a named instance has its own position, and its acks are bound to it.
   const instance = instanceName(input.instance);
-  if (instance !== undefined) seeInstance(hub, userId, instance);
+  if (instance !== undefined) seeInstance(hub, userId, instance, undefined, caller.key);
   const at: Position = { userId, instance, keyId: caller.key?.id ?? null };
   const posKey = positionKey(at);
   const upto = input.ack !== undefined ? parseAck(hub, posKey, input.ack) : undefined;
@@ -128,7 +128,7 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   let rows = read(confirmed);
   let woken = false;
   if (rows.length === 0 && waitMs > 0) {
-    if (hub.bus.waitingCount(userId) >= LIMITS.maxWaitsPerAgent) {
+    if (hub.bus.waitsOf(userId) >= LIMITS.maxWaitsPerAgent) {
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
     }
     // Ends at once (unauthorized) when the key is revoked, rotated or expires, and asks about the key before reading.

@@ -7,7 +7,7 @@ import { refuseWriteIfPaused } from '../control/control';
 import { HubError } from '../../../shared/errors';
 import type { MessageView } from '../../../shared/types';
 import type { EventView } from '../../../shared/event-log';
-import { KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/sessions';
+import { isReadOnlyKey, KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/sessions';
 import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/instances';
 import { membersOf } from '../../store/conversations';
 
@@ -30,9 +30,11 @@ export function instanceName(raw: string | undefined): string | undefined {
 
 /**
  * Records that the agent's session `name` was seen (and its note, when given). Beyond MAX_INSTANCES names
- * the least recently seen ones are dropped with their positions. On a full disk the sighting is skipped.
+ * the least recently seen ones are dropped with their positions. On a full disk the sighting is skipped. A
+ * read-only key's call is no sighting (shared/sessions.ts isReadOnlyKey): it observes the agent, it is not its session.
  */
-export function seeInstance(hub: Hub, userId: string, name: string, note?: string): void {
+export function seeInstance(hub: Hub, userId: string, name: string, note?: string, key?: KeyAuth): void {
+  if (isReadOnlyKey(key)) return;
   const now = hub.now();
   const known = instanceOf(hub.db, userId, name);
   if (known && note === undefined && now - known.last_seen < SEEN_EVERY_MS) return;
@@ -89,10 +91,10 @@ export function readsOf(hub: Hub, convId: string): ReadReceipt[] {
 }
 
 /** get_context's answer for a named instance (none given: unchanged). */
-export function contextForInstance<T extends { events: EventView[] }>(hub: Hub, userId: string, raw: string | undefined, result: T): T {
+export function contextForInstance<T extends { events: EventView[] }>(hub: Hub, userId: string, raw: string | undefined, result: T, key?: KeyAuth): T {
   const instance = instanceName(raw);
   if (instance === undefined) return result;
-  seeInstance(hub, userId, instance);
+  seeInstance(hub, userId, instance, undefined, key);
   return { ...result, events: result.events.map((e) => forInstance(e, userId, instance)) };
 }
 
@@ -108,7 +110,7 @@ export function whoamiSessions(hub: Hub, userId: string, args: { instance?: stri
     if (outOfScope) throw outOfScope;
     refuseWriteIfPaused(hub, userId, 'whoami with instance_note');
   }
-  if (instance !== undefined) seeInstance(hub, userId, instance, args.instance_note);
+  if (instance !== undefined) seeInstance(hub, userId, instance, args.instance_note, key);
   return {
     instance: instance ?? null,
     instances: instancesView(hub, userId),

@@ -225,16 +225,21 @@ export function listPins(hub: Hub, userId: string, convId: string, limit: number
 
 /**
  * A person hides a message from their own view, or shows it again (on = false): any message they can
- * read, an agent's too (recall is only for their own). Nothing changes for anyone else and no event is
- * written; their reads carry hidden: true (withReactions).
+ * read, an agent's too (recall is only for their own). Nothing changes for anyone else and nothing is
+ * written to the log agents read; their reads carry hidden: true (withReactions). When the owner's view
+ * changed, every open window of the owner learns it after the commit (the live stream's message_hidden).
  */
 export function hideMessage(hub: Hub, userId: string, msgId: string, on: boolean): { msg_id: string; conv_id: string; hidden: boolean; changed: boolean } {
-  return hub.write(() => {
+  const result = hub.write(() => {
     const msg = messageById(hub.db, msgId);
     if (!msg) throw new HubError('not_found', `No message ${msgId}.`, 'Use a msg_id from the conversation history.');
     const changed = setHidden(hub.db, userId, msgId, on, hub.now());
     return { msg_id: msgId, conv_id: msg.conv_id, hidden: on, changed };
   });
+  if (result.changed && userId === hub.ownerId) {
+    hub.bus.publish({ kind: 'hub', value: { message_hidden: { msg_id: result.msg_id, conv_id: result.conv_id, hidden: result.hidden } } });
+  }
+  return result;
 }
 
 // ---- reading ----------------------------------------------------------------------------

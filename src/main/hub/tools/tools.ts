@@ -1,6 +1,7 @@
 // Every agent tool's handler, in ONE typed map: a tool of the catalog (src/shared/catalog.ts) without a
 // handler here, or a misspelt name, is a compile error. Each handler lives in its feature module
 // (go-to-definition on a key leads there); the MCP door calls callAgentTool.
+import { isReadOnlyKey } from '../../../shared/sessions';
 import { HubError } from '../../../shared/errors';
 import type { ToolName } from '../../../shared/catalog';
 import type { Hub } from '../core/hub';
@@ -81,12 +82,13 @@ export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: R
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
   const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });
   // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
-  // not make at all is not the agent working.
-  if (refused?.gate !== 'scope') notePresence(hub, agentId, name);
+  // not make at all is not the agent working, and a read-only key's call is not the agent at all (shared/sessions.ts).
+  const present = refused?.gate !== 'scope' && !isReadOnlyKey(caller.key);
+  if (present) notePresence(hub, agentId, name);
   if (refused) return Promise.reject(refused.error);
   // owner control: each agent's tool calls and messages are counted per day, and its caps checked (hub/control/control.ts)
   return runToolHandler({ ...caller, hub, agentId }, name, h, args).then((r) => {
-    if (name === 'get_updates') notePresence(hub, agentId, name); // a long wait ended: it was there until now
+    if (name === 'get_updates' && present) notePresence(hub, agentId, name); // a long wait ended: it was there until now
     countToolCall(hub, agentId, name);
     return r;
   });
