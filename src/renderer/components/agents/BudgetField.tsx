@@ -10,7 +10,7 @@ export function BudgetField({ agent }: { agent: AgentSummary }) {
   const [busy, setBusy] = useState(false);
   return (
     <form
-      className="budget-field muted small"
+      className="budget-field"
       onSubmit={async (e) => {
         e.preventDefault();
         const v = value.trim();
