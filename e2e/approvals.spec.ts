@@ -37,6 +37,9 @@ describe('approvals', () => {
     await card.getByText(/left$/).waitFor();
     assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
     await h().screenshot('approvals-inbox');
+    // A short name leaves its chips their room: "1 to decide" beside alice is not cut.
+    const chip = page.getByRole('navigation', { name: 'Perch' }).locator('.conv-item', { hasText: 'alice' }).locator('.chip-pending');
+    assert.equal(await chip.evaluate((el) => el.scrollWidth <= el.clientWidth), true, `the chip reads in full: ${await chip.innerText()}`);
 
     await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('Go ahead, watch the error rate.');
     await card.getByRole('button', { name: 'Approve' }).click();

@@ -206,7 +206,8 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
         aria-current={active ? 'page' : undefined}
       >
         {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true"><Icon name={c.kind === 'task' ? 'task' : c.kind === 'inbox' ? 'note' : 'hash'} size={15} /></span>}
-        <span className="conv-title">{c.title}</span>
+        {/* The name keeps a readable minimum beside its chips, but a short one no more than its own width (ch per character, one spare). */}
+        <span className="conv-title" style={{ minWidth: `min(96px, 45%, ${Array.from(c.title).length + 1}ch)` }}>{c.title}</span>
         <span className="conv-badges">
           {c.task && <span className={`chip chip-${c.task.state}`}>{TASK_STATE_LABEL[c.task.state]}</span>}
           {handedToMe.length > 0 && (
