@@ -7,6 +7,7 @@ import { authenticateKey } from '../src/main/hub/identity/key-login';
 import { setKeyPlaces } from '../src/main/hub/identity/places';
 import { addAgentKey } from '../src/main/hub/identity/agent-keys';
 import { withHub } from './helpers';
+import { runOwnerAction } from '../src/main/owner/actions';
 import { cli, removeDataDir, tempDataDir } from './serve-harness';
 
 const BOX: RequestPlace = { place: 'containers', address: '172.17.0.2', via: 'container bridge docker0 172.17.0.1' };
@@ -72,13 +73,25 @@ test('a range covering every address (prefix /0, IPv4 or IPv6) is told; ranges t
   assert.match(placesWarning(['::/0'])!, /^::\/0 covers every address/);
 });
 
-test('agents.set_from keeps a range covering every address and answers a warning with it; a narrower range has none', () => withHub(({ hub, agent }) => {
+test('agents.set_from, agents.add and agents.add_key keep a range covering every address and answer a warning with it; a narrower range has none', () => withHub(async ({ hub, agent }) => {
   const a = agent('open');
   const r = setKeyPlaces(hub, { agent: 'open', from: ['local', '0.0.0.0/0'] });
   assert.deepEqual(r.from, ['local', '0.0.0.0/0']);
   assert.match(r.warning ?? '', /any address a listener of this hub reaches/);
   assert.equal(authenticateKey(hub, a.key, { ...BOX, address: '203.0.113.9' }).standing, 'ok', 'kept: any address on a listener');
   assert.equal(setKeyPlaces(hub, { agent: 'open', from: ['172.17.0.0/16'] }).warning, undefined);
+  // the owner actions that set places answer it too: agents.set_from, agents.add and agents.add_key
+  const set = await runOwnerAction(hub, 'agents.set_from', { agent: 'open', from: ['0.0.0.0/0'] }) as { from: string[]; warning?: string };
+  assert.deepEqual(set.from, ['0.0.0.0/0']);
+  assert.match(set.warning ?? '', /^0\.0\.0\.0\/0 covers every address/);
+  const added = await runOwnerAction(hub, 'agents.add', { name: 'anywhere', from: ['containers', '0.0.0.0/0'] }) as { agent: { from: string[] }; warning?: string };
+  assert.deepEqual(added.agent.from, ['containers', '0.0.0.0/0']);
+  assert.match(added.warning ?? '', /covers every address/);
+  const key = await runOwnerAction(hub, 'agents.add_key', { agent: 'open', name: 'wide', from: ['0.0.0.0/0'] }) as { key: { from: string[] }; warning?: string };
+  assert.deepEqual(key.key.from, ['0.0.0.0/0']);
+  assert.match(key.warning ?? '', /covers every address/);
+  const narrow = await runOwnerAction(hub, 'agents.add_key', { agent: 'open', name: 'narrow', from: ['containers'] }) as { warning?: string };
+  assert.equal(narrow.warning, undefined);
 }));
 
 test('perch agent key from AGENT 0.0.0.0/0 saves the place and prints one warning line on stderr; a narrower range prints none', () => {

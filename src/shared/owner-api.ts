@@ -358,6 +358,8 @@ export interface AgentKeyResult {
   agent: AgentSummary;
   key: string;
   snippets: Record<string, string>;
+  /** agents.add: set when its places are kept but likely a mistake (a range covering every address). */
+  warning?: string;
 }
 
 export interface ActivityRow {
@@ -431,7 +433,7 @@ export interface OwnerResults {
   'agents.resume_all': { agents: PauseResult[] };
   'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null };
   'agents.controls': { agents: AgentControlView[]; today: string };
-  'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string> };
+  'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string>; warning?: string };
   'agents.list_keys': { keys: AgentKeyView[] };
   'agents.revoke_key': { key: AgentKeyView };
   'agents.set_from': { agent: string; key_id: string | null; key_name: string; from: string[]; warning?: string };
