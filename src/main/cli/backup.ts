@@ -17,7 +17,8 @@ export const backup: Command = {
 
 Copies the database (one consistent copy, taken with SQLite's online backup API; safe while the
 hub runs and agents write) and prints where it went and its size.
-  --to FILE   where to write it, in a folder that exists (default: <data dir>/${BACKUPS_DIR}/perch-<time>.sqlite)
+  --to FILE   where to write it (default: <data dir>/${BACKUPS_DIR}/perch-<time>.sqlite); its folder
+              must exist (refused otherwise, not created)
   --force     overwrite FILE if it exists (refused otherwise)
 ${DATA_DIR_LINE}
 The search index (perch-search.sqlite) is rebuilt from the database and is not copied.
