@@ -2,7 +2,7 @@
 // snippets that work), editing its role config (the agent hears of it), rotating and revoking keys.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, connectAgent, openPage, within } from './harness';
+import { useHarness, connectAgent, openPage, ownerCall, within } from './harness';
 
 describe('agents and sign-in', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -73,6 +73,25 @@ describe('agents and sign-in', () => {
     assert.equal(cfg.mcp_servers[0].name, 'github');
     await page.getByRole('listitem', { name: 'Agent alice' }).getByText(`config v${cfg.version}`).waitFor();
     await h().screenshot('agents');
+  });
+
+  test('a key allowed from a range covering every address shows the warning on its agent\'s row; a narrower place shows none', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    const row = page.getByRole('listitem', { name: 'Agent alice' });
+    const note = row.getByRole('note', { name: 'alice: where its key may connect from' });
+    await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local', '0.0.0.0/0'] });
+    await page.reload();
+    await openPage(page, 'Agents');
+    await row.getByText('connects from local, 0.0.0.0/0').waitFor();
+    await note.waitFor();
+    assert.match((await note.textContent())!, /^0\.0\.0\.0\/0 covers every address: this key may then connect from any address a listener of this hub reaches/);
+    await h().screenshot('agent-places-warning');
+    await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local'] });
+    await page.reload();
+    await openPage(page, 'Agents');
+    await row.getByText('connects from local)').waitFor();
+    assert.equal(await note.count(), 0);
+    assert.deepEqual(h().pageErrors, []);
   });
 
   test('rotating a key shows the new one and the old one stops working; revoking marks the agent', { timeout: 60_000 }, async () => {

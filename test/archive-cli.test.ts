@@ -32,6 +32,13 @@ test('perch export works while the hub serves; perch import is refused while a h
       // An agent keeps writing while the export runs: the archive is one snapshot either way.
       let writing = true;
       const writer = (async () => { let i = 0; while (writing && i < 50) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `during ${i++}` }); })();
+      // --out in a folder that does not exist: refused with one line naming the folder (exit 2, as perch backup
+      // --to), the folder is not created and nothing is written.
+      const noFolder = await cliAsync(['export', '--out', out, '--data-dir', src]);
+      assert.deepEqual([noFolder.code, noFolder.stdout], [2, ''], noFolder.stderr);
+      assert.equal(noFolder.stderr, `perch: the folder ${path.dirname(out)} does not exist; nothing was written. Create it first, or pick another --out FILE.\n`);
+      assert.equal(fs.existsSync(path.dirname(out)), false, 'the folder is not created');
+      fs.mkdirSync(path.dirname(out));
       const r = await cliAsync(['export', '--out', out, '--data-dir', src, '--json'], { timeoutMs: 60_000 });
       writing = false;
       await writer;
@@ -134,6 +141,11 @@ test('the owner API answers Export… with the archive (the owner on this comput
     const agentFile = path.join(dir, 'agent.tar.gz');
     fs.writeFileSync(agentFile, Buffer.from(await byAgent.arrayBuffer()));
     assert.equal((await walkArchive(agentFile, {})).scope.agent, 'talker');
+    // A body over the door's 64 KiB is content too large (413 too_large with the limit), as at the other owner doors.
+    const huge = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: Array.from({ length: 5000 }, (_, i) => `c_${i}_padding`) }) });
+    assert.equal(huge.status, 413);
+    const hugeErr = ((await huge.json()) as { error: { code: string; message: string } }).error;
+    assert.deepEqual([hugeErr.code, hugeErr.message], ['too_large', 'The body is over 65536 bytes.']);
     const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     assert.equal(anon.status, 401);
   } finally {

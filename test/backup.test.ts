@@ -153,6 +153,10 @@ describe('perch backup', () => {
       assert.equal(sha(dbFile), before, `${what}: the database is untouched`);
       assert.ok(!fs.existsSync(to), `${what}: no backup file`);
     }
+    // A folder that does not exist is refused, not created (one line naming it, exit 2), as perch export --out.
+    const missing = path.join(dir, 'no-such-folder', 'copy.sqlite');
+    const m = cli(['backup', '--data-dir', dir, '--to', missing]);
+    assert.deepEqual([m.code, m.stdout, m.stderr], [2, '', `perch: the folder ${path.dirname(missing)} does not exist; nothing was written. Create it first, or pick another --to FILE.\n`]);
     assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['a-file', 'blocked.sqlite.new.partial', 'perch.sqlite'], 'nothing else was written');
   });

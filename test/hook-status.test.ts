@@ -190,4 +190,22 @@ describe('the hook door (POST /hook)', () => {
     const ok = await rawPost(hookUrl(), a.key, { event: 'pre-tool-use', harness: 'codex' });
     assert.deepEqual(ok.json, { ok: true, paused: false });
   });
+
+  test('refuses a body that is not sent as application/json (415, one line saying so) and notes nothing; a charset parameter is fine', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('door-ct'));
+    const report = JSON.stringify({ event: 'stop', harness: 'codex' });
+    for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp']) {
+      const r = await rawPost(hookUrl(), a.key, report, { 'Content-Type': ct });
+      assert.equal(r.status, 415, ct);
+      assert.equal(r.json.error.code, 'unsupported_media_type');
+      assert.match(r.json.error.message, /^Send the hook report with "Content-Type: application\/json" \(got "[^"\n]+"\)\.$/);
+    }
+    const none = await fetch(hookUrl(), { method: 'POST', headers: { Authorization: `Bearer ${a.key}` }, body: new TextEncoder().encode(report) });
+    assert.equal(none.status, 415, 'no Content-Type at all');
+    assert.match(((await none.json()) as { error: { message: string } }).error.message, /\(got none\)/);
+    assert.equal((await agentView(a)).harness, null, 'a refused report changes nothing');
+    const ok = await rawPost(hookUrl(), a.key, report, { 'Content-Type': 'Application/JSON; charset=utf-8' });
+    assert.deepEqual([ok.status, ok.json], [200, { ok: true, paused: false }]);
+    assert.equal((await agentView(a)).harness.state, 'turn_ended');
+  });
 });

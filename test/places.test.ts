@@ -2,11 +2,13 @@
 // request's place is matched, and that a refusal is told to the owner once per agent, key and place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizePlaces, placeAllowed, PlacesError, LOCAL_PLACE, type RequestPlace } from '../src/shared/places';
+import { coversEveryAddress, normalizePlaces, placeAllowed, placesWarning, PlacesError, LOCAL_PLACE, type RequestPlace } from '../src/shared/places';
 import { authenticateKey } from '../src/main/hub/identity/key-login';
 import { setKeyPlaces } from '../src/main/hub/identity/places';
 import { addAgentKey } from '../src/main/hub/identity/agent-keys';
 import { withHub } from './helpers';
+import { runOwnerAction } from '../src/main/owner/actions';
+import { cli, removeDataDir, tempDataDir } from './serve-harness';
 
 const BOX: RequestPlace = { place: 'containers', address: '172.17.0.2', via: 'container bridge docker0 172.17.0.1' };
 const FAR: RequestPlace = { place: 'tailnet', address: '100.64.0.9', via: 'tailnet, 100.64.0.9' };
@@ -61,3 +63,55 @@ test('a key refused for its place: standing place, told to the owner once per ag
   assert.throws(() => setKeyPlaces(hub, { agent: 'boxed', key_id: key.id, from: ['nowhere'] }), /not valid/);
   assert.equal(authenticateKey(hub, secret, FAR).standing, 'ok', 'a bad place changed nothing');
 }));
+
+test('a range covering every address (prefix /0, IPv4 or IPv6) is told; ranges that only add up to everything are not', () => {
+  for (const r of ['0.0.0.0/0', '10.1.2.3/0', '::/0', '2001:db8::/0', '0.0.0.0/00']) assert.ok(coversEveryAddress(r), r);
+  for (const r of ['0.0.0.0/1', '128.0.0.0/1', '::/1', '10.0.0.0/8', 'containers', 'local', '0.0.0.0', 'x/0']) assert.ok(!coversEveryAddress(r), r);
+  assert.equal(placesWarning(['local', '0.0.0.0/1', '128.0.0.0/1']), undefined, 'two halves are not required to be told');
+  assert.equal(placesWarning(['local', 'containers', '172.17.0.0/16']), undefined);
+  assert.match(placesWarning(normalizePlaces('local,10.0.0.0/0'))!, /^0\.0\.0\.0\/0 covers every address: this key may then connect from any address a listener of this hub reaches/);
+  assert.match(placesWarning(['::/0'])!, /^::\/0 covers every address/);
+});
+
+test('agents.set_from, agents.add and agents.add_key keep a range covering every address and answer a warning with it; a narrower range has none', () => withHub(async ({ hub, agent }) => {
+  const a = agent('open');
+  const r = setKeyPlaces(hub, { agent: 'open', from: ['local', '0.0.0.0/0'] });
+  assert.deepEqual(r.from, ['local', '0.0.0.0/0']);
+  assert.match(r.warning ?? '', /any address a listener of this hub reaches/);
+  assert.equal(authenticateKey(hub, a.key, { ...BOX, address: '203.0.113.9' }).standing, 'ok', 'kept: any address on a listener');
+  assert.equal(setKeyPlaces(hub, { agent: 'open', from: ['172.17.0.0/16'] }).warning, undefined);
+  // the owner actions that set places answer it too: agents.set_from, agents.add and agents.add_key
+  const set = await runOwnerAction(hub, 'agents.set_from', { agent: 'open', from: ['0.0.0.0/0'] }) as { from: string[]; warning?: string };
+  assert.deepEqual(set.from, ['0.0.0.0/0']);
+  assert.match(set.warning ?? '', /^0\.0\.0\.0\/0 covers every address/);
+  const added = await runOwnerAction(hub, 'agents.add', { name: 'anywhere', from: ['containers', '0.0.0.0/0'] }) as { agent: { from: string[] }; warning?: string };
+  assert.deepEqual(added.agent.from, ['containers', '0.0.0.0/0']);
+  assert.match(added.warning ?? '', /covers every address/);
+  const key = await runOwnerAction(hub, 'agents.add_key', { agent: 'open', name: 'wide', from: ['0.0.0.0/0'] }) as { key: { from: string[] }; warning?: string };
+  assert.deepEqual(key.key.from, ['0.0.0.0/0']);
+  assert.match(key.warning ?? '', /covers every address/);
+  const narrow = await runOwnerAction(hub, 'agents.add_key', { agent: 'open', name: 'narrow', from: ['containers'] }) as { warning?: string };
+  assert.equal(narrow.warning, undefined);
+}));
+
+test('perch agent key from AGENT 0.0.0.0/0 saves the place and prints one warning line on stderr; a narrower range prints none', () => {
+  const dir = tempDataDir();
+  try {
+    assert.equal(cli(['agent', 'add', 'wide', '--data-dir', dir]).code, 0);
+    const r = cli(['agent', 'key', 'from', 'wide', 'local,0.0.0.0/0', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /wide's own key may now connect from local, 0\.0\.0\.0\/0/);
+    assert.equal(r.stderr, 'perch: warning: 0.0.0.0/0 covers every address: this key may then connect from any address a listener of this hub reaches, not only your containers.\n');
+    const listed = JSON.parse(cli(['agent', 'list', '--data-dir', dir, '--json']).stdout);
+    const wide = (Array.isArray(listed) ? listed : listed.agents).find((a: { name: string }) => a.name === 'wide');
+    assert.deepEqual(wide.from, ['local', '0.0.0.0/0'], 'the place is saved');
+    const narrow = cli(['agent', 'key', 'from', 'wide', 'local,172.17.0.0/16', '--data-dir', dir, '--json']);
+    assert.deepEqual([narrow.code, narrow.stderr], [0, '']);
+    const added = cli(['agent', 'key', 'add', 'wide', '--name', 'anywhere', '--from', '0.0.0.0/0', '--data-dir', dir, '--json']);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stderr, /^perch: warning: 0\.0\.0\.0\/0 covers every address/);
+    assert.equal(added.stderr.split('\n').length, 2, 'one line');
+  } finally {
+    removeDataDir(dir);
+  }
+});

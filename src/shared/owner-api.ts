@@ -136,7 +136,7 @@ export const OWNER_ACTIONS = lazyInputs({
     input: () => z.strictObject({ agent: id(), name: z.string().min(1).max(60), scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length).optional(), expires_at: z.number().int().min(0).optional(), from: places().optional() }),
   },
   'agents.set_from': { device: 'laptop',
-    description: 'Set where one key of an agent may connect from: local (this computer\'s loopback, the default), containers (the container bridge listener), tailnet (through the HTTPS front) and IPv4 ranges (CIDR). Without key_id: the agent\'s own key, which its wake runs\' keys inherit. A bad place changes nothing.',
+    description: 'Set where one key of an agent may connect from: local (this computer\'s loopback, the default), containers (the container bridge listener), tailnet (through the HTTPS front) and IPv4 ranges (CIDR). Without key_id: the agent\'s own key, which its wake runs\' keys inherit. A bad place changes nothing; a range covering every address (0.0.0.0/0) is kept, with a warning in the answer.',
     input: () => z.strictObject({ agent: id(), key_id: id().optional(), from: places() }),
   },
   'agents.list_keys': { device: 'full', description: 'An agent\'s extra keys: name, scopes, expiry, whether revoked or expired (never the key).', input: () => z.strictObject({ agent: id() }) },
@@ -358,6 +358,8 @@ export interface AgentKeyResult {
   agent: AgentSummary;
   key: string;
   snippets: Record<string, string>;
+  /** agents.add: set when its places are kept but likely a mistake (a range covering every address). */
+  warning?: string;
 }
 
 export interface ActivityRow {
@@ -431,10 +433,10 @@ export interface OwnerResults {
   'agents.resume_all': { agents: PauseResult[] };
   'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null };
   'agents.controls': { agents: AgentControlView[]; today: string };
-  'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string> };
+  'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string>; warning?: string };
   'agents.list_keys': { keys: AgentKeyView[] };
   'agents.revoke_key': { key: AgentKeyView };
-  'agents.set_from': { agent: string; key_id: string | null; key_name: string; from: string[] };
+  'agents.set_from': { agent: string; key_id: string | null; key_name: string; from: string[]; warning?: string };
   'progress.list': { progress: ProgressView[] };
   'progress.activity': Activity;
   'files.url': FileLink;

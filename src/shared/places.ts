@@ -77,6 +77,26 @@ export function normalizePlaces(input: unknown): string[] {
   return out;
 }
 
+/**
+ * Whether an address range covers every address of its family: prefix length 0, IPv4 (0.0.0.0/0, or any a.b.c.d/0)
+ * or IPv6 (::/0). Places take IPv4 ranges only; the IPv6 form is told too, so the warning never misses it.
+ */
+export function coversEveryAddress(range: string): boolean {
+  const m = /^([0-9a-f.:]+)\/(\d{1,3})$/i.exec(range.trim());
+  if (!m || Number(m[2]) !== 0) return false;
+  return ipv4Number(m[1]!) !== undefined || (m[1]!.includes(':') && /^[0-9a-f:]+$/i.test(m[1]!));
+}
+
+/**
+ * What the owner should know about places that are allowed but likely a mistake, or undefined: a range covering every
+ * address (kept, an owner may mean it) lets the key connect from any address a listener of the hub reaches. One line.
+ */
+export function placesWarning(places: readonly string[]): string | undefined {
+  const wide = places.filter(coversEveryAddress);
+  if (wide.length === 0) return undefined;
+  return `${wide.join(', ')} covers every address: this key may then connect from any address a listener of this hub reaches, not only your containers.`;
+}
+
 /** A stored places column (JSON array); the default when it is unreadable. */
 export function readPlaces(stored: string | null | undefined): readonly string[] {
   if (!stored || stored === '["local"]') return DEFAULT_PLACES;

@@ -14,7 +14,7 @@ import { connectionSnippets } from '../owner/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from './common';
 import { readJsonArg } from './call';
 import { setKeyPlaces } from '../hub/identity/places';
-import { PlacesError, normalizePlaces } from '../../shared/places';
+import { PlacesError, normalizePlaces, placesWarning } from '../../shared/places';
 import { placeSnippets } from './away-snippets';
 import { WAKE_HELP, cmdAgentWake } from './wake';
 
@@ -125,6 +125,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
     switch (sub) {
       case 'add': {
         const { agent, key } = addAgent(hub, { name: needName(), description: values.description, instructions: values.instructions, from });
+        warnPlaces(agent.from ?? []);
         const url = mcpUrlFor(dataDir);
         const away = placeSnippets(dataDir, hub, agent.name, agent.from ?? ['local'], key);
         print(json, { id: agent.id, name: agent.name, key, mcp_url: url, from: agent.from, ...(away ? { snippets: away.snippets } : {}) }, () =>
@@ -241,6 +242,7 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
   if (action === 'from') {
     if (!positionals[2] || positionals.length > 3) throw new UsageError('use: perch agent key from AGENT PLACES [--key KEY_ID] (PLACES: local, containers, tailnet, IPv4 ranges, comma-separated)');
     const r = setKeyPlaces(hub, { agent: target, key_id: values.key, from: cliPlaces(positionals[2], 'PLACES') });
+    warnPlaces(r.from);
     print(json, r, () => `${r.agent}'s ${r.key_id ? `key ${r.key_name} (${r.key_id})` : 'own key'} may now connect from ${r.from.join(', ')}${r.key_id ? '' : ' (its wake runs\' keys too)'}.`);
     return;
   }
@@ -254,6 +256,7 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
       expiresAt = hub.now() + Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]!]! * 1000;
     }
     const { key, secret } = addAgentKey(hub, { agent: target, name: values.name, scopes, expires_at: expiresAt, from: values.from });
+    warnPlaces(key.from);
     print(json, { key, secret, mcp_url: mcpUrlFor(dataDir) }, () =>
       `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}, from ${key.from.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`);
     return;
@@ -267,6 +270,12 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
   }
   const k = revokeScopedKey(hub, target);
   print(json, { key: k }, () => `Revoked key ${k.name} (${k.id}) of ${k.agent}; it no longer works.`);
+}
+
+/** Places kept but likely a mistake (a range covering every address): one line on stderr, also with --json. */
+function warnPlaces(from: readonly string[]): void {
+  const warning = placesWarning(from);
+  if (warning) process.stderr.write(`perch: warning: ${warning}\n`);
 }
 
 /** Places given on the command line (comma-separated), checked: a bad one exits 2 and changes nothing. */

@@ -9,7 +9,7 @@ import { DB_FILE_NAME, openDatabase } from '../store/db';
 import { exportArchive, type ExportProgress } from '../store/archive-export';
 import { ArchiveError } from '../store/archive-read';
 import { importArchive } from '../store/archive-import';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, type Command } from './common';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const exportCmd: Command = {
   names: ['export'],
@@ -23,7 +23,7 @@ threads, events, requests and decisions, card answers, handoffs, files, checkpoi
 the files' bytes, and a readable transcripts/<conversation>.md per conversation. Never secrets: no keys
 or key hashes, sessions, devices, push keys or wake actions. Reads one consistent snapshot, read-only,
 whether or not the hub runs. Progress goes to stderr.
-  --out FILE     where to write it (refused if it exists, unless --force)
+  --out FILE     where to write it (refused if it exists, unless --force, or if its folder does not)
   --conv ID      only this conversation (repeat for more)
   --agent NAME   only the conversations this agent is in (and its checkpoints)
   --since DATE   only conversations with activity since DATE (e.g. 2025-01-31 or 2025-01-31T12:00:00Z);
@@ -101,6 +101,7 @@ async function cmdExport(argv: string[]): Promise<void> {
   if (!fs.existsSync(dbFile)) fail(`no database in ${dataDir} (${DB_FILE_NAME} is missing); nothing was written.`, 1);
   const out = path.resolve(values.out);
   if (out === dbFile) throw new UsageError('--out names the database itself; pick another file');
+  requireFolderOf(out, '--out FILE');
   if (fs.existsSync(out)) {
     if (!values.force) fail(`${out} exists; nothing was written. Pick another --out FILE, or add --force to overwrite it.`, 1);
     if (!fs.statSync(out).isFile()) fail(`${out} is not a file; nothing was written. Pick another --out FILE.`, 1);

@@ -7,7 +7,7 @@ import { DB_FILE_NAME } from '../store/db';
 import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup';
 import { restoreDatabase } from '../store/restore';
 import { LATEST_VERSION } from '../store/migrations';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, type Command } from './common';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const backup: Command = {
   names: ['backup'],
@@ -17,7 +17,8 @@ export const backup: Command = {
 
 Copies the database (one consistent copy, taken with SQLite's online backup API; safe while the
 hub runs and agents write) and prints where it went and its size.
-  --to FILE   where to write it (default: <data dir>/${BACKUPS_DIR}/perch-<time>.sqlite)
+  --to FILE   where to write it (default: <data dir>/${BACKUPS_DIR}/perch-<time>.sqlite); its folder
+              must exist (refused otherwise, not created)
   --force     overwrite FILE if it exists (refused otherwise)
 ${DATA_DIR_LINE}
 The search index (perch-search.sqlite) is rebuilt from the database and is not copied.
@@ -50,6 +51,7 @@ async function cmdBackup(argv: string[]): Promise<void> {
   if (!fs.existsSync(dbFile)) fail(`there is no database to back up at ${dbFile}. Check --data-dir (or PERCH_DATA_DIR).`, 1);
   const dest = values.to !== undefined ? path.resolve(values.to) : defaultBackupFile(dataDir);
   if (path.resolve(dest) === path.resolve(dbFile)) throw new UsageError('--to names the database itself; pick another file.');
+  if (values.to !== undefined) requireFolderOf(dest, '--to FILE');
   if (fs.existsSync(dest)) {
     if (!values.force) fail(`${dest} exists; nothing was written. Pick another --to FILE, or add --force to overwrite it.`, 1);
     if (!fs.statSync(dest).isFile()) fail(`${dest} is not a file; nothing was written. Pick another --to FILE.`, 1);

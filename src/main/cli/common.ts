@@ -34,6 +34,15 @@ export function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/**
+ * The folder of a file a command is to write where the owner named it (--out, --to) must exist: a folder that does
+ * not is refused, not created (it is most likely a typo). One line on stderr naming it, exit 2, nothing written.
+ */
+export function requireFolderOf(file: string, flag: string): void {
+  const dir = path.dirname(file);
+  if (!fs.existsSync(dir)) fail(`the folder ${dir} does not exist; nothing was written. Create it first, or pick another ${flag}.`, 2);
+}
+
 /** One JSON line (--json) or the human text. */
 export function print(json: boolean, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);

@@ -3,7 +3,8 @@
 // event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
 // which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
 //
-//   Host / Origin on this computer 403 · Bearer <agent key> 401 · POST 405 · body ≤ 16 KB 413 · a HarnessReport 400
+//   Host / Origin on this computer 403 · Bearer <agent key> 401 · POST 405 · Content-Type application/json 415 ·
+//   body ≤ 16 KB 413 · a HarnessReport 400
 //   → 200 HarnessAnswer { ok, paused, message? }
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
@@ -19,6 +20,12 @@ const STRING_FIELDS = ['session_id', 'cwd', 'message', 'notification_type', 'sou
 
 function refuse(res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>): void {
   sendJson(res, status, { ok: false, error: { code, message } }, headers);
+}
+
+/** Whether a Content-Type header names JSON (`application/json`, parameters such as `; charset=utf-8` allowed). */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** The report in the body, or why it is not one. */
@@ -57,6 +64,11 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
     if (req.method !== 'POST') {
       req.resume();
       return refuse(res, 405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      req.resume();
+      const sent = req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none';
+      return refuse(res, 415, 'unsupported_media_type', `Send the hook report with "Content-Type: application/json" (got ${sent}).`);
     }
     if (isReadOnlyKey(found.auth)) {
       // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.

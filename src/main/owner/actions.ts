@@ -29,6 +29,7 @@ import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/snippets';
+import { placesWarning } from '../../shared/places';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { setKeyPlaces } from '../hub/identity/places';
 import { setFileReader } from './files-door';
@@ -78,7 +79,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.list': (hub) => ({ agents: listAgents(hub) }),
   'agents.add': (hub, a) => {
     const { agent, key } = addAgent(hub, a);
-    return { agent, key, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) } };
+    return { agent, key, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) }, ...warnedOf(agent.from) };
   },
   'agents.update_config': (hub, a) => {
     const { agent, ...patch } = a;
@@ -92,7 +93,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   // Scoped keys (hub/identity/agent-keys.ts)
   'agents.add_key': (hub, a) => {
     const { key, secret } = addAgentKey(hub, a);
-    return { key, secret, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) } };
+    return { key, secret, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) }, ...warnedOf(key.from) };
   },
   'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
   'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
@@ -163,6 +164,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */
 setFileReader({ verify: verifyFileToken, verifyAway: verifyAwayFileToken, read: readFile });
+
+/** { warning } when a new key's places are kept but likely a mistake (a range covering every address), else {}. */
+function warnedOf(from: readonly string[] | undefined): { warning?: string } {
+  const warning = from && placesWarning(from);
+  return warning ? { warning } : {};
+}
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/snippets.ts awaySnippets). */
 function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {

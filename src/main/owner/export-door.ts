@@ -9,19 +9,26 @@ import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
-import { readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
+import { BodyTooLarge, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
 import { exportHubArchive, exportScopeOf } from '../hub/features/archive';
 import { contentDisposition } from './files-door';
+
+/** The scope is a small JSON object: 64 KiB is room for thousands of conversation ids. */
+const MAX_BODY_BYTES = 64 * 1024;
+const SCOPE_STEP = 'Send {} for everything, or {"conversations": ["c_…"]}.';
 
 export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let dir: string | undefined;
   try {
     let input: unknown = {};
     try {
-      const buf = await readBody(req, 64 * 1024);
+      const buf = await readBody(req, MAX_BODY_BYTES);
       input = buf.length ? JSON.parse(buf.toString('utf8')) : {};
-    } catch {
-      return sendJson(res, 400, { ok: false, error: { code: 'invalid_argument', message: 'The body is not a JSON object of at most 64 KiB.', next_step: 'Send {} for everything, or {"conversations": ["c_…"]}.' } });
+    } catch (err) {
+      // Over the limit is content too large (413), as at the owner API's other doors (owner/http.ts).
+      if (err instanceof BodyTooLarge) return sendJson(res, 413, { ok: false, error: { code: 'too_large', message: `The body is over ${err.limit} bytes.`, next_step: SCOPE_STEP } });
+      if (res.destroyed) return;
+      return sendJson(res, 400, { ok: false, error: { code: 'invalid_argument', message: 'The body is not JSON.', next_step: SCOPE_STEP } });
     }
     const scope = exportScopeOf(input);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-export-'));

@@ -18,6 +18,7 @@ import { KeysDialog } from './agents/KeysDialog';
 import { BudgetField } from './agents/BudgetField';
 import { StandingRules } from './agents/StandingRules';
 import { ExportDialog } from './ExportDialog';
+import { placesWarning } from '../../shared/places';
 
 export function AgentsPage() {
   const agents = useAgents((s) => s.list);
@@ -65,6 +66,9 @@ export function AgentsPage() {
                 {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
                   ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
               </p>
+              {!a.revoked && placesWarning(a.from ?? []) && (
+                <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>{placesWarning(a.from ?? [])}</p>
+              )}
               {!a.revoked && <CapsForm agent={a} />}
               {!a.revoked && <BudgetField agent={a} />}
             </div>

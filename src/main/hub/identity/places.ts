@@ -4,7 +4,7 @@
 // stream ({ key_place_refused }), the door logs every one.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { PlacesError, normalizePlaces, readPlaces, type RequestPlace } from '../../../shared/places';
+import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPlace } from '../../../shared/places';
 import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/agent-keys';
 import { setUserAllowedFrom, type UserRow } from '../../store/users';
 import { findAgent, forgetKeys } from './identities';
@@ -37,25 +37,29 @@ export interface KeyPlaces {
   key_id: string | null;
   key_name: string;
   from: string[];
+  /** Set when the places are kept but likely a mistake (a range covering every address): shown to the owner. */
+  warning?: string;
 }
 
 /** Sets where one key of an agent may connect from: its own key (keyId omitted) or one of its scoped keys. */
 export function setKeyPlaces(hub: Hub, input: { agent: string; key_id?: string; from: unknown }): KeyPlaces {
   const from = checkedPlaces(input.from);
   const stored = JSON.stringify(from);
-  return hub.write(() => {
+  const warning = placesWarning(from);
+  const told = warning ? { warning } : {};
+  return hub.write((): KeyPlaces => {
     const u = findAgent(hub, input.agent);
     if (input.key_id === undefined) {
       setUserAllowedFrom(hub.db, u.id, stored);
       hub.forgetUser(u.id);
       forgetKeys(hub);
-      return { agent: u.name, key_id: null, key_name: 'main', from };
+      return { agent: u.name, key_id: null, key_name: 'main', from, ...told };
     }
     const k = agentKeyById(hub.db, input.key_id);
     if (!k || k.user_id !== u.id) throw new HubError('not_found', `${u.name} has no key ${input.key_id}.`, `List its keys: perch agent key list ${u.name}.`);
     setAgentKeyAllowedFrom(hub.db, k.id, stored);
     hub.services.scopedKeys.forget();
-    return { agent: u.name, key_id: k.id, key_name: k.name, from };
+    return { agent: u.name, key_id: k.id, key_name: k.name, from, ...told };
   });
 }
 
