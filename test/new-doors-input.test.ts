@@ -84,7 +84,7 @@ describe('POST /api/owner/archive/export refuses hostile input and leaves no tem
     fetch(exportUrl(), { method: 'POST', headers: { Authorization: `Bearer ${runtimeInfo(served).owner_token}`, 'Content-Type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(30_000) });
   const tempDirs = () => fs.readdirSync(tmp).filter((n) => n.startsWith('perch-export-'));
 
-  test('a scope of the wrong types, a JSON array, a non-JSON body or one over 64 KiB is 400 invalid_argument', async () => {
+  test('a scope of the wrong types, a JSON array or a non-JSON body is 400 invalid_argument; one over 64 KiB is 413 too_large', async () => {
     const bad = [
       JSON.stringify({ conversations: 7 }),
       JSON.stringify({ conversations: [7] }),
@@ -94,7 +94,6 @@ describe('POST /api/owner/archive/export refuses hostile input and leaves no tem
       '[]',
       '"all"',
       '{',
-      JSON.stringify({ conversations: Array.from({ length: 10_000 }, (_, i) => `c_${i}`) }),
     ];
     for (const body of bad) {
       const r = await post(body);
@@ -102,6 +101,9 @@ describe('POST /api/owner/archive/export refuses hostile input and leaves no tem
       assert.equal(r.headers.get('content-type')?.startsWith('application/json'), true);
       assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'invalid_argument', body.slice(0, 80));
     }
+    const big = await post(JSON.stringify({ conversations: Array.from({ length: 10_000 }, (_, i) => `c_${i}`) }));
+    assert.equal(big.status, 413, 'a body over 64 KiB');
+    assert.equal(((await big.json()) as { error: { code: string } }).error.code, 'too_large');
     assert.deepEqual(tempDirs(), []);
   });
 
