@@ -101,6 +101,9 @@ describe('small fixes', () => {
     await h().agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
     await openConversation(page, 'kit');
     const msg = timeline(page).getByRole('article').filter({ hasText: 'Run this:' });
+    // The button sits above the code, not over its first line.
+    const gap = await msg.locator('pre').evaluate((pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom);
+    assert.ok(gap >= 0, `Copy covers the code's first line by ${-gap} px`);
     await msg.getByRole('button', { name: 'Copy code' }).click();
     await msg.getByRole('button', { name: 'Copy code' }).getByText('Copied').waitFor();
     assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), 'npm run build && npm test');
