@@ -1,6 +1,8 @@
 // Headers and the sidebar hold their layout at 1280×800 with the live panel open: a group's title keeps a
-// readable width (member Pause / Resume sit in one menu, the floor selector gives way), and a task's name in the
-// sidebar is not cut to a letter by its chips (they truncate first).
+// readable width and is shown whole on up to two lines (member Pause / Resume sit in one menu, the floor selector
+// gives way), and a task's name in the sidebar is not cut to a letter by its chips, which read in full (on a second
+// line when they do not fit beside it). A Fleet card's buttons sit inside its padding; dark mode's primary buttons
+// keep 4.5:1.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage } from './harness';

@@ -1,6 +1,7 @@
 // The owner UI on a phone at 390×844: one column with the Approvals inbox first, a bottom bar, request
-// cards at full width, touch targets of 44 px, no sideways scroll; approving there reaches the agent's waiting
-// get_request. Then a second browser context (the phone) pairs through /pair#<code>, and approves in device mode.
+// cards at full width, touch targets of 44 px, no sideways scroll (the Agents page too), an empty composer of one
+// line; approving there reaches the agent's waiting get_request. Then a second browser context (the phone) pairs
+// through /pair#<code>, and approves in device mode.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';

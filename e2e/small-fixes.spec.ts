@@ -65,6 +65,10 @@ describe('small fixes', () => {
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Wake runs of kit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Wake kit' });
+    // The fields of one row start level under their labels; the two under "Timeout (s) · runs per hour" side by side.
+    const fields = [dialog.getByRole('textbox', { name: 'Working directory' }), dialog.getByRole('textbox', { name: 'Environment (K=V per line)' }), dialog.getByRole('spinbutton', { name: 'Timeout (s) · runs per hour' }), dialog.getByRole('spinbutton', { name: 'Runs per hour', exact: true })];
+    const tops = await Promise.all(fields.map(async (f) => (await f.boundingBox())!.y));
+    assert.ok(Math.max(...tops) - Math.min(...tops) <= 1, `the row's fields start level (tops ${tops.map((t) => t.toFixed(0)).join(', ')})`);
     await dialog.getByText('Recipes').click();
     await dialog.getByRole('button', { name: 'Use the Gemini CLI recipe' }).click();
     assert.equal(await dialog.getByRole('radio', { name: 'Shell string' }).isChecked(), true);
