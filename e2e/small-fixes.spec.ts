@@ -128,8 +128,10 @@ describe('small fixes', () => {
     const { page } = h();
     await h().agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
     await openPage(page, 'Approvals');
-    await page.getByRole('region', { name: 'Handed to you' }).waitFor({ timeout: 10_000 });
+    const handed = page.getByRole('region', { name: 'Handed to you' });
+    await handed.waitFor({ timeout: 10_000 });
     await page.getByText('1 conversation handed to you.').waitFor();
+    assert.match(await handed.innerText(), /^kit: Over to you for the vendor call\.$/m, 'the direct conversation and its agent named once');
     assert.equal(await page.getByText('Nothing is waiting for you.').count(), 0);
   });
 
