@@ -30,6 +30,8 @@ describe('Settings → Export', () => {
 
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
     await page.getByRole('heading', { level: 2, name: 'Export' }).waitFor();
+    const w = (await page.getByRole('button', { name: 'Export…' }).boundingBox())!.width;
+    assert.ok(w < 200, `Export… is a button of its own width (${w.toFixed(0)} px), not a bar across the section`);
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByRole('button', { name: 'Export…' }).click()]);
     assert.match(download.suggestedFilename(), /^perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz$/);
     const file = path.join(dataDir, 'downloaded.tar.gz');

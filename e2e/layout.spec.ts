@@ -1,9 +1,11 @@
 // Headers and the sidebar hold their layout at 1280×800 with the live panel open: a group's title keeps a
-// readable width (member Pause / Resume sit in one menu, the floor selector gives way), and a task's name in the
-// sidebar is not cut to a letter by its chips (they truncate first).
+// readable width and is shown whole on up to two lines (member Pause / Resume sit in one menu, the floor selector
+// gives way), and a task's name in the sidebar is not cut to a letter by its chips, which read in full (on a second
+// line when they do not fit beside it). A Fleet card's buttons sit inside its padding; dark mode's primary buttons
+// keep 4.5:1.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openConversation } from './harness';
+import { useHarness, openConversation, openPage } from './harness';
 
 const NAMES = ['planner', 'reviewer', 'deployer', 'researcher', 'summarizer'];
 
@@ -34,6 +36,9 @@ describe('layout at 1280×800', () => {
     for (const title of ['Quarterly platform planning', 'Release train coordination', 'Incident review with four agents']) {
       const w = await titleWidth(title);
       assert.ok(w >= 120, `the title "${title}" is ${w.toFixed(0)} px wide (at least 120)`);
+      // Shown whole: a second line rather than an ellipsis.
+      const clip = await page.getByRole('heading', { level: 1, name: title }).evaluate((el) => ({ w: el.scrollWidth - el.clientWidth, h: el.scrollHeight - el.clientHeight }));
+      assert.ok(clip.w <= 0 && clip.h <= 1, `the title "${title}" is shown whole (cut by ${clip.w} px across, ${clip.h} px down)`);
     }
     await h().screenshot('layout-group-header');
 
@@ -63,6 +68,38 @@ describe('layout at 1280×800', () => {
     await row.locator('.chip-pending').waitFor();
     const w = (await row.locator('.conv-title').boundingBox())!.width;
     assert.ok(w >= 80, `the task's name is ${w.toFixed(0)} px wide (at least 80) beside its chips`);
+    // Its three chips (state, handed to you, to decide) read in full: on a second line when they do not fit beside it.
+    const cut = await row.locator('.chip').evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent));
+    assert.deepEqual(cut, [], 'no chip of the task is cut');
     await h().screenshot('layout-sidebar-task');
+  });
+
+  test("a Fleet card's buttons sit inside its padding", { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await openPage(page, 'Fleet');
+    const card = page.getByRole('listitem', { name: 'Agent planner' });
+    const c = (await card.boundingBox())!;
+    for (const name of ['Pause planner', 'Message', 'Review mode for planner']) {
+      const b = (await card.getByRole('button', { name, exact: true }).boundingBox())!;
+      assert.ok(b.x >= c.x + 8 && b.y + b.height <= c.y + c.height - 8, `${name} is inset in the card (button ${b.x.toFixed(0)},${(b.y + b.height).toFixed(0)}; card ${c.x.toFixed(0)},${(c.y + c.height).toFixed(0)})`);
+    }
+  });
+
+  test('dark mode: white text on primary buttons keeps a contrast of 4.5:1', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await openPage(page, 'Agents');
+      const colours = await page.getByRole('button', { name: 'Add agent' }).evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+      const lum = (c: string) => {
+        const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const [hi, lo] = colours.map(lum).sort((x, y) => y - x);
+      const ratio = (hi! + 0.05) / (lo! + 0.05);
+      assert.ok(ratio >= 4.5, `Add agent's contrast is ${ratio.toFixed(2)}:1`);
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
   });
 });

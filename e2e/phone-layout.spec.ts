@@ -1,6 +1,7 @@
 // The owner UI on a phone at 390×844: one column with the Approvals inbox first, a bottom bar, request
-// cards at full width, touch targets of 44 px, no sideways scroll; approving there reaches the agent's waiting
-// get_request. Then a second browser context (the phone) pairs through /pair#<code>, and approves in device mode.
+// cards at full width, touch targets of 44 px, no sideways scroll (the Agents page too), an empty composer of one
+// line; approving there reaches the agent's waiting get_request. Then a second browser context (the phone) pairs
+// through /pair#<code>, and approves in device mode.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -85,9 +86,24 @@ describe('phone layout (390×844)', () => {
     assert.ok(main.width >= PHONE.width - 1, `the conversation is full screen (${main.width}px)`);
     assert.equal(await list.isVisible(), false, 'the list is not beside the conversation');
     assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll in a conversation');
+    const box = (await page.getByRole('textbox', { name: /^Message/ }).boundingBox())!;
+    assert.ok(box.height <= 48, `the empty composer is one line (${box.height}px), its placeholder does not grow it`);
     await h().screenshot('phone-conversation');
     await page.getByRole('button', { name: 'Back to conversations' }).click();
     await list.waitFor();
+  });
+
+  test("the Agents page fits the phone: each agent's details at a readable width, its buttons on screen", { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await page.goto(`${h().baseUrl}/#/agents`);
+    const row = page.getByRole('listitem', { name: 'Agent alice' });
+    await row.waitFor();
+    const info = (await row.locator('.agent-info').boundingBox())!;
+    assert.ok(info.width >= 240, `alice's details are ${info.width.toFixed(0)}px wide`);
+    const off = await row.getByRole('button').evaluateAll((bs, w) => bs.map((b) => ({ t: b.textContent?.trim(), r: b.getBoundingClientRect().right })).filter((b) => b.r > (w as number)), PHONE.width);
+    assert.deepEqual(off, [], 'every button of the row is on screen');
+    assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll on the Agents page');
+    await h().screenshot('phone-agents');
   });
 
   test('the request page /r/<request_id> (a notification tap) shows the request at full width', { timeout: 60_000 }, async () => {

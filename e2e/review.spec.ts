@@ -126,4 +126,18 @@ describe('review mode', () => {
     await taskCard.waitFor({ state: 'detached', timeout: 10_000 });
     assert.deepEqual(h().pageErrors, []);
   });
+
+  test("a held message of a direct conversation names it as the sidebar does (the agent's name), not by its id", { timeout: 60_000 }, async () => {
+    const { page } = h();
+    const kit = h().agents.kit!;
+    const direct = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    await openPage(page, 'Approvals');
+    await kit.call('send_message', { conv_id: direct, text: 'A word for you alone.' });
+    const card = page.getByRole('region', { name: 'kit wants to send a message' });
+    await card.getByText('A word for you alone.').waitFor({ timeout: 10_000 });
+    await card.getByRole('button', { name: 'kit', exact: true }).waitFor();
+    assert.equal(await card.getByText(direct).count(), 0, 'the conversation id is not shown');
+    await card.getByRole('button', { name: 'Discard' }).click();
+    await card.waitFor({ state: 'detached', timeout: 15_000 });
+  });
 });

@@ -65,6 +65,10 @@ describe('small fixes', () => {
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Wake runs of kit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Wake kit' });
+    // The fields of one row start level under their labels; the two under "Timeout (s) · runs per hour" side by side.
+    const fields = [dialog.getByRole('textbox', { name: 'Working directory' }), dialog.getByRole('textbox', { name: 'Environment (K=V per line)' }), dialog.getByRole('spinbutton', { name: 'Timeout (s) · runs per hour' }), dialog.getByRole('spinbutton', { name: 'Runs per hour', exact: true })];
+    const tops = await Promise.all(fields.map(async (f) => (await f.boundingBox())!.y));
+    assert.ok(Math.max(...tops) - Math.min(...tops) <= 1, `the row's fields start level (tops ${tops.map((t) => t.toFixed(0)).join(', ')})`);
     await dialog.getByText('Recipes').click();
     await dialog.getByRole('button', { name: 'Use the Gemini CLI recipe' }).click();
     assert.equal(await dialog.getByRole('radio', { name: 'Shell string' }).isChecked(), true);
@@ -101,6 +105,9 @@ describe('small fixes', () => {
     await h().agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
     await openConversation(page, 'kit');
     const msg = timeline(page).getByRole('article').filter({ hasText: 'Run this:' });
+    // The button sits above the code, not over its first line.
+    const gap = await msg.locator('pre').evaluate((pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom);
+    assert.ok(gap >= 0, `Copy covers the code's first line by ${-gap} px`);
     await msg.getByRole('button', { name: 'Copy code' }).click();
     await msg.getByRole('button', { name: 'Copy code' }).getByText('Copied').waitFor();
     assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), 'npm run build && npm test');
@@ -121,8 +128,10 @@ describe('small fixes', () => {
     const { page } = h();
     await h().agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
     await openPage(page, 'Approvals');
-    await page.getByRole('region', { name: 'Handed to you' }).waitFor({ timeout: 10_000 });
+    const handed = page.getByRole('region', { name: 'Handed to you' });
+    await handed.waitFor({ timeout: 10_000 });
     await page.getByText('1 conversation handed to you.').waitFor();
+    assert.match(await handed.innerText(), /^kit: Over to you for the vendor call\.$/m, 'the direct conversation and its agent named once');
     assert.equal(await page.getByText('Nothing is waiting for you.').count(), 0);
   });
 

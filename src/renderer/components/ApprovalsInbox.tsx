@@ -200,8 +200,8 @@ function HandedToYouList() {
             <li key={s}>
               <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId })}>
                 {title}
-              </button>{' '}
-              — {agent}: <span className="muted">{note.slice(0, 140)}</span>
+              </button>
+              {agent === title ? ':' : <> — {agent}:</>} <span className="muted">{note.slice(0, 140)}</span>{/* a direct conversation is named after its agent: "coder — coder:" said it twice */}
             </li>
           );
         })}

@@ -203,16 +203,20 @@ export function UsageChart({ agentId, width = 180, height = 32 }: { agentId: str
   const total = row.days.reduce((a, d) => a + value(d), 0);
   const label = byCost ? `Cost per day, last ${row.days.length} days: ${money(total)}` : `Messages per day, last ${row.days.length} days: ${total}`;
   return (
-    <svg className="usage-chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
-      <title>{label}</title>
-      <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="spark-base" />
-      {row.days.map((d, i) => {
-        const v = value(d);
-        if (!v) return null;
-        const h = Math.max(2, (v / max) * (height - 4));
-        return <rect key={d.day} x={i * bw + 1} y={height - h} width={Math.max(1, bw - 2)} height={h} className="spark-bar" rx="1"><title>{`${d.day}: ${byCost ? money(d.cost_usd) : `${d.messages} messages`}, ${d.tool_calls} tool calls`}</title></rect>;
-      })}
-    </svg>
+    <>
+      {/* Said on screen too: beside the 30-minute sparkline, an unnamed second bar chart read as the same one. */}
+      <p className="usage-caption" aria-hidden="true">{byCost ? 'Cost' : 'Messages'} per day, last {row.days.length} days</p>
+      <svg className="usage-chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
+        <title>{label}</title>
+        <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="spark-base" />
+        {row.days.map((d, i) => {
+          const v = value(d);
+          if (!v) return null;
+          const h = Math.max(2, (v / max) * (height - 4));
+          return <rect key={d.day} x={i * bw + 1} y={height - h} width={Math.max(1, bw - 2)} height={h} className="spark-bar" rx="1"><title>{`${d.day}: ${byCost ? money(d.cost_usd) : `${d.messages} messages`}, ${d.tool_calls} tool calls`}</title></rect>;
+        })}
+      </svg>
+    </>
   );
 }
 

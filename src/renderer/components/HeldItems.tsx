@@ -4,6 +4,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import type { HeldItem } from '../model';
 import { useHeld } from '../stores/held';
+import { useConversations } from '../stores/conversations';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
 import { bytes, dateTimeOf } from '../format';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
@@ -90,6 +91,8 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
   const draft = useHeld((s) => s.drafts[h.held_id]);
   const editing = draft !== undefined;
   const headingId = `held-${h.held_id}-title`;
+  // The conversation as the sidebar names it (a direct one has no stored title: the hub's conv_title is empty).
+  const convTitle = useConversations((s) => (h.conv_id ? s.byId[h.conv_id]?.title : undefined)) || h.conv_title || 'the conversation';
   return (
     <section
       className={`request request-pending held ${selected ? 'selected' : ''}`}
@@ -111,7 +114,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
           <>
             {' '}in{' '}
             <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId: h.conv_id! })}>
-              {h.conv_title || h.conv_id}
+              {convTitle}
             </button>
           </>
         ) : (

@@ -89,7 +89,8 @@ export function Sidebar() {
         <input
           id="conv-filter"
           type="search"
-          placeholder="Filter · Enter searches messages (Ctrl K)"
+          placeholder="Filter or search messages"
+          title="Type to filter conversations; Enter searches their messages (Ctrl K comes here)"
           aria-label="Filter conversations"
           value={filter}
           onChange={(e) => {
