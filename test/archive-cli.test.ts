@@ -107,6 +107,20 @@ test('perch export works while the hub serves; perch import is refused while a h
   }
 });
 
+test('perch export --out below a file (its folder is a file) is refused with one line naming it, exit 2, no stack trace, nothing written', async () => {
+  const dir = tempDataDir();
+  try {
+    await addAgent(dir, 'keeper');
+    const aFile = path.join(dir, 'a-file');
+    fs.writeFileSync(aFile, 'not a folder\n');
+    const r = await cliAsync(['export', '--out', path.join(aFile, 'history.tar.gz'), '--data-dir', dir]);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --out FILE.\n`]);
+    assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
 test('the owner API answers Export… with the archive (the owner on this computer only), of one conversation or of the conversations of an agent; a bad scope (not a list, an unknown conversation or agent) is refused as JSON', async () => {
   const dir = tempDataDir();
   const hub = await startServe(dir, { args: ['--backups', '0'] });

@@ -132,7 +132,7 @@ describe('perch backup', () => {
     assert.match(r.stderr, /no database to back up/);
     assert.ok(!fs.existsSync(path.join(dir, 'backups')), 'nothing was created');
   });
-  test('a --to FILE that cannot be written there (below a file, or in a folder SQLite cannot open) is a clear error and writes nothing', () => {
+  test('a --to FILE that cannot be written there (below a file, a missing folder, or a folder SQLite cannot open) is a clear error and writes nothing', () => {
     const dir = tempDataDir();
     cli(['agent', 'add', 'keeper', '--data-dir', dir]);
     const dbFile = path.join(dir, 'perch.sqlite');
@@ -143,7 +143,7 @@ describe('perch backup', () => {
     // A directory where the copy's working file would go: SQLite cannot open it as a database.
     const blocked = path.join(dir, 'blocked.sqlite');
     fs.mkdirSync(`${blocked}.new.partial`);
-    for (const [what, to, folder] of [['below a file', path.join(aFile, 'copy.sqlite'), aFile], ['unopenable', blocked, dir]] as const) {
+    for (const [what, to, folder] of [['unopenable', blocked, dir]] as const) {
       const r = cli(['backup', '--data-dir', dir, '--to', to]);
       assert.equal(r.code, 1, `${what}: ${r.stdout}`);
       assert.ok(r.stderr.startsWith(`perch: Cannot write a backup in ${folder} (`), `${what}: ${r.stderr}`);
@@ -157,6 +157,9 @@ describe('perch backup', () => {
     const missing = path.join(dir, 'no-such-folder', 'copy.sqlite');
     const m = cli(['backup', '--data-dir', dir, '--to', missing]);
     assert.deepEqual([m.code, m.stdout, m.stderr], [2, '', `perch: the folder ${path.dirname(missing)} does not exist; nothing was written. Create it first, or pick another --to FILE.\n`]);
+    // A file where its folder should be is refused the same way (exit 2, one line naming it), before any copy starts.
+    const below = cli(['backup', '--data-dir', dir, '--to', path.join(aFile, 'copy.sqlite')]);
+    assert.deepEqual([below.code, below.stdout, below.stderr], [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --to FILE.\n`]);
     assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['a-file', 'blocked.sqlite.new.partial', 'perch.sqlite'], 'nothing else was written');
   });

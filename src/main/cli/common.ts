@@ -36,11 +36,15 @@ export function fail(message: string, code = 2): never {
 
 /**
  * The folder of a file a command is to write where the owner named it (--out, --to) must exist: a folder that does
- * not is refused, not created (it is most likely a typo). One line on stderr naming it, exit 2, nothing written.
+ * not is refused, not created (it is most likely a typo), and so is a file in its place. One line on stderr naming
+ * it, exit 2, nothing written.
  */
 export function requireFolderOf(file: string, flag: string): void {
   const dir = path.dirname(file);
-  if (!fs.existsSync(dir)) fail(`the folder ${dir} does not exist; nothing was written. Create it first, or pick another ${flag}.`, 2);
+  let st: fs.Stats | undefined;
+  try { st = fs.statSync(dir); } catch { /* missing, or below a file: not a folder there */ }
+  if (!st) fail(`the folder ${dir} does not exist; nothing was written. Create it first, or pick another ${flag}.`, 2);
+  if (!st.isDirectory()) fail(`${dir} is not a folder; nothing was written. Pick another ${flag}.`, 2);
 }
 
 /** One JSON line (--json) or the human text. */
