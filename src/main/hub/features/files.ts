@@ -141,10 +141,7 @@ export type ImageJobRunner = <T>(job: () => Promise<T>) => Promise<T>;
 export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | 'mime'>, runImageJob: ImageJobRunner = (job) => job()): Promise<PreparedFile> {
   const name = cleanFileName(input.name);
   const givenMime = input.mime !== undefined ? normalizeMime(input.mime) : undefined;
-  const raw = decodeBase64Strict(input.data);
-  if (raw.length > LIMITS.maxFileBytes) {
-    throw new HubError('too_large', `The file is ${raw.length} bytes; the limit is ${LIMITS.maxFileBytes} (${LIMITS.maxFileBytes / 1048576} MiB). Nothing was stored.`, `Send a smaller file (compress it), or split it into parts of at most ${LIMITS.maxFileBytes / 1048576} MiB each.`, { limit: LIMITS.maxFileBytes });
-  }
+  const raw = decodeBase64Strict(input.data); // over LIMITS.maxFileBytes is refused there (its size is exact before decoding)
   const real = sniffImage(raw);
   const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
   const claims: Array<[string, ImageType]> = [];
