@@ -78,13 +78,11 @@ export function normalizePlaces(input: unknown): string[] {
 }
 
 /**
- * Whether an address range covers every address of its family: prefix length 0, IPv4 (0.0.0.0/0, or any a.b.c.d/0)
- * or IPv6 (::/0). Places take IPv4 ranges only; the IPv6 form is told too, so the warning never misses it.
+ * Whether a place is an IPv4 range covering every address (prefix length 0: 0.0.0.0/0, or any a.b.c.d/0). Places take
+ * IPv4 ranges only (normalizePlaces), so there is no other form to tell.
  */
 export function coversEveryAddress(range: string): boolean {
-  const m = /^([0-9a-f.:]+)\/(\d{1,3})$/i.exec(range.trim());
-  if (!m || Number(m[2]) !== 0) return false;
-  return ipv4Number(m[1]!) !== undefined || (m[1]!.includes(':') && /^[0-9a-f:]+$/i.test(m[1]!));
+  return parseCidr(range.trim())?.[1] === 0;
 }
 
 /**
