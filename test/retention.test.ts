@@ -231,11 +231,13 @@ test('perch retention on a stopped hub: set, --dry-run, and bad input (exit 2, n
     const set = run('retention', 'set', '--keep-days', '90', '--keep-pinned', 'no', '--archive-idle-days', '30');
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /keeps 90 days \(and requests, summaries however old\); archives after 30 idle days/);
-    for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3']]) {
+    for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3'], ['--conv', '', '--keep-days', '1']]) {
       const r = run('retention', 'set', ...bad);
       assert.notEqual(r.code, 0, `${bad.join(' ')} is refused`);
-      assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days/);
+      assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days|--conv needs a conversation ID/);
     }
+    const compact = run('retention', 'compact', '--conv', 'c_any');
+    assert.deepEqual([compact.code, compact.stdout], [2, ''], 'compact takes no --conv');
     const shown = JSON.parse(run('retention', '--json').stdout);
     assert.deepEqual(shown.rules.map((r: R) => [r.keep_days, r.keep_pinned, r.archive_idle_days]), [[90, false, 30]], 'the bad input changed nothing');
     const plan = run('retention', '--dry-run');

@@ -74,6 +74,8 @@ async function cmdRetention(argv: string[]): Promise<void> {
   });
   const [sub, ...extra] = positionals;
   if (extra.length) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}`);
+  // An empty --conv (an unset shell variable) must not fall back to the hub's rule.
+  if (values.conv !== undefined && !values.conv.trim()) throw new UsageError('--conv needs a conversation ID (perch conv list shows them)');
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days', 'export-first'].filter((k) => values[k as keyof typeof values] !== undefined);
@@ -111,7 +113,10 @@ async function cmdRetention(argv: string[]): Promise<void> {
     print(json, r, () => (r.removed ? `Removed the ${values.conv ? `rule of ${values.conv}` : 'hub\'s rule'}.` : 'There was no such rule.'));
     return;
   }
-  if (sub === 'compact') return compact(dataDir, json);
+  if (sub === 'compact') {
+    if (values.conv) throw new UsageError('--conv does not go with compact (it rewrites the whole file)');
+    return compact(dataDir, json);
+  }
   throw new UsageError(`unknown retention command ${JSON.stringify(sub)}: use set, remove or compact (or --dry-run)`);
 }
 
