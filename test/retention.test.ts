@@ -233,7 +233,7 @@ test('perch retention on a stopped hub: set, --dry-run, and bad input (exit 2, n
     assert.match(set.stdout, /keeps 90 days \(and requests, summaries however old\); archives after 30 idle days/);
     for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3'], ['--conv', '', '--keep-days', '1']]) {
       const r = run('retention', 'set', ...bad);
-      assert.notEqual(r.code, 0, `${bad.join(' ')} is refused`);
+      assert.equal(r.code, 2, `${bad.join(' ')} is refused as bad input`);
       assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days|--conv needs a conversation ID/);
     }
     const compact = run('retention', 'compact', '--conv', 'c_any');

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RetentionPlan, RetentionRule, RetentionStatus } from '../../shared/retention';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../shared/retention';
 import { DB_FILE_NAME, openDatabase } from '../store/db';
 import { autoVacuumMode, switchToIncrementalVacuum } from '../store/retention';
 import { UsageError, dataDirOf, fail, print, type Command } from './common';
@@ -43,8 +43,9 @@ export const retention: Command = {
 function daysArg(v: string | undefined, flag: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'off' || v === 'none') return null;
-  if (!/^\d+$/.test(v)) throw new UsageError(`${flag} takes a whole number of days or off, not ${JSON.stringify(v)}`);
-  return Number(v);
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) throw new UsageError(`${flag} takes a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or off, not ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** --export-first DIR|off: a folder (relative to here, made absolute for the hub) or null. */
