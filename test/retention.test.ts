@@ -209,6 +209,23 @@ test('the job works in bounded steps: a step touches at most its batch of rows',
   });
 });
 
+test('with keep_checkpoints off, one pass deletes every old summary, even more of them than a step\'s batch', async () => {
+  const clock = { now: T0 - 100 * DAY };
+  await withHub({ now: () => clock.now }, async (t) => {
+    const a = t.agent('summarizer');
+    const conv = (await call(t.hub, a.id, 'open_direct', { user: t.hub.owner.name })).conversation.conv_id as string;
+    for (let i = 0; i < 6; i++) await call(t.hub, a.id, 'send_message', { conv_id: conv, text: `note ${i}` });
+    for (let i = 1; i <= 5; i++) await call(t.hub, a.id, 'put_summary', { conv_id: conv, from_seq: 1, to_seq: i + 1, text: `summary ${i}` });
+    const summaries = () => t.hub.db.prepare('SELECT count(*) FROM summaries WHERE conv_id = ?').pluck().get(conv) as number;
+    assert.equal(summaries(), 5);
+    clock.now = T0;
+    await owner(t, 'retention.set', { keep_days: 30, keep_checkpoints: false });
+    const tally = await new Retention(t.hub, { batch: 3 }).runNow();
+    assert.equal(summaries(), 0, 'no old summary is left for a later pass');
+    assert.equal(tally.summaries, 5);
+  });
+});
+
 test('started, the job applies a new rule on its own, in steps on timers', async () => {
   const clock = { now: T0 };
   await withHub({ now: () => clock.now }, async (t) => {
