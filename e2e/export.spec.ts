@@ -1,24 +1,10 @@
 // Export… in the app: Settings → Export downloads the whole history as one archive, with a readable transcript of
 // each conversation inside it; a conversation's ⋯ menu exports just that conversation.
-import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openConversation, useHarness } from './harness';
-import { readTar } from '../src/main/store/archive-tar';
-
-/** The archive's entries, by name, in order. */
-async function entriesOf(file: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  for await (const e of readTar(Readable.from(zlib.gunzipSync(fs.readFileSync(file))))) {
-    const chunks: Buffer[] = [];
-    for await (const c of e.body) chunks.push(c);
-    out.set(e.name, Buffer.concat(chunks));
-  }
-  return out;
-}
+import { archiveEntries } from '../test/archive-entries';
 
 describe('Settings → Export', () => {
   const h = useHarness({ agents: ['scribe', 'critic'] });
@@ -38,14 +24,9 @@ describe('Settings → Export', () => {
     await download.saveAs(file);
     await page.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
-    const names: string[] = [];
-    let transcript = '';
-    for await (const e of readTar(Readable.from(zlib.gunzipSync(fs.readFileSync(file))))) {
-      names.push(e.name);
-      const chunks: Buffer[] = [];
-      for await (const c of e.body) chunks.push(c);
-      if (e.name === `transcripts/${conv}.md`) transcript = Buffer.concat(chunks).toString('utf8');
-    }
+    const entries = await archiveEntries(file);
+    const names = [...entries.keys()];
+    const transcript = entries.get(`transcripts/${conv}.md`)?.toString('utf8') ?? '';
     assert.equal(names[0], 'manifest.json');
     assert.ok(names.includes('messages.jsonl'));
     assert.match(transcript, /^# Minutes/);
@@ -71,7 +52,7 @@ describe('Settings → Export', () => {
     await download.saveAs(file);
     await dialog.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
-    const entries = await entriesOf(file);
+    const entries = await archiveEntries(file);
     assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/${kept}.md`], 'only that conversation\'s transcript');
     const convs = entries.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
     assert.deepEqual(convs, [kept], 'only that conversation');

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { Readable } from 'node:stream';
 import { makeHub, callTool as rawCallTool, drain, type TestHub } from './helpers';
 import { gpsJpeg } from './images';
 import { runOwnerAction } from '../src/main/owner/actions';
@@ -16,7 +15,8 @@ import { createHub } from '../src/main/hub-services';
 import { exportArchive } from '../src/main/store/archive-export';
 import { importArchive } from '../src/main/store/archive-import';
 import { ArchiveError } from '../src/main/store/archive-read';
-import { TarWriter, readTar } from '../src/main/store/archive-tar';
+import { TarWriter } from '../src/main/store/archive-tar';
+import { archiveEntries as entries } from './archive-entries';
 import { getHistory } from '../src/main/hub/talk/messages';
 
 /** callTool naming the tool in its failure. */
@@ -63,16 +63,6 @@ async function busyHub(): Promise<{ t: TestHub; keys: string[] }> {
   const extra = (await runOwnerAction(hub, 'agents.add_key', { agent: a.name, name: 'ci' })) as { secret: string };
   await runOwnerAction(hub, 'wake.set', { agent: a.name, argv: ['/bin/true'], env: { TOKEN: WAKE_SECRET } });
   return { t, keys: [a.key, b.key, extra.secret] };
-}
-
-async function entries(file: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  for await (const e of readTar(Readable.from(zlib.gunzipSync(fs.readFileSync(file))))) {
-    const chunks: Buffer[] = [];
-    for await (const c of e.body) chunks.push(c);
-    out.set(e.name, Buffer.concat(chunks));
-  }
-  return out;
 }
 
 /** The archive's entries as comparable text: the manifest without its creation time, messages without provenance. */

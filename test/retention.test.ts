@@ -209,6 +209,23 @@ test('the job works in bounded steps: a step touches at most its batch of rows',
   });
 });
 
+test('with keep_checkpoints off, one pass deletes every old summary, even more of them than a step\'s batch', async () => {
+  const clock = { now: T0 - 100 * DAY };
+  await withHub({ now: () => clock.now }, async (t) => {
+    const a = t.agent('summarizer');
+    const conv = (await call(t.hub, a.id, 'open_direct', { user: t.hub.owner.name })).conversation.conv_id as string;
+    for (let i = 0; i < 6; i++) await call(t.hub, a.id, 'send_message', { conv_id: conv, text: `note ${i}` });
+    for (let i = 1; i <= 5; i++) await call(t.hub, a.id, 'put_summary', { conv_id: conv, from_seq: 1, to_seq: i + 1, text: `summary ${i}` });
+    const summaries = () => t.hub.db.prepare('SELECT count(*) FROM summaries WHERE conv_id = ?').pluck().get(conv) as number;
+    assert.equal(summaries(), 5);
+    clock.now = T0;
+    await owner(t, 'retention.set', { keep_days: 30, keep_checkpoints: false });
+    const tally = await new Retention(t.hub, { batch: 3 }).runNow();
+    assert.equal(summaries(), 0, 'no old summary is left for a later pass');
+    assert.equal(tally.summaries, 5);
+  });
+});
+
 test('started, the job applies a new rule on its own, in steps on timers', async () => {
   const clock = { now: T0 };
   await withHub({ now: () => clock.now }, async (t) => {
@@ -231,11 +248,13 @@ test('perch retention on a stopped hub: set, --dry-run, and bad input (exit 2, n
     const set = run('retention', 'set', '--keep-days', '90', '--keep-pinned', 'no', '--archive-idle-days', '30');
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /keeps 90 days \(and requests, summaries however old\); archives after 30 idle days/);
-    for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3']]) {
+    for (const bad of [['--keep-days', 'soon'], ['--keep-days', '0'], ['--keep-pinned', 'maybe'], ['--archive-idle-days', '-3'], ['--conv', '', '--keep-days', '1']]) {
       const r = run('retention', 'set', ...bad);
-      assert.notEqual(r.code, 0, `${bad.join(' ')} is refused`);
-      assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days/);
+      assert.equal(r.code, 2, `${bad.join(' ')} is refused as bad input`);
+      assert.match(r.stderr, /keep-days|keep_days|keep-pinned|archive-idle-days|archive_idle_days|--conv needs a conversation ID/);
     }
+    const compact = run('retention', 'compact', '--conv', 'c_any');
+    assert.deepEqual([compact.code, compact.stdout], [2, ''], 'compact takes no --conv');
     const shown = JSON.parse(run('retention', '--json').stdout);
     assert.deepEqual(shown.rules.map((r: R) => [r.keep_days, r.keep_pinned, r.archive_idle_days]), [[90, false, 30]], 'the bad input changed nothing');
     const plan = run('retention', '--dry-run');

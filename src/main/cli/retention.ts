@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RetentionPlan, RetentionRule, RetentionStatus } from '../../shared/retention';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../shared/retention';
 import { DB_FILE_NAME, openDatabase } from '../store/db';
 import { autoVacuumMode, switchToIncrementalVacuum } from '../store/retention';
 import { UsageError, dataDirOf, fail, print, type Command } from './common';
@@ -43,8 +43,9 @@ export const retention: Command = {
 function daysArg(v: string | undefined, flag: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'off' || v === 'none') return null;
-  if (!/^\d+$/.test(v)) throw new UsageError(`${flag} takes a whole number of days or off, not ${JSON.stringify(v)}`);
-  return Number(v);
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) throw new UsageError(`${flag} takes a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or off, not ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** --export-first DIR|off: a folder (relative to here, made absolute for the hub) or null. */
@@ -74,6 +75,8 @@ async function cmdRetention(argv: string[]): Promise<void> {
   });
   const [sub, ...extra] = positionals;
   if (extra.length) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}`);
+  // An empty --conv (an unset shell variable) must not fall back to the hub's rule.
+  if (values.conv !== undefined && !values.conv.trim()) throw new UsageError('--conv needs a conversation ID (perch conv list shows them)');
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days', 'export-first'].filter((k) => values[k as keyof typeof values] !== undefined);
@@ -111,7 +114,10 @@ async function cmdRetention(argv: string[]): Promise<void> {
     print(json, r, () => (r.removed ? `Removed the ${values.conv ? `rule of ${values.conv}` : 'hub\'s rule'}.` : 'There was no such rule.'));
     return;
   }
-  if (sub === 'compact') return compact(dataDir, json);
+  if (sub === 'compact') {
+    if (values.conv) throw new UsageError('--conv does not go with compact (it rewrites the whole file)');
+    return compact(dataDir, json);
+  }
   throw new UsageError(`unknown retention command ${JSON.stringify(sub)}: use set, remove or compact (or --dry-run)`);
 }
 

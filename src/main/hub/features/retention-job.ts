@@ -243,9 +243,14 @@ export class Retention {
         if (rule.keep_days === null) continue;
         const cutoff = pass.at - rule.keep_days * DAY_MS;
         if (rule.keep_checkpoints === 0) {
-          const n = deleteSummariesBefore(hub.db, conv.id, cutoff, Math.max(budget, 1));
+          const limit = Math.max(budget, 1);
+          const n = deleteSummariesBefore(hub.db, conv.id, cutoff, limit);
           pass.tally.summaries += n;
           budget -= n;
+          if (n === limit) { // there may be more: this conversation again, in this step or the next
+            pass.queue.unshift(conv);
+            continue;
+          }
         }
         pass.current = { convId: conv.id, afterSeq: 0, rule, keep: { cutoff, pinned: rule.keep_pinned === 1, requests: rule.keep_requests === 1 } };
         continue;
