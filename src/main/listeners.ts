@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { McpHandler } from './mcp/endpoint';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import { sendJson, totalHandler } from './http-util';
 import type { RequestPlace } from '../shared/places';
 import type { Hub } from './hub/core/hub';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
@@ -149,45 +149,34 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
  */
 export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string): http.RequestListener {
   const own = address.toLowerCase();
-  return (req, res) => {
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    try {
-      const target = parseTarget(req.url);
-      if (isBadTarget(target)) {
-        req.resume();
-        return sendBadRequest(res, target.error);
-      }
-      const p = target.pathname;
-      // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
-      const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
-      const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
-      if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
-        req.resume();
-        return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
-      }
-      const host = req.headers.host;
-      const name = typeof host === 'string' ? hostName(host) : '';
-      if (!CONTAINER_HOSTS.includes(name) && name !== own) {
-        req.resume();
-        return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
-      }
-      if (req.headers.origin !== undefined) {
-        req.resume();
-        return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
-      }
-      if (agentFile) {
-        req.resume();
-        return serveFileLink(hub, req, res, fileToken, 'containers');
-      }
-      // The URL the container reached this listener by: file links handed to the agent start with it.
-      const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
-      const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
-      return mcp(req, res, at);
-    } catch (err) {
-      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+  return totalHandler((req, res, target) => {
+    const p = target.pathname;
+    // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
+    const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
+    const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
+    if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
+      req.resume();
+      return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
     }
-  };
+    const host = req.headers.host;
+    const name = typeof host === 'string' ? hostName(host) : '';
+    if (!CONTAINER_HOSTS.includes(name) && name !== own) {
+      req.resume();
+      return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
+    }
+    if (req.headers.origin !== undefined) {
+      req.resume();
+      return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
+    }
+    if (agentFile) {
+      req.resume();
+      return serveFileLink(hub, req, res, fileToken, 'containers');
+    }
+    // The URL the container reached this listener by: file links handed to the agent start with it.
+    const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
+    const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
+    return mcp(req, res, at);
+  });
 }
 
 /**
