@@ -220,8 +220,8 @@ test('perch serve --containers on a computer without a container bridge says so 
   }
 });
 
-test('bad --listen addresses exit 2 before anything starts', () => {
-  for (const bad of ['0.0.0.0', 'docker0', '127.0.0.1', 'host.docker.internal']) {
+test('bad --listen addresses exit 2 before anything starts (every address and the main one in any spelling too)', () => {
+  for (const bad of ['0.0.0.0', 'docker0', '127.0.0.1', 'host.docker.internal', '0:0:0:0:0:0:0:0', '[::0]', '::ffff:0.0.0.0', '::ffff:127.0.0.1']) {
     const r = cli(['serve', '--data-dir', '/nonexistent/perch-never', '--listen', bad, '--json']);
     assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
     assert.match(r.stderr, /--listen/);

@@ -45,12 +45,27 @@ export function containerBridges(ifaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> 
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** An address given to --listen: an IP address of this computer (not a name, not 0.0.0.0). */
+/** An address as given to --listen, brackets and spaces taken off. */
+function listenAddress(text: string): string {
+  return text.trim().replace(/^\[(.*)\]$/, '$1');
+}
+
+/** The unspecified addresses (every interface) in any spelling: 0.0.0.0, ::, 0:0:0:0:0:0:0:0, ::ffff:0.0.0.0. */
+const EVERY_ADDRESS = new net.BlockList();
+EVERY_ADDRESS.addAddress('0.0.0.0');
+EVERY_ADDRESS.addAddress('::', 'ipv6');
+/** The main listener's address in any spelling (127.0.0.1, ::ffff:127.0.0.1). */
+const MAIN_ADDRESS = new net.BlockList();
+MAIN_ADDRESS.addAddress('127.0.0.1');
+
+/** An address given to --listen: an IP address of this computer (not a name, not 0.0.0.0 in any spelling). */
 export function checkListenAddress(text: string): string | undefined {
-  const a = text.trim().replace(/^\[(.*)\]$/, '$1');
-  if (!net.isIP(a)) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
-  if (a === '0.0.0.0' || a === '::') return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
-  if (a === '127.0.0.1') return '--listen 127.0.0.1: the main listener is there already.';
+  const a = listenAddress(text);
+  const family = net.isIP(a);
+  if (!family) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  if (EVERY_ADDRESS.check(a, type)) return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
+  if (MAIN_ADDRESS.check(a, type)) return `--listen ${a}: the main listener is there already (127.0.0.1).`;
   return undefined;
 }
 
@@ -278,7 +293,7 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
-  const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
+  const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: listenAddress(a), byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
     if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);
