@@ -293,7 +293,8 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
-  const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: listenAddress(a), byHand: true }));
+  // An address given twice (either spelling) is one listener: a second would fail as if the port were taken.
+  const wanted: Array<BridgeAddress & { byHand: boolean }> = [...new Set(o.listen.map(listenAddress))].map((address) => ({ name: '--listen', address, byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
     if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);
