@@ -220,8 +220,20 @@ test('perch serve --containers on a computer without a container bridge says so 
   }
 });
 
-test('bad --listen addresses exit 2 before anything starts', () => {
-  for (const bad of ['0.0.0.0', 'docker0', '127.0.0.1', 'host.docker.internal']) {
+test('an address given twice to --listen (in either spelling) is one listener, not a "port taken" failure', async () => {
+  const d = tempDataDir();
+  const s = await startServe(d, { args: ['--listen', '127.0.0.4', '--listen', '[127.0.0.4]'] });
+  try {
+    const extra = (s.ready as R).listeners.filter((l: R) => l.place === 'containers');
+    assert.deepEqual(extra.map((l: R) => l.url), [`http://127.0.0.4:${s.port}`]);
+  } finally {
+    await s.stop();
+    removeDataDir(d);
+  }
+});
+
+test('bad --listen addresses exit 2 before anything starts (every address and the main one in any spelling too)', () => {
+  for (const bad of ['0.0.0.0', 'docker0', '127.0.0.1', 'host.docker.internal', '0:0:0:0:0:0:0:0', '[::0]', '::ffff:0.0.0.0', '::ffff:127.0.0.1']) {
     const r = cli(['serve', '--data-dir', '/nonexistent/perch-never', '--listen', bad, '--json']);
     assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
     assert.match(r.stderr, /--listen/);

@@ -10,7 +10,7 @@ import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { HOOK_PATH, createHookDoor } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import { sendJson, totalHandler } from './http-util';
 import { startRequestExpiry } from './hub/features/requests';
 import { startFloorExpiry } from './hub/features/floor';
 import { startControlWatch } from './hub/control/control';
@@ -221,42 +221,31 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
 
   const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
-  const server = hubServer({ headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, (req, res) => {
-    // Every door is total: nothing a request carries may throw out of here or crash the hub on a stream error.
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    try {
-      const target = parseTarget(req.url);
-      if (isBadTarget(target)) {
-        req.resume();
-        return sendBadRequest(res, target.error);
-      }
-      const p = target.pathname;
-      if (p === '/mcp' || p === '/mcp/') {
-        // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
-        if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
-        // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
-        if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
-        return mcp(req, res);
-      }
-      if (p === HOOK_PATH) {
-        // A harness's hooks (`perch hook …`), behind the agent's key; never through the HTTPS front.
-        if (hasFrontHeaders(req)) {
-          req.resume();
-          return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
-        }
-        return hooks(req, res);
-      }
-      // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
-      if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
-      // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
-      if (p.startsWith('/files/') && !hasFrontHeaders(req) && isProxyHost(req) && proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
-      // Everything else is the owner door's (its own 404 for paths it does not serve).
-      return owner.handle(req, res, target);
-    } catch (err) {
-      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+  // Every door is total (totalHandler): nothing a request carries may throw out of here or crash the hub on a stream error.
+  const server = hubServer({ headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, totalHandler((req, res, target) => {
+    const p = target.pathname;
+    if (p === '/mcp' || p === '/mcp/') {
+      // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
+      if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
+      // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
+      if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
+      return mcp(req, res);
     }
-  });
+    if (p === HOOK_PATH) {
+      // A harness's hooks (`perch hook …`), behind the agent's key; never through the HTTPS front.
+      if (hasFrontHeaders(req)) {
+        req.resume();
+        return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
+      }
+      return hooks(req, res);
+    }
+    // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
+    if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
+    // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
+    if (p.startsWith('/files/') && !hasFrontHeaders(req) && isProxyHost(req) && proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
+    // Everything else is the owner door's (its own 404 for paths it does not serve).
+    return owner.handle(req, res, target);
+  }));
 
   await listenOn(server, opts.port, '127.0.0.1');
   const port = (server.address() as { port: number }).port;

@@ -73,6 +73,27 @@ export function isBadTarget(t: RequestTarget | BadTarget): t is BadTarget {
   return (t as BadTarget).error !== undefined;
 }
 
+/**
+ * A listener's request handler made total: a stream error on the request or the answer is ignored, a target that does
+ * not parse is answered 400, anything `handle` throws is a 500: nothing a request carries may crash the hub.
+ */
+export function totalHandler(handle: (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    try {
+      const target = parseTarget(req.url);
+      if (isBadTarget(target)) {
+        req.resume();
+        return sendBadRequest(res, target.error);
+      }
+      handle(req, res, target);
+    } catch (err) {
+      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+    }
+  };
+}
+
 // ---- cookies -----------------------------------------------------------------------------------
 
 /**

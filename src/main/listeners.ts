@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { McpHandler } from './mcp/endpoint';
-import { isBadTarget, parseTarget, sendBadRequest, sendInternalError, sendJson } from './http-util';
+import { sendJson, totalHandler } from './http-util';
 import type { RequestPlace } from '../shared/places';
 import type { Hub } from './hub/core/hub';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
@@ -45,12 +45,27 @@ export function containerBridges(ifaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> 
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** An address given to --listen: an IP address of this computer (not a name, not 0.0.0.0). */
+/** An address as given to --listen, brackets and spaces taken off. */
+function listenAddress(text: string): string {
+  return text.trim().replace(/^\[(.*)\]$/, '$1');
+}
+
+/** The unspecified addresses (every interface) in any spelling: 0.0.0.0, ::, 0:0:0:0:0:0:0:0, ::ffff:0.0.0.0. */
+const EVERY_ADDRESS = new net.BlockList();
+EVERY_ADDRESS.addAddress('0.0.0.0');
+EVERY_ADDRESS.addAddress('::', 'ipv6');
+/** The main listener's address in any spelling (127.0.0.1, ::ffff:127.0.0.1). */
+const MAIN_ADDRESS = new net.BlockList();
+MAIN_ADDRESS.addAddress('127.0.0.1');
+
+/** An address given to --listen: an IP address of this computer (not a name, not 0.0.0.0 in any spelling). */
 export function checkListenAddress(text: string): string | undefined {
-  const a = text.trim().replace(/^\[(.*)\]$/, '$1');
-  if (!net.isIP(a)) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
-  if (a === '0.0.0.0' || a === '::') return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
-  if (a === '127.0.0.1') return '--listen 127.0.0.1: the main listener is there already.';
+  const a = listenAddress(text);
+  const family = net.isIP(a);
+  if (!family) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  if (EVERY_ADDRESS.check(a, type)) return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
+  if (MAIN_ADDRESS.check(a, type)) return `--listen ${a}: the main listener is there already (127.0.0.1).`;
   return undefined;
 }
 
@@ -149,45 +164,34 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
  */
 export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string): http.RequestListener {
   const own = address.toLowerCase();
-  return (req, res) => {
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    try {
-      const target = parseTarget(req.url);
-      if (isBadTarget(target)) {
-        req.resume();
-        return sendBadRequest(res, target.error);
-      }
-      const p = target.pathname;
-      // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
-      const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
-      const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
-      if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
-        req.resume();
-        return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
-      }
-      const host = req.headers.host;
-      const name = typeof host === 'string' ? hostName(host) : '';
-      if (!CONTAINER_HOSTS.includes(name) && name !== own) {
-        req.resume();
-        return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
-      }
-      if (req.headers.origin !== undefined) {
-        req.resume();
-        return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
-      }
-      if (agentFile) {
-        req.resume();
-        return serveFileLink(hub, req, res, fileToken, 'containers');
-      }
-      // The URL the container reached this listener by: file links handed to the agent start with it.
-      const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
-      const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
-      return mcp(req, res, at);
-    } catch (err) {
-      sendInternalError(res, err, `${req.method} ${String(req.url).slice(0, 200)}`);
+  return totalHandler((req, res, target) => {
+    const p = target.pathname;
+    // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
+    const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
+    const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
+    if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
+      req.resume();
+      return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
     }
-  };
+    const host = req.headers.host;
+    const name = typeof host === 'string' ? hostName(host) : '';
+    if (!CONTAINER_HOSTS.includes(name) && name !== own) {
+      req.resume();
+      return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
+    }
+    if (req.headers.origin !== undefined) {
+      req.resume();
+      return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
+    }
+    if (agentFile) {
+      req.resume();
+      return serveFileLink(hub, req, res, fileToken, 'containers');
+    }
+    // The URL the container reached this listener by: file links handed to the agent start with it.
+    const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
+    const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
+    return mcp(req, res, at);
+  });
 }
 
 /**
@@ -289,7 +293,8 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
-  const wanted: Array<BridgeAddress & { byHand: boolean }> = o.listen.map((a) => ({ name: '--listen', address: a.trim().replace(/^\[(.*)\]$/, '$1'), byHand: true }));
+  // An address given twice (either spelling) is one listener: a second would fail as if the port were taken.
+  const wanted: Array<BridgeAddress & { byHand: boolean }> = [...new Set(o.listen.map(listenAddress))].map((address) => ({ name: '--listen', address, byHand: true }));
   if (o.containers) {
     const bridges = containerBridges();
     if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);

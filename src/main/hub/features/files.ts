@@ -299,18 +299,25 @@ export function signFileToken(hub: Hub, fileId: string, variant: FileVariant, ex
 /** Checks a token from a /files/<token> URL: a forged or malformed one is not_found, a stale one expired. */
 export function verifyFileToken(hub: Hub, token: string): { file_id: string; variant: FileVariant; expires_at: number } {
   const m = TOKEN_RE.exec(token);
-  const notFound = () => new HubError('not_found', 'No such file link.', 'Ask for a new link with file_url.');
-  if (!m) throw notFound();
+  if (!m) throw linkNotFound();
   const [, fileId, v, exp36, mac] = m;
-  const body = `${fileId}.${v}.${exp36}`;
-  const want = Buffer.from(tokenMac(hub, body));
-  const got = Buffer.from(mac!);
-  if (want.length !== got.length || !crypto.timingSafeEqual(want, got)) throw notFound();
-  const expiresAt = parseInt(exp36!, 36);
+  return checkedToken(hub, tokenMac(hub, `${fileId}.${v}.${exp36}`), mac!, fileId!, v!, exp36!);
+}
+
+function linkNotFound(): HubError {
+  return new HubError('not_found', 'No such file link.', 'Ask for a new link with file_url.');
+}
+
+/** What both token forms check once parsed: the MAC (in constant time; forged: not_found), then the expiry. */
+function checkedToken(hub: Hub, wantMac: string, gotMac: string, fileId: string, v: string, exp36: string): { file_id: string; variant: FileVariant; expires_at: number } {
+  const want = Buffer.from(wantMac);
+  const got = Buffer.from(gotMac);
+  if (want.length !== got.length || !crypto.timingSafeEqual(want, got)) throw linkNotFound();
+  const expiresAt = parseInt(exp36, 36);
   if (hub.now() >= expiresAt) {
     throw new HubError('expired', `This file link expired at ${new Date(expiresAt).toISOString()}.`, 'Ask for a new link with file_url.', { expired_at: expiresAt });
   }
-  return { file_id: fileId!, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
+  return { file_id: fileId, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
 }
 
 /** The places an agent may be handed a link for other than the loopback, and their code in the token. */
@@ -337,18 +344,9 @@ export function isAwayFileToken(token: string, place: AwayPlace): boolean {
 /** Checks a token of a link made for `place` (forged, malformed or made for another place: not_found; stale: expired). */
 export function verifyAwayFileToken(hub: Hub, token: string, place: AwayPlace): { file_id: string; variant: FileVariant; expires_at: number } {
   const m = AWAY_TOKEN_RE.exec(token);
-  const notFound = () => new HubError('not_found', 'No such file link.', 'Ask for a new link with file_url.');
-  if (!m || m[4] !== AWAY_CODE[place]) throw notFound();
+  if (!m || m[4] !== AWAY_CODE[place]) throw linkNotFound();
   const [, fileId, v, exp36, code, mac] = m;
-  const body = `${fileId}.${v}.${exp36}.${code}`;
-  const want = Buffer.from(awayTokenMac(hub, body));
-  const got = Buffer.from(mac!);
-  if (want.length !== got.length || !crypto.timingSafeEqual(want, got)) throw notFound();
-  const expiresAt = parseInt(exp36!, 36);
-  if (hub.now() >= expiresAt) {
-    throw new HubError('expired', `This file link expired at ${new Date(expiresAt).toISOString()}.`, 'Ask for a new link with file_url.', { expired_at: expiresAt });
-  }
-  return { file_id: fileId!, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
+  return checkedToken(hub, awayTokenMac(hub, `${fileId}.${v}.${exp36}.${code}`), mac!, fileId!, v!, exp36!);
 }
 
 /** The file, if it exists and its message was not recalled. */

@@ -115,12 +115,13 @@ export function passGates<S extends GateStage>(stage: S, input: StageInput[S]): 
 
 /** The first gate of these stages (key and call: the ones before a handler) that refuses the call, and its error; undefined when every one lets it through. */
 export function gateRefusal(call: GateCall, stages: ReadonlyArray<'key' | 'call'> = ['key', 'call']): { gate: GateName; error: HubError } | undefined {
-  for (const g of AGENT_GATES) {
-    if (!(stages as readonly string[]).includes(g.stage)) continue;
-    try {
-      (g.check as (c: GateCall) => Verdict)(call);
-    } catch (err) {
-      return { gate: g.name, error: err as HubError };
+  for (const stage of stages) {
+    for (const g of BY_STAGE.get(stage) ?? []) {
+      try {
+        (g.check as (c: GateCall) => Verdict)(call);
+      } catch (err) {
+        return { gate: g.name as GateName, error: err as HubError };
+      }
     }
   }
   return undefined;
