@@ -55,7 +55,7 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   const cur = m.get(agentId);
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
   // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
-  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === (r.session_id ?? null)) return answer;
+  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === field(r.session_id)) return answer;
   const status: HarnessStatus = {
     state,
     harness: r.harness,
