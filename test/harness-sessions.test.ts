@@ -46,3 +46,19 @@ test('a hook firing too fast: the status follows every event, feed rows stop aft
     assert.ok(rows >= 10 && rows <= 12, `a burst of about 10 rows, not 30 (${rows})`);
   });
 });
+
+test('repeated pre-tool-use of one session leaves the status as it was, also for an empty or over-long session id', async () => {
+  let clock = 1_000_000;
+  await withHub({ now: () => clock }, (t) => {
+    const a = t.agent('kit');
+    for (const session_id of ['', 's'.repeat(600)]) {
+      noteHarness(t.hub, a.id, { event: 'stop', harness: 'claude-code', session_id });
+      noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id });
+      const first = harnessOf(t.hub, a.id)!;
+      assert.equal(first.state, 'working');
+      clock += 5_000;
+      noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id });
+      assert.equal(harnessOf(t.hub, a.id)!.at, first.at, `not rewritten (session id of ${session_id.length} characters)`);
+    }
+  });
+});

@@ -1,13 +1,9 @@
 // `perch hook ARGS` as a harness runs it: the real CLI process, the key only in the environment, stdin written once
 // and closed, bounded in time. Shared by the hook tests (permission-request, the status hooks, Cursor's).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, ROOT, ensureBuilt } from './serve-harness';
+import { BIN, ROOT, ensureBuilt, exitOf, type CliResult } from './serve-harness';
 
-export interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type HookRun = CliResult;
 
 export /** Starts `perch hook ARGS` with STDIN, as a harness does; done settles when it exits (bounded). */
 function startHook(args: string[], stdin: unknown, env: Record<string, string | undefined>, timeoutMs = 30_000): { proc: ChildProcess; done: Promise<HookRun> } {
@@ -15,21 +11,7 @@ function startHook(args: string[], stdin: unknown, env: Record<string, string | 
   const clean = { ...process.env };
   for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
   const p = spawn(process.execPath, [BIN, 'hook', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = new Promise<HookRun>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`perch hook ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const done = exitOf(p, `perch hook ${args.join(' ')}`, timeoutMs);
   p.stdin!.on('error', () => undefined); // a hook that refuses an oversized stdin closes it early (EPIPE)
   p.stdin!.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
   return { proc: p, done };

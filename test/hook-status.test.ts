@@ -158,6 +158,16 @@ describe('perch hook notification | stop | session-start | session-end: the agen
     assert.equal(after.progress.length, progress.length + 1, 'a tool call writes no feed row');
   });
 
+  test('a Notification with long fields full of characters JSON escapes (6 bytes each) is still noted, cut to what the hub keeps', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('status-long'));
+    const escaped = '\u0001'.repeat(3000);
+    const input = { ...(claudeCodeNotification as object), message: escaped, notification_type: escaped, cwd: '\\'.repeat(3000) };
+    assertNothing(await runHook(['notification'], input, envFor(a)), 'long fields');
+    const v = await agentView(a);
+    assert.equal(v.harness.state, 'waiting');
+    assert.equal(v.harness.cwd, '\\'.repeat(500));
+  });
+
   test('Codex SessionStart is told apart by its transcript path, or by --harness', async () => {
     const a = await addAgent(served.dataDir, uniqueName('status-codex'));
     assertNothing(await runHook(['session-start'], codexSessionStart, envFor(a)), 'codex');

@@ -4,10 +4,11 @@
 // (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency) is run directly. When one
 // cannot be installed (offline, another platform), the tests that need it skip with the reason;
 // PERCH_REAL_HARNESS=0 skips them without trying.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { exitOf, type CliResult } from './serve-harness';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
@@ -89,16 +90,7 @@ export function codex(): Installed {
   return codexCached;
 }
 
-export interface ClaudeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const p of running) p.kill('SIGKILL');
-});
+export type ClaudeRun = CliResult;
 
 /**
  * `claude ARGS` in cwd with only the given environment (plus PATH and the switches that keep it offline and
@@ -115,22 +107,5 @@ export function runClaude(bin: string, args: string[], opts: { cwd: string; home
     ...opts.env,
   };
   const timeoutMs = opts.timeoutMs ?? 240_000;
-  return new Promise((resolve, reject) => {
-    const p = spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(p);
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`claude ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      running.delete(p);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return exitOf(spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), `claude ${args.join(' ')}`, timeoutMs);
 }

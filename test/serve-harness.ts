@@ -108,20 +108,21 @@ export function cli(args: string[], opts: { env?: Record<string, string>; timeou
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs `perch ARGS` without blocking the event loop (needed while this process serves or calls the hub). */
-export function cliAsync(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
-  ensureBuilt();
+/**
+ * A started process's exit code and what it printed (stdout and stderr piped); past timeoutMs it is killed and the
+ * promise rejects, naming WHAT. It is killed too if this test process exits first.
+ */
+export function exitOf(p: ChildProcess, what: string, timeoutMs: number): Promise<CliResult> {
+  live.add(p);
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    live.add(p);
     let stdout = '';
     let stderr = '';
     p.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       p.kill('SIGKILL');
-      reject(new Error(`perch ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20_000} ms`));
-    }, opts.timeoutMs ?? 20_000);
+      reject(new Error(`${what} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
     p.on('error', reject);
     p.on('close', (code) => {
       clearTimeout(timer);
@@ -129,6 +130,13 @@ export function cliAsync(args: string[], opts: { env?: Record<string, string>; t
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Runs `perch ARGS` without blocking the event loop (needed while this process serves or calls the hub). */
+export function cliAsync(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+  ensureBuilt();
+  const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return exitOf(p, `perch ${args.join(' ')}`, opts.timeoutMs ?? 20_000);
 }
 
 export interface AgentKey {

@@ -20,8 +20,6 @@ export const CONNECT_CLIENTS = ['claude-code', 'codex', 'claude-desktop', 'curso
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
 /** The clients whose config files `perch connect --write` edits; the others print a snippet. */
 export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor'];
-/** How each writable client is named in what `perch connect` prints. */
-export const CLIENT_LABEL: Partial<Record<ConnectClient, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' };
 /** Cursor's permission hooks (its hooks reference: each answers permission allow | deny | ask). */
 export const CURSOR_HOOK_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The key of each client's snippet in connectionSnippets(). */

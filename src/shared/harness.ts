@@ -37,6 +37,9 @@ export interface HarnessReport {
   reason?: string;
 }
 
+/** The most of each report field the hub keeps (characters); `perch hook` sends no more, so a report stays well under the hook door's 16 KB. */
+export const REPORT_FIELD_MAX = { session_id: 500, cwd: 500, message: 300, notification_type: 100, source: 100, reason: 100 } as const;
+
 /** What POST /hook answers: for pre-tool-use, whether the agent is paused and the block message for the harness. */
 export interface HarnessAnswer {
   ok: true;

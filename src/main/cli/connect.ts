@@ -9,8 +9,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME } from '../store/db';
 import { findAgent } from '../hub/identity/identities';
-import { CLIENT_LABEL, CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
+import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
 import { TomlEditError } from '../../shared/toml-table';
+import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { unifiedDiff } from '../../shared/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from './common';
@@ -144,7 +145,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
       else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
     }
     if (!values.write && files.some((f) => f.changed)) out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
-    out.push(`Then start ${CLIENT_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
+    out.push(`Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
     if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:perch`);
     if (client === 'codex') out.push('Codex runs a new hook only after you trust it: review it once in Codex with /hooks.');
     if (client === 'cursor') out.push('Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.');

@@ -18,6 +18,7 @@
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
+import { REPORT_FIELD_MAX } from '../../shared/harness';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type StatusHook = (typeof STATUS_HOOKS)[number];
@@ -61,9 +62,9 @@ export function harnessOfInput(input: Record<string, unknown>, flag: string | un
 /** The report POST /hook takes (shared/harness.ts HarnessReport), from the hook input. */
 export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: 'claude-code' | 'codex'): Record<string, string> {
   const r: Record<string, string> = { event: sub, harness };
-  for (const k of ['session_id', 'cwd', 'message', 'notification_type', 'source', 'reason'] as const) {
+  for (const [k, max] of Object.entries(REPORT_FIELD_MAX)) {
     const v = str(input[k]);
-    if (v !== undefined) r[k] = v.slice(0, 2000);
+    if (v !== undefined) r[k] = v.slice(0, max);
   }
   return r;
 }

@@ -86,11 +86,22 @@ function InputPreview({ ctx }: { ctx: Json }) {
   return null;
 }
 
+/** A term of the card's list whose value is code (a session id, a directory); nothing when there is no value. */
+function CodeRow({ term, value }: { term: string; value: string | undefined }) {
+  if (!value) return null;
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd>
+        <code>{value}</code>
+      </dd>
+    </>
+  );
+}
+
 /** The card's body for a permission prompt: who, where, what. */
 export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Json; compact?: boolean }) {
   const harness = str(ctx.harness);
-  const session = str(ctx.session_id);
-  const cwd = str(ctx.cwd);
   return (
     <div className="perm">
       <dl className="perm-meta">
@@ -106,22 +117,8 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
             <dd>{PROMPT_HARNESS_LABEL[harness] ?? harness}</dd>
           </>
         )}
-        {session && (
-          <>
-            <dt>Session</dt>
-            <dd>
-              <code>{session}</code>
-            </dd>
-          </>
-        )}
-        {cwd && (
-          <>
-            <dt>Directory</dt>
-            <dd>
-              <code>{cwd}</code>
-            </dd>
-          </>
-        )}
+        <CodeRow term="Session" value={str(ctx.session_id)} />
+        <CodeRow term="Directory" value={str(ctx.cwd)} />
       </dl>
       <InputPreview ctx={ctx} />
       {!compact && <JsonView value={ctx.tool_input ?? ctx} label="Raw input" />}

@@ -13,7 +13,7 @@ import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
-import { harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+import { REPORT_FIELD_MAX, harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -32,11 +32,7 @@ export class HarnessSessions {
   readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
 }
 
-/** At most this much of the harness's own message is kept and shown. */
-const MAX_MESSAGE_CHARS = 300;
-const MAX_FIELD_CHARS = 500;
-
-function field(v: string | null | undefined, max = MAX_FIELD_CHARS): string | null {
+function field(v: string | null | undefined, max: number): string | null {
   return typeof v === 'string' && v ? v.slice(0, max) : null;
 }
 
@@ -55,13 +51,13 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   const cur = m.get(agentId);
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
   // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
-  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === (r.session_id ?? null)) return answer;
+  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === field(r.session_id, REPORT_FIELD_MAX.session_id)) return answer;
   const status: HarnessStatus = {
     state,
     harness: r.harness,
-    session_id: field(r.session_id),
-    cwd: field(r.cwd),
-    message: r.event === 'notification' ? (field(r.message, MAX_MESSAGE_CHARS) ?? '') : '',
+    session_id: field(r.session_id, REPORT_FIELD_MAX.session_id),
+    cwd: field(r.cwd, REPORT_FIELD_MAX.cwd),
+    message: r.event === 'notification' ? (field(r.message, REPORT_FIELD_MAX.message) ?? '') : '',
     at: hub.now(),
   };
   m.set(agentId, status);
@@ -83,9 +79,9 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport):
   const data = {
     harness: {
       event: r.event, name: s.harness, session_id: s.session_id, cwd: s.cwd,
-      ...(r.notification_type ? { notification_type: field(r.notification_type, 100) } : {}),
-      ...(r.source ? { source: field(r.source, 100) } : {}),
-      ...(r.reason ? { reason: field(r.reason, 100) } : {}),
+      ...(r.notification_type ? { notification_type: field(r.notification_type, REPORT_FIELD_MAX.notification_type) } : {}),
+      ...(r.source ? { source: field(r.source, REPORT_FIELD_MAX.source) } : {}),
+      ...(r.reason ? { reason: field(r.reason, REPORT_FIELD_MAX.reason) } : {}),
     },
   };
   const row = { user_id: agentId, conv_id: convId, kind: 'step', text: harnessLine(s), data: JSON.stringify(data), msg_id: null, ts: s.at };
