@@ -10,9 +10,14 @@
 //   to them follows. Other rows are added unless the same row is there.
 // - imported messages carry provenance 'imported' and their events imported = 1: nobody is woken or sent them.
 // Importing the same archive again adds nothing.
+// What an archive may not do (docs/design.md, "The archive door"): point at anything outside itself (every id a row
+// names is checked by ArchiveRefs in the checking walk, before anything is written), write into what is already here
+// (reactions, pins, card answers, hidden marks and requests come only with a message the import adds; checkpoints
+// and summaries only for an agent it creates), or attest for a person (a message's `reviewed` is never imported).
 import crypto from 'node:crypto';
 import { sql, type Db } from './db';
 import { ownerRow } from './users';
+import { IMAGE_MIME, sniffImage } from '../../shared/files';
 import type { ArchiveKind, Manifest } from './archive-kinds';
 import { ArchiveError, walkArchive } from './archive-read';
 
@@ -43,6 +48,159 @@ interface ConvPlace {
   floor: number;
 }
 
+/** What a files row says about its bytes, checked against the bytes themselves. */
+interface FileClaim { where: string; mime: string; is_image: number; has_thumb: number; thumb_mime: string | null }
+
+/**
+ * The references between the rows of one archive, checked in the checking walk (nothing is written yet): every id
+ * a row points at must be a row of the same archive, read before it (the kinds' order), and a message a row of a
+ * conversation points at must be in that conversation. Duplicate ids and (conversation, seq) pairs are refused;
+ * a file's type is decided by its bytes and must be what its row says. Memory: a few entries per row, and the
+ * rows are bounded by MAX_ROWS (store/archive-read.ts).
+ */
+class ArchiveRefs {
+  private readonly users = new Set<string>();
+  /** Conversation ids and their numbers (messages keep the number, not another copy of the id). */
+  private readonly convs = new Map<string, number>();
+  private readonly msgConv = new Map<string, number>();
+  private readonly requests = new Set<string>();
+  private readonly seqs = { messages: new Map<number, Set<number>>(), events: new Map<number, Set<number>>() };
+  private readonly fileClaims = new Map<string, FileClaim>();
+  private readonly fileTypes = new Map<string, string | null>();
+  /** Checked at the end: they may name rows that come later in their kind (users' inboxes, replies, threads). */
+  private readonly later: Array<() => void> = [];
+  minGid = Number.MAX_SAFE_INTEGER;
+
+  private fail(where: string, what: string): never {
+    throw new ArchiveError(`${where}: ${what}; an archive may only point at its own rows`);
+  }
+
+  private user(where: string, field: string, id: unknown): void {
+    if (id !== null && !this.users.has(id as string)) this.fail(where, `${field} ${JSON.stringify(id)} is not in the archive's users`);
+  }
+
+  private userList(where: string, field: string, json: unknown): void {
+    if (typeof json === 'string') for (const id of JSON.parse(json) as string[]) this.user(where, field, id);
+  }
+
+  private conv(where: string, id: unknown): number {
+    const n = this.convs.get(id as string);
+    if (n === undefined) this.fail(where, `conv_id ${JSON.stringify(id)} is not in the archive's conversations`);
+    return n;
+  }
+
+  /** A message of the archive; in conversation `conv` when given. */
+  private msg(where: string, field: string, id: unknown, conv?: number): void {
+    if (id === null) return;
+    const c = this.msgConv.get(id as string);
+    if (c === undefined) this.fail(where, `${field} ${JSON.stringify(id)} is not in the archive's messages`);
+    if (conv !== undefined && c !== conv) this.fail(where, `${field} ${JSON.stringify(id)} is a message of another conversation`);
+  }
+
+  private unique(where: string, what: string, has: boolean): void {
+    if (has) throw new ArchiveError(`${where}: ${what} appears twice in the archive`);
+  }
+
+  private seq(where: string, kind: 'messages' | 'events', conv: number, convId: unknown, seq: number): void {
+    const m = this.seqs[kind];
+    let set = m.get(conv);
+    if (!set) m.set(conv, (set = new Set()));
+    this.unique(where, `seq ${seq} of conversation ${JSON.stringify(convId)} in ${kind}`, set.has(seq));
+    set.add(seq);
+  }
+
+  row(kind: ArchiveKind, r: Row, where: string): void {
+    switch (kind.name) {
+      case 'users': {
+        this.unique(where, `user ${JSON.stringify(r.id)}`, this.users.has(r.id as string));
+        this.users.add(r.id as string);
+        if (r.inbox_id !== null) this.later.push(() => void this.conv(where, r.inbox_id));
+        return;
+      }
+      case 'conversations': {
+        this.unique(where, `conversation ${JSON.stringify(r.id)}`, this.convs.has(r.id as string));
+        this.convs.set(r.id as string, this.convs.size);
+        this.user(where, 'created_by', r.created_by);
+        this.user(where, 'task_assignee', r.task_assignee);
+        this.user(where, 'floor_holder', r.floor_holder);
+        if (typeof r.direct_key === 'string') for (const id of r.direct_key.split(':')) this.user(where, 'direct_key', id);
+        return;
+      }
+      case 'members': this.conv(where, r.conv_id); return this.user(where, 'user_id', r.user_id);
+      case 'messages': {
+        const c = this.conv(where, r.conv_id);
+        this.unique(where, `message ${JSON.stringify(r.id)}`, this.msgConv.has(r.id as string));
+        this.msgConv.set(r.id as string, c);
+        this.seq(where, 'messages', c, r.conv_id, r.seq as number);
+        this.user(where, 'sender_id', r.sender_id);
+        this.user(where, 'claimed_by', r.claimed_by);
+        this.userList(where, 'to_ids', r.to_ids);
+        this.later.push(() => {
+          this.msg(where, 'reply_to', r.reply_to, c);
+          this.msg(where, 'thread_id', r.thread_id, c);
+        });
+        return;
+      }
+      case 'events': {
+        const c = this.conv(where, r.conv_id);
+        this.seq(where, 'events', c, r.conv_id, r.seq as number);
+        this.user(where, 'actor_id', r.actor_id);
+        this.msg(where, 'msg_id', r.msg_id, c);
+        this.minGid = Math.min(this.minGid, r.gid as number);
+        return;
+      }
+      case 'reactions': case 'card_responses': case 'hidden_messages':
+        this.msg(where, 'msg_id', r.msg_id);
+        return this.user(where, 'user_id', r.user_id);
+      case 'pins': this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id)); return this.user(where, 'pinned_by', r.pinned_by);
+      case 'requests': {
+        this.unique(where, `request ${JSON.stringify(r.id)}`, this.requests.has(r.id as string));
+        this.requests.add(r.id as string);
+        this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id));
+        this.user(where, 'requester_id', r.requester_id);
+        this.user(where, 'decided_by', r.decided_by);
+        return this.userList(where, 'assignees', r.assignees);
+      }
+      case 'handoffs': this.conv(where, r.conv_id); this.user(where, 'agent_id', r.agent_id); return this.user(where, 'to_user', r.to_user);
+      case 'files': {
+        this.unique(where, `file ${JSON.stringify(r.id)}`, this.fileClaims.has(r.id as string));
+        this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id));
+        this.user(where, 'uploader_id', r.uploader_id);
+        this.fileClaims.set(r.id as string, { where, mime: r.mime as string, is_image: r.is_image as number, has_thumb: r.has_thumb as number, thumb_mime: r.thumb_mime as string | null });
+        return;
+      }
+      case 'state_keys': case 'state_values': return this.user(where, 'user_id', r.user_id);
+      case 'summaries': this.conv(where, r.conv_id); return this.user(where, 'user_id', r.user_id);
+      case 'progress': this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id)); return this.user(where, 'user_id', r.user_id);
+      default: throw new ArchiveError(`kind ${kind.name} cannot be imported`);
+    }
+  }
+
+  /** A file's bytes (or its thumbnail's): its type, from the bytes alone. */
+  file(id: string, thumb: boolean, bytes: Buffer): void {
+    const type = sniffImage(bytes);
+    this.fileTypes.set(thumb ? `${id}.thumb` : id, type === null ? null : IMAGE_MIME[type]);
+  }
+
+  finish(): void {
+    for (const check of this.later) check();
+    for (const [id, f] of this.fileClaims) {
+      const type = this.fileTypes.get(id);
+      if (type === undefined) throw new ArchiveError(`files/${id} (the bytes of a file) is missing from the archive`);
+      const is = type === null ? 'not an image' : `a ${type} image`;
+      if (f.is_image !== (type === null ? 0 : 1)) throw new ArchiveError(`${f.where}: file ${id} says is_image ${f.is_image}, but its bytes are ${is}`);
+      if (type !== null ? f.mime !== type : Object.values(IMAGE_MIME).includes(f.mime)) throw new ArchiveError(`${f.where}: file ${id} says ${f.mime}, but its bytes are ${is}`);
+      const thumb = this.fileTypes.get(`${id}.thumb`);
+      if (f.has_thumb && thumb === undefined) throw new ArchiveError(`files/${id}.thumb (the bytes of a file) is missing from the archive`);
+      if (thumb !== undefined) {
+        if (!f.has_thumb) throw new ArchiveError(`files/${id}.thumb has no row in files.jsonl`);
+        if (type === null || thumb === null || f.thumb_mime !== thumb) throw new ArchiveError(`${f.where}: the thumbnail of file ${id} must be an image of the thumb_mime its row gives, thumbnailing an image`);
+      }
+    }
+    for (const id of this.fileTypes.keys()) if (!this.fileClaims.has(id.replace(/\.thumb$/, ''))) throw new ArchiveError(`files/${id} has no row in files.jsonl`);
+  }
+}
+
 class Importer {
   readonly added: Record<string, number> = {};
   readonly skipped: Record<string, number> = {};
@@ -54,6 +212,10 @@ class Importer {
   private readonly msgs = new Map<string, string | null>();
   private readonly files = new Map<string, Row & { place: string }>();
   private readonly inboxes = new Map<string, string>();
+  /** Archive ids of the messages this import adds: rows that hang on a message come only with those. */
+  private readonly addedMsgs = new Set<string>();
+  /** Ids here of the agents this import creates: checkpoints and summaries come only for those. */
+  private readonly createdUsers = new Set<string>();
   private readonly keepGids: boolean;
   private lastCreated: number;
   private outOfOrder = false;
@@ -118,18 +280,28 @@ class Importer {
     throw new ArchiveError(`${table} id ${JSON.stringify(id)} is taken here, and so is the id it would take instead`);
   }
 
-  row(kind: ArchiveKind, r: Row): void {
-    const where = `${kind.name} row`;
+  /** The message here of an archive message this import adds, or null (it was here already, or left out). */
+  private addedMsg(id: unknown): string | null {
+    return this.addedMsgs.has(id as string) ? this.msg(id) : null;
+  }
+
+  /** A user this import creates, or null (one already here: the archive does not write into their own things). */
+  private createdUser(id: unknown, where: string): string | null {
+    const u = this.user(id, where);
+    return this.createdUsers.has(u) ? u : null;
+  }
+
+  row(kind: ArchiveKind, r: Row, where: string): void {
     switch (kind.name) {
       case 'users': return this.userRow(r);
-      case 'conversations': return this.convRow(r);
+      case 'conversations': return this.convRow(r, where);
       case 'members': {
         const c = this.conv(r.conv_id, where);
         const ch = sql(this.db, 'INSERT OR IGNORE INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq) VALUES (?, ?, ?, ?, ?, ?)')
           .run(c.id, this.user(r.user_id, where), r.role, r.from_seq, r.joined_at, r.read_seq).changes;
         return this.count(kind.name, ch === 1);
       }
-      case 'messages': return this.messageRow(r);
+      case 'messages': return this.messageRow(r, where);
       case 'events': {
         const c = this.conv(r.conv_id, where);
         if ((r.seq as number) <= c.floor) return this.count(kind.name, false);
@@ -139,20 +311,20 @@ class Importer {
         return this.count(kind.name, true);
       }
       case 'reactions': {
-        const m = this.msg(r.msg_id);
+        const m = this.addedMsg(r.msg_id);
         if (m === null) return this.count(kind.name, false);
         const ch = sql(this.db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(m, this.user(r.user_id, where), r.key, r.at).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'pins': {
-        const m = this.msg(r.msg_id);
+        const m = this.addedMsg(r.msg_id);
         if (m === null) return this.count(kind.name, false);
         const ch = sql(this.db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)')
           .run(this.conv(r.conv_id, where).id, m, this.user(r.pinned_by, where), r.pinned_at).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'requests': {
-        const m = this.msg(r.msg_id);
+        const m = this.addedMsg(r.msg_id);
         if (m === null) return this.count(kind.name, false);
         const id = this.place('requests', r.id as string, (e) => e.msg_id === m && e.created_at === r.created_at);
         if (id === undefined) return this.count(kind.name, false);
@@ -163,7 +335,7 @@ class Importer {
         return this.count(kind.name, true);
       }
       case 'card_responses': {
-        const m = this.msg(r.msg_id);
+        const m = this.addedMsg(r.msg_id);
         const u = this.user(r.user_id, where);
         if (m === null || sql(this.db, 'SELECT 1 FROM card_responses WHERE msg_id = ? AND user_id = ? AND block_id = ? AND value = ? AND at = ?').get(m, u, r.block_id, r.value, r.at)) {
           return this.count(kind.name, false);
@@ -190,17 +362,19 @@ class Importer {
         return;
       }
       case 'state_keys': {
-        const ch = sql(this.db, 'INSERT OR IGNORE INTO state_keys (user_id, key, version, at) VALUES (?, ?, ?, ?)').run(this.user(r.user_id, where), r.key, r.version, r.at).changes;
+        const u = this.createdUser(r.user_id, where);
+        const ch = u === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO state_keys (user_id, key, version, at) VALUES (?, ?, ?, ?)').run(u, r.key, r.version, r.at).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'state_values': {
-        const ch = sql(this.db, 'INSERT OR IGNORE INTO state_values (user_id, key, version, value, at) VALUES (?, ?, ?, ?, ?)').run(this.user(r.user_id, where), r.key, r.version, r.value, r.at).changes;
+        const u = this.createdUser(r.user_id, where);
+        const ch = u === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO state_values (user_id, key, version, value, at) VALUES (?, ?, ?, ?, ?)').run(u, r.key, r.version, r.value, r.at).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'summaries': {
-        const u = this.user(r.user_id, where);
+        const u = this.createdUser(r.user_id, where);
         const c = this.conv(r.conv_id, where).id;
-        if (sql(this.db, 'SELECT 1 FROM summaries WHERE user_id = ? AND conv_id = ? AND from_seq = ? AND to_seq = ? AND at = ?').get(u, c, r.from_seq, r.to_seq, r.at)) return this.count(kind.name, false);
+        if (u === null || sql(this.db, 'SELECT 1 FROM summaries WHERE user_id = ? AND conv_id = ? AND from_seq = ? AND to_seq = ? AND at = ?').get(u, c, r.from_seq, r.to_seq, r.at)) return this.count(kind.name, false);
         const free = !sql(this.db, 'SELECT 1 FROM summaries WHERE id = ?').get(r.id);
         sql(this.db, 'INSERT INTO summaries (id, user_id, conv_id, from_seq, to_seq, text, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(free ? r.id : null, u, c, r.from_seq, r.to_seq, r.text, r.at);
         return this.count(kind.name, true);
@@ -215,7 +389,7 @@ class Importer {
         return this.count(kind.name, true);
       }
       case 'hidden_messages': {
-        const m = this.msg(r.msg_id);
+        const m = this.addedMsg(r.msg_id);
         const ch = m === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO hidden_messages (user_id, msg_id, hidden_at) VALUES (?, ?, ?)').run(this.user(r.user_id, where), m, r.hidden_at).changes;
         return this.count(kind.name, ch === 1);
       }
@@ -246,6 +420,7 @@ class Importer {
                   VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, NULL)`)
       .run(id, r.kind, r.name, r.description, r.created_at, r.revoked_at, r.config, r.config_version);
     this.users.set(r.id as string, id);
+    this.createdUsers.add(id);
     if (typeof r.inbox_id === 'string') this.inboxes.set(id, r.inbox_id);
     if (r.kind === 'agent') this.agentsCreated.push(r.name as string);
     this.count('users', true);
@@ -256,8 +431,7 @@ class Importer {
     return key.split(':').map((id) => (this.users.has(id) ? this.user(id, where) : id)).join(':');
   }
 
-  private convRow(r: Row): void {
-    const where = 'conversations row';
+  private convRow(r: Row, where: string): void {
     const same = (e: Row) => e.kind === r.kind && e.created_at === r.created_at;
     let id: string | undefined;
     for (const candidate of [r.id as string, derived(r.id as string)]) {
@@ -287,8 +461,7 @@ class Importer {
     this.count('conversations', true);
   }
 
-  private messageRow(r: Row): void {
-    const where = 'messages row';
+  private messageRow(r: Row, where: string): void {
     const c = this.conv(r.conv_id, where);
     if ((r.seq as number) <= c.floor) {
       if (!sql(this.db, 'SELECT 1 FROM messages WHERE id = ? AND conv_id = ?').get(r.id, c.id)) this.msgs.set(r.id as string, null);
@@ -297,11 +470,13 @@ class Importer {
     const id = this.place('messages', r.id as string, (e) => e.conv_id === c.id && e.created_at === r.created_at);
     if (id === undefined) return this.count('messages', false);
     if (id !== r.id) this.msgs.set(r.id as string, id);
+    this.addedMsgs.add(r.id as string);
+    // reviewed (a person read it before it was posted) is the hub's own attestation: never taken from an archive.
     sql(this.db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at,
                     edited_at, recalled_at, claimed_by, claimed_at, reviewed, sender_instance, to_instance, provenance)
                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'imported')`)
       .run(id, c.id, r.seq, this.user(r.sender_id, where), r.kind, r.text, r.intent, this.msg(r.reply_to), this.msg(r.thread_id), this.userList(r.to_ids, where),
-        r.topics, r.refs, r.sources, r.payload, r.created_at, r.edited_at, r.recalled_at, this.userOrNull(r.claimed_by, where), r.claimed_at, r.reviewed,
+        r.topics, r.refs, r.sources, r.payload, r.created_at, r.edited_at, r.recalled_at, this.userOrNull(r.claimed_by, where), r.claimed_at, null,
         r.sender_instance, r.to_instance);
     if ((r.created_at as number) < this.lastCreated) this.outOfOrder = true;
     this.lastCreated = r.created_at as number;
@@ -347,28 +522,25 @@ class Importer {
  * of a newer format. The caller makes sure no hub serves `db` meanwhile.
  */
 export async function importArchive(db: Db, file: string, opts: { dryRun?: boolean } = {}): Promise<ImportReport> {
-  let minGid = Number.MAX_SAFE_INTEGER;
-  const fileRows = new Set<string>();
-  const fileBytes = new Set<string>();
-  const manifest = await walkArchive(file, {
-    row(kind, r) {
-      if (kind.name === 'events') minGid = Math.min(minGid, r.gid as number);
-      if (kind.name === 'files') {
-        fileRows.add(r.id as string);
-        if (r.has_thumb) fileRows.add(`${r.id as string}.thumb`);
-      }
-    },
-    file(id, thumb) {
-      fileBytes.add(thumb ? `${id}.thumb` : id);
-    },
-  });
-  for (const f of fileRows) if (!fileBytes.has(f)) throw new ArchiveError(`files/${f} (the bytes of a file) is missing from the archive`);
-  for (const f of fileBytes) if (!fileRows.has(f)) throw new ArchiveError(`files/${f} has no row in files.jsonl`);
+  const refs = new ArchiveRefs();
+  const manifest = await walkArchive(file, { row: (k, r, where) => refs.row(k, r, where), file: (id, thumb, b) => refs.file(id, thumb, b) });
+  refs.finish();
 
   db.exec('BEGIN IMMEDIATE');
   try {
-    const imp = new Importer(db, minGid);
-    await walkArchive(file, { row: (k, r) => imp.row(k, r), file: (id, thumb, b) => imp.file(id, thumb, b) });
+    const imp = new Importer(db, refs.minGid);
+    await walkArchive(file, {
+      row: (k, r, where) => {
+        try {
+          imp.row(k, r, where);
+        } catch (err) {
+          // A row the database refuses (a constraint the checks above did not foresee): one line naming it, not a stack.
+          if (!String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw err;
+          throw new ArchiveError(`${where}: the database refuses it (${(err as Error).message.split('\n')[0]!})`);
+        }
+      },
+      file: (id, thumb, b) => imp.file(id, thumb, b),
+    });
     imp.finish();
     db.exec(opts.dryRun ? 'ROLLBACK' : 'COMMIT');
     const { format, version, created_at, perch_version, counts } = manifest;

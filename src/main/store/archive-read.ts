@@ -1,7 +1,10 @@
 // Reading a Perch archive with every check (docs/archive-format.md): the manifest first (format, version, entry
 // names, sizes), then each entry against it (same order, same size, same sha256), every JSON line an object of
-// its kind's fields and types, nested no deeper than a small limit. perch import walks an archive twice with
-// this: once only checking (nothing is written unless the whole archive passes), once writing the rows it reads.
+// its kind's fields and types, nested no deeper than a small limit, each value as the live API would take it
+// (store/archive-rows.ts). Memory and time are bounded before the rows are read: every JSON-lines entry says how
+// many rows it has, the archive at most MAX_ROWS in all, a line at most MAX_LINE characters. perch import walks an
+// archive twice with this: once only checking (nothing is written unless the whole archive passes), once writing
+// the rows it reads.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -9,12 +12,15 @@ import { Readable } from 'node:stream';
 import { tooDeep } from '../../shared/json-depth';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, KIND_BY_NAME, SAFE_ID, type ArchiveKind, type Manifest, type ManifestEntry } from './archive-kinds';
 import { ArchiveError, readTar } from './archive-tar';
+import { checkRowValues } from './archive-rows';
 
 export { ArchiveError };
 
 const MAX_MANIFEST = 64 * 1024 * 1024;
-/** One JSON line (a message with a large payload fits; more is not a Perch row). */
-const MAX_LINE = 32 * 1024 * 1024;
+/** One JSON line (a checkpoint value of 1 MiB, escaped, fits; more is not a Perch row). */
+export const MAX_LINE = 8 * 1024 * 1024;
+/** Rows in one archive, all kinds together: what the importer's checks keep in memory is bounded by it. */
+export const MAX_ROWS = 2_000_000;
 /** Rows nest JSON only in their text columns; the rows themselves are flat objects. */
 const MAX_DEPTH = 4;
 /** A file's bytes (the hub keeps at most 16 MiB per file). */
@@ -55,7 +61,15 @@ function checkManifest(value: unknown): Manifest {
     if (x.name === 'manifest.json' || seen.has(x.name)) throw new ArchiveError(`the manifest lists ${JSON.stringify(x.name)} twice`);
     seen.add(x.name);
     if (x.name.startsWith('files/') && x.size > MAX_FILE) throw new ArchiveError(`${x.name} is ${x.size} bytes, more than a Perch file can be`);
+    if (x.name.endsWith('.jsonl') && x.rows === undefined) throw new ArchiveError(`the manifest does not say how many rows ${x.name} has`);
   }
+  // Bounds from the manifest alone, before any row is read: every row is counted against them as it is read.
+  const entries = m.entries as ManifestEntry[];
+  const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
+  if (rows > MAX_ROWS) throw new ArchiveError(`the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`);
+  const fileRows = entries.find((e) => e.name === 'files.jsonl')?.rows ?? 0;
+  const fileEntries = entries.filter((e) => e.name.startsWith('files/') && !e.name.endsWith('.thumb')).length;
+  if (fileRows > fileEntries) throw new ArchiveError(`files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}`);
   return m as unknown as Manifest;
 }
 
@@ -89,12 +103,13 @@ export function checkRow(kind: ArchiveKind, line: string, where: string): Record
     else if (!typeOk(row[f], t)) throw new ArchiveError(`${where}: field ${f} is not ${t === 'S' ? 'a string or null' : 'an integer or null'}`);
   }
   for (const f of Object.keys(row)) if (!Object.hasOwn(kind.fields, f) && !Object.hasOwn(kind.optional ?? {}, f)) throw new ArchiveError(`${where} has an unknown field ${JSON.stringify(f.slice(0, 40))}`);
+  checkRowValues(kind, row, where);
   return row;
 }
 
 export interface ArchiveVisitor {
-  /** A checked row of a kind, in the archive's order. */
-  row?(kind: ArchiveKind, row: Record<string, unknown>): void;
+  /** A checked row of a kind, in the archive's order; `where` names it ("messages.jsonl line 7") for errors. */
+  row?(kind: ArchiveKind, row: Record<string, unknown>, where: string): void;
   /** A file's bytes (files/<id>) or its thumbnail (files/<id>.thumb), checked against the manifest. */
   file?(id: string, thumb: boolean, bytes: Buffer): void;
   /** A finished entry. */
@@ -166,29 +181,48 @@ async function walk(src: Readable, visit: ArchiveVisitor): Promise<Manifest> {
     const hash = crypto.createHash('sha256');
     const kind = entry.name.endsWith('.jsonl') ? KIND_BY_NAME.get(entry.name.slice(0, -'.jsonl'.length)) : undefined;
     if (kind) {
-      let rest = '';
+      // The unfinished line is kept in pieces and joined once it ends: each chunk is scanned once, however long the line.
+      let rest: string[] = [];
+      let restLength = 0;
       let lineNo = 0;
       const decoder = new TextDecoder('utf-8', { fatal: true });
       const take = (line: string) => {
         lineNo++;
-        const row = checkRow(kind, line, `${entry.name} line ${lineNo}`);
-        visit.row?.(kind, row);
+        const where = `${entry.name} line ${lineNo}`;
+        if (lineNo > expected.rows!) throw new ArchiveError(`${where}: ${entry.name} has more rows than the manifest says (${expected.rows!})`);
+        const row = checkRow(kind, line, where);
+        visit.row?.(kind, row, where);
       };
       for await (const chunk of entry.body) {
         hash.update(chunk);
         let text: string;
         try {
-          text = rest + decoder.decode(chunk, { stream: true });
+          text = decoder.decode(chunk, { stream: true });
         } catch {
           throw new ArchiveError(`${entry.name} is not UTF-8 text`);
         }
-        const lines = text.split('\n');
-        rest = lines.pop()!;
-        if (rest.length > MAX_LINE) throw new ArchiveError(`${entry.name} line ${lineNo + lines.length + 1} is longer than ${MAX_LINE} characters`);
-        for (const l of lines) take(l);
+        let from = 0;
+        for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+          if (restLength + nl - from > MAX_LINE) throw new ArchiveError(`${entry.name} line ${lineNo + 1} is longer than ${MAX_LINE} characters`);
+          rest.push(text.slice(from, nl));
+          take(rest.join(''));
+          rest = [];
+          restLength = 0;
+          from = nl + 1;
+        }
+        if (from < text.length) {
+          rest.push(text.slice(from));
+          restLength += text.length - from;
+        }
+        if (restLength > MAX_LINE) throw new ArchiveError(`${entry.name} line ${lineNo + 1} is longer than ${MAX_LINE} characters`);
       }
-      if (rest !== '') throw new ArchiveError(`${entry.name} does not end with a newline (its last line is cut)`);
-      if (expected.rows !== undefined && expected.rows !== lineNo) throw new ArchiveError(`${entry.name} has ${lineNo} rows; the manifest says ${expected.rows}`);
+      try {
+        decoder.decode();
+      } catch {
+        throw new ArchiveError(`${entry.name} is not UTF-8 text`);
+      }
+      if (restLength > 0) throw new ArchiveError(`${entry.name} does not end with a newline (its last line is cut)`);
+      if (expected.rows !== lineNo) throw new ArchiveError(`${entry.name} has ${lineNo} rows; the manifest says ${expected.rows!}`);
     } else if (entry.name.startsWith('files/')) {
       const chunks: Buffer[] = [];
       for await (const c of entry.body) {

@@ -16,7 +16,7 @@
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
 import type { Hub } from '../core/hub';
-import type { FilePayload, SentFile } from '../../../shared/files';
+import { IMAGE_MIME, MIME_TOKEN, sniffImage, type FilePayload, type ImageType, type SentFile } from '../../../shared/files';
 import type { RequestPlace } from '../../../shared/places';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
@@ -30,9 +30,7 @@ import { insertMessageWithEvent, requireText, type SentMessage } from '../talk/m
 import type { ToolHandlers } from '../identity/tool-handler';
 
 export type FileVariant = 'original' | 'thumb';
-type ImageType = 'jpeg' | 'png' | 'gif' | 'webp';
-
-const IMAGE_MIME: Record<ImageType, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
+export { sniffImage };
 const IMAGE_LABEL: Record<ImageType, string> = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP' };
 const EXT_CLAIM: Record<string, ImageType> = { jpg: 'jpeg', jpeg: 'jpeg', jpe: 'jpeg', jfif: 'jpeg', png: 'png', gif: 'gif', webp: 'webp' };
 const MIME_CLAIM: Record<string, ImageType> = {
@@ -80,18 +78,6 @@ export function decodeBase64Strict(data: string, maxBytes: number = LIMITS.maxFi
   return Buffer.from(body, 'base64');
 }
 
-/** The real image type from the first bytes, or null for anything else. */
-export function sniffImage(b: Buffer): ImageType | null {
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
-  if (b.length >= 6) {
-    const head = b.subarray(0, 6).toString('latin1');
-    if (head === 'GIF87a' || head === 'GIF89a') return 'gif';
-  }
-  if (b.length >= 12 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'webp';
-  return null;
-}
-
 /** The name as stored: no folders, no control or bidi-override characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[/\\]/).pop() ?? '';
@@ -101,8 +87,6 @@ export function cleanFileName(name: string): string {
   }
   return cleaned;
 }
-
-const MIME_TOKEN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 function normalizeMime(mime: string): string {
   const m = mime.split(';')[0]!.trim().toLowerCase();
