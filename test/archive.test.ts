@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { makeHub, callTool as rawCallTool, drain, type TestHub } from './helpers';
 import { gpsJpeg } from './images';
 import { runOwnerAction } from '../src/main/owner/actions';
@@ -15,8 +14,7 @@ import { createHub } from '../src/main/hub-services';
 import { exportArchive } from '../src/main/store/archive-export';
 import { importArchive } from '../src/main/store/archive-import';
 import { ArchiveError } from '../src/main/store/archive-read';
-import { TarWriter } from '../src/main/store/archive-tar';
-import { archiveEntries as entries } from './archive-entries';
+import { archiveEntries as entries, fingerprint, replaceEntry, rewrite } from './archive-entries';
 import { getHistory } from '../src/main/hub/talk/messages';
 
 /** callTool naming the tool in its failure. */
@@ -85,11 +83,6 @@ function comparable(m: Map<string, Buffer>): Record<string, string> {
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'perch-archive-'));
-}
-
-function fingerprint(db: Db): string {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-  return JSON.stringify(tables.map((n) => [n, db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get()]));
 }
 
 /** Runs `fn` with a busy hub, a fresh folder and a target made in it; closes the target and the hub and removes the
@@ -182,31 +175,6 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/** Rewrites an archive: entries changed by `edit` (manifest last, as JSON), written with gzip. */
-async function rewrite(src: Map<string, Buffer>, dest: string, edit: (e: Array<[string, Buffer]>, manifest: Record<string, any>) => void): Promise<void> {
-  const list = [...src].filter(([n]) => n !== 'manifest.json');
-  const manifest = JSON.parse(src.get('manifest.json')!.toString('utf8'));
-  edit(list, manifest);
-  const gz = zlib.createGzip();
-  const chunks: Buffer[] = [];
-  gz.on('data', (c: Buffer) => chunks.push(c));
-  const tar = new TarWriter(gz);
-  const mb = Buffer.from(JSON.stringify(manifest));
-  await tar.add('manifest.json', mb.length, mb);
-  for (const [n, b] of list) await tar.add(n, b.length, b);
-  await tar.finish();
-  fs.writeFileSync(dest, Buffer.concat(chunks));
-}
-
-function replaceEntry(list: Array<[string, Buffer]>, manifest: Record<string, any>, name: string, body: Buffer, rows?: number): void {
-  const i = list.findIndex(([n]) => n === name);
-  list[i] = [name, body];
-  const e = manifest.entries.find((x: { name: string }) => x.name === name);
-  e.size = body.length;
-  e.sha256 = require('node:crypto').createHash('sha256').update(body).digest('hex');
-  if (rows !== undefined) e.rows = rows;
-}
 
 test('bad archives are refused with a clear error and nothing written: truncated, newer version, path traversal, hash mismatch, a line that is not an object, 10,000 nested arrays', async () => {
   await withBusyHubAndTarget((dir) => openDatabase(path.join(dir, 'target', 'perch.sqlite')), async ({ t, dir, target }) => {

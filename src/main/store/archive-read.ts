@@ -65,11 +65,11 @@ function checkManifest(value: unknown): Manifest {
   }
   // Bounds from the manifest alone, before any row is read: every row is counted against them as it is read.
   const entries = m.entries as ManifestEntry[];
-  const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
-  if (rows > MAX_ROWS) throw new ArchiveError(`the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`);
   const fileRows = entries.find((e) => e.name === 'files.jsonl')?.rows ?? 0;
   const fileEntries = entries.filter((e) => e.name.startsWith('files/') && !e.name.endsWith('.thumb')).length;
   if (fileRows > fileEntries) throw new ArchiveError(`files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}`);
+  const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
+  if (rows > MAX_ROWS) throw new ArchiveError(`the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`);
   return m as unknown as Manifest;
 }
 
