@@ -8,6 +8,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from './serve-harness';
 import { walkArchive } from '../src/main/store/archive-read';
+import { exportArchive } from '../src/main/store/archive-export';
+import { archiveEntries, replaceEntry, rewrite } from './archive-entries';
+import { makeHub, callTool } from './helpers';
 
 function count(file: string, q: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -165,5 +168,46 @@ test('the owner API answers Export… with the archive (the owner on this comput
   } finally {
     await hub.stop();
     removeDataDir(dir);
+  }
+});
+
+test('perch import and --dry-run of a crafted archive (a duplicate (conversation, seq), an agent name with a newline) say so in one line naming the entry and row, exit 1, nothing written, no stack trace', async () => {
+  const dest = tempDataDir();
+  const src = makeHub();
+  try {
+    const a = src.agent('writer');
+    const conv = (await callTool(src.hub, a.id, 'create_group', { title: 'Notes', members: [] })).conversation.conv_id as string;
+    await callTool(src.hub, a.id, 'send_message', { conv_id: conv, text: 'one' });
+    const good = path.join(dest, 'good.tar.gz');
+    await exportArchive(src.file, good);
+    const entries = await archiveEntries(good);
+    const rows = (kind: string) => entries.get(`${kind}.jsonl`)!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const jsonl = (r: Array<Record<string, unknown>>) => Buffer.from(r.map((x) => `${JSON.stringify(x)}\n`).join(''));
+    const events = rows('events');
+    const last = events[events.length - 1]!;
+    const dup = path.join(dest, 'dup.tar.gz');
+    await rewrite(entries, dup, (l, m) => replaceEntry(l, m, 'events.jsonl', jsonl([...events, { ...last, gid: (last.gid as number) + 1 }]), events.length + 1));
+    const users = rows('users');
+    const badName = path.join(dest, 'name.tar.gz');
+    await rewrite(entries, badName, (l, m) => replaceEntry(l, m, 'users.jsonl', jsonl(users.map((u) => (u.name === 'writer' ? { ...u, name: 'wri\nter' } : u)))));
+    const nameLine = users.findIndex((u) => u.name === 'writer') + 1;
+    await addAgent(dest, 'keeper');
+    const db = path.join(dest, 'perch.sqlite');
+    const before = count(db, 'SELECT count(*) FROM users') + count(db, 'SELECT count(*) FROM events');
+    const cases: Array<[string, RegExp]> = [
+      [dup, new RegExp(`^perch: ${dup.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be imported: events\\.jsonl line ${events.length + 1}: seq ${String(last.seq)} of conversation "${conv}" in events appears twice in the archive\\. Nothing was written\\.\\n$`)],
+      [badName, new RegExp(`^perch: .* cannot be imported: users\\.jsonl line ${nameLine}: field name "wri\\\\nter" is not an agent name .*\\. Nothing was written\\.\\n$`)],
+    ];
+    for (const [file, message] of cases) {
+      for (const dry of [['--dry-run'], []]) {
+        const r = await cliAsync(['import', file, ...dry, '--data-dir', dest]);
+        assert.deepEqual([r.code, r.stdout], [1, ''], r.stderr);
+        assert.match(r.stderr, message);
+      }
+    }
+    assert.equal(count(db, 'SELECT count(*) FROM users') + count(db, 'SELECT count(*) FROM events'), before, 'nothing written');
+  } finally {
+    src.close();
+    removeDataDir(dest);
   }
 });
