@@ -75,7 +75,7 @@ async function mallorySource(): Promise<Source> {
   return { src, entries: await archiveEntries(file), dir, group, mallory: mallory.id, alice: alice.id, msg };
 }
 
-test('a hostile archive cannot point outside itself: a new group of mallory whose pins, events, replies or hidden marks name another agent\'s private direct message (or a live one) is refused with one line and nothing written; mallory\'s list_pins and get_history never show it', async () => {
+test('a hostile archive cannot point outside itself: a new group of mallory whose pins, events, replies or hidden marks name another agent\'s private direct message (or a live one), or a direct conversation with mallory in it, is refused with one line and nothing written; mallory\'s list_pins and get_history never show it', async () => {
   const s = await mallorySource();
   const target = makeHub();
   try {
@@ -103,6 +103,9 @@ test('a hostile archive cannot point outside itself: a new group of mallory whos
         /^hidden_messages\.jsonl line 1: msg_id "m_[0-9a-f]+" is not in the archive's messages/],
       ['a pin naming a message of another conversation of the archive', { pins: () => [{ conv_id: rowsOf(s.entries, 'conversations').find((c) => c.id !== s.group)!.id, msg_id: s.msg, pinned_by: s.mallory, pinned_at: at }] },
         /^pins\.jsonl line 1: msg_id "m_[0-9a-f]+" is a message of another conversation/],
+      ['a direct conversation of alice and the owner with mallory in it', {
+        conversations: (rows) => rows.map((c) => (c.id === s.group ? { ...c, kind: 'direct', direct_key: [ownerSrc, s.alice].sort().join(':') } : c)),
+      }, /^members\.jsonl line \d+: "a_[0-9a-f]+" is a member of direct conversation "c_[0-9a-f]+" but not one of its two people$/],
       ['a member who is not in the archive', { members: (rows) => [...rows, { conv_id: s.group, user_id: alice.id, role: 'member', from_seq: 0, joined_at: at, read_seq: 0 }] },
         /^members\.jsonl line \d+: user_id "a_[0-9a-f]+" is not in the archive's users/],
     ];

@@ -64,6 +64,9 @@ class ArchiveRefs {
   private readonly convs = new Map<string, number>();
   private readonly msgConv = new Map<string, number>();
   private readonly requests = new Set<string>();
+  /** Direct conversations (by number) and their two people: nobody else may be a member. */
+  private readonly directs = new Map<number, string[]>();
+  private readonly keyless = new Set<number>();
   private readonly seqs = { messages: new Map<number, Set<number>>(), events: new Map<number, Set<number>>() };
   private readonly fileClaims = new Map<string, FileClaim>();
   private readonly fileTypes = new Map<string, string | null>();
@@ -124,9 +127,20 @@ class ArchiveRefs {
         this.user(where, 'task_assignee', r.task_assignee);
         this.user(where, 'floor_holder', r.floor_holder);
         if (typeof r.direct_key === 'string') for (const id of r.direct_key.split(':')) this.user(where, 'direct_key', id);
+        if (r.kind === 'direct') {
+          this.directs.set(this.convs.size - 1, typeof r.direct_key === 'string' ? r.direct_key.split(':') : []);
+          if (typeof r.direct_key !== 'string') this.keyless.add(this.convs.size - 1);
+        }
         return;
       }
-      case 'members': this.conv(where, r.conv_id); return this.user(where, 'user_id', r.user_id);
+      case 'members': {
+        const c = this.conv(where, r.conv_id);
+        const two = this.directs.get(c);
+        // One imported without its key (its two people had one here already) names its two by its first members.
+        if (two && this.keyless.has(c) && two.length < 2 && !two.includes(r.user_id as string)) two.push(r.user_id as string);
+        if (two && !two.includes(r.user_id as string)) throw new ArchiveError(`${where}: ${JSON.stringify(r.user_id)} is a member of direct conversation ${JSON.stringify(r.conv_id)} but not one of its two people`);
+        return this.user(where, 'user_id', r.user_id);
+      }
       case 'messages': {
         const c = this.conv(where, r.conv_id);
         this.unique(where, `message ${JSON.stringify(r.id)}`, this.msgConv.has(r.id as string));
