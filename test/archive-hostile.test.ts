@@ -129,7 +129,7 @@ test('a hostile archive cannot point outside itself: a new group of mallory whos
   }
 });
 
-test('an archive writes nothing into what is already here: no checkpoint or summary for an agent already here, no reaction, pin, hidden mark or card answer on a message already here; a message\'s reviewed mark is never imported', async () => {
+test('an archive writes nothing into what is already here: no checkpoint or summary for an agent already here, no member seated in a conversation already here, no reaction, pin, hidden mark or card answer on a message already here; a message\'s reviewed mark is never imported', async () => {
   const s = await mallorySource();
   const target = makeHub();
   try {
@@ -152,6 +152,7 @@ test('an archive writes nothing into what is already here: no checkpoint or summ
     const before = fingerprint(target.hub.db);
     const at = Date.now();
     const onExisting = await withRows(s.entries, path.join(s.dir, 'on-existing.tar.gz'), {
+      members: (rows) => [...rows, { conv_id: s.group, user_id: s.alice, role: 'member', from_seq: 0, joined_at: at, read_seq: 0 }],
       reactions: () => [{ msg_id: s.msg, user_id: s.alice, key: ':fire:', at }],
       pins: () => [{ conv_id: s.group, msg_id: s.msg, pinned_by: s.mallory, pinned_at: at }],
       card_responses: () => [{ msg_id: s.msg, user_id: s.src.hub.ownerId, block_id: 'pick', value: 'y', at }],

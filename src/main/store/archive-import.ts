@@ -13,7 +13,7 @@
 // What an archive may not do (docs/design.md, "The archive door"): point at anything outside itself (every id a row
 // names is checked by ArchiveRefs in the checking walk, before anything is written), write into what is already here
 // (reactions, pins, card answers, hidden marks and requests come only with a message the import adds; checkpoints
-// and summaries only for an agent it creates), or attest for a person (a message's `reviewed` is never imported).
+// and summaries only for an agent it creates; members only into a conversation it adds), or attest for a person (a message's `reviewed` is never imported).
 import crypto from 'node:crypto';
 import { sql, type Db } from './db';
 import { ownerRow } from './users';
@@ -46,6 +46,8 @@ interface ConvPlace {
   id: string;
   /** Events and messages at or below this seq are already here (a merged conversation); 0 for a new one. */
   floor: number;
+  /** It was here before this import: its members are the ones here (an archive seats nobody in it). */
+  merged: boolean;
 }
 
 /** What a files row says about its bytes, checked against the bytes themselves. */
@@ -311,7 +313,7 @@ class Importer {
       case 'conversations': return this.convRow(r, where);
       case 'members': {
         const c = this.conv(r.conv_id, where);
-        const ch = sql(this.db, 'INSERT OR IGNORE INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq) VALUES (?, ?, ?, ?, ?, ?)')
+        const ch = c.merged ? 0 : sql(this.db, 'INSERT OR IGNORE INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq) VALUES (?, ?, ?, ?, ?, ?)')
           .run(c.id, this.user(r.user_id, where), r.role, r.from_seq, r.joined_at, r.read_seq).changes;
         return this.count(kind.name, ch === 1);
       }
@@ -456,7 +458,7 @@ class Importer {
       }
       if (same(existing)) {
         // The same conversation: only what comes after its last seq here is added.
-        this.convs.set(r.id as string, { id: candidate, floor: existing.last_seq as number });
+        this.convs.set(r.id as string, { id: candidate, floor: existing.last_seq as number, merged: true });
         sql(this.db, 'UPDATE conversations SET last_seq = max(last_seq, ?), last_event_at = max(last_event_at, ?) WHERE id = ?').run(r.last_seq, r.last_event_at, candidate);
         return this.count('conversations', false);
       }
@@ -471,7 +473,7 @@ class Importer {
                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(id, r.kind, r.title, this.user(r.created_by, where), r.created_at, r.last_seq, r.last_event_at, directKey, r.task_state,
         this.userOrNull(r.task_assignee, where), this.userOrNull(r.floor_holder, where), r.floor_until, r.archived_at ?? null, r.archived_at == null ? null : r.archived_by === 'retention' ? 'retention' : 'owner');
-    this.convs.set(r.id as string, { id, floor: 0 });
+    this.convs.set(r.id as string, { id, floor: 0, merged: false });
     this.count('conversations', true);
   }
 
