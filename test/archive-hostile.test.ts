@@ -75,10 +75,21 @@ async function mallorySource(): Promise<Source> {
   return { src, entries: await archiveEntries(file), dir, group, mallory: mallory.id, alice: alice.id, msg };
 }
 
-test('a hostile archive cannot point outside itself: a new group of mallory whose pins, events, replies or hidden marks name another agent\'s private direct message (or a live one), or a direct conversation with mallory in it, is refused with one line and nothing written; mallory\'s list_pins and get_history never show it', async () => {
+/** Runs `fn` with mallory's exported hub and an empty target hub; closes both and removes the folder afterwards. */
+async function withSource(fn: (s: Source, target: TestHub) => Promise<void>): Promise<void> {
   const s = await mallorySource();
   const target = makeHub();
   try {
+    await fn(s, target);
+  } finally {
+    target.close();
+    s.src.close();
+    fs.rmSync(s.dir, { recursive: true, force: true });
+  }
+}
+
+test('a hostile archive cannot point outside itself: a new group of mallory whose pins, events, replies or hidden marks name another agent\'s private direct message (or a live one), or a direct conversation with mallory in it, is refused with one line and nothing written; mallory\'s list_pins and get_history never show it', async () => {
+  await withSource(async (s, target) => {
     const alice = target.agent('alice');
     const mallory = target.agent('mallory');
     const owner = target.hub.owner.name;
@@ -122,17 +133,11 @@ test('a hostile archive cannot point outside itself: a new group of mallory whos
     }
     assert.equal(target.hub.db.prepare('SELECT count(*) FROM pins').pluck().get(), 0);
     assert.equal(target.hub.db.prepare('SELECT count(*) FROM hidden_messages').pluck().get(), 0, "mallory's live message is not hidden from the owner");
-  } finally {
-    target.close();
-    s.src.close();
-    fs.rmSync(s.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('an archive writes nothing into what is already here: no checkpoint or summary for an agent already here, no member seated in a conversation already here, no reaction, pin, hidden mark or card answer on a message already here; a message\'s reviewed mark is never imported', async () => {
-  const s = await mallorySource();
-  const target = makeHub();
-  try {
+  await withSource(async (s, target) => {
     const alice = target.agent('alice');
     // The archive's mallory message comes "from the owner", marked reviewed.
     const forged = await withRows(s.entries, path.join(s.dir, 'forged.tar.gz'), {
@@ -161,17 +166,11 @@ test('an archive writes nothing into what is already here: no checkpoint or summ
     const again = await importArchive(target.hub.db, onExisting);
     assert.deepEqual(again.added, {}, 'nothing added');
     assert.equal(fingerprint(target.hub.db), before, 'nothing written');
-  } finally {
-    target.close();
-    s.src.close();
-    fs.rmSync(s.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('every imported row is checked as live input, refused (dry run too) with one line naming the entry and row and nothing written: agent names (32 MB, quotes, a newline), event data that is not JSON, a duplicate (conversation, seq), text over the limit, a file whose row says image but whose bytes are HTML', async () => {
-  const s = await mallorySource();
-  const target = makeHub();
-  try {
+  await withSource(async (s, target) => {
     // A file in the archive: an image (its row and bytes agree).
     const img = makeHub();
     const a = img.agent('alice');
@@ -214,17 +213,11 @@ test('every imported row is checked as live input, refused (dry run too) with on
       fs.rmSync(file);
     }
     assert.equal(target.hub.db.prepare("SELECT count(*) FROM users WHERE kind = 'agent'").pluck().get(), 0, 'no agent created');
-  } finally {
-    target.close();
-    s.src.close();
-    fs.rmSync(s.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('rows are bounded from the manifest before any row is read: 3,000,000 file rows for one file\'s bytes, more rows than an archive may hold, a JSON-lines entry without its row count, and an entry with more lines than its manifest says are refused with one line', async () => {
-  const s = await mallorySource();
-  const target = makeHub();
-  try {
+  await withSource(async (s, target) => {
     const manifestOnly = async (what: string, edit: (m: Record<string, any>, list: Array<[string, Buffer]>) => void, message: RegExp) => {
       const file = path.join(s.dir, `${what.replace(/\W+/g, '-')}.tar.gz`);
       await rewrite(s.entries, file, (list, m) => edit(m, list));
@@ -236,9 +229,5 @@ test('rows are bounded from the manifest before any row is read: 3,000,000 file 
     await manifestOnly('no row count', (m) => { delete entry(m, 'events.jsonl').rows; }, /^the manifest does not say how many rows events\.jsonl has$/);
     const tiny = Buffer.from(`${JSON.stringify({ msg_id: s.msg, user_id: s.mallory, key: ':x:', at: 1 })}\n`.repeat(50_000));
     await manifestOnly('more lines than the manifest says', (m, list) => replaceEntry(list, m, 'reactions.jsonl', tiny, 2), /^reactions\.jsonl line 3: reactions\.jsonl has more rows than the manifest says \(2\)$/);
-  } finally {
-    target.close();
-    s.src.close();
-    fs.rmSync(s.dir, { recursive: true, force: true });
-  }
+  });
 });
