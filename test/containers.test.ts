@@ -12,6 +12,7 @@ import { fetchResolving } from './name-fetch';
 import { fileUrlsFromBoxAndLoopback } from './container-file-url';
 import { buildRequest, rawExchange } from './raw-http';
 import { containerBridges } from '../src/main/listeners';
+import { runHook } from './hook-runner';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -105,6 +106,31 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.match(back.body.error.message, /may connect from containers only; this request came from local/);
     // a wrong key is still 401
     assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', 'Bearer perch_nope']])).status, 401);
+  });
+
+  test('POST /hook applies places as /mcp does: a containers-only key is refused from the loopback /hook with the same 403 and nothing is noted; /hook is not served on the bridge listener', async () => {
+    const report = { event: 'notification', harness: 'claude-code', session_id: 'box-1', message: 'from the wrong place' };
+    const loop = await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]], report);
+    assert.equal(loop.status, 403, JSON.stringify(loop.body));
+    assert.equal(loop.body.error.code, 'forbidden');
+    assert.match(loop.body.error.message, /may connect from containers only; this request came from local/);
+    assert.match(loop.body.error.message, /perch agent key from boxed containers,local/);
+    const mcp = await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    assert.equal(loop.body.error.message, mcp.body.error.message, 'the same words as /mcp');
+    const listed = (await ownerOk(served, 'agents.list')).agents.find((a: R) => a.name === 'boxed');
+    assert.equal(listed.harness, null, 'the refused report changed nothing');
+    // the real `perch hook notification` with that key steps aside (exit 0, nothing on stdout) and says why
+    const hook = await runHook(['notification'], { session_id: 'box-1', cwd: '/w', hook_event_name: 'Notification', message: 'hi', notification_type: 'idle_prompt' }, { PERCH_KEY: boxed.key, PERCH_URL: served.mcpUrl });
+    assert.equal(hook.code, 0);
+    assert.equal(hook.stdout, '');
+    assert.match(hook.stderr, /HTTP 403: Forbidden: this key \(boxed, key main\) may connect from containers only/);
+    // a local key at the bridge listener's /hook: not served there at all
+    for (const key of [local.key, boxed.key]) {
+      const bridge = await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${key}`]], report);
+      assert.equal(bridge.status, 404);
+    }
+    // the local key on the loopback /hook still works
+    assert.equal((await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${local.key}`]], { event: 'stop', harness: 'codex' })).status, 200);
   });
 
   test('the owner API, login, files, pairing, the device door and the UI are not served on the container listener', async () => {

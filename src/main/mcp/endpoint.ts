@@ -27,7 +27,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
-import { howToAllow } from '../hub/identity/places';
+import { howToAllow, wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE, type RequestPlace } from '../../shared/places';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
@@ -239,9 +239,7 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
 /** The 403 of a key used from a place it may not connect from: names its places and how to change them. */
 function placeRefusal(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): Refusal {
   const how = howToAllow(agent, keyId, allowed, at);
-  return refusal(403, null, FORBIDDEN,
-    `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${how}.`,
-    { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
+  return refusal(403, null, FORBIDDEN, wrongPlaceMessage(agent, keyId, keyName, allowed, at), { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
 }
 
 function checkMethod(x: Exchange): Refusal | undefined {

@@ -71,6 +71,11 @@ export function howToAllow(agent: string, keyId: string | null, places: readonly
     : `perch agent key from ${agent} ${want} (or the owner action agents.set_from)`;
 }
 
+/** Why a key is refused where it came from, and how the owner allows it (the /mcp and /hook doors' 403). */
+export function wrongPlaceMessage(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): string {
+  return `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${howToAllow(agent, keyId, allowed, at)}.`;
+}
+
 /** A key was used from a place it may not be used from: told to the owner once per agent, key and place. */
 export function notePlaceRefusal(hub: Hub, u: UserRow, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): void {
   const seen = hub.services.placeRefusals;
