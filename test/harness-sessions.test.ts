@@ -93,6 +93,11 @@ test('harness_waiting (the pushes) goes out only on the change into waiting, at 
       clock += 1_000;
       noteHarness(t.hub, a.id, { event, harness: 'claude-code', session_id, message });
     };
+    /** The turn ends, then the session waits for its user again. */
+    const waitAgain = (session_id: string) => {
+      report('stop', session_id);
+      report('notification', session_id);
+    };
     report('notification', 's1');
     assert.equal(notices(), 1, 'into waiting: one notice');
     for (let i = 0; i < 10; i++) report('notification', 's1');
@@ -101,18 +106,15 @@ test('harness_waiting (the pushes) goes out only on the change into waiting, at 
     report('notification', 's1', 'other words');
     assert.equal(notices(), 1, 'new words while still waiting: no notice');
     assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 2, 'a feed row for the new words');
-    report('stop', 's1');
-    report('notification', 's1');
+    waitAgain('s1');
     assert.equal(notices(), 1, 'waiting again within a few minutes of its last notice: none');
     clock += WAITING_NOTICE_GAP_MS;
-    report('stop', 's1');
-    report('notification', 's1');
+    waitAgain('s1');
     assert.equal(notices(), 2, 'a few minutes later: one more');
     report('notification', 's2');
     assert.equal(notices(), 2, 'another session of the agent within a minute: none');
     clock += WAITING_NOTICE_AGENT_GAP_MS;
-    report('stop', 's2');
-    report('notification', 's2');
+    waitAgain('s2');
     assert.equal(notices(), 3, 'a minute later: one for it');
     off();
     assert.equal(harnessOf(t.hub, a.id)?.state, 'waiting', 'the status follows every report');

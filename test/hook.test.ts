@@ -224,11 +224,12 @@ describe('a hook prompt whose asker is gone is withdrawn, and the card says so',
         assert.match(refused.message, /was withdrawn: the harness stopped waiting/, how);
       }
       // A request an agent waits for through another client is not a hook's prompt: kept across a restart.
-      const d = await rawCall(hub.mcpUrl, a.key, 'open_direct', { user: (await rawCall(hub.mcpUrl, a.key, 'whoami')).structuredContent.owner.name });
-      const plain = await rawCall(hub.mcpUrl, a.key, 'request_human', { conv_id: d.structuredContent.conversation.conv_id, kind: 'approve', title: 'Ship it?' });
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => (await rawCall(hub.mcpUrl, a.key, name, args)).structuredContent;
+      const d = await call('open_direct', { user: (await call('whoami')).owner.name });
+      const plain = await call('request_human', { conv_id: d.conversation.conv_id, kind: 'approve', title: 'Ship it?' });
       await hub.kill();
       hub = await startServe(dir);
-      assert.equal((await requestOf(hub, plain.structuredContent.request_id)).state, 'pending');
+      assert.equal((await requestOf(hub, plain.request_id)).state, 'pending');
     } finally {
       await hub.stop();
       removeDataDir(dir);
