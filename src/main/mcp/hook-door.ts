@@ -3,8 +3,8 @@
 // event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
 // which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
 //
-//   Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out local 403 · POST 405 · Content-Type application/json 415 ·
-//   body ≤ 16 KB 413 · a HarnessReport 400
+//   Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out local 403 (as /mcp) ·
+//   POST 405 · Content-Type application/json 415 · body ≤ 16 KB 413 · a HarnessReport 400
 //   → 200 HarnessAnswer { ok, paused, message? }
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
