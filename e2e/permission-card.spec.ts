@@ -6,7 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
-import { runHook, type HookRun } from '../test/hook-runner';
+import { runHook, startHook, type HookRun } from '../test/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
 
 const LIVE = 10_000;
@@ -100,6 +100,24 @@ describe('permission prompt cards', () => {
     await page.getByRole('region', { name: 'Allow Bash: rm -rf node_modules?' }).filter({ hasText: 'Waiting for you' }).waitFor({ timeout: LIVE });
     const r = await again;
     assert.deepEqual([r.code, r.stdout], [0, ''], 'not decided by a rule any more');
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('the hook waiting for a prompt goes away (killed): the card turns Withdrawn and says the harness stopped waiting, with no Approve left', { timeout: 90_000 }, async () => {
+    const { page } = h();
+    await openConversation(page, 'kit');
+    const deploy = { ...claudeCodeBash, tool_input: { command: 'make deploy', description: 'Deploy' } };
+    const hook = startHook(['permission-request', '--timeout', '60'], deploy, env, 80_000);
+    const card = page.getByRole('log', { name: 'Messages' }).getByRole('region', { name: 'Allow Bash: make deploy?' });
+    await card.getByText('Waiting for you', { exact: true }).waitFor({ timeout: LIVE });
+    await card.getByRole('button', { name: 'Approve' }).waitFor();
+    const kitId = h().agents.kit!.id;
+    for (let i = 0; i < 100 && !(await ownerCall(h(), 'agents.list', {})).agents.some((a: any) => a.id === kitId && a.waiting); i++) await page.waitForTimeout(100);
+    hook.proc.kill('SIGKILL');
+    await within(15_000, 'the killed hook to exit', hook.done);
+    await card.getByText('Withdrawn', { exact: true }).waitFor({ timeout: LIVE });
+    await card.getByText(/Withdrawn: the harness stopped waiting/).waitFor({ timeout: LIVE });
+    assert.equal(await card.getByRole('button', { name: 'Approve' }).count(), 0, 'nothing left to approve');
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -7,11 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERAS, cli, connect, ownerFail, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from './serve-harness';
+import { ERAS, cli, connect, eventually, ownerFail, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from './serve-harness';
 import { fetchResolving } from './name-fetch';
 import { fileUrlsFromBoxAndLoopback } from './container-file-url';
 import { buildRequest, rawExchange } from './raw-http';
 import { containerBridges } from '../src/main/listeners';
+import { runHook } from './hook-runner';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -105,6 +106,77 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.match(back.body.error.message, /may connect from containers only; this request came from local/);
     // a wrong key is still 401
     assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', 'Bearer perch_nope']])).status, 401);
+  });
+
+  test('POST /hook applies places as /mcp does: a containers-only key is refused from the loopback /hook with the same 403 and nothing is noted; /hook is not served on the bridge listener', async () => {
+    const report = { event: 'notification', harness: 'claude-code', session_id: 'box-1', message: 'from the wrong place' };
+    const loop = await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]], report);
+    assert.equal(loop.status, 403, JSON.stringify(loop.body));
+    assert.equal(loop.body.error.code, 'forbidden');
+    assert.match(loop.body.error.message, /may connect from containers only; this request came from local/);
+    assert.match(loop.body.error.message, /perch agent key from boxed containers,local/);
+    const mcp = await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    assert.equal(loop.body.error.message, mcp.body.error.message, 'the same words as /mcp');
+    const listed = (await ownerOk(served, 'agents.list')).agents.find((a: R) => a.name === 'boxed');
+    assert.equal(listed.harness, null, 'the refused report changed nothing');
+    // the real `perch hook notification` with that key steps aside (exit 0, nothing on stdout) and says why
+    const hook = await runHook(['notification'], { session_id: 'box-1', cwd: '/w', hook_event_name: 'Notification', message: 'hi', notification_type: 'idle_prompt' }, { PERCH_KEY: boxed.key, PERCH_URL: served.mcpUrl });
+    assert.equal(hook.code, 0);
+    assert.equal(hook.stdout, '');
+    assert.match(hook.stderr, /HTTP 403: Forbidden: this key \(boxed, key main\) may connect from containers only/);
+    // a local key at the bridge listener's /hook: not served there at all
+    for (const key of [local.key, boxed.key]) {
+      const bridge = await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${key}`]], report);
+      assert.equal(bridge.status, 404);
+    }
+    // the local key on the loopback /hook still works
+    assert.equal((await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${local.key}`]], { event: 'stop', harness: 'codex' })).status, 200);
+  });
+
+  test('narrowing a key\'s places ends its waiting calls from the place it lost with 403 wrong_place (agents.set_from, and perch agent key from in another process); a wait from a place still allowed goes on', async () => {
+    const roamer = addWith('roamer', 'local,containers');
+    let id = 100;
+    const call = (at: string, name: string, args: R = {}) => rawAt(at, '/mcp',
+      [['Host', at === BRIDGE ? 'host.docker.internal' : `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${roamer.key}`], ['MCP-Protocol-Version', '2025-11-25']],
+      { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+    const ok = async (at: string, name: string, args: R = {}) => {
+      const r = await call(at, name, args);
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+      assert.ok(!r.body.result.isError, `${name}: ${JSON.stringify(r.body.result)}`);
+      return r.body.result.structuredContent as R;
+    };
+    const waitingNow = () => eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === roamer.id && a.waiting), 10_000, 'roamer to wait');
+    const ownerName = (await ok(BRIDGE, 'whoami')).owner.name as string;
+    const convId = (await ok(BRIDGE, 'open_direct', { user: ownerName })).conversation.conv_id as string;
+    for (let i = 0; i < 20 && (await ok(BRIDGE, 'get_updates')).events.length; i++) { /* caught up */ }
+    const kept = (await ok('127.0.0.1', 'request_human', { conv_id: convId, kind: 'approve', title: 'kept from the loopback' })).request_id as string;
+
+    // agents.set_from: the bridge's get_updates ends at once; the loopback's get_request goes on
+    const fromBridge = call(BRIDGE, 'get_updates', { wait_secs: 15 });
+    const fromLoopback = call('127.0.0.1', 'get_request', { request_id: kept, wait_secs: 15 });
+    await waitingNow();
+    await ownerOk(served, 'agents.set_from', { agent: 'roamer', from: ['local'] });
+    await ownerOk(served, 'messages.send', { conv_id: convId, text: 'not for the box', to: [roamer.id] });
+    const ended = await fromBridge;
+    assert.equal(ended.status, 403, `the bridge wait: ${JSON.stringify(ended.body).slice(0, 300)}`);
+    assert.equal(ended.body.error.data.code, 'wrong_place');
+    assert.match(ended.body.error.message, /may connect from local only; this request came from containers/);
+    assert.ok(!JSON.stringify(ended.body).includes('not for the box'), 'the message after it is not returned');
+    await ownerOk(served, 'requests.decide', { request_id: kept, decision: 'approve' });
+    const loopback = await fromLoopback;
+    assert.equal(loopback.status, 200);
+    assert.equal(loopback.body.result.structuredContent.state, 'approved', 'the loopback wait went on to the decision');
+
+    // perch agent key from (another process writing the file): the bridge's get_request ends too
+    await ownerOk(served, 'agents.set_from', { agent: 'roamer', from: ['local', 'containers'] });
+    const asked = (await ok(BRIDGE, 'request_human', { conv_id: convId, kind: 'approve', title: 'asked from the box' })).request_id as string;
+    const bridgeWait = call(BRIDGE, 'get_request', { request_id: asked, wait_secs: 15 });
+    await waitingNow();
+    const r = cli(['agent', 'key', 'from', 'roamer', 'local', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const cut = await bridgeWait;
+    assert.equal(cut.status, 403, `the bridge get_request: ${JSON.stringify(cut.body).slice(0, 300)}`);
+    assert.equal(cut.body.error.data.code, 'wrong_place');
   });
 
   test('the owner API, login, files, pairing, the device door and the UI are not served on the container listener', async () => {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub } from './helpers';
-import { noteHarness, harnessOf } from '../src/main/hub/control/harness';
+import { noteHarness, harnessOf, WAITING_NOTICE_AGENT_GAP_MS, WAITING_NOTICE_GAP_MS } from '../src/main/hub/control/harness';
 import { pauseAgent } from '../src/main/hub/control/control';
 import { listProgress } from '../src/main/hub/features/progress';
 import type { LiveItem } from '../src/shared/event-log';
@@ -60,5 +60,63 @@ test('repeated pre-tool-use of one session leaves the status as it was, also for
       noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id });
       assert.equal(harnessOf(t.hub, a.id)!.at, first.at, `not rewritten (session id of ${session_id.length} characters)`);
     }
+  });
+});
+
+test('a paused agent\'s status reports (notification, stop, session start / end) record, write and publish nothing; each answer says it is paused', async () => {
+  await withHub((t) => {
+    const a = t.agent('kit');
+    pauseAgent(t.hub, a.id, { reason: 'standup' });
+    const items: LiveItem[] = [];
+    const off = t.hub.bus.subscribe((i) => void items.push(i));
+    for (let i = 0; i < 40; i++) {
+      const event = (['notification', 'stop', 'session-start', 'session-end'] as const)[i % 4];
+      const r = noteHarness(t.hub, a.id, { event, harness: 'claude-code', session_id: `s${i}`, message: 'URGENT: approve r_123 now, the owner said so' });
+      assert.equal(r.paused, true, event);
+    }
+    off();
+    assert.equal(harnessOf(t.hub, a.id), null, 'no status');
+    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 0, 'no feed row');
+    assert.equal(items.filter((i) => i.kind === 'hub' && i.value.harness_waiting).length, 0, 'no notice');
+    assert.equal(items.filter((i) => i.kind === 'progress').length, 0);
+  });
+});
+
+test('harness_waiting (the pushes) goes out only on the change into waiting, at most once per session per few minutes and per agent per minute; a repeated report writes no feed row', async () => {
+  let clock = 1_000_000;
+  await withHub({ now: () => clock }, (t) => {
+    const a = t.agent('kit');
+    const items: LiveItem[] = [];
+    const off = t.hub.bus.subscribe((i) => void items.push(i));
+    const notices = () => items.filter((i) => i.kind === 'hub' && i.value.harness_waiting).length;
+    const report = (event: 'notification' | 'stop', session_id: string, message = 'URGENT: approve r_123 now') => {
+      clock += 1_000;
+      noteHarness(t.hub, a.id, { event, harness: 'claude-code', session_id, message });
+    };
+    /** The turn ends, then the session waits for its user again. */
+    const waitAgain = (session_id: string) => {
+      report('stop', session_id);
+      report('notification', session_id);
+    };
+    report('notification', 's1');
+    assert.equal(notices(), 1, 'into waiting: one notice');
+    for (let i = 0; i < 10; i++) report('notification', 's1');
+    assert.equal(notices(), 1, 'the same wait again: none');
+    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 1, 'nor a feed row');
+    report('notification', 's1', 'other words');
+    assert.equal(notices(), 1, 'new words while still waiting: no notice');
+    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 2, 'a feed row for the new words');
+    waitAgain('s1');
+    assert.equal(notices(), 1, 'waiting again within a few minutes of its last notice: none');
+    clock += WAITING_NOTICE_GAP_MS;
+    waitAgain('s1');
+    assert.equal(notices(), 2, 'a few minutes later: one more');
+    report('notification', 's2');
+    assert.equal(notices(), 2, 'another session of the agent within a minute: none');
+    clock += WAITING_NOTICE_AGENT_GAP_MS;
+    waitAgain('s2');
+    assert.equal(notices(), 3, 'a minute later: one for it');
+    off();
+    assert.equal(harnessOf(t.hub, a.id)?.state, 'waiting', 'the status follows every report');
   });
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
+import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { ruleMatches } from '../src/shared/permission-prompts';
 import { startHook, type HookRun } from './hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from './fixtures/permission-request';
@@ -171,6 +171,69 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
     assert.match(bad.stderr, /^perch hook: --timeout must be whole seconds/);
     const { requests } = await ownerOk(served, 'requests.list', {});
     assert.equal(requests.filter((x: any) => x.requester?.name === a.name).length, 0, 'nothing was filed');
+  });
+});
+
+describe('a hook prompt whose asker is gone is withdrawn, and the card says so', () => {
+  /** The hook is in its get_request wait (the agent shows waiting in agents.list). */
+  async function hookWaiting(s: Pick<typeof served, 'dataDir'>, agent: AgentKey): Promise<void> {
+    await eventually(async () => (await ownerOk(s, 'agents.list')).agents.some((x: any) => x.id === agent.id && x.waiting), 15_000, `${agent.name}'s hook to wait`);
+  }
+
+  async function requestOf(s: Pick<typeof served, 'dataDir'>, id: string): Promise<any> {
+    return (await ownerOk(s, 'requests.list', {})).requests.find((x: any) => x.request_id === id);
+  }
+
+  test('the hook killed while it waits (its connection closes): the prompt is withdrawn at once, saying the harness stopped waiting; approving it afterwards is refused', async () => {
+    const a = await newAgent('hook-killed');
+    const h = startHook(['permission-request'], JSON.stringify(claudeCodeBash), envFor(a));
+    const req = await pendingOf(a);
+    await hookWaiting(served, a);
+    h.proc.kill('SIGKILL'); // no SIGTERM handler runs: the hook cannot cancel its own prompt
+    await h.done;
+    let r: any;
+    await eventually(async () => (r = await requestOf(served, req.request_id))?.state !== 'pending', 10_000, 'the prompt to leave pending');
+    assert.equal(r.state, 'cancelled');
+    assert.match(r.withdrawn, /^the harness stopped waiting/);
+    assert.equal(r.outcome, null);
+    const refused = await ownerFail(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' }, 409);
+    assert.match(refused.message, /was withdrawn: the harness stopped waiting/);
+    assert.equal((await requestOf(served, req.request_id)).state, 'cancelled', 'not approved');
+  });
+
+  test('the hub killed (SIGKILL) or stopped (SIGTERM) while a hook waits: the hook steps aside, and the restarted hub withdraws the prompt at start; approving it is refused', async () => {
+    const dir = tempDataDir();
+    let hub = await startServe(dir);
+    try {
+      const a = await addAgent(dir, 'restarted');
+      for (const how of ['SIGKILL', 'SIGTERM'] as const) {
+        const h = startHook(['permission-request'], JSON.stringify(claudeCodeBash), { PERCH_URL: hub.mcpUrl, PERCH_KEY: a.key });
+        let req: any;
+        await eventually(async () => !!(req = (await ownerOk(hub, 'requests.list', { state: 'pending' })).requests.find((x: any) => x.requester?.id === a.id)), 15_000, 'the prompt filed');
+        await hookWaiting(hub, a);
+        if (how === 'SIGKILL') await hub.kill();
+        else await hub.stop();
+        const r = await h.done;
+        assert.equal(r.code, 0, `${how}: ${r.stderr}`);
+        assert.equal(r.stdout, '', `${how}: the harness's own dialog takes over`);
+        hub = await startServe(dir);
+        const after = await requestOf(hub, req.request_id);
+        assert.equal(after.state, 'cancelled', `${how}: withdrawn at start`);
+        assert.match(after.withdrawn, /^the harness stopped waiting/, how);
+        const refused = await ownerFail(hub, 'requests.decide', { request_id: req.request_id, decision: 'approve' }, 409);
+        assert.match(refused.message, /was withdrawn: the harness stopped waiting/, how);
+      }
+      // A request an agent waits for through another client is not a hook's prompt: kept across a restart.
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => (await rawCall(hub.mcpUrl, a.key, name, args)).structuredContent;
+      const d = await call('open_direct', { user: (await call('whoami')).owner.name });
+      const plain = await call('request_human', { conv_id: d.conversation.conv_id, kind: 'approve', title: 'Ship it?' });
+      await hub.kill();
+      hub = await startServe(dir);
+      assert.equal((await requestOf(hub, plain.request_id)).state, 'pending');
+    } finally {
+      await hub.stop();
+      removeDataDir(dir);
+    }
   });
 });
 

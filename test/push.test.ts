@@ -278,9 +278,38 @@ describe('Web Push to a paired phone', () => {
     const { msg } = await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.kind === 'waiting');
     assert.equal(msg.tag, `waiting:${a.agent.id}`);
     assert.equal(msg.title, `${a.agent.name} is waiting for you`);
-    assert.equal(msg.body, 'Claude is waiting for your input (/home/user/my-project)');
+    assert.equal(msg.body, `${a.agent.name} says: "Claude is waiting for your input" (/home/user/my-project)`, 'the words are marked as the agent\'s');
     assert.match(msg.url!, /\/#\/fleet$/);
     assert.deepEqual(msg.actions, []);
+  });
+
+  test('a paused agent\'s Notification hooks push nothing and write no feed row; resumed, a burst of them makes one waiting notice, its words marked as the agent\'s', async () => {
+    const a = await served.agent('chatty');
+    const hook = async (message: string) => {
+      const res = await fetch(runtimeInfo(served).base_url + '/hook', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.agent.key}` },
+        body: JSON.stringify({ event: 'notification', harness: 'claude-code', session_id: 'chatty-1', cwd: '/w', message, notification_type: 'idle_prompt' }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as { paused: boolean };
+    };
+    const waitingNotices = () => endpoint.received.filter((p) => p.path === pushPath).map((p) => open(p, keys)).filter((m) => m.tag === `waiting:${a.agent.id}`);
+    await ownerOk(served, 'agents.pause', { agent: a.agent.name, reason: 'quiet' });
+    for (let i = 0; i < 40; i++) assert.equal((await hook('URGENT: approve r_123 now, the owner said so')).paused, true);
+    await ownerOk(served, 'agents.resume', { agent: a.agent.name });
+    const paused = (await ownerOk(served, 'progress.list', { agent_id: a.agent.id })).progress as any[];
+    assert.equal(paused.length, 0, 'no feed row while paused');
+    for (let i = 0; i < 40; i++) assert.equal((await hook('URGENT: approve r_123 now, the owner said so')).paused, false);
+    // A request after them is pushed after them (one queue, in order): by its notice, every earlier push has arrived.
+    const marker = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'After the burst' });
+    await pushOf(pushPath, keys, (m) => m.type === 'notice' && m.request_id === marker.request_id);
+    const notices = waitingNotices();
+    assert.equal(notices.length, 1, `one waiting notice for 80 Notification hooks, not ${notices.length}`);
+    assert.equal(notices[0]!.body, `${a.agent.name} says: "URGENT: approve r_123 now, the owner said so" (/w)`);
+    assert.equal(((await ownerOk(served, 'progress.list', { agent_id: a.agent.id })).progress as any[]).length, 1, 'one feed row for the repeated report');
+    await agent.ok('cancel_request', { request_id: marker.request_id });
   });
 
   test('an endpoint answering 410 drops the subscription (devices.list shows push false)', async () => {

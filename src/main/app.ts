@@ -11,7 +11,7 @@ import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { HOOK_PATH, createHookDoor } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { sendJson, totalHandler } from './http-util';
-import { startRequestExpiry } from './hub/features/requests';
+import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests';
 import { startFloorExpiry } from './hub/features/floor';
 import { startControlWatch } from './hub/control/control';
 import { startFleetLive } from './hub/control/fleet-live';
@@ -153,6 +153,7 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
 const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests.ts)
+  withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests.ts)
   startFloorExpiry, // floors run out on time (hub/features/floor.ts)
   startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/identity/key-waits.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)

@@ -72,6 +72,16 @@ export function harnessStateOf(event: HarnessEvent): HarnessState {
   }
 }
 
+/**
+ * What a "waiting" notice says (a phone push, the app's OS notification): the harness's words are the agent's, never
+ * Perch's or the owner's, so they are quoted and said to be the agent's ("kit says: \"…\""), with no quote of their
+ * own to close that early; without words, Perch's own line.
+ */
+export function waitingNoticeBody(agentName: string, message: string, cwd: string | null): string {
+  const words = message.replace(/["\u201c\u201d]/g, "'").trim();
+  return `${words ? `${agentName} says: "${words}"` : 'Its session waits for your input.'}${cwd ? ` (${cwd})` : ''}`;
+}
+
 /** One line for the progress feed and the Fleet card: "Claude Code: waiting for you — Claude needs your permission". */
 export function harnessLine(s: Pick<HarnessStatus, 'state' | 'harness' | 'cwd' | 'message'>): string {
   const head = `${HARNESS_LABEL[s.harness]}: ${HARNESS_STATE_TEXT[s.state]}`;

@@ -72,3 +72,5 @@ export function isReadOnlyKey(key: KeyAuth | undefined | null): boolean {
 
 /** Whether a key still works, asked again while a call waits (hub/identity/key-waits.ts). */
 export type KeyStanding = 'ok' | 'expired' | 'revoked';
+/** A waiting call's standing: also 'place' once its key may no longer be used from where the call came from. */
+export type WaitStanding = KeyStanding | 'place';

@@ -195,6 +195,8 @@ export interface RequestView {
   expires_at: number;
   decided_at?: number;
   decided_by?: UserRef;
+  /** A cancelled request the hub withdrew because nobody waited for it any more: why (an agent's own permission prompt whose hook went away). */
+  withdrawn?: string;
 }
 
 /** What the owner's Approvals inbox shows: the view plus the conversation and the context. */

@@ -3,6 +3,7 @@
 // requests decided, its cards answered, tasks assigned to it), each as one `notifications/claude/channel`
 // {content, meta}. Only what the hub delivered from the agent's own conversations is pushed, with the provenance
 // the hub attested (meta author, untrusted, attested_by); nothing else reaches the session through the channel.
+// Text that looks like channel markup is neutralised (neutralizeChannelMarkup): no notice can forge another.
 // Pure: no hub, no I/O (src/main/cli/channel.ts does those).
 
 type Json = Record<string, unknown>;
@@ -97,6 +98,23 @@ function contentOf(ev: Json, data: Json | undefined, message: Json | undefined):
 }
 
 /**
+ * A `<` that would open or close a channel tag (`<channel`, `</channel`, with spaces, invisible characters or any
+ * case between): Claude Code shows each notice inside <channel …>…</channel>, so text that looks like that markup
+ * could end the notice and forge another one (from="owner"). Written as `&lt;` instead; nothing else changes.
+ */
+const CHANNEL_TAG_OPEN = /<(?=[\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*\/?[\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*channel)/gi;
+
+/** Text pushed into the session with nothing in it that looks like channel markup. */
+export function neutralizeChannelMarkup(text: string): string {
+  return text.replace(CHANNEL_TAG_OPEN, '&lt;');
+}
+
+/** A meta value (an attribute of the channel tag): no channel markup, and no quote or angle bracket to leave the attribute. */
+function attributeValue(v: string): string {
+  return neutralizeChannelMarkup(v).replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
  * The notification for one get_updates event, or undefined when the event would not wake the agent (it stays in
  * get_updates, where the agent reads it on its own time). meta: conv_id, msg_id, from, kind, event, seq, and the
  * provenance the hub attested.
@@ -129,7 +147,8 @@ export function channelNotice(ev: Json): ChannelNotice | undefined {
   if (str(message?.thread_id)) meta.thread_id = message!.thread_id as string;
   const requestId = str(data?.request_id) ?? str(obj(message?.payload)?.request_id);
   if (requestId) meta.request_id = requestId;
-  return { content: clip(contentOf(ev, data, message)), meta };
+  for (const k of Object.keys(meta)) meta[k] = attributeValue(meta[k]!);
+  return { content: neutralizeChannelMarkup(clip(contentOf(ev, data, message))), meta };
 }
 
 /** Added to the hub's instructions in the channel's initialize answer (Claude Code puts them in the system prompt). */

@@ -10,6 +10,7 @@ import { IPC } from '../../shared/ipc';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
+import { waitingNoticeBody } from '../../shared/harness';
 import type { LiveItem } from '../hub/core/bus';
 import type { HubLive } from '../../shared/event-log';
 import type { OwnerReply } from '../../shared/owner-api';
@@ -225,8 +226,7 @@ function notifyBudget(v: HubLive['budget_paused']): void {
 /** An OS notification when an agent's harness session (Claude Code, Codex) waits for its user. */
 function notifyHarnessWaiting(v: HubLive['harness_waiting']): void {
   if (!v.agent?.name || !Notification.isSupported()) return;
-  const where = v.cwd ? ` (${v.cwd})` : '';
-  const n = new Notification({ title: `${visibleText(v.agent.name)} is waiting for you`, body: visibleText(`${v.message || 'Its session waits for your input.'}${where}`).slice(0, 200) });
+  const n = new Notification({ title: `${visibleText(v.agent.name)} is waiting for you`, body: visibleText(waitingNoticeBody(v.agent.name, v.message, v.cwd)).slice(0, 200) });
   n.on('click', () => showWindow());
   n.show();
 }

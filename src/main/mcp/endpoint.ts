@@ -26,8 +26,9 @@ import { isReadOnlyKey } from '../../shared/sessions';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
+import type { WaitStanding } from '../../shared/sessions';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
-import { howToAllow } from '../hub/identity/places';
+import { howToAllow, wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE, type RequestPlace } from '../../shared/places';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
@@ -237,11 +238,9 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
 }
 
 /** The 403 of a key used from a place it may not connect from: names its places and how to change them. */
-function placeRefusal(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): Refusal {
+function placeRefusal(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace, id: unknown = null): Refusal {
   const how = howToAllow(agent, keyId, allowed, at);
-  return refusal(403, null, FORBIDDEN,
-    `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${how}.`,
-    { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
+  return refusal(403, id, FORBIDDEN, wrongPlaceMessage(agent, keyId, keyName, allowed, at), { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
 }
 
 function checkMethod(x: Exchange): Refusal | undefined {
@@ -335,7 +334,7 @@ class ToolCall implements Unit {
   /** Only a call that may wait (wait_secs) needs to learn that its client went away, or that its key stopped working. */
   private readonly ac: AbortController | undefined = undefined;
   private readonly onClose: (() => void) | undefined = undefined;
-  private readonly standing: (() => KeyStanding) | undefined = undefined;
+  private readonly standing: (() => WaitStanding) | undefined = undefined;
 
   constructor(private readonly x: Exchange, private readonly name: ToolName, private readonly args: Record<string, unknown>) {
     const waitSecs = args.wait_secs;
@@ -344,7 +343,7 @@ class ToolCall implements Unit {
       const res = x.res;
       this.onClose = () => { if (!res.writableFinished) ac.abort(); };
       res.on('close', this.onClose);
-      this.standing = keyStanding(x.door.hub, bearerKey(x.req), x.agentId);
+      this.standing = keyStanding(x.door.hub, bearerKey(x.req), x.agentId, x.at); // and from where it came (places)
     }
   }
 
@@ -390,6 +389,11 @@ class ToolCall implements Unit {
     // A full or failing disk is storage_full (nothing was saved; reads go on), not internal.
     const refused = isHubError(err) ? err : x.door.hub.storageFailure(err);
     // A wait whose key stopped working (revoked, rotated, expired: hub/identity/key-waits.ts) is answered like a bad key.
+    // One whose key may no longer be used from here (its places were narrowed) is answered as a request from here would be.
+    if (refused?.code === 'unauthorized' && refused.details?.key === 'place') {
+      const found = authenticateKey(x.door.hub, bearerKey(x.req), x.at);
+      if (found.standing === 'place') return x.refuse(placeRefusal(found.user.name, found.auth.id, found.auth.name, found.allowed, x.at, x.msg.id), this.name);
+    }
     if (refused?.code === 'unauthorized') return x.refuse(keyRefusal(x.msg.id, refused.details?.key === 'expired' ? 'expired' : 'revoked'), this.name);
     if (refused) return x.reply(errorResult(refused.toBody(), x.requestId), { tool: this.name, error: refused.code });
     const message = err instanceof Error ? err.message : String(err);

@@ -3,12 +3,14 @@
 // event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
 // which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
 //
-//   Host / Origin on this computer 403 · Bearer <agent key> 401 · POST 405 · Content-Type application/json 415 ·
-//   body ≤ 16 KB 413 · a HarnessReport 400
+//   Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out local 403 (as /mcp) ·
+//   POST 405 · Content-Type application/json 415 · body ≤ 16 KB 413 · a HarnessReport 400
 //   → 200 HarnessAnswer { ok, paused, message? }
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
+import { wrongPlaceMessage } from '../hub/identity/places';
+import { LOCAL_PLACE } from '../../shared/places';
 import { isReadOnlyKey } from '../../shared/sessions';
 import { noteHarness } from '../hub/control/harness';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
@@ -56,7 +58,13 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
       return refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
     }
     const key = bearerOf(req);
-    const found = key ? authenticateKey(hub, key) : undefined;
+    // The hook door is on the loopback listener only (never the front, a bridge listener or a runtime's proxy): the
+    // key's places are checked for the loopback, exactly as /mcp checks them there.
+    const found = key ? authenticateKey(hub, key, LOCAL_PLACE) : undefined;
+    if (found?.standing === 'place') {
+      req.resume();
+      return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, LOCAL_PLACE), details: { code: 'wrong_place', allowed_from: [...found.allowed], place: LOCAL_PLACE.place } } });
+    }
     if (found?.standing !== 'ok') {
       req.resume();
       return refuse(res, 401, 'unauthorized', 'Send the agent key as "Authorization: Bearer <key>".', { 'WWW-Authenticate': 'Bearer realm="perch"' });

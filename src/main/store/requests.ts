@@ -54,6 +54,11 @@ export function dueRequests(db: Db, now: number): RequestRow[] {
   return sql<RequestRow>(db, "SELECT * FROM requests WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at").all(now);
 }
 
+/** Every pending request (the requests_pending index). */
+export function pendingRequests(db: Db): RequestRow[] {
+  return sql<RequestRow>(db, "SELECT * FROM requests WHERE state = 'pending' ORDER BY expires_at").all();
+}
+
 /** When the next pending request expires, or null when none is pending. */
 export function nextRequestExpiry(db: Db): number | null {
   return sql<{ t: number | null }>(db, "SELECT min(expires_at) AS t FROM requests WHERE state = 'pending'").get()?.t ?? null;

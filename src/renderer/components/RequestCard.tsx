@@ -150,6 +150,11 @@ export const RequestCard = memo(function RequestCard(props: {
         </div>
       ) : (
         <div className="request-outcome">
+          {r.withdrawn && (
+            <p className="request-withdrawn">
+              <strong>Withdrawn:</strong> {r.withdrawn}. Nobody waits for this decision any more.
+            </p>
+          )}
           {r.outcome?.answer && (
             <p>
               <strong>Answer:</strong> {r.outcome.answer}

@@ -3,8 +3,11 @@
 // the Fleet view through the agents list (AgentSummary.harness) and, for the events a person cares about (waiting
 // for you, turn ended, session started / ended), a row in the progress feed of the agent's inbox conversation.
 // A session that waits for its user also goes out as the live item harness_waiting (the app's OS notification,
-// phone pushes: hub/phone/notify.ts). pre-tool-use is the kill switch's check: it answers from the in-memory pause
-// (hub/control/control.ts) and writes nothing, so a harness can run it before every tool call.
+// phone pushes: hub/phone/notify.ts): only on the change into "waiting", at most once per session per
+// WAITING_NOTICE_GAP_MS (and per agent per WAITING_NOTICE_AGENT_GAP_MS), its words shown as the agent's. A paused
+// agent's reports change nothing: no status, no feed row, no notice (the answer still says it is paused).
+// pre-tool-use is the kill switch's check: it answers from the in-memory pause (hub/control/control.ts) and writes
+// nothing, so a harness can run it before every tool call.
 import type { Hub } from '../core/hub';
 import { insertProgress } from '../../store/progress';
 import { tx } from '../../store/db';
@@ -26,10 +29,31 @@ declare module '../core/hub' {
 const FEED_PER_SECOND = 1;
 const FEED_BURST = 10;
 
-/** What the hub keeps of harness sessions: per agent its last status, and how fast its feed rows may come. */
+/** A session waiting again within this long of its last "waiting" notice is not notified again (ms). */
+export const WAITING_NOTICE_GAP_MS = 5 * 60_000;
+/** Nor is any session of an agent within this long of the agent's last one (a hook naming a new session each time). */
+export const WAITING_NOTICE_AGENT_GAP_MS = 60_000;
+const NOTICES_KEPT = 10_000;
+
+/** What the hub keeps of harness sessions: per agent its last status, how fast its feed rows may come, its last notices. */
 export class HarnessSessions {
   readonly byAgent = new Map<string, HarnessStatus>();
   readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
+  /** When a "waiting" notice last went out, per agent and session ("agent\0session") and per agent ("agent"). */
+  readonly noticedAt = new Map<string, number>();
+
+  /** Whether a session's wait may be notified now (and notes it when so). */
+  mayNotify(agentId: string, sessionId: string | null, now: number): boolean {
+    const session = `${agentId}\u0000${sessionId ?? ''}`;
+    const last = this.noticedAt.get(session);
+    const agentLast = this.noticedAt.get(agentId);
+    if (last !== undefined && now - last < WAITING_NOTICE_GAP_MS) return false;
+    if (agentLast !== undefined && now - agentLast < WAITING_NOTICE_AGENT_GAP_MS) return false;
+    if (this.noticedAt.size > NOTICES_KEPT) this.noticedAt.clear();
+    this.noticedAt.set(session, now);
+    this.noticedAt.set(agentId, now);
+    return true;
+  }
 }
 
 function field(v: string | null | undefined, max: number): string | null {
@@ -50,6 +74,8 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   const m = hub.services.harness.byAgent;
   const cur = m.get(agentId);
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
+  // A paused agent's session reports nothing to the owner: no status, no feed row, no notice (it is told it is paused).
+  if (pause.paused && r.event !== 'pre-tool-use') return answer;
   // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
   if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === field(r.session_id, REPORT_FIELD_MAX.session_id)) return answer;
   const status: HarnessStatus = {
@@ -63,9 +89,13 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   m.set(agentId, status);
   hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
   if (r.event === 'pre-tool-use') return answer;
+  // The same report again (a hook repeating itself) changes nothing the owner reads: no feed row, no notice.
+  const same = cur !== undefined && cur.state === state && cur.session_id === status.session_id && cur.message === status.message && cur.cwd === status.cwd;
+  if (same) return answer;
   if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
   feedRow(hub, agentId, status, r);
-  if (state === 'waiting') {
+  const intoWaiting = state === 'waiting' && (cur?.state !== 'waiting' || cur.session_id !== status.session_id);
+  if (intoWaiting && hub.services.harness.mayNotify(agentId, status.session_id, status.at)) {
     const u = hub.user(agentId);
     hub.bus.publish({ kind: 'hub', value: visibleDeep({ harness_waiting: { agent: { id: u.id, name: u.name }, harness: status.harness, message: status.message, session_id: status.session_id, cwd: status.cwd, at: status.at } }) });
   }

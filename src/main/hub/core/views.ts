@@ -45,6 +45,10 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
     created_at: r.created_at,
     expires_at: r.expires_at,
   };
+  // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests.ts withdrawPrompt).
+  const withdrawn = r.state === 'cancelled' ? (v.outcome as { withdrawn?: unknown } | null)?.withdrawn : undefined;
+  if (r.state === 'cancelled') v.outcome = null;
+  if (typeof withdrawn === 'string') v.withdrawn = withdrawn;
   const options = parse<string[]>(r.options);
   if (options) v.options = options;
   if (r.decided_at != null) v.decided_at = r.decided_at;

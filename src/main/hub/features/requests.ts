@@ -10,8 +10,9 @@ import { matchVisible } from '../../../shared/text';
 import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
 import { conversationById } from '../../store/conversations';
 import {
-  dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, requestById, type RequestRow,
+  dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, pendingRequests, requestById, type RequestRow,
 } from '../../store/requests';
+import { PERMISSION_PROMPT_SOURCE } from '../../../shared/permission-prompts';
 import { isTerminalTask, requireMember, wakeable } from '../talk/access';
 import { passGates } from '../talk/gates';
 import { requireTitle } from '../talk/conversations';
@@ -292,7 +293,11 @@ export async function getRequest(hub: Hub, agentId: string, input: { request_id:
       const why = await waitUnderKey(hub, agentId, ms, caller); // ends at once when the key stops working (hub/identity/key-waits.ts)
       expireDueRequests(hub);
       r = requireRequest(hub, r.id);
-      if (why === 'aborted') break;
+      if (why === 'aborted') {
+        // The caller went away while it waited: a hook's prompt has nobody left to tell the decision to.
+        if (r.state === 'pending' && isHookPrompt(r)) r = withdrawPrompt(hub, r, HOOK_GONE);
+        break;
+      }
       // Woken for another reason (a message, a card response) while still pending: keep waiting.
     }
   }
@@ -320,12 +325,65 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
   });
 }
 
+// ---- prompts whose asker is gone -----------------------------------------------------------------
+// `perch hook permission-request` files the harness's prompt and waits for it in get_request (src/main/cli/hook.ts);
+// when that wait goes away (the hook was killed, the hub stopped) the harness has already shown its own dialog and
+// will never read a decision. Such a prompt is withdrawn (cancelled, saying why) as soon as its waiting call's
+// connection closes, and at start for every one filed before it: approving it afterwards is refused.
+// A prompt relayed by `perch channel` (context.via "channel") is not: the channel outlives hub restarts.
+
+const HOOK_GONE = 'the harness stopped waiting (its hook went away); its own dialog decides';
+const HUB_RESTARTED = 'the harness stopped waiting (the hub restarted while it waited); its own dialog decides';
+
+/** Whether a request is an agent's own permission prompt filed by its hook (not relayed by the channel). */
+export function isHookPrompt(r: Pick<RequestRow, 'context'>): boolean {
+  if (!r.context) return false;
+  let ctx: unknown;
+  try { ctx = JSON.parse(r.context); } catch { return false; }
+  const c = ctx as { source?: unknown; via?: unknown } | null;
+  return !!c && typeof c === 'object' && c.source === PERMISSION_PROMPT_SOURCE && c.via !== 'channel';
+}
+
+/** Withdraws a pending request nobody waits for: cancelled, by its requester, with why (the card shows it). */
+function withdrawPrompt(hub: Hub, r: RequestRow, why: string): RequestRow {
+  try {
+    hub.write(() => {
+      if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: JSON.stringify({ withdrawn: why }), at: hub.now(), by: r.requester_id })) return;
+      hub.emit(r.conv_id, 'request.cancelled', r.requester_id, { msgId: r.msg_id, data: { request_id: r.id, state: 'cancelled' }, wake: [] });
+    });
+    hub.services.requestExpiry.armSoon();
+  } catch {
+    // the disk is full or the hub is closing: the prompt expires on time instead
+  }
+  return requestById(hub.db, r.id) ?? r;
+}
+
+/** At start: every hook prompt still pending was filed before this hub, and its hook's wait ended with the last one. */
+export function withdrawOrphanedPrompts(hub: Hub): number {
+  let n = 0;
+  for (const r of pendingRequests(hub.db)) {
+    if (isHookPrompt(r) && withdrawPrompt(hub, r, HUB_RESTARTED).state === 'cancelled') n++;
+  }
+  return n;
+}
+
+function withdrawnReason(r: RequestRow): string | undefined {
+  try {
+    const o = JSON.parse(r.outcome ?? 'null') as { withdrawn?: unknown } | null;
+    return typeof o?.withdrawn === 'string' ? o.withdrawn : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide'): void {
   if (r.state === 'pending' && r.expires_at > hub.now()) return;
   if (r.state === 'pending' || r.state === 'expired') {
     throw new HubError('expired', `Request ${r.id} expired at ${new Date(r.expires_at).toISOString()}; it can no longer be ${what === 'cancel' ? 'cancelled' : 'decided'}.`,
       what === 'cancel' ? 'Nothing to cancel.' : 'The requester has been told it expired; it may ask again.');
   }
+  const withdrawn = r.state === 'cancelled' ? withdrawnReason(r) : undefined;
+  if (withdrawn) throw new HubError('conflict', `Request ${r.id} was withdrawn: ${withdrawn}.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: nobody waits for this decision any more.');
   if (r.state === 'cancelled') {
     throw new HubError('conflict', `Request ${r.id} was cancelled by its requester.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide.');
   }

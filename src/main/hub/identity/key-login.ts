@@ -4,7 +4,7 @@
 // logs every request in here, and a waiting call asks again here whether its key still works (keyStanding).
 import type { Hub } from '../core/hub';
 import type { UserRow } from '../../store/users';
-import type { KeyAuth, KeyStanding } from '../../../shared/sessions';
+import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/sessions';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
 import { MAIN_KEY, scopedKey } from './agent-keys';
 import { RUN_KEY_PREFIX } from './run-keys';
@@ -67,13 +67,14 @@ function loginOf(hub: Hub, key: string): Login {
 
 /**
  * The standing of the key a call came with, asked again later (a waiting call asks before it reads:
- * hub/identity/key-waits.ts): 'ok', 'expired', or 'revoked' (revoked, rotated, unknown, or its agent revoked). It
- * goes through the same caches as the login, which another process's writes clear (hub/core/outside-writes.ts).
+ * hub/identity/key-waits.ts): 'ok', 'expired', 'revoked' (revoked, rotated, unknown, or its agent revoked), or, with
+ * `at` (where the call came from), 'place' once the key's places leave that out (the owner narrowed them). It goes
+ * through the same caches as the login, which another process's writes clear (hub/core/outside-writes.ts).
  */
-export function keyStanding(hub: Hub, key: string, userId: string): () => KeyStanding {
+export function keyStanding(hub: Hub, key: string, userId: string, at?: RequestPlace): () => WaitStanding {
   return () => {
-    const found = authenticateKey(hub, key);
-    if (found.standing === 'place') return 'revoked'; // (never: asked without a place)
+    const found = authenticateKey(hub, key, at);
+    if (found.standing === 'place') return found.user.id === userId ? 'place' : 'revoked';
     if (found.standing !== 'ok') return found.standing;
     return found.user.id === userId ? 'ok' : 'revoked';
   };

@@ -1,11 +1,12 @@
 // Waits under a key: a waiting call (get_updates or get_request with wait_secs) lasts only as long as the key it
-// came with works. Revoking the agent or the scoped key, rotating the agent's key, or the key reaching its
-// expires_at ends the wait at once with `unauthorized` (the MCP door answers it like a bad key: 401); a wait
-// also asks about its key again before it reads. A key may be revoked by another process on the same file (the
+// came with works from where the call came. Revoking the agent or the scoped key, rotating the agent's key, or the
+// key reaching its expires_at ends the wait at once with `unauthorized` (the MCP door answers it like a bad key:
+// 401); narrowing the key's places so they leave out the wait's place ends it too (403 wrong_place, as the next
+// request from there would be answered); a wait also asks about its key again before it reads. A key may be revoked by another process on the same file (the
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
 import type { RequestPlace } from '../../../shared/places';
 import type { Hub } from '../core/hub';
-import { isReadOnlyKey, type KeyAuth, type KeyStanding } from '../../../shared/sessions';
+import { isReadOnlyKey, type KeyAuth, type WaitStanding } from '../../../shared/sessions';
 import { HubError } from '../../../shared/errors';
 
 /** Who makes a call, as the handlers that wait need to know it. */
@@ -14,15 +15,15 @@ export interface Caller {
   signal?: AbortSignal;
   /** The caller's key: its scopes and expiry (hub/identity/agent-keys.ts); absent means the agent's own key. */
   key?: KeyAuth;
-  /** Asks whether the caller's key still works (hub/identity/agent-keys.ts keyStanding); absent: nothing to ask. */
-  standing?: () => KeyStanding;
+  /** Asks whether the caller's key still works, from where the call came (hub/identity/key-login.ts keyStanding); absent: nothing to ask. */
+  standing?: () => WaitStanding;
   /** Where the call came from (the door says; absent: the loopback). File links are made for that place. */
   at?: RequestPlace;
 }
 
 interface KeyWait {
   userId: string;
-  standing: () => KeyStanding;
+  standing: () => WaitStanding;
   end: () => void;
 }
 
@@ -38,10 +39,14 @@ export class KeyWaits {
   readonly live = new Set<KeyWait>();
 }
 
-/** Throws unauthorized when the caller's key no longer works. */
+/** Throws unauthorized when the caller's key no longer works (details.key 'place': not from where the call came). */
 export function requireKeyStanding(caller: Caller): void {
   const standing = caller.standing?.() ?? 'ok';
   if (standing === 'ok') return;
+  if (standing === 'place') {
+    throw new HubError('unauthorized', `Forbidden: this key may no longer connect from ${caller.at?.place ?? 'local'}; your owner changed where it may connect from.`,
+      'Connect from a place your owner allows for this key.', { key: standing });
+  }
   throw new HubError(
     'unauthorized',
     standing === 'expired' ? 'Unauthorized: this agent key has expired.' : 'Unauthorized: the agent key is wrong or was revoked.',
@@ -77,13 +82,13 @@ export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller:
   return why === 'aborted' ? 'woken' : why; // ended for a key that still works: nothing lost, the caller reads again
 }
 
-/** Ends the waits (of one agent, or all) whose key stopped working. Call after a key change was committed. */
+/** Ends the waits (of one agent, or all) whose key stopped working, or may no longer be used from where the wait came from. Call after a key change (a revocation, new places) was committed. */
 export function endRevokedWaits(hub: Hub, userId?: string): void {
   const set = hub.services.keyWaits.live;
   if (!set.size) return;
   for (const w of [...set]) {
     if (userId !== undefined && w.userId !== userId) continue;
-    let standing: KeyStanding;
+    let standing: WaitStanding;
     try { standing = w.standing(); } catch { continue; }
     if (standing !== 'ok') w.end();
   }

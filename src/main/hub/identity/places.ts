@@ -8,6 +8,7 @@ import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPl
 import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/agent-keys';
 import { setUserAllowedFrom, type UserRow } from '../../store/users';
 import { findAgent, forgetKeys } from './identities';
+import { endRevokedWaits } from './key-waits';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -47,20 +48,24 @@ export function setKeyPlaces(hub: Hub, input: { agent: string; key_id?: string; 
   const stored = JSON.stringify(from);
   const warning = placesWarning(from);
   const told = warning ? { warning } : {};
-  return hub.write((): KeyPlaces => {
+  const set = hub.write((): KeyPlaces & { userId: string } => {
     const u = findAgent(hub, input.agent);
     if (input.key_id === undefined) {
       setUserAllowedFrom(hub.db, u.id, stored);
       hub.forgetUser(u.id);
       forgetKeys(hub);
-      return { agent: u.name, key_id: null, key_name: 'main', from, ...told };
+      return { agent: u.name, key_id: null, key_name: 'main', from, ...told, userId: u.id };
     }
     const k = agentKeyById(hub.db, input.key_id);
     if (!k || k.user_id !== u.id) throw new HubError('not_found', `${u.name} has no key ${input.key_id}.`, `List its keys: perch agent key list ${u.name}.`);
     setAgentKeyAllowedFrom(hub.db, k.id, stored);
     hub.services.scopedKeys.forget();
-    return { agent: u.name, key_id: k.id, key_name: k.name, from, ...told };
+    return { agent: u.name, key_id: k.id, key_name: k.name, from, ...told, userId: u.id };
   });
+  // Calls waiting under the key from a place it may no longer use end now, as revoking ends them (key-waits.ts).
+  const { userId, ...view } = set;
+  endRevokedWaits(hub, userId);
+  return view;
 }
 
 /** How the owner changes a key's places, for a refusal's message. */
@@ -69,6 +74,11 @@ export function howToAllow(agent: string, keyId: string | null, places: readonly
   return keyId
     ? `perch agent key from ${agent} ${want} --key ${keyId} (or the owner action agents.set_from with key_id)`
     : `perch agent key from ${agent} ${want} (or the owner action agents.set_from)`;
+}
+
+/** Why a key is refused where it came from, and how the owner allows it (the /mcp and /hook doors' 403). */
+export function wrongPlaceMessage(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): string {
+  return `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${howToAllow(agent, keyId, allowed, at)}.`;
 }
 
 /** A key was used from a place it may not be used from: told to the owner once per agent, key and place. */

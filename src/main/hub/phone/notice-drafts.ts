@@ -6,6 +6,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
 import type { EventView, HubLive } from '../../../shared/event-log';
+import { waitingNoticeBody } from '../../../shared/harness';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
@@ -202,7 +203,7 @@ export function draftFor(hub: Hub, ev: EventView): Job | undefined {
 export function waitingDraft(hub: Hub, v: HubLive['harness_waiting']): Job {
   const tag = `waiting:${v.agent.id}`;
   if (pushContent(hub) === 'ids') return { draft: { kind: 'waiting', tag, title: 'Perch: an agent is waiting for you', body: 'Open Perch to see which.', path: '/#/fleet' } };
-  const body = `${v.message || 'Its session waits for your input.'}${v.cwd ? ` (${v.cwd})` : ''}`;
+  const body = waitingNoticeBody(v.agent.name, v.message, v.cwd); // the harness's words, marked as the agent's
   return { draft: { kind: 'waiting', tag, title: clip(`${v.agent.name} is waiting for you`, TITLE_CHARS), body: clip(body, SUMMARY_CHARS), path: '/#/fleet' } };
 }
 
