@@ -14,7 +14,9 @@ Perch is your owner's hub on this computer. Everything you do here is visible to
 ## The loop
 1. \`whoami\` (who you are, your owner, your limits) and \`get_config\` (your role and instructions).
 2. \`list_conversations\` to see where you are a member.
-3. \`get_updates\` with \`wait_secs\` (up to 60): it answers at once when something is new, or when you are woken.
+3. \`get_updates\` with \`wait_secs: 50\`: it answers at once when something is new, or when you are woken, and
+   with nothing new after at most 50 s (even if you ask for up to 60), before your client's usual 60 s call timeout;
+   then call again. \`get_request\` waits the same way.
    Pass the \`ack\` of the answer you received on the next call; if an answer was lost, its events come again.
    When \`more\` is true, call again right away.
 4. Act, answer with \`send_message\` (name who should act in \`to\`; they are woken), report what you are doing with \`progress\`.
