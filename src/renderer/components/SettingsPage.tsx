@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import type { ContainersState } from '../../shared/places';
 import { useUi } from '../stores/ui';
-import { hrefOf, setDecideAtOnce, UNDO_MS } from '../sync';
+import { hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../sync';
 import { api, OwnerError } from '../transport';
 import { useLaptopOnly } from '../stores/device';
 import { ExportControls } from './ExportDialog';
@@ -85,6 +85,7 @@ export function SettingsNav({ current }: { current: 'settings' | 'phone' }) {
 
 export function SettingsPage() {
   const atOnce = useUi((s) => s.decideAtOnce);
+  const promptWindow = useUi((s) => s.promptWindow);
   const onLaptopOnly = useLaptopOnly('containers.get');
   return (
     <div className="page settings">
@@ -100,6 +101,13 @@ export function SettingsPage() {
         </p>
         <label className="check">
           <input type="checkbox" checked={atOnce} onChange={(e) => setDecideAtOnce(e.target.checked)} /> Send decisions at once (no undo window)
+        </label>
+        <p className="muted">
+          A harness&apos;s permission prompt (Claude Code, Codex, Cursor) blocks its agent until you decide, so your decision on one is sent at once.
+        </p>
+        <label className="check">
+          <input type="checkbox" checked={promptWindow && !atOnce} disabled={atOnce} onChange={(e) => setPromptWindow(e.target.checked)} /> Give harness prompts the{' '}
+          {UNDO_MS / 1000} second undo window too
         </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>

@@ -39,9 +39,12 @@ export interface PendingDecision {
 
 /** localStorage: the owner prefers decisions sent at once, without an undo window. */
 export const DECIDE_AT_ONCE_KEY = 'perch.decisions.at_once';
-function storedDecideAtOnce(): boolean {
+/** localStorage: the owner wants the undo window for harness prompts too (by default they are decided at once). */
+export const PROMPT_WINDOW_KEY = 'perch.decisions.prompt_window';
+/** A choice kept in this browser's localStorage ('1' when on). */
+export function storedFlag(key: string): boolean {
   try {
-    return localStorage.getItem(DECIDE_AT_ONCE_KEY) === '1';
+    return localStorage.getItem(key) === '1';
   } catch {
     return false;
   }
@@ -65,6 +68,8 @@ export interface UiState {
   pendingDecisions: PendingDecision[];
   /** Settings: decisions go to the hub at once, without an undo window. */
   decideAtOnce: boolean;
+  /** Settings: harness prompts (their agent is blocked meanwhile) get the undo window too. */
+  promptWindow: boolean;
 }
 
 export const uiStore = create<UiState>(() => ({
@@ -78,7 +83,8 @@ export const uiStore = create<UiState>(() => ({
   toasts: [],
   newConversation: false,
   pendingDecisions: [],
-  decideAtOnce: storedDecideAtOnce(),
+  decideAtOnce: storedFlag(DECIDE_AT_ONCE_KEY),
+  promptWindow: storedFlag(PROMPT_WINDOW_KEY),
 }));
 export const useUi = uiStore;
 
