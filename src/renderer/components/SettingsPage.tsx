@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import type { ContainersState } from '../../shared/places';
 import { useUi } from '../stores/ui';
-import { hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../sync';
+import { canNotifyDesktop, hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../sync';
+import { DesktopNotifyControl } from './DesktopNotify';
 import { api, OwnerError } from '../transport';
 import { useLaptopOnly } from '../stores/device';
 import { ExportControls } from './ExportDialog';
@@ -111,6 +112,16 @@ export function SettingsPage() {
         </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>
+      {canNotifyDesktop() && (
+        <section className="settings-section" aria-labelledby="settings-notifications">
+          <h2 id="settings-notifications">Notifications</h2>
+          <p className="muted">
+            The tab&apos;s title counts what waits for you and its icon shows a dot. Desktop notifications also name the agent and what it wants when
+            something new arrives while Perch is not in front; clicking one opens it. Kept in this browser.
+          </p>
+          <DesktopNotifyControl where="settings" />
+        </section>
+      )}
       {onLaptopOnly ? (
         <section className="settings-section" aria-labelledby="settings-containers">
           <h2 id="settings-containers">Agents in containers</h2>

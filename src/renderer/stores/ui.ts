@@ -70,6 +70,10 @@ export interface UiState {
   decideAtOnce: boolean;
   /** Settings: harness prompts (their agent is blocked meanwhile) get the undo window too. */
   promptWindow: boolean;
+  /** What waits for the owner (sync/waiting.ts): pending requests, held items, handoffs to them. */
+  waitingCount: number;
+  /** Desktop notifications in this browser (sync/waiting.ts): on, or why they could not be turned on. */
+  desktopNotify: { on: boolean; message: string | null; working: boolean };
 }
 
 export const uiStore = create<UiState>(() => ({
@@ -85,6 +89,8 @@ export const uiStore = create<UiState>(() => ({
   pendingDecisions: [],
   decideAtOnce: storedFlag(DECIDE_AT_ONCE_KEY),
   promptWindow: storedFlag(PROMPT_WINDOW_KEY),
+  waitingCount: 0,
+  desktopNotify: { on: false, message: null, working: false },
 }));
 export const useUi = uiStore;
 

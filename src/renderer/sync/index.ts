@@ -27,6 +27,7 @@ export {
 } from './actions';
 export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
+export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
 export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
