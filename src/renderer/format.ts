@@ -1,18 +1,4 @@
 // Small formatting helpers for times, sizes and names.
-import type { HeldKind } from '../shared/review';
-
-/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review-calls.ts). */
-export const HELD_WHAT: Record<HeldKind, string> = {
-  message: 'send a message',
-  card: 'send a card',
-  file: 'send a file',
-  edit: 'edit a message',
-  request: 'ask for a decision',
-  task: 'create a task channel',
-  group: 'create a group',
-  task_update: 'update a task',
-  handoff: 'hand a conversation over',
-};
 export function timeOf(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }

@@ -6,7 +6,8 @@ import type { HeldItem } from '../model';
 import { useHeld } from '../stores/held';
 import { useConversations } from '../stores/conversations';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
-import { HELD_WHAT, bytes, dateTimeOf } from '../format';
+import { bytes, dateTimeOf } from '../format';
+import { HELD_WHAT } from '../../shared/review';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
 
