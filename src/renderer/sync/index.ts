@@ -9,6 +9,7 @@
 //   actions.ts   the owner's actions
 //   uploads.ts   the owner's files (files.send) with their upload's progress
 //   rules.ts     standing rules for agents' own permission prompts
+//   waiting.ts   what waits for the owner: the tab's title, favicon, Approvals count and desktop notifications
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control
 export { boot, forgetThisPhone, signOut } from './live';
