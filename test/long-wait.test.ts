@@ -53,3 +53,15 @@ test('get_updates and get_request with wait_secs: 60 answer with nothing new bef
     await asker.close().catch(() => {});
   }
 });
+
+test('the agent guide and the server instructions say which wait to use (wait_secs: 50, answered within 50 s)', async () => {
+  const client = await plainClient('reader');
+  try {
+    assert.match(client.getInstructions() ?? '', /wait_secs \(50; a wait answers within 50 s\)/, 'the instructions name the wait to use');
+    const guide = (await client.readResource({ uri: 'perch://guide' })).contents[0] as { text?: string };
+    assert.match(guide.text ?? '', /`get_updates` with `wait_secs: 50`/, 'the guide names the wait to use');
+    assert.match(guide.text ?? '', /after at most 50 s \(even if you ask for up to 60\)/, 'the guide says a longer wait answers early');
+  } finally {
+    await client.close().catch(() => {});
+  }
+});
