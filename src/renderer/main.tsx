@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App';
+import { startWaitingSignals } from './sync';
 import './styles.css';
 import './styles-pages.css'; // after styles.css: one cascade, in this order
 
@@ -10,3 +11,5 @@ createRoot(document.getElementById('root')!).render(
     <App />
   </StrictMode>,
 );
+
+startWaitingSignals(); // the tab's title, favicon and desktop notifications follow what waits for the owner

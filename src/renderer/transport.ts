@@ -3,7 +3,7 @@
 // owner's session token from the login link as a bearer header.
 import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_EXPORT_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
-import type { PerchBridge } from '../shared/ipc';
+import type { NavigateTarget, PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/devices';
 import type { LiveItem } from './model';
@@ -15,7 +15,7 @@ import type { LiveItem } from './model';
  *     call(action: string, input?: unknown): Promise<OwnerReply>;   // {ok:true,value} | {ok:false,error}
  *     onEvent(cb: (item: unknown) => void): () => void;              // each item a LiveItem
  *     setFocus(convId: string | null): void;                          // the conversation on screen
- *     onNavigate(cb: (convId: string) => void): () => void;           // a notification was clicked
+ *     onNavigate(cb: (target: NavigateTarget) => void): () => void;   // a notification was clicked
  *   }
  */
 export type { PerchBridge };
@@ -43,8 +43,8 @@ export interface Transport {
   subscribe(onItem: (item: LiveItem) => void, onStatus: (status: LinkStatus) => void): () => void;
   /** Tells the desktop shell which conversation is on screen (no OS notification for it). */
   setFocus(convId: string | null): void;
-  /** The desktop shell asks to open a conversation. */
-  onNavigate(cb: (convId: string) => void): () => void;
+  /** The desktop shell asks to open a conversation, a request's card or the inbox (a notification was clicked). */
+  onNavigate(cb: (target: NavigateTarget) => void): () => void;
   /** A file link from files.url, as this page can load it (same origin in the browser). */
   fileHref(url: string): string;
 }

@@ -57,8 +57,14 @@ export const LIMITS = {
   /** get_updates page. */
   updatesDefaultLimit: 100,
   updatesMaxLimit: 500,
-  /** Longest wait of get_updates / get_request (seconds). */
+  /** Longest wait_secs of get_updates / get_request the contract accepts (seconds). */
   maxWaitSecs: 60,
+  /**
+   * A wait answers by then at the latest (seconds), with nothing new if nothing came: MCP clients (Claude Code,
+   * the official SDKs) give up on a call after 60 s, so a wait of the full maxWaitSecs would end in their
+   * timeout error instead of an answer. "Up to wait_secs" allows answering early.
+   */
+  waitAnswerSecs: 50,
   /** get_history / get_thread / list_pins page. */
   historyDefaultLimit: 50,
   historyMaxLimit: 200,

@@ -18,6 +18,14 @@ export interface PermissionRuleView {
   created_at: number;
 }
 
+/**
+ * Whether a request's context says it is a harness's permission prompt (filed by the hook or the channel): its
+ * agent is blocked until it is decided.
+ */
+export function isPermissionPrompt(context: unknown): context is Record<string, unknown> {
+  return !!context && typeof context === 'object' && !Array.isArray(context) && (context as Record<string, unknown>).source === PERMISSION_PROMPT_SOURCE;
+}
+
 function clip(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }

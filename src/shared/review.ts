@@ -9,6 +9,19 @@ import type { UserRef } from './types';
  */
 export type HeldKind = 'message' | 'card' | 'file' | 'edit' | 'request' | 'task' | 'group' | 'task_update' | 'handoff';
 
+/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review-calls.ts). */
+export const HELD_WHAT: Record<HeldKind, string> = {
+  message: 'send a message',
+  card: 'send a card',
+  file: 'send a file',
+  edit: 'edit a message',
+  request: 'ask for a decision',
+  task: 'create a task channel',
+  group: 'create a group',
+  task_update: 'update a task',
+  handoff: 'hand a conversation over',
+};
+
 export interface HeldItem {
   held_id: string;
   agent: UserRef;

@@ -6,7 +6,8 @@ import { AlreadyServingError, startHub, type RunningHub } from '../app';
 import { DEFAULT_PORT, defaultDataDir } from '../paths';
 import { parseDurability, type Durability } from '../store/durability';
 import { describePortHolder, portTakenExplanation } from '../port-check';
-import { IPC } from '../../shared/ipc';
+import { IPC, type NavigateTarget } from '../../shared/ipc';
+import { HELD_WHAT, type HeldItem } from '../../shared/review';
 import { runOwnerAction } from '../owner/actions';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text';
@@ -115,7 +116,8 @@ async function start(): Promise<void> {
   running.hub.bus.subscribe((item) => {
     win?.webContents.send(IPC.event, item);
     notify(item);
-    if (item.kind === 'event' && item.value.event.type.startsWith('request.')) updateTray();
+    // What waits for the owner (requests, held items, handoffs): the tray's count and the dock/taskbar badge.
+    if (item.kind === 'event' && /^(request|held|handoff)\./.test(item.value.event.type)) updateTray();
     if (item.kind === 'event' && item.value.event.type.startsWith('agent.')) updateTray(); // owner control: paused agents in the tooltip
     if (item.kind === 'hub' && item.value.budget_paused) notifyBudget(item.value.budget_paused); // owner control: a cap paused an agent
     if (item.kind === 'hub' && item.value.harness_waiting) notifyHarnessWaiting(item.value.harness_waiting); // a harness session waits (hub/control/harness.ts)
@@ -175,28 +177,43 @@ function createWindow(): void {
   void win.loadURL(`${running!.baseUrl}/`);
 }
 
-function showWindow(convId?: string): void {
+function showWindow(target?: NavigateTarget): void {
   if (!win) createWindow();
   if (win!.isMinimized()) win!.restore();
   win!.show();
   win!.focus();
-  if (convId) win!.webContents.send(IPC.navigate, convId);
+  if (target) win!.webContents.send(IPC.navigate, target);
 }
 
+/** How many of a list the owner action answers (0 when it is unavailable). */
+async function countOf<T>(action: string, input: unknown, list: (r: Record<string, unknown>) => T[] | undefined, keep: (x: T) => boolean = () => true): Promise<number> {
+  try {
+    return list((await runOwnerAction(running!.hub, action, input)) as Record<string, unknown>)?.filter(keep).length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The tray's tooltip and count, the dock/taskbar badge: what waits for the owner — pending requests, items held for
+ * review, conversations handed to them (the count the app's title and Approvals show: renderer/sync/waiting.ts).
+ */
 async function updateTray(): Promise<void> {
   if (!tray || !running) return;
-  let n = 0;
-  try {
-    const r = (await runOwnerAction(running.hub, 'requests.list', { state: 'pending' })) as { requests?: unknown[] };
-    n = r.requests?.length ?? 0;
-  } catch { /* requests unavailable */ }
+  const owner = running.hub.ownerId;
+  const decisions = await countOf('requests.list', { state: 'pending' }, (r) => r.requests as unknown[] | undefined);
+  const held = await countOf('held.list', {}, (r) => r.items as unknown[] | undefined);
+  const handed = await countOf('handoffs.list', {}, (r) => r.handoffs as Array<{ to?: { id?: string } }> | undefined, (h) => h.to?.id === owner);
+  const n = decisions + held + handed;
   // owner control (hub/control/control.ts): paused agents are shown plainly in the tooltip too
   let paused = 0;
   try {
     const r = (await runOwnerAction(running.hub, 'agents.list', {})) as { agents?: Array<{ paused?: unknown; revoked?: boolean }> };
     paused = r.agents?.filter((a) => a.paused && !a.revoked).length ?? 0;
   } catch { /* agents unavailable */ }
-  const parts = [n ? `${n} decision${n === 1 ? '' : 's'} waiting` : '', paused ? `${paused} agent${paused === 1 ? '' : 's'} paused` : ''].filter(Boolean);
+  const plural = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
+  const what = [decisions ? plural(decisions, 'decision') : '', held ? plural(held, 'held item') : '', handed ? plural(handed, 'handoff') : ''].filter(Boolean);
+  const parts = [n ? `${n} waiting for you (${what.join(', ')})` : '', paused ? `${plural(paused, 'agent')} paused` : ''].filter(Boolean);
   tray.setToolTip(parts.length ? `Perch — ${parts.join(' · ')}` : 'Perch');
   if (process.platform === 'darwin') tray.setTitle(n ? String(n) : '');
   app.setBadgeCount(n);
@@ -254,7 +271,10 @@ function notifyStorage(storage: StorageStatus): void {
   n.show();
 }
 
-/** OS notifications for what waits for the owner: requests, handoffs, cards — not for the conversation on screen. */
+/**
+ * OS notifications for what waits for the owner — requests, held items, handoffs (not while the window is focused:
+ * the owner sees them arrive) — and cards (not for the conversation on screen). A click opens what it names.
+ */
 function notify(item: LiveItem): void {
   if (item.kind === 'hub' && isStorageStatus(item.value.storage)) return notifyStorage(item.value.storage);
   if (item.kind !== 'event' || !running || !Notification.isSupported()) return;
@@ -263,18 +283,25 @@ function notify(item: LiveItem): void {
   const owner = running.hub.ownerId;
   let title: string | undefined;
   let body = '';
+  let target: NavigateTarget = { to: 'conversation', conv_id: event.conv_id };
   const who = event.actor?.name ?? 'An agent';
   switch (event.type) {
     case 'request.created':
-      if (!woken.includes(owner)) return;
+      if (!woken.includes(owner) || win?.isFocused()) return;
       title = `${who} asks you to decide`;
-      body = event.before_your_history ? '' : event.data.title;
+      if (event.before_your_history) break;
+      body = event.data.title;
+      target = { to: 'request', request_id: event.data.request_id };
       break;
     case 'handoff.created':
-      if (!woken.includes(owner)) return;
+      if (!woken.includes(owner) || win?.isFocused()) return;
       title = `${who} handed a conversation to you`;
       body = event.data.note;
       break;
+    case 'held.created':
+      if (win?.isFocused()) return;
+      void notifyHeld(who, event.data.held_id);
+      return;
     case 'message.created':
       if (event.message?.kind !== 'card' || event.actor?.kind !== 'agent') return;
       title = `${who} sent you a card`;
@@ -285,7 +312,19 @@ function notify(item: LiveItem): void {
   }
   // The live item is already visible text (hub.ts); this is the last door before the OS shows it.
   const n = new Notification({ title: visibleText(title), body: visibleText(body).slice(0, 200) });
-  n.on('click', () => showWindow(event.conv_id));
+  n.on('click', () => showWindow(target));
+  n.show();
+}
+
+/** An OS notification for an item review mode held: who wants to do what, and its words; a click opens Approvals. */
+async function notifyHeld(who: string, heldId: string): Promise<void> {
+  let item: HeldItem | undefined;
+  try {
+    item = ((await runOwnerAction(running!.hub, 'held.list', {})) as { items: HeldItem[] }).items.find((h) => h.held_id === heldId);
+  } catch { /* held items unavailable */ }
+  if (!item) return; // already sent or discarded
+  const n = new Notification({ title: visibleText(`${who} wants to ${HELD_WHAT[item.kind]}`), body: visibleText(item.text).slice(0, 200) });
+  n.on('click', () => showWindow({ to: 'approvals' }));
   n.show();
 }
 

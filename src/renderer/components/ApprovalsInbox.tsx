@@ -14,6 +14,7 @@ import { typingInField } from '../hooks';
 import { RequestCard } from './RequestCard';
 import { HeldItems } from './HeldItems';
 import { NotificationsControl, PhoneHandoffs } from './Phone';
+import { DesktopNotifyControl } from './DesktopNotify';
 import { ItemBoundary } from './common';
 import { useDevice } from '../stores/device';
 
@@ -136,6 +137,7 @@ export function ApprovalsInbox() {
           <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment · <kbd>u</kbd> undo
         </p>
         <NotificationsControl /> {/* a paired phone: Web Push (Phone.tsx) */}
+        <DesktopNotifyControl where="inbox" /> {/* a browser on the laptop: desktop notifications (sync/waiting.ts) */}
       </header>
       <HandedToYou />
       <HeldItems hidden={deciding} /> {/* review mode: what agents under review want to send */}

@@ -7,20 +7,9 @@ import { useHeld } from '../stores/held';
 import { useConversations } from '../stores/conversations';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
 import { bytes, dateTimeOf } from '../format';
+import { HELD_WHAT } from '../../shared/review';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
-/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review-calls.ts). */
-const WHAT: Record<HeldItem['kind'], string> = {
-  message: 'send a message',
-  card: 'send a card',
-  file: 'send a file',
-  edit: 'edit a message',
-  request: 'ask for a decision',
-  task: 'create a task channel',
-  group: 'create a group',
-  task_update: 'update a task',
-  handoff: 'hand a conversation over',
-};
 
 /** What the words under review are, for the edit box's label. */
 const WORDS: Partial<Record<HeldItem['kind'], string>> = {
@@ -106,7 +95,7 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         <span className="muted small" title={dateTimeOf(h.created_at)}>{dateTimeOf(h.created_at)}</span>
       </header>
       <h3 id={headingId} className="request-title">
-        {h.agent.name} wants to {WHAT[h.kind]}
+        {h.agent.name} wants to {HELD_WHAT[h.kind]}
       </h3>
       <p className="request-meta">
         <strong>{h.agent.name}</strong> <AgentBadge />

@@ -5,7 +5,7 @@
 // standing rule and decides the card by it at once (rules.add with the request_id).
 import { useState } from 'react';
 import type { RequestItem } from '../model';
-import { PERMISSION_PROMPT_SOURCE, SHELL_CONTROL, commandOf } from '../../shared/permission-prompts';
+import { SHELL_CONTROL, commandOf, isPermissionPrompt } from '../../shared/permission-prompts';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
 import { renderMarkdown } from '../markdown';
@@ -15,9 +15,7 @@ type Json = Record<string, unknown>;
 
 /** The prompt's context when the request is one (context.source), else undefined. */
 export function permissionContext(r: Pick<RequestItem, 'context'>): Json | undefined {
-  const c = r.context;
-  if (!c || typeof c !== 'object' || Array.isArray(c)) return undefined;
-  return (c as Json).source === PERMISSION_PROMPT_SOURCE ? (c as Json) : undefined;
+  return isPermissionPrompt(r.context) ? r.context : undefined;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

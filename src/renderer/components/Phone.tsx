@@ -3,7 +3,6 @@
 import { useState } from 'react';
 import { useDevice } from '../stores/device';
 import { useRequests } from '../stores/requests';
-import { useHeld } from '../stores/held';
 import { useUi } from '../stores/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSession } from '../stores/session';
@@ -18,7 +17,7 @@ import { Icon } from './Icon';
 export function BottomBar() {
   const view = useUi((s) => s.view);
   const scope = useDevice((s) => s.me?.scope);
-  const pending = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length) + useHeld((s) => s.items.length);
+  const pending = useUi((s) => s.waitingCount); // what waits for the owner (sync/waiting.ts)
   const tabs: Array<{ name: 'approvals' | 'conversations' | 'fleet'; label: string; icon: string; active: boolean }> = [
     { name: 'approvals', label: 'Approvals', icon: 'approvals', active: view.name === 'approvals' || view.name === 'request' },
   ];

@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import type { ContainersState } from '../../shared/places';
 import { useUi } from '../stores/ui';
-import { hrefOf, setDecideAtOnce, UNDO_MS } from '../sync';
+import { canNotifyDesktop, hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../sync';
+import { DesktopNotifyControl } from './DesktopNotify';
 import { api, OwnerError } from '../transport';
 import { useLaptopOnly } from '../stores/device';
 import { ExportControls } from './ExportDialog';
@@ -85,6 +86,7 @@ export function SettingsNav({ current }: { current: 'settings' | 'phone' }) {
 
 export function SettingsPage() {
   const atOnce = useUi((s) => s.decideAtOnce);
+  const promptWindow = useUi((s) => s.promptWindow);
   const onLaptopOnly = useLaptopOnly('containers.get');
   return (
     <div className="page settings">
@@ -101,8 +103,25 @@ export function SettingsPage() {
         <label className="check">
           <input type="checkbox" checked={atOnce} onChange={(e) => setDecideAtOnce(e.target.checked)} /> Send decisions at once (no undo window)
         </label>
+        <p className="muted">
+          A harness&apos;s permission prompt (Claude Code, Codex, Cursor) blocks its agent until you decide, so your decision on one is sent at once.
+        </p>
+        <label className="check">
+          <input type="checkbox" checked={promptWindow && !atOnce} disabled={atOnce} onChange={(e) => setPromptWindow(e.target.checked)} /> Give harness prompts the{' '}
+          {UNDO_MS / 1000} second undo window too
+        </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>
+      {canNotifyDesktop() && (
+        <section className="settings-section" aria-labelledby="settings-notifications">
+          <h2 id="settings-notifications">Notifications</h2>
+          <p className="muted">
+            The tab&apos;s title counts what waits for you and its icon shows a dot. Desktop notifications also name the agent and what it wants when
+            something new arrives while Perch is not in front; clicking one opens it. Kept in this browser.
+          </p>
+          <DesktopNotifyControl where="settings" />
+        </section>
+      )}
       {onLaptopOnly ? (
         <section className="settings-section" aria-labelledby="settings-containers">
           <h2 id="settings-containers">Agents in containers</h2>

@@ -4,7 +4,6 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ConversationView, Message } from '../model';
 import { useConversations } from '../stores/conversations';
 import { useRequests } from '../stores/requests';
-import { useHeld } from '../stores/held';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
 import { useUi, type View } from '../stores/ui';
@@ -37,9 +36,7 @@ export function Sidebar() {
   const view = useUi((s) => s.view);
   const info = useSession((s) => s.info);
   const link = useSession((s) => s.link);
-  const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key))); // decided, in the undo window
-  const pendingCount = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending' && !deciding.includes(r.request_id)).length)
-    + useHeld((s) => s.items.filter((i) => !deciding.includes(i.held_id)).length); // review mode: held items wait in the inbox too
+  const pendingCount = useUi((s) => s.waitingCount); // requests, held items, handoffs; not what is in the undo window (sync/waiting.ts)
   const groups = useConversations(
     useShallow((s) => {
       const ids = sortedConversationIds(s.byId, filter).filter((id) => !s.byId[id]!.archived); // archived: their own section

@@ -39,9 +39,12 @@ export interface PendingDecision {
 
 /** localStorage: the owner prefers decisions sent at once, without an undo window. */
 export const DECIDE_AT_ONCE_KEY = 'perch.decisions.at_once';
-function storedDecideAtOnce(): boolean {
+/** localStorage: the owner wants the undo window for harness prompts too (by default they are decided at once). */
+export const PROMPT_WINDOW_KEY = 'perch.decisions.prompt_window';
+/** A choice kept in this browser's localStorage ('1' when on). */
+export function storedFlag(key: string): boolean {
   try {
-    return localStorage.getItem(DECIDE_AT_ONCE_KEY) === '1';
+    return localStorage.getItem(key) === '1';
   } catch {
     return false;
   }
@@ -65,6 +68,12 @@ export interface UiState {
   pendingDecisions: PendingDecision[];
   /** Settings: decisions go to the hub at once, without an undo window. */
   decideAtOnce: boolean;
+  /** Settings: harness prompts (their agent is blocked meanwhile) get the undo window too. */
+  promptWindow: boolean;
+  /** What waits for the owner (sync/waiting.ts): pending requests, held items, handoffs to them. */
+  waitingCount: number;
+  /** Desktop notifications in this browser (sync/waiting.ts): on, or why they could not be turned on. */
+  desktopNotify: { on: boolean; message: string | null; working: boolean };
 }
 
 export const uiStore = create<UiState>(() => ({
@@ -78,7 +87,10 @@ export const uiStore = create<UiState>(() => ({
   toasts: [],
   newConversation: false,
   pendingDecisions: [],
-  decideAtOnce: storedDecideAtOnce(),
+  decideAtOnce: storedFlag(DECIDE_AT_ONCE_KEY),
+  promptWindow: storedFlag(PROMPT_WINDOW_KEY),
+  waitingCount: 0,
+  desktopNotify: { on: false, message: null, working: false },
 }));
 export const useUi = uiStore;
 

@@ -9,6 +9,7 @@
 //   actions.ts   the owner's actions
 //   uploads.ts   the owner's files (files.send) with their upload's progress
 //   rules.ts     standing rules for agents' own permission prompts
+//   waiting.ts   what waits for the owner: the tab's title, favicon, Approvals count and desktop notifications
 export { errorText } from './common';
 export { loadControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from './control'; // owner control
 export { boot, forgetThisPhone, signOut } from './live';
@@ -27,7 +28,8 @@ export {
 } from './actions';
 export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
-export { UNDO_MS, setDecideAtOnce, undoDecision, undoLastDecision } from './undo';
+export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
+export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';
 export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
 export {

@@ -68,7 +68,7 @@ export async function boot(): Promise<void> {
   });
   if (!navigating) {
     navigating = true;
-    transport.onNavigate((convId) => openView({ name: 'conversation', convId }));
+    transport.onNavigate((t) => openView(t.to === 'conversation' ? { name: 'conversation', convId: t.conv_id } : t.to === 'request' ? { name: 'request', requestId: t.request_id } : { name: 'approvals' }));
   }
   if (approvalsOnly()) {
     await Promise.all([loadRequests(), loadHandoffs()]).catch((err) => toast(errorText(err), 'error'));

@@ -2,20 +2,25 @@
 // sending or discarding a held item is sent to the hub only when a short undo window closes. Until then the item
 // leaves the inbox, a notice says what will be sent and offers Undo, and nothing reaches the hub. The owner may
 // prefer decisions to go out at once (Settings); that choice is kept in this browser's localStorage.
-import { DECIDE_AT_ONCE_KEY, uiStore, type PendingDecision } from '../stores/ui';
+// A harness's permission prompt (its agent is blocked until it is decided) goes out at once by default; the owner
+// may give those the window too (Settings).
+import { DECIDE_AT_ONCE_KEY, PROMPT_WINDOW_KEY, uiStore, type PendingDecision, type UiState } from '../stores/ui';
 import { markLeaving } from '../transport';
 
 /** How long a decision waits for Undo before it is sent. */
 export const UNDO_MS = 5000;
-export function setDecideAtOnce(on: boolean): void {
+
+function setStoredFlag(key: string, field: 'decideAtOnce' | 'promptWindow', on: boolean): void {
   try {
-    if (on) localStorage.setItem(DECIDE_AT_ONCE_KEY, '1');
-    else localStorage.removeItem(DECIDE_AT_ONCE_KEY);
+    if (on) localStorage.setItem(key, '1');
+    else localStorage.removeItem(key);
   } catch {
     /* storage refused (private mode): the choice lasts as long as this page */
   }
-  uiStore.setState({ decideAtOnce: on });
+  uiStore.setState({ [field]: on } as Pick<UiState, typeof field>);
 }
+export const setDecideAtOnce = (on: boolean): void => setStoredFlag(DECIDE_AT_ONCE_KEY, 'decideAtOnce', on);
+export const setPromptWindow = (on: boolean): void => setStoredFlag(PROMPT_WINDOW_KEY, 'promptWindow', on);
 
 interface Waiting {
   timer: ReturnType<typeof setTimeout>;
@@ -33,10 +38,11 @@ function patch(id: number, change: Partial<PendingDecision> | null): void {
 
 /**
  * Sends a decision about one item (key: its request_id or held_id) after the undo window, or at once when the
- * owner prefers that. While it waits or is being sent, the item counts as decided (isDeciding). run resolves with
- * undefined when the hub refused it: the item then comes back.
+ * owner prefers that, or when it blocks an agent (blocking: a harness's permission prompt) and the owner has not
+ * asked for the window for those. While it waits or is being sent, the item counts as decided (isDeciding). run
+ * resolves with undefined when the hub refused it: the item then comes back.
  */
-export function decideAfterUndoWindow(key: string, text: string, run: () => Promise<unknown>, onUndo?: () => void): void {
+export function decideAfterUndoWindow(key: string, text: string, run: () => Promise<unknown>, onUndo?: () => void, blocking = false): void {
   if (isDeciding(key)) return; // one decision per item
   const id = ++nextId;
   const send = () => {
@@ -47,7 +53,8 @@ export function decideAfterUndoWindow(key: string, text: string, run: () => Prom
     patch(id, { sending: true });
     void run().finally(() => patch(id, null));
   };
-  const atOnce = uiStore.getState().decideAtOnce;
+  const { decideAtOnce, promptWindow } = uiStore.getState();
+  const atOnce = decideAtOnce || (blocking && !promptWindow);
   uiStore.setState((s) => ({ pendingDecisions: [...s.pendingDecisions, { id, key, text, until: Date.now() + UNDO_MS, sending: false, atOnce }] }));
   waiting.set(id, { timer: setTimeout(send, atOnce ? 0 : UNDO_MS), send, ...(onUndo ? { onUndo } : {}) });
   if (atOnce) send();

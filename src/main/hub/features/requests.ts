@@ -279,7 +279,7 @@ function agentResult(hub: Hub, r: RequestRow): ToolResult<'get_request'> {
 export async function getRequest(hub: Hub, agentId: string, input: { request_id: string; wait_secs?: number }, caller: Caller = {}) {
   expireDueRequests(hub);
   let r = requireOwnRequest(hub, agentId, input.request_id);
-  const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.maxWaitSecs) * 1000;
+  const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.waitAnswerSecs) * 1000;
   if (r.state === 'pending' && waitMs > 0) {
     if (hub.bus.waitsOf(agentId) >= LIMITS.maxWaitsPerAgent) {
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');

@@ -98,7 +98,7 @@ function parseAck(hub: Hub, posKey: string, ack: string): number {
  */
 export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, caller: Caller = {}): Promise<UpdatesResult> {
   const limit = Math.min(input.limit ?? LIMITS.updatesDefaultLimit, LIMITS.updatesMaxLimit);
-  const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.maxWaitSecs) * 1000;
+  const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.waitAnswerSecs) * 1000;
   // Sessions of one agent (hub/talk/instances.ts): a named instance has its own position, and its acks are bound to it.
   const instance = instanceName(input.instance);
   if (instance !== undefined) seeInstance(hub, userId, instance, undefined, caller.key);
