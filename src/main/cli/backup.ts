@@ -56,10 +56,7 @@ async function cmdBackup(argv: string[]): Promise<void> {
     if (!values.force) fail(`${dest} exists; nothing was written. Pick another --to FILE, or add --force to overwrite it.`, 1);
     if (!fs.statSync(dest).isFile()) fail(`${dest} is not a file; nothing was written. Pick another --to FILE.`, 1);
   }
-  const r = await backupFile(dbFile, `${dest}.new`);
-  // Replace only once the new copy is whole and checked; then no stale -wal/-journal may stay beside it.
-  for (const f of [`${dest}-wal`, `${dest}-shm`, `${dest}-journal`]) fs.rmSync(f, { force: true });
-  fs.renameSync(r.file, dest);
+  const r = await backupFile(dbFile, dest); // dest is replaced only once the new copy is whole and checked
   print(!!values.json, { file: dest, bytes: r.bytes }, () => `Backed up ${dbFile}\n  to ${dest} (${humanSize(r.bytes)}).\nRestore it with: perch restore ${JSON.stringify(dest)}${values['data-dir'] ? ` --data-dir ${JSON.stringify(dataDir)}` : ''}`);
 }
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HubError } from '../../shared/errors';
 import { LATEST_VERSION } from './migrations';
+import { makeStaging } from './staging';
 
 type Db = Database.Database; // as store/db.ts, not imported from there: db.ts calls backupBeforeMigration
 
@@ -71,18 +72,23 @@ export interface BackupResult {
   pages: number;
 }
 
+/** The name prefix of a backup's staging folder (beside the destination): `.perch-backup-<pid>-XXXXXX`. */
+export const BACKUP_STAGING_PREFIX = '.perch-backup-';
+
 /**
  * Copies the database that `source` is connected to into `dest` with the online backup API.
- * The copy is written beside dest as dest.partial and renamed when complete, so dest is either
- * absent or a whole, checked database. `stepPages` pages per step (undefined: all the rest at
- * once after the first step; right for another process, whose writes would restart a slow copy).
- * `aborted()` is asked between steps. `check` (default true) runs PRAGMA quick_check on the copy;
- * the hub skips it (it reads the whole copy at once, which would stall requests on a big file).
+ * The copy is written in a private staging folder beside dest (store/staging.ts: mkdtemp, 0700; the staging
+ * folders of copies that were killed are swept first) and renamed into place when complete, so dest is either
+ * absent or a whole, checked database, and nothing is written through a name someone could plant beside it.
+ * `stepPages` pages per step (undefined: all the rest at once after the first step; right for another process,
+ * whose writes would restart a slow copy). `aborted()` is asked between steps. `check` (default true) runs
+ * PRAGMA quick_check on the copy; the hub skips it (it reads the whole copy at once, which would stall requests
+ * on a big file).
  */
 export async function backupDatabase(source: Db, dest: string, opts: { stepPages?: number; aborted?: () => boolean; check?: boolean } = {}): Promise<BackupResult> {
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
-  const partial = `${dest}.partial`;
-  removeQuietly(partial);
+  const staging = makeStaging(path.dirname(dest), BACKUP_STAGING_PREFIX);
+  const partial = path.join(staging, 'copy.sqlite');
   let pages = 0;
   try {
     const r = await source.backup(partial, {
@@ -95,10 +101,11 @@ export async function backupDatabase(source: Db, dest: string, opts: { stepPages
     pages = r.totalPages;
     sealCopy(partial, opts.check ?? true);
     fs.chmodSync(partial, 0o600);
+    // No stale -wal/-journal of an older file of that name may stay beside the new copy.
+    for (const f of [`${dest}-wal`, `${dest}-shm`, `${dest}-journal`]) fs.rmSync(f, { force: true });
     fs.renameSync(partial, dest);
-  } catch (err) {
-    removeQuietly(partial);
-    throw err;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
   }
   return { file: dest, bytes: fs.statSync(dest).size, pages };
 }
@@ -134,12 +141,17 @@ export async function backupFile(dbFile: string, dest: string): Promise<BackupRe
 export function backupBeforeMigration(db: Db, dbFile: string, version: number): string {
   const dest = defaultBackupFile(path.dirname(dbFile), `pre-migration-v${version}`);
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
+  let staging: string | undefined;
   try {
-    db.prepare('VACUUM INTO ?').run(dest);
-    fs.chmodSync(dest, 0o600);
+    staging = makeStaging(path.dirname(dest), BACKUP_STAGING_PREFIX); // as backupDatabase: never through a planted name
+    const copy = path.join(staging, 'copy.sqlite');
+    db.prepare('VACUUM INTO ?').run(copy);
+    fs.chmodSync(copy, 0o600);
+    fs.renameSync(copy, dest);
   } catch (err) {
-    removeQuietly(dest);
     throw new Error(`Could not back up ${dbFile} to ${dest} before upgrading its schema from version ${version} (${(err as Error).message}); nothing was changed. Free some disk space or check the folder's permissions, then start Perch again.`);
+  } finally {
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
   }
   return dest;
 }
