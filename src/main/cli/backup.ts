@@ -7,6 +7,7 @@ import { DB_FILE_NAME } from '../store/db';
 import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup';
 import { restoreDatabase } from '../store/restore';
 import { LATEST_VERSION } from '../store/migrations';
+import { humanSize } from '../store/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const backup: Command = {
@@ -39,10 +40,6 @@ Perch's tables); a bad file is refused and nothing changes. The current database
 ${DATA_DIR_LINE}`,
   run: cmdRestore,
 };
-
-function humanSize(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
 
 async function cmdBackup(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true });

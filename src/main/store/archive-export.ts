@@ -20,6 +20,7 @@ import { LATEST_VERSION } from './migrations';
 import { ARCHIVE_FORMAT, ARCHIVE_KINDS, ARCHIVE_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './archive-kinds';
 import { TarWriter } from './archive-tar';
 import { createNewWriteStream, makeStaging } from './staging';
+import { NoSpaceError, databaseBytes, freeBytes, isNoSpace } from './disk-space';
 import { transcriptHeader, transcriptLine, type TranscriptEvent, type TranscriptFile } from './archive-transcript';
 
 export interface ExportScope {
@@ -273,6 +274,11 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     done = total;
     tick('done', true);
     return { file: out, bytes: fs.statSync(out).size, counts: manifest.counts };
+  } catch (err) {
+    if (!isNoSpace(err)) throw err;
+    // The disk filled up: the staging folder goes first, so the space said to be free is what there is.
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
+    throw new NoSpaceError(`The export to ${out} cannot be written`, outDir, 2 * databaseBytes(dbFile), freeBytes(outDir), 'about twice the database: its records are staged uncompressed beside the archive while it is written');
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK');
     db.close();

@@ -11,10 +11,12 @@
 // - imported messages carry provenance 'imported' and their events imported = 1: nobody is woken or sent them.
 // Importing the same archive again adds nothing.
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { sql, type Db } from './db';
 import { ownerRow } from './users';
 import type { ArchiveKind, Manifest } from './archive-kinds';
 import { ArchiveError, walkArchive } from './archive-read';
+import { NoSpaceError, freeBytes, isNoSpace } from './disk-space';
 
 export interface ImportReport {
   manifest: Pick<Manifest, 'format' | 'version' | 'created_at' | 'perch_version' | 'counts'>;
@@ -365,6 +367,12 @@ export async function importArchive(db: Db, file: string, opts: { dryRun?: boole
   for (const f of fileRows) if (!fileBytes.has(f)) throw new ArchiveError(`files/${f} (the bytes of a file) is missing from the archive`);
   for (const f of fileBytes) if (!fileRows.has(f)) throw new ArchiveError(`files/${f} has no row in files.jsonl`);
 
+  // Room for it, checked before anything is written (a dry run writes nothing: no check).
+  const dir = db.memory ? undefined : path.dirname(db.name);
+  const need = 2 * manifest.entries.filter((e) => !e.name.startsWith('transcripts/')).reduce((n, e) => n + e.size, 0) + 1024 * 1024;
+  const noSpace = () => new NoSpaceError(`The import of ${file} cannot be written`, dir!, need, freeBytes(dir!), "twice the archive's records and files: the database grows by that much, and its log holds it once more until it is folded in");
+  if (!opts.dryRun && dir !== undefined && (freeBytes(dir) ?? need) < need) throw noSpace();
+
   db.exec('BEGIN IMMEDIATE');
   try {
     const imp = new Importer(db, minGid);
@@ -375,6 +383,7 @@ export async function importArchive(db: Db, file: string, opts: { dryRun?: boole
     return { manifest: { format, version, created_at, perch_version, counts }, added: imp.added, skipped: imp.skipped, agents_created: imp.agentsCreated, remapped: imp.remapped, dry_run: !!opts.dryRun };
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    if (dir !== undefined && isNoSpace(err)) throw noSpace(); // SQLite rolled it all back: nothing was written
     throw err;
   }
 }

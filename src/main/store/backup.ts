@@ -9,6 +9,7 @@ import path from 'node:path';
 import { HubError } from '../../shared/errors';
 import { LATEST_VERSION } from './migrations';
 import { makeStaging } from './staging';
+import { NoSpaceError, freeBytes, isNoSpace } from './disk-space';
 
 type Db = Database.Database; // as store/db.ts, not imported from there: db.ts calls backupBeforeMigration
 
@@ -119,10 +120,18 @@ const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EI
  */
 export async function backupFile(dbFile: string, dest: string): Promise<BackupResult> {
   const source = new Database(dbFile, { fileMustExist: true });
+  const dir = path.dirname(dest);
+  const noSpace = (need: number) => new NoSpaceError(`The backup to ${dest} cannot be written`, dir, need, freeBytes(dir), 'the size of the database');
+  let need = 0;
   try {
     source.pragma('busy_timeout = 5000');
+    need = (source.pragma('page_count', { simple: true }) as number) * (source.pragma('page_size', { simple: true }) as number);
+    const free = freeBytes(dir);
+    if (free !== undefined && free < need) throw noSpace(need); // checked before anything is written
     return await backupDatabase(source, dest);
   } catch (err) {
+    if (err instanceof NoSpaceError) throw err;
+    if (isNoSpace(err)) throw noSpace(need);
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && UNWRITABLE.has(code)) {
       throw new HubError('invalid_argument', `Cannot write a backup in ${path.dirname(dest)} (${(err as Error).message}); nothing was written.`, 'Pick another destination (perch backup --to FILE), in a folder you may write to.');
