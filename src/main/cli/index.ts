@@ -2,7 +2,6 @@
 // module per command family (each a Command, with its help beside it: cli/common.ts) and assembles
 // `perch --help` from them. A new family is one module and one entry in COMMANDS.
 import { NewerDatabaseError } from '../store/db';
-import { NoSpaceError } from '../store/disk-space';
 import { isHubError } from '../../shared/errors';
 import { PERCH_VERSION } from '../../shared/version';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';
@@ -134,7 +133,6 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
     if (err instanceof NewerDatabaseError) fail(err.message);
     if (isHubError(err)) fail(`${err.message} ${err.nextStep}`, 1);
-    if (err instanceof NoSpaceError) fail(err.message, 1);
     if ((err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
     throw err;
   }

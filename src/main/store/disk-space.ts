@@ -4,6 +4,7 @@
 // was changed, and how much space it needs.
 import fs from 'node:fs';
 import path from 'node:path';
+import { HubError } from '../../shared/errors';
 
 /** Does err mean the disk (or the user's quota) is full? */
 export function isNoSpace(err: unknown): boolean {
@@ -39,11 +40,18 @@ export function databaseBytes(dbFile: string): number {
   return n;
 }
 
-/** Not enough room in `dir`: `need` bytes (an estimate, said so), `free` there now. */
-export class NoSpaceError extends Error {
-  readonly code = 'ENOSPC';
-  constructor(readonly what: string, readonly dir: string, readonly need: number, readonly free: number | undefined, readonly basis: string) {
-    super(`${what}: the disk holding ${dir} is full${free === undefined ? '' : ` (${humanSize(free)} free)`}; nothing was changed. It needs about ${humanSize(need)} free there (${basis}): free some space, or pick a folder on another disk, and run it again.`);
+/**
+ * Not enough room in `dir`: `need` bytes (an estimate; `basis` says of what), `free` there now. A HubError
+ * (storage_full): the CLI prints it as one line, the owner door answers it with 507.
+ */
+export class NoSpaceError extends HubError {
+  constructor(what: string, readonly dir: string, readonly need: number, readonly free: number | undefined, basis: string) {
+    super(
+      'storage_full',
+      `${what}: the disk holding ${dir} is full${free === undefined ? '' : ` (${humanSize(free)} free)`}; nothing was changed.`,
+      `It needs about ${humanSize(need)} free there (${basis}): free some space, or pick a folder on another disk, and run it again.`,
+      { need_bytes: need, free_bytes: free ?? null },
+    );
     this.name = 'NoSpaceError';
   }
 }
