@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { openDatabase } from '../src/main/store/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
@@ -86,14 +86,22 @@ test('an export killed with SIGKILL mid-way leaves its staging folder; the next 
     }
     assert.ok(left.length > 0, 'a killed export left its staging folder (the state the next run must clean)');
     assert.ok(fs.existsSync(path.join(outDir, left[0]!, 'messages.jsonl')), 'with the uncompressed history in it');
-    // A link planted with a staging folder's name, pointing at another folder: the sweep must not follow it.
+    // What the sweep must leave: a link planted with a dead export's name, pointing at another folder (never
+    // followed); a live process's folder (an export running now); a folder of that name that is not private (0755).
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const link = `.perch-export-${dead}-abcdef`;
+    const live = `.perch-export-${process.pid}-Live01`;
+    const open = `.perch-export-${dead}-Open01`;
     fs.writeFileSync(path.join(decoyTarget, 'keep.txt'), 'keep');
-    fs.symlinkSync(decoyTarget, path.join(outDir, '.perch-export-1-abcdef'));
+    fs.symlinkSync(decoyTarget, path.join(outDir, link));
+    fs.mkdirSync(path.join(outDir, live), { mode: 0o700 });
+    fs.mkdirSync(path.join(outDir, open));
+    fs.chmodSync(path.join(outDir, open), 0o755);
 
     const r = await cliAsync(['export', '--out', path.join(outDir, 'b.tar.gz'), '--data-dir', data], { timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(stagingLeft(outDir), ['.perch-export-1-abcdef'], 'no staging folder is left; only the planted link, untouched');
-    assert.ok(fs.lstatSync(path.join(outDir, '.perch-export-1-abcdef')).isSymbolicLink());
+    assert.deepEqual(stagingLeft(outDir).sort(), [link, live, open].sort(), 'no dead export\'s staging folder is left; the link, the live one and the open one are');
+    assert.ok(fs.lstatSync(path.join(outDir, link)).isSymbolicLink());
     assert.equal(fs.readFileSync(path.join(decoyTarget, 'keep.txt'), 'utf8'), 'keep', 'what the link points at is untouched');
     assert.ok(fs.statSync(path.join(outDir, 'b.tar.gz')).size > 0);
   } finally {
