@@ -295,8 +295,8 @@ function unmount(dir: string): void {
 }
 
 /** Fills the filesystem holding dir to the last byte (bounded): big writes, then single bytes, until ENOSPC. */
-function fillDisk(dir: string): string {
-  const file = path.join(dir, 'filler');
+function fillDisk(dir: string, name = 'filler'): string {
+  const file = path.join(dir, name);
   const fd = fs.openSync(file, 'w');
   try {
     for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(4096), Buffer.alloc(1)]) {
@@ -368,6 +368,15 @@ test('on a full disk (a real 4 MiB tmpfs), perch export, backup and import each 
 
     assert.deepEqual(listing(), files, 'no file was created or left: no archive, no backup, no staging folder');
     assert.equal(messages(), before, 'the database holds what it held');
+
+    // Fuller still: no room even for SQLite's shared-memory file (-shm), made when the database is first read.
+    for (const f of ['-wal', '-shm']) fs.rmSync(`${dbFile}${f}`, { force: true });
+    fillDisk(disk, 'filler-2');
+    for (const args of [['import', archive], ['backup'], ['agent', 'add', 'late']]) {
+      const line = oneLine(await cliAsync([...args, '--data-dir', data]), args[0]!);
+      assert.match(line, /^perch: the disk holding the database is too full for SQLite's shared-memory file \(SQLITE_IOERR_SHM\w*; it needs 32 KiB beside the database\), so this stopped before it began; nothing was changed\./, args[0]!);
+    }
+    assert.deepEqual(listing(), files.concat('filler-2').sort(), 'nothing was created');
   } finally {
     unmount(disk);
     removeDataDir(src);
