@@ -412,6 +412,16 @@ test('perch serve starts on a full disk (a real 4 MiB tmpfs): reads work, writes
       assert.equal(w.isError, true);
       assert.equal(w.structuredContent!.error.code, 'storage_full', 'a write answers storage_full');
       assert.doesNotMatch(served.stderr(), /\n\s+at /, 'no stack trace');
+      assert.doesNotMatch(served.stderr(), /\[object Object\]/, 'what it says on stderr is text, not an object');
+      // Meanwhile a command that opens the database itself says in one line that the hub holds it.
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-elsewhere-'));
+      try {
+        const ex = oneLine(await cliAsync(['export', '--out', path.join(elsewhere, 'x.tar.gz'), '--data-dir', data], { timeoutMs: 30_000 }), 'export while the hub holds the database');
+        assert.match(ex, /^perch: the database is held by another process \(SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write\); nothing was changed\./);
+        assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing was written');
+      } finally {
+        fs.rmSync(elsewhere, { recursive: true, force: true });
+      }
 
       fs.rmSync(filler); // room again
       await eventually(() => fs.existsSync(path.join(data, 'runtime.json')), 20_000, 'runtime.json to be written once there is room');

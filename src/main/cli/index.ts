@@ -133,6 +133,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
     if (err instanceof NewerDatabaseError) fail(err.message);
     if (isHubError(err)) fail(`${err.message} ${err.nextStep}`, 1);
+    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') fail('the database is held by another process (SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write); nothing was changed. Try again later, or stop that hub first.', 1);
     // SQLite could not write (a full or failing disk): it rolled back, so the database is as it was.
     if (isStorageError(err)) {
       const code = String((err as { code?: unknown }).code);
