@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { once } from 'node:events';
@@ -49,6 +50,17 @@ type Db = Database.Database;
 
 /** The name prefix of an export's staging folder (beside the output): `.perch-export-<pid>-XXXXXX`. */
 export const STAGING_PREFIX = '.perch-export-';
+
+/** The name prefix of the temporary folder the hub writes an owner's Export… into (under the system temp dir). */
+export const OWNER_EXPORT_PREFIX = 'perch-export-';
+
+/**
+ * A private temporary folder for an archive the hub streams to the owner: `perch-export-<pid>-XXXXXX`, 0700, under
+ * the system temp dir; those that a hub killed mid-export left there are swept first (store/staging.ts).
+ */
+export function ownerExportFolder(): string {
+  return makeStaging(os.tmpdir(), OWNER_EXPORT_PREFIX);
+}
 
 /** A staged entry: its bytes are in a file of the staging folder. */
 interface Staged extends ManifestEntry {
