@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from './serve-harness';
@@ -133,8 +135,14 @@ test('the owner API answers Export… with the archive (the owner on this comput
     await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'in the archive' });
     const rt = runtimeInfo(hub);
     const url = `${rt.base_url}/api/owner/archive/export`;
+    // What a hub killed mid-export left in the temp dir (its pid is gone): swept by the next Export….
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const leftover = path.join(os.tmpdir(), `perch-export-${dead}-Dead01`);
+    fs.mkdirSync(leftover, { mode: 0o700 });
+    fs.writeFileSync(path.join(leftover, 'archive.tar.gz'), 'the whole history');
     const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: [conv] }) });
     assert.equal(res.status, 200);
+    assert.equal(fs.existsSync(leftover), false, 'the folder a killed hub left is swept');
     assert.equal(res.headers.get('content-type'), 'application/gzip');
     assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz"/);
     const file = path.join(dir, 'download.tar.gz');
@@ -165,6 +173,7 @@ test('the owner API answers Export… with the archive (the owner on this comput
     assert.deepEqual([hugeErr.code, hugeErr.message], ['too_large', 'The body is over 65536 bytes.']);
     const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     assert.equal(anon.status, 401);
+    assert.deepEqual(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`perch-export-${hub.proc.pid}-`)), [], 'the hub leaves no temporary folder of its own');
   } finally {
     await hub.stop();
     removeDataDir(dir);

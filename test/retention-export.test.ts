@@ -76,6 +76,26 @@ test('with export first, a pass writes the archive of what it deletes before del
   });
 });
 
+test('export first never writes through a symlink planted at its predictable names (the archive\'s .partial): the victim is unchanged', async () => {
+  await withHubAndExportDir(async ({ t, clock, dir }) => {
+    await history(t, clock);
+    await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
+    const plan = await owner(t, 'retention.dry_run');
+    const victimDir = tmpDir();
+    try {
+      const victim = path.join(victimDir, 'victim.txt');
+      fs.writeFileSync(victim, 'precious\n');
+      fs.symlinkSync(victim, `${plan.export_to}.partial`);
+      assert.equal((await t.hub.services.retention.runNow()).messages, 5, 'the pass exported and deleted');
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the symlink target is unchanged');
+      assert.ok(fs.lstatSync(plan.export_to).isFile(), 'the archive is a file of its own');
+      assert.deepEqual(fs.readdirSync(dir).sort(), [path.basename(plan.export_to), `${path.basename(plan.export_to)}.partial`].sort(), 'no staging folder is left; the planted link is left as it was');
+    } finally {
+      fs.rmSync(victimDir, { recursive: true, force: true });
+    }
+  });
+});
+
 test('when the export fails, the pass deletes nothing, reports the error and tries again next time', async () => {
   await withHubAndExportDir(async ({ t, clock, dir }) => {
     const h = await history(t, clock);

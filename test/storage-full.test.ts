@@ -6,7 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { startHub, type RunningHub } from '../src/main/app';
 import { addAgent as addAgentInProcess } from '../src/main/hub/control/agents';
@@ -17,7 +19,7 @@ import { OWNER_EVENTS_PATH } from '../src/shared/owner-api';
 import type { StorageStatus } from '../src/shared/types';
 import type { LiveItem } from '../src/shared/event-log';
 import { withHub } from './helpers';
-import { connect, eventually, owner, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, type AgentClient, type AgentKey } from './serve-harness';
+import { addAgent as addAgentCli, cliAsync, connect, eventually, owner, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, type AgentClient, type AgentKey } from './serve-harness';
 
 type R = Record<string, any>;
 
@@ -270,5 +272,166 @@ test('perch serve rotates its log at the cap (PERCH_LOG_MAX_BYTES): hub.log and 
     assert.ok(last.every((l) => JSON.parse(l).door === 'mcp'), 'hub.log holds whole JSON lines');
   } finally {
     removeDataDir(dir);
+  }
+});
+
+// ---- a real full disk: a small tmpfs (issue 27, finding 15) ----------------------------------------------------
+
+/** Mounts a tmpfs of `size` (e.g. '4m') on a fresh folder: its path, or why it cannot be done here (then skipped). */
+function smallDisk(size: string): { dir?: string; why?: string } {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return { why: 'needs root on Linux to mount a small tmpfs' };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-smalldisk-'));
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { encoding: 'utf8', timeout: 10_000 });
+  if (r.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { why: `cannot mount a tmpfs here (${(r.stderr || String(r.error)).trim()})` };
+  }
+  return { dir };
+}
+
+function unmount(dir: string): void {
+  spawnSync('umount', ['-l', dir], { timeout: 10_000 });
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Fills the filesystem holding dir to the last byte (bounded): big writes, then single bytes, until ENOSPC. */
+function fillDisk(dir: string, name = 'filler'): string {
+  const file = path.join(dir, name);
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(4096), Buffer.alloc(1)]) {
+      for (let i = 0; i < 100_000; i++) {
+        try {
+          fs.writeSync(fd, chunk);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw err;
+        }
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  assert.equal(fs.statfsSync(dir).bavail, 0, 'the disk is full');
+  return file;
+}
+
+/** stderr is exactly one line of perch's, with no stack trace. */
+function oneLine(r: { code: number | null; stderr: string }, what: string): string {
+  assert.equal(r.code, 1, `${what}: exit 1 (${r.stderr})`);
+  assert.match(r.stderr, /^perch: [^\n]+\n$/, `${what}: one line on stderr, no stack: ${r.stderr}`);
+  return r.stderr;
+}
+
+const probe = smallDisk('4m');
+if (probe.dir) unmount(probe.dir);
+
+test('on a full disk (a real 4 MiB tmpfs), perch export, backup and import each say in one line that the disk is full, that nothing was changed and how much space they need; import checks before it writes', { skip: probe.why, timeout: 120_000 }, async () => {
+  const disk = smallDisk('4m').dir!;
+  const src = tempDataDir();
+  try {
+    // An archive (on another disk) to import: a hub with a conversation of a few messages.
+    const a = await addAgentCli(src, 'author');
+    const served = await startServe(src, { args: ['--backups', '0'] });
+    try {
+      const conv = (await rawCall(served.mcpUrl, a.key, 'create_group', { title: 'import me', members: [] })).structuredContent!.conversation.conv_id as string;
+      for (let i = 0; i < 5; i++) await rawCall(served.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `imported ${i} ${'y'.repeat(400)}` });
+    } finally {
+      await served.stop();
+    }
+    const archive = path.join(src, 'history.tar.gz');
+    assert.equal((await cliAsync(['export', '--out', archive, '--data-dir', src])).code, 0);
+
+    const data = path.join(disk, 'data');
+    fs.mkdirSync(data);
+    await addAgentCli(data, 'keeper');
+    const dbFile = path.join(data, 'perch.sqlite');
+    const messages = () => {
+      const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+      try { return db.prepare('SELECT count(*) FROM messages').pluck().get() as number; } finally { db.close(); }
+    };
+    const before = messages();
+    fillDisk(disk);
+    // (SQLite's own -wal and -shm files of the database may come and go as it is opened; they are not listed.)
+    const listing = () => fs.readdirSync(disk).concat(fs.readdirSync(data).map((n) => `data/${n}`), fs.existsSync(path.join(data, 'backups')) ? fs.readdirSync(path.join(data, 'backups')).map((n) => `data/backups/${n}`) : [])
+      .filter((n) => !/-(wal|shm)$/.test(n)).sort();
+    const files = listing();
+
+    const ex = oneLine(await cliAsync(['export', '--out', path.join(disk, 'out.tar.gz'), '--data-dir', data]), 'export');
+    assert.match(ex, /^perch: The export to \S+out\.tar\.gz cannot be written: the disk holding \S+ is full \(0\.0 KiB free\); nothing was changed\. It needs about \d+\.\d (KiB|MiB) free there \(/);
+    const bk = oneLine(await cliAsync(['backup', '--data-dir', data]), 'backup');
+    assert.match(bk, /^perch: The backup to \S+ cannot be written: the disk holding \S+ is full \(0\.0 KiB free\); nothing was changed\. It needs about \d+\.\d (KiB|MiB) free there \(the size of the database\)/);
+    const walBefore = fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0;
+    const im = oneLine(await cliAsync(['import', archive, '--data-dir', data]), 'import');
+    assert.match(im, /^perch: The import of \S+history\.tar\.gz cannot be written: the disk holding \S+ is full \(0\.0 KiB free\); nothing was changed\. It needs about \d+\.\d (KiB|MiB) free there \(/);
+    assert.equal(fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0, walBefore, 'the import checked the free space before it wrote anything (its log did not grow)');
+
+    assert.deepEqual(listing(), files, 'no file was created or left: no archive, no backup, no staging folder');
+    assert.equal(messages(), before, 'the database holds what it held');
+
+    // Fuller still: no room even for SQLite's shared-memory file (-shm), made when the database is first read.
+    for (const f of ['-wal', '-shm']) fs.rmSync(`${dbFile}${f}`, { force: true });
+    fillDisk(disk, 'filler-2');
+    for (const args of [['import', archive], ['backup'], ['agent', 'add', 'late']]) {
+      const line = oneLine(await cliAsync([...args, '--data-dir', data]), args[0]!);
+      assert.match(line, /^perch: the disk holding the database is too full for SQLite's shared-memory file \(SQLITE_IOERR_SHM\w*; it needs 32 KiB beside the database\), so this stopped before it began; nothing was changed\./, args[0]!);
+    }
+    assert.deepEqual(listing(), files.concat('filler-2').sort(), 'nothing was created');
+  } finally {
+    unmount(disk);
+    removeDataDir(src);
+  }
+});
+
+test('perch serve starts on a full disk (a real 4 MiB tmpfs): reads work, writes answer storage_full, and once there is room runtime.json appears and writes work', { skip: probe.why, timeout: 120_000 }, async () => {
+  const disk = smallDisk('4m').dir!;
+  try {
+    const data = path.join(disk, 'data');
+    fs.mkdirSync(data);
+    const a = await addAgentCli(data, 'reader');
+    let conv: string;
+    const first = await startServe(data, { args: ['--backups', '0'] });
+    try {
+      conv = (await rawCall(first.mcpUrl, a.key, 'create_group', { title: 'kept', members: [] })).structuredContent!.conversation.conv_id as string;
+      await rawCall(first.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'written before the disk filled' });
+    } finally {
+      assert.equal(await first.stop(), 0);
+    }
+    const filler = fillDisk(disk);
+
+    const served = await startServe(data, { args: ['--backups', '0'] });
+    try {
+      assert.equal(served.ready!.login_url, null, 'no login link could be saved');
+      const notes = served.ready!.notes as string[];
+      assert.ok(notes.some((n) => /The disk holding .* is full: the hub serves \(reads work; writes answer storage_full until there is room\)/.test(n)), `the ready line says so: ${JSON.stringify(notes)}`);
+      assert.ok(notes.some((n) => /too full for SQLite's shared-memory file, so this hub holds its database alone/.test(n)), `and that it holds the database alone: ${JSON.stringify(notes)}`);
+      const h = await rawCall(served.mcpUrl, a.key, 'get_history', { conv_id: conv, limit: 50 });
+      assert.equal(h.isError, undefined, JSON.stringify(h.structuredContent));
+      assert.ok((h.structuredContent!.events as Array<Record<string, any>>).some((e) => e.message?.text === 'written before the disk filled'), 'a read answers with the history');
+      const w = await rawCall(served.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `big ${'z'.repeat(20_000)}` });
+      assert.equal(w.isError, true);
+      assert.equal(w.structuredContent!.error.code, 'storage_full', 'a write answers storage_full');
+      assert.doesNotMatch(served.stderr(), /\n\s+at /, 'no stack trace');
+      assert.doesNotMatch(served.stderr(), /\[object Object\]/, 'what it says on stderr is text, not an object');
+      // Meanwhile a command that opens the database itself says in one line that the hub holds it.
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-elsewhere-'));
+      try {
+        const ex = oneLine(await cliAsync(['export', '--out', path.join(elsewhere, 'x.tar.gz'), '--data-dir', data], { timeoutMs: 30_000 }), 'export while the hub holds the database');
+        assert.match(ex, /^perch: the database is held by another process \(SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write\); nothing was changed\./);
+        assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing was written');
+      } finally {
+        fs.rmSync(elsewhere, { recursive: true, force: true });
+      }
+
+      fs.rmSync(filler); // room again
+      await eventually(() => fs.existsSync(path.join(data, 'runtime.json')), 20_000, 'runtime.json to be written once there is room');
+      assert.equal((await ownerOk(served, 'hub.storage')).storage.state, 'full', 'the owner door is reachable through runtime.json and says the disk was full');
+      const again = await rawCall(served.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'after the room came back' });
+      assert.equal(again.isError, undefined, 'the next write works');
+    } finally {
+      assert.equal(await served.stop(), 0, 'it stops cleanly');
+    }
+  } finally {
+    unmount(disk);
   }
 });

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { openDatabase, DB_FILE_NAME } from './store/db';
+import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db';
 import type { Durability } from './store/durability';
 import type { Hub } from './hub/core/hub';
 import { createHub, type ServiceDeps } from './hub-services';
@@ -24,6 +24,7 @@ import { createLogWriter, type LogStats } from './log';
 import { frontFileLink, frontMcp, hubServer, isProxyHost, listenOn, proxiedFileLink, proxiedMcp, startExtraListeners, type ListenerInfo } from './listeners';
 import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
+import { isNoSpace } from './store/disk-space';
 import { ProcessLauncher } from './wake/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
@@ -186,11 +187,14 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
   return { launcher, options: { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS') } };
 }
 
+/** How often a hub that could not write runtime.json (a full disk) tries again. */
+const RUNTIME_RETRY_MS = 10_000;
+
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const other = await liveHubOf(opts.dataDir);
   if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability });
+  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability, fullDiskFallback: true });
   // The log never takes the hub down (a failing write drops lines) and never fills the disk (it rotates).
   const logWriter = createLogWriter({
     file: path.join(opts.dataDir, 'logs', 'hub.log'),
@@ -275,8 +279,29 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
   const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now(), listeners };
-  fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
-  fs.chmodSync(runtimePath, 0o600);
+  // On a full disk the hub still starts and serves (reads work, writes answer storage_full); runtime.json, which
+  // lets the other perch commands find it, is then written as soon as there is room again.
+  const writeRuntime = (): boolean => {
+    try {
+      fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
+      fs.chmodSync(runtimePath, 0o600);
+      return true;
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      try { fs.rmSync(runtimePath, { force: true }); } catch { /* what was written of it */ }
+      return false;
+    }
+  };
+  const notes = [...extra.notes, ...containers.notes()];
+  if (isExclusive(db)) notes.push(`The disk holding ${opts.dataDir} was too full for SQLite's shared-memory file, so this hub holds its database alone: other perch commands that open it directly (export, backup, agent add…) wait until the hub is restarted with room on the disk.`);
+  let runtimeRetry: NodeJS.Timeout | undefined;
+  if (!writeRuntime()) {
+    notes.push(`The disk holding ${opts.dataDir} is full: the hub serves (reads work; writes answer storage_full until there is room), but other perch commands cannot find it until ${RUNTIME_FILE} can be written (tried again every ${RUNTIME_RETRY_MS / 1000} s). Free some disk space.`);
+    runtimeRetry = setInterval(() => {
+      if (writeRuntime()) clearInterval(runtimeRetry);
+    }, RUNTIME_RETRY_MS);
+    runtimeRetry.unref();
+  }
 
   const backups = startDailyBackups(db, opts.dataDir, opts.dailyBackups ?? DEFAULT_DAILY_BACKUPS, (line) => {
     logWriter.write({ t: Date.now(), door: 'backup', ...line });
@@ -291,11 +316,12 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     dataDir: opts.dataDir,
     owner,
     listeners,
-    notes: [...extra.notes, ...containers.notes()],
+    notes,
     logStats: () => logWriter.stats(),
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(runtimeRetry);
       await backups.stop();
       // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
       await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);

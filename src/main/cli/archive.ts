@@ -9,6 +9,7 @@ import { DB_FILE_NAME, openDatabase } from '../store/db';
 import { exportArchive, type ExportProgress } from '../store/archive-export';
 import { ArchiveError } from '../store/archive-read';
 import { importArchive } from '../store/archive-import';
+import { humanSize } from '../store/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const exportCmd: Command = {
@@ -52,10 +53,6 @@ the agents' writes, and the running hub would not see the new history live).
 ${DATA_DIR_LINE}`,
   run: cmdImport,
 };
-
-function humanSize(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
 
 /** Progress on stderr: a bar redrawn in place on a terminal, a line every few seconds otherwise. */
 function progressPrinter(): { tick: (p: ExportProgress) => void; end: () => void } {

@@ -7,6 +7,7 @@ import { DB_FILE_NAME } from '../store/db';
 import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup';
 import { restoreDatabase } from '../store/restore';
 import { LATEST_VERSION } from '../store/migrations';
+import { humanSize } from '../store/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const backup: Command = {
@@ -40,10 +41,6 @@ ${DATA_DIR_LINE}`,
   run: cmdRestore,
 };
 
-function humanSize(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 async function cmdBackup(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true });
   const dataDir = dataDirOf(values);
@@ -56,10 +53,7 @@ async function cmdBackup(argv: string[]): Promise<void> {
     if (!values.force) fail(`${dest} exists; nothing was written. Pick another --to FILE, or add --force to overwrite it.`, 1);
     if (!fs.statSync(dest).isFile()) fail(`${dest} is not a file; nothing was written. Pick another --to FILE.`, 1);
   }
-  const r = await backupFile(dbFile, `${dest}.new`);
-  // Replace only once the new copy is whole and checked; then no stale -wal/-journal may stay beside it.
-  for (const f of [`${dest}-wal`, `${dest}-shm`, `${dest}-journal`]) fs.rmSync(f, { force: true });
-  fs.renameSync(r.file, dest);
+  const r = await backupFile(dbFile, dest); // dest is replaced only once the new copy is whole and checked
   print(!!values.json, { file: dest, bytes: r.bytes }, () => `Backed up ${dbFile}\n  to ${dest} (${humanSize(r.bytes)}).\nRestore it with: perch restore ${JSON.stringify(dest)}${values['data-dir'] ? ` --data-dir ${JSON.stringify(dataDir)}` : ''}`);
 }
 

@@ -1,7 +1,7 @@
 // The `perch` command: serve the hub, manage agents, call tools, act as the owner. This file dispatches to one
 // module per command family (each a Command, with its help beside it: cli/common.ts) and assembles
 // `perch --help` from them. A new family is one module and one entry in COMMANDS.
-import { NewerDatabaseError } from '../store/db';
+import { NewerDatabaseError, isStorageError } from '../store/db';
 import { isHubError } from '../../shared/errors';
 import { PERCH_VERSION } from '../../shared/version';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';
@@ -133,6 +133,14 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
     if (err instanceof NewerDatabaseError) fail(err.message);
     if (isHubError(err)) fail(`${err.message} ${err.nextStep}`, 1);
+    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') fail('the database is held by another process (SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write); nothing was changed. Try again later, or stop that hub first.', 1);
+    // SQLite could not write (a full or failing disk): it rolled back, so the database is as it was.
+    if (isStorageError(err)) {
+      const code = String((err as { code?: unknown }).code);
+      // The shared-memory file is made when the database is first read, before anything is written.
+      if (code.startsWith('SQLITE_IOERR_SHM')) fail(`the disk holding the database is too full for SQLite's shared-memory file (${code}; it needs 32 KiB beside the database), so this stopped before it began; nothing was changed. Free some disk space and run it again.`, 1);
+      fail(`the disk is full or failing (${code}), so this stopped; the database was not changed (SQLite rolled back what it was writing). Free some disk space and run it again.`, 1);
+    }
     if ((err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
     throw err;
   }

@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
 import { parseDurability, type Durability } from '../store/durability';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup';
+import { isStorageError } from '../store/db';
+import { isNoSpace } from '../store/disk-space';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { PERCH_VERSION } from '../../shared/version';
 import { checkListenAddress } from '../listeners';
@@ -79,10 +81,23 @@ async function cmdServe(argv: string[]): Promise<void> {
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') await failPortTaken(port);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
+    if (isNoSpace(err) || isStorageError(err)) fail(`the disk holding ${dataDir} is full or failing (${String(err.code)}), so the hub could not start; nothing was changed. Free some disk space (a few MiB) and start it again.`, 1);
     throw err;
   }
   // The front's URL (tailscale serve): the flag overrides the setting and saves it (it survives restarts).
-  if (wantPublicUrl !== undefined) setPhoneSettings(running.hub, { public_url: wantPublicUrl });
+  // On a full disk the hub serves on (reads work, writes answer storage_full): what cannot be saved at start is said
+  // in a note instead of taking it down.
+  const hub = running.hub;
+  const unsaved = <T>(what: string, fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      if (!hub.storageFailure(err)) throw err;
+      running.notes.push(`The disk holding ${dataDir} is full: ${what} could not be saved. Free some disk space, then ${what === 'the login link' ? 'run `perch owner login-link`' : 'start the hub again'}.`);
+      return undefined;
+    }
+  };
+  if (wantPublicUrl !== undefined) unsaved('--public-url', () => setPhoneSettings(hub, { public_url: wantPublicUrl }));
   const phoneUrl = publicUrl(running.hub);
   // Handlers first: whoever reads the ready line below may signal us at once.
   let stopping = false;
@@ -96,7 +111,7 @@ async function cmdServe(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  const login = running.owner.loginLink();
+  const login = unsaved('the login link', () => running.owner.loginLink()) ?? null;
   if (values.json) {
     const listeners = running.listeners.map((l) => ({ url: l.url, serves: l.serves, place: l.place, ...(l.via ? { via: l.via } : {}) }));
     const front = phoneUrl ? [{ url: phoneUrl, serves: ['mcp', 'phone'], place: 'tailnet', via: 'the HTTPS front' }] : [];
@@ -111,10 +126,10 @@ async function cmdServe(argv: string[]): Promise<void> {
       ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? '                note: phones need https for the app and notifications (tailscale serve gives you https)\n' : ''}`
       : '';
     process.stdout.write(
-      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n${containers}${notes}  Data:         ${dataDir} (durability: ${durability})\n${phone}  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\nPress Ctrl+C to stop.\n`,
+      `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n${containers}${notes}  Data:         ${dataDir} (durability: ${durability})\n${phone}${login ? `  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\n` : ''}Press Ctrl+C to stop.\n`,
     );
   }
-  if (values.open) openInBrowser(login);
+  if (values.open && login) openInBrowser(login);
 }
 
 function openInBrowser(url: string): void {

@@ -3,14 +3,13 @@
 // hub/features/archive.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
 // perch command (never a paired phone); a bad scope is a JSON refusal like any owner action's.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
 import { BodyTooLarge, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
-import { exportHubArchive, exportScopeOf } from '../hub/features/archive';
+import { exportHubArchive, exportScopeOf, ownerExportFolder } from '../hub/features/archive';
 import { contentDisposition } from './files-door';
 
 /** The scope is a small JSON object: 64 KiB is room for thousands of conversation ids. */
@@ -31,7 +30,7 @@ export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerRes
       return sendJson(res, 400, { ok: false, error: { code: 'invalid_argument', message: 'The body is not JSON.', next_step: SCOPE_STEP } });
     }
     const scope = exportScopeOf(input);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-export-'));
+    dir = ownerExportFolder(); // private; what a killed hub left is swept
     const out = path.join(dir, 'archive.tar.gz');
     const r = await exportHubArchive(hub, scope, out);
     const name = `perch-archive-${new Date().toISOString().slice(0, 10)}.tar.gz`;

@@ -2,19 +2,26 @@
 // The database is opened read-only on a connection of its own and read in one read transaction, so the archive is
 // one consistent snapshot whether or not a hub is writing meanwhile (WAL). Rows are iterated one at a time and
 // written through streams that are waited on when full: memory stays bounded whatever the size of the hub.
-// JSON-lines entries and transcripts are staged in a folder beside the output (their sizes and hashes go in the
-// manifest, which comes first); files' bytes are hashed on a first pass and streamed on a second.
+// JSON-lines entries and transcripts are staged in a private folder beside the output (store/staging.ts: mkdtemp,
+// 0700, its files opened O_EXCL|O_NOFOLLOW; their sizes and hashes go in the manifest, which comes first); files'
+// bytes are hashed on a first pass and streamed on a second. The archive itself is written into that folder too and
+// renamed into place once whole: nothing is ever written through a name someone could plant beside the output, and
+// the folder of an export that was killed is swept by the next export into the same folder.
 import Database from 'better-sqlite3';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
 import { PERCH_VERSION } from '../../shared/version';
 import { HubError } from '../../shared/errors';
 import { LATEST_VERSION } from './migrations';
 import { ARCHIVE_FORMAT, ARCHIVE_KINDS, ARCHIVE_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './archive-kinds';
 import { TarWriter } from './archive-tar';
+import { createNewWriteStream, makeStaging } from './staging';
+import { NoSpaceError, databaseBytes, freeBytes, isNoSpace } from './disk-space';
 import { transcriptHeader, transcriptLine, type TranscriptEvent, type TranscriptFile } from './archive-transcript';
 
 export interface ExportScope {
@@ -41,6 +48,20 @@ export interface ExportResult {
 
 type Db = Database.Database;
 
+/** The name prefix of an export's staging folder (beside the output): `.perch-export-<pid>-XXXXXX`. */
+export const STAGING_PREFIX = '.perch-export-';
+
+/** The name prefix of the temporary folder the hub writes an owner's Export… into (under the system temp dir). */
+export const OWNER_EXPORT_PREFIX = 'perch-export-';
+
+/**
+ * A private temporary folder for an archive the hub streams to the owner: `perch-export-<pid>-XXXXXX`, 0700, under
+ * the system temp dir; those that a hub killed mid-export left there are swept first (store/staging.ts).
+ */
+export function ownerExportFolder(): string {
+  return makeStaging(os.tmpdir(), OWNER_EXPORT_PREFIX);
+}
+
 /** A staged entry: its bytes are in a file of the staging folder. */
 interface Staged extends ManifestEntry {
   file: string;
@@ -53,7 +74,7 @@ class StagedWriter {
   private size = 0;
   rows = 0;
   constructor(readonly name: string, readonly file: string) {
-    this.out = fs.createWriteStream(file, { mode: 0o600 });
+    this.out = createNewWriteStream(file);
   }
 
   async write(text: string): Promise<void> {
@@ -132,7 +153,6 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
   }
   const outDir = path.dirname(path.resolve(out));
   let staging: string | undefined;
-  const partial = `${out}.partial`;
   try {
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
@@ -146,7 +166,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     const params = scoped ? { convs: JSON.stringify(sel.convs), users: JSON.stringify(sel.users) } : {};
     try {
       fs.mkdirSync(outDir, { recursive: true });
-      staging = fs.mkdtempSync(path.join(outDir, '.perch-export-'));
+      staging = makeStaging(outDir, STAGING_PREFIX);
     } catch (err) {
       throw bad(`Cannot write in ${outDir} (${(err as Error).message}); nothing was written.`, 'Pick another --out FILE, in a folder you may write to.');
     }
@@ -239,11 +259,13 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       entries: [...staged, ...fileEntries, ...transcripts].map(({ name, size, sha256, rows }) => (rows === undefined ? { name, size, sha256 } : { name, size, sha256, rows })),
     };
 
-    // The archive: manifest, JSON lines, files' bytes, transcripts, through gzip into out.partial.
-    const file = fs.createWriteStream(partial, { mode: 0o600 });
+    // The archive: manifest, JSON lines, files' bytes, transcripts, through gzip into the staging folder.
+    const partial = path.join(staging, 'archive.tar.gz');
+    const file = createNewWriteStream(partial);
     const gz = zlib.createGzip({ level: 6 });
-    gz.pipe(file);
-    const fileDone = once(file, 'close');
+    // A write error of the file (a full disk) destroys gz with it, so a tar write waiting on gz fails instead of waiting.
+    const fileDone = pipeline(gz, file);
+    fileDone.catch(() => {}); // awaited below; a failure before then surfaces through the tar writes
     const tar = new TarWriter(gz);
     const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
     await tar.add('manifest.json', manifestBytes.length, manifestBytes);
@@ -265,8 +287,10 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     tick('done', true);
     return { file: out, bytes: fs.statSync(out).size, counts: manifest.counts };
   } catch (err) {
-    fs.rmSync(partial, { force: true });
-    throw err;
+    if (!isNoSpace(err)) throw err;
+    // The disk filled up: the staging folder goes first, so the space said to be free is what there is.
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
+    throw new NoSpaceError(`The export to ${out} cannot be written`, outDir, 2 * databaseBytes(dbFile), freeBytes(outDir), 'about twice the database: its records are staged uncompressed beside the archive while it is written');
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK');
     db.close();

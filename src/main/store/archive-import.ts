@@ -15,11 +15,13 @@
 // (reactions, pins, card answers, hidden marks and requests come only with a message the import adds; checkpoints
 // and summaries only for an agent it creates; members only into a conversation it adds), or attest for a person (a message's `reviewed` is never imported).
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { sql, type Db } from './db';
 import { ownerRow } from './users';
 import { IMAGE_MIME, sniffImage } from '../../shared/files';
 import type { ArchiveKind, Manifest } from './archive-kinds';
 import { ArchiveError, walkArchive } from './archive-read';
+import { NoSpaceError, freeBytes, isNoSpace } from './disk-space';
 
 export interface ImportReport {
   manifest: Pick<Manifest, 'format' | 'version' | 'created_at' | 'perch_version' | 'counts'>;
@@ -542,6 +544,12 @@ export async function importArchive(db: Db, file: string, opts: { dryRun?: boole
   const manifest = await walkArchive(file, { row: (k, r, where) => refs.row(k, r, where), file: (id, thumb, b) => refs.file(id, thumb, b) });
   refs.finish();
 
+  // Room for it, checked before anything is written (a dry run writes nothing: no check).
+  const dir = db.memory ? undefined : path.dirname(db.name);
+  const need = 2 * manifest.entries.filter((e) => !e.name.startsWith('transcripts/')).reduce((n, e) => n + e.size, 0) + 1024 * 1024;
+  const noSpace = () => new NoSpaceError(`The import of ${file} cannot be written`, dir!, need, freeBytes(dir!), "twice the archive's records and files: the database grows by that much, and its log holds it once more until it is folded in");
+  if (!opts.dryRun && dir !== undefined && (freeBytes(dir) ?? need) < need) throw noSpace();
+
   db.exec('BEGIN IMMEDIATE');
   try {
     const imp = new Importer(db, refs.minGid);
@@ -563,6 +571,7 @@ export async function importArchive(db: Db, file: string, opts: { dryRun?: boole
     return { manifest: { format, version, created_at, perch_version, counts }, added: imp.added, skipped: imp.skipped, agents_created: imp.agentsCreated, remapped: imp.remapped, dry_run: !!opts.dryRun };
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    if (dir !== undefined && isNoSpace(err)) throw noSpace(); // SQLite rolled it all back: nothing was written
     throw err;
   }
 }

@@ -37,8 +37,19 @@ export function tarHeader(name: string, size: number, mtimeSec: number): Buffer 
 export class TarWriter {
   constructor(private readonly out: Writable, private readonly mtimeSec = Math.floor(Date.now() / 1000)) {}
 
+  /** Writes a chunk, waiting when the stream is full; fails (never waits forever) when the stream errs or closes. */
   private async write(chunk: Buffer): Promise<void> {
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (this.out.errored) throw this.out.errored;
+    if (this.out.write(chunk)) return;
+    const ac = new AbortController();
+    try {
+      await Promise.race([
+        once(this.out, 'drain', { signal: ac.signal }),
+        once(this.out, 'close', { signal: ac.signal }).then(() => { throw this.out.errored ?? new Error('the archive stream closed while it was written'); }),
+      ]);
+    } finally {
+      ac.abort();
+    }
   }
 
   /** One file entry of exactly `size` bytes, from a buffer or a stream of them. */
@@ -63,6 +74,7 @@ export class TarWriter {
   /** The two zero blocks that end a tar file; ends the stream. */
   async finish(): Promise<void> {
     await this.write(Buffer.alloc(BLOCK * 2, 0));
+    if (this.out.errored) throw this.out.errored;
     this.out.end();
     await once(this.out, 'finish');
   }

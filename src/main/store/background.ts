@@ -105,7 +105,9 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
     }
   });
   worker.on('error', (err) => {
-    process.stderr.write(`perch: background store stopped: ${err instanceof Error ? err.message : String(err)}\n`);
+    // What a worker throws arrives as a copy: an error's message and code, not always an Error.
+    const e = err as { message?: unknown; code?: unknown } | null;
+    process.stderr.write(`perch: background store stopped: ${typeof e?.message === 'string' ? e.message : String(err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}\n`);
     restore();
   });
   worker.on('exit', restore);

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HubError } from '../../shared/errors';
 import { LATEST_VERSION } from './migrations';
+import { makeStaging } from './staging';
+import { NoSpaceError, freeBytes, isNoSpace } from './disk-space';
 
 type Db = Database.Database; // as store/db.ts, not imported from there: db.ts calls backupBeforeMigration
 
@@ -71,18 +73,23 @@ export interface BackupResult {
   pages: number;
 }
 
+/** The name prefix of a backup's staging folder (beside the destination): `.perch-backup-<pid>-XXXXXX`. */
+export const BACKUP_STAGING_PREFIX = '.perch-backup-';
+
 /**
  * Copies the database that `source` is connected to into `dest` with the online backup API.
- * The copy is written beside dest as dest.partial and renamed when complete, so dest is either
- * absent or a whole, checked database. `stepPages` pages per step (undefined: all the rest at
- * once after the first step; right for another process, whose writes would restart a slow copy).
- * `aborted()` is asked between steps. `check` (default true) runs PRAGMA quick_check on the copy;
- * the hub skips it (it reads the whole copy at once, which would stall requests on a big file).
+ * The copy is written in a private staging folder beside dest (store/staging.ts: mkdtemp, 0700; the staging
+ * folders of copies that were killed are swept first) and renamed into place when complete, so dest is either
+ * absent or a whole, checked database, and nothing is written through a name someone could plant beside it.
+ * `stepPages` pages per step (undefined: all the rest at once after the first step; right for another process,
+ * whose writes would restart a slow copy). `aborted()` is asked between steps. `check` (default true) runs
+ * PRAGMA quick_check on the copy; the hub skips it (it reads the whole copy at once, which would stall requests
+ * on a big file).
  */
 export async function backupDatabase(source: Db, dest: string, opts: { stepPages?: number; aborted?: () => boolean; check?: boolean } = {}): Promise<BackupResult> {
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
-  const partial = `${dest}.partial`;
-  removeQuietly(partial);
+  const staging = makeStaging(path.dirname(dest), BACKUP_STAGING_PREFIX);
+  const partial = path.join(staging, 'copy.sqlite');
   let pages = 0;
   try {
     const r = await source.backup(partial, {
@@ -95,10 +102,11 @@ export async function backupDatabase(source: Db, dest: string, opts: { stepPages
     pages = r.totalPages;
     sealCopy(partial, opts.check ?? true);
     fs.chmodSync(partial, 0o600);
+    // No stale -wal/-journal of an older file of that name may stay beside the new copy.
+    for (const f of [`${dest}-wal`, `${dest}-shm`, `${dest}-journal`]) fs.rmSync(f, { force: true });
     fs.renameSync(partial, dest);
-  } catch (err) {
-    removeQuietly(partial);
-    throw err;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
   }
   return { file: dest, bytes: fs.statSync(dest).size, pages };
 }
@@ -112,10 +120,18 @@ const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EI
  */
 export async function backupFile(dbFile: string, dest: string): Promise<BackupResult> {
   const source = new Database(dbFile, { fileMustExist: true });
+  const dir = path.dirname(dest);
+  const noSpace = (need: number) => new NoSpaceError(`The backup to ${dest} cannot be written`, dir, need, freeBytes(dir), 'the size of the database');
+  let need = 0;
   try {
     source.pragma('busy_timeout = 5000');
+    need = (source.pragma('page_count', { simple: true }) as number) * (source.pragma('page_size', { simple: true }) as number);
+    const free = freeBytes(dir);
+    if (free !== undefined && free < need) throw noSpace(need); // checked before anything is written
     return await backupDatabase(source, dest);
   } catch (err) {
+    if (err instanceof NoSpaceError) throw err;
+    if (isNoSpace(err)) throw noSpace(need);
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && UNWRITABLE.has(code)) {
       throw new HubError('invalid_argument', `Cannot write a backup in ${path.dirname(dest)} (${(err as Error).message}); nothing was written.`, 'Pick another destination (perch backup --to FILE), in a folder you may write to.');
@@ -134,12 +150,17 @@ export async function backupFile(dbFile: string, dest: string): Promise<BackupRe
 export function backupBeforeMigration(db: Db, dbFile: string, version: number): string {
   const dest = defaultBackupFile(path.dirname(dbFile), `pre-migration-v${version}`);
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
+  let staging: string | undefined;
   try {
-    db.prepare('VACUUM INTO ?').run(dest);
-    fs.chmodSync(dest, 0o600);
+    staging = makeStaging(path.dirname(dest), BACKUP_STAGING_PREFIX); // as backupDatabase: never through a planted name
+    const copy = path.join(staging, 'copy.sqlite');
+    db.prepare('VACUUM INTO ?').run(copy);
+    fs.chmodSync(copy, 0o600);
+    fs.renameSync(copy, dest);
   } catch (err) {
-    removeQuietly(dest);
     throw new Error(`Could not back up ${dbFile} to ${dest} before upgrading its schema from version ${version} (${(err as Error).message}); nothing was changed. Free some disk space or check the folder's permissions, then start Perch again.`);
+  } finally {
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
   }
   return dest;
 }

@@ -19,10 +19,47 @@ export class NewerDatabaseError extends Error {
   }
 }
 
-/** Opens (creating if needed) the one SQLite file and brings its schema up to date. */
-export function openDatabase(file: string, opts: { readonly?: boolean; durability?: Durability } = {}): Db {
+/** SQLite could not make or grow the WAL's shared-memory file (-shm) beside the database: a full disk. */
+function isShmError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_IOERR_SHM');
+}
+
+/** Is this connection in EXCLUSIVE locking mode (openDatabase's full-disk fallback)? */
+export function isExclusive(db: Db): boolean {
+  return db.pragma('locking_mode', { simple: true }) === 'exclusive';
+}
+
+/**
+ * Opens (creating if needed) the one SQLite file and brings its schema up to date. With `fullDiskFallback` (the
+ * hub), a disk too full for SQLite's shared-memory file (-shm) does not stop it: the database is opened again in
+ * EXCLUSIVE locking mode, whose WAL index lives in this process's memory (no -shm file); other processes then
+ * cannot open the database until this connection closes.
+ */
+export function openDatabase(file: string, opts: { readonly?: boolean; durability?: Durability; fullDiskFallback?: boolean } = {}): Db {
+  try {
+    return openWith(file, opts, false);
+  } catch (err) {
+    if (!opts.fullDiskFallback || !isShmError(err)) throw err;
+    return openWith(file, opts, true);
+  }
+}
+
+function openWith(file: string, opts: { readonly?: boolean; durability?: Durability }, exclusive: boolean): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file, { readonly: opts.readonly ?? false });
+  try {
+    // Before the first access in WAL mode: then SQLite never makes the -shm file.
+    if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
+    setUp(db, file, opts);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Durability }): void {
   // A new file gives freed pages back in small steps (retention, hub/features/retention.ts); the mode can only be set
   // before the first table exists. An older file keeps auto_vacuum NONE until `perch retention compact` (a VACUUM).
   if (!opts.readonly && schemaVersion(db) === 0 && !hasTables(db)) db.pragma('auto_vacuum = INCREMENTAL');
@@ -46,7 +83,6 @@ export function openDatabase(file: string, opts: { readonly?: boolean; durabilit
       try { fs.chmodSync(f, 0o600); } catch { /* not created yet */ }
     }
   }
-  return db;
 }
 
 /** SQL functions the store's queries use. SQLite's own lower() folds ASCII letters only. */

@@ -5,6 +5,8 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { exportArchive, type ExportResult, type ExportScope } from '../../store/archive-export';
 
+export { ownerExportFolder } from '../../store/archive-export';
+
 const ExportInput = z.strictObject({
   conversations: z.array(z.string().min(1).max(80)).max(1000).optional(),
   agent: z.string().min(1).max(80).optional(),
