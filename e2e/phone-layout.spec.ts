@@ -4,7 +4,7 @@
 // through /pair#<code>, and approves in device mode.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 
 const PHONE = { width: 390, height: 844 };
@@ -17,6 +17,17 @@ async function phoneMetrics(page: Page) {
       .map((b) => ({ text: (b.textContent ?? '').trim().slice(0, 40), h: b.getBoundingClientRect().height }))
       .filter((b) => b.h < 44);
     return { scrollWidth: document.scrollingElement!.scrollWidth, small };
+  });
+}
+
+/** A phone of its own: a browser context (no owner session), phone-sized, with an Android phone's user agent. */
+function androidPhone(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: PHONE,
+    isMobile: true,
+    hasTouch: true,
+    colorScheme: 'light',
+    userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
   });
 }
 
@@ -143,13 +154,7 @@ describe('phone layout (390×844)', () => {
 
     // The phone: its own browser context (no owner session), phone-sized, an Android user agent. On loopback here;
     // through the HTTPS front in real use.
-    const phoneCtx = await h().browser.newContext({
-      viewport: PHONE,
-      isMobile: true,
-      hasTouch: true,
-      colorScheme: 'light',
-      userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
-    });
+    const phoneCtx = await androidPhone(h().browser);
     try {
       const phone = await phoneCtx.newPage();
       phone.setDefaultTimeout(15_000);
@@ -234,13 +239,7 @@ describe('phone layout (390×844)', () => {
     await form.getByRole('button', { name: 'Show the QR code' }).click();
     const link = (await page.getByLabel('Pairing link', { exact: true }).textContent())!.trim();
     const code = link.slice(link.indexOf('#') + 1);
-    const phoneCtx = await h().browser.newContext({
-      viewport: PHONE,
-      isMobile: true,
-      hasTouch: true,
-      colorScheme: 'light',
-      userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
-    });
+    const phoneCtx = await androidPhone(h().browser);
     try {
       const phone = await phoneCtx.newPage();
       phone.setDefaultTimeout(15_000);
