@@ -15,6 +15,7 @@ describe('Settings → Export', () => {
     await agents.scribe!.call('send_message', { conv_id: conv, text: 'The minutes of today' });
 
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Data' }).click(); // its own tab
     await page.getByRole('heading', { level: 2, name: 'Export' }).waitFor();
     const w = (await page.getByRole('button', { name: 'Export…' }).boundingBox())!.width;
     assert.ok(w < 200, `Export… is a button of its own width (${w.toFixed(0)} px), not a bar across the section`);

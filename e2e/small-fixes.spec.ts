@@ -148,4 +148,57 @@ describe('small fixes', () => {
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
+
+  for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+    test(`${width}×${height}: Settings' tabs match their content (Decisions holds decisions only; containers and export have their own), and retention has its form`, { timeout: 60_000 }, async () => {
+      const { page } = h();
+      await page.setViewportSize({ width, height });
+      await page.goto(`${h().baseUrl}/#/settings`);
+      const tabs = page.getByRole('navigation', { name: 'Settings' });
+      await tabs.waitFor();
+      assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Phone']);
+      const headings = () => page.locator('.page.settings h2').allTextContents();
+      assert.deepEqual(await headings(), ['Decisions'], 'the Decisions tab holds the decisions setting only');
+      await tabs.getByRole('link', { name: 'Containers' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
+      assert.deepEqual(await headings(), ['Agents in containers']);
+      await tabs.getByRole('link', { name: 'Data' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Retention' }).waitFor();
+      assert.deepEqual(await headings(), ['Retention', 'Export']);
+      assert.match(page.url(), /#\/settings\/data$/);
+
+      // Retention: a bad number says why and changes nothing; a good rule is saved (the hub's rule, retention.get).
+      const form = page.getByRole('form', { name: 'Retention rule' });
+      const keep = form.getByRole('textbox', { name: 'Keep history for (days)' });
+      const hubRule = async () => (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null) ?? null;
+      const before = await hubRule();
+      await keep.fill('0');
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      assert.match((await page.getByRole('alert').textContent())!, /^Keep history: a whole number of days from 1 to 36500, or empty for never\./);
+      assert.deepEqual(await hubRule(), before, 'nothing saved');
+      const days = width === 1280 ? 90 : 120;
+      await keep.fill(String(days));
+      await form.getByRole('textbox', { name: 'Archive conversations idle for (days)' }).fill('30');
+      await form.getByRole('checkbox', { name: 'Keep pinned messages' }).uncheck();
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      await page.getByRole('status').filter({ hasText: /^Saved\./ }).waitFor();
+      const rule = (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null);
+      assert.deepEqual([rule.keep_days, rule.archive_idle_days, rule.keep_pinned, rule.keep_requests], [days, 30, false, true]);
+      await form.getByRole('button', { name: 'What would go now?' }).click();
+      await page.getByRole('status', { name: 'Retention preview' }).filter({ hasText: /^Nothing would go now\.|^Would delete / }).waitFor();
+      await page.reload();
+      const shown = page.getByRole('form', { name: 'Retention rule' }).getByRole('textbox', { name: 'Keep history for (days)' });
+      let value = '';
+      for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < 5_000 && value !== String(days); i++) {
+        value = await shown.inputValue();
+        if (value !== String(days)) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(value, String(days), 'the saved rule shows after a reload');
+      const off = await page.locator('.page.settings').evaluate((el) => el.scrollWidth > el.clientWidth);
+      assert.equal(off, false, 'no horizontal scroll');
+      await h().screenshot(`settings${suffix}`);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(h().pageErrors, []);
+    });
+  }
 });

@@ -155,7 +155,9 @@ describe('perch hook notification | stop | session-start | session-end: the agen
     assertNothing(await runHook(['pre-tool-use'], claudeCodePreToolUseBash, envFor(a)), 'a tool call');
     assert.equal((await agentView(a)).harness.state, 'working', 'the wait ended');
     const after = await ownerOk(served, 'progress.list', { agent_id: a.id });
-    assert.equal(after.progress.length, progress.length + 1, 'a tool call writes no feed row');
+    assert.equal(after.progress.length, progress.length + 2, 'the tool call is one feed row of its own');
+    assert.equal(after.progress[0].text, 'Claude Code: Bash — npm test', 'the tool and its command in one line');
+    assert.equal(after.progress[0].kind, 'tool_call');
   });
 
   test('a Notification with long fields full of characters JSON escapes (6 bytes each) is still noted, cut to what the hub keeps', async () => {

@@ -18,7 +18,7 @@
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
-import { REPORT_FIELD_MAX } from '../../shared/harness';
+import { PAUSE_EXEMPT_TOOL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/harness';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type StatusHook = (typeof STATUS_HOOKS)[number];
@@ -37,11 +37,8 @@ export const HUB_TIMEOUT_MS = 1_500;
 /** A hub that is not listening refuses at once; one that does not even accept the connection is given this long. */
 const CONNECT_TIMEOUT_MS = 500;
 
-/**
- * Perch's own tools the agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
- * reads why. The harness names an MCP tool mcp__<server>__<tool> (the server name is the owner's choice).
- */
-const WAIT_TOOL = /^mcp__.+__(get_updates|whoami)$/;
+/** Perch's own tools the agent still needs while paused (shared/harness.ts). */
+const WAIT_TOOL = PAUSE_EXEMPT_TOOL;
 
 /** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
 export function preToolUseDenyJson(reason: string): string {
@@ -66,6 +63,8 @@ export function reportOf(sub: StatusHook, input: Record<string, unknown>, harnes
     const v = str(input[k]);
     if (v !== undefined) r[k] = v.slice(0, max);
   }
+  const detail = sub === 'pre-tool-use' ? toolDetailOf(input.tool_input) : '';
+  if (detail) r.tool_detail = detail; // the feed's one line per tool call
   return r;
 }
 

@@ -18,7 +18,7 @@ import { HARNESSES, HARNESS_EVENTS, type HarnessEvent, type HarnessName, type Ha
 
 export const HOOK_PATH = '/hook';
 const MAX_BODY_BYTES = 16 * 1024;
-const STRING_FIELDS = ['session_id', 'cwd', 'message', 'notification_type', 'source', 'reason'] as const;
+const STRING_FIELDS = ['session_id', 'cwd', 'message', 'notification_type', 'source', 'reason', 'tool_name', 'tool_detail'] as const;
 
 function refuse(res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>): void {
   sendJson(res, status, { ok: false, error: { code, message } }, headers);

@@ -16,7 +16,7 @@ import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
-import { REPORT_FIELD_MAX, harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+import { PAUSE_EXEMPT_TOOL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -76,8 +76,19 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
   // A paused agent's session reports nothing to the owner: no status, no feed row, no notice (it is told it is paused).
   if (pause.paused && r.event !== 'pre-tool-use') return answer;
-  // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
-  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === field(r.session_id, REPORT_FIELD_MAX.session_id)) return answer;
+  // pre-tool-use only moves the status when it changes (a tool call ends a wait); its feed row is the tool call.
+  if (r.event === 'pre-tool-use') {
+    if (cur?.state !== 'working' || cur.session_id !== field(r.session_id, REPORT_FIELD_MAX.session_id)) {
+      m.set(agentId, { state, harness: r.harness, session_id: field(r.session_id, REPORT_FIELD_MAX.session_id), cwd: field(r.cwd, REPORT_FIELD_MAX.cwd), message: '', at: hub.now() });
+      hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
+    }
+    const tool = field(r.tool_name, REPORT_FIELD_MAX.tool_name);
+    const blocked = pause.paused && !PAUSE_EXEMPT_TOOL.test(tool ?? '');
+    if ((tool || blocked) && hub.services.harness.feedLimiter.take(agentId) === 0) {
+      feedRow(hub, agentId, m.get(agentId)!, r, blocked ? 'error' : 'tool_call', harnessToolLine(r.harness, tool, field(r.tool_detail, REPORT_FIELD_MAX.tool_detail), blocked));
+    }
+    return answer;
+  }
   const status: HarnessStatus = {
     state,
     harness: r.harness,
@@ -88,12 +99,11 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   };
   m.set(agentId, status);
   hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
-  if (r.event === 'pre-tool-use') return answer;
   // The same report again (a hook repeating itself) changes nothing the owner reads: no feed row, no notice.
   const same = cur !== undefined && cur.state === state && cur.session_id === status.session_id && cur.message === status.message && cur.cwd === status.cwd;
   if (same) return answer;
   if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
-  feedRow(hub, agentId, status, r);
+  feedRow(hub, agentId, status, r, 'step', harnessLine(status));
   const intoWaiting = state === 'waiting' && (cur?.state !== 'waiting' || cur.session_id !== status.session_id);
   if (intoWaiting && hub.services.harness.mayNotify(agentId, status.session_id, status.at)) {
     const u = hub.user(agentId);
@@ -102,8 +112,8 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   return answer;
 }
 
-/** The status as the progress feed shows it: a step in the agent's inbox conversation (owner and agent are members). */
-function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport): void {
+/** One line of the harness in the progress feed (filed in the agent's inbox conversation, where owner and agent are members; shown under the agent). */
+function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, kind: 'step' | 'tool_call' | 'error', text: string): void {
   const convId = hub.user(agentId).inbox_id;
   if (!convId) return;
   const data = {
@@ -112,9 +122,11 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport):
       ...(r.notification_type ? { notification_type: field(r.notification_type, REPORT_FIELD_MAX.notification_type) } : {}),
       ...(r.source ? { source: field(r.source, REPORT_FIELD_MAX.source) } : {}),
       ...(r.reason ? { reason: field(r.reason, REPORT_FIELD_MAX.reason) } : {}),
+      ...(r.tool_name ? { tool_name: field(r.tool_name, REPORT_FIELD_MAX.tool_name) } : {}),
+      ...(kind === 'error' ? { blocked: true } : {}),
     },
   };
-  const row = { user_id: agentId, conv_id: convId, kind: 'step', text: harnessLine(s), data: JSON.stringify(data), msg_id: null, ts: s.at };
+  const row = { user_id: agentId, conv_id: convId, kind, text, data: JSON.stringify(data), msg_id: null, ts: s.at };
   try {
     const id = tx(hub.db, () => insertProgress(hub.db, row));
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
