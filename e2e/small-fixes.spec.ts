@@ -150,7 +150,7 @@ describe('small fixes', () => {
   });
 
   for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
-    test(`${width}×${height}: Settings' tabs match their content (Decisions holds decisions only; containers and export have their own), and retention has its form`, { timeout: 60_000 }, async () => {
+    test(`${width}×${height}: Settings' tabs match their content (Decisions holds decisions and their notifications only; containers and export have their own), and retention has its form`, { timeout: 60_000 }, async () => {
       const { page } = h();
       await page.setViewportSize({ width, height });
       await page.goto(`${h().baseUrl}/#/settings`);
@@ -158,7 +158,8 @@ describe('small fixes', () => {
       await tabs.waitFor();
       assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Phone']);
       const headings = () => page.locator('.page.settings h2').allTextContents();
-      assert.deepEqual(await headings(), ['Decisions'], 'the Decisions tab holds the decisions setting only');
+      // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
+      assert.deepEqual(await headings(), ['Decisions', 'Notifications'], 'the Decisions tab holds the decisions and their notifications only');
       await tabs.getByRole('link', { name: 'Containers' }).click();
       await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
       assert.deepEqual(await headings(), ['Agents in containers']);
