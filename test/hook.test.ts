@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
-import { ruleMatches } from '../src/shared/permission-prompts';
+import { decidingRule, ruleMatches, ruleText } from '../src/shared/permission-prompts';
 import { startHook, type HookRun } from './hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from './fixtures/permission-request';
 
@@ -213,7 +213,7 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     const [req] = await mine(a);
     assert.equal(req.state, 'approved');
     assert.equal(req.decided_by.name, (await ownerOk(served, 'hub.info', {})).owner.name);
-    assert.equal(req.outcome.comment, `standing rule ${rule.rule_id}: always allow Bash \`npm test\``);
+    assert.equal(req.outcome.comment, `standing rule ${rule.rule_id}: always allow Bash \`npm test\` and any arguments after it`);
   });
 
   test('an allow prefix does not cover another command, a longer word, or shell chaining: those go to the owner', async () => {
@@ -292,6 +292,44 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await ownerFail(served, 'rules.remove', { rule_id: 'pr_nope' }, 404)).code, 'not_found');
     assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, behavior: 'allow' }, 400)).code, 'invalid_argument', 'no tool and no request_id');
     assert.deepEqual((await ownerOk(served, 'rules.list', { agent: a.name })).rules, []);
+  });
+
+  test('a deny rule is not evaded by quoting, doubled blanks or options before the subcommand, and an allow prefix never covers a code-running option (real hook)', async () => {
+    const a = await newAgent('hook-rule-evade');
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'git', behavior: 'allow' });
+    const { rule: deny } = await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'git push', behavior: 'deny' });
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
+    for (const command of ['git "push" origin main', "git pu''sh origin main", 'git  push origin main', 'git -C . push --force origin main']) {
+      const r = await runHook(['permission-request', '--timeout', '20'], bash(command), envFor(a));
+      assert.equal(r.stdout, `${denyOutput(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny Bash \`git push\``)}\n`, command);
+    }
+    for (const command of ['npm test --script-shell=./evil.sh', 'git -c core.pager=./evil.sh log', 'git st"atus"']) {
+      const run = runHook(['permission-request'], bash(command), envFor(a));
+      const req = await pendingOf(a);
+      assert.equal(req.context.tool_input.command, command, `${command} goes to the owner`);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
+      assert.equal((await run).stdout, `${denyOutput('Denied by the owner in Perch.')}\n`, command);
+    }
+    const plain = await runHook(['permission-request', '--timeout', '20'], bash('git status --short'), envFor(a));
+    assert.equal(plain.stdout, `${ALLOW_OUTPUT}\n`, 'a plain command the allow covers is still allowed');
+  });
+
+  test('rules match the unquoted shell words: quoting, blanks and options do not evade a deny; an allow never covers quotes or code-running options; the rule text says an allow covers any arguments', () => {
+    const rules = [{ tool: 'Bash', command_prefix: 'git', behavior: 'allow' as const }, { tool: 'Bash', command_prefix: 'git push', behavior: 'deny' as const }];
+    for (const c of ['git "push" origin main', "git pu''sh origin main", 'git  push origin main', 'git\tpush', 'git -C . push --force', 'cd repo && git push']) {
+      assert.equal(decidingRule(rules, 'Bash', c)?.behavior, 'deny', c);
+    }
+    assert.equal(decidingRule(rules, 'Bash', 'git status')?.behavior, 'allow');
+    const npm = { tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const };
+    for (const c of ['npm test --script-shell=./evil.sh', 'npm test --script-shell ./evil.sh', 'npm "test"', 'npm te\\st', "npm test 'x'", 'npm test *', 'npm test ~/x', 'npm test\u00a0x']) {
+      assert.equal(ruleMatches(npm, 'Bash', c), false, c);
+    }
+    const git = rules[0]!;
+    for (const c of ['git -c core.pager=sh log', 'git -C /tmp status', 'git fetch --upload-pack=./evil.sh origin', 'git rebase --exec ./evil.sh main']) {
+      assert.equal(ruleMatches(git, 'Bash', c), false, c);
+    }
+    assert.equal(ruleMatches(npm, 'Bash', 'npm test -- --watch'), true);
+    assert.equal(ruleText(npm), 'always allow Bash `npm test` and any arguments after it');
   });
 
   test('ruleMatches: a prefix ends at a word boundary; an allow never matches shell control syntax, a deny does', () => {

@@ -5,7 +5,7 @@
 // standing rule and decides the card by it at once (rules.add with the request_id).
 import { useState } from 'react';
 import type { RequestItem } from '../model';
-import { PERMISSION_PROMPT_SOURCE, SHELL_CONTROL, commandOf } from '../../shared/permission-prompts';
+import { PERMISSION_PROMPT_SOURCE, commandOf, neverAllowed } from '../../shared/permission-prompts';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
 import { renderMarkdown } from '../markdown';
@@ -136,23 +136,24 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
     setBusy(true);
     void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
   };
-  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}"`;
-  // A rule never allows a command that chains or redirects (; & | ` $ ( ) < >): such a prompt is approved once, here.
-  const chained = command !== undefined && SHELL_CONTROL.test(command);
+  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
+  // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
+  const never = command !== undefined ? neverAllowed(command) : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
       {command !== undefined && (
         <label className="perm-prefix">
           <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>
           <input aria-label="Command prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} onClick={(e) => e.stopPropagation()} />
+          <span className="small perm-scope">An allow covers any arguments after this prefix.</span>
         </label>
       )}
       <div className="row">
         <button
           type="button"
           className="btn btn-ghost"
-          disabled={busy || chained}
-          title={chained ? 'A standing rule never allows a command with ; & | ` $ ( ) < > or a line break: approve this one above' : `Allow this and ${scope} from now on`}
+          disabled={busy || never !== undefined}
+          title={never !== undefined ? `A standing rule never allows this command (${never}): approve this one above` : `Allow this and ${scope} from now on`}
           onClick={() => go('allow')}
         >
           Always allow

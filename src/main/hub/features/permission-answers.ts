@@ -39,7 +39,7 @@ export function addRuleOrAnswer(hub: Hub, input: RuleAddInput): { rule: Permissi
     const prefix = input.command_prefix?.trim();
     const draft = { tool: ctx.tool_name, command_prefix: prefix === undefined ? null : prefix, behavior: input.behavior };
     if (prefix !== undefined && !ruleMatches(draft, ctx.tool_name, commandOf(ctx.tool_input))) {
-      throw new HubError('invalid_argument', `command_prefix: "${prefix}" does not cover this prompt's command${input.behavior === 'allow' ? ' (an allow never covers ; & | ` $ ( ) < > or a line break)' : ''}.`, 'Give the start of the prompt\'s command, or leave command_prefix out for every prompt of the tool.');
+      throw new HubError('invalid_argument', `command_prefix: "${prefix}" does not cover this prompt's command${input.behavior === 'allow' ? ' (an allow never covers quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~, a line break, or an option that runs other code such as --script-shell or git -c)' : ''}.`, 'Give the start of the prompt\'s command, or leave command_prefix out for every prompt of the tool.');
     }
     const out = addPermissionRule(hub, { agent: req.requester.id, tool: ctx.tool_name, command_prefix: prefix, behavior: input.behavior });
     if (req.state !== 'pending') return out;

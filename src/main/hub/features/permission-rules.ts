@@ -13,7 +13,7 @@ import {
   deletePermissionRule, insertPermissionRule, listPermissionRules, permissionRuleById, permissionRulesFor, samePermissionRule,
   type PermissionRuleRow,
 } from '../../store/permission-rules';
-import { PERMISSION_PROMPT_SOURCE, SHELL_CONTROL, commandOf, decidingRule, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/permission-prompts';
+import { PERMISSION_PROMPT_SOURCE, commandOf, decidingRule, neverAllowed, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
@@ -47,9 +47,10 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput): { rule: Permis
       if (!prefix || prefix.length > MAX_PREFIX_CHARS) {
         throw new HubError('invalid_argument', `command_prefix: the start of the command, 1 to ${MAX_PREFIX_CHARS} characters.`, 'Leave it out for every prompt of the tool.');
       }
-      // An allow never matches a command with shell control syntax, so such a prefix would allow nothing.
-      if (input.behavior === 'allow' && SHELL_CONTROL.test(prefix)) {
-        throw new HubError('invalid_argument', 'command_prefix: an allow rule\'s prefix cannot hold ; & | ` $ ( ) < > or a line break (it would never match).', 'Allow the plain command only, or make it a deny rule.');
+      // An allow never matches a command with quotes, expansion or shell control syntax, so such a prefix would allow nothing.
+      const never = input.behavior === 'allow' ? neverAllowed(prefix) : undefined;
+      if (never) {
+        throw new HubError('invalid_argument', `command_prefix: an allow rule's prefix must be plain words, and this one cannot match anything: ${never}.`, 'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.');
       }
     }
     const row = { agent_id: agent.id, tool, command_prefix: prefix, behavior: input.behavior };
