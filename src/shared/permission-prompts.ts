@@ -17,6 +17,8 @@ export interface PermissionRuleView {
   command_prefix: string | null;
   behavior: 'allow' | 'deny';
   created_at: number;
+  /** Who added it: the laptop, or a paired device (deny rules only); null: added before Perch recorded it. */
+  added_by: { via: 'laptop' } | { via: 'device'; device_id: string; name: string } | null;
 }
 
 function clip(s: string, max: number): string {

@@ -201,6 +201,8 @@ export interface RequestView {
 export interface OwnerRequestView extends RequestView {
   conv_title: string;
   context?: unknown;
+  /** A harness's permission prompt filed through the hook door, by `perch hook` or `perch channel` (absent: an agent's own request_human, whatever its context says). */
+  door?: 'hook' | 'channel';
 }
 
 /**
