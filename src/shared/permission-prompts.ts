@@ -46,14 +46,14 @@ export function promptTitle(toolName: string, toolInput: unknown): string {
 export const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
 
 /**
- * Why no allow rule with a prefix can ever match this command, if none can: it is not written as its plain words
+ * Why no allow rule with a prefix can ever match this command ("a ;", "quotes or backslashes"), if none can: it is not written as its plain words
  * (quotes, backslashes), or it expands, chains or redirects (shared/shell-words.ts), so what runs is not what a
  * prefix reads. Such a prompt always goes to the owner.
  */
 export function neverAllowed(command: string): string | undefined {
   const w = shellWords(command);
-  if (w.unsafe) return `it holds ${w.unsafe}`;
-  if (w.quoted) return 'it uses quotes or backslashes';
+  if (w.unsafe) return w.unsafe;
+  if (w.quoted) return 'quotes or backslashes';
   return undefined;
 }
 

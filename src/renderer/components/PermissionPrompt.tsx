@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import type { RequestItem } from '../model';
 import { PERMISSION_PROMPT_SOURCE, commandOf, neverAllowed } from '../../shared/permission-prompts';
+import { promptCut } from '../../shared/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
 import { renderMarkdown } from '../markdown';
@@ -104,6 +105,17 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
   const harness = str(ctx.harness);
   return (
     <div className="perm">
+      {promptCut(ctx) && (
+        <p className="perm-cut" role="note" aria-label="Not shown whole">
+          <strong>Too long to show whole.</strong> Only the start and the end of what would run are shown below; the middle is not. Read it where it runs before
+          you approve. No standing rule decides this prompt.
+        </p>
+      )}
+      {!r.door && (
+        <p className="perm-unfiled muted small" role="note">
+          Sent by the agent itself (request_human), not filed by its harness&apos;s hook: what it says is the agent&apos;s words, and no standing rule decides it.
+        </p>
+      )}
       <dl className="perm-meta">
         <dt>Tool</dt>
         <dd>
@@ -124,6 +136,11 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
       {!compact && <JsonView value={ctx.tool_input ?? ctx} label="Raw input" />}
     </div>
   );
+}
+
+/** Whether the card offers "Always allow / Always deny": only for a prompt the hook door filed, shown whole. */
+export function offersAlways(r: RequestItem, ctx: Json): boolean {
+  return !!r.door && !promptCut(ctx);
 }
 
 /** "Always allow" / "Always deny" for a pending permission prompt: a standing rule, and this card decided by it. */
@@ -153,7 +170,7 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
           type="button"
           className="btn btn-ghost"
           disabled={busy || never !== undefined}
-          title={never !== undefined ? `A standing rule never allows this command (${never}): approve this one above` : `Allow this and ${scope} from now on`}
+          title={never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above` : `Allow this and ${scope} from now on`}
           onClick={() => go('allow')}
         >
           Always allow

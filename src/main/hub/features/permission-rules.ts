@@ -72,7 +72,7 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor)
       // An allow never matches a command with quotes, expansion or shell control syntax, so such a prefix would allow nothing.
       const never = input.behavior === 'allow' ? neverAllowed(prefix) : undefined;
       if (never) {
-        throw new HubError('invalid_argument', `command_prefix: an allow rule's prefix must be plain words, and this one cannot match anything: ${never}.`, 'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.');
+        throw new HubError('invalid_argument', `command_prefix: an allow rule's prefix must be plain words, and this one has ${never}, so it could never match.`, 'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.');
       }
     }
     const row = { agent_id: agent.id, tool, command_prefix: prefix, behavior: input.behavior };
