@@ -195,14 +195,14 @@ export interface RequestView {
   expires_at: number;
   decided_at?: number;
   decided_by?: UserRef;
+  /** The owner's views only: a harness's permission prompt filed through the hook door, by `perch hook` or `perch channel` (absent: an agent's own request_human, whatever its context says). */
+  door?: 'hook' | 'channel';
 }
 
 /** What the owner's Approvals inbox shows: the view plus the conversation and the context. */
 export interface OwnerRequestView extends RequestView {
   conv_title: string;
   context?: unknown;
-  /** A harness's permission prompt filed through the hook door, by `perch hook` or `perch channel` (absent: an agent's own request_human, whatever its context says). */
-  door?: 'hook' | 'channel';
 }
 
 /**
