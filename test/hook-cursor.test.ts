@@ -142,22 +142,25 @@ describe('Cursor: standing rules apply to its prompts', () => {
     assert.equal(m.stdout, `${cursorDeny(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny MCP:query@http://localhost:3000/mcp`)}\n`);
   });
 
-  test('an MCP rule is tied to its server: allowing search from server A does not allow search from server B (or from a server Cursor did not name)', async () => {
+  test('an MCP rule is tied to its server: "always allow" on search from server A does not allow search from server B (or from a server Cursor did not name)', async () => {
     const a = await newAgent('cursor-mcp-server');
     const serverA = 'http://localhost:3000/mcp';
     const prompt = (extra: Record<string, unknown>) => JSON.stringify({ ...cursorMcp, tool_name: 'search', url: undefined, command: undefined, ...extra });
-    const { rule } = await ownerOk(served, 'rules.add', { agent: a.name, tool: `MCP:search@${serverA}`, behavior: 'allow' });
-    const r = await runHook(['permission-request', '--timeout', '20'], prompt({ url: serverA }), envFor(a));
-    assert.equal(r.stdout, `${CURSOR_ALLOW}\n`, r.stderr);
-    assert.equal((await mine(a))[0].outcome.comment, `standing rule ${rule.rule_id}: always allow MCP:search@${serverA}`);
+    const first = runHook(['permission-request'], prompt({ url: serverA }), envFor(a));
+    const asked = await pendingOf(a);
+    const { rule } = await ownerOk(served, 'rules.add', { request_id: asked.request_id, behavior: 'allow' });
+    assert.equal((await first).stdout, `${CURSOR_ALLOW}\n`);
     for (const other of [{ url: 'https://b.example/mcp' }, { command: 'npx evil-mcp-server' }, {}]) {
       const run = runHook(['permission-request'], prompt(other), envFor(a));
-      const req = await pendingOf(a);
-      assert.notEqual(req.context.tool_name, `MCP:search@${serverA}`, JSON.stringify(other));
+      const req = await pendingOf(a); // not decided by the rule for server A
       assert.match(req.context.tool_name, /^MCP:search@/);
+      assert.notEqual(req.context.tool_name, rule.tool, JSON.stringify(other));
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
       assert.equal((await run).stdout, `${cursorDeny('Denied by the owner in Perch.')}\n`, JSON.stringify(other));
     }
+    const again = await runHook(['permission-request', '--timeout', '20'], prompt({ url: serverA }), envFor(a));
+    assert.equal(again.stdout, `${CURSOR_ALLOW}\n`, 'server A\'s search is still allowed by the rule');
+    assert.equal(rule.tool, `MCP:search@${serverA}`);
     // A long server command is shortened, and two that start alike stay apart.
     const long = (tail: string) => `node ${'/very/long/path/to/an/mcp/server/'.repeat(5)}${tail}`;
     const runA = runHook(['permission-request'], prompt({ command: long('a.js') }), envFor(a));
