@@ -8,6 +8,22 @@ import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
 import { runHook, type HookRun } from '../test/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
+import path from 'node:path';
+import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
+import { createHub } from '../src/main/hub-services';
+import { createDevice } from '../src/main/hub/phone/devices';
+
+/** A full-scope device paired on the hub's own file (the pairing flow itself: e2e/phone-layout.spec.ts); its credential. */
+function fullDevice(dataDir: string, name: string): string {
+  const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
+  const hub = createHub({ db });
+  try {
+    return createDevice(hub, { name, scope: 'full' }).token;
+  } finally {
+    hub.close();
+    db.close();
+  }
+}
 
 const LIVE = 10_000;
 
@@ -101,6 +117,28 @@ describe('permission prompt cards', () => {
     await h().screenshot('permission-card-cut');
     const r = await pending; // nobody decided: it times out and the terminal dialog decides
     assert.deepEqual([r.code, r.stdout], [0, '']);
+  });
+
+  test('on a full-scope phone the card offers Always deny but not Always allow (allow rules are added on the laptop)', { timeout: 90_000 }, async () => {
+    const token = fullDevice(h().dataDir, 'Pocket phone');
+    const ctx = await h().browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+    try {
+      await ctx.addInitScript((t) => localStorage.setItem('perch.device.token', t), token);
+      const phone = await ctx.newPage();
+      await phone.goto(`${h().baseUrl}/`);
+      await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: LIVE });
+      const pending = permissionHook({ ...claudeCodeBash, tool_input: { command: 'npm run lint' } }, env, 8);
+      const card = phone.getByRole('region', { name: 'Allow Bash: npm run lint?' });
+      await card.waitFor({ timeout: LIVE });
+      const allow = card.getByRole('button', { name: 'Always allow' });
+      assert.equal(await allow.isDisabled(), true, 'no Always allow on a phone');
+      assert.match((await allow.getAttribute('title')) ?? '', /^Allow rules are added on the laptop only/);
+      assert.equal(await card.getByRole('button', { name: 'Always deny' }).isDisabled(), false, 'a phone may still add a deny rule');
+      const r = await pending; // nobody decided: it times out and the terminal dialog decides
+      assert.deepEqual([r.code, r.stdout], [0, '']);
+    } finally {
+      await ctx.close();
+    }
   });
 
   test('the rule is listed on the Agents page and can be removed; the prompt then comes to the owner again', { timeout: 90_000 }, async () => {

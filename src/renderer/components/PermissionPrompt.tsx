@@ -9,6 +9,7 @@ import { PERMISSION_PROMPT_SOURCE, commandOf, neverAllowed } from '../../shared/
 import { promptCut } from '../../shared/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
+import { useDevice } from '../stores/device';
 import { renderMarkdown } from '../markdown';
 import { JsonView } from './common';
 
@@ -156,6 +157,10 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
   const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
   // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
   const never = command !== undefined ? neverAllowed(command) : undefined;
+  // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
+  const onDevice = useDevice((s) => s.me !== null);
+  const allowOff = never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above`
+    : onDevice ? 'Allow rules are added on the laptop only: approve this one above' : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
       {command !== undefined && (
@@ -169,8 +174,8 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
         <button
           type="button"
           className="btn btn-ghost"
-          disabled={busy || never !== undefined}
-          title={never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above` : `Allow this and ${scope} from now on`}
+          disabled={busy || allowOff !== undefined}
+          title={allowOff ?? `Allow this and ${scope} from now on`}
           onClick={() => go('allow')}
         >
           Always allow
