@@ -18,6 +18,7 @@
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
+import { hookDoorUrl } from './channel-hub';
 import { PAUSE_EXEMPT_TOOL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/harness';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
@@ -70,9 +71,7 @@ export function reportOf(sub: StatusHook, input: Record<string, unknown>, harnes
 
 /** The hook door's URL beside the MCP URL (…/mcp → …/hook). */
 export function hookUrl(mcp: string): URL {
-  const u = new URL(mcp);
-  u.pathname = u.pathname.replace(/\/mcp\/?$/, '') + '/hook';
-  return u;
+  return new URL(hookDoorUrl(mcp));
 }
 
 /** One POST to the hook door; its JSON answer, or a StepAside (unreachable, slow, refused). */
