@@ -13,6 +13,9 @@ import { claudeCode, codex, runClaude } from './real-harness';
 import { spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from './model-standin';
 import { keyEnvVar } from '../src/shared/snippets';
+import { runHook } from './hook-runner';
+import { claudeCodeBash } from './fixtures/permission-request';
+import { claudeCodePreToolUseBash } from './fixtures/status-hooks';
 import { snapshot } from './dir-snapshot';
 
 const served = useSharedServe();
@@ -237,6 +240,30 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
     assert.equal(ready.code, 0, ready.stderr);
     assert.equal(ready.stderr, '');
     assert.deepEqual(JSON.parse(ready.stdout).warnings, []);
+  });
+});
+
+describe('hook failures are loud (issue 28)', () => {
+  test('a hook without its key says "no key was sent: set PERCH_KEY_<NAME> in the shell that starts Claude Code"; the owner is told once per agent in its feed; the hook door and /mcp answer the same', async () => {
+    const a = await newAgent();
+    const env = keyEnvVar(a.name);
+    for (const [args, stdin] of [[['pre-tool-use', '--agent', a.name], claudeCodePreToolUseBash], [['permission-request', '--agent', a.name], claudeCodeBash], [['stop', '--agent', a.name, '--harness', 'codex'], { ...claudeCodePreToolUseBash, hook_event_name: 'Stop' }]] as const) {
+      const r = await runHook([...args, '--url', served.mcpUrl], stdin, {});
+      assert.deepEqual([r.code, r.stdout], [0, ''], args.join(' '));
+      assert.match(r.stderr, new RegExp(`^perch hook: no key was sent: set ${env} in the shell that starts ${args[0] === 'stop' ? 'Codex' : 'Claude Code'} `), r.stderr);
+    }
+    const told = (await ownerOk(served, 'progress.list', { agent_id: a.id })).progress.filter((p: any) => p.data?.harness?.event === 'hook-key');
+    assert.equal(told.length, 1, 'once per agent, not once per hook call');
+    assert.equal(told[0].text, `Claude Code's hooks for ${a.name} reach Perch without a key, so nothing they report or ask arrives: set ${env} in the shell that starts Claude Code.`);
+
+    const door = await fetch(served.mcpUrl.replace(/\/mcp$/, `/hook?agent=${a.name}&harness=claude-code`), { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer \${${env}}` }, body: '{}' });
+    assert.equal(door.status, 401);
+    assert.equal(((await door.json()) as any).error.message, `no key was sent: set ${env} in the shell that starts Claude Code.`);
+    const mcp = await fetch(served.mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer \${${env}}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.equal(mcp.status, 401);
+    const text = JSON.stringify(await mcp.json());
+    assert.match(text, new RegExp(`no key was sent \\(the header holds \\$\\{${env}\\} as written\\): set ${env} in the shell that starts the client`));
+    assert.doesNotMatch(text, /wrong or was revoked/);
   });
 });
 

@@ -13,6 +13,19 @@ export function keyEnvVar(agent: string): string {
   return `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+/**
+ * The variable a bearer token names instead of holding a key: a client sent `${PERCH_KEY_KIT}` (or `$PERCH_KEY_KIT`,
+ * `${env:PERCH_KEY_KIT}`) as written because the variable was not set where it started. undefined for anything else.
+ */
+export function unexpandedKeyVar(bearer: string | undefined): string | undefined {
+  return bearer ? /^\$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(bearer)?.[1] : undefined;
+}
+
+/** What a hook or client that sent no key is told: the variable to set, and where (harness: the client's name, e.g. Claude Code). */
+export function noKeyMessage(variable: string, harness: string | undefined): string {
+  return `no key was sent: set ${variable} in the shell that starts ${harness ?? 'the client'}`;
+}
+
 /** The line that puts the agent's key in the environment: with the key (shown once, beside it), or saying where it comes from. */
 export function keyExportLine(name: string, key: string | null): string {
   return key ? `export ${keyEnvVar(name)}=${key}` : `export ${keyEnvVar(name)}=perch_…   # ${name}'s key: the one shown when it was added (Rotate key makes a new one)`;

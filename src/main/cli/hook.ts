@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
-import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
+import { STATUS_HOOKS, missingKey, runStatusHook, type StatusHook } from './hook-status';
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
@@ -311,9 +311,8 @@ export async function cmdHook(argv: string[]): Promise<void> {
     cursor ||= opts.harness === undefined && isCursorInput(text);
     const prompt = cursor ? parseCursorInput(text) : { input: parseHookInput(text), extra: {} };
     const { input } = prompt;
-    const keyName = keyEnvName(opts.agent);
-    const key = process.env[keyName];
-    if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
+    const key = process.env[keyEnvName(opts.agent)];
+    if (!key) throw await missingKey(mcpUrl(opts.url), opts.agent, cursor ? 'cursor' : harnessOf(input));
     hub = new Hub(mcpUrl(opts.url), key);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);

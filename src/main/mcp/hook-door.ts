@@ -6,13 +6,17 @@
 //   Host / Origin on this computer 403 · Bearer <agent key> 401 · POST 405 · Content-Type application/json 415 ·
 //   body ≤ 16 KB 413 · a HarnessReport 400
 //   → 200 HarnessAnswer { ok, paused, message? }
+// The URL may name the agent and the harness (`/hook?agent=NAME&harness=claude-code`, as `perch hook --agent NAME`
+// sends): a 401 then says what to set ("no key was sent: set PERCH_KEY_NAME in the shell that starts Claude Code"),
+// and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
 import { isReadOnlyKey } from '../../shared/sessions';
-import { noteHarness } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
+import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/snippets';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
-import { HARNESSES, HARNESS_EVENTS, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
+import { HARNESSES, HARNESS_EVENTS, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
 
 export const HOOK_PATH = '/hook';
 const MAX_BODY_BYTES = 16 * 1024;
@@ -56,10 +60,18 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
       return refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
     }
     const key = bearerOf(req);
-    const found = key ? authenticateKey(hub, key) : undefined;
+    // A header holding `${PERCH_KEY_KIT}` as written (the variable was not set where the harness started) is no key.
+    const sent = unexpandedKeyVar(key) ? undefined : key;
+    const found = sent ? authenticateKey(hub, sent) : undefined;
     if (found?.standing !== 'ok') {
       req.resume();
-      return refuse(res, 401, 'unauthorized', 'Send the agent key as "Authorization: Bearer <key>".', { 'WWW-Authenticate': 'Bearer realm="perch"' });
+      const q = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+      const agent = q.get('agent')?.slice(0, 100) || undefined;
+      const harness = q.get('harness') ?? null;
+      const label = harness && Object.hasOwn(PROMPT_HARNESS_LABEL, harness) ? harness : null;
+      if (agent) noteHookKeyProblem(hub, agent, label, sent ? 'refused' : 'missing');
+      const message = sent ? 'The agent key is wrong or was revoked.' : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
+      return refuse(res, 401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="perch"' });
     }
     if (req.method !== 'POST') {
       req.resume();
