@@ -137,7 +137,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
       case 'list': {
         const agents = listAgents(hub);
         print(json, { agents }, () =>
-          agents.length ? agents.map((a) => `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : `key ${a.key_hint}`}  config v${a.config_version}  ${a.description}`).join('\n') : 'No agents yet. Add one with `perch agent add NAME`.');
+          agents.length ? agents.map((a) => `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : a.key_hint ? `key ${a.key_hint}` : 'no key yet (perch agent rotate-key issues one)'}  config v${a.config_version}  ${a.description}`).join('\n') : 'No agents yet. Add one with `perch agent add NAME`.');
         return;
       }
       case 'show': {
