@@ -58,6 +58,21 @@ describe('agents and sign-in', () => {
     }
   });
 
+  test('Settings → Phone warns of an http:// public URL as perch serve does (phones need https)', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await ownerCall(h(), 'phone.set', { public_url: 'http://laptop.tail1234.ts.net' });
+    try {
+      await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
+      const note = page.getByRole('region', { name: 'Remote access' }).getByRole('note');
+      await note.waitFor();
+      assert.equal((await note.innerText()).trim(), 'Note: http://laptop.tail1234.ts.net is http, not https: phones need https for the app and notifications (tailscale serve gives you https).');
+    } finally {
+      await ownerCall(h(), 'phone.set', { public_url: null });
+      await openPage(page, 'Agents');
+    }
+  });
+
   test('editing the role config raises its version and the agent gets config.updated', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
