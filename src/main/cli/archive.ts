@@ -20,7 +20,7 @@ export const exportCmd: Command = {
 Writes one archive (a gzip-compressed tar, docs/archive-format.md): manifest.json, one JSON-lines file per
 kind of record (people, conversations, members, messages with their edits, recalls, reactions, pins and
 threads, events, requests and decisions, card answers, handoffs, files, checkpoints, summaries, progress),
-the files' bytes, and a readable transcripts/<conversation>.md per conversation. Never secrets: no keys
+the files' bytes, and a readable transcripts/<title>-<conversation id>.md per conversation. Never secrets: no keys
 or key hashes, sessions, devices, push keys or wake actions. Reads one consistent snapshot, read-only,
 whether or not the hub runs. Progress goes to stderr.
   --out FILE     where to write it (refused if it exists, unless --force, or if its folder does not)
