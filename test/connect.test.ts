@@ -264,6 +264,14 @@ describe('hook failures are loud (issue 28)', () => {
     const text = JSON.stringify(await mcp.json());
     assert.match(text, new RegExp(`no key was sent \\(the header holds \\$\\{${env}\\} as written\\): set ${env} in the shell that starts the client`));
     assert.doesNotMatch(text, /wrong or was revoked/);
+    // The hub log says the same of that request (not "the agent key is wrong or was revoked").
+    const log = path.join(served.dataDir, 'logs', 'hub.log');
+    let line: any;
+    await eventually(() => {
+      line = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.door === 'mcp' && l.status === 401 && String(l.error).includes(`\${${env}}`));
+      return !!line;
+    }, 10_000, 'the hub log line of the request without a key');
+    assert.match(line.error, new RegExp(`^Unauthorized: no key was sent .*set ${env} in the shell that starts the client`));
   });
 });
 
