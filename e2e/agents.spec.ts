@@ -22,7 +22,7 @@ describe('agents and sign-in', () => {
     }
   });
 
-  test('adding an agent shows its key once, with snippets, and the key connects', { timeout: 60_000 }, async () => {
+  test('adding an agent shows its key once, as its export line, with one recipe per client taking the key from the environment (perch connect for Claude Code, Codex, Cursor), and the key connects', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Add agent' }).click();
@@ -33,11 +33,18 @@ describe('agents and sign-in', () => {
     const keyDialog = page.getByRole('dialog', { name: 'Key for carol' });
     const key = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
     assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
-    for (const s of ['Claude Code', 'Cursor', 'VS Code', 'perch call']) {
+    assert.equal((await keyDialog.getByLabel('Export line', { exact: true }).textContent())!.trim(), `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
+    for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'VS Code', 'perch call']) {
       const snippet = keyDialog.getByRole('region', { name: `${s} snippet` });
       await snippet.waitFor();
-      assert.ok((await snippet.locator('pre').textContent())!.includes(key), `${s} snippet carries the key`);
+      const text = (await snippet.locator('pre').textContent())!;
+      assert.ok(!text.includes(key) && !/Bearer perch_/.test(text), `${s}: the key is not inline`);
+      assert.match(text, /PERCH_KEY_CAROL|perch connect/, `${s}: the key from the environment`);
     }
+    assert.match((await keyDialog.getByRole('region', { name: 'Claude Code snippet' }).locator('pre').textContent())!, /^perch connect claude-code carol --write /);
+    const all = (await keyDialog.innerText());
+    assert.doesNotMatch(all, /claude mcp add/, 'one way to connect Claude Code: not also claude mcp add');
+    assert.equal(all.split(key).length, 3, 'the key shows twice: the key box and its export line');
     await h().screenshot('agent-key');
     await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('listitem', { name: 'Agent carol' }).getByText('Reviews pull requests').waitFor();
@@ -49,6 +56,21 @@ describe('agents and sign-in', () => {
       assert.equal(me.agent.name, 'carol');
     } finally {
       await carol.client.close();
+    }
+  });
+
+  test('Settings → Phone warns of an http:// public URL as perch serve does (phones need https)', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await ownerCall(h(), 'phone.set', { public_url: 'http://laptop.tail1234.ts.net' });
+    try {
+      await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
+      const note = page.getByRole('region', { name: 'Remote access' }).getByRole('note');
+      await note.waitFor();
+      assert.equal((await note.innerText()).trim(), 'Note: http://laptop.tail1234.ts.net is http, not https: phones need https for the app and notifications (tailscale serve gives you https).');
+    } finally {
+      await ownerCall(h(), 'phone.set', { public_url: null });
+      await openPage(page, 'Agents');
     }
   });
 

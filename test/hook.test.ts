@@ -156,7 +156,7 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
       ['over 4 MiB', `{"pad":"${' '.repeat(5 * 1024 * 1024)}"}`, envFor(a), /^perch hook: stdin is over 4194304 bytes, not a hook input/],
       ['another event', JSON.stringify(claudeCodePreToolUse), envFor(a), /^perch hook: stdin is a "PreToolUse" hook event, not PermissionRequest/],
       ['no tool_name', JSON.stringify({ ...claudeCodeBash, tool_name: undefined }), envFor(a), /^perch hook: the PermissionRequest input has no tool_name/],
-      ['no key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl }, /^perch hook: no agent key: set PERCH_KEY in the environment/],
+      ['no key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl }, /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/],
       ['a bad key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' }, /^perch hook: the Perch hub at .* refused the agent key/],
     ];
     for (const [what, stdin, env, expected] of cases) {

@@ -6,6 +6,9 @@
  * the laptop-only ones. Each owner action says which devices may call it (its `device` in shared/owner-api.ts:
  * approvals, full or laptop); anything else answers 403 forbidden (and is written to the device audit list).
  */
+/** What `perch serve` and Settings → Phone say of a public URL that is http:, not https: (it is allowed, but phones need https). */
+export const HTTP_PUBLIC_URL_NOTE = 'phones need https for the app and notifications (tailscale serve gives you https)';
+
 export const DEVICE_SCOPES = ['approvals', 'full'] as const;
 export type DeviceScope = (typeof DEVICE_SCOPES)[number];
 

@@ -23,10 +23,9 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
-import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
+import { STATUS_HOOKS, hookUrl, missingKey, runStatusHook, type StatusHook } from './hook-status';
 import { promptTitle } from '../../shared/permission-prompts';
 import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../shared/prompt-filing';
-import { hookUrl } from './hook-status';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -283,9 +282,8 @@ export async function cmdHook(argv: string[]): Promise<void> {
     cursor ||= opts.harness === undefined && isCursorInput(text);
     const prompt = cursor ? parseCursorInput(text) : { input: parseHookInput(text), extra: {} };
     const { input } = prompt;
-    const keyName = keyEnvName(opts.agent);
-    const key = process.env[keyName];
-    if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
+    const key = process.env[keyEnvName(opts.agent)];
+    if (!key) throw await missingKey(mcpUrl(opts.url), opts.agent, cursor ? 'cursor' : harnessOf(input));
     hub = new Hub(mcpUrl(opts.url), key);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);

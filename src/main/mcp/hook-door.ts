@@ -15,13 +15,17 @@
 //   → 200 HarnessAnswer { ok, paused, message? }
 //   a prompt: 200 { ok: true, request } (request_human's answer: request_id, state, outcome…); a refusal
 //   { ok: false, error: { code, message, next_step, details? } } with its HTTP status (paused 409, invalid 400 …)
+// The URL may name the agent and the harness (`/hook?agent=NAME&harness=claude-code`, as `perch hook --agent NAME`
+// sends): a 401 then says what to set ("no key was sent: set PERCH_KEY_NAME in the shell that starts Claude Code"),
+// and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/places';
 import { isReadOnlyKey } from '../../shared/sessions';
-import { noteHarness } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
+import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/snippets';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
 import { isHubError } from '../../shared/errors';
 import { RateLimiter } from '../hub/core/rate-limit';
@@ -29,7 +33,7 @@ import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/permission-rules';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/prompt-filing';
-import { HARNESSES, HARNESS_EVENTS, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
+import { HARNESSES, HARNESS_EVENTS, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
 
 export const HOOK_PATH = '/hook';
 const MAX_BODY_BYTES = 16 * 1024;
@@ -105,16 +109,24 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
       return refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
     }
     const key = bearerOf(req);
+    // A header holding `${PERCH_KEY_KIT}` as written (the variable was not set where the harness started) is no key.
+    const sent = unexpandedKeyVar(key) ? undefined : key;
     // The hook door is on the loopback listener only (never the front, a bridge listener or a runtime's proxy): the
     // key's places are checked for the loopback, exactly as /mcp checks them there.
-    const found = key ? authenticateKey(hub, key, LOCAL_PLACE) : undefined;
+    const found = sent ? authenticateKey(hub, sent, LOCAL_PLACE) : undefined;
     if (found?.standing === 'place') {
       req.resume();
       return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, LOCAL_PLACE), details: { code: 'wrong_place', allowed_from: [...found.allowed], place: LOCAL_PLACE.place } } });
     }
     if (found?.standing !== 'ok') {
       req.resume();
-      return refuse(res, 401, 'unauthorized', 'Send the agent key as "Authorization: Bearer <key>".', { 'WWW-Authenticate': 'Bearer realm="perch"' });
+      const q = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+      const agent = q.get('agent')?.slice(0, 100) || undefined;
+      const harness = q.get('harness') ?? null;
+      const label = harness && Object.hasOwn(PROMPT_HARNESS_LABEL, harness) ? harness : null;
+      if (agent) noteHookKeyProblem(hub, agent, label, sent ? 'refused' : 'missing');
+      const message = sent ? 'The agent key is wrong or was revoked.' : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
+      return refuse(res, 401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="perch"' });
     }
     if (req.method !== 'POST') {
       req.resume();

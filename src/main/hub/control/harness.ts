@@ -16,7 +16,9 @@ import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
-import { PAUSE_EXEMPT_TOOL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+import { userByName } from '../../store/users';
+import { keyEnvVar } from '../../../shared/snippets';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -38,6 +40,8 @@ const NOTICES_KEPT = 10_000;
 /** What the hub keeps of harness sessions: per agent its last status, how fast its feed rows may come, its last notices. */
 export class HarnessSessions {
   readonly byAgent = new Map<string, HarnessStatus>();
+  /** The agents whose owner was told that their harness's hooks could not authenticate (once per agent since the hub started). */
+  readonly keyProblemTold = new Set<string>();
   readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
   /** When a "waiting" notice last went out, per agent and session ("agent\0session") and per agent ("agent"). */
   readonly noticedAt = new Map<string, number>();
@@ -132,6 +136,30 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, 
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
   } catch {
     /* the disk is full: the status stands in memory, the feed row is lost */
+  }
+}
+
+/**
+ * A harness's hook that could not authenticate as agent `name` (it names the agent: `perch hook … --agent NAME`): no
+ * key was sent, or one Perch does not take. The owner is told once per agent since the hub started, with the fix, as
+ * a row in the agent's feed (its inbox conversation, where the harness's status rows go). An unknown name is ignored.
+ */
+export function noteHookKeyProblem(hub: Hub, name: string, harness: string | null, problem: 'missing' | 'refused'): void {
+  const u = userByName(hub.db, name);
+  if (!u || u.kind !== 'agent' || u.revoked_at || !u.inbox_id) return;
+  const told = hub.services.harness.keyProblemTold;
+  if (told.has(u.id)) return;
+  told.add(u.id);
+  const label = harness ? PROMPT_HARNESS_LABEL[harness] : undefined;
+  const text = problem === 'missing'
+    ? `${label ?? 'A harness'}'s hooks for ${u.name} reach Perch without a key, so nothing they report or ask arrives: set ${keyEnvVar(u.name)} in the shell that starts ${label ?? 'it'}.`
+    : `${label ?? 'A harness'}'s hooks for ${u.name} send a key Perch does not take (wrong, rotated or revoked), so nothing they report or ask arrives: put ${u.name}'s current key in ${keyEnvVar(u.name)} (perch agent rotate-key ${u.name} makes a new one).`;
+  const row = { user_id: u.id, conv_id: u.inbox_id, kind: 'step', text, data: JSON.stringify({ harness: { event: 'hook-key', name: harness, problem } }), msg_id: null, ts: hub.now() };
+  try {
+    const id = tx(hub.db, () => insertProgress(hub.db, row));
+    hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
+  } catch {
+    told.delete(u.id); // the disk is full: told next time
   }
 }
 
