@@ -63,7 +63,7 @@ export interface StartOptions {
   dailyBackups?: number;
   /**
    * Wake runs' timings (ms): re-run backoff start, SIGTERM→SIGKILL grace, webhook retry start. Defaults in
-   * shared/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them.
+   * shared/agents/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them.
    */
   wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };
   /** Also listen on this computer's container bridge addresses (docker0, br-*, podman*), serving /mcp only (listeners.ts). */

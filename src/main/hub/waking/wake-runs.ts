@@ -16,7 +16,7 @@ import {
   enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
 } from '../../store/tables/agents/wake';
-import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/wake';
+import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/agents/wake';
 import type { WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
