@@ -1,5 +1,5 @@
 // Bundles the Node side: dist/cli.js (perch command and headless hub), dist/electron/{main,preload}.js, and
-// beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/background.ts).
+// beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/worker/background.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,24 +31,24 @@ const common = {
   plugins: [zodEnglishOnly],
 };
 
-// The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/catalog.ts
+// The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/api/catalog.ts
 // catalogJson()) and defined into the hub bundles: tools/list then needs no zod-to-JSON-schema work at start.
 async function catalogJson() {
-  const out = await build({ ...common, entryPoints: ['src/shared/catalog.ts'], external: [], sourcemap: false, write: false });
+  const out = await build({ ...common, entryPoints: ['src/shared/api/catalog.ts'], external: [], sourcemap: false, write: false });
   const mod = { exports: {} };
   new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
   return JSON.stringify(mod.exports.catalogJson());
 }
 common.define = { __PERCH_CATALOG_JSON__: JSON.stringify(await catalogJson()) };
 
-const worker = 'src/main/store/background-worker.ts';
+const worker = 'src/main/store/worker/background-worker.ts';
 // No import() left in dist/cli.js (esbuild makes them require()): bin/perch.js runs it as a vm.Script (to use
 // V8's code cache), where a real import() would have no module loader.
 await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js', supported: { 'dynamic-import': false } });
 // `perch hook ...` alone (bin/perch.js loads it instead of dist/cli.js): a harness waits for it at every prompt.
-await build({ ...common, entryPoints: ['src/main/cli/hook.ts'], outfile: 'dist/hook.js', supported: { 'dynamic-import': false } });
+await build({ ...common, entryPoints: ['src/main/cli/hook/hook.ts'], outfile: 'dist/hook.js', supported: { 'dynamic-import': false } });
 // `perch channel` alone: Claude Code starts it with every session.
-await build({ ...common, entryPoints: ['src/main/cli/channel.ts'], outfile: 'dist/channel.js', supported: { 'dynamic-import': false } });
+await build({ ...common, entryPoints: ['src/main/cli/channel/channel.ts'], outfile: 'dist/channel.js', supported: { 'dynamic-import': false } });
 await build({ ...common, entryPoints: [worker], outfile: 'dist/background-worker.js' });
 if (fs.existsSync('src/main/electron/main.ts')) {
   await build({ ...common, entryPoints: ['src/main/electron/main.ts'], outfile: 'dist/electron/main.js' });

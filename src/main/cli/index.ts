@@ -1,21 +1,21 @@
 // The `perch` command: serve the hub, manage agents, call tools, act as the owner. This file dispatches to one
 // module per command family (each a Command, with its help beside it: cli/common.ts) and assembles
 // `perch --help` from them. A new family is one module and one entry in COMMANDS.
-import { NewerDatabaseError, isStorageError } from '../store/db';
+import { NewerDatabaseError, isStorageError } from '../store/db/db';
 import { isHubError } from '../../shared/errors';
 import { PERCH_VERSION } from '../../shared/version';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';
 import { serve } from './serve';
-import { agent } from './agents';
-import { device } from './device';
-import { call, owner } from './call';
-import { backup, restore } from './backup';
-import { exportCmd, importCmd } from './archive';
-import { HOOK_HELP, cmdHook } from './hook';
-import { conv } from './conv';
-import { retention } from './retention';
-import { CHANNEL_HELP, cmdChannel } from './channel';
-import { connect } from './connect';
+import { agent } from './agents/agents';
+import { device } from './owner/device';
+import { call, owner } from './owner/call';
+import { backup, restore } from './data/backup';
+import { exportCmd, importCmd } from './data/archive';
+import { HOOK_HELP, cmdHook } from './hook/hook';
+import { conv } from './owner/conv';
+import { retention } from './data/retention';
+import { CHANNEL_HELP, cmdChannel } from './channel/channel';
+import { connect } from './agents/connect';
 
 const version: Command = {
   names: ['version'],

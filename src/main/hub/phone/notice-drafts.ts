@@ -2,18 +2,18 @@
 // a handoff to the owner, a card addressed to the owner; and their ending), the one place a notice's text is made
 // (noticeSummary, also what the phone fetches in 'ids' mode), and the payload for one device with its own action and
 // read tokens, cut to fit. Sending is notify.ts; nothing here sends.
-import { promptCut } from '../../../shared/prompt-filing';
+import { promptCut } from '../../../shared/api/prompt-filing';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/requests';
-import type { EventView, HubLive } from '../../../shared/event-log';
-import { waitingNoticeBody } from '../../../shared/harness';
+import type { OwnerRequestView } from '../../../shared/features/requests';
+import type { EventView, HubLive } from '../../../shared/api/event-log';
+import { waitingNoticeBody } from '../../../shared/agents/harness';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
-import { messageById } from '../../store/messages';
-import { activeHandoffsOf } from '../../store/handoffs';
-import { conversationById } from '../../store/conversations';
+import { messageById } from '../../store/tables/talk/messages';
+import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
+import { conversationById } from '../../store/tables/talk/conversations';
 import { messageView } from '../core/views';
 import { listCardResponses } from '../features/cards';
 

@@ -4,13 +4,13 @@ import { conversationPause } from '../control/brakes';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { ConversationKind, ConversationView, MemberRole } from '../../../shared/types';
-import type { EventPayloads } from '../../../shared/event-log';
+import type { EventPayloads } from '../../../shared/api/event-log';
 import {
   allConversations, conversationByDirectKey, conversationById, conversationsOf, insertConversation, insertMember,
   member, membersOf, seqOfNthLatestMessage, type ConversationRow,
-} from '../../store/conversations';
-import { countMessagesAfterGid, countMessagesAfterSeq, cursorOf } from '../../store/events';
-import { activeHandoffsOf } from '../../store/handoffs';
+} from '../../store/tables/talk/conversations';
+import { countMessagesAfterGid, countMessagesAfterSeq, cursorOf } from '../../store/tables/talk/events';
+import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
 import { isManager, requireContactable, requireMember, resolveUser } from './access';
 import { LIMITS } from '../../../shared/limits';
 

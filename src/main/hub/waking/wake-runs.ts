@@ -10,13 +10,13 @@ import { isPaused, recordUsage } from '../control/control';
 import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
-import { cursorOf } from '../../store/events';
+import { cursorOf } from '../../store/tables/talk/events';
 import { OutsideMemo } from '../core/outside-writes';
 import {
   enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
-} from '../../store/wake';
-import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/wake';
+} from '../../store/tables/agents/wake';
+import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/agents/wake';
 import type { WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */

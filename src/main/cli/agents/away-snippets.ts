@@ -1,0 +1,31 @@
+// The snippets `perch agent add NAME --from containers|tailnet` prints (shared/agents/snippets.ts awaySnippets): the port
+// of the running hub (or the default), and the HTTPS front's URL when one is set.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Hub } from '../../hub/core/hub';
+import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
+import { publicUrl } from '../../hub/phone/devices';
+import { awaySnippets } from '../../../shared/agents/snippets';
+
+const TITLES: Record<string, string> = {
+  docker_run: 'Docker (the key stays in your environment: -e passes it by name)',
+  podman_run: 'Podman',
+  devcontainer: 'devcontainer.json (merge into yours; the key comes from your environment)',
+  mcp_json_container: '.mcp.json inside the container',
+  remote_machine: 'Another machine on your tailnet',
+};
+
+/** Snippets for an agent that connects from containers or the tailnet; undefined when it connects only locally. */
+export function placeSnippets(dataDir: string, hub: Hub, agent: string, places: readonly string[], key: string | null): { snippets: Record<string, string>; text: string } | undefined {
+  let port = Number(process.env.PERCH_PORT) || DEFAULT_PORT;
+  try {
+    port = (JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as { port: number }).port || port;
+  } catch { /* no hub runs: the default port */ }
+  const snippets = awaySnippets(agent, places, { port, publicUrl: publicUrl(hub) }, key);
+  if (Object.keys(snippets).length === 0) return undefined;
+  const text = [
+    ...('docker_run' in snippets ? ['Containers reach the hub when it runs with `perch serve --containers`.\n'] : []),
+    ...Object.entries(snippets).map(([k, v]) => `${TITLES[k] ?? k}:\n${v.split('\n').map((l) => `  ${l}`).join('\n')}\n`),
+  ].join('\n');
+  return { snippets, text };
+}

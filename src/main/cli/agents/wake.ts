@@ -1,0 +1,114 @@
+// perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/waking/wake-action.ts).
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { setWakeAction } from '../../hub/waking/wake-action';
+import { wakeState } from '../../hub/waking/wake-views';
+import type { WakeState } from '../../../shared/agents/wake';
+import { UsageError, dataDirOf, print, withHub } from '../common';
+import fs from 'node:fs';
+import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
+import { findAgent } from '../../hub/identity/identities';
+import { agentPlaces } from '../../hub/identity/places';
+import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../../shared/agents/wake-container';
+
+/** The help of `perch agent wake` (one of the agent subcommands: cli/agents/agents.ts). */
+export const WAKE_HELP = `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... -- CMD ARG...
+perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... --shell 'STRING'
+perch agent wake NAME --container IMAGE --project DIR [--runtime docker|podman] [--timeout SECS] [--max-runs N] [--env K=V]... [-- CMD ARG...]
+perch agent wake NAME --webhook URL [--timeout SECS] [--max-runs N]
+perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
+  What Perch starts when an event wakes NAME and no get_updates of it is waiting: CMD with its
+  arguments (no shell), or a shell string, or a signed POST to a loopback URL. One run at a time;
+  timeout (default 900 s) then SIGTERM and SIGKILL; at most N runs an hour (default 6). Each run
+  gets its own short-lived key in PERCH_KEY (also PERCH_URL, PERCH_AGENT, PERCH_RUN_ID, PERCH_WAKE,
+  PERCH_MCP_CONFIG). Five failed runs in a row switch it off. --show prints it; --off removes it.
+  --container IMAGE runs it in a container instead (docker run, or podman run with --runtime podman): no
+  host mount but --project DIR (at /workspace), the run's key passed by name (-e PERCH_KEY, never its value
+  on the command line), PERCH_URL the container listener's (perch serve --containers). The agent's key must
+  be allowed containers (perch agent key from NAME containers); its runs' keys follow it.`;
+
+/** `perch agent wake NAME …` (argv after `wake`): its own options, and a command after --. */
+export function cmdAgentWake(argv: string[]): void {
+  const dash = argv.indexOf('--');
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
+  const { values, positionals } = parseArgs({
+    args: own,
+    options: {
+      'data-dir': { type: 'string' }, json: { type: 'boolean' }, cwd: { type: 'string' }, timeout: { type: 'string' }, 'max-runs': { type: 'string' },
+      env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
+      container: { type: 'string' }, project: { type: 'string' }, runtime: { type: 'string' }, // a wake run in a container (shared/agents/wake-container.ts)
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const name = positionals[0];
+  if (!name || positionals.length > 1) throw new UsageError(`perch agent wake needs NAME (and the command after --): ${WAKE_HELP.split('\n')[0]}`);
+  const num = (v: string | undefined, flag: string) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new UsageError(`${flag} must be a whole number, not ${JSON.stringify(v)}`);
+    return n;
+  };
+  const env: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--env takes K=V, not ${JSON.stringify(kv)}`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  const dataDir = dataDirOf(values);
+  const json = !!values.json;
+  const contained = values.container !== undefined ? containerArgv(dataDir, values, command ?? [], Object.keys(env)) : undefined;
+  const setting = command !== undefined || values.shell !== undefined || values.webhook !== undefined || values.off || contained !== undefined;
+  if (values.show && setting) throw new UsageError('--show only shows: give no command, --shell, --webhook or --off with it');
+  if (!values.show && !setting) throw new UsageError('perch agent wake NAME needs a command after --, --shell, --webhook, --off or --show');
+  withHub(dataDir, (hub) => {
+    const state = values.show
+      ? wakeState(hub, name)
+      : setWakeAction(hub, {
+        agent: name,
+        off: values.off || undefined,
+        argv: contained ?? command,
+        shell: values.shell,
+        webhook: values.webhook,
+        cwd: contained ? path.resolve(values.project!) : values.cwd !== undefined ? path.resolve(values.cwd) : undefined,
+        env: Object.keys(env).length ? env : undefined,
+        timeout_secs: num(values.timeout, '--timeout'),
+        max_runs_per_hour: num(values['max-runs'], '--max-runs'),
+      });
+    const boxedOut = contained && !agentPlaces(findAgent(hub, name)).includes('containers')
+      ? `\nNote: ${name}'s key may connect from ${agentPlaces(findAgent(hub, name)).join(', ')} only; its runs in a container need: perch agent key from ${name} containers`
+      : '';
+    print(json, { wake: state }, () => describeWake(state) + boxedOut);
+  });
+}
+
+/** The docker/podman argv of a wake run in a container (checked before the database is opened). */
+function containerArgv(dataDir: string, values: { container?: string; project?: string; runtime?: string; cwd?: string; shell?: string; webhook?: string; off?: boolean }, command: string[], envNames: string[]): string[] {
+  if (values.shell !== undefined || values.webhook !== undefined || values.off || values.cwd !== undefined) throw new UsageError('--container takes a command after -- (or none: the image\'s own), not --shell, --webhook, --off or --cwd (the project is the working directory)');
+  if (!values.project) throw new UsageError('--container needs --project DIR: the one directory the container may see');
+  const runtime = (values.runtime ?? 'docker') as ContainerRuntime;
+  if (!(CONTAINER_RUNTIMES as readonly string[]).includes(runtime)) throw new UsageError(`--runtime must be docker or podman, not ${JSON.stringify(values.runtime)}`);
+  const project = path.resolve(values.project);
+  const problem = containerWakeProblem({ image: values.container!, project });
+  if (problem) throw new UsageError(problem);
+  let port = Number(process.env.PERCH_PORT) || DEFAULT_PORT;
+  try {
+    port = (JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as { port: number }).port || port;
+  } catch { /* no hub runs: the default port */ }
+  return containerWakeArgv({ runtime, image: values.container!, project, command, port, platform: process.platform, env: envNames });
+}
+
+function describeWake(w: WakeState): string {
+  if (!w.action) return `${w.agent.name} has no wake action: Perch does not start it.`;
+  const a = w.action;
+  const what = a.kind === 'webhook' ? `POST ${a.url} (signed: X-Perch-Signature sha256=HMAC of the body with the secret ${w.webhook_secret})`
+    : a.argv ? `run ${a.argv.map((x) => (/^[\w@%+=:,./-]+$/.test(x) ? x : JSON.stringify(x))).join(' ')}` : `run in a shell: ${a.shell}`;
+  return [
+    `${w.agent.name} wakes: ${what}`,
+    ...(a.cwd ? [`  in ${a.cwd}`] : []),
+    ...(a.env ? [`  with ${Object.keys(a.env).join(', ')}`] : []),
+    `  timeout ${a.timeout_secs} s, at most ${a.max_runs_per_hour} runs an hour (${w.runs_last_hour} in the last hour)`,
+    w.enabled ? '  on' : `  OFF: ${w.off_reason ?? 'switched off'}`,
+  ].join('\n');
+}

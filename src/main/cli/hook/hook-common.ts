@@ -1,0 +1,145 @@
+// What every `perch hook EVENT` shares: stepping aside (one stderr line, nothing on stdout, exit 0), the agent's key
+// and the hub's URL from the environment, and reading the hook input the harness writes on stdin. Node built-ins
+// only: it is part of dist/hook.js, which a harness starts at every hook event.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../../paths';
+
+/** The hook input is one JSON object; a larger stdin is not a harness's. */
+const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+/** How long the harness may take to write stdin and close it. */
+const STDIN_TIMEOUT_MS = 10_000;
+
+/** A PermissionRequest hook's input (Claude Code, Codex; Cursor's prompts are put in this shape: hook-cursor.ts). */
+export interface PermissionRequestInput {
+  session_id?: string;
+  transcript_path?: string | null;
+  cwd?: string;
+  permission_mode?: string;
+  hook_event_name: 'PermissionRequest';
+  tool_name: string;
+  tool_input: unknown;
+  turn_id?: string;
+  model?: string;
+}
+
+/** The owner's decision on a prompt, as the harness gets it. */
+export type HookDecision = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+
+/** Why the hook steps aside: one stderr line, nothing on stdout, exit code 0. */
+export class StepAside extends Error {}
+
+/** The agent's key from the environment (never argv: other users of the machine can read process lists). */
+export function keyEnvName(agent: string | undefined): string {
+  return agent === undefined ? 'PERCH_KEY' : `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The hub's MCP URL: --url, else PERCH_URL, else the running hub of the data dir, else the default port. */
+export function mcpUrl(flag: string | undefined): string {
+  if (flag) return flag;
+  if (process.env.PERCH_URL) return process.env.PERCH_URL;
+  try {
+    const rt = JSON.parse(fs.readFileSync(path.join(defaultDataDir(), RUNTIME_FILE), 'utf8')) as { mcp_url?: unknown };
+    if (typeof rt.mcp_url === 'string') return rt.mcp_url;
+  } catch {
+    // no running hub recorded: the default port
+  }
+  return `http://127.0.0.1:${DEFAULT_PORT}/mcp`;
+}
+
+/** The hook input on stdin, whole (bounded in size and time). */
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new StepAside('reads the hook input on stdin; the harness runs it (see README)');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => {
+      process.stdin.destroy();
+      reject(new StepAside(`stdin was not closed within ${STDIN_TIMEOUT_MS / 1000} s`));
+    }, STDIN_TIMEOUT_MS);
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_STDIN_BYTES) {
+        clearTimeout(timer);
+        process.stdin.destroy();
+        reject(new StepAside(`stdin is over ${MAX_STDIN_BYTES} bytes, not a hook input`));
+        return;
+      }
+      chunks.push(c);
+    });
+    process.stdin.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new StepAside(`cannot read stdin: ${e.message}`));
+    });
+  });
+}
+
+/** The hook's stdin as one JSON object, or a StepAside saying what is wrong with it (who: what writes it). */
+export function parseStdinObject(text: string, who = 'the harness'): Record<string, unknown> {
+  if (!text.trim()) throw new StepAside(`no input on stdin (${who} writes one JSON object there)`);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** The hook input as a JSON object whose hook_event_name is the expected one, or a StepAside saying what is wrong. */
+export function parseEventInput(text: string, expected: string): Record<string, unknown> {
+  const o = parseStdinObject(text);
+  if (o.hook_event_name !== expected) {
+    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not ${expected}: configure this command under hooks.${expected}`);
+  }
+  return o;
+}
+
+/** A failed POST: `why` is what the step-aside line says (a timeout, or the connection error's code). */
+export class PostFailed extends Error {
+  constructor(readonly why: string) {
+    super(why);
+  }
+}
+
+/**
+ * One POST with node:http (node:https for an https URL), bounded by timeoutMs from start to the last byte. Not
+ * fetch: a fresh node process pays 100 ms or more for fetch's first call (it loads and compiles undici then),
+ * several times node:http's first request, and the hook is a fresh process at every prompt.
+ */
+export async function postText(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new PostFailed('not a URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new PostFailed(`${u.protocol} is not http: or https:`);
+  const mod = u.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = mod.request(u, { method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, text });
+      });
+      res.on('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new PostFailed(e.code ?? e.message));
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new PostFailed(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(e instanceof PostFailed ? e : new PostFailed(e.code ?? e.message));
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,151 @@
+// perch call (one MCP tool as an agent) and perch owner (one owner action on the running hub), and their JSON
+// argument: inline, @FILE or - (stdin), checked before anything is sent.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { OWNER_ACTIONS } from '../../../shared/api/owner-api';
+import { LIMITS } from '../../../shared/limits';
+import { RUNTIME_FILE } from '../../paths';
+import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from '../common';
+
+export const call: Command = {
+  names: ['call'],
+  usage: `  perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY]
+      Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
+      @FILE reads the JSON arguments from FILE, - from stdin (for long ones, such as send_file's data).`,
+  help: () => `perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY] [--data-dir DIR]
+
+Calls one MCP tool as an agent and prints its result as JSON (exit 1 on a tool error).
+The arguments are one JSON object: inline, or read from FILE (@FILE) or from stdin (-), for arguments
+too long for a command line, e.g. a 1 MB image for send_file:
+  jq -n --arg d "$(base64 -w0 photo.jpg)" --arg c "$CONV" '{conv_id:$c, name:"photo.jpg", data:$d}' | perch call send_file -
+Input that is not one JSON object (a missing file, invalid JSON) exits 2 and sends nothing.
+  --url URL   the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
+  --key KEY   the agent's key (default: PERCH_KEY)`,
+  run: cmdCall,
+};
+
+export const owner: Command = {
+  names: ['owner'],
+  usage: `  perch owner ACTION ['{json}' | @FILE | -]
+  perch owner login-link
+  perch owner --help
+      Act as the owner on the running hub (found through ${RUNTIME_FILE} in the data dir).`,
+  help: () => ownerHelp(),
+  run: cmdOwner,
+};
+
+function ownerHelp(): string {
+  const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
+  return `perch owner ACTION ['{json}' | @FILE | -] [--data-dir DIR]\n\nThe input is one JSON object: inline, or read from FILE (@FILE) or from stdin (-).\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}`;
+}
+
+/** The largest JSON argument read from a file or stdin: the largest body any door of the hub takes (send_file, files.send). */
+const MAX_JSON_ARG_BYTES = LIMITS.maxFileBodyBytes;
+
+/** Reads all of stdin (at most max bytes; more is a UsageError). */
+async function readStdin(max: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new UsageError(`${what} on stdin is over ${max} bytes, more than the hub takes in one call`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A JSON object argument: given inline ('{"a":1}'), as `-` (read from stdin to its end) or as `@FILE` (read from
+ * FILE), so an input too long for a command line (a file's base64) can be passed. Anything that is not one JSON
+ * object is a UsageError, before anything is sent.
+ */
+export async function readJsonArg(arg: string | undefined, what: string): Promise<Record<string, unknown>> {
+  if (arg === undefined) return {};
+  const is = what.endsWith('s') ? 'are' : 'is';
+  let text: string;
+  let source = '';
+  if (arg === '-') {
+    if (process.stdin.isTTY) throw new UsageError(`${what} ${is} - (read from stdin), but stdin is a terminal: pipe the JSON in, or give @FILE`);
+    source = ' (from stdin)';
+    text = await readStdin(MAX_JSON_ARG_BYTES, what);
+  } else if (arg.startsWith('@')) {
+    const file = arg.slice(1);
+    if (!file) throw new UsageError(`${what} ${is} @ without a file name: give @FILE`);
+    source = ` (from ${file})`;
+    let size: number;
+    try {
+      const st = await fs.promises.stat(file);
+      if (!st.isFile()) throw new UsageError(`${file} (${what}) is not a file`);
+      size = st.size;
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot read ${what} from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`);
+    }
+    if (size > MAX_JSON_ARG_BYTES) throw new UsageError(`${file} (${what}) is ${size} bytes, more than the hub takes in one call (${MAX_JSON_ARG_BYTES})`);
+    try {
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read ${what} from ${file}: ${(e as Error).message}`);
+    }
+  } else {
+    text = arg;
+  }
+  if (!text.trim()) throw new UsageError(`${what}${source} ${is} empty: give a JSON object such as {}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what}${source} ${is} not valid JSON: ${(e as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${what}${source} must be a JSON object ({...}), not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+async function cmdCall(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } }, allowPositionals: true, strict: true });
+  const [tool, argsText] = positionals;
+  if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
+  const args = await readJsonArg(argsText, 'the arguments');
+  const url = values.url ?? process.env.PERCH_URL ?? mcpUrlFor(dataDirOf(values));
+  const key = values.key ?? process.env.PERCH_KEY;
+  if (!key) throw new UsageError('no agent key: pass --key KEY or set PERCH_KEY');
+  let r;
+  try {
+    r = await postJson(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }, { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-11-25' });
+  } catch (e) {
+    fail(`cannot reach ${url}: ${(e as Error).message}. Is \`perch serve\` running?`);
+  }
+  if (r.json?.error) fail(`${r.status} ${r.json.error.message}`, 2);
+  if (!r.json?.result) fail(`${r.status} unexpected answer: ${r.text.slice(0, 500)}`, 2);
+  const result = r.json.result;
+  process.stdout.write(`${JSON.stringify(result.structuredContent ?? result, null, 2)}\n`);
+  if (result.isError) process.exit(1);
+}
+
+async function cmdOwner(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const [action, inputText] = positionals;
+  if (values.help || !action) {
+    process.stdout.write(`${ownerHelp()}\n`);
+    return;
+  }
+  const dataDir = dataDirOf(values);
+  const rt = runtimeOf(dataDir);
+  const input = await readJsonArg(inputText, 'the input');
+  const url = action === 'login-link' ? `${rt.base_url}/api/owner/login-link` : `${rt.base_url}/api/owner/${action}`;
+  let r;
+  try {
+    r = await postJson(url, input, { Authorization: `Bearer ${rt.owner_token}` });
+  } catch (e) {
+    fail(`cannot reach the hub at ${rt.base_url}: ${(e as Error).message}. Is \`perch serve\` still running?`);
+  }
+  if (!r.json) fail(`${r.status} unexpected answer: ${r.text.slice(0, 300)}`);
+  if (!r.json.ok) {
+    process.stdout.write(`${JSON.stringify(r.json, null, 2)}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`${JSON.stringify(r.json.value, null, 2)}\n`);
+}
