@@ -168,7 +168,8 @@ describe('Settings → Phone', () => {
     await within(40_000, 'the phrase on the laptop', shown.waitFor({ timeout: 40_000 }));
     assert.equal((await shown.innerText()).trim(), phrase, 'the laptop shows the phrase the phone got');
     await page.getByText('The phone shows the same words — pair it.').waitFor();
-    await page.getByText('It calls itself “Claiming Phone”.').waitFor();
+    // One name on both screens: the laptop says what the device will be paired as (the owner's name for it here).
+    assert.match(await page.getByLabel('Paired as').innerText(), /“Test Pixel”/, 'the laptop names the device as it will be paired');
     await h().screenshot('phone-pairing-phrase');
 
     // The code works once: a second claim is refused.
