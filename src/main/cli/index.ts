@@ -14,6 +14,7 @@ import { exportCmd, importCmd } from './archive';
 import { HOOK_HELP, cmdHook } from './hook';
 import { conv } from './conv';
 import { retention } from './retention';
+import { wake } from './wake';
 import { CHANNEL_HELP, cmdChannel } from './channel';
 import { connect } from './connect';
 
@@ -55,7 +56,7 @@ const channel: Command = {
   },
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, wake, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

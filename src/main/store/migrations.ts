@@ -641,6 +641,16 @@ CREATE INDEX files_by_msg ON files (msg_id) WHERE msg_id IS NOT NULL;
 CREATE INDEX requests_by_msg ON requests (msg_id);
 `,
   },
+  {
+    version: 17,
+    name: 'what a wake run cost the machine',
+    // A wake run's process tree is sampled while it lives (wake/resources.ts): its peak resident memory (bytes) and the
+    // CPU seconds it used are kept with the run. NULL: never sampled (a webhook, a platform without sampling).
+    sql: /* sql */ `
+ALTER TABLE wake_runs ADD COLUMN peak_rss_bytes INTEGER;
+ALTER TABLE wake_runs ADD COLUMN cpu_secs REAL;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
