@@ -57,7 +57,7 @@ describe('wake limits', () => {
       assert.equal(set.at_once_default, false);
       // Each run marks its start and end (ns) around a real agent that reads, holds a moment, replies and confirms.
       const shell = `echo "start $PERCH_AGENT $(date +%s%N)" >> '${marksFile}'; '${process.execPath}' '${AGENT_SCRIPT}'; echo "end $PERCH_AGENT $(date +%s%N)" >> '${marksFile}'`;
-      const six = [];
+      const six: Array<{ id: string; name: string; conv: string }> = [];
       for (let i = 0; i < 6; i++) six.push(await wakeable('six', ['--env', 'WAKE_AGENT_HOLD_MS=700', '--shell', shell]));
       await Promise.all(six.map((a) => mention(a)));
 

@@ -9,6 +9,7 @@ import { api, OwnerError } from '../transport';
 import { useLaptopOnly } from '../stores/device';
 import { ExportControls } from './ExportDialog';
 import { OnTheLaptop } from './common';
+import { WakeLimitsSection } from './WakeQueue';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
 function ExportSection() {
@@ -130,6 +131,7 @@ export function SettingsPage() {
       ) : (
         <ContainersSection />
       )}
+      <WakeLimitsSection />
       <ExportSection />
     </div>
   );
