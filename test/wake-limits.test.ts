@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, addAgent, cliAsync, eventually, ownerFail, ownerOk, sleep, uniqueName, useSharedServe } from './serve-harness';
+import { ROOT, addAgent, cliAsync, eventually, ownerFail, ownerOk, rawCall, sleep, uniqueName, useSharedServe } from './serve-harness';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 const MEMORY_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-memory.mjs');
@@ -134,6 +134,33 @@ describe('wake limits', () => {
     await sleep(500); // a slot is free now: a cancelled run must not start
     assert.equal((await runsOf(b.name)).length, 0, 'the cancelled run never started');
     await off(a, b, c);
+  });
+
+  test('the owner\'s own wakes queue before wakes by agents, which keep first come, first served', async () => {
+    await ownerOk(served, 'wake.limits.set', { at_once: 1 });
+    const sleeper = ['--shell', 'sleep 60'];
+    const busy = await wakeable('occupies', sleeper);
+    const byAgent1 = await wakeable('agentwoke1', sleeper);
+    const byAgent2 = await wakeable('agentwoke2', sleeper);
+    const byOwner = await wakeable('ownerwoke', sleeper);
+    const caller = await addAgent(served.dataDir, uniqueName('caller'));
+    const g = await ownerOk(served, 'conversations.create_group', { title: 'crew', members: [caller.id, byAgent1.id, byAgent2.id] });
+    await mention(busy);
+    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === busy.id), 10_000, 'the first run');
+    for (const target of [byAgent1, byAgent2]) {
+      const r = await rawCall(served.mcpUrl, caller.key, 'send_message', { conv_id: g.conversation.conv_id, text: 'over to you', to: [target.id] });
+      assert.ok(!r.isError, JSON.stringify(r.structuredContent));
+    }
+    await eventually(async () => (await limits()).queued.length === 2, 10_000, 'the agents\' wakes to queue');
+    await mention(byOwner);
+    await eventually(async () => (await limits()).queued.length === 3, 10_000, 'the owner\'s wake to queue');
+    const q = (await limits()).queued;
+    assert.deepEqual(q.map((x: any) => [x.agent.name, x.position, x.by_owner]), [[byOwner.name, 1, true], [byAgent1.name, 2, false], [byAgent2.name, 3, false]]);
+
+    await ownerOk(served, 'wake.stop', { agent: busy.name }); // a slot frees: the owner's wake starts next
+    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === byOwner.id), 10_000, 'the owner\'s wake to start');
+    assert.deepEqual((await limits()).queued.map((x: any) => x.agent.name), [byAgent1.name, byAgent2.name]);
+    await off(busy, byAgent1, byAgent2, byOwner);
   });
 
   test('a run\'s peak memory and CPU are sampled and recorded, within 25% of what it held', async () => {
