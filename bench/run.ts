@@ -45,7 +45,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
+import { call, ownerCaller, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
 import { channelPhase } from './channel';
 import { addBenchAgent, supportPhase } from './support';
 import { exportPhase } from './export-phase';
@@ -927,12 +927,7 @@ async function wakeRunPhase() {
   const added = JSON.parse((await runProcess('agent add', ['bin/perch.js', 'agent', 'add', 'sleeper', '--data-dir', dir, '--json'], 30_000)).trim());
   await runProcess('agent wake', ['bin/perch.js', 'agent', 'wake', 'sleeper', '--data-dir', dir, '--max-runs', '600', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs')], 30_000);
   const hub = await startHub('W', dir);
-  const owner = async (action: string, input: unknown) => {
-    const r = await post(hub.port, `/api/owner/${action}`, JSON.stringify(input), { Authorization: `Bearer ${hub.ownerToken}` });
-    const j = JSON.parse(r.text);
-    if (!j.ok) throw new Error(`${action}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
-    return j.value;
-  };
+  const owner = ownerCaller(hub);
   try {
     const conv = (await owner('conversations.create_group', { title: 'wake bench', members: [added.id] })).conversation.conv_id;
     const runs: any[] = [];

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { post, r3, sleep, summarize } from './client';
+import { ownerCaller, r3, sleep, summarize } from './client';
 
 export interface WakeLimitsBenchDeps {
   tmpRoot: string;
@@ -31,12 +31,7 @@ export async function wakeLimitsPhase(d: WakeLimitsBenchDeps) {
   const dir = path.join(d.tmpRoot, 'hub-wakelimits');
   // No re-runs during the bench: the runs never confirm what woke them (they only sleep).
   const hub = await d.startHub('WL', dir, [], { PERCH_BRAKES: 'off', PERCH_WAKE_BACKOFF_MS: '600000' });
-  const owner = async (action: string, input: unknown) => {
-    const r = await post(hub.port, `/api/owner/${action}`, JSON.stringify(input), { Authorization: `Bearer ${hub.ownerToken}` });
-    const j = JSON.parse(r.text);
-    if (!j.ok) throw new Error(`${action}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
-    return j.value;
-  };
+  const owner = ownerCaller(hub);
   try {
     const ids: string[] = [];
     for (let i = 0; i < AGENTS; i++) {

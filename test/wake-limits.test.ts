@@ -37,6 +37,17 @@ async function off(...agents: Array<{ name: string }>): Promise<void> {
   await eventually(async () => (await limits()).running.length === 0, 15_000, 'every run to end');
 }
 
+const SLEEPER = ['--shell', 'sleep 60'];
+
+/** A limit of 1 run at once, taken by a new agent's run (it sleeps until stopped). */
+async function oneSlotTaken(base: string): Promise<{ id: string; name: string; conv: string }> {
+  await ownerOk(served, 'wake.limits.set', { at_once: 1 });
+  const a = await wakeable(base, SLEEPER);
+  await mention(a);
+  await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === a.id), 10_000, `${a.name}'s run`);
+  return a;
+}
+
 /** The longest overlap of [start, end] intervals. */
 function maxOverlap(marks: Array<{ kind: string; at: bigint }>): number {
   let alive = 0;
@@ -99,13 +110,9 @@ describe('wake limits', () => {
   });
 
   test('a queued run is listed once, Start now starts it over the limit, Cancel drops it', async () => {
-    await ownerOk(served, 'wake.limits.set', { at_once: 1 });
-    const sleeper = ['--shell', 'sleep 60'];
-    const a = await wakeable('busy', sleeper);
-    const b = await wakeable('waits', sleeper);
-    const c = await wakeable('jumps', sleeper);
-    await mention(a);
-    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === a.id), 10_000, 'a to run');
+    const a = await oneSlotTaken('busy');
+    const b = await wakeable('waits', SLEEPER);
+    const c = await wakeable('jumps', SLEEPER);
     await mention(b);
     await mention(c);
     await mention(b, 'again'); // coalesced: b is queued once
@@ -137,16 +144,12 @@ describe('wake limits', () => {
   });
 
   test('the owner\'s own wakes queue before wakes by agents, which keep first come, first served', async () => {
-    await ownerOk(served, 'wake.limits.set', { at_once: 1 });
-    const sleeper = ['--shell', 'sleep 60'];
-    const busy = await wakeable('occupies', sleeper);
-    const byAgent1 = await wakeable('agentwoke1', sleeper);
-    const byAgent2 = await wakeable('agentwoke2', sleeper);
-    const byOwner = await wakeable('ownerwoke', sleeper);
+    const busy = await oneSlotTaken('occupies');
+    const byAgent1 = await wakeable('agentwoke1', SLEEPER);
+    const byAgent2 = await wakeable('agentwoke2', SLEEPER);
+    const byOwner = await wakeable('ownerwoke', SLEEPER);
     const caller = await addAgent(served.dataDir, uniqueName('caller'));
     const g = await ownerOk(served, 'conversations.create_group', { title: 'crew', members: [caller.id, byAgent1.id, byAgent2.id] });
-    await mention(busy);
-    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === busy.id), 10_000, 'the first run');
     for (const target of [byAgent1, byAgent2]) {
       const r = await rawCall(served.mcpUrl, caller.key, 'send_message', { conv_id: g.conversation.conv_id, text: 'over to you', to: [target.id] });
       assert.ok(!r.isError, JSON.stringify(r.structuredContent));
