@@ -102,10 +102,11 @@ export function WakeLimitsSection() {
           <ul className="small" aria-label="Running wake runs">
             {limits.running.map((r) => {
               const run = runs[r.run_id];
+              const live = run?.live ?? r.live;
               return (
                 <li key={r.run_id}>
                   {r.agent.name} <span className="muted">since {new Date(r.since).toLocaleTimeString()}</span>
-                  {r.live && <span className="muted"> · {bytes(r.live.rss_bytes)} · {r.live.cpu_pct}% CPU</span>}{' '}
+                  {live && <span className="muted"> · {bytes(live.rss_bytes)} · {live.cpu_pct}% CPU</span>}{' '}
                   {run && (
                     <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(r.agent.id)}>
                       Stop

@@ -20,7 +20,7 @@ export function fleetLive(hub: Hub): FleetLive {
   const agents = listAgents(hub);
   const { agents: controls, today } = liveControls(hub, agents);
   const w = hub.services.wakeRuns;
-  return { agents, controls, today, ...(w.running ? { wake: w.limits({ machine: false }) } : {}) };
+  return { agents, controls, today, ...(w.running ? { wake: w.limits({ brief: true }) } : {}) };
 }
 
 /** Started by the running hub (app.ts); stops when it closes. */

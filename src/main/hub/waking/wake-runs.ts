@@ -401,13 +401,16 @@ export class WakeRuns {
     return { agent: { id: q.agentId, name: this.nameOf(q.agentId) }, since: q.since, position: i + 1, by_owner: q.byOwner };
   }
 
-  /** The limits, the machine, and what runs and waits now (running lists only what this hub started). */
-  limits(opts: { machine?: boolean } = {}): WakeLimits {
+  /**
+   * The limits, the machine, and what runs and waits now (running lists only what this hub started). brief (the fleet
+   * item): no machine and no samples, so it changes only when runs start, end or queue (samples go out as wake_run).
+   */
+  limits(opts: { brief?: boolean } = {}): WakeLimits {
     const at = this.atOnce();
-    const m = opts.machine === false ? null : this.machine();
+    const m = opts.brief ? null : this.machine();
     const running: WakeLimits['running'] = [];
     for (const [agentId, st] of this.agents) {
-      if (st.run) running.push({ agent: { id: agentId, name: this.nameOf(agentId) }, run_id: st.run.id, since: st.run.startedAt, live: st.run.res ?? null });
+      if (st.run) running.push({ agent: { id: agentId, name: this.nameOf(agentId) }, run_id: st.run.id, since: st.run.startedAt, live: opts.brief ? null : st.run.res ?? null });
     }
     running.sort((a, b) => a.since - b.since);
     const floorWhy = this.queue.length ? this.belowFloor() : null;
