@@ -1,6 +1,6 @@
 // Wake runs over the limit, in the browser: with one run at once, the owner wakes three agents; the Fleet cards of the
 // two that wait say "queued (1st)" / "queued (2nd), waiting for a free slot", Start now starts one over the limit,
-// Cancel drops the other, and Settings shows the limit and what runs.
+// Cancel drops the other, and Settings shows the limit and what runs. The running card shows its memory and CPU live.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -35,6 +35,8 @@ describe('wake limits', () => {
     for (const id of ids) await owner('messages.send', { conv_id: group.conversation.conv_id, text: 'please look', to: [id] });
 
     await page.getByLabel('first wake run').getByText(/running/).waitFor({ timeout: 20_000 });
+    // its process tree's memory and CPU, sampled every 2 s, show live on the card
+    await page.getByLabel('first wake run').getByLabel('Run memory and CPU').getByText(/\d+(\.\d)? (KB|MB) · \d+% CPU/).waitFor({ timeout: 15_000 });
     const second = page.getByLabel('second queued wake run');
     const third = page.getByLabel('third queued wake run');
     await second.getByText('queued (1st), waiting for a free slot').waitFor({ timeout: 20_000 });
