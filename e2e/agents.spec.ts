@@ -2,7 +2,7 @@
 // snippets that work), editing its role config (the agent hears of it), rotating and revoking keys.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, connectAgent, openPage, ownerCall, within } from './harness';
+import { useHarness, connectAgent, openAgent, openPage, ownerCall, within } from './harness';
 
 describe('agents and sign-in', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -22,7 +22,7 @@ describe('agents and sign-in', () => {
     }
   });
 
-  test('adding an agent shows its key once, with snippets, and the key connects', { timeout: 60_000 }, async () => {
+  test('adding an agent shows its key once, as its export line, with one recipe per client taking the key from the environment (perch connect for Claude Code, Codex, Cursor), and the key connects', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Add agent' }).click();
@@ -33,14 +33,22 @@ describe('agents and sign-in', () => {
     const keyDialog = page.getByRole('dialog', { name: 'Key for carol' });
     const key = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
     assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
-    for (const s of ['Claude Code', 'Cursor', 'VS Code', 'perch call']) {
+    assert.equal((await keyDialog.getByLabel('Export line', { exact: true }).textContent())!.trim(), `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
+    for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'VS Code', 'perch call']) {
       const snippet = keyDialog.getByRole('region', { name: `${s} snippet` });
       await snippet.waitFor();
-      assert.ok((await snippet.locator('pre').textContent())!.includes(key), `${s} snippet carries the key`);
+      const text = (await snippet.locator('pre').textContent())!;
+      assert.ok(!text.includes(key) && !/Bearer perch_/.test(text), `${s}: the key is not inline`);
+      assert.match(text, /PERCH_KEY_CAROL|perch connect/, `${s}: the key from the environment`);
     }
+    assert.match((await keyDialog.getByRole('region', { name: 'Claude Code snippet' }).locator('pre').textContent())!, /^perch connect claude-code carol --write /);
+    const all = (await keyDialog.innerText());
+    assert.doesNotMatch(all, /claude mcp add/, 'one way to connect Claude Code: not also claude mcp add');
+    assert.equal(all.split(key).length, 3, 'the key shows twice: the key box and its export line');
     await h().screenshot('agent-key');
     await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('listitem', { name: 'Agent carol' }).getByText('Reviews pull requests').waitFor();
+    assert.match((await (await openAgent(page, 'carol')).textContent())!, /Reviews pull requests/);
 
     const carol = await connectAgent('carol', '', key, h().mcpUrl);
     try {
@@ -51,10 +59,26 @@ describe('agents and sign-in', () => {
     }
   });
 
+  test('Settings → Phone warns of an http:// public URL as perch serve does (phones need https)', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await ownerCall(h(), 'phone.set', { public_url: 'http://laptop.tail1234.ts.net' });
+    try {
+      await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
+      const note = page.getByRole('region', { name: 'Remote access' }).getByRole('note');
+      await note.waitFor();
+      assert.equal((await note.innerText()).trim(), 'Note: http://laptop.tail1234.ts.net is http, not https: phones need https for the app and notifications (tailscale serve gives you https).');
+    } finally {
+      await ownerCall(h(), 'phone.set', { public_url: null });
+      await openPage(page, 'Agents');
+    }
+  });
+
   test('editing the role config raises its version and the agent gets config.updated', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
-    await page.getByRole('button', { name: 'Edit config of alice' }).click();
+    const pane = await openAgent(page, 'alice');
+    await pane.getByRole('button', { name: 'Edit config of alice' }).click();
     const dlg = page.getByRole('dialog', { name: 'Role config of alice' });
     await dlg.getByLabel('Instructions').fill('Ask before spending money. Report progress every step.');
     await dlg.getByLabel('Skills (JSON)').fill('not json');
@@ -71,24 +95,23 @@ describe('agents and sign-in', () => {
     assert.equal(cfg.role.instructions, 'Ask before spending money. Report progress every step.');
     assert.deepEqual(cfg.skills, [{ name: 'sql', description: 'Query the warehouse' }]);
     assert.equal(cfg.mcp_servers[0].name, 'github');
-    await page.getByRole('listitem', { name: 'Agent alice' }).getByText(`config v${cfg.version}`).waitFor();
-    await h().screenshot('agents');
+    await pane.getByText(`config v${cfg.version}`).waitFor();
   });
 
   test('a key allowed from a range covering every address shows the warning on its agent\'s row; a narrower place shows none', { timeout: 60_000 }, async () => {
     const { page } = h();
-    const row = page.getByRole('listitem', { name: 'Agent alice' });
+    const row = page.getByRole('region', { name: 'Agent alice details' });
     const note = row.getByRole('note', { name: 'alice: where its key may connect from' });
     await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local', '0.0.0.0/0'] });
     await page.reload();
-    await openPage(page, 'Agents');
+    await openAgent(page, 'alice');
     await row.getByText('connects from local, 0.0.0.0/0').waitFor();
     await note.waitFor();
     assert.match((await note.textContent())!, /^0\.0\.0\.0\/0 covers every address: this key may then connect from any address a listener of this hub reaches/);
     await h().screenshot('agent-places-warning');
     await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local'] });
     await page.reload();
-    await openPage(page, 'Agents');
+    await openAgent(page, 'alice');
     await row.getByText('connects from local)').waitFor();
     assert.equal(await note.count(), 0);
     assert.deepEqual(h().pageErrors, []);
@@ -97,6 +120,7 @@ describe('agents and sign-in', () => {
   test('rotating a key shows the new one and the old one stops working; revoking marks the agent', { timeout: 60_000 }, async () => {
     const { page } = h();
     const oldKey = h().agents.alice!.key;
+    await openAgent(page, 'alice');
     await page.getByRole('button', { name: 'Rotate key of alice' }).click();
     await page.getByRole('dialog', { name: "Rotate alice's key?" }).getByRole('button', { name: 'Rotate key' }).click();
     const keyDialog = page.getByRole('dialog', { name: 'Key for alice' });
@@ -108,9 +132,86 @@ describe('agents and sign-in', () => {
     assert.equal((await fresh.call('whoami')).agent.name, 'alice');
     await fresh.client.close();
 
+    await openAgent(page, 'carol');
     await page.getByRole('button', { name: 'Revoke carol' }).click();
     await page.getByRole('dialog', { name: "Revoke carol's key?" }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('listitem', { name: 'Agent carol' }).getByText('revoked').waitFor();
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('an invalid name like "My Kit" says why and offers "my-kit" instead of greying the button; the offer adds it', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.goto(`${h().baseUrl}/#/agents`);
+      await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+      await page.getByRole('button', { name: 'Add agent' }).click();
+      const add = page.getByRole('dialog', { name: 'Add an agent' });
+      await add.getByLabel('Name').fill(width === 1280 ? 'My Kit' : 'Café Bot!');
+      const want = width === 1280 ? 'my-kit' : 'cafe-bot';
+      const alert = add.getByRole('alert');
+      await alert.waitFor();
+      assert.match((await alert.textContent())!, width === 1280 ? /^"My Kit" has capital letters: names use a–z, 0–9, - and _ only\. Try "my-kit"\./ : /^"Café Bot!" has capital letters: names use a–z, 0–9, - and _ only\. Try "cafe-bot"\./);
+      assert.equal(await add.getByRole('button', { name: 'Add agent' }).isEnabled(), true, 'the button is not silently greyed');
+      await add.getByRole('button', { name: 'Add agent' }).click();
+      assert.equal(await add.count(), 1, 'an invalid name adds nothing');
+      await h().screenshot(width === 1280 ? 'agent-name-invalid' : 'agent-name-invalid-phone');
+      await add.getByRole('button', { name: `Use ${want}` }).click();
+      assert.equal(await add.getByLabel('Name').inputValue(), want);
+      assert.equal(await alert.count(), 0, 'a valid name: no complaint');
+      await add.getByRole('button', { name: 'Add agent' }).click();
+      const keyDialog = page.getByRole('dialog', { name: `Key for ${want}` });
+      await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
+      await page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: `Agent ${want}` }).waitFor();
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('1280×800: the Agents page is a compact list beside one agent\'s detail — at least 8 agents visible, one set of buttons', { timeout: 90_000 }, async () => {
+    const { page } = h();
+    for (let i = 1; i <= 10; i++) await ownerCall(h(), 'agents.add', { name: `worker-${String(i).padStart(2, '0')}`, description: `Works on shard ${i}` });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${h().baseUrl}/#/agents`);
+    const list = page.getByRole('list', { name: 'Agents' });
+    await list.getByRole('listitem', { name: 'Agent worker-10' }).waitFor();
+    const rows = list.getByRole('listitem');
+    const count = await rows.count();
+    assert.ok(count >= 11, `every agent is in the list (${count})`);
+    const inView = await rows.evaluateAll((els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }).length);
+    assert.ok(inView >= 8, `at least 8 agents visible at 1280×800 (${inView})`);
+    assert.equal(await page.getByRole('button', { name: /^Edit config of / }).count(), 1, 'one agent\'s actions, in its detail pane, not 9 buttons per agent');
+    assert.equal(await page.locator('.caps-form').count(), 1, 'one caps form, the selected agent\'s');
+    const pane = await openAgent(page, 'worker-07');
+    await pane.getByText('Works on shard 7').waitFor();
+    await pane.getByRole('button', { name: 'Edit config of worker-07' }).waitFor();
+    const paneBox = (await pane.boundingBox())!;
+    const listBox = (await list.boundingBox())!;
+    assert.ok(paneBox.x >= listBox.x + listBox.width - 1, 'the detail is beside the list');
+    assert.match(page.url(), /#\/agents\/worker-07$/, 'the selected agent has its own address');
+    await h().screenshot('agents');
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  test('390×844: the Agents page is the list, then one agent\'s detail with the way back', { timeout: 60_000 }, async () => {
+    const { page } = h();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${h().baseUrl}/#/agents`);
+    const list = page.getByRole('list', { name: 'Agents' });
+    await list.getByRole('listitem', { name: 'Agent worker-01' }).waitFor();
+    assert.equal(await page.getByRole('region', { name: /^Agent .* details$/ }).count(), 0, 'the list alone first');
+    const inView = await list.getByRole('listitem').evaluateAll((els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }).length);
+    assert.ok(inView >= 8, `at least 8 agents visible on the phone (${inView})`);
+    await h().screenshot('agents-phone');
+    const pane = await openAgent(page, 'worker-03');
+    assert.equal(await list.isVisible(), false, 'the detail alone');
+    const off = await pane.getByRole('button').evaluateAll((bs) => bs.filter((b) => b.getBoundingClientRect().right > window.innerWidth).map((b) => b.textContent));
+    assert.deepEqual(off, [], 'every button of the detail is on screen');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no horizontal scroll');
+    await h().screenshot('agent-detail-phone');
+    await pane.getByRole('link', { name: '‹ All agents' }).click();
+    await list.waitFor();
+    await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -23,6 +23,7 @@ describe('Settings → Agents in containers', () => {
     const { page, baseUrl } = h();
     const port = Number(new URL(baseUrl).port);
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Containers' }).click(); // its own tab
     await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
     const toggle = page.getByRole('checkbox', { name: 'Let agents in containers connect' });
     const status = page.getByRole('status', { name: 'Container listener' });

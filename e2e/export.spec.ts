@@ -15,6 +15,7 @@ describe('Settings → Export', () => {
     await agents.scribe!.call('send_message', { conv_id: conv, text: 'The minutes of today' });
 
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Data' }).click(); // its own tab
     await page.getByRole('heading', { level: 2, name: 'Export' }).waitFor();
     const w = (await page.getByRole('button', { name: 'Export…' }).boundingBox())!.width;
     assert.ok(w < 200, `Export… is a button of its own width (${w.toFixed(0)} px), not a bar across the section`);
@@ -26,7 +27,7 @@ describe('Settings → Export', () => {
 
     const entries = await archiveEntries(file);
     const names = [...entries.keys()];
-    const transcript = entries.get(`transcripts/${conv}.md`)?.toString('utf8') ?? '';
+    const transcript = entries.get(`transcripts/minutes-${conv}.md`)?.toString('utf8') ?? ''; // named readably: title and id (issue 28)
     assert.equal(names[0], 'manifest.json');
     assert.ok(names.includes('messages.jsonl'));
     assert.match(transcript, /^# Minutes/);
@@ -53,13 +54,13 @@ describe('Settings → Export', () => {
     await dialog.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
     const entries = await archiveEntries(file);
-    assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/${kept}.md`], 'only that conversation\'s transcript');
+    assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/budget-${kept}.md`], 'only that conversation\'s transcript, named by its title and id');
     const convs = entries.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
     assert.deepEqual(convs, [kept], 'only that conversation');
     const texts = entries.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).text);
     assert.ok(!texts.includes('not in this export'), 'no message of another conversation');
     assert.deepEqual(JSON.parse(entries.get('manifest.json')!.toString('utf8')).scope.conversations, [kept]);
-    const transcript = entries.get(`transcripts/${kept}.md`)!.toString('utf8');
+    const transcript = entries.get(`transcripts/budget-${kept}.md`)!.toString('utf8');
     assert.match(transcript, /^# Budget/);
     assert.match(transcript, /\*\*scribe\*\* · .*\n\n> We spend 40 on tools/);
     assert.match(transcript, /\*\*critic\*\* · .*\n\n> Too much, 30 at most/);

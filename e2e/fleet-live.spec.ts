@@ -30,6 +30,17 @@ describe('fleet, live', () => {
   const card = (name: string) => h().page.getByRole('listitem', { name: `Agent ${name}` });
   const cardState = (name: string, state: RegExp) => card(name).getByRole('button', { name: new RegExp(`^${name}: ${state.source}`) }).waitFor({ timeout: LIVE });
   const pauseStatus = () => h().page.getByRole('group', { name: 'All agents' }).getByRole('status');
+  /** Waits (bounded) until the labels of these items read in this order; fails with the order it last saw. */
+  async function inOrder(items: () => Promise<string[]>, expected: string[], what: string): Promise<void> {
+    let seen: string[] = [];
+    for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < LIVE; i++) {
+      seen = await items();
+      if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(seen, expected, what);
+  }
+  const cardOrder = () => h().page.locator('.fleet-grid > li').evaluateAll((els) => els.map((e) => (e.getAttribute('aria-label') ?? '').replace(/^Agent /, '')));
 
   before(async () => {
     await h().page.setViewportSize({ width: 1280, height: 800 });
@@ -93,6 +104,7 @@ describe('fleet, live', () => {
     await h().agents.planner!.call('request_human', { conv_id: plannerConv, kind: 'approve', title: 'Deploy the migration to production?' });
     await cardState('planner', /needs you · just now — a request to decide/);
     await h().agents.coder!.call('progress', { conv_id: coderConv, kind: 'thinking', text: 'Reading the failing test' });
+    await h().agents.coder!.call('send_message', { conv_id: coderConv, text: 'Reading the failing test now' }); // its conversation is the most recent
     await cardState('coder', /working/);
     await cardState('idler', /connected, idle/);
     await cardState('reviewer', /paused/);
@@ -101,13 +113,19 @@ describe('fleet, live', () => {
       assert.equal(await card(name).getAttribute('data-state'), state, `${name}'s card`);
       assert.equal(await card(name).locator('.state-pill').count(), 1, `${name} shows one state`);
     }
+    // In the order that matters (shared/agent-state.ts fleetOrder), not alphabetical: who needs you first, offline last.
+    await inOrder(cardOrder, ['planner', 'coder', 'idler', 'reviewer', 'ghost'], 'Fleet cards by state at 1280×800');
     await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
     await h().screenshot('fleet-states');
+    await h().screenshot('fleet');
 
-    // The sidebar's direct conversations show the same state.
+    // The sidebar's direct conversations show the same state, in the same order (planner needs you, though coder's
+    // conversation is the more recent).
     const nav = page.getByRole('navigation', { name: 'Perch' });
     await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
     await nav.getByLabel(/^coder: working/).waitFor({ timeout: LIVE });
+    const directOrder = () => nav.getByRole('region', { name: 'Direct messages' }).locator('.conv-title').allTextContents();
+    await inOrder(directOrder, ['planner', 'coder'], 'the sidebar\'s direct messages by state');
 
     // A held message (review mode) also needs the owner.
     await page.getByRole('button', { name: 'Review mode for coder' }).click();
@@ -121,7 +139,10 @@ describe('fleet, live', () => {
     await cardState('planner', /needs you/);
     await cardState('reviewer', /paused/);
     await cardState('ghost', /offline/);
+    // The same order on the phone: both who need you first (the older wait, planner's, is less recent), offline last.
+    await inOrder(cardOrder, ['coder', 'planner', 'idler', 'reviewer', 'ghost'], 'Fleet cards by state on the phone');
     await h().screenshot('fleet-states-phone');
+    await h().screenshot('fleet-phone');
     // The phone shows the first cards; the rest after scrolling down.
     await card('reviewer').scrollIntoViewIfNeeded();
     await h().screenshot('fleet-states-phone-2');

@@ -3,9 +3,9 @@
 // call (`perch hook pre-tool-use`) ends the wait. A real `perch serve` and Chromium; nothing reloads the page.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openPage } from './harness';
+import { useHarness, openPage, ownerCall } from './harness';
 import { runHook, type HookRun } from '../test/hook-runner';
-import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodeSessionStart } from '../test/fixtures/status-hooks';
+import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodeSessionEnd, claudeCodeSessionStart, claudeCodeStop } from '../test/fixtures/status-hooks';
 
 const LIVE = 5_000;
 
@@ -41,4 +41,47 @@ describe('harness status in the Fleet view', () => {
     await card().getByRole('button', { name: /^kit: working/ }).waitFor({ timeout: LIVE });
     assert.deepEqual(h().pageErrors, []);
   });
+
+  test('a Stop (turn ended) moves the agent out of "working" at once, a SessionEnd makes it offline; a new tool call makes it work again', { timeout: 60_000 }, async () => {
+    const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
+    assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
+    await card().getByRole('button', { name: /^kit: working/ }).waitFor({ timeout: LIVE });
+    assert.deepEqual(await hook('stop', claudeCodeStop, env), { code: 0, stdout: '', stderr: '' });
+    await card().getByRole('button', { name: /^kit: connected, idle · just now — Claude Code: turn ended$/ }).waitFor({ timeout: LIVE });
+    assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
+    await card().getByRole('button', { name: /^kit: working/ }).waitFor({ timeout: LIVE });
+    assert.deepEqual(await hook('session-end', claudeCodeSessionEnd, env), { code: 0, stdout: '', stderr: '' });
+    await card().getByRole('button', { name: /^kit: offline · just now — Claude Code: session ended$/ }).waitFor({ timeout: LIVE });
+    assert.deepEqual(h().pageErrors, []);
+  });
+
+  for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+    test(`${width}×${height}: each tool call is one line under the agent, on its Fleet card and in the live feed (not "in Notes for kit"); a call the pause blocked shows too`, { timeout: 60_000 }, async () => {
+      const { page } = h();
+      await page.setViewportSize({ width, height });
+      if (suffix) await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /^Fleet/ }).click();
+      const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
+      const command = `npm test -- --grep ${width}`;
+      const input = { ...claudeCodePreToolUseBash, tool_input: { command, description: 'Run the tests' } };
+      assert.deepEqual(await hook('pre-tool-use', input, env), { code: 0, stdout: '', stderr: '' });
+      const line = `Claude Code: Bash — ${command}`;
+      const feed = page.getByRole('feed', { name: 'Progress feed' });
+      const row = feed.getByRole('article', { name: 'Claude Code activity of kit' }).filter({ hasText: line });
+      await row.waitFor({ timeout: LIVE });
+      assert.equal(await row.getByText('kit', { exact: true }).count(), 1, 'under the agent');
+      assert.equal(await feed.getByText(/Notes for kit/).count(), 0, 'not under its notes conversation');
+      await card().locator('.fleet-last').filter({ hasText: line }).waitFor({ timeout: LIVE }); // the card's latest activity
+
+      await ownerCall(h(), 'agents.pause', { agent: 'kit', reason: 'lunch' });
+      const blocked = await hook('pre-tool-use', { ...input, tool_input: { command: `git push origin w${width}` } }, env);
+      assert.match(blocked.stdout, /"permissionDecision":"deny"/);
+      const blockedLine = `Claude Code: blocked Bash — git push origin w${width} (the agent is paused)`;
+      await feed.getByRole('article', { name: 'Claude Code activity of kit' }).filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
+      await card().locator('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
+      await h().screenshot(`harness-activity${suffix}`);
+      await ownerCall(h(), 'agents.resume', { agent: 'kit' });
+      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(h().pageErrors, []);
+    });
+  }
 });

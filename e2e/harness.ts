@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -280,4 +280,13 @@ export async function openPage(page: Page, name: 'Approvals' | 'Fleet' | 'Agents
   const label = new RegExp(`^${name}`);
   await nav.getByRole('link', { name: label }).or(nav.getByRole('button', { name: label })).first().click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/** Opens the Agents page with one agent's detail pane (its row clicked in the list); returns the pane. */
+export async function openAgent(page: Page, name: string): Promise<Locator> {
+  if ((await page.getByRole('heading', { level: 1, name: 'Agents' }).count()) === 0) await openPage(page, 'Agents');
+  await page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: `Agent ${name}` }).getByRole('link').click();
+  const pane = page.getByRole('region', { name: `Agent ${name} details` });
+  await pane.waitFor();
+  return pane;
 }

@@ -3,7 +3,7 @@
 // one call through and pause again); money shows as money ("$0.59 / $0.50", never "$0.5" or "$0.5900000000000001").
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
+import { useHarness, openAgent, openConversation, openPage, ownerCall, within } from './harness';
 
 describe('kill switch', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -35,15 +35,14 @@ describe('kill switch', () => {
     for (const cost of [0.1, 0.2, 0.29]) await kit.call('progress', { conv_id: convId, kind: 'step', text: `spent ${cost}`, data: { usage: { cost_usd: cost } } });
     await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'over' }), /paused/);
 
-    await openPage(page, 'Agents');
-    const row = page.getByRole('listitem', { name: 'Agent kit' });
+    const row = await openAgent(page, 'kit');
     await row.getByText('Paused — daily cap reached (cost_usd: $0.59 of $0.50 today)').waitFor({ timeout: 10_000 });
     await openPage(page, 'Fleet');
     await page.getByText('$0.59 / $0.50').first().waitFor({ timeout: 10_000 });
     const text = await page.locator('.main').innerText();
     assert.doesNotMatch(text, /\$\d+\.\d{3,}|\$\d+\.\d(?!\d)/, 'every amount has two decimals');
 
-    await openPage(page, 'Agents');
+    await openAgent(page, 'kit');
     await row.getByRole('button', { name: 'Resume kit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Resume kit?' });
     await dialog.getByText(/resuming lets one call through and pauses kit again/).waitFor();

@@ -231,7 +231,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     const { token } = await pairDevice(h(), 'Config phone', 'full');
     const { ctx, phone, errors } = await openPhone(h(), token);
     try {
-      await phone.goto(`${h().baseUrl}/#/agents`);
+      await phone.goto(`${h().baseUrl}/#/agents/alice`); // on a phone: alice's detail
       await phone.getByRole('button', { name: 'Edit config of alice' }).click();
       const dialog = phone.getByRole('dialog', { name: 'Role config of alice' });
       await dialog.waitFor();

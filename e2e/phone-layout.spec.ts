@@ -4,7 +4,7 @@
 // through /pair#<code>, and approves in device mode.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 
 const PHONE = { width: 390, height: 844 };
@@ -17,6 +17,17 @@ async function phoneMetrics(page: Page) {
       .map((b) => ({ text: (b.textContent ?? '').trim().slice(0, 40), h: b.getBoundingClientRect().height }))
       .filter((b) => b.h < 44);
     return { scrollWidth: document.scrollingElement!.scrollWidth, small };
+  });
+}
+
+/** A phone of its own: a browser context (no owner session), phone-sized, with an Android phone's user agent. */
+function androidPhone(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: PHONE,
+    isMobile: true,
+    hasTouch: true,
+    colorScheme: 'light',
+    userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
   });
 }
 
@@ -93,15 +104,18 @@ describe('phone layout (390×844)', () => {
     await list.waitFor();
   });
 
-  test("the Agents page fits the phone: each agent's details at a readable width, its buttons on screen", { timeout: 60_000 }, async () => {
+  test("the Agents page fits the phone: the list, then an agent's detail at a readable width, its buttons on screen", { timeout: 60_000 }, async () => {
     const { page } = h();
     await page.goto(`${h().baseUrl}/#/agents`);
-    const row = page.getByRole('listitem', { name: 'Agent alice' });
+    const row = page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: 'Agent alice' });
     await row.waitFor();
-    const info = (await row.locator('.agent-info').boundingBox())!;
+    await row.getByRole('link').click();
+    const pane = page.getByRole('region', { name: 'Agent alice details' });
+    await pane.waitFor();
+    const info = (await pane.boundingBox())!;
     assert.ok(info.width >= 240, `alice's details are ${info.width.toFixed(0)}px wide`);
-    const off = await row.getByRole('button').evaluateAll((bs, w) => bs.map((b) => ({ t: b.textContent?.trim(), r: b.getBoundingClientRect().right })).filter((b) => b.r > (w as number)), PHONE.width);
-    assert.deepEqual(off, [], 'every button of the row is on screen');
+    const off = await pane.getByRole('button').evaluateAll((bs, w) => bs.map((b) => ({ t: b.textContent?.trim(), r: b.getBoundingClientRect().right })).filter((b) => b.r > (w as number)), PHONE.width);
+    assert.deepEqual(off, [], 'every button of the detail is on screen');
     assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll on the Agents page');
     await h().screenshot('phone-agents');
   });
@@ -140,13 +154,7 @@ describe('phone layout (390×844)', () => {
 
     // The phone: its own browser context (no owner session), phone-sized, an Android user agent. On loopback here;
     // through the HTTPS front in real use.
-    const phoneCtx = await h().browser.newContext({
-      viewport: PHONE,
-      isMobile: true,
-      hasTouch: true,
-      colorScheme: 'light',
-      userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
-    });
+    const phoneCtx = await androidPhone(h().browser);
     try {
       const phone = await phoneCtx.newPage();
       phone.setDefaultTimeout(15_000);
@@ -219,5 +227,43 @@ describe('phone layout (390×844)', () => {
     } finally {
       await phoneCtx.close();
     }
+  });
+
+  test('pairing names the device the same on both screens: the laptop (1280×800) named it "Pixel 8", the phone (390×844) suggested "Android phone" — both say "Pixel 8"', { timeout: 120_000 }, async () => {
+    const { page } = h();
+    await ownerCall(h(), 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${h().baseUrl}/#/phone`);
+    const form = page.getByRole('form', { name: 'Pair a phone' });
+    await form.getByRole('textbox', { name: 'Name of the phone' }).fill('Pixel 8');
+    await form.getByRole('button', { name: 'Show the QR code' }).click();
+    const link = (await page.getByLabel('Pairing link', { exact: true }).textContent())!.trim();
+    const code = link.slice(link.indexOf('#') + 1);
+    const phoneCtx = await androidPhone(h().browser);
+    try {
+      const phone = await phoneCtx.newPage();
+      phone.setDefaultTimeout(15_000);
+      await phone.goto(`${h().baseUrl}/pair#${code}`);
+      assert.equal(await phone.getByRole('textbox', { name: 'Name of this device' }).inputValue(), 'Android phone', 'the phone suggests a name of its own');
+      await phone.getByRole('button', { name: 'Pair' }).click();
+      await phone.getByLabel('Pairing phrase').waitFor();
+      assert.equal(await phone.getByLabel('Paired as').textContent(), 'This phone will be paired as “Pixel 8”, the name the laptop shows.');
+      await phone.screenshot({ path: `${ARTIFACTS}/pair-name-phone.png` });
+
+      const compare = page.getByRole('group', { name: 'Compare the words' });
+      await compare.waitFor({ timeout: 15_000 });
+      assert.equal(await compare.getByLabel('Paired as').textContent(), 'It will be paired as “Pixel 8”, the name the phone shows.');
+      assert.doesNotMatch((await page.locator('main').innerText()), /Android phone/, 'the laptop names it the one way too');
+      await page.screenshot({ path: `${ARTIFACTS}/pair-name.png` });
+      await compare.getByRole('button', { name: 'It matches — pair' }).click();
+      await page.getByRole('status').filter({ hasText: /^Paired Pixel 8\./ }).waitFor({ timeout: 15_000 });
+      await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+      const { devices } = await ownerCall<{ devices: Array<{ name: string }> }>(h(), 'devices.list', {});
+      assert.ok(devices.some((d) => d.name === 'Pixel 8'), 'the device is Pixel 8');
+    } finally {
+      await phoneCtx.close();
+      await page.setViewportSize(PHONE);
+    }
+    assert.deepEqual(h().pageErrors, []);
   });
 });

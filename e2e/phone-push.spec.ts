@@ -412,8 +412,9 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await visit('#/fleet', 'Fleet');
       await visit('#/approvals', 'Approvals');
 
-      await visit('#/settings', 'Settings');
+      await visit('#/settings/containers', 'Settings'); // Settings → Containers
       await laptopLine('The container listener is switched on the laptop.').waitFor();
+      await visit('#/settings/data', 'Settings'); // Settings → Data
       await laptopLine('Exports are made on the laptop.').waitFor();
       assert.equal(await full.getByRole('checkbox', { name: 'Let agents in containers connect' }).count(), 0, 'no container switch');
       assert.equal(await full.getByRole('button', { name: 'Export…' }).count(), 0, 'no Export button');
@@ -423,7 +424,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await laptopLine('Pairing, devices and push settings are managed on the laptop.').waitFor();
       assert.equal(await full.getByRole('form', { name: 'Pair a phone' }).count(), 0, 'no pairing form');
 
-      await visit('#/agents', 'Agents');
+      await visit('#/agents/alice', 'Agents'); // on a phone: alice's detail
       await laptopLine('Adding agents, their keys, wake setup and exports are managed on the laptop.').waitFor();
       for (const name of ['Add agent', 'Rotate key of alice', 'Wake runs of alice', 'Export conversations of alice']) {
         const b = full.getByRole('button', { name, exact: true });

@@ -36,7 +36,7 @@ describe('small fixes', () => {
     assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');
   });
 
-  test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (Claude Code --scope user, Gemini reads the variable, plain perch; perch connect and the permission hook)', { timeout: 60_000 }, async () => {
+  test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch)', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
     await page.getByRole('button', { name: 'Connect kit' }).click();
@@ -44,14 +44,10 @@ describe('small fixes', () => {
     const snippet = async (label: string) => dialog.getByRole('region', { name: `${label} snippet` }).locator('pre').innerText();
     const claude = await snippet('Claude Code');
     assert.match(claude, /^export PERCH_KEY_KIT=/m);
-    assert.match(claude, /claude mcp add --scope user --transport http perch-kit http:\/\/127\.0\.0\.1:\d+\/mcp --header "Authorization: Bearer \$PERCH_KEY_KIT"/);
+    assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code (issue 28)');
     const gemini = await snippet('Gemini CLI');
     assert.match(gemini, /gemini mcp add --scope user --transport http --header 'Authorization: Bearer \$\{PERCH_KEY_KIT\}' perch-kit /, 'single quotes: Gemini stores the reference, not the key');
-    const connect = await snippet('perch connect');
-    assert.match(connect, /^perch connect claude-code kit --write /m);
-    assert.match(connect, /^perch connect codex kit --write /m);
-    const hook = JSON.parse(await snippet('Permission hook'));
-    assert.match(hook.hooks.PermissionRequest[0].hooks[0].command, /^perch hook permission-request --agent kit --url http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.match(await snippet('Codex CLI'), /^perch connect codex kit --write /m);
     const call = await snippet('perch call');
     assert.match(call, /PERCH_KEY=\$PERCH_KEY_KIT perch call whoami/);
     assert.doesNotMatch(call, /npx perch/);
@@ -148,4 +144,58 @@ describe('small fixes', () => {
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
+
+  for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+    test(`${width}×${height}: Settings' tabs match their content (Decisions holds decisions and their notifications only; containers and export have their own), and retention has its form`, { timeout: 60_000 }, async () => {
+      const { page } = h();
+      await page.setViewportSize({ width, height });
+      await page.goto(`${h().baseUrl}/#/settings`);
+      const tabs = page.getByRole('navigation', { name: 'Settings' });
+      await tabs.waitFor();
+      assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
+      const headings = () => page.locator('.page.settings h2').allTextContents();
+      // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
+      assert.deepEqual(await headings(), ['Decisions', 'Notifications'], 'the Decisions tab holds the decisions and their notifications only');
+      await tabs.getByRole('link', { name: 'Containers' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
+      assert.deepEqual(await headings(), ['Agents in containers']);
+      await tabs.getByRole('link', { name: 'Data' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Retention' }).waitFor();
+      assert.deepEqual(await headings(), ['Retention', 'Export']);
+      assert.match(page.url(), /#\/settings\/data$/);
+
+      // Retention: a bad number says why and changes nothing; a good rule is saved (the hub's rule, retention.get).
+      const form = page.getByRole('form', { name: 'Retention rule' });
+      const keep = form.getByRole('textbox', { name: 'Keep history for (days)' });
+      const hubRule = async () => (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null) ?? null;
+      const before = await hubRule();
+      await keep.fill('0');
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      assert.match((await page.getByRole('alert').textContent())!, /^Keep history: a whole number of days from 1 to 36500, or empty for never\./);
+      assert.deepEqual(await hubRule(), before, 'nothing saved');
+      const days = width === 1280 ? 90 : 120;
+      await keep.fill(String(days));
+      await form.getByRole('textbox', { name: 'Archive conversations idle for (days)' }).fill('30');
+      await form.getByRole('checkbox', { name: 'Keep pinned messages' }).uncheck();
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      await page.getByRole('status').filter({ hasText: /^Saved\./ }).waitFor();
+      const rule = (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null);
+      assert.deepEqual([rule.keep_days, rule.archive_idle_days, rule.keep_pinned, rule.keep_requests], [days, 30, false, true]);
+      await form.getByRole('button', { name: 'What would go now?' }).click();
+      await page.getByRole('status', { name: 'Retention preview' }).filter({ hasText: /^Nothing would go now\.|^Would delete / }).waitFor();
+      await page.reload();
+      const shown = page.getByRole('form', { name: 'Retention rule' }).getByRole('textbox', { name: 'Keep history for (days)' });
+      let value = '';
+      for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < 5_000 && value !== String(days); i++) {
+        value = await shown.inputValue();
+        if (value !== String(days)) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(value, String(days), 'the saved rule shows after a reload');
+      const off = await page.locator('.page.settings').evaluate((el) => el.scrollWidth > el.clientWidth);
+      assert.equal(off, false, 'no horizontal scroll');
+      await h().screenshot(`settings${suffix}`);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(h().pageErrors, []);
+    });
+  }
 });

@@ -55,6 +55,7 @@ describe('wake limits', () => {
     assert.deepEqual(limits.running.map((r: any) => r.agent.name).sort(), ['first', 'third'], 'two run: one over the limit, started by the owner');
 
     await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Wake runs' }).click();
     await page.getByRole('heading', { level: 2, name: 'Wake runs' }).waitFor();
     assert.equal(await page.getByRole('spinbutton', { name: 'Runs at once' }).inputValue(), '1');
     const running = page.getByRole('list', { name: 'Running wake runs' });

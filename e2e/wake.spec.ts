@@ -3,7 +3,7 @@
 // reply appears in the conversation; the Fleet card shows a running run with a Stop button that stops it.
 import { describe, test } from 'node:test';
 import path from 'node:path';
-import { useHarness, openConversation, openPage, timeline } from './harness';
+import { useHarness, openAgent, openConversation, openPage, timeline } from './harness';
 
 const ROOT = path.resolve(__dirname, '..');
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -14,7 +14,7 @@ describe('wake runs', () => {
 
   async function setWakeCommand(lines: string[]): Promise<void> {
     const { page } = h();
-    await openPage(page, 'Agents');
+    await openAgent(page, 'reviewer');
     await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
     const dialog = page.getByRole('dialog', { name: 'Wake reviewer' });
     await dialog.getByRole('radio', { name: 'Command (no shell)' }).check();
@@ -38,7 +38,7 @@ describe('wake runs', () => {
     await timeline(page).getByText('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
     await h().screenshot('wake-reply');
 
-    await openPage(page, 'Agents');
+    await openAgent(page, 'reviewer');
     await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
     const runs = page.getByRole('list', { name: 'Wake runs of reviewer' });
     await runs.getByText('succeeded').waitFor();

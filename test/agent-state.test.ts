@@ -1,7 +1,7 @@
 // The owner's one state per agent (shared/agent-state.ts): needs you › paused › working › connected, idle › offline.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, spanText, stateText, type AgentStateInput } from '../src/shared/agent-state';
+import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, fleetOrder, lastActivity, spanText, stateText, type AgentStateInput, type FleetSortKey } from '../src/shared/agent-state';
 
 const NOW = 1_800_000_000_000;
 const MIN = 60_000;
@@ -41,9 +41,44 @@ describe('agent state', () => {
     assert.equal(s.state, 'needs_you');
     assert.equal(s.since, NOW - 2 * MIN);
     assert.equal(s.why, 'waiting for you in its session');
-    for (const state of ['working', 'turn_ended', 'started', 'ended'] as const) {
+    for (const state of ['working', 'turn_ended', 'started'] as const) {
       assert.equal(agentState(input({ presence: connected, harness: { ...harness, state } })).state, 'idle', state);
     }
+  });
+
+  test('a harness turn or session that ended after the agent last worked moves it out of "working" (Stop: idle, SessionEnd: offline); work after it counts again', () => {
+    const busy = { seen_at: NOW - 10_000, connected_since: NOW - 20 * MIN, active_at: NOW - 60_000, busy_since: NOW - 3 * MIN };
+    const status = { harness: 'claude-code' as const, session_id: 's1', cwd: '/home/user/app', message: '', at: NOW - 30_000 };
+    assert.equal(agentState(input({ presence: busy })).state, 'working', 'without a harness word it works');
+    const stopped = agentState(input({ presence: busy, harness: { ...status, state: 'turn_ended' } }));
+    assert.equal(stopped.state, 'idle');
+    assert.equal(stopped.since, NOW - 30_000);
+    assert.equal(stopped.why, 'Claude Code: turn ended');
+    const ended = agentState(input({ presence: busy, harness: { ...status, state: 'ended' } }));
+    assert.equal(ended.state, 'offline');
+    assert.equal(stateText(ended, NOW), 'offline · just now');
+    assert.equal(ended.why, 'Claude Code: session ended');
+    // A writing call after the Stop: working again.
+    assert.equal(agentState(input({ presence: { ...busy, active_at: NOW - 5_000 }, harness: { ...status, state: 'turn_ended' } })).state, 'working');
+    // A wake run still runs: working whatever the harness said.
+    assert.equal(agentState(input({ presence: busy, runStartedAt: NOW - MIN, harness: { ...status, state: 'ended' } })).state, 'working');
+  });
+
+  test('fleetOrder: needs you › working › idle › paused › offline, then the most recent first, then by name', () => {
+    const keys: FleetSortKey[] = [
+      { name: 'alpha', state: 'offline', last: NOW },
+      { name: 'bravo', state: 'paused', last: NOW - MIN },
+      { name: 'charlie', state: 'idle', last: NOW - 5 * MIN },
+      { name: 'delta', state: 'working', last: NOW - 9 * MIN },
+      { name: 'echo', state: 'needs_you', last: NOW - 30 * MIN },
+      { name: 'foxtrot', state: 'idle', last: NOW - MIN },
+      { name: 'golf', state: 'idle', last: null },
+      { name: 'hotel', state: 'idle', last: null },
+    ];
+    assert.deepEqual([...keys].sort(fleetOrder).map((k) => k.name), ['echo', 'delta', 'foxtrot', 'charlie', 'golf', 'hotel', 'bravo', 'alpha']);
+    const recent = lastActivity(input({ presence: { ...connected, active_at: NOW - 3 * MIN }, needs: [{ what: 'request', at: NOW - MIN }] }));
+    assert.equal(recent, NOW - 5_000, 'the latest of its calls and what waits');
+    assert.equal(lastActivity(input()), null);
   });
 
   test('"needs you" wins over paused; paused wins over working and idle (a paused agent keeps waiting in get_updates)', () => {

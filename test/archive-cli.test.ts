@@ -52,8 +52,9 @@ test('perch export works while the hub serves; perch import is refused while a h
       assert.ok(res.counts.messages >= 5);
       assert.match(r.stderr, /perch export: 100% \(done\)/, 'progress lines on stderr when it is not a terminal');
       assert.ok(fs.statSync(out).size > 0);
+      // An existing --out is a usage error: exit 2, as the README says (issue 28).
       const again = await cliAsync(['export', '--out', out, '--data-dir', src]);
-      assert.equal(again.code, 1);
+      assert.deepEqual([again.code, again.stdout], [2, '']);
       assert.match(again.stderr, /exists; nothing was written/);
       const bad = await cliAsync(['export', '--out', path.join(src, 'x.tar.gz'), '--conv', 'cnv_nope', '--data-dir', src]);
       assert.equal(bad.code, 1);
@@ -70,7 +71,7 @@ test('perch export works while the hub serves; perch import is refused while a h
     const dry = await cliAsync(['import', out, '--dry-run', '--data-dir', dest]);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /Would add .*messages/);
-    assert.match(dry.stdout, /Agents to create without keys: writer/);
+    assert.match(dry.stdout, /Agents to create without keys: writer \(perch agent rotate-key NAME issues each its key\)/);
     assert.match(dry.stdout, /Dry run: nothing was written\./);
     const destDb = path.join(dest, 'perch.sqlite');
     assert.equal(fs.existsSync(destDb), false, 'a dry run writes nothing (not even a database)');
@@ -89,7 +90,10 @@ test('perch export works while the hub serves; perch import is refused while a h
     assert.equal(refusedBad.code, 1);
     assert.match(refusedBad.stderr, /cannot be imported: the archive is truncated.*Nothing was written\./);
 
-    // The imported agent has no key: the owner issues one; it is then sent nothing of the imported history.
+    // The imported agent has no key: the list says so (never "key null"); the owner issues one; it is then sent nothing of the imported history.
+    const list = await cliAsync(['agent', 'list', '--data-dir', dest]);
+    assert.match(list.stdout, /^writer +no key yet \(perch agent rotate-key issues one\)/m);
+    assert.doesNotMatch(list.stdout, /key null/);
     const key = await cliAsync(['agent', 'rotate-key', 'writer', '--data-dir', dest, '--json']);
     const served = await startServe(dest, { args: ['--backups', '0'] });
     try {

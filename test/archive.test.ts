@@ -81,6 +81,11 @@ function comparable(m: Map<string, Buffer>): Record<string, string> {
   return out;
 }
 
+/** The conversation titled "Write docs" in an archive's conversations.jsonl. */
+function taskRow0(a: Map<string, Buffer>): { id: string } {
+  return a.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((c) => c.title === 'Write docs');
+}
+
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'perch-archive-'));
 }
@@ -115,6 +120,9 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     assert.match(transcript, /\*\*alice\*\*/);
     assert.match(transcript, /First plan \(edited\)/);
     assert.match(transcript, /handoff\.created/);
+    // Readable lines (issue 28): every event's fields as words, never a raw JSON event line; named by title and id.
+    assert.doesNotMatch(transcript, /\{"/, 'no raw JSON in a transcript');
+    assert.ok([...a1.keys()].includes(`transcripts/write-docs-${taskRow0(a1).id}.md`), `the transcript is named by its title and id: ${[...a1.keys()].filter((n) => n.startsWith('transcripts/')).join(', ')}`);
     assert.match(transcript, /!\[photo\.jpg\]\(\.\.\/files\/[^)]+\)/, 'images linked to the archive\'s files');
     const taskRow = a1.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((c) => c.title === 'Write docs');
     assert.equal(taskRow.archived_by, 'owner', 'the archived state is in the conversations kind');

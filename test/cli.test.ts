@@ -35,6 +35,26 @@ describe('perch agent', () => {
     assert.match(human.stdout, /planner/);
   });
 
+  test('agent add prints the key as its export line and the same recipes as the key dialog: perch connect for Claude Code, Codex, Cursor; never the key inline (issue 28)', () => {
+    const r = cli(['agent', 'add', 'recipes', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const key = /^ {2}export PERCH_KEY_RECIPES=(perch_[A-Za-z0-9_-]{32,})$/m.exec(r.stdout)?.[1];
+    assert.ok(key, `the export line with the key, next to it:\n${r.stdout}`);
+    assert.equal(r.stdout.split(key).length, 2, 'the key is printed once, in the export line');
+    assert.match(r.stdout, /^Connect Claude Code .*:\n {2}perch connect claude-code recipes --write .*\n {2}claude$/m);
+    assert.match(r.stdout, /^Connect Codex:\n {2}perch connect codex recipes --write /m);
+    assert.match(r.stdout, /^Connect Cursor:\n {2}perch connect cursor recipes --write /m);
+    assert.doesNotMatch(r.stdout, /claude mcp add|Authorization: Bearer perch_/, 'one way to connect, the key from the environment');
+    const rotated = cli(['agent', 'rotate-key', 'recipes', '--data-dir', dir]);
+    assert.match(rotated.stdout, /^ {2}export PERCH_KEY_RECIPES=perch_[A-Za-z0-9_-]{32,}$/m);
+  });
+
+  test('retention set says "keeps 1 day" and "1 idle day" (singular)', () => {
+    const r = cli(['retention', 'set', '--keep-days', '1', '--archive-idle-days', '1', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /keeps 1 day \(.*\); archives after 1 idle day$/m);
+  });
+
   test('bad agent names are refused with a clear message and a non-zero exit code', () => {
     for (const name of ['Bad Name', 'UPPER', '-dash-first', 'has.dot', 'x'.repeat(41), 'ünï']) {
       const r = cli(['agent', 'add', '--data-dir', dir, '--json', '--', name]);

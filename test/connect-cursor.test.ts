@@ -11,7 +11,7 @@ import path from 'node:path';
 import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { keyEnvVar } from '../src/shared/snippets';
 import { snapshot } from './dir-snapshot';
-import { ConfigFileError, setCursorHooks, setCursorMcp } from '../src/shared/harness-config';
+import { AgentConflict, ConfigFileError, setCursorHooks, setCursorMcp } from '../src/shared/harness-config';
 
 const served = useSharedServe();
 const homes: string[] = [];
@@ -41,7 +41,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     const before = snapshot(home);
     const r = await connect(home, ['cursor', a.name]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /mcp\.json would get Perch as the MCP server `perch`/);
+    assert.match(r.stdout, new RegExp(`mcp\\.json would get Perch as the MCP server \`perch-${a.name}\``));
     assert.match(r.stdout, /hooks\.json would get the Perch permission hooks \(beforeShellExecution, beforeMCPExecution/);
     assert.match(r.stdout, /Nothing was written/);
     assert.match(r.stdout, new RegExp(`export ${keyEnvVar(a.name)}=perch_…`));
@@ -58,7 +58,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     assert.equal(out.start, 'cursor .');
     assert.deepEqual(out.files.map((f: any) => f.changed), [true, true]);
     const mcp = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8'));
-    assert.deepEqual(mcp, { mcpServers: { ...MCP_JSON.mcpServers, perch: { url: served.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(a.name)}}` } } } });
+    assert.deepEqual(mcp, { mcpServers: { ...MCP_JSON.mcpServers, [`perch-${a.name}`]: { url: served.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(a.name)}}` } } } });
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     const ours = { command: `perch hook permission-request --harness cursor --agent ${a.name} --url ${served.mcpUrl}` };
     assert.deepEqual(hooks, { version: 1, hooks: { beforeShellExecution: [{ command: './hooks/audit.sh' }, ours], afterFileEdit: [{ command: './hooks/format.sh' }], beforeMCPExecution: [ours] } });
@@ -86,7 +86,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     assert.equal(hooks.version, 1);
     assert.deepEqual(Object.keys(hooks.hooks), ['beforeShellExecution', 'beforeMCPExecution']);
-    assert.ok(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')).mcpServers.perch);
+    assert.ok(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${a.name}`]);
   });
 
   test('a hooks.json that is not JSON, of another version, or with a hook list that is not a list: a clear error and nothing written', async () => {
@@ -110,12 +110,13 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
 
 describe('the Cursor config edits (pure)', () => {
   const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
-  test('an earlier Perch hook (another agent or URL) is replaced in its place, once; a missing version is added first', () => {
+  test('an earlier Perch hook (another agent with --replace, or another URL) is replaced in its place, once; a missing version is added first', () => {
     const old = JSON.stringify({ hooks: { beforeShellExecution: [{ command: 'a.sh' }, { command: 'perch hook permission-request --harness cursor --agent old --url http://x/mcp' }, { command: 'b.sh' }] } });
-    const out = JSON.parse(setCursorHooks(old, O));
+    assert.throws(() => setCursorHooks(old, O), AgentConflict, 'agent old\'s hooks: only with --replace');
+    const out = JSON.parse(setCursorHooks(old, { ...O, replace: true }));
     assert.deepEqual(Object.keys(out), ['version', 'hooks']);
     assert.deepEqual(out.hooks.beforeShellExecution, [{ command: 'a.sh' }, { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' }, { command: 'b.sh' }]);
-    const text = setCursorHooks(old, O);
+    const text = setCursorHooks(old, { ...O, replace: true });
     assert.equal(setCursorHooks(text, O), text);
     assert.throws(() => setCursorHooks('[]', O), ConfigFileError);
     assert.equal(setCursorMcp(setCursorMcp(undefined, O), O), setCursorMcp(undefined, O));

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { money, moneyIn } from '../src/renderer/format';
-import { connectionSnippets } from '../src/shared/snippets';
+import { connectionSnippets, keyExportLine } from '../src/shared/snippets';
 
 test('money: two decimals, thousands separated, sub-cent amounts keep up to four decimals, never float noise', () => {
   assert.equal(money(0.1 + 0.2 + 0.29), '$0.59');
@@ -21,19 +21,28 @@ test('moneyIn: dollar amounts inside a hub text (a budget pause detail) read as 
   assert.equal(moneyIn('messages: 50 of 50 today'), 'messages: 50 of 50 today');
 });
 
-test('snippets without a key refer to PERCH_KEY_<AGENT>; Claude Code uses --scope user; Gemini stores the reference; plain perch', () => {
+test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one recipe per client (perch connect for Claude Code, Codex, Cursor); Gemini stores the reference; plain perch', () => {
   const url = 'http://127.0.0.1:7457/mcp';
   const withKey = connectionSnippets(url, 'planner', 'perch_secret');
-  assert.equal(withKey.claude_code, `claude mcp add --scope user --transport http perch-planner ${url} --header "Authorization: Bearer perch_secret"`);
+  for (const [client, text] of Object.entries(withKey)) {
+    assert.doesNotMatch(text, /perch_secret|Bearer perch_/, `${client}: the key is in no snippet (its export line goes beside it)`);
+    assert.match(text, /PERCH_KEY_PLANNER|perch connect/, `${client}: the key from the environment`);
+  }
+  assert.equal(keyExportLine('planner', 'perch_secret'), 'export PERCH_KEY_PLANNER=perch_secret');
+  assert.equal(withKey.claude_code, 'perch connect claude-code planner --write   # ~/.claude.json + ~/.claude/settings.json (--project DIR: that repository only)\nclaude');
+  assert.match(withKey.codex!, /^perch connect codex planner --write /);
+  assert.match(withKey.cursor!, /^perch connect cursor planner --write /);
   assert.match(withKey.gemini!, /--header 'Authorization: Bearer \$\{PERCH_KEY_PLANNER\}'/, 'single quotes: the key stays out of settings.json');
-  assert.equal(withKey.perch_call, `PERCH_URL=${url} PERCH_KEY=perch_secret perch call whoami`);
+  assert.equal(withKey.perch_call, `PERCH_URL=${url} PERCH_KEY=$PERCH_KEY_PLANNER perch call whoami`);
 
   const again = connectionSnippets(url, 'planner', null);
   for (const [client, text] of Object.entries(again)) {
     assert.doesNotMatch(text, /npx perch/, `${client}: perch from the PATH`);
     assert.doesNotMatch(text, /perch_[A-Za-z0-9]/, `${client}: no key`);
-    assert.match(text, /PERCH_KEY_PLANNER/, `${client}: the key's place names the variable`);
+    assert.doesNotMatch(text, /claude mcp add/, `${client}: Claude Code is connected one way (perch connect)`);
+    // Claude Desktop and Zed read no shell environment: the variable marks where the key goes.
+    if (client === 'claude_desktop' || client === 'zed') assert.match(text, /\$\{PERCH_KEY_PLANNER\}/, client);
+    else assert.match(text, /^export PERCH_KEY_PLANNER=perch_…/, `${client}: starts with where the key comes from`);
   }
-  assert.match(again.claude_code!, /--header "Authorization: Bearer \$PERCH_KEY_PLANNER"/);
   assert.match(again.perch_call!, /PERCH_KEY=\$PERCH_KEY_PLANNER perch call whoami$/);
 });

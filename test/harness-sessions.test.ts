@@ -1,5 +1,5 @@
 // An agent's harness session in the hub (hub/control/harness.ts noteHarness, what POST /hook runs): pre-tool-use
-// answers from the in-memory pause and writes nothing; a waiting session is published for the notifications; feed
+// answers from the in-memory pause, with one feed row per named tool call and per blocked call; a waiting session is published for the notifications; feed
 // rows of a hook that fires too fast are limited while the status still follows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,16 +9,36 @@ import { pauseAgent } from '../src/main/hub/control/control';
 import { listProgress } from '../src/main/hub/features/progress';
 import type { LiveItem } from '../src/shared/event-log';
 
-test('pre-tool-use answers whether the agent is paused and writes no feed row', async () => {
+test('pre-tool-use answers whether the agent is paused; a report without a tool name writes no feed row', async () => {
   await withHub((t) => {
     const a = t.agent('kit');
     assert.deepEqual(noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' }), { ok: true, paused: false });
+    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 0);
     pauseAgent(t.hub, a.id, { reason: 'standup' });
     const r = noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' });
     assert.equal(r.paused, true);
     assert.match(r.message!, /^Paused in Perch \(the owner paused this agent: standup\)\. Do not run tools; stop and wait/);
-    assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 0);
     assert.equal(harnessOf(t.hub, a.id)?.state, 'working');
+  });
+});
+
+test('each tool call the harness names is one compact feed row of the agent; a call the pause blocked is an error row; Perch\'s wait tools are not blocked', async () => {
+  await withHub((t) => {
+    const a = t.agent('kit');
+    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Bash', tool_detail: 'npm test' });
+    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Read', tool_detail: '/home/user/app/README.md' });
+    pauseAgent(t.hub, a.id, { reason: 'standup' });
+    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Bash', tool_detail: 'git push' });
+    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'codex', session_id: 's2', tool_name: 'mcp__perch__get_updates' });
+    const rows = listProgress(t.hub, { agent_id: a.id }).reverse();
+    assert.deepEqual(rows.map((p) => [p.kind, p.text]), [
+      ['tool_call', 'Claude Code: Bash — npm test'],
+      ['tool_call', 'Claude Code: Read — /home/user/app/README.md'],
+      ['error', 'Claude Code: blocked Bash — git push (the agent is paused)'],
+      ['tool_call', 'Codex: mcp__perch__get_updates'],
+    ]);
+    assert.equal((rows[2]!.data as any).harness.blocked, true);
+    assert.equal((rows[0]!.data as any).harness.tool_name, 'Bash');
   });
 });
 

@@ -114,7 +114,7 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
       ['another event', ['pre-tool-use'], claudeCodeBash, envFor(a), /^perch hook: stdin is a "PermissionRequest" hook event, not PreToolUse: configure this command under hooks\.PreToolUse/],
       ['a Stop input to notification', ['notification'], claudeCodeStop, envFor(a), /^perch hook: stdin is a "Stop" hook event, not Notification/],
       ['a bad --harness', ['stop', '--harness', 'vim'], claudeCodeStop, envFor(a), /^perch hook: --harness must be claude-code, codex or cursor/],
-      ['no key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl }, /^perch hook: no agent key: set PERCH_KEY/],
+      ['no key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl }, /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/],
       ['a wrong key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' }, /^perch hook: the Perch hub at .* refused the agent key \(HTTP 401\)/],
     ];
     for (const [what, args, stdin, env, expected] of cases) {
@@ -155,7 +155,9 @@ describe('perch hook notification | stop | session-start | session-end: the agen
     assertNothing(await runHook(['pre-tool-use'], claudeCodePreToolUseBash, envFor(a)), 'a tool call');
     assert.equal((await agentView(a)).harness.state, 'working', 'the wait ended');
     const after = await ownerOk(served, 'progress.list', { agent_id: a.id });
-    assert.equal(after.progress.length, progress.length + 1, 'a tool call writes no feed row');
+    assert.equal(after.progress.length, progress.length + 2, 'the tool call is one feed row of its own');
+    assert.equal(after.progress[0].text, 'Claude Code: Bash — npm test', 'the tool and its command in one line');
+    assert.equal(after.progress[0].kind, 'tool_call');
   });
 
   test('a Notification with long fields full of characters JSON escapes (6 bytes each) is still noted, cut to what the hub keeps', async () => {

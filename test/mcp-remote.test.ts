@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { addAgent, uniqueName, useSharedServe } from './serve-harness';
 import { MCP_REMOTE_VERSION, connectionSnippets } from '../src/main/owner/snippets';
+import { keyEnvVar } from '../src/shared/snippets';
 
 const served = useSharedServe();
 
@@ -25,6 +26,11 @@ test(`Claude Desktop's snippet works: mcp-remote@${MCP_REMOTE_VERSION} bridges s
   assert.equal(server.command, 'npx');
   assert.ok(server.args.includes(`mcp-remote@${MCP_REMOTE_VERSION}`), 'the snippet pins the mcp-remote release');
   assert.ok(!server.args.join(' ').includes(agent.key), 'the key is not in the process arguments');
+  // Claude Desktop reads no shell environment: the snippet holds the variable as a placeholder in its env block, and
+  // the owner pastes the key there (the export line beside the one-time key says which).
+  const placeholder = `\${${keyEnvVar(agent.name)}}`;
+  assert.equal(server.env.PERCH_AUTH, `Bearer ${placeholder}`, 'the snippet holds no key, only the placeholder for it');
+  const env = { ...server.env, PERCH_AUTH: server.env.PERCH_AUTH!.replace(placeholder, agent.key) };
 
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-mcp-remote-'));
   const transport = new StdioClientTransport({
@@ -32,7 +38,7 @@ test(`Claude Desktop's snippet works: mcp-remote@${MCP_REMOTE_VERSION} bridges s
     args: server.args,
     env: {
       ...(process.env as Record<string, string>),
-      ...server.env,
+      ...env,
       MCP_REMOTE_CONFIG_DIR: configDir, // mcp-remote's state (it would keep OAuth tokens there) stays in the temp dir
       NO_PROXY: '127.0.0.1,localhost',
       BROWSER: 'true', // should it ever try to open a browser, it opens none

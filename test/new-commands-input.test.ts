@@ -62,7 +62,7 @@ test('rules.add refuses an allow rule whose command_prefix holds shell control s
       for (const prefix of ['rm -rf /; ls', 'npm test && echo', 'cat $(x)', 'ls\nrm']) {
         const err = await ownerFail(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: prefix, behavior: 'allow' }, 400);
         assert.equal(err.code, 'invalid_argument');
-        assert.match(err.message, /command_prefix: an allow rule's prefix cannot hold/);
+        assert.match(err.message, /command_prefix: an allow rule's prefix must be plain words/);
       }
       assert.deepEqual((await ownerOk(served, 'rules.list', {})).rules, [], 'nothing was added');
       assert.equal((await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'rm -rf /; ls', behavior: 'deny' })).added, true);

@@ -67,6 +67,39 @@ describe('POST /hook refuses hostile input and changes nothing', () => {
     assert.equal(await harnessOf(a), null);
   });
 
+  test('a malformed permission-request filing is 400 with a one-line reason, one over 96 KB is 413, and nothing is filed', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('filing'));
+    const ok = { event: 'permission-request', harness: 'claude-code', tool_name: 'Bash', tool_input: { command: 'ls' } };
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ ...ok, tool_name: undefined }, /^tool_name: the tool the prompt is for/],
+      [{ ...ok, tool_name: 'x'.repeat(201) }, /^tool_name is over 200 characters$/],
+      [{ ...ok, harness: 'vim' }, /^harness must be one of claude-code, codex, cursor$/],
+      [{ ...ok, tool_input: undefined }, /^send tool_input, or input_cut/],
+      [{ ...ok, input_cut: { head: 'ls', tail: '', chars: 2 } }, /^send tool_input, or input_cut/],
+      [{ ...ok, tool_input: undefined, input_cut: { head: 'ls', tail: '', chars: -1 } }, /^input_cut.chars must be a whole number$/],
+      [{ ...ok, cwd: 7 }, /^cwd must be a string$/],
+      [{ ...ok, via: 'mail' }, /^via must be channel/],
+      [{ ...ok, ttl_secs: 1.5 }, /^ttl_secs must be whole seconds$/],
+    ];
+    for (const [body, reason] of cases) {
+      const r = await rawPost(hookUrl(), a.key, body);
+      assert.equal(r.status, 400, JSON.stringify(body).slice(0, 200));
+      assert.equal(r.json.error.code, 'invalid_input');
+      assert.match(r.json.error.message, reason);
+      assert.ok(!r.json.error.message.includes('\n'), 'one line');
+    }
+    const big = await rawPost(hookUrl(), a.key, { ...ok, tool_input: { command: 'x'.repeat(100_000) } });
+    assert.equal(big.status, 413);
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    assert.deepEqual(requests.filter((x: any) => x.requester?.id === a.id), [], 'nothing was filed');
+    // Control: the well-formed filing is a pending request of the agent, in its direct conversation with the owner.
+    const filed = await rawPost(hookUrl(), a.key, ok);
+    assert.equal(filed.status, 200, JSON.stringify(filed.json));
+    assert.equal(filed.json.request.state, 'pending');
+    const mine = (await ownerOk(served, 'requests.list', {})).requests.filter((x: any) => x.requester?.id === a.id);
+    assert.deepEqual(mine.map((x: any) => [x.request_id, x.title, x.door]), [[filed.json.request.request_id, 'Allow Bash: ls?', 'hook']]);
+  });
+
   test('a body dripped slower than the request timeout is cut off (408 or closed), not held open', async () => {
     const a = await addAgent(served.dataDir, uniqueName('drip'));
     const head = `POST /hook HTTP/1.1\r\nHost: 127.0.0.1:${served.port}\r\nAuthorization: Bearer ${a.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;

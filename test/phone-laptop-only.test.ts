@@ -141,6 +141,26 @@ describe('through the front of a real perch serve', () => {
     assert.ok(audit.some((e) => e.action === 'agents.update_config' && e.outcome === 'refused:forbidden'), 'the refusal is in the device audit');
   });
 
+  test('a full-scope phone may add deny rules but not allow rules (403, nothing added), also not by answering a prompt "always allow"; each rule says who added it', async () => {
+    const refusedAllow = await phone.deviceCall(full.token, 'rules.add', { agent: sleeper.name, tool: 'Bash', behavior: 'allow' });
+    assert.equal(refusedAllow.status, 403, JSON.stringify(refusedAllow.body));
+    assert.equal(refusedAllow.body.error.code, 'forbidden');
+    assert.match(refusedAllow.body.error.message, /^A paired device \(Full phone\) may not add an allow rule: standing allows are added on the laptop only/);
+    const req = await agent.ok('request_human', { conv_id: (await agent.ok('open_direct', { user: (await phone.ownerOk('hub.info')).owner.name })).conversation.conv_id, kind: 'approve', title: 'Allow Bash: ls?' });
+    const viaAnswer = await phone.deviceCall(full.token, 'rules.add', { request_id: req.request_id, behavior: 'allow' });
+    assert.equal(viaAnswer.status, 403, JSON.stringify(viaAnswer.body));
+    assert.deepEqual((await phone.ownerOk('rules.list', { agent: sleeper.name })).rules, [], 'no rule was added');
+    const deny = await phone.deviceCall(full.token, 'rules.add', { agent: sleeper.name, tool: 'Bash', command_prefix: 'curl', behavior: 'deny' });
+    assert.equal(deny.status, 200, JSON.stringify(deny.body));
+    assert.deepEqual(deny.body.value.rule.added_by, { via: 'device', device_id: full.device.id, name: 'Full phone' });
+    const allow = await phone.ownerOk('rules.add', { agent: sleeper.name, tool: 'Bash', command_prefix: 'ls', behavior: 'allow' });
+    assert.deepEqual(allow.rule.added_by, { via: 'laptop' });
+    const listed = (await phone.ownerOk('rules.list', { agent: sleeper.name })).rules as R[];
+    assert.deepEqual(listed.map((r) => [r.behavior, r.added_by.via]), [['deny', 'device'], ['allow', 'laptop']]);
+    const audit = (await phone.ownerOk('devices.audit', { device_id: full.device.id, limit: 500 })).entries as R[];
+    assert.ok(audit.some((e) => e.action === 'rules.add' && e.outcome === 'refused:forbidden'), 'the refusal is in the device audit');
+  });
+
   test('a full-scope phone still does what it may: message an agent (which wakes it with the owner\'s own wake action) and list its runs', async () => {
     const dm = await phone.deviceCall(full.token, 'conversations.open_direct', { user: sleeper.name });
     assert.equal(dm.status, 200, JSON.stringify(dm.body));

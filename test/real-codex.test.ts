@@ -1,9 +1,10 @@
 // End to end with the REAL Codex CLI (pinned, installed on demand: test/real-harness.ts) against a real
-// `perch serve`, configured by `perch connect codex NAME --write` (MCP entry and PermissionRequest hook). The
-// model is a scripted stand-in for the Responses API on 127.0.0.1 (test/model-standin.ts) that asks to run
+// `perch serve`, configured by `perch connect codex NAME --write` (MCP entry, approval_policy "on-request", hooks).
+// The model is a scripted stand-in for the Responses API on 127.0.0.1 (test/model-standin.ts) that asks to run
 // `touch codex.marker` with escalated permissions. `codex exec` never asks (its approval policy is forced to
-// never), so Codex runs interactively in a detached tmux session, with --dangerously-bypass-hook-trust for
-// this test's own hook: its permission prompt is a Perch request; approve runs the command, reject does not.
+// never), so Codex runs interactively in a detached tmux session: its permission prompt is a Perch request;
+// approve runs the command, reject does not. One run is plain `codex` with only what perch connect wrote, its
+// two first-run dialogs (hook trust, model notice) answered in the terminal; the others bypass the hook trust.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -65,23 +66,24 @@ async function configure(agent: AgentKey): Promise<string> {
   return binDir;
 }
 
-/** Starts interactive Codex on a prompt in a tmux window; returns the project dir. */
-async function startCodex(agent: AgentKey, name: string): Promise<string> {
+/** Starts interactive Codex on a prompt in a tmux window (flags: besides what perch connect wrote); returns the project dir. */
+async function startCodex(agent: AgentKey, name: string, flags = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only']): Promise<string> {
   const binDir = await configure(agent);
   const dir = fs.mkdtempSync(path.join(home, 'project-'));
   const env = { HOME: home, PATH: `${binDir}:${process.env.PATH}`, STANDIN_KEY: 'dummy', [keyEnvVar(agent.name)]: agent.key, TERM: 'xterm-256color' };
-  const cmd = `cd ${sq(dir)} && exec env ${Object.entries(env).map(([k, v]) => `${k}=${sq(v)}`).join(' ')} ${sq(process.execPath)} ${sq(cli.bin!)} --dangerously-bypass-hook-trust -a on-request -s read-only ${sq('Touch the marker file.')}`;
+  const cmd = `cd ${sq(dir)} && exec env ${Object.entries(env).map(([k, v]) => `${k}=${sq(v)}`).join(' ')} ${sq(process.execPath)} ${sq(cli.bin!)} ${flags.map(sq).join(' ')} ${sq('Touch the marker file.')}`;
   const r = spawnSync('tmux', ['-L', SOCKET, 'new-session', '-d', '-s', name, '-x', '200', '-y', '50', cmd], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return dir;
 }
 
-/** The agent's pending request, answering Codex's one-time model notice on the way. */
+/** The agent's pending request, answering Codex's first-run dialogs on the way (the hook trust, the model notice). */
 async function pendingOf(agent: AgentKey, session: string): Promise<any> {
   let found: any;
   await eventually(async () => {
     const pane = tmux('capture-pane', '-p', '-t', session);
     if (/Use existing model/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+    else if (/Hooks need review[\s\S]*2\. Trust all and continue/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
     const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
     found = requests.find((x: any) => x.requester?.id === agent.id);
     return !!found;
@@ -99,6 +101,15 @@ describe('the real Codex asks Perch at its permission prompt (interactive, hooks
     assert.equal(req.context.tool_name, 'Bash');
     assert.equal(req.context.cwd, fs.realpathSync(dir));
     assert.match(req.context.preview, /Write the marker file/);
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
+  });
+
+  test('with only what perch connect wrote (plain `codex`, no flags: its approval_policy "on-request"; the two first-run dialogs answered), the prompt reaches Perch', async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('cx'));
+    const dir = await startCodex(agent, 'connect-only', []);
+    const req = await pendingOf(agent, 'connect-only');
+    assert.equal(req.title, `Allow Bash: touch ${MARKER}?`);
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
     await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
   });

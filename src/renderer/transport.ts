@@ -448,6 +448,8 @@ export interface PairClaim {
   phrase: string;
   claim_secret: string;
   expires_at: number;
+  /** The name this device will be paired as (the laptop shows the same). */
+  device_name?: string;
 }
 export interface PairWait {
   state: string;

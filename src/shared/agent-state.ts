@@ -5,12 +5,16 @@
 //              its user (a Notification hook: shared/harness.ts);
 //   paused     by the owner or a daily cap: nothing it does goes through until the owner resumes it (a paused agent
 //              keeps waiting in get_updates, so it would otherwise always look connected);
-//   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS;
+//   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS — unless its harness
+//              said since that the turn or the session ended (a Stop or SessionEnd hook);
 //   idle       connected (its get_updates waits now, or it called in the last CONNECTED_MS), nothing to do;
-//   offline    never connected since the hub started, gone (no call for CONNECTED_MS), or its key was revoked.
+//   offline    never connected since the hub started, gone (no call for CONNECTED_MS), its harness session ended,
+//              or its key was revoked.
+// The order the owner sees agents in (Fleet, the sidebar, the phone) is fleetOrder's: by state (needs you › working ›
+// idle › paused › offline), then the most recent first.
 // Pure: the UI passes what its stores hold and the time.
 
-import type { HarnessStatus } from './harness';
+import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from './harness';
 
 export const AGENT_STATES = ['needs_you', 'paused', 'working', 'idle', 'offline'] as const;
 export type AgentStateName = (typeof AGENT_STATES)[number];
@@ -96,10 +100,16 @@ export function agentState(i: AgentStateInput): AgentState {
   }
   if (i.paused) return { state: 'paused', since: i.paused.since, why: 'paused' };
   if (i.runStartedAt != null) return { state: 'working', since: i.runStartedAt, why: 'a wake run is running' };
-  if (p.active_at != null && i.now - p.active_at < WORKING_MS) {
+  // The harness said the turn or the session ended after the agent's last work: it no longer works.
+  const h = i.harness;
+  const over = h && (h.state === 'turn_ended' || h.state === 'ended') && h.at >= (p.active_at ?? 0) ? h : null;
+  if (!over && p.active_at != null && i.now - p.active_at < WORKING_MS) {
     return { state: 'working', since: p.busy_since ?? p.active_at, why: 'active in the last 2 minutes' };
   }
+  const harnessWhy = over ? `${HARNESS_LABEL[over.harness]}: ${HARNESS_STATE_TEXT[over.state]}` : '';
+  if (over?.state === 'ended' && !i.waiting) return { state: 'offline', since: over.at, why: harnessWhy };
   const connected = i.waiting || (p.seen_at != null && i.now - p.seen_at < CONNECTED_MS);
+  if (over && connected) return { state: 'idle', since: over.at, why: harnessWhy };
   if (connected) {
     const since = Math.max(p.active_at ?? 0, p.connected_since ?? 0);
     return { state: 'idle', since: since || null, why: i.waiting ? 'waiting for news' : 'connected' };
@@ -123,4 +133,26 @@ export function spanText(ms: number): string {
 export function stateText(s: AgentState, now: number): string {
   const label = STATE_LABEL[s.state];
   return s.since == null ? label : `${label} · ${spanText(now - s.since)}`;
+}
+
+/** The order of states the owner sees agents in: who needs you first, then who works, … offline last. */
+export const STATE_ORDER: readonly AgentStateName[] = ['needs_you', 'working', 'idle', 'paused', 'offline'];
+
+/** The agent's latest sign of life the hub knows of (its calls, its harness, what waits, a run, a pause), or null. */
+export function lastActivity(i: AgentStateInput): number | null {
+  const times = [i.presence.seen_at, i.presence.active_at, i.harness?.at, i.runStartedAt, i.paused?.since, ...i.needs.map((n) => n.at)];
+  const known = times.filter((t): t is number => typeof t === 'number');
+  return known.length ? Math.max(...known) : null;
+}
+
+/** What fleetOrder compares: the state, the most recent activity (null: none known), and the name to break ties. */
+export interface FleetSortKey {
+  state: AgentStateName;
+  last: number | null;
+  name: string;
+}
+
+/** The one order of agents on Fleet, the sidebar and the phone: by state (needs you › working › idle › paused › offline), then the most recent first, then by name. */
+export function fleetOrder(a: FleetSortKey, b: FleetSortKey): number {
+  return STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) || (b.last ?? 0) - (a.last ?? 0) || a.name.localeCompare(b.name);
 }

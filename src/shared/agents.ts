@@ -5,6 +5,31 @@ import type { AgentBrakes } from './brakes';
 /** Lowercase a-z 0-9 - _, 1..40 characters, starting with a letter or digit. */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
+/** A valid name close to what was typed ("My Kit" → "my-kit", "Café bot!" → "cafe-bot"), or '' when nothing usable is left. */
+export function suggestName(input: string): string {
+  return input
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+}
+
+/** Why a name is not one, in one line with a valid one to use instead when there is one; null: it is valid. */
+export function nameProblem(name: string): string | null {
+  if (NAME_PATTERN.test(name)) return null;
+  if (!name) return 'A name is needed: 1–40 characters, a–z, 0–9, - and _.';
+  const why = name.length > 40 ? 'is longer than 40 characters'
+    : /[A-Z]/.test(name) ? 'has capital letters'
+    : /\s/.test(name) ? 'has spaces'
+    : /^[-_]/.test(name) ? 'starts with - or _'
+    : 'has characters other than a–z, 0–9, - and _';
+  const s = suggestName(name);
+  return `"${name}" ${why}: names use a–z, 0–9, - and _ only${s ? `. Try "${s}".` : '.'}`;
+}
+
 export interface AgentConfig {
   /** The role: its name, what it is for and what to follow. */
   name: string;

@@ -6,6 +6,9 @@
  * the laptop-only ones. Each owner action says which devices may call it (its `device` in shared/owner-api.ts:
  * approvals, full or laptop); anything else answers 403 forbidden (and is written to the device audit list).
  */
+/** What `perch serve` and Settings → Phone say of a public URL that is http:, not https: (it is allowed, but phones need https). */
+export const HTTP_PUBLIC_URL_NOTE = 'phones need https for the app and notifications (tailscale serve gives you https)';
+
 export const DEVICE_SCOPES = ['approvals', 'full'] as const;
 export type DeviceScope = (typeof DEVICE_SCOPES)[number];
 
@@ -102,7 +105,7 @@ export interface PhoneSettings {
 
 /** The device door's paths (no owner session: the phone's own credential, or none while pairing). */
 export const DEVICE_API_PREFIX = '/api/device/';
-/** POST {code, device_name} → {pairing_id, phrase, claim_secret, expires_at}; a used or expired code → 410. */
+/** POST {code, device_name} → {pairing_id, phrase, claim_secret, expires_at, device_name: the name it will be paired as (the owner's, if the laptop named it)}; a used or expired code → 410. */
 export const DEVICE_PAIR_CLAIM_PATH = '/api/device/pair/claim';
 /** POST {pairing_id, claim_secret, wait_secs?} → {state} and, once confirmed (only once), {device_token, device}. */
 export const DEVICE_PAIR_WAIT_PATH = '/api/device/pair/wait';

@@ -1,18 +1,30 @@
 // What `perch connect CLIENT NAME` puts in a client's own config files (pure: text in, text out; the CLI in
 // src/main/cli/connect.ts reads and writes the files). The agent's key is never written: every entry refers
-// to PERCH_KEY_<NAME> in the environment.
-//   claude-code: ~/.claude.json mcpServers.perch (user scope: HTTP with the key by reference, or with --channel
-//                the stdio `perch channel`), ~/.claude/settings.json hooks → perch hook (perchHooks below).
-//   codex:       ~/.codex/config.toml [mcp_servers.perch] with bearer_token_env_var, ~/.codex/hooks.json
-//                hooks → perch hook (the same shape as Claude Code's).
-//   cursor:      ~/.cursor/mcp.json mcpServers.perch (HTTP, the key as ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json
-//                (version 1) beforeShellExecution and beforeMCPExecution → perch hook permission-request --harness cursor.
-// Other clients get their snippet (src/shared/snippets.ts) to paste; they have no permission hook Perch answers.
+// to PERCH_KEY_<NAME> in the environment. The MCP server is named perch-NAME (serverName), so the entries of
+// two agents can sit side by side; one scope (the user's, or a project's with --project) is one agent's, and
+// another agent's Perch entries there are replaced only with --replace (AgentConflict otherwise).
+//   claude-code: ~/.claude.json mcpServers.perch-NAME (user scope: HTTP with the key by reference, or with --channel
+//                the stdio `perch channel`), ~/.claude/settings.json hooks → perch hook (perchHooks below);
+//                project scope: DIR/.mcp.json and DIR/.claude/settings.local.json.
+//   codex:       ~/.codex/config.toml [mcp_servers.perch-NAME] with bearer_token_env_var and approval_policy
+//                "on-request" (so Codex asks, and its prompts reach Perch), ~/.codex/hooks.json hooks → perch hook
+//                (the same shape as Claude Code's); project scope: DIR/.codex/config.toml and DIR/.codex/hooks.json.
+//   cursor:      ~/.cursor/mcp.json mcpServers.perch-NAME (HTTP, the key as ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json
+//                (version 1) beforeShellExecution and beforeMCPExecution → perch hook permission-request --harness cursor;
+//                project scope: DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
+// Every hook entry is built in one place (hookEntry, cursorHookEntry). Other clients get their snippet
+// (src/shared/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './snippets';
-import { upsertTomlTable, tomlString } from './toml-table';
+import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from './toml-table';
 
-/** The MCP server name Perch takes in a client's config (one agent per client config: the one of its key). */
+/** The prefix of Perch's MCP server names (before this change, one agent's entry was named just this). */
 export const SERVER_NAME = 'perch';
+/** The MCP server name of agent NAME in a client's config: perch-NAME. */
+export function serverName(agent: string): string {
+  return `${SERVER_NAME}-${agent}`;
+}
+/** The approval policy `perch connect codex` sets: Codex asks (and so runs the PermissionRequest hook) when the model wants more. */
+export const CODEX_APPROVAL_POLICY = 'on-request';
 /** Both harnesses kill a command hook after 600 s by default; `perch hook` gives up before (its --timeout). */
 export const HOOK_TIMEOUT_SECS = 600;
 
@@ -32,10 +44,53 @@ export interface ConnectOptions {
   mcpUrl: string;
   /** claude-code: the MCP entry is the stdio `perch channel` (pushes messages into the session) instead of HTTP. */
   channel?: boolean;
+  /** Another agent's Perch entries in the same files are replaced; without it they make an AgentConflict. */
+  replace?: boolean;
+  /** The project scope: the files are a project's (DIR/.mcp.json, …), not the user's. */
+  project?: boolean;
 }
 
 /** A problem with a config file that is there (not JSON, an unexpected shape): nothing is written. */
 export class ConfigFileError extends Error {}
+/** The file connects another agent already: nothing is written unless --replace. */
+export class AgentConflict extends ConfigFileError {}
+
+/** Whether an MCP server name is one of Perch's (perch, perch-NAME). */
+function isPerchServer(name: string): boolean {
+  return name === SERVER_NAME || name.startsWith(`${SERVER_NAME}-`);
+}
+
+/** The refusal for a file that connects another agent (`who`) already. */
+function conflict(file: string, who: string, o: ConnectOptions): AgentConflict {
+  return new AgentConflict(`${file} connects ${who} already, and connecting ${o.agent} there would replace it. Run again with --replace to make it ${o.agent}${o.project ? '' : `, or connect ${o.agent} for one repository only with --project DIR`}`);
+}
+
+/** Which agent's key a Perch MCP entry uses (its PERCH_KEY_… variable, the channel's --agent, else the name after perch-). */
+function entryKeyVar(name: string, entry: unknown): string | undefined {
+  const args = (entry as Json | null)?.args;
+  if (Array.isArray(args) && args.includes('--agent') && typeof args[args.indexOf('--agent') + 1] === 'string') return keyEnvVar(args[args.indexOf('--agent') + 1] as string);
+  const m = /PERCH_KEY_[A-Z0-9_]+/.exec(JSON.stringify(entry) ?? '');
+  if (m) return m[0];
+  return name.startsWith(`${SERVER_NAME}-`) ? keyEnvVar(name.slice(SERVER_NAME.length + 1)) : undefined;
+}
+
+/** How the refusal names the agent of another Perch entry. */
+function entryWho(name: string, keyVar: string | undefined): string {
+  if (name.startsWith(`${SERVER_NAME}-`)) return `agent ${name.slice(SERVER_NAME.length + 1)} (MCP server ${name})`;
+  return keyVar ? `the agent of ${keyVar} (MCP server ${name})` : `another agent (MCP server ${name})`;
+}
+
+/** The servers object with agent's entry as perch-NAME: its own earlier entries go, another agent's only with --replace. */
+function setPerchServer(servers: Json, o: ConnectOptions, entry: Json, file: string): void {
+  const mine = serverName(o.agent);
+  for (const k of Object.keys(servers)) {
+    if (k === mine || !isPerchServer(k)) continue;
+    const v = entryKeyVar(k, servers[k]);
+    if (v !== keyEnvVar(o.agent) && !o.replace) throw conflict(file, entryWho(k, v), o);
+    delete servers[k];
+  }
+  servers[mine] = entry;
+}
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +102,25 @@ function shellWord(s: string): string {
 function isPerchHook(h: unknown, sub: string): boolean {
   const c = (h as Json | null)?.command;
   return typeof c === 'string' && new RegExp(`(^|[\\s/"'])perch(\\.js)?["']?\\s+hook\\s+${sub}\\b`).test(c);
+}
+
+/** The agent a Perch hook command names (--agent NAME), or undefined (it reads PERCH_KEY). */
+function hookAgent(command: string): string | undefined {
+  return /\s--agent\s+'?([^\s']+)'?/.exec(command)?.[1];
+}
+
+/** Refuses (AgentConflict) a hooks object holding another agent's Perch hooks, unless --replace. */
+function checkHookAgents(hooks: Json, o: ConnectOptions, file: string): void {
+  if (o.replace) return;
+  for (const list of Object.values(hooks)) {
+    if (!Array.isArray(list)) continue;
+    // Claude Code and Codex: groups of { hooks: [{ command }] }; Cursor: [{ command }].
+    for (const h of list.flatMap((g) => (Array.isArray((g as Json | null)?.hooks) ? ((g as Json).hooks as unknown[]) : [g]))) {
+      if (!isPerchHook(h, '\\S+')) continue;
+      const a = hookAgent((h as Json).command as string);
+      if (a === undefined || keyEnvVar(a) !== keyEnvVar(o.agent)) throw conflict(file, a === undefined ? 'the agent of PERCH_KEY (a Perch hook without --agent)' : `agent ${a} (its Perch hooks)`, o);
+    }
+  }
 }
 
 /** One hook `perch connect` manages: the harness's event and the `perch hook` subcommand it runs. */
@@ -105,19 +179,26 @@ export function claudeMcpEntry(o: ConnectOptions): Json {
   return { type: 'http', url: o.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(o.agent)}}` } };
 }
 
-/** ~/.claude.json with mcpServers.perch set (everything else as it was). */
+/** ~/.claude.json (or a project's .mcp.json) with mcpServers.perch-NAME set (everything else as it was). */
 export function setClaudeMcp(text: string | undefined, o: ConnectOptions, file = '~/.claude.json'): string {
   const root = parseObject(text, file);
-  objectAt(root, 'mcpServers', file)[SERVER_NAME] = claudeMcpEntry(o);
+  setPerchServer(objectAt(root, 'mcpServers', file), o, claudeMcpEntry(o), file);
   return jsonText(root);
+}
+
+/**
+ * The one hook group Perch puts under a Claude Code or Codex hook event: the command `perch hook SUB --agent NAME
+ * --url URL`, which reads the key from PERCH_KEY_<NAME>. Every Perch hook of both harnesses is built here.
+ */
+export function hookEntry(o: ConnectOptions, h: PerchHook): Json {
+  return { hooks: [{ type: 'command', command: `perch hook ${h.sub} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`, timeout: h.timeout }] };
 }
 
 /** One hook entry set (or taken out, want false) in a parsed hooks file, once, in the place of an earlier one. */
 function setHook(hooks: Json, o: ConnectOptions, file: string, h: PerchHook, want: boolean): void {
   const groups = hooks[h.event] ?? [];
   if (!Array.isArray(groups)) throw new ConfigFileError(`${file}: hooks.${h.event} is not a list`);
-  const command = `perch hook ${h.sub} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`;
-  const ours = { hooks: [{ type: 'command', command, timeout: h.timeout }] };
+  const ours = hookEntry(o, h);
   const kept: unknown[] = [];
   let at = -1;
   for (const g of groups) {
@@ -138,17 +219,11 @@ function setHook(hooks: Json, o: ConnectOptions, file: string, h: PerchHook, wan
   else if (h.event in hooks) delete hooks[h.event];
 }
 
-/** A hooks file (Claude Code settings.json, Codex hooks.json) with Perch's PermissionRequest hook, once. */
-export function setPermissionHook(text: string | undefined, o: ConnectOptions, file: string): string {
-  const root = parseObject(text, file);
-  setHook(objectAt(root, 'hooks', file), o, file, { event: 'PermissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS }, true);
-  return jsonText(root);
-}
-
 /** A hooks file with every Perch hook of this harness once (and Perch's hooks it no longer wants taken out). */
 export function setPerchHooks(text: string | undefined, client: 'claude-code' | 'codex', o: ConnectOptions, file: string): string {
   const root = parseObject(text, file);
   const hooks = objectAt(root, 'hooks', file);
+  checkHookAgents(hooks, o, file);
   const wanted = perchHooks(client, o);
   for (const h of wanted) setHook(hooks, o, file, h, true);
   for (const h of ALL_PERCH_HOOKS) if (!wanted.some((w) => w.event === h.event && w.sub === h.sub)) setHook(hooks, o, file, h, false);
@@ -160,9 +235,34 @@ export function codexMcpLines(o: ConnectOptions): string[] {
   return [`url = ${tomlString(o.mcpUrl)}`, `bearer_token_env_var = ${tomlString(keyEnvVar(o.agent))}`];
 }
 
-/** ~/.codex/config.toml with [mcp_servers.perch] added or replaced (every other line kept as it was). */
-export function setCodexMcp(text: string | undefined, o: ConnectOptions): string {
-  return upsertTomlTable(text ?? '', ['mcp_servers', SERVER_NAME], codexMcpLines(o));
+/**
+ * ~/.codex/config.toml (or a project's .codex/config.toml) with [mcp_servers.perch-NAME] added or replaced (the
+ * agent's earlier [mcp_servers.perch] taken out; another agent's only with --replace) and approval_policy
+ * "on-request" unless the file has a policy that asks already (only "never" is changed); every other line as it was.
+ */
+export function setCodexMcp(text: string | undefined, o: ConnectOptions, file = '~/.codex/config.toml'): string {
+  let t = text ?? '';
+  const mine = serverName(o.agent);
+  for (const table of tomlTables(t)) {
+    const [a, b] = table.path;
+    if (table.path.length !== 2 || a !== 'mcp_servers' || !isPerchServer(b!) || b === mine) continue;
+    const v = table.body.map((l) => /^\s*bearer_token_env_var\s*=\s*["']([^"']+)["']/.exec(l)?.[1]).find(Boolean) ?? entryKeyVar(b!, null);
+    if (v !== keyEnvVar(o.agent) && !o.replace) throw conflict(file, entryWho(b!, v), o);
+  }
+  const others = tomlTables(t).filter((x) => x.path.length === 2 && x.path[0] === 'mcp_servers' && isPerchServer(x.path[1]!) && x.path[1] !== mine);
+  const hasMine = tomlTables(t).some((x) => x.path.length === 2 && x.path[0] === 'mcp_servers' && x.path[1] === mine);
+  for (const table of others.slice(hasMine ? 0 : 1).reverse()) t = removeTomlTable(t, table.path);
+  if (!hasMine && others[0]) {
+    // The first earlier table becomes this agent's, in its place (upsertTomlTable then replaces its lines).
+    const lines = t.split('\n');
+    for (const sub of tomlTables(t).filter((x) => x.path[0] === 'mcp_servers' && x.path[1] === others[0]!.path[1])) {
+      const rest = sub.path.slice(2).map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? `.${k}` : `.${tomlString(k)}`)).join('');
+      lines[sub.start] = `[mcp_servers.${mine}${rest}]${lines[sub.start]!.endsWith('\r') ? '\r' : ''}`;
+    }
+    t = lines.join('\n');
+  }
+  t = upsertTomlTable(t, ['mcp_servers', mine], codexMcpLines(o));
+  return setTomlTopLevel(t, 'approval_policy', tomlString(CODEX_APPROVAL_POLICY), (v) => !/^["']never["']$/.test(v));
 }
 
 /** Cursor's MCP entry for the agent: HTTP, the key by reference (Cursor fills in ${env:NAME} from its environment). */
@@ -170,10 +270,10 @@ export function cursorMcpEntry(o: ConnectOptions): Json {
   return { url: o.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(o.agent)}}` } };
 }
 
-/** ~/.cursor/mcp.json with mcpServers.perch set (everything else as it was). */
+/** ~/.cursor/mcp.json with mcpServers.perch-NAME set (everything else as it was). */
 export function setCursorMcp(text: string | undefined, o: ConnectOptions, file = '~/.cursor/mcp.json'): string {
   const root = parseObject(text, file);
-  objectAt(root, 'mcpServers', file)[SERVER_NAME] = cursorMcpEntry(o);
+  setPerchServer(objectAt(root, 'mcpServers', file), o, cursorMcpEntry(o), file);
   return jsonText(root);
 }
 
@@ -196,6 +296,7 @@ export function setCursorHooks(text: string | undefined, o: ConnectOptions, file
     throw new ConfigFileError(`${file} has "version": ${JSON.stringify(root.version)}; Perch writes Cursor's version 1 hooks`);
   }
   const hooks = objectAt(root, 'hooks', file);
+  checkHookAgents(hooks, o, file);
   for (const event of CURSOR_HOOK_EVENTS) {
     const list = hooks[event] ?? [];
     if (!Array.isArray(list)) throw new ConfigFileError(`${file}: hooks.${event} is not a list`);
@@ -207,35 +308,38 @@ export function setCursorHooks(text: string | undefined, o: ConnectOptions, file
   return jsonText(root);
 }
 
-/** One config file edit: the file (relative to the home dir), what it gets, and the edit. */
+/** One config file edit: the file (relative to the home dir, or to the project dir with --project), what it gets, and the edit (file: the path to name in errors). */
 export interface ConfigEdit {
   file: string;
   what: string;
-  apply: (text: string | undefined) => string;
+  apply: (text: string | undefined, file: string) => string;
 }
 
 /** What a hooks file gets, in words (the CLI says "already has …" / "added …"). */
 function hooksWhat(client: 'claude-code' | 'codex', o: ConnectOptions): string {
-  return `the Perch hooks (${perchHooks(client, o).map((h) => h.event).join(', ')}: \`perch hook …\`)`;
+  return `the Perch hooks (${perchHooks(client, o).map((h) => h.event).join(', ')}: \`perch hook … --agent ${o.agent}\`)`;
 }
 
+/** The files `perch connect` edits for a client, user scope (relative to ~) or project scope (relative to DIR). */
 export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdit[] {
+  const server = serverName(o.agent);
   if (client === 'claude-code') {
+    const scope = o.project ? 'project scope' : 'user scope';
     return [
-      { file: '.claude.json', what: o.channel ? 'Perch as the MCP server `perch` (the stdio channel: `perch channel`)' : 'Perch as the MCP server `perch` (user scope, HTTP)', apply: (t) => setClaudeMcp(t, o) },
-      { file: '.claude/settings.json', what: hooksWhat('claude-code', o), apply: (t) => setPerchHooks(t, 'claude-code', o, '~/.claude/settings.json') },
+      { file: o.project ? '.mcp.json' : '.claude.json', what: o.channel ? `Perch as the MCP server \`${server}\` (${scope}, the stdio channel: \`perch channel\`)` : `Perch as the MCP server \`${server}\` (${scope}, HTTP)`, apply: (t, f) => setClaudeMcp(t, o, f) },
+      { file: o.project ? '.claude/settings.local.json' : '.claude/settings.json', what: hooksWhat('claude-code', o), apply: (t, f) => setPerchHooks(t, 'claude-code', o, f) },
     ];
   }
   if (client === 'codex') {
     return [
-      { file: '.codex/config.toml', what: 'Perch as the MCP server [mcp_servers.perch]', apply: (t) => setCodexMcp(t, o) },
-      { file: '.codex/hooks.json', what: hooksWhat('codex', o), apply: (t) => setPerchHooks(t, 'codex', o, '~/.codex/hooks.json') },
+      { file: '.codex/config.toml', what: `Perch as the MCP server [mcp_servers.${server}] and approval_policy = "${CODEX_APPROVAL_POLICY}" (Codex asks, so its prompts reach Perch)`, apply: (t, f) => setCodexMcp(t, o, f) },
+      { file: '.codex/hooks.json', what: hooksWhat('codex', o), apply: (t, f) => setPerchHooks(t, 'codex', o, f) },
     ];
   }
   if (client === 'cursor') {
     return [
-      { file: '.cursor/mcp.json', what: `Perch as the MCP server \`perch\` (HTTP, the key as \${env:${keyEnvVar(o.agent)}})`, apply: (t) => setCursorMcp(t, o) },
-      { file: '.cursor/hooks.json', what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor …\`)`, apply: (t) => setCursorHooks(t, o) },
+      { file: '.cursor/mcp.json', what: `Perch as the MCP server \`${server}\` (HTTP, the key as \${env:${keyEnvVar(o.agent)}})`, apply: (t, f) => setCursorMcp(t, o, f) },
+      { file: '.cursor/hooks.json', what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor --agent ${o.agent}\`)`, apply: (t, f) => setCursorHooks(t, o, f) },
     ];
   }
   return [];
@@ -243,25 +347,8 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
 
 /** How to start the client once connected (the key in the environment). */
 export function startCommand(client: ConnectClient, o: ConnectOptions): string | undefined {
-  if (client === 'claude-code') return o.channel ? `claude --dangerously-load-development-channels server:${SERVER_NAME}` : 'claude';
+  if (client === 'claude-code') return o.channel ? `claude --dangerously-load-development-channels server:${serverName(o.agent)}` : 'claude';
   if (client === 'codex') return 'codex';
   if (client === 'cursor') return 'cursor .';
   return undefined;
-}
-
-/** The hooks part of each harness's config, as a snippet (the Agents page's Connect dialog shows it). */
-export function hooksSnippet(o: ConnectOptions): string {
-  return setPermissionHook(undefined, o, 'hooks').trimEnd();
-}
-
-/**
- * The snippets the Agents page adds to a client's connection snippets: the one `perch connect` command per
- * harness (MCP entry and permission hook at once) and the hook itself, to paste into a hooks file by hand.
- */
-export function harnessSnippets(mcpUrl: string, agent: string): Record<string, string> {
-  const o = { agent, mcpUrl };
-  return {
-    perch_connect: `perch connect claude-code ${agent} --write   # ~/.claude.json + ~/.claude/settings.json\nperch connect codex ${agent} --write         # ~/.codex/config.toml + ~/.codex/hooks.json\nperch connect cursor ${agent} --write        # ~/.cursor/mcp.json + ~/.cursor/hooks.json`,
-    permission_hook: hooksSnippet(o),
-  };
 }

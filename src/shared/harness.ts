@@ -35,10 +35,36 @@ export interface HarnessReport {
   notification_type?: string;
   source?: string;
   reason?: string;
+  /** PreToolUse: the tool's name ("Bash", "mcp__perch__send_message") and what it was called with, in one short line ("npm test"). */
+  tool_name?: string;
+  tool_detail?: string;
 }
 
 /** The most of each report field the hub keeps (characters); `perch hook` sends no more, so a report stays well under the hook door's 16 KB. */
-export const REPORT_FIELD_MAX = { session_id: 500, cwd: 500, message: 300, notification_type: 100, source: 100, reason: 100 } as const;
+export const REPORT_FIELD_MAX = { session_id: 500, cwd: 500, message: 300, notification_type: 100, source: 100, reason: 100, tool_name: 100, tool_detail: 200 } as const;
+
+/**
+ * Perch's own tools an agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
+ * reads why. The harness names an MCP tool mcp__<server>__<tool> (the server name is the owner's choice).
+ */
+export const PAUSE_EXEMPT_TOOL = /^mcp__.+__(get_updates|whoami)$/;
+
+/** What a tool was called with, as one short line: a command, a path, a pattern or a URL (the harness's tool_input). */
+export function toolDetailOf(input: unknown): string {
+  if (!input || typeof input !== 'object') return '';
+  const o = input as Record<string, unknown>;
+  for (const k of ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description']) {
+    const v = o[k];
+    if (typeof v === 'string' && v.trim()) return v.replace(/\s+/g, ' ').trim().slice(0, REPORT_FIELD_MAX.tool_detail);
+  }
+  return '';
+}
+
+/** One tool call of the harness as the feed shows it: "Claude Code: Bash — npm test", or "… blocked (paused)". */
+export function harnessToolLine(harness: HarnessName, tool: string | null, detail: string | null, blocked: boolean): string {
+  const what = `${tool ?? 'a tool call'}${detail ? ` — ${detail}` : ''}`;
+  return `${HARNESS_LABEL[harness]}: ${blocked ? `blocked ${what} (the agent is paused)` : what}`;
+}
 
 /** What POST /hook answers: for pre-tool-use, whether the agent is paused and the block message for the harness. */
 export interface HarnessAnswer {

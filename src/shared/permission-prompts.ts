@@ -1,6 +1,7 @@
 // Agents' own permission prompts (a harness's PermissionRequest hook, `perch hook permission-request`) as Perch
 // files them, and the owner's standing rules for them. Pure, and free of heavy imports: the hook's own bundle
 // (dist/hook.js) uses it, and so does the hub (hub/features/permission-rules.ts).
+import { codeRunningOption, shellWords } from './shell-words';
 
 /** The request's title limit (LIMITS.maxTitleChars, not imported to keep the hook's bundle small). */
 const MAX_TITLE_CHARS = 200;
@@ -16,6 +17,8 @@ export interface PermissionRuleView {
   command_prefix: string | null;
   behavior: 'allow' | 'deny';
   created_at: number;
+  /** Who added it: the laptop, or a paired device (deny rules only); null: added before Perch recorded it. */
+  added_by: { via: 'laptop' } | { via: 'device'; device_id: string; name: string } | null;
 }
 
 /**
@@ -51,21 +54,47 @@ export function promptTitle(toolName: string, toolInput: unknown): string {
 export const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
 
 /**
- * Whether a rule applies to a prompt of `tool` with `command`. A prefix matches the command itself or the
- * command followed by whitespace (or shell syntax) and more ("npm test" matches "npm test -- --watch", not
- * "npm testify").
- * An allow rule with a prefix never matches a command with shell control syntax (; & | ` $ ( ) < > or a line
- * break): "npm test && rm -rf ~" is not "npm test". A deny rule with a prefix matches anyway.
+ * Why no allow rule with a prefix can ever match this command ("a ;", "quotes or backslashes"), if none can: it is not written as its plain words
+ * (quotes, backslashes), or it expands, chains or redirects (shared/shell-words.ts), so what runs is not what a
+ * prefix reads. Such a prompt always goes to the owner.
+ */
+export function neverAllowed(command: string): string | undefined {
+  const w = shellWords(command);
+  if (w.unsafe) return w.unsafe;
+  if (w.quoted) return 'quotes or backslashes';
+  return undefined;
+}
+
+function inOrder(want: readonly string[], words: readonly string[]): boolean {
+  let i = 0;
+  for (const w of words) if (i < want.length && w === want[i]) i++;
+  return i === want.length;
+}
+
+/**
+ * Whether a rule applies to a prompt of `tool` with `command`. Rules read the command's words as the shell splits
+ * them, quotes removed (shared/shell-words.ts): `git "push"`, `git pu''sh` and `git  push` are all git push.
+ * - An allow rule's prefix covers the commands whose first words are its words, with ANY arguments after them
+ *   ("npm test" matches "npm test -- --watch", not "npm testify") — except a command with quotes, backslashes,
+ *   expansion, globs, chaining or redirection (; & | ` $ ( ) < > * ? [ { ~ or a line break), or with an option
+ *   after the prefix that runs other code (npm --script-shell, git -c / -C, --upload-pack, --exec…): those are
+ *   never allowed by a prefix.
+ * - A deny rule's prefix matches a command (or any simple command of it: `cd x && git push`) whose first word is its
+ *   first word and that has its other words in the same order anywhere after it, so options between them do not
+ *   hide what is denied (`git -C . push` is git push).
  */
 export function ruleMatches(rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>, tool: string, command: string | undefined): boolean {
   if (rule.tool !== tool) return false;
   if (rule.command_prefix === null) return true;
   if (command === undefined) return false;
-  const c = command.trim();
-  if (!c.startsWith(rule.command_prefix)) return false;
-  const rest = c.slice(rule.command_prefix.length);
-  if (rest !== '' && !/^[\s;&|`$()<>]/.test(rest)) return false;
-  return rule.behavior === 'deny' || !SHELL_CONTROL.test(c);
+  const want = shellWords(rule.command_prefix).words;
+  if (!want.length) return false;
+  const split = shellWords(command);
+  if (rule.behavior === 'deny') return split.commands.some((c) => c[0] === want[0] && inOrder(want.slice(1), c.slice(1)));
+  const got = split.words;
+  if (neverAllowed(command) !== undefined) return false;
+  if (!want.every((w, i) => got[i] === w)) return false;
+  return codeRunningOption(got.slice(want.length)) === undefined;
 }
 
 /** The rule that decides a prompt: any matching deny wins, else the first matching allow, else none. */
@@ -74,7 +103,8 @@ export function decidingRule<R extends Pick<PermissionRuleView, 'tool' | 'comman
   return matching.find((r) => r.behavior === 'deny') ?? matching[0];
 }
 
-/** How a rule reads ("always allow Bash `npm test`"). */
+/** How a rule reads ("always allow Bash `npm test` and any arguments after it"): an allow prefix says what it covers. */
 export function ruleText(rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>): string {
-  return `always ${rule.behavior} ${rule.tool}${rule.command_prefix !== null ? ` \`${rule.command_prefix}\`` : ''}`;
+  if (rule.command_prefix === null) return `always ${rule.behavior} ${rule.tool}`;
+  return `always ${rule.behavior} ${rule.tool} \`${rule.command_prefix}\`${rule.behavior === 'allow' ? ' and any arguments after it' : ''}`;
 }

@@ -1,8 +1,9 @@
-// Copy-ready connection snippets for an agent, one per popular MCP client (pure: the hub answers them with a new
-// key, the Agents page shows them again later without one). Each names the agent (server name perch-<agent>);
-// where a client reads the key from an environment variable, the snippet sets PERCH_KEY_<AGENT> (first line)
-// and the config refers to it instead of holding the key. Without a key (shown again later), the key's place
-// holds that variable: the export line says where the key comes from.
+// Copy-ready connection snippets for an agent, one recipe per popular MCP client (pure: the hub answers them with a
+// new key, the Agents page shows them again later without one). Each names the agent (server name perch-<agent>)
+// and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
+// (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
+// place saying where the key comes from. Claude Code, Codex and Cursor are connected by `perch connect` (MCP entry
+// and hooks at once: src/shared/harness-config.ts), the others by their own config.
 
 /** The mcp-remote release the Claude Desktop snippet runs (the bridge from stdio to Perch's HTTP endpoint). */
 export const MCP_REMOTE_VERSION = '0.15.1';
@@ -12,18 +13,39 @@ export function keyEnvVar(agent: string): string {
   return `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-/** The snippets for agent `name`; key null: the key is not known here, each snippet refers to PERCH_KEY_<AGENT>. */
+/**
+ * The variable a bearer token names instead of holding a key: a client sent `${PERCH_KEY_KIT}` (or `$PERCH_KEY_KIT`,
+ * `${env:PERCH_KEY_KIT}`) as written because the variable was not set where it started. undefined for anything else.
+ */
+export function unexpandedKeyVar(bearer: string | undefined): string | undefined {
+  return bearer ? /^\$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(bearer)?.[1] : undefined;
+}
+
+/** What a hook or client that sent no key is told: the variable to set, and where (harness: the client's name, e.g. Claude Code). */
+export function noKeyMessage(variable: string, harness: string | undefined): string {
+  return `no key was sent: set ${variable} in the shell that starts ${harness ?? 'the client'}`;
+}
+
+/** The line that puts the agent's key in the environment: with the key (shown once, beside it), or saying where it comes from. */
+export function keyExportLine(name: string, key: string | null): string {
+  return key ? `export ${keyEnvVar(name)}=${key}` : `export ${keyEnvVar(name)}=perch_…   # ${name}'s key: the one shown when it was added (Rotate key makes a new one)`;
+}
+
+/**
+ * The snippets for agent `name`, each taking the key from PERCH_KEY_<AGENT>. With the key (when it is issued) the
+ * snippets refer to the variable only (keyExportLine goes beside the key); without it each starts with the export line.
+ */
 export function connectionSnippets(mcpUrl: string, name: string, key: string | null): Record<string, string> {
   const server = `perch-${name}`;
   const env = keyEnvVar(name);
-  // Clients that keep the header as written get the key itself, or (no key here) the variable as a placeholder.
-  const header = `Bearer ${key ?? `\${${env}}`}`;
-  const exportLine = key ? `export ${env}=${key}` : `export ${env}=perch_…   # ${name}'s key: the one shown when it was added (Rotate key makes a new one)`;
+  // Clients that read no environment (Claude Desktop, Zed) get the variable as a placeholder: the key goes there.
+  const header = `Bearer \${${env}}`;
+  const exportLine = key ? '' : `${keyExportLine(name, null)}\n`;
   const json = (v: unknown) => JSON.stringify(v, null, 2);
+  // Claude Code, Codex and Cursor: `perch connect` writes the MCP entry and the hooks (the one way, not also claude mcp add).
+  const connect = (client: string, files: string, start: string) => `${exportLine}perch connect ${client} ${name} --write   # ${files}\n${start}`;
   return {
-    claude_code: key
-      ? `claude mcp add --scope user --transport http ${server} ${mcpUrl} --header "Authorization: Bearer ${key}"`
-      : `${exportLine}\nclaude mcp add --scope user --transport http ${server} ${mcpUrl} --header "Authorization: Bearer $${env}"`,
+    claude_code: connect('claude-code', '~/.claude.json + ~/.claude/settings.json (--project DIR: that repository only)', 'claude'),
     // mcp-remote bridges Claude Desktop's stdio to the hub; it expands ${PERCH_AUTH} from env (no spaces in args).
     claude_desktop: json({
       mcpServers: {
@@ -34,15 +56,15 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
         },
       },
     }),
-    cursor: `${exportLine}\n\n${json({ mcpServers: { [server]: { url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
-    vscode: `${exportLine}\n\n${json({ servers: { [server]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
-    windsurf: `${exportLine}\n\n${json({ mcpServers: { [server]: { serverUrl: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
-    codex: `${exportLine}\n\n[mcp_servers.${server}]\nurl = "${mcpUrl}"\nbearer_token_env_var = "${env}"`,
+    cursor: connect('cursor', '~/.cursor/mcp.json + ~/.cursor/hooks.json', 'cursor .'),
+    vscode: `${exportLine}${json({ servers: { [server]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
+    windsurf: `${exportLine}${json({ mcpServers: { [server]: { serverUrl: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
+    codex: connect('codex', '~/.codex/config.toml (approval_policy "on-request") + ~/.codex/hooks.json', 'codex'),
     // Single quotes: Gemini CLI stores the reference, not the key, and fills in ${VAR} from the environment when it
     // loads its settings.json.
-    gemini: `${exportLine}\ngemini mcp add --scope user --transport http --header 'Authorization: Bearer \${${env}}' ${server} ${mcpUrl}`,
+    gemini: `${exportLine}gemini mcp add --scope user --transport http --header 'Authorization: Bearer \${${env}}' ${server} ${mcpUrl}`,
     zed: json({ context_servers: { [server]: { url: mcpUrl, headers: { Authorization: header } } } }),
-    perch_call: key ? `PERCH_URL=${mcpUrl} PERCH_KEY=${key} perch call whoami` : `${exportLine}\nPERCH_URL=${mcpUrl} PERCH_KEY=$${env} perch call whoami`,
+    perch_call: `${exportLine}PERCH_URL=${mcpUrl} PERCH_KEY=$${env} perch call whoami`,
   };
 }
 
@@ -63,15 +85,16 @@ export interface AwayUrls {
 export function awaySnippets(name: string, places: readonly string[], urls: AwayUrls, key: string | null): Record<string, string> {
   const env = keyEnvVar(name);
   const server = `perch-${name}`;
-  const exportLine = key ? `export ${env}=${key}` : `export ${env}=perch_…   # ${name}'s key: the one shown when it was added`;
+  // With the key, its export line goes beside it (keyExportLine), not into each snippet.
+  const exportLine = key ? '' : `${keyExportLine(name, null)}\n`;
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   const mcpJson = (url: string) => json({ mcpServers: { [server]: { type: 'http', url, headers: { Authorization: `Bearer \${${env}}` } } } });
   const out: Record<string, string> = {};
   if (places.includes('containers') || places.some((p) => p.includes('/'))) {
     const docker = `http://host.docker.internal:${urls.port}/mcp`;
     const podman = `http://host.containers.internal:${urls.port}/mcp`;
-    out.docker_run = `${exportLine}\n# Linux needs the --add-host line (Docker Desktop on macOS and Windows has the name already).\ndocker run --rm -it --add-host=host.docker.internal:host-gateway -e ${env} -e PERCH_URL=${docker} IMAGE`;
-    out.podman_run = `${exportLine}\npodman run --rm -it -e ${env} -e PERCH_URL=${podman} IMAGE`;
+    out.docker_run = `${exportLine}# Linux needs the --add-host line (Docker Desktop on macOS and Windows has the name already).\ndocker run --rm -it --add-host=host.docker.internal:host-gateway -e ${env} -e PERCH_URL=${docker} IMAGE`;
+    out.podman_run = `${exportLine}podman run --rm -it -e ${env} -e PERCH_URL=${podman} IMAGE`;
     out.devcontainer = json({
       runArgs: ['--add-host=host.docker.internal:host-gateway'],
       remoteEnv: { [env]: `\${localEnv:${env}}`, PERCH_URL: docker },
@@ -80,7 +103,7 @@ export function awaySnippets(name: string, places: readonly string[], urls: Away
   }
   if (places.includes('tailnet')) {
     const url = urls.publicUrl ? `${urls.publicUrl.replace(/\/+$/, '')}/mcp` : 'https://YOUR-LAPTOP.YOUR-TAILNET.ts.net/mcp';
-    out.remote_machine = `# On the other machine (on your tailnet)${urls.publicUrl ? '' : '; first set the front: perch serve --public-url https://…ts.net'}:\n${exportLine}\n# .mcp.json in the project (the client reads the key from the environment):\n${mcpJson(url)}`;
+    out.remote_machine = `# On the other machine (on your tailnet)${urls.publicUrl ? '' : '; first set the front: perch serve --public-url https://…ts.net'}:\n${exportLine}# .mcp.json in the project (the client reads the key from the environment):\n${mcpJson(url)}`;
   }
   return out;
 }

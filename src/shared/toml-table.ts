@@ -184,3 +184,64 @@ export function upsertTomlTable(text: string, path: string[], body: string[]): s
   out = [...lines.slice(0, start), ...table, ...lines.slice(stop)];
   return `${out.join(eol)}${hadFinalNewline || end >= 0 ? eol : ''}`;
 }
+
+/** Each table header of the text (outside strings and arrays) with its line range [start, end): to the next header that is not one of its sub-tables. */
+export function tomlTables(text: string): Array<{ path: string[]; start: number; end: number; body: string[] }> {
+  const lines = text === '' ? [] : text.split(/\r?\n/);
+  const st: ScanState = { depth: 0 };
+  const heads: Array<{ path: string[]; line: number }> = [];
+  for (let i = 0; i < lines.length; i++) {
+    const h = !st.ml && st.depth === 0 ? headerPath(lines[i]!) : undefined;
+    if (h) heads.push({ path: h.path, line: i });
+    else scanLine(lines[i]!, st);
+  }
+  return heads.map((h, k) => {
+    let end = lines.length;
+    for (const next of heads.slice(k + 1)) {
+      if (!startsWithPath(next.path, h.path)) {
+        end = next.line;
+        break;
+      }
+    }
+    return { path: h.path, start: h.line, end, body: lines.slice(h.line + 1, end) };
+  });
+}
+
+/** The text without table `path` and its sub-tables (and the blank line before it); unchanged when it is not there. */
+export function removeTomlTable(text: string, path: string[]): string {
+  const t = tomlTables(text).find((x) => x.path.length === path.length && startsWithPath(x.path, path));
+  if (!t) return text;
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  let start = t.start;
+  let stop = t.end;
+  // Comments just before the next header belong to what follows.
+  while (stop > start + 1 && stop < lines.length && lines[stop - 1]!.trim().startsWith('#')) stop--;
+  while (start > 0 && lines[start - 1]!.trim() === '') start--;
+  return lines.slice(0, start).concat(lines.slice(stop)).join(eol);
+}
+
+/**
+ * The text with top-level key `key` set to `value` (a TOML value as written) unless keep(current value) says the
+ * one there already does; a new key goes after the last top-level line before the first table.
+ */
+export function setTomlTopLevel(text: string, key: string, value: string, keep: (current: string) => boolean): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text === '' ? [] : text.split(/\r?\n/);
+  const first = tomlTables(text)[0]?.start ?? lines.length;
+  const re = new RegExp(`^\\s*${key}\\s*=\\s*(.*?)\\s*(#.*)?$`);
+  for (let i = 0; i < first; i++) {
+    const m = re.exec(lines[i]!);
+    if (!m) continue;
+    if (keep(m[1]!)) return text;
+    lines[i] = `${key} = ${value}`;
+    return lines.join(eol);
+  }
+  let at = first;
+  while (at > 0 && lines[at - 1]!.trim() === '') at--;
+  const line = `${key} = ${value}`;
+  if (at === first && first < lines.length) lines.splice(at, 0, line, ''); // before a table with no blank between
+  else lines.splice(at, 0, line);
+  const out = lines.join(eol);
+  return text === '' ? `${out}${eol}` : out;
+}

@@ -197,6 +197,8 @@ export interface RequestView {
   decided_by?: UserRef;
   /** A cancelled request the hub withdrew because nobody waited for it any more: why (an agent's own permission prompt whose hook went away). */
   withdrawn?: string;
+  /** The owner's views only: a harness's permission prompt filed through the hook door, by `perch hook` or `perch channel` (absent: an agent's own request_human, whatever its context says). */
+  door?: 'hook' | 'channel';
 }
 
 /** What the owner's Approvals inbox shows: the view plus the conversation and the context. */

@@ -10,7 +10,7 @@ import { setReview } from '../hub/features/review';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
 import { agentBrakes, setAgentBudget } from '../hub/control/brakes';
 import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brakes';
-import { connectionSnippets } from '../owner/snippets';
+import { connectionSnippets, keyExportLine } from '../owner/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from './common';
 import { readJsonArg } from './call';
 import { setKeyPlaces } from '../hub/identity/places';
@@ -129,15 +129,15 @@ async function cmdAgent(argv: string[]): Promise<void> {
         const url = mcpUrlFor(dataDir);
         const away = placeSnippets(dataDir, hub, agent.name, agent.from ?? ['local'], key);
         print(json, { id: agent.id, name: agent.name, key, mcp_url: url, from: agent.from, ...(away ? { snippets: away.snippets } : {}) }, () =>
-          `Added agent ${agent.name} (${agent.id})${from ? `, may connect from ${agent.from?.join(', ')}` : ''}.\nKey (shown once, keep it secret):\n  ${key}\n\n` +
-          (agent.from?.includes('local') ? `Connect Claude Code:\n  ${connectionSnippets(url, agent.name, key).claude_code}\n` : '') +
+          `Added agent ${agent.name} (${agent.id})${from ? `, may connect from ${agent.from?.join(', ')}` : ''}.\nKey (shown once, keep it secret), as the shell that starts ${agent.name}'s client needs it:\n  ${keyExportLine(agent.name, key)}\n\n` +
+          (agent.from?.includes('local') ? connectRecipes(url, agent.name) : '') +
           (away ? `${away.text}` : ''));
         return;
       }
       case 'list': {
         const agents = listAgents(hub);
         print(json, { agents }, () =>
-          agents.length ? agents.map((a) => `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : `key ${a.key_hint}`}  config v${a.config_version}  ${a.description}`).join('\n') : 'No agents yet. Add one with `perch agent add NAME`.');
+          agents.length ? agents.map((a) => `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : a.key_hint ? `key ${a.key_hint}` : 'no key yet (perch agent rotate-key issues one)'}  config v${a.config_version}  ${a.description}`).join('\n') : 'No agents yet. Add one with `perch agent add NAME`.');
         return;
       }
       case 'show': {
@@ -147,7 +147,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
       }
       case 'rotate-key': {
         const { agent, key } = rotateKey(hub, needName());
-        print(json, { id: agent.id, name: agent.name, key }, () => `New key for ${agent.name} (the old one no longer works):\n  ${key}`);
+        print(json, { id: agent.id, name: agent.name, key }, () => `New key for ${agent.name} (the old one no longer works), for the shell that starts its client:\n  ${keyExportLine(agent.name, key)}`);
         return;
       }
       case 'revoke': {
@@ -273,6 +273,14 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
 }
 
 /** Places kept but likely a mistake (a range covering every address): one line on stderr, also with --json. */
+/** `perch agent add`'s connect recipes: the same as the key dialog's (shared/snippets.ts), the key from the environment. */
+function connectRecipes(url: string, name: string): string {
+  const s = connectionSnippets(url, name, null);
+  const indent = (t: string) => t.split('\n').filter((l) => !l.startsWith('export ')).map((l) => `  ${l}`).join('\n');
+  return `Connect Claude Code (its MCP entry and hooks; --project DIR connects ${name} for one repository only):\n${indent(s.claude_code!)}\n` +
+    `Connect Codex:\n${indent(s.codex!)}\nConnect Cursor:\n${indent(s.cursor!)}\nOther clients: perch connect CLIENT ${name} prints their snippet (claude-desktop, vscode, windsurf, gemini, zed).\n`;
+}
+
 function warnPlaces(from: readonly string[]): void {
   const warning = placesWarning(from);
   if (warning) process.stderr.write(`perch: warning: ${warning}\n`);

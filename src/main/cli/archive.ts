@@ -21,7 +21,7 @@ export const exportCmd: Command = {
 Writes one archive (a gzip-compressed tar, docs/archive-format.md): manifest.json, one JSON-lines file per
 kind of record (people, conversations, members, messages with their edits, recalls, reactions, pins and
 threads, events, requests and decisions, card answers, handoffs, files, checkpoints, summaries, progress),
-the files' bytes, and a readable transcripts/<conversation>.md per conversation. Never secrets: no keys
+the files' bytes, and a readable transcripts/<title>-<conversation id>.md per conversation. Never secrets: no keys
 or key hashes, sessions, devices, push keys or wake actions. Reads one consistent snapshot, read-only,
 whether or not the hub runs. Progress goes to stderr.
   --out FILE     where to write it (refused if it exists, unless --force, or if its folder does not)
@@ -43,7 +43,7 @@ export const importCmd: Command = {
 Merges the archive FILE (written by perch export) into this hub. The whole archive is checked first
 (format and version, entry names, sizes and sha256, every row); a damaged, foreign or newer-format
 archive is refused and nothing is written. Then everything is written in one transaction:
-agents are matched by name or created without a key (issue one with perch agent key),
+agents are matched by name or created without a key (perch agent rotate-key NAME issues one),
 conversation and message ids are kept where free and derived where taken, and what is already
 here is left as it is: importing the same archive twice adds nothing the second time. Imported
 messages are marked as imported and wake nobody.
@@ -100,7 +100,7 @@ async function cmdExport(argv: string[]): Promise<void> {
   if (out === dbFile) throw new UsageError('--out names the database itself; pick another file');
   requireFolderOf(out, '--out FILE');
   if (fs.existsSync(out)) {
-    if (!values.force) fail(`${out} exists; nothing was written. Pick another --out FILE, or add --force to overwrite it.`, 1);
+    if (!values.force) throw new UsageError(`${out} exists; nothing was written. Pick another --out FILE, or add --force to overwrite it.`);
     if (!fs.statSync(out).isFile()) fail(`${out} is not a file; nothing was written. Pick another --out FILE.`, 1);
   }
   // A long export yields the CPU to a hub serving agents on the same machine (it reads a snapshot; nothing waits on it).
@@ -147,7 +147,7 @@ async function cmdImport(argv: string[]): Promise<void> {
   print(!!values.json, r, () =>
     `${r.dry_run ? 'Would add' : 'Added'} from ${source}: ${list(r.added)}.\n` +
     `Already here: ${list(r.skipped)}.\n` +
-    (r.agents_created.length ? `Agents ${r.dry_run ? 'to create' : 'created'} without keys: ${r.agents_created.join(', ')} (issue keys with perch agent key).\n` : '') +
+    (r.agents_created.length ? `Agents ${r.dry_run ? 'to create' : 'created'} without keys: ${r.agents_created.join(', ')} (perch agent rotate-key NAME issues each its key).\n` : '') +
     (Object.keys(r.remapped).length ? `Given new ids (their ids were taken here): ${list(r.remapped)}.\n` : '') +
     (r.dry_run ? 'Dry run: nothing was written.' : 'Done.'));
 }

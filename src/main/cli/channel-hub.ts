@@ -58,6 +58,37 @@ export class ChannelHub {
     throw new HubDown(`unexpected answer from ${this.url} (HTTP ${res.status})`);
   }
 
+  /**
+   * Files a harness's permission prompt through the hook door (POST /hook, shared/prompt-filing.ts): request_human's
+   * answer; a refusal is a ToolError, the hub down a HubDown.
+   */
+  async filePrompt(filing: Json, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json> {
+    const url = hookDoorUrl(this.url);
+    const signals = [AbortSignal.timeout(opts.timeoutMs ?? CALL_TIMEOUT_MS)];
+    if (opts.signal) signals.push(opts.signal);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` }, body: JSON.stringify(filing), signal: AbortSignal.any(signals) });
+      text = await res.text();
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      throw new HubDown(`cannot reach the Perch hub at ${url} (${(e as Error).name === 'TimeoutError' ? 'no answer in time' : (e as Error).message}); is \`perch serve\` (or the app) running?`);
+    }
+    if (res.status === 401) throw new HubDown(`the Perch hub at ${url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);
+    let body: Json | undefined;
+    try {
+      body = obj(JSON.parse(text));
+    } catch {
+      body = undefined;
+    }
+    const request = obj(body?.request);
+    if (body?.ok === true && request) return request;
+    const err = obj(body?.error);
+    if (err) throw new ToolError(String(err.code ?? 'error'), `filing the prompt: ${String(err.message ?? 'failed')}`);
+    throw new HubDown(`unexpected answer from ${url} (HTTP ${res.status})`);
+  }
+
   /** One tools/call of the channel's own; a tool error is a ToolError, the hub down a HubDown. */
   async call(tool: string, args: Json, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json> {
     const body = await this.post({ jsonrpc: '2.0', id: `perch-channel-${this.nextId++}`, method: 'tools/call', params: { name: tool, arguments: args } }, opts);
@@ -72,6 +103,13 @@ export class ChannelHub {
     }
     return out;
   }
+}
+
+/** The hook door's URL beside the MCP URL (…/mcp → …/hook), where a harness's permission prompt is filed. */
+export function hookDoorUrl(mcp: string): string {
+  const u = new URL(mcp);
+  u.pathname = u.pathname.replace(/\/mcp\/?$/, '') + '/hook';
+  return u.toString();
 }
 
 export function obj(v: unknown): Json | undefined {

@@ -1,12 +1,11 @@
 // The permission relay of `perch channel`: Claude Code sends `notifications/claude/channel/permission_request`
 // {request_id, tool_name, description, input_preview} when its terminal dialog opens; the prompt is filed in the
-// hub exactly as `perch hook permission-request` files one (request_human to the owner, context.source
-// permission_prompt, the title the hub recomputes to apply standing rules), and the owner's decision goes back as
+// hub exactly as `perch hook permission-request` files one (through the hook door, POST /hook, which builds the
+// request to the owner and marks it as a harness's prompt, so standing rules apply), and the owner's decision goes back as
 // `notifications/claude/channel/permission` {request_id, behavior}. The terminal dialog stays open and the first
 // answer wins; Claude Code does not say when the terminal answered, so a prompt is withdrawn from the Approvals
 // inbox (cancel_request) when the next prompt comes (Claude Code shows one dialog at a time) or the session ends.
-import { previewOf } from './hook';
-import { PERMISSION_PROMPT_SOURCE, promptTitle } from '../../shared/permission-prompts';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, cutText } from '../../shared/prompt-filing';
 import { CALL_TIMEOUT_MS, HubDown, ToolError, obj, type ChannelHub } from './channel-hub';
 
 type Json = Record<string, unknown>;
@@ -22,7 +21,6 @@ export interface PermissionRequestParams {
 const WAIT_SECS = 50;
 /** The request's lifetime in the hub: the terminal dialog has no timeout, the session's end withdraws it. */
 const PROMPT_TTL_SECS = 24 * 60 * 60;
-const MAX_CONTEXT_BYTES = 30 * 1024;
 /** The description is the session's own text of any length: cut short so the context stays under MAX_CONTEXT_BYTES. */
 const MAX_DESCRIPTION_CHARS = 2_000;
 
@@ -47,25 +45,17 @@ function toolInputOf(preview: string): Json | undefined {
   }
 }
 
-/** The request as the hook files it, from what the channel protocol carries. */
-export function promptRequest(p: PermissionRequestParams, cwd: string): { title: string; context: Json } {
+/**
+ * The prompt as the hook door takes it (shared/prompt-filing.ts), from what the channel protocol carries: the
+ * hub builds the request (title, preview) from it. An input_preview that is not whole JSON (older clients cut it)
+ * goes as a cut input: shown as such, never decided by a standing rule.
+ */
+export function promptFiling(p: PermissionRequestParams, cwd: string): Json {
   const input = toolInputOf(p.input_preview);
   const description = p.description.length <= MAX_DESCRIPTION_CHARS ? p.description : `${p.description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
-  const ctx: Json = {
-    source: PERMISSION_PROMPT_SOURCE,
-    harness: 'claude-code',
-    via: 'channel',
-    channel_request_id: p.request_id,
-    session_id: null,
-    cwd,
-    tool_name: p.tool_name,
-    description,
-    preview: `${description ? `${description}\n\n` : ''}${input ? previewOf(input) : previewOf(p.input_preview)}`,
-  };
-  // Standing rules read the command from tool_input: only an input that parsed whole is one.
-  const withInput = input ? { ...ctx, tool_input: input } : ctx;
-  const fits = Buffer.byteLength(JSON.stringify(withInput)) <= MAX_CONTEXT_BYTES;
-  return { title: promptTitle(p.tool_name, input ?? {}), context: fits ? withInput : { ...ctx, tool_input_omitted: 'too large; see the preview' } };
+  const base: Json = { event: PROMPT_FILING_EVENT, harness: 'claude-code', via: 'channel', channel_request_id: p.request_id, cwd, tool_name: p.tool_name, description, ttl_secs: PROMPT_TTL_SECS };
+  if (input && Buffer.byteLength(p.input_preview) <= MAX_SENT_INPUT_BYTES) return { ...base, tool_input: input };
+  return { ...base, input_cut: input ? cutOf(input) : cutText({ lead: '', lang: '', text: p.input_preview }) };
 }
 
 interface Open {
@@ -75,11 +65,9 @@ interface Open {
 
 export class PromptRelay {
   private open = new Map<string, Open>();
-  private direct: Promise<string> | undefined;
 
   constructor(
     private readonly hub: ChannelHub,
-    private readonly ownerName: string,
     private readonly verdict: (requestId: string, behavior: 'allow' | 'deny') => Promise<void>,
     private readonly warn: (line: string) => void,
     private readonly cwd = process.cwd(),
@@ -116,22 +104,12 @@ export class PromptRelay {
     if (entry.perchId) await this.hub.call('cancel_request', { request_id: entry.perchId }, { timeoutMs: 3_000 }).catch(() => undefined);
   }
 
-  private conv(): Promise<string> {
-    this.direct ??= this.hub.call('open_direct', { user: this.ownerName }).then((d) => {
-      const id = obj(d.conversation)?.conv_id;
-      if (typeof id !== 'string') throw new HubDown('open_direct gave no conversation');
-      return id;
-    });
-    this.direct.catch(() => (this.direct = undefined));
-    return this.direct;
-  }
-
   private async run(p: PermissionRequestParams, entry: Open): Promise<void> {
     const { signal } = entry.stop;
-    const { title, context } = promptRequest(p, this.cwd);
     let r: Json;
     try {
-      r = await this.hub.call('request_human', { conv_id: await this.conv(), kind: 'approve', title, context, ttl_secs: PROMPT_TTL_SECS }, { signal });
+      // Filed through the hook door, which makes the request in the direct conversation with the owner.
+      r = await this.hub.filePrompt(promptFiling(p, this.cwd), { signal });
     } catch (e) {
       // A paused agent's prompts are denied with the pause reason, as the hook does.
       if (e instanceof ToolError && e.code === 'paused') return this.verdict(p.request_id, 'deny');

@@ -124,7 +124,7 @@ class Channel {
   readonly relay: PromptRelay;
 
   constructor(private readonly hub: ChannelHub, ownerName: string, private readonly instance: string) {
-    this.relay = new PromptRelay(hub, ownerName, (request_id, behavior) => send({ jsonrpc: '2.0', method: 'notifications/claude/channel/permission', params: { request_id, behavior } }), warn);
+    this.relay = new PromptRelay(hub, (request_id, behavior) => send({ jsonrpc: '2.0', method: 'notifications/claude/channel/permission', params: { request_id, behavior } }), warn);
   }
 
   /** One message from the session. */

@@ -1,40 +1,48 @@
 // `perch connect CLIENT NAME`: wires agent NAME into a client. For Claude Code, Codex and Cursor it shows the edits to
-// the client's own config files (Perch as MCP server, the PermissionRequest hook) as a unified diff and, with
-// --write, makes them: a timestamped backup of each file first, the rest of the file as it was, and nothing
-// when it is already so (idempotent). The other clients get their snippet to paste. The key is never written:
-// the configs refer to PERCH_KEY_<NAME>. The edits themselves are pure (src/shared/harness-config.ts).
+// the client's own config files (Perch as MCP server perch-NAME, the hooks) as a unified diff and, with --write,
+// makes them: a timestamped backup of each file first, the rest of the file as it was, and nothing when it is
+// already so (idempotent). Another agent's Perch entries in those files are replaced only with --replace; --project
+// DIR edits the project's files instead of the user's. The other clients get their snippet to paste. The key is
+// never written: the configs refer to PERCH_KEY_<NAME>; what the written config needs of the shell (that variable,
+// `perch` on PATH) is checked and warned about. The edits themselves are pure (src/shared/harness-config.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME } from '../store/db';
 import { findAgent } from '../hub/identity/identities';
-import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
+import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
 import { TomlEditError } from '../../shared/toml-table';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { unifiedDiff } from '../../shared/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from './common';
 
-export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--channel] [--url URL] [--data-dir DIR] [--json]
+export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--url URL] [--data-dir DIR] [--json]
 
 Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
-  claude-code  ~/.claude.json: Perch as the MCP server "perch" (user scope); ~/.claude/settings.json: the
+  claude-code  ~/.claude.json: Perch as the MCP server "perch-NAME" (user scope); ~/.claude/settings.json: the
                PermissionRequest hook \`perch hook permission-request --agent NAME\` (your Approvals inbox
-               decides Claude Code's own permission prompts)
-  codex        ~/.codex/config.toml: [mcp_servers.perch] with bearer_token_env_var; ~/.codex/hooks.json: the
-               same PermissionRequest hook (Codex asks you to trust it once, in /hooks)
-  cursor       ~/.cursor/mcp.json: Perch as the MCP server "perch" (the key as \${env:PERCH_KEY_NAME});
+               decides Claude Code's own permission prompts) and the status hooks
+  codex        ~/.codex/config.toml: [mcp_servers.perch-NAME] with bearer_token_env_var, and approval_policy =
+               "on-request" (so Codex asks, and its prompts reach you; a policy that asks already is kept);
+               ~/.codex/hooks.json: the same hooks (Codex asks you to trust them once, in /hooks)
+  cursor       ~/.cursor/mcp.json: Perch as the MCP server "perch-NAME" (the key as \${env:PERCH_KEY_NAME});
                ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run
                \`perch hook permission-request --harness cursor --agent NAME\`
   others       prints the config snippet to paste (no permission hook Perch answers)
 Without --write it prints the changes as a diff and changes nothing. With --write it edits those files
 (a backup FILE.perch-backup-<time> first; running it again changes nothing). The key is never written:
 the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). perch must be
-on the client's PATH for the hook (and the channel).
+on the client's PATH for the hooks (and the channel); both are checked, with a warning when missing.
+  --replace      the files connect another agent already: make them NAME's (without it, nothing is written)
+  --project DIR  the project's files instead of the user's, so each repository can be its own agent:
+                 claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
+                 DIR/.codex/hooks.json (Codex reads them in a trusted project), cursor DIR/.cursor/mcp.json +
+                 DIR/.cursor/hooks.json
   --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
                session; a research preview of Claude Code: start it with
-               claude --dangerously-load-development-channels server:perch)
+               claude --dangerously-load-development-channels server:perch-NAME)
   --url URL    the hub's MCP URL (default: the running hub's, else the default port)
 ${DATA_DIR_LINE}
   --json       print the plan (and what was written) as JSON`;
@@ -83,7 +91,7 @@ function parseClient(s: string | undefined): ConnectClient {
 async function cmdConnect(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { write: { type: 'boolean' }, channel: { type: 'boolean' }, url: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    options: { write: { type: 'boolean' }, replace: { type: 'boolean' }, project: { type: 'string' }, channel: { type: 'boolean' }, url: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,
     strict: true,
   });
@@ -96,12 +104,14 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {
     throw new UsageError(`--write edits the config files of ${WRITABLE_CLIENTS.join(', ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`);
   }
+  const project = values.project === undefined ? undefined : projectDir(values.project);
+  if (project !== undefined && !WRITABLE_CLIENTS.includes(client)) throw new UsageError(`--project is for ${WRITABLE_CLIENTS.join(', ')}; for ${client}, put the snippet that \`perch connect ${client} ${name}\` prints in the project's config`);
   const dataDir = dataDirOf(values);
   if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME))) fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
   const agent = withHub(dataDir, (hub) => findAgent(hub, name)).name;
-  const o: ConnectOptions = { agent, mcpUrl: values.url ?? mcpUrlFor(dataDir), channel: !!values.channel };
+  const o: ConnectOptions = { agent, mcpUrl: values.url ?? mcpUrlFor(dataDir), channel: !!values.channel, replace: !!values.replace, project: project !== undefined };
   const env = keyEnvVar(agent);
-  const home = os.homedir();
+  const base = project ?? os.homedir();
 
   if (!WRITABLE_CLIENTS.includes(client)) {
     const snippet = connectionSnippets(o.mcpUrl, agent, null)[SNIPPET_OF[client]]!;
@@ -112,14 +122,14 @@ async function cmdConnect(argv: string[]): Promise<void> {
   // Every edit is computed before anything is written: a file that cannot be edited changes nothing anywhere.
   const planned: Array<FileChange & { abs: string; next: string }> = [];
   for (const e of configEdits(client, o)) {
-    const abs = path.join(home, e.file);
+    const abs = path.join(base, e.file);
     const old = readIfThere(abs);
     let next: string;
     try {
-      next = e.apply(old);
+      next = e.apply(old, abs);
     } catch (err) {
       if (err instanceof ConfigFileError) fail(`${err.message}. Nothing was written.`, 1);
-      if (err instanceof TomlEditError) fail(`cannot add [mcp_servers.perch] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.perch]\n${codexMcpLines(o).join('\n')}`, 1);
+      if (err instanceof TomlEditError) fail(`cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`, 1);
       throw err;
     }
     const changed = next !== old;
@@ -137,7 +147,9 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
   const start = startCommand(client, o);
   const files = planned.map(({ file, what, diff, changed, backup }) => ({ file, what, changed, diff, ...(backup ? { backup } : {}) }));
-  print(!!values.json, { client, agent, key_env: env, written: !!values.write, files, start }, () => {
+  const warnings = shellWarnings(client, o, start ?? client);
+  for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
+  print(!!values.json, { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings }, () => {
     const out: string[] = [];
     for (const f of files) {
       if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
@@ -146,16 +158,56 @@ async function cmdConnect(argv: string[]): Promise<void> {
     }
     if (!values.write && files.some((f) => f.changed)) out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
     out.push(`Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
-    if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:perch`);
-    if (client === 'codex') out.push('Codex runs a new hook only after you trust it: review it once in Codex with /hooks.');
+    if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:${serverName(agent)}`);
+    if (client === 'claude-code' && project) out.push(`Claude Code asks once whether to use the MCP servers of ${path.join(project, '.mcp.json')}: allow ${serverName(agent)}.`);
+    if (client === 'codex') out.push(`Codex's first run asks twice: trust the new hooks (review them with /hooks; until then no prompt reaches Perch), and it may show a notice about the model; answer it in the terminal. approval_policy "on-request" makes Codex ask (with "never" nothing would reach you; \`codex -a on-request\` does the same for one run).${project ? ` Codex reads ${path.join(project, '.codex')} only in a project you trusted.` : ''}`);
     if (client === 'cursor') out.push('Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.');
     return out.join('\n\n');
   });
 }
 
+/** DIR of --project: an existing directory, absolute. */
+function projectDir(dir: string): string {
+  const abs = path.resolve(dir);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new UsageError(`--project ${JSON.stringify(dir)}: there is no such directory`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`--project ${JSON.stringify(dir)} is not a directory`);
+  return abs;
+}
+
+/** Whether an executable named `name` is on this shell's PATH. */
+function onPath(name: string): boolean {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    for (const ext of process.platform === 'win32' ? ['.cmd', '.exe', ''] : ['']) {
+      try {
+        fs.accessSync(path.join(dir, name + ext), fs.constants.X_OK);
+        return true;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return false;
+}
+
+/** What the written config needs of the shell that starts the client, and this shell lacks. */
+function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string): string[] {
+  const env = keyEnvVar(o.agent);
+  const label = PROMPT_HARNESS_LABEL[client] ?? client;
+  const out: string[] = [];
+  if (!process.env[env]) out.push(`${env} is not set in this shell: ${label} reads ${o.agent}'s key from it, and without it nothing reaches Perch. Run export ${env}=perch_… (${o.agent}'s key) in the shell that starts ${start}.`);
+  if ((WRITABLE_CLIENTS.includes(client)) && !onPath('perch')) out.push(`perch is not on this shell's PATH: ${label}'s hooks run \`perch hook …\` and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`);
+  return out;
+}
+
 export const connect: Command = {
   names: ['connect'],
-  usage: `  perch connect CLIENT NAME [--write] [--channel]
+  usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel]
       Wire an agent into Claude Code, Codex or Cursor (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),

@@ -12,12 +12,26 @@
 //
 // How Perch names Cursor's prompts (the tool of a standing rule): a shell command is tool "Shell" with
 // tool_input {command} (so command prefix rules work as for Claude Code's Bash); an MCP tool call is
-// "MCP:<tool_name>" (never the same name as a built-in). Node built-ins only: part of dist/hook.js.
+// "MCP:<tool_name>@<server>" (never the same name as a built-in), the server as Cursor names it (its url, else its
+// command), so a rule for one server's tool never decides the same tool name of another server. A server name
+// longer than MAX_SERVER_CHARS is shortened and made unique by a hash of the whole; a prompt without a server is
+// "MCP:<tool_name>@(unknown server)". Node built-ins only: part of dist/hook.js.
+import { createHash } from 'node:crypto';
 import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput } from './hook-common';
 
 export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The tool name Perch files Cursor's shell commands under. */
 export const CURSOR_SHELL_TOOL = 'Shell';
+/** The server part of an MCP tool's name, at most (the rest of the 200 characters a tool name may have is the tool's). */
+const MAX_SERVER_CHARS = 100;
+
+/** The name Perch files a Cursor MCP tool call under: the tool and its server (see the top of this file). */
+export function cursorMcpToolName(tool: string, server: string | undefined): string {
+  if (server === undefined || !server.trim()) return `MCP:${tool}@(unknown server)`;
+  const s = server.trim();
+  const named = s.length <= MAX_SERVER_CHARS ? s : `${s.slice(0, MAX_SERVER_CHARS - 20)}…#${createHash('sha256').update(s).digest('hex').slice(0, 16)}`;
+  return `MCP:${tool}@${named}`;
+}
 
 type Json = Record<string, unknown>;
 
@@ -70,7 +84,7 @@ export function parseCursorInput(text: string): CursorPrompt {
   }
   if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the beforeMCPExecution input has no tool_name');
   const server = typeof o.url === 'string' ? o.url : typeof o.command === 'string' ? o.command : undefined;
-  return { input: { ...base, tool_name: `MCP:${o.tool_name}`, tool_input: mcpParams(o.tool_input) }, extra: server ? { mcp_server: server } : {} };
+  return { input: { ...base, tool_name: cursorMcpToolName(o.tool_name, server), tool_input: mcpParams(o.tool_input) }, extra: server ? { mcp_server: server } : {} };
 }
 
 /** The exact JSON Cursor reads: allow, deny (the message for the user and for the agent), or ask (no decision). */

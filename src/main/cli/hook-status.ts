@@ -18,7 +18,9 @@
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
-import { REPORT_FIELD_MAX } from '../../shared/harness';
+import { hookDoorUrl } from './channel-hub';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/harness';
+import { noKeyMessage } from '../../shared/snippets';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type StatusHook = (typeof STATUS_HOOKS)[number];
@@ -37,11 +39,8 @@ export const HUB_TIMEOUT_MS = 1_500;
 /** A hub that is not listening refuses at once; one that does not even accept the connection is given this long. */
 const CONNECT_TIMEOUT_MS = 500;
 
-/**
- * Perch's own tools the agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
- * reads why. The harness names an MCP tool mcp__<server>__<tool> (the server name is the owner's choice).
- */
-const WAIT_TOOL = /^mcp__.+__(get_updates|whoami)$/;
+/** Perch's own tools the agent still needs while paused (shared/harness.ts). */
+const WAIT_TOOL = PAUSE_EXEMPT_TOOL;
 
 /** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
 export function preToolUseDenyJson(reason: string): string {
@@ -66,23 +65,38 @@ export function reportOf(sub: StatusHook, input: Record<string, unknown>, harnes
     const v = str(input[k]);
     if (v !== undefined) r[k] = v.slice(0, max);
   }
+  const detail = sub === 'pre-tool-use' ? toolDetailOf(input.tool_input) : '';
+  if (detail) r.tool_detail = detail; // the feed's one line per tool call
   return r;
 }
 
-/** The hook door's URL beside the MCP URL (…/mcp → …/hook). */
-export function hookUrl(mcp: string): URL {
-  const u = new URL(mcp);
-  u.pathname = u.pathname.replace(/\/mcp\/?$/, '') + '/hook';
+/**
+ * The hook door's URL beside the MCP URL (…/mcp → …/hook), naming the agent and the harness: a hook the door cannot
+ * authenticate is then answered with what to set, and the owner is told (src/main/mcp/hook-door.ts).
+ */
+export function hookUrl(mcp: string, agent?: string, harness?: string): URL {
+  const u = new URL(hookDoorUrl(mcp));
+  if (agent !== undefined) u.searchParams.set('agent', agent);
+  if (harness !== undefined) u.searchParams.set('harness', harness);
   return u;
 }
 
-/** One POST to the hook door; its JSON answer, or a StepAside (unreachable, slow, refused). */
-export function postReport(url: URL, key: string, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
+/**
+ * The hook has no key in its environment: the hook door is told so (without a key, naming the agent and harness), so
+ * the owner hears of it once; the StepAside to throw says what to set, and where.
+ */
+export async function missingKey(mcp: string, agent: string | undefined, harness: string): Promise<StepAside> {
+  await postReport(hookUrl(mcp, agent, harness), undefined, {}).catch(() => undefined);
+  return new StepAside(`${noKeyMessage(keyEnvName(agent), PROMPT_HARNESS_LABEL[harness] ?? harness)} (its hooks run with that shell's environment)`);
+}
+
+/** One POST to the hook door (key undefined: none sent); its JSON answer, or a StepAside (unreachable, slow, refused). */
+export function postReport(url: URL, key: string | undefined, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
   const body = JSON.stringify(report);
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${key}` },
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(key ? { Authorization: `Bearer ${key}` } : {}) },
       timeout: CONNECT_TIMEOUT_MS,
     }, (res) => {
       let text = '';
@@ -120,10 +134,10 @@ export function postReport(url: URL, key: string, report: Record<string, string>
 /** Runs one status hook: reads stdin, reports, and for a paused agent's PreToolUse prints the block. */
 export async function runStatusHook(sub: StatusHook, opts: { agent?: string; url?: string; harness?: string }): Promise<void> {
   const input = parseEventInput(await readStdin(), EVENT_NAME[sub]);
-  const keyName = keyEnvName(opts.agent);
-  const key = process.env[keyName];
-  if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
-  const answer = await postReport(hookUrl(mcpUrl(opts.url)), key, reportOf(sub, input, harnessOfInput(input, opts.harness)));
+  const key = process.env[keyEnvName(opts.agent)];
+  const harness = harnessOfInput(input, opts.harness);
+  if (!key) throw await missingKey(mcpUrl(opts.url), opts.agent, harness);
+  const answer = await postReport(hookUrl(mcpUrl(opts.url), opts.agent, harness), key, reportOf(sub, input, harness));
   if (sub !== 'pre-tool-use' || !answer.paused) return;
   if (WAIT_TOOL.test(str(input.tool_name) ?? '')) return; // how the paused agent waits for the owner
   process.stdout.write(`${preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.')}\n`);

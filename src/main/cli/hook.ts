@@ -23,8 +23,9 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
-import { STATUS_HOOKS, runStatusHook, type StatusHook } from './hook-status';
-import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../../shared/permission-prompts';
+import { STATUS_HOOKS, hookUrl, missingKey, runStatusHook, type StatusHook } from './hook-status';
+import { promptTitle } from '../../shared/permission-prompts';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../shared/prompt-filing';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -33,9 +34,6 @@ const MAX_HOOK_TIMEOUT_SECS = 24 * 60 * 60;
 const MAX_WAIT_PER_CALL_SECS = 60;
 /** A call that does not wait (open_direct, request_human, cancel_request) must answer within this. */
 const CALL_TIMEOUT_MS = 10_000;
-/** What of the input goes into the request's context (the hub takes at most 32 KB of JSON). */
-const MAX_PREVIEW_CHARS = 8_000;
-const MAX_CONTEXT_BYTES = 30 * 1024;
 
 export const HOOK_HELP = `perch hook EVENT [--agent NAME] [--timeout SECS] [--harness claude-code|codex|cursor] [--url URL]
 
@@ -83,61 +81,9 @@ export function parseHookInput(text: string): PermissionRequestInput {
   return o as unknown as PermissionRequestInput;
 }
 
-// ---- what the owner sees -------------------------------------------------------------------------
+// ---- what the hub is sent ---------------------------------------------------------------------------
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
-}
-
-/** A fence longer than any run of backticks in the text. */
-function fenced(lang: string, text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${lang}\n${text}\n${fence}`;
-}
-
-function diffLines(oldText: string, newText: string): string {
-  const minus = oldText === '' ? [] : oldText.split('\n').map((l) => `-${l}`);
-  const plus = newText === '' ? [] : newText.split('\n').map((l) => `+${l}`);
-  return [...minus, ...plus].join('\n');
-}
-
-/** A readable preview of the tool input (markdown): a command as a code block, an edit as a diff, else JSON. */
-export function previewOf(input: unknown): string {
-  const o = input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : undefined;
-  const command = commandOf(input);
-  let preview: string;
-  if (command !== undefined) {
-    preview = fenced('sh', command);
-    const why = o && str(o.description);
-    if (why) preview = `${why}\n\n${preview}`;
-  } else if (o && str(o.file_path) !== undefined && str(o.old_string) !== undefined && str(o.new_string) !== undefined) {
-    preview = `${o.file_path}\n\n${fenced('diff', `--- ${o.file_path}\n+++ ${o.file_path}\n${diffLines(o.old_string as string, o.new_string as string)}`)}`;
-  } else if (o && str(o.file_path) !== undefined && Array.isArray(o.edits)) {
-    const hunks = (o.edits as unknown[]).map((e) => {
-      const x = (e && typeof e === 'object' ? e : {}) as Json;
-      return `@@\n${diffLines(str(x.old_string) ?? '', str(x.new_string) ?? '')}`;
-    });
-    preview = `${o.file_path}\n\n${fenced('diff', `--- ${o.file_path}\n+++ ${o.file_path}\n${hunks.join('\n')}`)}`;
-  } else if (o && str(o.file_path) !== undefined && str(o.content) !== undefined) {
-    preview = `${o.file_path} (new content)\n\n${fenced('', o.content as string)}`;
-  } else {
-    let text: string;
-    try {
-      text = JSON.stringify(input, null, 2) ?? String(input);
-    } catch {
-      text = String(input);
-    }
-    preview = fenced('json', text);
-  }
-  return clip(preview, MAX_PREVIEW_CHARS);
-}
-
-/** The request's title: what the agent wants to do, in one line (the hub recomputes it to apply standing rules). */
+/** The request's title: what the agent wants to do, in one line (the hub builds the same from what it is sent). */
 export function titleOf(input: PermissionRequestInput): string {
   return promptTitle(input.tool_name, input.tool_input);
 }
@@ -147,26 +93,32 @@ export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code
   return input.turn_id !== undefined || input.model !== undefined ? 'codex' : 'claude-code';
 }
 
-/** The request's context: the harness session, cwd, tool and the readable preview (and the raw input, if it fits). */
-export function contextOf(input: PermissionRequestInput, harness: string = harnessOf(input), extra: Json = {}): Json {
-  const ctx: Json = {
-    source: PERMISSION_PROMPT_SOURCE,
+/**
+ * The prompt as the hook door takes it (shared/prompt-filing.ts): the harness session, cwd, tool and its input
+ * whole, or, when the input is too large to send, the head and the tail of its text (the hub then files it as cut:
+ * shown as such, never decided by a standing rule).
+ */
+export function filingOf(input: PermissionRequestInput, harness: PromptFiling['harness'] = harnessOf(input), extra: Json = {}): Json {
+  const base = {
+    event: PROMPT_FILING_EVENT,
     harness,
-    session_id: input.session_id ?? null,
-    cwd: input.cwd ?? null,
-    permission_mode: input.permission_mode ?? null,
     tool_name: input.tool_name,
-    preview: previewOf(input.tool_input),
+    ...(input.session_id !== undefined ? { session_id: input.session_id } : {}),
+    ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+    ...(input.permission_mode !== undefined ? { permission_mode: input.permission_mode } : {}),
     ...extra,
   };
-  const withInput = { ...ctx, tool_input: input.tool_input };
   let size = Infinity;
   try {
-    size = Buffer.byteLength(JSON.stringify(withInput));
+    size = Buffer.byteLength(JSON.stringify(input.tool_input ?? null));
   } catch {
-    // not serializable: the preview stands alone
+    // not serializable: its head and tail
   }
-  return size <= MAX_CONTEXT_BYTES ? withInput : { ...ctx, tool_input_omitted: 'too large; see the preview' };
+  return size <= MAX_SENT_INPUT_BYTES ? { ...base, tool_input: input.tool_input ?? null } : { ...base, input_cut: cutOf(input.tool_input) };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
 }
 
 // ---- talking to the hub ------------------------------------------------------------------------
@@ -180,6 +132,29 @@ class ToolError extends Error {
 
 class Hub {
   constructor(private readonly url: string, private readonly key: string) {}
+
+  /** Files the prompt through the hook door (POST /hook): request_human's answer, or its refusal as a ToolError. */
+  async file(filing: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
+    const door = hookUrl(this.url).toString();
+    let res: { status: number; text: string };
+    try {
+      res = await postText(door, { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` }, JSON.stringify(filing), timeoutMs);
+    } catch (e) {
+      const why = e instanceof PostFailed ? e.why : (e as Error).message;
+      throw new StepAside(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
+    }
+    if (res.status === 401) throw new StepAside(`the Perch hub at ${door} refused the agent key (HTTP 401): check the key in the hook's environment`);
+    let body: any;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      body = undefined;
+    }
+    if (body?.ok === true && body.request && typeof body.request === 'object') return body.request as Json;
+    const err = body?.error;
+    if (err && typeof err === 'object') throw new ToolError(String(err.code ?? 'error'), String(err.message ?? 'filing the prompt failed'), (err.details ?? {}) as Json);
+    throw new StepAside(`unexpected answer from ${door} (HTTP ${res.status})`);
+  }
 
   /** One tools/call, bounded by timeoutMs; the hub being unreachable or answering oddly is a StepAside. */
   async call(tool: string, args: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
@@ -243,17 +218,13 @@ function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean
 }
 
 /** Files the prompt, waits for the owner, returns the decision (undefined: the terminal dialog decides). */
-async function decide(input: PermissionRequestInput, context: Json, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
+async function decide(filing: Json, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
   const deadline = Date.now() + timeoutSecs * 1000;
   let requestId: string | undefined;
   try {
-    const me = await hub.call('whoami', {});
-    const ownerName = str((me.owner as Json | undefined)?.name);
-    if (!ownerName) throw new StepAside('whoami gave no owner name');
-    const direct = await hub.call('open_direct', { user: ownerName });
-    const convId = str((direct.conversation as Json | undefined)?.conv_id);
-    if (!convId) throw new StepAside('open_direct gave no conversation');
-    const req = await hub.call('request_human', { conv_id: convId, kind: 'approve', title: titleOf(input), context, ttl_secs: timeoutSecs + 60 });
+    // Filed through the hook door (the hub builds the request in the direct conversation with the owner), so a
+    // standing rule may decide it; an agent's own request_human never is.
+    const req = await hub.file({ ...filing, ttl_secs: timeoutSecs + 60 });
     requestId = str(req.request_id);
     if (!requestId) throw new StepAside('request_human gave no request_id');
     onRequest(requestId);
@@ -311,14 +282,13 @@ export async function cmdHook(argv: string[]): Promise<void> {
     cursor ||= opts.harness === undefined && isCursorInput(text);
     const prompt = cursor ? parseCursorInput(text) : { input: parseHookInput(text), extra: {} };
     const { input } = prompt;
-    const keyName = keyEnvName(opts.agent);
-    const key = process.env[keyName];
-    if (!key) throw new StepAside(`no agent key: set ${keyName} in the environment the harness runs its hooks with`);
+    const key = process.env[keyEnvName(opts.agent)];
+    if (!key) throw await missingKey(mcpUrl(opts.url), opts.agent, cursor ? 'cursor' : harnessOf(input));
     hub = new Hub(mcpUrl(opts.url), key);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
-    const context = contextOf(input, cursor ? 'cursor' : harnessOf(input), prompt.extra);
-    const decision = await decide(input, context, hub, opts.timeoutSecs, (id) => (requestId = id));
+    const filing = filingOf(input, cursor ? 'cursor' : harnessOf(input), prompt.extra);
+    const decision = await decide(filing, hub, opts.timeoutSecs, (id) => (requestId = id));
     requestId = undefined;
     if (cursor) process.stdout.write(`${cursorDecisionJson(decision)}\n`);
     else if (decision) process.stdout.write(`${decisionJson(decision)}\n`);

@@ -143,8 +143,8 @@ async function compact(dataDir: string, json: boolean): Promise<void> {
 
 function describeRule(r: RetentionRule): string {
   const keep = [r.keep_pinned && 'pinned', r.keep_requests && 'requests', r.keep_checkpoints && 'summaries'].filter(Boolean).join(', ');
-  return `${r.conv_id ?? 'the hub'}: ${r.keep_days === null ? 'keeps all history' : `keeps ${r.keep_days} days${keep ? ` (and ${keep} however old)` : ''}`}` +
-    `${r.archive_idle_days === null ? '' : `; archives after ${r.archive_idle_days} idle days`}`;
+  return `${r.conv_id ?? 'the hub'}: ${r.keep_days === null ? 'keeps all history' : `keeps ${r.keep_days} ${r.keep_days === 1 ? 'day' : 'days'}${keep ? ` (and ${keep} however old)` : ''}`}` +
+    `${r.archive_idle_days === null ? '' : `; archives after ${r.archive_idle_days} idle ${r.archive_idle_days === 1 ? 'day' : 'days'}`}`;
 }
 
 function describeStatus(s: RetentionStatus): string {

@@ -7,6 +7,7 @@ import { isStorageError } from '../store/db';
 import { isNoSpace } from '../store/disk-space';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { PERCH_VERSION } from '../../shared/version';
+import { HTTP_PUBLIC_URL_NOTE } from '../../shared/devices';
 import { checkListenAddress } from '../listeners';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, type Command } from './common';
 
@@ -123,7 +124,7 @@ async function cmdServe(argv: string[]): Promise<void> {
       : '';
     const notes = running.notes.map((n) => `  Note:         ${n}\n`).join('');
     const phone = phoneUrl
-      ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? '                note: phones need https for the app and notifications (tailscale serve gives you https)\n' : ''}`
+      ? `  Phone:        ${phoneUrl} (through your HTTPS front; pair a phone: Settings → Phone, or \`perch device pair\`)\n${phoneUrl.startsWith('http:') ? `                note: ${HTTP_PUBLIC_URL_NOTE}\n` : ''}`
       : '';
     process.stdout.write(
       `Perch ${PERCH_VERSION} is running.\n  MCP endpoint: ${running.mcpUrl}\n${containers}${notes}  Data:         ${dataDir} (durability: ${durability})\n${phone}${login ? `  Open the app: ${login}\n  (the link works once; run \`perch owner login-link\` for another)\n` : ''}Press Ctrl+C to stop.\n`,

@@ -34,6 +34,7 @@ import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
 import { notePresence } from '../hub/control/presence';
 import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
+import { unexpandedKeyVar } from '../../shared/snippets';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
@@ -202,18 +203,23 @@ function bearerKey(req: IncomingMessage): string {
   return auth && auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
 }
 
-/** The 401 of a missing, wrong, revoked or expired key (also a wait whose key stopped working: hub/identity/key-waits.ts). */
-function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing'): Refusal {
+/**
+ * The 401 of a missing, wrong, revoked or expired key (also a wait whose key stopped working: hub/identity/key-waits.ts).
+ * A header that holds a variable reference as written (`Bearer ${PERCH_KEY_KIT}`: the variable was not set) is no key.
+ */
+function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing', unexpanded?: string): Refusal {
   const why = standing === 'expired' ? 'Unauthorized: this agent key has expired.'
     : standing === 'revoked' ? 'Unauthorized: the agent key is wrong or was revoked.'
-    : 'Unauthorized: send your agent key as "Authorization: Bearer <key>".';
+    : unexpanded ? `Unauthorized: no key was sent (the header holds \${${unexpanded}} as written): set ${unexpanded} in the shell that starts the client.`
+    : 'Unauthorized: no key was sent: send your agent key as "Authorization: Bearer <key>" (set PERCH_KEY_<NAME> in the shell that starts the client).';
   return refusal(401, id, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
 }
 
 /** The agent whose key is the bearer token, if the key may be used from where the request came (`at`). */
 function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   const key = bearerKey(x.req);
-  const found = key ? authenticateKey(x.door.hub, key, at) : undefined; // every kind of key, and its places (hub/identity/key-login.ts)
+  const unexpanded = unexpandedKeyVar(key);
+  const found = key && !unexpanded ? authenticateKey(x.door.hub, key, at) : undefined; // every kind of key, and its places (hub/identity/key-login.ts)
   if (found?.standing === 'place') {
     x.req.resume();
     x.agentName = found.user.name;
@@ -224,7 +230,7 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
     // Through the HTTPS front, a request with no key is refused as before the front served /mcp: nothing there
     // invites a login.
     if (!found && at.place === 'tailnet') return refusal(403, null, FORBIDDEN, 'Forbidden: /mcp through the HTTPS front serves only agents whose key may connect from the tailnet.', { allowed_here: ['tailnet'] });
-    return keyRefusal(null, found?.standing ?? 'missing');
+    return keyRefusal(null, found?.standing ?? 'missing', unexpanded);
   }
   const agent = found.user;
   x.agentId = agent.id;

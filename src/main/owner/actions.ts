@@ -41,8 +41,13 @@ import { sendTestPush } from '../hub/phone/notify';
 import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
 import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention';
 
-/** One owner action: the owner's parsed input in, the action's result out. */
-export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>) => OwnerResult<A> | Promise<OwnerResult<A>>;
+/** Who calls an owner action: the laptop (the Perch window, `perch owner`, the browser UI on this computer) or a paired device. */
+export interface OwnerCaller {
+  device?: { id: string; name: string };
+}
+
+/** One owner action: the owner's parsed input in (and who calls), the action's result out. */
+export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>, by: OwnerCaller) => OwnerResult<A> | Promise<OwnerResult<A>>;
 
 export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'hub.info': (hub) => hubInfo(hub),
@@ -162,7 +167,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'devices.test_push': async (hub, a) => ({ device: getDevice(hub, a.device_id), ...(await sendTestPush(hub, a.device_id)) }),
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
   'rules.list': (hub, a) => ({ rules: listPermissionRuleViews(hub, a.agent) }),
-  'rules.add': (hub, a) => addRuleOrAnswer(hub, a),
+  'rules.add': (hub, a, by) => addRuleOrAnswer(hub, a, by.device ? { device: by.device } : 'laptop'),
   'rules.remove': (hub, a) => removePermissionRule(hub, a.rule_id),
 };
 
@@ -189,16 +194,16 @@ export function ownerActionNames(): string[] {
  * Validates and runs one owner action. Its answer (and error) is what the owner reads, over IPC and
  * HTTP alike: every string in it passes through visibleText (no bidi overrides or invisible characters).
  */
-export async function runOwnerAction(hub: Hub, action: string, raw: unknown): Promise<unknown> {
+export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by: OwnerCaller = {}): Promise<unknown> {
   try {
-    return visibleDeep(await runOwnerActionRaw(hub, action, raw));
+    return visibleDeep(await runOwnerActionRaw(hub, action, raw, by));
   } catch (err) {
     if (!isHubError(err)) throw err;
     throw new HubError(err.code, visibleText(err.message), visibleText(err.nextStep), err.details && visibleDeep(err.details));
   }
 }
 
-async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown): Promise<unknown> {
+async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
   if (!Object.hasOwn(ownerActions, action)) {
     throw new HubError('not_found', `No owner action ${JSON.stringify(action)}.`, 'See `perch owner --help` or docs/owner-api.md for the actions.');
   }
@@ -212,8 +217,8 @@ async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown): Promis
     throw new HubError('invalid_argument', `Invalid input for ${action}: ${detail}`, `Check the input of ${action} in docs/owner-api.md.`);
   }
   try {
-    const fn = ownerActions[action as OwnerAction] as (hub: Hub, input: unknown) => unknown;
-    return await fn(hub, parsed.data);
+    const fn = ownerActions[action as OwnerAction] as (hub: Hub, input: unknown, by: OwnerCaller) => unknown;
+    return await fn(hub, parsed.data, by);
   } catch (err) {
     // A full or failing disk: storage_full (nothing was saved), not a failure of the hub.
     throw hub.storageFailure(err) ?? err;

@@ -258,7 +258,7 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       }
       const out = claimPairing(hub, { code: body.code, device_name: body.device_name as string | undefined });
       audit(null, 'pair.claim', out.pairing_id, 'ok');
-      send(res, 200, { ok: true, value: { pairing_id: out.pairing_id, phrase: out.phrase, claim_secret: out.claim_secret, expires_at: out.expires_at } });
+      send(res, 200, { ok: true, value: { pairing_id: out.pairing_id, phrase: out.phrase, claim_secret: out.claim_secret, expires_at: out.expires_at, device_name: out.device_name } });
     } catch (err) {
       if (!isHubError(err)) throw err;
       audit(null, 'pair.claim', null, `refused:${err.code}`);

@@ -252,7 +252,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
         const refusal = deviceScopeRefusal(hub, device, action, input);
         if (refusal) throw refusal;
       }
-      const answer = await runOwnerAction(hub, action, input);
+      const answer = await runOwnerAction(hub, action, input, device ? { device: { id: device.id, name: device.name } } : {});
       const value = device ? deviceScopedAnswer(hub, device, action, answer) : answer;
       audit(target, 'ok');
       sendJson(res, 200, { ok: true, value });

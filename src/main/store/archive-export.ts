@@ -22,7 +22,7 @@ import { ARCHIVE_FORMAT, ARCHIVE_KINDS, ARCHIVE_VERSION, SAFE_ID, kindQuery, typ
 import { TarWriter } from './archive-tar';
 import { createNewWriteStream, makeStaging } from './staging';
 import { NoSpaceError, databaseBytes, freeBytes, isNoSpace } from './disk-space';
-import { transcriptHeader, transcriptLine, type TranscriptEvent, type TranscriptFile } from './archive-transcript';
+import { transcriptHeader, transcriptLine, transcriptName, type TranscriptEvent, type TranscriptFile } from './archive-transcript';
 
 export interface ExportScope {
   /** Only these conversations. */
@@ -235,7 +235,8 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     fs.mkdirSync(path.join(staging, 'transcripts'));
     for (const c of convRows) {
       if (!SAFE_ID.test(c.id)) throw new Error(`conversation id ${JSON.stringify(c.id)} cannot name an archive entry`);
-      const w = new StagedWriter(`transcripts/${c.id}.md`, path.join(staging, 'transcripts', `${c.id}.md`));
+      const name = transcriptName(c);
+      const w = new StagedWriter(`transcripts/${name}.md`, path.join(staging, 'transcripts', `${name}.md`));
       await w.write(transcriptHeader(c, memberNames.get(c.id) ?? []));
       for (const e of eventsOf.iterate(c.id) as IterableIterator<TranscriptEvent>) {
         await w.write(transcriptLine(e, nameOf, (id) => filesByMsg.get(id) ?? []));

@@ -133,7 +133,7 @@ export function kindQuery(k: ArchiveKind, scoped: boolean): string {
   return `SELECT ${k.select ?? [...Object.keys(k.fields), ...Object.keys(k.optional ?? {})].join(', ')} FROM ${k.table}${scoped ? ` WHERE ${k.scoped}` : ''} ORDER BY ${k.orderBy}`;
 }
 
-/** A file's bytes are `files/<id>`, its thumbnail `files/<id>.thumb`; a transcript is `transcripts/<conv id>.md`. */
+/** A file's bytes are `files/<id>`, its thumbnail `files/<id>.thumb`; a transcript is `transcripts/<title>-<conv id>.md` (archive-transcript.ts transcriptName). */
 export const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export interface ManifestEntry {

@@ -1,6 +1,7 @@
-// The human-readable side of an archive: transcripts/<conversation id>.md, one per conversation, from its event
-// log in order: who said what and when, edits and recalls, decisions on requests, handoffs and task changes
-// inline, files and images linked to their bytes in the archive (../files/<id>).
+// The human-readable side of an archive: transcripts/<title>-<conversation id>.md, one per conversation, from its
+// event log in order: who said what and when, edits and recalls, decisions on requests, handoffs and task changes
+// inline as words (their fields as "name: value", never raw JSON), files and images linked to their bytes in the
+// archive (../files/<id>).
 
 export interface TranscriptEvent {
   seq: number;
@@ -31,10 +32,26 @@ function quote(text: string): string {
   return text.split('\n').map((l) => `> ${l}`).join('\n');
 }
 
-function shortJson(data: string | null): string {
-  if (!data) return '';
-  const s = data.length > 300 ? `${data.slice(0, 300)}…` : data;
-  return ` \`${s.replace(/`/g, "'")}\``;
+/** An event's fields as words: "state: done; assignee: kit" (ids of people as their names; nested values one level deep). */
+function fields(d: Record<string, unknown>, nameOf: (id: string | null) => string, depth = 0): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(d)) {
+    let s: string | undefined;
+    if (typeof v === 'string' && v) s = nameOf(v).replace(/\s+/g, ' ');
+    else if (typeof v === 'number' || typeof v === 'boolean') s = String(v);
+    else if (Array.isArray(v) && v.length && v.every((x) => typeof x === 'string' || typeof x === 'number')) s = v.map((x) => (typeof x === 'string' ? nameOf(x) : String(x))).join(', ');
+    else if (v && typeof v === 'object' && !Array.isArray(v) && depth === 0) s = fields(v as Record<string, unknown>, nameOf, 1) ? `(${fields(v as Record<string, unknown>, nameOf, 1)})` : undefined;
+    if (s === undefined) continue;
+    parts.push(`${k.replace(/_/g, ' ')}: ${s.length > 200 ? `${s.slice(0, 200)}…` : s}`);
+  }
+  return parts.join('; ');
+}
+
+/** transcripts/<name>.md: the conversation's title (or kind) as lowercase words joined by -, then its id. */
+export function transcriptName(conv: { id: string; kind: string; title: string }): string {
+  // At most 80 characters in all, as an archive entry name allows (archive-kinds.ts SAFE_ID).
+  const slug = (conv.title || conv.kind).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').slice(0, Math.min(40, 79 - conv.id.length)).replace(/^-+|-+$/g, '');
+  return slug ? `${slug}-${conv.id}` : conv.id;
 }
 
 function parsed(data: string | null): Record<string, unknown> {
@@ -64,13 +81,15 @@ export function transcriptLine(e: TranscriptEvent, nameOf: (id: string | null) =
   }
   const d = parsed(e.data);
   if (e.type.startsWith('request.')) {
-    const outcome = d.outcome && typeof d.outcome === 'object' ? JSON.stringify(d.outcome) : '';
-    return `_${at} · ${who}: ${e.type}${outcome ? ` — ${outcome}` : ''}_${outcome ? '' : shortJson(e.data)}\n\n`;
+    const outcome = d.outcome && typeof d.outcome === 'object' ? fields(d.outcome as Record<string, unknown>, nameOf) : '';
+    const rest = outcome || fields(d, nameOf);
+    return `_${at} · ${who}: ${e.type}_${rest ? ` — ${rest}` : ''}\n\n`;
   }
   if (e.type.startsWith('handoff.')) {
     const note = typeof d.note === 'string' ? d.note : typeof d.return_note === 'string' ? d.return_note : '';
     const to = typeof d.to_user === 'string' ? ` to ${nameOf(d.to_user)}` : '';
     return `_${at} · ${who}: ${e.type}${to}_${note ? `\n\n${quote(note)}` : ''}\n\n`;
   }
-  return `_${at} · ${who}: ${e.type}_${shortJson(e.data)}\n\n`;
+  const rest = fields(d, nameOf);
+  return `_${at} · ${who}: ${e.type}_${rest ? ` — ${rest}` : ''}\n\n`;
 }

@@ -10,11 +10,15 @@ export interface PermissionRuleRow {
   command_prefix: string | null;
   behavior: 'allow' | 'deny';
   created_at: number;
+  /** 'laptop', or the id of the paired device that added it; null: added before Perch recorded it. */
+  added_by: string | null;
+  /** The device's name when it added the rule (null for the laptop). */
+  added_by_name: string | null;
 }
 
 export function insertPermissionRule(db: Db, r: PermissionRuleRow): void {
-  sql(db, `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at)
-           VALUES (@id, @agent_id, @tool, @command_prefix, @behavior, @created_at)`).run(r);
+  sql(db, `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name)
+           VALUES (@id, @agent_id, @tool, @command_prefix, @behavior, @created_at, @added_by, @added_by_name)`).run(r);
 }
 
 export function permissionRuleById(db: Db, id: string): PermissionRuleRow | undefined {

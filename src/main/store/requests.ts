@@ -22,13 +22,15 @@ export interface RequestRow {
   expires_at: number;
   decided_at: number | null;
   decided_by: string | null;
+  /** 'hook' / 'channel': a harness's permission prompt filed through the hook door; null: an agent's own request_human. */
+  door: string | null;
 }
 
 export type RequestListRow = RequestRow & { conv_title: string; conv_kind: string };
 
 export function insertRequest(db: Db, r: Omit<RequestRow, 'state' | 'outcome' | 'decided_at' | 'decided_by'>): void {
-  sql(db, `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, created_at, expires_at)
-           VALUES (@id, @conv_id, @msg_id, @requester_id, @kind, @title, @options, @context, @assignees, 'pending', @created_at, @expires_at)`)
+  sql(db, `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, created_at, expires_at, door)
+           VALUES (@id, @conv_id, @msg_id, @requester_id, @kind, @title, @options, @context, @assignees, 'pending', @created_at, @expires_at, @door)`)
     .run(r);
 }
 

@@ -153,13 +153,13 @@ function Shell() {
         ) : view.name === 'fleet' ? (
           <FleetView />
         ) : view.name === 'agents' ? (
-          <AgentsPage />
+          <AgentsPage selected={view.agent} />
         ) : view.name === 'request' ? (
           <RequestPage key={view.requestId} requestId={view.requestId} />
         ) : view.name === 'phone' ? (
           <PhonePage />
         ) : view.name === 'settings' ? (
-          <SettingsPage />
+          <SettingsPage tab={view.tab} />
         ) : (
           <Home />
         )}

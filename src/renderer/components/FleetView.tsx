@@ -16,7 +16,7 @@ import { Icon } from './Icon';
 import { Avatar } from './common';
 import { ReviewToggle } from './HeldItems';
 import { PauseButton, UsageChart, UsageMeter, pauseText } from './Control';
-import { AgentStatePill, useAgentState } from './AgentState';
+import { AgentStatePill, useAgentState, useFleetOrder } from './AgentState';
 import { stateText } from '../../shared/agent-state';
 import type { PauseInfo } from '../../shared/control';
 import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from '../../shared/harness';
@@ -24,7 +24,7 @@ import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from '../../sha
 const MINUTES = 30;
 
 export function FleetView() {
-  const agents = useAgents((s) => s.list);
+  const agents = useFleetOrder(); // who needs you first (shared/agent-state.ts fleetOrder)
   const [agentId, setAgentId] = useState<string | null>(null);
   return (
     <div className="page fleet">

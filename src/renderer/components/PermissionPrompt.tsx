@@ -5,9 +5,11 @@
 // standing rule and decides the card by it at once (rules.add with the request_id).
 import { useState } from 'react';
 import type { RequestItem } from '../model';
-import { SHELL_CONTROL, commandOf, isPermissionPrompt } from '../../shared/permission-prompts';
+import { commandOf, isPermissionPrompt, neverAllowed } from '../../shared/permission-prompts';
+import { promptCut } from '../../shared/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
 import { answerAlways } from '../sync';
+import { useDevice } from '../stores/device';
 import { renderMarkdown } from '../markdown';
 import { JsonView } from './common';
 
@@ -102,6 +104,17 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
   const harness = str(ctx.harness);
   return (
     <div className="perm">
+      {promptCut(ctx) && (
+        <p className="perm-cut" role="note" aria-label="Not shown whole">
+          <strong>Too long to show whole.</strong> Only the start and the end of what would run are shown below; the middle is not. Read it where it runs before
+          you approve. No standing rule decides this prompt.
+        </p>
+      )}
+      {!r.door && (
+        <p className="perm-unfiled muted small" role="note">
+          Sent by the agent itself (request_human), not filed by its harness&apos;s hook: what it says is the agent&apos;s words, and no standing rule decides it.
+        </p>
+      )}
       <dl className="perm-meta">
         <dt>Tool</dt>
         <dd>
@@ -124,6 +137,11 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
   );
 }
 
+/** Whether the card offers "Always allow / Always deny": only for a prompt the hook door filed, shown whole. */
+export function offersAlways(r: RequestItem, ctx: Json): boolean {
+  return !!r.door && !promptCut(ctx);
+}
+
 /** "Always allow" / "Always deny" for a pending permission prompt: a standing rule, and this card decided by it. */
 export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
   const command = commandOf(ctx.tool_input);
@@ -134,23 +152,28 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
     setBusy(true);
     void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
   };
-  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}"`;
-  // A rule never allows a command that chains or redirects (; & | ` $ ( ) < >): such a prompt is approved once, here.
-  const chained = command !== undefined && SHELL_CONTROL.test(command);
+  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
+  // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
+  const never = command !== undefined ? neverAllowed(command) : undefined;
+  // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
+  const onDevice = useDevice((s) => s.me !== null);
+  const allowOff = never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above`
+    : onDevice ? 'Allow rules are added on the laptop only: approve this one above' : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
       {command !== undefined && (
         <label className="perm-prefix">
           <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>
           <input aria-label="Command prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} onClick={(e) => e.stopPropagation()} />
+          <span className="small perm-scope">An allow covers any arguments after this prefix.</span>
         </label>
       )}
       <div className="row">
         <button
           type="button"
           className="btn btn-ghost"
-          disabled={busy || chained}
-          title={chained ? 'A standing rule never allows a command with ; & | ` $ ( ) < > or a line break: approve this one above' : `Allow this and ${scope} from now on`}
+          disabled={busy || allowOff !== undefined}
+          title={allowOff ?? `Allow this and ${scope} from now on`}
           onClick={() => go('allow')}
         >
           Always allow

@@ -259,6 +259,7 @@ export function PairPage() {
             <p>
               <strong>Check that your laptop shows the same words, then confirm there.</strong>
             </p>
+            <p aria-label="Paired as">This phone will be paired as “{pair.name}”, the name the laptop shows.</p>
             <p className="muted small" role="status">
               Waiting for the laptop… ({countdown(pair.expiresAt, now)})
             </p>

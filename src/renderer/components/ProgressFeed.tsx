@@ -10,6 +10,7 @@ import { timeOf, dateTimeOf } from '../format';
 import { VirtualList } from './VirtualList';
 import { JsonView } from './common';
 import { Icon } from './Icon';
+import { HARNESS_LABEL, type HarnessName } from '../../shared/harness';
 
 export const KIND_LABEL: Record<string, string> = {
   thinking: 'Thinking',
@@ -21,7 +22,7 @@ export const KIND_LABEL: Record<string, string> = {
 };
 
 const getKey = (p: ProgressView) => String(p.id);
-const estimate = (p: ProgressView) => (p.data !== undefined ? 74 : 52) + 18 * Math.floor(p.text.length / 80);
+const estimate = (p: ProgressView) => (harnessOfRow(p) ? 40 : p.data !== undefined ? 74 : 52) + 18 * Math.floor(p.text.length / 80);
 
 export function ProgressFeed({ convId, agentId, showConversation }: { convId?: string; agentId?: string | null; showConversation?: boolean }) {
   const items = useProgress(
@@ -43,8 +44,34 @@ export function ProgressFeed({ convId, agentId, showConversation }: { convId?: s
   );
 }
 
+/** The harness a row came from (hub/control/harness.ts files its rows with data.harness), if it did. */
+function harnessOfRow(p: ProgressView): string | null {
+  const h = (p.data as { harness?: { name?: unknown } } | null | undefined)?.harness;
+  return h && typeof h.name === 'string' ? (HARNESS_LABEL[h.name as HarnessName] ?? h.name) : null;
+}
+
 const ProgressItem = memo(function ProgressItem({ p, showConversation }: { p: ProgressView; showConversation: boolean }) {
-  const convTitle = useConversations((s) => (showConversation ? s.byId[p.conv_id]?.title : undefined));
+  // A harness's activity (session, turn, tool call, blocked call) is the agent's own: one compact line under the
+  // agent, not "in Notes for kit" with its raw data.
+  const harness = harnessOfRow(p);
+  const convTitle = useConversations((s) => (showConversation && !harness ? s.byId[p.conv_id]?.title : undefined));
+  if (harness) {
+    return (
+      <article className={`progress progress-${p.kind} progress-harness`} aria-label={`${harness} activity of ${p.agent.name}`}>
+        <span className="progress-icon">
+          <Icon name={p.kind} size={16} label={KIND_LABEL[p.kind] ?? p.kind} />
+        </span>
+        <div className="progress-main">
+          <p className="progress-line">
+            <strong>{p.agent.name}</strong> <span className="progress-text">{p.text}</span>{' '}
+            <time className="muted small" dateTime={new Date(p.at).toISOString()} title={dateTimeOf(p.at)}>
+              {timeOf(p.at)}
+            </time>
+          </p>
+        </div>
+      </article>
+    );
+  }
   return (
     <article className={`progress progress-${p.kind}`} aria-label={`${KIND_LABEL[p.kind] ?? p.kind} from ${p.agent.name}`}>
       <span className="progress-icon">

@@ -12,7 +12,7 @@ import { countdown, dateTimeOf } from '../format';
 import { AgentBadge, JsonView } from './common';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
-import { AlwaysButtons, PermissionPreview, permissionContext } from './PermissionPrompt';
+import { AlwaysButtons, PermissionPreview, offersAlways, permissionContext } from './PermissionPrompt';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
 const STATE_LABEL: Record<string, string> = {
@@ -146,7 +146,7 @@ export const RequestCard = memo(function RequestCard(props: {
               Reject
             </button>
           </div>
-          {permission && r.kind === 'approve' && !approvalsOnly && <AlwaysButtons r={r} ctx={permission} />}
+          {permission && r.kind === 'approve' && !approvalsOnly && offersAlways(r, permission) && <AlwaysButtons r={r} ctx={permission} />}
         </div>
       ) : (
         <div className="request-outcome">

@@ -12,9 +12,25 @@ import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
 import { PauseAllControl } from './Control';
-import { AgentStatePill } from './AgentState';
+import { AgentStatePill, useAgentStates } from './AgentState';
+import { STATE_ORDER, fleetOrder, type AgentState, type AgentStateName, type FleetSortKey } from '../../shared/agent-state';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
+
+/**
+ * Direct messages in the Fleet's order (shared/agent-state.ts fleetOrder): by the state of the agent in it (who needs
+ * you first; with two agents, the more urgent), then the most recent conversation first.
+ */
+function directInFleetOrder(byId: Record<string, ConversationView>, ids: string[], states: Map<string, AgentState>): string[] {
+  const key = (id: string): FleetSortKey => {
+    const c = byId[id]!;
+    const agentStates = c.members.map((m) => states.get(m.id)?.state).filter((st): st is AgentStateName => !!st);
+    const state = STATE_ORDER.find((st) => agentStates.includes(st)) ?? 'offline';
+    return { state, last: c.last_event_at, name: c.title };
+  };
+  const keys = new Map(ids.map((id) => [id, key(id)]));
+  return [...ids].sort((a, b) => fleetOrder(keys.get(a)!, keys.get(b)!));
+}
 
 export function sortedConversationIds(byId: Record<string, ConversationView>, filter: string): string[] {
   const f = filter.trim().toLowerCase();
@@ -44,6 +60,8 @@ export function Sidebar() {
     }),
   );
   const archivedIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, filter).filter((id) => s.byId[id]!.archived)));
+  const states = useAgentStates();
+  const directIds = useConversations(useShallow((s) => directInFleetOrder(s.byId, groups[0] ? groups[0].split(' ') : [], states)));
   const [showArchived, setShowArchived] = useState(false);
   const [results, setResults] = useState<Message[] | null>(null);
   const convTitles = useConversations(useShallow((s) => Object.fromEntries(Object.values(s.byId).map((c) => [c.conv_id, c.title]))));
@@ -123,7 +141,7 @@ export function Sidebar() {
           </section>
         )}
         {SECTIONS.map((sec, i) => {
-          const ids = groups[i] ? groups[i]!.split(' ') : [];
+          const ids = sec.kind === 'direct' ? directIds : groups[i] ? groups[i]!.split(' ') : [];
           if (ids.length === 0 && (sec.kind === 'inbox' || filter)) return null;
           return (
             <section key={sec.kind} className="conv-section" aria-label={sec.label}>

@@ -6,7 +6,7 @@ import { deviceReachOf, type HandoffItem, type OwnerAction } from '../../shared/
 export type PairStep =
   | { step: 'form' }
   | { step: 'claiming' }
-  | { step: 'phrase'; phrase: string; expiresAt: number }
+  | { step: 'phrase'; phrase: string; expiresAt: number; name: string }
   | { step: 'done' }
   | { step: 'error'; message: string };
 

@@ -6,15 +6,19 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
-  | { name: 'agents' }
+  /** The agents list; with agent, that agent's detail pane (on a phone: the detail instead of the list). */
+  | { name: 'agents'; agent?: string }
   /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */
   | { name: 'conversations' }
   /** One request at full width (what a notification tap opens: /r/<request_id>). */
   | { name: 'request'; requestId: string }
   /** Settings → Phone (remote access, pairing, devices). */
   | { name: 'phone' }
-  /** The owner's preferences of this app (how decisions are sent). */
-  | { name: 'settings' };
+  /** Settings: how decisions are sent (no tab), agents in containers, data (retention and export). */
+  | { name: 'settings'; tab?: SettingsTab };
+
+/** Settings' tabs besides Decisions (its first) and Phone (its own view). */
+export type SettingsTab = 'containers' | 'data' | 'wake';
 
 export interface Toast {
   id: number;

@@ -60,7 +60,8 @@ export async function pairThisDevice(deviceName: string, onPaired: () => void): 
   const claim = await deviceDoor.claim(code, deviceName.trim() || defaultDeviceName());
   if (!claim.ok) return setPair({ step: 'error', message: pairingError(claim) });
   const { pairing_id, claim_secret, phrase, expires_at } = claim.value;
-  setPair({ step: 'phrase', phrase, expiresAt: expires_at });
+  const name = claim.value.device_name ?? (deviceName.trim() || defaultDeviceName());
+  setPair({ step: 'phrase', phrase, expiresAt: expires_at, name });
   const deadline = Math.max(expires_at, Date.now()) + 10_000;
   let networkFailures = 0;
   for (let i = 0; i < 200 && Date.now() < deadline; i++) {

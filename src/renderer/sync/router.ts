@@ -14,6 +14,10 @@ function hashOf(v: View): string {
       return `#/r/${encodeURIComponent(v.requestId)}`;
     case 'home':
       return '#/';
+    case 'agents':
+      return v.agent ? `#/agents/${encodeURIComponent(v.agent)}` : '#/agents';
+    case 'settings':
+      return v.tab ? `#/settings/${v.tab}` : '#/settings';
     default:
       return `#/${v.name}`;
   }
@@ -25,13 +29,17 @@ const PAGES = ['approvals', 'fleet', 'agents', 'conversations', 'phone', 'settin
 export function viewOfHash(h: string): View | null {
   const m = /^#\/c\/(.+)$/.exec(h);
   const r = /^#\/r\/(.+)$/.exec(h);
+  const a = /^#\/agents\/(.+)$/.exec(h);
   try {
     if (m) return { name: 'conversation', convId: decodeURIComponent(m[1]!) };
     if (r) return { name: 'request', requestId: decodeURIComponent(r[1]!) };
+    if (a) return { name: 'agents', agent: decodeURIComponent(a[1]!) };
   } catch {
     return null; // a bad percent-encoding names nothing
   }
   if (h === '' || h === '#' || h === '#/') return { name: 'home' };
+  const tab = /^#\/settings\/(containers|data|wake)$/.exec(h);
+  if (tab) return { name: 'settings', tab: tab[1] as 'containers' | 'data' | 'wake' };
   const page = PAGES.find((p) => h === `#/${p}`);
   return page ? { name: page } : null;
 }

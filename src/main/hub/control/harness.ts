@@ -16,7 +16,9 @@ import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
-import { REPORT_FIELD_MAX, harnessLine, harnessStateOf, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+import { userByName } from '../../store/users';
+import { keyEnvVar } from '../../../shared/snippets';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -38,6 +40,8 @@ const NOTICES_KEPT = 10_000;
 /** What the hub keeps of harness sessions: per agent its last status, how fast its feed rows may come, its last notices. */
 export class HarnessSessions {
   readonly byAgent = new Map<string, HarnessStatus>();
+  /** The agents whose owner was told that their harness's hooks could not authenticate (once per agent since the hub started). */
+  readonly keyProblemTold = new Set<string>();
   readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
   /** When a "waiting" notice last went out, per agent and session ("agent\0session") and per agent ("agent"). */
   readonly noticedAt = new Map<string, number>();
@@ -76,8 +80,19 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   notePresence(hub, agentId, '', r.event === 'pre-tool-use' && !pause.paused);
   // A paused agent's session reports nothing to the owner: no status, no feed row, no notice (it is told it is paused).
   if (pause.paused && r.event !== 'pre-tool-use') return answer;
-  // pre-tool-use only moves the status when it changes (a tool call ends a wait): nothing is written for it.
-  if (r.event === 'pre-tool-use' && cur?.state === 'working' && cur.session_id === field(r.session_id, REPORT_FIELD_MAX.session_id)) return answer;
+  // pre-tool-use only moves the status when it changes (a tool call ends a wait); its feed row is the tool call.
+  if (r.event === 'pre-tool-use') {
+    if (cur?.state !== 'working' || cur.session_id !== field(r.session_id, REPORT_FIELD_MAX.session_id)) {
+      m.set(agentId, { state, harness: r.harness, session_id: field(r.session_id, REPORT_FIELD_MAX.session_id), cwd: field(r.cwd, REPORT_FIELD_MAX.cwd), message: '', at: hub.now() });
+      hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
+    }
+    const tool = field(r.tool_name, REPORT_FIELD_MAX.tool_name);
+    const blocked = pause.paused && !PAUSE_EXEMPT_TOOL.test(tool ?? '');
+    if ((tool || blocked) && hub.services.harness.feedLimiter.take(agentId) === 0) {
+      feedRow(hub, agentId, m.get(agentId)!, r, blocked ? 'error' : 'tool_call', harnessToolLine(r.harness, tool, field(r.tool_detail, REPORT_FIELD_MAX.tool_detail), blocked));
+    }
+    return answer;
+  }
   const status: HarnessStatus = {
     state,
     harness: r.harness,
@@ -88,12 +103,11 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   };
   m.set(agentId, status);
   hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
-  if (r.event === 'pre-tool-use') return answer;
   // The same report again (a hook repeating itself) changes nothing the owner reads: no feed row, no notice.
   const same = cur !== undefined && cur.state === state && cur.session_id === status.session_id && cur.message === status.message && cur.cwd === status.cwd;
   if (same) return answer;
   if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
-  feedRow(hub, agentId, status, r);
+  feedRow(hub, agentId, status, r, 'step', harnessLine(status));
   const intoWaiting = state === 'waiting' && (cur?.state !== 'waiting' || cur.session_id !== status.session_id);
   if (intoWaiting && hub.services.harness.mayNotify(agentId, status.session_id, status.at)) {
     const u = hub.user(agentId);
@@ -102,8 +116,8 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   return answer;
 }
 
-/** The status as the progress feed shows it: a step in the agent's inbox conversation (owner and agent are members). */
-function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport): void {
+/** One line of the harness in the progress feed (filed in the agent's inbox conversation, where owner and agent are members; shown under the agent). */
+function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, kind: 'step' | 'tool_call' | 'error', text: string): void {
   const convId = hub.user(agentId).inbox_id;
   if (!convId) return;
   const data = {
@@ -112,14 +126,40 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport):
       ...(r.notification_type ? { notification_type: field(r.notification_type, REPORT_FIELD_MAX.notification_type) } : {}),
       ...(r.source ? { source: field(r.source, REPORT_FIELD_MAX.source) } : {}),
       ...(r.reason ? { reason: field(r.reason, REPORT_FIELD_MAX.reason) } : {}),
+      ...(r.tool_name ? { tool_name: field(r.tool_name, REPORT_FIELD_MAX.tool_name) } : {}),
+      ...(kind === 'error' ? { blocked: true } : {}),
     },
   };
-  const row = { user_id: agentId, conv_id: convId, kind: 'step', text: harnessLine(s), data: JSON.stringify(data), msg_id: null, ts: s.at };
+  const row = { user_id: agentId, conv_id: convId, kind, text, data: JSON.stringify(data), msg_id: null, ts: s.at };
   try {
     const id = tx(hub.db, () => insertProgress(hub.db, row));
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
   } catch {
     /* the disk is full: the status stands in memory, the feed row is lost */
+  }
+}
+
+/**
+ * A harness's hook that could not authenticate as agent `name` (it names the agent: `perch hook … --agent NAME`): no
+ * key was sent, or one Perch does not take. The owner is told once per agent since the hub started, with the fix, as
+ * a row in the agent's feed (its inbox conversation, where the harness's status rows go). An unknown name is ignored.
+ */
+export function noteHookKeyProblem(hub: Hub, name: string, harness: string | null, problem: 'missing' | 'refused'): void {
+  const u = userByName(hub.db, name);
+  if (!u || u.kind !== 'agent' || u.revoked_at || !u.inbox_id) return;
+  const told = hub.services.harness.keyProblemTold;
+  if (told.has(u.id)) return;
+  told.add(u.id);
+  const label = harness ? PROMPT_HARNESS_LABEL[harness] : undefined;
+  const text = problem === 'missing'
+    ? `${label ?? 'A harness'}'s hooks for ${u.name} reach Perch without a key, so nothing they report or ask arrives: set ${keyEnvVar(u.name)} in the shell that starts ${label ?? 'it'}.`
+    : `${label ?? 'A harness'}'s hooks for ${u.name} send a key Perch does not take (wrong, rotated or revoked), so nothing they report or ask arrives: put ${u.name}'s current key in ${keyEnvVar(u.name)} (perch agent rotate-key ${u.name} makes a new one).`;
+  const row = { user_id: u.id, conv_id: u.inbox_id, kind: 'step', text, data: JSON.stringify({ harness: { event: 'hook-key', name: harness, problem } }), msg_id: null, ts: hub.now() };
+  try {
+    const id = tx(hub.db, () => insertProgress(hub.db, row));
+    hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
+  } catch {
+    told.delete(u.id); // the disk is full: told next time
   }
 }
 

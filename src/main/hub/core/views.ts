@@ -149,7 +149,11 @@ export function eventView(hub: ViewSource, e: EventWithMessage, viewerId: string
   const requestId = view.message?.kind === 'request' ? view.message.payload?.request_id : undefined;
   if (typeof requestId === 'string' && (e.type === 'message.created' || e.type.startsWith('request.'))) {
     const r = requestById(hub.db, requestId);
-    if (r) view.request = requestView(hub, r);
+    if (r) {
+      view.request = requestView(hub, r);
+      // Which door filed a harness's prompt (requests.door): the owner's cards offer standing rules only for those.
+      if (viewerId === hub.owner.id && (r.door === 'hook' || r.door === 'channel')) view.request.door = r.door;
+    }
   }
   const data = parse<Record<string, unknown>>(e.data);
   if (data && e.m_hidden === 2) {

@@ -24,6 +24,7 @@ import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload 
 import { requestView } from '../core/views';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
 import { standingDecision } from './permission-rules';
+import type { PromptDoor } from '../identity/key-waits';
 import { requireAssignees, requireContext, requireOptions, requireTtl } from './request-input';
 
 export type { Decision } from '../../../shared/requests';
@@ -73,6 +74,7 @@ function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestVie
   const v: OwnerRequestView = { ...requestView(hub, r), conv_title: convTitle ?? conversationById(hub.db, r.conv_id)?.title ?? '' };
   const context = parseJson<unknown>(r.context);
   if (context !== undefined) v.context = context;
+  if (r.door === 'hook' || r.door === 'channel') v.door = r.door;
   return v;
 }
 
@@ -99,7 +101,12 @@ export function checkRequest(hub: Hub, requesterId: string, input: RequestInput)
   };
 }
 
-export function createRequest(hub: Hub, requesterId: string, input: RequestInput) {
+/**
+ * door: 'hook' or 'channel' when the hook door files a harness's permission prompt (mcp/hook-door.ts, through
+ * request_human's handler with the caller's door); never from anything an agent sends. Only such a prompt can be
+ * decided by a standing rule (hub/features/permission-rules.ts).
+ */
+export function createRequest(hub: Hub, requesterId: string, input: RequestInput, door?: PromptDoor) {
   const result = hub.write(() => {
     const { access, title, options, context, assignees, ttl } = checkRequest(hub, requesterId, input);
     const at = hub.now();
@@ -123,11 +130,11 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
     insertRequest(hub.db, {
       id, conv_id: input.conv_id, msg_id: sent.msg_id, requester_id: requesterId, kind: input.kind, title,
       options: options ? JSON.stringify(options) : null, context, assignees: JSON.stringify(assignees),
-      created_at: at, expires_at: expiresAt,
+      created_at: at, expires_at: expiresAt, door: door ?? null,
     });
     // An agent's own permission prompt that a standing rule of the owner decides (hub/features/permission-rules.ts):
     // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
-    const ruled = standingDecision(hub, requesterId, { kind: input.kind, title, context: context == null ? undefined : JSON.parse(context), assignees });
+    const ruled = standingDecision(hub, requesterId, { conv: access.conv, door, kind: input.kind, title, context: context == null ? undefined : JSON.parse(context), assignees });
     let outcome: RequestOutcome | undefined;
     if (ruled) {
       outcome = { decision: ruled.behavior === 'allow' ? 'approve' : 'reject', comment: ruled.comment };
@@ -483,10 +490,11 @@ export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: num
 
 export const requestTools = {
   request_human: {
-    run: ({ hub, agentId }, a) =>
+    // ctx.door: set only by the hook door filing a harness's prompt (mcp/hook-door.ts), never by the MCP door.
+    run: ({ hub, agentId, door }, a) =>
       createRequest(hub, agentId, {
         conv_id: a.conv_id, kind: a.kind, title: a.title, options: a.options, context: a.context, assignees: a.assignees, ttl_secs: a.ttl_secs,
-      }),
+      }, door),
   },
   get_request: {
     run: (ctx, a) => getRequest(ctx.hub, ctx.agentId, a, ctx),

@@ -19,7 +19,15 @@ export interface Caller {
   standing?: () => WaitStanding;
   /** Where the call came from (the door says; absent: the loopback). File links are made for that place. */
   at?: RequestPlace;
+  /**
+   * Set only by the hook door (mcp/hook-door.ts) when it files a harness's permission prompt through request_human:
+   * which client filed it (`perch hook permission-request`, `perch channel`). The MCP door never sets it.
+   */
+  door?: PromptDoor;
 }
+
+/** The clients that file a harness's permission prompt through the hook door. */
+export type PromptDoor = 'hook' | 'channel';
 
 interface KeyWait {
   userId: string;

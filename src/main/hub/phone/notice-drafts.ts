@@ -2,6 +2,7 @@
 // a handoff to the owner, a card addressed to the owner; and their ending), the one place a notice's text is made
 // (noticeSummary, also what the phone fetches in 'ids' mode), and the payload for one device with its own action and
 // read tokens, cut to fit. Sending is notify.ts; nothing here sends.
+import { promptCut } from '../../../shared/prompt-filing';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
@@ -145,13 +146,14 @@ export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
     kind: 'request',
     tag,
     title: clip(full.title, TITLE_CHARS),
-    body: clip(`${full.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
+    body: clip(`${promptCut(full.context) ? 'Too long to show whole: open it on the laptop to read all of it. ' : ''}${full.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
     path: `/r/${encodeURIComponent(full.request_id)}`,
     state: full.state,
     request_id: full.request_id,
     conv_id: full.conv_id,
     expires_at: full.expires_at,
-    buttons: full.kind === 'approve' ? { expires_at: full.expires_at } : undefined,
+    // A prompt too long to show whole is decided where it can be read: a notice carries no buttons for it.
+    buttons: full.kind === 'approve' && !promptCut(full.context) ? { expires_at: full.expires_at } : undefined,
   };
 }
 

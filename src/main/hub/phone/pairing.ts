@@ -192,7 +192,8 @@ export function claimPairing(hub: Hub, input: { code: string; device_name?: stri
       throw new HubError('expired', 'This pairing code was used already, cancelled, or has expired.', 'Start a new pairing on the laptop (Settings → Phone) and scan its QR code.');
     }
     claimPairingRow(hub.db, p.id, hub.now(), hashOf('claim', claimSecret), phrase, deviceName);
-    return { pairing_id: p.id, phrase, claim_secret: claimSecret, expires_at: p.expires_at, device_name: deviceName };
+    // device_name: the name the device will be paired as, the one the laptop shows too (the owner's, if they named it).
+    return { pairing_id: p.id, phrase, claim_secret: claimSecret, expires_at: p.expires_at, device_name: p.name || deviceName };
   });
   wakePairing(hub, out.pairing_id);
   return out;

@@ -3,16 +3,20 @@ import { useState, type FormEvent } from 'react';
 import type { AgentKeyResult } from '../../model';
 import { addAgent } from '../../sync';
 import { Dialog } from '../common';
+import { nameProblem, suggestName } from '../../../shared/agents';
 
 export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (r: AgentKeyResult) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [instructions, setInstructions] = useState('');
   const [busy, setBusy] = useState(false);
-  const valid = /^[a-z0-9][a-z0-9_-]{0,39}$/.test(name);
+  const [tried, setTried] = useState(false);
+  const problem = nameProblem(name);
+  const suggestion = problem ? suggestName(name) : '';
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!valid) return;
+    setTried(true);
+    if (problem) return; // the name field says why, with a valid name to use
     setBusy(true);
     const input: { name: string; description?: string; instructions?: string } = { name };
     if (description.trim()) input.description = description.trim();
@@ -26,10 +30,21 @@ export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAd
       <form className="form" onSubmit={submit}>
         <div className="field">
           <label htmlFor="agent-name">Name</label>
-          <input id="agent-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="e.g. planner" required autoFocus aria-describedby="agent-name-hint" />
-          <span id="agent-name-hint" className="hint">
-            1–40 characters: a–z, 0–9, - and _.
-          </span>
+          <input id="agent-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. planner" autoFocus aria-invalid={!!problem && (tried || !!name)} aria-describedby="agent-name-hint" />
+          {problem && (tried || name) ? (
+            <span id="agent-name-hint" className="error small" role="alert">
+              {problem}{' '}
+              {suggestion && (
+                <button type="button" className="link" onClick={() => setName(suggestion)}>
+                  Use {suggestion}
+                </button>
+              )}
+            </span>
+          ) : (
+            <span id="agent-name-hint" className="hint">
+              1–40 characters: a–z, 0–9, - and _.
+            </span>
+          )}
         </div>
         <div className="field">
           <label htmlFor="agent-desc">Description</label>
@@ -40,7 +55,7 @@ export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAd
           <textarea id="agent-instr" rows={4} value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="What it should follow (it reads them with get_config)" />
         </div>
         <div className="row">
-          <button type="submit" className="btn btn-primary" disabled={!valid || busy}>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
             Add agent
           </button>
           <button type="button" className="btn btn-ghost" onClick={onClose}>

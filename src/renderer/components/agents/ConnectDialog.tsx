@@ -1,6 +1,5 @@
 // An agent's connection snippets again, after its key dialog closed.
 import { awaySnippets, connectionSnippets, keyEnvVar } from '../../../shared/snippets';
-import { harnessSnippets } from '../../../shared/harness-config';
 import { useSession } from '../../stores/session';
 import { Dialog } from '../common';
 import { Snippets } from './Snippets';
@@ -18,7 +17,7 @@ export function ConnectDialog({ agent, from, onClose }: { agent: string; from?: 
         Perch keeps only a hash of {agent}’s key, so these snippets use <code>${env}</code> where the key goes: set it to the key you were shown when you added{' '}
         {agent} (or rotate the key for a new one). Clients that cannot read the environment need the key pasted in place of <code>{`\${${env}}`}</code>.
       </p>
-      {mcpUrl ? <Snippets snippets={{ ...(from && !from.includes('local') ? {} : { ...harnessSnippets(mcpUrl, agent), ...connectionSnippets(mcpUrl, agent, null) }), ...away }} /> : <p className="muted">Loading…</p>}
+      {mcpUrl ? <Snippets snippets={{ ...(from && !from.includes('local') ? {} : connectionSnippets(mcpUrl, agent, null)), ...away }} /> : <p className="muted">Loading…</p>}
     </Dialog>
   );
 }

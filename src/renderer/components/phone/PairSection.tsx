@@ -18,6 +18,11 @@ export function PairSection({ publicUrl }: { publicUrl: string | null }) {
   );
 }
 
+/** The name the phone will be paired as: the owner's, if they named it here, else the one the phone sent (the hub's rule: hub/phone/pairing.ts). */
+function pairingName(p: PairingView): string {
+  return p.name || p.device_name || 'Phone';
+}
+
 function PairForm() {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<DeviceScope>('approvals');
@@ -74,7 +79,7 @@ function PairingPanel({ run }: { run: PairingRun }) {
     return (
       <div className="ph-pair-result ph-ok" role="status">
         <p>
-          <strong>Paired {p.device?.name ?? p.device_name ?? p.name}.</strong> It is in the list below; on the phone, turn on notifications to get pushes.
+          <strong>Paired {p.device?.name ?? pairingName(p)}.</strong> It is in the list below; on the phone, turn on notifications to get pushes.
         </p>
         <button type="button" className="btn btn-ghost" onClick={clearPairing}>
           Pair another phone
@@ -146,7 +151,7 @@ function ComparePhrase({ pairing, left }: { pairing: PairingView; left: string }
         {pairing.phrase}
       </p>
       <p>
-        <strong>The phone shows the same words — pair it.</strong> {pairing.device_name && <>It calls itself “{pairing.device_name}”. </>}
+        <strong>The phone shows the same words — pair it.</strong> <span aria-label="Paired as">It will be paired as “{pairingName(pairing)}”, the name the phone shows.</span>{' '}
         {pairing.scope === 'full' ? 'It will have full owner access.' : 'It will see and decide approvals only.'}
       </p>
       <p className="muted small">If the words differ, cancel: someone else scanned the code.</p>

@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useSession } from '../../stores/session';
 import { savePublicUrl } from '../../sync';
 import { CopyButton } from '../common';
+import { HTTP_PUBLIC_URL_NOTE } from '../../../shared/devices';
 
 export function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | null; loaded: boolean }) {
   const info = useSession((s) => s.info);
@@ -48,6 +49,11 @@ export function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | nu
           )}
         </div>
       </form>
+      {publicUrl?.startsWith('http:') && (
+        <p className="warn small" role="note">
+          Note: {publicUrl} is http, not https: {HTTP_PUBLIC_URL_NOTE}.
+        </p>
+      )}
       {publicUrl ? (
         <p className="small">
           Phones reach this hub at <code>{publicUrl}</code>. Requests through it need a paired device; loopback gives them no trust, and Tailscale Funnel (the
