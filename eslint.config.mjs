@@ -84,7 +84,7 @@ export default tseslint.config(
     files: ['src/main/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['better-sqlite3'], message: 'SQL lives only in src/main/store: the CLI calls a store function (e.g. store/restore.ts) instead of opening SQLite.' },
+        { group: ['better-sqlite3'], message: 'SQL lives only in src/main/store: the CLI calls a store function (e.g. store/backup/restore.ts) instead of opening SQLite.' },
       ] }],
     },
   },

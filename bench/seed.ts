@@ -5,14 +5,14 @@
 // Everything is deterministic (a seeded PRNG): the same arguments give the same store content.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db';
+import { openDatabase, DB_FILE_NAME, tx } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { createGroup } from '../src/main/hub/talk/conversations';
 import { insertMessageWithEvent } from '../src/main/hub/talk/messages';
 import { requireMember } from '../src/main/hub/talk/access';
-import { maxGid, saveCursor } from '../src/main/store/events';
-import { startBackgroundStore } from '../src/main/store/background';
+import { maxGid, saveCursor } from '../src/main/store/tables/talk/events';
+import { startBackgroundStore } from '../src/main/store/worker/background';
 import { makeText, mulberry32 } from './text';
 
 const { values } = parseArgs({

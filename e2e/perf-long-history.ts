@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { DB_FILE_NAME, openDatabase } from '../src/main/store/db';
+import { DB_FILE_NAME, openDatabase } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { openDirect } from '../src/main/hub/talk/conversations';

@@ -9,7 +9,7 @@ import { useHarness, openConversation, openPage, ownerCall, within } from './har
 import { runHook, startHook, type HookRun } from '../test/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
 import path from 'node:path';
-import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
+import { openDatabase, DB_FILE_NAME } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { createDevice } from '../src/main/hub/phone/devices';
 

@@ -1,5 +1,5 @@
 // Bundles the Node side: dist/cli.js (perch command and headless hub), dist/electron/{main,preload}.js, and
-// beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/background.ts).
+// beside each hub bundle the store's worker thread (background-worker.js, loaded by path: store/worker/background.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,7 +41,7 @@ async function catalogJson() {
 }
 common.define = { __PERCH_CATALOG_JSON__: JSON.stringify(await catalogJson()) };
 
-const worker = 'src/main/store/background-worker.ts';
+const worker = 'src/main/store/worker/background-worker.ts';
 // No import() left in dist/cli.js (esbuild makes them require()): bin/perch.js runs it as a vm.Script (to use
 // V8's code cache), where a real import() would have no module loader.
 await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js', supported: { 'dynamic-import': false } });

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from './serve-harness';
-import { walkArchive } from '../src/main/store/archive-read';
-import { exportArchive } from '../src/main/store/archive-export';
+import { walkArchive } from '../src/main/store/archive/archive-read';
+import { exportArchive } from '../src/main/store/archive/archive-export';
 import { archiveEntries, replaceEntry, rewrite } from './archive-entries';
 import { makeHub, callTool } from './helpers';
 

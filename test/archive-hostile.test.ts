@@ -10,9 +10,9 @@ import path from 'node:path';
 import { makeHub, callTool, type TestHub } from './helpers';
 import { gpsJpeg } from './images';
 import { runOwnerAction } from '../src/main/owner/actions';
-import { exportArchive } from '../src/main/store/archive-export';
-import { importArchive } from '../src/main/store/archive-import';
-import { ArchiveError } from '../src/main/store/archive-read';
+import { exportArchive } from '../src/main/store/archive/archive-export';
+import { importArchive } from '../src/main/store/archive/archive-import';
+import { ArchiveError } from '../src/main/store/archive/archive-read';
 import { archiveEntries, fingerprint, replaceEntry, rewrite } from './archive-entries';
 
 type Row = Record<string, unknown>;

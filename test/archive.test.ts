@@ -9,11 +9,11 @@ import path from 'node:path';
 import { makeHub, callTool as rawCallTool, drain, type TestHub } from './helpers';
 import { gpsJpeg } from './images';
 import { runOwnerAction } from '../src/main/owner/actions';
-import { openDatabase, type Db } from '../src/main/store/db';
+import { openDatabase, type Db } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
-import { exportArchive } from '../src/main/store/archive-export';
-import { importArchive } from '../src/main/store/archive-import';
-import { ArchiveError } from '../src/main/store/archive-read';
+import { exportArchive } from '../src/main/store/archive/archive-export';
+import { importArchive } from '../src/main/store/archive/archive-import';
+import { ArchiveError } from '../src/main/store/archive/archive-read';
 import { archiveEntries as entries, fingerprint, replaceEntry, rewrite } from './archive-entries';
 import { getHistory } from '../src/main/hub/talk/messages';
 

@@ -1,13 +1,13 @@
-// The store's commit hooks (db.ts onCommit) and its worker thread (store/background-worker.ts, a typed
+// The store's commit hooks (db.ts onCommit) and its worker thread (store/worker/background-worker.ts, a typed
 // module loaded by path): the worker is woken by the hook and indexes what was committed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makeHub, withHub } from './helpers';
-import { batch, onCommit, tx } from '../src/main/store/db';
-import { startBackgroundStore } from '../src/main/store/background';
-import { SEARCH_FILE_NAME } from '../src/main/store/search-index';
+import { batch, onCommit, tx } from '../src/main/store/db/db';
+import { startBackgroundStore } from '../src/main/store/worker/background';
+import { SEARCH_FILE_NAME } from '../src/main/store/worker/search-index';
 import { addAgent } from '../src/main/hub/control/agents';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';

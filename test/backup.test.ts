@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cli, cliAsync, eventually, rawCall, startServe, tempDataDir, type AgentKey } from './serve-harness';
 import { LATEST_VERSION, MIGRATIONS } from '../src/main/store/migrations';
-import { backupStamp, checkPerchDatabase } from '../src/main/store/backup';
+import { backupStamp, checkPerchDatabase } from '../src/main/store/backup/backup';
 
 const DAY = 24 * 60 * 60 * 1000;
 

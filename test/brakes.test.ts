@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openDatabase } from '../src/main/store/db';
-import { recentEvents } from '../src/main/store/brakes';
+import { openDatabase } from '../src/main/store/db/db';
+import { recentEvents } from '../src/main/store/tables/agents/brakes';
 import { addAgent, cliAsync, connect, eventually, ownerOk, sleep, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Served } from './serve-harness';
 
 type R = Record<string, any>;

@@ -9,7 +9,7 @@ import { LIMITS } from '../src/shared/limits';
 import { answerCard, listCardResponses, validateCard } from '../src/main/hub/features/cards';
 import { getHistory } from '../src/main/hub/talk/messages';
 import { getUpdates } from '../src/main/hub/talk/delivery';
-import { conversationById } from '../src/main/store/conversations';
+import { conversationById } from '../src/main/store/tables/talk/conversations';
 
 type R = Record<string, any>;
 

@@ -8,7 +8,7 @@ import { getHistory } from '../src/main/hub/talk/messages';
 import type { Hub } from '../src/main/hub/core/hub';
 import { findAgent } from '../src/main/hub/identity/identities';
 import { addAgent } from '../src/main/hub/control/agents';
-import { conversationById } from '../src/main/store/conversations';
+import { conversationById } from '../src/main/store/tables/talk/conversations';
 import type { EventView } from '../src/shared/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { withHub, callTool as call, drain, type TestHub } from './helpers';
-import { setArchived } from '../src/main/store/conversations';
-import type { Db } from '../src/main/store/db';
+import { setArchived } from '../src/main/store/tables/talk/conversations';
+import type { Db } from '../src/main/store/db/db';
 import { runOwnerAction } from '../src/main/owner/actions';
 import { isHubError } from '../src/shared/errors';
 

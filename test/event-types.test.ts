@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { EVENT_TYPES, type EventType } from '../src/shared/types';
 import { EVENT_DATA, type EventView, type LiveItem } from '../src/shared/event-log';

@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { runOwnerAction } from '../src/main/owner/actions';
-import { walkArchive } from '../src/main/store/archive-read';
+import { walkArchive } from '../src/main/store/archive/archive-read';
 import { BIN, cliAsync, ensureBuilt, exitOf, removeDataDir, tempDataDir } from './serve-harness';
 
 /** A data dir holding one group with `n` owner messages of `size` characters each. */

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import type { Hub, HubOptions } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent, revokeAgent } from '../src/main/hub/control/agents';
 import { addAgentKey, revokeScopedKey } from '../src/main/hub/identity/agent-keys';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeHub, withHub, callTool as call } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
 import type { MessageView } from '../src/shared/types';

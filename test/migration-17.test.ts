@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, schemaVersion } from '../src/main/store/db';
+import { openDatabase, schemaVersion } from '../src/main/store/db/db';
 import { LATEST_VERSION, MIGRATIONS } from '../src/main/store/migrations';
 
 test('migration 17 adds requests.door and permission_rules.added_by / added_by_name, NULL for the rows already there, and keeps every row', () => {

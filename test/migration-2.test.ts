@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, schemaVersion } from '../src/main/store/db';
+import { openDatabase, schemaVersion } from '../src/main/store/db/db';
 import { LATEST_VERSION, MIGRATIONS } from '../src/main/store/migrations';
 
 const TABLES = ['users', 'conversations', 'members', 'events', 'messages', 'settings'];

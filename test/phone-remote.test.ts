@@ -13,8 +13,8 @@ import { addAgent } from '../src/main/hub/control/agents';
 import { buildRequest, rawExchange } from './raw-http';
 import { connect, type AgentClient } from './serve-harness';
 import { PAIRING_TTL_MS } from '../src/shared/devices';
-import { getSetting } from '../src/main/store/settings';
-import { sql } from '../src/main/store/db';
+import { getSetting } from '../src/main/store/tables/talk/settings';
+import { sql } from '../src/main/store/db/db';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;

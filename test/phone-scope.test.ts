@@ -11,8 +11,8 @@ import path from 'node:path';
 import { startHub, type RunningHub } from '../src/main/app';
 import { addAgent } from '../src/main/hub/control/agents';
 import { listCardResponses } from '../src/main/hub/features/cards';
-import { insertUser } from '../src/main/store/users';
-import { insertMember } from '../src/main/store/conversations';
+import { insertUser } from '../src/main/store/tables/agents/users';
+import { insertMember } from '../src/main/store/tables/talk/conversations';
 import { buildRequest, rawExchange } from './raw-http';
 import { connect, type AgentClient } from './serve-harness';
 

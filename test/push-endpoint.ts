@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { openDatabase, DB_FILE_NAME } from '../src/main/store/db';
+import { openDatabase, DB_FILE_NAME } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { createDevice } from '../src/main/hub/phone/devices';
 

@@ -9,9 +9,9 @@ import { LIMITS } from '../src/shared/limits';
 import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../src/main/hub/features/requests';
 import { getHistory } from '../src/main/hub/talk/messages';
 import { getUpdates } from '../src/main/hub/talk/delivery';
-import { requestById } from '../src/main/store/requests';
-import { messageById, setMessagePayload } from '../src/main/store/messages';
-import { conversationById } from '../src/main/store/conversations';
+import { requestById } from '../src/main/store/tables/talk/requests';
+import { messageById, setMessagePayload } from '../src/main/store/tables/talk/messages';
+import { conversationById } from '../src/main/store/tables/talk/conversations';
 import type { EventView } from '../src/shared/event-log';
 
 type R = Record<string, any>;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { withHub, callTool as call, type TestHub } from './helpers';
 import { runOwnerAction } from '../src/main/owner/actions';
-import { walkArchive } from '../src/main/store/archive-read';
+import { walkArchive } from '../src/main/store/archive/archive-read';
 import { isHubError } from '../src/shared/errors';
 import { cli, eventually, ownerOk, removeDataDir, startServe } from './serve-harness';
 import { dataDirWithOldHistory } from './retention-seed';

@@ -2,7 +2,7 @@
 // messages, written through a hub whose clock stands 100 days back.
 import path from 'node:path';
 import { tempDataDir } from './serve-harness';
-import { openDatabase } from '../src/main/store/db';
+import { openDatabase } from '../src/main/store/db/db';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { runOwnerAction } from '../src/main/owner/actions';

@@ -211,7 +211,7 @@ describe('held items of an older database', () => {
     const { default: Database } = await import('better-sqlite3');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { openDatabase } = await import('../src/main/store/db');
+    const { openDatabase } = await import('../src/main/store/db/db');
     const { MIGRATIONS } = await import('../src/main/store/migrations');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-migration-9-'));
     try {

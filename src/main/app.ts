@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db';
-import type { Durability } from './store/durability';
+import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db/db';
+import type { Durability } from './store/db/durability';
 import type { Hub } from './hub/core/hub';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
@@ -17,14 +17,14 @@ import { startControlWatch } from './hub/control/control';
 import { startFleetLive } from './hub/control/fleet-live';
 import { startKeyWatch } from './hub/identity/key-waits';
 import { startBrakes } from './hub/control/brakes';
-import { startBackgroundStore } from './store/background';
+import { startBackgroundStore } from './store/worker/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
 import { frontFileLink, frontMcp, hubServer, isProxyHost, listenOn, proxiedFileLink, proxiedMcp, startExtraListeners, type ListenerInfo } from './listeners';
 import { startContainerSwitch } from './container-switch';
-import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup';
-import { isNoSpace } from './store/disk-space';
+import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup/backup';
+import { isNoSpace } from './store/backup/disk-space';
 import { ProcessLauncher } from './wake/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
@@ -153,7 +153,7 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  * closes. Nothing starts by being imported: a hub made elsewhere (tests, the CLI) runs none of it.
  */
 const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
-  startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/background.ts)
+  startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts)
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests.ts)
   withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests.ts)
   startFloorExpiry, // floors run out on time (hub/features/floor.ts)

@@ -3,11 +3,11 @@
 // (listeners.ts) started or stopped on the running hub, no restart. `perch serve --containers` turns it on for one
 // run whatever the setting; addresses given with --listen are not the switch's (they run as long as the hub).
 import type http from 'node:http';
-import type { Db } from './store/db';
+import type { Db } from './store/db/db';
 import type { ContainerSwitch, Hub } from './hub/core/hub';
 import type { McpHandler } from './mcp/endpoint';
 import type { ContainersState } from '../shared/places';
-import { getSetting, setSetting } from './store/settings';
+import { getSetting, setSetting } from './store/tables/talk/settings';
 import { containerBridges, startExtraListeners, type ListenerInfo, type ServerLimits } from './listeners';
 
 const SETTING = 'containers_listener';

@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME, openDatabase } from '../store/db';
-import { exportArchive, type ExportProgress } from '../store/archive-export';
-import { ArchiveError } from '../store/archive-read';
-import { importArchive } from '../store/archive-import';
-import { humanSize } from '../store/disk-space';
+import { DB_FILE_NAME, openDatabase } from '../store/db/db';
+import { exportArchive, type ExportProgress } from '../store/archive/archive-export';
+import { ArchiveError } from '../store/archive/archive-read';
+import { importArchive } from '../store/archive/archive-import';
+import { humanSize } from '../store/backup/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const exportCmd: Command = {

@@ -1,13 +1,13 @@
 // perch backup (a consistent copy of the database, safe while the hub runs) and perch restore (a backup back in
-// place, only while no hub serves the data dir). The files are handled in store/backup.ts and store/restore.ts.
+// place, only while no hub serves the data dir). The files are handled in store/backup/backup.ts and store/backup/restore.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME } from '../store/db';
-import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup';
-import { restoreDatabase } from '../store/restore';
+import { DB_FILE_NAME } from '../store/db/db';
+import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup/backup';
+import { restoreDatabase } from '../store/backup/restore';
 import { LATEST_VERSION } from '../store/migrations';
-import { humanSize } from '../store/disk-space';
+import { humanSize } from '../store/backup/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
 
 export const backup: Command = {

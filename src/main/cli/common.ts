@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
-import { DB_FILE_NAME, openDatabase } from '../store/db';
+import { DB_FILE_NAME, openDatabase } from '../store/db/db';
 import type { Hub } from '../hub/core/hub';
 import { createHub } from '../hub-services';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME } from '../store/db';
+import { DB_FILE_NAME } from '../store/db/db';
 import { findAgent } from '../hub/identity/identities';
 import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
 import { TomlEditError } from '../../shared/toml-table';

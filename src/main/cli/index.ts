@@ -1,7 +1,7 @@
 // The `perch` command: serve the hub, manage agents, call tools, act as the owner. This file dispatches to one
 // module per command family (each a Command, with its help beside it: cli/common.ts) and assembles
 // `perch --help` from them. A new family is one module and one entry in COMMANDS.
-import { NewerDatabaseError, isStorageError } from '../store/db';
+import { NewerDatabaseError, isStorageError } from '../store/db/db';
 import { isHubError } from '../../shared/errors';
 import { PERCH_VERSION } from '../../shared/version';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';

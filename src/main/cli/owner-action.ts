@@ -4,7 +4,7 @@
 import type { OwnerAction, OwnerArgs, OwnerResult } from '../../shared/owner-api';
 import { HubError, type ErrorCode } from '../../shared/errors';
 import path from 'node:path';
-import { DB_FILE_NAME, openDatabase } from '../store/db';
+import { DB_FILE_NAME, openDatabase } from '../store/db/db';
 import { createHub } from '../hub-services';
 import { fail, postJson } from './common';
 

@@ -1,10 +1,10 @@
 // perch serve: the hub headless (MCP, owner API, the UI behind a one-time login link) until Ctrl+C.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
-import { parseDurability, type Durability } from '../store/durability';
-import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup';
-import { isStorageError } from '../store/db';
-import { isNoSpace } from '../store/disk-space';
+import { parseDurability, type Durability } from '../store/db/durability';
+import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup/backup';
+import { isStorageError } from '../store/db/db';
+import { isNoSpace } from '../store/backup/disk-space';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { PERCH_VERSION } from '../../shared/version';
 import { HTTP_PUBLIC_URL_NOTE } from '../../shared/devices';

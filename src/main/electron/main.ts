@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AlreadyServingError, startHub, type RunningHub } from '../app';
 import { DEFAULT_PORT, defaultDataDir } from '../paths';
-import { parseDurability, type Durability } from '../store/durability';
+import { parseDurability, type Durability } from '../store/db/durability';
 import { describePortHolder, portTakenExplanation } from '../port-check';
 import { IPC, type NavigateTarget } from '../../shared/ipc';
 import { HELD_WHAT, type HeldItem } from '../../shared/review';

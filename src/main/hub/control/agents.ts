@@ -4,10 +4,10 @@
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { insertUser, listUsers, revokeUser, setUserAllowedFrom, setUserConfig, setUserInbox, setUserKey, userByName, type UserRow } from '../../store/users';
+import { insertUser, listUsers, revokeUser, setUserAllowedFrom, setUserConfig, setUserInbox, setUserKey, userByName, type UserRow } from '../../store/tables/agents/users';
 import { agentPlaces, checkedPlaces } from '../identity/places';
-import { insertConversation, insertMember } from '../../store/conversations';
-import { isUnderReview } from '../../store/held';
+import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
+import { isUnderReview } from '../../store/tables/talk/held';
 import { agentBrakes } from './brakes';
 import { pauseOf } from './control';
 import { presenceOf } from './presence';
@@ -29,7 +29,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
     config_version: u.config_version,
     config,
     waiting: hub.bus.isWaiting(u.id),
-    review: isUnderReview(hub.db, u.id), // review mode (store/held.ts)
+    review: isUnderReview(hub.db, u.id), // review mode (store/tables/talk/held.ts)
     paused: pauseOf(hub, u.id), // owner control (hub/control/control.ts)
     brakes: agentBrakes(hub, u.id), // hub/control/brakes.ts
     presence: presenceOf(hub, u.id), // hub/control/presence.ts

@@ -16,7 +16,7 @@
 // conversation the times of its sends in the last hour and the texts it sent since a person last took
 // part. A conversation's counts are rebuilt from its event log (only its last two hours, at most
 // REBUILD_EVENTS events) the first time one of its sends is checked after the hub starts. Paused
-// conversations and the owner's per-agent budgets are kept in SQLite (store/brakes.ts).
+// conversations and the owner's per-agent budgets are kept in SQLite (store/tables/agents/brakes.ts).
 // Approximations, on the safe side: an event a person acted in resets counts even if its transaction
 // was then rolled back.
 //
@@ -33,11 +33,11 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { BRAKES, type AgentBrakes, type BrakeWord, type BudgetSetting, type ConversationPause } from '../../../shared/brakes';
-import type { MessageRow } from '../../store/messages';
-import { allBudgets, allPauses, deletePause, insertPause, recentEvents, setBudgetRow } from '../../store/brakes';
-import { membersOf } from '../../store/conversations';
-import { insertProgress } from '../../store/progress';
-import { tx } from '../../store/db';
+import type { MessageRow } from '../../store/tables/talk/messages';
+import { allBudgets, allPauses, deletePause, insertPause, recentEvents, setBudgetRow } from '../../store/tables/agents/brakes';
+import { membersOf } from '../../store/tables/talk/conversations';
+import { insertProgress } from '../../store/tables/talk/progress';
+import { tx } from '../../store/db/db';
 import { visibleDeep } from '../../../shared/text';
 import { progressView } from '../core/views';
 import { findAgent } from '../identity/identities';

@@ -18,8 +18,8 @@ import {
   ALLOWED_WHILE_PAUSED, CAP_NAMES, MESSAGE_TOOLS, NO_CAPS, USAGE_DAYS, capReached, emptyUsage, localDay,
   type AgentControlLive, type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
 } from '../../../shared/control';
-import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../../store/control';
-import { tx } from '../../store/db';
+import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../../store/tables/agents/control';
+import { tx } from '../../store/db/db';
 import { agentRefs, findAgent } from '../identity/identities';
 
 interface AgentControl {

@@ -8,7 +8,7 @@
 // (Bus.hasViewers), and publishes it only when it differs from the last one published (or came from outside: then the
 // UI also reloads its other lists).
 import type { Hub } from '../core/hub';
-import { onCommit } from '../../store/db';
+import { onCommit } from '../../store/db/db';
 import { listAgents } from './agents';
 import { liveControls } from './control';
 import type { FleetLive } from '../../../shared/agents';

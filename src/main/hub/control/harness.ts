@@ -9,14 +9,14 @@
 // pre-tool-use is the kill switch's check: it answers from the in-memory pause (hub/control/control.ts) and writes
 // nothing, so a harness can run it before every tool call.
 import type { Hub } from '../core/hub';
-import { insertProgress } from '../../store/progress';
-import { tx } from '../../store/db';
+import { insertProgress } from '../../store/tables/talk/progress';
+import { tx } from '../../store/db/db';
 import { visibleDeep } from '../../../shared/text';
 import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
-import { userByName } from '../../store/users';
+import { userByName } from '../../store/tables/agents/users';
 import { keyEnvVar } from '../../../shared/snippets';
 import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
 

@@ -2,7 +2,7 @@
 // owner, hub/features/review.ts). Kept here, with the other owner controls, so that the agent gates
 // (hub/talk/gates.ts) can read it; what holding does lives with the feature.
 import type { Hub } from '../core/hub';
-import { isUnderReview } from '../../store/held';
+import { isUnderReview } from '../../store/tables/talk/held';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 declare module '../core/hub' {

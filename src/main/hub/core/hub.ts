@@ -1,12 +1,12 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
 import type { ContainersState } from '../../../shared/places';
 import crypto from 'node:crypto';
-import type { Db } from '../../store/db';
-import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db';
-import { insertEvent, type EventWithMessage } from '../../store/events';
-import { nextSeq } from '../../store/conversations';
-import { ownerRow, userById, insertUser, type UserRow } from '../../store/users';
-import { getSetting, setSetting, eventByGid } from '../../store/settings';
+import type { Db } from '../../store/db/db';
+import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db/db';
+import { insertEvent, type EventWithMessage } from '../../store/tables/talk/events';
+import { nextSeq } from '../../store/tables/talk/conversations';
+import { ownerRow, userById, insertUser, type UserRow } from '../../store/tables/agents/users';
+import { getSetting, setSetting, eventByGid } from '../../store/tables/talk/settings';
 import { Bus, tagEventType, type LiveEvent } from './bus';
 import type { EventType, StorageStatus, UserRef } from '../../../shared/types';
 import type { EventData, MessageEventType } from '../../../shared/event-log';

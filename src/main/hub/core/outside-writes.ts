@@ -3,8 +3,8 @@
 // whenever ANOTHER connection committed; this hub's own commits leave it. Caches of rows the hub reads on every
 // call (keys, review mode, controls, wake actions) compare it with the version they were filled at. The hub holds
 // one OutsideWrites (hub.outside); each cache is an OutsideMemo field of the service that reads it.
-import type { Db } from '../../store/db';
-import { dataVersion } from '../../store/db';
+import type { Db } from '../../store/db/db';
+import { dataVersion } from '../../store/db/db';
 
 interface Turn {
   version: number;

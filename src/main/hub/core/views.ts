@@ -1,13 +1,13 @@
 // Rows of the store turned into what agents and the owner read.
-import type { Db } from '../../store/db';
-import type { EventWithMessage } from '../../store/events';
-import type { MessageRow } from '../../store/messages';
-import { requestById, type RequestRow } from '../../store/requests';
+import type { Db } from '../../store/db/db';
+import type { EventWithMessage } from '../../store/tables/talk/events';
+import type { MessageRow } from '../../store/tables/talk/messages';
+import { requestById, type RequestRow } from '../../store/tables/talk/requests';
 import type { EventView } from '../../../shared/event-log';
 import type { EventType, Intent, MessageView, ProgressKind, ProgressView, Provenance, UserRef } from '../../../shared/types';
-import type { ProgressRow } from '../../store/progress';
+import type { ProgressRow } from '../../store/tables/talk/progress';
 import type { RequestOutcome, RequestView } from '../../../shared/requests';
-import type { UserRow } from '../../store/users';
+import type { UserRow } from '../../store/tables/agents/users';
 
 /** What views read of the hub: its database and its users (the Hub is one; views never write). */
 export interface ViewSource {

@@ -1,11 +1,11 @@
-// The owner's Export… in the app: the same archive as `perch export` (store/archive-export.ts), written by the hub
+// The owner's Export… in the app: the same archive as `perch export` (store/archive/archive-export.ts), written by the hub
 // from a read-only connection of its own in short steps between requests, into a file the owner door streams back.
 import { z } from 'zod';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { exportArchive, type ExportResult, type ExportScope } from '../../store/archive-export';
+import { exportArchive, type ExportResult, type ExportScope } from '../../store/archive/archive-export';
 
-export { ownerExportFolder } from '../../store/archive-export';
+export { ownerExportFolder } from '../../store/archive/archive-export';
 
 const ExportInput = z.strictObject({
   conversations: z.array(z.string().min(1).max(80)).max(1000).optional(),

@@ -3,9 +3,9 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { UserRef } from '../../../shared/types';
-import { messageById, type MessageRow } from '../../store/messages';
-import { activeHandoff } from '../../store/handoffs';
-import { dropClaim, takeClaim } from '../../store/claims';
+import { messageById, type MessageRow } from '../../store/tables/talk/messages';
+import { activeHandoff } from '../../store/tables/talk/handoffs';
+import { dropClaim, takeClaim } from '../../store/tables/talk/claims';
 import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from '../talk/access';
 import type { ToolHandlers } from '../identity/tool-handler';
 

@@ -3,8 +3,8 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { UserRef } from '../../../shared/types';
-import { conversationById, member } from '../../store/conversations';
-import { activeHandoff, activeHandoffsOf, allActiveHandoffs, handoffCreatedSeq, insertHandoff, returnHandoff, type HandoffRow } from '../../store/handoffs';
+import { conversationById, member } from '../../store/tables/talk/conversations';
+import { activeHandoff, activeHandoffsOf, allActiveHandoffs, handoffCreatedSeq, insertHandoff, returnHandoff, type HandoffRow } from '../../store/tables/talk/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from '../talk/access';
 import { requireText } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';

@@ -13,13 +13,13 @@ import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { promptCut, promptRequestOf, type PromptFiling } from '../../../shared/prompt-filing';
 import { openDirect } from '../talk/conversations';
-import type { ConversationRow } from '../../store/conversations';
+import type { ConversationRow } from '../../store/tables/talk/conversations';
 import type { PromptDoor } from '../identity/key-waits';
 import { findAgent } from '../identity/identities';
 import {
   deletePermissionRule, insertPermissionRule, listPermissionRules, permissionRuleById, permissionRulesFor, samePermissionRule,
   type PermissionRuleRow,
-} from '../../store/permission-rules';
+} from '../../store/tables/agents/permission-rules';
 import { PERMISSION_PROMPT_SOURCE, commandOf, decidingRule, neverAllowed, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;

@@ -8,10 +8,10 @@ import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { matchVisible } from '../../../shared/text';
 import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
-import { conversationById } from '../../store/conversations';
+import { conversationById } from '../../store/tables/talk/conversations';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, pendingRequests, requestById, type RequestRow,
-} from '../../store/requests';
+} from '../../store/tables/talk/requests';
 import { PERMISSION_PROMPT_SOURCE } from '../../../shared/permission-prompts';
 import { isTerminalTask, requireMember, wakeable } from '../talk/access';
 import { passGates } from '../talk/gates';

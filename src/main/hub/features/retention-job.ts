@@ -3,7 +3,7 @@
 //
 // A pass walks every conversation that follows a rule, in id order. For each: an idle one is archived
 // (archive_idle_days, hub/talk/archive.ts); then its log is read in seq order from the start, and every event older
-// than the rule's cutoff goes, unless it belongs to a message that stays (pinned, a request, see store/retention.ts
+// than the rule's cutoff goes, unless it belongs to a message that stays (pinned, a request, see store/tables/talk/retention.ts
 // KEPT); a message that goes takes all its events, reactions, card answers, files (their bytes), pin, request and
 // hidden marks with it, and its search index entry is forgotten by the store's worker (search_forget). The walk of a
 // conversation stops at its first event newer than the cutoff. Agents' summaries older than the cutoff go unless
@@ -13,7 +13,7 @@
 // (incremental vacuum: files made by this version; see README for older files). Then it sleeps until the next pass
 // (`intervalMs`, or at once when a rule changes).
 // Export first (the owner's export_dir): before a pass deletes anything, the conversations it will delete from are
-// exported whole (store/archive-export.ts, its own read-only connection and read transaction, in short async steps)
+// exported whole (store/archive/archive-export.ts, its own read-only connection and read transaction, in short async steps)
 // into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the archive. If the
 // export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
 // next pass tries again.
@@ -23,8 +23,8 @@ import { archiveConversation } from '../talk/archive';
 import {
   autoVacuumMode, conversationsAfter, deleteEvent, deleteMessageFully, deleteSummariesBefore, eventsAfterSeq,
   incrementalVacuum, messageKept, pruneSearchForget, retentionExportDir, type KeepFlags, type RetentionRuleRow,
-} from '../../store/retention';
-import { searchForgotUpto } from '../../store/search-index';
+} from '../../store/tables/talk/retention';
+import { searchForgotUpto } from '../../store/worker/search-index';
 import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention';
 
 export interface RetentionOptions {

@@ -7,11 +7,11 @@ import path from 'node:path';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/retention';
-import { conversationById } from '../../store/conversations';
+import { conversationById } from '../../store/tables/talk/conversations';
 import {
   autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionExportDir,
   retentionRules, setRetentionExportDir, type RetentionRuleRow,
-} from '../../store/retention';
+} from '../../store/tables/talk/retention';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -14,7 +14,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { ToolArgs } from '../../../shared/catalog';
 import type { HeldItem, HeldKind } from '../../../shared/review';
-import { messageById } from '../../store/messages';
+import { messageById } from '../../store/tables/talk/messages';
 import { checkEdit, editMessage, validateReactionKey } from '../talk/messages';
 import { checkRequest, createRequest } from './requests';
 import { checkNewGroup, checkNewTask, createGroup, createTask } from '../talk/conversations';

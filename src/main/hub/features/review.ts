@@ -16,9 +16,9 @@ import type { HeldItem, HeldSendResult } from '../../../shared/review';
 import {
   closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, markReviewed, reviewedAgents, setReviewMode,
   type HeldKind, type HeldRow,
-} from '../../store/held';
+} from '../../store/tables/talk/held';
 import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
-import { conversationById } from '../../store/conversations';
+import { conversationById } from '../../store/tables/talk/conversations';
 import { requireMember, requireMessage, resolveMembers } from '../talk/access';
 import { passGates } from '../talk/gates';
 import { requireText, sendMessage, type SendInput } from '../talk/messages';
@@ -263,7 +263,7 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
       };
       sent = { ...storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD), conv_id: f.conv_id };
     }
-    // The posted (or edited) message carries provenance.reviewed; an edit had taken it away (store/messages.ts).
+    // The posted (or edited) message carries provenance.reviewed; an edit had taken it away (store/tables/talk/messages.ts).
     if (sent.msg_id) markReviewed(hub.db, sent.msg_id, edited);
     const at = hub.now();
     closeHeld(hub.db, r.id, 'sent', at, sent.msg_id ?? null, finalText);

@@ -6,7 +6,7 @@ import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import {
   deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion,
-} from '../../store/state';
+} from '../../store/tables/talk/state';
 import type { ToolHandlers } from '../identity/tool-handler';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */

@@ -3,13 +3,13 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { TASK_STATES, TERMINAL_TASK_STATES, type ConversationView, type TaskState } from '../../../shared/types';
-import { conversationById, member, setTask, type MemberRow } from '../../store/conversations';
-import { activeHandoff } from '../../store/handoffs';
+import { conversationById, member, setTask, type MemberRow } from '../../store/tables/talk/conversations';
+import { activeHandoff } from '../../store/tables/talk/handoffs';
 import { isManager, requireMember, wakeable, type Access } from '../talk/access';
 import { conversationView, createTask } from '../talk/conversations';
 import { requireText } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
-import { userByName, userById } from '../../store/users';
+import { userByName, userById } from '../../store/tables/agents/users';
 
 export interface TaskUpdateInput {
   conv_id: string;

@@ -9,11 +9,11 @@ import { HubError } from '../../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/sessions';
 
 export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/sessions.ts)
-import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/agent-keys';
+import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/tables/agents/agent-keys';
 import { findAgent, newKey } from './identities';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
-import { userById } from '../../store/users';
+import { userById } from '../../store/tables/agents/users';
 import { DEFAULT_PLACES, readPlaces } from '../../../shared/places';
 import { checkedPlaces } from './places';
 

@@ -3,8 +3,8 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../../store/users';
-import { insertConversation, insertMember } from '../../store/conversations';
+import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
+import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents';
 

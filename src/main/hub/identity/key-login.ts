@@ -3,7 +3,7 @@
 // and looked up where that kind is kept; the answer says who the key stands for and with what standing. The MCP door
 // logs every request in here, and a waiting call asks again here whether its key still works (keyStanding).
 import type { Hub } from '../core/hub';
-import type { UserRow } from '../../store/users';
+import type { UserRow } from '../../store/tables/agents/users';
 import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/sessions';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
 import { MAIN_KEY, scopedKey } from './agent-keys';

@@ -4,8 +4,8 @@
 // send cookies to every port of 127.0.0.1, so a cookie credential would reach any local web server.
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
-import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/sessions';
-import { tx } from '../../store/db';
+import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/sessions';
+import { tx } from '../../store/db/db';
 
 const LOGIN_TTL_MS = 24 * 60 * 60 * 1000;
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -5,8 +5,8 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPlace } from '../../../shared/places';
-import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/agent-keys';
-import { setUserAllowedFrom, type UserRow } from '../../store/users';
+import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/tables/agents/agent-keys';
+import { setUserAllowedFrom, type UserRow } from '../../store/tables/agents/users';
 import { findAgent, forgetKeys } from './identities';
 import { endRevokedWaits } from './key-waits';
 

@@ -9,9 +9,9 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
-import { getSetting, setSetting } from '../../store/settings';
-import { actionTokenSpent, spendActionTokenRow } from '../../store/push';
-import { tx } from '../../store/db';
+import { getSetting, setSetting } from '../../store/tables/talk/settings';
+import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
+import { tx } from '../../store/db/db';
 import { decideRequest } from '../features/requests';
 
 /** The decisions a push button can make (requests of kind approve). */

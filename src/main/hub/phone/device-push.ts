@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/requests';
-import { deletePushSubscription, putPushSubscription } from '../../store/push';
+import { deletePushSubscription, putPushSubscription } from '../../store/tables/phone/push';
 import { isDeviceLive, ntfyChannel } from './devices';
 import { checkReadToken, isNtfyDevice, ntfyDevice, spendActionToken, type ActionTokenClaims } from './action-tokens';
 import { isKnownPushService, PUSH_SERVICE_HOSTS } from './push-senders';

@@ -16,14 +16,14 @@ import {
 import {
   allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice, tallyAudit,
   revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
-} from '../../store/devices';
-import { getSetting, setSetting } from '../../store/settings';
-import { deletePushSubscription } from '../../store/push';
-export type { DeviceRow } from '../../store/devices';
-import { messageById } from '../../store/messages';
-import { activeHandoffsOf, handoffById } from '../../store/handoffs';
+} from '../../store/tables/phone/devices';
+import { getSetting, setSetting } from '../../store/tables/talk/settings';
+import { deletePushSubscription } from '../../store/tables/phone/push';
+export type { DeviceRow } from '../../store/tables/phone/devices';
+import { messageById } from '../../store/tables/talk/messages';
+import { activeHandoffsOf, handoffById } from '../../store/tables/talk/handoffs';
 import type { HandoffItem } from '../../../shared/owner-api';
-import { conversationById, member } from '../../store/conversations';
+import { conversationById, member } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
 /** Every device credential starts with this. */

@@ -11,9 +11,9 @@ import { waitingNoticeBody } from '../../../shared/harness';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
-import { messageById } from '../../store/messages';
-import { activeHandoffsOf } from '../../store/handoffs';
-import { conversationById } from '../../store/conversations';
+import { messageById } from '../../store/tables/talk/messages';
+import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
+import { conversationById } from '../../store/tables/talk/conversations';
 import { messageView } from '../core/views';
 import { listCardResponses } from '../features/cards';
 

@@ -8,7 +8,7 @@
 // read token) are device-push.ts.
 import type { Hub } from '../core/hub';
 import { DEVICE_ACTION_PATH } from '../../../shared/devices';
-import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../../store/push';
+import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../../store/tables/phone/push';
 import { ntfyChannel, publicUrl, vapidKeys, type NtfyChannel } from './devices';
 import { mintActionToken, ntfyDevice } from './action-tokens';
 import { eventTypeOf } from '../core/bus';

@@ -12,7 +12,7 @@ import { PAIRING_TTL_MS, type DeviceScope, type DeviceView, type PairingStart, t
 import {
   cancelPairingRow, claimPairingRow, confirmPairingRow, deleteOldPairings, deliverPairingRow, deviceById, insertPairing,
   pairingByCodeHash, pairingById, type PairingRow,
-} from '../../store/devices';
+} from '../../store/tables/phone/devices';
 import { cleanDeviceName, createDevice, deviceView, isDeviceScope, publicUrl, reissueDeviceToken } from './devices';
 
 /** After its code expires, a pairing's confirmed credential can still be collected this long. */

@@ -1,10 +1,10 @@
 // Who may see and do what. Every agent-facing service goes through these checks.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { conversationAndMember, conversationById, member, shareConversation, type ConversationRow, type MemberRow } from '../../store/conversations';
-import { messageById, type MessageRow } from '../../store/messages';
-import { userById, userByName, type UserRow } from '../../store/users';
-import { activeHandoff } from '../../store/handoffs';
+import { conversationAndMember, conversationById, member, shareConversation, type ConversationRow, type MemberRow } from '../../store/tables/talk/conversations';
+import { messageById, type MessageRow } from '../../store/tables/talk/messages';
+import { userById, userByName, type UserRow } from '../../store/tables/agents/users';
+import { activeHandoff } from '../../store/tables/talk/handoffs';
 import { TERMINAL_TASK_STATES } from '../../../shared/types';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 

@@ -1,6 +1,6 @@
 // Archived conversations: the owner (never an agent) puts a finished conversation away, and can bring it back.
 // An archived conversation
-//  - leaves the agents' list_conversations and their search across conversations (store/conversations.ts
+//  - leaves the agents' list_conversations and their search across conversations (store/tables/talk/conversations.ts
 //    conversationsOf), and the owner's sidebar (the UI lists it under "Archived"; the owner's search still finds it);
 //  - stays readable: get_history, get_thread, list_pins, get_context and get_updates work as before;
 //  - is read-only for agents: any writing tool that names it (conv_id, or a msg_id or request_id in it) is refused with
@@ -12,10 +12,10 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/catalog';
-import { archivedCount, conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/conversations';
+import { archivedCount, conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
-import { messageById } from '../../store/messages';
-import { requestById } from '../../store/requests';
+import { messageById } from '../../store/tables/talk/messages';
+import { requestById } from '../../store/tables/talk/requests';
 
 declare module '../core/hub' {
   interface HubServices {

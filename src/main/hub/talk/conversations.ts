@@ -8,9 +8,9 @@ import type { EventPayloads } from '../../../shared/event-log';
 import {
   allConversations, conversationByDirectKey, conversationById, conversationsOf, insertConversation, insertMember,
   member, membersOf, seqOfNthLatestMessage, type ConversationRow,
-} from '../../store/conversations';
-import { countMessagesAfterGid, countMessagesAfterSeq, cursorOf } from '../../store/events';
-import { activeHandoffsOf } from '../../store/handoffs';
+} from '../../store/tables/talk/conversations';
+import { countMessagesAfterGid, countMessagesAfterSeq, cursorOf } from '../../store/tables/talk/events';
+import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
 import { isManager, requireContactable, requireMember, resolveUser } from './access';
 import { LIMITS } from '../../../shared/limits';
 

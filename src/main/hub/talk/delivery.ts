@@ -3,12 +3,12 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { EventView } from '../../../shared/event-log';
-import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../../store/events';
+import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../../store/tables/talk/events';
 import { eventView } from '../core/views';
-import { tx } from '../../store/db';
-import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../../store/instances';
+import { tx } from '../../store/db/db';
+import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../../store/tables/talk/instances';
 import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './instances';
-import { keyCursor, saveKeyCursor } from '../../store/agent-keys';
+import { keyCursor, saveKeyCursor } from '../../store/tables/agents/agent-keys';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
 
 export interface UpdatesInput {

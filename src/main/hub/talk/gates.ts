@@ -20,7 +20,7 @@
 import type { Hub } from '../core/hub';
 import type { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/catalog';
-import type { MessageRow } from '../../store/messages';
+import type { MessageRow } from '../../store/tables/talk/messages';
 import { MAIN_KEY, scopeRefusal, type KeyAuth } from '../identity/agent-keys';
 import { refuseIfPaused } from '../control/control';
 import { reviewOn } from '../control/review-switch';

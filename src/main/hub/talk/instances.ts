@@ -8,8 +8,8 @@ import { HubError } from '../../../shared/errors';
 import type { MessageView } from '../../../shared/types';
 import type { EventView } from '../../../shared/event-log';
 import { isReadOnlyKey, KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/sessions';
-import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/instances';
-import { membersOf } from '../../store/conversations';
+import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/tables/talk/instances';
+import { membersOf } from '../../store/tables/talk/conversations';
 
 /** last_seen is written at most this often per name (a polling session would write on every call). */
 const SEEN_EVERY_MS = 10_000;

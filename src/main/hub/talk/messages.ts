@@ -9,10 +9,10 @@ import type { EventView } from '../../../shared/event-log';
 import {
   addPin, addReaction, editMessageText, hiddenOf, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
   removePin, removeReaction, searchMessages, setHidden, threadReplies, type MessageRow,
-} from '../../store/messages';
-import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../../store/conversations';
-import { eventsOfConversation } from '../../store/events';
-import { deleteFilesOfMessage } from '../../store/files';
+} from '../../store/tables/talk/messages';
+import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../../store/tables/talk/conversations';
+import { eventsOfConversation } from '../../store/tables/talk/events';
+import { deleteFilesOfMessage } from '../../store/tables/talk/files';
 import { requireMember, requireMessage, resolveMembers, wakeable, type Access } from './access';
 import { passGates } from './gates';
 import { eventView, messageView } from '../core/views';
@@ -150,7 +150,7 @@ export function checkEdit(hub: Hub, userId: string, msgId: string, text: string)
   return msg;
 }
 
-/** An edit takes provenance.reviewed away (store/messages.ts): a person approved the old text, not this one. */
+/** An edit takes provenance.reviewed away (store/tables/talk/messages.ts): a person approved the old text, not this one. */
 export function editMessage(hub: Hub, userId: string, msgId: string, text: string): { msg_id: string; conv_id: string; seq: number; edited_at: number } {
   return hub.write(() => {
     const msg = checkEdit(hub, userId, msgId, text);

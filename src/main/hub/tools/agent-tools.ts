@@ -5,7 +5,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { toolSchemaVersion, type ToolArgs, type ToolName } from '../../../shared/catalog';
-import { idempotentResult, saveIdempotentResult } from '../../store/messages';
+import { idempotentResult, saveIdempotentResult } from '../../store/tables/talk/messages';
 import { resolveUser } from '../talk/access';
 import { addMember, createGroup, listConversations, openDirect } from '../talk/conversations';
 import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from '../talk/messages';

@@ -4,8 +4,8 @@
 // settings each time a run would start, so a change made from the CLI on the file counts at once too.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { setSetting } from '../../store/settings';
-import { sql } from '../../store/db';
+import { setSetting } from '../../store/tables/talk/settings';
+import { sql } from '../../store/db/db';
 import { WAKE_LIMIT_RANGE, type WakeLimits } from '../../../shared/wake';
 import { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-runs';
 

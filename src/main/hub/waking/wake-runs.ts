@@ -16,13 +16,13 @@ import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
 import os from 'node:os';
-import { cursorOf } from '../../store/events';
-import { getSetting } from '../../store/settings';
+import { cursorOf } from '../../store/tables/talk/events';
+import { getSetting } from '../../store/tables/talk/settings';
 import { OutsideMemo } from '../core/outside-writes';
 import {
   enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
-} from '../../store/wake';
+} from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS, defaultAtOnce, type WakeAction, type WakeLimits, type WakeQueued, type WakeResources, type WakeRunStatus, type WakeRunView, type WakeSummary,
 } from '../../../shared/wake';

@@ -1,0 +1,17 @@
+import { sql, type Db } from '../../db/db';
+
+export function insertOwnerToken(db: Db, hash: Buffer, kind: 'login' | 'session', at: number, expiresAt: number): void {
+  sql(db, 'INSERT INTO owner_sessions (token_hash, kind, created_at, expires_at) VALUES (?, ?, ?, ?)').run(hash, kind, at, expiresAt);
+}
+
+export function ownerToken(db: Db, hash: Buffer): { kind: 'login' | 'session'; expires_at: number } | undefined {
+  return sql<{ kind: 'login' | 'session'; expires_at: number }>(db, 'SELECT kind, expires_at FROM owner_sessions WHERE token_hash = ?').get(hash);
+}
+
+export function deleteOwnerToken(db: Db, hash: Buffer): boolean {
+  return sql(db, 'DELETE FROM owner_sessions WHERE token_hash = ?').run(hash).changes === 1;
+}
+
+export function deleteExpiredOwnerTokens(db: Db, now: number): void {
+  sql(db, 'DELETE FROM owner_sessions WHERE expires_at < ?').run(now);
+}
