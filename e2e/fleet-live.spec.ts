@@ -113,7 +113,7 @@ describe('fleet, live', () => {
       assert.equal(await card(name).getAttribute('data-state'), state, `${name}'s card`);
       assert.equal(await card(name).locator('.state-pill').count(), 1, `${name} shows one state`);
     }
-    // In the order that matters (shared/agent-state.ts fleetOrder), not alphabetical: who needs you first, offline last.
+    // In the order that matters (shared/agents/agent-state.ts fleetOrder), not alphabetical: who needs you first, offline last.
     await inOrder(cardOrder, ['planner', 'coder', 'idler', 'reviewer', 'ghost'], 'Fleet cards by state at 1280×800');
     await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
     await h().screenshot('fleet-states');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { useHarness, openPage } from './harness';
 import { claudeCode, runClaude } from '../test/real-harness';
 import { resultText, startStandIn, toolResults, type StandIn } from '../test/model-standin';
-import { keyEnvVar } from '../src/shared/snippets';
+import { keyEnvVar } from '../src/shared/agents/snippets';
 
 const BIN = path.resolve(__dirname, '..', 'bin', 'perch.js');
 const claude = claudeCode();

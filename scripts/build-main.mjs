@@ -31,10 +31,10 @@ const common = {
   plugins: [zodEnglishOnly],
 };
 
-// The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/catalog.ts
+// The tool catalog's JSON schemas and fingerprint, computed now from the sources (src/shared/api/catalog.ts
 // catalogJson()) and defined into the hub bundles: tools/list then needs no zod-to-JSON-schema work at start.
 async function catalogJson() {
-  const out = await build({ ...common, entryPoints: ['src/shared/catalog.ts'], external: [], sourcemap: false, write: false });
+  const out = await build({ ...common, entryPoints: ['src/shared/api/catalog.ts'], external: [], sourcemap: false, write: false });
   const mod = { exports: {} };
   new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
   return JSON.stringify(mod.exports.catalogJson());

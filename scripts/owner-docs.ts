@@ -1,8 +1,8 @@
-// Writes docs/owner-api.md from the owner API contract (src/shared/owner-api.ts), so the two never drift.
+// Writes docs/owner-api.md from the owner API contract (src/shared/api/owner-api.ts), so the two never drift.
 // `node --import tsx scripts/owner-docs.ts` writes it; `--check` fails when it is out of date.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { OWNER_ACTIONS, type DeviceReach } from '../src/shared/owner-api';
+import { OWNER_ACTIONS, type DeviceReach } from '../src/shared/api/owner-api';
 
 const REACH_TEXT: Record<DeviceReach, string> = {
   approvals: 'any paired device',
@@ -15,7 +15,7 @@ export function ownerApiMarkdown(): string {
     '# Owner API',
     '',
     'Everything the owner (the one human) can do in Perch. The desktop window calls it over IPC; the browser UI,',
-    'scripts and `perch owner` call it over loopback HTTP. This file is generated from `src/shared/owner-api.ts`',
+    'scripts and `perch owner` call it over loopback HTTP. This file is generated from `src/shared/api/owner-api.ts`',
     '(`node --import tsx scripts/owner-docs.ts`); a test fails when it is out of date.',
     '',
     '## Calling it',

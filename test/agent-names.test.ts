@@ -1,7 +1,7 @@
-// An agent name that is not one says why, with a valid one to use instead (shared/agents.ts nameProblem, suggestName).
+// An agent name that is not one says why, with a valid one to use instead (shared/agents/agents.ts nameProblem, suggestName).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAME_PATTERN, nameProblem, suggestName } from '../src/shared/agents';
+import { NAME_PATTERN, nameProblem, suggestName } from '../src/shared/agents/agents';
 
 test('an invalid name says why in one line and suggests a valid one; a valid name has no problem', () => {
   assert.equal(nameProblem('my-kit'), null);

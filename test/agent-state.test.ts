@@ -1,7 +1,7 @@
-// The owner's one state per agent (shared/agent-state.ts): needs you › paused › working › connected, idle › offline.
+// The owner's one state per agent (shared/agents/agent-state.ts): needs you › paused › working › connected, idle › offline.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, fleetOrder, lastActivity, spanText, stateText, type AgentStateInput, type FleetSortKey } from '../src/shared/agent-state';
+import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, fleetOrder, lastActivity, spanText, stateText, type AgentStateInput, type FleetSortKey } from '../src/shared/agents/agent-state';
 
 const NOW = 1_800_000_000_000;
 const MIN = 60_000;

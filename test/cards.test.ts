@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
-import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/api/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
 import { answerCard, listCardResponses, validateCard } from '../src/main/hub/features/cards';

@@ -1,4 +1,4 @@
-// The catalog in src/shared/catalog.ts must match the agent tool contract (test/fixtures/contract.json).
+// The catalog in src/shared/api/catalog.ts must match the agent tool contract (test/fixtures/contract.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import {
   toolInputJsonSchema,
   toolOutputJsonSchema,
   type ToolSpec,
-} from '../src/shared/catalog';
+} from '../src/shared/api/catalog';
 import { loadContract } from './contract-fixture';
 
 /** Arguments the catalog adds beyond the contract (docs/design.md, "What always holds" 3 and 4). */

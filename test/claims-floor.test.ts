@@ -2,14 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from './helpers';
-import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/api/catalog';
 import { ownerFloor, expireFloors, startFloorExpiry } from '../src/main/hub/features/floor';
 import { getHistory } from '../src/main/hub/talk/messages';
 import type { Hub } from '../src/main/hub/core/hub';
 import { findAgent } from '../src/main/hub/identity/identities';
 import { addAgent } from '../src/main/hub/control/agents';
 import { conversationById } from '../src/main/store/tables/talk/conversations';
-import type { EventView } from '../src/shared/event-log';
+import type { EventView } from '../src/shared/api/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

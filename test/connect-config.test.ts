@@ -1,11 +1,11 @@
-// The config edits of `perch connect` (src/shared/harness-config.ts, toml-table.ts, text-diff.ts): the one
+// The config edits of `perch connect` (src/shared/agents/harness-config.ts, toml-table.ts, text-diff.ts): the one
 // table or entry Perch owns is added or replaced, every other line of the user's file stays as it was, and a
 // second run changes nothing.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { TomlEditError, headerPath, tomlString, upsertTomlTable } from '../src/shared/toml-table';
-import { unifiedDiff } from '../src/shared/text-diff';
-import { setClaudeMcp, setCodexMcp, setCursorHooks, setCursorMcp, setPerchHooks, AgentConflict, ConfigFileError } from '../src/shared/harness-config';
+import { TomlEditError, headerPath, tomlString, upsertTomlTable } from '../src/shared/text/toml-table';
+import { unifiedDiff } from '../src/shared/text/text-diff';
+import { setClaudeMcp, setCodexMcp, setCursorHooks, setCursorMcp, setPerchHooks, AgentConflict, ConfigFileError } from '../src/shared/agents/harness-config';
 
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 const TABLE = ['[mcp_servers.perch-kit]', 'url = "http://127.0.0.1:7457/mcp"', 'bearer_token_env_var = "PERCH_KEY_KIT"'];

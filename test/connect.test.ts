@@ -12,7 +12,7 @@ import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServ
 import { claudeCode, codex, runClaude } from './real-harness';
 import { spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from './model-standin';
-import { keyEnvVar } from '../src/shared/snippets';
+import { keyEnvVar } from '../src/shared/agents/snippets';
 import { runHook } from './hook-runner';
 import { claudeCodeBash } from './fixtures/permission-request';
 import { claudeCodePreToolUseBash } from './fixtures/status-hooks';

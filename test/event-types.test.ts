@@ -1,4 +1,4 @@
-// Typed events (shared/event-log.ts): one map from event type to what its data carries, used by hub.emit and by every
+// Typed events (shared/api/event-log.ts): one map from event type to what its data carries, used by hub.emit and by every
 // reader. The lines marked @ts-expect-error below must fail to compile (npm run typecheck checks this file: an
 // expected error that does not happen is itself an error), so a misspelt or missing field, data on a type without
 // data, a msgId where none belongs, an unnarrowed read and a wrong live-stream value cannot compile. At run time: the
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { openDatabase } from '../src/main/store/db/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { EVENT_TYPES, type EventType } from '../src/shared/types';
-import { EVENT_DATA, type EventView, type LiveItem } from '../src/shared/event-log';
+import { EVENT_DATA, type EventView, type LiveItem } from '../src/shared/api/event-log';
 import { eventually, ownerOk, useSharedServe, type AgentClient } from './serve-harness';
 
 type R = Record<string, any>;

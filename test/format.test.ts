@@ -1,9 +1,9 @@
 // The UI's one money formatter (src/renderer/format.ts) and the connection snippets shown again without a key
-// (src/shared/snippets.ts): pure functions, imported directly.
+// (src/shared/agents/snippets.ts): pure functions, imported directly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { money, moneyIn } from '../src/renderer/format';
-import { connectionSnippets, keyExportLine } from '../src/shared/snippets';
+import { connectionSnippets, keyExportLine } from '../src/shared/agents/snippets';
 
 test('money: two decimals, thousands separated, sub-cent amounts keep up to four decimals, never float noise', () => {
   assert.equal(money(0.1 + 0.2 + 0.29), '$0.59');

@@ -7,7 +7,7 @@ import { withHub } from './helpers';
 import { noteHarness, harnessOf, WAITING_NOTICE_AGENT_GAP_MS, WAITING_NOTICE_GAP_MS } from '../src/main/hub/control/harness';
 import { pauseAgent } from '../src/main/hub/control/control';
 import { listProgress } from '../src/main/hub/features/progress';
-import type { LiveItem } from '../src/shared/event-log';
+import type { LiveItem } from '../src/shared/api/event-log';
 
 test('pre-tool-use answers whether the agent is paused; a report without a tool name writes no feed row', async () => {
   await withHub((t) => {

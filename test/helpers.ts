@@ -7,8 +7,8 @@ import type { Hub, HubOptions } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
-import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
-import type { EventView } from '../src/shared/event-log';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/api/catalog';
+import type { EventView } from '../src/shared/api/event-log';
 
 export interface TestHub {
   hub: Hub;

@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
-import { decidingRule, ruleMatches, ruleText } from '../src/shared/permission-prompts';
+import { decidingRule, ruleMatches, ruleText } from '../src/shared/features/permission-prompts';
 import { startHook, type HookRun } from './hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from './fixtures/permission-request';
 

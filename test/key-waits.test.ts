@@ -14,7 +14,7 @@ import { callAgentTool } from '../src/main/hub/tools/tools';
 import { keyStanding } from '../src/main/hub/identity/key-login';
 import { openDirect } from '../src/main/hub/talk/conversations';
 import { sendMessage } from '../src/main/hub/talk/messages';
-import { TOOL_BY_NAME } from '../src/shared/catalog';
+import { TOOL_BY_NAME } from '../src/shared/api/catalog';
 
 type R = Record<string, any>;
 

@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import { gpsJpeg } from './images';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { TOOLS, toolInputJsonSchema } from '../src/shared/catalog';
+import { TOOLS, toolInputJsonSchema } from '../src/shared/api/catalog';
 import { LIMITS } from '../src/shared/limits';
 import { loadContract } from './contract-fixture';
 import {

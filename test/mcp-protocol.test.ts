@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TOOLS, toolSchemaVersion } from '../src/shared/catalog';
+import { TOOLS, toolSchemaVersion } from '../src/shared/api/catalog';
 import { LIMITS } from '../src/shared/limits';
 import { implementedTools } from '../src/main/hub/tools/tools';
 import { ERAS, ERA_NAME, addAgent, connect, eventually, uniqueName, useSharedServe, type AgentClient } from './serve-harness';

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { addAgent, uniqueName, useSharedServe } from './serve-harness';
 import { MCP_REMOTE_VERSION, connectionSnippets } from '../src/main/owner/snippets';
-import { keyEnvVar } from '../src/shared/snippets';
+import { keyEnvVar } from '../src/shared/agents/snippets';
 
 const served = useSharedServe();
 

@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { TOOLS, TOOL_BY_NAME, toolInputJsonSchema, toolOutputJsonSchema } from '../src/shared/catalog';
+import { TOOLS, TOOL_BY_NAME, toolInputJsonSchema, toolOutputJsonSchema } from '../src/shared/api/catalog';
 import { ERAS, ERA_NAME, addAgent, ownerOk, uniqueName, useSharedServe, type AgentClient, type AgentKey, type Era, type ToolResult } from './serve-harness';
 
 type R = Record<string, any>;

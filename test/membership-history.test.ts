@@ -11,7 +11,7 @@ import { getHistory, pin, react } from '../src/main/hub/talk/messages';
 import { handBack } from '../src/main/hub/features/handoffs';
 import { HubError } from '../src/shared/errors';
 import type { EventType } from '../src/shared/types';
-import type { EventView } from '../src/shared/event-log';
+import type { EventView } from '../src/shared/api/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

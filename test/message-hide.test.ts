@@ -9,7 +9,7 @@ import { openDatabase } from '../src/main/store/db/db';
 import type { Hub } from '../src/main/hub/core/hub';
 import { createHub } from '../src/main/hub-services';
 import type { MessageView } from '../src/shared/types';
-import type { EventView, LiveItem } from '../src/shared/event-log';
+import type { EventView, LiveItem } from '../src/shared/api/event-log';
 
 interface History {
   events: EventView[];

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { OWNER_ACTIONS } from '../src/shared/owner-api';
+import { OWNER_ACTIONS } from '../src/shared/api/owner-api';
 import {
   cliAsync, owner, ownerOk, runtimeInfo, tempDataDir, uniqueName, useSharedServe, type AgentClient,
 } from './serve-harness';

@@ -15,7 +15,7 @@ import { mintActionToken, mintReadToken } from '../src/main/hub/phone/action-tok
 import { withHub } from './helpers';
 import { auditDevice, AUDIT_TALLY_WINDOW_MS, createDevice, listAudit } from '../src/main/hub/phone/devices';
 import { AUDIT_KEEP, AUDIT_TALLY_KEEP } from '../src/main/store/tables/phone/devices';
-import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/features/devices';
 import { addAgent, connect, eventually, startServe, tempDataDir, type Served } from './serve-harness';
 import { bearer, front, frontClient, PHONE_ADDR, PUBLIC, PUBLIC_HOST, type FrontClient } from './phone-front';
 import { makeSubscriptionKeys, PUSH_CERT_FILE, startPushEndpoint } from './push-endpoint';

@@ -1,11 +1,11 @@
 // What a paired phone may do through the HTTPS front of a real `perch serve`: every owner action says which devices
-// may call it (shared/owner-api.ts `device`: approvals, full or laptop), and what starts processes, mints or shows
+// may call it (shared/api/owner-api.ts `device`: approvals, full or laptop), and what starts processes, mints or shows
 // credentials or secrets, or manages devices stays on the laptop for every scope; and what an approvals phone gets
 // of the live event stream (an allow-list: requests, the owner's handoffs and cards, the hub's connected/storage).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { DEVICE_REACH, OWNER_ACTIONS, type DeviceReach } from '../src/shared/owner-api';
+import { DEVICE_REACH, OWNER_ACTIONS, type DeviceReach } from '../src/shared/api/owner-api';
 import { addAgent, eventually, startServe, tempDataDir, type AgentClient, connect, type Served } from './serve-harness';
 import { bearer, front, frontClient, PUBLIC, type FrontClient } from './phone-front';
 

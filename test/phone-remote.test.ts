@@ -12,7 +12,7 @@ import { startHub, type RunningHub } from '../src/main/app';
 import { addAgent } from '../src/main/hub/control/agents';
 import { buildRequest, rawExchange } from './raw-http';
 import { connect, type AgentClient } from './serve-harness';
-import { PAIRING_TTL_MS } from '../src/shared/devices';
+import { PAIRING_TTL_MS } from '../src/shared/features/devices';
 import { getSetting } from '../src/main/store/tables/talk/settings';
 import { sql } from '../src/main/store/db/db';
 

@@ -1,8 +1,8 @@
-// Where a key may connect from (shared/places.ts, hub/identity/places.ts): the places an owner can give, how a
+// Where a key may connect from (shared/agents/places.ts, hub/identity/places.ts): the places an owner can give, how a
 // request's place is matched, and that a refusal is told to the owner once per agent, key and place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { coversEveryAddress, normalizePlaces, placeAllowed, placesWarning, PlacesError, LOCAL_PLACE, type RequestPlace } from '../src/shared/places';
+import { coversEveryAddress, normalizePlaces, placeAllowed, placesWarning, PlacesError, LOCAL_PLACE, type RequestPlace } from '../src/shared/agents/places';
 import { authenticateKey } from '../src/main/hub/identity/key-login';
 import { setKeyPlaces } from '../src/main/hub/identity/places';
 import { addAgentKey } from '../src/main/hub/identity/agent-keys';

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/features/devices';
 import { ownerOk, runtimeInfo, useSharedServe, type AgentClient } from './serve-harness';
 import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint, pairDeviceOnFile } from './push-endpoint';
 

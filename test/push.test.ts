@@ -5,12 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../src/shared/features/devices';
 import { withHub } from './helpers';
 import { SPENT_TOKEN_KEEP_MS } from '../src/main/store/tables/phone/push';
 import { addAgent } from '../src/main/hub/control/agents';
 import { callAgentTool } from '../src/main/hub/tools/tools';
-import { TOOL_BY_NAME } from '../src/shared/catalog';
+import { TOOL_BY_NAME } from '../src/shared/api/catalog';
 import { HubError } from '../src/shared/errors';
 import { createDevice as createDeviceIn, revokeDevice } from '../src/main/hub/phone/devices';
 import { mintActionToken, mintReadToken } from '../src/main/hub/phone/action-tokens';

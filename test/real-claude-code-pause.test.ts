@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { claudeCode, runClaude, type ClaudeRun } from './real-harness';
-import { keyEnvVar } from '../src/shared/snippets';
+import { keyEnvVar } from '../src/shared/agents/snippets';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from './model-standin';
 
 const claude = claudeCode();

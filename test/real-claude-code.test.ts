@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { claudeCode, runClaude } from './real-harness';
-import { keyEnvVar } from '../src/shared/snippets';
-import { wakeRecipes } from '../src/shared/wake';
+import { keyEnvVar } from '../src/shared/agents/snippets';
+import { wakeRecipes } from '../src/shared/agents/wake';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from './model-standin';
 
 const claude = claudeCode();

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from './serve-harness';
 import { codex } from './real-harness';
 import { functionOutputs, startResponsesStandIn, type ResponsesRequest } from './model-standin';
-import { keyEnvVar } from '../src/shared/snippets';
+import { keyEnvVar } from '../src/shared/agents/snippets';
 
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 const cli = codex();

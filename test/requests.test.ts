@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub } from './helpers';
 import { callAgentTool } from '../src/main/hub/tools/tools';
-import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/api/catalog';
 import { HubError, type ErrorCode } from '../src/shared/errors';
 import { LIMITS } from '../src/shared/limits';
 import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../src/main/hub/features/requests';
@@ -12,7 +12,7 @@ import { getUpdates } from '../src/main/hub/talk/delivery';
 import { requestById } from '../src/main/store/tables/talk/requests';
 import { messageById, setMessagePayload } from '../src/main/store/tables/talk/messages';
 import { conversationById } from '../src/main/store/tables/talk/conversations';
-import type { EventView } from '../src/shared/event-log';
+import type { EventView } from '../src/shared/api/event-log';
 
 type R = Record<string, any>;
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { ownerOk, useSharedServe, type AgentClient } from './serve-harness';
 import { reviewFixture } from './review-fixture';
-import { TOOLS } from '../src/shared/catalog';
-import { REVIEW_POLICY } from '../src/shared/review';
+import { TOOLS } from '../src/shared/api/catalog';
+import { REVIEW_POLICY } from '../src/shared/features/review';
 
 type R = Record<string, any>;
 

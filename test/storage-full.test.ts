@@ -15,9 +15,9 @@ import { addAgent as addAgentInProcess } from '../src/main/hub/control/agents';
 import { sendMessage } from '../src/main/hub/talk/messages';
 import { createGroup } from '../src/main/hub/talk/conversations';
 import { HubError } from '../src/shared/errors';
-import { OWNER_EVENTS_PATH } from '../src/shared/owner-api';
+import { OWNER_EVENTS_PATH } from '../src/shared/api/owner-api';
 import type { StorageStatus } from '../src/shared/types';
-import type { LiveItem } from '../src/shared/event-log';
+import type { LiveItem } from '../src/shared/api/event-log';
 import { withHub } from './helpers';
 import { addAgent as addAgentCli, cliAsync, connect, eventually, owner, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, type AgentClient, type AgentKey } from './serve-harness';
 

@@ -2,11 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub, callTool as call } from './helpers';
-import { TOOL_BY_NAME, type ToolName } from '../src/shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../src/shared/api/catalog';
 import { setTaskState } from '../src/main/hub/features/tasks';
 import { sendMessage } from '../src/main/hub/talk/messages';
 import type { Hub } from '../src/main/hub/core/hub';
-import type { EventView } from '../src/shared/event-log';
+import type { EventView } from '../src/shared/api/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

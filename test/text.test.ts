@@ -2,7 +2,7 @@
 // every script's letters, emoji sequences, tabs and newlines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchVisible, visibleDeep, visibleText } from '../src/shared/text';
+import { matchVisible, visibleDeep, visibleText } from '../src/shared/text/text';
 
 test('visibleText removes bidi embeddings, overrides, isolates and marks ("report\\u202Egpj.exe" no longer shows as …exe.jpg)', () => {
   assert.equal(visibleText('Upload report\u202Egpj.exe'), 'Upload reportgpj.exe');

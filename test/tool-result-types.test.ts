@@ -1,10 +1,10 @@
-// A handler answers its tool's declared result (the output schema in src/shared/catalog.ts): a handler answering
+// A handler answers its tool's declared result (the output schema in src/shared/api/catalog.ts): a handler answering
 // another shape does not compile. `npm run typecheck` checks this file (tsconfig.json includes test/): each expected
 // error marked below must occur, or the typecheck fails. The test run checks the same values at run time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ToolHandler } from '../src/main/hub/identity/tool-handler';
-import { TOOL_BY_NAME, type ToolResult } from '../src/shared/catalog';
+import { TOOL_BY_NAME, type ToolResult } from '../src/shared/api/catalog';
 
 const recalled: ToolResult<'recall_message'> = { msg_id: 'm_1', conv_id: 'c_1', seq: 3, recalled: true };
 const held = { held: true as const, held_id: 'h_1', conv_id: 'c_1', created_at: 1, next_step: 'Wait for your owner.' };

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { containerWakeArgv, containerWakeProblem } from '../src/shared/wake-container';
+import { containerWakeArgv, containerWakeProblem } from '../src/shared/agents/wake-container';
 import { cli, removeDataDir, tempDataDir } from './serve-harness';
 
 test('docker on Linux: --add-host, the project as the one mount, run variables by name, the bridge URL', () => {

@@ -63,7 +63,7 @@ export interface StartOptions {
   dailyBackups?: number;
   /**
    * Wake runs' timings (ms): re-run backoff start, SIGTERM→SIGKILL grace, webhook retry start. Defaults in
-   * shared/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them
+   * shared/agents/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them
    * (and PERCH_WAKE_SAMPLE_MS, PERCH_WAKE_CEILING_GRACE_MS: how often runs are sampled, how long over a memory ceiling).
    */
   wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };

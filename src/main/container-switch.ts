@@ -6,7 +6,7 @@ import type http from 'node:http';
 import type { Db } from './store/db/db';
 import type { ContainerSwitch, Hub } from './hub/core/hub';
 import type { McpHandler } from './mcp/endpoint';
-import type { ContainersState } from '../shared/places';
+import type { ContainersState } from '../shared/agents/places';
 import { getSetting, setSetting } from './store/tables/talk/settings';
 import { containerBridges, startExtraListeners, type ListenerInfo, type ServerLimits } from './listeners';
 

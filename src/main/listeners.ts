@@ -3,7 +3,7 @@
 // --containers`: docker0, Docker's user networks br-*, Podman's podman*/cni-podman*) or on addresses given by hand
 // (`--listen ADDR`). An extra listener serves /mcp ONLY, to Host names a container uses for this computer
 // (host.docker.internal, host.containers.internal) or its own address; a request there is from the place
-// `containers` (shared/places.ts), and only keys allowed there (or an address range holding the caller) log in.
+// `containers` (shared/agents/places.ts), and only keys allowed there (or an address range holding the caller) log in.
 // Docker Desktop and Podman machine have no bridge on this computer: their proxy brings a container's request to the
 // loopback listener with Host host.docker.internal, taken as place `containers` while containers are on (proxiedMcp).
 import http from 'node:http';
@@ -12,7 +12,7 @@ import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { McpHandler } from './mcp/endpoint';
 import { sendJson, totalHandler } from './http-util';
-import type { RequestPlace } from '../shared/places';
+import type { RequestPlace } from '../shared/agents/places';
 import type { Hub } from './hub/core/hub';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
 import { publicUrl } from './hub/phone/devices';
@@ -74,7 +74,7 @@ export interface ListenerInfo {
   url: string;
   /** What it serves: the main one everything, the extra ones mcp only. */
   serves: string[];
-  /** Where requests on it come from (shared/places.ts). */
+  /** Where requests on it come from (shared/agents/places.ts). */
   place: 'local' | 'containers';
   /** For an extra listener: the interface (docker0 …) or "--listen". */
   via?: string;

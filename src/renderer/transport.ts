@@ -1,11 +1,11 @@
 // The renderer's only door to the hub. In the desktop app the preload exposes window.perch (IPC);
 // in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events (read with fetch), with the
 // owner's session token from the login link as a bearer header.
-import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_EXPORT_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/owner-paths';
-import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/owner-api';
+import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_EXPORT_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/api/owner-paths';
+import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/api/owner-api';
 import type { NavigateTarget, PerchBridge } from '../shared/ipc';
-import { visibleDeep } from '../shared/text';
-import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/devices';
+import { visibleDeep } from '../shared/text/text';
+import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/features/devices';
 import type { LiveItem } from './model';
 
 /**

@@ -25,7 +25,7 @@ export function navigateTarget(v: unknown): NavigateTarget | undefined {
 
 /** What the preload exposes as window.perch. */
 export interface PerchBridge {
-  call(action: string, input?: unknown): Promise<import('./owner-api').OwnerReply>;
+  call(action: string, input?: unknown): Promise<import('./api/owner-api').OwnerReply>;
   onEvent(cb: (item: unknown) => void): () => void;
   setFocus(convId: string | null): void;
   onNavigate(cb: (target: NavigateTarget) => void): () => void;

@@ -1,5 +1,5 @@
 // Domain types shared by the hub, the MCP endpoint, the owner API and the UI. Pure: no Node, no DOM.
-import type { ConversationPause } from './brakes';
+import type { ConversationPause } from './agents/brakes';
 
 export type UserKind = 'human' | 'agent';
 export type ConversationKind = 'direct' | 'group' | 'task' | 'inbox';
@@ -22,7 +22,7 @@ export type DecidedRequestState = Exclude<RequestState, 'pending' | 'expired' | 
 export const PROGRESS_KINDS = ['thinking', 'tool_call', 'tool_result', 'plan', 'step', 'error'] as const;
 export type ProgressKind = (typeof PROGRESS_KINDS)[number];
 
-/** Every kind of event in the log (what each carries, and the event as it is read: shared/event-log.ts). */
+/** Every kind of event in the log (what each carries, and the event as it is read: shared/api/event-log.ts). */
 export const EVENT_TYPES = [
   'conversation.created',
   'member.added',
@@ -168,7 +168,7 @@ export interface TaskUpdateResult {
   task: ConversationView;
 }
 
-// ---- requests to a person (request_human) as their requester and the owner see them (re-exported by shared/requests.ts)
+// ---- requests to a person (request_human) as their requester and the owner see them (re-exported by shared/features/requests.ts)
 
 export type Decision = 'approve' | 'reject' | 'answer' | 'choose';
 
@@ -229,7 +229,7 @@ export interface RequestPayload extends RequestMessagePayload {
   decided_at?: number;
 }
 
-/** What a send answers (send_message, messages.send; send_file adds the file: shared/files.ts SentFile). */
+/** What a send answers (send_message, messages.send; send_file adds the file: shared/features/files.ts SentFile). */
 export interface SentMessage {
   msg_id: string;
   conv_id: string;

@@ -9,12 +9,12 @@ import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummar
 import { setReview } from '../hub/features/review';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
 import { agentBrakes, setAgentBudget } from '../hub/control/brakes';
-import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/brakes';
+import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/agents/brakes';
 import { connectionSnippets, keyExportLine } from '../owner/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from './common';
 import { readJsonArg } from './call';
 import { setKeyPlaces } from '../hub/identity/places';
-import { PlacesError, normalizePlaces, placesWarning } from '../../shared/places';
+import { PlacesError, normalizePlaces, placesWarning } from '../../shared/agents/places';
 import { placeSnippets } from './away-snippets';
 import { WAKE_HELP, cmdAgentWake } from './wake';
 
@@ -273,7 +273,7 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
 }
 
 /** Places kept but likely a mistake (a range covering every address): one line on stderr, also with --json. */
-/** `perch agent add`'s connect recipes: the same as the key dialog's (shared/snippets.ts), the key from the environment. */
+/** `perch agent add`'s connect recipes: the same as the key dialog's (shared/agents/snippets.ts), the key from the environment. */
 function connectRecipes(url: string, name: string): string {
   const s = connectionSnippets(url, name, null);
   const indent = (t: string) => t.split('\n').filter((l) => !l.startsWith('export ')).map((l) => `  ${l}`).join('\n');

@@ -2,7 +2,7 @@
 // argument: inline, @FILE or - (stdin), checked before anything is sent.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { OWNER_ACTIONS } from '../../shared/owner-api';
+import { OWNER_ACTIONS } from '../../shared/api/owner-api';
 import { LIMITS } from '../../shared/limits';
 import { RUNTIME_FILE } from '../paths';
 import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from './common';

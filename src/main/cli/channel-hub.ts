@@ -59,7 +59,7 @@ export class ChannelHub {
   }
 
   /**
-   * Files a harness's permission prompt through the hook door (POST /hook, shared/prompt-filing.ts): request_human's
+   * Files a harness's permission prompt through the hook door (POST /hook, shared/api/prompt-filing.ts): request_human's
    * answer; a refusal is a ToolError, the hub down a HubDown.
    */
   async filePrompt(filing: Json, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json> {

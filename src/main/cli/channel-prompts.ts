@@ -5,7 +5,7 @@
 // `notifications/claude/channel/permission` {request_id, behavior}. The terminal dialog stays open and the first
 // answer wins; Claude Code does not say when the terminal answered, so a prompt is withdrawn from the Approvals
 // inbox (cancel_request) when the next prompt comes (Claude Code shows one dialog at a time) or the session ends.
-import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, cutText } from '../../shared/prompt-filing';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, cutText } from '../../shared/api/prompt-filing';
 import { CALL_TIMEOUT_MS, HubDown, ToolError, obj, type ChannelHub } from './channel-hub';
 
 type Json = Record<string, unknown>;
@@ -46,7 +46,7 @@ function toolInputOf(preview: string): Json | undefined {
 }
 
 /**
- * The prompt as the hook door takes it (shared/prompt-filing.ts), from what the channel protocol carries: the
+ * The prompt as the hook door takes it (shared/api/prompt-filing.ts), from what the channel protocol carries: the
  * hub builds the request (title, preview) from it. An input_preview that is not whole JSON (older clients cut it)
  * goes as a cut input: shown as such, never decided by a standing rule.
  */

@@ -4,18 +4,18 @@
 // already so (idempotent). Another agent's Perch entries in those files are replaced only with --replace; --project
 // DIR edits the project's files instead of the user's. The other clients get their snippet to paste. The key is
 // never written: the configs refer to PERCH_KEY_<NAME>; what the written config needs of the shell (that variable,
-// `perch` on PATH) is checked and warned about. The edits themselves are pure (src/shared/harness-config.ts).
+// `perch` on PATH) is checked and warned about. The edits themselves are pure (src/shared/agents/harness-config.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME } from '../store/db/db';
 import { findAgent } from '../hub/identity/identities';
-import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/harness-config';
-import { TomlEditError } from '../../shared/toml-table';
-import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
-import { unifiedDiff } from '../../shared/text-diff';
-import { connectionSnippets, keyEnvVar } from '../../shared/snippets';
+import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/agents/harness-config';
+import { TomlEditError } from '../../shared/text/toml-table';
+import { PROMPT_HARNESS_LABEL } from '../../shared/agents/harness';
+import { unifiedDiff } from '../../shared/text/text-diff';
+import { connectionSnippets, keyEnvVar } from '../../shared/agents/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from './common';
 
 export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--url URL] [--data-dir DIR] [--json]

@@ -19,8 +19,8 @@
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
 import { hookDoorUrl } from './channel-hub';
-import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/harness';
-import { noKeyMessage } from '../../shared/snippets';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/agents/harness';
+import { noKeyMessage } from '../../shared/agents/snippets';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type StatusHook = (typeof STATUS_HOOKS)[number];
@@ -39,7 +39,7 @@ export const HUB_TIMEOUT_MS = 1_500;
 /** A hub that is not listening refuses at once; one that does not even accept the connection is given this long. */
 const CONNECT_TIMEOUT_MS = 500;
 
-/** Perch's own tools the agent still needs while paused (shared/harness.ts). */
+/** Perch's own tools the agent still needs while paused (shared/agents/harness.ts). */
 const WAIT_TOOL = PAUSE_EXEMPT_TOOL;
 
 /** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
@@ -58,7 +58,7 @@ export function harnessOfInput(input: Record<string, unknown>, flag: string | un
   return /[/\\]\.codex[/\\]/.test(str(input.transcript_path) ?? '') ? 'codex' : 'claude-code';
 }
 
-/** The report POST /hook takes (shared/harness.ts HarnessReport), from the hook input. */
+/** The report POST /hook takes (shared/agents/harness.ts HarnessReport), from the hook input. */
 export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: 'claude-code' | 'codex'): Record<string, string> {
   const r: Record<string, string> = { event: sub, harness };
   for (const [k, max] of Object.entries(REPORT_FIELD_MAX)) {

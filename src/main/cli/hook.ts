@@ -24,8 +24,8 @@ import { DEFAULT_PORT } from '../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
 import { STATUS_HOOKS, hookUrl, missingKey, runStatusHook, type StatusHook } from './hook-status';
-import { promptTitle } from '../../shared/permission-prompts';
-import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../shared/prompt-filing';
+import { promptTitle } from '../../shared/features/permission-prompts';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../shared/api/prompt-filing';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -94,7 +94,7 @@ export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code
 }
 
 /**
- * The prompt as the hook door takes it (shared/prompt-filing.ts): the harness session, cwd, tool and its input
+ * The prompt as the hook door takes it (shared/api/prompt-filing.ts): the harness session, cwd, tool and its input
  * whole, or, when the input is too large to send, the head and the tail of its text (the hub then files it as cut:
  * shown as such, never decided by a standing rule).
  */

@@ -1,7 +1,7 @@
 // One owner action from a `perch` command: on the running hub when one serves the data dir (so every open window
 // sees the change at once, through the hub's live stream), else on the database file itself (hub/ on the file, as
-// `perch agent` does). Either way the same contract (src/shared/owner-api.ts) checks the input first.
-import type { OwnerAction, OwnerArgs, OwnerResult } from '../../shared/owner-api';
+// `perch agent` does). Either way the same contract (src/shared/api/owner-api.ts) checks the input first.
+import type { OwnerAction, OwnerArgs, OwnerResult } from '../../shared/api/owner-api';
 import { HubError, type ErrorCode } from '../../shared/errors';
 import path from 'node:path';
 import { DB_FILE_NAME, openDatabase } from '../store/db/db';

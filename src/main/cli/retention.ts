@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../shared/retention';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../shared/features/retention';
 import { DB_FILE_NAME, openDatabase } from '../store/db/db';
 import { autoVacuumMode, switchToIncrementalVacuum } from '../store/tables/talk/retention';
 import { UsageError, dataDirOf, fail, print, type Command } from './common';

@@ -7,7 +7,7 @@ import { isStorageError } from '../store/db/db';
 import { isNoSpace } from '../store/backup/disk-space';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { PERCH_VERSION } from '../../shared/version';
-import { HTTP_PUBLIC_URL_NOTE } from '../../shared/devices';
+import { HTTP_PUBLIC_URL_NOTE } from '../../shared/features/devices';
 import { checkListenAddress } from '../listeners';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, type Command } from './common';
 

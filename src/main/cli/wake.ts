@@ -3,15 +3,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { setWakeAction } from '../hub/waking/wake-action';
 import { wakeState } from '../hub/waking/wake-views';
-import type { WakeState } from '../../shared/wake';
+import type { WakeState } from '../../shared/agents/wake';
 import { UsageError, dataDirOf, print, withHub, type Command } from './common';
 import { ownerAction } from './owner-action';
-import type { WakeLimits } from '../../shared/wake';
+import type { WakeLimits } from '../../shared/agents/wake';
 import fs from 'node:fs';
 import { DEFAULT_PORT, RUNTIME_FILE } from '../paths';
 import { findAgent } from '../hub/identity/identities';
 import { agentPlaces } from '../hub/identity/places';
-import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../shared/wake-container';
+import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../shared/agents/wake-container';
 
 /** The help of `perch agent wake` (one of the agent subcommands: cli/agents.ts). */
 export const WAKE_HELP = `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--memory-mb MB] [--env K=V]... -- CMD ARG...
@@ -41,7 +41,7 @@ export function cmdAgentWake(argv: string[]): void {
     options: {
       'data-dir': { type: 'string' }, json: { type: 'boolean' }, cwd: { type: 'string' }, timeout: { type: 'string' }, 'max-runs': { type: 'string' },
       'memory-mb': { type: 'string' }, env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
-      container: { type: 'string' }, project: { type: 'string' }, runtime: { type: 'string' }, // a wake run in a container (shared/wake-container.ts)
+      container: { type: 'string' }, project: { type: 'string' }, runtime: { type: 'string' }, // a wake run in a container (shared/agents/wake-container.ts)
     },
     allowPositionals: true,
     strict: true,

@@ -22,19 +22,19 @@
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
-import { isReadOnlyKey } from '../../shared/sessions';
+import { isReadOnlyKey } from '../../shared/agents/sessions';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
-import type { WaitStanding } from '../../shared/sessions';
+import type { WaitStanding } from '../../shared/agents/sessions';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { howToAllow, wrongPlaceMessage } from '../hub/identity/places';
-import { LOCAL_PLACE, type RequestPlace } from '../../shared/places';
+import { LOCAL_PLACE, type RequestPlace } from '../../shared/agents/places';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
 import { notePresence } from '../hub/control/presence';
-import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/catalog';
-import { unexpandedKeyVar } from '../../shared/snippets';
+import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/api/catalog';
+import { unexpandedKeyVar } from '../../shared/agents/snippets';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
 import { BodyTooLarge, isLoopbackHost, isLoopbackOrigin, newRequestId, readBody, sendInternalError, sendJson } from '../http-util';
@@ -238,7 +238,7 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   x.keyAuth = found.auth;
   x.at = at;
   // Any request of the agent: it is connected, and from where (hub/control/presence.ts); not a read-only key's, which
-  // is an observer of the agent, not the agent (shared/sessions.ts isReadOnlyKey).
+  // is an observer of the agent, not the agent (shared/agents/sessions.ts isReadOnlyKey).
   if (!isReadOnlyKey(found.auth)) notePresence(x.door.hub, agent.id, '', undefined, at);
   return undefined;
 }

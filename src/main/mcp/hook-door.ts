@@ -5,7 +5,7 @@
 //
 // It is also the one door a harness's permission prompt is filed through: `perch hook permission-request` and
 // `perch channel` post {event: "permission-request", harness, tool_name, tool_input | input_cut, …}
-// (shared/prompt-filing.ts PromptFiling); the hub builds the request's title and context itself and runs it as the
+// (shared/api/prompt-filing.ts PromptFiling); the hub builds the request's title and context itself and runs it as the
 // agent's request_human (every gate of an agent's call: scope, paused, archived, review) in its direct conversation
 // with the owner, marked as this door's prompt (Caller.door). Only such a prompt may be decided by a standing rule
 // (hub/features/permission-rules.ts); an agent's own request_human never is, whatever its context says.
@@ -22,18 +22,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
-import { LOCAL_PLACE } from '../../shared/places';
-import { isReadOnlyKey } from '../../shared/sessions';
+import { LOCAL_PLACE } from '../../shared/agents/places';
+import { isReadOnlyKey } from '../../shared/agents/sessions';
 import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
-import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/snippets';
+import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
 import { isHubError } from '../../shared/errors';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/permission-rules';
 import type { KeyAuth } from '../hub/identity/agent-keys';
-import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/prompt-filing';
-import { HARNESSES, HARNESS_EVENTS, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/harness';
+import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
+import { HARNESSES, HARNESS_EVENTS, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/agents/harness';
 
 export const HOOK_PATH = '/hook';
 const MAX_BODY_BYTES = 16 * 1024;

@@ -1,10 +1,10 @@
 // A tools/call at the MCP door: its arguments checked against the catalog, and its answer serialized.
 // A tool's failure is a result with isError and structuredContent.error (code, message, next_step),
 // never a JSON-RPC error: agents read it like any other result.
-import { toolSchemaVersion, type ToolSpec } from '../../shared/catalog';
+import { toolSchemaVersion, type ToolSpec } from '../../shared/api/catalog';
 import type { ErrorBody } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
-import { tooDeep } from '../../shared/json-depth';
+import { tooDeep } from '../../shared/text/json-depth';
 import { MODERN_META_JSON, type Era } from './era';
 
 /** The arguments as the tool's schema parsed them, or why they are refused (invalid_argument, too_large). */

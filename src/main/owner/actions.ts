@@ -1,13 +1,13 @@
-// The owner API's actions: ONE typed map from each action of the contract (src/shared/owner-api.ts) to a
+// The owner API's actions: ONE typed map from each action of the contract (src/shared/api/owner-api.ts) to a
 // thin call into hub services, with the owner as the actor. A handler takes the action's parsed input
 // and answers its result type (OwnerResult<A>, which the UI reads too); a missing action is a compile
 // error. Like the MCP door, this door reaches the store only through the hub.
 import type { Hub } from '../hub/core/hub';
 import { HubError, isHubError } from '../../shared/errors';
-import { visibleDeep, visibleText } from '../../shared/text';
-import { tooDeep } from '../../shared/json-depth';
+import { visibleDeep, visibleText } from '../../shared/text/text';
+import { tooDeep } from '../../shared/text/json-depth';
 import { LIMITS } from '../../shared/limits';
-import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } from '../../shared/owner-api';
+import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } from '../../shared/api/owner-api';
 import type { RequestState } from '../../shared/types';
 import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/talk/conversations';
 import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/talk/messages';
@@ -29,8 +29,8 @@ import { setWakeAction } from '../hub/waking/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/waking/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/waking/wake-limits';
 import { connectionSnippets } from './snippets';
-import { awaySnippets } from '../../shared/snippets';
-import { placesWarning } from '../../shared/places';
+import { awaySnippets } from '../../shared/agents/snippets';
+import { placesWarning } from '../../shared/agents/places';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
 import { setKeyPlaces } from '../hub/identity/places';
 import { setFileReader } from './files-door';
@@ -180,7 +180,7 @@ function warnedOf(from: readonly string[] | undefined): { warning?: string } {
   return warning ? { warning } : {};
 }
 
-/** Snippets for a key that may connect from containers or the tailnet (shared/snippets.ts awaySnippets). */
+/** Snippets for a key that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets). */
 function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
   const port = Number(/:(\d+)$/.exec(hub.baseUrl)?.[1]) || 0;
   return from ? awaySnippets(agent, from, { port, publicUrl: publicUrl(hub) }, key) : {};

@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
-import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/devices';
+import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/features/devices';
 import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/phone/devices';

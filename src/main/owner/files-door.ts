@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
-import { visibleText } from '../../shared/text';
+import { visibleText } from '../../shared/text/text';
 import { sendInternalError, sendJson } from '../http-util';
 
 type FileReader = {
@@ -41,7 +41,7 @@ export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerRespons
   try {
     const { file_id, variant } = away ? reader.verifyAway(hub, token, away) : reader.verify(hub, token);
     const f = reader.read(hub, file_id, variant);
-    const name = visibleText(f.name); // no bidi override can disguise the saved name (shared/text.ts)
+    const name = visibleText(f.name); // no bidi override can disguise the saved name (shared/text/text.ts)
     res.writeHead(200, {
       'Content-Type': f.mime,
       'Content-Length': f.data.length,

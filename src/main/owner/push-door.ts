@@ -7,7 +7,7 @@
 // Dispatched by the device door (device-door.ts) after the front's checks, through DEVICE_ROUTES in http.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
-import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/devices';
+import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/features/devices';
 import { getDevice } from '../hub/phone/devices';
 import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/phone/device-push';
 import { isNtfyDevice, verifyActionToken } from '../hub/phone/action-tokens';

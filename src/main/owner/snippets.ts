@@ -1,2 +1,2 @@
-// The connection snippets live in src/shared/snippets.ts (the Agents page shows them again without a key).
-export { MCP_REMOTE_VERSION, connectionSnippets, keyEnvVar, keyExportLine } from '../../shared/snippets';
+// The connection snippets live in src/shared/agents/snippets.ts (the Agents page shows them again without a key).
+export { MCP_REMOTE_VERSION, connectionSnippets, keyEnvVar, keyExportLine } from '../../shared/agents/snippets';

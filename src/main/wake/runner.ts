@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WAKE_DEFAULTS } from '../../shared/wake';
+import { WAKE_DEFAULTS } from '../../shared/agents/wake';
 import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
 import { canSample, machineMemory, sampleTrees } from './resources';
 import { KeyRedactor } from './redact';

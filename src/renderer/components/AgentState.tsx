@@ -1,8 +1,8 @@
 // An agent's one state for the owner (needs you › paused › working › connected, idle › offline), derived by
-// shared/agent-state.ts from what the stores hold, and shown the same in Fleet, the sidebar and on the phone.
+// shared/agents/agent-state.ts from what the stores hold, and shown the same in Fleet, the sidebar and on the phone.
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { NO_PRESENCE, agentState, fleetOrder, lastActivity, stateText, type AgentState, type AgentStateInput, type FleetSortKey, type OwnerWait } from '../../shared/agent-state';
+import { NO_PRESENCE, agentState, fleetOrder, lastActivity, stateText, type AgentState, type AgentStateInput, type FleetSortKey, type OwnerWait } from '../../shared/agents/agent-state';
 import type { AgentSummary } from '../model';
 import { useAgents } from '../stores/agents';
 import { useConversations } from '../stores/conversations';
@@ -61,7 +61,7 @@ export function useAgentStates(): Map<string, AgentState> {
   return useMemo(() => new Map([...inputs].map(([id, i]) => [id, agentState(i)])), [inputs]);
 }
 
-/** The agents in the order the owner sees them on Fleet, the sidebar and the phone (shared/agent-state.ts fleetOrder): who needs you first. */
+/** The agents in the order the owner sees them on Fleet, the sidebar and the phone (shared/agents/agent-state.ts fleetOrder): who needs you first. */
 export function useFleetOrder(): AgentSummary[] {
   const list = useAgents((s) => s.list);
   const inputs = useStateInputs();

@@ -21,7 +21,7 @@ import { KeysDialog } from './agents/KeysDialog';
 import { BudgetField } from './agents/BudgetField';
 import { StandingRules } from './agents/StandingRules';
 import { ExportDialog } from './ExportDialog';
-import { placesWarning } from '../../shared/places';
+import { placesWarning } from '../../shared/agents/places';
 import { AgentStatePill } from './AgentState';
 
 export function AgentsPage({ selected }: { selected?: string }) {

@@ -2,7 +2,7 @@
 // today's usage against the daily caps, a 14-day usage chart and the caps form.
 import { useEffect, useRef, useState } from 'react';
 import type { AgentSummary } from '../model';
-import type { CapName, Caps, PauseInfo, UsageDay } from '../../shared/control';
+import type { CapName, Caps, PauseInfo, UsageDay } from '../../shared/agents/control';
 import { useAgents } from '../stores/agents';
 import { useControl } from '../stores/control';
 import { money, moneyIn } from '../format';
@@ -153,7 +153,7 @@ export function PauseAllControl() {
         </button>
       )}
       <span className="muted small" role="status">
-        {/* paused or not: whether an agent runs is its state (shared/agent-state.ts), not this count */}
+        {/* paused or not: whether an agent runs is its state (shared/agents/agent-state.ts), not this count */}
         {running === active.length ? `none of ${active.length} paused` : `${active.length - running} of ${active.length} paused`}
       </span>
     </div>

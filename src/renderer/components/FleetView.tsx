@@ -1,5 +1,5 @@
 // The fleet at a glance: every agent with its one state (needs you, paused, working, connected idle, offline;
-// shared/agent-state.ts via AgentState.tsx) and how long, a sparkline of its recent activity (errors in red), today's
+// shared/agents/agent-state.ts via AgentState.tsx) and how long, a sparkline of its recent activity (errors in red), today's
 // usage; below, the live feed across all agents. Everything here follows the owner's live stream.
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -17,14 +17,14 @@ import { Avatar } from './common';
 import { ReviewToggle } from './HeldItems';
 import { PauseButton, UsageChart, UsageMeter, pauseText } from './Control';
 import { AgentStatePill, useAgentState, useFleetOrder } from './AgentState';
-import { stateText } from '../../shared/agent-state';
-import type { PauseInfo } from '../../shared/control';
-import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from '../../shared/harness';
+import { stateText } from '../../shared/agents/agent-state';
+import type { PauseInfo } from '../../shared/agents/control';
+import { HARNESS_LABEL, HARNESS_STATE_TEXT, type HarnessStatus } from '../../shared/agents/harness';
 
 const MINUTES = 30;
 
 export function FleetView() {
-  const agents = useFleetOrder(); // who needs you first (shared/agent-state.ts fleetOrder)
+  const agents = useFleetOrder(); // who needs you first (shared/agents/agent-state.ts fleetOrder)
   const [agentId, setAgentId] = useState<string | null>(null);
   return (
     <div className="page fleet">

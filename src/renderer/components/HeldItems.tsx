@@ -7,7 +7,7 @@ import { useHeld } from '../stores/held';
 import { useConversations } from '../stores/conversations';
 import { discardHeld, openView, selectHeld, sendHeld, setHeldDraft, setReview } from '../sync';
 import { bytes, dateTimeOf } from '../format';
-import { HELD_WHAT } from '../../shared/review';
+import { HELD_WHAT } from '../../shared/features/review';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from './common';
 
 

@@ -5,9 +5,9 @@
 // standing rule and decides the card by it at once (rules.add with the request_id).
 import { useState } from 'react';
 import type { RequestItem } from '../model';
-import { commandOf, isPermissionPrompt, neverAllowed } from '../../shared/permission-prompts';
-import { promptCut } from '../../shared/prompt-filing';
-import { PROMPT_HARNESS_LABEL } from '../../shared/harness';
+import { commandOf, isPermissionPrompt, neverAllowed } from '../../shared/features/permission-prompts';
+import { promptCut } from '../../shared/api/prompt-filing';
+import { PROMPT_HARNESS_LABEL } from '../../shared/agents/harness';
 import { answerAlways } from '../sync';
 import { useDevice } from '../stores/device';
 import { renderMarkdown } from '../markdown';

@@ -9,7 +9,7 @@ import { useSession } from '../stores/session';
 import { boot, defaultDeviceName, enableNotifications, forgetThisPhone, handBackFromPhone, hrefOf, openView, pairThisDevice, resetPairing } from '../sync';
 import { useNow } from '../hooks';
 import { ago, countdown } from '../format';
-import type { HandoffItem } from '../../shared/owner-api';
+import type { HandoffItem } from '../../shared/api/owner-api';
 import { RequestCard } from './RequestCard';
 import { Icon } from './Icon';
 

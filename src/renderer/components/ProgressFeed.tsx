@@ -10,7 +10,7 @@ import { timeOf, dateTimeOf } from '../format';
 import { VirtualList } from './VirtualList';
 import { JsonView } from './common';
 import { Icon } from './Icon';
-import { HARNESS_LABEL, type HarnessName } from '../../shared/harness';
+import { HARNESS_LABEL, type HarnessName } from '../../shared/agents/harness';
 
 export const KIND_LABEL: Record<string, string> = {
   thinking: 'Thinking',

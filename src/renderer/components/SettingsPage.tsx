@@ -2,8 +2,8 @@
 // containers), Data (retention and export) and, as its own page, Phone (remote access, pairing, devices;
 // PhonePage.tsx).
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ContainersState } from '../../shared/places';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionStatus } from '../../shared/retention';
+import type { ContainersState } from '../../shared/agents/places';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionStatus } from '../../shared/features/retention';
 import { useUi, type SettingsTab } from '../stores/ui';
 import { canNotifyDesktop, hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../sync';
 import { DesktopNotifyControl } from './DesktopNotify';

@@ -13,12 +13,12 @@ import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
 import { PauseAllControl } from './Control';
 import { AgentStatePill, useAgentStates } from './AgentState';
-import { STATE_ORDER, fleetOrder, type AgentState, type AgentStateName, type FleetSortKey } from '../../shared/agent-state';
+import { STATE_ORDER, fleetOrder, type AgentState, type AgentStateName, type FleetSortKey } from '../../shared/agents/agent-state';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
 
 /**
- * Direct messages in the Fleet's order (shared/agent-state.ts fleetOrder): by the state of the agent in it (who needs
+ * Direct messages in the Fleet's order (shared/agents/agent-state.ts fleetOrder): by the state of the agent in it (who needs
  * you first; with two agents, the more urgent), then the most recent conversation first.
  */
 function directInFleetOrder(byId: Record<string, ConversationView>, ids: string[], states: Map<string, AgentState>): string[] {

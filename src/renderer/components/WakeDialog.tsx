@@ -5,7 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { AgentSummary } from '../model';
 import { useWake } from '../stores/wake';
 import { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from '../sync';
-import { wakeRecipes, type WakeRunView } from '../../shared/wake';
+import { wakeRecipes, type WakeRunView } from '../../shared/agents/wake';
 import { dateTimeOf, money } from '../format';
 import { CopyButton, Dialog } from './common';
 import { RunResources } from './WakeQueue';

@@ -2,8 +2,8 @@
 // slot", Start now, Cancel), a run's memory and CPU (live while it runs, its peak after), and the Settings section with
 // the limit of runs at once, the memory floor, and what runs and waits. The queue follows each fleet item (sync/wake.ts).
 import { useEffect, useState } from 'react';
-import type { WakeRunView } from '../../shared/wake';
-import { WAKE_LIMIT_RANGE } from '../../shared/wake';
+import type { WakeRunView } from '../../shared/agents/wake';
+import { WAKE_LIMIT_RANGE } from '../../shared/agents/wake';
 import { useWake } from '../stores/wake';
 import { useLaptopOnly } from '../stores/device';
 import { cancelQueuedRun, loadWakeLimits, setWakeLimits, startQueuedRun, stopWakeRun } from '../sync';

@@ -1,7 +1,7 @@
 // Owner control: per agent, caps, today's usage and the last 14 days (the fleet view's numbers).
 // Whether an agent is paused comes with the agents list (AgentSummary.paused).
 import { create } from 'zustand';
-import type { AgentControlView } from '../../shared/control';
+import type { AgentControlView } from '../../shared/agents/control';
 
 export interface ControlState {
   byAgent: Record<string, AgentControlView>;

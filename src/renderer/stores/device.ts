@@ -1,7 +1,7 @@
 // A paired phone: its device credential's scope, the /pair page's progress, and its push subscription.
 import { create } from 'zustand';
 import type { DeviceMe } from '../transport';
-import { deviceReachOf, type HandoffItem, type OwnerAction } from '../../shared/owner-api';
+import { deviceReachOf, type HandoffItem, type OwnerAction } from '../../shared/api/owner-api';
 
 export type PairStep =
   | { step: 'form' }
@@ -34,7 +34,7 @@ export const useDevice = deviceStore;
 export const approvalsOnly = (): boolean => deviceStore.getState().me?.scope === 'approvals';
 
 /**
- * Something only the laptop may do: an owner action whose device reach is 'laptop' in the contract (shared/owner-api.ts;
+ * Something only the laptop may do: an owner action whose device reach is 'laptop' in the contract (shared/api/owner-api.ts;
  * the hub refuses it 403 to every paired device, whatever its scope), or the archive export (its own door, owner/http.ts,
  * never for a device).
  */

@@ -1,7 +1,7 @@
 // Settings → Phone: the phone settings, paired devices, their audit list and a pairing while it runs.
 import { create } from 'zustand';
-import type { DeviceAuditEntry, DeviceView, PairingView, PhoneSettings } from '../../shared/devices';
-import type { OwnerResults } from '../../shared/owner-api';
+import type { DeviceAuditEntry, DeviceView, PairingView, PhoneSettings } from '../../shared/features/devices';
+import type { OwnerResults } from '../../shared/api/owner-api';
 
 export type TestPushResult = OwnerResults['devices.test_push'];
 

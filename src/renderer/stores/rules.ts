@@ -1,6 +1,6 @@
 // Standing rules for agents' own permission prompts (rules.list), as the owner last read them.
 import { create } from 'zustand';
-import type { PermissionRuleView } from '../../shared/permission-prompts';
+import type { PermissionRuleView } from '../../shared/features/permission-prompts';
 
 export interface RulesStoreState {
   list: PermissionRuleView[];

@@ -1,6 +1,6 @@
 // Wake runs: the newest runs (by id) and each agent's wake setup, as the owner last read them.
 import { create } from 'zustand';
-import type { WakeLimits, WakeRunView, WakeState } from '../../shared/wake';
+import type { WakeLimits, WakeRunView, WakeState } from '../../shared/agents/wake';
 
 export interface WakeStoreState {
   runs: Record<string, WakeRunView>;

@@ -1,7 +1,7 @@
 // The owner's actions, as the components call them: each runs one owner API action (a refusal becomes a
 // notice) and writes what it answers to the stores; plus the composer's and sidebar's own state.
-import type { OwnerInput } from '../../shared/owner-api';
-import { isPermissionPrompt } from '../../shared/permission-prompts';
+import type { OwnerInput } from '../../shared/api/owner-api';
+import { isPermissionPrompt } from '../../shared/features/permission-prompts';
 import { api } from '../transport';
 import type { AgentKeyResult, ConversationView, Decision, TaskState } from '../model';
 import { conversationsStore } from '../stores/conversations';

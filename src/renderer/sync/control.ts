@@ -1,8 +1,8 @@
 // Owner control: pause / resume one agent or all, daily caps, usage. Writes the agents and
 // control stores; the live stream (live.ts) calls onControlEvent / onBudgetPaused.
-import { USAGE_DAYS, type AgentControlView, type Caps } from '../../shared/control';
-import type { FleetLive } from '../../shared/agents';
-import type { HubLive } from '../../shared/event-log';
+import { USAGE_DAYS, type AgentControlView, type Caps } from '../../shared/agents/control';
+import type { FleetLive } from '../../shared/agents/agents';
+import type { HubLive } from '../../shared/api/event-log';
 import type { EventType } from '../../shared/types';
 import { api } from '../transport';
 import { agentsStore } from '../stores/agents';
@@ -75,7 +75,7 @@ export const setCaps = (agent: string, caps: Partial<Caps>) =>
   });
 
 /** The answer of a pause or resume, shown at once (the lists are re-read after). */
-function markPaused(results: Array<{ agent: { id: string }; paused: import('../../shared/control').PauseInfo | null }>): void {
+function markPaused(results: Array<{ agent: { id: string }; paused: import('../../shared/agents/control').PauseInfo | null }>): void {
   const by = new Map(results.map((r) => [r.agent.id, r.paused]));
   agentsStore.setState((s) => ({ list: s.list.map((a) => (by.has(a.id) ? { ...a, paused: by.get(a.id)! } : a)) }));
 }

@@ -1,7 +1,7 @@
 // A paired phone: the /pair page (claim the code, show the phrase, wait for the laptop's confirmation,
 // keep the credential), the device credential's scope at boot, and "Turn on notifications" (the service worker and
 // the push subscription). Every write of the device store is here.
-import { DEVICE_PAIR_PAGE } from '../../shared/devices';
+import { DEVICE_PAIR_PAGE } from '../../shared/features/devices';
 import { api, deviceDoor, storeDeviceToken, type DoorReply } from '../transport';
 import { deviceStore, type PairStep } from '../stores/device';
 import { sessionStore } from '../stores/session';

@@ -1,7 +1,7 @@
 // Settings → Phone: phone settings, pairing a phone (start, follow by long-poll, confirm, cancel),
 // devices (revoke, test push) and the device audit list. The only writer of the phone store.
 import { api } from '../transport';
-import type { DeviceScope, NtfySettings, PairingState, PairingView, PushContent } from '../../shared/devices';
+import type { DeviceScope, NtfySettings, PairingState, PairingView, PushContent } from '../../shared/features/devices';
 import { phoneStore } from '../stores/phone';
 import { attempt, errorText, toast } from './common';
 

@@ -2,7 +2,7 @@
 // request_id: the rule is added and the prompt decided by it at once), remove one.
 import { api } from '../transport';
 import { rulesStore } from '../stores/rules';
-import { ruleText } from '../../shared/permission-prompts';
+import { ruleText } from '../../shared/features/permission-prompts';
 import { attempt, toast } from './common';
 import { mergeDecidedRequest } from './requests';
 

@@ -1,7 +1,7 @@
 // The owner's files: what the composer may attach, and sending one (files.send) with its upload's progress.
 // The hub processes it as any agent's send_file (type read from the bytes, EXIF/GPS dropped, a thumbnail).
 import { LIMITS } from '../../shared/limits';
-import type { SentFile } from '../../shared/files';
+import type { SentFile } from '../../shared/features/files';
 import { bytes } from '../format';
 import { apiUpload } from '../transport';
 import { errorText } from './common';

@@ -11,7 +11,7 @@ import { conversationsStore } from '../stores/conversations';
 import { sessionStore } from '../stores/session';
 import { deviceStore } from '../stores/device';
 import { transport } from '../transport';
-import { HELD_WHAT } from '../../shared/review';
+import { HELD_WHAT } from '../../shared/features/review';
 import { openView } from './router';
 import { selectHeld } from './held';
 

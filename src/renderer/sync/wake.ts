@@ -1,8 +1,8 @@
 // Wake runs in the UI: load runs and setups, apply live run changes, set/stop, read a run's log tail.
 import { api } from '../transport';
-import type { OwnerInput } from '../../shared/owner-api';
-import type { WakeRunView } from '../../shared/wake';
-import type { HubLive } from '../../shared/event-log';
+import type { OwnerInput } from '../../shared/api/owner-api';
+import type { WakeRunView } from '../../shared/agents/wake';
+import type { HubLive } from '../../shared/api/event-log';
 import { wakeStore } from '../stores/wake';
 import { laptopOnly } from '../stores/device';
 import { attempt, toast } from './common';

@@ -14,7 +14,7 @@ import { presenceOf } from './presence';
 import { harnessOf } from './harness';
 import { endRevokedWaits } from '../identity/key-waits';
 import { findAgent, forgetKeys, newKey, validateName } from '../identity/identities';
-import { type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents';
+import { type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents/agents';
 
 export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
   const config = JSON.parse(u.config) as AgentConfig;

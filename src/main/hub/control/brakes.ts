@@ -32,13 +32,13 @@
 // it and counts through noteSent too, so holding is no way round them.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { BRAKES, type AgentBrakes, type BrakeWord, type BudgetSetting, type ConversationPause } from '../../../shared/brakes';
+import { BRAKES, type AgentBrakes, type BrakeWord, type BudgetSetting, type ConversationPause } from '../../../shared/agents/brakes';
 import type { MessageRow } from '../../store/tables/talk/messages';
 import { allBudgets, allPauses, deletePause, insertPause, recentEvents, setBudgetRow } from '../../store/tables/agents/brakes';
 import { membersOf } from '../../store/tables/talk/conversations';
 import { insertProgress } from '../../store/tables/talk/progress';
 import { tx } from '../../store/db/db';
-import { visibleDeep } from '../../../shared/text';
+import { visibleDeep } from '../../../shared/text/text';
 import { progressView } from '../core/views';
 import { findAgent } from '../identity/identities';
 

@@ -13,11 +13,11 @@
 // about once a second, on close and before the owner reads them. Reaching a cap pauses the agent.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { TOOL_BY_NAME } from '../../../shared/catalog';
+import { TOOL_BY_NAME } from '../../../shared/api/catalog';
 import {
   ALLOWED_WHILE_PAUSED, CAP_NAMES, MESSAGE_TOOLS, NO_CAPS, USAGE_DAYS, capReached, emptyUsage, localDay,
   type AgentControlLive, type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
-} from '../../../shared/control';
+} from '../../../shared/agents/control';
 import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../../store/tables/agents/control';
 import { tx } from '../../store/db/db';
 import { agentRefs, findAgent } from '../identity/identities';
@@ -158,7 +158,7 @@ function refusePaused(p: PauseInfo, tool: string): never {
 
 // ---- pause and resume ------------------------------------------------------------------------------
 
-/** (The same shape as PauseResult in shared/owner-api.ts.) */
+/** (The same shape as PauseResult in shared/api/owner-api.ts.) */
 export interface PauseResult {
   agent: { id: string; name: string };
   paused: PauseInfo | null;

@@ -11,7 +11,7 @@ import type { Hub } from '../core/hub';
 import { onCommit } from '../../store/db/db';
 import { listAgents } from './agents';
 import { liveControls } from './control';
-import type { FleetLive } from '../../../shared/agents';
+import type { FleetLive } from '../../../shared/agents/agents';
 
 export const FLEET_TICK_MS = 200;
 

@@ -11,14 +11,14 @@
 import type { Hub } from '../core/hub';
 import { insertProgress } from '../../store/tables/talk/progress';
 import { tx } from '../../store/db/db';
-import { visibleDeep } from '../../../shared/text';
+import { visibleDeep } from '../../../shared/text/text';
 import { progressView } from '../core/views';
 import { notePresence } from './presence';
 import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
 import { userByName } from '../../store/tables/agents/users';
-import { keyEnvVar } from '../../../shared/snippets';
-import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/harness';
+import { keyEnvVar } from '../../../shared/agents/snippets';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/agents/harness';
 
 declare module '../core/hub' {
   interface HubServices {

@@ -1,10 +1,10 @@
 // Presence: when each agent last called the hub and last did something (a writing tool), kept in memory since the
-// hub started (O(1) per call; nothing is written). The owner's agent state (shared/agent-state.ts) reads it through
+// hub started (O(1) per call; nothing is written). The owner's agent state (shared/agents/agent-state.ts) reads it through
 // the agents list; a change reaches the owner's live stream with the fleet (hub/control/fleet-live.ts).
 import type { Hub } from '../core/hub';
-import { TOOL_BY_NAME } from '../../../shared/catalog';
-import type { RequestPlace } from '../../../shared/places';
-import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agent-state';
+import { TOOL_BY_NAME } from '../../../shared/api/catalog';
+import type { RequestPlace } from '../../../shared/agents/places';
+import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agents/agent-state';
 
 declare module '../core/hub' {
   interface HubServices {

@@ -1,8 +1,8 @@
 // In-process wake-ups and live subscriptions. No polling: waiters are promises resolved on commit.
 
-export type { LiveEvent, LiveItem } from '../../../shared/event-log';
+export type { LiveEvent, LiveItem } from '../../../shared/api/event-log';
 import type { EventType } from '../../../shared/types';
-import type { LiveItem } from '../../../shared/event-log';
+import type { LiveItem } from '../../../shared/api/event-log';
 
 type Waiter = () => void;
 

@@ -1,5 +1,5 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
-import type { ContainersState } from '../../../shared/places';
+import type { ContainersState } from '../../../shared/agents/places';
 import crypto from 'node:crypto';
 import type { Db } from '../../store/db/db';
 import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db/db';
@@ -9,9 +9,9 @@ import { ownerRow, userById, insertUser, type UserRow } from '../../store/tables
 import { getSetting, setSetting, eventByGid } from '../../store/tables/talk/settings';
 import { Bus, tagEventType, type LiveEvent } from './bus';
 import type { EventType, StorageStatus, UserRef } from '../../../shared/types';
-import type { EventData, MessageEventType } from '../../../shared/event-log';
+import type { EventData, MessageEventType } from '../../../shared/api/event-log';
 import { HubError } from '../../../shared/errors';
-import { visibleDeep } from '../../../shared/text';
+import { visibleDeep } from '../../../shared/text/text';
 import { eventView } from './views';
 import { OutsideWrites } from './outside-writes';
 import { JobSlots } from './image-jobs';
@@ -34,7 +34,7 @@ export interface HubOptions {
 }
 
 /**
- * What hub.emit takes for an event of type T: its data as shared/event-log.ts says (none for types without data), the
+ * What hub.emit takes for an event of type T: its data as shared/api/event-log.ts says (none for types without data), the
  * message it is about (msgId, for the types about one message and only for them), and who is woken.
  */
 export type EmitOptions<T extends EventType> = T extends EventType
@@ -239,7 +239,7 @@ export class Hub {
 
   /**
    * Appends one event to a conversation's log, in the caller's transaction. opts.data is the event's data, checked
-   * against its type (shared/event-log.ts EventPayloads); msgId: the message it is about; wake: users named by it, woken
+   * against its type (shared/api/event-log.ts EventPayloads); msgId: the message it is about; wake: users named by it, woken
    * after the commit.
    */
   emit<T extends EventType>(convId: string, type: T, actorId: string | null, opts: EmitOptions<T>): { seq: number; gid: number; at: number } {
@@ -279,7 +279,7 @@ export class Hub {
             if (!value) {
               const row = eventByGid(hub.db, p.gid) as EventWithMessage | undefined;
               if (!row) throw new Error(`event ${p.gid} is not in the log`);
-              value = visibleDeep({ event: eventView(hub, row, hub.ownerId), woken: p.woken }); // the owner reads it (shared/text.ts)
+              value = visibleDeep({ event: eventView(hub, row, hub.ownerId), woken: p.woken }); // the owner reads it (shared/text/text.ts)
             }
             return value;
           },

@@ -3,10 +3,10 @@ import type { Db } from '../../store/db/db';
 import type { EventWithMessage } from '../../store/tables/talk/events';
 import type { MessageRow } from '../../store/tables/talk/messages';
 import { requestById, type RequestRow } from '../../store/tables/talk/requests';
-import type { EventView } from '../../../shared/event-log';
+import type { EventView } from '../../../shared/api/event-log';
 import type { EventType, Intent, MessageView, ProgressKind, ProgressView, Provenance, UserRef } from '../../../shared/types';
 import type { ProgressRow } from '../../store/tables/talk/progress';
-import type { RequestOutcome, RequestView } from '../../../shared/requests';
+import type { RequestOutcome, RequestView } from '../../../shared/features/requests';
 import type { UserRow } from '../../store/tables/agents/users';
 
 /** What views read of the hub: its database and its users (the Hub is one; views never write). */
@@ -112,7 +112,7 @@ export function messageView(hub: ViewSource, m: MessageRow): MessageView {
   return view;
 }
 
-/** An event view while it is built: its data is what hub.emit wrote for its type (typed there, shared/event-log.ts). */
+/** An event view while it is built: its data is what hub.emit wrote for its type (typed there, shared/api/event-log.ts). */
 interface EventViewDraft {
   conv_id: string;
   seq: number;

@@ -9,7 +9,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import type { EventView } from '../../../shared/event-log';
+import type { EventView } from '../../../shared/api/event-log';
 import { eventsOfConversation } from '../../store/tables/talk/events';
 import { insertSummary, latestSummary, pruneSummaries } from '../../store/tables/talk/summaries';
 import { requireMember } from '../talk/access';

@@ -9,7 +9,7 @@ import { isTerminalTask, requireMember, resolveUser, wakeable } from '../talk/ac
 import { requireText } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
 import { conversationView, joinConversation } from '../talk/conversations';
-import type { HandoffItem } from '../../../shared/owner-api';
+import type { HandoffItem } from '../../../shared/api/owner-api';
 
 export interface HandoffResult {
   conv_id: string;

@@ -3,10 +3,10 @@
 // The owner door (owner/actions.ts) calls these; it reaches the store only through the hub.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { toolSchemaVersion } from '../../../shared/catalog';
+import { toolSchemaVersion } from '../../../shared/api/catalog';
 import { PERCH_VERSION } from '../../../shared/version';
 import type { ConversationView } from '../../../shared/types';
-import type { HubInfo } from '../../../shared/owner-api';
+import type { HubInfo } from '../../../shared/api/owner-api';
 import { conversationById, member, setReadSeq, type ConversationRow } from '../../store/tables/talk/conversations';
 import { durabilityOf } from '../../store/db/durability';
 import { conversationView, joinConversation } from '../talk/conversations';

@@ -3,9 +3,9 @@
 // decides it by the rule at once (hub/features/requests.ts), so the waiting hook gets the answer too.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/requests';
-import { PERMISSION_PROMPT_SOURCE, commandOf, ruleMatches, ruleText, type PermissionRuleView } from '../../../shared/permission-prompts';
-import { promptCut } from '../../../shared/prompt-filing';
+import type { OwnerRequestView } from '../../../shared/features/requests';
+import { PERMISSION_PROMPT_SOURCE, commandOf, ruleMatches, ruleText, type PermissionRuleView } from '../../../shared/features/permission-prompts';
+import { promptCut } from '../../../shared/api/prompt-filing';
 import { addPermissionRule, requireMayAdd, type RuleAuthor } from './permission-rules';
 import { decideRequest, getRequestForOwner } from './requests';
 

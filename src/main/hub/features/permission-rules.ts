@@ -3,7 +3,7 @@
 // prompt it matches is decided at once when the hook files it (createRequest, hub/features/requests.ts): the
 // request is recorded already decided, by the owner, with the rule in its comment, and nobody is notified.
 // A request counts as a prompt only as the hook door files it (mcp/hook-door.ts: `perch hook permission-request`
-// and `perch channel` post the prompt there, and the hub builds its title and context, shared/prompt-filing.ts):
+// and `perch channel` post the prompt there, and the hub builds its title and context, shared/api/prompt-filing.ts):
 // marked by that door server-side (never by anything in request_human's input), in the agent's direct
 // conversation with the owner, kind approve for the owner, context.source permission_prompt, the title derived
 // from the tool and its input, and shown whole (a prompt cut to its head and tail is always the owner's). So an
@@ -11,7 +11,7 @@
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { promptCut, promptRequestOf, type PromptFiling } from '../../../shared/prompt-filing';
+import { promptCut, promptRequestOf, type PromptFiling } from '../../../shared/api/prompt-filing';
 import { openDirect } from '../talk/conversations';
 import type { ConversationRow } from '../../store/tables/talk/conversations';
 import type { PromptDoor } from '../identity/key-waits';
@@ -20,7 +20,7 @@ import {
   deletePermissionRule, insertPermissionRule, listPermissionRules, permissionRuleById, permissionRulesFor, samePermissionRule,
   type PermissionRuleRow,
 } from '../../store/tables/agents/permission-rules';
-import { PERMISSION_PROMPT_SOURCE, commandOf, decidingRule, neverAllowed, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/permission-prompts';
+import { PERMISSION_PROMPT_SOURCE, commandOf, decidingRule, neverAllowed, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/features/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
@@ -129,7 +129,7 @@ export function standingDecision(
 /**
  * The request_human input for a harness's prompt filed through the hook door (mcp/hook-door.ts): in the agent's
  * direct conversation with the owner, for the owner, the title and context built by the hub from the tool and its
- * input (shared/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
+ * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
  */
 export function promptRequestInput(hub: Hub, agentId: string, f: PromptFiling): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {
   const conv = openDirect(hub, agentId, hub.ownerId);

@@ -3,14 +3,14 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { ProgressKind, ProgressView } from '../../../shared/types';
-import { visibleDeep } from '../../../shared/text';
+import { visibleDeep } from '../../../shared/text/text';
 import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../../store/tables/talk/progress';
 import { requireMember, requireMessage } from '../talk/access';
 import { tx } from '../../store/db/db';
 import { RateLimiter } from '../core/rate-limit';
 import { progressView } from '../core/views';
 import { agentRefs } from '../identity/identities';
-import type { Activity } from '../../../shared/owner-api';
+import type { Activity } from '../../../shared/api/owner-api';
 import { recordUsage, usageIn } from '../control/control';
 
 const KEEP_PER_AGENT = 2000;
@@ -58,7 +58,7 @@ export function reportProgress(
     if (id % 200 === 0) pruneProgress(hub.db, userId, KEEP_PER_AGENT);
     return id;
   });
-  hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) }); // the owner reads it (shared/text.ts)
+  hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) }); // the owner reads it (shared/text/text.ts)
   recordUsage(hub, userId, input.data); // owner control: reported usage is summed per day; a cost cap reached pauses (hub/control/control.ts)
   return { id, at };
 }

@@ -6,28 +6,28 @@ import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import { matchVisible } from '../../../shared/text';
+import { matchVisible } from '../../../shared/text/text';
 import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
 import { conversationById } from '../../store/tables/talk/conversations';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, pendingRequests, requestById, type RequestRow,
 } from '../../store/tables/talk/requests';
-import { PERMISSION_PROMPT_SOURCE } from '../../../shared/permission-prompts';
+import { PERMISSION_PROMPT_SOURCE } from '../../../shared/features/permission-prompts';
 import { isTerminalTask, requireMember, wakeable } from '../talk/access';
 import { passGates } from '../talk/gates';
 import { requireTitle } from '../talk/conversations';
 import { insertMessageWithEvent } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
-import type { ToolResult } from '../../../shared/catalog';
+import type { ToolResult } from '../../../shared/api/catalog';
 import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
-import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/requests';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/features/requests';
 import { requestView } from '../core/views';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
 import { standingDecision } from './permission-rules';
 import type { PromptDoor } from '../identity/key-waits';
 import { requireAssignees, requireContext, requireOptions, requireTtl } from './request-input';
 
-export type { Decision } from '../../../shared/requests';
+export type { Decision } from '../../../shared/features/requests';
 
 export interface RequestInput {
   conv_id: string;
@@ -49,7 +49,7 @@ export interface DecideInput {
   comment?: string;
 }
 
-export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/requests';
+export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/features/requests';
 
 const DECIDED_STATE: Record<Decision, DecidedRequestState> = {
   approve: 'approved',

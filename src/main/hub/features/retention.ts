@@ -1,4 +1,4 @@
-// Retention rules: the owner's optional limits on how long history is kept (shared/retention.ts says what a rule
+// Retention rules: the owner's optional limits on how long history is kept (shared/features/retention.ts says what a rule
 // means). Rules are set here (retention.set, `perch retention set`), checked first and written in one go (bad input
 // changes nothing); the dry run says what they would remove now; the job that removes it, in small steps between
 // requests, is hub/features/retention-job.ts.
@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/retention';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/features/retention';
 import { conversationById } from '../../store/tables/talk/conversations';
 import {
   autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionExportDir,

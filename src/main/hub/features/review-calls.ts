@@ -9,11 +9,11 @@
 //   update_task   note    held only with a note; a state change or reassignment without one goes through
 //   handoff       note    the handoff is made (and the agent silenced) then
 // A named reaction (react with :name:) is words too, but a reaction that waits for the owner means nothing:
-// it is refused (under_review); one emoji goes through. src/shared/review.ts lists every tool's treatment.
+// it is refused (under_review); one emoji goes through. src/shared/features/review.ts lists every tool's treatment.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { ToolArgs } from '../../../shared/catalog';
-import type { HeldItem, HeldKind } from '../../../shared/review';
+import type { ToolArgs } from '../../../shared/api/catalog';
+import type { HeldItem, HeldKind } from '../../../shared/features/review';
 import { messageById } from '../../store/tables/talk/messages';
 import { checkEdit, editMessage, validateReactionKey } from '../talk/messages';
 import { checkRequest, createRequest } from './requests';

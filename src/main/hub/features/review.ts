@@ -12,7 +12,7 @@ import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import type { HeldItem, HeldSendResult } from '../../../shared/review';
+import type { HeldItem, HeldSendResult } from '../../../shared/features/review';
 import {
   closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, markReviewed, reviewedAgents, setReviewMode,
   type HeldKind, type HeldRow,
@@ -29,7 +29,7 @@ import { storeFile, type PreparedFile } from './files';
 import { findAgent } from '../identity/identities';
 import { agentSummary } from '../control/agents';
 import type { AgentCtx, ToolHandler } from '../identity/tool-handler';
-import type { AgentSummary } from '../../../shared/agents';
+import type { AgentSummary } from '../../../shared/agents/agents';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -75,7 +75,7 @@ const KIND_OF: Record<Send, HeldKind> = { send_message: 'message', send_card: 'c
 const isSend = (n: Reviewable): n is Send => Object.hasOwn(KIND_OF, n);
 
 /**
- * A tool's handler under review mode (hub/tools/tools.ts wraps the tools src/shared/review.ts lists as held or
+ * A tool's handler under review mode (hub/tools/tools.ts wraps the tools src/shared/features/review.ts lists as held or
  * refused): while its agent is under review, a send or a call carrying words is held, a named reaction refused.
  */
 export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {

@@ -6,15 +6,15 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/sessions';
+import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/agents/sessions';
 
-export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/sessions.ts)
+export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/agents/sessions.ts)
 import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/tables/agents/agent-keys';
 import { findAgent, newKey } from './identities';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
 import { userById } from '../../store/tables/agents/users';
-import { DEFAULT_PLACES, readPlaces } from '../../../shared/places';
+import { DEFAULT_PLACES, readPlaces } from '../../../shared/agents/places';
 import { checkedPlaces } from './places';
 
 /** What the agent's own key (and a wake run's key) may do: everything, for ever. */

@@ -6,7 +6,7 @@ import { HubError } from '../../../shared/errors';
 import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
 import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
-import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents';
+import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents/agents';
 
 export const KEY_PREFIX = 'perch_';
 

@@ -4,11 +4,11 @@
 // logs every request in here, and a waiting call asks again here whether its key still works (keyStanding).
 import type { Hub } from '../core/hub';
 import type { UserRow } from '../../store/tables/agents/users';
-import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/sessions';
+import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/agents/sessions';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
 import { MAIN_KEY, scopedKey } from './agent-keys';
 import { RUN_KEY_PREFIX } from './run-keys';
-import { placeAllowed, type RequestPlace } from '../../../shared/places';
+import { placeAllowed, type RequestPlace } from '../../../shared/agents/places';
 import { agentPlaces, notePlaceRefusal } from './places';
 
 /** Which kind of key it was. */

@@ -1,10 +1,10 @@
-// Where a key may connect from (shared/places.ts): the owner sets it per key (the agent's own key, which its wake
+// Where a key may connect from (shared/agents/places.ts): the owner sets it per key (the agent's own key, which its wake
 // runs' keys inherit, and each scoped key); hub/identity/key-login.ts checks it when the key logs in. A key used from a
 // place it is not allowed is refused; the first such refusal of a key from a place is told to the owner on the live
 // stream ({ key_place_refused }), the door logs every one.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPlace } from '../../../shared/places';
+import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPlace } from '../../../shared/agents/places';
 import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/tables/agents/agent-keys';
 import { setUserAllowedFrom, type UserRow } from '../../store/tables/agents/users';
 import { findAgent, forgetKeys } from './identities';

@@ -3,7 +3,7 @@
 // hub/tools/agent-tools.ts runs them (idempotent retries). Kept apart so that features never import the runner.
 import type { Hub } from '../core/hub';
 import type { Caller } from './key-waits';
-import type { ToolArgs, ToolName, ToolResult } from '../../../shared/catalog';
+import type { ToolArgs, ToolName, ToolResult } from '../../../shared/api/catalog';
 
 /** One call of a tool: the hub, the agent, and how it called (signal, key: hub/identity/key-waits.ts). */
 export interface AgentCtx extends Caller {
@@ -14,7 +14,7 @@ export interface AgentCtx extends Caller {
 /**
  * A tool handler. prepare (optional, async) runs before the write; run does the write in one transaction (a read
  * that waits, wait_secs, answers later). run answers the tool's declared result (its output schema in the catalog,
- * src/shared/catalog.ts): a handler answering another shape does not compile.
+ * src/shared/api/catalog.ts): a handler answering another shape does not compile.
  */
 export interface ToolHandler<N extends ToolName = ToolName, P = unknown> {
   prepare?: (ctx: AgentCtx, args: ToolArgs<N>) => Promise<P>;

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/requests';
+import type { OwnerRequestView } from '../../../shared/features/requests';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
 import { tx } from '../../store/db/db';

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/requests';
+import type { OwnerRequestView } from '../../../shared/features/requests';
 import { deletePushSubscription, putPushSubscription } from '../../store/tables/phone/push';
 import { isDeviceLive, ntfyChannel } from './devices';
 import { checkReadToken, isNtfyDevice, ntfyDevice, spendActionToken, type ActionTokenClaims } from './action-tokens';

@@ -1,6 +1,6 @@
 // Paired devices: a phone reaches the hub through the owner's HTTPS front (tailscale serve) with a
 // device credential of its own (`pd_…`, stored only as a hash, revocable one by one) and a scope (approvals:
-// the approvals inbox only; full: the owner's actions except the laptop-only ones, see shared/owner-api.ts
+// the approvals inbox only; full: the owner's actions except the laptop-only ones, see shared/api/owner-api.ts
 // DEVICE_REACH). Every call a device makes is written to the device audit list (refusals of callers without a
 // credential as tallies). Also the phone settings (public URL of the front, push content, ntfy) and the install's
 // VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
@@ -8,11 +8,11 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { deviceActions, deviceLaptopFields, deviceReachOf, isOwnerAction } from '../../../shared/owner-api';
+import { deviceActions, deviceLaptopFields, deviceReachOf, isOwnerAction } from '../../../shared/api/owner-api';
 import {
   DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
   type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
-} from '../../../shared/devices';
+} from '../../../shared/features/devices';
 import {
   allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice, tallyAudit,
   revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
@@ -22,7 +22,7 @@ import { deletePushSubscription } from '../../store/tables/phone/push';
 export type { DeviceRow } from '../../store/tables/phone/devices';
 import { messageById } from '../../store/tables/talk/messages';
 import { activeHandoffsOf, handoffById } from '../../store/tables/talk/handoffs';
-import type { HandoffItem } from '../../../shared/owner-api';
+import type { HandoffItem } from '../../../shared/api/owner-api';
 import { conversationById, member } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 

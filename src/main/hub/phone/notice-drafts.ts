@@ -2,12 +2,12 @@
 // a handoff to the owner, a card addressed to the owner; and their ending), the one place a notice's text is made
 // (noticeSummary, also what the phone fetches in 'ids' mode), and the payload for one device with its own action and
 // read tokens, cut to fit. Sending is notify.ts; nothing here sends.
-import { promptCut } from '../../../shared/prompt-filing';
+import { promptCut } from '../../../shared/api/prompt-filing';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/requests';
-import type { EventView, HubLive } from '../../../shared/event-log';
-import { waitingNoticeBody } from '../../../shared/harness';
+import type { OwnerRequestView } from '../../../shared/features/requests';
+import type { EventView, HubLive } from '../../../shared/api/event-log';
+import { waitingNoticeBody } from '../../../shared/agents/harness';
 import { getRequestForOwner } from '../features/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';

@@ -7,7 +7,7 @@
 // commit, one job at a time, never blocking a write. The device door's push calls (subscribe, a button's token, a
 // read token) are device-push.ts.
 import type { Hub } from '../core/hub';
-import { DEVICE_ACTION_PATH } from '../../../shared/devices';
+import { DEVICE_ACTION_PATH } from '../../../shared/features/devices';
 import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../../store/tables/phone/push';
 import { ntfyChannel, publicUrl, vapidKeys, type NtfyChannel } from './devices';
 import { mintActionToken, ntfyDevice } from './action-tokens';

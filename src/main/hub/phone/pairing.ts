@@ -8,7 +8,7 @@ import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { Waiters } from '../core/bus';
 import { HubError } from '../../../shared/errors';
-import { PAIRING_TTL_MS, type DeviceScope, type DeviceView, type PairingStart, type PairingState, type PairingView } from '../../../shared/devices';
+import { PAIRING_TTL_MS, type DeviceScope, type DeviceView, type PairingStart, type PairingState, type PairingView } from '../../../shared/features/devices';
 import {
   cancelPairingRow, claimPairingRow, confirmPairingRow, deleteOldPairings, deliverPairingRow, deviceById, insertPairing,
   pairingByCodeHash, pairingById, type PairingRow,

@@ -11,7 +11,7 @@
 // open window and the members' get_updates learn of it; nobody is woken by them.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { TOOL_BY_NAME, type ToolName } from '../../../shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
 import { archivedCount, conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { messageById } from '../../store/tables/talk/messages';

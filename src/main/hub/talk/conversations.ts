@@ -4,7 +4,7 @@ import { conversationPause } from '../control/brakes';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { ConversationKind, ConversationView, MemberRole } from '../../../shared/types';
-import type { EventPayloads } from '../../../shared/event-log';
+import type { EventPayloads } from '../../../shared/api/event-log';
 import {
   allConversations, conversationByDirectKey, conversationById, conversationsOf, insertConversation, insertMember,
   member, membersOf, seqOfNthLatestMessage, type ConversationRow,

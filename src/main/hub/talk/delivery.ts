@@ -2,7 +2,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import type { EventView } from '../../../shared/event-log';
+import type { EventView } from '../../../shared/api/event-log';
 import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../../store/tables/talk/events';
 import { eventView } from '../core/views';
 import { tx } from '../../store/db/db';

@@ -1,7 +1,7 @@
 // The gates of an agent's call, in order, in one place: AGENT_GATES below is the whole list, each gate named, and its
 // order is the order an agent meets them. Adding a gate is one line in it. The first gate that refuses answers the
 // call with its error (codes and messages are part of the agent contract: tests check them, test/gates.test.ts).
-// What a gate needs of a tool comes from the catalog's declaration of it (src/shared/catalog.ts: scope, readOnly),
+// What a gate needs of a tool comes from the catalog's declaration of it (src/shared/api/catalog.ts: scope, readOnly),
 // never from the tool's code.
 //
 // A gate's stage says what it reads, and so where it is asked (each stage is asked by passGates or gateRefusal at one
@@ -19,7 +19,7 @@
 // The write stages run for people too (the owner's sends use the same writes); their gates let a person through.
 import type { Hub } from '../core/hub';
 import type { HubError } from '../../../shared/errors';
-import { TOOL_BY_NAME, type ToolName } from '../../../shared/catalog';
+import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
 import type { MessageRow } from '../../store/tables/talk/messages';
 import { MAIN_KEY, scopeRefusal, type KeyAuth } from '../identity/agent-keys';
 import { refuseIfPaused } from '../control/control';

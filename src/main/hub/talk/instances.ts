@@ -6,8 +6,8 @@ import { scopeRefusal, type KeyAuth } from '../identity/agent-keys';
 import { refuseWriteIfPaused } from '../control/control';
 import { HubError } from '../../../shared/errors';
 import type { MessageView } from '../../../shared/types';
-import type { EventView } from '../../../shared/event-log';
-import { isReadOnlyKey, KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/sessions';
+import type { EventView } from '../../../shared/api/event-log';
+import { isReadOnlyKey, KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/agents/sessions';
 import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/tables/talk/instances';
 import { membersOf } from '../../store/tables/talk/conversations';
 
@@ -31,7 +31,7 @@ export function instanceName(raw: string | undefined): string | undefined {
 /**
  * Records that the agent's session `name` was seen (and its note, when given). Beyond MAX_INSTANCES names
  * the least recently seen ones are dropped with their positions. On a full disk the sighting is skipped. A
- * read-only key's call is no sighting (shared/sessions.ts isReadOnlyKey): it observes the agent, it is not its session.
+ * read-only key's call is no sighting (shared/agents/sessions.ts isReadOnlyKey): it observes the agent, it is not its session.
  */
 export function seeInstance(hub: Hub, userId: string, name: string, note?: string, key?: KeyAuth): void {
   if (isReadOnlyKey(key)) return;

@@ -5,7 +5,7 @@ import { newTimeOrderedId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { MessageView } from '../../../shared/types';
-import type { EventView } from '../../../shared/event-log';
+import type { EventView } from '../../../shared/api/event-log';
 import {
   addPin, addReaction, editMessageText, hiddenOf, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
   removePin, removeReaction, searchMessages, setHidden, threadReplies, type MessageRow,

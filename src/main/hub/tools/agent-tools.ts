@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import { toolSchemaVersion, type ToolArgs, type ToolName } from '../../../shared/catalog';
+import { toolSchemaVersion, type ToolArgs, type ToolName } from '../../../shared/api/catalog';
 import { idempotentResult, saveIdempotentResult } from '../../store/tables/talk/messages';
 import { resolveUser } from '../talk/access';
 import { addMember, createGroup, listConversations, openDirect } from '../talk/conversations';
@@ -12,12 +12,12 @@ import { editMessage, getHistory, getThread, listPins, react, recallMessage, sea
 import { getUpdates } from '../talk/delivery';
 import { reportProgress } from '../features/progress';
 import { agentBrakes } from '../control/brakes';
-import type { AgentConfig } from '../../../shared/agents';
+import type { AgentConfig } from '../../../shared/agents/agents';
 import { PERCH_VERSION } from '../../../shared/version';
 import { reviewStatus } from '../features/review';
 import { controlForAgent } from '../control/control';
 import { presenceOf } from '../control/presence';
-import type { PlaceName } from '../../../shared/places';
+import type { PlaceName } from '../../../shared/agents/places';
 import type { AgentCtx, ToolHandler, ToolHandlers } from '../identity/tool-handler';
 import { whoamiSessions } from '../talk/instances';
 

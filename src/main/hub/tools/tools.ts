@@ -1,9 +1,9 @@
-// Every agent tool's handler, in ONE typed map: a tool of the catalog (src/shared/catalog.ts) without a
+// Every agent tool's handler, in ONE typed map: a tool of the catalog (src/shared/api/catalog.ts) without a
 // handler here, or a misspelt name, is a compile error. Each handler lives in its feature module
 // (go-to-definition on a key leads there); the MCP door calls callAgentTool.
-import { isReadOnlyKey } from '../../../shared/sessions';
+import { isReadOnlyKey } from '../../../shared/agents/sessions';
 import { HubError } from '../../../shared/errors';
-import type { ToolName } from '../../../shared/catalog';
+import type { ToolName } from '../../../shared/api/catalog';
 import type { Hub } from '../core/hub';
 import type { Caller } from '../identity/key-waits';
 import { coreTools, runToolHandler } from './agent-tools';
@@ -68,7 +68,7 @@ export const toolHandlers = {
 } satisfies ToolHandlers;
 
 /** What a tool's handler answers (the structuredContent of its MCP result, less request_id): its catalog output schema's type. */
-export type { ToolResult } from '../../../shared/catalog';
+export type { ToolResult } from '../../../shared/api/catalog';
 
 /** The tools with a handler: every tool of the catalog (the map above is checked against it). */
 export function implementedTools(): Set<ToolName> {
@@ -82,7 +82,7 @@ export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: R
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
   const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });
   // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
-  // not make at all is not the agent working, and a read-only key's call is not the agent at all (shared/sessions.ts).
+  // not make at all is not the agent working, and a read-only key's call is not the agent at all (shared/agents/sessions.ts).
   const present = refused?.gate !== 'scope' && !isReadOnlyKey(caller.key);
   if (present) notePresence(hub, agentId, name);
   if (refused) return Promise.reject(refused.error);

@@ -1,7 +1,7 @@
 // Wake runs, the launcher's interface: what the policy (hub/waking/wake-runs.ts) asks of the OS side. Starting
 // processes and POSTing webhooks is done by src/main/wake/runner.ts (ProcessLauncher), which app.ts gives the policy;
 // the hub itself never spawns or speaks HTTP.
-import type { WakeAction, WakeRunView, WakeSummary } from '../../../shared/wake';
+import type { WakeAction, WakeRunView, WakeSummary } from '../../../shared/agents/wake';
 
 export interface WakeLaunch {
   runId: string;

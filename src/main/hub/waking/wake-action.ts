@@ -7,7 +7,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { deleteWakeAction, putWakeAction, wakeActionOf } from '../../store/tables/agents/wake';
-import { WAKE_DEFAULTS, WAKE_LIMIT_RANGE, type WakeAction, type WakeState } from '../../../shared/wake';
+import { WAKE_DEFAULTS, WAKE_LIMIT_RANGE, type WakeAction, type WakeState } from '../../../shared/agents/wake';
 import './wake-runs'; // hub.services.wakeRuns (its HubServices field is declared there)
 import { wakeState } from './wake-views';
 

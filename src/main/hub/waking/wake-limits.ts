@@ -6,7 +6,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { setSetting } from '../../store/tables/talk/settings';
 import { sql } from '../../store/db/db';
-import { WAKE_LIMIT_RANGE, type WakeLimits } from '../../../shared/wake';
+import { WAKE_LIMIT_RANGE, type WakeLimits } from '../../../shared/agents/wake';
 import { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-runs';
 
 export interface WakeLimitsInput {

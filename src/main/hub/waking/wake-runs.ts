@@ -25,7 +25,7 @@ import {
 } from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS, defaultAtOnce, type WakeAction, type WakeLimits, type WakeQueued, type WakeResources, type WakeRunStatus, type WakeRunView, type WakeSummary,
-} from '../../../shared/wake';
+} from '../../../shared/agents/wake';
 import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */

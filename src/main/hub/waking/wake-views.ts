@@ -5,7 +5,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { listWakeRuns, runsStartedSince, wakeActionOf, wakeRunById, type WakeActionRow } from '../../store/tables/agents/wake';
-import type { WakeAction, WakeRunView, WakeState } from '../../../shared/wake';
+import type { WakeAction, WakeRunView, WakeState } from '../../../shared/agents/wake';
 import { runView, type WakeRuns } from './wake-runs';
 
 export function wakeState(hub: Hub, nameOrId: string): WakeState {

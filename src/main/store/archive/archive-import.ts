@@ -18,7 +18,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { sql, type Db } from '../db/db';
 import { ownerRow } from '../tables/agents/users';
-import { IMAGE_MIME, sniffImage } from '../../../shared/files';
+import { IMAGE_MIME, sniffImage } from '../../../shared/features/files';
 import type { ArchiveKind, Manifest } from './archive-kinds';
 import { ArchiveError, walkArchive } from './archive-read';
 import { NoSpaceError, freeBytes, isNoSpace } from '../backup/disk-space';

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
-import { tooDeep } from '../../../shared/json-depth';
+import { tooDeep } from '../../../shared/text/json-depth';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, KIND_BY_NAME, SAFE_ID, type ArchiveKind, type Manifest, type ManifestEntry } from './archive-kinds';
 import { ArchiveError, readTar } from './archive-tar';
 import { checkRowValues } from './archive-rows';

@@ -3,9 +3,9 @@
 // takes; texts are within the hub's limits (shared/limits.ts); columns that hold JSON parse, within the depth and
 // size the live API takes; kinds, roles and states are ones the hub writes. store/archive/archive-read.ts calls
 // checkRowValues on every line it reads; the references between rows are checked by store/archive/archive-import.ts.
-import { NAME_PATTERN } from '../../../shared/agents';
-import { MIME_TOKEN } from '../../../shared/files';
-import { tooDeep } from '../../../shared/json-depth';
+import { NAME_PATTERN } from '../../../shared/agents/agents';
+import { MIME_TOKEN } from '../../../shared/features/files';
+import { tooDeep } from '../../../shared/text/json-depth';
 import { LIMITS } from '../../../shared/limits';
 import { REQUEST_KINDS, REQUEST_STATES } from '../../../shared/types';
 import { ArchiveError } from './archive-tar';

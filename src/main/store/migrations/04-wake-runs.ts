@@ -5,7 +5,7 @@ export const migration04: Migration = {
   version: 4,
   name: 'wake runs',
   // - wake_actions: what the owner configured to start an agent that is not listening (one row per
-  //   agent; action is JSON, see shared/wake.ts); enabled goes 0 after repeated failures (off_reason).
+  //   agent; action is JSON, see shared/agents/wake.ts); enabled goes 0 after repeated failures (off_reason).
   // - wake_runs: every run, its status, why it was woken and its captured output's file.
   sql: /* sql */ `
 CREATE TABLE wake_actions (

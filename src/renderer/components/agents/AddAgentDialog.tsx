@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import type { AgentKeyResult } from '../../model';
 import { addAgent } from '../../sync';
 import { Dialog } from '../common';
-import { nameProblem, suggestName } from '../../../shared/agents';
+import { nameProblem, suggestName } from '../../../shared/agents/agents';
 
 export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (r: AgentKeyResult) => void }) {
   const [name, setName] = useState('');

@@ -1,5 +1,5 @@
 // An agent's connection snippets again, after its key dialog closed.
-import { awaySnippets, connectionSnippets, keyEnvVar } from '../../../shared/snippets';
+import { awaySnippets, connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
 import { useSession } from '../../stores/session';
 import { Dialog } from '../common';
 import { Snippets } from './Snippets';

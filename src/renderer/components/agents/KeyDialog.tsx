@@ -1,6 +1,6 @@
 // An agent's key, shown once (when added or rotated), with its connection snippets.
 import type { AgentKeyResult } from '../../model';
-import { keyEnvVar, keyExportLine } from '../../../shared/snippets';
+import { keyEnvVar, keyExportLine } from '../../../shared/agents/snippets';
 import { CopyButton, Dialog } from '../common';
 import { Snippets } from './Snippets';
 

@@ -14,7 +14,7 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
   { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json, with the key in place of the variable (Zed does not read your shell’s environment):' },
   { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):' },
-  // For keys that may connect from containers or the tailnet (shared/snippets.ts awaySnippets); the hub runs with --containers.
+  // For keys that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets); the hub runs with --containers.
   { key: 'docker_run', label: 'Docker', hint: 'Start the container with the key passed by name (-e takes it from your environment; never the key on the command line or in the image). Linux needs the --add-host line:' },
   { key: 'podman_run', label: 'Podman', hint: 'Podman names this computer host.containers.internal:' },
   { key: 'devcontainer', label: 'devcontainer.json', hint: 'Merge into the project’s .devcontainer/devcontainer.json; the key comes from your environment (localEnv):' },

@@ -4,7 +4,7 @@ import { useEffect } from 'react';
 import { useRules } from '../../stores/rules';
 import { loadRules, removeRule } from '../../sync';
 import { dateTimeOf } from '../../format';
-import type { PermissionRuleView } from '../../../shared/permission-prompts';
+import type { PermissionRuleView } from '../../../shared/features/permission-prompts';
 
 /** " on the laptop" / " from <device>" (nothing for a rule added before Perch recorded who added it). */
 function addedBy(r: PermissionRuleView): string {

@@ -1,5 +1,5 @@
 // Settings → Phone, the audit list: what devices did, refusals marked; Refresh re-reads it with the devices.
-import type { DeviceAuditEntry } from '../../../shared/devices';
+import type { DeviceAuditEntry } from '../../../shared/features/devices';
 import { usePhone } from '../../stores/phone';
 import { loadDeviceAudit, loadDevices } from '../../sync';
 import { dateTimeOf } from '../../format';

@@ -1,6 +1,6 @@
 // Settings → Phone, the paired devices: last use, notifications, a test push and its result, revoke (confirmed).
 import { useState } from 'react';
-import type { DeviceView } from '../../../shared/devices';
+import type { DeviceView } from '../../../shared/features/devices';
 import { usePhone, type TestPushResult } from '../../stores/phone';
 import { revokeDevice, sendTestPush } from '../../sync';
 import { useNow } from '../../hooks';

@@ -1,7 +1,7 @@
 // Settings → Phone, pairing: the form (name, scope), the QR code and link while it waits for the phone, the phrase
 // both screens show, and the outcome.
 import { useEffect, useState } from 'react';
-import type { DeviceScope, PairingView } from '../../../shared/devices';
+import type { DeviceScope, PairingView } from '../../../shared/features/devices';
 import { usePhone, type PairingRun } from '../../stores/phone';
 import { cancelPairing, clearPairing, confirmPairing, markPairingExpired, startPairing } from '../../sync';
 import { useNow } from '../../hooks';

@@ -4,7 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useSession } from '../../stores/session';
 import { savePublicUrl } from '../../sync';
 import { CopyButton } from '../common';
-import { HTTP_PUBLIC_URL_NOTE } from '../../../shared/devices';
+import { HTTP_PUBLIC_URL_NOTE } from '../../../shared/features/devices';
 
 export function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | null; loaded: boolean }) {
   const info = useSession((s) => s.info);

@@ -1,5 +1,5 @@
 // Settings → Phone, what a push carries: a short summary, or only ids (the phone fetches the details when opened).
-import type { PushContent } from '../../../shared/devices';
+import type { PushContent } from '../../../shared/features/devices';
 import { setPushContent } from '../../sync';
 
 export function PushSection({ content }: { content: PushContent }) {

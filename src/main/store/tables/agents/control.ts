@@ -1,6 +1,6 @@
 // Owner control of agents: pauses, daily caps and daily usage counters.
 import { sql, type Db } from '../../db/db';
-import type { UsageDay } from '../../../../shared/control';
+import type { UsageDay } from '../../../../shared/agents/control';
 
 export interface ControlRow {
   user_id: string;
@@ -31,7 +31,7 @@ export function setCaps(db: Db, userId: string, caps: { cost_usd: number | null;
     .run(userId, caps.cost_usd, caps.messages, caps.tool_calls);
 }
 
-/** A usage_daily row: one agent's UsageDay (shared/control.ts). */
+/** A usage_daily row: one agent's UsageDay (shared/agents/control.ts). */
 export type UsageRow = UsageDay & { user_id: string };
 
 /** Adds a delta to one agent's day (a small upsert: one row per agent per day). */

@@ -1,7 +1,7 @@
 // Paired devices, pairings and the device audit list (hub/phone/devices.ts and hub/phone/pairing.ts call these).
 // SQL only: no rules here. Tables from migration 8.
 import { sql, type Db } from '../../db/db';
-import type { DeviceAuditEntry } from '../../../../shared/devices';
+import type { DeviceAuditEntry } from '../../../../shared/features/devices';
 
 export interface DeviceRow {
   id: string;
@@ -52,7 +52,7 @@ export function touchDeviceRow(db: Db, id: string, at: number): void {
 
 // ---- audit ---------------------------------------------------------------------------------
 
-/** A row of device_audit is the audit entry the owner reads (shared/devices.ts), column for column. */
+/** A row of device_audit is the audit entry the owner reads (shared/features/devices.ts), column for column. */
 export type DeviceAuditRow = DeviceAuditEntry;
 
 /** How many audit entries (single calls) the hub keeps (oldest dropped first). */

@@ -1,8 +1,8 @@
 // Review mode: which agents are under review, and their held sends (hub/features/review.ts).
 import { sql, type Db } from '../../db/db';
 
-export type { HeldKind } from '../../../../shared/review';
-import type { HeldKind } from '../../../../shared/review';
+export type { HeldKind } from '../../../../shared/features/review';
+import type { HeldKind } from '../../../../shared/features/review';
 export type HeldState = 'held' | 'sent' | 'discarded';
 
 export interface HeldRow {

@@ -1,12 +1,12 @@
-// What the agent tools answer: the zod shapes the catalog's output schemas (src/shared/catalog.ts, each tool's
+// What the agent tools answer: the zod shapes the catalog's output schemas (src/shared/api/catalog.ts, each tool's
 // makeOutput) are built from. A handler's return type is derived from its tool's schema (ToolResult in the
 // catalog), so a handler answering another shape does not compile. Objects are open (z.object): the MCP door adds
 // request_id (or call_request_id) to every answer, and a field added later must not break a client that validates.
 // Pure TypeScript: no Node, no DOM. Every builder makes its schema on first use (the hub's cold start builds none).
 import { z } from 'zod';
-import { EVENT_TYPES, INTENTS, REQUEST_KINDS, REQUEST_STATES, TASK_STATES } from './types';
-import { KEY_SCOPES } from './sessions';
-import { PLACE_NAMES } from './places';
+import { EVENT_TYPES, INTENTS, REQUEST_KINDS, REQUEST_STATES, TASK_STATES } from '../types';
+import { KEY_SCOPES } from '../agents/sessions';
+import { PLACE_NAMES } from '../agents/places';
 
 /** Memoizes a schema builder: the schema is made on first use (not at module load) and then shared. */
 const once = <T>(make: () => T): (() => T) => {

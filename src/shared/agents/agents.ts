@@ -1,5 +1,5 @@
 // Agents and their role config, as every door shows them.
-import type { UserKind } from './types';
+import type { UserKind } from '../types';
 import type { AgentBrakes } from './brakes';
 
 /** Lowercase a-z 0-9 - _, 1..40 characters, starting with a letter or digit. */
@@ -53,15 +53,15 @@ export interface AgentSummary {
   waiting: boolean;
   /** Review mode: the agent's sends are held for the owner (hub/features/review.ts). */
   review: boolean;
-  /** Owner control: why the agent is paused, or null when it runs (shared/control.ts). */
+  /** Owner control: why the agent is paused, or null when it runs (shared/agents/control.ts). */
   paused: import('./control').PauseInfo | null;
   /** Its brakes (hub/control/brakes.ts): budget per hour per conversation and the fixed numbers. */
   brakes?: AgentBrakes;
-  /** When it last called and last worked, since the hub started (hub/control/presence.ts; the agent state, shared/agent-state.ts). */
+  /** When it last called and last worked, since the hub started (hub/control/presence.ts; the agent state, shared/agents/agent-state.ts). */
   presence?: import('./agent-state').AgentPresence;
   /** Its harness session's last hook event (Claude Code, Codex: hub/control/harness.ts), or null. */
   harness?: import('./harness').HarnessStatus | null;
-  /** Where its own key (and its wake runs' keys) may connect from (shared/places.ts). */
+  /** Where its own key (and its wake runs' keys) may connect from (shared/agents/places.ts). */
   from?: string[];
 }
 

@@ -4,7 +4,7 @@
 // owner reads is always the tool input's own). A prompt too long to show whole is "cut": its context says so
 // (context.cut), its preview is the head and the tail of what would run, and no standing rule decides it.
 // Pure, and free of heavy imports: the hook's bundle (dist/hook.js) and the channel's use it too.
-import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from './permission-prompts';
+import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../features/permission-prompts';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 // Files and images as messages carry them and as links hand them out. Pure.
-import type { SentMessage } from './types';
+import type { SentMessage } from '../types';
 
 export type ImageType = 'jpeg' | 'png' | 'gif' | 'webp';
 export const IMAGE_MIME: Record<ImageType, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };

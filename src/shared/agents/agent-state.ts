@@ -2,7 +2,7 @@
 // the phone. In order of precedence:
 //   needs you  something waits for the owner: a pending request to the owner, a held item (review mode), a handoff
 //              to the owner, the agent's task waits for input (input_required), or its harness session waits for
-//              its user (a Notification hook: shared/harness.ts);
+//              its user (a Notification hook: shared/agents/harness.ts);
 //   paused     by the owner or a daily cap: nothing it does goes through until the owner resumes it (a paused agent
 //              keeps waiting in get_updates, so it would otherwise always look connected);
 //   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS — unless its harness
@@ -34,7 +34,7 @@ export interface AgentPresence {
   active_at: number | null;
   /** When its current stretch of work began: the first writing call after WORKING_MS without one. */
   busy_since: number | null;
-  /** Where its last request came from (shared/places.ts): local, containers or tailnet, in words and the caller's address. */
+  /** Where its last request came from (shared/agents/places.ts): local, containers or tailnet, in words and the caller's address. */
   from?: { place: string; via: string; address: string };
 }
 

@@ -2,11 +2,11 @@
 // read it (EventView, one variant per type), and the owner's live stream (LiveItem, with the hub's status values in
 // HubLive). hub.emit is typed by EventPayloads, so a misspelt or missing field fails to compile where an event is
 // written, and a reader that narrows on ev.type reads typed fields. Pure: no Node, no DOM.
-import type { ConversationKind, DecidedRequestState, EventType, MessageView, ProgressView, RequestKind, RequestOutcome, RequestView, StorageStatus, TaskState, UserRef } from './types';
-import type { HeldKind } from './review';
-import type { PauseBy, CapName } from './control';
-import type { FleetLive } from './agents';
-import type { WakeRunView } from './wake';
+import type { ConversationKind, DecidedRequestState, EventType, MessageView, ProgressView, RequestKind, RequestOutcome, RequestView, StorageStatus, TaskState, UserRef } from '../types';
+import type { HeldKind } from '../features/review';
+import type { PauseBy, CapName } from '../agents/control';
+import type { FleetLive } from '../agents/agents';
+import type { WakeRunView } from '../agents/wake';
 
 /** floor.released: the holder's time ran out (no actor), another agent was given the floor, or it was released. */
 export type FloorReleasedData =
@@ -34,7 +34,7 @@ export interface EventPayloads {
   'request.decided': { request_id: string; state: DecidedRequestState; outcome: RequestOutcome };
   'request.expired': { request_id: string; state: 'expired'; expires_at: number };
   'request.cancelled': { request_id: string; state: 'cancelled' };
-  /** value: the button's id, or the form's values (shared/cards.ts). */
+  /** value: the button's id, or the form's values (shared/features/cards.ts). */
   'card.response': { msg_id: string; block_id: string; value: unknown; by: UserRef };
   'handoff.created': { handoff_id: number; agent: UserRef; to: UserRef; note: string };
   /**
@@ -205,7 +205,7 @@ export interface HubLive {
    */
   message_hidden: MessageHiddenLive;
   /** An agent's harness session waits for its user (a Notification hook: hub/control/harness.ts). */
-  harness_waiting: { agent: { id: string; name: string }; harness: import('./harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
+  harness_waiting: { agent: { id: string; name: string }; harness: import('../agents/harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
   /** A key was used from a place it may not connect from (hub/identity/places.ts): once per agent, key and place. */
   key_place_refused: KeyPlaceRefused;
 }

@@ -13,9 +13,9 @@
 //                (version 1) beforeShellExecution and beforeMCPExecution → perch hook permission-request --harness cursor;
 //                project scope: DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
 // Every hook entry is built in one place (hookEntry, cursorHookEntry). Other clients get their snippet
-// (src/shared/snippets.ts) to paste; they have no permission hook Perch answers.
+// (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './snippets';
-import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from './toml-table';
+import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from '../text/toml-table';
 
 /** The prefix of Perch's MCP server names (before this change, one agent's entry was named just this). */
 export const SERVER_NAME = 'perch';

@@ -2,8 +2,8 @@
 // Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/catalog.test.ts checks it).
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
-import { LIMITS } from './limits';
-import { MAX_INSTANCE_NOTE_CHARS, type KeyScope } from './sessions';
+import { LIMITS } from '../limits';
+import { MAX_INSTANCE_NOTE_CHARS, type KeyScope } from '../agents/sessions';
 import * as R from './tool-results';
 
 export interface ToolSpec<S extends z.ZodObject = z.ZodObject, O extends ToolOutput = ToolOutput> {

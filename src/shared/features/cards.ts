@@ -1,5 +1,5 @@
 // A card's shape: blocks people answer by clicking a button or filling a form. Pure.
-import type { UserRef } from './types';
+import type { UserRef } from '../types';
 
 export const CARD_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const BLOCK_TYPES = ['text', 'buttons', 'form'] as const;

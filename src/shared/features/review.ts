@@ -1,7 +1,7 @@
 // Review mode (hub/features/review.ts): a held write as the owner sees it in the Approvals inbox, and what review
 // mode does to each tool of the catalog.
-import type { ToolName } from './catalog';
-import type { UserRef } from './types';
+import type { ToolName } from '../api/catalog';
+import type { UserRef } from '../types';
 
 /**
  * What is held: a send (message, card, file), or another write others would read (review-calls.ts):

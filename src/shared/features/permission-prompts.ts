@@ -1,7 +1,7 @@
 // Agents' own permission prompts (a harness's PermissionRequest hook, `perch hook permission-request`) as Perch
 // files them, and the owner's standing rules for them. Pure, and free of heavy imports: the hook's own bundle
 // (dist/hook.js) uses it, and so does the hub (hub/features/permission-rules.ts).
-import { codeRunningOption, shellWords } from './shell-words';
+import { codeRunningOption, shellWords } from '../text/shell-words';
 
 /** The request's title limit (LIMITS.maxTitleChars, not imported to keep the hook's bundle small). */
 const MAX_TITLE_CHARS = 200;
@@ -55,7 +55,7 @@ export const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
 
 /**
  * Why no allow rule with a prefix can ever match this command ("a ;", "quotes or backslashes"), if none can: it is not written as its plain words
- * (quotes, backslashes), or it expands, chains or redirects (shared/shell-words.ts), so what runs is not what a
+ * (quotes, backslashes), or it expands, chains or redirects (shared/text/shell-words.ts), so what runs is not what a
  * prefix reads. Such a prompt always goes to the owner.
  */
 export function neverAllowed(command: string): string | undefined {
@@ -73,7 +73,7 @@ function inOrder(want: readonly string[], words: readonly string[]): boolean {
 
 /**
  * Whether a rule applies to a prompt of `tool` with `command`. Rules read the command's words as the shell splits
- * them, quotes removed (shared/shell-words.ts): `git "push"`, `git pu''sh` and `git  push` are all git push.
+ * them, quotes removed (shared/text/shell-words.ts): `git "push"`, `git pu''sh` and `git  push` are all git push.
  * - An allow rule's prefix covers the commands whose first words are its words, with ANY arguments after them
  *   ("npm test" matches "npm test -- --watch", not "npm testify") — except a command with quotes, backslashes,
  *   expansion, globs, chaining or redirection (; & | ` $ ( ) < > * ? [ { ~ or a line break), or with an option

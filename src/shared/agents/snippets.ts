@@ -3,7 +3,7 @@
 // and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
 // (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
 // place saying where the key comes from. Claude Code, Codex and Cursor are connected by `perch connect` (MCP entry
-// and hooks at once: src/shared/harness-config.ts), the others by their own config.
+// and hooks at once: src/shared/agents/harness-config.ts), the others by their own config.
 
 /** The mcp-remote release the Claude Desktop snippet runs (the bridge from stdio to Perch's HTTP endpoint). */
 export const MCP_REMOTE_VERSION = '0.15.1';
@@ -77,7 +77,7 @@ export interface AwayUrls {
 }
 
 /**
- * Ready snippets for an agent whose key may connect from containers or the tailnet (shared/places.ts). The key
+ * Ready snippets for an agent whose key may connect from containers or the tailnet (shared/agents/places.ts). The key
  * stays in the environment variable PERCH_KEY_<AGENT>: passed into a container by name (`-e VAR`, no value in argv),
  * read by devcontainer's remoteEnv from the host's environment, expanded by the client from .mcp.json; never
  * written into an image, a command line or a file.

@@ -3,7 +3,7 @@
 
 /**
  * What a paired device may do. approvals (the default): the approvals inbox only; full: the owner's actions except
- * the laptop-only ones. Each owner action says which devices may call it (its `device` in shared/owner-api.ts:
+ * the laptop-only ones. Each owner action says which devices may call it (its `device` in shared/api/owner-api.ts:
  * approvals, full or laptop); anything else answers 403 forbidden (and is written to the device audit list).
  */
 /** What `perch serve` and Settings → Phone say of a public URL that is http:, not https: (it is allowed, but phones need https). */

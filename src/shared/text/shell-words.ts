@@ -1,4 +1,4 @@
-// A command line as a POSIX shell would split it into words, for standing rules (shared/permission-prompts.ts):
+// A command line as a POSIX shell would split it into words, for standing rules (shared/features/permission-prompts.ts):
 // rules match the unquoted words, so `git "push"`, `git pu''sh` and `git  push` are all the words git, push.
 // Pure and free of imports: the hook's own bundle (dist/hook.js) and the renderer use it too.
 //

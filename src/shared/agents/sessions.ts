@@ -1,6 +1,6 @@
 // Sessions of one agent (instance names), scoped keys and read receipts: the shapes every door shows.
 // Pure TypeScript: no Node, no DOM.
-import type { UserRef } from './types';
+import type { UserRef } from '../types';
 
 /** What a key may do. Every tool of the catalog names the one it needs (ToolSpec.scope). */
 export const KEY_SCOPES = ['read', 'write', 'files', 'state', 'ask'] as const;
@@ -38,7 +38,7 @@ export interface AgentKeyView {
   revoked: boolean;
   revoked_at: number | null;
   expired: boolean;
-  /** Where the key may connect from (shared/places.ts): local, containers, tailnet, IPv4 ranges. */
+  /** Where the key may connect from (shared/agents/places.ts): local, containers, tailnet, IPv4 ranges. */
   from: string[];
 }
 

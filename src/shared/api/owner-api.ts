@@ -1,25 +1,25 @@
 // The owner API contract: every action the owner (the one human) can take, with its input schema.
 // Served over loopback HTTP (POST /api/owner/<action>) and Electron IPC; the UI sees only this.
 import { z } from 'zod';
-import { LIMITS } from './limits';
-import { MAX_PLACES, type ContainersState } from './places';
-import { BRAKES, type AgentBrakes } from './brakes';
-import { INTENTS, PROGRESS_KINDS, TASK_STATES } from './types';
-import type { ConversationView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from './types';
+import { LIMITS } from '../limits';
+import { MAX_PLACES, type ContainersState } from '../agents/places';
+import { BRAKES, type AgentBrakes } from '../agents/brakes';
+import { INTENTS, PROGRESS_KINDS, TASK_STATES } from '../types';
+import type { ConversationView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from '../types';
 import type { EventView } from './event-log';
-import type { AgentSummary } from './agents';
-import type { OwnerRequestView } from './requests';
-import type { FileLink, SentFile } from './files';
-import type { HeldItem, HeldSendResult } from './review';
-import { WAKE_LIMIT_RANGE, type WakeLimits, type WakeRunView, type WakeState } from './wake';
-import type { AgentControlView, Caps, PauseInfo, UsageDay } from './control';
-import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from './sessions';
-import type { PermissionRuleView } from './permission-prompts';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from './retention';
-import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from './devices';
+import type { AgentSummary } from '../agents/agents';
+import type { OwnerRequestView } from '../features/requests';
+import type { FileLink, SentFile } from '../features/files';
+import type { HeldItem, HeldSendResult } from '../features/review';
+import { WAKE_LIMIT_RANGE, type WakeLimits, type WakeRunView, type WakeState } from '../agents/wake';
+import type { AgentControlView, Caps, PauseInfo, UsageDay } from '../agents/control';
+import { KEY_SCOPES, type AgentKeyView, type ReadReceipt } from '../agents/sessions';
+import type { PermissionRuleView } from '../features/permission-prompts';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../features/retention';
+import { DEVICE_SCOPES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT, type DeviceAuditEntry, type DeviceScope, type DeviceView, type PairingStart, type PairingView, type PhoneSettings } from '../features/devices';
 
 const id = () => z.string().min(1).max(256);
-/** A key's places (shared/places.ts); the hub checks each one (a bad one: invalid_argument, nothing changed). */
+/** A key's places (shared/agents/places.ts); the hub checks each one (a bad one: invalid_argument, nothing changed). */
 const places = () => z.array(z.string().min(1).max(60)).min(1).max(MAX_PLACES);
 const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
@@ -169,7 +169,7 @@ export const OWNER_ACTIONS = lazyInputs({
     input: () => z.strictObject({ held_id: id(), text: z.string().max(LIMITS.maxTextChars).optional() }),
   },
   'held.discard': { device: 'full', description: 'Drop a held item (a held file\'s bytes are deleted); nothing is posted. The agent gets held.discarded and is woken.', input: () => z.strictObject({ held_id: id() }) },
-  // Wake runs (shared/wake.ts): Perch starts an agent that is not listening when an event wakes it.
+  // Wake runs (shared/agents/wake.ts): Perch starts an agent that is not listening when an event wakes it.
   'wake.get': { device: 'laptop', description: 'An agent\'s wake action (command or webhook), whether it is on (or why Perch switched it off), its running run and runs in the last hour.', input: () => z.strictObject({ agent: id() }) },
   'wake.set': { device: 'laptop',
     description: 'Set an agent\'s wake action: argv (a command, no shell) or shell (a shell string) with cwd, env, timeout_secs (default 900), max_runs_per_hour (default 6) and memory_ceiling_mb (optional, at least 64: a run whose process tree holds more for a few seconds is stopped, status over_memory); or webhook (a loopback URL, POSTed with an HMAC-SHA256 signature). off: true removes it. Setting it switches it back on.',
