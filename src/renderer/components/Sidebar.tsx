@@ -11,8 +11,8 @@ import { hrefOf, openMessage, searchMessages, setFilter, showNewConversation, si
 import { transport } from '../transport';
 import { TASK_STATE_LABEL, timeOf } from '../format';
 import { Avatar } from './common';
-import { PauseAllControl } from './Control';
-import { AgentStatePill, useAgentStates } from './AgentState';
+import { PauseAllControl } from './fleet/Control';
+import { AgentStatePill, useAgentStates } from './fleet/AgentState';
 import { STATE_ORDER, fleetOrder, type AgentState, type AgentStateName, type FleetSortKey } from '../../shared/agents/agent-state';
 import { Icon } from './Icon';
 import { useDevice } from '../stores/device';
