@@ -1,4 +1,4 @@
-// The channel section of `npm run bench` (bench/run.ts, --only channel): `perch channel` (src/main/cli/channel.ts)
+// The channel section of `npm run bench` (bench/run.ts, --only channel): `perch channel` (src/main/cli/channel/channel.ts)
 // runs as Claude Code runs it, a child process on stdio with the agent's key in its environment, initialized by
 // raw JSON-RPC lines; another agent sends it direct messages one at a time. Per message: from the event's commit
 // (the message's created_at, the hub's clock, which is this machine's) to the notifications/claude/channel line

@@ -1,4 +1,4 @@
-// `perch channel` (src/main/cli/channel.ts) played from Claude Code's side: the official MCP SDK client spawns
+// `perch channel` (src/main/cli/channel/channel.ts) played from Claude Code's side: the official MCP SDK client spawns
 // `node bin/perch.js channel` over stdio (as Claude Code does with an .mcp.json entry) against a real `perch
 // serve`; other agents and the owner act through the hub. Claude Code itself refuses channels without a claude.ai
 // login, so the channel contract (code.claude.com/docs/en/channels-reference) is checked at the protocol level.

@@ -1,4 +1,4 @@
-// `perch connect cursor NAME` (src/main/cli/connect.ts, src/shared/agents/harness-config.ts): Perch's MCP entry in
+// `perch connect cursor NAME` (src/main/cli/agents/connect.ts, src/shared/agents/harness-config.ts): Perch's MCP entry in
 // ~/.cursor/mcp.json and its permission hooks in ~/.cursor/hooks.json (version 1: beforeShellExecution and
 // beforeMCPExecution, the shape of Cursor's hooks reference, https://cursor.com/docs/agent/hooks), on a temporary
 // HOME holding real-looking files: a diff without --write, backups and the rest kept with it, twice in a row

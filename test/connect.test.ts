@@ -1,4 +1,4 @@
-// `perch connect CLIENT NAME` (src/main/cli/connect.ts) on a temporary HOME holding real-looking config
+// `perch connect CLIENT NAME` (src/main/cli/agents/connect.ts) on a temporary HOME holding real-looking config
 // files: without --write it shows a diff and writes nothing; with --write it edits the files (backup first,
 // other settings kept, the key never written), twice in a row without duplicates; bad input changes nothing.
 // With the real Claude Code (test/real-harness.ts) the written config is the one it runs with: `claude mcp

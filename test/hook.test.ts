@@ -1,4 +1,4 @@
-// `perch hook permission-request` (src/main/cli/hook.ts): a real `perch serve`, the real CLI process fed the
+// `perch hook permission-request` (src/main/cli/hook/hook.ts): a real `perch serve`, the real CLI process fed the
 // harnesses' documented stdin (test/fixtures/permission-request.ts), the owner deciding through the owner API.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

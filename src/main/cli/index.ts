@@ -6,17 +6,17 @@ import { isHubError } from '../../shared/errors';
 import { PERCH_VERSION } from '../../shared/version';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';
 import { serve } from './serve';
-import { agent } from './agents';
-import { device } from './device';
-import { call, owner } from './call';
-import { backup, restore } from './backup';
-import { exportCmd, importCmd } from './archive';
-import { HOOK_HELP, cmdHook } from './hook';
-import { conv } from './conv';
-import { retention } from './retention';
-import { wake } from './wake';
-import { CHANNEL_HELP, cmdChannel } from './channel';
-import { connect } from './connect';
+import { agent } from './agents/agents';
+import { device } from './owner/device';
+import { call, owner } from './owner/call';
+import { backup, restore } from './data/backup';
+import { exportCmd, importCmd } from './data/archive';
+import { HOOK_HELP, cmdHook } from './hook/hook';
+import { conv } from './owner/conv';
+import { retention } from './data/retention';
+import { wake } from './agents/wake';
+import { CHANNEL_HELP, cmdChannel } from './channel/channel';
+import { connect } from './agents/connect';
 
 const version: Command = {
   names: ['version'],

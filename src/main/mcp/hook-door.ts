@@ -1,5 +1,5 @@
 // The hook door: POST /hook on 127.0.0.1, behind the agent's key like /mcp. `perch hook pre-tool-use | notification |
-// stop | session-start | session-end` (src/main/cli/hook-status.ts) posts one small JSON object here per harness hook
+// stop | session-start | session-end` (src/main/cli/hook/hook-status.ts) posts one small JSON object here per harness hook
 // event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
 // which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
 //

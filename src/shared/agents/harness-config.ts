@@ -1,5 +1,5 @@
 // What `perch connect CLIENT NAME` puts in a client's own config files (pure: text in, text out; the CLI in
-// src/main/cli/connect.ts reads and writes the files). The agent's key is never written: every entry refers
+// src/main/cli/agents/connect.ts reads and writes the files). The agent's key is never written: every entry refers
 // to PERCH_KEY_<NAME> in the environment. The MCP server is named perch-NAME (serverName), so the entries of
 // two agents can sit side by side; one scope (the user's, or a project's with --project) is one agent's, and
 // another agent's Perch entries there are replaced only with --replace (AgentConflict otherwise).

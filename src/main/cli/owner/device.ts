@@ -1,8 +1,8 @@
 // perch device list|revoke|pair: paired phones (hub/phone/devices.ts, hub/phone/pairing.ts).
 import { parseArgs } from 'node:util';
-import { listDevices, revokeDevice } from '../hub/phone/devices';
-import type { DeviceView, PairingStart, PairingView } from '../../shared/features/devices';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, postJson, print, runtimeOf, withHub, type Command } from './common';
+import { listDevices, revokeDevice } from '../../hub/phone/devices';
+import type { DeviceView, PairingStart, PairingView } from '../../../shared/features/devices';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, postJson, print, runtimeOf, withHub, type Command } from '../common';
 
 export const device: Command = {
   names: ['device', 'devices'],

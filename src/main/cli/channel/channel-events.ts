@@ -4,7 +4,7 @@
 // {content, meta}. Only what the hub delivered from the agent's own conversations is pushed, with the provenance
 // the hub attested (meta author, untrusted, attested_by); nothing else reaches the session through the channel.
 // Text that looks like channel markup is neutralised (neutralizeChannelMarkup): no notice can forge another.
-// Pure: no hub, no I/O (src/main/cli/channel.ts does those).
+// Pure: no hub, no I/O (src/main/cli/channel/channel.ts does those).
 
 type Json = Record<string, unknown>;
 

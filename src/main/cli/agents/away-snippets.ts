@@ -2,10 +2,10 @@
 // of the running hub (or the default), and the HTTPS front's URL when one is set.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Hub } from '../hub/core/hub';
-import { DEFAULT_PORT, RUNTIME_FILE } from '../paths';
-import { publicUrl } from '../hub/phone/devices';
-import { awaySnippets } from '../../shared/agents/snippets';
+import type { Hub } from '../../hub/core/hub';
+import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
+import { publicUrl } from '../../hub/phone/devices';
+import { awaySnippets } from '../../../shared/agents/snippets';
 
 const TITLES: Record<string, string> = {
   docker_run: 'Docker (the key stays in your environment: -e passes it by name)',

@@ -20,12 +20,12 @@
 // Loaded on its own by bin/perch.js (dist/hook.js, node built-ins only): the harness waits for this process
 // at every prompt, so it must start fast.
 import { parseArgs } from 'node:util';
-import { DEFAULT_PORT } from '../paths';
+import { DEFAULT_PORT } from '../../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
 import { STATUS_HOOKS, hookUrl, missingKey, runStatusHook, type StatusHook } from './hook-status';
-import { promptTitle } from '../../shared/features/permission-prompts';
-import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../shared/api/prompt-filing';
+import { promptTitle } from '../../../shared/features/permission-prompts';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../../shared/api/prompt-filing';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;

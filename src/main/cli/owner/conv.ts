@@ -1,7 +1,7 @@
 // perch conv archive ID / unarchive ID / list: the owner puts finished conversations away (hub/talk/archive.ts).
 import { parseArgs } from 'node:util';
-import type { ConversationView } from '../../shared/types';
-import { UsageError, dataDirOf, print, type Command } from './common';
+import type { ConversationView } from '../../../shared/types';
+import { UsageError, dataDirOf, print, type Command } from '../common';
 import { ownerAction } from './owner-action';
 
 const ARCHIVE_HELP = `perch conv archive ID [--data-dir DIR] [--json]

@@ -5,7 +5,7 @@
 // `notifications/claude/channel/permission` {request_id, behavior}. The terminal dialog stays open and the first
 // answer wins; Claude Code does not say when the terminal answered, so a prompt is withdrawn from the Approvals
 // inbox (cancel_request) when the next prompt comes (Claude Code shows one dialog at a time) or the session ends.
-import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, cutText } from '../../shared/api/prompt-filing';
+import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, cutText } from '../../../shared/api/prompt-filing';
 import { CALL_TIMEOUT_MS, HubDown, ToolError, obj, type ChannelHub } from './channel-hub';
 
 type Json = Record<string, unknown>;

@@ -16,12 +16,12 @@
 //
 // Loaded on its own by bin/perch.js (dist/channel.js, node built-ins only): it starts with the session.
 import { parseArgs } from 'node:util';
-import { keyEnvName, mcpUrl } from './hook-common';
+import { keyEnvName, mcpUrl } from '../hook/hook-common';
 import { CALL_TIMEOUT_MS, ChannelHub, HubDown, ToolError, obj } from './channel-hub';
 import { CHANNEL_INSTRUCTIONS, channelNotice } from './channel-events';
 import { PromptRelay, parsePermissionRequest } from './channel-prompts';
-import { DEFAULT_PORT } from '../paths';
-import { LIMITS } from '../../shared/limits';
+import { DEFAULT_PORT } from '../../paths';
+import { LIMITS } from '../../../shared/limits';
 
 type Json = Record<string, unknown>;
 

@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME } from '../store/db/db';
-import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../store/backup/backup';
-import { restoreDatabase } from '../store/backup/restore';
-import { LATEST_VERSION } from '../store/migrations';
-import { humanSize } from '../store/backup/disk-space';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
+import { DB_FILE_NAME } from '../../store/db/db';
+import { BACKUPS_DIR, NotRestorableError, backupFile, defaultBackupFile } from '../../store/backup/backup';
+import { restoreDatabase } from '../../store/backup/restore';
+import { LATEST_VERSION } from '../../store/migrations';
+import { humanSize } from '../../store/backup/disk-space';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
 export const backup: Command = {
   names: ['backup'],
@@ -67,7 +67,7 @@ async function cmdRestore(argv: string[]): Promise<void> {
   const source = path.resolve(fileArg);
   if (!fs.existsSync(source) || !fs.statSync(source).isFile()) fail(`${source} is not a file; nothing was changed.`, 1);
   if (source === dbFile) throw new UsageError('FILE is the database itself; pick a backup.');
-  const { liveHubOf } = await import('../app');
+  const { liveHubOf } = await import('../../app');
   const live = await liveHubOf(dataDir);
   if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch restore again.`, 1);
   let r;

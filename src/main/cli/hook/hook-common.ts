@@ -3,7 +3,7 @@
 // only: it is part of dist/hook.js, which a harness starts at every hook event.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
+import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../../paths';
 
 /** The hook input is one JSON object; a larger stdin is not a harness's. */
 const MAX_STDIN_BYTES = 4 * 1024 * 1024;

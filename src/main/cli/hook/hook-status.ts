@@ -18,9 +18,9 @@
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
-import { hookDoorUrl } from './channel-hub';
-import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../shared/agents/harness';
-import { noKeyMessage } from '../../shared/agents/snippets';
+import { hookDoorUrl } from '../channel/channel-hub';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../../shared/agents/harness';
+import { noKeyMessage } from '../../../shared/agents/snippets';
 
 export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type StatusHook = (typeof STATUS_HOOKS)[number];

@@ -1,19 +1,19 @@
 // perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/waking/wake-action.ts).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { setWakeAction } from '../hub/waking/wake-action';
-import { wakeState } from '../hub/waking/wake-views';
-import type { WakeState } from '../../shared/agents/wake';
-import { UsageError, dataDirOf, print, withHub, type Command } from './common';
-import { ownerAction } from './owner-action';
-import type { WakeLimits } from '../../shared/agents/wake';
+import { setWakeAction } from '../../hub/waking/wake-action';
+import { wakeState } from '../../hub/waking/wake-views';
+import type { WakeState } from '../../../shared/agents/wake';
+import { UsageError, dataDirOf, print, withHub, type Command } from '../common';
+import { ownerAction } from '../owner/owner-action';
+import type { WakeLimits } from '../../../shared/agents/wake';
 import fs from 'node:fs';
-import { DEFAULT_PORT, RUNTIME_FILE } from '../paths';
-import { findAgent } from '../hub/identity/identities';
-import { agentPlaces } from '../hub/identity/places';
-import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../shared/agents/wake-container';
+import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
+import { findAgent } from '../../hub/identity/identities';
+import { agentPlaces } from '../../hub/identity/places';
+import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../../shared/agents/wake-container';
 
-/** The help of `perch agent wake` (one of the agent subcommands: cli/agents.ts). */
+/** The help of `perch agent wake` (one of the agent subcommands: cli/agents/agents.ts). */
 export const WAKE_HELP = `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--memory-mb MB] [--env K=V]... -- CMD ARG...
 perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... --shell 'STRING'
 perch agent wake NAME --container IMAGE --project DIR [--runtime docker|podman] [--timeout SECS] [--max-runs N] [--env K=V]... [-- CMD ARG...]

@@ -2,10 +2,10 @@
 // argument: inline, @FILE or - (stdin), checked before anything is sent.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { OWNER_ACTIONS } from '../../shared/api/owner-api';
-import { LIMITS } from '../../shared/limits';
-import { RUNTIME_FILE } from '../paths';
-import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from './common';
+import { OWNER_ACTIONS } from '../../../shared/api/owner-api';
+import { LIMITS } from '../../../shared/limits';
+import { RUNTIME_FILE } from '../../paths';
+import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from '../common';
 
 export const call: Command = {
   names: ['call'],

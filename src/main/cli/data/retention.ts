@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../shared/features/retention';
-import { DB_FILE_NAME, openDatabase } from '../store/db/db';
-import { autoVacuumMode, switchToIncrementalVacuum } from '../store/tables/talk/retention';
-import { UsageError, dataDirOf, fail, print, type Command } from './common';
-import { ownerAction } from './owner-action';
+import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionRule, type RetentionStatus } from '../../../shared/features/retention';
+import { DB_FILE_NAME, openDatabase } from '../../store/db/db';
+import { autoVacuumMode, switchToIncrementalVacuum } from '../../store/tables/talk/retention';
+import { UsageError, dataDirOf, fail, print, type Command } from '../common';
+import { ownerAction } from '../owner/owner-action';
 
 const SHOW_HELP = `perch retention [--dry-run] [--conv ID] [--data-dir DIR] [--json]
   Shows the retention rules; with --dry-run, what they would remove now (messages, events, files and their
@@ -122,7 +122,7 @@ async function cmdRetention(argv: string[]): Promise<void> {
 }
 
 async function compact(dataDir: string, json: boolean): Promise<void> {
-  const { liveHubOf } = await import('../app');
+  const { liveHubOf } = await import('../../app');
   if (await liveHubOf(dataDir)) fail('the hub is running: stop it first (compact rewrites the whole file).', 1);
   const file = path.join(dataDir, DB_FILE_NAME);
   if (!fs.existsSync(file)) fail(`no database at ${file}.`, 1);

@@ -1,20 +1,20 @@
 // perch agent …: add, list, show, rotate-key, revoke, config, review, pause/resume, caps, brakes and extra keys,
 // written to the database file (works whether or not the hub runs; a running hub sees it at once). Wake actions
-// are in cli/wake.ts.
+// are in cli/agents/wake.ts.
 import { parseArgs } from 'node:util';
-import type { Hub } from '../hub/core/hub';
-import { addAgentKey, listAgentKeys, revokeScopedKey } from '../hub/identity/agent-keys';
-import { findAgent } from '../hub/identity/identities';
-import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../hub/control/agents';
-import { setReview } from '../hub/features/review';
-import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
-import { agentBrakes, setAgentBudget } from '../hub/control/brakes';
-import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../shared/agents/brakes';
-import { connectionSnippets, keyExportLine } from '../owner/snippets';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from './common';
-import { readJsonArg } from './call';
-import { setKeyPlaces } from '../hub/identity/places';
-import { PlacesError, normalizePlaces, placesWarning } from '../../shared/agents/places';
+import type { Hub } from '../../hub/core/hub';
+import { addAgentKey, listAgentKeys, revokeScopedKey } from '../../hub/identity/agent-keys';
+import { findAgent } from '../../hub/identity/identities';
+import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../../hub/control/agents';
+import { setReview } from '../../hub/features/review';
+import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../../hub/control/control';
+import { agentBrakes, setAgentBudget } from '../../hub/control/brakes';
+import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../../shared/agents/brakes';
+import { connectionSnippets, keyExportLine } from '../../owner/snippets';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from '../common';
+import { readJsonArg } from '../owner/call';
+import { setKeyPlaces } from '../../hub/identity/places';
+import { PlacesError, normalizePlaces, placesWarning } from '../../../shared/agents/places';
 import { placeSnippets } from './away-snippets';
 import { WAKE_HELP, cmdAgentWake } from './wake';
 
@@ -222,7 +222,7 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
   const json = !!values.json;
   const show = (r: { agent: string; brakes: AgentBrakes }) =>
     print(json, r, () => `${r.agent}: budget ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}${r.brakes.budget_is_default ? ' (default)' : ''}; loop after ${r.brakes.loop.turns} turns in ${r.brakes.loop.within_secs / 3600} h with no person; the same text at most ${r.brakes.duplicate_max} times.`);
-  const { liveHubOf } = await import('../app');
+  const { liveHubOf } = await import('../../app');
   const live = budget !== undefined ? await liveHubOf(dataDir) : undefined;
   if (live && budget !== undefined) {
     const r = await postJson(`${live.base_url}/api/owner/agents.set_brakes`, { agent: name, budget }, { Authorization: `Bearer ${live.owner_token}` });

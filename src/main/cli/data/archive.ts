@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME, openDatabase } from '../store/db/db';
-import { exportArchive, type ExportProgress } from '../store/archive/archive-export';
-import { ArchiveError } from '../store/archive/archive-read';
-import { importArchive } from '../store/archive/archive-import';
-import { humanSize } from '../store/backup/disk-space';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from './common';
+import { DB_FILE_NAME, openDatabase } from '../../store/db/db';
+import { exportArchive, type ExportProgress } from '../../store/archive/archive-export';
+import { ArchiveError } from '../../store/archive/archive-read';
+import { importArchive } from '../../store/archive/archive-import';
+import { humanSize } from '../../store/backup/disk-space';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
 export const exportCmd: Command = {
   names: ['export'],
@@ -124,7 +124,7 @@ async function cmdImport(argv: string[]): Promise<void> {
   const source = path.resolve(fileArg);
   if (!fs.existsSync(source) || !fs.statSync(source).isFile()) fail(`${source} is not a file; nothing was changed.`, 1);
   const dataDir = dataDirOf(values);
-  const { liveHubOf } = await import('../app');
+  const { liveHubOf } = await import('../../app');
   const live = await liveHubOf(dataDir);
   if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch import again (an import is one long write; the running hub would hold its agents up meanwhile).`, 1);
   // A dry run into a data dir without a database checks against a fresh one in a temp folder: it creates nothing here.

@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DB_FILE_NAME } from '../store/db/db';
-import { findAgent } from '../hub/identity/identities';
-import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../shared/agents/harness-config';
-import { TomlEditError } from '../../shared/text/toml-table';
-import { PROMPT_HARNESS_LABEL } from '../../shared/agents/harness';
-import { unifiedDiff } from '../../shared/text/text-diff';
-import { connectionSnippets, keyEnvVar } from '../../shared/agents/snippets';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from './common';
+import { DB_FILE_NAME } from '../../store/db/db';
+import { findAgent } from '../../hub/identity/identities';
+import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../../shared/agents/harness-config';
+import { TomlEditError } from '../../../shared/text/toml-table';
+import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
+import { unifiedDiff } from '../../../shared/text/text-diff';
+import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
 
 export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--url URL] [--data-dir DIR] [--json]
 
