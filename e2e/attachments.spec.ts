@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { LIMITS } from '../src/shared/limits';
-import { gpsJpeg } from '../test/images';
+import { gpsJpeg } from '../test/support/images';
 import { useHarness, openConversation, within, type Agent } from './harness';
 
 /** The file an agent received, downloaded through file_url. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openConversation, useHarness } from './harness';
-import { archiveEntries } from '../test/archive-entries';
+import { archiveEntries } from '../test/support/archive-entries';
 
 describe('Settings → Export', () => {
   const h = useHarness({ agents: ['scribe', 'critic'] });

@@ -4,7 +4,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall } from './harness';
-import { runHook, type HookRun } from '../test/hook-runner';
+import { runHook, type HookRun } from '../test/support/hook-runner';
 import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodeSessionEnd, claudeCodeSessionStart, claudeCodeStop } from '../test/fixtures/status-hooks';
 
 const LIVE = 5_000;

@@ -6,7 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, within } from './harness';
-import { runHook, startHook, type HookRun } from '../test/hook-runner';
+import { runHook, startHook, type HookRun } from '../test/support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit } from '../test/fixtures/permission-request';
 import path from 'node:path';
 import { openDatabase, DB_FILE_NAME } from '../src/main/store/db/db';

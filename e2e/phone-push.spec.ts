@@ -19,7 +19,7 @@ import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
 import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
 import sharp from 'sharp';
-import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/push-endpoint';
+import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/support/push-endpoint';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';

@@ -5,7 +5,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
-import { runHook, type HookRun } from '../test/hook-runner';
+import { runHook, type HookRun } from '../test/support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash } from '../test/fixtures/permission-request';
 
 const LIVE = 10_000;

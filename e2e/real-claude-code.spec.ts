@@ -1,5 +1,5 @@
 // The real Claude Code's permission prompt in the owner's browser inbox: `claude -p` (pinned, installed on
-// demand: test/real-harness.ts; a scripted stand-in model asks for a Bash command) runs with
+// demand: test/support/real-harness.ts; a scripted stand-in model asks for a Bash command) runs with
 // `perch hook permission-request` as its PermissionRequest hook; the prompt appears live in Approvals, and
 // Approve in the browser lets the command run, Reject keeps it from running.
 import { after, before, describe, test } from 'node:test';
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { useHarness, openPage } from './harness';
-import { claudeCode, runClaude } from '../test/real-harness';
-import { resultText, startStandIn, toolResults, type StandIn } from '../test/model-standin';
+import { claudeCode, runClaude } from '../test/support/real-harness';
+import { resultText, startStandIn, toolResults, type StandIn } from '../test/support/model-standin';
 import { keyEnvVar } from '../src/shared/agents/snippets';
 
 const BIN = path.resolve(__dirname, '..', 'bin', 'perch.js');

@@ -2,7 +2,7 @@
 // sharp) against the advisory floors in docs/advisory-floors.txt, without the network (`npm audit` cannot
 // reach its endpoint on every machine). Every copy counts: the ones package-lock.json records and the
 // package.json actually installed under node_modules.
-// `node --import tsx scripts/advisory-floors.ts` prints the check; test/advisory-floors.test.ts runs it in `npm test`.
+// `node --import tsx scripts/advisory-floors.ts` prints the check; test/checks/advisory-floors.test.ts runs it in `npm test`.
 import fs from 'node:fs';
 import path from 'node:path';
 

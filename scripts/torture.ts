@@ -1,9 +1,9 @@
-// npm run torture [-- --rounds N] [-- --writers N]: the kill -9 loop of test/torture.ts. Prints one line
+// npm run torture [-- --rounds N] [-- --writers N]: the kill -9 loop of test/support/torture.ts. Prints one line
 // per round and a summary (rounds, acked, lost, duplicated, integrity failures, restart time mean/max);
 // exits 1 if anything acknowledged was lost or duplicated, the file failed integrity_check, a
 // conversation's seq had a gap, or the hub answered a write with an error.
 import { parseArgs } from 'node:util';
-import { formatTortureSummary, runTorture, tortureClean } from '../test/torture';
+import { formatTortureSummary, runTorture, tortureClean } from '../test/support/torture';
 
 function usage(message: string): never {
   console.error(`torture: ${message}\nusage: npm run torture -- [--rounds N (default 100)] [--writers N (default 8)]`);

@@ -1,7 +1,7 @@
 // Live events of each conversation applied in seq order, each once: the one place that decides when an
 // event is applied, held back, dropped as a duplicate, or a gap is filled from history.
 // Pure TypeScript: no DOM, no stores, no transport. The caller says where a timeline stands, how to apply
-// events to it and how to read history after a seq (see sync/timeline.ts); test/ui-ordering.test.ts drives it.
+// events to it and how to read history after a seq (see sync/timeline.ts); test/unit/ui-ordering.test.ts drives it.
 
 export interface Sequenced {
   seq: number;

@@ -1,5 +1,5 @@
 // The tool catalog agents see: names, order, descriptions, argument schemas and result schemas (shapes in tool-results.ts).
-// Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/catalog.test.ts checks it).
+// Source of truth: the agent tool contract, kept as test/fixtures/contract.json (test/unit/catalog.test.ts checks it).
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
 import { LIMITS } from '../limits';

@@ -75,7 +75,7 @@ export interface HeldSendResult {
 export type ReviewPolicy = 'held' | 'held with a note' | 'named reactions refused' | 'not held';
 
 /**
- * Every tool of the catalog, classified (test/review-writes.test.ts checks it covers the catalog and matches
+ * Every tool of the catalog, classified (test/serve/review-writes.test.ts checks it covers the catalog and matches
  * the README). held: words others read; they wait for the owner. not held: it reads, writes only what the agent
  * or the owner reads, or carries no words of the agent's (ids, states, a single emoji).
  */

@@ -1,6 +1,6 @@
 // The gates of an agent's call, in order, in one place: AGENT_GATES below is the whole list, each gate named, and its
 // order is the order an agent meets them. Adding a gate is one line in it. The first gate that refuses answers the
-// call with its error (codes and messages are part of the agent contract: tests check them, test/gates.test.ts).
+// call with its error (codes and messages are part of the agent contract: tests check them, test/hub/gates.test.ts).
 // What a gate needs of a tool comes from the catalog's declaration of it (src/shared/api/catalog.ts: scope, readOnly),
 // never from the tool's code.
 //

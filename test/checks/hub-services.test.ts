@@ -1,0 +1,60 @@
+// A hub's services are fields of the hub, built once by the composition root (src/main/hub-services.ts): hub/ keeps
+// no module table of hubs, two hubs on one file keep their own state, and the bus tells every listener of a wake
+// nobody heard (wake runs subscribe there), not just one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeHub } from '../support/helpers';
+import { createHub } from '../../src/main/hub-services';
+import { notePresence, presenceOf } from '../../src/main/hub/control/presence';
+import { Bus } from '../../src/main/hub/core/bus';
+
+function hubFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? hubFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+test('hub/ keeps no module-level table of hubs: no (Weak)Map keyed by the hub, no module-level cache, no wake-runs registry', () => {
+  const offenders: string[] = [];
+  for (const f of hubFiles(path.join(import.meta.dirname, '..', '..', 'src', 'main', 'hub'))) {
+    const lines = fs.readFileSync(f, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (/(WeakMap|Map)<\s*Hub\b/.test(line) || /^(export )?(const|let) \w+ = new OutsideMemo\b/.test(line) || /\bwakeRunsOf\b/.test(line)) offenders.push(`${path.relative(process.cwd(), f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test('two hubs on one database keep their own services', () => {
+  const t = makeHub();
+  const other = createHub({ db: t.hub.db });
+  try {
+    const a = t.agent('ada');
+    notePresence(t.hub, a.id, 'send_message');
+    assert.notEqual(presenceOf(t.hub, a.id).seen_at, null);
+    assert.equal(presenceOf(other, a.id).seen_at, null);
+    assert.notEqual(t.hub.services, other.services);
+  } finally {
+    other.close();
+    t.close();
+  }
+});
+
+test('the bus tells every listener of a wake nobody heard, until it unsubscribes, and none when a call waits', async () => {
+  const bus = new Bus();
+  const heard: string[] = [];
+  const offA = bus.onUnheard((id) => heard.push(`a:${id}`));
+  bus.onUnheard((id) => heard.push(`b:${id}`));
+  bus.wake('u1');
+  assert.deepEqual(heard, ['a:u1', 'b:u1']);
+  offA();
+  bus.wake('u2');
+  assert.deepEqual(heard, ['a:u1', 'b:u1', 'b:u2']);
+  const waiting = bus.wait('u3', 5_000);
+  bus.wake('u3');
+  assert.equal(await waiting, 'woken');
+  assert.deepEqual(heard, ['a:u1', 'b:u1', 'b:u2']);
+});

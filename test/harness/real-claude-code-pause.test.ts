@@ -1,0 +1,114 @@
+// The kill switch reaching the REAL Claude Code (pinned, installed on demand: test/support/real-harness.ts): with
+// `perch hook pre-tool-use` as its PreToolUse hook in ~/.claude/settings.json, pausing the agent in Perch blocks
+// the session's next tool call. Bash `touch …` is allowed outright by a permission rule (no dialog, no
+// PermissionRequest hook), so the pause is the only thing that can stop it. The model is a scripted stand-in
+// (test/support/model-standin.ts): a first Bash call runs; between the two model turns the owner pauses the agent; the
+// second Bash call is then blocked, and Claude Code hands the pause reason back to the model as an error result.
+// After the owner resumes, the same script runs both commands.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { claudeCode, runClaude, type ClaudeRun } from '../support/real-harness';
+import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
+
+const claude = claudeCode();
+const served = useSharedServe();
+const FIRST = 'first.marker';
+const SECOND = 'second.marker';
+
+/** What the test does between the first Bash result and the second Bash call (the owner pausing the agent). */
+let between: (() => Promise<void>) | undefined;
+
+/** The script: Bash `touch first.marker`, then (after `between`) Bash `touch second.marker`, then a closing text. */
+async function script(req: MessagesRequest): Promise<Block[]> {
+  if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
+  const results = toolResults(req);
+  const last = results[results.length - 1];
+  if (!last) return [{ type: 'tool_use', id: 'toolu_first', name: 'Bash', input: { command: `touch ${FIRST}`, description: 'Write the first marker' } }];
+  if (last.tool_use_id === 'toolu_first') {
+    await between?.();
+    return [{ type: 'tool_use', id: 'toolu_second', name: 'Bash', input: { command: `touch ${SECOND}`, description: 'Write the second marker' } }];
+  }
+  return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
+}
+
+let model: StandIn;
+let home: string;
+
+before(async () => {
+  if (claude.skip) return;
+  ensureBuilt();
+  model = await startStandIn(script);
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-claude-pause-'));
+});
+
+after(async () => {
+  await model?.close();
+  if (home) fs.rmSync(home, { recursive: true, force: true });
+});
+
+/** ~/.claude/settings.json: `touch` allowed without asking, and Perch's PreToolUse hook for this agent. */
+function configure(agent: AgentKey): void {
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({
+    permissions: { allow: ['Bash(touch:*)'] },
+    hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook pre-tool-use --agent ${agent.name} --url ${served.mcpUrl}`, timeout: 30 }] }] },
+  }));
+}
+
+interface Run extends ClaudeRun {
+  dir: string;
+  /** The tool_result blocks Claude Code sent back in this run, by tool_use_id. */
+  results: Map<string, any>;
+}
+
+/** `claude -p` in a fresh project dir, the agent's key only in the environment. */
+async function runAs(agent: AgentKey): Promise<Run> {
+  const dir = fs.mkdtempSync(path.join(home, 'project-'));
+  const first = model.requests.length;
+  const r = await runClaude(claude.bin!, ['-p', 'Write the two marker files.', '--output-format', 'json'], {
+    cwd: dir,
+    home,
+    env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar(agent.name)]: agent.key },
+  });
+  const results = new Map<string, any>();
+  for (const q of model.requests.slice(first)) for (const b of toolResults(q)) results.set(b.tool_use_id, b);
+  return { ...r, dir, results };
+}
+
+function resultOf(run: Run, id: string): any {
+  const r = run.results.get(id);
+  assert.ok(r, `Claude Code sent no result for ${id}; stdout: ${run.stdout.slice(0, 500)} stderr: ${run.stderr.slice(0, 500)}`);
+  return r;
+}
+
+describe('pausing the agent in Perch blocks the real Claude Code\'s next tool call (claude -p, PreToolUse hook `perch hook pre-tool-use`)', { skip: claude.skip }, () => {
+  test('paused between two Bash calls, the second is not run and the model gets the pause reason; resumed, the same script runs both', async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('ccpause'));
+    configure(agent);
+
+    between = async () => {
+      await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
+    };
+    const paused = await runAs(agent).finally(() => (between = undefined));
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.ok(fs.existsSync(path.join(paused.dir, FIRST)), 'the tool call before the pause ran');
+    assert.notEqual(resultOf(paused, 'toolu_first').is_error, true);
+    assert.equal(fs.existsSync(path.join(paused.dir, SECOND)), false, 'the tool call after the pause did not run');
+    const blocked = resultOf(paused, 'toolu_second');
+    assert.equal(blocked.is_error, true);
+    assert.match(resultText(blocked), /Paused in Perch \(the owner paused this agent: stop touching files\)/);
+    assert.match(resultText(blocked), /wait for the owner to resume this agent/);
+
+    await ownerOk(served, 'agents.resume', { agent: agent.id });
+    const resumed = await runAs(agent);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.ok(fs.existsSync(path.join(resumed.dir, FIRST)), 'resumed: the first command ran');
+    assert.ok(fs.existsSync(path.join(resumed.dir, SECOND)), 'resumed: the second command ran, without asking');
+    assert.notEqual(resultOf(resumed, 'toolu_second').is_error, true);
+  });
+});
