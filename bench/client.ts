@@ -108,6 +108,16 @@ export function summarize(samples: number[]): { n: number; p50_ms: number; p90_m
   return { n: s.length, p50_ms: r3(percentile(s, 50)), p90_ms: r3(percentile(s, 90)), p99_ms: r3(percentile(s, 99)), max_ms: r3(s[s.length - 1] ?? NaN), mean_ms: r3(mean) };
 }
 
+/** An owner action on a running hub (its port and the owner token of its runtime.json); throws unless ok. */
+export function ownerCaller(hub: { port: number; ownerToken: string }): (action: string, input: unknown) => Promise<any> {
+  return async (action, input) => {
+    const r = await post(hub.port, `/api/owner/${action}`, JSON.stringify(input), { Authorization: `Bearer ${hub.ownerToken}` });
+    const j = JSON.parse(r.text);
+    if (!j.ok) throw new Error(`${action}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+    return j.value;
+  };
+}
+
 export function r3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }

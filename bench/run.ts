@@ -7,9 +7,11 @@
 //   options: --quick (short runs, 100k-message store, for development), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support (the
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support (the
 //            default) or a subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
 //            from the waking event's commit to the process running, and to the run's first tool call;
+//            wakelimits: 50 agents woken at once under a limit of 4 runs (bench/wake-limits.ts): from a slot freeing
+//            to the next process running, and the hub's CPU while 4 runs are sampled;
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
 //            support: what `perch hook` costs a harness (bench/support.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the
@@ -43,10 +45,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { call, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
+import { call, ownerCaller, ownerStream, mcpHeaders, post, summarize, sleep, r3 } from './client';
 import { channelPhase } from './channel';
 import { addBenchAgent, supportPhase } from './support';
 import { exportPhase } from './export-phase';
+import { wakeLimitsPhase } from './wake-limits';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: opt } = parseArgs({
@@ -83,10 +86,10 @@ const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
 /** `perch hook pre-tool-use` and `perch hook permission-request` runs timed (each) in the support section. */
 const HOOK_RUNS = 30;
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,channel,support').split(','));
+const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support').split(','));
 const CHANNEL_PUSHES = QUICK ? 50 : 200;
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'channel', 'support', 'export'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'wakelimits', 'channel', 'support', 'export'].includes(k)) throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 /** --against: the other checkout (its bin/perch.js serves, its bench/seed.ts seeds); this checkout when absent. */
@@ -838,6 +841,13 @@ async function main() {
     result.wake_run_to_running_p50_ms = w.to_running.p50_ms;
   }
 
+  if (ONLY.has('wakelimits')) {
+    checkDeadline('wake limits');
+    const w = await wakeLimitsPhase({ tmpRoot, startHub, stopProcess, progress, checkDeadline });
+    result.wake_limits = w;
+    result.wake_slot_to_start_p50_ms = w.slot_to_start.p50_ms;
+  }
+
   if (ONLY.has('channel')) {
     checkDeadline('the channel');
     const c = await channelPhase({
@@ -917,12 +927,7 @@ async function wakeRunPhase() {
   const added = JSON.parse((await runProcess('agent add', ['bin/perch.js', 'agent', 'add', 'sleeper', '--data-dir', dir, '--json'], 30_000)).trim());
   await runProcess('agent wake', ['bin/perch.js', 'agent', 'wake', 'sleeper', '--data-dir', dir, '--max-runs', '600', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs')], 30_000);
   const hub = await startHub('W', dir);
-  const owner = async (action: string, input: unknown) => {
-    const r = await post(hub.port, `/api/owner/${action}`, JSON.stringify(input), { Authorization: `Bearer ${hub.ownerToken}` });
-    const j = JSON.parse(r.text);
-    if (!j.ok) throw new Error(`${action}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
-    return j.value;
-  };
+  const owner = ownerCaller(hub);
   try {
     const conv = (await owner('conversations.create_group', { title: 'wake bench', members: [added.id] })).conversation.conv_id;
     const runs: any[] = [];
@@ -973,6 +978,7 @@ function targets(r: any) {
   add('brakes_on_vs_off', r.brakes_on_vs_off, '>= 0.90', (v) => v >= 0.9);
   add('cold_start_empty_p50_ms', r.cold_start_empty_p50_ms, '< 150', (v) => v < 150);
   add('wake_run_to_running_p50_ms', r.wake_run_to_running_p50_ms, '< 100', (v) => v < 100);
+  add('wake_slot_to_start_p50_ms', r.wake_slot_to_start_p50_ms, '< 1000', (v) => v < 1000);
   add('channel_push_p50_ms', r.channel_push_p50_ms, '< 100', (v) => v < 100);
   add('permission_request_hook_p50_ms', r.permission_request_hook_p50_ms, '< 250', (v) => v < 250);
   add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
@@ -1027,6 +1033,11 @@ function table(r: any): string {
   if (r.wake_run) {
     rows.push([`wake run: event commit → process running (${r.wake_run.succeeded}/${r.wake_run.runs} runs)`, `p50 ${f(r.wake_run.to_running.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_running.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('wake_run_to_running_p50_ms')]);
     rows.push(['wake run: event commit → first tool call', `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`, '', '']);
+  }
+  if (r.wake_limits) {
+    const w = r.wake_limits;
+    rows.push([`wake limits: ${w.agents} woken at once, ${w.at_once} at once (at most ${w.max_alive} alive): slot freed → next process running (${w.slot_to_start.n})`, `p50 ${f(w.slot_to_start.p50_ms, 1)} ms, p99 ${f(w.slot_to_start.p99_ms, 1)} ms`, '< 1000 ms', hold('wake_slot_to_start_p50_ms')]);
+    rows.push([`wake limits: hub CPU with ${w.at_once} runs sampled (every 2 s)`, `${f(w.hub_cpu_pct_4_sampled, 2)}% (idle ${f(w.hub_cpu_pct_idle, 2)}%)`, '', '']);
   }
   if (r.channel) {
     rows.push([`channel push: event commit → notifications/claude/channel written (${r.channel.n})`, `p50 ${f(r.channel.from_commit.p50_ms, 1)} ms, p95 ${f(r.channel.from_commit.p95_ms, 1)} ms, p99 ${f(r.channel.from_commit.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('channel_push_p50_ms')]);

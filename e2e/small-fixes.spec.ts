@@ -152,7 +152,7 @@ describe('small fixes', () => {
       await page.goto(`${h().baseUrl}/#/settings`);
       const tabs = page.getByRole('navigation', { name: 'Settings' });
       await tabs.waitFor();
-      assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Phone']);
+      assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
       const headings = () => page.locator('.page.settings h2').allTextContents();
       // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
       assert.deepEqual(await headings(), ['Decisions', 'Notifications'], 'the Decisions tab holds the decisions and their notifications only');

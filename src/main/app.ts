@@ -63,7 +63,8 @@ export interface StartOptions {
   dailyBackups?: number;
   /**
    * Wake runs' timings (ms): re-run backoff start, SIGTERM→SIGKILL grace, webhook retry start. Defaults in
-   * shared/agents/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them.
+   * shared/agents/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them
+   * (and PERCH_WAKE_SAMPLE_MS, PERCH_WAKE_CEILING_GRACE_MS: how often runs are sampled, how long over a memory ceiling).
    */
   wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };
   /** Also listen on this computer's container bridge addresses (docker0, br-*, podman*), serving /mcp only (listeners.ts). */
@@ -183,8 +184,9 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
     dir: path.join(opts.dataDir, 'wake'),
     killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
+    sampleMs: envMs('PERCH_WAKE_SAMPLE_MS'),
   });
-  return { launcher, options: { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS') } };
+  return { launcher, options: { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS'), ceilingGraceMs: envMs('PERCH_WAKE_CEILING_GRACE_MS') } };
 }
 
 /** How often a hub that could not write runtime.json (a full disk) tries again. */

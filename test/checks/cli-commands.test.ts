@@ -16,7 +16,7 @@ describe('perch command families', () => {
     const top = cli(['--help'], { env: { PERCH_DATA_DIR: dir } });
     assert.equal(top.code, 0, top.stderr);
     const listed = [...new Set([...top.stdout.matchAll(/^ {2}perch ([a-z-]+)/gm)].map((m) => m[1]!))];
-    assert.deepEqual(listed, ['serve', 'agent', 'device', 'call', 'owner', 'conv', 'retention', 'hook', 'channel', 'connect', 'backup', 'restore', 'export', 'import', 'help']);
+    assert.deepEqual(listed, ['serve', 'agent', 'device', 'call', 'owner', 'conv', 'retention', 'wake', 'hook', 'channel', 'connect', 'backup', 'restore', 'export', 'import', 'help']);
     assert.match(top.stdout, /^ {2}perch agent config NAME \['\{json patch\}' \| @FILE \| -\]/m);
     for (const name of listed) {
       const r = cli(['help', name], { env: { PERCH_DATA_DIR: dir } });

@@ -14,6 +14,7 @@ import { exportCmd, importCmd } from './data/archive';
 import { HOOK_HELP, cmdHook } from './hook/hook';
 import { conv } from './owner/conv';
 import { retention } from './data/retention';
+import { wake } from './agents/wake';
 import { CHANNEL_HELP, cmdChannel } from './channel/channel';
 import { connect } from './agents/connect';
 
@@ -55,7 +56,7 @@ const channel: Command = {
   },
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
+const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, wake, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));

@@ -26,7 +26,8 @@ import { answerCard } from '../hub/features/cards';
 import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
 import { setWakeAction } from '../hub/waking/wake-action';
-import { listRuns, runLog, stopRun, wakeState } from '../hub/waking/wake-views';
+import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/waking/wake-views';
+import { setWakeLimits, wakeLimits } from '../hub/waking/wake-limits';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/agents/snippets';
 import { placesWarning } from '../../shared/agents/places';
@@ -137,6 +138,9 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
   'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),
   'wake.stop': (hub, a) => stopRun(hub, a.agent),
+  'wake.start_now': (hub, a) => startQueuedRun(hub, a.agent),
+  'wake.limits.get': (hub) => ({ limits: wakeLimits(hub) }),
+  'wake.limits.set': (hub, a) => ({ limits: setWakeLimits(hub, a) }),
   'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
   // brakes (hub/control/brakes.ts)
   'conversations.resume': (hub, a) => {

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/agents/wake';
-import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
+import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
+import { canSample, machineMemory, sampleTrees } from './resources';
 import { KeyRedactor } from './redact';
 import { runFolderPrefix, sweepRunFolders } from './run-folders';
 
@@ -26,6 +27,8 @@ export interface RunnerOptions {
   logMaxBytes?: number;
   webhookAttempts?: number;
   webhookRetryMs?: number;
+  /** How often the process trees of running commands are sampled (memory, CPU); default WAKE_DEFAULTS.sampleMs. */
+  sampleMs?: number;
 }
 
 /**
@@ -61,6 +64,11 @@ export class ProcessLauncher implements WakeLauncher {
   private readonly logMaxBytes: number;
   private readonly webhookAttempts: number;
   private readonly webhookRetryMs: number;
+  private readonly sampleMs: number;
+  /** Running commands whose process tree is sampled: pid → whom to tell. One timer, one pass over the processes for all. */
+  private readonly sampled = new Map<number, WakeObserver>();
+  private sampleTimer: NodeJS.Timeout | undefined;
+  private sampling = false;
 
   /** The processes of runs still alive (pid → ended), for shutdown. */
   private readonly live = new Map<number, Promise<void>>();
@@ -89,6 +97,41 @@ export class ProcessLauncher implements WakeLauncher {
     this.logMaxBytes = opts.logMaxBytes ?? WAKE_DEFAULTS.logMaxBytes;
     this.webhookAttempts = opts.webhookAttempts ?? WAKE_DEFAULTS.webhookAttempts;
     this.webhookRetryMs = opts.webhookRetryMs ?? WAKE_DEFAULTS.webhookRetryMs;
+    this.sampleMs = Math.max(100, opts.sampleMs ?? WAKE_DEFAULTS.sampleMs);
+  }
+
+  machine(): MachineMemory {
+    return machineMemory();
+  }
+
+  /** Starts sampling a run's process tree (its pid leads its own group); the timer runs while any run is sampled. */
+  private watch(pid: number, observer: WakeObserver): void {
+    if (!canSample || !observer.sampled) return;
+    this.sampled.set(pid, observer);
+    if (this.sampleTimer) return;
+    this.sampleTimer = setInterval(() => void this.sampleAll(), this.sampleMs);
+    this.sampleTimer.unref();
+  }
+
+  private unwatch(pid: number): void {
+    this.sampled.delete(pid);
+    if (this.sampled.size === 0 && this.sampleTimer) {
+      clearInterval(this.sampleTimer);
+      this.sampleTimer = undefined;
+    }
+  }
+
+  private async sampleAll(): Promise<void> {
+    if (this.sampling) return; // a slow ps: skip this tick
+    this.sampling = true;
+    try {
+      const samples = await sampleTrees([...this.sampled.keys()]);
+      for (const [pid, s] of samples) {
+        try { this.sampled.get(pid)?.sampled?.(s); } catch { /* the policy's problem, not the sampler's */ }
+      }
+    } catch { /* procfs unreadable: no sample this time */ } finally {
+      this.sampling = false;
+    }
   }
 
   launch(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
@@ -175,6 +218,7 @@ export class ProcessLauncher implements WakeLauncher {
         this.live.delete(pid);
         resolve();
       })));
+      if (!windows) this.watch(pid, observer);
     }
     let killTimer: NodeJS.Timeout | undefined;
     let spawnError: string | undefined;
@@ -182,6 +226,7 @@ export class ProcessLauncher implements WakeLauncher {
     // The run is over when its process ends: whatever it left behind in its group goes too (and so
     // releases the output pipes).
     child.on('exit', () => {
+      if (child.pid) this.unwatch(child.pid);
       if (!windows && child.pid) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ } }
     });
     child.on('close', (code, signal) => {

@@ -18,7 +18,7 @@ export type View =
   | { name: 'settings'; tab?: SettingsTab };
 
 /** Settings' tabs besides Decisions (its first) and Phone (its own view). */
-export type SettingsTab = 'containers' | 'data';
+export type SettingsTab = 'containers' | 'data' | 'wake';
 
 export interface Toast {
   id: number;

@@ -30,7 +30,7 @@ export { answerAlways, loadRules, removeRule } from './rules'; // standing rules
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
 export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';
-export { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
+export { cancelQueuedRun, loadWakeLimits, loadWakeState, setWake, setWakeLimits, startQueuedRun, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
 export {
   cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,

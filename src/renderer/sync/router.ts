@@ -38,8 +38,8 @@ export function viewOfHash(h: string): View | null {
     return null; // a bad percent-encoding names nothing
   }
   if (h === '' || h === '#' || h === '#/') return { name: 'home' };
-  const tab = /^#\/settings\/(containers|data)$/.exec(h);
-  if (tab) return { name: 'settings', tab: tab[1] as 'containers' | 'data' };
+  const tab = /^#\/settings\/(containers|data|wake)$/.exec(h);
+  if (tab) return { name: 'settings', tab: tab[1] as 'containers' | 'data' | 'wake' };
   const page = PAGES.find((p) => h === `#/${p}`);
   return page ? { name: page } : null;
 }

@@ -21,6 +21,7 @@ function putRuns(runs: WakeRunView[]): void {
 export async function loadWakeRuns(): Promise<void> {
   const { runs } = await api('wake.runs', { limit: 100 });
   putRuns(runs);
+  await loadWakeLimits().catch(() => {}); // what runs and waits across the fleet (components/WakeQueue.tsx)
 }
 
 export async function loadWakeState(agent: string): Promise<void> {
@@ -36,6 +37,11 @@ export function applyWakeLive(value: Partial<HubLive>): void {
     putRuns([run]);
     if (run.status !== 'running') void loadWakeState(run.agent_id).catch(() => {});
   }
+  // The fleet item carries the queue and the running runs (hub/control/fleet-live.ts): Fleet cards and Settings follow it.
+  const limits = value.fleet?.wake;
+  if (limits && Array.isArray(limits.queued)) wakeStore.setState((s) => ({ limits: { ...limits, machine: s.limits?.machine ?? null } }));
+  const mem = value.wake_memory;
+  if (mem && typeof mem.reason === 'string') toast(mem.reason, 'error');
   const off = value.wake_off;
   if (off && typeof off.reason === 'string') {
     toast(off.reason, 'error');
@@ -44,6 +50,24 @@ export function applyWakeLive(value: Partial<HubLive>): void {
 }
 
 export type WakeInput = Omit<OwnerInput<'wake.set'>, 'agent'>;
+
+export async function loadWakeLimits(): Promise<void> {
+  if (laptopOnly('wake.limits.get')) return;
+  const { limits } = await api('wake.limits.get', {});
+  wakeStore.setState({ limits });
+}
+
+export const setWakeLimits = (input: OwnerInput<'wake.limits.set'>) =>
+  attempt('Limits not saved', async () => {
+    const { limits } = await api('wake.limits.set', input);
+    wakeStore.setState({ limits });
+    toast(`At most ${limits.at_once} wake run${limits.at_once === 1 ? '' : 's'} at once.`);
+    return limits;
+  });
+
+/** A queued run: Start now (over the limit, this once), or Cancel. */
+export const startQueuedRun = (agent: string) => attempt('Not started', () => api('wake.start_now', { agent }));
+export const cancelQueuedRun = (agent: string) => attempt('Not cancelled', () => api('wake.stop', { agent }));
 
 export const setWake = (agent: string, input: WakeInput) =>
   attempt('Wake action not saved', async () => {

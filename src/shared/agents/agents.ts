@@ -89,4 +89,6 @@ export interface FleetLive {
   controls: import('./control').AgentControlLive[];
   today: string;
   outside?: true;
+  /** Wake runs across the fleet: the limit, what runs and what waits for a slot (machine and samples null here: see wake_run). */
+  wake?: import('./wake').WakeLimits;
 }

@@ -21,7 +21,26 @@ export const WAKE_DEFAULTS = {
   /** Webhook POST attempts (the first one and the retries, with doubling backoff from webhookRetryMs). */
   webhookAttempts: 4,
   webhookRetryMs: 1_000,
+  /** A run's process tree (resident memory, CPU) is sampled this often while it lives. */
+  sampleMs: 2_000,
+  /** A run above its memory ceiling this long is stopped (SIGTERM, then SIGKILL of its group). */
+  ceilingGraceMs: 5_000,
+  /** While runs wait for the machine's available memory to rise over the floor, it is read again this often. */
+  floorRecheckMs: 2_000,
 } as const;
+
+/** What the owner may set as limits (wake.limits.set, wake.set memory_ceiling_mb): out of range is refused. */
+export const WAKE_LIMIT_RANGE = {
+  atOnce: { min: 1, max: 64 },
+  /** A harness (Node, Claude Code) does not start in less. */
+  ceilingMb: { min: 64, max: 1024 * 1024 },
+  floorMb: { min: 0, max: 1024 * 1024 },
+} as const;
+
+/** The default number of runs alive at once from the machine: one per core, 1.5 GiB of available memory each, at least 1. */
+export function defaultAtOnce(cores: number, availableBytes: number): number {
+  return Math.max(1, Math.min(cores, Math.floor(availableBytes / (1.5 * 1024 ** 3)), WAKE_LIMIT_RANGE.atOnce.max));
+}
 
 export type WakeKind = 'command' | 'webhook';
 
@@ -38,9 +57,21 @@ export interface WakeAction {
   max_runs_per_hour: number;
   /** webhook: a loopback URL receiving a signed POST. */
   url?: string;
+  /** command: a run whose process tree holds more resident memory than this (MB) for a few seconds is stopped. */
+  memory_ceiling_mb?: number;
 }
 
-export type WakeRunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'stopped' | 'interrupted';
+export type WakeRunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'over_memory' | 'stopped' | 'interrupted';
+
+/** A run's process tree as last sampled (resident memory of all its processes, CPU time used). */
+export interface WakeResources {
+  rss_bytes: number;
+  peak_rss_bytes: number;
+  cpu_secs: number;
+  /** CPU use since the sample before (100 = one core busy). */
+  cpu_pct: number;
+  at: number;
+}
 
 /** One reason a run was started: a waking event the agent had not confirmed. */
 export interface WakeReason {
@@ -81,6 +112,36 @@ export interface WakeRunView {
   /** Claude Code's JSON result (total_cost_usd, usage), when the command printed one. */
   usage: { total_cost_usd?: number; usage?: Record<string, unknown> } | null;
   pid: number | null;
+  /** Peak resident memory of its process tree and the CPU seconds it used (sampled; null when never sampled). */
+  peak_rss_bytes: number | null;
+  cpu_secs: number | null;
+  /** While it runs: the last sample. */
+  live?: WakeResources | null;
+}
+
+/** A run waiting for a free slot (the hub-wide limit of runs at once, or the machine's memory floor). */
+export interface WakeQueued {
+  agent: { id: string; name: string };
+  /** When it was queued (ms). */
+  since: number;
+  /** 1 = next to start. */
+  position: number;
+  /** Woken by the owner's own message or decision: these go first. */
+  by_owner: boolean;
+}
+
+/** The hub-wide limits and what runs and waits now (wake.limits.get; also in each fleet item as wake). */
+export interface WakeLimits {
+  at_once: number;
+  /** Whether at_once is the machine's default (not set by the owner). */
+  at_once_default: boolean;
+  /** No new run starts while the machine's available memory is below this (MB; 0: no floor). */
+  min_free_mb: number;
+  machine: { cores: number; total_mb: number; available_mb: number } | null;
+  running: Array<{ agent: { id: string; name: string }; run_id: string; since: number; live: WakeResources | null }>;
+  queued: WakeQueued[];
+  /** Why queued runs are not starting now, when it is not just the limit (the memory floor). */
+  blocked: string | null;
 }
 
 /** The owner's view of an agent's wake setup. */
@@ -95,6 +156,8 @@ export interface WakeState {
   webhook_secret: string | null;
   running: WakeRunView | null;
   runs_last_hour: number;
+  /** Its run waits for a free slot. */
+  queued: WakeQueued | null;
 }
 
 /** What PERCH_WAKE holds (JSON) and the first line of every recipe's prompt. */

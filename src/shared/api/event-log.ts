@@ -193,6 +193,8 @@ export interface HubLive {
   wake_run: WakeRunView;
   /** Perch switched an agent's wake action off after runs that failed. */
   wake_off: { agent_id: string; reason: string };
+  /** Perch stopped a wake run over its agent's memory ceiling (told once per agent while the hub runs). */
+  wake_memory: { agent_id: string; run_id: string; reason: string };
   /** A daily cap paused an agent (hub/control/control.ts). */
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
   /** Conversations whose read receipts moved (hub/talk/instances.ts). */

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { setWakeAction } from '../../hub/waking/wake-action';
 import { wakeState } from '../../hub/waking/wake-views';
 import type { WakeState } from '../../../shared/agents/wake';
-import { UsageError, dataDirOf, print, withHub } from '../common';
+import { UsageError, dataDirOf, print, withHub, type Command } from '../common';
+import { ownerAction } from '../owner/owner-action';
+import type { WakeLimits } from '../../../shared/agents/wake';
 import fs from 'node:fs';
 import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
 import { findAgent } from '../../hub/identity/identities';
@@ -12,7 +14,7 @@ import { agentPlaces } from '../../hub/identity/places';
 import { CONTAINER_RUNTIMES, containerWakeArgv, containerWakeProblem, type ContainerRuntime } from '../../../shared/agents/wake-container';
 
 /** The help of `perch agent wake` (one of the agent subcommands: cli/agents/agents.ts). */
-export const WAKE_HELP = `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... -- CMD ARG...
+export const WAKE_HELP = `perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--memory-mb MB] [--env K=V]... -- CMD ARG...
 perch agent wake NAME [--cwd DIR] [--timeout SECS] [--max-runs N] [--env K=V]... --shell 'STRING'
 perch agent wake NAME --container IMAGE --project DIR [--runtime docker|podman] [--timeout SECS] [--max-runs N] [--env K=V]... [-- CMD ARG...]
 perch agent wake NAME --webhook URL [--timeout SECS] [--max-runs N]
@@ -25,7 +27,9 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   --container IMAGE runs it in a container instead (docker run, or podman run with --runtime podman): no
   host mount but --project DIR (at /workspace), the run's key passed by name (-e PERCH_KEY, never its value
   on the command line), PERCH_URL the container listener's (perch serve --containers). The agent's key must
-  be allowed containers (perch agent key from NAME containers); its runs' keys follow it.`;
+  be allowed containers (perch agent key from NAME containers); its runs' keys follow it.
+  --memory-mb MB (at least 64): a run whose processes hold more resident memory than that for a few
+  seconds is stopped like a timeout (recorded over_memory). Across the fleet: perch wake limits.`;
 
 /** `perch agent wake NAME …` (argv after `wake`): its own options, and a command after --. */
 export function cmdAgentWake(argv: string[]): void {
@@ -36,7 +40,7 @@ export function cmdAgentWake(argv: string[]): void {
     args: own,
     options: {
       'data-dir': { type: 'string' }, json: { type: 'boolean' }, cwd: { type: 'string' }, timeout: { type: 'string' }, 'max-runs': { type: 'string' },
-      env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
+      'memory-mb': { type: 'string' }, env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
       container: { type: 'string' }, project: { type: 'string' }, runtime: { type: 'string' }, // a wake run in a container (shared/agents/wake-container.ts)
     },
     allowPositionals: true,
@@ -75,6 +79,7 @@ export function cmdAgentWake(argv: string[]): void {
         env: Object.keys(env).length ? env : undefined,
         timeout_secs: num(values.timeout, '--timeout'),
         max_runs_per_hour: num(values['max-runs'], '--max-runs'),
+        memory_ceiling_mb: num(values['memory-mb'], '--memory-mb'),
       });
     const boxedOut = contained && !agentPlaces(findAgent(hub, name)).includes('containers')
       ? `\nNote: ${name}'s key may connect from ${agentPlaces(findAgent(hub, name)).join(', ')} only; its runs in a container need: perch agent key from ${name} containers`
@@ -109,6 +114,64 @@ function describeWake(w: WakeState): string {
     ...(a.cwd ? [`  in ${a.cwd}`] : []),
     ...(a.env ? [`  with ${Object.keys(a.env).join(', ')}`] : []),
     `  timeout ${a.timeout_secs} s, at most ${a.max_runs_per_hour} runs an hour (${w.runs_last_hour} in the last hour)`,
+    ...(a.memory_ceiling_mb ? [`  stopped above ${a.memory_ceiling_mb} MB of memory`] : []),
+    ...(w.queued ? [`  queued (${w.queued.position}), waiting for a free slot`] : []),
     w.enabled ? '  on' : `  OFF: ${w.off_reason ?? 'switched off'}`,
+  ].join('\n');
+}
+
+const LIMITS_HELP = `perch wake limits [--at-once N|default] [--min-free-mb MB] [--data-dir DIR] [--json]
+  Wake runs across the fleet: at most N runs alive at the same time (default from this machine: one per
+  core and per 1.5 GB of available memory, at least 1), and no new run starts while the machine's
+  available memory is below --min-free-mb (0: no floor). Wakes beyond wait in a queue (the owner's own
+  wakes first, then first come first served) and start as soon as a run ends. Without options it shows
+  the limits, the runs alive (memory, CPU) and the queue.`;
+
+/** `perch wake limits`: the limits across the fleet (hub/waking/wake-limits.ts), on the running hub when one serves. */
+export const wake: Command = {
+  names: ['wake'],
+  usage: `  perch wake limits [--at-once N|default] [--min-free-mb MB]
+      Wake runs across the fleet: how many run at once, the memory floor, what runs and what waits.`,
+  help: () => LIMITS_HELP,
+  subcommands: { limits: () => LIMITS_HELP },
+  run: cmdWake,
+};
+
+async function cmdWake(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'at-once': { type: 'string' }, 'min-free-mb': { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals[0] !== 'limits' || positionals.length > 1) throw new UsageError(`perch wake takes limits: ${LIMITS_HELP.split('\n')[0]}`);
+  const whole = (v: string, flag: string) => {
+    if (!/^\d+$/.test(v)) throw new UsageError(`${flag} must be a whole number, not ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  const dataDir = dataDirOf(values);
+  const atOnce = values['at-once'];
+  const floor = values['min-free-mb'];
+  const r = atOnce === undefined && floor === undefined
+    ? await ownerAction(dataDir, 'wake.limits.get', {})
+    : await ownerAction(dataDir, 'wake.limits.set', {
+      ...(atOnce !== undefined ? { at_once: atOnce === 'default' ? null : whole(atOnce, '--at-once') } : {}),
+      ...(floor !== undefined ? { min_free_mb: whole(floor, '--min-free-mb') } : {}),
+    });
+  print(!!values.json, r, () => describeLimits(r.limits));
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+function describeLimits(l: WakeLimits): string {
+  return [
+    `At most ${l.at_once} wake run${l.at_once === 1 ? '' : 's'} at once${l.at_once_default ? ' (this machine\'s default)' : ''}.`,
+    l.min_free_mb ? `No new run starts while less than ${l.min_free_mb} MB of memory is available.` : 'No memory floor.',
+    ...(l.machine ? [`This machine: ${l.machine.cores} cores, ${l.machine.available_mb} of ${l.machine.total_mb} MB available.`] : []),
+    `Running (${l.running.length}):`,
+    ...l.running.map((r) => `  ${r.agent.name}  since ${new Date(r.since).toLocaleTimeString()}${r.live ? `  ${mb(r.live.rss_bytes)}, ${r.live.cpu_pct}% CPU` : ''}`),
+    `Queued (${l.queued.length}):`,
+    ...l.queued.map((q) => `  ${q.position}. ${q.agent.name}  since ${new Date(q.since).toLocaleTimeString()}${q.by_owner ? '  (woken by you)' : ''}`),
+    ...(l.blocked ? [l.blocked] : []),
   ].join('\n');
 }

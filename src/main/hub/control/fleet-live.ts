@@ -19,7 +19,8 @@ export const FLEET_TICK_MS = 200;
 export function fleetLive(hub: Hub): FleetLive {
   const agents = listAgents(hub);
   const { agents: controls, today } = liveControls(hub, agents);
-  return { agents, controls, today };
+  const w = hub.services.wakeRuns;
+  return { agents, controls, today, ...(w.running ? { wake: w.limits({ brief: true }) } : {}) };
 }
 
 /** Started by the running hub (app.ts); stops when it closes. */

@@ -23,7 +23,24 @@ export interface WakeEnd {
   usage?: WakeRunView['usage'];
 }
 
+/** A run's process tree as sampled (wake/resources.ts). */
+export interface TreeSample {
+  /** Resident memory of every process of the tree (bytes). */
+  rss_bytes: number;
+  /** CPU time used by the tree, including its children that ended and were waited for (seconds). */
+  cpu_secs: number;
+}
+
+export interface MachineMemory {
+  cores: number;
+  total_bytes: number;
+  /** What new processes can get without swapping (Linux MemAvailable; elsewhere the OS's free memory). */
+  available_bytes: number;
+}
+
 export interface WakeObserver {
+  /** A sample of the run's process tree, every few seconds while it lives (commands, where the platform allows). */
+  sampled?(s: TreeSample): void;
   /** The process is running (its pid), or the webhook POST went out (null). */
   running(pid: number | null): void;
   /** Called once, when the run is over (the process and its group exited, or the webhook gave up). */
@@ -43,6 +60,8 @@ export interface WakeLauncher {
   readLog(logFile: string, maxBytes: number): string;
   /** Hub shutdown, after every run was asked to stop: waits up to graceMs for them to end, then kills what is left. */
   drain?(graceMs: number): Promise<void>;
+  /** The machine's cores and available memory now (for the default limit of runs at once and the memory floor). */
+  machine?(): MachineMemory;
   /** Deletes the captured output of runs that were dropped from the history (only files of its own logs folder). */
   removeLogs?(logFiles: string[]): void;
 }

@@ -7,7 +7,7 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { deleteWakeAction, putWakeAction, wakeActionOf } from '../../store/tables/agents/wake';
-import { WAKE_DEFAULTS, type WakeAction, type WakeState } from '../../../shared/agents/wake';
+import { WAKE_DEFAULTS, WAKE_LIMIT_RANGE, type WakeAction, type WakeState } from '../../../shared/agents/wake';
 import './wake-runs'; // hub.services.wakeRuns (its HubServices field is declared there)
 import { wakeState } from './wake-views';
 
@@ -21,6 +21,8 @@ export interface WakeSetInput {
   timeout_secs?: number;
   max_runs_per_hour?: number;
   webhook?: string;
+  /** command: a run over this much resident memory (MB, its whole process tree) for a few seconds is stopped. */
+  memory_ceiling_mb?: number;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -35,6 +37,11 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
   if (ways !== 1) bad('Give exactly one of argv (a command without a shell), shell (a shell string) or webhook (a loopback URL).', 'e.g. perch agent wake NAME -- claude -p "…", or --shell \'…\', or --webhook http://127.0.0.1:PORT/hook');
   const timeout = input.timeout_secs ?? WAKE_DEFAULTS.timeoutSecs;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) bad(`timeout_secs must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(input.timeout_secs)}.`, 'The default is 900 (15 minutes).');
+  const ceiling = input.memory_ceiling_mb;
+  const { min, max } = WAKE_LIMIT_RANGE.ceilingMb;
+  if (ceiling !== undefined && !(Number.isInteger(ceiling) && ceiling >= min && ceiling <= max)) {
+    bad(`memory_ceiling_mb must be a whole number of MB from ${min} (a harness does not start in less) to ${max}, not ${JSON.stringify(ceiling)}.`, 'e.g. 2048 for a working Claude Code session; leave it out for no ceiling.');
+  }
   const cap = input.max_runs_per_hour ?? WAKE_DEFAULTS.maxRunsPerHour;
   if (!Number.isInteger(cap) || cap < 1 || cap > 600) bad(`max_runs_per_hour must be a whole number from 1 to 600, not ${JSON.stringify(input.max_runs_per_hour)}.`, 'The default is 6.');
   if (input.webhook !== undefined) {
@@ -43,7 +50,7 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
     if (!/^https?:$/.test(url.protocol) || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.username || url.password) {
       bad(`webhook must be an http(s) URL on this machine (127.0.0.1, localhost or [::1]), not ${JSON.stringify(input.webhook)}.`, 'Wake actions never reach other machines; run the receiver locally.');
     }
-    if (input.cwd !== undefined || input.env !== undefined) bad('cwd and env are for commands, not webhooks.', 'Leave them out with --webhook.');
+    if (input.cwd !== undefined || input.env !== undefined || input.memory_ceiling_mb !== undefined) bad('cwd, env and memory_ceiling_mb are for commands, not webhooks.', 'Leave them out with --webhook.');
     return { kind: 'webhook', url: url.href, timeout_secs: timeout, max_runs_per_hour: cap };
   }
   if (input.argv !== undefined && (input.argv.length === 0 || input.argv.some((a) => typeof a !== 'string' || a.length === 0 || a.includes('\0')))) {
@@ -66,6 +73,7 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
     ...(Object.keys(env).length ? { env } : {}),
     timeout_secs: timeout,
     max_runs_per_hour: cap,
+    ...(ceiling !== undefined ? { memory_ceiling_mb: ceiling } : {}),
   };
 }
 
@@ -73,7 +81,7 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
 export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
   const agent = findAgent(hub, input.agent);
   if (input.off) {
-    if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour].some((v) => v !== undefined)) {
+    if ([input.argv, input.shell, input.webhook, input.cwd, input.env, input.timeout_secs, input.max_runs_per_hour, input.memory_ceiling_mb].some((v) => v !== undefined)) {
       bad('off removes the wake action: give nothing else with it.', 'perch agent wake NAME --off');
     }
     hub.services.wakeRuns.armed.changing(() => hub.write(() => deleteWakeAction(hub.db, agent.id)));

@@ -4,20 +4,29 @@
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
 // (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
+// Across the fleet, at most `at_once` runs live at the same time (a hub setting; by default from the machine's cores
+// and memory) and none starts while the machine's available memory is below the owner's floor: wakes beyond wait in
+// one queue, the owner's own wakes first, then first come first served, and the next starts as soon as a run ends.
+// Each run's process tree is sampled (resident memory, CPU); a run over its agent's memory ceiling for a few seconds
+// is stopped like a timeout.
 // The owner's side is beside it: the action (wake-action.ts: the owner's input checked and stored) and the views
 // (wake-views.ts: state, runs, log, stop).
 import { isPaused, recordUsage } from '../control/control';
 import type { Hub } from '../core/hub';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
+import os from 'node:os';
 import { cursorOf } from '../../store/tables/talk/events';
+import { getSetting } from '../../store/tables/talk/settings';
 import { OutsideMemo } from '../core/outside-writes';
 import {
   enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
   unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
 } from '../../store/tables/agents/wake';
-import { WAKE_DEFAULTS, type WakeAction, type WakeRunStatus, type WakeRunView, type WakeSummary } from '../../../shared/agents/wake';
-import type { WakeEnd, WakeHandle, WakeLauncher } from './launcher';
+import {
+  WAKE_DEFAULTS, defaultAtOnce, type WakeAction, type WakeLimits, type WakeQueued, type WakeResources, type WakeRunStatus, type WakeRunView, type WakeSummary,
+} from '../../../shared/agents/wake';
+import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
 export const WAKE_RUNS_KEPT = 200;
@@ -28,7 +37,14 @@ export interface WakeOptions {
   backoffMs?: number;
   backoffMaxMs?: number;
   maxFailures?: number;
+  /** A run above its memory ceiling this long is stopped (default WAKE_DEFAULTS.ceilingGraceMs). */
+  ceilingGraceMs?: number;
 }
+
+/** Hub settings (settings table) of the limits across the fleet; set with wake.limits.set (wake-limits.ts). */
+export const AT_ONCE_SETTING = 'wake_at_once';
+export const FLOOR_SETTING = 'wake_min_free_mb';
+const MiB = 1024 * 1024;
 
 // ---- the seam for owner control -------------------------------------------------------------
 
@@ -56,13 +72,26 @@ interface LiveRun {
   handle: WakeHandle;
   confirmedAtStart: number;
   timer: NodeJS.Timeout;
-  endedBy?: 'timeout' | 'owner' | 'shutdown';
+  endedBy?: 'timeout' | 'memory' | 'owner' | 'shutdown';
   revokeKey: () => void;
+  startedAt: number;
+  /** The last sample of its process tree (peak and CPU kept with the run when it ends). */
+  res?: WakeResources;
+  /** Since when it is above its memory ceiling. */
+  overSince?: number;
+}
+
+interface QueuedRun {
+  agentId: string;
+  since: number;
+  wokenAt: number;
+  byOwner: boolean;
 }
 
 interface AgentState {
   run?: LiveRun;
   retry?: NodeJS.Timeout;
+  queued?: QueuedRun;
   backoffMs: number;
 }
 
@@ -93,6 +122,13 @@ export class WakeRuns {
   private readonly keepRuns: number;
   private readonly backoffMaxMs: number;
   private readonly maxFailures: number;
+  private readonly ceilingGraceMs: number;
+  /** Runs waiting for a slot, in the order they start: the owner's wakes, then the others, each first come first served. */
+  private queue: QueuedRun[] = [];
+  /** While queued runs wait for memory (the floor), the machine is read again on this timer. */
+  private floorTimer: NodeJS.Timeout | undefined;
+  /** Agents whose owner was told a run went over its memory ceiling (once per agent while this hub runs). */
+  private toldMemory = new Set<string>();
 
   constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher | null, opts: WakeOptions = {}) {
     this.armed = new OutsideMemo(hub.outside);
@@ -100,6 +136,7 @@ export class WakeRuns {
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
     this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
     this.maxFailures = opts.maxFailures ?? WAKE_DEFAULTS.maxFailures;
+    this.ceilingGraceMs = opts.ceilingGraceMs ?? WAKE_DEFAULTS.ceilingGraceMs;
   }
 
   /**
@@ -127,7 +164,7 @@ export class WakeRuns {
     if (this.closed || agentId === this.hub.ownerId) return;
     const wokenAt = clock();
     const st = this.agents.get(agentId);
-    if (st?.run || st?.retry) return; // coalesced: the running run, or the retry, reads it
+    if (st?.run || st?.retry || st?.queued) return; // coalesced: the running run, the retry or the queued run reads it
     queueMicrotask(() => {
       try {
         this.tryStart(agentId, wokenAt);
@@ -143,10 +180,11 @@ export class WakeRuns {
     return st;
   }
 
-  private tryStart(agentId: string, wokenAt: number): void {
+  /** Starts a run of the agent if it is due; over the limits it queues. force: the owner's Start now, or the queue's turn. */
+  private tryStart(agentId: string, wokenAt: number, force = false): void {
     if (this.closed) return;
     const st = this.state(agentId);
-    if (st.run || st.retry) return;
+    if (st.run || st.retry || st.queued) return;
     if (!hasWakeAction(this.hub, agentId)) return; // most agents have none: their wakes cost no query
     const row = wakeActionOf(this.hub.db, agentId);
     if (!row || !row.enabled) return;
@@ -163,6 +201,10 @@ export class WakeRuns {
     const confirmed = cursorOf(this.hub.db, agentId).confirmed_gid;
     const pending = unconfirmedWakes(this.hub.db, agentId, confirmed, 21);
     if (pending.length === 0) return; // already read by the agent
+    if (!force && (this.queue.length > 0 || this.gate())) {
+      this.enqueue(st, { agentId, since: Date.now(), wokenAt, byOwner: pending.some((e) => e.actor_id === this.hub.ownerId) });
+      return;
+    }
     const why: WakeSummary = {
       count: pending.length,
       reasons: pending.slice(0, 5).map((e) => ({ type: e.type, conv_id: e.conv_id, seq: e.seq, gid: e.gid, by: e.actor_id ? this.nameOf(e.actor_id) : null })),
@@ -184,7 +226,7 @@ export class WakeRuns {
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
     });
     if (dropped.length) this.launcher!.removeLogs?.(dropped);
-    const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined) };
+    const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined), startedAt: Date.now() };
     st.run = live;
     let ended = false;
     live.timer = setTimeout(() => {
@@ -198,6 +240,10 @@ export class WakeRuns {
           running: (pid) => {
             if (this.closed || ended) return;
             this.update(runId, { running_at: clock(), pid });
+          },
+          sampled: (sample) => {
+            if (this.closed || ended) return;
+            this.sampled(live, action, sample);
           },
           ended: (end) => {
             if (ended) return;
@@ -213,6 +259,168 @@ export class WakeRuns {
       return;
     }
     if (!ended && live.handle.logFile) this.update(runId, { log_file: live.handle.logFile });
+  }
+
+  /** A sample of a run's process tree: kept for the views and the record; over its ceiling for long, it is stopped. */
+  private sampled(live: LiveRun, action: WakeAction, s: TreeSample): void {
+    const now = Date.now();
+    const prev = live.res;
+    const secs = prev ? (now - prev.at) / 1000 : 0;
+    const cpu = Math.max(prev?.cpu_secs ?? 0, s.cpu_secs);
+    live.res = {
+      rss_bytes: s.rss_bytes,
+      peak_rss_bytes: Math.max(prev?.peak_rss_bytes ?? 0, s.rss_bytes),
+      cpu_secs: Math.round(cpu * 100) / 100,
+      cpu_pct: prev && secs > 0 ? Math.round(((cpu - prev.cpu_secs) / secs) * 100) : 0,
+      at: now,
+    };
+    const ceiling = action.memory_ceiling_mb;
+    if (ceiling && s.rss_bytes > ceiling * MiB) {
+      live.overSince ??= now;
+      if (now - live.overSince >= this.ceilingGraceMs && !live.endedBy) {
+        live.endedBy = 'memory';
+        live.handle.stop();
+      }
+    } else {
+      live.overSince = undefined;
+    }
+    this.publish(live.id);
+  }
+
+  /** The last sample of a running run (null when it is not running here or was not sampled yet). */
+  liveResources(runId: string): WakeResources | null {
+    for (const st of this.agents.values()) if (st.run?.id === runId) return st.run.res ?? null;
+    return null;
+  }
+
+  // ---- the limits across the fleet and the queue ----------------------------------------------
+
+  /** The machine now: the launcher's reading (procfs on Linux), else the OS's free memory. */
+  machine(): MachineMemory {
+    return this.launcher?.machine?.() ?? { cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length, total_bytes: os.totalmem(), available_bytes: os.freemem() };
+  }
+
+  /** Runs alive at once at most: the owner's setting, else the default from the machine (read when the hub started). */
+  atOnce(): { value: number; isDefault: boolean } {
+    const set = Number(getSetting(this.hub.db, AT_ONCE_SETTING));
+    if (Number.isInteger(set) && set >= 1) return { value: set, isDefault: false };
+    this.defaultAtOnce ??= (() => { const m = this.machine(); return defaultAtOnce(m.cores, m.available_bytes); })();
+    return { value: this.defaultAtOnce, isDefault: true };
+  }
+
+  private defaultAtOnce: number | undefined;
+
+  floorMb(): number {
+    const n = Number(getSetting(this.hub.db, FLOOR_SETTING) ?? 0);
+    return Number.isFinite(n) && n > 0 ? n : 0;
+  }
+
+  private liveCount(): number {
+    let n = 0;
+    for (const st of this.agents.values()) if (st.run) n++;
+    return n;
+  }
+
+  /** Why no run may start now (all slots taken, or the machine's memory below the floor); null: one may. */
+  private gate(): string | null {
+    const atOnce = this.atOnce().value;
+    if (this.liveCount() >= atOnce) return `${atOnce} run${atOnce === 1 ? '' : 's'} at once, all running`;
+    return this.belowFloor();
+  }
+
+  private belowFloor(): string | null {
+    const floor = this.floorMb();
+    if (!floor) return null;
+    const available = Math.floor(this.machine().available_bytes / MiB);
+    return available < floor ? `the machine has ${available} MB available, below the floor of ${floor} MB` : null;
+  }
+
+  private enqueue(st: AgentState, q: QueuedRun): void {
+    st.queued = q;
+    // The owner's own wakes go before every other waiting run (after the owner's earlier ones).
+    const at = q.byOwner ? this.queue.findIndex((x) => !x.byOwner) : -1;
+    if (at < 0) this.queue.push(q);
+    else this.queue.splice(at, 0, q);
+    this.queueChanged();
+    this.pump();
+  }
+
+  private dequeue(agentId: string): QueuedRun | undefined {
+    const st = this.agents.get(agentId);
+    const q = st?.queued;
+    if (!st || !q) return undefined;
+    st.queued = undefined;
+    this.queue = this.queue.filter((x) => x !== q);
+    this.queueChanged();
+    return q;
+  }
+
+  /** Starts queued runs while slots are free (called whenever a run ends, the limits change or a wake queues). */
+  pump(): void {
+    if (this.closed || !this.started) return;
+    while (this.queue.length > 0 && !this.gate()) {
+      const q = this.queue.shift()!;
+      const st = this.state(q.agentId);
+      if (st.queued === q) st.queued = undefined;
+      this.queueChanged();
+      try {
+        this.tryStart(q.agentId, q.wokenAt, true);
+      } catch (err) {
+        process.stderr.write(`perch: wake run of ${q.agentId} could not start: ${(err as Error).message}\n`);
+      }
+    }
+    // Waiting for memory, not for a run to end: read the machine again a little later.
+    if (this.queue.length > 0 && !this.floorTimer && this.belowFloor()) {
+      this.floorTimer = setTimeout(() => {
+        this.floorTimer = undefined;
+        this.pump();
+      }, WAKE_DEFAULTS.floorRecheckMs);
+      this.floorTimer.unref();
+    }
+  }
+
+  private queueChanged(): void {
+    this.hub.fleetChanged();
+  }
+
+  /** The owner's Start now: a queued run starts at once, over the limits this once. */
+  startNow(agentId: string): { started: boolean; run_id: string | null } {
+    const q = this.dequeue(agentId);
+    if (!q) return { started: false, run_id: null };
+    this.tryStart(agentId, q.wokenAt, true);
+    const id = this.agents.get(agentId)?.run?.id ?? null;
+    return { started: id !== null, run_id: id };
+  }
+
+  queuedOf(agentId: string): WakeQueued | null {
+    const i = this.queue.findIndex((q) => q.agentId === agentId);
+    return i < 0 ? null : this.queuedView(this.queue[i]!, i);
+  }
+
+  private queuedView(q: QueuedRun, i: number): WakeQueued {
+    return { agent: { id: q.agentId, name: this.nameOf(q.agentId) }, since: q.since, position: i + 1, by_owner: q.byOwner };
+  }
+
+  /**
+   * The limits, the machine, and what runs and waits now (running lists only what this hub started). brief (the fleet
+   * item): no machine and no samples, so it changes only when runs start, end or queue (samples go out as wake_run).
+   */
+  limits(opts: { brief?: boolean } = {}): WakeLimits {
+    const at = this.atOnce();
+    const m = opts.brief ? null : this.machine();
+    const running: WakeLimits['running'] = [];
+    for (const [agentId, st] of this.agents) {
+      if (st.run) running.push({ agent: { id: agentId, name: this.nameOf(agentId) }, run_id: st.run.id, since: st.run.startedAt, live: opts.brief ? null : st.run.res ?? null });
+    }
+    running.sort((a, b) => a.since - b.since);
+    const floorWhy = this.queue.length ? this.belowFloor() : null;
+    return {
+      at_once: at.value, at_once_default: at.isDefault, min_free_mb: this.floorMb(),
+      machine: m && { cores: m.cores, total_mb: Math.round(m.total_bytes / MiB), available_mb: Math.round(m.available_bytes / MiB) },
+      running,
+      queued: this.queue.map((q, i) => this.queuedView(q, i)),
+      blocked: floorWhy ? `No new run starts: ${floorWhy}.` : null,
+    };
   }
 
   private nameOf(id: string): string {
@@ -245,20 +453,41 @@ export class WakeRuns {
     const st = this.state(agentId);
     if (st.run === live) st.run = undefined;
     if (this.closed) return; // recorded as interrupted when the hub closed
+    try {
+      this.record(agentId, live, end);
+    } finally {
+      this.pump(); // a slot is free: the next queued run starts now
+    }
+  }
+
+  private record(agentId: string, live: LiveRun, end: WakeEnd): void {
+    const st = this.state(agentId);
+    const action = wakeActionOf(this.hub.db, agentId);
+    const ceiling = action ? (JSON.parse(action.action) as WakeAction).memory_ceiling_mb : undefined;
     const status: WakeRunStatus =
-      live.endedBy === 'timeout' ? 'timed_out'
+      live.endedBy === 'memory' ? 'over_memory'
+      : live.endedBy === 'timeout' ? 'timed_out'
       : live.endedBy === 'owner' ? 'stopped'
       : live.endedBy === 'shutdown' ? 'interrupted'
       : end.exitCode === 0 && !end.error ? 'succeeded' : 'failed';
-    const error = end.error ?? (status === 'timed_out' ? 'It ran past its timeout and was stopped.' : status === 'stopped' ? 'Stopped by the owner.' : status === 'failed' ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.` : null);
-    this.update(live.id, { status, ended_at: clock(), exit_code: end.exitCode, signal: end.signal, error, usage: end.usage ? JSON.stringify(end.usage) : null });
+    const error = end.error ?? (status === 'over_memory' ? `It held more than its memory ceiling of ${ceiling} MB (${Math.round((live.res?.rss_bytes ?? 0) / MiB)} MB) for ${Math.round(this.ceilingGraceMs / 1000)} s and was stopped.`
+      : status === 'timed_out' ? 'It ran past its timeout and was stopped.' : status === 'stopped' ? 'Stopped by the owner.' : status === 'failed' ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.` : null);
+    const res = live.res ? { peak_rss_bytes: live.res.peak_rss_bytes, cpu_secs: live.res.cpu_secs } : {};
+    this.update(live.id, { status, ended_at: clock(), exit_code: end.exitCode, signal: end.signal, error, usage: end.usage ? JSON.stringify(end.usage) : null, ...res });
     if (end.usage) countRunUsage(this.hub, agentId, end.usage);
+    if (status === 'over_memory' && !this.toldMemory.has(agentId)) {
+      // The owner is told once per agent (each run's record says it too).
+      this.toldMemory.add(agentId);
+      const reason = `Perch stopped ${this.nameOf(agentId)}'s wake run: ${error} Raise its memory ceiling in its wake settings if it needs more.`;
+      this.hub.bus.publish({ kind: 'hub', value: { wake_memory: { agent_id: agentId, run_id: live.id, reason } } });
+      process.stderr.write(`perch: ${reason}\n`);
+    }
 
     const row = wakeActionOf(this.hub.db, agentId);
     if (!row) return;
     const confirmedNow = cursorOf(this.hub.db, agentId).confirmed_gid;
     const confirmedSomething = confirmedNow > live.confirmedAtStart;
-    if ((status === 'failed' || status === 'timed_out') && !confirmedSomething) {
+    if ((status === 'failed' || status === 'timed_out' || status === 'over_memory') && !confirmedSomething) {
       const failures = row.consecutive_failures + 1;
       const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
       this.armed.changing(() => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
@@ -295,18 +524,19 @@ export class WakeRuns {
     st.retry.unref();
   }
 
-  /** The owner stops the agent's running run (SIGTERM, then SIGKILL of its group after the grace). */
-  stop(agentId: string): { stopped: boolean; run_id: string | null } {
+  /** The owner stops the agent's running run (SIGTERM, then SIGKILL of its group after the grace), or cancels its queued one. */
+  stop(agentId: string): { stopped: boolean; run_id: string | null; cancelled: boolean } {
     const st = this.agents.get(agentId);
     if (st?.retry) {
       clearTimeout(st.retry);
       st.retry = undefined;
     }
+    const cancelled = this.dequeue(agentId) !== undefined;
     const run = st?.run;
-    if (!run) return { stopped: false, run_id: null };
+    if (!run) return { stopped: false, run_id: null, cancelled };
     run.endedBy ??= 'owner';
     run.handle.stop();
-    return { stopped: true, run_id: run.id };
+    return { stopped: true, run_id: run.id, cancelled };
   }
 
   /** The agent's run now (null when none runs, or runs are not handled here). */
@@ -335,8 +565,11 @@ export class WakeRuns {
     const live: LiveRun[] = [];
     for (const st of this.agents.values()) {
       if (st.retry) clearTimeout(st.retry);
+      st.queued = undefined;
       if (st.run) live.push(st.run);
     }
+    this.queue = [];
+    if (this.floorTimer) clearTimeout(this.floorTimer);
     const at = clock();
     for (const run of live) {
       run.endedBy = 'shutdown';
@@ -378,5 +611,7 @@ export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
     woken_at: r.woken_at, started_at: r.started_at, running_at: r.running_at, first_call_at: r.first_call_at, ended_at: end,
     duration_ms: end != null ? Math.round(end - r.started_at) : null, exit_code: r.exit_code, signal: r.signal, error: r.error,
     why: JSON.parse(r.why) as WakeSummary, usage: r.usage ? JSON.parse(r.usage) : null, pid: r.pid,
+    peak_rss_bytes: r.peak_rss_bytes ?? null, cpu_secs: r.cpu_secs ?? null,
+    ...(r.status === 'running' ? { live: hub.services.wakeRuns.liveResources(r.id) } : {}),
   };
 }

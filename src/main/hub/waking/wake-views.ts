@@ -22,6 +22,7 @@ export function wakeState(hub: Hub, nameOrId: string): WakeState {
     webhook_secret: row?.webhook_secret ?? null,
     running: running ? runView(hub, running) : null,
     runs_last_hour: runsStartedSince(hub.db, agent.id, Date.now() - 3_600_000).length,
+    queued: hub.services.wakeRuns.queuedOf(agent.id),
   };
 }
 
@@ -36,9 +37,17 @@ function runningHubRuns(hub: Hub): WakeRuns {
   return w;
 }
 
-export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null } {
+export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null; cancelled: boolean } {
   const agent = findAgent(hub, nameOrId);
   return { agent: agent.id, ...runningHubRuns(hub).stop(agent.id) };
+}
+
+/** The owner's Start now: the agent's queued run starts at once, over the limit of runs at once this one time. */
+export function startQueuedRun(hub: Hub, nameOrId: string): { agent: string; started: boolean; run_id: string | null } {
+  const agent = findAgent(hub, nameOrId);
+  const w = runningHubRuns(hub);
+  if (!w.queuedOf(agent.id)) throw new HubError('conflict', `${agent.name} has no wake run waiting for a slot.`, 'wake.limits.get lists the queued runs.');
+  return { agent: agent.id, ...w.startNow(agent.id) };
 }
 
 /** A run and the newest part of its captured output (max_bytes, default 8 KiB). */

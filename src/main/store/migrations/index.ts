@@ -18,6 +18,7 @@ import { migration14 } from './14-imported-history-provenance-of-messages-and';
 import { migration15 } from './15-where-each-key-may-connect-from';
 import { migration16 } from './16-archived-conversations-retention-rules-and-search';
 import { migration17 } from './17-standing-rules-which-door-filed-a';
+import { migration18 } from './18-what-a-wake-run-cost-the';
 
 export type { Migration } from './migration';
 
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration15,
   migration16,
   migration17,
+  migration18,
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -8,6 +8,7 @@ import { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from
 import { wakeRecipes, type WakeRunView } from '../../../shared/agents/wake';
 import { dateTimeOf, money } from '../../format';
 import { CopyButton, Dialog } from '../common';
+import { RunResources } from '../fleet/WakeQueue';
 
 type Mode = 'argv' | 'shell' | 'webhook';
 
@@ -151,6 +152,7 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
               {r.duration_ms != null && ` · ${(r.duration_ms / 1000).toFixed(1)} s`}
               {r.exit_code != null && ` · exit ${r.exit_code}`}
               {r.usage?.total_cost_usd != null && ` · ${money(r.usage.total_cost_usd)}`}
+              <RunResources run={r} />
             </button>
             {r.status === 'running' && (
               <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(agent.id)}>

@@ -10,6 +10,7 @@ import { ago } from '../../format';
 import { openDirectWith, stopWakeRun } from '../../sync';
 import { runningRunOf, useWake } from '../../stores/wake';
 import { whyText } from '../agents/WakeDialog';
+import { QueuedRunLine, RunResources } from './WakeQueue';
 import { ProgressFeed } from '../conversation/ProgressFeed';
 import { Icon } from '../Icon';
 import { Avatar } from '../common';
@@ -86,11 +87,13 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
       {run && (
         <p className="fleet-wake small" aria-label={`${props.name} wake run`}>
           <span className="chip chip-working">running ({whyText(run)})</span>
+          <RunResources run={run} />
           <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(props.agentId)}>
             Stop
           </button>
         </p>
       )}
+      <QueuedRunLine agentId={props.agentId} name={props.name} />
       {/* owner control: today's usage vs caps, the last 14 days, one-click pause (Control.tsx) */}
       <UsageMeter agentId={props.agentId} />
       <UsageChart agentId={props.agentId} />

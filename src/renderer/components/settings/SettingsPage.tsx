@@ -11,6 +11,7 @@ import { api, OwnerError } from '../../transport';
 import { useLaptopOnly } from '../../stores/device';
 import { ExportControls } from './ExportDialog';
 import { OnTheLaptop } from '../common';
+import { WakeLimitsSection } from '../fleet/WakeQueue';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
 function ExportSection() {
@@ -177,6 +178,7 @@ const TABS: Array<{ tab: SettingsTab | 'decisions' | 'phone'; label: string }> =
   { tab: 'decisions', label: 'Decisions' },
   { tab: 'containers', label: 'Containers' },
   { tab: 'data', label: 'Data' },
+  { tab: 'wake', label: 'Wake runs' },
   { tab: 'phone', label: 'Phone' },
 ];
 
@@ -253,6 +255,7 @@ export function SettingsPage({ tab }: { tab?: SettingsTab }) {
           <ExportSection />
         </>
       )}
+      {tab === 'wake' && <WakeLimitsSection />}
     </div>
   );
 }

@@ -28,6 +28,8 @@ export interface WakeRunRow {
   usage: string | null;
   pid: number | null;
   log_file: string | null;
+  peak_rss_bytes?: number | null;
+  cpu_secs?: number | null;
 }
 
 export function wakeActionOf(db: Db, agentId: string): WakeActionRow | undefined {
