@@ -140,9 +140,9 @@ test('the doc check finds a missing file, a symbol not declared where named, a f
   ]);
 });
 
-test("the README's Layout names only folders and files that exist", () => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const layout = readme.slice(readme.indexOf('## Layout\n'), readme.indexOf('\n## ', readme.indexOf('## Layout\n') + 1));
+test("the Layout (docs/architecture.md) names only folders and files that exist", () => {
+  const doc = fs.readFileSync(DOC, 'utf8');
+  const layout = doc.slice(doc.indexOf('## Layout\n'), doc.indexOf('\n## ', doc.indexOf('## Layout\n') + 1));
   assert.ok(layout.includes('src/main/hub/'), 'the Layout section is found');
   assert.deepEqual(problemsIn(layout), []);
   // Its top-level folders too (the code block's first column).

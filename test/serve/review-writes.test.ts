@@ -196,12 +196,11 @@ describe('review mode holds every write others can read', () => {
 });
 
 describe('review policy of the tool catalog', () => {
-  test('every catalog tool has a review policy, and the README lists each tool under it', () => {
+  test('every catalog tool has a review policy, and the review-mode guide lists each tool under it', () => {
     assert.deepEqual(Object.keys(REVIEW_POLICY).sort(), TOOLS.map((t) => t.name).sort());
-    const readme = fs.readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Review mode'), readme.indexOf('## Let Perch wake your agents'));
+    const section = fs.readFileSync('docs/guide/review-mode.md', 'utf8');
     for (const [tool, policy] of Object.entries(REVIEW_POLICY)) {
-      assert.match(section, new RegExp(`\\| \`${tool}\` \\| ${policy.policy} \\|`), `README's review table lists ${tool} as ${policy.policy}`);
+      assert.match(section, new RegExp(`\\| \`${tool}\` \\| ${policy.policy} \\|`), `the review-mode guide's table lists ${tool} as ${policy.policy}`);
     }
   });
 });

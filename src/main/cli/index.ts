@@ -38,7 +38,7 @@ const help: Command = {
 const hook: Command = {
   names: ['hook'],
   usage: `  perch hook permission-request [--agent NAME] [--timeout SECS]
-      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see README).
+      Claude Code's or Codex's PermissionRequest hook: their prompts go to your Approvals inbox (see docs/guide/harnesses.md).
   perch hook pre-tool-use | notification | stop | session-start | session-end [--agent NAME]
       Their other hooks: a paused agent's tool calls are blocked; its session's status shows in Fleet.`,
   help: () => HOOK_HELP,
@@ -49,7 +49,7 @@ const hook: Command = {
 const channel: Command = {
   names: ['channel'],
   usage: `  perch channel [--agent NAME] [--instance NAME]
-      A stdio MCP server for Claude Code: the agent's tools, its messages pushed into the session, its prompts relayed (see README).`,
+      A stdio MCP server for Claude Code: the agent's tools, its messages pushed into the session, its prompts relayed (see docs/guide/harnesses.md).`,
   help: () => CHANNEL_HELP,
   run: async (argv) => {
     process.exitCode = await cmdChannel(argv);

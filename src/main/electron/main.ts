@@ -55,7 +55,7 @@ function saveWindowState(): void {
 }
 
 async function start(): Promise<void> {
-  // The same setting as `perch serve --durability` (README, "Durability").
+  // The same setting as `perch serve --durability` (docs/guide/durability.md).
   let durability: Durability;
   try {
     durability = parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');

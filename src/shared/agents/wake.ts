@@ -173,7 +173,7 @@ export interface WakeRecipe {
   form: { shell?: string; argv?: string[]; cwd: string };
 }
 
-/** Ready-made wake actions (shown in the Agents page and the README). NAME is the agent's name. */
+/** Ready-made wake actions (shown in the Agents page and docs/guide/wake-runs.md). NAME is the agent's name. */
 export function wakeRecipes(name: string): WakeRecipe[] {
   const prompt = WAKE_PROMPT.replace(/'/g, '');
   const claude = `claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --settings "$PERCH_CLAUDE_SETTINGS" --allowedTools "mcp__perch" --output-format json`;

@@ -71,12 +71,12 @@ export interface HeldSendResult {
   owner_edited: boolean;
 }
 
-/** What review mode does to a tool, as the README's review table says. */
+/** What review mode does to a tool, as the review table of docs/guide/review-mode.md says. */
 export type ReviewPolicy = 'held' | 'held with a note' | 'named reactions refused' | 'not held';
 
 /**
  * Every tool of the catalog, classified (test/serve/review-writes.test.ts checks it covers the catalog and matches
- * the README). held: words others read; they wait for the owner. not held: it reads, writes only what the agent
+ * docs/guide/review-mode.md). held: words others read; they wait for the owner. not held: it reads, writes only what the agent
  * or the owner reads, or carries no words of the agent's (ids, states, a single emoji).
  */
 export const REVIEW_POLICY: Record<ToolName, { policy: ReviewPolicy; why: string }> = {

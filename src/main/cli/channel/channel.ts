@@ -27,7 +27,7 @@ type Json = Record<string, unknown>;
 
 export const CHANNEL_HELP = `perch channel [--agent NAME] [--instance NAME] [--url URL]
 
-A stdio MCP server for Claude Code (see README "Approve your agents' own prompts"): the agent's Perch tools, the
+A stdio MCP server for Claude Code (see docs/guide/harnesses.md): the agent's Perch tools, the
 messages that need it pushed into the running session, and its permission prompts in your Approvals inbox.
   --agent NAME     the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _), else PERCH_KEY
   --instance NAME  the delivery position the channel pushes from (default "channel"; give each session of one

@@ -49,7 +49,7 @@ export function mcpUrl(flag: string | undefined): string {
 
 /** The hook input on stdin, whole (bounded in size and time). */
 export async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new StepAside('reads the hook input on stdin; the harness runs it (see README)');
+  if (process.stdin.isTTY) throw new StepAside('reads the hook input on stdin; the harness runs it (see docs/guide/harnesses.md)');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -39,7 +39,7 @@ export const HOOK_HELP = `perch hook EVENT [--agent NAME] [--timeout SECS] [--ha
 
 perch hook permission-request
 
-Run by Claude Code or Codex as their PermissionRequest hook (see README "Approve your agents' own prompts").
+Run by Claude Code or Codex as their PermissionRequest hook (see docs/guide/harnesses.md).
 Reads the hook's JSON on stdin, files the prompt in your Perch Approvals inbox (phone push included) and
 waits for your decision; prints the harness's allow/deny JSON.
   --agent NAME   the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _), else PERCH_KEY

@@ -6,13 +6,13 @@ import { DATA_DIR_LINE, UsageError, dataDirOf, fail, postJson, print, runtimeOf,
 
 export const device: Command = {
   names: ['device', 'devices'],
-  usage: `  perch serve --public-url https://MACHINE.TAILNET.ts.net     (approve from your phone, see README)
+  usage: `  perch serve --public-url https://MACHINE.TAILNET.ts.net     (approve from your phone, see docs/guide/phone.md)
   perch device list|revoke ID|pair [--name NAME] [--scope approvals|full]
       Paired phones: list them, revoke one, or pair a new one (QR code in the terminal; the hub must run).`,
   help: () => `perch device list [--json]
 perch device revoke ID [--json]
 perch device pair [--name NAME] [--scope approvals|full] [--yes] [--json]
-  Paired phones (approve from your phone through your HTTPS front; see README "Approve from your phone").
+  Paired phones (approve from your phone through your HTTPS front; see docs/guide/phone.md).
   list    the devices with scope, last use, whether they get pushes (revoked ones too)
   revoke  ends a device's credential and its push subscription at once
   pair    needs the running hub and its public URL (perch serve --public-url URL): prints the link and its

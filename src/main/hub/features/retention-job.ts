@@ -10,7 +10,7 @@
 // the rule keeps checkpoints.
 // Each step is one transaction of at most `batch` rows (a message counts as its rows), then the job yields
 // (setTimeout) before the next; after a pass, freed pages go back to the disk the same way, `vacuumPages` per step
-// (incremental vacuum: files made by this version; see README for older files). Then it sleeps until the next pass
+// (incremental vacuum: files made by this version; see docs/guide/data.md for older files). Then it sleeps until the next pass
 // (`intervalMs`, or at once when a rule changes).
 // Export first (the owner's export_dir): before a pass deletes anything, the conversations it will delete from are
 // exported whole (store/archive/archive-export.ts, its own read-only connection and read transaction, in short async steps)

@@ -66,7 +66,7 @@ function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Du
   db.pragma('journal_mode = WAL');
   // WAL + NORMAL (default): a committed transaction survives a crash (kill -9) of the process; the
   // WAL is only fsynced at checkpoints, so a power loss may lose the last moments. FULL fsyncs every
-  // commit. See store/db/durability.ts and the README.
+  // commit. See store/db/durability.ts and docs/guide/durability.md.
   applyDurability(db, opts.durability ?? DEFAULT_DURABILITY);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
