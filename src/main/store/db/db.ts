@@ -106,8 +106,18 @@ export function migrate(db: Db, file = 'database'): void {
   if (current > 0 && current < LATEST_VERSION && db.name && !db.memory && !db.readonly) {
     backupBeforeMigration(db, db.name, current);
   }
+  migrateTo(db, LATEST_VERSION);
+}
+
+/**
+ * Runs the migrations after the database's version up to `version` (each in its own transaction, recording its
+ * version), and no further: what migrate does, without its checks and pre-migration backup. migrate uses it for the
+ * whole way; the migration tests (test/migrations/) use it to write a database at an older schema.
+ */
+export function migrateTo(db: Db, version: number): void {
+  const current = schemaVersion(db);
   for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
+    if (m.version <= current || m.version > version) continue;
     db.transaction(() => {
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);

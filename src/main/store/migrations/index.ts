@@ -1,5 +1,6 @@
 // Numbered, append-only migrations, one file each (NN-name.ts), listed here in order. The database's version is kept in
 // PRAGMA user_version. Never edit a migration that has shipped: add a new file with the next number and list it at the end.
+// Each has its upgrade test, test/migrations/NN-name.test.ts (test/support/migration-test.ts; test/checks/migration-tests.test.ts).
 import type { Migration } from './migration';
 import { migration01 } from './01-initial-schema';
 import { migration02 } from './02-search-without-reading-whole-histories';

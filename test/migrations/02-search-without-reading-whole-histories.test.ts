@@ -9,6 +9,19 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase, schemaVersion } from '../../src/main/store/db/db';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/main/store/migrations';
+import { indexColumns, migrationTest, rows, seedConversation } from '../support/migration-test';
+
+migrationTest({
+  version: 2,
+  seed: (db) => {
+    seedConversation(db);
+    db.exec("INSERT INTO messages (id, conv_id, seq, sender_id, text, created_at) VALUES ('m_2', 'c_1', 2, 'u_owner', 'earlier clock', 1500)");
+  },
+  check: (db) => {
+    assert.deepEqual(indexColumns(db, 'messages_by_conv_time'), ['conv_id', 'created_at', 'seq']);
+    assert.deepEqual(rows(db, "SELECT value FROM settings WHERE key = 'messages_out_of_time_order'"), [{ value: '1' }], 'the clock went back once');
+  },
+});
 
 const TABLES = ['users', 'conversations', 'members', 'events', 'messages', 'settings'];
 
