@@ -3,6 +3,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, connectAgent, openAgent, openPage, ownerCall, within } from './harness';
+import { on } from './pages/on';
+import { addAgentDialog, agentList } from './pages/agents';
+import { openSettings, screenTitle, sidebar } from './pages/app';
 
 describe('agents and sign-in', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -13,10 +16,10 @@ describe('agents and sign-in', () => {
     try {
       const page = await ctx.newPage();
       await page.goto(h().baseUrl + '/', { timeout: 15_000 });
-      await page.getByRole('heading', { name: 'Sign in to Perch' }).waitFor();
-      await page.getByText('Open the login link printed by perch serve').waitFor();
+      await on(page).heading('Sign in to Perch').waitFor();
+      await on(page).text('Open the login link printed by perch serve').waitFor();
       await page.screenshot({ path: 'e2e/artifacts/sign-in.png' });
-      assert.equal(await page.getByRole('navigation', { name: 'Perch' }).count(), 0);
+      assert.equal(await sidebar(page).count(), 0);
     } finally {
       await ctx.close();
     }
@@ -25,29 +28,29 @@ describe('agents and sign-in', () => {
   test('adding an agent shows its key once, as its export line, with one recipe per client taking the key from the environment (perch connect for Claude Code, Codex, Cursor), and the key connects', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const add = page.getByRole('dialog', { name: 'Add an agent' });
-    await add.getByLabel('Name').fill('carol');
-    await add.getByLabel('Description').fill('Reviews pull requests');
-    await add.getByRole('button', { name: 'Add agent' }).click();
-    const keyDialog = page.getByRole('dialog', { name: 'Key for carol' });
-    const key = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
+    await on(page).button('Add agent').click();
+    const add = addAgentDialog(page);
+    await add.field('Name').fill('carol');
+    await add.field('Description').fill('Reviews pull requests');
+    await add.button('Add agent').click();
+    const keyDialog = on(page).dialog('Key for carol');
+    const key = (await keyDialog.field('Agent key').textContent())!.trim();
     assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
-    assert.equal((await keyDialog.getByLabel('Export line', { exact: true }).textContent())!.trim(), `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
+    assert.equal((await keyDialog.field('Export line', { exact: true }).textContent())!.trim(), `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
     for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'VS Code', 'perch call']) {
-      const snippet = keyDialog.getByRole('region', { name: `${s} snippet` });
+      const snippet = keyDialog.region(`${s} snippet`);
       await snippet.waitFor();
-      const text = (await snippet.locator('pre').textContent())!;
+      const text = (await snippet.find('pre').textContent())!;
       assert.ok(!text.includes(key) && !/Bearer perch_/.test(text), `${s}: the key is not inline`);
       assert.match(text, /PERCH_KEY_CAROL|perch connect/, `${s}: the key from the environment`);
     }
-    assert.match((await keyDialog.getByRole('region', { name: 'Claude Code snippet' }).locator('pre').textContent())!, /^perch connect claude-code carol --write /);
+    assert.match((await keyDialog.region('Claude Code snippet').find('pre').textContent())!, /^perch connect claude-code carol --write /);
     const all = (await keyDialog.innerText());
     assert.doesNotMatch(all, /claude mcp add/, 'one way to connect Claude Code: not also claude mcp add');
     assert.equal(all.split(key).length, 3, 'the key shows twice: the key box and its export line');
     await h().screenshot('agent-key');
-    await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
-    await page.getByRole('listitem', { name: 'Agent carol' }).getByText('Reviews pull requests').waitFor();
+    await keyDialog.button('I have copied it').click();
+    await on(page).item('Agent carol').text('Reviews pull requests').waitFor();
     assert.match((await (await openAgent(page, 'carol')).textContent())!, /Reviews pull requests/);
 
     const carol = await connectAgent('carol', '', key, h().mcpUrl);
@@ -63,9 +66,8 @@ describe('agents and sign-in', () => {
     const { page } = h();
     await ownerCall(h(), 'phone.set', { public_url: 'http://laptop.tail1234.ts.net' });
     try {
-      await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
-      const note = page.getByRole('region', { name: 'Remote access' }).getByRole('note');
+      await openSettings(page, 'Phone');
+      const note = on(page).region('Remote access').note();
       await note.waitFor();
       assert.equal((await note.innerText()).trim(), 'Note: http://laptop.tail1234.ts.net is http, not https: phones need https for the app and notifications (tailscale serve gives you https).');
     } finally {
@@ -78,16 +80,16 @@ describe('agents and sign-in', () => {
     const { page } = h();
     const alice = h().agents.alice!;
     const pane = await openAgent(page, 'alice');
-    await pane.getByRole('button', { name: 'Edit config of alice' }).click();
-    const dlg = page.getByRole('dialog', { name: 'Role config of alice' });
-    await dlg.getByLabel('Instructions').fill('Ask before spending money. Report progress every step.');
-    await dlg.getByLabel('Skills (JSON)').fill('not json');
-    await dlg.getByRole('button', { name: 'Save config' }).click();
-    await dlg.getByRole('alert').getByText('Not valid JSON', { exact: false }).waitFor();
-    await dlg.getByLabel('Skills (JSON)').fill('[{"name": "sql", "description": "Query the warehouse"}]');
-    await dlg.getByLabel('MCP servers (JSON)').fill('[{"name": "github", "url": "https://example.com/mcp"}]');
+    await pane.button('Edit config of alice').click();
+    const dlg = on(page).dialog('Role config of alice');
+    await dlg.field('Instructions').fill('Ask before spending money. Report progress every step.');
+    await dlg.field('Skills (JSON)').fill('not json');
+    await dlg.button('Save config').click();
+    await dlg.alert().text('Not valid JSON', { exact: false }).waitFor();
+    await dlg.field('Skills (JSON)').fill('[{"name": "sql", "description": "Query the warehouse"}]');
+    await dlg.field('MCP servers (JSON)').fill('[{"name": "github", "url": "https://example.com/mcp"}]');
     await h().screenshot('agent-config');
-    await dlg.getByRole('button', { name: 'Save config' }).click();
+    await dlg.button('Save config').click();
     await dlg.waitFor({ state: 'detached' });
     const ev = await alice.waitFor((e) => e.type === 'config.updated');
     const cfg = await alice.call('get_config');
@@ -95,24 +97,24 @@ describe('agents and sign-in', () => {
     assert.equal(cfg.role.instructions, 'Ask before spending money. Report progress every step.');
     assert.deepEqual(cfg.skills, [{ name: 'sql', description: 'Query the warehouse' }]);
     assert.equal(cfg.mcp_servers[0].name, 'github');
-    await pane.getByText(`config v${cfg.version}`).waitFor();
+    await pane.text(`config v${cfg.version}`).waitFor();
   });
 
   test('a key allowed from a range covering every address shows the warning on its agent\'s row; a narrower place shows none', { timeout: 60_000 }, async () => {
     const { page } = h();
-    const row = page.getByRole('region', { name: 'Agent alice details' });
-    const note = row.getByRole('note', { name: 'alice: where its key may connect from' });
+    const row = on(page).region('Agent alice details');
+    const note = row.note('alice: where its key may connect from');
     await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local', '0.0.0.0/0'] });
     await page.reload();
     await openAgent(page, 'alice');
-    await row.getByText('connects from local, 0.0.0.0/0').waitFor();
+    await row.text('connects from local, 0.0.0.0/0').waitFor();
     await note.waitFor();
     assert.match((await note.textContent())!, /^0\.0\.0\.0\/0 covers every address: this key may then connect from any address a listener of this hub reaches/);
     await h().screenshot('agent-places-warning');
     await ownerCall(h(), 'agents.set_from', { agent: 'alice', from: ['local'] });
     await page.reload();
     await openAgent(page, 'alice');
-    await row.getByText('connects from local)').waitFor();
+    await row.text('connects from local)').waitFor();
     assert.equal(await note.count(), 0);
     assert.deepEqual(h().pageErrors, []);
   });
@@ -121,21 +123,21 @@ describe('agents and sign-in', () => {
     const { page } = h();
     const oldKey = h().agents.alice!.key;
     await openAgent(page, 'alice');
-    await page.getByRole('button', { name: 'Rotate key of alice' }).click();
-    await page.getByRole('dialog', { name: "Rotate alice's key?" }).getByRole('button', { name: 'Rotate key' }).click();
-    const keyDialog = page.getByRole('dialog', { name: 'Key for alice' });
-    const newKey = (await keyDialog.getByLabel('Agent key').textContent())!.trim();
+    await on(page).button('Rotate key of alice').click();
+    await on(page).dialog("Rotate alice's key?").button('Rotate key').click();
+    const keyDialog = on(page).dialog('Key for alice');
+    const newKey = (await keyDialog.field('Agent key').textContent())!.trim();
     assert.notEqual(newKey, oldKey);
-    await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
+    await keyDialog.button('I have copied it').click();
     await assert.rejects(within(15_000, 'connect with the old key', connectAgent('alice-old', '', oldKey, h().mcpUrl)));
     const fresh = await connectAgent('alice', '', newKey, h().mcpUrl);
     assert.equal((await fresh.call('whoami')).agent.name, 'alice');
     await fresh.client.close();
 
     await openAgent(page, 'carol');
-    await page.getByRole('button', { name: 'Revoke carol' }).click();
-    await page.getByRole('dialog', { name: "Revoke carol's key?" }).getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('listitem', { name: 'Agent carol' }).getByText('revoked').waitFor();
+    await on(page).button('Revoke carol').click();
+    await on(page).dialog("Revoke carol's key?").button('Revoke').click();
+    await on(page).item('Agent carol').text('revoked').waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -144,25 +146,25 @@ describe('agents and sign-in', () => {
     for (const [width, height] of [[1280, 800], [390, 844]] as const) {
       await page.setViewportSize({ width, height });
       await page.goto(`${h().baseUrl}/#/agents`);
-      await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
-      await page.getByRole('button', { name: 'Add agent' }).click();
-      const add = page.getByRole('dialog', { name: 'Add an agent' });
-      await add.getByLabel('Name').fill(width === 1280 ? 'My Kit' : 'Café Bot!');
+      await screenTitle(page, 'Agents').waitFor();
+      await on(page).button('Add agent').click();
+      const add = addAgentDialog(page);
+      await add.field('Name').fill(width === 1280 ? 'My Kit' : 'Café Bot!');
       const want = width === 1280 ? 'my-kit' : 'cafe-bot';
-      const alert = add.getByRole('alert');
+      const alert = add.alert();
       await alert.waitFor();
       assert.match((await alert.textContent())!, width === 1280 ? /^"My Kit" has capital letters: names use a–z, 0–9, - and _ only\. Try "my-kit"\./ : /^"Café Bot!" has capital letters: names use a–z, 0–9, - and _ only\. Try "cafe-bot"\./);
-      assert.equal(await add.getByRole('button', { name: 'Add agent' }).isEnabled(), true, 'the button is not silently greyed');
-      await add.getByRole('button', { name: 'Add agent' }).click();
+      assert.equal(await add.button('Add agent').isEnabled(), true, 'the button is not silently greyed');
+      await add.button('Add agent').click();
       assert.equal(await add.count(), 1, 'an invalid name adds nothing');
       await h().screenshot(width === 1280 ? 'agent-name-invalid' : 'agent-name-invalid-phone');
-      await add.getByRole('button', { name: `Use ${want}` }).click();
-      assert.equal(await add.getByLabel('Name').inputValue(), want);
+      await add.button(`Use ${want}`).click();
+      assert.equal(await add.field('Name').inputValue(), want);
       assert.equal(await alert.count(), 0, 'a valid name: no complaint');
-      await add.getByRole('button', { name: 'Add agent' }).click();
-      const keyDialog = page.getByRole('dialog', { name: `Key for ${want}` });
-      await keyDialog.getByRole('button', { name: 'I have copied it' }).click();
-      await page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: `Agent ${want}` }).waitFor();
+      await add.button('Add agent').click();
+      const keyDialog = on(page).dialog(`Key for ${want}`);
+      await keyDialog.button('I have copied it').click();
+      await agentList(page).item(`Agent ${want}`).waitFor();
     }
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(h().pageErrors, []);
@@ -173,18 +175,18 @@ describe('agents and sign-in', () => {
     for (let i = 1; i <= 10; i++) await ownerCall(h(), 'agents.add', { name: `worker-${String(i).padStart(2, '0')}`, description: `Works on shard ${i}` });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${h().baseUrl}/#/agents`);
-    const list = page.getByRole('list', { name: 'Agents' });
-    await list.getByRole('listitem', { name: 'Agent worker-10' }).waitFor();
-    const rows = list.getByRole('listitem');
+    const list = agentList(page);
+    await list.item('Agent worker-10').waitFor();
+    const rows = list.item();
     const count = await rows.count();
     assert.ok(count >= 11, `every agent is in the list (${count})`);
     const inView = await rows.evaluateAll((els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }).length);
     assert.ok(inView >= 8, `at least 8 agents visible at 1280×800 (${inView})`);
-    assert.equal(await page.getByRole('button', { name: /^Edit config of / }).count(), 1, 'one agent\'s actions, in its detail pane, not 9 buttons per agent');
-    assert.equal(await page.locator('.caps-form').count(), 1, 'one caps form, the selected agent\'s');
+    assert.equal(await on(page).button(/^Edit config of /).count(), 1, 'one agent\'s actions, in its detail pane, not 9 buttons per agent');
+    assert.equal(await on(page).find('.caps-form').count(), 1, 'one caps form, the selected agent\'s');
     const pane = await openAgent(page, 'worker-07');
-    await pane.getByText('Works on shard 7').waitFor();
-    await pane.getByRole('button', { name: 'Edit config of worker-07' }).waitFor();
+    await pane.text('Works on shard 7').waitFor();
+    await pane.button('Edit config of worker-07').waitFor();
     const paneBox = (await pane.boundingBox())!;
     const listBox = (await list.boundingBox())!;
     assert.ok(paneBox.x >= listBox.x + listBox.width - 1, 'the detail is beside the list');
@@ -197,19 +199,19 @@ describe('agents and sign-in', () => {
     const { page } = h();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${h().baseUrl}/#/agents`);
-    const list = page.getByRole('list', { name: 'Agents' });
-    await list.getByRole('listitem', { name: 'Agent worker-01' }).waitFor();
-    assert.equal(await page.getByRole('region', { name: /^Agent .* details$/ }).count(), 0, 'the list alone first');
-    const inView = await list.getByRole('listitem').evaluateAll((els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }).length);
+    const list = agentList(page);
+    await list.item('Agent worker-01').waitFor();
+    assert.equal(await on(page).region(/^Agent .* details$/).count(), 0, 'the list alone first');
+    const inView = await list.item().evaluateAll((els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }).length);
     assert.ok(inView >= 8, `at least 8 agents visible on the phone (${inView})`);
     await h().screenshot('agents-phone');
     const pane = await openAgent(page, 'worker-03');
     assert.equal(await list.isVisible(), false, 'the detail alone');
-    const off = await pane.getByRole('button').evaluateAll((bs) => bs.filter((b) => b.getBoundingClientRect().right > window.innerWidth).map((b) => b.textContent));
+    const off = await pane.button().evaluateAll((bs) => bs.filter((b) => b.getBoundingClientRect().right > window.innerWidth).map((b) => b.textContent));
     assert.deepEqual(off, [], 'every button of the detail is on screen');
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no horizontal scroll');
     await h().screenshot('agent-detail-phone');
-    await pane.getByRole('link', { name: '‹ All agents' }).click();
+    await pane.link('‹ All agents').click();
     await list.waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(h().pageErrors, []);

@@ -2,7 +2,10 @@
 // get_request returns the decision.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openConversation, openPage, within } from './harness';
+import { useHarness, openConversation, openPage, timeline, within } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
+import { nothingWaiting } from './pages/approvals';
 
 describe('approvals', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -16,7 +19,7 @@ describe('approvals', () => {
     const { page } = h();
     const alice = h().agents.alice!;
     await openPage(page, 'Approvals');
-    await page.getByText('Nothing is waiting for you.').waitFor();
+    await nothingWaiting(page).waitFor();
 
     const req = await alice.call('request_human', {
       conv_id: convId,
@@ -29,27 +32,27 @@ describe('approvals', () => {
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 }).finally(() => (settled = true));
 
     // Live: no reload, the card and the inbox count appear.
-    const card = page.getByRole('region', { name: 'Deploy v2 to production?' });
+    const card = on(page).region('Deploy v2 to production?');
     await card.waitFor({ timeout: 10_000 });
-    await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
-    await card.getByText('Context').waitFor();
-    await card.getByText('"api"').waitFor();
-    await card.getByText(/left$/).waitFor();
+    await on(page).link(/Approvals.*1 pending/).waitFor();
+    await card.text('Context').waitFor();
+    await card.text('"api"').waitFor();
+    await card.text(/left$/).waitFor();
     assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
     await h().screenshot('approvals-inbox');
     // A short name leaves its chips their room: "1 to decide" beside alice is not cut.
-    const chip = page.getByRole('navigation', { name: 'Perch' }).locator('.conv-item', { hasText: 'alice' }).locator('.chip-pending');
+    const chip = sidebar(page).find('.conv-item', { hasText: 'alice' }).find('.chip-pending');
     assert.equal(await chip.evaluate((el) => el.scrollWidth <= el.clientWidth), true, `the chip reads in full: ${await chip.innerText()}`);
 
-    await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('Go ahead, watch the error rate.');
-    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.textbox('Comment (optional)').fill('Go ahead, watch the error rate.');
+    await card.button('Approve').click();
 
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'approved');
     assert.equal(decided.outcome.decision, 'approve');
     assert.equal(decided.outcome.comment, 'Go ahead, watch the error rate.');
-    await page.getByText('Nothing is waiting for you.').waitFor();
-    await page.getByRole('region', { name: 'Decided requests' }).getByText('Approved').first().waitFor();
+    await nothingWaiting(page).waitFor();
+    await on(page).region('Decided requests').text('Approved').first().waitFor();
   });
 
   test('a choose request inline in the conversation: clicking an option returns it to the agent', { timeout: 60_000 }, async () => {
@@ -58,13 +61,13 @@ describe('approvals', () => {
     await openConversation(page, 'alice');
     const req = await alice.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'] });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
-    const card = page.getByRole('log', { name: 'Messages' }).getByRole('region', { name: 'Which region?' });
+    const card = timeline(page).region('Which region?');
     await card.waitFor();
-    await card.getByRole('button', { name: 'us-east' }).click();
+    await card.button('us-east').click();
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'chosen');
     assert.equal(decided.outcome.choice, 'us-east');
-    await card.getByText('Chosen', { exact: true }).waitFor();
+    await card.text('Chosen', { exact: true }).waitFor();
   });
 
   test('keyboard in the inbox: j/k move, r rejects, a answers with the typed answer', { timeout: 60_000 }, async () => {
@@ -74,16 +77,16 @@ describe('approvals', () => {
     const r1 = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Delete the old bucket?', ttl_secs: 600 });
     const r2 = await alice.call('request_human', { conv_id: convId, kind: 'answer', title: 'What should the release be called?', ttl_secs: 1200 });
     const w1 = alice.call('get_request', { request_id: r1.request_id, wait_secs: 45 });
-    await page.getByRole('region', { name: 'What should the release be called?' }).waitFor();
-    await page.getByRole('region', { name: 'Delete the old bucket?' }).waitFor();
+    await on(page).region('What should the release be called?').waitFor();
+    await on(page).region('Delete the old bucket?').waitFor();
     // Soonest to expire first: the bucket request is selected; r rejects it.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('r');
     const d1 = await within(15_000, 'reject via keyboard', w1);
     assert.equal(d1.state, 'rejected');
     // The answer request is selected next; type the answer, then a sends it.
-    const card2 = page.getByRole('region', { name: 'What should the release be called?' });
-    await card2.getByRole('textbox', { name: 'Your answer' }).fill('Kestrel');
+    const card2 = on(page).region('What should the release be called?');
+    await card2.textbox('Your answer').fill('Kestrel');
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('j');
     await page.keyboard.press('k');

@@ -8,6 +8,9 @@ import type { Page } from 'playwright-core';
 import { LIMITS } from '../src/shared/limits';
 import { gpsJpeg } from '../test/support/images';
 import { useHarness, openConversation, within, type Agent } from './harness';
+import { on } from './pages/on';
+import { screenTitle } from './pages/app';
+import { messageBox, sendButton } from './pages/conversation';
 
 /** The file an agent received, downloaded through file_url. */
 async function download(agent: Agent, convId: string, fileId: string): Promise<Buffer> {
@@ -48,19 +51,19 @@ describe('files in the composer', () => {
 
     // The button opens the file picker; the picked file waits in the composer until Send.
     const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Attach files' }).click();
+    await on(page).button('Attach files').click();
     await (await chooser).setFiles({ name: 'holiday.jpg', mimeType: 'image/jpeg', buffer: jpeg });
-    const files = page.getByRole('list', { name: 'Attached files' });
-    await files.getByText('holiday.jpg').waitFor();
-    await page.getByRole('textbox', { name: 'Message alice' }).fill('Here it is @alice');
+    const files = on(page).list('Attached files');
+    await files.text('holiday.jpg').waitFor();
+    await messageBox(page, 'alice').fill('Here it is @alice');
 
     const progress = await recordProgress(page);
     // Loopback is too fast to watch an upload: Chromium's own network throttling slows this one down.
     const cdp = await h().context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('progressbar', { name: 'Uploading holiday.jpg' }).waitFor();
+    await sendButton(page).click();
+    await on(page).role('progressbar', 'Uploading holiday.jpg').waitFor();
     await h().screenshot('composer-photo-uploading');
     const ev = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'image');
     await files.waitFor({ state: 'detached' }); // sent: the composer is empty again
@@ -70,7 +73,7 @@ describe('files in the composer', () => {
     assert.ok(shown.some((v) => v > 0 && v < 100), `the progress bar showed the upload part way: ${shown.join(',')}`);
     assert.deepEqual(shown, [...shown].sort((a, b) => a - b), 'progress only grows');
     assert.ok(shown.every((v) => v >= 0 && v <= 100), `progress in 0..100: ${shown.join(',')}`);
-    assert.equal(await page.getByRole('textbox', { name: 'Message alice' }).inputValue(), '');
+    assert.equal(await messageBox(page, 'alice').inputValue(), '');
 
     assert.equal(ev.actor?.kind, 'human');
     assert.equal(ev.message!.text, 'Here it is @alice');
@@ -82,13 +85,13 @@ describe('files in the composer', () => {
     assert.equal((await sharp(bytes).metadata()).exif, undefined, 'no EXIF (no GPS) in what the agent downloads');
     assert.ok(!bytes.includes(Buffer.from('TestCam')), 'no camera strings left');
     // The owner sees it in the timeline as an image.
-    await page.getByRole('button', { name: 'View image holiday.jpg' }).waitFor();
+    await on(page).button('View image holiday.jpg').waitFor();
     await h().screenshot('composer-photo-sent');
   });
 
   test('a file dropped on the composer and an image pasted into it are sent; the agent gets both', { timeout: 60_000 }, async () => {
     const { page } = h();
-    const composer = page.locator('.composer').first();
+    const composer = on(page).find('.composer').first();
     const dropped = await page.evaluateHandle(`(() => {
       const dt = new DataTransfer();
       dt.items.add(new File(['line one\\nline two\\n'], 'notes.txt', { type: 'text/plain' }));
@@ -96,8 +99,8 @@ describe('files in the composer', () => {
     })()`);
     await composer.dispatchEvent('dragover', { dataTransfer: dropped });
     await composer.dispatchEvent('drop', { dataTransfer: dropped });
-    const files = page.getByRole('list', { name: 'Attached files' });
-    await files.getByText('notes.txt').waitFor();
+    const files = on(page).list('Attached files');
+    await files.text('notes.txt').waitFor();
 
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a7' } }).png().toBuffer();
     await page.evaluate(`((b64) => {
@@ -110,10 +113,10 @@ describe('files in the composer', () => {
       box.focus();
       box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
     })(${JSON.stringify(png.toString('base64'))})`);
-    await files.getByText('image.png').waitFor();
-    assert.equal(await page.getByRole('textbox', { name: 'Message alice' }).inputValue(), '', 'a pasted file is attached, not typed');
+    await files.text('image.png').waitFor();
+    assert.equal(await messageBox(page, 'alice').inputValue(), '', 'a pasted file is attached, not typed');
 
-    await page.getByRole('textbox', { name: 'Message alice' }).press('Enter');
+    await messageBox(page, 'alice').press('Enter');
     const txt = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'file');
     const img = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'image');
     const txtPayload = txt.message!.payload as { file_id: string; name: string; mime: string };
@@ -130,12 +133,12 @@ describe('files in the composer', () => {
     // A PNG named .jpg: the hub reads the type from the bytes and refuses the disguise.
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#a33' } }).png().toBuffer();
     const pick = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Attach files' }).click();
+    await on(page).button('Attach files').click();
     await (await pick).setFiles({ name: 'fake.jpg', mimeType: 'image/jpeg', buffer: png });
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
-    const files = page.getByRole('list', { name: 'Attached files' });
-    await files.getByRole('alert').filter({ hasText: /Not sent: The file claims to be JPEG but is not/ }).waitFor();
-    await files.getByRole('button', { name: 'Remove fake.jpg' }).click();
+    await sendButton(page).click();
+    const files = on(page).list('Attached files');
+    await files.alert().filter({ hasText: /Not sent: The file claims to be JPEG but is not/ }).waitFor();
+    await files.button('Remove fake.jpg').click();
     await files.waitFor({ state: 'detached' });
 
     // One byte over the limit, made in the page and dropped (handing 16 MiB to the file chooser is slow).
@@ -144,12 +147,12 @@ describe('files in the composer', () => {
       dt.items.add(new File([new Uint8Array(${LIMITS.maxFileBytes + 1})], 'huge.bin', { type: 'application/octet-stream' }));
       return dt;
     })()`);
-    await page.locator('.composer').first().dispatchEvent('drop', { dataTransfer: huge });
-    const alert = page.locator('.composer-refusal');
-    await alert.getByText(/"huge\.bin" is 16\.0 MB; a file can be at most 16\.0 MB/).waitFor();
-    assert.equal(await page.getByRole('list', { name: 'Attached files' }).count(), 0, 'not attached');
-    assert.equal(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
-    await alert.getByRole('button', { name: 'Dismiss' }).click();
+    await on(page).find('.composer').first().dispatchEvent('drop', { dataTransfer: huge });
+    const alert = on(page).find('.composer-refusal');
+    await alert.text(/"huge\.bin" is 16\.0 MB; a file can be at most 16\.0 MB/).waitFor();
+    assert.equal(await on(page).list('Attached files').count(), 0, 'not attached');
+    assert.equal(await sendButton(page).isDisabled(), true);
+    await alert.button('Dismiss').click();
     assert.equal((await alice.call('get_history', { conv_id: convId })).events.length, before, 'nothing reached the conversation');
   });
 });
@@ -170,12 +173,12 @@ describe('long text in the composer', () => {
     const { page } = h();
     const limit = LIMITS.maxTextChars;
     const n = (x: number) => x.toLocaleString('en-US');
-    const box = page.getByRole('textbox', { name: 'Message bob' });
+    const box = messageBox(page, 'bob');
 
     // Near the limit: the counter shows; sending is still allowed.
     await box.fill('y'.repeat(Math.ceil(limit * 0.95)));
-    await page.getByText(`${n(Math.ceil(limit * 0.95))} / ${n(limit)}`).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled(), true);
+    await on(page).text(`${n(Math.ceil(limit * 0.95))} / ${n(limit)}`).waitFor();
+    assert.equal(await sendButton(page).isEnabled(), true);
     await box.fill('');
 
     // A real paste from the clipboard.
@@ -184,7 +187,7 @@ describe('long text in the composer', () => {
     await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(long)})`);
     await box.click();
     await page.keyboard.press('Control+V');
-    await page.getByText(`${n(40_000)} / ${n(limit)}`).waitFor();
+    await on(page).text(`${n(40_000)} / ${n(limit)}`).waitFor();
     assert.equal((await box.inputValue()).length, 40_000);
 
     // The page did not widen: the header, the composer and its Send button stay in the window.
@@ -195,23 +198,23 @@ describe('long text in the composer', () => {
       assert.ok(b.x >= 0 && b.x + b.width <= viewport.width + 1, `${what} is within the window horizontally: ${JSON.stringify(b)}`);
       assert.ok(b.y >= 0 && b.y + b.height <= viewport.height + 1, `${what} is within the window vertically: ${JSON.stringify(b)}`);
     };
-    await inView('the conversation heading', page.getByRole('heading', { level: 1, name: 'bob' }));
-    await inView('the composer', page.locator('.composer').first());
-    await inView('the Send button', page.getByRole('button', { name: 'Send', exact: true }));
-    await inView('the Send as file button', page.getByRole('button', { name: 'Send as file' }));
+    await inView('the conversation heading', screenTitle(page, 'bob'));
+    await inView('the composer', on(page).find('.composer').first());
+    await inView('the Send button', sendButton(page));
+    await inView('the Send as file button', on(page).button('Send as file'));
     assert.equal(await page.evaluate('document.querySelector(".main").scrollLeft'), 0, 'the main pane is not scrolled sideways');
     assert.ok((await page.evaluate('document.documentElement.scrollWidth')) as number <= viewport.width, 'the page is no wider than the window');
 
     // The refusal comes before sending, in plain words; Send and Enter do nothing.
-    const refusal = page.getByRole('alert').filter({ hasText: 'Too long to send as one message' });
+    const refusal = on(page).alert().filter({ hasText: 'Too long to send as one message' });
     await refusal.waitFor();
     assert.match(await refusal.innerText(), new RegExp(`${n(40_000)} characters, ${n(40_000 - limit)} over the limit of ${n(limit)}`));
-    assert.equal(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
+    assert.equal(await sendButton(page).isDisabled(), true);
     await box.press('Enter');
     await h().screenshot('composer-too-long');
 
     // Send as file: the agent gets message.txt with the whole text, and the composer is empty again.
-    await page.getByRole('button', { name: 'Send as file' }).click();
+    await on(page).button('Send as file').click();
     const ev = await bob.waitFor((e) => e.type === 'message.created' && e.actor?.kind === 'human');
     assert.equal(ev.message!.kind, 'file', 'the first (and only) message the owner sent is the file');
     const payload = ev.message!.payload as { file_id: string; name: string; mime: string; size: number };

@@ -4,6 +4,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, timeline } from './harness';
+import { on } from './pages/on';
 
 describe('brakes', () => {
   const h = useHarness({ agents: ['ping', 'pong'] });
@@ -18,7 +19,7 @@ describe('brakes', () => {
     const ping = h().agents.ping!;
     const pong = h().agents.pong!;
     await openConversation(page, 'loop room');
-    const banner = page.getByRole('region', { name: 'Conversation paused' });
+    const banner = on(page).region('Conversation paused');
     assert.equal(await banner.count(), 0, 'no banner before the loop');
 
     // 30 turns with no person: thanks and counter-thanks.
@@ -26,22 +27,22 @@ describe('brakes', () => {
 
     // Live: the banner with Resume and a quiet system row in the timeline.
     await banner.waitFor({ timeout: 10_000 });
-    await banner.getByText(/traded 30 turns/).waitFor();
-    await timeline(page).getByText(/Perch paused this conversation for agents/).waitFor();
+    await banner.text(/traded 30 turns/).waitFor();
+    await timeline(page).text(/Perch paused this conversation for agents/).waitFor();
     await h().screenshot('brakes-loop-paused');
 
     // Paused for every agent: refused with code brake, reason loop; nothing appears.
     await assert.rejects(ping.call('send_message', { conv_id: convId, text: 'ping: one more thanks' }), /"code":"brake".*"reason":"loop:/);
     await assert.rejects(pong.call('send_message', { conv_id: convId, text: 'pong: and you' }), /"reason":"loop:/);
-    assert.equal(await timeline(page).getByText('ping: one more thanks').count(), 0);
+    assert.equal(await timeline(page).text('ping: one more thanks').count(), 0);
 
     // Resume: the banner goes, the agents are woken with conversation.resumed and may talk again.
-    await banner.getByRole('button', { name: 'Resume' }).click();
+    await banner.button('Resume').click();
     await banner.waitFor({ state: 'detached', timeout: 10_000 });
     const resumed = await pong.waitFor((e) => e.type === 'conversation.resumed' && e.conv_id === convId, 20_000);
     assert.equal(resumed.actor?.kind, 'human');
-    await timeline(page).getByText(/You resumed this conversation/).waitFor();
+    await timeline(page).text(/You resumed this conversation/).waitFor();
     await pong.call('send_message', { conv_id: convId, text: 'pong: back to work, writing the summary' });
-    await timeline(page).getByText('pong: back to work, writing the summary').waitFor();
+    await timeline(page).text('pong: back to work, writing the summary').waitFor();
   });
 });

@@ -3,6 +3,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, timeline } from './harness';
+import { on } from './pages/on';
 
 describe('collaboration', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
@@ -39,27 +40,27 @@ describe('collaboration', () => {
         ],
       },
     });
-    const card = timeline(page).getByRole('region', { name: 'Card: Trip details' });
+    const card = timeline(page).region('Card: Trip details');
     await card.waitFor();
-    await card.getByLabel('City').fill('Lisbon');
-    await card.getByLabel('Nights').fill('4');
-    await card.getByLabel('Class').selectOption('business');
-    await card.getByLabel('Refundable only').check();
+    await card.field('City').fill('Lisbon');
+    await card.field('Nights').fill('4');
+    await card.field('Class').selectOption('business');
+    await card.field('Refundable only').check();
     await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Book flights, then the hotel' });
     await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'flights.search LIS', data: { from: 'BER', to: 'LIS' } });
     await alice.call('progress', { conv_id: convId, kind: 'tool_result', text: '14 flights found' });
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Waiting for the trip details' });
-    await page.getByRole('feed', { name: 'Progress in this conversation' }).getByText('Waiting for the trip details').waitFor();
+    await on(page).feed('Progress in this conversation').text('Waiting for the trip details').waitFor();
     await h().screenshot('conversation-card');
-    await card.getByRole('button', { name: 'Send details' }).click();
+    await card.button('Send details').click();
 
     const ev = await alice.waitFor((e) => e.type === 'card.response');
     assert.equal(ev.data?.block_id, 'trip');
     assert.deepEqual(ev.data?.value, { city: 'Lisbon', nights: 4, class: 'business', refundable: true });
     // once: the card is closed and its controls disabled.
-    await card.getByText('Closed', { exact: false }).waitFor();
-    assert.equal(await card.getByRole('button', { name: 'Send details' }).isDisabled(), true);
-    assert.equal(await card.getByLabel('City').isDisabled(), true);
+    await card.text('Closed', { exact: false }).waitFor();
+    assert.equal(await card.button('Send details').isDisabled(), true);
+    assert.equal(await card.field('City').isDisabled(), true);
   });
 
   test('a card button click reaches the agent', { timeout: 60_000 }, async () => {
@@ -70,8 +71,8 @@ describe('collaboration', () => {
       text: 'Ship it?',
       card: { title: 'Ship it?', blocks: [{ type: 'buttons', id: 'ship', options: [{ id: 'yes', label: 'Ship', style: 'primary' }, { id: 'no', label: 'Hold', style: 'danger' }] }] },
     });
-    const card = timeline(page).getByRole('region', { name: 'Card: Ship it?' });
-    await card.getByRole('button', { name: 'Hold' }).click();
+    const card = timeline(page).region('Card: Ship it?');
+    await card.button('Hold').click();
     const ev = await alice.waitFor((e) => e.type === 'card.response' && e.data?.block_id === 'ship');
     assert.equal(ev.data?.value, 'no');
   });
@@ -80,12 +81,12 @@ describe('collaboration', () => {
     const { page } = h();
     const alice = h().agents.alice!;
     await alice.call('handoff', { conv_id: convId, note: 'The vendor wants a call. Can you confirm the budget?' });
-    const banner = page.getByRole('region', { name: 'Handoff from alice' });
-    await banner.getByText('alice handed this to you:').waitFor();
-    await banner.getByText('The vendor wants a call. Can you confirm the budget?').waitFor();
+    const banner = on(page).region('Handoff from alice');
+    await banner.text('alice handed this to you:').waitFor();
+    await banner.text('The vendor wants a call. Can you confirm the budget?').waitFor();
     await h().screenshot('conversation-handoff');
-    await banner.getByRole('textbox', { name: 'Note for alice' }).fill('Budget confirmed: 5k. Book the call.');
-    await banner.getByRole('button', { name: 'Hand back' }).click();
+    await banner.textbox('Note for alice').fill('Budget confirmed: 5k. Book the call.');
+    await banner.button('Hand back').click();
     const ev = await alice.waitFor((e) => e.type === 'handoff.returned');
     assert.equal(ev.data?.note, 'Budget confirmed: 5k. Book the call.');
     await banner.waitFor({ state: 'detached' });
@@ -96,10 +97,10 @@ describe('collaboration', () => {
     const alice = h().agents.alice!;
     await alice.call('create_task', { title: 'Write release notes', members: ['owner'], assignee: 'alice' });
     await openConversation(page, 'Write release notes');
-    const bar = page.getByRole('region', { name: 'Task' });
-    const state = bar.getByRole('combobox', { name: 'Task state' });
+    const bar = on(page).region('Task');
+    const state = bar.combobox('Task state');
     assert.equal(await state.inputValue(), 'submitted');
-    await bar.getByRole('textbox', { name: 'Note with the next state change' }).fill('Start with the API changes');
+    await bar.textbox('Note with the next state change').fill('Start with the API changes');
     await state.selectOption('working');
     const ev = await alice.waitFor((e) => e.type === 'task.updated' && e.data?.state === 'working');
     assert.equal(ev.data?.previous_state, 'submitted');
@@ -107,10 +108,10 @@ describe('collaboration', () => {
     // The agent moves it on; the owner sees it live, with the history.
     await alice.call('update_task', { conv_id: ev.conv_id, state: 'input_required', note: 'Need the version number' });
     await page.waitForFunction(() => (document.querySelector('select[aria-label="Task state"]') as HTMLSelectElement | null)?.value === 'input_required');
-    await bar.getByRole('button', { name: /History/ }).click();
-    const hist = bar.getByRole('list', { name: 'Task history' });
-    await hist.getByText('Need the version number', { exact: false }).waitFor();
-    await hist.getByText('Start with the API changes', { exact: false }).waitFor();
+    await bar.button(/History/).click();
+    const hist = bar.list('Task history');
+    await hist.text('Need the version number', { exact: false }).waitFor();
+    await hist.text('Start with the API changes', { exact: false }).waitFor();
     await h().screenshot('task-channel');
   });
 
@@ -119,20 +120,20 @@ describe('collaboration', () => {
     const alice = h().agents.alice!;
     const group = (await alice.call('create_group', { title: 'Launch crew', members: ['owner', 'bob'] })).conversation.conv_id;
     await openConversation(page, 'Launch crew');
-    const box = page.getByRole('textbox', { name: 'Message Launch crew' });
+    const box = on(page).textbox('Message Launch crew');
     await box.pressSequentially('@bo');
-    await page.getByRole('option', { name: /@bob/ }).click();
+    await on(page).option(/@bob/).click();
     await box.pressSequentially('can you check the **changelog**?');
-    await page.getByText('Wakes:').waitFor();
+    await on(page).text('Wakes:').waitFor();
     await box.press('Enter');
     const ev = await h().agents.bob!.waitFor((e) => e.type === 'message.created' && !!e.message?.text?.includes('changelog'));
     assert.equal(ev.conv_id, group);
     assert.deepEqual((ev.message as { to?: string[] }).to, ['bob']);
-    await timeline(page).getByText('can you check the', { exact: false }).waitFor();
+    await timeline(page).text('can you check the', { exact: false }).waitFor();
 
-    await page.getByRole('button', { name: 'Private note' }).click();
-    await page.getByRole('combobox', { name: 'Agent for the private note' }).selectOption('alice');
-    const note = page.getByRole('textbox', { name: 'Private note to alice' });
+    await on(page).button('Private note').click();
+    await on(page).combobox('Agent for the private note').selectOption('alice');
+    const note = on(page).textbox('Private note to alice');
     await note.fill('Keep the launch date quiet for now.');
     await note.press('Enter');
     const n = await alice.waitFor((e) => e.type === 'owner.note');

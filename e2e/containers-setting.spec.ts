@@ -5,6 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { useHarness } from './harness';
+import { on } from './pages/on';
+import { openSettings } from './pages/app';
 
 const BRIDGE = '127.0.0.3';
 
@@ -22,27 +24,26 @@ describe('Settings → Agents in containers', () => {
   test('the toggle shows the state, the bridge found and the container URL, and turns the listener on and off', async () => {
     const { page, baseUrl } = h();
     const port = Number(new URL(baseUrl).port);
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Containers' }).click(); // its own tab
-    await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
-    const toggle = page.getByRole('checkbox', { name: 'Let agents in containers connect' });
-    const status = page.getByRole('status', { name: 'Container listener' });
+    await openSettings(page, 'Containers'); // its own tab
+    await on(page).heading('Agents in containers', { level: 2 }).waitFor();
+    const toggle = on(page).checkbox('Let agents in containers connect');
+    const status = on(page).status('Container listener');
     await status.filter({ hasText: `Container bridge found: test-bridge (${BRIDGE}).` }).waitFor();
     assert.equal(await toggle.isChecked(), false);
     assert.equal(await listening(port), false);
 
     await toggle.click(); // checked once the hub has answered
-    await page.getByRole('checkbox', { name: 'Let agents in containers connect', checked: true }).waitFor();
+    await on(page).checkbox('Let agents in containers connect', { checked: true }).waitFor();
     await status.filter({ hasText: `Agents in a container use http://host.docker.internal:${port}/mcp` }).waitFor();
     assert.equal(await toggle.isChecked(), true);
     assert.equal(await listening(port), true);
 
     // the page read anew shows the saved state
     await page.reload();
-    await page.getByRole('checkbox', { name: 'Let agents in containers connect', checked: true }).waitFor();
+    await on(page).checkbox('Let agents in containers connect', { checked: true }).waitFor();
 
-    await page.getByRole('checkbox', { name: 'Let agents in containers connect' }).click();
-    await page.getByRole('checkbox', { name: 'Let agents in containers connect', checked: false }).waitFor();
+    await on(page).checkbox('Let agents in containers connect').click();
+    await on(page).checkbox('Let agents in containers connect', { checked: false }).waitFor();
     await status.filter({ hasNotText: 'host.docker.internal' }).waitFor();
     assert.equal(await listening(port), false);
     assert.deepEqual(h().pageErrors, []);

@@ -4,6 +4,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, within } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
 
 describe('archive', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -16,23 +18,23 @@ describe('archive', () => {
 
   test('Archive from the conversation menu moves it to Archived (in every window) and makes it read-only for agents; Unarchive brings it back', { timeout: 90_000 }, async () => {
     const { page, context } = h();
-    const nav = page.getByRole('navigation', { name: 'Perch' });
-    const groups = nav.getByRole('region', { name: 'Groups' });
+    const nav = sidebar(page);
+    const groups = nav.region('Groups');
     await openConversation(page, 'Release notes');
     // A second window on the same hub follows the change live.
     const other = await context.newPage();
     await other.goto(page.url());
-    const otherGroups = other.getByRole('navigation', { name: 'Perch' }).getByRole('region', { name: 'Groups' });
-    await otherGroups.getByRole('link', { name: /^Release notes/ }).waitFor();
+    const otherGroups = sidebar(other).region('Groups');
+    await otherGroups.link(/^Release notes/).waitFor();
 
-    await page.getByRole('button', { name: 'Conversation menu' }).click();
-    await page.getByRole('menuitem', { name: 'Archive' }).click();
-    await page.getByRole('region', { name: 'Conversation archived' }).waitFor({ timeout: 10_000 });
-    await groups.getByRole('link', { name: /^Release notes/ }).waitFor({ state: 'detached', timeout: 10_000 });
-    await otherGroups.getByRole('link', { name: /^Release notes/ }).waitFor({ state: 'detached', timeout: 10_000 });
-    const archived = nav.getByRole('region', { name: 'Archived' });
-    await archived.getByRole('button', { name: 'Archived (1)' }).click();
-    await archived.getByRole('link', { name: /^Release notes/ }).waitFor();
+    await on(page).button('Conversation menu').click();
+    await on(page).menuitem('Archive').click();
+    await on(page).region('Conversation archived').waitFor({ timeout: 10_000 });
+    await groups.link(/^Release notes/).waitFor({ state: 'detached', timeout: 10_000 });
+    await otherGroups.link(/^Release notes/).waitFor({ state: 'detached', timeout: 10_000 });
+    const archived = nav.region('Archived');
+    await archived.button('Archived (1)').click();
+    await archived.link(/^Release notes/).waitFor();
     await h().screenshot('archived');
 
     await assert.rejects(h().agents.rex!.call('send_message', { conv_id: convId, text: 'one more' }), /archived/);
@@ -40,11 +42,11 @@ describe('archive', () => {
     assert.ok(!kitList.conversations.some((c: { conv_id: string }) => c.conv_id === convId), 'kit no longer lists it');
     assert.ok((await h().agents.kit!.call('get_history', { conv_id: convId })).events.length > 0, 'kit still reads it');
 
-    await page.getByRole('button', { name: 'Conversation menu' }).click();
-    await page.getByRole('menuitem', { name: 'Unarchive' }).click();
-    await groups.getByRole('link', { name: /^Release notes/ }).waitFor({ timeout: 10_000 });
-    await otherGroups.getByRole('link', { name: /^Release notes/ }).waitFor({ timeout: 10_000 });
-    await page.getByRole('region', { name: 'Conversation archived' }).waitFor({ state: 'detached' });
+    await on(page).button('Conversation menu').click();
+    await on(page).menuitem('Unarchive').click();
+    await groups.link(/^Release notes/).waitFor({ timeout: 10_000 });
+    await otherGroups.link(/^Release notes/).waitFor({ timeout: 10_000 });
+    await on(page).region('Conversation archived').waitFor({ state: 'detached' });
     await within(10_000, 'rex may send again', h().agents.rex!.call('send_message', { conv_id: convId, text: 'one more' }));
     await other.close();
     assert.deepEqual(h().pageErrors, []);

@@ -4,6 +4,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
+import { on } from './pages/on';
+import { screenTitle, settingsLink, sidebar } from './pages/app';
 
 interface Req {
   request_id: string;
@@ -29,18 +31,18 @@ describe('deciding', () => {
     await openPage(page, 'Approvals');
     const merge = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Merge PR #482 and deploy', ttl_secs: 600 });
     const rotate = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Rotate the staging keys', ttl_secs: 1200 });
-    const mergeCard = page.getByRole('region', { name: 'Merge PR #482 and deploy' });
+    const mergeCard = on(page).region('Merge PR #482 and deploy');
     await mergeCard.waitFor();
-    await page.getByRole('region', { name: 'Rotate the staging keys' }).waitFor();
+    await on(page).region('Rotate the staging keys').waitFor();
 
     // a on the focused request (soonest to expire: the merge): it leaves the inbox, a notice offers Undo.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('a');
-    const undo = page.getByRole('button', { name: 'Undo' });
+    const undo = on(page).button('Undo');
     await undo.waitFor();
-    await page.getByText(/Approve “Merge PR #482 and deploy” — sent in \d s/).waitFor();
+    await on(page).text(/Approve “Merge PR #482 and deploy” — sent in \d s/).waitFor();
     await mergeCard.waitFor({ state: 'detached' });
-    await page.getByRole('link', { name: /^Approvals.*1 pending/ }).waitFor(); // the count leaves out what the owner decided
+    await on(page).link(/^Approvals.*1 pending/).waitFor(); // the count leaves out what the owner decided
     assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
     await h().screenshot('deciding-undo-notice');
     await undo.click();
@@ -49,7 +51,7 @@ describe('deciding', () => {
 
     // Approve the other one with a click and no Undo: pending at first, decided once its window closed.
     const waiting = alice.call('get_request', { request_id: rotate.request_id, wait_secs: 30 });
-    await page.getByRole('region', { name: 'Rotate the staging keys' }).getByRole('button', { name: 'Approve' }).click();
+    await on(page).region('Rotate the staging keys').button('Approve').click();
     assert.equal(await stateOf(rotate.request_id), 'pending', 'a decision is not sent before its window closes');
     const decided = await within(30_000, 'the approval after the window', waiting);
     assert.equal(decided.state, 'approved');
@@ -64,11 +66,11 @@ describe('deciding', () => {
     await openPage(page, 'Approvals');
     const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the changelog?', ttl_secs: 300 });
     const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
-    await page.getByRole('region', { name: 'Publish the changelog?' }).getByRole('button', { name: 'Approve' }).click();
-    await page.getByRole('button', { name: 'Undo' }).first().waitFor();
+    await on(page).region('Publish the changelog?').button('Approve').click();
+    await on(page).button('Undo').first().waitFor();
     await page.reload();
     assert.equal((await within(20_000, 'the approval sent as the page left', waiting)).state, 'approved');
-    await page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
+    await sidebar(page).waitFor({ timeout: 20_000 });
   });
 
   test('one focused item across the inbox: a held item and a request are never both selected; keys act on the focused one', { timeout: 90_000 }, async () => {
@@ -77,27 +79,27 @@ describe('deciding', () => {
     const held = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
     assert.equal(held.held, true);
     await openPage(page, 'Approvals');
-    const heldCard = page.getByRole('region', { name: 'bob wants to send a message' });
+    const heldCard = on(page).region('bob wants to send a message');
     await heldCard.waitFor();
-    await page.getByRole('region', { name: 'Merge PR #482 and deploy' }).waitFor();
+    await on(page).region('Merge PR #482 and deploy').waitFor();
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    const selected = () => page.locator('.approvals .request.selected').count();
+    const selected = () => on(page).find('.approvals .request.selected').count();
     assert.equal(await selected(), 1, 'one item is focused');
     // Held items come first: k moves up to it, and then it alone is selected.
     await page.keyboard.press('k');
-    await page.locator('[data-held-id].selected').waitFor();
+    await on(page).find('[data-held-id].selected').waitFor();
     assert.equal(await selected(), 1, 'one item is focused');
 
     // a does nothing on a held item (it is not a request); j moves to the request, and only it is selected.
     await page.keyboard.press('a');
-    assert.equal(await page.getByRole('button', { name: 'Undo' }).count(), 0, 'a on a held item decides nothing');
+    assert.equal(await on(page).button('Undo').count(), 0, 'a on a held item decides nothing');
     await page.keyboard.press('j');
-    await page.locator('[data-request-id].selected').waitFor();
+    await on(page).find('[data-request-id].selected').waitFor();
     assert.equal(await selected(), 1, 'still one focused item after moving');
     assert.doesNotMatch((await heldCard.getAttribute('class')) ?? '', /\bselected\b/);
     // s acts on held items only: with the request focused, nothing is sent.
     await page.keyboard.press('s');
-    assert.equal(await page.getByRole('button', { name: 'Undo' }).count(), 0, 's on a request sends nothing');
+    assert.equal(await on(page).button('Undo').count(), 0, 's on a request sends nothing');
     await ownerCall(h(), 'held.discard', { held_id: held.held_id });
     await heldCard.waitFor({ state: 'detached' });
   });
@@ -106,11 +108,11 @@ describe('deciding', () => {
     const { page } = h();
     await openPage(page, 'Approvals');
     await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'], ttl_secs: 60 });
-    const card = page.getByRole('region', { name: 'Which region?' });
-    const button = card.getByRole('button', { name: 'eu-west' });
+    const card = on(page).region('Which region?');
+    const button = card.button('eu-west');
     await button.waitFor();
     // (No named functions inside evaluate: the test runner's transform would reference a helper the page lacks.)
-    const look = await button.locator('kbd').evaluate((k) => ({ text: k.textContent, color: getComputedStyle(k).color, background: getComputedStyle(k).backgroundColor, border: getComputedStyle(k).borderTopStyle }));
+    const look = await button.find('kbd').evaluate((k) => ({ text: k.textContent, color: getComputedStyle(k).color, background: getComputedStyle(k).backgroundColor, border: getComputedStyle(k).borderTopStyle }));
     const lum = (c: string) => {
       const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
         const x = Number(v) / 255;
@@ -129,20 +131,20 @@ describe('deciding', () => {
 
   test('Settings: "Send decisions at once" is kept across a reload and skips the undo window', { timeout: 60_000 }, async () => {
     const { page } = h();
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    const box = page.getByRole('checkbox', { name: 'Send decisions at once (no undo window)' });
+    await settingsLink(page).click();
+    const box = on(page).checkbox('Send decisions at once (no undo window)');
     assert.equal(await box.isChecked(), false, 'the undo window is the default');
     await box.check();
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
-    assert.equal(await page.getByRole('checkbox', { name: 'Send decisions at once (no undo window)' }).isChecked(), true, 'the choice survives a reload');
+    await screenTitle(page, 'Settings').waitFor();
+    assert.equal(await on(page).checkbox('Send decisions at once (no undo window)').isChecked(), true, 'the choice survives a reload');
 
     await openPage(page, 'Approvals');
     const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Tag v2.1?', ttl_secs: 600 });
     const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
-    await page.getByRole('region', { name: 'Tag v2.1?' }).getByRole('button', { name: 'Approve' }).click();
+    await on(page).region('Tag v2.1?').button('Approve').click();
     assert.equal((await within(20_000, 'the approval', waiting)).state, 'approved');
-    assert.equal(await page.getByRole('button', { name: 'Undo' }).count(), 0, 'no undo notice when decisions go at once');
+    assert.equal(await on(page).button('Undo').count(), 0, 'no undo notice when decisions go at once');
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -4,6 +4,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, ownerCall, timeline } from './harness';
+import { messageBox } from './pages/conversation';
 
 describe('a direct message typed in the app', () => {
   const h = useHarness({ agents: ['coder'] });
@@ -31,10 +32,10 @@ describe('a direct message typed in the app', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     await openConversation(page, 'coder');
-    const box = page.getByRole('textbox', { name: 'Message coder' });
+    const box = messageBox(page, 'coder');
     await box.fill('how is the parser going?');
     await box.press('Enter');
-    await timeline(page).getByText('how is the parser going?').waitFor();
+    await timeline(page).text('how is the parser going?').waitFor();
     const r = await waiting;
     assert.equal(r.woken, true, `the wait ended because coder was woken, not at its timeout: ${JSON.stringify(r).slice(0, 600)}`);
     const e = r.events.find((x: { type: string; message?: { text: string } }) => x.type === 'message.created' && x.message?.text === 'how is the parser going?');
@@ -43,6 +44,6 @@ describe('a direct message typed in the app', () => {
     assert.deepEqual(e.message.to, ['coder'], 'the message names the other side');
     assert.equal(e.conv_id, convId);
     // The implied addressee is not drawn as "→ @coder" in a two-person conversation.
-    assert.equal(await timeline(page).getByText('→ @coder').count(), 0);
+    assert.equal(await timeline(page).text('→ @coder').count(), 0);
   });
 });

@@ -5,6 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openConversation, useHarness } from './harness';
 import { archiveEntries } from '../test/support/archive-entries';
+import { on } from './pages/on';
+import { openSettings } from './pages/app';
 
 describe('Settings → Export', () => {
   const h = useHarness({ agents: ['scribe', 'critic'] });
@@ -14,16 +16,15 @@ describe('Settings → Export', () => {
     const conv = (await agents.scribe!.call('create_group', { title: 'Minutes', members: [] })).conversation.conv_id as string;
     await agents.scribe!.call('send_message', { conv_id: conv, text: 'The minutes of today' });
 
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Data' }).click(); // its own tab
-    await page.getByRole('heading', { level: 2, name: 'Export' }).waitFor();
-    const w = (await page.getByRole('button', { name: 'Export…' }).boundingBox())!.width;
+    await openSettings(page, 'Data'); // its own tab
+    await on(page).heading('Export', { level: 2 }).waitFor();
+    const w = (await on(page).button('Export…').boundingBox())!.width;
     assert.ok(w < 200, `Export… is a button of its own width (${w.toFixed(0)} px), not a bar across the section`);
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByRole('button', { name: 'Export…' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), on(page).button('Export…').click()]);
     assert.match(download.suggestedFilename(), /^perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz$/);
     const file = path.join(dataDir, 'downloaded.tar.gz');
     await download.saveAs(file);
-    await page.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
+    await on(page).status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
     const entries = await archiveEntries(file);
     const names = [...entries.keys()];
@@ -44,14 +45,14 @@ describe('Settings → Export', () => {
     await agents.scribe!.call('send_message', { conv_id: other, text: 'not in this export' });
 
     await openConversation(page, 'Budget');
-    await page.getByRole('button', { name: 'Conversation menu' }).click();
-    await page.getByRole('menuitem', { name: 'Export…' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Export conversation' });
+    await on(page).button('Conversation menu').click();
+    await on(page).menuitem('Export…').click();
+    const dialog = on(page).dialog('Export conversation');
     await dialog.waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.button('Export', { exact: true }).click()]);
     const file = path.join(dataDir, 'one-conversation.tar.gz');
     await download.saveAs(file);
-    await dialog.getByRole('status').filter({ hasText: /^Saved perch-archive-/ }).waitFor();
+    await dialog.status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
     const entries = await archiveEntries(file);
     assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/budget-${kept}.md`], 'only that conversation\'s transcript, named by its title and id');

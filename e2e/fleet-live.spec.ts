@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT, useHarness, openConversation, openPage, timeline } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
 
 const PERCH = path.join(__dirname, '..', 'bin', 'perch.js');
 const run = promisify(execFile);
@@ -27,9 +29,9 @@ describe('fleet, live', () => {
     const r = await run(process.execPath, [PERCH, ...args, '--data-dir', h().dataDir], { cwd: path.join(__dirname, '..'), timeout: 20_000 });
     return r.stdout;
   }
-  const card = (name: string) => h().page.getByRole('listitem', { name: `Agent ${name}` });
-  const cardState = (name: string, state: RegExp) => card(name).getByRole('button', { name: new RegExp(`^${name}: ${state.source}`) }).waitFor({ timeout: LIVE });
-  const pauseStatus = () => h().page.getByRole('group', { name: 'All agents' }).getByRole('status');
+  const card = (name: string) => on(h().page).item(`Agent ${name}`);
+  const cardState = (name: string, state: RegExp) => on(card(name)).button(new RegExp(`^${name}: ${state.source}`)).waitFor({ timeout: LIVE });
+  const pauseStatus = () => on(h().page).group('All agents').status();
   /** Waits (bounded) until the labels of these items read in this order; fails with the order it last saw. */
   async function inOrder(items: () => Promise<string[]>, expected: string[], what: string): Promise<void> {
     let seen: string[] = [];
@@ -40,7 +42,7 @@ describe('fleet, live', () => {
     }
     assert.deepEqual(seen, expected, what);
   }
-  const cardOrder = () => h().page.locator('.fleet-grid > li').evaluateAll((els) => els.map((e) => (e.getAttribute('aria-label') ?? '').replace(/^Agent /, '')));
+  const cardOrder = () => on(h().page).find('.fleet-grid > li').evaluateAll((els) => els.map((e) => (e.getAttribute('aria-label') ?? '').replace(/^Agent /, '')));
 
   before(async () => {
     await h().page.setViewportSize({ width: 1280, height: 800 });
@@ -60,25 +62,25 @@ describe('fleet, live', () => {
     await pauseStatus().filter({ hasText: 'none of 4 paused' }).waitFor({ timeout: LIVE });
 
     await perch('agent', 'caps', 'coder', '--cost-usd', '0.5');
-    await card('coder').getByText('$0.00 / $0.5').waitFor({ timeout: LIVE }); // the CLI's cap, live
+    await on(card('coder')).text('$0.00 / $0.5').waitFor({ timeout: LIVE }); // the CLI's cap, live
     await coder.call('progress', { conv_id: coderConv, kind: 'step', text: 'Ran the test suite', data: { usage: { input_tokens: 1200, output_tokens: 300, cost_usd: 0.59 } } });
     // The hub's own cap paused it: the card, the badge and the kill switch say so at once.
     await cardState('coder', /paused/);
-    await card('coder').getByText(/^Paused — daily cap reached/).waitFor({ timeout: LIVE });
-    await card('coder').getByText('$0.59 / $0.5').waitFor({ timeout: LIVE });
+    await on(card('coder')).text(/^Paused — daily cap reached/).waitFor({ timeout: LIVE });
+    await on(card('coder')).text('$0.59 / $0.5').waitFor({ timeout: LIVE });
     await pauseStatus().filter({ hasText: '1 of 4 paused' }).waitFor({ timeout: LIVE });
 
     await perch('agent', 'caps', 'coder', '--off');
-    await card('coder').getByText('$0.59 / no cap').waitFor({ timeout: LIVE });
+    await on(card('coder')).text('$0.59 / no cap').waitFor({ timeout: LIVE });
     await perch('agent', 'resume', 'coder');
     await pauseStatus().filter({ hasText: 'none of 4 paused' }).waitFor({ timeout: LIVE });
-    await card('coder').getByText(/^Paused — daily cap reached/).waitFor({ state: 'detached', timeout: LIVE });
-    await card('coder').getByRole('button', { name: 'Pause coder' }).waitFor({ timeout: LIVE });
+    await on(card('coder')).text(/^Paused — daily cap reached/).waitFor({ state: 'detached', timeout: LIVE });
+    await on(card('coder')).button('Pause coder').waitFor({ timeout: LIVE });
     await cardState('coder', /working/); // it reported work a moment ago and is no longer paused
 
     await perch('agent', 'pause', 'reviewer', '--reason', 'lunch');
     await cardState('reviewer', /paused/);
-    await card('reviewer').getByText('Paused by you — lunch').waitFor({ timeout: LIVE });
+    await on(card('reviewer')).text('Paused by you — lunch').waitFor({ timeout: LIVE });
     await pauseStatus().filter({ hasText: '1 of 4 paused' }).waitFor({ timeout: LIVE });
 
     await perch('agent', 'add', 'ghost');
@@ -89,7 +91,7 @@ describe('fleet, live', () => {
 
   test('Fleet usage updates live as an agent works: messages, tool calls and cost', { timeout: 60_000 }, async () => {
     const coder = h().agents.coder!;
-    const usage = card('coder').getByRole('definition');
+    const usage = on(card('coder')).role('definition');
     const before = Number((await usage.nth(0).textContent())!.split(' / ')[0]);
     for (let i = 0; i < 3; i++) await coder.call('send_message', { conv_id: coderConv, text: `step ${i + 1} done` });
     await coder.call('progress', { conv_id: coderConv, kind: 'step', text: 'Lint', data: { usage: { cost_usd: 0.2 } } });
@@ -111,31 +113,31 @@ describe('fleet, live', () => {
     await cardState('ghost', /offline/);
     for (const [name, state] of [['planner', 'needs_you'], ['coder', 'working'], ['idler', 'idle'], ['reviewer', 'paused'], ['ghost', 'offline']] as const) {
       assert.equal(await card(name).getAttribute('data-state'), state, `${name}'s card`);
-      assert.equal(await card(name).locator('.state-pill').count(), 1, `${name} shows one state`);
+      assert.equal(await on(card(name)).find('.state-pill').count(), 1, `${name} shows one state`);
     }
     // In the order that matters (shared/agents/agent-state.ts fleetOrder), not alphabetical: who needs you first, offline last.
     await inOrder(cardOrder, ['planner', 'coder', 'idler', 'reviewer', 'ghost'], 'Fleet cards by state at 1280×800');
-    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
+    await on(page).find('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }); // the cap's notice from the first test
     await h().screenshot('fleet-states');
     await h().screenshot('fleet');
 
     // The sidebar's direct conversations show the same state, in the same order (planner needs you, though coder's
     // conversation is the more recent).
-    const nav = page.getByRole('navigation', { name: 'Perch' });
-    await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
-    await nav.getByLabel(/^coder: working/).waitFor({ timeout: LIVE });
-    const directOrder = () => nav.getByRole('region', { name: 'Direct messages' }).locator('.conv-title').allTextContents();
+    const nav = sidebar(page);
+    await nav.field(/^planner: needs you/).waitFor({ timeout: LIVE });
+    await nav.field(/^coder: working/).waitFor({ timeout: LIVE });
+    const directOrder = () => nav.region('Direct messages').find('.conv-title').allTextContents();
     await inOrder(directOrder, ['planner', 'coder'], 'the sidebar\'s direct messages by state');
 
     // A held message (review mode) also needs the owner.
-    await page.getByRole('button', { name: 'Review mode for coder' }).click();
-    await card('coder').locator('button[aria-label="Review mode for coder"][aria-pressed="true"]').waitFor({ timeout: LIVE });
+    await on(page).button('Review mode for coder').click();
+    await on(card('coder')).find('button[aria-label="Review mode for coder"][aria-pressed="true"]').waitFor({ timeout: LIVE });
     await h().agents.coder!.call('send_message', { conv_id: coderConv, text: 'Shall I push the fix?' });
     await cardState('coder', /needs you · just now — a held message to review/);
 
     // The phone layout shows the same states.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /^Fleet/ }).click();
+    await on(page).nav('Sections').link(/^Fleet/).click();
     await cardState('planner', /needs you/);
     await cardState('reviewer', /paused/);
     await cardState('ghost', /offline/);
@@ -154,10 +156,10 @@ describe('fleet, live', () => {
     await planner.call('progress', { conv_id: plannerConv, kind: 'tool_call', text: 'psql --dump orders', data: { rows: 120000 } });
     await planner.call('progress', { conv_id: plannerConv, kind: 'tool_result', text: 'Dry run on staging: 120,000 rows, 0 errors' });
     await openConversation(page, 'planner');
-    await page.getByText('Deploy the migration to production?').first().waitFor();
-    await page.getByText('Dry run on staging: 120,000 rows, 0 errors').first().waitFor({ timeout: LIVE });
-    await nav.getByLabel(/^planner: needs you/).waitFor({ timeout: LIVE });
-    assert.equal(await timeline(page).getByText('→ @owner').count(), 0, 'a direct message names the other side without saying so');
+    await on(page).text('Deploy the migration to production?').first().waitFor();
+    await on(page).text('Dry run on staging: 120,000 rows, 0 errors').first().waitFor({ timeout: LIVE });
+    await nav.field(/^planner: needs you/).waitFor({ timeout: LIVE });
+    assert.equal(await timeline(page).text('→ @owner').count(), 0, 'a direct message names the other side without saying so');
     await h().screenshot('main-view');
     // PERCH_README_SCREENSHOT=1 also writes it as the README's picture, so that one is always from a real run.
     if (process.env.PERCH_README_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs', 'screenshot.png'), timeout: 10_000 });

@@ -259,34 +259,9 @@ export async function ownerCall<T = any>(h: Harness, action: string, input: unkn
   return j.value as T;
 }
 
-// ---- UI helpers ---------------------------------------------------------------------------------
+// ---- UI helpers: the page objects live in e2e/pages/; these names stay importable from here ----------
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export { openConversation, openPage } from './pages/app';
+export { timeline } from './pages/conversation';
+export { openAgent } from './pages/agents';
 
-/** Opens a conversation from the sidebar by its title and waits for its header. */
-export async function openConversation(page: Page, title: string): Promise<void> {
-  const nav = page.getByRole('navigation', { name: 'Perch' });
-  const name = new RegExp(`^${escapeRe(title)}(\\s|$)`);
-  await nav.getByRole('link', { name }).or(nav.getByRole('button', { name })).first().click(); // links since URLs drive the view
-  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-}
-
-/** The timeline of the open conversation. */
-export const timeline = (page: Page) => page.getByRole('log', { name: 'Messages' });
-
-/** Opens Approvals, Fleet or Agents from the sidebar. */
-export async function openPage(page: Page, name: 'Approvals' | 'Fleet' | 'Agents'): Promise<void> {
-  const nav = page.getByRole('navigation', { name: 'Perch' });
-  const label = new RegExp(`^${name}`);
-  await nav.getByRole('link', { name: label }).or(nav.getByRole('button', { name: label })).first().click();
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
-
-/** Opens the Agents page with one agent's detail pane (its row clicked in the list); returns the pane. */
-export async function openAgent(page: Page, name: string): Promise<Locator> {
-  if ((await page.getByRole('heading', { level: 1, name: 'Agents' }).count()) === 0) await openPage(page, 'Agents');
-  await page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: `Agent ${name}` }).getByRole('link').click();
-  const pane = page.getByRole('region', { name: `Agent ${name} details` });
-  await pane.waitFor();
-  return pane;
-}

@@ -10,6 +10,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
+import { on } from './pages/on';
+import { screenTitle } from './pages/app';
+import { approvalsTitle } from './pages/approvals';
+import { messageById } from './pages/conversation';
 
 const QUOTE_BOMB = '> '.repeat(3000) + 'x';
 const EMPHASIS_RUN = '_a'.repeat(16384);
@@ -18,11 +22,11 @@ const UNBROKEN = 'y'.repeat(MAX_TEXT);
 
 /** Nothing is wider than the window, and the conversation's header and composer are on screen. */
 async function assertLayoutHolds(page: Page, title: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  const composer = page.getByRole('textbox', { name: `Message ${title}` });
+  await screenTitle(page, title, { exact: true }).waitFor();
+  const composer = on(page).textbox(`Message ${title}`);
   await composer.waitFor();
   const box = await composer.boundingBox();
-  const head = await page.getByRole('heading', { level: 1, name: title, exact: true }).boundingBox();
+  const head = await screenTitle(page, title, { exact: true }).boundingBox();
   const vp = page.viewportSize()!;
   assert.ok(box && box.y >= 0 && box.y + box.height <= vp.height && box.x + box.width <= vp.width, `the composer is on screen: ${JSON.stringify(box)}`);
   assert.ok(head && head.y >= 0 && head.y < vp.height && head.x + head.width <= vp.width, `the header is on screen: ${JSON.stringify(head)}`);
@@ -39,7 +43,7 @@ async function seeAtTop(page: Page, text: string): Promise<void> {
   await timeline(page).evaluate((el) => {
     el.scrollTop = 0;
   });
-  await timeline(page).getByText(text, { exact: true }).waitFor();
+  await timeline(page).text(text, { exact: true }).waitFor();
 }
 
 /** Scrolls the timeline to its end (where it then stays as messages arrive) and waits for a message text. */
@@ -47,7 +51,7 @@ async function seeAtBottom(page: Page, text: string): Promise<void> {
   await timeline(page).evaluate((el) => {
     el.scrollTop = el.scrollHeight;
   });
-  await timeline(page).getByText(text, { exact: true }).waitFor();
+  await timeline(page).text(text, { exact: true }).waitFor();
 }
 
 describe('hostile agent text', () => {
@@ -72,10 +76,10 @@ describe('hostile agent text', () => {
   test('the conversation with the hostile messages shows, with its other messages, header and composer, before and after a reload', { timeout: 120_000 }, async () => {
     const { page } = h();
     await openConversation(page, 'loud');
-    await timeline(page).getByText('calm after', { exact: true }).waitFor();
+    await timeline(page).text('calm after', { exact: true }).waitFor();
     await assertLayoutHolds(page, 'loud');
     // The unbroken line wraps inside its bubble.
-    const unbroken = page.locator(`[data-msg-id="${ids.unbroken}"] .md-plain`);
+    const unbroken = on(page).find(`[data-msg-id="${ids.unbroken}"] .md-plain`);
     await unbroken.waitFor();
     const ub = (await unbroken.boundingBox())!;
     assert.ok(ub.width < page.viewportSize()!.width, `the long line wraps (${ub.width} px wide)`);
@@ -83,15 +87,15 @@ describe('hostile agent text', () => {
 
     // The quote bomb and the emphasis run are shown as plain text.
     await seeAtTop(page, 'calm before');
-    const bomb = page.locator(`[data-msg-id="${ids.bomb}"]`);
-    await bomb.locator('.md-plain').waitFor();
-    assert.ok((await bomb.locator('.md-plain').textContent())!.startsWith('> > > '));
-    assert.equal(await bomb.locator('blockquote').count(), 0);
+    const bomb = messageById(page, ids.bomb);
+    await bomb.find('.md-plain').waitFor();
+    assert.ok((await bomb.find('.md-plain').textContent())!.startsWith('> > > '));
+    assert.equal(await bomb.find('blockquote').count(), 0);
     await assertLayoutHolds(page, 'loud');
 
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'loud', exact: true }).waitFor({ timeout: 20_000 });
-    await timeline(page).getByText('calm after', { exact: true }).waitFor();
+    await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
+    await timeline(page).text('calm after', { exact: true }).waitFor();
     await assertLayoutHolds(page, 'loud');
     assert.deepEqual(h().pageErrors, []);
   });
@@ -99,16 +103,16 @@ describe('hostile agent text', () => {
   test('the owner hides the hostile message; it stays hidden after a reload and Show brings it back', { timeout: 90_000 }, async () => {
     const { page } = h();
     await seeAtTop(page, 'calm before');
-    const bomb = page.locator(`[data-msg-id="${ids.bomb}"]`);
-    await bomb.locator('.md-plain').waitFor();
+    const bomb = messageById(page, ids.bomb);
+    await bomb.find('.md-plain').waitFor();
     await bomb.hover();
-    await bomb.getByRole('toolbar', { name: 'Message actions' }).getByRole('button', { name: 'Hide' }).click();
-    const note = page.getByRole('article', { name: 'Hidden message from loud' });
+    await bomb.toolbar('Message actions').button('Hide').click();
+    const note = on(page).article('Hidden message from loud');
     await note.waitFor();
-    assert.equal(await bomb.locator('.md-plain').count(), 0, 'the hidden content is not rendered');
+    assert.equal(await bomb.find('.md-plain').count(), 0, 'the hidden content is not rendered');
 
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'loud', exact: true }).waitFor({ timeout: 20_000 });
+    await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
     await seeAtTop(page, 'calm before');
     await note.waitFor();
     const hist = await ownerCall<{ events: Array<{ message?: { msg_id: string; hidden?: boolean } }> }>(h(), 'conversations.history', { conv_id: convId });
@@ -116,8 +120,8 @@ describe('hostile agent text', () => {
     const agentHist = await h().agents.loud!.call('get_history', { conv_id: convId });
     assert.equal(agentHist.events.find((e: any) => e.message?.msg_id === ids.bomb)?.message?.hidden, undefined, 'the agent sees no change');
 
-    await note.getByRole('button', { name: 'Show the hidden message from loud' }).click();
-    await bomb.locator('.md-plain').waitFor();
+    await note.button('Show the hidden message from loud').click();
+    await bomb.find('.md-plain').waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -137,17 +141,17 @@ describe('hostile agent text', () => {
       db.close();
     }
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'loud', exact: true }).waitFor({ timeout: 20_000 });
-    const broken = page.locator(`[data-msg-id="${card.msg_id}"]`);
-    await broken.getByText('Could not show this message.').waitFor();
-    await broken.getByText('Show the raw text').click();
-    await broken.getByText('broken card').waitFor();
-    await timeline(page).getByText('after the card', { exact: true }).waitFor();
+    await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
+    const broken = messageById(page, card.msg_id);
+    await broken.text('Could not show this message.').waitFor();
+    await broken.text('Show the raw text').click();
+    await broken.text('broken card').waitFor();
+    await timeline(page).text('after the card', { exact: true }).waitFor();
     await assertLayoutHolds(page, 'loud');
     // The sidebar and the other pages still work.
     await openPage(page, 'Approvals');
     await openConversation(page, 'loud');
-    await broken.getByText('Could not show this message.').waitFor();
+    await broken.text('Could not show this message.').waitFor();
     // pageerror lists uncaught errors: the boundary caught this one (React logs it to the console only).
     assert.deepEqual(h().pageErrors, []);
   });
@@ -165,25 +169,25 @@ describe('hostile agent text', () => {
     await calm.call('request_human', { conv_id: calmConv, kind: 'approve', title: 'Ship the calm release?', context: { log: 'z'.repeat(30_000) }, ttl_secs: 3600 });
 
     await openPage(page, 'Approvals');
-    await page.getByRole('region', { name: 'Ship the calm release?' }).waitFor();
-    const held = page.getByRole('region', { name: 'loud wants to send a message' });
+    await on(page).region('Ship the calm release?').waitFor();
+    const held = on(page).region('loud wants to send a message');
     await held.nth(2).waitFor();
     assert.equal(await held.count(), 3);
-    assert.equal(await page.locator('[data-held-id] .md-plain').count(), 3, 'each held text is plain text (over a budget)');
-    const request = page.getByRole('region', { name: 'Ship the calm release?' });
-    await request.getByText('Context', { exact: true }).click();
-    await request.getByText(/^"zzzz/).waitFor(); // the request's 30,000-character context string, open
+    assert.equal(await on(page).find('[data-held-id] .md-plain').count(), 3, 'each held text is plain text (over a budget)');
+    const request = on(page).region('Ship the calm release?');
+    await request.text('Context', { exact: true }).click();
+    await request.text(/^"zzzz/).waitFor(); // the request's 30,000-character context string, open
     const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
     assert.ok(widths.doc <= widths.win, `the inbox is not wider than the window: ${JSON.stringify(widths)}`);
     await h().screenshot('hostile-text-inbox');
 
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 20_000 });
+    await approvalsTitle(page).waitFor({ timeout: 20_000 });
     await held.nth(2).waitFor();
-    await page.getByRole('region', { name: 'Ship the calm release?' }).waitFor();
+    await on(page).region('Ship the calm release?').waitFor();
     // Discarding from the inbox still works.
-    await held.nth(0).getByRole('button', { name: 'Discard' }).click();
-    await page.getByRole('region', { name: 'loud wants to send a message' }).nth(1).waitFor();
+    await on(held.nth(0)).button('Discard').click();
+    await on(page).region('loud wants to send a message').nth(1).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-held-id]').length === 2);
     assert.deepEqual(h().pageErrors, []);
   });

@@ -4,6 +4,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openAgent, openConversation, openPage, ownerCall, within } from './harness';
+import { on } from './pages/on';
 
 describe('kill switch', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -16,15 +17,15 @@ describe('kill switch', () => {
   test('Alt+Shift+P pauses every agent while typing in the composer, and the draft stays as typed', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openConversation(page, 'ops room');
-    const box = page.getByRole('textbox', { name: 'Message ops room' });
+    const box = on(page).textbox('Message ops room');
     await box.click();
     await box.pressSequentially('stop everything');
     await page.keyboard.press('Alt+Shift+KeyP');
-    await page.getByRole('button', { name: 'Resume all agents' }).waitFor({ timeout: 10_000 });
+    await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
     await assert.rejects(h().agents.kit!.call('send_message', { conv_id: convId, text: 'x' }), /paused/);
     assert.equal(await box.inputValue(), 'stop everything', 'the shortcut typed nothing into the draft');
-    await page.getByRole('button', { name: 'Resume all agents' }).click();
-    await page.getByRole('button', { name: 'Pause all agents' }).waitFor({ timeout: 10_000 });
+    await on(page).button('Resume all agents').click();
+    await on(page).button('Pause all agents').waitFor({ timeout: 10_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -36,23 +37,23 @@ describe('kill switch', () => {
     await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'over' }), /paused/);
 
     const row = await openAgent(page, 'kit');
-    await row.getByText('Paused — daily cap reached (cost_usd: $0.59 of $0.50 today)').waitFor({ timeout: 10_000 });
+    await row.text('Paused — daily cap reached (cost_usd: $0.59 of $0.50 today)').waitFor({ timeout: 10_000 });
     await openPage(page, 'Fleet');
-    await page.getByText('$0.59 / $0.50').first().waitFor({ timeout: 10_000 });
-    const text = await page.locator('.main').innerText();
+    await on(page).text('$0.59 / $0.50').first().waitFor({ timeout: 10_000 });
+    const text = await on(page).find('.main').innerText();
     assert.doesNotMatch(text, /\$\d+\.\d{3,}|\$\d+\.\d(?!\d)/, 'every amount has two decimals');
 
     await openAgent(page, 'kit');
-    await row.getByRole('button', { name: 'Resume kit' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Resume kit?' });
-    await dialog.getByText(/resuming lets one call through and pauses kit again/).waitFor();
-    const cap = dialog.getByRole('spinbutton', { name: 'Cost cap ($ per day)' });
+    await row.button('Resume kit').click();
+    const dialog = on(page).dialog('Resume kit?');
+    await dialog.text(/resuming lets one call through and pauses kit again/).waitFor();
+    const cap = dialog.role('spinbutton', 'Cost cap ($ per day)');
     await cap.fill('0.4');
-    await dialog.getByRole('button', { name: 'Raise cap and resume' }).click();
-    await dialog.getByRole('alert').getByText("Raise the cap above today's use ($0.59)").waitFor(); // bad input: a clear error, nothing changed
+    await dialog.button('Raise cap and resume').click();
+    await dialog.alert().text("Raise the cap above today's use ($0.59)").waitFor(); // bad input: a clear error, nothing changed
     assert.notEqual((await ownerCall(h(), 'agents.controls', {})).agents.find((a: any) => a.agent.name === 'kit').paused, null);
     await cap.fill('2');
-    await dialog.getByRole('button', { name: 'Raise cap and resume' }).click();
+    await dialog.button('Raise cap and resume').click();
     await dialog.waitFor({ state: 'detached', timeout: 10_000 });
     const controls = await ownerCall(h(), 'agents.controls', {});
     const kitRow = controls.agents.find((a: any) => a.agent.name === 'kit');
@@ -60,7 +61,7 @@ describe('kill switch', () => {
     assert.equal(kitRow.paused, null);
     await within(15_000, 'kit to send again', kit.call('send_message', { conv_id: convId, text: 'back within the new cap' }));
     await kit.call('send_message', { conv_id: convId, text: 'and again: the raised cap holds' });
-    await row.getByRole('button', { name: 'Pause kit' }).waitFor({ timeout: 10_000 });
+    await row.button('Pause kit').waitFor({ timeout: 10_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 });

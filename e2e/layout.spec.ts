@@ -6,6 +6,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage } from './harness';
+import { on } from './pages/on';
+import { screenTitle, sidebar } from './pages/app';
 
 const NAMES = ['planner', 'reviewer', 'deployer', 'researcher', 'summarizer'];
 
@@ -19,10 +21,10 @@ describe('layout at 1280×800', () => {
   const titleWidth = async (title: string) => {
     const { page } = h();
     await openConversation(page, title);
-    const panel = page.getByRole('complementary', { name: 'Live activity' });
-    if (!(await panel.isVisible())) await page.getByRole('button', { name: 'Activity' }).click();
+    const panel = on(page).role('complementary', 'Live activity');
+    if (!(await panel.isVisible())) await on(page).button('Activity').click();
     await panel.waitFor();
-    return (await page.getByRole('heading', { level: 1, name: title }).boundingBox())!.width;
+    return (await screenTitle(page, title).boundingBox())!.width;
   };
 
   test('a group title keeps at least 120 px with the live panel open, with 5 members and with 3', { timeout: 90_000 }, async () => {
@@ -37,20 +39,20 @@ describe('layout at 1280×800', () => {
       const w = await titleWidth(title);
       assert.ok(w >= 120, `the title "${title}" is ${w.toFixed(0)} px wide (at least 120)`);
       // Shown whole: a second line rather than an ellipsis.
-      const clip = await page.getByRole('heading', { level: 1, name: title }).evaluate((el) => ({ w: el.scrollWidth - el.clientWidth, h: el.scrollHeight - el.clientHeight }));
+      const clip = await screenTitle(page, title).evaluate((el) => ({ w: el.scrollWidth - el.clientWidth, h: el.scrollHeight - el.clientHeight }));
       assert.ok(clip.w <= 0 && clip.h <= 1, `the title "${title}" is shown whole (cut by ${clip.w} px across, ${clip.h} px down)`);
     }
     await h().screenshot('layout-group-header');
 
     // Member controls live in one menu: Pause / Resume per agent there, not beside the title.
-    const header = page.locator('.conv-header');
-    assert.equal(await header.getByRole('button', { name: /^Pause / }).count(), 0, 'no Pause button per member in the header');
-    await header.getByRole('button', { name: /^Agents of this conversation/ }).click();
-    const menu = page.getByRole('group', { name: 'Pause agents of this conversation' });
-    await menu.getByRole('button', { name: 'Pause reviewer' }).click();
-    await header.getByRole('button', { name: /^Agents of this conversation \(1 paused\)/ }).waitFor({ timeout: 10_000 });
-    await menu.getByRole('button', { name: 'Resume reviewer' }).click();
-    await menu.getByRole('button', { name: 'Pause reviewer' }).waitFor({ timeout: 10_000 });
+    const header = on(page).find('.conv-header');
+    assert.equal(await header.button(/^Pause /).count(), 0, 'no Pause button per member in the header');
+    await header.button(/^Agents of this conversation/).click();
+    const menu = on(page).group('Pause agents of this conversation');
+    await menu.button('Pause reviewer').click();
+    await header.button(/^Agents of this conversation \(1 paused\)/).waitFor({ timeout: 10_000 });
+    await menu.button('Resume reviewer').click();
+    await menu.button('Pause reviewer').waitFor({ timeout: 10_000 });
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
     assert.deepEqual(h().pageErrors, []);
@@ -63,13 +65,13 @@ describe('layout at 1280×800', () => {
     await h().agents.reviewer!.call('update_task', { conv_id: task.conv_id, state: 'input_required', note: 'Which bucket?' });
     await a.call('request_human', { conv_id: task.conv_id, kind: 'approve', title: 'Drop the old export table?', ttl_secs: 600 });
     await a.call('handoff', { conv_id: task.conv_id, note: 'Please confirm the bucket name.' });
-    const row = page.getByRole('navigation', { name: 'Perch' }).locator('.conv-item', { hasText: 'Migrate billing exports' });
-    await row.locator('.chip-handoff').waitFor({ timeout: 15_000 });
-    await row.locator('.chip-pending').waitFor();
-    const w = (await row.locator('.conv-title').boundingBox())!.width;
+    const row = sidebar(page).find('.conv-item', { hasText: 'Migrate billing exports' });
+    await row.find('.chip-handoff').waitFor({ timeout: 15_000 });
+    await row.find('.chip-pending').waitFor();
+    const w = (await row.find('.conv-title').boundingBox())!.width;
     assert.ok(w >= 80, `the task's name is ${w.toFixed(0)} px wide (at least 80) beside its chips`);
     // Its three chips (state, handed to you, to decide) read in full: on a second line when they do not fit beside it.
-    const cut = await row.locator('.chip').evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent));
+    const cut = await row.find('.chip').evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent));
     assert.deepEqual(cut, [], 'no chip of the task is cut');
     await h().screenshot('layout-sidebar-task');
   });
@@ -77,10 +79,10 @@ describe('layout at 1280×800', () => {
   test("a Fleet card's buttons sit inside its padding", { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Fleet');
-    const card = page.getByRole('listitem', { name: 'Agent planner' });
+    const card = on(page).item('Agent planner');
     const c = (await card.boundingBox())!;
     for (const name of ['Pause planner', 'Message', 'Review mode for planner']) {
-      const b = (await card.getByRole('button', { name, exact: true }).boundingBox())!;
+      const b = (await on(card).button(name, { exact: true }).boundingBox())!;
       assert.ok(b.x >= c.x + 8 && b.y + b.height <= c.y + c.height - 8, `${name} is inset in the card (button ${b.x.toFixed(0)},${(b.y + b.height).toFixed(0)}; card ${c.x.toFixed(0)},${(c.y + c.height).toFixed(0)})`);
     }
   });
@@ -90,7 +92,7 @@ describe('layout at 1280×800', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     try {
       await openPage(page, 'Agents');
-      const colours = await page.getByRole('button', { name: 'Add agent' }).evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+      const colours = await on(page).button('Add agent').evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
       const lum = (c: string) => {
         const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
         return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;

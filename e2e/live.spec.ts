@@ -6,6 +6,9 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { useHarness, openConversation, openPage, timeline, within } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
+import { messageBox } from './pages/conversation';
 
 describe('live view', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
@@ -20,14 +23,14 @@ describe('live view', () => {
   test('progress events appear live in the conversation feed and in the fleet view', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
-    const feed = page.getByRole('feed', { name: 'Progress in this conversation' });
+    const feed = on(page).feed('Progress in this conversation');
     await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Plan: dump, transform, load' });
     await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'psql --dump orders', data: { table: 'orders', rows: 120000 } });
-    await feed.getByText('Plan: dump, transform, load').waitFor();
-    const call = feed.getByRole('article', { name: 'Tool call from alice' });
-    await call.getByText('psql --dump orders').waitFor();
-    await call.getByText('Data').click();
-    await call.getByText('120000').waitFor();
+    await feed.text('Plan: dump, transform, load').waitFor();
+    const call = feed.article('Tool call from alice');
+    await call.text('psql --dump orders').waitFor();
+    await call.text('Data').click();
+    await call.text('120000').waitFor();
     await h().screenshot('conversation');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForTimeout(300); // let colour transitions finish
@@ -35,15 +38,15 @@ describe('live view', () => {
     await page.emulateMedia({ colorScheme: 'light' });
 
     await openPage(page, 'Fleet');
-    const fleetFeed = page.getByRole('feed', { name: 'Progress feed' });
+    const fleetFeed = on(page).feed('Progress feed');
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
-    await fleetFeed.getByText('Checking foreign keys').waitFor();
-    await page.getByRole('button', { name: /^alice: working/ }).waitFor();
+    await fleetFeed.text('Checking foreign keys').waitFor();
+    await on(page).button(/^alice: working/).waitFor();
     await alice.call('progress', { conv_id: convId, kind: 'error', text: 'Constraint violation on orders.customer_id' });
-    await fleetFeed.getByRole('article', { name: 'Error from alice' }).waitFor();
-    await page.getByRole('listitem', { name: 'Agent alice' }).getByText('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
-    await page.getByRole('button', { name: /^bob: (connected, idle|offline)/ }).waitFor();
-    await page.getByRole('img', { name: /alice activity, last 30 minutes: [1-9]\d* reports/ }).waitFor();
+    await fleetFeed.article('Error from alice').waitFor();
+    await on(page).item('Agent alice').text('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
+    await on(page).button(/^bob: (connected, idle|offline)/).waitFor();
+    await on(page).img(/alice activity, last 30 minutes: [1-9]\d* reports/).waitFor();
     await h().screenshot('fleet');
     await openConversation(page, 'alice');
   });
@@ -53,11 +56,11 @@ describe('live view', () => {
     const alice = h().agents.alice!;
     const sent = await alice.call('send_message', { conv_id: convId, text: 'The staging password is hunter2' });
     const log = timeline(page);
-    await log.getByText('The staging password is hunter2').waitFor();
+    await log.text('The staging password is hunter2').waitFor();
     await alice.call('recall_message', { msg_id: sent.msg_id });
-    await log.getByText('The staging password is hunter2').waitFor({ state: 'detached' });
-    await log.getByText('This message was recalled.').waitFor();
-    assert.equal(await page.getByText('hunter2').count(), 0);
+    await log.text('The staging password is hunter2').waitFor({ state: 'detached' });
+    await log.text('This message was recalled.').waitFor();
+    assert.equal(await on(page).text('hunter2').count(), 0);
   });
 
   test('agent-written <script> and <img onerror> stay inert text', { timeout: 60_000 }, async () => {
@@ -73,16 +76,16 @@ describe('live view', () => {
     // The card path renders agent Markdown too.
     await alice.call('send_card', { conv_id: convId, text: 'card', card: { title: 'Inert card', blocks: [{ type: 'text', text: '<img src=x onerror="window.__pwned=2">' }] } });
     const log = timeline(page);
-    await log.getByText('<script>alert("xss-script")</script>').waitFor();
-    await log.getByText('<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">').waitFor();
-    await log.getByText('<svg onload=alert(3)>', { exact: false }).waitFor();
-    await log.getByRole('region', { name: 'Card: Inert card' }).getByText('<img src=x onerror="window.__pwned=2">').waitFor();
+    await log.text('<script>alert("xss-script")</script>').waitFor();
+    await log.text('<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">').waitFor();
+    await log.text('<svg onload=alert(3)>', { exact: false }).waitFor();
+    await log.region('Card: Inert card').text('<img src=x onerror="window.__pwned=2">').waitFor();
     await page.waitForTimeout(300);
     assert.deepEqual(h().dialogs, [], 'no dialog may fire');
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
-    assert.equal(await page.locator('.msg script, .msg iframe, .msg svg[onload], .msg img[src="x"], .card img[src="x"]').count(), 0);
-    assert.equal(await page.locator('[onerror], [onload]').count(), 0);
-    assert.equal(await page.locator('a[href^="javascript" i]').count(), 0);
+    assert.equal(await on(page).find('.msg script, .msg iframe, .msg svg[onload], .msg img[src="x"], .card img[src="x"]').count(), 0);
+    assert.equal(await on(page).find('[onerror], [onload]').count(), 0);
+    assert.equal(await on(page).find('a[href^="javascript" i]').count(), 0);
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -92,23 +95,23 @@ describe('live view', () => {
     const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
     await alice.call('send_file', { conv_id: convId, name: 'chart.png', data: png.toString('base64'), caption: 'Throughput after the change' });
     const log = timeline(page);
-    const thumb = log.getByRole('button', { name: 'View image chart.png' });
-    await thumb.locator('img').waitFor();
-    assert.ok(await thumb.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the thumbnail loads');
+    const thumb = log.button('View image chart.png');
+    await thumb.find('img').waitFor();
+    assert.ok(await thumb.find('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the thumbnail loads');
     await thumb.click();
-    const viewer = page.getByRole('dialog', { name: 'chart.png' });
-    await viewer.getByRole('img', { name: 'chart.png' }).waitFor();
-    assert.equal(await viewer.getByRole('img', { name: 'chart.png' }).evaluate((img: HTMLImageElement) => img.naturalWidth), 640);
+    const viewer = on(page).dialog('chart.png');
+    await viewer.img('chart.png').waitFor();
+    assert.equal(await viewer.img('chart.png').evaluate((img: HTMLImageElement) => img.naturalWidth), 640);
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
 
     // Reactions: the owner adds one (the agent sees it), then removes it.
     const sent = await alice.call('send_message', { conv_id: convId, text: 'Migration finished in 4 minutes.' });
-    const msg = log.getByRole('article', { name: 'Message from alice' }).filter({ hasText: 'Migration finished in 4 minutes.' });
+    const msg = log.article('Message from alice').filter({ hasText: 'Migration finished in 4 minutes.' });
     await msg.hover();
-    await msg.getByRole('button', { name: 'Add reaction' }).click();
-    await msg.getByRole('button', { name: 'React 🎉' }).click();
-    const reaction = msg.getByRole('button', { name: /🎉 1, you reacted/ });
+    await on(msg).button('Add reaction').click();
+    await on(msg).button('React 🎉').click();
+    const reaction = on(msg).button(/🎉 1, you reacted/);
     await reaction.waitFor();
     const ev = await alice.waitFor((e) => e.type === 'reaction.added' && e.message?.msg_id === sent.msg_id);
     assert.equal(ev.data?.key, '🎉');
@@ -117,50 +120,50 @@ describe('live view', () => {
 
     // Threads: the owner replies in a thread; the agent's reply shows there live.
     await msg.hover();
-    await msg.getByRole('button', { name: 'Reply in thread' }).click();
-    const thread = page.getByRole('complementary', { name: 'Thread' });
-    await thread.getByRole('textbox', { name: 'Reply in thread' }).fill('Great, any errors?');
-    await thread.getByRole('textbox', { name: 'Reply in thread' }).press('Enter');
+    await on(msg).button('Reply in thread').click();
+    const thread = on(page).role('complementary', 'Thread');
+    await thread.textbox('Reply in thread').fill('Great, any errors?');
+    await thread.textbox('Reply in thread').press('Enter');
     const reply = await alice.waitFor((e) => e.type === 'message.created' && e.message?.text === 'Great, any errors?');
     assert.equal((reply.message as { thread_id?: string }).thread_id, sent.msg_id);
     await alice.call('send_message', { conv_id: convId, text: 'None at all.', thread_id: sent.msg_id });
-    await thread.getByText('None at all.').waitFor();
-    await msg.getByRole('button', { name: /2 replies/ }).waitFor();
+    await thread.text('None at all.').waitFor();
+    await on(msg).button(/2 replies/).waitFor();
     await h().screenshot('thread');
-    await thread.getByRole('button', { name: 'Close thread' }).click();
+    await thread.button('Close thread').click();
 
     // Pins.
     await msg.hover();
-    await msg.getByRole('button', { name: 'Pin', exact: true }).click();
-    await msg.getByText('pinned').waitFor();
-    await page.getByRole('button', { name: 'Pinned messages (1)' }).waitFor();
+    await on(msg).button('Pin', { exact: true }).click();
+    await on(msg).text('pinned').waitFor();
+    await on(page).button('Pinned messages (1)').waitFor();
   });
 
   test('the owner edits and recalls their own message', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
-    const box = page.getByRole('textbox', { name: 'Message alice' });
+    const box = messageBox(page, 'alice');
     await box.fill('Lets ship on Fryday');
     await box.press('Enter');
-    const sent = timeline(page).getByRole('article', { name: 'Message from owner' }).filter({ hasText: 'Lets ship on Fryday' });
+    const sent = timeline(page).article('Message from owner').filter({ hasText: 'Lets ship on Fryday' });
     const msgId = await sent.getAttribute('data-msg-id');
-    const mine = timeline(page).locator(`[data-msg-id="${msgId}"]`);
+    const mine = timeline(page).find(`[data-msg-id="${msgId}"]`);
     await mine.hover();
-    await mine.getByRole('button', { name: 'Edit' }).click();
-    const edit = mine.getByRole('textbox', { name: 'Edit message' });
+    await mine.button('Edit').click();
+    const edit = mine.textbox('Edit message');
     await edit.fill("Let's ship on Friday");
     await edit.press('Enter');
-    await timeline(page).getByText("Let's ship on Friday").waitFor();
-    await timeline(page).getByText('(edited)').waitFor();
+    await timeline(page).text("Let's ship on Friday").waitFor();
+    await timeline(page).text('(edited)').waitFor();
     const ev = await alice.waitFor((e) => e.type === 'message.edited');
     assert.equal(ev.message?.text, "Let's ship on Friday");
 
     await mine.hover();
-    await mine.getByRole('button', { name: 'Recall' }).click();
-    await page.getByRole('dialog', { name: 'Recall this message?' }).getByRole('button', { name: 'Recall for everyone' }).click();
-    await mine.getByText('This message was recalled.').waitFor();
+    await mine.button('Recall').click();
+    await on(page).dialog('Recall this message?').button('Recall for everyone').click();
+    await mine.text('This message was recalled.').waitFor();
     await alice.waitFor((e) => e.type === 'message.recalled' && e.message?.msg_id === msgId);
-    assert.equal(await timeline(page).getByText("Let's ship on Friday").count(), 0);
+    assert.equal(await timeline(page).text("Let's ship on Friday").count(), 0);
   });
 
   test('a long history is virtualized and pages older messages on scroll up', { timeout: 240_000 }, async (t) => {
@@ -183,19 +186,19 @@ describe('live view', () => {
     }
     // Unread counts come live to the sidebar while the owner is elsewhere: 1,200 live events for the page to
     // apply, which takes a while on a loaded machine (wait for the count, not for a time).
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor({ timeout: 60_000 });
+    await sidebar(page).link(new RegExp(`^bob .*${N} unread`)).waitFor({ timeout: 60_000 });
     await openConversation(page, 'bob');
     const log = timeline(page);
     const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });
     assert.ok(last.seq > N);
-    await log.getByText('The newest line').waitFor({ timeout: 30_000 });
-    const rendered = await log.locator('article').count();
+    await log.text('The newest line').waitFor({ timeout: 30_000 });
+    const rendered = await log.find('article').count();
     assert.ok(rendered > 5 && rendered < 120, `only what is near the viewport is in the DOM (got ${rendered})`);
     // Scroll to the top, again and again: each time an older page loads (before_seq) and renders above, until
     // the beginning. Each step waits for that state (an older line on screen, or the beginning), not for a time.
     const oldestShown = () =>
       log.evaluate((el) => Math.min(...[...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity))));
-    const beginning = log.getByText('This is the beginning of the conversation.');
+    const beginning = log.text('This is the beginning of the conversation.');
     let steps = 0;
     const started = Date.now();
     for (;;) {
@@ -217,8 +220,8 @@ describe('live view', () => {
       assert.ok(steps <= 2 * Math.ceil(N / 50), `the top is reached in a bounded number of steps (${steps})`);
     }
     t.diagnostic(`reached the beginning in ${steps} steps, ${Date.now() - started} ms`);
-    await log.getByText('Line 1 of the long history', { exact: true }).waitFor();
-    assert.ok((await log.locator('article').count()) < 150, 'still virtualized after loading everything');
+    await log.text('Line 1 of the long history', { exact: true }).waitFor();
+    assert.ok((await log.find('article').count()) < 150, 'still virtualized after loading everything');
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -4,6 +4,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation } from './harness';
+import { on } from './pages/on';
+import { messageById } from './pages/conversation';
 
 describe('hide in every window', () => {
   const h = useHarness({ agents: ['pip'] });
@@ -20,22 +22,22 @@ describe('hide in every window', () => {
     const other = await context.newPage();
     try {
       await other.goto(page.url());
-      const here = page.locator(`[data-msg-id="${msgId}"]`);
-      const there = other.locator(`[data-msg-id="${msgId}"]`);
-      await here.getByText('a message to hide from every window').waitFor({ timeout: 20_000 });
-      await there.getByText('a message to hide from every window').waitFor({ timeout: 20_000 });
+      const here = messageById(page, msgId);
+      const there = messageById(other, msgId);
+      await here.text('a message to hide from every window').waitFor({ timeout: 20_000 });
+      await there.text('a message to hide from every window').waitFor({ timeout: 20_000 });
 
       await here.hover();
-      await here.getByRole('toolbar', { name: 'Message actions' }).getByRole('button', { name: 'Hide' }).click();
-      await page.getByRole('article', { name: 'Hidden message from pip' }).waitFor({ timeout: 5_000 });
-      const stub = other.getByRole('article', { name: 'Hidden message from pip' });
+      await here.toolbar('Message actions').button('Hide').click();
+      await on(page).article('Hidden message from pip').waitFor({ timeout: 5_000 });
+      const stub = on(other).article('Hidden message from pip');
       await stub.waitFor({ timeout: 5_000 }); // the other window, without a reload
-      assert.equal(await there.getByText('a message to hide from every window').count(), 0, 'the other window no longer renders the content');
+      assert.equal(await there.text('a message to hide from every window').count(), 0, 'the other window no longer renders the content');
 
-      await stub.getByRole('button', { name: 'Show the hidden message from pip' }).click();
-      await there.getByText('a message to hide from every window').waitFor({ timeout: 5_000 });
-      await here.getByText('a message to hide from every window').waitFor({ timeout: 5_000 }); // the first window, without a reload
-      assert.equal(await page.getByRole('article', { name: 'Hidden message from pip' }).count(), 0);
+      await stub.button('Show the hidden message from pip').click();
+      await there.text('a message to hide from every window').waitFor({ timeout: 5_000 });
+      await here.text('a message to hide from every window').waitFor({ timeout: 5_000 }); // the first window, without a reload
+      assert.equal(await on(page).article('Hidden message from pip').count(), 0);
     } finally {
       await other.close();
     }

@@ -6,6 +6,8 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page, Request } from 'playwright-core';
 import { useHarness, openConversation, ownerCall, timeline, within, type Agent } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
 
 const N = 500;
 
@@ -49,9 +51,9 @@ describe('older pages at the top', () => {
     const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await ownerCall(h(), 'agents.set_brakes', { agent: 'bob', budget: 'off' }); // 500 messages within a minute
     await seed(page, bob, lines(N, (i) => `Line ${i} of the history`), { conv_id: conv });
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: new RegExp(`^bob .*${N} unread`) }).waitFor({ timeout: 60_000 });
+    await sidebar(page).link(new RegExp(`^bob .*${N} unread`)).waitFor({ timeout: 60_000 });
     await openConversation(page, 'bob');
-    await timeline(page).getByText(`Line ${N} of the history`, { exact: true }).waitFor({ timeout: 30_000 });
+    await timeline(page).text(`Line ${N} of the history`, { exact: true }).waitFor({ timeout: 30_000 });
   }, { timeout: 180_000 });
 
   test('a scroll to the top that a row growing in the same frame overtakes still loads the older page', { timeout: 60_000 }, async () => {
@@ -83,7 +85,7 @@ describe('older pages at the top', () => {
     );
     await olderArrives(page, N - 100 + 1, 15_000);
     // One page for one scroll: the reader is now on the messages that were at the top, not near the top.
-    await page.getByText('Loading older messages…').waitFor({ state: 'detached' });
+    await on(page).text('Loading older messages…').waitFor({ state: 'detached' });
     await settle(page);
     page.off('request', count);
     assert.equal(olderRequests.length, 1, `one older page was asked for: ${olderRequests.join(' ')}`);
@@ -96,7 +98,7 @@ describe('older pages at the top', () => {
     const log = timeline(page);
     // Wait out any load of the test before, then go to the top with the next older page's request failing once
     // (the connection drops).
-    await page.getByText('Loading older messages…').waitFor({ state: 'detached' });
+    await on(page).text('Loading older messages…').waitFor({ state: 'detached' });
     let failed = 0;
     await page.route('**/api/owner/conversations.history', async (route) => {
       if (failed === 0 && route.request().postData()?.includes('before_seq')) {
@@ -108,7 +110,7 @@ describe('older pages at the top', () => {
     });
     try {
       await log.evaluate((el) => (el.scrollTop = 0));
-      await page.getByText(/Could not load older messages/).first().waitFor();
+      await on(page).text(/Could not load older messages/).first().waitFor();
       assert.equal(failed, 1);
       await settle(page);
       const oldest = await oldestInDom(page);
@@ -146,15 +148,15 @@ describe('a page of thread replies at the top', () => {
     const root = await kit.call('send_message', { conv_id: conv, text: 'The thread root' });
     await seed(page, kit, lines(250, (i) => `Reply ${i}`), { conv_id: conv, thread_id: root.msg_id });
     await seed(page, kit, lines(100, (i) => `Recent ${i}`), { conv_id: conv });
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^kit .*unread/ }).waitFor({ timeout: 60_000 });
+    await sidebar(page).link(/^kit .*unread/).waitFor({ timeout: 60_000 });
     await openConversation(page, 'kit');
     const log = timeline(page);
-    await log.getByText('Recent 100', { exact: true }).waitFor({ timeout: 30_000 });
-    assert.equal(await log.getByText('The thread root').count(), 0, 'the thread root is not loaded yet');
+    await log.text('Recent 100', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await log.text('The thread root').count(), 0, 'the thread root is not loaded yet');
     // One scroll to the top: the replies' page adds nothing above, so the reader is still at the top, and the
     // page before it (with the root and the early messages) comes in without another scroll.
     await log.evaluate((el) => (el.scrollTop = 0));
-    await log.getByText('The thread root', { exact: true }).waitFor({ state: 'attached', timeout: 20_000 });
+    await log.text('The thread root', { exact: true }).waitFor({ state: 'attached', timeout: 20_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 });

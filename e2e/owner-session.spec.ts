@@ -10,6 +10,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Page, Request } from 'playwright-core';
 import { useHarness, openConversation, timeline } from './harness';
+import { on } from './pages/on';
+import { sidebar } from './pages/app';
 
 const SESSION_KEY = 'perch.owner.session';
 
@@ -46,8 +48,8 @@ describe('owner session in the browser', () => {
   }
 
   const storedSession = (page: Page): Promise<string | null> => page.evaluate((key) => localStorage.getItem(key), SESSION_KEY);
-  const signedIn = (page: Page) => page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 15_000 });
-  const signInScreen = (page: Page) => page.getByRole('heading', { name: 'Sign in to Perch' });
+  const signedIn = (page: Page) => sidebar(page).waitFor({ timeout: 15_000 });
+  const signInScreen = (page: Page) => on(page).heading('Sign in to Perch');
 
   test('after login the token is gone from the address bar; a reload and a new tab stay signed in, with live updates', { timeout: 60_000 }, async () => {
     const { page } = h();
@@ -60,13 +62,13 @@ describe('owner session in the browser', () => {
     await page.reload();
     await signedIn(page);
     assert.equal(await signInScreen(page).count(), 0, 'the reload did not sign the owner out');
-    await page.getByRole('img', { name: 'Live' }).first().waitFor({ timeout: 10_000 });
+    await on(page).img('Live').first().waitFor({ timeout: 10_000 });
     const conv = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id as string;
     await h().agents.alice!.call('send_message', { conv_id: conv, text: 'Heard after the reload.' });
     await openConversation(page, 'alice');
-    await timeline(page).getByText('Heard after the reload.').waitFor({ timeout: 10_000 });
+    await timeline(page).text('Heard after the reload.').waitFor({ timeout: 10_000 });
     await h().agents.alice!.call('send_message', { conv_id: conv, text: 'And live over the stream.' });
-    await timeline(page).getByText('And live over the stream.').waitFor({ timeout: 10_000 });
+    await timeline(page).text('And live over the stream.').waitFor({ timeout: 10_000 });
 
     const tab = await h().context.newPage();
     try {
@@ -140,7 +142,7 @@ describe('owner session in the browser', () => {
       const b = await second.newPage();
       await b.goto(link, { timeout: 15_000 });
       await signInScreen(b).waitFor();
-      await b.getByRole('alert').getByText('This login link was used already or has expired.').waitFor();
+      await on(b).alert().text('This login link was used already or has expired.').waitFor();
       assert.ok(!b.url().includes('token'), 'the spent token is gone from the address bar too');
       assert.equal(await storedSession(b), null);
 
@@ -158,7 +160,7 @@ describe('owner session in the browser', () => {
     const { page } = h();
     const session = (await storedSession(page))!;
     assert.equal((await ownerCall(session, 'hub.info')).status, 200);
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('button', { name: 'Sign out' }).click();
+    await sidebar(page).button('Sign out').click();
     await signInScreen(page).waitFor();
     assert.equal(await storedSession(page), null, 'the browser forgot the session');
     const after = await ownerCall(session, 'hub.info');
@@ -166,7 +168,7 @@ describe('owner session in the browser', () => {
     assert.equal(after.json.error.code, 'unauthorized');
     await page.reload();
     await signInScreen(page).waitFor();
-    assert.equal(await page.getByRole('navigation', { name: 'Perch' }).count(), 0);
+    assert.equal(await sidebar(page).count(), 0);
     await h().screenshot('signed-out');
   });
 });

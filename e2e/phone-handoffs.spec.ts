@@ -6,6 +6,9 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useHarness, ARTIFACTS, openConversation, within, ownerCall, type Harness } from './harness';
+import { on } from './pages/on';
+import { screenTitle, sidebar } from './pages/app';
+import { approvalsTitle, nothingWaiting } from './pages/approvals';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -45,7 +48,7 @@ async function openPhone(h: Harness, token: string): Promise<{ ctx: BrowserConte
   const errors: string[] = [];
   phone.on('pageerror', (e) => errors.push(e.message));
   await phone.goto(`${h.baseUrl}/`);
-  await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+  await approvalsTitle(phone).waitFor();
   return { ctx, phone, errors };
 }
 
@@ -55,7 +58,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
 
   before(async () => {
     await h().page.goto(`${h().baseUrl}/`);
-    await h().page.getByRole('heading', { level: 1 }).first().waitFor();
+    await screenTitle(h().page).first().waitFor();
     // The device door (/api/device/*) answers 401 without a credential; a build without it serves the UI there.
     const probe = await fetch(`${h().baseUrl}/api/device/me`);
     await probe.body?.cancel();
@@ -70,34 +73,34 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     const { ctx, phone, errors } = await openPhone(h(), token);
     try {
       const task = (await alice.call('create_task', { title: 'Renew the TLS certificate for billing', members: ['owner'] })).conversation;
-      assert.equal(await phone.getByRole('region', { name: 'Handed to you' }).count(), 0, 'nothing handed off yet');
+      assert.equal(await on(phone).region('Handed to you').count(), 0, 'nothing handed off yet');
 
       // Live: the handoff arrives while the phone is open.
       await alice.call('handoff', { conv_id: task.conv_id, note: 'The registrar asks for a DNS record.\nCan you add it?' });
-      const section = phone.getByRole('region', { name: 'Handed to you' });
-      const item = section.getByRole('article', { name: 'Handoff from alice: Renew the TLS certificate for billing' });
+      const section = on(phone).region('Handed to you');
+      const item = section.article('Handoff from alice: Renew the TLS certificate for billing');
       await item.waitFor();
-      await item.getByText('The registrar asks for a DNS record.').waitFor();
-      assert.equal(await item.getByRole('button', { name: 'Renew the TLS certificate for billing' }).count(), 0, 'the title is text: this phone cannot open conversations');
+      await item.text('The registrar asks for a DNS record.').waitFor();
+      assert.equal(await item.button('Renew the TLS certificate for billing').count(), 0, 'the title is text: this phone cannot open conversations');
       const box = (await section.boundingBox())!;
       assert.ok(box.width >= 0.9 * PHONE.width, `the handoff list fills the phone (${box.width}px)`);
-      assert.equal(await phone.getByText('Nothing is waiting for you.').count(), 0, 'the inbox does not say nothing waits while a handoff does');
+      assert.equal(await nothingWaiting(phone).count(), 0, 'the inbox does not say nothing waits while a handoff does');
 
       // After a reload it comes from handoffs.list.
       await phone.reload();
       await item.waitFor();
-      const hand = item.getByRole('button', { name: 'Hand back' });
+      const hand = item.button('Hand back');
       assert.equal(await hand.isDisabled(), true, 'Hand back needs a note');
       const btn = (await hand.boundingBox())!;
       assert.ok(btn.height >= 44, `Hand back is a 44 px target (${btn.height})`);
       await phone.screenshot({ path: `${ARTIFACTS}/phone-handoff.png` });
 
-      await item.getByRole('textbox', { name: 'Note for alice' }).fill('Added the TXT record. Go ahead.');
+      await item.textbox('Note for alice').fill('Added the TXT record. Go ahead.');
       await hand.click();
       const ev = await within(20_000, 'alice to get handoff.returned', alice.waitFor((e) => e.type === 'handoff.returned' && e.conv_id === task.conv_id, 15_000));
       assert.equal(ev.data?.note, 'Added the TXT record. Go ahead.');
       await item.waitFor({ state: 'detached' });
-      await phone.getByText('Nothing is waiting for you.').waitFor();
+      await nothingWaiting(phone).waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await ctx.close();
@@ -114,7 +117,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
       if (m.type() === 'error') consoleErrors.push(m.text());
     });
     try {
-      const inbox = phone.getByRole('heading', { level: 1, name: 'Approvals' });
+      const inbox = approvalsTitle(phone);
       const pages = ['#/fleet', '#/agents', '#/settings', '#/conversations', '#/phone', `#/c/${encodeURIComponent(conv.conv_id)}`];
       for (const hash of pages) {
         // Typed into the open tab (a hash change), then opened afresh (a page load at that address).
@@ -123,7 +126,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
           while ((await phone.evaluate(() => location.hash)) !== '#/approvals') await new Promise((r) => setTimeout(r, 50));
         })());
         await inbox.waitFor();
-        assert.equal(await phone.locator('main h1').count(), 1, `${hash}: only the inbox shows`);
+        assert.equal(await on(phone).find('main h1').count(), 1, `${hash}: only the inbox shows`);
         await phone.goto(`${h().baseUrl}/${hash}`);
         await inbox.waitFor();
         await within(10_000, `${hash} (loaded) to turn into the inbox`, (async () => {
@@ -133,7 +136,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
       // Back does not return to the page it may not see.
       await phone.goBack().catch(() => {});
       await inbox.waitFor();
-      assert.equal(await phone.locator('.toast-error, .toast.error').count(), 0, 'no error toasts');
+      assert.equal(await on(phone).find('.toast-error, .toast.error').count(), 0, 'no error toasts');
       assert.deepEqual(errors, []);
       assert.deepEqual(consoleErrors, []);
     } finally {
@@ -149,39 +152,39 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
       await ctx.grantPermissions(['notifications'], { origin: h().baseUrl });
       // Headless Chromium has no push service (subscribe rejects with AbortError); a build without /sw.js cannot
       // start the worker. Either way: a clear message, and nothing left behind.
-      await phone.getByRole('button', { name: 'Turn on notifications' }).click();
-      const alert = phone.locator('.notify-control [role="alert"]');
+      await on(phone).button('Turn on notifications').click();
+      const alert = on(phone).find('.notify-control [role="alert"]');
       await alert.waitFor({ timeout: 30_000 });
       const said = (await alert.textContent()) ?? '';
       assert.match(said, /Nothing was changed/, `the message says nothing changed: ${said}`);
       assert.match(said, /no working push service|could not start its notification worker|could not make a push subscription/, `the message names the cause: ${said}`);
-      await phone.getByRole('button', { name: 'Turn on notifications' }).waitFor();
+      await on(phone).button('Turn on notifications').waitFor();
       assert.equal(await phone.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0, 'no service worker left registered');
       const { devices } = await ownerCall<{ devices: Array<{ id: string; push: boolean }> }>(h(), 'devices.list', {});
       assert.equal(devices.find((d) => d.id === id)?.push, false, 'the hub holds no push subscription for this phone');
       await phone.screenshot({ path: `${ARTIFACTS}/phone-notify-failed.png` });
 
       // No laptop "Sign out" here; "Forget this phone" has a confirm step, and Cancel keeps the pairing.
-      assert.equal(await phone.getByRole('button', { name: 'Sign out' }).count(), 0);
-      await phone.getByRole('button', { name: 'This phone' }).click();
-      await phone.getByText('Forgetful phone').waitFor();
-      await phone.getByRole('button', { name: 'Forget this phone' }).click();
-      const confirm = phone.getByRole('alertdialog', { name: 'Forget this phone?' });
+      assert.equal(await on(phone).button('Sign out').count(), 0);
+      await on(phone).button('This phone').click();
+      await on(phone).text('Forgetful phone').waitFor();
+      await on(phone).button('Forget this phone').click();
+      const confirm = on(phone).role('alertdialog', 'Forget this phone?');
       await confirm.waitFor();
       await phone.screenshot({ path: `${ARTIFACTS}/phone-forget-confirm.png` });
-      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.button('Cancel').click();
       await confirm.waitFor({ state: 'detached' });
       assert.equal(await phone.evaluate(() => localStorage.getItem('perch.device.token')), token, 'Cancel keeps the credential');
 
-      await phone.getByRole('button', { name: 'Forget this phone' }).click();
-      await confirm.getByRole('button', { name: 'Yes, forget this phone' }).click();
-      await phone.getByRole('heading', { level: 1, name: 'This phone is not paired' }).waitFor();
-      await phone.getByText('Scan the QR code with this phone and tap Pair.').waitFor();
+      await on(phone).button('Forget this phone').click();
+      await confirm.button('Yes, forget this phone').click();
+      await screenTitle(phone, 'This phone is not paired').waitFor();
+      await on(phone).text('Scan the QR code with this phone and tap Pair.').waitFor();
       assert.equal(await phone.evaluate(() => localStorage.getItem('perch.device.token')), null, 'the credential is forgotten');
       await phone.screenshot({ path: `${ARTIFACTS}/phone-forgotten.png` });
       await phone.reload();
-      await phone.getByRole('heading', { level: 1 }).first().waitFor();
-      assert.equal(await phone.getByRole('heading', { level: 1, name: 'Approvals' }).count(), 0, 'after a reload the phone is still not signed in');
+      await screenTitle(phone).first().waitFor();
+      assert.equal(await approvalsTitle(phone).count(), 0, 'after a reload the phone is still not signed in');
       assert.deepEqual(errors, []);
     } finally {
       await ctx.close();
@@ -196,28 +199,28 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     const { token } = await pairDevice(h(), 'Full phone', 'full');
     const { ctx, phone, errors } = await openPhone(h(), token);
     try {
-      await phone.getByRole('button', { name: 'This phone' }).waitFor();
-      const bar = phone.getByRole('navigation', { name: 'Sections' });
-      await bar.getByRole('link', { name: /^Conversations/ }).click();
-      const list = phone.getByRole('navigation', { name: 'Perch' });
+      await on(phone).button('This phone').waitFor();
+      const bar = on(phone).nav('Sections');
+      await bar.link(/^Conversations/).click();
+      const list = sidebar(phone);
       await list.waitFor();
-      assert.equal(await list.getByRole('button', { name: 'Sign out' }).count(), 0, 'a phone has no laptop Sign out');
-      await list.getByRole('link', { name: /^alice/ }).first().click();
-      const msg = phone.getByRole('article', { name: 'Message from alice' }).filter({ hasText: 'The nightly backup finished' });
+      assert.equal(await list.button('Sign out').count(), 0, 'a phone has no laptop Sign out');
+      await list.link(/^alice/).first().click();
+      const msg = on(phone).article('Message from alice').filter({ hasText: 'The nightly backup finished' });
       await msg.waitFor();
       if (!(await phone.evaluate(() => matchMedia('(hover: none)').matches))) return t.skip('this Chromium does not report (hover: none) for a touch context');
-      const actions = msg.getByRole('toolbar', { name: 'Message actions' });
+      const actions = on(msg).toolbar('Message actions');
       const shown = () => actions.evaluate((el) => getComputedStyle(el).opacity === '1' && getComputedStyle(el).pointerEvents !== 'none');
       assert.equal(await shown(), false, 'the actions are hidden before a tap');
-      await msg.getByText('The nightly backup finished in 12 minutes.').tap();
+      await on(msg).text('The nightly backup finished in 12 minutes.').tap();
       await within(5_000, 'the actions to show', (async () => {
         while (!(await shown())) await new Promise((r) => setTimeout(r, 100));
       })());
-      const reply = actions.getByRole('button', { name: 'Reply', exact: true });
+      const reply = actions.button('Reply', { exact: true });
       assert.ok((await reply.boundingBox())!.height >= 44, 'the actions are 44 px targets on a touch screen');
       await phone.screenshot({ path: `${ARTIFACTS}/phone-message-actions.png` });
       await reply.tap();
-      await phone.locator('.composer-reply').filter({ hasText: 'Replying to alice' }).waitFor();
+      await on(phone).find('.composer-reply').filter({ hasText: 'Replying to alice' }).waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await ctx.close();
@@ -232,20 +235,20 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     const { ctx, phone, errors } = await openPhone(h(), token);
     try {
       await phone.goto(`${h().baseUrl}/#/agents/alice`); // on a phone: alice's detail
-      await phone.getByRole('button', { name: 'Edit config of alice' }).click();
-      const dialog = phone.getByRole('dialog', { name: 'Role config of alice' });
+      await on(phone).button('Edit config of alice').click();
+      const dialog = on(phone).dialog('Role config of alice');
       await dialog.waitFor();
-      const box = dialog.getByRole('textbox', { name: 'MCP servers (JSON)' });
+      const box = dialog.textbox('MCP servers (JSON)');
       assert.equal(await box.getAttribute('readonly'), '', 'the MCP servers are read-only on a phone');
-      await dialog.getByText('MCP servers can be changed only on the laptop.').waitFor();
-      await dialog.getByRole('textbox', { name: 'Description' }).fill('Edited on the phone');
-      await dialog.getByRole('button', { name: 'Save config' }).click();
+      await dialog.text('MCP servers can be changed only on the laptop.').waitFor();
+      await dialog.textbox('Description').fill('Edited on the phone');
+      await dialog.button('Save config').click();
       await dialog.waitFor({ state: 'detached' });
       const { agents } = await ownerCall<{ agents: Array<{ name: string; description: string; config: { mcp_servers: unknown } }> }>(h(), 'agents.list', {});
       const alice = agents.find((a) => a.name === 'alice')!;
       assert.equal(alice.description, 'Edited on the phone', 'the rest of the config was saved');
       assert.deepEqual(alice.config.mcp_servers, servers, 'the MCP servers are as the laptop set them');
-      assert.equal(await phone.locator('.toast-error').count(), 0, 'no error toast');
+      assert.equal(await on(phone).find('.toast-error').count(), 0, 'no error toast');
       assert.deepEqual(errors, []);
     } finally {
       await ctx.close();
@@ -259,15 +262,15 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
     await alice.call('send_message', { conv_id: conv.conv_id, text: 'Disk usage on the build box is at 41%.' });
     assert.equal(await page.evaluate(() => matchMedia('(hover: none)').matches), false, 'the laptop page has a mouse');
     await openConversation(page, 'alice');
-    const msg = page.getByRole('article', { name: 'Message from alice' }).filter({ hasText: 'Disk usage on the build box' });
+    const msg = on(page).article('Message from alice').filter({ hasText: 'Disk usage on the build box' });
     await msg.waitFor();
     assert.equal(await msg.getAttribute('tabindex'), null, 'a message is not made focusable on a screen with a mouse');
     await page.mouse.move(1, 1);
-    const actions = msg.getByRole('toolbar', { name: 'Message actions' });
+    const actions = on(msg).toolbar('Message actions');
     assert.equal(await actions.evaluate((el) => getComputedStyle(el).opacity), '0', 'hidden without hover');
     await msg.hover();
     await page.waitForFunction((el) => getComputedStyle(el!).opacity === '1', await actions.elementHandle());
-    const reply = (await actions.getByRole('button', { name: 'Reply', exact: true }).boundingBox())!;
+    const reply = (await actions.button('Reply', { exact: true }).boundingBox())!;
     assert.ok(reply.height < 44, `desktop action buttons keep their size (${reply.height}px)`);
 });
 });

@@ -6,6 +6,11 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
+import { on } from './pages/on';
+import { agentList } from './pages/agents';
+import { screenTitle, sidebar } from './pages/app';
+import { approvalsTitle, nothingWaiting } from './pages/approvals';
+import { pairButton, pairForm, pairingLink, pairingPhrase } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -45,11 +50,11 @@ describe('phone layout (390×844)', () => {
     const { page } = h();
     const alice = h().agents.alice!;
     // Approvals first (no view asked): the inbox, not the home page; the sidebar is not on screen.
-    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
-    const bar = page.getByRole('navigation', { name: 'Sections' });
+    await approvalsTitle(page).waitFor();
+    const bar = on(page).nav('Sections');
     await bar.waitFor();
-    for (const name of ['Approvals', 'Conversations', 'Fleet']) assert.ok(await bar.getByRole('link', { name: new RegExp(`^${name}`) }).isVisible(), `bottom bar item ${name}`);
-    assert.equal(await page.getByRole('navigation', { name: 'Perch' }).isVisible(), false, 'the sidebar is not beside the inbox on a phone');
+    for (const name of ['Approvals', 'Conversations', 'Fleet']) assert.ok(await bar.link(new RegExp(`^${name}`)).isVisible(), `bottom bar item ${name}`);
+    assert.equal(await sidebar(page).isVisible(), false, 'the sidebar is not beside the inbox on a phone');
 
     const req = await alice.call('request_human', {
       conv_id: convId,
@@ -61,9 +66,9 @@ describe('phone layout (390×844)', () => {
     let settled = false;
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 60 }).finally(() => (settled = true));
 
-    const card = page.getByRole('region', { name: 'Deploy v2 to production with the new connection pool settings?' });
+    const card = on(page).region('Deploy v2 to production with the new connection pool settings?');
     await card.waitFor({ timeout: 10_000 });
-    await bar.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
+    await bar.link(/Approvals.*1 pending/).waitFor();
     const box = (await card.boundingBox())!;
     assert.ok(box.width >= 0.9 * PHONE.width, `the request card is ${box.width}px wide on a ${PHONE.width}px screen`);
     const barBox = (await bar.boundingBox())!;
@@ -74,47 +79,47 @@ describe('phone layout (390×844)', () => {
     await h().screenshot('phone-inbox');
 
     assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
-    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.button('Approve').click();
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'approved');
-    await page.getByText('Nothing is waiting for you.').waitFor();
+    await nothingWaiting(page).waitFor();
     await h().screenshot('phone-inbox-decided');
   });
 
   test('Conversations tab: the list at full width; a conversation full screen with a back button', { timeout: 60_000 }, async () => {
     const { page } = h();
-    const bar = page.getByRole('navigation', { name: 'Sections' });
-    await bar.getByRole('link', { name: /^Conversations/ }).click();
-    const list = page.getByRole('navigation', { name: 'Perch' });
+    const bar = on(page).nav('Sections');
+    await bar.link(/^Conversations/).click();
+    const list = sidebar(page);
     await list.waitFor();
     assert.ok((await list.boundingBox())!.width >= PHONE.width - 1, 'the conversation list fills the width');
-    const row = list.getByRole('link', { name: /^alice/ }).first();
+    const row = list.link(/^alice/).first();
     assert.ok((await row.boundingBox())!.height >= 44, 'a conversation row is a 44 px target');
     await h().screenshot('phone-conversations');
     await row.click();
-    await page.getByRole('heading', { level: 1, name: 'alice', exact: true }).waitFor();
-    const main = (await page.getByRole('region', { name: 'Conversation alice' }).boundingBox())!;
+    await screenTitle(page, 'alice', { exact: true }).waitFor();
+    const main = (await on(page).region('Conversation alice').boundingBox())!;
     assert.ok(main.width >= PHONE.width - 1, `the conversation is full screen (${main.width}px)`);
     assert.equal(await list.isVisible(), false, 'the list is not beside the conversation');
     assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll in a conversation');
-    const box = (await page.getByRole('textbox', { name: /^Message/ }).boundingBox())!;
+    const box = (await on(page).textbox(/^Message/).boundingBox())!;
     assert.ok(box.height <= 48, `the empty composer is one line (${box.height}px), its placeholder does not grow it`);
     await h().screenshot('phone-conversation');
-    await page.getByRole('button', { name: 'Back to conversations' }).click();
+    await on(page).button('Back to conversations').click();
     await list.waitFor();
   });
 
   test("the Agents page fits the phone: the list, then an agent's detail at a readable width, its buttons on screen", { timeout: 60_000 }, async () => {
     const { page } = h();
     await page.goto(`${h().baseUrl}/#/agents`);
-    const row = page.getByRole('list', { name: 'Agents' }).getByRole('listitem', { name: 'Agent alice' });
+    const row = agentList(page).item('Agent alice');
     await row.waitFor();
-    await row.getByRole('link').click();
-    const pane = page.getByRole('region', { name: 'Agent alice details' });
+    await row.link().click();
+    const pane = on(page).region('Agent alice details');
     await pane.waitFor();
     const info = (await pane.boundingBox())!;
     assert.ok(info.width >= 240, `alice's details are ${info.width.toFixed(0)}px wide`);
-    const off = await pane.getByRole('button').evaluateAll((bs, w) => bs.map((b) => ({ t: b.textContent?.trim(), r: b.getBoundingClientRect().right })).filter((b) => b.r > (w as number)), PHONE.width);
+    const off = await pane.button().evaluateAll((bs, w) => bs.map((b) => ({ t: b.textContent?.trim(), r: b.getBoundingClientRect().right })).filter((b) => b.r > (w as number)), PHONE.width);
     assert.deepEqual(off, [], 'every button of the detail is on screen');
     assert.ok((await phoneMetrics(page)).scrollWidth <= PHONE.width, 'no horizontal scroll on the Agents page');
     await h().screenshot('phone-agents');
@@ -126,17 +131,17 @@ describe('phone layout (390×844)', () => {
     const req = await alice.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region for the replica?', options: ['eu-west', 'us-east'], ttl_secs: 600 });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
     await page.goto(`${h().baseUrl}/r/${req.request_id}`);
-    const card = page.getByRole('region', { name: 'Which region for the replica?' });
+    const card = on(page).region('Which region for the replica?');
     await card.waitFor();
     assert.ok((await card.boundingBox())!.width >= 0.9 * PHONE.width, 'the request fills the screen');
     assert.deepEqual((await phoneMetrics(page)).small, [], 'every button on the request page is 44 px tall');
     await h().screenshot('phone-request');
-    await card.getByRole('button', { name: 'us-east' }).click();
+    await card.button('us-east').click();
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'chosen');
     assert.equal(decided.outcome.choice, 'us-east');
-    await page.getByRole('button', { name: /All approvals/ }).click();
-    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+    await on(page).button(/All approvals/).click();
+    await approvalsTitle(page).waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -161,15 +166,15 @@ describe('phone layout (390×844)', () => {
       const phoneErrors: string[] = [];
       phone.on('pageerror', (e) => phoneErrors.push(e.message));
       await phone.goto(`${h().baseUrl}/pair#${code}`);
-      const name = phone.getByRole('textbox', { name: 'Name of this device' });
+      const name = on(phone).textbox('Name of this device');
       assert.equal(await name.inputValue(), 'Android phone', 'the device name defaults from the user agent');
       assert.equal(new URL(phone.url()).hash, '', 'the code is taken out of the address bar');
       await name.fill('Pixel in my pocket');
-      await phone.getByRole('button', { name: 'Pair' }).click();
-      const phraseEl = phone.getByLabel('Pairing phrase');
+      await pairButton(phone).click();
+      const phraseEl = pairingPhrase(phone);
       await phraseEl.waitFor();
       const phrase = (await phraseEl.textContent())!.trim();
-      await phone.getByText('Check that your laptop shows the same words, then confirm there.').waitFor();
+      await on(phone).text('Check that your laptop shows the same words, then confirm there.').waitFor();
       await phone.screenshot({ path: `${ARTIFACTS}/phone-pair-phrase.png` });
 
       // The laptop shows the same phrase (and the phone's name); the owner confirms it there.
@@ -184,34 +189,34 @@ describe('phone layout (390×844)', () => {
       await ownerCall(h(), 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
 
       // The phone lands in its inbox, in device mode: scope approvals, so no bar, no sidebar.
-      await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+      await approvalsTitle(phone).waitFor({ timeout: 40_000 });
       const stored = await phone.evaluate(() => ({ device: localStorage.getItem('perch.device.token'), owner: localStorage.getItem('perch.owner.session') }));
       assert.match(stored.device ?? '', /^pd_/, 'the device credential is kept');
       assert.equal(stored.owner, null, 'the phone has no owner session');
-      assert.equal(await phone.getByRole('navigation', { name: 'Sections' }).count(), 0, 'an approvals-only phone has no bottom bar');
-      assert.equal(await phone.getByRole('navigation', { name: 'Perch' }).count(), 0, 'an approvals-only phone has no conversation list');
-      await phone.getByRole('button', { name: 'Turn on notifications' }).waitFor();
+      assert.equal(await on(phone).nav('Sections').count(), 0, 'an approvals-only phone has no bottom bar');
+      assert.equal(await sidebar(phone).count(), 0, 'an approvals-only phone has no conversation list');
+      await on(phone).button('Turn on notifications').waitFor();
 
       // A request arrives live on the phone; Approve there reaches the agent.
       const req = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Restart the billing worker?', ttl_secs: 600 });
       const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 60 });
-      const card = phone.getByRole('region', { name: 'Restart the billing worker?' });
+      const card = on(phone).region('Restart the billing worker?');
       await card.waitFor({ timeout: 15_000 });
       assert.ok((await card.boundingBox())!.width >= 0.9 * PHONE.width, 'the request fills the phone screen');
       const m = await phoneMetrics(phone);
       assert.deepEqual(m.small, [], 'every button on the phone inbox is 44 px tall');
       assert.ok(m.scrollWidth <= PHONE.width, `no horizontal scroll on the phone (${m.scrollWidth})`);
       await phone.screenshot({ path: `${ARTIFACTS}/phone-device-inbox.png` });
-      await card.getByRole('button', { name: 'Approve' }).click();
+      await card.button('Approve').click();
       const decided = await within(15_000, 'get_request to return', waiting);
       assert.equal(decided.state, 'approved');
-      await phone.getByText('Nothing is waiting for you.').waitFor();
+      await nothingWaiting(phone).waitFor();
 
       // The code worked once: opening the link again answers 410 with a clear message.
       const again = await phoneCtx.newPage();
       await again.goto(`${h().baseUrl}/pair#${code}`);
-      await again.getByRole('button', { name: 'Pair' }).click();
-      await again.getByText('This pairing code was used or has expired — start a new pairing on the laptop').waitFor();
+      await pairButton(again).click();
+      await on(again).text('This pairing code was used or has expired — start a new pairing on the laptop').waitFor();
       await again.close();
 
       // Revoked on the laptop: the phone forgets its credential and says how to pair again.
@@ -220,7 +225,7 @@ describe('phone layout (390×844)', () => {
       assert.ok(dev, 'the laptop lists the phone');
       await ownerCall(h(), 'devices.revoke', { device_id: dev.id });
       await phone.reload();
-      await phone.getByText("This phone's pairing was revoked — pair it again from the laptop (Settings → Phone).").waitFor();
+      await on(phone).text("This phone's pairing was revoked — pair it again from the laptop (Settings → Phone).").waitFor();
       assert.equal(await phone.evaluate(() => localStorage.getItem('perch.device.token')), null, 'the revoked credential is forgotten');
       await phone.screenshot({ path: `${ARTIFACTS}/phone-revoked.png` });
       assert.deepEqual(phoneErrors, []);
@@ -234,30 +239,30 @@ describe('phone layout (390×844)', () => {
     await ownerCall(h(), 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${h().baseUrl}/#/phone`);
-    const form = page.getByRole('form', { name: 'Pair a phone' });
-    await form.getByRole('textbox', { name: 'Name of the phone' }).fill('Pixel 8');
-    await form.getByRole('button', { name: 'Show the QR code' }).click();
-    const link = (await page.getByLabel('Pairing link', { exact: true }).textContent())!.trim();
+    const form = pairForm(page);
+    await form.textbox('Name of the phone').fill('Pixel 8');
+    await form.button('Show the QR code').click();
+    const link = (await pairingLink(page).textContent())!.trim();
     const code = link.slice(link.indexOf('#') + 1);
     const phoneCtx = await androidPhone(h().browser);
     try {
       const phone = await phoneCtx.newPage();
       phone.setDefaultTimeout(15_000);
       await phone.goto(`${h().baseUrl}/pair#${code}`);
-      assert.equal(await phone.getByRole('textbox', { name: 'Name of this device' }).inputValue(), 'Android phone', 'the phone suggests a name of its own');
-      await phone.getByRole('button', { name: 'Pair' }).click();
-      await phone.getByLabel('Pairing phrase').waitFor();
-      assert.equal(await phone.getByLabel('Paired as').textContent(), 'This phone will be paired as “Pixel 8”, the name the laptop shows.');
+      assert.equal(await on(phone).textbox('Name of this device').inputValue(), 'Android phone', 'the phone suggests a name of its own');
+      await pairButton(phone).click();
+      await pairingPhrase(phone).waitFor();
+      assert.equal(await on(phone).field('Paired as').textContent(), 'This phone will be paired as “Pixel 8”, the name the laptop shows.');
       await phone.screenshot({ path: `${ARTIFACTS}/pair-name-phone.png` });
 
-      const compare = page.getByRole('group', { name: 'Compare the words' });
+      const compare = on(page).group('Compare the words');
       await compare.waitFor({ timeout: 15_000 });
-      assert.equal(await compare.getByLabel('Paired as').textContent(), 'It will be paired as “Pixel 8”, the name the phone shows.');
-      assert.doesNotMatch((await page.locator('main').innerText()), /Android phone/, 'the laptop names it the one way too');
+      assert.equal(await compare.field('Paired as').textContent(), 'It will be paired as “Pixel 8”, the name the phone shows.');
+      assert.doesNotMatch((await on(page).find('main').innerText()), /Android phone/, 'the laptop names it the one way too');
       await page.screenshot({ path: `${ARTIFACTS}/pair-name.png` });
-      await compare.getByRole('button', { name: 'It matches — pair' }).click();
-      await page.getByRole('status').filter({ hasText: /^Paired Pixel 8\./ }).waitFor({ timeout: 15_000 });
-      await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+      await compare.button('It matches — pair').click();
+      await on(page).status().filter({ hasText: /^Paired Pixel 8\./ }).waitFor({ timeout: 15_000 });
+      await approvalsTitle(phone).waitFor({ timeout: 40_000 });
       const { devices } = await ownerCall<{ devices: Array<{ name: string }> }>(h(), 'devices.list', {});
       assert.ok(devices.some((d) => d.name === 'Pixel 8'), 'the device is Pixel 8');
     } finally {

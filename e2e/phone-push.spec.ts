@@ -20,6 +20,10 @@ import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 import { frontBrowserArgs, startFront, type Front } from './front';
 import sharp from 'sharp';
 import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint } from '../test/support/push-endpoint';
+import { on } from './pages/on';
+import { openSettings, screenTitle } from './pages/app';
+import { approvalsTitle, nothingWaiting } from './pages/approvals';
+import { pairButton, pairForm, pairingLink, pairingPhrase } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -104,15 +108,14 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
 
   test('the laptop shows a QR link on the public URL; the phone pairs through the front after both screens show the same phrase', { timeout: 90_000 }, async () => {
     const laptop = h().page;
-    await laptop.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await laptop.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
-    await laptop.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
-    await laptop.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
-    const pairForm = laptop.getByRole('form', { name: 'Pair a phone' });
-    await pairForm.getByLabel('Name of the phone').fill('Pocket Pixel');
-    await pairForm.getByRole('button', { name: 'Show the QR code' }).click();
-    await laptop.getByRole('img', { name: 'QR code to pair a phone' }).waitFor();
-    const link = (await laptop.getByLabel('Pairing link', { exact: true }).innerText()).trim();
+    await openSettings(laptop, 'Phone');
+    await screenTitle(laptop, 'Phone').waitFor();
+    await on(laptop).region('Remote access').text('Phones reach this hub at').waitFor();
+    const pairing = pairForm(laptop);
+    await pairing.field('Name of the phone').fill('Pocket Pixel');
+    await pairing.button('Show the QR code').click();
+    await on(laptop).img('QR code to pair a phone').waitFor();
+    const link = (await pairingLink(laptop).innerText()).trim();
     assert.ok(link.startsWith(`${front.url}/pair#`), `the QR link is on the public URL: ${link}`);
 
     // The phone: its own context (no owner session), phone-sized, at the front's origin (a tailnet name).
@@ -122,22 +125,22 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     phone.setDefaultTimeout(15_000);
     // Before pairing, the public URL itself says how to pair (login links do not work through the front).
     await phone.goto(`${front.url}/`);
-    await phone.getByRole('heading', { level: 1, name: 'This phone is not paired' }).waitFor();
-    await phone.getByText('Scan the QR code with this phone and tap Pair.').waitFor();
+    await screenTitle(phone, 'This phone is not paired').waitFor();
+    await on(phone).text('Scan the QR code with this phone and tap Pair.').waitFor();
     await phone.goto(link);
-    await phone.getByRole('button', { name: 'Pair' }).click();
-    const phrase = (await phone.getByLabel('Pairing phrase').textContent())!.trim();
+    await pairButton(phone).click();
+    const phrase = (await pairingPhrase(phone).textContent())!.trim();
     assert.match(phrase, /\S+/);
     await phone.screenshot({ path: `${ARTIFACTS}/phone-push-pair-phone.png` });
 
     // The laptop shows the same words; the owner confirms there.
-    await laptop.getByText('The phone shows the same words — pair it.').waitFor({ timeout: 20_000 });
-    assert.equal((await laptop.getByLabel('Pairing phrase').textContent())!.trim(), phrase, 'both screens show the same phrase');
+    await on(laptop).text('The phone shows the same words — pair it.').waitFor({ timeout: 20_000 });
+    assert.equal((await pairingPhrase(laptop).textContent())!.trim(), phrase, 'both screens show the same phrase');
     await laptop.screenshot({ path: `${ARTIFACTS}/phone-push-pair-laptop.png` });
-    await laptop.getByRole('button', { name: 'It matches — pair' }).click();
-    await laptop.getByRole('main').getByText('Paired Pocket Pixel.').waitFor();
+    await on(laptop).button('It matches — pair').click();
+    await on(laptop).role('main').text('Paired Pocket Pixel.').waitFor();
 
-    await phone.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+    await approvalsTitle(phone).waitFor({ timeout: 40_000 });
     const stored = await phone.evaluate(() => ({ device: localStorage.getItem('perch.device.token'), owner: localStorage.getItem('perch.owner.session') }));
     assert.match(stored.device ?? '', /^pd_/, 'the phone holds a device credential');
     assert.equal(stored.owner, null, 'and no owner session');
@@ -146,9 +149,9 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
   });
 
   test('Turn on notifications says plainly when the browser has no push service, and changes nothing', { timeout: 60_000 }, async () => {
-    await phone.getByRole('button', { name: 'Turn on notifications' }).click();
+    await on(phone).button('Turn on notifications').click();
     // Debian's headless Chromium has no push service: the page must say so, not pretend.
-    const alert = phone.getByRole('alert');
+    const alert = on(phone).alert();
     await alert.waitFor();
     assert.match((await alert.innerText()).toLowerCase(), /push|notification/);
     const subs = await phone.evaluate(async () => {
@@ -260,11 +263,11 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
     })());
 
     // The phone's inbox shows it decided too (live), and the laptop's device audit lists the button's decision.
-    await phone.getByText('Nothing is waiting for you.').waitFor({ timeout: 15_000 });
+    await nothingWaiting(phone).waitFor({ timeout: 15_000 });
     await phone.screenshot({ path: `${ARTIFACTS}/phone-push-decided.png` });
     const laptop = h().page;
-    await laptop.getByRole('button', { name: 'Refresh' }).click();
-    await laptop.getByRole('table', { name: 'Device audit' }).getByText('action', { exact: true }).first().waitFor();
+    await on(laptop).button('Refresh').click();
+    await on(laptop).role('table', 'Device audit').text('action', { exact: true }).first().waitFor();
   });
 
   test("push content 'ids': the push carries no title; the service worker fetches it through the front and shows the buttons only while pending", { timeout: 120_000 }, async () => {
@@ -393,18 +396,18 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
         if (r.status() === 403) refused.push(r.url());
       });
       await full.goto(start.url);
-      await full.getByRole('button', { name: 'Pair' }).click();
-      const phrase = (await full.getByLabel('Pairing phrase').textContent())!.trim();
+      await pairButton(full).click();
+      const phrase = (await pairingPhrase(full).textContent())!.trim();
       await ownerCall(h(), 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
-      await full.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 40_000 });
+      await approvalsTitle(full).waitFor({ timeout: 40_000 });
 
       const errorToasts = () => full.evaluate(() => (window as unknown as { errorToasts: string[] }).errorToasts);
       const settle = () => new Promise((r) => setTimeout(r, 1_000)); // the page's loads answer (a 403 would show by then)
-      const laptopLine = (text: string) => full.getByRole('note').filter({ hasText: text });
+      const laptopLine = (text: string) => on(full).note().filter({ hasText: text });
       const toasts: string[] = [];
       const visit = async (hash: string, heading: string | null) => {
         await full.goto(`${front.url}/${hash}`);
-        await (heading ? full.getByRole('heading', { level: 1, name: heading }) : full.locator('main h1')).first().waitFor();
+        await (heading ? screenTitle(full, heading) : on(full).find('main h1')).first().waitFor();
         await settle();
         toasts.push(...(await errorToasts()).map((t) => `${hash}: ${t}`));
       };
@@ -416,38 +419,38 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await laptopLine('The container listener is switched on the laptop.').waitFor();
       await visit('#/settings/data', 'Settings'); // Settings → Data
       await laptopLine('Exports are made on the laptop.').waitFor();
-      assert.equal(await full.getByRole('checkbox', { name: 'Let agents in containers connect' }).count(), 0, 'no container switch');
-      assert.equal(await full.getByRole('button', { name: 'Export…' }).count(), 0, 'no Export button');
+      assert.equal(await on(full).checkbox('Let agents in containers connect').count(), 0, 'no container switch');
+      assert.equal(await on(full).button('Export…').count(), 0, 'no Export button');
       await full.screenshot({ path: `${ARTIFACTS}/phone-full-settings.png` });
 
       await visit('#/phone', 'Phone');
       await laptopLine('Pairing, devices and push settings are managed on the laptop.').waitFor();
-      assert.equal(await full.getByRole('form', { name: 'Pair a phone' }).count(), 0, 'no pairing form');
+      assert.equal(await pairForm(full).count(), 0, 'no pairing form');
 
       await visit('#/agents/alice', 'Agents'); // on a phone: alice's detail
       await laptopLine('Adding agents, their keys, wake setup and exports are managed on the laptop.').waitFor();
       for (const name of ['Add agent', 'Rotate key of alice', 'Wake runs of alice', 'Export conversations of alice']) {
-        const b = full.getByRole('button', { name, exact: true });
+        const b = on(full).button(name, { exact: true });
         assert.equal(await b.isDisabled(), true, `${name} is disabled on a phone`);
         assert.match((await b.getAttribute('title')) ?? '', /Only on the laptop/, `${name} says why`);
       }
       // Keys: listed (and revocable) here; issued on the laptop.
-      await full.getByRole('button', { name: 'Keys of alice' }).click();
-      const keys = full.getByRole('dialog', { name: 'Keys of alice' });
-      await keys.getByRole('note').filter({ hasText: 'New keys are issued on the laptop.' }).waitFor();
-      assert.equal(await keys.getByRole('form', { name: 'Issue a key' }).count(), 0, 'no form to issue a key');
-      await keys.getByRole('button', { name: 'Close' }).last().click();
+      await on(full).button('Keys of alice').click();
+      const keys = on(full).dialog('Keys of alice');
+      await keys.note().filter({ hasText: 'New keys are issued on the laptop.' }).waitFor();
+      assert.equal(await keys.form('Issue a key').count(), 0, 'no form to issue a key');
+      await keys.button('Close').last().click();
       await full.screenshot({ path: `${ARTIFACTS}/phone-full-agents.png` });
 
       await visit(`#/c/${encodeURIComponent(conv.conv_id)}`, null);
-      await full.getByText('Latency this week').waitFor();
+      await on(full).text('Latency this week').waitFor();
       for (const name of ['View image graph.png', 'Download notes.txt']) {
-        const b = full.getByRole('button', { name });
+        const b = on(full).button(name);
         assert.equal(await b.isDisabled(), true, `${name} is disabled on a phone (file links are the laptop's)`);
         assert.match((await b.getAttribute('title')) ?? '', /Only on the laptop/);
       }
-      await full.getByRole('button', { name: 'Conversation menu' }).click();
-      const exp = full.getByRole('menuitem', { name: 'Export…' });
+      await on(full).button('Conversation menu').click();
+      const exp = on(full).menuitem('Export…');
       assert.equal(await exp.isDisabled(), true, 'Export… is disabled in the conversation menu');
       await settle();
       toasts.push(...(await errorToasts()));

@@ -6,6 +6,9 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { useHarness, within } from './harness';
+import { on } from './pages/on';
+import { openSettings, screenTitle } from './pages/app';
+import { pairForm, pairingLink, pairingPhrase } from './pages/phone';
 
 const PUBLIC_URL = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = new URL(PUBLIC_URL).host;
@@ -55,13 +58,12 @@ describe('Settings → Phone', () => {
   }, { timeout: 90_000 });
 
   const openPhone = async () => {
-    await h().page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await h().page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Phone' }).click();
-    await h().page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor();
+    await openSettings(h().page, 'Phone');
+    await screenTitle(h().page, 'Phone').waitFor();
   };
 
   test('the web app is installable: the manifest is served as application/manifest+json and its icons load', { timeout: 30_000 }, async () => {
-    const href = await h().page.locator('link[rel="manifest"]').getAttribute('href');
+    const href = await on(h().page).find('link[rel="manifest"]').getAttribute('href');
     assert.ok(href, 'index.html links a manifest');
     const manifestUrl = new URL(href, h().page.url()).href;
     const res = await fetch(manifestUrl);
@@ -74,7 +76,7 @@ describe('Settings → Phone', () => {
     assert.equal(manifest.start_url, '/');
     assert.ok(manifest.icons.some((i) => i.sizes === '192x192') && manifest.icons.some((i) => i.sizes === '512x512'), 'icons 192 and 512');
     assert.ok(manifest.icons.some((i) => i.purpose === 'maskable'), 'a maskable icon');
-    const apple = await h().page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
+    const apple = await on(h().page).find('link[rel="apple-touch-icon"]').getAttribute('href');
     assert.ok(apple, 'index.html links an apple-touch-icon');
     const icons = [...manifest.icons.map((i) => ({ url: new URL(i.src, manifestUrl).href, sizes: i.sizes })), { url: new URL(apple, h().page.url()).href, sizes: '180x180' }];
     for (const icon of icons) {
@@ -85,9 +87,9 @@ describe('Settings → Phone', () => {
       const meta = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
       assert.equal(`${meta.width}x${meta.height}`, icon.sizes, `${icon.url} is as large as the manifest says`);
     }
-    assert.equal(await h().page.locator('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
+    assert.equal(await on(h().page).find('meta[name="apple-mobile-web-app-capable"]').getAttribute('content'), 'yes');
     // The bundler's hashed files are the only ones cached for good.
-    const script = await h().page.locator('script[src*="assets/"]').first().getAttribute('src');
+    const script = await on(h().page).find('script[src*="assets/"]').first().getAttribute('src');
     const js = await fetch(new URL(script!, h().page.url()).href);
     await js.arrayBuffer();
     assert.match(js.headers.get('cache-control') ?? '', /immutable/);
@@ -96,66 +98,66 @@ describe('Settings → Phone', () => {
   test('without a public URL the page explains the two tailscale serve commands with this hub’s port; a bad URL is refused inline', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPhone();
-    const howto = page.getByLabel('How to set up remote access');
-    await howto.getByText('No phone can reach this hub yet.').waitFor();
-    await howto.getByText(`tailscale serve --bg --https=443 http://127.0.0.1:${port}`, { exact: true }).waitFor();
-    await howto.getByText('tailscale serve status', { exact: true }).waitFor();
-    await page.getByText('Set the public URL first').waitFor();
+    const howto = on(page).field('How to set up remote access');
+    await howto.text('No phone can reach this hub yet.').waitFor();
+    await howto.text(`tailscale serve --bg --https=443 http://127.0.0.1:${port}`, { exact: true }).waitFor();
+    await howto.text('tailscale serve status', { exact: true }).waitFor();
+    await on(page).text('Set the public URL first').waitFor();
     await h().screenshot('phone-settings-empty');
 
-    const form = page.getByRole('form', { name: 'Public URL' });
-    await form.getByLabel('Public URL of the HTTPS front').fill(`${PUBLIC_URL}/perch?x=1`);
-    await form.getByRole('button', { name: 'Save' }).click();
-    const alert = form.getByRole('alert');
+    const form = on(page).form('Public URL');
+    await form.field('Public URL of the HTTPS front').fill(`${PUBLIC_URL}/perch?x=1`);
+    await form.button('Save').click();
+    const alert = form.alert();
     await alert.waitFor();
     assert.match(await alert.innerText(), /not valid/);
     await howto.waitFor(); // nothing changed: still no remote access
 
-    await form.getByLabel('Public URL of the HTTPS front').fill(PUBLIC_URL);
-    await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
-    assert.equal(await form.getByRole('alert').count(), 0, 'the inline error is gone once saved');
+    await form.field('Public URL of the HTTPS front').fill(PUBLIC_URL);
+    await form.button('Save').click();
+    await on(page).region('Remote access').text('Phones reach this hub at').waitFor();
+    assert.equal(await form.alert().count(), 0, 'the inline error is gone once saved');
     assert.equal(await howto.count(), 0);
 
     // What pushes carry, and the ntfy channel (a bad topic refused inline), kept across a reload.
-    await page.getByText('Only ids').click();
-    const ntfy = page.getByRole('form', { name: 'ntfy' });
-    await ntfy.getByLabel('Send to ntfy').check();
-    await ntfy.getByLabel('Topic').fill('not a topic!');
-    await ntfy.getByRole('button', { name: 'Save ntfy' }).click();
-    await ntfy.getByRole('alert').waitFor();
-    await ntfy.getByLabel('Topic').fill('perch-e2e-topic_1');
-    await ntfy.getByRole('button', { name: 'Save ntfy' }).click();
-    await page.getByText('ntfy: pushes also go to perch-e2e-topic_1.').waitFor();
-    assert.equal(await ntfy.getByRole('alert').count(), 0);
+    await on(page).text('Only ids').click();
+    const ntfy = on(page).form('ntfy');
+    await ntfy.field('Send to ntfy').check();
+    await ntfy.field('Topic').fill('not a topic!');
+    await ntfy.button('Save ntfy').click();
+    await ntfy.alert().waitFor();
+    await ntfy.field('Topic').fill('perch-e2e-topic_1');
+    await ntfy.button('Save ntfy').click();
+    await on(page).text('ntfy: pushes also go to perch-e2e-topic_1.').waitFor();
+    assert.equal(await ntfy.alert().count(), 0);
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Phone' }).waitFor(); // the hash keeps the page
-    await page.getByRole('region', { name: 'Remote access' }).getByText('Phones reach this hub at').waitFor();
-    assert.equal(await page.getByRole('radio', { name: /^Only ids/ }).isChecked(), true);
-    assert.equal(await page.getByRole('form', { name: 'ntfy' }).getByLabel('Topic').inputValue(), 'perch-e2e-topic_1');
+    await screenTitle(page, 'Phone').waitFor(); // the hash keeps the page
+    await on(page).region('Remote access').text('Phones reach this hub at').waitFor();
+    assert.equal(await on(page).radio(/^Only ids/).isChecked(), true);
+    assert.equal(await on(page).form('ntfy').field('Topic').inputValue(), 'perch-e2e-topic_1');
   });
 
   test('pairing: the QR code and link appear, the phone claims, the phrase shows, confirm lists the device, revoke ends its credential', { timeout: 120_000 }, async () => {
     const { page } = h();
-    const pairForm = page.getByRole('form', { name: 'Pair a phone' });
-    await pairForm.getByLabel('Name of the phone').fill('Test Pixel');
-    await pairForm.getByText('Full owner access').click();
-    await pairForm.getByRole('note').getByText(/act as you/).waitFor(); // the warning for full access
-    await pairForm.getByText('Approvals only').click();
-    assert.equal(await pairForm.getByRole('note').count(), 0);
-    await pairForm.getByRole('button', { name: 'Show the QR code' }).click();
+    const pairing = pairForm(page);
+    await pairing.field('Name of the phone').fill('Test Pixel');
+    await pairing.text('Full owner access').click();
+    await pairing.note().text(/act as you/).waitFor(); // the warning for full access
+    await pairing.text('Approvals only').click();
+    assert.equal(await pairing.note().count(), 0);
+    await pairing.button('Show the QR code').click();
 
-    const qr = page.getByRole('img', { name: 'QR code to pair a phone' });
+    const qr = on(page).img('QR code to pair a phone');
     await qr.waitFor();
     assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;utf8,/);
     const width = await qr.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
     assert.ok(width > 0, 'the QR image decodes');
-    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
+    const link = (await pairingLink(page).innerText()).trim();
     assert.ok(link.startsWith(`${PUBLIC_URL}/pair#`), `the link is on the public URL: ${link}`);
     const code = link.slice(link.indexOf('#') + 1);
     assert.ok(code.length >= 22, 'a 128-bit code');
-    await page.getByText('Waiting for the phone…').waitFor();
-    await page.getByLabel('Time left').getByText(/left$/).waitFor();
+    await on(page).text('Waiting for the phone…').waitFor();
+    await on(page).field('Time left').text(/left$/).waitFor();
     await h().screenshot('phone-pairing-qr');
 
     // The phone opens the link and claims the code, through the front.
@@ -164,24 +166,24 @@ describe('Settings → Phone', () => {
     const { pairing_id, phrase, claim_secret } = claim.json as { pairing_id: string; phrase: string; claim_secret: string };
     assert.ok(phrase && phrase.length > 3);
 
-    const shown = page.getByLabel('Pairing phrase');
+    const shown = pairingPhrase(page);
     await within(40_000, 'the phrase on the laptop', shown.waitFor({ timeout: 40_000 }));
     assert.equal((await shown.innerText()).trim(), phrase, 'the laptop shows the phrase the phone got');
-    await page.getByText('The phone shows the same words — pair it.').waitFor();
+    await on(page).text('The phone shows the same words — pair it.').waitFor();
     // One name on both screens: the laptop says what the device will be paired as (the owner's name for it here).
-    assert.match(await page.getByLabel('Paired as').innerText(), /“Test Pixel”/, 'the laptop names the device as it will be paired');
+    assert.match(await on(page).field('Paired as').innerText(), /“Test Pixel”/, 'the laptop names the device as it will be paired');
     await h().screenshot('phone-pairing-phrase');
 
     // The code works once: a second claim is refused.
     const again = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Someone else' });
     assert.equal(again.status, 410);
 
-    await page.getByRole('button', { name: 'It matches — pair' }).click();
-    await page.getByRole('region', { name: 'Pair a phone' }).getByText('Paired Test Pixel.').waitFor();
-    const row = page.getByRole('list', { name: 'Paired devices' }).getByRole('listitem', { name: 'Device Test Pixel' });
+    await on(page).button('It matches — pair').click();
+    await on(page).region('Pair a phone').text('Paired Test Pixel.').waitFor();
+    const row = on(page).list('Paired devices').item('Device Test Pixel');
     await row.waitFor();
-    await row.getByText('approvals only').waitFor();
-    await row.getByText(/Last used never · notifications off/).waitFor();
+    await row.text('approvals only').waitFor();
+    await row.text(/Last used never · notifications off/).waitFor();
 
     // The phone collects its credential (once) and uses it through the front.
     const waited = await viaFront(h().baseUrl, 'POST', '/api/device/pair/wait', { pairing_id, claim_secret, wait_secs: 5 });
@@ -191,31 +193,31 @@ describe('Settings → Phone', () => {
     assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
 
     // The audit list shows what the device did.
-    const audit = page.getByRole('table', { name: 'Device audit' });
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await audit.getByText('pair.claim').first().waitFor();
+    const audit = on(page).role('table', 'Device audit');
+    await on(page).button('Refresh').click();
+    await audit.text('pair.claim').first().waitFor();
     await h().screenshot('phone-devices');
 
     // Revoke asks first, then the credential stops at once.
-    await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Revoke Test Pixel?' });
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    assert.equal(await row.getByText('revoked', { exact: true }).count(), 0, 'cancel revokes nothing');
+    await row.button('Revoke Test Pixel').click();
+    const dialog = on(page).dialog('Revoke Test Pixel?');
+    await dialog.button('Cancel').click();
+    assert.equal(await row.text('revoked', { exact: true }).count(), 0, 'cancel revokes nothing');
     assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 200);
-    await row.getByRole('button', { name: 'Revoke Test Pixel' }).click();
-    await dialog.getByRole('button', { name: 'Revoke' }).click();
-    await row.getByText('revoked', { exact: true }).waitFor();
+    await row.button('Revoke Test Pixel').click();
+    await dialog.button('Revoke').click();
+    await row.text('revoked', { exact: true }).waitFor();
     assert.equal((await viaFront(h().baseUrl, 'GET', '/api/device/me', undefined, token)).status, 401);
     assert.deepEqual(h().pageErrors, []);
   });
 
   test('cancelling a pairing ends its code: a claim after it is refused with 410', { timeout: 60_000 }, async () => {
     const { page } = h();
-    await page.getByRole('button', { name: 'Pair another phone' }).click();
-    await page.getByRole('form', { name: 'Pair a phone' }).getByRole('button', { name: 'Show the QR code' }).click();
-    const link = (await page.getByLabel('Pairing link', { exact: true }).innerText()).trim();
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByRole('form', { name: 'Pair a phone' }).waitFor();
+    await on(page).button('Pair another phone').click();
+    await pairForm(page).button('Show the QR code').click();
+    const link = (await pairingLink(page).innerText()).trim();
+    await on(page).button('Cancel').click();
+    await pairForm(page).waitFor();
     const claim = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code: link.slice(link.indexOf('#') + 1), device_name: 'Late phone' });
     assert.equal(claim.status, 410, JSON.stringify(claim.json));
   });

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
 import { runHook, type HookRun } from '../test/support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash } from '../test/fixtures/permission-request';
+import { on } from './pages/on';
+import { screenTitle, settingsLink } from './pages/app';
 
 const LIVE = 10_000;
 const WINDOW_BOX = 'Give harness prompts the 5 second undo window too';
@@ -41,43 +43,43 @@ describe('harness prompts and the undo window', () => {
       }).observe(document.body, { childList: true, subtree: true, characterData: true });
     });
     const hook = promptHook('npm run lint');
-    const card = page.getByRole('region', { name: 'Allow Bash: npm run lint?' });
+    const card = on(page).region('Allow Bash: npm run lint?');
     await card.waitFor({ timeout: LIVE });
-    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await card.button('Approve', { exact: true }).click();
     const r = await within(20_000, 'the hook to print the decision', hook);
     assert.deepEqual([r.code, r.stdout.trim()], [0, ALLOW_OUTPUT], r.stderr);
     assert.equal(await page.evaluate(() => (window as unknown as { undoSeen: boolean }).undoSeen), false, 'no undo window held the blocked harness');
 
     // An ordinary request (a delay blocks nothing): the undo window stays.
     const req = await h().agents.kit!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the notes?', ttl_secs: 600 });
-    await page.getByRole('region', { name: 'Publish the notes?' }).getByRole('button', { name: 'Approve', exact: true }).click();
-    await page.getByRole('button', { name: 'Undo' }).click();
+    await on(page).region('Publish the notes?').button('Approve', { exact: true }).click();
+    await on(page).button('Undo').click();
     assert.equal(await stateOf(req.request_id), 'pending', 'the ordinary request waited for its undo window, and Undo took it back');
     assert.deepEqual(h().pageErrors, []);
   });
 
   test('Settings: "Give harness prompts the undo window too" is kept across a reload and holds a prompt in the window', { timeout: 90_000 }, async () => {
     const { page } = h();
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    const box = page.getByRole('checkbox', { name: WINDOW_BOX });
+    await settingsLink(page).click();
+    const box = on(page).checkbox(WINDOW_BOX);
     assert.equal(await box.isChecked(), false, 'harness prompts go at once by default');
     await box.check();
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
-    assert.equal(await page.getByRole('checkbox', { name: WINDOW_BOX }).isChecked(), true, 'the choice survives a reload');
+    await screenTitle(page, 'Settings').waitFor();
+    assert.equal(await on(page).checkbox(WINDOW_BOX).isChecked(), true, 'the choice survives a reload');
     await h().screenshot('settings-prompt-window');
 
     await openPage(page, 'Approvals');
     const hook = promptHook('npm run build', 30);
-    const card = page.getByRole('region', { name: 'Allow Bash: npm run build?' });
+    const card = on(page).region('Allow Bash: npm run build?');
     await card.waitFor({ timeout: LIVE });
-    await card.getByRole('button', { name: 'Approve', exact: true }).click();
-    await page.getByText(/Approve “Allow Bash: npm run build\?” — sent in \d s/).waitFor();
+    await card.button('Approve', { exact: true }).click();
+    await on(page).text(/Approve “Allow Bash: npm run build\?” — sent in \d s/).waitFor();
     const { requests } = await ownerCall<{ requests: Array<{ request_id: string; title: string; state: string }> }>(h(), 'requests.list', {});
     assert.equal(requests.find((x) => x.title === 'Allow Bash: npm run build?')!.state, 'pending', 'the prompt waits out the chosen window');
-    await page.getByRole('button', { name: 'Undo' }).click();
+    await on(page).button('Undo').click();
     await card.waitFor();
-    await card.getByRole('button', { name: 'Reject', exact: true }).click();
+    await card.button('Reject', { exact: true }).click();
     const r = await within(30_000, 'the hook to print the rejection after the window', hook);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /"behavior":\s*"deny"/, 'the rejection reached the hook once the window closed');

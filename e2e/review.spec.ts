@@ -6,6 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, timeline, within } from './harness';
+import { on } from './pages/on';
 
 describe('review mode', () => {
   const h = useHarness({ agents: ['kit', 'bob'] });
@@ -21,10 +22,10 @@ describe('review mode', () => {
     const bob = h().agents.bob!;
 
     await openPage(page, 'Fleet');
-    const toggle = page.getByRole('button', { name: 'Review mode for kit' });
+    const toggle = on(page).button('Review mode for kit');
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     await toggle.click();
-    await page.locator('button[aria-label="Review mode for kit"][aria-pressed="true"]').waitFor({ timeout: 10_000 });
+    await on(page).find('button[aria-label="Review mode for kit"][aria-pressed="true"]').waitFor({ timeout: 10_000 });
     assert.equal((await kit.call('whoami')).review_mode.on, true, 'whoami reports review mode');
 
     await openPage(page, 'Approvals');
@@ -34,16 +35,16 @@ describe('review mode', () => {
     const bobHistory = await bob.call('get_history', { conv_id: convId });
     assert.equal(bobHistory.events.filter((e: any) => e.type === 'message.created').length, 0, 'bob sees nothing while it is held');
 
-    const card = page.getByRole('region', { name: 'kit wants to send a message' });
+    const card = on(page).region('kit wants to send a message');
     await card.waitFor({ timeout: 10_000 });
-    await card.getByText('we launch tomorow, probably').waitFor();
-    await page.getByRole('link', { name: /Approvals.*1 pending/ }).waitFor();
+    await card.text('we launch tomorow, probably').waitFor();
+    await on(page).link(/Approvals.*1 pending/).waitFor();
     await h().screenshot('review-held-item');
 
-    await card.getByRole('button', { name: 'Edit & send' }).click();
-    const box = card.getByRole('textbox', { name: 'Edit what kit sends' });
+    await card.button('Edit & send').click();
+    const box = card.textbox('Edit what kit sends');
     await box.fill('We launch tomorrow.');
-    await card.getByRole('button', { name: 'Send edited' }).click();
+    await card.button('Send edited').click();
 
     const sent = await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
     assert.equal(sent.data?.text, 'We launch tomorrow.');
@@ -68,18 +69,18 @@ describe('review mode', () => {
     // The edited message of the test above, and one sent as written.
     await openPage(page, 'Approvals');
     await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
-    const card = page.getByRole('region', { name: 'kit wants to send a message' });
-    await card.getByText('Release notes are drafted.').waitFor({ timeout: 10_000 });
-    await card.getByRole('button', { name: 'Send', exact: true }).click();
+    const card = on(page).region('kit wants to send a message');
+    await card.text('Release notes are drafted.').waitFor({ timeout: 10_000 });
+    await card.button('Send', { exact: true }).click();
     await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
 
     await openConversation(page, 'launch');
     const log = timeline(page);
-    const edited = log.getByRole('article').filter({ hasText: 'We launch tomorrow.' });
-    await edited.getByText('edited by you', { exact: true }).waitFor({ timeout: 10_000 });
-    const asWritten = log.getByRole('article').filter({ hasText: 'Release notes are drafted.' });
-    await asWritten.getByLabel('reviewed by you').waitFor();
-    assert.equal(await asWritten.getByText('edited by you').count(), 0, 'sent as written: not marked edited');
+    const edited = log.article().filter({ hasText: 'We launch tomorrow.' });
+    await on(edited).text('edited by you', { exact: true }).waitFor({ timeout: 10_000 });
+    const asWritten = log.article().filter({ hasText: 'Release notes are drafted.' });
+    await on(asWritten).field('reviewed by you').waitFor();
+    assert.equal(await on(asWritten).text('edited by you').count(), 0, 'sent as written: not marked edited');
     await h().screenshot('review-marks');
     assert.deepEqual(h().pageErrors, []);
   });
@@ -93,32 +94,32 @@ describe('review mode', () => {
     const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
     assert.equal(edit.held, true, 'the edit is held');
 
-    const editCard = page.getByRole('region', { name: 'kit wants to edit a message' });
+    const editCard = on(page).region('kit wants to edit a message');
     await editCard.waitFor({ timeout: 10_000 });
-    await editCard.getByText('Now reads:').waitFor();
-    await editCard.getByText('We launch tomorrow.').waitFor();
-    await editCard.getByText('We launch next week.').waitFor();
+    await editCard.text('Now reads:').waitFor();
+    await editCard.text('We launch tomorrow.').waitFor();
+    await editCard.text('We launch next week.').waitFor();
 
     const task = await kit.call('create_task', { title: 'Write the launch post', members: ['bob'], assignee: 'bob' });
     assert.equal(task.held, true, 'the task channel is held');
-    const taskCard = page.getByRole('region', { name: 'kit wants to create a task channel' });
+    const taskCard = on(page).region('kit wants to create a task channel');
     await taskCard.waitFor({ timeout: 10_000 });
-    await taskCard.getByText('Write the launch post').waitFor();
-    await taskCard.getByText(/With bob/).waitFor();
-    await taskCard.getByText(/a new conversation/).waitFor();
-    await page.getByRole('link', { name: /Approvals.*2 pending/ }).waitFor();
+    await taskCard.text('Write the launch post').waitFor();
+    await taskCard.text(/With bob/).waitFor();
+    await taskCard.text(/a new conversation/).waitFor();
+    await on(page).link(/Approvals.*2 pending/).waitFor();
     await h().screenshot('review-held-edit-and-task');
 
-    await editCard.getByRole('button', { name: 'Send', exact: true }).click();
+    await editCard.button('Send', { exact: true }).click();
     const editSent = await within(15_000, 'kit to be told the edit was sent', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === edit.held_id, 15_000));
     assert.equal(editSent.data?.msg_id, msgId);
     const bobMsg = (await bob.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message;
     assert.equal(bobMsg?.text, 'We launch next week.');
     assert.equal(bobMsg?.provenance.reviewed, true, 'the edit the owner sent is marked reviewed');
 
-    await taskCard.getByRole('button', { name: 'Edit & send' }).click();
-    await taskCard.getByRole('textbox', { name: 'Edit the task title' }).fill('Write the launch announcement');
-    await taskCard.getByRole('button', { name: 'Send edited' }).click();
+    await taskCard.button('Edit & send').click();
+    await taskCard.textbox('Edit the task title').fill('Write the launch announcement');
+    await taskCard.button('Send edited').click();
     const taskSent = await within(15_000, 'kit to be told the task was made', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === task.held_id, 15_000));
     const conv = (taskSent.data?.result as any)?.conversation;
     assert.equal(conv?.title, 'Write the launch announcement');
@@ -133,11 +134,11 @@ describe('review mode', () => {
     const direct = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
     await openPage(page, 'Approvals');
     await kit.call('send_message', { conv_id: direct, text: 'A word for you alone.' });
-    const card = page.getByRole('region', { name: 'kit wants to send a message' });
-    await card.getByText('A word for you alone.').waitFor({ timeout: 10_000 });
-    await card.getByRole('button', { name: 'kit', exact: true }).waitFor();
-    assert.equal(await card.getByText(direct).count(), 0, 'the conversation id is not shown');
-    await card.getByRole('button', { name: 'Discard' }).click();
+    const card = on(page).region('kit wants to send a message');
+    await card.text('A word for you alone.').waitFor({ timeout: 10_000 });
+    await card.button('kit', { exact: true }).waitFor();
+    assert.equal(await card.text(direct).count(), 0, 'the conversation id is not shown');
+    await card.button('Discard').click();
     await card.waitFor({ state: 'detached', timeout: 15_000 });
   });
 });

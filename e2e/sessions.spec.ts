@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, connectAgent, openConversation, openPage, timeline } from './harness';
+import { on } from './pages/on';
 
 describe('sessions, scoped keys and read receipts', () => {
   const h = useHarness({ agents: ['kit', 'rue'] });
@@ -12,17 +13,17 @@ describe('sessions, scoped keys and read receipts', () => {
   test('the owner issues a read-only key from the Agents page, it reads but cannot send, and revoking it there stops it', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    await page.getByRole('button', { name: 'Keys of kit' }).click();
-    const dlg = page.getByRole('dialog', { name: 'Keys of kit' });
-    await dlg.getByText('No extra keys yet.').waitFor();
-    await dlg.getByLabel('Key name').fill('ci-reader');
-    for (const scope of ['write', 'files', 'state', 'ask']) await dlg.getByRole('checkbox', { name: scope }).uncheck();
-    await dlg.getByRole('button', { name: 'Issue key' }).click();
-    const secret = (await dlg.getByLabel('Scoped key').textContent())!.trim();
+    await on(page).button('Keys of kit').click();
+    const dlg = on(page).dialog('Keys of kit');
+    await dlg.text('No extra keys yet.').waitFor();
+    await dlg.field('Key name').fill('ci-reader');
+    for (const scope of ['write', 'files', 'state', 'ask']) await dlg.checkbox(scope).uncheck();
+    await dlg.button('Issue key').click();
+    const secret = (await dlg.field('Scoped key').textContent())!.trim();
     assert.match(secret, /^perch_[A-Za-z0-9_-]{20,}$/);
-    const row = dlg.getByRole('listitem', { name: 'Key ci-reader' });
-    await row.getByText('no expiry').waitFor();
-    assert.equal(await row.locator('.chip').allTextContents().then((t) => t.join(',')), 'read', 'the key lists only the read scope');
+    const row = dlg.item('Key ci-reader');
+    await row.text('no expiry').waitFor();
+    assert.equal(await row.find('.chip').allTextContents().then((t) => t.join(',')), 'read', 'the key lists only the read scope');
     await h().screenshot('scoped-key');
 
     const reader = await connectAgent('kit', h().agents.kit!.id, secret, h().mcpUrl);
@@ -37,15 +38,15 @@ describe('sessions, scoped keys and read receipts', () => {
       await reader.client.close();
     }
 
-    await row.getByRole('button', { name: 'Revoke key ci-reader' }).click();
-    await row.getByText('revoked').waitFor();
+    await row.button('Revoke key ci-reader').click();
+    await row.text('revoked').waitFor();
     const res = await fetch(h().mcpUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${secret}`, 'MCP-Protocol-Version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
     });
     assert.equal(res.status, 401, 'the revoked key is refused');
-    await dlg.getByRole('button', { name: 'Close' }).last().click();
+    await dlg.button('Close').last().click();
   });
 
   test('the instance name shows after the byline, and read receipts show under the last message as members confirm', { timeout: 60_000 }, async () => {
@@ -59,16 +60,16 @@ describe('sessions, scoped keys and read receipts', () => {
     await openConversation(page, 'standup');
 
     const sent = await kit.call('send_message', { conv_id: convId, text: 'tests are green on my side', instance: 'laptop-repo' });
-    const msg = timeline(page).getByRole('article', { name: 'Message from kit' }).filter({ hasText: 'tests are green' });
+    const msg = timeline(page).article('Message from kit').filter({ hasText: 'tests are green' });
     await msg.waitFor();
-    await msg.getByText('· laptop-repo').waitFor();
-    assert.equal(await page.getByLabel('Read receipts').count(), 0, 'nobody has confirmed it yet');
+    await on(msg).text('· laptop-repo').waitFor();
+    assert.equal(await on(page).field('Read receipts').count(), 0, 'nobody has confirmed it yet');
 
     const got = await rue.waitFor((e) => e.message?.msg_id === sent.msg_id);
     assert.equal(got.conv_id, convId);
     await rue.call('get_updates', {}); // confirms it: rue has read it
-    const receipts = page.getByLabel('Read receipts');
-    await receipts.getByText('read by rue').waitFor({ timeout: 10_000 });
+    const receipts = on(page).field('Read receipts');
+    await receipts.text('read by rue').waitFor({ timeout: 10_000 });
     await h().screenshot('read-receipts');
   });
 });

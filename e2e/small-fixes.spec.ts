@@ -4,6 +4,10 @@
 import { before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
+import { on } from './pages/on';
+import { addAgentDialog } from './pages/agents';
+import { screenTitle, settingsSections, sidebar } from './pages/app';
+import { nothingWaiting } from './pages/approvals';
 
 describe('small fixes', () => {
   const h = useHarness({ agents: ['kit'] });
@@ -16,21 +20,21 @@ describe('small fixes', () => {
   beforeEach(async () => {
     // Each test starts from a fresh page (a dialog a failed test left open would block the next).
     await h().page.reload();
-    await h().page.getByRole('navigation', { name: 'Perch' }).waitFor({ timeout: 20_000 });
+    await sidebar(h().page).waitFor({ timeout: 20_000 });
   }, { timeout: 30_000 });
 
   test('Add agent opens with focus on Name (typing fills it, nothing closes); Escape returns focus to the button', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    const opener = page.getByRole('button', { name: 'Add agent' });
+    const opener = on(page).button('Add agent');
     await opener.click();
-    const dialog = page.getByRole('dialog', { name: 'Add an agent' });
+    const dialog = addAgentDialog(page);
     await dialog.waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-name', 'focus starts in the Name field');
     await page.keyboard.type('scout ');
     await page.keyboard.press('Enter'); // would have "clicked" Close when it had the focus
     assert.equal(await dialog.isVisible(), true, 'typing did not close the dialog');
-    assert.equal(await dialog.getByRole('textbox', { name: 'Name' }).inputValue(), 'scout ');
+    assert.equal(await dialog.textbox('Name').inputValue(), 'scout ');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');
@@ -39,9 +43,9 @@ describe('small fixes', () => {
   test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch)', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    await page.getByRole('button', { name: 'Connect kit' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Connect kit' });
-    const snippet = async (label: string) => dialog.getByRole('region', { name: `${label} snippet` }).locator('pre').innerText();
+    await on(page).button('Connect kit').click();
+    const dialog = on(page).dialog('Connect kit');
+    const snippet = async (label: string) => dialog.region(`${label} snippet`).find('pre').innerText();
     const claude = await snippet('Claude Code');
     assert.match(claude, /^export PERCH_KEY_KIT=/m);
     assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code (issue 28)');
@@ -59,20 +63,20 @@ describe('small fixes', () => {
   test('wake recipes fill the form', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    await page.getByRole('button', { name: 'Wake runs of kit' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Wake kit' });
+    await on(page).button('Wake runs of kit').click();
+    const dialog = on(page).dialog('Wake kit');
     // The fields of one row start level under their labels; the two under "Timeout (s) · runs per hour" side by side.
-    const fields = [dialog.getByRole('textbox', { name: 'Working directory' }), dialog.getByRole('textbox', { name: 'Environment (K=V per line)' }), dialog.getByRole('spinbutton', { name: 'Timeout (s) · runs per hour' }), dialog.getByRole('spinbutton', { name: 'Runs per hour', exact: true })];
+    const fields = [dialog.textbox('Working directory'), dialog.textbox('Environment (K=V per line)'), dialog.role('spinbutton', 'Timeout (s) · runs per hour'), dialog.role('spinbutton', 'Runs per hour', { exact: true })];
     const tops = await Promise.all(fields.map(async (f) => (await f.boundingBox())!.y));
     assert.ok(Math.max(...tops) - Math.min(...tops) <= 1, `the row's fields start level (tops ${tops.map((t) => t.toFixed(0)).join(', ')})`);
-    await dialog.getByText('Recipes').click();
-    await dialog.getByRole('button', { name: 'Use the Gemini CLI recipe' }).click();
-    assert.equal(await dialog.getByRole('radio', { name: 'Shell string' }).isChecked(), true);
-    assert.match(await dialog.getByRole('textbox', { name: 'Shell command' }).inputValue(), /^gemini -p ".+" --yolo$/);
-    assert.equal(await dialog.getByRole('textbox', { name: 'Working directory' }).inputValue(), 'path/to/project');
-    await dialog.getByRole('button', { name: 'Use the A plain script with perch call recipe' }).click();
-    assert.equal(await dialog.getByRole('radio', { name: 'Command (no shell)' }).isChecked(), true);
-    assert.equal(await dialog.getByRole('textbox', { name: 'Program and arguments, one per line' }).inputValue(), 'sh\n./wake-kit.sh');
+    await dialog.text('Recipes').click();
+    await dialog.button('Use the Gemini CLI recipe').click();
+    assert.equal(await dialog.radio('Shell string').isChecked(), true);
+    assert.match(await dialog.textbox('Shell command').inputValue(), /^gemini -p ".+" --yolo$/);
+    assert.equal(await dialog.textbox('Working directory').inputValue(), 'path/to/project');
+    await dialog.button('Use the A plain script with perch call recipe').click();
+    assert.equal(await dialog.radio('Command (no shell)').isChecked(), true);
+    assert.equal(await dialog.textbox('Program and arguments, one per line').inputValue(), 'sh\n./wake-kit.sh');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
@@ -83,16 +87,16 @@ describe('small fixes', () => {
     for (let i = 1; i <= 30; i++) await kit.call('send_message', { conv_id: convId, text: `Line ${i} of the nightly report.\nDetails follow.` });
     await openConversation(page, 'kit');
     const log = timeline(page);
-    await log.getByText('Line 30 of the nightly report.').waitFor();
+    await log.text('Line 30 of the nightly report.').waitFor();
     await log.evaluate((el) => {
       el.scrollTop = 0;
       el.dispatchEvent(new Event('scroll'));
     });
     await kit.call('send_message', { conv_id: convId, text: 'Something new at the bottom.' });
-    const marker = page.getByRole('button', { name: /^1 new message/ });
+    const marker = on(page).button(/^1 new message/);
     await marker.waitFor({ timeout: 10_000 });
     await marker.click();
-    await log.getByText('Something new at the bottom.').waitFor();
+    await log.text('Something new at the bottom.').waitFor();
     await marker.waitFor({ state: 'detached' });
   });
 
@@ -100,23 +104,23 @@ describe('small fixes', () => {
     const { page } = h();
     await h().agents.kit!.call('send_message', { conv_id: convId, text: 'Run this:\n\n```sh\nnpm run build && npm test\n```' });
     await openConversation(page, 'kit');
-    const msg = timeline(page).getByRole('article').filter({ hasText: 'Run this:' });
+    const msg = timeline(page).article().filter({ hasText: 'Run this:' });
     // The button sits above the code, not over its first line.
-    const gap = await msg.locator('pre').evaluate((pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom);
+    const gap = await on(msg).find('pre').evaluate((pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom);
     assert.ok(gap >= 0, `Copy covers the code's first line by ${-gap} px`);
-    await msg.getByRole('button', { name: 'Copy code' }).click();
-    await msg.getByRole('button', { name: 'Copy code' }).getByText('Copied').waitFor();
+    await on(msg).button('Copy code').click();
+    await on(msg).button('Copy code').text('Copied').waitFor();
     assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), 'npm run build && npm test');
   });
 
   test('search results say which conversation they come from', { timeout: 60_000 }, async () => {
     const { page } = h();
     await h().agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] }).then((r: any) => h().agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
-    const filter = page.getByRole('searchbox', { name: 'Filter conversations' });
+    const filter = on(page).role('searchbox', 'Filter conversations');
     await filter.fill('zeppelin');
     await filter.press('Enter');
-    const hits = page.getByRole('region', { name: 'Search results' });
-    await hits.getByRole('button', { name: /kit in Budget 2027 ·/ }).waitFor({ timeout: 10_000 });
+    const hits = on(page).region('Search results');
+    await hits.button(/kit in Budget 2027 ·/).waitFor({ timeout: 10_000 });
     await filter.fill('');
   });
 
@@ -124,11 +128,11 @@ describe('small fixes', () => {
     const { page } = h();
     await h().agents.kit!.call('handoff', { conv_id: convId, note: 'Over to you for the vendor call.' });
     await openPage(page, 'Approvals');
-    const handed = page.getByRole('region', { name: 'Handed to you' });
+    const handed = on(page).region('Handed to you');
     await handed.waitFor({ timeout: 10_000 });
-    await page.getByText('1 conversation handed to you.').waitFor();
+    await on(page).text('1 conversation handed to you.').waitFor();
     assert.match(await handed.innerText(), /^kit: Over to you for the vendor call\.$/m, 'the direct conversation and its agent named once');
-    assert.equal(await page.getByText('Nothing is waiting for you.').count(), 0);
+    assert.equal(await nothingWaiting(page).count(), 0);
   });
 
   test('"Start a conversation" with no agents links to adding one', { timeout: 60_000 }, async () => {
@@ -136,12 +140,12 @@ describe('small fixes', () => {
     await ownerCall(h(), 'agents.revoke', { agent: 'kit' });
     await page.goto(`${h().baseUrl}/#/`);
     await page.reload();
-    await page.getByRole('button', { name: 'Start a conversation' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New conversation' });
-    await dialog.getByText(/No agents yet/).waitFor({ timeout: 10_000 });
-    await dialog.getByRole('link', { name: 'Add an agent' }).click();
+    await on(page).button('Start a conversation').click();
+    const dialog = on(page).dialog('New conversation');
+    await dialog.text(/No agents yet/).waitFor({ timeout: 10_000 });
+    await dialog.link('Add an agent').click();
     await dialog.waitFor({ state: 'detached' });
-    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    await screenTitle(page, 'Agents').waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -150,48 +154,48 @@ describe('small fixes', () => {
       const { page } = h();
       await page.setViewportSize({ width, height });
       await page.goto(`${h().baseUrl}/#/settings`);
-      const tabs = page.getByRole('navigation', { name: 'Settings' });
+      const tabs = settingsSections(page);
       await tabs.waitFor();
-      assert.deepEqual(await tabs.getByRole('link').allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
-      const headings = () => page.locator('.page.settings h2').allTextContents();
+      assert.deepEqual(await tabs.link().allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
+      const headings = () => on(page).find('.page.settings h2').allTextContents();
       // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
       assert.deepEqual(await headings(), ['Decisions', 'Notifications'], 'the Decisions tab holds the decisions and their notifications only');
-      await tabs.getByRole('link', { name: 'Containers' }).click();
-      await page.getByRole('heading', { level: 2, name: 'Agents in containers' }).waitFor();
+      await tabs.link('Containers').click();
+      await on(page).heading('Agents in containers', { level: 2 }).waitFor();
       assert.deepEqual(await headings(), ['Agents in containers']);
-      await tabs.getByRole('link', { name: 'Data' }).click();
-      await page.getByRole('heading', { level: 2, name: 'Retention' }).waitFor();
+      await tabs.link('Data').click();
+      await on(page).heading('Retention', { level: 2 }).waitFor();
       assert.deepEqual(await headings(), ['Retention', 'Export']);
       assert.match(page.url(), /#\/settings\/data$/);
 
       // Retention: a bad number says why and changes nothing; a good rule is saved (the hub's rule, retention.get).
-      const form = page.getByRole('form', { name: 'Retention rule' });
-      const keep = form.getByRole('textbox', { name: 'Keep history for (days)' });
+      const form = on(page).form('Retention rule');
+      const keep = form.textbox('Keep history for (days)');
       const hubRule = async () => (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null) ?? null;
       const before = await hubRule();
       await keep.fill('0');
-      await form.getByRole('button', { name: 'Save retention' }).click();
-      assert.match((await page.getByRole('alert').textContent())!, /^Keep history: a whole number of days from 1 to 36500, or empty for never\./);
+      await form.button('Save retention').click();
+      assert.match((await on(page).alert().textContent())!, /^Keep history: a whole number of days from 1 to 36500, or empty for never\./);
       assert.deepEqual(await hubRule(), before, 'nothing saved');
       const days = width === 1280 ? 90 : 120;
       await keep.fill(String(days));
-      await form.getByRole('textbox', { name: 'Archive conversations idle for (days)' }).fill('30');
-      await form.getByRole('checkbox', { name: 'Keep pinned messages' }).uncheck();
-      await form.getByRole('button', { name: 'Save retention' }).click();
-      await page.getByRole('status').filter({ hasText: /^Saved\./ }).waitFor();
+      await form.textbox('Archive conversations idle for (days)').fill('30');
+      await form.checkbox('Keep pinned messages').uncheck();
+      await form.button('Save retention').click();
+      await on(page).status().filter({ hasText: /^Saved\./ }).waitFor();
       const rule = (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null);
       assert.deepEqual([rule.keep_days, rule.archive_idle_days, rule.keep_pinned, rule.keep_requests], [days, 30, false, true]);
-      await form.getByRole('button', { name: 'What would go now?' }).click();
-      await page.getByRole('status', { name: 'Retention preview' }).filter({ hasText: /^Nothing would go now\.|^Would delete / }).waitFor();
+      await form.button('What would go now?').click();
+      await on(page).status('Retention preview').filter({ hasText: /^Nothing would go now\.|^Would delete / }).waitFor();
       await page.reload();
-      const shown = page.getByRole('form', { name: 'Retention rule' }).getByRole('textbox', { name: 'Keep history for (days)' });
+      const shown = on(page).form('Retention rule').textbox('Keep history for (days)');
       let value = '';
       for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < 5_000 && value !== String(days); i++) {
         value = await shown.inputValue();
         if (value !== String(days)) await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(value, String(days), 'the saved rule shows after a reload');
-      const off = await page.locator('.page.settings').evaluate((el) => el.scrollWidth > el.clientWidth);
+      const off = await on(page).find('.page.settings').evaluate((el) => el.scrollWidth > el.clientWidth);
       assert.equal(off, false, 'no horizontal scroll');
       await h().screenshot(`settings${suffix}`);
       await page.setViewportSize({ width: 1280, height: 800 });

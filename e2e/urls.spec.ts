@@ -3,6 +3,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage } from './harness';
+import { screenTitle, sidebar } from './pages/app';
+import { approvalsTitle } from './pages/approvals';
 
 describe('URLs drive the view', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -17,9 +19,9 @@ describe('URLs drive the view', () => {
     const { page } = h();
     await openPage(page, 'Fleet');
     await page.goto(`${h().baseUrl}/#/approvals`); // same document: only the hash changes, as when typed in the address bar
-    await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+    await approvalsTitle(page).waitFor();
     await page.goto(`${h().baseUrl}/#/c/${convId}`);
-    await page.getByRole('heading', { level: 1, name: 'Weekly sync' }).waitFor();
+    await screenTitle(page, 'Weekly sync').waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
@@ -29,31 +31,31 @@ describe('URLs drive the view', () => {
     await openPage(page, 'Agents');
     assert.match(page.url(), /#\/agents$/);
     await page.goBack();
-    await page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
+    await screenTitle(page, 'Fleet').waitFor();
     assert.match(page.url(), /#\/fleet$/);
     await page.goForward();
-    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    await screenTitle(page, 'Agents').waitFor();
     assert.deepEqual(h().pageErrors, []);
   });
 
   test('navigation items are links: their address opened in a new tab shows that view', { timeout: 60_000 }, async () => {
     const { page, context } = h();
-    const nav = page.getByRole('navigation', { name: 'Perch' });
-    const approvals = nav.getByRole('link', { name: /^Approvals/ });
+    const nav = sidebar(page);
+    const approvals = nav.link(/^Approvals/);
     assert.equal(await approvals.getAttribute('href'), '#/approvals');
-    const conv = nav.getByRole('link', { name: /^Weekly sync/ });
+    const conv = nav.link(/^Weekly sync/);
     assert.equal(await conv.getAttribute('href'), `#/c/${convId}`);
 
     // What "Open link in new tab" does: a new tab at the link's address (the owner session is shared by the origin).
     const tab = await context.newPage();
     try {
       await tab.goto(new URL((await approvals.getAttribute('href'))!, `${h().baseUrl}/`).href);
-      await tab.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 20_000 });
+      await approvalsTitle(tab).waitFor({ timeout: 20_000 });
       await tab.goto(new URL((await conv.getAttribute('href'))!, `${h().baseUrl}/`).href);
-      await tab.getByRole('heading', { level: 1, name: 'Weekly sync' }).waitFor();
+      await screenTitle(tab, 'Weekly sync').waitFor();
       // A modified click opens a new tab rather than changing this one.
       const [popup] = await Promise.all([context.waitForEvent('page'), approvals.click({ modifiers: ['Control'] })]);
-      await popup.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor({ timeout: 20_000 });
+      await approvalsTitle(popup).waitFor({ timeout: 20_000 });
       await popup.close();
     } finally {
       await tab.close();

@@ -7,6 +7,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
+import { on } from './pages/on';
+import { settingsLink, sidebar } from './pages/app';
 
 type Note = { title: string; body: string; tag: string };
 
@@ -62,7 +64,7 @@ describe('waiting signals', () => {
     await titleBecomes('(2) Perch');
     await alice.call('handoff', { conv_id: conv, note: 'Can you confirm the budget?' });
     await titleBecomes('(3) Perch');
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Approvals.*3 pending/ }).waitFor(); // the same count as the inbox's
+    await sidebar(page).link(/^Approvals.*3 pending/).waitFor(); // the same count as the inbox's
     await openPage(page, 'Approvals');
     await h().screenshot('waiting-title');
 
@@ -93,13 +95,13 @@ describe('waiting signals', () => {
     await page.reload();
     await openPage(page, 'Approvals');
 
-    const turnOn = page.getByRole('button', { name: 'Turn on desktop notifications' });
+    const turnOn = on(page).button('Turn on desktop notifications');
     await turnOn.click();
     await turnOn.waitFor({ state: 'detached' });
     await page.reload();
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await page.getByText('Desktop notifications are on in this browser').waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Turn on desktop notifications' }).count(), 0, 'the opt-in is remembered');
+    await settingsLink(page).click();
+    await on(page).text('Desktop notifications are on in this browser').waitFor();
+    assert.equal(await on(page).button('Turn on desktop notifications').count(), 0, 'the opt-in is remembered');
     await h().screenshot('settings-notifications');
 
     const alice = h().agents.alice!;
@@ -127,7 +129,7 @@ describe('waiting signals', () => {
         list[list.length - 1]!.dispatchEvent(new Event('click'));
       });
       await page.waitForFunction((id) => location.hash === `#/r/${id}`, req.request_id, { timeout: 10_000 });
-      await page.getByRole('region', { name: 'Rotate the staging keys?' }).getByRole('button', { name: 'Approve', exact: true }).waitFor();
+      await on(page).region('Rotate the staging keys?').button('Approve', { exact: true }).waitFor();
     } finally {
       await other.close();
       await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => {});

@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import path from 'node:path';
 import { useHarness, openAgent, openConversation, openPage, timeline } from './harness';
+import { on } from './pages/on';
 
 const ROOT = path.resolve(__dirname, '..');
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -15,13 +16,13 @@ describe('wake runs', () => {
   async function setWakeCommand(lines: string[]): Promise<void> {
     const { page } = h();
     await openAgent(page, 'reviewer');
-    await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Wake reviewer' });
-    await dialog.getByRole('radio', { name: 'Command (no shell)' }).check();
-    await dialog.getByRole('textbox', { name: 'Program and arguments, one per line' }).fill(lines.join('\n'));
-    await dialog.getByRole('button', { name: 'Save wake action' }).click();
-    await dialog.getByLabel('Wake status').getByText(/^On/).waitFor();
-    await dialog.getByRole('button', { name: 'Close' }).first().click();
+    await on(page).button('Wake runs of reviewer').click();
+    const dialog = on(page).dialog('Wake reviewer');
+    await dialog.radio('Command (no shell)').check();
+    await dialog.textbox('Program and arguments, one per line').fill(lines.join('\n'));
+    await dialog.button('Save wake action').click();
+    await dialog.field('Wake status').text(/^On/).waitFor();
+    await dialog.button('Close').first().click();
   }
 
   test('an owner @mention in the browser starts the agent\'s wake command and its reply appears in the conversation', { timeout: 90_000 }, async () => {
@@ -29,39 +30,39 @@ describe('wake runs', () => {
     await setWakeCommand([process.execPath, AGENT_SCRIPT]);
     await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
     await openConversation(page, 'Review crew');
-    const box = page.getByRole('textbox', { name: 'Message Review crew' });
+    const box = on(page).textbox('Message Review crew');
     await box.pressSequentially('@rev');
-    await page.getByRole('option', { name: /@reviewer/ }).click();
+    await on(page).option(/@reviewer/).click();
     await box.pressSequentially('please review the release notes');
-    await page.getByText('Wakes:').waitFor();
+    await on(page).text('Wakes:').waitFor();
     await box.press('Enter');
-    await timeline(page).getByText('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
+    await timeline(page).text('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
     await h().screenshot('wake-reply');
 
     await openAgent(page, 'reviewer');
-    await page.getByRole('button', { name: 'Wake runs of reviewer' }).click();
-    const runs = page.getByRole('list', { name: 'Wake runs of reviewer' });
-    await runs.getByText('succeeded').waitFor();
-    await runs.getByText(/woken by owner's message/).click();
-    await page.getByLabel(/^Log of run /).getByText(/woken by 1 event/).waitFor();
+    await on(page).button('Wake runs of reviewer').click();
+    const runs = on(page).list('Wake runs of reviewer');
+    await runs.text('succeeded').waitFor();
+    await runs.text(/woken by owner's message/).click();
+    await on(page).field(/^Log of run /).text(/woken by 1 event/).waitFor();
     await h().screenshot('wake-runs');
-    await page.getByRole('dialog', { name: 'Wake reviewer' }).getByRole('button', { name: 'Close' }).first().click();
+    await on(page).dialog('Wake reviewer').button('Close').first().click();
   });
 
   test('the Fleet card shows a running run, who woke it, and Stop ends it', { timeout: 90_000 }, async () => {
     const { page } = h();
     await setWakeCommand([process.execPath, '-e', 'setInterval(() => {}, 1000)']);
     await openConversation(page, 'Review crew');
-    const box = page.getByRole('textbox', { name: 'Message Review crew' });
+    const box = on(page).textbox('Message Review crew');
     await box.pressSequentially('@rev');
-    await page.getByRole('option', { name: /@reviewer/ }).click();
+    await on(page).option(/@reviewer/).click();
     await box.pressSequentially('one more thing');
     await box.press('Enter');
     await openPage(page, 'Fleet');
-    const wake = page.getByLabel('reviewer wake run');
-    await wake.getByText(/running \(woken by owner/).waitFor({ timeout: 20_000 });
+    const wake = on(page).field('reviewer wake run');
+    await wake.text(/running \(woken by owner/).waitFor({ timeout: 20_000 });
     await h().screenshot('wake-fleet-running');
-    await wake.getByRole('button', { name: 'Stop' }).click();
+    await wake.button('Stop').click();
     await wake.waitFor({ state: 'detached', timeout: 20_000 });
   });
 });
