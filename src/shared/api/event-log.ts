@@ -189,7 +189,7 @@ export interface HubLive {
   waiting: Record<string, boolean>;
   /** The agents and their controls (hub/control/fleet-live.ts). */
   fleet: FleetLive;
-  /** A wake run started, ran or ended (hub/waking/wake-runs.ts). */
+  /** A wake run started, ran or ended (hub/wake-runs/wake-runs.ts). */
   wake_run: WakeRunView;
   /** Perch switched an agent's wake action off after runs that failed. */
   wake_off: { agent_id: string; reason: string };

@@ -1,8 +1,8 @@
-// perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/waking/wake-action.ts).
+// perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/wake-runs/wake-action.ts).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { setWakeAction } from '../../hub/waking/wake-action';
-import { wakeState } from '../../hub/waking/wake-views';
+import { setWakeAction } from '../../hub/wake-runs/wake-action';
+import { wakeState } from '../../hub/wake-runs/wake-views';
 import type { WakeState } from '../../../shared/agents/wake';
 import { UsageError, dataDirOf, print, withHub } from '../common';
 import fs from 'node:fs';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/agents/wake';
-import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
+import type { WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs/launcher';
 import { KeyRedactor } from './redact';
 import { runFolderPrefix, sweepRunFolders } from './run-folders';
 
