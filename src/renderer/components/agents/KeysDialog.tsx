@@ -4,7 +4,7 @@ import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../../shared/ag
 import { addAgentKey, listAgentKeys, revokeAgentKey } from '../../sync';
 import { dateTimeOf } from '../../format';
 import { CopyButton, Dialog, OnTheLaptop } from '../common';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 
 const EXPIRY: Array<{ label: string; ms: number | null }> = [
   { label: 'Never', ms: null },
