@@ -20,7 +20,7 @@ export default tseslint.config(
     // imports go one way between the areas of src/, of src/main, and of the domain src/main/hub. Each area lists
     // what it may import ('' = the files directly in that folder); the rule is anchored at each folder, so it holds
     // at any depth. The domain's areas, lowest first: core (the hub, bus, views, deadlines, limits) › identity (keys,
-    // run keys, owner sessions, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
+    // run keys, owner logins, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
     // (conversations, messages, delivery, access, sessions) › features (requests, cards, files, handoffs, tasks,
     // claims, floor, state, context, progress, review, owner services) › tools (the tool map and its runner); phone
     // (devices, pairing, notices, action tokens) and wake-runs (the wake runs' policy and records) sit beside tools.

@@ -195,7 +195,7 @@ export interface HubLive {
   wake_off: { agent_id: string; reason: string };
   /** A daily cap paused an agent (hub/control/control.ts). */
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
-  /** Conversations whose read receipts moved (hub/talk/instances.ts). */
+  /** Conversations whose read receipts moved (hub/talk/agent-sessions.ts). */
   reads: string[];
   /**
    * The owner hid a message from their own view, or showed it again (hidden: false; hub/talk/messages.ts
