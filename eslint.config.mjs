@@ -20,10 +20,10 @@ export default tseslint.config(
     // imports go one way between the areas of src/, of src/main, and of the domain src/main/hub. Each area lists
     // what it may import ('' = the files directly in that folder); the rule is anchored at each folder, so it holds
     // at any depth. The domain's areas, lowest first: core (the hub, bus, views, deadlines, limits) › identity (keys,
-    // run keys, owner sessions, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
+    // run keys, owner logins, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
     // (conversations, messages, delivery, access, sessions) › features (requests, cards, files, handoffs, tasks,
     // claims, floor, state, context, progress, review, owner services) › tools (the tool map and its runner); phone
-    // (devices, pairing, notices, action tokens) and waking (wake runs) sit beside tools.
+    // (devices, pairing, notices, action tokens) and wake-runs (the wake runs' policy and records) sit beside tools.
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { perch },
     rules: {
@@ -31,9 +31,9 @@ export default tseslint.config(
       'perch/area-direction': ['error', { layers: [
         { root: 'src', allowed: { shared: [], main: ['shared'], renderer: ['shared'] } },
         { root: 'src/main', allowed: {
-          store: [], hub: ['store'], mcp: ['hub', ''], owner: ['hub', ''], push: ['hub'], wake: ['hub'],
+          store: [], hub: ['store'], mcp: ['hub', ''], owner: ['hub', ''], push: ['hub'], launcher: ['hub'],
           cli: ['', 'hub', 'owner', 'store'], electron: ['', 'hub', 'owner', 'store'],
-          '': ['', 'store', 'hub', 'mcp', 'owner', 'push', 'wake'],
+          '': ['', 'store', 'hub', 'mcp', 'owner', 'push', 'launcher'],
         } },
         { root: 'src/main/hub', allowed: {
           core: [],
@@ -43,7 +43,7 @@ export default tseslint.config(
           features: ['core', 'identity', 'control', 'talk'],
           tools: ['core', 'identity', 'control', 'talk', 'features'],
           phone: ['core', 'identity', 'control', 'talk', 'features'],
-          waking: ['core', 'identity', 'control', 'talk', 'features'],
+          'wake-runs': ['core', 'identity', 'control', 'talk', 'features'],
         } },
       ] }],
     },
@@ -65,7 +65,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [
         { group: ['node:http', 'node:https', 'http', 'https', 'node:net', 'net'], message: 'hub/ and store/ know nothing of HTTP.' },
         { group: ['electron'], message: 'hub/ and store/ know nothing of Electron.' },
-        { group: ['web-push'], message: 'hub/ and store/ take senders and launchers by injection (app.ts), never the modules that reach the network or spawn processes (the area rule above keeps push/ and wake/ out).' },
+        { group: ['web-push'], message: 'hub/ and store/ take senders and launchers by injection (app.ts), never the modules that reach the network or spawn processes (the area rule above keeps push/ and launcher/ out).' },
         { group: ['@modelcontextprotocol/*'], message: 'hub/ and store/ know nothing of the doors (MCP, owner API, CLI, Electron; the area rule above keeps their folders out).' },
       ] }],
     },

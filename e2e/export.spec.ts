@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openConversation, useHarness } from './harness';
-import { archiveEntries } from '../test/support/archive-entries';
+import { exportEntries } from '../test/support/export-entries';
 import { on } from './pages/on';
 import { openSettings } from './pages/app';
 
@@ -26,7 +26,7 @@ describe('Settings → Export', () => {
     await download.saveAs(file);
     await on(page).status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
-    const entries = await archiveEntries(file);
+    const entries = await exportEntries(file);
     const names = [...entries.keys()];
     const transcript = entries.get(`transcripts/minutes-${conv}.md`)?.toString('utf8') ?? ''; // named readably: title and id (issue 28)
     assert.equal(names[0], 'manifest.json');
@@ -54,7 +54,7 @@ describe('Settings → Export', () => {
     await download.saveAs(file);
     await dialog.status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
 
-    const entries = await archiveEntries(file);
+    const entries = await exportEntries(file);
     assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/budget-${kept}.md`], 'only that conversation\'s transcript, named by its title and id');
     const convs = entries.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
     assert.deepEqual(convs, [kept], 'only that conversation');

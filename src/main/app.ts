@@ -25,7 +25,7 @@ import { frontFileLink, frontMcp, hubServer, isProxyHost, listenOn, proxiedFileL
 import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup/backup';
 import { isNoSpace } from './store/backup/disk-space';
-import { ProcessLauncher } from './wake/runner';
+import { ProcessLauncher } from './launcher/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
 
@@ -176,7 +176,7 @@ function startStoreWorker(hub: Hub): void {
 
 /**
  * Wake runs: an agent with a wake action is started when an event wakes it and nothing of it listens.
- * The policy (hub/waking/wake-runs.ts) decides; the launcher (wake/runner.ts) starts processes and POSTs webhooks.
+ * The policy (hub/wake-runs/wake-runs.ts) decides; the launcher (launcher/runner.ts) starts processes and POSTs webhooks.
  * Started once the port is known (runs are told the MCP URL); on close, running processes get SIGTERM.
  */
 function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {

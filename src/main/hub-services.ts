@@ -25,12 +25,12 @@ import { pushTargetsCache } from './hub/phone/devices';
 import { pairingWaiters } from './hub/phone/pairing';
 import { ActionSecret } from './hub/phone/action-tokens';
 import { Notifier, type NotifyOptions, type NotifySenders } from './hub/phone/notify';
-import { WakeRuns, type WakeOptions } from './hub/waking/wake-runs';
-import type { WakeLauncher } from './hub/waking/launcher';
+import { WakeRuns, type WakeOptions } from './hub/wake-runs/wake-runs';
+import type { WakeLauncher } from './hub/wake-runs/launcher';
 
 /** What a hub's services use from outside hub/: given by the running hub (app.ts); the CLI and tests give none. */
 export interface ServiceDeps {
-  /** Wake runs' launcher (src/main/wake/runner.ts) and timings; without it, no run ever starts. */
+  /** Wake runs' launcher (src/main/launcher/runner.ts) and timings; without it, no run ever starts. */
   wake?: { launcher: WakeLauncher; options?: WakeOptions };
   /** Push senders (src/main/push/*); without them, no notice is sent. */
   notify?: { senders: NotifySenders; options?: NotifyOptions };
@@ -38,7 +38,7 @@ export interface ServiceDeps {
   retention?: RetentionOptions;
 }
 
-/** The hub's services, built once, in the order of the areas (core › identity › control › talk › features › phone, waking). */
+/** The hub's services, built once, in the order of the areas (core › identity › control › talk › features › phone, wake-runs). */
 export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
   return {
     // identity
@@ -67,7 +67,7 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
     actionSecret: new ActionSecret(hub),
     pairingWaits: pairingWaiters(),
     notify: deps.notify ? new Notifier(hub, deps.notify.senders, deps.notify.options) : null,
-    // waking
+    // wake-runs
     wakeRuns: new WakeRuns(hub, deps.wake?.launcher ?? null, deps.wake?.options),
   };
 }

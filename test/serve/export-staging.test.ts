@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/main/store/db/db';
 import { createHub } from '../../src/main/hub-services';
 import { addAgent } from '../../src/main/hub/control/agents';
 import { runOwnerAction } from '../../src/main/owner/actions';
-import { walkArchive } from '../../src/main/store/archive/archive-read';
+import { walkExport } from '../../src/main/store/export/read';
 import { BIN, cliAsync, ensureBuilt, exitOf, removeDataDir, tempDataDir } from '../support/serve-harness';
 
 /** A data dir holding one group with `n` owner messages of `size` characters each. */
@@ -49,7 +49,7 @@ test('perch export does not write through a symlink planted at the old predictab
     assert.equal(fs.readlinkSync(`${out}.partial`), victim, 'the planted link is left as it was (not followed, not used)');
     assert.ok(fs.lstatSync(out).isFile(), 'the archive is a file of its own');
     const texts: string[] = [];
-    await walkArchive(out, { row: (k, row) => { if (k.name === 'messages') texts.push(String(row.text)); } });
+    await walkExport(out, { row: (k, row) => { if (k.name === 'messages') texts.push(String(row.text)); } });
     assert.equal(texts.length, 5, 'the archive is whole');
     assert.deepEqual(stagingLeft(shared), [], 'no staging folder is left');
   } finally {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { withHub, callTool as call, type TestHub } from '../support/helpers';
 import { runOwnerAction } from '../../src/main/owner/actions';
-import { walkArchive } from '../../src/main/store/archive/archive-read';
+import { walkExport } from '../../src/main/store/export/read';
 import { isHubError } from '../../src/shared/errors';
 import { cli, eventually, ownerOk, removeDataDir, startServe } from '../support/serve-harness';
 import { dataDirWithOldHistory } from '../support/retention-seed';
@@ -60,7 +60,7 @@ test('with export first, a pass writes the archive of what it deletes before del
     const files = fs.readdirSync(dir);
     assert.deepEqual(files, [path.basename(plan.export_to)], 'one archive, named as the dry run said');
     const archived: Array<Record<string, unknown>> = [];
-    const manifest = await walkArchive(path.join(dir, files[0]), { row: (k, row) => { if (k.name === 'messages') archived.push(row); } });
+    const manifest = await walkExport(path.join(dir, files[0]), { row: (k, row) => { if (k.name === 'messages') archived.push(row); } });
     assert.deepEqual(manifest.scope.conversations, [h.conv], 'the archive holds the conversation deleted from');
     const inArchive = new Set(archived.map((r) => r.id));
     for (const id of h.old) assert.ok(inArchive.has(id), 'every deleted message is in the archive');
@@ -164,7 +164,7 @@ test('a running perch serve exports before deleting when set with perch retentio
     const archives = fs.readdirSync(out).filter((f) => /^perch-retention-.*\.tar\.gz$/.test(f));
     assert.equal(archives.length, 1, 'one archive was written');
     const texted: string[] = [];
-    await walkArchive(path.join(out, archives[0]), { row: (k, row) => { if (k.name === 'messages') texted.push(String(row.text)); } });
+    await walkExport(path.join(out, archives[0]), { row: (k, row) => { if (k.name === 'messages') texted.push(String(row.text)); } });
     assert.deepEqual(texted.sort(), [0, 1, 2, 3, 4].map((i) => `long ago ${i}`), 'the archive holds the deleted messages');
     assert.match(run('retention').stdout, /Export first: into .*\(last: .*perch-retention-/);
   } finally {

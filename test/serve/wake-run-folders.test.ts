@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ProcessLauncher } from '../../src/main/wake/runner';
+import { ProcessLauncher } from '../../src/main/launcher/runner';
 import { addAgent, alive, eventually, ownerOk, removeDataDir, startServe, tempDataDir, type Served } from '../support/serve-harness';
 
 const posix = typeof process.getuid === 'function';

@@ -11,7 +11,7 @@ import { addAgent, revokeAgent } from '../../src/main/hub/control/agents';
 import { addAgentKey, revokeScopedKey } from '../../src/main/hub/identity/agent-keys';
 import { issueRunKey } from '../../src/main/hub/identity/run-keys';
 import { authenticateKey, keyStanding } from '../../src/main/hub/identity/key-login';
-import { KEY_SCOPES } from '../../src/shared/agents/sessions';
+import { KEY_SCOPES } from '../../src/shared/agents/scoped-keys';
 
 function hubWithClock() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-login-'));

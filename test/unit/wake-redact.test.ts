@@ -1,9 +1,9 @@
-// The run key never reaches a wake run's log: KeyRedactor (wake/redact.ts) on every way of splitting the output.
+// The run key never reaches a wake run's log: KeyRedactor (launcher/redact.ts) on every way of splitting the output.
 // (test/serve/wake-runs.test.ts checks the same with a real process printing its key in pieces.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { KeyRedactor, MIN_FRAGMENT, REDACTED } from '../../src/main/wake/redact';
+import { KeyRedactor, MIN_FRAGMENT, REDACTED } from '../../src/main/launcher/redact';
 
 const KEY = `perch_run_${crypto.randomBytes(24).toString('base64url')}`;
 

@@ -10,7 +10,7 @@ import { agent } from './agents/agents';
 import { device } from './owner/device';
 import { call, owner } from './owner/call';
 import { backup, restore } from './data/backup';
-import { exportCmd, importCmd } from './data/archive';
+import { exportCmd, importCmd } from './data/export';
 import { HOOK_HELP, cmdHook } from './hook/hook';
 import { conv } from './owner/conv';
 import { retention } from './data/retention';

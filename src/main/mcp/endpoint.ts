@@ -22,11 +22,11 @@
 //   respond         after COMMIT: toolResultJson, or errorResult for a refusal (tool-call.ts)
 //
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
-import { isReadOnlyKey } from '../../shared/agents/sessions';
+import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
-import type { WaitStanding } from '../../shared/agents/sessions';
+import type { WaitStanding } from '../../shared/agents/scoped-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { howToAllow, wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE, type RequestPlace } from '../../shared/agents/places';
@@ -238,7 +238,7 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
   x.keyAuth = found.auth;
   x.at = at;
   // Any request of the agent: it is connected, and from where (hub/control/presence.ts); not a read-only key's, which
-  // is an observer of the agent, not the agent (shared/agents/sessions.ts isReadOnlyKey).
+  // is an observer of the agent, not the agent (shared/agents/scoped-keys.ts isReadOnlyKey).
   if (!isReadOnlyKey(found.auth)) notePresence(x.door.hub, agent.id, '', undefined, at);
   return undefined;
 }

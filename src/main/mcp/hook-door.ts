@@ -23,7 +23,7 @@ import type { Hub } from '../hub/core/hub';
 import { authenticateKey } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
-import { isReadOnlyKey } from '../../shared/agents/sessions';
+import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
 import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';

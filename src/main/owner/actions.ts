@@ -25,9 +25,9 @@ import { addRuleOrAnswer } from '../hub/features/permission-answers';
 import { answerCard } from '../hub/features/cards';
 import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
 import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
-import { setWakeAction } from '../hub/waking/wake-action';
-import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/waking/wake-views';
-import { setWakeLimits, wakeLimits } from '../hub/waking/wake-limits';
+import { setWakeAction } from '../hub/wake-runs/wake-action';
+import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
+import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/agents/snippets';
 import { placesWarning } from '../../shared/agents/places';
@@ -133,7 +133,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
   'held.discard': (hub, a) => discardHeld(hub, a.held_id),
-  // wake runs (hub/waking/wake-action.ts, hub/waking/wake-views.ts)
+  // wake runs (hub/wake-runs/wake-action.ts, hub/wake-runs/wake-views.ts)
   'wake.get': (hub, a) => ({ wake: wakeState(hub, a.agent) }),
   'wake.set': (hub, a) => ({ wake: setWakeAction(hub, a) }),
   'wake.runs': (hub, a) => ({ runs: listRuns(hub, a) }),

@@ -1,6 +1,6 @@
 // POST /api/owner/archive/export: the owner's Export… in the app. The body is the scope ({} = everything); the answer
-// is the archive itself (application/gzip, as an attachment), written to a private temporary file first by
-// hub/features/archive.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
+// is the export itself (application/gzip, as an attachment), written to a private temporary file first by
+// hub/features/export.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
 // perch command (never a paired phone); a bad scope is a JSON refusal like any owner action's.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
 import { BodyTooLarge, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
-import { exportHubArchive, exportScopeOf, ownerExportFolder } from '../hub/features/archive';
+import { exportHub, exportScopeOf, ownerExportFolder } from '../hub/features/export';
 import { contentDisposition } from './files-door';
 
 /** The scope is a small JSON object: 64 KiB is room for thousands of conversation ids. */
@@ -32,7 +32,7 @@ export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerRes
     const scope = exportScopeOf(input);
     dir = ownerExportFolder(); // private; what a killed hub left is swept
     const out = path.join(dir, 'archive.tar.gz');
-    const r = await exportHubArchive(hub, scope, out);
+    const r = await exportHub(hub, scope, out);
     const name = `perch-archive-${new Date().toISOString().slice(0, 10)}.tar.gz`;
     res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Length': String(r.bytes), 'Content-Disposition': contentDisposition('attachment', name), 'Cache-Control': 'no-store' });
     // pipeline ends when the answer has gone out or the client has gone (even before this point: then at once), and

@@ -11,7 +11,7 @@ import { serveExport } from './export-door';
 import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
-import { createLoginToken, endSession, exchangeLoginToken, isValidSession } from '../hub/identity/owner-sessions';
+import { createLoginToken, endOwnerLogin, exchangeLoginToken, isValidOwnerLogin } from '../hub/identity/owner-logins';
 import { serveFileLink } from './files-door';
 import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/features/devices';
@@ -154,7 +154,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     const token = bearerOf(req);
     if (!token) return undefined;
     if (safeEqual(token, cliToken)) return 'cli';
-    if (isValidSession(hub, token)) return 'session';
+    if (isValidOwnerLogin(hub, token)) return 'session';
     return undefined;
   }
 
@@ -302,7 +302,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   function handleLogout(req: IncomingMessage, res: ServerResponse) {
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Logout is a POST request.', 'POST to this URL with the session as bearer.');
     const token = bearerOf(req);
-    const ended = token ? endSession(hub, token) : false;
+    const ended = token ? endOwnerLogin(hub, token) : false;
     sendJson(res, 200, { ok: true, value: { ended } });
   }
 

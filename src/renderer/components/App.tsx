@@ -16,8 +16,8 @@ import { SettingsPage } from './settings/SettingsPage';
 import { Home } from './Home';
 import { ImageViewer } from './ImageViewer';
 import { NewConversationDialog } from './conversation/NewConversation';
-import { BottomBar, ForgottenPhone, PairPage, PhoneMenu, RequestPage } from './device/Phone';
-import { useDevice } from '../stores/device';
+import { BottomBar, ForgottenDevice, PairPage, PairedDeviceMenu, RequestPage } from './device/PairedDevice';
+import { usePairedDevice } from '../stores/paired-device';
 import { ItemBoundary } from './common';
 
 export function App() {
@@ -42,11 +42,11 @@ export function App() {
 
 function SignIn() {
   const refused = useSession((s) => s.error);
-  const revoked = useDevice((s) => s.revoked);
-  const forgotten = useDevice((s) => s.forgotten);
-  if (forgotten) return <ForgottenPhone />;
+  const revoked = usePairedDevice((s) => s.revoked);
+  const forgotten = usePairedDevice((s) => s.forgotten);
+  if (forgotten) return <ForgottenDevice />;
   // Through the HTTPS front (not this computer), login links are refused: a device pairs instead.
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(location.hostname) && !window.perch) return <ForgottenPhone forgot={false} />;
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(location.hostname) && !window.perch) return <ForgottenDevice forgot={false} />;
   if (revoked) {
     return (
       <main className="signin" aria-labelledby="signin-title">
@@ -100,7 +100,7 @@ function Shell() {
   const link = useSession((s) => s.link);
   const storage = useSession((s) => s.storage);
   const convIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, '')));
-  const scope = useDevice((s) => s.me?.scope);
+  const scope = usePairedDevice((s) => s.me?.scope);
 
   // App-wide keys: Ctrl/Cmd+K to find a conversation, Alt+Up/Down to move between conversations.
   useEffect(() => {
@@ -133,7 +133,7 @@ function Shell() {
     <div className={`app view-${view.name}${scope === 'approvals' ? ' scope-approvals' : ''}`}>
       {scope !== 'approvals' && <Sidebar />}
       <main className="main" aria-label="Main">
-        {(view.name === 'approvals' || view.name === 'home') && <PhoneMenu />} {/* device mode: "Forget this phone" (Phone.tsx) */}
+        {(view.name === 'approvals' || view.name === 'home') && <PairedDeviceMenu />} {/* device mode: "Forget this phone" (PairedDevice.tsx) */}
         {link !== 'live' && (
           <div className={`linkbar linkbar-${link}`} role="status">
             {link === 'connecting' ? 'Connecting to the hub…' : link === 'offline' ? 'The hub is not answering; retrying…' : 'Signed out.'}

@@ -15,7 +15,7 @@ import { PauseAllControl } from './fleet/Control';
 import { AgentStatePill, useAgentStates } from './fleet/AgentState';
 import { STATE_ORDER, fleetOrder, type AgentState, type AgentStateName, type FleetSortKey } from '../../shared/agents/agent-state';
 import { Icon } from './Icon';
-import { useDevice } from '../stores/device';
+import { usePairedDevice } from '../stores/paired-device';
 
 /**
  * Direct messages in the Fleet's order (shared/agents/agent-state.ts fleetOrder): by the state of the agent in it (who needs
@@ -65,7 +65,7 @@ export function Sidebar() {
   const [showArchived, setShowArchived] = useState(false);
   const [results, setResults] = useState<Message[] | null>(null);
   const convTitles = useConversations(useShallow((s) => Object.fromEntries(Object.values(s.byId).map((c) => [c.conv_id, c.title]))));
-  const deviceMode = useDevice((s) => !!s.me); // a paired phone has no owner session to sign out of: it has "Forget this phone" (Phone.tsx)
+  const deviceMode = usePairedDevice((s) => !!s.me); // a paired phone has no owner session to sign out of: it has "Forget this phone" (PairedDevice.tsx)
 
   return (
     <nav className="sidebar" aria-label="Perch">

@@ -4,7 +4,7 @@ import { renderMarkdown } from '../markdown';
 import { hueOf, initials } from '../format';
 import type { UserRef } from '../model';
 import { Icon } from './Icon';
-import { ON_THE_LAPTOP_TITLE } from '../stores/device';
+import { ON_THE_LAPTOP_TITLE } from '../stores/paired-device';
 
 export function Avatar({ user, size = 36 }: { user: Pick<UserRef, 'name' | 'kind'>; size?: number }) {
   const hue = hueOf(user.name);
@@ -279,7 +279,7 @@ export function ConfirmDialog(props: { title: string; children: ReactNode; confi
   );
 }
 
-/** In place of a part of a page that a paired device can neither load nor use (laptop-only, stores/device.ts laptopOnly): one plain line. */
+/** In place of a part of a page that a paired device can neither load nor use (laptop-only, stores/paired-device.ts laptopOnly): one plain line. */
 export function OnTheLaptop({ children }: { children: ReactNode }) {
   return (
     <p className="muted on-the-laptop" role="note">

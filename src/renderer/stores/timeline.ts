@@ -1,7 +1,7 @@
 // Loaded history per conversation: rows in seq order, the messages by id, pins, threads, task history.
 import { create } from 'zustand';
 import type { EventView, EventViewOf, Message } from '../model';
-import type { ReadReceipt } from '../../shared/agents/sessions';
+import type { ReadReceipt } from '../../shared/agents/agent-sessions';
 
 export type Row =
   | { key: string; seq: number; kind: 'message'; msgId: string }

@@ -31,8 +31,8 @@ export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'
 export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
 export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';
 export { cancelQueuedRun, loadWakeLimits, loadWakeState, setWake, setWakeLimits, startQueuedRun, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
-export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './device'; // a paired phone
+export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './paired-device'; // a paired phone
 export {
   cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
   sendTestPush, setPushContent, startPairing,
-} from './phone'; // Settings → Phone
+} from './phone-settings'; // Settings → Phone

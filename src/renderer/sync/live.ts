@@ -21,8 +21,8 @@ import { countLiveUnread, markReadSoon, touchConversation } from './unread';
 import { loadHeld, refreshHeldSoon } from './held';
 import { applyWakeLive, loadWakeRuns } from './wake';
 import { applyFleetLive, loadControls, onBudgetPaused, onKeyPlaceRefused, onControlEvent } from './control';
-import { approvalsOnly, deviceStore } from '../stores/device';
-import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './device';
+import { approvalsOnly, pairedDeviceStore } from '../stores/paired-device';
+import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './paired-device';
 import { isNarrow } from './router';
 
 let unsubscribe: (() => void) | null = null;
@@ -45,8 +45,8 @@ export async function boot(): Promise<void> {
   // A paired phone: no owner session, its device credential is the bearer; its scope decides what loads.
   if (transport.kind === 'http' && deviceMode()) {
     if (!(await loadDevice())) return;
-  } else if (deviceStore.getState().me) {
-    deviceStore.setState({ me: null });
+  } else if (pairedDeviceStore.getState().me) {
+    pairedDeviceStore.setState({ me: null });
   }
   let info;
   try {

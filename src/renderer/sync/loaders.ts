@@ -10,7 +10,7 @@ import { timelineStore } from '../stores/timeline';
 import { PROGRESS_KEEP, progressStore, type AgentActivity } from '../stores/progress';
 import { agentsStore } from '../stores/agents';
 import { fileKey, filesStore } from '../stores/files';
-import { laptopOnly } from '../stores/device';
+import { laptopOnly } from '../stores/paired-device';
 import { errorText, toast } from './common';
 import { mergeRequestList } from './requests';
 import { mergeProgress } from './reduce';

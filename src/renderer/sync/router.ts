@@ -2,7 +2,7 @@
 // message to scroll to, the side panel, the image viewer and the new-conversation dialog.
 import { transport } from '../transport';
 import { uiStore, type View } from '../stores/ui';
-import { approvalsOnly } from '../stores/device';
+import { approvalsOnly } from '../stores/paired-device';
 import { ensureTimeline, loadProgress, loadThread } from './loaders';
 import { markReadSoon } from './unread';
 

@@ -1,7 +1,7 @@
 // Every write to the timeline store: history pages in, live events applied in seq order (through the
 // ordering module), message changes, pins and threads. Each update builds new objects (reduce.ts).
 import { api } from '../transport';
-import type { ReadReceipt } from '../../shared/agents/sessions';
+import type { ReadReceipt } from '../../shared/agents/agent-sessions';
 import type { EventView, HistoryPage, Message, ThreadPage } from '../model';
 import { ownerId } from '../stores/session';
 import { emptyTimeline, timelineStore, type ConvTimeline } from '../stores/timeline';

@@ -9,7 +9,7 @@ import { requestsStore } from '../stores/requests';
 import { heldStore } from '../stores/held';
 import { conversationsStore } from '../stores/conversations';
 import { sessionStore } from '../stores/session';
-import { deviceStore } from '../stores/device';
+import { pairedDeviceStore } from '../stores/paired-device';
 import { transport } from '../transport';
 import { HELD_WHAT } from '../../shared/features/review';
 import { openView } from './router';
@@ -54,7 +54,7 @@ export function waitingItems(): WaitingItem[] {
       open: () => openView({ name: 'request', requestId: r.request_id }),
     }));
   const ownerId = sessionStore.getState().info?.owner.id;
-  const device = deviceStore.getState();
+  const device = pairedDeviceStore.getState();
   const handoffs = device.me?.scope === 'approvals'
     ? device.handoffs.filter((h) => h.to.id === ownerId).map((h) => ({ conv_id: h.conv_id, title: h.title, agent: h.agent.name, note: h.note, at: h.at })) // an approvals-only phone reads them itself
     : Object.values(conversationsStore.getState().byId).flatMap((c) =>
@@ -89,7 +89,7 @@ function storedOn(): boolean {
 
 /** Whether this UI can offer desktop notifications: a browser with the API, signed in as the owner (not a phone). */
 export function canNotifyDesktop(): boolean {
-  return transport.kind === 'http' && typeof Notification === 'function' && !deviceStore.getState().me;
+  return transport.kind === 'http' && typeof Notification === 'function' && !pairedDeviceStore.getState().me;
 }
 
 /**
@@ -154,7 +154,7 @@ export function startWaitingSignals(): void {
   const loadedNow = (): Record<WaitingItem['from'], boolean> => ({
     held: heldStore.getState().loaded,
     requests: requestsStore.getState().loaded,
-    handoffs: deviceStore.getState().me?.scope === 'approvals' ? deviceStore.getState().handoffsLoaded : conversationsStore.getState().loaded,
+    handoffs: pairedDeviceStore.getState().me?.scope === 'approvals' ? pairedDeviceStore.getState().handoffsLoaded : conversationsStore.getState().loaded,
   });
   let wasLoaded = { held: false, requests: false, handoffs: false };
   const update = () => {
@@ -176,7 +176,7 @@ export function startWaitingSignals(): void {
     }
     wasLoaded = loaded;
   };
-  for (const store of [requestsStore, heldStore, conversationsStore, sessionStore, deviceStore] as const) (store.subscribe as (fn: () => void) => void)(update);
+  for (const store of [requestsStore, heldStore, conversationsStore, sessionStore, pairedDeviceStore] as const) (store.subscribe as (fn: () => void) => void)(update);
   uiStore.subscribe((s, prev) => {
     if (s.pendingDecisions !== prev.pendingDecisions) update();
   });

@@ -4,7 +4,7 @@ import type { OwnerInput } from '../../shared/api/owner-api';
 import type { WakeRunView } from '../../shared/agents/wake';
 import type { HubLive } from '../../shared/api/event-log';
 import { wakeStore } from '../stores/wake';
-import { laptopOnly } from '../stores/device';
+import { laptopOnly } from '../stores/paired-device';
 import { attempt, toast } from './common';
 
 const KEEP = 200;

@@ -3,7 +3,8 @@
 // Pure TypeScript: no Node, no DOM.
 import { z } from 'zod';
 import { LIMITS } from '../limits';
-import { MAX_INSTANCE_NOTE_CHARS, type KeyScope } from '../agents/sessions';
+import { MAX_INSTANCE_NOTE_CHARS } from '../agents/agent-sessions';
+import type { KeyScope } from '../agents/scoped-keys';
 import * as R from './tool-results';
 
 export interface ToolSpec<S extends z.ZodObject = z.ZodObject, O extends ToolOutput = ToolOutput> {
@@ -148,7 +149,7 @@ const DESTRUCTIVE: ToolFacts = { destructive: true };
 /** Publishes its report to the owner right after its own commit, so it is not batched with others. */
 const COMMITS_ALONE: ToolFacts = { groupCommitted: false };
 
-// Sessions of one agent: the optional instance arguments (additive; omitting them behaves as before).
+// Agent sessions: the optional instance arguments (additive; omitting them behaves as before).
 const instanceArg = () =>
   z.string().min(1).max(80).optional().describe('Your session\'s instance name: 2-40 of a-z 0-9 - _ (spaces become dashes). Each named instance has its own place in get_updates (optional).');
 const toInstanceArg = () =>

@@ -189,7 +189,7 @@ export interface HubLive {
   waiting: Record<string, boolean>;
   /** The agents and their controls (hub/control/fleet-live.ts). */
   fleet: FleetLive;
-  /** A wake run started, ran or ended (hub/waking/wake-runs.ts). */
+  /** A wake run started, ran or ended (hub/wake-runs/wake-runs.ts). */
   wake_run: WakeRunView;
   /** Perch switched an agent's wake action off after runs that failed. */
   wake_off: { agent_id: string; reason: string };
@@ -197,7 +197,7 @@ export interface HubLive {
   wake_memory: { agent_id: string; run_id: string; reason: string };
   /** A daily cap paused an agent (hub/control/control.ts). */
   budget_paused: { agent: { id: string; name: string }; cap: CapName; detail: string; at: number };
-  /** Conversations whose read receipts moved (hub/talk/instances.ts). */
+  /** Conversations whose read receipts moved (hub/talk/agent-sessions.ts). */
   reads: string[];
   /**
    * The owner hid a message from their own view, or showed it again (hidden: false; hub/talk/messages.ts

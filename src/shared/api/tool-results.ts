@@ -5,7 +5,7 @@
 // Pure TypeScript: no Node, no DOM. Every builder makes its schema on first use (the hub's cold start builds none).
 import { z } from 'zod';
 import { EVENT_TYPES, INTENTS, REQUEST_KINDS, REQUEST_STATES, TASK_STATES } from '../types';
-import { KEY_SCOPES } from '../agents/sessions';
+import { KEY_SCOPES } from '../agents/scoped-keys';
 import { PLACE_NAMES } from '../agents/places';
 
 /** Memoizes a schema builder: the schema is made on first use (not at module load) and then shared. */

@@ -1,8 +1,8 @@
-// perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/waking/wake-action.ts).
+// perch agent wake NAME …: the owner sets what starts the agent when it is woken (hub/wake-runs/wake-action.ts).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { setWakeAction } from '../../hub/waking/wake-action';
-import { wakeState } from '../../hub/waking/wake-views';
+import { setWakeAction } from '../../hub/wake-runs/wake-action';
+import { wakeState } from '../../hub/wake-runs/wake-views';
 import type { WakeState } from '../../../shared/agents/wake';
 import { UsageError, dataDirOf, print, withHub, type Command } from '../common';
 import { ownerAction } from '../owner/owner-action';
@@ -127,7 +127,7 @@ const LIMITS_HELP = `perch wake limits [--at-once N|default] [--min-free-mb MB] 
   wakes first, then first come first served) and start as soon as a run ends. Without options it shows
   the limits, the runs alive (memory, CPU) and the queue.`;
 
-/** `perch wake limits`: the limits across the fleet (hub/waking/wake-limits.ts), on the running hub when one serves. */
+/** `perch wake limits`: the limits across the fleet (hub/wake-runs/wake-limits.ts), on the running hub when one serves. */
 export const wake: Command = {
   names: ['wake'],
   usage: `  perch wake limits [--at-once N|default] [--min-free-mb MB]

@@ -106,7 +106,7 @@ export class Bus {
   private unheard = new Set<(userId: string) => void>();
 
   /**
-   * Tells fn of every wake that no waiting call heard (hub/waking/wake-runs.ts starts the agent if it has a wake
+   * Tells fn of every wake that no waiting call heard (hub/wake-runs/wake-runs.ts starts the agent if it has a wake
    * action). Returns the removal.
    */
   onUnheard(fn: (userId: string) => void): () => void {

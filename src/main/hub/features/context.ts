@@ -14,7 +14,7 @@ import { eventsOfConversation } from '../../store/tables/talk/events';
 import { insertSummary, latestSummary, pruneSummaries } from '../../store/tables/talk/summaries';
 import { requireMember } from '../talk/access';
 import { eventView } from '../core/views';
-import { contextForInstance } from '../talk/instances';
+import { contextForInstance } from '../talk/agent-sessions';
 import type { ToolHandlers } from '../identity/tool-handler';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
@@ -148,7 +148,7 @@ export const contextTools = {
     run: ({ hub, agentId }, a) => putSummary(hub, agentId, a),
   },
   get_context: {
-    // A named instance (hub/talk/instances.ts): its sighting is recorded and its events carry for_you / from_you.
+    // A named instance (hub/talk/agent-sessions.ts): its sighting is recorded and its events carry for_you / from_you.
     run: ({ hub, agentId, key }, a) => contextForInstance(hub, agentId, a.instance, getContext(hub, agentId, a), key),
   },
 } satisfies ToolHandlers<'put_summary' | 'get_context'>;

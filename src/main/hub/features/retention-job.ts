@@ -13,12 +13,12 @@
 // (incremental vacuum: files made by this version; see docs/guide/data.md for older files). Then it sleeps until the next pass
 // (`intervalMs`, or at once when a rule changes).
 // Export first (the owner's export_dir): before a pass deletes anything, the conversations it will delete from are
-// exported whole (store/archive/archive-export.ts, its own read-only connection and read transaction, in short async steps)
-// into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the archive. If the
+// exported whole (store/export/write.ts, its own read-only connection and read transaction, in short async steps)
+// into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the export. If the
 // export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
 // next pass tries again.
 import type { Hub } from '../core/hub';
-import { exportHubArchive } from './archive';
+import { exportHub } from './export';
 import { archiveConversation } from '../talk/archive';
 import {
   autoVacuumMode, conversationsAfter, deleteEvent, deleteMessageFully, deleteSummariesBefore, eventsAfterSeq,
@@ -68,7 +68,7 @@ interface Pass {
   exhausted: boolean;
   current: Current | undefined;
   tally: RetentionTally;
-  /** Export first: the archive of what this pass deletes is written (or none was asked for). */
+  /** Export first: the export of what this pass deletes is written (or none was asked for). */
   exported: boolean;
 }
 
@@ -89,11 +89,11 @@ export class Retention {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
   private closed = false;
-  /** The export-first archive being written; the pass waits for it. */
+  /** The export being written before a pass deletes (export-first); the pass waits for it. */
   private exporting: Promise<void> | undefined;
   /** The last pass's tally (for logs and tests). */
   lastPass: RetentionTally | undefined;
-  /** The last export-first archive written. */
+  /** The last export written before a pass deleted (export-first). */
   lastExport: { at: number; file: string; conversations: number } | undefined;
   /** Why the last export-first failed (cleared by one that works). */
   exportError: { at: number; message: string } | undefined;
@@ -164,7 +164,7 @@ export class Retention {
     const convs = plan.conversations.filter((c) => c.messages + c.events + c.summaries > 0).map((c) => c.conv_id);
     if (!convs.length) return false;
     const file = exportFileName(dir, pass.at);
-    this.exporting = exportHubArchive(this.hub, { conversations: convs }, file).then(
+    this.exporting = exportHub(this.hub, { conversations: convs }, file).then(
       () => {
         this.lastExport = { at: pass.at, file, conversations: convs.length };
         this.exportError = undefined;

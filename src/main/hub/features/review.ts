@@ -23,7 +23,7 @@ import { requireMember, requireMessage, resolveMembers } from '../talk/access';
 import { passGates } from '../talk/gates';
 import { requireText, sendMessage, type SendInput } from '../talk/messages';
 import { noteSent, personActed } from '../control/brakes';
-import { instanceName } from '../talk/instances';
+import { instanceName } from '../talk/agent-sessions';
 import { sendCard, validateCard, type SendCardInput } from './cards';
 import { storeFile, type PreparedFile } from './files';
 import { findAgent } from '../identity/identities';
@@ -142,7 +142,7 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     let thumb: Buffer | null = null;
     if (kind === 'message') {
       requireText(args.text as string);
-      // instance names are checked now, as a posted send checks them, not when the owner sends it (hub/talk/instances.ts)
+      // instance names are checked now, as a posted send checks them, not when the owner sends it (hub/talk/agent-sessions.ts)
       instanceName(args.instance as string | undefined);
       instanceName(args.to_instance as string | undefined);
       resolveMembers(hub, convId, args.to as string[] | undefined, 'to');

@@ -6,9 +6,9 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/agents/sessions';
+import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/agents/scoped-keys';
 
-export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/agents/sessions.ts)
+export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/agents/scoped-keys.ts)
 import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/tables/agents/agent-keys';
 import { findAgent, newKey } from './identities';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';

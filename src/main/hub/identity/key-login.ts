@@ -4,7 +4,7 @@
 // logs every request in here, and a waiting call asks again here whether its key still works (keyStanding).
 import type { Hub } from '../core/hub';
 import type { UserRow } from '../../store/tables/agents/users';
-import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/agents/sessions';
+import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/agents/scoped-keys';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
 import { MAIN_KEY, scopedKey } from './agent-keys';
 import { RUN_KEY_PREFIX } from './run-keys';

@@ -6,7 +6,7 @@
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
 import type { RequestPlace } from '../../../shared/agents/places';
 import type { Hub } from '../core/hub';
-import { isReadOnlyKey, type KeyAuth, type WaitStanding } from '../../../shared/agents/sessions';
+import { isReadOnlyKey, type KeyAuth, type WaitStanding } from '../../../shared/agents/scoped-keys';
 import { HubError } from '../../../shared/errors';
 
 /** Who makes a call, as the handlers that wait need to know it. */
@@ -69,7 +69,7 @@ export function requireKeyStanding(caller: Caller): void {
  */
 export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller: Caller): Promise<'woken' | 'timeout' | 'aborted'> {
   const { signal, standing } = caller;
-  const observer = isReadOnlyKey(caller.key); // a read-only key's wait is not the agent listening (shared/agents/sessions.ts)
+  const observer = isReadOnlyKey(caller.key); // a read-only key's wait is not the agent listening (shared/agents/scoped-keys.ts)
   if (!standing) return hub.bus.wait(userId, ms, signal, observer);
   requireKeyStanding(caller);
   const expiresAt = caller.key?.expires_at;

@@ -3,7 +3,7 @@
 // device with a push subscription; a request decided, expired or cancelled anywhere (a handoff handed back, a
 // card answered) makes a 'clear' with the same tag, which closes the notification on the phone. What a notice says is
 // drafted in notice-drafts.ts; this is the send queue. Sending is injected (app.ts gives the real senders,
-// src/main/push/*), as hub/waking/wake-runs.ts takes its launcher; nothing here speaks HTTP. Pushes go out after the
+// src/main/push/*), as hub/wake-runs/wake-runs.ts takes its launcher; nothing here speaks HTTP. Pushes go out after the
 // commit, one job at a time, never blocking a write. The device door's push calls (subscribe, a button's token, a
 // read token) are device-push.ts.
 import type { Hub } from '../core/hub';

@@ -6,8 +6,8 @@ import type { EventView } from '../../../shared/api/event-log';
 import { cursorOf, eventsForUser, saveCursor, maxGid, type CursorRow } from '../../store/tables/talk/events';
 import { eventView } from '../core/views';
 import { tx } from '../../store/db/db';
-import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../../store/tables/talk/instances';
-import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './instances';
+import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../../store/tables/talk/agent-sessions';
+import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './agent-sessions';
 import { keyCursor, saveKeyCursor } from '../../store/tables/agents/agent-keys';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
 
@@ -15,7 +15,7 @@ export interface UpdatesInput {
   ack?: string;
   limit?: number;
   wait_secs?: number;
-  /** A named session of the agent: it keeps its own confirmed position (hub/talk/instances.ts). */
+  /** A named session of the agent: it keeps its own confirmed position (hub/talk/agent-sessions.ts). */
   instance?: string;
 }
 
@@ -99,7 +99,7 @@ function parseAck(hub: Hub, posKey: string, ack: string): number {
 export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, caller: Caller = {}): Promise<UpdatesResult> {
   const limit = Math.min(input.limit ?? LIMITS.updatesDefaultLimit, LIMITS.updatesMaxLimit);
   const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.waitAnswerSecs) * 1000;
-  // Sessions of one agent (hub/talk/instances.ts): a named instance has its own position, and its acks are bound to it.
+  // Agent sessions (hub/talk/agent-sessions.ts): a named instance has its own position, and its acks are bound to it.
   const instance = instanceName(input.instance);
   if (instance !== undefined) seeInstance(hub, userId, instance, undefined, caller.key);
   const at: Position = { userId, instance, keyId: caller.key?.id ?? null };
@@ -117,7 +117,7 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
     const { cur, next } = confirmedNext();
     if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's (or key's) place is kept from its first call on
       saveCursorFor(hub, at, { user_id: userId, confirmed_gid: next, last_upto: next });
-      // Read receipts (hub/talk/instances.ts): the agent's own sessions only, never a scoped key's reads.
+      // Read receipts (hub/talk/agent-sessions.ts): the agent's own sessions only, never a scoped key's reads.
       if (!at.keyId) readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next);
     }
     return next;

@@ -17,7 +17,7 @@ import { requireMember, requireMessage, resolveMembers, wakeable, type Access } 
 import { passGates } from './gates';
 import { eventView, messageView } from '../core/views';
 import { noteSent, personSends } from '../control/brakes';
-import { instanceName, readsOf, seeInstance } from './instances';
+import { instanceName, readsOf, seeInstance } from './agent-sessions';
 
 export interface SendInput {
   conv_id: string;
@@ -31,7 +31,7 @@ export interface SendInput {
   thread_id?: string;
   kind?: string;
   payload?: Record<string, unknown>;
-  /** Sessions of one agent (hub/talk/instances.ts): the sender's instance name, and the addressed one. */
+  /** Agent sessions (hub/talk/agent-sessions.ts): the sender's instance name, and the addressed one. */
   instance?: string;
   to_instance?: string;
 }
@@ -63,7 +63,7 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: 
 export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = [], brakes = true): SentMessage {
   const text = requireText(input.text);
   const convId = access.conv.id;
-  const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/talk/instances.ts
+  const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/talk/agent-sessions.ts
   const to = input.to?.length ? resolveMembers(hub, convId, input.to, 'to') : otherSide(hub, access.conv, senderId, input.intent);
   const replied = input.reply_to ? requireMessage(hub, access, input.reply_to, 'message to reply to') : undefined;
   let threadId: string | undefined;
@@ -299,7 +299,7 @@ export function getHistory(hub: Hub, userId: string, convId: string, opts: { bef
     more,
     conversation_last_seq: conv.last_seq,
     visible_from_seq: fromSeq,
-    /** Read receipts: how far each member (and named instance) confirmed (hub/talk/instances.ts). */
+    /** Read receipts: how far each member (and named instance) confirmed (hub/talk/agent-sessions.ts). */
     reads: readsOf(hub, convId),
   };
 }

@@ -19,7 +19,7 @@ import { controlForAgent } from '../control/control';
 import { presenceOf } from '../control/presence';
 import type { PlaceName } from '../../../shared/agents/places';
 import type { AgentCtx, ToolHandler, ToolHandlers } from '../identity/tool-handler';
-import { whoamiSessions } from '../talk/instances';
+import { whoamiSessions } from '../talk/agent-sessions';
 
 const ID_FIELDS = ['client_msg_id', 'client_req_id', 'operation_id'] as const;
 
@@ -81,7 +81,7 @@ export const coreTools = {
       const me = hub.user(agentId);
       const owner = hub.owner;
       return {
-        ...whoamiSessions(hub, agentId, a, key), // instance names and this key's scopes (hub/talk/instances.ts)
+        ...whoamiSessions(hub, agentId, a, key), // instance names and this key's scopes (hub/talk/agent-sessions.ts)
         agent: { id: me.id, name: me.name, kind: me.kind, description: me.description },
         owner: { id: owner.id, name: owner.name, kind: owner.kind },
         config_version: me.config_version,

@@ -1,7 +1,7 @@
 // Every agent tool's handler, in ONE typed map: a tool of the catalog (src/shared/api/catalog.ts) without a
 // handler here, or a misspelt name, is a compile error. Each handler lives in its feature module
 // (go-to-definition on a key leads there); the MCP door calls callAgentTool.
-import { isReadOnlyKey } from '../../../shared/agents/sessions';
+import { isReadOnlyKey } from '../../../shared/agents/scoped-keys';
 import { HubError } from '../../../shared/errors';
 import type { ToolName } from '../../../shared/api/catalog';
 import type { Hub } from '../core/hub';
@@ -82,7 +82,7 @@ export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: R
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
   const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });
   // When it last called and last worked, for the owner's agent state (hub/control/presence.ts); a call its key may
-  // not make at all is not the agent working, and a read-only key's call is not the agent at all (shared/agents/sessions.ts).
+  // not make at all is not the agent working, and a read-only key's call is not the agent at all (shared/agents/scoped-keys.ts).
   const present = refused?.gate !== 'scope' && !isReadOnlyKey(caller.key);
   if (present) notePresence(hub, agentId, name);
   if (refused) return Promise.reject(refused.error);

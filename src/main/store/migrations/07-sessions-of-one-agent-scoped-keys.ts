@@ -5,7 +5,7 @@ export const migration07: Migration = {
   version: 7,
   name: 'sessions of one agent, scoped keys, read receipts',
   // - messages.sender_instance / to_instance: the instance name a message was sent from / addressed to.
-  // - agent_instances: the instance names in use under an agent (store/tables/talk/instances.ts keeps at most 50).
+  // - agent_instances: the instance names in use under an agent (store/tables/talk/agent-sessions.ts keeps at most 50).
   // - instance_cursors: each named instance's own confirmed position in get_updates (the unnamed
   //   session keeps delivery_cursors).
   // - read_receipts: how far each member (instance '' = unnamed) confirmed in each conversation.

@@ -10,7 +10,7 @@ import { hrefOf, openDirectWith, revokeAgent, rotateKey } from '../../sync';
 import { dateTimeOf } from '../../format';
 import { CapsForm, PauseButton, PausedBadge, pauseText } from '../fleet/Control';
 import { Avatar, ConfirmDialog, laptopButton, OnTheLaptop } from '../common';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { ReviewToggle } from '../approvals/HeldItems';
 import { WakeDialog } from './WakeDialog';
 import { AddAgentDialog } from './AddAgentDialog';
@@ -34,7 +34,7 @@ export function AgentsPage({ selected }: { selected?: string }) {
   const [connecting, setConnecting] = useState<string | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ kind: 'rotate' | 'revoke'; agent: string } | null>(null);
-  // On a paired phone: what only the laptop may do (stores/device.ts laptopOnly) is not offered.
+  // On a paired phone: what only the laptop may do (stores/paired-device.ts laptopOnly) is not offered.
   const noAdd = useLaptopOnly('agents.add');
   // The detail shows the agent the address names, else (on a wide screen; a phone shows the list) the first.
   const current = agents.find((a) => a.name === selected) ?? (selected ? undefined : agents[0]);

@@ -3,13 +3,13 @@
 // start, so only the laptop changes them (the hub refuses the field from a device).
 import { useState, type FormEvent } from 'react';
 import type { AgentSummary } from '../../model';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 import { updateAgentConfig, type ConfigPatch } from '../../sync';
 import { Dialog } from '../common';
 
 export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => void }) {
   const c = agent.config;
-  const onDevice = useDevice((s) => s.me !== null);
+  const onDevice = usePairedDevice((s) => s.me !== null);
   const [name, setName] = useState(c.name);
   const [description, setDescription] = useState(agent.description);
   const [instructions, setInstructions] = useState(c.instructions);

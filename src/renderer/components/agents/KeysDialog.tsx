@@ -1,10 +1,10 @@
 // An agent's extra keys (scopes, expiry): list, issue (the secret shown once), revoke.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../../shared/agents/sessions';
+import { KEY_SCOPES, type AgentKeyView, type KeyScope } from '../../../shared/agents/scoped-keys';
 import { addAgentKey, listAgentKeys, revokeAgentKey } from '../../sync';
 import { dateTimeOf } from '../../format';
 import { CopyButton, Dialog, OnTheLaptop } from '../common';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 
 const EXPIRY: Array<{ label: string; ms: number | null }> = [
   { label: 'Never', ms: null },

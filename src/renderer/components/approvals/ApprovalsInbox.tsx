@@ -13,10 +13,10 @@ import { decideWithDraft, discardHeld, openView, selectHeld, selectRequest, send
 import { typingInField } from '../../hooks';
 import { RequestCard } from '../conversation/RequestCard';
 import { HeldItems } from './HeldItems';
-import { NotificationsControl, PhoneHandoffs } from '../device/Phone';
+import { NotificationsControl, PairedDeviceHandoffs } from '../device/PairedDevice';
 import { DesktopNotifyControl } from './DesktopNotify';
 import { ItemBoundary } from '../common';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 
 export function ApprovalsInbox() {
   const all = useRequests(useShallow((s) => Object.values(s.byId)));
@@ -30,7 +30,7 @@ export function ApprovalsInbox() {
   const decided = sorted.filter((r) => r.state !== 'pending').slice(0, 100);
   const heldIds = useHeld(useShallow((s) => s.items.map((i) => i.held_id))).filter((id) => !deciding.includes(id));
   const heldCount = heldIds.length; // review mode (HeldItems.tsx)
-  const phoneHandoffs = useDevice((s) => (s.me?.scope === 'approvals' ? s.handoffs.length : 0)); // an approvals-only phone lists handoffs itself
+  const phoneHandoffs = usePairedDevice((s) => (s.me?.scope === 'approvals' ? s.handoffs.length : 0)); // an approvals-only phone lists handoffs itself
   const handedCount = useHandedToYou().length + phoneHandoffs;
   // One focus across the inbox, in the order shown: held items first, then the requests.
   const order = [...heldIds.map((id) => `h:${id}`), ...pending.map((r) => `r:${r.request_id}`)].join(' ');
@@ -136,7 +136,7 @@ export function ApprovalsInbox() {
         <p className="shortcuts" aria-label="Keyboard shortcuts">
           <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment · <kbd>u</kbd> undo
         </p>
-        <NotificationsControl /> {/* a paired phone: Web Push (Phone.tsx) */}
+        <NotificationsControl /> {/* a paired phone: Web Push (PairedDevice.tsx) */}
         <DesktopNotifyControl where="inbox" /> {/* a browser on the laptop: desktop notifications (sync/waiting.ts) */}
       </header>
       <HandedToYou />
@@ -175,8 +175,8 @@ function focusItem(item: string | null): void {
 
 /** Conversations agents handed to the owner: they wait for a hand-back. */
 function HandedToYou() {
-  const approvalsOnly = useDevice((s) => s.me?.scope === 'approvals');
-  return approvalsOnly ? <PhoneHandoffs /> : <HandedToYouList />;
+  const approvalsOnly = usePairedDevice((s) => s.me?.scope === 'approvals');
+  return approvalsOnly ? <PairedDeviceHandoffs /> : <HandedToYouList />;
 }
 
 /** The conversations handed to the owner, each as "conv_id NUL title NUL agent NUL note". */

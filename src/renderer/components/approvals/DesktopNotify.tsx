@@ -1,14 +1,14 @@
 // Desktop notifications in a browser (sync/waiting.ts): one opt-in, kept in this browser. In the Approvals inbox a
 // button offers them until they are on; Settings can turn them on and off. Not shown in the desktop app (it has OS
-// notifications of its own) nor on a paired phone (Web Push: Phone.tsx).
+// notifications of its own) nor on a paired phone (Web Push: device/PairedDevice.tsx).
 import { useUi } from '../../stores/ui';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 import { canNotifyDesktop, setDesktopNotifications } from '../../sync';
 import { Icon } from '../Icon';
 
 export function DesktopNotifyControl({ where }: { where: 'inbox' | 'settings' }) {
   const state = useUi((s) => s.desktopNotify);
-  useDevice((s) => s.me); // a paired phone: none
+  usePairedDevice((s) => s.me); // a paired phone: none
   if (!canNotifyDesktop()) return null;
   if (where === 'inbox' && state.on) return null;
   return (

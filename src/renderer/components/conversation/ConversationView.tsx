@@ -16,7 +16,7 @@ import { Composer } from './Composer';
 import { ThreadPanel } from './ThreadPanel';
 import { ProgressFeed } from './ProgressFeed';
 import { Avatar, BusyButton, Dialog, laptopButton, Markdown } from '../common';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { MessageBody } from './MessageItem';
 import { ConvPauseControls, PausedBadge } from '../fleet/Control';
 import { ExportDialog } from '../settings/ExportDialog';

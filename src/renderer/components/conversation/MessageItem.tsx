@@ -10,7 +10,7 @@ import { editMessage, fileLink, focusMessage, hideMessage, openImage, openThread
 import { transport } from '../../transport';
 import { bytes, dateTimeOf, timeOf } from '../../format';
 import { AgentBadge, Avatar, ConfirmDialog, ItemBoundary, laptopButton, Markdown } from '../common';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { CardView } from './CardView';
 import { RequestCard } from './RequestCard';
 import { Icon } from '../Icon';

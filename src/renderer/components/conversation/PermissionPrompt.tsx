@@ -9,7 +9,7 @@ import { commandOf, isPermissionPrompt, neverAllowed } from '../../../shared/fea
 import { promptCut } from '../../../shared/api/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { answerAlways } from '../../sync';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 import { renderMarkdown } from '../../markdown';
 import { JsonView } from '../common';
 
@@ -156,7 +156,7 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
   // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
   const never = command !== undefined ? neverAllowed(command) : undefined;
   // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
-  const onDevice = useDevice((s) => s.me !== null);
+  const onDevice = usePairedDevice((s) => s.me !== null);
   const allowOff = never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above`
     : onDevice ? 'Allow rules are added on the laptop only: approve this one above' : undefined;
   return (

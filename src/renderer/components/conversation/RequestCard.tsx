@@ -11,7 +11,7 @@ import { useNow } from '../../hooks';
 import { countdown, dateTimeOf } from '../../format';
 import { AgentBadge, JsonView } from '../common';
 import { Icon } from '../Icon';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 import { AlwaysButtons, PermissionPreview, offersAlways, permissionContext } from './PermissionPrompt';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
@@ -39,7 +39,7 @@ export const RequestCard = memo(function RequestCard(props: {
   const convTitle = useConversations((s) => (r ? (s.byId[r.conv_id]?.title ?? r.conv_title) : ''));
   const draft = useRequests((s) => s.drafts[props.requestId]);
   const now = useNow(1000);
-  const approvalsOnly = useDevice((s) => s.me?.scope === 'approvals'); // a phone of scope approvals cannot open conversations
+  const approvalsOnly = usePairedDevice((s) => s.me?.scope === 'approvals'); // a phone of scope approvals cannot open conversations
   const deciding = useUi((s) => s.pendingDecisions.find((d) => d.key === props.requestId)); // in the undo window
   if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;

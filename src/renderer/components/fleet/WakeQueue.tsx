@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { WakeRunView } from '../../../shared/agents/wake';
 import { WAKE_LIMIT_RANGE } from '../../../shared/agents/wake';
 import { useWake } from '../../stores/wake';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { cancelQueuedRun, loadWakeLimits, setWakeLimits, startQueuedRun, stopWakeRun } from '../../sync';
 import { bytes } from '../../format';
 import { OnTheLaptop } from '../common';

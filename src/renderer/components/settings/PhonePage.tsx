@@ -3,8 +3,8 @@
 // test push), what pushes carry, the optional ntfy channel, and the audit list of what devices did. Each section is a
 // component in phone/; this page composes them.
 import { useEffect } from 'react';
-import { usePhone } from '../../stores/phone';
-import { useLaptopOnly } from '../../stores/device';
+import { usePhoneSettings } from '../../stores/phone-settings';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { OnTheLaptop } from '../common';
 import { loadDeviceAudit, loadDevices, loadPhonePage } from '../../sync';
 import { SettingsNav } from './SettingsPage'; // Settings → Phone
@@ -45,8 +45,8 @@ function PhonePageOnDevice() {
 }
 
 function PhonePageOnLaptop() {
-  const settings = usePhone((s) => s.settings);
-  const loadError = usePhone((s) => s.loadError);
+  const settings = usePhoneSettings((s) => s.settings);
+  const loadError = usePhoneSettings((s) => s.loadError);
   useEffect(() => {
     void loadPhonePage();
     // Last use and the audit list change while the page is open: re-read them now and then (bounded by the page's life).

@@ -8,7 +8,7 @@ import { useUi, type SettingsTab } from '../../stores/ui';
 import { canNotifyDesktop, hrefOf, setDecideAtOnce, setPromptWindow, UNDO_MS } from '../../sync';
 import { DesktopNotifyControl } from '../approvals/DesktopNotify';
 import { api, OwnerError } from '../../transport';
-import { useLaptopOnly } from '../../stores/device';
+import { useLaptopOnly } from '../../stores/paired-device';
 import { ExportControls } from './ExportDialog';
 import { OnTheLaptop } from '../common';
 import { WakeLimitsSection } from '../fleet/WakeQueue';

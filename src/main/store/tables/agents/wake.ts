@@ -1,4 +1,4 @@
-// Wake actions and wake runs (hub/waking/wake-runs.ts decides; this only reads and writes rows).
+// Wake actions and wake runs (hub/wake-runs/wake-runs.ts decides; this only reads and writes rows).
 import { sql, type Db } from '../../db/db';
 
 export interface WakeActionRow {

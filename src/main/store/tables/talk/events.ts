@@ -12,7 +12,7 @@ export interface EventRow {
   ts: number;
   data: string | null;
   wake: string | null;
-  /** 1 for an event that came from an archive (perch import): never delivered, never counted unread. */
+  /** 1 for an event that came from an export (perch import): never delivered, never counted unread. */
   imported?: number | null;
 }
 
@@ -29,7 +29,7 @@ const MESSAGE_FIELDS = `json_object(
   'intent', m.intent, 'reply_to', m.reply_to, 'thread_id', m.thread_id, 'to_ids', m.to_ids, 'topics', m.topics,
   'refs', m.refs, 'sources', m.sources, 'payload', m.payload, 'created_at', m.created_at, 'edited_at', m.edited_at,
   'recalled_at', m.recalled_at, 'claimed_by', m.claimed_by, 'claimed_at', m.claimed_at,
-  'reviewed', m.reviewed, 'sender_instance', m.sender_instance, 'to_instance', m.to_instance, 'provenance', m.provenance)`; // provenance: 'imported' (store/archive/archive-import.ts); reviewed: review mode (store/tables/talk/held.ts); *_instance: sessions of one agent (store/tables/talk/instances.ts)
+  'reviewed', m.reviewed, 'sender_instance', m.sender_instance, 'to_instance', m.to_instance, 'provenance', m.provenance)`; // provenance: 'imported' (store/export/import.ts); reviewed: review mode (store/tables/talk/held.ts); *_instance: sessions of one agent (store/tables/talk/agent-sessions.ts)
 
 /** The message of an event, for a reader who sees the whole conversation (the owner). */
 export const MESSAGE_JSON = `CASE WHEN m.id IS NULL THEN NULL ELSE ${MESSAGE_FIELDS} END AS m_json, 0 AS m_hidden`;

@@ -23,7 +23,7 @@ export interface MessageRow {
   claimed_at: number | null;
   /** Review mode (store/tables/talk/held.ts): 1 reviewed by a person before posting, 2 also edited. */
   reviewed?: number | null;
-  /** The sender's instance name (sessions of one agent; store/tables/talk/instances.ts), or null. */
+  /** The sender's instance name (agent sessions; store/tables/talk/agent-sessions.ts), or null. */
   sender_instance?: string | null;
   /** The instance of the recipient agent the message is addressed to (a courtesy, not a filter), or null. */
   to_instance?: string | null;

@@ -1,11 +1,11 @@
 // Settings → Phone, the audit list: what devices did, refusals marked; Refresh re-reads it with the devices.
 import type { DeviceAuditEntry } from '../../../../shared/features/devices';
-import { usePhone } from '../../../stores/phone';
+import { usePhoneSettings } from '../../../stores/phone-settings';
 import { loadDeviceAudit, loadDevices } from '../../../sync';
 import { dateTimeOf } from '../../../format';
 
 export function AuditSection() {
-  const entries = usePhone((s) => s.audit);
+  const entries = usePhoneSettings((s) => s.audit);
   return (
     <section className="ph-section" aria-labelledby="ph-audit-title">
       <div className="row-between">

@@ -1,15 +1,15 @@
 // Settings → Phone, the paired devices: last use, notifications, a test push and its result, revoke (confirmed).
 import { useState } from 'react';
 import type { DeviceView } from '../../../../shared/features/devices';
-import { usePhone, type TestPushResult } from '../../../stores/phone';
+import { usePhoneSettings, type TestPushResult } from '../../../stores/phone-settings';
 import { revokeDevice, sendTestPush } from '../../../sync';
 import { useNow } from '../../../hooks';
 import { ago, dateTimeOf } from '../../../format';
 import { ConfirmDialog } from '../../common';
 
 export function DevicesSection() {
-  const devices = usePhone((s) => s.devices);
-  const tests = usePhone((s) => s.tests);
+  const devices = usePhoneSettings((s) => s.devices);
+  const tests = usePhoneSettings((s) => s.tests);
   const now = useNow(30_000);
   const [asking, setAsking] = useState<DeviceView | null>(null);
   const live = devices.filter((d) => !d.revoked);

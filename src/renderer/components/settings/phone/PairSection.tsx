@@ -2,14 +2,14 @@
 // both screens show, and the outcome.
 import { useEffect, useState } from 'react';
 import type { DeviceScope, PairingView } from '../../../../shared/features/devices';
-import { usePhone, type PairingRun } from '../../../stores/phone';
+import { usePhoneSettings, type PairingRun } from '../../../stores/phone-settings';
 import { cancelPairing, clearPairing, confirmPairing, markPairingExpired, startPairing } from '../../../sync';
 import { useNow } from '../../../hooks';
 import { countdown } from '../../../format';
 import { BusyButton, CopyButton } from '../../common';
 
 export function PairSection({ publicUrl }: { publicUrl: string | null }) {
-  const run = usePhone((s) => s.pairing);
+  const run = usePhoneSettings((s) => s.pairing);
   return (
     <section className="ph-section" aria-labelledby="ph-pair-title">
       <h2 id="ph-pair-title">Pair a phone</h2>

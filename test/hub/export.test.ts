@@ -11,10 +11,10 @@ import { gpsJpeg } from '../support/images';
 import { runOwnerAction } from '../../src/main/owner/actions';
 import { openDatabase, type Db } from '../../src/main/store/db/db';
 import { createHub } from '../../src/main/hub-services';
-import { exportArchive } from '../../src/main/store/archive/archive-export';
-import { importArchive } from '../../src/main/store/archive/archive-import';
-import { ArchiveError } from '../../src/main/store/archive/archive-read';
-import { archiveEntries as entries, fingerprint, replaceEntry, rewrite } from '../support/archive-entries';
+import { writeExport } from '../../src/main/store/export/write';
+import { importExport } from '../../src/main/store/export/import';
+import { ExportFileError } from '../../src/main/store/export/read';
+import { exportEntries as entries, fingerprint, replaceEntry, rewrite } from '../support/export-entries';
 import { getHistory } from '../../src/main/hub/talk/messages';
 
 /** callTool naming the tool in its failure. */
@@ -110,7 +110,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
   const dir = tmp();
   try {
     const first = path.join(dir, 'first.tar.gz');
-    const r = await exportArchive(t.file, first);
+    const r = await writeExport(t.file, first);
     for (const kind of ['users', 'conversations', 'members', 'messages', 'events', 'reactions', 'pins', 'requests', 'card_responses', 'handoffs', 'files', 'state_keys', 'state_values', 'summaries', 'progress']) {
       assert.ok(r.counts[kind]! > 0, `the archive holds ${kind}`);
     }
@@ -146,11 +146,11 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     const bFile = path.join(dir, 'b', 'perch.sqlite');
     const db = openDatabase(bFile);
     try {
-      const imported = await importArchive(db, first);
+      const imported = await importExport(db, first);
       assert.equal(imported.added.messages, r.counts.messages);
       assert.deepEqual(imported.remapped, {});
       const second = path.join(dir, 'second.tar.gz');
-      await exportArchive(bFile, second);
+      await writeExport(bFile, second);
       const a2 = await entries(second);
       assert.deepEqual(comparable(a2), comparable(a1));
       const msgs2 = a2.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -160,7 +160,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
 
       // Again: nothing added, nothing changed.
       const before = fingerprint(db);
-      const again = await importArchive(db, first);
+      const again = await importExport(db, first);
       assert.deepEqual(again.added, {});
       assert.equal(fingerprint(db), before);
 
@@ -187,7 +187,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
 test('bad archives are refused with a clear error and nothing written: truncated, newer version, path traversal, hash mismatch, a line that is not an object, 10,000 nested arrays', async () => {
   await withBusyHubAndTarget((dir) => openDatabase(path.join(dir, 'target', 'perch.sqlite')), async ({ t, dir, target }) => {
     const good = path.join(dir, 'good.tar.gz');
-    await exportArchive(t.file, good);
+    await writeExport(t.file, good);
     const src = await entries(good);
     const before = fingerprint(target);
     const cases: Array<[string, (f: string) => Promise<void>, RegExp]> = [
@@ -202,8 +202,8 @@ test('bad archives are refused with a clear error and nothing written: truncated
     for (const [what, make, message] of cases) {
       const f = path.join(dir, `${what.replace(/\W+/g, '-')}.tar.gz`);
       await make(f);
-      await assert.rejects(importArchive(target, f), (err: unknown) => {
-        assert.ok(err instanceof ArchiveError, `${what}: an ArchiveError, got ${String(err)}`);
+      await assert.rejects(importExport(target, f), (err: unknown) => {
+        assert.ok(err instanceof ExportFileError, `${what}: an ExportFileError, got ${String(err)}`);
         assert.match(err.message, message, what);
         return true;
       });
@@ -216,12 +216,12 @@ test('bad archives are refused with a clear error and nothing written: truncated
 test('into a hub that has things of its own: agents matched by name, a taken conversation id gets a derived id with its rows following, a second import adds nothing, nobody is woken', async () => {
   await withBusyHubAndTarget(() => makeHub(), async ({ t, dir, target }) => {
     const file = path.join(dir, 'a.tar.gz');
-    await exportArchive(t.file, file);
+    await writeExport(t.file, file);
     const localAlice = target.agent('alice');
     const group = t.hub.db.prepare("SELECT id FROM conversations WHERE title = 'Launch'").pluck().get() as string;
     // A different conversation here under the archive's id.
     target.hub.db.prepare("INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at) VALUES (?, 'group', 'Mine', ?, 1, 0, 1)").run(group, target.hub.ownerId);
-    const r = await importArchive(target.hub.db, file);
+    const r = await importExport(target.hub.db, file);
     assert.equal(r.remapped.conversations, 1);
     assert.ok(!r.agents_created.includes('alice'), 'alice is matched by name');
     assert.equal(target.hub.db.prepare("SELECT title FROM conversations WHERE id = ?").pluck().get(group), 'Mine', 'the conversation here is untouched');
@@ -233,7 +233,7 @@ test('into a hub that has things of its own: agents matched by name, a taken con
     assert.equal(target.hub.db.prepare('SELECT count(*) FROM events WHERE conv_id = ?').pluck().get(moved), target.hub.db.prepare('SELECT last_seq FROM conversations WHERE id = ?').pluck().get(moved), 'its whole log follows it');
     assert.ok((target.hub.db.prepare('SELECT count(*) FROM pins WHERE conv_id = ?').pluck().get(moved) as number) === 1, 'the pin follows the conversation');
     const before = fingerprint(target.hub.db);
-    const again = await importArchive(target.hub.db, file);
+    const again = await importExport(target.hub.db, file);
     assert.deepEqual(again.added, {});
     assert.equal(fingerprint(target.hub.db), before);
     assert.deepEqual(await drain(target.hub, localAlice.id), [], 'the imported history is not delivered to the local alice');
@@ -243,7 +243,7 @@ test('into a hub that has things of its own: agents matched by name, a taken con
 test('an archive written before conversations carried their archived state (no archived_at/archived_by) imports, its conversations not archived; a wrongly typed archived_at is refused', async () => {
   await withBusyHubAndTarget((dir) => openDatabase(path.join(dir, 'target', 'perch.sqlite')), async ({ t, dir, target }) => {
     const good = path.join(dir, 'good.tar.gz');
-    await exportArchive(t.file, good);
+    await writeExport(t.file, good);
     const src = await entries(good);
     const rows = src.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     assert.ok(rows.some((r) => r.archived_at !== null));
@@ -251,12 +251,12 @@ test('an archive written before conversations carried their archived state (no a
     const typed = path.join(dir, 'typed.tar.gz');
     await rewrite(src, typed, (l, m) => replaceEntry(l, m, 'conversations.jsonl', Buffer.from(rows.map((r) => `${JSON.stringify({ ...r, archived_at: 'yesterday' })}\n`).join(''))));
     const before = fingerprint(target);
-    await assert.rejects(importArchive(target, typed), /conversations\.jsonl line 1: field archived_at is not an integer or null/);
+    await assert.rejects(importExport(target, typed), /conversations\.jsonl line 1: field archived_at is not an integer or null/);
     assert.equal(fingerprint(target), before, 'nothing written');
 
     const older = path.join(dir, 'older.tar.gz');
     await rewrite(src, older, (l, m) => replaceEntry(l, m, 'conversations.jsonl', Buffer.from(rows.map(({ archived_at: _a, archived_by: _b, ...r }) => `${JSON.stringify(r)}\n`).join(''))));
-    const r = await importArchive(target, older);
+    const r = await importExport(target, older);
     assert.equal(r.added.conversations, rows.length);
     assert.equal(target.prepare('SELECT count(*) FROM conversations WHERE archived_at IS NOT NULL OR archived_by IS NOT NULL').pluck().get(), 0);
   });

@@ -1,22 +1,22 @@
-// What a Perch archive holds, kind by kind: the table each JSON-lines entry comes from, its fields (and their
+// What a Perch export holds, kind by kind: the table each JSON-lines entry comes from, its fields (and their
 // types, which the importer checks on every line), its order and how a scoped export picks its rows. Columns
 // that hold secrets (key hashes and hints, tokens, device credentials, push keys, wake actions) are not in any
-// kind, and tables of secrets are not kinds at all: an archive cannot carry them. docs/archive-format.md.
+// kind, and tables of secrets are not kinds at all: an export cannot carry them. docs/archive-format.md.
 
-export const ARCHIVE_FORMAT = 'perch-archive';
-export const ARCHIVE_VERSION = 1;
+export const EXPORT_FORMAT = 'perch-archive';
+export const EXPORT_VERSION = 1;
 
 /** s string, S string or null, i integer, I integer or null. */
 export type FieldType = 's' | 'S' | 'i' | 'I';
 
-export interface ArchiveKind {
+export interface ExportKind {
   /** The entry is `${name}.jsonl`. */
   name: string;
   table: string;
   fields: Readonly<Record<string, FieldType>>;
   /**
    * Fields added within version 1: always written (after `fields`), but a reader takes a line without them (an
-   * archive written before they were added) as if they were null.
+   * export written before they were added) as if they were null.
    */
   optional?: Readonly<Record<string, FieldType>>;
   /** SELECT list when it is not the fields themselves. */
@@ -31,7 +31,7 @@ const OF_MESSAGES = 'msg_id IN (SELECT id FROM messages WHERE conv_id IN (SELECT
 const OF_USERS = 'user_id IN (SELECT value FROM json_each(@users))';
 
 /** In the order they are written and imported (what a row refers to comes before it). */
-export const ARCHIVE_KINDS: readonly ArchiveKind[] = [
+export const EXPORT_KINDS: readonly ExportKind[] = [
   {
     name: 'users', table: 'users', orderBy: 'id',
     fields: { id: 's', kind: 's', name: 's', description: 's', created_at: 'i', revoked_at: 'I', config: 's', config_version: 'i', inbox_id: 'S' },
@@ -126,14 +126,14 @@ export const ARCHIVE_KINDS: readonly ArchiveKind[] = [
   },
 ];
 
-export const KIND_BY_NAME: ReadonlyMap<string, ArchiveKind> = new Map(ARCHIVE_KINDS.map((k) => [k.name, k]));
+export const KIND_BY_NAME: ReadonlyMap<string, ExportKind> = new Map(EXPORT_KINDS.map((k) => [k.name, k]));
 
-/** The SELECT of a kind's rows in the archive's order; `scoped` adds the kind's WHERE. */
-export function kindQuery(k: ArchiveKind, scoped: boolean): string {
+/** The SELECT of a kind's rows in the export's order; `scoped` adds the kind's WHERE. */
+export function kindQuery(k: ExportKind, scoped: boolean): string {
   return `SELECT ${k.select ?? [...Object.keys(k.fields), ...Object.keys(k.optional ?? {})].join(', ')} FROM ${k.table}${scoped ? ` WHERE ${k.scoped}` : ''} ORDER BY ${k.orderBy}`;
 }
 
-/** A file's bytes are `files/<id>`, its thumbnail `files/<id>.thumb`; a transcript is `transcripts/<title>-<conv id>.md` (archive-transcript.ts transcriptName). */
+/** A file's bytes are `files/<id>`, its thumbnail `files/<id>.thumb`; a transcript is `transcripts/<title>-<conv id>.md` (transcript.ts transcriptName). */
 export const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export interface ManifestEntry {
@@ -145,7 +145,7 @@ export interface ManifestEntry {
 }
 
 export interface Manifest {
-  format: typeof ARCHIVE_FORMAT;
+  format: typeof EXPORT_FORMAT;
   version: number;
   created_at: string;
   perch_version: string;

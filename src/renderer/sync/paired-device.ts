@@ -3,7 +3,7 @@
 // the push subscription). Every write of the device store is here.
 import { DEVICE_PAIR_PAGE } from '../../shared/features/devices';
 import { api, deviceDoor, storeDeviceToken, type DoorReply } from '../transport';
-import { deviceStore, type PairStep } from '../stores/device';
+import { pairedDeviceStore, type PairStep } from '../stores/paired-device';
 import { sessionStore } from '../stores/session';
 import { attempt, toast } from './common';
 
@@ -25,12 +25,12 @@ export function openPairPageIfAsked(): boolean {
   const frag = location.hash.slice(1);
   const code = frag.includes('=') ? new URLSearchParams(frag).get('code') : frag;
   if (code) history.replaceState(null, '', DEVICE_PAIR_PAGE);
-  deviceStore.setState({ code: code ? decodeURIComponent(code) : deviceStore.getState().code, pair: { step: 'form' } });
+  pairedDeviceStore.setState({ code: code ? decodeURIComponent(code) : pairedDeviceStore.getState().code, pair: { step: 'form' } });
   sessionStore.setState({ status: 'pairing' });
   return true;
 }
 
-const setPair = (pair: PairStep) => deviceStore.setState({ pair });
+const setPair = (pair: PairStep) => pairedDeviceStore.setState({ pair });
 
 function pairingError(r: DoorReply<unknown> & { ok: false }): string {
   switch (r.status) {
@@ -54,7 +54,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * on the laptop, keeps the credential and calls onPaired (which opens the inbox). Bounded by the pairing's expiry.
  */
 export async function pairThisDevice(deviceName: string, onPaired: () => void): Promise<void> {
-  const code = deviceStore.getState().code;
+  const code = pairedDeviceStore.getState().code;
   if (!code) return setPair({ step: 'error', message: 'This link has no pairing code — scan the QR code on the laptop (Settings → Phone) again.' });
   setPair({ step: 'claiming' });
   const claim = await deviceDoor.claim(code, deviceName.trim() || defaultDeviceName());
@@ -70,7 +70,7 @@ export async function pairThisDevice(deviceName: string, onPaired: () => void): 
       networkFailures = 0;
       if (w.value.device_token) {
         storeDeviceToken(w.value.device_token);
-        deviceStore.setState({ code: null, revoked: false, forgotten: false });
+        pairedDeviceStore.setState({ code: null, revoked: false, forgotten: false });
         setPair({ step: 'done' });
         onPaired();
         return;
@@ -104,7 +104,7 @@ export function resetPairing(): void {
 export async function loadDevice(): Promise<boolean> {
   const r = await deviceDoor.me();
   if (r.ok) {
-    deviceStore.setState({ me: r.value.device, revoked: false, push: r.value.device.push ? { state: 'on', message: null } : deviceStore.getState().push });
+    pairedDeviceStore.setState({ me: r.value.device, revoked: false, push: r.value.device.push ? { state: 'on', message: null } : pairedDeviceStore.getState().push });
     return true;
   }
   if (r.status === 401) {
@@ -117,7 +117,7 @@ export async function loadDevice(): Promise<boolean> {
 
 /** The hub refused the device credential: show the pairing-revoked screen. */
 export function deviceGone(): void {
-  deviceStore.setState({ me: null, revoked: true });
+  pairedDeviceStore.setState({ me: null, revoked: true });
   sessionStore.setState({ status: 'signed-out', error: null });
 }
 
@@ -138,7 +138,7 @@ export async function forgetThisDevice(): Promise<void> {
     /* no service worker here: nothing to stop */
   }
   storeDeviceToken(null);
-  deviceStore.setState({ me: null, revoked: false, forgotten: true, handoffs: [], handoffsLoaded: false, push: { state: 'idle', message: null } });
+  pairedDeviceStore.setState({ me: null, revoked: false, forgotten: true, handoffs: [], handoffsLoaded: false, push: { state: 'idle', message: null } });
   sessionStore.setState({ status: 'signed-out', error: null, info: null, link: 'unauthorized' });
 }
 
@@ -147,7 +147,7 @@ export async function forgetThisDevice(): Promise<void> {
 /** Loads the handoffs waiting for the owner (handoffs.list). */
 export async function loadHandoffs(): Promise<void> {
   const r = await api('handoffs.list', {});
-  deviceStore.setState({ handoffs: r.handoffs, handoffsLoaded: true });
+  pairedDeviceStore.setState({ handoffs: r.handoffs, handoffsLoaded: true });
 }
 
 let handoffTimer: ReturnType<typeof setTimeout> | null = null;
@@ -164,7 +164,7 @@ export function refreshHandoffsSoon(): void {
 export function handBackFromPhone(convId: string, agentId: string, note: string) {
   return attempt('Not handed back', async () => {
     const r = await api('handoffs.hand_back', { conv_id: convId, agent: agentId, note });
-    deviceStore.setState((s) => ({ handoffs: s.handoffs.filter((h) => !(h.conv_id === convId && h.agent.id === agentId)) }));
+    pairedDeviceStore.setState((s) => ({ handoffs: s.handoffs.filter((h) => !(h.conv_id === convId && h.agent.id === agentId)) }));
     toast(`Handed back to ${r.agent.name}.`);
     refreshHandoffsSoon();
     return r;
@@ -179,7 +179,7 @@ function base64UrlToBytes(s: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-const setPush = (state: 'idle' | 'working' | 'on' | 'error', message: string | null = null) => deviceStore.setState({ push: { state, message } });
+const setPush = (state: 'idle' | 'working' | 'on' | 'error', message: string | null = null) => pairedDeviceStore.setState({ push: { state, message } });
 
 /** Why this browser cannot take push notifications, or null when it can try. */
 export function pushUnsupportedReason(): string | null {

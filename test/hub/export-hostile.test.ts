@@ -10,10 +10,10 @@ import path from 'node:path';
 import { makeHub, callTool, type TestHub } from '../support/helpers';
 import { gpsJpeg } from '../support/images';
 import { runOwnerAction } from '../../src/main/owner/actions';
-import { exportArchive } from '../../src/main/store/archive/archive-export';
-import { importArchive } from '../../src/main/store/archive/archive-import';
-import { ArchiveError } from '../../src/main/store/archive/archive-read';
-import { archiveEntries, fingerprint, replaceEntry, rewrite } from '../support/archive-entries';
+import { writeExport } from '../../src/main/store/export/write';
+import { importExport } from '../../src/main/store/export/import';
+import { ExportFileError } from '../../src/main/store/export/read';
+import { exportEntries, fingerprint, replaceEntry, rewrite } from '../support/export-entries';
 
 type Row = Record<string, unknown>;
 
@@ -36,12 +36,12 @@ async function withRows(src: Map<string, Buffer>, dest: string, edit: Record<str
   return dest;
 }
 
-/** The import is refused with an ArchiveError of one line matching `message`, and nothing is written. */
+/** The import is refused with an ExportFileError of one line matching `message`, and nothing is written. */
 async function refused(t: TestHub, file: string, message: RegExp, what: string): Promise<void> {
   const before = fingerprint(t.hub.db);
   for (const dryRun of [true, false]) {
-    await assert.rejects(importArchive(t.hub.db, file, { dryRun }), (err: unknown) => {
-      assert.ok(err instanceof ArchiveError, `${what}: an ArchiveError, got ${String(err)}`);
+    await assert.rejects(importExport(t.hub.db, file, { dryRun }), (err: unknown) => {
+      assert.ok(err instanceof ExportFileError, `${what}: an ExportFileError, got ${String(err)}`);
       assert.match(err.message, message, what);
       assert.ok(!err.message.includes('\n'), `${what}: one line`);
       return true;
@@ -71,8 +71,8 @@ async function mallorySource(): Promise<Source> {
   await callTool(src.hub, alice.id, 'state_put', { key: 'plan', value: { from: 'archive' }, version: 0 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-hostile-'));
   const file = path.join(dir, 'mallory.tar.gz');
-  await exportArchive(src.file, file);
-  return { src, entries: await archiveEntries(file), dir, group, mallory: mallory.id, alice: alice.id, msg };
+  await writeExport(src.file, file);
+  return { src, entries: await exportEntries(file), dir, group, mallory: mallory.id, alice: alice.id, msg };
 }
 
 /** Runs `fn` with mallory's exported hub and an empty target hub; closes both and removes the folder afterwards. */
@@ -144,7 +144,7 @@ test('an archive writes nothing into what is already here: no checkpoint or summ
       messages: (rows) => rows.map((m) => (m.id === s.msg ? { ...m, sender_id: s.src.hub.ownerId, reviewed: 1 } : m)),
       summaries: () => [{ id: 1, user_id: s.alice, conv_id: s.group, from_seq: 1, to_seq: 1, text: 'planted summary', at: Date.now() }],
     });
-    const r = await importArchive(target.hub.db, forged);
+    const r = await importExport(target.hub.db, forged);
     assert.equal(target.hub.db.prepare('SELECT reviewed FROM messages WHERE id = ?').pluck().get(s.msg), null, 'reviewed is not taken from the archive');
     await assert.rejects(callTool(target.hub, alice.id, 'state_get', { key: 'plan' }), /No key "plan"/, "alice's own state here gets no key from the archive");
     assert.equal(target.hub.db.prepare('SELECT count(*) FROM state_values WHERE user_id = ?').pluck().get(alice.id), 0);
@@ -163,7 +163,7 @@ test('an archive writes nothing into what is already here: no checkpoint or summ
       card_responses: () => [{ msg_id: s.msg, user_id: s.src.hub.ownerId, block_id: 'pick', value: 'y', at }],
       hidden_messages: () => [{ user_id: s.src.hub.ownerId, msg_id: s.msg, hidden_at: at }],
     });
-    const again = await importArchive(target.hub.db, onExisting);
+    const again = await importExport(target.hub.db, onExisting);
     assert.deepEqual(again.added, {}, 'nothing added');
     assert.equal(fingerprint(target.hub.db), before, 'nothing written');
   });
@@ -177,9 +177,9 @@ test('every imported row is checked as live input, refused (dry run too) with on
     const conv = (await callTool(img.hub, a.id, 'create_group', { title: 'Pics', members: [] })).conversation.conv_id as string;
     await callTool(img.hub, a.id, 'send_file', { conv_id: conv, data: (await gpsJpeg()).toString('base64'), name: 'photo.jpg' });
     const withFile = path.join(s.dir, 'file.tar.gz');
-    await exportArchive(img.file, withFile);
+    await writeExport(img.file, withFile);
     img.close();
-    const fileSrc = await archiveEntries(withFile);
+    const fileSrc = await exportEntries(withFile);
     const fileRow = rowsOf(fileSrc, 'files')[0]!;
     const html = Buffer.from('<html><script>alert(document.cookie)</script></html>');
     const htmlFile = path.join(s.dir, 'html.tar.gz');

@@ -1,14 +1,14 @@
-// perch export (the hub's history as one portable archive, whether or not the hub runs) and perch import (an
-// archive merged into this hub, only while no hub serves the data dir). The archive is written and read in
-// store/archive-*.ts; its format is docs/archive-format.md.
+// perch export (the hub's history as one portable export, whether or not the hub runs) and perch import (an
+// export merged into this hub, only while no hub serves the data dir). The export is written and read in
+// store/export/*.ts; its format is docs/archive-format.md.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME, openDatabase } from '../../store/db/db';
-import { exportArchive, type ExportProgress } from '../../store/archive/archive-export';
-import { ArchiveError } from '../../store/archive/archive-read';
-import { importArchive } from '../../store/archive/archive-import';
+import { writeExport, type ExportProgress } from '../../store/export/write';
+import { ExportFileError } from '../../store/export/read';
+import { importExport } from '../../store/export/import';
 import { humanSize } from '../../store/backup/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
@@ -108,7 +108,7 @@ async function cmdExport(argv: string[]): Promise<void> {
   const bar = progressPrinter();
   let r;
   try {
-    r = await exportArchive(dbFile, out, { conversations: values.conv, agent: values.agent, since }, bar.tick);
+    r = await writeExport(dbFile, out, { conversations: values.conv, agent: values.agent, since }, bar.tick);
   } finally {
     bar.end();
   }
@@ -134,15 +134,15 @@ async function cmdImport(argv: string[]): Promise<void> {
   const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
   let r;
   try {
-    r = await importArchive(db, source, { dryRun });
+    r = await importExport(db, source, { dryRun });
   } catch (err) {
-    if (!(err instanceof ArchiveError)) throw err;
+    if (!(err instanceof ExportFileError)) throw err;
     r = err;
   } finally {
     db.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
-  if (r instanceof ArchiveError) fail(`${source} cannot be imported: ${r.message}. Nothing was written.`, 1);
+  if (r instanceof ExportFileError) fail(`${source} cannot be imported: ${r.message}. Nothing was written.`, 1);
   const list = (m: Record<string, number>) => Object.entries(m).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing';
   print(!!values.json, r, () =>
     `${r.dry_run ? 'Would add' : 'Added'} from ${source}: ${list(r.added)}.\n` +

@@ -1,7 +1,7 @@
 // The phone: the bottom bar of the phone layout (below 700 px), the /pair page, "Turn on notifications"
 // for a paired phone, and the request page a notification opens (/r/<request_id>).
 import { useState } from 'react';
-import { useDevice } from '../../stores/device';
+import { usePairedDevice } from '../../stores/paired-device';
 import { useRequests } from '../../stores/requests';
 import { useUi } from '../../stores/ui';
 import { useShallow } from 'zustand/react/shallow';
@@ -16,7 +16,7 @@ import { Icon } from '../Icon';
 /** The phone layout's bottom bar: Approvals / Conversations / Fleet (a device of scope approvals: Approvals only). */
 export function BottomBar() {
   const view = useUi((s) => s.view);
-  const scope = useDevice((s) => s.me?.scope);
+  const scope = usePairedDevice((s) => s.me?.scope);
   const pending = useUi((s) => s.waitingCount); // what waits for the owner (sync/waiting.ts)
   const tabs: Array<{ name: 'approvals' | 'conversations' | 'fleet'; label: string; icon: string; active: boolean }> = [
     { name: 'approvals', label: 'Approvals', icon: 'approvals', active: view.name === 'approvals' || view.name === 'request' },
@@ -64,8 +64,8 @@ export function RequestPage({ requestId }: { requestId: string }) {
 
 /** "Turn on notifications" for a paired phone, with what happened. */
 export function NotificationsControl() {
-  const me = useDevice((s) => s.me);
-  const push = useDevice((s) => s.push);
+  const me = usePairedDevice((s) => s.me);
+  const push = usePairedDevice((s) => s.push);
   if (!me) return null;
   return (
     <div className="notify-control" aria-live="polite">
@@ -88,8 +88,8 @@ export function NotificationsControl() {
  * A paired phone's own small menu (device mode, either scope): which device this is, and "Forget this phone" with a
  * confirm step. It stands where the laptop's "Sign out" would (a phone has no owner session to sign out of).
  */
-export function PhoneMenu() {
-  const me = useDevice((s) => s.me);
+export function PairedDeviceMenu() {
+  const me = usePairedDevice((s) => s.me);
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -150,7 +150,7 @@ export function PhoneMenu() {
  * What a phone shows with no pairing: after "Forget this phone", or when it opens the hub through the HTTPS front
  * (where login links do not work) before it was paired: how to pair it.
  */
-export function ForgottenPhone({ forgot = true }: { forgot?: boolean }) {
+export function ForgottenDevice({ forgot = true }: { forgot?: boolean }) {
   return (
     <main className="signin" aria-labelledby="signin-title">
       <div className="signin-card">
@@ -171,9 +171,9 @@ export function ForgottenPhone({ forgot = true }: { forgot?: boolean }) {
  * Handoffs waiting for the owner, on a device of scope approvals (it cannot open conversations): who handed off,
  * the note, the conversation's title, and "Hand back" with a required note.
  */
-export function PhoneHandoffs() {
+export function PairedDeviceHandoffs() {
   const ownerId = useSession((s) => s.info?.owner.id);
-  const items = useDevice(useShallow((s) => s.handoffs.filter((h) => h.to.id === ownerId)));
+  const items = usePairedDevice(useShallow((s) => s.handoffs.filter((h) => h.to.id === ownerId)));
   if (items.length === 0) return null;
   return (
     <section className="handed-list phone-handoffs" aria-label="Handed to you">
@@ -219,8 +219,8 @@ function PhoneHandoff({ h }: { h: HandoffItem }) {
 
 /** The /pair page: name this phone, claim the code, compare the phrase with the laptop, wait for the confirmation. */
 export function PairPage() {
-  const pair = useDevice((s) => s.pair);
-  const code = useDevice((s) => s.code);
+  const pair = usePairedDevice((s) => s.pair);
+  const code = usePairedDevice((s) => s.code);
   const [name, setName] = useState(() => defaultDeviceName());
   const now = useNow(1000);
   const onPaired = () => {

@@ -1,11 +1,11 @@
-// The owner's Export… in the app: the same archive as `perch export` (store/archive/archive-export.ts), written by the hub
+// The owner's Export… in the app: the same export as `perch export` (store/export/write.ts), written by the hub
 // from a read-only connection of its own in short steps between requests, into a file the owner door streams back.
 import { z } from 'zod';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { exportArchive, type ExportResult, type ExportScope } from '../../store/archive/archive-export';
+import { writeExport, type ExportResult, type ExportScope } from '../../store/export/write';
 
-export { ownerExportFolder } from '../../store/archive/archive-export';
+export { ownerExportFolder } from '../../store/export/write';
 
 const ExportInput = z.strictObject({
   conversations: z.array(z.string().min(1).max(80)).max(1000).optional(),
@@ -25,9 +25,9 @@ export function exportScopeOf(raw: unknown): ExportScope {
   return { conversations: r.data.conversations, agent: r.data.agent, since };
 }
 
-/** Writes the archive of this hub's database (the scope from exportScopeOf) to `out`. */
-export function exportHubArchive(hub: Hub, scope: ExportScope, out: string): Promise<ExportResult> {
+/** Writes the export of this hub's database (the scope from exportScopeOf) to `out`. */
+export function exportHub(hub: Hub, scope: ExportScope, out: string): Promise<ExportResult> {
   const file = hub.db.name;
   if (!file || hub.db.memory) throw new HubError('not_found', 'This hub has no database file to export.', 'Run the hub on a data dir (perch serve).');
-  return exportArchive(file, out, scope);
+  return writeExport(file, out, scope);
 }

@@ -1,5 +1,5 @@
 // The folders wake runs are handed their MCP config in (perch-run-<hub pid>-XXXXXX, 0700, under the system temp
-// dir: wake/runner.ts). A run's folder is removed when the run ends; a hub killed with SIGKILL cannot, so the next
+// dir: launcher/runner.ts). A run's folder is removed when the run ends; a hub killed with SIGKILL cannot, so the next
 // hub start sweeps what no live run can own any more. Only folders this user owns, mode 0700, older than this start,
 // whose hub process is gone; a symlink is never followed (lstat, and rm removes a link, not what it points to).
 import fs from 'node:fs';

@@ -10,7 +10,7 @@ export type PairStep =
   | { step: 'done' }
   | { step: 'error'; message: string };
 
-export interface DeviceState {
+export interface PairedDeviceState {
   /** This UI runs with a device credential (no owner session): the device and its scope; null otherwise. */
   me: DeviceMe['device'] | null;
   /** The hub refused the device credential (revoked): it was forgotten. */
@@ -27,11 +27,11 @@ export interface DeviceState {
   forgotten: boolean;
 }
 
-export const deviceStore = create<DeviceState>(() => ({ me: null, revoked: false, code: null, pair: { step: 'form' }, push: { state: 'idle', message: null }, handoffs: [], handoffsLoaded: false, forgotten: false }));
-export const useDevice = deviceStore;
+export const pairedDeviceStore = create<PairedDeviceState>(() => ({ me: null, revoked: false, code: null, pair: { step: 'form' }, push: { state: 'idle', message: null }, handoffs: [], handoffsLoaded: false, forgotten: false }));
+export const usePairedDevice = pairedDeviceStore;
 
 /** A device of scope approvals: only the Approvals inbox. */
-export const approvalsOnly = (): boolean => deviceStore.getState().me?.scope === 'approvals';
+export const approvalsOnly = (): boolean => pairedDeviceStore.getState().me?.scope === 'approvals';
 
 /**
  * Something only the laptop may do: an owner action whose device reach is 'laptop' in the contract (shared/api/owner-api.ts;
@@ -41,13 +41,13 @@ export const approvalsOnly = (): boolean => deviceStore.getState().me?.scope ===
 export type LaptopThing = OwnerAction | 'archive.export';
 
 /** Whether this UI runs on a paired device and `what` is for the laptop only: the page neither loads nor offers it. */
-export function laptopOnly(what: LaptopThing, me: DeviceState['me'] = deviceStore.getState().me): boolean {
+export function laptopOnly(what: LaptopThing, me: PairedDeviceState['me'] = pairedDeviceStore.getState().me): boolean {
   return me !== null && (what === 'archive.export' || deviceReachOf(what) === 'laptop');
 }
 
 /** laptopOnly for a component: re-renders when the device's credential is read or forgotten. */
 export function useLaptopOnly(what: LaptopThing): boolean {
-  const me = useDevice((s) => s.me);
+  const me = usePairedDevice((s) => s.me);
   return laptopOnly(what, me);
 }
 

@@ -1,15 +1,15 @@
-// What the values of an archive row may be (docs/archive-format.md, "Import rules"): the checks live input gets,
+// What the values of an export row may be (docs/archive-format.md, "Import rules"): the checks live input gets,
 // applied to every imported row before anything is written. Ids are short ids; agent names are what agents.add
 // takes; texts are within the hub's limits (shared/limits.ts); columns that hold JSON parse, within the depth and
-// size the live API takes; kinds, roles and states are ones the hub writes. store/archive/archive-read.ts calls
-// checkRowValues on every line it reads; the references between rows are checked by store/archive/archive-import.ts.
+// size the live API takes; kinds, roles and states are ones the hub writes. store/export/read.ts calls
+// checkRowValues on every line it reads; the references between rows are checked by store/export/import.ts.
 import { NAME_PATTERN } from '../../../shared/agents/agents';
 import { MIME_TOKEN } from '../../../shared/features/files';
 import { tooDeep } from '../../../shared/text/json-depth';
 import { LIMITS } from '../../../shared/limits';
 import { REQUEST_KINDS, REQUEST_STATES } from '../../../shared/types';
-import { ArchiveError } from './archive-tar';
-import { SAFE_ID, type ArchiveKind } from './archive-kinds';
+import { ExportFileError } from './tar';
+import { SAFE_ID, type ExportKind } from './kinds';
 
 type Rule =
   | { t: 'id' }
@@ -115,17 +115,17 @@ function broken(rule: Rule, v: string): string | undefined {
 
 /**
  * The values of one row of a kind (its fields and their types already checked): each as the live API would take
- * it. Throws ArchiveError naming `where` (the entry and line) and the field.
+ * it. Throws ExportFileError naming `where` (the entry and line) and the field.
  */
-export function checkRowValues(kind: ArchiveKind, row: Record<string, unknown>, where: string): void {
+export function checkRowValues(kind: ExportKind, row: Record<string, unknown>, where: string): void {
   const rules = RULES[kind.name] ?? {};
   for (const [f, v] of Object.entries(row)) {
     if (typeof v === 'string') {
       const why = f === 'name' && kind.name === 'users' ? userName(row.kind, v) : broken(rules[f] ?? OTHER, v);
-      if (why !== undefined) throw new ArchiveError(`${where}: field ${f} ${why}`);
+      if (why !== undefined) throw new ExportFileError(`${where}: field ${f} ${why}`);
     } else if (typeof v === 'number') {
       const range = INTS[kind.name]?.[f];
-      if (range && (v < range[0] || v > range[1])) throw new ArchiveError(`${where}: field ${f} is ${v}, outside ${range[0]}..${range[1]}`);
+      if (range && (v < range[0] || v > range[1])) throw new ExportFileError(`${where}: field ${f} is ${v}, outside ${range[0]}..${range[1]}`);
     }
   }
 }

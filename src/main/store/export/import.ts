@@ -1,7 +1,7 @@
-// perch import: an archive (store/archive/archive-export.ts, docs/archive-format.md) merged into this hub's database.
-// The whole archive is checked first (store/archive/archive-read.ts), then walked again and written in ONE transaction,
+// perch import: an export (store/export/write.ts, docs/archive-format.md) merged into this hub's database.
+// The whole export is checked first (store/export/read.ts), then walked again and written in ONE transaction,
 // which is rolled back at the first problem (or for a dry run). Merging:
-// - people: the archive's owner is this hub's owner; agents are matched by name, or created without a key.
+// - people: the export's owner is this hub's owner; agents are matched by name, or created without a key.
 // - conversations keep their id where it is free; the same conversation (same id, kind and creation time) is
 //   merged: only what lies after its last seq here is added. A different one under the same id is imported under
 //   a derived id (the same every time, so a second import finds it). A conversation added comes archived if it was
@@ -9,8 +9,8 @@
 // - messages, requests and files keep their ids where free and take a derived id where not; every row that refers
 //   to them follows. Other rows are added unless the same row is there.
 // - imported messages carry provenance 'imported' and their events imported = 1: nobody is woken or sent them.
-// Importing the same archive again adds nothing.
-// What an archive may not do (docs/design.md, "The archive door"): point at anything outside itself (every id a row
+// Importing the same export again adds nothing.
+// What an export may not do (docs/design.md, "The archive door"): point at anything outside itself (every id a row
 // names is checked by ArchiveRefs in the checking walk, before anything is written), write into what is already here
 // (reactions, pins, card answers, hidden marks and requests come only with a message the import adds; checkpoints
 // and summaries only for an agent it creates; members only into a conversation it adds), or attest for a person (a message's `reviewed` is never imported).
@@ -19,8 +19,8 @@ import path from 'node:path';
 import { sql, type Db } from '../db/db';
 import { ownerRow } from '../tables/agents/users';
 import { IMAGE_MIME, sniffImage } from '../../../shared/features/files';
-import type { ArchiveKind, Manifest } from './archive-kinds';
-import { ArchiveError, walkArchive } from './archive-read';
+import type { ExportKind, Manifest } from './kinds';
+import { ExportFileError, walkExport } from './read';
 import { NoSpaceError, freeBytes, isNoSpace } from '../backup/disk-space';
 
 export interface ImportReport {
@@ -38,7 +38,7 @@ export interface ImportReport {
 
 type Row = Record<string, unknown>;
 
-/** The id an archive id takes when it is taken here by something else: same prefix, derived digits. */
+/** The id an export id takes when it is taken here by something else: same prefix, derived digits. */
 function derived(id: string): string {
   const prefix = /^([A-Za-z]+)_/.exec(id)?.[1] ?? 'imp';
   return `${prefix}_${crypto.createHash('sha256').update(`perch-import:${id}`).digest('hex').slice(0, 16)}`;
@@ -48,7 +48,7 @@ interface ConvPlace {
   id: string;
   /** Events and messages at or below this seq are already here (a merged conversation); 0 for a new one. */
   floor: number;
-  /** It was here before this import: its members are the ones here (an archive seats nobody in it). */
+  /** It was here before this import: its members are the ones here (an export seats nobody in it). */
   merged: boolean;
 }
 
@@ -56,11 +56,11 @@ interface ConvPlace {
 interface FileClaim { where: string; mime: string; is_image: number; has_thumb: number; thumb_mime: string | null }
 
 /**
- * The references between the rows of one archive, checked in the checking walk (nothing is written yet): every id
- * a row points at must be a row of the same archive, read before it (the kinds' order), and a message a row of a
+ * The references between the rows of one export, checked in the checking walk (nothing is written yet): every id
+ * a row points at must be a row of the same export, read before it (the kinds' order), and a message a row of a
  * conversation points at must be in that conversation. Duplicate ids and (conversation, seq) pairs are refused;
  * a file's type is decided by its bytes and must be what its row says. Memory: a few entries per row, and the
- * rows are bounded by MAX_ROWS (store/archive/archive-read.ts).
+ * rows are bounded by MAX_ROWS (store/export/read.ts).
  */
 class ArchiveRefs {
   private readonly users = new Set<string>();
@@ -79,7 +79,7 @@ class ArchiveRefs {
   minGid = Number.MAX_SAFE_INTEGER;
 
   private fail(where: string, what: string): never {
-    throw new ArchiveError(`${where}: ${what}; an archive may only point at its own rows`);
+    throw new ExportFileError(`${where}: ${what}; an archive may only point at its own rows`);
   }
 
   private user(where: string, field: string, id: unknown): void {
@@ -96,7 +96,7 @@ class ArchiveRefs {
     return n;
   }
 
-  /** A message of the archive; in conversation `conv` when given. */
+  /** A message of the export; in conversation `conv` when given. */
   private msg(where: string, field: string, id: unknown, conv?: number): void {
     if (id === null) return;
     const c = this.msgConv.get(id as string);
@@ -105,7 +105,7 @@ class ArchiveRefs {
   }
 
   private unique(where: string, what: string, has: boolean): void {
-    if (has) throw new ArchiveError(`${where}: ${what} appears twice in the archive`);
+    if (has) throw new ExportFileError(`${where}: ${what} appears twice in the archive`);
   }
 
   private seq(where: string, kind: 'messages' | 'events', conv: number, convId: unknown, seq: number): void {
@@ -116,7 +116,7 @@ class ArchiveRefs {
     set.add(seq);
   }
 
-  row(kind: ArchiveKind, r: Row, where: string): void {
+  row(kind: ExportKind, r: Row, where: string): void {
     switch (kind.name) {
       case 'users': {
         this.unique(where, `user ${JSON.stringify(r.id)}`, this.users.has(r.id as string));
@@ -142,7 +142,7 @@ class ArchiveRefs {
         const two = this.directs.get(c);
         // One imported without its key (its two people had one here already) names its two by its first members.
         if (two && this.keyless.has(c) && two.length < 2 && !two.includes(r.user_id as string)) two.push(r.user_id as string);
-        if (two && !two.includes(r.user_id as string)) throw new ArchiveError(`${where}: ${JSON.stringify(r.user_id)} is a member of direct conversation ${JSON.stringify(r.conv_id)} but not one of its two people`);
+        if (two && !two.includes(r.user_id as string)) throw new ExportFileError(`${where}: ${JSON.stringify(r.user_id)} is a member of direct conversation ${JSON.stringify(r.conv_id)} but not one of its two people`);
         return this.user(where, 'user_id', r.user_id);
       }
       case 'messages': {
@@ -190,7 +190,7 @@ class ArchiveRefs {
       case 'state_keys': case 'state_values': return this.user(where, 'user_id', r.user_id);
       case 'summaries': this.conv(where, r.conv_id); return this.user(where, 'user_id', r.user_id);
       case 'progress': this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id)); return this.user(where, 'user_id', r.user_id);
-      default: throw new ArchiveError(`kind ${kind.name} cannot be imported`);
+      default: throw new ExportFileError(`kind ${kind.name} cannot be imported`);
     }
   }
 
@@ -204,18 +204,18 @@ class ArchiveRefs {
     for (const check of this.later) check();
     for (const [id, f] of this.fileClaims) {
       const type = this.fileTypes.get(id);
-      if (type === undefined) throw new ArchiveError(`files/${id} (the bytes of a file) is missing from the archive`);
+      if (type === undefined) throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
       const is = type === null ? 'not an image' : `a ${type} image`;
-      if (f.is_image !== (type === null ? 0 : 1)) throw new ArchiveError(`${f.where}: file ${id} says is_image ${f.is_image}, but its bytes are ${is}`);
-      if (type !== null ? f.mime !== type : Object.values(IMAGE_MIME).includes(f.mime)) throw new ArchiveError(`${f.where}: file ${id} says ${f.mime}, but its bytes are ${is}`);
+      if (f.is_image !== (type === null ? 0 : 1)) throw new ExportFileError(`${f.where}: file ${id} says is_image ${f.is_image}, but its bytes are ${is}`);
+      if (type !== null ? f.mime !== type : Object.values(IMAGE_MIME).includes(f.mime)) throw new ExportFileError(`${f.where}: file ${id} says ${f.mime}, but its bytes are ${is}`);
       const thumb = this.fileTypes.get(`${id}.thumb`);
-      if (f.has_thumb && thumb === undefined) throw new ArchiveError(`files/${id}.thumb (the bytes of a file) is missing from the archive`);
+      if (f.has_thumb && thumb === undefined) throw new ExportFileError(`files/${id}.thumb (the bytes of a file) is missing from the archive`);
       if (thumb !== undefined) {
-        if (!f.has_thumb) throw new ArchiveError(`files/${id}.thumb has no row in files.jsonl`);
-        if (type === null || thumb === null || f.thumb_mime !== thumb) throw new ArchiveError(`${f.where}: the thumbnail of file ${id} must be an image of the thumb_mime its row gives, thumbnailing an image`);
+        if (!f.has_thumb) throw new ExportFileError(`files/${id}.thumb has no row in files.jsonl`);
+        if (type === null || thumb === null || f.thumb_mime !== thumb) throw new ExportFileError(`${f.where}: the thumbnail of file ${id} must be an image of the thumb_mime its row gives, thumbnailing an image`);
       }
     }
-    for (const id of this.fileTypes.keys()) if (!this.fileClaims.has(id.replace(/\.thumb$/, ''))) throw new ArchiveError(`files/${id} has no row in files.jsonl`);
+    for (const id of this.fileTypes.keys()) if (!this.fileClaims.has(id.replace(/\.thumb$/, ''))) throw new ExportFileError(`files/${id} has no row in files.jsonl`);
   }
 }
 
@@ -230,7 +230,7 @@ class Importer {
   private readonly msgs = new Map<string, string | null>();
   private readonly files = new Map<string, Row & { place: string }>();
   private readonly inboxes = new Map<string, string>();
-  /** Archive ids of the messages this import adds: rows that hang on a message come only with those. */
+  /** Export ids of the messages this import adds: rows that hang on a message come only with those. */
   private readonly addedMsgs = new Set<string>();
   /** Ids here of the agents this import creates: checkpoints and summaries come only for those. */
   private readonly createdUsers = new Set<string>();
@@ -255,7 +255,7 @@ class Importer {
 
   private user(id: unknown, where: string): string {
     const u = this.users.get(id as string);
-    if (u === undefined) throw new ArchiveError(`${where} refers to user ${JSON.stringify(id)}, who is not in the archive's users`);
+    if (u === undefined) throw new ExportFileError(`${where} refers to user ${JSON.stringify(id)}, who is not in the archive's users`);
     return u;
   }
 
@@ -274,11 +274,11 @@ class Importer {
 
   private conv(id: unknown, where: string): ConvPlace {
     const c = this.convs.get(id as string);
-    if (!c) throw new ArchiveError(`${where} refers to conversation ${JSON.stringify(id)}, which is not in the archive's conversations`);
+    if (!c) throw new ExportFileError(`${where} refers to conversation ${JSON.stringify(id)}, which is not in the archive's conversations`);
     return c;
   }
 
-  /** The message id here of an archive message id (null: it was left out). */
+  /** The message id here of an export message id (null: it was left out). */
   private msg(id: unknown): string | null {
     if (id === null) return null;
     const m = this.msgs.get(id as string);
@@ -295,21 +295,21 @@ class Importer {
       }
       if (same(existing)) return undefined;
     }
-    throw new ArchiveError(`${table} id ${JSON.stringify(id)} is taken here, and so is the id it would take instead`);
+    throw new ExportFileError(`${table} id ${JSON.stringify(id)} is taken here, and so is the id it would take instead`);
   }
 
-  /** The message here of an archive message this import adds, or null (it was here already, or left out). */
+  /** The message here of an export message this import adds, or null (it was here already, or left out). */
   private addedMsg(id: unknown): string | null {
     return this.addedMsgs.has(id as string) ? this.msg(id) : null;
   }
 
-  /** A user this import creates, or null (one already here: the archive does not write into their own things). */
+  /** A user this import creates, or null (one already here: the export does not write into their own things). */
   private createdUser(id: unknown, where: string): string | null {
     const u = this.user(id, where);
     return this.createdUsers.has(u) ? u : null;
   }
 
-  row(kind: ArchiveKind, r: Row, where: string): void {
+  row(kind: ExportKind, r: Row, where: string): void {
     switch (kind.name) {
       case 'users': return this.userRow(r);
       case 'conversations': return this.convRow(r, where);
@@ -371,7 +371,7 @@ class Importer {
         return this.count(kind.name, true);
       }
       case 'files': {
-        // Written with its bytes (files/<id>), which come later in the archive.
+        // Written with its bytes (files/<id>), which come later in the export.
         const conv = this.conv(r.conv_id, where).id;
         const m = this.msg(r.msg_id);
         const place = this.place('files', r.id as string, (e) => e.sha256 === r.sha256 && e.conv_id === conv);
@@ -412,7 +412,7 @@ class Importer {
         return this.count(kind.name, ch === 1);
       }
       default:
-        throw new ArchiveError(`kind ${kind.name} cannot be imported`);
+        throw new ExportFileError(`kind ${kind.name} cannot be imported`);
     }
   }
 
@@ -424,7 +424,7 @@ class Importer {
         return this.count('users', false);
       }
     } else if (r.kind !== 'agent') {
-      throw new ArchiveError(`users row ${JSON.stringify(r.id)} has kind ${JSON.stringify(r.kind)}`);
+      throw new ExportFileError(`users row ${JSON.stringify(r.id)} has kind ${JSON.stringify(r.kind)}`);
     }
     const byName = sql<{ id: string }>(this.db, 'SELECT id FROM users WHERE name = ?').get(r.name);
     if (byName) {
@@ -465,7 +465,7 @@ class Importer {
         return this.count('conversations', false);
       }
     }
-    if (id === undefined) throw new ArchiveError(`conversation id ${JSON.stringify(r.id)} is taken here, and so is the id it would take instead`);
+    if (id === undefined) throw new ExportFileError(`conversation id ${JSON.stringify(r.id)} is taken here, and so is the id it would take instead`);
     if (id !== r.id) this.remap('conversations');
     let directKey = this.directKey(r.direct_key, where);
     // A direct conversation of the same two people already here stays the one they write in.
@@ -489,7 +489,7 @@ class Importer {
     if (id === undefined) return this.count('messages', false);
     if (id !== r.id) this.msgs.set(r.id as string, id);
     this.addedMsgs.add(r.id as string);
-    // reviewed (a person read it before it was posted) is the hub's own attestation: never taken from an archive.
+    // reviewed (a person read it before it was posted) is the hub's own attestation: never taken from an export.
     sql(this.db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at,
                     edited_at, recalled_at, claimed_by, claimed_at, reviewed, sender_instance, to_instance, provenance)
                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'imported')`)
@@ -504,14 +504,14 @@ class Importer {
   file(id: string, thumb: boolean, bytes: Buffer): void {
     const f = this.files.get(id);
     if (!f) {
-      // Its row was already here (counted then), or the archive lists bytes without a row.
+      // Its row was already here (counted then), or the export lists bytes without a row.
       return;
     }
     if (thumb) {
       sql(this.db, 'UPDATE files SET thumb = ? WHERE id = ?').run(bytes, f.place);
       return;
     }
-    if (bytes.length !== f.size) throw new ArchiveError(`files/${id} is ${bytes.length} bytes; its row says ${String(f.size)}`);
+    if (bytes.length !== f.size) throw new ExportFileError(`files/${id} is ${bytes.length} bytes; its row says ${String(f.size)}`);
     sql(this.db, `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`)
       .run(f.place, f.conv_id, f.msg_id, f.uploader_id, f.name, f.mime, f.size, f.sha256, f.is_image, f.width, f.height, bytes, f.thumb_mime, f.created_at);
@@ -529,19 +529,19 @@ class Importer {
       sql(this.db, "UPDATE messages SET reply_to = ? WHERE reply_to = ? AND provenance = 'imported'").run(to, from);
       sql(this.db, "UPDATE messages SET thread_id = ? WHERE thread_id = ? AND provenance = 'imported'").run(to, from);
     }
-    for (const [id, f] of this.files) if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place)) throw new ArchiveError(`files/${id} (the bytes of a file) is missing from the archive`);
+    for (const [id, f] of this.files) if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place)) throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
     if (this.outOfOrder) sql(this.db, "INSERT OR IGNORE INTO settings (key, value) VALUES ('messages_out_of_time_order', '1')").run();
   }
 }
 
 /**
- * Checks the archive in `file` whole, then merges it into `db` in one transaction (rolled back for a dry run, or
- * at the first problem). Throws ArchiveError, with nothing written, for an archive that is damaged, foreign or
+ * Checks the export in `file` whole, then merges it into `db` in one transaction (rolled back for a dry run, or
+ * at the first problem). Throws ExportFileError, with nothing written, for an export that is damaged, foreign or
  * of a newer format. The caller makes sure no hub serves `db` meanwhile.
  */
-export async function importArchive(db: Db, file: string, opts: { dryRun?: boolean } = {}): Promise<ImportReport> {
+export async function importExport(db: Db, file: string, opts: { dryRun?: boolean } = {}): Promise<ImportReport> {
   const refs = new ArchiveRefs();
-  const manifest = await walkArchive(file, { row: (k, r, where) => refs.row(k, r, where), file: (id, thumb, b) => refs.file(id, thumb, b) });
+  const manifest = await walkExport(file, { row: (k, r, where) => refs.row(k, r, where), file: (id, thumb, b) => refs.file(id, thumb, b) });
   refs.finish();
 
   // Room for it, checked before anything is written (a dry run writes nothing: no check).
@@ -553,14 +553,14 @@ export async function importArchive(db: Db, file: string, opts: { dryRun?: boole
   db.exec('BEGIN IMMEDIATE');
   try {
     const imp = new Importer(db, refs.minGid);
-    await walkArchive(file, {
+    await walkExport(file, {
       row: (k, r, where) => {
         try {
           imp.row(k, r, where);
         } catch (err) {
           // A row the database refuses (a constraint the checks above did not foresee): one line naming it, not a stack.
           if (!String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw err;
-          throw new ArchiveError(`${where}: the database refuses it (${(err as Error).message.split('\n')[0]!})`);
+          throw new ExportFileError(`${where}: the database refuses it (${(err as Error).message.split('\n')[0]!})`);
         }
       },
       file: (id, thumb, b) => imp.file(id, thumb, b),

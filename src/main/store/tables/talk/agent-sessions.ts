@@ -1,4 +1,4 @@
-// Sessions of one agent (instance names), their own delivery positions, and read receipts.
+// Agent sessions (instance names), their own delivery positions, and read receipts.
 import { sql, type Db } from '../../db/db';
 import type { CursorRow, EventWithMessage } from './events';
 

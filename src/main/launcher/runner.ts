@@ -1,7 +1,7 @@
 // Wake runs, the OS side: starts the owner's command (its own process group; on Windows killed as a tree
 // with taskkill /T /F), captures its output to a size-capped 0600 log, writes the run's MCP client config
 // and Claude Code settings with the permission hook (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
-// credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/waking/wake-runs.ts) decides
+// credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs/wake-runs.ts) decides
 // when; this only does. The run key reaches the process in its environment only: never in argv, never in
 // a log (output that echoes it is redacted, also in pieces or split over writes: wake/redact.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/agents/wake';
-import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/waking/launcher';
+import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs/launcher';
 import { canSample, machineMemory, sampleTrees } from './resources';
 import { KeyRedactor } from './redact';
 import { runFolderPrefix, sweepRunFolders } from './run-folders';

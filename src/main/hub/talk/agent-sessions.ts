@@ -1,4 +1,4 @@
-// Sessions of one agent: instance names, each named instance's own place in get_updates (hub/talk/delivery.ts
+// Agent sessions: instance names, each named instance's own place in get_updates (hub/talk/delivery.ts
 // asks this module), for_you / from_you for a named instance, and read receipts. A name is a label,
 // never an identity: permissions and limits count the agent.
 import type { Hub } from '../core/hub';
@@ -7,8 +7,9 @@ import { refuseWriteIfPaused } from '../control/control';
 import { HubError } from '../../../shared/errors';
 import type { MessageView } from '../../../shared/types';
 import type { EventView } from '../../../shared/api/event-log';
-import { isReadOnlyKey, KEY_SCOPES, MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/agents/sessions';
-import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/tables/talk/instances';
+import { MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/agents/agent-sessions';
+import { isReadOnlyKey, KEY_SCOPES } from '../../../shared/agents/scoped-keys';
+import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/tables/talk/agent-sessions';
 import { membersOf } from '../../store/tables/talk/conversations';
 
 /** last_seen is written at most this often per name (a polling session would write on every call). */
@@ -31,7 +32,7 @@ export function instanceName(raw: string | undefined): string | undefined {
 /**
  * Records that the agent's session `name` was seen (and its note, when given). Beyond MAX_INSTANCES names
  * the least recently seen ones are dropped with their positions. On a full disk the sighting is skipped. A
- * read-only key's call is no sighting (shared/agents/sessions.ts isReadOnlyKey): it observes the agent, it is not its session.
+ * read-only key's call is no sighting (shared/agents/scoped-keys.ts isReadOnlyKey): it observes the agent, it is not its session.
  */
 export function seeInstance(hub: Hub, userId: string, name: string, note?: string, key?: KeyAuth): void {
   if (isReadOnlyKey(key)) return;

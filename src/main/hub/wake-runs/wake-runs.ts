@@ -3,7 +3,7 @@
 // run are coalesced; when it ends and waking events are still unconfirmed it runs again after a backoff
 // (5 s doubling to 5 min); runs per hour are capped; five failed runs in a row switch the action off and
 // the owner is told why. Starting processes and POSTing webhooks is OS work done by a WakeLauncher
-// (src/main/wake/runner.ts); this module decides and keeps the records, and knows nothing of processes.
+// (src/main/launcher/runner.ts); this module decides and keeps the records, and knows nothing of processes.
 // Across the fleet, at most `at_once` runs live at the same time (a hub setting; by default from the machine's cores
 // and memory) and none starts while the machine's available memory is below the owner's floor: wakes beyond wait in
 // one queue, the owner's own wakes first, then first come first served, and the next starts as soon as a run ends.
@@ -99,7 +99,7 @@ const clock = () => performance.timeOrigin + performance.now();
 
 declare module '../core/hub' {
   interface HubServices {
-    /** Wake runs (hub/waking/wake-runs.ts): they run only in the hub that started them (app.ts), never in the CLI. */
+    /** Wake runs (hub/wake-runs/wake-runs.ts): they run only in the hub that started them (app.ts), never in the CLI. */
     wakeRuns: WakeRuns;
   }
 }

@@ -1,14 +1,14 @@
-// Owner sessions, as hub services the owner door (owner/http.ts) calls.
+// Owner logins (the owner's login link and the session token it is exchanged for), as hub services the owner door (owner/http.ts) calls.
 // A one-time login link (as Jupyter does) is exchanged by the UI page for a session token that the
 // page keeps in its own web storage (per origin, port included) and sends as a bearer header. No cookie: browsers
 // send cookies to every port of 127.0.0.1, so a cookie credential would reach any local web server.
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
-import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/sessions';
+import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/owner-logins';
 import { tx } from '../../store/db/db';
 
 const LOGIN_TTL_MS = 24 * 60 * 60 * 1000;
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export const OWNER_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const hash = (t: string) => crypto.createHash('sha256').update(t).digest();
 // Session tokens are hashed with their own label, so a session made for the old cookie (whose value browsers may
@@ -33,18 +33,18 @@ export function exchangeLoginToken(hub: Hub, token: string): { session: string; 
     if (!row || row.kind !== 'login' || row.expires_at < hub.now()) return undefined;
     deleteOwnerToken(hub.db, h);
     const session = crypto.randomBytes(32).toString('base64url');
-    const expires_at = hub.now() + SESSION_TTL_MS;
+    const expires_at = hub.now() + OWNER_LOGIN_TTL_MS;
     insertOwnerToken(hub.db, sessionHash(session), 'session', hub.now(), expires_at);
     return { session, expires_at };
   });
 }
 
-export function isValidSession(hub: Hub, token: string): boolean {
+export function isValidOwnerLogin(hub: Hub, token: string): boolean {
   const row = ownerToken(hub.db, sessionHash(token));
   return !!row && row.kind === 'session' && row.expires_at >= hub.now();
 }
 
 /** Ends a session; true when there was one. */
-export function endSession(hub: Hub, token: string): boolean {
+export function endOwnerLogin(hub: Hub, token: string): boolean {
   return tx(hub.db, () => deleteOwnerToken(hub.db, sessionHash(token)));
 }

@@ -1,10 +1,10 @@
-// perch export: the hub's history (or some conversations of it) as one portable archive (docs/archive-format.md).
-// The database is opened read-only on a connection of its own and read in one read transaction, so the archive is
+// perch export: the hub's history (or some conversations of it) as one portable export (docs/archive-format.md).
+// The database is opened read-only on a connection of its own and read in one read transaction, so the export is
 // one consistent snapshot whether or not a hub is writing meanwhile (WAL). Rows are iterated one at a time and
 // written through streams that are waited on when full: memory stays bounded whatever the size of the hub.
 // JSON-lines entries and transcripts are staged in a private folder beside the output (store/backup/staging.ts: mkdtemp,
 // 0700, its files opened O_EXCL|O_NOFOLLOW; their sizes and hashes go in the manifest, which comes first); files'
-// bytes are hashed on a first pass and streamed on a second. The archive itself is written into that folder too and
+// bytes are hashed on a first pass and streamed on a second. The export itself is written into that folder too and
 // renamed into place once whole: nothing is ever written through a name someone could plant beside the output, and
 // the folder of an export that was killed is swept by the next export into the same folder.
 import Database from 'better-sqlite3';
@@ -18,11 +18,11 @@ import { pipeline } from 'node:stream/promises';
 import { PERCH_VERSION } from '../../../shared/version';
 import { HubError } from '../../../shared/errors';
 import { LATEST_VERSION } from '../migrations';
-import { ARCHIVE_FORMAT, ARCHIVE_KINDS, ARCHIVE_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './archive-kinds';
-import { TarWriter } from './archive-tar';
+import { EXPORT_FORMAT, EXPORT_KINDS, EXPORT_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './kinds';
+import { TarWriter } from './tar';
 import { createNewWriteStream, makeStaging } from '../backup/staging';
 import { NoSpaceError, databaseBytes, freeBytes, isNoSpace } from '../backup/disk-space';
-import { transcriptHeader, transcriptLine, transcriptName, type TranscriptEvent, type TranscriptFile } from './archive-transcript';
+import { transcriptHeader, transcriptLine, transcriptName, type TranscriptEvent, type TranscriptFile } from './transcript';
 
 export interface ExportScope {
   /** Only these conversations. */
@@ -55,7 +55,7 @@ export const STAGING_PREFIX = '.perch-export-';
 export const OWNER_EXPORT_PREFIX = 'perch-export-';
 
 /**
- * A private temporary folder for an archive the hub streams to the owner: `perch-export-<pid>-XXXXXX`, 0700, under
+ * A private temporary folder for an export the hub streams to the owner: `perch-export-<pid>-XXXXXX`, 0700, under
  * the system temp dir; those that a hub killed mid-export left there are swept first (store/backup/staging.ts).
  */
 export function ownerExportFolder(): string {
@@ -141,10 +141,10 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
 }
 
 /**
- * Writes the archive of `dbFile` (a Perch database, read-only) to `out` (replaced only once the archive is
+ * Writes the export of `dbFile` (a Perch database, read-only) to `out` (replaced only once the export is
  * whole). `progress` is called now and then with how far it is.
  */
-export async function exportArchive(dbFile: string, out: string, scope: ExportScope = {}, progress: (p: ExportProgress) => void = () => {}): Promise<ExportResult> {
+export async function writeExport(dbFile: string, out: string, scope: ExportScope = {}, progress: (p: ExportProgress) => void = () => {}): Promise<ExportResult> {
   let db: Db;
   try {
     db = new Database(dbFile, { readonly: true, fileMustExist: true });
@@ -172,7 +172,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     }
 
     // Totals for the progress figures.
-    const totals = ARCHIVE_KINDS.map((k) => (db.prepare(`SELECT count(*) FROM ${k.table}${scoped ? ` WHERE ${k.name.startsWith('state_') ? 'user_id IN (SELECT value FROM json_each(@users))' : k.scoped}` : ''}`).pluck().get(scoped ? { ...params, users: JSON.stringify(k.name.startsWith('state_') ? sel.stateUsers : sel.users) } : {}) as number));
+    const totals = EXPORT_KINDS.map((k) => (db.prepare(`SELECT count(*) FROM ${k.table}${scoped ? ` WHERE ${k.name.startsWith('state_') ? 'user_id IN (SELECT value FROM json_each(@users))' : k.scoped}` : ''}`).pluck().get(scoped ? { ...params, users: JSON.stringify(k.name.startsWith('state_') ? sel.stateUsers : sel.users) } : {}) as number));
     const total = totals.reduce((a, b) => a + b, 0) * 2; // rows, then the transcripts and files' bytes
     let done = 0;
     let lastTick = 0;
@@ -187,7 +187,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     const breathe = breather();
     const staged: Staged[] = [];
     const counts: Record<string, number> = {};
-    for (const k of ARCHIVE_KINDS) {
+    for (const k of EXPORT_KINDS) {
       const w = new StagedWriter(`${k.name}.jsonl`, path.join(staging, `${k.name}.jsonl`));
       const kindParams = scoped && k.name.startsWith('state_') ? { ...params, users: JSON.stringify(sel.stateUsers) } : params;
       for (const row of db.prepare(kindQuery(k, scoped)).iterate(kindParams) as IterableIterator<Record<string, unknown>>) {
@@ -202,7 +202,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       tick(k.name, true);
     }
 
-    // Files' bytes: hashed now, streamed into the archive below (the same snapshot).
+    // Files' bytes: hashed now, streamed into the export below (the same snapshot).
     const fileQuery = `SELECT id, data, thumb FROM files${scoped ? ' WHERE conv_id IN (SELECT value FROM json_each(@convs))' : ''} ORDER BY id`;
     const fileEntries: ManifestEntry[] = [];
     for (const f of db.prepare(fileQuery).iterate(params) as IterableIterator<{ id: string; data: Buffer; thumb: Buffer | null }>) {
@@ -250,8 +250,8 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
     }
 
     const manifest: Manifest = {
-      format: ARCHIVE_FORMAT,
-      version: ARCHIVE_VERSION,
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
       created_at: new Date().toISOString(),
       perch_version: PERCH_VERSION,
       schema_version: version,
@@ -260,7 +260,7 @@ export async function exportArchive(dbFile: string, out: string, scope: ExportSc
       entries: [...staged, ...fileEntries, ...transcripts].map(({ name, size, sha256, rows }) => (rows === undefined ? { name, size, sha256 } : { name, size, sha256, rows })),
     };
 
-    // The archive: manifest, JSON lines, files' bytes, transcripts, through gzip into the staging folder.
+    // The export: manifest, JSON lines, files' bytes, transcripts, through gzip into the staging folder.
     const partial = path.join(staging, 'archive.tar.gz');
     const file = createNewWriteStream(partial);
     const gz = zlib.createGzip({ level: 6 });

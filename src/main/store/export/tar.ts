@@ -1,4 +1,4 @@
-// The container of a Perch archive: a POSIX ustar file (512-byte header, the bytes, padding to 512, two zero
+// The container of a Perch export: a POSIX ustar file (512-byte header, the bytes, padding to 512, two zero
 // blocks at the end), gzip-compressed. Written and read here with Node's own streams, in bounded memory: the
 // writer waits for the stream to drain, the reader pulls the bytes it needs and nothing more.
 import { once } from 'node:events';
@@ -80,11 +80,11 @@ export class TarWriter {
   }
 }
 
-/** A problem with the archive's bytes or structure: the importer refuses the archive with it. */
-export class ArchiveError extends Error {
+/** A problem with the export's bytes or structure: the importer refuses the export with it. */
+export class ExportFileError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ArchiveError';
+    this.name = 'ExportFileError';
   }
 }
 
@@ -111,7 +111,7 @@ class ByteSource {
 
   async exact(n: number, what: string): Promise<Buffer> {
     const b = await this.take(n);
-    if (b.length !== n) throw new ArchiveError(`the archive is truncated (it ends inside ${what})`);
+    if (b.length !== n) throw new ExportFileError(`the archive is truncated (it ends inside ${what})`);
     return b;
   }
 }
@@ -131,26 +131,26 @@ function field(h: Buffer, start: number, len: number): string {
 
 /**
  * The entries of a tar stream, in order. Only regular files are accepted; a header whose checksum does not
- * match, a size that is not octal, a stream that ends early: ArchiveError.
+ * match, a size that is not octal, a stream that ends early: ExportFileError.
  */
 export async function* readTar(src: Readable): AsyncGenerator<TarEntry> {
   const bytes = new ByteSource(src);
   for (;;) {
     const h = await bytes.take(BLOCK);
-    if (h.length === 0) throw new ArchiveError('the archive is truncated (no end-of-archive blocks)');
-    if (h.length < BLOCK) throw new ArchiveError('the archive is truncated (it ends inside an entry header)');
+    if (h.length === 0) throw new ExportFileError('the archive is truncated (no end-of-archive blocks)');
+    if (h.length < BLOCK) throw new ExportFileError('the archive is truncated (it ends inside an entry header)');
     if (h.every((b) => b === 0)) return;
     let sum = 0;
     for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i]!;
     const stored = parseInt(field(h, 148, 8).trim(), 8);
-    if (stored !== sum) throw new ArchiveError('an entry header of the archive is damaged (its checksum does not match)');
+    if (stored !== sum) throw new ExportFileError('an entry header of the archive is damaged (its checksum does not match)');
     const name = field(h, 0, 100);
     const sizeText = field(h, 124, 12).trim();
-    if (!/^[0-7]+$/.test(sizeText)) throw new ArchiveError(`the size of archive entry ${JSON.stringify(name)} is not a number`);
+    if (!/^[0-7]+$/.test(sizeText)) throw new ExportFileError(`the size of archive entry ${JSON.stringify(name)} is not a number`);
     const size = parseInt(sizeText, 8);
     const type = field(h, 156, 1) || '0';
-    if (type !== '0') throw new ArchiveError(`archive entry ${JSON.stringify(name)} is not a regular file (type ${JSON.stringify(type)}); a Perch archive holds only files`);
-    if (field(h, 345, 155)) throw new ArchiveError(`archive entry ${JSON.stringify(name)} uses a name prefix; a Perch archive does not`);
+    if (type !== '0') throw new ExportFileError(`archive entry ${JSON.stringify(name)} is not a regular file (type ${JSON.stringify(type)}); a Perch archive holds only files`);
+    if (field(h, 345, 155)) throw new ExportFileError(`archive entry ${JSON.stringify(name)} uses a name prefix; a Perch archive does not`);
     let left = size;
     const body = (async function* () {
       while (left > 0) {

@@ -1,14 +1,14 @@
-// Reads a Perch archive (a gzip-compressed tar, store/archive/archive-tar.ts) whole, for tests that look inside one, and
+// Reads a Perch archive (a gzip-compressed tar, store/export/tar.ts) whole, for tests that look inside one, and
 // writes a changed copy of one (a damaged or crafted archive, with a manifest that matches it).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
-import { readTar, TarWriter } from '../../src/main/store/archive/archive-tar';
+import { readTar, TarWriter } from '../../src/main/store/export/tar';
 import type { Db } from '../../src/main/store/db/db';
 
 /** The archive's entries, by name, in the order they are in the file. */
-export async function archiveEntries(file: string): Promise<Map<string, Buffer>> {
+export async function exportEntries(file: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   for await (const e of readTar(Readable.from(zlib.gunzipSync(fs.readFileSync(file))))) {
     const chunks: Buffer[] = [];

@@ -9,9 +9,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { addAgent, cliAsync, rawCall, removeDataDir, runtimeInfo, startServe, tempDataDir } from '../support/serve-harness';
-import { walkArchive } from '../../src/main/store/archive/archive-read';
-import { exportArchive } from '../../src/main/store/archive/archive-export';
-import { archiveEntries, replaceEntry, rewrite } from '../support/archive-entries';
+import { walkExport } from '../../src/main/store/export/read';
+import { writeExport } from '../../src/main/store/export/write';
+import { exportEntries, replaceEntry, rewrite } from '../support/export-entries';
 import { makeHub, callTool } from '../support/helpers';
 
 function count(file: string, q: string): number {
@@ -152,7 +152,7 @@ test('the owner API answers Export… with the archive (the owner on this comput
     const file = path.join(dir, 'download.tar.gz');
     fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     const texts: string[] = [];
-    const manifest = await walkArchive(file, { row: (k, r) => { if (k.name === 'messages') texts.push(r.text as string); } });
+    const manifest = await walkExport(file, { row: (k, r) => { if (k.name === 'messages') texts.push(r.text as string); } });
     assert.deepEqual(manifest.scope.conversations, [conv]);
     assert.ok(texts.includes('in the archive'));
 
@@ -169,7 +169,7 @@ test('the owner API answers Export… with the archive (the owner on this comput
     assert.equal(byAgent.status, 200);
     const agentFile = path.join(dir, 'agent.tar.gz');
     fs.writeFileSync(agentFile, Buffer.from(await byAgent.arrayBuffer()));
-    assert.equal((await walkArchive(agentFile, {})).scope.agent, 'talker');
+    assert.equal((await walkExport(agentFile, {})).scope.agent, 'talker');
     // A body over the door's 64 KiB is content too large (413 too_large with the limit), as at the other owner doors.
     const huge = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: Array.from({ length: 5000 }, (_, i) => `c_${i}_padding`) }) });
     assert.equal(huge.status, 413);
@@ -192,8 +192,8 @@ test('perch import and --dry-run of a crafted archive (a duplicate (conversation
     const conv = (await callTool(src.hub, a.id, 'create_group', { title: 'Notes', members: [] })).conversation.conv_id as string;
     await callTool(src.hub, a.id, 'send_message', { conv_id: conv, text: 'one' });
     const good = path.join(dest, 'good.tar.gz');
-    await exportArchive(src.file, good);
-    const entries = await archiveEntries(good);
+    await writeExport(src.file, good);
+    const entries = await exportEntries(good);
     const rows = (kind: string) => entries.get(`${kind}.jsonl`)!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     const jsonl = (r: Array<Record<string, unknown>>) => Buffer.from(r.map((x) => `${JSON.stringify(x)}\n`).join(''));
     const events = rows('events');

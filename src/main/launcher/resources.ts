@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import type { MachineMemory, TreeSample } from '../hub/waking/launcher';
+import type { MachineMemory, TreeSample } from '../hub/wake-runs/launcher';
 
 interface Proc { pid: number; ppid: number; pgrp: number; rss: number; cpu: number }
 

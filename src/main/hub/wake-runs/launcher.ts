@@ -1,5 +1,5 @@
-// Wake runs, the launcher's interface: what the policy (hub/waking/wake-runs.ts) asks of the OS side. Starting
-// processes and POSTing webhooks is done by src/main/wake/runner.ts (ProcessLauncher), which app.ts gives the policy;
+// Wake runs, the launcher's interface: what the policy (hub/wake-runs/wake-runs.ts) asks of the OS side. Starting
+// processes and POSTing webhooks is done by src/main/launcher/runner.ts (ProcessLauncher), which app.ts gives the policy;
 // the hub itself never spawns or speaks HTTP.
 import type { WakeAction, WakeRunView, WakeSummary } from '../../../shared/agents/wake';
 

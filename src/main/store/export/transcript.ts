@@ -1,7 +1,7 @@
-// The human-readable side of an archive: transcripts/<title>-<conversation id>.md, one per conversation, from its
+// The human-readable side of an export: transcripts/<title>-<conversation id>.md, one per conversation, from its
 // event log in order: who said what and when, edits and recalls, decisions on requests, handoffs and task changes
 // inline as words (their fields as "name: value", never raw JSON), files and images linked to their bytes in the
-// archive (../files/<id>).
+// export (../files/<id>).
 
 export interface TranscriptEvent {
   seq: number;
@@ -49,7 +49,7 @@ function fields(d: Record<string, unknown>, nameOf: (id: string | null) => strin
 
 /** transcripts/<name>.md: the conversation's title (or kind) as lowercase words joined by -, then its id. */
 export function transcriptName(conv: { id: string; kind: string; title: string }): string {
-  // At most 80 characters in all, as an archive entry name allows (archive-kinds.ts SAFE_ID).
+  // At most 80 characters in all, as an export entry name allows (kinds.ts SAFE_ID).
   const slug = (conv.title || conv.kind).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').slice(0, Math.min(40, 79 - conv.id.length)).replace(/^-+|-+$/g, '');
   return slug ? `${slug}-${conv.id}` : conv.id;
 }

@@ -1,30 +1,9 @@
-// Sessions of one agent (instance names), scoped keys and read receipts: the shapes every door shows.
-// Pure TypeScript: no Node, no DOM.
-import type { UserRef } from '../types';
+// Scoped keys: what a key may do (its scopes), the owner's view of an agent's extra keys, the key a call came with
+// and whether it still works. Pure TypeScript: no Node, no DOM.
 
 /** What a key may do. Every tool of the catalog names the one it needs (ToolSpec.scope). */
 export const KEY_SCOPES = ['read', 'write', 'files', 'state', 'ask'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
-
-/** An instance name: 2-40 of a-z 0-9 - _ (spaces become dashes; see normalizeInstance). */
-export const INSTANCE_PATTERN = /^[a-z0-9_-]{2,40}$/;
-/** Instance names kept per agent; beyond that the least recently seen is dropped. */
-export const MAX_INSTANCES = 50;
-export const MAX_INSTANCE_NOTE_CHARS = 200;
-
-/** The name as stored: trimmed, runs of spaces as one dash; undefined when it is not a valid name. */
-export function normalizeInstance(raw: string): string | undefined {
-  const name = raw.trim().replace(/\s+/g, '-');
-  return INSTANCE_PATTERN.test(name) ? name : undefined;
-}
-
-/** An instance name in use under an agent (whoami.instances). */
-export interface InstanceView {
-  name: string;
-  note: string;
-  first_seen: number;
-  last_seen: number;
-}
 
 /** An extra key of an agent, as the owner lists it (the key itself is shown once, when added). */
 export interface AgentKeyView {
@@ -40,15 +19,6 @@ export interface AgentKeyView {
   expired: boolean;
   /** Where the key may connect from (shared/agents/places.ts): local, containers, tailnet, IPv4 ranges. */
   from: string[];
-}
-
-/** How far one member (one named instance, or the unnamed session) confirmed a conversation. */
-export interface ReadReceipt {
-  user: UserRef;
-  instance?: string;
-  seq: number;
-  /** When it last moved (agents; people's marks carry no time). */
-  at?: number;
 }
 
 /** The key a call came with, as the hub checked it (hub/identity/agent-keys.ts). */

@@ -1,3 +1,4 @@
+// Owner logins: the one-time login links and the session tokens they are exchanged for (table owner_sessions).
 import { sql, type Db } from '../../db/db';
 
 export function insertOwnerToken(db: Db, hash: Buffer, kind: 'login' | 'session', at: number, expiresAt: number): void {

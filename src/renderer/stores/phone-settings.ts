@@ -14,7 +14,7 @@ export interface PairingRun {
   error: string | null;
 }
 
-export interface PhoneStoreState {
+export interface PhoneSettingsState {
   settings: PhoneSettings | null;
   /** Why the settings could not be read, if they could not. */
   loadError: string | null;
@@ -25,5 +25,5 @@ export interface PhoneStoreState {
   tests: Record<string, TestPushResult>;
 }
 
-export const phoneStore = create<PhoneStoreState>(() => ({ settings: null, loadError: null, devices: [], audit: [], pairing: null, tests: {} }));
-export const usePhone = phoneStore;
+export const phoneSettingsStore = create<PhoneSettingsState>(() => ({ settings: null, loadError: null, devices: [], audit: [], pairing: null, tests: {} }));
+export const usePhoneSettings = phoneSettingsStore;
