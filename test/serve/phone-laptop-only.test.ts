@@ -33,6 +33,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'agents.set_from', // widens where a key may connect from
     'files.url', // mints a file link
     'wake.get', 'wake.set', 'wake.log', // the webhook secret; sets the command a wake runs as the owner; run output
+    'wake.start_now', 'wake.limits.get', 'wake.limits.set', // starts a process over the limit; the fleet-wide limits
     'containers.get', 'containers.set', // opens (or shows) the listener for agents in containers
     'phone.get', 'phone.set', // the ntfy topic (whoever knows it reads the notices); the phone settings
     'retention.set', // deletes history
