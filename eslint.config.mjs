@@ -9,11 +9,16 @@ const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'http', 'https', '
 export default tseslint.config(
   { linterOptions: { reportUnusedDisableDirectives: 'off' } },
   { ignores: ['dist/**', 'release/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/results/**'] },
+  // typescript-eslint's recommended rules for TypeScript files (they bring the parser and plugin).
+  ...tseslint.configs.recommended.map((c) => ({ ...c, files: ['**/*.ts', '**/*.tsx'] })),
   {
     files: ['**/*.ts', '**/*.tsx'],
-    languageOptions: { parser: tseslint.parser },
-    plugins: { '@typescript-eslint': tseslint.plugin },
-    rules: {},
+    rules: {
+      // Off: parsed JSON (wire replies, hook input, JSON-RPC params) is read as `any` and checked field by field where used.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // A leading _ names a value dropped on purpose (an unused argument, or a field left out of a rest copy).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
   },
   {
     // The shape, enforced (eslint/perch-rules.mjs): no import circles anywhere in src/ (type-only imports count), and

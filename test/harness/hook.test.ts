@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { decidingRule, ruleMatches, ruleText } from '../../src/shared/features/permission-prompts';
 import { startHook, type HookRun } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from '../fixtures/permission-request';

@@ -2,7 +2,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from '../support/helpers';
-import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import { ownerFloor, expireFloors, startFloorExpiry } from '../../src/main/hub/features/floor';
 import { getHistory } from '../../src/main/hub/talk/messages';
 import type { Hub } from '../../src/main/hub/core/hub';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub, callTool as call } from '../support/helpers';
-import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
+import { TOOL_BY_NAME } from '../../src/shared/api/catalog';
 import { HubError } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
 import { estimateTokens } from '../../src/main/hub/features/context';

@@ -3,13 +3,14 @@
 // nobody; damaged, foreign and newer archives are refused with nothing written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeHub, callTool as rawCallTool, drain, type TestHub } from '../support/helpers';
 import { gpsJpeg } from '../support/images';
 import { runOwnerAction } from '../../src/main/owner/actions';
-import { openDatabase, type Db } from '../../src/main/store/db/db';
+import { openDatabase } from '../../src/main/store/db/db';
 import { createHub } from '../../src/main/hub-services';
 import { writeExport } from '../../src/main/store/export/write';
 import { importExport } from '../../src/main/store/export/import';
@@ -194,7 +195,7 @@ test('bad archives are refused with a clear error and nothing written: truncated
       ['truncated', async (f) => { const b = fs.readFileSync(good); fs.writeFileSync(f, b.subarray(0, Math.floor(b.length / 2))); }, /truncated/],
       ['newer manifest version', (f) => rewrite(src, f, (_l, m) => { m.version = 2; }), /format version 2, newer than this Perch reads/],
       ['not a Perch archive', (f) => rewrite(src, f, (_l, m) => { m.format = 'zip-of-things'; }), /not a Perch archive/],
-      ['path traversal', (f) => rewrite(src, f, (l, m) => { const b = Buffer.from('{}\n'); l.push(['../../etc/evil.jsonl', b]); m.entries.push({ name: '../../etc/evil.jsonl', size: b.length, sha256: require('node:crypto').createHash('sha256').update(b).digest('hex') }); }), /points outside the archive/],
+      ['path traversal', (f) => rewrite(src, f, (l, m) => { const b = Buffer.from('{}\n'); l.push(['../../etc/evil.jsonl', b]); m.entries.push({ name: '../../etc/evil.jsonl', size: b.length, sha256: crypto.createHash('sha256').update(b).digest('hex') }); }), /points outside the archive/],
       ['hash mismatch', (f) => rewrite(src, f, (l) => { const i = l.findIndex(([n]) => n.startsWith('files/')); const b = Buffer.from(l[i]![1]); b[b.length - 1]! ^= 0xff; l[i] = [l[i]![0], b]; }), /does not match its sha256/],
       ['a line that is not an object', (f) => rewrite(src, f, (l, m) => replaceEntry(l, m, 'messages.jsonl', Buffer.concat([Buffer.from('[1, 2, 3]\n'), src.get('messages.jsonl')!]), m.entries.find((e: { name: string }) => e.name === 'messages.jsonl').rows + 1)), /messages\.jsonl line 1 is not a JSON object/],
       ['10,000 nested arrays', (f) => rewrite(src, f, (l, m) => replaceEntry(l, m, 'events.jsonl', Buffer.concat([src.get('events.jsonl')!, Buffer.from(`${'['.repeat(10000)}${']'.repeat(10000)}\n`)]), m.entries.find((e: { name: string }) => e.name === 'events.jsonl').rows + 1)), /nests deeper than/],

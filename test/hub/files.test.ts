@@ -5,7 +5,6 @@ import sharp from 'sharp';
 import { gpsJpeg as gpsJpegOf } from '../support/images';
 import { withHub, type TestHub, callTool as call } from '../support/helpers';
 import { createHub } from '../../src/main/hub-services';
-import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import { HubError } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
 import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, verifyFileToken, THUMB_BOX } from '../../src/main/hub/features/files';

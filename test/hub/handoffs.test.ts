@@ -2,10 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from '../support/helpers';
-import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import { handBack } from '../../src/main/hub/features/handoffs';
 import { sendMessage, getHistory } from '../../src/main/hub/talk/messages';
-import type { Hub } from '../../src/main/hub/core/hub';
 import type { EventView } from '../../src/shared/api/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

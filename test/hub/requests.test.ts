@@ -35,8 +35,6 @@ async function setup(t: TestHub) {
   return { a, convId: dm.conversation.conv_id as string };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function requestMessage(t: TestHub, convId: string, msgId: string) {
   const h = getHistory(t.hub, t.hub.ownerId, convId, {}, true);
   const ev = h.events.find((e) => e.type === 'message.created' && e.message?.msg_id === msgId);

@@ -2,7 +2,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub, callTool as call } from '../support/helpers';
-import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import { setTaskState } from '../../src/main/hub/features/tasks';
 import { sendMessage } from '../../src/main/hub/talk/messages';
 import type { Hub } from '../../src/main/hub/core/hub';

@@ -13,11 +13,10 @@ import {
 type R = Record<string, any>;
 
 let owner: AgentKey; // the agent that owns the conversation used to check that nothing changed
-let watcher: AgentKey;
 let convId: string;
 const served = useSharedServe({}, async (s) => {
   owner = await addAgent(s.dataDir, 'keeper');
-  watcher = await addAgent(s.dataDir, 'watcher');
+  await addAgent(s.dataDir, 'watcher');
   const g = await rawCall(s.mcpUrl, owner.key, 'create_group', { title: 'guarded', members: ['watcher'] });
   convId = g.structuredContent!.conversation.conv_id;
   await rawCall(s.mcpUrl, owner.key, 'send_message', { conv_id: convId, text: 'the only message' });

@@ -1,4 +1,5 @@
 // perch serve: the hub headless (MCP, owner API, the UI behind a one-time login link) until Ctrl+C.
+import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../paths';
 import { parseDurability, type Durability } from '../store/db/durability';
@@ -134,7 +135,6 @@ async function cmdServe(argv: string[]): Promise<void> {
 }
 
 function openInBrowser(url: string): void {
-  const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
   try {

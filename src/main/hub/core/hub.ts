@@ -272,15 +272,15 @@ export class Hub {
       // open stream does not), and then at most once; subscribers read it while publish runs.
       for (const p of pending) {
         let value: LiveEvent | undefined;
-        const hub = this;
+        const read = (): LiveEvent => {
+          const row = eventByGid(this.db, p.gid) as EventWithMessage | undefined;
+          if (!row) throw new Error(`event ${p.gid} is not in the log`);
+          return visibleDeep({ event: eventView(this, row, this.ownerId), woken: p.woken }); // the owner reads it (shared/text/text.ts)
+        };
         this.bus.publish(tagEventType({
           kind: 'event',
           get value(): LiveEvent {
-            if (!value) {
-              const row = eventByGid(hub.db, p.gid) as EventWithMessage | undefined;
-              if (!row) throw new Error(`event ${p.gid} is not in the log`);
-              value = visibleDeep({ event: eventView(hub, row, hub.ownerId), woken: p.woken }); // the owner reads it (shared/text/text.ts)
-            }
+            if (!value) value = read();
             return value;
           },
         }, p.type));

@@ -5,7 +5,6 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { matchVisible } from '../../../shared/text/text';
-import type { UserRef } from '../../../shared/types';
 import { conversationById, member } from '../../store/tables/talk/conversations';
 import { messageById, setMessagePayload } from '../../store/tables/talk/messages';
 import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../store/tables/talk/requests';
@@ -18,7 +17,7 @@ import type { ToolHandlers } from '../identity/tool-handler';
 
 export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../shared/features/cards';
 export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../shared/features/cards';
-import { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES, type FieldType, type ButtonOption, type FormField, type CardBlock, type Card, type CardResponse, type CardPayload } from '../../../shared/features/cards';
+import { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES, type ButtonOption, type FormField, type CardBlock, type Card, type CardResponse, type CardPayload } from '../../../shared/features/cards';
 
 /** Responses kept in the message payload; all of them stay in card_responses. */
 const CARD_PAYLOAD_RESPONSES = 50;

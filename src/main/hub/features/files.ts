@@ -16,7 +16,7 @@
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
 import type { Hub } from '../core/hub';
-import { IMAGE_MIME, MIME_TOKEN, sniffImage, type FilePayload, type ImageType, type SentFile } from '../../../shared/features/files';
+import { IMAGE_MIME, MIME_TOKEN, sniffImage, type ImageType, type SentFile } from '../../../shared/features/files';
 import type { RequestPlace } from '../../../shared/agents/places';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';

@@ -7,7 +7,7 @@ import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { matchVisible } from '../../../shared/text/text';
-import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState, type UserRef } from '../../../shared/types';
+import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../shared/types';
 import { conversationById } from '../../store/tables/talk/conversations';
 import {
   dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, pendingRequests, requestById, type RequestRow,

@@ -2,7 +2,7 @@
 // After completed / failed / canceled nobody is woken and agents cannot speak there (access.ts).
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { TASK_STATES, TERMINAL_TASK_STATES, type ConversationView, type TaskState } from '../../../shared/types';
+import { TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../shared/types';
 import { conversationById, member, setTask, type MemberRow } from '../../store/tables/talk/conversations';
 import { activeHandoff } from '../../store/tables/talk/handoffs';
 import { isManager, requireMember, wakeable, type Access } from '../talk/access';

@@ -1,12 +1,10 @@
 // Agents, their keys and their role config. Keys are random, shown once, stored only as a hash.
 import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { insertUser, listUsers, revokeUser, setUserConfig, setUserInbox, setUserKey, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
-import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
+import { listUsers, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
-import { NAME_PATTERN, type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents/agents';
+import { NAME_PATTERN } from '../../../shared/agents/agents';
 
 export const KEY_PREFIX = 'perch_';
 

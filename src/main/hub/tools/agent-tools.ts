@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import { toolSchemaVersion, type ToolArgs, type ToolName } from '../../../shared/api/catalog';
+import { toolSchemaVersion, type ToolName } from '../../../shared/api/catalog';
 import { idempotentResult, saveIdempotentResult } from '../../store/tables/talk/messages';
 import { resolveUser } from '../talk/access';
 import { addMember, createGroup, listConversations, openDirect } from '../talk/conversations';
