@@ -17,8 +17,10 @@ export const handlers = {
   missing: { run: () => ({ msg_id: 'm_1', conv_id: 'c_1', seq: 3 }) } satisfies ToolHandler<'recall_message'>,
   // @ts-expect-error a field of another type (seq is a number)
   wrongType: { run: () => ({ ...recalled, seq: '3' }) } satisfies ToolHandler<'recall_message'>,
-  // @ts-expect-error a nested field out of its enum (a user is human or agent)
-  nested: { run: () => ({ user: { id: 'u', name: 'n', kind: 'robot', description: '', is_owner: false } }) } satisfies ToolHandler<'find_user'>,
+  nested: {
+    // @ts-expect-error a nested field out of its enum (a user is human or agent)
+    run: () => ({ user: { id: 'u', name: 'n', kind: 'robot', description: '', is_owner: false } }),
+  } satisfies ToolHandler<'find_user'>,
   // @ts-expect-error a waiting read answering the wrong shape later
   asyncWrong: { run: async () => ({ events: [], more: false }) } satisfies ToolHandler<'get_updates'>,
   // @ts-expect-error held is an answer only of the writes review mode holds
