@@ -17,6 +17,7 @@
 //   hookSpecificOutput block (permissionDecision "deny" with permissionDecisionReason); Stop and SessionStart as
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
+import https from 'node:https';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
 import { hookDoorUrl } from '../channel/channel-hub';
 import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
@@ -57,7 +58,8 @@ export async function missingKey(mcp: string, agent: string | undefined, harness
 export function postReport(url: URL, key: string | undefined, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
   const body = JSON.stringify(report);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
+    // An https PERCH_URL (the HTTPS front) is posted to over TLS.
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(key ? { Authorization: `Bearer ${key}` } : {}) },
       timeout: CONNECT_TIMEOUT_MS,
