@@ -13,7 +13,7 @@
 //            wakelimits: 50 agents woken at once under a limit of 4 runs (bench/wake-limits.ts): from a slot freeing
 //            to the next process running, and the hub's CPU while 4 runs are sampled;
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
-//            support: what `perch hook` costs a harness (bench/support.ts)
+//            support: what `perch hook` costs a harness, beside the hub's hook door (bench/support.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the
 //            export's peak RSS and the sends' latency
 //            --against DIR [--rounds N]: instead of the sections, send_message alone on this checkout's build and on
@@ -867,6 +867,8 @@ async function main() {
       result.support = await supportPhase(hub.port, agent.key, hub.ownerToken, QUICK ? 10 : HOOK_RUNS, progress);
       result.pre_tool_use_hook_p50_ms = result.support.pre_tool_use.p50_ms;
       result.permission_request_hook_p50_ms = result.support.permission_request_visible.p50_ms;
+      result.hook_door_prompt_p50_ms = result.support.door_permission_request_visible.p50_ms;
+      result.hook_door_pre_tool_use_p50_ms = result.support.door_pre_tool_use.p50_ms;
     } finally {
       await stopProcess(hub.child);
     }
@@ -981,6 +983,8 @@ function targets(r: any) {
   add('wake_slot_to_start_p50_ms', r.wake_slot_to_start_p50_ms, '< 1000', (v) => v < 1000);
   add('channel_push_p50_ms', r.channel_push_p50_ms, '< 100', (v) => v < 100);
   add('permission_request_hook_p50_ms', r.permission_request_hook_p50_ms, '< 250', (v) => v < 250);
+  add('hook_door_prompt_p50_ms', r.hook_door_prompt_p50_ms, '< 10', (v) => v < 10);
+  add('hook_door_pre_tool_use_p50_ms', r.hook_door_pre_tool_use_p50_ms, '< 5', (v) => v < 5);
   add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
   return t;
 }
@@ -1046,6 +1050,9 @@ function table(r: any): string {
     rows.push([`pre-tool-use hook: spawn → exit (${r.support.runs} runs)`, `p50 ${f(r.pre_tool_use_hook_p50_ms, 1)} ms, p99 ${f(r.support.pre_tool_use.p99_ms, 1)} ms (node itself p50 ${f(r.support.node_floor.p50_ms, 1)} ms)`, '', '']);
     const pr = r.support.permission_request_visible;
     rows.push([`permission-request hook: spawn → request on the owner's stream (${pr.n} runs)`, `p50 ${f(pr.p50_ms, 1)} ms, p95 ${f(pr.p95_ms, 1)} ms (approve → hook exit p50 ${f(r.support.permission_request_decided_to_exit.p50_ms, 1)} ms)`, 'p50 < 250 ms', hold('permission_request_hook_p50_ms')]);
+    const dp = r.support.door_permission_request_visible;
+    rows.push([`hook door: PermissionRequest POST → request on the owner's stream (${dp.n} runs)`, `p50 ${f(dp.p50_ms, 1)} ms, p95 ${f(dp.p95_ms, 1)} ms (approve → answer p50 ${f(r.support.door_permission_request_decided_to_answer.p50_ms, 1)} ms)`, 'p50 < 10 ms', hold('hook_door_prompt_p50_ms')]);
+    rows.push([`hook door: PreToolUse round trip (${r.support.door_pre_tool_use.n} runs)`, `p50 ${f(r.support.door_pre_tool_use.p50_ms, 1)} ms, p95 ${f(r.support.door_pre_tool_use.p95_ms, 1)} ms`, 'p50 < 5 ms', hold('hook_door_pre_tool_use_p50_ms')]);
   }
   if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
   if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);

@@ -6,7 +6,11 @@
 // - permission-request runs at every permission prompt: spawn of `perch hook permission-request` with Claude Code's
 //   documented PermissionRequest input on stdin → the request.created item on the owner's live stream (what the
 //   Approvals inbox shows); the owner then approves over the owner API and the hook must print the allow and exit.
+// - the hook door (POST /hook/claude-code/<event>, what a Claude Code HTTP hook or a curl command hook sends, no
+//   process started): a PreToolUse round trip, and a PermissionRequest from the POST → its request.created on the
+//   owner's live stream (then approve → the allow answered). Each request on a new connection, as a harness opens one.
 import { spawn, execFileSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { ownerStream, percentile, post, r3, summarize } from './client';
 import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
@@ -69,13 +73,44 @@ export interface SupportFigures {
   permission_request_visible: ReturnType<typeof withP95>;
   /** … and the owner's approve (sent when it was seen) → the hook's exit with the allow printed. */
   permission_request_decided_to_exit: ReturnType<typeof withP95>;
+  /** POST /hook/claude-code/pre-tool-use, the agent running: request → answer ({}), a new connection each. */
+  door_pre_tool_use: ReturnType<typeof withP95>;
+  /** POST /hook/claude-code/permission-request → the request on the owner's live stream. */
+  door_permission_request_visible: ReturnType<typeof withP95>;
+  /** … and the owner's approve (sent when it was seen) → the allow answered. */
+  door_permission_request_decided_to_answer: ReturnType<typeof withP95>;
+}
+
+/** One POST to the hook door on a new connection: t0 (just before the request) and its answer (must be expectOut). */
+function doorPost(port: number, pathName: string, key: string, body: string, expectOut: string): { t0: number; answered: Promise<number> } {
+  const t0 = performance.now();
+  const answered = new Promise<number>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${key}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        const at = performance.now();
+        clearTimeout(timer);
+        if (res.statusCode !== 200 || text !== expectOut) return reject(new Error(`POST ${pathName}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+        resolve(at);
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`POST ${pathName}: no answer within ${RUN_TIMEOUT_MS / 1000} s`)), RUN_TIMEOUT_MS);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.end(body);
+  });
+  return { t0, answered };
 }
 
 /**
- * One permission prompt: spawns the hook, waits for its request.created on the owner's stream, approves it as the
- * owner and waits for the hook to print the allow and exit. Returns [spawn → visible, approve sent → exit] in ms.
+ * One permission prompt: spawns the hook (or, with door, POSTs it to the hook door), waits for its request.created on
+ * the owner's stream, approves it as the owner and waits for the hook to print the allow and exit (the door to answer
+ * it). Returns [spawn → visible, approve sent → exit] in ms.
  */
-async function permissionPrompt(port: number, ownerToken: string, env: Record<string, string>, input: string, seen: { next: ((requestId: string, at: number) => void) | undefined }): Promise<[number, number]> {
+async function permissionPrompt(port: number, ownerToken: string, env: Record<string, string>, input: string, seen: { next: ((requestId: string, at: number) => void) | undefined }, door?: { port: number; key: string }): Promise<[number, number]> {
   const visible = new Promise<[string, number]>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('permission-request hook: no request on the owner stream within 10 s')), RUN_TIMEOUT_MS);
     seen.next = (id, at) => {
@@ -84,7 +119,9 @@ async function permissionPrompt(port: number, ownerToken: string, env: Record<st
       resolve([id, at]);
     };
   });
-  const run = started([BIN, 'hook', 'permission-request', '--timeout', '30'], input, env, `${decisionJson({ behavior: 'allow' })}\n`);
+  const run = door
+    ? (({ t0, answered }) => ({ t0, exited: answered }))(doorPost(door.port, '/hook/claude-code/permission-request?timeout=30', door.key, input, decisionJson({ behavior: 'allow' })))
+    : started([BIN, 'hook', 'permission-request', '--timeout', '30'], input, env, `${decisionJson({ behavior: 'allow' })}\n`);
   run.exited.catch(() => undefined); // awaited below; a failure before the request shows is reported by `visible`
   const [requestId, at] = await Promise.race([visible, run.exited.then(() => Promise.reject(new Error('permission-request hook exited before its request showed')))]);
   const sent = performance.now();
@@ -113,6 +150,8 @@ export async function supportPhase(port: number, key: string, ownerToken: string
   });
   const visible: number[] = [];
   const toExit: number[] = [];
+  const doorVisible: number[] = [];
+  const doorToAnswer: number[] = [];
   try {
     const prompt = JSON.stringify(claudeCodeBash);
     await permissionPrompt(port, ownerToken, env, prompt, seen); // the first also opens the agent's direct conversation with the owner
@@ -121,11 +160,27 @@ export async function supportPhase(port: number, key: string, ownerToken: string
       visible.push(v);
       toExit.push(x);
     }
+    // The same prompts through the hook door: one request, no process.
+    for (let i = 0; i < runs; i++) {
+      const [v, x] = await permissionPrompt(port, ownerToken, env, prompt, seen, { port, key });
+      doorVisible.push(v);
+      doorToAnswer.push(x);
+    }
   } finally {
     stream.close();
   }
-  const figures = { runs, node_floor: summarize(floor), pre_tool_use: summarize(pre), permission_request_visible: withP95(visible), permission_request_decided_to_exit: withP95(toExit) };
+  const doorPre: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const d = doorPost(port, '/hook/claude-code/pre-tool-use', key, input, '{}');
+    const ms = (await d.answered) - d.t0;
+    if (i > 0) doorPre.push(ms); // the first is uncounted, as above
+  }
+  const figures = {
+    runs, node_floor: summarize(floor), pre_tool_use: summarize(pre), permission_request_visible: withP95(visible), permission_request_decided_to_exit: withP95(toExit),
+    door_pre_tool_use: withP95(doorPre), door_permission_request_visible: withP95(doorVisible), door_permission_request_decided_to_answer: withP95(doorToAnswer),
+  };
   progress(`pre-tool-use hook: spawn → exit p50 ${figures.pre_tool_use.p50_ms} ms, p99 ${figures.pre_tool_use.p99_ms} ms (node itself p50 ${figures.node_floor.p50_ms} ms)`);
   progress(`permission-request hook: spawn → request on the owner's stream p50 ${figures.permission_request_visible.p50_ms} ms, p95 ${figures.permission_request_visible.p95_ms} ms; approve → exit p50 ${figures.permission_request_decided_to_exit.p50_ms} ms`);
+  progress(`hook door: PreToolUse round trip p50 ${figures.door_pre_tool_use.p50_ms} ms; PermissionRequest → request on the owner's stream p50 ${figures.door_permission_request_visible.p50_ms} ms, p95 ${figures.door_permission_request_visible.p95_ms} ms; approve → answer p50 ${figures.door_permission_request_decided_to_answer.p50_ms} ms`);
   return figures;
 }

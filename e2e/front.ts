@@ -4,6 +4,7 @@
 // --host-resolver-rules (see frontBrowserArgs). Plain HTTP here (no certificate authority on this machine), so
 // Chromium is told to treat that one origin as secure, as it treats the real front's https origin.
 import http from 'node:http';
+import https from 'node:https';
 
 export const FRONT_HOST = 'laptop.tail1234.ts.net';
 
@@ -18,10 +19,11 @@ export interface Front {
   close(): Promise<void>;
 }
 
-export async function startFront(opts: { funnel?: boolean } = {}): Promise<Front> {
+/** tls: serve HTTPS with this key and certificate (the front as agents reach it, https://127.0.0.1:PORT). */
+export async function startFront(opts: { funnel?: boolean; tls?: { key: Buffer; cert: Buffer } } = {}): Promise<Front> {
   let target = 0;
   const seen: string[] = [];
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     seen.push(`${req.method} ${req.url}`);
     if (!target) {
       res.writeHead(502).end('no hub yet');
@@ -45,11 +47,12 @@ export async function startFront(opts: { funnel?: boolean } = {}): Promise<Front
     });
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server = opts.tls ? https.createServer(opts.tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return {
-    url: `http://${FRONT_HOST}:${port}`,
+    url: opts.tls ? `https://127.0.0.1:${port}` : `http://${FRONT_HOST}:${port}`,
     port,
     seen,
     setTarget(p) {

@@ -8,7 +8,7 @@ import type { Durability } from './store/db/durability';
 import type { Hub } from './hub/core/hub';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
-import { HOOK_PATH, createHookDoor } from './mcp/hook-door';
+import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { sendJson, totalHandler } from './http-util';
 import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests';
@@ -238,12 +238,11 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
       return mcp(req, res);
     }
-    if (p === HOOK_PATH) {
-      // A harness's hooks (`perch hook …`), behind the agent's key; never through the HTTPS front.
-      if (hasFrontHeaders(req)) {
-        req.resume();
-        return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'The hook endpoint is not served through the HTTPS front.' } });
-      }
+    if (isHookPath(p)) {
+      // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
+      // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
+      if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);
+      if (isProxyHost(req)) return proxiedMcp(hub, hooks, req, res);
       return hooks(req, res);
     }
     // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
@@ -263,8 +262,8 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   let extra: Awaited<ReturnType<typeof startExtraListeners>>;
   let containers: Awaited<ReturnType<typeof startContainerSwitch>>;
   try {
-    extra = await startExtraListeners({ hub, mcp, port, limits, containers: false, listen: opts.listen ?? [] });
-    containers = await startContainerSwitch({ hub, mcp, port, limits, forced: !!opts.containers, byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')) });
+    extra = await startExtraListeners({ hub, mcp, hooks, port, limits, containers: false, listen: opts.listen ?? [] });
+    containers = await startContainerSwitch({ hub, mcp, hooks, port, limits, forced: !!opts.containers, byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')) });
   } catch (err) {
     await Promise.all([server, ...(extra! ? extra.servers : [])].map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
     hub.close();

@@ -44,14 +44,14 @@ function closeAll(servers: http.Server[]): Promise<void> {
 }
 
 /** The switch of a running hub; starts the listeners now when the setting (or `forced`) says so. */
-export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; forced: boolean; byHand: readonly string[] }): Promise<RunningSwitch> {
+export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; hooks: McpHandler; port: number; limits: ServerLimits; forced: boolean; byHand: readonly string[] }): Promise<RunningSwitch> {
   let servers: http.Server[] = [];
   let infos: ListenerInfo[] = [];
   let notes: string[] = [];
   let busy: Promise<unknown> = Promise.resolve();
   const start = async () => {
     if (servers.length) return;
-    const r = await startExtraListeners({ hub: o.hub, mcp: o.mcp, port: o.port, limits: o.limits, containers: true, listen: [], skip: o.byHand });
+    const r = await startExtraListeners({ hub: o.hub, mcp: o.mcp, hooks: o.hooks, port: o.port, limits: o.limits, containers: true, listen: [], skip: o.byHand });
     servers = r.servers;
     infos = r.listeners;
     notes = r.notes;

@@ -1,7 +1,7 @@
 // The hub's HTTP listeners: the main one on 127.0.0.1 (MCP, the owner API, the UI: app.ts) and the extra ones an
 // agent away from the loopback reaches: on the container bridge addresses found on this computer (`perch serve
 // --containers`: docker0, Docker's user networks br-*, Podman's podman*/cni-podman*) or on addresses given by hand
-// (`--listen ADDR`). An extra listener serves /mcp ONLY, to Host names a container uses for this computer
+// (`--listen ADDR`). An extra listener serves /mcp (and the hook doors /hook/…) ONLY, to Host names a container uses for this computer
 // (host.docker.internal, host.containers.internal) or its own address; a request there is from the place
 // `containers` (shared/agents/places.ts), and only keys allowed there (or an address range holding the caller) log in.
 // Docker Desktop and Podman machine have no bridge on this computer: their proxy brings a container's request to the
@@ -159,17 +159,19 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
 }
 
 /**
- * The handler of an extra listener on `address` (interface `via`): /mcp with a container's Host name or the
- * address itself and no Origin (no browser page calls it), as place `containers`; everything else 404.
+ * The handler of an extra listener on `address` (interface `via`): /mcp and the harness hook doors (/hook/…, `hooks`)
+ * with a container's Host name or the address itself and no Origin (no browser page calls it), as place
+ * `containers`; everything else 404.
  */
-export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string): http.RequestListener {
+export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string, hooks?: McpHandler): http.RequestListener {
   const own = address.toLowerCase();
   return totalHandler((req, res, target) => {
     const p = target.pathname;
     // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
     const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
     const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
-    if (p !== '/mcp' && p !== '/mcp/' && !agentFile) {
+    const hook = !!hooks && (p === '/hook' || p.startsWith('/hook/'));
+    if (p !== '/mcp' && p !== '/mcp/' && !agentFile && !hook) {
       req.resume();
       return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
     }
@@ -190,7 +192,7 @@ export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string,
     // The URL the container reached this listener by: file links handed to the agent start with it.
     const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
     const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
-    return mcp(req, res, at);
+    return hook ? hooks!(req, res, at) : mcp(req, res, at);
   });
 }
 
@@ -289,7 +291,7 @@ export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.Ser
  * hand. A bridge that cannot be listened on is skipped with a note; an address given by hand that cannot is an error.
  * No bridge found: a note says so, and the hub serves on loopback alone.
  */
-export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[]; skip?: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
+export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; hooks: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[]; skip?: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
@@ -302,7 +304,7 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; port: 
   }
   try {
     for (const w of wanted) {
-      const server = hubServer(o.limits, extraListenerHandler(o.hub, o.mcp, w.address, w.name));
+      const server = hubServer(o.limits, extraListenerHandler(o.hub, o.mcp, w.address, w.name, o.hooks));
       try {
         await listenOn(server, o.port, w.address);
       } catch (err) {

@@ -199,6 +199,8 @@ export interface RequestView {
   withdrawn?: string;
   /** The owner's views only: a harness's permission prompt filed through the hook door, by `perch hook` or `perch channel` (absent: an agent's own request_human, whatever its context says). */
   door?: 'hook' | 'channel';
+  /** A cancelled permission prompt relayed by `perch channel` that Claude Code's own terminal dialog dealt with. */
+  answered_in?: 'terminal';
 }
 
 /** What the owner's Approvals inbox shows: the view plus the conversation and the context. */

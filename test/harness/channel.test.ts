@@ -10,7 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
-import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { BIN, ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, rawPost, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+
+/** How many of its backlog a new session is pushed (src/main/cli/channel/channel-events.ts BACKLOG_PUSH_MAX). */
+const BACKLOG_PUSH_MAX = 10;
 
 const served = useSharedServe();
 
@@ -208,6 +211,31 @@ describe('perch channel pushes what would wake the agent', () => {
     }
   });
 
+  test('a new session is pushed only the newest events of its backlog, after one line saying how many more wait in get_updates', async () => {
+    const a = await newAgent('ch-backlog');
+    const b = await newAgent('ch-backlog-b');
+    const s1 = await openSession(a);
+    await s1.close();
+    const sent: string[] = [];
+    for (let i = 0; i < BACKLOG_PUSH_MAX + 5; i++) sent.push((await dm(b, a, `while closed ${i}`)).msg_id);
+    const s2 = await openSession(a);
+    try {
+      await eventually(() => channelNotices(s2).length >= BACKLOG_PUSH_MAX + 1, 10_000, 'the backlog pushed');
+      await new Promise((r) => setTimeout(r, 500)); // nothing more comes
+      const pushed = channelNotices(s2);
+      assert.equal(pushed.length, BACKLOG_PUSH_MAX + 1, 'the newest events and one line, not the whole backlog');
+      assert.equal(pushed[0]!.params.meta.kind, 'backlog');
+      assert.equal(pushed[0]!.params.meta.count, '5');
+      assert.match(pushed[0]!.params.content, /^5 earlier events for you came while no session ran and are not pushed here: read them with get_updates/);
+      assert.deepEqual(pushed.slice(1).map((n) => n.params.meta.msg_id), sent.slice(5), 'the newest, in order');
+      const r = await s2.client.callTool({ name: 'get_updates', arguments: {} });
+      const ids = (r.structuredContent as any).events.filter((e: any) => e.type === 'message.created').map((e: any) => e.message.msg_id);
+      assert.deepEqual(ids, sent, 'every event still waits in get_updates');
+    } finally {
+      await s2.close();
+    }
+  });
+
   test('a decided request of the agent is pushed with the outcome', async () => {
     const a = await newAgent('ch-req');
     const s = await openSession(a);
@@ -370,13 +398,19 @@ describe('perch channel relays permission prompts to the owner', () => {
     }
   });
 
-  test('no ghost cards: a later prompt closes the earlier one (answered in the terminal), and the session\'s end closes the last', async () => {
+  test('no ghost cards: a later prompt closes the earlier one, shown as answered in the terminal (not withdrawn), and the session\'s end closes the last', async () => {
     const a = await newAgent('ch-ghost');
     const s = await openSession(a);
     await s.client.notification(bashPrompt('qrstu', 'make one'));
     const first = await pendingPromptOf(a);
     await s.client.notification(bashPrompt('vwxyz', 'make two'));
     await eventually(async () => (await requestState(first.request_id)) === 'cancelled', 10_000, 'the first prompt closed');
+    // it shows as answered in the terminal, not as withdrawn; deciding it afterwards says so
+    const closed = (await ownerOk(served, 'requests.list', {})).requests.find((r: any) => r.request_id === first.request_id);
+    assert.equal(closed.answered_in, 'terminal');
+    assert.equal(closed.withdrawn, undefined);
+    const late = await ownerFail(served, 'requests.decide', { request_id: first.request_id, decision: 'approve' }, 409);
+    assert.match(late.message, /was answered in the terminal/);
     const second = await pendingPromptOf(a);
     assert.equal(second.title, 'Allow Bash: make two?');
     await s.close();

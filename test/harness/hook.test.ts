@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { decidingRule, ruleMatches, ruleText } from '../../src/shared/features/permission-prompts';
-import { startHook, type HookRun } from '../support/hook-runner';
+import { pendingRequestOf, startHook, type HookRun } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from '../fixtures/permission-request';
 
 const served = useSharedServe();
@@ -24,14 +24,8 @@ async function newAgent(base: string): Promise<AgentKey> {
 }
 
 /** The pending request the hook filed for this agent (waits until it is in the owner's Approvals inbox). */
-async function pendingOf(agent: AgentKey): Promise<any> {
-  let found: any;
-  await eventually(async () => {
-    const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-    found = requests.find((r: any) => r.requester?.id === agent.id);
-    return !!found;
-  }, 15_000, `a pending request from ${agent.name}`);
-  return found;
+function pendingOf(agent: AgentKey): Promise<any> {
+  return pendingRequestOf(served, agent);
 }
 
 function envFor(agent: AgentKey, extra: Record<string, string> = {}): Record<string, string> {

@@ -109,7 +109,7 @@ describe('containers on (perch serve --containers): host.docker.internal through
     assert.match(back.body.error.message, /may connect from containers only; this request came from local/);
   });
 
-  test('the owner API, login, UI, hooks and the owner\'s file links stay refused with that Host', async () => {
+  test('the owner API, login, UI and the owner\'s file links stay refused with that Host; the hook doors are served there like /mcp (containers key in, local key 403)', async () => {
     const token = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8')).owner_token as string;
     const asks: Array<[string, string, Array<[string, string]>]> = [
       ['POST', '/api/owner/hub.info', [['Authorization', `Bearer ${token}`]]],
@@ -120,7 +120,6 @@ describe('containers on (perch serve --containers): host.docker.internal through
       ['GET', '/index.html', []],
       ['GET', '/pair', []],
       ['GET', '/files/f_0123456789abcdef?t=x', []],
-      ['POST', '/hook', [['Authorization', `Bearer ${boxed.key}`]]],
     ];
     for (const [method, p, headers] of asks) {
       for (const host of [`host.docker.internal:${served.port}`, `host.containers.internal:${served.port}`, `gateway.docker.internal:${served.port}`]) {
@@ -128,6 +127,12 @@ describe('containers on (perch serve --containers): host.docker.internal through
         assert.ok(a.status === 403 || a.status === 404, `${method} ${p} with Host ${host}: ${a.status}`);
       }
     }
+    const report = { event: 'stop', harness: 'claude-code' };
+    const boxedHook = await raw(served, '/hook', [dockerHost(), ['Authorization', `Bearer ${boxed.key}`]], 'POST', report);
+    assert.equal(boxedHook.status, 200, JSON.stringify(boxedHook.body));
+    const localHook = await raw(served, '/hook', [dockerHost(), ['Authorization', `Bearer ${local.key}`]], 'POST', report);
+    assert.equal(localHook.status, 403);
+    assert.match(localHook.body.error.message, /may connect from local only/);
     // the same owner call with a loopback Host works (the token is right)
     assert.equal((await raw(served, '/api/owner/hub.info', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${token}`]], 'POST', {})).status, 200);
   });

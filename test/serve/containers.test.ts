@@ -2,7 +2,7 @@
 // docker0 bridge: no container runtime here), reached the way a container reaches it — the URL names
 // host.docker.internal (or host.containers.internal), resolved to the bridge address as `--add-host
 // host.docker.internal:host-gateway` does — by the official MCP clients. Keys say where they may connect from
-// (perch agent add --from, perch agent key from, agents.set_from); the extra listener serves /mcp only.
+// (perch agent add --from, perch agent key from, agents.set_from); the extra listener serves /mcp and the hook doors only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ import { fileUrlsFromBoxAndLoopback } from '../support/container-file-url';
 import { buildRequest, rawExchange } from '../support/raw-http';
 import { containerBridges } from '../../src/main/listeners';
 import { runHook } from '../support/hook-runner';
+import { claudeCodeBash } from '../fixtures/permission-request';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -108,7 +109,7 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', 'Bearer perch_nope']])).status, 401);
   });
 
-  test('POST /hook applies places as /mcp does: a containers-only key is refused from the loopback /hook with the same 403 and nothing is noted; /hook is not served on the bridge listener', async () => {
+  test('POST /hook applies places as /mcp does: a containers-only key is refused from the loopback /hook with the same 403 and nothing is noted; on the bridge listener the containers key is let in and the local key refused', async () => {
     const report = { event: 'notification', harness: 'claude-code', session_id: 'box-1', message: 'from the wrong place' };
     const loop = await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]], report);
     assert.equal(loop.status, 403, JSON.stringify(loop.body));
@@ -124,13 +125,35 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal(hook.code, 0);
     assert.equal(hook.stdout, '');
     assert.match(hook.stderr, /HTTP 403: Forbidden: this key \(boxed, key main\) may connect from containers only/);
-    // a local key at the bridge listener's /hook: not served there at all
-    for (const key of [local.key, boxed.key]) {
-      const bridge = await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${key}`]], report);
-      assert.equal(bridge.status, 404);
-    }
+    // the bridge listener serves /hook like /mcp: the local key is refused there, the containers key let in
+    const bridgeLocal = await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]], report);
+    assert.equal(bridgeLocal.status, 403);
+    assert.match(bridgeLocal.body.error.message, /may connect from local only/);
+    assert.equal((await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${boxed.key}`]], report)).status, 200);
     // the local key on the loopback /hook still works
     assert.equal((await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${local.key}`]], { event: 'stop', harness: 'codex' })).status, 200);
+  });
+
+  test('the harness hook door on the bridge listener: a containers key\'s Claude Code PermissionRequest reaches the Approvals inbox and approve answers allow; a local key\'s hook is refused there (403) and files nothing', async () => {
+    const headers = (key: string): Array<[string, string]> => [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${key}`]];
+    const refused = await rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(local.key), claudeCodeBash);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.details.code, 'wrong_place');
+    assert.match(refused.body.error.message, /perch agent key from homebody local,containers/);
+    const waiting = rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(boxed.key), claudeCodeBash);
+    let req: R;
+    await eventually(async () => {
+      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+      req = requests.find((r: R) => r.requester?.name === 'boxed');
+      return !!req;
+    }, 15_000, 'the containers agent\'s prompt in the Approvals inbox');
+    assert.equal(req.title, 'Allow Bash: rm -rf node_modules?');
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    const answered = await waiting;
+    assert.equal(answered.status, 200);
+    assert.deepEqual(answered.body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    assert.equal(requests.filter((r: R) => r.requester?.name === 'homebody').length, 0, 'the refused hook filed nothing');
   });
 
   test('narrowing a key\'s places ends its waiting calls from the place it lost with 403 wrong_place (agents.set_from, and perch agent key from in another process); a wait from a place still allowed goes on', async () => {

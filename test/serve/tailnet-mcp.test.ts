@@ -4,9 +4,13 @@
 // get in; local keys get the explanatory 403; Funnel is refused whatever the key.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ERAS, cli, connect, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from '../support/serve-harness';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ERAS, cli, connect, eventually, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from '../support/serve-harness';
 import { fetchResolving } from '../support/name-fetch';
 import { FRONT_HOST, startFront, type Front } from '../../e2e/front';
+import { PUSH_TLS_DIR } from '../support/push-endpoint';
+import { runHook } from '../support/hook-runner';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
@@ -144,4 +148,42 @@ test('file_url called through the front answers a link on the public URL; fetche
   const onLoopback = await fetch(`http://127.0.0.1:${served.port}${new URL(url).pathname}`);
   assert.equal(onLoopback.status, 404);
   await onLoopback.arrayBuffer();
+});
+
+test('the harness hook door through the front: a tailnet key\'s PreToolUse is answered (a paused agent\'s tool blocked); a local key\'s hook is refused with the 403 that names its places', async () => {
+  const hook = (key: string) => viaTailnet(`${front.url}/hook/claude-code/pre-tool-use`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+    body: JSON.stringify({ session_id: 's1', transcript_path: '/t.jsonl', cwd: '/w', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' }),
+  });
+  const refused = await hook(local.key);
+  assert.equal(refused.status, 403);
+  assert.match(((await refused.json()) as R).error.message, /may connect from local only; this request came from tailnet/);
+  const ok = await hook(remote.key);
+  assert.equal(ok.status, 200);
+  assert.equal(await ok.text(), '{}');
+  const paused = cli(['agent', 'pause', 'far', '--data-dir', dir]);
+  assert.equal(paused.code, 0, paused.stderr);
+  await eventually(async () => ((await (await hook(remote.key)).json()) as R).hookSpecificOutput?.permissionDecision === 'deny', 10_000, 'the paused agent\'s tool blocked through the front');
+  assert.equal(cli(['agent', 'resume', 'far', '--data-dir', dir]).code, 0);
+  const viaFunnel = await fetchResolving({ [FRONT_HOST]: '127.0.0.1' })(`${funnel.url}/hook/claude-code/pre-tool-use`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${remote.key}` }, body: '{}' });
+  assert.equal(viaFunnel.status, 403, 'Funnel is refused');
+});
+
+test('perch hook with an https PERCH_URL (the front): a paused tailnet agent\'s PreToolUse is blocked and its Notification noted, through TLS', async () => {
+  const tls = await startFront({ tls: { key: fs.readFileSync(path.join(PUSH_TLS_DIR, 'key.pem')), cert: fs.readFileSync(path.join(PUSH_TLS_DIR, 'cert.pem')) } });
+  tls.setTarget(served.port);
+  try {
+    const env = { PERCH_URL: `${tls.url}/mcp`, PERCH_KEY: remote.key, NODE_EXTRA_CA_CERTS: path.join(PUSH_TLS_DIR, 'cert.pem') };
+    const note = await runHook(['notification'], { session_id: 'far-1', transcript_path: '/t.jsonl', cwd: '/w', hook_event_name: 'Notification', message: 'waiting on you', notification_type: 'idle_prompt' }, env);
+    assert.deepEqual([note.code, note.stdout, note.stderr], [0, '', '']);
+    await eventually(async () => (await ownerOk({ dataDir: dir }, 'agents.list')).agents.find((a: R) => a.name === 'far')?.harness?.state === 'waiting', 10_000, 'the notification noted');
+    assert.equal(cli(['agent', 'pause', 'far', '--data-dir', dir, '--reason', 'tls check']).code, 0);
+    const pre = { session_id: 'far-1', transcript_path: '/t.jsonl', cwd: '/w', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_2' };
+    await eventually(async () => JSON.parse((await runHook(['pre-tool-use'], pre, env)).stdout || '{}').hookSpecificOutput?.permissionDecision === 'deny', 10_000, 'the paused agent blocked through https');
+    assert.ok(tls.seen.some((s) => s.startsWith('POST /hook')), 'the hook went through the https front');
+  } finally {
+    cli(['agent', 'resume', 'far', '--data-dir', dir]);
+    await tls.close();
+  }
 });

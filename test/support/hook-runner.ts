@@ -1,7 +1,7 @@
 // `perch hook ARGS` as a harness runs it: the real CLI process, the key only in the environment, stdin written once
 // and closed, bounded in time. Shared by the hook tests (permission-request, the status hooks, Cursor's).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, ROOT, ensureBuilt, exitOf, type CliResult } from './serve-harness';
+import { BIN, ROOT, ensureBuilt, eventually, exitOf, ownerOk, type AgentKey, type CliResult, type Served } from './serve-harness';
 
 export type HookRun = CliResult;
 
@@ -20,4 +20,15 @@ function startHook(args: string[], stdin: unknown, env: Record<string, string | 
 /** `perch hook ARGS` with STDIN (a string as it is, anything else as JSON); settles when it exits. */
 export function runHook(args: string[], stdin: unknown, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
   return startHook(args, stdin, env, timeoutMs).done;
+}
+
+/** The pending request a hook filed for this agent (waits until it is in the owner's Approvals inbox). */
+export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: AgentKey): Promise<any> {
+  let found: any;
+  await eventually(async () => {
+    const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+    found = requests.find((r: any) => r.requester?.id === agent.id);
+    return !!found;
+  }, 15_000, `a pending request from ${agent.name}`);
+  return found;
 }

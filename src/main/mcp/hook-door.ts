@@ -1,6 +1,7 @@
-// The hook door: POST /hook on 127.0.0.1, behind the agent's key like /mcp. `perch hook pre-tool-use | notification |
-// stop | session-start | session-end` (src/main/cli/hook/hook-status.ts) posts one small JSON object here per harness hook
-// event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
+// The hook door: POST /hook, behind the agent's key like /mcp and served wherever /mcp is (the loopback, a container
+// listener, a runtime's proxy, the HTTPS front), the key's places checked for where the request came from as for /mcp.
+// `perch hook pre-tool-use | notification | stop | session-start | session-end` (src/main/cli/hook/hook-status.ts)
+// posts one small JSON object here per harness hook event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
 // which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
 //
 // It is also the one door a harness's permission prompt is filed through: `perch hook permission-request` and
@@ -10,17 +11,22 @@
 // with the owner, marked as this door's prompt (Caller.door). Only such a prompt may be decided by a standing rule
 // (hub/features/permission-rules.ts); an agent's own request_human never is, whatever its context says.
 //
-//   Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out local 403 (as /mcp) ·
+//   on the loopback: Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out
+//   where the request came from 403 (as /mcp) ·
 //   POST 405 · Content-Type application/json 415 · body ≤ 16 KB (a prompt: 96 KB) 413 · a HarnessReport 400
 //   → 200 HarnessAnswer { ok, paused, message? }
 //   a prompt: 200 { ok: true, request } (request_human's answer: request_id, state, outcome…); a refusal
 //   { ok: false, error: { code, message, next_step, details? } } with its HTTP status (paused 409, invalid 400 …)
 // The URL may name the agent and the harness (`/hook?agent=NAME&harness=claude-code`, as `perch hook --agent NAME`
 // sends): a 401 then says what to set ("no key was sent: set PERCH_KEY_NAME in the shell that starts Claude Code"),
-// and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem).
+// and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem). The harness doors
+// (POST /hook/<harness>/<event>, below) take the harness's own input and answer its own output.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
-import { authenticateKey } from '../hub/identity/key-login';
+import type { RequestPlace } from '../../shared/agents/places';
+import { LIMITS } from '../../shared/limits';
+import { EVENT_NAME, HOOK_DOOR_EVENTS, StepAside, decisionJson, filingOf, parseEventInput, parseHookInput, pausedPromptMessage, preToolUseDenyJson, reportOf, type HookDecision, type HookDoorHarness, type StatusHook } from '../../shared/agents/hook-wire';
+import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
@@ -33,9 +39,18 @@ import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/permission-rules';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
-import { HARNESSES, HARNESS_EVENTS, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/agents/harness';
+import { HARNESSES, HARNESS_EVENTS, PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/agents/harness';
 
 export const HOOK_PATH = '/hook';
+/** The harness doors: /hook/<harness>/<event>. */
+export const HOOK_DOOR_PREFIX = '/hook/';
+/** A harness's hook input may carry a whole file (a Write's content); what is filed is cut (shared/api/prompt-filing.ts). */
+const MAX_INPUT_BYTES = 4 * 1024 * 1024;
+/** How long a permission-request waits for the owner unless ?timeout= says: below the harnesses' 600 s hook timeout. */
+export const DEFAULT_DECISION_SECS = 540;
+const MAX_DECISION_SECS = 24 * 60 * 60;
+/** Why a harness door decided nothing (URI-encoded), in a header the harness ignores. */
+export const NOTE_HEADER = 'perch-hook-note';
 const MAX_BODY_BYTES = 16 * 1024;
 /** A prompt's body: the tool input whole up to MAX_SENT_INPUT_BYTES as JSON (escaped), or its head and tail. */
 const MAX_PROMPT_BODY_BYTES = 96 * 1024;
@@ -101,54 +116,85 @@ async function filePrompt(hub: Hub, res: ServerResponse, agentId: string, key: K
   }
 }
 
-export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResponse) => void {
+interface Admitted {
+  agentId: string;
+  key: string;
+  auth: KeyAuth;
+}
+
+/**
+ * The checks both doors share: where from (on the loopback listener: this computer; the other listeners and the front
+ * check their own), the key and its places for where the request came from (exactly as /mcp), POST, JSON, a key that
+ * may write. Refuses (and answers), or admits.
+ */
+function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestPlace | undefined): Admitted | undefined {
+  if (!at && (!isLoopbackHost(req.headers.host) || (req.headers.origin !== undefined && !isLoopbackOrigin(req.headers.origin)))) {
+    req.resume();
+    refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
+    return undefined;
+  }
+  const place = at ?? LOCAL_PLACE;
+  const key = bearerOf(req);
+  // A header holding `${PERCH_KEY_KIT}` as written (the variable was not set where the harness started) is no key.
+  const sent = unexpandedKeyVar(key) ? undefined : key;
+  const found = sent ? authenticateKey(hub, sent, place) : undefined;
+  if (found?.standing === 'place') {
+    req.resume();
+    sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, place), details: { code: 'wrong_place', allowed_from: [...found.allowed], place: place.place } } });
+    return undefined;
+  }
+  if (!sent || found?.standing !== 'ok') {
+    req.resume();
+    const q = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+    const agent = q.get('agent')?.slice(0, 100) || undefined;
+    // The harness: ?harness= (the old door), else the harness door's path.
+    const harness = q.get('harness') ?? /^\/hook\/([^/?]+)\//.exec(req.url ?? '')?.[1] ?? null;
+    const label = harness && Object.hasOwn(PROMPT_HARNESS_LABEL, harness) ? harness : null;
+    if (agent) noteHookKeyProblem(hub, agent, label, sent ? 'refused' : 'missing');
+    const message = sent ? 'The agent key is wrong or was revoked.' : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
+    refuse(res, 401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="perch"' });
+    return undefined;
+  }
+  if (req.method !== 'POST') {
+    req.resume();
+    refuse(res, 405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
+    return undefined;
+  }
+  if (!isJsonContentType(req.headers['content-type'])) {
+    req.resume();
+    const got = req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none';
+    refuse(res, 415, 'unsupported_media_type', `Send the hook report with "Content-Type: application/json" (got ${got}).`);
+    return undefined;
+  }
+  if (isReadOnlyKey(found.auth)) {
+    // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.
+    req.resume();
+    refuse(res, 403, 'forbidden', 'This key may only read: a harness reports its session with a key that may write (the agent\'s own key).');
+    return undefined;
+  }
+  return { agentId: found.user.id, key: sent, auth: found.auth };
+}
+
+/** A hook request's path: the report door (/hook) or a harness door (/hook/<harness>/<event>). */
+export function isHookPath(p: string): boolean {
+  return p === HOOK_PATH || p.startsWith(HOOK_DOOR_PREFIX);
+}
+
+/** The hook door: POST /hook (a report, a prompt's filing) and POST /hook/<harness>/<event> (the harness's own input); `at`: where from (absent: the loopback). */
+export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void {
   const promptLimiter = new RateLimiter(PROMPTS_PER_SECOND, PROMPT_BURST, 10_000);
-  return function handle(req, res) {
-    if (!isLoopbackHost(req.headers.host) || (req.headers.origin !== undefined && !isLoopbackOrigin(req.headers.origin))) {
-      req.resume();
-      return refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
-    }
-    const key = bearerOf(req);
-    // A header holding `${PERCH_KEY_KIT}` as written (the variable was not set where the harness started) is no key.
-    const sent = unexpandedKeyVar(key) ? undefined : key;
-    // The hook door is on the loopback listener only (never the front, a bridge listener or a runtime's proxy): the
-    // key's places are checked for the loopback, exactly as /mcp checks them there.
-    const found = sent ? authenticateKey(hub, sent, LOCAL_PLACE) : undefined;
-    if (found?.standing === 'place') {
-      req.resume();
-      return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, LOCAL_PLACE), details: { code: 'wrong_place', allowed_from: [...found.allowed], place: LOCAL_PLACE.place } } });
-    }
-    if (found?.standing !== 'ok') {
-      req.resume();
-      const q = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
-      const agent = q.get('agent')?.slice(0, 100) || undefined;
-      const harness = q.get('harness') ?? null;
-      const label = harness && Object.hasOwn(PROMPT_HARNESS_LABEL, harness) ? harness : null;
-      if (agent) noteHookKeyProblem(hub, agent, label, sent ? 'refused' : 'missing');
-      const message = sent ? 'The agent key is wrong or was revoked.' : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
-      return refuse(res, 401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="perch"' });
-    }
-    if (req.method !== 'POST') {
-      req.resume();
-      return refuse(res, 405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
-    }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      req.resume();
-      const sent = req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none';
-      return refuse(res, 415, 'unsupported_media_type', `Send the hook report with "Content-Type: application/json" (got ${sent}).`);
-    }
-    if (isReadOnlyKey(found.auth)) {
-      // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.
-      req.resume();
-      return refuse(res, 403, 'forbidden', 'This key may only read: a harness reports its session with a key that may write (the agent\'s own key).');
-    }
-    const agentId = found.user.id;
+  return function handle(req, res, at) {
+    const path = (req.url ?? '').split('?')[0]!;
+    if (path !== HOOK_PATH) return harnessDoor(hub, req, res, at, promptLimiter);
+    const who = admit(hub, req, res, at);
+    if (!who) return;
+    const agentId = who.agentId;
     readBody(req, MAX_PROMPT_BODY_BYTES).then(
       async (buf) => {
         const filing = promptFilingOf(buf);
         if (filing !== undefined) {
           if (typeof filing === 'string') return refuse(res, 400, 'invalid_input', filing);
-          return filePrompt(hub, res, agentId, found.auth, filing, promptLimiter);
+          return filePrompt(hub, res, agentId, who.auth, filing, promptLimiter);
         }
         if (buf.length > MAX_BODY_BYTES) return refuse(res, 413, 'too_large', `The body is over ${MAX_BODY_BYTES} bytes.`);
         const r = parseReport(buf);
@@ -161,4 +207,123 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
       },
     ).catch((err: unknown) => sendInternalError(res, err, 'hook request'));
   };
+}
+
+// ---- the harness doors ----------------------------------------------------------------------------
+// POST /hook/<harness>/<event> (claude-code, codex: permission-request, pre-tool-use, notification, stop,
+// session-start, session-end) takes the hook input exactly as the harness writes it and answers exactly the JSON
+// output the harness reads (shared/agents/hook-wire.ts), so Claude Code's HTTP hooks post here directly, one request,
+// no `perch` process. permission-request builds the PromptFiling `perch hook` would send and files it through the
+// same path as POST /hook (request_human marked door 'hook': standing rules, the Approvals inbox, phone push), waits
+// for the decision up to ?timeout=SECS (default 540) and withdraws the prompt when the caller's connection closes
+// first. A paused agent's prompt is denied and its PreToolUse blocked. No decision: 200 {} (the harness's own dialog
+// decides; the reason in the perch-hook-note header). Input that is not the event's: 400 with one line.
+
+/** The harness and event of /hook/<harness>/<event>, or why the path names none. */
+export function parseHookDoorPath(path: string): { harness: HookDoorHarness; event: string } | string {
+  const m = /^\/hook\/([^/]+)\/([^/]+)\/?$/.exec(path);
+  const all = Object.keys(HOOK_DOOR_EVENTS).join(', ');
+  if (!m) return `POST /hook/<harness>/<event>, harness one of ${all}`;
+  if (!Object.hasOwn(HOOK_DOOR_EVENTS, m[1]!)) return `no hook door for harness ${JSON.stringify(m[1]!.slice(0, 40))}: one of ${all}`;
+  const harness = m[1]! as HookDoorHarness;
+  const events: readonly string[] = HOOK_DOOR_EVENTS[harness];
+  if (!events.includes(m[2]!)) return `no ${harness} hook ${JSON.stringify(m[2]!.slice(0, 40))}: one of ${events.join(', ')}`;
+  return { harness, event: m[2]! };
+}
+
+/** ?timeout=SECS of a permission-request (whole seconds, 1 to a day), or why not. */
+function timeoutOf(url: string | undefined): number | string {
+  const t = new URL(url ?? '/', 'http://127.0.0.1').searchParams.get('timeout');
+  if (t === null) return DEFAULT_DECISION_SECS;
+  const n = Number(t);
+  return Number.isInteger(n) && n >= 1 && n <= MAX_DECISION_SECS ? n : `timeout must be whole seconds from 1 to ${MAX_DECISION_SECS}, not ${JSON.stringify(t.slice(0, 40))}`;
+}
+
+function sendOutput(res: ServerResponse, json: string, note?: string): void {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), 'Cache-Control': 'no-store', ...(note ? { [NOTE_HEADER]: encodeURIComponent(note) } : {}) });
+  res.end(json);
+}
+
+function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestPlace | undefined, limiter: RateLimiter): void {
+  const route = parseHookDoorPath((req.url ?? '').split('?')[0]!);
+  if (typeof route === 'string') {
+    req.resume();
+    return refuse(res, 404, 'not_found', route);
+  }
+  const timeout = timeoutOf(req.url);
+  if (typeof timeout === 'string') {
+    req.resume();
+    return refuse(res, 400, 'invalid_input', timeout);
+  }
+  const who = admit(hub, req, res, at);
+  if (!who) return;
+  // The caller goes away (the harness answered in its own dialog, or gave up): the waiting prompt is withdrawn.
+  const gone = new AbortController();
+  res.on('close', () => { if (!res.writableFinished) gone.abort(); });
+  readBody(req, MAX_INPUT_BYTES).then(
+    async (buf) => {
+      const text = buf.toString('utf8');
+      try {
+        if (route.event !== 'permission-request') return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
+        if (limiter.take(who.agentId) > 0) return refuse(res, 429, 'rate_limited', 'Too many permission prompts at once; the harness\'s own dialog decides this one.');
+        const input = parseHookInput(text);
+        const d = await decide(hub, who, at, filingOf(input, route.harness) as unknown as Record<string, unknown>, timeout, gone.signal);
+        if (typeof d === 'string') return sendOutput(res, '{}', d);
+        sendOutput(res, decisionJson(d));
+      } catch (e) {
+        if (e instanceof StepAside) return refuse(res, 400, 'invalid_input', e.message);
+        throw e;
+      }
+    },
+    (err) => {
+      if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_INPUT_BYTES} bytes.`);
+      if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
+    },
+  ).catch((err: unknown) => sendInternalError(res, err, 'hook request'));
+}
+
+/** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
+function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event: StatusHook, text: string): string {
+  const input = parseEventInput(text, EVENT_NAME[event]);
+  const report = parseReport(Buffer.from(JSON.stringify(reportOf(event, input, harness))));
+  if (typeof report === 'string') throw new StepAside(report);
+  const answer = noteHarness(hub, agentId, report);
+  if (event !== 'pre-tool-use' || !answer.paused) return '{}';
+  if (PAUSE_EXEMPT_TOOL.test(typeof input.tool_name === 'string' ? input.tool_name : '')) return '{}'; // how the paused agent waits for the owner
+  return preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.');
+}
+
+/**
+ * Files the prompt as POST /hook does (the hub builds title and context: promptRequestInput; door 'hook', so standing
+ * rules apply), then waits for the owner: the decision, or why there is none (the harness's own dialog decides).
+ */
+async function decide(hub: Hub, who: Admitted, at: RequestPlace | undefined, raw: Record<string, unknown>, timeoutSecs: number, signal: AbortSignal): Promise<HookDecision | string> {
+  const filing = parsePromptFiling({ ...raw, ttl_secs: timeoutSecs + 60 });
+  if (typeof filing === 'string') throw new StepAside(filing);
+  const caller = { key: who.auth, standing: keyStanding(hub, who.key, who.agentId, at), at };
+  const deadline = Date.now() + timeoutSecs * 1000;
+  try {
+    let r = (await callAgentTool(hub, who.agentId, 'request_human', promptRequestInput(hub, who.agentId, filing), { ...caller, door: 'hook' })) as Record<string, unknown>;
+    const requestId = r.request_id as string;
+    for (;;) {
+      if (r.state === 'approved') return { behavior: 'allow' };
+      if (r.state === 'rejected') {
+        const comment = (r.outcome as { comment?: unknown } | undefined)?.comment;
+        return { behavior: 'deny', message: typeof comment === 'string' && comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.' };
+      }
+      if (r.state !== 'pending' || signal.aborted) return `the request was ${String(r.state)} in Perch; the terminal dialog decides`;
+      const left = Math.floor((deadline - Date.now()) / 1000);
+      if (left <= 0) break;
+      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests.ts).
+      r = (await callAgentTool(hub, who.agentId, 'get_request', { request_id: requestId, wait_secs: Math.min(left, LIMITS.waitAnswerSecs) }, { ...caller, signal })) as Record<string, unknown>;
+    }
+    // No decision in time: the prompt leaves the Approvals inbox, and the harness's own dialog decides.
+    await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
+    return `no decision within ${timeoutSecs} s; the terminal dialog decides`;
+  } catch (e) {
+    if (isHubError(e) && e.code === 'paused') return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
+    if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
+    throw e;
+  }
 }

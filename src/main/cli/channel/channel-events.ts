@@ -151,6 +151,23 @@ export function channelNotice(ev: Json): ChannelNotice | undefined {
   return { content: neutralizeChannelMarkup(clip(contentOf(ev, data, message))), meta };
 }
 
+/** A new session is pushed at most this many of the events that came while no session ran (the newest). */
+export const BACKLOG_PUSH_MAX = 10;
+
+/**
+ * What a new session is pushed of the backlog (the events that came while no session ran): the newest notices
+ * (at most BACKLOG_PUSH_MAX, oldest first), after one line saying how many earlier ones (`skipped`) wait in get_updates.
+ */
+export function backlogNotices(newest: readonly ChannelNotice[], skipped: number): ChannelNotice[] {
+  if (skipped <= 0) return [...newest];
+  const one = skipped === 1;
+  const line: ChannelNotice = {
+    content: `${skipped} earlier event${one ? '' : 's'} for you came while no session ran and ${one ? 'is' : 'are'} not pushed here: read ${one ? 'it' : 'them'} with get_updates. The newest ${newest.length} follow.`,
+    meta: { kind: 'backlog', event: 'backlog', from: 'perch', author: 'perch', attested_by: 'server', count: String(skipped) },
+  };
+  return [line, ...newest];
+}
+
 /** Added to the hub's instructions in the channel's initialize answer (Claude Code puts them in the system prompt). */
 export const CHANNEL_INSTRUCTIONS =
   'Perch pushes what needs you into this session as <channel source="perch" conv_id="…" msg_id="…" from="…" kind="…"> ' +

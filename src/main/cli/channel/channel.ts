@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import { keyEnvName, mcpUrl } from '../hook/hook-common';
 import { CALL_TIMEOUT_MS, ChannelHub, HubDown, ToolError, obj } from './channel-hub';
-import { CHANNEL_INSTRUCTIONS, channelNotice } from './channel-events';
+import { BACKLOG_PUSH_MAX, CHANNEL_INSTRUCTIONS, backlogNotices, channelNotice, type ChannelNotice } from './channel-events';
 import { PromptRelay, parsePermissionRequest } from './channel-prompts';
 import { DEFAULT_PORT } from '../../paths';
 import { LIMITS } from '../../../shared/limits';
@@ -38,6 +38,8 @@ Start Claude Code with: claude --dangerously-load-development-channels server:pe
 /** get_updates waits this long per call (LIMITS.maxWaitSecs is 60). */
 const WAIT_SECS = 50;
 const UPDATES_LIMIT = 100;
+/** The backlog read at a session's start: at most this many pages (of UPDATES_LIMIT); the rest stays in get_updates. */
+const BACKLOG_MAX_PAGES = 50;
 /** JSON-RPC error codes of the bridge's own answers. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -206,10 +208,15 @@ class Channel {
     const { signal } = this.stopPush;
     let ack: string | undefined;
     let failures = 0;
+    // The backlog (what came while no session ran) first, without waiting: only its newest events are pushed.
+    let backlog = true;
+    let newest: ChannelNotice[] = [];
+    let skipped = 0;
+    let pages = 0;
     while (!this.closing) {
       let r: Json;
       try {
-        r = await this.hub.call('get_updates', { instance: this.instance, wait_secs: WAIT_SECS, limit: UPDATES_LIMIT, ...(ack ? { ack } : {}) }, { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS });
+        r = await this.hub.call('get_updates', { instance: this.instance, wait_secs: backlog ? 0 : WAIT_SECS, limit: UPDATES_LIMIT, ...(ack ? { ack } : {}) }, { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS });
         failures = 0;
       } catch (e) {
         if (this.closing) return;
@@ -221,11 +228,21 @@ class Channel {
         continue;
       }
       const events = Array.isArray(r.events) ? r.events : [];
-      for (const ev of events) {
-        const notice = obj(ev) && channelNotice(ev as Json);
-        if (notice) await send({ jsonrpc: '2.0', method: 'notifications/claude/channel', params: notice });
-      }
+      const notices = events.map((ev) => obj(ev) && channelNotice(ev as Json)).filter((n): n is ChannelNotice => !!n);
       if (typeof r.ack === 'string') ack = r.ack;
+      if (backlog) {
+        // Only the newest BACKLOG_PUSH_MAX are kept as the pages come (the rest are counted); bounded in pages too.
+        newest = [...newest, ...notices];
+        const over = Math.max(0, newest.length - BACKLOG_PUSH_MAX);
+        skipped += over;
+        newest = newest.slice(over);
+        if (r.more === true && ++pages < BACKLOG_MAX_PAGES) continue;
+        backlog = false;
+        for (const notice of backlogNotices(newest, skipped)) await send({ jsonrpc: '2.0', method: 'notifications/claude/channel', params: notice });
+        newest = [];
+        continue;
+      }
+      for (const notice of notices) await send({ jsonrpc: '2.0', method: 'notifications/claude/channel', params: notice });
     }
   }
 

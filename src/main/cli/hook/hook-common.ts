@@ -4,30 +4,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../../paths';
+import { StepAside } from '../../../shared/agents/hook-wire';
+
+// The wire formats are shared with the hub's harness hook door (shared/agents/hook-wire.ts).
+export { StepAside, parseStdinObject, parseEventInput, type HookDecision, type PermissionRequestInput } from '../../../shared/agents/hook-wire';
 
 /** The hook input is one JSON object; a larger stdin is not a harness's. */
 const MAX_STDIN_BYTES = 4 * 1024 * 1024;
 /** How long the harness may take to write stdin and close it. */
 const STDIN_TIMEOUT_MS = 10_000;
-
-/** A PermissionRequest hook's input (Claude Code, Codex; Cursor's prompts are put in this shape: hook-cursor.ts). */
-export interface PermissionRequestInput {
-  session_id?: string;
-  transcript_path?: string | null;
-  cwd?: string;
-  permission_mode?: string;
-  hook_event_name: 'PermissionRequest';
-  tool_name: string;
-  tool_input: unknown;
-  turn_id?: string;
-  model?: string;
-}
-
-/** The owner's decision on a prompt, as the harness gets it. */
-export type HookDecision = { behavior: 'allow' } | { behavior: 'deny'; message: string };
-
-/** Why the hook steps aside: one stderr line, nothing on stdout, exit code 0. */
-export class StepAside extends Error {}
 
 /** The agent's key from the environment (never argv: other users of the machine can read process lists). */
 export function keyEnvName(agent: string | undefined): string {
@@ -76,28 +61,6 @@ export async function readStdin(): Promise<string> {
       reject(new StepAside(`cannot read stdin: ${e.message}`));
     });
   });
-}
-
-/** The hook's stdin as one JSON object, or a StepAside saying what is wrong with it (who: what writes it). */
-export function parseStdinObject(text: string, who = 'the harness'): Record<string, unknown> {
-  if (!text.trim()) throw new StepAside(`no input on stdin (${who} writes one JSON object there)`);
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new StepAside(`stdin is not JSON (${(e as Error).message})`);
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new StepAside('stdin is not a JSON object');
-  return v as Record<string, unknown>;
-}
-
-/** The hook input as a JSON object whose hook_event_name is the expected one, or a StepAside saying what is wrong. */
-export function parseEventInput(text: string, expected: string): Record<string, unknown> {
-  const o = parseStdinObject(text);
-  if (o.hook_event_name !== expected) {
-    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not ${expected}: configure this command under hooks.${expected}`);
-  }
-  return o;
 }
 
 /** A failed POST: `why` is what the step-aside line says (a timeout, or the connection error's code). */

@@ -17,22 +17,14 @@
 //   hookSpecificOutput block (permissionDecision "deny" with permissionDecisionReason); Stop and SessionStart as
 //   Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import http from 'node:http';
+import https from 'node:https';
 import { StepAside, keyEnvName, mcpUrl, parseEventInput, readStdin } from './hook-common';
 import { hookDoorUrl } from '../channel/channel-hub';
-import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, toolDetailOf } from '../../../shared/agents/harness';
+import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
+import { EVENT_NAME, harnessOfInput, preToolUseDenyJson, reportOf, type StatusHook } from '../../../shared/agents/hook-wire';
+
+export { STATUS_HOOKS, harnessOfInput, preToolUseDenyJson, reportOf, type StatusHook } from '../../../shared/agents/hook-wire';
 import { noKeyMessage } from '../../../shared/agents/snippets';
-
-export const STATUS_HOOKS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
-export type StatusHook = (typeof STATUS_HOOKS)[number];
-
-/** The hook_event_name each subcommand reads. */
-const EVENT_NAME: Record<StatusHook, string> = {
-  'pre-tool-use': 'PreToolUse',
-  notification: 'Notification',
-  stop: 'Stop',
-  'session-start': 'SessionStart',
-  'session-end': 'SessionEnd',
-};
 
 /** The hub answers within this or the hook decides nothing: a harness waits for PreToolUse before every tool call. */
 export const HUB_TIMEOUT_MS = 1_500;
@@ -41,34 +33,6 @@ const CONNECT_TIMEOUT_MS = 500;
 
 /** Perch's own tools the agent still needs while paused (shared/agents/harness.ts). */
 const WAIT_TOOL = PAUSE_EXEMPT_TOOL;
-
-/** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
-export function preToolUseDenyJson(reason: string): string {
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** Which harness wrote the input: --harness, else Codex when it sends turn_id or keeps its transcript under .codex. */
-export function harnessOfInput(input: Record<string, unknown>, flag: string | undefined): 'claude-code' | 'codex' {
-  if (flag === 'codex' || flag === 'claude-code') return flag;
-  if (input.turn_id !== undefined) return 'codex';
-  return /[/\\]\.codex[/\\]/.test(str(input.transcript_path) ?? '') ? 'codex' : 'claude-code';
-}
-
-/** The report POST /hook takes (shared/agents/harness.ts HarnessReport), from the hook input. */
-export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: 'claude-code' | 'codex'): Record<string, string> {
-  const r: Record<string, string> = { event: sub, harness };
-  for (const [k, max] of Object.entries(REPORT_FIELD_MAX)) {
-    const v = str(input[k]);
-    if (v !== undefined) r[k] = v.slice(0, max);
-  }
-  const detail = sub === 'pre-tool-use' ? toolDetailOf(input.tool_input) : '';
-  if (detail) r.tool_detail = detail; // the feed's one line per tool call
-  return r;
-}
 
 /**
  * The hook door's URL beside the MCP URL (…/mcp → …/hook), naming the agent and the harness: a hook the door cannot
@@ -94,7 +58,8 @@ export async function missingKey(mcp: string, agent: string | undefined, harness
 export function postReport(url: URL, key: string | undefined, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
   const body = JSON.stringify(report);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
+    // An https PERCH_URL (the HTTPS front) is posted to over TLS.
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(key ? { Authorization: `Bearer ${key}` } : {}) },
       timeout: CONNECT_TIMEOUT_MS,
@@ -139,6 +104,6 @@ export async function runStatusHook(sub: StatusHook, opts: { agent?: string; url
   if (!key) throw await missingKey(mcpUrl(opts.url), opts.agent, harness);
   const answer = await postReport(hookUrl(mcpUrl(opts.url), opts.agent, harness), key, reportOf(sub, input, harness));
   if (sub !== 'pre-tool-use' || !answer.paused) return;
-  if (WAIT_TOOL.test(str(input.tool_name) ?? '')) return; // how the paused agent waits for the owner
+  if (WAIT_TOOL.test(typeof input.tool_name === 'string' ? input.tool_name : '')) return; // how the paused agent waits for the owner
   process.stdout.write(`${preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.')}\n`);
 }

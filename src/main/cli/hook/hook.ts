@@ -21,11 +21,10 @@
 // at every prompt, so it must start fast.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../../paths';
-import { PostFailed, StepAside, keyEnvName, mcpUrl, parseStdinObject, postText, readStdin, type HookDecision, type PermissionRequestInput } from './hook-common';
+import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin, type HookDecision } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
-import { STATUS_HOOKS, hookUrl, missingKey, runStatusHook, type StatusHook } from './hook-status';
-import { promptTitle } from '../../../shared/features/permission-prompts';
-import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../../../shared/api/prompt-filing';
+import { hookUrl, missingKey, runStatusHook } from './hook-status';
+import { STATUS_HOOKS, decisionJson, filingOf, harnessOf, parseHookInput, pausedPromptMessage, type StatusHook } from '../../../shared/agents/hook-wire';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -61,61 +60,8 @@ nothing. --harness says which harness runs it (default: told by the input; Codex
 
 type Json = Record<string, unknown>;
 
-export type { PermissionRequestInput, HookDecision };
-
-/** The exact JSON both references read from a PermissionRequest hook's stdout. */
-export function decisionJson(decision: HookDecision): string {
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
-}
-
-/** The hook input, or a StepAside saying what is wrong with it. */
-export function parseHookInput(text: string): PermissionRequestInput {
-  const o = parseStdinObject(text) as Json;
-  if (o.hook_event_name !== 'PermissionRequest') {
-    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not PermissionRequest: configure this command under hooks.PermissionRequest`);
-  }
-  if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the PermissionRequest input has no tool_name');
-  for (const k of ['session_id', 'cwd', 'permission_mode', 'turn_id', 'model'] as const) {
-    if (o[k] !== undefined && typeof o[k] !== 'string') throw new StepAside(`the PermissionRequest input's ${k} is not a string`);
-  }
-  return o as unknown as PermissionRequestInput;
-}
-
-// ---- what the hub is sent ---------------------------------------------------------------------------
-
-/** The request's title: what the agent wants to do, in one line (the hub builds the same from what it is sent). */
-export function titleOf(input: PermissionRequestInput): string {
-  return promptTitle(input.tool_name, input.tool_input);
-}
-
-/** Which harness wrote the input (Codex adds turn_id and model; Claude Code sends neither). */
-export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code' {
-  return input.turn_id !== undefined || input.model !== undefined ? 'codex' : 'claude-code';
-}
-
-/**
- * The prompt as the hook door takes it (shared/api/prompt-filing.ts): the harness session, cwd, tool and its input
- * whole, or, when the input is too large to send, the head and the tail of its text (the hub then files it as cut:
- * shown as such, never decided by a standing rule).
- */
-export function filingOf(input: PermissionRequestInput, harness: PromptFiling['harness'] = harnessOf(input), extra: Json = {}): Json {
-  const base = {
-    event: PROMPT_FILING_EVENT,
-    harness,
-    tool_name: input.tool_name,
-    ...(input.session_id !== undefined ? { session_id: input.session_id } : {}),
-    ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
-    ...(input.permission_mode !== undefined ? { permission_mode: input.permission_mode } : {}),
-    ...extra,
-  };
-  let size = Infinity;
-  try {
-    size = Buffer.byteLength(JSON.stringify(input.tool_input ?? null));
-  } catch {
-    // not serializable: its head and tail
-  }
-  return size <= MAX_SENT_INPUT_BYTES ? { ...base, tool_input: input.tool_input ?? null } : { ...base, input_cut: cutOf(input.tool_input) };
-}
+export type { PermissionRequestInput, HookDecision } from '../../../shared/agents/hook-wire';
+export { decisionJson, filingOf, harnessOf, parseHookInput, titleOf } from '../../../shared/agents/hook-wire';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -186,12 +132,6 @@ class Hub {
   }
 }
 
-function pausedMessage(e: ToolError): string {
-  const reason = str(e.details.reason);
-  if (e.details.by === 'budget') return `Paused in Perch: a daily cap was reached${str(e.details.detail) ? ` (${e.details.detail})` : ''}. Wait for the owner to resume this agent.`;
-  return reason ? `Paused in Perch by the owner: ${reason}` : 'Paused in Perch by the owner.';
-}
-
 // ---- the command -------------------------------------------------------------------------------
 
 interface HookOptions {
@@ -244,7 +184,7 @@ async function decide(filing: Json, hub: Hub, timeoutSecs: number, onRequest: (i
     }
     throw new StepAside(`no decision within ${timeoutSecs} s; the terminal dialog decides`);
   } catch (e) {
-    if (e instanceof ToolError && e.code === 'paused') return { behavior: 'deny', message: pausedMessage(e) };
+    if (e instanceof ToolError && e.code === 'paused') return { behavior: 'deny', message: pausedPromptMessage(e.details) };
     if (e instanceof ToolError) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
   }

@@ -46,9 +46,12 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
     expires_at: r.expires_at,
   };
   // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests.ts withdrawPrompt).
+  // A prompt relayed by `perch channel` and closed by it keeps where it was answered (answered_in: 'terminal').
   const withdrawn = r.state === 'cancelled' ? (v.outcome as { withdrawn?: unknown } | null)?.withdrawn : undefined;
+  const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;
   if (r.state === 'cancelled') v.outcome = null;
   if (typeof withdrawn === 'string') v.withdrawn = withdrawn;
+  if (answeredIn === 'terminal') v.answered_in = 'terminal';
   const options = parse<string[]>(r.options);
   if (options) v.options = options;
   if (r.decided_at != null) v.decided_at = r.decided_at;

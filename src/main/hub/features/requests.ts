@@ -318,7 +318,10 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
     const r = requireOwnRequest(hub, agentId, requestId);
     requireStillPending(hub, r, 'cancel');
     const at = hub.now();
-    if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: null, at, by: agentId })) {
+    // A prompt relayed by `perch channel` is closed by it when Claude Code's own dialog dealt with it (the next
+    // prompt came, or the session ended): the card says it was answered in the terminal, not withdrawn.
+    const outcome = isRelayedPrompt(r) ? JSON.stringify({ answered_in: 'terminal' }) : null;
+    if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome, at, by: agentId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Read it with get_request.');
     }
     const conv = conversationById(hub.db, r.conv_id)!;
@@ -342,13 +345,24 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
 const HOOK_GONE = 'the harness stopped waiting (its hook went away); its own dialog decides';
 const HUB_RESTARTED = 'the harness stopped waiting (the hub restarted while it waited); its own dialog decides';
 
+/** An agent's own permission prompt: how it came (a hook, or relayed by `perch channel`), or undefined if it is none. */
+function promptVia(r: Pick<RequestRow, 'context'>): 'hook' | 'channel' | undefined {
+  if (!r.context) return undefined;
+  let ctx: unknown;
+  try { ctx = JSON.parse(r.context); } catch { return undefined; }
+  const c = ctx as { source?: unknown; via?: unknown } | null;
+  if (!c || typeof c !== 'object' || c.source !== PERMISSION_PROMPT_SOURCE) return undefined;
+  return c.via === 'channel' ? 'channel' : 'hook';
+}
+
 /** Whether a request is an agent's own permission prompt filed by its hook (not relayed by the channel). */
 export function isHookPrompt(r: Pick<RequestRow, 'context'>): boolean {
-  if (!r.context) return false;
-  let ctx: unknown;
-  try { ctx = JSON.parse(r.context); } catch { return false; }
-  const c = ctx as { source?: unknown; via?: unknown } | null;
-  return !!c && typeof c === 'object' && c.source === PERMISSION_PROMPT_SOURCE && c.via !== 'channel';
+  return promptVia(r) === 'hook';
+}
+
+/** Whether a request is an agent's own permission prompt relayed by `perch channel`. */
+function isRelayedPrompt(r: Pick<RequestRow, 'context'>): boolean {
+  return promptVia(r) === 'channel';
 }
 
 /** Withdraws a pending request nobody waits for: cancelled, by its requester, with why (the card shows it). */
@@ -374,6 +388,14 @@ export function withdrawOrphanedPrompts(hub: Hub): number {
   return n;
 }
 
+function answeredInTerminal(r: RequestRow): boolean {
+  try {
+    return (JSON.parse(r.outcome ?? 'null') as { answered_in?: unknown } | null)?.answered_in === 'terminal';
+  } catch {
+    return false;
+  }
+}
+
 function withdrawnReason(r: RequestRow): string | undefined {
   try {
     const o = JSON.parse(r.outcome ?? 'null') as { withdrawn?: unknown } | null;
@@ -390,6 +412,9 @@ function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide')
       what === 'cancel' ? 'Nothing to cancel.' : 'The requester has been told it expired; it may ask again.');
   }
   const withdrawn = r.state === 'cancelled' ? withdrawnReason(r) : undefined;
+  if (r.state === 'cancelled' && answeredInTerminal(r)) {
+    throw new HubError('conflict', `Request ${r.id} was answered in the terminal (Claude Code's own dialog).`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: the prompt was answered there.');
+  }
   if (withdrawn) throw new HubError('conflict', `Request ${r.id} was withdrawn: ${withdrawn}.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: nobody waits for this decision any more.');
   if (r.state === 'cancelled') {
     throw new HubError('conflict', `Request ${r.id} was cancelled by its requester.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide.');

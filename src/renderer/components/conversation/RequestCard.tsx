@@ -43,7 +43,7 @@ export const RequestCard = memo(function RequestCard(props: {
   const deciding = useUi((s) => s.pendingDecisions.find((d) => d.key === props.requestId)); // in the undo window
   if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;
-  const stateLabel = r.state === 'pending' && !pending ? 'Expired' : STATE_LABEL[r.state];
+  const stateLabel = r.state === 'pending' && !pending ? 'Expired' : r.answered_in === 'terminal' ? 'Answered in the terminal' : STATE_LABEL[r.state];
   const headingId = `req-${r.request_id}-title`;
   const permission = permissionContext(r); // an agent's own permission prompt (PermissionPrompt.tsx)
   return (
@@ -150,6 +150,11 @@ export const RequestCard = memo(function RequestCard(props: {
         </div>
       ) : (
         <div className="request-outcome">
+          {r.answered_in === 'terminal' && (
+            <p className="request-withdrawn">
+              <strong>Answered in the terminal:</strong> Claude Code&apos;s own dialog dealt with this prompt.
+            </p>
+          )}
           {r.withdrawn && (
             <p className="request-withdrawn">
               <strong>Withdrawn:</strong> {r.withdrawn}. Nobody waits for this decision any more.

@@ -1,0 +1,144 @@
+// The hub's harness hook doors (POST /hook/<harness>/<event>: src/main/mcp/hook-door.ts) against a real `perch serve`:
+// the harness's documented hook input posted as it is (test/fixtures: Claude Code's and Codex's hooks references),
+// the documented output JSON answered, one request, no `perch` process. The same request a Claude Code
+// HTTP hook makes. The owner decides through the owner API.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { addAgent, eventually, ownerFail, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { ALLOW_OUTPUT, claudeCodeBash, codexBash, denyOutput } from '../fixtures/permission-request';
+import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, preToolUseDeny } from '../fixtures/status-hooks';
+import { pendingRequestOf } from '../support/hook-runner';
+
+const served = useSharedServe();
+
+function door(harness: string, event: string, query = ''): string {
+  return `${served.mcpUrl.replace(/\/mcp$/, '')}/hook/${harness}/${event}${query}`;
+}
+
+async function newAgent(base: string): Promise<AgentKey> {
+  return addAgent(served.dataDir, uniqueName(base));
+}
+
+function pendingOf(agent: AgentKey): Promise<any> {
+  return pendingRequestOf(served, agent);
+}
+
+async function requestsOf(agent: AgentKey): Promise<any[]> {
+  const { requests } = await ownerOk(served, 'requests.list', {});
+  return requests.filter((r: any) => r.requester?.id === agent.id);
+}
+
+describe('POST /hook/<harness>/permission-request answers the harness hook on the hub', () => {
+  test('a Claude Code PermissionRequest (its documented input, as an HTTP hook posts it) reaches the Approvals inbox; approve answers the exact allow JSON', async () => {
+    const a = await newAgent('door-cc');
+    const pending = rawPost(door('claude-code', 'permission-request'), a.key, claudeCodeBash);
+    const req = await pendingOf(a);
+    assert.equal(req.title, 'Allow Bash: rm -rf node_modules?');
+    assert.equal(req.context.source, 'permission_prompt');
+    assert.equal(req.context.harness, 'claude-code');
+    assert.equal(req.context.session_id, 'abc123');
+    assert.equal(req.context.preview, 'Remove node_modules directory\n\n```sh\nrm -rf node_modules\n```');
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    const r = await pending;
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('content-type'), 'application/json');
+    assert.equal(r.text, ALLOW_OUTPUT);
+    assert.deepEqual(JSON.parse(r.text), { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  });
+
+  test('Codex: the owner denies with a comment, the door answers the deny JSON with it', async () => {
+    const a = await newAgent('door-codex');
+    const pending = rawPost(door('codex', 'permission-request'), a.key, codexBash);
+    const req = await pendingOf(a);
+    assert.equal(req.context.harness, 'codex');
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'keep that file' });
+    assert.equal((await pending).text, denyOutput('Denied by the owner in Perch: keep that file'));
+  });
+
+  test('no decision within ?timeout: 200 {} (the harness dialog decides), the prompt leaves the inbox, the reason in the perch-hook-note header', async () => {
+    const a = await newAgent('door-timeout');
+    const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, claudeCodeBash);
+    assert.equal(r.status, 200);
+    assert.equal(r.text, '{}');
+    assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), /^no decision within 1 s; the terminal dialog decides$/);
+    const mine = await requestsOf(a);
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0].state, 'cancelled');
+  });
+
+  test('the caller closes its connection while it waits (the harness answered in its own dialog): the prompt is withdrawn; approving it is refused', async () => {
+    const a = await newAgent('door-gone');
+    const body = JSON.stringify(claudeCodeBash);
+    const req = http.request(door('claude-code', 'permission-request'), { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.key}`, 'Content-Length': Buffer.byteLength(body) } });
+    req.on('error', () => undefined);
+    req.end(body);
+    const p = await pendingOf(a);
+    req.destroy();
+    await eventually(async () => (await requestsOf(a))[0]?.state === 'cancelled', 10_000, 'the prompt withdrawn');
+    const refused = await ownerFail(served, 'requests.decide', { request_id: p.request_id, decision: 'approve' }, 409);
+    assert.match(refused.message, /withdrawn: the harness stopped waiting/);
+  });
+
+  test('a paused agent: its prompt is denied at once with the pause reason, and nothing is filed', async () => {
+    const a = await newAgent('door-paused');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
+    const r = await rawPost(door('claude-code', 'permission-request'), a.key, claudeCodeBash);
+    assert.equal(r.text, denyOutput('Paused in Perch by the owner: lunch break'));
+    assert.equal((await requestsOf(a)).length, 0);
+  });
+
+  test('a standing allow rule decides at once: the allow JSON, nobody asked', async () => {
+    const a = await newAgent('door-rule');
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'rm -rf node_modules', behavior: 'allow' });
+    const r = await rawPost(door('claude-code', 'permission-request'), a.key, claudeCodeBash);
+    assert.equal(r.text, ALLOW_OUTPUT);
+    assert.equal((await requestsOf(a))[0]?.state, 'approved');
+  });
+});
+
+describe('POST /hook/<harness>/<status event>: the harness status, and a paused agent\'s tools blocked', () => {
+  test('a paused agent\'s PreToolUse is denied with the harness block; Perch get_updates still runs; resumed, {}', async () => {
+    const a = await newAgent('door-pre');
+    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
+    const blocked = await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash);
+    assert.equal(blocked.status, 200);
+    assert.equal(blocked.text, preToolUseDeny('Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch\'s get_updates with wait_secs returns agent.resumed).'));
+    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseGetUpdates)).text, '{}');
+    await ownerOk(served, 'agents.resume', { agent: a.id });
+    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
+  });
+
+  test('a Notification becomes the agent\'s harness status ("waiting")', async () => {
+    const a = await newAgent('door-note');
+    assert.equal((await rawPost(door('claude-code', 'notification'), a.key, claudeCodeNotification)).text, '{}');
+    const listed = (await ownerOk(served, 'agents.list')).agents.find((x: any) => x.id === a.id);
+    assert.equal(listed.harness.state, 'waiting');
+    assert.equal(listed.harness.harness, 'claude-code');
+  });
+
+  test('refusals change nothing: no key 401, another event\'s input 400 with one line, an unknown harness or event 404, a bad ?timeout 400', async () => {
+    const a = await newAgent('door-bad');
+    const noKey = await rawPost(door('claude-code', 'permission-request', `?agent=${a.name}`), undefined, claudeCodeBash);
+    assert.equal(noKey.status, 401);
+    assert.match(noKey.json.error.message, new RegExp(`no key was sent: set PERCH_KEY_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')} in the shell that starts Claude Code`));
+    const unexpanded = await rawPost(door('claude-code', 'pre-tool-use'), '${PERCH_KEY_X}', claudeCodePreToolUseBash);
+    assert.equal(unexpanded.status, 401, 'an unexpanded ${PERCH_KEY_…} header is no key');
+    const wrong = await rawPost(door('claude-code', 'permission-request'), a.key, claudeCodePreToolUseBash);
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.json.error.message, /^stdin is a "PreToolUse" hook event, not PermissionRequest/);
+    assert.doesNotMatch(wrong.json.error.message, /\n/);
+    const notJson = await rawPost(door('claude-code', 'stop'), a.key, '{nope');
+    assert.equal(notJson.status, 400);
+    assert.match(notJson.json.error.message, /not JSON/);
+    assert.equal((await rawPost(door('gemini', 'stop'), a.key, {})).status, 404);
+    assert.equal((await rawPost(door('cursor', 'stop'), a.key, {})).status, 404);
+    const badTimeout = await rawPost(door('claude-code', 'permission-request', '?timeout=abc'), a.key, claudeCodeBash);
+    assert.equal(badTimeout.status, 400);
+    assert.match(badTimeout.json.error.message, /timeout must be whole seconds/);
+    assert.equal((await requestsOf(a)).length, 0, 'nothing filed');
+    const listed = (await ownerOk(served, 'agents.list')).agents.find((x: any) => x.id === a.id);
+    assert.equal(listed.harness, null, 'no status noted');
+  });
+});
