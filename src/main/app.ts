@@ -10,7 +10,7 @@ import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
-import { sendJson, totalHandler } from './http-util';
+import { totalHandler } from './http-util';
 import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests';
 import { startFloorExpiry } from './hub/features/floor';
 import { startControlWatch } from './hub/control/control';
