@@ -22,12 +22,17 @@ export interface ChannelBenchDeps {
 
 export async function channelPhase(d: ChannelBenchDeps) {
   const dir = path.join(d.tmpRoot, 'hub-channel');
-  const add = async (name: string) => JSON.parse((await d.runProcess('agent add', ['bin/perch.js', 'agent', 'add', name, '--data-dir', dir, '--json'], 30_000)).trim());
+  const add = async (name: string) =>
+    JSON.parse((await d.runProcess('agent add', ['bin/perch.js', 'agent', 'add', name, '--data-dir', dir, '--json'], 30_000)).trim());
   const listener = await add('listener');
   const sender = await add('sender');
   const hub = await d.startHub('C', dir);
   const env = { ...process.env, PERCH_URL: `http://127.0.0.1:${hub.port}/mcp`, PERCH_KEY: listener.key };
-  const child = spawn(process.execPath, [path.join(d.root, 'bin', 'perch.js'), 'channel'], { cwd: d.root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(d.root, 'bin', 'perch.js'), 'channel'], {
+    cwd: d.root,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   d.track(child);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
@@ -44,20 +49,27 @@ export async function channelPhase(d: ChannelBenchDeps) {
       waiting.get(msg.params.meta.msg_id)?.(at);
     }
   });
-  const pushOf = (msgId: string) => new Promise<number>((resolve, reject) => {
-    const at = seen.get(msgId);
-    if (at !== undefined) return resolve(at);
-    const timer = setTimeout(() => reject(new Error(`channel push of ${msgId} not seen within 10 s; stderr: ${stderr}`)), 10_000);
-    waiting.set(msgId, (t) => (clearTimeout(timer), waiting.delete(msgId), resolve(t)));
-  });
-  const request = (id: number, method: string, params: unknown) => new Promise<any>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`channel: no answer to ${method}; stderr: ${stderr}`)), 15_000);
-    answers.set(id, (m) => (clearTimeout(timer), resolve(m)));
-    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  });
+  const pushOf = (msgId: string) =>
+    new Promise<number>((resolve, reject) => {
+      const at = seen.get(msgId);
+      if (at !== undefined) return resolve(at);
+      const timer = setTimeout(() => reject(new Error(`channel push of ${msgId} not seen within 10 s; stderr: ${stderr}`)), 10_000);
+      waiting.set(msgId, (t) => (clearTimeout(timer), waiting.delete(msgId), resolve(t)));
+    });
+  const request = (id: number, method: string, params: unknown) =>
+    new Promise<any>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`channel: no answer to ${method}; stderr: ${stderr}`)), 15_000);
+      answers.set(id, (m) => (clearTimeout(timer), resolve(m)));
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
   try {
-    const init = await request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
-    if (!init.result?.capabilities?.experimental?.['claude/channel']) throw new Error(`channel: initialize without claude/channel: ${JSON.stringify(init).slice(0, 300)}`);
+    const init = await request(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '0' },
+    });
+    if (!init.result?.capabilities?.experimental?.['claude/channel'])
+      throw new Error(`channel: initialize without claude/channel: ${JSON.stringify(init).slice(0, 300)}`);
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const conv = (await call(hub.port, sender.key, 'open_direct', { user: 'listener' })).value.conversation.conv_id;
     await sleep(300); // the channel's first get_updates is waiting
@@ -72,10 +84,18 @@ export async function channelPhase(d: ChannelBenchDeps) {
       fromSend.push(at - t0);
       await sleep(20);
     }
-    const p95 = (xs: number[]) => r3(percentile([...xs].sort((a, b) => a - b), 95));
+    const p95 = (xs: number[]) =>
+      r3(
+        percentile(
+          [...xs].sort((a, b) => a - b),
+          95,
+        ),
+      );
     const commit = { ...summarize(fromCommit), p95_ms: p95(fromCommit) };
     const send = { ...summarize(fromSend), p95_ms: p95(fromSend) };
-    d.progress(`channel push: commit → notification written p50 ${commit.p50_ms} ms, p95 ${commit.p95_ms} ms (send start → written p50 ${send.p50_ms} ms)`);
+    d.progress(
+      `channel push: commit → notification written p50 ${commit.p50_ms} ms, p95 ${commit.p95_ms} ms (send start → written p50 ${send.p50_ms} ms)`,
+    );
     return { n: commit.n, from_commit: commit, from_send: send };
   } finally {
     child.stdin!.end();
@@ -83,4 +103,3 @@ export async function channelPhase(d: ChannelBenchDeps) {
     await d.stopProcess(hub.child);
   }
 }
-

@@ -24,9 +24,22 @@ function peakRssMb(pid: number): number | undefined {
   }
 }
 
-export async function exportPhase(opts: { root: string; dataDir: string; port: number; key: string; convId: string; out: string; timeoutMs: number; progress: (line: string) => void }): Promise<ExportFigures> {
+export async function exportPhase(opts: {
+  root: string;
+  dataDir: string;
+  port: number;
+  key: string;
+  convId: string;
+  out: string;
+  timeoutMs: number;
+  progress: (line: string) => void;
+}): Promise<ExportFigures> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [path.join(opts.root, 'bin', 'perch.js'), 'export', '--out', opts.out, '--data-dir', opts.dataDir, '--json'], { cwd: opts.root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(opts.root, 'bin', 'perch.js'), 'export', '--out', opts.out, '--data-dir', opts.dataDir, '--json'],
+    { cwd: opts.root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let peak: number | undefined;
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -41,7 +54,9 @@ export async function exportPhase(opts: { root: string; dataDir: string; port: n
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let running = true;
-  void exited.then(() => { running = false; });
+  void exited.then(() => {
+    running = false;
+  });
   // An agent keeps sending while the export runs (one at a time; bounded in count).
   const samples: number[] = [];
   for (let i = 0; running && i < 200_000; i++) {

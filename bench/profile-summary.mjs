@@ -17,7 +17,8 @@ for (let i = 0; i < prof.samples.length; i++) {
   self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + d);
   total += d;
 }
-const key = (n) => `${n.callFrame.functionName || '(anonymous)'} ${(n.callFrame.url || '').replace(/^.*\/(node_modules|src|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+const key = (n) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${(n.callFrame.url || '').replace(/^.*\/(node_modules|src|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
 const selfBy = new Map();
 const inclBy = new Map();
 for (const n of prof.nodes) {

@@ -14,12 +14,17 @@ import Database from 'better-sqlite3';
 import { call, post, summarize, sleep } from './client';
 
 const ROOT = path.resolve(__dirname, '..');
-const { values: opt } = parseArgs({ options: { messages: { type: 'string' }, duration: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+const { values: opt } = parseArgs({
+  options: { messages: { type: 'string' }, duration: { type: 'string' }, json: { type: 'boolean' } },
+  strict: true,
+});
 const MESSAGES = Number(opt.messages ?? 100_000);
 const DURATION_MS = Number(opt.duration ?? 5) * 1000;
 const log = (s: string) => process.stderr.write(`retention bench: ${s}\n`);
 const children: ChildProcess[] = [];
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 
 function run(args: string[], env: Record<string, string> = {}): ChildProcess {
   const p = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -39,8 +44,12 @@ function firstLine(p: ChildProcess, timeoutMs: number): Promise<string> {
         resolve(out.slice(0, nl));
       }
     });
-    p.stderr!.setEncoding('utf8').on('data', (c: string) => { if (/seed:/.test(c)) log(c.trim()); });
-    p.on('exit', (code) => { if (!out.includes('\n')) reject(new Error(`exited ${code}`)); });
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => {
+      if (/seed:/.test(c)) log(c.trim());
+    });
+    p.on('exit', (code) => {
+      if (!out.includes('\n')) reject(new Error(`exited ${code}`));
+    });
   });
 }
 
@@ -48,10 +57,30 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-retention-bench-'));
   try {
     log(`seeding ${MESSAGES} messages`);
-    const fixture = JSON.parse(await firstLine(run(['--import', 'tsx', 'bench/seed.ts', '--data-dir', dir, '--agents', '4', '--conversations', '100', '--messages', String(MESSAGES)]), 600_000));
+    const fixture = JSON.parse(
+      await firstLine(
+        run([
+          '--import',
+          'tsx',
+          'bench/seed.ts',
+          '--data-dir',
+          dir,
+          '--agents',
+          '4',
+          '--conversations',
+          '100',
+          '--messages',
+          String(MESSAGES),
+        ]),
+        600_000,
+      ),
+    );
     const file = path.join(dir, 'perch.sqlite');
     const sizeBefore = fs.statSync(file).size;
-    const hub = run([path.join(ROOT, 'bin', 'perch.js'), 'serve', '--data-dir', dir, '--port', '0', '--json', '--rate', '0', '--backups', '0'], { PERCH_BRAKES: 'off' });
+    const hub = run(
+      [path.join(ROOT, 'bin', 'perch.js'), 'serve', '--data-dir', dir, '--port', '0', '--json', '--rate', '0', '--backups', '0'],
+      { PERCH_BRAKES: 'off' },
+    );
     const info = JSON.parse(await firstLine(hub, 30_000)) as { port: number };
     const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8')) as { owner_token: string };
     const agent = fixture.agents[0] as { key: string };
@@ -68,7 +97,10 @@ async function main(): Promise<void> {
     const old = Date.now() - 2 * 60 * 60 * 1000; // the seeded messages are all older than a day; this bench's sends are newer
     const count = () => reader.prepare('SELECT count(*) FROM messages WHERE created_at < ?').pluck().get(old) as number;
     const before = count();
-    const r = await post(info.port, '/api/owner/retention.set', JSON.stringify({ keep_days: 1 }), { 'Content-Type': 'application/json', Authorization: `Bearer ${rt.owner_token}` });
+    const r = await post(info.port, '/api/owner/retention.set', JSON.stringify({ keep_days: 1 }), {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${rt.owner_token}`,
+    });
     if (r.status !== 200) throw new Error(`retention.set: ${r.status} ${r.text}`);
     const started = performance.now();
     const during: number[] = [];
@@ -105,7 +137,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  process.stderr.write(`retention bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`retention bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -86,17 +86,39 @@ const FLEET = Number(opt.fleet ?? 500);
 const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
 /** `perch hook pre-tool-use` and `perch hook permission-request` runs timed (each) in the support section. */
 const HOOK_RUNS = 30;
-const ONLY = new Set((opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support').split(','));
+const ONLY = new Set(
+  (opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support').split(','),
+);
 const CHANNEL_PUSHES = QUICK ? 50 : 200;
 const WAKE_RUNS = QUICK ? 5 : 20;
-for (const k of ONLY) if (!['throughput', 'send', 'wake', 'owner', 'durability', 'fleet', 'store', 'coldstart', 'brakes', 'wakerun', 'wakelimits', 'channel', 'support', 'export'].includes(k)) throw new Error(`--only: unknown section ${k}`);
+for (const k of ONLY)
+  if (
+    ![
+      'throughput',
+      'send',
+      'wake',
+      'owner',
+      'durability',
+      'fleet',
+      'store',
+      'coldstart',
+      'brakes',
+      'wakerun',
+      'wakelimits',
+      'channel',
+      'support',
+      'export',
+    ].includes(k)
+  )
+    throw new Error(`--only: unknown section ${k}`);
 if (!Number.isInteger(FLEET) || FLEET < 1 || FLEET > 5000) throw new Error('--fleet must be 1..5000');
 if (!Number.isInteger(COLD_STARTS) || COLD_STARTS < 1 || COLD_STARTS > 50) throw new Error('--starts must be 1..50');
 /** --against: the other checkout (its bin/perch.js serves, its bench/seed.ts seeds); this checkout when absent. */
 const AGAINST = opt.against ? path.resolve(opt.against) : undefined;
 const ROUNDS = Number(opt.rounds ?? 4);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error('--rounds must be 1..20');
-if (AGAINST && !fs.existsSync(path.join(AGAINST, 'dist', 'cli.js'))) throw new Error(`--against ${AGAINST}: no built checkout there (dist/cli.js; run npm run build in it)`);
+if (AGAINST && !fs.existsSync(path.join(AGAINST, 'dist', 'cli.js')))
+  throw new Error(`--against ${AGAINST}: no built checkout there (dist/cli.js; run npm run build in it)`);
 const DEADLINE = Date.now() + Math.max(9.5 * 60_000, AGAINST ? ROUNDS * 2 * (WARMUP + DURATION + 45) * 1000 + 60_000 : 0);
 
 const started = Date.now();
@@ -113,18 +135,36 @@ const children = new Set<ChildProcess>();
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-bench-'));
 function cleanup() {
   for (const c of children) {
-    try { c.kill('SIGKILL'); } catch { /* gone */ }
+    try {
+      c.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
-  try { fs.rmSync(tmpRoot, { recursive: true, force: true }); } catch { /* best effort */ }
+  try {
+    fs.rmSync(tmpRoot, { recursive: true, force: true });
+  } catch {
+    /* best effort */
+  }
 }
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
 /** Spawns a process that prints one JSON line when ready; resolves with that line and the child. */
-function startProcess(name: string, args: string[], timeoutMs = 60_000, env?: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; ready: any }> {
+function startProcess(
+  name: string,
+  args: string[],
+  timeoutMs = 60_000,
+  env?: Record<string, string>,
+  cwd = ROOT,
+): Promise<{ child: ChildProcess; ready: any }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+    const child = spawn(process.execPath, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     children.add(child);
     let out = '';
     let err = '';
@@ -210,7 +250,13 @@ interface Seeded {
 
 /** Seeds dataDir with bench/seed.ts of the checkout at root (this one, or --against's: its own schema and code). */
 async function seed(dataDir: string, args: string[], timeoutMs: number, root = ROOT): Promise<Seeded> {
-  const out = await runProcess('seed', ['--import', 'tsx', 'bench/seed.ts', '--data-dir', dataDir, ...args], timeoutMs, (l) => progress(`  ${l}`), root);
+  const out = await runProcess(
+    'seed',
+    ['--import', 'tsx', 'bench/seed.ts', '--data-dir', dataDir, ...args],
+    timeoutMs,
+    (l) => progress(`  ${l}`),
+    root,
+  );
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
@@ -225,7 +271,13 @@ interface RunningHub {
 /** The hubs whose loads would trip the brakes run without them (see the top); the brakes section says which. */
 const BRAKES_OFF = { PERCH_BRAKES: 'off' };
 
-async function startHub(name: string, dataDir: string, extraArgs: string[] = [], env: Record<string, string> = BRAKES_OFF, root = ROOT): Promise<RunningHub> {
+async function startHub(
+  name: string,
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = BRAKES_OFF,
+  root = ROOT,
+): Promise<RunningHub> {
   const flags: string[] = [];
   if (opt['cpu-prof']) {
     // One directory per hub: the main thread and the checkpoint worker each write a profile.
@@ -235,7 +287,13 @@ async function startHub(name: string, dataDir: string, extraArgs: string[] = [],
   }
   // --backups 0: the daily backup a hub takes at start (once a day) would copy the seeded
   // database while the requests are measured.
-  const { child, ready } = await startProcess(`hub ${name}`, [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs], 60_000, env, root);
+  const { child, ready } = await startProcess(
+    `hub ${name}`,
+    [...flags, 'bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0', ...extraArgs],
+    60_000,
+    env,
+    root,
+  );
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
   return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
 }
@@ -251,7 +309,12 @@ async function hubInfo(hub: RunningHub): Promise<any> {
 /** Starts `perch serve --json` on dataDir and stops it again: ms from spawn to its ready line. */
 async function coldStart(name: string, dataDir: string, env?: Record<string, string>): Promise<number> {
   const t0 = performance.now();
-  const { child } = await startProcess(name, ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0'], 60_000, env);
+  const { child } = await startProcess(
+    name,
+    ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0'],
+    60_000,
+    env,
+  );
   const ms = performance.now() - t0;
   await stopProcess(child);
   return ms;
@@ -284,15 +347,25 @@ interface LoadResult {
   mean_ms: number;
 }
 
-async function load(name: string, port: number, requests: Array<{ body: string; headers: Record<string, string> }>, unique = false): Promise<LoadResult> {
+async function load(
+  name: string,
+  port: number,
+  requests: Array<{ body: string; headers: Record<string, string> }>,
+  unique = false,
+): Promise<LoadResult> {
   checkDeadline(name);
   const cfgFile = path.join(tmpRoot, `load-${name.replace(/\W+/g, '_')}.json`);
   // unique: load.mjs puts a counter in place of %N% in each body (every text different, for the brakes section).
-  fs.writeFileSync(cfgFile, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests, unique }));
+  fs.writeFileSync(
+    cfgFile,
+    JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests, unique }),
+  );
   progress(`${name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s …`);
   const out = await runProcess(`load ${name}`, ['bench/load.mjs', cfgFile], (DURATION + WARMUP + 60) * 1000);
   const r = JSON.parse(out.trim().split('\n').pop()!);
-  progress(`${name}: ${Math.round(r.rps)} calls/s, p50 ${r.p50_ms.toFixed(2)} ms, p99 ${r.p99_ms.toFixed(2)} ms${r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`);
+  progress(
+    `${name}: ${Math.round(r.rps)} calls/s, p50 ${r.p50_ms.toFixed(2)} ms, p99 ${r.p99_ms.toFixed(2)} ms${r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`,
+  );
   return r;
 }
 
@@ -317,17 +390,27 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { r
       return [
         { conv_id: conv, text: `Status from ${a.name}: build 4711 is green, moving on to the review of the queue worker.` },
         { conv_id: conv, text: `${next.name}, please check the latency numbers of the cache index before the release.`, to: [next.name] },
-      ].map((args) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) } }));
+      ].map((args) => ({
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+        headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) },
+      }));
     });
   // Sanity: each target answers one request of the same shape correctly.
-  const targetsToCheck: Array<readonly [number, string]> = baselines ? [[baselines.rawPort, 'echo'], [baselines.sdkPort, 'echo'], [hub.port, 'send_message']] : [[hub.port, 'send_message']];
+  const targetsToCheck: Array<readonly [number, string]> = baselines
+    ? [
+        [baselines.rawPort, 'echo'],
+        [baselines.sdkPort, 'echo'],
+        [hub.port, 'send_message'],
+      ]
+    : [[hub.port, 'send_message']];
   for (const [port, tool] of targetsToCheck) {
     const r = await call(port, senders[0]!.key, tool, JSON.parse(shapes(tool)[1]!.body).params.arguments);
     if (!r.value) throw new Error(`${tool} on port ${port}: no structuredContent`);
   }
   const lastSeqs = async () => {
     let sum = 0;
-    for (let g = 0; g < 4; g++) sum += (await call(hub.port, senders[g * 4]!.key, 'get_history', { conv_id: groups[g]!, limit: 1 })).value.conversation_last_seq;
+    for (let g = 0; g < 4; g++)
+      sum += (await call(hub.port, senders[g * 4]!.key, 'get_history', { conv_id: groups[g]!, limit: 1 })).value.conversation_last_seq;
     return sum;
   };
 
@@ -344,8 +427,11 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { r
   // The hub's CPU time per call over the load (warm-up included, as its calls are): USER_HZ = 100.
   const cpuUsPerCall = r3(((ticks1 - ticks0) * 10_000) / Math.max(1, acknowledged));
   progress(`send_message: hub CPU ${((ticks1 - ticks0) / 100).toFixed(2)} s for ${acknowledged} calls: ${cpuUsPerCall} µs a call`);
-  progress(`send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`);
-  if (committed < acknowledged || committed > acknowledged + 2 * CONNECTIONS) throw new Error(`send_message: ${committed} committed vs ${acknowledged} answered`);
+  progress(
+    `send_message: ${committed} messages committed for ${acknowledged} answered (in-flight at the stop of a run may add up to ${2 * CONNECTIONS})`,
+  );
+  if (committed < acknowledged || committed > acknowledged + 2 * CONNECTIONS)
+    throw new Error(`send_message: ${committed} committed vs ${acknowledged} answered`);
 
   if (sendOnly) return { raw, sdk, send, upd: undefined, committed, acknowledged, cpuUsPerCall };
   // get_updates: 16 other agents, each caught up, polling without waiting (the cheapest useful call).
@@ -359,7 +445,14 @@ async function throughputPhase(hub: RunningHub, agents: Agent[], baselines?: { r
     }
     await call(hub.port, p.key, 'get_updates', { ack });
   }
-  const upd = await load('perch get_updates', hub.port, pollers.map((p) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: {} } }), headers: { 'Content-Type': 'application/json', ...mcpHeaders(p.key) } })));
+  const upd = await load(
+    'perch get_updates',
+    hub.port,
+    pollers.map((p) => ({
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: {} } }),
+      headers: { 'Content-Type': 'application/json', ...mcpHeaders(p.key) },
+    })),
+  );
   return { raw, sdk, send, upd, committed, acknowledged, cpuUsPerCall };
 }
 
@@ -443,12 +536,14 @@ async function wakePhase(label: string, hub: RunningHub, sender: Agent, waiters:
   await sleep(idleMs);
   const ticks1 = cpuTicksOf(hub.child.pid!);
   const mem = memoryOf(hub.child.pid!);
-  const idleCpuPct = r3(((ticks1 - ticks0) * (1000 / 100)) / idleMs * 100); // USER_HZ = 100
+  const idleCpuPct = r3((((ticks1 - ticks0) * (1000 / 100)) / idleMs) * 100); // USER_HZ = 100
   stopping = true;
   for (const ac of controllers) ac.abort();
   await Promise.race([Promise.allSettled(loops), sleep(5000)]);
   const w = summarize(lat);
-  progress(`${label}: p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms over ${w.n} wakes (${notWoken} not woken, ${lost} lost); hub RSS ${mem.rss_mb} MB with ${waitingAtIdle} waiting, idle CPU ${idleCpuPct}%`);
+  progress(
+    `${label}: p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms over ${w.n} wakes (${notWoken} not woken, ${lost} lost); hub RSS ${mem.rss_mb} MB with ${waitingAtIdle} waiting, idle CPU ${idleCpuPct}%`,
+  );
   return { wake: w, send: summarize(sendLat), notWoken, lost, mem, idleCpuPct, waitingAtIdle };
 }
 
@@ -497,13 +592,28 @@ async function controlPhase(hub: RunningHub, agent: Agent) {
   const waiting = new Set<{ test: (fleet: any) => boolean; done: (at: number) => void }>();
   const stream = await ownerStream(hub.port, hub.ownerToken, (item, at) => {
     const fleet = item?.kind === 'hub' ? item.value?.fleet : undefined;
-    if (fleet) for (const w of waiting) if (w.test(fleet)) { waiting.delete(w); w.done(at); }
+    if (fleet)
+      for (const w of waiting)
+        if (w.test(fleet)) {
+          waiting.delete(w);
+          w.done(at);
+        }
   });
-  const arrival = (test: (fleet: any) => boolean) => new Promise<number | null>((resolve) => {
-    const w = { test, done: (at: number) => { clearTimeout(t); resolve(at); } };
-    const t = setTimeout(() => { waiting.delete(w); resolve(null); }, 5000);
-    waiting.add(w);
-  });
+  const arrival = (test: (fleet: any) => boolean) =>
+    new Promise<number | null>((resolve) => {
+      const w = {
+        test,
+        done: (at: number) => {
+          clearTimeout(t);
+          resolve(at);
+        },
+      };
+      const t = setTimeout(() => {
+        waiting.delete(w);
+        resolve(null);
+      }, 5000);
+      waiting.add(w);
+    });
   const mine = (fleet: any) => fleet.controls?.find((c: any) => c.agent.name === agent.name);
   const cli: number[] = [];
   const usage: number[] = [];
@@ -534,7 +644,9 @@ async function controlPhase(hub: RunningHub, agent: Agent) {
   stream.close();
   const c = summarize(cli);
   const u = summarize(usage);
-  progress(`control: CLI pause/resume shown p50 ${c.p50_ms} ms, max ${c.max_ms} ms; usage shown p50 ${u.p50_ms} ms, max ${u.max_ms} ms (${lost} lost)`);
+  progress(
+    `control: CLI pause/resume shown p50 ${c.p50_ms} ms, max ${c.max_ms} ms; usage shown p50 ${u.p50_ms} ms, max ${u.max_ms} ms (${lost} lost)`,
+  );
   return { cli_pause: c, usage: u, lost };
 }
 
@@ -569,7 +681,12 @@ async function queryPhase(label: string, hub: RunningHub, fixture: Seeded): Prom
     ack = r.value.ack;
     if (r.value.events.length === 0) break;
   }
-  const samples: Record<'get_updates' | 'get_history' | 'search_conv' | 'search_all', number[]> = { get_updates: [], get_history: [], search_conv: [], search_all: [] };
+  const samples: Record<'get_updates' | 'get_history' | 'search_conv' | 'search_all', number[]> = {
+    get_updates: [],
+    get_history: [],
+    search_conv: [],
+    search_all: [],
+  };
   const results: Record<string, number> = {};
   progress(`${label}: ${QUERY_SAMPLES} samples of get_updates, get_history, search (conv), search (all) …`);
   const phaseDeadline = Date.now() + 120_000;
@@ -601,7 +718,9 @@ async function queryPhase(label: string, hub: RunningHub, fixture: Seeded): Prom
     search_all: summarize(samples.search_all),
     results,
   };
-  progress(`${label}: p99 get_updates ${out.get_updates.p99_ms} ms, get_history ${out.get_history.p99_ms} ms, search(conv) ${out.search_conv.p99_ms} ms, search(all) ${out.search_all.p99_ms} ms; answers ${JSON.stringify(results)}`);
+  progress(
+    `${label}: p99 get_updates ${out.get_updates.p99_ms} ms, get_history ${out.get_history.p99_ms} ms, search(conv) ${out.search_conv.p99_ms} ms, search(all) ${out.search_all.p99_ms} ms; answers ${JSON.stringify(results)}`,
+  );
   return out;
 }
 
@@ -613,27 +732,49 @@ async function queryPhase(label: string, hub: RunningHub, fixture: Seeded): Prom
  */
 async function brakesPhase(pick: (r: LoadResult) => { calls_per_s: number; p50_ms: number; p99_ms: number }) {
   checkDeadline('brakes');
-  const hubs: Array<{ hub: RunningHub; shapes: Array<{ body: string; headers: Record<string, string> }>; convs: string[]; agents: Agent[] }> = [];
-  for (const [name, env] of [['brakes-off', BRAKES_OFF], ['brakes-on', { PERCH_BRAKES: 'on' }]] as const) {
+  const hubs: Array<{
+    hub: RunningHub;
+    shapes: Array<{ body: string; headers: Record<string, string> }>;
+    convs: string[];
+    agents: Agent[];
+  }> = [];
+  for (const [name, env] of [
+    ['brakes-off', BRAKES_OFF],
+    ['brakes-on', { PERCH_BRAKES: 'on' }],
+  ] as const) {
     const dir = path.join(tmpRoot, `hub-${name}`);
     const fixture = await seed(dir, ['--agents', '16', '--prefix', 'k'], 60_000);
     const hub = await startHub(name, dir, [], env);
     const agents: Agent[] = fixture.agents;
     const convs: string[] = [];
     for (const a of agents) {
-      const set = await post(hub.port, '/api/owner/agents.set_brakes', JSON.stringify({ agent: a.name, budget: 1_000_000 }), { Authorization: `Bearer ${hub.ownerToken}` });
+      const set = await post(hub.port, '/api/owner/agents.set_brakes', JSON.stringify({ agent: a.name, budget: 1_000_000 }), {
+        Authorization: `Bearer ${hub.ownerToken}`,
+      });
       if (!JSON.parse(set.text).ok) throw new Error(`agents.set_brakes: HTTP ${set.status} ${set.text.slice(0, 200)}`);
       convs.push((await call(hub.port, a.key, 'create_group', { title: `brakes-${a.name}`, members: [] })).value.conversation.conv_id);
     }
     const shapes = agents.map((a, i) => ({
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: convs[i], text: `Status from ${a.name}: build 4711 is green, moving on to the review of the queue worker (step %N%).` } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'send_message',
+          arguments: {
+            conv_id: convs[i],
+            text: `Status from ${a.name}: build 4711 is green, moving on to the review of the queue worker (step %N%).`,
+          },
+        },
+      }),
       headers: { 'Content-Type': 'application/json', ...mcpHeaders(a.key) },
     }));
     hubs.push({ hub, shapes, convs, agents });
   }
   const committed = async (h: (typeof hubs)[number]) => {
     let sum = 0;
-    for (let i = 0; i < h.convs.length; i++) sum += (await call(h.hub.port, h.agents[i]!.key, 'get_history', { conv_id: h.convs[i]!, limit: 1 })).value.conversation_last_seq;
+    for (let i = 0; i < h.convs.length; i++)
+      sum += (await call(h.hub.port, h.agents[i]!.key, 'get_history', { conv_id: h.convs[i]!, limit: 1 })).value.conversation_last_seq;
     return sum;
   };
   const runs: Record<string, LoadResult[]> = { 'brakes-off': [], 'brakes-on': [] };
@@ -643,11 +784,26 @@ async function brakesPhase(pick: (r: LoadResult) => { calls_per_s: number; p50_m
     const r = await load(`perch send_message (${h.hub.name})`, h.hub.port, h.shapes, true);
     const stored = (await committed(h)) - before;
     const answered = r.total_2xx + r.warmup_2xx;
-    if (r.non2xx || r.errors || stored < answered || stored > answered + 2 * CONNECTIONS) throw new Error(`brakes (${h.hub.name}): ${stored} committed for ${answered} answered, ${r.non2xx} non-2xx, ${r.errors} errors (did a brake stop the load?)`);
+    if (r.non2xx || r.errors || stored < answered || stored > answered + 2 * CONNECTIONS)
+      throw new Error(
+        `brakes (${h.hub.name}): ${stored} committed for ${answered} answered, ${r.non2xx} non-2xx, ${r.errors} errors (did a brake stop the load?)`,
+      );
     runs[h.hub.name]!.push(r);
   }
   for (const h of hubs) await stopProcess(h.hub.child);
-  const mean = (rs: LoadResult[]) => ({ ...pick({ ...rs[0]!, rps: (rs[0]!.rps + rs[1]!.rps) / 2, p50_ms: (rs[0]!.p50_ms + rs[1]!.p50_ms) / 2, p90_ms: (rs[0]!.p90_ms + rs[1]!.p90_ms) / 2, p99_ms: (rs[0]!.p99_ms + rs[1]!.p99_ms) / 2, mean_ms: (rs[0]!.mean_ms + rs[1]!.mean_ms) / 2, non2xx: rs[0]!.non2xx + rs[1]!.non2xx, errors: rs[0]!.errors + rs[1]!.errors }), runs_calls_per_s: rs.map((r) => Math.round(r.rps)) });
+  const mean = (rs: LoadResult[]) => ({
+    ...pick({
+      ...rs[0]!,
+      rps: (rs[0]!.rps + rs[1]!.rps) / 2,
+      p50_ms: (rs[0]!.p50_ms + rs[1]!.p50_ms) / 2,
+      p90_ms: (rs[0]!.p90_ms + rs[1]!.p90_ms) / 2,
+      p99_ms: (rs[0]!.p99_ms + rs[1]!.p99_ms) / 2,
+      mean_ms: (rs[0]!.mean_ms + rs[1]!.mean_ms) / 2,
+      non2xx: rs[0]!.non2xx + rs[1]!.non2xx,
+      errors: rs[0]!.errors + rs[1]!.errors,
+    }),
+    runs_calls_per_s: rs.map((r) => Math.round(r.rps)),
+  });
   const off = mean(runs['brakes-off']!);
   const on = mean(runs['brakes-on']!);
   return { off, on, on_vs_off: r3(on.calls_per_s / off.calls_per_s) };
@@ -664,12 +820,46 @@ async function main() {
       db.close();
     }
   })();
-  const machine = { loadavg_at_start: os.loadavg().map(r3), cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '', node: process.version, sqlite: sqliteVersion, platform: `${os.platform()} ${os.release()}`, total_mem_mb: Math.round(os.totalmem() / 2 ** 20) };
-  progress(`machine: ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, SQLite ${machine.sqlite}; runs of ${WARMUP}+${DURATION} s, ${CONNECTIONS} connections`);
+  const machine = {
+    loadavg_at_start: os.loadavg().map(r3),
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? '',
+    node: process.version,
+    sqlite: sqliteVersion,
+    platform: `${os.platform()} ${os.release()}`,
+    total_mem_mb: Math.round(os.totalmem() / 2 ** 20),
+  };
+  progress(
+    `machine: ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, SQLite ${machine.sqlite}; runs of ${WARMUP}+${DURATION} s, ${CONNECTIONS} connections`,
+  );
 
-  const result: any = { date: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, warmup_s: WARMUP, duration_s: DURATION, wakes: WAKES, waiters: WAITERS, owner_samples: OWNER_SAMPLES, query_samples: QUERY_SAMPLES, big_messages: BIG_MESSAGES, big_conversations: BIG_CONVERSATIONS, fleet: FLEET, cold_starts: COLD_STARTS } };
+  const result: any = {
+    date: new Date().toISOString(),
+    machine,
+    settings: {
+      connections: CONNECTIONS,
+      warmup_s: WARMUP,
+      duration_s: DURATION,
+      wakes: WAKES,
+      waiters: WAITERS,
+      owner_samples: OWNER_SAMPLES,
+      query_samples: QUERY_SAMPLES,
+      big_messages: BIG_MESSAGES,
+      big_conversations: BIG_CONVERSATIONS,
+      fleet: FLEET,
+      cold_starts: COLD_STARTS,
+    },
+  };
 
-  const pick = (r: LoadResult) => ({ calls_per_s: Math.round(r.rps), p50_ms: r3(r.p50_ms), p90_ms: r3(r.p90_ms), p99_ms: r3(r.p99_ms), mean_ms: r3(r.mean_ms), non2xx: r.non2xx, errors: r.errors });
+  const pick = (r: LoadResult) => ({
+    calls_per_s: Math.round(r.rps),
+    p50_ms: r3(r.p50_ms),
+    p90_ms: r3(r.p90_ms),
+    p99_ms: r3(r.p99_ms),
+    mean_ms: r3(r.mean_ms),
+    non2xx: r.non2xx,
+    errors: r.errors,
+  });
 
   if (AGAINST) {
     result.against = await againstPhase(AGAINST);
@@ -683,12 +873,26 @@ async function main() {
     const dirA = path.join(tmpRoot, 'hub-a');
     const fixtureA = await seed(dirA, ['--agents', String(32 + 1 + WAITERS)], 60_000);
     const agents = fixtureA.agents;
-    const [raw, sdk, hubA] = await Promise.all([startProcess('raw echo', ['bench/echo-raw.mjs']), startProcess('sdk echo', ['bench/echo-sdk.mjs']), startHub('A', dirA)]);
+    const [raw, sdk, hubA] = await Promise.all([
+      startProcess('raw echo', ['bench/echo-raw.mjs']),
+      startProcess('sdk echo', ['bench/echo-sdk.mjs']),
+      startHub('A', dirA),
+    ]);
     progress(`started: raw echo :${raw.ready.port}, SDK echo :${sdk.ready.port}, perch serve :${hubA.port} (pid ${hubA.child.pid})`);
     if (ONLY.has('throughput') || ONLY.has('send') || ONLY.has('durability')) {
       // `--only send` (or durability alone) runs the send_message load alone (e.g. to profile it with --cpu-prof).
-      const t = await throughputPhase(hubA, agents, ONLY.has('throughput') ? { rawPort: raw.ready.port, sdkPort: sdk.ready.port } : undefined);
-      result.send_message = { ...pick(t.send), cpu_us_per_call: t.cpuUsPerCall, committed: t.committed, answered: t.acknowledged, durability: (await hubInfo(hubA)).durability.mode };
+      const t = await throughputPhase(
+        hubA,
+        agents,
+        ONLY.has('throughput') ? { rawPort: raw.ready.port, sdkPort: sdk.ready.port } : undefined,
+      );
+      result.send_message = {
+        ...pick(t.send),
+        cpu_us_per_call: t.cpuUsPerCall,
+        committed: t.committed,
+        answered: t.acknowledged,
+        durability: (await hubInfo(hubA)).durability.mode,
+      };
       if (t.raw && t.sdk && t.upd) {
         result.raw_http = pick(t.raw);
         result.sdk_echo = pick(t.sdk);
@@ -707,11 +911,18 @@ async function main() {
       const fixtureF = await seed(dirF, ['--agents', '16'], 60_000);
       const hubF = await startHub('F', dirF, ['--durability', 'full']);
       const info = await hubInfo(hubF);
-      if (info.durability.mode !== 'full' || info.durability.synchronous !== 2) throw new Error(`hub F runs ${JSON.stringify(info.durability)}, not full`);
+      if (info.durability.mode !== 'full' || info.durability.synchronous !== 2)
+        throw new Error(`hub F runs ${JSON.stringify(info.durability)}, not full`);
       const t = await throughputPhase(hubF, fixtureF.agents);
       await stopProcess(hubF.child);
       fs.rmSync(dirF, { recursive: true, force: true });
-      result.send_message_full = { ...pick(t.send), cpu_us_per_call: t.cpuUsPerCall, committed: t.committed, answered: t.acknowledged, durability: 'full' };
+      result.send_message_full = {
+        ...pick(t.send),
+        cpu_us_per_call: t.cpuUsPerCall,
+        committed: t.committed,
+        answered: t.acknowledged,
+        durability: 'full',
+      };
       result.send_full_vs_normal = r3(t.send.rps / (result.send_message.calls_per_s || NaN));
     }
     if (ONLY.has('wake')) {
@@ -752,7 +963,15 @@ async function main() {
     const w = await wakePhase('fleet', hubS, fixtureS.agents[0]!, fixtureS.agents.slice(1), Math.max(WAKES, FLEET));
     await stopProcess(hubS.child);
     fs.rmSync(dirS, { recursive: true, force: true });
-    result.fleet = { agents: FLEET, waiting_at_idle: w.waitingAtIdle, wake: { ...w.wake, not_woken: w.notWoken, lost: w.lost, sender_send_message: w.send }, rss_mb: w.mem.rss_mb, peak_rss_mb: w.mem.peak_rss_mb, rss_mb_at_start: startRss, idle_cpu_pct: w.idleCpuPct };
+    result.fleet = {
+      agents: FLEET,
+      waiting_at_idle: w.waitingAtIdle,
+      wake: { ...w.wake, not_woken: w.notWoken, lost: w.lost, sender_send_message: w.send },
+      rss_mb: w.mem.rss_mb,
+      peak_rss_mb: w.mem.peak_rss_mb,
+      rss_mb_at_start: startRss,
+      idle_cpu_pct: w.idleCpuPct,
+    };
     result.fleet_wake_p50_ms = w.wake.p50_ms;
     result.fleet_wake_p99_ms = w.wake.p99_ms;
     result.rss_mb_fleet_waiting = w.mem.rss_mb;
@@ -764,7 +983,8 @@ async function main() {
   const codeCache = { PERCH_CODE_CACHE_DIR: path.join(tmpRoot, 'code-cache') };
   const coldStarts = async (label: string, makeDir: (i: number) => string, env: Record<string, string> = codeCache) => {
     const ms: number[] = [];
-    if (env === codeCache) await coldStart(`cold start ${label} (writes the code cache)`, path.join(tmpRoot, `cold-warm-${label.replace(/\W+/g, '-')}`), env);
+    if (env === codeCache)
+      await coldStart(`cold start ${label} (writes the code cache)`, path.join(tmpRoot, `cold-warm-${label.replace(/\W+/g, '-')}`), env);
     for (let i = 0; i < COLD_STARTS; i++) ms.push(await coldStart(`cold start ${label} #${i}`, makeDir(i), env));
     const s = summarize(ms);
     progress(`cold start, ${label}: p50 ${s.p50_ms} ms (${ms.map((x) => x.toFixed(1)).join(', ')} ms)`);
@@ -785,7 +1005,9 @@ async function main() {
       starts: COLD_STARTS,
       node_floor: summarize(floor),
       empty: await coldStarts('empty data dir', (i) => path.join(tmpRoot, `cold-empty-${i}`)),
-      empty_no_code_cache: await coldStarts('empty data dir, no code cache', (i) => path.join(tmpRoot, `cold-empty-nc-${i}`), { PERCH_CODE_CACHE: '0' }),
+      empty_no_code_cache: await coldStarts('empty data dir, no code cache', (i) => path.join(tmpRoot, `cold-empty-nc-${i}`), {
+        PERCH_CODE_CACHE: '0',
+      }),
     };
     progress(`cold start, node floor: p50 ${result.cold_start.node_floor.p50_ms} ms`);
     result.cold_start_empty_p50_ms = result.cold_start.empty.p50_ms;
@@ -806,12 +1028,21 @@ async function main() {
     checkDeadline('seeding');
     const dirM = path.join(tmpRoot, 'hub-1m');
     progress(`seeding ${BIG_MESSAGES} messages over ${BIG_CONVERSATIONS} conversations …`);
-    const fixM = await seed(dirM, ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', String(BIG_MESSAGES)], 300_000);
+    const fixM = await seed(
+      dirM,
+      ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', String(BIG_MESSAGES)],
+      300_000,
+    );
     const dbBytes = fs.statSync(path.join(dirM, 'perch.sqlite')).size;
     progress(`seeded in ${(fixM.ms / 1000).toFixed(1)} s, ${Math.round(dbBytes / 2 ** 20)} MB`);
     if (ONLY.has('coldstart')) {
       // Before any hub ran on it: the store as the seeder (a stopped hub) left it.
-      result.cold_start = { ...result.cold_start, store_1m: await coldStarts(`${BIG_MESSAGES / 1e6}M-message data dir`, () => dirM), store_messages: BIG_MESSAGES, store_db_mb: Math.round(dbBytes / 2 ** 20) };
+      result.cold_start = {
+        ...result.cold_start,
+        store_1m: await coldStarts(`${BIG_MESSAGES / 1e6}M-message data dir`, () => dirM),
+        store_messages: BIG_MESSAGES,
+        store_db_mb: Math.round(dbBytes / 2 ** 20),
+      };
       result.cold_start_1m_p50_ms = result.cold_start.store_1m.p50_ms;
     }
     if (empty) {
@@ -820,14 +1051,25 @@ async function main() {
       await stopProcess(hubM.child);
       result.store_empty = empty;
       result.store_1m = { ...big, seed_s: r3(fixM.ms / 1000), db_mb: Math.round(dbBytes / 2 ** 20) };
-      result.store_ratio_p99 = Object.fromEntries((['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty![k].p99_ms)]));
+      result.store_ratio_p99 = Object.fromEntries(
+        (['get_updates', 'get_history', 'search_conv', 'search_all'] as const).map((k) => [k, r3(big[k].p99_ms / empty![k].p99_ms)]),
+      );
     }
     if (ONLY.has('export')) {
       // perch export of the same store while its hub serves and an agent sends (bench/export-phase.ts).
       checkDeadline('export');
       const hubX = await startHub('export', dirM);
       progress(`exporting the ${BIG_MESSAGES / 1e6}M-message store while an agent sends …`);
-      result.export_1m = await exportPhase({ root: ROOT, dataDir: dirM, port: hubX.port, key: fixM.agents[1]!.key, convId: fixM.hot ?? fixM.conversations[0]!, out: path.join(tmpRoot, 'export.tar.gz'), timeoutMs: 300_000, progress });
+      result.export_1m = await exportPhase({
+        root: ROOT,
+        dataDir: dirM,
+        port: hubX.port,
+        key: fixM.agents[1]!.key,
+        convId: fixM.hot ?? fixM.conversations[0]!,
+        out: path.join(tmpRoot, 'export.tar.gz'),
+        timeoutMs: 300_000,
+        progress,
+      });
       await stopProcess(hubX.child);
       result.export_rss_peak_mb = result.export_1m.rss_peak_mb;
       result.export_send_p99_ms = result.export_1m.sends_during.p99_ms;
@@ -851,7 +1093,14 @@ async function main() {
   if (ONLY.has('channel')) {
     checkDeadline('the channel');
     const c = await channelPhase({
-      root: ROOT, tmpRoot, samples: CHANNEL_PUSHES, startHub, runProcess, stopProcess, progress, checkDeadline,
+      root: ROOT,
+      tmpRoot,
+      samples: CHANNEL_PUSHES,
+      startHub,
+      runProcess,
+      stopProcess,
+      progress,
+      checkDeadline,
       track: (child) => void children.add(child),
     });
     result.channel = c;
@@ -906,8 +1155,15 @@ async function againstPhase(other: string) {
       runs[side].push({ calls_per_s: Math.round(t.send.rps), cpu_us_per_call: t.cpuUsPerCall });
     }
   }
-  const ratios = runs.this.map((r, i) => ({ calls_per_s: r3(r.calls_per_s / runs.other[i]!.calls_per_s), cpu_us_per_call: r3(r.cpu_us_per_call / runs.other[i]!.cpu_us_per_call) }));
-  const side = (s: Side) => ({ runs: runs[s], median_calls_per_s: median(runs[s].map((r) => r.calls_per_s)), median_cpu_us_per_call: median(runs[s].map((r) => r.cpu_us_per_call)) });
+  const ratios = runs.this.map((r, i) => ({
+    calls_per_s: r3(r.calls_per_s / runs.other[i]!.calls_per_s),
+    cpu_us_per_call: r3(r.cpu_us_per_call / runs.other[i]!.cpu_us_per_call),
+  }));
+  const side = (s: Side) => ({
+    runs: runs[s],
+    median_calls_per_s: median(runs[s].map((r) => r.calls_per_s)),
+    median_cpu_us_per_call: median(runs[s].map((r) => r.cpu_us_per_call)),
+  });
   return {
     this: { dir: ROOT, ...side('this') },
     other: { dir: other, ...side('other') },
@@ -926,8 +1182,26 @@ async function againstPhase(other: string) {
  */
 async function wakeRunPhase() {
   const dir = path.join(tmpRoot, 'hub-wakerun');
-  const added = JSON.parse((await runProcess('agent add', ['bin/perch.js', 'agent', 'add', 'sleeper', '--data-dir', dir, '--json'], 30_000)).trim());
-  await runProcess('agent wake', ['bin/perch.js', 'agent', 'wake', 'sleeper', '--data-dir', dir, '--max-runs', '600', '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs')], 30_000);
+  const added = JSON.parse(
+    (await runProcess('agent add', ['bin/perch.js', 'agent', 'add', 'sleeper', '--data-dir', dir, '--json'], 30_000)).trim(),
+  );
+  await runProcess(
+    'agent wake',
+    [
+      'bin/perch.js',
+      'agent',
+      'wake',
+      'sleeper',
+      '--data-dir',
+      dir,
+      '--max-runs',
+      '600',
+      '--',
+      process.execPath,
+      path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs'),
+    ],
+    30_000,
+  );
   const hub = await startHub('W', dir);
   const owner = ownerCaller(hub);
   try {
@@ -951,7 +1225,9 @@ async function wakeRunPhase() {
     const toRunning = summarize(ok.map((r) => r.running_at - r.woken_at));
     const toFirstCall = summarize(ok.filter((r) => r.first_call_at != null).map((r) => r.first_call_at - r.woken_at));
     const duration = summarize(ok.map((r) => r.duration_ms));
-    progress(`wake runs: ${ok.length}/${runs.length} succeeded; commit → running p50 ${toRunning.p50_ms} ms, → first tool call p50 ${toFirstCall.p50_ms} ms`);
+    progress(
+      `wake runs: ${ok.length}/${runs.length} succeeded; commit → running p50 ${toRunning.p50_ms} ms, → first tool call p50 ${toFirstCall.p50_ms} ms`,
+    );
     return { runs: runs.length, succeeded: ok.length, to_running: toRunning, to_first_call: toFirstCall, run_duration: duration };
   } finally {
     await stopProcess(hub.child);
@@ -970,7 +1246,8 @@ function targets(r: any) {
   add('wake_p99_ms', r.wake_p99_ms, '< 10', (v) => v < 10);
   add('owner_p99_ms', r.owner_p99_ms, '< 100', (v) => v < 100);
   add('control_shown_max_ms', r.control_shown_max_ms, '< 1000', (v) => v < 1000);
-  for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) add(`store_1m_${k}_p99_ratio`, r.store_ratio_p99?.[k], '<= 2', (v) => v <= 2);
+  for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all'])
+    add(`store_1m_${k}_p99_ratio`, r.store_ratio_p99?.[k], '<= 2', (v) => v <= 2);
   add('rss_mb_50_waiting', r.rss_mb_50_waiting, '< 200', (v) => v < 200);
   add('fleet_wake_p50_ms', r.fleet_wake_p50_ms, '< 2', (v) => v < 2);
   add('fleet_wake_p99_ms', r.fleet_wake_p99_ms, '< 10', (v) => v < 10);
@@ -998,73 +1275,244 @@ function table(r: any): string {
   };
   rows.push(['what', 'figure', 'target', 'target met']);
   if (r.raw_http) {
-    rows.push(['raw node:http echo (floor)', `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`, 'baseline', '']);
-    rows.push(['MCP SDK stateless echo', `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`, 'baseline', '']);
+    rows.push([
+      'raw node:http echo (floor)',
+      `${r.raw_http.calls_per_s} calls/s, p50 ${f(r.raw_http.p50_ms)} ms, p99 ${f(r.raw_http.p99_ms)} ms`,
+      'baseline',
+      '',
+    ]);
+    rows.push([
+      'MCP SDK stateless echo',
+      `${r.sdk_echo.calls_per_s} calls/s, p50 ${f(r.sdk_echo.p50_ms)} ms, p99 ${f(r.sdk_echo.p99_ms)} ms`,
+      'baseline',
+      '',
+    ]);
   }
-  if (r.send_message) rows.push([`send_message (durability ${r.send_message.durability ?? 'normal'})`, `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms, hub CPU ${f(r.send_message.cpu_us_per_call, 1)} µs a call`, '', '']);
+  if (r.send_message)
+    rows.push([
+      `send_message (durability ${r.send_message.durability ?? 'normal'})`,
+      `${r.send_message.calls_per_s} calls/s, p50 ${f(r.send_message.p50_ms)} ms, p99 ${f(r.send_message.p99_ms)} ms, hub CPU ${f(r.send_message.cpu_us_per_call, 1)} µs a call`,
+      '',
+      '',
+    ]);
   if (r.against) {
     const a = r.against;
     for (const side of ['this', 'other'] as const) {
-      rows.push([`send_message, ${side === 'this' ? 'this checkout' : a.other.dir}`, `median ${a[side].median_calls_per_s} calls/s, ${f(a[side].median_cpu_us_per_call, 1)} µs CPU a call (runs ${a[side].runs.map((x: any) => `${x.calls_per_s}/${f(x.cpu_us_per_call, 1)}`).join(', ')})`, '', '']);
+      rows.push([
+        `send_message, ${side === 'this' ? 'this checkout' : a.other.dir}`,
+        `median ${a[side].median_calls_per_s} calls/s, ${f(a[side].median_cpu_us_per_call, 1)} µs CPU a call (runs ${a[side].runs.map((x: any) => `${x.calls_per_s}/${f(x.cpu_us_per_call, 1)}`).join(', ')})`,
+        '',
+        '',
+      ]);
     }
-    rows.push([`  this / other, median of ${a.rounds} rounds`, `calls/s ${f(a.median_ratio_calls_per_s)}×, CPU a call ${f(a.median_ratio_cpu_us_per_call)}× (rounds ${a.round_ratios.map((x: any) => f(x.cpu_us_per_call)).join(', ')})`, 'CPU a call ≤ 1×', '']);
+    rows.push([
+      `  this / other, median of ${a.rounds} rounds`,
+      `calls/s ${f(a.median_ratio_calls_per_s)}×, CPU a call ${f(a.median_ratio_cpu_us_per_call)}× (rounds ${a.round_ratios.map((x: any) => f(x.cpu_us_per_call)).join(', ')})`,
+      'CPU a call ≤ 1×',
+      '',
+    ]);
   }
   if (r.raw_http) {
     rows.push(['  vs SDK echo', `${f(r.send_vs_sdk_echo)}×`, '≥ 5×', hold('send_vs_sdk_echo')]);
     rows.push(['  vs raw node:http', `${f(r.send_vs_raw_http * 100, 1)}%`, '≥ 30%', hold('send_vs_raw_http')]);
-    rows.push(['get_updates (no wait, caught up)', `${r.get_updates.calls_per_s} calls/s, p50 ${f(r.get_updates.p50_ms)} ms, p99 ${f(r.get_updates.p99_ms)} ms`, '', '']);
+    rows.push([
+      'get_updates (no wait, caught up)',
+      `${r.get_updates.calls_per_s} calls/s, p50 ${f(r.get_updates.p50_ms)} ms, p99 ${f(r.get_updates.p99_ms)} ms`,
+      '',
+      '',
+    ]);
   }
-  if (r.send_message_full) rows.push(['send_message (durability full)', `${r.send_message_full.calls_per_s} calls/s, p50 ${f(r.send_message_full.p50_ms)} ms, p99 ${f(r.send_message_full.p99_ms)} ms (${f(r.send_full_vs_normal * 100, 1)}% of normal)`, '', '']);
+  if (r.send_message_full)
+    rows.push([
+      'send_message (durability full)',
+      `${r.send_message_full.calls_per_s} calls/s, p50 ${f(r.send_message_full.p50_ms)} ms, p99 ${f(r.send_message_full.p99_ms)} ms (${f(r.send_full_vs_normal * 100, 1)}% of normal)`,
+      '',
+      '',
+    ]);
   if (r.brakes) {
-    rows.push(['send_message, brakes off (own conv. per agent)', `${r.brakes.off.calls_per_s} calls/s (runs ${r.brakes.off.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.off.p50_ms)} ms, p99 ${f(r.brakes.off.p99_ms)} ms`, 'baseline', '']);
-    rows.push(['send_message, brakes on (same load)', `${r.brakes.on.calls_per_s} calls/s (runs ${r.brakes.on.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.on.p50_ms)} ms, p99 ${f(r.brakes.on.p99_ms)} ms (${f(r.brakes_on_vs_off * 100, 1)}% of off)`, '≥ 90% of off', hold('brakes_on_vs_off')]);
+    rows.push([
+      'send_message, brakes off (own conv. per agent)',
+      `${r.brakes.off.calls_per_s} calls/s (runs ${r.brakes.off.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.off.p50_ms)} ms, p99 ${f(r.brakes.off.p99_ms)} ms`,
+      'baseline',
+      '',
+    ]);
+    rows.push([
+      'send_message, brakes on (same load)',
+      `${r.brakes.on.calls_per_s} calls/s (runs ${r.brakes.on.runs_calls_per_s.join(', ')}), p50 ${f(r.brakes.on.p50_ms)} ms, p99 ${f(r.brakes.on.p99_ms)} ms (${f(r.brakes_on_vs_off * 100, 1)}% of off)`,
+      '≥ 90% of off',
+      hold('brakes_on_vs_off'),
+    ]);
   }
   if (r.wake) {
-    rows.push([`wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`, `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('wake_p50_ms', 'wake_p99_ms')]);
-    rows.push([`hub RSS, ${WAITERS} agents waiting`, `${f(r.rss_mb_50_waiting, 1)} MB (peak ${f(r.peak_rss_mb, 1)} MB), idle CPU ${f(r.idle_cpu_pct_50_waiting, 1)}%`, '< 200 MB', hold('rss_mb_50_waiting')]);
+    rows.push([
+      `wake latency (${r.wake.n} wakes, ${WAITERS} waiting)`,
+      `p50 ${f(r.wake_p50_ms)} ms, p99 ${f(r.wake_p99_ms)} ms`,
+      'p50 < 2, p99 < 10 ms',
+      hold('wake_p50_ms', 'wake_p99_ms'),
+    ]);
+    rows.push([
+      `hub RSS, ${WAITERS} agents waiting`,
+      `${f(r.rss_mb_50_waiting, 1)} MB (peak ${f(r.peak_rss_mb, 1)} MB), idle CPU ${f(r.idle_cpu_pct_50_waiting, 1)}%`,
+      '< 200 MB',
+      hold('rss_mb_50_waiting'),
+    ]);
   }
   if (r.fleet) {
-    rows.push([`fleet: wake latency (${r.fleet.wake.n} wakes, ${r.fleet.agents} waiting)`, `p50 ${f(r.fleet_wake_p50_ms)} ms, p99 ${f(r.fleet_wake_p99_ms)} ms`, 'p50 < 2, p99 < 10 ms', hold('fleet_wake_p50_ms', 'fleet_wake_p99_ms')]);
-    rows.push([`fleet: hub RSS, ${r.fleet.agents} agents waiting`, `${f(r.rss_mb_fleet_waiting, 1)} MB (peak ${f(r.fleet.peak_rss_mb, 1)} MB, ${f(r.fleet.rss_mb_at_start, 1)} MB at start)`, '< 250 MB', hold('rss_mb_fleet_waiting')]);
-    rows.push([`fleet: idle hub CPU, ${r.fleet.agents} waiting`, `${f(r.idle_cpu_pct_fleet_waiting, 2)}% over 4 s`, '~0% (≤ 0.5%)', hold('idle_cpu_pct_fleet_waiting')]);
+    rows.push([
+      `fleet: wake latency (${r.fleet.wake.n} wakes, ${r.fleet.agents} waiting)`,
+      `p50 ${f(r.fleet_wake_p50_ms)} ms, p99 ${f(r.fleet_wake_p99_ms)} ms`,
+      'p50 < 2, p99 < 10 ms',
+      hold('fleet_wake_p50_ms', 'fleet_wake_p99_ms'),
+    ]);
+    rows.push([
+      `fleet: hub RSS, ${r.fleet.agents} agents waiting`,
+      `${f(r.rss_mb_fleet_waiting, 1)} MB (peak ${f(r.fleet.peak_rss_mb, 1)} MB, ${f(r.fleet.rss_mb_at_start, 1)} MB at start)`,
+      '< 250 MB',
+      hold('rss_mb_fleet_waiting'),
+    ]);
+    rows.push([
+      `fleet: idle hub CPU, ${r.fleet.agents} waiting`,
+      `${f(r.idle_cpu_pct_fleet_waiting, 2)}% over 4 s`,
+      '~0% (≤ 0.5%)',
+      hold('idle_cpu_pct_fleet_waiting'),
+    ]);
   }
   if (r.cold_start) {
-    rows.push([`cold start: node itself (${r.cold_start.starts} starts)`, `p50 ${f(r.cold_start.node_floor.p50_ms, 1)} ms`, 'baseline', '']);
-    rows.push([`cold start: empty data dir`, `p50 ${f(r.cold_start_empty_p50_ms, 1)} ms (max ${f(r.cold_start.empty.max_ms, 1)} ms)`, '< 150 ms', hold('cold_start_empty_p50_ms')]);
-    if (r.cold_start.empty_no_code_cache) rows.push([`  first start after a build (no code cache)`, `p50 ${f(r.cold_start.empty_no_code_cache.p50_ms, 1)} ms (max ${f(r.cold_start.empty_no_code_cache.max_ms, 1)} ms)`, '', '']);
-    if (r.cold_start.store_1m) rows.push([`cold start: ${r.cold_start.store_messages / 1e6}M-message data dir (${r.cold_start.store_db_mb} MB)`, `p50 ${f(r.cold_start_1m_p50_ms, 1)} ms (max ${f(r.cold_start.store_1m.max_ms, 1)} ms)`, '', '']);
+    rows.push([
+      `cold start: node itself (${r.cold_start.starts} starts)`,
+      `p50 ${f(r.cold_start.node_floor.p50_ms, 1)} ms`,
+      'baseline',
+      '',
+    ]);
+    rows.push([
+      `cold start: empty data dir`,
+      `p50 ${f(r.cold_start_empty_p50_ms, 1)} ms (max ${f(r.cold_start.empty.max_ms, 1)} ms)`,
+      '< 150 ms',
+      hold('cold_start_empty_p50_ms'),
+    ]);
+    if (r.cold_start.empty_no_code_cache)
+      rows.push([
+        `  first start after a build (no code cache)`,
+        `p50 ${f(r.cold_start.empty_no_code_cache.p50_ms, 1)} ms (max ${f(r.cold_start.empty_no_code_cache.max_ms, 1)} ms)`,
+        '',
+        '',
+      ]);
+    if (r.cold_start.store_1m)
+      rows.push([
+        `cold start: ${r.cold_start.store_messages / 1e6}M-message data dir (${r.cold_start.store_db_mb} MB)`,
+        `p50 ${f(r.cold_start_1m_p50_ms, 1)} ms (max ${f(r.cold_start.store_1m.max_ms, 1)} ms)`,
+        '',
+        '',
+      ]);
   }
   if (r.wake_run) {
-    rows.push([`wake run: event commit → process running (${r.wake_run.succeeded}/${r.wake_run.runs} runs)`, `p50 ${f(r.wake_run.to_running.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_running.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('wake_run_to_running_p50_ms')]);
-    rows.push(['wake run: event commit → first tool call', `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`, '', '']);
+    rows.push([
+      `wake run: event commit → process running (${r.wake_run.succeeded}/${r.wake_run.runs} runs)`,
+      `p50 ${f(r.wake_run.to_running.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_running.p99_ms, 1)} ms`,
+      'p50 < 100 ms',
+      hold('wake_run_to_running_p50_ms'),
+    ]);
+    rows.push([
+      'wake run: event commit → first tool call',
+      `p50 ${f(r.wake_run.to_first_call.p50_ms, 1)} ms, p99 ${f(r.wake_run.to_first_call.p99_ms, 1)} ms (run p50 ${f(r.wake_run.run_duration.p50_ms, 0)} ms)`,
+      '',
+      '',
+    ]);
   }
   if (r.wake_limits) {
     const w = r.wake_limits;
-    rows.push([`wake limits: ${w.agents} woken at once, ${w.at_once} at once (at most ${w.max_alive} alive): slot freed → next process running (${w.slot_to_start.n})`, `p50 ${f(w.slot_to_start.p50_ms, 1)} ms, p99 ${f(w.slot_to_start.p99_ms, 1)} ms`, '< 1000 ms', hold('wake_slot_to_start_p50_ms')]);
-    rows.push([`wake limits: hub CPU with ${w.at_once} runs sampled (every 2 s)`, `${f(w.hub_cpu_pct_4_sampled, 2)}% (idle ${f(w.hub_cpu_pct_idle, 2)}%)`, '', '']);
+    rows.push([
+      `wake limits: ${w.agents} woken at once, ${w.at_once} at once (at most ${w.max_alive} alive): slot freed → next process running (${w.slot_to_start.n})`,
+      `p50 ${f(w.slot_to_start.p50_ms, 1)} ms, p99 ${f(w.slot_to_start.p99_ms, 1)} ms`,
+      '< 1000 ms',
+      hold('wake_slot_to_start_p50_ms'),
+    ]);
+    rows.push([
+      `wake limits: hub CPU with ${w.at_once} runs sampled (every 2 s)`,
+      `${f(w.hub_cpu_pct_4_sampled, 2)}% (idle ${f(w.hub_cpu_pct_idle, 2)}%)`,
+      '',
+      '',
+    ]);
   }
   if (r.channel) {
-    rows.push([`channel push: event commit → notifications/claude/channel written (${r.channel.n})`, `p50 ${f(r.channel.from_commit.p50_ms, 1)} ms, p95 ${f(r.channel.from_commit.p95_ms, 1)} ms, p99 ${f(r.channel.from_commit.p99_ms, 1)} ms`, 'p50 < 100 ms', hold('channel_push_p50_ms')]);
+    rows.push([
+      `channel push: event commit → notifications/claude/channel written (${r.channel.n})`,
+      `p50 ${f(r.channel.from_commit.p50_ms, 1)} ms, p95 ${f(r.channel.from_commit.p95_ms, 1)} ms, p99 ${f(r.channel.from_commit.p99_ms, 1)} ms`,
+      'p50 < 100 ms',
+      hold('channel_push_p50_ms'),
+    ]);
   }
   if (r.support) {
-    rows.push([`pre-tool-use hook: spawn → exit (${r.support.runs} runs)`, `p50 ${f(r.pre_tool_use_hook_p50_ms, 1)} ms, p99 ${f(r.support.pre_tool_use.p99_ms, 1)} ms (node itself p50 ${f(r.support.node_floor.p50_ms, 1)} ms)`, '', '']);
+    rows.push([
+      `pre-tool-use hook: spawn → exit (${r.support.runs} runs)`,
+      `p50 ${f(r.pre_tool_use_hook_p50_ms, 1)} ms, p99 ${f(r.support.pre_tool_use.p99_ms, 1)} ms (node itself p50 ${f(r.support.node_floor.p50_ms, 1)} ms)`,
+      '',
+      '',
+    ]);
     const pr = r.support.permission_request_visible;
-    rows.push([`permission-request hook: spawn → request on the owner's stream (${pr.n} runs)`, `p50 ${f(pr.p50_ms, 1)} ms, p95 ${f(pr.p95_ms, 1)} ms (approve → hook exit p50 ${f(r.support.permission_request_decided_to_exit.p50_ms, 1)} ms)`, 'p50 < 250 ms', hold('permission_request_hook_p50_ms')]);
+    rows.push([
+      `permission-request hook: spawn → request on the owner's stream (${pr.n} runs)`,
+      `p50 ${f(pr.p50_ms, 1)} ms, p95 ${f(pr.p95_ms, 1)} ms (approve → hook exit p50 ${f(r.support.permission_request_decided_to_exit.p50_ms, 1)} ms)`,
+      'p50 < 250 ms',
+      hold('permission_request_hook_p50_ms'),
+    ]);
     const dp = r.support.door_permission_request_visible;
-    rows.push([`hook door: PermissionRequest POST → request on the owner's stream (${dp.n} runs)`, `p50 ${f(dp.p50_ms, 1)} ms, p95 ${f(dp.p95_ms, 1)} ms (approve → answer p50 ${f(r.support.door_permission_request_decided_to_answer.p50_ms, 1)} ms)`, 'p50 < 10 ms', hold('hook_door_prompt_p50_ms')]);
-    rows.push([`hook door: PreToolUse round trip (${r.support.door_pre_tool_use.n} runs)`, `p50 ${f(r.support.door_pre_tool_use.p50_ms, 1)} ms, p95 ${f(r.support.door_pre_tool_use.p95_ms, 1)} ms`, 'p50 < 5 ms', hold('hook_door_pre_tool_use_p50_ms')]);
+    rows.push([
+      `hook door: PermissionRequest POST → request on the owner's stream (${dp.n} runs)`,
+      `p50 ${f(dp.p50_ms, 1)} ms, p95 ${f(dp.p95_ms, 1)} ms (approve → answer p50 ${f(r.support.door_permission_request_decided_to_answer.p50_ms, 1)} ms)`,
+      'p50 < 10 ms',
+      hold('hook_door_prompt_p50_ms'),
+    ]);
+    rows.push([
+      `hook door: PreToolUse round trip (${r.support.door_pre_tool_use.n} runs)`,
+      `p50 ${f(r.support.door_pre_tool_use.p50_ms, 1)} ms, p95 ${f(r.support.door_pre_tool_use.p95_ms, 1)} ms`,
+      'p50 < 5 ms',
+      hold('hook_door_pre_tool_use_p50_ms'),
+    ]);
   }
-  if (r.owner) rows.push([`owner sees a message (SSE, ${r.owner.n})`, `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`, '< 100 ms', hold('owner_p99_ms')]);
-  if (r.control) rows.push([`owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`, `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`, '< 1000 ms', hold('control_shown_max_ms')]);
+  if (r.owner)
+    rows.push([
+      `owner sees a message (SSE, ${r.owner.n})`,
+      `p50 ${f(r.owner_p50_ms)} ms, p99 ${f(r.owner_p99_ms)} ms`,
+      '< 100 ms',
+      hold('owner_p99_ms'),
+    ]);
+  if (r.control)
+    rows.push([
+      `owner sees CLI pause/resume, usage (SSE, ${r.control.cli_pause.n}+${r.control.usage.n})`,
+      `p50 ${f(r.control.cli_pause.p50_ms)} / ${f(r.control.usage.p50_ms)} ms, max ${f(r.control_shown_max_ms)} ms`,
+      '< 1000 ms',
+      hold('control_shown_max_ms'),
+    ]);
   if (r.export_1m) {
     const x = r.export_1m;
-    rows.push([`perch export of the ${r.settings.big_messages / 1e6}M store (${f(x.db_mb, 0)} MB → ${f(x.archive_mb, 0)} MB archive)`, `${f(x.export_s, 1)} s, peak RSS ${f(x.rss_peak_mb, 0)} MB`, 'bounded', '']);
-    rows.push(['  send_message p99 while it exports', `${f(x.sends_during.p99_ms)} ms (${x.sends_during.n} sends)`, '< 10 ms', hold('export_send_p99_ms')]);
+    rows.push([
+      `perch export of the ${r.settings.big_messages / 1e6}M store (${f(x.db_mb, 0)} MB → ${f(x.archive_mb, 0)} MB archive)`,
+      `${f(x.export_s, 1)} s, peak RSS ${f(x.rss_peak_mb, 0)} MB`,
+      'bounded',
+      '',
+    ]);
+    rows.push([
+      '  send_message p99 while it exports',
+      `${f(x.sends_during.p99_ms)} ms (${x.sends_during.n} sends)`,
+      '< 10 ms',
+      hold('export_send_p99_ms'),
+    ]);
   }
   if (r.store_1m) {
-    const label: Record<string, string> = { get_updates: 'get_updates', get_history: 'get_history', search_conv: 'search (in a conversation)', search_all: 'search (all recent conv.)' };
+    const label: Record<string, string> = {
+      get_updates: 'get_updates',
+      get_history: 'get_history',
+      search_conv: 'search (in a conversation)',
+      search_all: 'search (all recent conv.)',
+    };
     for (const k of ['get_updates', 'get_history', 'search_conv', 'search_all']) {
-      rows.push([`${label[k]} p99: empty → ${r.settings.big_messages / 1e6}M`, `${f(r.store_empty[k].p99_ms)} → ${f(r.store_1m[k].p99_ms)} ms (${f(r.store_ratio_p99[k])}×)`, '≤ 2×', hold(`store_1m_${k}_p99_ratio`)]);
+      rows.push([
+        `${label[k]} p99: empty → ${r.settings.big_messages / 1e6}M`,
+        `${f(r.store_empty[k].p99_ms)} → ${f(r.store_1m[k].p99_ms)} ms (${f(r.store_ratio_p99[k])}×)`,
+        '≤ 2×',
+        hold(`store_1m_${k}_p99_ratio`),
+      ]);
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
@@ -1079,7 +1527,9 @@ main().then(
       process.stderr.write(`${t}\n`);
       process.stdout.write(`${JSON.stringify(r)}\n`);
     } else {
-      process.stdout.write(`\n${t}\n\nbench took ${r.bench_s} s (node ${r.machine.node}, SQLite ${r.machine.sqlite}, ${r.machine.cpus} cpus)\n`);
+      process.stdout.write(
+        `\n${t}\n\nbench took ${r.bench_s} s (node ${r.machine.node}, SQLite ${r.machine.sqlite}, ${r.machine.cpus} cpus)\n`,
+      );
     }
     if (opt.save) {
       const dir = path.join(ROOT, 'bench', 'results');

@@ -66,7 +66,7 @@ if (nMessages > 0 && convs.length > 0) {
   const step = Math.max(1, Math.floor((29 * DAY) / nMessages));
   const accessCache = new Map<string, ReturnType<typeof requireMember>>();
   const BATCH = 50_000;
-  for (let done = 0; done < nMessages; ) {
+  for (let done = 0; done < nMessages;) {
     const end = Math.min(nMessages, done + BATCH);
     hub.write(() => {
       for (; done < end; done++) {

@@ -23,7 +23,11 @@ const RUN_TIMEOUT_MS = 10_000;
 
 /** `perch agent add NAME --json` on a data dir (before its hub starts): the agent's id and key. */
 export function addBenchAgent(dataDir: string, name: string): { id: string; key: string } {
-  const out = execFileSync(process.execPath, [BIN, 'agent', 'add', name, '--data-dir', dataDir, '--json'], { cwd: ROOT, timeout: 30_000, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [BIN, 'agent', 'add', name, '--data-dir', dataDir, '--json'], {
+    cwd: ROOT,
+    timeout: 30_000,
+    encoding: 'utf8',
+  });
   return JSON.parse(out) as { id: string; key: string };
 }
 
@@ -44,7 +48,8 @@ function started(args: string[], stdin: string, env: Record<string, string>, exp
     p.on('close', (code) => {
       const at = performance.now();
       clearTimeout(timer);
-      if (code !== 0 || out !== expectOut || err) return reject(new Error(`${args.join(' ')}: exit ${code}, stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
+      if (code !== 0 || out !== expectOut || err)
+        return reject(new Error(`${args.join(' ')}: exit ${code}, stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
       resolve(at);
     });
     p.stdin!.end(stdin);
@@ -54,7 +59,15 @@ function started(args: string[], stdin: string, env: Record<string, string>, exp
 
 /** summarize() with the 95th percentile too. */
 function withP95(samples: number[]): ReturnType<typeof summarize> & { p95_ms: number } {
-  return { ...summarize(samples), p95_ms: r3(percentile([...samples].sort((a, b) => a - b), 95)) };
+  return {
+    ...summarize(samples),
+    p95_ms: r3(
+      percentile(
+        [...samples].sort((a, b) => a - b),
+        95,
+      ),
+    ),
+  };
 }
 
 /** ms from spawn to exit of one process fed stdin. */
@@ -85,16 +98,27 @@ export interface SupportFigures {
 function doorPost(port: number, pathName: string, key: string, body: string, expectOut: string): { t0: number; answered: Promise<number> } {
   const t0 = performance.now();
   const answered = new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${key}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        const at = performance.now();
-        clearTimeout(timer);
-        if (res.statusCode !== 200 || text !== expectOut) return reject(new Error(`POST ${pathName}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
-        resolve(at);
-      });
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: pathName,
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${key}` },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          const at = performance.now();
+          clearTimeout(timer);
+          if (res.statusCode !== 200 || text !== expectOut)
+            return reject(new Error(`POST ${pathName}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+          resolve(at);
+        });
+      },
+    );
     const timer = setTimeout(() => req.destroy(new Error(`POST ${pathName}: no answer within ${RUN_TIMEOUT_MS / 1000} s`)), RUN_TIMEOUT_MS);
     req.on('error', (e) => {
       clearTimeout(timer);
@@ -110,7 +134,14 @@ function doorPost(port: number, pathName: string, key: string, body: string, exp
  * the owner's stream, approves it as the owner and waits for the hook to print the allow and exit (the door to answer
  * it). Returns [spawn → visible, approve sent → exit] in ms.
  */
-async function permissionPrompt(port: number, ownerToken: string, env: Record<string, string>, input: string, seen: { next: ((requestId: string, at: number) => void) | undefined }, door?: { port: number; key: string }): Promise<[number, number]> {
+async function permissionPrompt(
+  port: number,
+  ownerToken: string,
+  env: Record<string, string>,
+  input: string,
+  seen: { next: ((requestId: string, at: number) => void) | undefined },
+  door?: { port: number; key: string },
+): Promise<[number, number]> {
   const visible = new Promise<[string, number]>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('permission-request hook: no request on the owner stream within 10 s')), RUN_TIMEOUT_MS);
     seen.next = (id, at) => {
@@ -120,19 +151,32 @@ async function permissionPrompt(port: number, ownerToken: string, env: Record<st
     };
   });
   const run = door
-    ? (({ t0, answered }) => ({ t0, exited: answered }))(doorPost(door.port, '/hook/claude-code/permission-request?timeout=30', door.key, input, decisionJson({ behavior: 'allow' })))
+    ? (({ t0, answered }) => ({ t0, exited: answered }))(
+        doorPost(door.port, '/hook/claude-code/permission-request?timeout=30', door.key, input, decisionJson({ behavior: 'allow' })),
+      )
     : started([BIN, 'hook', 'permission-request', '--timeout', '30'], input, env, `${decisionJson({ behavior: 'allow' })}\n`);
   run.exited.catch(() => undefined); // awaited below; a failure before the request shows is reported by `visible`
-  const [requestId, at] = await Promise.race([visible, run.exited.then(() => Promise.reject(new Error('permission-request hook exited before its request showed')))]);
+  const [requestId, at] = await Promise.race([
+    visible,
+    run.exited.then(() => Promise.reject(new Error('permission-request hook exited before its request showed'))),
+  ]);
   const sent = performance.now();
-  const r = await post(port, '/api/owner/requests.decide', JSON.stringify({ request_id: requestId, decision: 'approve' }), { Authorization: `Bearer ${ownerToken}` });
+  const r = await post(port, '/api/owner/requests.decide', JSON.stringify({ request_id: requestId, decision: 'approve' }), {
+    Authorization: `Bearer ${ownerToken}`,
+  });
   if (!JSON.parse(r.text).ok) throw new Error(`requests.decide: HTTP ${r.status} ${r.text.slice(0, 200)}`);
   const exit = await run.exited;
   return [at - run.t0, exit - sent];
 }
 
 /** Runs the hooks against a running hub on this port with this agent key, `runs` times each (one uncounted first). */
-export async function supportPhase(port: number, key: string, ownerToken: string, runs: number, progress: (line: string) => void): Promise<SupportFigures> {
+export async function supportPhase(
+  port: number,
+  key: string,
+  ownerToken: string,
+  runs: number,
+  progress: (line: string) => void,
+): Promise<SupportFigures> {
   const env = { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: key };
   const input = JSON.stringify(claudeCodePreToolUseBash);
   const floor: number[] = [];
@@ -176,11 +220,23 @@ export async function supportPhase(port: number, key: string, ownerToken: string
     if (i > 0) doorPre.push(ms); // the first is uncounted, as above
   }
   const figures = {
-    runs, node_floor: summarize(floor), pre_tool_use: summarize(pre), permission_request_visible: withP95(visible), permission_request_decided_to_exit: withP95(toExit),
-    door_pre_tool_use: withP95(doorPre), door_permission_request_visible: withP95(doorVisible), door_permission_request_decided_to_answer: withP95(doorToAnswer),
+    runs,
+    node_floor: summarize(floor),
+    pre_tool_use: summarize(pre),
+    permission_request_visible: withP95(visible),
+    permission_request_decided_to_exit: withP95(toExit),
+    door_pre_tool_use: withP95(doorPre),
+    door_permission_request_visible: withP95(doorVisible),
+    door_permission_request_decided_to_answer: withP95(doorToAnswer),
   };
-  progress(`pre-tool-use hook: spawn → exit p50 ${figures.pre_tool_use.p50_ms} ms, p99 ${figures.pre_tool_use.p99_ms} ms (node itself p50 ${figures.node_floor.p50_ms} ms)`);
-  progress(`permission-request hook: spawn → request on the owner's stream p50 ${figures.permission_request_visible.p50_ms} ms, p95 ${figures.permission_request_visible.p95_ms} ms; approve → exit p50 ${figures.permission_request_decided_to_exit.p50_ms} ms`);
-  progress(`hook door: PreToolUse round trip p50 ${figures.door_pre_tool_use.p50_ms} ms; PermissionRequest → request on the owner's stream p50 ${figures.door_permission_request_visible.p50_ms} ms, p95 ${figures.door_permission_request_visible.p95_ms} ms; approve → answer p50 ${figures.door_permission_request_decided_to_answer.p50_ms} ms`);
+  progress(
+    `pre-tool-use hook: spawn → exit p50 ${figures.pre_tool_use.p50_ms} ms, p99 ${figures.pre_tool_use.p99_ms} ms (node itself p50 ${figures.node_floor.p50_ms} ms)`,
+  );
+  progress(
+    `permission-request hook: spawn → request on the owner's stream p50 ${figures.permission_request_visible.p50_ms} ms, p95 ${figures.permission_request_visible.p95_ms} ms; approve → exit p50 ${figures.permission_request_decided_to_exit.p50_ms} ms`,
+  );
+  progress(
+    `hook door: PreToolUse round trip p50 ${figures.door_pre_tool_use.p50_ms} ms; PermissionRequest → request on the owner's stream p50 ${figures.door_permission_request_visible.p50_ms} ms, p95 ${figures.door_permission_request_visible.p95_ms} ms; approve → answer p50 ${figures.door_permission_request_decided_to_answer.p50_ms} ms`,
+  );
   return figures;
 }

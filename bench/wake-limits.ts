@@ -12,7 +12,12 @@ import { ownerCaller, r3, sleep, summarize } from './client';
 
 export interface WakeLimitsBenchDeps {
   tmpRoot: string;
-  startHub: (name: string, dataDir: string, extraArgs?: string[], env?: Record<string, string>) => Promise<{ port: number; child: ChildProcess; ownerToken: string }>;
+  startHub: (
+    name: string,
+    dataDir: string,
+    extraArgs?: string[],
+    env?: Record<string, string>,
+  ) => Promise<{ port: number; child: ChildProcess; ownerToken: string }>;
   stopProcess: (child: ChildProcess) => Promise<void>;
   progress: (line: string) => void;
   checkDeadline: (what: string) => void;
@@ -59,7 +64,9 @@ export async function wakeLimitsPhase(d: WakeLimitsBenchDeps) {
     const ends = runs.map((r) => r.ended_at as number).sort((a, b) => a - b);
     const gaps = queued.map((r, i) => r.running_at - ends[i]!).filter((g) => Number.isFinite(g));
     const slotToStart = summarize(gaps);
-    d.progress(`wake limits: ${runs.length} runs, at most ${maxAlive} alive; slot freed → next process running p50 ${slotToStart.p50_ms} ms, p99 ${slotToStart.p99_ms} ms`);
+    d.progress(
+      `wake limits: ${runs.length} runs, at most ${maxAlive} alive; slot freed → next process running p50 ${slotToStart.p50_ms} ms, p99 ${slotToStart.p99_ms} ms`,
+    );
 
     // The hub's CPU: idle, then with 4 runs alive and sampled.
     const pid = hub.child.pid!;
@@ -82,7 +89,15 @@ export async function wakeLimitsPhase(d: WakeLimitsBenchDeps) {
     const sampledPct = ((cpuSecsOf(pid) - c0) / (window / 1000)) * 100;
     for (let i = 0; i < AT_ONCE; i++) await owner('wake.stop', { agent: `sleeper-${i}` });
     d.progress(`wake limits: hub CPU idle ${r3(idlePct)}%, with ${AT_ONCE} runs sampled ${r3(sampledPct)}%`);
-    return { agents: AGENTS, at_once: AT_ONCE, runs: runs.length, max_alive: maxAlive, slot_to_start: slotToStart, hub_cpu_pct_idle: r3(idlePct), hub_cpu_pct_4_sampled: r3(sampledPct) };
+    return {
+      agents: AGENTS,
+      at_once: AT_ONCE,
+      runs: runs.length,
+      max_alive: maxAlive,
+      slot_to_start: slotToStart,
+      hub_cpu_pct_idle: r3(idlePct),
+      hub_cpu_pct_4_sampled: r3(sampledPct),
+    };
   } finally {
     await d.stopProcess(hub.child);
     fs.rmSync(dir, { recursive: true, force: true });

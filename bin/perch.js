@@ -11,29 +11,35 @@ const hookEntry = path.join(__dirname, '..', 'dist', 'hook.js');
 // line when it cannot start (no key, key refused, hub down).
 const channelEntry = path.join(__dirname, '..', 'dist', 'channel.js');
 if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
-  require(channelEntry).main(process.argv.slice(3)).then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write('perch channel: ' + (err && err.message ? err.message : String(err)) + '\n');
-      process.exit(1);
-    },
-  );
+  require(channelEntry)
+    .main(process.argv.slice(3))
+    .then(
+      (code) => process.exit(code),
+      (err) => {
+        process.stderr.write('perch channel: ' + (err && err.message ? err.message : String(err)) + '\n');
+        process.exit(1);
+      },
+    );
 } else if (process.argv[2] === 'hook' && fs.existsSync(hookEntry)) {
-  require(hookEntry).main(process.argv.slice(3)).then(
-    () => process.exit(0),
-    (err) => {
-      process.stderr.write('perch hook: ' + (err && err.message ? err.message : String(err)) + '\n');
-      process.exit(0);
-    },
-  );
+  require(hookEntry)
+    .main(process.argv.slice(3))
+    .then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write('perch hook: ' + (err && err.message ? err.message : String(err)) + '\n');
+        process.exit(0);
+      },
+    );
 } else if (!fs.existsSync(entry)) {
   process.stderr.write('perch: not built yet. Run `npm install` (or `npm run build`) in ' + path.join(__dirname, '..') + '\n');
   process.exit(2);
 } else {
-  loadCli(entry).main(process.argv.slice(2)).catch((err) => {
-    process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
-    process.exit(1);
-  });
+  loadCli(entry)
+    .main(process.argv.slice(2))
+    .catch((err) => {
+      process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
+      process.exit(1);
+    });
 }
 
 /**
@@ -48,7 +54,12 @@ function loadCli(file) {
   let src, cacheFile;
   try {
     src = fs.readFileSync(file, 'utf8');
-    const key = require('node:crypto').createHash('sha256').update(src).update('\0' + process.version + '\0' + process.arch).digest('hex').slice(0, 32);
+    const key = require('node:crypto')
+      .createHash('sha256')
+      .update(src)
+      .update('\0' + process.version + '\0' + process.arch)
+      .digest('hex')
+      .slice(0, 32);
     const dir = cacheDir();
     cacheFile = dir && path.join(dir, 'cli-' + key + '.bin');
   } catch {

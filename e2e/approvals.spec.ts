@@ -11,9 +11,12 @@ describe('approvals', () => {
   const h = useHarness({ agents: ['alice'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
   test("an agent's request appears live and Approve makes its waiting get_request return approved", { timeout: 90_000 }, async () => {
     const { page } = h();
@@ -34,7 +37,9 @@ describe('approvals', () => {
     // Live: no reload, the card and the inbox count appear.
     const card = on(page).region('Deploy v2 to production?');
     await card.waitFor({ timeout: 10_000 });
-    await on(page).link(/Approvals.*1 pending/).waitFor();
+    await on(page)
+      .link(/Approvals.*1 pending/)
+      .waitFor();
     await card.text('Context').waitFor();
     await card.text('"api"').waitFor();
     await card.text(/left$/).waitFor();
@@ -59,7 +64,12 @@ describe('approvals', () => {
     const { page } = h();
     const alice = h().agents.alice!;
     await openConversation(page, 'alice');
-    const req = await alice.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'] });
+    const req = await alice.call('request_human', {
+      conv_id: convId,
+      kind: 'choose',
+      title: 'Which region?',
+      options: ['eu-west', 'us-east'],
+    });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
     const card = timeline(page).region('Which region?');
     await card.waitFor();
@@ -75,7 +85,12 @@ describe('approvals', () => {
     const alice = h().agents.alice!;
     await openPage(page, 'Approvals');
     const r1 = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Delete the old bucket?', ttl_secs: 600 });
-    const r2 = await alice.call('request_human', { conv_id: convId, kind: 'answer', title: 'What should the release be called?', ttl_secs: 1200 });
+    const r2 = await alice.call('request_human', {
+      conv_id: convId,
+      kind: 'answer',
+      title: 'What should the release be called?',
+      ttl_secs: 1200,
+    });
     const w1 = alice.call('get_request', { request_id: r1.request_id, wait_secs: 45 });
     await on(page).region('What should the release be called?').waitFor();
     await on(page).region('Delete the old bucket?').waitFor();

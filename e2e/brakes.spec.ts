@@ -10,9 +10,12 @@ describe('brakes', () => {
   const h = useHarness({ agents: ['ping', 'pong'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.ping!.call('create_group', { title: 'loop room', members: ['pong'] })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.ping!.call('create_group', { title: 'loop room', members: ['pong'] })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
   test('two agents ping-ponging trip loop; the owner sees the banner and Resume lets them go on', { timeout: 120_000 }, async () => {
     const { page } = h();
@@ -23,12 +26,15 @@ describe('brakes', () => {
     assert.equal(await banner.count(), 0, 'no banner before the loop');
 
     // 30 turns with no person: thanks and counter-thanks.
-    for (let i = 0; i < 30; i++) await (i % 2 ? pong : ping).call('send_message', { conv_id: convId, text: `${i % 2 ? 'pong' : 'ping'}: thanks again (${i})` });
+    for (let i = 0; i < 30; i++)
+      await (i % 2 ? pong : ping).call('send_message', { conv_id: convId, text: `${i % 2 ? 'pong' : 'ping'}: thanks again (${i})` });
 
     // Live: the banner with Resume and a quiet system row in the timeline.
     await banner.waitFor({ timeout: 10_000 });
     await banner.text(/traded 30 turns/).waitFor();
-    await timeline(page).text(/Perch paused this conversation for agents/).waitFor();
+    await timeline(page)
+      .text(/Perch paused this conversation for agents/)
+      .waitFor();
     await h().screenshot('brakes-loop-paused');
 
     // Paused for every agent: refused with code brake, reason loop; nothing appears.
@@ -41,7 +47,9 @@ describe('brakes', () => {
     await banner.waitFor({ state: 'detached', timeout: 10_000 });
     const resumed = await pong.waitFor((e) => e.type === 'conversation.resumed' && e.conv_id === convId, 20_000);
     assert.equal(resumed.actor?.kind, 'human');
-    await timeline(page).text(/You resumed this conversation/).waitFor();
+    await timeline(page)
+      .text(/You resumed this conversation/)
+      .waitFor();
     await pong.call('send_message', { conv_id: convId, text: 'pong: back to work, writing the summary' });
     await timeline(page).text('pong: back to work, writing the summary').waitFor();
   });

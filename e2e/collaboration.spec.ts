@@ -9,11 +9,14 @@ describe('collaboration', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Hi! I am **alice**, ready when you are.' });
-    await openConversation(h().page, 'alice');
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Hi! I am **alice**, ready when you are.' });
+      await openConversation(h().page, 'alice');
+    },
+    { timeout: 90_000 },
+  );
 
   test('a card form submitted by the owner reaches the agent in get_updates, and a once card closes', { timeout: 60_000 }, async () => {
     const { page } = h();
@@ -69,7 +72,19 @@ describe('collaboration', () => {
     await alice.call('send_card', {
       conv_id: convId,
       text: 'Ship it?',
-      card: { title: 'Ship it?', blocks: [{ type: 'buttons', id: 'ship', options: [{ id: 'yes', label: 'Ship', style: 'primary' }, { id: 'no', label: 'Hold', style: 'danger' }] }] },
+      card: {
+        title: 'Ship it?',
+        blocks: [
+          {
+            type: 'buttons',
+            id: 'ship',
+            options: [
+              { id: 'yes', label: 'Ship', style: 'primary' },
+              { id: 'no', label: 'Hold', style: 'danger' },
+            ],
+          },
+        ],
+      },
     });
     const card = timeline(page).region('Card: Ship it?');
     await card.button('Hold').click();
@@ -107,7 +122,9 @@ describe('collaboration', () => {
     assert.equal(ev.data?.note, 'Start with the API changes');
     // The agent moves it on; the owner sees it live, with the history.
     await alice.call('update_task', { conv_id: ev.conv_id, state: 'input_required', note: 'Need the version number' });
-    await page.waitForFunction(() => (document.querySelector('select[aria-label="Task state"]') as HTMLSelectElement | null)?.value === 'input_required');
+    await page.waitForFunction(
+      () => (document.querySelector('select[aria-label="Task state"]') as HTMLSelectElement | null)?.value === 'input_required',
+    );
     await bar.button(/History/).click();
     const hist = bar.list('Task history');
     await hist.text('Need the version number', { exact: false }).waitFor();

@@ -13,7 +13,10 @@ const BRIDGE = '127.0.0.3';
 /** Whether something accepts connections on BRIDGE:port. */
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect({ host: BRIDGE, port }, () => { s.destroy(); resolve(true); });
+    const s = net.connect({ host: BRIDGE, port }, () => {
+      s.destroy();
+      resolve(true);
+    });
     s.on('error', () => resolve(false));
   });
 }

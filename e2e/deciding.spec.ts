@@ -21,50 +21,76 @@ describe('deciding', () => {
     return requests.find((r) => r.request_id === requestId)!.state;
   };
 
-  before(async () => {
-    convId = (await h().agents.alice!.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.alice!.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
-  test('Undo within the window sends nothing (still pending after the window); without Undo the decision reaches the hub when the window closes', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    const alice = h().agents.alice!;
-    await openPage(page, 'Approvals');
-    const merge = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Merge PR #482 and deploy', ttl_secs: 600 });
-    const rotate = await alice.call('request_human', { conv_id: convId, kind: 'approve', title: 'Rotate the staging keys', ttl_secs: 1200 });
-    const mergeCard = on(page).region('Merge PR #482 and deploy');
-    await mergeCard.waitFor();
-    await on(page).region('Rotate the staging keys').waitFor();
+  test(
+    'Undo within the window sends nothing (still pending after the window); without Undo the decision reaches the hub when the window closes',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      const alice = h().agents.alice!;
+      await openPage(page, 'Approvals');
+      const merge = await alice.call('request_human', {
+        conv_id: convId,
+        kind: 'approve',
+        title: 'Merge PR #482 and deploy',
+        ttl_secs: 600,
+      });
+      const rotate = await alice.call('request_human', {
+        conv_id: convId,
+        kind: 'approve',
+        title: 'Rotate the staging keys',
+        ttl_secs: 1200,
+      });
+      const mergeCard = on(page).region('Merge PR #482 and deploy');
+      await mergeCard.waitFor();
+      await on(page).region('Rotate the staging keys').waitFor();
 
-    // a on the focused request (soonest to expire: the merge): it leaves the inbox, a notice offers Undo.
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await page.keyboard.press('a');
-    const undo = on(page).button('Undo');
-    await undo.waitFor();
-    await on(page).text(/Approve “Merge PR #482 and deploy” — sent in \d s/).waitFor();
-    await mergeCard.waitFor({ state: 'detached' });
-    await on(page).link(/^Approvals.*1 pending/).waitFor(); // the count leaves out what the owner decided
-    assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
-    await h().screenshot('deciding-undo-notice');
-    await undo.click();
-    await mergeCard.waitFor();
-    assert.match((await mergeCard.getAttribute('class')) ?? '', /\bselected\b/, 'the undone request has the focus again');
+      // a on the focused request (soonest to expire: the merge): it leaves the inbox, a notice offers Undo.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.keyboard.press('a');
+      const undo = on(page).button('Undo');
+      await undo.waitFor();
+      await on(page)
+        .text(/Approve “Merge PR #482 and deploy” — sent in \d s/)
+        .waitFor();
+      await mergeCard.waitFor({ state: 'detached' });
+      await on(page)
+        .link(/^Approvals.*1 pending/)
+        .waitFor(); // the count leaves out what the owner decided
+      assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
+      await h().screenshot('deciding-undo-notice');
+      await undo.click();
+      await mergeCard.waitFor();
+      assert.match((await mergeCard.getAttribute('class')) ?? '', /\bselected\b/, 'the undone request has the focus again');
 
-    // Approve the other one with a click and no Undo: pending at first, decided once its window closed.
-    const waiting = alice.call('get_request', { request_id: rotate.request_id, wait_secs: 30 });
-    await on(page).region('Rotate the staging keys').button('Approve').click();
-    assert.equal(await stateOf(rotate.request_id), 'pending', 'a decision is not sent before its window closes');
-    const decided = await within(30_000, 'the approval after the window', waiting);
-    assert.equal(decided.state, 'approved');
-    // The rotate window opened after the merge was undone and has closed: the merge's would have closed too.
-    assert.equal(await stateOf(merge.request_id), 'pending', 'the undone decision never reached the hub');
-    await mergeCard.waitFor();
-    assert.deepEqual(h().pageErrors, []);
-  });
+      // Approve the other one with a click and no Undo: pending at first, decided once its window closed.
+      const waiting = alice.call('get_request', { request_id: rotate.request_id, wait_secs: 30 });
+      await on(page).region('Rotate the staging keys').button('Approve').click();
+      assert.equal(await stateOf(rotate.request_id), 'pending', 'a decision is not sent before its window closes');
+      const decided = await within(30_000, 'the approval after the window', waiting);
+      assert.equal(decided.state, 'approved');
+      // The rotate window opened after the merge was undone and has closed: the merge's would have closed too.
+      assert.equal(await stateOf(merge.request_id), 'pending', 'the undone decision never reached the hub');
+      await mergeCard.waitFor();
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
   test('a decision still waiting when the page goes away is sent, not lost', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Approvals');
-    const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the changelog?', ttl_secs: 300 });
+    const req = await h().agents.alice!.call('request_human', {
+      conv_id: convId,
+      kind: 'approve',
+      title: 'Publish the changelog?',
+      ttl_secs: 300,
+    });
     const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
     await on(page).region('Publish the changelog?').button('Approve').click();
     await on(page).button('Undo').first().waitFor();
@@ -73,46 +99,61 @@ describe('deciding', () => {
     await sidebar(page).waitFor({ timeout: 20_000 });
   });
 
-  test('one focused item across the inbox: a held item and a request are never both selected; keys act on the focused one', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
-    const held = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
-    assert.equal(held.held, true);
-    await openPage(page, 'Approvals');
-    const heldCard = on(page).region('bob wants to send a message');
-    await heldCard.waitFor();
-    await on(page).region('Merge PR #482 and deploy').waitFor();
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    const selected = () => on(page).find('.approvals .request.selected').count();
-    assert.equal(await selected(), 1, 'one item is focused');
-    // Held items come first: k moves up to it, and then it alone is selected.
-    await page.keyboard.press('k');
-    await on(page).find('[data-held-id].selected').waitFor();
-    assert.equal(await selected(), 1, 'one item is focused');
+  test(
+    'one focused item across the inbox: a held item and a request are never both selected; keys act on the focused one',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
+      const held = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
+      assert.equal(held.held, true);
+      await openPage(page, 'Approvals');
+      const heldCard = on(page).region('bob wants to send a message');
+      await heldCard.waitFor();
+      await on(page).region('Merge PR #482 and deploy').waitFor();
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      const selected = () => on(page).find('.approvals .request.selected').count();
+      assert.equal(await selected(), 1, 'one item is focused');
+      // Held items come first: k moves up to it, and then it alone is selected.
+      await page.keyboard.press('k');
+      await on(page).find('[data-held-id].selected').waitFor();
+      assert.equal(await selected(), 1, 'one item is focused');
 
-    // a does nothing on a held item (it is not a request); j moves to the request, and only it is selected.
-    await page.keyboard.press('a');
-    assert.equal(await on(page).button('Undo').count(), 0, 'a on a held item decides nothing');
-    await page.keyboard.press('j');
-    await on(page).find('[data-request-id].selected').waitFor();
-    assert.equal(await selected(), 1, 'still one focused item after moving');
-    assert.doesNotMatch((await heldCard.getAttribute('class')) ?? '', /\bselected\b/);
-    // s acts on held items only: with the request focused, nothing is sent.
-    await page.keyboard.press('s');
-    assert.equal(await on(page).button('Undo').count(), 0, 's on a request sends nothing');
-    await ownerCall(h(), 'held.discard', { held_id: held.held_id });
-    await heldCard.waitFor({ state: 'detached' });
-  });
+      // a does nothing on a held item (it is not a request); j moves to the request, and only it is selected.
+      await page.keyboard.press('a');
+      assert.equal(await on(page).button('Undo').count(), 0, 'a on a held item decides nothing');
+      await page.keyboard.press('j');
+      await on(page).find('[data-request-id].selected').waitFor();
+      assert.equal(await selected(), 1, 'still one focused item after moving');
+      assert.doesNotMatch((await heldCard.getAttribute('class')) ?? '', /\bselected\b/);
+      // s acts on held items only: with the request focused, nothing is sent.
+      await page.keyboard.press('s');
+      assert.equal(await on(page).button('Undo').count(), 0, 's on a request sends nothing');
+      await ownerCall(h(), 'held.discard', { held_id: held.held_id });
+      await heldCard.waitFor({ state: 'detached' });
+    },
+  );
 
   test('the 1–9 hints on choice buttons read as keys (a visible digit on a key cap)', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Approvals');
-    await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'], ttl_secs: 60 });
+    await h().agents.alice!.call('request_human', {
+      conv_id: convId,
+      kind: 'choose',
+      title: 'Which region?',
+      options: ['eu-west', 'us-east'],
+      ttl_secs: 60,
+    });
     const card = on(page).region('Which region?');
     const button = card.button('eu-west');
     await button.waitFor();
     // (No named functions inside evaluate: the test runner's transform would reference a helper the page lacks.)
-    const look = await button.find('kbd').evaluate((k) => ({ text: k.textContent, color: getComputedStyle(k).color, background: getComputedStyle(k).backgroundColor, border: getComputedStyle(k).borderTopStyle }));
+    const look = await button.find('kbd').evaluate((k) => ({
+      text: k.textContent,
+      color: getComputedStyle(k).color,
+      background: getComputedStyle(k).backgroundColor,
+      border: getComputedStyle(k).borderTopStyle,
+    }));
     const lum = (c: string) => {
       const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
         const x = Number(v) / 255;

@@ -19,7 +19,9 @@ function electronBinary(): string | undefined {
 }
 
 const binary = electronBinary();
-const skip = binary ? false : 'no Electron binary installed here (node_modules/electron/dist is absent; Electron 45 downloads it on first `npm start`)';
+const skip = binary
+  ? false
+  : 'no Electron binary installed here (node_modules/electron/dist is absent; Electron 45 downloads it on first `npm start`)';
 
 test('the desktop window opens the hub UI with a locked-down renderer', { skip, timeout: 60_000 }, async () => {
   const { _electron } = await import('playwright-core');
@@ -40,7 +42,9 @@ test('the desktop window opens the hub UI with a locked-down renderer', { skip, 
     }));
     assert.deepEqual(shape.bridge, ['call', 'onEvent', 'onNavigate', 'setFocus']);
     assert.equal(shape.node, 'undefined');
-    const info = await win.evaluate(() => (globalThis as unknown as { perch: { call(a: string, i: unknown): Promise<{ ok: boolean }> } }).perch.call('hub.info', {}));
+    const info = await win.evaluate(() =>
+      (globalThis as unknown as { perch: { call(a: string, i: unknown): Promise<{ ok: boolean }> } }).perch.call('hub.info', {}),
+    );
     assert.equal(info.ok, true);
     fs.mkdirSync('e2e/artifacts', { recursive: true });
     await win.screenshot({ path: 'e2e/artifacts/electron-window.png' });

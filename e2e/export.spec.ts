@@ -24,7 +24,10 @@ describe('Settings → Export', () => {
     assert.match(download.suggestedFilename(), /^perch-archive-\d{4}-\d{2}-\d{2}\.tar\.gz$/);
     const file = path.join(dataDir, 'downloaded.tar.gz');
     await download.saveAs(file);
-    await on(page).status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
+    await on(page)
+      .status()
+      .filter({ hasText: /^Saved perch-archive-/ })
+      .waitFor();
 
     const entries = await exportEntries(file);
     const names = [...entries.keys()];
@@ -36,35 +39,59 @@ describe('Settings → Export', () => {
     assert.deepEqual(h().pageErrors, []);
   });
 
-  test('Export… in a conversation\'s menu downloads an archive of that conversation only, its transcript showing who said what', { timeout: 90_000 }, async () => {
-    const { page, agents, dataDir } = h();
-    const kept = (await agents.scribe!.call('create_group', { title: 'Budget', members: ['critic'] })).conversation.conv_id as string;
-    await agents.scribe!.call('send_message', { conv_id: kept, text: 'We spend 40 on tools' });
-    await agents.critic!.call('send_message', { conv_id: kept, text: 'Too much, 30 at most' });
-    const other = (await agents.scribe!.call('create_group', { title: 'Holidays', members: [] })).conversation.conv_id as string;
-    await agents.scribe!.call('send_message', { conv_id: other, text: 'not in this export' });
+  test(
+    "Export… in a conversation's menu downloads an archive of that conversation only, its transcript showing who said what",
+    { timeout: 90_000 },
+    async () => {
+      const { page, agents, dataDir } = h();
+      const kept = (await agents.scribe!.call('create_group', { title: 'Budget', members: ['critic'] })).conversation.conv_id as string;
+      await agents.scribe!.call('send_message', { conv_id: kept, text: 'We spend 40 on tools' });
+      await agents.critic!.call('send_message', { conv_id: kept, text: 'Too much, 30 at most' });
+      const other = (await agents.scribe!.call('create_group', { title: 'Holidays', members: [] })).conversation.conv_id as string;
+      await agents.scribe!.call('send_message', { conv_id: other, text: 'not in this export' });
 
-    await openConversation(page, 'Budget');
-    await on(page).button('Conversation menu').click();
-    await on(page).menuitem('Export…').click();
-    const dialog = on(page).dialog('Export conversation');
-    await dialog.waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.button('Export', { exact: true }).click()]);
-    const file = path.join(dataDir, 'one-conversation.tar.gz');
-    await download.saveAs(file);
-    await dialog.status().filter({ hasText: /^Saved perch-archive-/ }).waitFor();
+      await openConversation(page, 'Budget');
+      await on(page).button('Conversation menu').click();
+      await on(page).menuitem('Export…').click();
+      const dialog = on(page).dialog('Export conversation');
+      await dialog.waitFor();
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 30_000 }),
+        dialog.button('Export', { exact: true }).click(),
+      ]);
+      const file = path.join(dataDir, 'one-conversation.tar.gz');
+      await download.saveAs(file);
+      await dialog
+        .status()
+        .filter({ hasText: /^Saved perch-archive-/ })
+        .waitFor();
 
-    const entries = await exportEntries(file);
-    assert.deepEqual([...entries.keys()].filter((n) => n.startsWith('transcripts/')), [`transcripts/budget-${kept}.md`], 'only that conversation\'s transcript, named by its title and id');
-    const convs = entries.get('conversations.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
-    assert.deepEqual(convs, [kept], 'only that conversation');
-    const texts = entries.get('messages.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).text);
-    assert.ok(!texts.includes('not in this export'), 'no message of another conversation');
-    assert.deepEqual(JSON.parse(entries.get('manifest.json')!.toString('utf8')).scope.conversations, [kept]);
-    const transcript = entries.get(`transcripts/budget-${kept}.md`)!.toString('utf8');
-    assert.match(transcript, /^# Budget/);
-    assert.match(transcript, /\*\*scribe\*\* · .*\n\n> We spend 40 on tools/);
-    assert.match(transcript, /\*\*critic\*\* · .*\n\n> Too much, 30 at most/);
-    assert.deepEqual(h().pageErrors, []);
-  });
+      const entries = await exportEntries(file);
+      assert.deepEqual(
+        [...entries.keys()].filter((n) => n.startsWith('transcripts/')),
+        [`transcripts/budget-${kept}.md`],
+        "only that conversation's transcript, named by its title and id",
+      );
+      const convs = entries
+        .get('conversations.jsonl')!
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id);
+      assert.deepEqual(convs, [kept], 'only that conversation');
+      const texts = entries
+        .get('messages.jsonl')!
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).text);
+      assert.ok(!texts.includes('not in this export'), 'no message of another conversation');
+      assert.deepEqual(JSON.parse(entries.get('manifest.json')!.toString('utf8')).scope.conversations, [kept]);
+      const transcript = entries.get(`transcripts/budget-${kept}.md`)!.toString('utf8');
+      assert.match(transcript, /^# Budget/);
+      assert.match(transcript, /\*\*scribe\*\* · .*\n\n> We spend 40 on tools/);
+      assert.match(transcript, /\*\*critic\*\* · .*\n\n> Too much, 30 at most/);
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 });

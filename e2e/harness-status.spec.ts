@@ -5,7 +5,13 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall } from './harness';
 import { runHook, type HookRun } from '../test/support/hook-runner';
-import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodeSessionEnd, claudeCodeSessionStart, claudeCodeStop } from '../test/fixtures/status-hooks';
+import {
+  claudeCodeNotification,
+  claudeCodePreToolUseBash,
+  claudeCodeSessionEnd,
+  claudeCodeSessionStart,
+  claudeCodeStop,
+} from '../test/fixtures/status-hooks';
 import { on } from './pages/on';
 
 const LIVE = 5_000;
@@ -24,65 +30,99 @@ describe('harness status in the Fleet view', () => {
     await openPage(h().page, 'Fleet');
   });
 
-  test('a Notification hook shows "waiting for you" on the agent card and in the feed; the next tool call ends the wait', { timeout: 60_000 }, async () => {
-    const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
-    assert.deepEqual(await hook('session-start', claudeCodeSessionStart, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).field('Harness session').text('Claude Code: session started').waitFor({ timeout: LIVE });
-    await on(card()).field('Harness session').find('code', { hasText: '/home/user/my-project' }).waitFor({ timeout: LIVE });
-
-    assert.deepEqual(await hook('notification', claudeCodeNotification, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).button(/^kit: needs you/).waitFor({ timeout: LIVE });
-    await on(card()).field('Harness session').text('Claude Code: waiting for you').waitFor({ timeout: LIVE });
-    await on(card()).field('Harness session').text('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
-    await on(h().page).feed('Progress feed').text('Claude Code: waiting for you — Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
-    await h().screenshot('harness-status-waiting');
-
-    assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).field('Harness session').text('Claude Code: working').waitFor({ timeout: LIVE });
-    await on(card()).button(/^kit: working/).waitFor({ timeout: LIVE });
-    assert.deepEqual(h().pageErrors, []);
-  });
-
-  test('a Stop (turn ended) moves the agent out of "working" at once, a SessionEnd makes it offline; a new tool call makes it work again', { timeout: 60_000 }, async () => {
-    const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
-    assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).button(/^kit: working/).waitFor({ timeout: LIVE });
-    assert.deepEqual(await hook('stop', claudeCodeStop, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).button(/^kit: connected, idle · just now — Claude Code: turn ended$/).waitFor({ timeout: LIVE });
-    assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).button(/^kit: working/).waitFor({ timeout: LIVE });
-    assert.deepEqual(await hook('session-end', claudeCodeSessionEnd, env), { code: 0, stdout: '', stderr: '' });
-    await on(card()).button(/^kit: offline · just now — Claude Code: session ended$/).waitFor({ timeout: LIVE });
-    assert.deepEqual(h().pageErrors, []);
-  });
-
-  for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
-    test(`${width}×${height}: each tool call is one line under the agent, on its Fleet card and in the live feed (not "in Notes for kit"); a call the pause blocked shows too`, { timeout: 60_000 }, async () => {
-      const { page } = h();
-      await page.setViewportSize({ width, height });
-      if (suffix) await on(page).nav('Sections').link(/^Fleet/).click();
+  test(
+    'a Notification hook shows "waiting for you" on the agent card and in the feed; the next tool call ends the wait',
+    { timeout: 60_000 },
+    async () => {
       const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
-      const command = `npm test -- --grep ${width}`;
-      const input = { ...claudeCodePreToolUseBash, tool_input: { command, description: 'Run the tests' } };
-      assert.deepEqual(await hook('pre-tool-use', input, env), { code: 0, stdout: '', stderr: '' });
-      const line = `Claude Code: Bash — ${command}`;
-      const feed = on(page).feed('Progress feed');
-      const row = feed.article('Claude Code activity of kit').filter({ hasText: line });
-      await row.waitFor({ timeout: LIVE });
-      assert.equal(await on(row).text('kit', { exact: true }).count(), 1, 'under the agent');
-      assert.equal(await feed.text(/Notes for kit/).count(), 0, 'not under its notes conversation');
-      await on(card()).find('.fleet-last').filter({ hasText: line }).waitFor({ timeout: LIVE }); // the card's latest activity
+      assert.deepEqual(await hook('session-start', claudeCodeSessionStart, env), { code: 0, stdout: '', stderr: '' });
+      await on(card()).field('Harness session').text('Claude Code: session started').waitFor({ timeout: LIVE });
+      await on(card()).field('Harness session').find('code', { hasText: '/home/user/my-project' }).waitFor({ timeout: LIVE });
 
-      await ownerCall(h(), 'agents.pause', { agent: 'kit', reason: 'lunch' });
-      const blocked = await hook('pre-tool-use', { ...input, tool_input: { command: `git push origin w${width}` } }, env);
-      assert.match(blocked.stdout, /"permissionDecision":"deny"/);
-      const blockedLine = `Claude Code: blocked Bash — git push origin w${width} (the agent is paused)`;
-      await feed.article('Claude Code activity of kit').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
-      await on(card()).find('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
-      await h().screenshot(`harness-activity${suffix}`);
-      await ownerCall(h(), 'agents.resume', { agent: 'kit' });
-      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(await hook('notification', claudeCodeNotification, env), { code: 0, stdout: '', stderr: '' });
+      await on(card())
+        .button(/^kit: needs you/)
+        .waitFor({ timeout: LIVE });
+      await on(card()).field('Harness session').text('Claude Code: waiting for you').waitFor({ timeout: LIVE });
+      await on(card()).field('Harness session').text('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
+      await on(h().page)
+        .feed('Progress feed')
+        .text('Claude Code: waiting for you — Claude needs your permission to use Bash')
+        .waitFor({ timeout: LIVE });
+      await h().screenshot('harness-status-waiting');
+
+      assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
+      await on(card()).field('Harness session').text('Claude Code: working').waitFor({ timeout: LIVE });
+      await on(card())
+        .button(/^kit: working/)
+        .waitFor({ timeout: LIVE });
       assert.deepEqual(h().pageErrors, []);
-    });
+    },
+  );
+
+  test(
+    'a Stop (turn ended) moves the agent out of "working" at once, a SessionEnd makes it offline; a new tool call makes it work again',
+    { timeout: 60_000 },
+    async () => {
+      const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
+      assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
+      await on(card())
+        .button(/^kit: working/)
+        .waitFor({ timeout: LIVE });
+      assert.deepEqual(await hook('stop', claudeCodeStop, env), { code: 0, stdout: '', stderr: '' });
+      await on(card())
+        .button(/^kit: connected, idle · just now — Claude Code: turn ended$/)
+        .waitFor({ timeout: LIVE });
+      assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
+      await on(card())
+        .button(/^kit: working/)
+        .waitFor({ timeout: LIVE });
+      assert.deepEqual(await hook('session-end', claudeCodeSessionEnd, env), { code: 0, stdout: '', stderr: '' });
+      await on(card())
+        .button(/^kit: offline · just now — Claude Code: session ended$/)
+        .waitFor({ timeout: LIVE });
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
+
+  for (const [width, height, suffix] of [
+    [1280, 800, ''],
+    [390, 844, '-phone'],
+  ] as const) {
+    test(
+      `${width}×${height}: each tool call is one line under the agent, on its Fleet card and in the live feed (not "in Notes for kit"); a call the pause blocked shows too`,
+      { timeout: 60_000 },
+      async () => {
+        const { page } = h();
+        await page.setViewportSize({ width, height });
+        if (suffix)
+          await on(page)
+            .nav('Sections')
+            .link(/^Fleet/)
+            .click();
+        const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
+        const command = `npm test -- --grep ${width}`;
+        const input = { ...claudeCodePreToolUseBash, tool_input: { command, description: 'Run the tests' } };
+        assert.deepEqual(await hook('pre-tool-use', input, env), { code: 0, stdout: '', stderr: '' });
+        const line = `Claude Code: Bash — ${command}`;
+        const feed = on(page).feed('Progress feed');
+        const row = feed.article('Claude Code activity of kit').filter({ hasText: line });
+        await row.waitFor({ timeout: LIVE });
+        assert.equal(await on(row).text('kit', { exact: true }).count(), 1, 'under the agent');
+        assert.equal(await feed.text(/Notes for kit/).count(), 0, 'not under its notes conversation');
+        await on(card()).find('.fleet-last').filter({ hasText: line }).waitFor({ timeout: LIVE }); // the card's latest activity
+
+        await ownerCall(h(), 'agents.pause', { agent: 'kit', reason: 'lunch' });
+        const blocked = await hook('pre-tool-use', { ...input, tool_input: { command: `git push origin w${width}` } }, env);
+        assert.match(blocked.stdout, /"permissionDecision":"deny"/);
+        const blockedLine = `Claude Code: blocked Bash — git push origin w${width} (the agent is paused)`;
+        await feed.article('Claude Code activity of kit').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
+        await on(card()).find('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
+        await h().screenshot(`harness-activity${suffix}`);
+        await ownerCall(h(), 'agents.resume', { agent: 'kit' });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        assert.deepEqual(h().pageErrors, []);
+      },
+    );
   }
 });

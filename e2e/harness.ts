@@ -69,7 +69,11 @@ export async function connectAgent(name: string, id: string, key: string, mcpUrl
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
   await within(15_000, `MCP connect of ${name}`, client.connect(transport));
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
-    const r = (await within(75_000, `${name} ${tool}`, client.callTool({ name: tool, arguments: args }, undefined, { timeout: 70_000 }))) as {
+    const r = (await within(
+      75_000,
+      `${name} ${tool}`,
+      client.callTool({ name: tool, arguments: args }, undefined, { timeout: 70_000 }),
+    )) as {
       isError?: boolean;
       structuredContent?: unknown;
       content?: Array<{ type: string; text?: string }>;
@@ -118,7 +122,9 @@ export interface LaunchOptions {
 
 export async function launch(opts: LaunchOptions): Promise<Harness> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set PERCH_E2E_CHROMIUM. Never run \`playwright install\`.`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set PERCH_E2E_CHROMIUM. Never run \`playwright install\`.`,
+    );
   }
   if (!fs.existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html')) || !fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) {
     throw new Error('Build first: npm run build:main && npx vite build --config vite.config.mts');
@@ -137,16 +143,23 @@ export async function launch(opts: LaunchOptions): Promise<Harness> {
   try {
     const keys: Record<string, { id: string; key: string }> = {};
     for (const name of opts.agents) {
-      const { stdout } = await run(process.execPath, [PERCH, 'agent', 'add', name, '--data-dir', dataDir, '--json'], { cwd: ROOT, timeout: 20_000 });
+      const { stdout } = await run(process.execPath, [PERCH, 'agent', 'add', name, '--data-dir', dataDir, '--json'], {
+        cwd: ROOT,
+        timeout: 20_000,
+      });
       const j = JSON.parse(stdout.trim().split('\n').pop()!);
       keys[name] = { id: j.id, key: j.key };
     }
 
-    const serve: ChildProcess = spawn(process.execPath, [PERCH, 'serve', '--data-dir', dataDir, '--port', '0', '--json', ...(opts.serveArgs ?? [])], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...opts.serveEnv },
-    });
+    const serve: ChildProcess = spawn(
+      process.execPath,
+      [PERCH, 'serve', '--data-dir', dataDir, '--port', '0', '--json', ...(opts.serveArgs ?? [])],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...opts.serveEnv },
+      },
+    );
     let stderr = '';
     serve.stderr!.on('data', (d) => (stderr += d));
     cleanups.push(async () => {
@@ -185,7 +198,14 @@ export async function launch(opts: LaunchOptions): Promise<Harness> {
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...(opts.browserArgs ?? [])],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        ...(opts.browserArgs ?? []),
+      ],
       timeout: 30_000,
     });
     cleanups.push(() => browser.close());
@@ -233,12 +253,18 @@ export async function launch(opts: LaunchOptions): Promise<Harness> {
  */
 export function useHarness(opts: LaunchOptions | (() => LaunchOptions), hooks: { launchTimeoutMs?: number } = {}): () => Harness {
   let h: Harness | undefined;
-  before(async () => {
-    h = await launch(typeof opts === 'function' ? opts() : opts);
-  }, { timeout: hooks.launchTimeoutMs ?? 90_000 });
-  after(async () => {
-    await h?.close();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      h = await launch(typeof opts === 'function' ? opts() : opts);
+    },
+    { timeout: hooks.launchTimeoutMs ?? 90_000 },
+  );
+  after(
+    async () => {
+      await h?.close();
+    },
+    { timeout: 60_000 },
+  );
   return () => {
     if (!h) throw new Error('the harness is not launched: useHarness() runs in a describe body, and its launch must have succeeded');
     return h;
@@ -264,4 +290,3 @@ export async function ownerCall<T = any>(h: Harness, action: string, input: unkn
 export { openConversation, openPage } from './pages/app';
 export { timeline } from './pages/conversation';
 export { openAgent } from './pages/agents';
-

@@ -28,8 +28,14 @@ async function assertLayoutHolds(page: Page, title: string): Promise<void> {
   const box = await composer.boundingBox();
   const head = await screenTitle(page, title, { exact: true }).boundingBox();
   const vp = page.viewportSize()!;
-  assert.ok(box && box.y >= 0 && box.y + box.height <= vp.height && box.x + box.width <= vp.width, `the composer is on screen: ${JSON.stringify(box)}`);
-  assert.ok(head && head.y >= 0 && head.y < vp.height && head.x + head.width <= vp.width, `the header is on screen: ${JSON.stringify(head)}`);
+  assert.ok(
+    box && box.y >= 0 && box.y + box.height <= vp.height && box.x + box.width <= vp.width,
+    `the composer is on screen: ${JSON.stringify(box)}`,
+  );
+  assert.ok(
+    head && head.y >= 0 && head.y < vp.height && head.x + head.width <= vp.width,
+    `the header is on screen: ${JSON.stringify(head)}`,
+  );
   const widths = await page.evaluate(() => {
     const log = document.querySelector('[role="log"][aria-label="Messages"]') as HTMLElement | null;
     return { doc: document.documentElement.scrollWidth, win: window.innerWidth, log: log ? log.scrollWidth - log.clientWidth : -1 };
@@ -59,46 +65,53 @@ describe('hostile agent text', () => {
   let convId: string;
   const ids: Record<string, string> = {};
 
-  before(async () => {
-    const loud = h().agents.loud!;
-    convId = (await loud.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await loud.call('send_message', { conv_id: convId, text: 'calm before' });
-    ids.bomb = (await loud.call('send_message', { conv_id: convId, text: QUOTE_BOMB })).msg_id;
-    ids.emphasis = (await loud.call('send_message', { conv_id: convId, text: EMPHASIS_RUN })).msg_id;
-    ids.unbroken = (await loud.call('send_message', { conv_id: convId, text: UNBROKEN })).msg_id;
-    await loud.call('send_message', { conv_id: convId, text: 'calm after' });
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      const loud = h().agents.loud!;
+      convId = (await loud.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await loud.call('send_message', { conv_id: convId, text: 'calm before' });
+      ids.bomb = (await loud.call('send_message', { conv_id: convId, text: QUOTE_BOMB })).msg_id;
+      ids.emphasis = (await loud.call('send_message', { conv_id: convId, text: EMPHASIS_RUN })).msg_id;
+      ids.unbroken = (await loud.call('send_message', { conv_id: convId, text: UNBROKEN })).msg_id;
+      await loud.call('send_message', { conv_id: convId, text: 'calm after' });
+    },
+    { timeout: 90_000 },
+  );
 
   test('a 40,000-character message is refused by the hub (the longest accepted is 32,768)', { timeout: 30_000 }, async () => {
     await assert.rejects(h().agents.loud!.call('send_message', { conv_id: convId, text: 'z'.repeat(40_000) }), /too_large.*32768/);
   });
 
-  test('the conversation with the hostile messages shows, with its other messages, header and composer, before and after a reload', { timeout: 120_000 }, async () => {
-    const { page } = h();
-    await openConversation(page, 'loud');
-    await timeline(page).text('calm after', { exact: true }).waitFor();
-    await assertLayoutHolds(page, 'loud');
-    // The unbroken line wraps inside its bubble.
-    const unbroken = on(page).find(`[data-msg-id="${ids.unbroken}"] .md-plain`);
-    await unbroken.waitFor();
-    const ub = (await unbroken.boundingBox())!;
-    assert.ok(ub.width < page.viewportSize()!.width, `the long line wraps (${ub.width} px wide)`);
-    await h().screenshot('hostile-text-conversation');
+  test(
+    'the conversation with the hostile messages shows, with its other messages, header and composer, before and after a reload',
+    { timeout: 120_000 },
+    async () => {
+      const { page } = h();
+      await openConversation(page, 'loud');
+      await timeline(page).text('calm after', { exact: true }).waitFor();
+      await assertLayoutHolds(page, 'loud');
+      // The unbroken line wraps inside its bubble.
+      const unbroken = on(page).find(`[data-msg-id="${ids.unbroken}"] .md-plain`);
+      await unbroken.waitFor();
+      const ub = (await unbroken.boundingBox())!;
+      assert.ok(ub.width < page.viewportSize()!.width, `the long line wraps (${ub.width} px wide)`);
+      await h().screenshot('hostile-text-conversation');
 
-    // The quote bomb and the emphasis run are shown as plain text.
-    await seeAtTop(page, 'calm before');
-    const bomb = messageById(page, ids.bomb);
-    await bomb.find('.md-plain').waitFor();
-    assert.ok((await bomb.find('.md-plain').textContent())!.startsWith('> > > '));
-    assert.equal(await bomb.find('blockquote').count(), 0);
-    await assertLayoutHolds(page, 'loud');
+      // The quote bomb and the emphasis run are shown as plain text.
+      await seeAtTop(page, 'calm before');
+      const bomb = messageById(page, ids.bomb);
+      await bomb.find('.md-plain').waitFor();
+      assert.ok((await bomb.find('.md-plain').textContent())!.startsWith('> > > '));
+      assert.equal(await bomb.find('blockquote').count(), 0);
+      await assertLayoutHolds(page, 'loud');
 
-    await page.reload();
-    await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
-    await timeline(page).text('calm after', { exact: true }).waitFor();
-    await assertLayoutHolds(page, 'loud');
-    assert.deepEqual(h().pageErrors, []);
-  });
+      await page.reload();
+      await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
+      await timeline(page).text('calm after', { exact: true }).waitFor();
+      await assertLayoutHolds(page, 'loud');
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
   test('the owner hides the hostile message; it stays hidden after a reload and Show brings it back', { timeout: 90_000 }, async () => {
     const { page } = h();
@@ -115,7 +128,9 @@ describe('hostile agent text', () => {
     await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
     await seeAtTop(page, 'calm before');
     await note.waitFor();
-    const hist = await ownerCall<{ events: Array<{ message?: { msg_id: string; hidden?: boolean } }> }>(h(), 'conversations.history', { conv_id: convId });
+    const hist = await ownerCall<{ events: Array<{ message?: { msg_id: string; hidden?: boolean } }> }>(h(), 'conversations.history', {
+      conv_id: convId,
+    });
     assert.equal(hist.events.find((e) => e.message?.msg_id === ids.bomb)?.message?.hidden, true);
     const agentHist = await h().agents.loud!.call('get_history', { conv_id: convId });
     assert.equal(agentHist.events.find((e: any) => e.message?.msg_id === ids.bomb)?.message?.hidden, undefined, 'the agent sees no change');
@@ -125,36 +140,46 @@ describe('hostile agent text', () => {
     assert.deepEqual(h().pageErrors, []);
   });
 
-  test('a message whose stored content cannot be shown is a small note with its raw text; the rest of the app goes on', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    const loud = h().agents.loud!;
-    const card = await loud.call('send_card', { conv_id: convId, text: 'broken card', card: { title: 'Fine card', blocks: [{ type: 'text', text: 'card *body*' }] } });
-    await loud.call('send_message', { conv_id: convId, text: 'after the card' });
-    await seeAtBottom(page, 'after the card');
-    // The stored card is damaged in the SQLite file (its blocks are not a list), as an old or broken row would be.
-    const db = new Database(path.join(h().dataDir, 'perch.sqlite'));
-    try {
-      db.pragma('busy_timeout = 5000');
-      const changed = db.prepare("UPDATE messages SET payload = json_set(payload, '$.card.blocks', 'not a list') WHERE id = ?").run(card.msg_id).changes;
-      assert.equal(changed, 1);
-    } finally {
-      db.close();
-    }
-    await page.reload();
-    await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
-    const broken = messageById(page, card.msg_id);
-    await broken.text('Could not show this message.').waitFor();
-    await broken.text('Show the raw text').click();
-    await broken.text('broken card').waitFor();
-    await timeline(page).text('after the card', { exact: true }).waitFor();
-    await assertLayoutHolds(page, 'loud');
-    // The sidebar and the other pages still work.
-    await openPage(page, 'Approvals');
-    await openConversation(page, 'loud');
-    await broken.text('Could not show this message.').waitFor();
-    // pageerror lists uncaught errors: the boundary caught this one (React logs it to the console only).
-    assert.deepEqual(h().pageErrors, []);
-  });
+  test(
+    'a message whose stored content cannot be shown is a small note with its raw text; the rest of the app goes on',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      const loud = h().agents.loud!;
+      const card = await loud.call('send_card', {
+        conv_id: convId,
+        text: 'broken card',
+        card: { title: 'Fine card', blocks: [{ type: 'text', text: 'card *body*' }] },
+      });
+      await loud.call('send_message', { conv_id: convId, text: 'after the card' });
+      await seeAtBottom(page, 'after the card');
+      // The stored card is damaged in the SQLite file (its blocks are not a list), as an old or broken row would be.
+      const db = new Database(path.join(h().dataDir, 'perch.sqlite'));
+      try {
+        db.pragma('busy_timeout = 5000');
+        const changed = db
+          .prepare("UPDATE messages SET payload = json_set(payload, '$.card.blocks', 'not a list') WHERE id = ?")
+          .run(card.msg_id).changes;
+        assert.equal(changed, 1);
+      } finally {
+        db.close();
+      }
+      await page.reload();
+      await screenTitle(page, 'loud', { exact: true }).waitFor({ timeout: 20_000 });
+      const broken = messageById(page, card.msg_id);
+      await broken.text('Could not show this message.').waitFor();
+      await broken.text('Show the raw text').click();
+      await broken.text('broken card').waitFor();
+      await timeline(page).text('after the card', { exact: true }).waitFor();
+      await assertLayoutHolds(page, 'loud');
+      // The sidebar and the other pages still work.
+      await openPage(page, 'Approvals');
+      await openConversation(page, 'loud');
+      await broken.text('Could not show this message.').waitFor();
+      // pageerror lists uncaught errors: the boundary caught this one (React logs it to the console only).
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
   test('held for review, the hostile messages show in the Approvals inbox with the requests', { timeout: 120_000 }, async () => {
     const { page } = h();
@@ -166,7 +191,13 @@ describe('hostile agent text', () => {
     const heldLong = await loud.call('send_message', { conv_id: convId, text: UNBROKEN });
     assert.ok(heldBomb.held && heldRun.held && heldLong.held, 'the sends are held');
     const calmConv = (await calm.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await calm.call('request_human', { conv_id: calmConv, kind: 'approve', title: 'Ship the calm release?', context: { log: 'z'.repeat(30_000) }, ttl_secs: 3600 });
+    await calm.call('request_human', {
+      conv_id: calmConv,
+      kind: 'approve',
+      title: 'Ship the calm release?',
+      context: { log: 'z'.repeat(30_000) },
+      ttl_secs: 3600,
+    });
 
     await openPage(page, 'Approvals');
     await on(page).region('Ship the calm release?').waitFor();

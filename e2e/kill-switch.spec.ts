@@ -10,9 +10,12 @@ describe('kill switch', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.kit!.call('create_group', { title: 'ops room', members: ['owner', 'rex'] })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.kit!.call('create_group', { title: 'ops room', members: ['owner', 'rex'] })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
   test('Alt+Shift+P pauses every agent while typing in the composer, and the draft stays as typed', { timeout: 60_000 }, async () => {
     const { page } = h();
@@ -33,7 +36,8 @@ describe('kill switch', () => {
     const { page } = h();
     const kit = h().agents.kit!;
     await ownerCall(h(), 'agents.set_caps', { agent: 'kit', cost_usd: 0.5 });
-    for (const cost of [0.1, 0.2, 0.29]) await kit.call('progress', { conv_id: convId, kind: 'step', text: `spent ${cost}`, data: { usage: { cost_usd: cost } } });
+    for (const cost of [0.1, 0.2, 0.29])
+      await kit.call('progress', { conv_id: convId, kind: 'step', text: `spent ${cost}`, data: { usage: { cost_usd: cost } } });
     await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'over' }), /paused/);
 
     const row = await openAgent(page, 'kit');

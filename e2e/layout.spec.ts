@@ -14,9 +14,12 @@ const NAMES = ['planner', 'reviewer', 'deployer', 'researcher', 'summarizer'];
 describe('layout at 1280×800', () => {
   const h = useHarness({ agents: NAMES }, { launchTimeoutMs: 120_000 });
 
-  before(async () => {
-    await h().page.setViewportSize({ width: 1280, height: 800 });
-  }, { timeout: 120_000 });
+  before(
+    async () => {
+      await h().page.setViewportSize({ width: 1280, height: 800 });
+    },
+    { timeout: 120_000 },
+  );
 
   const titleWidth = async (title: string) => {
     const { page } = h();
@@ -39,7 +42,10 @@ describe('layout at 1280×800', () => {
       const w = await titleWidth(title);
       assert.ok(w >= 120, `the title "${title}" is ${w.toFixed(0)} px wide (at least 120)`);
       // Shown whole: a second line rather than an ellipsis.
-      const clip = await screenTitle(page, title).evaluate((el) => ({ w: el.scrollWidth - el.clientWidth, h: el.scrollHeight - el.clientHeight }));
+      const clip = await screenTitle(page, title).evaluate((el) => ({
+        w: el.scrollWidth - el.clientWidth,
+        h: el.scrollHeight - el.clientHeight,
+      }));
       assert.ok(clip.w <= 0 && clip.h <= 1, `the title "${title}" is shown whole (cut by ${clip.w} px across, ${clip.h} px down)`);
     }
     await h().screenshot('layout-group-header');
@@ -61,7 +67,8 @@ describe('layout at 1280×800', () => {
   test("a task's name in the sidebar stays readable beside its chips", { timeout: 60_000 }, async () => {
     const { page } = h();
     const a = h().agents.planner!;
-    const task = (await a.call('create_task', { title: 'Migrate billing exports', members: ['owner', 'reviewer'], assignee: 'reviewer' })).conversation;
+    const task = (await a.call('create_task', { title: 'Migrate billing exports', members: ['owner', 'reviewer'], assignee: 'reviewer' }))
+      .conversation;
     await h().agents.reviewer!.call('update_task', { conv_id: task.conv_id, state: 'input_required', note: 'Which bucket?' });
     await a.call('request_human', { conv_id: task.conv_id, kind: 'approve', title: 'Drop the old export table?', ttl_secs: 600 });
     await a.call('handoff', { conv_id: task.conv_id, note: 'Please confirm the bucket name.' });
@@ -83,7 +90,10 @@ describe('layout at 1280×800', () => {
     const c = (await card.boundingBox())!;
     for (const name of ['Pause planner', 'Message', 'Review mode for planner']) {
       const b = (await on(card).button(name, { exact: true }).boundingBox())!;
-      assert.ok(b.x >= c.x + 8 && b.y + b.height <= c.y + c.height - 8, `${name} is inset in the card (button ${b.x.toFixed(0)},${(b.y + b.height).toFixed(0)}; card ${c.x.toFixed(0)},${(c.y + c.height).toFixed(0)})`);
+      assert.ok(
+        b.x >= c.x + 8 && b.y + b.height <= c.y + c.height - 8,
+        `${name} is inset in the card (button ${b.x.toFixed(0)},${(b.y + b.height).toFixed(0)}; card ${c.x.toFixed(0)},${(c.y + c.height).toFixed(0)})`,
+      );
     }
   });
 
@@ -92,9 +102,14 @@ describe('layout at 1280×800', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     try {
       await openPage(page, 'Agents');
-      const colours = await on(page).button('Add agent').evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+      const colours = await on(page)
+        .button('Add agent')
+        .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
       const lum = (c: string) => {
-        const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        const [r, g, b] = (c.match(/[\d.]+/g) ?? [])
+          .slice(0, 3)
+          .map((v) => Number(v) / 255)
+          .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
         return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
       };
       const [hi, lo] = colours.map(lum).sort((x, y) => y - x);

@@ -14,18 +14,26 @@ describe('live view', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
-    await openConversation(h().page, 'alice');
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.alice!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Starting on the migration now.' });
+      await openConversation(h().page, 'alice');
+    },
+    { timeout: 90_000 },
+  );
 
   test('progress events appear live in the conversation feed and in the fleet view', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
     const feed = on(page).feed('Progress in this conversation');
     await alice.call('progress', { conv_id: convId, kind: 'plan', text: 'Plan: dump, transform, load' });
-    await alice.call('progress', { conv_id: convId, kind: 'tool_call', text: 'psql --dump orders', data: { table: 'orders', rows: 120000 } });
+    await alice.call('progress', {
+      conv_id: convId,
+      kind: 'tool_call',
+      text: 'psql --dump orders',
+      data: { table: 'orders', rows: 120000 },
+    });
     await feed.text('Plan: dump, transform, load').waitFor();
     const call = feed.article('Tool call from alice');
     await call.text('psql --dump orders').waitFor();
@@ -41,12 +49,18 @@ describe('live view', () => {
     const fleetFeed = on(page).feed('Progress feed');
     await alice.call('progress', { conv_id: convId, kind: 'thinking', text: 'Checking foreign keys' });
     await fleetFeed.text('Checking foreign keys').waitFor();
-    await on(page).button(/^alice: working/).waitFor();
+    await on(page)
+      .button(/^alice: working/)
+      .waitFor();
     await alice.call('progress', { conv_id: convId, kind: 'error', text: 'Constraint violation on orders.customer_id' });
     await fleetFeed.article('Error from alice').waitFor();
     await on(page).item('Agent alice').text('Constraint violation on orders.customer_id').waitFor(); // the error is its last report
-    await on(page).button(/^bob: (connected, idle|offline)/).waitFor();
-    await on(page).img(/alice activity, last 30 minutes: [1-9]\d* reports/).waitFor();
+    await on(page)
+      .button(/^bob: (connected, idle|offline)/)
+      .waitFor();
+    await on(page)
+      .img(/alice activity, last 30 minutes: [1-9]\d* reports/)
+      .waitFor();
     await h().screenshot('fleet');
     await openConversation(page, 'alice');
   });
@@ -74,7 +88,11 @@ describe('live view', () => {
     ];
     for (const text of payloads) await alice.call('send_message', { conv_id: convId, text });
     // The card path renders agent Markdown too.
-    await alice.call('send_card', { conv_id: convId, text: 'card', card: { title: 'Inert card', blocks: [{ type: 'text', text: '<img src=x onerror="window.__pwned=2">' }] } });
+    await alice.call('send_card', {
+      conv_id: convId,
+      text: 'card',
+      card: { title: 'Inert card', blocks: [{ type: 'text', text: '<img src=x onerror="window.__pwned=2">' }] },
+    });
     const log = timeline(page);
     await log.text('<script>alert("xss-script")</script>').waitFor();
     await log.text('<img src=x onerror="window.__pwned=1;alert(\'xss-img\')">').waitFor();
@@ -92,8 +110,15 @@ describe('live view', () => {
   test('an image shows as a thumbnail and opens full size; reactions, threads and pins work', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
-    const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
-    await alice.call('send_file', { conv_id: convId, name: 'chart.png', data: png.toString('base64'), caption: 'Throughput after the change' });
+    const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+      .png()
+      .toBuffer();
+    await alice.call('send_file', {
+      conv_id: convId,
+      name: 'chart.png',
+      data: png.toString('base64'),
+      caption: 'Throughput after the change',
+    });
     const log = timeline(page);
     const thumb = log.button('View image chart.png');
     await thumb.find('img').waitFor();
@@ -128,7 +153,9 @@ describe('live view', () => {
     assert.equal((reply.message as { thread_id?: string }).thread_id, sent.msg_id);
     await alice.call('send_message', { conv_id: convId, text: 'None at all.', thread_id: sent.msg_id });
     await thread.text('None at all.').waitFor();
-    await on(msg).button(/2 replies/).waitFor();
+    await on(msg)
+      .button(/2 replies/)
+      .waitFor();
     await h().screenshot('thread');
     await thread.button('Close thread').click();
 
@@ -181,12 +208,22 @@ describe('live view', () => {
     });
     assert.equal(lifted.status, 200, await lifted.text());
     for (let i = 0; i < N; i += 40) {
-      await within(30_000, 'seeding messages', Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }))));
+      await within(
+        30_000,
+        'seeding messages',
+        Promise.all(
+          Array.from({ length: Math.min(40, N - i) }, (_, j) =>
+            bob.call('send_message', { conv_id: conv, text: `Line ${i + j + 1} of the long history` }),
+          ),
+        ),
+      );
       await page.waitForTimeout(250); // pacing, not a wait: stay under the hub's per-agent rate limit (200 calls/s)
     }
     // Unread counts come live to the sidebar while the owner is elsewhere: 1,200 live events for the page to
     // apply, which takes a while on a loaded machine (wait for the count, not for a time).
-    await sidebar(page).link(new RegExp(`^bob .*${N} unread`)).waitFor({ timeout: 60_000 });
+    await sidebar(page)
+      .link(new RegExp(`^bob .*${N} unread`))
+      .waitFor({ timeout: 60_000 });
     await openConversation(page, 'bob');
     const log = timeline(page);
     const last = await bob.call('send_message', { conv_id: conv, text: 'The newest line' });
@@ -197,7 +234,13 @@ describe('live view', () => {
     // Scroll to the top, again and again: each time an older page loads (before_seq) and renders above, until
     // the beginning. Each step waits for that state (an older line on screen, or the beginning), not for a time.
     const oldestShown = () =>
-      log.evaluate((el) => Math.min(...[...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity))));
+      log.evaluate((el) =>
+        Math.min(
+          ...[...el.querySelectorAll('article')].map((a) =>
+            Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity),
+          ),
+        ),
+      );
     const beginning = log.text('This is the beginning of the conversation.');
     let steps = 0;
     const started = Date.now();
@@ -210,7 +253,9 @@ describe('live view', () => {
           const el = document.querySelector('[role="log"][aria-label="Messages"]');
           if (!el) return false;
           if ([...el.querySelectorAll('.timeline-start')].some((s) => s.textContent?.includes('This is the beginning'))) return true;
-          const lines = [...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity));
+          const lines = [...el.querySelectorAll('article')].map((a) =>
+            Number(/Line (\d+) of the long history/.exec(a.textContent ?? '')?.[1] ?? Infinity),
+          );
           return Math.min(...lines) < before;
         },
         { before },

@@ -11,36 +11,43 @@ describe('hide in every window', () => {
   const h = useHarness({ agents: ['pip'] });
   let msgId: string;
 
-  before(async () => {
-    const convId = (await h().agents.pip!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    msgId = (await h().agents.pip!.call('send_message', { conv_id: convId, text: 'a message to hide from every window' })).msg_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      const convId = (await h().agents.pip!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      msgId = (await h().agents.pip!.call('send_message', { conv_id: convId, text: 'a message to hide from every window' })).msg_id;
+    },
+    { timeout: 90_000 },
+  );
 
-  test('Hide in one window shows the hidden stub in another without a reload, and Show there brings it back in the first', { timeout: 90_000 }, async () => {
-    const { page, context } = h();
-    await openConversation(page, 'pip');
-    const other = await context.newPage();
-    try {
-      await other.goto(page.url());
-      const here = messageById(page, msgId);
-      const there = messageById(other, msgId);
-      await here.text('a message to hide from every window').waitFor({ timeout: 20_000 });
-      await there.text('a message to hide from every window').waitFor({ timeout: 20_000 });
+  test(
+    'Hide in one window shows the hidden stub in another without a reload, and Show there brings it back in the first',
+    { timeout: 90_000 },
+    async () => {
+      const { page, context } = h();
+      await openConversation(page, 'pip');
+      const other = await context.newPage();
+      try {
+        await other.goto(page.url());
+        const here = messageById(page, msgId);
+        const there = messageById(other, msgId);
+        await here.text('a message to hide from every window').waitFor({ timeout: 20_000 });
+        await there.text('a message to hide from every window').waitFor({ timeout: 20_000 });
 
-      await here.hover();
-      await here.toolbar('Message actions').button('Hide').click();
-      await on(page).article('Hidden message from pip').waitFor({ timeout: 5_000 });
-      const stub = on(other).article('Hidden message from pip');
-      await stub.waitFor({ timeout: 5_000 }); // the other window, without a reload
-      assert.equal(await there.text('a message to hide from every window').count(), 0, 'the other window no longer renders the content');
+        await here.hover();
+        await here.toolbar('Message actions').button('Hide').click();
+        await on(page).article('Hidden message from pip').waitFor({ timeout: 5_000 });
+        const stub = on(other).article('Hidden message from pip');
+        await stub.waitFor({ timeout: 5_000 }); // the other window, without a reload
+        assert.equal(await there.text('a message to hide from every window').count(), 0, 'the other window no longer renders the content');
 
-      await stub.button('Show the hidden message from pip').click();
-      await there.text('a message to hide from every window').waitFor({ timeout: 5_000 });
-      await here.text('a message to hide from every window').waitFor({ timeout: 5_000 }); // the first window, without a reload
-      assert.equal(await on(page).article('Hidden message from pip').count(), 0);
-    } finally {
-      await other.close();
-    }
-    assert.deepEqual(h().pageErrors, []);
-  });
+        await stub.button('Show the hidden message from pip').click();
+        await there.text('a message to hide from every window').waitFor({ timeout: 5_000 });
+        await here.text('a message to hide from every window').waitFor({ timeout: 5_000 }); // the first window, without a reload
+        assert.equal(await on(page).article('Hidden message from pip').count(), 0);
+      } finally {
+        await other.close();
+      }
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 });

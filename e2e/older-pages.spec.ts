@@ -24,7 +24,9 @@ const lines = (n: number, f: (i: number) => string) => Array.from({ length: n },
 /** The lowest "Line n" among the messages in the DOM (Infinity: none). */
 const oldestInDom = (page: Page) =>
   timeline(page).evaluate((el) =>
-    Math.min(...[...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the history/.exec(a.textContent ?? '')?.[1] ?? Infinity))),
+    Math.min(
+      ...[...el.querySelectorAll('article')].map((a) => Number(/Line (\d+) of the history/.exec(a.textContent ?? '')?.[1] ?? Infinity)),
+    ),
   );
 
 /** Waits until a message older than `than` is in the DOM (an older page came in and rendered). */
@@ -32,7 +34,9 @@ const olderArrives = (page: Page, than: number, timeout: number) =>
   page.waitForFunction(
     (than) => {
       const el = document.querySelector('[role="log"][aria-label="Messages"]');
-      const lines = [...(el?.querySelectorAll('article') ?? [])].map((a) => Number(/Line (\d+) of the history/.exec(a.textContent ?? '')?.[1] ?? Infinity));
+      const lines = [...(el?.querySelectorAll('article') ?? [])].map((a) =>
+        Number(/Line (\d+) of the history/.exec(a.textContent ?? '')?.[1] ?? Infinity),
+      );
       return Math.min(...lines) < than;
     },
     than,
@@ -40,21 +44,32 @@ const olderArrives = (page: Page, than: number, timeout: number) =>
   );
 
 /** Two frames: scroll events of what was done before have been handled. */
-const settle = (page: Page) => timeline(page).evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+const settle = (page: Page) =>
+  timeline(page).evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 describe('older pages at the top', () => {
   const h = useHarness({ agents: ['bob', 'kit'] });
 
-  before(async () => {
-    const { page } = h();
-    const bob = h().agents.bob!;
-    const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await ownerCall(h(), 'agents.set_brakes', { agent: 'bob', budget: 'off' }); // 500 messages within a minute
-    await seed(page, bob, lines(N, (i) => `Line ${i} of the history`), { conv_id: conv });
-    await sidebar(page).link(new RegExp(`^bob .*${N} unread`)).waitFor({ timeout: 60_000 });
-    await openConversation(page, 'bob');
-    await timeline(page).text(`Line ${N} of the history`, { exact: true }).waitFor({ timeout: 30_000 });
-  }, { timeout: 180_000 });
+  before(
+    async () => {
+      const { page } = h();
+      const bob = h().agents.bob!;
+      const conv = (await bob.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await ownerCall(h(), 'agents.set_brakes', { agent: 'bob', budget: 'off' }); // 500 messages within a minute
+      await seed(
+        page,
+        bob,
+        lines(N, (i) => `Line ${i} of the history`),
+        { conv_id: conv },
+      );
+      await sidebar(page)
+        .link(new RegExp(`^bob .*${N} unread`))
+        .waitFor({ timeout: 60_000 });
+      await openConversation(page, 'bob');
+      await timeline(page).text(`Line ${N} of the history`, { exact: true }).waitFor({ timeout: 30_000 });
+    },
+    { timeout: 180_000 },
+  );
 
   test('a scroll to the top that a row growing in the same frame overtakes still loads the older page', { timeout: 60_000 }, async () => {
     const { page } = h();
@@ -110,7 +125,10 @@ describe('older pages at the top', () => {
     });
     try {
       await log.evaluate((el) => (el.scrollTop = 0));
-      await on(page).text(/Could not load older messages/).first().waitFor();
+      await on(page)
+        .text(/Could not load older messages/)
+        .first()
+        .waitFor();
       assert.equal(failed, 1);
       await settle(page);
       const oldest = await oldestInDom(page);
@@ -137,26 +155,47 @@ describe('older pages at the top', () => {
 describe('a page of thread replies at the top', () => {
   const h = useHarness({ agents: ['kit'] });
 
-  test('an older page that adds no rows (all thread replies) is followed by the next one while the reader stays at the top', { timeout: 180_000 }, async () => {
-    const { page } = h();
-    const kit = h().agents.kit!;
-    const conv = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await ownerCall(h(), 'agents.set_brakes', { agent: 'kit', budget: 'off' });
-    // Oldest first: 20 messages, a thread root with 250 replies, then 100 messages. The first page is the 100
-    // latest; the next older page (200 events) is all replies, which show in the thread, not in the timeline.
-    await seed(page, kit, lines(20, (i) => `Early ${i}`), { conv_id: conv });
-    const root = await kit.call('send_message', { conv_id: conv, text: 'The thread root' });
-    await seed(page, kit, lines(250, (i) => `Reply ${i}`), { conv_id: conv, thread_id: root.msg_id });
-    await seed(page, kit, lines(100, (i) => `Recent ${i}`), { conv_id: conv });
-    await sidebar(page).link(/^kit .*unread/).waitFor({ timeout: 60_000 });
-    await openConversation(page, 'kit');
-    const log = timeline(page);
-    await log.text('Recent 100', { exact: true }).waitFor({ timeout: 30_000 });
-    assert.equal(await log.text('The thread root').count(), 0, 'the thread root is not loaded yet');
-    // One scroll to the top: the replies' page adds nothing above, so the reader is still at the top, and the
-    // page before it (with the root and the early messages) comes in without another scroll.
-    await log.evaluate((el) => (el.scrollTop = 0));
-    await log.text('The thread root', { exact: true }).waitFor({ state: 'attached', timeout: 20_000 });
-    assert.deepEqual(h().pageErrors, []);
-  });
+  test(
+    'an older page that adds no rows (all thread replies) is followed by the next one while the reader stays at the top',
+    { timeout: 180_000 },
+    async () => {
+      const { page } = h();
+      const kit = h().agents.kit!;
+      const conv = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await ownerCall(h(), 'agents.set_brakes', { agent: 'kit', budget: 'off' });
+      // Oldest first: 20 messages, a thread root with 250 replies, then 100 messages. The first page is the 100
+      // latest; the next older page (200 events) is all replies, which show in the thread, not in the timeline.
+      await seed(
+        page,
+        kit,
+        lines(20, (i) => `Early ${i}`),
+        { conv_id: conv },
+      );
+      const root = await kit.call('send_message', { conv_id: conv, text: 'The thread root' });
+      await seed(
+        page,
+        kit,
+        lines(250, (i) => `Reply ${i}`),
+        { conv_id: conv, thread_id: root.msg_id },
+      );
+      await seed(
+        page,
+        kit,
+        lines(100, (i) => `Recent ${i}`),
+        { conv_id: conv },
+      );
+      await sidebar(page)
+        .link(/^kit .*unread/)
+        .waitFor({ timeout: 60_000 });
+      await openConversation(page, 'kit');
+      const log = timeline(page);
+      await log.text('Recent 100', { exact: true }).waitFor({ timeout: 30_000 });
+      assert.equal(await log.text('The thread root').count(), 0, 'the thread root is not loaded yet');
+      // One scroll to the top: the replies' page adds nothing above, so the reader is still at the top, and the
+      // page before it (with the root and the early messages) comes in without another scroll.
+      await log.evaluate((el) => (el.scrollTop = 0));
+      await log.text('The thread root', { exact: true }).waitFor({ state: 'attached', timeout: 20_000 });
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 });

@@ -10,37 +10,48 @@ describe('pause', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
-  test('one click on "Pause all agents" refuses an agent\'s send at once; the fleet shows them paused; Resume all lets them go on', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    const kit = h().agents.kit!;
-    await kit.call('send_message', { conv_id: convId, text: 'working on it' });
-    await openPage(page, 'Fleet');
-    const kitCard = on(page).item('Agent kit');
-    await kitCard.button('Pause kit').waitFor();
+  test(
+    'one click on "Pause all agents" refuses an agent\'s send at once; the fleet shows them paused; Resume all lets them go on',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      const kit = h().agents.kit!;
+      await kit.call('send_message', { conv_id: convId, text: 'working on it' });
+      await openPage(page, 'Fleet');
+      const kitCard = on(page).item('Agent kit');
+      await kitCard.button('Pause kit').waitFor();
 
-    await on(page).button('Pause all agents').click();
-    await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
+      await on(page).button('Pause all agents').click();
+      await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
 
-    // At once: the very next call after the click is refused.
-    await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'one more thing' }), /paused/);
-    await assert.rejects(h().agents.rex!.call('state_put', { key: 'k', value: 1, version: 0 }), /paused/);
-    const paused = await kit.waitFor((e) => e.type === 'agent.paused', 15_000);
-    assert.equal(paused.data?.by, 'owner');
-    // Shown plainly on the card, and kit can still read.
-    await kitCard.text('Paused by you').waitFor();
-    await kitCard.button('Resume kit').waitFor();
-    assert.equal((await kit.call('whoami')).paused, true);
-    await h().screenshot('fleet-paused');
+      // At once: the very next call after the click is refused.
+      await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'one more thing' }), /paused/);
+      await assert.rejects(h().agents.rex!.call('state_put', { key: 'k', value: 1, version: 0 }), /paused/);
+      const paused = await kit.waitFor((e) => e.type === 'agent.paused', 15_000);
+      assert.equal(paused.data?.by, 'owner');
+      // Shown plainly on the card, and kit can still read.
+      await kitCard.text('Paused by you').waitFor();
+      await kitCard.button('Resume kit').waitFor();
+      assert.equal((await kit.call('whoami')).paused, true);
+      await h().screenshot('fleet-paused');
 
-    await on(page).button('Resume all agents').click();
-    await on(page).button('Pause all agents').waitFor({ timeout: 10_000 });
-    await within(10_000, 'kit resumed', kit.waitFor((e) => e.type === 'agent.resumed', 10_000));
-    await kit.call('send_message', { conv_id: convId, text: 'back to work' });
-  });
+      await on(page).button('Resume all agents').click();
+      await on(page).button('Pause all agents').waitFor({ timeout: 10_000 });
+      await within(
+        10_000,
+        'kit resumed',
+        kit.waitFor((e) => e.type === 'agent.resumed', 10_000),
+      );
+      await kit.call('send_message', { conv_id: convId, text: 'back to work' });
+    },
+  );
 
   test('Alt+Shift+P pauses every agent from any screen; one click on a fleet card resumes one agent', { timeout: 60_000 }, async () => {
     const { page } = h();

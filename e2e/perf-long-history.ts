@@ -27,7 +27,10 @@ function seed(dir: string): void {
   for (let i = 0; i < N; i += 5000) {
     hub.write(() => {
       for (let j = i; j < Math.min(N, i + 5000); j++) {
-        const text = j % 7 === 0 ? `Message ${j + 1}: a longer line with **Markdown** and \`code\` that may wrap onto a second line in a narrow window` : `Message ${j + 1}: short`;
+        const text =
+          j % 7 === 0
+            ? `Message ${j + 1}: a longer line with **Markdown** and \`code\` that may wrap onto a second line in a narrow window`
+            : `Message ${j + 1}: short`;
         sendMessage(hub, agent.id, { conv_id: conv.conv_id, text });
       }
     });
@@ -41,8 +44,14 @@ async function main(): Promise<void> {
   let t = Date.now();
   seed(dir);
   const result: Record<string, unknown> = { messages: N, seed_ms: Date.now() - t };
-  const serve = spawn(process.execPath, [path.join(ROOT, 'bin', 'perch.js'), 'serve', '--data-dir', dir, '--port', '0', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const browser = await chromium.launch({ executablePath: process.env.PERCH_E2E_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const serve = spawn(process.execPath, [path.join(ROOT, 'bin', 'perch.js'), 'serve', '--data-dir', dir, '--port', '0', '--json'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.PERCH_E2E_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
   try {
     const line = await within(20_000, 'perch serve', new Promise<string>((r) => serve.stdout!.once('data', (d) => r(String(d)))));
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
@@ -53,7 +62,9 @@ async function main(): Promise<void> {
     result.open_ms = Date.now() - t;
     const log = page.getByRole('log', { name: 'Messages' });
 
-    await page.evaluate(`(() => { window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' }); })()`);
+    await page.evaluate(
+      `(() => { window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' }); })()`,
+    );
     t = Date.now();
     let oldest = N;
     while (Date.now() - t < PAGING_SECS * 1000 && oldest > 1) {
@@ -65,7 +76,9 @@ async function main(): Promise<void> {
     result.paged_back_to = oldest;
     result.loaded_messages = N - oldest + 1;
     result.paging_ms = Date.now() - t;
-    result.main_thread_per_page = await page.evaluate(`(() => { const d = window.__long.slice().sort((a, b) => a - b); return { long_tasks: d.length, median_ms: d[Math.floor(d.length / 2)] ?? 0, max_ms: d[d.length - 1] ?? 0 }; })()`);
+    result.main_thread_per_page = await page.evaluate(
+      `(() => { const d = window.__long.slice().sort((a, b) => a - b); return { long_tasks: d.length, median_ms: d[Math.floor(d.length / 2)] ?? 0, max_ms: d[d.length - 1] ?? 0 }; })()`,
+    );
 
     result.smooth_scroll_frames_ms = await page.evaluate(`(async () => {
       const el = document.querySelector('[role=log]');

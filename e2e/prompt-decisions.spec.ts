@@ -23,7 +23,12 @@ describe('harness prompts and the undo window', () => {
     return requests.find((r) => r.request_id === requestId)!.state;
   };
   const promptHook = (command: string, timeoutSecs = 60): Promise<HookRun> =>
-    runHook(['permission-request', '--timeout', String(timeoutSecs)], { ...claudeCodeBash, tool_input: { command, description: command } }, env, (timeoutSecs + 20) * 1000);
+    runHook(
+      ['permission-request', '--timeout', String(timeoutSecs)],
+      { ...claudeCodeBash, tool_input: { command, description: command } },
+      env,
+      (timeoutSecs + 20) * 1000,
+    );
 
   before(async () => {
     await h().page.setViewportSize({ width: 1280, height: 800 });
@@ -31,58 +36,85 @@ describe('harness prompts and the undo window', () => {
     convId = (await h().agents.kit!.call('open_direct', { user: (await ownerCall(h(), 'hub.info', {})).owner.name })).conversation.conv_id;
   });
 
-  test('approving a harness prompt sends it at once (no Undo notice; the hook prints the decision); an ordinary request keeps its undo window', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    await openPage(page, 'Approvals');
-    // Record whether an Undo button ever shows from here on.
-    await page.evaluate(() => {
-      const w = window as unknown as { undoSeen: boolean };
-      w.undoSeen = false;
-      new MutationObserver(() => {
-        if ([...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Undo')) w.undoSeen = true;
-      }).observe(document.body, { childList: true, subtree: true, characterData: true });
-    });
-    const hook = promptHook('npm run lint');
-    const card = on(page).region('Allow Bash: npm run lint?');
-    await card.waitFor({ timeout: LIVE });
-    await card.button('Approve', { exact: true }).click();
-    const r = await within(20_000, 'the hook to print the decision', hook);
-    assert.deepEqual([r.code, r.stdout.trim()], [0, ALLOW_OUTPUT], r.stderr);
-    assert.equal(await page.evaluate(() => (window as unknown as { undoSeen: boolean }).undoSeen), false, 'no undo window held the blocked harness');
+  test(
+    'approving a harness prompt sends it at once (no Undo notice; the hook prints the decision); an ordinary request keeps its undo window',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      await openPage(page, 'Approvals');
+      // Record whether an Undo button ever shows from here on.
+      await page.evaluate(() => {
+        const w = window as unknown as { undoSeen: boolean };
+        w.undoSeen = false;
+        new MutationObserver(() => {
+          if ([...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Undo')) w.undoSeen = true;
+        }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
+      const hook = promptHook('npm run lint');
+      const card = on(page).region('Allow Bash: npm run lint?');
+      await card.waitFor({ timeout: LIVE });
+      await card.button('Approve', { exact: true }).click();
+      const r = await within(20_000, 'the hook to print the decision', hook);
+      assert.deepEqual([r.code, r.stdout.trim()], [0, ALLOW_OUTPUT], r.stderr);
+      assert.equal(
+        await page.evaluate(() => (window as unknown as { undoSeen: boolean }).undoSeen),
+        false,
+        'no undo window held the blocked harness',
+      );
 
-    // An ordinary request (a delay blocks nothing): the undo window stays.
-    const req = await h().agents.kit!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Publish the notes?', ttl_secs: 600 });
-    await on(page).region('Publish the notes?').button('Approve', { exact: true }).click();
-    await on(page).button('Undo').click();
-    assert.equal(await stateOf(req.request_id), 'pending', 'the ordinary request waited for its undo window, and Undo took it back');
-    assert.deepEqual(h().pageErrors, []);
-  });
+      // An ordinary request (a delay blocks nothing): the undo window stays.
+      const req = await h().agents.kit!.call('request_human', {
+        conv_id: convId,
+        kind: 'approve',
+        title: 'Publish the notes?',
+        ttl_secs: 600,
+      });
+      await on(page).region('Publish the notes?').button('Approve', { exact: true }).click();
+      await on(page).button('Undo').click();
+      assert.equal(await stateOf(req.request_id), 'pending', 'the ordinary request waited for its undo window, and Undo took it back');
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
-  test('Settings: "Give harness prompts the undo window too" is kept across a reload and holds a prompt in the window', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    await settingsLink(page).click();
-    const box = on(page).checkbox(WINDOW_BOX);
-    assert.equal(await box.isChecked(), false, 'harness prompts go at once by default');
-    await box.check();
-    await page.reload();
-    await screenTitle(page, 'Settings').waitFor();
-    assert.equal(await on(page).checkbox(WINDOW_BOX).isChecked(), true, 'the choice survives a reload');
-    await h().screenshot('settings-prompt-window');
+  test(
+    'Settings: "Give harness prompts the undo window too" is kept across a reload and holds a prompt in the window',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      await settingsLink(page).click();
+      const box = on(page).checkbox(WINDOW_BOX);
+      assert.equal(await box.isChecked(), false, 'harness prompts go at once by default');
+      await box.check();
+      await page.reload();
+      await screenTitle(page, 'Settings').waitFor();
+      assert.equal(await on(page).checkbox(WINDOW_BOX).isChecked(), true, 'the choice survives a reload');
+      await h().screenshot('settings-prompt-window');
 
-    await openPage(page, 'Approvals');
-    const hook = promptHook('npm run build', 30);
-    const card = on(page).region('Allow Bash: npm run build?');
-    await card.waitFor({ timeout: LIVE });
-    await card.button('Approve', { exact: true }).click();
-    await on(page).text(/Approve “Allow Bash: npm run build\?” — sent in \d s/).waitFor();
-    const { requests } = await ownerCall<{ requests: Array<{ request_id: string; title: string; state: string }> }>(h(), 'requests.list', {});
-    assert.equal(requests.find((x) => x.title === 'Allow Bash: npm run build?')!.state, 'pending', 'the prompt waits out the chosen window');
-    await on(page).button('Undo').click();
-    await card.waitFor();
-    await card.button('Reject', { exact: true }).click();
-    const r = await within(30_000, 'the hook to print the rejection after the window', hook);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /"behavior":\s*"deny"/, 'the rejection reached the hook once the window closed');
-    assert.deepEqual(h().pageErrors, []);
-  });
+      await openPage(page, 'Approvals');
+      const hook = promptHook('npm run build', 30);
+      const card = on(page).region('Allow Bash: npm run build?');
+      await card.waitFor({ timeout: LIVE });
+      await card.button('Approve', { exact: true }).click();
+      await on(page)
+        .text(/Approve “Allow Bash: npm run build\?” — sent in \d s/)
+        .waitFor();
+      const { requests } = await ownerCall<{ requests: Array<{ request_id: string; title: string; state: string }> }>(
+        h(),
+        'requests.list',
+        {},
+      );
+      assert.equal(
+        requests.find((x) => x.title === 'Allow Bash: npm run build?')!.state,
+        'pending',
+        'the prompt waits out the chosen window',
+      );
+      await on(page).button('Undo').click();
+      await card.waitFor();
+      await card.button('Reject', { exact: true }).click();
+      const r = await within(30_000, 'the hook to print the rejection after the window', hook);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /"behavior":\s*"deny"/, 'the rejection reached the hook once the window closed');
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 });

@@ -28,7 +28,14 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
       if (done) return [{ type: 'text', text: `bash said: ${resultText(done)}` }];
       // The command names the run, so each prompt is its own card.
       const run = /run (\d+)/.exec(JSON.stringify(req.messages[0]?.content ?? ''))?.[1] ?? '0';
-      return [{ type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: `touch browser-${run}.marker`, description: 'Touch the marker file' } }];
+      return [
+        {
+          type: 'tool_use',
+          id: 'toolu_bash',
+          name: 'Bash',
+          input: { command: `touch browser-${run}.marker`, description: 'Touch the marker file' },
+        },
+      ];
     });
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-e2e-claude-'));
   });
@@ -40,12 +47,38 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
   /** claude -p as kit, its Bash prompt going to Perch; resolves with the project dir when it exits. */
   async function prompt(): Promise<{ run: number; done: Promise<{ dir: string; code: number | null }> }> {
     const kit = h().agents.kit!;
-    fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ mcpServers: { perch: { type: 'http', url: h().mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar('kit')}}` } } } }));
+    fs.writeFileSync(
+      path.join(home, '.claude.json'),
+      JSON.stringify({
+        mcpServers: { perch: { type: 'http', url: h().mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar('kit')}}` } } },
+      }),
+    );
     fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook permission-request --agent kit --url ${h().mcpUrl} --timeout 60`, timeout: 90 }] }] } }));
+    fs.writeFileSync(
+      path.join(home, '.claude', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          PermissionRequest: [
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command: `"${process.execPath}" "${BIN}" hook permission-request --agent kit --url ${h().mcpUrl} --timeout 60`,
+                  timeout: 90,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
     const run = ++n;
     const dir = fs.mkdtempSync(path.join(home, 'project-'));
-    const done = runClaude(claude.bin!, ['-p', `Touch the marker, run ${run}.`], { cwd: dir, home, env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar('kit')]: kit.key } }).then((r) => ({ dir, code: r.code }));
+    const done = runClaude(claude.bin!, ['-p', `Touch the marker, run ${run}.`], {
+      cwd: dir,
+      home,
+      env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar('kit')]: kit.key },
+    }).then((r) => ({ dir, code: r.code }));
     return { run, done };
   }
 
@@ -75,7 +108,10 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
     await card.getByRole('button', { name: 'Reject' }).click();
     const { dir } = await done;
     assert.equal(fs.existsSync(path.join(dir, `browser-${run}.marker`)), false, 'the rejected command did not run');
-    const denial = model.requests.slice(before).flatMap(toolResults).find((b) => b.tool_use_id === 'toolu_bash');
+    const denial = model.requests
+      .slice(before)
+      .flatMap(toolResults)
+      .find((b) => b.tool_use_id === 'toolu_bash');
     assert.equal(denial?.is_error, true);
     assert.match(resultText(denial), /Denied by the owner in Perch: not now/);
   });

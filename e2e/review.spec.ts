@@ -12,9 +12,12 @@ describe('review mode', () => {
   const h = useHarness({ agents: ['kit', 'bob'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.kit!.call('create_group', { title: 'launch', members: ['bob'] })).conversation.conv_id;
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.kit!.call('create_group', { title: 'launch', members: ['bob'] })).conversation.conv_id;
+    },
+    { timeout: 90_000 },
+  );
 
   test('a held message is edited and sent from the Approvals inbox, and the agent sees the edited text', { timeout: 90_000 }, async () => {
     const { page } = h();
@@ -38,7 +41,9 @@ describe('review mode', () => {
     const card = on(page).region('kit wants to send a message');
     await card.waitFor({ timeout: 10_000 });
     await card.text('we launch tomorow, probably').waitFor();
-    await on(page).link(/Approvals.*1 pending/).waitFor();
+    await on(page)
+      .link(/Approvals.*1 pending/)
+      .waitFor();
     await h().screenshot('review-held-item');
 
     await card.button('Edit & send').click();
@@ -46,7 +51,11 @@ describe('review mode', () => {
     await box.fill('We launch tomorrow.');
     await card.button('Send edited').click();
 
-    const sent = await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
+    const sent = await within(
+      15_000,
+      'kit to be told held.sent',
+      kit.waitFor((e) => e.type === 'held.sent', 15_000),
+    );
     assert.equal(sent.data?.text, 'We launch tomorrow.');
     assert.equal(sent.data?.owner_edited, true);
     assert.equal(sent.data?.held_id, held.held_id);
@@ -63,82 +72,109 @@ describe('review mode', () => {
     assert.deepEqual(h().pageErrors, []);
   });
 
-  test('the owner sees their review in the conversation: "edited by you" on an edited send, a quiet mark on one sent as written', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    const kit = h().agents.kit!;
-    // The edited message of the test above, and one sent as written.
-    await openPage(page, 'Approvals');
-    await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
-    const card = on(page).region('kit wants to send a message');
-    await card.text('Release notes are drafted.').waitFor({ timeout: 10_000 });
-    await card.button('Send', { exact: true }).click();
-    await within(15_000, 'kit to be told held.sent', kit.waitFor((e) => e.type === 'held.sent', 15_000));
+  test(
+    'the owner sees their review in the conversation: "edited by you" on an edited send, a quiet mark on one sent as written',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      const kit = h().agents.kit!;
+      // The edited message of the test above, and one sent as written.
+      await openPage(page, 'Approvals');
+      await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
+      const card = on(page).region('kit wants to send a message');
+      await card.text('Release notes are drafted.').waitFor({ timeout: 10_000 });
+      await card.button('Send', { exact: true }).click();
+      await within(
+        15_000,
+        'kit to be told held.sent',
+        kit.waitFor((e) => e.type === 'held.sent', 15_000),
+      );
 
-    await openConversation(page, 'launch');
-    const log = timeline(page);
-    const edited = log.article().filter({ hasText: 'We launch tomorrow.' });
-    await on(edited).text('edited by you', { exact: true }).waitFor({ timeout: 10_000 });
-    const asWritten = log.article().filter({ hasText: 'Release notes are drafted.' });
-    await on(asWritten).field('reviewed by you').waitFor();
-    assert.equal(await on(asWritten).text('edited by you').count(), 0, 'sent as written: not marked edited');
-    await h().screenshot('review-marks');
-    assert.deepEqual(h().pageErrors, []);
-  });
+      await openConversation(page, 'launch');
+      const log = timeline(page);
+      const edited = log.article().filter({ hasText: 'We launch tomorrow.' });
+      await on(edited).text('edited by you', { exact: true }).waitFor({ timeout: 10_000 });
+      const asWritten = log.article().filter({ hasText: 'Release notes are drafted.' });
+      await on(asWritten).field('reviewed by you').waitFor();
+      assert.equal(await on(asWritten).text('edited by you').count(), 0, 'sent as written: not marked edited');
+      await h().screenshot('review-marks');
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
-  test('an edit and a new task channel wait in the Approvals inbox as what they are, and are sent from there', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    const kit = h().agents.kit!;
-    const bob = h().agents.bob!;
-    await openPage(page, 'Approvals');
-    const msgId = (await kit.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message?.msg_id;
-    const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
-    assert.equal(edit.held, true, 'the edit is held');
+  test(
+    'an edit and a new task channel wait in the Approvals inbox as what they are, and are sent from there',
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      const kit = h().agents.kit!;
+      const bob = h().agents.bob!;
+      await openPage(page, 'Approvals');
+      const msgId = (await kit.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message
+        ?.msg_id;
+      const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
+      assert.equal(edit.held, true, 'the edit is held');
 
-    const editCard = on(page).region('kit wants to edit a message');
-    await editCard.waitFor({ timeout: 10_000 });
-    await editCard.text('Now reads:').waitFor();
-    await editCard.text('We launch tomorrow.').waitFor();
-    await editCard.text('We launch next week.').waitFor();
+      const editCard = on(page).region('kit wants to edit a message');
+      await editCard.waitFor({ timeout: 10_000 });
+      await editCard.text('Now reads:').waitFor();
+      await editCard.text('We launch tomorrow.').waitFor();
+      await editCard.text('We launch next week.').waitFor();
 
-    const task = await kit.call('create_task', { title: 'Write the launch post', members: ['bob'], assignee: 'bob' });
-    assert.equal(task.held, true, 'the task channel is held');
-    const taskCard = on(page).region('kit wants to create a task channel');
-    await taskCard.waitFor({ timeout: 10_000 });
-    await taskCard.text('Write the launch post').waitFor();
-    await taskCard.text(/With bob/).waitFor();
-    await taskCard.text(/a new conversation/).waitFor();
-    await on(page).link(/Approvals.*2 pending/).waitFor();
-    await h().screenshot('review-held-edit-and-task');
+      const task = await kit.call('create_task', { title: 'Write the launch post', members: ['bob'], assignee: 'bob' });
+      assert.equal(task.held, true, 'the task channel is held');
+      const taskCard = on(page).region('kit wants to create a task channel');
+      await taskCard.waitFor({ timeout: 10_000 });
+      await taskCard.text('Write the launch post').waitFor();
+      await taskCard.text(/With bob/).waitFor();
+      await taskCard.text(/a new conversation/).waitFor();
+      await on(page)
+        .link(/Approvals.*2 pending/)
+        .waitFor();
+      await h().screenshot('review-held-edit-and-task');
 
-    await editCard.button('Send', { exact: true }).click();
-    const editSent = await within(15_000, 'kit to be told the edit was sent', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === edit.held_id, 15_000));
-    assert.equal(editSent.data?.msg_id, msgId);
-    const bobMsg = (await bob.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message;
-    assert.equal(bobMsg?.text, 'We launch next week.');
-    assert.equal(bobMsg?.provenance.reviewed, true, 'the edit the owner sent is marked reviewed');
+      await editCard.button('Send', { exact: true }).click();
+      const editSent = await within(
+        15_000,
+        'kit to be told the edit was sent',
+        kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === edit.held_id, 15_000),
+      );
+      assert.equal(editSent.data?.msg_id, msgId);
+      const bobMsg = (await bob.call('get_history', { conv_id: convId })).events.find((e: any) => e.type === 'message.created')?.message;
+      assert.equal(bobMsg?.text, 'We launch next week.');
+      assert.equal(bobMsg?.provenance.reviewed, true, 'the edit the owner sent is marked reviewed');
 
-    await taskCard.button('Edit & send').click();
-    await taskCard.textbox('Edit the task title').fill('Write the launch announcement');
-    await taskCard.button('Send edited').click();
-    const taskSent = await within(15_000, 'kit to be told the task was made', kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === task.held_id, 15_000));
-    const conv = (taskSent.data?.result as any)?.conversation;
-    assert.equal(conv?.title, 'Write the launch announcement');
-    assert.equal(conv?.kind, 'task');
-    await taskCard.waitFor({ state: 'detached', timeout: 10_000 });
-    assert.deepEqual(h().pageErrors, []);
-  });
+      await taskCard.button('Edit & send').click();
+      await taskCard.textbox('Edit the task title').fill('Write the launch announcement');
+      await taskCard.button('Send edited').click();
+      const taskSent = await within(
+        15_000,
+        'kit to be told the task was made',
+        kit.waitFor((e) => e.type === 'held.sent' && e.data?.held_id === task.held_id, 15_000),
+      );
+      const conv = (taskSent.data?.result as any)?.conversation;
+      assert.equal(conv?.title, 'Write the launch announcement');
+      assert.equal(conv?.kind, 'task');
+      await taskCard.waitFor({ state: 'detached', timeout: 10_000 });
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 
-  test("a held message of a direct conversation names it as the sidebar does (the agent's name), not by its id", { timeout: 60_000 }, async () => {
-    const { page } = h();
-    const kit = h().agents.kit!;
-    const direct = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await openPage(page, 'Approvals');
-    await kit.call('send_message', { conv_id: direct, text: 'A word for you alone.' });
-    const card = on(page).region('kit wants to send a message');
-    await card.text('A word for you alone.').waitFor({ timeout: 10_000 });
-    await card.button('kit', { exact: true }).waitFor();
-    assert.equal(await card.text(direct).count(), 0, 'the conversation id is not shown');
-    await card.button('Discard').click();
-    await card.waitFor({ state: 'detached', timeout: 15_000 });
-  });
+  test(
+    "a held message of a direct conversation names it as the sidebar does (the agent's name), not by its id",
+    { timeout: 60_000 },
+    async () => {
+      const { page } = h();
+      const kit = h().agents.kit!;
+      const direct = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await openPage(page, 'Approvals');
+      await kit.call('send_message', { conv_id: direct, text: 'A word for you alone.' });
+      const card = on(page).region('kit wants to send a message');
+      await card.text('A word for you alone.').waitFor({ timeout: 10_000 });
+      await card.button('kit', { exact: true }).waitFor();
+      assert.equal(await card.text(direct).count(), 0, 'the conversation id is not shown');
+      await card.button('Discard').click();
+      await card.waitFor({ state: 'detached', timeout: 15_000 });
+    },
+  );
 });

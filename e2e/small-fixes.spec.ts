@@ -13,52 +13,70 @@ describe('small fixes', () => {
   const h = useHarness({ agents: ['kit'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
-    await h().context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h().baseUrl });
-  }, { timeout: 90_000 });
-  beforeEach(async () => {
-    // Each test starts from a fresh page (a dialog a failed test left open would block the next).
-    await h().page.reload();
-    await sidebar(h().page).waitFor({ timeout: 20_000 });
-  }, { timeout: 30_000 });
+  before(
+    async () => {
+      convId = (await h().agents.kit!.call('open_direct', { user: 'owner' })).conversation.conv_id;
+      await h().context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h().baseUrl });
+    },
+    { timeout: 90_000 },
+  );
+  beforeEach(
+    async () => {
+      // Each test starts from a fresh page (a dialog a failed test left open would block the next).
+      await h().page.reload();
+      await sidebar(h().page).waitFor({ timeout: 20_000 });
+    },
+    { timeout: 30_000 },
+  );
 
-  test('Add agent opens with focus on Name (typing fills it, nothing closes); Escape returns focus to the button', { timeout: 60_000 }, async () => {
-    const { page } = h();
-    await openPage(page, 'Agents');
-    const opener = on(page).button('Add agent');
-    await opener.click();
-    const dialog = addAgentDialog(page);
-    await dialog.waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-name', 'focus starts in the Name field');
-    await page.keyboard.type('scout ');
-    await page.keyboard.press('Enter'); // would have "clicked" Close when it had the focus
-    assert.equal(await dialog.isVisible(), true, 'typing did not close the dialog');
-    assert.equal(await dialog.textbox('Name').inputValue(), 'scout ');
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
-    assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');
-  });
+  test(
+    'Add agent opens with focus on Name (typing fills it, nothing closes); Escape returns focus to the button',
+    { timeout: 60_000 },
+    async () => {
+      const { page } = h();
+      await openPage(page, 'Agents');
+      const opener = on(page).button('Add agent');
+      await opener.click();
+      const dialog = addAgentDialog(page);
+      await dialog.waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-name', 'focus starts in the Name field');
+      await page.keyboard.type('scout ');
+      await page.keyboard.press('Enter'); // would have "clicked" Close when it had the focus
+      assert.equal(await dialog.isVisible(), true, 'typing did not close the dialog');
+      assert.equal(await dialog.textbox('Name').inputValue(), 'scout ');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');
+    },
+  );
 
-  test('connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch)', { timeout: 60_000 }, async () => {
-    const { page } = h();
-    await openPage(page, 'Agents');
-    await on(page).button('Connect kit').click();
-    const dialog = on(page).dialog('Connect kit');
-    const snippet = async (label: string) => dialog.region(`${label} snippet`).find('pre').innerText();
-    const claude = await snippet('Claude Code');
-    assert.match(claude, /^export PERCH_KEY_KIT=/m);
-    assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code (issue 28)');
-    const gemini = await snippet('Gemini CLI');
-    assert.match(gemini, /gemini mcp add --scope user --transport http --header 'Authorization: Bearer \$\{PERCH_KEY_KIT\}' perch-kit /, 'single quotes: Gemini stores the reference, not the key');
-    assert.match(await snippet('Codex CLI'), /^perch connect codex kit --write /m);
-    const call = await snippet('perch call');
-    assert.match(call, /PERCH_KEY=\$PERCH_KEY_KIT perch call whoami/);
-    assert.doesNotMatch(call, /npx perch/);
-    assert.doesNotMatch(await dialog.innerText(), /perch_[A-Za-z0-9]{8,}/, 'no key anywhere: Perch keeps only its hash');
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
-  });
+  test(
+    'connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch)',
+    { timeout: 60_000 },
+    async () => {
+      const { page } = h();
+      await openPage(page, 'Agents');
+      await on(page).button('Connect kit').click();
+      const dialog = on(page).dialog('Connect kit');
+      const snippet = async (label: string) => dialog.region(`${label} snippet`).find('pre').innerText();
+      const claude = await snippet('Claude Code');
+      assert.match(claude, /^export PERCH_KEY_KIT=/m);
+      assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code (issue 28)');
+      const gemini = await snippet('Gemini CLI');
+      assert.match(
+        gemini,
+        /gemini mcp add --scope user --transport http --header 'Authorization: Bearer \$\{PERCH_KEY_KIT\}' perch-kit /,
+        'single quotes: Gemini stores the reference, not the key',
+      );
+      assert.match(await snippet('Codex CLI'), /^perch connect codex kit --write /m);
+      const call = await snippet('perch call');
+      assert.match(call, /PERCH_KEY=\$PERCH_KEY_KIT perch call whoami/);
+      assert.doesNotMatch(call, /npx perch/);
+      assert.doesNotMatch(await dialog.innerText(), /perch_[A-Za-z0-9]{8,}/, 'no key anywhere: Perch keeps only its hash');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    },
+  );
 
   test('wake recipes fill the form', { timeout: 60_000 }, async () => {
     const { page } = h();
@@ -66,9 +84,17 @@ describe('small fixes', () => {
     await on(page).button('Wake runs of kit').click();
     const dialog = on(page).dialog('Wake kit');
     // The fields of one row start level under their labels; the two under "Timeout (s) · runs per hour" side by side.
-    const fields = [dialog.textbox('Working directory'), dialog.textbox('Environment (K=V per line)'), dialog.role('spinbutton', 'Timeout (s) · runs per hour'), dialog.role('spinbutton', 'Runs per hour', { exact: true })];
+    const fields = [
+      dialog.textbox('Working directory'),
+      dialog.textbox('Environment (K=V per line)'),
+      dialog.role('spinbutton', 'Timeout (s) · runs per hour'),
+      dialog.role('spinbutton', 'Runs per hour', { exact: true }),
+    ];
     const tops = await Promise.all(fields.map(async (f) => (await f.boundingBox())!.y));
-    assert.ok(Math.max(...tops) - Math.min(...tops) <= 1, `the row's fields start level (tops ${tops.map((t) => t.toFixed(0)).join(', ')})`);
+    assert.ok(
+      Math.max(...tops) - Math.min(...tops) <= 1,
+      `the row's fields start level (tops ${tops.map((t) => t.toFixed(0)).join(', ')})`,
+    );
     await dialog.text('Recipes').click();
     await dialog.button('Use the Gemini CLI recipe').click();
     assert.equal(await dialog.radio('Shell string').isChecked(), true);
@@ -84,7 +110,8 @@ describe('small fixes', () => {
   test('scrolled up while messages arrive: a "new messages" marker brings the reader down', { timeout: 90_000 }, async () => {
     const { page } = h();
     const kit = h().agents.kit!;
-    for (let i = 1; i <= 30; i++) await kit.call('send_message', { conv_id: convId, text: `Line ${i} of the nightly report.\nDetails follow.` });
+    for (let i = 1; i <= 30; i++)
+      await kit.call('send_message', { conv_id: convId, text: `Line ${i} of the nightly report.\nDetails follow.` });
     await openConversation(page, 'kit');
     const log = timeline(page);
     await log.text('Line 30 of the nightly report.').waitFor();
@@ -106,7 +133,11 @@ describe('small fixes', () => {
     await openConversation(page, 'kit');
     const msg = timeline(page).article().filter({ hasText: 'Run this:' });
     // The button sits above the code, not over its first line.
-    const gap = await on(msg).find('pre').evaluate((pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom);
+    const gap = await on(msg)
+      .find('pre')
+      .evaluate(
+        (pre) => pre.querySelector('code')!.getClientRects()[0]!.top - pre.querySelector('.code-copy')!.getBoundingClientRect().bottom,
+      );
     assert.ok(gap >= 0, `Copy covers the code's first line by ${-gap} px`);
     await on(msg).button('Copy code').click();
     await on(msg).button('Copy code').text('Copied').waitFor();
@@ -115,7 +146,9 @@ describe('small fixes', () => {
 
   test('search results say which conversation they come from', { timeout: 60_000 }, async () => {
     const { page } = h();
-    await h().agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] }).then((r: any) => h().agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
+    await h()
+      .agents.kit!.call('create_group', { title: 'Budget 2027', members: ['owner'] })
+      .then((r: any) => h().agents.kit!.call('send_message', { conv_id: r.conversation.conv_id, text: 'The zeppelin line item is back.' }));
     const filter = on(page).role('searchbox', 'Filter conversations');
     await filter.fill('zeppelin');
     await filter.press('Enter');
@@ -149,57 +182,79 @@ describe('small fixes', () => {
     assert.deepEqual(h().pageErrors, []);
   });
 
-  for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
-    test(`${width}×${height}: Settings' tabs match their content (Decisions holds decisions and their notifications only; containers and export have their own), and retention has its form`, { timeout: 60_000 }, async () => {
-      const { page } = h();
-      await page.setViewportSize({ width, height });
-      await page.goto(`${h().baseUrl}/#/settings`);
-      const tabs = settingsSections(page);
-      await tabs.waitFor();
-      assert.deepEqual(await tabs.link().allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
-      const headings = () => on(page).find('.page.settings h2').allTextContents();
-      // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
-      assert.deepEqual(await headings(), ['Decisions', 'Notifications'], 'the Decisions tab holds the decisions and their notifications only');
-      await tabs.link('Containers').click();
-      await on(page).heading('Agents in containers', { level: 2 }).waitFor();
-      assert.deepEqual(await headings(), ['Agents in containers']);
-      await tabs.link('Data').click();
-      await on(page).heading('Retention', { level: 2 }).waitFor();
-      assert.deepEqual(await headings(), ['Retention', 'Export']);
-      assert.match(page.url(), /#\/settings\/data$/);
+  for (const [width, height, suffix] of [
+    [1280, 800, ''],
+    [390, 844, '-phone'],
+  ] as const) {
+    test(
+      `${width}×${height}: Settings' tabs match their content (Decisions holds decisions and their notifications only; containers and export have their own), and retention has its form`,
+      { timeout: 60_000 },
+      async () => {
+        const { page } = h();
+        await page.setViewportSize({ width, height });
+        await page.goto(`${h().baseUrl}/#/settings`);
+        const tabs = settingsSections(page);
+        await tabs.waitFor();
+        assert.deepEqual(await tabs.link().allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
+        const headings = () => on(page).find('.page.settings h2').allTextContents();
+        // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
+        assert.deepEqual(
+          await headings(),
+          ['Decisions', 'Notifications'],
+          'the Decisions tab holds the decisions and their notifications only',
+        );
+        await tabs.link('Containers').click();
+        await on(page).heading('Agents in containers', { level: 2 }).waitFor();
+        assert.deepEqual(await headings(), ['Agents in containers']);
+        await tabs.link('Data').click();
+        await on(page).heading('Retention', { level: 2 }).waitFor();
+        assert.deepEqual(await headings(), ['Retention', 'Export']);
+        assert.match(page.url(), /#\/settings\/data$/);
 
-      // Retention: a bad number says why and changes nothing; a good rule is saved (the hub's rule, retention.get).
-      const form = on(page).form('Retention rule');
-      const keep = form.textbox('Keep history for (days)');
-      const hubRule = async () => (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null) ?? null;
-      const before = await hubRule();
-      await keep.fill('0');
-      await form.button('Save retention').click();
-      assert.match((await on(page).alert().textContent())!, /^Keep history: a whole number of days from 1 to 36500, or empty for never\./);
-      assert.deepEqual(await hubRule(), before, 'nothing saved');
-      const days = width === 1280 ? 90 : 120;
-      await keep.fill(String(days));
-      await form.textbox('Archive conversations idle for (days)').fill('30');
-      await form.checkbox('Keep pinned messages').uncheck();
-      await form.button('Save retention').click();
-      await on(page).status().filter({ hasText: /^Saved\./ }).waitFor();
-      const rule = (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null);
-      assert.deepEqual([rule.keep_days, rule.archive_idle_days, rule.keep_pinned, rule.keep_requests], [days, 30, false, true]);
-      await form.button('What would go now?').click();
-      await on(page).status('Retention preview').filter({ hasText: /^Nothing would go now\.|^Would delete / }).waitFor();
-      await page.reload();
-      const shown = on(page).form('Retention rule').textbox('Keep history for (days)');
-      let value = '';
-      for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < 5_000 && value !== String(days); i++) {
-        value = await shown.inputValue();
-        if (value !== String(days)) await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(value, String(days), 'the saved rule shows after a reload');
-      const off = await on(page).find('.page.settings').evaluate((el) => el.scrollWidth > el.clientWidth);
-      assert.equal(off, false, 'no horizontal scroll');
-      await h().screenshot(`settings${suffix}`);
-      await page.setViewportSize({ width: 1280, height: 800 });
-      assert.deepEqual(h().pageErrors, []);
-    });
+        // Retention: a bad number says why and changes nothing; a good rule is saved (the hub's rule, retention.get).
+        const form = on(page).form('Retention rule');
+        const keep = form.textbox('Keep history for (days)');
+        const hubRule = async () => (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null) ?? null;
+        const before = await hubRule();
+        await keep.fill('0');
+        await form.button('Save retention').click();
+        assert.match(
+          (await on(page).alert().textContent())!,
+          /^Keep history: a whole number of days from 1 to 36500, or empty for never\./,
+        );
+        assert.deepEqual(await hubRule(), before, 'nothing saved');
+        const days = width === 1280 ? 90 : 120;
+        await keep.fill(String(days));
+        await form.textbox('Archive conversations idle for (days)').fill('30');
+        await form.checkbox('Keep pinned messages').uncheck();
+        await form.button('Save retention').click();
+        await on(page)
+          .status()
+          .filter({ hasText: /^Saved\./ })
+          .waitFor();
+        const rule = (await ownerCall(h(), 'retention.get', {})).rules.find((r: any) => r.conv_id === null);
+        assert.deepEqual([rule.keep_days, rule.archive_idle_days, rule.keep_pinned, rule.keep_requests], [days, 30, false, true]);
+        await form.button('What would go now?').click();
+        await on(page)
+          .status('Retention preview')
+          .filter({ hasText: /^Nothing would go now\.|^Would delete / })
+          .waitFor();
+        await page.reload();
+        const shown = on(page).form('Retention rule').textbox('Keep history for (days)');
+        let value = '';
+        for (let i = 0, t0 = Date.now(); i < 50 && Date.now() - t0 < 5_000 && value !== String(days); i++) {
+          value = await shown.inputValue();
+          if (value !== String(days)) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(value, String(days), 'the saved rule shows after a reload');
+        const off = await on(page)
+          .find('.page.settings')
+          .evaluate((el) => el.scrollWidth > el.clientWidth);
+        assert.equal(off, false, 'no horizontal scroll');
+        await h().screenshot(`settings${suffix}`);
+        await page.setViewportSize({ width: 1280, height: 800 });
+        assert.deepEqual(h().pageErrors, []);
+      },
+    );
   }
 });

@@ -10,10 +10,13 @@ describe('URLs drive the view', () => {
   const h = useHarness({ agents: ['alice'] });
   let convId: string;
 
-  before(async () => {
-    convId = (await h().agents.alice!.call('create_group', { title: 'Weekly sync', members: ['owner'] })).conversation.conv_id;
-    await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Agenda is up.' });
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      convId = (await h().agents.alice!.call('create_group', { title: 'Weekly sync', members: ['owner'] })).conversation.conv_id;
+      await h().agents.alice!.call('send_message', { conv_id: convId, text: 'Agenda is up.' });
+    },
+    { timeout: 90_000 },
+  );
 
   test('#/approvals typed into the open tab shows the Approvals inbox; #/c/<id> its conversation', { timeout: 60_000 }, async () => {
     const { page } = h();

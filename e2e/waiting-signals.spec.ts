@@ -37,105 +37,125 @@ describe('waiting signals', () => {
   const favicon = () => h().page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href') ?? null);
   /** Waits (bounded) until the tab's title is this. */
   const titleBecomes = async (want: string) => {
-    await h().page.waitForFunction((t) => document.title === t, want, { timeout: 10_000 }).catch(async () => {
-      throw new Error(`the tab's title stayed "${await title()}", expected "${want}"`);
-    });
+    await h()
+      .page.waitForFunction((t) => document.title === t, want, { timeout: 10_000 })
+      .catch(async () => {
+        throw new Error(`the tab's title stayed "${await title()}", expected "${want}"`);
+      });
   };
   const notes = () => h().page.evaluate(() => (window as unknown as { __notes: Note[] }).__notes);
 
-  test('the title counts requests, held items and handoffs ("(3) Perch") and goes back to "Perch"; the favicon shows a dot meanwhile; at 390×844 too', { timeout: 120_000 }, async () => {
-    const { page } = h();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    const alice = h().agents.alice!;
-    const bob = h().agents.bob!;
-    await openPage(page, 'Fleet');
-    await titleBecomes('Perch');
-    assert.equal(await favicon(), './favicon.svg', 'no dot while nothing waits');
+  test(
+    'the title counts requests, held items and handoffs ("(3) Perch") and goes back to "Perch"; the favicon shows a dot meanwhile; at 390×844 too',
+    { timeout: 120_000 },
+    async () => {
+      const { page } = h();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const alice = h().agents.alice!;
+      const bob = h().agents.bob!;
+      await openPage(page, 'Fleet');
+      await titleBecomes('Perch');
+      assert.equal(await favicon(), './favicon.svg', 'no dot while nothing waits');
 
-    const conv = (await alice.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id as string;
-    const req = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Merge PR #12?', ttl_secs: 600 });
-    await titleBecomes('(1) Perch');
-    assert.equal(await favicon(), './favicon-waiting.svg', 'the favicon shows a dot while something waits');
-    assert.equal((await page.request.get(new URL('./favicon-waiting.svg', page.url()).href)).status(), 200, 'the dotted favicon is served');
+      const conv = (await alice.call('create_group', { title: 'release', members: ['bob'] })).conversation.conv_id as string;
+      const req = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Merge PR #12?', ttl_secs: 600 });
+      await titleBecomes('(1) Perch');
+      assert.equal(await favicon(), './favicon-waiting.svg', 'the favicon shows a dot while something waits');
+      assert.equal(
+        (await page.request.get(new URL('./favicon-waiting.svg', page.url()).href)).status(),
+        200,
+        'the dotted favicon is served',
+      );
 
-    await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
-    const held = await bob.call('send_message', { conv_id: conv, text: 'Shipping tonight.' });
-    assert.equal(held.held, true);
-    await titleBecomes('(2) Perch');
-    await alice.call('handoff', { conv_id: conv, note: 'Can you confirm the budget?' });
-    await titleBecomes('(3) Perch');
-    await sidebar(page).link(/^Approvals.*3 pending/).waitFor(); // the same count as the inbox's
-    await openPage(page, 'Approvals');
-    await h().screenshot('waiting-title');
-
-    // The phone layout: the same title.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.reload();
-    await titleBecomes('(3) Perch');
-    assert.equal(await favicon(), './favicon-waiting.svg');
-    await page.setViewportSize({ width: 1280, height: 800 });
-
-    // Decided elsewhere (the owner API), discarded, handed back: the count goes down to nothing.
-    await ownerCall(h(), 'requests.decide', { request_id: req.request_id, decision: 'approve' });
-    await titleBecomes('(2) Perch');
-    await ownerCall(h(), 'held.discard', { held_id: held.held_id });
-    await titleBecomes('(1) Perch');
-    await ownerCall(h(), 'handoffs.hand_back', { conv_id: conv, note: 'Budget confirmed.' });
-    await titleBecomes('Perch');
-    assert.equal(await favicon(), './favicon.svg', 'the dot goes when nothing waits');
-    await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: false });
-    assert.deepEqual(h().pageErrors, []);
-  });
-
-  test('after the owner turns desktop notifications on (kept across a reload), a request that arrives while the tab is not focused is notified naming the agent and what it wants; clicking it opens the card; nothing for what arrived while focused', { timeout: 120_000 }, async () => {
-    const { page, context } = h();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await context.grantPermissions(['notifications'], { origin: h().baseUrl });
-    await context.addInitScript(RECORD_NOTIFICATIONS);
-    await page.reload();
-    await openPage(page, 'Approvals');
-
-    const turnOn = on(page).button('Turn on desktop notifications');
-    await turnOn.click();
-    await turnOn.waitFor({ state: 'detached' });
-    await page.reload();
-    await settingsLink(page).click();
-    await on(page).text('Desktop notifications are on in this browser').waitFor();
-    assert.equal(await on(page).button('Turn on desktop notifications').count(), 0, 'the opt-in is remembered');
-    await h().screenshot('settings-notifications');
-
-    const alice = h().agents.alice!;
-    const conv = (await alice.call('create_group', { title: 'ops', members: ['bob'] })).conversation.conv_id as string;
-
-    // Focused: the owner sees it arrive; no notification.
-    assert.equal(await page.evaluate(() => document.hasFocus()), true, 'the Perch tab is focused');
-    const seen = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Restart the cache?', ttl_secs: 600 });
-    await titleBecomes('(1) Perch');
-
-    // Another tab in front: the Perch tab loses focus for real (Playwright's focus emulation off for it).
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
-    const other = await context.newPage();
-    try {
-      assert.equal(await page.evaluate(() => document.hasFocus()), false, 'the Perch tab is in the background');
-      const req = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Rotate the staging keys?', ttl_secs: 600 });
+      await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
+      const held = await bob.call('send_message', { conv_id: conv, text: 'Shipping tonight.' });
+      assert.equal(held.held, true);
       await titleBecomes('(2) Perch');
-      await page.waitForFunction(() => (window as unknown as { __notes: Note[] }).__notes.length > 0, undefined, { timeout: 10_000 });
-      assert.deepEqual(await notes(), [{ title: 'alice asks you to decide', body: 'Rotate the staging keys?', tag: `r:${req.request_id}` }], 'one notification, for the request that came while the tab was in the background');
+      await alice.call('handoff', { conv_id: conv, note: 'Can you confirm the budget?' });
+      await titleBecomes('(3) Perch');
+      await sidebar(page)
+        .link(/^Approvals.*3 pending/)
+        .waitFor(); // the same count as the inbox's
+      await openPage(page, 'Approvals');
+      await h().screenshot('waiting-title');
 
-      // The owner clicks it: the tab opens that request's card.
-      await page.evaluate(() => {
-        const list = (window as unknown as { __noteObjects: Notification[] }).__noteObjects;
-        list[list.length - 1]!.dispatchEvent(new Event('click'));
-      });
-      await page.waitForFunction((id) => location.hash === `#/r/${id}`, req.request_id, { timeout: 10_000 });
-      await on(page).region('Rotate the staging keys?').button('Approve', { exact: true }).waitFor();
-    } finally {
-      await other.close();
-      await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => {});
-    }
-    assert.ok(!(await notes()).some((n) => n.tag === `r:${seen.request_id}`), 'nothing for the request seen while the tab was focused');
-    await within(10_000, 'the owner to decide', ownerCall(h(), 'requests.decide', { request_id: seen.request_id, decision: 'reject' }));
-    assert.deepEqual(h().pageErrors, []);
-  });
+      // The phone layout: the same title.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.reload();
+      await titleBecomes('(3) Perch');
+      assert.equal(await favicon(), './favicon-waiting.svg');
+      await page.setViewportSize({ width: 1280, height: 800 });
+
+      // Decided elsewhere (the owner API), discarded, handed back: the count goes down to nothing.
+      await ownerCall(h(), 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      await titleBecomes('(2) Perch');
+      await ownerCall(h(), 'held.discard', { held_id: held.held_id });
+      await titleBecomes('(1) Perch');
+      await ownerCall(h(), 'handoffs.hand_back', { conv_id: conv, note: 'Budget confirmed.' });
+      await titleBecomes('Perch');
+      assert.equal(await favicon(), './favicon.svg', 'the dot goes when nothing waits');
+      await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: false });
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
+
+  test(
+    'after the owner turns desktop notifications on (kept across a reload), a request that arrives while the tab is not focused is notified naming the agent and what it wants; clicking it opens the card; nothing for what arrived while focused',
+    { timeout: 120_000 },
+    async () => {
+      const { page, context } = h();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await context.grantPermissions(['notifications'], { origin: h().baseUrl });
+      await context.addInitScript(RECORD_NOTIFICATIONS);
+      await page.reload();
+      await openPage(page, 'Approvals');
+
+      const turnOn = on(page).button('Turn on desktop notifications');
+      await turnOn.click();
+      await turnOn.waitFor({ state: 'detached' });
+      await page.reload();
+      await settingsLink(page).click();
+      await on(page).text('Desktop notifications are on in this browser').waitFor();
+      assert.equal(await on(page).button('Turn on desktop notifications').count(), 0, 'the opt-in is remembered');
+      await h().screenshot('settings-notifications');
+
+      const alice = h().agents.alice!;
+      const conv = (await alice.call('create_group', { title: 'ops', members: ['bob'] })).conversation.conv_id as string;
+
+      // Focused: the owner sees it arrive; no notification.
+      assert.equal(await page.evaluate(() => document.hasFocus()), true, 'the Perch tab is focused');
+      const seen = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Restart the cache?', ttl_secs: 600 });
+      await titleBecomes('(1) Perch');
+
+      // Another tab in front: the Perch tab loses focus for real (Playwright's focus emulation off for it).
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+      const other = await context.newPage();
+      try {
+        assert.equal(await page.evaluate(() => document.hasFocus()), false, 'the Perch tab is in the background');
+        const req = await alice.call('request_human', { conv_id: conv, kind: 'approve', title: 'Rotate the staging keys?', ttl_secs: 600 });
+        await titleBecomes('(2) Perch');
+        await page.waitForFunction(() => (window as unknown as { __notes: Note[] }).__notes.length > 0, undefined, { timeout: 10_000 });
+        assert.deepEqual(
+          await notes(),
+          [{ title: 'alice asks you to decide', body: 'Rotate the staging keys?', tag: `r:${req.request_id}` }],
+          'one notification, for the request that came while the tab was in the background',
+        );
+
+        // The owner clicks it: the tab opens that request's card.
+        await page.evaluate(() => {
+          const list = (window as unknown as { __noteObjects: Notification[] }).__noteObjects;
+          list[list.length - 1]!.dispatchEvent(new Event('click'));
+        });
+        await page.waitForFunction((id) => location.hash === `#/r/${id}`, req.request_id, { timeout: 10_000 });
+        await on(page).region('Rotate the staging keys?').button('Approve', { exact: true }).waitFor();
+      } finally {
+        await other.close();
+        await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => {});
+      }
+      assert.ok(!(await notes()).some((n) => n.tag === `r:${seen.request_id}`), 'nothing for the request seen while the tab was focused');
+      await within(10_000, 'the owner to decide', ownerCall(h(), 'requests.decide', { request_id: seen.request_id, decision: 'reject' }));
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
 });

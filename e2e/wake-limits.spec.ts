@@ -17,51 +17,79 @@ describe('wake limits', () => {
 
   async function owner(action: string, input: unknown): Promise<any> {
     const rt = JSON.parse(fs.readFileSync(path.join(h().dataDir, 'runtime.json'), 'utf8')) as { base_url: string; owner_token: string };
-    const res = await fetch(`${rt.base_url}/api/owner/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rt.owner_token}` }, body: JSON.stringify(input) });
+    const res = await fetch(`${rt.base_url}/api/owner/${action}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rt.owner_token}` },
+      body: JSON.stringify(input),
+    });
     const body = (await res.json()) as { ok: boolean; value: any };
     assert.equal(body.ok, true, `${action}: ${JSON.stringify(body)}`);
     return body.value;
   }
 
-  test('a queued agent\'s Fleet card says where it waits; Start now starts it over the limit, Cancel drops it', { timeout: 90_000 }, async () => {
-    const { page, dataDir, agents } = h();
-    await run(process.execPath, [PERCH, 'wake', 'limits', '--at-once', '1', '--data-dir', dataDir], { cwd: ROOT, timeout: 20_000 });
-    for (const name of ['first', 'second', 'third']) {
-      await run(process.execPath, [PERCH, 'agent', 'wake', name, '--shell', 'sleep 60', '--data-dir', dataDir], { cwd: ROOT, timeout: 20_000 });
-    }
-    const ids = ['first', 'second', 'third'].map((n) => agents[n]!.id);
-    const group = await owner('conversations.create_group', { title: 'Crew', members: ids });
-    await openPage(page, 'Fleet');
-    for (const id of ids) await owner('messages.send', { conv_id: group.conversation.conv_id, text: 'please look', to: [id] });
+  test(
+    "a queued agent's Fleet card says where it waits; Start now starts it over the limit, Cancel drops it",
+    { timeout: 90_000 },
+    async () => {
+      const { page, dataDir, agents } = h();
+      await run(process.execPath, [PERCH, 'wake', 'limits', '--at-once', '1', '--data-dir', dataDir], { cwd: ROOT, timeout: 20_000 });
+      for (const name of ['first', 'second', 'third']) {
+        await run(process.execPath, [PERCH, 'agent', 'wake', name, '--shell', 'sleep 60', '--data-dir', dataDir], {
+          cwd: ROOT,
+          timeout: 20_000,
+        });
+      }
+      const ids = ['first', 'second', 'third'].map((n) => agents[n]!.id);
+      const group = await owner('conversations.create_group', { title: 'Crew', members: ids });
+      await openPage(page, 'Fleet');
+      for (const id of ids) await owner('messages.send', { conv_id: group.conversation.conv_id, text: 'please look', to: [id] });
 
-    await page.getByLabel('first wake run').getByText(/running/).waitFor({ timeout: 20_000 });
-    // its process tree's memory and CPU, sampled every 2 s, show live on the card
-    await page.getByLabel('first wake run').getByLabel('Run memory and CPU').getByText(/\d+(\.\d)? (KB|MB) · \d+% CPU/).waitFor({ timeout: 15_000 });
-    const second = page.getByLabel('second queued wake run');
-    const third = page.getByLabel('third queued wake run');
-    await second.getByText('queued (1st), waiting for a free slot').waitFor({ timeout: 20_000 });
-    await third.getByText('queued (2nd), waiting for a free slot').waitFor();
-    await h().screenshot('wake-queued');
+      await page
+        .getByLabel('first wake run')
+        .getByText(/running/)
+        .waitFor({ timeout: 20_000 });
+      // its process tree's memory and CPU, sampled every 2 s, show live on the card
+      await page
+        .getByLabel('first wake run')
+        .getByLabel('Run memory and CPU')
+        .getByText(/\d+(\.\d)? (KB|MB) · \d+% CPU/)
+        .waitFor({ timeout: 15_000 });
+      const second = page.getByLabel('second queued wake run');
+      const third = page.getByLabel('third queued wake run');
+      await second.getByText('queued (1st), waiting for a free slot').waitFor({ timeout: 20_000 });
+      await third.getByText('queued (2nd), waiting for a free slot').waitFor();
+      await h().screenshot('wake-queued');
 
-    await third.getByRole('button', { name: 'Start now' }).click();
-    await page.getByLabel('third wake run').getByText(/running/).waitFor({ timeout: 20_000 });
-    await third.waitFor({ state: 'detached' });
-    await second.getByText('queued (1st), waiting for a free slot').waitFor();
+      await third.getByRole('button', { name: 'Start now' }).click();
+      await page
+        .getByLabel('third wake run')
+        .getByText(/running/)
+        .waitFor({ timeout: 20_000 });
+      await third.waitFor({ state: 'detached' });
+      await second.getByText('queued (1st), waiting for a free slot').waitFor();
 
-    await second.getByRole('button', { name: 'Cancel' }).click();
-    await second.waitFor({ state: 'detached', timeout: 20_000 });
-    const limits = (await owner('wake.limits.get', {})).limits;
-    assert.deepEqual(limits.queued, [], 'nothing waits any more');
-    assert.deepEqual(limits.running.map((r: any) => r.agent.name).sort(), ['first', 'third'], 'two run: one over the limit, started by the owner');
+      await second.getByRole('button', { name: 'Cancel' }).click();
+      await second.waitFor({ state: 'detached', timeout: 20_000 });
+      const limits = (await owner('wake.limits.get', {})).limits;
+      assert.deepEqual(limits.queued, [], 'nothing waits any more');
+      assert.deepEqual(
+        limits.running.map((r: any) => r.agent.name).sort(),
+        ['first', 'third'],
+        'two run: one over the limit, started by the owner',
+      );
 
-    await page.getByRole('navigation', { name: 'Perch' }).getByRole('link', { name: /^Settings/ }).click();
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Wake runs' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Wake runs' }).waitFor();
-    assert.equal(await page.getByRole('spinbutton', { name: 'Runs at once' }).inputValue(), '1');
-    const running = page.getByRole('list', { name: 'Running wake runs' });
-    await running.getByText('first').waitFor();
-    await running.getByText('third').waitFor();
-    await h().screenshot('wake-limits-settings');
-    for (const name of ['first', 'third']) await owner('wake.stop', { agent: name });
-  });
+      await page
+        .getByRole('navigation', { name: 'Perch' })
+        .getByRole('link', { name: /^Settings/ })
+        .click();
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Wake runs' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Wake runs' }).waitFor();
+      assert.equal(await page.getByRole('spinbutton', { name: 'Runs at once' }).inputValue(), '1');
+      const running = page.getByRole('list', { name: 'Running wake runs' });
+      await running.getByText('first').waitFor();
+      await running.getByText('third').waitFor();
+      await h().screenshot('wake-limits-settings');
+      for (const name of ['first', 'third']) await owner('wake.stop', { agent: name });
+    },
+  );
 });

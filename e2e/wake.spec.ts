@@ -12,7 +12,6 @@ const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 describe('wake runs', () => {
   const h = useHarness({ agents: ['alice', 'reviewer'] });
 
-
   async function setWakeCommand(lines: string[]): Promise<void> {
     const { page } = h();
     await openAgent(page, 'reviewer');
@@ -25,29 +24,38 @@ describe('wake runs', () => {
     await dialog.button('Close').first().click();
   }
 
-  test('an owner @mention in the browser starts the agent\'s wake command and its reply appears in the conversation', { timeout: 90_000 }, async () => {
-    const { page } = h();
-    await setWakeCommand([process.execPath, AGENT_SCRIPT]);
-    await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
-    await openConversation(page, 'Review crew');
-    const box = on(page).textbox('Message Review crew');
-    await box.pressSequentially('@rev');
-    await on(page).option(/@reviewer/).click();
-    await box.pressSequentially('please review the release notes');
-    await on(page).text('Wakes:').waitFor();
-    await box.press('Enter');
-    await timeline(page).text('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
-    await h().screenshot('wake-reply');
+  test(
+    "an owner @mention in the browser starts the agent's wake command and its reply appears in the conversation",
+    { timeout: 90_000 },
+    async () => {
+      const { page } = h();
+      await setWakeCommand([process.execPath, AGENT_SCRIPT]);
+      await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
+      await openConversation(page, 'Review crew');
+      const box = on(page).textbox('Message Review crew');
+      await box.pressSequentially('@rev');
+      await on(page)
+        .option(/@reviewer/)
+        .click();
+      await box.pressSequentially('please review the release notes');
+      await on(page).text('Wakes:').waitFor();
+      await box.press('Enter');
+      await timeline(page).text('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
+      await h().screenshot('wake-reply');
 
-    await openAgent(page, 'reviewer');
-    await on(page).button('Wake runs of reviewer').click();
-    const runs = on(page).list('Wake runs of reviewer');
-    await runs.text('succeeded').waitFor();
-    await runs.text(/woken by owner's message/).click();
-    await on(page).field(/^Log of run /).text(/woken by 1 event/).waitFor();
-    await h().screenshot('wake-runs');
-    await on(page).dialog('Wake reviewer').button('Close').first().click();
-  });
+      await openAgent(page, 'reviewer');
+      await on(page).button('Wake runs of reviewer').click();
+      const runs = on(page).list('Wake runs of reviewer');
+      await runs.text('succeeded').waitFor();
+      await runs.text(/woken by owner's message/).click();
+      await on(page)
+        .field(/^Log of run /)
+        .text(/woken by 1 event/)
+        .waitFor();
+      await h().screenshot('wake-runs');
+      await on(page).dialog('Wake reviewer').button('Close').first().click();
+    },
+  );
 
   test('the Fleet card shows a running run, who woke it, and Stop ends it', { timeout: 90_000 }, async () => {
     const { page } = h();
@@ -55,7 +63,9 @@ describe('wake runs', () => {
     await openConversation(page, 'Review crew');
     const box = on(page).textbox('Message Review crew');
     await box.pressSequentially('@rev');
-    await on(page).option(/@reviewer/).click();
+    await on(page)
+      .option(/@reviewer/)
+      .click();
     await box.pressSequentially('one more thing');
     await box.press('Enter');
     await openPage(page, 'Fleet');

@@ -64,7 +64,9 @@ const layerSchema = {
 const areaDirection = {
   meta: {
     type: 'problem',
-    schema: [{ type: 'object', properties: { layers: { type: 'array', items: layerSchema } }, required: ['layers'], additionalProperties: false }],
+    schema: [
+      { type: 'object', properties: { layers: { type: 'array', items: layerSchema } }, required: ['layers'], additionalProperties: false },
+    ],
   },
   create(context) {
     const cwd = context.cwd ?? process.cwd();
@@ -86,9 +88,15 @@ const areaDirection = {
         if (from === undefined || to === undefined || to === from) continue;
         const name = (a) => (a === '' ? `${rel}/*` : `${rel}/${a}`);
         if (!(from in allowed)) {
-          context.report({ node, message: `${path.relative(cwd, file)} is not in an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): move it into one.` });
+          context.report({
+            node,
+            message: `${path.relative(cwd, file)} is not in an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): move it into one.`,
+          });
         } else if (!(to in allowed)) {
-          context.report({ node, message: `${name(to)} is not an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): put the file in one of them.` });
+          context.report({
+            node,
+            message: `${name(to)} is not an area of ${rel} (areas: ${Object.keys(allowed).map(name).join(', ')}): put the file in one of them.`,
+          });
         } else if (!(allowed[from] ?? []).includes(to)) {
           context.report({
             node,

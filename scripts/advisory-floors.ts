@@ -56,7 +56,8 @@ export function parseFloors(text: string): Floor[] {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
     const m = /^(\S+)\s+(\S+)\s+(\S+)\s+(.+)$/.exec(line);
-    if (!m) throw new Error(`${path.basename(FLOORS_FILE)}:${i + 1}: expected "package fixed-in id description", got ${JSON.stringify(line)}`);
+    if (!m)
+      throw new Error(`${path.basename(FLOORS_FILE)}:${i + 1}: expected "package fixed-in id description", got ${JSON.stringify(line)}`);
     const fixed = m[2]!.split(',');
     for (const f of fixed) {
       if (!parseVersion(f)) throw new Error(`${path.basename(FLOORS_FILE)}:${i + 1}: ${JSON.stringify(f)} is not a version`);
@@ -82,7 +83,9 @@ export interface Copy {
 export function installedCopies(root: string, names: string[]): Copy[] {
   const wanted = new Set(names);
   const out: Copy[] = [];
-  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages?: Record<string, { version?: string }> };
+  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+    packages?: Record<string, { version?: string }>;
+  };
   const places = new Set<string>();
   for (const [where, entry] of Object.entries(lock.packages ?? {})) {
     const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);

@@ -48,7 +48,12 @@ await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/
 // `perch hook ...` alone (bin/perch.js loads it instead of dist/cli.js): a harness waits for it at every prompt.
 await build({ ...common, entryPoints: ['src/main/cli/hook/hook.ts'], outfile: 'dist/hook.js', supported: { 'dynamic-import': false } });
 // `perch channel` alone: Claude Code starts it with every session.
-await build({ ...common, entryPoints: ['src/main/cli/channel/channel.ts'], outfile: 'dist/channel.js', supported: { 'dynamic-import': false } });
+await build({
+  ...common,
+  entryPoints: ['src/main/cli/channel/channel.ts'],
+  outfile: 'dist/channel.js',
+  supported: { 'dynamic-import': false },
+});
 await build({ ...common, entryPoints: [worker], outfile: 'dist/background-worker.js' });
 if (fs.existsSync('src/main/electron/main.ts')) {
   await build({ ...common, entryPoints: ['src/main/electron/main.ts'], outfile: 'dist/electron/main.js' });

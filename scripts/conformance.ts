@@ -27,22 +27,26 @@ const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'resources-list',
 const NOT_APPLICABLE: Record<string, string> = {
   'logging-set-level': 'Perch declares no logging capability (it logs to its own stderr, not to agents).',
   'completion-complete': 'Perch has no prompts or resource templates, so no completions capability.',
-  'tools-call-simple-text': 'calls the fixture tool test_simple_text of the suite\'s reference server; Perch serves only its 37 contract tools.',
+  'tools-call-simple-text':
+    "calls the fixture tool test_simple_text of the suite's reference server; Perch serves only its 37 contract tools.",
   'tools-call-image': 'calls the fixture tool test_image_content; not a Perch tool.',
   'tools-call-audio': 'calls the fixture tool test_audio_content; not a Perch tool.',
   'tools-call-embedded-resource': 'calls the fixture tool test_embedded_resource; not a Perch tool.',
   'tools-call-mixed-content': 'calls the fixture tool test_multiple_content_types; not a Perch tool.',
   'tools-call-with-logging': 'calls the fixture tool test_tool_with_logging and expects log notifications; Perch sends none.',
-  'tools-call-error': 'calls the fixture tool test_error_handling; Perch\'s tool errors are covered by test/serve/mcp-errors.test.ts.',
-  'tools-call-with-progress': 'calls the fixture tool test_tool_with_progress and expects progress notifications over SSE; Perch answers JSON only.',
+  'tools-call-error': "calls the fixture tool test_error_handling; Perch's tool errors are covered by test/serve/mcp-errors.test.ts.",
+  'tools-call-with-progress':
+    'calls the fixture tool test_tool_with_progress and expects progress notifications over SSE; Perch answers JSON only.',
   'tools-call-sampling': 'needs server-to-client sampling requests; Perch never calls back into agents.',
-  'tools-call-elicitation': 'needs server-to-client elicitation; Perch asks its owner (request_human), not the agent\'s client.',
+  'tools-call-elicitation': "needs server-to-client elicitation; Perch asks its owner (request_human), not the agent's client.",
   'json-schema-2020-12': 'looks for the fixture tool json_schema_2020_12_tool; not a Perch tool.',
   'elicitation-sep1034-defaults': 'needs server-to-client elicitation; Perch does not elicit.',
   'elicitation-sep1330-enums': 'needs server-to-client elicitation; Perch does not elicit.',
-  'server-sse-polling': 'calls the fixture tool test_reconnection and needs SSE response streams; Perch answers JSON and serves no event stream.',
+  'server-sse-polling':
+    'calls the fixture tool test_reconnection and needs SSE response streams; Perch answers JSON and serves no event stream.',
   'server-sse-multiple-streams': 'needs GET/POST SSE streams with a session; Perch is stateless JSON over POST (GET /mcp is 405).',
-  'resources-read-text': 'reads the fixture resource test://static-text; Perch\'s one resource is perch://guide (read in test/serve/mcp-protocol.test.ts).',
+  'resources-read-text':
+    "reads the fixture resource test://static-text; Perch's one resource is perch://guide (read in test/serve/mcp-protocol.test.ts).",
   'resources-read-binary': 'reads the fixture resource test://static-binary; not a Perch resource.',
   'resources-templates-read': 'reads a fixture resource template; Perch has no resource templates.',
   'resources-subscribe': 'Perch declares resources.subscribe: false.',
@@ -73,9 +77,15 @@ function fail(message: string): never {
 
 function runNpm(args: string[], cwd: string): void {
   const npmCli = process.env.npm_execpath;
-  const r = npmCli && /\.c?js$/.test(npmCli)
-    ? spawnSync(process.execPath, [npmCli, ...args], { cwd, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS })
-    : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS, shell: process.platform === 'win32' });
+  const r =
+    npmCli && /\.c?js$/.test(npmCli)
+      ? spawnSync(process.execPath, [npmCli, ...args], { cwd, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS })
+      : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
+          cwd,
+          encoding: 'utf8',
+          timeout: INSTALL_TIMEOUT_MS,
+          shell: process.platform === 'win32',
+        });
   if (r.error || r.status !== 0) {
     fail(`npm ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr ?? ''}${r.stdout ?? ''}`);
   }
@@ -87,7 +97,9 @@ function toolchain(): { node: string; cli: string } {
   const needNode = ownMajor < 22;
   const dir = path.join(os.tmpdir(), `perch-conformance-${CONFORMANCE_VERSION}${needNode ? `-node${NODE_VERSION}` : ''}`);
   const cli = path.join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-  const node = needNode ? path.join(dir, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node') : process.execPath;
+  const node = needNode
+    ? path.join(dir, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+    : process.execPath;
   if (!fs.existsSync(cli) || !fs.existsSync(node)) {
     const packages = [`@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`, ...(needNode ? [`node@${NODE_VERSION}`] : [])];
     console.log(`Installing ${packages.join(' and ')} into ${dir} (once) …`);
@@ -104,7 +116,8 @@ function toolchain(): { node: string; cli: string } {
   }
   const v = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 30_000 });
   const major = Number(/^v(\d+)/.exec(v.stdout ?? '')?.[1] ?? 0);
-  if (major < 22) fail(`${node} is not a working Node ≥ 22 (got ${JSON.stringify(v.stdout ?? v.error?.message)}); remove ${dir} and retry.`);
+  if (major < 22)
+    fail(`${node} is not a working Node ≥ 22 (got ${JSON.stringify(v.stdout ?? v.error?.message)}); remove ${dir} and retry.`);
   return { node, cli };
 }
 
@@ -161,7 +174,9 @@ function runScenario(tc: { node: string; cli: string }, url: string, scenario: s
   const dir = path.join(outDir, scenario);
   fs.mkdirSync(dir, { recursive: true });
   return new Promise((resolve) => {
-    const p = spawn(tc.node, [tc.cli, 'server', '--url', url, '--scenario', scenario, '--output-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(tc.node, [tc.cli, 'server', '--url', url, '--scenario', scenario, '--output-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     p.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
     p.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
@@ -187,7 +202,9 @@ async function main(): Promise<void> {
   const unclassified = known.filter((s) => !(APPLICABLE as readonly string[]).includes(s) && !(s in NOT_APPLICABLE));
   const missing = APPLICABLE.filter((s) => !known.includes(s));
   if (unclassified.length || missing.length) {
-    fail(`the suite's server scenarios changed: unclassified ${JSON.stringify(unclassified)}, missing ${JSON.stringify(missing)}; classify them in scripts/conformance.ts.`);
+    fail(
+      `the suite's server scenarios changed: unclassified ${JSON.stringify(unclassified)}, missing ${JSON.stringify(missing)}; classify them in scripts/conformance.ts.`,
+    );
   }
 
   const dataDir = tempDataDir();
@@ -199,7 +216,9 @@ async function main(): Promise<void> {
     const agent = await addAgent(dataDir, 'conformance');
     proxy = await startProxy(hub.port, agent.key);
     const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp`;
-    console.log(`@modelcontextprotocol/conformance ${CONFORMANCE_VERSION} on Node ${spawnSync(tc.node, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
+    console.log(
+      `@modelcontextprotocol/conformance ${CONFORMANCE_VERSION} on Node ${spawnSync(tc.node, ['--version'], { encoding: 'utf8' }).stdout.trim()}`,
+    );
     console.log(`hub ${hub.mcpUrl} (agent ${agent.name}), through the key-adding proxy ${url}\n`);
 
     const scenarios = all ? known : [...APPLICABLE];
@@ -209,14 +228,24 @@ async function main(): Promise<void> {
       results.push(r);
       const count = (st: string) => r.checks.filter((c) => c.status === st).length;
       const failed = r.exitCode !== 0 || count('FAILURE') > 0 || r.checks.length === 0;
-      console.log(`${failed ? 'FAIL' : 'PASS'}  ${s.padEnd(28)} checks: ${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings`);
+      console.log(
+        `${failed ? 'FAIL' : 'PASS'}  ${s.padEnd(28)} checks: ${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings`,
+      );
       for (const c of r.checks.filter((x) => x.status === 'FAILURE' || x.status === 'WARNING')) {
         console.log(`        ${c.status} ${c.id}: ${c.errorMessage ?? ''}`);
       }
-      if (failed && r.checks.length === 0) console.log(r.output.split('\n').map((l) => `        ${l}`).join('\n'));
+      if (failed && r.checks.length === 0)
+        console.log(
+          r.output
+            .split('\n')
+            .map((l) => `        ${l}`)
+            .join('\n'),
+        );
     }
 
-    const failedScenarios = results.filter((r) => r.exitCode !== 0 || r.checks.length === 0 || r.checks.some((c) => c.status === 'FAILURE'));
+    const failedScenarios = results.filter(
+      (r) => r.exitCode !== 0 || r.checks.length === 0 || r.checks.some((c) => c.status === 'FAILURE'),
+    );
     console.log(`\nNot run (do not apply to Perch): ${all ? 'none (--all)' : Object.keys(NOT_APPLICABLE).length}`);
     if (!all) for (const [s, why] of Object.entries(NOT_APPLICABLE)) console.log(`  ${s}: ${why}`);
     const secs = ((performance.now() - started) / 1000).toFixed(1);
@@ -231,4 +260,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => fail(e instanceof Error ? e.stack ?? e.message : String(e)));
+main().catch((e) => fail(e instanceof Error ? (e.stack ?? e.message) : String(e)));

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const LOCATOR_CALL = /\.(locator|getByRole|getByText|getByLabel|getByPlaceholder|getByTestId|getByTitle|getByAltText|frameLocator)\s*\(/g;
+export const LOCATOR_CALL =
+  /\.(locator|getByRole|getByText|getByLabel|getByPlaceholder|getByTestId|getByTitle|getByAltText|frameLocator)\s*\(/g;
 
 export function countLocatorCalls(text) {
   return [...text.matchAll(LOCATOR_CALL)].length;
@@ -15,7 +16,10 @@ export function countLocatorCalls(text) {
 export function countE2eLocators(root) {
   const dir = path.join(root, 'e2e');
   const byFile = {};
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.spec.ts')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.spec.ts'))
+    .sort()) {
     byFile[f] = countLocatorCalls(fs.readFileSync(path.join(dir, f), 'utf8'));
   }
   return { total: Object.values(byFile).reduce((a, b) => a + b, 0), byFile };

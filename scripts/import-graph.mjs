@@ -30,7 +30,12 @@ export function resolveImport(from, spec) {
 
 /** Changes whenever a file under root is added, removed or written (paths, sizes and mtimes). */
 export function treeStamp(root) {
-  return listFiles(root).map((f) => { const st = fs.statSync(f); return `${f}:${st.size}:${st.mtimeMs}`; }).join('|');
+  return listFiles(root)
+    .map((f) => {
+      const st = fs.statSync(f);
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    })
+    .join('|');
 }
 
 /** file → [{ to, spec }] for every file under root. */
@@ -52,18 +57,31 @@ export function importGraph(root) {
 /** Strongly connected components with more than one file (or a file importing itself): the import circles. */
 export function circles(graph) {
   let index = 0;
-  const idx = new Map(), low = new Map(), onStack = new Set(), stack = [], out = [];
+  const idx = new Map(),
+    low = new Map(),
+    onStack = new Set(),
+    stack = [],
+    out = [];
   const visit = (v) => {
-    idx.set(v, index); low.set(v, index); index++;
-    stack.push(v); onStack.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
     for (const { to } of graph.get(v) ?? []) {
-      if (!idx.has(to)) { visit(to); low.set(v, Math.min(low.get(v), low.get(to))); }
-      else if (onStack.has(to)) low.set(v, Math.min(low.get(v), idx.get(to)));
+      if (!idx.has(to)) {
+        visit(to);
+        low.set(v, Math.min(low.get(v), low.get(to)));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v), idx.get(to)));
     }
     if (low.get(v) === idx.get(v)) {
       const comp = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
       const selfLoop = (graph.get(v) ?? []).some((e) => e.to === v);
       if (comp.length > 1 || selfLoop) out.push(comp.sort());
     }

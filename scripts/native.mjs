@@ -28,7 +28,11 @@ if (target === 'node') {
   const want = `electron-${electronVersion}`;
   if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) process.exit(0);
   console.log(`perch: rebuilding native modules for Electron ${electronVersion}`);
-  execFileSync(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['electron-rebuild', '-f', '-w', 'better-sqlite3', '-v', electronVersion], { stdio: 'inherit' });
+  execFileSync(
+    process.platform === 'win32' ? 'npx.cmd' : 'npx',
+    ['electron-rebuild', '-f', '-w', 'better-sqlite3', '-v', electronVersion],
+    { stdio: 'inherit' },
+  );
   fs.writeFileSync(stamp, want);
 } else {
   console.error('usage: node scripts/native.mjs node|electron');

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   }
   const rounds = Number(values.rounds ?? 100);
   const writers = Number(values.writers ?? 8);
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100_000) usage(`--rounds must be an integer from 1 to 100000, not ${values.rounds}`);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100_000)
+    usage(`--rounds must be an integer from 1 to 100000, not ${values.rounds}`);
   if (!Number.isInteger(writers) || writers < 2 || writers > 64) usage(`--writers must be an integer from 2 to 64, not ${values.writers}`);
 
   console.log(`torture: ${rounds} rounds of SIGKILL mid-burst with ${writers} writers`);
@@ -35,6 +36,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  console.error(`torture: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+  console.error(`torture: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   process.exit(1);
 });

@@ -53,10 +53,32 @@ export interface Words {
 export type Part = Locator & Words;
 
 const ROLE_WORDS = {
-  button: 'button', link: 'link', heading: 'heading', region: 'region', dialog: 'dialog', nav: 'navigation',
-  textbox: 'textbox', checkbox: 'checkbox', radio: 'radio', combobox: 'combobox', option: 'option', list: 'list',
-  item: 'listitem', article: 'article', alert: 'alert', status: 'status', note: 'note', form: 'form', group: 'group',
-  toolbar: 'toolbar', menu: 'menu', menuitem: 'menuitem', tab: 'tab', img: 'img', log: 'log', feed: 'feed',
+  button: 'button',
+  link: 'link',
+  heading: 'heading',
+  region: 'region',
+  dialog: 'dialog',
+  nav: 'navigation',
+  textbox: 'textbox',
+  checkbox: 'checkbox',
+  radio: 'radio',
+  combobox: 'combobox',
+  option: 'option',
+  list: 'list',
+  item: 'listitem',
+  article: 'article',
+  alert: 'alert',
+  status: 'status',
+  note: 'note',
+  form: 'form',
+  group: 'group',
+  toolbar: 'toolbar',
+  menu: 'menu',
+  menuitem: 'menuitem',
+  tab: 'tab',
+  img: 'img',
+  log: 'log',
+  feed: 'feed',
 } as const satisfies Record<string, Role>;
 
 function words(scope: Page | Locator): Words {

@@ -21,7 +21,17 @@ import { startBackgroundStore } from './store/worker/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
-import { frontFileLink, frontMcp, hubServer, isProxyHost, listenOn, proxiedFileLink, proxiedMcp, startExtraListeners, type ListenerInfo } from './listeners';
+import {
+  frontFileLink,
+  frontMcp,
+  hubServer,
+  isProxyHost,
+  listenOn,
+  proxiedFileLink,
+  proxiedMcp,
+  startExtraListeners,
+  type ListenerInfo,
+} from './listeners';
 import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup/backup';
 import { isNoSpace } from './store/backup/disk-space';
@@ -115,8 +125,13 @@ export interface RuntimeInfo {
 /** Refusal to start a second hub on a data dir that a live hub already serves. */
 export class AlreadyServingError extends Error {
   readonly code = 'PERCH_ALREADY_SERVING';
-  constructor(readonly runtime: RuntimeInfo, dataDir: string) {
-    super(`another Perch (pid ${runtime.pid}) is already serving ${dataDir} at ${runtime.mcp_url}. One hub owns a data dir: use that one, stop it first, or pick another --data-dir.`);
+  constructor(
+    readonly runtime: RuntimeInfo,
+    dataDir: string,
+  ) {
+    super(
+      `another Perch (pid ${runtime.pid}) is already serving ${dataDir} at ${runtime.mcp_url}. One hub owns a data dir: use that one, stop it first, or pick another --data-dir.`,
+    );
     this.name = 'AlreadyServingError';
   }
 }
@@ -186,7 +201,14 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
     sampleMs: envMs('PERCH_WAKE_SAMPLE_MS'),
   });
-  return { launcher, options: { backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'), keepRuns: envMs('PERCH_WAKE_KEEP_RUNS'), ceilingGraceMs: envMs('PERCH_WAKE_CEILING_GRACE_MS') } };
+  return {
+    launcher,
+    options: {
+      backoffMs: opts.wake?.backoffMs ?? envMs('PERCH_WAKE_BACKOFF_MS'),
+      keepRuns: envMs('PERCH_WAKE_KEEP_RUNS'),
+      ceilingGraceMs: envMs('PERCH_WAKE_CEILING_GRACE_MS'),
+    },
+  };
 }
 
 /** How often a hub that could not write runtime.json (a full disk) tries again. */
@@ -229,29 +251,38 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
   // Every door is total (totalHandler): nothing a request carries may throw out of here or crash the hub on a stream error.
-  const server = hubServer({ headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout }, totalHandler((req, res, target) => {
-    const p = target.pathname;
-    if (p === '/mcp' || p === '/mcp/') {
-      // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
-      if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
-      // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
-      if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
-      return mcp(req, res);
-    }
-    if (isHookPath(p)) {
-      // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
-      // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
-      if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);
-      if (isProxyHost(req)) return proxiedMcp(hub, hooks, req, res);
-      return hooks(req, res);
-    }
-    // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
-    if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
-    // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
-    if (p.startsWith('/files/') && !hasFrontHeaders(req) && isProxyHost(req) && proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
-    // Everything else is the owner door's (its own 404 for paths it does not serve).
-    return owner.handle(req, res, target);
-  }));
+  const server = hubServer(
+    { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout },
+    totalHandler((req, res, target) => {
+      const p = target.pathname;
+      if (p === '/mcp' || p === '/mcp/') {
+        // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
+        if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
+        // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
+        if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
+        return mcp(req, res);
+      }
+      if (isHookPath(p)) {
+        // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
+        // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
+        if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);
+        if (isProxyHost(req)) return proxiedMcp(hub, hooks, req, res);
+        return hooks(req, res);
+      }
+      // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
+      if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
+      // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
+      if (
+        p.startsWith('/files/') &&
+        !hasFrontHeaders(req) &&
+        isProxyHost(req) &&
+        proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))
+      )
+        return;
+      // Everything else is the owner door's (its own 404 for paths it does not serve).
+      return owner.handle(req, res, target);
+    }),
+  );
 
   await listenOn(server, opts.port, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
@@ -263,13 +294,25 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   let containers: Awaited<ReturnType<typeof startContainerSwitch>>;
   try {
     extra = await startExtraListeners({ hub, mcp, hooks, port, limits, containers: false, listen: opts.listen ?? [] });
-    containers = await startContainerSwitch({ hub, mcp, hooks, port, limits, forced: !!opts.containers, byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')) });
+    containers = await startContainerSwitch({
+      hub,
+      mcp,
+      hooks,
+      port,
+      limits,
+      forced: !!opts.containers,
+      byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')),
+    });
   } catch (err) {
     await Promise.all([server, ...(extra! ? extra.servers : [])].map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
     hub.close();
     throw err;
   }
-  const listeners: ListenerInfo[] = [{ url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' }, ...extra.listeners, ...containers.listeners()];
+  const listeners: ListenerInfo[] = [
+    { url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' },
+    ...extra.listeners,
+    ...containers.listeners(),
+  ];
   hub.containerSwitch = containers;
   hub.containerMcpUrl = containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null;
   hub.baseUrl = baseUrl;
@@ -279,7 +322,15 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   hub.services.notify?.start();
 
   const runtimePath = path.join(opts.dataDir, RUNTIME_FILE);
-  const runtime: RuntimeInfo = { pid: process.pid, port, mcp_url: `${baseUrl}/mcp`, base_url: baseUrl, owner_token: ownerToken, started_at: Date.now(), listeners };
+  const runtime: RuntimeInfo = {
+    pid: process.pid,
+    port,
+    mcp_url: `${baseUrl}/mcp`,
+    base_url: baseUrl,
+    owner_token: ownerToken,
+    started_at: Date.now(),
+    listeners,
+  };
   // On a full disk the hub still starts and serves (reads work, writes answer storage_full); runtime.json, which
   // lets the other perch commands find it, is then written as soon as there is room again.
   const writeRuntime = (): boolean => {
@@ -289,15 +340,24 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       return true;
     } catch (err) {
       if (!isNoSpace(err)) throw err;
-      try { fs.rmSync(runtimePath, { force: true }); } catch { /* what was written of it */ }
+      try {
+        fs.rmSync(runtimePath, { force: true });
+      } catch {
+        /* what was written of it */
+      }
       return false;
     }
   };
   const notes = [...extra.notes, ...containers.notes()];
-  if (isExclusive(db)) notes.push(`The disk holding ${opts.dataDir} was too full for SQLite's shared-memory file, so this hub holds its database alone: other perch commands that open it directly (export, backup, agent add…) wait until the hub is restarted with room on the disk.`);
+  if (isExclusive(db))
+    notes.push(
+      `The disk holding ${opts.dataDir} was too full for SQLite's shared-memory file, so this hub holds its database alone: other perch commands that open it directly (export, backup, agent add…) wait until the hub is restarted with room on the disk.`,
+    );
   let runtimeRetry: NodeJS.Timeout | undefined;
   if (!writeRuntime()) {
-    notes.push(`The disk holding ${opts.dataDir} is full: the hub serves (reads work; writes answer storage_full until there is room), but other perch commands cannot find it until ${RUNTIME_FILE} can be written (tried again every ${RUNTIME_RETRY_MS / 1000} s). Free some disk space.`);
+    notes.push(
+      `The disk holding ${opts.dataDir} is full: the hub serves (reads work; writes answer storage_full until there is room), but other perch commands cannot find it until ${RUNTIME_FILE} can be written (tried again every ${RUNTIME_RETRY_MS / 1000} s). Free some disk space.`,
+    );
     runtimeRetry = setInterval(() => {
       if (writeRuntime()) clearInterval(runtimeRetry);
     }, RUNTIME_RETRY_MS);
@@ -329,14 +389,21 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       owner.close();
       hub.containerSwitch = null;
       await containers.close();
-      await Promise.all([server, ...extra.servers].map((srv) => new Promise<void>((resolve) => {
-        srv.close(() => resolve());
-        srv.closeAllConnections();
-      })));
+      await Promise.all(
+        [server, ...extra.servers].map(
+          (srv) =>
+            new Promise<void>((resolve) => {
+              srv.close(() => resolve());
+              srv.closeAllConnections();
+            }),
+        ),
+      );
       try {
         const current = JSON.parse(fs.readFileSync(runtimePath, 'utf8')) as RuntimeInfo;
         if (current.pid === process.pid) fs.rmSync(runtimePath);
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
       await logWriter.close();
       hub.close();
     },

@@ -37,21 +37,43 @@ export interface RunningSwitch extends ContainerSwitch {
 }
 
 function closeAll(servers: http.Server[]): Promise<void> {
-  return Promise.all(servers.map((srv) => new Promise<void>((resolve) => {
-    srv.close(() => resolve());
-    srv.closeAllConnections();
-  }))).then(() => undefined);
+  return Promise.all(
+    servers.map(
+      (srv) =>
+        new Promise<void>((resolve) => {
+          srv.close(() => resolve());
+          srv.closeAllConnections();
+        }),
+    ),
+  ).then(() => undefined);
 }
 
 /** The switch of a running hub; starts the listeners now when the setting (or `forced`) says so. */
-export async function startContainerSwitch(o: { hub: Hub; mcp: McpHandler; hooks: McpHandler; port: number; limits: ServerLimits; forced: boolean; byHand: readonly string[] }): Promise<RunningSwitch> {
+export async function startContainerSwitch(o: {
+  hub: Hub;
+  mcp: McpHandler;
+  hooks: McpHandler;
+  port: number;
+  limits: ServerLimits;
+  forced: boolean;
+  byHand: readonly string[];
+}): Promise<RunningSwitch> {
   let servers: http.Server[] = [];
   let infos: ListenerInfo[] = [];
   let notes: string[] = [];
   let busy: Promise<unknown> = Promise.resolve();
   const start = async () => {
     if (servers.length) return;
-    const r = await startExtraListeners({ hub: o.hub, mcp: o.mcp, hooks: o.hooks, port: o.port, limits: o.limits, containers: true, listen: [], skip: o.byHand });
+    const r = await startExtraListeners({
+      hub: o.hub,
+      mcp: o.mcp,
+      hooks: o.hooks,
+      port: o.port,
+      limits: o.limits,
+      containers: true,
+      listen: [],
+      skip: o.byHand,
+    });
     servers = r.servers;
     infos = r.listeners;
     notes = r.notes;

@@ -77,7 +77,9 @@ export function isBadTarget(t: RequestTarget | BadTarget): t is BadTarget {
  * A listener's request handler made total: a stream error on the request or the answer is ignored, a target that does
  * not parse is answered 400, anything `handle` throws is a 500: nothing a request carries may crash the hub.
  */
-export function totalHandler(handle: (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function totalHandler(
+  handle: (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.on('error', () => undefined);
     res.on('error', () => undefined);
@@ -114,7 +116,9 @@ export function parseCookies(header: string | string[] | undefined): Map<string,
       if (value.includes('%')) {
         try {
           value = decodeURIComponent(value);
-        } catch { /* kept as sent */ }
+        } catch {
+          /* kept as sent */
+        }
       }
       out.set(name, value);
     }
@@ -176,15 +180,25 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  */
 export function statusOfCode(code: string): number {
   switch (code) {
-    case 'invalid_argument': case 'too_large': return 400;
-    case 'unauthorized': return 401;
-    case 'forbidden': return 403;
-    case 'not_found': return 404;
-    case 'expired': return 410;
-    case 'rate_limited': return 429;
-    case 'storage_full': return 507;
-    case 'internal': return 500;
-    default: return 409;
+    case 'invalid_argument':
+    case 'too_large':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'expired':
+      return 410;
+    case 'rate_limited':
+      return 429;
+    case 'storage_full':
+      return 507;
+    case 'internal':
+      return 500;
+    default:
+      return 409;
   }
 }
 
@@ -197,7 +211,14 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** 400 for a request that cannot be read as sent (bad target, bad encoding). */
 export function sendBadRequest(res: ServerResponse, message: string): void {
   res.setHeader('Connection', 'close');
-  sendJson(res, 400, { ok: false, error: { code: 'bad_request', message, next_step: 'Send a well-formed request: a URL path with valid percent-encoding and no NUL bytes.' } });
+  sendJson(res, 400, {
+    ok: false,
+    error: {
+      code: 'bad_request',
+      message,
+      next_step: 'Send a well-formed request: a URL path with valid percent-encoding and no NUL bytes.',
+    },
+  });
 }
 
 /**
@@ -214,7 +235,15 @@ export function sendInternalError(res: ServerResponse, err: unknown, where: stri
     sendJson(
       res,
       500,
-      { ok: false, error: { code: 'internal', message: `The hub failed on this request (request ${requestId}); nothing was changed.`, next_step: 'Retry; if it keeps failing, see the hub log for this request id.' }, request_id: requestId },
+      {
+        ok: false,
+        error: {
+          code: 'internal',
+          message: `The hub failed on this request (request ${requestId}); nothing was changed.`,
+          next_step: 'Retry; if it keeps failing, see the hub log for this request id.',
+        },
+        request_id: requestId,
+      },
       { 'X-Request-Id': requestId, Connection: 'close' },
     );
   } catch {

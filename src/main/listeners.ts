@@ -64,7 +64,8 @@ export function checkListenAddress(text: string): string | undefined {
   const family = net.isIP(a);
   if (!family) return `--listen ${JSON.stringify(text)}: give an IP address of this computer, e.g. 172.17.0.1 (the docker0 bridge).`;
   const type = family === 6 ? 'ipv6' : 'ipv4';
-  if (EVERY_ADDRESS.check(a, type)) return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
+  if (EVERY_ADDRESS.check(a, type))
+    return `--listen ${a}: every address would expose /mcp to every network; give one address (the bridge's).`;
   if (MAIN_ADDRESS.check(a, type)) return `--listen ${a}: the main listener is there already (127.0.0.1).`;
   return undefined;
 }
@@ -91,10 +92,19 @@ export interface ServerLimits {
 /** The raw answer to a request Node's parser refused (or did not receive in time): status line only. */
 function clientErrorResponse(err: NodeJS.ErrnoException): string {
   const [status, text] =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout']
-    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large']
-    : [400, 'Bad Request'];
-  const body = JSON.stringify({ ok: false, error: { code: status === 408 ? 'timeout' : 'bad_request', message: status === 408 ? 'The request did not arrive in time.' : 'The request is not well-formed HTTP.', next_step: 'Send a complete, well-formed HTTP/1.1 request.' } });
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large']
+        : [400, 'Bad Request'];
+  const body = JSON.stringify({
+    ok: false,
+    error: {
+      code: status === 408 ? 'timeout' : 'bad_request',
+      message: status === 408 ? 'The request did not arrive in time.' : 'The request is not well-formed HTTP.',
+      next_step: 'Send a complete, well-formed HTTP/1.1 request.',
+    },
+  });
   return `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -114,8 +124,14 @@ export function hubServer(limits: ServerLimits, handler: http.RequestListener): 
   // CONNECT (a proxy tunnel) is nothing this hub offers: answer 405 rather than drop the socket.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
     socket.on('error', () => undefined);
-    const body = JSON.stringify({ ok: false, error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' } });
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+    const body = JSON.stringify({
+      ok: false,
+      error: { code: 'method_not_allowed', message: 'CONNECT is not served here.', next_step: 'MCP clients use POST /mcp.' },
+    });
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     socket.on('error', () => undefined);
@@ -173,17 +189,35 @@ export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string,
     const hook = !!hooks && (p === '/hook' || p.startsWith('/hook/'));
     if (p !== '/mcp' && p !== '/mcp/' && !agentFile && !hook) {
       req.resume();
-      return refuse(res, 404, 'not_found', `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`, `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`);
+      return refuse(
+        res,
+        404,
+        'not_found',
+        `Only /mcp is served on ${address} (the listener for agents in containers); the owner's app, login, files and pairing are on this computer's loopback only.`,
+        `Agents: POST JSON-RPC to http://host.docker.internal:PORT/mcp (or host.containers.internal).`,
+      );
     }
     const host = req.headers.host;
     const name = typeof host === 'string' ? hostName(host) : '';
     if (!CONTAINER_HOSTS.includes(name) && name !== own) {
       req.resume();
-      return refuse(res, 403, 'forbidden', `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`, 'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).');
+      return refuse(
+        res,
+        403,
+        'forbidden',
+        `Forbidden: the Host header must name this computer as a container sees it (${CONTAINER_HOSTS.join(' or ')}, or ${address}).`,
+        'Use http://host.docker.internal:PORT/mcp (Docker) or http://host.containers.internal:PORT/mcp (Podman).',
+      );
     }
     if (req.headers.origin !== undefined) {
       req.resume();
-      return refuse(res, 403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused on the container listener.', 'MCP clients send no Origin.');
+      return refuse(
+        res,
+        403,
+        'forbidden',
+        'Forbidden: requests from a web page (with an Origin) are refused on the container listener.',
+        'MCP clients send no Origin.',
+      );
     }
     if (agentFile) {
       req.resume();
@@ -191,7 +225,12 @@ export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string,
     }
     // The URL the container reached this listener by: file links handed to the agent start with it.
     const base = `http://${name.includes(':') ? `[${name}]` : name}:${req.socket.localPort ?? ''}`;
-    const at: RequestPlace = { place: 'containers', address: remoteOf(req), via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`, base_url: base };
+    const at: RequestPlace = {
+      place: 'containers',
+      address: remoteOf(req),
+      via: `${via === '--listen' ? 'listener' : `container bridge ${via}`} ${address}`,
+      base_url: base,
+    };
     return hook ? hooks!(req, res, at) : mcp(req, res, at);
   });
 }
@@ -219,13 +258,35 @@ export function isProxyHost(req: http.IncomingMessage): boolean {
  */
 export function proxiedPlace(hub: Hub, req: http.IncomingMessage): { at: RequestPlace } | { refusal: [number, string, string, string] } {
   if (!hub.containerSwitch?.enabled()) {
-    return { refusal: [403, 'forbidden', 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost); agents in containers are turned off.', 'To let agents in containers (Docker Desktop, Podman) connect: perch serve --containers, or Settings → Agents in containers; and allow the key containers (perch agent key from NAME local,containers).'] };
+    return {
+      refusal: [
+        403,
+        'forbidden',
+        'Forbidden: the Host header must name this computer (127.0.0.1 or localhost); agents in containers are turned off.',
+        'To let agents in containers (Docker Desktop, Podman) connect: perch serve --containers, or Settings → Agents in containers; and allow the key containers (perch agent key from NAME local,containers).',
+      ],
+    };
   }
   if (req.headers.origin !== undefined) {
-    return { refusal: [403, 'forbidden', 'Forbidden: requests from a web page (with an Origin) are refused for agents in containers.', 'MCP clients send no Origin.'] };
+    return {
+      refusal: [
+        403,
+        'forbidden',
+        'Forbidden: requests from a web page (with an Origin) are refused for agents in containers.',
+        'MCP clients send no Origin.',
+      ],
+    };
   }
   const name = hostName(req.headers.host!);
-  return { at: { place: 'containers', address: remoteOf(req), via: `container runtime proxy on loopback (Host ${name})`, base_url: `http://${name}:${req.socket.localPort ?? ''}`, proxied: true } };
+  return {
+    at: {
+      place: 'containers',
+      address: remoteOf(req),
+      via: `container runtime proxy on loopback (Host ${name})`,
+      base_url: `http://${name}:${req.socket.localPort ?? ''}`,
+      proxied: true,
+    },
+  };
 }
 
 /** /mcp on the loopback listener with a container runtime's Host name (proxiedPlace): as place containers, or 403. */
@@ -258,7 +319,13 @@ export function proxiedFileLink(hub: Hub, req: http.IncomingMessage, res: http.S
 export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
   if (!isFunnelRequest(req) && !publicUrl(hub)) {
     req.resume();
-    return refuse(res, 403, 'forbidden', 'The MCP endpoint is not served through the HTTPS front: no public URL is set.', 'Agents on this computer use http://127.0.0.1:PORT/mcp; for agents on your other machines run `perch serve --public-url https://…ts.net` and allow their key the tailnet (`perch agent key from NAME tailnet`).');
+    return refuse(
+      res,
+      403,
+      'forbidden',
+      'The MCP endpoint is not served through the HTTPS front: no public URL is set.',
+      'Agents on this computer use http://127.0.0.1:PORT/mcp; for agents on your other machines run `perch serve --public-url https://…ts.net` and allow their key the tailnet (`perch agent key from NAME tailnet`).',
+    );
   }
   const check = checkFront(hub, req);
   if (check.refusal) {
@@ -291,16 +358,33 @@ export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.Ser
  * hand. A bridge that cannot be listened on is skipped with a note; an address given by hand that cannot is an error.
  * No bridge found: a note says so, and the hub serves on loopback alone.
  */
-export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; hooks: McpHandler; port: number; limits: ServerLimits; containers: boolean; listen: readonly string[]; skip?: readonly string[] }): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
+export async function startExtraListeners(o: {
+  hub: Hub;
+  mcp: McpHandler;
+  hooks: McpHandler;
+  port: number;
+  limits: ServerLimits;
+  containers: boolean;
+  listen: readonly string[];
+  skip?: readonly string[];
+}): Promise<{ servers: http.Server[]; listeners: ListenerInfo[]; notes: string[] }> {
   const servers: http.Server[] = [];
   const listeners: ListenerInfo[] = [];
   const notes: string[] = [];
   // An address given twice (either spelling) is one listener: a second would fail as if the port were taken.
-  const wanted: Array<BridgeAddress & { byHand: boolean }> = [...new Set(o.listen.map(listenAddress))].map((address) => ({ name: '--listen', address, byHand: true }));
+  const wanted: Array<BridgeAddress & { byHand: boolean }> = [...new Set(o.listen.map(listenAddress))].map((address) => ({
+    name: '--listen',
+    address,
+    byHand: true,
+  }));
   if (o.containers) {
     const bridges = containerBridges();
-    if (bridges.length === 0) notes.push(`No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`);
-    for (const b of bridges) if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
+    if (bridges.length === 0)
+      notes.push(
+        `No container bridge found on this computer (docker0, br-*, podman*, cni-podman*): ${o.listen.length || o.skip?.length ? 'serving /mcp on the --listen addresses and loopback only' : 'serving on loopback only'}. Docker Desktop and Podman machine need no bridge: their containers reach /mcp at http://host.docker.internal:${o.port}/mcp through the loopback. Docker on Linux or rootful Podman: start it and restart, or give an address with --listen.`,
+      );
+    for (const b of bridges)
+      if (!wanted.some((w) => w.address === b.address) && !o.skip?.includes(b.address)) wanted.push({ ...b, byHand: false });
   }
   try {
     for (const w of wanted) {
@@ -308,13 +392,22 @@ export async function startExtraListeners(o: { hub: Hub; mcp: McpHandler; hooks:
       try {
         await listenOn(server, o.port, w.address);
       } catch (err) {
-        if (w.byHand) throw Object.assign(new Error(`cannot listen on ${w.address}:${o.port}: ${(err as Error).message}`), { code: (err as { code?: string }).code });
+        if (w.byHand)
+          throw Object.assign(new Error(`cannot listen on ${w.address}:${o.port}: ${(err as Error).message}`), {
+            code: (err as { code?: string }).code,
+          });
         notes.push(`Could not listen on ${w.name} (${w.address}:${o.port}): ${(err as Error).message}; skipped.`);
         continue;
       }
       servers.push(server);
       const host = w.address.includes(':') ? `[${w.address}]` : w.address;
-      listeners.push({ url: `http://${host}:${o.port}`, serves: ['mcp'], place: 'containers', via: w.name, container_mcp_url: `http://host.docker.internal:${o.port}/mcp` });
+      listeners.push({
+        url: `http://${host}:${o.port}`,
+        serves: ['mcp'],
+        place: 'containers',
+        via: w.name,
+        container_mcp_url: `http://host.docker.internal:${o.port}/mcp`,
+      });
     }
   } catch (err) {
     await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -105,7 +105,11 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
   /** hub.log.<keep-1> → hub.log.<keep>, …, hub.log → hub.log.1; the file is reopened empty. */
   function rotate(): void {
     if (fd !== undefined) {
-      try { fs.closeSync(fd); } catch { /* closing anyway */ }
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* closing anyway */
+      }
       fd = undefined;
     }
     try {
@@ -114,7 +118,9 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
       } else {
         fs.rmSync(`${file}.${keep}`, { force: true });
         for (let i = keep - 1; i >= 1; i--) {
-          try { fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`); } catch (err) {
+          try {
+            fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+          } catch (err) {
             if ((err as { code?: string }).code !== 'ENOENT') throw err;
           }
         }
@@ -123,7 +129,11 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
       stats.rotations++;
     } catch {
       // Could not rotate (e.g. a read-only folder): start the file over rather than let it grow.
-      try { fs.truncateSync(file, 0); } catch { /* the write below reports the trouble */ }
+      try {
+        fs.truncateSync(file, 0);
+      } catch {
+        /* the write below reports the trouble */
+      }
     }
     size = 0;
   }
@@ -205,7 +215,11 @@ export function createLogWriter(opts: LogWriterOptions): LogWriter {
   function finishIfClosing() {
     if (!closed || writing || lines.length) return;
     if (fd !== undefined) {
-      try { fs.closeSync(fd); } catch { /* closed */ }
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* closed */
+      }
       fd = undefined;
     }
     const waiters = closeWaiters;

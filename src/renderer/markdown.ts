@@ -4,8 +4,36 @@ import DOMPurify from 'dompurify';
 import { markdownToHtml } from './markdown-core';
 
 const ALLOWED_TAGS = [
-  'a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'input', 'li', 'ol', 'p',
-  'pre', 's', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'span',
+  'a',
+  'b',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'i',
+  'input',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  's',
+  'strong',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'span',
 ];
 const ALLOWED_ATTR = ['href', 'title', 'type', 'checked', 'disabled', 'align', 'start'];
 

@@ -1,11 +1,26 @@
 // The renderer's only door to the hub. In the desktop app the preload exposes window.perch (IPC);
 // in a browser (`perch serve`) the same contract goes over fetch + Server-Sent Events (read with fetch), with the
 // owner's session token from the login link as a bearer header.
-import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_EXPORT_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, OWNER_SESSION_STORAGE_KEY } from '../shared/api/owner-paths';
+import {
+  OWNER_API_PREFIX,
+  OWNER_EVENTS_PATH,
+  OWNER_EXPORT_PATH,
+  OWNER_LOGIN_PATH,
+  OWNER_LOGOUT_PATH,
+  OWNER_SESSION_PATH,
+  OWNER_SESSION_STORAGE_KEY,
+} from '../shared/api/owner-paths';
 import type { OwnerAction, OwnerInput, OwnerReply, OwnerResults } from '../shared/api/owner-api';
 import type { NavigateTarget, PerchBridge } from '../shared/ipc';
 import { visibleDeep } from '../shared/text/text';
-import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH, DEVICE_TOKEN_STORAGE_KEY } from '../shared/features/devices';
+import {
+  DEVICE_ME_PATH,
+  DEVICE_PAIR_CLAIM_PATH,
+  DEVICE_PAIR_WAIT_PATH,
+  DEVICE_PUSH_SUBSCRIBE_PATH,
+  DEVICE_PUSH_UNSUBSCRIBE_PATH,
+  DEVICE_TOKEN_STORAGE_KEY,
+} from '../shared/features/devices';
 import type { LiveItem } from './model';
 
 /**
@@ -51,7 +66,11 @@ export interface Transport {
 
 const unreachable = (detail: string): OwnerReply => ({
   ok: false,
-  error: { code: 'unavailable', message: `Cannot reach the Perch hub (${detail}).`, next_step: 'Check that `perch serve` is still running, then retry.' },
+  error: {
+    code: 'unavailable',
+    message: `Cannot reach the Perch hub (${detail}).`,
+    next_step: 'Check that `perch serve` is still running, then retry.',
+  },
 });
 
 function isLiveItem(v: unknown): v is LiveItem {
@@ -158,7 +177,11 @@ function dropRefused(sent: Record<string, string>): void {
 
 const UNAUTHORIZED: OwnerReply = {
   ok: false,
-  error: { code: 'unauthorized', message: 'The owner session is missing or expired.', next_step: 'Open the login link printed by `perch serve`.' },
+  error: {
+    code: 'unauthorized',
+    message: 'The owner session is missing or expired.',
+    next_step: 'Open the login link printed by `perch serve`.',
+  },
 };
 
 /** POSTs JSON to the hub; 401 forgets the stored session (it is expired or ended). */
@@ -196,7 +219,12 @@ async function postJson(path: string, body: unknown, headers: Record<string, str
  * POSTs JSON with XMLHttpRequest, whose upload events tell how much of the body was sent (fetch cannot); same
  * answers as postJson.
  */
-function postJsonWithProgress(path: string, body: unknown, headers: Record<string, string>, onProgress: (sent: number) => void): Promise<OwnerReply> {
+function postJsonWithProgress(
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+  onProgress: (sent: number) => void,
+): Promise<OwnerReply> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
@@ -244,7 +272,8 @@ async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: strin
 }
 
 function httpTransport(): Transport {
-  const call = (action: OwnerAction, input: unknown): Promise<OwnerReply> => postJson(OWNER_API_PREFIX + action, input ?? {}, authHeaders());
+  const call = (action: OwnerAction, input: unknown): Promise<OwnerReply> =>
+    postJson(OWNER_API_PREFIX + action, input ?? {}, authHeaders());
 
   return {
     kind: 'http',
@@ -288,7 +317,12 @@ function httpTransport(): Transport {
           let res: Response;
           const sent = authHeaders();
           try {
-            res = await fetch(OWNER_EVENTS_PATH, { credentials: 'omit', cache: 'no-store', headers: { Accept: 'text/event-stream', ...sent }, signal });
+            res = await fetch(OWNER_EVENTS_PATH, {
+              credentials: 'omit',
+              cache: 'no-store',
+              headers: { Accept: 'text/event-stream', ...sent },
+              signal,
+            });
           } catch {
             if (!signal.aborted) again('offline');
             return;
@@ -374,7 +408,11 @@ function valueOf<A extends OwnerAction>(r: OwnerReply<unknown>): OwnerResults[A]
 }
 
 /** api() for a large input (a file): onProgress(0..1) as it is sent. */
-export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerInput<A>, onProgress: (sent: number) => void): Promise<OwnerResults[A]> {
+export async function apiUpload<A extends OwnerAction>(
+  action: A,
+  input: OwnerInput<A>,
+  onProgress: (sent: number) => void,
+): Promise<OwnerResults[A]> {
   return valueOf<A>(await transport.upload(action, input, onProgress));
 }
 
@@ -382,7 +420,10 @@ export async function apiUpload<A extends OwnerAction>(action: A, input: OwnerIn
  * The owner's Export…: POSTs the scope ({} = everything) and reads the archive the hub answers, reporting
  * (received bytes, total bytes) as it arrives. Rejects with an OwnerError when the hub refuses.
  */
-export async function downloadArchive(scope: { conversations?: string[]; agent?: string }, onProgress: (received: number, total: number) => void): Promise<{ blob: Blob; name: string }> {
+export async function downloadArchive(
+  scope: { conversations?: string[]; agent?: string },
+  onProgress: (received: number, total: number) => void,
+): Promise<{ blob: Blob; name: string }> {
   const headers = { 'Content-Type': 'application/json', ...authHeaders() };
   let res: Response;
   try {
@@ -392,11 +433,17 @@ export async function downloadArchive(scope: { conversations?: string[]; agent?:
     throw new OwnerError('unavailable', r.ok ? '' : r.error.message, r.ok ? '' : r.error.next_step);
   }
   if (!res.ok || !res.body) {
-    let error = { code: 'internal', message: `The hub answered HTTP ${res.status}.`, next_step: 'Try again, or run perch export in a terminal.' };
+    let error = {
+      code: 'internal',
+      message: `The hub answered HTTP ${res.status}.`,
+      next_step: 'Try again, or run perch export in a terminal.',
+    };
     try {
       const j = (await res.json()) as OwnerReply;
       if (!j.ok) error = j.error;
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
     throw new OwnerError(error.code, error.message, error.next_step);
   }
   const total = Number(res.headers.get('Content-Length')) || 0;
@@ -417,7 +464,8 @@ export async function downloadArchive(scope: { conversations?: string[]; agent?:
 // ---- the device door: pairing, the device's own scope, its push subscription ----------------------
 
 /** What the device door answered: the value, or a refusal with its HTTP status (410 expired, 429, 0 unreachable). */
-export type DoorReply<T> = { ok: true; value: T } | { ok: false; status: number; error: { code: string; message: string; next_step: string } };
+export type DoorReply<T> =
+  { ok: true; value: T } | { ok: false; status: number; error: { code: string; message: string; next_step: string } };
 
 async function door<T>(path: string, method: 'GET' | 'POST', body: unknown, withDevice: boolean): Promise<DoorReply<T>> {
   const headers: Record<string, string> = {};
@@ -426,7 +474,13 @@ async function door<T>(path: string, method: 'GET' | 'POST', body: unknown, with
   if (method === 'POST') headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, credentials: 'omit', cache: 'no-store', headers, body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined });
+    res = await fetch(path, {
+      method,
+      credentials: 'omit',
+      cache: 'no-store',
+      headers,
+      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+    });
   } catch (err) {
     const r = unreachable(err instanceof Error ? err.message : String(err));
     return { ok: false, status: 0, error: (r as { error: { code: string; message: string; next_step: string } }).error };
@@ -439,7 +493,14 @@ async function door<T>(path: string, method: 'GET' | 'POST', body: unknown, with
     /* not JSON: answered below from the status */
   }
   if (json && json.ok) return { ok: true, value: visibleDeep(json.value) as T };
-  const error = json && !json.ok && json.error ? json.error : { code: res.status === 429 ? 'rate_limited' : 'unavailable', message: `The hub answered HTTP ${res.status}.`, next_step: 'Retry in a moment.' };
+  const error =
+    json && !json.ok && json.error
+      ? json.error
+      : {
+          code: res.status === 429 ? 'rate_limited' : 'unavailable',
+          message: `The hub answered HTTP ${res.status}.`,
+          next_step: 'Retry in a moment.',
+        };
   return { ok: false, status: res.status, error };
 }
 
@@ -466,11 +527,13 @@ export const deviceDoor = {
   /** Claims a pairing code from the /pair page (no credential yet). */
   claim: (code: string, deviceName: string) => door<PairClaim>(DEVICE_PAIR_CLAIM_PATH, 'POST', { code, device_name: deviceName }, false),
   /** Waits (long-poll) until the laptop confirms; answers the credential once. */
-  wait: (pairingId: string, claimSecret: string, waitSecs: number) => door<PairWait>(DEVICE_PAIR_WAIT_PATH, 'POST', { pairing_id: pairingId, claim_secret: claimSecret, wait_secs: waitSecs }, false),
+  wait: (pairingId: string, claimSecret: string, waitSecs: number) =>
+    door<PairWait>(DEVICE_PAIR_WAIT_PATH, 'POST', { pairing_id: pairingId, claim_secret: claimSecret, wait_secs: waitSecs }, false),
   /** This device: its name, its scope, the Web Push key. */
   me: () => door<DeviceMe>(DEVICE_ME_PATH, 'GET', undefined, true),
   /** This device's push subscription (replaces an earlier one). */
-  subscribe: (sub: { endpoint: string; keys: { p256dh: string; auth: string } }) => door<unknown>(DEVICE_PUSH_SUBSCRIBE_PATH, 'POST', sub, true),
+  subscribe: (sub: { endpoint: string; keys: { p256dh: string; auth: string } }) =>
+    door<unknown>(DEVICE_PUSH_SUBSCRIBE_PATH, 'POST', sub, true),
   /** Drops this device's push subscription at the hub ("Forget this phone"). */
   unsubscribe: () => door<unknown>(DEVICE_PUSH_UNSUBSCRIBE_PATH, 'POST', {}, true),
 };

@@ -49,7 +49,13 @@ export class HubError extends Error {
 
   toBody(): ErrorBody {
     const reason = typeof this.details?.reason === 'string' ? { reason: this.details.reason } : {}; // brakes (hub/control/brakes.ts)
-    return { code: this.code, message: this.message, next_step: this.nextStep, ...reason, ...(this.details ? { details: this.details } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      next_step: this.nextStep,
+      ...reason,
+      ...(this.details ? { details: this.details } : {}),
+    };
   }
 }
 

@@ -153,7 +153,9 @@ export interface StorageStatus {
 
 export function isStorageStatus(v: unknown): v is StorageStatus {
   const s = v as StorageStatus | null | undefined;
-  return !!s && typeof s === 'object' && (s.state === 'ok' || s.state === 'full') && typeof s.since === 'number' && typeof s.message === 'string';
+  return (
+    !!s && typeof s === 'object' && (s.state === 'ok' || s.state === 'full') && typeof s.since === 'number' && typeof s.message === 'string'
+  );
 }
 
 /** What a task update (update_task, the owner's tasks.set) answers. */

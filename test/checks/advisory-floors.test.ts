@@ -14,24 +14,37 @@ test('the advisory table names the runtime dependencies that matter, one advisor
   for (const pkg of ['marked', 'dompurify', 'jws', 'sharp']) assert.ok(names.includes(pkg), `${pkg} has advisories in the table`);
   const ids = floors.map((f) => `${f.pkg} ${f.id}`);
   assert.equal(new Set(ids).size, ids.length, 'each advisory once per package');
-  const deps = Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+  const deps = Object.keys(
+    (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies,
+  );
   for (const pkg of ['marked', 'dompurify', 'web-push', 'sharp']) assert.ok(deps.includes(pkg), `${pkg} is a runtime dependency`);
 });
 
-test('every installed copy (package-lock.json and node_modules) is at or above each advisory\'s fixed version', () => {
+test("every installed copy (package-lock.json and node_modules) is at or above each advisory's fixed version", () => {
   const copies = installedCopies(ROOT, names);
   for (const pkg of names) {
-    assert.ok(copies.some((c) => c.pkg === pkg && c.source === 'lock'), `${pkg} is in package-lock.json`);
-    assert.ok(copies.some((c) => c.pkg === pkg && c.source === 'installed'), `${pkg} is installed`);
+    assert.ok(
+      copies.some((c) => c.pkg === pkg && c.source === 'lock'),
+      `${pkg} is in package-lock.json`,
+    );
+    assert.ok(
+      copies.some((c) => c.pkg === pkg && c.source === 'installed'),
+      `${pkg} is installed`,
+    );
   }
   const bad = findings(floors, copies);
   assert.deepEqual(bad.map(describe), [], 'upgrade these (npm update <package>)');
 });
 
 test('the jws checked is the one web-push loads', () => {
-  const loaded = fs.realpathSync(path.dirname(require.resolve('jws/package.json', { paths: [path.join(ROOT, 'node_modules', 'web-push')] })));
+  const loaded = fs.realpathSync(
+    path.dirname(require.resolve('jws/package.json', { paths: [path.join(ROOT, 'node_modules', 'web-push')] })),
+  );
   const copies = installedCopies(ROOT, ['jws']).filter((c) => c.source === 'installed');
-  assert.ok(copies.some((c) => fs.realpathSync(path.join(ROOT, c.where)) === loaded), `${loaded} is among ${copies.map((c) => c.where).join(', ')}`);
+  assert.ok(
+    copies.some((c) => fs.realpathSync(path.join(ROOT, c.where)) === loaded),
+    `${loaded} is among ${copies.map((c) => c.where).join(', ')}`,
+  );
 });
 
 test('a copy below a fix is reported, per release line', () => {

@@ -39,14 +39,19 @@ const escape = (s: string) => s.replace(/[$]/g, '\\$');
 /** Whether text declares name (function, class, interface, type, enum, const/let/var, or a re-export). */
 function declares(text: string, name: string): boolean {
   const n = escape(name);
-  return new RegExp(`\\b(?:function\\*?|class|interface|type|enum|const|let|var)\\s+${n}\\b`).test(text)
-    || new RegExp(`\\bexport\\s+(?:type\\s+)?\\{[^}]*\\b${n}\\b[^}]*\\}`).test(text);
+  return (
+    new RegExp(`\\b(?:function\\*?|class|interface|type|enum|const|let|var)\\s+${n}\\b`).test(text) ||
+    new RegExp(`\\bexport\\s+(?:type\\s+)?\\{[^}]*\\b${n}\\b[^}]*\\}`).test(text)
+  );
 }
 
 /** Whether text declares a member (method, property, getter, or an object literal's key). */
 function declaresMember(text: string, member: string): boolean {
   const m = escape(member);
-  return new RegExp(`^\\s*(?:(?:public|private|protected|static|readonly|async|get|set|override)\\s+)*['"]?${m}['"]?\\s*[?!]?\\s*[(<:=]`, 'm').test(text);
+  return new RegExp(
+    `^\\s*(?:(?:public|private|protected|static|readonly|async|get|set|override)\\s+)*['"]?${m}['"]?\\s*[?!]?\\s*[(<:=]`,
+    'm',
+  ).test(text);
 }
 
 function symbolProblem(where: string, files: string[], symbol: string): string | undefined {
@@ -78,7 +83,8 @@ function problemsIn(markdown: string): string[] {
     const rule = /^perch\/([\w-]+)$/.exec(s.text);
     if (rule) {
       // Perch's own lint rules: defined in eslint/perch-rules.mjs and switched on in eslint.config.mjs.
-      if (!lintRules.includes(`'${rule[1]}':`) || !lintConfig.includes(`'${s.text}'`)) problems.push(`\`${s.text}\`: no such lint rule in use`);
+      if (!lintRules.includes(`'${rule[1]}':`) || !lintConfig.includes(`'${s.text}'`))
+        problems.push(`\`${s.text}\`: no such lint rule in use`);
       continue;
     }
     const isPath = PATHLIKE.test(s.text) && (s.text.includes('/') || FILE_EXT.test(s.text));
@@ -106,7 +112,8 @@ function problemsIn(markdown: string): string[] {
     const title = section.slice(3, section.indexOf('\n'));
     const steps = [...section.matchAll(/^\d+\. (.*)$/gm)].map((m) => m[1]!);
     if (steps.length === 0 || steps.length > MAX_WALK_FILES) problems.push(`${title}: ${steps.length} steps (1 to ${MAX_WALK_FILES})`);
-    for (const step of steps) if (!/^`src\//.test(step)) problems.push(`${title}: a step does not open with its file: ${step.slice(0, 60)}`);
+    for (const step of steps)
+      if (!/^`src\//.test(step)) problems.push(`${title}: a step does not open with its file: ${step.slice(0, 60)}`);
   }
   return problems;
 }
@@ -140,13 +147,16 @@ test('the doc check finds a missing file, a symbol not declared where named, a f
   ]);
 });
 
-test("the Layout (docs/architecture.md) names only folders and files that exist", () => {
+test('the Layout (docs/architecture.md) names only folders and files that exist', () => {
   const doc = fs.readFileSync(DOC, 'utf8');
   const layout = doc.slice(doc.indexOf('## Layout\n'), doc.indexOf('\n## ', doc.indexOf('## Layout\n') + 1));
   assert.ok(layout.includes('src/main/hub/'), 'the Layout section is found');
   assert.deepEqual(problemsIn(layout), []);
   // Its top-level folders too (the code block's first column).
   const block = /```\n([\s\S]*?)```/.exec(layout)![1]!;
-  const missing = block.split('\n').map((l) => l.split(/\s+/)[0]!).filter((p) => p && !fs.existsSync(path.join(ROOT, p)));
+  const missing = block
+    .split('\n')
+    .map((l) => l.split(/\s+/)[0]!)
+    .filter((p) => p && !fs.existsSync(path.join(ROOT, p)));
   assert.deepEqual(missing, []);
 });

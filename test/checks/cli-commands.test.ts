@@ -16,7 +16,24 @@ describe('perch command families', () => {
     const top = cli(['--help'], { env: { PERCH_DATA_DIR: dir } });
     assert.equal(top.code, 0, top.stderr);
     const listed = [...new Set([...top.stdout.matchAll(/^ {2}perch ([a-z-]+)/gm)].map((m) => m[1]!))];
-    assert.deepEqual(listed, ['serve', 'agent', 'device', 'call', 'owner', 'conv', 'retention', 'wake', 'hook', 'channel', 'connect', 'backup', 'restore', 'export', 'import', 'help']);
+    assert.deepEqual(listed, [
+      'serve',
+      'agent',
+      'device',
+      'call',
+      'owner',
+      'conv',
+      'retention',
+      'wake',
+      'hook',
+      'channel',
+      'connect',
+      'backup',
+      'restore',
+      'export',
+      'import',
+      'help',
+    ]);
     assert.match(top.stdout, /^ {2}perch agent config NAME \['\{json patch\}' \| @FILE \| -\]/m);
     for (const name of listed) {
       const r = cli(['help', name], { env: { PERCH_DATA_DIR: dir } });
@@ -55,7 +72,10 @@ describe('perch command families', () => {
     const eslint = new ESLint({ cwd: ROOT });
     const text = "import Database from 'better-sqlite3';\nexport const open = (f: string) => new Database(f);\n";
     const [inCli] = await eslint.lintText(text, { filePath: path.join(ROOT, 'src/main/cli/opens-sqlite.ts') });
-    assert.ok(inCli!.messages.some((m) => m.ruleId === 'no-restricted-imports' && /SQL lives only in src\/main\/store/.test(m.message)), JSON.stringify(inCli!.messages));
+    assert.ok(
+      inCli!.messages.some((m) => m.ruleId === 'no-restricted-imports' && /SQL lives only in src\/main\/store/.test(m.message)),
+      JSON.stringify(inCli!.messages),
+    );
     const [inStore] = await eslint.lintText(text, { filePath: path.join(ROOT, 'src/main/store/opens-sqlite.ts') });
     assert.deepEqual(inStore!.messages, []);
     const cliDir = path.join(ROOT, 'src', 'main', 'cli');

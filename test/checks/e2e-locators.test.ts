@@ -31,5 +31,8 @@ test(`e2e specs make at most ${MAX_DIRECT_LOCATOR_CALLS} direct locator calls (t
     .slice(0, 5)
     .map(([f, n]) => `${f} ${n}`)
     .join(', ');
-  assert.ok(total <= MAX_DIRECT_LOCATOR_CALLS, `${total} direct locator calls in e2e/*.spec.ts, over ${MAX_DIRECT_LOCATOR_CALLS} (most in: ${worst}); use the page objects in e2e/pages/`);
+  assert.ok(
+    total <= MAX_DIRECT_LOCATOR_CALLS,
+    `${total} direct locator calls in e2e/*.spec.ts, over ${MAX_DIRECT_LOCATOR_CALLS} (most in: ${worst}); use the page objects in e2e/pages/`,
+  );
 });

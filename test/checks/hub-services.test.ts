@@ -22,7 +22,8 @@ test('hub/ keeps no module-level table of hubs: no (Weak)Map keyed by the hub, n
   for (const f of hubFiles(path.join(import.meta.dirname, '..', '..', 'src', 'main', 'hub'))) {
     const lines = fs.readFileSync(f, 'utf8').split('\n');
     lines.forEach((line, i) => {
-      if (/(WeakMap|Map)<\s*Hub\b/.test(line) || /^(export )?(const|let) \w+ = new OutsideMemo\b/.test(line) || /\bwakeRunsOf\b/.test(line)) offenders.push(`${path.relative(process.cwd(), f)}:${i + 1}: ${line.trim()}`);
+      if (/(WeakMap|Map)<\s*Hub\b/.test(line) || /^(export )?(const|let) \w+ = new OutsideMemo\b/.test(line) || /\bwakeRunsOf\b/.test(line))
+        offenders.push(`${path.relative(process.cwd(), f)}:${i + 1}: ${line.trim()}`);
     });
   }
   assert.deepEqual(offenders, []);

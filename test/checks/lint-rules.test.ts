@@ -27,7 +27,9 @@ async function lint(dir: string, rules: Record<string, unknown>): Promise<Array<
   const eslint = new ESLint({
     cwd: dir,
     overrideConfigFile: true,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser as never }, plugins: { perch }, rules: rules as never }],
+    overrideConfig: [
+      { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser as never }, plugins: { perch }, rules: rules as never },
+    ],
   });
   const results = await eslint.lintFiles(['src/**/*.ts']);
   return results.flatMap((r) => r.messages.map((m) => ({ file: path.relative(dir, r.filePath), rule: m.ruleId, message: m.message })));
@@ -46,7 +48,10 @@ describe('lint: shape rules', () => {
     try {
       const found = await lint(dir, { 'perch/no-import-circle': ['error', { root: 'src' }] });
       assert.deepEqual(found.map((f) => f.file).sort(), ['src/a.ts', 'src/b.ts', 'src/c.ts']);
-      assert.ok(found.every((f) => f.rule === 'perch/no-import-circle' && /Import circle among a\.ts, b\.ts, c\.ts/.test(f.message)), JSON.stringify(found));
+      assert.ok(
+        found.every((f) => f.rule === 'perch/no-import-circle' && /Import circle among a\.ts, b\.ts, c\.ts/.test(f.message)),
+        JSON.stringify(found),
+      );
       fs.writeFileSync(path.join(dir, 'src/c.ts'), 'export type C = number;\n');
       assert.deepEqual(await lint(dir, { 'perch/no-import-circle': ['error', { root: 'src' }] }), []);
     } finally {
@@ -65,7 +70,11 @@ describe('lint: shape rules', () => {
     try {
       const found = await lint(dir, { 'perch/area-direction': ['error', { layers: [HUB_AREAS] }] });
       const byFile = Object.fromEntries(found.map((f) => [f.file, f.message]));
-      assert.deepEqual(Object.keys(byFile).sort(), ['src/main/hub/core/deep/types.ts', 'src/main/hub/core/hub.ts', 'src/main/hub/stray.ts']);
+      assert.deepEqual(Object.keys(byFile).sort(), [
+        'src/main/hub/core/deep/types.ts',
+        'src/main/hub/core/hub.ts',
+        'src/main/hub/stray.ts',
+      ]);
       assert.match(byFile['src/main/hub/core/hub.ts'], /src\/main\/hub\/core may not import src\/main\/hub\/talk/);
       assert.match(byFile['src/main/hub/core/deep/types.ts'], /core may not import src\/main\/hub\/tools/);
       assert.match(byFile['src/main/hub/stray.ts'], /stray\.ts is not in an area of src\/main\/hub/);

@@ -16,7 +16,10 @@ const MIGRATION_FILE = /^(\d{2,})-[a-z0-9-]+\.ts$/;
 /** What is wrong between the migration files and their tests: one line each, [] when every migration has its test. */
 function migrationTestProblems(migrationsDir: string, testsDir: string, listed: readonly number[]): string[] {
   const problems: string[] = [];
-  const files = fs.readdirSync(migrationsDir).filter((f) => MIGRATION_FILE.test(f)).sort();
+  const files = fs
+    .readdirSync(migrationsDir)
+    .filter((f) => MIGRATION_FILE.test(f))
+    .sort();
   const tests = new Set(fs.existsSync(testsDir) ? fs.readdirSync(testsDir).filter((f) => f.endsWith('.test.ts')) : []);
   const versions = files.map((f) => Number(MIGRATION_FILE.exec(f)![1]));
   if (versions.join() !== listed.join()) {
@@ -38,7 +41,14 @@ function migrationTestProblems(migrationsDir: string, testsDir: string, listed: 
 }
 
 test('every migration file is listed in index.ts and has its upgrade test in test/migrations/ (same name), and every test there has its migration', () => {
-  assert.deepEqual(migrationTestProblems(MIGRATIONS_DIR, TESTS_DIR, MIGRATIONS.map((m) => m.version)), []);
+  assert.deepEqual(
+    migrationTestProblems(
+      MIGRATIONS_DIR,
+      TESTS_DIR,
+      MIGRATIONS.map((m) => m.version),
+    ),
+    [],
+  );
 });
 
 test('a migration without a test (or a test naming another version, or one unlisted) is reported', () => {

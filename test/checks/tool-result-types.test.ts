@@ -27,7 +27,7 @@ export const handlers = {
   heldRecall: { run: () => held } satisfies ToolHandler<'recall_message'>,
 };
 
-test('a handler answers its tool\'s declared result: the shapes that compile pass the output schema, the ones that do not compile fail it', async () => {
+test("a handler answers its tool's declared result: the shapes that compile pass the output schema, the ones that do not compile fail it", async () => {
   const parse = (name: string, v: unknown) => TOOL_BY_NAME.get(name)!.output.safeParse(v).success;
   assert.equal(parse('recall_message', handlers.right.run()), true);
   assert.equal(parse('send_message', handlers.heldSend.run()), true);

@@ -19,8 +19,16 @@ after(() => {
   for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
 });
 
-const MCP_JSON = { mcpServers: { github: { url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${env:GITHUB_TOKEN}' } }, docs: { command: 'npx', args: ['-y', '@example/docs-mcp'] } } };
-const HOOKS_JSON = { version: 1, hooks: { beforeShellExecution: [{ command: './hooks/audit.sh' }], afterFileEdit: [{ command: './hooks/format.sh' }] } };
+const MCP_JSON = {
+  mcpServers: {
+    github: { url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${env:GITHUB_TOKEN}' } },
+    docs: { command: 'npx', args: ['-y', '@example/docs-mcp'] },
+  },
+};
+const HOOKS_JSON = {
+  version: 1,
+  hooks: { beforeShellExecution: [{ command: './hooks/audit.sh' }], afterFileEdit: [{ command: './hooks/format.sh' }] },
+};
 
 function homeWithCursor(): string {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-cursor-'));
@@ -48,7 +56,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     assert.deepEqual(snapshot(home), before);
   });
 
-  test('--write: the MCP entry with the key by ${env:…} reference and the hook under both events beside the user\'s hooks, backups, the key nowhere; twice changes nothing', async () => {
+  test("--write: the MCP entry with the key by ${env:…} reference and the hook under both events beside the user's hooks, backups, the key nowhere; twice changes nothing", async () => {
     const a = await newAgent();
     const home = homeWithCursor();
     const r = await connect(home, ['cursor', a.name, '--write', '--json']);
@@ -56,12 +64,27 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     const out = JSON.parse(r.stdout);
     assert.equal(out.written, true);
     assert.equal(out.start, 'cursor .');
-    assert.deepEqual(out.files.map((f: any) => f.changed), [true, true]);
+    assert.deepEqual(
+      out.files.map((f: any) => f.changed),
+      [true, true],
+    );
     const mcp = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8'));
-    assert.deepEqual(mcp, { mcpServers: { ...MCP_JSON.mcpServers, [`perch-${a.name}`]: { url: served.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(a.name)}}` } } } });
+    assert.deepEqual(mcp, {
+      mcpServers: {
+        ...MCP_JSON.mcpServers,
+        [`perch-${a.name}`]: { url: served.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(a.name)}}` } },
+      },
+    });
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     const ours = { command: `perch hook permission-request --harness cursor --agent ${a.name} --url ${served.mcpUrl}` };
-    assert.deepEqual(hooks, { version: 1, hooks: { beforeShellExecution: [{ command: './hooks/audit.sh' }, ours], afterFileEdit: [{ command: './hooks/format.sh' }], beforeMCPExecution: [ours] } });
+    assert.deepEqual(hooks, {
+      version: 1,
+      hooks: {
+        beforeShellExecution: [{ command: './hooks/audit.sh' }, ours],
+        afterFileEdit: [{ command: './hooks/format.sh' }],
+        beforeMCPExecution: [ours],
+      },
+    });
     for (const f of out.files) {
       assert.ok(f.backup && fs.existsSync(f.backup), `a backup of ${f.file}`);
       assert.equal(fs.readFileSync(f.backup, 'utf8'), `${JSON.stringify(f.file.endsWith('mcp.json') ? MCP_JSON : HOOKS_JSON, null, 2)}\n`);
@@ -111,11 +134,23 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
 describe('the Cursor config edits (pure)', () => {
   const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
   test('an earlier Perch hook (another agent with --replace, or another URL) is replaced in its place, once; a missing version is added first', () => {
-    const old = JSON.stringify({ hooks: { beforeShellExecution: [{ command: 'a.sh' }, { command: 'perch hook permission-request --harness cursor --agent old --url http://x/mcp' }, { command: 'b.sh' }] } });
-    assert.throws(() => setCursorHooks(old, O), AgentConflict, 'agent old\'s hooks: only with --replace');
+    const old = JSON.stringify({
+      hooks: {
+        beforeShellExecution: [
+          { command: 'a.sh' },
+          { command: 'perch hook permission-request --harness cursor --agent old --url http://x/mcp' },
+          { command: 'b.sh' },
+        ],
+      },
+    });
+    assert.throws(() => setCursorHooks(old, O), AgentConflict, "agent old's hooks: only with --replace");
     const out = JSON.parse(setCursorHooks(old, { ...O, replace: true }));
     assert.deepEqual(Object.keys(out), ['version', 'hooks']);
-    assert.deepEqual(out.hooks.beforeShellExecution, [{ command: 'a.sh' }, { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' }, { command: 'b.sh' }]);
+    assert.deepEqual(out.hooks.beforeShellExecution, [
+      { command: 'a.sh' },
+      { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' },
+      { command: 'b.sh' },
+    ]);
     const text = setCursorHooks(old, { ...O, replace: true });
     assert.equal(setCursorHooks(text, O), text);
     assert.throws(() => setCursorHooks('[]', O), ConfigFileError);

@@ -24,8 +24,18 @@ after(() => {
   for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
 });
 
-const CLAUDE_JSON = { numStartups: 12, theme: 'dark', projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true } }, mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } } };
-const SETTINGS = { $schema: 'https://json.schemastore.org/claude-code-settings.json', permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] }, model: 'opus' };
+const CLAUDE_JSON = {
+  numStartups: 12,
+  theme: 'dark',
+  projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true } },
+  mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } },
+};
+const SETTINGS = {
+  $schema: 'https://json.schemastore.org/claude-code-settings.json',
+  permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] },
+  hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] },
+  model: 'opus',
+};
 const CODEX_TOML = `# my Codex config
 model = "gpt-5.5"
 approval_policy = "on-request"
@@ -58,7 +68,7 @@ async function newAgent(): Promise<AgentKey> {
   return addAgent(served.dataDir, uniqueName('conn'));
 }
 
-describe('perch connect claude-code / codex NAME edits the client\'s own config files', () => {
+describe("perch connect claude-code / codex NAME edits the client's own config files", () => {
   test('without --write: a diff of what would change, and nothing is written', async () => {
     const a = await newAgent();
     const home = homeWithConfigs();
@@ -79,17 +89,33 @@ describe('perch connect claude-code / codex NAME edits the client\'s own config 
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.written, true);
-    assert.deepEqual(out.files.map((f: any) => f.changed), [true, true]);
+    assert.deepEqual(
+      out.files.map((f: any) => f.changed),
+      [true, true],
+    );
     const claudeJson = JSON.parse(fs.readFileSync(path.join(home, '.claude.json'), 'utf8'));
-    assert.deepEqual({ ...claudeJson, mcpServers: { github: claudeJson.mcpServers.github } }, CLAUDE_JSON, 'the rest of ~/.claude.json is as it was');
-    assert.deepEqual(claudeJson.mcpServers[`perch-${a.name}`], { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(a.name)}}` } });
+    assert.deepEqual(
+      { ...claudeJson, mcpServers: { github: claudeJson.mcpServers.github } },
+      CLAUDE_JSON,
+      'the rest of ~/.claude.json is as it was',
+    );
+    assert.deepEqual(claudeJson.mcpServers[`perch-${a.name}`], {
+      type: 'http',
+      url: served.mcpUrl,
+      headers: { Authorization: `Bearer \${${keyEnvVar(a.name)}}` },
+    });
     const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
     assert.deepEqual(settings.permissions, SETTINGS.permissions);
     assert.deepEqual(settings.hooks.PostToolUse, SETTINGS.hooks.PostToolUse);
-    assert.deepEqual(settings.hooks.PermissionRequest, [{ hooks: [{ type: 'command', command: `perch hook permission-request --agent ${a.name} --url ${served.mcpUrl}`, timeout: 600 }] }]);
+    assert.deepEqual(settings.hooks.PermissionRequest, [
+      { hooks: [{ type: 'command', command: `perch hook permission-request --agent ${a.name} --url ${served.mcpUrl}`, timeout: 600 }] },
+    ]);
     for (const f of out.files) {
       assert.ok(f.backup && fs.existsSync(f.backup), `a backup of ${f.file}`);
-      assert.equal(fs.readFileSync(f.backup, 'utf8'), f.file.endsWith('settings.json') ? `${JSON.stringify(SETTINGS, null, 2)}\n` : `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
+      assert.equal(
+        fs.readFileSync(f.backup, 'utf8'),
+        f.file.endsWith('settings.json') ? `${JSON.stringify(SETTINGS, null, 2)}\n` : `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`,
+      );
     }
     for (const text of Object.values(snapshot(home))) assert.ok(!text.includes(a.key), 'the key is in no file');
 
@@ -108,11 +134,23 @@ describe('perch connect claude-code / codex NAME edits the client\'s own config 
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /trust the new hooks \(review them with \/hooks/);
     const toml = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8');
-    assert.equal(toml, `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\n`);
+    assert.equal(
+      toml,
+      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\n`,
+    );
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
-    const hook = (sub: string, timeout: number) => [{ hooks: [{ type: 'command', command: `perch hook ${sub} --agent ${a.name} --url ${served.mcpUrl}`, timeout }] }];
+    const hook = (sub: string, timeout: number) => [
+      { hooks: [{ type: 'command', command: `perch hook ${sub} --agent ${a.name} --url ${served.mcpUrl}`, timeout }] },
+    ];
     // Codex's hooks reference has no Notification or SessionEnd event.
-    assert.deepEqual(hooks, { hooks: { PermissionRequest: hook('permission-request', 600), PreToolUse: hook('pre-tool-use', 10), Stop: hook('stop', 10), SessionStart: hook('session-start', 10) } });
+    assert.deepEqual(hooks, {
+      hooks: {
+        PermissionRequest: hook('permission-request', 600),
+        PreToolUse: hook('pre-tool-use', 10),
+        Stop: hook('stop', 10),
+        SessionStart: hook('session-start', 10),
+      },
+    });
     const backups = fs.readdirSync(path.join(home, '.codex')).filter((f) => f.startsWith('config.toml.perch-backup-'));
     assert.equal(backups.length, 1);
     assert.equal(fs.readFileSync(path.join(home, '.codex', backups[0]!), 'utf8'), CODEX_TOML);
@@ -166,7 +204,7 @@ describe('perch connect claude-code / codex NAME edits the client\'s own config 
 });
 
 describe('two agents on one machine, and what the shell needs (issue 28)', () => {
-  test('perch connect claude-code rue after kit: refused naming kit, nothing written; --replace makes it rue; the two agents\' MCP entries are perch-kit and perch-rue', async () => {
+  test("perch connect claude-code rue after kit: refused naming kit, nothing written; --replace makes it rue; the two agents' MCP entries are perch-kit and perch-rue", async () => {
     const kit = await newAgent();
     const rue = await newAgent();
     const home = homeWithConfigs();
@@ -174,17 +212,22 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
     const withKit = snapshot(home);
     const r = await connect(home, ['claude-code', rue.name, '--write']);
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stderr, new RegExp(`\\.claude\\.json connects agent ${kit.name} \\(MCP server perch-${kit.name}\\) already, and connecting ${rue.name} there would replace it\\. Run again with --replace to make it ${rue.name}, or connect ${rue.name} for one repository only with --project DIR\\. Nothing was written\\.`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `\\.claude\\.json connects agent ${kit.name} \\(MCP server perch-${kit.name}\\) already, and connecting ${rue.name} there would replace it\\. Run again with --replace to make it ${rue.name}, or connect ${rue.name} for one repository only with --project DIR\\. Nothing was written\\.`,
+      ),
+    );
     assert.deepEqual(snapshot(home), withKit, 'kit is still connected, untouched');
     const replaced = await connect(home, ['claude-code', rue.name, '--write', '--replace']);
     assert.equal(replaced.code, 0, replaced.stderr);
     const claudeJson = JSON.parse(fs.readFileSync(path.join(home, '.claude.json'), 'utf8'));
     assert.deepEqual(Object.keys(claudeJson.mcpServers).sort(), ['github', `perch-${rue.name}`]);
     const settings = fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8');
-    assert.ok(!settings.includes(`--agent ${kit.name} `) && settings.includes(`--agent ${rue.name} `), 'the hooks are rue\'s');
+    assert.ok(!settings.includes(`--agent ${kit.name} `) && settings.includes(`--agent ${rue.name} `), "the hooks are rue's");
   });
 
-  test('--project DIR: Claude Code\'s DIR/.mcp.json and DIR/.claude/settings.local.json, Codex\'s and Cursor\'s project files; the user\'s files untouched, so each repository is its own agent', async () => {
+  test("--project DIR: Claude Code's DIR/.mcp.json and DIR/.claude/settings.local.json, Codex's and Cursor's project files; the user's files untouched, so each repository is its own agent", async () => {
     const kit = await newAgent();
     const rue = await newAgent();
     const home = homeWithConfigs();
@@ -198,11 +241,24 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
     }
     assert.deepEqual(snapshot(home), userFiles, 'the user scope still connects kit');
     const mcp = JSON.parse(fs.readFileSync(path.join(repo, '.mcp.json'), 'utf8'));
-    assert.deepEqual(mcp, { mcpServers: { [`perch-${rue.name}`]: { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(rue.name)}}` } } } });
+    assert.deepEqual(mcp, {
+      mcpServers: {
+        [`perch-${rue.name}`]: { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(rue.name)}}` } },
+      },
+    });
     const local = JSON.parse(fs.readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8'));
-    assert.equal(local.hooks.PermissionRequest[0].hooks[0].command, `perch hook permission-request --agent ${rue.name} --url ${served.mcpUrl}`);
-    assert.match(fs.readFileSync(path.join(repo, '.codex', 'config.toml'), 'utf8'), new RegExp(`^approval_policy = "on-request"\\n\\n\\[mcp_servers\\.perch-${rue.name}\\]\\n`));
-    assert.match(fs.readFileSync(path.join(repo, '.codex', 'hooks.json'), 'utf8'), new RegExp(`perch hook permission-request --agent ${rue.name} `));
+    assert.equal(
+      local.hooks.PermissionRequest[0].hooks[0].command,
+      `perch hook permission-request --agent ${rue.name} --url ${served.mcpUrl}`,
+    );
+    assert.match(
+      fs.readFileSync(path.join(repo, '.codex', 'config.toml'), 'utf8'),
+      new RegExp(`^approval_policy = "on-request"\\n\\n\\[mcp_servers\\.perch-${rue.name}\\]\\n`),
+    );
+    assert.match(
+      fs.readFileSync(path.join(repo, '.codex', 'hooks.json'), 'utf8'),
+      new RegExp(`perch hook permission-request --agent ${rue.name} `),
+    );
     assert.ok(JSON.parse(fs.readFileSync(path.join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${rue.name}`]);
     assert.ok(fs.existsSync(path.join(repo, '.cursor', 'hooks.json')));
     const bad = await connect(home, ['claude-code', rue.name, '--project', path.join(repo, 'nope')]);
@@ -219,7 +275,10 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
     fs.writeFileSync(path.join(home, '.codex', 'config.toml'), 'model = "gpt-5.5"\napproval_policy = "never"\n');
     const r = await connect(home, ['codex', a.name, '--write']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8'), /^model = "gpt-5\.5"\napproval_policy = "on-request"\n/);
+    assert.match(
+      fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8'),
+      /^model = "gpt-5\.5"\napproval_policy = "on-request"\n/,
+    );
     assert.match(r.stdout, /approval_policy = "on-request" \(Codex asks, so its prompts reach Perch\)/);
     assert.match(r.stdout, /Codex's first run asks twice: trust the new hooks \(review them with \/hooks.*notice about the model/);
   });
@@ -228,15 +287,28 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
     const a = await newAgent();
     const home = homeWithConfigs();
     const env = keyEnvVar(a.name);
-    const bare = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], { env: { HOME: home, PATH: path.dirname(process.execPath), [env]: '' } });
+    const bare = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], {
+      env: { HOME: home, PATH: path.dirname(process.execPath), [env]: '' },
+    });
     assert.equal(bare.code, 0, bare.stderr);
-    assert.match(bare.stderr, new RegExp(`^perch connect: warning: ${env} is not set in this shell: Claude Code reads ${a.name}'s key from it, and without it nothing reaches Perch\\. Run export ${env}=perch_…`, 'm'));
-    assert.match(bare.stderr, /^perch connect: warning: perch is not on this shell's PATH: Claude Code's hooks run `perch hook …` and would fail/m);
+    assert.match(
+      bare.stderr,
+      new RegExp(
+        `^perch connect: warning: ${env} is not set in this shell: Claude Code reads ${a.name}'s key from it, and without it nothing reaches Perch\\. Run export ${env}=perch_…`,
+        'm',
+      ),
+    );
+    assert.match(
+      bare.stderr,
+      /^perch connect: warning: perch is not on this shell's PATH: Claude Code's hooks run `perch hook …` and would fail/m,
+    );
     assert.equal(JSON.parse(bare.stdout).warnings.length, 2);
     const binDir = path.join(home, 'bin');
     fs.mkdirSync(binDir);
     fs.writeFileSync(path.join(binDir, 'perch'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-    const ready = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], { env: { HOME: home, PATH: `${binDir}:${path.dirname(process.execPath)}`, [env]: a.key } });
+    const ready = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], {
+      env: { HOME: home, PATH: `${binDir}:${path.dirname(process.execPath)}`, [env]: a.key },
+    });
     assert.equal(ready.code, 0, ready.stderr);
     assert.equal(ready.stderr, '');
     assert.deepEqual(JSON.parse(ready.stdout).warnings, []);
@@ -247,30 +319,62 @@ describe('hook failures are loud (issue 28)', () => {
   test('a hook without its key says "no key was sent: set PERCH_KEY_<NAME> in the shell that starts Claude Code"; the owner is told once per agent in its feed; the hook door and /mcp answer the same', async () => {
     const a = await newAgent();
     const env = keyEnvVar(a.name);
-    for (const [args, stdin] of [[['pre-tool-use', '--agent', a.name], claudeCodePreToolUseBash], [['permission-request', '--agent', a.name], claudeCodeBash], [['stop', '--agent', a.name, '--harness', 'codex'], { ...claudeCodePreToolUseBash, hook_event_name: 'Stop' }]] as const) {
+    for (const [args, stdin] of [
+      [['pre-tool-use', '--agent', a.name], claudeCodePreToolUseBash],
+      [['permission-request', '--agent', a.name], claudeCodeBash],
+      [['stop', '--agent', a.name, '--harness', 'codex'], { ...claudeCodePreToolUseBash, hook_event_name: 'Stop' }],
+    ] as const) {
       const r = await runHook([...args, '--url', served.mcpUrl], stdin, {});
       assert.deepEqual([r.code, r.stdout], [0, ''], args.join(' '));
-      assert.match(r.stderr, new RegExp(`^perch hook: no key was sent: set ${env} in the shell that starts ${args[0] === 'stop' ? 'Codex' : 'Claude Code'} `), r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(`^perch hook: no key was sent: set ${env} in the shell that starts ${args[0] === 'stop' ? 'Codex' : 'Claude Code'} `),
+        r.stderr,
+      );
     }
-    const told = (await ownerOk(served, 'progress.list', { agent_id: a.id })).progress.filter((p: any) => p.data?.harness?.event === 'hook-key');
+    const told = (await ownerOk(served, 'progress.list', { agent_id: a.id })).progress.filter(
+      (p: any) => p.data?.harness?.event === 'hook-key',
+    );
     assert.equal(told.length, 1, 'once per agent, not once per hook call');
-    assert.equal(told[0].text, `Claude Code's hooks for ${a.name} reach Perch without a key, so nothing they report or ask arrives: set ${env} in the shell that starts Claude Code.`);
+    assert.equal(
+      told[0].text,
+      `Claude Code's hooks for ${a.name} reach Perch without a key, so nothing they report or ask arrives: set ${env} in the shell that starts Claude Code.`,
+    );
 
-    const door = await fetch(served.mcpUrl.replace(/\/mcp$/, `/hook?agent=${a.name}&harness=claude-code`), { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer \${${env}}` }, body: '{}' });
+    const door = await fetch(served.mcpUrl.replace(/\/mcp$/, `/hook?agent=${a.name}&harness=claude-code`), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer \${${env}}` },
+      body: '{}',
+    });
     assert.equal(door.status, 401);
     assert.equal(((await door.json()) as any).error.message, `no key was sent: set ${env} in the shell that starts Claude Code.`);
-    const mcp = await fetch(served.mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer \${${env}}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const mcp = await fetch(served.mcpUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer \${${env}}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     assert.equal(mcp.status, 401);
     const text = JSON.stringify(await mcp.json());
-    assert.match(text, new RegExp(`no key was sent \\(the header holds \\$\\{${env}\\} as written\\): set ${env} in the shell that starts the client`));
+    assert.match(
+      text,
+      new RegExp(`no key was sent \\(the header holds \\$\\{${env}\\} as written\\): set ${env} in the shell that starts the client`),
+    );
     assert.doesNotMatch(text, /wrong or was revoked/);
     // The hub log says the same of that request (not "the agent key is wrong or was revoked").
     const log = path.join(served.dataDir, 'logs', 'hub.log');
     let line: any;
-    await eventually(() => {
-      line = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.door === 'mcp' && l.status === 401 && String(l.error).includes(`\${${env}}`));
-      return !!line;
-    }, 10_000, 'the hub log line of the request without a key');
+    await eventually(
+      () => {
+        line = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .find((l) => l.door === 'mcp' && l.status === 401 && String(l.error).includes(`\${${env}}`));
+        return !!line;
+      },
+      10_000,
+      'the hub log line of the request without a key',
+    );
     assert.match(line.error, new RegExp(`^Unauthorized: no key was sent .*set ${env} in the shell that starts the client`));
   });
 });
@@ -292,7 +396,7 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
     const list = await runClaude(claude.bin!, ['mcp', 'list'], { cwd: project, home, env, timeoutMs: 60_000 });
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`^perch-${a.name}: ${served.mcpUrl.replace(/[.]/g, '\\.')} \\(HTTP\\) - ✔ Connected$`, 'm'));
-    assert.match(list.stdout, /^github: /m, 'the user\'s own server is still there');
+    assert.match(list.stdout, /^github: /m, "the user's own server is still there");
 
     const model = await startStandIn((req) => {
       if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
@@ -300,13 +404,21 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
       return [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'touch connected.marker' } }];
     });
     try {
-      const run = runClaude(claude.bin!, ['-p', 'Touch the marker.'], { cwd: project, home, env: { ...env, ANTHROPIC_BASE_URL: model.url } });
+      const run = runClaude(claude.bin!, ['-p', 'Touch the marker.'], {
+        cwd: project,
+        home,
+        env: { ...env, ANTHROPIC_BASE_URL: model.url },
+      });
       let req: any;
-      await eventually(async () => {
-        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-        req = requests.find((x: any) => x.requester?.id === a.id);
-        return !!req;
-      }, 120_000, 'the prompt as a Perch request');
+      await eventually(
+        async () => {
+          const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+          req = requests.find((x: any) => x.requester?.id === a.id);
+          return !!req;
+        },
+        120_000,
+        'the prompt as a Perch request',
+      );
       assert.equal(req.title, 'Allow Bash: touch connected.marker?');
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
       assert.equal((await run).code, 0);
@@ -320,16 +432,24 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
 const codexCli = codex();
 
 describe('the real Codex CLI reads the config perch connect wrote', { skip: codexCli.skip }, () => {
-  test('codex mcp list shows Perch as a streamable HTTP server with the key env var, beside the user\'s own server', async () => {
+  test("codex mcp list shows Perch as a streamable HTTP server with the key env var, beside the user's own server", async () => {
     const a = await newAgent();
     const home = homeWithConfigs();
     assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
-    const r = spawnSync(process.execPath, [codexCli.bin!, 'mcp', 'list', '--json'], { cwd: home, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [codexCli.bin!, 'mcp', 'list', '--json'], {
+      cwd: home,
+      env: { PATH: process.env.PATH, HOME: home },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     const servers = JSON.parse(r.stdout) as any[];
     assert.deepEqual(servers.map((s) => s.name).sort(), ['docs', `perch-${a.name}`]);
     const perch = servers.find((s) => s.name === `perch-${a.name}`);
     assert.equal(perch.enabled, true);
-    assert.deepEqual([perch.transport.type, perch.transport.url, perch.transport.bearer_token_env_var], ['streamable_http', served.mcpUrl, keyEnvVar(a.name)]);
+    assert.deepEqual(
+      [perch.transport.type, perch.transport.url, perch.transport.bearer_token_env_var],
+      ['streamable_http', served.mcpUrl, keyEnvVar(a.name)],
+    );
   });
 });

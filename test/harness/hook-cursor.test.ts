@@ -10,23 +10,25 @@ import { CURSOR_ALLOW, CURSOR_ASK, cursorAfterFileEdit, cursorDeny, cursorMcp, c
 
 const served = useSharedServe();
 
-
-
 const newAgent = (base: string): Promise<AgentKey> => addAgent(served.dataDir, uniqueName(base));
 const envFor = (a: AgentKey): Record<string, string> => ({ PERCH_URL: served.mcpUrl, PERCH_KEY: a.key });
 const mine = async (a: AgentKey) => (await ownerOk(served, 'requests.list', {})).requests.filter((x: any) => x.requester?.id === a.id);
 
 async function pendingOf(a: AgentKey): Promise<any> {
   let found: any;
-  await eventually(async () => {
-    const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-    found = requests.find((r: any) => r.requester?.id === a.id);
-    return !!found;
-  }, 15_000, `a pending request from ${a.name}`);
+  await eventually(
+    async () => {
+      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+      found = requests.find((r: any) => r.requester?.id === a.id);
+      return !!found;
+    },
+    15_000,
+    `a pending request from ${a.name}`,
+  );
   return found;
 }
 
-describe('Cursor: perch hook permission-request files beforeShellExecution / beforeMCPExecution prompts and prints Cursor\'s permission', () => {
+describe("Cursor: perch hook permission-request files beforeShellExecution / beforeMCPExecution prompts and prints Cursor's permission", () => {
   test('a shell command (told by hook_event_name, no --harness): tool "Shell", the conversation and cwd, the command as code; approve prints {"permission":"allow"}', async () => {
     const a = await newAgent('cursor-shell');
     const run = runHook(['permission-request'], JSON.stringify(cursorShell), envFor(a));
@@ -69,7 +71,10 @@ describe('Cursor: perch hook permission-request files beforeShellExecution / bef
     assert.equal(r.stdout, `${CURSOR_ASK}\n`);
     assert.match(r.stderr, /^perch hook: no decision within 2 s/);
     const reqs = await mine(a);
-    assert.deepEqual(reqs.map((x: any) => x.state), ['cancelled']);
+    assert.deepEqual(
+      reqs.map((x: any) => x.state),
+      ['cancelled'],
+    );
   });
 
   test('the hub is down: {"permission":"ask"}, exit 0, one stderr line', async () => {
@@ -79,7 +84,10 @@ describe('Cursor: perch hook permission-request files beforeShellExecution / bef
         s.close(() => resolve(p));
       });
     });
-    const r = await runHook(['permission-request'], JSON.stringify(cursorShell), { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' });
+    const r = await runHook(['permission-request'], JSON.stringify(cursorShell), {
+      PERCH_URL: `http://127.0.0.1:${port}/mcp`,
+      PERCH_KEY: 'perch_whatever',
+    });
     assert.equal(r.code, 0);
     assert.equal(r.stdout, `${CURSOR_ASK}\n`);
     assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
@@ -100,9 +108,17 @@ describe('Cursor: perch hook permission-request files beforeShellExecution / bef
     const cases: Array<[string, string, RegExp]> = [
       ['not JSON', 'rm -rf /', /^perch hook: stdin is not JSON/],
       ['empty', '', /^perch hook: no input on stdin/],
-      ['another event', JSON.stringify(cursorAfterFileEdit), /^perch hook: stdin is a "afterFileEdit" hook event, not beforeShellExecution or beforeMCPExecution/],
+      [
+        'another event',
+        JSON.stringify(cursorAfterFileEdit),
+        /^perch hook: stdin is a "afterFileEdit" hook event, not beforeShellExecution or beforeMCPExecution/,
+      ],
       ['no command', JSON.stringify({ ...cursorShell, command: undefined }), /^perch hook: the beforeShellExecution input has no command/],
-      ['no tool_name', JSON.stringify({ ...cursorMcp, tool_name: undefined }), /^perch hook: the beforeMCPExecution input has no tool_name/],
+      [
+        'no tool_name',
+        JSON.stringify({ ...cursorMcp, tool_name: undefined }),
+        /^perch hook: the beforeMCPExecution input has no tool_name/,
+      ],
     ];
     for (const [what, stdin, expected] of cases) {
       const r = await runHook(['permission-request', '--harness', 'cursor'], stdin, envFor(a));
@@ -137,15 +153,23 @@ describe('Cursor: standing rules apply to its prompts', () => {
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
     assert.equal((await run).stdout, `${cursorDeny('Denied by the owner in Perch.')}\n`);
 
-    const { rule: deny } = await ownerOk(served, 'rules.add', { agent: a.name, tool: 'MCP:query@http://localhost:3000/mcp', behavior: 'deny' });
+    const { rule: deny } = await ownerOk(served, 'rules.add', {
+      agent: a.name,
+      tool: 'MCP:query@http://localhost:3000/mcp',
+      behavior: 'deny',
+    });
     const m = await runHook(['permission-request'], JSON.stringify(cursorMcp), envFor(a));
-    assert.equal(m.stdout, `${cursorDeny(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny MCP:query@http://localhost:3000/mcp`)}\n`);
+    assert.equal(
+      m.stdout,
+      `${cursorDeny(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny MCP:query@http://localhost:3000/mcp`)}\n`,
+    );
   });
 
   test('an MCP rule is tied to its server: "always allow" on search from server A does not allow search from server B (or from a server Cursor did not name)', async () => {
     const a = await newAgent('cursor-mcp-server');
     const serverA = 'http://localhost:3000/mcp';
-    const prompt = (extra: Record<string, unknown>) => JSON.stringify({ ...cursorMcp, tool_name: 'search', url: undefined, command: undefined, ...extra });
+    const prompt = (extra: Record<string, unknown>) =>
+      JSON.stringify({ ...cursorMcp, tool_name: 'search', url: undefined, command: undefined, ...extra });
     const first = runHook(['permission-request'], prompt({ url: serverA }), envFor(a));
     const asked = await pendingOf(a);
     const { rule } = await ownerOk(served, 'rules.add', { request_id: asked.request_id, behavior: 'allow' });
@@ -159,7 +183,7 @@ describe('Cursor: standing rules apply to its prompts', () => {
       assert.equal((await run).stdout, `${cursorDeny('Denied by the owner in Perch.')}\n`, JSON.stringify(other));
     }
     const again = await runHook(['permission-request', '--timeout', '20'], prompt({ url: serverA }), envFor(a));
-    assert.equal(again.stdout, `${CURSOR_ALLOW}\n`, 'server A\'s search is still allowed by the rule');
+    assert.equal(again.stdout, `${CURSOR_ALLOW}\n`, "server A's search is still allowed by the rule");
     assert.equal(rule.tool, `MCP:search@${serverA}`);
     // A long server command is shortened, and two that start alike stay apart.
     const long = (tail: string) => `node ${'/very/long/path/to/an/mcp/server/'.repeat(5)}${tail}`;

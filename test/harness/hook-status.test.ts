@@ -7,14 +7,19 @@ import net from 'node:net';
 import { addAgent, eventually, ownerOk, rawCall, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { runHook, type HookRun } from '../support/hook-runner';
 import {
-  claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, claudeCodeSessionEnd, claudeCodeSessionStart, claudeCodeStop,
-  codexPreToolUse, codexSessionStart, preToolUseDeny,
+  claudeCodeNotification,
+  claudeCodePreToolUseBash,
+  claudeCodePreToolUseGetUpdates,
+  claudeCodeSessionEnd,
+  claudeCodeSessionStart,
+  claudeCodeStop,
+  codexPreToolUse,
+  codexSessionStart,
+  preToolUseDeny,
 } from '../fixtures/status-hooks';
 import { claudeCodeBash } from '../fixtures/permission-request';
 
 const served = useSharedServe();
-
-
 
 function envFor(agent: AgentKey): Record<string, string> {
   return { PERCH_URL: served.mcpUrl, PERCH_KEY: agent.key };
@@ -43,7 +48,7 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
   test('paused by the owner: every tool call is blocked with the harness PreToolUse deny, the reason and the instruction to wait; Perch get_updates still runs; resumed, nothing is blocked', async () => {
     const a = await addAgent(served.dataDir, uniqueName('pre-paused'));
     await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
-    const expected = `${preToolUseDeny('Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch\'s get_updates with wait_secs returns agent.resumed).')}\n`;
+    const expected = `${preToolUseDeny("Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).")}\n`;
     const cc = await runHook(['pre-tool-use'], claudeCodePreToolUseBash, envFor(a));
     assert.deepEqual([cc.code, cc.stdout, cc.stderr], [0, expected, '']);
     const cx = await runHook(['pre-tool-use'], codexPreToolUse, envFor(a));
@@ -77,7 +82,10 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
     await eventually(async () => (await agentView(a)).paused?.by === 'budget', 10_000, 'the cap pauses the agent');
     const r = await runHook(['pre-tool-use'], claudeCodePreToolUseBash, envFor(a));
     assert.equal(r.code, 0, r.stderr);
-    assert.match(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason, /^Paused in Perch \(a daily cap was reached \(.*tool.*\)\)\. Do not run tools/);
+    assert.match(
+      JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason,
+      /^Paused in Perch \(a daily cap was reached \(.*tool.*\)\)\. Do not run tools/,
+    );
   });
 
   test('the hub is down: decides nothing, exit 0, one stderr line', async () => {
@@ -87,7 +95,12 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
         s.close(() => resolve(p));
       });
     });
-    const r = await runHook(['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' }, 5_000);
+    const r = await runHook(
+      ['pre-tool-use'],
+      claudeCodePreToolUseBash,
+      { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' },
+      5_000,
+    );
     assert.deepEqual([r.code, r.stdout], [0, '']);
     assert.match(r.stderr, /^perch hook: cannot reach the Perch hub at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\).*Deciding nothing\n$/);
   });
@@ -98,7 +111,12 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const port = (silent.address() as net.AddressInfo).port;
-      const r = await runHook(['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' }, 5_000);
+      const r = await runHook(
+        ['pre-tool-use'],
+        claudeCodePreToolUseBash,
+        { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: 'perch_whatever' },
+        5_000,
+      );
       assert.deepEqual([r.code, r.stdout], [0, '']);
       assert.match(r.stderr, /no answer from the Perch hub .* within 1500 ms; deciding nothing/);
     } finally {
@@ -111,11 +129,41 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
     const a = await addAgent(served.dataDir, uniqueName('pre-bad'));
     const cases: Array<[string, string[], unknown, Record<string, string>, RegExp]> = [
       ['not JSON', ['pre-tool-use'], 'npm test', envFor(a), /^perch hook: stdin is not JSON/],
-      ['another event', ['pre-tool-use'], claudeCodeBash, envFor(a), /^perch hook: stdin is a "PermissionRequest" hook event, not PreToolUse: configure this command under hooks\.PreToolUse/],
-      ['a Stop input to notification', ['notification'], claudeCodeStop, envFor(a), /^perch hook: stdin is a "Stop" hook event, not Notification/],
-      ['a bad --harness', ['stop', '--harness', 'vim'], claudeCodeStop, envFor(a), /^perch hook: --harness must be claude-code, codex or cursor/],
-      ['no key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl }, /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/],
-      ['a wrong key', ['pre-tool-use'], claudeCodePreToolUseBash, { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' }, /^perch hook: the Perch hub at .* refused the agent key \(HTTP 401\)/],
+      [
+        'another event',
+        ['pre-tool-use'],
+        claudeCodeBash,
+        envFor(a),
+        /^perch hook: stdin is a "PermissionRequest" hook event, not PreToolUse: configure this command under hooks\.PreToolUse/,
+      ],
+      [
+        'a Stop input to notification',
+        ['notification'],
+        claudeCodeStop,
+        envFor(a),
+        /^perch hook: stdin is a "Stop" hook event, not Notification/,
+      ],
+      [
+        'a bad --harness',
+        ['stop', '--harness', 'vim'],
+        claudeCodeStop,
+        envFor(a),
+        /^perch hook: --harness must be claude-code, codex or cursor/,
+      ],
+      [
+        'no key',
+        ['pre-tool-use'],
+        claudeCodePreToolUseBash,
+        { PERCH_URL: served.mcpUrl },
+        /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/,
+      ],
+      [
+        'a wrong key',
+        ['pre-tool-use'],
+        claudeCodePreToolUseBash,
+        { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' },
+        /^perch hook: the Perch hub at .* refused the agent key \(HTTP 401\)/,
+      ],
     ];
     for (const [what, args, stdin, env, expected] of cases) {
       const r = await runHook(args, stdin, env);
@@ -212,7 +260,11 @@ describe('the hook door (POST /hook)', () => {
       assert.equal(r.json.error.code, 'unsupported_media_type');
       assert.match(r.json.error.message, /^Send the hook report with "Content-Type: application\/json" \(got "[^"\n]+"\)\.$/);
     }
-    const none = await fetch(hookUrl(), { method: 'POST', headers: { Authorization: `Bearer ${a.key}` }, body: new TextEncoder().encode(report) });
+    const none = await fetch(hookUrl(), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.key}` },
+      body: new TextEncoder().encode(report),
+    });
     assert.equal(none.status, 415, 'no Content-Type at all');
     assert.match(((await none.json()) as { error: { message: string } }).error.message, /\(got none\)/);
     assert.equal((await agentView(a)).harness, null, 'a refused report changes nothing');

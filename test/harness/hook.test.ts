@@ -6,14 +6,26 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, addAgent, ensureBuilt, eventually, ownerFail, ownerOk, rawCall, removeDataDir, startServe, tempDataDir, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import {
+  ROOT,
+  addAgent,
+  ensureBuilt,
+  eventually,
+  ownerFail,
+  ownerOk,
+  rawCall,
+  removeDataDir,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  useSharedServe,
+  type AgentKey,
+} from '../support/serve-harness';
 import { decidingRule, ruleMatches, ruleText } from '../../src/shared/features/permission-prompts';
 import { pendingRequestOf, startHook, type HookRun } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from '../fixtures/permission-request';
 
 const served = useSharedServe();
-
-
 
 function runHook(args: string[], stdin: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<HookRun> {
   return startHook(args, stdin, env, timeoutMs).done;
@@ -83,7 +95,11 @@ describe('perch hook permission-request files the prompt as an owner request and
 
   test('--agent NAME takes the key from PERCH_KEY_<NAME>, not PERCH_KEY', async () => {
     const a = await newAgent('hook-named');
-    const run = runHook(['permission-request', '--agent', 'build-bot'], JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl, PERCH_KEY_BUILD_BOT: a.key, PERCH_KEY: 'perch_not_this_one' });
+    const run = runHook(['permission-request', '--agent', 'build-bot'], JSON.stringify(claudeCodeBash), {
+      PERCH_URL: served.mcpUrl,
+      PERCH_KEY_BUILD_BOT: a.key,
+      PERCH_KEY: 'perch_not_this_one',
+    });
     const req = await pendingOf(a);
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
     const r = await run;
@@ -148,10 +164,30 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
       ['empty', '', envFor(a), /^perch hook: no input on stdin/],
       ['an array', '[1,2]', envFor(a), /^perch hook: stdin is not a JSON object/],
       ['over 4 MiB', `{"pad":"${' '.repeat(5 * 1024 * 1024)}"}`, envFor(a), /^perch hook: stdin is over 4194304 bytes, not a hook input/],
-      ['another event', JSON.stringify(claudeCodePreToolUse), envFor(a), /^perch hook: stdin is a "PreToolUse" hook event, not PermissionRequest/],
-      ['no tool_name', JSON.stringify({ ...claudeCodeBash, tool_name: undefined }), envFor(a), /^perch hook: the PermissionRequest input has no tool_name/],
-      ['no key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl }, /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/],
-      ['a bad key', JSON.stringify(claudeCodeBash), { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' }, /^perch hook: the Perch hub at .* refused the agent key/],
+      [
+        'another event',
+        JSON.stringify(claudeCodePreToolUse),
+        envFor(a),
+        /^perch hook: stdin is a "PreToolUse" hook event, not PermissionRequest/,
+      ],
+      [
+        'no tool_name',
+        JSON.stringify({ ...claudeCodeBash, tool_name: undefined }),
+        envFor(a),
+        /^perch hook: the PermissionRequest input has no tool_name/,
+      ],
+      [
+        'no key',
+        JSON.stringify(claudeCodeBash),
+        { PERCH_URL: served.mcpUrl },
+        /^perch hook: no key was sent: set PERCH_KEY in the shell that starts Claude Code/,
+      ],
+      [
+        'a bad key',
+        JSON.stringify(claudeCodeBash),
+        { PERCH_URL: served.mcpUrl, PERCH_KEY: 'perch_nope' },
+        /^perch hook: the Perch hub at .* refused the agent key/,
+      ],
     ];
     for (const [what, stdin, env, expected] of cases) {
       const r = await runHook(['permission-request'], stdin, env);
@@ -171,7 +207,11 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
 describe('a hook prompt whose asker is gone is withdrawn, and the card says so', () => {
   /** The hook is in its get_request wait (the agent shows waiting in agents.list). */
   async function hookWaiting(s: Pick<typeof served, 'dataDir'>, agent: AgentKey): Promise<void> {
-    await eventually(async () => (await ownerOk(s, 'agents.list')).agents.some((x: any) => x.id === agent.id && x.waiting), 15_000, `${agent.name}'s hook to wait`);
+    await eventually(
+      async () => (await ownerOk(s, 'agents.list')).agents.some((x: any) => x.id === agent.id && x.waiting),
+      15_000,
+      `${agent.name}'s hook to wait`,
+    );
   }
 
   async function requestOf(s: Pick<typeof served, 'dataDir'>, id: string): Promise<any> {
@@ -203,7 +243,12 @@ describe('a hook prompt whose asker is gone is withdrawn, and the card says so',
       for (const how of ['SIGKILL', 'SIGTERM'] as const) {
         const h = startHook(['permission-request'], JSON.stringify(claudeCodeBash), { PERCH_URL: hub.mcpUrl, PERCH_KEY: a.key });
         let req: any;
-        await eventually(async () => !!(req = (await ownerOk(hub, 'requests.list', { state: 'pending' })).requests.find((x: any) => x.requester?.id === a.id)), 15_000, 'the prompt filed');
+        await eventually(
+          async () =>
+            !!(req = (await ownerOk(hub, 'requests.list', { state: 'pending' })).requests.find((x: any) => x.requester?.id === a.id)),
+          15_000,
+          'the prompt filed',
+        );
         await hookWaiting(hub, a);
         if (how === 'SIGKILL') await hub.kill();
         else await hub.stop();
@@ -218,7 +263,8 @@ describe('a hook prompt whose asker is gone is withdrawn, and the card says so',
         assert.match(refused.message, /was withdrawn: the harness stopped waiting/, how);
       }
       // A request an agent waits for through another client is not a hook's prompt: kept across a restart.
-      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => (await rawCall(hub.mcpUrl, a.key, name, args)).structuredContent;
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> =>
+        (await rawCall(hub.mcpUrl, a.key, name, args)).structuredContent;
       const d = await call('open_direct', { user: (await call('whoami')).owner.name });
       const plain = await call('request_human', { conv_id: d.conversation.conv_id, kind: 'approve', title: 'Ship it?' });
       await hub.kill();
@@ -237,7 +283,11 @@ describe('perch hook starts light', () => {
     const bundle = fs.readFileSync(path.join(ROOT, 'dist', 'hook.js'), 'utf8');
     const required = [...bundle.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
     assert.ok(required.length > 0);
-    assert.deepEqual(required.filter((m) => !m.startsWith('node:')), [], 'dist/hook.js requires only node built-ins');
+    assert.deepEqual(
+      required.filter((m) => !m.startsWith('node:')),
+      [],
+      'dist/hook.js requires only node built-ins',
+    );
     // The whole CLI (dist/cli.js) writes its V8 code cache at exit; the hook's bundle does not use one.
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-hook-cache-'));
     fs.chmodSync(cacheDir, 0o700);
@@ -257,12 +307,24 @@ describe('standing rules: the owner always allows or denies a tool (or a command
 
   test('an allow rule for a command prefix decides a matching prompt at once (allow JSON, nobody asked), recorded as decided by the owner with the rule', async () => {
     const a = await newAgent('hook-rule-allow');
-    const { rule, added } = await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
+    const { rule, added } = await ownerOk(served, 'rules.add', {
+      agent: a.name,
+      tool: 'Bash',
+      command_prefix: 'npm test',
+      behavior: 'allow',
+    });
     assert.equal(added, true);
     assert.deepEqual([rule.agent.id, rule.tool, rule.command_prefix, rule.behavior], [a.id, 'Bash', 'npm test', 'allow']);
-    assert.equal((await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' })).added, false, 'the same rule again adds nothing');
+    assert.equal(
+      (await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' })).added,
+      false,
+      'the same rule again adds nothing',
+    );
     const listed = await ownerOk(served, 'rules.list', { agent: a.name });
-    assert.deepEqual(listed.rules.map((r: any) => r.rule_id), [rule.rule_id]);
+    assert.deepEqual(
+      listed.rules.map((r: any) => r.rule_id),
+      [rule.rule_id],
+    );
 
     const r = await runHook(['permission-request', '--timeout', '20'], bash('npm test -- --watch'), envFor(a));
     assert.equal(r.code, 0, r.stderr);
@@ -307,27 +369,53 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await run).stdout, `${ALLOW_OUTPUT}\n`);
   });
 
-  test('standing rules decide only prompts the hook door filed: an agent\'s own request_human shaped like a prompt stays pending, in its direct conversation or a group', async () => {
+  test("standing rules decide only prompts the hook door filed: an agent's own request_human shaped like a prompt stays pending, in its direct conversation or a group", async () => {
     const a = await newAgent('hook-rule-spoof');
     const other = await newAgent('hook-rule-spoof-peer');
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
     const me = (await rawCall(served.mcpUrl, a.key, 'whoami')).structuredContent!;
     const conv = (await rawCall(served.mcpUrl, a.key, 'open_direct', { user: me.owner.name })).structuredContent!.conversation.conv_id;
-    const context = { source: 'permission_prompt', harness: 'claude-code', tool_name: 'Bash', tool_input: { command: 'npm test' }, preview: 'Owner: I approve deploying to production.' };
-    const spoof = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Deploy to production?', context })).structuredContent!;
+    const context = {
+      source: 'permission_prompt',
+      harness: 'claude-code',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      preview: 'Owner: I approve deploying to production.',
+    };
+    const spoof = (
+      await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Deploy to production?', context })
+    ).structuredContent!;
     assert.equal(spoof.state, 'pending');
-    const shaped = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Allow Bash: npm test?', context })).structuredContent!;
-    assert.equal(shaped.state, 'pending', 'the prompt\'s own title and context, but not filed by the hook door: the owner decides');
-    const group = (await rawCall(served.mcpUrl, a.key, 'create_group', { title: 'deploys', members: [other.name, me.owner.name] })).structuredContent!.conversation.conv_id;
-    const inGroup = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: group, kind: 'approve', title: 'Allow Bash: npm test?', context })).structuredContent!;
+    const shaped = (
+      await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Allow Bash: npm test?', context })
+    ).structuredContent!;
+    assert.equal(shaped.state, 'pending', "the prompt's own title and context, but not filed by the hook door: the owner decides");
+    const group = (await rawCall(served.mcpUrl, a.key, 'create_group', { title: 'deploys', members: [other.name, me.owner.name] }))
+      .structuredContent!.conversation.conv_id;
+    const inGroup = (
+      await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: group, kind: 'approve', title: 'Allow Bash: npm test?', context })
+    ).structuredContent!;
     assert.equal(inGroup.state, 'pending', 'a prompt-shaped request in a group is never decided by a rule');
     const seen = (await ownerOk(served, 'requests.list', {})).requests.filter((x: any) => x.requester?.id === a.id);
-    assert.deepEqual(seen.map((x: any) => [x.state, x.door ?? null]), [['pending', null], ['pending', null], ['pending', null]]);
-    assert.match((await ownerFail(served, 'rules.add', { request_id: inGroup.request_id, behavior: 'allow' }, 400)).message, /is not an agent's permission prompt/, 'nor can it be answered "always"');
+    assert.deepEqual(
+      seen.map((x: any) => [x.state, x.door ?? null]),
+      [
+        ['pending', null],
+        ['pending', null],
+        ['pending', null],
+      ],
+    );
+    assert.match(
+      (await ownerFail(served, 'rules.add', { request_id: inGroup.request_id, behavior: 'allow' }, 400)).message,
+      /is not an agent's permission prompt/,
+      'nor can it be answered "always"',
+    );
     // The same prompt through the hook door is decided by the rule, in the agent's direct conversation with the owner.
     const r = await runHook(['permission-request', '--timeout', '20'], bash('npm test'), envFor(a));
     assert.equal(r.stdout, `${ALLOW_OUTPUT}\n`);
-    const filed = (await ownerOk(served, 'requests.list', {})).requests.find((x: any) => x.requester?.id === a.id && x.state === 'approved');
+    const filed = (await ownerOk(served, 'requests.list', {})).requests.find(
+      (x: any) => x.requester?.id === a.id && x.state === 'approved',
+    );
     assert.equal(filed.door, 'hook');
     assert.equal(filed.conv_id, conv);
   });
@@ -344,12 +432,19 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await run).stdout, `${ALLOW_OUTPUT}\n`, 'the waiting hook got the answer');
     const next = await runHook(['permission-request', '--timeout', '20'], bash('npm run lint'), envFor(a));
     assert.equal(next.stdout, `${ALLOW_OUTPUT}\n`, 'the next matching prompt is decided by the rule');
-    assert.deepEqual((await mine(a)).map((x: any) => x.state), ['approved', 'approved']);
+    assert.deepEqual(
+      (await mine(a)).map((x: any) => x.state),
+      ['approved', 'approved'],
+    );
     // Only a permission prompt can be answered this way.
     const me = (await rawCall(served.mcpUrl, a.key, 'whoami')).structuredContent!;
     const conv = (await rawCall(served.mcpUrl, a.key, 'open_direct', { user: me.owner.name })).structuredContent!.conversation.conv_id;
-    const plain = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Ship it?' })).structuredContent!;
-    assert.match((await ownerFail(served, 'rules.add', { request_id: plain.request_id, behavior: 'allow' }, 400)).message, /is not an agent's permission prompt/);
+    const plain = (await rawCall(served.mcpUrl, a.key, 'request_human', { conv_id: conv, kind: 'approve', title: 'Ship it?' }))
+      .structuredContent!;
+    assert.match(
+      (await ownerFail(served, 'rules.add', { request_id: plain.request_id, behavior: 'allow' }, 400)).message,
+      /is not an agent's permission prompt/,
+    );
     assert.equal((await ownerOk(served, 'rules.list', { agent: a.name })).rules.length, 1, 'the refused answers added no rule');
   });
 
@@ -358,20 +453,41 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await ownerFail(served, 'rules.add', { agent: 'nobody-here', tool: 'Bash', behavior: 'allow' }, 404)).code, 'not_found');
     assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, tool: 'Bash', behavior: 'maybe' }, 400)).code, 'invalid_argument');
     assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, tool: '   ', behavior: 'allow' }, 400)).code, 'invalid_argument');
-    assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: '  ', behavior: 'allow' }, 400)).code, 'invalid_argument');
+    assert.equal(
+      (await ownerFail(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: '  ', behavior: 'allow' }, 400)).code,
+      'invalid_argument',
+    );
     assert.equal((await ownerFail(served, 'rules.remove', { rule_id: 'pr_nope' }, 404)).code, 'not_found');
-    assert.equal((await ownerFail(served, 'rules.add', { agent: a.name, behavior: 'allow' }, 400)).code, 'invalid_argument', 'no tool and no request_id');
+    assert.equal(
+      (await ownerFail(served, 'rules.add', { agent: a.name, behavior: 'allow' }, 400)).code,
+      'invalid_argument',
+      'no tool and no request_id',
+    );
     assert.deepEqual((await ownerOk(served, 'rules.list', { agent: a.name })).rules, []);
   });
 
   test('a deny rule is not evaded by quoting, doubled blanks or options before the subcommand, and an allow prefix never covers a code-running option (real hook)', async () => {
     const a = await newAgent('hook-rule-evade');
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'git', behavior: 'allow' });
-    const { rule: deny } = await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'git push', behavior: 'deny' });
+    const { rule: deny } = await ownerOk(served, 'rules.add', {
+      agent: a.name,
+      tool: 'Bash',
+      command_prefix: 'git push',
+      behavior: 'deny',
+    });
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
-    for (const command of ['git "push" origin main', "git pu''sh origin main", 'git  push origin main', 'git -C . push --force origin main']) {
+    for (const command of [
+      'git "push" origin main',
+      "git pu''sh origin main",
+      'git  push origin main',
+      'git -C . push --force origin main',
+    ]) {
       const r = await runHook(['permission-request', '--timeout', '20'], bash(command), envFor(a));
-      assert.equal(r.stdout, `${denyOutput(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny Bash \`git push\``)}\n`, command);
+      assert.equal(
+        r.stdout,
+        `${denyOutput(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny Bash \`git push\``)}\n`,
+        command,
+      );
     }
     for (const command of ['npm test --script-shell=./evil.sh', 'git -c core.pager=./evil.sh log', 'git st"atus"']) {
       const run = runHook(['permission-request'], bash(command), envFor(a));
@@ -398,23 +514,50 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal(req.context.tool_input, undefined);
     assert.equal(req.context.cut.chars, command.length);
     assert.equal(req.door, 'hook');
-    assert.match((await ownerFail(served, 'rules.add', { request_id: req.request_id, behavior: 'allow' }, 400)).message, /too long to show whole/);
+    assert.match(
+      (await ownerFail(served, 'rules.add', { request_id: req.request_id, behavior: 'allow' }, 400)).message,
+      /too long to show whole/,
+    );
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
     assert.equal((await run).stdout, `${denyOutput('Denied by the owner in Perch.')}\n`);
   });
 
   test('rules match the unquoted shell words: quoting, blanks and options do not evade a deny; an allow never covers quotes or code-running options; the rule text says an allow covers any arguments', () => {
-    const rules = [{ tool: 'Bash', command_prefix: 'git', behavior: 'allow' as const }, { tool: 'Bash', command_prefix: 'git push', behavior: 'deny' as const }];
-    for (const c of ['git "push" origin main', "git pu''sh origin main", 'git  push origin main', 'git\tpush', 'git -C . push --force', 'cd repo && git push']) {
+    const rules = [
+      { tool: 'Bash', command_prefix: 'git', behavior: 'allow' as const },
+      { tool: 'Bash', command_prefix: 'git push', behavior: 'deny' as const },
+    ];
+    for (const c of [
+      'git "push" origin main',
+      "git pu''sh origin main",
+      'git  push origin main',
+      'git\tpush',
+      'git -C . push --force',
+      'cd repo && git push',
+    ]) {
       assert.equal(decidingRule(rules, 'Bash', c)?.behavior, 'deny', c);
     }
     assert.equal(decidingRule(rules, 'Bash', 'git status')?.behavior, 'allow');
     const npm = { tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const };
-    for (const c of ['npm test --script-shell=./evil.sh', 'npm test --script-shell ./evil.sh', 'npm "test"', 'npm te\\st', "npm test 'x'", 'npm test *', 'npm test ~/x', 'npm test\u00a0x']) {
+    for (const c of [
+      'npm test --script-shell=./evil.sh',
+      'npm test --script-shell ./evil.sh',
+      'npm "test"',
+      'npm te\\st',
+      "npm test 'x'",
+      'npm test *',
+      'npm test ~/x',
+      'npm test\u00a0x',
+    ]) {
       assert.equal(ruleMatches(npm, 'Bash', c), false, c);
     }
     const git = rules[0]!;
-    for (const c of ['git -c core.pager=sh log', 'git -C /tmp status', 'git fetch --upload-pack=./evil.sh origin', 'git rebase --exec ./evil.sh main']) {
+    for (const c of [
+      'git -c core.pager=sh log',
+      'git -C /tmp status',
+      'git fetch --upload-pack=./evil.sh origin',
+      'git rebase --exec ./evil.sh main',
+    ]) {
       assert.equal(ruleMatches(git, 'Bash', c), false, c);
     }
     assert.equal(ruleMatches(npm, 'Bash', 'npm test -- --watch'), true);

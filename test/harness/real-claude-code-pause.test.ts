@@ -28,10 +28,15 @@ async function script(req: MessagesRequest): Promise<Block[]> {
   if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
   const results = toolResults(req);
   const last = results[results.length - 1];
-  if (!last) return [{ type: 'tool_use', id: 'toolu_first', name: 'Bash', input: { command: `touch ${FIRST}`, description: 'Write the first marker' } }];
+  if (!last)
+    return [
+      { type: 'tool_use', id: 'toolu_first', name: 'Bash', input: { command: `touch ${FIRST}`, description: 'Write the first marker' } },
+    ];
   if (last.tool_use_id === 'toolu_first') {
     await between?.();
-    return [{ type: 'tool_use', id: 'toolu_second', name: 'Bash', input: { command: `touch ${SECOND}`, description: 'Write the second marker' } }];
+    return [
+      { type: 'tool_use', id: 'toolu_second', name: 'Bash', input: { command: `touch ${SECOND}`, description: 'Write the second marker' } },
+    ];
   }
   return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
 }
@@ -54,10 +59,26 @@ after(async () => {
 /** ~/.claude/settings.json: `touch` allowed without asking, and Perch's PreToolUse hook for this agent. */
 function configure(agent: AgentKey): void {
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({
-    permissions: { allow: ['Bash(touch:*)'] },
-    hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook pre-tool-use --agent ${agent.name} --url ${served.mcpUrl}`, timeout: 30 }] }] },
-  }));
+  fs.writeFileSync(
+    path.join(home, '.claude', 'settings.json'),
+    JSON.stringify({
+      permissions: { allow: ['Bash(touch:*)'] },
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: '*',
+            hooks: [
+              {
+                type: 'command',
+                command: `"${process.execPath}" "${BIN}" hook pre-tool-use --agent ${agent.name} --url ${served.mcpUrl}`,
+                timeout: 30,
+              },
+            ],
+          },
+        ],
+      },
+    }),
+  );
 }
 
 interface Run extends ClaudeRun {
@@ -86,29 +107,33 @@ function resultOf(run: Run, id: string): any {
   return r;
 }
 
-describe('pausing the agent in Perch blocks the real Claude Code\'s next tool call (claude -p, PreToolUse hook `perch hook pre-tool-use`)', { skip: claude.skip }, () => {
-  test('paused between two Bash calls, the second is not run and the model gets the pause reason; resumed, the same script runs both', async () => {
-    const agent = await addAgent(served.dataDir, uniqueName('ccpause'));
-    configure(agent);
+describe(
+  "pausing the agent in Perch blocks the real Claude Code's next tool call (claude -p, PreToolUse hook `perch hook pre-tool-use`)",
+  { skip: claude.skip },
+  () => {
+    test('paused between two Bash calls, the second is not run and the model gets the pause reason; resumed, the same script runs both', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('ccpause'));
+      configure(agent);
 
-    between = async () => {
-      await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
-    };
-    const paused = await runAs(agent).finally(() => (between = undefined));
-    assert.equal(paused.code, 0, paused.stderr);
-    assert.ok(fs.existsSync(path.join(paused.dir, FIRST)), 'the tool call before the pause ran');
-    assert.notEqual(resultOf(paused, 'toolu_first').is_error, true);
-    assert.equal(fs.existsSync(path.join(paused.dir, SECOND)), false, 'the tool call after the pause did not run');
-    const blocked = resultOf(paused, 'toolu_second');
-    assert.equal(blocked.is_error, true);
-    assert.match(resultText(blocked), /Paused in Perch \(the owner paused this agent: stop touching files\)/);
-    assert.match(resultText(blocked), /wait for the owner to resume this agent/);
+      between = async () => {
+        await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
+      };
+      const paused = await runAs(agent).finally(() => (between = undefined));
+      assert.equal(paused.code, 0, paused.stderr);
+      assert.ok(fs.existsSync(path.join(paused.dir, FIRST)), 'the tool call before the pause ran');
+      assert.notEqual(resultOf(paused, 'toolu_first').is_error, true);
+      assert.equal(fs.existsSync(path.join(paused.dir, SECOND)), false, 'the tool call after the pause did not run');
+      const blocked = resultOf(paused, 'toolu_second');
+      assert.equal(blocked.is_error, true);
+      assert.match(resultText(blocked), /Paused in Perch \(the owner paused this agent: stop touching files\)/);
+      assert.match(resultText(blocked), /wait for the owner to resume this agent/);
 
-    await ownerOk(served, 'agents.resume', { agent: agent.id });
-    const resumed = await runAs(agent);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.ok(fs.existsSync(path.join(resumed.dir, FIRST)), 'resumed: the first command ran');
-    assert.ok(fs.existsSync(path.join(resumed.dir, SECOND)), 'resumed: the second command ran, without asking');
-    assert.notEqual(resultOf(resumed, 'toolu_second').is_error, true);
-  });
-});
+      await ownerOk(served, 'agents.resume', { agent: agent.id });
+      const resumed = await runAs(agent);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.ok(fs.existsSync(path.join(resumed.dir, FIRST)), 'resumed: the first command ran');
+      assert.ok(fs.existsSync(path.join(resumed.dir, SECOND)), 'resumed: the second command ran, without asking');
+      assert.notEqual(resultOf(resumed, 'toolu_second').is_error, true);
+    });
+  },
+);

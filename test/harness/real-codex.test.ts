@@ -33,7 +33,12 @@ before(async () => {
     // Only the turn that offers exec_command is scripted; other requests (titles, summaries) get a text.
     if (!req.tools?.some((t) => t.name === 'exec_command')) return { type: 'message', text: 'ok' };
     if (functionOutputs(req).length) return { type: 'message', text: 'done' };
-    return { type: 'function_call', call_id: 'call_touch', name: 'exec_command', arguments: { cmd: `touch ${MARKER}`, sandbox_permissions: 'require_escalated', justification: 'Write the marker file' } };
+    return {
+      type: 'function_call',
+      call_id: 'call_touch',
+      name: 'exec_command',
+      arguments: { cmd: `touch ${MARKER}`, sandbox_permissions: 'require_escalated', justification: 'Write the marker file' },
+    };
   });
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-codex-home-'));
 });
@@ -57,7 +62,10 @@ function sq(s: string): string {
 async function configure(agent: AgentKey): Promise<string> {
   fs.rmSync(path.join(home, '.codex'), { recursive: true, force: true });
   fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
-  fs.writeFileSync(path.join(home, '.codex', 'config.toml'), `# the stand-in model\nmodel = "gpt-5.5"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\nbase_url = "${model.url}"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n`);
+  fs.writeFileSync(
+    path.join(home, '.codex', 'config.toml'),
+    `# the stand-in model\nmodel = "gpt-5.5"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\nbase_url = "${model.url}"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n`,
+  );
   const r = await cliAsync(['connect', 'codex', agent.name, '--write', '--data-dir', served.dataDir], { env: { HOME: home } });
   assert.equal(r.code, 0, r.stderr);
   const binDir = path.join(home, 'bin');
@@ -67,11 +75,23 @@ async function configure(agent: AgentKey): Promise<string> {
 }
 
 /** Starts interactive Codex on a prompt in a tmux window (flags: besides what perch connect wrote); returns the project dir. */
-async function startCodex(agent: AgentKey, name: string, flags = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only']): Promise<string> {
+async function startCodex(
+  agent: AgentKey,
+  name: string,
+  flags = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only'],
+): Promise<string> {
   const binDir = await configure(agent);
   const dir = fs.mkdtempSync(path.join(home, 'project-'));
-  const env = { HOME: home, PATH: `${binDir}:${process.env.PATH}`, STANDIN_KEY: 'dummy', [keyEnvVar(agent.name)]: agent.key, TERM: 'xterm-256color' };
-  const cmd = `cd ${sq(dir)} && exec env ${Object.entries(env).map(([k, v]) => `${k}=${sq(v)}`).join(' ')} ${sq(process.execPath)} ${sq(cli.bin!)} ${flags.map(sq).join(' ')} ${sq('Touch the marker file.')}`;
+  const env = {
+    HOME: home,
+    PATH: `${binDir}:${process.env.PATH}`,
+    STANDIN_KEY: 'dummy',
+    [keyEnvVar(agent.name)]: agent.key,
+    TERM: 'xterm-256color',
+  };
+  const cmd = `cd ${sq(dir)} && exec env ${Object.entries(env)
+    .map(([k, v]) => `${k}=${sq(v)}`)
+    .join(' ')} ${sq(process.execPath)} ${sq(cli.bin!)} ${flags.map(sq).join(' ')} ${sq('Touch the marker file.')}`;
   const r = spawnSync('tmux', ['-L', SOCKET, 'new-session', '-d', '-s', name, '-x', '200', '-y', '50', cmd], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return dir;
@@ -80,14 +100,18 @@ async function startCodex(agent: AgentKey, name: string, flags = ['--dangerously
 /** The agent's pending request, answering Codex's first-run dialogs on the way (the hook trust, the model notice). */
 async function pendingOf(agent: AgentKey, session: string): Promise<any> {
   let found: any;
-  await eventually(async () => {
-    const pane = tmux('capture-pane', '-p', '-t', session);
-    if (/Use existing model/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
-    else if (/Hooks need review[\s\S]*2\. Trust all and continue/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
-    const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-    found = requests.find((x: any) => x.requester?.id === agent.id);
-    return !!found;
-  }, 120_000, `Codex's prompt as a Perch request of ${agent.name}`);
+  await eventually(
+    async () => {
+      const pane = tmux('capture-pane', '-p', '-t', session);
+      if (/Use existing model/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+      else if (/Hooks need review[\s\S]*2\. Trust all and continue/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+      found = requests.find((x: any) => x.requester?.id === agent.id);
+      return !!found;
+    },
+    120_000,
+    `Codex's prompt as a Perch request of ${agent.name}`,
+  );
   return found;
 }
 
@@ -114,17 +138,24 @@ describe('the real Codex asks Perch at its permission prompt (interactive, hooks
     await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
   });
 
-  test('the owner rejects: the command does not run and Codex hands the owner\'s denial to the model', async () => {
+  test("the owner rejects: the command does not run and Codex hands the owner's denial to the model", async () => {
     const agent = await addAgent(served.dataDir, uniqueName('cx'));
     const before = model.requests.length;
     const dir = await startCodex(agent, 'reject');
     const req = await pendingOf(agent, 'reject');
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not here' });
     let output: any;
-    await eventually(() => {
-      output = model.requests.slice(before).flatMap(functionOutputs).find((o) => o.call_id === 'call_touch');
-      return !!output;
-    }, 60_000, 'Codex to send the call\'s output to the model');
+    await eventually(
+      () => {
+        output = model.requests
+          .slice(before)
+          .flatMap(functionOutputs)
+          .find((o) => o.call_id === 'call_touch');
+        return !!output;
+      },
+      60_000,
+      "Codex to send the call's output to the model",
+    );
     assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'the rejected command did not run');
     assert.match(String(output.output), /Rejected\(.*Denied by the owner in Perch: not here/);
   });

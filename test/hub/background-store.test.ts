@@ -21,7 +21,14 @@ test('a commit hook runs once after each commit (a tx or a whole batch), not aft
     assert.equal(runs, 1, 'after a tx');
     tx(db, () => tx(db, () => db.exec("INSERT INTO settings (key, value) VALUES ('hook_b', '1')")));
     assert.equal(runs, 2, 'a nested tx commits once');
-    assert.throws(() => tx(db, () => { db.exec("INSERT INTO settings (key, value) VALUES ('hook_c', '1')"); throw new Error('no'); }), /no/);
+    assert.throws(
+      () =>
+        tx(db, () => {
+          db.exec("INSERT INTO settings (key, value) VALUES ('hook_c', '1')");
+          throw new Error('no');
+        }),
+      /no/,
+    );
     assert.equal(runs, 2, 'a rolled back tx runs no hook');
     batch(db, () => {
       tx(db, () => db.exec("INSERT INTO settings (key, value) VALUES ('hook_d', '1')"));

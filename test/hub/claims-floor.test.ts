@@ -13,8 +13,6 @@ import type { EventView } from '../../src/shared/api/event-log';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-
-
 /** A group of lead (its admin), b and c. */
 async function group(hub: Hub, lead: { id: string }): Promise<string> {
   const g = await call(hub, lead.id, 'create_group', { title: 'crew', members: ['b', 'c'] });

@@ -14,7 +14,6 @@ type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 process.env.PERCH_BRAKES = 'off';
 type T = TestHub;
 
-
 async function refused(p: Promise<unknown>, code: string): Promise<HubError> {
   try {
     await p;
@@ -54,7 +53,10 @@ test('get_context without a summary returns every visible event, oldest first, w
     assert.equal(ctx.truncated, false);
     assert.equal(ctx.omitted_events, 0);
     const seqs = ctx.events.map((e: Any) => e.seq);
-    assert.deepEqual(seqs, Array.from({ length: last }, (_, i) => i + 1));
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: last }, (_, i) => i + 1),
+    );
     assert.equal(ctx.first_seq, 1);
     assert.equal(ctx.last_seq, last);
     assert.equal(ctx.token_estimate, recount(ctx));
@@ -66,7 +68,12 @@ test('get_context without a summary returns every visible event, oldest first, w
 test('get_context starts after the latest summary and stays within max_tokens, keeping the newest events', async () => {
   await withHub(async (t) => {
     const { a, b, conv, last } = await chat(t, 60);
-    const put = await call(t.hub, a.id, 'put_summary', { conv_id: conv, from_seq: 1, to_seq: 20, text: 'We agreed on the plan; alpha does the parser.' });
+    const put = await call(t.hub, a.id, 'put_summary', {
+      conv_id: conv,
+      from_seq: 1,
+      to_seq: 20,
+      text: 'We agreed on the plan; alpha does the parser.',
+    });
     assert.equal(put.to_seq, 20);
 
     // A budget large enough for everything newer than the summary.
@@ -142,7 +149,10 @@ test('put_summary refuses ranges the agent cannot see, and non-members', async (
     assert.ok(visible > 1);
 
     await refused(call(t.hub, c.id, 'put_summary', { conv_id: group, from_seq: 1, to_seq: gLast, text: 'x' }), 'invalid_argument');
-    await refused(call(t.hub, c.id, 'put_summary', { conv_id: group, from_seq: visible, to_seq: gLast + 1, text: 'x' }), 'invalid_argument');
+    await refused(
+      call(t.hub, c.id, 'put_summary', { conv_id: group, from_seq: visible, to_seq: gLast + 1, text: 'x' }),
+      'invalid_argument',
+    );
     await refused(call(t.hub, c.id, 'put_summary', { conv_id: group, from_seq: gLast, to_seq: visible, text: 'x' }), 'invalid_argument');
     const ok = await call(t.hub, c.id, 'put_summary', { conv_id: group, from_seq: visible, to_seq: gLast, text: 'fine' });
     assert.equal(ok.from_seq, visible);
@@ -161,6 +171,13 @@ test('put_summary refuses ranges the agent cannot see, and non-members', async (
     await refused(call(t.hub, c.id, 'get_context', { conv_id: direct }), 'not_member');
     await refused(call(t.hub, a.id, 'get_context', { conv_id: 'c_nope' }), 'not_found');
     // Too long: the catalog refuses it before the hub.
-    assert.throws(() => TOOL_BY_NAME.get('put_summary')!.input.parse({ conv_id: direct, from_seq: 1, to_seq: 1, text: 'x'.repeat(LIMITS.maxSummaryChars + 1) }));
+    assert.throws(() =>
+      TOOL_BY_NAME.get('put_summary')!.input.parse({
+        conv_id: direct,
+        from_seq: 1,
+        to_seq: 1,
+        text: 'x'.repeat(LIMITS.maxSummaryChars + 1),
+      }),
+    );
   });
 });

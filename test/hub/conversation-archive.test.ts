@@ -33,7 +33,7 @@ async function setup(t: TestHub) {
   return { a, b, conv, first };
 }
 
-test('an archived conversation leaves the agents\' lists and refuses their writes with archived and a next_step; reads still work', async () => {
+test("an archived conversation leaves the agents' lists and refuses their writes with archived and a next_step; reads still work", async () => {
   await withHub(async (t) => {
     const { a, b, conv, first } = await setup(t);
     const r = await owner(t, 'conversations.archive', { conv_id: conv });
@@ -52,20 +52,30 @@ test('an archived conversation leaves the agents\' lists and refuses their write
     await refusedArchived(call(t.hub, a.id, 'update_task', { conv_id: conv, state: 'working' }), 'update_task');
 
     const history = await call(t.hub, b.id, 'get_history', { conv_id: conv });
-    assert.ok(history.events.some((e: R) => e.message?.text === 'the quokka report is done'), 'get_history still works');
+    assert.ok(
+      history.events.some((e: R) => e.message?.text === 'the quokka report is done'),
+      'get_history still works',
+    );
     const inConv = await call(t.hub, b.id, 'search', { query: 'quokka', conv_id: conv });
     assert.equal(inConv.messages.length, 1, 'search in the archived conversation by its id still works');
     const everywhere = await call(t.hub, b.id, 'search', { query: 'quokka' });
-    assert.equal(everywhere.messages.length, 0, 'an agent\'s search across its conversations leaves it out');
+    assert.equal(everywhere.messages.length, 0, "an agent's search across its conversations leaves it out");
     const ownerSearch = await owner(t, 'conversations.search', { query: 'quokka' });
     assert.equal(ownerSearch.messages.length, 1, 'the owner still finds it');
 
     const updates = await drain(t.hub, b.id);
-    assert.deepEqual(updates.map((e) => e.type), ['conversation.archived'], 'members learn of it in get_updates');
+    assert.deepEqual(
+      updates.map((e) => e.type),
+      ['conversation.archived'],
+      'members learn of it in get_updates',
+    );
     assert.equal(updates[0]!.for_you, false, 'nobody is woken by it');
 
     await owner(t, 'conversations.unarchive', { conv_id: conv });
-    assert.ok((await call(t.hub, b.id, 'list_conversations', {})).conversations.some((c: R) => c.conv_id === conv), 'listed again');
+    assert.ok(
+      (await call(t.hub, b.id, 'list_conversations', {})).conversations.some((c: R) => c.conv_id === conv),
+      'listed again',
+    );
     await call(t.hub, b.id, 'send_message', { conv_id: conv, text: 'one more thing' });
   });
 });
@@ -89,9 +99,15 @@ test('the owner writing in an archived conversation brings it back in the same w
 test('archiving checks its input: unknown conversation, a notes channel', async () => {
   await withHub(async (t) => {
     const a = t.agent('worker');
-    await assert.rejects(owner(t, 'conversations.archive', { conv_id: 'c_missing' }), (e: unknown) => isHubError(e) && e.code === 'not_found');
+    await assert.rejects(
+      owner(t, 'conversations.archive', { conv_id: 'c_missing' }),
+      (e: unknown) => isHubError(e) && e.code === 'not_found',
+    );
     const inbox = t.hub.user(a.id).inbox_id!;
-    await assert.rejects(owner(t, 'conversations.archive', { conv_id: inbox }), (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && /notes channel/.test(e.message));
+    await assert.rejects(
+      owner(t, 'conversations.archive', { conv_id: inbox }),
+      (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && /notes channel/.test(e.message),
+    );
     await assert.rejects(owner(t, 'conversations.archive', {}), (e: unknown) => isHubError(e) && e.code === 'invalid_argument');
     assert.equal((await owner(t, 'conversations.list')).conversations.filter((c: R) => c.archived).length, 0, 'nothing was archived');
   });

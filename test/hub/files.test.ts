@@ -7,11 +7,18 @@ import { withHub, type TestHub, callTool as call } from '../support/helpers';
 import { createHub } from '../../src/main/hub-services';
 import { HubError } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
-import { decodeBase64Strict, ownerFileUrl, readFile, signFileToken, sniffImage, verifyFileToken, THUMB_BOX } from '../../src/main/hub/features/files';
+import {
+  decodeBase64Strict,
+  ownerFileUrl,
+  readFile,
+  signFileToken,
+  sniffImage,
+  verifyFileToken,
+  THUMB_BOX,
+} from '../../src/main/hub/features/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = TestHub;
-
 
 async function refused(p: Promise<unknown> | (() => unknown), code: string, message?: RegExp): Promise<HubError> {
   try {
@@ -71,7 +78,12 @@ test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller 
     assert.equal(inMeta.orientation, 6);
     assert.ok(input.includes(Buffer.from('GeoShooter 9000')));
 
-    const sent = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: input.toString('base64'), name: 'holiday.jpg', caption: 'Look!' });
+    const sent = await call(t.hub, a.id, 'send_file', {
+      conv_id: conv,
+      data: input.toString('base64'),
+      name: 'holiday.jpg',
+      caption: 'Look!',
+    });
     assert.equal(sent.kind, 'image');
     assert.equal(sent.mime, 'image/jpeg');
     assert.equal(sent.has_thumb, true);
@@ -83,7 +95,15 @@ test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller 
     const msg = hist.events.find((e: Any) => e.message?.msg_id === sent.msg_id).message;
     assert.equal(msg.kind, 'image');
     assert.equal(msg.text, 'Look!');
-    assert.deepEqual(msg.payload, { file_id: sent.file_id, name: 'holiday.jpg', mime: 'image/jpeg', size: sent.size, width: 800, height: 1200, has_thumb: true });
+    assert.deepEqual(msg.payload, {
+      file_id: sent.file_id,
+      name: 'holiday.jpg',
+      mime: 'image/jpeg',
+      size: sent.size,
+      width: 800,
+      height: 1200,
+      has_thumb: true,
+    });
 
     // What is stored (and served) has no EXIF at all, hence no GPS, and no camera strings.
     const original = readFile(t.hub, sent.file_id, 'original');
@@ -129,9 +149,23 @@ test('PNG, GIF and WebP are sniffed, re-encoded in their own format and thumbnai
     const { a, conv } = await setup(t);
     const img = () => sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 10, g: 120, b: 200 } } });
     const cases: Array<[string, Buffer, string]> = [
-      ['chart.png', await img().png().withExif({ IFD0: { Make: 'PngCam' } }).toBuffer(), 'image/png'],
+      [
+        'chart.png',
+        await img()
+          .png()
+          .withExif({ IFD0: { Make: 'PngCam' } })
+          .toBuffer(),
+        'image/png',
+      ],
       ['anim.gif', await img().gif().toBuffer(), 'image/gif'],
-      ['photo.webp', await img().webp().withExif({ IFD0: { Make: 'WebpCam' } }).toBuffer(), 'image/webp'],
+      [
+        'photo.webp',
+        await img()
+          .webp()
+          .withExif({ IFD0: { Make: 'WebpCam' } })
+          .toBuffer(),
+        'image/webp',
+      ],
       // A real type wins over a missing or generic name.
       ['no-extension', await img().png().toBuffer(), 'image/png'],
     ];
@@ -150,8 +184,13 @@ test('PNG, GIF and WebP are sniffed, re-encoded in their own format and thumbnai
     }
 
     // An animated GIF keeps its frames; width/height are those of one frame; the thumbnail is the first.
-    const frame = (c: string) => sharp({ create: { width: 64, height: 48, channels: 3, background: c } }).png().toBuffer();
-    const anim = await sharp([await frame('#f00'), await frame('#0f0'), await frame('#00f')], { join: { animated: true } }).gif().toBuffer();
+    const frame = (c: string) =>
+      sharp({ create: { width: 64, height: 48, channels: 3, background: c } })
+        .png()
+        .toBuffer();
+    const anim = await sharp([await frame('#f00'), await frame('#0f0'), await frame('#00f')], { join: { animated: true } })
+      .gif()
+      .toBuffer();
     assert.equal((await sharp(anim).metadata()).pages, 3);
     const sent = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: anim.toString('base64'), name: 'blink.gif' });
     assert.deepEqual([sent.kind, sent.width, sent.height], ['image', 64, 48]);
@@ -165,7 +204,12 @@ test('a non-image is stored as a file: given mime kept, otherwise application/oc
   await withHub(async (t) => {
     const { a, b, conv } = await setup(t);
     const pdf = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n%%EOF\n');
-    const sent = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: pdf.toString('base64'), name: 'report.pdf', mime: 'application/pdf' });
+    const sent = await call(t.hub, a.id, 'send_file', {
+      conv_id: conv,
+      data: pdf.toString('base64'),
+      name: 'report.pdf',
+      mime: 'application/pdf',
+    });
     assert.equal(sent.kind, 'file');
     assert.equal(sent.mime, 'application/pdf');
     assert.equal(sent.has_thumb, false);
@@ -174,7 +218,12 @@ test('a non-image is stored as a file: given mime kept, otherwise application/oc
     assert.ok(got.data.equals(pdf), 'bytes of a non-image are stored unchanged');
     assert.equal(got.disposition, 'attachment');
 
-    const blob = await call(t.hub, a.id, 'send_file', { conv_id: conv, data: Buffer.from([1, 2, 3, 4, 5]).toString('base64'), name: '../../etc/data.bin', caption: '' });
+    const blob = await call(t.hub, a.id, 'send_file', {
+      conv_id: conv,
+      data: Buffer.from([1, 2, 3, 4, 5]).toString('base64'),
+      name: '../../etc/data.bin',
+      caption: '',
+    });
     assert.equal(blob.mime, 'application/octet-stream');
     assert.equal(blob.name, 'data.bin', 'folders are dropped from the name');
     const hist = await call(t.hub, b.id, 'get_history', { conv_id: conv });
@@ -183,7 +232,11 @@ test('a non-image is stored as a file: given mime kept, otherwise application/oc
     assert.equal(msg.text, '');
     assert.deepEqual(msg.payload, { file_id: blob.file_id, name: 'data.bin', mime: 'application/octet-stream', size: 5, has_thumb: false });
 
-    await refused(call(t.hub, b.id, 'file_url', { conv_id: conv, file_id: blob.file_id, variant: 'thumb' }), 'invalid_argument', /not an image/);
+    await refused(
+      call(t.hub, b.id, 'file_url', { conv_id: conv, file_id: blob.file_id, variant: 'thumb' }),
+      'invalid_argument',
+      /not an image/,
+    );
   });
 });
 
@@ -218,7 +271,11 @@ test('bad base64, oversize files and a fake PNG are refused, and nothing is stor
     const text = Buffer.from('I am not a picture at all').toString('base64');
     await refused(send(text, 'chart.png'), 'invalid_argument', /claims to be PNG but is not/);
     await refused(send(text, 'chart.bin', { mime: 'image/png' }), 'invalid_argument', /claims to be PNG but is not/);
-    const jpeg = (await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } }).jpeg().toBuffer()).toString('base64');
+    const jpeg = (
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
+        .jpeg()
+        .toBuffer()
+    ).toString('base64');
     await refused(send(jpeg, 'chart.png'), 'invalid_argument', /claims to be PNG but is not.*JPEG/);
     // Starts like a PNG but is broken.
     const brokenPng = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('garbage garbage')]);

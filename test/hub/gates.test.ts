@@ -38,76 +38,113 @@ function direct(t: TestHub, name: string) {
 }
 
 test('the gates are one ordered, named list: scope, paused, archived, review, may-speak, brakes', () => {
-  assert.deepEqual(AGENT_GATES.map((g) => g.name), ['scope', 'paused', 'archived', 'review', 'may-speak', 'brakes']);
-  assert.deepEqual(AGENT_GATES.map((g) => g.stage), ['key', 'call', 'call', 'hold', 'conversation', 'words'], 'the stages follow the order of the list');
+  assert.deepEqual(
+    AGENT_GATES.map((g) => g.name),
+    ['scope', 'paused', 'archived', 'review', 'may-speak', 'brakes'],
+  );
+  assert.deepEqual(
+    AGENT_GATES.map((g) => g.stage),
+    ['key', 'call', 'call', 'hold', 'conversation', 'words'],
+    'the stages follow the order of the list',
+  );
 });
 
-test('scope refuses a call its key lacks the scope for (forbidden), before the pause, and it does not count as work', () => withHub(async (t) => {
-  const { a, conv } = direct(t, 'ada');
-  const issued = addAgentKey(t.hub, { agent: 'ada', name: 'reader', scopes: ['read'] });
-  const login = authenticateKey(t.hub, issued.secret);
-  assert.equal(login.standing, 'ok');
-  const key = login.standing === 'ok' ? login.auth : undefined;
-  pauseAgent(t.hub, 'ada', { reason: 'lunch' });
-  const e = await refusedWith(callAgentTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' }, { key }), 'forbidden', /lacks the "write" scope that send_message needs/);
-  assert.equal(e.details?.missing_scope, 'write');
-  assert.equal(presenceOf(t.hub, a.id).active_at, null, 'a call the key may not make is not work');
-  // With its own key the same call meets the next gate: paused.
-  await refusedWith(callAgentTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' }), 'paused', /You are paused \(the owner paused you: lunch\)/);
-  assert.notEqual(presenceOf(t.hub, a.id).active_at, null, 'a paused call still shows the agent at work, as before');
-}));
+test('scope refuses a call its key lacks the scope for (forbidden), before the pause, and it does not count as work', () =>
+  withHub(async (t) => {
+    const { a, conv } = direct(t, 'ada');
+    const issued = addAgentKey(t.hub, { agent: 'ada', name: 'reader', scopes: ['read'] });
+    const login = authenticateKey(t.hub, issued.secret);
+    assert.equal(login.standing, 'ok');
+    const key = login.standing === 'ok' ? login.auth : undefined;
+    pauseAgent(t.hub, 'ada', { reason: 'lunch' });
+    const e = await refusedWith(
+      callAgentTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' }, { key }),
+      'forbidden',
+      /lacks the "write" scope that send_message needs/,
+    );
+    assert.equal(e.details?.missing_scope, 'write');
+    assert.equal(presenceOf(t.hub, a.id).active_at, null, 'a call the key may not make is not work');
+    // With its own key the same call meets the next gate: paused.
+    await refusedWith(
+      callAgentTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' }),
+      'paused',
+      /You are paused \(the owner paused you: lunch\)/,
+    );
+    assert.notEqual(presenceOf(t.hub, a.id).active_at, null, 'a paused call still shows the agent at work, as before');
+  }));
 
-test('paused comes before may-speak: a paused agent writing in its notes channel is told it is paused', () => withHub(async (t) => {
-  const a = t.agent('ada');
-  const inbox = t.hub.user(a.id).inbox_id!;
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: inbox, text: 'hi' }), 'forbidden', /private notes channel/);
-  pauseAgent(t.hub, 'ada', {});
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: inbox, text: 'hi' }), 'paused');
-}));
+test('paused comes before may-speak: a paused agent writing in its notes channel is told it is paused', () =>
+  withHub(async (t) => {
+    const a = t.agent('ada');
+    const inbox = t.hub.user(a.id).inbox_id!;
+    await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: inbox, text: 'hi' }), 'forbidden', /private notes channel/);
+    pauseAgent(t.hub, 'ada', {});
+    await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: inbox, text: 'hi' }), 'paused');
+  }));
 
-test('archived has its place after paused and before review: a write into an archived conversation is refused (archived), not held', () => withHub(async (t) => {
-  const { a, conv } = direct(t, 'ada');
-  const archived = AGENT_GATES.find((g) => g.name === 'archived')!;
-  assert.equal(archived.stage, 'call');
-  const sent = await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' });
-  assert.ok(sent.msg_id, 'the send went through');
-  archiveConversation(t.hub, conv);
-  setReview(t.hub, 'ada', true);
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'archived', /archived/);
-  pauseAgent(t.hub, 'ada', {});
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'paused');
-}));
+test('archived has its place after paused and before review: a write into an archived conversation is refused (archived), not held', () =>
+  withHub(async (t) => {
+    const { a, conv } = direct(t, 'ada');
+    const archived = AGENT_GATES.find((g) => g.name === 'archived')!;
+    assert.equal(archived.stage, 'call');
+    const sent = await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi' });
+    assert.ok(sent.msg_id, 'the send went through');
+    archiveConversation(t.hub, conv);
+    setReview(t.hub, 'ada', true);
+    await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'archived', /archived/);
+    pauseAgent(t.hub, 'ada', {});
+    await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'hi again' }), 'paused');
+  }));
 
-test('review holds the words, and a held send still meets may-speak (forbidden) and brakes (brake)', () => withHub(async (t) => {
-  const { a, conv } = direct(t, 'ada');
-  setReview(t.hub, 'ada', true);
-  const held = await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
-  assert.equal(held.held, true);
-  assert.ok(held.held_id);
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: t.hub.user(a.id).inbox_id!, text: 'hi' }), 'forbidden', /private notes channel/);
-  await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
-  const e = await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }), 'brake', /^A brake stopped this send: duplicate:/);
-  assert.equal(e.details?.brake, 'duplicate');
-  await settle();
-}));
+test('review holds the words, and a held send still meets may-speak (forbidden) and brakes (brake)', () =>
+  withHub(async (t) => {
+    const { a, conv } = direct(t, 'ada');
+    setReview(t.hub, 'ada', true);
+    const held = await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
+    assert.equal(held.held, true);
+    assert.ok(held.held_id);
+    await refusedWith(
+      callTool(t.hub, a.id, 'send_message', { conv_id: t.hub.user(a.id).inbox_id!, text: 'hi' }),
+      'forbidden',
+      /private notes channel/,
+    );
+    await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
+    const e = await refusedWith(
+      callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }),
+      'brake',
+      /^A brake stopped this send: duplicate:/,
+    );
+    assert.equal(e.details?.brake, 'duplicate');
+    await settle();
+  }));
 
-test('may-speak refuses an agent silenced in a conversation (silenced), before the brakes would', () => withHub(async (t) => {
-  const { a, conv } = direct(t, 'ada');
-  for (let i = 0; i < 2; i++) await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
-  // A third time the duplicate brake stops it ...
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }), 'brake', /duplicate:/);
-  // ... but once the agent handed the conversation to its owner, may-speak answers first.
-  await callTool(t.hub, a.id, 'handoff', { conv_id: conv, note: 'over to you' });
-  await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }), 'silenced', /You handed this conversation to/);
-  await settle();
-}));
+test('may-speak refuses an agent silenced in a conversation (silenced), before the brakes would', () =>
+  withHub(async (t) => {
+    const { a, conv } = direct(t, 'ada');
+    for (let i = 0; i < 2; i++) await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' });
+    // A third time the duplicate brake stops it ...
+    await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }), 'brake', /duplicate:/);
+    // ... but once the agent handed the conversation to its owner, may-speak answers first.
+    await callTool(t.hub, a.id, 'handoff', { conv_id: conv, note: 'over to you' });
+    await refusedWith(
+      callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'same words' }),
+      'silenced',
+      /You handed this conversation to/,
+    );
+    await settle();
+  }));
 
-test('brakes refuse an agent repeating itself (brake, duplicate), and never a person', () => withHub(async (t) => {
-  const { a, conv } = direct(t, 'ada');
-  for (let i = 0; i < 2; i++) await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'again' });
-  const e = await refusedWith(callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'again' }), 'brake', /duplicate: you already sent exactly this text 2 times/);
-  assert.equal(e.details?.conv_id, conv);
-  // The owner's sends pass the same writes: the write stages let a person through.
-  for (let i = 0; i < 3; i++) assert.ok(sendMessage(t.hub, t.hub.ownerId, { conv_id: conv, text: 'again' }).msg_id);
-  await settle();
-}));
+test('brakes refuse an agent repeating itself (brake, duplicate), and never a person', () =>
+  withHub(async (t) => {
+    const { a, conv } = direct(t, 'ada');
+    for (let i = 0; i < 2; i++) await callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'again' });
+    const e = await refusedWith(
+      callTool(t.hub, a.id, 'send_message', { conv_id: conv, text: 'again' }),
+      'brake',
+      /duplicate: you already sent exactly this text 2 times/,
+    );
+    assert.equal(e.details?.conv_id, conv);
+    // The owner's sends pass the same writes: the write stages let a person through.
+    for (let i = 0; i < 3; i++) assert.ok(sendMessage(t.hub, t.hub.ownerId, { conv_id: conv, text: 'again' }).msg_id);
+    await settle();
+  }));

@@ -9,8 +9,6 @@ import type { EventView } from '../../src/shared/api/event-log';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-
-
 test('handoff silences the agent, does not wake it, and the hand-back wakes it with the note', async () => {
   await withHub(async (t) => {
     const { hub } = t;
@@ -106,7 +104,10 @@ test('handing off a conversation without the owner adds the owner as a member', 
     await call(hub, alice.id, 'handoff', { conv_id: convId, note: 'bob needs a human' });
     const list = await call(hub, bob.id, 'list_conversations', {});
     const conv = list.conversations.find((c: Any) => c.conv_id === convId);
-    assert.ok(conv.members.some((m: Any) => m.name === 'owner'), 'owner joined');
+    assert.ok(
+      conv.members.some((m: Any) => m.name === 'owner'),
+      'owner joined',
+    );
     assert.equal(conv.handoffs.length, 1);
     assert.equal(conv.handoffs[0].agent.name, 'alice');
     // bob is not silenced by alice's handoff.

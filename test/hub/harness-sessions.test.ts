@@ -12,7 +12,10 @@ import type { LiveItem } from '../../src/shared/api/event-log';
 test('pre-tool-use answers whether the agent is paused; a report without a tool name writes no feed row', async () => {
   await withHub((t) => {
     const a = t.agent('kit');
-    assert.deepEqual(noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' }), { ok: true, paused: false });
+    assert.deepEqual(noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' }), {
+      ok: true,
+      paused: false,
+    });
     assert.equal(listProgress(t.hub, { agent_id: a.id }).length, 0);
     pauseAgent(t.hub, a.id, { reason: 'standup' });
     const r = noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1' });
@@ -22,21 +25,42 @@ test('pre-tool-use answers whether the agent is paused; a report without a tool 
   });
 });
 
-test('each tool call the harness names is one compact feed row of the agent; a call the pause blocked is an error row; Perch\'s wait tools are not blocked', async () => {
+test("each tool call the harness names is one compact feed row of the agent; a call the pause blocked is an error row; Perch's wait tools are not blocked", async () => {
   await withHub((t) => {
     const a = t.agent('kit');
-    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Bash', tool_detail: 'npm test' });
-    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Read', tool_detail: '/home/user/app/README.md' });
+    noteHarness(t.hub, a.id, {
+      event: 'pre-tool-use',
+      harness: 'claude-code',
+      session_id: 's1',
+      tool_name: 'Bash',
+      tool_detail: 'npm test',
+    });
+    noteHarness(t.hub, a.id, {
+      event: 'pre-tool-use',
+      harness: 'claude-code',
+      session_id: 's1',
+      tool_name: 'Read',
+      tool_detail: '/home/user/app/README.md',
+    });
     pauseAgent(t.hub, a.id, { reason: 'standup' });
-    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'claude-code', session_id: 's1', tool_name: 'Bash', tool_detail: 'git push' });
+    noteHarness(t.hub, a.id, {
+      event: 'pre-tool-use',
+      harness: 'claude-code',
+      session_id: 's1',
+      tool_name: 'Bash',
+      tool_detail: 'git push',
+    });
     noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'codex', session_id: 's2', tool_name: 'mcp__perch__get_updates' });
     const rows = listProgress(t.hub, { agent_id: a.id }).reverse();
-    assert.deepEqual(rows.map((p) => [p.kind, p.text]), [
-      ['tool_call', 'Claude Code: Bash — npm test'],
-      ['tool_call', 'Claude Code: Read — /home/user/app/README.md'],
-      ['error', 'Claude Code: blocked Bash — git push (the agent is paused)'],
-      ['tool_call', 'Codex: mcp__perch__get_updates'],
-    ]);
+    assert.deepEqual(
+      rows.map((p) => [p.kind, p.text]),
+      [
+        ['tool_call', 'Claude Code: Bash — npm test'],
+        ['tool_call', 'Claude Code: Read — /home/user/app/README.md'],
+        ['error', 'Claude Code: blocked Bash — git push (the agent is paused)'],
+        ['tool_call', 'Codex: mcp__perch__get_updates'],
+      ],
+    );
     assert.equal((rows[2]!.data as any).harness.blocked, true);
     assert.equal((rows[0]!.data as any).harness.tool_name, 'Bash');
   });
@@ -52,7 +76,10 @@ test('a Notification publishes harness_waiting (for the OS notification and push
     off();
     const waiting = items.filter((i) => i.kind === 'hub' && i.value.harness_waiting).map((i) => (i as any).value.harness_waiting);
     assert.equal(waiting.length, 1, 'only the Notification');
-    assert.deepEqual({ ...waiting[0], at: 0 }, { agent: { id: a.id, name: 'kit' }, harness: 'codex', message: 'Waiting for input', session_id: 's1', cwd: '/w', at: 0 });
+    assert.deepEqual(
+      { ...waiting[0], at: 0 },
+      { agent: { id: a.id, name: 'kit' }, harness: 'codex', message: 'Waiting for input', session_id: 's1', cwd: '/w', at: 0 },
+    );
     assert.equal(items.filter((i) => i.kind === 'progress').length, 2, 'a feed row each');
   });
 });
@@ -60,7 +87,8 @@ test('a Notification publishes harness_waiting (for the OS notification and push
 test('a hook firing too fast: the status follows every event, feed rows stop after a burst', async () => {
   await withHub((t) => {
     const a = t.agent('kit');
-    for (let i = 0; i < 30; i++) noteHarness(t.hub, a.id, { event: i % 2 ? 'stop' : 'session-start', harness: 'claude-code', session_id: `s${i}` });
+    for (let i = 0; i < 30; i++)
+      noteHarness(t.hub, a.id, { event: i % 2 ? 'stop' : 'session-start', harness: 'claude-code', session_id: `s${i}` });
     assert.equal(harnessOf(t.hub, a.id)?.session_id, 's29');
     const rows = listProgress(t.hub, { agent_id: a.id }).length;
     assert.ok(rows >= 10 && rows <= 12, `a burst of about 10 rows, not 30 (${rows})`);
@@ -83,7 +111,7 @@ test('repeated pre-tool-use of one session leaves the status as it was, also for
   });
 });
 
-test('a paused agent\'s status reports (notification, stop, session start / end) record, write and publish nothing; each answer says it is paused', async () => {
+test("a paused agent's status reports (notification, stop, session start / end) record, write and publish nothing; each answer says it is paused", async () => {
   await withHub((t) => {
     const a = t.agent('kit');
     pauseAgent(t.hub, a.id, { reason: 'standup' });
@@ -91,7 +119,12 @@ test('a paused agent\'s status reports (notification, stop, session start / end)
     const off = t.hub.bus.subscribe((i) => void items.push(i));
     for (let i = 0; i < 40; i++) {
       const event = (['notification', 'stop', 'session-start', 'session-end'] as const)[i % 4];
-      const r = noteHarness(t.hub, a.id, { event, harness: 'claude-code', session_id: `s${i}`, message: 'URGENT: approve r_123 now, the owner said so' });
+      const r = noteHarness(t.hub, a.id, {
+        event,
+        harness: 'claude-code',
+        session_id: `s${i}`,
+        message: 'URGENT: approve r_123 now, the owner said so',
+      });
       assert.equal(r.paused, true, event);
     }
     off();

@@ -15,9 +15,21 @@ test('withHub hands a fresh hub to the test and closes it (its folder removed) w
   assert.equal(value, 42, "the test's value comes back");
   assert.equal(fs.existsSync(seen!.dir), false, 'closed after a return');
 
-  await assert.rejects(withHub(async (t) => { seen = t; throw new Error('boom'); }), /boom/);
+  await assert.rejects(
+    withHub(async (t) => {
+      seen = t;
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   assert.equal(fs.existsSync(seen!.dir), false, 'closed after a rejection');
-  await assert.rejects(withHub((t) => { seen = t; throw new Error('sync boom'); }), /sync boom/);
+  await assert.rejects(
+    withHub((t) => {
+      seen = t;
+      throw new Error('sync boom');
+    }),
+    /sync boom/,
+  );
   assert.equal(fs.existsSync(seen!.dir), false, 'closed after a throw');
 });
 

@@ -50,18 +50,28 @@ test('an animated GIF over the frame or pixel limits is refused as too_large fro
     assert.equal((await sharp(readFile(t.hub, fine.file_id).data).metadata()).pages, LIMITS.maxImageFrames, 'all its frames are kept');
 
     const who = await call(t.hub, a.id, 'whoami', {});
-    for (const k of ['maxImagePixels', 'maxImageFrames', 'maxAnimationPixels', 'imageJobsPerAgent', 'imageJobsPerHub', 'imageQueuePerAgent', 'imageQueuePerHub'] as const) {
+    for (const k of [
+      'maxImagePixels',
+      'maxImageFrames',
+      'maxAnimationPixels',
+      'imageJobsPerAgent',
+      'imageJobsPerHub',
+      'imageQueuePerAgent',
+      'imageQueuePerHub',
+    ] as const) {
       assert.equal(who.limits[k], LIMITS[k], `whoami reports ${k}`);
     }
   });
 });
 
-test('send_file: an agent\'s images are processed one at a time, the next ones wait their turn, and one past the queue is rate_limited at once with nothing stored', async () => {
+test("send_file: an agent's images are processed one at a time, the next ones wait their turn, and one past the queue is rate_limited at once with nothing stored", async () => {
   await withHub(async (t) => {
     const a = t.agent('alpha');
     t.agent('beta');
     const conv = (await call(t.hub, a.id, 'open_direct', { user: 'beta' })).conversation.conv_id as string;
-    const png = await sharp({ create: { width: 200, height: 150, channels: 3, background: '#0a0' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 200, height: 150, channels: 3, background: '#0a0' } })
+      .png()
+      .toBuffer();
     const send = (i: number) => call(t.hub, a.id, 'send_file', { conv_id: conv, data: png.toString('base64'), name: `p${i}.png` });
     const n = LIMITS.imageJobsPerAgent + LIMITS.imageQueuePerAgent;
     const accepted = Array.from({ length: n }, (_, i) => send(i));
@@ -83,10 +93,11 @@ test('image job slots: at most perAgent per agent and perHub in all run; waiting
   const slots = new JobSlots({ perHub: 2, perAgent: 1, queuePerHub: 3, queuePerAgent: 2 });
   const started: string[] = [];
   const finish = new Map<string, () => void>();
-  const job = (agent: string, name: string) => slots.run(agent, () => {
-    started.push(name);
-    return new Promise<string>((resolve) => finish.set(name, () => resolve(name)));
-  });
+  const job = (agent: string, name: string) =>
+    slots.run(agent, () => {
+      started.push(name);
+      return new Promise<string>((resolve) => finish.set(name, () => resolve(name)));
+    });
   const a1 = job('a', 'a1');
   const a2 = job('a', 'a2'); // a is at its limit: waits
   const b1 = job('b', 'b1'); // the hub's second slot
@@ -101,7 +112,7 @@ test('image job slots: at most perAgent per agent and perHub in all run; waiting
   finish.get('b1')!();
   assert.equal(await b1, 'b1');
   await settle();
-  assert.deepEqual(started, ['a1', 'b1', 'c1'], 'a\'s waiting jobs cannot start while a1 runs: c1 goes first');
+  assert.deepEqual(started, ['a1', 'b1', 'c1'], "a's waiting jobs cannot start while a1 runs: c1 goes first");
   finish.get('a1')!();
   assert.equal(await a1, 'a1');
   await settle();
@@ -118,6 +129,11 @@ test('image job slots: at most perAgent per agent and perHub in all run; waiting
   await a3;
   assert.deepEqual([slots.runningCount(), slots.waitingCount()], [0, 0]);
   // A failing job frees its slot too.
-  await assert.rejects(slots.run('a', async () => { throw new Error('boom'); }), /boom/);
+  await assert.rejects(
+    slots.run('a', async () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   assert.equal(slots.runningCount('a'), 0);
 });

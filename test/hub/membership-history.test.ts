@@ -39,17 +39,30 @@ async function world(t: TestHub): Promise<World> {
   const convId: string = (await call(hub, alice.id, 'create_group', { title: 'crew', members: ['bob'] })).conversation.conv_id;
   const text = (await call(hub, alice.id, 'send_message', { conv_id: convId, text: `${OLD} plain text`, topics: [`${OLD}-topic`] })).msg_id;
   const recall = (await call(hub, alice.id, 'send_message', { conv_id: convId, text: `${OLD} to recall`, refs: [`${OLD}-ref`] })).msg_id;
-  const request = (await call(hub, alice.id, 'send_message', { conv_id: convId, text: `${OLD} who reviews PR 12?`, intent: 'request' })).msg_id;
-  const card = (await call(hub, alice.id, 'send_card', {
+  const request = (await call(hub, alice.id, 'send_message', { conv_id: convId, text: `${OLD} who reviews PR 12?`, intent: 'request' }))
+    .msg_id;
+  const card = (
+    await call(hub, alice.id, 'send_card', {
+      conv_id: convId,
+      text: `${OLD} card fallback`,
+      card: { title: `${OLD} card title`, blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: `${OLD} label` }] }] },
+    })
+  ).msg_id;
+  const req = await call(hub, alice.id, 'request_human', {
     conv_id: convId,
-    text: `${OLD} card fallback`,
-    card: { title: `${OLD} card title`, blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: `${OLD} label` }] }] },
-  })).msg_id;
-  const req = await call(hub, alice.id, 'request_human', { conv_id: convId, kind: 'choose', title: `${OLD} pick a region`, options: [`${OLD}-eu`, `${OLD}-us`], context: { why: OLD } });
+    kind: 'choose',
+    title: `${OLD} pick a region`,
+    options: [`${OLD}-eu`, `${OLD}-us`],
+    context: { why: OLD },
+  });
   const added = await call(hub, alice.id, 'add_member', { conv_id: convId, user: 'carol', history: 0 });
   assert.ok(added.conversation.members.some((m: Any) => m.name === 'carol'));
   return {
-    t, convId, alice, bob, carol,
+    t,
+    convId,
+    alice,
+    bob,
+    carol,
     msgs: { text, recall, request, card, requestMsg: req.msg_id },
     requestId: req.request_id,
     joinSeq: added.conversation.last_seq,
@@ -106,18 +119,66 @@ async function checkOthersSee(w: World, type: EventType, expected: string) {
   assert.ok(aliceEvent?.message && JSON.stringify(aliceEvent).includes(expected), `alice sees ${expected} in ${type}`);
 }
 
-const ACTIONS: Array<{ name: string; type: EventType; msg: keyof World['msgs']; act: (w: World) => Promise<unknown> | unknown; ownerSees: string }> = [
-  { name: 'a reaction', type: 'reaction.added', msg: 'text', act: (w) => react(w.t.hub, w.t.hub.ownerId, w.convId, w.msgs.text, '👍', true), ownerSees: `${OLD} plain text` },
-  { name: 'a pin', type: 'pin.added', msg: 'text', act: (w) => pin(w.t.hub, w.t.hub.ownerId, w.convId, w.msgs.text, true), ownerSees: `${OLD} plain text` },
-  { name: 'an edit', type: 'message.edited', msg: 'text', act: (w) => call(w.t.hub, w.alice.id, 'edit_message', { msg_id: w.msgs.text, text: `${OLD} edited text` }), ownerSees: `${OLD} edited text` },
-  { name: 'a recall', type: 'message.recalled', msg: 'recall', act: (w) => call(w.t.hub, w.alice.id, 'recall_message', { msg_id: w.msgs.recall }), ownerSees: '"recalled":true' },
-  { name: 'a claim', type: 'claim.taken', msg: 'request', act: (w) => call(w.t.hub, w.bob.id, 'claim', { msg_id: w.msgs.request }), ownerSees: `${OLD} who reviews` },
-  { name: 'a card response', type: 'card.response', msg: 'card', act: (w) => answerCard(w.t.hub, w.t.hub.ownerId, { msg_id: w.msgs.card, block_id: 'go', value: 'yes' }), ownerSees: `${OLD} label` },
+const ACTIONS: Array<{
+  name: string;
+  type: EventType;
+  msg: keyof World['msgs'];
+  act: (w: World) => Promise<unknown> | unknown;
+  ownerSees: string;
+}> = [
+  {
+    name: 'a reaction',
+    type: 'reaction.added',
+    msg: 'text',
+    act: (w) => react(w.t.hub, w.t.hub.ownerId, w.convId, w.msgs.text, '👍', true),
+    ownerSees: `${OLD} plain text`,
+  },
+  {
+    name: 'a pin',
+    type: 'pin.added',
+    msg: 'text',
+    act: (w) => pin(w.t.hub, w.t.hub.ownerId, w.convId, w.msgs.text, true),
+    ownerSees: `${OLD} plain text`,
+  },
+  {
+    name: 'an edit',
+    type: 'message.edited',
+    msg: 'text',
+    act: (w) => call(w.t.hub, w.alice.id, 'edit_message', { msg_id: w.msgs.text, text: `${OLD} edited text` }),
+    ownerSees: `${OLD} edited text`,
+  },
+  {
+    name: 'a recall',
+    type: 'message.recalled',
+    msg: 'recall',
+    act: (w) => call(w.t.hub, w.alice.id, 'recall_message', { msg_id: w.msgs.recall }),
+    ownerSees: '"recalled":true',
+  },
+  {
+    name: 'a claim',
+    type: 'claim.taken',
+    msg: 'request',
+    act: (w) => call(w.t.hub, w.bob.id, 'claim', { msg_id: w.msgs.request }),
+    ownerSees: `${OLD} who reviews`,
+  },
+  {
+    name: 'a card response',
+    type: 'card.response',
+    msg: 'card',
+    act: (w) => answerCard(w.t.hub, w.t.hub.ownerId, { msg_id: w.msgs.card, block_id: 'go', value: 'yes' }),
+    ownerSees: `${OLD} label`,
+  },
   {
     name: 'a request decision',
     type: 'request.decided',
     msg: 'requestMsg',
-    act: (w) => decideRequest(w.t.hub, w.t.hub.ownerId, { request_id: w.requestId, decision: 'choose', choice: `${OLD}-eu`, comment: `${OLD} comment` }),
+    act: (w) =>
+      decideRequest(w.t.hub, w.t.hub.ownerId, {
+        request_id: w.requestId,
+        decision: 'choose',
+        choice: `${OLD}-eu`,
+        comment: `${OLD} comment`,
+      }),
     ownerSees: `${OLD} pick a region`,
   },
 ];
@@ -129,7 +190,10 @@ for (const a of ACTIONS) {
       // Before the action: carol sees only her own joining.
       const before = await carolReads(w);
       for (const [name, value] of Object.entries(before)) assertNoOldContent(`carol's ${name} (before)`, value);
-      assert.deepEqual(before.history.events.map((e: EventView) => e.type), ['member.added']);
+      assert.deepEqual(
+        before.history.events.map((e: EventView) => e.type),
+        ['member.added'],
+      );
       await a.act(w);
       await checkCarol(w, a.type, w.msgs[a.msg]);
       await checkOthersSee(w, a.type, a.ownerSees);
@@ -137,11 +201,16 @@ for (const a of ACTIONS) {
   });
 }
 
-test('a new reply whose reply_to / thread is older than carol\'s join shows her only the ids; get_thread of it is not_found; its old root stays hidden', async () => {
+test("a new reply whose reply_to / thread is older than carol's join shows her only the ids; get_thread of it is not_found; its old root stays hidden", async () => {
   await withHub(async (t) => {
     const w = await world(t);
     const { hub } = w.t;
-    const reply = await call(hub, w.alice.id, 'send_message', { conv_id: w.convId, text: 'a new reply', reply_to: w.msgs.text, thread_id: w.msgs.text });
+    const reply = await call(hub, w.alice.id, 'send_message', {
+      conv_id: w.convId,
+      text: 'a new reply',
+      reply_to: w.msgs.text,
+      thread_id: w.msgs.text,
+    });
     const r = await carolReads(w);
     for (const [name, value] of Object.entries(r)) assertNoOldContent(`carol's ${name}`, value);
     const got = r.updates.find((e) => e.type === 'message.created');
@@ -156,7 +225,10 @@ test('a new reply whose reply_to / thread is older than carol\'s join shows her 
       });
     }
     // Acting on the old message is refused as if it did not exist.
-    await assert.rejects(call(hub, w.carol.id, 'react', { conv_id: w.convId, msg_id: w.msgs.text, key: '👀' }), (e: unknown) => e instanceof HubError && e.code === 'not_found');
+    await assert.rejects(
+      call(hub, w.carol.id, 'react', { conv_id: w.convId, msg_id: w.msgs.text, key: '👀' }),
+      (e: unknown) => e instanceof HubError && e.code === 'not_found',
+    );
     // The owner reads the thread with its root.
     const owner = getHistory(hub, hub.ownerId, w.convId, {}, true);
     assert.ok(JSON.stringify(owner).includes(`${OLD} plain text`));
@@ -182,7 +254,12 @@ test('a member added with history: 2 sees the content of events on those two mes
     assert.ok(!JSON.stringify(onOld).includes(OLD));
     // get_context with a summary covering part of what dave sees still joins the visible messages.
     const h = await call(hub, daveId, 'get_history', { conv_id: w.convId });
-    await call(hub, daveId, 'put_summary', { conv_id: w.convId, from_seq: h.visible_from_seq, to_seq: h.visible_from_seq + 1, text: 'sum' });
+    await call(hub, daveId, 'put_summary', {
+      conv_id: w.convId,
+      from_seq: h.visible_from_seq,
+      to_seq: h.visible_from_seq + 1,
+      text: 'sum',
+    });
     const ctx = await call(hub, daveId, 'get_context', { conv_id: w.convId });
     const ctxCard = (ctx.events as EventView[]).find((e) => e.type === 'reaction.added' && e.message?.msg_id === w.msgs.card);
     assert.ok(ctxCard?.message, 'get_context joins a visible message even when a summary covers it');
@@ -204,7 +281,11 @@ test('a hand-back of a handoff from before carol joined brings her the event and
     const history = await call(hub, carol.id, 'get_history', { conv_id: convId });
     const context = await call(hub, carol.id, 'get_context', { conv_id: convId });
     for (const [name, value] of Object.entries({ updates, history, context })) assertNoOldContent(`carol's ${name}`, value);
-    for (const [name, events] of [['get_updates', updates], ['get_history', history.events], ['get_context', context.events]] as const) {
+    for (const [name, events] of [
+      ['get_updates', updates],
+      ['get_history', history.events],
+      ['get_context', context.events],
+    ] as const) {
       const e = (events as EventView[]).find((x) => x.type === 'handoff.returned');
       assert.ok(e, `${name}: handoff.returned is delivered`);
       assert.equal(e.before_your_history, true, `${name}: marked before_your_history`);

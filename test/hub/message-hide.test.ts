@@ -35,10 +35,15 @@ test('the owner hides an agent message from their own view; it stays hidden afte
     // Recall is only for the owner's own messages: it refuses an agent's.
     await assert.rejects(runOwnerAction(hub, 'messages.recall', { msg_id: bad.msg_id }), (e: { code?: string }) => e.code !== undefined);
 
-    const lastSeq = (await runOwnerAction(hub, 'conversations.get', { conv_id: convId }) as { conversation: { last_seq: number } }).conversation.last_seq;
+    const lastSeq = ((await runOwnerAction(hub, 'conversations.get', { conv_id: convId })) as { conversation: { last_seq: number } })
+      .conversation.last_seq;
     const r = await runOwnerAction(hub, 'messages.hide', { msg_id: bad.msg_id, on: true });
     assert.deepEqual(r, { msg_id: bad.msg_id, conv_id: convId, hidden: true, changed: true });
-    assert.deepEqual(await runOwnerAction(hub, 'messages.hide', { msg_id: bad.msg_id, on: true }), { msg_id: bad.msg_id, conv_id: convId, hidden: true, changed: false }, 'hiding twice changes nothing');
+    assert.deepEqual(
+      await runOwnerAction(hub, 'messages.hide', { msg_id: bad.msg_id, on: true }),
+      { msg_id: bad.msg_id, conv_id: convId, hidden: true, changed: false },
+      'hiding twice changes nothing',
+    );
     await runOwnerAction(hub, 'messages.hide', { msg_id: threadRoot.msg_id, on: true });
 
     const owner = messagesOf((await runOwnerAction(hub, 'conversations.history', { conv_id: convId })) as History);
@@ -46,10 +51,14 @@ test('the owner hides an agent message from their own view; it stays hidden afte
     assert.equal(byText(owner, 'a fine message').hidden, undefined, 'other messages are not');
     const pins = (await runOwnerAction(hub, 'messages.pins', { conv_id: convId })) as { pins: Array<{ message: MessageView }> };
     assert.equal(pins.pins[0]!.message.hidden, true, 'a hidden pinned message reads as hidden');
-    const thread = (await runOwnerAction(hub, 'conversations.thread', { conv_id: convId, thread_id: threadRoot.msg_id })) as { root: MessageView; replies: MessageView[] };
+    const thread = (await runOwnerAction(hub, 'conversations.thread', { conv_id: convId, thread_id: threadRoot.msg_id })) as {
+      root: MessageView;
+      replies: MessageView[];
+    };
     assert.equal(thread.root.hidden, true);
     assert.equal(thread.replies[0]!.hidden, undefined);
-    const after = (await runOwnerAction(hub, 'conversations.get', { conv_id: convId }) as { conversation: { last_seq: number } }).conversation.last_seq;
+    const after = ((await runOwnerAction(hub, 'conversations.get', { conv_id: convId })) as { conversation: { last_seq: number } })
+      .conversation.last_seq;
     assert.equal(after, lastSeq, 'hiding writes no event into the conversation');
 
     // The agent reads the conversation as before.
@@ -65,7 +74,12 @@ test('the owner hides an agent message from their own view; it stays hidden afte
     assert.equal(again.find((m) => m.msg_id === bad.msg_id)!.hidden, true);
 
     // Show it again.
-    assert.deepEqual(await runOwnerAction(hub2, 'messages.hide', { msg_id: bad.msg_id, on: false }), { msg_id: bad.msg_id, conv_id: convId, hidden: false, changed: true });
+    assert.deepEqual(await runOwnerAction(hub2, 'messages.hide', { msg_id: bad.msg_id, on: false }), {
+      msg_id: bad.msg_id,
+      conv_id: convId,
+      hidden: false,
+      changed: true,
+    });
     const shown = messagesOf((await runOwnerAction(hub2, 'conversations.history', { conv_id: convId })) as History);
     assert.equal(shown.find((m) => m.msg_id === bad.msg_id)!.hidden, undefined);
   } finally {
@@ -80,9 +94,18 @@ test('messages.hide refuses an unknown message and bad input, and changes nothin
     const a = t.agent('quiet');
     const conv = (await runOwnerAction(hub, 'conversations.open_direct', { user: 'quiet' })) as { conversation: { conv_id: string } };
     const sent = await call(hub, a.id, 'send_message', { conv_id: conv.conversation.conv_id, text: 'hello' });
-    await assert.rejects(runOwnerAction(hub, 'messages.hide', { msg_id: 'm_nope', on: true }), (e: { code?: string; message?: string }) => e.code === 'not_found' && /m_nope/.test(e.message ?? ''));
-    await assert.rejects(runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id }), (e: { code?: string }) => e.code === 'invalid_argument');
-    await assert.rejects(runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: 'yes' }), (e: { code?: string }) => e.code === 'invalid_argument');
+    await assert.rejects(
+      runOwnerAction(hub, 'messages.hide', { msg_id: 'm_nope', on: true }),
+      (e: { code?: string; message?: string }) => e.code === 'not_found' && /m_nope/.test(e.message ?? ''),
+    );
+    await assert.rejects(
+      runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id }),
+      (e: { code?: string }) => e.code === 'invalid_argument',
+    );
+    await assert.rejects(
+      runOwnerAction(hub, 'messages.hide', { msg_id: sent.msg_id, on: 'yes' }),
+      (e: { code?: string }) => e.code === 'invalid_argument',
+    );
     const owner = messagesOf((await runOwnerAction(hub, 'conversations.history', { conv_id: conv.conversation.conv_id })) as History);
     assert.equal(owner.find((m) => m.msg_id === sent.msg_id)!.hidden, undefined);
   });

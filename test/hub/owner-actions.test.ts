@@ -28,7 +28,10 @@ test('owner search covers every conversation (not only the 20 recent ones) incl.
       complete: boolean;
     };
     assert.equal(r.complete, true);
-    assert.deepEqual(r.messages.map((m) => m.text), ['another needle here', 'The NEEDLE in the oldest chat']);
+    assert.deepEqual(
+      r.messages.map((m) => m.text),
+      ['another needle here', 'The NEEDLE in the oldest chat'],
+    );
     assert.equal(r.messages[1]!.conv_id, ab.conversation.conv_id);
 
     const one = (await runOwnerAction(hub, 'conversations.search', { query: 'needle', limit: 1 })) as { messages: unknown[] };

@@ -49,7 +49,12 @@ async function drain(t: TestHub, agentId: string): Promise<EventView[]> {
 test('approved: the request is a message with payload, the owner approves, get_request and get_updates show it', async () => {
   await withHub(async (t) => {
     const { a, convId } = await setup(t);
-    const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Delete the staging database?', context: { db: 'staging' } });
+    const r = await call(t, a.id, 'request_human', {
+      conv_id: convId,
+      kind: 'approve',
+      title: 'Delete the staging database?',
+      context: { db: 'staging' },
+    });
     assert.equal(r.state, 'pending');
     assert.deepEqual(r.assignees, [t.hub.owner.name]);
     assert.ok(r.expires_at > Date.now() + (LIMITS.requestDefaultTtlSecs - 5) * 1000, 'default ttl is one day');
@@ -93,8 +98,14 @@ test('answered: an answer request takes answer text, and only answer or reject',
   await withHub(async (t) => {
     const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'answer', title: 'Which branch should I use?' });
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }), isCode('invalid_argument', /decision/));
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer' }), isCode('invalid_argument', /^answer:/));
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }),
+      isCode('invalid_argument', /decision/),
+    );
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer' }),
+      isCode('invalid_argument', /^answer:/),
+    );
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer', answer: 'release/2.1' });
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id });
     assert.equal(g.state, 'answered');
@@ -105,13 +116,33 @@ test('answered: an answer request takes answer text, and only answer or reject',
 test('chosen: choose needs 2+ options and the choice must be one of them', async () => {
   await withHub(async (t) => {
     const { a, convId } = await setup(t);
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['only'] }), isCode('invalid_argument', /at least 2/));
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['a', 'a'] }), isCode('invalid_argument', /twice/));
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', options: ['a', 'b'] }), isCode('invalid_argument', /only kind=choose/));
-    const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu-west', 'us-east'] });
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['only'] }),
+      isCode('invalid_argument', /at least 2/),
+    );
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Pick', options: ['a', 'a'] }),
+      isCode('invalid_argument', /twice/),
+    );
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', options: ['a', 'b'] }),
+      isCode('invalid_argument', /only kind=choose/),
+    );
+    const r = await call(t, a.id, 'request_human', {
+      conv_id: convId,
+      kind: 'choose',
+      title: 'Which region?',
+      options: ['eu-west', 'us-east'],
+    });
     assert.deepEqual(requestMessage(t, convId, r.msg_id).payload!.options, ['eu-west', 'us-east']);
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'choose', choice: 'ap-south' }), isCode('invalid_argument', /^choice: must be one of/));
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer', answer: 'x' }), isCode('invalid_argument'));
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'choose', choice: 'ap-south' }),
+      isCode('invalid_argument', /^choice: must be one of/),
+    );
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'answer', answer: 'x' }),
+      isCode('invalid_argument'),
+    );
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'choose', choice: 'us-east' });
     const g = await call(t, a.id, 'get_request', { request_id: r.request_id });
     assert.equal(g.state, 'chosen');
@@ -167,7 +198,10 @@ test('cancelled: only the requester, only while pending', async () => {
     assert.equal((await call(t, a.id, 'get_request', { request_id: r.request_id })).state, 'cancelled');
     assert.equal(requestMessage(t, convId, r.msg_id).payload!.state, 'cancelled');
     await assert.rejects(call(t, a.id, 'cancel_request', { request_id: r.request_id }), isCode('conflict', /cancelled/));
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }), isCode('conflict', /cancelled/));
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' }),
+      isCode('conflict', /cancelled/),
+    );
 
     const d = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Deploy again?' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: d.request_id, decision: 'approve' });
@@ -185,7 +219,9 @@ test('get_request(wait_secs) returns soon after the decision, and another wake d
     // A message naming the requester wakes it for another reason first; the request stays pending.
     setTimeout(() => void call(t, b.id, 'send_message', { conv_id: group.conversation.conv_id, text: 'hey worker', to: ['worker'] }), 30);
     let waitingAfterWake = -1;
-    setTimeout(() => { waitingAfterWake = t.hub.bus.waitingCount(a.id); }, 100);
+    setTimeout(() => {
+      waitingAfterWake = t.hub.bus.waitingCount(a.id);
+    }, 100);
     setTimeout(() => {
       decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' });
       decidedAt = performance.now();
@@ -220,10 +256,19 @@ test('an agent can never decide, nor be an assignee', async () => {
     const b = t.agent('helper');
     const group = await call(t, a.id, 'create_group', { title: 'work', members: ['helper'] });
     const convId = group.conversation.conv_id;
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: ['helper'] }), isCode('invalid_argument', /agent/));
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: ['nobody'] }), isCode('invalid_argument', /not a member/));
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: ['helper'] }),
+      isCode('invalid_argument', /agent/),
+    );
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: ['nobody'] }),
+      isCode('invalid_argument', /not a member/),
+    );
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Ok?', assignees: [t.hub.owner.name] });
-    assert.throws(() => decideRequest(t.hub, b.id, { request_id: r.request_id, decision: 'approve' }), isCode('forbidden', /agent can never decide/));
+    assert.throws(
+      () => decideRequest(t.hub, b.id, { request_id: r.request_id, decision: 'approve' }),
+      isCode('forbidden', /agent can never decide/),
+    );
     assert.throws(() => decideRequest(t.hub, a.id, { request_id: r.request_id, decision: 'approve' }), isCode('forbidden'));
     assert.equal(getRequestForOwner(t.hub, r.request_id).state, 'pending', 'nothing changed');
   });
@@ -234,7 +279,10 @@ test('deciding twice is refused with conflict and keeps the first decision', asy
     const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Merge?' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'approve' });
-    assert.throws(() => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'reject' }), isCode('conflict', /already decided/));
+    assert.throws(
+      () => decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'reject' }),
+      isCode('conflict', /already decided/),
+    );
     assert.equal((await call(t, a.id, 'get_request', { request_id: r.request_id })).state, 'approved');
     const decided = getHistory(t.hub, t.hub.ownerId, convId, {}, true).events.filter((e) => e.type === 'request.decided');
     assert.equal(decided.length, 1, 'one request.decided event');
@@ -259,7 +307,10 @@ test('oversize context is refused and nothing is stored', async () => {
     const { a, convId } = await setup(t);
     const before = conversationById(t.hub.db, convId)!.last_seq;
     const context = { blob: 'x'.repeat(LIMITS.maxContextBytes) };
-    await assert.rejects(call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Big?', context }), isCode('too_large', /context/));
+    await assert.rejects(
+      call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Big?', context }),
+      isCode('too_large', /context/),
+    );
     await assert.rejects(
       call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Big?', context, client_req_id: 'big-1' }),
       isCode('too_large'),
@@ -267,7 +318,12 @@ test('oversize context is refused and nothing is stored', async () => {
     assert.equal(conversationById(t.hub.db, convId)!.last_seq, before, 'no message or event');
     assert.equal(listRequests(t.hub).length, 0, 'no request');
     // Just under the limit is fine.
-    const ok = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Fits?', context: 'y'.repeat(LIMITS.maxContextBytes - 2) });
+    const ok = await call(t, a.id, 'request_human', {
+      conv_id: convId,
+      kind: 'approve',
+      title: 'Fits?',
+      context: 'y'.repeat(LIMITS.maxContextBytes - 2),
+    });
     assert.equal(ok.state, 'pending');
   });
 });
@@ -278,15 +334,26 @@ test('listRequests: pending first with conversation title, requester and expiry'
     const group = await call(t, a.id, 'create_group', { title: 'Ops room', members: [] });
     const done = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'approve', title: 'Old one' });
     decideRequest(t.hub, t.hub.ownerId, { request_id: done.request_id, decision: 'reject' });
-    const p = await call(t, a.id, 'request_human', { conv_id: group.conversation.conv_id, kind: 'answer', title: 'New one', context: { k: 1 } });
+    const p = await call(t, a.id, 'request_human', {
+      conv_id: group.conversation.conv_id,
+      kind: 'answer',
+      title: 'New one',
+      context: { k: 1 },
+    });
     const all = listRequests(t.hub);
-    assert.deepEqual(all.map((r) => r.request_id), [p.request_id, done.request_id]);
+    assert.deepEqual(
+      all.map((r) => r.request_id),
+      [p.request_id, done.request_id],
+    );
     assert.equal(all[0]!.state, 'pending');
     assert.equal(all[0]!.conv_title, 'Ops room');
     assert.equal(all[0]!.requester.name, 'worker');
     assert.equal(all[0]!.expires_at, p.expires_at);
     assert.deepEqual(all[0]!.context, { k: 1 });
-    assert.deepEqual(listRequests(t.hub, { state: 'rejected' }).map((r) => r.request_id), [done.request_id]);
+    assert.deepEqual(
+      listRequests(t.hub, { state: 'rejected' }).map((r) => r.request_id),
+      [done.request_id],
+    );
     assert.throws(() => listRequests(t.hub, { state: 'bogus' as never }), isCode('invalid_argument'));
   });
 });
@@ -309,16 +376,20 @@ test('request.created wakes the owner, not other members', async () => {
   });
 });
 
-test('one home for a request\'s state: the stored message payload keeps only what never changes; readers and request.* events get the state from the request', async () => {
+test("one home for a request's state: the stored message payload keeps only what never changes; readers and request.* events get the state from the request", async () => {
   await withHub(async (t) => {
     const { a, convId } = await setup(t);
     const r = await call(t, a.id, 'request_human', { conv_id: convId, kind: 'choose', title: 'Which region?', options: ['eu', 'us'] });
     const stored = () => JSON.parse(messageById(t.hub.db, r.msg_id)!.payload!) as R;
-    assert.deepEqual(Object.keys(stored()).sort(), ['assignees', 'context', 'expires_at', 'kind', 'options', 'request_id', 'title'], 'no state is stored in the message');
+    assert.deepEqual(
+      Object.keys(stored()).sort(),
+      ['assignees', 'context', 'expires_at', 'kind', 'options', 'request_id', 'title'],
+      'no state is stored in the message',
+    );
     decideRequest(t.hub, t.hub.ownerId, { request_id: r.request_id, decision: 'choose', choice: 'us' });
     assert.equal(stored().state, undefined, 'deciding does not copy the state into the message');
     const read = requestMessage(t, convId, r.msg_id).payload!;
-    assert.equal(read.state, 'chosen', 'get_history shows the request\'s state, built when read');
+    assert.equal(read.state, 'chosen', "get_history shows the request's state, built when read");
     assert.deepEqual(read.outcome, { decision: 'choose', choice: 'us' });
     assert.equal((read.decided_by as R).name, t.hub.owner.name);
 

@@ -9,7 +9,6 @@ import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../../src/main/hub/f
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-
 async function refused(p: Promise<unknown>, code: string, details?: Record<string, unknown>): Promise<HubError> {
   try {
     await p;
@@ -32,7 +31,9 @@ test('state_put creates at version 0 and advances; a stale version is a conflict
     // Two writers both read version 2; the first wins, the second gets a conflict.
     const w1 = await call(t.hub, a.id, 'state_put', { key: 'plan', value: { step: 3, by: 'w1' }, version: 2 });
     assert.equal(w1.version, 3);
-    await refused(call(t.hub, a.id, 'state_put', { key: 'plan', value: { step: 3, by: 'w2' }, version: 2 }), 'conflict', { current_version: 3 });
+    await refused(call(t.hub, a.id, 'state_put', { key: 'plan', value: { step: 3, by: 'w2' }, version: 2 }), 'conflict', {
+      current_version: 3,
+    });
     // Creating over an existing key is a conflict too; so is updating a key that does not exist.
     await refused(call(t.hub, a.id, 'state_put', { key: 'plan', value: 1, version: 0 }), 'conflict', { current_version: 3 });
     await refused(call(t.hub, a.id, 'state_put', { key: 'nope', value: 1, version: 4 }), 'conflict', { current_version: 0 });
@@ -84,14 +85,20 @@ test('state_list returns keys in UTF-8 byte order, filtered by prefix, paged wit
     assert.notDeepEqual(byteOrder, [...keys].sort(), 'the test keys must tell byte order from UTF-16 order');
 
     const all = await call(t.hub, a.id, 'state_list', {});
-    assert.deepEqual(all.keys.map((k: Any) => k.key), byteOrder);
+    assert.deepEqual(
+      all.keys.map((k: Any) => k.key),
+      byteOrder,
+    );
     assert.equal(all.next_after, null);
     assert.equal(all.keys[0].version, 1);
     assert.equal(typeof all.keys[0].updated_at, 'number');
 
     const prefixed = await call(t.hub, a.id, 'state_list', { prefix: 'task/' });
     const want = byteOrder.filter((k) => k.startsWith('task/'));
-    assert.deepEqual(prefixed.keys.map((k: Any) => k.key), want);
+    assert.deepEqual(
+      prefixed.keys.map((k: Any) => k.key),
+      want,
+    );
     assert.ok(!want.includes('tasks') && !want.includes('taskZ'));
 
     // Page through the prefix two at a time.
@@ -127,7 +134,10 @@ test('keys under archive/ are read-only for agents', async () => {
     await refused(call(t.hub, a.id, 'state_put', { key: 'archive/notes', value: 'mine', version: 1 }), 'forbidden');
     await refused(call(t.hub, a.id, 'state_delete', { key: 'archive/notes', version: 1 }), 'forbidden');
     const listed = await call(t.hub, a.id, 'state_list', { prefix: 'archive/' });
-    assert.deepEqual(listed.keys.map((k: Any) => [k.key, k.version]), [['archive/notes', 1]]);
+    assert.deepEqual(
+      listed.keys.map((k: Any) => [k.key, k.version]),
+      [['archive/notes', 1]],
+    );
     // archive without the slash is an ordinary key.
     assert.equal((await call(t.hub, a.id, 'state_put', { key: 'archive', value: 1, version: 0 })).version, 1);
   });
@@ -178,7 +188,10 @@ test('size limits: value over 1 MiB and key over the byte limit are refused, not
     assert.equal((await call(t.hub, a.id, 'state_put', { key: 'é'.repeat(200), value: 1, version: 0 })).version, 1);
     await refused(call(t.hub, a.id, 'state_put', { key: 'é'.repeat(300), value: 1, version: 0 }), 'too_large');
     await refused(call(t.hub, a.id, 'state_put', { key: 'bad\uD800', value: 1, version: 0 }), 'invalid_argument');
-    assert.deepEqual((await call(t.hub, a.id, 'state_list', {})).keys.map((k: Any) => k.key), ['fits', 'é'.repeat(200)]);
+    assert.deepEqual(
+      (await call(t.hub, a.id, 'state_list', {})).keys.map((k: Any) => k.key),
+      ['fits', 'é'.repeat(200)],
+    );
     // An empty key never reaches the hub (the catalog refuses it).
     assert.throws(() => TOOL_BY_NAME.get('state_put')!.input.parse({ key: '', value: 1, version: 0 }));
   });

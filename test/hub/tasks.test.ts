@@ -10,7 +10,6 @@ import type { EventView } from '../../src/shared/api/event-log';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-
 async function drain(hub: Hub, agentId: string): Promise<void> {
   for (;;) {
     const r = await call(hub, agentId, 'get_updates', {});
@@ -43,7 +42,7 @@ test('create_task makes a submitted task channel and wakes its assignee', async 
   });
 });
 
-test('a completed task refuses agents\' messages; only the creator or a manager reopens it', async () => {
+test("a completed task refuses agents' messages; only the creator or a manager reopens it", async () => {
   await withHub(async (t) => {
     const { hub, lead, worker, convId, waiting } = await setup(t);
     await waiting;
@@ -136,7 +135,10 @@ test('only the creator, the assignee, a manager or the owner may end a task; ano
     const still = await call(hub, helper.id, 'list_conversations', {});
     assert.equal(still.conversations.find((c: Any) => c.conv_id === convId).task.state, 'submitted', 'nothing changed');
     // An ordinary member may still move it between the open states, and speak afterwards.
-    assert.equal((await call(hub, helper.id, 'update_task', { conv_id: convId, state: 'input_required', note: 'need data' })).state, 'input_required');
+    assert.equal(
+      (await call(hub, helper.id, 'update_task', { conv_id: convId, state: 'input_required', note: 'need data' })).state,
+      'input_required',
+    );
     await call(hub, helper.id, 'send_message', { conv_id: convId, text: 'still here' });
     // The assignee may end it; the creator may reopen and end it again; the owner may always.
     assert.equal((await call(hub, worker.id, 'update_task', { conv_id: convId, state: 'completed' })).state, 'completed');
@@ -157,7 +159,9 @@ test('update_task refuses bad input', async () => {
     await assert.rejects(call(hub, lead.id, 'update_task', { conv_id: convId, assignee: 'outsider' }), { code: 'invalid_argument' });
     await assert.rejects(call(hub, outsider.id, 'update_task', { conv_id: convId, state: 'working' }), { code: 'not_member' });
     const g = await call(hub, lead.id, 'create_group', { title: 'chat', members: ['worker'] });
-    await assert.rejects(call(hub, lead.id, 'update_task', { conv_id: g.conversation.conv_id, state: 'working' }), { code: 'invalid_argument' });
+    await assert.rejects(call(hub, lead.id, 'update_task', { conv_id: g.conversation.conv_id, state: 'working' }), {
+      code: 'invalid_argument',
+    });
   });
 });
 

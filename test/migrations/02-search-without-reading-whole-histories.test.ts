@@ -15,11 +15,17 @@ migrationTest({
   version: 2,
   seed: (db) => {
     seedConversation(db);
-    db.exec("INSERT INTO messages (id, conv_id, seq, sender_id, text, created_at) VALUES ('m_2', 'c_1', 2, 'u_owner', 'earlier clock', 1500)");
+    db.exec(
+      "INSERT INTO messages (id, conv_id, seq, sender_id, text, created_at) VALUES ('m_2', 'c_1', 2, 'u_owner', 'earlier clock', 1500)",
+    );
   },
   check: (db) => {
     assert.deepEqual(indexColumns(db, 'messages_by_conv_time'), ['conv_id', 'created_at', 'seq']);
-    assert.deepEqual(rows(db, "SELECT value FROM settings WHERE key = 'messages_out_of_time_order'"), [{ value: '1' }], 'the clock went back once');
+    assert.deepEqual(
+      rows(db, "SELECT value FROM settings WHERE key = 'messages_out_of_time_order'"),
+      [{ value: '1' }],
+      'the clock went back once',
+    );
   },
 });
 
@@ -32,9 +38,15 @@ function versionOneDatabase(createdAt: readonly number[]): { dir: string; file: 
   const db = new Database(file);
   db.exec(MIGRATIONS[0]!.sql);
   db.pragma('user_version = 1');
-  db.prepare("INSERT INTO users (id, kind, name, created_at) VALUES ('u_owner', 'human', 'owner', 1000), ('u_bot', 'agent', 'bot', 1001)").run();
-  db.prepare("INSERT INTO conversations (id, kind, created_by, created_at, last_seq, last_event_at, direct_key) VALUES ('c_1', 'direct', 'u_owner', 1002, ?, 2000, 'u_bot:u_owner')").run(createdAt.length);
-  db.prepare("INSERT INTO members (conv_id, user_id, role, from_seq, joined_at) VALUES ('c_1', 'u_owner', 'owner', 1, 1002), ('c_1', 'u_bot', 'member', 1, 1002)").run();
+  db.prepare(
+    "INSERT INTO users (id, kind, name, created_at) VALUES ('u_owner', 'human', 'owner', 1000), ('u_bot', 'agent', 'bot', 1001)",
+  ).run();
+  db.prepare(
+    "INSERT INTO conversations (id, kind, created_by, created_at, last_seq, last_event_at, direct_key) VALUES ('c_1', 'direct', 'u_owner', 1002, ?, 2000, 'u_bot:u_owner')",
+  ).run(createdAt.length);
+  db.prepare(
+    "INSERT INTO members (conv_id, user_id, role, from_seq, joined_at) VALUES ('c_1', 'u_owner', 'owner', 1, 1002), ('c_1', 'u_bot', 'member', 1, 1002)",
+  ).run();
   const event = db.prepare("INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts) VALUES ('c_1', ?, 'message.new', 'u_bot', ?, ?)");
   const message = db.prepare("INSERT INTO messages (id, conv_id, seq, sender_id, text, created_at) VALUES (?, 'c_1', ?, 'u_bot', ?, ?)");
   createdAt.forEach((at, i) => {
@@ -67,10 +79,12 @@ function rowsOf(db: Database.Database): Record<string, unknown[]> {
  */
 function rowsAsVersionOne(db: Database.Database, before: Record<string, unknown[]>): Record<string, unknown[]> {
   const after = rowsOf(db);
-  return Object.fromEntries(Object.entries(after).map(([t, rows]) => {
-    const columns = Object.keys((before[t]?.[0] as Record<string, unknown> | undefined) ?? {});
-    return [t, rows.map((r) => (columns.length ? Object.fromEntries(columns.map((c) => [c, (r as Record<string, unknown>)[c]])) : r))];
-  }));
+  return Object.fromEntries(
+    Object.entries(after).map(([t, rows]) => {
+      const columns = Object.keys((before[t]?.[0] as Record<string, unknown> | undefined) ?? {});
+      return [t, rows.map((r) => (columns.length ? Object.fromEntries(columns.map((c) => [c, (r as Record<string, unknown>)[c]])) : r))];
+    }),
+  );
 }
 
 function rowsOfFile(file: string): Record<string, unknown[]> {
@@ -96,7 +110,8 @@ describe('migration 2 (search without reading whole histories)', () => {
       const db = openDatabase(file);
       try {
         assert.equal(schemaVersion(db), LATEST_VERSION, 'opening migrated the database to the latest version');
-        const index = db.prepare("SELECT tbl_name FROM sqlite_schema WHERE type = 'index' AND name = 'messages_by_conv_time'").get() as { tbl_name: string } | undefined;
+        const index = db.prepare("SELECT tbl_name FROM sqlite_schema WHERE type = 'index' AND name = 'messages_by_conv_time'").get() as
+          { tbl_name: string } | undefined;
         assert.equal(index?.tbl_name, 'messages', 'the index exists, on messages');
         const columns = db.prepare("SELECT name FROM pragma_index_info('messages_by_conv_time') ORDER BY seqno").pluck().all();
         assert.deepEqual(columns, ['conv_id', 'created_at', 'seq']);

@@ -17,7 +17,8 @@ migrationTest({
     assert.deepEqual(rows(db, 'SELECT confirmed_gid, last_upto FROM instance_cursors'), [{ confirmed_gid: 0, last_upto: 0 }]);
     db.exec("INSERT INTO read_receipts (conv_id, user_id, seq, at) VALUES ('c_1', 'u_bot', 1, 3)");
     assert.deepEqual(rows(db, 'SELECT instance FROM read_receipts'), [{ instance: '' }]);
-    const key = "INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at) VALUES (?, 'u_bot', 'ci', x'01', 'k…', '[]', 4)";
+    const key =
+      "INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at) VALUES (?, 'u_bot', 'ci', x'01', 'k…', '[]', 4)";
     db.prepare(key).run('k_1');
     assert.throws(() => db.prepare(key).run('k_2'), /UNIQUE/, 'two keys never share a hash');
     assert.deepEqual(indexColumns(db, 'agent_keys_by_user'), ['user_id', 'created_at']);

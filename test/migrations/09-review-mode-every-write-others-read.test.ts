@@ -14,9 +14,15 @@ migrationTest({
   check: (db) => {
     assert.equal(column(db, 'held_items', 'conv_id')?.notnull, 0, 'conv_id may be NULL');
     for (const kind of ['edit', 'request', 'task', 'group', 'task_update', 'handoff']) {
-      db.prepare("INSERT INTO held_items (id, agent_id, conv_id, kind, input, created_at) VALUES (?, 'u_bot', NULL, ?, '{}', 4000)").run(`h_${kind}`, kind);
+      db.prepare("INSERT INTO held_items (id, agent_id, conv_id, kind, input, created_at) VALUES (?, 'u_bot', NULL, ?, '{}', 4000)").run(
+        `h_${kind}`,
+        kind,
+      );
     }
-    assert.throws(() => db.exec("INSERT INTO held_items (id, agent_id, kind, input, created_at) VALUES ('h_x', 'u_bot', 'poem', '{}', 1)"), /CHECK/);
+    assert.throws(
+      () => db.exec("INSERT INTO held_items (id, agent_id, kind, input, created_at) VALUES ('h_x', 'u_bot', 'poem', '{}', 1)"),
+      /CHECK/,
+    );
     assert.deepEqual(rows(db, "SELECT state FROM held_items WHERE id = 'h_task'"), [{ state: 'held' }]);
     assert.deepEqual(indexColumns(db, 'held_items_by_state'), ['state', 'created_at']);
   },

@@ -13,8 +13,12 @@ migrationTest({
       (4, 103, NULL, 'unknown', 'push.action', NULL, 'allowed')`);
   },
   check: (db) => {
-    assert.deepEqual(rows(db, 'SELECT id, count FROM device_audit ORDER BY id'),
-      [{ id: 1, count: 1 }, { id: 2, count: null }, { id: 3, count: null }, { id: 4, count: null }]);
+    assert.deepEqual(rows(db, 'SELECT id, count FROM device_audit ORDER BY id'), [
+      { id: 1, count: 1 },
+      { id: 2, count: null },
+      { id: 3, count: null },
+      { id: 4, count: null },
+    ]);
     assert.deepEqual(indexColumns(db, 'device_audit_tallies'), ['action', 'outcome', 'at']);
     assert.deepEqual(indexColumns(db, 'device_audit_entries'), ['id']);
   },

@@ -7,8 +7,13 @@ migrationTest({
   seed: seedConversation,
   check: (db) => {
     assert.deepEqual(rows(db, 'SELECT * FROM permission_rules'), []);
-    db.exec("INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at) VALUES ('pr_1', 'u_bot', 'Bash', 'npm test', 'allow', 5)");
-    assert.throws(() => db.exec("INSERT INTO permission_rules (id, agent_id, tool, behavior, created_at) VALUES ('pr_2', 'u_bot', 'Bash', 'maybe', 5)"), /CHECK/);
+    db.exec(
+      "INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at) VALUES ('pr_1', 'u_bot', 'Bash', 'npm test', 'allow', 5)",
+    );
+    assert.throws(
+      () => db.exec("INSERT INTO permission_rules (id, agent_id, tool, behavior, created_at) VALUES ('pr_2', 'u_bot', 'Bash', 'maybe', 5)"),
+      /CHECK/,
+    );
     assert.deepEqual(indexColumns(db, 'permission_rules_by_agent'), ['agent_id', 'tool']);
   },
 });

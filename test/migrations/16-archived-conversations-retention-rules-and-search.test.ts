@@ -14,8 +14,9 @@ migrationTest({
     assert.deepEqual(rows(db, 'SELECT archived_at, archived_by FROM conversations'), [{ archived_at: null, archived_by: null }]);
     assert.deepEqual(rows(db, 'SELECT * FROM retention_rules'), [], 'no retention rule: everything is kept');
     db.exec("INSERT INTO retention_rules (scope, updated_at) VALUES ('', 3000)");
-    assert.deepEqual(rows(db, 'SELECT keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days FROM retention_rules'),
-      [{ keep_days: null, keep_pinned: 1, keep_requests: 1, keep_checkpoints: 1, archive_idle_days: null }]);
+    assert.deepEqual(rows(db, 'SELECT keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days FROM retention_rules'), [
+      { keep_days: null, keep_pinned: 1, keep_requests: 1, keep_checkpoints: 1, archive_idle_days: null },
+    ]);
     db.exec('INSERT INTO search_forget (gid) VALUES (1)');
     assert.deepEqual(indexColumns(db, 'files_by_msg'), ['msg_id']);
     assert.deepEqual(indexColumns(db, 'requests_by_msg'), ['msg_id']);

@@ -49,7 +49,10 @@ async function historyTexts(mcpUrl: string, a: AgentKey, convId: string): Promis
 
 function backupsIn(dir: string, re: RegExp): string[] {
   try {
-    return fs.readdirSync(path.join(dir, 'backups')).filter((n) => re.test(n)).sort();
+    return fs
+      .readdirSync(path.join(dir, 'backups'))
+      .filter((n) => re.test(n))
+      .sort();
   } catch {
     return [];
   }
@@ -103,8 +106,12 @@ describe('perch backup', () => {
       assert.equal(copy.integrity, 'ok');
       assert.equal(copy.version, LATEST_VERSION);
       assert.deepEqual(copy.agents, ['writer-a', 'writer-b']);
-      for (const t of ackedBefore) assert.ok(copy.texts.has(t), `the copy holds a message acknowledged before the backup started (${t.slice(0, 14)})`);
-      assert.ok(!fs.readdirSync(path.join(dir, 'backups')).some((n) => n.endsWith('.partial') || n.startsWith('.perch-backup-')), 'no partial file is left');
+      for (const t of ackedBefore)
+        assert.ok(copy.texts.has(t), `the copy holds a message acknowledged before the backup started (${t.slice(0, 14)})`);
+      assert.ok(
+        !fs.readdirSync(path.join(dir, 'backups')).some((n) => n.endsWith('.partial') || n.startsWith('.perch-backup-')),
+        'no partial file is left',
+      );
       assert.ok(!fs.existsSync(path.join(dir, 'backups', 'perch-search.sqlite')), 'the search index is not backed up');
 
       // Human output names the file and its size; an existing file is refused without --force.
@@ -117,7 +124,9 @@ describe('perch backup', () => {
       assert.match(again.stderr, /exists; nothing was written.*--force/);
       assert.equal(sha(path.join(dir, 'mine.sqlite')), before, 'the existing file is untouched');
       await send(hub.mcpUrl, a, convA, 'after the first copy');
-      const forced = await cliAsync(['backup', '--data-dir', dir, '--to', path.join(dir, 'mine.sqlite'), '--force', '--json'], { timeoutMs: 60_000 });
+      const forced = await cliAsync(['backup', '--data-dir', dir, '--to', path.join(dir, 'mine.sqlite'), '--force', '--json'], {
+        timeoutMs: 60_000,
+      });
       assert.equal(forced.code, 0, forced.stderr);
       assert.ok(inspect(path.join(dir, 'mine.sqlite')).texts.has('after the first copy'), '--force wrote a new copy');
     } finally {
@@ -161,10 +170,20 @@ describe('perch backup', () => {
     // A folder that does not exist is refused, not created (one line naming it, exit 2), as perch export --out.
     const missing = path.join(dir, 'no-such-folder', 'copy.sqlite');
     const m = cli(['backup', '--data-dir', dir, '--to', missing]);
-    assert.deepEqual([m.code, m.stdout, m.stderr], [2, '', `perch: the folder ${path.dirname(missing)} does not exist; nothing was written. Create it first, or pick another --to FILE.\n`]);
+    assert.deepEqual(
+      [m.code, m.stdout, m.stderr],
+      [
+        2,
+        '',
+        `perch: the folder ${path.dirname(missing)} does not exist; nothing was written. Create it first, or pick another --to FILE.\n`,
+      ],
+    );
     // A file where its folder should be is refused the same way (exit 2, one line naming it), before any copy starts.
     const below = cli(['backup', '--data-dir', dir, '--to', path.join(aFile, 'copy.sqlite')]);
-    assert.deepEqual([below.code, below.stdout, below.stderr], [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --to FILE.\n`]);
+    assert.deepEqual(
+      [below.code, below.stdout, below.stderr],
+      [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --to FILE.\n`],
+    );
     assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['a-file', 'perch.sqlite'], 'nothing else was written');
   });
@@ -186,7 +205,11 @@ describe('perch restore', () => {
       assert.match(r.stderr, new RegExp(`pid ${hub.proc.pid}\\) is serving`));
       assert.match(r.stderr, /nothing was changed\. Stop it first/);
       assert.deepEqual(backupsIn(dir, /pre-restore/), [], 'no pre-restore copy was made');
-      assert.deepEqual(await historyTexts(hub.mcpUrl, a, conv), ['still here', 'written after the copy'], 'the hub still serves its own data');
+      assert.deepEqual(
+        await historyTexts(hub.mcpUrl, a, conv),
+        ['still here', 'written after the copy'],
+        'the hub still serves its own data',
+      );
     } finally {
       await hub.stop();
     }
@@ -207,7 +230,7 @@ describe('perch restore', () => {
     fs.writeFileSync(candidates.empty, '');
     candidates.foreign = path.join(dir, 'foreign.sqlite');
     const f = new Database(candidates.foreign);
-    f.exec('CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES (\'soup\')');
+    f.exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup')");
     f.close();
     candidates.newer = path.join(dir, 'newer.sqlite');
     fs.copyFileSync(good, candidates.newer);
@@ -232,7 +255,11 @@ describe('perch restore', () => {
       assert.equal(sha(dbFile), before, `${what}: the current database is untouched`);
       assert.equal(sha(file), sourceBefore, `${what}: the file itself is untouched`);
       assert.deepEqual(backupsIn(dir, /pre-restore/), [], `${what}: no pre-restore copy`);
-      assert.deepEqual(fs.readdirSync(dir).filter((x) => x.startsWith('.restore')), [], `${what}: no staging file is left`);
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((x) => x.startsWith('.restore')),
+        [],
+        `${what}: no staging file is left`,
+      );
     }
     assert.deepEqual(inspect(dbFile).agents, ['keeper']);
     const missing = cli(['restore', path.join(dir, 'no-such.sqlite'), '--data-dir', dir]);
@@ -265,14 +292,18 @@ describe('perch restore', () => {
     const previous = inspect(out.previous);
     assert.equal(previous.integrity, 'ok');
     assert.ok(previous.texts.has('tuesday: after the backup'), 'the replaced database is kept as a backup');
-    for (const f of ['perch.sqlite-wal', 'perch.sqlite-shm', 'perch-search.sqlite']) assert.ok(!fs.existsSync(path.join(dir, f)), `${f} is gone`);
+    for (const f of ['perch.sqlite-wal', 'perch.sqlite-shm', 'perch-search.sqlite'])
+      assert.ok(!fs.existsSync(path.join(dir, f)), `${f} is gone`);
     assert.ok(fs.existsSync(copy), 'the backup file itself stays');
 
     hub = await startServe(dir, { args: ['--backups', '0'] });
     try {
       assert.deepEqual(await historyTexts(hub.mcpUrl, a, conv), ['monday: in the backup']);
       const s = (await rawCall(hub.mcpUrl, a.key, 'search', { query: 'tuesday' })).structuredContent!;
-      assert.ok(!JSON.stringify(s).includes('tuesday: after the backup'), 'the rebuilt search index holds nothing of the replaced database');
+      assert.ok(
+        !JSON.stringify(s).includes('tuesday: after the backup'),
+        'the rebuilt search index holds nothing of the replaced database',
+      );
       await send(hub.mcpUrl, a, conv, 'wednesday: after the restore');
       assert.deepEqual(await historyTexts(hub.mcpUrl, a, conv), ['monday: in the backup', 'wednesday: after the restore']);
     } finally {
@@ -298,14 +329,21 @@ describe('daily backups of a running hub', () => {
 
     const hub = await startServe(dir, { args: ['--backups', '2'] });
     try {
-      await eventually(() => backupsIn(dir, /^perch-daily-/).length === 2 && !backupsIn(dir, /^perch-daily-/).includes(old[1]!), 30_000, 'the daily backup and the pruning');
+      await eventually(
+        () => backupsIn(dir, /^perch-daily-/).length === 2 && !backupsIn(dir, /^perch-daily-/).includes(old[1]!),
+        30_000,
+        'the daily backup and the pruning',
+      );
       const daily = backupsIn(dir, /^perch-daily-/);
       assert.equal(daily[0], old[2], 'the newest old one is kept');
       assert.ok(daily[1]! > old[2]!, 'the other is the new one');
       const fresh = inspect(path.join(backups, daily[1]!));
       assert.equal(fresh.integrity, 'ok');
       assert.deepEqual(fresh.agents, ['daily']);
-      assert.ok(fs.existsSync(path.join(backups, manual)) && fs.existsSync(path.join(backups, preMigration)), 'other backups are left alone');
+      assert.ok(
+        fs.existsSync(path.join(backups, manual)) && fs.existsSync(path.join(backups, preMigration)),
+        'other backups are left alone',
+      );
     } finally {
       assert.equal(await hub.stop(), 0);
     }

@@ -7,7 +7,20 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openDatabase } from '../../src/main/store/db/db';
 import { recentEvents } from '../../src/main/store/tables/agents/brakes';
-import { addAgent, cliAsync, connect, eventually, ownerOk, sleep, startServe, tempDataDir, uniqueName, useSharedServe, type AgentClient, type Served } from '../support/serve-harness';
+import {
+  addAgent,
+  cliAsync,
+  connect,
+  eventually,
+  ownerOk,
+  sleep,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  useSharedServe,
+  type AgentClient,
+  type Served,
+} from '../support/serve-harness';
 
 type R = Record<string, any>;
 
@@ -60,7 +73,10 @@ async function pingPong(a: AgentClient, b: AgentClient, conv: string, turns: num
 
 describe('duplicate', () => {
   test('an agent may send the same text twice since a person last took part; the third is refused, a person resets it', async () => {
-    const { conv, agents: [a] } = await group(2, 'dup');
+    const {
+      conv,
+      agents: [a],
+    } = await group(2, 'dup');
     await a!.ok('send_message', { conv_id: conv, text: 'same words' });
     await a!.ok('send_message', { conv_id: conv, text: 'same words' });
     const e = await refused(a!, 'duplicate', { conv_id: conv, text: 'same words' });
@@ -69,14 +85,21 @@ describe('duplicate', () => {
     await ownerOk(served, 'messages.send', { conv_id: conv, text: 'I am here.' });
     await a!.ok('send_message', { conv_id: conv, text: 'same words' }); // a person took part: counts reset
     // The refusal was shown to the owner in the agent's feed (a progress row of kind error with data.brake).
-    await eventually(async () => {
-      const rows = (await ownerOk(served, 'progress.list', { agent_id: a!.agent.id })).progress as R[];
-      return rows.some((p) => p.kind === 'error' && p.data?.brake?.word === 'duplicate' && p.conv_id === conv);
-    }, 5000, 'the duplicate brake row in the owner\'s feed');
+    await eventually(
+      async () => {
+        const rows = (await ownerOk(served, 'progress.list', { agent_id: a!.agent.id })).progress as R[];
+        return rows.some((p) => p.kind === 'error' && p.data?.brake?.word === 'duplicate' && p.conv_id === conv);
+      },
+      5000,
+      "the duplicate brake row in the owner's feed",
+    );
   });
 
   test('a card and a file count as sends too (their text is what is compared)', async () => {
-    const { conv, agents: [a] } = await group(2, 'dupcard');
+    const {
+      conv,
+      agents: [a],
+    } = await group(2, 'dupcard');
     const card = { blocks: [{ type: 'text', text: 'hello' }] };
     await a!.ok('send_card', { conv_id: conv, text: 'card text', card });
     await a!.ok('send_card', { conv_id: conv, text: 'card text', card });
@@ -86,7 +109,10 @@ describe('duplicate', () => {
 
 describe('budget', () => {
   test('the owner sets a budget (CLI, running hub); the send over it is refused; off lifts it; a person does not reset it', async () => {
-    const { conv, agents: [a] } = await group(2, 'budget');
+    const {
+      conv,
+      agents: [a],
+    } = await group(2, 'budget');
     const set = await cliAsync(['agent', 'brakes', a!.agent.name, '--budget', '5', '--data-dir', served.dataDir, '--json']);
     assert.equal(set.code, 0, set.stderr);
     assert.equal(JSON.parse(set.stdout).brakes.budget_per_hour, 5);
@@ -117,7 +143,10 @@ describe('budget', () => {
 
 describe('notice', () => {
   test('a reply to a status or done message that named nobody is refused; to one that named someone it goes', async () => {
-    const { conv, agents: [a, b] } = await group(2, 'notice');
+    const {
+      conv,
+      agents: [a, b],
+    } = await group(2, 'notice');
     const status = await a!.ok('send_message', { conv_id: conv, text: 'Build is green.', intent: 'status' });
     await refused(b!, 'notice', { conv_id: conv, text: 'Thanks!', reply_to: status.msg_id });
     const done = await a!.ok('send_message', { conv_id: conv, text: 'All done.', intent: 'done' });
@@ -131,7 +160,10 @@ describe('notice', () => {
 
 describe('loop', () => {
   test('30 turns between two agents with no person pause the conversation for every agent; Resume lifts it and wakes them', async () => {
-    const { conv, agents: [a, b, c] } = await group(3, 'loop');
+    const {
+      conv,
+      agents: [a, b, c],
+    } = await group(3, 'loop');
     await pingPong(a!, b!, conv, 30, 'loop1'); // the 30th turn is sent, then the conversation is paused
     const paused = await until(c!, 'conversation.paused');
     assert.match(String(paused.data.reason), /30 turns/);
@@ -152,11 +184,18 @@ describe('loop', () => {
     const resumed = (w.events as R[]).find((e) => e.type === 'conversation.resumed');
     assert.equal(resumed?.actor.kind, 'human');
     await a!.ok('send_message', { conv_id: conv, text: 'resumed, carrying on' });
-    assert.equal((await ownerOk(served, 'conversations.resume', { conv_id: conv })).resumed, false, 'resuming a running conversation changes nothing');
+    assert.equal(
+      (await ownerOk(served, 'conversations.resume', { conv_id: conv })).resumed,
+      false,
+      'resuming a running conversation changes nothing',
+    );
   });
 
   test('an owner message lifts the pause and wakes the members', async () => {
-    const { conv, agents: [a, b] } = await group(2, 'loop2');
+    const {
+      conv,
+      agents: [a, b],
+    } = await group(2, 'loop2');
     await pingPong(a!, b!, conv, 30, 'loop2');
     await refused(b!, 'loop', { conv_id: conv, text: 'still here' });
     await until(a!, 'conversation.paused'); // a has read everything so far, then waits
@@ -164,16 +203,27 @@ describe('loop', () => {
     await sleep(200);
     await ownerOk(served, 'messages.send', { conv_id: conv, text: 'Stop thanking each other. B, write the summary.' });
     const w = await waiting;
-    assert.equal(w.woken, true, 'the owner\'s message woke the waiting member');
-    assert.ok((w.events as R[]).some((e) => e.type === 'conversation.resumed'), 'with conversation.resumed');
+    assert.equal(w.woken, true, "the owner's message woke the waiting member");
+    assert.ok(
+      (w.events as R[]).some((e) => e.type === 'conversation.resumed'),
+      'with conversation.resumed',
+    );
     assert.equal((await ownerOk(served, 'conversations.get', { conv_id: conv })).conversation.paused, undefined);
     await b!.ok('send_message', { conv_id: conv, text: 'Summary coming.' });
   });
 
   test('a person taking part resets the turn count; one agent posting a series is no loop', async () => {
-    const { conv, agents: [a, b] } = await group(2, 'noloop');
+    const {
+      conv,
+      agents: [a, b],
+    } = await group(2, 'noloop');
     await pingPong(a!, b!, conv, 20, 'first');
-    await ownerOk(served, 'messages.react', { conv_id: conv, msg_id: (await a!.ok('send_message', { conv_id: conv, text: 'checkpoint' })).msg_id, key: '👀', on: true });
+    await ownerOk(served, 'messages.react', {
+      conv_id: conv,
+      msg_id: (await a!.ok('send_message', { conv_id: conv, text: 'checkpoint' })).msg_id,
+      key: '👀',
+      on: true,
+    });
     await pingPong(b!, a!, conv, 20, 'second'); // 20 + 20 turns, but a person acted in between
     for (let i = 0; i < 35; i++) await a!.ok('send_message', { conv_id: conv, text: `series ${i}` }); // no change of speaker
     assert.equal((await ownerOk(served, 'conversations.get', { conv_id: conv })).conversation.paused, undefined);
@@ -182,9 +232,13 @@ describe('loop', () => {
 
 describe('people are never slowed', () => {
   test('the owner sends the same text many times, over any budget, replying to status messages', async () => {
-    const { conv, agents: [a] } = await group(2, 'owner');
+    const {
+      conv,
+      agents: [a],
+    } = await group(2, 'owner');
     const status = await a!.ok('send_message', { conv_id: conv, text: 'status', intent: 'status' });
-    for (let i = 0; i < 65; i++) await ownerOk(served, 'messages.send', { conv_id: conv, text: 'same owner words', reply_to: status.msg_id });
+    for (let i = 0; i < 65; i++)
+      await ownerOk(served, 'messages.send', { conv_id: conv, text: 'same owner words', reply_to: status.msg_id });
     assert.equal((await lastSeq(conv)) >= 65, true);
   });
 });
@@ -236,18 +290,30 @@ test('counts are rebuilt after a restart of the perch serve process; a loop paus
   }
 });
 
-test('the rebuild reads only a conversation\'s newest events: of those, the ones in the window, newest first, with message kind and text', () => {
+test("the rebuild reads only a conversation's newest events: of those, the ones in the window, newest first, with message kind and text", () => {
   const dir = tempDataDir();
   const db = openDatabase(path.join(dir, 'perch.sqlite'));
   try {
     const event = db.prepare("INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts) VALUES ('c_q', ?, ?, 'u_a', ?, ?)");
-    db.prepare("INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, created_at) VALUES ('m_1', 'c_q', 1, 'u_a', 'status', 'hello', 5000)").run();
+    db.prepare(
+      "INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, created_at) VALUES ('m_1', 'c_q', 1, 'u_a', 'status', 'hello', 5000)",
+    ).run();
     // seq 1 is in the window (ts 5000); then three events stamped before it (a clock that went back).
     event.run(1, 'message.created', 'm_1', 5000);
     for (let seq = 2; seq <= 4; seq++) event.run(seq, 'message.created', null, 1000 + seq);
-    assert.deepEqual(recentEvents(db, 'c_q', 4000, 4), [{ type: 'message.created', actor_id: 'u_a', ts: 5000, kind: 'status', text: 'hello' }]);
-    assert.deepEqual(recentEvents(db, 'c_q', 1000, 4).map((r) => r.ts), [1004, 1003, 1002, 5000], 'newest first');
-    assert.deepEqual(recentEvents(db, 'c_q', 1000, 2).map((r) => r.ts), [1004, 1003], 'at most limit');
+    assert.deepEqual(recentEvents(db, 'c_q', 4000, 4), [
+      { type: 'message.created', actor_id: 'u_a', ts: 5000, kind: 'status', text: 'hello' },
+    ]);
+    assert.deepEqual(
+      recentEvents(db, 'c_q', 1000, 4).map((r) => r.ts),
+      [1004, 1003, 1002, 5000],
+      'newest first',
+    );
+    assert.deepEqual(
+      recentEvents(db, 'c_q', 1000, 2).map((r) => r.ts),
+      [1004, 1003],
+      'at most limit',
+    );
     // The newest 3 are all before the window: nothing older is read, so seq 1 is not found.
     assert.deepEqual(recentEvents(db, 'c_q', 4000, 3), [], 'events past the newest `limit` are never read');
   } finally {

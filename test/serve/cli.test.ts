@@ -66,7 +66,10 @@ describe('perch agent', () => {
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /needs NAME/);
     const l = JSON.parse(cli(['agent', 'list', '--data-dir', dir, '--json']).stdout);
-    assert.ok(!l.agents.some((a: { name: string }) => a.name !== 'planner' && !/^[a-z0-9][a-z0-9_-]*$/.test(a.name)), 'no bad name was stored');
+    assert.ok(
+      !l.agents.some((a: { name: string }) => a.name !== 'planner' && !/^[a-z0-9][a-z0-9_-]*$/.test(a.name)),
+      'no bad name was stored',
+    );
   });
 
   test('a duplicate name is refused', () => {
@@ -100,7 +103,12 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     const j = JSON.parse(r.stdout);
     assert.equal(j.id, a.id);
     assert.notEqual(j.key, a.key);
-    const old = await rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    const old = await rawPost(hub.mcpUrl, a.key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'whoami', arguments: {} },
+    });
     assert.equal(old.status, 401);
     assert.equal((await rawCall(hub.mcpUrl, j.key, 'whoami')).structuredContent!.agent.id, a.id);
   });
@@ -112,14 +120,27 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     assert.deepEqual(JSON.parse(r.stdout), { id: a.id, name: 'leaver', revoked: true });
     const l = JSON.parse((await cliAsync(['agent', 'list', '--data-dir', hub.dataDir, '--json'])).stdout);
     assert.equal(l.agents.find((x: { name: string }) => x.name === 'leaver').revoked, true);
-    const res = await rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    const res = await rawPost(hub.mcpUrl, a.key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'whoami', arguments: {} },
+    });
     assert.equal(res.status, 401);
   });
 
   test('a config change made with the CLI while the hub runs is what get_config returns next', async () => {
     const a = await addAgent(hub.dataDir, 'configured');
     const before = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
-    const r = await cliAsync(['agent', 'config', 'configured', JSON.stringify({ instructions: 'Review every pull request.' }), '--data-dir', hub.dataDir, '--json']);
+    const r = await cliAsync([
+      'agent',
+      'config',
+      'configured',
+      JSON.stringify({ instructions: 'Review every pull request.' }),
+      '--data-dir',
+      hub.dataDir,
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const afterCfg = (await rawCall(hub.mcpUrl, a.key, 'get_config')).structuredContent!;
     assert.equal(afterCfg.role.instructions, 'Review every pull request.');
@@ -133,7 +154,19 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     const a = await addAgent(hub.dataDir, 'scoped-cli');
     const whoami = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
     const addKey = async (name: string) => {
-      const r = await cliAsync(['agent', 'key', 'add', 'scoped-cli', '--name', name, '--scopes', 'read', '--data-dir', hub.dataDir, '--json']);
+      const r = await cliAsync([
+        'agent',
+        'key',
+        'add',
+        'scoped-cli',
+        '--name',
+        name,
+        '--scopes',
+        'read',
+        '--data-dir',
+        hub.dataDir,
+        '--json',
+      ]);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as { key: { id: string }; secret: string };
     };
@@ -146,7 +179,7 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
     const r = await cliAsync(['agent', 'key', 'revoke', k1.key.id, '--data-dir', hub.dataDir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await rawPost(hub.mcpUrl, k1.secret, whoami)).status, 401, 'the revoked scoped key is refused at once');
-    assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id, 'the agent\'s other key still works');
+    assert.equal((await rawCall(hub.mcpUrl, k2.secret, 'whoami')).structuredContent!.agent.id, a.id, "the agent's other key still works");
     const rv = await cliAsync(['agent', 'revoke', 'scoped-cli', '--data-dir', hub.dataDir, '--json']);
     assert.equal(rv.code, 0, rv.stderr);
     assert.equal((await rawPost(hub.mcpUrl, k2.secret, whoami)).status, 401, 'revoking the agent stops its scoped keys at once');
@@ -155,7 +188,8 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
 
   test('review mode switched with the CLI while the hub runs holds the very next send, and switched off lets the next one through', async () => {
     const a = await addAgent(hub.dataDir, 'reviewed-cli');
-    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'review-cli', members: [] })).structuredContent!.conversation.conv_id as string;
+    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'review-cli', members: [] })).structuredContent!.conversation
+      .conv_id as string;
     const send = async (text: string) => (await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text })).structuredContent!;
     assert.match((await send('before review')).msg_id, /./, 'review off: the message is sent');
     const on = await cliAsync(['agent', 'review', 'reviewed-cli', 'on', '--data-dir', hub.dataDir, '--json']);
@@ -193,10 +227,14 @@ describe('perch call', () => {
   });
 
   test('takes the URL and key from PERCH_URL / PERCH_KEY, and JSON arguments', async () => {
-    const g = await cliAsync(['call', 'create_group', JSON.stringify({ title: 'from the shell', members: [] })], { env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key } });
+    const g = await cliAsync(['call', 'create_group', JSON.stringify({ title: 'from the shell', members: [] })], {
+      env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key },
+    });
     assert.equal(g.code, 0, g.stderr);
     const convId = JSON.parse(g.stdout).conversation.conv_id;
-    const s = await cliAsync(['call', 'send_message', JSON.stringify({ conv_id: convId, text: 'hello from perch call' })], { env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key } });
+    const s = await cliAsync(['call', 'send_message', JSON.stringify({ conv_id: convId, text: 'hello from perch call' })], {
+      env: { PERCH_URL: hub.mcpUrl, PERCH_KEY: key },
+    });
     assert.equal(s.code, 0, s.stderr);
     const h = (await rawCall(hub.mcpUrl, key, 'get_history', { conv_id: convId })).structuredContent!;
     assert.ok(h.events.some((e: { message?: { text: string } }) => e.message?.text === 'hello from perch call'));
@@ -294,7 +332,16 @@ describe('perch serve', () => {
     const hub = await startServe(dir);
     const a = await addAgent(dir, 'sleeper');
     const waits = [1, 2, 3].map((i) =>
-      rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_updates', arguments: { wait_secs: 30 } } }).then(() => 'answered', () => 'closed'));
+      rawPost(hub.mcpUrl, a.key, {
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { name: 'get_updates', arguments: { wait_secs: 30 } },
+      }).then(
+        () => 'answered',
+        () => 'closed',
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
     assert.equal(await hub.stop(), 0);
@@ -342,7 +389,10 @@ describe('--help on every command and subcommand', () => {
     [['--help'], /^perch \S+ — a local hub/],
     [['help'], /^perch \S+ — a local hub/],
     [['serve', '--help'], /^perch serve \[--data-dir DIR\] \[--port N\].*--backups N/s],
-    [['agent', '--help'], /^perch agent COMMAND[\s\S]*perch agent add NAME[\s\S]*perch agent rotate-key NAME[\s\S]*perch agent revoke NAME/],
+    [
+      ['agent', '--help'],
+      /^perch agent COMMAND[\s\S]*perch agent add NAME[\s\S]*perch agent rotate-key NAME[\s\S]*perch agent revoke NAME/,
+    ],
     [['agent', 'add', '--help'], /^perch agent add NAME \[--description TEXT\]/],
     [['agent', 'add', 'someone', '-h'], /^perch agent add NAME/],
     [['agent', 'list', '--help'], /^perch agent list/],
@@ -405,7 +455,7 @@ describe('perch loads its bundle with a V8 code cache (bin/perch.js)', () => {
     const dir = path.join(tempDataDir(), 'code-cache');
     const first = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
     assert.equal(first.code, 0, first.stderr);
-    assert.equal((fs.statSync(dir).mode & 0o777).toString(8), '700', 'the cache directory is this user\'s only');
+    assert.equal((fs.statSync(dir).mode & 0o777).toString(8), '700', "the cache directory is this user's only");
     const files = cacheFiles(dir);
     assert.equal(files.length, 1, 'one cache file for the bundle');
     const file = path.join(dir, files[0]!);
@@ -428,7 +478,7 @@ describe('perch loads its bundle with a V8 code cache (bin/perch.js)', () => {
     fs.writeFileSync(file, garbage); // rejected: this run writes the cache again, and prunes
     const fourth = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: dir } });
     assert.equal(fourth.code, 0, fourth.stderr);
-    assert.deepEqual(cacheFiles(dir), [files[0]], 'only the current bundle\'s cache is left');
+    assert.deepEqual(cacheFiles(dir), [files[0]], "only the current bundle's cache is left");
   });
 
   test('a cache directory others can write is not used, and PERCH_CODE_CACHE=0 turns the cache off', () => {

@@ -27,16 +27,30 @@ function addWith(dir: string, name: string, from?: string): AgentKey {
 }
 
 /** A raw request to the loopback listener of `s` with the headers given. */
-async function raw(s: Served, pathName: string, headers: Array<[string, string]>, method = 'POST', body: unknown = { jsonrpc: '2.0', id: 1, method: 'ping' }): Promise<{ status: number | null; body: R }> {
+async function raw(
+  s: Served,
+  pathName: string,
+  headers: Array<[string, string]>,
+  method = 'POST',
+  body: unknown = { jsonrpc: '2.0', id: 1, method: 'ping' },
+): Promise<{ status: number | null; body: R }> {
   const text = method === 'GET' ? '' : JSON.stringify(body);
-  const h: Array<[string, string]> = [...headers, ['Connection', 'close'], ...(method === 'GET' ? [] : [['Content-Type', 'application/json'] as [string, string]])];
+  const h: Array<[string, string]> = [
+    ...headers,
+    ['Connection', 'close'],
+    ...(method === 'GET' ? [] : [['Content-Type', 'application/json'] as [string, string]]),
+  ];
   const a = await rawExchange(s.port, buildRequest(method, pathName, h, text), { timeoutMs: 20_000 });
   let parsed: R;
-  try { parsed = JSON.parse(a.body.toString('utf8')); } catch { parsed = undefined; }
+  try {
+    parsed = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
   return { status: a.status, body: parsed };
 }
 
-describe('containers on (perch serve --containers): host.docker.internal through the runtime\'s proxy onto the loopback', () => {
+describe("containers on (perch serve --containers): host.docker.internal through the runtime's proxy onto the loopback", () => {
   let dir: string;
   let served: Served;
   let boxed: AgentKey;
@@ -57,7 +71,7 @@ describe('containers on (perch serve --containers): host.docker.internal through
     test(`a containers key works with the official client at http://host.docker.internal:PORT/mcp (${era}); whoami says containers, through the proxy`, async () => {
       const c = await connect(era, `http://host.docker.internal:${served.port}/mcp`, boxed, { fetch: throughProxy });
       try {
-        const me = await c.ok('whoami') as R;
+        const me = (await c.ok('whoami')) as R;
         assert.equal(me.agent.name, 'boxed');
         assert.equal(me.connected_from.place, 'containers');
         assert.match(me.connected_from.via, /container runtime proxy on loopback \(Host host\.docker\.internal\)/);
@@ -69,10 +83,20 @@ describe('containers on (perch serve --containers): host.docker.internal through
 
   test('host.containers.internal, gateway.docker.internal and no port are accepted; another port, another name or any Origin are refused', async () => {
     const key: [string, string] = ['Authorization', `Bearer ${boxed.key}`];
-    for (const host of [`host.containers.internal:${served.port}`, `gateway.docker.internal:${served.port}`, 'host.docker.internal', `HOST.DOCKER.INTERNAL:${served.port}`]) {
+    for (const host of [
+      `host.containers.internal:${served.port}`,
+      `gateway.docker.internal:${served.port}`,
+      'host.docker.internal',
+      `HOST.DOCKER.INTERNAL:${served.port}`,
+    ]) {
       assert.equal((await raw(served, '/mcp', [['Host', host], key])).status, 200, `Host ${host}`);
     }
-    for (const host of [`host.docker.internal:${served.port + 1}`, `evil.host.docker.internal:${served.port}`, `host.docker.internal.evil.example:${served.port}`, 'docker.internal']) {
+    for (const host of [
+      `host.docker.internal:${served.port + 1}`,
+      `evil.host.docker.internal:${served.port}`,
+      `host.docker.internal.evil.example:${served.port}`,
+      'docker.internal',
+    ]) {
       assert.equal((await raw(served, '/mcp', [['Host', host], key])).status, 403, `Host ${host}`);
     }
     for (const origin of ['http://evil.example', `http://host.docker.internal:${served.port}`, 'null', `http://127.0.0.1:${served.port}`]) {
@@ -93,7 +117,7 @@ describe('containers on (perch serve --containers): host.docker.internal through
     assert.equal((await raw(served, '/mcp', [dockerHost()])).status, 401);
   });
 
-  test('an address range does not let a key in through the proxy (the caller\'s address is the proxy\'s loopback)', async () => {
+  test("an address range does not let a key in through the proxy (the caller's address is the proxy's loopback)", async () => {
     const r = cli(['agent', 'key', 'add', 'homebody', '--name', 'ranged', '--from', '127.0.0.0/8', '--data-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const { secret } = JSON.parse(r.stdout);
@@ -103,13 +127,24 @@ describe('containers on (perch serve --containers): host.docker.internal through
   });
 
   test('a loopback Host still counts as local: the local key works there, the containers-only key is refused there', async () => {
-    assert.equal((await raw(served, '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${local.key}`]])).status, 200);
-    const back = await raw(served, '/mcp', [['Host', `localhost:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    assert.equal(
+      (
+        await raw(served, '/mcp', [
+          ['Host', `127.0.0.1:${served.port}`],
+          ['Authorization', `Bearer ${local.key}`],
+        ])
+      ).status,
+      200,
+    );
+    const back = await raw(served, '/mcp', [
+      ['Host', `localhost:${served.port}`],
+      ['Authorization', `Bearer ${boxed.key}`],
+    ]);
     assert.equal(back.status, 403);
     assert.match(back.body.error.message, /may connect from containers only; this request came from local/);
   });
 
-  test('the owner API, login, UI and the owner\'s file links stay refused with that Host; the hook doors are served there like /mcp (containers key in, local key 403)', async () => {
+  test("the owner API, login, UI and the owner's file links stay refused with that Host; the hook doors are served there like /mcp (containers key in, local key 403)", async () => {
     const token = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8')).owner_token as string;
     const asks: Array<[string, string, Array<[string, string]>]> = [
       ['POST', '/api/owner/hub.info', [['Authorization', `Bearer ${token}`]]],
@@ -122,7 +157,11 @@ describe('containers on (perch serve --containers): host.docker.internal through
       ['GET', '/files/f_0123456789abcdef?t=x', []],
     ];
     for (const [method, p, headers] of asks) {
-      for (const host of [`host.docker.internal:${served.port}`, `host.containers.internal:${served.port}`, `gateway.docker.internal:${served.port}`]) {
+      for (const host of [
+        `host.docker.internal:${served.port}`,
+        `host.containers.internal:${served.port}`,
+        `gateway.docker.internal:${served.port}`,
+      ]) {
         const a = await raw(served, p, [['Host', host], ...headers], method, {});
         assert.ok(a.status === 403 || a.status === 404, `${method} ${p} with Host ${host}: ${a.status}`);
       }
@@ -134,19 +173,37 @@ describe('containers on (perch serve --containers): host.docker.internal through
     assert.equal(localHook.status, 403);
     assert.match(localHook.body.error.message, /may connect from local only/);
     // the same owner call with a loopback Host works (the token is right)
-    assert.equal((await raw(served, '/api/owner/hub.info', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${token}`]], 'POST', {})).status, 200);
+    assert.equal(
+      (
+        await raw(
+          served,
+          '/api/owner/hub.info',
+          [
+            ['Host', `127.0.0.1:${served.port}`],
+            ['Authorization', `Bearer ${token}`],
+          ],
+          'POST',
+          {},
+        )
+      ).status,
+      200,
+    );
   });
 
-  test('file_url through the proxy answers a host.docker.internal link served there; the owner\'s form of the link is not', async () => {
+  test("file_url through the proxy answers a host.docker.internal link served there; the owner's form of the link is not", async () => {
     const { url, localUrl } = await fileUrlsFromBoxAndLoopback(served, boxed, local, throughProxy);
     assert.ok(url.startsWith(`http://host.docker.internal:${served.port}/files/`), url);
     const got = await throughProxy(url);
     assert.equal(got.status, 200);
     assert.equal(await got.text(), 'from the box');
     const pathOf = (u: string) => new URL(u).pathname;
-    assert.equal((await raw(served, pathOf(localUrl), [dockerHost()], 'GET')).status, 403, 'the owner\'s link with a container Host');
+    assert.equal((await raw(served, pathOf(localUrl), [dockerHost()], 'GET')).status, 403, "the owner's link with a container Host");
     assert.equal((await raw(served, pathOf(url), [dockerHost(), ['Origin', 'http://evil.example']], 'GET')).status, 403, 'with an Origin');
-    assert.equal((await raw(served, pathOf(url), [['Host', `127.0.0.1:${served.port}`]], 'GET')).status, 404, 'the container form on a loopback Host');
+    assert.equal(
+      (await raw(served, pathOf(url), [['Host', `127.0.0.1:${served.port}`]], 'GET')).status,
+      404,
+      'the container form on a loopback Host',
+    );
   });
 });
 
@@ -165,7 +222,11 @@ describe('containers off: host.docker.internal on the loopback is refused as bef
   });
 
   test('refused while off; containers.set on lets the containers key in; off refuses again', async () => {
-    const ask = () => raw(served, '/mcp', [['Host', `host.docker.internal:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    const ask = () =>
+      raw(served, '/mcp', [
+        ['Host', `host.docker.internal:${served.port}`],
+        ['Authorization', `Bearer ${boxed.key}`],
+      ]);
     const off = await ask();
     assert.equal(off.status, 403);
     assert.match(off.body.error.message, /agents in containers are turned off/);

@@ -76,7 +76,10 @@ test('containers.set turns the container listener on and off on the running hub,
   await served.stop();
   served = await startServe(dir, { env });
   const ready = served.ready as R;
-  assert.ok(ready.listeners.some((l: R) => l.url === `http://${BRIDGE}:${served!.port}` && l.place === 'containers'), JSON.stringify(ready.listeners));
+  assert.ok(
+    ready.listeners.some((l: R) => l.url === `http://${BRIDGE}:${served!.port}` && l.place === 'containers'),
+    JSON.stringify(ready.listeners),
+  );
   assert.equal((await ownerOk(served, 'containers.get')).containers.on, true);
   assert.equal(await pingFromContainer(served.port), 200);
 });

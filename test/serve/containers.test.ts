@@ -7,7 +7,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERAS, cli, connect, eventually, ownerFail, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from '../support/serve-harness';
+import {
+  ERAS,
+  cli,
+  connect,
+  eventually,
+  ownerFail,
+  ownerOk,
+  removeDataDir,
+  startServe,
+  tempDataDir,
+  type AgentKey,
+  type Served,
+} from '../support/serve-harness';
 import { fetchResolving } from '../support/name-fetch';
 import { fileUrlsFromBoxAndLoopback } from '../support/container-file-url';
 import { buildRequest, rawExchange } from '../support/raw-http';
@@ -32,12 +44,26 @@ function addWith(name: string, from?: string): AgentKey {
 }
 
 /** A raw POST to the bridge listener (any Host), answering status and parsed body. */
-async function rawAt(address: string, pathName: string, headers: Array<[string, string]>, body: unknown = { jsonrpc: '2.0', id: 1, method: 'ping' }, method = 'POST'): Promise<{ status: number | null; body: R }> {
+async function rawAt(
+  address: string,
+  pathName: string,
+  headers: Array<[string, string]>,
+  body: unknown = { jsonrpc: '2.0', id: 1, method: 'ping' },
+  method = 'POST',
+): Promise<{ status: number | null; body: R }> {
   const text = method === 'GET' ? '' : JSON.stringify(body);
-  const h: Array<[string, string]> = [...headers, ['Connection', 'close'], ...(method === 'GET' ? [] : [['Content-Type', 'application/json'] as [string, string]])];
+  const h: Array<[string, string]> = [
+    ...headers,
+    ['Connection', 'close'],
+    ...(method === 'GET' ? [] : [['Content-Type', 'application/json'] as [string, string]]),
+  ];
   const a = await rawExchange(served.port, buildRequest(method, pathName, h, text), { timeoutMs: 20_000, host: address });
   let parsed: R;
-  try { parsed = JSON.parse(a.body.toString('utf8')); } catch { parsed = undefined; }
+  try {
+    parsed = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
   return { status: a.status, body: parsed };
 }
 
@@ -59,10 +85,13 @@ after(async () => {
 describe('the container listener (--listen 127.0.0.2 standing in for docker0)', () => {
   test('the --json ready line lists every listener and what it serves, and the URL a container uses', () => {
     const ready = served.ready as R;
-    assert.deepEqual(ready.listeners.map((l: R) => [l.url, l.serves, l.place]), [
-      [`http://127.0.0.1:${served.port}`, ['mcp', 'owner', 'ui'], 'local'],
-      [`http://${BRIDGE}:${served.port}`, ['mcp'], 'containers'],
-    ]);
+    assert.deepEqual(
+      ready.listeners.map((l: R) => [l.url, l.serves, l.place]),
+      [
+        [`http://127.0.0.1:${served.port}`, ['mcp', 'owner', 'ui'], 'local'],
+        [`http://${BRIDGE}:${served.port}`, ['mcp'], 'containers'],
+      ],
+    );
     assert.equal(ready.container_mcp_url, `http://host.docker.internal:${served.port}/mcp`);
   });
 
@@ -70,7 +99,7 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     test(`a containers key works through host.docker.internal with the official client (${era}); whoami says it came from the container listener`, async () => {
       const c = await connect(era, `http://host.docker.internal:${served.port}/mcp`, boxed, { fetch: inContainer });
       try {
-        const me = await c.ok('whoami') as R;
+        const me = (await c.ok('whoami')) as R;
         assert.equal(me.agent.name, 'boxed');
         assert.equal(me.connected_from.place, 'containers');
         assert.match(me.connected_from.via, /127\.0\.0\.2/);
@@ -84,69 +113,149 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     const c = await connect('v1', `http://host.containers.internal:${served.port}/mcp`, boxed, { fetch: inContainer });
     await c.ok('whoami');
     await c.close();
-    const byAddress = await rawAt(BRIDGE, '/mcp', [['Host', `${BRIDGE}:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    const byAddress = await rawAt(BRIDGE, '/mcp', [
+      ['Host', `${BRIDGE}:${served.port}`],
+      ['Authorization', `Bearer ${boxed.key}`],
+    ]);
     assert.equal(byAddress.status, 200, JSON.stringify(byAddress.body));
     for (const host of ['evil.example', `127.0.0.1:${served.port}`, 'localhost']) {
-      const a = await rawAt(BRIDGE, '/mcp', [['Host', host], ['Authorization', `Bearer ${boxed.key}`]]);
+      const a = await rawAt(BRIDGE, '/mcp', [
+        ['Host', host],
+        ['Authorization', `Bearer ${boxed.key}`],
+      ]);
       assert.equal(a.status, 403, `Host ${host}`);
     }
-    const withOrigin = await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Origin', 'http://host.docker.internal'], ['Authorization', `Bearer ${boxed.key}`]]);
+    const withOrigin = await rawAt(BRIDGE, '/mcp', [
+      ['Host', 'host.docker.internal'],
+      ['Origin', 'http://host.docker.internal'],
+      ['Authorization', `Bearer ${boxed.key}`],
+    ]);
     assert.equal(withOrigin.status, 403);
   });
 
   test('a local key is refused there with a 403 that names its places and how to change them; the MCP client fails', async () => {
-    const a = await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]]);
+    const a = await rawAt(BRIDGE, '/mcp', [
+      ['Host', 'host.docker.internal'],
+      ['Authorization', `Bearer ${local.key}`],
+    ]);
     assert.equal(a.status, 403);
     assert.match(a.body.error.message, /may connect from local only/);
     assert.match(a.body.error.message, /perch agent key from homebody local,containers/);
     assert.deepEqual(a.body.error.data.allowed_from, ['local']);
     await assert.rejects(connect('v1', `http://host.docker.internal:${served.port}/mcp`, local, { fetch: inContainer }));
     // and a containers-only key is refused on the loopback the same way
-    const back = await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    const back = await rawAt('127.0.0.1', '/mcp', [
+      ['Host', `127.0.0.1:${served.port}`],
+      ['Authorization', `Bearer ${boxed.key}`],
+    ]);
     assert.equal(back.status, 403);
     assert.match(back.body.error.message, /may connect from containers only; this request came from local/);
     // a wrong key is still 401
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', 'Bearer perch_nope']])).status, 401);
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', 'Bearer perch_nope'],
+        ])
+      ).status,
+      401,
+    );
   });
 
   test('POST /hook applies places as /mcp does: a containers-only key is refused from the loopback /hook with the same 403 and nothing is noted; on the bridge listener the containers key is let in and the local key refused', async () => {
     const report = { event: 'notification', harness: 'claude-code', session_id: 'box-1', message: 'from the wrong place' };
-    const loop = await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]], report);
+    const loop = await rawAt(
+      '127.0.0.1',
+      '/hook',
+      [
+        ['Host', `127.0.0.1:${served.port}`],
+        ['Authorization', `Bearer ${boxed.key}`],
+      ],
+      report,
+    );
     assert.equal(loop.status, 403, JSON.stringify(loop.body));
     assert.equal(loop.body.error.code, 'forbidden');
     assert.match(loop.body.error.message, /may connect from containers only; this request came from local/);
     assert.match(loop.body.error.message, /perch agent key from boxed containers,local/);
-    const mcp = await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${boxed.key}`]]);
+    const mcp = await rawAt('127.0.0.1', '/mcp', [
+      ['Host', `127.0.0.1:${served.port}`],
+      ['Authorization', `Bearer ${boxed.key}`],
+    ]);
     assert.equal(loop.body.error.message, mcp.body.error.message, 'the same words as /mcp');
     const listed = (await ownerOk(served, 'agents.list')).agents.find((a: R) => a.name === 'boxed');
     assert.equal(listed.harness, null, 'the refused report changed nothing');
     // the real `perch hook notification` with that key steps aside (exit 0, nothing on stdout) and says why
-    const hook = await runHook(['notification'], { session_id: 'box-1', cwd: '/w', hook_event_name: 'Notification', message: 'hi', notification_type: 'idle_prompt' }, { PERCH_KEY: boxed.key, PERCH_URL: served.mcpUrl });
+    const hook = await runHook(
+      ['notification'],
+      { session_id: 'box-1', cwd: '/w', hook_event_name: 'Notification', message: 'hi', notification_type: 'idle_prompt' },
+      { PERCH_KEY: boxed.key, PERCH_URL: served.mcpUrl },
+    );
     assert.equal(hook.code, 0);
     assert.equal(hook.stdout, '');
     assert.match(hook.stderr, /HTTP 403: Forbidden: this key \(boxed, key main\) may connect from containers only/);
     // the bridge listener serves /hook like /mcp: the local key is refused there, the containers key let in
-    const bridgeLocal = await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]], report);
+    const bridgeLocal = await rawAt(
+      BRIDGE,
+      '/hook',
+      [
+        ['Host', 'host.docker.internal'],
+        ['Authorization', `Bearer ${local.key}`],
+      ],
+      report,
+    );
     assert.equal(bridgeLocal.status, 403);
     assert.match(bridgeLocal.body.error.message, /may connect from local only/);
-    assert.equal((await rawAt(BRIDGE, '/hook', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${boxed.key}`]], report)).status, 200);
+    assert.equal(
+      (
+        await rawAt(
+          BRIDGE,
+          '/hook',
+          [
+            ['Host', 'host.docker.internal'],
+            ['Authorization', `Bearer ${boxed.key}`],
+          ],
+          report,
+        )
+      ).status,
+      200,
+    );
     // the local key on the loopback /hook still works
-    assert.equal((await rawAt('127.0.0.1', '/hook', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${local.key}`]], { event: 'stop', harness: 'codex' })).status, 200);
+    assert.equal(
+      (
+        await rawAt(
+          '127.0.0.1',
+          '/hook',
+          [
+            ['Host', `127.0.0.1:${served.port}`],
+            ['Authorization', `Bearer ${local.key}`],
+          ],
+          { event: 'stop', harness: 'codex' },
+        )
+      ).status,
+      200,
+    );
   });
 
-  test('the harness hook door on the bridge listener: a containers key\'s Claude Code PermissionRequest reaches the Approvals inbox and approve answers allow; a local key\'s hook is refused there (403) and files nothing', async () => {
-    const headers = (key: string): Array<[string, string]> => [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${key}`]];
+  test("the harness hook door on the bridge listener: a containers key's Claude Code PermissionRequest reaches the Approvals inbox and approve answers allow; a local key's hook is refused there (403) and files nothing", async () => {
+    const headers = (key: string): Array<[string, string]> => [
+      ['Host', 'host.docker.internal'],
+      ['Authorization', `Bearer ${key}`],
+    ];
     const refused = await rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(local.key), claudeCodeBash);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.details.code, 'wrong_place');
     assert.match(refused.body.error.message, /perch agent key from homebody local,containers/);
     const waiting = rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(boxed.key), claudeCodeBash);
     let req: R;
-    await eventually(async () => {
-      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-      req = requests.find((r: R) => r.requester?.name === 'boxed');
-      return !!req;
-    }, 15_000, 'the containers agent\'s prompt in the Approvals inbox');
+    await eventually(
+      async () => {
+        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+        req = requests.find((r: R) => r.requester?.name === 'boxed');
+        return !!req;
+      },
+      15_000,
+      "the containers agent's prompt in the Approvals inbox",
+    );
     assert.equal(req.title, 'Allow Bash: rm -rf node_modules?');
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
     const answered = await waiting;
@@ -156,23 +265,39 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal(requests.filter((r: R) => r.requester?.name === 'homebody').length, 0, 'the refused hook filed nothing');
   });
 
-  test('narrowing a key\'s places ends its waiting calls from the place it lost with 403 wrong_place (agents.set_from, and perch agent key from in another process); a wait from a place still allowed goes on', async () => {
+  test("narrowing a key's places ends its waiting calls from the place it lost with 403 wrong_place (agents.set_from, and perch agent key from in another process); a wait from a place still allowed goes on", async () => {
     const roamer = addWith('roamer', 'local,containers');
     let id = 100;
-    const call = (at: string, name: string, args: R = {}) => rawAt(at, '/mcp',
-      [['Host', at === BRIDGE ? 'host.docker.internal' : `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${roamer.key}`], ['MCP-Protocol-Version', '2025-11-25']],
-      { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+    const call = (at: string, name: string, args: R = {}) =>
+      rawAt(
+        at,
+        '/mcp',
+        [
+          ['Host', at === BRIDGE ? 'host.docker.internal' : `127.0.0.1:${served.port}`],
+          ['Authorization', `Bearer ${roamer.key}`],
+          ['MCP-Protocol-Version', '2025-11-25'],
+        ],
+        { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } },
+      );
     const ok = async (at: string, name: string, args: R = {}) => {
       const r = await call(at, name, args);
       assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
       assert.ok(!r.body.result.isError, `${name}: ${JSON.stringify(r.body.result)}`);
       return r.body.result.structuredContent as R;
     };
-    const waitingNow = () => eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === roamer.id && a.waiting), 10_000, 'roamer to wait');
+    const waitingNow = () =>
+      eventually(
+        async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === roamer.id && a.waiting),
+        10_000,
+        'roamer to wait',
+      );
     const ownerName = (await ok(BRIDGE, 'whoami')).owner.name as string;
     const convId = (await ok(BRIDGE, 'open_direct', { user: ownerName })).conversation.conv_id as string;
-    for (let i = 0; i < 20 && (await ok(BRIDGE, 'get_updates')).events.length; i++) { /* caught up */ }
-    const kept = (await ok('127.0.0.1', 'request_human', { conv_id: convId, kind: 'approve', title: 'kept from the loopback' })).request_id as string;
+    for (let i = 0; i < 20 && (await ok(BRIDGE, 'get_updates')).events.length; i++) {
+      /* caught up */
+    }
+    const kept = (await ok('127.0.0.1', 'request_human', { conv_id: convId, kind: 'approve', title: 'kept from the loopback' }))
+      .request_id as string;
 
     // agents.set_from: the bridge's get_updates ends at once; the loopback's get_request goes on
     const fromBridge = call(BRIDGE, 'get_updates', { wait_secs: 15 });
@@ -192,7 +317,8 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
 
     // perch agent key from (another process writing the file): the bridge's get_request ends too
     await ownerOk(served, 'agents.set_from', { agent: 'roamer', from: ['local', 'containers'] });
-    const asked = (await ok(BRIDGE, 'request_human', { conv_id: convId, kind: 'approve', title: 'asked from the box' })).request_id as string;
+    const asked = (await ok(BRIDGE, 'request_human', { conv_id: convId, kind: 'approve', title: 'asked from the box' }))
+      .request_id as string;
     const bridgeWait = call(BRIDGE, 'get_request', { request_id: asked, wait_secs: 15 });
     await waitingNow();
     const r = cli(['agent', 'key', 'from', 'roamer', 'local', '--data-dir', dir]);
@@ -222,7 +348,15 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
       assert.equal(a.status, 404, `${method} ${p} on the container listener: ${a.status}`);
     }
     // the same owner call on the loopback works (the token is right)
-    const ok = await rawAt('127.0.0.1', '/api/owner/hub.info', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${token}`]], {});
+    const ok = await rawAt(
+      '127.0.0.1',
+      '/api/owner/hub.info',
+      [
+        ['Host', `127.0.0.1:${served.port}`],
+        ['Authorization', `Bearer ${token}`],
+      ],
+      {},
+    );
     assert.equal(ok.status, 200);
   });
 
@@ -237,9 +371,34 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     const path = (u: string) => new URL(u).pathname;
     assert.equal((await rawAt(BRIDGE, path(localUrl), [['Host', 'host.docker.internal']], {}, 'GET')).status, 404);
     // a forged link of the container form is not served either; nor with a foreign Host or an Origin
-    assert.equal((await rawAt(BRIDGE, path(url).replace(/\.c\.[A-Za-z0-9_-]{22}$/, `.c.${'A'.repeat(22)}`), [['Host', 'host.docker.internal']], {}, 'GET')).status, 404);
+    assert.equal(
+      (
+        await rawAt(
+          BRIDGE,
+          path(url).replace(/\.c\.[A-Za-z0-9_-]{22}$/, `.c.${'A'.repeat(22)}`),
+          [['Host', 'host.docker.internal']],
+          {},
+          'GET',
+        )
+      ).status,
+      404,
+    );
     assert.equal((await rawAt(BRIDGE, path(url), [['Host', 'evil.example']], {}, 'GET')).status, 403);
-    assert.equal((await rawAt(BRIDGE, path(url), [['Host', 'host.docker.internal'], ['Origin', 'http://evil.example']], {}, 'GET')).status, 403);
+    assert.equal(
+      (
+        await rawAt(
+          BRIDGE,
+          path(url),
+          [
+            ['Host', 'host.docker.internal'],
+            ['Origin', 'http://evil.example'],
+          ],
+          {},
+          'GET',
+        )
+      ).status,
+      403,
+    );
     // and the container's link is not an owner link on the loopback
     assert.equal((await rawAt('127.0.0.1', path(url), [['Host', `127.0.0.1:${served.port}`]], {}, 'GET')).status, 404);
   });
@@ -250,34 +409,88 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.match(bad.stderr, /containerz.*not valid/);
     const failed = await ownerFail(served, 'agents.set_from', { agent: 'homebody', from: ['local', '10.0.0.0/33'] }, 400);
     assert.match(failed.message, /10\.0\.0\.0\/33/);
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]])).status, 403, 'still refused: nothing changed');
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', `Bearer ${local.key}`],
+        ])
+      ).status,
+      403,
+      'still refused: nothing changed',
+    );
     const r = cli(['agent', 'key', 'from', 'homebody', 'local,containers', '--data-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).from, ['local', 'containers']);
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]])).status, 200);
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', `Bearer ${local.key}`],
+        ])
+      ).status,
+      200,
+    );
     // back to local through the owner action
     const set = await ownerOk(served, 'agents.set_from', { agent: 'homebody', from: ['local'] });
     assert.deepEqual(set.from, ['local']);
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${local.key}`]])).status, 403);
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', `Bearer ${local.key}`],
+        ])
+      ).status,
+      403,
+    );
     const listed = (await ownerOk(served, 'agents.list')).agents.find((a: R) => a.name === 'homebody');
     assert.deepEqual(listed.from, ['local']);
   });
 
-  test('a scoped key has its own places: a containers key of a local agent works in the container, the agent\'s own key does not; an address range allows its callers', async () => {
+  test("a scoped key has its own places: a containers key of a local agent works in the container, the agent's own key does not; an address range allows its callers", async () => {
     const r = cli(['agent', 'key', 'add', 'homebody', '--name', 'in-box', '--from', 'containers', '--data-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const { key, secret } = JSON.parse(r.stdout);
     assert.deepEqual(key.from, ['containers']);
-    const c = await connect('v2', `http://host.docker.internal:${served.port}/mcp`, { id: local.id, name: local.name, key: secret }, { fetch: inContainer });
+    const c = await connect(
+      'v2',
+      `http://host.docker.internal:${served.port}/mcp`,
+      { id: local.id, name: local.name, key: secret },
+      { fetch: inContainer },
+    );
     assert.equal(((await c.ok('whoami')) as R).key.name, 'in-box');
     await c.close();
     // a range: 127.0.0.0/8 holds the caller (127.0.0.1 connecting to the bridge address), 10.0.0.0/8 does not
     await ownerOk(served, 'agents.set_from', { agent: 'homebody', key_id: key.id, from: ['10.0.0.0/8'] });
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${secret}`]])).status, 403);
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', `Bearer ${secret}`],
+        ])
+      ).status,
+      403,
+    );
     await ownerOk(served, 'agents.set_from', { agent: 'homebody', key_id: key.id, from: ['127.0.0.0/8'] });
-    assert.equal((await rawAt(BRIDGE, '/mcp', [['Host', 'host.docker.internal'], ['Authorization', `Bearer ${secret}`]])).status, 200);
+    assert.equal(
+      (
+        await rawAt(BRIDGE, '/mcp', [
+          ['Host', 'host.docker.internal'],
+          ['Authorization', `Bearer ${secret}`],
+        ])
+      ).status,
+      200,
+    );
     // a range never opens the loopback listener
-    assert.equal((await rawAt('127.0.0.1', '/mcp', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${secret}`]])).status, 403);
+    assert.equal(
+      (
+        await rawAt('127.0.0.1', '/mcp', [
+          ['Host', `127.0.0.1:${served.port}`],
+          ['Authorization', `Bearer ${secret}`],
+        ])
+      ).status,
+      403,
+    );
   });
 
   test('perch agent add --from containers prints snippets that keep the key in the environment (never in docker argv or a file)', () => {
@@ -320,7 +533,10 @@ test('an address given twice to --listen (in either spelling) is one listener, n
   const s = await startServe(d, { args: ['--listen', '127.0.0.4', '--listen', '[127.0.0.4]'] });
   try {
     const extra = (s.ready as R).listeners.filter((l: R) => l.place === 'containers');
-    assert.deepEqual(extra.map((l: R) => l.url), [`http://127.0.0.4:${s.port}`]);
+    assert.deepEqual(
+      extra.map((l: R) => l.url),
+      [`http://127.0.0.4:${s.port}`],
+    );
   } finally {
     await s.stop();
     removeDataDir(d);
@@ -328,7 +544,16 @@ test('an address given twice to --listen (in either spelling) is one listener, n
 });
 
 test('bad --listen addresses exit 2 before anything starts (every address and the main one in any spelling too)', () => {
-  for (const bad of ['0.0.0.0', 'docker0', '127.0.0.1', 'host.docker.internal', '0:0:0:0:0:0:0:0', '[::0]', '::ffff:0.0.0.0', '::ffff:127.0.0.1']) {
+  for (const bad of [
+    '0.0.0.0',
+    'docker0',
+    '127.0.0.1',
+    'host.docker.internal',
+    '0:0:0:0:0:0:0:0',
+    '[::0]',
+    '::ffff:0.0.0.0',
+    '::ffff:127.0.0.1',
+  ]) {
     const r = cli(['serve', '--data-dir', '/nonexistent/perch-never', '--listen', bad, '--json']);
     assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
     assert.match(r.stderr, /--listen/);

@@ -23,7 +23,11 @@ async function drain(c: AgentClient): Promise<string> {
 /** A get_updates that waits (long: only a wake ends it early) and the moment it is known to wait in the hub. */
 async function waitingCall(c: AgentClient, ack: string): Promise<{ answer: Promise<R> }> {
   const answer = c.ok('get_updates', { ack, wait_secs: 45 });
-  await eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === c.agent.id && a.waiting), 5000, `${c.agent.name} to wait`);
+  await eventually(
+    async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === c.agent.id && a.waiting),
+    5000,
+    `${c.agent.name} to wait`,
+  );
   return { answer }; // wrapped: an async function returning the promise itself would wait for the answer
 }
 
@@ -35,7 +39,7 @@ function messageEvent(r: R, msgId: string): R {
 
 for (const era of ERAS) {
   describe(`a direct message is addressed to the other side, ${ERA_NAME[era]}`, () => {
-    test('the owner writes in an agent\'s direct conversation without to: the agent\'s waiting get_updates is woken and the event is for_you', async () => {
+    test("the owner writes in an agent's direct conversation without to: the agent's waiting get_updates is woken and the event is for_you", async () => {
       const coder = await served.agent('coder', era);
       const conv = (await ownerOk(served, 'conversations.open_direct', { user: coder.agent.id })).conversation.conv_id as string;
       const waiting = await waitingCall(coder, await drain(coder));
@@ -99,18 +103,31 @@ for (const era of ERAS) {
   });
 }
 
-test('the owner\'s message without to in an agent\'s direct conversation starts the agent\'s wake run', async () => {
+test("the owner's message without to in an agent's direct conversation starts the agent's wake run", async () => {
   const agent = await served.agent('sleeper');
   await agent.close();
-  const r = await cliAsync(['agent', 'wake', agent.agent.name, '--data-dir', served.dataDir, '--', process.execPath, path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs')]);
+  const r = await cliAsync([
+    'agent',
+    'wake',
+    agent.agent.name,
+    '--data-dir',
+    served.dataDir,
+    '--',
+    process.execPath,
+    path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs'),
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const conv = (await ownerOk(served, 'conversations.open_direct', { user: agent.agent.id })).conversation.conv_id as string;
   await ownerOk(served, 'messages.send', { conv_id: conv, text: 'wake up and look at the build' });
   let runs: R[] = [];
-  await eventually(async () => {
-    runs = (await ownerOk(served, 'wake.runs', { agent: agent.agent.name })).runs;
-    return runs.length > 0 && runs.every((x) => x.status !== 'running');
-  }, 20_000, 'a wake run to start and end');
+  await eventually(
+    async () => {
+      runs = (await ownerOk(served, 'wake.runs', { agent: agent.agent.name })).runs;
+      return runs.length > 0 && runs.every((x) => x.status !== 'running');
+    },
+    20_000,
+    'a wake run to start and end',
+  );
   assert.equal(runs[0]!.why.reasons[0].type, 'message.created');
   assert.equal(runs[0]!.why.reasons[0].conv_id, conv);
 });

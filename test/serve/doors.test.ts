@@ -7,14 +7,28 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, alive, connect, rawPost, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentClient, type Served } from '../support/serve-harness';
+import {
+  addAgent,
+  alive,
+  connect,
+  rawPost,
+  runtimeInfo,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  type AgentClient,
+  type Served,
+} from '../support/serve-harness';
 import { buildRequest, rawExchange } from '../support/raw-http';
 import { sendInternalError } from '../../src/main/http-util';
 import { LIMITS } from '../../src/shared/limits';
 import { startHub, type RunningHub } from '../../src/main/app';
 import { addAgent as addAgentInProcess } from '../../src/main/hub/control/agents';
 
-const H: Array<[string, string]> = [['Host', '127.0.0.1'], ['Connection', 'close']];
+const H: Array<[string, string]> = [
+  ['Host', '127.0.0.1'],
+  ['Connection', 'close'],
+];
 
 describe('a real perch serve refuses what once crashed it, and lives on', () => {
   let served: Served;
@@ -61,7 +75,10 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
 
   test('a junk owner cookie (perch_owner=%) is no session: 401 on an owner action and on the event stream, no crash', async () => {
     for (const cookie of ['perch_owner=%', 'perch_owner=%E0%A4%A; other=%%', 'perch_owner="%"', '=; ;;=x; perch_owner']) {
-      const post = await rawExchange(served.port, buildRequest('POST', '/api/owner/hub.info', [...H, ['Cookie', cookie], ['x-perch-owner', '1']], '{}'));
+      const post = await rawExchange(
+        served.port,
+        buildRequest('POST', '/api/owner/hub.info', [...H, ['Cookie', cookie], ['x-perch-owner', '1']], '{}'),
+      );
       assert.equal(post.status, 401, `POST with Cookie: ${cookie}: ${post.head}`);
       const events = await rawExchange(served.port, buildRequest('GET', '/api/owner/events', [...H, ['Cookie', cookie]]));
       assert.equal(events.status, 401, `events with Cookie: ${cookie}`);
@@ -69,12 +86,21 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
     await new Promise((r) => setTimeout(r, 200)); // an unhandled rejection would end the process on the next turn
     assert.ok(alive(served.proc.pid!), 'the hub process is alive');
     const rt = runtimeInfo(served);
-    const ok = await fetch(`${rt.base_url}/api/owner/hub.info`, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const ok = await fetch(`${rt.base_url}/api/owner/hub.info`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(ok.status, 200, 'the owner API still works');
   });
 
   test('a malformed request line or header gets 400 from the server itself and the socket is closed', async () => {
-    for (const raw of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n', 'GET / HTTP/1.1\r\nBad Header\r\n\r\n', 'GET /\x00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n']) {
+    for (const raw of [
+      'GARBAGE\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n',
+      'GET / HTTP/1.1\r\nBad Header\r\n\r\n',
+      'GET /\x00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    ]) {
       const r = await rawExchange(served.port, raw);
       assert.equal(r.status, 400, JSON.stringify(raw));
       assert.equal(r.closed || /connection: close/i.test(r.head), true);
@@ -104,7 +130,13 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
 
     // The same link with its path mangled: 400 or 404, never 500.
     const u = new URL(link.url);
-    for (const bad of [`${u.pathname}%`, `${u.pathname}%00`, `${u.pathname.slice(0, -3)}`, `/files/${'%E6%8A%A5'.repeat(50)}`, `${u.pathname}/../x`]) {
+    for (const bad of [
+      `${u.pathname}%`,
+      `${u.pathname}%00`,
+      `${u.pathname.slice(0, -3)}`,
+      `/files/${'%E6%8A%A5'.repeat(50)}`,
+      `${u.pathname}/../x`,
+    ]) {
       const r = await rawExchange(served.port, buildRequest('GET', bad, H));
       assert.ok(r.status === 400 || r.status === 404, `${bad}: ${r.status}`);
     }
@@ -131,7 +163,12 @@ describe('a real perch serve refuses what once crashed it, and lives on', () => 
     const k = await addAgent(dataDir, uniqueName('nester'));
     const nest = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`;
     const put = (key: string, value: string) =>
-      rawPost(served.mcpUrl, k.key, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state_put","arguments":{"key":"${key}","version":0,"value":${value}}}}`, { 'MCP-Protocol-Version': '2025-11-25' });
+      rawPost(
+        served.mcpUrl,
+        k.key,
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state_put","arguments":{"key":"${key}","version":0,"value":${value}}}}`,
+        { 'MCP-Protocol-Version': '2025-11-25' },
+      );
     for (const d of [LIMITS.maxJsonDepth, 5_000, 200_000]) {
       const r = await put(`deep-${d}`, nest(d));
       assert.equal(r.status, 200, `depth ${d}: ${r.text.slice(0, 200)}`);
@@ -164,7 +201,10 @@ describe('an unexpected failure answers 500 with a request id', () => {
     const port = (server.address() as { port: number }).port;
     const origWrite = process.stderr.write.bind(process.stderr);
     let logged = '';
-    process.stderr.write = ((c: string) => { logged += c; return true; }) as typeof process.stderr.write;
+    process.stderr.write = ((c: string) => {
+      logged += c;
+      return true;
+    }) as typeof process.stderr.write;
     try {
       const res = await fetch(`http://127.0.0.1:${port}/`);
       const body = (await res.json()) as { request_id: string; error: { code: string; message: string } };
@@ -196,7 +236,17 @@ describe('reading a request is bounded; waiting for an answer is not', () => {
   });
 
   test('a body shorter than its Content-Length is cut off (408 or closed), not waited for forever', async () => {
-    const head = buildRequest('POST', '/mcp', [['Host', '127.0.0.1'], ['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json']], '', 100);
+    const head = buildRequest(
+      'POST',
+      '/mcp',
+      [
+        ['Host', '127.0.0.1'],
+        ['Authorization', `Bearer ${key}`],
+        ['Content-Type', 'application/json'],
+      ],
+      '',
+      100,
+    );
     const r = await rawExchange(running.port, Buffer.concat([head, Buffer.from('{"jsonrpc"')]), { timeoutMs: 15_000 });
     assert.equal(r.hung, false, 'the hub ended the stalled request');
     assert.ok(r.status === 408 || (r.status === null && r.closed), `408 or a close, got ${r.status} ${r.head}`);
@@ -216,10 +266,14 @@ describe('reading a request is bounded; waiting for an answer is not', () => {
     try {
       for (let i = 0; i < 4; i++) {
         const status = await new Promise<number>((resolve, reject) => {
-          const req = http.request(`${running.baseUrl}/mcp`, { method: 'POST', agent, headers: { Host: '127.0.0.1', 'Content-Type': 'application/json' } }, (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode!));
-          });
+          const req = http.request(
+            `${running.baseUrl}/mcp`,
+            { method: 'POST', agent, headers: { Host: '127.0.0.1', 'Content-Type': 'application/json' } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode!));
+            },
+          );
           req.on('socket', (s) => sockets.add(s));
           req.on('error', reject);
           req.end('{}');
@@ -237,7 +291,9 @@ describe('reading a request is bounded; waiting for an answer is not', () => {
     const rt = runtimeInfo({ dataDir: dir });
     const events: string[] = [];
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      http.get(`${running.baseUrl}/api/owner/events`, { headers: { Authorization: `Bearer ${rt.owner_token}` } }, resolve).on('error', reject);
+      http
+        .get(`${running.baseUrl}/api/owner/events`, { headers: { Authorization: `Bearer ${rt.owner_token}` } }, resolve)
+        .on('error', reject);
     });
     assert.equal(stream.statusCode, 200);
     let streamClosed = false;
@@ -245,14 +301,19 @@ describe('reading a request is bounded; waiting for an answer is not', () => {
     stream.on('close', () => (streamClosed = true));
     await new Promise((r) => setTimeout(r, 2000)); // older than the request timeout
     const started = Date.now();
-    const r = await rawPost(running.mcpUrl, key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: { wait_secs: 3 } } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const r = await rawPost(
+      running.mcpUrl,
+      key,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: { wait_secs: 3 } } },
+      { 'MCP-Protocol-Version': '2025-11-25' },
+    );
     const waited = Date.now() - started;
     assert.equal(r.status, 200, r.text.slice(0, 300));
     assert.equal(r.json.result.isError, undefined, r.text.slice(0, 300));
     assert.ok(Array.isArray(r.json.result.structuredContent.events));
     assert.ok(waited >= 2500, `the call waited its wait_secs (${waited} ms), past the 1.2 s request timeout`);
     assert.equal(streamClosed, false, 'the event stream is still open');
-    assert.ok(events.join('').includes('"waiting"'), 'the stream carried the agent\'s waiting state while it waited');
+    assert.ok(events.join('').includes('"waiting"'), "the stream carried the agent's waiting state while it waited");
     stream.destroy();
   });
 });

@@ -112,13 +112,17 @@ async function drain(c: AgentClient): Promise<void> {
 function storedEvents(): Array<{ type: string; msg_id: string | null; data: string | null }> {
   const db = openDatabase(path.join(served.dataDir, 'perch.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT type, msg_id, data FROM events ORDER BY gid').all() as Array<{ type: string; msg_id: string | null; data: string | null }>;
+    return db.prepare('SELECT type, msg_id, data FROM events ORDER BY gid').all() as Array<{
+      type: string;
+      msg_id: string | null;
+      data: string | null;
+    }>;
   } finally {
     db.close();
   }
 }
 
-test('a hub driven through every kind of event writes each one\'s data with the fields the event map lists', async () => {
+test("a hub driven through every kind of event writes each one's data with the fields the event map lists", async () => {
   const [a, b, c, d] = await Promise.all([served.agent('ev-a'), served.agent('ev-b'), served.agent('ev-c'), served.agent('ev-d')]);
   // conversation.created, member.added; messages, reactions, pins, claims
   const g = (await a.ok('create_group', { title: 'events', members: [b.agent.name] })).conversation.conv_id as string;
@@ -140,10 +144,15 @@ test('a hub driven through every kind of event writes each one\'s data with the 
   await a.ok('cancel_request', { request_id: cancelled.request_id });
   const expiring = await a.ok('request_human', { conv_id: g, kind: 'choose', title: 'Which one?', options: ['x', 'y'], ttl_secs: 1 });
   // a card answered by the owner
-  const card = await a.ok('send_card', { conv_id: g, text: 'Go?', card: { blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes' }] }] } });
+  const card = await a.ok('send_card', {
+    conv_id: g,
+    text: 'Go?',
+    card: { blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes' }] }] },
+  });
   await ownerOk(served, 'cards.answer', { msg_id: card.msg_id, block_id: 'go', value: 'yes' });
   // a task moved
-  const task = (await a.ok('create_task', { title: 'Write notes', members: [b.agent.name], assignee: b.agent.name })).conversation.conv_id as string;
+  const task = (await a.ok('create_task', { title: 'Write notes', members: [b.agent.name], assignee: b.agent.name })).conversation
+    .conv_id as string;
   await b.ok('update_task', { conv_id: task, state: 'working', note: 'on it' });
   // the floor: granted, replaced, released, expired (ttl 1 s)
   await a.ok('floor_grant', { conv_id: g, agent: b.agent.name });
@@ -172,10 +181,16 @@ test('a hub driven through every kind of event writes each one\'s data with the 
   // archived conversations (hub/talk/archive.ts): the owner archives the loop group, then writing in it brings it back
   await ownerOk(served, 'conversations.archive', { conv_id: loop });
   await ownerOk(served, 'messages.send', { conv_id: loop, text: 'one more word here' });
-  await eventually(() => {
-    const rows = storedEvents();
-    return rows.some((e) => e.type === 'request.expired') && rows.some((e) => e.type === 'floor.released' && !!e.data?.includes('"expired"'));
-  }, 10_000, 'the request and the floor to expire');
+  await eventually(
+    () => {
+      const rows = storedEvents();
+      return (
+        rows.some((e) => e.type === 'request.expired') && rows.some((e) => e.type === 'floor.released' && !!e.data?.includes('"expired"'))
+      );
+    },
+    10_000,
+    'the request and the floor to expire',
+  );
   assert.equal((await a.ok('get_request', { request_id: expiring.request_id })).state, 'expired');
   await Promise.all([a, b, c, d].map(drain));
 

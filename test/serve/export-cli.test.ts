@@ -32,16 +32,23 @@ test('perch export works while the hub serves; perch import is refused while a h
     let conv: string;
     try {
       const a = await addAgent(src, 'writer');
-      conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Notes', members: [] })).structuredContent!.conversation.conv_id as string;
+      conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Notes', members: [] })).structuredContent!.conversation
+        .conv_id as string;
       for (let i = 0; i < 5; i++) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `note ${i}` });
       // An agent keeps writing while the export runs: the archive is one snapshot either way.
       let writing = true;
-      const writer = (async () => { let i = 0; while (writing && i < 50) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `during ${i++}` }); })();
+      const writer = (async () => {
+        let i = 0;
+        while (writing && i < 50) await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: `during ${i++}` });
+      })();
       // --out in a folder that does not exist: refused with one line naming the folder (exit 2, as perch backup
       // --to), the folder is not created and nothing is written.
       const noFolder = await cliAsync(['export', '--out', out, '--data-dir', src]);
       assert.deepEqual([noFolder.code, noFolder.stdout], [2, ''], noFolder.stderr);
-      assert.equal(noFolder.stderr, `perch: the folder ${path.dirname(out)} does not exist; nothing was written. Create it first, or pick another --out FILE.\n`);
+      assert.equal(
+        noFolder.stderr,
+        `perch: the folder ${path.dirname(out)} does not exist; nothing was written. Create it first, or pick another --out FILE.\n`,
+      );
       assert.equal(fs.existsSync(path.dirname(out)), false, 'the folder is not created');
       fs.mkdirSync(path.dirname(out));
       const r = await cliAsync(['export', '--out', out, '--data-dir', src, '--json'], { timeoutMs: 60_000 });
@@ -102,8 +109,13 @@ test('perch export works while the hub serves; perch import is refused while a h
         const upd = await rawCall(served.mcpUrl, k, 'get_updates', {});
         assert.deepEqual(upd.structuredContent!.events, [], 'imported history is not delivered');
         const hist = await rawCall(served.mcpUrl, k, 'get_history', { conv_id: conv! });
-        const texts = (hist.structuredContent!.events as Array<{ message?: { text: string; provenance: { imported?: boolean } } }>).filter((e) => e.message).map((e) => e.message!);
-        assert.ok(texts.length > 0 && texts.every((m) => m.provenance.imported === true), 'history shows the imported messages, marked imported');
+        const texts = (hist.structuredContent!.events as Array<{ message?: { text: string; provenance: { imported?: boolean } } }>)
+          .filter((e) => e.message)
+          .map((e) => e.message!);
+        assert.ok(
+          texts.length > 0 && texts.every((m) => m.provenance.imported === true),
+          'history shows the imported messages, marked imported',
+        );
       } else {
         assert.fail(`could not issue a key for the imported agent: ${key.stderr}`);
       }
@@ -123,7 +135,10 @@ test('perch export --out below a file (its folder is a file) is refused with one
     const aFile = path.join(dir, 'a-file');
     fs.writeFileSync(aFile, 'not a folder\n');
     const r = await cliAsync(['export', '--out', path.join(aFile, 'history.tar.gz'), '--data-dir', dir]);
-    assert.deepEqual([r.code, r.stdout, r.stderr], [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --out FILE.\n`]);
+    assert.deepEqual(
+      [r.code, r.stdout, r.stderr],
+      [2, '', `perch: ${aFile} is not a folder; nothing was written. Pick another --out FILE.\n`],
+    );
     assert.equal(fs.readFileSync(aFile, 'utf8'), 'not a folder\n');
   } finally {
     removeDataDir(dir);
@@ -135,7 +150,8 @@ test('the owner API answers Export… with the archive (the owner on this comput
   const hub = await startServe(dir, { args: ['--backups', '0'] });
   try {
     const a = await addAgent(dir, 'talker');
-    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Export me', members: [] })).structuredContent!.conversation.conv_id as string;
+    const conv = (await rawCall(hub.mcpUrl, a.key, 'create_group', { title: 'Export me', members: [] })).structuredContent!.conversation
+      .conv_id as string;
     await rawCall(hub.mcpUrl, a.key, 'send_message', { conv_id: conv, text: 'in the archive' });
     const rt = runtimeInfo(hub);
     const url = `${rt.base_url}/api/owner/archive/export`;
@@ -144,7 +160,11 @@ test('the owner API answers Export… with the archive (the owner on this comput
     const leftover = path.join(os.tmpdir(), `perch-export-${dead}-Dead01`);
     fs.mkdirSync(leftover, { mode: 0o700 });
     fs.writeFileSync(path.join(leftover, 'archive.tar.gz'), 'the whole history');
-    const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: [conv] }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conversations: [conv] }),
+    });
     assert.equal(res.status, 200);
     assert.equal(fs.existsSync(leftover), false, 'the folder a killed hub left is swept');
     assert.equal(res.headers.get('content-type'), 'application/gzip');
@@ -152,32 +172,60 @@ test('the owner API answers Export… with the archive (the owner on this comput
     const file = path.join(dir, 'download.tar.gz');
     fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     const texts: string[] = [];
-    const manifest = await walkExport(file, { row: (k, r) => { if (k.name === 'messages') texts.push(r.text as string); } });
+    const manifest = await walkExport(file, {
+      row: (k, r) => {
+        if (k.name === 'messages') texts.push(r.text as string);
+      },
+    });
     assert.deepEqual(manifest.scope.conversations, [conv]);
     assert.ok(texts.includes('in the archive'));
 
-    const bad = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: 'all' }) });
+    const bad = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conversations: 'all' }),
+    });
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_argument');
-    const missing = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: ['c_nope'] }) });
+    const missing = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conversations: ['c_nope'] }),
+    });
     assert.equal(missing.status, 400);
     assert.match(((await missing.json()) as { error: { message: string } }).error.message, /No conversation "c_nope"/);
-    const noAgent = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'nobody' }) });
+    const noAgent = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agent: 'nobody' }),
+    });
     assert.equal(noAgent.status, 400);
     assert.match(((await noAgent.json()) as { error: { message: string } }).error.message, /No agent named "nobody"/);
-    const byAgent = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'talker' }) });
+    const byAgent = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agent: 'talker' }),
+    });
     assert.equal(byAgent.status, 200);
     const agentFile = path.join(dir, 'agent.tar.gz');
     fs.writeFileSync(agentFile, Buffer.from(await byAgent.arrayBuffer()));
     assert.equal((await walkExport(agentFile, {})).scope.agent, 'talker');
     // A body over the door's 64 KiB is content too large (413 too_large with the limit), as at the other owner doors.
-    const huge = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ conversations: Array.from({ length: 5000 }, (_, i) => `c_${i}_padding`) }) });
+    const huge = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rt.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conversations: Array.from({ length: 5000 }, (_, i) => `c_${i}_padding`) }),
+    });
     assert.equal(huge.status, 413);
     const hugeErr = ((await huge.json()) as { error: { code: string; message: string } }).error;
     assert.deepEqual([hugeErr.code, hugeErr.message], ['too_large', 'The body is over 65536 bytes.']);
     const anon = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     assert.equal(anon.status, 401);
-    assert.deepEqual(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`perch-export-${hub.proc.pid}-`)), [], 'the hub leaves no temporary folder of its own');
+    assert.deepEqual(
+      fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`perch-export-${hub.proc.pid}-`)),
+      [],
+      'the hub leaves no temporary folder of its own',
+    );
   } finally {
     await hub.stop();
     removeDataDir(dir);
@@ -194,22 +242,42 @@ test('perch import and --dry-run of a crafted archive (a duplicate (conversation
     const good = path.join(dest, 'good.tar.gz');
     await writeExport(src.file, good);
     const entries = await exportEntries(good);
-    const rows = (kind: string) => entries.get(`${kind}.jsonl`)!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = (kind: string) =>
+      entries
+        .get(`${kind}.jsonl`)!
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     const jsonl = (r: Array<Record<string, unknown>>) => Buffer.from(r.map((x) => `${JSON.stringify(x)}\n`).join(''));
     const events = rows('events');
     const last = events[events.length - 1]!;
     const dup = path.join(dest, 'dup.tar.gz');
-    await rewrite(entries, dup, (l, m) => replaceEntry(l, m, 'events.jsonl', jsonl([...events, { ...last, gid: (last.gid as number) + 1 }]), events.length + 1));
+    await rewrite(entries, dup, (l, m) =>
+      replaceEntry(l, m, 'events.jsonl', jsonl([...events, { ...last, gid: (last.gid as number) + 1 }]), events.length + 1),
+    );
     const users = rows('users');
     const badName = path.join(dest, 'name.tar.gz');
-    await rewrite(entries, badName, (l, m) => replaceEntry(l, m, 'users.jsonl', jsonl(users.map((u) => (u.name === 'writer' ? { ...u, name: 'wri\nter' } : u)))));
+    await rewrite(entries, badName, (l, m) =>
+      replaceEntry(l, m, 'users.jsonl', jsonl(users.map((u) => (u.name === 'writer' ? { ...u, name: 'wri\nter' } : u)))),
+    );
     const nameLine = users.findIndex((u) => u.name === 'writer') + 1;
     await addAgent(dest, 'keeper');
     const db = path.join(dest, 'perch.sqlite');
     const before = count(db, 'SELECT count(*) FROM users') + count(db, 'SELECT count(*) FROM events');
     const cases: Array<[string, RegExp]> = [
-      [dup, new RegExp(`^perch: ${dup.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be imported: events\\.jsonl line ${events.length + 1}: seq ${String(last.seq)} of conversation "${conv}" in events appears twice in the archive\\. Nothing was written\\.\\n$`)],
-      [badName, new RegExp(`^perch: .* cannot be imported: users\\.jsonl line ${nameLine}: field name "wri\\\\nter" is not an agent name .*\\. Nothing was written\\.\\n$`)],
+      [
+        dup,
+        new RegExp(
+          `^perch: ${dup.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be imported: events\\.jsonl line ${events.length + 1}: seq ${String(last.seq)} of conversation "${conv}" in events appears twice in the archive\\. Nothing was written\\.\\n$`,
+        ),
+      ],
+      [
+        badName,
+        new RegExp(
+          `^perch: .* cannot be imported: users\\.jsonl line ${nameLine}: field name "wri\\\\nter" is not an agent name .*\\. Nothing was written\\.\\n$`,
+        ),
+      ],
     ];
     for (const [file, message] of cases) {
       for (const dry of [['--dry-run'], []]) {

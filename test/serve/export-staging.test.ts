@@ -24,7 +24,8 @@ async function seeded(n: number, size: number): Promise<string> {
   try {
     const { agent } = addAgent(hub, { name: 'scribe' });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const conv = (await runOwnerAction(hub, 'conversations.create_group', { title: 'long', members: [agent.name] }) as any).conversation.conv_id as string;
+    const conv = ((await runOwnerAction(hub, 'conversations.create_group', { title: 'long', members: [agent.name] })) as any).conversation
+      .conv_id as string;
     for (let i = 0; i < n; i++) await runOwnerAction(hub, 'messages.send', { conv_id: conv, text: `line ${i} ${'x'.repeat(size)}` });
   } finally {
     hub.close();
@@ -49,7 +50,11 @@ test('perch export does not write through a symlink planted at the old predictab
     assert.equal(fs.readlinkSync(`${out}.partial`), victim, 'the planted link is left as it was (not followed, not used)');
     assert.ok(fs.lstatSync(out).isFile(), 'the archive is a file of its own');
     const texts: string[] = [];
-    await walkExport(out, { row: (k, row) => { if (k.name === 'messages') texts.push(String(row.text)); } });
+    await walkExport(out, {
+      row: (k, row) => {
+        if (k.name === 'messages') texts.push(String(row.text));
+      },
+    });
     assert.equal(texts.length, 5, 'the archive is whole');
     assert.deepEqual(stagingLeft(shared), [], 'no staging folder is left');
   } finally {
@@ -58,55 +63,65 @@ test('perch export does not write through a symlink planted at the old predictab
   }
 });
 
-test('an export killed with SIGKILL mid-way leaves its staging folder; the next export removes it (and never follows a planted link of that name)', { timeout: 180_000 }, async () => {
-  const data = await seeded(2500, 2000);
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-killed-'));
-  const decoyTarget = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-decoy-'));
-  try {
-    ensureBuilt();
-    // Kill exports mid-way until one is caught with its staging folder written (bounded: a few tries).
-    let left: string[] = [];
-    for (let attempt = 0; attempt < 5 && left.length === 0; attempt++) {
-      const p = spawn(process.execPath, [BIN, 'export', '--out', path.join(outDir, 'a.tar.gz'), '--force', '--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const exited = exitOf(p, 'perch export', 60_000);
-      const started = Date.now();
-      let killed = false;
-      while (!killed && p.exitCode === null && Date.now() - started < 30_000) {
-        const staged = stagingLeft(outDir);
-        if (staged.some((s) => fs.existsSync(path.join(outDir, s, 'messages.jsonl')))) {
-          p.kill('SIGKILL');
-          killed = true;
-        } else {
-          await new Promise((r) => setTimeout(r, 2));
+test(
+  'an export killed with SIGKILL mid-way leaves its staging folder; the next export removes it (and never follows a planted link of that name)',
+  { timeout: 180_000 },
+  async () => {
+    const data = await seeded(2500, 2000);
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-killed-'));
+    const decoyTarget = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-decoy-'));
+    try {
+      ensureBuilt();
+      // Kill exports mid-way until one is caught with its staging folder written (bounded: a few tries).
+      let left: string[] = [];
+      for (let attempt = 0; attempt < 5 && left.length === 0; attempt++) {
+        const p = spawn(process.execPath, [BIN, 'export', '--out', path.join(outDir, 'a.tar.gz'), '--force', '--data-dir', data], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const exited = exitOf(p, 'perch export', 60_000);
+        const started = Date.now();
+        let killed = false;
+        while (!killed && p.exitCode === null && Date.now() - started < 30_000) {
+          const staged = stagingLeft(outDir);
+          if (staged.some((s) => fs.existsSync(path.join(outDir, s, 'messages.jsonl')))) {
+            p.kill('SIGKILL');
+            killed = true;
+          } else {
+            await new Promise((r) => setTimeout(r, 2));
+          }
         }
+        await exited;
+        if (killed) assert.equal(p.signalCode, 'SIGKILL');
+        left = stagingLeft(outDir);
       }
-      await exited;
-      if (killed) assert.equal(p.signalCode, 'SIGKILL');
-      left = stagingLeft(outDir);
-    }
-    assert.ok(left.length > 0, 'a killed export left its staging folder (the state the next run must clean)');
-    assert.ok(fs.existsSync(path.join(outDir, left[0]!, 'messages.jsonl')), 'with the uncompressed history in it');
-    // What the sweep must leave: a link planted with a dead export's name, pointing at another folder (never
-    // followed); a live process's folder (an export running now); a folder of that name that is not private (0755).
-    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    const link = `.perch-export-${dead}-abcdef`;
-    const live = `.perch-export-${process.pid}-Live01`;
-    const open = `.perch-export-${dead}-Open01`;
-    fs.writeFileSync(path.join(decoyTarget, 'keep.txt'), 'keep');
-    fs.symlinkSync(decoyTarget, path.join(outDir, link));
-    fs.mkdirSync(path.join(outDir, live), { mode: 0o700 });
-    fs.mkdirSync(path.join(outDir, open));
-    fs.chmodSync(path.join(outDir, open), 0o755);
+      assert.ok(left.length > 0, 'a killed export left its staging folder (the state the next run must clean)');
+      assert.ok(fs.existsSync(path.join(outDir, left[0]!, 'messages.jsonl')), 'with the uncompressed history in it');
+      // What the sweep must leave: a link planted with a dead export's name, pointing at another folder (never
+      // followed); a live process's folder (an export running now); a folder of that name that is not private (0755).
+      const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+      const link = `.perch-export-${dead}-abcdef`;
+      const live = `.perch-export-${process.pid}-Live01`;
+      const open = `.perch-export-${dead}-Open01`;
+      fs.writeFileSync(path.join(decoyTarget, 'keep.txt'), 'keep');
+      fs.symlinkSync(decoyTarget, path.join(outDir, link));
+      fs.mkdirSync(path.join(outDir, live), { mode: 0o700 });
+      fs.mkdirSync(path.join(outDir, open));
+      fs.chmodSync(path.join(outDir, open), 0o755);
 
-    const r = await cliAsync(['export', '--out', path.join(outDir, 'b.tar.gz'), '--data-dir', data], { timeoutMs: 120_000 });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(stagingLeft(outDir).sort(), [link, live, open].sort(), 'no dead export\'s staging folder is left; the link, the live one and the open one are');
-    assert.ok(fs.lstatSync(path.join(outDir, link)).isSymbolicLink());
-    assert.equal(fs.readFileSync(path.join(decoyTarget, 'keep.txt'), 'utf8'), 'keep', 'what the link points at is untouched');
-    assert.ok(fs.statSync(path.join(outDir, 'b.tar.gz')).size > 0);
-  } finally {
-    fs.rmSync(outDir, { recursive: true, force: true });
-    fs.rmSync(decoyTarget, { recursive: true, force: true });
-    removeDataDir(data);
-  }
-});
+      const r = await cliAsync(['export', '--out', path.join(outDir, 'b.tar.gz'), '--data-dir', data], { timeoutMs: 120_000 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(
+        stagingLeft(outDir).sort(),
+        [link, live, open].sort(),
+        "no dead export's staging folder is left; the link, the live one and the open one are",
+      );
+      assert.ok(fs.lstatSync(path.join(outDir, link)).isSymbolicLink());
+      assert.equal(fs.readFileSync(path.join(decoyTarget, 'keep.txt'), 'utf8'), 'keep', 'what the link points at is untouched');
+      assert.ok(fs.statSync(path.join(outDir, 'b.tar.gz')).size > 0);
+    } finally {
+      fs.rmSync(outDir, { recursive: true, force: true });
+      fs.rmSync(decoyTarget, { recursive: true, force: true });
+      removeDataDir(data);
+    }
+  },
+);

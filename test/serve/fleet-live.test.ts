@@ -18,7 +18,9 @@ async function ownerStream(): Promise<{ next(test: (fleet: R) => boolean, what: 
   const fleets: R[] = [];
   const waiters = new Set<() => void>();
   let ended: string | undefined;
-  const tell = () => { for (const w of [...waiters]) w(); };
+  const tell = () => {
+    for (const w of [...waiters]) w();
+  };
   void (async () => {
     const reader = res.body!.getReader();
     const dec = new TextDecoder();
@@ -82,8 +84,8 @@ async function perch(...args: string[]): Promise<void> {
   assert.equal(r.code, 0, r.stderr);
 }
 
-describe('the live fleet on the owner\'s stream', () => {
-  test('perch agent pause / resume / caps / add from another process reach the owner\'s stream, marked outside', async () => {
+describe("the live fleet on the owner's stream", () => {
+  test("perch agent pause / resume / caps / add from another process reach the owner's stream, marked outside", async () => {
     const a = await served.agent('cli-target');
     const name = a.agent.name;
     const s = await ownerStream();
@@ -101,13 +103,17 @@ describe('the live fleet on the owner\'s stream', () => {
       await s.next((x) => control(x, name)?.caps.messages === null, 'the CLI caps --off');
       await perch('agent', 'add', `${name}-new`);
       f = await s.next((x) => !!agentOf(x, `${name}-new`), 'the CLI agent add');
-      assert.deepEqual(agentOf(f, `${name}-new`)!.presence, { seen_at: null, connected_since: null, active_at: null, busy_since: null }, 'never connected');
+      assert.deepEqual(
+        agentOf(f, `${name}-new`)!.presence,
+        { seen_at: null, connected_since: null, active_at: null, busy_since: null },
+        'never connected',
+      );
     } finally {
       s.close();
     }
   });
 
-  test('the hub\'s own cap pauses an agent and usage counts arrive live; presence shows its calls', async () => {
+  test("the hub's own cap pauses an agent and usage counts arrive live; presence shows its calls", async () => {
     const a = await served.agent('spender');
     const name = a.agent.name;
     await ownerOk(served, 'agents.set_caps', { agent: name, cost_usd: 0.5 });
@@ -123,8 +129,8 @@ describe('the live fleet on the owner\'s stream', () => {
       await a.ok('send_message', { conv_id: conv, text: 'one' });
       await s.next((x) => control(x, name)?.today.messages === 1, 'a message counted');
       await a.ok('progress', { conv_id: conv, kind: 'step', text: 'more', data: { usage: { cost_usd: 0.4 } } });
-      f = await s.next((x) => control(x, name)?.paused?.by === 'budget', 'the cap\'s pause');
-      assert.equal(f.outside, undefined, 'the hub\'s own change');
+      f = await s.next((x) => control(x, name)?.paused?.by === 'budget', "the cap's pause");
+      assert.equal(f.outside, undefined, "the hub's own change");
       assert.equal(agentOf(f, name)!.paused.by, 'budget');
     } finally {
       s.close();

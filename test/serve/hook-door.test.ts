@@ -70,7 +70,10 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
   test('the caller closes its connection while it waits (the harness answered in its own dialog): the prompt is withdrawn; approving it is refused', async () => {
     const a = await newAgent('door-gone');
     const body = JSON.stringify(claudeCodeBash);
-    const req = http.request(door('claude-code', 'permission-request'), { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.key}`, 'Content-Length': Buffer.byteLength(body) } });
+    const req = http.request(door('claude-code', 'permission-request'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.key}`, 'Content-Length': Buffer.byteLength(body) },
+    });
     req.on('error', () => undefined);
     req.end(body);
     const p = await pendingOf(a);
@@ -97,14 +100,19 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
   });
 });
 
-describe('POST /hook/<harness>/<status event>: the harness status, and a paused agent\'s tools blocked', () => {
-  test('a paused agent\'s PreToolUse is denied with the harness block; Perch get_updates still runs; resumed, {}', async () => {
+describe("POST /hook/<harness>/<status event>: the harness status, and a paused agent's tools blocked", () => {
+  test("a paused agent's PreToolUse is denied with the harness block; Perch get_updates still runs; resumed, {}", async () => {
     const a = await newAgent('door-pre');
     assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
     await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
     const blocked = await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash);
     assert.equal(blocked.status, 200);
-    assert.equal(blocked.text, preToolUseDeny('Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch\'s get_updates with wait_secs returns agent.resumed).'));
+    assert.equal(
+      blocked.text,
+      preToolUseDeny(
+        "Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).",
+      ),
+    );
     assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseGetUpdates)).text, '{}');
     await ownerOk(served, 'agents.resume', { agent: a.id });
     assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
@@ -118,11 +126,14 @@ describe('POST /hook/<harness>/<status event>: the harness status, and a paused 
     assert.equal(listed.harness.harness, 'claude-code');
   });
 
-  test('refusals change nothing: no key 401, another event\'s input 400 with one line, an unknown harness or event 404, a bad ?timeout 400', async () => {
+  test("refusals change nothing: no key 401, another event's input 400 with one line, an unknown harness or event 404, a bad ?timeout 400", async () => {
     const a = await newAgent('door-bad');
     const noKey = await rawPost(door('claude-code', 'permission-request', `?agent=${a.name}`), undefined, claudeCodeBash);
     assert.equal(noKey.status, 401);
-    assert.match(noKey.json.error.message, new RegExp(`no key was sent: set PERCH_KEY_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')} in the shell that starts Claude Code`));
+    assert.match(
+      noKey.json.error.message,
+      new RegExp(`no key was sent: set PERCH_KEY_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')} in the shell that starts Claude Code`),
+    );
     const unexpanded = await rawPost(door('claude-code', 'pre-tool-use'), '${PERCH_KEY_X}', claudeCodePreToolUseBash);
     assert.equal(unexpanded.status, 401, 'an unexpanded ${PERCH_KEY_…} header is no key');
     const wrong = await rawPost(door('claude-code', 'permission-request'), a.key, claudeCodePreToolUseBash);

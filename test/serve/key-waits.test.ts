@@ -6,9 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import {
-  cliAsync, connect, eventually, ownerOk, rawPost, useSharedServe, type AgentClient,
-} from '../support/serve-harness';
+import { cliAsync, connect, eventually, ownerOk, rawPost, useSharedServe, type AgentClient } from '../support/serve-harness';
 import { withHub, drain } from '../support/helpers';
 import { callAgentTool } from '../../src/main/hub/tools/tools';
 import { keyStanding } from '../../src/main/hub/identity/key-login';
@@ -37,7 +35,11 @@ async function drainClient(c: AgentClient, args: R = {}): Promise<void> {
 }
 
 async function waitingNow(agentId: string): Promise<void> {
-  await eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === agentId && a.waiting), 10_000, 'the agent to wait');
+  await eventually(
+    async () => (await ownerOk(served, 'agents.list')).agents.some((a: R) => a.id === agentId && a.waiting),
+    10_000,
+    'the agent to wait',
+  );
 }
 
 /** The waiting call must end with HTTP 401 (the official client throws); it must not return events. */
@@ -59,10 +61,15 @@ function settled<T>(p: Promise<T>): Promise<T> {
 }
 
 const tools = (key: string, id: number, name: string, args: R) =>
-  rawPost(served.mcpUrl, key, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, { 'MCP-Protocol-Version': '2025-11-25' });
+  rawPost(
+    served.mcpUrl,
+    key,
+    { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
+    { 'MCP-Protocol-Version': '2025-11-25' },
+  );
 
 describe('a waiting call ends when its key stops working', () => {
-  test('revoking the agent ends its waiting get_updates at once with 401; the owner\'s message after it is not returned', async () => {
+  test("revoking the agent ends its waiting get_updates at once with 401; the owner's message after it is not returned", async () => {
     const { bob, convId } = await bobWithOwner();
     const waiting = settled(bob.call('get_updates', { wait_secs: 20 }));
     await waitingNow(bob.agent.id);
@@ -71,7 +78,7 @@ describe('a waiting call ends when its key stops working', () => {
     await assertEndsWith401(waiting, 'revoked agent');
   });
 
-  test('rotating the agent\'s key ends the old key\'s wait with 401 (raw: status, WWW-Authenticate, the call\'s id); the new key reads the message', async () => {
+  test("rotating the agent's key ends the old key's wait with 401 (raw: status, WWW-Authenticate, the call's id); the new key reads the message", async () => {
     const { bob, convId } = await bobWithOwner();
     const waiting = tools(bob.agent.key, 7, 'get_updates', { wait_secs: 20 });
     await waitingNow(bob.agent.id);
@@ -86,10 +93,13 @@ describe('a waiting call ends when its key stops working', () => {
     const fresh = await connect('v1', served.mcpUrl, { ...bob.agent, key: rotated.key });
     served.closeAfter(fresh);
     const got = await fresh.ok('get_updates', {});
-    assert.ok(got.events.some((e: R) => e.message?.text === 'after the rotation'), 'the new key reads it');
+    assert.ok(
+      got.events.some((e: R) => e.message?.text === 'after the rotation'),
+      'the new key reads it',
+    );
   });
 
-  test('revoking a scoped key ends its wait with 401; the agent\'s own waiting call is untouched and gets the message', async () => {
+  test("revoking a scoped key ends its wait with 401; the agent's own waiting call is untouched and gets the message", async () => {
     const { bob, convId } = await bobWithOwner();
     const issued = await ownerOk(served, 'agents.add_key', { agent: bob.agent.name, name: 'reader', scopes: ['read'] });
     const reader = await connect('v1', served.mcpUrl, { ...bob.agent, key: issued.secret });
@@ -103,7 +113,10 @@ describe('a waiting call ends when its key stops working', () => {
     await assertEndsWith401(readerWait, 'revoked scoped key');
     await ownerOk(served, 'messages.send', { conv_id: convId, text: 'for the main key', to: [bob.agent.id] });
     const own = await ownWait;
-    assert.ok(own.events.some((e: R) => e.message?.text === 'for the main key'), 'the agent\'s own key still waits and reads');
+    assert.ok(
+      own.events.some((e: R) => e.message?.text === 'for the main key'),
+      "the agent's own key still waits and reads",
+    );
   });
 
   test('a scoped key reaching its expires_at ends its wait with 401 saying it expired', async () => {
@@ -126,18 +139,18 @@ describe('a waiting call ends when its key stops working', () => {
     await assertEndsWith401(waiting, 'revoked by the CLI');
   });
 
-  test('`perch agent key revoke` from another process ends a scoped key\'s waiting call', async () => {
+  test("`perch agent key revoke` from another process ends a scoped key's waiting call", async () => {
     const { bob } = await bobWithOwner();
     const issued = await ownerOk(served, 'agents.add_key', { agent: bob.agent.name, name: 'cli-reader', scopes: ['read'] });
     const waiting = tools(issued.secret, 4, 'get_updates', { wait_secs: 20 });
     // A read-only key's wait is not the agent listening (agents.list says not waiting); hub.info counts every call.
-    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls === 1, 10_000, 'the reader\'s call to wait');
+    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls === 1, 10_000, "the reader's call to wait");
     const r = await cliAsync(['agent', 'key', 'revoke', issued.key.id, '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await waiting).status, 401);
   });
 
-  test('a waiting get_request ends with 401 when the agent\'s key is rotated', async () => {
+  test("a waiting get_request ends with 401 when the agent's key is rotated", async () => {
     const { bob, convId } = await bobWithOwner();
     const asked = await bob.ok('request_human', { conv_id: convId, kind: 'approve', title: 'ship it?' });
     const waiting = settled(bob.call('get_request', { request_id: asked.request_id, wait_secs: 20 }));

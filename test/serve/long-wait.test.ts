@@ -14,7 +14,9 @@ const served = useSharedServe();
 async function plainClient(base: string): Promise<Client> {
   const a = await addAgent(served.dataDir, uniqueName(base));
   const client = new Client({ name: 'perch-long-wait', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(served.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${a.key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(served.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${a.key}` } } }),
+  );
   return client;
 }
 
@@ -24,35 +26,55 @@ async function timedCall(client: Client, name: string, args: Record<string, unkn
   return { r, secs: (performance.now() - started) / 1000 };
 }
 
-test('get_updates and get_request with wait_secs: 60 answer with nothing new before a client\'s 60 s call timeout', { timeout: 120_000 }, async () => {
-  const reader = await plainClient('waiter');
-  const asker = await plainClient('asker');
-  try {
-    const ownerName = (await ownerOk(served, 'hub.info')).owner.name as string;
-    // Nothing left to read for the reader; a pending request for the asker.
-    for (let i = 0; i < 20 && ((await reader.callTool({ name: 'get_updates', arguments: {} })).structuredContent as { events: unknown[] }).events.length > 0; i++);
-    const conv = ((await asker.callTool({ name: 'open_direct', arguments: { user: ownerName } })).structuredContent as { conversation: { conv_id: string } }).conversation.conv_id;
-    const req = (await asker.callTool({ name: 'request_human', arguments: { conv_id: conv, kind: 'approve', title: 'Ship it?' } })).structuredContent as { request_id: string };
-    assert.equal(typeof req.request_id, 'string', 'request_human answered a request_id');
+test(
+  "get_updates and get_request with wait_secs: 60 answer with nothing new before a client's 60 s call timeout",
+  { timeout: 120_000 },
+  async () => {
+    const reader = await plainClient('waiter');
+    const asker = await plainClient('asker');
+    try {
+      const ownerName = (await ownerOk(served, 'hub.info')).owner.name as string;
+      // Nothing left to read for the reader; a pending request for the asker.
+      for (
+        let i = 0;
+        i < 20 &&
+        ((await reader.callTool({ name: 'get_updates', arguments: {} })).structuredContent as { events: unknown[] }).events.length > 0;
+        i++
+      );
+      const conv = (
+        (await asker.callTool({ name: 'open_direct', arguments: { user: ownerName } })).structuredContent as {
+          conversation: { conv_id: string };
+        }
+      ).conversation.conv_id;
+      const req = (await asker.callTool({ name: 'request_human', arguments: { conv_id: conv, kind: 'approve', title: 'Ship it?' } }))
+        .structuredContent as { request_id: string };
+      assert.equal(typeof req.request_id, 'string', 'request_human answered a request_id');
 
-    // Both waits at once (so the test takes one wait, not two), each with the SDK's default timeout.
-    const [updates, request] = await Promise.all([
-      timedCall(reader, 'get_updates', { wait_secs: 60 }),
-      timedCall(asker, 'get_request', { request_id: req.request_id, wait_secs: 60 }),
-    ]);
+      // Both waits at once (so the test takes one wait, not two), each with the SDK's default timeout.
+      const [updates, request] = await Promise.all([
+        timedCall(reader, 'get_updates', { wait_secs: 60 }),
+        timedCall(asker, 'get_request', { request_id: req.request_id, wait_secs: 60 }),
+      ]);
 
-    assert.ok(!updates.r.isError, `get_updates(wait_secs: 60) answered an error: ${JSON.stringify(updates.r.content)}`);
-    assert.deepEqual(updates.r.structuredContent?.events, [], 'get_updates answered with nothing new');
-    assert.ok(updates.secs < 57, `get_updates(wait_secs: 60) answered after ${updates.secs.toFixed(1)} s, not before a client's 60 s timeout`);
+      assert.ok(!updates.r.isError, `get_updates(wait_secs: 60) answered an error: ${JSON.stringify(updates.r.content)}`);
+      assert.deepEqual(updates.r.structuredContent?.events, [], 'get_updates answered with nothing new');
+      assert.ok(
+        updates.secs < 57,
+        `get_updates(wait_secs: 60) answered after ${updates.secs.toFixed(1)} s, not before a client's 60 s timeout`,
+      );
 
-    assert.ok(!request.r.isError, `get_request(wait_secs: 60) answered an error: ${JSON.stringify(request.r.content)}`);
-    assert.equal(request.r.structuredContent?.state, 'pending', 'get_request answered the request still pending');
-    assert.ok(request.secs < 57, `get_request(wait_secs: 60) answered after ${request.secs.toFixed(1)} s, not before a client's 60 s timeout`);
-  } finally {
-    await reader.close().catch(() => {});
-    await asker.close().catch(() => {});
-  }
-});
+      assert.ok(!request.r.isError, `get_request(wait_secs: 60) answered an error: ${JSON.stringify(request.r.content)}`);
+      assert.equal(request.r.structuredContent?.state, 'pending', 'get_request answered the request still pending');
+      assert.ok(
+        request.secs < 57,
+        `get_request(wait_secs: 60) answered after ${request.secs.toFixed(1)} s, not before a client's 60 s timeout`,
+      );
+    } finally {
+      await reader.close().catch(() => {});
+      await asker.close().catch(() => {});
+    }
+  },
+);
 
 test('the agent guide and the server instructions say which wait to use (wait_secs: 50, answered within 50 s)', async () => {
   const client = await plainClient('reader');

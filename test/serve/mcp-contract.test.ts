@@ -9,10 +9,7 @@ import sharp from 'sharp';
 import { TOOLS, toolInputJsonSchema } from '../../src/shared/api/catalog';
 import { LIMITS } from '../../src/shared/limits';
 import { loadContract } from '../support/contract-fixture';
-import {
-  ERAS, ERA_NAME, eventually, owner, ownerFail, ownerOk, sleep, useSharedServe,
-  type AgentClient,
-} from '../support/serve-harness';
+import { ERAS, ERA_NAME, eventually, owner, ownerFail, ownerOk, sleep, useSharedServe, type AgentClient } from '../support/serve-harness';
 
 type R = Record<string, any>;
 
@@ -50,16 +47,31 @@ async function group(a: AgentClient, others: AgentClient[], title = 'crew'): Pro
 
 /** Waits (bounded) until the hub reports the agent as waiting in a get_updates / get_request call. */
 async function untilWaiting(c: AgentClient): Promise<void> {
-  await eventually(async () => {
-    const list = await ownerOk(served, 'agents.list');
-    return list.agents.some((x: R) => x.name === c.agent.name && x.waiting === true);
-  }, 5000, `${c.agent.name} to be waiting`);
+  await eventually(
+    async () => {
+      const list = await ownerOk(served, 'agents.list');
+      return list.agents.some((x: R) => x.name === c.agent.name && x.waiting === true);
+    },
+    5000,
+    `${c.agent.name} to be waiting`,
+  );
 }
 
 /** A promise plus when it settled, so a test can tell whether it is still pending. */
 function track<T>(p: Promise<T>) {
   const t = { settled: false, at: 0, promise: p as Promise<T> };
-  t.promise = p.then((v) => { t.settled = true; t.at = performance.now(); return v; }, (e) => { t.settled = true; t.at = performance.now(); throw e; });
+  t.promise = p.then(
+    (v) => {
+      t.settled = true;
+      t.at = performance.now();
+      return v;
+    },
+    (e) => {
+      t.settled = true;
+      t.at = performance.now();
+      throw e;
+    },
+  );
   return t;
 }
 
@@ -71,12 +83,16 @@ async function convLastSeq(convId: string): Promise<number> {
 
 for (const era of ERAS) {
   describe(`tools/list, ${ERA_NAME[era]}`, () => {
-    test('lists the contract\'s 37 tools in order, with the contract\'s descriptions and the catalog\'s argument schemas', async () => {
+    test("lists the contract's 37 tools in order, with the contract's descriptions and the catalog's argument schemas", async () => {
       const c = await agent(`list-${era}`, era);
       const { tools } = await c.listTools();
       const names = tools.map((t) => t.name as string);
       assert.equal(names.length, 37, 'tools/list has 37 tools');
-      assert.deepEqual(names, TOOLS.map((t) => t.name), 'names in the catalog\'s (contract) order');
+      assert.deepEqual(
+        names,
+        TOOLS.map((t) => t.name),
+        "names in the catalog's (contract) order",
+      );
 
       const contract = loadContract();
       assert.equal(contract.length, 37, 'the contract has 37 tools');
@@ -118,12 +134,20 @@ describe('request_human / get_request / cancel_request, decided by the owner thr
     const decided = await ownerOk(served, 'requests.decide', { request_id: requestId, ...decision });
     const r = await waiting.promise;
     const latency = waiting.at - decidedAt;
-    assert.ok(latency < 1000, `get_request(wait_secs: 10) returned ${latency.toFixed(1)} ms after the owner's decision (expected < 1000 ms)`);
+    assert.ok(
+      latency < 1000,
+      `get_request(wait_secs: 10) returned ${latency.toFixed(1)} ms after the owner's decision (expected < 1000 ms)`,
+    );
     return { r, decided, latency };
   }
 
   test('approve: the waiting get_request returns approved soon after the owner approves; deciding again is refused with 409 conflict', async (t) => {
-    const req = await a.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Deploy v2 to prod?', context: { tool: 'deploy', args: { env: 'prod' } } });
+    const req = await a.ok('request_human', {
+      conv_id: conv,
+      kind: 'approve',
+      title: 'Deploy v2 to prod?',
+      context: { tool: 'deploy', args: { env: 'prod' } },
+    });
     assert.equal(req.state, 'pending');
     assert.deepEqual(req.assignees, [ownerName], 'by default the owner is asked');
     // The result's request_id is the request's (the contract's), not the id of this MCP call.
@@ -174,7 +198,7 @@ describe('request_human / get_request / cancel_request, decided by the owner thr
     assert.deepEqual(r.options, ['falcon', 'heron', 'kite']);
   });
 
-  test('expired: a request with ttl_secs 1 expires on time while get_request waits; the owner\'s later decision is refused', async () => {
+  test("expired: a request with ttl_secs 1 expires on time while get_request waits; the owner's later decision is refused", async () => {
     const req = await a.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Quick yes?', ttl_secs: 1 });
     const t0 = performance.now();
     const r = await a.ok('get_request', { request_id: req.request_id, wait_secs: 10 });
@@ -187,10 +211,13 @@ describe('request_human / get_request / cancel_request, decided by the owner thr
     assert.match(late.error!.message, /expired/);
     assert.equal((await a.ok('get_request', { request_id: req.request_id })).state, 'expired', 'it stays expired');
     const list = await ownerOk(served, 'requests.list', { state: 'expired' });
-    assert.ok(list.requests.some((x: R) => x.request_id === req.request_id), 'the owner sees it expired');
+    assert.ok(
+      list.requests.some((x: R) => x.request_id === req.request_id),
+      'the owner sees it expired',
+    );
   });
 
-  test('expired without anybody calling get_request: the hub\'s timer expires it on time, waking the requester\'s get_updates; the owner\'s decision is refused', async () => {
+  test("expired without anybody calling get_request: the hub's timer expires it on time, waking the requester's get_updates; the owner's decision is refused", async () => {
     await drain(a);
     const req = await a.ok('request_human', { conv_id: conv, kind: 'answer', title: 'Anyone?', ttl_secs: 1 });
     await drain(a);
@@ -277,9 +304,19 @@ describe('send_card, answered by the owner through cards.answer', () => {
     once: true,
     blocks: [
       { type: 'text', text: 'v2 is ready.' },
-      { type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes', style: 'primary' }, { id: 'no', label: 'No', style: 'danger' }] },
       {
-        type: 'form', id: 'details', submit: 'Send', fields: [
+        type: 'buttons',
+        id: 'go',
+        options: [
+          { id: 'yes', label: 'Yes', style: 'primary' },
+          { id: 'no', label: 'No', style: 'danger' },
+        ],
+      },
+      {
+        type: 'form',
+        id: 'details',
+        submit: 'Send',
+        fields: [
           { id: 'reason', label: 'Reason', type: 'text', required: true, max: 100 },
           { id: 'count', label: 'How many', type: 'number', max: 10 },
           { id: 'env', label: 'Environment', type: 'select', options: ['prod', 'staging'] },
@@ -289,7 +326,7 @@ describe('send_card, answered by the owner through cards.answer', () => {
     ],
   };
 
-  test('a once card: the owner\'s click wakes the agent\'s get_updates with a card.response for_you; a second answer is refused (409)', async () => {
+  test("a once card: the owner's click wakes the agent's get_updates with a card.response for_you; a second answer is refused (409)", async () => {
     const sent = await a.ok('send_card', { conv_id: conv, text: 'Ship it? (yes/no)', card: ONCE_CARD });
     await drain(a);
     const waiting = track(a.ok('get_updates', { wait_secs: 10 }));
@@ -303,7 +340,7 @@ describe('send_card, answered by the owner through cards.answer', () => {
     const ev = r.events.find((e: R) => e.type === 'card.response');
     assert.ok(ev, 'get_updates carries the card.response');
     assert.equal(ev.for_you, true);
-    assert.equal(ev.data.msg_id, sent.msg_id, 'tied to the card\'s message');
+    assert.equal(ev.data.msg_id, sent.msg_id, "tied to the card's message");
     assert.equal(ev.data.block_id, 'go');
     assert.equal(ev.data.value, 'yes');
     assert.equal(ev.data.by.name, ownerName);
@@ -320,10 +357,19 @@ describe('send_card, answered by the owner through cards.answer', () => {
     const card = { ...ONCE_CARD, once: false };
     const sent = await a.ok('send_card', { conv_id: conv, text: 'Details please', card });
     await drain(a);
-    const bad = await ownerFail(served, 'cards.answer', { msg_id: sent.msg_id, block_id: 'details', value: { reason: 'ok', count: 11 } }, 400);
+    const bad = await ownerFail(
+      served,
+      'cards.answer',
+      { msg_id: sent.msg_id, block_id: 'details', value: { reason: 'ok', count: 11 } },
+      400,
+    );
     assert.equal(bad.code, 'invalid_argument');
     assert.match(bad.message, /^value\.count: /);
-    await ownerOk(served, 'cards.answer', { msg_id: sent.msg_id, block_id: 'details', value: { reason: 'tested', count: '3', env: 'staging', sure: true } });
+    await ownerOk(served, 'cards.answer', {
+      msg_id: sent.msg_id,
+      block_id: 'details',
+      value: { reason: 'tested', count: '3', env: 'staging', sure: true },
+    });
     const r = await a.ok('get_updates', {});
     const ev = r.events.find((e: R) => e.type === 'card.response');
     assert.deepEqual(ev.data.value, { reason: 'tested', count: 3, env: 'staging', sure: true });
@@ -332,13 +378,58 @@ describe('send_card, answered by the owner through cards.answer', () => {
 
   const MALFORMED: Array<[string, R, string]> = [
     ['no blocks', { blocks: [] }, 'card.blocks'],
-    ['a block id with capitals and !', { blocks: [{ type: 'buttons', id: 'Go!', options: [{ id: 'y', label: 'Y' }] }] }, 'card.blocks[0].id'],
-    ['an unknown button style', { blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'y', label: 'Y' }, { id: 'n', label: 'N', style: 'green' }] }] }, 'card.blocks[0].options[1].style'],
-    ['a form field of an unknown type', { blocks: [{ type: 'text', text: 'hi' }, { type: 'form', id: 'f', submit: 'Send', fields: [{ id: 'when', label: 'When', type: 'date' }] }] }, 'card.blocks[1].fields[0].type'],
-    ['a select without options', { blocks: [{ type: 'form', id: 'f', submit: 'Send', fields: [{ id: 's', label: 'S', type: 'select' }] }] }, 'card.blocks[0].fields[0].options'],
-    ['max on a checkbox', { blocks: [{ type: 'form', id: 'f', submit: 'Send', fields: [{ id: 'c', label: 'C', type: 'checkbox', max: 3 }] }] }, 'card.blocks[0].fields[0].max'],
+    [
+      'a block id with capitals and !',
+      { blocks: [{ type: 'buttons', id: 'Go!', options: [{ id: 'y', label: 'Y' }] }] },
+      'card.blocks[0].id',
+    ],
+    [
+      'an unknown button style',
+      {
+        blocks: [
+          {
+            type: 'buttons',
+            id: 'go',
+            options: [
+              { id: 'y', label: 'Y' },
+              { id: 'n', label: 'N', style: 'green' },
+            ],
+          },
+        ],
+      },
+      'card.blocks[0].options[1].style',
+    ],
+    [
+      'a form field of an unknown type',
+      {
+        blocks: [
+          { type: 'text', text: 'hi' },
+          { type: 'form', id: 'f', submit: 'Send', fields: [{ id: 'when', label: 'When', type: 'date' }] },
+        ],
+      },
+      'card.blocks[1].fields[0].type',
+    ],
+    [
+      'a select without options',
+      { blocks: [{ type: 'form', id: 'f', submit: 'Send', fields: [{ id: 's', label: 'S', type: 'select' }] }] },
+      'card.blocks[0].fields[0].options',
+    ],
+    [
+      'max on a checkbox',
+      { blocks: [{ type: 'form', id: 'f', submit: 'Send', fields: [{ id: 'c', label: 'C', type: 'checkbox', max: 3 }] }] },
+      'card.blocks[0].fields[0].max',
+    ],
     ['an unknown block field', { blocks: [{ type: 'text', text: 'hi', color: 'red' }] }, 'card.blocks[0].color'],
-    ['the same block id twice', { blocks: [{ type: 'buttons', id: 'b', options: [{ id: 'y', label: 'Y' }] }, { type: 'buttons', id: 'b', options: [{ id: 'n', label: 'N' }] }] }, 'card.blocks[1].id'],
+    [
+      'the same block id twice',
+      {
+        blocks: [
+          { type: 'buttons', id: 'b', options: [{ id: 'y', label: 'Y' }] },
+          { type: 'buttons', id: 'b', options: [{ id: 'n', label: 'N' }] },
+        ],
+      },
+      'card.blocks[1].id',
+    ],
     ['once that is not a boolean', { blocks: [{ type: 'text', text: 'hi' }], once: 'yes' }, 'card.once'],
   ];
 
@@ -348,7 +439,10 @@ describe('send_card, answered by the owner through cards.answer', () => {
       const e = await a.fail('send_card', { conv_id: conv, text: 'fallback', card });
       assert.equal(e.code, 'invalid_argument');
       // Checked by the hub (details.path) or, for a wrong JSON type, by the tool's schema: either way the message names the path.
-      assert.ok(e.message.startsWith(`${where}: `) || e.message.includes(`: ${where}: `), `the message names the exact path ${where}: ${e.message}`);
+      assert.ok(
+        e.message.startsWith(`${where}: `) || e.message.includes(`: ${where}: `),
+        `the message names the exact path ${where}: ${e.message}`,
+      );
       if (e.details) assert.equal(e.details.path, where);
       assert.equal(await convLastSeq(conv), before, 'nothing was written');
     });
@@ -357,15 +451,18 @@ describe('send_card, answered by the owner through cards.answer', () => {
 
 // ---- handoffs -----------------------------------------------------------------------------------
 
-describe('handoff and the owner\'s hand-back', () => {
-  test('a handoff silences the agent (send_message → silenced) and it is not woken there; the owner\'s hand_back wakes its waiting get_updates with the note', async () => {
+describe("handoff and the owner's hand-back", () => {
+  test("a handoff silences the agent (send_message → silenced) and it is not woken there; the owner's hand_back wakes its waiting get_updates with the note", async () => {
     const a = await agent('hander');
     const conv = await directWithOwner(a);
     const h = await a.ok('handoff', { conv_id: conv, note: 'The customer wants a refund; I may not grant those.' });
     assert.equal(h.silenced, true);
     assert.equal(h.to.name, ownerName);
     const listed = await ownerOk(served, 'handoffs.list');
-    assert.ok(listed.handoffs.some((x: R) => x.conv_id === conv && x.agent.name === a.agent.name), 'the owner sees the handoff');
+    assert.ok(
+      listed.handoffs.some((x: R) => x.conv_id === conv && x.agent.name === a.agent.name),
+      'the owner sees the handoff',
+    );
 
     const silenced = await a.fail('send_message', { conv_id: conv, text: 'Actually, let me…' });
     assert.equal(silenced.code, 'silenced');
@@ -378,7 +475,7 @@ describe('handoff and the owner\'s hand-back', () => {
     const said = await ownerOk(served, 'messages.send', { conv_id: conv, text: `I have it, ${a.agent.name}.`, to: [a.agent.name] });
     assert.deepEqual(said.woken ?? [], [], 'nobody woken: the agent handed off');
     await sleep(300);
-    assert.equal(waiting.settled, false, 'the agent\'s get_updates is not woken by the owner\'s message');
+    assert.equal(waiting.settled, false, "the agent's get_updates is not woken by the owner's message");
 
     const backAt = performance.now();
     const back = await ownerOk(served, 'handoffs.hand_back', { conv_id: conv, note: 'Refund granted; carry on with the follow-up.' });
@@ -391,7 +488,10 @@ describe('handoff and the owner\'s hand-back', () => {
     assert.equal(ev.for_you, true);
     assert.equal(ev.data.note, 'Refund granted; carry on with the follow-up.');
     assert.equal(ev.data.by.name, ownerName);
-    assert.ok(r.events.some((e: R) => e.type === 'message.created' && e.message.text.startsWith('I have it')), 'the owner\'s message arrives with it');
+    assert.ok(
+      r.events.some((e: R) => e.type === 'message.created' && e.message.text.startsWith('I have it')),
+      "the owner's message arrives with it",
+    );
 
     const again = await a.ok('send_message', { conv_id: conv, text: 'Thanks, following up now.' });
     assert.ok(again.msg_id, 'the agent may speak again after the hand-back');
@@ -401,9 +501,13 @@ describe('handoff and the owner\'s hand-back', () => {
 // ---- tasks --------------------------------------------------------------------------------------
 
 describe('task channels', () => {
-  test('a task the owner completes (tasks.set) refuses agents\' messages and wakes nobody; a non-manager cannot reassign', async () => {
+  test("a task the owner completes (tasks.set) refuses agents' messages and wakes nobody; a non-manager cannot reassign", async () => {
     const [a, b, c] = await Promise.all([agent('lead'), agent('worker'), agent('helper')]);
-    const t = await a.ok('create_task', { title: 'Write the release notes', members: [b.agent.name, c.agent.name], assignee: b.agent.name });
+    const t = await a.ok('create_task', {
+      title: 'Write the release notes',
+      members: [b.agent.name, c.agent.name],
+      assignee: b.agent.name,
+    });
     const conv = t.conversation.conv_id as string;
     assert.equal(t.conversation.task.state, 'submitted');
     assert.equal(t.conversation.task.assignee.name, b.agent.name);
@@ -427,7 +531,7 @@ describe('task channels', () => {
     assert.deepEqual(said.woken ?? [], [], 'nobody is woken in a completed task');
   });
 
-  test('a task its creator completes with update_task refuses agents\' messages', async () => {
+  test("a task its creator completes with update_task refuses agents' messages", async () => {
     const [a, b] = await Promise.all([agent('creator'), agent('member')]);
     const t = await a.ok('create_task', { title: 'Triage', members: [b.agent.name] });
     const conv = t.conversation.conv_id as string;
@@ -451,7 +555,10 @@ describe('claims', () => {
     for (let round = 0; round < 5; round++) {
       const m = await a.ok('send_message', { conv_id: conv, text: `Who takes job ${round}?`, intent: 'request' });
       const [rb, rc] = await Promise.all([b.call('claim', { msg_id: m.msg_id }), c.call('claim', { msg_id: m.msg_id })]);
-      const results = [[b, rb], [c, rc]] as const;
+      const results = [
+        [b, rb],
+        [c, rc],
+      ] as const;
       const winners = results.filter(([, r]) => !r.isError);
       const losers = results.filter(([, r]) => r.isError);
       assert.equal(winners.length, 1, `round ${round}: exactly one claim wins`);
@@ -483,7 +590,7 @@ describe('claims', () => {
 // ---- floor ------------------------------------------------------------------------------------
 
 describe('floor', () => {
-  test('floor_grant by the group\'s admin agent silences another agent\'s send until floor_release', async () => {
+  test("floor_grant by the group's admin agent silences another agent's send until floor_release", async () => {
     const [a, b, c] = await Promise.all([agent('coordinator'), agent('speaker'), agent('quiet')]);
     const conv = await group(a, [b, c]);
     const notManager = await b.fail('floor_grant', { conv_id: conv, agent: c.agent.name });
@@ -559,7 +666,10 @@ describe('checkpoints', () => {
     assert.deepEqual(got, expected);
     assert.equal(pages, 3);
     const all = await a.ok('state_list', {});
-    assert.deepEqual(all.keys.map((k: R) => k.key), [...expected, 'q/z']);
+    assert.deepEqual(
+      all.keys.map((k: R) => k.key),
+      [...expected, 'q/z'],
+    );
     assert.ok(all.keys.every((k: R) => k.version === 1));
   });
 });
@@ -583,7 +693,11 @@ describe('put_summary / get_context', () => {
       assert.equal(counted, ctx.token_estimate, 'token_estimate is the documented rule over what was returned');
       assert.ok(counted <= maxTokens);
       const seqs = ctx.events.map((e: R) => e.seq);
-      assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y), 'events oldest first');
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((x, y) => x - y),
+        'events oldest first',
+      );
       if (seqs.length) {
         assert.equal(seqs[seqs.length - 1], lastSeq, 'the newest event is kept');
         assert.ok(seqs[0] > 6, 'only events after the summary');
@@ -594,12 +708,15 @@ describe('put_summary / get_context', () => {
     const full = await b.ok('get_context', { conv_id: conv, max_tokens: 100_000 });
     assert.equal(full.summary.text, 'Group made; talk about lorem ipsum began.');
     assert.equal(full.truncated, false);
-    assert.deepEqual(full.events.map((e: R) => e.seq), Array.from({ length: lastSeq - 6 }, (_, i) => i + 7), 'with room, every event after the summary');
+    assert.deepEqual(
+      full.events.map((e: R) => e.seq),
+      Array.from({ length: lastSeq - 6 }, (_, i) => i + 7),
+      'with room, every event after the summary',
+    );
   });
 });
 
 // ---- files --------------------------------------------------------------------------------------
-
 
 async function download(url: string): Promise<{ status: number; type: string | null; body: Buffer }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(15_000) });
@@ -629,7 +746,10 @@ describe('send_file / file_url', () => {
 
     const link = await b.ok('file_url', { conv_id: conv, file_id: sent.file_id });
     const ttl = link.expires_at - Date.now();
-    assert.ok(ttl > (LIMITS.fileUrlTtlSecs - 10) * 1000 && ttl <= LIMITS.fileUrlTtlSecs * 1000 + 1000, `the link expires in about 300 s (in ${Math.round(ttl / 1000)} s)`);
+    assert.ok(
+      ttl > (LIMITS.fileUrlTtlSecs - 10) * 1000 && ttl <= LIMITS.fileUrlTtlSecs * 1000 + 1000,
+      `the link expires in about 300 s (in ${Math.round(ttl / 1000)} s)`,
+    );
     const original = await download(link.url);
     assert.equal(original.status, 200);
     assert.equal(original.type, 'image/jpeg');
@@ -642,7 +762,10 @@ describe('send_file / file_url', () => {
     const thumbLink = await b.ok('file_url', { conv_id: conv, file_id: sent.file_id, variant: 'thumb' });
     const thumb = await download(thumbLink.url);
     assert.equal(thumb.status, 200);
-    assert.ok(thumb.body.length < original.body.length, `the thumbnail (${thumb.body.length} B) is smaller than the original (${original.body.length} B)`);
+    assert.ok(
+      thumb.body.length < original.body.length,
+      `the thumbnail (${thumb.body.length} B) is smaller than the original (${original.body.length} B)`,
+    );
     const thumbMeta = await sharp(thumb.body).metadata();
     assert.ok(Math.max(thumbMeta.width!, thumbMeta.height!) < Math.max(outMeta.width!, outMeta.height!));
     assert.equal(thumbMeta.exif, undefined);
@@ -663,7 +786,9 @@ describe('send_file / file_url', () => {
   });
 
   test('a non-member cannot get a file link', async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366aa' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366aa' } })
+      .png()
+      .toBuffer();
     const sent = await a.ok('send_file', { conv_id: conv, data: png.toString('base64'), name: 'dot.png' });
     const e = await outsider.fail('file_url', { conv_id: conv, file_id: sent.file_id });
     assert.equal(e.code, 'not_member');
@@ -678,15 +803,29 @@ describe('send_file / file_url', () => {
     assert.equal(badB64.code, 'invalid_argument');
     assert.match(badB64.message, /not valid base64/);
 
-    const fake = await a.fail('send_file', { conv_id: conv, data: Buffer.from('GIF? no, just text pretending').toString('base64'), name: 'chart.png' });
+    const fake = await a.fail('send_file', {
+      conv_id: conv,
+      data: Buffer.from('GIF? no, just text pretending').toString('base64'),
+      name: 'chart.png',
+    });
     assert.equal(fake.code, 'invalid_argument');
     assert.match(fake.message, /claims to be PNG but is not/);
-    const fakeMime = await a.fail('send_file', { conv_id: conv, data: Buffer.from('<html>hi</html>').toString('base64'), name: 'page', mime: 'image/png' });
+    const fakeMime = await a.fail('send_file', {
+      conv_id: conv,
+      data: Buffer.from('<html>hi</html>').toString('base64'),
+      name: 'page',
+      mime: 'image/png',
+    });
     assert.equal(fakeMime.code, 'invalid_argument');
     assert.match(fakeMime.message, /claims to be PNG/);
 
     const oversize = Buffer.alloc(LIMITS.maxFileBytes + 3, 7);
-    const big = await a.fail('send_file', { conv_id: conv, data: oversize.toString('base64'), name: 'big.bin', mime: 'application/octet-stream' });
+    const big = await a.fail('send_file', {
+      conv_id: conv,
+      data: oversize.toString('base64'),
+      name: 'big.bin',
+      mime: 'application/octet-stream',
+    });
     assert.equal(big.code, 'too_large');
     assert.match(big.message, /limit/);
     assert.equal(await convLastSeq(conv), before, 'no message or file was written');

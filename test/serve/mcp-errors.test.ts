@@ -6,8 +6,20 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { LIMITS } from '../../src/shared/limits';
 import {
-  ERAS, ERA_NAME, addAgent, cliAsync, connect, rawCall, rawPost, startServe, tempDataDir, uniqueName, useSharedServe,
-  type AgentClient, type AgentKey, type Era,
+  ERAS,
+  ERA_NAME,
+  addAgent,
+  cliAsync,
+  connect,
+  rawCall,
+  rawPost,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  useSharedServe,
+  type AgentClient,
+  type AgentKey,
+  type Era,
 } from '../support/serve-harness';
 
 type R = Record<string, any>;
@@ -35,17 +47,35 @@ function sendBody(text = 'should not be stored', id: number | string = 1): R {
 }
 
 /** A raw request with full control of the headers (fetch will not let us set Host). */
-function rawHttp(port: number, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+function rawHttp(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers }, timeout: 10_000 },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers },
+        timeout: 10_000,
+      },
       (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
-          let json: any;
-          try { json = JSON.parse(text); } catch { json = undefined; }
-          resolve({ status: res.statusCode!, headers: res.headers, json });
-        });
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => {
+            let json: any;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode!, headers: res.headers, json });
+          });
       },
     );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
@@ -97,7 +127,12 @@ describe('HTTP-level refusals (raw requests)', () => {
       assert.match(r.json.error.message, /origin/i);
     }
     // A loopback Origin is fine.
-    const fine = await rawPost(served.mcpUrl, owner.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { Origin: `http://localhost:${served.port}` });
+    const fine = await rawPost(
+      served.mcpUrl,
+      owner.key,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { Origin: `http://localhost:${served.port}` },
+    );
     assert.equal(fine.status, 200);
     assert.deepEqual(await snapshot(), before);
   });
@@ -109,7 +144,11 @@ describe('HTTP-level refusals (raw requests)', () => {
       assert.equal(r.status, 403, host);
       assert.match(r.json.error.message, /Host/);
     }
-    const fine = await rawHttp(served.port, { Host: `localhost:${served.port}`, Authorization: `Bearer ${owner.key}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    const fine = await rawHttp(
+      served.port,
+      { Host: `localhost:${served.port}`, Authorization: `Bearer ${owner.key}` },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    );
     assert.equal(fine.status, 200);
     assert.deepEqual(await snapshot(), before);
   });
@@ -121,7 +160,11 @@ describe('HTTP-level refusals (raw requests)', () => {
     assert.equal(r.status, 413);
     assert.match(r.json.error.message, /too large/i);
     // A declared length over the largest limit is refused before the body is read.
-    const huge = await rawHttp(served.port, { Host: `127.0.0.1:${served.port}`, Authorization: `Bearer ${owner.key}`, 'Content-Length': String(LIMITS.maxFileBodyBytes + 1) }, '');
+    const huge = await rawHttp(
+      served.port,
+      { Host: `127.0.0.1:${served.port}`, Authorization: `Bearer ${owner.key}`, 'Content-Length': String(LIMITS.maxFileBodyBytes + 1) },
+      '',
+    );
     assert.equal(huge.status, 413);
     assert.deepEqual(await snapshot(), before);
   });
@@ -161,7 +204,17 @@ describe('HTTP-level refusals (raw requests)', () => {
     const noHeader = await rawPost(served.mcpUrl, owner.key, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } });
     assert.equal(noHeader.status, 400);
     assert.equal(noHeader.json.error.code, -32020);
-    const future = await rawPost(served.mcpUrl, owner.key, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }, { 'MCP-Protocol-Version': '2027-01-01' });
+    const future = await rawPost(
+      served.mcpUrl,
+      owner.key,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/list',
+        params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } },
+      },
+      { 'MCP-Protocol-Version': '2027-01-01' },
+    );
     assert.equal(future.status, 400);
     assert.equal(future.json.error.code, -32022);
     assert.deepEqual(future.json.error.data.supported, ['2026-07-28']);
@@ -170,7 +223,12 @@ describe('HTTP-level refusals (raw requests)', () => {
   test('the 2026 era: an Mcp-Name header that does not name the called tool is refused (400, -32020), and nothing runs', async () => {
     const before = await snapshot();
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: convId, text: 'smuggled' }, _meta: meta } };
+    const body = {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'send_message', arguments: { conv_id: convId, text: 'smuggled' }, _meta: meta },
+    };
     const headers = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call' };
     const r = await rawPost(served.mcpUrl, owner.key, body, { ...headers, 'Mcp-Name': 'whoami' });
     assert.equal(r.status, 400);
@@ -181,7 +239,12 @@ describe('HTTP-level refusals (raw requests)', () => {
     assert.equal(method.json.error.code, -32020);
     assert.deepEqual(await snapshot(), before);
     // The base64 form of a matching name is accepted.
-    const ok = await rawPost(served.mcpUrl, owner.key, { ...body, params: { name: 'whoami', arguments: {}, _meta: meta } }, { ...headers, 'Mcp-Name': `=?base64?${Buffer.from('whoami').toString('base64')}?=` });
+    const ok = await rawPost(
+      served.mcpUrl,
+      owner.key,
+      { ...body, params: { name: 'whoami', arguments: {}, _meta: meta } },
+      { ...headers, 'Mcp-Name': `=?base64?${Buffer.from('whoami').toString('base64')}?=` },
+    );
     assert.equal(ok.status, 200);
     assert.equal(ok.json.result.resultType, 'complete');
   });
@@ -197,7 +260,18 @@ describe('rate limit (a hub started with --rate 5)', () => {
       const conv = g.structuredContent!.conversation.conv_id;
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          rawPost(hub.mcpUrl, a.key, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: conv, text: `burst ${i}` } } }, { 'MCP-Protocol-Version': '2025-11-25' })),
+          rawPost(
+            hub.mcpUrl,
+            a.key,
+            {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'send_message', arguments: { conv_id: conv, text: `burst ${i}` } },
+            },
+            { 'MCP-Protocol-Version': '2025-11-25' },
+          ),
+        ),
       );
       const limited = results.filter((r) => r.status === 429);
       const okSent = results.filter((r) => r.status === 200).map((r) => r.json.result.structuredContent.msg_id as string);
@@ -210,7 +284,10 @@ describe('rate limit (a hub started with --rate 5)', () => {
       }
       await new Promise((r) => setTimeout(r, 2000)); // let the bucket refill
       const h = await rawCall(hub.mcpUrl, a.key, 'get_history', { conv_id: conv, limit: 200 });
-      const stored = h.structuredContent!.events.filter((e: R) => e.type === 'message.created').map((e: R) => e.message.msg_id).sort();
+      const stored = h
+        .structuredContent!.events.filter((e: R) => e.type === 'message.created')
+        .map((e: R) => e.message.msg_id)
+        .sort();
       assert.deepEqual(stored, [...okSent].sort(), 'exactly the accepted sends are stored');
     } finally {
       await hub.stop();

@@ -41,8 +41,8 @@ describe('owner-facing text has no bidi overrides or invisible characters', () =
 
     const history = await owner(served, 'conversations.history', { conv_id: convId });
     assert.equal(history.status, 200, history.text.slice(0, 300));
-    assert.ok(history.text.includes('Upload reportgpj.exe'), 'the owner\'s history holds the request, cleaned');
-    assertVisible('the owner\'s history', history.text);
+    assert.ok(history.text.includes('Upload reportgpj.exe'), "the owner's history holds the request, cleaned");
+    assertVisible("the owner's history", history.text);
 
     // The owner chooses what it was shown; the stored option is the outcome the agent reads.
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'choose', choice: 'keep safe' });
@@ -59,7 +59,10 @@ describe('owner-facing text has no bidi overrides or invisible characters', () =
     const ac = new AbortController();
     const guard = setTimeout(() => ac.abort(), 20_000);
     try {
-      const res = await fetch(`${rt.base_url}/api/owner/events`, { headers: { Authorization: `Bearer ${rt.owner_token}` }, signal: ac.signal });
+      const res = await fetch(`${rt.base_url}/api/owner/events`, {
+        headers: { Authorization: `Bearer ${rt.owner_token}` },
+        signal: ac.signal,
+      });
       assert.equal(res.status, 200);
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
@@ -98,7 +101,9 @@ describe('deeply nested arguments', () => {
   /** tools/call as raw JSON-RPC (2025 era), with each "__DEEP__" string in args replaced by `deep`; the tool result. */
   async function rawTool(key: string, name: string, args: Record<string, unknown>, deep: string): Promise<any> {
     rawId += 1;
-    const body = JSON.stringify({ jsonrpc: '2.0', id: rawId, method: 'tools/call', params: { name, arguments: args } }).split(DEEP).join(deep);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: rawId, method: 'tools/call', params: { name, arguments: args } })
+      .split(DEEP)
+      .join(deep);
     const r = await rawPost(served.mcpUrl, key, body, { 'MCP-Protocol-Version': '2025-11-25' });
     assert.equal(r.status, 200, r.text.slice(0, 300));
     assert.ok(r.json?.result, r.text.slice(0, 300));

@@ -26,12 +26,36 @@ for (const era of ERAS) {
       const list = await a.listTools();
       const implemented = implementedTools();
       const expected = TOOLS.filter((t) => implemented.has(t.name as never));
-      assert.deepEqual(list.tools.map((t) => t.name), expected.map((t) => t.name));
+      assert.deepEqual(
+        list.tools.map((t) => t.name),
+        expected.map((t) => t.name),
+      );
       // The messaging half of the contract is all there, in the contract's order.
-      const core = new Set(['whoami', 'get_config', 'list_conversations', 'get_updates', 'send_message', 'edit_message', 'recall_message', 'find_user',
-        'open_direct', 'create_group', 'add_member', 'get_history', 'get_thread', 'search', 'progress', 'react', 'unreact', 'list_pins']);
+      const core = new Set([
+        'whoami',
+        'get_config',
+        'list_conversations',
+        'get_updates',
+        'send_message',
+        'edit_message',
+        'recall_message',
+        'find_user',
+        'open_direct',
+        'create_group',
+        'add_member',
+        'get_history',
+        'get_thread',
+        'search',
+        'progress',
+        'react',
+        'unreact',
+        'list_pins',
+      ]);
       const names = list.tools.map((t) => t.name as string);
-      assert.deepEqual(names.filter((n) => core.has(n)), TOOLS.map((t) => t.name).filter((n) => core.has(n)));
+      assert.deepEqual(
+        names.filter((n) => core.has(n)),
+        TOOLS.map((t) => t.name).filter((n) => core.has(n)),
+      );
       assert.equal(names.filter((n) => core.has(n)).length, core.size);
       for (const t of list.tools) {
         const spec = TOOLS.find((s) => s.name === t.name)!;
@@ -41,7 +65,10 @@ for (const era of ERAS) {
         assert.equal(t.annotations?.readOnlyHint, spec.readOnly, `${t.name}: readOnlyHint`);
         assert.equal(t.annotations?.destructiveHint, spec.destructive, `${t.name}: destructiveHint is the catalog's destructive`);
       }
-      assert.deepEqual(list.tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name), ['recall_message', 'state_delete']);
+      assert.deepEqual(
+        list.tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name),
+        ['recall_message', 'state_delete'],
+      );
       const send = list.tools.find((t) => t.name === 'send_message')!;
       assert.deepEqual([...send.inputSchema.required].sort(), ['conv_id', 'text']);
       assert.equal(list._meta?.tool_schema_version, toolSchemaVersion());
@@ -53,7 +80,10 @@ for (const era of ERAS) {
       const m = /perch:\/\/[a-z/_-]+/.exec(instructions!);
       assert.ok(m, `instructions name the guide resource: ${instructions}`);
       const resources = await a.listResources();
-      assert.ok(resources.some((r) => r.uri === m![0]), 'the guide is listed in resources/list');
+      assert.ok(
+        resources.some((r) => r.uri === m![0]),
+        'the guide is listed in resources/list',
+      );
       const contents = await a.readResource(m![0]);
       assert.equal(contents.length, 1);
       assert.equal(contents[0]!.uri, m![0]);
@@ -74,11 +104,19 @@ for (const era of ERAS) {
       ids.push(bad.structuredContent!.request_id);
       assert.notEqual(ids[0], ids[1], 'request ids differ per request');
       const logFile = path.join(served.dataDir, 'logs', 'hub.log');
-      await eventually(() => {
-        const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
-        return ids.every((id) => log.includes(`"request_id":"${id}"`));
-      }, 3000, `request ids ${ids.join(', ')} in ${logFile}`);
-      const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      await eventually(
+        () => {
+          const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+          return ids.every((id) => log.includes(`"request_id":"${id}"`));
+        },
+        3000,
+        `request ids ${ids.join(', ')} in ${logFile}`,
+      );
+      const lines = fs
+        .readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const okLine = lines.find((l) => l.request_id === ids[0]);
       assert.equal(okLine.tool, 'whoami');
       assert.equal(okLine.agent, a.agent.name);

@@ -12,7 +12,18 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { TOOLS, TOOL_BY_NAME, toolInputJsonSchema, toolOutputJsonSchema } from '../../src/shared/api/catalog';
-import { ERAS, ERA_NAME, addAgent, ownerOk, uniqueName, useSharedServe, type AgentClient, type AgentKey, type Era, type ToolResult } from '../support/serve-harness';
+import {
+  ERAS,
+  ERA_NAME,
+  addAgent,
+  ownerOk,
+  uniqueName,
+  useSharedServe,
+  type AgentClient,
+  type AgentKey,
+  type Era,
+  type ToolResult,
+} from '../support/serve-harness';
 
 type R = Record<string, any>;
 
@@ -57,7 +68,10 @@ async function connectChecked(era: Era, agent: AgentKey, schemasFrom?: Array<R>)
     await listTools();
     if (schemasFrom) (client as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(schemasFrom);
     return {
-      era, agent, client, listTools,
+      era,
+      agent,
+      client,
+      listTools,
       call: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 90_000 })) as ToolResult,
       close: () => client.close(),
     };
@@ -68,7 +82,10 @@ async function connectChecked(era: Era, agent: AgentKey, schemasFrom?: Array<R>)
   const listTools = async () => (await client.listTools({}, { cacheMode: 'refresh' })).tools as unknown as Array<R>;
   await listTools();
   return {
-    era, agent, client, listTools,
+    era,
+    agent,
+    client,
+    listTools,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args }, { timeout: 90_000 })) as unknown as ToolResult,
     close: () => client.close(),
   };
@@ -90,7 +107,11 @@ async function ok(c: Checked, seen: Set<string>, name: string, args: R = {}): Pr
   assert.equal(typeof sc.request_id, 'string', `${name}: the answer has the door's request_id`);
   const answer = handlerPart(sc);
   // zod drops what a schema does not declare: reading the answer back must give all of it.
-  assert.deepEqual(TOOL_BY_NAME.get(name)!.output.parse(answer), answer, `${name}: every field of the answer is declared in its output schema`);
+  assert.deepEqual(
+    TOOL_BY_NAME.get(name)!.output.parse(answer),
+    answer,
+    `${name}: every field of the answer is declared in its output schema`,
+  );
   seen.add(sc.held === true ? `${name} (held)` : name);
   return sc;
 }
@@ -101,13 +122,30 @@ async function drain(c: AgentClient): Promise<void> {
   throw new Error('get_updates never ran dry');
 }
 
-const HELD_TOOLS = ['send_message', 'send_card', 'send_file', 'edit_message', 'request_human', 'create_task', 'create_group', 'update_task', 'handoff'];
+const HELD_TOOLS = [
+  'send_message',
+  'send_card',
+  'send_file',
+  'edit_message',
+  'request_human',
+  'create_task',
+  'create_group',
+  'update_task',
+  'handoff',
+];
 
 const CARD = {
   title: 'Ship it?',
   blocks: [
     { type: 'text', text: 'v2 is ready.' },
-    { type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes', style: 'primary' }, { id: 'no', label: 'No' }] },
+    {
+      type: 'buttons',
+      id: 'go',
+      options: [
+        { id: 'yes', label: 'Yes', style: 'primary' },
+        { id: 'no', label: 'No' },
+      ],
+    },
   ],
 };
 
@@ -115,7 +153,9 @@ const CARD = {
 async function everyTool(a: Checked, b: AgentClient, c: AgentClient): Promise<Set<string>> {
   const seen = new Set<string>();
   const call = (name: string, args: R = {}) => ok(a, seen, name, args);
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366aa' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366aa' } })
+    .png()
+    .toBuffer();
 
   await call('whoami', { instance: 'desk', instance_note: 'the results test' });
   await call('get_config');
@@ -124,7 +164,15 @@ async function everyTool(a: Checked, b: AgentClient, c: AgentClient): Promise<Se
   const group = (await call('create_group', { title: 'results crew', members: [b.agent.name] })).conversation.conv_id as string;
   await call('add_member', { conv_id: group, user: c.agent.name, history: 5 });
   await call('list_conversations');
-  const root = await call('send_message', { conv_id: group, text: 'Please check the deploy.', intent: 'request', to: [b.agent.name], topics: ['ops'], refs: ['doc:1', { type: 'url', url: 'https://example.com' }], instance: 'desk' });
+  const root = await call('send_message', {
+    conv_id: group,
+    text: 'Please check the deploy.',
+    intent: 'request',
+    to: [b.agent.name],
+    topics: ['ops'],
+    refs: ['doc:1', { type: 'url', url: 'https://example.com' }],
+    instance: 'desk',
+  });
   const reply = await call('send_message', { conv_id: group, text: 'Details in the doc.', thread_id: root.msg_id });
   await call('edit_message', { msg_id: reply.msg_id, text: 'Details are in the doc.' });
   await call('react', { conv_id: group, msg_id: root.msg_id, key: '👀' });
@@ -149,14 +197,21 @@ async function everyTool(a: Checked, b: AgentClient, c: AgentClient): Promise<Se
   await call('state_list', {});
   await call('state_delete', { key: 'plan', version: 1 });
 
-  const asked = await call('request_human', { conv_id: direct, kind: 'choose', title: 'Which region?', options: ['eu', 'us'], context: { why: 'latency' } });
+  const asked = await call('request_human', {
+    conv_id: direct,
+    kind: 'choose',
+    title: 'Which region?',
+    options: ['eu', 'us'],
+    context: { why: 'latency' },
+  });
   await call('get_request', { request_id: asked.request_id });
   await ownerOk(served, 'requests.decide', { request_id: asked.request_id, decision: 'choose', choice: 'eu', comment: 'closer' });
   await call('get_request', { request_id: asked.request_id, wait_secs: 1 });
   const withdrawn = await call('request_human', { conv_id: direct, kind: 'approve', title: 'Restart the box?' });
   await call('cancel_request', { request_id: withdrawn.request_id, operation_id: 'cancel-1' });
 
-  const task = (await call('create_task', { title: 'Fix the deploy', members: [b.agent.name], assignee: b.agent.name })).conversation.conv_id as string;
+  const task = (await call('create_task', { title: 'Fix the deploy', members: [b.agent.name], assignee: b.agent.name })).conversation
+    .conv_id as string;
   await call('update_task', { conv_id: task, state: 'working', note: 'on it' });
   await call('send_card', { conv_id: group, text: 'Ship it? (yes/no)', card: CARD });
   const file = await call('send_file', { conv_id: group, data: png.toString('base64'), name: 'dot.png', caption: 'the chart' });
@@ -198,27 +253,39 @@ for (const era of ERAS) {
       served.closeAfter({ close: () => a.close() } as AgentClient);
     });
 
-    test('every tool answers what its outputSchema declares, checked by the official client (held writes too)', { timeout: 120_000 }, async () => {
-      const seen = await everyTool(a, b, c);
-      const want = [...TOOLS.map((t) => t.name), ...HELD_TOOLS.map((n) => `${n} (held)`)].sort();
-      assert.deepEqual([...seen].sort(), want, 'all 37 tools answered, and every write review mode holds answered held');
-    });
+    test(
+      'every tool answers what its outputSchema declares, checked by the official client (held writes too)',
+      { timeout: 120_000 },
+      async () => {
+        const seen = await everyTool(a, b, c);
+        const want = [...TOOLS.map((t) => t.name), ...HELD_TOOLS.map((n) => `${n} (held)`)].sort();
+        assert.deepEqual([...seen].sort(), want, 'all 37 tools answered, and every write review mode holds answered held');
+      },
+    );
 
     test('the client checks answers: one that does not match the outputSchema it holds is refused', async () => {
-      const wrong = { ...served2026.find((t) => t.name === 'find_user')!, outputSchema: { type: 'object', properties: { nope: { type: 'string' } }, required: ['nope'] } };
-      const call = a.era === 'v1'
-        ? (() => {
-          (a.client as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(served2026.map((t) => (t.name === 'find_user' ? wrong : t)));
-          return a.call('find_user', { name: ownerName }).finally(() => (a.client as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(served2026));
-        })()
-        : (a.client as ClientV2).callTool({ name: 'find_user', arguments: { name: ownerName } }, { toolDefinition: wrong as never });
+      const wrong = {
+        ...served2026.find((t) => t.name === 'find_user')!,
+        outputSchema: { type: 'object', properties: { nope: { type: 'string' } }, required: ['nope'] },
+      };
+      const call =
+        a.era === 'v1'
+          ? (() => {
+              (a.client as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(
+                served2026.map((t) => (t.name === 'find_user' ? wrong : t)),
+              );
+              return a
+                .call('find_user', { name: ownerName })
+                .finally(() => (a.client as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(served2026));
+            })()
+          : (a.client as ClientV2).callTool({ name: 'find_user', arguments: { name: ownerName } }, { toolDefinition: wrong as never });
       await assert.rejects(call, /does not match the tool's output schema/);
     });
   });
 }
 
 describe('outputSchema in tools/list', () => {
-  test('the 2026-07-28 era lists each tool\'s outputSchema (the catalog\'s, byte for byte); the 2025 era lists none, its list otherwise the same', async () => {
+  test("the 2026-07-28 era lists each tool's outputSchema (the catalog's, byte for byte); the 2025 era lists none, its list otherwise the same", async () => {
     const modern = await modernList();
     const v1 = await connectChecked('v1', await addAgent(served.dataDir, uniqueName('list-v1')));
     const legacy = await v1.listTools();
@@ -236,7 +303,7 @@ describe('outputSchema in tools/list', () => {
     }
   });
 
-  test('the sdk v1 client checks a failed call\'s structuredContent against outputSchema too (why the 2025 era lists none); the v2 client hands the error over', async () => {
+  test("the sdk v1 client checks a failed call's structuredContent against outputSchema too (why the 2025 era lists none); the v2 client hands the error over", async () => {
     const modern = await modernList();
     const error = { request_id: 'r_nope' };
     const v2 = await connectChecked('v2', await addAgent(served.dataDir, uniqueName('err-v2')));

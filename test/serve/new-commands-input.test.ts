@@ -39,7 +39,10 @@ test('an option followed by a word starting with - (retention set --keep-days -1
   const d = tempDataDir();
   try {
     assert.equal(cli(['agent', 'add', 'kit', '--data-dir', d]).code, 0);
-    for (const args of [['retention', 'set', '--keep-days', '-1'], ['agent', 'wake', 'kit', '--container', '--project', d, '--', 'true']]) {
+    for (const args of [
+      ['retention', 'set', '--keep-days', '-1'],
+      ['agent', 'wake', 'kit', '--container', '--project', d, '--', 'true'],
+    ]) {
       const r = cli([...args, '--data-dir', d]);
       assert.equal(r.code, 2, r.stderr);
       const opt = args.find((a) => a === '--keep-days' || a === '--container')!;
@@ -65,7 +68,10 @@ test('rules.add refuses an allow rule whose command_prefix holds shell control s
         assert.match(err.message, /command_prefix: an allow rule's prefix must be plain words/);
       }
       assert.deepEqual((await ownerOk(served, 'rules.list', {})).rules, [], 'nothing was added');
-      assert.equal((await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'rm -rf /; ls', behavior: 'deny' })).added, true);
+      assert.equal(
+        (await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'rm -rf /; ls', behavior: 'deny' })).added,
+        true,
+      );
     } finally {
       await served.stop();
     }

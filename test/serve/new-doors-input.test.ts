@@ -6,7 +6,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, eventually, ownerOk, sleep, rawPost, removeDataDir, runtimeInfo, startServe, tempDataDir, uniqueName, type AgentKey, type Served } from '../support/serve-harness';
+import {
+  addAgent,
+  eventually,
+  ownerOk,
+  sleep,
+  rawPost,
+  removeDataDir,
+  runtimeInfo,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  type AgentKey,
+  type Served,
+} from '../support/serve-harness';
 import net from 'node:net';
 import { buildRequest, rawExchange } from '../support/raw-http';
 
@@ -56,11 +69,22 @@ describe('POST /hook refuses hostile input and changes nothing', () => {
     assert.equal(await harnessOf(a), null);
   });
 
-  test('a wrong key is 401; Host host.docker.internal, a foreign Origin and the HTTPS front\'s headers are 403', async () => {
+  test("a wrong key is 401; Host host.docker.internal, a foreign Origin and the HTTPS front's headers are 403", async () => {
     const a = await addAgent(served.dataDir, uniqueName('who'));
     const report = { event: 'stop', harness: 'codex' };
     assert.equal((await rawPost(hookUrl(), 'pk_not-a-key', report)).status, 401);
-    const proxied = await rawExchange(served.port, buildRequest('POST', '/hook', [['Host', `host.docker.internal:${served.port}`], ['Authorization', `Bearer ${a.key}`]], JSON.stringify(report)));
+    const proxied = await rawExchange(
+      served.port,
+      buildRequest(
+        'POST',
+        '/hook',
+        [
+          ['Host', `host.docker.internal:${served.port}`],
+          ['Authorization', `Bearer ${a.key}`],
+        ],
+        JSON.stringify(report),
+      ),
+    );
     assert.equal(proxied.status, 403, proxied.head);
     assert.equal((await rawPost(hookUrl(), a.key, report, { Origin: 'https://evil.example' })).status, 403);
     assert.equal((await rawPost(hookUrl(), a.key, report, { 'Tailscale-User-Login': 'someone@example.com' })).status, 403);
@@ -91,13 +115,20 @@ describe('POST /hook refuses hostile input and changes nothing', () => {
     const big = await rawPost(hookUrl(), a.key, { ...ok, tool_input: { command: 'x'.repeat(100_000) } });
     assert.equal(big.status, 413);
     const { requests } = await ownerOk(served, 'requests.list', {});
-    assert.deepEqual(requests.filter((x: any) => x.requester?.id === a.id), [], 'nothing was filed');
+    assert.deepEqual(
+      requests.filter((x: any) => x.requester?.id === a.id),
+      [],
+      'nothing was filed',
+    );
     // Control: the well-formed filing is a pending request of the agent, in its direct conversation with the owner.
     const filed = await rawPost(hookUrl(), a.key, ok);
     assert.equal(filed.status, 200, JSON.stringify(filed.json));
     assert.equal(filed.json.request.state, 'pending');
     const mine = (await ownerOk(served, 'requests.list', {})).requests.filter((x: any) => x.requester?.id === a.id);
-    assert.deepEqual(mine.map((x: any) => [x.request_id, x.title, x.door]), [[filed.json.request.request_id, 'Allow Bash: ls?', 'hook']]);
+    assert.deepEqual(
+      mine.map((x: any) => [x.request_id, x.title, x.door]),
+      [[filed.json.request.request_id, 'Allow Bash: ls?', 'hook']],
+    );
   });
 
   test('a body dripped slower than the request timeout is cut off (408 or closed), not held open', async () => {
@@ -114,7 +145,12 @@ describe('POST /hook refuses hostile input and changes nothing', () => {
 describe('POST /api/owner/archive/export refuses hostile input and leaves no temporary files', () => {
   const exportUrl = () => `${runtimeInfo(served).base_url}/api/owner/archive/export`;
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(exportUrl(), { method: 'POST', headers: { Authorization: `Bearer ${runtimeInfo(served).owner_token}`, 'Content-Type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(30_000) });
+    fetch(exportUrl(), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${runtimeInfo(served).owner_token}`, 'Content-Type': 'application/json', ...headers },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
   const tempDirs = () => fs.readdirSync(tmp).filter((n) => n.startsWith('perch-export-'));
 
   test('a scope of the wrong types, a JSON array or a non-JSON body is 400 invalid_argument; one over 64 KiB is 413 too_large', async () => {
@@ -157,18 +193,38 @@ describe('POST /api/owner/archive/export refuses hostile input and leaves no tem
   });
 
   test('a client that hangs up while the archive is being written leaves no temporary directory and no open file', async () => {
-    const openExports = () => fs.readdirSync(`/proc/${served.proc.pid}/fd`).filter((f) => {
-      try { return fs.readlinkSync(`/proc/${served.proc.pid}/fd/${f}`).includes('perch-export-'); } catch { return false; }
-    });
+    const openExports = () =>
+      fs.readdirSync(`/proc/${served.proc.pid}/fd`).filter((f) => {
+        try {
+          return fs.readlinkSync(`/proc/${served.proc.pid}/fd/${f}`).includes('perch-export-');
+        } catch {
+          return false;
+        }
+      });
     const rt = runtimeInfo(served);
     for (let i = 0; i < 3; i++) {
       const sock = net.connect(served.port, '127.0.0.1');
       await new Promise((r) => sock.on('connect', r));
-      sock.write(buildRequest('POST', '/api/owner/archive/export', [['Host', `127.0.0.1:${served.port}`], ['Authorization', `Bearer ${rt.owner_token}`], ['Content-Type', 'application/json']], '{}'));
+      sock.write(
+        buildRequest(
+          'POST',
+          '/api/owner/archive/export',
+          [
+            ['Host', `127.0.0.1:${served.port}`],
+            ['Authorization', `Bearer ${rt.owner_token}`],
+            ['Content-Type', 'application/json'],
+          ],
+          '{}',
+        ),
+      );
       await sleep(i);
       sock.destroy();
     }
-    await eventually(() => tempDirs().length === 0 && openExports().length === 0, 5000, 'the aborted exports\' temporary directories and files are gone');
+    await eventually(
+      () => tempDirs().length === 0 && openExports().length === 0,
+      5000,
+      "the aborted exports' temporary directories and files are gone",
+    );
     assert.equal((await post('{}')).status, 200, 'the hub still exports');
   });
 });

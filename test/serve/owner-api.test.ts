@@ -8,9 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { OWNER_ACTIONS } from '../../src/shared/api/owner-api';
-import {
-  cliAsync, owner, ownerOk, runtimeInfo, tempDataDir, uniqueName, useSharedServe, type AgentClient,
-} from '../support/serve-harness';
+import { cliAsync, owner, ownerOk, runtimeInfo, tempDataDir, uniqueName, useSharedServe, type AgentClient } from '../support/serve-harness';
 
 const served = useSharedServe();
 
@@ -64,7 +62,11 @@ async function eventsStatus(headers: Record<string, string>): Promise<number> {
 
 /** POST /api/owner/logout with the given headers. */
 async function logout(headers: Record<string, string>): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${runtimeInfo(served).base_url}/api/owner/logout`, { method: 'POST', headers, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(`${runtimeInfo(served).base_url}/api/owner/logout`, {
+    method: 'POST',
+    headers,
+    signal: AbortSignal.timeout(5000),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -91,14 +93,17 @@ describe('owner door security', () => {
     assert.equal(wrong.status, 401, 'a wrong bearer token is 401 too');
   });
 
-  test('an agent\'s key as the bearer opens no owner action (401), not even reading', async () => {
+  test("an agent's key as the bearer opens no owner action (401), not even reading", async () => {
     const a = await agent('intruder');
     for (const action of ['hub.info', 'agents.list', 'requests.list', 'agents.add']) {
       const r = await owner(served, action, action === 'agents.add' ? { name: 'sneaky' } : {}, { bearer: a.agent.key });
       assert.equal(r.status, 401, `${action} with an agent key`);
       assert.equal(r.error?.code, 'unauthorized');
     }
-    const events = await fetch(`${runtimeInfo(served).base_url}/api/owner/events`, { headers: { Authorization: `Bearer ${a.agent.key}` }, signal: AbortSignal.timeout(5000) });
+    const events = await fetch(`${runtimeInfo(served).base_url}/api/owner/events`, {
+      headers: { Authorization: `Bearer ${a.agent.key}` },
+      signal: AbortSignal.timeout(5000),
+    });
     assert.equal(events.status, 401, 'nor the event stream');
     await events.body?.cancel();
     const list = await ownerOk(served, 'agents.list');
@@ -130,7 +135,7 @@ describe('owner door security', () => {
     const forged = await exchange('forged');
     assert.equal(forged.status, 401);
     const ok = await asSession(first.json.value.session, 'hub.info');
-    assert.equal(ok.status, 200, 'the first exchange\'s session works');
+    assert.equal(ok.status, 200, "the first exchange's session works");
   });
 
   test('the session token as bearer opens the owner API (no other header needed); a forged one is 401', async () => {
@@ -139,9 +144,9 @@ describe('owner door security', () => {
     assert.equal(r.status, 200);
     assert.equal(r.value.mcp_url, served.mcpUrl);
     const own = await asSession(session, 'hub.info', { Origin: runtimeInfo(served).base_url });
-    assert.equal(own.status, 200, 'from the hub\'s own origin');
+    assert.equal(own.status, 200, "from the hub's own origin");
     const localhost = await asSession(session, 'hub.info', { Origin: `http://localhost:${ports().hub}` });
-    assert.equal(localhost.status, 200, 'the hub\'s own port under the name localhost');
+    assert.equal(localhost.status, 200, "the hub's own port under the name localhost");
     assert.equal(await eventsStatus({ Authorization: `Bearer ${session}` }), 200, 'the event stream too');
     const forged = await asSession('forged-session-token', 'hub.info');
     assert.equal(forged.status, 401);
@@ -158,17 +163,28 @@ describe('owner door security', () => {
     assert.equal(await eventsStatus({ Cookie: `perch_owner=${session}` }), 401, 'nor for the event stream');
   });
 
-  test('another loopback port\'s origin is 403 for actions, the event stream, logout and the login exchange', async () => {
+  test("another loopback port's origin is 403 for actions, the event stream, logout and the login exchange", async () => {
     const session = await login();
     const { hub, other } = ports();
-    const foreign = [`http://127.0.0.1:${other}`, `http://localhost:${other}`, `https://127.0.0.1:${hub}`, `http://[::1]:${hub}`, 'http://127.0.0.1'];
+    const foreign = [
+      `http://127.0.0.1:${other}`,
+      `http://localhost:${other}`,
+      `https://127.0.0.1:${hub}`,
+      `http://[::1]:${hub}`,
+      'http://127.0.0.1',
+    ];
     for (const origin of foreign) {
       const viaSession = await asSession(session, 'hub.info', { Origin: origin });
       assert.equal(viaSession.status, 403, `action with the session, Origin ${origin}`);
       assert.equal(viaSession.error?.code, 'forbidden');
       const viaCli = await owner(served, 'hub.info', {}, { headers: { Origin: origin } });
       assert.equal(viaCli.status, 403, `action with the CLI token, Origin ${origin}`);
-      const added = await owner(served, 'agents.add', { name: uniqueName('from-other-port') }, { bearer: '', headers: { Origin: origin, Authorization: `Bearer ${session}` } });
+      const added = await owner(
+        served,
+        'agents.add',
+        { name: uniqueName('from-other-port') },
+        { bearer: '', headers: { Origin: origin, Authorization: `Bearer ${session}` } },
+      );
       assert.equal(added.status, 403, `a write, Origin ${origin}`);
       assert.equal(await eventsStatus({ Origin: origin, Authorization: `Bearer ${session}` }), 403, `events, Origin ${origin}`);
       const out = await logout({ Origin: origin, Authorization: `Bearer ${session}` });
@@ -193,7 +209,7 @@ describe('owner door security', () => {
       assert.equal(viaSession.status, 403, `Origin ${origin} with the session token`);
     }
     const local = await owner(served, 'hub.info', {}, { headers: { Origin: runtimeInfo(served).base_url } });
-    assert.equal(local.status, 200, 'the hub\'s own origin is fine');
+    assert.equal(local.status, 200, "the hub's own origin is fine");
   });
 
   test('logout ends the session on the hub: the token is then 401 for actions and events', async () => {
@@ -254,7 +270,7 @@ describe('owner door security', () => {
 });
 
 describe('owner live events (SSE)', () => {
-  test('GET /api/owner/events receives message.created within a second of an agent\'s send_message', async () => {
+  test("GET /api/owner/events receives message.created within a second of an agent's send_message", async () => {
     const [a, b] = await Promise.all([agent('sender'), agent('peer')]);
     const g = await a.ok('create_group', { title: 'watched', members: [b.agent.name] });
     const conv = g.conversation.conv_id as string;
@@ -263,7 +279,10 @@ describe('owner live events (SSE)', () => {
     const ac = new AbortController();
     const guard = setTimeout(() => ac.abort(), 15_000);
     try {
-      const res = await fetch(`${rt.base_url}/api/owner/events`, { headers: { Authorization: `Bearer ${rt.owner_token}` }, signal: ac.signal });
+      const res = await fetch(`${rt.base_url}/api/owner/events`, {
+        headers: { Authorization: `Bearer ${rt.owner_token}` },
+        signal: ac.signal,
+      });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
       const reader = res.body!.getReader();
@@ -276,7 +295,11 @@ describe('owner live events (SSE)', () => {
           while ((sep = buf.indexOf('\n\n')) >= 0) {
             const chunk = buf.slice(0, sep);
             buf = buf.slice(sep + 2);
-            const data = chunk.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+            const data = chunk
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .map((l) => l.slice(6))
+              .join('\n');
             if (!data) continue;
             const item = JSON.parse(data);
             if (pred(item)) return item;
@@ -286,7 +309,9 @@ describe('owner live events (SSE)', () => {
           let timer: NodeJS.Timeout | undefined;
           const r = await Promise.race([
             reader.read(),
-            new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error('timed out waiting for an SSE event')), left); }),
+            new Promise<never>((_, rej) => {
+              timer = setTimeout(() => rej(new Error('timed out waiting for an SSE event')), left);
+            }),
           ]).finally(() => clearTimeout(timer));
           if (r.done) throw new Error('the event stream ended');
           buf += decoder.decode(r.value, { stream: true });
@@ -299,7 +324,10 @@ describe('owner live events (SSE)', () => {
       const text = `watch this ${Date.now()}`;
       const sendAt = performance.now();
       const sending = a.ok('send_message', { conv_id: conv, text, to: [b.agent.name] });
-      const item = await next((x) => x.kind === 'event' && x.value?.event?.type === 'message.created' && x.value.event.message?.text === text, sendAt + 1000);
+      const item = await next(
+        (x) => x.kind === 'event' && x.value?.event?.type === 'message.created' && x.value.event.message?.text === text,
+        sendAt + 1000,
+      );
       const latency = performance.now() - sendAt;
       const sent = await sending;
       assert.ok(latency < 1000, `the owner's stream had the message ${latency.toFixed(1)} ms after send_message (expected < 1000 ms)`);
@@ -322,7 +350,7 @@ describe('owner live events (SSE)', () => {
 });
 
 describe('perch owner (CLI)', () => {
-  test('`perch owner hub.info --data-dir D` prints the hub\'s info as JSON', async () => {
+  test("`perch owner hub.info --data-dir D` prints the hub's info as JSON", async () => {
     const r = await cliAsync(['owner', 'hub.info', '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);
     const info = JSON.parse(r.stdout);
@@ -331,7 +359,7 @@ describe('perch owner (CLI)', () => {
     assert.equal(typeof info.tool_schema_version, 'string');
   });
 
-  test('`perch owner ACTION \'{json}\'` runs an action with input (agents.add, then agents.list)', async () => {
+  test("`perch owner ACTION '{json}'` runs an action with input (agents.add, then agents.list)", async () => {
     const name = uniqueName('cli-made');
     const r = await cliAsync(['owner', 'agents.add', JSON.stringify({ name }), '--data-dir', served.dataDir]);
     assert.equal(r.code, 0, r.stderr);

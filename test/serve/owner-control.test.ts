@@ -7,7 +7,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  cliAsync, connect, addAgent, owner, ownerOk, startServe, tempDataDir, useSharedServe, type AgentClient,
+  cliAsync,
+  connect,
+  addAgent,
+  owner,
+  ownerOk,
+  startServe,
+  tempDataDir,
+  useSharedServe,
+  type AgentClient,
 } from '../support/serve-harness';
 
 const served = useSharedServe();
@@ -32,7 +40,7 @@ async function agentWithConv(base: string): Promise<{ c: AgentClient; conv: stri
 }
 
 describe('pause', () => {
-  test('a paused agent\'s writes are refused with paused and change nothing; reads, get_updates and progress work; the owner still writes', async () => {
+  test("a paused agent's writes are refused with paused and change nothing; reads, get_updates and progress work; the owner still writes", async () => {
     const { c, conv } = await agentWithConv('paused');
     await ownerOk(served, 'agents.pause', { agent: c.agent.name, reason: 'lunch' });
 
@@ -59,13 +67,22 @@ describe('pause', () => {
     const sent = await ownerOk(served, 'messages.send', { conv_id: conv, text: 'take your time', to: [c.agent.id] });
     assert.equal(typeof sent.msg_id, 'string');
     const updates = await drain(c);
-    assert.ok(updates.some((e) => e.type === 'agent.paused' && e.data?.reason === 'lunch'), 'agent.paused with the reason is in its updates');
-    assert.ok(updates.some((e) => e.message?.text === 'take your time'), 'the owner\'s message arrives while paused');
+    assert.ok(
+      updates.some((e) => e.type === 'agent.paused' && e.data?.reason === 'lunch'),
+      'agent.paused with the reason is in its updates',
+    );
+    assert.ok(
+      updates.some((e) => e.message?.text === 'take your time'),
+      "the owner's message arrives while paused",
+    );
 
     await ownerOk(served, 'agents.resume', { agent: c.agent.name });
     await c.ok('send_message', { conv_id: conv, text: 'back at work' });
     const after = (await c.ok('get_history', { conv_id: conv })).events.map((e: any) => e.message?.text).filter(Boolean);
-    assert.ok(after.includes('back at work') && !after.includes('still here?'), `only the send after resume is stored: ${JSON.stringify(after)}`);
+    assert.ok(
+      after.includes('back at work') && !after.includes('still here?'),
+      `only the send after resume is stored: ${JSON.stringify(after)}`,
+    );
   });
 
   test('a waiting get_updates returns at once with agent.paused (and the reason); resume sends agent.resumed and wakes it', async () => {
@@ -85,7 +102,10 @@ describe('pause', () => {
     await ownerOk(served, 'agents.resume', { agent: c.agent.id });
     const r2 = await again;
     assert.equal(r2.woken, true);
-    assert.ok(r2.events.some((e: any) => e.type === 'agent.resumed'), 'agent.resumed came');
+    assert.ok(
+      r2.events.some((e: any) => e.type === 'agent.resumed'),
+      'agent.resumed came',
+    );
   });
 
   test('perch agent pause from another process bites at once while the hub runs (writes refused, waiting get_updates woken); perch agent resume --all lifts it', async () => {
@@ -105,7 +125,11 @@ describe('pause', () => {
   });
 
   test('perch agent pause refuses bad usage and unknown agents and changes nothing', async () => {
-    const pausedNow = async () => (await ownerOk(served, 'agents.list', {})).agents.filter((g: any) => g.paused).map((g: any) => g.id).sort();
+    const pausedNow = async () =>
+      (await ownerOk(served, 'agents.list', {})).agents
+        .filter((g: any) => g.paused)
+        .map((g: any) => g.id)
+        .sort();
     const before = await pausedNow();
     const none = await cliAsync(['agent', 'pause', '--data-dir', served.dataDir]);
     assert.equal(none.code, 2, none.stderr);
@@ -130,7 +154,10 @@ describe('pause', () => {
       assert.equal(e.details?.reason, 'stop everything');
     }
     const list = await ownerOk(served, 'agents.list', {});
-    assert.ok(list.agents.every((g: any) => g.revoked || g.paused?.reason === 'stop everything'), 'every agent shows as paused');
+    assert.ok(
+      list.agents.every((g: any) => g.revoked || g.paused?.reason === 'stop everything'),
+      'every agent shows as paused',
+    );
     await ownerOk(served, 'agents.resume_all', {});
     for (const x of [a, b]) {
       await x.c.ok('send_message', { conv_id: x.conv, text: 'yes' });
@@ -141,7 +168,7 @@ describe('pause', () => {
 });
 
 describe('daily caps', () => {
-  test('a messages cap pauses the agent with reason budget when reached; whoami and the fleet view show caps and today\'s usage', async () => {
+  test("a messages cap pauses the agent with reason budget when reached; whoami and the fleet view show caps and today's usage", async () => {
     const { c, conv } = await agentWithConv('capped');
     const set = await ownerOk(served, 'agents.set_caps', { agent: c.agent.name, messages: 2 });
     assert.deepEqual(set.caps, { cost_usd: null, messages: 2, tool_calls: null });
@@ -177,7 +204,12 @@ describe('daily caps', () => {
     await ownerOk(served, 'agents.set_caps', { agent: c.agent.id, cost_usd: 0.05 });
     const bad = await c.fail('progress', { conv_id: conv, kind: 'step', text: 'bad', data: { usage: { cost_usd: -1 } } });
     assert.equal(bad.code, 'invalid_argument');
-    await c.ok('progress', { conv_id: conv, kind: 'step', text: 'a', data: { usage: { input_tokens: 1000, output_tokens: 200, cost_usd: 0.03 } } });
+    await c.ok('progress', {
+      conv_id: conv,
+      kind: 'step',
+      text: 'a',
+      data: { usage: { input_tokens: 1000, output_tokens: 200, cost_usd: 0.03 } },
+    });
     await new Promise((r) => setTimeout(r, 150)); // progress is limited to 10 a second
     const me = await c.ok('whoami', {});
     assert.equal(me.usage_today.input_tokens, 1000);
@@ -215,7 +247,11 @@ describe('daily caps', () => {
     assert.equal(r.status, 400);
     assert.equal(r.error?.code, 'invalid_argument');
     const me = await c.ok('whoami', {});
-    assert.deepEqual(me.caps, { cost_usd: null, messages: 50, tool_calls: 500 }, 'the caps set before are unchanged (not even the valid part applied)');
+    assert.deepEqual(
+      me.caps,
+      { cost_usd: null, messages: 50, tool_calls: 500 },
+      'the caps set before are unchanged (not even the valid part applied)',
+    );
   });
 });
 

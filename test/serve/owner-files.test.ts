@@ -23,7 +23,8 @@ async function messageSeenBy(agent: AgentClient, msgId: string): Promise<Record<
 
 /** A conversation an agent made without the owner in it, and the state of it that a refusal must leave as it was. */
 async function convWithoutOwner(agent: AgentClient): Promise<{ convId: string; snapshot: () => Promise<string> }> {
-  const convId = (await agent.ok('create_group', { title: `no owner yet ${crypto.randomUUID().slice(0, 6)}`, members: [] })).conversation.conv_id as string;
+  const convId = (await agent.ok('create_group', { title: `no owner yet ${crypto.randomUUID().slice(0, 6)}`, members: [] })).conversation
+    .conv_id as string;
   const snapshot = async () => {
     const c = (await ownerOk(served, 'conversations.get', { conv_id: convId })).conversation;
     return JSON.stringify({ members: c.members.map((m: { id: string }) => m.id), last_seq: c.last_seq });
@@ -37,7 +38,13 @@ test('files.send: a photo from the owner reaches an agent as an image with a thu
   const jpeg = await gpsJpeg({ orientation: 6 });
   assert.ok((await sharp(jpeg).metadata()).exif, 'the input carries EXIF');
 
-  const sent = await ownerOk(served, 'files.send', { conv_id: convId, name: 'holiday.jpg', data: jpeg.toString('base64'), caption: 'From my phone', to: [agent.agent.name] });
+  const sent = await ownerOk(served, 'files.send', {
+    conv_id: convId,
+    name: 'holiday.jpg',
+    data: jpeg.toString('base64'),
+    caption: 'From my phone',
+    to: [agent.agent.name],
+  });
   assert.equal(sent.kind, 'image');
   assert.equal(sent.mime, 'image/jpeg');
   assert.deepEqual([sent.width, sent.height], [800, 1200], 'turned upright (orientation 6)');
@@ -66,7 +73,12 @@ test('files.send takes a body over 1 MiB (a file of megabytes, as send_file does
   const convId = (await agent.ok('open_direct', { user: 'owner' })).conversation.conv_id as string;
   const root = await agent.ok('send_message', { conv_id: convId, text: 'Send the dump in this thread.' });
   const blob = crypto.randomBytes(3 * 1024 * 1024);
-  const sent = await ownerOk(served, 'files.send', { conv_id: convId, name: 'dump.bin', data: blob.toString('base64'), thread_id: root.msg_id });
+  const sent = await ownerOk(served, 'files.send', {
+    conv_id: convId,
+    name: 'dump.bin',
+    data: blob.toString('base64'),
+    thread_id: root.msg_id,
+  });
   assert.equal(sent.kind, 'file');
   assert.equal(sent.thread_id, root.msg_id, 'sent in the thread');
   assert.equal(sent.size, blob.length);
@@ -82,15 +94,27 @@ test('files.send refuses bad input and changes nothing: unknown conversation, ba
   const agent = await served.agent('no-owner');
   const { convId, snapshot } = await convWithoutOwner(agent);
   const before = await snapshot();
-  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#08f' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#08f' } })
+    .png()
+    .toBuffer();
 
-  const unknown = await ownerFail(served, 'files.send', { conv_id: 'c_0000000000000000', name: 'a.png', data: png.toString('base64') }, 404);
+  const unknown = await ownerFail(
+    served,
+    'files.send',
+    { conv_id: 'c_0000000000000000', name: 'a.png', data: png.toString('base64') },
+    404,
+  );
   assert.equal(unknown.code, 'not_found');
   const badB64 = await ownerFail(served, 'files.send', { conv_id: convId, name: 'a.txt', data: 'not base64!' }, 400);
   assert.match(badB64.message, /not valid base64/);
   // A file over 16 MiB is content too large (413) whether the hub finds it (its base64 fits the body limit) or the
   // door does (the body is over it); either answer says the limit and what to do.
-  const over = await ownerFail(served, 'files.send', { conv_id: convId, name: 'big.bin', data: Buffer.alloc(LIMITS.maxFileBytes + 3).toString('base64') }, 413);
+  const over = await ownerFail(
+    served,
+    'files.send',
+    { conv_id: convId, name: 'big.bin', data: Buffer.alloc(LIMITS.maxFileBytes + 3).toString('base64') },
+    413,
+  );
   assert.equal(over.code, 'too_large');
   assert.match(over.message, /16 MiB/);
   assert.match(over.next_step, /smaller file.*split it into parts of at most 16 MiB/);
@@ -107,7 +131,7 @@ test('files.send refuses bad input and changes nothing: unknown conversation, ba
   assert.equal(await snapshot(), before, 'no message and the owner did not join the conversation');
 });
 
-test('files.send goes through the owner door\'s checks: no bearer is 401 before any body is read, another origin is 403', async () => {
+test("files.send goes through the owner door's checks: no bearer is 401 before any body is read, another origin is 403", async () => {
   const agent = await served.agent('door');
   const convId = (await agent.ok('open_direct', { user: 'owner' })).conversation.conv_id as string;
   const input = { conv_id: convId, name: 'a.bin', data: Buffer.from('hello').toString('base64') };

@@ -16,19 +16,39 @@ const PUBLIC = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = 'laptop.tail1234.ts.net';
 
 /** One request to the hub as it arrives from the front (public Host, forwarding and Tailscale headers). */
-async function viaFront(port: number, method: string, target: string, body?: unknown, bearer?: string): Promise<{ status: number | null; body: R }> {
+async function viaFront(
+  port: number,
+  method: string,
+  target: string,
+  body?: unknown,
+  bearer?: string,
+): Promise<{ status: number | null; body: R }> {
   const text = body === undefined ? '' : JSON.stringify(body);
-  const h: Array<[string, string]> = [['Host', PUBLIC_HOST], ['X-Forwarded-For', '100.101.102.103'], ['X-Forwarded-Proto', 'https'], ['Tailscale-User-Login', 'me@example.com'], ['Connection', 'close']];
+  const h: Array<[string, string]> = [
+    ['Host', PUBLIC_HOST],
+    ['X-Forwarded-For', '100.101.102.103'],
+    ['X-Forwarded-Proto', 'https'],
+    ['Tailscale-User-Login', 'me@example.com'],
+    ['Connection', 'close'],
+  ];
   if (bearer) h.push(['Authorization', `Bearer ${bearer}`]);
   if (body !== undefined) h.push(['Content-Type', 'application/json']);
   const a = await rawExchange(port, buildRequest(method, target, h, text), { timeoutMs: 40_000 });
   let parsed: R;
-  try { parsed = JSON.parse(a.body.toString('utf8')); } catch { parsed = undefined; }
+  try {
+    parsed = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
   return { status: a.status, body: parsed };
 }
 
 /** `perch device pair …` started in the background: its stdout lines as they come, and its end. */
-function startPair(args: string[]): { lines: string[]; nextLine(ms: number): Promise<string>; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function startPair(args: string[]): {
+  lines: string[];
+  nextLine(ms: number): Promise<string>;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+} {
   ensureBuilt();
   const p = spawn(process.execPath, [BIN, 'device', 'pair', ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -43,18 +63,24 @@ function startPair(args: string[]): { lines: string[]; nextLine(ms: number): Pro
   });
   p.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => p.on('close', (code) => {
-    clearTimeout(timer);
-    waiters.splice(0).forEach((w) => w());
-    resolve({ code, stdout, stderr });
-  }));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      waiters.splice(0).forEach((w) => w());
+      resolve({ code, stdout, stderr });
+    }),
+  );
   let read = 0;
   async function nextLine(ms: number): Promise<string> {
     const end = Date.now() + ms;
     while (lines.length <= read) {
-      if (p.exitCode !== null || p.signalCode !== null) throw new Error(`perch device pair ended (${p.exitCode}) without another line; stderr: ${stderr}`);
+      if (p.exitCode !== null || p.signalCode !== null)
+        throw new Error(`perch device pair ended (${p.exitCode}) without another line; stderr: ${stderr}`);
       if (Date.now() > end) throw new Error(`perch device pair printed no line within ${ms} ms; stdout: ${stdout}; stderr: ${stderr}`);
-      await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 200); });
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 200);
+      });
     }
     return lines[read++]!;
   }
@@ -105,7 +131,7 @@ describe('perch device against a hub without a public URL', () => {
 describe('perch device pair | list | revoke against perch serve --public-url', () => {
   const hub = useSharedServe({ args: ['--public-url', `${PUBLIC}/`] });
 
-  test('serve --public-url saves the front\'s URL (normalized) and the hub still answers only on 127.0.0.1', () => {
+  test("serve --public-url saves the front's URL (normalized) and the hub still answers only on 127.0.0.1", () => {
     const rt = JSON.parse(fs.readFileSync(path.join(hub.dataDir, 'runtime.json'), 'utf8'));
     assert.match(rt.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const r = cli(['owner', 'phone.get', '--data-dir', hub.dataDir]);
@@ -123,7 +149,11 @@ describe('perch device pair | list | revoke against perch serve --public-url', (
     const code = first.url.split('#')[1];
     const claim = await viaFront(hub.port, 'POST', '/api/device/pair/claim', { code, device_name: 'Android phone' });
     assert.equal(claim.status, 200, JSON.stringify(claim.body));
-    const got = await viaFront(hub.port, 'POST', '/api/device/pair/wait', { pairing_id: claim.body.value.pairing_id, claim_secret: claim.body.value.claim_secret, wait_secs: 25 });
+    const got = await viaFront(hub.port, 'POST', '/api/device/pair/wait', {
+      pairing_id: claim.body.value.pairing_id,
+      claim_secret: claim.body.value.claim_secret,
+      wait_secs: 25,
+    });
     assert.equal(got.status, 200, JSON.stringify(got.body));
     const token: string = got.body.value.device_token;
     assert.match(token, /^pd_[A-Za-z0-9_-]{43}$/);

@@ -20,24 +20,81 @@ type R = any;
 const EXPECTED: Record<DeviceReach, string[]> = {
   approvals: ['hub.info', 'hub.storage', 'requests.list', 'requests.decide', 'cards.answer', 'handoffs.list', 'handoffs.hand_back'],
   full: [
-    'conversations.list', 'conversations.get', 'conversations.history', 'conversations.thread', 'conversations.search', 'conversations.open_direct',
-    'conversations.create_group', 'conversations.create_task', 'conversations.add_member', 'conversations.mark_read', 'messages.send', 'messages.edit',
-    'messages.hide', 'files.send', 'messages.recall', 'messages.react', 'messages.pin', 'messages.pins', 'notes.send', 'tasks.set', 'floor.set', 'agents.list', 'agents.update_config',
-    'agents.revoke', 'agents.pause', 'agents.resume', 'agents.pause_all', 'agents.resume_all', 'agents.set_caps', 'agents.controls', 'agents.list_keys',
-    'agents.revoke_key', 'progress.list', 'progress.activity', 'agents.set_review', 'held.list', 'held.send', 'held.discard', 'wake.runs', 'wake.stop',
-    'conversations.resume', 'agents.set_brakes', 'rules.list', 'rules.add', 'rules.remove',
-    'conversations.archive', 'conversations.unarchive', 'retention.get', 'retention.dry_run',
+    'conversations.list',
+    'conversations.get',
+    'conversations.history',
+    'conversations.thread',
+    'conversations.search',
+    'conversations.open_direct',
+    'conversations.create_group',
+    'conversations.create_task',
+    'conversations.add_member',
+    'conversations.mark_read',
+    'messages.send',
+    'messages.edit',
+    'messages.hide',
+    'files.send',
+    'messages.recall',
+    'messages.react',
+    'messages.pin',
+    'messages.pins',
+    'notes.send',
+    'tasks.set',
+    'floor.set',
+    'agents.list',
+    'agents.update_config',
+    'agents.revoke',
+    'agents.pause',
+    'agents.resume',
+    'agents.pause_all',
+    'agents.resume_all',
+    'agents.set_caps',
+    'agents.controls',
+    'agents.list_keys',
+    'agents.revoke_key',
+    'progress.list',
+    'progress.activity',
+    'agents.set_review',
+    'held.list',
+    'held.send',
+    'held.discard',
+    'wake.runs',
+    'wake.stop',
+    'conversations.resume',
+    'agents.set_brakes',
+    'rules.list',
+    'rules.add',
+    'rules.remove',
+    'conversations.archive',
+    'conversations.unarchive',
+    'retention.get',
+    'retention.dry_run',
   ],
   laptop: [
-    'agents.add', 'agents.rotate_key', 'agents.add_key', // return a live agent key
+    'agents.add',
+    'agents.rotate_key',
+    'agents.add_key', // return a live agent key
     'agents.set_from', // widens where a key may connect from
     'files.url', // mints a file link
-    'wake.get', 'wake.set', 'wake.log', // the webhook secret; sets the command a wake runs as the owner; run output
-    'wake.start_now', 'wake.limits.get', 'wake.limits.set', // starts a process over the limit; the fleet-wide limits
-    'containers.get', 'containers.set', // opens (or shows) the listener for agents in containers
-    'phone.get', 'phone.set', // the ntfy topic (whoever knows it reads the notices); the phone settings
+    'wake.get',
+    'wake.set',
+    'wake.log', // the webhook secret; sets the command a wake runs as the owner; run output
+    'wake.start_now',
+    'wake.limits.get',
+    'wake.limits.set', // starts a process over the limit; the fleet-wide limits
+    'containers.get',
+    'containers.set', // opens (or shows) the listener for agents in containers
+    'phone.get',
+    'phone.set', // the ntfy topic (whoever knows it reads the notices); the phone settings
     'retention.set', // deletes history
-    'devices.pair_start', 'devices.pair_status', 'devices.pair_confirm', 'devices.pair_cancel', 'devices.list', 'devices.revoke', 'devices.audit', 'devices.test_push',
+    'devices.pair_start',
+    'devices.pair_status',
+    'devices.pair_confirm',
+    'devices.pair_cancel',
+    'devices.list',
+    'devices.revoke',
+    'devices.audit',
+    'devices.test_push',
   ],
 };
 
@@ -47,7 +104,8 @@ test('every owner action is classified for phones (approvals, full or laptop), a
     assert.ok((DEVICE_REACH as readonly string[]).includes(spec.device), `${name} has a device reach`);
     actual[spec.device].push(name);
   }
-  for (const reach of DEVICE_REACH) assert.deepEqual(actual[reach].sort(), [...EXPECTED[reach]].sort(), `actions a phone reaches as "${reach}"`);
+  for (const reach of DEVICE_REACH)
+    assert.deepEqual(actual[reach].sort(), [...EXPECTED[reach]].sort(), `actions a phone reaches as "${reach}"`);
 });
 
 describe('through the front of a real perch serve', () => {
@@ -89,7 +147,10 @@ describe('through the front of a real perch serve', () => {
       'devices.test_push': { device_id: full.device.id },
     };
     for (const action of EXPECTED.laptop) {
-      for (const [who, dev] of [['full', full], ['approvals', approvals]] as const) {
+      for (const [who, dev] of [
+        ['full', full],
+        ['approvals', approvals],
+      ] as const) {
         const r = await phone.deviceCall(dev.token, action, inputs[action] ?? {}, who === 'full' ? undefined : '100.101.102.104');
         assert.equal(r.status, 403, `${who} phone, ${action}: ${JSON.stringify(r.body)}`);
         assert.equal(r.body.error.code, 'forbidden');
@@ -109,7 +170,10 @@ describe('through the front of a real perch serve', () => {
       await c.close();
     }
     const devices = (await phone.ownerOk('devices.list')).devices as R[];
-    assert.ok(devices.every((d) => !d.revoked), 'no device was revoked');
+    assert.ok(
+      devices.every((d) => !d.revoked),
+      'no device was revoked',
+    );
     // The device's own view of what it may call leaves them out; the refusals are in its audit.
     const me = await phone.raw('GET', '/api/device/me', front(undefined, [bearer(full.token)]));
     assert.deepEqual([...me.body.value.allowed_actions].sort(), [...EXPECTED.approvals, ...EXPECTED.full].sort());
@@ -119,11 +183,17 @@ describe('through the front of a real perch serve', () => {
     await phone.ownerOk('wake.set', { agent: sleeper.name, argv: [process.execPath, '-e', '0'] });
   });
 
-  test('agents.update_config from a phone may not touch mcp_servers (commands the agent\'s harness may start): 403 naming the field, nothing changes; its other fields still work from a full phone', async () => {
+  test("agents.update_config from a phone may not touch mcp_servers (commands the agent's harness may start): 403 naming the field, nothing changes; its other fields still work from a full phone", async () => {
     const before = (await phone.ownerOk('agents.list')).agents.find((a: R) => a.name === sleeper.name);
     const servers = [{ name: 'evil', command: 'sh', args: ['-c', `touch ${path.join(served.dataDir, 'pwned')}`] }];
-    for (const [who, dev, addr] of [['full', full, undefined], ['approvals', approvals, '100.101.102.104']] as const) {
-      for (const input of [{ agent: sleeper.name, mcp_servers: servers }, { agent: sleeper.name, description: 'from the phone', mcp_servers: [] }]) {
+    for (const [who, dev, addr] of [
+      ['full', full, undefined],
+      ['approvals', approvals, '100.101.102.104'],
+    ] as const) {
+      for (const input of [
+        { agent: sleeper.name, mcp_servers: servers },
+        { agent: sleeper.name, description: 'from the phone', mcp_servers: [] },
+      ]) {
         const r = await phone.deviceCall(dev.token, 'agents.update_config', input, addr);
         assert.equal(r.status, 403, `${who}: ${JSON.stringify(r.body)}`);
         assert.equal(r.body.error.code, 'forbidden');
@@ -134,43 +204,79 @@ describe('through the front of a real perch serve', () => {
     const after = (await phone.ownerOk('agents.list')).agents.find((a: R) => a.name === sleeper.name);
     assert.deepEqual(after, before, 'the refused calls changed nothing (not the description either)');
     // The other fields still work from a full phone; mcp_servers still works on the laptop.
-    const ok = await phone.deviceCall(full.token, 'agents.update_config', { agent: sleeper.name, description: 'set from the phone', skills: [{ name: 'triage' }] });
+    const ok = await phone.deviceCall(full.token, 'agents.update_config', {
+      agent: sleeper.name,
+      description: 'set from the phone',
+      skills: [{ name: 'triage' }],
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.value.agent.description, 'set from the phone');
     await phone.ownerOk('agents.update_config', { agent: sleeper.name, mcp_servers: [{ name: 'docs', url: 'https://example.com/mcp' }] });
     const audit = (await phone.ownerOk('devices.audit', { device_id: full.device.id, limit: 500 })).entries as R[];
-    assert.ok(audit.some((e) => e.action === 'agents.update_config' && e.outcome === 'refused:forbidden'), 'the refusal is in the device audit');
+    assert.ok(
+      audit.some((e) => e.action === 'agents.update_config' && e.outcome === 'refused:forbidden'),
+      'the refusal is in the device audit',
+    );
   });
 
   test('a full-scope phone may add deny rules but not allow rules (403, nothing added), also not by answering a prompt "always allow"; each rule says who added it', async () => {
     const refusedAllow = await phone.deviceCall(full.token, 'rules.add', { agent: sleeper.name, tool: 'Bash', behavior: 'allow' });
     assert.equal(refusedAllow.status, 403, JSON.stringify(refusedAllow.body));
     assert.equal(refusedAllow.body.error.code, 'forbidden');
-    assert.match(refusedAllow.body.error.message, /^A paired device \(Full phone\) may not add an allow rule: standing allows are added on the laptop only/);
-    const req = await agent.ok('request_human', { conv_id: (await agent.ok('open_direct', { user: (await phone.ownerOk('hub.info')).owner.name })).conversation.conv_id, kind: 'approve', title: 'Allow Bash: ls?' });
+    assert.match(
+      refusedAllow.body.error.message,
+      /^A paired device \(Full phone\) may not add an allow rule: standing allows are added on the laptop only/,
+    );
+    const req = await agent.ok('request_human', {
+      conv_id: (await agent.ok('open_direct', { user: (await phone.ownerOk('hub.info')).owner.name })).conversation.conv_id,
+      kind: 'approve',
+      title: 'Allow Bash: ls?',
+    });
     const viaAnswer = await phone.deviceCall(full.token, 'rules.add', { request_id: req.request_id, behavior: 'allow' });
     assert.equal(viaAnswer.status, 403, JSON.stringify(viaAnswer.body));
     assert.deepEqual((await phone.ownerOk('rules.list', { agent: sleeper.name })).rules, [], 'no rule was added');
-    const deny = await phone.deviceCall(full.token, 'rules.add', { agent: sleeper.name, tool: 'Bash', command_prefix: 'curl', behavior: 'deny' });
+    const deny = await phone.deviceCall(full.token, 'rules.add', {
+      agent: sleeper.name,
+      tool: 'Bash',
+      command_prefix: 'curl',
+      behavior: 'deny',
+    });
     assert.equal(deny.status, 200, JSON.stringify(deny.body));
     assert.deepEqual(deny.body.value.rule.added_by, { via: 'device', device_id: full.device.id, name: 'Full phone' });
     const allow = await phone.ownerOk('rules.add', { agent: sleeper.name, tool: 'Bash', command_prefix: 'ls', behavior: 'allow' });
     assert.deepEqual(allow.rule.added_by, { via: 'laptop' });
     const listed = (await phone.ownerOk('rules.list', { agent: sleeper.name })).rules as R[];
-    assert.deepEqual(listed.map((r) => [r.behavior, r.added_by.via]), [['deny', 'device'], ['allow', 'laptop']]);
+    assert.deepEqual(
+      listed.map((r) => [r.behavior, r.added_by.via]),
+      [
+        ['deny', 'device'],
+        ['allow', 'laptop'],
+      ],
+    );
     const audit = (await phone.ownerOk('devices.audit', { device_id: full.device.id, limit: 500 })).entries as R[];
-    assert.ok(audit.some((e) => e.action === 'rules.add' && e.outcome === 'refused:forbidden'), 'the refusal is in the device audit');
+    assert.ok(
+      audit.some((e) => e.action === 'rules.add' && e.outcome === 'refused:forbidden'),
+      'the refusal is in the device audit',
+    );
   });
 
-  test('a full-scope phone still does what it may: message an agent (which wakes it with the owner\'s own wake action) and list its runs', async () => {
+  test("a full-scope phone still does what it may: message an agent (which wakes it with the owner's own wake action) and list its runs", async () => {
     const dm = await phone.deviceCall(full.token, 'conversations.open_direct', { user: sleeper.name });
     assert.equal(dm.status, 200, JSON.stringify(dm.body));
-    const sent = await phone.deviceCall(full.token, 'messages.send', { conv_id: dm.body.value.conversation.conv_id, text: 'wake up', to: [sleeper.name] });
+    const sent = await phone.deviceCall(full.token, 'messages.send', {
+      conv_id: dm.body.value.conversation.conv_id,
+      text: 'wake up',
+      to: [sleeper.name],
+    });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
-    await eventually(async () => ((await phone.deviceCall(full.token, 'wake.runs', { agent: sleeper.name })).body.value.runs as R[]).length > 0, 20_000, 'the laptop-set wake action ran');
+    await eventually(
+      async () => ((await phone.deviceCall(full.token, 'wake.runs', { agent: sleeper.name })).body.value.runs as R[]).length > 0,
+      20_000,
+      'the laptop-set wake action ran',
+    );
   });
 
-  test('an approvals phone\'s event stream has only requests, the owner\'s handoffs and cards, and connected/storage: no wake runs, waiting, reads, progress', async () => {
+  test("an approvals phone's event stream has only requests, the owner's handoffs and cards, and connected/storage: no wake runs, waiting, reads, progress", async () => {
     const phoneStream = await phone.stream(approvals.token);
     const fullStream = await phone.stream(full.token); // control: the same happenings reach a full phone
     try {
@@ -186,19 +292,34 @@ describe('through the front of a real perch serve', () => {
       await agent.ok('progress', { conv_id: dm, kind: 'step', text: 'PROGRESS-LINE' });
       // What must: a request (the last thing; the stream is ordered).
       const req = await agent.ok('request_human', { conv_id: dm, kind: 'approve', title: 'SENTINEL' });
-      await eventually(() => fullStream.text().includes('wake_run') && fullStream.text().includes(req.request_id), 20_000, 'the full phone saw the wake run and the request');
-      for (const published of ['"waiting"', '"reads"', 'PROGRESS-LINE', 'PLAIN-LINE']) assert.ok(fullStream.text().includes(published), `control: ${published} was published`);
+      await eventually(
+        () => fullStream.text().includes('wake_run') && fullStream.text().includes(req.request_id),
+        20_000,
+        'the full phone saw the wake run and the request',
+      );
+      for (const published of ['"waiting"', '"reads"', 'PROGRESS-LINE', 'PLAIN-LINE'])
+        assert.ok(fullStream.text().includes(published), `control: ${published} was published`);
       await eventually(() => phoneStream.text().includes(req.request_id), 20_000, 'the approvals phone saw the request');
       const items = phoneStream.items();
-      assert.ok(items.every((i) => i.kind === 'hub' || i.kind === 'event'), `no progress items: ${[...new Set(items.map((i) => i.kind))].join(', ')}`);
+      assert.ok(
+        items.every((i) => i.kind === 'hub' || i.kind === 'event'),
+        `no progress items: ${[...new Set(items.map((i) => i.kind))].join(', ')}`,
+      );
       for (const i of items.filter((x) => x.kind === 'hub')) {
-        assert.deepEqual(Object.keys(i.value).filter((k) => !['connected', 'at', 'storage'].includes(k)), [], `hub item out of scope: ${JSON.stringify(i).slice(0, 300)}`);
+        assert.deepEqual(
+          Object.keys(i.value).filter((k) => !['connected', 'at', 'storage'].includes(k)),
+          [],
+          `hub item out of scope: ${JSON.stringify(i).slice(0, 300)}`,
+        );
       }
       const text = phoneStream.text();
       for (const leak of ['wake_run', 'wake_off', 'waiting', 'budget_paused', '"reads"', 'PROGRESS-LINE', 'PLAIN-LINE', sleeper.id]) {
         assert.ok(!text.includes(leak), `the approvals phone did not get ${leak}`);
       }
-      assert.ok(items.some((i) => i.kind === 'event' && i.value.event.type === 'request.created'), 'the request arrived');
+      assert.ok(
+        items.some((i) => i.kind === 'event' && i.value.event.type === 'request.created'),
+        'the request arrived',
+      );
     } finally {
       phoneStream.close();
       fullStream.close();

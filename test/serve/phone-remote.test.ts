@@ -27,7 +27,11 @@ let dir: string;
 let skew = 0; // the hub's clock: Date.now() + skew
 let ownerToken: string;
 
-interface Answer { status: number | null; body: R; head: string }
+interface Answer {
+  status: number | null;
+  body: R;
+  head: string;
+}
 
 /** One raw request to the hub; headers as given (nothing added but Content-Length). */
 async function raw(method: string, target: string, headers: Array<[string, string]>, body?: unknown): Promise<Answer> {
@@ -36,14 +40,22 @@ async function raw(method: string, target: string, headers: Array<[string, strin
   if (body !== undefined) h.push(['Content-Type', 'application/json']);
   const a = await rawExchange(running.port, buildRequest(method, target, h, text), { timeoutMs: 40_000 });
   let parsed: R;
-  try { parsed = JSON.parse(a.body.toString('utf8')); } catch { parsed = undefined; }
+  try {
+    parsed = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
   return { status: a.status, body: parsed, head: a.head };
 }
 
 const local = (): Array<[string, string]> => [['Host', `127.0.0.1:${running.port}`]];
 /** What `tailscale serve` sends on: the public Host and its headers. */
 const front = (extra: Array<[string, string]> = []): Array<[string, string]> => [
-  ['Host', PUBLIC_HOST], ['X-Forwarded-For', '100.101.102.103'], ['X-Forwarded-Proto', 'https'], ['Tailscale-User-Login', 'me@example.com'], ...extra,
+  ['Host', PUBLIC_HOST],
+  ['X-Forwarded-For', '100.101.102.103'],
+  ['X-Forwarded-Proto', 'https'],
+  ['Tailscale-User-Login', 'me@example.com'],
+  ...extra,
 ];
 const bearer = (t: string): [string, string] => ['Authorization', `Bearer ${t}`];
 
@@ -62,7 +74,11 @@ async function pair(name: string, scope: 'approvals' | 'full' = 'approvals'): Pr
   const code = start.url.split('#')[1];
   const claim = await raw('POST', '/api/device/pair/claim', front(), { code, device_name: 'Android phone' });
   assert.equal(claim.status, 200, JSON.stringify(claim.body));
-  const waiting = raw('POST', '/api/device/pair/wait', front(), { pairing_id: claim.body.value.pairing_id, claim_secret: claim.body.value.claim_secret, wait_secs: 20 });
+  const waiting = raw('POST', '/api/device/pair/wait', front(), {
+    pairing_id: claim.body.value.pairing_id,
+    claim_secret: claim.body.value.claim_secret,
+    wait_secs: 20,
+  });
   await ownerOk('devices.pair_confirm', { pairing_id: claim.body.value.pairing_id, phrase: claim.body.value.phrase });
   const got = await waiting;
   assert.equal(got.status, 200, JSON.stringify(got.body));
@@ -71,7 +87,13 @@ async function pair(name: string, scope: 'approvals' | 'full' = 'approvals'): Pr
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-phone-'));
-  running = await startHub({ dataDir: dir, port: 0, now: () => Date.now() + skew, dailyBackups: 0, deviceLimits: { claimsPerMinute: 100, failuresPerMinute: 30 } });
+  running = await startHub({
+    dataDir: dir,
+    port: 0,
+    now: () => Date.now() + skew,
+    dailyBackups: 0,
+    deviceLimits: { claimsPerMinute: 100, failuresPerMinute: 30 },
+  });
   ownerToken = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8')).owner_token;
   await ownerOk('phone.set', { public_url: `${PUBLIC}/` });
 });
@@ -99,11 +121,16 @@ describe('the HTTPS front: Host, Origin, front headers, Funnel', () => {
   test('a forged Origin gets 403, through the front and on loopback', async () => {
     const a = await raw('POST', '/api/owner/hub.info', front([['Origin', 'https://evil.example.com']]), {});
     assert.equal(a.status, 403);
-    const b = await raw('POST', '/api/owner/hub.info', [...local(), bearer(ownerToken), ['Origin', 'https://laptop.tail1234.ts.net.evil.com']], {});
+    const b = await raw(
+      'POST',
+      '/api/owner/hub.info',
+      [...local(), bearer(ownerToken), ['Origin', 'https://laptop.tail1234.ts.net.evil.com']],
+      {},
+    );
     assert.equal(b.status, 403);
   });
 
-  test('the front\'s headers without a device credential get 401 (with the pairing step); the owner\'s token does not help', async () => {
+  test("the front's headers without a device credential get 401 (with the pairing step); the owner's token does not help", async () => {
     const a = await raw('POST', '/api/owner/requests.list', front(), {});
     assert.equal(a.status, 401);
     assert.match(a.body.error.next_step, /Settings → Phone/);
@@ -139,17 +166,29 @@ describe('the HTTPS front: Host, Origin, front headers, Funnel', () => {
 
   test('the listening socket is 127.0.0.1 only', async () => {
     // RunningHub has no server handle; the port answers on loopback and nowhere else.
-    const addrs = Object.values(os.networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4' && !i.internal).map((i) => i!.address);
+    const addrs = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((i) => i && i.family === 'IPv4' && !i.internal)
+      .map((i) => i!.address);
     const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(running.port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      const s = net.connect(running.port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     assert.ok(ok, 'loopback connects');
     for (const addr of addrs) {
       const refused = await new Promise<string>((resolve) => {
-        const s = net.connect(running.port, addr, () => { s.destroy(); resolve('connected'); });
+        const s = net.connect(running.port, addr, () => {
+          s.destroy();
+          resolve('connected');
+        });
         s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-        s.setTimeout(3000, () => { s.destroy(); resolve('timeout'); });
+        s.setTimeout(3000, () => {
+          s.destroy();
+          resolve('timeout');
+        });
       });
       assert.notEqual(refused, 'connected', `${addr}:${running.port} must not accept connections`);
     }
@@ -182,13 +221,21 @@ describe('pairing', () => {
     const got = await raw('POST', '/api/device/pair/wait', front(), w);
     assert.equal(got.status, 200);
     assert.match(got.body.value.device_token, /^pd_[A-Za-z0-9_-]{43}$/);
-    assert.equal(got.body.value.device.name, 'Once phone', 'the owner\'s name wins');
+    assert.equal(got.body.value.device.name, 'Once phone', "the owner's name wins");
     const again = await raw('POST', '/api/device/pair/wait', front(), w);
     assert.equal(again.status, 410, 'the credential is handed out once');
     const me = await raw('GET', '/api/device/me', front([bearer(got.body.value.device_token)]));
     assert.equal(me.status, 200);
     assert.equal(me.body.value.device.scope, 'approvals');
-    assert.deepEqual(me.body.value.allowed_actions, ['hub.info', 'hub.storage', 'requests.list', 'requests.decide', 'cards.answer', 'handoffs.list', 'handoffs.hand_back']);
+    assert.deepEqual(me.body.value.allowed_actions, [
+      'hub.info',
+      'hub.storage',
+      'requests.list',
+      'requests.decide',
+      'cards.answer',
+      'handoffs.list',
+      'handoffs.hand_back',
+    ]);
   });
 
   test('an unknown code is 404; a code expires after 5 minutes (410), and so does a claimed pairing not confirmed in time', async () => {
@@ -204,7 +251,10 @@ describe('pairing', () => {
       assert.equal((await ownerOk('devices.pair_status', { pairing_id: s1.pairing.pairing_id })).pairing.state, 'expired');
       const conf = await ownerCall('devices.pair_confirm', { pairing_id: c2.body.value.pairing_id });
       assert.notEqual(conf.status, 200, 'an expired pairing cannot be confirmed');
-      const w = await raw('POST', '/api/device/pair/wait', front(), { pairing_id: c2.body.value.pairing_id, claim_secret: c2.body.value.claim_secret });
+      const w = await raw('POST', '/api/device/pair/wait', front(), {
+        pairing_id: c2.body.value.pairing_id,
+        claim_secret: c2.body.value.claim_secret,
+      });
       assert.equal(w.status, 410);
     } finally {
       skew -= PAIRING_TTL_MS + 1000;
@@ -218,7 +268,8 @@ describe('pairing', () => {
     const id = c.body.value.pairing_id;
     const waits = Array.from({ length: 8 }, () => ownerCall('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 30 }));
     let refused: Answer | undefined;
-    for (let i = 0; i < 100 && !refused; i++) { // the 8 waits arrive in their own time: probe until they all wait
+    for (let i = 0; i < 100 && !refused; i++) {
+      // the 8 waits arrive in their own time: probe until they all wait
       const probe = await ownerCall('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 1 });
       if (probe.status !== 200) refused = probe;
     }
@@ -230,10 +281,14 @@ describe('pairing', () => {
       assert.equal(w.status, 200);
       assert.equal(w.body.value.pairing.state, 'cancelled', 'each wait answers with the new state');
     }
-    assert.equal((await ownerOk('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 1 })).pairing.state, 'cancelled', 'the waits are gone: a new call is answered');
+    assert.equal(
+      (await ownerOk('devices.pair_status', { pairing_id: id, state: 'claimed', wait_secs: 1 })).pairing.state,
+      'cancelled',
+      'the waits are gone: a new call is answered',
+    );
   });
 
-  test('a cancelled pairing\'s code is 410; pair_start needs the public URL', async () => {
+  test("a cancelled pairing's code is 410; pair_start needs the public URL", async () => {
     const s = await ownerOk('devices.pair_start', {});
     await ownerOk('devices.pair_cancel', { pairing_id: s.pairing.pairing_id });
     assert.equal((await raw('POST', '/api/device/pair/claim', front(), { code: s.url.split('#')[1] })).status, 410);
@@ -258,13 +313,19 @@ describe('scopes, revocation and the audit list', () => {
   });
   after(async () => agent?.close());
 
-  test('an approvals-only device cannot read conversations, send, open files or manage agents (403), but decides a real agent\'s request and hands back', async () => {
+  test("an approvals-only device cannot read conversations, send, open files or manage agents (403), but decides a real agent's request and hands back", async () => {
     const { token, device } = await pair('Approvals phone');
     const call = (action: string, input: unknown = {}) => raw('POST', `/api/owner/${action}`, front([bearer(token)]), input);
     for (const [action, input] of [
-      ['conversations.list', {}], ['conversations.history', { conv_id: conv }], ['messages.send', { conv_id: conv, text: 'hi' }],
-      ['files.url', { file_id: 'f_0123456789abcdef' }], ['agents.list', {}], ['agents.add', { name: 'x' }], ['phone.set', { public_url: null }],
-      ['devices.list', {}], ['devices.pair_start', {}],
+      ['conversations.list', {}],
+      ['conversations.history', { conv_id: conv }],
+      ['messages.send', { conv_id: conv, text: 'hi' }],
+      ['files.url', { file_id: 'f_0123456789abcdef' }],
+      ['agents.list', {}],
+      ['agents.add', { name: 'x' }],
+      ['phone.set', { public_url: null }],
+      ['devices.list', {}],
+      ['devices.pair_start', {}],
     ] as const) {
       const r = await call(action, input);
       assert.equal(r.status, 403, `${action} is refused for an approvals device: ${JSON.stringify(r.body)}`);
@@ -300,7 +361,15 @@ describe('scopes, revocation and the audit list', () => {
     const http = await import('node:http');
     const got: string[] = [];
     const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const rq = http.request({ host: '127.0.0.1', port: running.port, path: '/api/owner/events', headers: { Host: PUBLIC_HOST, 'X-Forwarded-For': '100.64.0.2', Authorization: `Bearer ${token}` } }, resolve);
+      const rq = http.request(
+        {
+          host: '127.0.0.1',
+          port: running.port,
+          path: '/api/owner/events',
+          headers: { Host: PUBLIC_HOST, 'X-Forwarded-For': '100.64.0.2', Authorization: `Bearer ${token}` },
+        },
+        resolve,
+      );
       rq.on('error', reject);
       rq.end();
     });
@@ -312,20 +381,28 @@ describe('scopes, revocation and the audit list', () => {
     while (!got.join('').includes(req.request_id) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     res.destroy();
     const text = got.join('');
-    assert.ok(text.includes(req.request_id), 'the request reached the phone\'s stream');
+    assert.ok(text.includes(req.request_id), "the request reached the phone's stream");
     assert.ok(!text.includes('a plain chat line'), 'a plain message did not');
   });
 
   test('revoking a device kills its credential (401 after) and deletes its push subscription row', async () => {
     const { token, device } = await pair('Revoked phone');
     assert.equal((await raw('POST', '/api/owner/requests.list', front([bearer(token)]), {})).status, 200);
-    sql(running.hub.db, 'INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(device.id, 'https://push.example.com/x', 'p', 'a', Date.now());
+    sql(running.hub.db, 'INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      device.id,
+      'https://push.example.com/x',
+      'p',
+      'a',
+      Date.now(),
+    );
     assert.equal((await ownerOk('devices.list')).devices.find((d: R) => d.id === device.id).push, true);
     const rev = await ownerOk('devices.revoke', { device_id: device.id });
     assert.equal(rev.device.revoked, true);
     assert.equal(rev.device.push, false);
-    assert.equal(sql<{ n: number }>(running.hub.db, 'SELECT COUNT(*) AS n FROM push_subscriptions WHERE device_id = ?').get(device.id)!.n, 0);
+    assert.equal(
+      sql<{ n: number }>(running.hub.db, 'SELECT COUNT(*) AS n FROM push_subscriptions WHERE device_id = ?').get(device.id)!.n,
+      0,
+    );
     assert.equal((await raw('POST', '/api/owner/requests.list', front([bearer(token)]), {})).status, 401);
     assert.equal((await raw('GET', '/api/device/me', front([bearer(token)]))).status, 401);
   });
@@ -342,7 +419,14 @@ describe('scopes, revocation and the audit list', () => {
 
 describe('bad input: a clear 400 that changes nothing', () => {
   test('phone.set refuses a bad public URL or ntfy setting and keeps the old one', async () => {
-    for (const bad of ['ftp://x.example', 'https://x.example/path', 'https://x.example/?q=1', 'https://x.example/#f', 'not a url', 'https://user:pw@x.example']) {
+    for (const bad of [
+      'ftp://x.example',
+      'https://x.example/path',
+      'https://x.example/?q=1',
+      'https://x.example/#f',
+      'not a url',
+      'https://user:pw@x.example',
+    ]) {
       const r = await ownerCall('phone.set', { public_url: bad });
       assert.equal(r.status, 400, bad);
       assert.equal(r.body.error.code, 'invalid_argument');
@@ -372,7 +456,10 @@ describe('bad input: a clear 400 that changes nothing', () => {
   });
 
   test('the device door refuses bad input with 400 (or 405/404) and changes nothing', async () => {
-    const pairingsBefore = sql<{ n: number }>(running.hub.db, 'SELECT COUNT(*) AS n FROM device_pairings WHERE claimed_at IS NOT NULL').get()!.n;
+    const pairingsBefore = sql<{ n: number }>(
+      running.hub.db,
+      'SELECT COUNT(*) AS n FROM device_pairings WHERE claimed_at IS NOT NULL',
+    ).get()!.n;
     const cases: Array<[string, string, unknown, number]> = [
       ['POST', '/api/device/pair/claim', 'not json', 400],
       ['POST', '/api/device/pair/claim', [], 400],
@@ -393,7 +480,10 @@ describe('bad input: a clear 400 that changes nothing', () => {
       assert.ok(r.body?.error?.code && r.body.error.message && r.body.error.next_step, `${p}: a clear error body`);
     }
     assert.equal((await raw('GET', '/api/device/me', front([bearer('pd_not-a-real-one')]))).status, 401);
-    const pairingsAfter = sql<{ n: number }>(running.hub.db, 'SELECT COUNT(*) AS n FROM device_pairings WHERE claimed_at IS NOT NULL').get()!.n;
+    const pairingsAfter = sql<{ n: number }>(
+      running.hub.db,
+      'SELECT COUNT(*) AS n FROM device_pairings WHERE claimed_at IS NOT NULL',
+    ).get()!.n;
     assert.equal(pairingsAfter, pairingsBefore);
   });
 });

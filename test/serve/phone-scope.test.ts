@@ -21,7 +21,20 @@ type R = any;
 
 const PUBLIC = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = 'laptop.tail1234.ts.net';
-const CARD = { title: 'Release', blocks: [{ type: 'text', text: 'Ship 2.1?' }, { type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes' }, { id: 'no', label: 'No' }] }] };
+const CARD = {
+  title: 'Release',
+  blocks: [
+    { type: 'text', text: 'Ship 2.1?' },
+    {
+      type: 'buttons',
+      id: 'go',
+      options: [
+        { id: 'yes', label: 'Yes' },
+        { id: 'no', label: 'No' },
+      ],
+    },
+  ],
+};
 
 let running: RunningHub;
 let dir: string;
@@ -31,7 +44,10 @@ let helperName: string;
 let dm: string; // the agent's direct conversation with the owner
 let group: string; // a group of the agent, another agent and the owner
 
-interface Answer { status: number | null; body: R }
+interface Answer {
+  status: number | null;
+  body: R;
+}
 
 async function raw(method: string, target: string, headers: Array<[string, string]>, body?: unknown): Promise<Answer> {
   const text = body === undefined ? '' : JSON.stringify(body);
@@ -39,12 +55,20 @@ async function raw(method: string, target: string, headers: Array<[string, strin
   if (body !== undefined) h.push(['Content-Type', 'application/json']);
   const a = await rawExchange(running.port, buildRequest(method, target, h, text), { timeoutMs: 40_000 });
   let parsed: R;
-  try { parsed = JSON.parse(a.body.toString('utf8')); } catch { parsed = undefined; }
+  try {
+    parsed = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
   return { status: a.status, body: parsed };
 }
 
 const front = (extra: Array<[string, string]> = []): Array<[string, string]> => [
-  ['Host', PUBLIC_HOST], ['X-Forwarded-For', '100.101.102.103'], ['X-Forwarded-Proto', 'https'], ['Tailscale-User-Login', 'me@example.com'], ...extra,
+  ['Host', PUBLIC_HOST],
+  ['X-Forwarded-For', '100.101.102.103'],
+  ['X-Forwarded-Proto', 'https'],
+  ['Tailscale-User-Login', 'me@example.com'],
+  ...extra,
 ];
 const bearer = (t: string): [string, string] => ['Authorization', `Bearer ${t}`];
 
@@ -59,7 +83,11 @@ async function pair(name: string, scope: 'approvals' | 'full' = 'approvals'): Pr
   const start = await ownerOk('devices.pair_start', { name, scope });
   const claim = await raw('POST', '/api/device/pair/claim', front(), { code: start.url.split('#')[1], device_name: 'Android phone' });
   assert.equal(claim.status, 200, JSON.stringify(claim.body));
-  const waiting = raw('POST', '/api/device/pair/wait', front(), { pairing_id: claim.body.value.pairing_id, claim_secret: claim.body.value.claim_secret, wait_secs: 20 });
+  const waiting = raw('POST', '/api/device/pair/wait', front(), {
+    pairing_id: claim.body.value.pairing_id,
+    claim_secret: claim.body.value.claim_secret,
+    wait_secs: 20,
+  });
   await ownerOk('devices.pair_confirm', { pairing_id: claim.body.value.pairing_id, phrase: claim.body.value.phrase });
   const got = await waiting;
   assert.equal(got.status, 200, JSON.stringify(got.body));
@@ -67,7 +95,8 @@ async function pair(name: string, scope: 'approvals' | 'full' = 'approvals'): Pr
 }
 
 /** An owner action called by a device through the front. */
-const deviceCall = (token: string, action: string, input: unknown = {}) => raw('POST', `/api/owner/${action}`, front([bearer(token)]), input);
+const deviceCall = (token: string, action: string, input: unknown = {}) =>
+  raw('POST', `/api/owner/${action}`, front([bearer(token)]), input);
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-phone-scope-'));
@@ -88,7 +117,7 @@ after(async () => {
 });
 
 describe('cards.answer with an approvals-scope device', () => {
-  test('a card the agent sends in its direct conversation with the owner is answered from the phone; the response is the owner\'s', async () => {
+  test("a card the agent sends in its direct conversation with the owner is answered from the phone; the response is the owner's", async () => {
     const token = await pair('Card phone');
     const card = await agent.ok('send_card', { conv_id: dm, text: 'Ship release 2.1?', card: CARD });
     const r = await deviceCall(token, 'cards.answer', { msg_id: card.msg_id, block_id: 'go', value: 'yes' });
@@ -134,7 +163,15 @@ describe('the live event stream of an approvals device', () => {
 
     const chunks: string[] = [];
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const rq = http.request({ host: '127.0.0.1', port: running.port, path: '/api/owner/events', headers: { Host: PUBLIC_HOST, 'X-Forwarded-For': '100.64.0.2', Authorization: `Bearer ${token}` } }, resolve);
+      const rq = http.request(
+        {
+          host: '127.0.0.1',
+          port: running.port,
+          path: '/api/owner/events',
+          headers: { Host: PUBLIC_HOST, 'X-Forwarded-For': '100.64.0.2', Authorization: `Bearer ${token}` },
+        },
+        resolve,
+      );
       rq.on('error', reject);
       rq.end();
     });
@@ -160,14 +197,23 @@ describe('the live event stream of an approvals device', () => {
       while (!chunks.join('').includes(sentinel.request_id) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
       const text = chunks.join('');
       assert.ok(text.includes(sentinel.request_id), 'the stream delivered (sentinel request arrived)');
-      const items = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as R);
-      assert.ok(items.some((i) => i.kind === 'hub'), 'hub status items arrive');
-      assert.ok(items.every((i) => i.kind === 'hub' || i.kind === 'event'), `only hub and event items: ${[...new Set(items.map((i) => i.kind))].join(', ')}`);
+      const items = text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => JSON.parse(l.slice(6)) as R);
+      assert.ok(
+        items.some((i) => i.kind === 'hub'),
+        'hub status items arrive',
+      );
+      assert.ok(
+        items.every((i) => i.kind === 'hub' || i.kind === 'event'),
+        `only hub and event items: ${[...new Set(items.map((i) => i.kind))].join(', ')}`,
+      );
       // Arrived.
       assert.ok(text.includes(req.request_id), 'the request');
       assert.ok(text.includes('REQUEST-TITLE'));
       assert.ok(text.includes('HANDOFF-TO-OWNER'), 'the handoff to the owner');
-      assert.ok(text.includes(dmCard.msg_id) && text.includes('DM-CARD-TEXT'), 'the card in the owner\'s direct conversation');
+      assert.ok(text.includes(dmCard.msg_id) && text.includes('DM-CARD-TEXT'), "the card in the owner's direct conversation");
       // Did not arrive.
       assert.ok(!text.includes('PLAIN-DM-LINE'), 'a plain message in the direct conversation');
       assert.ok(!text.includes('PLAIN-GROUP-LINE'), 'a plain message in a group');
@@ -177,12 +223,14 @@ describe('the live event stream of an approvals device', () => {
 
       // The live fleet (agents, usage) is not the approvals inbox: the hub publishes it, the phone does not get it.
       let published = false;
-      const unsubscribe = running.hub.bus.subscribe((item) => { if (item.kind === 'hub' && 'fleet' in item.value) published = true; });
+      const unsubscribe = running.hub.bus.subscribe((item) => {
+        if (item.kind === 'hub' && 'fleet' in item.value) published = true;
+      });
       try {
         await agent.ok('progress', { conv_id: dm, kind: 'step', text: 'counted', data: { usage: { cost_usd: 0.01 } } });
         const until = Date.now() + 10_000;
         while (!published && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-        assert.ok(published, 'the hub published the fleet while the phone\'s stream was open');
+        assert.ok(published, "the hub published the fleet while the phone's stream was open");
       } finally {
         unsubscribe();
       }
@@ -200,7 +248,18 @@ describe('the live event stream of an approvals device', () => {
 /** A second person in the hub, written straight into the store: no door makes one today (the owner is the only person). */
 function addPerson(name: string): string {
   const id = `u_${'b0b'.padEnd(16, '0')}`;
-  insertUser(running.hub.db, { id, kind: 'human', name, description: 'Another person', created_at: Date.now(), key_hash: null, key_hint: null, config: '{}', config_version: 1, inbox_id: null });
+  insertUser(running.hub.db, {
+    id,
+    kind: 'human',
+    name,
+    description: 'Another person',
+    created_at: Date.now(),
+    key_hash: null,
+    key_hint: null,
+    config: '{}',
+    config_version: 1,
+    inbox_id: null,
+  });
   return id;
 }
 
@@ -216,13 +275,19 @@ describe('handoffs.list and hand_back with an approvals device', () => {
     const phone = await deviceCall(token, 'handoffs.list');
     assert.equal(phone.status, 200);
     const seen = phone.body.value.handoffs as R[];
-    assert.ok(seen.some((h) => h.conv_id === toOwner.conv_id), 'the owner\'s handoff is listed');
+    assert.ok(
+      seen.some((h) => h.conv_id === toOwner.conv_id),
+      "the owner's handoff is listed",
+    );
     assert.ok(!seen.some((h) => h.conv_id === toBob.conv_id), 'a handoff to bob is not');
     assert.ok(seen.every((h) => h.to.id === running.hub.ownerId));
     const refused = await deviceCall(token, 'handoffs.hand_back', { conv_id: toBob.conv_id, note: 'from the phone' });
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.equal(refused.body.error.code, 'forbidden');
-    assert.ok(((await ownerOk('handoffs.list')).handoffs as R[]).some((h) => h.conv_id === toBob.conv_id), 'bob\'s handoff is still active');
+    assert.ok(
+      ((await ownerOk('handoffs.list')).handoffs as R[]).some((h) => h.conv_id === toBob.conv_id),
+      "bob's handoff is still active",
+    );
     // A full-scope device sees everything, like the laptop.
     const full = await pair('Full handoff phone', 'full');
     const fullList = await deviceCall(full, 'handoffs.list');

@@ -8,13 +8,24 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../src/shared/features/devices';
 import { ownerOk, runtimeInfo, useSharedServe, type AgentClient } from '../support/serve-harness';
-import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, type PushEndpoint, pairDeviceOnFile } from '../support/push-endpoint';
+import {
+  decryptPush,
+  makeSubscriptionKeys,
+  PUSH_TEST_ENV,
+  startPushEndpoint,
+  type PushEndpoint,
+  pairDeviceOnFile,
+} from '../support/push-endpoint';
 
 const served = useSharedServe({ env: { ...PUSH_TEST_ENV } });
 
 let endpoint: PushEndpoint;
-before(async () => { endpoint = await startPushEndpoint(); });
-after(async () => { await endpoint?.close(); });
+before(async () => {
+  endpoint = await startPushEndpoint();
+});
+after(async () => {
+  await endpoint?.close();
+});
 
 /** Pairs a device on the hub's own file (another connection: done before the hub learns there are no targets). */
 const pairDevice = (name: string) => pairDeviceOnFile(served.dataDir, name);
@@ -50,7 +61,11 @@ describe('push targets set up while the hub runs are used at once', () => {
     await subscribe(dev, { p256dh: keys.p256dh, auth: keys.auth });
     const req = await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Push me at once?' });
     const raw = await endpoint.next(`/push/${dev.id}`, (p) => {
-      try { return JSON.parse(decryptPush(p.body, keys)).tag === req.request_id; } catch { return false; }
+      try {
+        return JSON.parse(decryptPush(p.body, keys)).tag === req.request_id;
+      } catch {
+        return false;
+      }
     });
     assert.equal(JSON.parse(decryptPush(raw.body, keys)).title, 'Push me at once?');
   });
@@ -69,10 +84,13 @@ describe('push targets set up while the hub runs are used at once', () => {
     const got: any[] = [];
     const ntfy = http.createServer((req, res) => {
       let body = '';
-      req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
-        got.push(JSON.parse(body));
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-      });
+      req
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => {
+          got.push(JSON.parse(body));
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+        });
     });
     await new Promise<void>((r) => ntfy.listen(0, '127.0.0.1', r));
     try {
@@ -81,7 +99,10 @@ describe('push targets set up while the hub runs are used at once', () => {
       await agent.ok('request_human', { conv_id: conv, kind: 'approve', title: 'Ntfy me at once?' });
       const deadline = Date.now() + 10_000;
       while (!got.some((b) => b.title === 'Ntfy me at once?') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(got.some((b) => b.topic === 'perch-late-topic' && b.title === 'Ntfy me at once?'), `ntfy got: ${JSON.stringify(got)}`);
+      assert.ok(
+        got.some((b) => b.topic === 'perch-late-topic' && b.title === 'Ntfy me at once?'),
+        `ntfy got: ${JSON.stringify(got)}`,
+      );
     } finally {
       await ownerOk(served, 'phone.set', { ntfy: null });
       await new Promise<void>((r) => ntfy.close(() => r()));

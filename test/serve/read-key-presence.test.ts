@@ -20,7 +20,7 @@ const served = useSharedServe();
 const NO_PRESENCE = { seen_at: null, connected_since: null, active_at: null, busy_since: null };
 
 describe('a read-only key is not the agent', () => {
-  test('a read key\'s calls and its waiting get_updates leave the agent offline, not waiting, with no session seen; a key that may write counts', async () => {
+  test("a read key's calls and its waiting get_updates leave the agent offline, not waiting, with no session seen; a key that may write counts", async () => {
     const agent = await addAgent(served.dataDir, uniqueName('watched')); // never connected with its own key
     const issued = await ownerOk(served, 'agents.add_key', { agent: agent.name, name: 'dashboard', scopes: ['read'] });
     const reader = await connect('v1', served.mcpUrl, { ...agent, key: issued.secret });
@@ -31,16 +31,20 @@ describe('a read-only key is not the agent', () => {
     await reader.ok('list_conversations', {});
     await reader.ok('whoami', { instance: 'laptop-repo' });
     const waiting = reader.ok('get_updates', { wait_secs: 3 });
-    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls >= 1, 10_000, 'the reader\'s call to wait');
+    await eventually(async () => (await ownerOk(served, 'hub.info')).waiting_calls >= 1, 10_000, "the reader's call to wait");
     const during = await listed();
     assert.equal(during.waiting, false, 'the agent is not listening: only its read key waits');
-    assert.deepEqual(during.presence, NO_PRESENCE, 'the agent never connected: its read key\'s calls are not its presence');
+    assert.deepEqual(during.presence, NO_PRESENCE, "the agent never connected: its read key's calls are not its presence");
     await waiting;
     assert.deepEqual((await listed()).presence, NO_PRESENCE, 'nor when the wait ended');
     const who = await reader.ok('whoami', {});
-    assert.deepEqual(who.instances, [], 'the instance the read key named is no sighting of the agent\'s session');
+    assert.deepEqual(who.instances, [], "the instance the read key named is no sighting of the agent's session");
     // Nor can it report the agent's harness session (working, waiting for its user) at the hook door.
-    const hook = await rawPost(served.mcpUrl.replace(/\/mcp$/, '/hook'), issued.secret, { event: 'notification', harness: 'claude-code', message: 'Claude needs your permission' });
+    const hook = await rawPost(served.mcpUrl.replace(/\/mcp$/, '/hook'), issued.secret, {
+      event: 'notification',
+      harness: 'claude-code',
+      message: 'Claude needs your permission',
+    });
     assert.equal(hook.status, 403, hook.text);
     assert.equal(hook.json.error.code, 'forbidden');
     const still = await listed();
@@ -55,11 +59,14 @@ describe('a read-only key is not the agent', () => {
     await second.ok('get_updates', { instance: 'laptop-repo' });
     const after = (await listed()).presence;
     assert.ok(after.seen_at >= t0 && after.connected_since >= t0, `a writing key is the agent: ${JSON.stringify(after)}`);
-    assert.deepEqual((await second.ok('whoami', {})).instances.map((i: R) => i.name), ['laptop-repo']);
+    assert.deepEqual(
+      (await second.ok('whoami', {})).instances.map((i: R) => i.name),
+      ['laptop-repo'],
+    );
   });
 });
 
-test('a wake while only a read key waits is unheard (the agent\'s wake run would start), and the read key still gets the event', async () => {
+test("a wake while only a read key waits is unheard (the agent's wake run would start), and the read key still gets the event", async () => {
   await withHub(async (t) => {
     const { hub } = t;
     const a = t.agent('sleeper');

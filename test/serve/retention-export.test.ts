@@ -50,7 +50,11 @@ test('with export first, a pass writes the archive of what it deletes before del
     const h = await history(t, clock);
     await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
     const plan = await owner(t, 'retention.dry_run');
-    assert.equal(plan.export_to, path.join(dir, `perch-retention-${new Date(T0).toISOString().replace(/[:.]/g, '-')}.tar.gz`), 'the dry run names the archive it would write');
+    assert.equal(
+      plan.export_to,
+      path.join(dir, `perch-retention-${new Date(T0).toISOString().replace(/[:.]/g, '-')}.tar.gz`),
+      'the dry run names the archive it would write',
+    );
     assert.equal(fs.readdirSync(dir).length, 0, 'the dry run writes nothing');
     const tally = await t.hub.services.retention.runNow();
     assert.equal(tally.messages, 5, 'the five old messages are deleted');
@@ -60,11 +64,18 @@ test('with export first, a pass writes the archive of what it deletes before del
     const files = fs.readdirSync(dir);
     assert.deepEqual(files, [path.basename(plan.export_to)], 'one archive, named as the dry run said');
     const archived: Array<Record<string, unknown>> = [];
-    const manifest = await walkExport(path.join(dir, files[0]), { row: (k, row) => { if (k.name === 'messages') archived.push(row); } });
+    const manifest = await walkExport(path.join(dir, files[0]), {
+      row: (k, row) => {
+        if (k.name === 'messages') archived.push(row);
+      },
+    });
     assert.deepEqual(manifest.scope.conversations, [h.conv], 'the archive holds the conversation deleted from');
     const inArchive = new Set(archived.map((r) => r.id));
     for (const id of h.old) assert.ok(inArchive.has(id), 'every deleted message is in the archive');
-    assert.ok(archived.some((r) => r.text === 'old heron note 3'), 'with its text');
+    assert.ok(
+      archived.some((r) => r.text === 'old heron note 3'),
+      'with its text',
+    );
     assert.ok(inArchive.has(h.recent), 'the conversation is exported whole');
     const status = await owner(t, 'retention.get');
     assert.equal(status.export_dir, dir);
@@ -76,7 +87,7 @@ test('with export first, a pass writes the archive of what it deletes before del
   });
 });
 
-test('export first never writes through a symlink planted at its predictable names (the archive\'s .partial): the victim is unchanged', async () => {
+test("export first never writes through a symlink planted at its predictable names (the archive's .partial): the victim is unchanged", async () => {
   await withHubAndExportDir(async ({ t, clock, dir }) => {
     await history(t, clock);
     await owner(t, 'retention.set', { keep_days: 30, export_dir: dir });
@@ -89,7 +100,11 @@ test('export first never writes through a symlink planted at its predictable nam
       assert.equal((await t.hub.services.retention.runNow()).messages, 5, 'the pass exported and deleted');
       assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the symlink target is unchanged');
       assert.ok(fs.lstatSync(plan.export_to).isFile(), 'the archive is a file of its own');
-      assert.deepEqual(fs.readdirSync(dir).sort(), [path.basename(plan.export_to), `${path.basename(plan.export_to)}.partial`].sort(), 'no staging folder is left; the planted link is left as it was');
+      assert.deepEqual(
+        fs.readdirSync(dir).sort(),
+        [path.basename(plan.export_to), `${path.basename(plan.export_to)}.partial`].sort(),
+        'no staging folder is left; the planted link is left as it was',
+      );
     } finally {
       fs.rmSync(victimDir, { recursive: true, force: true });
     }
@@ -107,7 +122,11 @@ test('when the export fails, the pass deletes nothing, reports the error and tri
     assert.equal(tally.messages, 0, 'the pass deleted nothing');
     assert.deepEqual(messageIds(t), before, 'every message is still there');
     const status = await owner(t, 'retention.get');
-    assert.match(status.export_error?.message ?? '', /could not export to .*nothing was deleted/, 'retention.get reports the failed export');
+    assert.match(
+      status.export_error?.message ?? '',
+      /could not export to .*nothing was deleted/,
+      'retention.get reports the failed export',
+    );
     // The folder is back: the next pass exports, then deletes.
     fs.rmSync(dir);
     fs.mkdirSync(dir);
@@ -123,7 +142,12 @@ test('a bad export folder is refused with a clear error and changes nothing; off
     await owner(t, 'retention.set', { keep_days: 30 });
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, 'x');
-    const refused = (input: unknown, pattern: RegExp) => assert.rejects(owner(t, 'retention.set', input), (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && pattern.test(e.message), String(pattern));
+    const refused = (input: unknown, pattern: RegExp) =>
+      assert.rejects(
+        owner(t, 'retention.set', input),
+        (e: unknown) => isHubError(e) && e.code === 'invalid_argument' && pattern.test(e.message),
+        String(pattern),
+      );
     const before = await owner(t, 'retention.get');
     await refused({ export_dir: 'relative/dir' }, /absolute path/);
     await refused({ export_dir: file }, /not a folder/);
@@ -140,36 +164,54 @@ test('a bad export folder is refused with a clear error and changes nothing; off
   });
 });
 
-test('a running perch serve exports before deleting when set with perch retention set --export-first; bad folders are refused', { timeout: 60_000 }, async () => {
-  const { dir, conv } = await dataDirWithOldHistory();
-  const out = tmpDir();
-  const served = await startServe(dir);
-  try {
-    const run = (...args: string[]) => cli([...args, '--data-dir', dir]);
-    const notDir = path.join(out, 'plain-file');
-    fs.writeFileSync(notDir, 'x');
-    for (const [bad, why] of [[notDir, /not a folder/], [path.join(out, 'missing'), /does not exist/]] as const) {
-      const r = run('retention', 'set', '--keep-days', '30', '--export-first', bad);
-      assert.notEqual(r.code, 0, `${bad} is refused`);
-      assert.match(r.stderr, why);
+test(
+  'a running perch serve exports before deleting when set with perch retention set --export-first; bad folders are refused',
+  { timeout: 60_000 },
+  async () => {
+    const { dir, conv } = await dataDirWithOldHistory();
+    const out = tmpDir();
+    const served = await startServe(dir);
+    try {
+      const run = (...args: string[]) => cli([...args, '--data-dir', dir]);
+      const notDir = path.join(out, 'plain-file');
+      fs.writeFileSync(notDir, 'x');
+      for (const [bad, why] of [
+        [notDir, /not a folder/],
+        [path.join(out, 'missing'), /does not exist/],
+      ] as const) {
+        const r = run('retention', 'set', '--keep-days', '30', '--export-first', bad);
+        assert.notEqual(r.code, 0, `${bad} is refused`);
+        assert.match(r.stderr, why);
+      }
+      const shown = JSON.parse(run('retention', '--json').stdout);
+      assert.deepEqual([shown.rules.length, shown.export_dir], [0, null], 'the refused settings changed nothing');
+      const texts = async () =>
+        (await ownerOk(served, 'conversations.history', { conv_id: conv, limit: 100 })).events
+          .filter((e: R) => e.message)
+          .map((e: R) => e.message.text);
+      assert.equal((await texts()).length, 5);
+      const set = run('retention', 'set', '--keep-days', '30', '--export-first', out);
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /Export first: each pass exports what it deletes into/);
+      await eventually(async () => (await texts()).length === 0, 15_000, 'the old messages to go');
+      const archives = fs.readdirSync(out).filter((f) => /^perch-retention-.*\.tar\.gz$/.test(f));
+      assert.equal(archives.length, 1, 'one archive was written');
+      const texted: string[] = [];
+      await walkExport(path.join(out, archives[0]), {
+        row: (k, row) => {
+          if (k.name === 'messages') texted.push(String(row.text));
+        },
+      });
+      assert.deepEqual(
+        texted.sort(),
+        [0, 1, 2, 3, 4].map((i) => `long ago ${i}`),
+        'the archive holds the deleted messages',
+      );
+      assert.match(run('retention').stdout, /Export first: into .*\(last: .*perch-retention-/);
+    } finally {
+      await served.stop();
+      removeDataDir(dir);
+      fs.rmSync(out, { recursive: true, force: true });
     }
-    const shown = JSON.parse(run('retention', '--json').stdout);
-    assert.deepEqual([shown.rules.length, shown.export_dir], [0, null], 'the refused settings changed nothing');
-    const texts = async () => (await ownerOk(served, 'conversations.history', { conv_id: conv, limit: 100 })).events.filter((e: R) => e.message).map((e: R) => e.message.text);
-    assert.equal((await texts()).length, 5);
-    const set = run('retention', 'set', '--keep-days', '30', '--export-first', out);
-    assert.equal(set.code, 0, set.stderr);
-    assert.match(set.stdout, /Export first: each pass exports what it deletes into/);
-    await eventually(async () => (await texts()).length === 0, 15_000, 'the old messages to go');
-    const archives = fs.readdirSync(out).filter((f) => /^perch-retention-.*\.tar\.gz$/.test(f));
-    assert.equal(archives.length, 1, 'one archive was written');
-    const texted: string[] = [];
-    await walkExport(path.join(out, archives[0]), { row: (k, row) => { if (k.name === 'messages') texted.push(String(row.text)); } });
-    assert.deepEqual(texted.sort(), [0, 1, 2, 3, 4].map((i) => `long ago ${i}`), 'the archive holds the deleted messages');
-    assert.match(run('retention').stdout, /Export first: into .*\(last: .*perch-retention-/);
-  } finally {
-    await served.stop();
-    removeDataDir(dir);
-    fs.rmSync(out, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -139,7 +139,7 @@ describe('review mode', () => {
     assert.equal(items.filter((i: R) => i.agent.name === kit.agent.name).length, 0);
   });
 
-  test('cards and files are held too; a sent file can be fetched, a discarded file\'s bytes are deleted', async () => {
+  test("cards and files are held too; a sent file can be fetched, a discarded file's bytes are deleted", async () => {
     const { kit, bob, convId } = await pair();
     const card = { title: 'Ship?', blocks: [{ type: 'buttons', id: 'go', options: [{ id: 'yes', label: 'Yes' }] }] };
     const c = await kit.ok('send_card', { conv_id: convId, text: 'Ship it?', card });
@@ -157,7 +157,10 @@ describe('review mode', () => {
     const sentFile = await ownerOk(served, 'held.send', { held_id: f1.held_id, text: 'A dot.' });
     await ownerOk(served, 'held.discard', { held_id: f2.held_id });
     const ms = await messages(bob, convId);
-    assert.deepEqual(ms.map((m) => m.kind), ['card', 'image']);
+    assert.deepEqual(
+      ms.map((m) => m.kind),
+      ['card', 'image'],
+    );
     assert.deepEqual(ms[0].payload.card, card);
     assert.equal(ms[1].text, 'A dot.');
     assert.equal(ms[1].msg_id, sentFile.msg_id);
@@ -169,8 +172,16 @@ describe('review mode', () => {
 
     const db = new Database(path.join(served.dataDir, 'perch.sqlite'), { readonly: true, fileMustExist: true });
     try {
-      const rows = db.prepare('SELECT id, state, data IS NULL AS gone FROM held_items WHERE id IN (?, ?)').all(f1.held_id, f2.held_id) as R[];
-      assert.deepEqual(rows.map((r) => [r.id, r.state, r.gone]).sort(), [[f1.held_id, 'sent', 1], [f2.held_id, 'discarded', 1]].sort());
+      const rows = db
+        .prepare('SELECT id, state, data IS NULL AS gone FROM held_items WHERE id IN (?, ?)')
+        .all(f1.held_id, f2.held_id) as R[];
+      assert.deepEqual(
+        rows.map((r) => [r.id, r.state, r.gone]).sort(),
+        [
+          [f1.held_id, 'sent', 1],
+          [f2.held_id, 'discarded', 1],
+        ].sort(),
+      );
     } finally {
       db.close();
     }
@@ -197,7 +208,10 @@ describe('review mode', () => {
     const over = await kit.fail('send_message', { conv_id: convId, text: 'third' });
     assert.equal(over.code, 'brake', 'the holds count toward the budget');
     for (const h of [one, two]) assert.equal((await ownerOk(served, 'held.send', { held_id: h.held_id })).state, 'sent');
-    assert.deepEqual((await messages(kit, convId)).map((m) => m.text), ['first', 'second']);
+    assert.deepEqual(
+      (await messages(kit, convId)).map((m) => m.text),
+      ['first', 'second'],
+    );
   });
 
   test('review off: sends go through at once; the CLI turns review on and off', async () => {

@@ -3,7 +3,18 @@
 // (forbidden naming the scope), an expired or revoked key gets 401, and receipts advance as members confirm.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ERAS, ERA_NAME, connect, owner, ownerOk, rawPost, sleep, useSharedServe, type AgentClient, type Era } from '../support/serve-harness';
+import {
+  ERAS,
+  ERA_NAME,
+  connect,
+  owner,
+  ownerOk,
+  rawPost,
+  sleep,
+  useSharedServe,
+  type AgentClient,
+  type Era,
+} from '../support/serve-harness';
 
 type R = Record<string, any>;
 
@@ -61,10 +72,14 @@ for (const era of ERAS) {
       // The unnamed session's place is untouched by both, and a name seen for the first time starts there.
       assert.deepEqual(messageIds(await drain(kit)), [sent.msg_id], 'the unnamed session still receives it');
       const fresh = await drain(kitDesk, { instance: 'fresh window' });
-      assert.deepEqual(messageIds(fresh), [], 'a new name starts at the agent\'s (unnamed) confirmed place');
+      assert.deepEqual(messageIds(fresh), [], "a new name starts at the agent's (unnamed) confirmed place");
       // …not at the head: what the unnamed session has not confirmed yet reaches a new name too.
       const later = await rue.ok('send_message', { conv_id: convId, text: 'unread by the unnamed session', to: [kit.agent.name] });
-      assert.deepEqual(messageIds(await drain(kitDesk, { instance: 'second-fresh' })), [later.msg_id], 'a new name starts at the unnamed confirmed place, not at the head');
+      assert.deepEqual(
+        messageIds(await drain(kitDesk, { instance: 'second-fresh' })),
+        [later.msg_id],
+        'a new name starts at the unnamed confirmed place, not at the head',
+      );
 
       // An ack is bound to its instance: one session's ack does not confirm for a sibling.
       const err = await kitDesk.fail('get_updates', { instance: 'desk', ack: first.ack });
@@ -81,7 +96,12 @@ for (const era of ERAS) {
       await drain(kit, { instance: 'laptop-repo' });
       await drain(kitDesk, { instance: 'desk' });
 
-      const sent = await rue.ok('send_message', { conv_id: convId, text: 'laptop: run the tests', to: [kit.agent.name], to_instance: 'laptop-repo' });
+      const sent = await rue.ok('send_message', {
+        conv_id: convId,
+        text: 'laptop: run the tests',
+        to: [kit.agent.name],
+        to_instance: 'laptop-repo',
+      });
       const atLaptop = (await kit.ok('get_updates', { instance: 'laptop-repo' })).events.find((e: R) => e.message?.msg_id === sent.msg_id);
       const atDesk = (await kitDesk.ok('get_updates', { instance: 'desk' })).events.find((e: R) => e.message?.msg_id === sent.msg_id);
       assert.ok(atLaptop && atDesk, 'both sessions receive it: to_instance is a courtesy, not a filter');
@@ -111,7 +131,7 @@ for (const era of ERAS) {
       const laptop = who.instances.find((i: R) => i.name === 'laptop-repo');
       assert.equal(laptop.note, 'works in ~/src/app');
       assert.equal(typeof laptop.last_seen, 'number');
-      assert.deepEqual(who.scopes, ['read', 'write', 'files', 'state', 'ask'], 'the agent\'s own key has every scope');
+      assert.deepEqual(who.scopes, ['read', 'write', 'files', 'state', 'ask'], "the agent's own key has every scope");
       assert.equal(who.key.expires_at, null);
     });
   });
@@ -124,7 +144,12 @@ describe('scoped keys', () => {
     const d = await rue.ok('open_direct', { user: kit.agent.name });
     const convId = d.conversation.conv_id as string;
     const expiresAt = Date.now() + 3_600_000;
-    const issued = await ownerOk(served, 'agents.add_key', { agent: kit.agent.name, name: 'ci-reader', scopes: ['read'], expires_at: expiresAt });
+    const issued = await ownerOk(served, 'agents.add_key', {
+      agent: kit.agent.name,
+      name: 'ci-reader',
+      scopes: ['read'],
+      expires_at: expiresAt,
+    });
     assert.match(issued.secret, /^perch_/);
     assert.deepEqual(issued.key.scopes, ['read']);
     assert.equal(typeof issued.snippets.claude_code, 'string');
@@ -139,7 +164,10 @@ describe('scoped keys', () => {
 
     await rue.ok('send_message', { conv_id: convId, text: 'hello kit' });
     const updates = await drain(reader);
-    assert.ok(updates.some((e) => e.message?.text === 'hello kit'), 'a read key receives updates');
+    assert.ok(
+      updates.some((e) => e.message?.text === 'hello kit'),
+      'a read key receives updates',
+    );
     assert.equal((await reader.ok('get_history', { conv_id: convId })).conv_id, convId);
 
     const before = (await rue.ok('get_history', { conv_id: convId })).last_seq;
@@ -152,20 +180,34 @@ describe('scoped keys', () => {
     assert.equal((await reader.fail('request_human', { conv_id: convId, kind: 'approve', title: 'x' })).details?.missing_scope, 'ask');
 
     const listed = await ownerOk(served, 'agents.list_keys', { agent: kit.agent.name });
-    assert.deepEqual(listed.keys.map((k: R) => [k.name, k.revoked]), [['ci-reader', false]]);
+    assert.deepEqual(
+      listed.keys.map((k: R) => [k.name, k.revoked]),
+      [['ci-reader', false]],
+    );
     assert.equal(JSON.stringify(listed).includes(issued.secret), false, 'the list never shows the key');
     const revoked = await ownerOk(served, 'agents.revoke_key', { key_id: issued.key.id });
     assert.equal(revoked.key.revoked, true);
-    const after = await rawPost(served.mcpUrl, issued.secret, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const after = await rawPost(
+      served.mcpUrl,
+      issued.secret,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { 'MCP-Protocol-Version': '2025-11-25' },
+    );
     assert.equal(after.status, 401, 'a revoked key gets 401');
-    assert.ok((await kit.ok('whoami', {})).agent, 'the agent\'s own key still works');
+    assert.ok((await kit.ok('whoami', {})).agent, "the agent's own key still works");
   });
 
   test('an expired key gets 401 saying so; bad scopes or a past expiry are refused and issue nothing', async () => {
     const kit = await served.agent('kit');
     const issued = await ownerOk(served, 'agents.add_key', { agent: kit.agent.name, name: 'short', expires_at: Date.now() + 1500 });
     assert.deepEqual(issued.key.scopes, ['read', 'write', 'files', 'state', 'ask'], 'default: every scope');
-    const call = () => rawPost(served.mcpUrl, issued.secret, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const call = () =>
+      rawPost(
+        served.mcpUrl,
+        issued.secret,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { 'MCP-Protocol-Version': '2025-11-25' },
+      );
     assert.equal((await call()).status, 200, 'it works before it expires');
     await sleep(1700);
     const r = await call();
@@ -183,7 +225,7 @@ describe('scoped keys', () => {
 });
 
 describe('a scoped key reads from its own position', () => {
-  test('a read key confirming get_updates moves neither the agent\'s position nor its read receipts; its acks are its own', async () => {
+  test("a read key confirming get_updates moves neither the agent's position nor its read receipts; its acks are its own", async () => {
     const kit = await served.agent('kit');
     const rue = await served.agent('rue');
     const d = await rue.ok('open_direct', { user: kit.agent.name });
@@ -192,7 +234,8 @@ describe('a scoped key reads from its own position', () => {
     const issued = await ownerOk(served, 'agents.add_key', { agent: kit.agent.name, name: 'ci-reader', scopes: ['read'] });
     const reader = await connect('v1', served.mcpUrl, { id: kit.agent.id, name: kit.agent.name, key: issued.secret });
     served.closeAfter(reader);
-    const kitRead = async () => ((await rue.ok('get_history', { conv_id: convId })).reads as R[]).find((r) => r.user.id === kit.agent.id)?.seq ?? 0;
+    const kitRead = async () =>
+      ((await rue.ok('get_history', { conv_id: convId })).reads as R[]).find((r) => r.user.id === kit.agent.id)?.seq ?? 0;
     const readBefore = await kitRead();
 
     const sent = await rue.ok('send_message', { conv_id: convId, text: 'for kit', to: [kit.agent.name] });
@@ -200,14 +243,14 @@ describe('a scoped key reads from its own position', () => {
     assert.deepEqual(messageIds(got.events), [sent.msg_id], 'the read key receives the message');
     const confirmed = await reader.ok('get_updates', { ack: got.ack });
     assert.deepEqual(confirmed.events, [], 'the key confirmed it at its own position');
-    assert.equal(await kitRead(), readBefore, 'no read receipt for kit from the key\'s reads');
+    assert.equal(await kitRead(), readBefore, "no read receipt for kit from the key's reads");
 
     const refused = await kit.fail('get_updates', { ack: got.ack });
-    assert.equal(refused.code, 'invalid_argument', 'the key\'s ack does not confirm the agent\'s position');
+    assert.equal(refused.code, 'invalid_argument', "the key's ack does not confirm the agent's position");
     const main = await kit.ok('get_updates', {});
-    assert.deepEqual(messageIds(main.events), [sent.msg_id], 'the agent\'s own session still receives what the key confirmed');
+    assert.deepEqual(messageIds(main.events), [sent.msg_id], "the agent's own session still receives what the key confirmed");
     await kit.ok('get_updates', { ack: main.ack });
-    assert.ok(await kitRead() >= sent.seq, 'the agent\'s own confirmation is its read receipt');
+    assert.ok((await kitRead()) >= sent.seq, "the agent's own confirmation is its read receipt");
   });
 
   test('whoami with instance_note needs the write scope and is refused while the agent is paused; nothing is written', async () => {
@@ -222,7 +265,11 @@ describe('a scoped key reads from its own position', () => {
     assert.equal(refused.code, 'forbidden');
     assert.equal(refused.details?.missing_scope, 'write');
     assert.equal(await noteOf(), 'first note', 'the read key wrote no note');
-    assert.deepEqual((await reader.ok('whoami', { instance: 'laptop' })).scopes, ['read'], 'whoami without a note still works for a read key');
+    assert.deepEqual(
+      (await reader.ok('whoami', { instance: 'laptop' })).scopes,
+      ['read'],
+      'whoami without a note still works for a read key',
+    );
 
     await ownerOk(served, 'agents.pause', { agent: kit.agent.name, reason: 'lunch' });
     const paused = await kit.fail('whoami', { instance: 'laptop', instance_note: 'while paused' });
@@ -245,7 +292,8 @@ describe('read receipts', () => {
     await drain(kit, { instance: 'laptop-repo' });
     const sent = await rue.ok('send_message', { conv_id: convId, text: 'read me' });
     const readsOf = async (c: AgentClient) => (await c.ok('get_history', { conv_id: convId })).reads as R[];
-    const seqOf = (reads: R[], name: string, instance?: string) => reads.find((r) => r.user.name === name && r.instance === instance)?.seq ?? 0;
+    const seqOf = (reads: R[], name: string, instance?: string) =>
+      reads.find((r) => r.user.name === name && r.instance === instance)?.seq ?? 0;
 
     assert.ok(seqOf(await readsOf(rue), kit.agent.name) < sent.seq, 'kit has not confirmed the message yet');
     const got = await kit.ok('get_updates', {});

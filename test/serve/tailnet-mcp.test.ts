@@ -6,7 +6,18 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERAS, cli, connect, eventually, ownerOk, removeDataDir, startServe, tempDataDir, type AgentKey, type Served } from '../support/serve-harness';
+import {
+  ERAS,
+  cli,
+  connect,
+  eventually,
+  ownerOk,
+  removeDataDir,
+  startServe,
+  tempDataDir,
+  type AgentKey,
+  type Served,
+} from '../support/serve-harness';
 import { fetchResolving } from '../support/name-fetch';
 import { FRONT_HOST, startFront, type Front } from '../../e2e/front';
 import { PUSH_TLS_DIR } from '../support/push-endpoint';
@@ -52,12 +63,20 @@ after(async () => {
 async function post(base: string, key: string | undefined): Promise<{ status: number; body: R }> {
   const res = await viaTailnet(`${base}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(key ? { Authorization: `Bearer ${key}` } : {}),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
   const text = await res.text();
   let body: R;
-  try { body = JSON.parse(text); } catch { body = text; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
   return { status: res.status, body };
 }
 
@@ -66,7 +85,7 @@ for (const era of ERAS) {
     const before = front.seen.length;
     const c = await connect(era, `${front.url}/mcp`, remote, { fetch: viaTailnet });
     try {
-      const me = await c.ok('whoami') as R;
+      const me = (await c.ok('whoami')) as R;
       assert.equal(me.agent.name, 'far');
       assert.equal(me.connected_from.place, 'tailnet');
       assert.match(me.connected_from.via, /100\.101\.102\.103/);
@@ -86,7 +105,11 @@ test('a local key through the front gets the explanatory 403; no key gets 403 as
   assert.equal((await post(front.url, 'perch_wrong')).status, 401);
   await assert.rejects(connect('v1', `${front.url}/mcp`, local, { fetch: viaTailnet }));
   // the tailnet-only key is refused on the loopback
-  const direct = await fetch(served.mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${remote.key}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+  const direct = await fetch(served.mcpUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${remote.key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
   assert.equal(direct.status, 403);
 });
 
@@ -110,14 +133,19 @@ test('file_url called through the front answers a link on the public URL; fetche
   let url: string;
   let localUrl: string;
   try {
-    const conv = await c.ok('open_direct', { user: 'near' }) as R;
-    const sent = await c.ok('send_file', { conv_id: conv.conversation.conv_id, name: 'notes.txt', mime: 'text/plain', data: Buffer.from('far away notes').toString('base64') }) as R;
-    const link = await c.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id }) as R;
+    const conv = (await c.ok('open_direct', { user: 'near' })) as R;
+    const sent = (await c.ok('send_file', {
+      conv_id: conv.conversation.conv_id,
+      name: 'notes.txt',
+      mime: 'text/plain',
+      data: Buffer.from('far away notes').toString('base64'),
+    })) as R;
+    const link = (await c.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id })) as R;
     url = link.url;
     // the same file's link for the local agent (who called on the loopback) stays on 127.0.0.1
     const l = await connect('v1', served.mcpUrl, local);
     try {
-      localUrl = (await l.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id }) as R).url;
+      localUrl = ((await l.ok('file_url', { conv_id: conv.conversation.conv_id, file_id: sent.file_id })) as R).url;
     } finally {
       await l.close();
     }
@@ -150,12 +178,22 @@ test('file_url called through the front answers a link on the public URL; fetche
   await onLoopback.arrayBuffer();
 });
 
-test('the harness hook door through the front: a tailnet key\'s PreToolUse is answered (a paused agent\'s tool blocked); a local key\'s hook is refused with the 403 that names its places', async () => {
-  const hook = (key: string) => viaTailnet(`${front.url}/hook/claude-code/pre-tool-use`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-    body: JSON.stringify({ session_id: 's1', transcript_path: '/t.jsonl', cwd: '/w', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' }),
-  });
+test("the harness hook door through the front: a tailnet key's PreToolUse is answered (a paused agent's tool blocked); a local key's hook is refused with the 403 that names its places", async () => {
+  const hook = (key: string) =>
+    viaTailnet(`${front.url}/hook/claude-code/pre-tool-use`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        session_id: 's1',
+        transcript_path: '/t.jsonl',
+        cwd: '/w',
+        permission_mode: 'default',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_use_id: 'toolu_1',
+      }),
+    });
   const refused = await hook(local.key);
   assert.equal(refused.status, 403);
   assert.match(((await refused.json()) as R).error.message, /may connect from local only; this request came from tailnet/);
@@ -164,24 +202,65 @@ test('the harness hook door through the front: a tailnet key\'s PreToolUse is an
   assert.equal(await ok.text(), '{}');
   const paused = cli(['agent', 'pause', 'far', '--data-dir', dir]);
   assert.equal(paused.code, 0, paused.stderr);
-  await eventually(async () => ((await (await hook(remote.key)).json()) as R).hookSpecificOutput?.permissionDecision === 'deny', 10_000, 'the paused agent\'s tool blocked through the front');
+  await eventually(
+    async () => ((await (await hook(remote.key)).json()) as R).hookSpecificOutput?.permissionDecision === 'deny',
+    10_000,
+    "the paused agent's tool blocked through the front",
+  );
   assert.equal(cli(['agent', 'resume', 'far', '--data-dir', dir]).code, 0);
-  const viaFunnel = await fetchResolving({ [FRONT_HOST]: '127.0.0.1' })(`${funnel.url}/hook/claude-code/pre-tool-use`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${remote.key}` }, body: '{}' });
+  const viaFunnel = await fetchResolving({ [FRONT_HOST]: '127.0.0.1' })(`${funnel.url}/hook/claude-code/pre-tool-use`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${remote.key}` },
+    body: '{}',
+  });
   assert.equal(viaFunnel.status, 403, 'Funnel is refused');
 });
 
-test('perch hook with an https PERCH_URL (the front): a paused tailnet agent\'s PreToolUse is blocked and its Notification noted, through TLS', async () => {
-  const tls = await startFront({ tls: { key: fs.readFileSync(path.join(PUSH_TLS_DIR, 'key.pem')), cert: fs.readFileSync(path.join(PUSH_TLS_DIR, 'cert.pem')) } });
+test("perch hook with an https PERCH_URL (the front): a paused tailnet agent's PreToolUse is blocked and its Notification noted, through TLS", async () => {
+  const tls = await startFront({
+    tls: { key: fs.readFileSync(path.join(PUSH_TLS_DIR, 'key.pem')), cert: fs.readFileSync(path.join(PUSH_TLS_DIR, 'cert.pem')) },
+  });
   tls.setTarget(served.port);
   try {
     const env = { PERCH_URL: `${tls.url}/mcp`, PERCH_KEY: remote.key, NODE_EXTRA_CA_CERTS: path.join(PUSH_TLS_DIR, 'cert.pem') };
-    const note = await runHook(['notification'], { session_id: 'far-1', transcript_path: '/t.jsonl', cwd: '/w', hook_event_name: 'Notification', message: 'waiting on you', notification_type: 'idle_prompt' }, env);
+    const note = await runHook(
+      ['notification'],
+      {
+        session_id: 'far-1',
+        transcript_path: '/t.jsonl',
+        cwd: '/w',
+        hook_event_name: 'Notification',
+        message: 'waiting on you',
+        notification_type: 'idle_prompt',
+      },
+      env,
+    );
     assert.deepEqual([note.code, note.stdout, note.stderr], [0, '', '']);
-    await eventually(async () => (await ownerOk({ dataDir: dir }, 'agents.list')).agents.find((a: R) => a.name === 'far')?.harness?.state === 'waiting', 10_000, 'the notification noted');
+    await eventually(
+      async () => (await ownerOk({ dataDir: dir }, 'agents.list')).agents.find((a: R) => a.name === 'far')?.harness?.state === 'waiting',
+      10_000,
+      'the notification noted',
+    );
     assert.equal(cli(['agent', 'pause', 'far', '--data-dir', dir, '--reason', 'tls check']).code, 0);
-    const pre = { session_id: 'far-1', transcript_path: '/t.jsonl', cwd: '/w', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_2' };
-    await eventually(async () => JSON.parse((await runHook(['pre-tool-use'], pre, env)).stdout || '{}').hookSpecificOutput?.permissionDecision === 'deny', 10_000, 'the paused agent blocked through https');
-    assert.ok(tls.seen.some((s) => s.startsWith('POST /hook')), 'the hook went through the https front');
+    const pre = {
+      session_id: 'far-1',
+      transcript_path: '/t.jsonl',
+      cwd: '/w',
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'toolu_2',
+    };
+    await eventually(
+      async () => JSON.parse((await runHook(['pre-tool-use'], pre, env)).stdout || '{}').hookSpecificOutput?.permissionDecision === 'deny',
+      10_000,
+      'the paused agent blocked through https',
+    );
+    assert.ok(
+      tls.seen.some((s) => s.startsWith('POST /hook')),
+      'the hook went through the https front',
+    );
   } finally {
     cli(['agent', 'resume', 'far', '--data-dir', dir]);
     await tls.close();

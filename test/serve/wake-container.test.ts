@@ -9,15 +9,44 @@ import { containerWakeArgv, containerWakeProblem } from '../../src/shared/agents
 import { cli, removeDataDir, tempDataDir } from '../support/serve-harness';
 
 test('docker on Linux: --add-host, the project as the one mount, run variables by name, the bridge URL', () => {
-  assert.deepEqual(containerWakeArgv({ runtime: 'docker', image: 'node:22', project: '/home/me/proj', command: ['claude', '-p', 'work'], port: 7457, platform: 'linux', env: ['ANTHROPIC_API_KEY'] }), [
-    'docker', 'run', '--rm', '-i',
-    '--add-host=host.docker.internal:host-gateway',
-    '--mount', 'type=bind,source=/home/me/proj,target=/workspace',
-    '--workdir', '/workspace',
-    '-e', 'PERCH_KEY', '-e', 'PERCH_AGENT', '-e', 'PERCH_RUN_ID', '-e', 'PERCH_WAKE', '-e', 'ANTHROPIC_API_KEY',
-    '-e', 'PERCH_URL=http://host.docker.internal:7457/mcp',
-    'node:22', 'claude', '-p', 'work',
-  ]);
+  assert.deepEqual(
+    containerWakeArgv({
+      runtime: 'docker',
+      image: 'node:22',
+      project: '/home/me/proj',
+      command: ['claude', '-p', 'work'],
+      port: 7457,
+      platform: 'linux',
+      env: ['ANTHROPIC_API_KEY'],
+    }),
+    [
+      'docker',
+      'run',
+      '--rm',
+      '-i',
+      '--add-host=host.docker.internal:host-gateway',
+      '--mount',
+      'type=bind,source=/home/me/proj,target=/workspace',
+      '--workdir',
+      '/workspace',
+      '-e',
+      'PERCH_KEY',
+      '-e',
+      'PERCH_AGENT',
+      '-e',
+      'PERCH_RUN_ID',
+      '-e',
+      'PERCH_WAKE',
+      '-e',
+      'ANTHROPIC_API_KEY',
+      '-e',
+      'PERCH_URL=http://host.docker.internal:7457/mcp',
+      'node:22',
+      'claude',
+      '-p',
+      'work',
+    ],
+  );
 });
 
 test('Docker Desktop (macOS) needs no --add-host; Podman uses host.containers.internal', () => {
@@ -52,13 +81,43 @@ test('perch agent wake NAME --container IMAGE --project DIR stores the container
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--project/);
     assert.equal(cli(['agent', 'wake', 'boxed', '--container', 'node 22', '--project', project, '--data-dir', dir]).code, 2);
-    assert.equal(cli(['agent', 'wake', 'boxed', '--container', 'node:22', '--project', project, '--runtime', 'lxc', '--data-dir', dir]).code, 2);
+    assert.equal(
+      cli(['agent', 'wake', 'boxed', '--container', 'node:22', '--project', project, '--runtime', 'lxc', '--data-dir', dir]).code,
+      2,
+    );
     const none = JSON.parse(cli(['agent', 'wake', 'boxed', '--show', '--json', '--data-dir', dir]).stdout);
     assert.equal(none.wake.action, null, 'nothing was set by the refused commands');
-    const r = cli(['agent', 'wake', 'boxed', '--container', 'node:22', '--project', project, '--runtime', 'podman', '--json', '--data-dir', dir, '--', 'sh', '-c', 'perch call whoami']);
+    const r = cli([
+      'agent',
+      'wake',
+      'boxed',
+      '--container',
+      'node:22',
+      '--project',
+      project,
+      '--runtime',
+      'podman',
+      '--json',
+      '--data-dir',
+      dir,
+      '--',
+      'sh',
+      '-c',
+      'perch call whoami',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const action = JSON.parse(r.stdout).wake.action;
-    assert.deepEqual(action.argv, containerWakeArgv({ runtime: 'podman', image: 'node:22', project, command: ['sh', '-c', 'perch call whoami'], port: Number(process.env.PERCH_PORT) || 7457, platform: process.platform }));
+    assert.deepEqual(
+      action.argv,
+      containerWakeArgv({
+        runtime: 'podman',
+        image: 'node:22',
+        project,
+        command: ['sh', '-c', 'perch call whoami'],
+        port: Number(process.env.PERCH_PORT) || 7457,
+        platform: process.platform,
+      }),
+    );
     assert.equal(action.cwd, project);
   } finally {
     removeDataDir(dir);

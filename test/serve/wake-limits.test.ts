@@ -7,7 +7,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, addAgent, cliAsync, eventually, ownerFail, ownerOk, rawCall, sleep, uniqueName, useSharedServe } from '../support/serve-harness';
+import {
+  ROOT,
+  addAgent,
+  cliAsync,
+  eventually,
+  ownerFail,
+  ownerOk,
+  rawCall,
+  sleep,
+  uniqueName,
+  useSharedServe,
+} from '../support/serve-harness';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 const MEMORY_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-memory.mjs');
@@ -25,7 +36,8 @@ async function wakeable(base: string, wakeArgs: string[]): Promise<{ id: string;
   return { id: a.id, name: a.name, conv: g.conversation.conv_id };
 }
 
-const mention = (a: { id: string; conv: string }, text = 'please have a look') => ownerOk(served, 'messages.send', { conv_id: a.conv, text, to: [a.id] });
+const mention = (a: { id: string; conv: string }, text = 'please have a look') =>
+  ownerOk(served, 'messages.send', { conv_id: a.conv, text, to: [a.id] });
 const limits = async () => (await ownerOk(served, 'wake.limits.get')).limits;
 const runsOf = async (agent: string) => (await ownerOk(served, 'wake.runs', { agent })).runs as any[];
 
@@ -74,26 +86,41 @@ describe('wake limits', () => {
 
       let sawQueue: any[] = [];
       let maxRunning = 0;
-      await eventually(async () => {
-        const l = await limits();
-        maxRunning = Math.max(maxRunning, l.running.length);
-        if (l.queued.length > sawQueue.length) sawQueue = l.queued;
-        const done = await Promise.all(six.map(async (a) => (await runsOf(a.name)).some((r) => r.status === 'succeeded')));
-        return done.every(Boolean) && l.running.length === 0 && l.queued.length === 0;
-      }, 90_000, 'all six runs to succeed');
+      await eventually(
+        async () => {
+          const l = await limits();
+          maxRunning = Math.max(maxRunning, l.running.length);
+          if (l.queued.length > sawQueue.length) sawQueue = l.queued;
+          const done = await Promise.all(six.map(async (a) => (await runsOf(a.name)).some((r) => r.status === 'succeeded')));
+          return done.every(Boolean) && l.running.length === 0 && l.queued.length === 0;
+        },
+        90_000,
+        'all six runs to succeed',
+      );
 
       assert.ok(maxRunning <= 2, `the hub listed ${maxRunning} runs alive at once`);
       assert.ok(sawQueue.length >= 1, 'runs beyond the limit were listed as queued');
-      assert.deepEqual(sawQueue.map((q) => q.position), sawQueue.map((_, i) => i + 1), 'queued runs have positions 1, 2, …');
+      assert.deepEqual(
+        sawQueue.map((q) => q.position),
+        sawQueue.map((_, i) => i + 1),
+        'queued runs have positions 1, 2, …',
+      );
       for (const q of sawQueue) {
-        assert.ok(six.some((a) => a.id === q.agent.id), 'a queued run names its agent');
+        assert.ok(
+          six.some((a) => a.id === q.agent.id),
+          'a queued run names its agent',
+        );
         assert.equal(typeof q.since, 'number');
         assert.equal(q.by_owner, true, 'the owner woke them');
       }
-      const marks = fs.readFileSync(marksFile, 'utf8').trim().split('\n').map((l) => {
-        const [kind, agent, at] = l.split(' ');
-        return { kind: kind!, agent: agent!, at: BigInt(at!) };
-      });
+      const marks = fs
+        .readFileSync(marksFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const [kind, agent, at] = l.split(' ');
+          return { kind: kind!, agent: agent!, at: BigInt(at!) };
+        });
       assert.equal(marks.filter((m) => m.kind === 'start').length, 6, `six runs started (and no more): ${marks.length} marks`);
       assert.deepEqual(new Set(marks.map((m) => m.agent)), new Set(six.map((a) => a.name)), 'each of the six agents ran');
       assert.ok(maxOverlap(marks) <= 2, `at most two run processes were alive at once (saw ${maxOverlap(marks)})`);
@@ -118,8 +145,19 @@ describe('wake limits', () => {
     await mention(b, 'again'); // coalesced: b is queued once
     await eventually(async () => (await limits()).queued.length === 2, 10_000, 'b and c to queue');
     let l = await limits();
-    assert.deepEqual(l.queued.map((q: any) => [q.agent.name, q.position]), [[b.name, 1], [c.name, 2]], 'first come, first served');
-    assert.deepEqual(l.running.map((r: any) => r.agent.name), [a.name], 'one run at once');
+    assert.deepEqual(
+      l.queued.map((q: any) => [q.agent.name, q.position]),
+      [
+        [b.name, 1],
+        [c.name, 2],
+      ],
+      'first come, first served',
+    );
+    assert.deepEqual(
+      l.running.map((r: any) => r.agent.name),
+      [a.name],
+      'one run at once',
+    );
     const bState = (await ownerOk(served, 'wake.get', { agent: b.name })).wake;
     assert.equal(bState.queued.position, 1);
 
@@ -127,7 +165,10 @@ describe('wake limits', () => {
     assert.equal(started.started, true, 'Start now starts the queued run');
     l = await limits();
     assert.deepEqual(l.running.map((r: any) => r.agent.name).sort(), [a.name, c.name].sort(), 'over the limit, this once');
-    assert.deepEqual(l.queued.map((q: any) => [q.agent.name, q.position]), [[b.name, 1]]);
+    assert.deepEqual(
+      l.queued.map((q: any) => [q.agent.name, q.position]),
+      [[b.name, 1]],
+    );
 
     const cancelled = await ownerOk(served, 'wake.stop', { agent: b.name });
     assert.equal(cancelled.cancelled, true, 'Cancel drops the queued run');
@@ -143,7 +184,7 @@ describe('wake limits', () => {
     await off(a, b, c);
   });
 
-  test('the owner\'s own wakes queue before wakes by agents, which keep first come, first served', async () => {
+  test("the owner's own wakes queue before wakes by agents, which keep first come, first served", async () => {
     const busy = await oneSlotTaken('occupies');
     const byAgent1 = await wakeable('agentwoke1', SLEEPER);
     const byAgent2 = await wakeable('agentwoke2', SLEEPER);
@@ -151,40 +192,71 @@ describe('wake limits', () => {
     const caller = await addAgent(served.dataDir, uniqueName('caller'));
     const g = await ownerOk(served, 'conversations.create_group', { title: 'crew', members: [caller.id, byAgent1.id, byAgent2.id] });
     for (const target of [byAgent1, byAgent2]) {
-      const r = await rawCall(served.mcpUrl, caller.key, 'send_message', { conv_id: g.conversation.conv_id, text: 'over to you', to: [target.id] });
+      const r = await rawCall(served.mcpUrl, caller.key, 'send_message', {
+        conv_id: g.conversation.conv_id,
+        text: 'over to you',
+        to: [target.id],
+      });
       assert.ok(!r.isError, JSON.stringify(r.structuredContent));
     }
-    await eventually(async () => (await limits()).queued.length === 2, 10_000, 'the agents\' wakes to queue');
+    await eventually(async () => (await limits()).queued.length === 2, 10_000, "the agents' wakes to queue");
     await mention(byOwner);
-    await eventually(async () => (await limits()).queued.length === 3, 10_000, 'the owner\'s wake to queue');
+    await eventually(async () => (await limits()).queued.length === 3, 10_000, "the owner's wake to queue");
     const q = (await limits()).queued;
-    assert.deepEqual(q.map((x: any) => [x.agent.name, x.position, x.by_owner]), [[byOwner.name, 1, true], [byAgent1.name, 2, false], [byAgent2.name, 3, false]]);
+    assert.deepEqual(
+      q.map((x: any) => [x.agent.name, x.position, x.by_owner]),
+      [
+        [byOwner.name, 1, true],
+        [byAgent1.name, 2, false],
+        [byAgent2.name, 3, false],
+      ],
+    );
 
     await ownerOk(served, 'wake.stop', { agent: busy.name }); // a slot frees: the owner's wake starts next
-    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === byOwner.id), 10_000, 'the owner\'s wake to start');
-    assert.deepEqual((await limits()).queued.map((x: any) => x.agent.name), [byAgent1.name, byAgent2.name]);
+    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === byOwner.id), 10_000, "the owner's wake to start");
+    assert.deepEqual(
+      (await limits()).queued.map((x: any) => x.agent.name),
+      [byAgent1.name, byAgent2.name],
+    );
     await off(busy, byAgent1, byAgent2, byOwner);
   });
 
-  test('a run\'s peak memory and CPU are sampled and recorded, within 25% of what it held', async () => {
+  test("a run's peak memory and CPU are sampled and recorded, within 25% of what it held", async () => {
     await ownerOk(served, 'wake.limits.set', { at_once: 4 });
     const report = path.join(os.tmpdir(), `perch-mem-${crypto.randomUUID()}.json`);
     try {
-      const a = await wakeable('holder', ['--env', 'WAKE_MEMORY_MB=160', '--env', 'WAKE_MEMORY_HOLD_MS=2500', '--env', `WAKE_MEMORY_REPORT=${report}`, '--', process.execPath, MEMORY_SCRIPT]);
+      const a = await wakeable('holder', [
+        '--env',
+        'WAKE_MEMORY_MB=160',
+        '--env',
+        'WAKE_MEMORY_HOLD_MS=2500',
+        '--env',
+        `WAKE_MEMORY_REPORT=${report}`,
+        '--',
+        process.execPath,
+        MEMORY_SCRIPT,
+      ]);
       await mention(a);
       let sawLive: any = null;
-      await eventually(async () => {
-        const l = await limits();
-        sawLive ??= l.running.find((r: any) => r.agent.id === a.id && r.live && r.live.rss_bytes > 100 * MiB)?.live ?? null;
-        return (await runsOf(a.name)).some((r) => r.status !== 'running');
-      }, 20_000, 'the run to end');
+      await eventually(
+        async () => {
+          const l = await limits();
+          sawLive ??= l.running.find((r: any) => r.agent.id === a.id && r.live && r.live.rss_bytes > 100 * MiB)?.live ?? null;
+          return (await runsOf(a.name)).some((r) => r.status !== 'running');
+        },
+        20_000,
+        'the run to end',
+      );
       const [run] = await runsOf(a.name);
       await off(a);
       const held = JSON.parse(fs.readFileSync(report, 'utf8')) as { rss: number };
       assert.ok(sawLive, 'its memory was shown live while it ran');
       assert.equal(typeof run.peak_rss_bytes, 'number', `peak recorded: ${JSON.stringify(run)}`);
       const ratio = run.peak_rss_bytes / held.rss;
-      assert.ok(ratio > 0.75 && ratio < 1.25, `recorded peak ${Math.round(run.peak_rss_bytes / MiB)} MB vs held ${Math.round(held.rss / MiB)} MB`);
+      assert.ok(
+        ratio > 0.75 && ratio < 1.25,
+        `recorded peak ${Math.round(run.peak_rss_bytes / MiB)} MB vs held ${Math.round(held.rss / MiB)} MB`,
+      );
       assert.ok(run.cpu_secs > 0, 'CPU seconds recorded');
     } finally {
       fs.rmSync(report, { force: true });
@@ -194,7 +266,19 @@ describe('wake limits', () => {
   test('a run that grows past its memory ceiling is stopped and recorded over_memory; the owner is told', async () => {
     const report = path.join(os.tmpdir(), `perch-mem-${crypto.randomUUID()}.json`);
     try {
-      const a = await wakeable('grower', ['--memory-mb', '128', '--env', 'WAKE_MEMORY_MODE=grow', '--env', 'WAKE_MEMORY_MB=400', '--env', `WAKE_MEMORY_REPORT=${report}`, '--', process.execPath, MEMORY_SCRIPT]);
+      const a = await wakeable('grower', [
+        '--memory-mb',
+        '128',
+        '--env',
+        'WAKE_MEMORY_MODE=grow',
+        '--env',
+        'WAKE_MEMORY_MB=400',
+        '--env',
+        `WAKE_MEMORY_REPORT=${report}`,
+        '--',
+        process.execPath,
+        MEMORY_SCRIPT,
+      ]);
       assert.equal((await ownerOk(served, 'wake.get', { agent: a.name })).wake.action.memory_ceiling_mb, 128);
       await mention(a);
       await eventually(async () => (await runsOf(a.name)).some((r) => r.status !== 'running'), 20_000, 'the run to be stopped');
@@ -246,7 +330,11 @@ describe('wake limits', () => {
     assert.equal(l.running.length, 0, 'nothing started');
     assert.match(l.blocked, /below the floor of/);
     await ownerOk(served, 'wake.limits.set', { min_free_mb: 0 });
-    await eventually(async () => (await limits()).running.some((r: any) => r.agent.id === a.id), 5_000, 'the run to start once the floor is lowered');
+    await eventually(
+      async () => (await limits()).running.some((r: any) => r.agent.id === a.id),
+      5_000,
+      'the run to start once the floor is lowered',
+    );
     await off(a);
   });
 });

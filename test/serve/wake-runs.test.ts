@@ -8,7 +8,21 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  ROOT, addAgent, alive, cliAsync, eventually, owner, ownerFail, ownerOk, rawPost, runtimeInfo, sleep, startServe, tempDataDir, uniqueName, useSharedServe,
+  ROOT,
+  addAgent,
+  alive,
+  cliAsync,
+  eventually,
+  owner,
+  ownerFail,
+  ownerOk,
+  rawPost,
+  runtimeInfo,
+  sleep,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  useSharedServe,
 } from '../support/serve-harness';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -35,16 +49,20 @@ async function runsOf(agent: string): Promise<any[]> {
 
 async function settled(agent: string, ms = 20_000): Promise<any[]> {
   let runs: any[] = [];
-  await eventually(async () => {
-    runs = await runsOf(agent);
-    const st = (await ownerOk(served, 'wake.get', { agent })).wake;
-    return runs.length > 0 && runs.every((r) => r.status !== 'running') && st.running === null;
-  }, ms, `the wake runs of ${agent} to end`);
+  await eventually(
+    async () => {
+      runs = await runsOf(agent);
+      const st = (await ownerOk(served, 'wake.get', { agent })).wake;
+      return runs.length > 0 && runs.every((r) => r.status !== 'running') && st.running === null;
+    },
+    ms,
+    `the wake runs of ${agent} to end`,
+  );
   return runs;
 }
 
 describe('wake runs', () => {
-  test('an owner mention starts the agent\'s wake command; it reads, replies, exits; the run is recorded and its key stops working', async () => {
+  test("an owner mention starts the agent's wake command; it reads, replies, exits; the run is recorded and its key stops working", async () => {
     const keyFile = path.join(served.dataDir, `key-${crypto.randomUUID()}`);
     const a = await wakeableAgent('sleeper', ['--env', `WAKE_AGENT_KEY_FILE=${keyFile}`, '--', process.execPath, AGENT_SCRIPT]);
     await mention(a.conv, a.id, `@${a.name} please have a look`);
@@ -55,19 +73,28 @@ describe('wake runs', () => {
     assert.equal(run.why.reasons[0].conv_id, a.conv);
     assert.equal(run.why.reasons[0].by, 'owner');
     assert.ok(run.running_at >= run.started_at && run.first_call_at >= run.running_at, 'it ran, then made a tool call with its run key');
-    assert.deepEqual(run.usage, { total_cost_usd: 0.0123, usage: { input_tokens: 12, output_tokens: 3 } }, 'Claude Code\'s JSON result is counted');
+    assert.deepEqual(
+      run.usage,
+      { total_cost_usd: 0.0123, usage: { input_tokens: 12, output_tokens: 3 } },
+      "Claude Code's JSON result is counted",
+    );
     const ctl = (await ownerOk(served, 'agents.controls', {})).agents.find((c: any) => c.agent.id === a.id);
-    assert.equal(ctl.today.cost_usd, 0.0123, 'the run\'s cost counts toward the agent\'s daily usage (caps)');
+    assert.equal(ctl.today.cost_usd, 0.0123, "the run's cost counts toward the agent's daily usage (caps)");
     assert.equal(ctl.today.input_tokens, 12);
 
     const history = await ownerOk(served, 'conversations.history', { conv_id: a.conv });
     const reply = history.events.find((e: any) => e.type === 'message.created' && e.actor?.id === a.id);
-    assert.ok(reply, 'the woken agent\'s reply is in the conversation');
+    assert.ok(reply, "the woken agent's reply is in the conversation");
     assert.match(reply.message.text, new RegExp(`run ${run.id}`));
 
     const key = fs.readFileSync(keyFile, 'utf8');
     assert.match(key, /^perch_run_/);
-    const after = await rawPost(`${runtimeBase()}/mcp`, key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const after = await rawPost(
+      `${runtimeBase()}/mcp`,
+      key,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { 'MCP-Protocol-Version': '2025-11-25' },
+    );
     assert.equal(after.status, 401, 'the run key stops working once the run ended');
 
     const { tail } = await ownerOk(served, 'wake.log', { run_id: run.id });
@@ -77,23 +104,28 @@ describe('wake runs', () => {
     assert.equal(fs.statSync(logFile).mode & 0o777, 0o600, 'the run log is 0600');
   });
 
-  test('a run\'s MCP config is kept outside the data dir, and nothing the run is handed carries the owner\'s credential', async () => {
+  test("a run's MCP config is kept outside the data dir, and nothing the run is handed carries the owner's credential", async () => {
     const handedFile = path.join(os.tmpdir(), `perch-handed-${crypto.randomUUID()}.json`);
     try {
       const a = await wakeableAgent('handed', ['--env', `WAKE_AGENT_ENV_FILE=${handedFile}`, '--', process.execPath, AGENT_SCRIPT]);
       await mention(a.conv, a.id, `@${a.name} what were you given?`);
       const [run] = await settled(a.name);
       assert.equal(run.status, 'succeeded', `run: ${JSON.stringify(run)}`);
-      const handed = JSON.parse(fs.readFileSync(handedFile, 'utf8')) as { env: Record<string, string>; cwd: string; mcp_config: string; mcp_config_text: string };
+      const handed = JSON.parse(fs.readFileSync(handedFile, 'utf8')) as {
+        env: Record<string, string>;
+        cwd: string;
+        mcp_config: string;
+        mcp_config_text: string;
+      };
 
       const dataDir = fs.realpathSync(served.dataDir);
       const inside = (p: string) => !path.relative(dataDir, p).startsWith('..') && !path.isAbsolute(path.relative(dataDir, p));
       assert.ok(path.isAbsolute(handed.mcp_config), 'PERCH_MCP_CONFIG is a path');
       const configDir = path.dirname(handed.mcp_config);
       assert.ok(!inside(handed.mcp_config), `the run's MCP config (${handed.mcp_config}) is not in the data dir (${dataDir})`);
-      assert.ok(!fs.existsSync(path.join(configDir, 'runtime.json')), 'no runtime.json sits next to the run\'s config');
+      assert.ok(!fs.existsSync(path.join(configDir, 'runtime.json')), "no runtime.json sits next to the run's config");
       assert.match(handed.mcp_config_text, /perch_run_/, 'the config carries the run key');
-      assert.equal(fs.existsSync(configDir), false, 'the run\'s config folder is deleted after the run');
+      assert.equal(fs.existsSync(configDir), false, "the run's config folder is deleted after the run");
       assert.equal(fs.existsSync(path.join(served.dataDir, 'wake', 'tmp')), false, 'nothing for runs is made in the data dir');
 
       const rt = runtimeInfo(served);
@@ -101,8 +133,14 @@ describe('wake runs', () => {
       assert.ok(!all.includes(rt.owner_token), 'the owner token is nowhere in what the run was handed');
       assert.ok(!all.includes(dataDir) && !all.includes(served.dataDir), 'neither is the data dir (where runtime.json is)');
       assert.ok(!all.includes('runtime.json'));
-      const perchVars = Object.keys(handed.env).filter((k) => k.toUpperCase().startsWith('PERCH_')).sort();
-      assert.deepEqual(perchVars, ['PERCH_AGENT', 'PERCH_CLAUDE_SETTINGS', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'], 'only the run\'s own PERCH_ variables');
+      const perchVars = Object.keys(handed.env)
+        .filter((k) => k.toUpperCase().startsWith('PERCH_'))
+        .sort();
+      assert.deepEqual(
+        perchVars,
+        ['PERCH_AGENT', 'PERCH_CLAUDE_SETTINGS', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'],
+        "only the run's own PERCH_ variables",
+      );
     } finally {
       fs.rmSync(handedFile, { force: true });
     }
@@ -112,10 +150,24 @@ describe('wake runs', () => {
     const a = await wakeableAgent('listener', ['--', process.execPath, AGENT_SCRIPT]);
     const key = (await cliAsync(['agent', 'rotate-key', a.name, '--data-dir', served.dataDir, '--json'])).stdout;
     const agentKey = JSON.parse(key).key as string;
-    const first = await rawPost(served.mcpUrl, agentKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: { limit: 500 } } }, { 'MCP-Protocol-Version': '2025-11-25' });
+    const first = await rawPost(
+      served.mcpUrl,
+      agentKey,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_updates', arguments: { limit: 500 } } },
+      { 'MCP-Protocol-Version': '2025-11-25' },
+    );
     const ack = first.json.result.structuredContent.ack as string; // what it has read so far (joining the group)
-    const waiting = rawPost(served.mcpUrl, agentKey, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_updates', arguments: { ack, wait_secs: 20 } } }, { 'MCP-Protocol-Version': '2025-11-25' });
-    await eventually(async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => x.id === a.id && x.waiting), 5000, 'the agent to wait');
+    const waiting = rawPost(
+      served.mcpUrl,
+      agentKey,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_updates', arguments: { ack, wait_secs: 20 } } },
+      { 'MCP-Protocol-Version': '2025-11-25' },
+    );
+    await eventually(
+      async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => x.id === a.id && x.waiting),
+      5000,
+      'the agent to wait',
+    );
     await mention(a.conv, a.id);
     const r = await waiting;
     assert.equal(r.json.result.structuredContent.woken, true, 'the waiting call was woken');
@@ -134,7 +186,10 @@ describe('wake runs', () => {
     await sleep(800); // longer than the backoff: a re-run would have started by now
     const final = await settled(a.name);
     assert.ok(final.length >= 1 && final.length <= 2, `runs: ${final.length}`);
-    assert.ok(final.every((r) => r.status === 'succeeded'), JSON.stringify(final.map((r) => r.status)));
+    assert.ok(
+      final.every((r) => r.status === 'succeeded'),
+      JSON.stringify(final.map((r) => r.status)),
+    );
     assert.equal(runs.length, final.length);
     const st = (await ownerOk(served, 'wake.get', { agent: a.name })).wake;
     assert.equal(st.running, null);
@@ -154,7 +209,11 @@ describe('wake runs', () => {
   test('a crashing command backs off, and after five failures in a row its wake action is switched off and the owner told why', async () => {
     const a = await wakeableAgent('crasher', ['--env', 'WAKE_AGENT_MODE=crash', '--', process.execPath, AGENT_SCRIPT]);
     await mention(a.conv, a.id);
-    await eventually(async () => (await ownerOk(served, 'wake.get', { agent: a.name })).wake.enabled === false, 30_000, 'the wake action to be switched off');
+    await eventually(
+      async () => (await ownerOk(served, 'wake.get', { agent: a.name })).wake.enabled === false,
+      30_000,
+      'the wake action to be switched off',
+    );
     const st = (await ownerOk(served, 'wake.get', { agent: a.name })).wake;
     assert.match(st.off_reason, /5 runs in a row failed/);
     assert.equal(st.consecutive_failures, 5);
@@ -171,7 +230,7 @@ describe('wake runs', () => {
     assert.equal((await runsOf(a.name)).length, 5, 'a switched-off agent is not started');
   });
 
-  test('a run key printed in pieces (split over writes, or cut in two lines, on stdout and stderr) leaves no piece of it in the run\'s log', async () => {
+  test("a run key printed in pieces (split over writes, or cut in two lines, on stdout and stderr) leaves no piece of it in the run's log", async () => {
     const keyFile = path.join(served.dataDir, `key-${crypto.randomUUID()}`);
     // Each write after a pause reaches the hub as a chunk of its own.
     const script = `
@@ -215,9 +274,10 @@ describe('wake runs', () => {
     assert.deepEqual(await runsOf(a.name), [], 'the revoked agent was not started');
   });
 
-  test('a wake action set in the hub (wake.set) starts the next mention\'s run; removed (off), it starts nothing', async () => {
+  test("a wake action set in the hub (wake.set) starts the next mention's run; removed (off), it starts nothing", async () => {
     const agent = await addAgent(served.dataDir, uniqueName('late'));
-    const conv = (await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] })).conversation.conv_id;
+    const conv = (await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] })).conversation
+      .conv_id;
     await mention(conv, agent.id);
     await sleep(300);
     assert.deepEqual(await runsOf(agent.name), [], 'no wake action yet: nothing starts');
@@ -245,10 +305,13 @@ describe('wake runs', () => {
     const got: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
     const server = http.createServer((req, res) => {
       let body = '';
-      req.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => {
-        got.push({ headers: req.headers, body });
-        res.writeHead(got.length === 1 ? 503 : 200).end('ok');
-      });
+      req
+        .setEncoding('utf8')
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          got.push({ headers: req.headers, body });
+          res.writeHead(got.length === 1 ? 503 : 200).end('ok');
+        });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
@@ -283,7 +346,12 @@ describe('wake runs', () => {
     assert.match(remote.message, /on this machine/);
     const reserved = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], env: { PERCH_KEY: 'mine' } }, 400);
     assert.match(reserved.message, /PERCH_/);
-    const nowhere = await ownerFail(served, 'wake.set', { agent: a.name, argv: ['x'], cwd: path.join(served.dataDir, 'no-such-folder') }, 400);
+    const nowhere = await ownerFail(
+      served,
+      'wake.set',
+      { agent: a.name, argv: ['x'], cwd: path.join(served.dataDir, 'no-such-folder') },
+      400,
+    );
     assert.match(nowhere.message, /is not a folder/);
     assert.deepEqual((await ownerOk(served, 'wake.get', { agent: a.name })).wake, before);
     const cli = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, '--timeout', 'soon', '--', 'x']);
@@ -303,15 +371,30 @@ test('a wake process that ignores SIGTERM does not outlive the hub: it is killed
   let pid = 0;
   try {
     const a = await addAgent(dir, uniqueName('stubborn'));
-    const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', dir, '--env', 'WAKE_AGENT_MODE=hang', '--', process.execPath, AGENT_SCRIPT]);
+    const r = await cliAsync([
+      'agent',
+      'wake',
+      a.name,
+      '--data-dir',
+      dir,
+      '--env',
+      'WAKE_AGENT_MODE=hang',
+      '--',
+      process.execPath,
+      AGENT_SCRIPT,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
     await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
-    await eventually(async () => {
-      const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
-      pid = run?.pid ?? 0;
-      return pid > 0;
-    }, 10_000, 'the run to be running');
+    await eventually(
+      async () => {
+        const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
+        pid = run?.pid ?? 0;
+        return pid > 0;
+      },
+      10_000,
+      'the run to be running',
+    );
     await sleep(300); // its SIGTERM handler is in place
   } finally {
     assert.equal(await hub.stop(), 0);
@@ -333,11 +416,15 @@ test('on hub shutdown a running wake process gets SIGTERM and its run is recorde
     const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
     await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
     let pid = 0;
-    await eventually(async () => {
-      const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
-      pid = run?.pid ?? 0;
-      return pid > 0;
-    }, 10_000, 'the run to be running');
+    await eventually(
+      async () => {
+        const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
+        pid = run?.pid ?? 0;
+        return pid > 0;
+      },
+      10_000,
+      'the run to be running',
+    );
     assert.equal(await hub.stop(), 0);
     await eventually(() => !alive(pid), 5000, 'the wake process to end after SIGTERM');
     hub = await startServe(dir, { env: TIMINGS });
@@ -362,22 +449,29 @@ describe('wake run history is bounded', () => {
     let logs: string[] = [];
     for (let i = 0; i < 3; i++) {
       await ownerOk(few, 'messages.send', { conv_id: g.conversation.conv_id, text: `round ${i}`, to: [a.id] });
-      await eventually(async () => {
-        const runs = (await ownerOk(few, 'wake.runs', { agent: a.name })).runs as any[];
-        const st = (await ownerOk(few, 'wake.get', { agent: a.name })).wake;
-        const fresh = runs.find((x) => !ids.includes(x.run_id ?? x.id));
-        if (!fresh || fresh.status === 'running' || st.running !== null) return false;
-        ids.push(fresh.run_id ?? fresh.id);
-        return true;
-      }, 20_000, `run ${i} of ${a.name} to end`);
+      await eventually(
+        async () => {
+          const runs = (await ownerOk(few, 'wake.runs', { agent: a.name })).runs as any[];
+          const st = (await ownerOk(few, 'wake.get', { agent: a.name })).wake;
+          const fresh = runs.find((x) => !ids.includes(x.run_id ?? x.id));
+          if (!fresh || fresh.status === 'running' || st.running !== null) return false;
+          ids.push(fresh.run_id ?? fresh.id);
+          return true;
+        },
+        20_000,
+        `run ${i} of ${a.name} to end`,
+      );
       if (i === 0) logs = fs.readdirSync(path.join(few.dataDir, 'wake', 'logs')).filter((f) => f.startsWith(ids[0]!));
     }
     assert.equal(logs.length, 1, 'the first run had a log file');
     const left = ((await ownerOk(few, 'wake.runs', { agent: a.name })).runs as any[]).map((x) => x.run_id ?? x.id);
     assert.deepEqual(left.sort(), ids.slice(1).sort(), 'only the newest 2 runs are kept');
-    assert.equal(fs.existsSync(path.join(few.dataDir, 'wake', 'logs', logs[0]!)), false, 'the dropped run\'s log is deleted');
+    assert.equal(fs.existsSync(path.join(few.dataDir, 'wake', 'logs', logs[0]!)), false, "the dropped run's log is deleted");
     for (const id of ids.slice(1)) {
-      assert.ok(fs.readdirSync(path.join(few.dataDir, 'wake', 'logs')).some((f) => f.startsWith(id)), 'kept runs keep their logs');
+      assert.ok(
+        fs.readdirSync(path.join(few.dataDir, 'wake', 'logs')).some((f) => f.startsWith(id)),
+        'kept runs keep their logs',
+      );
     }
   });
 });

@@ -14,7 +14,10 @@ test('5 rounds of SIGKILL mid-burst with 8 writers retrying by client_msg_id: no
   assert.equal(report.rounds, 5);
   assert.equal(report.restartMs.samples.length, 5, 'the hub was restarted after every kill');
   assert.ok(report.acked > 0, 'messages were acknowledged');
-  assert.ok(report.inFlightAtKill.every((n) => n > 0), `every kill hit requests in flight: ${report.inFlightAtKill.join(', ')}`);
+  assert.ok(
+    report.inFlightAtKill.every((n) => n > 0),
+    `every kill hit requests in flight: ${report.inFlightAtKill.join(', ')}`,
+  );
   assert.deepEqual(report.problems, [], 'no problems found');
   assert.equal(report.lost, 0, 'no acknowledged message lost');
   assert.equal(report.duplicated, 0, 'no client_msg_id stored twice');
@@ -54,14 +57,24 @@ test('the torture checks find a lost message, a duplicate, a seq gap and a corru
       const c2 = acked.get('c2')!;
       db.prepare('DELETE FROM messages WHERE id = ?').run(c2.msg_id);
       db.prepare('DELETE FROM events WHERE conv_id = ? AND seq = ?').run(conv, c2.seq);
-      db.prepare(`INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, created_at)
-                  SELECT 'dup-of-c3', conv_id, seq + 1000, sender_id, kind, text, created_at FROM messages WHERE id = ?`).run(acked.get('c3')!.msg_id);
+      db.prepare(
+        `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, created_at)
+                  SELECT 'dup-of-c3', conv_id, seq + 1000, sender_id, kind, text, created_at FROM messages WHERE id = ?`,
+      ).run(acked.get('c3')!.msg_id);
     } finally {
       db.close();
     }
     const found = checkStore(file, [conv], acked);
-    assert.deepEqual(found.lost.map((l) => l.cid), ['c2'], 'the deleted message is reported lost');
-    assert.deepEqual(found.duplicated.map((d) => d.text), [tortureText('c3')], 'the copied message is reported duplicated');
+    assert.deepEqual(
+      found.lost.map((l) => l.cid),
+      ['c2'],
+      'the deleted message is reported lost',
+    );
+    assert.deepEqual(
+      found.duplicated.map((d) => d.text),
+      [tortureText('c3')],
+      'the copied message is reported duplicated',
+    );
     assert.equal(found.gaps.length, 1, 'the missing event is a seq gap');
 
     // A damaged page: integrity_check (or opening) fails.

@@ -19,7 +19,11 @@ export async function exportEntries(file: string): Promise<Map<string, Buffer>> 
 }
 
 /** Rewrites an archive: entries changed by `edit` (manifest last, as JSON), written with gzip. */
-export async function rewrite(src: Map<string, Buffer>, dest: string, edit: (e: Array<[string, Buffer]>, manifest: Record<string, any>) => void): Promise<void> {
+export async function rewrite(
+  src: Map<string, Buffer>,
+  dest: string,
+  edit: (e: Array<[string, Buffer]>, manifest: Record<string, any>) => void,
+): Promise<void> {
   const list = [...src].filter(([n]) => n !== 'manifest.json');
   const manifest = JSON.parse(src.get('manifest.json')!.toString('utf8'));
   edit(list, manifest);
@@ -35,7 +39,13 @@ export async function rewrite(src: Map<string, Buffer>, dest: string, edit: (e: 
 }
 
 /** Replaces an entry's bytes and its size and sha256 in the manifest (and its rows, when given). */
-export function replaceEntry(list: Array<[string, Buffer]>, manifest: Record<string, any>, name: string, body: Buffer, rows?: number): void {
+export function replaceEntry(
+  list: Array<[string, Buffer]>,
+  manifest: Record<string, any>,
+  name: string,
+  body: Buffer,
+  rows?: number,
+): void {
   const i = list.findIndex(([n]) => n === name);
   list[i] = [name, body];
   const e = manifest.entries.find((x: { name: string }) => x.name === name);
@@ -46,6 +56,9 @@ export function replaceEntry(list: Array<[string, Buffer]>, manifest: Record<str
 
 /** Every table's row count: equal before and after means nothing was written. */
 export function fingerprint(db: Db): string {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
   return JSON.stringify(tables.map((n) => [n, db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get()]));
 }

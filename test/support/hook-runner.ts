@@ -6,7 +6,12 @@ import { BIN, ROOT, ensureBuilt, eventually, exitOf, ownerOk, type AgentKey, typ
 export type HookRun = CliResult;
 
 export /** Starts `perch hook ARGS` with STDIN, as a harness does; done settles when it exits (bounded). */
-function startHook(args: string[], stdin: unknown, env: Record<string, string | undefined>, timeoutMs = 30_000): { proc: ChildProcess; done: Promise<HookRun> } {
+function startHook(
+  args: string[],
+  stdin: unknown,
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+): { proc: ChildProcess; done: Promise<HookRun> } {
   ensureBuilt();
   const clean = { ...process.env };
   for (const k of Object.keys(clean)) if (k.startsWith('PERCH_KEY') || k === 'PERCH_URL') delete clean[k];
@@ -25,10 +30,14 @@ export function runHook(args: string[], stdin: unknown, env: Record<string, stri
 /** The pending request a hook filed for this agent (waits until it is in the owner's Approvals inbox). */
 export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: AgentKey): Promise<any> {
   let found: any;
-  await eventually(async () => {
-    const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-    found = requests.find((r: any) => r.requester?.id === agent.id);
-    return !!found;
-  }, 15_000, `a pending request from ${agent.name}`);
+  await eventually(
+    async () => {
+      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+      found = requests.find((r: any) => r.requester?.id === agent.id);
+      return !!found;
+    },
+    15_000,
+    `a pending request from ${agent.name}`,
+  );
   return found;
 }

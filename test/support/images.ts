@@ -27,9 +27,27 @@ export async function gpsJpeg(opts: { orientation?: number } = {}): Promise<Buff
 export function flatAnimatedGif(width: number, height: number, frames: number): Buffer {
   const u16 = (n: number) => [n & 0xff, n >> 8];
   const out: number[] = [
-    ...Buffer.from('GIF89a', 'latin1'), ...u16(width), ...u16(height), 0x80, 0, 0, // global colour table of 2
-    0, 0, 255, 255, 0, 0,
-    0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'latin1'), 0x03, 0x01, 0x00, 0x00, 0x00, // loop forever
+    ...Buffer.from('GIF89a', 'latin1'),
+    ...u16(width),
+    ...u16(height),
+    0x80,
+    0,
+    0, // global colour table of 2
+    0,
+    0,
+    255,
+    255,
+    0,
+    0,
+    0x21,
+    0xff,
+    0x0b,
+    ...Buffer.from('NETSCAPE2.0', 'latin1'),
+    0x03,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // loop forever
   ];
   for (let f = 0; f < frames; f++) {
     out.push(0x21, 0xf9, 0x04, 0x00, ...u16(10), 0x00, 0x00); // 0.1 s per frame

@@ -84,11 +84,16 @@ type Snapshot = Map<string, { columns: string[]; rows: string[] }>;
 
 /** Every row of every table, as JSON of its columns, sorted. */
 function snapshot(db: Db): Snapshot {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-  return new Map(tables.map((t) => {
-    const columns = columnNames(db, t);
-    return [t, { columns, rows: rowsOf(db, t, columns) }];
-  }));
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  return new Map(
+    tables.map((t) => {
+      const columns = columnNames(db, t);
+      return [t, { columns, rows: rowsOf(db, t, columns) }];
+    }),
+  );
 }
 
 function rowsOf(db: Db, table: string, columns: readonly string[]): string[] {

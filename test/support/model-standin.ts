@@ -46,7 +46,12 @@ let ids = 0;
  * A stand-in server on 127.0.0.1 (its url: the origin and PREFIX): a POST to a path `accepts` takes, with a JSON body,
  * goes to `answer`; any other request gets 404 with NOTFOUND, a body that is not JSON 400.
  */
-function serveJsonPosts<T>(accepts: (path: string) => boolean, notFound: string, prefix: string, answer: (body: T, res: http.ServerResponse) => void | Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+function serveJsonPosts<T>(
+  accepts: (path: string) => boolean,
+  notFound: string,
+  prefix: string,
+  answer: (body: T, res: http.ServerResponse) => void | Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -71,10 +76,11 @@ function serveJsonPosts<T>(accepts: (path: string) => boolean, notFound: string,
       const { port } = server.address() as AddressInfo;
       resolve({
         url: `http://127.0.0.1:${port}${prefix}`,
-        close: () => new Promise<void>((r) => {
-          server.closeAllConnections();
-          server.close(() => r());
-        }),
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       });
     });
   });
@@ -87,46 +93,87 @@ function serveJsonPosts<T>(accepts: (path: string) => boolean, notFound: string,
 export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>): Promise<StandIn> {
   const requests: MessagesRequest[] = [];
   const notFound = JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } });
-  return serveJsonPosts((p) => p === '/v1/messages', notFound, '', async (body: MessagesRequest, res) => {
-    const index = requests.push(body) - 1;
-    let blocks: Block[];
-    try {
-      blocks = await reply(body, index);
-    } catch (e) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(e) } }));
-      return;
-    }
-    const id = `msg_standin_${++ids}`;
-    const model = body.model ?? 'claude-standin';
-    const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
-    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-    if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    sse(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
-    blocks.forEach((b, i) => {
-      if (b.type === 'text') {
-        sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
-        sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text } });
-      } else {
-        sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-        sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+  return serveJsonPosts(
+    (p) => p === '/v1/messages',
+    notFound,
+    '',
+    async (body: MessagesRequest, res) => {
+      const index = requests.push(body) - 1;
+      let blocks: Block[];
+      try {
+        blocks = await reply(body, index);
+      } catch (e) {
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(e) } }));
+        return;
       }
-      sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
-    });
-    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
-    sse(res, 'message_stop', { type: 'message_stop' });
-    res.end();
-  }).then((s) => ({ ...s, requests }));
+      const id = `msg_standin_${++ids}`;
+      const model = body.model ?? 'claude-standin';
+      const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+      const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: blocks,
+            stop_reason: stopReason,
+            stop_sequence: null,
+            usage,
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      sse(res, 'message_start', {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      });
+      blocks.forEach((b, i) => {
+        if (b.type === 'text') {
+          sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
+          sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text } });
+        } else {
+          sse(res, 'content_block_start', {
+            type: 'content_block_start',
+            index: i,
+            content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
+          });
+          sse(res, 'content_block_delta', {
+            type: 'content_block_delta',
+            index: i,
+            delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) },
+          });
+        }
+        sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
+      });
+      sse(res, 'message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 5 },
+      });
+      sse(res, 'message_stop', { type: 'message_stop' });
+      res.end();
+    },
+  ).then((s) => ({ ...s, requests }));
 }
 
 // ---- the OpenAI Responses API, for Codex ---------------------------------------------------------
 
 export type ResponsesItem =
-  | { type: 'message'; text: string }
-  | { type: 'function_call'; call_id: string; name: string; arguments: Record<string, unknown> };
+  { type: 'message'; text: string } | { type: 'function_call'; call_id: string; name: string; arguments: Record<string, unknown> };
 
 export interface ResponsesRequest {
   model?: string;
@@ -144,22 +191,36 @@ export function functionOutputs(req: ResponsesRequest): any[] {
  * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
  * (response.output_item.added / .done), response.completed. `reply` gives the item of each answer.
  */
-export function startResponsesStandIn(reply: (req: ResponsesRequest) => ResponsesItem): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
+export function startResponsesStandIn(
+  reply: (req: ResponsesRequest) => ResponsesItem,
+): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
   const requests: ResponsesRequest[] = [];
   let n = 0;
-  return serveJsonPosts((p) => p.endsWith('/responses'), '{}', '/v1', (body: ResponsesRequest, res) => {
-    requests.push(body);
-    const r = reply(body);
-    const id = `resp_standin_${++n}`;
-    const item = r.type === 'message'
-      ? { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: r.text }] }
-      : { type: 'function_call', id: `fc_${n}`, call_id: r.call_id, name: r.name, arguments: JSON.stringify(r.arguments) };
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    ev('response.created', { response: { id } });
-    ev('response.output_item.added', { output_index: 0, item });
-    ev('response.output_item.done', { output_index: 0, item });
-    ev('response.completed', { response: { id, usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 } } });
-    res.end();
-  }).then((s) => ({ ...s, requests }));
+  return serveJsonPosts(
+    (p) => p.endsWith('/responses'),
+    '{}',
+    '/v1',
+    (body: ResponsesRequest, res) => {
+      requests.push(body);
+      const r = reply(body);
+      const id = `resp_standin_${++n}`;
+      const item =
+        r.type === 'message'
+          ? { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: r.text }] }
+          : { type: 'function_call', id: `fc_${n}`, call_id: r.call_id, name: r.name, arguments: JSON.stringify(r.arguments) };
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const ev = (type: string, data: Record<string, unknown>) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      ev('response.created', { response: { id } });
+      ev('response.output_item.added', { output_index: 0, item });
+      ev('response.output_item.done', { output_index: 0, item });
+      ev('response.completed', {
+        response: {
+          id,
+          usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 },
+        },
+      });
+      res.end();
+    },
+  ).then((s) => ({ ...s, requests }));
 }

@@ -79,13 +79,16 @@ export function verifyVapid(header: string | undefined, expectedPublicKey: strin
   const m = /^vapid t=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+), k=([A-Za-z0-9_-]+)$/.exec(header ?? '');
   if (!m) throw new Error(`Authorization is not "vapid t=…, k=…": ${header}`);
   const [, jwt, k] = m as unknown as [string, string, string];
-  if (k !== expectedPublicKey) throw new Error('k is not the hub\'s VAPID public key');
+  if (k !== expectedPublicKey) throw new Error("k is not the hub's VAPID public key");
   const [h, p, s] = jwt.split('.') as [string, string, string];
   const headerJson = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: string };
   if (headerJson.alg !== 'ES256') throw new Error(`JWT alg ${headerJson.alg}, not ES256`);
   const point = Buffer.from(k, 'base64url');
   if (point.length !== 65 || point[0] !== 4) throw new Error('k is not an uncompressed P-256 point');
-  const key = crypto.createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+  const key = crypto.createPublicKey({
+    key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },
+    format: 'jwk',
+  });
   const ok = crypto.verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'));
   if (!ok) throw new Error('the VAPID JWT signature does not verify with k');
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as VapidClaims;
@@ -118,21 +121,24 @@ export async function startPushEndpoint(): Promise<PushEndpoint> {
   const received: ReceivedPush[] = [];
   const statuses = new Map<string, number>();
   const listeners = new Set<() => void>();
-  const server = https.createServer({ key: fs.readFileSync(path.join(PUSH_TLS_DIR, 'key.pem')), cert: fs.readFileSync(PUSH_CERT_FILE) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= 64 * 1024) chunks.push(c);
-    });
-    req.on('end', () => {
-      const p = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
-      received.push({ path: p, headers: req.headers, body: Buffer.concat(chunks) });
-      const status = statuses.get(p) ?? 201;
-      res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status === 201 ? '' : 'gone');
-      for (const l of [...listeners]) l();
-    });
-  });
+  const server = https.createServer(
+    { key: fs.readFileSync(path.join(PUSH_TLS_DIR, 'key.pem')), cert: fs.readFileSync(PUSH_CERT_FILE) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= 64 * 1024) chunks.push(c);
+      });
+      req.on('end', () => {
+        const p = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
+        received.push({ path: p, headers: req.headers, body: Buffer.concat(chunks) });
+        const status = statuses.get(p) ?? 201;
+        res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status === 201 ? '' : 'gone');
+        for (const l of [...listeners]) l();
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
   return {
@@ -154,16 +160,19 @@ export async function startPushEndpoint(): Promise<PushEndpoint> {
         const onPush = () => void check();
         const timer = setTimeout(() => {
           listeners.delete(onPush);
-          reject(new Error(`no push to ${pathname} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'none'})`));
+          reject(
+            new Error(`no push to ${pathname} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'none'})`),
+          );
         }, timeoutMs);
         listeners.add(onPush);
         check();
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

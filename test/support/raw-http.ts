@@ -48,7 +48,14 @@ export function rawExchange(port: number, data: string | Buffer, opts: RawOption
       const head = end >= 0 ? buf.subarray(0, end).toString('latin1') : '';
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(head);
       socket.destroy();
-      resolve({ status: m ? Number(m[1]) : null, head, body: end >= 0 ? buf.subarray(end + 4) : Buffer.alloc(0), closed, hung, ms: Date.now() - started });
+      resolve({
+        status: m ? Number(m[1]) : null,
+        head,
+        body: end >= 0 ? buf.subarray(end + 4) : Buffer.alloc(0),
+        closed,
+        hung,
+        ms: Date.now() - started,
+      });
     };
     const complete = () => {
       const end = buf.indexOf('\r\n\r\n');
@@ -73,9 +80,14 @@ export function rawExchange(port: number, data: string | Buffer, opts: RawOption
     timers.push(setTimeout(() => finish(false, true), timeoutMs));
     socket.on('connect', () => {
       pieces.forEach((p, i) => {
-        timers.push(setTimeout(() => {
-          if (!done && socket.writable) socket.write(p);
-        }, i * (opts.pieceDelayMs ?? 0)));
+        timers.push(
+          setTimeout(
+            () => {
+              if (!done && socket.writable) socket.write(p);
+            },
+            i * (opts.pieceDelayMs ?? 0),
+          ),
+        );
       });
     });
   });

@@ -19,10 +19,17 @@ export type Installed = { bin: string; skip?: undefined } | { bin?: undefined; s
 function npmInstall(dir: string, spec: string): string | undefined {
   const npmCli = process.env.npm_execpath;
   const args = ['install', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', spec];
-  const r = npmCli && /\.c?js$/.test(npmCli)
-    ? spawnSync(process.execPath, [npmCli, ...args], { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS })
-    : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS, shell: process.platform === 'win32' });
-  if (r.error || r.status !== 0) return `npm install ${spec} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' ')}`;
+  const r =
+    npmCli && /\.c?js$/.test(npmCli)
+      ? spawnSync(process.execPath, [npmCli, ...args], { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS })
+      : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: INSTALL_TIMEOUT_MS,
+          shell: process.platform === 'win32',
+        });
+  if (r.error || r.status !== 0)
+    return `npm install ${spec} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' ')}`;
   return undefined;
 }
 
@@ -46,7 +53,8 @@ function installed(cacheName: string, spec: string, bin: string): Installed {
       fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'perch-harness-cache', private: true }));
       const failed = npmInstall(staging, spec);
       if (failed) return { skip: failed };
-      if (!fs.existsSync(path.join(staging, 'node_modules', bin))) return { skip: `the install of ${spec} has no node_modules/${bin} (optional dependency not installed)` };
+      if (!fs.existsSync(path.join(staging, 'node_modules', bin)))
+        return { skip: `the install of ${spec} has no node_modules/${bin} (optional dependency not installed)` };
       // Another test process may have finished the same install meanwhile: keep the one in place (it may be running).
       if (!fs.existsSync(file)) {
         fs.rmSync(dir, { recursive: true, force: true });
@@ -77,16 +85,28 @@ function checked(name: string, got: Installed, version: string, run: (bin: strin
 let claudeCached: Installed | undefined;
 /** The real `claude` binary (the platform package's, run directly: npm may skip install scripts), or why not. */
 export function claudeCode(): Installed {
-  claudeCached ??= checked('Claude Code', installed(`claude-code-${CLAUDE_CODE_VERSION}`, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, `@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`), CLAUDE_CODE_VERSION,
-    (bin) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }));
+  claudeCached ??= checked(
+    'Claude Code',
+    installed(
+      `claude-code-${CLAUDE_CODE_VERSION}`,
+      `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+      `@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`,
+    ),
+    CLAUDE_CODE_VERSION,
+    (bin) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }),
+  );
   return claudeCached;
 }
 
 let codexCached: Installed | undefined;
 /** The real Codex CLI: its launcher bin/codex.js (run with node), which starts the platform package's binary. */
 export function codex(): Installed {
-  codexCached ??= checked('Codex', installed(`codex-${CODEX_VERSION}`, `@openai/codex@${CODEX_VERSION}`, '@openai/codex/bin/codex.js'), CODEX_VERSION,
-    (bin) => spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8', timeout: 30_000 }));
+  codexCached ??= checked(
+    'Codex',
+    installed(`codex-${CODEX_VERSION}`, `@openai/codex@${CODEX_VERSION}`, '@openai/codex/bin/codex.js'),
+    CODEX_VERSION,
+    (bin) => spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8', timeout: 30_000 }),
+  );
   return codexCached;
 }
 
@@ -96,7 +116,11 @@ export type ClaudeRun = CliResult;
  * `claude ARGS` in cwd with only the given environment (plus PATH and the switches that keep it offline and
  * quiet), bounded in time. ANTHROPIC_BASE_URL in env points it at a stand-in model.
  */
-export function runClaude(bin: string, args: string[], opts: { cwd: string; home: string; env?: Record<string, string>; timeoutMs?: number }): Promise<ClaudeRun> {
+export function runClaude(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; home: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<ClaudeRun> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: opts.home,

@@ -18,7 +18,8 @@ export async function dataDirWithOldHistory(): Promise<{ dir: string; conv: stri
   const hub = createHub({ db, now: () => old });
   const { agent } = addAgent(hub, { name: 'elder' });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const conv = (await runOwnerAction(hub, 'conversations.create_group', { title: 'old times', members: [agent.name] }) as any).conversation.conv_id as string;
+  const conv = ((await runOwnerAction(hub, 'conversations.create_group', { title: 'old times', members: [agent.name] })) as any)
+    .conversation.conv_id as string;
   for (let i = 0; i < 5; i++) await runOwnerAction(hub, 'messages.send', { conv_id: conv, text: `long ago ${i}` });
   hub.close();
   db.close();

@@ -37,7 +37,9 @@ let built = false;
 /** Builds dist/cli.js when it is missing or older than the sources (once per process, under a lock across processes). */
 export function ensureBuilt(): void {
   if (built) return;
-  const stale = () => !fs.existsSync(DIST) || fs.statSync(DIST).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'src', 'main')), newestMtime(path.join(ROOT, 'src', 'shared')));
+  const stale = () =>
+    !fs.existsSync(DIST) ||
+    fs.statSync(DIST).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'src', 'main')), newestMtime(path.join(ROOT, 'src', 'shared')));
   if (stale()) {
     const lock = path.join(os.tmpdir(), 'perch-test-build.lock');
     const deadline = Date.now() + 60_000;
@@ -47,14 +49,22 @@ export function ensureBuilt(): void {
         break;
       } catch {
         // Another test process is building; a lock older than a minute is left over from a crash.
-        try { if (Date.now() - fs.statSync(lock).mtimeMs > 60_000) fs.rmSync(lock, { recursive: true, force: true }); } catch { /* gone */ }
+        try {
+          if (Date.now() - fs.statSync(lock).mtimeMs > 60_000) fs.rmSync(lock, { recursive: true, force: true });
+        } catch {
+          /* gone */
+        }
         if (Date.now() > deadline) throw new Error('timed out waiting for the build lock');
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
       }
     }
     try {
       if (stale()) {
-        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-main.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-main.mjs')], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 120_000,
+        });
         if (r.status !== 0) throw new Error(`build failed: ${r.stderr || r.stdout}`);
       }
     } finally {
@@ -71,10 +81,18 @@ const live = new Set<ChildProcess>();
 
 process.on('exit', () => {
   for (const p of live) {
-    try { p.kill('SIGKILL'); } catch { /* gone */ }
+    try {
+      p.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   for (const d of tempDirs) {
-    try { fs.rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
+    try {
+      fs.rmSync(d, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
   }
 });
 
@@ -197,7 +215,12 @@ export function startServe(dataDir: string, opts: ServeOptions = {}): Promise<Se
   live.add(proc);
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => { live.delete(proc); resolve(code); }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      live.delete(proc);
+      resolve(code);
+    }),
+  );
 
   return new Promise((resolve, reject) => {
     let out = '';
@@ -284,11 +307,21 @@ export function useSharedServe(opts: ServeOptions = {}, setup?: (served: SharedS
     await served?.stop();
   });
   const shared: SharedServe = {
-    get dataDir() { return now().dataDir; },
-    get mcpUrl() { return now().mcpUrl; },
-    get port() { return now().port; },
-    get loginUrl() { return now().loginUrl; },
-    get proc() { return now().proc; },
+    get dataDir() {
+      return now().dataDir;
+    },
+    get mcpUrl() {
+      return now().mcpUrl;
+    },
+    get port() {
+      return now().port;
+    },
+    get loginUrl() {
+      return now().loginUrl;
+    },
+    get proc() {
+      return now().proc;
+    },
     stderr: () => now().stderr(),
     stop: () => now().stop(),
     kill: () => now().kill(),
@@ -413,7 +446,12 @@ export interface RawResponse {
 }
 
 /** POSTs a body (object → JSON, string/Buffer as is) to the MCP endpoint with a bearer key (if given). */
-export async function rawPost(url: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+export async function rawPost(
+  url: string,
+  key: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   const res = await fetch(url, {
     method: 'POST',
     headers: {
@@ -427,7 +465,11 @@ export async function rawPost(url: string, key: string | undefined, body: unknow
   });
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, headers: res.headers, text, json };
 }
 
@@ -435,7 +477,12 @@ let rawId = 0;
 /** A 2025-era tools/call over raw fetch (no client): returns the JSON-RPC result. */
 export async function rawCall(url: string, key: string, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
   rawId += 1;
-  const r = await rawPost(url, key, { jsonrpc: '2.0', id: rawId, method: 'tools/call', params: { name, arguments: args } }, { 'MCP-Protocol-Version': '2025-11-25' });
+  const r = await rawPost(
+    url,
+    key,
+    { jsonrpc: '2.0', id: rawId, method: 'tools/call', params: { name, arguments: args } },
+    { 'MCP-Protocol-Version': '2025-11-25' },
+  );
   if (r.status !== 200 || !r.json?.result) throw new Error(`tools/call ${name}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
   return r.json.result as ToolResult;
 }
@@ -493,7 +540,11 @@ export async function owner(
   });
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, headers: res.headers, text, json, ok: json?.ok === true, value: json?.value, error: json?.error };
 }
 

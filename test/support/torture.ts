@@ -95,7 +95,9 @@ export function checkStore(dbFile: string, convs: string[], acked: ReadonlyMap<s
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     const byText = new Map<string, Array<{ id: string; seq: number; conv_id: string }>>();
-    const rows = db.prepare(`SELECT id, seq, conv_id, text FROM messages WHERE conv_id IN (${convs.map(() => '?').join(',')})`).all(...convs) as Array<{ id: string; seq: number; conv_id: string; text: string | null }>;
+    const rows = db
+      .prepare(`SELECT id, seq, conv_id, text FROM messages WHERE conv_id IN (${convs.map(() => '?').join(',')})`)
+      .all(...convs) as Array<{ id: string; seq: number; conv_id: string; text: string | null }>;
     for (const row of rows) {
       if (!row.text?.startsWith(TEXT_PREFIX)) continue;
       const list = byText.get(row.text) ?? [];
@@ -103,7 +105,8 @@ export function checkStore(dbFile: string, convs: string[], acked: ReadonlyMap<s
       byText.set(row.text, list);
     }
     for (const [text, list] of byText) {
-      if (list.length > 1) found.duplicated.push({ text, detail: `"${text}" is stored ${list.length} times (${list.map((r) => r.id).join(', ')})` });
+      if (list.length > 1)
+        found.duplicated.push({ text, detail: `"${text}" is stored ${list.length} times (${list.map((r) => r.id).join(', ')})` });
     }
     for (const [cid, a] of acked) {
       const list = byText.get(a.text) ?? [];
@@ -112,7 +115,9 @@ export function checkStore(dbFile: string, convs: string[], acked: ReadonlyMap<s
       found.lost.push({ cid, detail: `acknowledged ${cid} (${a.msg_id}, seq ${a.seq}) is ${where}` });
     }
     for (const conv of convs) {
-      const seqs = (db.prepare('SELECT seq FROM events WHERE conv_id = ? ORDER BY seq').all(conv) as Array<{ seq: number }>).map((r) => r.seq);
+      const seqs = (db.prepare('SELECT seq FROM events WHERE conv_id = ? ORDER BY seq').all(conv) as Array<{ seq: number }>).map(
+        (r) => r.seq,
+      );
       const gap = seqs.findIndex((seq, i) => seq !== i + 1);
       if (gap >= 0) found.gaps.push(`conversation ${conv}: event ${gap + 1} has seq ${seqs[gap]} (seqs must run 1..n)`);
     }
@@ -136,8 +141,18 @@ export async function runTorture(opts: TortureOptions): Promise<TortureReport> {
   if (!Number.isInteger(writers) || writers < 2) throw new Error(`writers must be an integer ≥ 2, not ${writers}`);
 
   const report: TortureReport = {
-    rounds: 0, acked: 0, retried: 0, storedUnacked: 0, lost: 0, duplicated: 0, integrityFailures: 0, seqGaps: 0, unexpectedErrors: 0,
-    inFlightAtKill: [], restartMs: { mean: 0, max: 0, samples: [] }, problems: [],
+    rounds: 0,
+    acked: 0,
+    retried: 0,
+    storedUnacked: 0,
+    lost: 0,
+    duplicated: 0,
+    integrityFailures: 0,
+    seqGaps: 0,
+    unexpectedErrors: 0,
+    inFlightAtKill: [],
+    restartMs: { mean: 0, max: 0, samples: [] },
+    problems: [],
   };
   const problem = (p: string) => {
     if (report.problems.length < 20) report.problems.push(p);
@@ -198,7 +213,17 @@ export async function runTorture(opts: TortureOptions): Promise<TortureReport> {
         inFlight++;
         let r;
         try {
-          r = await rawPost(url, key, { jsonrpc: '2.0', id: counter, method: 'tools/call', params: { name: 'send_message', arguments: { conv_id: item.conv, text: item.text, client_msg_id: item.cid } } }, { 'MCP-Protocol-Version': '2025-11-25' });
+          r = await rawPost(
+            url,
+            key,
+            {
+              jsonrpc: '2.0',
+              id: counter,
+              method: 'tools/call',
+              params: { name: 'send_message', arguments: { conv_id: item.conv, text: item.text, client_msg_id: item.cid } },
+            },
+            { 'MCP-Protocol-Version': '2025-11-25' },
+          );
         } catch {
           r = undefined; // the hub went away (or the request timed out): retry the same id
         } finally {

@@ -1,7 +1,18 @@
 // The owner's one state per agent (shared/agents/agent-state.ts): needs you › paused › working › connected, idle › offline.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, agentState, fleetOrder, lastActivity, spanText, stateText, type AgentStateInput, type FleetSortKey } from '../../src/shared/agents/agent-state';
+import {
+  CONNECTED_MS,
+  NO_PRESENCE,
+  WORKING_MS,
+  agentState,
+  fleetOrder,
+  lastActivity,
+  spanText,
+  stateText,
+  type AgentStateInput,
+  type FleetSortKey,
+} from '../../src/shared/agents/agent-state';
 
 const NOW = 1_800_000_000_000;
 const MIN = 60_000;
@@ -21,7 +32,16 @@ describe('agent state', () => {
   });
 
   test('a pending request to the owner makes a connected agent "needs you", since the oldest thing waiting', () => {
-    const s = agentState(input({ presence: connected, waiting: true, needs: [{ what: 'request', at: NOW - 3 * MIN }, { what: 'held', at: NOW - MIN }] }));
+    const s = agentState(
+      input({
+        presence: connected,
+        waiting: true,
+        needs: [
+          { what: 'request', at: NOW - 3 * MIN },
+          { what: 'held', at: NOW - MIN },
+        ],
+      }),
+    );
     assert.equal(s.state, 'needs_you');
     assert.equal(s.since, NOW - 3 * MIN);
     assert.equal(stateText(s, NOW), 'needs you · 3 min');
@@ -36,7 +56,14 @@ describe('agent state', () => {
   });
 
   test('a harness session waiting for its user (a Notification hook) makes the agent "needs you", since it began waiting; its other states do not', () => {
-    const harness = { state: 'waiting' as const, harness: 'claude-code' as const, session_id: 'abc123', cwd: '/home/user/my-project', message: 'Claude needs your permission to use Bash', at: NOW - 2 * MIN };
+    const harness = {
+      state: 'waiting' as const,
+      harness: 'claude-code' as const,
+      session_id: 'abc123',
+      cwd: '/home/user/my-project',
+      message: 'Claude needs your permission to use Bash',
+      at: NOW - 2 * MIN,
+    };
     const s = agentState(input({ presence: connected, harness }));
     assert.equal(s.state, 'needs_you');
     assert.equal(s.since, NOW - 2 * MIN);
@@ -59,7 +86,10 @@ describe('agent state', () => {
     assert.equal(stateText(ended, NOW), 'offline · just now');
     assert.equal(ended.why, 'Claude Code: session ended');
     // A writing call after the Stop: working again.
-    assert.equal(agentState(input({ presence: { ...busy, active_at: NOW - 5_000 }, harness: { ...status, state: 'turn_ended' } })).state, 'working');
+    assert.equal(
+      agentState(input({ presence: { ...busy, active_at: NOW - 5_000 }, harness: { ...status, state: 'turn_ended' } })).state,
+      'working',
+    );
     // A wake run still runs: working whatever the harness said.
     assert.equal(agentState(input({ presence: busy, runStartedAt: NOW - MIN, harness: { ...status, state: 'ended' } })).state, 'working');
   });
@@ -75,8 +105,13 @@ describe('agent state', () => {
       { name: 'golf', state: 'idle', last: null },
       { name: 'hotel', state: 'idle', last: null },
     ];
-    assert.deepEqual([...keys].sort(fleetOrder).map((k) => k.name), ['echo', 'delta', 'foxtrot', 'charlie', 'golf', 'hotel', 'bravo', 'alpha']);
-    const recent = lastActivity(input({ presence: { ...connected, active_at: NOW - 3 * MIN }, needs: [{ what: 'request', at: NOW - MIN }] }));
+    assert.deepEqual(
+      [...keys].sort(fleetOrder).map((k) => k.name),
+      ['echo', 'delta', 'foxtrot', 'charlie', 'golf', 'hotel', 'bravo', 'alpha'],
+    );
+    const recent = lastActivity(
+      input({ presence: { ...connected, active_at: NOW - 3 * MIN }, needs: [{ what: 'request', at: NOW - MIN }] }),
+    );
     assert.equal(recent, NOW - 5_000, 'the latest of its calls and what waits');
     assert.equal(lastActivity(input()), null);
   });

@@ -73,10 +73,7 @@ test('the contract fixture holds 37 uniquely named tools, each with a descriptio
       ['topics', 'array', false],
     ],
   );
-  assert.equal(
-    sendMessage.arguments.find((a) => a.name === 'intent')!.description,
-    'One of request, proposal, answer, status, done.',
-  );
+  assert.equal(sendMessage.arguments.find((a) => a.name === 'intent')!.description, 'One of request, proposal, answer, status, done.');
 });
 
 test('tools are listed with the contract names in the contract order', () => {
@@ -102,7 +99,10 @@ test('readOnly matches "Read-only." in the contract', () => {
 });
 
 test('tool facts: only recall_message and state_delete are destructive; every write but progress is group-committed, no read is', () => {
-  assert.deepEqual(TOOLS.filter((t) => t.destructive).map((t) => t.name), ['recall_message', 'state_delete']);
+  assert.deepEqual(
+    TOOLS.filter((t) => t.destructive).map((t) => t.name),
+    ['recall_message', 'state_delete'],
+  );
   for (const t of TOOLS) {
     assert.ok(!(t.destructive && t.readOnly), `${t.name}: a destructive tool is not read-only`);
     assert.equal(t.groupCommitted, !t.readOnly && t.name !== 'progress', `${t.name}: groupCommitted`);
@@ -124,7 +124,8 @@ test('arguments: every contract argument exists with its required flag; extras a
     const contractNames = new Set(c.arguments.map((a) => a.name));
     for (const p of props.filter((p) => !contractNames.has(p))) {
       const allowed =
-        (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) || (p === OPERATION_ID && !t.readOnly) ||
+        (t.name === WAIT_ADDITION.tool && p === WAIT_ADDITION.arg) ||
+        (p === OPERATION_ID && !t.readOnly) ||
         (INSTANCE_ADDITIONS[t.name]?.includes(p) ?? false);
       assert.ok(allowed, `${t.name}.${p} is not in the contract and not an allowed addition`);
       assert.ok(!required.has(p), `${t.name}.${p} (an addition) is optional`);
@@ -179,25 +180,19 @@ test('every tool names the key scope it needs: reads read, writes write, and ask
   for (const n of ['request_human', 'get_request', 'cancel_request']) assert.equal(scopes.get(n), 'ask', n);
   for (const n of ['send_file', 'file_url']) assert.equal(scopes.get(n), 'files', n);
   for (const n of ['state_get', 'state_put', 'state_list', 'state_delete', 'put_summary']) assert.equal(scopes.get(n), 'state', n);
-  for (const n of ['send_message', 'edit_message', 'send_card', 'progress', 'react', 'create_task', 'handoff']) assert.equal(scopes.get(n), 'write', n);
-  for (const n of ['list_conversations', 'get_history', 'get_thread', 'search', 'get_context', 'list_pins', 'find_user', 'get_config']) assert.equal(scopes.get(n), 'read', n);
+  for (const n of ['send_message', 'edit_message', 'send_card', 'progress', 'react', 'create_task', 'handoff'])
+    assert.equal(scopes.get(n), 'write', n);
+  for (const n of ['list_conversations', 'get_history', 'get_thread', 'search', 'get_context', 'list_pins', 'find_user', 'get_config'])
+    assert.equal(scopes.get(n), 'read', n);
   for (const t of TOOLS) assert.ok(['any', 'read', 'write', 'files', 'state', 'ask'].includes(t.scope), `${t.name}: scope ${t.scope}`);
 });
 
 test('enums from the contract are enforced', () => {
-  const enumOf = (tool: string, arg: string) =>
-    (published(TOOL_BY_NAME.get(tool)!).properties[arg] as { enum?: string[] }).enum;
+  const enumOf = (tool: string, arg: string) => (published(TOOL_BY_NAME.get(tool)!).properties[arg] as { enum?: string[] }).enum;
   assert.deepEqual(enumOf('send_message', 'intent'), ['request', 'proposal', 'answer', 'status', 'done']);
   assert.deepEqual(enumOf('search', 'intent'), ['request', 'proposal', 'answer', 'status', 'done']);
   assert.deepEqual(enumOf('request_human', 'kind'), ['approve', 'answer', 'choose']);
-  assert.deepEqual(enumOf('update_task', 'state'), [
-    'submitted',
-    'working',
-    'input_required',
-    'completed',
-    'failed',
-    'canceled',
-  ]);
+  assert.deepEqual(enumOf('update_task', 'state'), ['submitted', 'working', 'input_required', 'completed', 'failed', 'canceled']);
   assert.deepEqual(enumOf('search', 'sender_type'), ['human', 'agent']);
   assert.deepEqual(enumOf('progress', 'kind'), ['thinking', 'tool_call', 'tool_result', 'plan', 'step', 'error']);
   assert.deepEqual(enumOf('file_url', 'variant'), ['original', 'thumb']);
@@ -207,8 +202,10 @@ test('enums from the contract are enforced', () => {
 
 test('schemas accept valid calls and refuse unknown, missing or mistyped arguments', () => {
   const input = (name: string) => TOOL_BY_NAME.get(name)!.input;
-  const ok = (name: string, args: unknown) => assert.equal(input(name).safeParse(args).success, true, `${name} accepts ${JSON.stringify(args)}`);
-  const bad = (name: string, args: unknown) => assert.equal(input(name).safeParse(args).success, false, `${name} refuses ${JSON.stringify(args)}`);
+  const ok = (name: string, args: unknown) =>
+    assert.equal(input(name).safeParse(args).success, true, `${name} accepts ${JSON.stringify(args)}`);
+  const bad = (name: string, args: unknown) =>
+    assert.equal(input(name).safeParse(args).success, false, `${name} refuses ${JSON.stringify(args)}`);
 
   ok('whoami', {});
   bad('whoami', { x: 1 });
@@ -258,8 +255,7 @@ test('toolSchemaVersion() is a stable fingerprint that changes with any descript
   assert.equal(schemaFingerprint(TOOLS), toolSchemaVersion());
   assert.equal(schemaFingerprint([...TOOLS]), toolSchemaVersion());
 
-  const changed = (k: number, patch: Partial<ToolSpec>) =>
-    schemaFingerprint(TOOLS.map((t, j) => (j === k ? { ...t, ...patch } : t)));
+  const changed = (k: number, patch: Partial<ToolSpec>) => schemaFingerprint(TOOLS.map((t, j) => (j === k ? { ...t, ...patch } : t)));
   const k = TOOLS.findIndex((t) => t.name === 'send_message');
   const t = TOOLS[k];
   assert.notEqual(changed(k, { description: `${t.description} ` }), toolSchemaVersion());
@@ -269,16 +265,25 @@ test('toolSchemaVersion() is a stable fingerprint that changes with any descript
   assert.notEqual(changed(k, { input: t.input.extend({ extra: z.string().optional() }) }), toolSchemaVersion());
   const recall = TOOLS.findIndex((x) => x.name === 'recall_message');
   const out = TOOLS[recall].output as z.ZodObject;
-  assert.notEqual(changed(recall, { output: out.extend({ extra: z.string() }) }), toolSchemaVersion(), 'an output schema is part of the fingerprint');
+  assert.notEqual(
+    changed(recall, { output: out.extend({ extra: z.string() }) }),
+    toolSchemaVersion(),
+    'an output schema is part of the fingerprint',
+  );
   assert.notEqual(schemaFingerprint(TOOLS.slice().reverse()), toolSchemaVersion());
 });
 
 test('every tool declares its result: an object schema, open to the fields the MCP door adds, frozen and memoized', () => {
   for (const t of TOOLS) {
-    const schema = toolOutputJsonSchema(t) as { type?: string; additionalProperties?: unknown; anyOf?: Array<{ type: string; additionalProperties?: unknown }> };
+    const schema = toolOutputJsonSchema(t) as {
+      type?: string;
+      additionalProperties?: unknown;
+      anyOf?: Array<{ type: string; additionalProperties?: unknown }>;
+    };
     assert.equal(schema.type, 'object', `${t.name}: outputSchema's root is an object`);
     assert.equal('$schema' in schema, false);
-    for (const s of schema.anyOf ?? [schema]) assert.equal(s.additionalProperties, undefined, `${t.name}: more fields (request_id) are allowed`);
+    for (const s of schema.anyOf ?? [schema])
+      assert.equal(s.additionalProperties, undefined, `${t.name}: more fields (request_id) are allowed`);
     assert.equal(toolOutputJsonSchema(t), toolOutputJsonSchema(t));
     assert.ok(Object.isFrozen(toolOutputJsonSchema(t)));
   }
@@ -291,5 +296,9 @@ test('the writes review mode holds declare both answers: done, or held with a he
     assert.ok(TOOL_BY_NAME.get(name)!.output.safeParse({ ...held, kind: 'edit' }).success, name);
   }
   assert.ok(TOOL_BY_NAME.get('send_file')!.output.safeParse({ ...held, kind: 'image', name: 'a.png', mime: 'image/png', size: 3 }).success);
-  assert.equal(TOOL_BY_NAME.get('recall_message')!.output.safeParse(held).success, false, 'a write review mode never holds has no held answer');
+  assert.equal(
+    TOOL_BY_NAME.get('recall_message')!.output.safeParse(held).success,
+    false,
+    'a write review mode never holds has no held answer',
+  );
 });

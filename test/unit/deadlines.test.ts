@@ -35,7 +35,11 @@ test('fires at the soonest due time first, then re-arms for the next one by itse
     timer.arm();
     assert.equal(timer.armedFor, t0 + 40, 'armed for the soonest item, not the first listed');
     await until(() => list.fired.length === 2);
-    assert.deepEqual(list.fired.map((f) => f.name), ['soon', 'late'], 'the soonest fires first, the later one after a re-arm');
+    assert.deepEqual(
+      list.fired.map((f) => f.name),
+      ['soon', 'late'],
+      'the soonest fires first, the later one after a re-arm',
+    );
     assert.deepEqual(list.fired[0]!.stillPending, ['late'], 'the later item was not handled early');
     assert.ok(list.fired[0]!.at >= t0 + 40, 'not before its due time');
     assert.ok(list.fired[1]!.at >= t0 + 250, 'the re-armed timer fires at the later due time, not before');
@@ -58,7 +62,10 @@ test('a sooner item added later re-arms the timer for it (armSoon after the writ
     await Promise.resolve();
     assert.equal(timer.armedFor, t0 + 30, 're-armed for the sooner item');
     await until(() => list.fired.length === 1);
-    assert.deepEqual(list.fired.map((f) => f.name), ['new']);
+    assert.deepEqual(
+      list.fired.map((f) => f.name),
+      ['new'],
+    );
     assert.equal(timer.armedFor, t0 + 5000, 'armed again for what is left');
   } finally {
     timer.close();
@@ -102,7 +109,14 @@ test('close stops it: nothing fires afterwards, not even a pending retry or a qu
   const t0 = Date.now();
   const list = dueList({ a: t0 + 30 });
   let fireCalls = 0;
-  const timer = deadlineTimer({ next: list.next, fire: () => { fireCalls++; list.fire(); }, now: Date.now });
+  const timer = deadlineTimer({
+    next: list.next,
+    fire: () => {
+      fireCalls++;
+      list.fire();
+    },
+    now: Date.now,
+  });
   timer.arm();
   assert.equal(timer.armedFor, t0 + 30);
   timer.armSoon();
@@ -116,7 +130,15 @@ test('close stops it: nothing fires afterwards, not even a pending retry or a qu
 
   // A timer waiting to retry after a busy error is stopped by close as well.
   let calls = 0;
-  const retrying = deadlineTimer({ next: () => { calls++; throw Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }); }, fire: () => {}, now: Date.now, retryMs: 20 });
+  const retrying = deadlineTimer({
+    next: () => {
+      calls++;
+      throw Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' });
+    },
+    fire: () => {},
+    now: Date.now,
+    retryMs: 20,
+  });
   retrying.arm();
   await sleep(70);
   const seen = calls;

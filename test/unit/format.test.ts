@@ -29,10 +29,17 @@ test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one r
     assert.match(text, /PERCH_KEY_PLANNER|perch connect/, `${client}: the key from the environment`);
   }
   assert.equal(keyExportLine('planner', 'perch_secret'), 'export PERCH_KEY_PLANNER=perch_secret');
-  assert.equal(withKey.claude_code, 'perch connect claude-code planner --write   # ~/.claude.json + ~/.claude/settings.json (--project DIR: that repository only)\nclaude');
+  assert.equal(
+    withKey.claude_code,
+    'perch connect claude-code planner --write   # ~/.claude.json + ~/.claude/settings.json (--project DIR: that repository only)\nclaude',
+  );
   assert.match(withKey.codex!, /^perch connect codex planner --write /);
   assert.match(withKey.cursor!, /^perch connect cursor planner --write /);
-  assert.match(withKey.gemini!, /--header 'Authorization: Bearer \$\{PERCH_KEY_PLANNER\}'/, 'single quotes: the key stays out of settings.json');
+  assert.match(
+    withKey.gemini!,
+    /--header 'Authorization: Bearer \$\{PERCH_KEY_PLANNER\}'/,
+    'single quotes: the key stays out of settings.json',
+  );
   assert.equal(withKey.perch_call, `PERCH_URL=${url} PERCH_KEY=$PERCH_KEY_PLANNER perch call whoami`);
 
   const again = connectionSnippets(url, 'planner', null);

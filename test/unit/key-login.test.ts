@@ -20,8 +20,14 @@ function hubWithClock() {
   const hub = createHub({ db, now: () => clock });
   return {
     hub,
-    advance(ms: number) { clock += ms; },
-    close() { hub.close(); db.close(); fs.rmSync(dir, { recursive: true, force: true }); },
+    advance(ms: number) {
+      clock += ms;
+    },
+    close() {
+      hub.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -40,7 +46,9 @@ test('authenticateKey logs in an own key, a scoped key and a run key, and says w
     assert.deepEqual(s.standing === 'ok' && [...s.auth.scopes], ['read']);
 
     let firstUses = 0;
-    const run = issueRunKey(t.hub, agent.id, 'run_1', Date.now() + 60_000, () => { firstUses += 1; });
+    const run = issueRunKey(t.hub, agent.id, 'run_1', Date.now() + 60_000, () => {
+      firstUses += 1;
+    });
     const r = authenticateKey(t.hub, run.key);
     assert.ok(r.standing === 'ok' && r.kind === 'run' && r.user.id === agent.id);
     assert.deepEqual(r.standing === 'ok' && [...r.auth.scopes], [...KEY_SCOPES]);

@@ -46,9 +46,17 @@ test('the log rotates at its size cap and keeps only `keep` old files, the newes
     assert.equal(stats.written, 200);
     assert.equal(stats.dropped, 0);
     assert.ok(stats.rotations > 3, `it rotated (${stats.rotations} times)`);
-    const last = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+    const last = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i: number });
     assert.equal(last[last.length - 1]!.i, 199, 'the newest line is in hub.log');
-    const older = fs.readFileSync(`${file}.1`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+    const older = fs
+      .readFileSync(`${file}.1`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i: number });
     assert.equal(older[older.length - 1]!.i + 1, last[0]!.i, 'hub.log.1 ends where hub.log begins');
     assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600', 'the log is private');
   } finally {
@@ -70,37 +78,52 @@ test('keep 0: the log starts over instead of growing past the cap', async () => 
   }
 });
 
-test('a log on a full disk (/dev/full: ENOSPC) drops and counts lines without throwing, then resumes and says how many it dropped', { skip: !fs.existsSync('/dev/full') && 'no /dev/full here' }, async () => {
-  const dir = tempDir();
-  try {
-    const file = path.join(dir, 'hub.log');
-    fs.symlinkSync('/dev/full', file);
-    const troubles: string[] = [];
-    const log = createLogWriter({ file, retryMs: 0, onTrouble: (m) => troubles.push(m) });
-    await writeLines(log, 20);
-    let stats = log.stats();
-    assert.equal(stats.failing, true);
-    assert.equal(stats.lastError, 'ENOSPC');
-    assert.equal(stats.dropped, 20, 'every line was dropped and counted');
-    assert.equal(stats.written, 0);
-    assert.equal(troubles.length, 1, 'the trouble is told once, not once per line');
-    assert.match(troubles[0]!, /ENOSPC/);
+test(
+  'a log on a full disk (/dev/full: ENOSPC) drops and counts lines without throwing, then resumes and says how many it dropped',
+  { skip: !fs.existsSync('/dev/full') && 'no /dev/full here' },
+  async () => {
+    const dir = tempDir();
+    try {
+      const file = path.join(dir, 'hub.log');
+      fs.symlinkSync('/dev/full', file);
+      const troubles: string[] = [];
+      const log = createLogWriter({ file, retryMs: 0, onTrouble: (m) => troubles.push(m) });
+      await writeLines(log, 20);
+      let stats = log.stats();
+      assert.equal(stats.failing, true);
+      assert.equal(stats.lastError, 'ENOSPC');
+      assert.equal(stats.dropped, 20, 'every line was dropped and counted');
+      assert.equal(stats.written, 0);
+      assert.equal(troubles.length, 1, 'the trouble is told once, not once per line');
+      assert.match(troubles[0]!, /ENOSPC/);
 
-    // Space returns: the path is a writable file again.
-    fs.rmSync(file);
-    await writeLines(log, 3, 100);
-    stats = log.stats();
-    assert.equal(stats.failing, false);
-    assert.equal(stats.written, 3);
-    assert.equal(troubles.length, 2, 'recovery is told too');
-    await log.close();
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines[0], { ...lines[0], door: 'log', dropped: 20, error: 'ENOSPC' }, 'the first line written says how many were dropped');
-    assert.deepEqual(lines.slice(1).map((l) => l.i), [100, 101, 102]);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+      // Space returns: the path is a writable file again.
+      fs.rmSync(file);
+      await writeLines(log, 3, 100);
+      stats = log.stats();
+      assert.equal(stats.failing, false);
+      assert.equal(stats.written, 3);
+      assert.equal(troubles.length, 2, 'recovery is told too');
+      await log.close();
+      const lines = fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        lines[0],
+        { ...lines[0], door: 'log', dropped: 20, error: 'ENOSPC' },
+        'the first line written says how many were dropped',
+      );
+      assert.deepEqual(
+        lines.slice(1).map((l) => l.i),
+        [100, 101, 102],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('a log whose folder cannot be made (a file is in the way) drops lines without throwing, and close() still resolves', async () => {
   const dir = tempDir();

@@ -10,7 +10,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { Token } from 'marked';
-import { boundMarkdown, countDelimiters as delims, CUT_NOTE, lexBounded, lineDepth, markdownToHtml, markedHtml, markedUnbounded, MD_BUDGET } from '../../src/renderer/markdown-core';
+import {
+  boundMarkdown,
+  countDelimiters as delims,
+  CUT_NOTE,
+  lexBounded,
+  lineDepth,
+  markdownToHtml,
+  markedHtml,
+  markedUnbounded,
+  MD_BUDGET,
+} from '../../src/renderer/markdown-core';
 import { LIMITS } from '../../src/shared/limits';
 import { Rng } from '../support/rng';
 
@@ -51,12 +61,54 @@ const NESTERS: Array<(r: Rng, n: number) => string> = [
   (_r, n) => 'http://a.b/' + '_('.repeat(n),
 ];
 
-const RUNS = ['_a', '*a', '**a', '~a', '[a', '[](', '`a', '<a', 'a_ _', '*_', '![', '> ', '- ', '\n', '\n\n', ' ', 'a', '1. ', '|', '\\', '&', 'x'.repeat(50)];
+const RUNS = [
+  '_a',
+  '*a',
+  '**a',
+  '~a',
+  '[a',
+  '[](',
+  '`a',
+  '<a',
+  'a_ _',
+  '*_',
+  '![',
+  '> ',
+  '- ',
+  '\n',
+  '\n\n',
+  ' ',
+  'a',
+  '1. ',
+  '|',
+  '\\',
+  '&',
+  'x'.repeat(50),
+];
 
 const FRAGMENTS = [
-  '# Heading', '**bold**', '*em*', '_em_', '~~del~~', '`code`', '[link](https://example.com)', '![img](https://x/y.png)',
-  '<b>raw</b>', '> quote', '- item', '1. one', '- [ ] task', '```js\nconst a_b = 1;\n```', '    indented code', '---',
-  '| a | b |\n|---|---|\n| 1 | 2 |', 'plain words', 'snake_case_name', '<script>alert(1)</script>', '\\*', 'x'.repeat(300),
+  '# Heading',
+  '**bold**',
+  '*em*',
+  '_em_',
+  '~~del~~',
+  '`code`',
+  '[link](https://example.com)',
+  '![img](https://x/y.png)',
+  '<b>raw</b>',
+  '> quote',
+  '- item',
+  '1. one',
+  '- [ ] task',
+  '```js\nconst a_b = 1;\n```',
+  '    indented code',
+  '---',
+  '| a | b |\n|---|---|\n| 1 | 2 |',
+  'plain words',
+  'snake_case_name',
+  '<script>alert(1)</script>',
+  '\\*',
+  'x'.repeat(300),
 ];
 
 function generate(r: Rng): string {
@@ -203,7 +255,10 @@ test('a long line without spaces (40,000 characters) is plain text, not parsed',
 });
 
 test('ordinary Markdown is rendered whole: fenced code with deep indentation and many underscores is not cut', () => {
-  const code = '```py\n' + Array.from({ length: 200 }, (_, i) => `${' '.repeat((i % 40) * 2)}some_long_name_${i} = other_name_${i}`).join('\n') + '\n```\n';
+  const code =
+    '```py\n' +
+    Array.from({ length: 200 }, (_, i) => `${' '.repeat((i % 40) * 2)}some_long_name_${i} = other_name_${i}`).join('\n') +
+    '\n```\n';
   const text = `# Report\n\n**Done**: 3 of 4\n\n> a quote\n\n- one\n  - two\n    - three\n\n${code}\nAfter *the* code.`;
   const b = boundMarkdown(text);
   assert.equal(b.cut, undefined);
@@ -229,7 +284,7 @@ test('any error while rendering shows the whole text as plain text', () => {
   assert.equal(html, '<div class="md-plain">**bold** &lt;b&gt;x&lt;/b&gt;</div>');
 });
 
-test('line depth counts quotes and list markers, and a list line\'s indentation', () => {
+test("line depth counts quotes and list markers, and a list line's indentation", () => {
   assert.equal(lineDepth('plain'), 0);
   assert.equal(lineDepth('> > x'), 2);
   assert.equal(lineDepth('>>>x'), 3);

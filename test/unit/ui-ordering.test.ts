@@ -61,8 +61,16 @@ function setup(opts: { logTo: number; loadedTo: number | null; ready?: boolean; 
     ordering.offer('c', { seq });
   };
   return {
-    ordering, tl, applied, fetches, settle, push, log,
-    failNextFetch: () => { failNext++; },
+    ordering,
+    tl,
+    applied,
+    fetches,
+    settle,
+    push,
+    log,
+    failNextFetch: () => {
+      failNext++;
+    },
   };
 }
 
@@ -164,7 +172,13 @@ test('forget drops what is held for a conversation', () => {
 
 function msg(id: string, seq: number, extra: Partial<Message> = {}): Message {
   return {
-    msg_id: id, conv_id: 'c', seq, kind: 'text', text: id, sender: { id: 'u_a', name: 'a', kind: 'agent' }, created_at: seq,
+    msg_id: id,
+    conv_id: 'c',
+    seq,
+    kind: 'text',
+    text: id,
+    sender: { id: 'u_a', name: 'a', kind: 'agent' },
+    created_at: seq,
     ...extra,
   } as Message;
 }
@@ -173,7 +187,19 @@ function created(m: Message): EventView {
 }
 function slice(lastSeq: number): TimelineSlice {
   return {
-    convs: { c: { rows: [], firstSeq: null, lastSeq, hasOlder: false, loadingOlder: false, status: 'ready', pins: [], threadCounts: {}, taskHistory: [] } },
+    convs: {
+      c: {
+        rows: [],
+        firstSeq: null,
+        lastSeq,
+        hasOlder: false,
+        loadingOlder: false,
+        status: 'ready',
+        pins: [],
+        threadCounts: {},
+        taskHistory: [],
+      },
+    },
     messages: new Map(),
     threads: {},
   };
@@ -186,11 +212,18 @@ test('appendEvents returns new state and leaves the old one as it was (no in-pla
   assert.notEqual(after.messages, beforeMessages, 'a new Map');
   assert.equal(beforeMessages.size, 0, 'the old Map is unchanged');
   assert.equal(before.convs.c!.lastSeq, 0, 'the old timeline is unchanged');
-  assert.deepEqual(after.convs.c!.rows.map((r) => r.key), ['m1', 'm2']);
+  assert.deepEqual(
+    after.convs.c!.rows.map((r) => r.key),
+    ['m1', 'm2'],
+  );
   assert.equal(after.convs.c!.lastSeq, 2);
   assert.equal(after.messages.get('m2')?.text, 'm2');
   const again = appendEvents(after, 'c', [created(msg('m2', 2))]);
-  assert.deepEqual(again.convs.c!.rows.map((r) => r.key), ['m1', 'm2'], 'an event at or below lastSeq is skipped');
+  assert.deepEqual(
+    again.convs.c!.rows.map((r) => r.key),
+    ['m1', 'm2'],
+    'an event at or below lastSeq is skipped',
+  );
 });
 
 test('appendEvents counts a thread reply instead of adding a row, and adds it to an open thread', () => {

@@ -45,7 +45,7 @@ test('a key printed in pieces of its own (cut -c1-12, then the rest on the next 
   assert.equal(ended.all, `start ${REDACTED}`);
 });
 
-test('other output passes unchanged: text, the key\'s public prefix, short runs of key characters, UTF-8 split across writes', () => {
+test("other output passes unchanged: text, the key's public prefix, short runs of key characters, UTF-8 split across writes", () => {
   const text = `perch_run_ is the prefix of run keys; ${KEY.slice(10, 10 + MIN_FRAGMENT - 1)} is too short to count.\n`;
   assert.equal(feed([text]).all, text);
   const utf8 = Buffer.from('héllo — 世界 ✓\n', 'utf8');

@@ -42,7 +42,11 @@ export function fail(message: string, code = 2): never {
 export function requireFolderOf(file: string, flag: string): void {
   const dir = path.dirname(file);
   let st: fs.Stats | undefined;
-  try { st = fs.statSync(dir); } catch { /* missing, or below a file: not a folder there */ }
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    /* missing, or below a file: not a folder there */
+  }
   if (!st) fail(`the folder ${dir} does not exist; nothing was written. Create it first, or pick another ${flag}.`, 2);
   if (!st.isDirectory()) fail(`${dir} is not a folder; nothing was written. Pick another ${flag}.`, 2);
 }
@@ -85,14 +89,28 @@ export function runtimeOf(dataDir: string): { base_url: string; owner_token: str
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
-    fail(`no running hub found (${file} is missing). Start it with \`perch serve\`${dataDir !== defaultDataDir() ? ` --data-dir ${dataDir}` : ''}.`);
+    fail(
+      `no running hub found (${file} is missing). Start it with \`perch serve\`${dataDir !== defaultDataDir() ? ` --data-dir ${dataDir}` : ''}.`,
+    );
   }
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, json, text };
 }

@@ -56,7 +56,25 @@ const channel: Command = {
   },
 };
 
-const COMMANDS: readonly Command[] = [serve, agent, device, call, owner, conv, retention, wake, hook, channel, connect, backup, restore, exportCmd, importCmd, help, version];
+const COMMANDS: readonly Command[] = [
+  serve,
+  agent,
+  device,
+  call,
+  owner,
+  conv,
+  retention,
+  wake,
+  hook,
+  channel,
+  connect,
+  backup,
+  restore,
+  exportCmd,
+  importCmd,
+  help,
+  version,
+];
 
 function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.names.includes(name));
@@ -67,7 +85,9 @@ function topHelp(): string {
   return `perch ${PERCH_VERSION} — a local hub for your own fleet of AI agents
 
 Usage:
-${COMMANDS.filter((c) => c.usage).map((c) => c.usage).join('\n')}
+${COMMANDS.filter((c) => c.usage)
+  .map((c) => c.usage)
+  .join('\n')}
 
 Common options:
 ${DATA_DIR_LINE}
@@ -81,7 +101,10 @@ function helpText(cmd: string | undefined, sub?: string): string {
   if (!c) throw new UsageError(`unknown command ${JSON.stringify(cmd)}. Run \`perch --help\` for the commands.`);
   if (c.subcommands && sub !== undefined) {
     const s = Object.hasOwn(c.subcommands, sub) ? c.subcommands[sub] : undefined;
-    if (!s) throw new UsageError(`unknown ${c.names[0]} command ${JSON.stringify(sub)}: use ${Object.keys(c.subcommands).join(', ')}. Run \`perch ${c.names[0]} --help\`.`);
+    if (!s)
+      throw new UsageError(
+        `unknown ${c.names[0]} command ${JSON.stringify(sub)}: use ${Object.keys(c.subcommands).join(', ')}. Run \`perch ${c.names[0]} --help\`.`,
+      );
     return s();
   }
   return c.help();
@@ -131,18 +154,35 @@ export async function main(argv: string[]): Promise<void> {
     }
     return await command.run(rest);
   } catch (err) {
-    if (err instanceof UsageError) fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
+    if (err instanceof UsageError)
+      fail(err.message.includes('--help') ? err.message : `${err.message.replace(/[.]$/, '')}. ${helpPointer(cmd, rest)}`);
     if (err instanceof NewerDatabaseError) fail(err.message);
     if (isHubError(err)) fail(`${err.message} ${err.nextStep}`, 1);
-    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') fail('the database is held by another process (SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write); nothing was changed. Try again later, or stop that hub first.', 1);
+    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY')
+      fail(
+        'the database is held by another process (SQLITE_BUSY: a hub holding it alone because its disk was full, or a long write); nothing was changed. Try again later, or stop that hub first.',
+        1,
+      );
     // SQLite could not write (a full or failing disk): it rolled back, so the database is as it was.
     if (isStorageError(err)) {
       const code = String((err as { code?: unknown }).code);
       // The shared-memory file is made when the database is first read, before anything is written.
-      if (code.startsWith('SQLITE_IOERR_SHM')) fail(`the disk holding the database is too full for SQLite's shared-memory file (${code}; it needs 32 KiB beside the database), so this stopped before it began; nothing was changed. Free some disk space and run it again.`, 1);
-      fail(`the disk is full or failing (${code}), so this stopped; the database was not changed (SQLite rolled back what it was writing). Free some disk space and run it again.`, 1);
+      if (code.startsWith('SQLITE_IOERR_SHM'))
+        fail(
+          `the disk holding the database is too full for SQLite's shared-memory file (${code}; it needs 32 KiB beside the database), so this stopped before it began; nothing was changed. Free some disk space and run it again.`,
+          1,
+        );
+      fail(
+        `the disk is full or failing (${code}), so this stopped; the database was not changed (SQLite rolled back what it was writing). Free some disk space and run it again.`,
+        1,
+      );
     }
-    if ((err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
+    if (
+      (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (err as { code?: string })?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+      (err as { code?: string })?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    )
+      fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
     throw err;
   }
 }

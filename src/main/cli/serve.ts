@@ -47,8 +47,18 @@ If the port is taken, serve stops and says so (whatever holds the port receives 
 async function cmdServe(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, json: { type: 'boolean' }, open: { type: 'boolean' }, rate: { type: 'string' }, durability: { type: 'string' },
-      backups: { type: 'string' }, 'public-url': { type: 'string' }, containers: { type: 'boolean' }, listen: { type: 'string', multiple: true } },
+    options: {
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      json: { type: 'boolean' },
+      open: { type: 'boolean' },
+      rate: { type: 'string' },
+      durability: { type: 'string' },
+      backups: { type: 'string' },
+      'public-url': { type: 'string' },
+      containers: { type: 'boolean' },
+      listen: { type: 'string', multiple: true },
+    },
     strict: true,
   });
   const dataDir = dataDirOf(values);
@@ -58,7 +68,10 @@ async function cmdServe(argv: string[]): Promise<void> {
   if (rate !== undefined && (!Number.isFinite(rate) || rate < 0)) throw new UsageError('--rate must be a number ≥ 0 (0 = no limit)');
   let durability: Durability;
   try {
-    durability = values.durability !== undefined ? parseDurability(values.durability, '--durability') : parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');
+    durability =
+      values.durability !== undefined
+        ? parseDurability(values.durability, '--durability')
+        : parseDurability(process.env.PERCH_DURABILITY, 'PERCH_DURABILITY');
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -83,7 +96,11 @@ async function cmdServe(argv: string[]): Promise<void> {
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') await failPortTaken(port);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
-    if (isNoSpace(err) || isStorageError(err)) fail(`the disk holding ${dataDir} is full or failing (${String(err.code)}), so the hub could not start; nothing was changed. Free some disk space (a few MiB) and start it again.`, 1);
+    if (isNoSpace(err) || isStorageError(err))
+      fail(
+        `the disk holding ${dataDir} is full or failing (${String(err.code)}), so the hub could not start; nothing was changed. Free some disk space (a few MiB) and start it again.`,
+        1,
+      );
     throw err;
   }
   // The front's URL (tailscale serve): the flag overrides the setting and saves it (it survives restarts).
@@ -95,7 +112,9 @@ async function cmdServe(argv: string[]): Promise<void> {
       return fn();
     } catch (err) {
       if (!hub.storageFailure(err)) throw err;
-      running.notes.push(`The disk holding ${dataDir} is full: ${what} could not be saved. Free some disk space, then ${what === 'the login link' ? 'run `perch owner login-link`' : 'start the hub again'}.`);
+      running.notes.push(
+        `The disk holding ${dataDir} is full: ${what} could not be saved. Free some disk space, then ${what === 'the login link' ? 'run `perch owner login-link`' : 'start the hub again'}.`,
+      );
       return undefined;
     }
   };
@@ -109,7 +128,10 @@ async function cmdServe(argv: string[]): Promise<void> {
     if (!values.json) process.stdout.write(`\nStopping (${signal})…\n`);
     const force = setTimeout(() => process.exit(1), 5000);
     force.unref();
-    running.close().then(() => process.exit(0), () => process.exit(1));
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
@@ -117,7 +139,9 @@ async function cmdServe(argv: string[]): Promise<void> {
   if (values.json) {
     const listeners = running.listeners.map((l) => ({ url: l.url, serves: l.serves, place: l.place, ...(l.via ? { via: l.via } : {}) }));
     const front = phoneUrl ? [{ url: phoneUrl, serves: ['mcp', 'phone'], place: 'tailnet', via: 'the HTTPS front' }] : [];
-    process.stdout.write(`${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl, listeners: [...listeners, ...front], container_mcp_url: running.hub.containerMcpUrl, notes: running.notes })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl, listeners: [...listeners, ...front], container_mcp_url: running.hub.containerMcpUrl, notes: running.notes })}\n`,
+    );
   } else {
     const extra = running.listeners.filter((l) => l.place === 'containers');
     const containers = extra.length
@@ -138,7 +162,9 @@ function openInBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
   try {
-    spawn(cmd, args, { stdio: 'ignore', detached: true }).on('error', () => process.stderr.write(`perch: could not open a browser; open ${url}\n`)).unref();
+    spawn(cmd, args, { stdio: 'ignore', detached: true })
+      .on('error', () => process.stderr.write(`perch: could not open a browser; open ${url}\n`))
+      .unref();
   } catch {
     process.stderr.write(`perch: could not open a browser; open ${url}\n`);
   }
@@ -148,7 +174,8 @@ function dailyBackupsOption(flag: string | undefined): number {
   const text = flag ?? process.env.PERCH_BACKUPS;
   if (text === undefined || text === '') return DEFAULT_DAILY_BACKUPS;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new UsageError(`--backups must be a whole number 0..1000 (0 turns daily backups off), not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new UsageError(`--backups must be a whole number 0..1000 (0 turns daily backups off), not ${JSON.stringify(text)}`);
   return n;
 }
 

@@ -30,18 +30,37 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', () => showWindow());
-  app.whenReady().then(start).catch((err) => {
-    console.error('perch: failed to start', err);
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(start)
+    .catch((err) => {
+      console.error('perch: failed to start', err);
+      app.exit(1);
+    });
 }
 
-interface WindowState { x?: number; y?: number; width: number; height: number; maximized?: boolean }
+interface WindowState {
+  x?: number;
+  y?: number;
+  width: number;
+  height: number;
+  maximized?: boolean;
+}
 
 function loadWindowState(): WindowState {
   try {
     const s = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as WindowState;
-    const visible = screen.getAllDisplays().some((d) => s.x !== undefined && s.y !== undefined && s.x >= d.bounds.x - 50 && s.y >= d.bounds.y - 50 && s.x < d.bounds.x + d.bounds.width && s.y < d.bounds.y + d.bounds.height);
+    const visible = screen
+      .getAllDisplays()
+      .some(
+        (d) =>
+          s.x !== undefined &&
+          s.y !== undefined &&
+          s.x >= d.bounds.x - 50 &&
+          s.y >= d.bounds.y - 50 &&
+          s.x < d.bounds.x + d.bounds.width &&
+          s.y < d.bounds.y + d.bounds.height,
+      );
     return visible ? s : { width: s.width, height: s.height };
   } catch {
     return { width: 1280, height: 820 };
@@ -65,7 +84,13 @@ async function start(): Promise<void> {
     return;
   }
   try {
-    running = await startHub({ dataDir, port: DEFAULT_PORT, uiDir: path.join(__dirname, '..', 'renderer'), durability, dailyBackups: dailyBackupsFromEnv() });
+    running = await startHub({
+      dataDir,
+      port: DEFAULT_PORT,
+      uiDir: path.join(__dirname, '..', 'renderer'),
+      durability,
+      dailyBackups: dailyBackupsFromEnv(),
+    });
   } catch (err) {
     if (err instanceof AlreadyServingError) {
       // One hub per data dir: a second one would never wake the first one's waiting agents.
@@ -79,8 +104,20 @@ async function start(): Promise<void> {
       app.exit(1);
       return;
     }
-    running = await startHub({ dataDir, port: 0, uiDir: path.join(__dirname, '..', 'renderer'), durability, dailyBackups: dailyBackupsFromEnv() });
-    dialog.showMessageBoxSync({ type: 'info', title: 'Perch', message: `Perch runs on ${running.mcpUrl} this time.`, detail: `Agents configured for port ${DEFAULT_PORT} will not reach it until you point them at this address (or free port ${DEFAULT_PORT} and restart Perch).`, buttons: ['OK'] });
+    running = await startHub({
+      dataDir,
+      port: 0,
+      uiDir: path.join(__dirname, '..', 'renderer'),
+      durability,
+      dailyBackups: dailyBackupsFromEnv(),
+    });
+    dialog.showMessageBoxSync({
+      type: 'info',
+      title: 'Perch',
+      message: `Perch runs on ${running.mcpUrl} this time.`,
+      detail: `Agents configured for port ${DEFAULT_PORT} will not reach it until you point them at this address (or free port ${DEFAULT_PORT} and restart Perch).`,
+      buttons: ['OK'],
+    });
   }
   const origin = running.baseUrl;
 
@@ -99,14 +136,20 @@ async function start(): Promise<void> {
 
   ipcMain.handle(IPC.call, async (e, action: unknown, input: unknown): Promise<OwnerReply> => {
     if (!e.senderFrame || !e.senderFrame.url.startsWith(`${origin}/`) || e.sender !== win?.webContents) {
-      return { ok: false, error: { code: 'forbidden', message: 'Only the Perch window may use the owner API.', next_step: 'Use the Perch window.' } };
+      return {
+        ok: false,
+        error: { code: 'forbidden', message: 'Only the Perch window may use the owner API.', next_step: 'Use the Perch window.' },
+      };
     }
     try {
       return { ok: true, value: await runOwnerAction(running!.hub, String(action), input) };
     } catch (err) {
       if (isHubError(err)) return { ok: false, error: err.toBody() };
       console.error('perch: owner action failed', err);
-      return { ok: false, error: { code: 'internal', message: 'The hub failed on this action; nothing was changed.', next_step: 'Retry; see the hub log.' } };
+      return {
+        ok: false,
+        error: { code: 'internal', message: 'The hub failed on this action; nothing was changed.', next_step: 'Retry; see the hub log.' },
+      };
     }
   });
   ipcMain.on(IPC.focus, (e, convId: unknown) => {
@@ -186,7 +229,12 @@ function showWindow(target?: NavigateTarget): void {
 }
 
 /** How many of a list the owner action answers (0 when it is unavailable). */
-async function countOf<T>(action: string, input: unknown, list: (r: Record<string, unknown>) => T[] | undefined, keep: (x: T) => boolean = () => true): Promise<number> {
+async function countOf<T>(
+  action: string,
+  input: unknown,
+  list: (r: Record<string, unknown>) => T[] | undefined,
+  keep: (x: T) => boolean = () => true,
+): Promise<number> {
   try {
     return list((await runOwnerAction(running!.hub, action, input)) as Record<string, unknown>)?.filter(keep).length ?? 0;
   } catch {
@@ -203,16 +251,27 @@ async function updateTray(): Promise<void> {
   const owner = running.hub.ownerId;
   const decisions = await countOf('requests.list', { state: 'pending' }, (r) => r.requests as unknown[] | undefined);
   const held = await countOf('held.list', {}, (r) => r.items as unknown[] | undefined);
-  const handed = await countOf('handoffs.list', {}, (r) => r.handoffs as Array<{ to?: { id?: string } }> | undefined, (h) => h.to?.id === owner);
+  const handed = await countOf(
+    'handoffs.list',
+    {},
+    (r) => r.handoffs as Array<{ to?: { id?: string } }> | undefined,
+    (h) => h.to?.id === owner,
+  );
   const n = decisions + held + handed;
   // owner control (hub/control/control.ts): paused agents are shown plainly in the tooltip too
   let paused = 0;
   try {
     const r = (await runOwnerAction(running.hub, 'agents.list', {})) as { agents?: Array<{ paused?: unknown; revoked?: boolean }> };
     paused = r.agents?.filter((a) => a.paused && !a.revoked).length ?? 0;
-  } catch { /* agents unavailable */ }
+  } catch {
+    /* agents unavailable */
+  }
   const plural = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
-  const what = [decisions ? plural(decisions, 'decision') : '', held ? plural(held, 'held item') : '', handed ? plural(handed, 'handoff') : ''].filter(Boolean);
+  const what = [
+    decisions ? plural(decisions, 'decision') : '',
+    held ? plural(held, 'held item') : '',
+    handed ? plural(handed, 'handoff') : '',
+  ].filter(Boolean);
   const parts = [n ? `${n} waiting for you (${what.join(', ')})` : '', paused ? `${plural(paused, 'agent')} paused` : ''].filter(Boolean);
   tray.setToolTip(parts.length ? `Perch — ${parts.join(' · ')}` : 'Perch');
   if (process.platform === 'darwin') tray.setTitle(n ? String(n) : '');
@@ -222,11 +281,13 @@ async function updateTray(): Promise<void> {
 function createTray(): void {
   const icon = nativeImage.createFromPath(path.join(assetsDir, 'icon.png')).resize({ width: 18, height: 18 });
   tray = new Tray(icon);
-  tray.setContextMenu(Menu.buildFromTemplate([
-    { label: 'Open Perch', click: () => showWindow() },
-    { type: 'separator' },
-    { label: 'Quit', click: () => app.quit() },
-  ]));
+  tray.setContextMenu(
+    Menu.buildFromTemplate([
+      { label: 'Open Perch', click: () => showWindow() },
+      { type: 'separator' },
+      { label: 'Quit', click: () => app.quit() },
+    ]),
+  );
   tray.on('click', () => showWindow());
   void updateTray();
 }
@@ -235,7 +296,10 @@ function createTray(): void {
 function notifyBudget(v: HubLive['budget_paused']): void {
   void updateTray();
   if (!v.agent?.name || !Notification.isSupported()) return;
-  const n = new Notification({ title: `${visibleText(v.agent.name)} was paused: daily cap reached`, body: visibleText(v.detail ?? 'budget').slice(0, 200) });
+  const n = new Notification({
+    title: `${visibleText(v.agent.name)} was paused: daily cap reached`,
+    body: visibleText(v.detail ?? 'budget').slice(0, 200),
+  });
   n.on('click', () => showWindow());
   n.show();
 }
@@ -243,7 +307,10 @@ function notifyBudget(v: HubLive['budget_paused']): void {
 /** An OS notification when an agent's harness session (Claude Code, Codex) waits for its user. */
 function notifyHarnessWaiting(v: HubLive['harness_waiting']): void {
   if (!v.agent?.name || !Notification.isSupported()) return;
-  const n = new Notification({ title: `${visibleText(v.agent.name)} is waiting for you`, body: visibleText(waitingNoticeBody(v.agent.name, v.message, v.cwd)).slice(0, 200) });
+  const n = new Notification({
+    title: `${visibleText(v.agent.name)} is waiting for you`,
+    body: visibleText(waitingNoticeBody(v.agent.name, v.message, v.cwd)).slice(0, 200),
+  });
   n.on('click', () => showWindow());
   n.show();
 }
@@ -251,7 +318,10 @@ function notifyHarnessWaiting(v: HubLive['harness_waiting']): void {
 /** An OS notification when a key was refused for where it connected from (once per agent, key and place). */
 function notifyPlaceRefused(v: HubLive['key_place_refused']): void {
   if (!v?.agent || !Notification.isSupported()) return;
-  const n = new Notification({ title: `${visibleText(v.agent)}'s key was refused from ${visibleText(v.place)}`, body: visibleText(`It may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`).slice(0, 300) });
+  const n = new Notification({
+    title: `${visibleText(v.agent)}'s key was refused from ${visibleText(v.place)}`,
+    body: visibleText(`It may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`).slice(0, 300),
+  });
   n.on('click', () => showWindow());
   n.show();
 }
@@ -321,7 +391,9 @@ async function notifyHeld(who: string, heldId: string): Promise<void> {
   let item: HeldItem | undefined;
   try {
     item = ((await runOwnerAction(running!.hub, 'held.list', {})) as { items: HeldItem[] }).items.find((h) => h.held_id === heldId);
-  } catch { /* held items unavailable */ }
+  } catch {
+    /* held items unavailable */
+  }
   if (!item) return; // already sent or discarded
   const n = new Notification({ title: visibleText(`${who} wants to ${HELD_WHAT[item.kind]}`), body: visibleText(item.text).slice(0, 200) });
   n.on('click', () => showWindow({ to: 'approvals' }));

@@ -37,7 +37,10 @@ export class KeyRedactor {
     let plain = 0; // start of the text not yet copied to out
     this.held = '';
     for (let i = 0; i < text.length;) {
-      if (!this.chars.has(text[i]!)) { i++; continue; }
+      if (!this.chars.has(text[i]!)) {
+        i++;
+        continue;
+      }
       const len = this.keyRunAt(text, i);
       if (!final && i + len === text.length && len < this.key.length) {
         this.held = text.slice(i); // may go on in the next chunk

@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { MachineMemory, TreeSample } from '../hub/wake-runs/launcher';
 
-interface Proc { pid: number; ppid: number; pgrp: number; rss: number; cpu: number }
+interface Proc {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  rss: number;
+  cpu: number;
+}
 
 /** Whether this platform's run trees can be sampled. */
 export const canSample = process.platform === 'linux' || process.platform === 'darwin';
@@ -34,11 +40,17 @@ function procfs(): Proc[] {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
     let text: string;
-    try { text = fs.readFileSync(`/proc/${name}/stat`, 'latin1'); } catch { continue; } // ended meanwhile
+    try {
+      text = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue;
+    } // ended meanwhile
     // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime … rss (24th)
     const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
     out.push({
-      pid: Number(name), ppid: Number(f[1]), pgrp: Number(f[2]),
+      pid: Number(name),
+      ppid: Number(f[1]),
+      pgrp: Number(f[2]),
       cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS,
       rss: Number(f[21]) * page,
     });
@@ -56,11 +68,13 @@ function ps(): Promise<Proc[]> {
   return new Promise((resolve) => {
     execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid=,rss=,time='], { timeout: 5000, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
       if (err) return resolve([]);
-      resolve(stdout.split('\n').flatMap((line) => {
-        const f = line.trim().split(/\s+/);
-        if (f.length < 5) return [];
-        return [{ pid: Number(f[0]), ppid: Number(f[1]), pgrp: Number(f[2]), rss: Number(f[3]) * 1024, cpu: psTime(f[4]!) }];
-      }));
+      resolve(
+        stdout.split('\n').flatMap((line) => {
+          const f = line.trim().split(/\s+/);
+          if (f.length < 5) return [];
+          return [{ pid: Number(f[0]), ppid: Number(f[1]), pgrp: Number(f[2]), rss: Number(f[3]) * 1024, cpu: psTime(f[4]!) }];
+        }),
+      );
     });
   });
 }
@@ -99,7 +113,9 @@ export function machineMemory(): MachineMemory {
     try {
       const m = /^MemAvailable:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
       if (m) available = Number(m[1]) * 1024;
-    } catch { /* os.freemem() then */ }
+    } catch {
+      /* os.freemem() then */
+    }
   }
   return { cores, total_bytes: os.totalmem(), available_bytes: available };
 }

@@ -62,7 +62,9 @@ export function sweepRunFolders(dir: string, startedAt: number = Date.now(), now
     try {
       fs.rmSync(full, { recursive: true, force: true });
       removed.push(name);
-    } catch { /* left for the next start */ }
+    } catch {
+      /* left for the next start */
+    }
   }
   return removed;
 }

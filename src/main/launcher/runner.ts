@@ -47,7 +47,11 @@ export function permissionHookCommand(): string {
 
 /** Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner. */
 function claudeSettings(): string {
-  return JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: permissionHookCommand(), timeout: 600 }] }] } }, null, 2);
+  return JSON.stringify(
+    { hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: permissionHookCommand(), timeout: 600 }] }] } },
+    null,
+    2,
+  );
 }
 
 /** The hub's own PERCH_* variables are not passed on: each run gets its own. */
@@ -87,10 +91,18 @@ export class ProcessLauncher implements WakeLauncher {
     this.runFilesDir = opts.runFilesDir ?? os.tmpdir();
     for (const d of [opts.dir, this.logsDir]) {
       fs.mkdirSync(d, { recursive: true, mode: 0o700 });
-      try { fs.chmodSync(d, 0o700); } catch { /* not ours to change */ }
+      try {
+        fs.chmodSync(d, 0o700);
+      } catch {
+        /* not ours to change */
+      }
     }
     // Older hubs wrote run configs to <dir>/tmp: whatever a crash left there (keys long expired) goes.
-    try { fs.rmSync(path.join(opts.dir, 'tmp'), { recursive: true, force: true }); } catch { /* leave it */ }
+    try {
+      fs.rmSync(path.join(opts.dir, 'tmp'), { recursive: true, force: true });
+    } catch {
+      /* leave it */
+    }
     // The run folders a hub killed with SIGKILL left behind (its runs were recorded interrupted): wake/run-folders.ts.
     sweepRunFolders(this.runFilesDir);
     this.killGraceMs = opts.killGraceMs ?? WAKE_DEFAULTS.killGraceMs;
@@ -127,9 +139,15 @@ export class ProcessLauncher implements WakeLauncher {
     try {
       const samples = await sampleTrees([...this.sampled.keys()]);
       for (const [pid, s] of samples) {
-        try { this.sampled.get(pid)?.sampled?.(s); } catch { /* the policy's problem, not the sampler's */ }
+        try {
+          this.sampled.get(pid)?.sampled?.(s);
+        } catch {
+          /* the policy's problem, not the sampler's */
+        }
       }
-    } catch { /* procfs unreadable: no sample this time */ } finally {
+    } catch {
+      /* procfs unreadable: no sample this time */
+    } finally {
       this.sampling = false;
     }
   }
@@ -150,7 +168,11 @@ export class ProcessLauncher implements WakeLauncher {
     const file = path.resolve(logFile);
     if (path.dirname(file) !== path.resolve(this.logsDir)) return '';
     let fd: number;
-    try { fd = fs.openSync(file, 'r'); } catch { return ''; }
+    try {
+      fd = fs.openSync(file, 'r');
+    } catch {
+      return '';
+    }
     try {
       const size = fs.fstatSync(fd).size;
       const len = Math.min(size, maxBytes);
@@ -174,9 +196,23 @@ export class ProcessLauncher implements WakeLauncher {
     const runDir = fs.mkdtempSync(path.join(this.runFilesDir, runFolderPrefix()));
     const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
     const settingsFile = path.join(runDir, `${spec.runId}.claude-settings.json`);
-    const removeConfig = () => { try { fs.rmSync(runDir, { recursive: true, force: true }); } catch { /* gone */ } };
+    const removeConfig = () => {
+      try {
+        fs.rmSync(runDir, { recursive: true, force: true });
+      } catch {
+        /* gone */
+      }
+    };
     try {
-      fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } }, null, 2), { mode: 0o600 });
+      fs.writeFileSync(
+        configFile,
+        JSON.stringify(
+          { mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } },
+          null,
+          2,
+        ),
+        { mode: 0o600 },
+      );
       fs.chmodSync(configFile, 0o600);
       fs.writeFileSync(settingsFile, claudeSettings(), { mode: 0o600 });
     } catch (err) {
@@ -198,8 +234,15 @@ export class ProcessLauncher implements WakeLauncher {
     const windows = process.platform === 'win32';
     let child: ChildProcess;
     try {
-      const opts = { cwd: action.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], detached: !windows, windowsHide: true };
-      child = action.shell !== undefined ? spawn(action.shell, { ...opts, shell: true }) : spawn(action.argv![0]!, action.argv!.slice(1), opts);
+      const opts = {
+        cwd: action.cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+        detached: !windows,
+        windowsHide: true,
+      };
+      child =
+        action.shell !== undefined ? spawn(action.shell, { ...opts, shell: true }) : spawn(action.argv![0]!, action.argv!.slice(1), opts);
     } catch (err) {
       removeConfig();
       log.close();
@@ -214,20 +257,33 @@ export class ProcessLauncher implements WakeLauncher {
     child.on('spawn', () => observer.running(child.pid ?? null));
     if (child.pid) {
       const pid = child.pid;
-      this.live.set(pid, new Promise<void>((resolve) => child.once('close', () => {
-        this.live.delete(pid);
-        resolve();
-      })));
+      this.live.set(
+        pid,
+        new Promise<void>((resolve) =>
+          child.once('close', () => {
+            this.live.delete(pid);
+            resolve();
+          }),
+        ),
+      );
       if (!windows) this.watch(pid, observer);
     }
     let killTimer: NodeJS.Timeout | undefined;
     let spawnError: string | undefined;
-    child.on('error', (err) => { spawnError = err.message; });
+    child.on('error', (err) => {
+      spawnError = err.message;
+    });
     // The run is over when its process ends: whatever it left behind in its group goes too (and so
     // releases the output pipes).
     child.on('exit', () => {
       if (child.pid) this.unwatch(child.pid);
-      if (!windows && child.pid) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ } }
+      if (!windows && child.pid) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* none left */
+        }
+      }
     });
     child.on('close', (code, signal) => {
       if (killTimer) clearTimeout(killTimer);
@@ -262,8 +318,18 @@ export class ProcessLauncher implements WakeLauncher {
   private webhook(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
     const logFile = path.join(this.logsDir, `${spec.runId}.log`);
     const log = new CappedLog(logFile, this.logMaxBytes);
-    const body = JSON.stringify({ event: 'perch.wake', run_id: spec.runId, agent: spec.agent, mcp_url: spec.mcpUrl, wake: spec.why, sent_at: new Date().toISOString() });
-    const signature = `sha256=${crypto.createHmac('sha256', spec.webhookSecret ?? '').update(body).digest('hex')}`;
+    const body = JSON.stringify({
+      event: 'perch.wake',
+      run_id: spec.runId,
+      agent: spec.agent,
+      mcp_url: spec.mcpUrl,
+      wake: spec.why,
+      sent_at: new Date().toISOString(),
+    });
+    const signature = `sha256=${crypto
+      .createHmac('sha256', spec.webhookSecret ?? '')
+      .update(body)
+      .digest('hex')}`;
     const abort = new AbortController();
     let stopped = false;
     const run = async (): Promise<WakeEnd> => {
@@ -277,7 +343,13 @@ export class ProcessLauncher implements WakeLauncher {
           if (attempt === 1) observer.running(null);
           const res = await fetch(spec.action.url!, {
             method: 'POST',
-            headers: { 'Content-Type': 'application/json', 'X-Perch-Signature': signature, 'X-Perch-Run': spec.runId, 'X-Perch-Agent': spec.agent.name, 'X-Perch-Attempt': String(attempt) },
+            headers: {
+              'Content-Type': 'application/json',
+              'X-Perch-Signature': signature,
+              'X-Perch-Run': spec.runId,
+              'X-Perch-Agent': spec.agent.name,
+              'X-Perch-Attempt': String(attempt),
+            },
             body,
             redirect: 'manual',
             signal: AbortSignal.any([abort.signal, AbortSignal.timeout(30_000)]),
@@ -293,14 +365,23 @@ export class ProcessLauncher implements WakeLauncher {
       }
       return { exitCode: 1, signal: null, error: stopped ? 'Stopped.' : `${last} (after ${this.webhookAttempts} attempts)` };
     };
-    run().then((end) => {
-      log.close();
-      observer.ended(end);
-    }, (err) => {
-      log.close();
-      observer.ended({ exitCode: 1, signal: null, error: String(err) });
-    });
-    return { logFile, stop: () => { stopped = true; abort.abort(); } };
+    run().then(
+      (end) => {
+        log.close();
+        observer.ended(end);
+      },
+      (err) => {
+        log.close();
+        observer.ended({ exitCode: 1, signal: null, error: String(err) });
+      },
+    );
+    return {
+      logFile,
+      stop: () => {
+        stopped = true;
+        abort.abort();
+      },
+    };
   }
 }
 
@@ -309,9 +390,16 @@ class CappedLog {
   private fd: number | null;
   private written = 0;
   private cut = false;
-  constructor(file: string, private readonly maxBytes: number) {
+  constructor(
+    file: string,
+    private readonly maxBytes: number,
+  ) {
     this.fd = fs.openSync(file, 'a', 0o600);
-    try { fs.fchmodSync(this.fd, 0o600); } catch { /* best effort */ }
+    try {
+      fs.fchmodSync(this.fd, 0o600);
+    } catch {
+      /* best effort */
+    }
   }
 
   write(data: Buffer): void {
@@ -326,12 +414,18 @@ class CappedLog {
         fs.writeSync(this.fd, data);
       }
       this.written += data.length;
-    } catch { /* a full disk drops log lines, never the run */ }
+    } catch {
+      /* a full disk drops log lines, never the run */
+    }
   }
 
   close(): void {
     if (this.fd === null) return;
-    try { fs.closeSync(this.fd); } catch { /* gone */ }
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* gone */
+    }
     this.fd = null;
   }
 }
@@ -351,7 +445,9 @@ export function usageIn(stdout: string): WakeEnd['usage'] {
           ...(j.usage && typeof j.usage === 'object' ? { usage: j.usage as Record<string, unknown> } : {}),
         };
       }
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
   }
   return undefined;
 }
@@ -362,5 +458,9 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
     spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
     return;
   }
-  try { process.kill(-pid, sig); } catch { /* already gone */ }
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    /* already gone */
+  }
 }

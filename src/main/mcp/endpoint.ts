@@ -33,7 +33,15 @@ import { LOCAL_PLACE, type RequestPlace } from '../../shared/agents/places';
 import { callAgentTool, implementedTools } from '../hub/tools/tools';
 import { gateRefusal } from '../hub/talk/gates';
 import { notePresence } from '../hub/control/presence';
-import { TOOLS, TOOL_BY_NAME, toolSchemaVersion, toolInputJsonSchema, toolOutputJsonSchema, type ToolName, type ToolSpec } from '../../shared/api/catalog';
+import {
+  TOOLS,
+  TOOL_BY_NAME,
+  toolSchemaVersion,
+  toolInputJsonSchema,
+  toolOutputJsonSchema,
+  type ToolName,
+  type ToolSpec,
+} from '../../shared/api/catalog';
 import { unexpandedKeyVar } from '../../shared/agents/snippets';
 import { HubError, isHubError } from '../../shared/errors';
 import { LIMITS } from '../../shared/limits';
@@ -42,7 +50,22 @@ import { GUIDE_MARKDOWN, GUIDE_URI, SERVER_INSTRUCTIONS } from './guide';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { LEGACY_VERSIONS, MODERN_CACHE, MODERN_VERSIONS, NO_CACHE_HINT, SERVER_INFO, eraResult, negotiateEra, type Era } from './era';
 import { GroupCommit, type Unit } from './group-commit';
-import { A_RESPONSE, FORBIDDEN, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RATE_LIMITED, RESOURCE_NOT_FOUND_LEGACY, Refusal, UNAUTHORIZED, errorBody, isNotification, parseJsonRpc, refusal, type JsonRpcRequest } from './jsonrpc';
+import {
+  A_RESPONSE,
+  FORBIDDEN,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  RATE_LIMITED,
+  RESOURCE_NOT_FOUND_LEGACY,
+  Refusal,
+  UNAUTHORIZED,
+  errorBody,
+  isNotification,
+  parseJsonRpc,
+  refusal,
+  type JsonRpcRequest,
+} from './jsonrpc';
 import { describe, errorResult, toolResultJson, validateArguments } from './tool-call';
 
 export interface McpLogLine {
@@ -64,7 +87,15 @@ export interface McpOptions {
 }
 
 const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
-const RESOURCES = [{ uri: GUIDE_URI, name: 'guide', title: 'Perch agent guide', description: 'How to work with Perch: the loop, acks, waking, asking your owner.', mimeType: 'text/markdown' }];
+const RESOURCES = [
+  {
+    uri: GUIDE_URI,
+    name: 'guide',
+    title: 'Perch agent guide',
+    description: 'How to work with Perch: the loop, acks, waking, asking your owner.',
+    mimeType: 'text/markdown',
+  },
+];
 
 /** What one MCP door keeps between requests. */
 interface Door {
@@ -97,10 +128,11 @@ export function createMcpHandler(opts: McpOptions): McpHandler {
     limiter: new RateLimiter(rate, burst),
     commits: new GroupCommit(opts.hub),
     implemented,
-    listed: (era) => (lists[era] ??= {
-      tools: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map((t) => toolListItem(t, era)),
-      meta: { tool_schema_version: toolSchemaVersion() },
-    }),
+    listed: (era) =>
+      (lists[era] ??= {
+        tools: TOOLS.filter((t) => implemented.has(t.name as ToolName)).map((t) => toolListItem(t, era)),
+        meta: { tool_schema_version: toolSchemaVersion() },
+      }),
     log: opts.log,
   };
   // Built just after start-up rather than before it (the hub is ready sooner); a request that comes first builds it.
@@ -111,7 +143,10 @@ export function createMcpHandler(opts: McpOptions): McpHandler {
     const refused = (at ? undefined : checkOrigin(req)) ?? authenticateAgent(x, at ?? LOCAL_PLACE) ?? checkMethod(x) ?? rateLimit(x);
     if (refused) return x.refuse(refused);
     readBody(req, LIMITS.maxFileBodyBytes)
-      .then((buf) => onBody(x, buf), (err) => onBodyError(x, err))
+      .then(
+        (buf) => onBody(x, buf),
+        (err) => onBodyError(x, err),
+      )
       .catch((err: unknown) => x.internal(err));
   };
 }
@@ -149,7 +184,11 @@ class Exchange {
   msg: JsonRpcRequest = undefined as unknown as JsonRpcRequest;
   era: Era = 'legacy';
 
-  constructor(readonly door: Door, readonly req: IncomingMessage, readonly res: ServerResponse) {}
+  constructor(
+    readonly door: Door,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+  ) {}
 
   /** Sends the answer (no body when body is undefined) and writes its log line. */
   finish(status: number, body: unknown, extra?: Partial<McpLogLine>, headers?: Record<string, string>): void {
@@ -178,7 +217,11 @@ class Exchange {
 
   /** A JSON-RPC result, dressed for the request's era. */
   reply(result: Record<string, unknown>, extra?: Partial<McpLogLine>): void {
-    this.finish(200, { jsonrpc: '2.0', id: this.msg.id, result: eraResult(this.era, result) }, { agent: this.agentName, method: this.msg.method, ...extra });
+    this.finish(
+      200,
+      { jsonrpc: '2.0', id: this.msg.id, result: eraResult(this.era, result) },
+      { agent: this.agentName, method: this.msg.method, ...extra },
+    );
   }
 
   /** Anything this door did not expect: 500 with the request id (logged), never a crash. */
@@ -192,9 +235,11 @@ class Exchange {
 
 /** DNS-rebinding protection: a loopback Host, and a loopback Origin when one is sent. */
 function checkOrigin(req: IncomingMessage): Refusal | undefined {
-  if (!isLoopbackHost(req.headers.host)) return refusal(403, null, FORBIDDEN, 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost).');
+  if (!isLoopbackHost(req.headers.host))
+    return refusal(403, null, FORBIDDEN, 'Forbidden: the Host header must name this computer (127.0.0.1 or localhost).');
   const origin = req.headers.origin;
-  if (origin !== undefined && !isLoopbackOrigin(origin)) return refusal(403, null, FORBIDDEN, `Forbidden: requests from origin ${origin} are refused.`);
+  if (origin !== undefined && !isLoopbackOrigin(origin))
+    return refusal(403, null, FORBIDDEN, `Forbidden: requests from origin ${origin} are refused.`);
   return undefined;
 }
 
@@ -208,10 +253,14 @@ function bearerKey(req: IncomingMessage): string {
  * A header that holds a variable reference as written (`Bearer ${PERCH_KEY_KIT}`: the variable was not set) is no key.
  */
 function keyRefusal(id: unknown, standing: Exclude<KeyStanding, 'ok'> | 'missing', unexpanded?: string): Refusal {
-  const why = standing === 'expired' ? 'Unauthorized: this agent key has expired.'
-    : standing === 'revoked' ? 'Unauthorized: the agent key is wrong or was revoked.'
-    : unexpanded ? `Unauthorized: no key was sent (the header holds \${${unexpanded}} as written): set ${unexpanded} in the shell that starts the client.`
-    : 'Unauthorized: no key was sent: send your agent key as "Authorization: Bearer <key>" (set PERCH_KEY_<NAME> in the shell that starts the client).';
+  const why =
+    standing === 'expired'
+      ? 'Unauthorized: this agent key has expired.'
+      : standing === 'revoked'
+        ? 'Unauthorized: the agent key is wrong or was revoked.'
+        : unexpanded
+          ? `Unauthorized: no key was sent (the header holds \${${unexpanded}} as written): set ${unexpanded} in the shell that starts the client.`
+          : 'Unauthorized: no key was sent: send your agent key as "Authorization: Bearer <key>" (set PERCH_KEY_<NAME> in the shell that starts the client).';
   return refusal(401, id, UNAUTHORIZED, why, undefined, { 'WWW-Authenticate': 'Bearer realm="perch"' });
 }
 
@@ -229,7 +278,14 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
     x.req.resume();
     // Through the HTTPS front, a request with no key is refused as before the front served /mcp: nothing there
     // invites a login.
-    if (!found && at.place === 'tailnet') return refusal(403, null, FORBIDDEN, 'Forbidden: /mcp through the HTTPS front serves only agents whose key may connect from the tailnet.', { allowed_here: ['tailnet'] });
+    if (!found && at.place === 'tailnet')
+      return refusal(
+        403,
+        null,
+        FORBIDDEN,
+        'Forbidden: /mcp through the HTTPS front serves only agents whose key may connect from the tailnet.',
+        { allowed_here: ['tailnet'] },
+      );
     return keyRefusal(null, found?.standing ?? 'missing', unexpanded);
   }
   const agent = found.user;
@@ -244,15 +300,29 @@ function authenticateAgent(x: Exchange, at: RequestPlace): Refusal | undefined {
 }
 
 /** The 403 of a key used from a place it may not connect from: names its places and how to change them. */
-function placeRefusal(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace, id: unknown = null): Refusal {
+function placeRefusal(
+  agent: string,
+  keyId: string | null,
+  keyName: string,
+  allowed: readonly string[],
+  at: RequestPlace,
+  id: unknown = null,
+): Refusal {
   const how = howToAllow(agent, keyId, allowed, at);
-  return refusal(403, id, FORBIDDEN, wrongPlaceMessage(agent, keyId, keyName, allowed, at), { code: 'wrong_place', allowed_from: [...allowed], place: at.place, how });
+  return refusal(403, id, FORBIDDEN, wrongPlaceMessage(agent, keyId, keyName, allowed, at), {
+    code: 'wrong_place',
+    allowed_from: [...allowed],
+    place: at.place,
+    how,
+  });
 }
 
 function checkMethod(x: Exchange): Refusal | undefined {
   if (x.req.method === 'POST') return undefined;
   x.req.resume();
-  return refusal(405, null, FORBIDDEN, 'Method not allowed: POST JSON-RPC to /mcp. This server sends no event stream.', undefined, { Allow: 'POST' });
+  return refusal(405, null, FORBIDDEN, 'Method not allowed: POST JSON-RPC to /mcp. This server sends no event stream.', undefined, {
+    Allow: 'POST',
+  });
 }
 
 function rateLimit(x: Exchange): Refusal | undefined {
@@ -260,11 +330,19 @@ function rateLimit(x: Exchange): Refusal | undefined {
   if (wait <= 0) return undefined;
   x.req.resume();
   const secs = Math.max(1, Math.ceil(wait / 1000));
-  return refusal(429, null, RATE_LIMITED, `Too many requests: slow down and retry after ${secs} s.`, { code: 'rate_limited', retry_after_secs: secs }, { 'Retry-After': String(secs) });
+  return refusal(
+    429,
+    null,
+    RATE_LIMITED,
+    `Too many requests: slow down and retry after ${secs} s.`,
+    { code: 'rate_limited', retry_after_secs: secs },
+    { 'Retry-After': String(secs) },
+  );
 }
 
 function onBodyError(x: Exchange, err: unknown): void {
-  if (err instanceof BodyTooLarge) return x.refuse(refusal(413, null, INVALID_REQUEST, `Payload too large: the limit is ${err.limit} bytes.`, { limit: err.limit }));
+  if (err instanceof BodyTooLarge)
+    return x.refuse(refusal(413, null, INVALID_REQUEST, `Payload too large: the limit is ${err.limit} bytes.`, { limit: err.limit }));
   if (x.res.destroyed) return; // the client went away mid-body: nobody to answer
   x.refuse(refusal(400, null, INVALID_REQUEST, 'Bad request body.'));
 }
@@ -293,7 +371,10 @@ function dispatch(x: Exchange): void {
       return x.reply({ protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: SERVER_INSTRUCTIONS });
     }
     case 'server/discover':
-      if (era !== 'modern') return x.refuse(refusal(200, msg.id, METHOD_NOT_FOUND, 'server/discover belongs to protocol 2026-07-28; send MCP-Protocol-Version and _meta.'));
+      if (era !== 'modern')
+        return x.refuse(
+          refusal(200, msg.id, METHOD_NOT_FOUND, 'server/discover belongs to protocol 2026-07-28; send MCP-Protocol-Version and _meta.'),
+        );
       return x.reply({ supportedVersions: [...MODERN_VERSIONS], capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS, ...cache });
     case 'ping':
       return x.reply({});
@@ -307,9 +388,16 @@ function dispatch(x: Exchange): void {
     case 'resources/read': {
       const uri = msg.params?.uri;
       if (uri !== GUIDE_URI) {
-        return x.refuse(refusal(200, msg.id, era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${describe(uri)}`, { uri: typeof uri === 'string' ? uri : null }));
+        return x.refuse(
+          refusal(200, msg.id, era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${describe(uri)}`, {
+            uri: typeof uri === 'string' ? uri : null,
+          }),
+        );
       }
-      return x.reply({ contents: [{ uri, mimeType: 'text/markdown', text: GUIDE_MARKDOWN }], ...(era === 'modern' ? { ttlMs: 0, cacheScope: 'private' } : {}) });
+      return x.reply({
+        contents: [{ uri, mimeType: 'text/markdown', text: GUIDE_MARKDOWN }],
+        ...(era === 'modern' ? { ttlMs: 0, cacheScope: 'private' } : {}),
+      });
     }
     case 'tools/call':
       return callTool(x);
@@ -324,7 +412,12 @@ function callTool(x: Exchange): void {
   const name = x.msg.params?.name;
   const spec = typeof name === 'string' ? TOOL_BY_NAME.get(name) : undefined;
   if (!spec || !x.door.implemented.has(name as ToolName)) {
-    return x.refuse(refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, { code: 'unknown_tool' }), describe(name));
+    return x.refuse(
+      refusal(200, x.msg.id, INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}. Call tools/list to see the tools.`, {
+        code: 'unknown_tool',
+      }),
+      describe(name),
+    );
   }
   // The hub's gates that read only the key and the tool (scope), before the arguments are read (hub/talk/gates.ts).
   const refused = gateRefusal({ hub: x.door.hub, agentId: x.agentId, tool: spec.name as ToolName, key: x.keyAuth }, ['key']);
@@ -342,12 +435,18 @@ class ToolCall implements Unit {
   private readonly onClose: (() => void) | undefined = undefined;
   private readonly standing: (() => WaitStanding) | undefined = undefined;
 
-  constructor(private readonly x: Exchange, private readonly name: ToolName, private readonly args: Record<string, unknown>) {
+  constructor(
+    private readonly x: Exchange,
+    private readonly name: ToolName,
+    private readonly args: Record<string, unknown>,
+  ) {
     const waitSecs = args.wait_secs;
     if (typeof waitSecs === 'number' && waitSecs > 0) {
       const ac = (this.ac = new AbortController());
       const res = x.res;
-      this.onClose = () => { if (!res.writableFinished) ac.abort(); };
+      this.onClose = () => {
+        if (!res.writableFinished) ac.abort();
+      };
       res.on('close', this.onClose);
       this.standing = keyStanding(x.door.hub, bearerKey(x.req), x.agentId, x.at); // and from where it came (places)
     }
@@ -355,7 +454,12 @@ class ToolCall implements Unit {
 
   run(): void {
     try {
-      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, { signal: this.ac?.signal, key: this.x.keyAuth, standing: this.standing, at: this.x.at });
+      this.result = callAgentTool(this.x.door.hub, this.x.agentId, this.name, this.args, {
+        signal: this.ac?.signal,
+        key: this.x.keyAuth,
+        standing: this.standing,
+        at: this.x.at,
+      });
     } catch (err) {
       this.result = Promise.reject(err);
     }
@@ -373,7 +477,13 @@ class ToolCall implements Unit {
 
   private answer(): void {
     try {
-      if (this.result instanceof Promise) this.result.then((v: unknown) => this.succeeded(v), (err: unknown) => this.failed(err)).catch((err: unknown) => this.x.internal(err));
+      if (this.result instanceof Promise)
+        this.result
+          .then(
+            (v: unknown) => this.succeeded(v),
+            (err: unknown) => this.failed(err),
+          )
+          .catch((err: unknown) => this.x.internal(err));
       else this.succeeded(this.result);
     } catch (err) {
       this.x.internal(err);
@@ -398,12 +508,24 @@ class ToolCall implements Unit {
     // One whose key may no longer be used from here (its places were narrowed) is answered as a request from here would be.
     if (refused?.code === 'unauthorized' && refused.details?.key === 'place') {
       const found = authenticateKey(x.door.hub, bearerKey(x.req), x.at);
-      if (found.standing === 'place') return x.refuse(placeRefusal(found.user.name, found.auth.id, found.auth.name, found.allowed, x.at, x.msg.id), this.name);
+      if (found.standing === 'place')
+        return x.refuse(placeRefusal(found.user.name, found.auth.id, found.auth.name, found.allowed, x.at, x.msg.id), this.name);
     }
-    if (refused?.code === 'unauthorized') return x.refuse(keyRefusal(x.msg.id, refused.details?.key === 'expired' ? 'expired' : 'revoked'), this.name);
+    if (refused?.code === 'unauthorized')
+      return x.refuse(keyRefusal(x.msg.id, refused.details?.key === 'expired' ? 'expired' : 'revoked'), this.name);
     if (refused) return x.reply(errorResult(refused.toBody(), x.requestId), { tool: this.name, error: refused.code });
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`perch: ${x.requestId} ${this.name} failed: ${err instanceof Error ? err.stack : message}\n`);
-    x.reply(errorResult(new HubError('internal', `The hub failed on this call (request ${x.requestId}).`, 'Retry; if it keeps failing, tell your owner the request_id.').toBody(), x.requestId), { tool: this.name, error: 'internal' });
+    x.reply(
+      errorResult(
+        new HubError(
+          'internal',
+          `The hub failed on this call (request ${x.requestId}).`,
+          'Retry; if it keeps failing, tell your owner the request_id.',
+        ).toBody(),
+        x.requestId,
+      ),
+      { tool: this.name, error: 'internal' },
+    );
   }
 }

@@ -4,7 +4,16 @@
 // headers agree with its body, and how a result is dressed for that era.
 import type { IncomingHttpHeaders } from 'node:http';
 import { PERCH_VERSION } from '../../shared/version';
-import { HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_VERSION, isNotification, refusal, type JsonRpcRequest, type Refusal } from './jsonrpc';
+import {
+  HEADER_MISMATCH,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  UNSUPPORTED_VERSION,
+  isNotification,
+  refusal,
+  type JsonRpcRequest,
+  type Refusal,
+} from './jsonrpc';
 
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -33,7 +42,9 @@ export function negotiateEra(headers: IncomingHttpHeaders, msg: JsonRpcRequest):
 
   if (!modern) {
     if (headerVersion !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion)) {
-      return refusal(400, msg.id, INVALID_REQUEST, `Bad request: unsupported protocol version ${headerVersion}.`, { supported: [...LEGACY_VERSIONS, ...MODERN_VERSIONS] });
+      return refusal(400, msg.id, INVALID_REQUEST, `Bad request: unsupported protocol version ${headerVersion}.`, {
+        supported: [...LEGACY_VERSIONS, ...MODERN_VERSIONS],
+      });
     }
     return 'legacy';
   }
@@ -42,27 +53,52 @@ export function negotiateEra(headers: IncomingHttpHeaders, msg: JsonRpcRequest):
     return refusal(400, msg.id, INVALID_PARAMS, `Invalid params: _meta needs ${K_VERSION} and ${K_CLIENT_CAPS}.`);
   }
   if (headerVersion !== claimed) {
-    return refusal(400, msg.id, HEADER_MISMATCH, `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(headerVersion ?? null)} does not match _meta ${JSON.stringify(claimed)}.`);
+    return refusal(
+      400,
+      msg.id,
+      HEADER_MISMATCH,
+      `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(headerVersion ?? null)} does not match _meta ${JSON.stringify(claimed)}.`,
+    );
   }
   if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
-    return refusal(400, msg.id, UNSUPPORTED_VERSION, `Unsupported protocol version ${claimed}.`, { supported: [...MODERN_VERSIONS], requested: claimed });
+    return refusal(400, msg.id, UNSUPPORTED_VERSION, `Unsupported protocol version ${claimed}.`, {
+      supported: [...MODERN_VERSIONS],
+      requested: claimed,
+    });
   }
   const mcpMethod = headers['mcp-method'];
   if (mcpMethod !== undefined && mcpMethod !== msg.method) {
-    return refusal(400, msg.id, HEADER_MISMATCH, `Header mismatch: Mcp-Method ${JSON.stringify(mcpMethod)} does not match ${JSON.stringify(msg.method)}.`);
+    return refusal(
+      400,
+      msg.id,
+      HEADER_MISMATCH,
+      `Header mismatch: Mcp-Method ${JSON.stringify(mcpMethod)} does not match ${JSON.stringify(msg.method)}.`,
+    );
   }
   // Gateways may route or filter on Mcp-Name: it must name what the body does.
   const mcpName = headers['mcp-name'];
-  const bodyName = msg.method === 'tools/call' || msg.method === 'prompts/get' ? msg.params?.name : msg.method === 'resources/read' ? msg.params?.uri : undefined;
+  const bodyName =
+    msg.method === 'tools/call' || msg.method === 'prompts/get'
+      ? msg.params?.name
+      : msg.method === 'resources/read'
+        ? msg.params?.uri
+        : undefined;
   if (typeof mcpName === 'string' && bodyName !== undefined && decodeHeaderValue(mcpName) !== bodyName) {
-    return refusal(400, msg.id, HEADER_MISMATCH, `Header mismatch: Mcp-Name ${JSON.stringify(mcpName)} does not match ${JSON.stringify(bodyName)}.`);
+    return refusal(
+      400,
+      msg.id,
+      HEADER_MISMATCH,
+      `Header mismatch: Mcp-Name ${JSON.stringify(mcpName)} does not match ${JSON.stringify(bodyName)}.`,
+    );
   }
   return 'modern';
 }
 
 /** A result as the era answers it: modern results say resultType and carry the server's info in _meta. */
 export function eraResult(era: Era, result: Record<string, unknown>): Record<string, unknown> {
-  return era === 'modern' ? { resultType: 'complete', ...result, _meta: { ...((result._meta as object) ?? {}), [K_SERVER_INFO]: SERVER_INFO } } : result;
+  return era === 'modern'
+    ? { resultType: 'complete', ...result, _meta: { ...((result._meta as object) ?? {}), [K_SERVER_INFO]: SERVER_INFO } }
+    : result;
 }
 
 /** Cache hints of a modern list or discovery result (none in the legacy era). */

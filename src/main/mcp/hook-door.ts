@@ -25,21 +25,52 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { RequestPlace } from '../../shared/agents/places';
 import { LIMITS } from '../../shared/limits';
-import { EVENT_NAME, HOOK_DOOR_EVENTS, StepAside, decisionJson, filingOf, parseEventInput, parseHookInput, pausedPromptMessage, preToolUseDenyJson, reportOf, type HookDecision, type HookDoorHarness, type StatusHook } from '../../shared/agents/hook-wire';
+import {
+  EVENT_NAME,
+  HOOK_DOOR_EVENTS,
+  StepAside,
+  decisionJson,
+  filingOf,
+  parseEventInput,
+  parseHookInput,
+  pausedPromptMessage,
+  preToolUseDenyJson,
+  reportOf,
+  type HookDecision,
+  type HookDoorHarness,
+  type StatusHook,
+} from '../../shared/agents/hook-wire';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
 import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
-import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
+import {
+  BodyTooLarge,
+  bearerOf,
+  isLoopbackHost,
+  isLoopbackOrigin,
+  readBody,
+  sendInternalError,
+  sendJson,
+  statusOfCode,
+} from '../http-util';
 import { isHubError } from '../../shared/errors';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/permission-rules';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
-import { HARNESSES, HARNESS_EVENTS, PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, type HarnessEvent, type HarnessName, type HarnessReport } from '../../shared/agents/harness';
+import {
+  HARNESSES,
+  HARNESS_EVENTS,
+  PAUSE_EXEMPT_TOOL,
+  PROMPT_HARNESS_LABEL,
+  type HarnessEvent,
+  type HarnessName,
+  type HarnessReport,
+} from '../../shared/agents/harness';
 
 export const HOOK_PATH = '/hook';
 /** The harness doors: /hook/<harness>/<event>. */
@@ -103,8 +134,16 @@ function promptFilingOf(buf: Buffer): PromptFiling | string | undefined {
 }
 
 /** Files a harness's prompt as the agent's request_human, marked as this door's (see the top of this file). */
-async function filePrompt(hub: Hub, res: ServerResponse, agentId: string, key: KeyAuth, filing: PromptFiling, limiter: RateLimiter): Promise<void> {
-  if (limiter.take(agentId) > 0) return refuse(res, 429, 'rate_limited', 'Too many permission prompts at once; the harness\'s own dialog decides this one.');
+async function filePrompt(
+  hub: Hub,
+  res: ServerResponse,
+  agentId: string,
+  key: KeyAuth,
+  filing: PromptFiling,
+  limiter: RateLimiter,
+): Promise<void> {
+  if (limiter.take(agentId) > 0)
+    return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
   try {
     const door = filing.via === 'channel' ? 'channel' : 'hook';
     const request = await callAgentTool(hub, agentId, 'request_human', promptRequestInput(hub, agentId, filing), { key, door });
@@ -140,7 +179,14 @@ function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestP
   const found = sent ? authenticateKey(hub, sent, place) : undefined;
   if (found?.standing === 'place') {
     req.resume();
-    sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, place), details: { code: 'wrong_place', allowed_from: [...found.allowed], place: place.place } } });
+    sendJson(res, 403, {
+      ok: false,
+      error: {
+        code: 'forbidden',
+        message: wrongPlaceMessage(found.user.name, found.auth.id, found.auth.name, found.allowed, place),
+        details: { code: 'wrong_place', allowed_from: [...found.allowed], place: place.place },
+      },
+    });
     return undefined;
   }
   if (!sent || found?.standing !== 'ok') {
@@ -151,7 +197,9 @@ function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestP
     const harness = q.get('harness') ?? /^\/hook\/([^/?]+)\//.exec(req.url ?? '')?.[1] ?? null;
     const label = harness && Object.hasOwn(PROMPT_HARNESS_LABEL, harness) ? harness : null;
     if (agent) noteHookKeyProblem(hub, agent, label, sent ? 'refused' : 'missing');
-    const message = sent ? 'The agent key is wrong or was revoked.' : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
+    const message = sent
+      ? 'The agent key is wrong or was revoked.'
+      : `${noKeyMessage(agent ? keyEnvVar(agent) : 'PERCH_KEY_<NAME>', label ? PROMPT_HARNESS_LABEL[label] : undefined)}.`;
     refuse(res, 401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="perch"' });
     return undefined;
   }
@@ -169,7 +217,7 @@ function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestP
   if (isReadOnlyKey(found.auth)) {
     // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.
     req.resume();
-    refuse(res, 403, 'forbidden', 'This key may only read: a harness reports its session with a key that may write (the agent\'s own key).');
+    refuse(res, 403, 'forbidden', "This key may only read: a harness reports its session with a key that may write (the agent's own key).");
     return undefined;
   }
   return { agentId: found.user.id, key: sent, auth: found.auth };
@@ -189,23 +237,25 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
     const who = admit(hub, req, res, at);
     if (!who) return;
     const agentId = who.agentId;
-    readBody(req, MAX_PROMPT_BODY_BYTES).then(
-      async (buf) => {
-        const filing = promptFilingOf(buf);
-        if (filing !== undefined) {
-          if (typeof filing === 'string') return refuse(res, 400, 'invalid_input', filing);
-          return filePrompt(hub, res, agentId, who.auth, filing, promptLimiter);
-        }
-        if (buf.length > MAX_BODY_BYTES) return refuse(res, 413, 'too_large', `The body is over ${MAX_BODY_BYTES} bytes.`);
-        const r = parseReport(buf);
-        if (typeof r === 'string') return refuse(res, 400, 'invalid_input', r);
-        sendJson(res, 200, noteHarness(hub, agentId, r));
-      },
-      (err) => {
-        if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_PROMPT_BODY_BYTES} bytes.`);
-        if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
-      },
-    ).catch((err: unknown) => sendInternalError(res, err, 'hook request'));
+    readBody(req, MAX_PROMPT_BODY_BYTES)
+      .then(
+        async (buf) => {
+          const filing = promptFilingOf(buf);
+          if (filing !== undefined) {
+            if (typeof filing === 'string') return refuse(res, 400, 'invalid_input', filing);
+            return filePrompt(hub, res, agentId, who.auth, filing, promptLimiter);
+          }
+          if (buf.length > MAX_BODY_BYTES) return refuse(res, 413, 'too_large', `The body is over ${MAX_BODY_BYTES} bytes.`);
+          const r = parseReport(buf);
+          if (typeof r === 'string') return refuse(res, 400, 'invalid_input', r);
+          sendJson(res, 200, noteHarness(hub, agentId, r));
+        },
+        (err) => {
+          if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_PROMPT_BODY_BYTES} bytes.`);
+          if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
+        },
+      )
+      .catch((err: unknown) => sendInternalError(res, err, 'hook request'));
   };
 }
 
@@ -236,12 +286,19 @@ function timeoutOf(url: string | undefined): number | string {
   const t = new URL(url ?? '/', 'http://127.0.0.1').searchParams.get('timeout');
   if (t === null) return DEFAULT_DECISION_SECS;
   const n = Number(t);
-  return Number.isInteger(n) && n >= 1 && n <= MAX_DECISION_SECS ? n : `timeout must be whole seconds from 1 to ${MAX_DECISION_SECS}, not ${JSON.stringify(t.slice(0, 40))}`;
+  return Number.isInteger(n) && n >= 1 && n <= MAX_DECISION_SECS
+    ? n
+    : `timeout must be whole seconds from 1 to ${MAX_DECISION_SECS}, not ${JSON.stringify(t.slice(0, 40))}`;
 }
 
 function sendOutput(res: ServerResponse, json: string, note?: string): void {
   if (res.destroyed || res.headersSent) return;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), 'Cache-Control': 'no-store', ...(note ? { [NOTE_HEADER]: encodeURIComponent(note) } : {}) });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(json),
+    'Cache-Control': 'no-store',
+    ...(note ? { [NOTE_HEADER]: encodeURIComponent(note) } : {}),
+  });
   res.end(json);
 }
 
@@ -260,27 +317,33 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
   if (!who) return;
   // The caller goes away (the harness answered in its own dialog, or gave up): the waiting prompt is withdrawn.
   const gone = new AbortController();
-  res.on('close', () => { if (!res.writableFinished) gone.abort(); });
-  readBody(req, MAX_INPUT_BYTES).then(
-    async (buf) => {
-      const text = buf.toString('utf8');
-      try {
-        if (route.event !== 'permission-request') return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
-        if (limiter.take(who.agentId) > 0) return refuse(res, 429, 'rate_limited', 'Too many permission prompts at once; the harness\'s own dialog decides this one.');
-        const input = parseHookInput(text);
-        const d = await decide(hub, who, at, filingOf(input, route.harness) as unknown as Record<string, unknown>, timeout, gone.signal);
-        if (typeof d === 'string') return sendOutput(res, '{}', d);
-        sendOutput(res, decisionJson(d));
-      } catch (e) {
-        if (e instanceof StepAside) return refuse(res, 400, 'invalid_input', e.message);
-        throw e;
-      }
-    },
-    (err) => {
-      if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_INPUT_BYTES} bytes.`);
-      if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
-    },
-  ).catch((err: unknown) => sendInternalError(res, err, 'hook request'));
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  readBody(req, MAX_INPUT_BYTES)
+    .then(
+      async (buf) => {
+        const text = buf.toString('utf8');
+        try {
+          if (route.event !== 'permission-request')
+            return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
+          if (limiter.take(who.agentId) > 0)
+            return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
+          const input = parseHookInput(text);
+          const d = await decide(hub, who, at, filingOf(input, route.harness) as unknown as Record<string, unknown>, timeout, gone.signal);
+          if (typeof d === 'string') return sendOutput(res, '{}', d);
+          sendOutput(res, decisionJson(d));
+        } catch (e) {
+          if (e instanceof StepAside) return refuse(res, 400, 'invalid_input', e.message);
+          throw e;
+        }
+      },
+      (err) => {
+        if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_INPUT_BYTES} bytes.`);
+        if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
+      },
+    )
+    .catch((err: unknown) => sendInternalError(res, err, 'hook request'));
 }
 
 /** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
@@ -298,31 +361,51 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
  * Files the prompt as POST /hook does (the hub builds title and context: promptRequestInput; door 'hook', so standing
  * rules apply), then waits for the owner: the decision, or why there is none (the harness's own dialog decides).
  */
-async function decide(hub: Hub, who: Admitted, at: RequestPlace | undefined, raw: Record<string, unknown>, timeoutSecs: number, signal: AbortSignal): Promise<HookDecision | string> {
+async function decide(
+  hub: Hub,
+  who: Admitted,
+  at: RequestPlace | undefined,
+  raw: Record<string, unknown>,
+  timeoutSecs: number,
+  signal: AbortSignal,
+): Promise<HookDecision | string> {
   const filing = parsePromptFiling({ ...raw, ttl_secs: timeoutSecs + 60 });
   if (typeof filing === 'string') throw new StepAside(filing);
   const caller = { key: who.auth, standing: keyStanding(hub, who.key, who.agentId, at), at };
   const deadline = Date.now() + timeoutSecs * 1000;
   try {
-    let r = (await callAgentTool(hub, who.agentId, 'request_human', promptRequestInput(hub, who.agentId, filing), { ...caller, door: 'hook' })) as Record<string, unknown>;
+    let r = (await callAgentTool(hub, who.agentId, 'request_human', promptRequestInput(hub, who.agentId, filing), {
+      ...caller,
+      door: 'hook',
+    })) as Record<string, unknown>;
     const requestId = r.request_id as string;
     for (;;) {
       if (r.state === 'approved') return { behavior: 'allow' };
       if (r.state === 'rejected') {
         const comment = (r.outcome as { comment?: unknown } | undefined)?.comment;
-        return { behavior: 'deny', message: typeof comment === 'string' && comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.' };
+        return {
+          behavior: 'deny',
+          message: typeof comment === 'string' && comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.',
+        };
       }
       if (r.state !== 'pending' || signal.aborted) return `the request was ${String(r.state)} in Perch; the terminal dialog decides`;
       const left = Math.floor((deadline - Date.now()) / 1000);
       if (left <= 0) break;
       // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests.ts).
-      r = (await callAgentTool(hub, who.agentId, 'get_request', { request_id: requestId, wait_secs: Math.min(left, LIMITS.waitAnswerSecs) }, { ...caller, signal })) as Record<string, unknown>;
+      r = (await callAgentTool(
+        hub,
+        who.agentId,
+        'get_request',
+        { request_id: requestId, wait_secs: Math.min(left, LIMITS.waitAnswerSecs) },
+        { ...caller, signal },
+      )) as Record<string, unknown>;
     }
     // No decision in time: the prompt leaves the Approvals inbox, and the harness's own dialog decides.
     await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
     return `no decision within ${timeoutSecs} s; the terminal dialog decides`;
   } catch (e) {
-    if (isHubError(e) && e.code === 'paused') return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
+    if (isHubError(e) && e.code === 'paused')
+      return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
   }

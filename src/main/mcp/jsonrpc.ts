@@ -35,7 +35,14 @@ export class Refusal {
   ) {}
 }
 
-export function refusal(status: number, id: unknown, code: number, message: string, data?: unknown, headers?: Record<string, string>): Refusal {
+export function refusal(
+  status: number,
+  id: unknown,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers?: Record<string, string>,
+): Refusal {
   return new Refusal(status, id, code, message, data, headers);
 }
 
@@ -60,7 +67,8 @@ export function parseJsonRpc(buf: Buffer): JsonRpcRequest | Refusal | typeof A_R
   } catch {
     return refusal(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.');
   }
-  if (Array.isArray(msg)) return refusal(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
+  if (Array.isArray(msg))
+    return refusal(400, null, INVALID_REQUEST, 'Invalid request: JSON-RPC batches are not supported; send one request per POST.');
   if (msg === null || typeof msg !== 'object' || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
     if (msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) return A_RESPONSE;
     return refusal(400, msg?.id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 request with a method.');
@@ -69,7 +77,13 @@ export function parseJsonRpc(buf: Buffer): JsonRpcRequest | Refusal | typeof A_R
     return refusal(400, null, INVALID_REQUEST, 'Invalid request: id must be a string or a number.');
   }
   if (buf.length > LIMITS.maxBodyBytes && !(msg.method === 'tools/call' && msg.params?.name === 'send_file')) {
-    return refusal(413, msg.id, INVALID_REQUEST, `Payload too large: the limit is ${LIMITS.maxBodyBytes} bytes (files up to ${LIMITS.maxFileBytes} bytes go through send_file).`, { limit: LIMITS.maxBodyBytes });
+    return refusal(
+      413,
+      msg.id,
+      INVALID_REQUEST,
+      `Payload too large: the limit is ${LIMITS.maxBodyBytes} bytes (files up to ${LIMITS.maxFileBytes} bytes go through send_file).`,
+      { limit: LIMITS.maxBodyBytes },
+    );
   }
   return msg as JsonRpcRequest;
 }

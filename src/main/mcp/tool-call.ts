@@ -15,7 +15,13 @@ export function validateArguments(spec: ToolSpec, rawArgs: unknown): CheckedArgu
   // Before anything walks the arguments (zod, JSON.stringify of a value): deep nesting would overflow the stack.
   const deep = tooDeep(rawArgs, LIMITS.maxJsonDepth);
   if (deep !== undefined) {
-    return { refused: { code: 'invalid_argument', message: `Invalid arguments for ${name}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep (limits.maxJsonDepth).`, next_step: 'Nest the value less deeply (whoami lists the limits).' } };
+    return {
+      refused: {
+        code: 'invalid_argument',
+        message: `Invalid arguments for ${name}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep (limits.maxJsonDepth).`,
+        next_step: 'Nest the value less deeply (whoami lists the limits).',
+      },
+    };
   }
   const parsed = spec.input.safeParse(rawArgs);
   if (parsed.success) return { args: parsed.data as Record<string, unknown> };
@@ -24,9 +30,21 @@ export function validateArguments(spec: ToolSpec, rawArgs: unknown): CheckedArgu
   // Text or lists over a size limit are too_large (the stable code of a size limit), not a malformed call.
   const oversize = issues.every((i) => i.code === 'too_big' && (i.origin === 'string' || i.origin === 'array'));
   if (oversize) {
-    return { refused: { code: 'too_large', message: `Over a size limit in ${name}: ${detail}`, next_step: 'Shorten it (whoami lists the limits), or send long material as a file and point to it with refs.' } };
+    return {
+      refused: {
+        code: 'too_large',
+        message: `Over a size limit in ${name}: ${detail}`,
+        next_step: 'Shorten it (whoami lists the limits), or send long material as a file and point to it with refs.',
+      },
+    };
   }
-  return { refused: { code: 'invalid_argument', message: `Invalid arguments for ${name}: ${detail}`, next_step: `Check the arguments against the ${name} schema in tools/list.` } };
+  return {
+    refused: {
+      code: 'invalid_argument',
+      message: `Invalid arguments for ${name}: ${detail}`,
+      next_step: `Check the arguments against the ${name} schema in tools/list.`,
+    },
+  };
 }
 
 /**
@@ -40,9 +58,10 @@ export function toolResultJson(era: Era, id: unknown, requestId: string, value: 
   const structured = typeof value.request_id === 'string' ? { ...value, call_request_id: requestId } : { ...value, request_id: requestId };
   const json = JSON.stringify(structured);
   const content = `[{"type":"text","text":${JSON.stringify(json)}}]`;
-  const result = era === 'modern'
-    ? `{"resultType":"complete","content":${content},"structuredContent":${json},"_meta":${MODERN_META_JSON}}`
-    : `{"content":${content},"structuredContent":${json}}`;
+  const result =
+    era === 'modern'
+      ? `{"resultType":"complete","content":${content},"structuredContent":${json},"_meta":${MODERN_META_JSON}}`
+      : `{"content":${content},"structuredContent":${json}}`;
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
 }
 

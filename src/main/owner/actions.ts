@@ -10,11 +10,30 @@ import { LIMITS } from '../../shared/limits';
 import { OWNER_ACTIONS, type OwnerAction, type OwnerArgs, type OwnerResult } from '../../shared/api/owner-api';
 import type { RequestState } from '../../shared/types';
 import { addMember, createGroup, createTask, listAllConversations, openDirect } from '../hub/talk/conversations';
-import { editMessage, getHistory, getThread, hideMessage, listPins, pin, react, recallMessage, search, sendMessage } from '../hub/talk/messages';
+import {
+  editMessage,
+  getHistory,
+  getThread,
+  hideMessage,
+  listPins,
+  pin,
+  react,
+  recallMessage,
+  search,
+  sendMessage,
+} from '../hub/talk/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/control/agents';
 import { agentActivity, listProgress } from '../hub/features/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
-import { ensureOwnerMember, hubInfo, markRead, ownerConversation, requireConversation, sendNote, sendOwnerFile } from '../hub/features/owner';
+import {
+  ensureOwnerMember,
+  hubInfo,
+  markRead,
+  ownerConversation,
+  requireConversation,
+  sendNote,
+  sendOwnerFile,
+} from '../hub/features/owner';
 import { resumeConversation, setAgentBudget } from '../hub/control/brakes';
 import { handBack, listActiveHandoffs } from '../hub/features/handoffs';
 import { setTaskState } from '../hub/features/tasks';
@@ -47,7 +66,11 @@ export interface OwnerCaller {
 }
 
 /** One owner action: the owner's parsed input in (and who calls), the action's result out. */
-export type OwnerActionHandler<A extends OwnerAction> = (hub: Hub, input: OwnerArgs<A>, by: OwnerCaller) => OwnerResult<A> | Promise<OwnerResult<A>>;
+export type OwnerActionHandler<A extends OwnerAction> = (
+  hub: Hub,
+  input: OwnerArgs<A>,
+  by: OwnerCaller,
+) => OwnerResult<A> | Promise<OwnerResult<A>>;
 
 export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'hub.info': (hub) => hubInfo(hub),
@@ -85,7 +108,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.list': (hub) => ({ agents: listAgents(hub) }),
   'agents.add': (hub, a) => {
     const { agent, key } = addAgent(hub, a);
-    return { agent, key, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) }, ...warnedOf(agent.from) };
+    return {
+      agent,
+      key,
+      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) },
+      ...warnedOf(agent.from),
+    };
   },
   'agents.update_config': (hub, a) => {
     const { agent, ...patch } = a;
@@ -99,7 +127,12 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   // Scoped keys (hub/identity/agent-keys.ts)
   'agents.add_key': (hub, a) => {
     const { key, secret } = addAgentKey(hub, a);
-    return { key, secret, snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) }, ...warnedOf(key.from) };
+    return {
+      key,
+      secret,
+      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) },
+      ...warnedOf(key.from),
+    };
   },
   'agents.list_keys': (hub, a) => ({ keys: listAgentKeys(hub, a.agent) }),
   'agents.revoke_key': (hub, a) => ({ key: revokeScopedKey(hub, a.key_id) }),
@@ -125,7 +158,9 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'containers.get': (hub) => ({ containers: hub.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
-  'containers.set': async (hub, a) => ({ containers: hub.containerSwitch ? await hub.containerSwitch.set(a.on) : setContainersOffline(hub, a.on) }),
+  'containers.set': async (hub, a) => ({
+    containers: hub.containerSwitch ? await hub.containerSwitch.set(a.on) : setContainersOffline(hub, a.on),
+  }),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
   // review mode (hub/features/review.ts)
@@ -205,11 +240,19 @@ export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by:
 
 async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
   if (!Object.hasOwn(ownerActions, action)) {
-    throw new HubError('not_found', `No owner action ${JSON.stringify(action)}.`, 'See `perch owner --help` or docs/owner-api.md for the actions.');
+    throw new HubError(
+      'not_found',
+      `No owner action ${JSON.stringify(action)}.`,
+      'See `perch owner --help` or docs/owner-api.md for the actions.',
+    );
   }
   const deep = tooDeep(raw, LIMITS.maxJsonDepth); // before zod or anything else walks it
   if (deep !== undefined) {
-    throw new HubError('invalid_argument', `Invalid input for ${action}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep.`, 'Nest the input less deeply.');
+    throw new HubError(
+      'invalid_argument',
+      `Invalid input for ${action}: ${deep}: arrays and objects are nested more than ${LIMITS.maxJsonDepth} levels deep.`,
+      'Nest the input less deeply.',
+    );
   }
   const parsed = OWNER_ACTIONS[action as OwnerAction].input.safeParse(raw ?? {});
   if (!parsed.success) {

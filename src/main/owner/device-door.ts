@@ -11,16 +11,37 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/features/devices';
-import { bearerOf, BodyTooLarge, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
+import {
+  bearerOf,
+  BodyTooLarge,
+  isLoopbackHost,
+  isLoopbackOrigin,
+  readBody,
+  sendInternalError,
+  sendJson,
+  statusOfCode,
+  type RequestTarget,
+} from '../http-util';
 import { RateLimiter } from '../hub/core/rate-limit';
-import { auditDevice, authenticateDevice, deviceAllowedActions, deviceView, DEVICE_TOKEN_PREFIX, publicUrl, touchDevice, vapidKeys, type DeviceRow } from '../hub/phone/devices';
+import {
+  auditDevice,
+  authenticateDevice,
+  deviceAllowedActions,
+  deviceView,
+  DEVICE_TOKEN_PREFIX,
+  publicUrl,
+  touchDevice,
+  vapidKeys,
+  type DeviceRow,
+} from '../hub/phone/devices';
 import { claimPairing, waitPairing } from '../hub/phone/pairing';
 
 /** Headers a front (reverse proxy, tailscale serve) adds: any of them makes a request remote. */
 const FRONT_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'x-real-ip'];
 const FUNNEL_HEADER = 'tailscale-funnel-request';
 
-export const PAIR_THIS_DEVICE_STEP = 'Pair this device: Settings → Phone on the laptop (or `perch device pair`), then open the link it shows on this device.';
+export const PAIR_THIS_DEVICE_STEP =
+  'Pair this device: Settings → Phone on the laptop (or `perch device pair`), then open the link it shows on this device.';
 
 /** The request came through a front: it carries a forwarding or Tailscale header. */
 export function hasFrontHeaders(req: IncomingMessage): boolean {
@@ -63,7 +84,16 @@ function hostForms(origin: string): string[] {
  */
 export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
   if (isFunnelRequest(req)) {
-    return { remote: true, publicOrigin: null, refusal: { status: 403, code: 'forbidden', message: 'Requests from Tailscale Funnel (the public internet) are refused.', next_step: 'Use `tailscale serve` (your tailnet only), not `tailscale funnel`.' } };
+    return {
+      remote: true,
+      publicOrigin: null,
+      refusal: {
+        status: 403,
+        code: 'forbidden',
+        message: 'Requests from Tailscale Funnel (the public internet) are refused.',
+        next_step: 'Use `tailscale serve` (your tailnet only), not `tailscale funnel`.',
+      },
+    };
   }
   const host = req.headers.host;
   const origin = req.headers.origin;
@@ -73,11 +103,29 @@ export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
   const pub = loopHost && origin === undefined ? null : publicUrl(hub);
   const pubHost = !!pub && typeof host === 'string' && hostForms(pub).includes(host.toLowerCase());
   if (!loopHost && !pubHost) {
-    return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: 'The Host header must name this computer (or the public URL set in Settings → Phone).', next_step: 'Open http://127.0.0.1:PORT/ on this computer, or the public URL through your HTTPS front.' } };
+    return {
+      remote: true,
+      publicOrigin: pub,
+      refusal: {
+        status: 403,
+        code: 'forbidden',
+        message: 'The Host header must name this computer (or the public URL set in Settings → Phone).',
+        next_step: 'Open http://127.0.0.1:PORT/ on this computer, or the public URL through your HTTPS front.',
+      },
+    };
   }
   const pubOrigin = origin !== undefined && !!pub && origin.toLowerCase() === pub.toLowerCase();
   if (origin !== undefined && !pubOrigin && !isLoopbackOrigin(origin)) {
-    return { remote: true, publicOrigin: pub, refusal: { status: 403, code: 'forbidden', message: `Requests from origin ${origin.slice(0, 200)} are refused.`, next_step: 'Use the Perch UI.' } };
+    return {
+      remote: true,
+      publicOrigin: pub,
+      refusal: {
+        status: 403,
+        code: 'forbidden',
+        message: `Requests from origin ${origin.slice(0, 200)} are refused.`,
+        next_step: 'Use the Perch UI.',
+      },
+    };
   }
   return { remote: !loopHost || pubOrigin || hasFrontHeaders(req), publicOrigin: pub };
 }
@@ -87,7 +135,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 export function sendRefusal(res: ServerResponse, r: Refusal, retryAfterSecs?: number) {
-  send(res, r.status, { ok: false, error: { code: r.code, message: r.message, next_step: r.next_step } }, retryAfterSecs ? { 'Retry-After': String(retryAfterSecs) } : {});
+  send(
+    res,
+    r.status,
+    { ok: false, error: { code: r.code, message: r.message, next_step: r.next_step } },
+    retryAfterSecs ? { 'Retry-After': String(retryAfterSecs) } : {},
+  );
 }
 
 function sendError(res: ServerResponse, err: HubError) {
@@ -104,14 +157,24 @@ async function readJsonObject(req: IncomingMessage, limit = 4096): Promise<Recor
     throw new HubError('invalid_argument', 'The body did not arrive whole (the connection ended or broke).', 'Send the whole JSON object.');
   }
   let v: unknown;
-  try { v = buf.length ? JSON.parse(buf.toString('utf8')) : {}; } catch { throw new HubError('invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.'); }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new HubError('invalid_argument', 'The body must be a JSON object.', 'Send a JSON object.');
+  try {
+    v = buf.length ? JSON.parse(buf.toString('utf8')) : {};
+  } catch {
+    throw new HubError('invalid_argument', 'The body is not valid JSON.', 'Send a JSON object.');
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new HubError('invalid_argument', 'The body must be a JSON object.', 'Send a JSON object.');
   return v as Record<string, unknown>;
 }
 
 function onlyKeys(o: Record<string, unknown>, keys: string[], what: string): void {
   const extra = Object.keys(o).filter((k) => !keys.includes(k));
-  if (extra.length) throw new HubError('invalid_argument', `Unknown field(s) for ${what}: ${extra.slice(0, 5).join(', ').slice(0, 200)}.`, `Send only ${keys.join(', ')}.`);
+  if (extra.length)
+    throw new HubError(
+      'invalid_argument',
+      `Unknown field(s) for ${what}: ${extra.slice(0, 5).join(', ').slice(0, 200)}.`,
+      `Send only ${keys.join(', ')}.`,
+    );
 }
 
 /** What the push door (push-door.ts, and any later device route) gets to work with. */
@@ -167,13 +230,21 @@ const MAX_LIMIT_KEYS = 10_000;
  */
 export function callerKey(req: IncomingMessage): string {
   const xff = req.headers['x-forwarded-for'];
-  const last = (Array.isArray(xff) ? xff.join(',') : xff ?? '').split(',').map((s) => s.trim()).filter(Boolean).pop();
+  const last = (Array.isArray(xff) ? xff.join(',') : (xff ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .pop();
   const real = req.headers['x-real-ip'];
-  const who = last ?? (typeof real === 'string' && real.trim() ? real.trim() : req.socket.remoteAddress ?? '?');
+  const who = last ?? (typeof real === 'string' && real.trim() ? real.trim() : (req.socket.remoteAddress ?? '?'));
   return who.slice(0, 100).toLowerCase();
 }
 
-export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[string, DeviceRoute]>; limits?: DeviceDoorLimits }): DeviceDoor {
+export function createDeviceDoor(opts: {
+  hub: Hub;
+  extraRoutes?: ReadonlyArray<[string, DeviceRoute]>;
+  limits?: DeviceDoorLimits;
+}): DeviceDoor {
   const { hub } = opts;
   const perMin = (n: number) => new RateLimiter(n / 60, n, MAX_LIMIT_KEYS);
   // Every limit is per caller (callerKey) or per thing, never one bucket for everyone: a stranger who uses up his own
@@ -192,11 +263,18 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
   function audit(device: DeviceRow | null, action: string, target: string | null, outcome: string): void {
     try {
       auditDevice(hub, { device_id: device?.id ?? null, device_name: device?.name ?? '(not paired)', action, target, outcome });
-    } catch { /* a full disk must not turn a refusal into a crash; the answer still goes out */ }
+    } catch {
+      /* a full disk must not turn a refusal into a crash; the answer still goes out */
+    }
   }
 
   const rateLimited = (ms: number, what: string): { refusal: Refusal; retryAfter: number } => ({
-    refusal: { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(ms / 1000)} s.` },
+    refusal: {
+      status: 429,
+      code: 'rate_limited',
+      message: `Too many ${what}; slow down.`,
+      next_step: `Retry in ${Math.ceil(ms / 1000)} s.`,
+    },
     retryAfter: Math.max(1, Math.ceil(ms / 1000)),
   });
 
@@ -207,14 +285,25 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     if (!device) {
       const wait = failures.take(callerKey(req));
       if (wait > 0) return rateLimited(wait, 'failed device credentials');
-      return { refusal: { status: 401, code: 'unauthorized', message: 'This device credential is unknown or was revoked.', next_step: PAIR_THIS_DEVICE_STEP } };
+      return {
+        refusal: {
+          status: 401,
+          code: 'unauthorized',
+          message: 'This device credential is unknown or was revoked.',
+          next_step: PAIR_THIS_DEVICE_STEP,
+        },
+      };
     }
     const wait = calls.take(device.id);
     if (wait > 0) {
       audit(device, action, null, 'refused:rate_limited');
       return rateLimited(wait, 'calls from this device');
     }
-    try { touchDevice(hub, device); } catch { /* last use is a courtesy */ }
+    try {
+      touchDevice(hub, device);
+    } catch {
+      /* last use is a courtesy */
+    }
     return { device };
   }
 
@@ -230,13 +319,23 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       const r = rateLimited(wait, 'failed device credentials');
       sendRefusal(res, r.refusal, r.retryAfter);
     } else {
-      sendRefusal(res, { status: 401, code: 'unauthorized', message: 'This needs a paired device\'s credential (Authorization: Bearer pd_…).', next_step: PAIR_THIS_DEVICE_STEP });
+      sendRefusal(res, {
+        status: 401,
+        code: 'unauthorized',
+        message: "This needs a paired device's credential (Authorization: Bearer pd_…).",
+        next_step: PAIR_THIS_DEVICE_STEP,
+      });
     }
     return undefined;
   }
 
   const tools: DeviceDoorTools = {
-    hub, requireDevice, audit, readJsonObject, sendError, send,
+    hub,
+    requireDevice,
+    audit,
+    readJsonObject,
+    sendError,
+    send,
     failedToken: (req) => tokenFailures.take(callerKey(req)),
     noticeRead: (deviceId) => noticeReads.take(deviceId),
   };
@@ -246,11 +345,14 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     try {
       body = await readJsonObject(req);
       onlyKeys(body, ['code', 'device_name'], 'a pairing claim');
-      if (typeof body.code !== 'string') throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
-      if (body.device_name !== undefined && typeof body.device_name !== 'string') throw new HubError('invalid_argument', 'device_name must be a string.', 'Name the phone, e.g. "Android phone".');
+      if (typeof body.code !== 'string')
+        throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
+      if (body.device_name !== undefined && typeof body.device_name !== 'string')
+        throw new HubError('invalid_argument', 'device_name must be a string.', 'Name the phone, e.g. "Android phone".');
       // Well-formed claims count, per caller and per code (a code is 128 bits: the limit makes guessing pointless and
       // noisy); a stranger's wrong codes use up only his own allowance and theirs, never the owner's phone's.
-      const wait = claimsPerCaller.take(callerKey(req)) || claimsPerCode.take(crypto.createHash('sha256').update(body.code).digest('base64url'));
+      const wait =
+        claimsPerCaller.take(callerKey(req)) || claimsPerCode.take(crypto.createHash('sha256').update(body.code).digest('base64url'));
       if (wait > 0) {
         const r = rateLimited(wait, 'pairing claims');
         audit(null, 'pair.claim', null, 'refused:rate_limited');
@@ -258,7 +360,16 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       }
       const out = claimPairing(hub, { code: body.code, device_name: body.device_name as string | undefined });
       audit(null, 'pair.claim', out.pairing_id, 'ok');
-      send(res, 200, { ok: true, value: { pairing_id: out.pairing_id, phrase: out.phrase, claim_secret: out.claim_secret, expires_at: out.expires_at, device_name: out.device_name } });
+      send(res, 200, {
+        ok: true,
+        value: {
+          pairing_id: out.pairing_id,
+          phrase: out.phrase,
+          claim_secret: out.claim_secret,
+          expires_at: out.expires_at,
+          device_name: out.device_name,
+        },
+      });
     } catch (err) {
       if (!isHubError(err)) throw err;
       audit(null, 'pair.claim', null, `refused:${err.code}`);
@@ -280,7 +391,11 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       onlyKeys(body, ['pairing_id', 'claim_secret', 'wait_secs'], 'a pairing wait');
       const { pairing_id, claim_secret, wait_secs } = body;
       if (typeof pairing_id !== 'string' || pairing_id.length > 100 || typeof claim_secret !== 'string' || claim_secret.length > 100) {
-        throw new HubError('invalid_argument', 'pairing_id and claim_secret must be the strings the claim answered.', 'Send {pairing_id, claim_secret, wait_secs}.');
+        throw new HubError(
+          'invalid_argument',
+          'pairing_id and claim_secret must be the strings the claim answered.',
+          'Send {pairing_id, claim_secret, wait_secs}.',
+        );
       }
       if (wait_secs !== undefined && (typeof wait_secs !== 'number' || !Number.isInteger(wait_secs) || wait_secs < 0 || wait_secs > 30)) {
         throw new HubError('invalid_argument', 'wait_secs must be a whole number from 0 to 30.', 'Wait at most 30 s, then ask again.');
@@ -309,7 +424,10 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
     if (!device) return;
     audit(device, 'me', null, 'ok');
     const scope: DeviceScope = device.scope === 'full' ? 'full' : 'approvals';
-    send(res, 200, { ok: true, value: { device: deviceView(device), allowed_actions: deviceAllowedActions(scope), vapid_public_key: vapidKeys(hub).publicKey } });
+    send(res, 200, {
+      ok: true,
+      value: { device: deviceView(device), allowed_actions: deviceAllowedActions(scope), vapid_public_key: vapidKeys(hub).publicKey },
+    });
   }
 
   function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): void | Promise<void> {
@@ -320,14 +438,31 @@ export function createDeviceDoor(opts: { hub: Hub; extraRoutes?: ReadonlyArray<[
       if (prefix.endsWith('/') ? p.startsWith(prefix) : p === prefix) return handler(tools, req, res, url);
     }
     if (p === DEVICE_ME_PATH) {
-      if (req.method !== 'GET') return sendRefusal(res, { status: 405, code: 'method_not_allowed', message: `${p} is a GET request.`, next_step: 'GET it with the device credential as bearer.' });
+      if (req.method !== 'GET')
+        return sendRefusal(res, {
+          status: 405,
+          code: 'method_not_allowed',
+          message: `${p} is a GET request.`,
+          next_step: 'GET it with the device credential as bearer.',
+        });
       return me(req, res);
     }
     if (p === DEVICE_PAIR_CLAIM_PATH || p === DEVICE_PAIR_WAIT_PATH) {
-      if (req.method !== 'POST') return sendRefusal(res, { status: 405, code: 'method_not_allowed', message: `${p} is a POST request with a JSON body.`, next_step: 'POST JSON to this URL.' });
+      if (req.method !== 'POST')
+        return sendRefusal(res, {
+          status: 405,
+          code: 'method_not_allowed',
+          message: `${p} is a POST request with a JSON body.`,
+          next_step: 'POST JSON to this URL.',
+        });
       return p === DEVICE_PAIR_CLAIM_PATH ? claim(req, res) : waitForDevice(req, res);
     }
-    sendRefusal(res, { status: 404, code: 'not_found', message: `Nothing at ${p.slice(0, 200)}.`, next_step: 'The device door serves /api/device/pair/claim, /api/device/pair/wait and /api/device/me.' });
+    sendRefusal(res, {
+      status: 404,
+      code: 'not_found',
+      message: `Nothing at ${p.slice(0, 200)}.`,
+      next_step: 'The device door serves /api/device/pair/claim, /api/device/pair/wait and /api/device/me.',
+    });
   }
 
   return {

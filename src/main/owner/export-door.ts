@@ -25,16 +25,28 @@ export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerRes
       input = buf.length ? JSON.parse(buf.toString('utf8')) : {};
     } catch (err) {
       // Over the limit is content too large (413), as at the owner API's other doors (owner/http.ts).
-      if (err instanceof BodyTooLarge) return sendJson(res, 413, { ok: false, error: { code: 'too_large', message: `The body is over ${err.limit} bytes.`, next_step: SCOPE_STEP } });
+      if (err instanceof BodyTooLarge)
+        return sendJson(res, 413, {
+          ok: false,
+          error: { code: 'too_large', message: `The body is over ${err.limit} bytes.`, next_step: SCOPE_STEP },
+        });
       if (res.destroyed) return;
-      return sendJson(res, 400, { ok: false, error: { code: 'invalid_argument', message: 'The body is not JSON.', next_step: SCOPE_STEP } });
+      return sendJson(res, 400, {
+        ok: false,
+        error: { code: 'invalid_argument', message: 'The body is not JSON.', next_step: SCOPE_STEP },
+      });
     }
     const scope = exportScopeOf(input);
     dir = ownerExportFolder(); // private; what a killed hub left is swept
     const out = path.join(dir, 'archive.tar.gz');
     const r = await exportHub(hub, scope, out);
     const name = `perch-archive-${new Date().toISOString().slice(0, 10)}.tar.gz`;
-    res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Length': String(r.bytes), 'Content-Disposition': contentDisposition('attachment', name), 'Cache-Control': 'no-store' });
+    res.writeHead(200, {
+      'Content-Type': 'application/gzip',
+      'Content-Length': String(r.bytes),
+      'Content-Disposition': contentDisposition('attachment', name),
+      'Cache-Control': 'no-store',
+    });
     // pipeline ends when the answer has gone out or the client has gone (even before this point: then at once), and
     // closes the file either way, so the finally below always removes it.
     await pipeline(fs.createReadStream(out), res);

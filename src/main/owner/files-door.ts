@@ -10,7 +10,11 @@ import { sendInternalError, sendJson } from '../http-util';
 type FileReader = {
   verify: (hub: Hub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
   verifyAway: (hub: Hub, token: string, place: 'containers' | 'tailnet') => { file_id: string; variant: 'original' | 'thumb' };
-  read: (hub: Hub, fileId: string, variant: 'original' | 'thumb') => { data: Buffer; mime: string; name: string; disposition: 'inline' | 'attachment' };
+  read: (
+    hub: Hub,
+    fileId: string,
+    variant: 'original' | 'thumb',
+  ) => { data: Buffer; mime: string; name: string; disposition: 'inline' | 'attachment' };
 };
 
 let reader: FileReader | undefined;
@@ -27,7 +31,10 @@ export function setFileReader(r: FileReader): void {
  */
 export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(name.replace(/\p{Cs}/gu, '\ufffd')).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(name.replace(/\p{Cs}/gu, '\ufffd')).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -36,7 +43,8 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
  * listener or the HTTPS front, and only links made for an agent calling from there are served.
  */
 export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerResponse, token: string, away?: 'containers' | 'tailnet'): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'GET a file link.', next_step: 'Use GET.' } });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'GET a file link.', next_step: 'Use GET.' } });
   if (!reader) return sendJson(res, 404, { error: { code: 'not_found', message: 'Files are not available.', next_step: 'Update Perch.' } });
   try {
     const { file_id, variant } = away ? reader.verifyAway(hub, token, away) : reader.verify(hub, token);

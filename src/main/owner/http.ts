@@ -5,10 +5,28 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';
-import { OWNER_API_PREFIX, OWNER_EVENTS_PATH, OWNER_LOGIN_PATH, OWNER_LOGOUT_PATH, OWNER_SESSION_PATH, ownerBodyLimit } from '../../shared/api/owner-api';
+import {
+  OWNER_API_PREFIX,
+  OWNER_EVENTS_PATH,
+  OWNER_LOGIN_PATH,
+  OWNER_LOGOUT_PATH,
+  OWNER_SESSION_PATH,
+  ownerBodyLimit,
+} from '../../shared/api/owner-api';
 import { OWNER_EXPORT_PATH } from '../../shared/api/owner-paths';
 import { serveExport } from './export-door';
-import { bearerOf, BodyTooLarge, isBadTarget, parseTarget, readBody, sendBadRequest, sendInternalError, sendJson, statusOfCode, type RequestTarget } from '../http-util';
+import {
+  bearerOf,
+  BodyTooLarge,
+  isBadTarget,
+  parseTarget,
+  readBody,
+  sendBadRequest,
+  sendInternalError,
+  sendJson,
+  statusOfCode,
+  type RequestTarget,
+} from '../http-util';
 import { LIMITS } from '../../shared/limits';
 import { runOwnerAction } from './actions';
 import { createLoginToken, endOwnerLogin, exchangeLoginToken, isValidOwnerLogin } from '../hub/identity/owner-logins';
@@ -17,16 +35,21 @@ import { PUSH_DOOR_ROUTES } from './push-door';
 import { DEVICE_API_PREFIX } from '../../shared/features/devices';
 import type { LiveItem } from '../../shared/api/event-log';
 import type { EventType } from '../../shared/types';
-import { cardAddressedToOwner, deviceScopedAnswer, deviceScopeRefusal, handoffToOwner, isDeviceLive, type DeviceRow } from '../hub/phone/devices';
+import {
+  cardAddressedToOwner,
+  deviceScopedAnswer,
+  deviceScopeRefusal,
+  handoffToOwner,
+  isDeviceLive,
+  type DeviceRow,
+} from '../hub/phone/devices';
 import { checkFront, createDeviceDoor, PAIR_THIS_DEVICE_STEP, sendRefusal, type DeviceDoorLimits, type DeviceRoute } from './device-door';
 
 /**
  * Further device routes (the push door: /api/device/push/*, /api/device/action), dispatched by the device door
  * (device-door.ts). One entry each: [exact path, or a prefix ending in '/', handler].
  */
-const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
-  ...PUSH_DOOR_ROUTES,
-];
+const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [...PUSH_DOOR_ROUTES];
 
 /**
  * What a device of scope approvals gets of the live stream, by allow-list (a kind of item, event type or hub status
@@ -35,7 +58,16 @@ const DEVICE_ROUTES: ReadonlyArray<[string, DeviceRoute]> = [
  * wake runs, waiting, read receipts, budget pauses or anything else. Answers the item to send, or undefined.
  */
 const APPROVALS_HUB_KEYS: readonly string[] = ['connected', 'at', 'storage'];
-const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
+  'request.created',
+  'request.decided',
+  'request.expired',
+  'request.cancelled',
+  'handoff.created',
+  'handoff.returned',
+  'message.created',
+  'card.response',
+]);
 
 function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
   if (item.kind === 'hub') {
@@ -72,7 +104,8 @@ function statusOfRefusal(action: string, err: { code: string; details?: Record<s
 function targetOf(input: unknown): string | null {
   if (!input || typeof input !== 'object') return null;
   const o = input as Record<string, unknown>;
-  for (const k of ['request_id', 'msg_id', 'conv_id', 'handoff_id', 'agent', 'device_id', 'pairing_id']) if (typeof o[k] === 'string') return (o[k] as string).slice(0, 200);
+  for (const k of ['request_id', 'msg_id', 'conv_id', 'handoff_id', 'agent', 'device_id', 'pairing_id'])
+    if (typeof o[k] === 'string') return (o[k] as string).slice(0, 200);
   return null;
 }
 
@@ -96,7 +129,8 @@ const MIME: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -118,7 +152,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     for (const [s, dev] of streams) {
       if (!s.writable) continue;
       if (dev) {
-        if (!isDeviceLive(hub, dev.deviceId)) { // revoked: its stream ends at once
+        if (!isDeviceLive(hub, dev.deviceId)) {
+          // revoked: its stream ends at once
           streams.delete(s);
           s.end();
           continue;
@@ -221,17 +256,27 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
     const dev = devices.deviceOf(req, action);
     if (dev && 'device' in dev) return { device: dev.device };
     if (dev) return void sendRefusal(res, dev.refusal, dev.retryAfter);
-    if (remote) return void refuse(res, 401, 'unauthorized', 'Through the HTTPS front only a paired device\'s credential counts.', PAIR_THIS_DEVICE_STEP);
+    if (remote)
+      return void refuse(
+        res,
+        401,
+        'unauthorized',
+        "Through the HTTPS front only a paired device's credential counts.",
+        PAIR_THIS_DEVICE_STEP,
+      );
     if (!ownerAuth(req)) return void refuse(res, 401, 'unauthorized', 'The owner session is missing or expired.', UNAUTHORIZED_STEP);
     return { device: null };
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, action: string, remote: boolean) {
-    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Owner actions are POST requests with a JSON body.', 'POST JSON to this URL.');
+    if (req.method !== 'POST')
+      return refuse(res, 405, 'method_not_allowed', 'Owner actions are POST requests with a JSON body.', 'POST JSON to this URL.');
     const caller = callerOf(req, res, remote, action);
     if (!caller) return;
     const device = caller.device;
-    const audit = (target: string | null, outcome: string) => { if (device) devices.audit(device, action.slice(0, 100), target, outcome); };
+    const audit = (target: string | null, outcome: string) => {
+      if (device) devices.audit(device, action.slice(0, 100), target, outcome);
+    };
     let input: unknown = {};
     try {
       // Checked only once the caller is known: a file's base64 (files.send) may be larger than other bodies.
@@ -267,7 +312,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
   }
 
   function handleEvents(req: IncomingMessage, res: ServerResponse, remote: boolean) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL with the owner session as bearer.');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return refuse(res, 405, 'method_not_allowed', 'The event stream is a GET request.', 'GET this URL with the owner session as bearer.');
     const caller = callerOf(req, res, remote, 'events');
     if (!caller) return;
     if (caller.device) devices.audit(caller.device, 'events', null, 'ok');
@@ -283,7 +329,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   /** POST {token}: spends a one-time login token and answers the session token the page keeps in its own storage. */
   async function handleSession(req: IncomingMessage, res: ServerResponse) {
-    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'The login exchange is a POST with {"token"}.', 'Open the login link in the browser.');
+    if (req.method !== 'POST')
+      return refuse(res, 405, 'method_not_allowed', 'The login exchange is a POST with {"token"}.', 'Open the login link in the browser.');
     let token: unknown;
     try {
       const buf = await readBody(req, 4096);
@@ -292,15 +339,24 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${err.limit} bytes.`, 'Send {"token": "…"}.');
       return refuse(res, 400, 'invalid_argument', 'The body is not valid JSON.', 'Send {"token": "…"}.');
     }
-    if (typeof token !== 'string' || !token || token.length > 256) return refuse(res, 400, 'invalid_argument', 'token must be the one-time token of a login link.', 'Send {"token": "…"}.');
+    if (typeof token !== 'string' || !token || token.length > 256)
+      return refuse(res, 400, 'invalid_argument', 'token must be the one-time token of a login link.', 'Send {"token": "…"}.');
     const session = exchangeLoginToken(hub, token);
-    if (!session) return refuse(res, 401, 'unauthorized', 'This login link was used already or has expired.', 'Run `perch owner login-link` for a new one.');
+    if (!session)
+      return refuse(
+        res,
+        401,
+        'unauthorized',
+        'This login link was used already or has expired.',
+        'Run `perch owner login-link` for a new one.',
+      );
     sendJson(res, 200, { ok: true, value: session }, { 'Cache-Control': 'no-store' });
   }
 
   /** POST with the session as bearer: ends it (the CLI's token is not a session; nothing to end). */
   function handleLogout(req: IncomingMessage, res: ServerResponse) {
-    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Logout is a POST request.', 'POST to this URL with the session as bearer.');
+    if (req.method !== 'POST')
+      return refuse(res, 405, 'method_not_allowed', 'Logout is a POST request.', 'POST to this URL with the session as bearer.');
     const token = bearerOf(req);
     const ended = token ? endOwnerLogin(hub, token) : false;
     sendJson(res, 200, { ok: true, value: { ended } });
@@ -321,13 +377,37 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       const url = parsed ?? parseTarget(req.url);
       if (isBadTarget(url)) return sendBadRequest(res, url.error);
       const p = url.pathname;
-      if ((p.startsWith(OWNER_API_PREFIX) || p.startsWith(DEVICE_API_PREFIX)) && origin !== undefined && !isOwnOrigin(origin) && origin !== front.publicOrigin) {
-        return refuse(res, 403, 'forbidden', `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`, `Open ${hub.baseUrl}/ in the browser.`);
+      if (
+        (p.startsWith(OWNER_API_PREFIX) || p.startsWith(DEVICE_API_PREFIX)) &&
+        origin !== undefined &&
+        !isOwnOrigin(origin) &&
+        origin !== front.publicOrigin
+      ) {
+        return refuse(
+          res,
+          403,
+          'forbidden',
+          `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`,
+          `Open ${hub.baseUrl}/ in the browser.`,
+        );
       }
       if (p.startsWith(DEVICE_API_PREFIX)) return devices.handle(req, res, url);
       // Through the front: no login link, login exchange or session, and no file links (they are for the laptop's UI).
-      if (remote && (p === OWNER_SESSION_PATH || p === OWNER_LOGOUT_PATH || p === '/api/owner/login-link' || p === OWNER_LOGIN_PATH || p.startsWith('/files/'))) {
-        return refuse(res, 403, 'forbidden', `${p.startsWith('/files/') ? 'File links' : 'Logging in'} is only for this computer, not through the HTTPS front.`, p.startsWith('/files/') ? 'Open the file on the laptop.' : PAIR_THIS_DEVICE_STEP);
+      if (
+        remote &&
+        (p === OWNER_SESSION_PATH ||
+          p === OWNER_LOGOUT_PATH ||
+          p === '/api/owner/login-link' ||
+          p === OWNER_LOGIN_PATH ||
+          p.startsWith('/files/'))
+      ) {
+        return refuse(
+          res,
+          403,
+          'forbidden',
+          `${p.startsWith('/files/') ? 'File links' : 'Logging in'} is only for this computer, not through the HTTPS front.`,
+          p.startsWith('/files/') ? 'Open the file on the laptop.' : PAIR_THIS_DEVICE_STEP,
+        );
       }
       if (p === OWNER_EVENTS_PATH) return handleEvents(req, res, remote);
       if (p === OWNER_SESSION_PATH) {
@@ -336,18 +416,23 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
       }
       if (p === OWNER_LOGOUT_PATH) return handleLogout(req, res);
       if (p === '/api/owner/login-link' && req.method === 'POST') {
-        if (ownerAuth(req) !== 'cli') return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
+        if (ownerAuth(req) !== 'cli')
+          return refuse(res, 401, 'unauthorized', 'Only the local perch command can make login links.', 'Run `perch owner login-link`.');
         return sendJson(res, 200, { ok: true, value: { url: loginUrl() } });
       }
       if (p === OWNER_EXPORT_PATH) {
         // The archive download (export-door.ts): the laptop's owner only, never a paired device.
-        if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'The export is a POST request with a JSON body.', 'POST {} to this URL.');
-        if (remote || !ownerAuth(req)) return refuse(res, 401, 'unauthorized', 'Only the owner on this computer can export.', UNAUTHORIZED_STEP);
+        if (req.method !== 'POST')
+          return refuse(res, 405, 'method_not_allowed', 'The export is a POST request with a JSON body.', 'POST {} to this URL.');
+        if (remote || !ownerAuth(req))
+          return refuse(res, 401, 'unauthorized', 'Only the owner on this computer can export.', UNAUTHORIZED_STEP);
         serveExport(hub, req, res).catch((err: unknown) => sendInternalError(res, err, 'owner archive export'));
         return;
       }
       if (p.startsWith(OWNER_API_PREFIX)) {
-        handleApi(req, res, p.slice(OWNER_API_PREFIX.length), remote).catch((err: unknown) => sendInternalError(res, err, `owner ${req.method} ${p}`));
+        handleApi(req, res, p.slice(OWNER_API_PREFIX.length), remote).catch((err: unknown) =>
+          sendInternalError(res, err, `owner ${req.method} ${p}`),
+        );
         return;
       }
       if (p.startsWith('/files/')) return serveFileLink(hub, req, res, url.path.slice('/files/'.length));

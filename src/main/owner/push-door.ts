@@ -7,7 +7,12 @@
 // Dispatched by the device door (device-door.ts) after the front's checks, through DEVICE_ROUTES in http.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHubError, HubError } from '../../shared/errors';
-import { DEVICE_ACTION_PATH, DEVICE_NOTICE_PATH, DEVICE_PUSH_SUBSCRIBE_PATH, DEVICE_PUSH_UNSUBSCRIBE_PATH } from '../../shared/features/devices';
+import {
+  DEVICE_ACTION_PATH,
+  DEVICE_NOTICE_PATH,
+  DEVICE_PUSH_SUBSCRIBE_PATH,
+  DEVICE_PUSH_UNSUBSCRIBE_PATH,
+} from '../../shared/features/devices';
 import { getDevice } from '../hub/phone/devices';
 import { decideByActionToken, noticeByReadToken, subscribePush, unsubscribePush } from '../hub/phone/device-push';
 import { isNtfyDevice, verifyActionToken } from '../hub/phone/action-tokens';
@@ -18,7 +23,12 @@ const MAX_BODY_BYTES = 8 * 1024;
 function postOnly(req: IncomingMessage, res: ServerResponse, path: string): boolean {
   if (req.method === 'POST') return true;
   req.resume();
-  sendRefusal(res, { status: 405, code: 'method_not_allowed', message: `${path} takes a POST with a JSON body.`, next_step: 'POST JSON to this URL.' });
+  sendRefusal(res, {
+    status: 405,
+    code: 'method_not_allowed',
+    message: `${path} takes a POST with a JSON body.`,
+    next_step: 'POST JSON to this URL.',
+  });
   return false;
 }
 
@@ -43,7 +53,11 @@ function subscription(which: 'push.subscribe' | 'push.unsubscribe'): DeviceRoute
 }
 
 function refuseLimited(res: Parameters<DeviceRoute>[2], wait: number, what: string) {
-  sendRefusal(res, { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` }, Math.max(1, Math.ceil(wait / 1000)));
+  sendRefusal(
+    res,
+    { status: 429, code: 'rate_limited', message: `Too many ${what}; slow down.`, next_step: `Retry in ${Math.ceil(wait / 1000)} s.` },
+    Math.max(1, Math.ceil(wait / 1000)),
+  );
 }
 
 /** POST {token}: decides the token's request as the owner (first decision wins; a replay is 409). */
@@ -55,14 +69,23 @@ const action: DeviceRoute = async (tools, req, res, url) => {
   const audit = (outcome: string) => {
     let device: { id: string; name: string } | null = null;
     if (deviceId) {
-      try { device = getDevice(hub, deviceId); } catch { device = { id: deviceId, name: deviceId }; }
+      try {
+        device = getDevice(hub, deviceId);
+      } catch {
+        device = { id: deviceId, name: deviceId };
+      }
     }
     tools.audit(device as Parameters<DeviceDoorTools['audit']>[0], 'action', target, target && !deviceId ? `${outcome} (ntfy)` : outcome);
   };
   try {
     const body = await tools.readJsonObject(req, MAX_BODY_BYTES);
     const token = body.token;
-    if (typeof token !== 'string' || !token) throw new HubError('invalid_argument', 'token: the action token of a notification button is required.', 'Send {"token": "…"} as the button does.');
+    if (typeof token !== 'string' || !token)
+      throw new HubError(
+        'invalid_argument',
+        'token: the action token of a notification button is required.',
+        'Send {"token": "…"} as the button does.',
+      );
     try {
       const claims = verifyActionToken(hub, token);
       deviceId = isNtfyDevice(claims.v) ? null : claims.v;
@@ -85,7 +108,6 @@ const action: DeviceRoute = async (tools, req, res, url) => {
   }
 };
 
-
 /** POST {token}: a read token (push content 'ids') answers its notice's summary and current state; nothing is spent. */
 const notice: DeviceRoute = async (tools, req, res, url) => {
   if (!postOnly(req, res, url.pathname)) return;
@@ -100,12 +122,21 @@ const notice: DeviceRoute = async (tools, req, res, url) => {
   try {
     const body = await tools.readJsonObject(req, MAX_BODY_BYTES);
     const token = body.token;
-    if (typeof token !== 'string' || !token) throw new HubError('invalid_argument', 'token: the read token of a notification is required.', 'Send {"token": "…"}: the read_token the push carried.');
+    if (typeof token !== 'string' || !token)
+      throw new HubError(
+        'invalid_argument',
+        'token: the read token of a notification is required.',
+        'Send {"token": "…"}: the read_token the push carried.',
+      );
     try {
       const claims = verifyActionToken(hub, token);
       target = claims.r;
       if (!isNtfyDevice(claims.v)) {
-        try { device = getDevice(hub, claims.v); } catch { device = { id: claims.v, name: claims.v }; }
+        try {
+          device = getDevice(hub, claims.v);
+        } catch {
+          device = { id: claims.v, name: claims.v };
+        }
       }
     } catch {
       const wait = tools.failedToken(req);

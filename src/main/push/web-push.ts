@@ -7,7 +7,8 @@ import type { WebPushSend } from '../hub/phone/push-senders';
 // Loaded on the first push, not at start: evaluating web-push (and its crypto/ASN.1 dependencies) takes tens of ms,
 // and a hub without paired phones never needs it (cold start matters: see docs/performance.md).
 let webpushModule: Promise<typeof import('web-push')> | undefined;
-const loadWebPush = () => (webpushModule ??= import('web-push').then((m) => (m as unknown as { default?: typeof import('web-push') }).default ?? m));
+const loadWebPush = () =>
+  (webpushModule ??= import('web-push').then((m) => (m as unknown as { default?: typeof import('web-push') }).default ?? m));
 
 /** How long one push may take before it counts as failed. */
 const PUSH_TIMEOUT_MS = 10_000;

@@ -66,7 +66,10 @@ function SignIn() {
         {refused && <p role="alert">{refused}</p>}
         <p>This browser has no owner session yet, or it expired.</p>
         <p>
-          <strong>Open the login link printed by <code>perch serve</code></strong> in this browser. Each link works once.
+          <strong>
+            Open the login link printed by <code>perch serve</code>
+          </strong>{' '}
+          in this browser. Each link works once.
         </p>
         <p className="muted">
           Lost it? Run <code>perch owner login-link</code> for a fresh one.
@@ -96,7 +99,9 @@ function Unavailable() {
 }
 
 function Shell() {
-  const { view, viewer, newConversation } = useUi(useShallow((s) => ({ view: s.view, viewer: s.viewer, newConversation: s.newConversation })));
+  const { view, viewer, newConversation } = useUi(
+    useShallow((s) => ({ view: s.view, viewer: s.viewer, newConversation: s.newConversation })),
+  );
   const link = useSession((s) => s.link);
   const storage = useSession((s) => s.storage);
   const convIds = useConversations(useShallow((s) => sortedConversationIds(s.byId, '')));
@@ -133,7 +138,8 @@ function Shell() {
     <div className={`app view-${view.name}${scope === 'approvals' ? ' scope-approvals' : ''}`}>
       {scope !== 'approvals' && <Sidebar />}
       <main className="main" aria-label="Main">
-        {(view.name === 'approvals' || view.name === 'home') && <PairedDeviceMenu />} {/* device mode: "Forget this phone" (PairedDevice.tsx) */}
+        {(view.name === 'approvals' || view.name === 'home') && <PairedDeviceMenu />}{' '}
+        {/* device mode: "Forget this phone" (PairedDevice.tsx) */}
         {link !== 'live' && (
           <div className={`linkbar linkbar-${link}`} role="status">
             {link === 'connecting' ? 'Connecting to the hub…' : link === 'offline' ? 'The hub is not answering; retrying…' : 'Signed out.'}
@@ -141,28 +147,28 @@ function Shell() {
         )}
         {storage?.state === 'full' && (
           <div className="storagebar" role="alert">
-            Perch cannot save: the disk is full. Agents&apos; messages and your actions are refused until you free some
-            disk space; nothing saved before is lost, and Perch carries on by itself.
+            Perch cannot save: the disk is full. Agents&apos; messages and your actions are refused until you free some disk space; nothing
+            saved before is lost, and Perch carries on by itself.
           </div>
         )}
         <ItemBoundary key={view.name === 'conversation' ? `c:${view.convId}` : view.name} what="page">
-        {view.name === 'conversation' ? (
-          <ConversationView key={view.convId} convId={view.convId} />
-        ) : view.name === 'approvals' ? (
-          <ApprovalsInbox />
-        ) : view.name === 'fleet' ? (
-          <FleetView />
-        ) : view.name === 'agents' ? (
-          <AgentsPage selected={view.agent} />
-        ) : view.name === 'request' ? (
-          <RequestPage key={view.requestId} requestId={view.requestId} />
-        ) : view.name === 'phone' ? (
-          <PhonePage />
-        ) : view.name === 'settings' ? (
-          <SettingsPage tab={view.tab} />
-        ) : (
-          <Home />
-        )}
+          {view.name === 'conversation' ? (
+            <ConversationView key={view.convId} convId={view.convId} />
+          ) : view.name === 'approvals' ? (
+            <ApprovalsInbox />
+          ) : view.name === 'fleet' ? (
+            <FleetView />
+          ) : view.name === 'agents' ? (
+            <AgentsPage selected={view.agent} />
+          ) : view.name === 'request' ? (
+            <RequestPage key={view.requestId} requestId={view.requestId} />
+          ) : view.name === 'phone' ? (
+            <PhonePage />
+          ) : view.name === 'settings' ? (
+            <SettingsPage tab={view.tab} />
+          ) : (
+            <Home />
+          )}
         </ItemBoundary>
       </main>
       <BottomBar />
@@ -184,7 +190,8 @@ function Toasts() {
         .map((d) => (
           <div key={`d${d.id}`} className="toast toast-undo">
             <span>
-              {d.text} — <span className="nowrap">{d.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((d.until - now) / 1000))} s`}</span>
+              {d.text} —{' '}
+              <span className="nowrap">{d.sending ? 'sending…' : `sent in ${Math.max(0, Math.ceil((d.until - now) / 1000))} s`}</span>
             </span>
             {!d.sending && (
               <button type="button" className="toast-action" onClick={() => undoDecision(d.id)}>

@@ -11,7 +11,9 @@ export function Home() {
   const info = useSession((s) => s.info);
   const pending = useRequests((s) => Object.values(s.byId).filter((r) => r.state === 'pending').length);
   const unread = useConversations((s) => Object.values(s.byId).reduce((n, c) => n + c.unread, 0));
-  const handed = useConversations(useShallow((s) => Object.values(s.byId).filter((c) => (c.handoffs ?? []).some((h) => h.to.id === info?.owner.id)).length));
+  const handed = useConversations(
+    useShallow((s) => Object.values(s.byId).filter((c) => (c.handoffs ?? []).some((h) => h.to.id === info?.owner.id)).length),
+  );
   const agents = useAgents((s) => s.list.length);
   return (
     <div className="page home">
@@ -41,8 +43,12 @@ export function Home() {
         <section className="home-connect">
           <h2>Connect an agent</h2>
           <p>
-            Agents connect with any MCP client to <code>{info.mcp_url}</code> <CopyButton text={info.mcp_url} label="Copy MCP URL" small /> using their own key.
-            Add one on the <button type="button" className="link" onClick={() => openView({ name: 'agents' })}>Agents</button> page to get its key and ready-to-paste snippets.
+            Agents connect with any MCP client to <code>{info.mcp_url}</code> <CopyButton text={info.mcp_url} label="Copy MCP URL" small />{' '}
+            using their own key. Add one on the{' '}
+            <button type="button" className="link" onClick={() => openView({ name: 'agents' })}>
+              Agents
+            </button>{' '}
+            page to get its key and ready-to-paste snippets.
           </p>
           <p>
             <button type="button" className="btn" onClick={() => showNewConversation(true)}>

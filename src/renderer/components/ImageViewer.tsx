@@ -14,11 +14,20 @@ export function ImageViewer({ fileId, name }: { fileId: string; name: string }) 
   return (
     <Dialog title={name} onClose={() => closeImage()} wide>
       <div className="viewer">
-        {link ? <img src={transport.fileHref(link.url)} alt={name} /> : failed ? <p>The image could not be loaded.</p> : <p className="muted">Loading…</p>}
+        {link ? (
+          <img src={transport.fileHref(link.url)} alt={name} />
+        ) : failed ? (
+          <p>The image could not be loaded.</p>
+        ) : (
+          <p className="muted">Loading…</p>
+        )}
       </div>
       {link && (
         <p className="muted small">
-          {link.mime} · <a href={transport.fileHref(link.url)} download={name}>Download</a>
+          {link.mime} ·{' '}
+          <a href={transport.fileHref(link.url)} download={name}>
+            Download
+          </a>
         </p>
       )}
     </Dialog>

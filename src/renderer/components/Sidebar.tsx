@@ -72,7 +72,12 @@ export function Sidebar() {
       <div className="brand">
         <img src="./favicon.svg" alt="" width={28} height={28} />
         <span className="brand-name">Perch</span>
-        <span className={`dot dot-${link}`} role="img" aria-label={link === 'live' ? 'Live' : 'Not connected'} title={link === 'live' ? 'Live' : 'Not connected'} />
+        <span
+          className={`dot dot-${link}`}
+          role="img"
+          aria-label={link === 'live' ? 'Live' : 'Not connected'}
+          title={link === 'live' ? 'Live' : 'Not connected'}
+        />
         <span className="brand-owner" title="You, the owner">
           {info?.owner.name}
         </span>
@@ -82,15 +87,26 @@ export function Sidebar() {
           </button>
         )}
       </div>
-
       <div className="nav-links">
-        <NavLink view={{ name: 'approvals' }} active={view.name === 'approvals'} label="Approvals" icon={<Icon name="approvals" />} count={pendingCount} countLabel={`${pendingCount} pending`} />
+        <NavLink
+          view={{ name: 'approvals' }}
+          active={view.name === 'approvals'}
+          label="Approvals"
+          icon={<Icon name="approvals" />}
+          count={pendingCount}
+          countLabel={`${pendingCount} pending`}
+        />
         <NavLink view={{ name: 'fleet' }} active={view.name === 'fleet'} label="Fleet" icon={<Icon name="fleet" />} />
         <NavLink view={{ name: 'agents' }} active={view.name === 'agents'} label="Agents" icon={<Icon name="bot" />} />
-        <NavLink view={{ name: 'settings' }} active={view.name === 'settings' || view.name === 'phone'} label="Settings" icon={<Icon name="settings" />} /> {/* Settings → Phone */}
+        <NavLink
+          view={{ name: 'settings' }}
+          active={view.name === 'settings' || view.name === 'phone'}
+          label="Settings"
+          icon={<Icon name="settings" />}
+        />{' '}
+        {/* Settings → Phone */}
       </div>
       <PauseAllControl /> {/* owner control: the kill switch on every screen (Control.tsx) */}
-
       <form
         className="filter"
         role="search"
@@ -114,12 +130,14 @@ export function Sidebar() {
           }}
         />
       </form>
-
       <div className="conv-scroll">
         {results && (
           <section className="conv-section" aria-label="Search results">
             <h3 className="section-title">
-              Messages matching “{filter}” <button type="button" className="link" onClick={() => setResults(null)}>clear</button>
+              Messages matching “{filter}”{' '}
+              <button type="button" className="link" onClick={() => setResults(null)}>
+                clear
+              </button>
             </h3>
             {results.length === 0 && <p className="muted pad">No messages found.</p>}
             <ul className="search-results">
@@ -132,7 +150,10 @@ export function Sidebar() {
                       openMessage(m.conv_id, m.msg_id);
                     }}
                   >
-                    <strong>{m.sender.name}</strong> <span className="muted">in {convTitles[m.conv_id] ?? 'a conversation'} · {timeOf(m.created_at)}</span>
+                    <strong>{m.sender.name}</strong>{' '}
+                    <span className="muted">
+                      in {convTitles[m.conv_id] ?? 'a conversation'} · {timeOf(m.created_at)}
+                    </span>
                     <span className="hit-text">{(m.text ?? '').slice(0, 120)}</span>
                   </button>
                 </li>
@@ -148,7 +169,12 @@ export function Sidebar() {
               <h3 className="section-title">
                 {sec.label}
                 {sec.kind !== 'inbox' && (
-                  <button type="button" className="btn btn-ghost btn-icon btn-small" aria-label={`New ${sec.label.toLowerCase()}`} onClick={() => showNewConversation(true)}>
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-icon btn-small"
+                    aria-label={`New ${sec.label.toLowerCase()}`}
+                    onClick={() => showNewConversation(true)}
+                  >
                     <Icon name="plus" size={14} />
                   </button>
                 )}
@@ -168,7 +194,12 @@ export function Sidebar() {
         {archivedIds.length > 0 && (
           <section className="conv-section" aria-label="Archived">
             <h3 className="section-title">
-              <button type="button" className="link section-toggle" aria-expanded={showArchived || !!filter} onClick={() => setShowArchived(!showArchived)}>
+              <button
+                type="button"
+                className="link section-toggle"
+                aria-expanded={showArchived || !!filter}
+                onClick={() => setShowArchived(!showArchived)}
+              >
                 Archived ({archivedIds.length})
               </button>
             </h3>
@@ -207,7 +238,9 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
   const c = useConversations((s) => s.byId[convId]);
   const ownerId = useSession((s) => s.info?.owner.id);
   const deciding = useUi(useShallow((s) => s.pendingDecisions.map((d) => d.key)));
-  const pendingHere = useRequests((s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending' && !deciding.includes(r.request_id)).length);
+  const pendingHere = useRequests(
+    (s) => Object.values(s.byId).filter((r) => r.conv_id === convId && r.state === 'pending' && !deciding.includes(r.request_id)).length,
+  );
   const waiting = useAgents(
     useShallow((s) => (c ? s.list.filter((a) => a.waiting && c.members.some((m) => m.id === a.id)).map((a) => a.name) : [])),
   );
@@ -221,9 +254,17 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
         className={`conv-item ${active ? 'active' : ''} ${c.unread ? 'has-unread' : ''}`}
         aria-current={active ? 'page' : undefined}
       >
-        {other ? <Avatar user={other} size={24} /> : <span className="conv-glyph" aria-hidden="true"><Icon name={c.kind === 'task' ? 'task' : c.kind === 'inbox' ? 'note' : 'hash'} size={15} /></span>}
+        {other ? (
+          <Avatar user={other} size={24} />
+        ) : (
+          <span className="conv-glyph" aria-hidden="true">
+            <Icon name={c.kind === 'task' ? 'task' : c.kind === 'inbox' ? 'note' : 'hash'} size={15} />
+          </span>
+        )}
         {/* The name keeps a readable minimum beside its chips, but a short one no more than its own width (ch per character, one spare). */}
-        <span className="conv-title" style={{ minWidth: `min(96px, 45%, ${Array.from(c.title).length + 1}ch)` }}>{c.title}</span>
+        <span className="conv-title" style={{ minWidth: `min(96px, 45%, ${Array.from(c.title).length + 1}ch)` }}>
+          {c.title}
+        </span>
         <span className="conv-badges">
           {c.task && <span className={`chip chip-${c.task.state}`}>{TASK_STATE_LABEL[c.task.state]}</span>}
           {handedToMe.length > 0 && (
@@ -244,7 +285,13 @@ const ConversationItem = memo(function ConversationItem({ convId, active }: { co
           {other?.kind === 'agent' ? (
             <AgentStatePill agentId={other.id} name={other.name} compact /> // the agent's one state (AgentState.tsx)
           ) : (
-            waiting.length > 0 && <span className="waiting-dot" title={`Waiting for news: ${waiting.join(', ')}`} aria-label={`${waiting.join(', ')} waiting`} />
+            waiting.length > 0 && (
+              <span
+                className="waiting-dot"
+                title={`Waiting for news: ${waiting.join(', ')}`}
+                aria-label={`${waiting.join(', ')} waiting`}
+              />
+            )
           )}
           {c.unread > 0 && (
             <span className="count" aria-label={`${c.unread} unread`}>

@@ -300,7 +300,17 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   }
 
   return (
-    <div ref={scroller} className={`vl vl-${stick} ${props.className ?? ''}`} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} onTouchMove={nearTop} role={props.role} aria-label={props.label} tabIndex={0}>
+    <div
+      ref={scroller}
+      className={`vl vl-${stick} ${props.className ?? ''}`}
+      onScroll={onScroll}
+      onWheel={onWheel}
+      onKeyDown={onKeyDown}
+      onTouchMove={nearTop}
+      role={props.role}
+      aria-label={props.label}
+      tabIndex={0}
+    >
       {n === 0 && props.empty}
       <div className="vl-space" style={{ height: total }}>
         {shown}

@@ -70,7 +70,10 @@ export async function copyText(text: string): Promise<void> {
  * One item (a message, a card block, an inbox card, a page) that fails to render shows a small "Could not
  * show this …" with its raw text, instead of unmounting the whole app. It tries again when `raw` changes.
  */
-export class ItemBoundary extends Component<{ what: string; raw?: string; actions?: ReactNode; children: ReactNode }, { failed: boolean; raw?: string }> {
+export class ItemBoundary extends Component<
+  { what: string; raw?: string; actions?: ReactNode; children: ReactNode },
+  { failed: boolean; raw?: string }
+> {
   override state: { failed: boolean; raw?: string } = { failed: false, raw: this.props.raw };
 
   static getDerivedStateFromError(): { failed: boolean } {
@@ -124,7 +127,9 @@ function JsonNode({ value, depth }: { value: unknown; depth: number }): ReactNod
     if (value.length === 0) return <span className="j-punct">[]</span>;
     return (
       <details className="j-node" open={depth < 2}>
-        <summary className="j-punct">[{value.length} item{value.length === 1 ? '' : 's'}]</summary>
+        <summary className="j-punct">
+          [{value.length} item{value.length === 1 ? '' : 's'}]
+        </summary>
         <ol className="j-list" start={0}>
           {value.slice(0, 500).map((v, i) => (
             <li key={i}>
@@ -246,7 +251,16 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
 
 export function BotIcon({ size = 16 }: { size?: number }) {
   return (
-    <svg width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
+    <svg
+      width={size}
+      height={size}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      aria-hidden="true"
+    >
       <rect x="4" y="8" width="16" height="12" rx="3" />
       <path d="M12 4v4M9 13h.01M15 13h.01M9 17h6" />
     </svg>
@@ -263,7 +277,14 @@ export function AgentBadge({ title }: { title?: string }) {
 }
 
 /** Asks before something that cannot be undone. */
-export function ConfirmDialog(props: { title: string; children: ReactNode; confirm: string; danger?: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function ConfirmDialog(props: {
+  title: string;
+  children: ReactNode;
+  confirm: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <Dialog title={props.title} onClose={props.onCancel}>
       <div className="confirm-body">{props.children}</div>

@@ -148,7 +148,11 @@ async function decide(data, chosen) {
     title = 'Not decided';
     body = 'Perch could not be reached. Open it to decide.';
   }
-  await self.registration.showNotification(title, { body, tag: `${data.tag}:done`, data: { url: data.url, tag: `${data.tag}:done`, actions: [] } });
+  await self.registration.showNotification(title, {
+    body,
+    tag: `${data.tag}:done`,
+    data: { url: data.url, tag: `${data.tag}:done`, actions: [] },
+  });
 }
 
 /** This hub's own page for url; its home page for anything else (another site, not a URL): a push never opens another site. */

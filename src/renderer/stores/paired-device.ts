@@ -27,7 +27,16 @@ export interface PairedDeviceState {
   forgotten: boolean;
 }
 
-export const pairedDeviceStore = create<PairedDeviceState>(() => ({ me: null, revoked: false, code: null, pair: { step: 'form' }, push: { state: 'idle', message: null }, handoffs: [], handoffsLoaded: false, forgotten: false }));
+export const pairedDeviceStore = create<PairedDeviceState>(() => ({
+  me: null,
+  revoked: false,
+  code: null,
+  pair: { step: 'form' },
+  push: { state: 'idle', message: null },
+  handoffs: [],
+  handoffsLoaded: false,
+  forgotten: false,
+}));
 export const usePairedDevice = pairedDeviceStore;
 
 /** A device of scope approvals: only the Approvals inbox. */

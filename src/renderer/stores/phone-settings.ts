@@ -25,5 +25,12 @@ export interface PhoneSettingsState {
   tests: Record<string, TestPushResult>;
 }
 
-export const phoneSettingsStore = create<PhoneSettingsState>(() => ({ settings: null, loadError: null, devices: [], audit: [], pairing: null, tests: {} }));
+export const phoneSettingsStore = create<PhoneSettingsState>(() => ({
+  settings: null,
+  loadError: null,
+  devices: [],
+  audit: [],
+  pairing: null,
+  tests: {},
+}));
 export const usePhoneSettings = phoneSettingsStore;

@@ -4,8 +4,7 @@ import type { EventView, EventViewOf, Message } from '../model';
 import type { ReadReceipt } from '../../shared/agents/agent-sessions';
 
 export type Row =
-  | { key: string; seq: number; kind: 'message'; msgId: string }
-  | { key: string; seq: number; kind: 'event'; event: EventView };
+  { key: string; seq: number; kind: 'message'; msgId: string } | { key: string; seq: number; kind: 'event'; event: EventView };
 
 export interface ConvTimeline {
   rows: Row[];
@@ -45,5 +44,14 @@ export const timelineStore = create<TimelineState>(() => ({ convs: {}, messages:
 export const useTimeline = timelineStore;
 
 export const emptyTimeline = (): ConvTimeline => ({
-  rows: [], firstSeq: null, lastSeq: 0, hasOlder: false, loadingOlder: false, status: 'loading', pins: [], threadCounts: {}, taskHistory: [], reads: [],
+  rows: [],
+  firstSeq: null,
+  lastSeq: 0,
+  hasOlder: false,
+  loadingOlder: false,
+  status: 'loading',
+  pins: [],
+  threadCounts: {},
+  taskHistory: [],
+  reads: [],
 });

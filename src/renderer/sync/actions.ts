@@ -47,11 +47,15 @@ export const hideMessage = (msgId: string, on: boolean) =>
     messageHidden(r.msg_id, r.hidden);
     return r;
   });
-export const pin = (convId: string, msgId: string, on: boolean) => attempt(on ? 'Not pinned' : 'Not unpinned', () => api('messages.pin', { conv_id: convId, msg_id: msgId, on }));
+export const pin = (convId: string, msgId: string, on: boolean) =>
+  attempt(on ? 'Not pinned' : 'Not unpinned', () => api('messages.pin', { conv_id: convId, msg_id: msgId, on }));
 
 export function decideRequest(requestId: string, decision: Decision, extra: { answer?: string; choice?: string; comment?: string } = {}) {
   return attempt('Decision not saved', async () => {
-    const input: { request_id: string; decision: Decision; answer?: string; choice?: string; comment?: string } = { request_id: requestId, decision };
+    const input: { request_id: string; decision: Decision; answer?: string; choice?: string; comment?: string } = {
+      request_id: requestId,
+      decision,
+    };
     if (extra.answer !== undefined) input.answer = extra.answer;
     if (extra.choice !== undefined) input.choice = extra.choice;
     if (extra.comment?.trim()) input.comment = extra.comment;
@@ -120,8 +124,17 @@ export function createConversation(kind: 'direct' | 'group' | 'task', input: { t
   return attempt('Not created', async () => {
     let conv: ConversationView;
     if (kind === 'direct') conv = (await api('conversations.open_direct', { user: input.members[0]! })).conversation;
-    else if (kind === 'group') conv = (await api('conversations.create_group', { title: input.title, members: input.members })).conversation;
-    else conv = (await api('conversations.create_task', input.assignee ? { title: input.title, members: input.members, assignee: input.assignee } : { title: input.title, members: input.members })).conversation;
+    else if (kind === 'group')
+      conv = (await api('conversations.create_group', { title: input.title, members: input.members })).conversation;
+    else
+      conv = (
+        await api(
+          'conversations.create_task',
+          input.assignee
+            ? { title: input.title, members: input.members, assignee: input.assignee }
+            : { title: input.title, members: input.members },
+        )
+      ).conversation;
     conversationsStore.setState((s) => ({ byId: { ...s.byId, [conv.conv_id]: conv } }));
     openView({ name: 'conversation', convId: conv.conv_id });
     return conv;
@@ -204,7 +217,9 @@ export function setAgentBudget(agent: string, budget: number | 'off' | 'default'
   return attempt('Budget not changed', async () => {
     const r = await api('agents.set_brakes', { agent, budget });
     await loadAgents();
-    toast(`Budget of ${r.agent}: ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}.`);
+    toast(
+      `Budget of ${r.agent}: ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}.`,
+    );
     return r;
   });
 }

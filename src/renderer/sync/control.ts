@@ -27,7 +27,10 @@ export function refreshControlsSoon(ms = 300): void {
 }
 
 function refreshNow(): Promise<void> {
-  return Promise.all([loadAgents(), loadControls()]).then(() => undefined, () => undefined);
+  return Promise.all([loadAgents(), loadControls()]).then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 export const pauseAgent = (agent: string, reason?: string) =>
@@ -88,14 +91,20 @@ export function onControlEvent(type: EventType): void {
 /** A daily cap paused an agent: the owner is told plainly. */
 export function onBudgetPaused(v: HubLive['budget_paused']): void {
   if (!v.agent?.name) return;
-  toast(`${v.agent.name} was paused: a daily cap was reached (${moneyIn(v.detail ?? 'budget')}). Raise the cap where you resume it.`, 'error');
+  toast(
+    `${v.agent.name} was paused: a daily cap was reached (${moneyIn(v.detail ?? 'budget')}). Raise the cap where you resume it.`,
+    'error',
+  );
   refreshControlsSoon(0);
 }
 
 /** A key was used from a place it may not connect from (told once per agent, key and place): what and how to allow it. */
 export function onKeyPlaceRefused(v: HubLive['key_place_refused']): void {
   if (!v?.agent) return;
-  toast(`${v.agent}'s key ${v.key_name} was refused from ${v.place} (${v.via}): it may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`, 'error');
+  toast(
+    `${v.agent}'s key ${v.key_name} was refused from ${v.place} (${v.via}): it may connect from ${v.allowed.join(', ')} only. To allow it: ${v.how}`,
+    'error',
+  );
 }
 
 /**

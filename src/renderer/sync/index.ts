@@ -17,22 +17,78 @@ export { fileLink, loadOlder, refreshReads } from './loaders';
 export { selectRequest, setRequestDraft } from './requests';
 export { discardHeld, selectHeld, sendHeld, setHeldDraft, setReview } from './held';
 export {
-  closeImage, closeThread, focusMessage, hideActivity, hrefOf, openImage, openMessage, openThread, openView, showNewConversation, toggleActivity,
+  closeImage,
+  closeThread,
+  focusMessage,
+  hideActivity,
+  hrefOf,
+  openImage,
+  openMessage,
+  openThread,
+  openView,
+  showNewConversation,
+  toggleActivity,
 } from './router';
 export {
-  addAgent, addMember, answerCard, createConversation, decideRequest, decideWithDraft, editMessage, handBack, hideMessage, openDirectWith, pin, react,
-  recallMessage, revokeAgent, rotateKey, searchMessages, sendMessage, sendNote, setFilter, setFloor, setReplyTo, setTask, updateAgentConfig,
-  type ConfigPatch, addAgentKey, listAgentKeys, revokeAgentKey,
-  resumeConversation, setAgentBudget, // brakes
+  addAgent,
+  addMember,
+  answerCard,
+  createConversation,
+  decideRequest,
+  decideWithDraft,
+  editMessage,
+  handBack,
+  hideMessage,
+  openDirectWith,
+  pin,
+  react,
+  recallMessage,
+  revokeAgent,
+  rotateKey,
+  searchMessages,
+  sendMessage,
+  sendNote,
+  setFilter,
+  setFloor,
+  setReplyTo,
+  setTask,
+  updateAgentConfig,
+  type ConfigPatch,
+  addAgentKey,
+  listAgentKeys,
+  revokeAgentKey,
+  resumeConversation,
+  setAgentBudget, // brakes
   setArchived, // archived conversations
 } from './actions';
 export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
 export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';
-export { cancelQueuedRun, loadWakeLimits, loadWakeState, setWake, setWakeLimits, startQueuedRun, stopWakeRun, wakeLogTail, type WakeInput } from './wake';
+export {
+  cancelQueuedRun,
+  loadWakeLimits,
+  loadWakeState,
+  setWake,
+  setWakeLimits,
+  startQueuedRun,
+  stopWakeRun,
+  wakeLogTail,
+  type WakeInput,
+} from './wake';
 export { defaultDeviceName, enableNotifications, forgetThisDevice, handBackFromPhone, pairThisDevice, resetPairing } from './paired-device'; // a paired phone
 export {
-  cancelPairing, clearPairing, confirmPairing, loadDeviceAudit, loadDevices, loadPhonePage, markPairingExpired, revokeDevice, saveNtfy, savePublicUrl,
-  sendTestPush, setPushContent, startPairing,
+  cancelPairing,
+  clearPairing,
+  confirmPairing,
+  loadDeviceAudit,
+  loadDevices,
+  loadPhonePage,
+  markPairingExpired,
+  revokeDevice,
+  saveNtfy,
+  savePublicUrl,
+  sendTestPush,
+  setPushContent,
+  startPairing,
 } from './phone-settings'; // Settings → Phone

@@ -10,7 +10,14 @@ import { timelineStore } from '../stores/timeline';
 import { PROGRESS_KEEP, progressStore } from '../stores/progress';
 import { errorText, toast } from './common';
 import {
-  loadActivity, loadAgents, loadConversations, loadProgress, loadRequests, loadStorage, refreshAgentsSoon, refreshConversationSoon,
+  loadActivity,
+  loadAgents,
+  loadConversations,
+  loadProgress,
+  loadRequests,
+  loadStorage,
+  refreshAgentsSoon,
+  refreshConversationSoon,
   refreshReads,
 } from './loaders';
 import { addProgress } from './reduce';
@@ -68,17 +75,36 @@ export async function boot(): Promise<void> {
   });
   if (!navigating) {
     navigating = true;
-    transport.onNavigate((t) => openView(t.to === 'conversation' ? { name: 'conversation', convId: t.conv_id } : t.to === 'request' ? { name: 'request', requestId: t.request_id } : { name: 'approvals' }));
+    transport.onNavigate((t) =>
+      openView(
+        t.to === 'conversation'
+          ? { name: 'conversation', convId: t.conv_id }
+          : t.to === 'request'
+            ? { name: 'request', requestId: t.request_id }
+            : { name: 'approvals' },
+      ),
+    );
   }
   if (approvalsOnly()) {
     await Promise.all([loadRequests(), loadHandoffs()]).catch((err) => toast(errorText(err), 'error'));
   } else {
-    await Promise.all([loadConversations(), loadAgents(), loadRequests(), loadProgress(), loadActivity(), loadStorage(), loadHeld(), loadWakeRuns(), loadControls()]).catch((err) => toast(errorText(err), 'error'));
+    await Promise.all([
+      loadConversations(),
+      loadAgents(),
+      loadRequests(),
+      loadProgress(),
+      loadActivity(),
+      loadStorage(),
+      loadHeld(),
+      loadWakeRuns(),
+      loadControls(),
+    ]).catch((err) => toast(errorText(err), 'error'));
   }
   restoreViewFromHash();
   // On a phone (or a device of scope approvals) the Approvals inbox comes first.
   const v = uiStore.getState().view;
-  if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow()) openView({ name: 'approvals' }, { replace: true });
+  if (approvalsOnly() ? v.name !== 'approvals' && v.name !== 'request' : v.name === 'home' && isNarrow())
+    openView({ name: 'approvals' }, { replace: true });
 }
 
 /** "Forget this phone" (device mode): the live stream closes, the credential is forgotten, the pairing steps show. */
@@ -131,7 +157,9 @@ async function resync(): Promise<void> {
     await Promise.all([loadRequests(), loadHandoffs()]).catch(() => {});
     return;
   }
-  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(() => {});
+  await Promise.all([loadConversations(), loadRequests(), loadAgents(), loadActivity(), loadHeld(), loadWakeRuns(), loadControls()]).catch(
+    () => {},
+  );
   for (const convId of Object.keys(timelineStore.getState().convs)) void ordering.catchUp(convId);
 }
 
@@ -142,9 +170,18 @@ function reloadAfterOutsideWrite(): void {
 }
 
 /** Events that change a conversation's list row beyond its last seq (members, task, floor, handoffs). */
-const CONV_META_EVENTS: ReadonlySet<EventType> = new Set<EventType>(['conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
-  'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts): the paused banner
-  'conversation.archived', 'conversation.unarchived', // archived conversations (hub/talk/archive.ts): the sidebar's Archived list
+const CONV_META_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
+  'conversation.created',
+  'member.added',
+  'handoff.created',
+  'handoff.returned',
+  'task.updated',
+  'floor.granted',
+  'floor.released',
+  'conversation.paused',
+  'conversation.resumed', // the loop brake (hub/control/brakes.ts): the paused banner
+  'conversation.archived',
+  'conversation.unarchived', // archived conversations (hub/talk/archive.ts): the sidebar's Archived list
 ]);
 
 function applyEvent(ev: EventView, woken: string[]): void {

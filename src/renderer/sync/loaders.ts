@@ -15,8 +15,18 @@ import { errorText, toast } from './common';
 import { mergeRequestList } from './requests';
 import { mergeProgress } from './reduce';
 import {
-  olderLoaded, olderLoading, ordering, pinsLoaded, threadFailed, threadLoaded, threadLoading, threadPageLoaded, timelineFailed,
-  timelineLoaded, timelineLoading, readsLoaded,
+  olderLoaded,
+  olderLoading,
+  ordering,
+  pinsLoaded,
+  threadFailed,
+  threadLoaded,
+  threadLoading,
+  threadPageLoaded,
+  timelineFailed,
+  timelineLoaded,
+  timelineLoading,
+  readsLoaded,
 } from './timeline';
 import { conversationReread } from './unread';
 
@@ -58,8 +68,12 @@ export async function loadActivity(): Promise<void> {
   for (const row of r.agents) {
     const byMinute: Record<number, number> = {};
     const errorsByMinute: Record<number, number> = {};
-    row.per_minute.forEach((n, i) => { if (n) byMinute[first + i] = n; });
-    row.errors_per_minute.forEach((n, i) => { if (n) errorsByMinute[first + i] = n; });
+    row.per_minute.forEach((n, i) => {
+      if (n) byMinute[first + i] = n;
+    });
+    row.errors_per_minute.forEach((n, i) => {
+      if (n) errorsByMinute[first + i] = n;
+    });
     activity[row.agent.id] = { byMinute, errorsByMinute, last: row.last };
   }
   progressStore.setState({ activity });
@@ -79,12 +93,15 @@ const convRefresh = new Map<string, ReturnType<typeof setTimeout>>();
 /** Re-reads one conversation's list row shortly (members, task, floor, handoffs changed). */
 export function refreshConversationSoon(convId: string): void {
   if (convRefresh.has(convId)) return;
-  convRefresh.set(convId, setTimeout(() => {
-    convRefresh.delete(convId);
-    void api('conversations.get', { conv_id: convId })
-      .then(({ conversation }) => conversationReread(conversation, currentConvId() === convId))
-      .catch(() => {});
-  }, 30));
+  convRefresh.set(
+    convId,
+    setTimeout(() => {
+      convRefresh.delete(convId);
+      void api('conversations.get', { conv_id: convId })
+        .then(({ conversation }) => conversationReread(conversation, currentConvId() === convId))
+        .catch(() => {});
+    }, 30),
+  );
 }
 
 /** Loads the latest page of a conversation once; later pages come with loadOlder and live events. */
@@ -109,7 +126,10 @@ async function loadPins(convId: string): Promise<void> {
   if (!conv?.members.some((m) => m.id === ownerId())) return;
   try {
     const r = await api('messages.pins', { conv_id: convId });
-    pinsLoaded(convId, r.pins.map((p) => p.message));
+    pinsLoaded(
+      convId,
+      r.pins.map((p) => p.message),
+    );
   } catch {
     /* pins are a nicety */
   }
@@ -148,7 +168,10 @@ export async function loadThread(convId: string, rootId: string): Promise<void> 
     let after: number | undefined;
     const replies: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const page = await api('conversations.thread', after === undefined ? { conv_id: convId, thread_id: rootId } : { conv_id: convId, thread_id: rootId, after_seq: after });
+      const page = await api(
+        'conversations.thread',
+        after === undefined ? { conv_id: convId, thread_id: rootId } : { conv_id: convId, thread_id: rootId, after_seq: after },
+      );
       threadPageLoaded(page);
       replies.push(...page.replies.map((r) => r.msg_id));
       if (!page.more || page.last_seq === null) break;
@@ -180,8 +203,13 @@ const readsRefresh = new Map<string, ReturnType<typeof setTimeout>>();
 /** Re-reads a loaded conversation's read receipts shortly (on opening it again, and on its live events). */
 export function refreshReads(convId: string, ms = 300): void {
   if (readsRefresh.has(convId) || !timelineStore.getState().convs[convId]) return;
-  readsRefresh.set(convId, setTimeout(() => {
-    readsRefresh.delete(convId);
-    void api('conversations.history', { conv_id: convId, limit: 1 }).then((p) => readsLoaded(convId, p.reads ?? [])).catch(() => {});
-  }, ms));
+  readsRefresh.set(
+    convId,
+    setTimeout(() => {
+      readsRefresh.delete(convId);
+      void api('conversations.history', { conv_id: convId, limit: 1 })
+        .then((p) => readsLoaded(convId, p.reads ?? []))
+        .catch(() => {});
+    }, ms),
+  );
 }

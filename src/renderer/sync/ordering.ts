@@ -59,8 +59,9 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
     const at = host.position(convId);
     if (!at) return;
     if (!at.ready || catching.has(convId)) hold(convId, ev);
-    else if (ev.seq <= at.lastSeq) { /* already applied */ }
-    else if (ev.seq === at.lastSeq + 1) applyNew(convId, [ev]);
+    else if (ev.seq <= at.lastSeq) {
+      /* already applied */
+    } else if (ev.seq === at.lastSeq + 1) applyNew(convId, [ev]);
     else {
       hold(convId, ev);
       void catchUp(convId);
@@ -98,7 +99,10 @@ export function createOrdering<E extends Sequenced>(host: OrderingHost<E>, maxPa
         const at = host.position(convId);
         if (!at || !at.ready) break;
         const page = await host.fetchAfter(convId, at.lastSeq);
-        applyNew(convId, page.events.filter((e) => e.seq > at.lastSeq));
+        applyNew(
+          convId,
+          page.events.filter((e) => e.seq > at.lastSeq),
+        );
         if (!page.more) break;
       }
     } catch {

@@ -55,7 +55,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function pairThisDevice(deviceName: string, onPaired: () => void): Promise<void> {
   const code = pairedDeviceStore.getState().code;
-  if (!code) return setPair({ step: 'error', message: 'This link has no pairing code — scan the QR code on the laptop (Settings → Phone) again.' });
+  if (!code)
+    return setPair({ step: 'error', message: 'This link has no pairing code — scan the QR code on the laptop (Settings → Phone) again.' });
   setPair({ step: 'claiming' });
   const claim = await deviceDoor.claim(code, deviceName.trim() || defaultDeviceName());
   if (!claim.ok) return setPair({ step: 'error', message: pairingError(claim) });
@@ -75,8 +76,16 @@ export async function pairThisDevice(deviceName: string, onPaired: () => void): 
         onPaired();
         return;
       }
-      if (w.value.state === 'expired') return setPair({ step: 'error', message: 'The pairing expired before the laptop confirmed it — start a new pairing on the laptop.' });
-      if (w.value.state === 'cancelled') return setPair({ step: 'error', message: 'The pairing was cancelled on the laptop — start a new one there if you want to pair this phone.' });
+      if (w.value.state === 'expired')
+        return setPair({
+          step: 'error',
+          message: 'The pairing expired before the laptop confirmed it — start a new pairing on the laptop.',
+        });
+      if (w.value.state === 'cancelled')
+        return setPair({
+          step: 'error',
+          message: 'The pairing was cancelled on the laptop — start a new one there if you want to pair this phone.',
+        });
       continue;
     }
     if (w.status === 0 && ++networkFailures <= 5) {
@@ -104,7 +113,11 @@ export function resetPairing(): void {
 export async function loadDevice(): Promise<boolean> {
   const r = await deviceDoor.me();
   if (r.ok) {
-    pairedDeviceStore.setState({ me: r.value.device, revoked: false, push: r.value.device.push ? { state: 'on', message: null } : pairedDeviceStore.getState().push });
+    pairedDeviceStore.setState({
+      me: r.value.device,
+      revoked: false,
+      push: r.value.device.push ? { state: 'on', message: null } : pairedDeviceStore.getState().push,
+    });
     return true;
   }
   if (r.status === 401) {
@@ -138,7 +151,14 @@ export async function forgetThisDevice(): Promise<void> {
     /* no service worker here: nothing to stop */
   }
   storeDeviceToken(null);
-  pairedDeviceStore.setState({ me: null, revoked: false, forgotten: true, handoffs: [], handoffsLoaded: false, push: { state: 'idle', message: null } });
+  pairedDeviceStore.setState({
+    me: null,
+    revoked: false,
+    forgotten: true,
+    handoffs: [],
+    handoffsLoaded: false,
+    push: { state: 'idle', message: null },
+  });
   sessionStore.setState({ status: 'signed-out', error: null, info: null, link: 'unauthorized' });
 }
 
@@ -179,16 +199,19 @@ function base64UrlToBytes(s: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-const setPush = (state: 'idle' | 'working' | 'on' | 'error', message: string | null = null) => pairedDeviceStore.setState({ push: { state, message } });
+const setPush = (state: 'idle' | 'working' | 'on' | 'error', message: string | null = null) =>
+  pairedDeviceStore.setState({ push: { state, message } });
 
 /** Why this browser cannot take push notifications, or null when it can try. */
 export function pushUnsupportedReason(): string | null {
   const ua = navigator.userAgent;
   const ios = /iPhone|iPad|iPod/i.test(ua);
   const standalone = matchMedia('(display-mode: standalone)').matches || (navigator as { standalone?: boolean }).standalone === true;
-  if (ios && !standalone) return 'On iPhone and iPad, notifications work only from the Home Screen app: tap Share → Add to Home Screen, open Perch from there, then turn them on.';
+  if (ios && !standalone)
+    return 'On iPhone and iPad, notifications work only from the Home Screen app: tap Share → Add to Home Screen, open Perch from there, then turn them on.';
   if (!window.isSecureContext) return 'Notifications need a secure (https) address: open Perch through its https link.';
-  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return 'This browser cannot receive push notifications.';
+  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window))
+    return 'This browser cannot receive push notifications.';
   return null;
 }
 
@@ -201,13 +224,15 @@ const NOTHING_CHANGED = 'Nothing was changed: requests still show here when you 
 export function pushServiceFailure(err: unknown): string {
   const name = err instanceof DOMException || err instanceof Error ? err.name : '';
   const said = err instanceof Error ? err.message : String(err);
-  if (name === 'NotAllowedError') return `This browser refused a push subscription ("${said}"). Allow notifications for this site in the browser's settings, then try again. ${NOTHING_CHANGED}`;
+  if (name === 'NotAllowedError')
+    return `This browser refused a push subscription ("${said}"). Allow notifications for this site in the browser's settings, then try again. ${NOTHING_CHANGED}`;
   if (name === 'AbortError')
     return `This browser has no working push service, so it cannot receive notifications ("${said}"). On Android use Chrome; on iPhone open Perch from the Home Screen. ${NOTHING_CHANGED}`;
   return `This browser could not make a push subscription ("${said}"). ${NOTHING_CHANGED}`;
 }
 
-const sameKey = (a: ArrayBuffer | null | undefined, b: Uint8Array): boolean => !!a && a.byteLength === b.byteLength && new Uint8Array(a).every((x, i) => x === b[i]);
+const sameKey = (a: ArrayBuffer | null | undefined, b: Uint8Array): boolean =>
+  !!a && a.byteLength === b.byteLength && new Uint8Array(a).every((x, i) => x === b[i]);
 
 /**
  * "Turn on notifications": permission, the service worker (/sw.js), a push subscription with the hub's VAPID key,
@@ -227,8 +252,13 @@ export async function enableNotifications(): Promise<void> {
   };
   try {
     const permission = await Notification.requestPermission();
-    if (permission === 'denied') return setPush('error', `Notifications are blocked for this site — allow them in the browser's site settings, then try again. ${NOTHING_CHANGED}`);
-    if (permission !== 'granted') return setPush('error', 'Notifications were not allowed. Tap "Turn on notifications" again and choose Allow.');
+    if (permission === 'denied')
+      return setPush(
+        'error',
+        `Notifications are blocked for this site — allow them in the browser's site settings, then try again. ${NOTHING_CHANGED}`,
+      );
+    if (permission !== 'granted')
+      return setPush('error', 'Notifications were not allowed. Tap "Turn on notifications" again and choose Allow.');
     const me = await deviceDoor.me();
     if (!me.ok) {
       if (me.status === 401) return deviceGone();
@@ -240,10 +270,13 @@ export async function enableNotifications(): Promise<void> {
     try {
       reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
     } catch (err) {
-      return await fail(`This Perch could not start its notification worker (/sw.js: "${err instanceof Error ? err.message : String(err)}"). Update Perch on the laptop, then try again. ${NOTHING_CHANGED}`);
+      return await fail(
+        `This Perch could not start its notification worker (/sw.js: "${err instanceof Error ? err.message : String(err)}"). Update Perch on the laptop, then try again. ${NOTHING_CHANGED}`,
+      );
     }
     if (!before) registered = reg;
-    if ((await withTimeout(navigator.serviceWorker.ready, 15_000)) === 'timeout') return await fail(`The notification worker did not start. Reload the page and try again. ${NOTHING_CHANGED}`);
+    if ((await withTimeout(navigator.serviceWorker.ready, 15_000)) === 'timeout')
+      return await fail(`The notification worker did not start. Reload the page and try again. ${NOTHING_CHANGED}`);
     let sub: PushSubscription;
     try {
       const existing = await reg.pushManager.getSubscription();
@@ -255,7 +288,10 @@ export async function enableNotifications(): Promise<void> {
       return await fail(pushServiceFailure(err));
     }
     const json = sub.toJSON();
-    const r = await deviceDoor.subscribe({ endpoint: sub.endpoint, keys: { p256dh: json.keys?.p256dh ?? '', auth: json.keys?.auth ?? '' } });
+    const r = await deviceDoor.subscribe({
+      endpoint: sub.endpoint,
+      keys: { p256dh: json.keys?.p256dh ?? '', auth: json.keys?.auth ?? '' },
+    });
     if (!r.ok) {
       if (r.status === 401) {
         await fail('');

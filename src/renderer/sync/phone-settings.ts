@@ -95,7 +95,9 @@ async function follow(id: string): Promise<void> {
       if (pairing.state === 'confirmed') void loadDevices().catch(() => {});
     } catch (err) {
       if (++failures >= 5) {
-        phoneSettingsStore.setState((s) => (s.pairing?.pairing.pairing_id === id ? { pairing: { ...s.pairing, error: errorText(err) } } : {}));
+        phoneSettingsStore.setState((s) =>
+          s.pairing?.pairing.pairing_id === id ? { pairing: { ...s.pairing, error: errorText(err) } } : {},
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 1000 * failures));
@@ -161,6 +163,9 @@ export const revokeDevice = (deviceId: string) =>
 export const sendTestPush = (deviceId: string) =>
   attempt('Test push not sent', async () => {
     const r = await api('devices.test_push', { device_id: deviceId });
-    phoneSettingsStore.setState((s) => ({ tests: { ...s.tests, [deviceId]: r }, devices: s.devices.map((d) => (d.id === r.device.id ? r.device : d)) }));
+    phoneSettingsStore.setState((s) => ({
+      tests: { ...s.tests, [deviceId]: r },
+      devices: s.devices.map((d) => (d.id === r.device.id ? r.device : d)),
+    }));
     return r;
   });

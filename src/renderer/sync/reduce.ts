@@ -7,10 +7,19 @@ import type { ConvTimeline, Row, ThreadState } from '../stores/timeline';
 
 /** Events shown as a line of their own in the conversation. */
 export const ROW_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
-  'conversation.created', 'member.added', 'handoff.created', 'handoff.returned', 'task.updated', 'floor.granted', 'floor.released',
-  'owner.note', 'config.updated',
-  'conversation.paused', 'conversation.resumed', // the loop brake (hub/control/brakes.ts)
-  'conversation.archived', 'conversation.unarchived', // archived conversations (hub/talk/archive.ts)
+  'conversation.created',
+  'member.added',
+  'handoff.created',
+  'handoff.returned',
+  'task.updated',
+  'floor.granted',
+  'floor.released',
+  'owner.note',
+  'config.updated',
+  'conversation.paused',
+  'conversation.resumed', // the loop brake (hub/control/brakes.ts)
+  'conversation.archived',
+  'conversation.unarchived', // archived conversations (hub/talk/archive.ts)
 ]);
 
 /** A copy of `messages` with `add` in it; `keep` leaves messages already there as they are. */
@@ -22,7 +31,13 @@ export function withMessages(messages: Map<string, Message>, add: Message[], kee
   return out;
 }
 
-export function toggleReaction(list: NonNullable<Message['reactions']>, key: string, user: string, mine: boolean, on: boolean): NonNullable<Message['reactions']> {
+export function toggleReaction(
+  list: NonNullable<Message['reactions']>,
+  key: string,
+  user: string,
+  mine: boolean,
+  on: boolean,
+): NonNullable<Message['reactions']> {
   const out = list.map((r) => ({ ...r, users: [...r.users] }));
   let r = out.find((x) => x.key === key);
   if (on) {
@@ -45,7 +60,10 @@ export function changedMessage(old: Message, ev: EventView, ownerId: string): Me
     case 'reaction.removed': {
       const key = String(ev.data?.key ?? '');
       if (!key || !ev.actor) return undefined;
-      return { ...old, reactions: toggleReaction(old.reactions ?? [], key, ev.actor.name, ev.actor.id === ownerId, ev.type === 'reaction.added') };
+      return {
+        ...old,
+        reactions: toggleReaction(old.reactions ?? [], key, ev.actor.name, ev.actor.id === ownerId, ev.type === 'reaction.added'),
+      };
     }
     case 'message.edited':
     case 'message.recalled':

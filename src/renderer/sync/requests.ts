@@ -30,7 +30,11 @@ export function reconcileRequestFromEvent(ev: EventView): void {
   requestsStore.setState((s) => {
     const old = s.byId[view.request_id];
     if (old && old.state !== 'pending' && view.state === 'pending') return s;
-    const item: RequestItem = { ...old, ...view, conv_title: conversationsStore.getState().byId[view.conv_id]?.title ?? old?.conv_title ?? '' };
+    const item: RequestItem = {
+      ...old,
+      ...view,
+      conv_title: conversationsStore.getState().byId[view.conv_id]?.title ?? old?.conv_title ?? '',
+    };
     const context = old?.context ?? p?.context;
     if (context !== undefined && context !== null) item.context = context;
     return { byId: { ...s.byId, [view.request_id]: item } };

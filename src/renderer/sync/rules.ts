@@ -6,11 +6,12 @@ import { ruleText } from '../../shared/features/permission-prompts';
 import { attempt, toast } from './common';
 import { mergeDecidedRequest } from './requests';
 
-export const loadRules = () => attempt('Rules not loaded', async () => {
-  const { rules } = await api('rules.list', {});
-  rulesStore.setState({ list: rules, loaded: true });
-  return rules;
-});
+export const loadRules = () =>
+  attempt('Rules not loaded', async () => {
+    const { rules } = await api('rules.list', {});
+    rulesStore.setState({ list: rules, loaded: true });
+    return rules;
+  });
 
 /** "Always allow / deny": a rule for the prompt's agent and tool (only commands that start with prefix, when given). */
 export function answerAlways(requestId: string, behavior: 'allow' | 'deny', commandPrefix?: string) {

@@ -120,7 +120,9 @@ export function pinsLoaded(convId: string, pins: Message[]): void {
 }
 
 export function threadLoading(convId: string, rootId: string): void {
-  timelineStore.setState((s) => ({ threads: { ...s.threads, [rootId]: { convId, replies: s.threads[rootId]?.replies ?? [], status: 'loading' } } }));
+  timelineStore.setState((s) => ({
+    threads: { ...s.threads, [rootId]: { convId, replies: s.threads[rootId]?.replies ?? [], status: 'loading' } },
+  }));
 }
 
 /** A page of a thread: its root and replies join the known messages (those already known stay). */

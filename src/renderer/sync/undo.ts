@@ -32,7 +32,9 @@ let nextId = 0;
 
 function patch(id: number, change: Partial<PendingDecision> | null): void {
   uiStore.setState((s) => ({
-    pendingDecisions: change ? s.pendingDecisions.map((d) => (d.id === id ? { ...d, ...change } : d)) : s.pendingDecisions.filter((d) => d.id !== id),
+    pendingDecisions: change
+      ? s.pendingDecisions.map((d) => (d.id === id ? { ...d, ...change } : d))
+      : s.pendingDecisions.filter((d) => d.id !== id),
   }));
 }
 
@@ -55,7 +57,9 @@ export function decideAfterUndoWindow(key: string, text: string, run: () => Prom
   };
   const { decideAtOnce, promptWindow } = uiStore.getState();
   const atOnce = decideAtOnce || (blocking && !promptWindow);
-  uiStore.setState((s) => ({ pendingDecisions: [...s.pendingDecisions, { id, key, text, until: Date.now() + UNDO_MS, sending: false, atOnce }] }));
+  uiStore.setState((s) => ({
+    pendingDecisions: [...s.pendingDecisions, { id, key, text, until: Date.now() + UNDO_MS, sending: false, atOnce }],
+  }));
   waiting.set(id, { timer: setTimeout(send, atOnce ? 0 : UNDO_MS), send, ...(onUndo ? { onUndo } : {}) });
   if (atOnce) send();
 }

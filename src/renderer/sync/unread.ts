@@ -19,7 +19,17 @@ export function touchConversation(ev: EventView, counts: boolean): void {
     if (!c) return s;
     // An event at or below the list's last_seq is already in its counts.
     const fresh = counts && ev.seq > c.last_seq;
-    return { byId: { ...s.byId, [ev.conv_id]: { ...c, last_seq: Math.max(c.last_seq, ev.seq), last_event_at: Math.max(c.last_event_at, ev.at), unread: c.unread + (fresh ? 1 : 0) } } };
+    return {
+      byId: {
+        ...s.byId,
+        [ev.conv_id]: {
+          ...c,
+          last_seq: Math.max(c.last_seq, ev.seq),
+          last_event_at: Math.max(c.last_event_at, ev.at),
+          unread: c.unread + (fresh ? 1 : 0),
+        },
+      },
+    };
   });
 }
 
@@ -30,7 +40,11 @@ export function conversationReread(conversation: ConversationView, open: boolean
   liveUnread.set(convId, later);
   conversationsStore.setState((s) => {
     const known = s.byId[convId];
-    const merged = { ...conversation, last_seq: Math.max(conversation.last_seq, known?.last_seq ?? 0), last_event_at: Math.max(conversation.last_event_at, known?.last_event_at ?? 0) };
+    const merged = {
+      ...conversation,
+      last_seq: Math.max(conversation.last_seq, known?.last_seq ?? 0),
+      last_event_at: Math.max(conversation.last_event_at, known?.last_event_at ?? 0),
+    };
     return { byId: { ...s.byId, [convId]: { ...merged, unread: open ? 0 : conversation.unread + later.length } } };
   });
 }
@@ -45,11 +59,14 @@ export function markReadSoon(convId: string): void {
     return c && c.unread ? { byId: { ...s.byId, [convId]: { ...c, unread: 0 } } } : s;
   });
   if (readTimers.has(convId)) return;
-  readTimers.set(convId, setTimeout(() => {
-    readTimers.delete(convId);
-    const seq = Math.max(timelineStore.getState().convs[convId]?.lastSeq ?? 0, conversationsStore.getState().byId[convId]?.last_seq ?? 0);
-    if (!seq || (readSeqs.get(convId) ?? 0) >= seq) return;
-    readSeqs.set(convId, seq);
-    void api('conversations.mark_read', { conv_id: convId, seq }).catch(() => {});
-  }, 300));
+  readTimers.set(
+    convId,
+    setTimeout(() => {
+      readTimers.delete(convId);
+      const seq = Math.max(timelineStore.getState().convs[convId]?.lastSeq ?? 0, conversationsStore.getState().byId[convId]?.last_seq ?? 0);
+      if (!seq || (readSeqs.get(convId) ?? 0) >= seq) return;
+      readSeqs.set(convId, seq);
+      void api('conversations.mark_read', { conv_id: convId, seq }).catch(() => {});
+    }, 300),
+  );
 }

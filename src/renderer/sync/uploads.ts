@@ -46,7 +46,11 @@ function base64Of(blob: Blob): Promise<string> {
  * Sends one file as the owner; onProgress(0..1) while its bytes reach the hub. Resolves with what the hub made, or
  * with why it was not sent (the hub's refusal in its own words, or why the file could not be read).
  */
-export async function sendFile(file: File, target: FileTarget, onProgress: (sent: number) => void): Promise<{ sent: SentFile } | { error: string }> {
+export async function sendFile(
+  file: File,
+  target: FileTarget,
+  onProgress: (sent: number) => void,
+): Promise<{ sent: SentFile } | { error: string }> {
   try {
     const refusal = attachRefusal(file);
     if (refusal) throw new Error(refusal);

@@ -33,16 +33,19 @@ const FAVICON_WAITING = './favicon-waiting.svg';
 /** What waits for the owner now, in the inbox's order: held items, requests, handoffs. */
 export function waitingItems(): WaitingItem[] {
   const deciding = new Set(uiStore.getState().pendingDecisions.map((d) => d.key)); // decided, in the undo window
-  const held = heldStore.getState().items.filter((h) => !deciding.has(h.held_id)).map((h): WaitingItem => ({
-    key: `h:${h.held_id}`,
-    from: 'held',
-    title: `${h.agent.name} wants to ${HELD_WHAT[h.kind]}`,
-    body: h.text,
-    open: () => {
-      openView({ name: 'approvals' });
-      selectHeld(h.held_id);
-    },
-  }));
+  const held = heldStore
+    .getState()
+    .items.filter((h) => !deciding.has(h.held_id))
+    .map((h): WaitingItem => ({
+      key: `h:${h.held_id}`,
+      from: 'held',
+      title: `${h.agent.name} wants to ${HELD_WHAT[h.kind]}`,
+      body: h.text,
+      open: () => {
+        openView({ name: 'approvals' });
+        selectHeld(h.held_id);
+      },
+    }));
   const requests = Object.values(requestsStore.getState().byId)
     .filter((r) => r.state === 'pending' && !deciding.has(r.request_id))
     .sort((a, b) => a.created_at - b.created_at)
@@ -55,10 +58,16 @@ export function waitingItems(): WaitingItem[] {
     }));
   const ownerId = sessionStore.getState().info?.owner.id;
   const device = pairedDeviceStore.getState();
-  const handoffs = device.me?.scope === 'approvals'
-    ? device.handoffs.filter((h) => h.to.id === ownerId).map((h) => ({ conv_id: h.conv_id, title: h.title, agent: h.agent.name, note: h.note, at: h.at })) // an approvals-only phone reads them itself
-    : Object.values(conversationsStore.getState().byId).flatMap((c) =>
-      (c.handoffs ?? []).filter((h) => h.to.id === ownerId).map((h) => ({ conv_id: c.conv_id, title: c.title, agent: h.agent.name, note: h.note, at: h.at })));
+  const handoffs =
+    device.me?.scope === 'approvals'
+      ? device.handoffs
+          .filter((h) => h.to.id === ownerId)
+          .map((h) => ({ conv_id: h.conv_id, title: h.title, agent: h.agent.name, note: h.note, at: h.at })) // an approvals-only phone reads them itself
+      : Object.values(conversationsStore.getState().byId).flatMap((c) =>
+          (c.handoffs ?? [])
+            .filter((h) => h.to.id === ownerId)
+            .map((h) => ({ conv_id: c.conv_id, title: c.title, agent: h.agent.name, note: h.note, at: h.at })),
+        );
   return [
     ...held,
     ...requests,
@@ -107,7 +116,13 @@ export async function setDesktopNotifications(on: boolean): Promise<void> {
       permission = Notification.permission;
     }
     if (permission !== 'granted') {
-      uiStore.setState({ desktopNotify: { on: false, message: 'The browser refused notifications for Perch: allow them in its site settings, then try again.', working: false } });
+      uiStore.setState({
+        desktopNotify: {
+          on: false,
+          message: 'The browser refused notifications for Perch: allow them in its site settings, then try again.',
+          working: false,
+        },
+      });
       return;
     }
   }
@@ -154,7 +169,10 @@ export function startWaitingSignals(): void {
   const loadedNow = (): Record<WaitingItem['from'], boolean> => ({
     held: heldStore.getState().loaded,
     requests: requestsStore.getState().loaded,
-    handoffs: pairedDeviceStore.getState().me?.scope === 'approvals' ? pairedDeviceStore.getState().handoffsLoaded : conversationsStore.getState().loaded,
+    handoffs:
+      pairedDeviceStore.getState().me?.scope === 'approvals'
+        ? pairedDeviceStore.getState().handoffsLoaded
+        : conversationsStore.getState().loaded,
   });
   let wasLoaded = { held: false, requests: false, handoffs: false };
   const update = () => {
@@ -176,7 +194,8 @@ export function startWaitingSignals(): void {
     }
     wasLoaded = loaded;
   };
-  for (const store of [requestsStore, heldStore, conversationsStore, sessionStore, pairedDeviceStore] as const) (store.subscribe as (fn: () => void) => void)(update);
+  for (const store of [requestsStore, heldStore, conversationsStore, sessionStore, pairedDeviceStore] as const)
+    (store.subscribe as (fn: () => void) => void)(update);
   uiStore.subscribe((s, prev) => {
     if (s.pendingDecisions !== prev.pendingDecisions) update();
   });

@@ -13,7 +13,9 @@ function putRuns(runs: WakeRunView[]): void {
   wakeStore.setState((s) => {
     const next = { ...s.runs };
     for (const r of runs) next[r.id] = r;
-    const all = Object.values(next).sort((a, b) => b.started_at - a.started_at).slice(0, KEEP);
+    const all = Object.values(next)
+      .sort((a, b) => b.started_at - a.started_at)
+      .slice(0, KEEP);
     return { runs: Object.fromEntries(all.map((r) => [r.id, r])) };
   });
 }

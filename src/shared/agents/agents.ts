@@ -21,11 +21,16 @@ export function suggestName(input: string): string {
 export function nameProblem(name: string): string | null {
   if (NAME_PATTERN.test(name)) return null;
   if (!name) return 'A name is needed: 1–40 characters, a–z, 0–9, - and _.';
-  const why = name.length > 40 ? 'is longer than 40 characters'
-    : /[A-Z]/.test(name) ? 'has capital letters'
-    : /\s/.test(name) ? 'has spaces'
-    : /^[-_]/.test(name) ? 'starts with - or _'
-    : 'has characters other than a–z, 0–9, - and _';
+  const why =
+    name.length > 40
+      ? 'is longer than 40 characters'
+      : /[A-Z]/.test(name)
+        ? 'has capital letters'
+        : /\s/.test(name)
+          ? 'has spaces'
+          : /^[-_]/.test(name)
+            ? 'starts with - or _'
+            : 'has characters other than a–z, 0–9, - and _';
   const s = suggestName(name);
   return `"${name}" ${why}: names use a–z, 0–9, - and _ only${s ? `. Try "${s}".` : '.'}`;
 }

@@ -77,9 +77,12 @@ export function emptyUsage(day: string): UsageDay {
 
 /** The first cap that usage has reached, or undefined. */
 export function capReached(caps: Caps, u: UsageDay): { cap: CapName; detail: string } | undefined {
-  if (caps.cost_usd != null && u.cost_usd >= caps.cost_usd) return { cap: 'cost_usd', detail: `cost_usd: $${round(u.cost_usd)} of $${caps.cost_usd} today` };
-  if (caps.messages != null && u.messages >= caps.messages) return { cap: 'messages', detail: `messages: ${u.messages} of ${caps.messages} today` };
-  if (caps.tool_calls != null && u.tool_calls >= caps.tool_calls) return { cap: 'tool_calls', detail: `tool_calls: ${u.tool_calls} of ${caps.tool_calls} today` };
+  if (caps.cost_usd != null && u.cost_usd >= caps.cost_usd)
+    return { cap: 'cost_usd', detail: `cost_usd: $${round(u.cost_usd)} of $${caps.cost_usd} today` };
+  if (caps.messages != null && u.messages >= caps.messages)
+    return { cap: 'messages', detail: `messages: ${u.messages} of ${caps.messages} today` };
+  if (caps.tool_calls != null && u.tool_calls >= caps.tool_calls)
+    return { cap: 'tool_calls', detail: `tool_calls: ${u.tool_calls} of ${caps.tool_calls} today` };
   return undefined;
 }
 

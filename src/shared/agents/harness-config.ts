@@ -36,7 +36,14 @@ export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex
 export const CURSOR_HOOK_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The key of each client's snippet in connectionSnippets(). */
 export const SNIPPET_OF: Record<ConnectClient, string> = {
-  'claude-code': 'claude_code', codex: 'codex', 'claude-desktop': 'claude_desktop', cursor: 'cursor', vscode: 'vscode', windsurf: 'windsurf', gemini: 'gemini', zed: 'zed',
+  'claude-code': 'claude_code',
+  codex: 'codex',
+  'claude-desktop': 'claude_desktop',
+  cursor: 'cursor',
+  vscode: 'vscode',
+  windsurf: 'windsurf',
+  gemini: 'gemini',
+  zed: 'zed',
 };
 
 export interface ConnectOptions {
@@ -62,13 +69,16 @@ function isPerchServer(name: string): boolean {
 
 /** The refusal for a file that connects another agent (`who`) already. */
 function conflict(file: string, who: string, o: ConnectOptions): AgentConflict {
-  return new AgentConflict(`${file} connects ${who} already, and connecting ${o.agent} there would replace it. Run again with --replace to make it ${o.agent}${o.project ? '' : `, or connect ${o.agent} for one repository only with --project DIR`}`);
+  return new AgentConflict(
+    `${file} connects ${who} already, and connecting ${o.agent} there would replace it. Run again with --replace to make it ${o.agent}${o.project ? '' : `, or connect ${o.agent} for one repository only with --project DIR`}`,
+  );
 }
 
 /** Which agent's key a Perch MCP entry uses (its PERCH_KEY_… variable, the channel's --agent, else the name after perch-). */
 function entryKeyVar(name: string, entry: unknown): string | undefined {
   const args = (entry as Json | null)?.args;
-  if (Array.isArray(args) && args.includes('--agent') && typeof args[args.indexOf('--agent') + 1] === 'string') return keyEnvVar(args[args.indexOf('--agent') + 1] as string);
+  if (Array.isArray(args) && args.includes('--agent') && typeof args[args.indexOf('--agent') + 1] === 'string')
+    return keyEnvVar(args[args.indexOf('--agent') + 1] as string);
   const m = /PERCH_KEY_[A-Z0-9_]+/.exec(JSON.stringify(entry) ?? '');
   if (m) return m[0];
   return name.startsWith(`${SERVER_NAME}-`) ? keyEnvVar(name.slice(SERVER_NAME.length + 1)) : undefined;
@@ -118,7 +128,8 @@ function checkHookAgents(hooks: Json, o: ConnectOptions, file: string): void {
     for (const h of list.flatMap((g) => (Array.isArray((g as Json | null)?.hooks) ? ((g as Json).hooks as unknown[]) : [g]))) {
       if (!isPerchHook(h, '\\S+')) continue;
       const a = hookAgent((h as Json).command as string);
-      if (a === undefined || keyEnvVar(a) !== keyEnvVar(o.agent)) throw conflict(file, a === undefined ? 'the agent of PERCH_KEY (a Perch hook without --agent)' : `agent ${a} (its Perch hooks)`, o);
+      if (a === undefined || keyEnvVar(a) !== keyEnvVar(o.agent))
+        throw conflict(file, a === undefined ? 'the agent of PERCH_KEY (a Perch hook without --agent)' : `agent ${a} (its Perch hooks)`, o);
     }
   }
 }
@@ -138,7 +149,8 @@ export interface PerchHook {
 export function perchHooks(client: 'claude-code' | 'codex', o: ConnectOptions): PerchHook[] {
   const status = (event: string, sub: string): PerchHook => ({ event, sub, timeout: 10 });
   const hooks: PerchHook[] = [];
-  if (!(client === 'claude-code' && o.channel)) hooks.push({ event: 'PermissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS });
+  if (!(client === 'claude-code' && o.channel))
+    hooks.push({ event: 'PermissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS });
   hooks.push(status('PreToolUse', 'pre-tool-use'));
   if (client === 'claude-code') hooks.push(status('Notification', 'notification'));
   hooks.push(status('Stop', 'stop'), status('SessionStart', 'session-start'));
@@ -147,7 +159,11 @@ export function perchHooks(client: 'claude-code' | 'codex', o: ConnectOptions): 
 }
 
 /** Every hook subcommand `perch connect` may have written, by event (so a hook no longer wanted is taken out). */
-const ALL_PERCH_HOOKS: readonly PerchHook[] = perchHooks('claude-code', { agent: '', mcpUrl: '' }).concat({ event: 'PermissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS });
+const ALL_PERCH_HOOKS: readonly PerchHook[] = perchHooks('claude-code', { agent: '', mcpUrl: '' }).concat({
+  event: 'PermissionRequest',
+  sub: 'permission-request',
+  timeout: HOOK_TIMEOUT_SECS,
+});
 
 function parseObject(text: string | undefined, file: string): Json {
   if (text === undefined || text.trim() === '') return {};
@@ -191,7 +207,11 @@ export function setClaudeMcp(text: string | undefined, o: ConnectOptions, file =
  * --url URL`, which reads the key from PERCH_KEY_<NAME>. Every Perch hook of both harnesses is built here.
  */
 export function hookEntry(o: ConnectOptions, h: PerchHook): Json {
-  return { hooks: [{ type: 'command', command: `perch hook ${h.sub} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`, timeout: h.timeout }] };
+  return {
+    hooks: [
+      { type: 'command', command: `perch hook ${h.sub} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`, timeout: h.timeout },
+    ],
+  };
 }
 
 /** One hook entry set (or taken out, want false) in a parsed hooks file, once, in the place of an earlier one. */
@@ -249,14 +269,19 @@ export function setCodexMcp(text: string | undefined, o: ConnectOptions, file = 
     const v = table.body.map((l) => /^\s*bearer_token_env_var\s*=\s*["']([^"']+)["']/.exec(l)?.[1]).find(Boolean) ?? entryKeyVar(b!, null);
     if (v !== keyEnvVar(o.agent) && !o.replace) throw conflict(file, entryWho(b!, v), o);
   }
-  const others = tomlTables(t).filter((x) => x.path.length === 2 && x.path[0] === 'mcp_servers' && isPerchServer(x.path[1]!) && x.path[1] !== mine);
+  const others = tomlTables(t).filter(
+    (x) => x.path.length === 2 && x.path[0] === 'mcp_servers' && isPerchServer(x.path[1]!) && x.path[1] !== mine,
+  );
   const hasMine = tomlTables(t).some((x) => x.path.length === 2 && x.path[0] === 'mcp_servers' && x.path[1] === mine);
   for (const table of others.slice(hasMine ? 0 : 1).reverse()) t = removeTomlTable(t, table.path);
   if (!hasMine && others[0]) {
     // The first earlier table becomes this agent's, in its place (upsertTomlTable then replaces its lines).
     const lines = t.split('\n');
     for (const sub of tomlTables(t).filter((x) => x.path[0] === 'mcp_servers' && x.path[1] === others[0]!.path[1])) {
-      const rest = sub.path.slice(2).map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? `.${k}` : `.${tomlString(k)}`)).join('');
+      const rest = sub.path
+        .slice(2)
+        .map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? `.${k}` : `.${tomlString(k)}`))
+        .join('');
       lines[sub.start] = `[mcp_servers.${mine}${rest}]${lines[sub.start]!.endsWith('\r') ? '\r' : ''}`;
     }
     t = lines.join('\n');
@@ -317,7 +342,9 @@ export interface ConfigEdit {
 
 /** What a hooks file gets, in words (the CLI says "already has …" / "added …"). */
 function hooksWhat(client: 'claude-code' | 'codex', o: ConnectOptions): string {
-  return `the Perch hooks (${perchHooks(client, o).map((h) => h.event).join(', ')}: \`perch hook … --agent ${o.agent}\`)`;
+  return `the Perch hooks (${perchHooks(client, o)
+    .map((h) => h.event)
+    .join(', ')}: \`perch hook … --agent ${o.agent}\`)`;
 }
 
 /** The files `perch connect` edits for a client, user scope (relative to ~) or project scope (relative to DIR). */
@@ -326,20 +353,42 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
   if (client === 'claude-code') {
     const scope = o.project ? 'project scope' : 'user scope';
     return [
-      { file: o.project ? '.mcp.json' : '.claude.json', what: o.channel ? `Perch as the MCP server \`${server}\` (${scope}, the stdio channel: \`perch channel\`)` : `Perch as the MCP server \`${server}\` (${scope}, HTTP)`, apply: (t, f) => setClaudeMcp(t, o, f) },
-      { file: o.project ? '.claude/settings.local.json' : '.claude/settings.json', what: hooksWhat('claude-code', o), apply: (t, f) => setPerchHooks(t, 'claude-code', o, f) },
+      {
+        file: o.project ? '.mcp.json' : '.claude.json',
+        what: o.channel
+          ? `Perch as the MCP server \`${server}\` (${scope}, the stdio channel: \`perch channel\`)`
+          : `Perch as the MCP server \`${server}\` (${scope}, HTTP)`,
+        apply: (t, f) => setClaudeMcp(t, o, f),
+      },
+      {
+        file: o.project ? '.claude/settings.local.json' : '.claude/settings.json',
+        what: hooksWhat('claude-code', o),
+        apply: (t, f) => setPerchHooks(t, 'claude-code', o, f),
+      },
     ];
   }
   if (client === 'codex') {
     return [
-      { file: '.codex/config.toml', what: `Perch as the MCP server [mcp_servers.${server}] and approval_policy = "${CODEX_APPROVAL_POLICY}" (Codex asks, so its prompts reach Perch)`, apply: (t, f) => setCodexMcp(t, o, f) },
+      {
+        file: '.codex/config.toml',
+        what: `Perch as the MCP server [mcp_servers.${server}] and approval_policy = "${CODEX_APPROVAL_POLICY}" (Codex asks, so its prompts reach Perch)`,
+        apply: (t, f) => setCodexMcp(t, o, f),
+      },
       { file: '.codex/hooks.json', what: hooksWhat('codex', o), apply: (t, f) => setPerchHooks(t, 'codex', o, f) },
     ];
   }
   if (client === 'cursor') {
     return [
-      { file: '.cursor/mcp.json', what: `Perch as the MCP server \`${server}\` (HTTP, the key as \${env:${keyEnvVar(o.agent)}})`, apply: (t, f) => setCursorMcp(t, o, f) },
-      { file: '.cursor/hooks.json', what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor --agent ${o.agent}\`)`, apply: (t, f) => setCursorHooks(t, o, f) },
+      {
+        file: '.cursor/mcp.json',
+        what: `Perch as the MCP server \`${server}\` (HTTP, the key as \${env:${keyEnvVar(o.agent)}})`,
+        apply: (t, f) => setCursorMcp(t, o, f),
+      },
+      {
+        file: '.cursor/hooks.json',
+        what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor --agent ${o.agent}\`)`,
+        apply: (t, f) => setCursorHooks(t, o, f),
+      },
     ];
   }
   return [];
@@ -347,7 +396,8 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
 
 /** How to start the client once connected (the key in the environment). */
 export function startCommand(client: ConnectClient, o: ConnectOptions): string | undefined {
-  if (client === 'claude-code') return o.channel ? `claude --dangerously-load-development-channels server:${serverName(o.agent)}` : 'claude';
+  if (client === 'claude-code')
+    return o.channel ? `claude --dangerously-load-development-channels server:${serverName(o.agent)}` : 'claude';
   if (client === 'codex') return 'codex';
   if (client === 'cursor') return 'cursor .';
   return undefined;

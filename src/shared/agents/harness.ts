@@ -41,7 +41,16 @@ export interface HarnessReport {
 }
 
 /** The most of each report field the hub keeps (characters); `perch hook` sends no more, so a report stays well under the hook door's 16 KB. */
-export const REPORT_FIELD_MAX = { session_id: 500, cwd: 500, message: 300, notification_type: 100, source: 100, reason: 100, tool_name: 100, tool_detail: 200 } as const;
+export const REPORT_FIELD_MAX = {
+  session_id: 500,
+  cwd: 500,
+  message: 300,
+  notification_type: 100,
+  source: 100,
+  reason: 100,
+  tool_name: 100,
+  tool_detail: 200,
+} as const;
 
 /**
  * Perch's own tools an agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
@@ -90,11 +99,16 @@ export const HARNESS_STATE_TEXT: Record<HarnessState, string> = {
 /** The state an event leaves the session in (a Notification means the session waits for its user). */
 export function harnessStateOf(event: HarnessEvent): HarnessState {
   switch (event) {
-    case 'pre-tool-use': return 'working';
-    case 'notification': return 'waiting';
-    case 'stop': return 'turn_ended';
-    case 'session-start': return 'started';
-    case 'session-end': return 'ended';
+    case 'pre-tool-use':
+      return 'working';
+    case 'notification':
+      return 'waiting';
+    case 'stop':
+      return 'turn_ended';
+    case 'session-start':
+      return 'started';
+    case 'session-end':
+      return 'ended';
   }
 }
 

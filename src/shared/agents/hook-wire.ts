@@ -56,7 +56,9 @@ export function parseStdinObject(text: string, who = 'the harness'): Record<stri
 export function parseEventInput(text: string, expected: string): Record<string, unknown> {
   const o = parseStdinObject(text);
   if (o.hook_event_name !== expected) {
-    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not ${expected}: configure this command under hooks.${expected}`);
+    throw new StepAside(
+      `stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not ${expected}: configure this command under hooks.${expected}`,
+    );
   }
   return o;
 }
@@ -75,9 +77,10 @@ export const EVENT_NAME: Record<StatusHook, string> = {
 
 /** The PreToolUse block both references read: the tool call is not run and the reason goes to the model. */
 export function preToolUseDenyJson(reason: string): string {
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+  return JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+  });
 }
-
 
 /** Which harness wrote the input: --harness, else Codex when it sends turn_id or keeps its transcript under .codex. */
 export function harnessOfInput(input: Record<string, unknown>, flag: string | undefined): 'claude-code' | 'codex' {
@@ -107,7 +110,9 @@ export function decisionJson(decision: HookDecision): string {
 export function parseHookInput(text: string): PermissionRequestInput {
   const o = parseStdinObject(text) as Json;
   if (o.hook_event_name !== 'PermissionRequest') {
-    throw new StepAside(`stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not PermissionRequest: configure this command under hooks.PermissionRequest`);
+    throw new StepAside(
+      `stdin is a ${typeof o.hook_event_name === 'string' ? `${JSON.stringify(o.hook_event_name)} hook event` : 'JSON object without hook_event_name'}, not PermissionRequest: configure this command under hooks.PermissionRequest`,
+    );
   }
   if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the PermissionRequest input has no tool_name');
   for (const k of ['session_id', 'cwd', 'permission_mode', 'turn_id', 'model'] as const) {
@@ -152,10 +157,10 @@ export function filingOf(input: PermissionRequestInput, harness: PromptFiling['h
   return size <= MAX_SENT_INPUT_BYTES ? { ...base, tool_input: input.tool_input ?? null } : { ...base, input_cut: cutOf(input.tool_input) };
 }
 
-
 /** The deny message for a paused agent's prompt, from the `paused` error's details (hub/control/control.ts). */
 export function pausedPromptMessage(details: Json): string {
   const reason = str(details.reason);
-  if (details.by === 'budget') return `Paused in Perch: a daily cap was reached${str(details.detail) ? ` (${details.detail as string})` : ''}. Wait for the owner to resume this agent.`;
+  if (details.by === 'budget')
+    return `Paused in Perch: a daily cap was reached${str(details.detail) ? ` (${details.detail as string})` : ''}. Wait for the owner to resume this agent.`;
   return reason ? `Paused in Perch by the owner: ${reason}` : 'Paused in Perch by the owner.';
 }

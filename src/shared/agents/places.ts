@@ -65,9 +65,15 @@ export function normalizePlaces(input: unknown): string[] {
     if (typeof raw !== 'string') throw new PlacesError(`Place ${JSON.stringify(raw)} is not a string.`);
     const item = raw.trim().toLowerCase();
     if (item === '') continue;
-    if ((PLACE_NAMES as readonly string[]).includes(item)) { names.add(item); continue; }
+    if ((PLACE_NAMES as readonly string[]).includes(item)) {
+      names.add(item);
+      continue;
+    }
     const cidr = parseCidr(item);
-    if (!cidr) throw new PlacesError(`Place ${JSON.stringify(raw.slice(0, 60))} is not valid: use local, containers, tailnet or an IPv4 range such as 172.18.0.0/16.`);
+    if (!cidr)
+      throw new PlacesError(
+        `Place ${JSON.stringify(raw.slice(0, 60))} is not valid: use local, containers, tailnet or an IPv4 range such as 172.18.0.0/16.`,
+      );
     const n = cidr[0];
     ranges.add(`${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}/${item.split('/')[1]!.replace(/^0+(?=\d)/, '')}`);
   }
@@ -100,7 +106,7 @@ export function readPlaces(stored: string | null | undefined): readonly string[]
   if (!stored || stored === '["local"]') return DEFAULT_PLACES;
   try {
     const v = JSON.parse(stored) as unknown;
-    return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') ? v as string[] : DEFAULT_PLACES;
+    return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') ? (v as string[]) : DEFAULT_PLACES;
   } catch {
     return DEFAULT_PLACES;
   }
@@ -117,7 +123,7 @@ export function placeAllowed(allowed: readonly string[], at: RequestPlace): bool
   if (addr === undefined) return false;
   return allowed.some((p) => {
     const cidr = p.includes('/') ? parseCidr(p) : undefined;
-    return !!cidr && ((addr & cidr[1]) >>> 0) === cidr[0];
+    return !!cidr && (addr & cidr[1]) >>> 0 === cidr[0];
   });
 }
 

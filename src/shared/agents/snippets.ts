@@ -28,7 +28,9 @@ export function noKeyMessage(variable: string, harness: string | undefined): str
 
 /** The line that puts the agent's key in the environment: with the key (shown once, beside it), or saying where it comes from. */
 export function keyExportLine(name: string, key: string | null): string {
-  return key ? `export ${keyEnvVar(name)}=${key}` : `export ${keyEnvVar(name)}=perch_…   # ${name}'s key: the one shown when it was added (Rotate key makes a new one)`;
+  return key
+    ? `export ${keyEnvVar(name)}=${key}`
+    : `export ${keyEnvVar(name)}=perch_…   # ${name}'s key: the one shown when it was added (Rotate key makes a new one)`;
 }
 
 /**
@@ -43,7 +45,8 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
   const exportLine = key ? '' : `${keyExportLine(name, null)}\n`;
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   // Claude Code, Codex and Cursor: `perch connect` writes the MCP entry and the hooks (the one way, not also claude mcp add).
-  const connect = (client: string, files: string, start: string) => `${exportLine}perch connect ${client} ${name} --write   # ${files}\n${start}`;
+  const connect = (client: string, files: string, start: string) =>
+    `${exportLine}perch connect ${client} ${name} --write   # ${files}\n${start}`;
   return {
     claude_code: connect('claude-code', '~/.claude.json + ~/.claude/settings.json (--project DIR: that repository only)', 'claude'),
     // mcp-remote bridges Claude Desktop's stdio to the hub; it expands ${PERCH_AUTH} from env (no spaces in args).
@@ -88,7 +91,8 @@ export function awaySnippets(name: string, places: readonly string[], urls: Away
   // With the key, its export line goes beside it (keyExportLine), not into each snippet.
   const exportLine = key ? '' : `${keyExportLine(name, null)}\n`;
   const json = (v: unknown) => JSON.stringify(v, null, 2);
-  const mcpJson = (url: string) => json({ mcpServers: { [server]: { type: 'http', url, headers: { Authorization: `Bearer \${${env}}` } } } });
+  const mcpJson = (url: string) =>
+    json({ mcpServers: { [server]: { type: 'http', url, headers: { Authorization: `Bearer \${${env}}` } } } });
   const out: Record<string, string> = {};
   if (places.includes('containers') || places.some((p) => p.includes('/'))) {
     const docker = `http://host.docker.internal:${urls.port}/mcp`;

@@ -37,8 +37,10 @@ export function containerHostName(runtime: ContainerRuntime): string {
 
 /** A problem with the image or project (a message), or undefined. */
 export function containerWakeProblem(c: Pick<ContainerWake, 'image' | 'project'>): string | undefined {
-  if (!/^[a-zA-Z0-9][a-zA-Z0-9._/:@-]{0,254}$/.test(c.image)) return `--container ${JSON.stringify(c.image.slice(0, 80))} is not an image name (like node:22 or ghcr.io/me/agent:1).`;
-  if (!c.project.startsWith('/') || c.project.includes(',') || c.project.includes(':') || c.project === '/') return `--project ${JSON.stringify(c.project.slice(0, 200))}: give the project directory (absolute, not /, without : or ,).`;
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9._/:@-]{0,254}$/.test(c.image))
+    return `--container ${JSON.stringify(c.image.slice(0, 80))} is not an image name (like node:22 or ghcr.io/me/agent:1).`;
+  if (!c.project.startsWith('/') || c.project.includes(',') || c.project.includes(':') || c.project === '/')
+    return `--project ${JSON.stringify(c.project.slice(0, 200))}: give the project directory (absolute, not /, without : or ,).`;
   return undefined;
 }
 
@@ -46,12 +48,18 @@ export function containerWakeProblem(c: Pick<ContainerWake, 'image' | 'project'>
 export function containerWakeArgv(c: ContainerWake): string[] {
   const host = containerHostName(c.runtime);
   return [
-    c.runtime, 'run', '--rm', '-i',
+    c.runtime,
+    'run',
+    '--rm',
+    '-i',
     ...(c.runtime === 'docker' && c.platform === 'linux' ? [`--add-host=${host}:host-gateway`] : []),
-    '--mount', `type=bind,source=${c.project},target=${CONTAINER_WORKDIR}`,
-    '--workdir', CONTAINER_WORKDIR,
+    '--mount',
+    `type=bind,source=${c.project},target=${CONTAINER_WORKDIR}`,
+    '--workdir',
+    CONTAINER_WORKDIR,
     ...[...CONTAINER_PASSED_ENV, ...(c.env ?? [])].flatMap((name) => ['-e', name]),
-    '-e', `PERCH_URL=http://${host}:${c.port}/mcp`,
+    '-e',
+    `PERCH_URL=http://${host}:${c.port}/mcp`,
     c.image,
     ...c.command,
   ];

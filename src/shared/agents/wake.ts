@@ -161,7 +161,8 @@ export interface WakeState {
 }
 
 /** What PERCH_WAKE holds (JSON) and the first line of every recipe's prompt. */
-export const WAKE_PROMPT = 'You were woken in Perch: read get_updates and act. Confirm what you read (call get_updates again with its ack) before you exit.';
+export const WAKE_PROMPT =
+  'You were woken in Perch: read get_updates and act. Confirm what you read (call get_updates again with its ack) before you exit.';
 
 export interface WakeRecipe {
   id: string;
@@ -185,7 +186,7 @@ export function wakeRecipes(name: string): WakeRecipe[] {
       title: 'Claude Code (headless)',
       cli: `perch agent wake ${name} --cwd path/to/project --shell '${claude}'`,
       form: { shell: claude, cwd: 'path/to/project' },
-      note: 'PERCH_MCP_CONFIG is a config naming this hub with the run\'s own key; PERCH_CLAUDE_SETTINGS adds the PermissionRequest hook, so the run\'s permission prompts come to your Approvals inbox instead of failing it; --output-format json lets Perch count the run\'s cost.',
+      note: "PERCH_MCP_CONFIG is a config naming this hub with the run's own key; PERCH_CLAUDE_SETTINGS adds the PermissionRequest hook, so the run's permission prompts come to your Approvals inbox instead of failing it; --output-format json lets Perch count the run's cost.",
     },
     {
       id: 'codex',

@@ -2,7 +2,19 @@
 // read it (EventView, one variant per type), and the owner's live stream (LiveItem, with the hub's status values in
 // HubLive). hub.emit is typed by EventPayloads, so a misspelt or missing field fails to compile where an event is
 // written, and a reader that narrows on ev.type reads typed fields. Pure: no Node, no DOM.
-import type { ConversationKind, DecidedRequestState, EventType, MessageView, ProgressView, RequestKind, RequestOutcome, RequestView, StorageStatus, TaskState, UserRef } from '../types';
+import type {
+  ConversationKind,
+  DecidedRequestState,
+  EventType,
+  MessageView,
+  ProgressView,
+  RequestKind,
+  RequestOutcome,
+  RequestView,
+  StorageStatus,
+  TaskState,
+  UserRef,
+} from '../types';
 import type { HeldKind } from '../features/review';
 import type { PauseBy, CapName } from '../agents/control';
 import type { FleetLive } from '../agents/agents';
@@ -41,9 +53,23 @@ export interface EventPayloads {
    * handoff_note: the note the handoff was written with; absent for a member whose history starts after the
    * handoff (the event then says before_your_history). handoff_seq: the handoff's seq (null: not found).
    */
-  'handoff.returned': { handoff_id: number; agent: UserRef; by: UserRef; note: string; handoff_note?: string; handed_off_at: number; handoff_seq: number | null };
+  'handoff.returned': {
+    handoff_id: number;
+    agent: UserRef;
+    by: UserRef;
+    note: string;
+    handoff_note?: string;
+    handed_off_at: number;
+    handoff_seq: number | null;
+  };
   /** previous_assignee: only when the task was reassigned. */
-  'task.updated': { state: TaskState; previous_state: TaskState; assignee: UserRef | null; previous_assignee?: UserRef | null; note: string | null };
+  'task.updated': {
+    state: TaskState;
+    previous_state: TaskState;
+    assignee: UserRef | null;
+    previous_assignee?: UserRef | null;
+    note: string | null;
+  };
   'claim.taken': { msg_id: string; by: UserRef };
   'claim.released': { msg_id: string; by: UserRef; holder: UserRef };
   'floor.granted': { agent: UserRef; by: UserRef; until: number; ttl_secs: number; replaced: UserRef | null; renewed: boolean };
@@ -56,8 +82,15 @@ export interface EventPayloads {
   'held.created': { held_id: string; kind: HeldKind; conv_id: string | null };
   /** What was posted (msg_id, seq of a send; result of another write), with the words as sent. */
   'held.sent': {
-    held_id: string; kind: HeldKind; conv_id: string; msg_id?: string; seq?: number; text: string; owner_edited: boolean;
-    original_text?: string; result?: Record<string, unknown>;
+    held_id: string;
+    kind: HeldKind;
+    conv_id: string;
+    msg_id?: string;
+    seq?: number;
+    text: string;
+    owner_edited: boolean;
+    original_text?: string;
+    result?: Record<string, unknown>;
   };
   'held.discarded': { held_id: string; kind: HeldKind; conv_id: string | null; text: string };
   // owner control (hub/control/control.ts), in the agent's notes channel
@@ -106,7 +139,10 @@ export const EVENT_DATA = {
   'config.updated': { message: false, fields: ['version'] },
   'owner.note': { message: false, fields: ['text', 'about_conv_id'] },
   'held.created': { message: false, fields: ['held_id', 'kind', 'conv_id'] },
-  'held.sent': { message: false, fields: ['held_id', 'kind', 'conv_id', 'msg_id', 'seq', 'text', 'owner_edited', 'original_text', 'result'] },
+  'held.sent': {
+    message: false,
+    fields: ['held_id', 'kind', 'conv_id', 'msg_id', 'seq', 'text', 'owner_edited', 'original_text', 'result'],
+  },
   'held.discarded': { message: false, fields: ['held_id', 'kind', 'conv_id', 'text'] },
   'agent.paused': { message: false, fields: ['by', 'reason', 'detail'] },
   'agent.resumed': { message: false, fields: ['was'] },
@@ -160,8 +196,8 @@ export interface EventFromBeforeYourHistory {
  */
 export type EventViewOf<T extends EventType> = T extends EventType
   ? EventViewBase & { type: T } & (T extends MessageEventType
-      ? (SeenEvent<T> & { before_your_history?: undefined }) | EventFromBeforeYourHistory
-      : SeenEvent<T> & { before_your_history?: true })
+        ? (SeenEvent<T> & { before_your_history?: undefined }) | EventFromBeforeYourHistory
+        : SeenEvent<T> & { before_your_history?: true })
   : never;
 
 /** Any event of the log; narrow it on type to read its data. */
@@ -205,7 +241,14 @@ export interface HubLive {
    */
   message_hidden: MessageHiddenLive;
   /** An agent's harness session waits for its user (a Notification hook: hub/control/harness.ts). */
-  harness_waiting: { agent: { id: string; name: string }; harness: import('../agents/harness').HarnessName; message: string; session_id: string | null; cwd: string | null; at: number };
+  harness_waiting: {
+    agent: { id: string; name: string };
+    harness: import('../agents/harness').HarnessName;
+    message: string;
+    session_id: string | null;
+    cwd: string | null;
+    at: number;
+  };
   /** A key was used from a place it may not connect from (hub/identity/places.ts): once per agent, key and place. */
   key_place_refused: KeyPlaceRefused;
 }
@@ -232,6 +275,4 @@ export interface KeyPlaceRefused {
 }
 
 export type LiveItem =
-  | { kind: 'event'; value: LiveEvent }
-  | { kind: 'progress'; value: ProgressView }
-  | { kind: 'hub'; value: Partial<HubLive> };
+  { kind: 'event'; value: LiveEvent } | { kind: 'progress'; value: ProgressView } | { kind: 'hub'; value: Partial<HubLive> };

@@ -81,7 +81,11 @@ export function inputText(input: unknown): { lead: string; lang: string; text: s
   const command = commandOf(input);
   if (command !== undefined) return { lead: (o && str(o.description)) ?? '', lang: 'sh', text: command };
   if (o && str(o.file_path) !== undefined && str(o.old_string) !== undefined && str(o.new_string) !== undefined) {
-    return { lead: o.file_path as string, lang: 'diff', text: `--- ${o.file_path}\n+++ ${o.file_path}\n${diffLines(o.old_string as string, o.new_string as string)}` };
+    return {
+      lead: o.file_path as string,
+      lang: 'diff',
+      text: `--- ${o.file_path}\n+++ ${o.file_path}\n${diffLines(o.old_string as string, o.new_string as string)}`,
+    };
   }
   if (o && str(o.file_path) !== undefined && Array.isArray(o.edits)) {
     const hunks = (o.edits as unknown[]).map((e) => {
@@ -90,7 +94,8 @@ export function inputText(input: unknown): { lead: string; lang: string; text: s
     });
     return { lead: o.file_path as string, lang: 'diff', text: `--- ${o.file_path}\n+++ ${o.file_path}\n${hunks.join('\n')}` };
   }
-  if (o && str(o.file_path) !== undefined && str(o.content) !== undefined) return { lead: `${o.file_path as string} (new content)`, lang: '', text: o.content as string };
+  if (o && str(o.file_path) !== undefined && str(o.content) !== undefined)
+    return { lead: `${o.file_path as string} (new content)`, lang: '', text: o.content as string };
   let text: string;
   try {
     text = JSON.stringify(input, null, 2) ?? String(input);
@@ -102,7 +107,13 @@ export function inputText(input: unknown): { lead: string; lang: string; text: s
 
 /** A text cut to its head and tail (what a client sends when the input is too large to send whole). */
 export function cutText(t: { lead: string; lang: string; text: string }): InputCut {
-  return { lang: t.lang, lead: clip(t.lead, MAX_LEAD_CHARS), head: t.text.slice(0, CUT_HEAD_CHARS), tail: t.text.length > CUT_HEAD_CHARS ? t.text.slice(-CUT_TAIL_CHARS) : '', chars: t.text.length };
+  return {
+    lang: t.lang,
+    lead: clip(t.lead, MAX_LEAD_CHARS),
+    head: t.text.slice(0, CUT_HEAD_CHARS),
+    tail: t.text.length > CUT_HEAD_CHARS ? t.text.slice(-CUT_TAIL_CHARS) : '',
+    chars: t.text.length,
+  };
 }
 
 /** The input's text (inputText) cut to its head and tail. */
@@ -165,7 +176,12 @@ export function promptRequestOf(f: PromptFiling): { title: string; context: Json
   const title = promptTitle(f.tool_name, cut.lang === 'sh' ? { command: cut.head } : {});
   return {
     title,
-    context: { ...ctx, preview: `${lead}${cutPreview(cut)}`, cut: { chars: cut.chars, head_chars: cut.head.length, tail_chars: cut.tail.length }, tool_input_omitted: 'too large to show whole; see the preview' },
+    context: {
+      ...ctx,
+      preview: `${lead}${cutPreview(cut)}`,
+      cut: { chars: cut.chars, head_chars: cut.head.length, tail_chars: cut.tail.length },
+      tool_input_omitted: 'too large to show whole; see the preview',
+    },
   };
 }
 
@@ -196,7 +212,8 @@ export function parsePromptFiling(o: Json): PromptFiling | string {
       if (!Number.isInteger(o.ttl_secs)) return 'ttl_secs must be whole seconds';
       f.ttl_secs = o.ttl_secs as number;
     }
-    if ((o.tool_input === undefined) === (o.input_cut === undefined)) return 'send tool_input, or input_cut when the input is too large (one of them)';
+    if ((o.tool_input === undefined) === (o.input_cut === undefined))
+      return 'send tool_input, or input_cut when the input is too large (one of them)';
     if (o.input_cut !== undefined) {
       const c = o.input_cut;
       if (!c || typeof c !== 'object' || Array.isArray(c)) return 'input_cut must be an object';
@@ -204,7 +221,13 @@ export function parsePromptFiling(o: Json): PromptFiling | string {
       const head = optString(x, 'head', CUT_HEAD_CHARS) ?? '';
       const tail = optString(x, 'tail', CUT_TAIL_CHARS) ?? '';
       if (!Number.isInteger(x.chars) || (x.chars as number) < 0) return 'input_cut.chars must be a whole number';
-      f.input_cut = { lang: optString(x, 'lang', 20) ?? '', lead: optString(x, 'lead', MAX_LEAD_CHARS) ?? '', head, tail, chars: x.chars as number };
+      f.input_cut = {
+        lang: optString(x, 'lang', 20) ?? '',
+        lead: optString(x, 'lead', MAX_LEAD_CHARS) ?? '',
+        head,
+        tail,
+        chars: x.chars as number,
+      };
     } else {
       f.tool_input = o.tool_input;
     }

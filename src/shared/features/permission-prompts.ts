@@ -26,7 +26,12 @@ export interface PermissionRuleView {
  * agent is blocked until it is decided.
  */
 export function isPermissionPrompt(context: unknown): context is Record<string, unknown> {
-  return !!context && typeof context === 'object' && !Array.isArray(context) && (context as Record<string, unknown>).source === PERMISSION_PROMPT_SOURCE;
+  return (
+    !!context &&
+    typeof context === 'object' &&
+    !Array.isArray(context) &&
+    (context as Record<string, unknown>).source === PERMISSION_PROMPT_SOURCE
+  );
 }
 
 function clip(s: string, max: number): string {
@@ -46,7 +51,12 @@ export function commandOf(toolInput: unknown): string | undefined {
 export function promptTitle(toolName: string, toolInput: unknown): string {
   const command = commandOf(toolInput);
   const file = toolInput && typeof toolInput === 'object' ? (toolInput as Record<string, unknown>).file_path : undefined;
-  const what = command !== undefined ? `${toolName}: ${command.replace(/\s+/g, ' ').trim()}` : typeof file === 'string' ? `${toolName} ${file}` : toolName;
+  const what =
+    command !== undefined
+      ? `${toolName}: ${command.replace(/\s+/g, ' ').trim()}`
+      : typeof file === 'string'
+        ? `${toolName} ${file}`
+        : toolName;
   return clip(`Allow ${what}?`, MAX_TITLE_CHARS);
 }
 
@@ -83,7 +93,11 @@ function inOrder(want: readonly string[], words: readonly string[]): boolean {
  *   first word and that has its other words in the same order anywhere after it, so options between them do not
  *   hide what is denied (`git -C . push` is git push).
  */
-export function ruleMatches(rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>, tool: string, command: string | undefined): boolean {
+export function ruleMatches(
+  rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>,
+  tool: string,
+  command: string | undefined,
+): boolean {
   if (rule.tool !== tool) return false;
   if (rule.command_prefix === null) return true;
   if (command === undefined) return false;
@@ -98,7 +112,11 @@ export function ruleMatches(rule: Pick<PermissionRuleView, 'tool' | 'command_pre
 }
 
 /** The rule that decides a prompt: any matching deny wins, else the first matching allow, else none. */
-export function decidingRule<R extends Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>>(rules: readonly R[], tool: string, command: string | undefined): R | undefined {
+export function decidingRule<R extends Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>>(
+  rules: readonly R[],
+  tool: string,
+  command: string | undefined,
+): R | undefined {
   const matching = rules.filter((r) => ruleMatches(r, tool, command));
   return matching.find((r) => r.behavior === 'deny') ?? matching[0];
 }

@@ -18,7 +18,8 @@ export function tooDeep(value: unknown, maxDepth: number): string | undefined {
       });
     } else {
       for (const [k, child] of Object.entries(v)) {
-        if (child !== null && typeof child === 'object') stack.push({ v: child, depth: depth + 1, path: shorten(path ? `${path}.${k}` : k) });
+        if (child !== null && typeof child === 'object')
+          stack.push({ v: child, depth: depth + 1, path: shorten(path ? `${path}.${k}` : k) });
       }
     }
   }

@@ -16,7 +16,8 @@ function splitLines(text: string): string[] {
 
 /** The edit script from a to b (longest common subsequence). */
 function ops(a: string[], b: string[]): Op[] {
-  if (a.length > MAX_LINES || b.length > MAX_LINES) return [...a.map((line) => ({ kind: '-' as const, line })), ...b.map((line) => ({ kind: '+' as const, line }))];
+  if (a.length > MAX_LINES || b.length > MAX_LINES)
+    return [...a.map((line) => ({ kind: '-' as const, line })), ...b.map((line) => ({ kind: '+' as const, line }))];
   const n = a.length;
   const m = b.length;
   // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].

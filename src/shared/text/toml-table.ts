@@ -240,7 +240,8 @@ export function setTomlTopLevel(text: string, key: string, value: string, keep: 
   let at = first;
   while (at > 0 && lines[at - 1]!.trim() === '') at--;
   const line = `${key} = ${value}`;
-  if (at === first && first < lines.length) lines.splice(at, 0, line, ''); // before a table with no blank between
+  if (at === first && first < lines.length)
+    lines.splice(at, 0, line, ''); // before a table with no blank between
   else lines.splice(at, 0, line);
   const out = lines.join(eol);
   return text === '' ? `${out}${eol}` : out;

@@ -96,17 +96,29 @@ async function cmdAgent(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     options: {
-      'data-dir': { type: 'string' }, json: { type: 'boolean' }, description: { type: 'string' }, instructions: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      description: { type: 'string' },
+      instructions: { type: 'string' },
       // owner control: pause / resume / caps (hub/control/control.ts)
-      all: { type: 'boolean' }, reason: { type: 'string' }, 'cost-usd': { type: 'string' }, messages: { type: 'string' }, 'tool-calls': { type: 'string' }, off: { type: 'boolean' },
-      name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, // perch agent key add
-      from: { type: 'string' }, key: { type: 'string' }, // where a key may connect from (hub/identity/places.ts)
+      all: { type: 'boolean' },
+      reason: { type: 'string' },
+      'cost-usd': { type: 'string' },
+      messages: { type: 'string' },
+      'tool-calls': { type: 'string' },
+      off: { type: 'boolean' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' }, // perch agent key add
+      from: { type: 'string' },
+      key: { type: 'string' }, // where a key may connect from (hub/identity/places.ts)
     },
     allowPositionals: true,
     strict: true,
   });
   // Checked before the database is opened: a typo creates nothing.
-  if (!sub || !Object.hasOwn(AGENT_SUBCOMMANDS, sub)) throw new UsageError(`unknown agent command ${JSON.stringify(sub ?? '')}: use ${Object.keys(AGENT_SUBCOMMANDS).join(', ')}`);
+  if (!sub || !Object.hasOwn(AGENT_SUBCOMMANDS, sub))
+    throw new UsageError(`unknown agent command ${JSON.stringify(sub ?? '')}: use ${Object.keys(AGENT_SUBCOMMANDS).join(', ')}`);
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   const name = positionals[0];
@@ -115,29 +127,48 @@ async function cmdAgent(argv: string[]): Promise<void> {
     return name;
   };
   // review mode (hub/features/review.ts): checked before the database is opened
-  if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? ''))) throw new UsageError('perch agent review needs NAME and on or off');
+  if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? '')))
+    throw new UsageError('perch agent review needs NAME and on or off');
   // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
   const configPatch = sub === 'config' ? await readJsonArg(positionals[1], 'the config patch') : undefined;
   // Places are checked before the database is opened too (a bad one creates nothing).
   const from = values.from !== undefined ? cliPlaces(values.from, '--from') : undefined;
-  if (from && sub !== 'add' && !(sub === 'key' && positionals[0] === 'add')) throw new UsageError('--from belongs to perch agent add and perch agent key add (perch agent key from AGENT PLACES changes a key\'s)');
+  if (from && sub !== 'add' && !(sub === 'key' && positionals[0] === 'add'))
+    throw new UsageError("--from belongs to perch agent add and perch agent key add (perch agent key from AGENT PLACES changes a key's)");
   withHub(dataDir, (hub) => {
     switch (sub) {
       case 'add': {
-        const { agent, key } = addAgent(hub, { name: needName(), description: values.description, instructions: values.instructions, from });
+        const { agent, key } = addAgent(hub, {
+          name: needName(),
+          description: values.description,
+          instructions: values.instructions,
+          from,
+        });
         warnPlaces(agent.from ?? []);
         const url = mcpUrlFor(dataDir);
         const away = placeSnippets(dataDir, hub, agent.name, agent.from ?? ['local'], key);
-        print(json, { id: agent.id, name: agent.name, key, mcp_url: url, from: agent.from, ...(away ? { snippets: away.snippets } : {}) }, () =>
-          `Added agent ${agent.name} (${agent.id})${from ? `, may connect from ${agent.from?.join(', ')}` : ''}.\nKey (shown once, keep it secret), as the shell that starts ${agent.name}'s client needs it:\n  ${keyExportLine(agent.name, key)}\n\n` +
-          (agent.from?.includes('local') ? connectRecipes(url, agent.name) : '') +
-          (away ? `${away.text}` : ''));
+        print(
+          json,
+          { id: agent.id, name: agent.name, key, mcp_url: url, from: agent.from, ...(away ? { snippets: away.snippets } : {}) },
+          () =>
+            `Added agent ${agent.name} (${agent.id})${from ? `, may connect from ${agent.from?.join(', ')}` : ''}.\nKey (shown once, keep it secret), as the shell that starts ${agent.name}'s client needs it:\n  ${keyExportLine(agent.name, key)}\n\n` +
+            (agent.from?.includes('local') ? connectRecipes(url, agent.name) : '') +
+            (away ? `${away.text}` : ''),
+        );
         return;
       }
       case 'list': {
         const agents = listAgents(hub);
         print(json, { agents }, () =>
-          agents.length ? agents.map((a) => `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : a.key_hint ? `key ${a.key_hint}` : 'no key yet (perch agent rotate-key issues one)'}  config v${a.config_version}  ${a.description}`).join('\n') : 'No agents yet. Add one with `perch agent add NAME`.');
+          agents.length
+            ? agents
+                .map(
+                  (a) =>
+                    `${a.name.padEnd(24)} ${a.revoked ? 'revoked' : a.key_hint ? `key ${a.key_hint}` : 'no key yet (perch agent rotate-key issues one)'}  config v${a.config_version}  ${a.description}`,
+                )
+                .join('\n')
+            : 'No agents yet. Add one with `perch agent add NAME`.',
+        );
         return;
       }
       case 'show': {
@@ -147,7 +178,12 @@ async function cmdAgent(argv: string[]): Promise<void> {
       }
       case 'rotate-key': {
         const { agent, key } = rotateKey(hub, needName());
-        print(json, { id: agent.id, name: agent.name, key }, () => `New key for ${agent.name} (the old one no longer works), for the shell that starts its client:\n  ${keyExportLine(agent.name, key)}`);
+        print(
+          json,
+          { id: agent.id, name: agent.name, key },
+          () =>
+            `New key for ${agent.name} (the old one no longer works), for the shell that starts its client:\n  ${keyExportLine(agent.name, key)}`,
+        );
         return;
       }
       case 'revoke': {
@@ -162,9 +198,15 @@ async function cmdAgent(argv: string[]): Promise<void> {
         print(json, { agent: a }, () => `Config of ${a.name} is now version ${a.config_version}.`);
         return;
       }
-      case 'review': { // review mode (hub/features/review.ts)
+      case 'review': {
+        // review mode (hub/features/review.ts)
         const { agent: a, changed } = setReview(hub, needName(), positionals[1] === 'on');
-        print(json, { agent: a, changed }, () => `Review mode for ${a.name} is ${a.review ? 'on: its sends wait for you in the Approvals inbox' : 'off'}${changed ? '' : ' (unchanged)'}.`);
+        print(
+          json,
+          { agent: a, changed },
+          () =>
+            `Review mode for ${a.name} is ${a.review ? 'on: its sends wait for you in the Approvals inbox' : 'off'}${changed ? '' : ' (unchanged)'}.`,
+        );
         return;
       }
       // owner control (hub/control/control.ts): written to the database directly; a running hub sees it at once
@@ -177,7 +219,15 @@ async function cmdAgent(argv: string[]): Promise<void> {
           ? (sub === 'pause' ? pauseAll(hub, values.reason) : resumeAll(hub)).agents
           : [sub === 'pause' ? pauseAgent(hub, name!, { reason: values.reason }) : resumeAgent(hub, name!)];
         print(json, { agents: results }, () =>
-          results.length === 0 ? `No agent to ${sub}.` : results.map((r) => `${r.agent.name}: ${r.paused ? `paused${r.paused.reason ? ` (${r.paused.reason})` : ''}` : 'running'}${r.changed ? '' : ' (unchanged)'}`).join('\n'));
+          results.length === 0
+            ? `No agent to ${sub}.`
+            : results
+                .map(
+                  (r) =>
+                    `${r.agent.name}: ${r.paused ? `paused${r.paused.reason ? ` (${r.paused.reason})` : ''}` : 'running'}${r.changed ? '' : ' (unchanged)'}`,
+                )
+                .join('\n'),
+        );
         return;
       }
       case 'caps': {
@@ -194,9 +244,13 @@ async function cmdAgent(argv: string[]): Promise<void> {
         if (values.off && Object.keys(given).length) throw new UsageError('perch agent caps takes --off or caps, not both');
         const r = setCaps(hub, needName(), given, values.off === true);
         const cap = (v: number | null, unit = '') => (v == null ? 'no cap' : `${unit}${v}`);
-        print(json, r, () =>
-          `Daily caps of ${r.agent.name}: cost ${cap(r.caps.cost_usd, '$')}, messages ${cap(r.caps.messages)}, tool calls ${cap(r.caps.tool_calls)}.\n` +
-          `Today (${r.today.day}): $${r.today.cost_usd}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`);
+        print(
+          json,
+          r,
+          () =>
+            `Daily caps of ${r.agent.name}: cost ${cap(r.caps.cost_usd, '$')}, messages ${cap(r.caps.messages)}, tool calls ${cap(r.caps.tool_calls)}.\n` +
+            `Today (${r.today.day}): $${r.today.cost_usd}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`,
+        );
         return;
       }
       default:
@@ -207,7 +261,12 @@ async function cmdAgent(argv: string[]): Promise<void> {
 
 /** `perch agent brakes NAME [--budget N|off|default]`: through the running hub's owner API, or the file when no hub runs. */
 async function cmdAgentBrakes(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, budget: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, budget: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const name = positionals[0];
   if (!name) throw new UsageError('perch agent brakes needs NAME');
   let budget: BudgetSetting | undefined;
@@ -221,34 +280,68 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   const show = (r: { agent: string; brakes: AgentBrakes }) =>
-    print(json, r, () => `${r.agent}: budget ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}${r.brakes.budget_is_default ? ' (default)' : ''}; loop after ${r.brakes.loop.turns} turns in ${r.brakes.loop.within_secs / 3600} h with no person; the same text at most ${r.brakes.duplicate_max} times.`);
+    print(
+      json,
+      r,
+      () =>
+        `${r.agent}: budget ${r.brakes.budget_per_hour === null ? 'off' : `${r.brakes.budget_per_hour} messages per conversation per hour`}${r.brakes.budget_is_default ? ' (default)' : ''}; loop after ${r.brakes.loop.turns} turns in ${r.brakes.loop.within_secs / 3600} h with no person; the same text at most ${r.brakes.duplicate_max} times.`,
+    );
   const { liveHubOf } = await import('../../app');
   const live = budget !== undefined ? await liveHubOf(dataDir) : undefined;
   if (live && budget !== undefined) {
-    const r = await postJson(`${live.base_url}/api/owner/agents.set_brakes`, { agent: name, budget }, { Authorization: `Bearer ${live.owner_token}` });
+    const r = await postJson(
+      `${live.base_url}/api/owner/agents.set_brakes`,
+      { agent: name, budget },
+      { Authorization: `Bearer ${live.owner_token}` },
+    );
     if (!r.json?.ok) fail(`${r.json?.error?.message ?? `HTTP ${r.status}`} ${r.json?.error?.next_step ?? ''}`.trim(), 1);
     return show(r.json.value);
   }
-  withHub(dataDir, (hub) => show(budget !== undefined ? setAgentBudget(hub, name, budget) : { agent: findAgent(hub, name).name, brakes: agentBrakes(hub, findAgent(hub, name).id) }));
+  withHub(dataDir, (hub) =>
+    show(
+      budget !== undefined
+        ? setAgentBudget(hub, name, budget)
+        : { agent: findAgent(hub, name).name, brakes: agentBrakes(hub, findAgent(hub, name).id) },
+    ),
+  );
 }
 
 /** `perch agent key add|list|revoke`: an agent's extra keys with scopes and an optional expiry. */
-function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: string[], values: { name?: string; scopes?: string; expires?: string; from?: string; key?: string }): void {
+function cmdAgentKey(
+  hub: Hub,
+  dataDir: string,
+  json: boolean,
+  positionals: string[],
+  values: { name?: string; scopes?: string; expires?: string; from?: string; key?: string },
+): void {
   const [action, target] = positionals;
   if (!target || !['add', 'list', 'revoke', 'from'].includes(action ?? '')) {
-    throw new UsageError('use: perch agent key add AGENT --name N [--scopes read,write,...] [--expires 30m|12h|7d] [--from PLACES] | key list AGENT | key revoke KEY_ID | key from AGENT PLACES [--key KEY_ID]');
+    throw new UsageError(
+      'use: perch agent key add AGENT --name N [--scopes read,write,...] [--expires 30m|12h|7d] [--from PLACES] | key list AGENT | key revoke KEY_ID | key from AGENT PLACES [--key KEY_ID]',
+    );
   }
   if (values.key !== undefined && action !== 'from') throw new UsageError('--key belongs to perch agent key from');
   if (action === 'from') {
-    if (!positionals[2] || positionals.length > 3) throw new UsageError('use: perch agent key from AGENT PLACES [--key KEY_ID] (PLACES: local, containers, tailnet, IPv4 ranges, comma-separated)');
+    if (!positionals[2] || positionals.length > 3)
+      throw new UsageError(
+        'use: perch agent key from AGENT PLACES [--key KEY_ID] (PLACES: local, containers, tailnet, IPv4 ranges, comma-separated)',
+      );
     const r = setKeyPlaces(hub, { agent: target, key_id: values.key, from: cliPlaces(positionals[2], 'PLACES') });
     warnPlaces(r.from);
-    print(json, r, () => `${r.agent}'s ${r.key_id ? `key ${r.key_name} (${r.key_id})` : 'own key'} may now connect from ${r.from.join(', ')}${r.key_id ? '' : ' (its wake runs\' keys too)'}.`);
+    print(
+      json,
+      r,
+      () =>
+        `${r.agent}'s ${r.key_id ? `key ${r.key_name} (${r.key_id})` : 'own key'} may now connect from ${r.from.join(', ')}${r.key_id ? '' : " (its wake runs' keys too)"}.`,
+    );
     return;
   }
   if (action === 'add') {
     if (!values.name) throw new UsageError('perch agent key add needs --name NAME');
-    const scopes = values.scopes?.split(',').map((x) => x.trim()).filter(Boolean);
+    const scopes = values.scopes
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     let expiresAt: number | undefined;
     if (values.expires !== undefined) {
       const m = /^(\d+)([smhd]?)$/.exec(values.expires.trim());
@@ -257,15 +350,26 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
     }
     const { key, secret } = addAgentKey(hub, { agent: target, name: values.name, scopes, expires_at: expiresAt, from: values.from });
     warnPlaces(key.from);
-    print(json, { key, secret, mcp_url: mcpUrlFor(dataDir) }, () =>
-      `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}, from ${key.from.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`);
+    print(
+      json,
+      { key, secret, mcp_url: mcpUrlFor(dataDir) },
+      () =>
+        `Added key ${key.name} (${key.id}) for ${key.agent}, scopes ${key.scopes.join(', ')}, from ${key.from.join(', ')}${key.expires_at ? `, expires ${new Date(key.expires_at).toISOString()}` : ''}.\nKey (shown once, keep it secret):\n  ${secret}`,
+    );
     return;
   }
   if (action === 'list') {
     const keys = listAgentKeys(hub, target);
-    print(json, { keys }, () => keys.length
-      ? keys.map((k) => `${k.id.padEnd(22)} ${k.name.padEnd(20)} ${k.scopes.join(',').padEnd(26)} ${k.revoked ? 'revoked' : k.expired ? 'expired' : k.expires_at ? `until ${new Date(k.expires_at).toISOString()}` : 'no expiry'}  key ${k.key_hint}`).join('\n')
-      : `No extra keys for ${target}. Add one with \`perch agent key add ${target} --name NAME --scopes read\`.`);
+    print(json, { keys }, () =>
+      keys.length
+        ? keys
+            .map(
+              (k) =>
+                `${k.id.padEnd(22)} ${k.name.padEnd(20)} ${k.scopes.join(',').padEnd(26)} ${k.revoked ? 'revoked' : k.expired ? 'expired' : k.expires_at ? `until ${new Date(k.expires_at).toISOString()}` : 'no expiry'}  key ${k.key_hint}`,
+            )
+            .join('\n')
+        : `No extra keys for ${target}. Add one with \`perch agent key add ${target} --name NAME --scopes read\`.`,
+    );
     return;
   }
   const k = revokeScopedKey(hub, target);
@@ -276,9 +380,16 @@ function cmdAgentKey(hub: Hub, dataDir: string, json: boolean, positionals: stri
 /** `perch agent add`'s connect recipes: the same as the key dialog's (shared/agents/snippets.ts), the key from the environment. */
 function connectRecipes(url: string, name: string): string {
   const s = connectionSnippets(url, name, null);
-  const indent = (t: string) => t.split('\n').filter((l) => !l.startsWith('export ')).map((l) => `  ${l}`).join('\n');
-  return `Connect Claude Code (its MCP entry and hooks; --project DIR connects ${name} for one repository only):\n${indent(s.claude_code!)}\n` +
-    `Connect Codex:\n${indent(s.codex!)}\nConnect Cursor:\n${indent(s.cursor!)}\nOther clients: perch connect CLIENT ${name} prints their snippet (claude-desktop, vscode, windsurf, gemini, zed).\n`;
+  const indent = (t: string) =>
+    t
+      .split('\n')
+      .filter((l) => !l.startsWith('export '))
+      .map((l) => `  ${l}`)
+      .join('\n');
+  return (
+    `Connect Claude Code (its MCP entry and hooks; --project DIR connects ${name} for one repository only):\n${indent(s.claude_code!)}\n` +
+    `Connect Codex:\n${indent(s.codex!)}\nConnect Cursor:\n${indent(s.cursor!)}\nOther clients: perch connect CLIENT ${name} prints their snippet (claude-desktop, vscode, windsurf, gemini, zed).\n`
+  );
 }
 
 function warnPlaces(from: readonly string[]): void {

@@ -16,16 +16,30 @@ const TITLES: Record<string, string> = {
 };
 
 /** Snippets for an agent that connects from containers or the tailnet; undefined when it connects only locally. */
-export function placeSnippets(dataDir: string, hub: Hub, agent: string, places: readonly string[], key: string | null): { snippets: Record<string, string>; text: string } | undefined {
+export function placeSnippets(
+  dataDir: string,
+  hub: Hub,
+  agent: string,
+  places: readonly string[],
+  key: string | null,
+): { snippets: Record<string, string>; text: string } | undefined {
   let port = Number(process.env.PERCH_PORT) || DEFAULT_PORT;
   try {
     port = (JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as { port: number }).port || port;
-  } catch { /* no hub runs: the default port */ }
+  } catch {
+    /* no hub runs: the default port */
+  }
   const snippets = awaySnippets(agent, places, { port, publicUrl: publicUrl(hub) }, key);
   if (Object.keys(snippets).length === 0) return undefined;
   const text = [
     ...('docker_run' in snippets ? ['Containers reach the hub when it runs with `perch serve --containers`.\n'] : []),
-    ...Object.entries(snippets).map(([k, v]) => `${TITLES[k] ?? k}:\n${v.split('\n').map((l) => `  ${l}`).join('\n')}\n`),
+    ...Object.entries(snippets).map(
+      ([k, v]) =>
+        `${TITLES[k] ?? k}:\n${v
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n')}\n`,
+    ),
   ].join('\n');
   return { snippets, text };
 }

@@ -11,7 +11,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE_NAME } from '../../store/db/db';
 import { findAgent } from '../../hub/identity/identities';
-import { CONNECT_CLIENTS, ConfigFileError, SNIPPET_OF, WRITABLE_CLIENTS, codexMcpLines, configEdits, serverName, startCommand, type ConnectClient, type ConnectOptions } from '../../../shared/agents/harness-config';
+import {
+  CONNECT_CLIENTS,
+  ConfigFileError,
+  SNIPPET_OF,
+  WRITABLE_CLIENTS,
+  codexMcpLines,
+  configEdits,
+  serverName,
+  startCommand,
+  type ConnectClient,
+  type ConnectOptions,
+} from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { unifiedDiff } from '../../../shared/text/text-diff';
@@ -83,15 +94,25 @@ function writeAtomically(file: string, text: string): void {
 }
 
 function parseClient(s: string | undefined): ConnectClient {
-  if (s === undefined) throw new UsageError(`perch connect needs CLIENT and NAME, e.g. perch connect claude-code kit (CLIENT: ${CONNECT_CLIENTS.join(', ')})`);
-  if (!(CONNECT_CLIENTS as readonly string[]).includes(s)) throw new UsageError(`unknown client ${JSON.stringify(s)}: use ${CONNECT_CLIENTS.join(', ')}`);
+  if (s === undefined)
+    throw new UsageError(`perch connect needs CLIENT and NAME, e.g. perch connect claude-code kit (CLIENT: ${CONNECT_CLIENTS.join(', ')})`);
+  if (!(CONNECT_CLIENTS as readonly string[]).includes(s))
+    throw new UsageError(`unknown client ${JSON.stringify(s)}: use ${CONNECT_CLIENTS.join(', ')}`);
   return s as ConnectClient;
 }
 
 async function cmdConnect(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { write: { type: 'boolean' }, replace: { type: 'boolean' }, project: { type: 'string' }, channel: { type: 'boolean' }, url: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      write: { type: 'boolean' },
+      replace: { type: 'boolean' },
+      project: { type: 'string' },
+      channel: { type: 'boolean' },
+      url: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -100,16 +121,29 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (name === undefined) throw new UsageError(`perch connect ${client} needs the agent's NAME, e.g. perch connect ${client} kit`);
   if (positionals.length > 2) throw new UsageError(`unexpected ${JSON.stringify(positionals[2])}`);
   if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
-  if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
+  if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
+    throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {
-    throw new UsageError(`--write edits the config files of ${WRITABLE_CLIENTS.join(', ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`);
+    throw new UsageError(
+      `--write edits the config files of ${WRITABLE_CLIENTS.join(', ')}; for ${client}, paste the snippet that \`perch connect ${client} ${name}\` prints`,
+    );
   }
   const project = values.project === undefined ? undefined : projectDir(values.project);
-  if (project !== undefined && !WRITABLE_CLIENTS.includes(client)) throw new UsageError(`--project is for ${WRITABLE_CLIENTS.join(', ')}; for ${client}, put the snippet that \`perch connect ${client} ${name}\` prints in the project's config`);
+  if (project !== undefined && !WRITABLE_CLIENTS.includes(client))
+    throw new UsageError(
+      `--project is for ${WRITABLE_CLIENTS.join(', ')}; for ${client}, put the snippet that \`perch connect ${client} ${name}\` prints in the project's config`,
+    );
   const dataDir = dataDirOf(values);
-  if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME))) fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
+  if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME)))
+    fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
   const agent = withHub(dataDir, (hub) => findAgent(hub, name)).name;
-  const o: ConnectOptions = { agent, mcpUrl: values.url ?? mcpUrlFor(dataDir), channel: !!values.channel, replace: !!values.replace, project: project !== undefined };
+  const o: ConnectOptions = {
+    agent,
+    mcpUrl: values.url ?? mcpUrlFor(dataDir),
+    channel: !!values.channel,
+    replace: !!values.replace,
+    project: project !== undefined,
+  };
   const env = keyEnvVar(agent);
   const base = project ?? os.homedir();
 
@@ -129,11 +163,22 @@ async function cmdConnect(argv: string[]): Promise<void> {
       next = e.apply(old, abs);
     } catch (err) {
       if (err instanceof ConfigFileError) fail(`${err.message}. Nothing was written.`, 1);
-      if (err instanceof TomlEditError) fail(`cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`, 1);
+      if (err instanceof TomlEditError)
+        fail(
+          `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
+          1,
+        );
       throw err;
     }
     const changed = next !== old;
-    planned.push({ abs, file: abs, what: e.what, next, changed, diff: changed ? unifiedDiff(old ?? '', next, abs, old === undefined ? '/dev/null' : abs) : '' });
+    planned.push({
+      abs,
+      file: abs,
+      what: e.what,
+      next,
+      changed,
+      diff: changed ? unifiedDiff(old ?? '', next, abs, old === undefined ? '/dev/null' : abs) : '',
+    });
   }
   if (values.write) {
     for (const p of planned) {
@@ -149,21 +194,38 @@ async function cmdConnect(argv: string[]): Promise<void> {
   const files = planned.map(({ file, what, diff, changed, backup }) => ({ file, what, changed, diff, ...(backup ? { backup } : {}) }));
   const warnings = shellWarnings(client, o, start ?? client);
   for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
-  print(!!values.json, { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings }, () => {
-    const out: string[] = [];
-    for (const f of files) {
-      if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
-      else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
-      else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
-    }
-    if (!values.write && files.some((f) => f.changed)) out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
-    out.push(`Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`);
-    if (client === 'claude-code' && !o.channel) out.push(`Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:${serverName(agent)}`);
-    if (client === 'claude-code' && project) out.push(`Claude Code asks once whether to use the MCP servers of ${path.join(project, '.mcp.json')}: allow ${serverName(agent)}.`);
-    if (client === 'codex') out.push(`Codex's first run asks twice: trust the new hooks (review them with /hooks; until then no prompt reaches Perch), and it may show a notice about the model; answer it in the terminal. approval_policy "on-request" makes Codex ask (with "never" nothing would reach you; \`codex -a on-request\` does the same for one run).${project ? ` Codex reads ${path.join(project, '.codex')} only in a project you trusted.` : ''}`);
-    if (client === 'cursor') out.push('Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.');
-    return out.join('\n\n');
-  });
+  print(
+    !!values.json,
+    { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings },
+    () => {
+      const out: string[] = [];
+      for (const f of files) {
+        if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
+        else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
+        else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
+      }
+      if (!values.write && files.some((f) => f.changed))
+        out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
+      out.push(
+        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`,
+      );
+      if (client === 'claude-code' && !o.channel)
+        out.push(
+          `Messages pushed into the running session (Claude Code channels, a preview): perch connect claude-code ${agent} --channel --write, then claude --dangerously-load-development-channels server:${serverName(agent)}`,
+        );
+      if (client === 'claude-code' && project)
+        out.push(`Claude Code asks once whether to use the MCP servers of ${path.join(project, '.mcp.json')}: allow ${serverName(agent)}.`);
+      if (client === 'codex')
+        out.push(
+          `Codex's first run asks twice: trust the new hooks (review them with /hooks; until then no prompt reaches Perch), and it may show a notice about the model; answer it in the terminal. approval_policy "on-request" makes Codex ask (with "never" nothing would reach you; \`codex -a on-request\` does the same for one run).${project ? ` Codex reads ${path.join(project, '.codex')} only in a project you trusted.` : ''}`,
+        );
+      if (client === 'cursor')
+        out.push(
+          'Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.',
+        );
+      return out.join('\n\n');
+    },
+  );
 }
 
 /** DIR of --project: an existing directory, absolute. */
@@ -200,8 +262,14 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
   const env = keyEnvVar(o.agent);
   const label = PROMPT_HARNESS_LABEL[client] ?? client;
   const out: string[] = [];
-  if (!process.env[env]) out.push(`${env} is not set in this shell: ${label} reads ${o.agent}'s key from it, and without it nothing reaches Perch. Run export ${env}=perch_… (${o.agent}'s key) in the shell that starts ${start}.`);
-  if ((WRITABLE_CLIENTS.includes(client)) && !onPath('perch')) out.push(`perch is not on this shell's PATH: ${label}'s hooks run \`perch hook …\` and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`);
+  if (!process.env[env])
+    out.push(
+      `${env} is not set in this shell: ${label} reads ${o.agent}'s key from it, and without it nothing reaches Perch. Run export ${env}=perch_… (${o.agent}'s key) in the shell that starts ${start}.`,
+    );
+  if (WRITABLE_CLIENTS.includes(client) && !onPath('perch'))
+    out.push(
+      `perch is not on this shell's PATH: ${label}'s hooks run \`perch hook …\` and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`,
+    );
   return out;
 }
 

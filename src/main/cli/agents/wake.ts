@@ -39,15 +39,27 @@ export function cmdAgentWake(argv: string[]): void {
   const { values, positionals } = parseArgs({
     args: own,
     options: {
-      'data-dir': { type: 'string' }, json: { type: 'boolean' }, cwd: { type: 'string' }, timeout: { type: 'string' }, 'max-runs': { type: 'string' },
-      'memory-mb': { type: 'string' }, env: { type: 'string', multiple: true }, shell: { type: 'string' }, webhook: { type: 'string' }, off: { type: 'boolean' }, show: { type: 'boolean' },
-      container: { type: 'string' }, project: { type: 'string' }, runtime: { type: 'string' }, // a wake run in a container (shared/agents/wake-container.ts)
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      cwd: { type: 'string' },
+      timeout: { type: 'string' },
+      'max-runs': { type: 'string' },
+      'memory-mb': { type: 'string' },
+      env: { type: 'string', multiple: true },
+      shell: { type: 'string' },
+      webhook: { type: 'string' },
+      off: { type: 'boolean' },
+      show: { type: 'boolean' },
+      container: { type: 'string' },
+      project: { type: 'string' },
+      runtime: { type: 'string' }, // a wake run in a container (shared/agents/wake-container.ts)
     },
     allowPositionals: true,
     strict: true,
   });
   const name = positionals[0];
-  if (!name || positionals.length > 1) throw new UsageError(`perch agent wake needs NAME (and the command after --): ${WAKE_HELP.split('\n')[0]}`);
+  if (!name || positionals.length > 1)
+    throw new UsageError(`perch agent wake needs NAME (and the command after --): ${WAKE_HELP.split('\n')[0]}`);
   const num = (v: string | undefined, flag: string) => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -63,52 +75,69 @@ export function cmdAgentWake(argv: string[]): void {
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   const contained = values.container !== undefined ? containerArgv(dataDir, values, command ?? [], Object.keys(env)) : undefined;
-  const setting = command !== undefined || values.shell !== undefined || values.webhook !== undefined || values.off || contained !== undefined;
+  const setting =
+    command !== undefined || values.shell !== undefined || values.webhook !== undefined || values.off || contained !== undefined;
   if (values.show && setting) throw new UsageError('--show only shows: give no command, --shell, --webhook or --off with it');
   if (!values.show && !setting) throw new UsageError('perch agent wake NAME needs a command after --, --shell, --webhook, --off or --show');
   withHub(dataDir, (hub) => {
     const state = values.show
       ? wakeState(hub, name)
       : setWakeAction(hub, {
-        agent: name,
-        off: values.off || undefined,
-        argv: contained ?? command,
-        shell: values.shell,
-        webhook: values.webhook,
-        cwd: contained ? path.resolve(values.project!) : values.cwd !== undefined ? path.resolve(values.cwd) : undefined,
-        env: Object.keys(env).length ? env : undefined,
-        timeout_secs: num(values.timeout, '--timeout'),
-        max_runs_per_hour: num(values['max-runs'], '--max-runs'),
-        memory_ceiling_mb: num(values['memory-mb'], '--memory-mb'),
-      });
-    const boxedOut = contained && !agentPlaces(findAgent(hub, name)).includes('containers')
-      ? `\nNote: ${name}'s key may connect from ${agentPlaces(findAgent(hub, name)).join(', ')} only; its runs in a container need: perch agent key from ${name} containers`
-      : '';
+          agent: name,
+          off: values.off || undefined,
+          argv: contained ?? command,
+          shell: values.shell,
+          webhook: values.webhook,
+          cwd: contained ? path.resolve(values.project!) : values.cwd !== undefined ? path.resolve(values.cwd) : undefined,
+          env: Object.keys(env).length ? env : undefined,
+          timeout_secs: num(values.timeout, '--timeout'),
+          max_runs_per_hour: num(values['max-runs'], '--max-runs'),
+          memory_ceiling_mb: num(values['memory-mb'], '--memory-mb'),
+        });
+    const boxedOut =
+      contained && !agentPlaces(findAgent(hub, name)).includes('containers')
+        ? `\nNote: ${name}'s key may connect from ${agentPlaces(findAgent(hub, name)).join(', ')} only; its runs in a container need: perch agent key from ${name} containers`
+        : '';
     print(json, { wake: state }, () => describeWake(state) + boxedOut);
   });
 }
 
 /** The docker/podman argv of a wake run in a container (checked before the database is opened). */
-function containerArgv(dataDir: string, values: { container?: string; project?: string; runtime?: string; cwd?: string; shell?: string; webhook?: string; off?: boolean }, command: string[], envNames: string[]): string[] {
-  if (values.shell !== undefined || values.webhook !== undefined || values.off || values.cwd !== undefined) throw new UsageError('--container takes a command after -- (or none: the image\'s own), not --shell, --webhook, --off or --cwd (the project is the working directory)');
+function containerArgv(
+  dataDir: string,
+  values: { container?: string; project?: string; runtime?: string; cwd?: string; shell?: string; webhook?: string; off?: boolean },
+  command: string[],
+  envNames: string[],
+): string[] {
+  if (values.shell !== undefined || values.webhook !== undefined || values.off || values.cwd !== undefined)
+    throw new UsageError(
+      "--container takes a command after -- (or none: the image's own), not --shell, --webhook, --off or --cwd (the project is the working directory)",
+    );
   if (!values.project) throw new UsageError('--container needs --project DIR: the one directory the container may see');
   const runtime = (values.runtime ?? 'docker') as ContainerRuntime;
-  if (!(CONTAINER_RUNTIMES as readonly string[]).includes(runtime)) throw new UsageError(`--runtime must be docker or podman, not ${JSON.stringify(values.runtime)}`);
+  if (!(CONTAINER_RUNTIMES as readonly string[]).includes(runtime))
+    throw new UsageError(`--runtime must be docker or podman, not ${JSON.stringify(values.runtime)}`);
   const project = path.resolve(values.project);
   const problem = containerWakeProblem({ image: values.container!, project });
   if (problem) throw new UsageError(problem);
   let port = Number(process.env.PERCH_PORT) || DEFAULT_PORT;
   try {
     port = (JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as { port: number }).port || port;
-  } catch { /* no hub runs: the default port */ }
+  } catch {
+    /* no hub runs: the default port */
+  }
   return containerWakeArgv({ runtime, image: values.container!, project, command, port, platform: process.platform, env: envNames });
 }
 
 function describeWake(w: WakeState): string {
   if (!w.action) return `${w.agent.name} has no wake action: Perch does not start it.`;
   const a = w.action;
-  const what = a.kind === 'webhook' ? `POST ${a.url} (signed: X-Perch-Signature sha256=HMAC of the body with the secret ${w.webhook_secret})`
-    : a.argv ? `run ${a.argv.map((x) => (/^[\w@%+=:,./-]+$/.test(x) ? x : JSON.stringify(x))).join(' ')}` : `run in a shell: ${a.shell}`;
+  const what =
+    a.kind === 'webhook'
+      ? `POST ${a.url} (signed: X-Perch-Signature sha256=HMAC of the body with the secret ${w.webhook_secret})`
+      : a.argv
+        ? `run ${a.argv.map((x) => (/^[\w@%+=:,./-]+$/.test(x) ? x : JSON.stringify(x))).join(' ')}`
+        : `run in a shell: ${a.shell}`;
   return [
     `${w.agent.name} wakes: ${what}`,
     ...(a.cwd ? [`  in ${a.cwd}`] : []),
@@ -140,7 +169,12 @@ export const wake: Command = {
 async function cmdWake(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'at-once': { type: 'string' }, 'min-free-mb': { type: 'string' } },
+    options: {
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      'at-once': { type: 'string' },
+      'min-free-mb': { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -152,12 +186,13 @@ async function cmdWake(argv: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   const atOnce = values['at-once'];
   const floor = values['min-free-mb'];
-  const r = atOnce === undefined && floor === undefined
-    ? await ownerAction(dataDir, 'wake.limits.get', {})
-    : await ownerAction(dataDir, 'wake.limits.set', {
-      ...(atOnce !== undefined ? { at_once: atOnce === 'default' ? null : whole(atOnce, '--at-once') } : {}),
-      ...(floor !== undefined ? { min_free_mb: whole(floor, '--min-free-mb') } : {}),
-    });
+  const r =
+    atOnce === undefined && floor === undefined
+      ? await ownerAction(dataDir, 'wake.limits.get', {})
+      : await ownerAction(dataDir, 'wake.limits.set', {
+          ...(atOnce !== undefined ? { at_once: atOnce === 'default' ? null : whole(atOnce, '--at-once') } : {}),
+          ...(floor !== undefined ? { min_free_mb: whole(floor, '--min-free-mb') } : {}),
+        });
   print(!!values.json, r, () => describeLimits(r.limits));
 }
 
@@ -165,13 +200,18 @@ const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
 function describeLimits(l: WakeLimits): string {
   return [
-    `At most ${l.at_once} wake run${l.at_once === 1 ? '' : 's'} at once${l.at_once_default ? ' (this machine\'s default)' : ''}.`,
+    `At most ${l.at_once} wake run${l.at_once === 1 ? '' : 's'} at once${l.at_once_default ? " (this machine's default)" : ''}.`,
     l.min_free_mb ? `No new run starts while less than ${l.min_free_mb} MB of memory is available.` : 'No memory floor.',
     ...(l.machine ? [`This machine: ${l.machine.cores} cores, ${l.machine.available_mb} of ${l.machine.total_mb} MB available.`] : []),
     `Running (${l.running.length}):`,
-    ...l.running.map((r) => `  ${r.agent.name}  since ${new Date(r.since).toLocaleTimeString()}${r.live ? `  ${mb(r.live.rss_bytes)}, ${r.live.cpu_pct}% CPU` : ''}`),
+    ...l.running.map(
+      (r) =>
+        `  ${r.agent.name}  since ${new Date(r.since).toLocaleTimeString()}${r.live ? `  ${mb(r.live.rss_bytes)}, ${r.live.cpu_pct}% CPU` : ''}`,
+    ),
     `Queued (${l.queued.length}):`,
-    ...l.queued.map((q) => `  ${q.position}. ${q.agent.name}  since ${new Date(q.since).toLocaleTimeString()}${q.by_owner ? '  (woken by you)' : ''}`),
+    ...l.queued.map(
+      (q) => `  ${q.position}. ${q.agent.name}  since ${new Date(q.since).toLocaleTimeString()}${q.by_owner ? '  (woken by you)' : ''}`,
+    ),
     ...(l.blocked ? [l.blocked] : []),
   ].join('\n');
 }

@@ -81,7 +81,8 @@ function contentOf(ev: Json, data: Json | undefined, message: Json | undefined):
     case 'conversation.created': {
       const title = str(data?.title) ?? 'a conversation';
       const who = nameOf(ev.actor) ?? 'Someone';
-      if (data?.kind === 'task') return `${who} created the task "${title}"${str(data?.assignee) ? ` and assigned it to ${data!.assignee}` : ''}`;
+      if (data?.kind === 'task')
+        return `${who} created the task "${title}"${str(data?.assignee) ? ` and assigned it to ${data!.assignee}` : ''}`;
       return `${who} added you to "${title}"`;
     }
     case 'member.added':

@@ -6,14 +6,20 @@ type Json = Record<string, unknown>;
 
 /** The hub cannot be reached, refused the key, or answered something that is not JSON-RPC. */
 export class HubDown extends Error {
-  constructor(message: string, readonly unauthorized = false) {
+  constructor(
+    message: string,
+    readonly unauthorized = false,
+  ) {
     super(message);
   }
 }
 
 /** A tool error from the hub (result.isError), with its code. */
 export class ToolError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -26,13 +32,23 @@ export class ChannelHub {
   protocolVersion: string | undefined;
   private nextId = 1;
 
-  constructor(readonly url: string, private readonly key: string) {}
+  constructor(
+    readonly url: string,
+    private readonly key: string,
+  ) {}
 
   /** POSTs one JSON-RPC message; the parsed body (undefined for 202 and other empty answers). */
   async post(msg: Json, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json | undefined> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.key}` };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${this.key}`,
+    };
     const meta = obj(obj(msg.params)?._meta);
-    const version = typeof meta?.['io.modelcontextprotocol/protocolVersion'] === 'string' ? (meta['io.modelcontextprotocol/protocolVersion'] as string) : this.protocolVersion;
+    const version =
+      typeof meta?.['io.modelcontextprotocol/protocolVersion'] === 'string'
+        ? (meta['io.modelcontextprotocol/protocolVersion'] as string)
+        : this.protocolVersion;
     if (version && msg.method !== 'initialize') headers['MCP-Protocol-Version'] = version;
     const signals = [AbortSignal.timeout(opts.timeoutMs ?? CALL_TIMEOUT_MS)];
     if (opts.signal) signals.push(opts.signal);
@@ -44,10 +60,14 @@ export class ChannelHub {
     } catch (e) {
       if (opts.signal?.aborted) throw e;
       const cause = (e as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
-      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} s` : (cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (e as Error).message);
+      const why =
+        (e as Error).name === 'TimeoutError'
+          ? `no answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} s`
+          : (cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (e as Error).message);
       throw new HubDown(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
     }
-    if (res.status === 401) throw new HubDown(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);
+    if (res.status === 401)
+      throw new HubDown(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);
     if (!text) return undefined;
     try {
       const body = JSON.parse(text) as unknown;
@@ -69,13 +89,21 @@ export class ChannelHub {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` }, body: JSON.stringify(filing), signal: AbortSignal.any(signals) });
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` },
+        body: JSON.stringify(filing),
+        signal: AbortSignal.any(signals),
+      });
       text = await res.text();
     } catch (e) {
       if (opts.signal?.aborted) throw e;
-      throw new HubDown(`cannot reach the Perch hub at ${url} (${(e as Error).name === 'TimeoutError' ? 'no answer in time' : (e as Error).message}); is \`perch serve\` (or the app) running?`);
+      throw new HubDown(
+        `cannot reach the Perch hub at ${url} (${(e as Error).name === 'TimeoutError' ? 'no answer in time' : (e as Error).message}); is \`perch serve\` (or the app) running?`,
+      );
     }
-    if (res.status === 401) throw new HubDown(`the Perch hub at ${url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);
+    if (res.status === 401)
+      throw new HubDown(`the Perch hub at ${url} refused the agent key (HTTP 401): check the key in the channel's environment`, true);
     let body: Json | undefined;
     try {
       body = obj(JSON.parse(text));
@@ -91,7 +119,10 @@ export class ChannelHub {
 
   /** One tools/call of the channel's own; a tool error is a ToolError, the hub down a HubDown. */
   async call(tool: string, args: Json, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json> {
-    const body = await this.post({ jsonrpc: '2.0', id: `perch-channel-${this.nextId++}`, method: 'tools/call', params: { name: tool, arguments: args } }, opts);
+    const body = await this.post(
+      { jsonrpc: '2.0', id: `perch-channel-${this.nextId++}`, method: 'tools/call', params: { name: tool, arguments: args } },
+      opts,
+    );
     const err = obj(body?.error);
     if (err) throw new ToolError('protocol', `${tool}: ${String(err.message ?? JSON.stringify(err))}`);
     const result = obj(body?.result);

@@ -31,7 +31,8 @@ export function parsePermissionRequest(params: unknown): PermissionRequestParams
   for (const k of ['request_id', 'tool_name', 'description', 'input_preview'] as const) {
     if (typeof p[k] !== 'string') return `permission_request without a string ${k}`;
   }
-  if (!/^[a-z]{1,64}$/.test(p.request_id as string)) return `permission_request with a malformed request_id ${JSON.stringify(String(p.request_id).slice(0, 80))}`;
+  if (!/^[a-z]{1,64}$/.test(p.request_id as string))
+    return `permission_request with a malformed request_id ${JSON.stringify(String(p.request_id).slice(0, 80))}`;
   if (!(p.tool_name as string).trim()) return 'permission_request with an empty tool_name';
   return p as unknown as PermissionRequestParams;
 }
@@ -52,8 +53,18 @@ function toolInputOf(preview: string): Json | undefined {
  */
 export function promptFiling(p: PermissionRequestParams, cwd: string): Json {
   const input = toolInputOf(p.input_preview);
-  const description = p.description.length <= MAX_DESCRIPTION_CHARS ? p.description : `${p.description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
-  const base: Json = { event: PROMPT_FILING_EVENT, harness: 'claude-code', via: 'channel', channel_request_id: p.request_id, cwd, tool_name: p.tool_name, description, ttl_secs: PROMPT_TTL_SECS };
+  const description =
+    p.description.length <= MAX_DESCRIPTION_CHARS ? p.description : `${p.description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
+  const base: Json = {
+    event: PROMPT_FILING_EVENT,
+    harness: 'claude-code',
+    via: 'channel',
+    channel_request_id: p.request_id,
+    cwd,
+    tool_name: p.tool_name,
+    description,
+    ttl_secs: PROMPT_TTL_SECS,
+  };
   if (input && Buffer.byteLength(p.input_preview) <= MAX_SENT_INPUT_BYTES) return { ...base, tool_input: input };
   return { ...base, input_cut: input ? cutOf(input) : cutText({ lead: '', lang: '', text: p.input_preview }) };
 }
@@ -84,11 +95,13 @@ export class PromptRelay {
     for (const id of [...this.open.keys()]) void this.withdraw(id);
     const entry: Open = { stop: new AbortController() };
     this.open.set(p.request_id, entry);
-    void this.run(p, entry).catch((e) => {
-      if (!entry.stop.signal.aborted) this.warn(`permission prompt ${p.request_id} not relayed: ${(e as Error).message}`);
-    }).finally(() => {
-      if (this.open.get(p.request_id) === entry) this.open.delete(p.request_id);
-    });
+    void this.run(p, entry)
+      .catch((e) => {
+        if (!entry.stop.signal.aborted) this.warn(`permission prompt ${p.request_id} not relayed: ${(e as Error).message}`);
+      })
+      .finally(() => {
+        if (this.open.get(p.request_id) === entry) this.open.delete(p.request_id);
+      });
   }
 
   /** Withdraws every open prompt (the session ended); resolves when the hub has them closed (bounded). */
@@ -122,7 +135,11 @@ export class PromptRelay {
     }
     while (r.state === 'pending' && !signal.aborted) {
       try {
-        r = await this.hub.call('get_request', { request_id: entry.perchId, wait_secs: WAIT_SECS }, { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS });
+        r = await this.hub.call(
+          'get_request',
+          { request_id: entry.perchId, wait_secs: WAIT_SECS },
+          { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS },
+        );
       } catch (e) {
         if (signal.aborted) return;
         if (e instanceof HubDown && !e.unauthorized) {

@@ -107,14 +107,20 @@ function readLines(input: NodeJS.ReadableStream, onLine: (line: string) => void,
 function parseChannelArgs(argv: string[]): { help: boolean; agent?: string; instance: string; url?: string } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { agent: { type: 'string' }, instance: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { agent: { type: 'string' }, instance: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: false,
+      strict: true,
+    });
   } catch (e) {
     throw new Refused((e as Error).message);
   }
   const v = parsed.values;
   if (v.agent !== undefined && !v.agent.trim()) throw new Refused('--agent needs a NAME');
   const instance = v.instance ?? 'channel';
-  if (!/^[a-z0-9_-]{2,40}$/.test(instance)) throw new Refused(`--instance must be 2-40 characters a-z, 0-9, - and _, not ${JSON.stringify(instance)}`);
+  if (!/^[a-z0-9_-]{2,40}$/.test(instance))
+    throw new Refused(`--instance must be 2-40 characters a-z, 0-9, - and _, not ${JSON.stringify(instance)}`);
   return { help: !!v.help, agent: v.agent, instance, url: v.url };
 }
 
@@ -125,8 +131,17 @@ class Channel {
   private pushing: Promise<void> | undefined;
   readonly relay: PromptRelay;
 
-  constructor(private readonly hub: ChannelHub, ownerName: string, private readonly instance: string) {
-    this.relay = new PromptRelay(hub, (request_id, behavior) => send({ jsonrpc: '2.0', method: 'notifications/claude/channel/permission', params: { request_id, behavior } }), warn);
+  constructor(
+    private readonly hub: ChannelHub,
+    ownerName: string,
+    private readonly instance: string,
+  ) {
+    this.relay = new PromptRelay(
+      hub,
+      (request_id, behavior) =>
+        send({ jsonrpc: '2.0', method: 'notifications/claude/channel/permission', params: { request_id, behavior } }),
+      warn,
+    );
   }
 
   /** One message from the session. */
@@ -141,8 +156,10 @@ class Channel {
     }
     const msg = obj(parsed);
     const id = msg && (typeof msg.id === 'string' || typeof msg.id === 'number') ? msg.id : null;
-    const invalid = (why: string) => void send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${why}` } });
-    if (!msg) return invalid(Array.isArray(parsed) ? 'batches are not taken; one JSON-RPC 2.0 message per line' : 'not a JSON-RPC 2.0 message');
+    const invalid = (why: string) =>
+      void send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${why}` } });
+    if (!msg)
+      return invalid(Array.isArray(parsed) ? 'batches are not taken; one JSON-RPC 2.0 message per line' : 'not a JSON-RPC 2.0 message');
     if (msg.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"');
     const method = typeof msg.method === 'string' ? msg.method : undefined;
     if (method === undefined) {
@@ -216,7 +233,11 @@ class Channel {
     while (!this.closing) {
       let r: Json;
       try {
-        r = await this.hub.call('get_updates', { instance: this.instance, wait_secs: backlog ? 0 : WAIT_SECS, limit: UPDATES_LIMIT, ...(ack ? { ack } : {}) }, { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS });
+        r = await this.hub.call(
+          'get_updates',
+          { instance: this.instance, wait_secs: backlog ? 0 : WAIT_SECS, limit: UPDATES_LIMIT, ...(ack ? { ack } : {}) },
+          { signal, timeoutMs: WAIT_SECS * 1000 + CALL_TIMEOUT_MS },
+        );
         failures = 0;
       } catch (e) {
         if (this.closing) return;
@@ -238,7 +259,8 @@ class Channel {
         newest = newest.slice(over);
         if (r.more === true && ++pages < BACKLOG_MAX_PAGES) continue;
         backlog = false;
-        for (const notice of backlogNotices(newest, skipped)) await send({ jsonrpc: '2.0', method: 'notifications/claude/channel', params: notice });
+        for (const notice of backlogNotices(newest, skipped))
+          await send({ jsonrpc: '2.0', method: 'notifications/claude/channel', params: notice });
         newest = [];
         continue;
       }
@@ -267,7 +289,8 @@ export async function cmdChannel(argv: string[]): Promise<number> {
     }
     const keyName = keyEnvName(opts.agent);
     const key = process.env[keyName];
-    if (!key) throw new Refused(`no agent key: set ${keyName} in the environment Claude Code starts this server with (the "env" of its MCP entry)`);
+    if (!key)
+      throw new Refused(`no agent key: set ${keyName} in the environment Claude Code starts this server with (the "env" of its MCP entry)`);
     const hub = new ChannelHub(mcpUrl(opts.url), key);
     // The session's first lines wait until the key is known good.
     const lines: string[] = [];
@@ -276,9 +299,18 @@ export async function cmdChannel(argv: string[]): Promise<number> {
     const end = new Promise<void>((resolve) => (stdinDone = resolve));
     const tooLong = () => {
       warn(`a line over ${MAX_LINE_BYTES} bytes was dropped`);
-      void send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: a line over ${MAX_LINE_BYTES} bytes` } });
+      void send({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: INVALID_REQUEST, message: `Invalid Request: a line over ${MAX_LINE_BYTES} bytes` },
+      });
     };
-    readLines(process.stdin, (l) => (channel ? channel.handle(l) : lines.push(l)), tooLong, () => ((ended = true), stdinDone()));
+    readLines(
+      process.stdin,
+      (l) => (channel ? channel.handle(l) : lines.push(l)),
+      tooLong,
+      () => ((ended = true), stdinDone()),
+    );
     let me: Json;
     try {
       me = await hub.call('whoami', {});

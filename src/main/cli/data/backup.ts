@@ -42,7 +42,11 @@ ${DATA_DIR_LINE}`,
 };
 
 async function cmdBackup(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+    strict: true,
+  });
   const dataDir = dataDirOf(values);
   const dbFile = path.join(dataDir, DB_FILE_NAME);
   if (!fs.existsSync(dbFile)) fail(`there is no database to back up at ${dbFile}. Check --data-dir (or PERCH_DATA_DIR).`, 1);
@@ -54,11 +58,21 @@ async function cmdBackup(argv: string[]): Promise<void> {
     if (!fs.statSync(dest).isFile()) fail(`${dest} is not a file; nothing was written. Pick another --to FILE.`, 1);
   }
   const r = await backupFile(dbFile, dest); // dest is replaced only once the new copy is whole and checked
-  print(!!values.json, { file: dest, bytes: r.bytes }, () => `Backed up ${dbFile}\n  to ${dest} (${humanSize(r.bytes)}).\nRestore it with: perch restore ${JSON.stringify(dest)}${values['data-dir'] ? ` --data-dir ${JSON.stringify(dataDir)}` : ''}`);
+  print(
+    !!values.json,
+    { file: dest, bytes: r.bytes },
+    () =>
+      `Backed up ${dbFile}\n  to ${dest} (${humanSize(r.bytes)}).\nRestore it with: perch restore ${JSON.stringify(dest)}${values['data-dir'] ? ` --data-dir ${JSON.stringify(dataDir)}` : ''}`,
+  );
 }
 
 async function cmdRestore(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [fileArg, extra] = positionals;
   if (!fileArg) throw new UsageError('perch restore needs FILE, e.g. perch restore backups/perch-2025-01-31T12-00-00-000Z.sqlite');
   if (extra !== undefined) throw new UsageError(`perch restore takes one FILE, not also ${JSON.stringify(extra)}`);
@@ -69,7 +83,11 @@ async function cmdRestore(argv: string[]): Promise<void> {
   if (source === dbFile) throw new UsageError('FILE is the database itself; pick a backup.');
   const { liveHubOf } = await import('../../app');
   const live = await liveHubOf(dataDir);
-  if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch restore again.`, 1);
+  if (live)
+    fail(
+      `a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch restore again.`,
+      1,
+    );
   let r;
   try {
     r = await restoreDatabase(dataDir, source);
@@ -78,7 +96,12 @@ async function cmdRestore(argv: string[]): Promise<void> {
     throw err;
   }
   const version = r.schemaVersion;
-  print(!!values.json, { restored: source, data_dir: dataDir, schema_version: version, previous: r.previous ?? null }, () =>
-    `Restored ${source}\n  into ${r.dbFile} (schema version ${version}${version < LATEST_VERSION ? `; upgraded to ${LATEST_VERSION} when the hub starts` : ''}).\n` +
-    (r.previous ? `The previous database is kept as ${r.previous}.\n` : '') + 'Start the hub with `perch serve` (or open the app).');
+  print(
+    !!values.json,
+    { restored: source, data_dir: dataDir, schema_version: version, previous: r.previous ?? null },
+    () =>
+      `Restored ${source}\n  into ${r.dbFile} (schema version ${version}${version < LATEST_VERSION ? `; upgraded to ${LATEST_VERSION} when the hub starts` : ''}).\n` +
+      (r.previous ? `The previous database is kept as ${r.previous}.\n` : '') +
+      'Start the hub with `perch serve` (or open the app).',
+  );
 }

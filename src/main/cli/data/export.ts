@@ -81,7 +81,15 @@ function progressPrinter(): { tick: (p: ExportProgress) => void; end: () => void
 async function cmdExport(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { out: { type: 'string' }, conv: { type: 'string', multiple: true }, agent: { type: 'string' }, since: { type: 'string' }, force: { type: 'boolean' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      out: { type: 'string' },
+      conv: { type: 'string', multiple: true },
+      agent: { type: 'string' },
+      since: { type: 'string' },
+      force: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -90,7 +98,8 @@ async function cmdExport(argv: string[]): Promise<void> {
   let since: number | undefined;
   if (values.since !== undefined) {
     since = Date.parse(values.since);
-    if (!Number.isFinite(since)) throw new UsageError(`--since ${JSON.stringify(values.since)} is not a date (use e.g. 2025-01-31 or 2025-01-31T12:00:00Z)`);
+    if (!Number.isFinite(since))
+      throw new UsageError(`--since ${JSON.stringify(values.since)} is not a date (use e.g. 2025-01-31 or 2025-01-31T12:00:00Z)`);
   }
   if (values.agent !== undefined && !values.agent.trim()) throw new UsageError('--agent needs a NAME');
   const dataDir = dataDirOf(values);
@@ -104,7 +113,11 @@ async function cmdExport(argv: string[]): Promise<void> {
     if (!fs.statSync(out).isFile()) fail(`${out} is not a file; nothing was written. Pick another --out FILE.`, 1);
   }
   // A long export yields the CPU to a hub serving agents on the same machine (it reads a snapshot; nothing waits on it).
-  try { os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL); } catch { /* not allowed here: runs as it is */ }
+  try {
+    os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    /* not allowed here: runs as it is */
+  }
   const bar = progressPrinter();
   let r;
   try {
@@ -112,12 +125,26 @@ async function cmdExport(argv: string[]): Promise<void> {
   } finally {
     bar.end();
   }
-  print(!!values.json, r, () => `Exported ${dbFile}\n  to ${out} (${humanSize(r.bytes)}): ` +
-    Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') + `.\nImport it with: perch import ${JSON.stringify(out)}`);
+  print(
+    !!values.json,
+    r,
+    () =>
+      `Exported ${dbFile}\n  to ${out} (${humanSize(r.bytes)}): ` +
+      Object.entries(r.counts)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ') +
+      `.\nImport it with: perch import ${JSON.stringify(out)}`,
+  );
 }
 
 async function cmdImport(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { 'dry-run': { type: 'boolean' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'dry-run': { type: 'boolean' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [fileArg, extra] = positionals;
   if (!fileArg) throw new UsageError('perch import needs FILE, e.g. perch import perch-archive.tar.gz');
   if (extra !== undefined) throw new UsageError(`perch import takes one FILE, not also ${JSON.stringify(extra)}`);
@@ -126,7 +153,11 @@ async function cmdImport(argv: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   const { liveHubOf } = await import('../../app');
   const live = await liveHubOf(dataDir);
-  if (live) fail(`a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch import again (an import is one long write; the running hub would hold its agents up meanwhile).`, 1);
+  if (live)
+    fail(
+      `a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch import again (an import is one long write; the running hub would hold its agents up meanwhile).`,
+      1,
+    );
   // A dry run into a data dir without a database checks against a fresh one in a temp folder: it creates nothing here.
   const dryRun = !!values['dry-run'];
   const dbFile = path.join(dataDir, DB_FILE_NAME);
@@ -143,11 +174,21 @@ async function cmdImport(argv: string[]): Promise<void> {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
   if (r instanceof ExportFileError) fail(`${source} cannot be imported: ${r.message}. Nothing was written.`, 1);
-  const list = (m: Record<string, number>) => Object.entries(m).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing';
-  print(!!values.json, r, () =>
-    `${r.dry_run ? 'Would add' : 'Added'} from ${source}: ${list(r.added)}.\n` +
-    `Already here: ${list(r.skipped)}.\n` +
-    (r.agents_created.length ? `Agents ${r.dry_run ? 'to create' : 'created'} without keys: ${r.agents_created.join(', ')} (perch agent rotate-key NAME issues each its key).\n` : '') +
-    (Object.keys(r.remapped).length ? `Given new ids (their ids were taken here): ${list(r.remapped)}.\n` : '') +
-    (r.dry_run ? 'Dry run: nothing was written.' : 'Done.'));
+  const list = (m: Record<string, number>) =>
+    Object.entries(m)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ') || 'nothing';
+  print(
+    !!values.json,
+    r,
+    () =>
+      `${r.dry_run ? 'Would add' : 'Added'} from ${source}: ${list(r.added)}.\n` +
+      `Already here: ${list(r.skipped)}.\n` +
+      (r.agents_created.length
+        ? `Agents ${r.dry_run ? 'to create' : 'created'} without keys: ${r.agents_created.join(', ')} (perch agent rotate-key NAME issues each its key).\n`
+        : '') +
+      (Object.keys(r.remapped).length ? `Given new ids (their ids were taken here): ${list(r.remapped)}.\n` : '') +
+      (r.dry_run ? 'Dry run: nothing was written.' : 'Done.'),
+  );
 }

@@ -44,7 +44,8 @@ function daysArg(v: string | undefined, flag: string): number | null | undefined
   if (v === undefined) return undefined;
   if (v === 'off' || v === 'none') return null;
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) throw new UsageError(`${flag} takes a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or off, not ${JSON.stringify(v)}`);
+  if (!(n >= 1 && n <= MAX_RETENTION_DAYS))
+    throw new UsageError(`${flag} takes a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or off, not ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -66,9 +67,16 @@ async function cmdRetention(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, conv: { type: 'string' },
-      'keep-days': { type: 'string' }, 'keep-pinned': { type: 'string' }, 'keep-requests': { type: 'string' },
-      'keep-checkpoints': { type: 'string' }, 'archive-idle-days': { type: 'string' }, 'export-first': { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      conv: { type: 'string' },
+      'keep-days': { type: 'string' },
+      'keep-pinned': { type: 'string' },
+      'keep-requests': { type: 'string' },
+      'keep-checkpoints': { type: 'string' },
+      'archive-idle-days': { type: 'string' },
+      'export-first': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -79,7 +87,9 @@ async function cmdRetention(argv: string[]): Promise<void> {
   if (values.conv !== undefined && !values.conv.trim()) throw new UsageError('--conv needs a conversation ID (perch conv list shows them)');
   const dataDir = dataDirOf(values);
   const json = !!values.json;
-  const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days', 'export-first'].filter((k) => values[k as keyof typeof values] !== undefined);
+  const setting = ['keep-days', 'keep-pinned', 'keep-requests', 'keep-checkpoints', 'archive-idle-days', 'export-first'].filter(
+    (k) => values[k as keyof typeof values] !== undefined,
+  );
   if (sub !== 'set' && setting.length) throw new UsageError(`--${setting[0]} goes with perch retention set`);
   if (sub === undefined) {
     if (values['dry-run']) {
@@ -100,18 +110,33 @@ async function cmdRetention(argv: string[]): Promise<void> {
       ...(values['keep-pinned'] !== undefined ? { keep_pinned: yesNo(values['keep-pinned'], '--keep-pinned') } : {}),
       ...(values['keep-requests'] !== undefined ? { keep_requests: yesNo(values['keep-requests'], '--keep-requests') } : {}),
       ...(values['keep-checkpoints'] !== undefined ? { keep_checkpoints: yesNo(values['keep-checkpoints'], '--keep-checkpoints') } : {}),
-      ...(values['archive-idle-days'] !== undefined ? { archive_idle_days: daysArg(values['archive-idle-days'], '--archive-idle-days') } : {}),
+      ...(values['archive-idle-days'] !== undefined
+        ? { archive_idle_days: daysArg(values['archive-idle-days'], '--archive-idle-days') }
+        : {}),
       ...(values['export-first'] !== undefined ? { export_dir: exportArg(values['export-first']) } : {}),
     };
-    if (!setting.length) throw new UsageError('perch retention set needs --keep-days, --keep-pinned, --keep-requests, --keep-checkpoints, --archive-idle-days or --export-first');
+    if (!setting.length)
+      throw new UsageError(
+        'perch retention set needs --keep-days, --keep-pinned, --keep-requests, --keep-checkpoints, --archive-idle-days or --export-first',
+      );
     const r = await ownerAction(dataDir, 'retention.set', input);
-    const exp = input.export_dir === undefined ? '' : input.export_dir === null ? '\nExport first: off.' : `\nExport first: each pass exports what it deletes into ${input.export_dir} before deleting.`;
-    print(json, r, () => `${r.rule ? `Set: ${describeRule(r.rule)}` : 'No retention rule yet.'}${exp}\nApplied in the background; perch retention --dry-run shows what is still to go.`);
+    const exp =
+      input.export_dir === undefined
+        ? ''
+        : input.export_dir === null
+          ? '\nExport first: off.'
+          : `\nExport first: each pass exports what it deletes into ${input.export_dir} before deleting.`;
+    print(
+      json,
+      r,
+      () =>
+        `${r.rule ? `Set: ${describeRule(r.rule)}` : 'No retention rule yet.'}${exp}\nApplied in the background; perch retention --dry-run shows what is still to go.`,
+    );
     return;
   }
   if (sub === 'remove') {
     const r = await ownerAction(dataDir, 'retention.set', { ...(values.conv ? { conv_id: values.conv } : {}), remove: true });
-    print(json, r, () => (r.removed ? `Removed the ${values.conv ? `rule of ${values.conv}` : 'hub\'s rule'}.` : 'There was no such rule.'));
+    print(json, r, () => (r.removed ? `Removed the ${values.conv ? `rule of ${values.conv}` : "hub's rule"}.` : 'There was no such rule.'));
     return;
   }
   if (sub === 'compact') {
@@ -133,9 +158,11 @@ async function compact(dataDir: string, json: boolean): Promise<void> {
     if (was !== 2) switchToIncrementalVacuum(db);
     db.pragma('wal_checkpoint(TRUNCATE)');
     const after = fs.statSync(file).size;
-    print(json, { file, was_incremental: was === 2, bytes_before: before, bytes_after: after }, () => (was === 2
-      ? `${file} already gives freed space back; nothing to do.`
-      : `Compacted ${file}: ${before} → ${after} bytes; freed space now goes back to the disk.`));
+    print(json, { file, was_incremental: was === 2, bytes_before: before, bytes_after: after }, () =>
+      was === 2
+        ? `${file} already gives freed space back; nothing to do.`
+        : `Compacted ${file}: ${before} → ${after} bytes; freed space now goes back to the disk.`,
+    );
   } finally {
     db.close();
   }
@@ -143,14 +170,22 @@ async function compact(dataDir: string, json: boolean): Promise<void> {
 
 function describeRule(r: RetentionRule): string {
   const keep = [r.keep_pinned && 'pinned', r.keep_requests && 'requests', r.keep_checkpoints && 'summaries'].filter(Boolean).join(', ');
-  return `${r.conv_id ?? 'the hub'}: ${r.keep_days === null ? 'keeps all history' : `keeps ${r.keep_days} ${r.keep_days === 1 ? 'day' : 'days'}${keep ? ` (and ${keep} however old)` : ''}`}` +
-    `${r.archive_idle_days === null ? '' : `; archives after ${r.archive_idle_days} idle ${r.archive_idle_days === 1 ? 'day' : 'days'}`}`;
+  return (
+    `${r.conv_id ?? 'the hub'}: ${r.keep_days === null ? 'keeps all history' : `keeps ${r.keep_days} ${r.keep_days === 1 ? 'day' : 'days'}${keep ? ` (and ${keep} however old)` : ''}`}` +
+    `${r.archive_idle_days === null ? '' : `; archives after ${r.archive_idle_days} idle ${r.archive_idle_days === 1 ? 'day' : 'days'}`}`
+  );
 }
 
 function describeStatus(s: RetentionStatus): string {
   const rules = s.rules.length ? s.rules.map(describeRule).join('\n') : 'No retention rules: all history is kept.';
-  const space = s.vacuum === 'incremental' ? 'Freed space goes back to the disk.' : 'This file reuses freed space but does not shrink: perch retention compact (hub stopped) changes that.';
-  const exp = s.export_dir === null ? 'Export first: off.' : `Export first: into ${s.export_dir}${s.last_export ? ` (last: ${s.last_export.file})` : ''}.`;
+  const space =
+    s.vacuum === 'incremental'
+      ? 'Freed space goes back to the disk.'
+      : 'This file reuses freed space but does not shrink: perch retention compact (hub stopped) changes that.';
+  const exp =
+    s.export_dir === null
+      ? 'Export first: off.'
+      : `Export first: into ${s.export_dir}${s.last_export ? ` (last: ${s.last_export.file})` : ''}.`;
   const err = s.export_error ? `\nThe last export failed, so nothing was deleted: ${s.export_error.message}` : '';
   return `${rules}\n${space}\n${exp}${err}`;
 }
@@ -158,7 +193,10 @@ function describeStatus(s: RetentionStatus): string {
 function describePlan(p: RetentionPlan): string {
   if (!p.conversations.length) return 'Nothing would be removed or archived now.';
   const exp = p.export_to ? `\nFirst, what goes would be exported to ${p.export_to}.` : '';
-  const lines = p.conversations.map((c) => `${c.conv_id}  ${c.title || '(direct)'}: ${c.messages} messages, ${c.events} events, ${c.files} files (${c.file_bytes} bytes), ${c.summaries} summaries${c.archive ? '; archived (idle)' : ''}`);
+  const lines = p.conversations.map(
+    (c) =>
+      `${c.conv_id}  ${c.title || '(direct)'}: ${c.messages} messages, ${c.events} events, ${c.files} files (${c.file_bytes} bytes), ${c.summaries} summaries${c.archive ? '; archived (idle)' : ''}`,
+  );
   const t = p.totals;
   return `${lines.join('\n')}\nIn all: ${t.messages} messages, ${t.events} events, ${t.files} files (${t.file_bytes} bytes), ${t.summaries} summaries; ${t.archive} conversations archived.${exp}`;
 }

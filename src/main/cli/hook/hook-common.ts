@@ -7,7 +7,13 @@ import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../../paths';
 import { StepAside } from '../../../shared/agents/hook-wire';
 
 // The wire formats are shared with the hub's harness hook door (shared/agents/hook-wire.ts).
-export { StepAside, parseStdinObject, parseEventInput, type HookDecision, type PermissionRequestInput } from '../../../shared/agents/hook-wire';
+export {
+  StepAside,
+  parseStdinObject,
+  parseEventInput,
+  type HookDecision,
+  type PermissionRequestInput,
+} from '../../../shared/agents/hook-wire';
 
 /** The hook input is one JSON object; a larger stdin is not a harness's. */
 const MAX_STDIN_BYTES = 4 * 1024 * 1024;
@@ -75,7 +81,12 @@ export class PostFailed extends Error {
  * fetch: a fresh node process pays 100 ms or more for fetch's first call (it loads and compiles undici then),
  * several times node:http's first request, and the hook is a fresh process at every prompt.
  */
-export async function postText(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+export async function postText(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   let u: URL;
   try {
     u = new URL(url);

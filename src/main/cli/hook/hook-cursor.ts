@@ -29,7 +29,8 @@ const MAX_SERVER_CHARS = 100;
 export function cursorMcpToolName(tool: string, server: string | undefined): string {
   if (server === undefined || !server.trim()) return `MCP:${tool}@(unknown server)`;
   const s = server.trim();
-  const named = s.length <= MAX_SERVER_CHARS ? s : `${s.slice(0, MAX_SERVER_CHARS - 20)}…#${createHash('sha256').update(s).digest('hex').slice(0, 16)}`;
+  const named =
+    s.length <= MAX_SERVER_CHARS ? s : `${s.slice(0, MAX_SERVER_CHARS - 20)}…#${createHash('sha256').update(s).digest('hex').slice(0, 16)}`;
   return `MCP:${tool}@${named}`;
 }
 
@@ -70,21 +71,30 @@ export function parseCursorInput(text: string): CursorPrompt {
   const o = parseObject(text);
   const event = o.hook_event_name;
   if (!(CURSOR_EVENTS as readonly unknown[]).includes(event)) {
-    throw new StepAside(`stdin is a ${typeof event === 'string' ? `${JSON.stringify(event)} hook event` : 'JSON object without hook_event_name'}, not ${CURSOR_EVENTS.join(' or ')}: configure this command under those hooks in Cursor's hooks.json`);
+    throw new StepAside(
+      `stdin is a ${typeof event === 'string' ? `${JSON.stringify(event)} hook event` : 'JSON object without hook_event_name'}, not ${CURSOR_EVENTS.join(' or ')}: configure this command under those hooks in Cursor's hooks.json`,
+    );
   }
   for (const k of ['conversation_id', 'generation_id', 'cwd', 'model'] as const) {
     if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') throw new StepAside(`the ${event} input's ${k} is not a string`);
   }
   const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
   const cwd = typeof o.cwd === 'string' && o.cwd ? o.cwd : roots[0];
-  const base = { session_id: typeof o.conversation_id === 'string' ? o.conversation_id : undefined, cwd, hook_event_name: 'PermissionRequest' as const };
+  const base = {
+    session_id: typeof o.conversation_id === 'string' ? o.conversation_id : undefined,
+    cwd,
+    hook_event_name: 'PermissionRequest' as const,
+  };
   if (event === 'beforeShellExecution') {
     if (typeof o.command !== 'string' || !o.command.trim()) throw new StepAside('the beforeShellExecution input has no command');
     return { input: { ...base, tool_name: CURSOR_SHELL_TOOL, tool_input: { command: o.command } }, extra: {} };
   }
   if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the beforeMCPExecution input has no tool_name');
   const server = typeof o.url === 'string' ? o.url : typeof o.command === 'string' ? o.command : undefined;
-  return { input: { ...base, tool_name: cursorMcpToolName(o.tool_name, server), tool_input: mcpParams(o.tool_input) }, extra: server ? { mcp_server: server } : {} };
+  return {
+    input: { ...base, tool_name: cursorMcpToolName(o.tool_name, server), tool_input: mcpParams(o.tool_input) },
+    extra: server ? { mcp_server: server } : {},
+  };
 }
 
 /** The exact JSON Cursor reads: allow, deny (the message for the user and for the agent), or ask (no decision). */

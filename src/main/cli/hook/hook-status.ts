@@ -51,36 +51,53 @@ export function hookUrl(mcp: string, agent?: string, harness?: string): URL {
  */
 export async function missingKey(mcp: string, agent: string | undefined, harness: string): Promise<StepAside> {
   await postReport(hookUrl(mcp, agent, harness), undefined, {}).catch(() => undefined);
-  return new StepAside(`${noKeyMessage(keyEnvName(agent), PROMPT_HARNESS_LABEL[harness] ?? harness)} (its hooks run with that shell's environment)`);
+  return new StepAside(
+    `${noKeyMessage(keyEnvName(agent), PROMPT_HARNESS_LABEL[harness] ?? harness)} (its hooks run with that shell's environment)`,
+  );
 }
 
 /** One POST to the hook door (key undefined: none sent); its JSON answer, or a StepAside (unreachable, slow, refused). */
-export function postReport(url: URL, key: string | undefined, report: Record<string, string>): Promise<{ paused?: boolean; message?: string }> {
+export function postReport(
+  url: URL,
+  key: string | undefined,
+  report: Record<string, string>,
+): Promise<{ paused?: boolean; message?: string }> {
   const body = JSON.stringify(report);
   return new Promise((resolve, reject) => {
     // An https PERCH_URL (the HTTPS front) is posted to over TLS.
-    const req = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(key ? { Authorization: `Bearer ${key}` } : {}) },
-      timeout: CONNECT_TIMEOUT_MS,
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        clearTimeout(timer);
-        let v: any;
-        try {
-          v = JSON.parse(text);
-        } catch {
-          v = undefined;
-        }
-        if (res.statusCode === 200 && v?.ok === true) return resolve(v);
-        if (res.statusCode === 401) return reject(new StepAside(`the Perch hub at ${url.origin} refused the agent key (HTTP 401): check the key in the hook's environment`));
-        reject(new StepAside(`the Perch hub answered HTTP ${res.statusCode}: ${v?.error?.message ?? text.slice(0, 200)}`));
-      });
-      res.on('error', (e) => reject(new StepAside(`reading the hub's answer: ${e.message}`)));
-    });
+    const req = (url.protocol === 'https:' ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+        },
+        timeout: CONNECT_TIMEOUT_MS,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          let v: any;
+          try {
+            v = JSON.parse(text);
+          } catch {
+            v = undefined;
+          }
+          if (res.statusCode === 200 && v?.ok === true) return resolve(v);
+          if (res.statusCode === 401)
+            return reject(
+              new StepAside(`the Perch hub at ${url.origin} refused the agent key (HTTP 401): check the key in the hook's environment`),
+            );
+          reject(new StepAside(`the Perch hub answered HTTP ${res.statusCode}: ${v?.error?.message ?? text.slice(0, 200)}`));
+        });
+        res.on('error', (e) => reject(new StepAside(`reading the hub's answer: ${e.message}`)));
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new StepAside(`no answer from the Perch hub at ${url.origin} within ${HUB_TIMEOUT_MS} ms; deciding nothing`));
@@ -90,7 +107,11 @@ export function postReport(url: URL, key: string | undefined, report: Record<str
     req.on('timeout', () => req.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)));
     req.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new StepAside(`cannot reach the Perch hub at ${url.origin} (${e.code ?? e.message}); is \`perch serve\` (or the app) running? Deciding nothing`));
+      reject(
+        new StepAside(
+          `cannot reach the Perch hub at ${url.origin} (${e.code ?? e.message}); is \`perch serve\` (or the app) running? Deciding nothing`,
+        ),
+      );
     });
     req.end(body);
   });
@@ -105,5 +126,7 @@ export async function runStatusHook(sub: StatusHook, opts: { agent?: string; url
   const answer = await postReport(hookUrl(mcpUrl(opts.url), opts.agent, harness), key, reportOf(sub, input, harness));
   if (sub !== 'pre-tool-use' || !answer.paused) return;
   if (WAIT_TOOL.test(typeof input.tool_name === 'string' ? input.tool_name : '')) return; // how the paused agent waits for the owner
-  process.stdout.write(`${preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.')}\n`);
+  process.stdout.write(
+    `${preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.')}\n`,
+  );
 }

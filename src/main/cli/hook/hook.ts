@@ -24,7 +24,15 @@ import { DEFAULT_PORT } from '../../paths';
 import { PostFailed, StepAside, keyEnvName, mcpUrl, postText, readStdin, type HookDecision } from './hook-common';
 import { CURSOR_EVENTS, cursorDecisionJson, isCursorInput, parseCursorInput } from './hook-cursor';
 import { hookUrl, missingKey, runStatusHook } from './hook-status';
-import { STATUS_HOOKS, decisionJson, filingOf, harnessOf, parseHookInput, pausedPromptMessage, type StatusHook } from '../../../shared/agents/hook-wire';
+import {
+  STATUS_HOOKS,
+  decisionJson,
+  filingOf,
+  harnessOf,
+  parseHookInput,
+  pausedPromptMessage,
+  type StatusHook,
+} from '../../../shared/agents/hook-wire';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -71,25 +79,38 @@ function str(v: unknown): string | undefined {
 
 /** A tool error from the hub (result.isError), with its code and details. */
 class ToolError extends Error {
-  constructor(readonly code: string, message: string, readonly details: Json) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: Json,
+  ) {
     super(message);
   }
 }
 
 class Hub {
-  constructor(private readonly url: string, private readonly key: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly key: string,
+  ) {}
 
   /** Files the prompt through the hook door (POST /hook): request_human's answer, or its refusal as a ToolError. */
   async file(filing: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
     const door = hookUrl(this.url).toString();
     let res: { status: number; text: string };
     try {
-      res = await postText(door, { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` }, JSON.stringify(filing), timeoutMs);
+      res = await postText(
+        door,
+        { 'Content-Type': 'application/json', Authorization: `Bearer ${this.key}` },
+        JSON.stringify(filing),
+        timeoutMs,
+      );
     } catch (e) {
       const why = e instanceof PostFailed ? e.why : (e as Error).message;
       throw new StepAside(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
     }
-    if (res.status === 401) throw new StepAside(`the Perch hub at ${door} refused the agent key (HTTP 401): check the key in the hook's environment`);
+    if (res.status === 401)
+      throw new StepAside(`the Perch hub at ${door} refused the agent key (HTTP 401): check the key in the hook's environment`);
     let body: any;
     try {
       body = JSON.parse(res.text);
@@ -98,7 +119,8 @@ class Hub {
     }
     if (body?.ok === true && body.request && typeof body.request === 'object') return body.request as Json;
     const err = body?.error;
-    if (err && typeof err === 'object') throw new ToolError(String(err.code ?? 'error'), String(err.message ?? 'filing the prompt failed'), (err.details ?? {}) as Json);
+    if (err && typeof err === 'object')
+      throw new ToolError(String(err.code ?? 'error'), String(err.message ?? 'filing the prompt failed'), (err.details ?? {}) as Json);
     throw new StepAside(`unexpected answer from ${door} (HTTP ${res.status})`);
   }
 
@@ -106,8 +128,17 @@ class Hub {
   async call(tool: string, args: Json, timeoutMs = CALL_TIMEOUT_MS): Promise<Json> {
     let res: { status: number; text: string };
     try {
-      res = await postText(this.url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.key}`, 'MCP-Protocol-Version': '2025-11-25' },
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }), timeoutMs);
+      res = await postText(
+        this.url,
+        {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${this.key}`,
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+        timeoutMs,
+      );
     } catch (e) {
       const why = e instanceof PostFailed ? e.why : (e as Error).message;
       throw new StepAside(`cannot reach the Perch hub at ${this.url} (${why}); is \`perch serve\` (or the app) running?`);
@@ -119,7 +150,8 @@ class Hub {
     } catch {
       body = undefined;
     }
-    if (res.status === 401) throw new StepAside(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the hook's environment`);
+    if (res.status === 401)
+      throw new StepAside(`the Perch hub at ${this.url} refused the agent key (HTTP 401): check the key in the hook's environment`);
     if (body?.error) throw new StepAside(`${tool}: ${body.error.message ?? JSON.stringify(body.error)}`);
     const result = body?.result;
     if (!result) throw new StepAside(`${tool}: unexpected answer from ${this.url} (HTTP ${res.status})`);
@@ -144,21 +176,43 @@ interface HookOptions {
 function parseHookArgs(argv: string[]): { sub: string | undefined; help: boolean; opts: HookOptions } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { agent: { type: 'string' }, timeout: { type: 'string' }, url: { type: 'string' }, harness: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        agent: { type: 'string' },
+        timeout: { type: 'string' },
+        url: { type: 'string' },
+        harness: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new StepAside((e as Error).message);
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new StepAside(`unexpected ${JSON.stringify(positionals[1])}`);
   const t = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_SECS;
-  if (!Number.isInteger(t) || t < 1 || t > MAX_HOOK_TIMEOUT_SECS) throw new StepAside(`--timeout must be whole seconds from 1 to ${MAX_HOOK_TIMEOUT_SECS}, not ${JSON.stringify(values.timeout)}`);
+  if (!Number.isInteger(t) || t < 1 || t > MAX_HOOK_TIMEOUT_SECS)
+    throw new StepAside(`--timeout must be whole seconds from 1 to ${MAX_HOOK_TIMEOUT_SECS}, not ${JSON.stringify(values.timeout)}`);
   if (values.agent !== undefined && !values.agent.trim()) throw new StepAside('--agent needs a NAME');
-  if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex' && values.harness !== 'cursor') throw new StepAside(`--harness must be claude-code, codex or cursor, not ${JSON.stringify(values.harness)}`);
-  return { sub: positionals[0], help: !!values.help, opts: { agent: values.agent, timeoutSecs: t, url: values.url, harness: values.harness } };
+  if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex' && values.harness !== 'cursor')
+    throw new StepAside(`--harness must be claude-code, codex or cursor, not ${JSON.stringify(values.harness)}`);
+  return {
+    sub: positionals[0],
+    help: !!values.help,
+    opts: { agent: values.agent, timeoutSecs: t, url: values.url, harness: values.harness },
+  };
 }
 
 /** Files the prompt, waits for the owner, returns the decision (undefined: the terminal dialog decides). */
-async function decide(filing: Json, hub: Hub, timeoutSecs: number, onRequest: (id: string | undefined) => void): Promise<HookDecision | undefined> {
+async function decide(
+  filing: Json,
+  hub: Hub,
+  timeoutSecs: number,
+  onRequest: (id: string | undefined) => void,
+): Promise<HookDecision | undefined> {
   const deadline = Date.now() + timeoutSecs * 1000;
   let requestId: string | undefined;
   try {
@@ -212,11 +266,13 @@ export async function cmdHook(argv: string[]): Promise<void> {
       return;
     }
     if ((STATUS_HOOKS as readonly string[]).includes(sub)) {
-      if (opts.harness === 'cursor') throw new StepAside(`--harness cursor is for permission-request (Cursor's ${CURSOR_EVENTS.join(' and ')} hooks) only`);
+      if (opts.harness === 'cursor')
+        throw new StepAside(`--harness cursor is for permission-request (Cursor's ${CURSOR_EVENTS.join(' and ')} hooks) only`);
       await runStatusHook(sub as StatusHook, opts);
       return;
     }
-    if (sub !== 'permission-request') throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request, ${STATUS_HOOKS.join(', ')}`);
+    if (sub !== 'permission-request')
+      throw new StepAside(`unknown hook ${JSON.stringify(sub)}: use permission-request, ${STATUS_HOOKS.join(', ')}`);
     cursor = opts.harness === 'cursor';
     const text = await readStdin();
     cursor ||= opts.harness === undefined && isCursorInput(text);

@@ -65,7 +65,8 @@ export async function readJsonArg(arg: string | undefined, what: string): Promis
   let text: string;
   let source = '';
   if (arg === '-') {
-    if (process.stdin.isTTY) throw new UsageError(`${what} ${is} - (read from stdin), but stdin is a terminal: pipe the JSON in, or give @FILE`);
+    if (process.stdin.isTTY)
+      throw new UsageError(`${what} ${is} - (read from stdin), but stdin is a terminal: pipe the JSON in, or give @FILE`);
     source = ' (from stdin)';
     text = await readStdin(MAX_JSON_ARG_BYTES, what);
   } else if (arg.startsWith('@')) {
@@ -80,9 +81,12 @@ export async function readJsonArg(arg: string | undefined, what: string): Promis
     } catch (e) {
       if (e instanceof UsageError) throw e;
       const code = (e as NodeJS.ErrnoException).code;
-      throw new UsageError(`cannot read ${what} from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`);
+      throw new UsageError(
+        `cannot read ${what} from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`,
+      );
     }
-    if (size > MAX_JSON_ARG_BYTES) throw new UsageError(`${file} (${what}) is ${size} bytes, more than the hub takes in one call (${MAX_JSON_ARG_BYTES})`);
+    if (size > MAX_JSON_ARG_BYTES)
+      throw new UsageError(`${file} (${what}) is ${size} bytes, more than the hub takes in one call (${MAX_JSON_ARG_BYTES})`);
     try {
       text = await fs.promises.readFile(file, 'utf8');
     } catch (e) {
@@ -99,13 +103,20 @@ export async function readJsonArg(arg: string | undefined, what: string): Promis
     throw new UsageError(`${what}${source} ${is} not valid JSON: ${(e as Error).message}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${what}${source} must be a JSON object ({...}), not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new UsageError(
+      `${what}${source} must be a JSON object ({...}), not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   }
   return value as Record<string, unknown>;
 }
 
 async function cmdCall(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [tool, argsText] = positionals;
   if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
   const args = await readJsonArg(argsText, 'the arguments');
@@ -114,7 +125,11 @@ async function cmdCall(argv: string[]): Promise<void> {
   if (!key) throw new UsageError('no agent key: pass --key KEY or set PERCH_KEY');
   let r;
   try {
-    r = await postJson(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }, { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-11-25' });
+    r = await postJson(
+      url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
+      { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-11-25' },
+    );
   } catch (e) {
     fail(`cannot reach ${url}: ${(e as Error).message}. Is \`perch serve\` running?`);
   }
@@ -126,7 +141,12 @@ async function cmdCall(argv: string[]): Promise<void> {
 }
 
 async function cmdOwner(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action, inputText] = positionals;
   if (values.help || !action) {
     process.stdout.write(`${ownerHelp()}\n`);

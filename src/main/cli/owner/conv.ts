@@ -37,19 +37,27 @@ async function cmdConv(argv: string[]): Promise<void> {
     if (values.archived) throw new UsageError('--archived goes with perch conv list');
     const r = await ownerAction(dataDir, sub === 'archive' ? 'conversations.archive' : 'conversations.unarchive', { conv_id: id });
     const title = r.conversation.title || r.conv_id;
-    print(json, r, () => (sub === 'archive'
-      ? `${r.changed ? 'Archived' : 'Already archived:'} ${title} (${r.conv_id}). Agents can read it but not write in it.`
-      : `${r.changed ? 'Unarchived' : 'Not archived:'} ${title} (${r.conv_id}).`));
+    print(json, r, () =>
+      sub === 'archive'
+        ? `${r.changed ? 'Archived' : 'Already archived:'} ${title} (${r.conv_id}). Agents can read it but not write in it.`
+        : `${r.changed ? 'Unarchived' : 'Not archived:'} ${title} (${r.conv_id}).`,
+    );
     return;
   }
   if (sub === 'list') {
     if (id) throw new UsageError('perch conv list takes no id');
     const { conversations } = await ownerAction(dataDir, 'conversations.list', {});
     const shown = conversations.filter((c) => c.kind !== 'inbox' && (!values.archived || c.archived));
-    print(json, { conversations: shown }, () => (shown.length ? shown.map(line).join('\n') : values.archived ? 'No archived conversations.' : 'No conversations.'));
+    print(json, { conversations: shown }, () =>
+      shown.length ? shown.map(line).join('\n') : values.archived ? 'No archived conversations.' : 'No conversations.',
+    );
     return;
   }
-  throw new UsageError(sub === undefined ? 'perch conv needs archive ID, unarchive ID or list' : `unknown conv command ${JSON.stringify(sub)}: use archive, unarchive or list`);
+  throw new UsageError(
+    sub === undefined
+      ? 'perch conv needs archive ID, unarchive ID or list'
+      : `unknown conv command ${JSON.stringify(sub)}: use archive, unarchive or list`,
+  );
 }
 
 function line(c: ConversationView): string {

@@ -33,18 +33,30 @@ async function cmdDevice(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, name: { type: 'string' }, scope: { type: 'string' }, yes: { type: 'boolean' } },
+    options: {
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
-  if (sub !== 'list' && sub !== 'revoke' && sub !== 'pair') throw new UsageError(`unknown device command ${JSON.stringify(sub ?? '')}: use list, revoke or pair`);
-  if (values.scope !== undefined && values.scope !== 'approvals' && values.scope !== 'full') throw new UsageError('--scope must be approvals or full');
+  if (sub !== 'list' && sub !== 'revoke' && sub !== 'pair')
+    throw new UsageError(`unknown device command ${JSON.stringify(sub ?? '')}: use list, revoke or pair`);
+  if (values.scope !== undefined && values.scope !== 'approvals' && values.scope !== 'full')
+    throw new UsageError('--scope must be approvals or full');
   const dataDir = dataDirOf(values);
   const json = !!values.json;
   if (sub === 'list') {
     return withHub(dataDir, (hub) => {
       const devices = listDevices(hub);
-      print(json, { devices }, () => (devices.length ? devices.map(deviceLine).join('\n') : 'No paired devices. Pair a phone with `perch device pair` (or Settings → Phone).'));
+      print(json, { devices }, () =>
+        devices.length
+          ? devices.map(deviceLine).join('\n')
+          : 'No paired devices. Pair a phone with `perch device pair` (or Settings → Phone).',
+      );
     });
   }
   if (sub === 'revoke') {
@@ -64,19 +76,29 @@ async function cmdDevice(argv: string[]): Promise<void> {
     } catch (e) {
       fail(`cannot reach the hub at ${rt.base_url}: ${(e as Error).message}. Is \`perch serve\` still running?`);
     }
-    if (!r.json?.ok) fail(r.json?.error ? `${r.json.error.message} ${r.json.error.next_step ?? ''}`.trim() : `${r.status} unexpected answer: ${r.text.slice(0, 300)}`, 1);
+    if (!r.json?.ok)
+      fail(
+        r.json?.error
+          ? `${r.json.error.message} ${r.json.error.next_step ?? ''}`.trim()
+          : `${r.status} unexpected answer: ${r.text.slice(0, 300)}`,
+        1,
+      );
     return r.json.value;
   };
   const start = (await call('devices.pair_start', { name: values.name, scope: values.scope })) as PairingStart;
   const QRCode = (await import('qrcode')).default;
   const qr = await QRCode.toString(start.url, { type: 'terminal', small: true });
-  const say = (text: string) => { if (!json) process.stdout.write(text); };
+  const say = (text: string) => {
+    if (!json) process.stdout.write(text);
+  };
   // --json: one line as soon as the link exists (a script needs the link to hand it to the phone), one when paired.
   if (json) print(true, { url: start.url, pairing: start.pairing }, () => '');
   say(`Open this on the phone (scan the QR code; it works once, for 5 minutes):\n\n${qr}\n  ${start.url}\n\nWaiting for the phone…\n`);
   let p: PairingView = start.pairing;
   // state: a phone that claims between two calls ends the next wait at once (not 30 s later).
-  while (p.state === 'waiting') p = ((await call('devices.pair_status', { pairing_id: p.pairing_id, wait_secs: 30, state: p.state })) as { pairing: PairingView }).pairing;
+  while (p.state === 'waiting')
+    p = ((await call('devices.pair_status', { pairing_id: p.pairing_id, wait_secs: 30, state: p.state })) as { pairing: PairingView })
+      .pairing;
   if (p.state !== 'claimed') fail(`the pairing is ${p.state}. Start again with \`perch device pair\`.`, 1);
   say(`\nThe phone (${p.device_name}) shows:   ${p.phrase}\n`);
   const yes = values.yes || (await askYesNo('Does the phone show the same words? [y/N] '));
@@ -84,8 +106,16 @@ async function cmdDevice(argv: string[]): Promise<void> {
     await call('devices.pair_cancel', { pairing_id: p.pairing_id });
     fail('pairing cancelled; the code no longer works.', 1);
   }
-  const done = (await call('devices.pair_confirm', { pairing_id: p.pairing_id, phrase: p.phrase ?? undefined })) as { pairing: PairingView; device: DeviceView };
-  print(json, { pairing: done.pairing, device: done.device }, () => `Paired ${done.device.name} (${done.device.id}, scope ${done.device.scope}). Revoke it any time: perch device revoke ${done.device.id}`);
+  const done = (await call('devices.pair_confirm', { pairing_id: p.pairing_id, phrase: p.phrase ?? undefined })) as {
+    pairing: PairingView;
+    device: DeviceView;
+  };
+  print(
+    json,
+    { pairing: done.pairing, device: done.device },
+    () =>
+      `Paired ${done.device.name} (${done.device.id}, scope ${done.device.scope}). Revoke it any time: perch device revoke ${done.device.id}`,
+  );
 }
 
 /** A y/N question on the terminal; anything but y/yes (or no terminal answer) is no. */

@@ -4,7 +4,17 @@
 import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { insertUser, listUsers, revokeUser, setUserAllowedFrom, setUserConfig, setUserInbox, setUserKey, userByName, type UserRow } from '../../store/tables/agents/users';
+import {
+  insertUser,
+  listUsers,
+  revokeUser,
+  setUserAllowedFrom,
+  setUserConfig,
+  setUserInbox,
+  setUserKey,
+  userByName,
+  type UserRow,
+} from '../../store/tables/agents/users';
 import { agentPlaces, checkedPlaces } from '../identity/places';
 import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
 import { isUnderReview } from '../../store/tables/talk/held';
@@ -38,21 +48,32 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
   };
 }
 
-export function addAgent(hub: Hub, input: { name: string; description?: string; instructions?: string; from?: unknown }): { agent: AgentSummary; key: string } {
+export function addAgent(
+  hub: Hub,
+  input: { name: string; description?: string; instructions?: string; from?: unknown },
+): { agent: AgentSummary; key: string } {
   const name = validateName(input.name);
   const from = input.from === undefined ? undefined : checkedPlaces(input.from); // checked before anything is written
   const description = (input.description ?? '').slice(0, 2000);
   return hub.write(() => {
     if (userByName(hub.db, name)) {
-      throw new HubError('conflict', `The name "${name}" is taken.`, 'Choose another name, or rotate the existing agent\'s key.');
+      throw new HubError('conflict', `The name "${name}" is taken.`, "Choose another name, or rotate the existing agent's key.");
     }
     const at = hub.now();
     const { key, hash, hint } = newKey();
     const id = newId('a');
     const config = normalizeConfig({ name, description, instructions: input.instructions ?? '' });
     insertUser(hub.db, {
-      id, kind: 'agent', name, description, created_at: at, key_hash: hash, key_hint: hint,
-      config: JSON.stringify(config), config_version: 1, inbox_id: null,
+      id,
+      kind: 'agent',
+      name,
+      description,
+      created_at: at,
+      key_hash: hash,
+      key_hint: hint,
+      config: JSON.stringify(config),
+      config_version: 1,
+      inbox_id: null,
     });
     // The agent's private stream: notes from the owner and config notices land here.
     const inbox = newId('c');

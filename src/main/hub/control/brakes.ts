@@ -94,7 +94,9 @@ export class Brakes {
     const hub = this.hub;
     const s: State = (this.loaded = {
       off: process.env.PERCH_BRAKES === 'off',
-      pauses: new Map(allPauses(hub.db).map((r) => [r.conv_id, { reason: r.reason, at: r.paused_at, agents: JSON.parse(r.agents) as string[] }])),
+      pauses: new Map(
+        allPauses(hub.db).map((r) => [r.conv_id, { reason: r.reason, at: r.paused_at, agents: JSON.parse(r.agents) as string[] }]),
+      ),
       budgets: new Map(allBudgets(hub.db).map((r) => [r.user_id, r.budget])),
       convs: new Map(),
       lastNotice: new Map(),
@@ -217,24 +219,54 @@ export function brakeCheck(hub: Hub, agentId: string, convId: string, input: Bra
   if (s.off || input.kind === 'request') return;
   const pause = s.pauses.get(convId);
   if (pause) {
-    refuse(hub, agentId, convId, 'loop', `loop: this conversation is paused: ${pause.reason}`, 'Stop sending here and tell your owner (request_human, or your direct conversation with them). Only a person can resume it: by pressing Resume or by writing in it; you get conversation.resumed in get_updates.', { paused_at: pause.at });
+    refuse(
+      hub,
+      agentId,
+      convId,
+      'loop',
+      `loop: this conversation is paused: ${pause.reason}`,
+      'Stop sending here and tell your owner (request_human, or your direct conversation with them). Only a person can resume it: by pressing Resume or by writing in it; you get conversation.resumed in get_updates.',
+      { paused_at: pause.at },
+    );
   }
   if (input.reply_to) {
     const r = replied && replied.id === input.reply_to ? replied : undefined;
     if (r && (r.intent === 'status' || r.intent === 'done') && !r.to_ids) {
-      refuse(hub, agentId, convId, 'notice', `notice: message ${r.id} was sent with intent ${r.intent} and named nobody; acknowledgements end there.`, 'Do not answer status or done messages; carry on with your work, or name someone in `to` when there is something to act on.');
+      refuse(
+        hub,
+        agentId,
+        convId,
+        'notice',
+        `notice: message ${r.id} was sent with intent ${r.intent} and named nobody; acknowledgements end there.`,
+        'Do not answer status or done messages; carry on with your work, or name someone in `to` when there is something to act on.',
+      );
     }
   }
   const now = hub.now();
   const c = convState(hub, s, convId);
   const a = agentConv(c, agentId);
   if (input.text && (a.texts.get(input.text) ?? 0) >= BRAKES.duplicateMax) {
-    refuse(hub, agentId, convId, 'duplicate', `duplicate: you already sent exactly this text ${BRAKES.duplicateMax} times in this conversation since a person last took part.`, 'Do not repeat yourself: say something new, or wait for a person to take part.');
+    refuse(
+      hub,
+      agentId,
+      convId,
+      'duplicate',
+      `duplicate: you already sent exactly this text ${BRAKES.duplicateMax} times in this conversation since a person last took part.`,
+      'Do not repeat yourself: say something new, or wait for a person to take part.',
+    );
   }
   const budget = budgetOf(s, agentId);
   if (budget > 0 && sentInWindow(a, now) >= budget) {
     const oldest = a.sent[a.head]!;
-    refuse(hub, agentId, convId, 'budget', `budget: you sent ${budget} messages in this conversation in the last hour (your budget).`, `Send fewer, longer messages; you may send here again in ${Math.ceil((oldest + BRAKES.budgetWindowMs - now) / 60_000)} minutes. Your owner can change your budget.`, { budget_per_hour: budget, retry_after_ms: oldest + BRAKES.budgetWindowMs - now });
+    refuse(
+      hub,
+      agentId,
+      convId,
+      'budget',
+      `budget: you sent ${budget} messages in this conversation in the last hour (your budget).`,
+      `Send fewer, longer messages; you may send here again in ${Math.ceil((oldest + BRAKES.budgetWindowMs - now) / 60_000)} minutes. Your owner can change your budget.`,
+      { budget_per_hour: budget, retry_after_ms: oldest + BRAKES.budgetWindowMs - now },
+    );
   }
 }
 
@@ -257,11 +289,16 @@ export function noteSent(hub: Hub, agentId: string, convId: string, text: string
   };
   insertPause(hub.db, { conv_id: convId, reason: pause.reason, agents: JSON.stringify(names), paused_at: now });
   s.pauses.set(convId, pause);
-  hub.emit(convId, 'conversation.paused', null, { data: { reason: pause.reason, agents: names, brake: 'loop' }, wake: agentMembers(hub, convId) });
+  hub.emit(convId, 'conversation.paused', null, {
+    data: { reason: pause.reason, agents: names, brake: 'loop' },
+    wake: agentMembers(hub, convId),
+  });
 }
 
 function agentMembers(hub: Hub, convId: string): string[] {
-  return membersOf(hub.db, convId).map((m) => m.user_id).filter((id) => !isPerson(hub, id));
+  return membersOf(hub.db, convId)
+    .map((m) => m.user_id)
+    .filter((id) => !isPerson(hub, id));
 }
 
 /** The loop pause of a conversation, if any (ConversationView.paused). */
@@ -299,7 +336,12 @@ export function agentBrakes(hub: Hub, agentId: string): AgentBrakes {
   return {
     budget_per_hour: b > 0 ? b : null,
     budget_is_default: !s.budgets.has(agentId),
-    loop: { turns: BRAKES.loopTurns, within_secs: BRAKES.loopWindowMs / 1000, min_agents: BRAKES.loopMinAgents, min_turns_each: BRAKES.loopMinTurnsEach },
+    loop: {
+      turns: BRAKES.loopTurns,
+      within_secs: BRAKES.loopWindowMs / 1000,
+      min_agents: BRAKES.loopMinAgents,
+      min_turns_each: BRAKES.loopMinTurnsEach,
+    },
     duplicate_max: BRAKES.duplicateMax,
     notice: 'Replies (reply_to) to a status or done message that named nobody in `to` are refused.',
   };
@@ -311,7 +353,11 @@ export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): 
   const s = stateOf(hub);
   const value = budget === 'default' ? null : budget === 'off' ? 0 : budget;
   if (typeof budget === 'number' && (!Number.isInteger(budget) || budget < 1 || budget > BRAKES.budgetMax)) {
-    throw new HubError('invalid_argument', `budget must be a whole number from 1 to ${BRAKES.budgetMax}, "off" or "default".`, 'Give a number of messages per hour per conversation, off, or default (60).');
+    throw new HubError(
+      'invalid_argument',
+      `budget must be a whole number from 1 to ${BRAKES.budgetMax}, "off" or "default".`,
+      'Give a number of messages per hour per conversation, off, or default (60).',
+    );
   }
   tx(hub.db, () => setBudgetRow(hub.db, row.id, value));
   if (value === null) s.budgets.delete(row.id);
@@ -319,10 +365,23 @@ export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): 
   return { agent: row.name, brakes: agentBrakes(hub, row.id) };
 }
 
-function refuse(hub: Hub, agentId: string, convId: string, word: BrakeWord, reason: string, nextStep: string, extra: Record<string, unknown> = {}): never {
+function refuse(
+  hub: Hub,
+  agentId: string,
+  convId: string,
+  word: BrakeWord,
+  reason: string,
+  nextStep: string,
+  extra: Record<string, unknown> = {},
+): never {
   // Shown to the owner after the caller's transaction (which this refusal rolls back).
   setImmediate(() => showToOwner(hub, agentId, convId, word, reason));
-  throw new HubError('brake', `A brake stopped this send: ${reason} Nothing was sent.`, nextStep, { reason, brake: word, conv_id: convId, ...extra });
+  throw new HubError('brake', `A brake stopped this send: ${reason} Nothing was sent.`, nextStep, {
+    reason,
+    brake: word,
+    conv_id: convId,
+    ...extra,
+  });
 }
 
 /** A progress row of kind error (data.brake) for the owner's feeds, at most one a minute per agent, conversation and brake. */
@@ -334,7 +393,15 @@ function showToOwner(hub: Hub, agentId: string, convId: string, word: BrakeWord,
   s.lastNotice.set(key, now);
   if (s.lastNotice.size > 10_000) s.lastNotice.clear();
   try {
-    const row = { user_id: agentId, conv_id: convId, kind: 'error', text: `Brake (${word}): ${reason}`, data: JSON.stringify({ brake: { word, reason } }), msg_id: null, ts: now };
+    const row = {
+      user_id: agentId,
+      conv_id: convId,
+      kind: 'error',
+      text: `Brake (${word}): ${reason}`,
+      data: JSON.stringify({ brake: { word, reason } }),
+      msg_id: null,
+      ts: now,
+    };
     const id = tx(hub.db, () => insertProgress(hub.db, row));
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
   } catch {

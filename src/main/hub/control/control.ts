@@ -15,10 +15,30 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME } from '../../../shared/api/catalog';
 import {
-  ALLOWED_WHILE_PAUSED, CAP_NAMES, MESSAGE_TOOLS, NO_CAPS, USAGE_DAYS, capReached, emptyUsage, localDay,
-  type AgentControlLive, type AgentControlView, type Caps, type PauseBy, type PauseInfo, type UsageDay,
+  ALLOWED_WHILE_PAUSED,
+  CAP_NAMES,
+  MESSAGE_TOOLS,
+  NO_CAPS,
+  USAGE_DAYS,
+  capReached,
+  emptyUsage,
+  localDay,
+  type AgentControlLive,
+  type AgentControlView,
+  type Caps,
+  type PauseBy,
+  type PauseInfo,
+  type UsageDay,
 } from '../../../shared/agents/control';
-import { addUsage, allControls, setCaps as storeCaps, setPause, usageOn, usageSince, type ControlRow } from '../../store/tables/agents/control';
+import {
+  addUsage,
+  allControls,
+  setCaps as storeCaps,
+  setPause,
+  usageOn,
+  usageSince,
+  type ControlRow,
+} from '../../store/tables/agents/control';
 import { tx } from '../../store/db/db';
 import { agentRefs, findAgent } from '../identity/identities';
 
@@ -70,7 +90,10 @@ export class Controls {
 
 function fromRow(r: ControlRow): AgentControl {
   return {
-    paused: r.paused_at != null ? { by: (r.paused_by === 'budget' ? 'budget' : 'owner'), reason: r.paused_reason, detail: r.paused_detail, since: r.paused_at } : null,
+    paused:
+      r.paused_at != null
+        ? { by: r.paused_by === 'budget' ? 'budget' : 'owner', reason: r.paused_reason, detail: r.paused_detail, since: r.paused_at }
+        : null,
     caps: { cost_usd: r.cap_cost_usd, messages: r.cap_messages, tool_calls: r.cap_tool_calls },
   };
 }
@@ -118,7 +141,13 @@ function remember(hub: Hub, agentId: string, patch: Partial<AgentControl>): void
 export function isPaused(hub: Hub, agentId: string): { paused: boolean; reason?: string; by?: PauseBy; detail?: string; since?: number } {
   const p = controls(hub).get(agentId)?.paused;
   if (!p) return { paused: false };
-  return { paused: true, by: p.by, since: p.since, ...(p.reason != null ? { reason: p.reason } : {}), ...(p.detail != null ? { detail: p.detail } : {}) };
+  return {
+    paused: true,
+    by: p.by,
+    since: p.since,
+    ...(p.reason != null ? { reason: p.reason } : {}),
+    ...(p.detail != null ? { detail: p.detail } : {}),
+  };
 }
 
 export function pauseOf(hub: Hub, agentId: string): PauseInfo | null {
@@ -147,7 +176,12 @@ export function refuseWriteIfPaused(hub: Hub, agentId: string, what: string): vo
 }
 
 function refusePaused(p: PauseInfo, tool: string): never {
-  const why = p.by === 'budget' ? `a daily cap was reached (${p.detail ?? 'budget'})` : p.reason ? `the owner paused you: ${p.reason}` : 'the owner paused you';
+  const why =
+    p.by === 'budget'
+      ? `a daily cap was reached (${p.detail ?? 'budget'})`
+      : p.reason
+        ? `the owner paused you: ${p.reason}`
+        : 'the owner paused you';
   throw new HubError(
     'paused',
     `You are paused (${why}); ${tool} was refused and nothing changed.`,
@@ -169,9 +203,13 @@ export interface PauseResult {
  * Pauses one agent (a no-op when it is already paused the same way): stored, `agent.paused` appended to
  * its inbox (with the reason) and the agent woken. A budget pause never replaces the owner's own pause.
  */
-export function pauseAgent(hub: Hub, nameOrId: string, opts: { reason?: string | null; by?: PauseBy; detail?: string | null } = {}): PauseResult {
+export function pauseAgent(
+  hub: Hub,
+  nameOrId: string,
+  opts: { reason?: string | null; by?: PauseBy; detail?: string | null } = {},
+): PauseResult {
   const by = opts.by ?? 'owner';
-  const reason = by === 'budget' ? 'budget' : (opts.reason?.trim() || null);
+  const reason = by === 'budget' ? 'budget' : opts.reason?.trim() || null;
   const result = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const cur = pauseOf(hub, u.id);
@@ -201,12 +239,24 @@ export function resumeAgent(hub: Hub, nameOrId: string): PauseResult {
 
 /** Pauses every agent that has a key (one transaction). */
 export function pauseAll(hub: Hub, reason?: string | null): { agents: PauseResult[] } {
-  return { agents: allOrNothing(hub, () => agentRefs(hub).filter((a) => !a.revoked).map((a) => pauseAgent(hub, a.id, { reason }))) };
+  return {
+    agents: allOrNothing(hub, () =>
+      agentRefs(hub)
+        .filter((a) => !a.revoked)
+        .map((a) => pauseAgent(hub, a.id, { reason })),
+    ),
+  };
 }
 
 /** Resumes every paused agent (one transaction). */
 export function resumeAll(hub: Hub): { agents: PauseResult[] } {
-  return { agents: allOrNothing(hub, () => agentRefs(hub).filter((a) => pauseOf(hub, a.id)).map((a) => resumeAgent(hub, a.id))) };
+  return {
+    agents: allOrNothing(hub, () =>
+      agentRefs(hub)
+        .filter((a) => pauseOf(hub, a.id))
+        .map((a) => resumeAgent(hub, a.id)),
+    ),
+  };
 }
 
 /** One transaction for many agents; when it fails, the cache (already told of its parts) is read again. */
@@ -224,7 +274,11 @@ function allOrNothing<T>(hub: Hub, fn: () => T): T {
 function checkCap(name: string, v: unknown, integer: boolean): number | null {
   if (v === null || v === undefined) return null;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v)) || v > 1e12) {
-    throw new HubError('invalid_argument', `Cap ${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0 (or null for no cap), not ${JSON.stringify(v)}.`, 'Pass e.g. {"messages": 200, "cost_usd": 5}, or null to lift a cap.');
+    throw new HubError(
+      'invalid_argument',
+      `Cap ${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0 (or null for no cap), not ${JSON.stringify(v)}.`,
+      'Pass e.g. {"messages": 200, "cost_usd": 5}, or null to lift a cap.',
+    );
   }
   return v;
 }
@@ -233,7 +287,12 @@ function checkCap(name: string, v: unknown, integer: boolean): number | null {
  * Sets an agent's daily caps (null lifts one; a cap not named keeps its value unless `off`). When today's
  * usage already reaches a new cap, the agent is paused with reason budget at once.
  */
-export function setCaps(hub: Hub, nameOrId: string, patch: Partial<Caps>, off = false): { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null } {
+export function setCaps(
+  hub: Hub,
+  nameOrId: string,
+  patch: Partial<Caps>,
+  off = false,
+): { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null } {
   const caps: Caps = off ? { ...NO_CAPS } : capsOf(hub, findAgent(hub, nameOrId).id);
   if (!off) {
     for (const k of CAP_NAMES) if (Object.hasOwn(patch, k)) caps[k] = checkCap(k, patch[k], k !== 'cost_usd');
@@ -271,8 +330,11 @@ function todayOf(hub: Hub, agentId: string): UsageDay {
     t = emptyUsage(day);
     for (const src of [stored, pend]) {
       if (!src) continue;
-      t.input_tokens += src.input_tokens; t.output_tokens += src.output_tokens; t.cost_usd += src.cost_usd;
-      t.messages += src.messages; t.tool_calls += src.tool_calls;
+      t.input_tokens += src.input_tokens;
+      t.output_tokens += src.output_tokens;
+      t.cost_usd += src.cost_usd;
+      t.messages += src.messages;
+      t.tool_calls += src.tool_calls;
     }
     c.today.set(agentId, t);
   }
@@ -287,11 +349,17 @@ function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): Usag
   if (!p) c.pending.set(key, (p = { user_id: agentId, ...emptyUsage(t.day) }));
   for (const k of ['input_tokens', 'output_tokens', 'cost_usd', 'messages', 'tool_calls'] as const) {
     const v = d[k];
-    if (v) { t[k] += v; p[k] += v; }
+    if (v) {
+      t[k] += v;
+      p[k] += v;
+    }
   }
   hub.fleetChanged(); // the owner sees today's usage live (hub/control/fleet-live.ts)
   if (!c.timer) {
-    c.timer = setTimeout(() => { c.timer = undefined; flushUsage(hub); }, FLUSH_MS);
+    c.timer = setTimeout(() => {
+      c.timer = undefined;
+      flushUsage(hub);
+    }, FLUSH_MS);
     c.timer.unref();
   }
   return t;
@@ -303,7 +371,9 @@ export function flushUsage(hub: Hub): void {
   if (!c || c.pending.size === 0 || !hub.db.open) return;
   const rows = [...c.pending.values()];
   try {
-    tx(hub.db, () => { for (const r of rows) addUsage(hub.db, r); });
+    tx(hub.db, () => {
+      for (const r of rows) addUsage(hub.db, r);
+    });
     c.pending.clear();
   } catch (err) {
     if (!hub.storageFailure(err)) throw err;
@@ -323,13 +393,19 @@ export function countToolCall(hub: Hub, agentId: string, tool: string): void {
 export function usageIn(data: unknown): { input_tokens: number; output_tokens: number; cost_usd: number } | undefined {
   if (!data || typeof data !== 'object' || Array.isArray(data) || !Object.hasOwn(data, 'usage')) return undefined;
   const u = (data as { usage: unknown }).usage;
-  const bad = (why: string) => new HubError('invalid_argument', `data.usage${why}.`, 'Report usage as data: {"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}} (each field optional, numbers ≥ 0).');
+  const bad = (why: string) =>
+    new HubError(
+      'invalid_argument',
+      `data.usage${why}.`,
+      'Report usage as data: {"usage": {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}} (each field optional, numbers ≥ 0).',
+    );
   if (!u || typeof u !== 'object' || Array.isArray(u)) throw bad(' must be an object');
   const out = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   for (const k of Object.keys(out) as Array<keyof typeof out>) {
     const v = (u as Record<string, unknown>)[k];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e12 || (k !== 'cost_usd' && !Number.isInteger(v))) throw bad(`.${k} must be a ${k === 'cost_usd' ? 'number' : 'whole number'} from 0 to 1e12`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e12 || (k !== 'cost_usd' && !Number.isInteger(v)))
+      throw bad(`.${k} must be a ${k === 'cost_usd' ? 'number' : 'whole number'} from 0 to 1e12`);
     out[k] = v;
   }
   return out;
@@ -350,7 +426,10 @@ function tripIfOverCap(hub: Hub, agentId: string, today: UsageDay): void {
   const r = pauseAgent(hub, agentId, { by: 'budget', detail: hit.detail });
   if (r.changed) {
     // The owner is told at once (the UI shows it; the desktop app raises a notification).
-    hub.bus.publish({ kind: 'hub', value: { budget_paused: { agent: r.agent, cap: hit.cap, detail: hit.detail, at: r.paused?.since ?? hub.now() } } });
+    hub.bus.publish({
+      kind: 'hub',
+      value: { budget_paused: { agent: r.agent, cap: hit.cap, detail: hit.detail, at: r.paused?.since ?? hub.now() } },
+    });
   }
 }
 
@@ -376,24 +455,48 @@ export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: st
   for (const r of rows) {
     let m = byAgent.get(r.user_id);
     if (!m) byAgent.set(r.user_id, (m = new Map()));
-    m.set(r.day, { day: r.day, input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost_usd: r.cost_usd, messages: r.messages, tool_calls: r.tool_calls });
+    m.set(r.day, {
+      day: r.day,
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      cost_usd: r.cost_usd,
+      messages: r.messages,
+      tool_calls: r.tool_calls,
+    });
   }
   const agents = agentRefs(hub).map((a) => {
     const m = byAgent.get(a.id);
     const series = days.map((d) => m?.get(d) ?? emptyUsage(d));
-    return { agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: series[series.length - 1]!, days: series };
+    return {
+      agent: { id: a.id, name: a.name },
+      paused: pauseOf(hub, a.id),
+      caps: capsOf(hub, a.id),
+      today: series[series.length - 1]!,
+      days: series,
+    };
   });
   return { agents, today: days[days.length - 1]! };
 }
 
 /** Per agent: pause, caps and today's usage as counted in memory (the live fleet, hub/control/fleet-live.ts; no write). */
-export function liveControls(hub: Hub, list: ReadonlyArray<{ id: string; name: string }> = agentRefs(hub)): { agents: AgentControlLive[]; today: string } {
-  const agents = list.map((a) => ({ agent: { id: a.id, name: a.name }, paused: pauseOf(hub, a.id), caps: capsOf(hub, a.id), today: { ...todayOf(hub, a.id) } }));
+export function liveControls(
+  hub: Hub,
+  list: ReadonlyArray<{ id: string; name: string }> = agentRefs(hub),
+): { agents: AgentControlLive[]; today: string } {
+  const agents = list.map((a) => ({
+    agent: { id: a.id, name: a.name },
+    paused: pauseOf(hub, a.id),
+    caps: capsOf(hub, a.id),
+    today: { ...todayOf(hub, a.id) },
+  }));
   return { agents, today: localDay(hub.now()) };
 }
 
 /** What whoami tells an agent about its own controls. */
-export function controlForAgent(hub: Hub, agentId: string): { paused: boolean; pause: PauseInfo | null; caps: Caps; usage_today: UsageDay } {
+export function controlForAgent(
+  hub: Hub,
+  agentId: string,
+): { paused: boolean; pause: PauseInfo | null; caps: Caps; usage_today: UsageDay } {
   const p = pauseOf(hub, agentId);
   return { paused: p != null, pause: p, caps: capsOf(hub, agentId), usage_today: { ...todayOf(hub, agentId) } };
 }
@@ -407,7 +510,9 @@ export function startControlWatch(hub: Hub): void {
   const timer = setInterval(() => {
     try {
       if (hub.db.open) controls(hub);
-    } catch { /* the next tick tries again */ }
+    } catch {
+      /* the next tick tries again */
+    }
   }, 250);
   timer.unref();
   hub.onClose(() => clearInterval(timer));

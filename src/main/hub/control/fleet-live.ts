@@ -49,7 +49,9 @@ export function startFleetLive(hub: Hub): void {
       if (!fromOutside && json === last) return;
       last = json;
       hub.bus.publish({ kind: 'hub', value: { fleet: fromOutside ? { ...fleet, outside: true } : fleet } });
-    } catch { /* the next tick tries again */ }
+    } catch {
+      /* the next tick tries again */
+    }
   }, FLEET_TICK_MS);
   timer.unref();
   hub.onClose(() => {

@@ -18,7 +18,17 @@ import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
 import { userByName } from '../../store/tables/agents/users';
 import { keyEnvVar } from '../../../shared/agents/snippets';
-import { PAUSE_EXEMPT_TOOL, PROMPT_HARNESS_LABEL, REPORT_FIELD_MAX, harnessLine, harnessStateOf, harnessToolLine, type HarnessAnswer, type HarnessReport, type HarnessStatus } from '../../../shared/agents/harness';
+import {
+  PAUSE_EXEMPT_TOOL,
+  PROMPT_HARNESS_LABEL,
+  REPORT_FIELD_MAX,
+  harnessLine,
+  harnessStateOf,
+  harnessToolLine,
+  type HarnessAnswer,
+  type HarnessReport,
+  type HarnessStatus,
+} from '../../../shared/agents/harness';
 
 declare module '../core/hub' {
   interface HubServices {
@@ -66,7 +76,12 @@ function field(v: string | null | undefined, max: number): string | null {
 
 /** The block message for a paused agent's harness: the pause reason and the instruction to wait. */
 export function pausedBlockMessage(p: ReturnType<typeof isPaused>): string {
-  const why = p.by === 'budget' ? `a daily cap was reached (${p.detail ?? 'budget'})` : p.reason ? `the owner paused this agent: ${p.reason}` : 'the owner paused this agent';
+  const why =
+    p.by === 'budget'
+      ? `a daily cap was reached (${p.detail ?? 'budget'})`
+      : p.reason
+        ? `the owner paused this agent: ${p.reason}`
+        : 'the owner paused this agent';
   return `Paused in Perch (${why}). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).`;
 }
 
@@ -83,13 +98,27 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   // pre-tool-use only moves the status when it changes (a tool call ends a wait); its feed row is the tool call.
   if (r.event === 'pre-tool-use') {
     if (cur?.state !== 'working' || cur.session_id !== field(r.session_id, REPORT_FIELD_MAX.session_id)) {
-      m.set(agentId, { state, harness: r.harness, session_id: field(r.session_id, REPORT_FIELD_MAX.session_id), cwd: field(r.cwd, REPORT_FIELD_MAX.cwd), message: '', at: hub.now() });
+      m.set(agentId, {
+        state,
+        harness: r.harness,
+        session_id: field(r.session_id, REPORT_FIELD_MAX.session_id),
+        cwd: field(r.cwd, REPORT_FIELD_MAX.cwd),
+        message: '',
+        at: hub.now(),
+      });
       hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
     }
     const tool = field(r.tool_name, REPORT_FIELD_MAX.tool_name);
     const blocked = pause.paused && !PAUSE_EXEMPT_TOOL.test(tool ?? '');
     if ((tool || blocked) && hub.services.harness.feedLimiter.take(agentId) === 0) {
-      feedRow(hub, agentId, m.get(agentId)!, r, blocked ? 'error' : 'tool_call', harnessToolLine(r.harness, tool, field(r.tool_detail, REPORT_FIELD_MAX.tool_detail), blocked));
+      feedRow(
+        hub,
+        agentId,
+        m.get(agentId)!,
+        r,
+        blocked ? 'error' : 'tool_call',
+        harnessToolLine(r.harness, tool, field(r.tool_detail, REPORT_FIELD_MAX.tool_detail), blocked),
+      );
     }
     return answer;
   }
@@ -104,14 +133,31 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
   m.set(agentId, status);
   hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
   // The same report again (a hook repeating itself) changes nothing the owner reads: no feed row, no notice.
-  const same = cur !== undefined && cur.state === state && cur.session_id === status.session_id && cur.message === status.message && cur.cwd === status.cwd;
+  const same =
+    cur !== undefined &&
+    cur.state === state &&
+    cur.session_id === status.session_id &&
+    cur.message === status.message &&
+    cur.cwd === status.cwd;
   if (same) return answer;
   if (hub.services.harness.feedLimiter.take(agentId) > 0) return answer; // a hook firing too fast: the status alone
   feedRow(hub, agentId, status, r, 'step', harnessLine(status));
   const intoWaiting = state === 'waiting' && (cur?.state !== 'waiting' || cur.session_id !== status.session_id);
   if (intoWaiting && hub.services.harness.mayNotify(agentId, status.session_id, status.at)) {
     const u = hub.user(agentId);
-    hub.bus.publish({ kind: 'hub', value: visibleDeep({ harness_waiting: { agent: { id: u.id, name: u.name }, harness: status.harness, message: status.message, session_id: status.session_id, cwd: status.cwd, at: status.at } }) });
+    hub.bus.publish({
+      kind: 'hub',
+      value: visibleDeep({
+        harness_waiting: {
+          agent: { id: u.id, name: u.name },
+          harness: status.harness,
+          message: status.message,
+          session_id: status.session_id,
+          cwd: status.cwd,
+          at: status.at,
+        },
+      }),
+    });
   }
   return answer;
 }
@@ -122,7 +168,10 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, 
   if (!convId) return;
   const data = {
     harness: {
-      event: r.event, name: s.harness, session_id: s.session_id, cwd: s.cwd,
+      event: r.event,
+      name: s.harness,
+      session_id: s.session_id,
+      cwd: s.cwd,
       ...(r.notification_type ? { notification_type: field(r.notification_type, REPORT_FIELD_MAX.notification_type) } : {}),
       ...(r.source ? { source: field(r.source, REPORT_FIELD_MAX.source) } : {}),
       ...(r.reason ? { reason: field(r.reason, REPORT_FIELD_MAX.reason) } : {}),
@@ -151,10 +200,19 @@ export function noteHookKeyProblem(hub: Hub, name: string, harness: string | nul
   if (told.has(u.id)) return;
   told.add(u.id);
   const label = harness ? PROMPT_HARNESS_LABEL[harness] : undefined;
-  const text = problem === 'missing'
-    ? `${label ?? 'A harness'}'s hooks for ${u.name} reach Perch without a key, so nothing they report or ask arrives: set ${keyEnvVar(u.name)} in the shell that starts ${label ?? 'it'}.`
-    : `${label ?? 'A harness'}'s hooks for ${u.name} send a key Perch does not take (wrong, rotated or revoked), so nothing they report or ask arrives: put ${u.name}'s current key in ${keyEnvVar(u.name)} (perch agent rotate-key ${u.name} makes a new one).`;
-  const row = { user_id: u.id, conv_id: u.inbox_id, kind: 'step', text, data: JSON.stringify({ harness: { event: 'hook-key', name: harness, problem } }), msg_id: null, ts: hub.now() };
+  const text =
+    problem === 'missing'
+      ? `${label ?? 'A harness'}'s hooks for ${u.name} reach Perch without a key, so nothing they report or ask arrives: set ${keyEnvVar(u.name)} in the shell that starts ${label ?? 'it'}.`
+      : `${label ?? 'A harness'}'s hooks for ${u.name} send a key Perch does not take (wrong, rotated or revoked), so nothing they report or ask arrives: put ${u.name}'s current key in ${keyEnvVar(u.name)} (perch agent rotate-key ${u.name} makes a new one).`;
+  const row = {
+    user_id: u.id,
+    conv_id: u.inbox_id,
+    kind: 'step',
+    text,
+    data: JSON.stringify({ harness: { event: 'hook-key', name: harness, problem } }),
+    msg_id: null,
+    ts: hub.now(),
+  };
   try {
     const id = tx(hub.db, () => insertProgress(hub.db, row));
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });

@@ -33,7 +33,8 @@ export function notePresence(hub: Hub, agentId: string, tool: string, work = isW
   const at = hub.now();
   const p = m.get(agentId) ?? { ...NO_PRESENCE };
   // Where it connects from (the door that received the call says: loopback, a container bridge, the tailnet front).
-  if (from && (p.from?.place !== from.place || p.from.via !== from.via || p.from.address !== from.address)) p.from = { place: from.place, via: from.via, address: from.address };
+  if (from && (p.from?.place !== from.place || p.from.via !== from.via || p.from.address !== from.address))
+    p.from = { place: from.place, via: from.via, address: from.address };
   if (p.seen_at == null || at - p.seen_at >= CONNECTED_MS) p.connected_since = at;
   p.seen_at = at;
   if (work) {

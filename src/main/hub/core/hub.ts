@@ -38,9 +38,8 @@ export interface HubOptions {
  * message it is about (msgId, for the types about one message and only for them), and who is woken.
  */
 export type EmitOptions<T extends EventType> = T extends EventType
-  ? { wake?: readonly string[] }
-    & (T extends MessageEventType ? { msgId: string } : { msgId?: undefined })
-    & (EventData<T> extends undefined ? { data?: undefined } : { data: EventData<T> })
+  ? { wake?: readonly string[] } & (T extends MessageEventType ? { msgId: string } : { msgId?: undefined }) &
+      (EventData<T> extends undefined ? { data?: undefined } : { data: EventData<T> })
   : never;
 
 interface PendingEvent {
@@ -111,7 +110,11 @@ export class Hub {
 
   close(): void {
     for (const fn of this.disposers.reverse()) {
-      try { fn(); } catch { /* keep closing */ }
+      try {
+        fn();
+      } catch {
+        /* keep closing */
+      }
     }
     this.disposers = [];
   }
@@ -205,7 +208,12 @@ export class Hub {
         message: `Perch cannot save: the disk is full (${code}). Agents' messages and your actions are refused, nothing is lost; free some disk space and Perch carries on by itself.`,
       });
     }
-    return new HubError('storage_full', `The hub cannot save: the owner's disk is full or failing (${code}). Nothing was saved.`, "The owner's disk is full; wait and retry later, nothing was saved. Reading (get_updates, get_history) still works.", { sqlite_code: code });
+    return new HubError(
+      'storage_full',
+      `The hub cannot save: the owner's disk is full or failing (${code}). Nothing was saved.`,
+      "The owner's disk is full; wait and retry later, nothing was saved. Reading (get_updates, get_history) still works.",
+      { sqlite_code: code },
+    );
   }
 
   /** A write was committed: if the hub could not save before, it can again. */
@@ -242,7 +250,12 @@ export class Hub {
    * against its type (shared/api/event-log.ts EventPayloads); msgId: the message it is about; wake: users named by it, woken
    * after the commit.
    */
-  emit<T extends EventType>(convId: string, type: T, actorId: string | null, opts: EmitOptions<T>): { seq: number; gid: number; at: number } {
+  emit<T extends EventType>(
+    convId: string,
+    type: T,
+    actorId: string | null,
+    opts: EmitOptions<T>,
+  ): { seq: number; gid: number; at: number } {
     if (!this.db.inTransaction) throw new Error('emit outside a transaction');
     const at = this.now();
     const seq = nextSeq(this.db, convId, at);
@@ -277,13 +290,18 @@ export class Hub {
           if (!row) throw new Error(`event ${p.gid} is not in the log`);
           return visibleDeep({ event: eventView(this, row, this.ownerId), woken: p.woken }); // the owner reads it (shared/text/text.ts)
         };
-        this.bus.publish(tagEventType({
-          kind: 'event',
-          get value(): LiveEvent {
-            if (!value) value = read();
-            return value;
-          },
-        }, p.type));
+        this.bus.publish(
+          tagEventType(
+            {
+              kind: 'event',
+              get value(): LiveEvent {
+                if (!value) value = read();
+                return value;
+              },
+            },
+            p.type,
+          ),
+        );
       }
     }
   }

@@ -90,7 +90,10 @@ export class JobSlots {
     // The first waiting jobs whose agents have room start, in order.
     for (let i = 0; i < this.queue.length && this.running < this.limits.perHub;) {
       const w = this.queue[i]!;
-      if (!this.mayStart(w.agentId)) { i++; continue; }
+      if (!this.mayStart(w.agentId)) {
+        i++;
+        continue;
+      }
       this.queue.splice(i, 1);
       const left = (this.waitingBy.get(w.agentId) ?? 1) - 1;
       if (left > 0) this.waitingBy.set(w.agentId, left);

@@ -33,7 +33,10 @@ export class OutsideWrites {
       t.fresh = true;
     }
     const seen = t;
-    if (!scheduled) setImmediate(() => { seen.fresh = false; });
+    if (!scheduled)
+      setImmediate(() => {
+        seen.fresh = false;
+      });
     return version;
   }
 }
@@ -46,7 +49,10 @@ export class OutsideWrites {
 export class OutsideMemo<V extends NonNullable<unknown>> {
   private known: { version: number; map: Map<string, V> } | undefined;
 
-  constructor(private readonly outside: OutsideWrites, private readonly max = 10_000) {}
+  constructor(
+    private readonly outside: OutsideWrites,
+    private readonly max = 10_000,
+  ) {}
 
   /** The value known for key, or load()'s; a load that returns undefined is not kept (asked again next time). */
   get(key: string, load: () => V | undefined): V | undefined {

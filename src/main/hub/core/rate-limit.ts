@@ -10,7 +10,11 @@ export class RateLimiter {
    * kept (keys a stranger chooses: callers, pairing codes): past it, full buckets (they hold nothing) are dropped,
    * then the oldest.
    */
-  constructor(private readonly perSecond: number, private readonly burst: number, private readonly maxKeys = Number.POSITIVE_INFINITY) {}
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly maxKeys = Number.POSITIVE_INFINITY,
+  ) {}
 
   take(key: string, now = performance.now()): number {
     if (this.perSecond <= 0) return 0;

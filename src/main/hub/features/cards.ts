@@ -17,7 +17,18 @@ import type { ToolHandlers } from '../identity/tool-handler';
 
 export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../shared/features/cards';
 export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../shared/features/cards';
-import { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES, type ButtonOption, type FormField, type CardBlock, type Card, type CardResponse, type CardPayload } from '../../../shared/features/cards';
+import {
+  CARD_ID_PATTERN,
+  BLOCK_TYPES,
+  BUTTON_STYLES,
+  FIELD_TYPES,
+  type ButtonOption,
+  type FormField,
+  type CardBlock,
+  type Card,
+  type CardResponse,
+  type CardPayload,
+} from '../../../shared/features/cards';
 
 /** Responses kept in the message payload; all of them stay in card_responses. */
 const CARD_PAYLOAD_RESPONSES = 50;
@@ -25,7 +36,9 @@ const CARD_PAYLOAD_RESPONSES = 50;
 const MAX_ITEMS = LIMITS.maxListItems;
 
 function bad(path: string, problem: string): never {
-  throw new HubError('invalid_argument', `${path}: ${problem}`, 'Fix the card as described; see the send_card description for its shape.', { path });
+  throw new HubError('invalid_argument', `${path}: ${problem}`, 'Fix the card as described; see the send_card description for its shape.', {
+    path,
+  });
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -156,7 +169,12 @@ export function validateCard(card: unknown, path = 'card'): Card {
   const json = JSON.stringify(card);
   const bytes = Buffer.byteLength(json ?? '');
   if (bytes > LIMITS.maxCardBytes) {
-    throw new HubError('too_large', `${path}: is ${bytes} bytes as JSON; the limit is ${LIMITS.maxCardBytes}.`, 'Make the card smaller; put long material in a file or message and refer to it.', { path, bytes, limit: LIMITS.maxCardBytes });
+    throw new HubError(
+      'too_large',
+      `${path}: is ${bytes} bytes as JSON; the limit is ${LIMITS.maxCardBytes}.`,
+      'Make the card smaller; put long material in a file or message and refer to it.',
+      { path, bytes, limit: LIMITS.maxCardBytes },
+    );
   }
   onlyKeys(card, path, ['title', 'blocks', 'once']);
   const out: Card = { blocks: [] };
@@ -187,13 +205,20 @@ export function sendCard(hub: Hub, senderId: string, input: SendCardInput, opts:
     passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
     const card = validateCard(input.card);
     const payload: CardPayload = { card, responses: [], closed: false };
-    const sent = insertMessageWithEvent(hub, senderId, access, {
-      conv_id: input.conv_id,
-      text: input.text,
-      kind: 'card',
-      reply_to: input.reply_to,
-      payload: payload as unknown as Record<string, unknown>,
-    }, [], opts.brakes ?? true);
+    const sent = insertMessageWithEvent(
+      hub,
+      senderId,
+      access,
+      {
+        conv_id: input.conv_id,
+        text: input.text,
+        kind: 'card',
+        reply_to: input.reply_to,
+        payload: payload as unknown as Record<string, unknown>,
+      },
+      [],
+      opts.brakes ?? true,
+    );
     return {
       msg_id: sent.msg_id,
       conv_id: sent.conv_id,
@@ -220,7 +245,8 @@ function badValue(path: string, problem: string): never {
 function validateFormValue(form: Extract<CardBlock, { type: 'form' }>, value: unknown): Record<string, unknown> {
   if (!isObject(value)) badValue('value', `must be an object of field values, not ${describe(value)}`);
   const ids = form.fields.map((f) => f.id);
-  for (const k of Object.keys(value)) if (!ids.includes(k)) badValue(`value.${k}`, `no such field in form "${form.id}" (fields: ${ids.join(', ')})`);
+  for (const k of Object.keys(value))
+    if (!ids.includes(k)) badValue(`value.${k}`, `no such field in form "${form.id}" (fields: ${ids.join(', ')})`);
   const out: Record<string, unknown> = {};
   for (const f of form.fields) {
     const path = `value.${f.id}`;
@@ -276,17 +302,27 @@ export function answerCard(hub: Hub, userId: string, input: AnswerCardInput) {
     if (!msg || (!m && userId !== hub.ownerId) || (m && msg.seq < m.from_seq)) {
       throw new HubError('not_found', `No message ${input.msg_id} that you can see.`, 'Use the msg_id of a card message.');
     }
-    if (msg.kind !== 'card') throw new HubError('invalid_argument', `Message ${msg.id} is not a card (it is ${msg.kind}).`, 'Answer a message of kind card.');
-    if (msg.recalled_at || msg.payload == null) throw new HubError('conflict', `Card ${msg.id} was recalled by its sender.`, 'Nothing to answer.');
+    if (msg.kind !== 'card')
+      throw new HubError('invalid_argument', `Message ${msg.id} is not a card (it is ${msg.kind}).`, 'Answer a message of kind card.');
+    if (msg.recalled_at || msg.payload == null)
+      throw new HubError('conflict', `Card ${msg.id} was recalled by its sender.`, 'Nothing to answer.');
     const payload = JSON.parse(msg.payload) as CardPayload;
     if (payload.closed) {
       const first = payload.responses[0];
-      throw new HubError('conflict', `Card ${msg.id} is closed: it takes one response${first ? `, given by ${first.by.name}` : ''}.`, 'Nothing more to answer.');
+      throw new HubError(
+        'conflict',
+        `Card ${msg.id} is closed: it takes one response${first ? `, given by ${first.by.name}` : ''}.`,
+        'Nothing more to answer.',
+      );
     }
     const block = payload.card.blocks.find((b): b is Exclude<CardBlock, { type: 'text' }> => b.type !== 'text' && b.id === input.block_id);
     if (!block) {
       const ids = payload.card.blocks.flatMap((b) => (b.type === 'text' ? [] : [b.id]));
-      throw new HubError('invalid_argument', `block_id: no buttons or form block "${input.block_id}" in this card (blocks: ${ids.join(', ') || 'none'}).`, 'Answer one of the card\'s buttons or forms.');
+      throw new HubError(
+        'invalid_argument',
+        `block_id: no buttons or form block "${input.block_id}" in this card (blocks: ${ids.join(', ') || 'none'}).`,
+        "Answer one of the card's buttons or forms.",
+      );
     }
     let value: unknown;
     if (block.type === 'buttons') {
@@ -317,7 +353,12 @@ export function answerCard(hub: Hub, userId: string, input: AnswerCardInput) {
 
 /** Every response to a card, oldest first (the owner API may show them all). */
 export function listCardResponses(hub: Hub, msgId: string): CardResponse[] {
-  return cardResponsesOf(hub.db, msgId).map((r) => ({ block_id: r.block_id, value: JSON.parse(r.value), by: hub.ref(r.user_id), at: r.at }));
+  return cardResponsesOf(hub.db, msgId).map((r) => ({
+    block_id: r.block_id,
+    value: JSON.parse(r.value),
+    by: hub.ref(r.user_id),
+    at: r.at,
+  }));
 }
 
 // ---- agent tools ------------------------------------------------------------------------------

@@ -22,7 +22,11 @@ function requireRequest(hub: Hub, userId: string, msgId: string): { msg: Message
   const found = requireVisibleMessage(hub, userId, msgId);
   const { msg } = found;
   if (msg.intent !== 'request') {
-    throw new HubError('invalid_argument', `Message ${msgId} was not sent with intent=request; only requests can be claimed.`, 'Claim a message whose intent is request.');
+    throw new HubError(
+      'invalid_argument',
+      `Message ${msgId} was not sent with intent=request; only requests can be claimed.`,
+      'Claim a message whose intent is request.',
+    );
   }
   if (msg.recalled_at) {
     throw new HubError('conflict', `Request ${msgId} was recalled.`, 'Nothing to do.');
@@ -32,11 +36,16 @@ function requireRequest(hub: Hub, userId: string, msgId: string): { msg: Message
 
 function holderConflict(hub: Hub, msg: MessageRow): HubError {
   const holder = hub.ref(msg.claimed_by!);
-  return new HubError('conflict', `Request ${msg.id} is already claimed by ${holder.name}.`, `Leave it to ${holder.name}, or pick another request.`, {
-    claimed_by: holder.name,
-    claimed_by_id: holder.id,
-    claimed_at: msg.claimed_at,
-  });
+  return new HubError(
+    'conflict',
+    `Request ${msg.id} is already claimed by ${holder.name}.`,
+    `Leave it to ${holder.name}, or pick another request.`,
+    {
+      claimed_by: holder.name,
+      claimed_by_id: holder.id,
+      claimed_at: msg.claimed_at,
+    },
+  );
 }
 
 /** Takes a request for userId. Claiming what you hold is a no-op success; anybody else's claim is a conflict. */
@@ -46,10 +55,18 @@ export function claim(hub: Hub, userId: string, msgId: string): ClaimResult {
     const conv = access.conv;
     if (hub.user(userId).kind === 'agent') {
       if (isTerminalTask(conv)) {
-        throw new HubError('silenced', `Task ${conv.id} is ${conv.task_state}; its requests can no longer be claimed.`, 'Open a new task or talk elsewhere.');
+        throw new HubError(
+          'silenced',
+          `Task ${conv.id} is ${conv.task_state}; its requests can no longer be claimed.`,
+          'Open a new task or talk elsewhere.',
+        );
       }
       if (activeHandoff(hub.db, conv.id, userId)) {
-        throw new HubError('silenced', 'You handed this conversation off; you are silent here until it is handed back.', 'Wait for the handoff.returned event in get_updates.');
+        throw new HubError(
+          'silenced',
+          'You handed this conversation off; you are silent here until it is handed back.',
+          'Wait for the handoff.returned event in get_updates.',
+        );
       }
     }
     if (msg.claimed_by === userId) {
@@ -77,11 +94,17 @@ export function releaseClaim(hub: Hub, userId: string, msgId: string): ClaimResu
     const holder = msg.claimed_by;
     const manager = isManager(access.member) || userId === hub.ownerId;
     if (holder !== userId && !manager) {
-      throw new HubError('forbidden', `Request ${msg.id} is claimed by ${hub.ref(holder).name}; only they or a manager can release it.`, 'Leave it to them.', {
-        claimed_by: hub.ref(holder).name,
-      });
+      throw new HubError(
+        'forbidden',
+        `Request ${msg.id} is claimed by ${hub.ref(holder).name}; only they or a manager can release it.`,
+        'Leave it to them.',
+        {
+          claimed_by: hub.ref(holder).name,
+        },
+      );
     }
-    if (!dropClaim(hub.db, msg.id, holder)) throw new HubError('conflict', `The claim on ${msg.id} changed meanwhile.`, 'Read it again and retry.');
+    if (!dropClaim(hub.db, msg.id, holder))
+      throw new HubError('conflict', `The claim on ${msg.id} changed meanwhile.`, 'Read it again and retry.');
     // The request's sender learns it is free again; a holder released by a manager learns it lost it.
     const { seq } = hub.emit(msg.conv_id, 'claim.released', userId, {
       msgId: msg.id,

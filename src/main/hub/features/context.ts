@@ -33,19 +33,40 @@ export function putSummary(hub: Hub, userId: string, input: { conv_id: string; f
     const { conv, member } = requireMember(hub, userId, input.conv_id);
     if (input.text.length === 0) throw new HubError('invalid_argument', 'text is empty.', 'Write the summary in text.');
     if (input.text.length > LIMITS.maxSummaryChars) {
-      throw new HubError('too_large', `text is ${input.text.length} characters; the limit is ${LIMITS.maxSummaryChars}.`, 'Shorten the summary.');
+      throw new HubError(
+        'too_large',
+        `text is ${input.text.length} characters; the limit is ${LIMITS.maxSummaryChars}.`,
+        'Shorten the summary.',
+      );
     }
     if (input.from_seq > input.to_seq) {
       throw new HubError('invalid_argument', `from_seq ${input.from_seq} is after to_seq ${input.to_seq}.`, 'Give from_seq <= to_seq.');
     }
     if (input.from_seq < member.from_seq) {
-      throw new HubError('invalid_argument', `from_seq ${input.from_seq} is before what you can see of this conversation (from seq ${member.from_seq}).`, `Start the summary at seq ${member.from_seq} or later.`, { visible_from_seq: member.from_seq });
+      throw new HubError(
+        'invalid_argument',
+        `from_seq ${input.from_seq} is before what you can see of this conversation (from seq ${member.from_seq}).`,
+        `Start the summary at seq ${member.from_seq} or later.`,
+        { visible_from_seq: member.from_seq },
+      );
     }
     if (input.to_seq > conv.last_seq) {
-      throw new HubError('invalid_argument', `to_seq ${input.to_seq} is after the conversation's last seq ${conv.last_seq}.`, `End the summary at seq ${conv.last_seq} or earlier.`, { last_seq: conv.last_seq });
+      throw new HubError(
+        'invalid_argument',
+        `to_seq ${input.to_seq} is after the conversation's last seq ${conv.last_seq}.`,
+        `End the summary at seq ${conv.last_seq} or earlier.`,
+        { last_seq: conv.last_seq },
+      );
     }
     const at = hub.now();
-    const id = insertSummary(hub.db, { user_id: userId, conv_id: conv.id, from_seq: input.from_seq, to_seq: input.to_seq, text: input.text, at });
+    const id = insertSummary(hub.db, {
+      user_id: userId,
+      conv_id: conv.id,
+      from_seq: input.from_seq,
+      to_seq: input.to_seq,
+      text: input.text,
+      at,
+    });
     pruneSummaries(hub.db, userId, conv.id, SUMMARIES_KEPT);
     return { summary_id: id, conv_id: conv.id, from_seq: input.from_seq, to_seq: input.to_seq, at };
   });
@@ -135,9 +156,10 @@ export function getContext(hub: Hub, userId: string, input: { conv_id: string; m
     token_estimate_rule: 'sum over the summary and each event of ceil(JSON length / 4)',
     ...(truncated
       ? {
-          next_step: omitted > 0
-            ? `Events ${lower}..${(firstSeq ?? conv.last_seq + 1) - 1} did not fit: read them with get_history (before_seq=${firstSeq ?? conv.last_seq + 1}) or raise max_tokens, and store a fresh summary with put_summary.`
-            : 'The summary was cut to fit: raise max_tokens, or store a shorter summary with put_summary.',
+          next_step:
+            omitted > 0
+              ? `Events ${lower}..${(firstSeq ?? conv.last_seq + 1) - 1} did not fit: read them with get_history (before_seq=${firstSeq ?? conv.last_seq + 1}) or raise max_tokens, and store a fresh summary with put_summary.`
+              : 'The summary was cut to fit: raise max_tokens, or store a shorter summary with put_summary.',
         }
       : {}),
   };

@@ -34,7 +34,12 @@ export { sniffImage };
 const IMAGE_LABEL: Record<ImageType, string> = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP' };
 const EXT_CLAIM: Record<string, ImageType> = { jpg: 'jpeg', jpeg: 'jpeg', jpe: 'jpeg', jfif: 'jpeg', png: 'png', gif: 'gif', webp: 'webp' };
 const MIME_CLAIM: Record<string, ImageType> = {
-  'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/pjpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/pjpeg': 'jpeg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
 };
 
 /** Thumbnails fit in this box (pixels), made once when the image is sent. */
@@ -59,21 +64,41 @@ export function decodeBase64Strict(data: string, maxBytes: number = LIMITS.maxFi
   const body = pad ? s.slice(0, -pad) : s;
   const decodedSize = Math.floor((body.length * 3) / 4);
   if (decodedSize > maxBytes) {
-    throw new HubError('too_large', `The file is about ${decodedSize} bytes; the limit is ${maxBytes} (${Math.round(maxBytes / 1048576)} MiB). Nothing was stored.`, `Send a smaller file (compress it), or split it into parts of at most ${Math.round(maxBytes / 1048576)} MiB each.`, { limit: maxBytes });
+    throw new HubError(
+      'too_large',
+      `The file is about ${decodedSize} bytes; the limit is ${maxBytes} (${Math.round(maxBytes / 1048576)} MiB). Nothing was stored.`,
+      `Send a smaller file (compress it), or split it into parts of at most ${Math.round(maxBytes / 1048576)} MiB each.`,
+      { limit: maxBytes },
+    );
   }
   const bad = BASE64_BODY.test(body) ? -1 : body.search(/[^A-Za-z0-9+/]/);
   if (bad >= 0) {
     const ch = body.codePointAt(bad)!;
-    const shown = ch === 0x3d ? "'=' (padding is only allowed at the end)" : `${JSON.stringify(String.fromCodePoint(ch))} (U+${ch.toString(16).toUpperCase().padStart(4, '0')})`;
-    throw new HubError('invalid_argument', `data is not valid base64: character ${shown} at position ${bad}.`, 'Encode the file with standard base64 (A-Z a-z 0-9 + /, = padding).');
+    const shown =
+      ch === 0x3d
+        ? "'=' (padding is only allowed at the end)"
+        : `${JSON.stringify(String.fromCodePoint(ch))} (U+${ch.toString(16).toUpperCase().padStart(4, '0')})`;
+    throw new HubError(
+      'invalid_argument',
+      `data is not valid base64: character ${shown} at position ${bad}.`,
+      'Encode the file with standard base64 (A-Z a-z 0-9 + /, = padding).',
+    );
   }
   if (body.length === 0 || body.length % 4 === 1 || (pad && (body.length + pad) % 4 !== 0)) {
-    throw new HubError('invalid_argument', `data is not valid base64: ${body.length === 0 ? 'it is empty' : `its length ${s.length} is impossible for base64`}.`, 'Send the whole file, encoded with standard base64.');
+    throw new HubError(
+      'invalid_argument',
+      `data is not valid base64: ${body.length === 0 ? 'it is empty' : `its length ${s.length} is impossible for base64`}.`,
+      'Send the whole file, encoded with standard base64.',
+    );
   }
   // Canonical form: the unused bits of the last character are zero (only the last group can differ).
   const last = body.slice(Math.floor((body.length - 1) / 4) * 4);
   if (Buffer.from(last, 'base64').toString('base64').replace(/=+$/, '') !== last) {
-    throw new HubError('invalid_argument', 'data is not valid base64: its last character carries stray bits (truncated or corrupted?).', 'Send the whole file, encoded with standard base64.');
+    throw new HubError(
+      'invalid_argument',
+      'data is not valid base64: its last character carries stray bits (truncated or corrupted?).',
+      'Send the whole file, encoded with standard base64.',
+    );
   }
   return Buffer.from(body, 'base64');
 }
@@ -81,9 +106,16 @@ export function decodeBase64Strict(data: string, maxBytes: number = LIMITS.maxFi
 /** The name as stored: no folders, no control or bidi-override characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[/\\]/).pop() ?? '';
-  const cleaned = base.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '').replace(/\p{Cs}/gu, '\ufffd').trim();
+  const cleaned = base
+    .replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '')
+    .replace(/\p{Cs}/gu, '\ufffd')
+    .trim();
   if (!cleaned || cleaned === '.' || cleaned === '..') {
-    throw new HubError('invalid_argument', `name ${JSON.stringify(name)} is not a usable file name.`, 'Give a file name such as chart.png.');
+    throw new HubError(
+      'invalid_argument',
+      `name ${JSON.stringify(name)} is not a usable file name.`,
+      'Give a file name such as chart.png.',
+    );
   }
   return cleaned;
 }
@@ -91,7 +123,11 @@ export function cleanFileName(name: string): string {
 function normalizeMime(mime: string): string {
   const m = mime.split(';')[0]!.trim().toLowerCase();
   if (!MIME_TOKEN.test(m)) {
-    throw new HubError('invalid_argument', `mime ${JSON.stringify(mime)} is not a media type.`, 'Give a type such as application/pdf, or leave mime out.');
+    throw new HubError(
+      'invalid_argument',
+      `mime ${JSON.stringify(mime)} is not a media type.`,
+      'Give a type such as application/pdf, or leave mime out.',
+    );
   }
   return m;
 }
@@ -122,7 +158,10 @@ export type ImageJobRunner = <T>(job: () => Promise<T>) => Promise<T>;
  * Decodes, checks and (for images) cleans a file; throws a HubError for anything refused. runImageJob: where the
  * sharp work waits its turn (send_file: the agent's image job slots); none: at once.
  */
-export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | 'mime'>, runImageJob: ImageJobRunner = (job) => job()): Promise<PreparedFile> {
+export async function prepareFile(
+  input: Pick<SendFileInput, 'data' | 'name' | 'mime'>,
+  runImageJob: ImageJobRunner = (job) => job(),
+): Promise<PreparedFile> {
   const name = cleanFileName(input.name);
   const givenMime = input.mime !== undefined ? normalizeMime(input.mime) : undefined;
   const raw = decodeBase64Strict(input.data); // over LIMITS.maxFileBytes is refused there (its size is exact before decoding)
@@ -137,7 +176,9 @@ export async function prepareFile(input: Pick<SendFileInput, 'data' | 'name' | '
       throw new HubError(
         'invalid_argument',
         `The file claims to be ${label} but is not: its ${who} says ${label}, its bytes are ${real ? IMAGE_LABEL[real] : 'not an image'}.`,
-        real ? `Name it .${real === 'jpeg' ? 'jpg' : real} (or leave mime out).` : 'Send the real image, or name it for what it is and give its mime.',
+        real
+          ? `Name it .${real === 'jpeg' ? 'jpg' : real} (or leave mime out).`
+          : 'Send the real image, or name it for what it is and give its mime.',
         { claimed: IMAGE_MIME[claimed], detected: real ? IMAGE_MIME[real] : null },
       );
     }
@@ -164,7 +205,10 @@ async function loadSharp(): Promise<typeof SharpFn> {
 function refuseCostlyImage(width: number, frameHeight: number, frames: number): void {
   const next = 'Send a smaller or shorter image (fewer frames), or send it as a video or a zip file (whoami lists the limits).';
   if (frames > LIMITS.maxImageFrames) {
-    throw new HubError('too_large', `The image has ${frames} frames; at most ${LIMITS.maxImageFrames} are accepted.`, next, { frames, max_frames: LIMITS.maxImageFrames });
+    throw new HubError('too_large', `The image has ${frames} frames; at most ${LIMITS.maxImageFrames} are accepted.`, next, {
+      frames,
+      max_frames: LIMITS.maxImageFrames,
+    });
   }
   const total = width * frameHeight * frames;
   if (frames > 1 && total > LIMITS.maxAnimationPixels) {
@@ -177,7 +221,10 @@ function refuseCostlyImage(width: number, frameHeight: number, frames: number): 
   }
 }
 
-async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer; width: number; height: number; thumb: Buffer; thumbMime: string }> {
+async function cleanImage(
+  raw: Buffer,
+  type: ImageType,
+): Promise<{ data: Buffer; width: number; height: number; thumb: Buffer; thumbMime: string }> {
   const sharp = await loadSharp();
   const animated = type === 'gif' || type === 'webp';
   const input = { limitInputPixels: MAX_IMAGE_PIXELS, animated } as const;
@@ -190,10 +237,18 @@ async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer;
     if (pages <= 1) img = img.rotate(); // applies the EXIF orientation, then forgets it
     // No withMetadata()/keepExif(): the output carries no EXIF, GPS, XMP, IPTC or ICC data.
     switch (type) {
-      case 'jpeg': img = img.jpeg({ quality: 90 }); break;
-      case 'png': img = img.png(); break;
-      case 'gif': img = img.gif(); break;
-      case 'webp': img = img.webp({ quality: 90 }); break;
+      case 'jpeg':
+        img = img.jpeg({ quality: 90 });
+        break;
+      case 'png':
+        img = img.png();
+        break;
+      case 'gif':
+        img = img.gif();
+        break;
+      case 'webp':
+        img = img.webp({ quality: 90 });
+        break;
     }
     const out = await img.toBuffer({ resolveWithObject: true });
     const width = out.info.width;
@@ -208,9 +263,15 @@ async function cleanImage(raw: Buffer, type: ImageType): Promise<{ data: Buffer;
     if (err instanceof HubError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
     if (/pixel limit/i.test(msg)) {
-      throw new HubError('too_large', `The image has more than ${MAX_IMAGE_PIXELS} pixels.`, 'Send a smaller image.', { max_pixels: MAX_IMAGE_PIXELS });
+      throw new HubError('too_large', `The image has more than ${MAX_IMAGE_PIXELS} pixels.`, 'Send a smaller image.', {
+        max_pixels: MAX_IMAGE_PIXELS,
+      });
     }
-    throw new HubError('invalid_argument', `The file starts like ${IMAGE_LABEL[type]} but could not be read as one (${msg.split('\n')[0]}).`, 'Send an intact image, or a different file.');
+    throw new HubError(
+      'invalid_argument',
+      `The file starts like ${IMAGE_LABEL[type]} but could not be read as one (${msg.split('\n')[0]}).`,
+      'Send an intact image, or a different file.',
+    );
   }
 }
 
@@ -235,7 +296,14 @@ export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p
       payload.height = p.image.height;
     }
     payload.has_thumb = !!p.image;
-    const sent = insertMessageWithEvent(hub, senderId, access, { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, thread_id: input.thread_id, to: input.to, kind, payload }, [], opts.brakes ?? true);
+    const sent = insertMessageWithEvent(
+      hub,
+      senderId,
+      access,
+      { conv_id: input.conv_id, text: caption, reply_to: input.reply_to, thread_id: input.thread_id, to: input.to, kind, payload },
+      [],
+      opts.brakes ?? true,
+    );
     insertFile(hub.db, {
       id: fileId,
       conv_id: access.conv.id,
@@ -293,13 +361,22 @@ function linkNotFound(): HubError {
 }
 
 /** What both token forms check once parsed: the MAC (in constant time; forged: not_found), then the expiry. */
-function checkedToken(hub: Hub, wantMac: string, gotMac: string, fileId: string, v: string, exp36: string): { file_id: string; variant: FileVariant; expires_at: number } {
+function checkedToken(
+  hub: Hub,
+  wantMac: string,
+  gotMac: string,
+  fileId: string,
+  v: string,
+  exp36: string,
+): { file_id: string; variant: FileVariant; expires_at: number } {
   const want = Buffer.from(wantMac);
   const got = Buffer.from(gotMac);
   if (want.length !== got.length || !crypto.timingSafeEqual(want, got)) throw linkNotFound();
   const expiresAt = parseInt(exp36, 36);
   if (hub.now() >= expiresAt) {
-    throw new HubError('expired', `This file link expired at ${new Date(expiresAt).toISOString()}.`, 'Ask for a new link with file_url.', { expired_at: expiresAt });
+    throw new HubError('expired', `This file link expired at ${new Date(expiresAt).toISOString()}.`, 'Ask for a new link with file_url.', {
+      expired_at: expiresAt,
+    });
   }
   return { file_id: fileId, variant: v === 't' ? 'thumb' : 'original', expires_at: expiresAt };
 }
@@ -326,7 +403,11 @@ export function isAwayFileToken(token: string, place: AwayPlace): boolean {
 }
 
 /** Checks a token of a link made for `place` (forged, malformed or made for another place: not_found; stale: expired). */
-export function verifyAwayFileToken(hub: Hub, token: string, place: AwayPlace): { file_id: string; variant: FileVariant; expires_at: number } {
+export function verifyAwayFileToken(
+  hub: Hub,
+  token: string,
+  place: AwayPlace,
+): { file_id: string; variant: FileVariant; expires_at: number } {
   const m = AWAY_TOKEN_RE.exec(token);
   if (!m || m[4] !== AWAY_CODE[place]) throw linkNotFound();
   const [, fileId, v, exp36, code, mac] = m;
@@ -373,7 +454,11 @@ export function fileUrl(hub: Hub, userId: string, input: { conv_id: string; file
   const f = fileMeta(hub.db, input.file_id);
   const msg = f?.msg_id ? messageById(hub.db, f.msg_id) : undefined;
   if (!f || f.conv_id !== access.conv.id || (msg && msg.seq < access.member.from_seq)) {
-    throw new HubError('not_found', `No file ${input.file_id} in conversation ${input.conv_id}.`, 'Use a file_id from the payload of a message in this conversation.');
+    throw new HubError(
+      'not_found',
+      `No file ${input.file_id} in conversation ${input.conv_id}.`,
+      'Use a file_id from the payload of a message in this conversation.',
+    );
   }
   return linkFor(hub, liveFile(hub, f.id), input.variant ?? 'original', at);
 }
@@ -390,8 +475,17 @@ export function ownerFileUrl(hub: Hub, fileId: string, variant: FileVariant = 'o
  * itself; anything else must be served as an attachment (with X-Content-Type-Options: nosniff) so an
  * uploaded HTML or SVG can never run on the hub's origin.
  */
-export function readFile(hub: Hub, fileId: string, variant: FileVariant = 'original'): {
-  data: Buffer; mime: string; name: string; size: number; sha256: string | null; disposition: 'inline' | 'attachment';
+export function readFile(
+  hub: Hub,
+  fileId: string,
+  variant: FileVariant = 'original',
+): {
+  data: Buffer;
+  mime: string;
+  name: string;
+  size: number;
+  sha256: string | null;
+  disposition: 'inline' | 'attachment';
 } {
   const f = liveFile(hub, fileId);
   const info = variantInfo(f, variant);

@@ -70,7 +70,14 @@ function access(hub: Hub, userId: string, convId: string, asOwner: boolean): Acc
   if (!asOwner) return requireMember(hub, userId, convId);
   const conv = conversationById(hub.db, convId);
   if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from the conversation list.');
-  const m: MemberRow = member(hub.db, convId, userId) ?? { conv_id: convId, user_id: userId, role: 'owner', from_seq: 1, joined_at: 0, read_seq: 0 };
+  const m: MemberRow = member(hub.db, convId, userId) ?? {
+    conv_id: convId,
+    user_id: userId,
+    role: 'owner',
+    from_seq: 1,
+    joined_at: 0,
+    read_seq: 0,
+  };
   return { conv, member: { ...m, role: 'owner' } };
 }
 
@@ -81,21 +88,41 @@ function grant(hub: Hub, userId: string, input: { conv_id: string; agent: string
       throw new HubError('invalid_argument', 'An inbox has no floor.', 'Give the floor in a group or task channel.');
     }
     if (!isManager(a.member)) {
-      throw new HubError('forbidden', 'Only a manager of this conversation (its owner or an admin) can give the floor.', 'Ask the conversation\'s owner or an admin.');
+      throw new HubError(
+        'forbidden',
+        'Only a manager of this conversation (its owner or an admin) can give the floor.',
+        "Ask the conversation's owner or an admin.",
+      );
     }
     const ttl = input.ttl_secs ?? LIMITS.floorDefaultTtlSecs;
     if (!Number.isInteger(ttl) || ttl < 1 || ttl > LIMITS.floorMaxTtlSecs) {
-      throw new HubError('invalid_argument', `ttl_secs must be a whole number from 1 to ${LIMITS.floorMaxTtlSecs}.`, `Leave it out for ${LIMITS.floorDefaultTtlSecs} seconds.`);
+      throw new HubError(
+        'invalid_argument',
+        `ttl_secs must be a whole number from 1 to ${LIMITS.floorMaxTtlSecs}.`,
+        `Leave it out for ${LIMITS.floorDefaultTtlSecs} seconds.`,
+      );
     }
     const agent = resolveUser(hub, input.agent);
     if (agent.kind !== 'agent') {
-      throw new HubError('invalid_argument', `agent: "${agent.name}" is a person; the floor goes to an agent.`, 'Name an agent of the conversation.');
+      throw new HubError(
+        'invalid_argument',
+        `agent: "${agent.name}" is a person; the floor goes to an agent.`,
+        'Name an agent of the conversation.',
+      );
     }
     if (!member(hub.db, a.conv.id, agent.id)) {
-      throw new HubError('invalid_argument', `agent: "${agent.name}" is not a member of conversation ${a.conv.id}.`, 'Add it with add_member first.');
+      throw new HubError(
+        'invalid_argument',
+        `agent: "${agent.name}" is not a member of conversation ${a.conv.id}.`,
+        'Add it with add_member first.',
+      );
     }
     if (activeHandoff(hub.db, a.conv.id, agent.id)) {
-      throw new HubError('conflict', `${agent.name} handed this conversation off and is silent here.`, 'Hand it back to the agent first, or give the floor to another agent.');
+      throw new HubError(
+        'conflict',
+        `${agent.name} handed this conversation off and is silent here.`,
+        'Hand it back to the agent first, or give the floor to another agent.',
+      );
     }
     const conv = clearIfExpired(hub, a.conv);
     let replaced: UserRef | null = null;
@@ -127,10 +154,15 @@ function release(hub: Hub, userId: string, convId: string, asOwner: boolean): Fl
     }
     const holder = conv.floor_holder;
     if (holder !== userId && !isManager(a.member)) {
-      throw new HubError('forbidden', `${hub.ref(holder).name} holds the floor; only they or a manager can release it.`, 'Wait until the floor is released or expires.', {
-        floor_holder: hub.ref(holder).name,
-        until: conv.floor_until,
-      });
+      throw new HubError(
+        'forbidden',
+        `${hub.ref(holder).name} holds the floor; only they or a manager can release it.`,
+        'Wait until the floor is released or expires.',
+        {
+          floor_holder: hub.ref(holder).name,
+          until: conv.floor_until,
+        },
+      );
     }
     clearFloorOf(hub.db, conv.id, holder);
     // Whoever gave the floor learns the turn ended; a holder released by someone else learns it lost it.
@@ -207,10 +239,12 @@ export function ownerFloor(
     throw new HubError('forbidden', 'Only the owner can manage the floor this way.', 'Use floor_grant / floor_release as a manager.');
   }
   if (input.release) {
-    if (input.agent !== undefined) throw new HubError('invalid_argument', 'Give agent or release, not both.', 'Release the floor, then grant it.');
+    if (input.agent !== undefined)
+      throw new HubError('invalid_argument', 'Give agent or release, not both.', 'Release the floor, then grant it.');
     return release(hub, ownerId, input.conv_id, true);
   }
-  if (input.agent === undefined) throw new HubError('invalid_argument', 'Give agent to grant the floor, or release: true.', 'Name the agent that should speak.');
+  if (input.agent === undefined)
+    throw new HubError('invalid_argument', 'Give agent to grant the floor, or release: true.', 'Name the agent that should speak.');
   const r = grant(hub, ownerId, { conv_id: input.conv_id, agent: input.agent, ttl_secs: input.ttl_secs }, true);
   armFloorExpiry(hub);
   return r;

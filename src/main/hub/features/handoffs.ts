@@ -4,7 +4,15 @@ import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import type { UserRef } from '../../../shared/types';
 import { conversationById, member } from '../../store/tables/talk/conversations';
-import { activeHandoff, activeHandoffsOf, allActiveHandoffs, handoffCreatedSeq, insertHandoff, returnHandoff, type HandoffRow } from '../../store/tables/talk/handoffs';
+import {
+  activeHandoff,
+  activeHandoffsOf,
+  allActiveHandoffs,
+  handoffCreatedSeq,
+  insertHandoff,
+  returnHandoff,
+  type HandoffRow,
+} from '../../store/tables/talk/handoffs';
 import { isTerminalTask, requireMember, resolveUser, wakeable } from '../talk/access';
 import { requireText } from '../talk/messages';
 import type { ToolHandlers } from '../identity/tool-handler';
@@ -36,10 +44,18 @@ export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string
     throw new HubError('forbidden', 'Only agents hand conversations off.', 'Just answer in the conversation.');
   }
   if (conv.kind === 'inbox') {
-    throw new HubError('forbidden', 'This is your owner\'s private notes channel; there is nothing to hand off.', 'Hand off the conversation the work is in.');
+    throw new HubError(
+      'forbidden',
+      "This is your owner's private notes channel; there is nothing to hand off.",
+      'Hand off the conversation the work is in.',
+    );
   }
   if (isTerminalTask(conv)) {
-    throw new HubError('silenced', `Task ${conv.id} is ${conv.task_state}; there is nothing left to hand off.`, 'Open a new task or talk elsewhere.');
+    throw new HubError(
+      'silenced',
+      `Task ${conv.id} is ${conv.task_state}; there is nothing left to hand off.`,
+      'Open a new task or talk elsewhere.',
+    );
   }
   const note = requireText(input.note, 'note').trim();
   if (!note) throw new HubError('invalid_argument', 'note is empty.', 'Say what the person needs to know to take over.');
@@ -54,10 +70,18 @@ export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string
   }
   const to = input.to === undefined ? hub.owner : resolveUser(hub, input.to);
   if (to.kind !== 'human') {
-    throw new HubError('invalid_argument', `to: "${to.name}" is an agent; a handoff goes to a person.`, 'Leave to out to hand off to your owner, or name a person in the conversation.');
+    throw new HubError(
+      'invalid_argument',
+      `to: "${to.name}" is an agent; a handoff goes to a person.`,
+      'Leave to out to hand off to your owner, or name a person in the conversation.',
+    );
   }
   if (!member(hub.db, conv.id, to.id) && to.id !== hub.ownerId) {
-    throw new HubError('invalid_argument', `to: "${to.name}" is not a member of conversation ${conv.id}.`, 'Name a person in the conversation, or leave to out to hand off to your owner.');
+    throw new HubError(
+      'invalid_argument',
+      `to: "${to.name}" is not a member of conversation ${conv.id}.`,
+      'Name a person in the conversation, or leave to out to hand off to your owner.',
+    );
   }
   return { conv, note, to };
 }
@@ -99,21 +123,25 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
       const agent = resolveUser(hub, input.agent);
       h = active.find((x) => x.agent_id === agent.id);
       if (!h) {
-        throw new HubError('not_found', `${agent.name} has not handed conversation ${conv.id} off.`, 'Check the conversation\'s handoffs.', {
+        throw new HubError('not_found', `${agent.name} has not handed conversation ${conv.id} off.`, "Check the conversation's handoffs.", {
           active: active.map((x) => hub.ref(x.agent_id).name),
         });
       }
     } else if (active.length === 1) {
       h = active[0]!;
     } else if (active.length === 0) {
-      throw new HubError('not_found', `Nothing was handed off in conversation ${conv.id}.`, 'Check the conversation\'s handoffs.');
+      throw new HubError('not_found', `Nothing was handed off in conversation ${conv.id}.`, "Check the conversation's handoffs.");
     } else {
       throw new HubError('invalid_argument', `Several agents handed conversation ${conv.id} off; name one.`, 'Pass agent.', {
         active: active.map((x) => hub.ref(x.agent_id).name),
       });
     }
     if (personId !== h.to_user && personId !== hub.ownerId) {
-      throw new HubError('forbidden', `${hub.ref(h.agent_id).name} handed this conversation to ${hub.ref(h.to_user).name}; only they or the owner can hand it back.`, 'Ask them to hand it back.');
+      throw new HubError(
+        'forbidden',
+        `${hub.ref(h.agent_id).name} handed this conversation to ${hub.ref(h.to_user).name}; only they or the owner can hand it back.`,
+        'Ask them to hand it back.',
+      );
     }
     const note = requireText(input.note ?? '', 'note').trim();
     const at = hub.now();
@@ -123,7 +151,15 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
     const woken = wakeable(hub, after, personId, [h.agent_id]);
     const { seq } = hub.emit(conv.id, 'handoff.returned', personId, {
       // handoff_seq: a member whose history starts after the handoff does not get its note (views.ts).
-      data: { handoff_id: h.id, agent: hub.ref(h.agent_id), by: hub.ref(personId), note, handoff_note: h.note, handed_off_at: h.at, handoff_seq: handoffCreatedSeq(hub.db, conv.id, h.id) ?? null },
+      data: {
+        handoff_id: h.id,
+        agent: hub.ref(h.agent_id),
+        by: hub.ref(personId),
+        note,
+        handoff_note: h.note,
+        handed_off_at: h.at,
+        handoff_seq: handoffCreatedSeq(hub.db, conv.id, h.id) ?? null,
+      },
       wake: woken,
     });
     return { conv_id: conv.id, handoff_id: h.id, agent: hub.ref(h.agent_id), seq, woken: woken.map((u) => hub.ref(u).name) };

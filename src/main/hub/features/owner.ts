@@ -58,11 +58,17 @@ export function markRead(hub: Hub, convId: string, seq: number): { conv_id: stri
 }
 
 /** A private note from the owner to one agent, in its inbox (only it sees it; it is woken). */
-export function sendNote(hub: Hub, input: { agent: string; text: string; conv_id?: string }): { agent: string; conv_id: string; seq: number; at: number } {
+export function sendNote(
+  hub: Hub,
+  input: { agent: string; text: string; conv_id?: string },
+): { agent: string; conv_id: string; seq: number; at: number } {
   return hub.write(() => {
     const agent = findAgent(hub, input.agent);
     if (input.conv_id) requireConversation(hub, input.conv_id);
-    const { seq, at } = hub.emit(agent.inbox_id!, 'owner.note', hub.ownerId, { data: { text: input.text, about_conv_id: input.conv_id ?? null }, wake: [agent.id] });
+    const { seq, at } = hub.emit(agent.inbox_id!, 'owner.note', hub.ownerId, {
+      data: { text: input.text, about_conv_id: input.conv_id ?? null },
+      wake: [agent.id],
+    });
     return { agent: agent.name, conv_id: agent.inbox_id!, seq, at };
   });
 }
@@ -73,7 +79,10 @@ export function sendNote(hub: Hub, input: { agent: string; text: string; conv_id
  * one write, the owner joining the conversation in the same write. Refused input (an unknown conversation,
  * bad base64, too large, a disguised image) changes nothing.
  */
-export async function sendOwnerFile(hub: Hub, input: Pick<SendFileInput, 'conv_id' | 'data' | 'name' | 'mime' | 'caption' | 'reply_to'> & { to?: string[]; thread_id?: string }): Promise<SentFile> {
+export async function sendOwnerFile(
+  hub: Hub,
+  input: Pick<SendFileInput, 'conv_id' | 'data' | 'name' | 'mime' | 'caption' | 'reply_to'> & { to?: string[]; thread_id?: string },
+): Promise<SentFile> {
   requireConversation(hub, input.conv_id); // before the expensive decode
   const prepared = await prepareFile(input);
   return hub.write(() => {

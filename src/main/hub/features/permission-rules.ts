@@ -17,18 +17,44 @@ import type { ConversationRow } from '../../store/tables/talk/conversations';
 import type { PromptDoor } from '../identity/key-waits';
 import { findAgent } from '../identity/identities';
 import {
-  deletePermissionRule, insertPermissionRule, listPermissionRules, permissionRuleById, permissionRulesFor, samePermissionRule,
+  deletePermissionRule,
+  insertPermissionRule,
+  listPermissionRules,
+  permissionRuleById,
+  permissionRulesFor,
+  samePermissionRule,
   type PermissionRuleRow,
 } from '../../store/tables/agents/permission-rules';
-import { PERMISSION_PROMPT_SOURCE, commandOf, decidingRule, neverAllowed, promptTitle, ruleText, type PermissionRuleView } from '../../../shared/features/permission-prompts';
+import {
+  PERMISSION_PROMPT_SOURCE,
+  commandOf,
+  decidingRule,
+  neverAllowed,
+  promptTitle,
+  ruleText,
+  type PermissionRuleView,
+} from '../../../shared/features/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
 
 function ruleView(hub: Hub, r: PermissionRuleRow): PermissionRuleView {
   const a = hub.ref(r.agent_id);
-  const added_by = r.added_by === null ? null : r.added_by === 'laptop' ? { via: 'laptop' as const } : { via: 'device' as const, device_id: r.added_by, name: r.added_by_name ?? '' };
-  return { rule_id: r.id, agent: { id: a.id, name: a.name }, tool: r.tool, command_prefix: r.command_prefix, behavior: r.behavior, created_at: r.created_at, added_by };
+  const added_by =
+    r.added_by === null
+      ? null
+      : r.added_by === 'laptop'
+        ? { via: 'laptop' as const }
+        : { via: 'device' as const, device_id: r.added_by, name: r.added_by_name ?? '' };
+  return {
+    rule_id: r.id,
+    agent: { id: a.id, name: a.name },
+    tool: r.tool,
+    command_prefix: r.command_prefix,
+    behavior: r.behavior,
+    created_at: r.created_at,
+    added_by,
+  };
 }
 
 /** Who adds a rule: the laptop, or a paired device (which adds deny rules only). */
@@ -40,7 +66,11 @@ export type RuleAuthor = 'laptop' | { device: { id: string; name: string } };
  */
 export function requireMayAdd(behavior: 'allow' | 'deny', by: RuleAuthor): void {
   if (behavior === 'allow' && by !== 'laptop') {
-    throw new HubError('forbidden', `A paired device (${by.device.name}) may not add an allow rule: standing allows are added on the laptop only (a device may add deny rules and approve single prompts).`, 'Approve this prompt once, or add the allow rule on the laptop (the Perch window or `perch owner`).');
+    throw new HubError(
+      'forbidden',
+      `A paired device (${by.device.name}) may not add an allow rule: standing allows are added on the laptop only (a device may add deny rules and approve single prompts).`,
+      'Approve this prompt once, or add the allow rule on the laptop (the Perch window or `perch owner`).',
+    );
   }
 }
 
@@ -58,7 +88,11 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor)
     const agent = findAgent(hub, input.agent);
     const tool = typeof input.tool === 'string' ? input.tool.trim() : '';
     if (!tool || tool.length > MAX_TOOL_CHARS) {
-      throw new HubError('invalid_argument', `tool: the harness's tool name (e.g. Bash, Edit), 1 to ${MAX_TOOL_CHARS} characters.`, 'Name the tool as the prompt shows it.');
+      throw new HubError(
+        'invalid_argument',
+        `tool: the harness's tool name (e.g. Bash, Edit), 1 to ${MAX_TOOL_CHARS} characters.`,
+        'Name the tool as the prompt shows it.',
+      );
     }
     if (input.behavior !== 'allow' && input.behavior !== 'deny') {
       throw new HubError('invalid_argument', 'behavior: must be allow or deny.', 'Say allow or deny.');
@@ -67,20 +101,31 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor)
     if (input.command_prefix !== undefined) {
       prefix = typeof input.command_prefix === 'string' ? input.command_prefix.trim() : '';
       if (!prefix || prefix.length > MAX_PREFIX_CHARS) {
-        throw new HubError('invalid_argument', `command_prefix: the start of the command, 1 to ${MAX_PREFIX_CHARS} characters.`, 'Leave it out for every prompt of the tool.');
+        throw new HubError(
+          'invalid_argument',
+          `command_prefix: the start of the command, 1 to ${MAX_PREFIX_CHARS} characters.`,
+          'Leave it out for every prompt of the tool.',
+        );
       }
       // An allow never matches a command with quotes, expansion or shell control syntax, so such a prefix would allow nothing.
       const never = input.behavior === 'allow' ? neverAllowed(prefix) : undefined;
       if (never) {
-        throw new HubError('invalid_argument', `command_prefix: an allow rule's prefix must be plain words, and this one has ${never}, so it could never match.`, 'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.');
+        throw new HubError(
+          'invalid_argument',
+          `command_prefix: an allow rule's prefix must be plain words, and this one has ${never}, so it could never match.`,
+          'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.',
+        );
       }
     }
     const row = { agent_id: agent.id, tool, command_prefix: prefix, behavior: input.behavior };
     const same = samePermissionRule(hub.db, row);
     if (same) return { rule: ruleView(hub, same), added: false };
     const rule: PermissionRuleRow = {
-      id: newId('pr'), ...row, created_at: hub.now(),
-      added_by: by === 'laptop' ? 'laptop' : by.device.id, added_by_name: by === 'laptop' ? null : by.device.name,
+      id: newId('pr'),
+      ...row,
+      created_at: hub.now(),
+      added_by: by === 'laptop' ? 'laptop' : by.device.id,
+      added_by_name: by === 'laptop' ? null : by.device.name,
     };
     insertPermissionRule(hub.db, rule);
     return { rule: ruleView(hub, rule), added: true };
@@ -131,7 +176,11 @@ export function standingDecision(
  * direct conversation with the owner, for the owner, the title and context built by the hub from the tool and its
  * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
  */
-export function promptRequestInput(hub: Hub, agentId: string, f: PromptFiling): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {
+export function promptRequestInput(
+  hub: Hub,
+  agentId: string,
+  f: PromptFiling,
+): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {
   const conv = openDirect(hub, agentId, hub.ownerId);
   const { title, context } = promptRequestOf(f);
   return { conv_id: conv.conv_id, kind: 'approve', title, context, ...(f.ttl_secs !== undefined ? { ttl_secs: f.ttl_secs } : {}) };

@@ -44,15 +44,32 @@ export function reportProgress(
   }
   const data = input.data === undefined ? null : JSON.stringify(input.data);
   if (data && Buffer.byteLength(data) > LIMITS.maxProgressDataBytes) {
-    throw new HubError('too_large', `data is ${Buffer.byteLength(data)} bytes as JSON; the limit is ${LIMITS.maxProgressDataBytes}.`, 'Send less data, or a summary of it.');
+    throw new HubError(
+      'too_large',
+      `data is ${Buffer.byteLength(data)} bytes as JSON; the limit is ${LIMITS.maxProgressDataBytes}.`,
+      'Send less data, or a summary of it.',
+    );
   }
   usageIn(input.data); // owner control: a malformed data.usage is refused before anything is saved (hub/control/control.ts)
   const waitMs = wait(hub, userId);
   if (waitMs > 0) {
-    throw new HubError('rate_limited', `At most ${LIMITS.progressPerSecond} progress reports a second.`, 'Report less often, or batch steps into one report.', { retry_after_ms: Math.ceil(waitMs) });
+    throw new HubError(
+      'rate_limited',
+      `At most ${LIMITS.progressPerSecond} progress reports a second.`,
+      'Report less often, or batch steps into one report.',
+      { retry_after_ms: Math.ceil(waitMs) },
+    );
   }
   const at = hub.now();
-  const row: Omit<ProgressRow, 'id'> = { user_id: userId, conv_id: input.conv_id, kind: input.kind, text: input.text, data, msg_id: input.msg_id ?? null, ts: at };
+  const row: Omit<ProgressRow, 'id'> = {
+    user_id: userId,
+    conv_id: input.conv_id,
+    kind: input.kind,
+    text: input.text,
+    data,
+    msg_id: input.msg_id ?? null,
+    ts: at,
+  };
   const id = tx(hub.db, () => {
     const id = insertProgress(hub.db, row);
     if (id % 200 === 0) pruneProgress(hub.db, userId, KEEP_PER_AGENT);
@@ -65,7 +82,9 @@ export function reportProgress(
 
 export function listProgress(hub: Hub, opts: { conv_id?: string; agent_id?: string; before_id?: number; limit?: number }): ProgressView[] {
   const limit = Math.min(opts.limit ?? 100, 500);
-  return recentProgress(hub.db, { convId: opts.conv_id, userId: opts.agent_id, beforeId: opts.before_id, limit }).map((r) => progressView(hub, r));
+  return recentProgress(hub.db, { convId: opts.conv_id, userId: opts.agent_id, beforeId: opts.before_id, limit }).map((r) =>
+    progressView(hub, r),
+  );
 }
 
 /** Per agent, progress reports per minute over the last minutes (for sparklines), its last report and whether it waits. */
@@ -85,7 +104,14 @@ export function agentActivity(hub: Hub, minutes: number): Activity {
       if (r.kind === 'error') errors[i] += r.n;
     }
     const last = listProgress(hub, { agent_id: ag.id, limit: 1 })[0];
-    return { agent: { id: ag.id, name: ag.name }, per_minute: buckets, errors_per_minute: errors, last: last ?? null, waiting: hub.bus.isWaiting(ag.id), revoked: ag.revoked };
+    return {
+      agent: { id: ag.id, name: ag.name },
+      per_minute: buckets,
+      errors_per_minute: errors,
+      last: last ?? null,
+      waiting: hub.bus.isWaiting(ag.id),
+      revoked: ag.revoked,
+    };
   });
   return { minutes, until: now, agents };
 }

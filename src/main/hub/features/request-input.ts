@@ -10,12 +10,20 @@ export function requireOptions(kind: RequestKind, options: readonly string[] | u
   const list = options ?? [];
   if (kind !== 'choose') {
     if (list.length) {
-      throw new HubError('invalid_argument', `options: only kind=choose takes options (this request is kind=${kind}).`, 'Leave options out, or use kind=choose.');
+      throw new HubError(
+        'invalid_argument',
+        `options: only kind=choose takes options (this request is kind=${kind}).`,
+        'Leave options out, or use kind=choose.',
+      );
     }
     return null;
   }
   if (list.length < 2) {
-    throw new HubError('invalid_argument', `options: kind=choose needs at least 2 options (got ${list.length}).`, 'List the options the person chooses among.');
+    throw new HubError(
+      'invalid_argument',
+      `options: kind=choose needs at least 2 options (got ${list.length}).`,
+      'List the options the person chooses among.',
+    );
   }
   if (list.length > LIMITS.maxListItems) {
     throw new HubError('invalid_argument', `options: at most ${LIMITS.maxListItems} options.`, 'Offer fewer options.');
@@ -26,7 +34,11 @@ export function requireOptions(kind: RequestKind, options: readonly string[] | u
       throw new HubError('invalid_argument', `options[${i}]: must be a non-empty string.`, 'Give each option as plain text.');
     }
     if (o.length > LIMITS.maxTitleChars) {
-      throw new HubError('invalid_argument', `options[${i}]: over ${LIMITS.maxTitleChars} characters.`, 'Shorten the option; put details in context.');
+      throw new HubError(
+        'invalid_argument',
+        `options[${i}]: over ${LIMITS.maxTitleChars} characters.`,
+        'Shorten the option; put details in context.',
+      );
     }
     if (seen.has(o)) throw new HubError('invalid_argument', `options[${i}]: "${o}" is listed twice.`, 'Make every option distinct.');
     seen.add(o);
@@ -42,7 +54,8 @@ export function requireContext(context: unknown): string | null {
   } catch {
     text = undefined;
   }
-  if (text === undefined) throw new HubError('invalid_argument', 'context: must be a JSON value.', 'Pass plain JSON (objects, arrays, strings, numbers).');
+  if (text === undefined)
+    throw new HubError('invalid_argument', 'context: must be a JSON value.', 'Pass plain JSON (objects, arrays, strings, numbers).');
   const bytes = Buffer.byteLength(text);
   if (bytes > LIMITS.maxContextBytes) {
     throw new HubError(
@@ -61,7 +74,11 @@ export function requireAssignees(hub: Hub, convId: string, names: readonly strin
   for (const id of ids) {
     const u = hub.user(id);
     if (u.kind !== 'human') {
-      throw new HubError('invalid_argument', `assignees: "${u.name}" is an agent; only people can decide a request.`, 'Name people of the conversation, or leave assignees out to ask your owner.');
+      throw new HubError(
+        'invalid_argument',
+        `assignees: "${u.name}" is an agent; only people can decide a request.`,
+        'Name people of the conversation, or leave assignees out to ask your owner.',
+      );
     }
   }
   return ids;
@@ -70,7 +87,11 @@ export function requireAssignees(hub: Hub, convId: string, names: readonly strin
 export function requireTtl(ttl: number | undefined): number {
   if (ttl === undefined) return LIMITS.requestDefaultTtlSecs;
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > LIMITS.requestMaxTtlSecs) {
-    throw new HubError('invalid_argument', `ttl_secs: must be a whole number from 1 to ${LIMITS.requestMaxTtlSecs}.`, 'Leave it out for one day.');
+    throw new HubError(
+      'invalid_argument',
+      `ttl_secs: must be a whole number from 1 to ${LIMITS.requestMaxTtlSecs}.`,
+      'Leave it out for one day.',
+    );
   }
   return ttl;
 }

@@ -10,7 +10,14 @@ import { matchVisible } from '../../../shared/text/text';
 import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../shared/types';
 import { conversationById } from '../../store/tables/talk/conversations';
 import {
-  dueRequests, finishRequest, insertRequest, listRequestRows, nextRequestExpiry, pendingRequests, requestById, type RequestRow,
+  dueRequests,
+  finishRequest,
+  insertRequest,
+  listRequestRows,
+  nextRequestExpiry,
+  pendingRequests,
+  requestById,
+  type RequestRow,
 } from '../../store/tables/talk/requests';
 import { PERMISSION_PROMPT_SOURCE } from '../../../shared/features/permission-prompts';
 import { isTerminalTask, requireMember, wakeable } from '../talk/access';
@@ -128,13 +135,29 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       } satisfies RequestMessagePayload,
     });
     insertRequest(hub.db, {
-      id, conv_id: input.conv_id, msg_id: sent.msg_id, requester_id: requesterId, kind: input.kind, title,
-      options: options ? JSON.stringify(options) : null, context, assignees: JSON.stringify(assignees),
-      created_at: at, expires_at: expiresAt, door: door ?? null,
+      id,
+      conv_id: input.conv_id,
+      msg_id: sent.msg_id,
+      requester_id: requesterId,
+      kind: input.kind,
+      title,
+      options: options ? JSON.stringify(options) : null,
+      context,
+      assignees: JSON.stringify(assignees),
+      created_at: at,
+      expires_at: expiresAt,
+      door: door ?? null,
     });
     // An agent's own permission prompt that a standing rule of the owner decides (hub/features/permission-rules.ts):
     // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
-    const ruled = standingDecision(hub, requesterId, { conv: access.conv, door, kind: input.kind, title, context: context == null ? undefined : JSON.parse(context), assignees });
+    const ruled = standingDecision(hub, requesterId, {
+      conv: access.conv,
+      door,
+      kind: input.kind,
+      title,
+      context: context == null ? undefined : JSON.parse(context),
+      assignees,
+    });
     let outcome: RequestOutcome | undefined;
     if (ruled) {
       outcome = { decision: ruled.behavior === 'allow' ? 'approve' : 'reject', comment: ruled.comment };
@@ -146,7 +169,11 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       wake: ruled ? [] : wakeable(hub, access.conv, requesterId, assignees),
     });
     if (outcome) {
-      hub.emit(input.conv_id, 'request.decided', hub.ownerId, { msgId: sent.msg_id, data: { request_id: id, state: DECIDED_STATE[outcome.decision], outcome }, wake: [] });
+      hub.emit(input.conv_id, 'request.decided', hub.ownerId, {
+        msgId: sent.msg_id,
+        data: { request_id: id, state: DECIDED_STATE[outcome.decision], outcome },
+        wake: [],
+      });
       return {
         request_id: id,
         conv_id: input.conv_id,
@@ -349,7 +376,11 @@ const HUB_RESTARTED = 'the harness stopped waiting (the hub restarted while it w
 function promptVia(r: Pick<RequestRow, 'context'>): 'hook' | 'channel' | undefined {
   if (!r.context) return undefined;
   let ctx: unknown;
-  try { ctx = JSON.parse(r.context); } catch { return undefined; }
+  try {
+    ctx = JSON.parse(r.context);
+  } catch {
+    return undefined;
+  }
   const c = ctx as { source?: unknown; via?: unknown } | null;
   if (!c || typeof c !== 'object' || c.source !== PERMISSION_PROMPT_SOURCE) return undefined;
   return c.via === 'channel' ? 'channel' : 'hook';
@@ -369,8 +400,15 @@ function isRelayedPrompt(r: Pick<RequestRow, 'context'>): boolean {
 function withdrawPrompt(hub: Hub, r: RequestRow, why: string): RequestRow {
   try {
     hub.write(() => {
-      if (!finishRequest(hub.db, r.id, { state: 'cancelled', outcome: JSON.stringify({ withdrawn: why }), at: hub.now(), by: r.requester_id })) return;
-      hub.emit(r.conv_id, 'request.cancelled', r.requester_id, { msgId: r.msg_id, data: { request_id: r.id, state: 'cancelled' }, wake: [] });
+      if (
+        !finishRequest(hub.db, r.id, { state: 'cancelled', outcome: JSON.stringify({ withdrawn: why }), at: hub.now(), by: r.requester_id })
+      )
+        return;
+      hub.emit(r.conv_id, 'request.cancelled', r.requester_id, {
+        msgId: r.msg_id,
+        data: { request_id: r.id, state: 'cancelled' },
+        wake: [],
+      });
     });
     hub.services.requestExpiry.armSoon();
   } catch {
@@ -408,19 +446,40 @@ function withdrawnReason(r: RequestRow): string | undefined {
 function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide'): void {
   if (r.state === 'pending' && r.expires_at > hub.now()) return;
   if (r.state === 'pending' || r.state === 'expired') {
-    throw new HubError('expired', `Request ${r.id} expired at ${new Date(r.expires_at).toISOString()}; it can no longer be ${what === 'cancel' ? 'cancelled' : 'decided'}.`,
-      what === 'cancel' ? 'Nothing to cancel.' : 'The requester has been told it expired; it may ask again.');
+    throw new HubError(
+      'expired',
+      `Request ${r.id} expired at ${new Date(r.expires_at).toISOString()}; it can no longer be ${what === 'cancel' ? 'cancelled' : 'decided'}.`,
+      what === 'cancel' ? 'Nothing to cancel.' : 'The requester has been told it expired; it may ask again.',
+    );
   }
   const withdrawn = r.state === 'cancelled' ? withdrawnReason(r) : undefined;
   if (r.state === 'cancelled' && answeredInTerminal(r)) {
-    throw new HubError('conflict', `Request ${r.id} was answered in the terminal (Claude Code's own dialog).`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: the prompt was answered there.');
+    throw new HubError(
+      'conflict',
+      `Request ${r.id} was answered in the terminal (Claude Code's own dialog).`,
+      what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: the prompt was answered there.',
+    );
   }
-  if (withdrawn) throw new HubError('conflict', `Request ${r.id} was withdrawn: ${withdrawn}.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: nobody waits for this decision any more.');
+  if (withdrawn)
+    throw new HubError(
+      'conflict',
+      `Request ${r.id} was withdrawn: ${withdrawn}.`,
+      what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide: nobody waits for this decision any more.',
+    );
   if (r.state === 'cancelled') {
-    throw new HubError('conflict', `Request ${r.id} was cancelled by its requester.`, what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide.');
+    throw new HubError(
+      'conflict',
+      `Request ${r.id} was cancelled by its requester.`,
+      what === 'cancel' ? 'Nothing to cancel.' : 'Nothing to decide.',
+    );
   }
   const by = r.decided_by ? ` by ${hub.ref(r.decided_by).name}` : '';
-  throw new HubError('conflict', `Request ${r.id} was already decided${by}: ${r.state}.`, what === 'cancel' ? 'It can no longer be cancelled; read the outcome with get_request.' : 'A request is decided once.', { state: r.state });
+  throw new HubError(
+    'conflict',
+    `Request ${r.id} was already decided${by}: ${r.state}.`,
+    what === 'cancel' ? 'It can no longer be cancelled; read the outcome with get_request.' : 'A request is decided once.',
+    { state: r.state },
+  );
 }
 
 // ---- the owner's side ---------------------------------------------------------------------------
@@ -428,34 +487,57 @@ function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide')
 function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
   const allowed = ALLOWED_DECISIONS[r.kind];
   if (!allowed.includes(input.decision)) {
-    throw new HubError('invalid_argument', `decision: a request of kind ${r.kind} takes ${allowed.join(' or ')}, not ${JSON.stringify(input.decision)}.`, `Decide with ${allowed.join(' or ')}.`);
+    throw new HubError(
+      'invalid_argument',
+      `decision: a request of kind ${r.kind} takes ${allowed.join(' or ')}, not ${JSON.stringify(input.decision)}.`,
+      `Decide with ${allowed.join(' or ')}.`,
+    );
   }
   const outcome: RequestOutcome = { decision: input.decision };
   if (input.comment !== undefined && input.comment !== null) {
-    if (typeof input.comment !== 'string') throw new HubError('invalid_argument', 'comment: must be text.', 'Send the comment as a string.');
-    if (input.comment.length > LIMITS.maxTextChars) throw new HubError('too_large', `comment is over ${LIMITS.maxTextChars} characters.`, 'Shorten the comment.');
+    if (typeof input.comment !== 'string')
+      throw new HubError('invalid_argument', 'comment: must be text.', 'Send the comment as a string.');
+    if (input.comment.length > LIMITS.maxTextChars)
+      throw new HubError('too_large', `comment is over ${LIMITS.maxTextChars} characters.`, 'Shorten the comment.');
     if (input.comment.trim()) outcome.comment = input.comment;
   }
   const given = (v: unknown) => v !== undefined && v !== null;
   if (input.decision === 'answer') {
     if (typeof input.answer !== 'string' || !input.answer.trim()) {
-      throw new HubError('invalid_argument', 'answer: the answer text is required to answer this request.', 'Type an answer, or reject the request.');
+      throw new HubError(
+        'invalid_argument',
+        'answer: the answer text is required to answer this request.',
+        'Type an answer, or reject the request.',
+      );
     }
-    if (input.answer.length > LIMITS.maxTextChars) throw new HubError('too_large', `answer is over ${LIMITS.maxTextChars} characters.`, 'Shorten the answer.');
+    if (input.answer.length > LIMITS.maxTextChars)
+      throw new HubError('too_large', `answer is over ${LIMITS.maxTextChars} characters.`, 'Shorten the answer.');
     outcome.answer = input.answer;
   } else if (given(input.answer)) {
-    throw new HubError('invalid_argument', `answer: only decision=answer takes an answer (this is decision=${input.decision}).`, 'Leave answer out.');
+    throw new HubError(
+      'invalid_argument',
+      `answer: only decision=answer takes an answer (this is decision=${input.decision}).`,
+      'Leave answer out.',
+    );
   }
   if (input.decision === 'choose') {
     const options = JSON.parse(r.options ?? '[]') as string[];
     // The owner was shown the options through visibleText: the option as stored is the choice.
     const choice = typeof input.choice === 'string' ? matchVisible(options, input.choice) : undefined;
     if (choice === undefined) {
-      throw new HubError('invalid_argument', `choice: must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}.`, 'Choose one of the request\'s options, or reject it.');
+      throw new HubError(
+        'invalid_argument',
+        `choice: must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}.`,
+        "Choose one of the request's options, or reject it.",
+      );
     }
     outcome.choice = choice;
   } else if (given(input.choice)) {
-    throw new HubError('invalid_argument', `choice: only decision=choose takes a choice (this is decision=${input.decision}).`, 'Leave choice out.');
+    throw new HubError(
+      'invalid_argument',
+      `choice: only decision=choose takes a choice (this is decision=${input.decision}).`,
+      'Leave choice out.',
+    );
   }
   return outcome;
 }
@@ -470,12 +552,20 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
   const view = hub.write(() => {
     const decider = hub.user(deciderId);
     if (decider.kind !== 'human') {
-      throw new HubError('forbidden', 'An agent can never decide a request; only the people it asks can.', 'Ask the owner to decide it in Perch.');
+      throw new HubError(
+        'forbidden',
+        'An agent can never decide a request; only the people it asks can.',
+        'Ask the owner to decide it in Perch.',
+      );
     }
     const r = requireRequest(hub, input.request_id);
     const assignees = JSON.parse(r.assignees) as string[];
     if (!assignees.includes(deciderId) && deciderId !== hub.ownerId) {
-      throw new HubError('forbidden', `${decider.name} is not asked to decide request ${r.id}.`, `It is for ${assignees.map((a) => hub.ref(a).name).join(', ')}.`);
+      throw new HubError(
+        'forbidden',
+        `${decider.name} is not asked to decide request ${r.id}.`,
+        `It is for ${assignees.map((a) => hub.ref(a).name).join(', ')}.`,
+      );
     }
     requireStillPending(hub, r, 'decide');
     const outcome = validateDecision(r, input);
@@ -517,9 +607,20 @@ export const requestTools = {
   request_human: {
     // ctx.door: set only by the hook door filing a harness's prompt (mcp/hook-door.ts), never by the MCP door.
     run: ({ hub, agentId, door }, a) =>
-      createRequest(hub, agentId, {
-        conv_id: a.conv_id, kind: a.kind, title: a.title, options: a.options, context: a.context, assignees: a.assignees, ttl_secs: a.ttl_secs,
-      }, door),
+      createRequest(
+        hub,
+        agentId,
+        {
+          conv_id: a.conv_id,
+          kind: a.kind,
+          title: a.title,
+          options: a.options,
+          context: a.context,
+          assignees: a.assignees,
+          ttl_secs: a.ttl_secs,
+        },
+        door,
+      ),
   },
   get_request: {
     run: (ctx, a) => getRequest(ctx.hub, ctx.agentId, a, ctx),

@@ -21,8 +21,18 @@ import type { Hub } from '../core/hub';
 import { exportHub } from './export';
 import { archiveConversation } from '../talk/archive';
 import {
-  autoVacuumMode, conversationsAfter, deleteEvent, deleteMessageFully, deleteSummariesBefore, eventsAfterSeq,
-  incrementalVacuum, messageKept, pruneSearchForget, retentionExportDir, type KeepFlags, type RetentionRuleRow,
+  autoVacuumMode,
+  conversationsAfter,
+  deleteEvent,
+  deleteMessageFully,
+  deleteSummariesBefore,
+  eventsAfterSeq,
+  incrementalVacuum,
+  messageKept,
+  pruneSearchForget,
+  retentionExportDir,
+  type KeepFlags,
+  type RetentionRuleRow,
 } from '../../store/tables/talk/retention';
 import { searchForgotUpto } from '../../store/worker/search-index';
 import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention';
@@ -98,7 +108,10 @@ export class Retention {
   /** Why the last export-first failed (cleared by one that works). */
   exportError: { at: number; message: string } | undefined;
 
-  constructor(private readonly hub: Hub, private readonly opts: RetentionOptions = {}) {
+  constructor(
+    private readonly hub: Hub,
+    private readonly opts: RetentionOptions = {},
+  ) {
     this.batch = opts.batch ?? 100;
     this.gapMs = opts.gapMs ?? 10;
     this.intervalMs = opts.intervalMs ?? 60 * 60 * 1000;
@@ -164,21 +177,23 @@ export class Retention {
     const convs = plan.conversations.filter((c) => c.messages + c.events + c.summaries > 0).map((c) => c.conv_id);
     if (!convs.length) return false;
     const file = exportFileName(dir, pass.at);
-    this.exporting = exportHub(this.hub, { conversations: convs }, file).then(
-      () => {
-        this.lastExport = { at: pass.at, file, conversations: convs.length };
-        this.exportError = undefined;
-        pass.exported = true;
-      },
-      (err: unknown) => {
-        const message = `retention: could not export to ${dir} before deleting (${(err as Error).message}); nothing was deleted, the next pass tries again.`;
-        this.exportError = { at: this.hub.now(), message };
-        this.opts.log?.(message);
-      },
-    ).finally(() => {
-      this.exporting = undefined;
-      if (this.started) this.schedule(this.gapMs);
-    });
+    this.exporting = exportHub(this.hub, { conversations: convs }, file)
+      .then(
+        () => {
+          this.lastExport = { at: pass.at, file, conversations: convs.length };
+          this.exportError = undefined;
+          pass.exported = true;
+        },
+        (err: unknown) => {
+          const message = `retention: could not export to ${dir} before deleting (${(err as Error).message}); nothing was deleted, the next pass tries again.`;
+          this.exportError = { at: this.hub.now(), message };
+          this.opts.log?.(message);
+        },
+      )
+      .finally(() => {
+        this.exporting = undefined;
+        if (this.started) this.schedule(this.gapMs);
+      });
     return true;
   }
 
@@ -191,7 +206,16 @@ export class Retention {
         this.lastPass = emptyTally();
         return false;
       }
-      this.pass = { at: this.hub.now(), table, queue: [], cursor: '', exhausted: false, current: undefined, tally: emptyTally(), exported: false };
+      this.pass = {
+        at: this.hub.now(),
+        table,
+        queue: [],
+        cursor: '',
+        exhausted: false,
+        current: undefined,
+        tally: emptyTally(),
+        exported: false,
+      };
       if (this.exportFirst(this.pass)) return true;
       this.pass.exported = true;
     }
@@ -247,12 +271,18 @@ export class Retention {
           const n = deleteSummariesBefore(hub.db, conv.id, cutoff, limit);
           pass.tally.summaries += n;
           budget -= n;
-          if (n === limit) { // there may be more: this conversation again, in this step or the next
+          if (n === limit) {
+            // there may be more: this conversation again, in this step or the next
             pass.queue.unshift(conv);
             continue;
           }
         }
-        pass.current = { convId: conv.id, afterSeq: 0, rule, keep: { cutoff, pinned: rule.keep_pinned === 1, requests: rule.keep_requests === 1 } };
+        pass.current = {
+          convId: conv.id,
+          afterSeq: 0,
+          rule,
+          keep: { cutoff, pinned: rule.keep_pinned === 1, requests: rule.keep_requests === 1 },
+        };
         continue;
       }
       const cur = pass.current;

@@ -6,11 +6,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionPlanItem, type RetentionRule, type RetentionStatus } from '../../../shared/features/retention';
+import {
+  MAX_RETENTION_DAYS,
+  type RetentionPlan,
+  type RetentionPlanItem,
+  type RetentionRule,
+  type RetentionStatus,
+} from '../../../shared/features/retention';
 import { conversationById } from '../../store/tables/talk/conversations';
 import {
-  autoVacuumMode, conversationsAfter, countRemovable, deleteRetentionRule, freeBytes, putRetentionRule, retentionExportDir,
-  retentionRules, setRetentionExportDir, type RetentionRuleRow,
+  autoVacuumMode,
+  conversationsAfter,
+  countRemovable,
+  deleteRetentionRule,
+  freeBytes,
+  putRetentionRule,
+  retentionExportDir,
+  retentionRules,
+  setRetentionExportDir,
+  type RetentionRuleRow,
 } from '../../store/tables/talk/retention';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,8 +52,10 @@ export function exportFileName(dir: string, at: number): string {
 function exportDir(value: unknown): string | null {
   if (value === null) return null;
   const hint = 'Give the absolute path of an existing folder you may write to, e.g. /home/me/perch-exports (or null for no export).';
-  if (typeof value !== 'string' || value === '' || value.length > 4096 || value.includes('\0')) throw new HubError('invalid_argument', `export_dir must be a folder's path, not ${JSON.stringify(value)}.`, hint);
-  if (!path.isAbsolute(value)) throw new HubError('invalid_argument', `export_dir must be an absolute path, not ${JSON.stringify(value)}.`, hint);
+  if (typeof value !== 'string' || value === '' || value.length > 4096 || value.includes('\0'))
+    throw new HubError('invalid_argument', `export_dir must be a folder's path, not ${JSON.stringify(value)}.`, hint);
+  if (!path.isAbsolute(value))
+    throw new HubError('invalid_argument', `export_dir must be an absolute path, not ${JSON.stringify(value)}.`, hint);
   let st: fs.Stats;
   try {
     st = fs.statSync(value);
@@ -70,13 +86,22 @@ export function ruleView(r: RetentionRuleRow): RetentionRule {
 function days(value: unknown, field: string): number | null {
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_DAYS) {
-    throw new HubError('invalid_argument', `${field} must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (or null for none), not ${JSON.stringify(value)}.`, `Give ${field} in days, e.g. 90.`);
+    throw new HubError(
+      'invalid_argument',
+      `${field} must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (or null for none), not ${JSON.stringify(value)}.`,
+      `Give ${field} in days, e.g. 90.`,
+    );
   }
   return value;
 }
 
 function flag(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw new HubError('invalid_argument', `${field} must be true or false, not ${JSON.stringify(value)}.`, `Give ${field} as true or false.`);
+  if (typeof value !== 'boolean')
+    throw new HubError(
+      'invalid_argument',
+      `${field} must be true or false, not ${JSON.stringify(value)}.`,
+      `Give ${field} as true or false.`,
+    );
   return value;
 }
 
@@ -85,8 +110,12 @@ export function retentionStatus(hub: Hub): RetentionStatus {
   const mode = autoVacuumMode(hub.db);
   const job = hub.services.retention;
   return {
-    rules: retentionRules(hub.db).map(ruleView), vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none', free_bytes: freeBytes(hub.db),
-    export_dir: retentionExportDir(hub.db) ?? null, last_export: job.lastExport ?? null, export_error: job.exportError ?? null,
+    rules: retentionRules(hub.db).map(ruleView),
+    vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none',
+    free_bytes: freeBytes(hub.db),
+    export_dir: retentionExportDir(hub.db) ?? null,
+    last_export: job.lastExport ?? null,
+    export_error: job.exportError ?? null,
   };
 }
 
@@ -94,12 +123,24 @@ export function retentionStatus(hub: Hub): RetentionStatus {
 export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: RetentionRule | null; removed: boolean } {
   const scope = input.conv_id ?? '';
   if (scope !== '' && !conversationById(hub.db, scope)) {
-    throw new HubError('not_found', `No conversation ${scope}.`, 'Give a conv_id from conversations.list, or leave it out for the whole hub.');
+    throw new HubError(
+      'not_found',
+      `No conversation ${scope}.`,
+      'Give a conv_id from conversations.list, or leave it out for the whole hub.',
+    );
   }
-  const changes = (['keep_days', 'keep_pinned', 'keep_requests', 'keep_checkpoints', 'archive_idle_days'] as const).filter((k) => input[k] !== undefined);
+  const changes = (['keep_days', 'keep_pinned', 'keep_requests', 'keep_checkpoints', 'archive_idle_days'] as const).filter(
+    (k) => input[k] !== undefined,
+  );
   if (input.export_dir !== undefined) {
-    if (scope !== '') throw new HubError('invalid_argument', 'export_dir is the hub\'s setting: it goes without conv_id.', 'Set it alone, e.g. {"export_dir": "/home/me/perch-exports"}.');
-    if (input.remove) throw new HubError('invalid_argument', 'remove takes no other setting (got export_dir).', 'Remove the rule, or change it, not both.');
+    if (scope !== '')
+      throw new HubError(
+        'invalid_argument',
+        "export_dir is the hub's setting: it goes without conv_id.",
+        'Set it alone, e.g. {"export_dir": "/home/me/perch-exports"}.',
+      );
+    if (input.remove)
+      throw new HubError('invalid_argument', 'remove takes no other setting (got export_dir).', 'Remove the rule, or change it, not both.');
     const dir = exportDir(input.export_dir);
     const old = retentionRules(hub.db).find((r) => r.scope === '');
     if (!changes.length) {
@@ -113,22 +154,38 @@ export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: Reten
     return r;
   }
   if (input.remove) {
-    if (changes.length) throw new HubError('invalid_argument', `remove takes no other setting (got ${changes.join(', ')}).`, 'Remove the rule, or change it, not both.');
+    if (changes.length)
+      throw new HubError(
+        'invalid_argument',
+        `remove takes no other setting (got ${changes.join(', ')}).`,
+        'Remove the rule, or change it, not both.',
+      );
     const removed = hub.write(() => deleteRetentionRule(hub.db, scope));
     hub.services.retention.rulesChanged();
     return { rule: null, removed };
   }
   if (!changes.length) {
-    throw new HubError('invalid_argument', 'Nothing to set: give keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days or export_dir.', 'e.g. {"keep_days": 90} or {"archive_idle_days": 30}.');
+    throw new HubError(
+      'invalid_argument',
+      'Nothing to set: give keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days or export_dir.',
+      'e.g. {"keep_days": 90} or {"archive_idle_days": 30}.',
+    );
   }
   const old = retentionRules(hub.db).find((r) => r.scope === scope);
   const row: RetentionRuleRow = {
     scope,
     keep_days: input.keep_days !== undefined ? days(input.keep_days, 'keep_days') : (old?.keep_days ?? null),
-    keep_pinned: (input.keep_pinned !== undefined ? flag(input.keep_pinned, 'keep_pinned') : (old ? old.keep_pinned === 1 : true)) ? 1 : 0,
-    keep_requests: (input.keep_requests !== undefined ? flag(input.keep_requests, 'keep_requests') : (old ? old.keep_requests === 1 : true)) ? 1 : 0,
-    keep_checkpoints: (input.keep_checkpoints !== undefined ? flag(input.keep_checkpoints, 'keep_checkpoints') : (old ? old.keep_checkpoints === 1 : true)) ? 1 : 0,
-    archive_idle_days: input.archive_idle_days !== undefined ? days(input.archive_idle_days, 'archive_idle_days') : (old?.archive_idle_days ?? null),
+    keep_pinned: (input.keep_pinned !== undefined ? flag(input.keep_pinned, 'keep_pinned') : old ? old.keep_pinned === 1 : true) ? 1 : 0,
+    keep_requests: (input.keep_requests !== undefined ? flag(input.keep_requests, 'keep_requests') : old ? old.keep_requests === 1 : true)
+      ? 1
+      : 0,
+    keep_checkpoints: (
+      input.keep_checkpoints !== undefined ? flag(input.keep_checkpoints, 'keep_checkpoints') : old ? old.keep_checkpoints === 1 : true
+    )
+      ? 1
+      : 0,
+    archive_idle_days:
+      input.archive_idle_days !== undefined ? days(input.archive_idle_days, 'archive_idle_days') : (old?.archive_idle_days ?? null),
     updated_at: hub.now(),
   };
   hub.write(() => putRetentionRule(hub.db, row));
@@ -154,8 +211,17 @@ export function effectiveRule(table: ReturnType<typeof ruleTable>, convId: strin
 }
 
 /** Whether a conversation is idle past its rule's archive_idle_days (never an agent's notes channel). */
-export function idleToArchive(rule: RetentionRuleRow, conv: { kind: string; last_event_at: number; archived_at: number | null }, now: number): boolean {
-  return rule.archive_idle_days !== null && conv.kind !== 'inbox' && conv.archived_at === null && conv.last_event_at < now - rule.archive_idle_days * DAY_MS;
+export function idleToArchive(
+  rule: RetentionRuleRow,
+  conv: { kind: string; last_event_at: number; archived_at: number | null },
+  now: number,
+): boolean {
+  return (
+    rule.archive_idle_days !== null &&
+    conv.kind !== 'inbox' &&
+    conv.archived_at === null &&
+    conv.last_event_at < now - rule.archive_idle_days * DAY_MS
+  );
 }
 
 /** What the rules would remove now, conversation by conversation (one conversation with conv_id). Reads only. */
@@ -174,9 +240,15 @@ export function retentionDryRun(hub: Hub, convId?: string, now = hub.now()): Ret
       if (!rule) continue;
       const r = rule.row;
       const archive = idleToArchive(r, c, now);
-      const counts = r.keep_days === null
-        ? { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0 }
-        : countRemovable(hub.db, c.id, { cutoff: now - r.keep_days * DAY_MS, pinned: r.keep_pinned === 1, requests: r.keep_requests === 1, checkpoints: r.keep_checkpoints === 1 });
+      const counts =
+        r.keep_days === null
+          ? { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0 }
+          : countRemovable(hub.db, c.id, {
+              cutoff: now - r.keep_days * DAY_MS,
+              pinned: r.keep_pinned === 1,
+              requests: r.keep_requests === 1,
+              checkpoints: r.keep_checkpoints === 1,
+            });
       if (!archive && counts.events === 0 && counts.messages === 0 && counts.summaries === 0) continue;
       items.push({ conv_id: c.id, title: c.title, rule: rule.from, ...counts, archive });
       for (const k of ['messages', 'events', 'files', 'file_bytes', 'summaries'] as const) totals[k] += counts[k];

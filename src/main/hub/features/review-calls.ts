@@ -141,6 +141,10 @@ export const TOOL_OF_KIND: Partial<Record<HeldKind, CallTool>> = Object.fromEntr
 export function refuseNamedReaction(key: string): void {
   const k = validateReactionKey(key);
   if (k.startsWith(':')) {
-    throw new HubError('under_review', `Your owner reviews what you write, and a named reaction (${k}) is words that cannot wait for review.`, 'React with a single emoji such as 👀 or ✅ instead, or say it in a send_message (held for your owner).');
+    throw new HubError(
+      'under_review',
+      `Your owner reviews what you write, and a named reaction (${k}) is words that cannot wait for review.`,
+      'React with a single emoji such as 👀 or ✅ instead, or say it in a send_message (held for your owner).',
+    );
   }
 }

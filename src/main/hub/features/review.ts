@@ -14,8 +14,17 @@ import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { HeldItem, HeldSendResult } from '../../../shared/features/review';
 import {
-  closeHeld, countHeldOf, heldById, heldBytes, heldWaiting, insertHeld, markReviewed, reviewedAgents, setReviewMode,
-  type HeldKind, type HeldRow,
+  closeHeld,
+  countHeldOf,
+  heldById,
+  heldBytes,
+  heldWaiting,
+  insertHeld,
+  markReviewed,
+  reviewedAgents,
+  setReviewMode,
+  type HeldKind,
+  type HeldRow,
 } from '../../store/tables/talk/held';
 import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
 import { conversationById } from '../../store/tables/talk/conversations';
@@ -42,18 +51,21 @@ interface HeldFileInput {
   image: null | { width: number; height: number; thumbMime: string };
 }
 
-const NEXT_STEP = 'Your owner reviews what you write before anyone sees it. You get held.sent (with the text as posted, and for other tools than a send the result the call would have answered) or held.discarded in get_updates; carry on meanwhile.';
+const NEXT_STEP =
+  'Your owner reviews what you write before anyone sees it. You get held.sent (with the text as posted, and for other tools than a send the result the call would have answered) or held.discarded in get_updates; carry on meanwhile.';
 
 // ---- the owner's switch (as the gates read it: hub/control/review-switch.ts reviewOn) ----------------------
 
 export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
   const underReview = hub.services.underReview;
-  return underReview.changing(() => hub.write(() => {
-    const u = findAgent(hub, agentName);
-    const changed = setReviewMode(hub.db, u.id, on, hub.now());
-    underReview.forget();
-    return { agent: agentSummary(hub, u), changed };
-  }));
+  return underReview.changing(() =>
+    hub.write(() => {
+      const u = findAgent(hub, agentName);
+      const changed = setReviewMode(hub.db, u.id, on, hub.now());
+      underReview.forget();
+      return { agent: agentSummary(hub, u), changed };
+    }),
+  );
 }
 
 /** What whoami reports about review mode. */
@@ -63,7 +75,11 @@ export function reviewStatus(hub: Hub, agentId: string) {
     on: since !== undefined,
     ...(since !== undefined ? { since } : {}),
     held_waiting: countHeldOf(hub.db, agentId),
-    ...(since !== undefined ? { note: 'send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff and update_task with a note answer held: true and a held_id: your owner sends (maybe edited) or discards each; held.sent / held.discarded tell you which. react takes one emoji only (a :name: is refused).' } : {}),
+    ...(since !== undefined
+      ? {
+          note: 'send_message, send_card, send_file, edit_message, request_human, create_task, create_group, handoff and update_task with a note answer held: true and a held_id: your owner sends (maybe edited) or discards each; held.sent / held.discarded tell you which. react takes one emoji only (a :name: is refused).',
+        }
+      : {}),
   };
 }
 
@@ -81,7 +97,8 @@ const isSend = (n: Reviewable): n is Send => Object.hasOwn(KIND_OF, n);
 export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
   const run = (ctx: AgentCtx, args: Record<string, unknown>, prepared: unknown): unknown => {
     // The hold stage of the gates (hub/talk/gates.ts: review): under review mode, the words are held for the owner.
-    if (passGates('hold', { hub: ctx.hub, agentId: ctx.agentId, tool: name, ...(ctx.key ? { key: ctx.key } : {}) }) !== 'hold') return h.run(ctx, args as never, prepared);
+    if (passGates('hold', { hub: ctx.hub, agentId: ctx.agentId, tool: name, ...(ctx.key ? { key: ctx.key } : {}) }) !== 'hold')
+      return h.run(ctx, args as never, prepared);
     if (name === 'react') {
       refuseNamedReaction(args.key as string);
       return h.run(ctx, args as never, prepared);
@@ -116,7 +133,16 @@ function holdCall(ctx: AgentCtx, tool: CallTool, args: Record<string, unknown>) 
     const input = without(args, 'client_msg_id', 'client_req_id', 'operation_id');
     const id = newId('h');
     const at = hub.now();
-    insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind: call.kind, input: JSON.stringify(input), data: null, thumb: null, created_at: at });
+    insertHeld(hub.db, {
+      id,
+      agent_id: agentId,
+      conv_id: convId,
+      kind: call.kind,
+      input: JSON.stringify(input),
+      data: null,
+      thumb: null,
+      created_at: at,
+    });
     const inbox = hub.user(agentId).inbox_id;
     if (inbox) hub.emit(inbox, 'held.created', agentId, { data: { held_id: id, kind: call.kind, conv_id: convId } });
     return { held: true as const, held_id: id, kind: call.kind, conv_id: convId, created_at: at, next_step: NEXT_STEP };
@@ -155,7 +181,11 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
       const p = prepared as PreparedFile;
       const caption = requireText((args.caption as string | undefined) ?? '', 'caption');
       const f: HeldFileInput = {
-        conv_id: convId, caption, name: p.name, mime: p.mime, sha256: p.sha256,
+        conv_id: convId,
+        caption,
+        name: p.name,
+        mime: p.mime,
+        sha256: p.sha256,
         image: p.image ? { width: p.image.width, height: p.image.height, thumbMime: p.image.thumbMime } : null,
         ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}),
       };
@@ -169,7 +199,11 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     // budget like a posted one, so review mode is no way round them.
     const heldText = textOf(kind, input);
     const brakeKind = kind === 'message' ? (input.kind as string | undefined) : kind;
-    const words = { text: heldText, ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}), ...(brakeKind ? { kind: brakeKind } : {}) };
+    const words = {
+      text: heldText,
+      ...(typeof args.reply_to === 'string' ? { reply_to: args.reply_to } : {}),
+      ...(brakeKind ? { kind: brakeKind } : {}),
+    };
     passGates('words', { hub, userId: agentId, access, words, ...(replied ? { replied } : {}) });
     noteSent(hub, agentId, convId, heldText, brakeKind);
     insertHeld(hub.db, { id, agent_id: agentId, conv_id: convId, kind, input: JSON.stringify(input), data, thumb, created_at: at });
@@ -178,7 +212,14 @@ function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prep
     if (inbox) hub.emit(inbox, 'held.created', agentId, { data: { held_id: id, kind, conv_id: convId } });
     const base = { held: true as const, held_id: id, conv_id: convId, created_at: at, next_step: NEXT_STEP };
     if (kind === 'message') return { ...base, woken: [] as string[] };
-    if (kind === 'file') return { ...base, kind: (data && thumb ? 'image' : 'file') as 'image' | 'file', name: (input as unknown as HeldFileInput).name, mime: (input as unknown as HeldFileInput).mime, size: data!.length };
+    if (kind === 'file')
+      return {
+        ...base,
+        kind: (data && thumb ? 'image' : 'file') as 'image' | 'file',
+        name: (input as unknown as HeldFileInput).name,
+        mime: (input as unknown as HeldFileInput).mime,
+        size: data!.length,
+      };
     return base;
   });
 }
@@ -225,7 +266,8 @@ export function listHeld(hub: Hub): HeldItem[] {
 function requireHeld(hub: Hub, heldId: string): HeldRow {
   const r = heldById(hub.db, heldId);
   if (!r) throw new HubError('not_found', `No held item ${heldId}.`, 'Use a held_id from the Approvals inbox (held.list).');
-  if (r.state !== 'held') throw new HubError('conflict', `Held item ${heldId} was already ${r.state}.`, 'Nothing left to do for it.', { state: r.state });
+  if (r.state !== 'held')
+    throw new HubError('conflict', `Held item ${heldId} was already ${r.state}.`, 'Nothing left to do for it.', { state: r.state });
   return r;
 }
 
@@ -241,7 +283,8 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     const field = r.kind === 'file' ? 'caption' : (call?.field ?? 'text');
     const original = textOf(r.kind, input);
     const finalText = requireText(text ?? original, field);
-    if (r.kind !== 'file' && !finalText.trim()) throw new HubError('invalid_argument', `${field} is empty.`, 'Give the text to send, or discard the item.');
+    if (r.kind !== 'file' && !finalText.trim())
+      throw new HubError('invalid_argument', `${field} is empty.`, 'Give the text to send, or discard the item.');
     const edited = finalText !== original;
     // A person approving a held message takes part: the loop and duplicate counts start again (hub/control/brakes.ts).
     if (r.conv_id) personActed(hub, r.conv_id);
@@ -256,21 +299,40 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     } else {
       const f = input as unknown as HeldFileInput;
       const bytes = heldBytes(hub.db, r.id);
-      if (!bytes?.data) throw new HubError('conflict', `The bytes of held file ${heldId} are gone.`, 'Discard it; the agent can send the file again.');
+      if (!bytes?.data)
+        throw new HubError('conflict', `The bytes of held file ${heldId} are gone.`, 'Discard it; the agent can send the file again.');
       const p: PreparedFile = {
-        name: f.name, mime: f.mime, data: bytes.data, sha256: f.sha256,
-        image: f.image && bytes.thumb ? { width: f.image.width, height: f.image.height, thumb: bytes.thumb, thumbMime: f.image.thumbMime } : null,
+        name: f.name,
+        mime: f.mime,
+        data: bytes.data,
+        sha256: f.sha256,
+        image:
+          f.image && bytes.thumb
+            ? { width: f.image.width, height: f.image.height, thumb: bytes.thumb, thumbMime: f.image.thumbMime }
+            : null,
       };
-      sent = { ...storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD), conv_id: f.conv_id };
+      sent = {
+        ...storeFile(hub, r.agent_id, { conv_id: f.conv_id, caption: finalText, ...(f.reply_to ? { reply_to: f.reply_to } : {}) }, p, HELD),
+        conv_id: f.conv_id,
+      };
     }
     // The posted (or edited) message carries provenance.reviewed; an edit had taken it away (store/tables/talk/messages.ts).
     if (sent.msg_id) markReviewed(hub.db, sent.msg_id, edited);
     const at = hub.now();
     closeHeld(hub.db, r.id, 'sent', at, sent.msg_id ?? null, finalText);
     const inbox = hub.user(r.agent_id).inbox_id;
-    const posted = { conv_id: sent.conv_id, ...(sent.msg_id ? { msg_id: sent.msg_id } : {}), ...(sent.seq !== undefined ? { seq: sent.seq } : {}) };
+    const posted = {
+      conv_id: sent.conv_id,
+      ...(sent.msg_id ? { msg_id: sent.msg_id } : {}),
+      ...(sent.seq !== undefined ? { seq: sent.seq } : {}),
+    };
     const data = {
-      held_id: r.id, kind: r.kind, ...posted, text: finalText, owner_edited: edited, ...(edited ? { original_text: original } : {}),
+      held_id: r.id,
+      kind: r.kind,
+      ...posted,
+      text: finalText,
+      owner_edited: edited,
+      ...(edited ? { original_text: original } : {}),
       ...(call ? { result: sent.result } : {}),
     };
     if (inbox) hub.emit(inbox, 'held.sent', hub.ownerId, { data, wake: [r.agent_id] });
@@ -285,7 +347,11 @@ export function discardHeld(hub: Hub, heldId: string): { held_id: string; state:
     const input = JSON.parse(r.input) as Record<string, unknown>;
     closeHeld(hub.db, r.id, 'discarded', hub.now(), null, null);
     const inbox = hub.user(r.agent_id).inbox_id;
-    if (inbox) hub.emit(inbox, 'held.discarded', hub.ownerId, { data: { held_id: r.id, kind: r.kind, conv_id: r.conv_id, text: textOf(r.kind, input) }, wake: [r.agent_id] });
+    if (inbox)
+      hub.emit(inbox, 'held.discarded', hub.ownerId, {
+        data: { held_id: r.id, kind: r.kind, conv_id: r.conv_id, text: textOf(r.kind, input) },
+        wake: [r.agent_id],
+      });
     return { held_id: r.id, state: 'discarded' };
   });
 }

@@ -4,9 +4,7 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
-import {
-  deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion,
-} from '../../store/tables/talk/state';
+import { deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion } from '../../store/tables/talk/state';
 import type { ToolHandlers } from '../identity/tool-handler';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */
@@ -23,7 +21,11 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 function requireWellFormed(text: string, field: string): void {
   if (LONE_SURROGATE.test(text)) {
-    throw new HubError('invalid_argument', `${field} contains a lone UTF-16 surrogate, which is not valid Unicode.`, `Use a ${field} of valid Unicode text.`);
+    throw new HubError(
+      'invalid_argument',
+      `${field} contains a lone UTF-16 surrogate, which is not valid Unicode.`,
+      `Use a ${field} of valid Unicode text.`,
+    );
   }
   if (text.includes('\u0000')) {
     throw new HubError('invalid_argument', `${field} contains a NUL character.`, `Remove the NUL character from the ${field}.`);
@@ -42,7 +44,11 @@ export function requireStateKey(key: string): string {
 
 function refuseArchive(key: string, verb: string, opts: StateWriteOptions): void {
   if (!opts.system && key.startsWith(ARCHIVE_PREFIX)) {
-    throw new HubError('forbidden', `Keys under ${ARCHIVE_PREFIX} are read-only; you cannot ${verb} ${JSON.stringify(key)}.`, `Read it with state_get and store your own copy under another key.`);
+    throw new HubError(
+      'forbidden',
+      `Keys under ${ARCHIVE_PREFIX} are read-only; you cannot ${verb} ${JSON.stringify(key)}.`,
+      `Read it with state_get and store your own copy under another key.`,
+    );
   }
 }
 
@@ -60,7 +66,11 @@ export function stateGet(hub: Hub, userId: string, key: string, version?: number
   requireStateKey(key);
   const head = stateKey(hub.db, userId, key);
   if (!head) {
-    throw new HubError('not_found', `No key ${JSON.stringify(key)}.`, 'List your keys with state_list, or create it with state_put and version 0.');
+    throw new HubError(
+      'not_found',
+      `No key ${JSON.stringify(key)}.`,
+      'List your keys with state_list, or create it with state_put and version 0.',
+    );
   }
   const wanted = version ?? head.version;
   const row = stateValue(hub.db, userId, key, wanted);
@@ -85,7 +95,11 @@ export function statePut(hub: Hub, userId: string, input: { key: string; value: 
   const value = JSON.stringify(input.value);
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > LIMITS.maxStateValueBytes) {
-    throw new HubError('too_large', `value is ${bytes} bytes as JSON; the limit is ${LIMITS.maxStateValueBytes}.`, 'Store less, or split it over several keys.');
+    throw new HubError(
+      'too_large',
+      `value is ${bytes} bytes as JSON; the limit is ${LIMITS.maxStateValueBytes}.`,
+      'Store less, or split it over several keys.',
+    );
   }
   return hub.write(() => {
     const current = stateKey(hub.db, userId, key)?.version ?? 0;

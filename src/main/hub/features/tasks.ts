@@ -29,31 +29,54 @@ export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput
   if (asOwner) {
     const conv = conversationById(hub.db, input.conv_id);
     if (!conv) throw new HubError('not_found', `No conversation ${input.conv_id}.`, 'Use a conv_id from the conversation list.');
-    const m: MemberRow = member(hub.db, conv.id, userId) ?? { conv_id: conv.id, user_id: userId, role: 'owner', from_seq: 1, joined_at: 0, read_seq: 0 };
+    const m: MemberRow = member(hub.db, conv.id, userId) ?? {
+      conv_id: conv.id,
+      user_id: userId,
+      role: 'owner',
+      from_seq: 1,
+      joined_at: 0,
+      read_seq: 0,
+    };
     access = { conv, member: m };
   } else {
     access = requireMember(hub, userId, input.conv_id);
   }
   const conv = access.conv;
   if (conv.kind !== 'task' || !conv.task_state) {
-    throw new HubError('invalid_argument', `Conversation ${conv.id} is not a task channel.`, 'Use update_task on a conversation made with create_task.');
+    throw new HubError(
+      'invalid_argument',
+      `Conversation ${conv.id} is not a task channel.`,
+      'Use update_task on a conversation made with create_task.',
+    );
   }
   if (input.state === undefined && input.assignee === undefined) {
     throw new HubError('invalid_argument', 'Give state, assignee or both.', 'Pass state to move the task, or assignee to reassign it.');
   }
   if (input.state !== undefined && !TASK_STATES.includes(input.state)) {
-    throw new HubError('invalid_argument', `state ${JSON.stringify(input.state)} is not a task state.`, `Use one of ${TASK_STATES.join(', ')}.`);
+    throw new HubError(
+      'invalid_argument',
+      `state ${JSON.stringify(input.state)} is not a task state.`,
+      `Use one of ${TASK_STATES.join(', ')}.`,
+    );
   }
   const note = input.note === undefined ? undefined : requireText(input.note, 'note');
   const privileged = asOwner || isManager(access.member) || conv.created_by === userId;
   if (!asOwner && activeHandoff(hub.db, conv.id, userId)) {
-    throw new HubError('silenced', 'You handed this task off; you are silent here until it is handed back.', 'Wait for the handoff.returned event in get_updates.');
+    throw new HubError(
+      'silenced',
+      'You handed this task off; you are silent here until it is handed back.',
+      'Wait for the handoff.returned event in get_updates.',
+    );
   }
 
   const previous = conv.task_state;
   const state = input.state ?? previous;
   if (isTerminal(previous) && !privileged && (state !== previous || input.assignee !== undefined || note !== undefined)) {
-    throw new HubError('forbidden', `Task ${conv.id} is ${previous}; only its creator or a manager can reopen or change it.`, 'Open a new task, or ask the task\'s creator.');
+    throw new HubError(
+      'forbidden',
+      `Task ${conv.id} is ${previous}; only its creator or a manager can reopen or change it.`,
+      "Open a new task, or ask the task's creator.",
+    );
   }
 
   if (state !== previous && isTerminal(state) && !privileged && conv.task_assignee !== userId) {
@@ -69,14 +92,22 @@ export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput
   let assigneeId = conv.task_assignee;
   if (input.assignee !== undefined) {
     if (!privileged) {
-      throw new HubError('forbidden', 'Only the task\'s creator or a manager can reassign it.', 'Ask the creator, or move the state (e.g. input_required) with a note instead.');
+      throw new HubError(
+        'forbidden',
+        "Only the task's creator or a manager can reassign it.",
+        'Ask the creator, or move the state (e.g. input_required) with a note instead.',
+      );
     }
     const u = userByName(hub.db, input.assignee) ?? userById(hub.db, input.assignee);
     if (!u || u.revoked_at != null) {
       throw new HubError('not_found', `No user "${input.assignee}".`, 'Use an exact user name (find_user) or id.');
     }
     if (!member(hub.db, conv.id, u.id)) {
-      throw new HubError('invalid_argument', `assignee: "${u.name}" is not a member of task ${conv.id}.`, 'Add them with add_member first.');
+      throw new HubError(
+        'invalid_argument',
+        `assignee: "${u.name}" is not a member of task ${conv.id}.`,
+        'Add them with add_member first.',
+      );
     }
     assigneeId = u.id;
   }
@@ -120,7 +151,15 @@ function updateTask(hub: Hub, userId: string, input: TaskUpdateInput, asOwner: b
   });
 }
 
-function result(hub: Hub, convId: string, viewerId: string, previous: TaskState, changed: boolean, seq: number | null, woken: string[]): TaskUpdateResult {
+function result(
+  hub: Hub,
+  convId: string,
+  viewerId: string,
+  previous: TaskState,
+  changed: boolean,
+  seq: number | null,
+  woken: string[],
+): TaskUpdateResult {
   const conv = conversationById(hub.db, convId)!;
   return {
     conv_id: convId,
@@ -142,7 +181,7 @@ export function updateTaskAs(hub: Hub, userId: string, input: TaskUpdateInput): 
 /** Owner side: the owner may always move, reopen or reassign a task. */
 export function setTaskState(hub: Hub, ownerId: string, input: TaskUpdateInput): TaskUpdateResult {
   if (ownerId !== hub.ownerId) {
-    throw new HubError('forbidden', 'Only the owner can set a task\'s state this way.', 'Use update_task as a member of the task.');
+    throw new HubError('forbidden', "Only the owner can set a task's state this way.", 'Use update_task as a member of the task.');
   }
   return updateTask(hub, ownerId, input, true);
 }

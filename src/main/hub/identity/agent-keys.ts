@@ -9,7 +9,15 @@ import { HubError } from '../../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/agents/scoped-keys';
 
 export type { KeyAuth, KeyStanding }; // the caller's key as the hub checked it (defined in shared/agents/scoped-keys.ts)
-import { agentKeyByHash, agentKeyById, agentKeysOf, dropKeyCursors, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../../store/tables/agents/agent-keys';
+import {
+  agentKeyByHash,
+  agentKeyById,
+  agentKeysOf,
+  dropKeyCursors,
+  insertAgentKey,
+  revokeAgentKey,
+  type AgentKeyRow,
+} from '../../store/tables/agents/agent-keys';
 import { findAgent, newKey } from './identities';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
@@ -57,7 +65,11 @@ export function scopedKey(hub: Hub, hash: Buffer): ScopedEntry | undefined {
     const u = userById(hub.db, k.user_id);
     if (!u) return undefined;
     hub.rememberUser(u);
-    return { userId: k.user_id, auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }), from: readPlaces(k.allowed_from) };
+    return {
+      userId: k.user_id,
+      auth: Object.freeze({ id: k.id, name: k.name, scopes: Object.freeze(JSON.parse(k.scopes) as KeyScope[]), expires_at: k.expires_at }),
+      from: readPlaces(k.allowed_from),
+    };
   });
 }
 
@@ -101,14 +113,23 @@ export interface AddKeyInput {
 /** Issues a scoped key; the key itself is in the answer only. */
 export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; secret: string } {
   const name = input.name.trim();
-  if (!name || name.length > 60) throw new HubError('invalid_argument', 'A key needs a name of 1-60 characters.', 'Name it after where it is used, e.g. "ci-reader".');
+  if (!name || name.length > 60)
+    throw new HubError('invalid_argument', 'A key needs a name of 1-60 characters.', 'Name it after where it is used, e.g. "ci-reader".');
   const scopes = [...new Set(input.scopes ?? KEY_SCOPES)];
   const unknown = scopes.filter((s) => !(KEY_SCOPES as readonly string[]).includes(s));
   if (unknown.length || scopes.length === 0) {
-    throw new HubError('invalid_argument', `Scopes ${JSON.stringify(unknown.length ? unknown : scopes)} are not valid: give one or more of ${KEY_SCOPES.join(', ')}.`, `Pick from ${KEY_SCOPES.join(', ')} (default: all).`);
+    throw new HubError(
+      'invalid_argument',
+      `Scopes ${JSON.stringify(unknown.length ? unknown : scopes)} are not valid: give one or more of ${KEY_SCOPES.join(', ')}.`,
+      `Pick from ${KEY_SCOPES.join(', ')} (default: all).`,
+    );
   }
   if (input.expires_at !== undefined && input.expires_at <= hub.now()) {
-    throw new HubError('invalid_argument', 'expires_at is in the past.', 'Give a time in the future (ms since epoch), or none for a key that does not expire.');
+    throw new HubError(
+      'invalid_argument',
+      'expires_at is in the past.',
+      'Give a time in the future (ms since epoch), or none for a key that does not expire.',
+    );
   }
   const from = input.from === undefined ? DEFAULT_PLACES : checkedPlaces(input.from);
   return hub.write(() => {
@@ -116,8 +137,14 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
     if (u.revoked_at != null) throw new HubError('conflict', `Agent ${u.name} is revoked.`, 'Rotate its key first to bring it back.');
     const { key: secret, hash, hint } = newKey();
     const row: Omit<AgentKeyRow, 'revoked_at'> = {
-      id: newId('k'), user_id: u.id, name, key_hash: hash, key_hint: hint,
-      scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))), created_at: hub.now(), expires_at: input.expires_at ?? null,
+      id: newId('k'),
+      user_id: u.id,
+      name,
+      key_hash: hash,
+      key_hint: hint,
+      scopes: JSON.stringify(KEY_SCOPES.filter((s) => scopes.includes(s))),
+      created_at: hub.now(),
+      expires_at: input.expires_at ?? null,
       allowed_from: JSON.stringify(from),
     };
     insertAgentKey(hub.db, row);
@@ -134,14 +161,16 @@ export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
 /** Revokes one scoped key (the agent and its other keys keep working); calls waiting under it end (hub/identity/key-waits.ts). */
 export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
   const scoped = hub.services.scopedKeys;
-  const view = scoped.changing(() => hub.write(() => {
-    const k = agentKeyById(hub.db, keyId);
-    if (!k) throw new HubError('not_found', `No key ${keyId}.`, 'List the agent\'s keys to find its id.');
-    revokeAgentKey(hub.db, k.id, hub.now());
-    dropKeyCursors(hub.db, k.id); // its own get_updates positions (hub/talk/delivery.ts)
-    scoped.forget();
-    return keyView(hub, agentKeyById(hub.db, k.id)!);
-  }));
+  const view = scoped.changing(() =>
+    hub.write(() => {
+      const k = agentKeyById(hub.db, keyId);
+      if (!k) throw new HubError('not_found', `No key ${keyId}.`, "List the agent's keys to find its id.");
+      revokeAgentKey(hub.db, k.id, hub.now());
+      dropKeyCursors(hub.db, k.id); // its own get_updates positions (hub/talk/delivery.ts)
+      scoped.forget();
+      return keyView(hub, agentKeyById(hub.db, k.id)!);
+    }),
+  );
   endRevokedWaits(hub, findAgent(hub, view.agent).id);
   return view;
 }

@@ -43,7 +43,12 @@ export function findAgent(hub: Hub, nameOrId: string): UserRow {
 }
 
 function safeUser(hub: Hub, id: string): UserRow | undefined {
-  try { hub.forgetUser(id); return hub.user(id); } catch { return undefined; }
+  try {
+    hub.forgetUser(id);
+    return hub.user(id);
+  } catch {
+    return undefined;
+  }
 }
 
 declare module '../core/hub' {

@@ -60,7 +60,11 @@ function loginOf(hub: Hub, key: string): Login {
   if (!entry) return REFUSED;
   if (entry.auth.expires_at != null && entry.auth.expires_at <= hub.now()) return EXPIRED;
   let user: UserRow;
-  try { user = hub.user(entry.userId); } catch { return REFUSED; }
+  try {
+    user = hub.user(entry.userId);
+  } catch {
+    return REFUSED;
+  }
   if (user.revoked_at != null) return REFUSED; // revoking the agent stops all its keys
   return { standing: 'ok', user, auth: entry.auth, kind: 'scoped', from: entry.from };
 }

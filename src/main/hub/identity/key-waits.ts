@@ -52,8 +52,12 @@ export function requireKeyStanding(caller: Caller): void {
   const standing = caller.standing?.() ?? 'ok';
   if (standing === 'ok') return;
   if (standing === 'place') {
-    throw new HubError('unauthorized', `Forbidden: this key may no longer connect from ${caller.at?.place ?? 'local'}; your owner changed where it may connect from.`,
-      'Connect from a place your owner allows for this key.', { key: standing });
+    throw new HubError(
+      'unauthorized',
+      `Forbidden: this key may no longer connect from ${caller.at?.place ?? 'local'}; your owner changed where it may connect from.`,
+      'Connect from a place your owner allows for this key.',
+      { key: standing },
+    );
   }
   throw new HubError(
     'unauthorized',
@@ -97,7 +101,11 @@ export function endRevokedWaits(hub: Hub, userId?: string): void {
   for (const w of [...set]) {
     if (userId !== undefined && w.userId !== userId) continue;
     let standing: WaitStanding;
-    try { standing = w.standing(); } catch { continue; }
+    try {
+      standing = w.standing();
+    } catch {
+      continue;
+    }
     if (standing !== 'ok') w.end();
   }
 }
@@ -117,7 +125,9 @@ export function startKeyWatch(hub: Hub): void {
       if (version === seen) return;
       seen = version;
       endRevokedWaits(hub);
-    } catch { /* the next tick tries again */ }
+    } catch {
+      /* the next tick tries again */
+    }
   }, 250);
   timer.unref();
   hub.onClose(() => clearInterval(timer));

@@ -23,7 +23,11 @@ export function checkedPlaces(input: unknown): string[] {
     return normalizePlaces(input);
   } catch (e) {
     if (!(e instanceof PlacesError)) throw e;
-    throw new HubError('invalid_argument', e.message, 'Give one or more of local, containers, tailnet, or an IPv4 range like 172.18.0.0/16 (comma-separated on the command line).');
+    throw new HubError(
+      'invalid_argument',
+      e.message,
+      'Give one or more of local, containers, tailnet, or an IPv4 range like 172.18.0.0/16 (comma-separated on the command line).',
+    );
   }
 }
 
@@ -57,7 +61,8 @@ export function setKeyPlaces(hub: Hub, input: { agent: string; key_id?: string; 
       return { agent: u.name, key_id: null, key_name: 'main', from, ...told, userId: u.id };
     }
     const k = agentKeyById(hub.db, input.key_id);
-    if (!k || k.user_id !== u.id) throw new HubError('not_found', `${u.name} has no key ${input.key_id}.`, `List its keys: perch agent key list ${u.name}.`);
+    if (!k || k.user_id !== u.id)
+      throw new HubError('not_found', `${u.name} has no key ${input.key_id}.`, `List its keys: perch agent key list ${u.name}.`);
     setAgentKeyAllowedFrom(hub.db, k.id, stored);
     hub.services.scopedKeys.forget();
     return { agent: u.name, key_id: k.id, key_name: k.name, from, ...told, userId: u.id };
@@ -77,12 +82,25 @@ export function howToAllow(agent: string, keyId: string | null, places: readonly
 }
 
 /** Why a key is refused where it came from, and how the owner allows it (the /mcp and /hook doors' 403). */
-export function wrongPlaceMessage(agent: string, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): string {
+export function wrongPlaceMessage(
+  agent: string,
+  keyId: string | null,
+  keyName: string,
+  allowed: readonly string[],
+  at: RequestPlace,
+): string {
   return `Forbidden: this key (${agent}, key ${keyName}) may connect from ${allowed.join(', ')} only; this request came from ${at.place} (${at.via}). Your owner can allow it with: ${howToAllow(agent, keyId, allowed, at)}.`;
 }
 
 /** A key was used from a place it may not be used from: told to the owner once per agent, key and place. */
-export function notePlaceRefusal(hub: Hub, u: UserRow, keyId: string | null, keyName: string, allowed: readonly string[], at: RequestPlace): void {
+export function notePlaceRefusal(
+  hub: Hub,
+  u: UserRow,
+  keyId: string | null,
+  keyName: string,
+  allowed: readonly string[],
+  at: RequestPlace,
+): void {
   const seen = hub.services.placeRefusals;
   const id = `${u.id}\u0000${keyId ?? ''}\u0000${at.place}`;
   if (seen.has(id)) return;
@@ -90,6 +108,18 @@ export function notePlaceRefusal(hub: Hub, u: UserRow, keyId: string | null, key
   seen.add(id);
   hub.bus.publish({
     kind: 'hub',
-    value: { key_place_refused: { agent: u.name, key_id: keyId, key_name: keyName, allowed: [...allowed], place: at.place, via: at.via, address: at.address, at: hub.now(), how: howToAllow(u.name, keyId, allowed, at) } },
+    value: {
+      key_place_refused: {
+        agent: u.name,
+        key_id: keyId,
+        key_name: keyName,
+        allowed: [...allowed],
+        place: at.place,
+        via: at.via,
+        address: at.address,
+        at: hub.now(),
+        how: howToAllow(u.name, keyId, allowed, at),
+      },
+    },
   });
 }

@@ -55,11 +55,22 @@ export class RunKeys {
 }
 
 /** A new run key for the agent, valid until expiresAt (ms) unless revoked first. */
-export function issueRunKey(hub: Hub, agentId: string, runId: string, expiresAt: number, onFirstUse?: () => void): { key: string; revoke: () => void } {
+export function issueRunKey(
+  hub: Hub,
+  agentId: string,
+  runId: string,
+  expiresAt: number,
+  onFirstUse?: () => void,
+): { key: string; revoke: () => void } {
   const key = RUN_KEY_PREFIX + crypto.randomBytes(24).toString('base64url');
   const hash = crypto.createHash('sha256').update(key).digest('base64');
   const keys = hub.services.runKeys;
   keys.add(hash, { agentId, runId, expiresAt, onFirstUse });
   // Revoked (the run ended): calls still waiting under the key end too (hub/identity/key-waits.ts).
-  return { key, revoke: () => { if (keys.delete(hash)) endRevokedWaits(hub, agentId); } };
+  return {
+    key,
+    revoke: () => {
+      if (keys.delete(hash)) endRevokedWaits(hub, agentId);
+    },
+  };
 }

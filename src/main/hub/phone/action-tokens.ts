@@ -96,7 +96,12 @@ export function mintReadToken(hub: Hub, tag: string, deviceId: string, expiresAt
 
 /** The token's claims if its MAC is this hub's (expiry not checked); otherwise unauthorized. */
 export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
-  const bad = () => new HubError('unauthorized', 'This action token is not valid (altered, or from another Perch).', 'Open the request in Perch and decide it there.');
+  const bad = () =>
+    new HubError(
+      'unauthorized',
+      'This action token is not valid (altered, or from another Perch).',
+      'Open the request in Perch and decide it there.',
+    );
   if (typeof token !== 'string' || token.length > MAX_ACTION_TOKEN_CHARS) throw bad();
   const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) throw bad();
@@ -111,7 +116,14 @@ export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
   } catch {
     throw bad();
   }
-  if (!claims || typeof claims.r !== 'string' || (claims.d !== 'approve' && claims.d !== 'reject' && claims.d !== 'read') || typeof claims.v !== 'string' || typeof claims.e !== 'number') throw bad();
+  if (
+    !claims ||
+    typeof claims.r !== 'string' ||
+    (claims.d !== 'approve' && claims.d !== 'reject' && claims.d !== 'read') ||
+    typeof claims.v !== 'string' ||
+    typeof claims.e !== 'number'
+  )
+    throw bad();
   return claims;
 }
 
@@ -124,25 +136,47 @@ function tokenHash(token: string): Buffer {
  * or ntfy still set), then in one transaction marks it spent and decides the request as the owner. First decision
  * wins: a replay, or a request decided (or cancelled) elsewhere, is a conflict and changes nothing.
  */
-export function spendActionToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): { claims: ActionTokenClaims; request: OwnerRequestView } {
+export function spendActionToken(
+  hub: Hub,
+  token: unknown,
+  deviceLive: (deviceId: string) => boolean,
+): { claims: ActionTokenClaims; request: OwnerRequestView } {
   const claims = verifyActionToken(hub, token);
   if (claims.d === 'read') {
     // Checked before anything is spent or read: a read token is never a decision, whatever its state.
-    throw new HubError('unauthorized', 'This is a read token: it shows a notification\'s details and cannot decide a request.', 'Use the notification\'s Approve / Reject button (its own token), or open the request in Perch.');
+    throw new HubError(
+      'unauthorized',
+      "This is a read token: it shows a notification's details and cannot decide a request.",
+      "Use the notification's Approve / Reject button (its own token), or open the request in Perch.",
+    );
   }
   const hash = tokenHash(token as string);
   if (actionTokenSpent(hub.db, hash)) {
-    throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
+    throw new HubError(
+      'conflict',
+      'This button was used already (an action token works once).',
+      'Open the request in Perch to see its decision.',
+      { request_id: claims.r },
+    );
   }
   if (claims.e <= hub.now()) {
     throw new HubError('expired', 'This button has expired.', 'Open the request in Perch and decide it there.', { request_id: claims.r });
   }
   if (!deviceLive(claims.v)) {
-    throw new HubError('unauthorized', 'The device this button was sent to is no longer paired.', 'Pair the phone again: Settings → Phone on the laptop.');
+    throw new HubError(
+      'unauthorized',
+      'The device this button was sent to is no longer paired.',
+      'Pair the phone again: Settings → Phone on the laptop.',
+    );
   }
   const request = hub.write(() => {
     if (!spendActionTokenRow(hub.db, hash, hub.now(), claims.e)) {
-      throw new HubError('conflict', 'This button was used already (an action token works once).', 'Open the request in Perch to see its decision.', { request_id: claims.r });
+      throw new HubError(
+        'conflict',
+        'This button was used already (an action token works once).',
+        'Open the request in Perch to see its decision.',
+        { request_id: claims.r },
+      );
     }
     return decideRequest(hub, hub.ownerId, { request_id: claims.r, decision: claims.d as ActionDecision });
   });
@@ -156,13 +190,17 @@ export function spendActionToken(hub: Hub, token: unknown, deviceLive: (deviceId
 export function checkReadToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): ActionTokenClaims {
   const claims = verifyActionToken(hub, token);
   if (claims.d !== 'read') {
-    throw new HubError('unauthorized', 'This is a button\'s action token, not a read token.', 'Send the notification\'s read_token.');
+    throw new HubError('unauthorized', "This is a button's action token, not a read token.", "Send the notification's read_token.");
   }
   if (claims.e <= hub.now()) {
     throw new HubError('expired', 'This notification is too old to fetch its details.', 'Open Perch to see it.', { tag: claims.r });
   }
   if (!deviceLive(claims.v)) {
-    throw new HubError('unauthorized', 'The device this notification was sent to is no longer paired.', 'Pair the phone again: Settings → Phone on the laptop.');
+    throw new HubError(
+      'unauthorized',
+      'The device this notification was sent to is no longer paired.',
+      'Pair the phone again: Settings → Phone on the laptop.',
+    );
   }
   return claims;
 }

@@ -17,7 +17,11 @@ import { noticeSummary, publicBase, type NoticeSummary } from './notice-drafts';
 const MAX_ENDPOINT_CHARS = 2048;
 
 function badSub(message: string): HubError {
-  return new HubError('invalid_argument', message, 'Send what the browser\'s PushSubscription.toJSON() gives: {endpoint, keys: {p256dh, auth}}.');
+  return new HubError(
+    'invalid_argument',
+    message,
+    "Send what the browser's PushSubscription.toJSON() gives: {endpoint, keys: {p256dh, auth}}.",
+  );
 }
 
 function b64urlBytes(v: unknown, field: string, length: number): string {
@@ -34,13 +38,22 @@ function b64urlBytes(v: unknown, field: string, length: number): string {
 export function subscribePush(hub: Hub, deviceId: string, input: unknown): { endpoint: string } {
   const o = input as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } } | null;
   if (!o || typeof o !== 'object' || Array.isArray(o)) throw badSub('The body must be a JSON object.');
-  if (typeof o.endpoint !== 'string' || !o.endpoint || o.endpoint.length > MAX_ENDPOINT_CHARS) throw badSub(`endpoint: must be an https URL of at most ${MAX_ENDPOINT_CHARS} characters.`);
+  if (typeof o.endpoint !== 'string' || !o.endpoint || o.endpoint.length > MAX_ENDPOINT_CHARS)
+    throw badSub(`endpoint: must be an https URL of at most ${MAX_ENDPOINT_CHARS} characters.`);
   let url: URL;
-  try { url = new URL(o.endpoint); } catch { throw badSub('endpoint: not a URL.'); }
-  if (url.protocol !== 'https:' || !url.hostname || url.username || url.password) throw badSub('endpoint: must be an https URL (the push service\'s).');
+  try {
+    url = new URL(o.endpoint);
+  } catch {
+    throw badSub('endpoint: not a URL.');
+  }
+  if (url.protocol !== 'https:' || !url.hostname || url.username || url.password)
+    throw badSub("endpoint: must be an https URL (the push service's).");
   if (!isKnownPushService(url.href, loopbackPush(hub))) {
-    throw new HubError('invalid_argument', `endpoint: ${url.host.slice(0, 100)} is not a Web Push service Perch sends to (${PUSH_SERVICE_HOSTS.join(', ')}, on port 443).`,
-      'Subscribe with the browser\'s own push service (what PushManager.subscribe() gives in Chrome, Firefox, Safari or Edge).');
+    throw new HubError(
+      'invalid_argument',
+      `endpoint: ${url.host.slice(0, 100)} is not a Web Push service Perch sends to (${PUSH_SERVICE_HOSTS.join(', ')}, on port 443).`,
+      "Subscribe with the browser's own push service (what PushManager.subscribe() gives in Chrome, Firefox, Safari or Edge).",
+    );
   }
   if (!o.keys || typeof o.keys !== 'object') throw badSub('keys: missing ({p256dh, auth}).');
   const p256dh = b64urlBytes(o.keys.p256dh, 'keys.p256dh', 65);
@@ -50,7 +63,9 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   } catch {
     throw badSub('keys.p256dh: not a P-256 public key.');
   }
-  hub.services.pushTargets.changing(() => hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })));
+  hub.services.pushTargets.changing(() =>
+    hub.write(() => putPushSubscription(hub.db, { device_id: deviceId, endpoint: url.href, p256dh, auth, created_at: hub.now() })),
+  );
   return { endpoint: url.href };
 }
 

@@ -10,12 +10,30 @@ import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { deviceActions, deviceLaptopFields, deviceReachOf, isOwnerAction } from '../../../shared/api/owner-api';
 import {
-  DEVICE_SCOPES, MAX_DEVICES, MAX_DEVICE_NAME_CHARS, PUSH_CONTENT,
-  type DeviceAuditEntry, type DeviceScope, type DeviceView, type NtfySettings, type PhoneSettings, type PushContent,
+  DEVICE_SCOPES,
+  MAX_DEVICES,
+  MAX_DEVICE_NAME_CHARS,
+  PUSH_CONTENT,
+  type DeviceAuditEntry,
+  type DeviceScope,
+  type DeviceView,
+  type NtfySettings,
+  type PhoneSettings,
+  type PushContent,
 } from '../../../shared/features/devices';
 import {
-  allDevices, auditRows, countLiveDevices, deviceById, deviceByTokenHash, insertAudit, insertDevice, tallyAudit,
-  revokeDeviceRow, setDeviceToken, touchDeviceRow, type DeviceRow,
+  allDevices,
+  auditRows,
+  countLiveDevices,
+  deviceById,
+  deviceByTokenHash,
+  insertAudit,
+  insertDevice,
+  tallyAudit,
+  revokeDeviceRow,
+  setDeviceToken,
+  touchDeviceRow,
+  type DeviceRow,
 } from '../../store/tables/phone/devices';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { deletePushSubscription } from '../../store/tables/phone/push';
@@ -44,9 +62,19 @@ export function isDeviceScope(s: unknown): s is DeviceScope {
 
 /** A device name: trimmed, 1..MAX_DEVICE_NAME_CHARS, no control characters. */
 export function cleanDeviceName(raw: unknown): string {
-  const name = typeof raw === 'string' ? raw.replace(/[\p{Cc}\p{Cf}]/gu, ' ').replace(/\s+/g, ' ').trim() : '';
+  const name =
+    typeof raw === 'string'
+      ? raw
+          .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+      : '';
   if (!name || name.length > MAX_DEVICE_NAME_CHARS) {
-    throw new HubError('invalid_argument', `A device needs a name of 1-${MAX_DEVICE_NAME_CHARS} characters.`, 'Name it after the phone, e.g. "Ana\'s Pixel".');
+    throw new HubError(
+      'invalid_argument',
+      `A device needs a name of 1-${MAX_DEVICE_NAME_CHARS} characters.`,
+      'Name it after the phone, e.g. "Ana\'s Pixel".',
+    );
   }
   return name;
 }
@@ -72,10 +100,19 @@ export function deviceView(row: DeviceRow & { push?: number | boolean }): Device
 export function createDevice(hub: Hub, input: { name: string; scope?: DeviceScope }): { device: DeviceView; token: string } {
   const name = cleanDeviceName(input.name);
   const scope = input.scope ?? 'approvals';
-  if (!isDeviceScope(scope)) throw new HubError('invalid_argument', `Scope ${JSON.stringify(scope)} is not valid: give ${DEVICE_SCOPES.join(' or ')}.`, 'Use approvals (the default) unless the phone needs every owner action.');
+  if (!isDeviceScope(scope))
+    throw new HubError(
+      'invalid_argument',
+      `Scope ${JSON.stringify(scope)} is not valid: give ${DEVICE_SCOPES.join(' or ')}.`,
+      'Use approvals (the default) unless the phone needs every owner action.',
+    );
   return hub.write(() => {
     if (countLiveDevices(hub.db) >= MAX_DEVICES) {
-      throw new HubError('conflict', `There are already ${MAX_DEVICES} paired devices.`, 'Revoke a device you no longer use (perch device list, then perch device revoke <id>).');
+      throw new HubError(
+        'conflict',
+        `There are already ${MAX_DEVICES} paired devices.`,
+        'Revoke a device you no longer use (perch device list, then perch device revoke <id>).',
+      );
     }
     const { token, hash, hint } = mintToken();
     const row = { id: newId('dev'), name, scope, token_hash: hash, token_hint: hint, created_at: hub.now() };
@@ -152,7 +189,9 @@ export function cardAddressedToOwner(hub: Hub, msgId: string): boolean {
   if (msg.to_ids) {
     try {
       if ((JSON.parse(msg.to_ids) as unknown[]).includes(hub.ownerId)) return true;
-    } catch { /* not a list: not addressed */ }
+    } catch {
+      /* not a list: not addressed */
+    }
   }
   const conv = conversationById(hub.db, msg.conv_id);
   return !!conv && conv.kind === 'direct' && !!member(hub.db, conv.id, hub.ownerId);
@@ -175,28 +214,56 @@ export function deviceScopedAnswer(hub: Hub, device: { scope: string }, action: 
 }
 
 /** Why a device may not call this owner action with this input (a forbidden HubError), or undefined when it may. */
-export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: string }, action: string, input: unknown): HubError | undefined {
+export function deviceScopeRefusal(
+  hub: Hub,
+  device: { name: string; scope: string },
+  action: string,
+  input: unknown,
+): HubError | undefined {
   const scope = isDeviceScope(device.scope) ? device.scope : 'approvals';
   // An unknown action is the owner API's not_found for a full device (as for the laptop), forbidden for approvals.
-  if (!isOwnerAction(action)) return scope === 'full' ? undefined : new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${deviceActions('approvals').join(', ')}.`);
+  if (!isOwnerAction(action))
+    return scope === 'full'
+      ? undefined
+      : new HubError(
+          'forbidden',
+          `This device (${device.name}) has the approvals scope: it may not call ${action}.`,
+          `It may call ${deviceActions('approvals').join(', ')}.`,
+        );
   const reach = deviceReachOf(action);
   if (reach === 'laptop') {
-    return new HubError('forbidden', `A paired device may not call ${action}: what starts processes, mints or shows credentials or secrets, and device and phone settings stay on the laptop.`, 'Do it on the laptop (the Perch window or `perch owner`).');
+    return new HubError(
+      'forbidden',
+      `A paired device may not call ${action}: what starts processes, mints or shows credentials or secrets, and device and phone settings stay on the laptop.`,
+      'Do it on the laptop (the Perch window or `perch owner`).',
+    );
   }
   // Fields of the action kept for the laptop (the contract's laptopFields): sent at all, whatever the value, is refused.
   const sent = input && typeof input === 'object' ? deviceLaptopFields(action).filter((f) => Object.hasOwn(input, f)) : [];
   if (sent.length) {
-    return new HubError('forbidden', `${sent.join(', ')} can be changed only on the laptop: a paired device may not send ${sent.length > 1 ? 'them' : 'it'} with ${action} (what starts processes stays on the laptop).`, `Leave ${sent.join(', ')} out, or change ${sent.length > 1 ? 'them' : 'it'} on the laptop (the Perch window or \`perch owner\`).`);
+    return new HubError(
+      'forbidden',
+      `${sent.join(', ')} can be changed only on the laptop: a paired device may not send ${sent.length > 1 ? 'them' : 'it'} with ${action} (what starts processes stays on the laptop).`,
+      `Leave ${sent.join(', ')} out, or change ${sent.length > 1 ? 'them' : 'it'} on the laptop (the Perch window or \`perch owner\`).`,
+    );
   }
   if (scope === 'approvals') {
     if (reach !== 'approvals') {
       const allowed = deviceActions('approvals');
-      return new HubError('forbidden', `This device (${device.name}) has the approvals scope: it may not call ${action}.`, `It may call ${allowed.join(', ')}. Pair it again with the full scope on the laptop if it needs more.`);
+      return new HubError(
+        'forbidden',
+        `This device (${device.name}) has the approvals scope: it may not call ${action}.`,
+        `It may call ${allowed.join(', ')}. Pair it again with the full scope on the laptop if it needs more.`,
+      );
     }
     if (action === 'cards.answer') {
       const msgId = (input as { msg_id?: unknown } | null)?.msg_id;
       if (typeof msgId !== 'string' || !cardAddressedToOwner(hub, msgId)) {
-        return new HubError('forbidden', 'With the approvals scope a device answers only cards addressed to you.', 'Answer this card on the laptop.');
+        return new HubError(
+          'forbidden',
+          'With the approvals scope a device answers only cards addressed to you.',
+          'Answer this card on the laptop.',
+        );
       }
     }
     if (action === 'handoffs.hand_back') {
@@ -204,9 +271,15 @@ export function deviceScopeRefusal(hub: Hub, device: { name: string; scope: stri
       const a = (input ?? {}) as { conv_id?: unknown; agent?: unknown };
       if (typeof a.conv_id === 'string') {
         const agent = typeof a.agent === 'string' ? a.agent : undefined;
-        const candidates = activeHandoffsOf(hub.db, a.conv_id).filter((h) => agent === undefined || h.agent_id === agent || hub.ref(h.agent_id).name === agent);
+        const candidates = activeHandoffsOf(hub.db, a.conv_id).filter(
+          (h) => agent === undefined || h.agent_id === agent || hub.ref(h.agent_id).name === agent,
+        );
         if (candidates.some((h) => h.to_user !== hub.ownerId)) {
-          return new HubError('forbidden', 'With the approvals scope a device hands back only conversations handed to you.', 'Hand it back on the laptop, or let the person it was handed to do it.');
+          return new HubError(
+            'forbidden',
+            'With the approvals scope a device hands back only conversations handed to you.',
+            'Hand it back on the laptop, or let the person it was handed to do it.',
+          );
         }
       }
     }
@@ -241,14 +314,16 @@ export function auditDevice(hub: Hub, entry: AuditInput): void {
     hub.write(() => tallyAudit(hub.db, { at, device_name: entry.device_name.slice(0, 100), action, outcome }));
     return;
   }
-  hub.write(() => insertAudit(hub.db, {
-    at: hub.now(),
-    device_id: entry.device_id,
-    device_name: entry.device_name.slice(0, 100),
-    action,
-    target: entry.target == null ? null : String(entry.target).slice(0, 200),
-    outcome,
-  }));
+  hub.write(() =>
+    insertAudit(hub.db, {
+      at: hub.now(),
+      device_id: entry.device_id,
+      device_name: entry.device_name.slice(0, 100),
+      action,
+      target: entry.target == null ? null : String(entry.target).slice(0, 200),
+      outcome,
+    }),
+  );
 }
 
 export function listAudit(hub: Hub, opts: { device_id?: string; limit?: number } = {}): DeviceAuditEntry[] {
@@ -280,8 +355,13 @@ export function pushTargetsCache(outside: OutsideWrites): OutsideMemo<boolean> {
 const VAPID_KEY = 'push.vapid';
 
 function badUrl(what: string, raw: string, why: string): HubError {
-  return new HubError('invalid_argument', `The ${what} ${JSON.stringify(raw.slice(0, 100))} is not valid: ${why}.`,
-    what === 'public URL' ? 'Give the front\'s origin only, e.g. https://laptop.tail1234.ts.net (what `tailscale serve status` shows).' : 'Give an http(s) URL, e.g. https://ntfy.sh.');
+  return new HubError(
+    'invalid_argument',
+    `The ${what} ${JSON.stringify(raw.slice(0, 100))} is not valid: ${why}.`,
+    what === 'public URL'
+      ? "Give the front's origin only, e.g. https://laptop.tail1234.ts.net (what `tailscale serve status` shows)."
+      : 'Give an http(s) URL, e.g. https://ntfy.sh.',
+  );
 }
 
 /**
@@ -292,11 +372,16 @@ function badUrl(what: string, raw: string, why: string): HubError {
 export function normalizePublicUrl(raw: string): string {
   const s = raw.trim();
   let u: URL;
-  try { u = new URL(s); } catch { throw badUrl('public URL', raw, 'not a URL'); }
+  try {
+    u = new URL(s);
+  } catch {
+    throw badUrl('public URL', raw, 'not a URL');
+  }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw badUrl('public URL', raw, 'it must start with https:// (or http://)');
   if (!u.hostname) throw badUrl('public URL', raw, 'it has no host');
   if (u.username || u.password) throw badUrl('public URL', raw, 'it must not carry a user name or password');
-  if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || /[?#]/.test(s)) throw badUrl('public URL', raw, 'it must be the origin only, with no path, query or fragment');
+  if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || /[?#]/.test(s))
+    throw badUrl('public URL', raw, 'it must be the origin only, with no path, query or fragment');
   return u.origin;
 }
 
@@ -322,7 +407,9 @@ export function ntfyChannel(hub: Hub): NtfyChannel | null {
     return o && typeof o.server === 'string' && typeof o.topic === 'string' && o.server && o.topic
       ? { server: o.server, topic: o.topic, opaque: o.opaque === true, id: typeof o.id === 'string' ? o.id : '' }
       : null;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }
 
 /** The ntfy channel as the owner sees it (phone.get), or null when off. */
@@ -347,8 +434,12 @@ export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
     if (!v) return undefined;
     try {
       const o = JSON.parse(v) as { publicKey?: unknown; privateKey?: unknown };
-      return typeof o.publicKey === 'string' && typeof o.privateKey === 'string' ? { publicKey: o.publicKey, privateKey: o.privateKey } : undefined;
-    } catch { return undefined; }
+      return typeof o.publicKey === 'string' && typeof o.privateKey === 'string'
+        ? { publicKey: o.publicKey, privateKey: o.privateKey }
+        : undefined;
+    } catch {
+      return undefined;
+    }
   };
   const have = read();
   if (have) return have;
@@ -364,7 +455,12 @@ export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
 }
 
 export function getPhoneSettings(hub: Hub): PhoneSettings {
-  return { public_url: publicUrl(hub), push_content: pushContent(hub), ntfy: ntfySettings(hub), vapid_public_key: vapidKeys(hub).publicKey };
+  return {
+    public_url: publicUrl(hub),
+    push_content: pushContent(hub),
+    ntfy: ntfySettings(hub),
+    vapid_public_key: vapidKeys(hub).publicKey,
+  };
 }
 
 export interface PhoneSettingsPatch {
@@ -375,7 +471,12 @@ export interface PhoneSettingsPatch {
 
 /** Changes phone settings; everything is checked before anything is saved. */
 export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSettings {
-  const url = patch.public_url === undefined ? undefined : patch.public_url === null || patch.public_url.trim() === '' ? '' : normalizePublicUrl(patch.public_url);
+  const url =
+    patch.public_url === undefined
+      ? undefined
+      : patch.public_url === null || patch.public_url.trim() === ''
+        ? ''
+        : normalizePublicUrl(patch.public_url);
   if (patch.push_content !== undefined && !(PUSH_CONTENT as readonly string[]).includes(patch.push_content)) {
     throw new HubError('invalid_argument', `push_content must be ${PUSH_CONTENT.join(' or ')}.`, 'Use summary (the default) or ids.');
   }
@@ -384,13 +485,28 @@ export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSett
     if (patch.ntfy === null) ntfy = '';
     else {
       let server: URL;
-      try { server = new URL(patch.ntfy.server.trim()); } catch { throw badUrl('ntfy server', patch.ntfy.server, 'not a URL'); }
-      if ((server.protocol !== 'https:' && server.protocol !== 'http:') || !server.hostname || server.username || server.password || server.search || server.hash) {
+      try {
+        server = new URL(patch.ntfy.server.trim());
+      } catch {
+        throw badUrl('ntfy server', patch.ntfy.server, 'not a URL');
+      }
+      if (
+        (server.protocol !== 'https:' && server.protocol !== 'http:') ||
+        !server.hostname ||
+        server.username ||
+        server.password ||
+        server.search ||
+        server.hash
+      ) {
         throw badUrl('ntfy server', patch.ntfy.server, 'it must be an http(s) URL with a host');
       }
       const topic = patch.ntfy.topic.trim();
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(topic)) {
-        throw new HubError('invalid_argument', `The ntfy topic ${JSON.stringify(topic.slice(0, 80))} is not valid: letters, digits, _ and - only (1-64).`, 'Pick a long random topic name: anyone who knows it can read it.');
+        throw new HubError(
+          'invalid_argument',
+          `The ntfy topic ${JSON.stringify(topic.slice(0, 80))} is not valid: letters, digits, _ and - only (1-64).`,
+          'Pick a long random topic name: anyone who knows it can read it.',
+        );
       }
       const next = { server: server.href.replace(/\/+$/, ''), topic, opaque: patch.ntfy.opaque === true };
       // The same setting again keeps its channel id (its buttons keep working); any change, or turning it on, makes a
@@ -400,10 +516,12 @@ export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSett
       ntfy = JSON.stringify({ ...next, id: same ? now.id : crypto.randomBytes(12).toString('base64url') });
     }
   }
-  hub.services.pushTargets.changing(() => hub.write(() => {
-    if (url !== undefined) setSetting(hub.db, PUBLIC_URL_KEY, url);
-    if (patch.push_content !== undefined) setSetting(hub.db, PUSH_CONTENT_KEY, patch.push_content);
-    if (ntfy !== undefined) setSetting(hub.db, NTFY_KEY, ntfy);
-  }));
+  hub.services.pushTargets.changing(() =>
+    hub.write(() => {
+      if (url !== undefined) setSetting(hub.db, PUBLIC_URL_KEY, url);
+      if (patch.push_content !== undefined) setSetting(hub.db, PUSH_CONTENT_KEY, patch.push_content);
+      if (ntfy !== undefined) setSetting(hub.db, NTFY_KEY, ntfy);
+    }),
+  );
   return getPhoneSettings(hub);
 }

@@ -27,14 +27,22 @@ export interface NoticeAction {
 /** What a push carries (JSON, under 3 KB): the service worker shows a notice and closes the notifications of a clear's tag. */
 export type PushPayload =
   | {
-    type: 'notice'; kind: 'request' | 'handoff' | 'card' | 'waiting' | 'test'; tag: string; title: string; body: string; url: string; request_id?: string; conv_id?: string; actions: NoticeAction[];
-    /**
-     * push_content 'ids': title and body are only a generic line with ids; the service worker POSTs this token to
-     * /api/device/notice (DEVICE_NOTICE_PATH) for the real title, body and state, and shows the actions only when
-     * they arrived and the request is still pending. A read token never decides anything.
-     */
-    read_token?: string;
-  }
+      type: 'notice';
+      kind: 'request' | 'handoff' | 'card' | 'waiting' | 'test';
+      tag: string;
+      title: string;
+      body: string;
+      url: string;
+      request_id?: string;
+      conv_id?: string;
+      actions: NoticeAction[];
+      /**
+       * push_content 'ids': title and body are only a generic line with ids; the service worker POSTs this token to
+       * /api/device/notice (DEVICE_NOTICE_PATH) for the real title, body and state, and shows the actions only when
+       * they arrived and the request is still pending. A read token never decides anything.
+       */
+      read_token?: string;
+    }
   | { type: 'clear'; tag: string };
 
 /** A notice before it is made per device: action tokens (and, in 'ids' mode, a read token) are minted for each device. */
@@ -103,7 +111,9 @@ export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
   const gone = () => new HubError('not_found', `Nothing to show for ${tag.slice(0, 100)}.`, 'Open Perch to see what waits for you.');
   if (tag.startsWith('handoff:')) {
     const convId = tag.slice('handoff:'.length);
-    const h = activeHandoffsOf(hub.db, convId).filter((x) => x.to_user === hub.ownerId).pop();
+    const h = activeHandoffsOf(hub.db, convId)
+      .filter((x) => x.to_user === hub.ownerId)
+      .pop();
     if (!h && !conversationById(hub.db, convId)) throw gone();
     return {
       kind: 'handoff',
@@ -121,7 +131,7 @@ export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
     if (!row || row.kind !== 'card' || !cardAddressedToOwner(hub, msgId)) throw gone();
     const m = messageView(hub, row);
     const card = (m.payload?.card ?? {}) as { title?: unknown };
-    const title = typeof card.title === 'string' ? card.title : m.text ?? '';
+    const title = typeof card.title === 'string' ? card.title : (m.text ?? '');
     return {
       kind: 'card',
       tag,
@@ -146,7 +156,10 @@ export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
     kind: 'request',
     tag,
     title: clip(full.title, TITLE_CHARS),
-    body: clip(`${promptCut(full.context) ? 'Too long to show whole: open it on the laptop to read all of it. ' : ''}${full.requester.name}${where}${context ? `: ${context}` : ''}`, SUMMARY_CHARS),
+    body: clip(
+      `${promptCut(full.context) ? 'Too long to show whole: open it on the laptop to read all of it. ' : ''}${full.requester.name}${where}${context ? `: ${context}` : ''}`,
+      SUMMARY_CHARS,
+    ),
     path: `/r/${encodeURIComponent(full.request_id)}`,
     state: full.state,
     request_id: full.request_id,
@@ -159,9 +172,12 @@ export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
 
 /** push_content 'ids': the generic line a notice carries instead of its summary (the phone fetches the rest). */
 function idsOnly(s: NoticeSummary): Draft {
-  const line = s.kind === 'request' ? ['Perch: a request waits for you', `Request ${s.request_id}`]
-    : s.kind === 'handoff' ? ['Perch: work was handed to you', `Conversation ${s.conv_id}`]
-    : ['Perch: a card waits for you', `Card ${s.tag.slice('card:'.length)}`];
+  const line =
+    s.kind === 'request'
+      ? ['Perch: a request waits for you', `Request ${s.request_id}`]
+      : s.kind === 'handoff'
+        ? ['Perch: work was handed to you', `Conversation ${s.conv_id}`]
+        : ['Perch: a card waits for you', `Card ${s.tag.slice('card:'.length)}`];
   return { ...s, title: line[0]!, body: line[1]!, read: s.expires_at ?? Number.POSITIVE_INFINITY };
 }
 
@@ -169,7 +185,16 @@ function idsOnly(s: NoticeSummary): Draft {
  * The kinds of events draftFor() may make a notice or a clear of: checked first, from the type the hub tagged (hub/core/bus.ts)
  * without reading the event, so most events (progress, reactions, …) cost nothing here. An untagged item is looked at.
  */
-const NOTICE_EVENTS: ReadonlySet<string> = new Set(['request.created', 'request.decided', 'request.expired', 'request.cancelled', 'handoff.created', 'handoff.returned', 'message.created', 'card.response']);
+const NOTICE_EVENTS: ReadonlySet<string> = new Set([
+  'request.created',
+  'request.decided',
+  'request.expired',
+  'request.cancelled',
+  'handoff.created',
+  'handoff.returned',
+  'message.created',
+  'card.response',
+]);
 
 export function mayNotify(type: string | undefined): boolean {
   return type === undefined || NOTICE_EVENTS.has(type);
@@ -204,18 +229,42 @@ export function draftFor(hub: Hub, ev: EventView): Job | undefined {
  */
 export function waitingDraft(hub: Hub, v: HubLive['harness_waiting']): Job {
   const tag = `waiting:${v.agent.id}`;
-  if (pushContent(hub) === 'ids') return { draft: { kind: 'waiting', tag, title: 'Perch: an agent is waiting for you', body: 'Open Perch to see which.', path: '/#/fleet' } };
+  if (pushContent(hub) === 'ids')
+    return {
+      draft: { kind: 'waiting', tag, title: 'Perch: an agent is waiting for you', body: 'Open Perch to see which.', path: '/#/fleet' },
+    };
   const body = waitingNoticeBody(v.agent.name, v.message, v.cwd); // the harness's words, marked as the agent's
-  return { draft: { kind: 'waiting', tag, title: clip(`${v.agent.name} is waiting for you`, TITLE_CHARS), body: clip(body, SUMMARY_CHARS), path: '/#/fleet' } };
+  return {
+    draft: {
+      kind: 'waiting',
+      tag,
+      title: clip(`${v.agent.name} is waiting for you`, TITLE_CHARS),
+      body: clip(body, SUMMARY_CHARS),
+      path: '/#/fleet',
+    },
+  };
 }
 
 /** The payload for one device (its own action tokens), cut to fit MAX_PAYLOAD_BYTES. */
 export function payloadFor(hub: Hub, draft: Draft, deviceId: string): PushPayload {
   const base = publicBase(hub);
-  const actions: NoticeAction[] = draft.buttons && draft.request_id
-    ? (['approve', 'reject'] as const).map((d) => ({ action: d, title: d === 'approve' ? 'Approve' : 'Reject', token: mintActionToken(hub, draft.request_id!, d, deviceId, draft.buttons!.expires_at) }))
-    : [];
-  const p: PushPayload = { type: 'notice', kind: draft.kind, tag: draft.tag, title: draft.title, body: draft.body, url: base + draft.path, actions };
+  const actions: NoticeAction[] =
+    draft.buttons && draft.request_id
+      ? (['approve', 'reject'] as const).map((d) => ({
+          action: d,
+          title: d === 'approve' ? 'Approve' : 'Reject',
+          token: mintActionToken(hub, draft.request_id!, d, deviceId, draft.buttons!.expires_at),
+        }))
+      : [];
+  const p: PushPayload = {
+    type: 'notice',
+    kind: draft.kind,
+    tag: draft.tag,
+    title: draft.title,
+    body: draft.body,
+    url: base + draft.path,
+    actions,
+  };
   if (draft.request_id) p.request_id = draft.request_id;
   if (draft.conv_id) p.conv_id = draft.conv_id;
   if (draft.read !== undefined && p.type === 'notice') p.read_token = mintReadToken(hub, draft.tag, deviceId, draft.read);

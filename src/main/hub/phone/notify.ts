@@ -8,7 +8,14 @@
 // read token) are device-push.ts.
 import type { Hub } from '../core/hub';
 import { DEVICE_ACTION_PATH } from '../../../shared/features/devices';
-import { anyPushSubscription, deletePushSubscription, notePushResult, pushSubscriptionOf, pushTargets, type PushSubscriptionRow } from '../../store/tables/phone/push';
+import {
+  anyPushSubscription,
+  deletePushSubscription,
+  notePushResult,
+  pushSubscriptionOf,
+  pushTargets,
+  type PushSubscriptionRow,
+} from '../../store/tables/phone/push';
 import { ntfyChannel, publicUrl, vapidKeys, type NtfyChannel } from './devices';
 import { mintActionToken, ntfyDevice } from './action-tokens';
 import { eventTypeOf } from '../core/bus';
@@ -47,7 +54,11 @@ export class Notifier {
   private closed = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private hub: Hub, readonly senders: NotifySenders, opts: NotifyOptions = {}) {
+  constructor(
+    private hub: Hub,
+    readonly senders: NotifySenders,
+    opts: NotifyOptions = {},
+  ) {
     this.loopbackPush = opts.loopbackPushServices === true;
   }
 
@@ -57,7 +68,8 @@ export class Notifier {
     this.started = true;
     const hub = this.hub;
     const unsubscribe = hub.bus.subscribe((item) => {
-      if (item.kind === 'hub' && item.value.harness_waiting && this.hasTargets()) return this.enqueue(waitingDraft(hub, item.value.harness_waiting)); // a harness session waits
+      if (item.kind === 'hub' && item.value.harness_waiting && this.hasTargets())
+        return this.enqueue(waitingDraft(hub, item.value.harness_waiting)); // a harness session waits
       if (item.kind !== 'event' || !mayNotify(eventTypeOf(item)) || !this.hasTargets()) return;
       let job: Job | undefined;
       try {
@@ -160,9 +172,14 @@ export class Notifier {
   async sendNtfy(ntfy: NtfyChannel, draft: Draft): Promise<'sent' | 'failed'> {
     const hub = this.hub;
     const base = publicBase(hub);
-    const actions = !ntfy.opaque && draft.buttons && draft.request_id
-      ? (['approve', 'reject'] as const).map((d) => ({ label: d === 'approve' ? 'Approve' : 'Reject', url: base + DEVICE_ACTION_PATH, token: mintActionToken(hub, draft.request_id!, d, ntfyDevice(ntfy.id), draft.buttons!.expires_at) }))
-      : [];
+    const actions =
+      !ntfy.opaque && draft.buttons && draft.request_id
+        ? (['approve', 'reject'] as const).map((d) => ({
+            label: d === 'approve' ? 'Approve' : 'Reject',
+            url: base + DEVICE_ACTION_PATH,
+            token: mintActionToken(hub, draft.request_id!, d, ntfyDevice(ntfy.id), draft.buttons!.expires_at),
+          }))
+        : [];
     const r = await this.senders.ntfy({
       server: ntfy.server,
       topic: ntfy.topic,
@@ -206,7 +223,13 @@ export interface TestPushResult {
 export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPushResult> {
   const n = hub.services.notify;
   if (!n) return { web_push: 'failed', ntfy: 'off', detail: 'Pushes are not running in this hub.' };
-  const draft: Draft = { kind: 'request', tag: `test:${deviceId}`, title: 'Perch: test notification', body: 'Pushes reach this phone.', path: '/' };
+  const draft: Draft = {
+    kind: 'request',
+    tag: `test:${deviceId}`,
+    title: 'Perch: test notification',
+    body: 'Pushes reach this phone.',
+    path: '/',
+  };
   const sub = pushSubscriptionOf(hub.db, deviceId);
   let web_push: TestPushResult['web_push'] = 'no_subscription';
   if (sub && n.knownService(sub)) {
@@ -216,9 +239,13 @@ export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPush
   }
   const ntfy = ntfyChannel(hub);
   const ntfyOutcome: TestPushResult['ntfy'] = ntfy ? await n.sendNtfy(ntfy, draft) : 'off';
-  const detail = web_push === 'no_subscription' ? 'This device has not turned on notifications (on the phone: Turn on notifications).'
-    : web_push === 'gone' ? 'The push service says this subscription is gone: it was dropped; turn notifications on again on the phone.'
-    : web_push === 'failed' ? 'The push service did not take the push; see the hub log.'
-    : null;
+  const detail =
+    web_push === 'no_subscription'
+      ? 'This device has not turned on notifications (on the phone: Turn on notifications).'
+      : web_push === 'gone'
+        ? 'The push service says this subscription is gone: it was dropped; turn notifications on again on the phone.'
+        : web_push === 'failed'
+          ? 'The push service did not take the push; see the hub log.'
+          : null;
   return { web_push, ntfy: ntfyOutcome, detail };
 }

@@ -8,10 +8,25 @@ import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { Waiters } from '../core/bus';
 import { HubError } from '../../../shared/errors';
-import { PAIRING_TTL_MS, type DeviceScope, type DeviceView, type PairingStart, type PairingState, type PairingView } from '../../../shared/features/devices';
 import {
-  cancelPairingRow, claimPairingRow, confirmPairingRow, deleteOldPairings, deliverPairingRow, deviceById, insertPairing,
-  pairingByCodeHash, pairingById, type PairingRow,
+  PAIRING_TTL_MS,
+  type DeviceScope,
+  type DeviceView,
+  type PairingStart,
+  type PairingState,
+  type PairingView,
+} from '../../../shared/features/devices';
+import {
+  cancelPairingRow,
+  claimPairingRow,
+  confirmPairingRow,
+  deleteOldPairings,
+  deliverPairingRow,
+  deviceById,
+  insertPairing,
+  pairingByCodeHash,
+  pairingById,
+  type PairingRow,
 } from '../../store/tables/phone/devices';
 import { cleanDeviceName, createDevice, deviceView, isDeviceScope, publicUrl, reissueDeviceToken } from './devices';
 
@@ -26,13 +41,114 @@ const hashOf = (label: string, s: string): Buffer => crypto.createHash('sha256')
 
 // Short words both screens show; 3 of them plus 2 digits: about 20 bits, enough to catch a wrong phone.
 const WORDS = [
-  'acorn', 'amber', 'apple', 'arrow', 'aspen', 'badge', 'bagel', 'basil', 'beach', 'berry', 'birch', 'bison', 'blaze', 'bloom', 'brave', 'brick',
-  'cabin', 'cedar', 'chalk', 'cider', 'cliff', 'cloud', 'clover', 'comet', 'coral', 'crane', 'creek', 'daisy', 'delta', 'dune', 'eagle', 'ember',
-  'fable', 'fern', 'field', 'flint', 'forest', 'frost', 'gale', 'garden', 'glade', 'grape', 'harbor', 'hazel', 'heron', 'honey', 'island', 'ivory',
-  'jade', 'kayak', 'kiwi', 'lake', 'lemon', 'lilac', 'lotus', 'maple', 'meadow', 'mango', 'marble', 'melon', 'mint', 'moss', 'night', 'oak',
-  'ocean', 'olive', 'orbit', 'otter', 'panda', 'pearl', 'pepper', 'pine', 'plum', 'pond', 'prism', 'quartz', 'quill', 'raven', 'reef', 'river',
-  'robin', 'rose', 'sage', 'sand', 'shell', 'sky', 'slate', 'snow', 'spruce', 'star', 'stone', 'storm', 'sun', 'swan', 'thyme', 'tide',
-  'tiger', 'tulip', 'valley', 'violet', 'walnut', 'wave', 'willow', 'wind', 'wolf', 'wren', 'yarrow', 'zebra',
+  'acorn',
+  'amber',
+  'apple',
+  'arrow',
+  'aspen',
+  'badge',
+  'bagel',
+  'basil',
+  'beach',
+  'berry',
+  'birch',
+  'bison',
+  'blaze',
+  'bloom',
+  'brave',
+  'brick',
+  'cabin',
+  'cedar',
+  'chalk',
+  'cider',
+  'cliff',
+  'cloud',
+  'clover',
+  'comet',
+  'coral',
+  'crane',
+  'creek',
+  'daisy',
+  'delta',
+  'dune',
+  'eagle',
+  'ember',
+  'fable',
+  'fern',
+  'field',
+  'flint',
+  'forest',
+  'frost',
+  'gale',
+  'garden',
+  'glade',
+  'grape',
+  'harbor',
+  'hazel',
+  'heron',
+  'honey',
+  'island',
+  'ivory',
+  'jade',
+  'kayak',
+  'kiwi',
+  'lake',
+  'lemon',
+  'lilac',
+  'lotus',
+  'maple',
+  'meadow',
+  'mango',
+  'marble',
+  'melon',
+  'mint',
+  'moss',
+  'night',
+  'oak',
+  'ocean',
+  'olive',
+  'orbit',
+  'otter',
+  'panda',
+  'pearl',
+  'pepper',
+  'pine',
+  'plum',
+  'pond',
+  'prism',
+  'quartz',
+  'quill',
+  'raven',
+  'reef',
+  'river',
+  'robin',
+  'rose',
+  'sage',
+  'sand',
+  'shell',
+  'sky',
+  'slate',
+  'snow',
+  'spruce',
+  'star',
+  'stone',
+  'storm',
+  'sun',
+  'swan',
+  'thyme',
+  'tide',
+  'tiger',
+  'tulip',
+  'valley',
+  'violet',
+  'walnut',
+  'wave',
+  'willow',
+  'wind',
+  'wolf',
+  'wren',
+  'yarrow',
+  'zebra',
 ] as const;
 
 function makePhrase(): string {
@@ -61,7 +177,8 @@ function wakePairing(hub: Hub, id: string): void {
 /** Waits until the pairing changes, ms pass, or signal aborts. */
 async function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
   const waiters = hub.services.pairingWaits;
-  if (waiters.count(id) >= MAX_WAITERS) throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
+  if (waiters.count(id) >= MAX_WAITERS)
+    throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
   await waiters.wait(id, ms, signal);
 }
 
@@ -105,12 +222,20 @@ function requirePairing(hub: Hub, pairingId: string): PairingRow {
 export async function startPairing(hub: Hub, input: { name?: string; scope?: DeviceScope } = {}): Promise<PairingStart> {
   const base = publicUrl(hub);
   if (!base) {
-    throw new HubError('conflict', 'Set the public URL of your HTTPS front first: the phone reaches the hub through it.',
-      'Run `tailscale serve --bg --https=443 http://127.0.0.1:<port>`, then set the URL in Settings → Phone (or `perch serve --public-url https://<machine>.<tailnet>.ts.net`).');
+    throw new HubError(
+      'conflict',
+      'Set the public URL of your HTTPS front first: the phone reaches the hub through it.',
+      'Run `tailscale serve --bg --https=443 http://127.0.0.1:<port>`, then set the URL in Settings → Phone (or `perch serve --public-url https://<machine>.<tailnet>.ts.net`).',
+    );
   }
   const name = input.name === undefined || input.name.trim() === '' ? '' : cleanDeviceName(input.name);
   const scope = input.scope ?? 'approvals';
-  if (!isDeviceScope(scope)) throw new HubError('invalid_argument', `Scope ${JSON.stringify(scope)} is not valid: give approvals or full.`, 'Use approvals (the default).');
+  if (!isDeviceScope(scope))
+    throw new HubError(
+      'invalid_argument',
+      `Scope ${JSON.stringify(scope)} is not valid: give approvals or full.`,
+      'Use approvals (the default).',
+    );
   const code = crypto.randomBytes(16).toString('base64url');
   const now = hub.now();
   const row = { id: newId('pair'), code_hash: hashOf('code', code), name, scope, created_at: now, expires_at: now + PAIRING_TTL_MS };
@@ -129,7 +254,11 @@ export async function startPairing(hub: Hub, input: { name?: string; scope?: Dev
  * A pairing's state; with wait_secs, waits (no polling) until it changes or the wait ends. state: the state the
  * caller last saw; when the pairing has left it already (the phone claimed between two calls), no wait.
  */
-export async function pairingStatus(hub: Hub, input: { pairing_id: string; wait_secs?: number; state?: PairingState }, signal?: AbortSignal): Promise<PairingView> {
+export async function pairingStatus(
+  hub: Hub,
+  input: { pairing_id: string; wait_secs?: number; state?: PairingState },
+  signal?: AbortSignal,
+): Promise<PairingView> {
   let p = requirePairing(hub, input.pairing_id);
   const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), 30) * 1000;
   const state = stateOf(hub, p);
@@ -146,13 +275,21 @@ export function confirmPairing(hub: Hub, input: { pairing_id: string; phrase?: s
   const result = hub.write(() => {
     const p = requirePairing(hub, input.pairing_id);
     const state = stateOf(hub, p);
-    if (state === 'waiting') throw new HubError('conflict', 'No phone has claimed this pairing yet.', 'Scan the QR code (or open the link) on the phone first.');
+    if (state === 'waiting')
+      throw new HubError('conflict', 'No phone has claimed this pairing yet.', 'Scan the QR code (or open the link) on the phone first.');
     if (state === 'expired' || state === 'cancelled') throw new HubError('expired', `This pairing is ${state}.`, 'Start a new pairing.');
     if (state === 'confirmed') throw new HubError('conflict', 'This pairing is confirmed already.', 'See the device in the devices list.');
     if (input.phrase !== undefined && normalizePhrase(input.phrase) !== normalizePhrase(p.phrase ?? '')) {
-      throw new HubError('invalid_argument', 'That phrase is not the one this pairing shows.', 'Compare the words on both screens; cancel the pairing if they differ.');
+      throw new HubError(
+        'invalid_argument',
+        'That phrase is not the one this pairing shows.',
+        'Compare the words on both screens; cancel the pairing if they differ.',
+      );
     }
-    const { device } = createDevice(hub, { name: p.name || p.device_name || 'Phone', scope: isDeviceScope(p.scope) ? p.scope : 'approvals' });
+    const { device } = createDevice(hub, {
+      name: p.name || p.device_name || 'Phone',
+      scope: isDeviceScope(p.scope) ? p.scope : 'approvals',
+    });
     confirmPairingRow(hub.db, p.id, hub.now(), device.id);
     return { pairing: pairingView(hub, requirePairing(hub, p.id)), device };
   });
@@ -165,7 +302,8 @@ const normalizePhrase = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim
 export function cancelPairing(hub: Hub, pairingId: string): PairingView {
   const view = hub.write(() => {
     const p = requirePairing(hub, pairingId);
-    if (p.confirmed_at != null) throw new HubError('conflict', 'This pairing is confirmed already: revoke the device instead.', 'Revoke it in the devices list.');
+    if (p.confirmed_at != null)
+      throw new HubError('conflict', 'This pairing is confirmed already: revoke the device instead.', 'Revoke it in the devices list.');
     cancelPairingRow(hub.db, p.id, hub.now());
     return pairingView(hub, requirePairing(hub, p.id));
   });
@@ -178,7 +316,10 @@ export function cancelPairing(hub: Hub, pairingId: string): PairingView {
 const CODE_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** The phone claims a code: a used, cancelled or expired code → 410 expired; an unknown one → 404. */
-export function claimPairing(hub: Hub, input: { code: string; device_name?: string }): { pairing_id: string; phrase: string; claim_secret: string; expires_at: number; device_name: string } {
+export function claimPairing(
+  hub: Hub,
+  input: { code: string; device_name?: string },
+): { pairing_id: string; phrase: string; claim_secret: string; expires_at: number; device_name: string } {
   if (typeof input.code !== 'string' || !CODE_RE.test(input.code)) {
     throw new HubError('invalid_argument', 'code must be the pairing code from the link (after #).', 'Scan the QR code again.');
   }
@@ -189,7 +330,11 @@ export function claimPairing(hub: Hub, input: { code: string; device_name?: stri
     const p = pairingByCodeHash(hub.db, hashOf('code', input.code));
     if (!p) throw new HubError('not_found', 'No such pairing code.', 'Scan the QR code on the laptop again, or start a new pairing there.');
     if (p.claimed_at != null || p.cancelled_at != null || p.expires_at <= hub.now()) {
-      throw new HubError('expired', 'This pairing code was used already, cancelled, or has expired.', 'Start a new pairing on the laptop (Settings → Phone) and scan its QR code.');
+      throw new HubError(
+        'expired',
+        'This pairing code was used already, cancelled, or has expired.',
+        'Start a new pairing on the laptop (Settings → Phone) and scan its QR code.',
+      );
     }
     claimPairingRow(hub.db, p.id, hub.now(), hashOf('claim', claimSecret), phrase, deviceName);
     // device_name: the name the device will be paired as, the one the laptop shows too (the owner's, if they named it).
@@ -200,23 +345,39 @@ export function claimPairing(hub: Hub, input: { code: string; device_name?: stri
 }
 
 /** What the phone's wait answers: the state, and once (when confirmed) the device credential. */
-export type PairWaitAnswer = { state: PairingState; phrase: string | null } & ({ device_token: string; device: DeviceView } | Record<never, never>);
+export type PairWaitAnswer = { state: PairingState; phrase: string | null } & (
+  { device_token: string; device: DeviceView } | Record<never, never>
+);
 
 /**
  * The phone waits for the owner's confirmation, then collects its credential ONCE: a second collection, a wrong
  * claim secret's pairing, or a pairing cancelled or expired → 410 expired (a wrong secret → 404, as unknown).
  */
-export async function waitPairing(hub: Hub, input: { pairing_id: string; claim_secret: string; wait_secs?: number }, signal?: AbortSignal): Promise<PairWaitAnswer> {
+export async function waitPairing(
+  hub: Hub,
+  input: { pairing_id: string; claim_secret: string; wait_secs?: number },
+  signal?: AbortSignal,
+): Promise<PairWaitAnswer> {
   const check = (): PairingRow => {
     const p = pairingById(hub.db, input.pairing_id);
     const h = hashOf('claim', input.claim_secret);
     if (!p || !p.claim_hash || p.claim_hash.length !== h.length || !crypto.timingSafeEqual(p.claim_hash, h)) {
       throw new HubError('not_found', 'No such pairing for this phone.', 'Scan the QR code on the laptop again.');
     }
-    if (p.delivered_at != null) throw new HubError('expired', 'This pairing\'s credential was collected already.', 'If this phone lost it, revoke the device on the laptop and pair again.');
+    if (p.delivered_at != null)
+      throw new HubError(
+        'expired',
+        "This pairing's credential was collected already.",
+        'If this phone lost it, revoke the device on the laptop and pair again.',
+      );
     const s = stateOf(hub, p);
     if (s === 'cancelled' || s === 'expired') throw new HubError('expired', `This pairing is ${s}.`, 'Start a new pairing on the laptop.');
-    if (s === 'confirmed' && p.expires_at + COLLECT_GRACE_MS <= hub.now()) throw new HubError('expired', 'This pairing\'s credential was not collected in time.', 'Revoke the device on the laptop and pair again.');
+    if (s === 'confirmed' && p.expires_at + COLLECT_GRACE_MS <= hub.now())
+      throw new HubError(
+        'expired',
+        "This pairing's credential was not collected in time.",
+        'Revoke the device on the laptop and pair again.',
+      );
     return p;
   };
   let p = check();
@@ -232,8 +393,10 @@ export async function waitPairing(hub: Hub, input: { pairing_id: string; claim_s
   // The credential is minted here (only its hash is kept), so it never sits anywhere waiting to be collected.
   const token = hub.write(() => {
     const dev = deviceById(hub.db, deviceId);
-    if (!dev || dev.revoked_at != null) throw new HubError('expired', 'The device of this pairing was revoked.', 'Pair again from the laptop.');
-    if (!deliverPairingRow(hub.db, p.id, hub.now())) throw new HubError('expired', 'This pairing\'s credential was collected already.', 'Revoke the device on the laptop and pair again.');
+    if (!dev || dev.revoked_at != null)
+      throw new HubError('expired', 'The device of this pairing was revoked.', 'Pair again from the laptop.');
+    if (!deliverPairingRow(hub.db, p.id, hub.now()))
+      throw new HubError('expired', "This pairing's credential was collected already.", 'Revoke the device on the laptop and pair again.');
     return reissueDeviceToken(hub, deviceId);
   });
   const row = deviceById(hub.db, deviceId)!;

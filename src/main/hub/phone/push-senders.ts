@@ -36,11 +36,20 @@ export type WebPushSend = (target: WebPushTarget, payload: string, opts: WebPush
  * paired phone make the hub send requests wherever it likes (into the LAN), so it is refused when subscribing.
  * loopback: also 127.0.0.1 / localhost / [::1] on any port (a test push service; PERCH_TEST_LOOPBACK_PUSH=1).
  */
-export const PUSH_SERVICE_HOSTS: readonly string[] = ['fcm.googleapis.com', '*.push.services.mozilla.com', '*.push.apple.com', '*.notify.windows.com'];
+export const PUSH_SERVICE_HOSTS: readonly string[] = [
+  'fcm.googleapis.com',
+  '*.push.services.mozilla.com',
+  '*.push.apple.com',
+  '*.notify.windows.com',
+];
 
 export function isKnownPushService(endpoint: string, loopback: boolean): boolean {
   let u: URL;
-  try { u = new URL(endpoint); } catch { return false; }
+  try {
+    u = new URL(endpoint);
+  } catch {
+    return false;
+  }
   if (u.protocol !== 'https:' || u.username || u.password) return false;
   const host = u.hostname.toLowerCase();
   if (loopback && (host === '127.0.0.1' || host === 'localhost' || host === '[::1]')) return true;

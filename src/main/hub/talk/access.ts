@@ -1,7 +1,14 @@
 // Who may see and do what. Every agent-facing service goes through these checks.
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
-import { conversationAndMember, conversationById, member, shareConversation, type ConversationRow, type MemberRow } from '../../store/tables/talk/conversations';
+import {
+  conversationAndMember,
+  conversationById,
+  member,
+  shareConversation,
+  type ConversationRow,
+  type MemberRow,
+} from '../../store/tables/talk/conversations';
 import { messageById, type MessageRow } from '../../store/tables/talk/messages';
 import { userById, userByName, type UserRow } from '../../store/tables/agents/users';
 import { activeHandoff } from '../../store/tables/talk/handoffs';
@@ -21,7 +28,11 @@ export function requireMember(hub: Hub, userId: string, convId: string): Access 
   }
   const { conv, member: m } = found;
   if (!m) {
-    throw new HubError('not_member', `You are not a member of conversation ${convId}.`, 'Use list_conversations to see the conversations you are in, or ask a manager to add you.');
+    throw new HubError(
+      'not_member',
+      `You are not a member of conversation ${convId}.`,
+      'Use list_conversations to see the conversations you are in, or ask a manager to add you.',
+    );
   }
   return { conv, member: m };
 }
@@ -30,7 +41,11 @@ export function requireMember(hub: Hub, userId: string, convId: string): Access 
 export function requireMessage(hub: Hub, access: Access, msgId: string, what = 'message'): MessageRow {
   const msg = messageById(hub.db, msgId);
   if (!msg || msg.conv_id !== access.conv.id || msg.seq < access.member.from_seq) {
-    throw new HubError('not_found', `No ${what} ${msgId} in conversation ${access.conv.id}.`, 'Use a msg_id from get_updates or get_history of this conversation.');
+    throw new HubError(
+      'not_found',
+      `No ${what} ${msgId} in conversation ${access.conv.id}.`,
+      'Use a msg_id from get_updates or get_history of this conversation.',
+    );
   }
   return msg;
 }
@@ -93,7 +108,11 @@ export function resolveMembers(hub: Hub, convId: string, names: readonly string[
   for (const n of names) {
     const id = hub.services.userIds.get(n, () => (userByName(hub.db, n) ?? userById(hub.db, n))?.id);
     if (id === undefined || !member(hub.db, convId, id)) {
-      throw new HubError('invalid_argument', `${field}: "${n}" is not a member of conversation ${convId}.`, 'Name members of the conversation (list_conversations shows them).');
+      throw new HubError(
+        'invalid_argument',
+        `${field}: "${n}" is not a member of conversation ${convId}.`,
+        'Name members of the conversation (list_conversations shows them).',
+      );
     }
     ids.push(id);
   }
@@ -114,17 +133,34 @@ export function requireMaySpeak(hub: Hub, userId: string, access: Access): void 
   if (user.kind === 'human') return;
   const { conv } = access;
   if (conv.kind === 'inbox') {
-    throw new HubError('forbidden', 'This is your owner\'s private notes channel; you cannot write here.', 'Answer your owner in your direct conversation (open_direct with your owner).');
+    throw new HubError(
+      'forbidden',
+      "This is your owner's private notes channel; you cannot write here.",
+      'Answer your owner in your direct conversation (open_direct with your owner).',
+    );
   }
   if (isTerminalTask(conv)) {
-    throw new HubError('silenced', `Task ${conv.id} is ${conv.task_state}; agents cannot speak in it.`, 'Open a new task or talk elsewhere; a manager can reopen it with update_task.');
+    throw new HubError(
+      'silenced',
+      `Task ${conv.id} is ${conv.task_state}; agents cannot speak in it.`,
+      'Open a new task or talk elsewhere; a manager can reopen it with update_task.',
+    );
   }
   const h = activeHandoff(hub.db, conv.id, userId);
   if (h) {
-    throw new HubError('silenced', `You handed this conversation to ${hub.ref(h.to_user).name}; you are silent here until they hand it back.`, 'Wait for the handoff.returned event in get_updates.');
+    throw new HubError(
+      'silenced',
+      `You handed this conversation to ${hub.ref(h.to_user).name}; you are silent here until they hand it back.`,
+      'Wait for the handoff.returned event in get_updates.',
+    );
   }
   if (conv.floor_holder && conv.floor_holder !== userId && (conv.floor_until ?? 0) > hub.now()) {
-    throw new HubError('silenced', `${hub.ref(conv.floor_holder).name} holds the floor in this conversation until ${new Date(conv.floor_until!).toISOString()}.`, 'Wait until the floor is released or granted to you.', { floor_holder: hub.ref(conv.floor_holder).name, until: conv.floor_until });
+    throw new HubError(
+      'silenced',
+      `${hub.ref(conv.floor_holder).name} holds the floor in this conversation until ${new Date(conv.floor_until!).toISOString()}.`,
+      'Wait until the floor is released or granted to you.',
+      { floor_holder: hub.ref(conv.floor_holder).name, until: conv.floor_until },
+    );
   }
 }
 

@@ -9,7 +9,15 @@ import type { MessageView } from '../../../shared/types';
 import type { EventView } from '../../../shared/api/event-log';
 import { MAX_INSTANCES, normalizeInstance, type InstanceView, type ReadReceipt } from '../../../shared/agents/agent-sessions';
 import { isReadOnlyKey, KEY_SCOPES } from '../../../shared/agents/scoped-keys';
-import { advanceReceipt, confirmedSeqs, dropOldestInstances, instanceOf, instancesOf, receiptsOf, touchInstance } from '../../store/tables/talk/agent-sessions';
+import {
+  advanceReceipt,
+  confirmedSeqs,
+  dropOldestInstances,
+  instanceOf,
+  instancesOf,
+  receiptsOf,
+  touchInstance,
+} from '../../store/tables/talk/agent-sessions';
 import { membersOf } from '../../store/tables/talk/conversations';
 
 /** last_seen is written at most this often per name (a polling session would write on every call). */
@@ -84,7 +92,12 @@ export function announceReads(hub: Hub, convIds: readonly string[]): void {
  * unnamed session) as far as it confirmed get_updates, and people as far as they marked it read.
  */
 export function readsOf(hub: Hub, convId: string): ReadReceipt[] {
-  const reads: ReadReceipt[] = receiptsOf(hub.db, convId).map((r) => ({ user: hub.ref(r.user_id), ...(r.instance ? { instance: r.instance } : {}), seq: r.seq, at: r.at }));
+  const reads: ReadReceipt[] = receiptsOf(hub.db, convId).map((r) => ({
+    user: hub.ref(r.user_id),
+    ...(r.instance ? { instance: r.instance } : {}),
+    seq: r.seq,
+    at: r.at,
+  }));
   for (const m of membersOf(hub.db, convId)) {
     if (m.read_seq > 0 && hub.user(m.user_id).kind === 'human') reads.push({ user: hub.ref(m.user_id), seq: m.read_seq });
   }
@@ -92,7 +105,13 @@ export function readsOf(hub: Hub, convId: string): ReadReceipt[] {
 }
 
 /** get_context's answer for a named instance (none given: unchanged). */
-export function contextForInstance<T extends { events: EventView[] }>(hub: Hub, userId: string, raw: string | undefined, result: T, key?: KeyAuth): T {
+export function contextForInstance<T extends { events: EventView[] }>(
+  hub: Hub,
+  userId: string,
+  raw: string | undefined,
+  result: T,
+  key?: KeyAuth,
+): T {
   const instance = instanceName(raw);
   if (instance === undefined) return result;
   seeInstance(hub, userId, instance, undefined, key);
@@ -116,6 +135,8 @@ export function whoamiSessions(hub: Hub, userId: string, args: { instance?: stri
     instance: instance ?? null,
     instances: instancesView(hub, userId),
     scopes: key ? [...key.scopes] : [...KEY_SCOPES],
-    key: key ? { name: key.name, scopes: [...key.scopes], expires_at: key.expires_at } : { name: 'main', scopes: [...KEY_SCOPES], expires_at: null },
+    key: key
+      ? { name: key.name, scopes: [...key.scopes], expires_at: key.expires_at }
+      : { name: 'main', scopes: [...KEY_SCOPES], expires_at: null },
   };
 }

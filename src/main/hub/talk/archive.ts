@@ -12,7 +12,13 @@
 import type { Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
-import { archivedCount, conversationAndMember, conversationById, setArchived, type ConversationRow } from '../../store/tables/talk/conversations';
+import {
+  archivedCount,
+  conversationAndMember,
+  conversationById,
+  setArchived,
+  type ConversationRow,
+} from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { messageById } from '../../store/tables/talk/messages';
 import { requestById } from '../../store/tables/talk/requests';
@@ -42,33 +48,44 @@ export interface ArchiveResult {
 
 function requireArchivable(hub: Hub, convId: string): ConversationRow {
   const conv = conversationById(hub.db, convId);
-  if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Pick a conversation from the list (perch owner conversations.list).');
+  if (!conv)
+    throw new HubError('not_found', `No conversation ${convId}.`, 'Pick a conversation from the list (perch owner conversations.list).');
   if (conv.kind === 'inbox') {
-    throw new HubError('invalid_argument', `${convId} is an agent's notes channel; it cannot be archived.`, 'Archive a direct conversation, a group or a task.');
+    throw new HubError(
+      'invalid_argument',
+      `${convId} is an agent's notes channel; it cannot be archived.`,
+      'Archive a direct conversation, a group or a task.',
+    );
   }
   return conv;
 }
 
 /** The owner (or an idle retention rule, by 'retention') archives a conversation. In the caller's transaction, or its own. */
 export function archiveConversation(hub: Hub, convId: string, by: 'owner' | 'retention' = 'owner', idleDays?: number): ArchiveResult {
-  return hub.services.archivedCount.changing(() => hub.write(() => {
-    requireArchivable(hub, convId);
-    const changed = setArchived(hub.db, convId, hub.now(), by);
-    if (changed) {
-      hub.emit(convId, 'conversation.archived', by === 'owner' ? hub.ownerId : null, { data: { by, ...(idleDays !== undefined ? { idle_days: idleDays } : {}) } });
-    }
-    return { conv_id: convId, archived: true, changed };
-  }));
+  return hub.services.archivedCount.changing(() =>
+    hub.write(() => {
+      requireArchivable(hub, convId);
+      const changed = setArchived(hub.db, convId, hub.now(), by);
+      if (changed) {
+        hub.emit(convId, 'conversation.archived', by === 'owner' ? hub.ownerId : null, {
+          data: { by, ...(idleDays !== undefined ? { idle_days: idleDays } : {}) },
+        });
+      }
+      return { conv_id: convId, archived: true, changed };
+    }),
+  );
 }
 
 /** The owner brings an archived conversation back. */
 export function unarchiveConversation(hub: Hub, convId: string, reason: 'unarchive' | 'owner_wrote' = 'unarchive'): ArchiveResult {
-  return hub.services.archivedCount.changing(() => hub.write(() => {
-    requireArchivable(hub, convId);
-    const changed = setArchived(hub.db, convId, null, null);
-    if (changed) hub.emit(convId, 'conversation.unarchived', hub.ownerId, { data: { by: 'owner', reason } });
-    return { conv_id: convId, archived: false, changed };
-  }));
+  return hub.services.archivedCount.changing(() =>
+    hub.write(() => {
+      requireArchivable(hub, convId);
+      const changed = setArchived(hub.db, convId, null, null);
+      if (changed) hub.emit(convId, 'conversation.unarchived', hub.ownerId, { data: { by: 'owner', reason } });
+      return { conv_id: convId, archived: false, changed };
+    }),
+  );
 }
 
 /** A person writes in a conversation (hub/talk/messages.ts): an archived one comes back first, in the same write. */
@@ -105,7 +122,12 @@ function namedConversation(hub: Hub, agentId: string, args: Readonly<Record<stri
  * conversation it is a member of is refused with `archived`. get_updates writes only the caller's own position, and
  * names no conversation, so it passes.
  */
-export function archivedRefusal(hub: Hub, agentId: string, tool: ToolName, args: Readonly<Record<string, unknown>> | undefined): HubError | undefined {
+export function archivedRefusal(
+  hub: Hub,
+  agentId: string,
+  tool: ToolName,
+  args: Readonly<Record<string, unknown>> | undefined,
+): HubError | undefined {
   if (!args || TOOL_BY_NAME.get(tool)?.readOnly) return undefined;
   if (hub.services.archivedCount.get('n', () => archivedCount(hub.db)) === 0) return undefined; // none archived: nothing to read
   const conv = namedConversation(hub, agentId, args);

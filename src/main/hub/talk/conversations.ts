@@ -6,8 +6,16 @@ import { HubError } from '../../../shared/errors';
 import type { ConversationKind, ConversationView, MemberRole } from '../../../shared/types';
 import type { EventPayloads } from '../../../shared/api/event-log';
 import {
-  allConversations, conversationByDirectKey, conversationById, conversationsOf, insertConversation, insertMember,
-  member, membersOf, seqOfNthLatestMessage, type ConversationRow,
+  allConversations,
+  conversationByDirectKey,
+  conversationById,
+  conversationsOf,
+  insertConversation,
+  insertMember,
+  member,
+  membersOf,
+  seqOfNthLatestMessage,
+  type ConversationRow,
 } from '../../store/tables/talk/conversations';
 import { countMessagesAfterGid, countMessagesAfterSeq, cursorOf } from '../../store/tables/talk/events';
 import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
@@ -28,9 +36,11 @@ export function conversationView(hub: Hub, conv: ConversationRow, viewerId: stri
   if (conv.kind === 'task') {
     view.task = { state: conv.task_state!, assignee: conv.task_assignee ? hub.ref(conv.task_assignee) : null };
   }
-  if (conv.floor_holder && (conv.floor_until ?? 0) > hub.now()) view.floor = { holder: hub.ref(conv.floor_holder), until: conv.floor_until! };
+  if (conv.floor_holder && (conv.floor_until ?? 0) > hub.now())
+    view.floor = { holder: hub.ref(conv.floor_holder), until: conv.floor_until! };
   const handoffs = activeHandoffsOf(hub.db, conv.id);
-  if (handoffs.length) view.handoffs = handoffs.map((h) => ({ agent: hub.ref(h.agent_id), to: hub.ref(h.to_user), note: h.note, at: h.at }));
+  if (handoffs.length)
+    view.handoffs = handoffs.map((h) => ({ agent: hub.ref(h.agent_id), to: hub.ref(h.to_user), note: h.note, at: h.at }));
   const paused = conversationPause(hub, conv.id); // the loop brake (hub/control/brakes.ts)
   if (paused) view.paused = paused;
   if (conv.archived_at != null) view.archived = { at: conv.archived_at, by: conv.archived_by === 'retention' ? 'retention' : 'owner' };
@@ -73,8 +83,14 @@ function createConversation(
   const at = hub.now();
   const id = newId('c');
   insertConversation(hub.db, {
-    id, kind, title, created_by: creatorId, created_at: at,
-    direct_key: extra.direct_key ?? null, task_state: extra.task_state ?? null, task_assignee: extra.task_assignee ?? null,
+    id,
+    kind,
+    title,
+    created_by: creatorId,
+    created_at: at,
+    direct_key: extra.direct_key ?? null,
+    task_state: extra.task_state ?? null,
+    task_assignee: extra.task_assignee ?? null,
   });
   const roles = new Map<string, MemberRole>();
   for (const uid of memberIds) roles.set(uid, 'member');
@@ -86,7 +102,12 @@ function createConversation(
   }
   for (const [uid, role] of roles) insertMember(hub.db, { conv_id: id, user_id: uid, role, from_seq: 1, joined_at: at });
   hub.emit(id, 'conversation.created', creatorId, {
-    data: { kind, title, members: [...roles.keys()].map((u) => hub.ref(u).name), ...(extra.task_assignee ? { assignee: hub.ref(extra.task_assignee).name } : {}) },
+    data: {
+      kind,
+      title,
+      members: [...roles.keys()].map((u) => hub.ref(u).name),
+      ...(extra.task_assignee ? { assignee: hub.ref(extra.task_assignee).name } : {}),
+    },
     wake: (extra.wake ?? []).filter((u) => u !== creatorId),
   });
   return conversationById(hub.db, id)!;
@@ -97,7 +118,8 @@ export function openDirect(hub: Hub, userId: string, target: string): Conversati
     const other = resolveUser(hub, target);
     requireContactable(hub, userId, other);
     const key = [userId, other.id].sort().join(':');
-    const conv = conversationByDirectKey(hub.db, key) ?? createConversation(hub, userId, 'direct', '', [userId, other.id], { direct_key: key });
+    const conv =
+      conversationByDirectKey(hub.db, key) ?? createConversation(hub, userId, 'direct', '', [userId, other.id], { direct_key: key });
     return conversationView(hub, conv, userId);
   });
 }
@@ -127,7 +149,13 @@ export function checkNewGroup(hub: Hub, userId: string, title: string, members: 
 }
 
 /** create_task's checks, writing nothing: the title, the members (the assignee among them) and the assignee. */
-export function checkNewTask(hub: Hub, userId: string, title: string, members: readonly string[], assignee?: string): { title: string; ids: string[]; assigneeId: string | null } {
+export function checkNewTask(
+  hub: Hub,
+  userId: string,
+  title: string,
+  members: readonly string[],
+  assignee?: string,
+): { title: string; ids: string[]; assigneeId: string | null } {
   const t = requireTitle(title);
   const ids = resolveContactables(hub, userId, members);
   let assigneeId: string | null = null;
@@ -144,7 +172,9 @@ export function createTask(hub: Hub, userId: string, title: string, members: rea
   return hub.write(() => {
     const { title: t, ids, assigneeId } = checkNewTask(hub, userId, title, members, assignee);
     const conv = createConversation(hub, userId, 'task', t, [userId, ...ids], {
-      task_state: 'submitted', task_assignee: assigneeId, wake: assigneeId ? [assigneeId] : [],
+      task_state: 'submitted',
+      task_assignee: assigneeId,
+      wake: assigneeId ? [assigneeId] : [],
     });
     return conversationView(hub, conv, userId);
   });
@@ -153,7 +183,8 @@ export function createTask(hub: Hub, userId: string, title: string, members: rea
 export function requireTitle(title: string): string {
   const t = title.trim();
   if (!t) throw new HubError('invalid_argument', 'title is empty.', 'Give it a short title in plain words.');
-  if (t.length > LIMITS.maxTitleChars) throw new HubError('too_large', `title is over ${LIMITS.maxTitleChars} characters.`, 'Shorten the title.');
+  if (t.length > LIMITS.maxTitleChars)
+    throw new HubError('too_large', `title is over ${LIMITS.maxTitleChars} characters.`, 'Shorten the title.');
   return t;
 }
 
@@ -170,7 +201,13 @@ export function joinConversation(
   userId: string,
   opts: { role?: MemberRole; fromSeq?: number; history?: number | null; reason?: string; wake?: readonly string[] } = {},
 ): void {
-  insertMember(hub.db, { conv_id: convId, user_id: userId, role: opts.role ?? 'member', from_seq: opts.fromSeq ?? 1, joined_at: hub.now() });
+  insertMember(hub.db, {
+    conv_id: convId,
+    user_id: userId,
+    role: opts.role ?? 'member',
+    from_seq: opts.fromSeq ?? 1,
+    joined_at: hub.now(),
+  });
   const data: EventPayloads['member.added'] = { user: hub.ref(userId), history: opts.history ?? null };
   if (opts.reason) data.reason = opts.reason;
   hub.emit(convId, 'member.added', actorId, { data, wake: opts.wake });
@@ -180,10 +217,14 @@ export function addMember(hub: Hub, userId: string, convId: string, user: string
   return hub.write(() => {
     const access = requireMember(hub, userId, convId);
     if (access.conv.kind === 'direct' || access.conv.kind === 'inbox') {
-      throw new HubError('invalid_argument', 'Members can be added to groups and task channels only.', 'Create a group with create_group instead.');
+      throw new HubError(
+        'invalid_argument',
+        'Members can be added to groups and task channels only.',
+        'Create a group with create_group instead.',
+      );
     }
     if (!isManager(access.member)) {
-      throw new HubError('forbidden', 'Only a manager of this group can add members.', 'Ask the group\'s owner or an admin.');
+      throw new HubError('forbidden', 'Only a manager of this group can add members.', "Ask the group's owner or an admin.");
     }
     const u = resolveUser(hub, user);
     requireContactable(hub, userId, u);

@@ -69,7 +69,9 @@ function makeAck(hub: Hub, posKey: string, upto: number): string {
 function cursorFor(hub: Hub, p: Position): CursorRow & { fresh?: true } {
   const own = p.keyId
     ? keyCursor(hub.db, p.keyId, p.instance ?? '')
-    : p.instance === undefined ? cursorOf(hub.db, p.userId) : instanceCursor(hub.db, p.userId, p.instance);
+    : p.instance === undefined
+      ? cursorOf(hub.db, p.userId)
+      : instanceCursor(hub.db, p.userId, p.instance);
   if (own) return { ...own, user_id: p.userId };
   const agent = cursorOf(hub.db, p.userId);
   return { user_id: p.userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid, fresh: true };
@@ -86,7 +88,11 @@ function parseAck(hub: Hub, posKey: string, ack: string): number {
   const pos = dot > 0 ? ack.slice(0, dot) : '';
   const upto = pos && /^[0-9a-z]+$/.test(pos) ? parseInt(pos, 36) : NaN;
   if (!Number.isSafeInteger(upto) || ack !== makeAck(hub, posKey, upto) || upto > maxGid(hub.db)) {
-    throw new HubError('invalid_argument', `ack ${JSON.stringify(ack)} is not an ack this hub gave you.`, 'Pass the ack field of a get_updates answer you received, or call without ack.');
+    throw new HubError(
+      'invalid_argument',
+      `ack ${JSON.stringify(ack)} is not an ack this hub gave you.`,
+      'Pass the ack field of a get_updates answer you received, or call without ack.',
+    );
   }
   return upto;
 }
@@ -113,18 +119,27 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   // On a full disk the position is not saved but the answer still comes: what follows the position is
   // read as usual, and the next call confirms it again (at-least-once: at worst an answer comes twice).
   let readConvs: string[] = [];
-  const confirmed = readEvenIfFull(hub, () => tx(hub.db, () => {
-    const { cur, next } = confirmedNext();
-    if (next !== cur.confirmed_gid || cur.fresh) { // a new instance's (or key's) place is kept from its first call on
-      saveCursorFor(hub, at, { user_id: userId, confirmed_gid: next, last_upto: next });
-      // Read receipts (hub/talk/agent-sessions.ts): the agent's own sessions only, never a scoped key's reads.
-      if (!at.keyId) readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next);
-    }
-    return next;
-  }), () => confirmedNext().next);
+  const confirmed = readEvenIfFull(
+    hub,
+    () =>
+      tx(hub.db, () => {
+        const { cur, next } = confirmedNext();
+        if (next !== cur.confirmed_gid || cur.fresh) {
+          // a new instance's (or key's) place is kept from its first call on
+          saveCursorFor(hub, at, { user_id: userId, confirmed_gid: next, last_upto: next });
+          // Read receipts (hub/talk/agent-sessions.ts): the agent's own sessions only, never a scoped key's reads.
+          if (!at.keyId) readConvs = recordReceipts(hub, userId, instance, cur.confirmed_gid, next);
+        }
+        return next;
+      }),
+    () => confirmedNext().next,
+  );
   announceReads(hub, readConvs);
 
-  const read = (after: number) => (instance === undefined ? eventsForUser(hub.db, userId, after, limit + 1) : eventsForInstance(hub.db, userId, instance, after, limit + 1));
+  const read = (after: number) =>
+    instance === undefined
+      ? eventsForUser(hub.db, userId, after, limit + 1)
+      : eventsForInstance(hub.db, userId, instance, after, limit + 1);
   let rows = read(confirmed);
   let woken = false;
   if (rows.length === 0 && waitMs > 0) {
@@ -143,13 +158,23 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
   if (more) rows = rows.slice(0, limit);
   const last = rows.length ? rows[rows.length - 1]!.gid : confirmed;
   if (last !== confirmed) {
-    readEvenIfFull(hub, () => tx(hub.db, () => {
-      const cur = cursorFor(hub, at);
-      saveCursorFor(hub, at, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
-    }), () => undefined);
+    readEvenIfFull(
+      hub,
+      () =>
+        tx(hub.db, () => {
+          const cur = cursorFor(hub, at);
+          saveCursorFor(hub, at, { user_id: userId, confirmed_gid: cur.confirmed_gid, last_upto: Math.max(last, cur.confirmed_gid) });
+        }),
+      () => undefined,
+    );
   }
   const events = rows.map((r) => eventView(hub, r, userId));
-  return { events: instance === undefined ? events : events.map((e) => forInstance(e, userId, instance)), ack: makeAck(hub, posKey, last), more, woken };
+  return {
+    events: instance === undefined ? events : events.map((e) => forInstance(e, userId, instance)),
+    ack: makeAck(hub, posKey, last),
+    more,
+    woken,
+  };
 }
 
 /** Runs a bookkeeping write of a read; when the disk is full (storage_full) it gives the fallback instead. */

@@ -67,7 +67,11 @@ type Verdict = void | 'hold';
 /** A named gate of one stage (see the top of this file). */
 export type Gate = { [S in GateStage]: { name: string; stage: S; check: (input: StageInput[S]) => Verdict } }[GateStage];
 
-const gate = <S extends GateStage, N extends string>(stage: S, name: N, check: (input: StageInput[S]) => Verdict) => ({ stage, name, check });
+const gate = <S extends GateStage, N extends string>(stage: S, name: N, check: (input: StageInput[S]) => Verdict) => ({
+  stage,
+  name,
+  check,
+});
 
 /** Every gate of an agent's call, in order. */
 export const AGENT_GATES = [
@@ -101,7 +105,9 @@ const STAGES: readonly GateStage[] = ['key', 'call', 'hold', 'conversation', 'wo
 const BY_STAGE = new Map<GateStage, Gate[]>();
 (AGENT_GATES as readonly Gate[]).forEach((g, i, all) => {
   if (i > 0 && STAGES.indexOf(g.stage) < STAGES.indexOf(all[i - 1]!.stage)) {
-    throw new Error(`AGENT_GATES: gate ${g.name} (stage ${g.stage}) is placed after a gate of a later stage; a stage's gates are asked together, in the stages' order`);
+    throw new Error(
+      `AGENT_GATES: gate ${g.name} (stage ${g.stage}) is placed after a gate of a later stage; a stage's gates are asked together, in the stages' order`,
+    );
   }
   BY_STAGE.set(g.stage, [...(BY_STAGE.get(g.stage) ?? []), g]);
 });
@@ -114,7 +120,10 @@ export function passGates<S extends GateStage>(stage: S, input: StageInput[S]): 
 }
 
 /** The first gate of these stages (key and call: the ones before a handler) that refuses the call, and its error; undefined when every one lets it through. */
-export function gateRefusal(call: GateCall, stages: ReadonlyArray<'key' | 'call'> = ['key', 'call']): { gate: GateName; error: HubError } | undefined {
+export function gateRefusal(
+  call: GateCall,
+  stages: ReadonlyArray<'key' | 'call'> = ['key', 'call'],
+): { gate: GateName; error: HubError } | undefined {
   for (const stage of stages) {
     for (const g of BY_STAGE.get(stage) ?? []) {
       try {

@@ -7,8 +7,21 @@ import { LIMITS } from '../../../shared/limits';
 import type { MessageView } from '../../../shared/types';
 import type { EventView } from '../../../shared/api/event-log';
 import {
-  addPin, addReaction, editMessageText, hiddenOf, insertMessage, messageById, pinsOf, reactionsOf, recallMessage as recallRow,
-  removePin, removeReaction, searchMessages, setHidden, threadReplies, type MessageRow,
+  addPin,
+  addReaction,
+  editMessageText,
+  hiddenOf,
+  insertMessage,
+  messageById,
+  pinsOf,
+  reactionsOf,
+  recallMessage as recallRow,
+  removePin,
+  removeReaction,
+  searchMessages,
+  setHidden,
+  threadReplies,
+  type MessageRow,
 } from '../../store/tables/talk/messages';
 import { allConversations, conversationById, conversationsOf, member, type ConversationRow } from '../../store/tables/talk/conversations';
 import { eventsOfConversation } from '../../store/tables/talk/events';
@@ -41,7 +54,11 @@ export type { SentMessage }; // what a send answers (shared/types.ts)
 
 export function requireText(text: string, field = 'text'): string {
   if (text.length > LIMITS.maxTextChars) {
-    throw new HubError('too_large', `${field} is ${text.length} characters; the limit is ${LIMITS.maxTextChars}.`, 'Shorten it, or send the material as a file and point to it with refs.');
+    throw new HubError(
+      'too_large',
+      `${field} is ${text.length} characters; the limit is ${LIMITS.maxTextChars}.`,
+      'Shorten it, or send the material as a file and point to it with refs.',
+    );
   }
   return text;
 }
@@ -60,7 +77,14 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: 
  * Records a message and its event (the caller's transaction). brakes: false when the send was already
  * counted by the brakes (a held message a person let through, hub/control/brakes.ts).
  */
-export function insertMessageWithEvent(hub: Hub, senderId: string, access: Access, input: SendInput, extraWake: string[] = [], brakes = true): SentMessage {
+export function insertMessageWithEvent(
+  hub: Hub,
+  senderId: string,
+  access: Access,
+  input: SendInput,
+  extraWake: string[] = [],
+  brakes = true,
+): SentMessage {
   const text = requireText(input.text);
   const convId = access.conv.id;
   const [senderInstance, toInstance] = [instanceName(input.instance), instanceName(input.to_instance)]; // hub/talk/agent-sessions.ts
@@ -104,8 +128,13 @@ export function insertMessageWithEvent(hub: Hub, senderId: string, access: Acces
   if (agentSends) noteSent(hub, senderId, convId, text, input.kind); // brakes: count it
   if (senderInstance) seeInstance(hub, senderId, senderInstance);
   return {
-    msg_id: id, conv_id: convId, seq, created_at: at, ...(threadId ? { thread_id: threadId } : {}),
-    to: to.map((u) => hub.ref(u).name), woken: woken.map((u) => hub.ref(u).name),
+    msg_id: id,
+    conv_id: convId,
+    seq,
+    created_at: at,
+    ...(threadId ? { thread_id: threadId } : {}),
+    to: to.map((u) => hub.ref(u).name),
+    woken: woken.map((u) => hub.ref(u).name),
   };
 }
 
@@ -145,13 +174,22 @@ export function checkEdit(hub: Hub, userId: string, msgId: string, text: string)
   passGates('conversation', { hub, userId, access }); // may-speak (hub/talk/gates.ts)
   requireText(text);
   if (msg.kind !== 'text') {
-    throw new HubError('invalid_argument', `Message ${msgId} is a ${msg.kind}; only text messages can be edited.`, 'Send a new message instead.');
+    throw new HubError(
+      'invalid_argument',
+      `Message ${msgId} is a ${msg.kind}; only text messages can be edited.`,
+      'Send a new message instead.',
+    );
   }
   return msg;
 }
 
 /** An edit takes provenance.reviewed away (store/tables/talk/messages.ts): a person approved the old text, not this one. */
-export function editMessage(hub: Hub, userId: string, msgId: string, text: string): { msg_id: string; conv_id: string; seq: number; edited_at: number } {
+export function editMessage(
+  hub: Hub,
+  userId: string,
+  msgId: string,
+  text: string,
+): { msg_id: string; conv_id: string; seq: number; edited_at: number } {
   return hub.write(() => {
     const msg = checkEdit(hub, userId, msgId, text);
     const { seq, at } = hub.emit(msg.conv_id, 'message.edited', userId, { msgId });
@@ -164,7 +202,11 @@ export function recallMessage(hub: Hub, userId: string, msgId: string): { msg_id
   return hub.write(() => {
     const { msg } = requireOwnLiveMessage(hub, userId, msgId, 'recall');
     if (msg.kind === 'request') {
-      throw new HubError('invalid_argument', `Message ${msgId} is a request; withdraw it with cancel_request.`, 'Call cancel_request with its request_id.');
+      throw new HubError(
+        'invalid_argument',
+        `Message ${msgId} is a request; withdraw it with cancel_request.`,
+        'Call cancel_request with its request_id.',
+      );
     }
     const { seq, at } = hub.emit(msg.conv_id, 'message.recalled', userId, { msgId });
     recallRow(hub.db, msgId, at);
@@ -183,10 +225,21 @@ export function validateReactionKey(key: string): string {
   if (NAMED_REACTION.test(key)) return key;
   const graphemes = [...(segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(key)];
   if (graphemes.length === 1 && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(key)) return key;
-  throw new HubError('invalid_argument', `Reaction ${JSON.stringify(key)} is not one emoji or a :name:.`, 'Use a single emoji such as 👀 or ✅, or a name like :done:.');
+  throw new HubError(
+    'invalid_argument',
+    `Reaction ${JSON.stringify(key)} is not one emoji or a :name:.`,
+    'Use a single emoji such as 👀 or ✅, or a name like :done:.',
+  );
 }
 
-export function react(hub: Hub, userId: string, convId: string, msgId: string, key: string, add: boolean): { msg_id: string; key: string; changed: boolean } {
+export function react(
+  hub: Hub,
+  userId: string,
+  convId: string,
+  msgId: string,
+  key: string,
+  add: boolean,
+): { msg_id: string; key: string; changed: boolean } {
   return hub.write(() => {
     const access = requireMember(hub, userId, convId);
     const msg = requireMessage(hub, access, msgId);
@@ -201,7 +254,13 @@ export function react(hub: Hub, userId: string, convId: string, msgId: string, k
 
 // ---- pins -------------------------------------------------------------------------------
 
-export function pin(hub: Hub, userId: string, convId: string, msgId: string, on: boolean): { msg_id: string; pinned: boolean; changed: boolean } {
+export function pin(
+  hub: Hub,
+  userId: string,
+  convId: string,
+  msgId: string,
+  on: boolean,
+): { msg_id: string; pinned: boolean; changed: boolean } {
   return hub.write(() => {
     const access = requireMember(hub, userId, convId);
     const msg = requireMessage(hub, access, msgId);
@@ -217,7 +276,11 @@ export function listPins(hub: Hub, userId: string, convId: string, limit: number
   const rows = pinsOf(hub.db, convId, Math.min(limit, LIMITS.historyMaxLimit)).filter((r) => r.seq >= access.member.from_seq);
   return {
     conv_id: convId,
-    pins: rows.map((r) => ({ message: withReactions(hub, [messageView(hub, r)], userId)[0]!, pinned_by: hub.ref(r.pinned_by), pinned_at: r.pinned_at })),
+    pins: rows.map((r) => ({
+      message: withReactions(hub, [messageView(hub, r)], userId)[0]!,
+      pinned_by: hub.ref(r.pinned_by),
+      pinned_at: r.pinned_at,
+    })),
   };
 }
 
@@ -229,7 +292,12 @@ export function listPins(hub: Hub, userId: string, convId: string, limit: number
  * written to the log agents read; their reads carry hidden: true (withReactions). When the owner's view
  * changed, every open window of the owner learns it after the commit (the live stream's message_hidden).
  */
-export function hideMessage(hub: Hub, userId: string, msgId: string, on: boolean): { msg_id: string; conv_id: string; hidden: boolean; changed: boolean } {
+export function hideMessage(
+  hub: Hub,
+  userId: string,
+  msgId: string,
+  on: boolean,
+): { msg_id: string; conv_id: string; hidden: boolean; changed: boolean } {
   const result = hub.write(() => {
     const msg = messageById(hub.db, msgId);
     if (!msg) throw new HubError('not_found', `No message ${msgId}.`, 'Use a msg_id from the conversation history.');
@@ -263,7 +331,16 @@ export function withReactions(hub: Hub, messages: MessageView[], viewerId: strin
   return messages.map((m) => {
     const keys = by.get(m.msg_id);
     let out: MessageWithReactions = m;
-    if (keys) out = { ...m, reactions: [...keys].map(([key, users]) => ({ key, count: users.length, users: users.map((u) => hub.ref(u).name), mine: users.includes(viewerId) })) };
+    if (keys)
+      out = {
+        ...m,
+        reactions: [...keys].map(([key, users]) => ({
+          key,
+          count: users.length,
+          users: users.map((u) => hub.ref(u).name),
+          mine: users.includes(viewerId),
+        })),
+      };
     if (hidden?.has(m.msg_id)) out = { ...out, hidden: true };
     return out;
   });
@@ -275,20 +352,34 @@ function attachReactions(hub: Hub, events: EventView[], viewerId: string): Event
   return events.map((e) => (e.type === 'message.created' && e.message ? { ...e, message: decorated.get(e.message.msg_id)! } : e));
 }
 
-export function getHistory(hub: Hub, userId: string, convId: string, opts: { before_seq?: number; after_seq?: number; limit?: number }, asOwner = false) {
+export function getHistory(
+  hub: Hub,
+  userId: string,
+  convId: string,
+  opts: { before_seq?: number; after_seq?: number; limit?: number },
+  asOwner = false,
+) {
   const fromSeq = asOwner ? 1 : requireMember(hub, userId, convId).member.from_seq;
   if (asOwner && !conversationById(hub.db, convId)) {
     throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from the conversation list.');
   }
   if (opts.before_seq !== undefined && opts.after_seq !== undefined) {
-    throw new HubError('invalid_argument', 'Give before_seq or after_seq, not both.', 'Page backwards with before_seq, or forwards with after_seq.');
+    throw new HubError(
+      'invalid_argument',
+      'Give before_seq or after_seq, not both.',
+      'Page backwards with before_seq, or forwards with after_seq.',
+    );
   }
   const limit = Math.min(opts.limit ?? LIMITS.historyDefaultLimit, LIMITS.historyMaxLimit);
   const rows = eventsOfConversation(hub.db, convId, { afterSeq: opts.after_seq, beforeSeq: opts.before_seq, fromSeq, limit: limit + 1 });
   let more = rows.length > limit;
   const page = opts.after_seq !== undefined ? rows.slice(0, limit) : rows.slice(rows.length > limit ? 1 : 0);
   if (!more && page.length) more = false;
-  const events = attachReactions(hub, page.map((r) => eventView(hub, r, userId)), userId);
+  const events = attachReactions(
+    hub,
+    page.map((r) => eventView(hub, r, userId)),
+    userId,
+  );
   const conv = conversationById(hub.db, convId)!;
   return {
     conv_id: convId,
@@ -304,7 +395,14 @@ export function getHistory(hub: Hub, userId: string, convId: string, opts: { bef
   };
 }
 
-export function getThread(hub: Hub, userId: string, convId: string, threadId: string, opts: { after_seq?: number; limit?: number }, asOwner = false) {
+export function getThread(
+  hub: Hub,
+  userId: string,
+  convId: string,
+  threadId: string,
+  opts: { after_seq?: number; limit?: number },
+  asOwner = false,
+) {
   const access = asOwner ? ownerAccess(hub, convId) : requireMember(hub, userId, convId);
   const root = requireMessage(hub, access, threadId, 'thread root');
   const rootId = root.thread_id ?? root.id;
@@ -312,14 +410,35 @@ export function getThread(hub: Hub, userId: string, convId: string, threadId: st
   const limit = Math.min(opts.limit ?? LIMITS.historyDefaultLimit, LIMITS.historyMaxLimit);
   const replies = threadReplies(hub.db, convId, rootId, opts.after_seq ?? 0, access.member.from_seq, limit + 1);
   const more = replies.length > limit;
-  const views = withReactions(hub, [rootRow, ...replies.slice(0, limit)].map((m) => messageView(hub, m)), userId);
-  return { conv_id: convId, thread_id: rootId, root: views[0], replies: views.slice(1), more, last_seq: views.length > 1 ? views[views.length - 1]!.seq : null };
+  const views = withReactions(
+    hub,
+    [rootRow, ...replies.slice(0, limit)].map((m) => messageView(hub, m)),
+    userId,
+  );
+  return {
+    conv_id: convId,
+    thread_id: rootId,
+    root: views[0],
+    replies: views.slice(1),
+    more,
+    last_seq: views.length > 1 ? views[views.length - 1]!.seq : null,
+  };
 }
 
 function ownerAccess(hub: Hub, convId: string): Access {
   const conv = conversationById(hub.db, convId);
   if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from the conversation list.');
-  return { conv, member: member(hub.db, convId, hub.ownerId) ?? { conv_id: convId, user_id: hub.ownerId, role: 'owner', from_seq: 1, joined_at: 0, read_seq: 0 } };
+  return {
+    conv,
+    member: member(hub.db, convId, hub.ownerId) ?? {
+      conv_id: convId,
+      user_id: hub.ownerId,
+      role: 'owner',
+      from_seq: 1,
+      joined_at: 0,
+      read_seq: 0,
+    },
+  };
 }
 
 export interface SearchInput {
@@ -362,8 +481,18 @@ export function search(hub: Hub, userId: string, input: SearchInput, asOwner = f
   }
   const limit = Math.min(input.limit ?? LIMITS.searchDefaultLimit, LIMITS.searchMaxLimit);
   const rows = searchMessages(hub.db, {
-    convIds, fromSeq, query, senderId: input.sender_id, senderKind: input.sender_type, kind: input.kind, intent: input.intent,
-    topic: input.topic, hasRefs: input.has_refs, since: input.since, until: input.until, limit,
+    convIds,
+    fromSeq,
+    query,
+    senderId: input.sender_id,
+    senderKind: input.sender_type,
+    kind: input.kind,
+    intent: input.intent,
+    topic: input.topic,
+    hasRefs: input.has_refs,
+    since: input.since,
+    until: input.until,
+    limit,
   });
   return { query, messages: rows.map((r) => messageView(hub, r)), complete, searched_conversations: convIds.length };
 }

@@ -27,7 +27,11 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -36,7 +40,12 @@ function canonical(v: unknown): string {
  * Runs one tool's handler for an agent. Writes carrying an id run at most once: a retry returns the
  * first result. hub/tools/tools.ts looks the handler up (callAgentTool) and calls this.
  */
-export async function runToolHandler(ctx: AgentCtx, name: ToolName, h: ToolHandler<ToolName, unknown>, args: Record<string, unknown>): Promise<unknown> {
+export async function runToolHandler(
+  ctx: AgentCtx,
+  name: ToolName,
+  h: ToolHandler<ToolName, unknown>,
+  args: Record<string, unknown>,
+): Promise<unknown> {
   const { hub, agentId } = ctx;
   const idField = ID_FIELDS.find((f) => typeof args[f] === 'string');
   if (!idField) {
@@ -51,7 +60,11 @@ export async function runToolHandler(ctx: AgentCtx, name: ToolName, h: ToolHandl
     const prior = idempotentResult(hub.db, agentId, name, opId);
     if (!prior) return undefined;
     if (prior.input_hash !== inputHash) {
-      throw new HubError('idempotency_conflict', `${idField} ${JSON.stringify(opId)} was used before with a different input.`, `Retry with the original input, or use a new ${idField} for a different action.`);
+      throw new HubError(
+        'idempotency_conflict',
+        `${idField} ${JSON.stringify(opId)} was used before with a different input.`,
+        `Retry with the original input, or use a new ${idField} for a different action.`,
+      );
     }
     return JSON.parse(prior.result);
   };
@@ -165,8 +178,24 @@ export const coreTools = {
     run: ({ hub, agentId }, a) => listPins(hub, agentId, a.conv_id, a.limit),
   },
 } satisfies ToolHandlers<
-  'whoami' | 'get_config' | 'find_user' | 'list_conversations' | 'get_updates' | 'send_message' | 'edit_message' | 'recall_message'
-  | 'open_direct' | 'create_group' | 'add_member' | 'get_history' | 'get_thread' | 'search' | 'progress' | 'react' | 'unreact' | 'list_pins'
+  | 'whoami'
+  | 'get_config'
+  | 'find_user'
+  | 'list_conversations'
+  | 'get_updates'
+  | 'send_message'
+  | 'edit_message'
+  | 'recall_message'
+  | 'open_direct'
+  | 'create_group'
+  | 'add_member'
+  | 'get_history'
+  | 'get_thread'
+  | 'search'
+  | 'progress'
+  | 'react'
+  | 'unreact'
+  | 'list_pins'
 >;
 
 function resolveUserByName(hub: Hub, name: string) {

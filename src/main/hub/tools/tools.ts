@@ -76,7 +76,13 @@ export function implementedTools(): Set<ToolName> {
 }
 
 /** Runs one tool for an agent (arguments already validated by the tool's schema); caller: its signal and key (hub/identity/key-waits.ts). */
-export function callAgentTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>, caller: Caller = {}): Promise<unknown> {
+export function callAgentTool(
+  hub: Hub,
+  agentId: string,
+  name: ToolName,
+  args: Record<string, unknown>,
+  caller: Caller = {},
+): Promise<unknown> {
   const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).

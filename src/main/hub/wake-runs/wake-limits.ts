@@ -27,13 +27,27 @@ export function wakeLimits(hub: Hub): WakeLimits {
 /** Sets the limits (what is left out keeps its value); a bad value is refused and nothing changes. */
 export function setWakeLimits(hub: Hub, input: WakeLimitsInput): WakeLimits {
   const { atOnce, floorMb } = WAKE_LIMIT_RANGE;
-  if (input.at_once === undefined && input.min_free_mb === undefined) bad('Give at_once (runs alive at once) or min_free_mb (the memory floor), or both.', 'e.g. perch wake limits --at-once 2');
-  if (input.at_once !== undefined && input.at_once !== null && !(Number.isInteger(input.at_once) && input.at_once >= atOnce.min && input.at_once <= atOnce.max)) {
-    bad(`at_once must be a whole number of runs from ${atOnce.min} to ${atOnce.max}, not ${JSON.stringify(input.at_once)}.`, 'To stop wake runs altogether, switch the agents\' wake actions off.');
+  if (input.at_once === undefined && input.min_free_mb === undefined)
+    bad('Give at_once (runs alive at once) or min_free_mb (the memory floor), or both.', 'e.g. perch wake limits --at-once 2');
+  if (
+    input.at_once !== undefined &&
+    input.at_once !== null &&
+    !(Number.isInteger(input.at_once) && input.at_once >= atOnce.min && input.at_once <= atOnce.max)
+  ) {
+    bad(
+      `at_once must be a whole number of runs from ${atOnce.min} to ${atOnce.max}, not ${JSON.stringify(input.at_once)}.`,
+      "To stop wake runs altogether, switch the agents' wake actions off.",
+    );
   }
   const machineMb = Math.floor(hub.services.wakeRuns.machine().total_bytes / (1024 * 1024));
-  if (input.min_free_mb !== undefined && !(Number.isInteger(input.min_free_mb) && input.min_free_mb >= floorMb.min && input.min_free_mb < machineMb)) {
-    bad(`min_free_mb must be a whole number of MB from 0 (no floor) to less than this machine's ${machineMb} MB, not ${JSON.stringify(input.min_free_mb)}.`, 'e.g. 2048 keeps 2 GB free for you.');
+  if (
+    input.min_free_mb !== undefined &&
+    !(Number.isInteger(input.min_free_mb) && input.min_free_mb >= floorMb.min && input.min_free_mb < machineMb)
+  ) {
+    bad(
+      `min_free_mb must be a whole number of MB from 0 (no floor) to less than this machine's ${machineMb} MB, not ${JSON.stringify(input.min_free_mb)}.`,
+      'e.g. 2048 keeps 2 GB free for you.',
+    );
   }
   hub.write(() => {
     if (input.at_once === null) sql(hub.db, 'DELETE FROM settings WHERE key = ?').run(AT_ONCE_SETTING);

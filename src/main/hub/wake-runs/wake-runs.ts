@@ -20,11 +20,28 @@ import { cursorOf } from '../../store/tables/talk/events';
 import { getSetting } from '../../store/tables/talk/settings';
 import { OutsideMemo } from '../core/outside-writes';
 import {
-  enabledWakeAgents, insertWakeRun, interruptLeftoverRuns, pruneWakeRuns, runsStartedSince, setWakeFailures,
-  unconfirmedWakes, updateWakeRun, wakeActionOf, wakeRunById, type WakeRunRow,
+  enabledWakeAgents,
+  insertWakeRun,
+  interruptLeftoverRuns,
+  pruneWakeRuns,
+  runsStartedSince,
+  setWakeFailures,
+  unconfirmedWakes,
+  updateWakeRun,
+  wakeActionOf,
+  wakeRunById,
+  type WakeRunRow,
 } from '../../store/tables/agents/wake';
 import {
-  WAKE_DEFAULTS, defaultAtOnce, type WakeAction, type WakeLimits, type WakeQueued, type WakeResources, type WakeRunStatus, type WakeRunView, type WakeSummary,
+  WAKE_DEFAULTS,
+  defaultAtOnce,
+  type WakeAction,
+  type WakeLimits,
+  type WakeQueued,
+  type WakeResources,
+  type WakeRunStatus,
+  type WakeRunView,
+  type WakeSummary,
 } from '../../../shared/agents/wake';
 import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
@@ -130,7 +147,11 @@ export class WakeRuns {
   /** Agents whose owner was told a run went over its memory ceiling (once per agent while this hub runs). */
   private toldMemory = new Set<string>();
 
-  constructor(private readonly hub: Hub, private readonly launcher: WakeLauncher | null, opts: WakeOptions = {}) {
+  constructor(
+    private readonly hub: Hub,
+    private readonly launcher: WakeLauncher | null,
+    opts: WakeOptions = {},
+  ) {
     this.armed = new OutsideMemo(hub.outside);
     this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
@@ -207,7 +228,9 @@ export class WakeRuns {
     }
     const why: WakeSummary = {
       count: pending.length,
-      reasons: pending.slice(0, 5).map((e) => ({ type: e.type, conv_id: e.conv_id, seq: e.seq, gid: e.gid, by: e.actor_id ? this.nameOf(e.actor_id) : null })),
+      reasons: pending
+        .slice(0, 5)
+        .map((e) => ({ type: e.type, conv_id: e.conv_id, seq: e.seq, gid: e.gid, by: e.actor_id ? this.nameOf(e.actor_id) : null })),
     };
     const agent = this.hub.user(agentId);
     const runId = newTimeOrderedId('run');
@@ -218,15 +241,36 @@ export class WakeRuns {
       ? issueRunKey(this.hub, agentId, runId, Date.now() + timeoutMs + WAKE_DEFAULTS.keyGraceMs, () => this.firstCall(runId))
       : undefined;
     const runRow: WakeRunRow = {
-      id: runId, agent_id: agentId, kind: action.kind, status: 'running', woken_at: wokenAt, started_at: startedAt, running_at: null,
-      first_call_at: null, ended_at: null, exit_code: null, signal: null, error: null, why: JSON.stringify(why), usage: null, pid: null, log_file: null,
+      id: runId,
+      agent_id: agentId,
+      kind: action.kind,
+      status: 'running',
+      woken_at: wokenAt,
+      started_at: startedAt,
+      running_at: null,
+      first_call_at: null,
+      ended_at: null,
+      exit_code: null,
+      signal: null,
+      error: null,
+      why: JSON.stringify(why),
+      usage: null,
+      pid: null,
+      log_file: null,
     };
     const dropped = this.hub.write(() => {
       insertWakeRun(this.hub.db, runRow);
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
     });
     if (dropped.length) this.launcher!.removeLogs?.(dropped);
-    const live: LiveRun = { id: runId, handle: undefined as unknown as WakeHandle, confirmedAtStart: confirmed, timer: undefined as unknown as NodeJS.Timeout, revokeKey: issued?.revoke ?? (() => undefined), startedAt: Date.now() };
+    const live: LiveRun = {
+      id: runId,
+      handle: undefined as unknown as WakeHandle,
+      confirmedAtStart: confirmed,
+      timer: undefined as unknown as NodeJS.Timeout,
+      revokeKey: issued?.revoke ?? (() => undefined),
+      startedAt: Date.now(),
+    };
     st.run = live;
     let ended = false;
     live.timer = setTimeout(() => {
@@ -235,7 +279,15 @@ export class WakeRuns {
     }, timeoutMs);
     try {
       live.handle = this.launcher!.launch(
-        { runId, agent: { id: agentId, name: agent.name }, action, webhookSecret: row.webhook_secret, key: issued?.key ?? null, mcpUrl: `${this.hub.baseUrl}/mcp`, why },
+        {
+          runId,
+          agent: { id: agentId, name: agent.name },
+          action,
+          webhookSecret: row.webhook_secret,
+          key: issued?.key ?? null,
+          mcpUrl: `${this.hub.baseUrl}/mcp`,
+          why,
+        },
         {
           running: (pid) => {
             if (this.closed || ended) return;
@@ -297,14 +349,23 @@ export class WakeRuns {
 
   /** The machine now: the launcher's reading (procfs on Linux), else the OS's free memory. */
   machine(): MachineMemory {
-    return this.launcher?.machine?.() ?? { cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length, total_bytes: os.totalmem(), available_bytes: os.freemem() };
+    return (
+      this.launcher?.machine?.() ?? {
+        cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+        total_bytes: os.totalmem(),
+        available_bytes: os.freemem(),
+      }
+    );
   }
 
   /** Runs alive at once at most: the owner's setting, else the default from the machine (read when the hub started). */
   atOnce(): { value: number; isDefault: boolean } {
     const set = Number(getSetting(this.hub.db, AT_ONCE_SETTING));
     if (Number.isInteger(set) && set >= 1) return { value: set, isDefault: false };
-    this.defaultAtOnce ??= (() => { const m = this.machine(); return defaultAtOnce(m.cores, m.available_bytes); })();
+    this.defaultAtOnce ??= (() => {
+      const m = this.machine();
+      return defaultAtOnce(m.cores, m.available_bytes);
+    })();
     return { value: this.defaultAtOnce, isDefault: true };
   }
 
@@ -410,12 +471,20 @@ export class WakeRuns {
     const m = opts.brief ? null : this.machine();
     const running: WakeLimits['running'] = [];
     for (const [agentId, st] of this.agents) {
-      if (st.run) running.push({ agent: { id: agentId, name: this.nameOf(agentId) }, run_id: st.run.id, since: st.run.startedAt, live: opts.brief ? null : st.run.res ?? null });
+      if (st.run)
+        running.push({
+          agent: { id: agentId, name: this.nameOf(agentId) },
+          run_id: st.run.id,
+          since: st.run.startedAt,
+          live: opts.brief ? null : (st.run.res ?? null),
+        });
     }
     running.sort((a, b) => a.since - b.since);
     const floorWhy = this.queue.length ? this.belowFloor() : null;
     return {
-      at_once: at.value, at_once_default: at.isDefault, min_free_mb: this.floorMb(),
+      at_once: at.value,
+      at_once_default: at.isDefault,
+      min_free_mb: this.floorMb(),
       machine: m && { cores: m.cores, total_mb: Math.round(m.total_bytes / MiB), available_mb: Math.round(m.available_bytes / MiB) },
       running,
       queued: this.queue.map((q, i) => this.queuedView(q, i)),
@@ -424,7 +493,11 @@ export class WakeRuns {
   }
 
   private nameOf(id: string): string {
-    try { return this.hub.user(id).name; } catch { return id; }
+    try {
+      return this.hub.user(id).name;
+    } catch {
+      return id;
+    }
   }
 
   private firstCall(runId: string): void {
@@ -465,15 +538,38 @@ export class WakeRuns {
     const action = wakeActionOf(this.hub.db, agentId);
     const ceiling = action ? (JSON.parse(action.action) as WakeAction).memory_ceiling_mb : undefined;
     const status: WakeRunStatus =
-      live.endedBy === 'memory' ? 'over_memory'
-      : live.endedBy === 'timeout' ? 'timed_out'
-      : live.endedBy === 'owner' ? 'stopped'
-      : live.endedBy === 'shutdown' ? 'interrupted'
-      : end.exitCode === 0 && !end.error ? 'succeeded' : 'failed';
-    const error = end.error ?? (status === 'over_memory' ? `It held more than its memory ceiling of ${ceiling} MB (${Math.round((live.res?.rss_bytes ?? 0) / MiB)} MB) for ${Math.round(this.ceilingGraceMs / 1000)} s and was stopped.`
-      : status === 'timed_out' ? 'It ran past its timeout and was stopped.' : status === 'stopped' ? 'Stopped by the owner.' : status === 'failed' ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.` : null);
+      live.endedBy === 'memory'
+        ? 'over_memory'
+        : live.endedBy === 'timeout'
+          ? 'timed_out'
+          : live.endedBy === 'owner'
+            ? 'stopped'
+            : live.endedBy === 'shutdown'
+              ? 'interrupted'
+              : end.exitCode === 0 && !end.error
+                ? 'succeeded'
+                : 'failed';
+    const error =
+      end.error ??
+      (status === 'over_memory'
+        ? `It held more than its memory ceiling of ${ceiling} MB (${Math.round((live.res?.rss_bytes ?? 0) / MiB)} MB) for ${Math.round(this.ceilingGraceMs / 1000)} s and was stopped.`
+        : status === 'timed_out'
+          ? 'It ran past its timeout and was stopped.'
+          : status === 'stopped'
+            ? 'Stopped by the owner.'
+            : status === 'failed'
+              ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.`
+              : null);
     const res = live.res ? { peak_rss_bytes: live.res.peak_rss_bytes, cpu_secs: live.res.cpu_secs } : {};
-    this.update(live.id, { status, ended_at: clock(), exit_code: end.exitCode, signal: end.signal, error, usage: end.usage ? JSON.stringify(end.usage) : null, ...res });
+    this.update(live.id, {
+      status,
+      ended_at: clock(),
+      exit_code: end.exitCode,
+      signal: end.signal,
+      error,
+      usage: end.usage ? JSON.stringify(end.usage) : null,
+      ...res,
+    });
     if (end.usage) countRunUsage(this.hub, agentId, end.usage);
     if (status === 'over_memory' && !this.toldMemory.has(agentId)) {
       // The owner is told once per agent (each run's record says it too).
@@ -489,7 +585,12 @@ export class WakeRuns {
     const confirmedSomething = confirmedNow > live.confirmedAtStart;
     if ((status === 'failed' || status === 'timed_out' || status === 'over_memory') && !confirmedSomething) {
       const failures = row.consecutive_failures + 1;
-      const off = failures >= this.maxFailures ? { reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.` } : null;
+      const off =
+        failures >= this.maxFailures
+          ? {
+              reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.`,
+            }
+          : null;
       this.armed.changing(() => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
       if (off) {
         this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
@@ -576,9 +677,17 @@ export class WakeRuns {
       clearTimeout(run.timer);
       run.revokeKey();
       try {
-        this.hub.write(() => updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' }));
-      } catch { /* closing anyway */ }
-      try { run.handle.stop(); } catch { /* gone */ }
+        this.hub.write(() =>
+          updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' }),
+        );
+      } catch {
+        /* closing anyway */
+      }
+      try {
+        run.handle.stop();
+      } catch {
+        /* gone */
+      }
     }
     this.closed = true;
     this.stopListening?.();
@@ -592,11 +701,17 @@ export class WakeRuns {
  */
 function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-  const usage = { input_tokens: Math.round(num(u.usage?.input_tokens)), output_tokens: Math.round(num(u.usage?.output_tokens)), cost_usd: num(u.total_cost_usd) };
+  const usage = {
+    input_tokens: Math.round(num(u.usage?.input_tokens)),
+    output_tokens: Math.round(num(u.usage?.output_tokens)),
+    cost_usd: num(u.total_cost_usd),
+  };
   try {
     recordUsage(hub, agentId, { usage });
   } catch (err) {
-    process.stderr.write(`perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
   }
 }
 
@@ -604,14 +719,32 @@ function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['us
 
 export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
   let name = r.agent_id;
-  try { name = hub.user(r.agent_id).name; } catch { /* gone */ }
+  try {
+    name = hub.user(r.agent_id).name;
+  } catch {
+    /* gone */
+  }
   const end = r.ended_at;
   return {
-    id: r.id, agent_id: r.agent_id, agent_name: name, kind: r.kind as WakeRunView['kind'], status: r.status as WakeRunStatus,
-    woken_at: r.woken_at, started_at: r.started_at, running_at: r.running_at, first_call_at: r.first_call_at, ended_at: end,
-    duration_ms: end != null ? Math.round(end - r.started_at) : null, exit_code: r.exit_code, signal: r.signal, error: r.error,
-    why: JSON.parse(r.why) as WakeSummary, usage: r.usage ? JSON.parse(r.usage) : null, pid: r.pid,
-    peak_rss_bytes: r.peak_rss_bytes ?? null, cpu_secs: r.cpu_secs ?? null,
+    id: r.id,
+    agent_id: r.agent_id,
+    agent_name: name,
+    kind: r.kind as WakeRunView['kind'],
+    status: r.status as WakeRunStatus,
+    woken_at: r.woken_at,
+    started_at: r.started_at,
+    running_at: r.running_at,
+    first_call_at: r.first_call_at,
+    ended_at: end,
+    duration_ms: end != null ? Math.round(end - r.started_at) : null,
+    exit_code: r.exit_code,
+    signal: r.signal,
+    error: r.error,
+    why: JSON.parse(r.why) as WakeSummary,
+    usage: r.usage ? JSON.parse(r.usage) : null,
+    pid: r.pid,
+    peak_rss_bytes: r.peak_rss_bytes ?? null,
+    cpu_secs: r.cpu_secs ?? null,
     ...(r.status === 'running' ? { live: hub.services.wakeRuns.liveResources(r.id) } : {}),
   };
 }

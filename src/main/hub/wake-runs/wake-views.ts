@@ -33,7 +33,12 @@ export function listRuns(hub: Hub, input: { agent?: string; limit?: number }): W
 
 function runningHubRuns(hub: Hub): WakeRuns {
   const w = hub.services.wakeRuns;
-  if (!w.running) throw new HubError('conflict', 'Wake runs are handled by the running hub only.', 'Use `perch owner` or the app while `perch serve` runs.');
+  if (!w.running)
+    throw new HubError(
+      'conflict',
+      'Wake runs are handled by the running hub only.',
+      'Use `perch owner` or the app while `perch serve` runs.',
+    );
   return w;
 }
 
@@ -46,7 +51,8 @@ export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: b
 export function startQueuedRun(hub: Hub, nameOrId: string): { agent: string; started: boolean; run_id: string | null } {
   const agent = findAgent(hub, nameOrId);
   const w = runningHubRuns(hub);
-  if (!w.queuedOf(agent.id)) throw new HubError('conflict', `${agent.name} has no wake run waiting for a slot.`, 'wake.limits.get lists the queued runs.');
+  if (!w.queuedOf(agent.id))
+    throw new HubError('conflict', `${agent.name} has no wake run waiting for a slot.`, 'wake.limits.get lists the queued runs.');
   return { agent: agent.id, ...w.startNow(agent.id) };
 }
 

@@ -40,14 +40,22 @@ export function backupsDirOf(dataDir: string): string {
   return path.join(dataDir, BACKUPS_DIR);
 }
 
-export function defaultBackupFile(dataDir: string, kind: 'manual' | 'daily' | 'pre-restore' | `pre-migration-v${number}` = 'manual', at = new Date()): string {
+export function defaultBackupFile(
+  dataDir: string,
+  kind: 'manual' | 'daily' | 'pre-restore' | `pre-migration-v${number}` = 'manual',
+  at = new Date(),
+): string {
   const prefix = kind === 'manual' ? 'perch' : `perch-${kind}`;
   return path.join(backupsDirOf(dataDir), `${prefix}-${backupStamp(at)}.sqlite`);
 }
 
 function removeQuietly(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
-    try { fs.rmSync(f, { force: true }); } catch { /* best effort */ }
+    try {
+      fs.rmSync(f, { force: true });
+    } catch {
+      /* best effort */
+    }
   }
 }
 
@@ -86,7 +94,11 @@ export const BACKUP_STAGING_PREFIX = '.perch-backup-';
  * PRAGMA quick_check on the copy; the hub skips it (it reads the whole copy at once, which would stall requests
  * on a big file).
  */
-export async function backupDatabase(source: Db, dest: string, opts: { stepPages?: number; aborted?: () => boolean; check?: boolean } = {}): Promise<BackupResult> {
+export async function backupDatabase(
+  source: Db,
+  dest: string,
+  opts: { stepPages?: number; aborted?: () => boolean; check?: boolean } = {},
+): Promise<BackupResult> {
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
   const staging = makeStaging(path.dirname(dest), BACKUP_STAGING_PREFIX);
   const partial = path.join(staging, 'copy.sqlite');
@@ -121,7 +133,8 @@ const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EI
 export async function backupFile(dbFile: string, dest: string): Promise<BackupResult> {
   const source = new Database(dbFile, { fileMustExist: true });
   const dir = path.dirname(dest);
-  const noSpace = (need: number) => new NoSpaceError(`The backup to ${dest} cannot be written`, dir, need, freeBytes(dir), 'the size of the database');
+  const noSpace = (need: number) =>
+    new NoSpaceError(`The backup to ${dest} cannot be written`, dir, need, freeBytes(dir), 'the size of the database');
   let need = 0;
   try {
     source.pragma('busy_timeout = 5000');
@@ -134,7 +147,11 @@ export async function backupFile(dbFile: string, dest: string): Promise<BackupRe
     if (isNoSpace(err)) throw noSpace(need);
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && UNWRITABLE.has(code)) {
-      throw new HubError('invalid_argument', `Cannot write a backup in ${path.dirname(dest)} (${(err as Error).message}); nothing was written.`, 'Pick another destination (perch backup --to FILE), in a folder you may write to.');
+      throw new HubError(
+        'invalid_argument',
+        `Cannot write a backup in ${path.dirname(dest)} (${(err as Error).message}); nothing was written.`,
+        'Pick another destination (perch backup --to FILE), in a folder you may write to.',
+      );
     }
     throw err;
   } finally {
@@ -158,7 +175,9 @@ export function backupBeforeMigration(db: Db, dbFile: string, version: number): 
     fs.chmodSync(copy, 0o600);
     fs.renameSync(copy, dest);
   } catch (err) {
-    throw new Error(`Could not back up ${dbFile} to ${dest} before upgrading its schema from version ${version} (${(err as Error).message}); nothing was changed. Free some disk space or check the folder's permissions, then start Perch again.`);
+    throw new Error(
+      `Could not back up ${dbFile} to ${dest} before upgrading its schema from version ${version} (${(err as Error).message}); nothing was changed. Free some disk space or check the folder's permissions, then start Perch again.`,
+    );
   } finally {
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -183,7 +202,11 @@ export function dailyBackups(dir: string): Array<{ file: string; at: number }> {
       const file = path.join(dir, n);
       let at = stampTime(n);
       if (at === undefined) {
-        try { at = fs.statSync(file).mtimeMs; } catch { at = 0; }
+        try {
+          at = fs.statSync(file).mtimeMs;
+        } catch {
+          at = 0;
+        }
       }
       return { file, at };
     })
@@ -210,7 +233,12 @@ export interface DailyBackups {
  * newest is older than a day (or there is none), then one every 24 hours. Copies run in small
  * steps between requests on the hub's own connection, whose writes are carried into the copy.
  */
-export function startDailyBackups(db: Db, dataDir: string, keep: number, log: (line: Record<string, unknown>) => void = () => {}): DailyBackups {
+export function startDailyBackups(
+  db: Db,
+  dataDir: string,
+  keep: number,
+  log: (line: Record<string, unknown>) => void = () => {},
+): DailyBackups {
   if (keep <= 0) return { stop: async () => {}, current: () => undefined };
   const dir = backupsDirOf(dataDir);
   let stopped = false;
@@ -251,7 +279,10 @@ export function startDailyBackups(db: Db, dataDir: string, keep: number, log: (l
 // ---- restore ---------------------------------------------------------------------------------
 
 export class NotRestorableError extends Error {
-  constructor(message: string, readonly nextStep: string) {
+  constructor(
+    message: string,
+    readonly nextStep: string,
+  ) {
     super(message);
     this.name = 'NotRestorableError';
   }
@@ -265,7 +296,10 @@ export class NotRestorableError extends Error {
  */
 export function checkPerchDatabase(file: string): { version: number } {
   const bad = (why: string) =>
-    new NotRestorableError(`${file} is not a Perch database that can be restored: ${why}.`, 'Pick another backup (perch-*.sqlite in the backups folder of the data dir); nothing was changed.');
+    new NotRestorableError(
+      `${file} is not a Perch database that can be restored: ${why}.`,
+      'Pick another backup (perch-*.sqlite in the backups folder of the data dir); nothing was changed.',
+    );
   let c: Db;
   try {
     c = new Database(file, { fileMustExist: true });
@@ -279,16 +313,20 @@ export function checkPerchDatabase(file: string): { version: number } {
     try {
       check = c.pragma('integrity_check', { simple: true });
       version = c.pragma('user_version', { simple: true }) as number;
-      tables = (c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
+      tables = c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
     } catch (err) {
       throw bad((err as Error).message);
     }
     if (check !== 'ok') throw bad(`PRAGMA integrity_check says ${String(check)}`);
     if (version > LATEST_VERSION) {
-      throw new NotRestorableError(`${file} was written by a newer Perch (schema version ${version}; this build knows up to ${LATEST_VERSION}).`, 'Update Perch first; nothing was changed.');
+      throw new NotRestorableError(
+        `${file} was written by a newer Perch (schema version ${version}; this build knows up to ${LATEST_VERSION}).`,
+        'Update Perch first; nothing was changed.',
+      );
     }
     const missing = PERCH_TABLES.filter((t) => !tables.includes(t));
-    if (version < 1 || missing.length) throw bad(version < 1 ? 'it has no Perch schema version' : `tables ${missing.join(', ')} are missing`);
+    if (version < 1 || missing.length)
+      throw bad(version < 1 ? 'it has no Perch schema version' : `tables ${missing.join(', ')} are missing`);
     return { version };
   } finally {
     c.close();

@@ -35,7 +35,11 @@ export function humanSize(bytes: number): string {
 export function databaseBytes(dbFile: string): number {
   let n = 0;
   for (const f of [dbFile, `${dbFile}-wal`]) {
-    try { n += fs.statSync(f).size; } catch { /* none */ }
+    try {
+      n += fs.statSync(f).size;
+    } catch {
+      /* none */
+    }
   }
   return n;
 }
@@ -45,7 +49,13 @@ export function databaseBytes(dbFile: string): number {
  * (storage_full): the CLI prints it as one line, the owner door answers it with 507.
  */
 export class NoSpaceError extends HubError {
-  constructor(what: string, readonly dir: string, readonly need: number, readonly free: number | undefined, basis: string) {
+  constructor(
+    what: string,
+    readonly dir: string,
+    readonly need: number,
+    readonly free: number | undefined,
+    basis: string,
+  ) {
     super(
       'storage_full',
       `${what}: the disk holding ${dir} is full${free === undefined ? '' : ` (${humanSize(free)} free)`}; nothing was changed.`,

@@ -27,7 +27,9 @@ export async function restoreDatabase(dataDir: string, source: string): Promise<
   // and a bad file never touches the data dir's database.
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const staging = path.join(dataDir, `.restore-${process.pid}-${Date.now()}.sqlite`);
-  const dropStaging = () => { for (const f of [staging, `${staging}-wal`, `${staging}-shm`, `${staging}-journal`]) fs.rmSync(f, { force: true }); };
+  const dropStaging = () => {
+    for (const f of [staging, `${staging}-wal`, `${staging}-shm`, `${staging}-journal`]) fs.rmSync(f, { force: true });
+  };
   let schemaVersion: number;
   try {
     fs.copyFileSync(source, staging);
@@ -58,6 +60,7 @@ export async function restoreDatabase(dataDir: string, source: string): Promise<
   fs.renameSync(staging, dbFile);
   dropStaging();
   // The search index is derived from the database: drop it, the hub rebuilds it.
-  for (const f of [SEARCH_FILE_NAME, `${SEARCH_FILE_NAME}-wal`, `${SEARCH_FILE_NAME}-shm`]) fs.rmSync(path.join(dataDir, f), { force: true });
+  for (const f of [SEARCH_FILE_NAME, `${SEARCH_FILE_NAME}-wal`, `${SEARCH_FILE_NAME}-shm`])
+    fs.rmSync(path.join(dataDir, f), { force: true });
   return { dbFile, schemaVersion, previous };
 }

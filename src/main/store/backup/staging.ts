@@ -62,7 +62,9 @@ export function sweepStaging(dir: string, prefix: string, now: number = Date.now
     try {
       fs.rmSync(full, { recursive: true, force: true });
       removed.push(name);
-    } catch { /* left for the next run */ }
+    } catch {
+      /* left for the next run */
+    }
   }
   return removed;
 }

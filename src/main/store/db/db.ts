@@ -10,7 +10,11 @@ export type Db = Database.Database;
 export const DB_FILE_NAME = 'perch.sqlite';
 
 export class NewerDatabaseError extends Error {
-  constructor(readonly found: number, readonly supported: number, file: string) {
+  constructor(
+    readonly found: number,
+    readonly supported: number,
+    file: string,
+  ) {
     super(
       `The database ${file} was written by a newer Perch (schema version ${found}; this build knows up to ${supported}). ` +
         'Update Perch, or point --data-dir at another folder.',
@@ -80,7 +84,11 @@ function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Du
   migrate(db, file);
   if (file !== ':memory:') {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-      try { fs.chmodSync(f, 0o600); } catch { /* not created yet */ }
+      try {
+        fs.chmodSync(f, 0o600);
+      } catch {
+        /* not created yet */
+      }
     }
   }
 }
@@ -142,7 +150,7 @@ export function planOnce(text: string): string {
  * the database since the last call on this connection; this connection's own commits leave it.
  */
 export function dataVersion(db: Db): number {
-  return (sql<{ data_version: number }>(db, 'PRAGMA data_version').get()!).data_version;
+  return sql<{ data_version: number }>(db, 'PRAGMA data_version').get()!.data_version;
 }
 
 /** A prepared statement, prepared once per connection. */
@@ -276,7 +284,7 @@ export function batch(db: Db, fn: () => void): void {
   st.lost = undefined;
   try {
     fn();
-    if (st.lost !== undefined || !db.inTransaction) throw (st.lost ?? new Error('the batch transaction was rolled back by SQLite'));
+    if (st.lost !== undefined || !db.inTransaction) throw st.lost ?? new Error('the batch transaction was rolled back by SQLite');
   } catch (err) {
     st.open = false;
     st.unit = false;

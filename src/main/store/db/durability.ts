@@ -24,7 +24,9 @@ export function isDurability(value: unknown): value is Durability {
 export function parseDurability(value: string | undefined, source: string): Durability {
   if (value === undefined || value === '') return DEFAULT_DURABILITY;
   if (isDurability(value)) return value;
-  throw new Error(`${source} must be ${DURABILITY_MODES.join(' or ')}, not ${JSON.stringify(value)} (normal survives a crash of the hub; full also survives a power cut, at one fsync per commit)`);
+  throw new Error(
+    `${source} must be ${DURABILITY_MODES.join(' or ')}, not ${JSON.stringify(value)} (normal survives a crash of the hub; full also survives a power cut, at one fsync per commit)`,
+  );
 }
 
 /** Sets the connection's PRAGMA synchronous for a mode. */

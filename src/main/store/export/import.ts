@@ -53,7 +53,13 @@ interface ConvPlace {
 }
 
 /** What a files row says about its bytes, checked against the bytes themselves. */
-interface FileClaim { where: string; mime: string; is_image: number; has_thumb: number; thumb_mime: string | null }
+interface FileClaim {
+  where: string;
+  mime: string;
+  is_image: number;
+  has_thumb: number;
+  thumb_mime: string | null;
+}
 
 /**
  * The references between the rows of one export, checked in the checking walk (nothing is written yet): every id
@@ -142,7 +148,10 @@ class ArchiveRefs {
         const two = this.directs.get(c);
         // One imported without its key (its two people had one here already) names its two by its first members.
         if (two && this.keyless.has(c) && two.length < 2 && !two.includes(r.user_id as string)) two.push(r.user_id as string);
-        if (two && !two.includes(r.user_id as string)) throw new ExportFileError(`${where}: ${JSON.stringify(r.user_id)} is a member of direct conversation ${JSON.stringify(r.conv_id)} but not one of its two people`);
+        if (two && !two.includes(r.user_id as string))
+          throw new ExportFileError(
+            `${where}: ${JSON.stringify(r.user_id)} is a member of direct conversation ${JSON.stringify(r.conv_id)} but not one of its two people`,
+          );
         return this.user(where, 'user_id', r.user_id);
       }
       case 'messages': {
@@ -167,10 +176,14 @@ class ArchiveRefs {
         this.minGid = Math.min(this.minGid, r.gid as number);
         return;
       }
-      case 'reactions': case 'card_responses': case 'hidden_messages':
+      case 'reactions':
+      case 'card_responses':
+      case 'hidden_messages':
         this.msg(where, 'msg_id', r.msg_id);
         return this.user(where, 'user_id', r.user_id);
-      case 'pins': this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id)); return this.user(where, 'pinned_by', r.pinned_by);
+      case 'pins':
+        this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id));
+        return this.user(where, 'pinned_by', r.pinned_by);
       case 'requests': {
         this.unique(where, `request ${JSON.stringify(r.id)}`, this.requests.has(r.id as string));
         this.requests.add(r.id as string);
@@ -179,18 +192,34 @@ class ArchiveRefs {
         this.user(where, 'decided_by', r.decided_by);
         return this.userList(where, 'assignees', r.assignees);
       }
-      case 'handoffs': this.conv(where, r.conv_id); this.user(where, 'agent_id', r.agent_id); return this.user(where, 'to_user', r.to_user);
+      case 'handoffs':
+        this.conv(where, r.conv_id);
+        this.user(where, 'agent_id', r.agent_id);
+        return this.user(where, 'to_user', r.to_user);
       case 'files': {
         this.unique(where, `file ${JSON.stringify(r.id)}`, this.fileClaims.has(r.id as string));
         this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id));
         this.user(where, 'uploader_id', r.uploader_id);
-        this.fileClaims.set(r.id as string, { where, mime: r.mime as string, is_image: r.is_image as number, has_thumb: r.has_thumb as number, thumb_mime: r.thumb_mime as string | null });
+        this.fileClaims.set(r.id as string, {
+          where,
+          mime: r.mime as string,
+          is_image: r.is_image as number,
+          has_thumb: r.has_thumb as number,
+          thumb_mime: r.thumb_mime as string | null,
+        });
         return;
       }
-      case 'state_keys': case 'state_values': return this.user(where, 'user_id', r.user_id);
-      case 'summaries': this.conv(where, r.conv_id); return this.user(where, 'user_id', r.user_id);
-      case 'progress': this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id)); return this.user(where, 'user_id', r.user_id);
-      default: throw new ExportFileError(`kind ${kind.name} cannot be imported`);
+      case 'state_keys':
+      case 'state_values':
+        return this.user(where, 'user_id', r.user_id);
+      case 'summaries':
+        this.conv(where, r.conv_id);
+        return this.user(where, 'user_id', r.user_id);
+      case 'progress':
+        this.msg(where, 'msg_id', r.msg_id, this.conv(where, r.conv_id));
+        return this.user(where, 'user_id', r.user_id);
+      default:
+        throw new ExportFileError(`kind ${kind.name} cannot be imported`);
     }
   }
 
@@ -206,16 +235,23 @@ class ArchiveRefs {
       const type = this.fileTypes.get(id);
       if (type === undefined) throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
       const is = type === null ? 'not an image' : `a ${type} image`;
-      if (f.is_image !== (type === null ? 0 : 1)) throw new ExportFileError(`${f.where}: file ${id} says is_image ${f.is_image}, but its bytes are ${is}`);
-      if (type !== null ? f.mime !== type : Object.values(IMAGE_MIME).includes(f.mime)) throw new ExportFileError(`${f.where}: file ${id} says ${f.mime}, but its bytes are ${is}`);
+      if (f.is_image !== (type === null ? 0 : 1))
+        throw new ExportFileError(`${f.where}: file ${id} says is_image ${f.is_image}, but its bytes are ${is}`);
+      if (type !== null ? f.mime !== type : Object.values(IMAGE_MIME).includes(f.mime))
+        throw new ExportFileError(`${f.where}: file ${id} says ${f.mime}, but its bytes are ${is}`);
       const thumb = this.fileTypes.get(`${id}.thumb`);
-      if (f.has_thumb && thumb === undefined) throw new ExportFileError(`files/${id}.thumb (the bytes of a file) is missing from the archive`);
+      if (f.has_thumb && thumb === undefined)
+        throw new ExportFileError(`files/${id}.thumb (the bytes of a file) is missing from the archive`);
       if (thumb !== undefined) {
         if (!f.has_thumb) throw new ExportFileError(`files/${id}.thumb has no row in files.jsonl`);
-        if (type === null || thumb === null || f.thumb_mime !== thumb) throw new ExportFileError(`${f.where}: the thumbnail of file ${id} must be an image of the thumb_mime its row gives, thumbnailing an image`);
+        if (type === null || thumb === null || f.thumb_mime !== thumb)
+          throw new ExportFileError(
+            `${f.where}: the thumbnail of file ${id} must be an image of the thumb_mime its row gives, thumbnailing an image`,
+          );
       }
     }
-    for (const id of this.fileTypes.keys()) if (!this.fileClaims.has(id.replace(/\.thumb$/, ''))) throw new ExportFileError(`files/${id} has no row in files.jsonl`);
+    for (const id of this.fileTypes.keys())
+      if (!this.fileClaims.has(id.replace(/\.thumb$/, ''))) throw new ExportFileError(`files/${id} has no row in files.jsonl`);
   }
 }
 
@@ -238,8 +274,11 @@ class Importer {
   private lastCreated: number;
   private outOfOrder = false;
 
-  constructor(private readonly db: Db, minArchiveGid: number) {
-    const maxGid = (sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0);
+  constructor(
+    private readonly db: Db,
+    minArchiveGid: number,
+  ) {
+    const maxGid = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
     this.keepGids = minArchiveGid > maxGid;
     this.lastCreated = sql<{ c: number }>(db, 'SELECT created_at AS c FROM messages ORDER BY rowid DESC LIMIT 1').get()?.c ?? 0;
   }
@@ -267,7 +306,11 @@ class Importer {
   private userList(json: unknown, where: string): unknown {
     if (typeof json !== 'string') return json;
     let v: unknown;
-    try { v = JSON.parse(json); } catch { return json; }
+    try {
+      v = JSON.parse(json);
+    } catch {
+      return json;
+    }
     if (!Array.isArray(v)) return json;
     return JSON.stringify(v.map((x) => (typeof x === 'string' && this.users.has(x) ? this.user(x, where) : x)));
   }
@@ -311,34 +354,52 @@ class Importer {
 
   row(kind: ExportKind, r: Row, where: string): void {
     switch (kind.name) {
-      case 'users': return this.userRow(r);
-      case 'conversations': return this.convRow(r, where);
+      case 'users':
+        return this.userRow(r);
+      case 'conversations':
+        return this.convRow(r, where);
       case 'members': {
         const c = this.conv(r.conv_id, where);
-        const ch = c.merged ? 0 : sql(this.db, 'INSERT OR IGNORE INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(c.id, this.user(r.user_id, where), r.role, r.from_seq, r.joined_at, r.read_seq).changes;
+        const ch = c.merged
+          ? 0
+          : sql(
+              this.db,
+              'INSERT OR IGNORE INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(c.id, this.user(r.user_id, where), r.role, r.from_seq, r.joined_at, r.read_seq).changes;
         return this.count(kind.name, ch === 1);
       }
-      case 'messages': return this.messageRow(r, where);
+      case 'messages':
+        return this.messageRow(r, where);
       case 'events': {
         const c = this.conv(r.conv_id, where);
         if ((r.seq as number) <= c.floor) return this.count(kind.name, false);
         const msgId = this.msg(r.msg_id);
-        sql(this.db, 'INSERT INTO events (gid, conv_id, seq, type, actor_id, msg_id, ts, data, wake, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1)')
-          .run(this.keepGids ? r.gid : null, c.id, r.seq, r.type, this.userOrNull(r.actor_id, where), msgId, r.ts, r.data);
+        sql(
+          this.db,
+          'INSERT INTO events (gid, conv_id, seq, type, actor_id, msg_id, ts, data, wake, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1)',
+        ).run(this.keepGids ? r.gid : null, c.id, r.seq, r.type, this.userOrNull(r.actor_id, where), msgId, r.ts, r.data);
         return this.count(kind.name, true);
       }
       case 'reactions': {
         const m = this.addedMsg(r.msg_id);
         if (m === null) return this.count(kind.name, false);
-        const ch = sql(this.db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(m, this.user(r.user_id, where), r.key, r.at).changes;
+        const ch = sql(this.db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(
+          m,
+          this.user(r.user_id, where),
+          r.key,
+          r.at,
+        ).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'pins': {
         const m = this.addedMsg(r.msg_id);
         if (m === null) return this.count(kind.name, false);
-        const ch = sql(this.db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)')
-          .run(this.conv(r.conv_id, where).id, m, this.user(r.pinned_by, where), r.pinned_at).changes;
+        const ch = sql(this.db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)').run(
+          this.conv(r.conv_id, where).id,
+          m,
+          this.user(r.pinned_by, where),
+          r.pinned_at,
+        ).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'requests': {
@@ -346,28 +407,63 @@ class Importer {
         if (m === null) return this.count(kind.name, false);
         const id = this.place('requests', r.id as string, (e) => e.msg_id === m && e.created_at === r.created_at);
         if (id === undefined) return this.count(kind.name, false);
-        sql(this.db, `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(id, this.conv(r.conv_id, where).id, m, this.user(r.requester_id, where), r.kind, r.title, r.options, r.context, this.userList(r.assignees, where),
-            r.state, r.outcome, r.created_at, r.expires_at, r.decided_at, this.userOrNull(r.decided_by, where));
+        sql(
+          this.db,
+          `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          id,
+          this.conv(r.conv_id, where).id,
+          m,
+          this.user(r.requester_id, where),
+          r.kind,
+          r.title,
+          r.options,
+          r.context,
+          this.userList(r.assignees, where),
+          r.state,
+          r.outcome,
+          r.created_at,
+          r.expires_at,
+          r.decided_at,
+          this.userOrNull(r.decided_by, where),
+        );
         return this.count(kind.name, true);
       }
       case 'card_responses': {
         const m = this.addedMsg(r.msg_id);
         const u = this.user(r.user_id, where);
-        if (m === null || sql(this.db, 'SELECT 1 FROM card_responses WHERE msg_id = ? AND user_id = ? AND block_id = ? AND value = ? AND at = ?').get(m, u, r.block_id, r.value, r.at)) {
+        if (
+          m === null ||
+          sql(this.db, 'SELECT 1 FROM card_responses WHERE msg_id = ? AND user_id = ? AND block_id = ? AND value = ? AND at = ?').get(
+            m,
+            u,
+            r.block_id,
+            r.value,
+            r.at,
+          )
+        ) {
           return this.count(kind.name, false);
         }
-        sql(this.db, 'INSERT INTO card_responses (msg_id, user_id, block_id, value, at) VALUES (?, ?, ?, ?, ?)').run(m, u, r.block_id, r.value, r.at);
+        sql(this.db, 'INSERT INTO card_responses (msg_id, user_id, block_id, value, at) VALUES (?, ?, ?, ?, ?)').run(
+          m,
+          u,
+          r.block_id,
+          r.value,
+          r.at,
+        );
         return this.count(kind.name, true);
       }
       case 'handoffs': {
         const c = this.conv(r.conv_id, where).id;
         const agent = this.user(r.agent_id, where);
-        if (sql(this.db, 'SELECT 1 FROM handoffs WHERE conv_id = ? AND agent_id = ? AND at = ?').get(c, agent, r.at)) return this.count(kind.name, false);
+        if (sql(this.db, 'SELECT 1 FROM handoffs WHERE conv_id = ? AND agent_id = ? AND at = ?').get(c, agent, r.at))
+          return this.count(kind.name, false);
         const free = !sql(this.db, 'SELECT 1 FROM handoffs WHERE id = ?').get(r.id);
-        sql(this.db, 'INSERT INTO handoffs (id, conv_id, agent_id, to_user, note, at, returned_at, return_note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(free ? r.id : null, c, agent, this.user(r.to_user, where), r.note, r.at, r.returned_at, r.return_note);
+        sql(
+          this.db,
+          'INSERT INTO handoffs (id, conv_id, agent_id, to_user, note, at, returned_at, return_note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(free ? r.id : null, c, agent, this.user(r.to_user, where), r.note, r.at, r.returned_at, r.return_note);
         return this.count(kind.name, true);
       }
       case 'files': {
@@ -381,34 +477,93 @@ class Importer {
       }
       case 'state_keys': {
         const u = this.createdUser(r.user_id, where);
-        const ch = u === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO state_keys (user_id, key, version, at) VALUES (?, ?, ?, ?)').run(u, r.key, r.version, r.at).changes;
+        const ch =
+          u === null
+            ? 0
+            : sql(this.db, 'INSERT OR IGNORE INTO state_keys (user_id, key, version, at) VALUES (?, ?, ?, ?)').run(
+                u,
+                r.key,
+                r.version,
+                r.at,
+              ).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'state_values': {
         const u = this.createdUser(r.user_id, where);
-        const ch = u === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO state_values (user_id, key, version, value, at) VALUES (?, ?, ?, ?, ?)').run(u, r.key, r.version, r.value, r.at).changes;
+        const ch =
+          u === null
+            ? 0
+            : sql(this.db, 'INSERT OR IGNORE INTO state_values (user_id, key, version, value, at) VALUES (?, ?, ?, ?, ?)').run(
+                u,
+                r.key,
+                r.version,
+                r.value,
+                r.at,
+              ).changes;
         return this.count(kind.name, ch === 1);
       }
       case 'summaries': {
         const u = this.createdUser(r.user_id, where);
         const c = this.conv(r.conv_id, where).id;
-        if (u === null || sql(this.db, 'SELECT 1 FROM summaries WHERE user_id = ? AND conv_id = ? AND from_seq = ? AND to_seq = ? AND at = ?').get(u, c, r.from_seq, r.to_seq, r.at)) return this.count(kind.name, false);
+        if (
+          u === null ||
+          sql(this.db, 'SELECT 1 FROM summaries WHERE user_id = ? AND conv_id = ? AND from_seq = ? AND to_seq = ? AND at = ?').get(
+            u,
+            c,
+            r.from_seq,
+            r.to_seq,
+            r.at,
+          )
+        )
+          return this.count(kind.name, false);
         const free = !sql(this.db, 'SELECT 1 FROM summaries WHERE id = ?').get(r.id);
-        sql(this.db, 'INSERT INTO summaries (id, user_id, conv_id, from_seq, to_seq, text, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(free ? r.id : null, u, c, r.from_seq, r.to_seq, r.text, r.at);
+        sql(this.db, 'INSERT INTO summaries (id, user_id, conv_id, from_seq, to_seq, text, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          free ? r.id : null,
+          u,
+          c,
+          r.from_seq,
+          r.to_seq,
+          r.text,
+          r.at,
+        );
         return this.count(kind.name, true);
       }
       case 'progress': {
         const u = this.user(r.user_id, where);
         const c = this.conv(r.conv_id, where).id;
-        if (sql(this.db, 'SELECT 1 FROM progress WHERE user_id = ? AND conv_id = ? AND ts = ? AND kind = ? AND text = ?').get(u, c, r.ts, r.kind, r.text)) return this.count(kind.name, false);
+        if (
+          sql(this.db, 'SELECT 1 FROM progress WHERE user_id = ? AND conv_id = ? AND ts = ? AND kind = ? AND text = ?').get(
+            u,
+            c,
+            r.ts,
+            r.kind,
+            r.text,
+          )
+        )
+          return this.count(kind.name, false);
         const free = !sql(this.db, 'SELECT 1 FROM progress WHERE id = ?').get(r.id);
-        sql(this.db, 'INSERT INTO progress (id, user_id, conv_id, kind, text, data, msg_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(free ? r.id : null, u, c, r.kind, r.text, r.data, this.msg(r.msg_id), r.ts);
+        sql(this.db, 'INSERT INTO progress (id, user_id, conv_id, kind, text, data, msg_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+          free ? r.id : null,
+          u,
+          c,
+          r.kind,
+          r.text,
+          r.data,
+          this.msg(r.msg_id),
+          r.ts,
+        );
         return this.count(kind.name, true);
       }
       case 'hidden_messages': {
         const m = this.addedMsg(r.msg_id);
-        const ch = m === null ? 0 : sql(this.db, 'INSERT OR IGNORE INTO hidden_messages (user_id, msg_id, hidden_at) VALUES (?, ?, ?)').run(this.user(r.user_id, where), m, r.hidden_at).changes;
+        const ch =
+          m === null
+            ? 0
+            : sql(this.db, 'INSERT OR IGNORE INTO hidden_messages (user_id, msg_id, hidden_at) VALUES (?, ?, ?)').run(
+                this.user(r.user_id, where),
+                m,
+                r.hidden_at,
+              ).changes;
         return this.count(kind.name, ch === 1);
       }
       default:
@@ -434,9 +589,11 @@ class Importer {
     const taken = sql(this.db, 'SELECT 1 FROM users WHERE id = ?').get(r.id);
     const id = taken ? derived(r.id as string) : (r.id as string);
     if (taken) this.remap('users');
-    sql(this.db, `INSERT INTO users (id, kind, name, description, created_at, key_hash, key_hint, revoked_at, config, config_version, inbox_id)
-                  VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, NULL)`)
-      .run(id, r.kind, r.name, r.description, r.created_at, r.revoked_at, r.config, r.config_version);
+    sql(
+      this.db,
+      `INSERT INTO users (id, kind, name, description, created_at, key_hash, key_hint, revoked_at, config, config_version, inbox_id)
+                  VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, NULL)`,
+    ).run(id, r.kind, r.name, r.description, r.created_at, r.revoked_at, r.config, r.config_version);
     this.users.set(r.id as string, id);
     this.createdUsers.add(id);
     if (typeof r.inbox_id === 'string') this.inboxes.set(id, r.inbox_id);
@@ -446,7 +603,10 @@ class Importer {
 
   private directKey(key: unknown, where: string): string | null {
     if (typeof key !== 'string') return null;
-    return key.split(':').map((id) => (this.users.has(id) ? this.user(id, where) : id)).join(':');
+    return key
+      .split(':')
+      .map((id) => (this.users.has(id) ? this.user(id, where) : id))
+      .join(':');
   }
 
   private convRow(r: Row, where: string): void {
@@ -461,20 +621,41 @@ class Importer {
       if (same(existing)) {
         // The same conversation: only what comes after its last seq here is added.
         this.convs.set(r.id as string, { id: candidate, floor: existing.last_seq as number, merged: true });
-        sql(this.db, 'UPDATE conversations SET last_seq = max(last_seq, ?), last_event_at = max(last_event_at, ?) WHERE id = ?').run(r.last_seq, r.last_event_at, candidate);
+        sql(this.db, 'UPDATE conversations SET last_seq = max(last_seq, ?), last_event_at = max(last_event_at, ?) WHERE id = ?').run(
+          r.last_seq,
+          r.last_event_at,
+          candidate,
+        );
         return this.count('conversations', false);
       }
     }
-    if (id === undefined) throw new ExportFileError(`conversation id ${JSON.stringify(r.id)} is taken here, and so is the id it would take instead`);
+    if (id === undefined)
+      throw new ExportFileError(`conversation id ${JSON.stringify(r.id)} is taken here, and so is the id it would take instead`);
     if (id !== r.id) this.remap('conversations');
     let directKey = this.directKey(r.direct_key, where);
     // A direct conversation of the same two people already here stays the one they write in.
     if (directKey !== null && sql(this.db, 'SELECT 1 FROM conversations WHERE direct_key = ?').get(directKey)) directKey = null;
-    sql(this.db, `INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at, direct_key, task_state, task_assignee, floor_holder, floor_until,
+    sql(
+      this.db,
+      `INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at, direct_key, task_state, task_assignee, floor_holder, floor_until,
                     archived_at, archived_by)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(id, r.kind, r.title, this.user(r.created_by, where), r.created_at, r.last_seq, r.last_event_at, directKey, r.task_state,
-        this.userOrNull(r.task_assignee, where), this.userOrNull(r.floor_holder, where), r.floor_until, r.archived_at ?? null, r.archived_at == null ? null : r.archived_by === 'retention' ? 'retention' : 'owner');
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      r.kind,
+      r.title,
+      this.user(r.created_by, where),
+      r.created_at,
+      r.last_seq,
+      r.last_event_at,
+      directKey,
+      r.task_state,
+      this.userOrNull(r.task_assignee, where),
+      this.userOrNull(r.floor_holder, where),
+      r.floor_until,
+      r.archived_at ?? null,
+      r.archived_at == null ? null : r.archived_by === 'retention' ? 'retention' : 'owner',
+    );
     this.convs.set(r.id as string, { id, floor: 0, merged: false });
     this.count('conversations', true);
   }
@@ -490,12 +671,35 @@ class Importer {
     if (id !== r.id) this.msgs.set(r.id as string, id);
     this.addedMsgs.add(r.id as string);
     // reviewed (a person read it before it was posted) is the hub's own attestation: never taken from an export.
-    sql(this.db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at,
+    sql(
+      this.db,
+      `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at,
                     edited_at, recalled_at, claimed_by, claimed_at, reviewed, sender_instance, to_instance, provenance)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'imported')`)
-      .run(id, c.id, r.seq, this.user(r.sender_id, where), r.kind, r.text, r.intent, this.msg(r.reply_to), this.msg(r.thread_id), this.userList(r.to_ids, where),
-        r.topics, r.refs, r.sources, r.payload, r.created_at, r.edited_at, r.recalled_at, this.userOrNull(r.claimed_by, where), r.claimed_at, null,
-        r.sender_instance, r.to_instance);
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'imported')`,
+    ).run(
+      id,
+      c.id,
+      r.seq,
+      this.user(r.sender_id, where),
+      r.kind,
+      r.text,
+      r.intent,
+      this.msg(r.reply_to),
+      this.msg(r.thread_id),
+      this.userList(r.to_ids, where),
+      r.topics,
+      r.refs,
+      r.sources,
+      r.payload,
+      r.created_at,
+      r.edited_at,
+      r.recalled_at,
+      this.userOrNull(r.claimed_by, where),
+      r.claimed_at,
+      null,
+      r.sender_instance,
+      r.to_instance,
+    );
     if ((r.created_at as number) < this.lastCreated) this.outOfOrder = true;
     this.lastCreated = r.created_at as number;
     this.count('messages', true);
@@ -512,9 +716,26 @@ class Importer {
       return;
     }
     if (bytes.length !== f.size) throw new ExportFileError(`files/${id} is ${bytes.length} bytes; its row says ${String(f.size)}`);
-    sql(this.db, `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`)
-      .run(f.place, f.conv_id, f.msg_id, f.uploader_id, f.name, f.mime, f.size, f.sha256, f.is_image, f.width, f.height, bytes, f.thumb_mime, f.created_at);
+    sql(
+      this.db,
+      `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+    ).run(
+      f.place,
+      f.conv_id,
+      f.msg_id,
+      f.uploader_id,
+      f.name,
+      f.mime,
+      f.size,
+      f.sha256,
+      f.is_image,
+      f.width,
+      f.height,
+      bytes,
+      f.thumb_mime,
+      f.created_at,
+    );
     this.count('files', true);
   }
 
@@ -529,7 +750,9 @@ class Importer {
       sql(this.db, "UPDATE messages SET reply_to = ? WHERE reply_to = ? AND provenance = 'imported'").run(to, from);
       sql(this.db, "UPDATE messages SET thread_id = ? WHERE thread_id = ? AND provenance = 'imported'").run(to, from);
     }
-    for (const [id, f] of this.files) if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place)) throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
+    for (const [id, f] of this.files)
+      if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place))
+        throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
     if (this.outOfOrder) sql(this.db, "INSERT OR IGNORE INTO settings (key, value) VALUES ('messages_out_of_time_order', '1')").run();
   }
 }
@@ -547,7 +770,14 @@ export async function importExport(db: Db, file: string, opts: { dryRun?: boolea
   // Room for it, checked before anything is written (a dry run writes nothing: no check).
   const dir = db.memory ? undefined : path.dirname(db.name);
   const need = 2 * manifest.entries.filter((e) => !e.name.startsWith('transcripts/')).reduce((n, e) => n + e.size, 0) + 1024 * 1024;
-  const noSpace = () => new NoSpaceError(`The import of ${file} cannot be written`, dir!, need, freeBytes(dir!), "twice the archive's records and files: the database grows by that much, and its log holds it once more until it is folded in");
+  const noSpace = () =>
+    new NoSpaceError(
+      `The import of ${file} cannot be written`,
+      dir!,
+      need,
+      freeBytes(dir!),
+      "twice the archive's records and files: the database grows by that much, and its log holds it once more until it is folded in",
+    );
   if (!opts.dryRun && dir !== undefined && (freeBytes(dir) ?? need) < need) throw noSpace();
 
   db.exec('BEGIN IMMEDIATE');
@@ -568,7 +798,14 @@ export async function importExport(db: Db, file: string, opts: { dryRun?: boolea
     imp.finish();
     db.exec(opts.dryRun ? 'ROLLBACK' : 'COMMIT');
     const { format, version, created_at, perch_version, counts } = manifest;
-    return { manifest: { format, version, created_at, perch_version, counts }, added: imp.added, skipped: imp.skipped, agents_created: imp.agentsCreated, remapped: imp.remapped, dry_run: !!opts.dryRun };
+    return {
+      manifest: { format, version, created_at, perch_version, counts },
+      added: imp.added,
+      skipped: imp.skipped,
+      agents_created: imp.agentsCreated,
+      remapped: imp.remapped,
+      dry_run: !!opts.dryRun,
+    };
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     if (dir !== undefined && isNoSpace(err)) throw noSpace(); // SQLite rolled it all back: nothing was written

@@ -29,7 +29,12 @@ const MAX_FILE = 64 * 1024 * 1024;
 /** The entry name is one a Perch export may have; never absolute, never with .. or a backslash. */
 export function checkEntryName(name: string): void {
   const shown = JSON.stringify(name.length > 120 ? `${name.slice(0, 120)}…` : name);
-  if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\') || name.split('/').some((p) => p === '..' || p === '.' || p === '')) {
+  if (
+    name.startsWith('/') ||
+    /^[A-Za-z]:/.test(name) ||
+    name.includes('\\') ||
+    name.split('/').some((p) => p === '..' || p === '.' || p === '')
+  ) {
     throw new ExportFileError(`entry name ${shown} points outside the archive (absolute, .., or a backslash)`);
   }
   if (name === 'manifest.json') return;
@@ -45,40 +50,66 @@ export function checkEntryName(name: string): void {
 function checkManifest(value: unknown): Manifest {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ExportFileError('manifest.json is not a JSON object');
   const m = value as Record<string, unknown>;
-  if (m.format !== EXPORT_FORMAT) throw new ExportFileError(`this is not a Perch archive (manifest format ${JSON.stringify(m.format)}, expected ${JSON.stringify(EXPORT_FORMAT)})`);
+  if (m.format !== EXPORT_FORMAT)
+    throw new ExportFileError(
+      `this is not a Perch archive (manifest format ${JSON.stringify(m.format)}, expected ${JSON.stringify(EXPORT_FORMAT)})`,
+    );
   if (typeof m.version !== 'number' || !Number.isInteger(m.version)) throw new ExportFileError('the manifest has no format version');
-  if (m.version > EXPORT_VERSION) throw new ExportFileError(`the archive has format version ${m.version}, newer than this Perch reads (${EXPORT_VERSION}); update Perch to import it`);
-  if (m.version !== EXPORT_VERSION) throw new ExportFileError(`the archive has format version ${m.version}; this Perch reads version ${EXPORT_VERSION}`);
+  if (m.version > EXPORT_VERSION)
+    throw new ExportFileError(
+      `the archive has format version ${m.version}, newer than this Perch reads (${EXPORT_VERSION}); update Perch to import it`,
+    );
+  if (m.version !== EXPORT_VERSION)
+    throw new ExportFileError(`the archive has format version ${m.version}; this Perch reads version ${EXPORT_VERSION}`);
   if (!Array.isArray(m.entries)) throw new ExportFileError('the manifest lists no entries');
   const seen = new Set<string>();
   for (const e of m.entries as unknown[]) {
     const x = e as Partial<ManifestEntry> | null;
-    if (!x || typeof x !== 'object' || typeof x.name !== 'string' || typeof x.size !== 'number' || !Number.isSafeInteger(x.size) || x.size < 0 ||
-        typeof x.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(x.sha256) || (x.rows !== undefined && (typeof x.rows !== 'number' || !Number.isSafeInteger(x.rows)))) {
+    if (
+      !x ||
+      typeof x !== 'object' ||
+      typeof x.name !== 'string' ||
+      typeof x.size !== 'number' ||
+      !Number.isSafeInteger(x.size) ||
+      x.size < 0 ||
+      typeof x.sha256 !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(x.sha256) ||
+      (x.rows !== undefined && (typeof x.rows !== 'number' || !Number.isSafeInteger(x.rows)))
+    ) {
       throw new ExportFileError('a manifest entry is not {name, size, sha256[, rows]}');
     }
     checkEntryName(x.name);
     if (x.name === 'manifest.json' || seen.has(x.name)) throw new ExportFileError(`the manifest lists ${JSON.stringify(x.name)} twice`);
     seen.add(x.name);
-    if (x.name.startsWith('files/') && x.size > MAX_FILE) throw new ExportFileError(`${x.name} is ${x.size} bytes, more than a Perch file can be`);
-    if (x.name.endsWith('.jsonl') && x.rows === undefined) throw new ExportFileError(`the manifest does not say how many rows ${x.name} has`);
+    if (x.name.startsWith('files/') && x.size > MAX_FILE)
+      throw new ExportFileError(`${x.name} is ${x.size} bytes, more than a Perch file can be`);
+    if (x.name.endsWith('.jsonl') && x.rows === undefined)
+      throw new ExportFileError(`the manifest does not say how many rows ${x.name} has`);
   }
   // Bounds from the manifest alone, before any row is read: every row is counted against them as it is read.
   const entries = m.entries as ManifestEntry[];
   const fileRows = entries.find((e) => e.name === 'files.jsonl')?.rows ?? 0;
   const fileEntries = entries.filter((e) => e.name.startsWith('files/') && !e.name.endsWith('.thumb')).length;
-  if (fileRows > fileEntries) throw new ExportFileError(`files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}`);
+  if (fileRows > fileEntries)
+    throw new ExportFileError(`files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}`);
   const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
-  if (rows > MAX_ROWS) throw new ExportFileError(`the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`);
+  if (rows > MAX_ROWS)
+    throw new ExportFileError(
+      `the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`,
+    );
   return m as unknown as Manifest;
 }
 
 function typeOk(v: unknown, t: string): boolean {
   switch (t) {
-    case 's': return typeof v === 'string';
-    case 'S': return v === null || typeof v === 'string';
-    case 'i': return typeof v === 'number' && Number.isSafeInteger(v);
-    default: return v === null || (typeof v === 'number' && Number.isSafeInteger(v));
+    case 's':
+      return typeof v === 'string';
+    case 'S':
+      return v === null || typeof v === 'string';
+    case 'i':
+      return typeof v === 'number' && Number.isSafeInteger(v);
+    default:
+      return v === null || (typeof v === 'number' && Number.isSafeInteger(v));
   }
 }
 
@@ -96,13 +127,19 @@ export function checkRow(kind: ExportKind, line: string, where: string): Record<
   const row = v as Record<string, unknown>;
   for (const [f, t] of Object.entries(kind.fields)) {
     if (!Object.hasOwn(row, f)) throw new ExportFileError(`${where} has no field ${f}`);
-    if (!typeOk(row[f], t)) throw new ExportFileError(`${where}: field ${f} is not ${t === 's' ? 'a string' : t === 'S' ? 'a string or null' : t === 'i' ? 'an integer' : 'an integer or null'}`);
+    if (!typeOk(row[f], t))
+      throw new ExportFileError(
+        `${where}: field ${f} is not ${t === 's' ? 'a string' : t === 'S' ? 'a string or null' : t === 'i' ? 'an integer' : 'an integer or null'}`,
+      );
   }
   for (const [f, t] of Object.entries(kind.optional ?? {})) {
     if (!Object.hasOwn(row, f)) row[f] = null;
-    else if (!typeOk(row[f], t)) throw new ExportFileError(`${where}: field ${f} is not ${t === 'S' ? 'a string or null' : 'an integer or null'}`);
+    else if (!typeOk(row[f], t))
+      throw new ExportFileError(`${where}: field ${f} is not ${t === 'S' ? 'a string or null' : 'an integer or null'}`);
   }
-  for (const f of Object.keys(row)) if (!Object.hasOwn(kind.fields, f) && !Object.hasOwn(kind.optional ?? {}, f)) throw new ExportFileError(`${where} has an unknown field ${JSON.stringify(f.slice(0, 40))}`);
+  for (const f of Object.keys(row))
+    if (!Object.hasOwn(kind.fields, f) && !Object.hasOwn(kind.optional ?? {}, f))
+      throw new ExportFileError(`${where} has an unknown field ${JSON.stringify(f.slice(0, 40))}`);
   checkRowValues(kind, row, where);
   return row;
 }
@@ -145,7 +182,8 @@ export async function walkExport(file: string, visit: ExportVisitor = {}): Promi
   } catch (err) {
     if (err instanceof ExportFileError) throw err;
     const code = (err as { code?: string }).code;
-    if (code === 'Z_BUF_ERROR' || /unexpected end of file/i.test((err as Error).message)) throw new ExportFileError('the archive is truncated (its compressed stream ends early)');
+    if (code === 'Z_BUF_ERROR' || /unexpected end of file/i.test((err as Error).message))
+      throw new ExportFileError('the archive is truncated (its compressed stream ends early)');
     if (code?.startsWith('Z_')) throw new ExportFileError(`the archive's compressed stream is damaged (${(err as Error).message})`);
     throw err;
   } finally {
@@ -159,7 +197,10 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
   for await (const entry of readTar(src)) {
     checkEntryName(entry.name);
     if (!manifest) {
-      if (entry.name !== 'manifest.json') throw new ExportFileError(`the archive does not start with manifest.json (it starts with ${JSON.stringify(entry.name)}); it is not a Perch archive`);
+      if (entry.name !== 'manifest.json')
+        throw new ExportFileError(
+          `the archive does not start with manifest.json (it starts with ${JSON.stringify(entry.name)}); it is not a Perch archive`,
+        );
       if (entry.size > MAX_MANIFEST) throw new ExportFileError('manifest.json is too large');
       const chunks: Buffer[] = [];
       for await (const c of entry.body) chunks.push(c);
@@ -176,8 +217,12 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
     }
     const expected = manifest.entries[index++];
     if (!expected) throw new ExportFileError(`entry ${JSON.stringify(entry.name)} is not listed in the manifest`);
-    if (expected.name !== entry.name) throw new ExportFileError(`entry ${JSON.stringify(entry.name)} is not where the manifest lists it (expected ${JSON.stringify(expected.name)})`);
-    if (expected.size !== entry.size) throw new ExportFileError(`entry ${entry.name} is ${entry.size} bytes; the manifest says ${expected.size}`);
+    if (expected.name !== entry.name)
+      throw new ExportFileError(
+        `entry ${JSON.stringify(entry.name)} is not where the manifest lists it (expected ${JSON.stringify(expected.name)})`,
+      );
+    if (expected.size !== entry.size)
+      throw new ExportFileError(`entry ${entry.name} is ${entry.size} bytes; the manifest says ${expected.size}`);
     const hash = crypto.createHash('sha256');
     const kind = entry.name.endsWith('.jsonl') ? KIND_BY_NAME.get(entry.name.slice(0, -'.jsonl'.length)) : undefined;
     if (kind) {
@@ -189,7 +234,8 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
       const take = (line: string) => {
         lineNo++;
         const where = `${entry.name} line ${lineNo}`;
-        if (lineNo > expected.rows!) throw new ExportFileError(`${where}: ${entry.name} has more rows than the manifest says (${expected.rows!})`);
+        if (lineNo > expected.rows!)
+          throw new ExportFileError(`${where}: ${entry.name} has more rows than the manifest says (${expected.rows!})`);
         const row = checkRow(kind, line, where);
         visit.row?.(kind, row, where);
       };
@@ -203,7 +249,8 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
         }
         let from = 0;
         for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-          if (restLength + nl - from > MAX_LINE) throw new ExportFileError(`${entry.name} line ${lineNo + 1} is longer than ${MAX_LINE} characters`);
+          if (restLength + nl - from > MAX_LINE)
+            throw new ExportFileError(`${entry.name} line ${lineNo + 1} is longer than ${MAX_LINE} characters`);
           rest.push(text.slice(from, nl));
           take(rest.join(''));
           rest = [];
@@ -230,16 +277,21 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
         chunks.push(c);
       }
       const digest = hash.copy().digest('hex');
-      if (digest !== expected.sha256) throw new ExportFileError(`${entry.name} does not match its sha256 in the manifest (damaged or changed)`);
+      if (digest !== expected.sha256)
+        throw new ExportFileError(`${entry.name} does not match its sha256 in the manifest (damaged or changed)`);
       const thumb = entry.name.endsWith('.thumb');
       visit.file?.(entry.name.slice('files/'.length, thumb ? -'.thumb'.length : undefined), thumb, Buffer.concat(chunks));
     } else {
       for await (const c of entry.body) hash.update(c);
     }
-    if (hash.digest('hex') !== expected.sha256) throw new ExportFileError(`${entry.name} does not match its sha256 in the manifest (damaged or changed)`);
+    if (hash.digest('hex') !== expected.sha256)
+      throw new ExportFileError(`${entry.name} does not match its sha256 in the manifest (damaged or changed)`);
     visit.entry?.(expected);
   }
   if (!manifest) throw new ExportFileError('the archive is empty');
-  if (index !== manifest.entries.length) throw new ExportFileError(`the archive is truncated: ${manifest.entries.length - index} of the manifest's entries are missing (first: ${manifest.entries[index]!.name})`);
+  if (index !== manifest.entries.length)
+    throw new ExportFileError(
+      `the archive is truncated: ${manifest.entries.length - index} of the manifest's entries are missing (first: ${manifest.entries[index]!.name})`,
+    );
   return manifest;
 }

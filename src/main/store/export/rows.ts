@@ -41,34 +41,76 @@ const CONTROL = /\p{Cc}/u;
 const RULES: Readonly<Record<string, Readonly<Record<string, Rule>>>> = {
   users: { id: ID, kind: oneOf('human', 'agent'), description: text(4000), config: json(JSON_DEFAULT), inbox_id: ID },
   conversations: {
-    id: ID, kind: oneOf('direct', 'group', 'task', 'inbox'), title: text(LIMITS.maxTitleChars), created_by: ID,
+    id: ID,
+    kind: oneOf('direct', 'group', 'task', 'inbox'),
+    title: text(LIMITS.maxTitleChars),
+    created_by: ID,
     direct_key: { t: 'match', re: /^[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,80}$/, what: 'two ids joined by ":"' },
-    task_state: word(40), task_assignee: ID, floor_holder: ID, archived_by: oneOf('owner', 'retention'),
+    task_state: word(40),
+    task_assignee: ID,
+    floor_holder: ID,
+    archived_by: oneOf('owner', 'retention'),
   },
   members: { conv_id: ID, user_id: ID, role: oneOf('owner', 'admin', 'member') },
   messages: {
-    id: ID, conv_id: ID, sender_id: ID, kind: word(40), text: text(LIMITS.maxTextChars), intent: word(40), reply_to: ID, thread_id: ID,
-    to_ids: IDS, topics: json(16 * 1024), refs: json(16 * 1024), sources: json(16 * 1024), payload: json(JSON_DEFAULT), claimed_by: ID,
-    sender_instance: word(40), to_instance: word(40), provenance: word(40),
+    id: ID,
+    conv_id: ID,
+    sender_id: ID,
+    kind: word(40),
+    text: text(LIMITS.maxTextChars),
+    intent: word(40),
+    reply_to: ID,
+    thread_id: ID,
+    to_ids: IDS,
+    topics: json(16 * 1024),
+    refs: json(16 * 1024),
+    sources: json(16 * 1024),
+    payload: json(JSON_DEFAULT),
+    claimed_by: ID,
+    sender_instance: word(40),
+    to_instance: word(40),
+    provenance: word(40),
   },
   events: { conv_id: ID, type: word(80), actor_id: ID, msg_id: ID, data: json(JSON_DEFAULT) },
   reactions: { msg_id: ID, user_id: ID, key: word(100) },
   pins: { conv_id: ID, msg_id: ID, pinned_by: ID },
   requests: {
-    id: ID, conv_id: ID, msg_id: ID, requester_id: ID, kind: oneOf(...REQUEST_KINDS), title: text(LIMITS.maxTitleChars), options: json(JSON_DEFAULT),
-    context: json(2 * LIMITS.maxContextBytes), assignees: IDS, state: oneOf(...REQUEST_STATES), outcome: json(JSON_DEFAULT), decided_by: ID,
+    id: ID,
+    conv_id: ID,
+    msg_id: ID,
+    requester_id: ID,
+    kind: oneOf(...REQUEST_KINDS),
+    title: text(LIMITS.maxTitleChars),
+    options: json(JSON_DEFAULT),
+    context: json(2 * LIMITS.maxContextBytes),
+    assignees: IDS,
+    state: oneOf(...REQUEST_STATES),
+    outcome: json(JSON_DEFAULT),
+    decided_by: ID,
   },
   card_responses: { msg_id: ID, user_id: ID, block_id: word(200), value: text(LIMITS.maxTextChars) },
   handoffs: { conv_id: ID, agent_id: ID, to_user: ID, note: text(LIMITS.maxTextChars), return_note: text(LIMITS.maxTextChars) },
   files: {
-    id: ID, conv_id: ID, msg_id: ID, uploader_id: ID, name: { t: 'match', re: FILE_NAME, what: 'a file name (no folders or control characters, at most 255 characters)' },
-    mime: { t: 'match', re: MIME_TOKEN, what: 'a media type' }, sha256: { t: 'match', re: /^[0-9a-f]{64}$/, what: 'a sha256 in hex' },
+    id: ID,
+    conv_id: ID,
+    msg_id: ID,
+    uploader_id: ID,
+    name: { t: 'match', re: FILE_NAME, what: 'a file name (no folders or control characters, at most 255 characters)' },
+    mime: { t: 'match', re: MIME_TOKEN, what: 'a media type' },
+    sha256: { t: 'match', re: /^[0-9a-f]{64}$/, what: 'a sha256 in hex' },
     thumb_mime: { t: 'match', re: MIME_TOKEN, what: 'a media type' },
   },
   state_keys: { user_id: ID, key: text(LIMITS.maxStateKeyBytes) },
   state_values: { user_id: ID, key: text(LIMITS.maxStateKeyBytes), value: json(LIMITS.maxStateValueBytes) },
   summaries: { user_id: ID, conv_id: ID, text: text(LIMITS.maxSummaryChars) },
-  progress: { user_id: ID, conv_id: ID, kind: word(40), text: text(LIMITS.maxTextChars), data: json(LIMITS.maxProgressDataBytes), msg_id: ID },
+  progress: {
+    user_id: ID,
+    conv_id: ID,
+    kind: word(40),
+    text: text(LIMITS.maxTextChars),
+    data: json(LIMITS.maxProgressDataBytes),
+    msg_id: ID,
+  },
   hidden_messages: { user_id: ID, msg_id: ID },
 };
 
@@ -87,10 +129,15 @@ function shown(v: string): string {
 /** Why the value breaks the rule, or undefined when it keeps it. */
 function broken(rule: Rule, v: string): string | undefined {
   switch (rule.t) {
-    case 'id': return SAFE_ID.test(v) ? undefined : `${shown(v)} is not an id (1-80 of A-Z a-z 0-9 _ -)`;
+    case 'id':
+      return SAFE_ID.test(v) ? undefined : `${shown(v)} is not an id (1-80 of A-Z a-z 0-9 _ -)`;
     case 'ids': {
       let list: unknown;
-      try { list = JSON.parse(v); } catch { return 'is not JSON'; }
+      try {
+        list = JSON.parse(v);
+      } catch {
+        return 'is not JSON';
+      }
       if (!Array.isArray(list) || list.length > LIMITS.maxListItems || !list.every((x) => typeof x === 'string' && SAFE_ID.test(x))) {
         return `is not a JSON list of at most ${LIMITS.maxListItems} ids`;
       }
@@ -100,16 +147,23 @@ function broken(rule: Rule, v: string): string | undefined {
       // Counted before parsing: UTF-8 is at most 3 bytes per UTF-16 unit, so a string this short is within the limit.
       if (v.length * 3 > rule.bytes && Buffer.byteLength(v, 'utf8') > rule.bytes) return `is over ${rule.bytes} bytes`;
       let parsed: unknown;
-      try { parsed = JSON.parse(v); } catch { return 'is not JSON'; }
+      try {
+        parsed = JSON.parse(v);
+      } catch {
+        return 'is not JSON';
+      }
       const deep = tooDeep(parsed, LIMITS.maxJsonDepth);
       return deep === undefined ? undefined : `nests deeper than ${LIMITS.maxJsonDepth} levels`;
     }
-    case 'text': return v.length > rule.chars ? `is over ${rule.chars} characters` : undefined;
+    case 'text':
+      return v.length > rule.chars ? `is over ${rule.chars} characters` : undefined;
     case 'word':
       if (v.length > rule.chars) return `is over ${rule.chars} characters`;
       return CONTROL.test(v) ? `${shown(v)} has control characters` : undefined;
-    case 'one of': return rule.values.includes(v) ? undefined : `${shown(v)} is not one of ${rule.values.join(', ')}`;
-    case 'match': return rule.re.test(v) ? undefined : `${shown(v)} is not ${rule.what}`;
+    case 'one of':
+      return rule.values.includes(v) ? undefined : `${shown(v)} is not one of ${rule.values.join(', ')}`;
+    case 'match':
+      return rule.re.test(v) ? undefined : `${shown(v)} is not ${rule.what}`;
   }
 }
 
@@ -125,7 +179,8 @@ export function checkRowValues(kind: ExportKind, row: Record<string, unknown>, w
       if (why !== undefined) throw new ExportFileError(`${where}: field ${f} ${why}`);
     } else if (typeof v === 'number') {
       const range = INTS[kind.name]?.[f];
-      if (range && (v < range[0] || v > range[1])) throw new ExportFileError(`${where}: field ${f} is ${v}, outside ${range[0]}..${range[1]}`);
+      if (range && (v < range[0] || v > range[1]))
+        throw new ExportFileError(`${where}: field ${f} is ${v}, outside ${range[0]}..${range[1]}`);
     }
   }
 }
@@ -133,7 +188,9 @@ export function checkRowValues(kind: ExportKind, row: Record<string, unknown>, w
 /** An agent's name as agents.add takes it; the owner's as a short line. */
 function userName(kind: unknown, v: string): string | undefined {
   if (kind === 'agent') {
-    return NAME_PATTERN.test(v) ? undefined : `${shown(v)} is not an agent name (1-40 characters a-z, 0-9, - and _, starting with a letter or digit)`;
+    return NAME_PATTERN.test(v)
+      ? undefined
+      : `${shown(v)} is not an agent name (1-40 characters a-z, 0-9, - and _, starting with a letter or digit)`;
   }
   if (v.length < 1 || v.length > 80) return 'is not 1-80 characters';
   return CONTROL.test(v) ? `${shown(v)} has control characters` : undefined;

@@ -14,7 +14,8 @@ function octal(n: number, width: number): string {
 
 /** The 512-byte ustar header of a regular file. */
 export function tarHeader(name: string, size: number, mtimeSec: number): Buffer {
-  if (!/^[\x21-\x7e]+$/.test(name) || name.length > MAX_NAME) throw new Error(`archive entry name ${JSON.stringify(name)} is not 1..${MAX_NAME} printable ASCII characters`);
+  if (!/^[\x21-\x7e]+$/.test(name) || name.length > MAX_NAME)
+    throw new Error(`archive entry name ${JSON.stringify(name)} is not 1..${MAX_NAME} printable ASCII characters`);
   const h = Buffer.alloc(BLOCK, 0);
   h.write(name, 0, 'ascii');
   h.write(octal(0o644, 8), 100, 'ascii');
@@ -35,7 +36,10 @@ export function tarHeader(name: string, size: number, mtimeSec: number): Buffer 
 
 /** Writes entries into a stream (a gzip stream in front of a file), waiting whenever it is full. */
 export class TarWriter {
-  constructor(private readonly out: Writable, private readonly mtimeSec = Math.floor(Date.now() / 1000)) {}
+  constructor(
+    private readonly out: Writable,
+    private readonly mtimeSec = Math.floor(Date.now() / 1000),
+  ) {}
 
   /** Writes a chunk, waiting when the stream is full; fails (never waits forever) when the stream errs or closes. */
   private async write(chunk: Buffer): Promise<void> {
@@ -45,7 +49,9 @@ export class TarWriter {
     try {
       await Promise.race([
         once(this.out, 'drain', { signal: ac.signal }),
-        once(this.out, 'close', { signal: ac.signal }).then(() => { throw this.out.errored ?? new Error('the archive stream closed while it was written'); }),
+        once(this.out, 'close', { signal: ac.signal }).then(() => {
+          throw this.out.errored ?? new Error('the archive stream closed while it was written');
+        }),
       ]);
     } finally {
       ac.abort();
@@ -149,7 +155,10 @@ export async function* readTar(src: Readable): AsyncGenerator<TarEntry> {
     if (!/^[0-7]+$/.test(sizeText)) throw new ExportFileError(`the size of archive entry ${JSON.stringify(name)} is not a number`);
     const size = parseInt(sizeText, 8);
     const type = field(h, 156, 1) || '0';
-    if (type !== '0') throw new ExportFileError(`archive entry ${JSON.stringify(name)} is not a regular file (type ${JSON.stringify(type)}); a Perch archive holds only files`);
+    if (type !== '0')
+      throw new ExportFileError(
+        `archive entry ${JSON.stringify(name)} is not a regular file (type ${JSON.stringify(type)}); a Perch archive holds only files`,
+      );
     if (field(h, 345, 155)) throw new ExportFileError(`archive entry ${JSON.stringify(name)} uses a name prefix; a Perch archive does not`);
     let left = size;
     const body = (async function* () {

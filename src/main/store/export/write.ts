@@ -73,7 +73,10 @@ class StagedWriter {
   private readonly hash = crypto.createHash('sha256');
   private size = 0;
   rows = 0;
-  constructor(readonly name: string, readonly file: string) {
+  constructor(
+    readonly name: string,
+    readonly file: string,
+  ) {
     this.out = createNewWriteStream(file);
   }
 
@@ -99,10 +102,12 @@ function breather(): () => Promise<void> | undefined {
   let since = performance.now();
   return () => {
     if (performance.now() - since < 4) return undefined;
-    return new Promise<void>((resolve) => setImmediate(() => {
-      since = performance.now();
-      resolve();
-    }));
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
   };
 }
 
@@ -118,13 +123,21 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
   if (scope.conversations?.length) {
     const known = new Set(convs);
     const missing = scope.conversations.filter((c) => !known.has(c));
-    if (missing.length) throw bad(`No conversation ${missing.map((m) => JSON.stringify(m)).join(', ')} in this hub; nothing was written.`, 'List them with `perch owner conversations.list`.');
+    if (missing.length)
+      throw bad(
+        `No conversation ${missing.map((m) => JSON.stringify(m)).join(', ')} in this hub; nothing was written.`,
+        'List them with `perch owner conversations.list`.',
+      );
     const wanted = new Set(scope.conversations);
     convs = convs.filter((c) => wanted.has(c));
   }
   if (scope.agent) {
     agentId = db.prepare("SELECT id FROM users WHERE name = ? AND kind = 'agent'").pluck().get(scope.agent) as string | undefined;
-    if (!agentId) throw bad(`No agent named ${JSON.stringify(scope.agent)} in this hub; nothing was written.`, 'See the names with `perch agent list`.');
+    if (!agentId)
+      throw bad(
+        `No agent named ${JSON.stringify(scope.agent)} in this hub; nothing was written.`,
+        'See the names with `perch agent list`.',
+      );
     const of = new Set(db.prepare('SELECT conv_id FROM members WHERE user_id = ?').pluck().all(agentId) as string[]);
     convs = convs.filter((c) => of.has(c));
   }
@@ -133,10 +146,15 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
     convs = convs.filter((c) => recent.has(c));
   }
   const convJson = JSON.stringify(convs);
-  const users = db.prepare(`SELECT id FROM users WHERE kind = 'human' OR id = @agent
+  const users = db
+    .prepare(
+      `SELECT id FROM users WHERE kind = 'human' OR id = @agent
       OR id IN (SELECT user_id FROM members WHERE conv_id IN (SELECT value FROM json_each(@convs)))
       OR id IN (SELECT sender_id FROM messages WHERE conv_id IN (SELECT value FROM json_each(@convs)))
-      ORDER BY id`).pluck().all({ convs: convJson, agent: agentId ?? null }) as string[];
+      ORDER BY id`,
+    )
+    .pluck()
+    .all({ convs: convJson, agent: agentId ?? null }) as string[];
   return { convs, users, stateUsers: agentId ? [agentId] : [] };
 }
 
@@ -144,12 +162,20 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
  * Writes the export of `dbFile` (a Perch database, read-only) to `out` (replaced only once the export is
  * whole). `progress` is called now and then with how far it is.
  */
-export async function writeExport(dbFile: string, out: string, scope: ExportScope = {}, progress: (p: ExportProgress) => void = () => {}): Promise<ExportResult> {
+export async function writeExport(
+  dbFile: string,
+  out: string,
+  scope: ExportScope = {},
+  progress: (p: ExportProgress) => void = () => {},
+): Promise<ExportResult> {
   let db: Db;
   try {
     db = new Database(dbFile, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw bad(`Cannot open ${dbFile} (${(err as Error).message}); nothing was written.`, 'Check --data-dir: it names the folder that holds perch.sqlite.');
+    throw bad(
+      `Cannot open ${dbFile} (${(err as Error).message}); nothing was written.`,
+      'Check --data-dir: it names the folder that holds perch.sqlite.',
+    );
   }
   const outDir = path.dirname(path.resolve(out));
   let staging: string | undefined;
@@ -157,7 +183,10 @@ export async function writeExport(dbFile: string, out: string, scope: ExportScop
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version !== LATEST_VERSION) {
-      throw bad(`${dbFile} has schema version ${version}; this build exports version ${LATEST_VERSION}. Nothing was written.`, version < LATEST_VERSION ? 'Start the hub once (perch serve) to upgrade the file, then export again.' : 'Update Perch first.');
+      throw bad(
+        `${dbFile} has schema version ${version}; this build exports version ${LATEST_VERSION}. Nothing was written.`,
+        version < LATEST_VERSION ? 'Start the hub once (perch serve) to upgrade the file, then export again.' : 'Update Perch first.',
+      );
     }
     db.exec('BEGIN'); // one read transaction: every read below sees the same snapshot
     db.prepare('SELECT 1 FROM users LIMIT 1').get(); // starts it now
@@ -168,11 +197,22 @@ export async function writeExport(dbFile: string, out: string, scope: ExportScop
       fs.mkdirSync(outDir, { recursive: true });
       staging = makeStaging(outDir, STAGING_PREFIX);
     } catch (err) {
-      throw bad(`Cannot write in ${outDir} (${(err as Error).message}); nothing was written.`, 'Pick another --out FILE, in a folder you may write to.');
+      throw bad(
+        `Cannot write in ${outDir} (${(err as Error).message}); nothing was written.`,
+        'Pick another --out FILE, in a folder you may write to.',
+      );
     }
 
     // Totals for the progress figures.
-    const totals = EXPORT_KINDS.map((k) => (db.prepare(`SELECT count(*) FROM ${k.table}${scoped ? ` WHERE ${k.name.startsWith('state_') ? 'user_id IN (SELECT value FROM json_each(@users))' : k.scoped}` : ''}`).pluck().get(scoped ? { ...params, users: JSON.stringify(k.name.startsWith('state_') ? sel.stateUsers : sel.users) } : {}) as number));
+    const totals = EXPORT_KINDS.map(
+      (k) =>
+        db
+          .prepare(
+            `SELECT count(*) FROM ${k.table}${scoped ? ` WHERE ${k.name.startsWith('state_') ? 'user_id IN (SELECT value FROM json_each(@users))' : k.scoped}` : ''}`,
+          )
+          .pluck()
+          .get(scoped ? { ...params, users: JSON.stringify(k.name.startsWith('state_') ? sel.stateUsers : sel.users) } : {}) as number,
+    );
     const total = totals.reduce((a, b) => a + b, 0) * 2; // rows, then the transcripts and files' bytes
     let done = 0;
     let lastTick = 0;
@@ -208,22 +248,40 @@ export async function writeExport(dbFile: string, out: string, scope: ExportScop
     for (const f of db.prepare(fileQuery).iterate(params) as IterableIterator<{ id: string; data: Buffer; thumb: Buffer | null }>) {
       if (!SAFE_ID.test(f.id)) throw new Error(`file id ${JSON.stringify(f.id)} cannot name an archive entry`);
       fileEntries.push({ name: `files/${f.id}`, size: f.data.length, sha256: crypto.createHash('sha256').update(f.data).digest('hex') });
-      if (f.thumb) fileEntries.push({ name: `files/${f.id}.thumb`, size: f.thumb.length, sha256: crypto.createHash('sha256').update(f.thumb).digest('hex') });
+      if (f.thumb)
+        fileEntries.push({
+          name: `files/${f.id}.thumb`,
+          size: f.thumb.length,
+          sha256: crypto.createHash('sha256').update(f.thumb).digest('hex'),
+        });
       await breathe();
     }
 
     // Transcripts: one per conversation, from its event log in order.
-    const names = new Map((db.prepare('SELECT id, name FROM users').all() as Array<{ id: string; name: string }>).map((u) => [u.id, u.name]));
-    const nameOf = (id: string | null) => (id === null ? 'the hub' : names.get(id) ?? id);
+    const names = new Map(
+      (db.prepare('SELECT id, name FROM users').all() as Array<{ id: string; name: string }>).map((u) => [u.id, u.name]),
+    );
+    const nameOf = (id: string | null) => (id === null ? 'the hub' : (names.get(id) ?? id));
     const filesByMsg = new Map<string, TranscriptFile[]>();
-    for (const f of db.prepare(`SELECT id, msg_id, name, is_image FROM files WHERE msg_id IS NOT NULL${scoped ? ' AND conv_id IN (SELECT value FROM json_each(@convs))' : ''} ORDER BY id`).iterate(params) as IterableIterator<TranscriptFile & { msg_id: string }>) {
+    for (const f of db
+      .prepare(
+        `SELECT id, msg_id, name, is_image FROM files WHERE msg_id IS NOT NULL${scoped ? ' AND conv_id IN (SELECT value FROM json_each(@convs))' : ''} ORDER BY id`,
+      )
+      .iterate(params) as IterableIterator<TranscriptFile & { msg_id: string }>) {
       const list = filesByMsg.get(f.msg_id) ?? [];
       list.push({ id: f.id, name: f.name, is_image: f.is_image });
       filesByMsg.set(f.msg_id, list);
     }
-    const convRows = db.prepare(`SELECT id, kind, title, created_at FROM conversations${scoped ? ' WHERE id IN (SELECT value FROM json_each(@convs))' : ''} ORDER BY id`).all(params) as Array<{ id: string; kind: string; title: string; created_at: number }>;
+    const convRows = db
+      .prepare(
+        `SELECT id, kind, title, created_at FROM conversations${scoped ? ' WHERE id IN (SELECT value FROM json_each(@convs))' : ''} ORDER BY id`,
+      )
+      .all(params) as Array<{ id: string; kind: string; title: string; created_at: number }>;
     const memberNames = new Map<string, string[]>();
-    for (const m of db.prepare('SELECT conv_id, user_id FROM members ORDER BY conv_id, user_id').iterate() as IterableIterator<{ conv_id: string; user_id: string }>) {
+    for (const m of db.prepare('SELECT conv_id, user_id FROM members ORDER BY conv_id, user_id').iterate() as IterableIterator<{
+      conv_id: string;
+      user_id: string;
+    }>) {
       const list = memberNames.get(m.conv_id) ?? [];
       list.push(nameOf(m.user_id));
       memberNames.set(m.conv_id, list);
@@ -255,9 +313,15 @@ export async function writeExport(dbFile: string, out: string, scope: ExportScop
       created_at: new Date().toISOString(),
       perch_version: PERCH_VERSION,
       schema_version: version,
-      scope: { conversations: scope.conversations?.length ? [...scope.conversations] : null, agent: scope.agent ?? null, since: scope.since === undefined ? null : new Date(scope.since).toISOString() },
+      scope: {
+        conversations: scope.conversations?.length ? [...scope.conversations] : null,
+        agent: scope.agent ?? null,
+        since: scope.since === undefined ? null : new Date(scope.since).toISOString(),
+      },
       counts: { ...counts, file_bytes: fileEntries.length, transcripts: transcripts.length },
-      entries: [...staged, ...fileEntries, ...transcripts].map(({ name, size, sha256, rows }) => (rows === undefined ? { name, size, sha256 } : { name, size, sha256, rows })),
+      entries: [...staged, ...fileEntries, ...transcripts].map(({ name, size, sha256, rows }) =>
+        rows === undefined ? { name, size, sha256 } : { name, size, sha256, rows },
+      ),
     };
 
     // The export: manifest, JSON lines, files' bytes, transcripts, through gzip into the staging folder.
@@ -291,7 +355,13 @@ export async function writeExport(dbFile: string, out: string, scope: ExportScop
     if (!isNoSpace(err)) throw err;
     // The disk filled up: the staging folder goes first, so the space said to be free is what there is.
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
-    throw new NoSpaceError(`The export to ${out} cannot be written`, outDir, 2 * databaseBytes(dbFile), freeBytes(outDir), 'about twice the database: its records are staged uncompressed beside the archive while it is written');
+    throw new NoSpaceError(
+      `The export to ${out} cannot be written`,
+      outDir,
+      2 * databaseBytes(dbFile),
+      freeBytes(outDir),
+      'about twice the database: its records are staged uncompressed beside the archive while it is written',
+    );
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK');
     db.close();

@@ -3,7 +3,7 @@ import type { Migration } from './migration';
 
 export const migration13: Migration = {
   version: 13,
-  name: 'standing rules for agents\' own permission prompts',
+  name: "standing rules for agents' own permission prompts",
   // The owner's "always allow / always deny" for an agent's harness prompts (perch hook permission-request):
   // one tool, or one command prefix of it. store/tables/agents/permission-rules.ts, hub/features/permission-rules.ts.
   sql: /* sql */ `

@@ -9,8 +9,16 @@ import Database from 'better-sqlite3';
 import { COMMITS, SLEEPING, STOP, type BackgroundWorkerData, type BackgroundWorkerMessage } from './background-protocol';
 
 type Conn = Database.Database;
-interface LogEvent { gid: number; type: string; msg_id: string | null }
-interface IndexedMessage { text: string | null; recalled_at: number | null; cgid: number }
+interface LogEvent {
+  gid: number;
+  type: string;
+  msg_id: string | null;
+}
+interface IndexedMessage {
+  text: string | null;
+  recalled_at: number | null;
+  cgid: number;
+}
 
 const data = workerData as BackgroundWorkerData;
 const shared = new Int32Array(data.shared);
@@ -26,7 +34,11 @@ const wal = `${data.file}-wal`;
 
 function checkpoint(): void {
   let size = 0;
-  try { size = fs.statSync(wal).size; } catch { size = 0; }
+  try {
+    size = fs.statSync(wal).size;
+  } catch {
+    size = 0;
+  }
   if (size >= data.walThreshold) db.pragma('wal_checkpoint(PASSIVE)');
 }
 
@@ -43,7 +55,11 @@ function openSearch(): { search: Conn; index: () => boolean } {
   const open = (): Conn => {
     // Private like the database (it holds message text); SQLite gives -wal and -shm the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
-    try { fs.chmodSync(file, 0o600); } catch { /* kept as it is */ }
+    try {
+      fs.chmodSync(file, 0o600);
+    } catch {
+      /* kept as it is */
+    }
     const s = new Database(file);
     s.pragma('journal_mode = WAL');
     s.pragma('synchronous = NORMAL');
@@ -55,7 +71,12 @@ function openSearch(): { search: Conn; index: () => boolean } {
     const set = s.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     // Rebuilt from the log: what retention deleted is not in it, so nothing before now needs forgetting.
     const forgotten = (db.prepare('SELECT max(id) FROM search_forget').pluck().get() as number | null) || 0;
-    s.transaction(() => { set.run('owner', owner); set.run('version', data.version); set.run('indexed_upto', 0); set.run('forgot_upto', forgotten); })();
+    s.transaction(() => {
+      set.run('owner', owner);
+      set.run('version', data.version);
+      set.run('indexed_upto', 0);
+      set.run('forgot_upto', forgotten);
+    })();
   };
   let s: Conn | undefined;
   try {
@@ -70,14 +91,26 @@ function openSearch(): { search: Conn; index: () => boolean } {
     }
   } catch {
     // A damaged file: start over.
-    try { s?.close(); } catch { /* already unusable */ }
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) { try { fs.rmSync(f, { force: true }); } catch { /* gone */ } }
+    try {
+      s?.close();
+    } catch {
+      /* already unusable */
+    }
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.rmSync(f, { force: true });
+      } catch {
+        /* gone */
+      }
+    }
     s = open();
     startOver(s);
   }
   const search = s;
   const readEvents = db.prepare('SELECT gid, type, msg_id FROM events WHERE gid > ? ORDER BY gid LIMIT ?');
-  const readMessage = db.prepare('SELECT m.text, m.recalled_at, c.gid AS cgid FROM messages m JOIN events c ON c.conv_id = m.conv_id AND c.seq = m.seq WHERE m.id = ?');
+  const readMessage = db.prepare(
+    'SELECT m.text, m.recalled_at, c.gid AS cgid FROM messages m JOIN events c ON c.conv_id = m.conv_id AND c.seq = m.seq WHERE m.id = ?',
+  );
   const upto = search.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'").pluck();
   const setUpto = search.prepare("UPDATE meta SET value = ? WHERE key = 'indexed_upto'");
   const del = search.prepare('DELETE FROM fts WHERE rowid = ?');
@@ -86,7 +119,9 @@ function openSearch(): { search: Conn; index: () => boolean } {
   // (the hub then drops those rows of search_forget, hub/features/retention.ts).
   const readForget = db.prepare('SELECT id, gid FROM search_forget WHERE id > ? ORDER BY id LIMIT ?');
   const forgotUpto = search.prepare("SELECT value FROM meta WHERE key = 'forgot_upto'").pluck();
-  const setForgot = search.prepare("INSERT INTO meta (key, value) VALUES ('forgot_upto', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  const setForgot = search.prepare(
+    "INSERT INTO meta (key, value) VALUES ('forgot_upto', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
   const applyForget = search.transaction((rows: Array<{ id: number; gid: number }>) => {
     for (const r of rows) del.run(r.gid);
     setForgot.run(rows[rows.length - 1].id);
@@ -160,5 +195,13 @@ for (;;) {
     post({ error: `checkpoint: ${describe(err)}`, code: codeOf(err) });
   }
 }
-try { search?.close(); } catch { /* closing anyway */ }
-try { db.close(); } catch { /* closing anyway */ }
+try {
+  search?.close();
+} catch {
+  /* closing anyway */
+}
+try {
+  db.close();
+} catch {
+  /* closing anyway */
+}

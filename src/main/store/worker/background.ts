@@ -64,7 +64,15 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
   const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
   const buffer = new SharedArrayBuffer(SLOTS * 4);
   const shared = new Int32Array(buffer);
-  const workerData: BackgroundWorkerData = { file, searchFile, shared: buffer, walThreshold: WAL_THRESHOLD, pauseMs: PAUSE_MS, chunk: INDEX_CHUNK, version: SEARCH_INDEX_VERSION };
+  const workerData: BackgroundWorkerData = {
+    file,
+    searchFile,
+    shared: buffer,
+    walThreshold: WAL_THRESHOLD,
+    pauseMs: PAUSE_MS,
+    chunk: INDEX_CHUNK,
+    version: SEARCH_INDEX_VERSION,
+  };
   let worker: Worker;
   try {
     // Under tsx the thread needs tsx's require hook to run the TypeScript source (a thread does not
@@ -89,13 +97,20 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
     running.delete(db);
     detachSearchIndex(db);
     if (!closed && db.open) {
-      try { db.pragma(`wal_autocheckpoint = ${previous}`); } catch { /* closing */ }
+      try {
+        db.pragma(`wal_autocheckpoint = ${previous}`);
+      } catch {
+        /* closing */
+      }
     }
   };
   // The same failure again and again (a full disk fails every round) is said once, until work succeeds.
   let lastError: string | undefined;
   worker.on('message', (m: BackgroundWorkerMessage) => {
-    if (m.error && m.error !== lastError) process.stderr.write(`perch: background store: ${m.error}${m.code ? ` (${m.code})` : ''}${isStorageError(m) ? '; the disk is full or failing: retried after the next commit' : ''}\n`);
+    if (m.error && m.error !== lastError)
+      process.stderr.write(
+        `perch: background store: ${m.error}${m.code ? ` (${m.code})` : ''}${isStorageError(m) ? '; the disk is full or failing: retried after the next commit' : ''}\n`,
+      );
     lastError = m.error ?? (m.indexed ? undefined : lastError);
     if (m.indexed) opts.onIndexed?.();
     if (m.ready && !closed && db.open) {
@@ -107,7 +122,9 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
   worker.on('error', (err) => {
     // What a worker throws arrives as a copy: an error's message and code, not always an Error.
     const e = err as { message?: unknown; code?: unknown } | null;
-    process.stderr.write(`perch: background store stopped: ${typeof e?.message === 'string' ? e.message : String(err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}\n`);
+    process.stderr.write(
+      `perch: background store stopped: ${typeof e?.message === 'string' ? e.message : String(err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}\n`,
+    );
     restore();
   });
   worker.on('exit', restore);

@@ -35,9 +35,14 @@ export function attachSearchIndex(db: Db, file: string): void {
       begin: conn.prepare('BEGIN'),
       commit: conn.prepare('COMMIT'),
       upto: conn.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'").pluck() as Database.Statement<unknown[], number>,
-      probe: conn.prepare('SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT (? + 0))').pluck() as Database.Statement<unknown[], number>,
+      probe: conn.prepare('SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT (? + 0))').pluck() as Database.Statement<
+        unknown[],
+        number
+      >,
       forgot: conn.prepare("SELECT value FROM meta WHERE key = 'forgot_upto'").pluck() as Database.Statement<unknown[], number>,
-      page: conn.prepare('SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT (? + 0)').pluck() as Database.Statement<unknown[], number>,
+      page: conn
+        .prepare('SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT (? + 0)')
+        .pluck() as Database.Statement<unknown[], number>,
     });
   } catch {
     /* no index: search reads the conversations */
@@ -48,7 +53,11 @@ export function detachSearchIndex(db: Db): void {
   const r = readers.get(db);
   if (!r) return;
   readers.delete(db);
-  try { r.conn.close(); } catch { /* closed */ }
+  try {
+    r.conn.close();
+  } catch {
+    /* closed */
+  }
 }
 
 /**
@@ -95,7 +104,11 @@ export function withSearchIndex<T>(db: Db, pieces: readonly string[], fn: (view:
   try {
     return view ? fn(view) : undefined;
   } finally {
-    try { r.commit.run(); } catch { /* read transaction */ }
+    try {
+      r.commit.run();
+    } catch {
+      /* read transaction */
+    }
   }
 }
 

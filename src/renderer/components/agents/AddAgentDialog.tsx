@@ -30,7 +30,15 @@ export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAd
       <form className="form" onSubmit={submit}>
         <div className="field">
           <label htmlFor="agent-name">Name</label>
-          <input id="agent-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. planner" autoFocus aria-invalid={!!problem && (tried || !!name)} aria-describedby="agent-name-hint" />
+          <input
+            id="agent-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. planner"
+            autoFocus
+            aria-invalid={!!problem && (tried || !!name)}
+            aria-describedby="agent-name-hint"
+          />
           {problem && (tried || name) ? (
             <span id="agent-name-hint" className="error small" role="alert">
               {problem}{' '}
@@ -48,11 +56,22 @@ export function AddAgentDialog({ onClose, onAdded }: { onClose: () => void; onAd
         </div>
         <div className="field">
           <label htmlFor="agent-desc">Description</label>
-          <input id="agent-desc" value={description} onChange={(e) => setDescription(e.target.value)} placeholder="What this agent is for" />
+          <input
+            id="agent-desc"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            placeholder="What this agent is for"
+          />
         </div>
         <div className="field">
           <label htmlFor="agent-instr">Instructions</label>
-          <textarea id="agent-instr" rows={4} value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="What it should follow (it reads them with get_config)" />
+          <textarea
+            id="agent-instr"
+            rows={4}
+            value={instructions}
+            onChange={(e) => setInstructions(e.target.value)}
+            placeholder="What it should follow (it reads them with get_config)"
+          />
         </div>
         <div className="row">
           <button type="submit" className="btn btn-primary" disabled={busy}>

@@ -64,7 +64,9 @@ export function AgentsPage({ selected }: { selected?: string }) {
               on={{ edit: setEditing, wake: setWaking, keys: setKeysOf, connect: setConnecting, export: setExporting, ask: setAsk }}
             />
           ) : (
-            <p className="muted agent-detail" role="status">No agent named “{selected}”. <a href={hrefOf({ name: 'agents' })}>All agents</a></p>
+            <p className="muted agent-detail" role="status">
+              No agent named “{selected}”. <a href={hrefOf({ name: 'agents' })}>All agents</a>
+            </p>
           )}
         </div>
       )}
@@ -114,7 +116,9 @@ export function AgentsPage({ selected }: { selected?: string }) {
           onClose={() => setExporting(null)}
         />
       )}
-      {connecting && <ConnectDialog agent={connecting} from={agents.find((a) => a.name === connecting)?.from} onClose={() => setConnecting(null)} />}
+      {connecting && (
+        <ConnectDialog agent={connecting} from={agents.find((a) => a.name === connecting)?.from} onClose={() => setConnecting(null)} />
+      )}
     </div>
   );
 }
@@ -128,7 +132,11 @@ function AgentRow({ agent: a, active }: { agent: AgentSummary; active: boolean }
         <span className="agent-row-text">
           <span className="agent-row-name">
             <strong>{a.name}</strong>
-            {a.revoked ? <span className="chip chip-failed">revoked</span> : a.paused ? <span className="chip chip-paused">paused</span> : null}
+            {a.revoked ? (
+              <span className="chip chip-failed">revoked</span>
+            ) : a.paused ? (
+              <span className="chip chip-paused">paused</span>
+            ) : null}
           </span>
           <span className="agent-row-desc muted small">{a.description || 'No description.'}</span>
         </span>
@@ -160,20 +168,27 @@ function AgentDetail({ agent: a, on }: { agent: AgentSummary; on: DetailActions 
       <div className="agent-title">
         <Avatar user={{ name: a.name, kind: 'agent' }} size={40} />
         <h2>{a.name}</h2>
-        {a.revoked ? <span className="chip chip-failed">revoked</span> : a.waiting ? <span className="chip chip-working">waiting for news</span> : null}
+        {a.revoked ? (
+          <span className="chip chip-failed">revoked</span>
+        ) : a.waiting ? (
+          <span className="chip chip-working">waiting for news</span>
+        ) : null}
         <PausedBadge paused={a.paused} />
         {!a.revoked && <AgentStatePill agentId={a.id} name={a.name} />}
         <span className="muted small">config v{a.config_version}</span>
       </div>
       <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
       <p className="muted small">
-        {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added {dateTimeOf(a.created_at)}
+        {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added{' '}
+        {dateTimeOf(a.created_at)}
         {a.presence?.from && ` · last call from ${a.presence.from.via}`}
         {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
           ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
       </p>
       {!a.revoked && placesWarning(a.from ?? []) && (
-        <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>{placesWarning(a.from ?? [])}</p>
+        <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>
+          {placesWarning(a.from ?? [])}
+        </p>
       )}
       <div className="agent-actions" role="group" aria-label={`Actions for ${a.name}`}>
         <PauseButton agent={a} />
@@ -186,7 +201,13 @@ function AgentDetail({ agent: a, on }: { agent: AgentSummary; on: DetailActions 
         <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => on.edit(a)}>
           Edit config
         </button>
-        <button type="button" className="btn btn-ghost" aria-label={`Wake runs of ${a.name}`} onClick={() => on.wake(a)} {...laptopButton(noWake)}>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Wake runs of ${a.name}`}
+          onClick={() => on.wake(a)}
+          {...laptopButton(noWake)}
+        >
           Wake
         </button>
         {!a.revoked && (
@@ -199,18 +220,35 @@ function AgentDetail({ agent: a, on }: { agent: AgentSummary; on: DetailActions 
             Keys
           </button>
         )}
-        <button type="button" className="btn btn-ghost" aria-label={`Export conversations of ${a.name}`} onClick={() => on.export(a.name)} {...laptopButton(noExport)}>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Export conversations of ${a.name}`}
+          onClick={() => on.export(a.name)}
+          {...laptopButton(noExport)}
+        >
           Export…
         </button>
       </div>
       {!a.revoked && <CapsForm agent={a} />}
       {!a.revoked && <BudgetField agent={a} />}
       <div className="agent-danger" role="group" aria-label={`Key of ${a.name}`}>
-        <button type="button" className="btn btn-ghost" aria-label={`Rotate key of ${a.name}`} onClick={() => on.ask({ kind: 'rotate', agent: a.name })} {...laptopButton(noRotate)}>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Rotate key of ${a.name}`}
+          onClick={() => on.ask({ kind: 'rotate', agent: a.name })}
+          {...laptopButton(noRotate)}
+        >
           Rotate key
         </button>
         {!a.revoked && (
-          <button type="button" className="btn btn-danger-ghost" aria-label={`Revoke ${a.name}`} onClick={() => on.ask({ kind: 'revoke', agent: a.name })}>
+          <button
+            type="button"
+            className="btn btn-danger-ghost"
+            aria-label={`Revoke ${a.name}`}
+            onClick={() => on.ask({ kind: 'revoke', agent: a.name })}
+          >
             Revoke
           </button>
         )}

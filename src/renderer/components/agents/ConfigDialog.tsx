@@ -22,7 +22,8 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
     const parse = (label: string, text: string): unknown[] => {
       const v: unknown = JSON.parse(text.trim() || '[]');
       if (!Array.isArray(v)) throw new Error(`${label} must be a JSON array.`);
-      if (v.some((x) => !x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string')) throw new Error(`Every item of ${label} needs a "name".`);
+      if (v.some((x) => !x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string'))
+        throw new Error(`Every item of ${label} needs a "name".`);
       return v;
     };
     let patch: ConfigPatch;
@@ -46,7 +47,9 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
   return (
     <Dialog title={`Role config of ${agent.name}`} onClose={onClose} wide>
       <form className="form" onSubmit={submit}>
-        <p className="muted small">Version {agent.config_version}. Saving a change raises the version; the agent gets config.updated and re-reads it with get_config.</p>
+        <p className="muted small">
+          Version {agent.config_version}. Saving a change raises the version; the agent gets config.updated and re-reads it with get_config.
+        </p>
         <div className="field">
           <label htmlFor="cfg-name">Role name</label>
           <input id="cfg-name" value={name} onChange={(e) => setName(e.target.value)} />
@@ -62,20 +65,46 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
         <div className="grid-3">
           <div className="field">
             <label htmlFor="cfg-skills">Skills (JSON)</label>
-            <textarea id="cfg-skills" className="mono" rows={8} value={skills} onChange={(e) => setSkills(e.target.value)} spellCheck={false} />
-            <span className="hint">[{'{'}"name", "description"?, "url"?{'}'}]</span>
+            <textarea
+              id="cfg-skills"
+              className="mono"
+              rows={8}
+              value={skills}
+              onChange={(e) => setSkills(e.target.value)}
+              spellCheck={false}
+            />
+            <span className="hint">
+              [{'{'}"name", "description"?, "url"?{'}'}]
+            </span>
           </div>
           <div className="field">
             <label htmlFor="cfg-servers">MCP servers (JSON)</label>
-            <textarea id="cfg-servers" className="mono" rows={8} value={servers} onChange={(e) => setServers(e.target.value)} spellCheck={false} readOnly={onDevice} aria-describedby="cfg-servers-hint" />
+            <textarea
+              id="cfg-servers"
+              className="mono"
+              rows={8}
+              value={servers}
+              onChange={(e) => setServers(e.target.value)}
+              spellCheck={false}
+              readOnly={onDevice}
+              aria-describedby="cfg-servers-hint"
+            />
             <span className="hint" id="cfg-servers-hint">
-              {onDevice ? 'MCP servers can be changed only on the laptop.' : <>[{'{'}"name", "url"? or "command"/"args"?{'}'}]</>}
+              {onDevice ? (
+                'MCP servers can be changed only on the laptop.'
+              ) : (
+                <>
+                  [{'{'}"name", "url"? or "command"/"args"?{'}'}]
+                </>
+              )}
             </span>
           </div>
           <div className="field">
             <label htmlFor="cfg-apis">APIs (JSON)</label>
             <textarea id="cfg-apis" className="mono" rows={8} value={apis} onChange={(e) => setApis(e.target.value)} spellCheck={false} />
-            <span className="hint">[{'{'}"name", "base_url"?, "docs_url"?{'}'}]</span>
+            <span className="hint">
+              [{'{'}"name", "base_url"?, "docs_url"?{'}'}]
+            </span>
           </div>
         </div>
         {error && (

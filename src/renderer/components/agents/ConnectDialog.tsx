@@ -14,10 +14,15 @@ export function ConnectDialog({ agent, from, onClose }: { agent: string; from?: 
   return (
     <Dialog title={`Connect ${agent}`} onClose={onClose} wide>
       <p className="muted">
-        Perch keeps only a hash of {agent}’s key, so these snippets use <code>${env}</code> where the key goes: set it to the key you were shown when you added{' '}
-        {agent} (or rotate the key for a new one). Clients that cannot read the environment need the key pasted in place of <code>{`\${${env}}`}</code>.
+        Perch keeps only a hash of {agent}’s key, so these snippets use <code>${env}</code> where the key goes: set it to the key you were
+        shown when you added {agent} (or rotate the key for a new one). Clients that cannot read the environment need the key pasted in
+        place of <code>{`\${${env}}`}</code>.
       </p>
-      {mcpUrl ? <Snippets snippets={{ ...(from && !from.includes('local') ? {} : connectionSnippets(mcpUrl, agent, null)), ...away }} /> : <p className="muted">Loading…</p>}
+      {mcpUrl ? (
+        <Snippets snippets={{ ...(from && !from.includes('local') ? {} : connectionSnippets(mcpUrl, agent, null)), ...away }} />
+      ) : (
+        <p className="muted">Loading…</p>
+      )}
     </Dialog>
   );
 }

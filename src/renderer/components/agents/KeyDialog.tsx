@@ -13,7 +13,10 @@ export function KeyDialog({ result, onClose }: { result: AgentKeyResult; onClose
         <code aria-label="Agent key">{result.key}</code>
         <CopyButton text={result.key} label="Copy key" />
       </div>
-      <p className="muted small">Every recipe below reads the key from {keyEnvVar(result.agent.name)}: put this in the shell that starts the client (or your shell profile):</p>
+      <p className="muted small">
+        Every recipe below reads the key from {keyEnvVar(result.agent.name)}: put this in the shell that starts the client (or your shell
+        profile):
+      </p>
       <div className="key-box">
         <code aria-label="Export line">{exportLine}</code>
         <CopyButton text={exportLine} label="Copy export line" />

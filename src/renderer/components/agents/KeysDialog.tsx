@@ -37,8 +37,8 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
   return (
     <Dialog title={`Keys of ${agent}`} onClose={onClose} wide>
       <p className="muted">
-        Extra keys for the same agent, each limited to some scopes: read (reads and get_updates), write (messages, cards, progress), files, state,
-        ask (request_human). A call outside a key&apos;s scopes is refused with forbidden.
+        Extra keys for the same agent, each limited to some scopes: read (reads and get_updates), write (messages, cards, progress), files,
+        state, ask (request_human). A call outside a key&apos;s scopes is refused with forbidden.
       </p>
       {issued && (
         <div className="key-issued" aria-label="New key">
@@ -56,7 +56,9 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
             <span>
               <strong>{k.name}</strong> <span className="muted small">{k.key_hint}</span>{' '}
               {k.scopes.map((sc) => (
-                <span key={sc} className="chip">{sc}</span>
+                <span key={sc} className="chip">
+                  {sc}
+                </span>
               ))}{' '}
               <span className="muted small">
                 {k.revoked ? 'revoked' : k.expired ? 'expired' : k.expires_at ? `until ${dateTimeOf(k.expires_at)}` : 'no expiry'}
@@ -90,7 +92,14 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
         <form className="form" onSubmit={submit} aria-label="Issue a key">
           <div className="field">
             <label htmlFor="key-name">Key name</label>
-            <input id="key-name" value={name} maxLength={60} onChange={(e) => setName(e.target.value)} placeholder="e.g. ci-reader" required />
+            <input
+              id="key-name"
+              value={name}
+              maxLength={60}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="e.g. ci-reader"
+              required
+            />
           </div>
           <fieldset className="field">
             <legend>Scopes</legend>
@@ -100,7 +109,11 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
                   <input
                     type="checkbox"
                     checked={scopes.includes(sc)}
-                    onChange={(e) => setScopes(e.target.checked ? KEY_SCOPES.filter((x) => x === sc || scopes.includes(x)) : scopes.filter((x) => x !== sc))}
+                    onChange={(e) =>
+                      setScopes(
+                        e.target.checked ? KEY_SCOPES.filter((x) => x === sc || scopes.includes(x)) : scopes.filter((x) => x !== sc),
+                      )
+                    }
                   />{' '}
                   {sc}
                 </label>
@@ -111,7 +124,9 @@ export function KeysDialog({ agent, onClose }: { agent: string; onClose: () => v
             <label htmlFor="key-expiry">Expires</label>
             <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))}>
               {EXPIRY.map((x, i) => (
-                <option key={x.label} value={i}>{x.label}</option>
+                <option key={x.label} value={i}>
+                  {x.label}
+                </option>
               ))}
             </select>
           </div>

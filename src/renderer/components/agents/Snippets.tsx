@@ -3,23 +3,52 @@ import { CopyButton } from '../common';
 
 // One recipe per client, the key always from PERCH_KEY_<AGENT> (the export line: beside the key, or the first line).
 const ENV_HINT = 'With the key exported (keep the export in your shell profile, e.g. ~/.zshrc, and restart the app),';
-const CONNECT_HINT = 'Run in a terminal: Perch as its MCP server and its own permission prompts in your Approvals inbox (without --write, a diff; --write edits the files, with a backup). Start it from a shell with the key exported:';
+const CONNECT_HINT =
+  'Run in a terminal: Perch as its MCP server and its own permission prompts in your Approvals inbox (without --write, a diff; --write edits the files, with a backup). Start it from a shell with the key exported:';
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: CONNECT_HINT },
   { key: 'codex', label: 'Codex CLI', hint: `${CONNECT_HINT} (Codex asks you once to trust the hooks, in /hooks)` },
   { key: 'cursor', label: 'Cursor', hint: CONNECT_HINT },
-  { key: 'claude_desktop', label: 'Claude Desktop', hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), with the key in place of the variable (Claude Desktop does not read your shell’s environment), then restart it. It runs mcp-remote through npx:' },
+  {
+    key: 'claude_desktop',
+    label: 'Claude Desktop',
+    hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), with the key in place of the variable (Claude Desktop does not read your shell’s environment), then restart it. It runs mcp-remote through npx:',
+  },
   { key: 'vscode', label: 'VS Code', hint: `${ENV_HINT} add the rest to .vscode/mcp.json:` },
   { key: 'windsurf', label: 'Windsurf', hint: `${ENV_HINT} add the rest to ~/.codeium/windsurf/mcp_config.json:` },
   { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
-  { key: 'zed', label: 'Zed', hint: 'Add to Zed’s settings.json, with the key in place of the variable (Zed does not read your shell’s environment):' },
-  { key: 'perch_call', label: 'perch call', hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):' },
+  {
+    key: 'zed',
+    label: 'Zed',
+    hint: 'Add to Zed’s settings.json, with the key in place of the variable (Zed does not read your shell’s environment):',
+  },
+  {
+    key: 'perch_call',
+    label: 'perch call',
+    hint: 'Try the key from a shell (perch on your PATH: npm link in the Perch clone, see the README):',
+  },
   // For keys that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets); the hub runs with --containers.
-  { key: 'docker_run', label: 'Docker', hint: 'Start the container with the key passed by name (-e takes it from your environment; never the key on the command line or in the image). Linux needs the --add-host line:' },
+  {
+    key: 'docker_run',
+    label: 'Docker',
+    hint: 'Start the container with the key passed by name (-e takes it from your environment; never the key on the command line or in the image). Linux needs the --add-host line:',
+  },
   { key: 'podman_run', label: 'Podman', hint: 'Podman names this computer host.containers.internal:' },
-  { key: 'devcontainer', label: 'devcontainer.json', hint: 'Merge into the project’s .devcontainer/devcontainer.json; the key comes from your environment (localEnv):' },
-  { key: 'mcp_json_container', label: '.mcp.json in the container', hint: 'The project’s .mcp.json inside the container (the client fills in the key from the environment):' },
-  { key: 'remote_machine', label: 'Another machine', hint: 'On a machine of your tailnet, through the HTTPS front (perch serve --public-url):' },
+  {
+    key: 'devcontainer',
+    label: 'devcontainer.json',
+    hint: 'Merge into the project’s .devcontainer/devcontainer.json; the key comes from your environment (localEnv):',
+  },
+  {
+    key: 'mcp_json_container',
+    label: '.mcp.json in the container',
+    hint: 'The project’s .mcp.json inside the container (the client fills in the key from the environment):',
+  },
+  {
+    key: 'remote_machine',
+    label: 'Another machine',
+    hint: 'On a machine of your tailnet, through the HTTPS front (perch serve --public-url):',
+  },
 ];
 
 export function Snippets({ snippets }: { snippets: Record<string, string> }) {

@@ -22,9 +22,9 @@ export function StandingRules() {
     <section className="standing-rules" aria-labelledby="standing-rules-title">
       <h2 id="standing-rules-title">Standing rules</h2>
       <p className="muted small">
-        Agents' own permission prompts (from their harness's hook) that Perch answers for you. Add one with Always allow or Always deny on a prompt.
-        An allow for a command covers any arguments after it, but never a command with quotes, chaining or an option that runs other code.
-        Allow rules are added on the laptop only.
+        Agents' own permission prompts (from their harness's hook) that Perch answers for you. Add one with Always allow or Always deny on a
+        prompt. An allow for a command covers any arguments after it, but never a command with quotes, chaining or an option that runs other
+        code. Allow rules are added on the laptop only.
       </p>
       {loaded && rules.length === 0 && <p className="muted">No standing rules.</p>}
       {rules.length > 0 && (
@@ -44,8 +44,16 @@ export function StandingRules() {
                 ) : (
                   <span className="muted"> (every prompt)</span>
                 )}{' '}
-                <span className="muted small">· added {dateTimeOf(r.created_at)}{addedBy(r)}</span>{' '}
-                <button type="button" className="btn btn-danger-ghost btn-small" aria-label={`Remove rule: ${what}`} onClick={() => void removeRule(r.rule_id)}>
+                <span className="muted small">
+                  · added {dateTimeOf(r.created_at)}
+                  {addedBy(r)}
+                </span>{' '}
+                <button
+                  type="button"
+                  className="btn btn-danger-ghost btn-small"
+                  aria-label={`Remove rule: ${what}`}
+                  onClick={() => void removeRule(r.rule_id)}
+                >
                   Remove
                 </button>
               </li>

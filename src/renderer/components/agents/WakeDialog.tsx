@@ -14,7 +14,14 @@ type Mode = 'argv' | 'shell' | 'webhook';
 
 export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => void }) {
   const state = useWake((s) => s.byAgent[agent.id]);
-  const runs = useWake(useShallow((s) => Object.values(s.runs).filter((r) => r.agent_id === agent.id).sort((a, b) => b.started_at - a.started_at).slice(0, 20)));
+  const runs = useWake(
+    useShallow((s) =>
+      Object.values(s.runs)
+        .filter((r) => r.agent_id === agent.id)
+        .sort((a, b) => b.started_at - a.started_at)
+        .slice(0, 20),
+    ),
+  );
   useEffect(() => void loadWakeState(agent.id).catch(() => {}), [agent.id]);
   const a = state?.action;
   const [mode, setMode] = useState<Mode>('argv');
@@ -28,9 +35,13 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
   useEffect(() => {
     if (!a) return;
     setMode(a.kind === 'webhook' ? 'webhook' : a.argv ? 'argv' : 'shell');
-    setCommand(a.kind === 'webhook' ? a.url ?? '' : a.argv ? a.argv.join('\n') : a.shell ?? '');
+    setCommand(a.kind === 'webhook' ? (a.url ?? '') : a.argv ? a.argv.join('\n') : (a.shell ?? ''));
     setCwd(a.cwd ?? '');
-    setEnv(Object.entries(a.env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'));
+    setEnv(
+      Object.entries(a.env ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
     setTimeoutSecs(String(a.timeout_secs));
     setCap(String(a.max_runs_per_hour));
   }, [a]);
@@ -41,10 +52,17 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
     const input: WakeInput = { timeout_secs: Number(timeout), max_runs_per_hour: Number(cap) };
     if (mode === 'webhook') input.webhook = command.trim();
     else {
-      if (mode === 'argv') input.argv = command.split('\n').map((l) => l.trim()).filter(Boolean);
+      if (mode === 'argv')
+        input.argv = command
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
       else input.shell = command;
       if (cwd.trim()) input.cwd = cwd.trim();
-      const pairs = env.split('\n').map((l) => l.trim()).filter(Boolean);
+      const pairs = env
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       if (pairs.some((p) => p.indexOf('=') <= 0)) return setError('Environment: one K=V per line.');
       if (pairs.length) input.env = Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
     }
@@ -55,15 +73,24 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
   return (
     <Dialog title={`Wake ${agent.name}`} onClose={onClose} wide>
       <p className="muted small">
-        When an event wakes {agent.name} (it is named, handed work, answered…) and no get_updates of it is waiting, Perch starts this — one run at a time, with its own
-        short-lived key in PERCH_KEY (and PERCH_URL, PERCH_MCP_CONFIG, PERCH_WAKE). Five failed runs in a row switch it off.
+        When an event wakes {agent.name} (it is named, handed work, answered…) and no get_updates of it is waiting, Perch starts this — one
+        run at a time, with its own short-lived key in PERCH_KEY (and PERCH_URL, PERCH_MCP_CONFIG, PERCH_WAKE). Five failed runs in a row
+        switch it off.
       </p>
       {state && (
         <p className="small" aria-label="Wake status">
-          {!a ? 'No wake action: Perch does not start this agent.' : state.enabled ? `On · ${state.runs_last_hour} run(s) in the last hour` : <span className="error">Off: {state.off_reason}</span>}
+          {!a ? (
+            'No wake action: Perch does not start this agent.'
+          ) : state.enabled ? (
+            `On · ${state.runs_last_hour} run(s) in the last hour`
+          ) : (
+            <span className="error">Off: {state.off_reason}</span>
+          )}
           {state.webhook_secret && (
             <>
-              {' '}· Signing secret <code>{state.webhook_secret.slice(0, 6)}…</code> <CopyButton text={state.webhook_secret} label="Copy secret" small />
+              {' '}
+              · Signing secret <code>{state.webhook_secret.slice(0, 6)}…</code>{' '}
+              <CopyButton text={state.webhook_secret} label="Copy secret" small />
             </>
           )}
         </p>
@@ -72,13 +99,23 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
         <div className="row">
           {(['argv', 'shell', 'webhook'] as const).map((m) => (
             <label key={m} className="small">
-              <input type="radio" name="wake-mode" checked={mode === m} onChange={() => setMode(m)} /> {m === 'argv' ? 'Command (no shell)' : m === 'shell' ? 'Shell string' : 'Webhook (loopback)'}
+              <input type="radio" name="wake-mode" checked={mode === m} onChange={() => setMode(m)} />{' '}
+              {m === 'argv' ? 'Command (no shell)' : m === 'shell' ? 'Shell string' : 'Webhook (loopback)'}
             </label>
           ))}
         </div>
         <div className="field">
-          <label htmlFor="wake-command">{mode === 'argv' ? 'Program and arguments, one per line' : mode === 'shell' ? 'Shell command' : 'URL (http://127.0.0.1:PORT/…)'}</label>
-          <textarea id="wake-command" className="mono" rows={mode === 'argv' ? 4 : 2} value={command} onChange={(e) => setCommand(e.target.value)} spellCheck={false} />
+          <label htmlFor="wake-command">
+            {mode === 'argv' ? 'Program and arguments, one per line' : mode === 'shell' ? 'Shell command' : 'URL (http://127.0.0.1:PORT/…)'}
+          </label>
+          <textarea
+            id="wake-command"
+            className="mono"
+            rows={mode === 'argv' ? 4 : 2}
+            value={command}
+            onChange={(e) => setCommand(e.target.value)}
+            spellCheck={false}
+          />
         </div>
         {mode !== 'webhook' && (
           <div className="grid-3">
@@ -147,8 +184,16 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
       <ul className="wake-runs" aria-label={`Wake runs of ${agent.name}`}>
         {runs.map((r) => (
           <li key={r.id} className={`wake-run status-${r.status}`}>
-            <button type="button" className="link" aria-expanded={openRun === r.id} onClick={() => setOpenRun(openRun === r.id ? null : r.id)}>
-              <span className={`chip chip-${r.status === 'succeeded' ? 'done' : r.status === 'running' ? 'working' : 'failed'}`}>{r.status.replace('_', ' ')}</span> {dateTimeOf(r.started_at)} · {whyText(r)}
+            <button
+              type="button"
+              className="link"
+              aria-expanded={openRun === r.id}
+              onClick={() => setOpenRun(openRun === r.id ? null : r.id)}
+            >
+              <span className={`chip chip-${r.status === 'succeeded' ? 'done' : r.status === 'running' ? 'working' : 'failed'}`}>
+                {r.status.replace('_', ' ')}
+              </span>{' '}
+              {dateTimeOf(r.started_at)} · {whyText(r)}
               {r.duration_ms != null && ` · ${(r.duration_ms / 1000).toFixed(1)} s`}
               {r.exit_code != null && ` · exit ${r.exit_code}`}
               {r.usage?.total_cost_usd != null && ` · ${money(r.usage.total_cost_usd)}`}
@@ -196,9 +241,16 @@ function RunLog({ run }: { run: WakeRunView }) {
   const running = run.status === 'running';
   useEffect(() => {
     let stop = false;
-    const read = () => wakeLogTail(run.id).then((r) => !stop && setTail(r.tail), () => undefined);
+    const read = () =>
+      wakeLogTail(run.id).then(
+        (r) => !stop && setTail(r.tail),
+        () => undefined,
+      );
     void read();
-    if (!running) return () => { stop = true; };
+    if (!running)
+      return () => {
+        stop = true;
+      };
     const t = setInterval(read, 1000);
     return () => {
       stop = true;

@@ -134,7 +134,8 @@ export function ApprovalsInbox() {
         <h1>Approvals</h1>
         <p className="muted">{summary.length ? summary.join(' ') : 'Nothing is waiting for you.'}</p>
         <p className="shortcuts" aria-label="Keyboard shortcuts">
-          <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–<kbd>9</kbd> choose · <kbd>c</kbd> comment · <kbd>u</kbd> undo
+          <kbd>j</kbd>/<kbd>k</kbd> next / previous · <kbd>a</kbd> approve (or send the answer) · <kbd>r</kbd> reject · <kbd>1</kbd>–
+          <kbd>9</kbd> choose · <kbd>c</kbd> comment · <kbd>u</kbd> undo
         </p>
         <NotificationsControl /> {/* a paired phone: Web Push (PairedDevice.tsx) */}
         <DesktopNotifyControl where="inbox" /> {/* a browser on the laptop: desktop notifications (sync/waiting.ts) */}
@@ -145,7 +146,12 @@ export function ApprovalsInbox() {
       <section aria-label="Pending requests" className="request-list">
         {pending.map((r) => (
           <ItemBoundary key={r.request_id} what="request" raw={r.title}>
-            <RequestCard requestId={r.request_id} inInbox selected={r.request_id === selectedRequest} onSelect={() => selectRequest(r.request_id)} />
+            <RequestCard
+              requestId={r.request_id}
+              inInbox
+              selected={r.request_id === selectedRequest}
+              onSelect={() => selectRequest(r.request_id)}
+            />
           </ItemBoundary>
         ))}
       </section>
@@ -184,7 +190,11 @@ function useHandedToYou(): string[] {
   const ownerId = useSession((s) => s.info?.owner.id);
   return useConversations(
     useShallow((s) =>
-      Object.values(s.byId).flatMap((c) => (c.handoffs ?? []).filter((h) => h.to.id === ownerId).map((h) => `${c.conv_id}\u0000${c.title}\u0000${h.agent.name}\u0000${h.note}`)),
+      Object.values(s.byId).flatMap((c) =>
+        (c.handoffs ?? [])
+          .filter((h) => h.to.id === ownerId)
+          .map((h) => `${c.conv_id}\u0000${c.title}\u0000${h.agent.name}\u0000${h.note}`),
+      ),
     ),
   );
 }
@@ -203,7 +213,8 @@ function HandedToYouList() {
               <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId })}>
                 {title}
               </button>
-              {agent === title ? ':' : <> — {agent}:</>} <span className="muted">{note.slice(0, 140)}</span>{/* a direct conversation is named after its agent: "coder — coder:" said it twice */}
+              {agent === title ? ':' : <> — {agent}:</>} <span className="muted">{note.slice(0, 140)}</span>
+              {/* a direct conversation is named after its agent: "coder — coder:" said it twice */}
             </li>
           );
         })}

@@ -10,10 +10,14 @@ import { bytes, dateTimeOf } from '../../format';
 import { HELD_WHAT } from '../../../shared/features/review';
 import { AgentBadge, ItemBoundary, JsonView, Markdown } from '../common';
 
-
 /** What the words under review are, for the edit box's label. */
 const WORDS: Partial<Record<HeldItem['kind'], string>> = {
-  edit: 'the new text', request: 'the request title', task: 'the task title', group: 'the group title', task_update: 'the note', handoff: 'the note',
+  edit: 'the new text',
+  request: 'the request title',
+  task: 'the task title',
+  group: 'the group title',
+  task_update: 'the note',
+  handoff: 'the note',
 };
 
 /** What a held item does besides its words, in one line (who it brings in, what it edits, where it moves a task). */
@@ -36,9 +40,17 @@ function HeldDetails({ h }: { h: HeldItem }) {
       {(h.members?.length || h.assignee || h.state_to || h.handoff_to) && (
         <p className="held-detail">
           {h.members?.length ? <>With {h.members.join(', ')}</> : null}
-          {h.state_to ? <>Moves it to <strong>{h.state_to}</strong></> : null}
+          {h.state_to ? (
+            <>
+              Moves it to <strong>{h.state_to}</strong>
+            </>
+          ) : null}
           {h.assignee ? <> · assigned to {h.assignee}</> : null}
-          {h.handoff_to ? <>To {h.handoff_to}; {h.agent.name} goes silent there until it is handed back</> : null}
+          {h.handoff_to ? (
+            <>
+              To {h.handoff_to}; {h.agent.name} goes silent there until it is handed back
+            </>
+          ) : null}
         </p>
       )}
       {h.request?.context !== undefined && <JsonView value={h.request.context} label="Context" />}
@@ -92,7 +104,9 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
     >
       <header className="request-head">
         <span className="chip chip-kind-held">Review</span>
-        <span className="muted small" title={dateTimeOf(h.created_at)}>{dateTimeOf(h.created_at)}</span>
+        <span className="muted small" title={dateTimeOf(h.created_at)}>
+          {dateTimeOf(h.created_at)}
+        </span>
       </header>
       <h3 id={headingId} className="request-title">
         {h.agent.name} wants to {HELD_WHAT[h.kind]}
@@ -101,7 +115,8 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
         <strong>{h.agent.name}</strong> <AgentBadge />
         {h.conv_id ? (
           <>
-            {' '}in{' '}
+            {' '}
+            in{' '}
             <button type="button" className="link" onClick={() => openView({ name: 'conversation', convId: h.conv_id! })}>
               {convTitle}
             </button>
@@ -114,7 +129,10 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
       <HeldDetails h={h} />
       {h.file && (
         <p className="held-file">
-          {h.file.is_image ? 'Image' : 'File'} <strong>{h.file.name}</strong> <span className="muted">({h.file.mime}, {bytes(h.file.size)})</span>
+          {h.file.is_image ? 'Image' : 'File'} <strong>{h.file.name}</strong>{' '}
+          <span className="muted">
+            ({h.file.mime}, {bytes(h.file.size)})
+          </span>
         </p>
       )}
       {editing ? (
@@ -131,28 +149,33 @@ function HeldCard({ item: h, selected }: { item: HeldItem; selected: boolean }) 
       {h.card !== undefined && <JsonView value={h.card} label="The card" />}
       <div className="request-actions">
         <div className="row">
-        {editing ? (
-          <>
-            <button type="button" className="btn btn-primary" disabled={h.kind !== 'file' && !draft.trim()} onClick={() => sendHeld(h.held_id)}>
-              Send edited
-            </button>
-            <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, null)}>
-              Cancel edit
-            </button>
-          </>
-        ) : (
-          <>
-            <button type="button" className="btn btn-primary" onClick={() => sendHeld(h.held_id)}>
-              Send
-            </button>
-            <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, h.text)}>
-              Edit &amp; send
-            </button>
-          </>
-        )}
-        <button type="button" className="btn btn-danger" onClick={() => discardHeld(h.held_id)}>
-          Discard
-        </button>
+          {editing ? (
+            <>
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={h.kind !== 'file' && !draft.trim()}
+                onClick={() => sendHeld(h.held_id)}
+              >
+                Send edited
+              </button>
+              <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, null)}>
+                Cancel edit
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="button" className="btn btn-primary" onClick={() => sendHeld(h.held_id)}>
+                Send
+              </button>
+              <button type="button" className="btn" onClick={() => setHeldDraft(h.held_id, h.text)}>
+                Edit &amp; send
+              </button>
+            </>
+          )}
+          <button type="button" className="btn btn-danger" onClick={() => discardHeld(h.held_id)}>
+            Discard
+          </button>
         </div>
       </div>
     </section>

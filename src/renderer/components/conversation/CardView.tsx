@@ -16,19 +16,30 @@ export function CardView({ msg, payload }: { msg: Message; payload: CardPayload 
     <section className={`card ${closed ? 'card-closed' : ''}`} aria-label={`Card${card.title ? `: ${card.title}` : ''}`}>
       {card.title && <h3 className="card-title">{card.title}</h3>}
       {card.blocks.map((b, i) => (
-        <ItemBoundary key={b.type === 'text' ? `t${i}` : b.id} what="part of the card" raw={b.type === 'text' ? b.text : JSON.stringify(b, null, 2)}>
+        <ItemBoundary
+          key={b.type === 'text' ? `t${i}` : b.id}
+          what="part of the card"
+          raw={b.type === 'text' ? b.text : JSON.stringify(b, null, 2)}
+        >
           <Block msg={msg} block={b} closed={closed} responses={responses} />
         </ItemBoundary>
       ))}
       {count > 0 && (
         <footer className="card-foot">
-          {closed ? <><Icon name="lock" size={12} /> Closed · </> : ''}
+          {closed ? (
+            <>
+              <Icon name="lock" size={12} /> Closed ·{' '}
+            </>
+          ) : (
+            ''
+          )}
           {count} response{count === 1 ? '' : 's'}
           {responses.length > 0 && (
             <ul className="card-responses">
               {responses.slice(-5).map((r, i) => (
                 <li key={`${r.at}-${i}`}>
-                  <strong>{r.by.id === ownerId ? 'You' : r.by.name}</strong> {describeResponse(card.blocks, r)} <span className="muted">{timeOf(r.at)}</span>
+                  <strong>{r.by.id === ownerId ? 'You' : r.by.name}</strong> {describeResponse(card.blocks, r)}{' '}
+                  <span className="muted">{timeOf(r.at)}</span>
                 </li>
               ))}
             </ul>
@@ -44,7 +55,9 @@ function describeResponse(blocks: CardBlock[], r: CardResponse): string {
   const b = blocks.find((x) => x.type !== 'text' && x.id === r.block_id);
   if (b?.type === 'buttons') return `chose “${b.options.find((o) => o.id === r.value)?.label ?? String(r.value)}”`;
   if (b?.type === 'form' && r.value && typeof r.value === 'object') {
-    const parts = Object.entries(r.value as Record<string, unknown>).map(([k, v]) => `${b.fields.find((f) => f.id === k)?.label ?? k}: ${String(v)}`);
+    const parts = Object.entries(r.value as Record<string, unknown>).map(
+      ([k, v]) => `${b.fields.find((f) => f.id === k)?.label ?? k}: ${String(v)}`,
+    );
     return `submitted ${parts.join(', ') || 'the form'}`;
   }
   return 'answered';
@@ -90,7 +103,8 @@ type FieldValue = string | boolean;
 
 function CardForm({ msg, block, closed }: { msg: Message; block: Extract<CardBlock, { type: 'form' }>; closed: boolean }) {
   const uid = useId();
-  const initial = () => Object.fromEntries(block.fields.map((f) => [f.id, f.type === 'checkbox' ? false : ''])) as Record<string, FieldValue>;
+  const initial = () =>
+    Object.fromEntries(block.fields.map((f) => [f.id, f.type === 'checkbox' ? false : ''])) as Record<string, FieldValue>;
   const [values, setValues] = useState<Record<string, FieldValue>>(initial);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
@@ -116,7 +130,13 @@ function CardForm({ msg, block, closed }: { msg: Message; block: Extract<CardBlo
     <form className="card-form" onSubmit={submit} aria-label={block.submit}>
       <fieldset disabled={closed || busy}>
         {block.fields.map((f) => (
-          <Field key={f.id} id={`${uid}-${f.id}`} field={f} value={values[f.id]!} onChange={(v) => setValues((s) => ({ ...s, [f.id]: v }))} />
+          <Field
+            key={f.id}
+            id={`${uid}-${f.id}`}
+            field={f}
+            value={values[f.id]!}
+            onChange={(v) => setValues((s) => ({ ...s, [f.id]: v }))}
+          />
         ))}
         <div className="row">
           <button type="submit" className="btn btn-primary">
@@ -167,7 +187,15 @@ function Field({ id, field, value, onChange }: { id: string; field: FormField; v
       return (
         <div className="field">
           {label}
-          <input id={id} type="number" step="any" value={String(value)} required={field.required} max={field.max} onChange={(e) => onChange(e.target.value)} />
+          <input
+            id={id}
+            type="number"
+            step="any"
+            value={String(value)}
+            required={field.required}
+            max={field.max}
+            onChange={(e) => onChange(e.target.value)}
+          />
           {field.max !== undefined && <span className="hint">at most {field.max}</span>}
         </div>
       );
@@ -177,9 +205,23 @@ function Field({ id, field, value, onChange }: { id: string; field: FormField; v
         <div className="field">
           {label}
           {field.max !== undefined && field.max <= 200 ? (
-            <input id={id} type="text" value={String(value)} required={field.required} maxLength={field.max} onChange={(e) => onChange(e.target.value)} />
+            <input
+              id={id}
+              type="text"
+              value={String(value)}
+              required={field.required}
+              maxLength={field.max}
+              onChange={(e) => onChange(e.target.value)}
+            />
           ) : (
-            <textarea id={id} rows={2} value={String(value)} required={field.required} maxLength={field.max} onChange={(e) => onChange(e.target.value)} />
+            <textarea
+              id={id}
+              rows={2}
+              value={String(value)}
+              required={field.required}
+              maxLength={field.max}
+              onChange={(e) => onChange(e.target.value)}
+            />
           )}
           {field.max !== undefined && (
             <span className="hint">

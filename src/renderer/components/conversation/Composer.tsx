@@ -94,7 +94,8 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
     return t;
   };
 
-  const patch = (id: number, change: Partial<Attachment>) => setAttachments((all) => all.map((a) => (a.id === id ? { ...a, ...change } : a)));
+  const patch = (id: number, change: Partial<Attachment>) =>
+    setAttachments((all) => all.map((a) => (a.id === id ? { ...a, ...change } : a)));
 
   /**
    * Sends the files one by one, the text as the caption of the first that goes through; a sent file leaves the
@@ -131,7 +132,10 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
     } else if (files.length) {
       ok = await sendFiles(files, body);
     } else {
-      const input: { conv_id: string; text: string; to?: string[]; reply_to?: string; thread_id?: string } = { conv_id: convId, text: body };
+      const input: { conv_id: string; text: string; to?: string[]; reply_to?: string; thread_id?: string } = {
+        conv_id: convId,
+        text: body,
+      };
       if (to.length) input.to = to;
       if (replyTo) input.reply_to = replyTo;
       if (threadId) input.thread_id = threadId;
@@ -244,10 +248,20 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
     >
       {!threadId && !inbox && agents.length > 0 && (
         <div className="composer-modes" role="group" aria-label="Composer mode">
-          <button type="button" className={`mode ${mode === 'message' ? 'active' : ''}`} aria-pressed={mode === 'message'} onClick={() => setMode('message')}>
+          <button
+            type="button"
+            className={`mode ${mode === 'message' ? 'active' : ''}`}
+            aria-pressed={mode === 'message'}
+            onClick={() => setMode('message')}
+          >
             Message
           </button>
-          <button type="button" className={`mode ${mode === 'note' ? 'active' : ''}`} aria-pressed={mode === 'note'} onClick={() => setMode('note')}>
+          <button
+            type="button"
+            className={`mode ${mode === 'note' ? 'active' : ''}`}
+            aria-pressed={mode === 'note'}
+            onClick={() => setMode('note')}
+          >
             <Icon name="lock" size={12} /> Private note
           </button>
           {noteMode && (
@@ -274,13 +288,24 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
       )}
       {!noteMode && to.length > 0 && (
         <div className="composer-to" aria-live="polite">
-          Wakes: {to.map((n) => <span key={n} className="chip chip-mention">@{n}</span>)}
+          Wakes:{' '}
+          {to.map((n) => (
+            <span key={n} className="chip chip-mention">
+              @{n}
+            </span>
+          ))}
         </div>
       )}
-      {files.length > 0 && <AttachmentList attachments={files} busy={busy} onRemove={(id) => setAttachments((all) => all.filter((a) => a.id !== id))} />}
+      {files.length > 0 && (
+        <AttachmentList attachments={files} busy={busy} onRemove={(id) => setAttachments((all) => all.filter((a) => a.id !== id))} />
+      )}
       {refusals.length > 0 && (
         <div className="composer-refusal" role="alert">
-          <div>{refusals.map((r) => <p key={r}>{r}</p>)}</div>
+          <div>
+            {refusals.map((r) => (
+              <p key={r}>{r}</p>
+            ))}
+          </div>
           <button type="button" className="btn btn-ghost btn-small" aria-label="Dismiss" onClick={() => setRefusals([])}>
             <Icon name="close" size={12} />
           </button>
@@ -289,7 +314,14 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
       <div className="composer-box">
         {!noteMode && (
           <>
-            <button type="button" className="btn btn-ghost btn-icon" aria-label="Attach files" title="Attach files (or drop or paste them here)" disabled={busy} onClick={() => picker.current?.click()}>
+            <button
+              type="button"
+              className="btn btn-ghost btn-icon"
+              aria-label="Attach files"
+              title="Attach files (or drop or paste them here)"
+              disabled={busy}
+              onClick={() => picker.current?.click()}
+            >
               <Icon name="paperclip" />
             </button>
             <input
@@ -308,7 +340,9 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
         <textarea
           ref={area}
           aria-label={label}
-          placeholder={noteMode ? `Private note to ${target}…` : threadId ? 'Reply in thread…' : `Message ${conv.title} — @name wakes an agent`}
+          placeholder={
+            noteMode ? `Private note to ${target}…` : threadId ? 'Reply in thread…' : `Message ${conv.title} — @name wakes an agent`
+          }
           rows={1}
           value={text}
           onChange={(e) => {
@@ -346,15 +380,35 @@ export function Composer({ convId, threadId }: { convId: string; threadId?: stri
         )}
       </div>
       {body.length >= LIMITS.maxTextChars * COUNTER_FROM && (
-        <LengthNotice id={`count-${convId}${threadId ?? ''}`} length={body.length} noteMode={noteMode} busy={busy} onSendAsFile={() => void sendTextAsFile()} />
+        <LengthNotice
+          id={`count-${convId}${threadId ?? ''}`}
+          length={body.length}
+          noteMode={noteMode}
+          busy={busy}
+          onSendAsFile={() => void sendTextAsFile()}
+        />
       )}
-      <p className="composer-hint muted small">Enter to send · Shift+Enter for a new line · Markdown works{noteMode ? '' : ' · drop or paste files'}</p>
+      <p className="composer-hint muted small">
+        Enter to send · Shift+Enter for a new line · Markdown works{noteMode ? '' : ' · drop or paste files'}
+      </p>
     </div>
   );
 }
 
 /** The counter near the message limit; over it, the refusal in plain words and the offer to send the text as a file. */
-function LengthNotice({ id, length, noteMode, busy, onSendAsFile }: { id: string; length: number; noteMode: boolean; busy: boolean; onSendAsFile: () => void }) {
+function LengthNotice({
+  id,
+  length,
+  noteMode,
+  busy,
+  onSendAsFile,
+}: {
+  id: string;
+  length: number;
+  noteMode: boolean;
+  busy: boolean;
+  onSendAsFile: () => void;
+}) {
   const limit = LIMITS.maxTextChars;
   const over = length - limit;
   const n = (x: number) => x.toLocaleString('en-US');
@@ -385,7 +439,9 @@ function AttachmentList({ attachments, busy, onRemove }: { attachments: Attachme
       {attachments.map((a) => (
         <li key={a.id} className={`composer-file ${a.error ? 'failed' : ''}`}>
           <Icon name="file" size={14} />
-          <span className="composer-file-name" title={a.file.name}>{a.file.name}</span>
+          <span className="composer-file-name" title={a.file.name}>
+            {a.file.name}
+          </span>
           <span className="muted small">{bytes(a.file.size)}</span>
           {a.progress !== null && (
             <span
@@ -399,9 +455,19 @@ function AttachmentList({ attachments, busy, onRemove }: { attachments: Attachme
               <span style={{ width: `${Math.round(a.progress * 100)}%` }} />
             </span>
           )}
-          {a.error && <span className="error small" role="alert">{a.error}</span>}
+          {a.error && (
+            <span className="error small" role="alert">
+              {a.error}
+            </span>
+          )}
           {a.progress === null && (
-            <button type="button" className="btn btn-ghost btn-small" aria-label={`Remove ${a.file.name}`} disabled={busy} onClick={() => onRemove(a.id)}>
+            <button
+              type="button"
+              className="btn btn-ghost btn-small"
+              aria-label={`Remove ${a.file.name}`}
+              disabled={busy}
+              onClick={() => onRemove(a.id)}
+            >
               <Icon name="close" size={12} />
             </button>
           )}

@@ -7,7 +7,18 @@ import { useSession } from '../../stores/session';
 import { useUi } from '../../stores/ui';
 import { useTimeline } from '../../stores/timeline';
 import { useAgents } from '../../stores/agents';
-import { addMember, focusMessage, openView, handBack, hideActivity, resumeConversation, setArchived, setFloor, setTask, toggleActivity } from '../../sync';
+import {
+  addMember,
+  focusMessage,
+  openView,
+  handBack,
+  hideActivity,
+  resumeConversation,
+  setArchived,
+  setFloor,
+  setTask,
+  toggleActivity,
+} from '../../sync';
 import { TASK_STATES, type TaskState } from '../../../shared/types';
 import { TASK_STATE_LABEL, countdown, dateTimeOf, timeOf } from '../../format';
 import { useNow } from '../../hooks';
@@ -71,19 +82,35 @@ function ConversationHeader({ convId }: { convId: string }) {
   const others = conv.members.filter((m) => m.id !== ownerId);
   return (
     <header className="conv-header">
-      <button type="button" className="btn btn-ghost back-button mobile-only" aria-label="Back to conversations" onClick={() => openView({ name: 'conversations' })}>
+      <button
+        type="button"
+        className="btn btn-ghost back-button mobile-only"
+        aria-label="Back to conversations"
+        onClick={() => openView({ name: 'conversations' })}
+      >
         ‹
       </button>
       <div className="conv-heading">
         <h1>{conv.title}</h1>
         <p className="conv-sub">
-          {conv.kind === 'direct' ? 'Direct conversation' : conv.kind === 'task' ? 'Task channel' : conv.kind === 'inbox' ? 'Private notes channel' : 'Group'} ·{' '}
+          {conv.kind === 'direct'
+            ? 'Direct conversation'
+            : conv.kind === 'task'
+              ? 'Task channel'
+              : conv.kind === 'inbox'
+                ? 'Private notes channel'
+                : 'Group'}{' '}
+          ·{' '}
           <button type="button" className="link" onClick={() => setShowMembers(true)}>
             {conv.members.length} member{conv.members.length === 1 ? '' : 's'}
           </button>
           {conv.floor && (
             <>
-              {' '}· <span className="chip chip-floor"><Icon name="mic" size={11} /> {conv.floor.holder.name} has the floor · {countdown(conv.floor.until, now)}</span>
+              {' '}
+              ·{' '}
+              <span className="chip chip-floor">
+                <Icon name="mic" size={11} /> {conv.floor.holder.name} has the floor · {countdown(conv.floor.until, now)}
+              </span>
             </>
           )}
         </p>
@@ -99,7 +126,12 @@ function ConversationHeader({ convId }: { convId: string }) {
         <button type="button" className="btn btn-ghost" aria-label={`Pinned messages (${pinCount})`} onClick={() => setShowPins(true)}>
           <Icon name="pin" /> {pinCount}
         </button>
-        <button type="button" className={`btn btn-ghost ${showActivity ? 'active' : ''}`} aria-pressed={showActivity} onClick={() => toggleActivity()}>
+        <button
+          type="button"
+          className={`btn btn-ghost ${showActivity ? 'active' : ''}`}
+          aria-pressed={showActivity}
+          onClick={() => toggleActivity()}
+        >
           Activity
         </button>
         <ConversationMenu convId={convId} />
@@ -177,7 +209,10 @@ function MembersDialog({ convId, onClose }: { convId: string; onClose: () => voi
       <ul className="member-list">
         {conv.members.map((m) => (
           <li key={m.id}>
-            <Avatar user={m} size={24} /> <strong>{m.name}</strong> <span className="muted">{m.kind === 'agent' ? 'AI agent' : 'person'} · {m.role}</span>{' '}
+            <Avatar user={m} size={24} /> <strong>{m.name}</strong>{' '}
+            <span className="muted">
+              {m.kind === 'agent' ? 'AI agent' : 'person'} · {m.role}
+            </span>{' '}
             <PausedBadge paused={agents.find((a) => a.id === m.id)?.paused} />
           </li>
         ))}
@@ -224,7 +259,10 @@ function TaskBar({ convId }: { convId: string }) {
           className={`state-select chip-${task.state}`}
           value={task.state}
           onChange={(e) => {
-            void setTask(convId, note.trim() ? { state: e.target.value as TaskState, note: note.trim() } : { state: e.target.value as TaskState }).then((r) => {
+            void setTask(
+              convId,
+              note.trim() ? { state: e.target.value as TaskState, note: note.trim() } : { state: e.target.value as TaskState },
+            ).then((r) => {
               if (r) setNote('');
             });
           }}
@@ -242,7 +280,8 @@ function TaskBar({ convId }: { convId: string }) {
           aria-label="Task assignee"
           value={task.assignee?.id ?? ''}
           onChange={(e) => {
-            if (e.target.value) void setTask(convId, note.trim() ? { assignee: e.target.value, note: note.trim() } : { assignee: e.target.value });
+            if (e.target.value)
+              void setTask(convId, note.trim() ? { assignee: e.target.value, note: note.trim() } : { assignee: e.target.value });
           }}
         >
           {!task.assignee && <option value="">Nobody</option>}
@@ -253,7 +292,13 @@ function TaskBar({ convId }: { convId: string }) {
           ))}
         </select>
       </label>
-      <input className="taskbar-note" aria-label="Note with the next state change" placeholder="Note with the change (optional)" value={note} onChange={(e) => setNote(e.target.value)} />
+      <input
+        className="taskbar-note"
+        aria-label="Note with the next state change"
+        placeholder="Note with the change (optional)"
+        value={note}
+        onChange={(e) => setNote(e.target.value)}
+      />
       <button type="button" className="btn btn-ghost" aria-expanded={open} onClick={() => setOpen(!open)}>
         History ({history.length})
       </button>
@@ -290,7 +335,15 @@ function HandoffBanners({ convId }: { convId: string }) {
   return (
     <>
       {handoffs.map((h) => (
-        <HandoffBanner key={h.agent.id} convId={convId} agentId={h.agent.id} agentName={h.agent.name} toName={h.to.id === ownerId ? 'you' : h.to.name} note={h.note} at={h.at} />
+        <HandoffBanner
+          key={h.agent.id}
+          convId={convId}
+          agentId={h.agent.id}
+          agentName={h.agent.name}
+          toName={h.to.id === ownerId ? 'you' : h.to.name}
+          note={h.note}
+          at={h.at}
+        />
       ))}
     </>
   );
@@ -306,7 +359,10 @@ function HandoffBanner(props: { convId: string; agentId: string; agentName: stri
           {props.agentName} handed this to {props.toName}:
         </strong>{' '}
         <Markdown text={props.note} className="inline-md" />
-        <span className="muted small"> · {timeOf(props.at)} · {props.agentName} stays silent here until you hand it back.</span>
+        <span className="muted small">
+          {' '}
+          · {timeOf(props.at)} · {props.agentName} stays silent here until you hand it back.
+        </span>
       </div>
       <form
         className="handoff-form"
@@ -319,7 +375,13 @@ function HandoffBanner(props: { convId: string; agentId: string; agentName: stri
           if (r) setNote('');
         }}
       >
-        <input aria-label={`Note for ${props.agentName}`} placeholder={`What should ${props.agentName} know?`} value={note} onChange={(e) => setNote(e.target.value)} required />
+        <input
+          aria-label={`Note for ${props.agentName}`}
+          placeholder={`What should ${props.agentName} know?`}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          required
+        />
         <button type="submit" className="btn btn-primary" disabled={busy || !note.trim()}>
           Hand back
         </button>
@@ -356,7 +418,14 @@ function ConversationMenu({ convId }: { convId: string }) {
   if (conv.kind === 'inbox') return null;
   return (
     <div className="conv-menu">
-      <button type="button" className="btn btn-ghost" aria-haspopup="menu" aria-expanded={open} aria-label="Conversation menu" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="btn btn-ghost"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label="Conversation menu"
+        onClick={() => setOpen(!open)}
+      >
         ⋯
       </button>
       {open && (
@@ -405,8 +474,12 @@ function ArchivedBanner({ convId }: { convId: string }) {
   return (
     <div className="handoff archived-banner" role="region" aria-label="Conversation archived">
       <div className="handoff-text">
-        <strong>Archived</strong>{archived.by === 'retention' ? ' for being idle (retention rule)' : ''}.
-        <span className="muted small"> · {dateTimeOf(archived.at)} · Agents can read it but not write here. Writing here brings it back.</span>
+        <strong>Archived</strong>
+        {archived.by === 'retention' ? ' for being idle (retention rule)' : ''}.
+        <span className="muted small">
+          {' '}
+          · {dateTimeOf(archived.at)} · Agents can read it but not write here. Writing here brings it back.
+        </span>
       </div>
       <div className="handoff-form">
         <BusyButton className="btn btn-primary" onClick={() => setArchived(convId, false)}>

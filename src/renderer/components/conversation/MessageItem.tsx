@@ -48,7 +48,15 @@ const MessageItemView = memo(function MessageItemView(props: MessageItemProps) {
     if (!prevMsgId) return false;
     const p = s.messages.get(prevMsgId);
     const me = s.messages.get(msgId);
-    return !!p && !!me && p.sender.id === me.sender.id && me.created_at - p.created_at < GROUP_MS && !me.reply_to && p.kind === 'text' && me.kind === 'text';
+    return (
+      !!p &&
+      !!me &&
+      p.sender.id === me.sender.id &&
+      me.created_at - p.created_at < GROUP_MS &&
+      !me.reply_to &&
+      p.kind === 'text' &&
+      me.kind === 'text'
+    );
   });
   const replyCount = useTimeline((s) => (m && !inThread ? (s.convs[m.conv_id]?.threadCounts[msgId] ?? 0) : 0));
   const pinned = useTimeline((s) => (m ? (s.convs[m.conv_id]?.pins.includes(msgId) ?? false) : false));
@@ -67,7 +75,12 @@ const MessageItemView = memo(function MessageItemView(props: MessageItemProps) {
         <div className="msg-main">
           <p className="msg-hidden-note">
             You hid a message from {name} · {timeOf(m.created_at)}{' '}
-            <button type="button" className="link" aria-label={`Show the hidden message from ${m.sender.name}`} onClick={() => void hideMessage(m.msg_id, false)}>
+            <button
+              type="button"
+              className="link"
+              aria-label={`Show the hidden message from ${m.sender.name}`}
+              onClick={() => void hideMessage(m.msg_id, false)}
+            >
               Show
             </button>
           </p>
@@ -95,14 +108,28 @@ const MessageItemView = memo(function MessageItemView(props: MessageItemProps) {
         {!compact && (
           <div className="msg-head">
             <strong className="msg-author">{name}</strong>
-            {m.sender.instance && <span className="msg-instance" title="The agent's session (instance name)">· {m.sender.instance}</span>}
-            {isAgent && <AgentBadge title={m.provenance?.on_behalf_of ? `AI agent acting for ${m.provenance.on_behalf_of.name}; attested by the Perch hub` : undefined} />}
+            {m.sender.instance && (
+              <span className="msg-instance" title="The agent's session (instance name)">
+                · {m.sender.instance}
+              </span>
+            )}
+            {isAgent && (
+              <AgentBadge
+                title={
+                  m.provenance?.on_behalf_of
+                    ? `AI agent acting for ${m.provenance.on_behalf_of.name}; attested by the Perch hub`
+                    : undefined
+                }
+              />
+            )}
             <time className="msg-time" dateTime={new Date(m.created_at).toISOString()} title={dateTimeOf(m.created_at)}>
               {timeOf(m.created_at)}
             </time>
             {m.intent && <span className={`chip chip-intent chip-intent-${m.intent}`}>{m.intent}</span>}
             {/* in a direct conversation a message names the other side anyway (hub/talk/messages.ts): no need to say so */}
-            {m.to && m.to.length > 0 && !(direct && m.to.length === 1) && <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>}
+            {m.to && m.to.length > 0 && !(direct && m.to.length === 1) && (
+              <span className="msg-to">→ {m.to.map((t) => `@${t}`).join(' ')}</span>
+            )}
             {pinned && (
               <span className="pinned" title="Pinned">
                 <Icon name="pin" size={11} /> pinned
@@ -170,10 +197,17 @@ function ReviewMark({ msg }: { msg: Message }) {
 function ReplyQuote({ msgId }: { msgId: string }) {
   const q = useTimeline((s) => s.messages.get(msgId));
   return (
-    <button type="button" className="reply-quote" onClick={() => focusMessage(msgId)} aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}>
+    <button
+      type="button"
+      className="reply-quote"
+      onClick={() => focusMessage(msgId)}
+      aria-label={`In reply to ${q ? q.sender.name : 'an earlier message'}`}
+    >
       <span className="reply-bar" aria-hidden="true" />
       <strong>{q?.sender.name ?? 'Earlier message'}</strong>{' '}
-      <span className="muted">{q ? (q.recalled ? 'recalled message' : q.hidden ? 'hidden message' : (q.text ?? '').slice(0, 140)) : ''}</span>
+      <span className="muted">
+        {q ? (q.recalled ? 'recalled message' : q.hidden ? 'hidden message' : (q.text ?? '').slice(0, 140)) : ''}
+      </span>
     </button>
   );
 }
@@ -192,11 +226,18 @@ function MessageContent({ msg, compact }: { msg: Message; compact?: boolean }) {
   if (msg.recalled) return <p className="recalled">This message was recalled.</p>;
   switch (msg.kind) {
     case 'card':
-      if (msg.payload && (msg.payload as unknown as CardPayload).card) return <CardView msg={msg} payload={msg.payload as unknown as CardPayload} />;
+      if (msg.payload && (msg.payload as unknown as CardPayload).card)
+        return <CardView msg={msg} payload={msg.payload as unknown as CardPayload} />;
       break;
     case 'request':
       if (msg.payload && (msg.payload as unknown as RequestMessagePayload).request_id) {
-        return <RequestCard requestId={(msg.payload as unknown as RequestMessagePayload).request_id} fallback={msg.text ? <Markdown text={msg.text} /> : null} compact={compact} />;
+        return (
+          <RequestCard
+            requestId={(msg.payload as unknown as RequestMessagePayload).request_id}
+            fallback={msg.text ? <Markdown text={msg.text} /> : null}
+            compact={compact}
+          />
+        );
       }
       break;
     case 'file':
@@ -227,8 +268,18 @@ function FileView({ payload, image }: { payload: FilePayload; image: boolean }) 
     const w = payload.width && payload.height ? Math.min(320, payload.width) : 240;
     const h = payload.width && payload.height ? Math.round((w * payload.height) / payload.width) : 180;
     return (
-      <button type="button" className="image-thumb" aria-label={`View image ${payload.name}`} onClick={() => openImage(payload.file_id, payload.name)} {...laptopButton(noLinks)}>
-        {thumb ? <img src={transport.fileHref(thumb.url)} alt={payload.name} width={w} height={h} /> : <span className="thumb-placeholder" style={{ width: w, height: h }} />}
+      <button
+        type="button"
+        className="image-thumb"
+        aria-label={`View image ${payload.name}`}
+        onClick={() => openImage(payload.file_id, payload.name)}
+        {...laptopButton(noLinks)}
+      >
+        {thumb ? (
+          <img src={transport.fileHref(thumb.url)} alt={payload.name} width={w} height={h} />
+        ) : (
+          <span className="thumb-placeholder" style={{ width: w, height: h }} />
+        )}
       </button>
     );
   }
@@ -302,69 +353,93 @@ function MessageActions(props: { msg: Message; mine: boolean; pinned: boolean; i
   }, [picker]);
   return (
     <>
-    <div className={`msg-actions ${picker ? 'open' : ''}`} role="toolbar" aria-label="Message actions">
-      <button type="button" className="act" aria-label="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>
-        <Icon name="smile" />
-      </button>
-      {!props.inThread && (
-        <>
-          <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => setReplyTo(msg.msg_id)}>
-            <Icon name="reply" />
-          </button>
-          <button type="button" className="act" aria-label="Reply in thread" title="Reply in thread" onClick={() => void openThread(msg.conv_id, msg.thread_id ?? msg.msg_id)}>
-            <Icon name="thread" />
-          </button>
-        </>
-      )}
-      <button type="button" className="act" aria-label={pinned ? 'Unpin' : 'Pin'} title={pinned ? 'Unpin' : 'Pin'} onClick={() => void pin(msg.conv_id, msg.msg_id, !pinned)}>
-        <Icon name="pin" />
-      </button>
-      {mine && msg.kind === 'text' && (
-        <button type="button" className="act" aria-label="Edit" title="Edit" onClick={props.onEdit}>
-          <Icon name="edit" />
+      <div className={`msg-actions ${picker ? 'open' : ''}`} role="toolbar" aria-label="Message actions">
+        <button type="button" className="act" aria-label="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>
+          <Icon name="smile" />
         </button>
-      )}
-      <button type="button" className="act" aria-label="Hide" title="Hide (only from your view; Show brings it back)" onClick={() => void hideMessage(msg.msg_id, true)}>
-        <Icon name="hide" />
-      </button>
-      {mine && (
-        <button type="button" className="act act-danger" aria-label="Recall" title="Recall (delete for everyone)" onClick={() => setConfirming(true)}>
-          <Icon name="trash" />
-        </button>
-      )}
-      {picker && (
-        <div className="reaction-picker" ref={pickerRef} role="group" aria-label="Pick a reaction">
-          {QUICK_REACTIONS.map((k) => (
-            <button
-              key={k}
-              type="button"
-              aria-label={`React ${k}`}
-              onClick={() => {
-                const have = msg.reactions?.find((r) => r.key === k)?.mine ?? false;
-                void react(msg.conv_id, msg.msg_id, k, !have);
-                setPicker(false);
-              }}
-            >
-              {k}
+        {!props.inThread && (
+          <>
+            <button type="button" className="act" aria-label="Reply" title="Reply" onClick={() => setReplyTo(msg.msg_id)}>
+              <Icon name="reply" />
             </button>
-          ))}
-        </div>
+            <button
+              type="button"
+              className="act"
+              aria-label="Reply in thread"
+              title="Reply in thread"
+              onClick={() => void openThread(msg.conv_id, msg.thread_id ?? msg.msg_id)}
+            >
+              <Icon name="thread" />
+            </button>
+          </>
+        )}
+        <button
+          type="button"
+          className="act"
+          aria-label={pinned ? 'Unpin' : 'Pin'}
+          title={pinned ? 'Unpin' : 'Pin'}
+          onClick={() => void pin(msg.conv_id, msg.msg_id, !pinned)}
+        >
+          <Icon name="pin" />
+        </button>
+        {mine && msg.kind === 'text' && (
+          <button type="button" className="act" aria-label="Edit" title="Edit" onClick={props.onEdit}>
+            <Icon name="edit" />
+          </button>
+        )}
+        <button
+          type="button"
+          className="act"
+          aria-label="Hide"
+          title="Hide (only from your view; Show brings it back)"
+          onClick={() => void hideMessage(msg.msg_id, true)}
+        >
+          <Icon name="hide" />
+        </button>
+        {mine && (
+          <button
+            type="button"
+            className="act act-danger"
+            aria-label="Recall"
+            title="Recall (delete for everyone)"
+            onClick={() => setConfirming(true)}
+          >
+            <Icon name="trash" />
+          </button>
+        )}
+        {picker && (
+          <div className="reaction-picker" ref={pickerRef} role="group" aria-label="Pick a reaction">
+            {QUICK_REACTIONS.map((k) => (
+              <button
+                key={k}
+                type="button"
+                aria-label={`React ${k}`}
+                onClick={() => {
+                  const have = msg.reactions?.find((r) => r.key === k)?.mine ?? false;
+                  void react(msg.conv_id, msg.msg_id, k, !have);
+                  setPicker(false);
+                }}
+              >
+                {k}
+              </button>
+            ))}
+          </div>
+        )}
+      </div>
+      {confirming && (
+        <ConfirmDialog
+          title="Recall this message?"
+          confirm="Recall for everyone"
+          danger
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => {
+            setConfirming(false);
+            void recallMessage(msg.msg_id);
+          }}
+        >
+          <p>Its content is deleted for everyone in the conversation. This cannot be undone.</p>
+        </ConfirmDialog>
       )}
-    </div>
-    {confirming && (
-      <ConfirmDialog
-        title="Recall this message?"
-        confirm="Recall for everyone"
-        danger
-        onCancel={() => setConfirming(false)}
-        onConfirm={() => {
-          setConfirming(false);
-          void recallMessage(msg.msg_id);
-        }}
-      >
-        <p>Its content is deleted for everyone in the conversation. This cannot be undone.</p>
-      </ConfirmDialog>
-    )}
     </>
   );
 }

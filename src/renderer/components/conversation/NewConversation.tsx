@@ -25,7 +25,16 @@ export function NewConversationDialog() {
         <div className="segmented" role="radiogroup" aria-label="Kind">
           {(['direct', 'group', 'task'] as const).map((k) => (
             <label key={k} className={kind === k ? 'active' : ''}>
-              <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => { setKind(k); setMembers([]); }} />
+              <input
+                type="radio"
+                name="kind"
+                value={k}
+                checked={kind === k}
+                onChange={() => {
+                  setKind(k);
+                  setMembers([]);
+                }}
+              />
               {k === 'direct' ? 'Direct' : k === 'group' ? 'Group' : 'Task'}
             </label>
           ))}
@@ -33,7 +42,13 @@ export function NewConversationDialog() {
         {kind !== 'direct' && (
           <div className="field">
             <label htmlFor="new-title">Title</label>
-            <input id="new-title" value={title} onChange={(e) => setTitle(e.target.value)} required placeholder={kind === 'task' ? 'What needs doing' : 'Group name'} />
+            <input
+              id="new-title"
+              value={title}
+              onChange={(e) => setTitle(e.target.value)}
+              required
+              placeholder={kind === 'task' ? 'What needs doing' : 'Group name'}
+            />
           </div>
         )}
         <fieldset className="field">
@@ -54,7 +69,9 @@ export function NewConversationDialog() {
                   type={kind === 'direct' ? 'radio' : 'checkbox'}
                   name="members"
                   checked={members.includes(a.name)}
-                  onChange={(e) => setMembers(kind === 'direct' ? [a.name] : e.target.checked ? [...members, a.name] : members.filter((m) => m !== a.name))}
+                  onChange={(e) =>
+                    setMembers(kind === 'direct' ? [a.name] : e.target.checked ? [...members, a.name] : members.filter((m) => m !== a.name))
+                  }
                 />
                 {a.name}
               </label>

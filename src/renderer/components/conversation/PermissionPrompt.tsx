@@ -32,8 +32,20 @@ function DiffView({ file, hunks }: { file: string; hunks: Array<{ old: string; n
         {hunks.map((h, i) => (
           <span key={i}>
             {i > 0 && <span className="diff-hunk">@@{'\n'}</span>}
-            {h.old !== '' && h.old.split('\n').map((l, j) => <span key={`o${j}`} className="diff-del">-{l}{'\n'}</span>)}
-            {h.new !== '' && h.new.split('\n').map((l, j) => <span key={`n${j}`} className="diff-add">+{l}{'\n'}</span>)}
+            {h.old !== '' &&
+              h.old.split('\n').map((l, j) => (
+                <span key={`o${j}`} className="diff-del">
+                  -{l}
+                  {'\n'}
+                </span>
+              ))}
+            {h.new !== '' &&
+              h.new.split('\n').map((l, j) => (
+                <span key={`n${j}`} className="diff-add">
+                  +{l}
+                  {'\n'}
+                </span>
+              ))}
           </span>
         ))}
       </pre>
@@ -106,13 +118,14 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
     <div className="perm">
       {promptCut(ctx) && (
         <p className="perm-cut" role="note" aria-label="Not shown whole">
-          <strong>Too long to show whole.</strong> Only the start and the end of what would run are shown below; the middle is not. Read it where it runs before
-          you approve. No standing rule decides this prompt.
+          <strong>Too long to show whole.</strong> Only the start and the end of what would run are shown below; the middle is not. Read it
+          where it runs before you approve. No standing rule decides this prompt.
         </p>
       )}
       {!r.door && (
         <p className="perm-unfiled muted small" role="note">
-          Sent by the agent itself (request_human), not filed by its harness&apos;s hook: what it says is the agent&apos;s words, and no standing rule decides it.
+          Sent by the agent itself (request_human), not filed by its harness&apos;s hook: what it says is the agent&apos;s words, and no
+          standing rule decides it.
         </p>
       )}
       <dl className="perm-meta">
@@ -152,19 +165,31 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
     setBusy(true);
     void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
   };
-  const scope = command === undefined || !prefix.trim() ? `every ${tool} prompt of ${r.requester.name}` : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
+  const scope =
+    command === undefined || !prefix.trim()
+      ? `every ${tool} prompt of ${r.requester.name}`
+      : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
   // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
   const never = command !== undefined ? neverAllowed(command) : undefined;
   // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
   const onDevice = usePairedDevice((s) => s.me !== null);
-  const allowOff = never !== undefined ? `A standing rule never allows a command with ${never}: approve this one above`
-    : onDevice ? 'Allow rules are added on the laptop only: approve this one above' : undefined;
+  const allowOff =
+    never !== undefined
+      ? `A standing rule never allows a command with ${never}: approve this one above`
+      : onDevice
+        ? 'Allow rules are added on the laptop only: approve this one above'
+        : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
       {command !== undefined && (
         <label className="perm-prefix">
           <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>
-          <input aria-label="Command prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} onClick={(e) => e.stopPropagation()} />
+          <input
+            aria-label="Command prefix"
+            value={prefix}
+            onChange={(e) => setPrefix(e.target.value)}
+            onClick={(e) => e.stopPropagation()}
+          />
           <span className="small perm-scope">An allow covers any arguments after this prefix.</span>
         </label>
       )}
@@ -178,7 +203,13 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
         >
           Always allow
         </button>
-        <button type="button" className="btn btn-danger-ghost" disabled={busy} title={`Deny this and ${scope} from now on`} onClick={() => go('deny')}>
+        <button
+          type="button"
+          className="btn btn-danger-ghost"
+          disabled={busy}
+          title={`Deny this and ${scope} from now on`}
+          onClick={() => go('deny')}
+        >
           Always deny
         </button>
       </div>

@@ -24,7 +24,15 @@ export const KIND_LABEL: Record<string, string> = {
 const getKey = (p: ProgressView) => String(p.id);
 const estimate = (p: ProgressView) => (harnessOfRow(p) ? 40 : p.data !== undefined ? 74 : 52) + 18 * Math.floor(p.text.length / 80);
 
-export function ProgressFeed({ convId, agentId, showConversation }: { convId?: string; agentId?: string | null; showConversation?: boolean }) {
+export function ProgressFeed({
+  convId,
+  agentId,
+  showConversation,
+}: {
+  convId?: string;
+  agentId?: string | null;
+  showConversation?: boolean;
+}) {
   const items = useProgress(
     useShallow((s) => s.items.filter((p) => (!convId || p.conv_id === convId) && (!agentId || p.agent.id === agentId))),
   );

@@ -43,7 +43,8 @@ export const RequestCard = memo(function RequestCard(props: {
   const deciding = useUi((s) => s.pendingDecisions.find((d) => d.key === props.requestId)); // in the undo window
   if (!r) return <>{props.fallback ?? null}</>;
   const pending = r.state === 'pending' && r.expires_at > now;
-  const stateLabel = r.state === 'pending' && !pending ? 'Expired' : r.answered_in === 'terminal' ? 'Answered in the terminal' : STATE_LABEL[r.state];
+  const stateLabel =
+    r.state === 'pending' && !pending ? 'Expired' : r.answered_in === 'terminal' ? 'Answered in the terminal' : STATE_LABEL[r.state];
   const headingId = `req-${r.request_id}-title`;
   const permission = permissionContext(r); // an agent's own permission prompt (PermissionPrompt.tsx)
   return (
@@ -75,16 +76,16 @@ export const RequestCard = memo(function RequestCard(props: {
             {approvalsOnly ? (
               <strong>{convTitle || 'a conversation'}</strong>
             ) : (
-            <button
-              type="button"
-              className="link"
-              onClick={(e) => {
-                e.stopPropagation();
-                openMessage(r.conv_id, r.msg_id);
-              }}
-            >
-              {convTitle || 'the conversation'}
-            </button>
+              <button
+                type="button"
+                className="link"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  openMessage(r.conv_id, r.msg_id);
+                }}
+              >
+                {convTitle || 'the conversation'}
+              </button>
             )}
           </>
         )}
@@ -92,7 +93,8 @@ export const RequestCard = memo(function RequestCard(props: {
       {permission ? (
         <PermissionPreview r={r} ctx={permission} compact={props.compact} />
       ) : (
-        r.context !== undefined && r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />
+        r.context !== undefined &&
+        r.context !== null && <JsonView value={r.context} label="Context" open={!props.compact && JSON.stringify(r.context).length < 400} />
       )}
       {pending && deciding ? (
         <p className="request-deciding" role="status">
@@ -132,13 +134,24 @@ export const RequestCard = memo(function RequestCard(props: {
               </button>
             )}
             {r.kind === 'answer' && (
-              <button type="button" className="btn btn-primary" disabled={!draft?.answer?.trim()} onClick={() => decideWithDraft(r.request_id, 'answer')}>
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={!draft?.answer?.trim()}
+                onClick={() => decideWithDraft(r.request_id, 'answer')}
+              >
                 Send answer
               </button>
             )}
             {r.kind === 'choose' &&
               (r.options ?? []).map((o, i) => (
-                <button key={o} type="button" className="btn btn-primary" aria-keyshortcuts={i < 9 && props.inInbox ? String(i + 1) : undefined} onClick={() => decideWithDraft(r.request_id, 'choose', o)}>
+                <button
+                  key={o}
+                  type="button"
+                  className="btn btn-primary"
+                  aria-keyshortcuts={i < 9 && props.inInbox ? String(i + 1) : undefined}
+                  onClick={() => decideWithDraft(r.request_id, 'choose', o)}
+                >
                   {i < 9 && props.inInbox ? <kbd aria-hidden="true">{i + 1}</kbd> : null} {o}
                 </button>
               ))}

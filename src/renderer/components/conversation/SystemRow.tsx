@@ -23,7 +23,8 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
     case 'member.added': {
       const d = event.data;
       icon = 'join';
-      text = event.actor && nameOf(d.user) && event.actor.id !== d.user.id ? `${who} added ${you(d.user)}` : `${nameOf(d.user) || who} joined`;
+      text =
+        event.actor && nameOf(d.user) && event.actor.id !== d.user.id ? `${who} added ${you(d.user)}` : `${nameOf(d.user) || who} joined`;
       break;
     }
     case 'handoff.created':
@@ -39,7 +40,10 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       icon = 'task';
       const from = TASK_STATE_LABEL[String(d.previous_state)] ?? String(d.previous_state);
       const to = TASK_STATE_LABEL[String(d.state)] ?? String(d.state);
-      text = d.state !== d.previous_state ? `${who} moved the task from ${from} to ${to}` : `${who} assigned the task to ${nameOf(d.assignee) || 'nobody'}`;
+      text =
+        d.state !== d.previous_state
+          ? `${who} moved the task from ${from} to ${to}`
+          : `${who} assigned the task to ${nameOf(d.assignee) || 'nobody'}`;
       if (d.note) text += ` — “${String(d.note)}”`;
       break;
     }
@@ -50,7 +54,12 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
     case 'floor.released': {
       const d = event.data;
       icon = 'mic';
-      text = d.reason === 'expired' ? `${nameOf(d.holder)}'s turn ended (time is up)` : d.reason === 'replaced' ? `${nameOf(d.holder)}'s turn ended` : `${who} released the floor${nameOf(d.holder) ? ` (${nameOf(d.holder)})` : ''}`;
+      text =
+        d.reason === 'expired'
+          ? `${nameOf(d.holder)}'s turn ended (time is up)`
+          : d.reason === 'replaced'
+            ? `${nameOf(d.holder)}'s turn ended`
+            : `${who} released the floor${nameOf(d.holder) ? ` (${nameOf(d.holder)})` : ''}`;
       break;
     }
     case 'owner.note':
@@ -67,13 +76,17 @@ export const SystemRow = memo(function SystemRow({ event }: { event: EventView }
       break;
     case 'conversation.archived': // archived conversations (hub/talk/archive.ts)
       icon = 'note';
-      text = event.data.by === 'retention'
-        ? `Archived after ${String(event.data.idle_days ?? '?')} idle days (retention rule); agents can read it but not write here`
-        : `${who} archived this conversation; agents can read it but not write here`;
+      text =
+        event.data.by === 'retention'
+          ? `Archived after ${String(event.data.idle_days ?? '?')} idle days (retention rule); agents can read it but not write here`
+          : `${who} archived this conversation; agents can read it but not write here`;
       break;
     case 'conversation.unarchived':
       icon = 'note';
-      text = event.data.reason === 'owner_wrote' ? `${who} wrote here, which brought this conversation back from the archive` : `${who} unarchived this conversation`;
+      text =
+        event.data.reason === 'owner_wrote'
+          ? `${who} wrote here, which brought this conversation back from the archive`
+          : `${who} unarchived this conversation`;
       break;
     case 'config.updated':
       icon = 'config';

@@ -86,7 +86,13 @@ export function Timeline({ convId }: { convId: string }) {
       if (item.kind === 'start') return <TimelineStart convId={convId} />;
       if (item.kind === 'event') return <SystemRow event={item.event} />;
       const prev = items[index - 1];
-      const message = <MessageItem msgId={item.msgId} prevMsgId={prev && prev.kind === 'message' ? prev.msgId : null} highlighted={highlight === item.msgId} />;
+      const message = (
+        <MessageItem
+          msgId={item.msgId}
+          prevMsgId={prev && prev.kind === 'message' ? prev.msgId : null}
+          highlighted={highlight === item.msgId}
+        />
+      );
       if (item.msgId !== lastMsgId) return message;
       return (
         <>
@@ -148,7 +154,9 @@ export function Timeline({ convId }: { convId: string }) {
 
 const TimelineStart = memo(function TimelineStart({ convId }: { convId: string }) {
   const hasOlder = useTimeline((s) => s.convs[convId]?.hasOlder ?? false);
-  return <div className="timeline-start muted">{hasOlder ? 'Scroll up for older messages' : 'This is the beginning of the conversation.'}</div>;
+  return (
+    <div className="timeline-start muted">{hasOlder ? 'Scroll up for older messages' : 'This is the beginning of the conversation.'}</div>
+  );
 });
 
 /** "read by kit, rue" under the last message: the members (not its sender, not you) who confirmed it. */

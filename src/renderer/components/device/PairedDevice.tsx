@@ -6,7 +6,17 @@ import { useRequests } from '../../stores/requests';
 import { useUi } from '../../stores/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSession } from '../../stores/session';
-import { boot, defaultDeviceName, enableNotifications, forgetThisPhone, handBackFromPhone, hrefOf, openView, pairThisDevice, resetPairing } from '../../sync';
+import {
+  boot,
+  defaultDeviceName,
+  enableNotifications,
+  forgetThisPhone,
+  handBackFromPhone,
+  hrefOf,
+  openView,
+  pairThisDevice,
+  resetPairing,
+} from '../../sync';
 import { useNow } from '../../hooks';
 import { ago, countdown } from '../../format';
 import type { HandoffItem } from '../../../shared/api/owner-api';
@@ -22,14 +32,24 @@ export function BottomBar() {
     { name: 'approvals', label: 'Approvals', icon: 'approvals', active: view.name === 'approvals' || view.name === 'request' },
   ];
   if (scope !== 'approvals') {
-    tabs.push({ name: 'conversations', label: 'Conversations', icon: 'thread', active: view.name === 'conversations' || view.name === 'conversation' });
+    tabs.push({
+      name: 'conversations',
+      label: 'Conversations',
+      icon: 'thread',
+      active: view.name === 'conversations' || view.name === 'conversation',
+    });
     tabs.push({ name: 'fleet', label: 'Fleet', icon: 'fleet', active: view.name === 'fleet' || view.name === 'agents' });
   }
   if (tabs.length < 2) return null; // one place only: no bar
   return (
     <nav className="bottombar" aria-label="Sections">
       {tabs.map((t) => (
-        <a key={t.name} href={hrefOf({ name: t.name })} className={`bottombar-item ${t.active ? 'active' : ''}`} aria-current={t.active ? 'page' : undefined}>
+        <a
+          key={t.name}
+          href={hrefOf({ name: t.name })}
+          className={`bottombar-item ${t.active ? 'active' : ''}`}
+          aria-current={t.active ? 'page' : undefined}
+        >
           <span className="bottombar-icon" aria-hidden="true">
             <Icon name={t.icon} size={20} />
             {t.name === 'approvals' && pending > 0 && <span className="count count-strong bottombar-count">{pending}</span>}
@@ -56,7 +76,9 @@ export function RequestPage({ requestId }: { requestId: string }) {
       {known ? (
         <RequestCard requestId={requestId} inInbox />
       ) : (
-        <p className="muted">{loaded ? 'This request is not in your inbox: it may have been withdrawn, or it is not addressed to you.' : 'Loading…'}</p>
+        <p className="muted">
+          {loaded ? 'This request is not in your inbox: it may have been withdrawn, or it is not addressed to you.' : 'Loading…'}
+        </p>
       )}
     </div>
   );
@@ -120,7 +142,8 @@ export function PairedDeviceMenu() {
           ) : (
             <div className="phone-forget-confirm" role="alertdialog" aria-label="Forget this phone?">
               <p>
-                <strong>Forget this phone?</strong> It stops showing requests and notifications here. To use it again, pair it from the laptop (Settings → Phone). The laptop lists it until you revoke it there.
+                <strong>Forget this phone?</strong> It stops showing requests and notifications here. To use it again, pair it from the
+                laptop (Settings → Phone). The laptop lists it until you revoke it there.
               </p>
               <div className="row">
                 <button
@@ -156,7 +179,11 @@ export function ForgottenDevice({ forgot = true }: { forgot?: boolean }) {
       <div className="signin-card">
         <img src="./favicon.svg" alt="" width={64} height={64} />
         <h1 id="signin-title">This phone is not paired</h1>
-        <p role="status">{forgot ? 'This phone forgot its pairing. To approve from it again:' : 'To approve and answer your agents from this phone, pair it with the laptop:'}</p>
+        <p role="status">
+          {forgot
+            ? 'This phone forgot its pairing. To approve from it again:'
+            : 'To approve and answer your agents from this phone, pair it with the laptop:'}
+        </p>
         <ol className="pair-steps">
           <li>On the laptop, open Perch → Settings → Phone → Pair a phone.</li>
           <li>Scan the QR code with this phone and tap Pair.</li>
@@ -193,7 +220,8 @@ function PhoneHandoff({ h }: { h: HandoffItem }) {
   return (
     <article className="phone-handoff" aria-label={`Handoff from ${h.agent.name}: ${h.title}`}>
       <p className="phone-handoff-head">
-        <strong>{h.agent.name}</strong> handed you <strong className="phone-handoff-title">{h.title}</strong> <span className="muted small">· {ago(h.at, now)}</span>
+        <strong>{h.agent.name}</strong> handed you <strong className="phone-handoff-title">{h.title}</strong>{' '}
+        <span className="muted small">· {ago(h.at, now)}</span>
       </p>
       <p className="phone-handoff-note">{h.note}</p>
       <form
@@ -208,7 +236,14 @@ function PhoneHandoff({ h }: { h: HandoffItem }) {
         }}
       >
         <label htmlFor={fieldId}>Note for {h.agent.name}</label>
-        <textarea id={fieldId} rows={2} placeholder={`What should ${h.agent.name} know?`} value={note} onChange={(e) => setNote(e.target.value)} required />
+        <textarea
+          id={fieldId}
+          rows={2}
+          placeholder={`What should ${h.agent.name} know?`}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          required
+        />
         <button type="submit" className="btn btn-primary" disabled={busy || !note.trim()}>
           {busy ? 'Handing back…' : 'Hand back'}
         </button>

@@ -2,7 +2,17 @@
 // shared/agents/agent-state.ts from what the stores hold, and shown the same in Fleet, the sidebar and on the phone.
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { NO_PRESENCE, agentState, fleetOrder, lastActivity, stateText, type AgentState, type AgentStateInput, type FleetSortKey, type OwnerWait } from '../../../shared/agents/agent-state';
+import {
+  NO_PRESENCE,
+  agentState,
+  fleetOrder,
+  lastActivity,
+  stateText,
+  type AgentState,
+  type AgentStateInput,
+  type FleetSortKey,
+  type OwnerWait,
+} from '../../../shared/agents/agent-state';
 import type { AgentSummary } from '../../model';
 import { useAgents } from '../../stores/agents';
 import { useConversations } from '../../stores/conversations';
@@ -15,10 +25,18 @@ import { useNow } from '../../hooks';
 /** What waits for the owner from each agent, as "agentId what:at" lines (a string, so the selector compares by value). */
 function useNeedsText(): string {
   const ownerId = useSession((s) => s.info?.owner.id ?? '');
-  const requests = useRequests((s) => Object.values(s.byId)
-    .filter((r) => r.state === 'pending' && r.assignees.some((a) => a.id === ownerId))
-    .map((r) => `${r.requester.id} request:${r.created_at}`).join('\n'));
-  const held = useHeld((s) => s.items.filter((h) => h.state === 'held').map((h) => `${h.agent.id} held:${h.created_at}`).join('\n'));
+  const requests = useRequests((s) =>
+    Object.values(s.byId)
+      .filter((r) => r.state === 'pending' && r.assignees.some((a) => a.id === ownerId))
+      .map((r) => `${r.requester.id} request:${r.created_at}`)
+      .join('\n'),
+  );
+  const held = useHeld((s) =>
+    s.items
+      .filter((h) => h.state === 'held')
+      .map((h) => `${h.agent.id} held:${h.created_at}`)
+      .join('\n'),
+  );
   const convs = useConversations((s) => {
     const out: string[] = [];
     for (const c of Object.values(s.byId)) {
@@ -51,7 +69,21 @@ function useStateInputs(): Map<string, AgentStateInput> {
   const now = useNow(5000);
   return useMemo(() => {
     const needs = parseNeeds(needsText);
-    return new Map(list.map((a) => [a.id, { now, revoked: a.revoked, paused: a.paused, waiting: a.waiting, presence: a.presence ?? NO_PRESENCE, needs: needs.get(a.id) ?? [], runStartedAt: runs[a.id] ?? null, harness: a.harness ?? null }]));
+    return new Map(
+      list.map((a) => [
+        a.id,
+        {
+          now,
+          revoked: a.revoked,
+          paused: a.paused,
+          waiting: a.waiting,
+          presence: a.presence ?? NO_PRESENCE,
+          needs: needs.get(a.id) ?? [],
+          runStartedAt: runs[a.id] ?? null,
+          harness: a.harness ?? null,
+        },
+      ]),
+    );
   }, [list, needsText, runs, now]);
 }
 
@@ -87,7 +119,12 @@ export function AgentStatePill({ agentId, name, compact = false }: { agentId: st
   if (!st) return null;
   const text = stateText(st, now);
   return (
-    <span className={`state-pill state-${st.state} ${compact ? 'state-pill-compact' : ''}`} data-state={st.state} title={`${name}: ${text} (${st.why})`} aria-label={`${name}: ${text}`}>
+    <span
+      className={`state-pill state-${st.state} ${compact ? 'state-pill-compact' : ''}`}
+      data-state={st.state}
+      title={`${name}: ${text} (${st.why})`}
+      aria-label={`${name}: ${text}`}
+    >
       {compact ? null : text}
     </span>
   );

@@ -28,7 +28,15 @@ export function PausedBadge({ paused }: { paused: PauseInfo | null | undefined }
 
 /** One click pauses (or resumes) one agent. A cap-paused agent's Resume offers raising the cap in the same place. */
 /** named: the button says whom it pauses ("Pause ping"), where several agents' buttons stand side by side. */
-export function PauseButton({ agent, small, named }: { agent: Pick<AgentSummary, 'id' | 'name' | 'paused' | 'revoked'>; small?: boolean; named?: boolean }) {
+export function PauseButton({
+  agent,
+  small,
+  named,
+}: {
+  agent: Pick<AgentSummary, 'id' | 'name' | 'paused' | 'revoked'>;
+  small?: boolean;
+  named?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (agent.revoked) return null;
   const cls = `btn ${agent.paused ? 'btn-primary' : 'btn-ghost'} ${small ? 'btn-small' : ''}`;
@@ -52,7 +60,11 @@ export function PauseButton({ agent, small, named }: { agent: Pick<AgentSummary,
   );
 }
 
-const CAP_LABEL: Record<CapName, string> = { cost_usd: 'Cost cap ($ per day)', messages: 'Messages cap (per day)', tool_calls: 'Tool calls cap (per day)' };
+const CAP_LABEL: Record<CapName, string> = {
+  cost_usd: 'Cost cap ($ per day)',
+  messages: 'Messages cap (per day)',
+  tool_calls: 'Tool calls cap (per day)',
+};
 
 /** The cap a budget pause names ("messages: 50 of 50 today" → messages); cost when it cannot tell. */
 function capOfPause(p: PauseInfo): CapName {
@@ -90,12 +102,21 @@ function ResumeFromCapDialog({ agent, onClose }: { agent: Pick<AgentSummary, 'id
         }}
       >
         <p>
-          {agent.name} reached its daily cap: {moneyIn(agent.paused?.detail ?? 'budget')}. The cap still holds, so resuming lets one call through and pauses{' '}
-          {agent.name} again. Raise the cap first to let it work today.
+          {agent.name} reached its daily cap: {moneyIn(agent.paused?.detail ?? 'budget')}. The cap still holds, so resuming lets one call
+          through and pauses {agent.name} again. Raise the cap first to let it work today.
         </p>
         <div className="field">
           <label htmlFor={`raise-${agent.id}`}>{CAP_LABEL[cap]}</label>
-          <input id={`raise-${agent.id}`} type="number" min="0" step={cap === 'cost_usd' ? '0.01' : '1'} inputMode="decimal" value={value} onChange={(e) => setValue(e.target.value)} autoFocus />
+          <input
+            id={`raise-${agent.id}`}
+            type="number"
+            min="0"
+            step={cap === 'cost_usd' ? '0.01' : '1'}
+            inputMode="decimal"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            autoFocus
+          />
           <span className="hint">
             Today: {fmt(used)} of {current == null ? 'no cap' : fmt(current)}.
           </span>
@@ -144,7 +165,13 @@ export function PauseAllControl() {
   return (
     <div className="pause-all" role="group" aria-label="All agents">
       {running > 0 ? (
-        <button type="button" className="btn btn-danger btn-small" title="Pause every agent at once (Alt+Shift+P)" aria-keyshortcuts="Alt+Shift+P" onClick={() => void pauseAll()}>
+        <button
+          type="button"
+          className="btn btn-danger btn-small"
+          title="Pause every agent at once (Alt+Shift+P)"
+          aria-keyshortcuts="Alt+Shift+P"
+          onClick={() => void pauseAll()}
+        >
           Pause all agents
         </button>
       ) : (
@@ -170,8 +197,18 @@ export function UsageMeter({ agentId }: { agentId: string }) {
   if (!row) return null;
   const lines: Array<{ label: string; used: number; cap: number | null; text: string }> = [
     { label: 'Messages', used: row.today.messages, cap: row.caps.messages, text: `${row.today.messages} / ${capText(row.caps.messages)}` },
-    { label: 'Tool calls', used: row.today.tool_calls, cap: row.caps.tool_calls, text: `${row.today.tool_calls} / ${capText(row.caps.tool_calls)}` },
-    { label: 'Cost', used: row.today.cost_usd, cap: row.caps.cost_usd, text: `${money(row.today.cost_usd)} / ${capText(row.caps.cost_usd, true)}` },
+    {
+      label: 'Tool calls',
+      used: row.today.tool_calls,
+      cap: row.caps.tool_calls,
+      text: `${row.today.tool_calls} / ${capText(row.caps.tool_calls)}`,
+    },
+    {
+      label: 'Cost',
+      used: row.today.cost_usd,
+      cap: row.caps.cost_usd,
+      text: `${money(row.today.cost_usd)} / ${capText(row.caps.cost_usd, true)}`,
+    },
   ];
   return (
     <dl className="usage-meter" aria-label="Today's usage against the daily caps">
@@ -201,11 +238,15 @@ export function UsageChart({ agentId, width = 180, height = 32 }: { agentId: str
   const max = Math.max(...row.days.map(value), byCost ? 0.0001 : 1);
   const bw = width / row.days.length;
   const total = row.days.reduce((a, d) => a + value(d), 0);
-  const label = byCost ? `Cost per day, last ${row.days.length} days: ${money(total)}` : `Messages per day, last ${row.days.length} days: ${total}`;
+  const label = byCost
+    ? `Cost per day, last ${row.days.length} days: ${money(total)}`
+    : `Messages per day, last ${row.days.length} days: ${total}`;
   return (
     <>
       {/* Said on screen too: beside the 30-minute sparkline, an unnamed second bar chart read as the same one. */}
-      <p className="usage-caption" aria-hidden="true">{byCost ? 'Cost' : 'Messages'} per day, last {row.days.length} days</p>
+      <p className="usage-caption" aria-hidden="true">
+        {byCost ? 'Cost' : 'Messages'} per day, last {row.days.length} days
+      </p>
       <svg className="usage-chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
         <title>{label}</title>
         <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="spark-base" />
@@ -213,7 +254,11 @@ export function UsageChart({ agentId, width = 180, height = 32 }: { agentId: str
           const v = value(d);
           if (!v) return null;
           const h = Math.max(2, (v / max) * (height - 4));
-          return <rect key={d.day} x={i * bw + 1} y={height - h} width={Math.max(1, bw - 2)} height={h} className="spark-bar" rx="1"><title>{`${d.day}: ${byCost ? money(d.cost_usd) : `${d.messages} messages`}, ${d.tool_calls} tool calls`}</title></rect>;
+          return (
+            <rect key={d.day} x={i * bw + 1} y={height - h} width={Math.max(1, bw - 2)} height={h} className="spark-bar" rx="1">
+              <title>{`${d.day}: ${byCost ? money(d.cost_usd) : `${d.messages} messages`}, ${d.tool_calls} tool calls`}</title>
+            </rect>
+          );
         })}
       </svg>
     </>
@@ -225,7 +270,12 @@ export function CapsForm({ agent }: { agent: Pick<AgentSummary, 'id' | 'name'> }
   const caps = useControl((s) => s.byAgent[agent.id]?.caps);
   const [draft, setDraft] = useState<Record<keyof Caps, string>>({ cost_usd: '', messages: '', tool_calls: '' });
   useEffect(() => {
-    if (caps) setDraft({ cost_usd: caps.cost_usd?.toString() ?? '', messages: caps.messages?.toString() ?? '', tool_calls: caps.tool_calls?.toString() ?? '' });
+    if (caps)
+      setDraft({
+        cost_usd: caps.cost_usd?.toString() ?? '',
+        messages: caps.messages?.toString() ?? '',
+        tool_calls: caps.tool_calls?.toString() ?? '',
+      });
   }, [caps?.cost_usd, caps?.messages, caps?.tool_calls]);
   const num = (s: string) => (s.trim() === '' ? null : Number(s));
   return (
@@ -239,13 +289,29 @@ export function CapsForm({ agent }: { agent: Pick<AgentSummary, 'id' | 'name'> }
     >
       <span className="small muted">Daily caps (empty = none; reaching one pauses {agent.name}):</span>
       <label>
-        Cost $ <input type="number" min="0" step="0.01" inputMode="decimal" value={draft.cost_usd} onChange={(e) => setDraft({ ...draft, cost_usd: e.target.value })} />
+        Cost ${' '}
+        <input
+          type="number"
+          min="0"
+          step="0.01"
+          inputMode="decimal"
+          value={draft.cost_usd}
+          onChange={(e) => setDraft({ ...draft, cost_usd: e.target.value })}
+        />
       </label>
       <label>
-        Messages <input type="number" min="0" step="1" value={draft.messages} onChange={(e) => setDraft({ ...draft, messages: e.target.value })} />
+        Messages{' '}
+        <input type="number" min="0" step="1" value={draft.messages} onChange={(e) => setDraft({ ...draft, messages: e.target.value })} />
       </label>
       <label>
-        Tool calls <input type="number" min="0" step="1" value={draft.tool_calls} onChange={(e) => setDraft({ ...draft, tool_calls: e.target.value })} />
+        Tool calls{' '}
+        <input
+          type="number"
+          min="0"
+          step="1"
+          value={draft.tool_calls}
+          onChange={(e) => setDraft({ ...draft, tool_calls: e.target.value })}
+        />
       </label>
       <button type="submit" className="btn btn-ghost btn-small">
         Save caps
@@ -300,7 +366,11 @@ export function ConvPauseControls({ memberIds }: { memberIds: string[] }) {
           {members.map((a) => (
             <div key={a.id} className="conv-agents-row">
               <span className="conv-agents-name">{a.name}</span>
-              {a.paused && <span className="chip chip-paused" title={pauseText(a.paused)}>paused</span>}
+              {a.paused && (
+                <span className="chip chip-paused" title={pauseText(a.paused)}>
+                  paused
+                </span>
+              )}
               <PauseButton agent={a} small named />
             </div>
           ))}

@@ -30,12 +30,25 @@ export function FleetView() {
     <div className="page fleet">
       <header className="page-head">
         <h1>Fleet</h1>
-        <p className="muted">Who needs you, who is working, idle, paused or offline — live. Bars show progress reports per minute over the last {MINUTES} minutes; red marks errors.</p>
+        <p className="muted">
+          Who needs you, who is working, idle, paused or offline — live. Bars show progress reports per minute over the last {MINUTES}{' '}
+          minutes; red marks errors.
+        </p>
       </header>
       {agents.length === 0 && <p className="muted">No agents yet. Add one on the Agents page.</p>}
       <ul className="fleet-grid" aria-label="Agents activity">
         {agents.map((a) => (
-          <FleetCard key={a.id} agentId={a.id} name={a.name} revoked={a.revoked} review={a.review} paused={a.paused} from={a.presence?.from?.via} selected={agentId === a.id} onSelect={() => setAgentId(agentId === a.id ? null : a.id)} />
+          <FleetCard
+            key={a.id}
+            agentId={a.id}
+            name={a.name}
+            revoked={a.revoked}
+            review={a.review}
+            paused={a.paused}
+            from={a.presence?.from?.via}
+            selected={agentId === a.id}
+            onSelect={() => setAgentId(agentId === a.id ? null : a.id)}
+          />
         ))}
       </ul>
       <section className="fleet-feed" aria-label="Live feed">
@@ -53,7 +66,16 @@ export function FleetView() {
   );
 }
 
-const FleetCard = memo(function FleetCard(props: { agentId: string; name: string; revoked: boolean; review: boolean; paused: PauseInfo | null; from?: string; selected: boolean; onSelect: () => void }) {
+const FleetCard = memo(function FleetCard(props: {
+  agentId: string;
+  name: string;
+  revoked: boolean;
+  review: boolean;
+  paused: PauseInfo | null;
+  from?: string;
+  selected: boolean;
+  onSelect: () => void;
+}) {
   const act = useProgress(useShallow((s) => s.activity[props.agentId]));
   const run = useWake((s) => runningRunOf(s, props.agentId));
   const now = useNow(5_000);
@@ -62,8 +84,18 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
   const text = st ? stateText(st, now) : '';
   const last = act?.last;
   return (
-    <li className={`fleet-card state-card-${st?.state ?? 'offline'} ${props.selected ? 'selected' : ''}`} aria-label={`Agent ${props.name}`} data-state={st?.state}>
-      <button type="button" className="fleet-card-main" aria-pressed={props.selected} aria-label={`${props.name}: ${text}${st ? ` — ${st.why}` : ''}`} onClick={props.onSelect}>
+    <li
+      className={`fleet-card state-card-${st?.state ?? 'offline'} ${props.selected ? 'selected' : ''}`}
+      aria-label={`Agent ${props.name}`}
+      data-state={st?.state}
+    >
+      <button
+        type="button"
+        className="fleet-card-main"
+        aria-pressed={props.selected}
+        aria-label={`${props.name}: ${text}${st ? ` — ${st.why}` : ''}`}
+        onClick={props.onSelect}
+      >
         <div className="fleet-card-head">
           <Avatar user={{ name: props.name, kind: 'agent' }} size={28} />
           <strong>{props.name}</strong>
@@ -72,7 +104,11 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
         {st && st.state !== 'paused' && <p className="state-why small muted">{st.why}</p>}
         {props.paused && <p className="paused-why small">{pauseText(props.paused)}</p>}
         {harness && <HarnessLine status={harness} now={now} />}
-        {props.from && <p className="small muted" aria-label={`${props.name} connects from ${props.from}`}>from {props.from}</p>}
+        {props.from && (
+          <p className="small muted" aria-label={`${props.name} connects from ${props.from}`}>
+            from {props.from}
+          </p>
+        )}
         <Sparkline act={act} now={now} label={`${props.name} activity, last ${MINUTES} minutes`} />
         <p className="fleet-last small">
           {last ? (
@@ -112,7 +148,9 @@ const FleetCard = memo(function FleetCard(props: { agentId: string; name: string
 function HarnessLine({ status, now }: { status: HarnessStatus; now: number }) {
   return (
     <p className={`fleet-harness small harness-${status.state}`} aria-label="Harness session">
-      <span className={status.state === 'waiting' ? 'chip chip-needs' : 'chip'}>{HARNESS_LABEL[status.harness]}: {HARNESS_STATE_TEXT[status.state]}</span>{' '}
+      <span className={status.state === 'waiting' ? 'chip chip-needs' : 'chip'}>
+        {HARNESS_LABEL[status.harness]}: {HARNESS_STATE_TEXT[status.state]}
+      </span>{' '}
       <span className="muted">{ago(status.at, now)}</span>
       {status.message && <span className="harness-message"> — {status.message}</span>}
       {status.cwd && (
@@ -126,7 +164,19 @@ function HarnessLine({ status, now }: { status: HarnessStatus; now: number }) {
 }
 
 /** Progress per minute as bars (errors in red), newest on the right. */
-export function Sparkline({ act, now, label, width = 180, height = 36 }: { act: AgentActivity | undefined; now: number; label: string; width?: number; height?: number }) {
+export function Sparkline({
+  act,
+  now,
+  label,
+  width = 180,
+  height = 36,
+}: {
+  act: AgentActivity | undefined;
+  now: number;
+  label: string;
+  width?: number;
+  height?: number;
+}) {
   const minute = Math.floor(now / 60_000);
   const counts: number[] = [];
   const errors: number[] = [];
@@ -138,7 +188,14 @@ export function Sparkline({ act, now, label, width = 180, height = 36 }: { act: 
   const bw = width / MINUTES;
   const total = counts.reduce((a, b) => a + b, 0);
   return (
-    <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${total} reports`}>
+    <svg
+      className="sparkline"
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={`${label}: ${total} reports`}
+    >
       <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="spark-base" />
       {counts.map((n, i) => {
         if (!n) return null;

@@ -13,7 +13,7 @@ import { OnTheLaptop } from '../common';
 /** 1st, 2nd, 3rd, 4th … */
 export function ordinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
-  const suffix = teen ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }
 
@@ -45,7 +45,12 @@ export function runResourcesText(run: Pick<WakeRunView, 'status' | 'live' | 'pea
 
 export function RunResources({ run }: { run: WakeRunView }) {
   const text = runResourcesText(run);
-  return text ? <span className="muted" aria-label="Run memory and CPU"> {text}</span> : null;
+  return text ? (
+    <span className="muted" aria-label="Run memory and CPU">
+      {' '}
+      {text}
+    </span>
+  ) : null;
 }
 
 /** Settings: how many wake runs at once, the memory floor, and what runs and waits now (laptop only). */
@@ -77,25 +82,49 @@ export function WakeLimitsSection() {
     <section className="settings-section" aria-labelledby="settings-wake">
       <h2 id="settings-wake">Wake runs</h2>
       <p className="muted">
-        How many agents Perch may start at the same time. Wakes beyond wait in a queue: yours first, then first come, first served; the next starts as
-        soon as a run ends. No new run starts while the computer has less memory available than the floor.
+        How many agents Perch may start at the same time. Wakes beyond wait in a queue: yours first, then first come, first served; the next
+        starts as soon as a run ends. No new run starts while the computer has less memory available than the floor.
       </p>
-      <form className="row" onSubmit={(e) => { e.preventDefault(); save(); }}>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
         <label>
           Runs at once{' '}
-          <input type="number" min={WAKE_LIMIT_RANGE.atOnce.min} max={WAKE_LIMIT_RANGE.atOnce.max} value={atOnce} onChange={(e) => setAtOnce(e.target.value)} aria-label="Runs at once" style={{ width: '5em' }} />
+          <input
+            type="number"
+            min={WAKE_LIMIT_RANGE.atOnce.min}
+            max={WAKE_LIMIT_RANGE.atOnce.max}
+            value={atOnce}
+            onChange={(e) => setAtOnce(e.target.value)}
+            aria-label="Runs at once"
+            style={{ width: '5em' }}
+          />
         </label>{' '}
         <label>
           Memory floor (MB){' '}
-          <input type="number" min={0} value={floor} onChange={(e) => setFloor(e.target.value)} aria-label="Memory floor (MB)" style={{ width: '7em' }} />
+          <input
+            type="number"
+            min={0}
+            value={floor}
+            onChange={(e) => setFloor(e.target.value)}
+            aria-label="Memory floor (MB)"
+            style={{ width: '7em' }}
+          />
         </label>{' '}
-        <button type="submit" className="btn btn-small">Save</button>
+        <button type="submit" className="btn btn-small">
+          Save
+        </button>
       </form>
       {limits && (
         <div role="status" aria-label="Wake runs now">
           <p className="muted small">
-            {limits.at_once_default ? 'This computer\'s default' : 'Set by you'}
-            {limits.machine && ` · ${limits.machine.cores} cores, ${limits.machine.available_mb} of ${limits.machine.total_mb} MB available`}
+            {limits.at_once_default ? "This computer's default" : 'Set by you'}
+            {limits.machine &&
+              ` · ${limits.machine.cores} cores, ${limits.machine.available_mb} of ${limits.machine.total_mb} MB available`}
           </p>
           {limits.blocked && <p className="small">{limits.blocked}</p>}
           <p className="small">Running ({limits.running.length}):</p>
@@ -106,7 +135,12 @@ export function WakeLimitsSection() {
               return (
                 <li key={r.run_id}>
                   {r.agent.name} <span className="muted">since {new Date(r.since).toLocaleTimeString()}</span>
-                  {live && <span className="muted"> · {bytes(live.rss_bytes)} · {live.cpu_pct}% CPU</span>}{' '}
+                  {live && (
+                    <span className="muted">
+                      {' '}
+                      · {bytes(live.rss_bytes)} · {live.cpu_pct}% CPU
+                    </span>
+                  )}{' '}
                   {run && (
                     <button type="button" className="btn btn-danger-ghost btn-small" onClick={() => void stopWakeRun(r.agent.id)}>
                       Stop
@@ -122,7 +156,11 @@ export function WakeLimitsSection() {
               <ol className="small" aria-label="Queued wake runs">
                 {limits.queued.map((q) => (
                   <li key={q.agent.id}>
-                    {q.agent.name} <span className="muted">since {new Date(q.since).toLocaleTimeString()}{q.by_owner ? ' · woken by you' : ''}</span>
+                    {q.agent.name}{' '}
+                    <span className="muted">
+                      since {new Date(q.since).toLocaleTimeString()}
+                      {q.by_owner ? ' · woken by you' : ''}
+                    </span>
                   </li>
                 ))}
               </ol>

@@ -23,7 +23,9 @@ export function useExport(scope: ExportScope): { state: ExportState; run: () => 
   const run = async () => {
     setState({ busy: true, percent: null, error: null, done: null });
     try {
-      const { blob, name } = await downloadArchive(scope, (received, total) => setState((s) => ({ ...s, percent: total ? Math.floor((100 * received) / total) : null })));
+      const { blob, name } = await downloadArchive(scope, (received, total) =>
+        setState((s) => ({ ...s, percent: total ? Math.floor((100 * received) / total) : null })),
+      );
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
@@ -68,8 +70,8 @@ export function ExportDialog({ title, what, scope, onClose }: { title: string; w
     <Dialog title={title} onClose={onClose}>
       <p>{what}</p>
       <p className="muted small">
-        One archive (.tar.gz) with a readable transcript per conversation, its messages, decisions, handoffs and files. No keys or other secrets. Import it into
-        another Perch with <code>perch import FILE</code>.
+        One archive (.tar.gz) with a readable transcript per conversation, its messages, decisions, handoffs and files. No keys or other
+        secrets. Import it into another Perch with <code>perch import FILE</code>.
       </p>
       <div className="row">
         <ExportControls scope={scope} label="Export" />

@@ -28,8 +28,8 @@ function PhonePageHead() {
       <h1>Phone</h1>
       <SettingsNav current="phone" />
       <p className="muted">
-        Approve, reject and answer your agents from your phone. The hub keeps listening on this computer only; your phone reaches it through an HTTPS front you run
-        (tailscale serve), and holds its own credential that you can revoke at any time.
+        Approve, reject and answer your agents from your phone. The hub keeps listening on this computer only; your phone reaches it through
+        an HTTPS front you run (tailscale serve), and holds its own credential that you can revoke at any time.
       </p>
     </header>
   );

@@ -18,8 +18,11 @@ export interface AgentKeyRow {
 }
 
 export function insertAgentKey(db: Db, k: Omit<AgentKeyRow, 'revoked_at'>): void {
-  sql(db, `INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at, expires_at, allowed_from)
-           VALUES (@id, @user_id, @name, @key_hash, @key_hint, @scopes, @created_at, @expires_at, @allowed_from)`).run({ allowed_from: '["local"]', ...k });
+  sql(
+    db,
+    `INSERT INTO agent_keys (id, user_id, name, key_hash, key_hint, scopes, created_at, expires_at, allowed_from)
+           VALUES (@id, @user_id, @name, @key_hash, @key_hint, @scopes, @created_at, @expires_at, @allowed_from)`,
+  ).run({ allowed_from: '["local"]', ...k });
 }
 
 export function agentKeyByHash(db: Db, hash: Buffer): AgentKeyRow | undefined {
@@ -46,13 +49,18 @@ export function revokeAgentKey(db: Db, id: string, at: number): boolean {
 
 /** The key's confirmed position in get_updates (instance '' = unnamed), or undefined before its first read. */
 export function keyCursor(db: Db, keyId: string, instance: string): Omit<CursorRow, 'user_id'> | undefined {
-  return sql<Omit<CursorRow, 'user_id'>>(db, 'SELECT confirmed_gid, last_upto FROM key_cursors WHERE key_id = ? AND instance = ?').get(keyId, instance);
+  return sql<Omit<CursorRow, 'user_id'>>(db, 'SELECT confirmed_gid, last_upto FROM key_cursors WHERE key_id = ? AND instance = ?').get(
+    keyId,
+    instance,
+  );
 }
 
 export function saveKeyCursor(db: Db, keyId: string, instance: string, c: Omit<CursorRow, 'user_id'>): void {
-  sql(db, `INSERT INTO key_cursors (key_id, instance, confirmed_gid, last_upto) VALUES (?, ?, ?, ?)
-           ON CONFLICT (key_id, instance) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`)
-    .run(keyId, instance, c.confirmed_gid, c.last_upto);
+  sql(
+    db,
+    `INSERT INTO key_cursors (key_id, instance, confirmed_gid, last_upto) VALUES (?, ?, ?, ?)
+           ON CONFLICT (key_id, instance) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`,
+  ).run(keyId, instance, c.confirmed_gid, c.last_upto);
 }
 
 export function dropKeyCursors(db: Db, keyId: string): void {

@@ -14,7 +14,10 @@ export function allPauses(db: Db): PauseRow[] {
 }
 
 export function insertPause(db: Db, row: PauseRow): void {
-  sql(db, 'INSERT OR REPLACE INTO conversation_pauses (conv_id, reason, agents, paused_at) VALUES (@conv_id, @reason, @agents, @paused_at)').run(row);
+  sql(
+    db,
+    'INSERT OR REPLACE INTO conversation_pauses (conv_id, reason, agents, paused_at) VALUES (@conv_id, @reason, @agents, @paused_at)',
+  ).run(row);
 }
 
 /** True when a pause was lifted (there was one). */
@@ -29,7 +32,11 @@ export function allBudgets(db: Db): Array<{ user_id: string; budget: number }> {
 /** budget null: back to the default (no row); 0: off. */
 export function setBudgetRow(db: Db, userId: string, budget: number | null): void {
   if (budget === null) sql(db, 'DELETE FROM agent_brakes WHERE user_id = ?').run(userId);
-  else sql(db, 'INSERT INTO agent_brakes (user_id, budget) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET budget = excluded.budget').run(userId, budget);
+  else
+    sql(db, 'INSERT INTO agent_brakes (user_id, budget) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET budget = excluded.budget').run(
+      userId,
+      budget,
+    );
 }
 
 export interface RecentEventRow {
@@ -46,10 +53,13 @@ export interface RecentEventRow {
  * read (ts is not indexed: filtering on it first would walk a quiet conversation's whole history).
  */
 export function recentEvents(db: Db, convId: string, since: number, limit: number): RecentEventRow[] {
-  return sql<RecentEventRow>(db, `
+  return sql<RecentEventRow>(
+    db,
+    `
     SELECT e.type, e.actor_id, e.ts, m.kind, m.text
     FROM (SELECT gid, type, actor_id, ts, msg_id FROM events WHERE conv_id = ? ORDER BY gid DESC LIMIT ?) e
     LEFT JOIN messages m ON e.type = 'message.created' AND m.id = e.msg_id
     WHERE e.ts >= ?
-    ORDER BY e.gid DESC`).all(convId, limit, since);
+    ORDER BY e.gid DESC`,
+  ).all(convId, limit, since);
 }

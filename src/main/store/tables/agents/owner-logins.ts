@@ -6,7 +6,9 @@ export function insertOwnerToken(db: Db, hash: Buffer, kind: 'login' | 'session'
 }
 
 export function ownerToken(db: Db, hash: Buffer): { kind: 'login' | 'session'; expires_at: number } | undefined {
-  return sql<{ kind: 'login' | 'session'; expires_at: number }>(db, 'SELECT kind, expires_at FROM owner_sessions WHERE token_hash = ?').get(hash);
+  return sql<{ kind: 'login' | 'session'; expires_at: number }>(db, 'SELECT kind, expires_at FROM owner_sessions WHERE token_hash = ?').get(
+    hash,
+  );
 }
 
 export function deleteOwnerToken(db: Db, hash: Buffer): boolean {

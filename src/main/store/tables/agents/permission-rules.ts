@@ -17,8 +17,11 @@ export interface PermissionRuleRow {
 }
 
 export function insertPermissionRule(db: Db, r: PermissionRuleRow): void {
-  sql(db, `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name)
-           VALUES (@id, @agent_id, @tool, @command_prefix, @behavior, @created_at, @added_by, @added_by_name)`).run(r);
+  sql(
+    db,
+    `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name)
+           VALUES (@id, @agent_id, @tool, @command_prefix, @behavior, @created_at, @added_by, @added_by_name)`,
+  ).run(r);
 }
 
 export function permissionRuleById(db: Db, id: string): PermissionRuleRow | undefined {
@@ -26,9 +29,14 @@ export function permissionRuleById(db: Db, id: string): PermissionRuleRow | unde
 }
 
 /** The rule of this agent, tool, prefix and behavior, if there is one (adding it again changes nothing). */
-export function samePermissionRule(db: Db, r: Pick<PermissionRuleRow, 'agent_id' | 'tool' | 'command_prefix' | 'behavior'>): PermissionRuleRow | undefined {
-  return sql<PermissionRuleRow>(db, `SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? AND command_prefix IS ? AND behavior = ?`)
-    .get(r.agent_id, r.tool, r.command_prefix, r.behavior);
+export function samePermissionRule(
+  db: Db,
+  r: Pick<PermissionRuleRow, 'agent_id' | 'tool' | 'command_prefix' | 'behavior'>,
+): PermissionRuleRow | undefined {
+  return sql<PermissionRuleRow>(
+    db,
+    `SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? AND command_prefix IS ? AND behavior = ?`,
+  ).get(r.agent_id, r.tool, r.command_prefix, r.behavior);
 }
 
 /** Every rule (of one agent), oldest first. */
@@ -40,7 +48,10 @@ export function listPermissionRules(db: Db, agentId?: string): PermissionRuleRow
 
 /** The rules of one agent for one tool (the candidates for a prompt). */
 export function permissionRulesFor(db: Db, agentId: string, tool: string): PermissionRuleRow[] {
-  return sql<PermissionRuleRow>(db, 'SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? ORDER BY created_at, id').all(agentId, tool);
+  return sql<PermissionRuleRow>(db, 'SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? ORDER BY created_at, id').all(
+    agentId,
+    tool,
+  );
 }
 
 export function deletePermissionRule(db: Db, id: string): boolean {

@@ -18,9 +18,11 @@ export interface UserRow {
 }
 
 export function insertUser(db: Db, u: Omit<UserRow, 'revoked_at'> & { revoked_at?: number | null }): void {
-  sql(db, `INSERT INTO users (id, kind, name, description, created_at, key_hash, key_hint, revoked_at, config, config_version, inbox_id)
-           VALUES (@id, @kind, @name, @description, @created_at, @key_hash, @key_hint, @revoked_at, @config, @config_version, @inbox_id)`)
-    .run({ revoked_at: null, ...u });
+  sql(
+    db,
+    `INSERT INTO users (id, kind, name, description, created_at, key_hash, key_hint, revoked_at, config, config_version, inbox_id)
+           VALUES (@id, @kind, @name, @description, @created_at, @key_hash, @key_hint, @revoked_at, @config, @config_version, @inbox_id)`,
+  ).run({ revoked_at: null, ...u });
 }
 
 export function userById(db: Db, id: string): UserRow | undefined {

@@ -38,14 +38,19 @@ export function wakeActionOf(db: Db, agentId: string): WakeActionRow | undefined
 
 /** The agents whose wake action is on. */
 export function enabledWakeAgents(db: Db): string[] {
-  return sql<{ agent_id: string }>(db, 'SELECT agent_id FROM wake_actions WHERE enabled = 1').all().map((r) => r.agent_id);
+  return sql<{ agent_id: string }>(db, 'SELECT agent_id FROM wake_actions WHERE enabled = 1')
+    .all()
+    .map((r) => r.agent_id);
 }
 
 export function putWakeAction(db: Db, row: WakeActionRow): void {
-  sql(db, `INSERT INTO wake_actions (agent_id, action, enabled, off_reason, consecutive_failures, webhook_secret, updated_at)
+  sql(
+    db,
+    `INSERT INTO wake_actions (agent_id, action, enabled, off_reason, consecutive_failures, webhook_secret, updated_at)
            VALUES (@agent_id, @action, @enabled, @off_reason, @consecutive_failures, @webhook_secret, @updated_at)
            ON CONFLICT (agent_id) DO UPDATE SET action = excluded.action, enabled = excluded.enabled, off_reason = excluded.off_reason,
-             consecutive_failures = excluded.consecutive_failures, webhook_secret = excluded.webhook_secret, updated_at = excluded.updated_at`).run(row);
+             consecutive_failures = excluded.consecutive_failures, webhook_secret = excluded.webhook_secret, updated_at = excluded.updated_at`,
+  ).run(row);
 }
 
 export function deleteWakeAction(db: Db, agentId: string): boolean {
@@ -53,13 +58,22 @@ export function deleteWakeAction(db: Db, agentId: string): boolean {
 }
 
 export function setWakeFailures(db: Db, agentId: string, failures: number, off: { reason: string } | null, at: number): void {
-  if (off) sql(db, 'UPDATE wake_actions SET consecutive_failures = ?, enabled = 0, off_reason = ?, updated_at = ? WHERE agent_id = ?').run(failures, off.reason, at, agentId);
+  if (off)
+    sql(db, 'UPDATE wake_actions SET consecutive_failures = ?, enabled = 0, off_reason = ?, updated_at = ? WHERE agent_id = ?').run(
+      failures,
+      off.reason,
+      at,
+      agentId,
+    );
   else sql(db, 'UPDATE wake_actions SET consecutive_failures = ? WHERE agent_id = ?').run(failures, agentId);
 }
 
 export function insertWakeRun(db: Db, r: WakeRunRow): void {
-  sql(db, `INSERT INTO wake_runs (id, agent_id, kind, status, woken_at, started_at, running_at, first_call_at, ended_at, exit_code, signal, error, why, usage, pid, log_file)
-           VALUES (@id, @agent_id, @kind, @status, @woken_at, @started_at, @running_at, @first_call_at, @ended_at, @exit_code, @signal, @error, @why, @usage, @pid, @log_file)`).run(r);
+  sql(
+    db,
+    `INSERT INTO wake_runs (id, agent_id, kind, status, woken_at, started_at, running_at, first_call_at, ended_at, exit_code, signal, error, why, usage, pid, log_file)
+           VALUES (@id, @agent_id, @kind, @status, @woken_at, @started_at, @running_at, @first_call_at, @ended_at, @exit_code, @signal, @error, @why, @usage, @pid, @log_file)`,
+  ).run(r);
 }
 
 /**
@@ -95,19 +109,29 @@ export function listWakeRuns(db: Db, agentId: string | null, limit: number): Wak
 }
 
 export function runsStartedSince(db: Db, agentId: string, since: number): number[] {
-  return sql<{ started_at: number }>(db, 'SELECT started_at FROM wake_runs WHERE agent_id = ? AND started_at >= ? ORDER BY started_at').all(agentId, since).map((r) => r.started_at);
+  return sql<{ started_at: number }>(db, 'SELECT started_at FROM wake_runs WHERE agent_id = ? AND started_at >= ? ORDER BY started_at')
+    .all(agentId, since)
+    .map((r) => r.started_at);
 }
 
 /** Runs still marked running (left by a hub that stopped without ending them): they become interrupted. */
 export function interruptLeftoverRuns(db: Db, at: number): number {
-  return sql(db, `UPDATE wake_runs SET status = 'interrupted', ended_at = ?, error = 'The hub stopped while it ran.' WHERE status = 'running'`).run(at).changes;
+  return sql(
+    db,
+    `UPDATE wake_runs SET status = 'interrupted', ended_at = ?, error = 'The hub stopped while it ran.' WHERE status = 'running'`,
+  ).run(at).changes;
 }
 
 /**
  * Waking events for the user after gid afterGid (what its runs have not confirmed yet), oldest first:
  * events of its conversations (from the seq its membership may see) whose wake list names it.
  */
-export function unconfirmedWakes(db: Db, userId: string, afterGid: number, limit: number): Array<{ gid: number; conv_id: string; seq: number; type: string; actor_id: string | null }> {
+export function unconfirmedWakes(
+  db: Db,
+  userId: string,
+  afterGid: number,
+  limit: number,
+): Array<{ gid: number; conv_id: string; seq: number; type: string; actor_id: string | null }> {
   return sql<{ gid: number; conv_id: string; seq: number; type: string; actor_id: string | null }>(
     db,
     `SELECT e.gid, e.conv_id, e.seq, e.type, e.actor_id

@@ -18,13 +18,19 @@ export interface DeviceRow {
 export type DeviceListRow = DeviceRow & { push: number };
 
 export function insertDevice(db: Db, d: Omit<DeviceRow, 'last_used_at' | 'revoked_at'>): void {
-  sql(db, `INSERT INTO devices (id, name, scope, token_hash, token_hint, created_at)
-           VALUES (@id, @name, @scope, @token_hash, @token_hint, @created_at)`).run(d);
+  sql(
+    db,
+    `INSERT INTO devices (id, name, scope, token_hash, token_hint, created_at)
+           VALUES (@id, @name, @scope, @token_hash, @token_hint, @created_at)`,
+  ).run(d);
 }
 
 export function deviceById(db: Db, id: string): DeviceListRow | undefined {
-  return sql<DeviceListRow>(db, `SELECT d.*, (p.device_id IS NOT NULL) AS push FROM devices d
-                                 LEFT JOIN push_subscriptions p ON p.device_id = d.id WHERE d.id = ?`).get(id);
+  return sql<DeviceListRow>(
+    db,
+    `SELECT d.*, (p.device_id IS NOT NULL) AS push FROM devices d
+                                 LEFT JOIN push_subscriptions p ON p.device_id = d.id WHERE d.id = ?`,
+  ).get(id);
 }
 
 export function deviceByTokenHash(db: Db, hash: Buffer): DeviceRow | undefined {
@@ -33,9 +39,12 @@ export function deviceByTokenHash(db: Db, hash: Buffer): DeviceRow | undefined {
 
 /** Every device, live ones first, newest first. */
 export function allDevices(db: Db): DeviceListRow[] {
-  return sql<DeviceListRow>(db, `SELECT d.*, (p.device_id IS NOT NULL) AS push FROM devices d
+  return sql<DeviceListRow>(
+    db,
+    `SELECT d.*, (p.device_id IS NOT NULL) AS push FROM devices d
                                  LEFT JOIN push_subscriptions p ON p.device_id = d.id
-                                 ORDER BY (d.revoked_at IS NOT NULL), d.created_at DESC, d.id`).all();
+                                 ORDER BY (d.revoked_at IS NOT NULL), d.created_at DESC, d.id`,
+  ).all();
 }
 
 export function countLiveDevices(db: Db): number {
@@ -62,11 +71,19 @@ export const AUDIT_TALLY_KEEP = 1_000;
 
 /** One audit entry (count NULL); every 100th drops the entries beyond the newest AUDIT_KEEP (tallies apart). */
 export function insertAudit(db: Db, e: Omit<DeviceAuditRow, 'id' | 'count'>): number {
-  const id = Number(sql(db, `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome)
-                             VALUES (@at, @device_id, @device_name, @action, @target, @outcome)`).run(e).lastInsertRowid);
+  const id = Number(
+    sql(
+      db,
+      `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome)
+                             VALUES (@at, @device_id, @device_name, @action, @target, @outcome)`,
+    ).run(e).lastInsertRowid,
+  );
   if (id % 100 === 0) {
-    sql(db, `DELETE FROM device_audit WHERE count IS NULL
-             AND id <= (SELECT id FROM device_audit WHERE count IS NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_KEEP})`).run();
+    sql(
+      db,
+      `DELETE FROM device_audit WHERE count IS NULL
+             AND id <= (SELECT id FROM device_audit WHERE count IS NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_KEEP})`,
+    ).run();
   }
   return id;
 }
@@ -76,12 +93,22 @@ export function insertAudit(db: Db, e: Omit<DeviceAuditRow, 'id' | 'count'>): nu
  * the tallies beyond the newest AUDIT_TALLY_KEEP; entries are never touched.
  */
 export function tallyAudit(db: Db, e: { at: number; device_name: string; action: string; outcome: string }): void {
-  const bumped = sql(db, 'UPDATE device_audit SET count = count + 1 WHERE count IS NOT NULL AND action = ? AND outcome = ? AND at = ?').run(e.action, e.outcome, e.at).changes;
+  const bumped = sql(db, 'UPDATE device_audit SET count = count + 1 WHERE count IS NOT NULL AND action = ? AND outcome = ? AND at = ?').run(
+    e.action,
+    e.outcome,
+    e.at,
+  ).changes;
   if (bumped) return;
-  sql(db, `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome, count)
-           VALUES (@at, NULL, @device_name, @action, NULL, @outcome, 1)`).run(e);
-  sql(db, `DELETE FROM device_audit WHERE count IS NOT NULL
-           AND id <= (SELECT id FROM device_audit WHERE count IS NOT NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_TALLY_KEEP})`).run();
+  sql(
+    db,
+    `INSERT INTO device_audit (at, device_id, device_name, action, target, outcome, count)
+           VALUES (@at, NULL, @device_name, @action, NULL, @outcome, 1)`,
+  ).run(e);
+  sql(
+    db,
+    `DELETE FROM device_audit WHERE count IS NOT NULL
+           AND id <= (SELECT id FROM device_audit WHERE count IS NOT NULL ORDER BY id DESC LIMIT 1 OFFSET ${AUDIT_TALLY_KEEP})`,
+  ).run();
 }
 
 export function auditRows(db: Db, deviceId: string | undefined, limit: number): DeviceAuditRow[] {
@@ -110,8 +137,11 @@ export interface PairingRow {
 }
 
 export function insertPairing(db: Db, p: Pick<PairingRow, 'id' | 'code_hash' | 'name' | 'scope' | 'created_at' | 'expires_at'>): void {
-  sql(db, `INSERT INTO device_pairings (id, code_hash, name, scope, created_at, expires_at)
-           VALUES (@id, @code_hash, @name, @scope, @created_at, @expires_at)`).run(p);
+  sql(
+    db,
+    `INSERT INTO device_pairings (id, code_hash, name, scope, created_at, expires_at)
+           VALUES (@id, @code_hash, @name, @scope, @created_at, @expires_at)`,
+  ).run(p);
 }
 
 export function pairingById(db: Db, id: string): PairingRow | undefined {
@@ -123,21 +153,37 @@ export function pairingByCodeHash(db: Db, hash: Buffer): PairingRow | undefined 
 }
 
 export function claimPairingRow(db: Db, id: string, at: number, claimHash: Buffer, phrase: string, deviceName: string): boolean {
-  return sql(db, `UPDATE device_pairings SET claimed_at = ?, claim_hash = ?, phrase = ?, device_name = ?
-                  WHERE id = ? AND claimed_at IS NULL AND cancelled_at IS NULL`).run(at, claimHash, phrase, deviceName, id).changes === 1;
+  return (
+    sql(
+      db,
+      `UPDATE device_pairings SET claimed_at = ?, claim_hash = ?, phrase = ?, device_name = ?
+                  WHERE id = ? AND claimed_at IS NULL AND cancelled_at IS NULL`,
+    ).run(at, claimHash, phrase, deviceName, id).changes === 1
+  );
 }
 
 export function confirmPairingRow(db: Db, id: string, at: number, deviceId: string): boolean {
-  return sql(db, `UPDATE device_pairings SET confirmed_at = ?, device_id = ?
-                  WHERE id = ? AND claimed_at IS NOT NULL AND confirmed_at IS NULL AND cancelled_at IS NULL`).run(at, deviceId, id).changes === 1;
+  return (
+    sql(
+      db,
+      `UPDATE device_pairings SET confirmed_at = ?, device_id = ?
+                  WHERE id = ? AND claimed_at IS NOT NULL AND confirmed_at IS NULL AND cancelled_at IS NULL`,
+    ).run(at, deviceId, id).changes === 1
+  );
 }
 
 export function deliverPairingRow(db: Db, id: string, at: number): boolean {
-  return sql(db, 'UPDATE device_pairings SET delivered_at = ? WHERE id = ? AND confirmed_at IS NOT NULL AND delivered_at IS NULL').run(at, id).changes === 1;
+  return (
+    sql(db, 'UPDATE device_pairings SET delivered_at = ? WHERE id = ? AND confirmed_at IS NOT NULL AND delivered_at IS NULL').run(at, id)
+      .changes === 1
+  );
 }
 
 export function cancelPairingRow(db: Db, id: string, at: number): boolean {
-  return sql(db, 'UPDATE device_pairings SET cancelled_at = ? WHERE id = ? AND confirmed_at IS NULL AND cancelled_at IS NULL').run(at, id).changes === 1;
+  return (
+    sql(db, 'UPDATE device_pairings SET cancelled_at = ? WHERE id = ? AND confirmed_at IS NULL AND cancelled_at IS NULL').run(at, id)
+      .changes === 1
+  );
 }
 
 /** Drops pairings long past their expiry (they are kept a day, for the laptop's status). */

@@ -22,10 +22,15 @@ export function pushSubscriptionOf(db: Db, deviceId: string): PushSubscriptionRo
 }
 
 /** The device's one subscription: a new one replaces the old (the browser made new keys or a new endpoint). */
-export function putPushSubscription(db: Db, row: Pick<PushSubscriptionRow, 'device_id' | 'endpoint' | 'p256dh' | 'auth' | 'created_at'>): void {
-  sql(db, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, created_at, last_ok_at, failures) VALUES (?, ?, ?, ?, ?, NULL, 0)
-    ON CONFLICT (device_id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at, last_ok_at = NULL, failures = 0`)
-    .run(row.device_id, row.endpoint, row.p256dh, row.auth, row.created_at);
+export function putPushSubscription(
+  db: Db,
+  row: Pick<PushSubscriptionRow, 'device_id' | 'endpoint' | 'p256dh' | 'auth' | 'created_at'>,
+): void {
+  sql(
+    db,
+    `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, created_at, last_ok_at, failures) VALUES (?, ?, ?, ?, ?, NULL, 0)
+    ON CONFLICT (device_id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at, last_ok_at = NULL, failures = 0`,
+  ).run(row.device_id, row.endpoint, row.p256dh, row.auth, row.created_at);
 }
 
 /** Drops the device's subscription; endpoint: only if it is still that one (a push answered 404/410 for it). */
@@ -36,8 +41,11 @@ export function deletePushSubscription(db: Db, deviceId: string, endpoint?: stri
 
 /** Subscriptions of live (not revoked) devices. */
 export function pushTargets(db: Db): PushTargetRow[] {
-  return sql<PushTargetRow>(db, `SELECT s.*, d.name AS name, d.scope AS scope FROM push_subscriptions s JOIN devices d ON d.id = s.device_id
-    WHERE d.revoked_at IS NULL ORDER BY s.device_id`).all();
+  return sql<PushTargetRow>(
+    db,
+    `SELECT s.*, d.name AS name, d.scope AS scope FROM push_subscriptions s JOIN devices d ON d.id = s.device_id
+    WHERE d.revoked_at IS NULL ORDER BY s.device_id`,
+  ).all();
 }
 
 /** Whether any push subscription exists (cheap: checked for every event before reading it). */
@@ -46,7 +54,8 @@ export function anyPushSubscription(db: Db): boolean {
 }
 
 export function notePushResult(db: Db, deviceId: string, endpoint: string, ok: boolean, at: number): void {
-  if (ok) sql(db, 'UPDATE push_subscriptions SET last_ok_at = ?, failures = 0 WHERE device_id = ? AND endpoint = ?').run(at, deviceId, endpoint);
+  if (ok)
+    sql(db, 'UPDATE push_subscriptions SET last_ok_at = ?, failures = 0 WHERE device_id = ? AND endpoint = ?').run(at, deviceId, endpoint);
   else sql(db, 'UPDATE push_subscriptions SET failures = failures + 1 WHERE device_id = ? AND endpoint = ?').run(deviceId, endpoint);
 }
 
@@ -61,7 +70,9 @@ export const SPENT_TOKEN_KEEP_MS = 24 * 60 * 60 * 1000;
  * than SPENT_TOKEN_KEEP_MS ago (spends are a person's taps, so the table stays small and this scan cheap).
  */
 export function spendActionTokenRow(db: Db, tokenHash: Buffer, usedAt: number, expiresAt: number): boolean {
-  const spent = sql(db, 'INSERT OR IGNORE INTO used_action_tokens (token_hash, used_at, expires_at) VALUES (?, ?, ?)').run(tokenHash, usedAt, expiresAt).changes === 1;
+  const spent =
+    sql(db, 'INSERT OR IGNORE INTO used_action_tokens (token_hash, used_at, expires_at) VALUES (?, ?, ?)').run(tokenHash, usedAt, expiresAt)
+      .changes === 1;
   if (spent) sql(db, 'DELETE FROM used_action_tokens WHERE expires_at < ?').run(usedAt - SPENT_TOKEN_KEEP_MS);
   return spent;
 }

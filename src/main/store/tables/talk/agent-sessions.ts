@@ -21,15 +21,20 @@ export function instancesOf(db: Db, userId: string): InstanceRow[] {
 
 /** Records a sighting of an instance name (a note replaces the old one only when given). */
 export function touchInstance(db: Db, userId: string, name: string, at: number, note?: string): void {
-  sql(db, `INSERT INTO agent_instances (user_id, name, note, first_seen, last_seen) VALUES (@user, @name, @note, @at, @at)
+  sql(
+    db,
+    `INSERT INTO agent_instances (user_id, name, note, first_seen, last_seen) VALUES (@user, @name, @note, @at, @at)
            ON CONFLICT (user_id, name) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
-             note = CASE WHEN @hasNote THEN excluded.note ELSE note END`)
-    .run({ user: userId, name, note: note ?? '', at, hasNote: note !== undefined ? 1 : 0 });
+             note = CASE WHEN @hasNote THEN excluded.note ELSE note END`,
+  ).run({ user: userId, name, note: note ?? '', at, hasNote: note !== undefined ? 1 : 0 });
 }
 
 /** Drops the least recently seen names (and their positions) beyond `keep`. */
 export function dropOldestInstances(db: Db, userId: string, keep: number): string[] {
-  const old = sql<{ name: string }>(db, 'SELECT name FROM agent_instances WHERE user_id = ? ORDER BY last_seen DESC, name LIMIT -1 OFFSET ?').all(userId, keep);
+  const old = sql<{ name: string }>(
+    db,
+    'SELECT name FROM agent_instances WHERE user_id = ? ORDER BY last_seen DESC, name LIMIT -1 OFFSET ?',
+  ).all(userId, keep);
   for (const { name } of old) {
     sql(db, 'DELETE FROM agent_instances WHERE user_id = ? AND name = ?').run(userId, name);
     sql(db, 'DELETE FROM instance_cursors WHERE user_id = ? AND instance = ?').run(userId, name);
@@ -40,13 +45,18 @@ export function dropOldestInstances(db: Db, userId: string, keep: number): strin
 // ---- an instance's own delivery position ----------------------------------------------------
 
 export function instanceCursor(db: Db, userId: string, instance: string): CursorRow | undefined {
-  return sql<CursorRow>(db, 'SELECT user_id, confirmed_gid, last_upto FROM instance_cursors WHERE user_id = ? AND instance = ?').get(userId, instance);
+  return sql<CursorRow>(db, 'SELECT user_id, confirmed_gid, last_upto FROM instance_cursors WHERE user_id = ? AND instance = ?').get(
+    userId,
+    instance,
+  );
 }
 
 export function saveInstanceCursor(db: Db, instance: string, c: CursorRow): void {
-  sql(db, `INSERT INTO instance_cursors (user_id, instance, confirmed_gid, last_upto) VALUES (?, ?, ?, ?)
-           ON CONFLICT (user_id, instance) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`)
-    .run(c.user_id, instance, c.confirmed_gid, c.last_upto);
+  sql(
+    db,
+    `INSERT INTO instance_cursors (user_id, instance, confirmed_gid, last_upto) VALUES (?, ?, ?, ?)
+           ON CONFLICT (user_id, instance) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`,
+  ).run(c.user_id, instance, c.confirmed_gid, c.last_upto);
 }
 
 const MESSAGE_JSON_FROM_MEMBER = `CASE WHEN m.id IS NULL OR m.seq < mb.from_seq THEN NULL ELSE json_object(
@@ -90,9 +100,11 @@ export function confirmedSeqs(db: Db, userId: string, afterGid: number, uptoGid:
 
 /** Moves a read receipt forward (never back). instance '' is the unnamed session. */
 export function advanceReceipt(db: Db, convId: string, userId: string, instance: string, seq: number, at: number): void {
-  sql(db, `INSERT INTO read_receipts (conv_id, user_id, instance, seq, at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (conv_id, user_id, instance) DO UPDATE SET seq = excluded.seq, at = excluded.at WHERE excluded.seq > seq`)
-    .run(convId, userId, instance, seq, at);
+  sql(
+    db,
+    `INSERT INTO read_receipts (conv_id, user_id, instance, seq, at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (conv_id, user_id, instance) DO UPDATE SET seq = excluded.seq, at = excluded.at WHERE excluded.seq > seq`,
+  ).run(convId, userId, instance, seq, at);
 }
 
 export interface ReceiptRow {

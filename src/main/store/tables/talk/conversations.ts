@@ -34,9 +34,11 @@ export function insertConversation(
   c: Pick<ConversationRow, 'id' | 'kind' | 'title' | 'created_by' | 'created_at'> &
     Partial<Pick<ConversationRow, 'direct_key' | 'task_state' | 'task_assignee'>>,
 ): void {
-  sql(db, `INSERT INTO conversations (id, kind, title, created_by, created_at, last_event_at, direct_key, task_state, task_assignee)
-           VALUES (@id, @kind, @title, @created_by, @created_at, @created_at, @direct_key, @task_state, @task_assignee)`)
-    .run({ direct_key: null, task_state: null, task_assignee: null, ...c });
+  sql(
+    db,
+    `INSERT INTO conversations (id, kind, title, created_by, created_at, last_event_at, direct_key, task_state, task_assignee)
+           VALUES (@id, @kind, @title, @created_by, @created_at, @created_at, @direct_key, @task_state, @task_assignee)`,
+  ).run({ direct_key: null, task_state: null, task_assignee: null, ...c });
 }
 
 export function conversationById(db: Db, id: string): ConversationRow | undefined {
@@ -56,14 +58,22 @@ export function nextSeq(db: Db, convId: string, at: number): number {
 }
 
 export function insertMember(db: Db, m: Omit<MemberRow, 'read_seq'> & { read_seq?: number }): void {
-  sql(db, `INSERT INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq)
-           VALUES (@conv_id, @user_id, @role, @from_seq, @joined_at, @read_seq)`)
-    .run({ read_seq: 0, ...m });
+  sql(
+    db,
+    `INSERT INTO members (conv_id, user_id, role, from_seq, joined_at, read_seq)
+           VALUES (@conv_id, @user_id, @role, @from_seq, @joined_at, @read_seq)`,
+  ).run({ read_seq: 0, ...m });
 }
 
 /** A conversation and the user's membership of it, in one lookup (requireMember runs on most calls). */
-export function conversationAndMember(db: Db, convId: string, userId: string): { conv: ConversationRow; member: MemberRow | undefined } | undefined {
-  const r = sql<ConversationRow & { m_role: MemberRole | null; m_from_seq: number | null; m_joined_at: number | null; m_read_seq: number | null }>(
+export function conversationAndMember(
+  db: Db,
+  convId: string,
+  userId: string,
+): { conv: ConversationRow; member: MemberRow | undefined } | undefined {
+  const r = sql<
+    ConversationRow & { m_role: MemberRole | null; m_from_seq: number | null; m_joined_at: number | null; m_read_seq: number | null }
+  >(
     db,
     `SELECT c.*, m.role AS m_role, m.from_seq AS m_from_seq, m.joined_at AS m_joined_at, m.read_seq AS m_read_seq
        FROM conversations c LEFT JOIN members m ON m.conv_id = c.id AND m.user_id = ? WHERE c.id = ?`,
@@ -72,7 +82,10 @@ export function conversationAndMember(db: Db, convId: string, userId: string): {
   const { m_role, m_from_seq, m_joined_at, m_read_seq, ...conv } = r;
   return {
     conv,
-    member: m_role === null ? undefined : { conv_id: convId, user_id: userId, role: m_role, from_seq: m_from_seq!, joined_at: m_joined_at!, read_seq: m_read_seq! },
+    member:
+      m_role === null
+        ? undefined
+        : { conv_id: convId, user_id: userId, role: m_role, from_seq: m_from_seq!, joined_at: m_joined_at!, read_seq: m_read_seq! },
   };
 }
 
@@ -87,10 +100,16 @@ export function membersOf(db: Db, convId: string): MemberRow[] {
 /** A member's conversations, newest first; archived ones are left out (agents no longer see them in lists). */
 export function conversationsOf(db: Db, userId: string, includeInbox = false): ConversationRow[] {
   return includeInbox
-    ? sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
-                                 WHERE m.user_id = ? AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`).all(userId)
-    : sql<ConversationRow>(db, `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
-                                 WHERE m.user_id = ? AND c.kind != 'inbox' AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`).all(userId);
+    ? sql<ConversationRow>(
+        db,
+        `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
+                                 WHERE m.user_id = ? AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`,
+      ).all(userId)
+    : sql<ConversationRow>(
+        db,
+        `SELECT c.* FROM members m JOIN conversations c ON c.id = m.conv_id
+                                 WHERE m.user_id = ? AND c.kind != 'inbox' AND c.archived_at IS NULL ORDER BY c.last_event_at DESC`,
+      ).all(userId);
 }
 
 /** Every conversation, the agents' private notes channels included (the owner writes in those). */
@@ -100,9 +119,12 @@ export function allConversations(db: Db): ConversationRow[] {
 
 /** True when the two users share at least one conversation (inboxes excluded). */
 export function shareConversation(db: Db, a: string, b: string): boolean {
-  return !!sql(db, `SELECT 1 FROM members x JOIN members y ON y.conv_id = x.conv_id AND y.user_id = ?
+  return !!sql(
+    db,
+    `SELECT 1 FROM members x JOIN members y ON y.conv_id = x.conv_id AND y.user_id = ?
                     JOIN conversations c ON c.id = x.conv_id AND c.kind != 'inbox'
-                    WHERE x.user_id = ? LIMIT 1`).get(b, a);
+                    WHERE x.user_id = ? LIMIT 1`,
+  ).get(b, a);
 }
 
 export function setTask(db: Db, convId: string, state: TaskState, assignee: string | null): void {
@@ -130,12 +152,21 @@ export function archivedCount(db: Db): number {
 
 /** Archives (at, by) or unarchives (null) a conversation; true when it changed. */
 export function setArchived(db: Db, convId: string, at: number | null, by: string | null): boolean {
-  return sql(db, `UPDATE conversations SET archived_at = ?, archived_by = ? WHERE id = ? AND (archived_at IS NULL) = (? IS NOT NULL)`)
-    .run(at, at === null ? null : by, convId, at).changes === 1;
+  return (
+    sql(db, `UPDATE conversations SET archived_at = ?, archived_by = ? WHERE id = ? AND (archived_at IS NULL) = (? IS NOT NULL)`).run(
+      at,
+      at === null ? null : by,
+      convId,
+      at,
+    ).changes === 1
+  );
 }
 
 /** Conversations not archived, not inboxes, whose last event is before `before` (the idle rule), at most limit. */
 export function idleConversations(db: Db, before: number, limit: number): ConversationRow[] {
-  return sql<ConversationRow>(db, `SELECT * FROM conversations WHERE last_event_at < ? AND archived_at IS NULL AND kind != 'inbox'
-                                   ORDER BY last_event_at LIMIT (? + 0)`).all(before, limit);
+  return sql<ConversationRow>(
+    db,
+    `SELECT * FROM conversations WHERE last_event_at < ? AND archived_at IS NULL AND kind != 'inbox'
+                                   ORDER BY last_event_at LIMIT (? + 0)`,
+  ).all(before, limit);
 }

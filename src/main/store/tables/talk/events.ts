@@ -44,10 +44,16 @@ function messageJsonFrom(fromSeq: string): string {
 
 export function insertEvent(db: Db, e: Omit<EventRow, 'gid'>): number {
   // gid is the rowid: lastInsertRowid is it, without the cost of RETURNING.
-  const r = sql(
-    db,
-    `INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts, data, wake) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(e.conv_id, e.seq, e.type, e.actor_id, e.msg_id, e.ts, e.data, e.wake);
+  const r = sql(db, `INSERT INTO events (conv_id, seq, type, actor_id, msg_id, ts, data, wake) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    e.conv_id,
+    e.seq,
+    e.type,
+    e.actor_id,
+    e.msg_id,
+    e.ts,
+    e.data,
+    e.wake,
+  );
   return Number(r.lastInsertRowid);
 }
 
@@ -67,7 +73,7 @@ export function eventsForUser(db: Db, userId: string, afterGid: number, limit: n
 }
 
 export function maxGid(db: Db): number {
-  return (sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0);
+  return sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
 }
 
 /**
@@ -132,8 +138,11 @@ export function cursorOf(db: Db, userId: string): CursorRow {
 }
 
 export function saveCursor(db: Db, c: CursorRow): void {
-  sql(db, `INSERT INTO delivery_cursors (user_id, confirmed_gid, last_upto) VALUES (@user_id, @confirmed_gid, @last_upto)
-           ON CONFLICT (user_id) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`).run(c);
+  sql(
+    db,
+    `INSERT INTO delivery_cursors (user_id, confirmed_gid, last_upto) VALUES (@user_id, @confirmed_gid, @last_upto)
+           ON CONFLICT (user_id) DO UPDATE SET confirmed_gid = excluded.confirmed_gid, last_upto = excluded.last_upto`,
+  ).run(c);
 }
 
 export type { MessageRow };

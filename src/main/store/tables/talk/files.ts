@@ -23,9 +23,11 @@ export interface FileRow {
 export type FileMeta = Omit<FileRow, 'data' | 'thumb'> & { thumb_size: number | null };
 
 export function insertFile(db: Db, f: FileRow): void {
-  sql(db, `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
-           VALUES (@id, @conv_id, @msg_id, @uploader_id, @name, @mime, @size, @sha256, @is_image, @width, @height, @data, @thumb, @thumb_mime, @created_at)`)
-    .run(f);
+  sql(
+    db,
+    `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
+           VALUES (@id, @conv_id, @msg_id, @uploader_id, @name, @mime, @size, @sha256, @is_image, @width, @height, @data, @thumb, @thumb_mime, @created_at)`,
+  ).run(f);
 }
 
 export function fileMeta(db: Db, id: string): FileMeta | undefined {
@@ -39,9 +41,10 @@ export function fileMeta(db: Db, id: string): FileMeta | undefined {
 
 /** The stored bytes of a file: the original or its thumbnail. */
 export function fileBytes(db: Db, id: string, variant: 'original' | 'thumb'): Buffer | undefined {
-  const row = variant === 'thumb'
-    ? sql<{ b: Buffer | null }>(db, 'SELECT thumb AS b FROM files WHERE id = ?').get(id)
-    : sql<{ b: Buffer | null }>(db, 'SELECT data AS b FROM files WHERE id = ?').get(id);
+  const row =
+    variant === 'thumb'
+      ? sql<{ b: Buffer | null }>(db, 'SELECT thumb AS b FROM files WHERE id = ?').get(id)
+      : sql<{ b: Buffer | null }>(db, 'SELECT data AS b FROM files WHERE id = ?').get(id);
   return row?.b ?? undefined;
 }
 

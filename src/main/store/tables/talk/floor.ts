@@ -10,14 +10,20 @@ export function expiredFloorConversations(db: Db, now: number): string[] {
 
 /** Clears the floor only if holderId still holds it; true when this call cleared it. */
 export function clearFloorOf(db: Db, convId: string, holderId: string): boolean {
-  return sql(db, 'UPDATE conversations SET floor_holder = NULL, floor_until = NULL WHERE id = ? AND floor_holder = ?')
-    .run(convId, holderId).changes === 1;
+  return (
+    sql(db, 'UPDATE conversations SET floor_holder = NULL, floor_until = NULL WHERE id = ? AND floor_holder = ?').run(convId, holderId)
+      .changes === 1
+  );
 }
 
 /** Actor of the latest event of a type in a conversation (e.g. who granted the current floor). */
 export function lastActorOf(db: Db, convId: string, type: string): string | null {
-  return sql<{ actor_id: string | null }>(db, 'SELECT actor_id FROM events WHERE conv_id = ? AND type = ? ORDER BY seq DESC LIMIT 1')
-    .get(convId, type)?.actor_id ?? null;
+  return (
+    sql<{ actor_id: string | null }>(db, 'SELECT actor_id FROM events WHERE conv_id = ? AND type = ? ORDER BY seq DESC LIMIT 1').get(
+      convId,
+      type,
+    )?.actor_id ?? null
+  );
 }
 
 /** The soonest time a recorded floor runs out, if any. */

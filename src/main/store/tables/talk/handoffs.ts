@@ -28,7 +28,10 @@ export function allActiveHandoffs(db: Db): HandoffRow[] {
 }
 
 export function insertHandoff(db: Db, h: Omit<HandoffRow, 'id' | 'returned_at' | 'return_note'>): number {
-  return Number(sql(db, 'INSERT INTO handoffs (conv_id, agent_id, to_user, note, at) VALUES (@conv_id, @agent_id, @to_user, @note, @at)').run(h).lastInsertRowid);
+  return Number(
+    sql(db, 'INSERT INTO handoffs (conv_id, agent_id, to_user, note, at) VALUES (@conv_id, @agent_id, @to_user, @note, @at)').run(h)
+      .lastInsertRowid,
+  );
 }
 
 export function returnHandoff(db: Db, id: number, note: string, at: number): void {

@@ -30,7 +30,11 @@ export function isUnderReview(db: Db, agentId: string): boolean {
 
 /** Agents under review, with the time review was turned on. */
 export function reviewedAgents(db: Db): Map<string, number> {
-  return new Map(sql<{ agent_id: string; since: number }>(db, 'SELECT agent_id, since FROM review_mode').all().map((r) => [r.agent_id, r.since]));
+  return new Map(
+    sql<{ agent_id: string; since: number }>(db, 'SELECT agent_id, since FROM review_mode')
+      .all()
+      .map((r) => [r.agent_id, r.since]),
+  );
 }
 
 /** Turns review on or off; answers whether it changed. */
@@ -40,9 +44,24 @@ export function setReviewMode(db: Db, agentId: string, on: boolean, at: number):
     : sql(db, 'DELETE FROM review_mode WHERE agent_id = ?').run(agentId).changes === 1;
 }
 
-export function insertHeld(db: Db, h: { id: string; agent_id: string; conv_id: string | null; kind: HeldKind; input: string; data: Buffer | null; thumb: Buffer | null; created_at: number }): void {
-  sql(db, `INSERT INTO held_items (id, agent_id, conv_id, kind, input, data, thumb, created_at)
-           VALUES (@id, @agent_id, @conv_id, @kind, @input, @data, @thumb, @created_at)`).run(h);
+export function insertHeld(
+  db: Db,
+  h: {
+    id: string;
+    agent_id: string;
+    conv_id: string | null;
+    kind: HeldKind;
+    input: string;
+    data: Buffer | null;
+    thumb: Buffer | null;
+    created_at: number;
+  },
+): void {
+  sql(
+    db,
+    `INSERT INTO held_items (id, agent_id, conv_id, kind, input, data, thumb, created_at)
+           VALUES (@id, @agent_id, @conv_id, @kind, @input, @data, @thumb, @created_at)`,
+  ).run(h);
 }
 
 export function heldById(db: Db, id: string): HeldRow | undefined {
@@ -65,9 +84,21 @@ export function countHeldOf(db: Db, agentId: string): number {
 }
 
 /** Closes a held item (sent or discarded) and drops its bytes; false if it was not held any more. */
-export function closeHeld(db: Db, id: string, state: 'sent' | 'discarded', at: number, msgId: string | null, sentText: string | null): boolean {
-  return sql(db, `UPDATE held_items SET state = ?, decided_at = ?, msg_id = ?, sent_text = ?, data = NULL, thumb = NULL
-                   WHERE id = ? AND state = 'held'`).run(state, at, msgId, sentText, id).changes === 1;
+export function closeHeld(
+  db: Db,
+  id: string,
+  state: 'sent' | 'discarded',
+  at: number,
+  msgId: string | null,
+  sentText: string | null,
+): boolean {
+  return (
+    sql(
+      db,
+      `UPDATE held_items SET state = ?, decided_at = ?, msg_id = ?, sent_text = ?, data = NULL, thumb = NULL
+                   WHERE id = ? AND state = 'held'`,
+    ).run(state, at, msgId, sentText, id).changes === 1
+  );
 }
 
 /** Marks a posted message as reviewed by a person (2: they also edited its text). */

@@ -42,9 +42,29 @@ export function insertMessage(db: Db, m: Omit<MessageRow, 'edited_at' | 'recalle
   if (previous && m.created_at < previous.created_at) {
     sql(db, 'INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)').run(OUT_OF_TIME_ORDER, '1');
   }
-  sql(db, `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at, sender_instance, to_instance)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .run(m.id, m.conv_id, m.seq, m.sender_id, m.kind, m.text, m.intent, m.reply_to, m.thread_id, m.to_ids, m.topics, m.refs, m.sources, m.payload, m.created_at, m.sender_instance ?? null, m.to_instance ?? null);
+  sql(
+    db,
+    `INSERT INTO messages (id, conv_id, seq, sender_id, kind, text, intent, reply_to, thread_id, to_ids, topics, refs, sources, payload, created_at, sender_instance, to_instance)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    m.id,
+    m.conv_id,
+    m.seq,
+    m.sender_id,
+    m.kind,
+    m.text,
+    m.intent,
+    m.reply_to,
+    m.thread_id,
+    m.to_ids,
+    m.topics,
+    m.refs,
+    m.sources,
+    m.payload,
+    m.created_at,
+    m.sender_instance ?? null,
+    m.to_instance ?? null,
+  );
 }
 
 export function messageById(db: Db, id: string): MessageRow | undefined {
@@ -59,8 +79,11 @@ export function editMessageText(db: Db, id: string, text: string, at: number): v
 
 /** Deletes the content of a message for everyone; the row stays as a tombstone. */
 export function recallMessage(db: Db, id: string, at: number): void {
-  const r = sql(db, `UPDATE messages SET text = NULL, topics = NULL, refs = NULL, sources = NULL, payload = NULL,
-                     recalled_at = ? WHERE id = ? AND recalled_at IS NULL`).run(at, id);
+  const r = sql(
+    db,
+    `UPDATE messages SET text = NULL, topics = NULL, refs = NULL, sources = NULL, payload = NULL,
+                     recalled_at = ? WHERE id = ? AND recalled_at IS NULL`,
+  ).run(at, id);
   if (r.changes !== 1) throw new Error(`recallMessage: no live message ${id}`);
 }
 
@@ -147,15 +170,36 @@ export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
   const ascii = /^[\x00-\x7f]*$/.test(f.query);
   const where: string[] = ['m.recalled_at IS NULL', ascii ? 'instr(lower(m.text), lower(@q)) > 0' : 'instr(perch_lower(m.text), @q) > 0'];
   const params: Record<string, unknown> = { q: ascii ? f.query : f.query.toLowerCase(), limit: f.limit };
-  if (f.senderId) { where.push('m.sender_id = @sender'); params.sender = f.senderId; }
-  if (f.senderKind) { where.push('u.kind = @skind'); params.skind = f.senderKind; }
-  if (f.kind) { where.push('m.kind = @kind'); params.kind = f.kind; }
-  if (f.intent) { where.push('m.intent = @intent'); params.intent = f.intent; }
-  if (f.topic) { where.push('EXISTS (SELECT 1 FROM json_each(m.topics) WHERE value = @topic)'); params.topic = f.topic; }
+  if (f.senderId) {
+    where.push('m.sender_id = @sender');
+    params.sender = f.senderId;
+  }
+  if (f.senderKind) {
+    where.push('u.kind = @skind');
+    params.skind = f.senderKind;
+  }
+  if (f.kind) {
+    where.push('m.kind = @kind');
+    params.kind = f.kind;
+  }
+  if (f.intent) {
+    where.push('m.intent = @intent');
+    params.intent = f.intent;
+  }
+  if (f.topic) {
+    where.push('EXISTS (SELECT 1 FROM json_each(m.topics) WHERE value = @topic)');
+    params.topic = f.topic;
+  }
   if (f.hasRefs === true) where.push("m.refs IS NOT NULL AND m.refs != '[]'");
   if (f.hasRefs === false) where.push("(m.refs IS NULL OR m.refs = '[]')");
-  if (f.since !== undefined) { where.push('m.created_at >= @since'); params.since = f.since; }
-  if (f.until !== undefined) { where.push('m.created_at <= @until'); params.until = f.until; }
+  if (f.since !== undefined) {
+    where.push('m.created_at >= @since');
+    params.since = f.since;
+  }
+  if (f.until !== undefined) {
+    where.push('m.created_at <= @until');
+    params.until = f.until;
+  }
   const filters = where.join(' AND ');
 
   if (ascii && f.query.length >= INDEX_MIN_CHARS && !outOfTimeOrder(db)) {
@@ -177,28 +221,43 @@ export function searchMessages(db: Db, f: SearchFilter): MessageRow[] {
  * hand and the walk has passed below the created_at of the last of them, no older candidate can
  * belong to the answer. Undefined when this is not the cheaper way after all.
  */
-function walkIndex(db: Db, f: SearchFilter, params: Record<string, unknown>, filters: string, index: SearchIndexView): MessageRow[] | undefined {
+function walkIndex(
+  db: Db,
+  f: SearchFilter,
+  params: Record<string, unknown>,
+  filters: string,
+  index: SearchIndexView,
+): MessageRow[] | undefined {
   if (maxGid(db) - index.upto > TAIL_MAX) return undefined;
   // Reading the conversations (way 2) costs at most their messages; a candidate of the walk costs
   // about four times a message read there, so the walk gives up after a quarter as many.
   params.convs = JSON.stringify(f.convIds);
-  const scopeRows = sql<{ n: number | null }>(db, 'SELECT sum(last_seq) AS n FROM conversations WHERE id IN (SELECT value FROM json_each(?))').get(params.convs)?.n ?? 0;
+  const scopeRows =
+    sql<{ n: number | null }>(db, 'SELECT sum(last_seq) AS n FROM conversations WHERE id IN (SELECT value FROM json_each(?))').get(
+      params.convs,
+    )?.n ?? 0;
   const budget = Math.min(WALK_MAX, Math.max(WALK_PAGE, Math.floor(scopeRows / 4)));
-  const scope = f.convIds.map((id, i) => {
-    params[`c${i}`] = id;
-    params[`f${i}`] = f.fromSeq.get(id) ?? 0;
-    return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
-  }).join(' OR ');
+  const scope = f.convIds
+    .map((id, i) => {
+      params[`c${i}`] = id;
+      params[`f${i}`] = f.fromSeq.get(id) ?? 0;
+      return `(m.conv_id = @c${i} AND m.seq >= @f${i})`;
+    })
+    .join(' OR ');
   const found = new Map<string, MessageRow>();
-  const keep = (rows: MessageRow[]) => { for (const r of rows) found.set(r.id, r); };
+  const keep = (rows: MessageRow[]) => {
+    for (const r of rows) found.set(r.id, r);
+  };
   params.upto = index.upto;
-  keep(sql<MessageRow>(
-    db,
-    `SELECT m.* FROM (SELECT DISTINCT e.msg_id AS id FROM events e
+  keep(
+    sql<MessageRow>(
+      db,
+      `SELECT m.* FROM (SELECT DISTINCT e.msg_id AS id FROM events e
                        WHERE e.gid > @upto AND e.type IN ('message.created', 'message.edited') AND e.conv_id IN (SELECT value FROM json_each(@convs))) c
        CROSS JOIN messages m ON m.id = c.id JOIN users u ON u.id = m.sender_id
       WHERE (${scope}) AND ${filters}`,
-  ).all(params));
+    ).all(params),
+  );
   delete params.upto;
   const candidates = sql<MessageRow>(
     db,
@@ -206,10 +265,13 @@ function walkIndex(db: Db, f: SearchFilter, params: Record<string, unknown>, fil
        CROSS JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq JOIN users u ON u.id = m.sender_id
       WHERE e.conv_id IN (SELECT value FROM json_each(@convs)) AND (${scope}) AND ${filters}`,
   );
-  const createdAt = sql<{ created_at: number }>(db, 'SELECT m.created_at FROM events e JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq WHERE e.gid = ?');
+  const createdAt = sql<{ created_at: number }>(
+    db,
+    'SELECT m.created_at FROM events e JOIN messages m ON m.conv_id = e.conv_id AND m.seq = e.seq WHERE e.gid = ?',
+  );
   let before = index.upto + 1;
   let size = Math.min(WALK_PAGE, 2 * f.limit); // often the newest candidates are the answer
-  for (let walked = 0; ; ) {
+  for (let walked = 0; ;) {
     const gids = index.page(before, size);
     if (gids.length === 0) break;
     walked += gids.length;
@@ -262,7 +324,9 @@ function scanConversations(db: Db, f: SearchFilter, params: Record<string, unkno
 // ---- reactions & pins -----------------------------------------------------------------
 
 export function addReaction(db: Db, msgId: string, userId: string, key: string, at: number): boolean {
-  return sql(db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(msgId, userId, key, at).changes === 1;
+  return (
+    sql(db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(msgId, userId, key, at).changes === 1
+  );
 }
 
 export function removeReaction(db: Db, msgId: string, userId: string, key: string): boolean {
@@ -287,12 +351,18 @@ export function setHidden(db: Db, userId: string, msgId: string, on: boolean, at
 /** Which of these messages the person hid. */
 export function hiddenOf(db: Db, userId: string, msgIds: string[]): Set<string> {
   if (msgIds.length === 0) return new Set();
-  const rows = sql<{ msg_id: string }>(db, 'SELECT msg_id FROM hidden_messages WHERE user_id = ? AND msg_id IN (SELECT value FROM json_each(?))').all(userId, JSON.stringify(msgIds));
+  const rows = sql<{ msg_id: string }>(
+    db,
+    'SELECT msg_id FROM hidden_messages WHERE user_id = ? AND msg_id IN (SELECT value FROM json_each(?))',
+  ).all(userId, JSON.stringify(msgIds));
   return new Set(rows.map((r) => r.msg_id));
 }
 
 export function addPin(db: Db, convId: string, msgId: string, by: string, at: number): boolean {
-  return sql(db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)').run(convId, msgId, by, at).changes === 1;
+  return (
+    sql(db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)').run(convId, msgId, by, at).changes ===
+    1
+  );
 }
 
 export function removePin(db: Db, convId: string, msgId: string): boolean {
@@ -316,7 +386,21 @@ export function idempotentResult(db: Db, userId: string, scope: string, opId: st
   ).get(userId, scope, opId);
 }
 
-export function saveIdempotentResult(db: Db, userId: string, scope: string, opId: string, inputHash: string, result: string, at: number): void {
-  sql(db, 'INSERT INTO idempotency (user_id, scope, op_id, input_hash, result, at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(userId, scope, opId, inputHash, result, at);
+export function saveIdempotentResult(
+  db: Db,
+  userId: string,
+  scope: string,
+  opId: string,
+  inputHash: string,
+  result: string,
+  at: number,
+): void {
+  sql(db, 'INSERT INTO idempotency (user_id, scope, op_id, input_hash, result, at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    userId,
+    scope,
+    opId,
+    inputHash,
+    result,
+    at,
+  );
 }

@@ -12,19 +12,37 @@ export interface ProgressRow {
 }
 
 export function insertProgress(db: Db, p: Omit<ProgressRow, 'id'>): number {
-  return Number(sql(db, 'INSERT INTO progress (user_id, conv_id, kind, text, data, msg_id, ts) VALUES (@user_id, @conv_id, @kind, @text, @data, @msg_id, @ts)').run(p).lastInsertRowid);
+  return Number(
+    sql(
+      db,
+      'INSERT INTO progress (user_id, conv_id, kind, text, data, msg_id, ts) VALUES (@user_id, @conv_id, @kind, @text, @data, @msg_id, @ts)',
+    ).run(p).lastInsertRowid,
+  );
 }
 
 /** Keeps the newest `keep` progress rows of a user. */
 export function pruneProgress(db: Db, userId: string, keep: number): void {
-  sql(db, `DELETE FROM progress WHERE user_id = ? AND id <= (
-             SELECT id FROM progress WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(userId, userId, keep);
+  sql(
+    db,
+    `DELETE FROM progress WHERE user_id = ? AND id <= (
+             SELECT id FROM progress WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+  ).run(userId, userId, keep);
 }
 
 export function recentProgress(db: Db, opts: { convId?: string; userId?: string; beforeId?: number; limit: number }): ProgressRow[] {
   const before = opts.beforeId ?? Number.MAX_SAFE_INTEGER;
-  if (opts.convId) return sql<ProgressRow>(db, 'SELECT * FROM progress WHERE conv_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(opts.convId, before, opts.limit);
-  if (opts.userId) return sql<ProgressRow>(db, 'SELECT * FROM progress WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(opts.userId, before, opts.limit);
+  if (opts.convId)
+    return sql<ProgressRow>(db, 'SELECT * FROM progress WHERE conv_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(
+      opts.convId,
+      before,
+      opts.limit,
+    );
+  if (opts.userId)
+    return sql<ProgressRow>(db, 'SELECT * FROM progress WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(
+      opts.userId,
+      before,
+      opts.limit,
+    );
   return sql<ProgressRow>(db, 'SELECT * FROM progress WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, opts.limit);
 }
 

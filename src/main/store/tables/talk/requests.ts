@@ -29,9 +29,11 @@ export interface RequestRow {
 export type RequestListRow = RequestRow & { conv_title: string; conv_kind: string };
 
 export function insertRequest(db: Db, r: Omit<RequestRow, 'state' | 'outcome' | 'decided_at' | 'decided_by'>): void {
-  sql(db, `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, created_at, expires_at, door)
-           VALUES (@id, @conv_id, @msg_id, @requester_id, @kind, @title, @options, @context, @assignees, 'pending', @created_at, @expires_at, @door)`)
-    .run(r);
+  sql(
+    db,
+    `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, created_at, expires_at, door)
+           VALUES (@id, @conv_id, @msg_id, @requester_id, @kind, @title, @options, @context, @assignees, 'pending', @created_at, @expires_at, @door)`,
+  ).run(r);
 }
 
 export function requestById(db: Db, id: string): RequestRow | undefined {
@@ -47,8 +49,13 @@ export function finishRequest(
   id: string,
   f: { state: RequestState; outcome: string | null; at: number; by: string | null },
 ): boolean {
-  return sql(db, `UPDATE requests SET state = ?, outcome = ?, decided_at = ?, decided_by = ?
-                   WHERE id = ? AND state = 'pending'`).run(f.state, f.outcome, f.at, f.by, id).changes === 1;
+  return (
+    sql(
+      db,
+      `UPDATE requests SET state = ?, outcome = ?, decided_at = ?, decided_by = ?
+                   WHERE id = ? AND state = 'pending'`,
+    ).run(f.state, f.outcome, f.at, f.by, id).changes === 1
+  );
 }
 
 /** Pending requests whose time is up (uses the requests_pending index). */

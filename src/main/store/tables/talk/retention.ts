@@ -20,11 +20,14 @@ export function retentionRules(db: Db): RetentionRuleRow[] {
 }
 
 export function putRetentionRule(db: Db, r: RetentionRuleRow): void {
-  sql(db, `INSERT INTO retention_rules (scope, keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days, updated_at)
+  sql(
+    db,
+    `INSERT INTO retention_rules (scope, keep_days, keep_pinned, keep_requests, keep_checkpoints, archive_idle_days, updated_at)
            VALUES (@scope, @keep_days, @keep_pinned, @keep_requests, @keep_checkpoints, @archive_idle_days, @updated_at)
            ON CONFLICT (scope) DO UPDATE SET keep_days = excluded.keep_days, keep_pinned = excluded.keep_pinned,
              keep_requests = excluded.keep_requests, keep_checkpoints = excluded.keep_checkpoints,
-             archive_idle_days = excluded.archive_idle_days, updated_at = excluded.updated_at`).run(r);
+             archive_idle_days = excluded.archive_idle_days, updated_at = excluded.updated_at`,
+  ).run(r);
 }
 
 export function deleteRetentionRule(db: Db, scope: string): boolean {
@@ -49,9 +52,14 @@ const KEPT = `(m.created_at >= @cutoff
 const flags = (k: KeepFlags) => ({ cutoff: k.cutoff, pinned: k.pinned ? 1 : 0, requests: k.requests ? 1 : 0 });
 
 /** Conversations in id order after `after` (a retention pass walks them), at most limit. */
-export function conversationsAfter(db: Db, after: string, limit: number): Array<{ id: string; kind: string; title: string; last_event_at: number; archived_at: number | null }> {
+export function conversationsAfter(
+  db: Db,
+  after: string,
+  limit: number,
+): Array<{ id: string; kind: string; title: string; last_event_at: number; archived_at: number | null }> {
   return sql<{ id: string; kind: string; title: string; last_event_at: number; archived_at: number | null }>(
-    db, 'SELECT id, kind, title, last_event_at, archived_at FROM conversations WHERE id > ? ORDER BY id LIMIT (? + 0)',
+    db,
+    'SELECT id, kind, title, last_event_at, archived_at FROM conversations WHERE id > ? ORDER BY id LIMIT (? + 0)',
   ).all(after, limit);
 }
 
@@ -64,7 +72,11 @@ export interface LogRow {
 
 /** A conversation's events after seq, in seq order, at most limit. */
 export function eventsAfterSeq(db: Db, convId: string, afterSeq: number, limit: number): LogRow[] {
-  return sql<LogRow>(db, 'SELECT gid, seq, msg_id, ts FROM events WHERE conv_id = ? AND seq > ? ORDER BY seq LIMIT (? + 0)').all(convId, afterSeq, limit);
+  return sql<LogRow>(db, 'SELECT gid, seq, msg_id, ts FROM events WHERE conv_id = ? AND seq > ? ORDER BY seq LIMIT (? + 0)').all(
+    convId,
+    afterSeq,
+    limit,
+  );
 }
 
 /** Whether the message exists and stays under these flags (undefined: it is gone already). */
@@ -87,7 +99,10 @@ export interface Removed {
 export function deleteMessageFully(db: Db, msgId: string): Removed {
   const created = sql<{ gid: number }>(db, "SELECT gid FROM events WHERE msg_id = ? AND type = 'message.created'").get(msgId);
   if (created) sql(db, 'INSERT INTO search_forget (gid) VALUES (?)').run(created.gid);
-  const fileBytes = sql<{ n: number; b: number }>(db, 'SELECT count(*) AS n, coalesce(sum(length(data) + coalesce(length(thumb), 0)), 0) AS b FROM files WHERE msg_id = ?').get(msgId)!;
+  const fileBytes = sql<{ n: number; b: number }>(
+    db,
+    'SELECT count(*) AS n, coalesce(sum(length(data) + coalesce(length(thumb), 0)), 0) AS b FROM files WHERE msg_id = ?',
+  ).get(msgId)!;
   sql(db, 'DELETE FROM files WHERE msg_id = ?').run(msgId);
   const events = sql(db, 'DELETE FROM events WHERE msg_id = ?').run(msgId).changes;
   sql(db, 'DELETE FROM reactions WHERE msg_id = ?').run(msgId);
@@ -105,21 +120,40 @@ export function deleteEvent(db: Db, gid: number): void {
 
 /** Deletes a conversation's summaries written before `before`, at most limit; how many. */
 export function deleteSummariesBefore(db: Db, convId: string, before: number, limit: number): number {
-  return sql(db, 'DELETE FROM summaries WHERE id IN (SELECT id FROM summaries WHERE conv_id = ? AND at < ? LIMIT (? + 0))').run(convId, before, limit).changes;
+  return sql(db, 'DELETE FROM summaries WHERE id IN (SELECT id FROM summaries WHERE conv_id = ? AND at < ? LIMIT (? + 0))').run(
+    convId,
+    before,
+    limit,
+  ).changes;
 }
 
 /** What a rule would remove from one conversation now (the dry run; read only). */
-export function countRemovable(db: Db, convId: string, keep: KeepFlags & { checkpoints: boolean }): { messages: number; events: number; files: number; file_bytes: number; summaries: number } {
+export function countRemovable(
+  db: Db,
+  convId: string,
+  keep: KeepFlags & { checkpoints: boolean },
+): { messages: number; events: number; files: number; file_bytes: number; summaries: number } {
   const p = { conv: convId, ...flags(keep) };
-  const messages = sql<{ n: number }>(db, `SELECT count(*) AS n FROM messages m WHERE m.conv_id = @conv AND m.created_at < @cutoff AND NOT ${KEPT}`).get(p)!.n;
+  const messages = sql<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM messages m WHERE m.conv_id = @conv AND m.created_at < @cutoff AND NOT ${KEPT}`,
+  ).get(p)!.n;
   // Events older than the cutoff that do not belong to a kept message, and the newer events of messages that go.
-  const events = sql<{ n: number }>(db, `SELECT count(*) AS n FROM events e LEFT JOIN messages m ON m.id = e.msg_id
+  const events = sql<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM events e LEFT JOIN messages m ON m.id = e.msg_id
     WHERE e.conv_id = @conv AND (
       (e.ts < @cutoff AND (e.msg_id IS NULL OR m.id IS NULL OR NOT ${KEPT}))
-      OR (e.ts >= @cutoff AND m.id IS NOT NULL AND m.created_at < @cutoff AND NOT ${KEPT}))`).get(p)!.n;
-  const files = sql<{ n: number; b: number }>(db, `SELECT count(*) AS n, coalesce(sum(length(f.data) + coalesce(length(f.thumb), 0)), 0) AS b
-    FROM files f JOIN messages m ON m.id = f.msg_id WHERE m.conv_id = @conv AND m.created_at < @cutoff AND NOT ${KEPT}`).get(p)!;
-  const summaries = keep.checkpoints ? 0 : sql<{ n: number }>(db, 'SELECT count(*) AS n FROM summaries WHERE conv_id = ? AND at < ?').get(convId, keep.cutoff)!.n;
+      OR (e.ts >= @cutoff AND m.id IS NOT NULL AND m.created_at < @cutoff AND NOT ${KEPT}))`,
+  ).get(p)!.n;
+  const files = sql<{ n: number; b: number }>(
+    db,
+    `SELECT count(*) AS n, coalesce(sum(length(f.data) + coalesce(length(f.thumb), 0)), 0) AS b
+    FROM files f JOIN messages m ON m.id = f.msg_id WHERE m.conv_id = @conv AND m.created_at < @cutoff AND NOT ${KEPT}`,
+  ).get(p)!;
+  const summaries = keep.checkpoints
+    ? 0
+    : sql<{ n: number }>(db, 'SELECT count(*) AS n FROM summaries WHERE conv_id = ? AND at < ?').get(convId, keep.cutoff)!.n;
   return { messages, events, files: files.n, file_bytes: files.b, summaries };
 }
 
@@ -163,5 +197,9 @@ export function retentionExportDir(db: Db): string | undefined {
 /** Sets (a folder) or clears (null) the export-first folder. */
 export function setRetentionExportDir(db: Db, dir: string | null): void {
   if (dir === null) sql(db, "DELETE FROM settings WHERE key = 'retention_export_dir'").run();
-  else sql(db, "INSERT INTO settings (key, value) VALUES ('retention_export_dir', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(dir);
+  else
+    sql(
+      db,
+      "INSERT INTO settings (key, value) VALUES ('retention_export_dir', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(dir);
 }

@@ -11,5 +11,7 @@ export function setSetting(db: Db, key: string, value: string): void {
 }
 
 export function eventByGid(db: Db, gid: number): EventWithMessage | undefined {
-  return sql<EventWithMessage>(db, `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id WHERE e.gid = ?`).get(gid);
+  return sql<EventWithMessage>(db, `SELECT e.*, ${MESSAGE_JSON} FROM events e LEFT JOIN messages m ON m.id = e.msg_id WHERE e.gid = ?`).get(
+    gid,
+  );
 }

@@ -29,8 +29,11 @@ export function stateValue(db: Db, userId: string, key: string, version: number)
 /** Writes a new version and makes it the current one (the caller checked the expected version). */
 export function writeStateVersion(db: Db, row: StateValueRow): void {
   sql(db, 'INSERT INTO state_values (user_id, key, version, value, at) VALUES (@user_id, @key, @version, @value, @at)').run(row);
-  sql(db, `INSERT INTO state_keys (user_id, key, version, at) VALUES (@user_id, @key, @version, @at)
-           ON CONFLICT (user_id, key) DO UPDATE SET version = excluded.version, at = excluded.at`).run({
+  sql(
+    db,
+    `INSERT INTO state_keys (user_id, key, version, at) VALUES (@user_id, @key, @version, @at)
+           ON CONFLICT (user_id, key) DO UPDATE SET version = excluded.version, at = excluded.at`,
+  ).run({
     user_id: row.user_id,
     key: row.key,
     version: row.version,
@@ -59,13 +62,18 @@ export function listStateKeys(
   opts: { after: string; lower: string; upper: string | null; limit: number },
 ): StateKeyRow[] {
   if (opts.upper === null) {
-    return sql<StateKeyRow>(
-      db,
-      'SELECT * FROM state_keys WHERE user_id = ? AND key > ? AND key >= ? ORDER BY key LIMIT ?',
-    ).all(userId, opts.after, opts.lower, opts.limit);
+    return sql<StateKeyRow>(db, 'SELECT * FROM state_keys WHERE user_id = ? AND key > ? AND key >= ? ORDER BY key LIMIT ?').all(
+      userId,
+      opts.after,
+      opts.lower,
+      opts.limit,
+    );
   }
-  return sql<StateKeyRow>(
-    db,
-    'SELECT * FROM state_keys WHERE user_id = ? AND key > ? AND key >= ? AND key < ? ORDER BY key LIMIT ?',
-  ).all(userId, opts.after, opts.lower, opts.upper, opts.limit);
+  return sql<StateKeyRow>(db, 'SELECT * FROM state_keys WHERE user_id = ? AND key > ? AND key >= ? AND key < ? ORDER BY key LIMIT ?').all(
+    userId,
+    opts.after,
+    opts.lower,
+    opts.upper,
+    opts.limit,
+  );
 }

@@ -13,8 +13,10 @@ export interface SummaryRow {
 
 export function insertSummary(db: Db, s: Omit<SummaryRow, 'id'>): number {
   return Number(
-    sql(db, 'INSERT INTO summaries (user_id, conv_id, from_seq, to_seq, text, at) VALUES (@user_id, @conv_id, @from_seq, @to_seq, @text, @at)')
-      .run(s).lastInsertRowid,
+    sql(
+      db,
+      'INSERT INTO summaries (user_id, conv_id, from_seq, to_seq, text, at) VALUES (@user_id, @conv_id, @from_seq, @to_seq, @text, @at)',
+    ).run(s).lastInsertRowid,
   );
 }
 
@@ -25,7 +27,9 @@ export function latestSummary(db: Db, userId: string, convId: string): SummaryRo
 
 /** Keeps the newest `keep` summaries of a user for a conversation. */
 export function pruneSummaries(db: Db, userId: string, convId: string, keep: number): void {
-  sql(db, `DELETE FROM summaries WHERE user_id = ? AND conv_id = ? AND id <= (
-             SELECT id FROM summaries WHERE user_id = ? AND conv_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`)
-    .run(userId, convId, userId, convId, keep);
+  sql(
+    db,
+    `DELETE FROM summaries WHERE user_id = ? AND conv_id = ? AND id <= (
+             SELECT id FROM summaries WHERE user_id = ? AND conv_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+  ).run(userId, convId, userId, convId, keep);
 }

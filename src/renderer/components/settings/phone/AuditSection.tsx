@@ -10,7 +10,11 @@ export function AuditSection() {
     <section className="ph-section" aria-labelledby="ph-audit-title">
       <div className="row-between">
         <h2 id="ph-audit-title">What devices did</h2>
-        <button type="button" className="btn btn-ghost btn-small" onClick={() => void Promise.all([loadDevices(), loadDeviceAudit()]).catch(() => {})}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-small"
+          onClick={() => void Promise.all([loadDevices(), loadDeviceAudit()]).catch(() => {})}
+        >
           Refresh
         </button>
       </div>
@@ -50,7 +54,9 @@ function AuditRow({ e }: { e: DeviceAuditEntry }) {
       <td className="ph-target">{e.target ?? '—'}</td>
       <td>
         {ok ? 'ok' : e.outcome.replace(/^refused:/, 'refused: ')}
-        {e.count != null && <span title="Refusals of callers without a device credential in these 10 minutes, counted in one line"> × {e.count}</span>}
+        {e.count != null && (
+          <span title="Refusals of callers without a device credential in these 10 minutes, counted in one line"> × {e.count}</span>
+        )}
       </td>
     </tr>
   );

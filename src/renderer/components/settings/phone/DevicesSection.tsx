@@ -24,23 +24,36 @@ export function DevicesSection() {
             <div className="ph-device-info">
               <div className="row">
                 <strong>{d.name}</strong>
-                <span className={`chip ${d.scope === 'full' ? 'chip-handoff' : 'chip-working'}`}>{d.scope === 'full' ? 'full access' : 'approvals only'}</span>
+                <span className={`chip ${d.scope === 'full' ? 'chip-handoff' : 'chip-working'}`}>
+                  {d.scope === 'full' ? 'full access' : 'approvals only'}
+                </span>
                 {d.revoked && <span className="chip chip-failed">revoked</span>}
               </div>
               <p className="muted small">
                 {d.revoked
                   ? `Revoked ${d.revoked_at ? dateTimeOf(d.revoked_at) : ''}`
                   : `Last used ${d.last_used_at ? ago(d.last_used_at, now) : 'never'} · notifications ${d.push ? 'on' : 'off'}`}{' '}
-                · key {d.token_hint.startsWith('…') ? '' : '…'}{d.token_hint} · paired {dateTimeOf(d.created_at)}
+                · key {d.token_hint.startsWith('…') ? '' : '…'}
+                {d.token_hint} · paired {dateTimeOf(d.created_at)}
               </p>
               {tests[d.id] && <TestResult r={tests[d.id]!} />}
             </div>
             {!d.revoked && (
               <div className="ph-device-actions">
-                <button type="button" className="btn btn-ghost btn-small" aria-label={`Send a test push to ${d.name}`} onClick={() => void sendTestPush(d.id)}>
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-small"
+                  aria-label={`Send a test push to ${d.name}`}
+                  onClick={() => void sendTestPush(d.id)}
+                >
                   Send a test push
                 </button>
-                <button type="button" className="btn btn-ghost btn-small ph-revoke" aria-label={`Revoke ${d.name}`} onClick={() => setAsking(d)}>
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-small ph-revoke"
+                  aria-label={`Revoke ${d.name}`}
+                  onClick={() => setAsking(d)}
+                >
                   Revoke
                 </button>
               </div>

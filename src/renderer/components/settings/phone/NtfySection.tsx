@@ -12,8 +12,8 @@ export function NtfySection({ ntfy }: { ntfy: { server: string; topic: string; o
     <section className="ph-section" aria-labelledby="ph-ntfy-title">
       <h2 id="ph-ntfy-title">ntfy (optional)</h2>
       <p className="muted small">
-        If you run ntfy, Perch can also post each notice to a topic, with Approve / Reject buttons that call this hub&apos;s public URL. Unlike Web Push, the ntfy
-        server reads what it carries: keep it opaque unless the server is your own.
+        If you run ntfy, Perch can also post each notice to a topic, with Approve / Reject buttons that call this hub&apos;s public URL.
+        Unlike Web Push, the ntfy server reads what it carries: keep it opaque unless the server is your own.
       </p>
       <form
         className="ph-ntfy-form"
@@ -35,10 +35,18 @@ export function NtfySection({ ntfy }: { ntfy: { server: string; topic: string; o
             </div>
             <div className="field">
               <label htmlFor="ph-ntfy-topic">Topic</label>
-              <input id="ph-ntfy-topic" spellCheck={false} maxLength={64} placeholder="a long random name: anyone who knows it can read it" value={topic} onChange={(e) => setTopic(e.target.value)} />
+              <input
+                id="ph-ntfy-topic"
+                spellCheck={false}
+                maxLength={64}
+                placeholder="a long random name: anyone who knows it can read it"
+                value={topic}
+                onChange={(e) => setTopic(e.target.value)}
+              />
             </div>
             <label className="field-check">
-              <input type="checkbox" checked={opaque} onChange={(e) => setOpaque(e.target.checked)} /> Opaque: send “Perch needs you” instead of the summary, with no Approve / Reject buttons
+              <input type="checkbox" checked={opaque} onChange={(e) => setOpaque(e.target.checked)} /> Opaque: send “Perch needs you”
+              instead of the summary, with no Approve / Reject buttons
             </label>
           </>
         )}

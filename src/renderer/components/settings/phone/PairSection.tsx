@@ -13,7 +13,13 @@ export function PairSection({ publicUrl }: { publicUrl: string | null }) {
   return (
     <section className="ph-section" aria-labelledby="ph-pair-title">
       <h2 id="ph-pair-title">Pair a phone</h2>
-      {run ? <PairingPanel run={run} /> : publicUrl ? <PairForm /> : <p className="muted">Set the public URL first: the QR code carries it to the phone.</p>}
+      {run ? (
+        <PairingPanel run={run} />
+      ) : publicUrl ? (
+        <PairForm />
+      ) : (
+        <p className="muted">Set the public URL first: the QR code carries it to the phone.</p>
+      )}
     </section>
   );
 }
@@ -40,7 +46,13 @@ function PairForm() {
     >
       <div className="field">
         <label htmlFor="ph-device-name">Name of the phone</label>
-        <input id="ph-device-name" maxLength={60} placeholder="e.g. My phone (the phone suggests one if empty)" value={name} onChange={(e) => setName(e.target.value)} />
+        <input
+          id="ph-device-name"
+          maxLength={60}
+          placeholder="e.g. My phone (the phone suggests one if empty)"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
       </div>
       <fieldset className="field ph-scope">
         <legend>What it may do</legend>
@@ -56,7 +68,8 @@ function PairForm() {
         </label>
         {scope === 'full' && (
           <p className="ph-warn small" role="note">
-            Whoever holds this phone can read every conversation and act as you (everything but what stays on the laptop: agent keys, wake commands and secrets, pairing and devices).
+            Whoever holds this phone can read every conversation and act as you (everything but what stays on the laptop: agent keys, wake
+            commands and secrets, pairing and devices).
           </p>
         )}
       </fieldset>
@@ -79,7 +92,8 @@ function PairingPanel({ run }: { run: PairingRun }) {
     return (
       <div className="ph-pair-result ph-ok" role="status">
         <p>
-          <strong>Paired {p.device?.name ?? pairingName(p)}.</strong> It is in the list below; on the phone, turn on notifications to get pushes.
+          <strong>Paired {p.device?.name ?? pairingName(p)}.</strong> It is in the list below; on the phone, turn on notifications to get
+          pushes.
         </p>
         <button type="button" className="btn btn-ghost" onClick={clearPairing}>
           Pair another phone
@@ -91,7 +105,8 @@ function PairingPanel({ run }: { run: PairingRun }) {
     return (
       <div className="ph-pair-result" role="status">
         <p>
-          <strong>{p.state === 'expired' ? 'The code expired — start again.' : 'Pairing cancelled.'}</strong> {p.state === 'expired' && 'A code works once, for 5 minutes.'}
+          <strong>{p.state === 'expired' ? 'The code expired — start again.' : 'Pairing cancelled.'}</strong>{' '}
+          {p.state === 'expired' && 'A code works once, for 5 minutes.'}
         </p>
         <button type="button" className="btn btn-primary" onClick={clearPairing}>
           Start again
@@ -101,7 +116,11 @@ function PairingPanel({ run }: { run: PairingRun }) {
   }
   return (
     <div className="ph-pairing" aria-label="Pairing">
-      {p.state === 'waiting' ? <WaitingForPhone run={run} left={countdown(p.expires_at, now)} /> : <ComparePhrase pairing={p} left={countdown(p.expires_at, now)} />}
+      {p.state === 'waiting' ? (
+        <WaitingForPhone run={run} left={countdown(p.expires_at, now)} />
+      ) : (
+        <ComparePhrase pairing={p} left={countdown(p.expires_at, now)} />
+      )}
       {run.error && (
         <p className="error small" role="alert">
           Lost track of this pairing: {run.error}
@@ -122,7 +141,13 @@ function TimeLeft({ left }: { left: string }) {
 function WaitingForPhone({ run, left }: { run: PairingRun; left: string }) {
   return (
     <div className="ph-waiting">
-      <img className="ph-qr" src={`data:image/svg+xml;utf8,${encodeURIComponent(run.qr_svg)}`} alt="QR code to pair a phone" width={280} height={280} />
+      <img
+        className="ph-qr"
+        src={`data:image/svg+xml;utf8,${encodeURIComponent(run.qr_svg)}`}
+        alt="QR code to pair a phone"
+        width={280}
+        height={280}
+      />
       <div className="ph-waiting-text">
         <p>
           <strong>Scan this code with the phone&apos;s camera</strong>, or open the link on the phone:
@@ -151,7 +176,8 @@ function ComparePhrase({ pairing, left }: { pairing: PairingView; left: string }
         {pairing.phrase}
       </p>
       <p>
-        <strong>The phone shows the same words — pair it.</strong> <span aria-label="Paired as">It will be paired as “{pairingName(pairing)}”, the name the phone shows.</span>{' '}
+        <strong>The phone shows the same words — pair it.</strong>{' '}
+        <span aria-label="Paired as">It will be paired as “{pairingName(pairing)}”, the name the phone shows.</span>{' '}
         {pairing.scope === 'full' ? 'It will have full owner access.' : 'It will see and decide approvals only.'}
       </p>
       <p className="muted small">If the words differ, cancel: someone else scanned the code.</p>

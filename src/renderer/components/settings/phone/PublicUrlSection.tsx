@@ -56,13 +56,14 @@ export function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | nu
       )}
       {publicUrl ? (
         <p className="small">
-          Phones reach this hub at <code>{publicUrl}</code>. Requests through it need a paired device; loopback gives them no trust, and Tailscale Funnel (the
-          public internet) is refused. Empty the field and save to turn remote access off.
+          Phones reach this hub at <code>{publicUrl}</code>. Requests through it need a paired device; loopback gives them no trust, and
+          Tailscale Funnel (the public internet) is refused. Empty the field and save to turn remote access off.
         </p>
       ) : (
         <div className="ph-howto" aria-label="How to set up remote access">
           <p>
-            <strong>No phone can reach this hub yet.</strong> It listens on 127.0.0.1 only, and stays so. To reach it from your phone, put it behind{' '}
+            <strong>No phone can reach this hub yet.</strong> It listens on 127.0.0.1 only, and stays so. To reach it from your phone, put
+            it behind{' '}
             <a href="https://tailscale.com/kb/1312/serve" target="_blank" rel="noreferrer">
               tailscale serve
             </a>{' '}
@@ -71,7 +72,9 @@ export function PublicUrlSection({ publicUrl, loaded }: { publicUrl: string | nu
           <CommandLine text={serveCmd} />
           <p>Then see the https address it serves:</p>
           <CommandLine text="tailscale serve status" />
-          <p className="muted small">Paste that https://…ts.net address above and save. Use serve, not Funnel: Perch refuses requests from the public internet.</p>
+          <p className="muted small">
+            Paste that https://…ts.net address above and save. Use serve, not Funnel: Perch refuses requests from the public internet.
+          </p>
         </div>
       )}
     </section>

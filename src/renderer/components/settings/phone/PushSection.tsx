@@ -7,7 +7,8 @@ export function PushSection({ content }: { content: PushContent }) {
     <section className="ph-section" aria-labelledby="ph-push-title">
       <h2 id="ph-push-title">What a push carries</h2>
       <p className="muted small">
-        Web Push is end-to-end encrypted to the phone: the push service (Google, Apple, Mozilla) sees only its size, time and the phone&apos;s address, not the text.
+        Web Push is end-to-end encrypted to the phone: the push service (Google, Apple, Mozilla) sees only its size, time and the
+        phone&apos;s address, not the text.
       </p>
       <fieldset className="field ph-push-content">
         <legend className="sr-only">Push content</legend>
