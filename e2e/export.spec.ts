@@ -31,7 +31,7 @@ describe('Settings → Export', () => {
 
     const entries = await exportEntries(file);
     const names = [...entries.keys()];
-    const transcript = entries.get(`transcripts/minutes-${conv}.md`)?.toString('utf8') ?? ''; // named readably: title and id (issue 28)
+    const transcript = entries.get(`transcripts/minutes-${conv}.md`)?.toString('utf8') ?? ''; // named readably: title and id
     assert.equal(names[0], 'manifest.json');
     assert.ok(names.includes('messages.jsonl'));
     assert.match(transcript, /^# Minutes/);

@@ -61,7 +61,7 @@ describe('small fixes', () => {
       const snippet = async (label: string) => dialog.region(`${label} snippet`).find('pre').innerText();
       const claude = await snippet('Claude Code');
       assert.match(claude, /^export PERCH_KEY_KIT=/m);
-      assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code (issue 28)');
+      assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code');
       const gemini = await snippet('Gemini CLI');
       assert.match(
         gemini,

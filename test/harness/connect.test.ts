@@ -203,7 +203,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
   });
 });
 
-describe('two agents on one machine, and what the shell needs (issue 28)', () => {
+describe('two agents on one machine, and what the shell needs', () => {
   test("perch connect claude-code rue after kit: refused naming kit, nothing written; --replace makes it rue; the two agents' MCP entries are perch-kit and perch-rue", async () => {
     const kit = await newAgent();
     const rue = await newAgent();
@@ -315,7 +315,7 @@ describe('two agents on one machine, and what the shell needs (issue 28)', () =>
   });
 });
 
-describe('hook failures are loud (issue 28)', () => {
+describe('hook failures are loud', () => {
   test('a hook without its key says "no key was sent: set PERCH_KEY_<NAME> in the shell that starts Claude Code"; the owner is told once per agent in its feed; the hook door and /mcp answer the same', async () => {
     const a = await newAgent();
     const env = keyEnvVar(a.name);

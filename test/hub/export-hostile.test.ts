@@ -1,4 +1,4 @@
-// Hostile archives (issue 27, findings 1 and 2): an archive is refused with one line naming the entry and row, and
+// Hostile archives (docs/archive-format.md, "Import rules"): an archive is refused with one line naming the entry and row, and
 // nothing written, when a row points at anything outside the archive or carries a value live input could not
 // have; what it may write never lands in what is already here, and it never attests for a person.
 import { test } from 'node:test';

@@ -188,7 +188,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     assert.match(transcript, /\*\*alice\*\*/);
     assert.match(transcript, /First plan \(edited\)/);
     assert.match(transcript, /handoff\.created/);
-    // Readable lines (issue 28): every event's fields as words, never a raw JSON event line; named by title and id.
+    // Readable lines: every event's fields as words, never a raw JSON event line; named by title and id.
     assert.doesNotMatch(transcript, /\{"/, 'no raw JSON in a transcript');
     assert.ok(
       [...a1.keys()].includes(`transcripts/write-docs-${taskRow0(a1).id}.md`),

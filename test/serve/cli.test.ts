@@ -35,7 +35,7 @@ describe('perch agent', () => {
     assert.match(human.stdout, /planner/);
   });
 
-  test('agent add prints the key as its export line and the same recipes as the key dialog: perch connect for Claude Code, Codex, Cursor; never the key inline (issue 28)', () => {
+  test('agent add prints the key as its export line and the same recipes as the key dialog: perch connect for Claude Code, Codex, Cursor; never the key inline', () => {
     const r = cli(['agent', 'add', 'recipes', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
     const key = /^ {2}export PERCH_KEY_RECIPES=(perch_[A-Za-z0-9_-]{32,})$/m.exec(r.stdout)?.[1];

@@ -59,7 +59,7 @@ test('perch export works while the hub serves; perch import is refused while a h
       assert.ok(res.counts.messages >= 5);
       assert.match(r.stderr, /perch export: 100% \(done\)/, 'progress lines on stderr when it is not a terminal');
       assert.ok(fs.statSync(out).size > 0);
-      // An existing --out is a usage error: exit 2, as docs/guide/data.md says (issue 28).
+      // An existing --out is a usage error: exit 2, as docs/guide/data.md says.
       const again = await cliAsync(['export', '--out', out, '--data-dir', src]);
       assert.deepEqual([again.code, again.stdout], [2, '']);
       assert.match(again.stderr, /exists; nothing was written/);

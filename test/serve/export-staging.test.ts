@@ -1,4 +1,4 @@
-// perch export never writes through a name someone could plant beside its output (issue 27, finding 10): the archive
+// perch export never writes through a name someone could plant beside its output: the archive
 // is written in a private staging folder (mkdtemp, 0700, files opened O_EXCL|O_NOFOLLOW) and renamed into place.
 // And an export killed with SIGKILL leaves no staging copy that grows forever (finding 14): the next export into the
 // same folder sweeps what a dead export left (only this user's real 0700 folders whose process is gone; a planted

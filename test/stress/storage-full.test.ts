@@ -356,7 +356,7 @@ test('perch serve rotates its log at the cap (PERCH_LOG_MAX_BYTES): hub.log and 
   }
 });
 
-// ---- a real full disk: a small tmpfs (issue 27, finding 15) ----------------------------------------------------
+// ---- a real full disk: a small tmpfs ----------------------------------------------------
 
 /** Mounts a tmpfs of `size` (e.g. '4m') on a fresh folder: its path, or why it cannot be done here (then skipped). */
 function smallDisk(size: string): { dir?: string; why?: string } {

@@ -4,7 +4,7 @@ import type { Migration } from './migration';
 export const migration05: Migration = {
   version: 5,
   name: 'owner control: pause and daily caps per agent, daily usage',
-  // Issue 10 (hub/control/control.ts): agent_controls holds an agent's pause (who paused it, why, since when)
+  // Owner control (hub/control/control.ts): agent_controls holds an agent's pause (who paused it, why, since when)
   // and its daily caps (NULL = no cap); usage_daily sums each agent's reported usage, messages and tool
   // calls per day of the owner's local time (one small row per agent per day, upserted).
   sql: /* sql */ `
