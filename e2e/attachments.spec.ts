@@ -268,7 +268,8 @@ describe('long text in the composer', () => {
       assert.equal(payload.mime, 'text/plain');
       assert.equal(payload.size, 40_000);
       assert.equal((await download(bob, convId, payload.file_id)).toString('utf8'), long);
-      await page.waitForFunction('document.querySelector(".composer textarea").value === ""');
+      // A function, not a string: the page's CSP forbids eval, and Playwright evaluates a string predicate with it.
+      await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('.composer textarea')?.value === '');
       assert.equal(await refusal.count(), 0);
       assert.deepEqual(h().pageErrors, []);
     },

@@ -36,3 +36,13 @@ test(`e2e specs make at most ${MAX_DIRECT_LOCATOR_CALLS} direct locator calls (t
     `${total} direct locator calls in e2e/*.spec.ts, over ${MAX_DIRECT_LOCATOR_CALLS} (most in: ${worst}); use the page objects in e2e/pages/`,
   );
 });
+
+test('no e2e spec hands waitForFunction a string: the UI forbids eval (CSP script-src self), so a string predicate fails when it is polled', async () => {
+  const fs = await import('node:fs');
+  const dir = path.join(ROOT, 'e2e');
+  const found = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .filter((f) => /waitForFunction\(\s*['"`]/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
+  assert.deepEqual(found, [], 'pass a function to waitForFunction, not a string');
+});
