@@ -15,7 +15,7 @@ import path from 'node:path';
 import { ownerStream, percentile, post, r3, summarize } from './client';
 import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
 import { claudeCodeBash } from '../test/fixtures/permission-request';
-import { decisionJson } from '../src/main/cli/hook/hook';
+import { decisionJson } from '../src/shared/agents/hook-wire';
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'perch.js');

@@ -25,12 +25,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import type { RequestPlace } from '../../shared/agents/places';
 import { LIMITS } from '../../shared/limits';
+import { cursorMcpToolName } from './cursor-tool-name';
 import {
   EVENT_NAME,
   HOOK_DOOR_EVENTS,
   StepAside,
+  cursorDecisionJson,
   decisionJson,
   filingOf,
+  parseCursorInput,
   parseEventInput,
   parseHookInput,
   pausedPromptMessage,
@@ -261,13 +264,15 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
 
 // ---- the harness doors ----------------------------------------------------------------------------
 // POST /hook/<harness>/<event> (claude-code, codex: permission-request, pre-tool-use, notification, stop,
-// session-start, session-end) takes the hook input exactly as the harness writes it and answers exactly the JSON
-// output the harness reads (shared/agents/hook-wire.ts), so Claude Code's HTTP hooks post here directly, one request,
-// no `perch` process. permission-request builds the PromptFiling `perch hook` would send and files it through the
+// session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks)
+// takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
+// (shared/agents/hook-wire.ts), so Claude Code's HTTP hooks post here directly, one request, no `perch` process
+// (Codex's and Cursor's command hooks with curl, or `perch hook`, which posts its stdin here unchanged). permission-request builds the PromptFiling `perch hook` would send and files it through the
 // same path as POST /hook (request_human marked door 'hook': standing rules, the Approvals inbox, phone push), waits
 // for the decision up to ?timeout=SECS (default 540) and withdraws the prompt when the caller's connection closes
 // first. A paused agent's prompt is denied and its PreToolUse blocked. No decision: 200 {} (the harness's own dialog
-// decides; the reason in the perch-hook-note header). Input that is not the event's: 400 with one line.
+// decides; the reason in the perch-hook-note header; Cursor: {"permission":"ask"} with the same header). Input that
+// is not the event's: 400 with one line.
 
 /** The harness and event of /hook/<harness>/<event>, or why the path names none. */
 export function parseHookDoorPath(path: string): { harness: HookDoorHarness; event: string } | string {
@@ -329,8 +334,10 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           if (limiter.take(who.agentId) > 0)
             return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
-          const input = parseHookInput(text);
-          const d = await decide(hub, who, at, filingOf(input, route.harness) as unknown as Record<string, unknown>, timeout, gone.signal);
+          const prompt = route.harness === 'cursor' ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
+          const d = await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal);
+          // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
+          if (route.harness === 'cursor') return sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           if (typeof d === 'string') return sendOutput(res, '{}', d);
           sendOutput(res, decisionJson(d));
         } catch (e) {
@@ -349,7 +356,7 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
 /** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
 function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event: StatusHook, text: string): string {
   const input = parseEventInput(text, EVENT_NAME[event]);
-  const report = parseReport(Buffer.from(JSON.stringify(reportOf(event, input, harness))));
+  const report = parseReport(Buffer.from(JSON.stringify(reportOf(event, input, harness as HarnessName))));
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';

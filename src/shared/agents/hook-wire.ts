@@ -1,18 +1,38 @@
-// The harnesses' hook wire formats, pure: what Claude Code and Codex write as a hook's input and read as its output,
-// and how Perch maps them to its own terms (a prompt's PromptFiling, a harness status report). Shared by the hub's
-// harness hook door (POST /hook/<harness>/<event>: src/main/mcp/hook-door.ts), which answers a harness's hook in one
-// request, and `perch hook` (src/main/cli/hook/), which runs as a command hook. Wire formats: the comments at the top
-// of src/main/cli/hook/hook.ts and hook-status.ts (the published references of Claude Code and Codex).
+// The harnesses' hook wire formats, pure: what Claude Code, Codex and Cursor write as a hook's input and read as its
+// output, and how Perch maps them to its own terms (a prompt's PromptFiling, a harness status report). Used by the
+// hub's harness hook doors (POST /hook/<harness>/<event>: src/main/mcp/hook-door.ts), which answer a harness's hook in
+// one request; `perch hook` (src/main/cli/hook/) posts the harness's input to those doors unchanged. Wire formats: the
+// comments below (the published references of Claude Code and Codex) and the Cursor section further down.
+//
+// PermissionRequest, run when the harness is about to show its own "may I run this?" dialog:
+//   Claude Code, code.claude.com/docs/en/hooks ("PermissionRequest"): the input has session_id, transcript_path, cwd,
+//   permission_mode, hook_event_name, tool_name, tool_input, permission_suggestions; the output
+//   {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"|"deny","message"?}}}.
+//   Codex, developers.openai.com/codex/hooks ("PermissionRequest"): the same, plus turn_id and model, tool_name
+//   "Bash" with tool_input.command (and tool_input.description, the justification); updatedInput,
+//   updatedPermissions and interrupt are reserved there (a hook that sets them fails closed), so none is answered.
+//   Both run a hook for up to 600 s unless its `timeout` says otherwise. No output (or {}) leaves the decision to the
+//   harness's own dialog; a command hook never exits 2 (Claude Code reads exit 2 of a PermissionRequest as a denial).
+// The status events:
+//   Claude Code: every input has session_id, transcript_path, cwd, hook_event_name (and permission_mode for most
+//   events). PreToolUse adds tool_name, tool_input, tool_use_id; its block is
+//   {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":…}}
+//   (the reason is shown to the model). Notification adds message, title?, notification_type (permission_prompt,
+//   idle_prompt, …); Stop adds stop_hook_active; SessionStart adds source (startup, resume, clear, compact) and
+//   model; SessionEnd adds reason. The output of SessionStart becomes context for the model: nothing is answered.
+//   Codex: the same PreToolUse input plus turn_id and model, and the same hookSpecificOutput block; Stop and
+//   SessionStart as Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import { REPORT_FIELD_MAX, toolDetailOf } from './harness';
 import { promptTitle } from '../features/permission-prompts';
 import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../api/prompt-filing';
 
 type Json = Record<string, unknown>;
 
-/** The harnesses the hook door answers per event (the path /hook/<harness>/<event>); Cursor keeps `perch hook`. */
+/** The harnesses the hook door answers per event (the path /hook/<harness>/<event>); Cursor's are its permission hooks. */
 export const HOOK_DOOR_EVENTS = {
   'claude-code': ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   codex: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
+  cursor: ['permission-request'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 
@@ -20,7 +40,7 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** A PermissionRequest hook's input (Claude Code, Codex; Cursor's prompts are put in this shape: hook-cursor.ts). */
+/** A PermissionRequest hook's input (Claude Code, Codex; Cursor's prompts are put in this shape: parseCursorInput). */
 export interface PermissionRequestInput {
   session_id?: string;
   transcript_path?: string | null;
@@ -163,4 +183,94 @@ export function pausedPromptMessage(details: Json): string {
   if (details.by === 'budget')
     return `Paused in Perch: a daily cap was reached${str(details.detail) ? ` (${details.detail as string})` : ''}. Wait for the owner to resume this agent.`;
   return reason ? `Paused in Perch by the owner: ${reason}` : 'Paused in Perch by the owner.';
+}
+
+// ---- Cursor -----------------------------------------------------------------------------------------
+// Cursor runs its permission hooks from its hooks.json (`~/.cursor/hooks.json`, `version: 1`) before every agent shell
+// command (beforeShellExecution) and MCP tool call (beforeMCPExecution), and reads a permission from the hook's output.
+// They go to POST /hook/cursor/permission-request and take the same approval path as Claude Code's and Codex's
+// PermissionRequest; only the input and the output differ.
+//
+// Wire format, as Cursor's hooks reference gives it (cursor.com/docs/agent/hooks, "Common schema" and
+// "beforeShellExecution / beforeMCPExecution"): the input has the common fields conversation_id, generation_id, model,
+// hook_event_name, cursor_version, workspace_roots, user_email; beforeShellExecution adds command and cwd;
+// beforeMCPExecution adds tool_name, tool_input (the params as a JSON string) and the server's url or command.
+// Output: {"permission": "allow" | "deny" | "ask", "user_message", "agent_message"}; "ask" leaves the decision to
+// Cursor's own prompt, so it is what Perch answers whenever it cannot decide.
+//
+// How Perch names Cursor's prompts (the tool of a standing rule): a shell command is tool "Shell" with
+// tool_input {command} (so command prefix rules work as for Claude Code's Bash); an MCP tool call is
+// "MCP:<tool_name>@<server>" (never the same name as a built-in), the server as Cursor names it (its url, else its
+// command), so a rule for one server's tool never decides the same tool name of another server. The hub names the
+// server (a long one shortened and made unique by a hash: src/main/mcp/cursor-tool-name.ts).
+
+export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
+/** The tool name Perch files Cursor's shell commands under. */
+export const CURSOR_SHELL_TOOL = 'Shell';
+
+/** A Cursor prompt as the approval path takes it, plus what only Cursor says (the MCP server). */
+export interface CursorPrompt {
+  input: PermissionRequestInput;
+  extra: Json;
+}
+
+/** Whether the text is a Cursor permission hook's input (told by its hook_event_name). */
+export function isCursorInput(text: string): boolean {
+  try {
+    const o = JSON.parse(text) as Json | null;
+    return !!o && typeof o === 'object' && (CURSOR_EVENTS as readonly unknown[]).includes(o.hook_event_name);
+  } catch {
+    return false;
+  }
+}
+
+/** Cursor's MCP params: a JSON string in the reference (an object is taken as is). */
+function mcpParams(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? {};
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/**
+ * The input of beforeShellExecution / beforeMCPExecution, or a StepAside saying what is wrong with it. mcpToolName:
+ * the name an MCP tool call of a server is filed under (see above).
+ */
+export function parseCursorInput(text: string, mcpToolName: (tool: string, server: string | undefined) => string): CursorPrompt {
+  const o = parseStdinObject(text, 'Cursor') as Json;
+  const event = o.hook_event_name;
+  if (!(CURSOR_EVENTS as readonly unknown[]).includes(event)) {
+    throw new StepAside(
+      `stdin is a ${typeof event === 'string' ? `${JSON.stringify(event)} hook event` : 'JSON object without hook_event_name'}, not ${CURSOR_EVENTS.join(' or ')}: configure this command under those hooks in Cursor's hooks.json`,
+    );
+  }
+  for (const k of ['conversation_id', 'generation_id', 'cwd', 'model'] as const) {
+    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') throw new StepAside(`the ${event} input's ${k} is not a string`);
+  }
+  const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
+  const cwd = typeof o.cwd === 'string' && o.cwd ? o.cwd : roots[0];
+  const base = {
+    session_id: typeof o.conversation_id === 'string' ? o.conversation_id : undefined,
+    cwd,
+    hook_event_name: 'PermissionRequest' as const,
+  };
+  if (event === 'beforeShellExecution') {
+    if (typeof o.command !== 'string' || !o.command.trim()) throw new StepAside('the beforeShellExecution input has no command');
+    return { input: { ...base, tool_name: CURSOR_SHELL_TOOL, tool_input: { command: o.command } }, extra: {} };
+  }
+  if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the beforeMCPExecution input has no tool_name');
+  const server = typeof o.url === 'string' ? o.url : typeof o.command === 'string' ? o.command : undefined;
+  return {
+    input: { ...base, tool_name: mcpToolName(o.tool_name, server), tool_input: mcpParams(o.tool_input) },
+    extra: server ? { mcp_server: server } : {},
+  };
+}
+
+/** The exact JSON Cursor reads: allow, deny (the message for the user and for the agent), or ask (no decision). */
+export function cursorDecisionJson(decision: HookDecision | undefined): string {
+  if (!decision) return JSON.stringify({ permission: 'ask' });
+  if (decision.behavior === 'allow') return JSON.stringify({ permission: 'allow' });
+  return JSON.stringify({ permission: 'deny', user_message: decision.message, agent_message: decision.message });
 }
