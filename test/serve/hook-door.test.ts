@@ -9,6 +9,7 @@ import { addAgent, eventually, ownerFail, ownerOk, rawPost, uniqueName, useShare
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash, denyOutput } from '../fixtures/permission-request';
 import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, preToolUseDeny } from '../fixtures/status-hooks';
 import { pendingRequestOf } from '../support/hook-runner';
+import { CURSOR_ALLOW, CURSOR_ASK, cursorAfterFileEdit, cursorDeny, cursorMcp, cursorShell } from '../fixtures/cursor-hooks';
 
 const served = useSharedServe();
 
@@ -144,12 +145,115 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
     assert.equal(notJson.status, 400);
     assert.match(notJson.json.error.message, /not JSON/);
     assert.equal((await rawPost(door('gemini', 'stop'), a.key, {})).status, 404);
-    assert.equal((await rawPost(door('cursor', 'stop'), a.key, {})).status, 404);
+    assert.equal((await rawPost(door('cursor', 'stop'), a.key, {})).status, 404, 'Cursor has a permission door only');
     const badTimeout = await rawPost(door('claude-code', 'permission-request', '?timeout=abc'), a.key, claudeCodeBash);
     assert.equal(badTimeout.status, 400);
     assert.match(badTimeout.json.error.message, /timeout must be whole seconds/);
     assert.equal((await requestsOf(a)).length, 0, 'nothing filed');
     const listed = (await ownerOk(served, 'agents.list')).agents.find((x: any) => x.id === a.id);
     assert.equal(listed.harness, null, 'no status noted');
+  });
+});
+
+describe("POST /hook/cursor/permission-request answers Cursor's beforeShellExecution / beforeMCPExecution hooks on the hub", () => {
+  test('a shell command (Cursor\'s documented input, as its hook command posts it) reaches the Approvals inbox as tool "Shell"; approve answers {"permission":"allow"}', async () => {
+    const a = await newAgent('door-cursor');
+    const pending = rawPost(door('cursor', 'permission-request'), a.key, cursorShell);
+    const req = await pendingOf(a);
+    assert.equal(req.title, 'Allow Shell: npm install left-pad?');
+    assert.equal(req.context.source, 'permission_prompt');
+    assert.equal(req.context.harness, 'cursor');
+    assert.equal(req.context.session_id, cursorShell.conversation_id);
+    assert.equal(req.context.cwd, '/home/user/my-project');
+    assert.deepEqual(req.context.tool_input, { command: 'npm install left-pad' });
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    const r = await pending;
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('content-type'), 'application/json');
+    assert.equal(r.text, CURSOR_ALLOW);
+  });
+
+  test('an MCP tool call is filed as "MCP:<tool>@<server>" with its params; the owner denies with a comment and the door answers it to the user and the agent', async () => {
+    const a = await newAgent('door-cursor-mcp');
+    const pending = rawPost(door('cursor', 'permission-request'), a.key, cursorMcp);
+    const req = await pendingOf(a);
+    assert.equal(req.context.tool_name, 'MCP:query@http://localhost:3000/mcp');
+    assert.deepEqual(req.context.tool_input, { sql: 'DELETE FROM users WHERE id = 7' });
+    assert.equal(req.context.mcp_server, 'http://localhost:3000/mcp');
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not on prod' });
+    const r = await pending;
+    assert.equal(r.text, cursorDeny('Denied by the owner in Perch: not on prod'));
+    assert.deepEqual(JSON.parse(r.text), {
+      permission: 'deny',
+      user_message: 'Denied by the owner in Perch: not on prod',
+      agent_message: 'Denied by the owner in Perch: not on prod',
+    });
+  });
+
+  test('no decision within ?timeout: {"permission":"ask"} (Cursor\'s own prompt decides), the reason in the perch-hook-note header, the prompt withdrawn', async () => {
+    const a = await newAgent('door-cursor-timeout');
+    const r = await rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, cursorShell);
+    assert.equal(r.status, 200);
+    assert.equal(r.text, CURSOR_ASK);
+    assert.equal(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), 'no decision within 1 s; the terminal dialog decides');
+    assert.deepEqual(
+      (await requestsOf(a)).map((x) => x.state),
+      ['cancelled'],
+    );
+  });
+
+  test('a paused agent: denied at once with the pause reason for the user and the agent, nothing filed', async () => {
+    const a = await newAgent('door-cursor-paused');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'budget review' });
+    const r = await rawPost(door('cursor', 'permission-request'), a.key, cursorShell);
+    assert.equal(r.status, 200);
+    assert.equal(r.text, cursorDeny('Paused in Perch by the owner: budget review'));
+    assert.equal((await requestsOf(a)).length, 0);
+  });
+
+  test('a standing rule for a Cursor MCP tool decides at once, and only for its server', async () => {
+    const a = await newAgent('door-cursor-rule');
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'MCP:query@http://localhost:3000/mcp', behavior: 'allow' });
+    assert.equal((await rawPost(door('cursor', 'permission-request'), a.key, cursorMcp)).text, CURSOR_ALLOW);
+    const other = rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, { ...cursorMcp, url: 'https://b.example/mcp' });
+    assert.equal((await other).text, CURSOR_ASK, 'the same tool of another server is not decided by the rule');
+    const long = `node ${'/very/long/path/to/an/mcp/server/'.repeat(5)}`;
+    for (const tail of ['a.js', 'b.js'])
+      await rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, { ...cursorMcp, url: undefined, command: long + tail });
+    const names = (await requestsOf(a)).map((x) => x.context.tool_name as string).filter((n) => n.startsWith('MCP:query@node '));
+    assert.equal(names.length, 2);
+    assert.notEqual(names[0], names[1], 'two long server commands that start alike stay apart');
+    assert.ok(names.every((n) => n.length <= 200));
+  });
+
+  test('refusals change nothing: wrong key 401, no key 401 naming the variable and Cursor, input that is not a Cursor permission hook 400 with one line', async () => {
+    const a = await newAgent('door-cursor-bad');
+    const wrongKey = await rawPost(door('cursor', 'permission-request'), 'perch_nope', cursorShell);
+    assert.equal(wrongKey.status, 401);
+    assert.equal(wrongKey.json.error.message, 'The agent key is wrong or was revoked.');
+    const noKey = await rawPost(door('cursor', 'permission-request', `?agent=${a.name}`), undefined, cursorShell);
+    assert.equal(noKey.status, 401);
+    assert.match(noKey.json.error.message, /^no key was sent: set PERCH_KEY_\S+ in the shell that starts Cursor\.$/);
+    const bad: Array<[string, unknown, RegExp]> = [
+      ['not JSON', '{nope', /^stdin is not JSON/],
+      ['empty', '', /^no input on stdin \(Cursor writes one JSON object there\)$/],
+      ['another event', cursorAfterFileEdit, /^stdin is a "afterFileEdit" hook event, not beforeShellExecution or beforeMCPExecution/],
+      [
+        'a Claude Code prompt',
+        claudeCodeBash,
+        /^stdin is a "PermissionRequest" hook event, not beforeShellExecution or beforeMCPExecution/,
+      ],
+      ['no command', { ...cursorShell, command: undefined }, /^the beforeShellExecution input has no command$/],
+      ['no tool_name', { ...cursorMcp, tool_name: undefined }, /^the beforeMCPExecution input has no tool_name$/],
+      ['a cwd that is no string', { ...cursorShell, cwd: 7 }, /^the beforeShellExecution input's cwd is not a string$/],
+    ];
+    for (const [what, body, expected] of bad) {
+      const r = await rawPost(door('cursor', 'permission-request'), a.key, body);
+      assert.equal(r.status, 400, what);
+      assert.equal(r.json.error.code, 'invalid_input', what);
+      assert.match(r.json.error.message, expected, what);
+      assert.doesNotMatch(r.json.error.message, /\n/, what);
+    }
+    assert.equal((await requestsOf(a)).length, 0, 'nothing filed');
   });
 });

@@ -334,10 +334,12 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           if (limiter.take(who.agentId) > 0)
             return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
-          const prompt = route.harness === 'cursor' ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
+          const prompt =
+            route.harness === 'cursor' ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
           const d = await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal);
           // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
-          if (route.harness === 'cursor') return sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
+          if (route.harness === 'cursor')
+            return sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           if (typeof d === 'string') return sendOutput(res, '{}', d);
           sendOutput(res, decisionJson(d));
         } catch (e) {
