@@ -3,6 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,8 @@ import {
 import { decidingRule, ruleMatches, ruleText } from '../../src/shared/features/permission-prompts';
 import { pendingRequestOf, startHook, type HookRun } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, claudeCodeEdit, claudeCodePreToolUse, codexBash, denyOutput } from '../fixtures/permission-request';
+import { codexPreToolUse } from '../fixtures/status-hooks';
+import { CURSOR_ALLOW, cursorShell } from '../fixtures/cursor-hooks';
 
 const served = useSharedServe();
 
@@ -273,6 +276,84 @@ describe('a hook prompt whose asker is gone is withdrawn, and the card says so',
     } finally {
       await hub.stop();
       removeDataDir(dir);
+    }
+  });
+});
+
+describe('perch hook is a thin client of the harness hook doors', () => {
+  interface Seen {
+    line: string;
+    authorization: string | undefined;
+    body: string;
+  }
+
+  /** A loopback forwarder to the shared hub that records every request the hook makes (method, path, key, body). */
+  async function recorder(): Promise<{ mcpUrl: string; seen: Seen[]; close(): Promise<void> }> {
+    const seen: Seen[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        seen.push({ line: `${req.method} ${req.url}`, authorization: req.headers.authorization, body: body.toString('utf8') });
+        const up = http.request({ host: '127.0.0.1', port: served.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        });
+        up.on('error', () => res.destroy());
+        res.on('close', () => up.destroy());
+        up.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    return {
+      mcpUrl: `http://127.0.0.1:${port}/mcp`,
+      seen,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    };
+  }
+
+  test("one request per hook event: the harness's stdin posted unchanged to <base>/hook/<harness>/<event>?agent=NAME[&timeout=] with the key from PERCH_KEY_<NAME>; the door's answer printed", async () => {
+    const a = await newAgent('hook-thin');
+    const rec = await recorder();
+    try {
+      const env = { PERCH_URL: rec.mcpUrl, PERCH_KEY_THIN_BOT: a.key };
+      const stdin = JSON.stringify(claudeCodeBash, null, 2);
+      const run = runHook(['permission-request', '--agent', 'thin-bot', '--timeout', '30'], stdin, env);
+      const req = await pendingOf(a);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      const r = await run;
+      assert.equal(r.stdout, `${ALLOW_OUTPUT}\n`, r.stderr);
+      assert.deepEqual(rec.seen, [
+        { line: 'POST /hook/claude-code/permission-request?agent=thin-bot&timeout=30', authorization: `Bearer ${a.key}`, body: stdin },
+      ]);
+
+      rec.seen.length = 0;
+      const cursorRun = runHook(['permission-request', '--agent', 'thin-bot'], JSON.stringify(cursorShell), env);
+      const asked = await pendingOf(a);
+      await ownerOk(served, 'requests.decide', { request_id: asked.request_id, decision: 'approve' });
+      assert.equal((await cursorRun).stdout, `${CURSOR_ALLOW}\n`);
+      assert.deepEqual(
+        rec.seen.map((x) => x.line),
+        ['POST /hook/cursor/permission-request?agent=thin-bot'],
+        "Cursor's input is told by its hook_event_name",
+      );
+
+      rec.seen.length = 0;
+      const pre = await runHook(['pre-tool-use', '--agent', 'thin-bot'], codexPreToolUse, env);
+      assert.deepEqual([pre.code, pre.stdout, pre.stderr], [0, '', '']);
+      assert.deepEqual(
+        rec.seen.map((x) => [x.line, x.body]),
+        [['POST /hook/codex/pre-tool-use?agent=thin-bot', JSON.stringify(codexPreToolUse)]],
+        'Codex told by turn_id',
+      );
+    } finally {
+      await rec.close();
     }
   });
 });
