@@ -1,5 +1,5 @@
 // `perch hook permission-request` as Cursor's beforeShellExecution / beforeMCPExecution hook
-// (src/main/cli/hook/hook-cursor.ts): a real `perch serve`, the real CLI process fed Cursor's documented stdin
+// (src/main/cli/hook/hook.ts, posting to POST /hook/cursor/permission-request): a real `perch serve`, the real CLI process fed Cursor's documented stdin
 // (test/fixtures/cursor-hooks.ts), the owner deciding through the owner API. Protocol level only: no real Cursor.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

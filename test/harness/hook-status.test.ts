@@ -1,4 +1,4 @@
-// `perch hook pre-tool-use | notification | stop | session-start | session-end` (src/main/cli/hook/hook-status.ts) and the
+// `perch hook pre-tool-use | notification | stop | session-start | session-end` (src/main/cli/hook/hook.ts, posting to POST /hook/<harness>/<event>) and the
 // hook door they post to (POST /hook, src/main/mcp/hook-door.ts): a real `perch serve`, the real CLI process fed the
 // harnesses' documented stdin (test/fixtures/status-hooks.ts), the owner pausing and reading through the owner API.
 import { test, describe } from 'node:test';

@@ -1,12 +1,13 @@
 // The hook door: POST /hook, behind the agent's key like /mcp and served wherever /mcp is (the loopback, a container
 // listener, a runtime's proxy, the HTTPS front), the key's places checked for where the request came from as for /mcp.
-// `perch hook pre-tool-use | notification | stop | session-start | session-end` (src/main/cli/hook/hook-status.ts)
-// posts one small JSON object here per harness hook event; the hub notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused,
-// which is all pre-tool-use needs. One request, no MCP handshake: a harness may run pre-tool-use before every tool.
+// It takes one small status report ({event, harness, session_id, …}: HarnessReport) per harness hook event; the hub
+// notes the agent's harness status (hub/control/harness.ts) and answers whether the agent is paused. One request, no
+// MCP handshake: a harness may run pre-tool-use before every tool. (The harness doors below take the harness's own
+// input instead; `perch hook` posts there.)
 //
-// It is also the one door a harness's permission prompt is filed through: `perch hook permission-request` and
-// `perch channel` post {event: "permission-request", harness, tool_name, tool_input | input_cut, …}
-// (shared/api/prompt-filing.ts PromptFiling); the hub builds the request's title and context itself and runs it as the
+// It is also the door a harness's permission prompt is filed through: `perch channel` posts {event:
+// "permission-request", harness, tool_name, tool_input | input_cut, …} (shared/api/prompt-filing.ts PromptFiling), and
+// the harness doors build the same; the hub builds the request's title and context itself and runs it as the
 // agent's request_human (every gate of an agent's call: scope, paused, archived, review) in its direct conversation
 // with the owner, marked as this door's prompt (Caller.door). Only such a prompt may be decided by a standing rule
 // (hub/features/permission-rules.ts); an agent's own request_human never is, whatever its context says.
@@ -17,8 +18,8 @@
 //   → 200 HarnessAnswer { ok, paused, message? }
 //   a prompt: 200 { ok: true, request } (request_human's answer: request_id, state, outcome…); a refusal
 //   { ok: false, error: { code, message, next_step, details? } } with its HTTP status (paused 409, invalid 400 …)
-// The URL may name the agent and the harness (`/hook?agent=NAME&harness=claude-code`, as `perch hook --agent NAME`
-// sends): a 401 then says what to set ("no key was sent: set PERCH_KEY_NAME in the shell that starts Claude Code"),
+// The URL may name the agent and the harness (`/hook?agent=NAME&harness=claude-code`, or
+// `/hook/<harness>/<event>?agent=NAME` as `perch hook --agent NAME` and the written hooks send): a 401 then says what to set ("no key was sent: set PERCH_KEY_NAME in the shell that starts Claude Code"),
 // and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem). The harness doors
 // (POST /hook/<harness>/<event>, below) take the harness's own input and answer its own output.
 import type { IncomingMessage, ServerResponse } from 'node:http';

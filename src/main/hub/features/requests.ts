@@ -363,7 +363,8 @@ export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
 }
 
 // ---- prompts whose asker is gone -----------------------------------------------------------------
-// `perch hook permission-request` files the harness's prompt and waits for it in get_request (src/main/cli/hook/hook.ts);
+// The harness hook door files the harness's prompt and waits for it in get_request under the caller's connection
+// (POST /hook/<harness>/permission-request: src/main/mcp/hook-door.ts, what `perch hook permission-request` posts to);
 // when that wait goes away (the hook was killed, the hub stopped) the harness has already shown its own dialog and
 // will never read a decision. Such a prompt is withdrawn (cancelled, saying why) as soon as its waiting call's
 // connection closes, and at start for every one filed before it: approving it afterwards is refused.
