@@ -345,7 +345,7 @@ describe('perch hook is a thin client of the harness hook doors', () => {
       );
 
       rec.seen.length = 0;
-      const pre = await runHook(['pre-tool-use', '--agent', 'thin-bot'], codexPreToolUse, env);
+      const pre = await runHook(['pre-tool-use', '--agent', 'thin-bot'], JSON.stringify(codexPreToolUse), env);
       assert.deepEqual([pre.code, pre.stdout, pre.stderr], [0, '', '']);
       assert.deepEqual(
         rec.seen.map((x) => [x.line, x.body]),
