@@ -23,7 +23,6 @@
 //   Codex: the same PreToolUse input plus turn_id and model, and the same hookSpecificOutput block; Stop and
 //   SessionStart as Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import { REPORT_FIELD_MAX, toolDetailOf } from './harness';
-import { promptTitle } from '../features/permission-prompts';
 import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../api/prompt-filing';
 
 type Json = Record<string, unknown>;
@@ -142,11 +141,6 @@ export function parseHookInput(text: string): PermissionRequestInput {
 }
 
 // ---- what the hub is sent ---------------------------------------------------------------------------
-
-/** The request's title: what the agent wants to do, in one line (the hub builds the same from what it is sent). */
-export function titleOf(input: PermissionRequestInput): string {
-  return promptTitle(input.tool_name, input.tool_input);
-}
 
 /** Which harness wrote the input (Codex adds turn_id and model; Claude Code sends neither). */
 export function harnessOf(input: PermissionRequestInput): 'codex' | 'claude-code' {

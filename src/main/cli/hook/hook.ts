@@ -32,10 +32,10 @@ import {
 import { noKeyMessage } from '../../../shared/agents/snippets';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
-export const DEFAULT_HOOK_TIMEOUT_SECS = 540;
+const DEFAULT_HOOK_TIMEOUT_SECS = 540;
 const MAX_HOOK_TIMEOUT_SECS = 24 * 60 * 60;
 /** A status hook's answer comes within this or the hook decides nothing: a harness waits for PreToolUse before every tool call. */
-export const HUB_TIMEOUT_MS = 1_500;
+const HUB_TIMEOUT_MS = 1_500;
 /** A hub that is not listening refuses at once; one that does not even accept a status hook's connection is given this long. */
 const CONNECT_TIMEOUT_MS = 500;
 /** permission-request: the connection, and how much longer than --timeout the door may take to answer. */
