@@ -10,12 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCode, codex, runClaude } from '../support/real-harness';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { runHook } from '../support/hook-runner';
-import { claudeCodeBash } from '../fixtures/permission-request';
-import { claudeCodePreToolUseBash } from '../fixtures/status-hooks';
+import { ALLOW_OUTPUT, claudeCodeBash, codexBash } from '../fixtures/permission-request';
+import { claudeCodePreToolUseBash, codexPreToolUse } from '../fixtures/status-hooks';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
@@ -354,6 +354,73 @@ describe('two agents on one machine, and what the shell needs', () => {
     const wrong = await run(['codex', '--hooks', 'curl'], binDir, a.key);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /^perch: --hooks must be request or perch, not "curl"\. Run `perch connect --help`\.$/m);
+  });
+});
+
+describe('the written hooks reach the running hub as written', () => {
+  /** Waits for agent a's pending request and approves it. */
+  async function approve(a: AgentKey): Promise<void> {
+    let req: any;
+    await eventually(
+      async () => {
+        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+        req = requests.find((x: any) => x.requester?.id === a.id);
+        return !!req;
+      },
+      30_000,
+      `${a.name}'s prompt as a pending request`,
+    );
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+  }
+
+  /** Runs a written command hook as the harnesses do (through a shell), the input on stdin. */
+  function runCommandHook(command: string, input: unknown, env: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      const timer = setTimeout(() => child.kill(), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout });
+      });
+      child.stdin.end(JSON.stringify(input));
+    });
+  }
+
+  test("Claude Code's HTTP PermissionRequest hook, its header's $PERCH_KEY_NAME filled in, files the prompt and answers Claude Code's allow once approved", async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
+    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
+    const [entry] = settings.hooks.PermissionRequest[0].hooks;
+    assert.deepEqual(entry.allowedEnvVars, [keyEnvVar(a.name)]);
+    // What Claude Code does with an HTTP hook: the header's $VAR of allowedEnvVars filled in, the input as the body.
+    const headers = {
+      'Content-Type': 'application/json',
+      Authorization: entry.headers.Authorization.replace(`$${keyEnvVar(a.name)}`, a.key),
+    };
+    const answer = fetch(entry.url, { method: 'POST', headers, body: JSON.stringify(claudeCodeBash) });
+    await approve(a);
+    const res = await answer;
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), ALLOW_OUTPUT);
+  });
+
+  test("Codex's curl hooks, run through a shell with PERCH_KEY_NAME set, get the hook door's answer on stdout; without the key curl -f prints nothing and exits 22 (a non-blocking hook error)", async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
+    const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8')).hooks;
+    const env = { [keyEnvVar(a.name)]: a.key };
+    const status = await runCommandHook(hooks.PreToolUse[0].hooks[0].command, codexPreToolUse, env);
+    assert.equal(status.code, 0);
+    assert.doesNotThrow(() => JSON.parse(status.stdout), `the harness's JSON: ${status.stdout}`);
+    const asked = runCommandHook(hooks.PermissionRequest[0].hooks[0].command, codexBash, env);
+    await approve(a);
+    assert.deepEqual(await asked, { code: 0, stdout: ALLOW_OUTPUT });
+    assert.deepEqual(await runCommandHook(hooks.PreToolUse[0].hooks[0].command, codexPreToolUse, {}), { code: 22, stdout: '' });
   });
 });
 
