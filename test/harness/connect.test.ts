@@ -366,6 +366,9 @@ describe('two agents on one machine, and what the shell needs', () => {
     const wrong = await run(['codex', '--hooks', 'curl'], binDir, a.key);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /^perch: --hooks must be request or perch, not "curl"\. Run `perch connect --help`\.$/m);
+    const elsewhere = await run(['vscode', '--hooks', 'perch'], binDir, a.key);
+    assert.equal(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /^perch: --hooks is for claude-code, codex, cursor; vscode has no hooks Perch writes\./m);
   });
 });
 
