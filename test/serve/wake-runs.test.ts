@@ -116,6 +116,7 @@ describe('wake runs', () => {
         cwd: string;
         mcp_config: string;
         mcp_config_text: string;
+        claude_settings_text: string;
       };
 
       const dataDir = fs.realpathSync(served.dataDir);
@@ -125,6 +126,19 @@ describe('wake runs', () => {
       assert.ok(!inside(handed.mcp_config), `the run's MCP config (${handed.mcp_config}) is not in the data dir (${dataDir})`);
       assert.ok(!fs.existsSync(path.join(configDir, 'runtime.json')), "no runtime.json sits next to the run's config");
       assert.match(handed.mcp_config_text, /perch_run_/, 'the config carries the run key');
+      // The Claude Code settings beside it: the PermissionRequest hook is one HTTP request to this hub's hook door,
+      // the run's key taken from PERCH_KEY by Claude Code (allowedEnvVars), not written and not a `perch` process.
+      const settings = JSON.parse(handed.claude_settings_text) as {
+        hooks: { PermissionRequest: Array<{ hooks: Array<Record<string, unknown>> }> };
+      };
+      assert.deepEqual(settings.hooks.PermissionRequest[0]!.hooks[0], {
+        type: 'http',
+        url: `${served.mcpUrl.replace(/\/mcp$/, '')}/hook/claude-code/permission-request?agent=${a.name}`,
+        headers: { Authorization: 'Bearer $PERCH_KEY' },
+        allowedEnvVars: ['PERCH_KEY'],
+        timeout: 600,
+      });
+      assert.ok(!handed.claude_settings_text.includes('perch_run_'), 'the settings carry no key');
       assert.equal(fs.existsSync(configDir), false, "the run's config folder is deleted after the run");
       assert.equal(fs.existsSync(path.join(served.dataDir, 'wake', 'tmp')), false, 'nothing for runs is made in the data dir');
 

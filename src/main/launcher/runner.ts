@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WAKE_DEFAULTS } from '../../shared/agents/wake';
+import { HOOK_TIMEOUT_SECS, hookBaseUrl } from '../../shared/agents/harness-config';
 import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs/launcher';
 import { canSample, machineMemory, sampleTrees } from './resources';
 import { KeyRedactor } from './redact';
@@ -32,26 +33,20 @@ export interface RunnerOptions {
 }
 
 /**
- * The command a run's harness runs at its permission prompts: this install's `perch hook permission-request`
- * (node and bin/perch.js when the hub runs from a CLI install, else `perch` on the PATH). It reads the run's
- * own PERCH_KEY and PERCH_URL from the environment the harness passes on.
+ * Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner
+ * through its native HTTP hook to the hub's hook door (one request, no process), with the run's own key from
+ * PERCH_KEY in the environment the harness passes on (allowedEnvVars lets Claude Code put it in the header).
  */
-export function permissionHookCommand(): string {
-  if (!process.versions.electron) {
-    for (const bin of [path.resolve(__dirname, '..', 'bin', 'perch.js'), path.resolve(__dirname, '..', '..', '..', 'bin', 'perch.js')]) {
-      if (fs.existsSync(bin)) return `"${process.execPath}" "${bin}" hook permission-request`;
-    }
-  }
-  return 'perch hook permission-request';
-}
-
-/** Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner. */
-function claudeSettings(): string {
-  return JSON.stringify(
-    { hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: permissionHookCommand(), timeout: 600 }] }] } },
-    null,
-    2,
-  );
+function claudeSettings(mcpUrl: string, agent: string): string {
+  const url = `${hookBaseUrl(mcpUrl)}/hook/claude-code/permission-request?agent=${encodeURIComponent(agent)}`;
+  const hook = {
+    type: 'http',
+    url,
+    headers: { Authorization: 'Bearer $PERCH_KEY' },
+    allowedEnvVars: ['PERCH_KEY'],
+    timeout: HOOK_TIMEOUT_SECS,
+  };
+  return JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [hook] }] } }, null, 2);
 }
 
 /** The hub's own PERCH_* variables are not passed on: each run gets its own. */
@@ -214,7 +209,7 @@ export class ProcessLauncher implements WakeLauncher {
         { mode: 0o600 },
       );
       fs.chmodSync(configFile, 0o600);
-      fs.writeFileSync(settingsFile, claudeSettings(), { mode: 0o600 });
+      fs.writeFileSync(settingsFile, claudeSettings(spec.mcpUrl, spec.agent.name), { mode: 0o600 });
     } catch (err) {
       removeConfig();
       log.close();
