@@ -41,3 +41,53 @@ export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: A
   );
   return found;
 }
+
+/** One hook of a Claude Code HTTP hook entry as ~/.claude/settings.json holds it. */
+export interface HttpHookEntry {
+  type: 'http';
+  url: string;
+  headers?: Record<string, string>;
+  allowedEnvVars?: string[];
+  timeout?: number;
+}
+
+/** The one HTTP hook of EVENT in a Claude Code settings.json (fails the test when it is missing or another kind). */
+export function claudeCodeHttpHook(settings: any, event: string): HttpHookEntry {
+  const hooks = (settings?.hooks?.[event] ?? []).flatMap((g: any) => g.hooks ?? []);
+  if (hooks.length !== 1 || hooks[0].type !== 'http')
+    throw new Error(`settings.json has no single HTTP hook for ${event}: ${JSON.stringify(settings?.hooks?.[event])}`);
+  return hooks[0] as HttpHookEntry;
+}
+
+/**
+ * The request Claude Code makes for an HTTP hook: POST the hook input as JSON to its url, the header values with
+ * $VAR and ${VAR} filled from env for the variables in allowedEnvVars only (any other variable an empty string, as
+ * Claude Code's hooks reference says), bounded by the hook's timeout.
+ */
+export async function postHttpHook(
+  hook: HttpHookEntry,
+  input: unknown,
+  env: Record<string, string>,
+): Promise<{ status: number; text: string; json: any; headers: Headers }> {
+  const allowed = new Set(hook.allowedEnvVars ?? []);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  for (const [name, value] of Object.entries(hook.headers ?? {}))
+    headers[name] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a?: string, b?: string) => {
+      const v = (a ?? b)!;
+      return allowed.has(v) ? (env[v] ?? '') : '';
+    });
+  const res = await fetch(hook.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(input),
+    signal: AbortSignal.timeout(Math.min(hook.timeout ?? 600, 60) * 1000),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
