@@ -16,6 +16,10 @@ import {
 } from '../../src/shared/agents/harness-config';
 
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
+/** The curl command hook of the contract for kit (Codex, Cursor). */
+function curl(harness: string, event: string, secs: number, base = 'http://127.0.0.1:7457'): string {
+  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- '${base}/hook/${harness}/${event}?agent=kit'`;
+}
 const TABLE = ['[mcp_servers.perch-kit]', 'url = "http://127.0.0.1:7457/mcp"', 'bearer_token_env_var = "PERCH_KEY_KIT"'];
 /** What `perch connect codex` adds at the top level of a config without an approval policy. */
 const APPROVAL = 'approval_policy = "on-request"';
@@ -188,7 +192,7 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     );
     const replaced = JSON.parse(setPerchHooks(kit, 'claude-code', { ...rue, replace: true }, 'settings.json'));
     assert.equal(replaced.hooks.PermissionRequest.length, 1, 'replaced, not added');
-    assert.match(replaced.hooks.PermissionRequest[0].hooks[0].command, /--agent rue /);
+    assert.equal(replaced.hooks.PermissionRequest[0].hooks[0].url, 'http://127.0.0.1:7457/hook/claude-code/permission-request?agent=rue');
     assert.deepEqual(Object.keys(JSON.parse(setClaudeMcp(kitMcp, { ...rue, replace: true })).mcpServers), ['perch-rue']);
     const old = JSON.stringify({
       mcpServers: { perch: { type: 'http', url: O.mcpUrl, headers: { Authorization: 'Bearer ${PERCH_KEY_KIT}' } }, docs: { url: 'x' } },
@@ -209,12 +213,15 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     assert.deepEqual(j.hooks.PreToolUse[0], mine);
     assert.deepEqual(j.hooks.PermissionRequest, [
       mine,
-      { hooks: [{ type: 'command', command: 'perch hook permission-request --agent kit --url http://127.0.0.1:7457/mcp', timeout: 600 }] },
+      { hooks: [{ type: 'command', command: curl('codex', 'permission-request', 590), timeout: 600 }] },
     ]);
     assert.equal(setPerchHooks(once, 'codex', O, 'settings.json'), once, 'idempotent');
     const moved = JSON.parse(setPerchHooks(once, 'codex', { ...O, mcpUrl: 'http://127.0.0.1:8000/mcp' }, 'settings.json'));
     assert.equal(moved.hooks.PermissionRequest.length, 2, 'replaced, not added');
-    assert.match(moved.hooks.PermissionRequest[1].hooks[0].command, /--url http:\/\/127\.0\.0\.1:8000\/mcp$/);
+    assert.match(
+      moved.hooks.PermissionRequest[1].hooks[0].command,
+      / 'http:\/\/127\.0\.0\.1:8000\/hook\/codex\/permission-request\?agent=kit'$/,
+    );
   });
 
   test("every Perch hook of the harness once; with the channel the PermissionRequest hook is taken out (the channel relays those prompts), the user's own hooks stay", () => {
@@ -222,7 +229,7 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     const all = JSON.parse(setPerchHooks(JSON.stringify({ hooks: { PreToolUse: [mine] } }), 'claude-code', O, 'settings.json'));
     assert.deepEqual(Object.keys(all.hooks), ['PreToolUse', 'PermissionRequest', 'Notification', 'Stop', 'SessionStart', 'SessionEnd']);
     assert.deepEqual(all.hooks.PreToolUse[0], mine);
-    assert.equal(all.hooks.PreToolUse[1].hooks[0].command, 'perch hook pre-tool-use --agent kit --url http://127.0.0.1:7457/mcp');
+    assert.equal(all.hooks.PreToolUse[1].hooks[0].url, 'http://127.0.0.1:7457/hook/claude-code/pre-tool-use?agent=kit');
     const text = JSON.stringify(all);
     assert.equal(setPerchHooks(text, 'claude-code', O, 'settings.json'), `${JSON.stringify(all, null, 2)}\n`, 'idempotent');
     const channel = JSON.parse(setPerchHooks(text, 'claude-code', { ...O, channel: true }, 'settings.json'));
@@ -237,6 +244,130 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     assert.throws(() => setClaudeMcp('[]', O), ConfigFileError);
     assert.throws(() => setClaudeMcp('{"mcpServers": []}', O), ConfigFileError);
     assert.throws(() => setPerchHooks('{"hooks": {"PermissionRequest": {}}}', 'codex', O, 'f'), ConfigFileError);
+  });
+});
+
+describe("the hooks reach the hub's hook door: Claude Code HTTP hooks, curl for Codex and Cursor, `perch hook` with --hooks perch", () => {
+  /** Claude Code's HTTP hook of the contract for kit. */
+  const http = (event: string, timeout: number, base = 'http://127.0.0.1:7457') => ({
+    hooks: [
+      {
+        type: 'http',
+        url: `${base}/hook/claude-code/${event}?agent=kit`,
+        headers: { Authorization: 'Bearer $PERCH_KEY_KIT' },
+        allowedEnvVars: ['PERCH_KEY_KIT'],
+        timeout,
+      },
+    ],
+  });
+  const perchCmd = (event: string, timeout: number) => ({
+    hooks: [{ type: 'command', command: `perch hook ${event} --agent kit --url http://127.0.0.1:7457/mcp`, timeout }],
+  });
+
+  test('claude-code gets one HTTP hook per event to BASE/hook/claude-code/EVENT?agent=NAME, the key by $PERCH_KEY_NAME in allowedEnvVars; the base is the MCP URL without /mcp (a container URL too)', () => {
+    const j = JSON.parse(setPerchHooks(undefined, 'claude-code', O, 'settings.json'));
+    assert.deepEqual(j.hooks, {
+      PermissionRequest: [http('permission-request', 600)],
+      PreToolUse: [http('pre-tool-use', 10)],
+      Notification: [http('notification', 10)],
+      Stop: [http('stop', 10)],
+      SessionStart: [http('session-start', 10)],
+      SessionEnd: [http('session-end', 10)],
+    });
+    const container = JSON.parse(
+      setPerchHooks(undefined, 'claude-code', { ...O, mcpUrl: 'http://host.docker.internal:7458/mcp' }, 'settings.json'),
+    );
+    assert.deepEqual(container.hooks.Stop, [http('stop', 10, 'http://host.docker.internal:7458')]);
+  });
+
+  test('codex and cursor get the curl command (590 s for permission-request, 10 s otherwise), no perch and no Node in it', () => {
+    const codex = JSON.parse(setPerchHooks(undefined, 'codex', O, 'hooks.json'));
+    assert.deepEqual(codex.hooks, {
+      PermissionRequest: [{ hooks: [{ type: 'command', command: curl('codex', 'permission-request', 590), timeout: 600 }] }],
+      PreToolUse: [{ hooks: [{ type: 'command', command: curl('codex', 'pre-tool-use', 10), timeout: 10 }] }],
+      Stop: [{ hooks: [{ type: 'command', command: curl('codex', 'stop', 10), timeout: 10 }] }],
+      SessionStart: [{ hooks: [{ type: 'command', command: curl('codex', 'session-start', 10), timeout: 10 }] }],
+    });
+    const cursor = JSON.parse(setCursorHooks(undefined, O));
+    assert.deepEqual(cursor, {
+      version: 1,
+      hooks: {
+        beforeShellExecution: [{ command: curl('cursor', 'permission-request', 590) }],
+        beforeMCPExecution: [{ command: curl('cursor', 'permission-request', 590) }],
+      },
+    });
+    assert.doesNotMatch(JSON.stringify([codex, cursor]), /perch hook|node /);
+  });
+
+  test("an earlier `perch hook` entry (and a user's group holding one) becomes the HTTP hook in its place; the user's own hooks, an HTTP hook elsewhere included, stay; a second run changes nothing", () => {
+    const mine = { matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/audit.sh' }] };
+    const theirsHttp = { hooks: [{ type: 'http', url: 'https://audit.example/hook/claude-code/stop', headers: { 'X-Team': 'a' } }] };
+    const old = JSON.stringify({
+      hooks: {
+        PermissionRequest: [mine, perchCmd('permission-request', 600), theirsHttp],
+        Stop: [{ hooks: [{ type: 'command', command: '~/bin/done.sh' }, perchCmd('stop', 10).hooks[0]] }],
+      },
+    });
+    const once = setPerchHooks(old, 'claude-code', O, 'settings.json');
+    const j = JSON.parse(once);
+    assert.deepEqual(j.hooks.PermissionRequest, [mine, http('permission-request', 600), theirsHttp], 'in the place of the old one');
+    assert.deepEqual(
+      j.hooks.Stop,
+      [http('stop', 10), { hooks: [{ type: 'command', command: '~/bin/done.sh' }] }],
+      'its own group, where the old one was',
+    );
+    assert.doesNotMatch(once, /perch hook/);
+    assert.equal(setPerchHooks(once, 'claude-code', O, 'settings.json'), once, 'idempotent');
+    // Cursor: the earlier `perch hook … --harness cursor` command becomes the curl command in its place.
+    const cursorOld = JSON.stringify({
+      version: 1,
+      hooks: {
+        beforeShellExecution: [
+          { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' },
+          { command: './mine.sh' },
+        ],
+      },
+    });
+    const c = JSON.parse(setCursorHooks(cursorOld, O));
+    assert.deepEqual(c.hooks.beforeShellExecution, [{ command: curl('cursor', 'permission-request', 590) }, { command: './mine.sh' }]);
+  });
+
+  test('--hooks perch writes the `perch hook` commands (in place of the HTTP or curl entries), and back', () => {
+    const request = setPerchHooks(undefined, 'claude-code', O, 'settings.json');
+    assert.doesNotMatch(request, /perch hook/, 'the default is the HTTP hooks');
+    const perch = JSON.parse(setPerchHooks(request, 'claude-code', { ...O, hooks: 'perch' }, 'settings.json'));
+    assert.deepEqual(perch.hooks.PermissionRequest, [perchCmd('permission-request', 600)]);
+    assert.deepEqual(perch.hooks.SessionEnd, [perchCmd('session-end', 10)]);
+    assert.equal(
+      setPerchHooks(JSON.stringify(perch), 'claude-code', O, 'settings.json'),
+      request,
+      'back to the HTTP hooks, nothing left over',
+    );
+    const codex = JSON.parse(setPerchHooks(setPerchHooks(undefined, 'codex', O, 'h'), 'codex', { ...O, hooks: 'perch' }, 'h'));
+    assert.deepEqual(codex.hooks.Stop, [perchCmd('stop', 10)]);
+    assert.deepEqual(JSON.parse(setCursorHooks(setCursorHooks(undefined, O), { ...O, hooks: 'perch' })).hooks.beforeMCPExecution, [
+      { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' },
+    ]);
+  });
+
+  test("another agent's HTTP or curl hooks are an AgentConflict naming it; --replace makes them this agent's, once", () => {
+    const rue = { agent: 'rue', mcpUrl: O.mcpUrl };
+    const kitClaude = setPerchHooks(undefined, 'claude-code', O, 'settings.json');
+    const kitCodex = setPerchHooks(undefined, 'codex', O, 'hooks.json');
+    const kitCursor = setCursorHooks(undefined, O, 'hooks.json');
+    for (const [text, set] of [
+      [kitClaude, (t: string, o: typeof rue) => setPerchHooks(t, 'claude-code', o, 'settings.json')],
+      [kitCodex, (t: string, o: typeof rue) => setPerchHooks(t, 'codex', o, 'hooks.json')],
+      [kitCursor, (t: string, o: typeof rue) => setCursorHooks(t, o, 'hooks.json')],
+    ] as const) {
+      assert.throws(
+        () => set(text, rue),
+        (e: Error) => e instanceof AgentConflict && /json connects agent kit \(its Perch hooks\) already/.test(e.message),
+      );
+      const replaced = set(text, { ...rue, replace: true } as typeof rue);
+      assert.doesNotMatch(replaced, /KIT|agent=kit/);
+      assert.equal(replaced, set('', rue), 'the same as a fresh file: replaced, not added');
+    }
   });
 });
 

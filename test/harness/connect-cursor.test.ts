@@ -76,7 +76,10 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
       },
     });
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
-    const ours = { command: `perch hook permission-request --harness cursor --agent ${a.name} --url ${served.mcpUrl}` };
+    // One request to the hub's hook door with curl (the MCP URL without /mcp), the key from the environment.
+    const ours = {
+      command: `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(a.name)}" --data-binary @- '${served.mcpUrl.replace(/\/mcp$/, '')}/hook/cursor/permission-request?agent=${a.name}'`,
+    };
     assert.deepEqual(hooks, {
       version: 1,
       hooks: {
@@ -133,7 +136,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
 
 describe('the Cursor config edits (pure)', () => {
   const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
-  test('an earlier Perch hook (another agent with --replace, or another URL) is replaced in its place, once; a missing version is added first', () => {
+  test('an earlier Perch hook (another agent with --replace, or another URL; `perch hook` or curl) is replaced in its place by the curl request, once; a missing version is added first', () => {
     const old = JSON.stringify({
       hooks: {
         beforeShellExecution: [
@@ -148,7 +151,9 @@ describe('the Cursor config edits (pure)', () => {
     assert.deepEqual(Object.keys(out), ['version', 'hooks']);
     assert.deepEqual(out.hooks.beforeShellExecution, [
       { command: 'a.sh' },
-      { command: 'perch hook permission-request --harness cursor --agent kit --url http://127.0.0.1:7457/mcp' },
+      {
+        command: `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- 'http://127.0.0.1:7457/hook/cursor/permission-request?agent=kit'`,
+      },
       { command: 'b.sh' },
     ]);
     const text = setCursorHooks(old, { ...O, replace: true });

@@ -10,15 +10,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCode, codex, runClaude } from '../support/real-harness';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { runHook } from '../support/hook-runner';
-import { claudeCodeBash } from '../fixtures/permission-request';
-import { claudeCodePreToolUseBash } from '../fixtures/status-hooks';
+import { ALLOW_OUTPUT, claudeCodeBash, codexBash } from '../fixtures/permission-request';
+import { claudeCodePreToolUseBash, codexPreToolUse } from '../fixtures/status-hooks';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
+/** The hook door's base: the hub's MCP URL without its final /mcp. */
+const hookBase = () => served.mcpUrl.replace(/\/mcp$/, '');
+/** This machine's curl (the hooks of Codex and Cursor run it). */
+const CURL = ['/usr/bin/curl', '/bin/curl', '/usr/local/bin/curl'].find((f) => fs.existsSync(f)) ?? 'curl';
 const homes: string[] = [];
 after(() => {
   for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
@@ -108,7 +112,17 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     assert.deepEqual(settings.permissions, SETTINGS.permissions);
     assert.deepEqual(settings.hooks.PostToolUse, SETTINGS.hooks.PostToolUse);
     assert.deepEqual(settings.hooks.PermissionRequest, [
-      { hooks: [{ type: 'command', command: `perch hook permission-request --agent ${a.name} --url ${served.mcpUrl}`, timeout: 600 }] },
+      {
+        hooks: [
+          {
+            type: 'http',
+            url: `${hookBase()}/hook/claude-code/permission-request?agent=${a.name}`,
+            headers: { Authorization: `Bearer $${keyEnvVar(a.name)}` },
+            allowedEnvVars: [keyEnvVar(a.name)],
+            timeout: 600,
+          },
+        ],
+      },
     ]);
     for (const f of out.files) {
       assert.ok(f.backup && fs.existsSync(f.backup), `a backup of ${f.file}`);
@@ -140,7 +154,15 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     );
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
     const hook = (sub: string, timeout: number) => [
-      { hooks: [{ type: 'command', command: `perch hook ${sub} --agent ${a.name} --url ${served.mcpUrl}`, timeout }] },
+      {
+        hooks: [
+          {
+            type: 'command',
+            command: `curl -sS -f --max-time ${sub === 'permission-request' ? 590 : 10} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(a.name)}" --data-binary @- '${hookBase()}/hook/codex/${sub}?agent=${a.name}'`,
+            timeout,
+          },
+        ],
+      },
     ];
     // Codex's hooks reference has no Notification or SessionEnd event.
     assert.deepEqual(hooks, {
@@ -224,7 +246,7 @@ describe('two agents on one machine, and what the shell needs', () => {
     const claudeJson = JSON.parse(fs.readFileSync(path.join(home, '.claude.json'), 'utf8'));
     assert.deepEqual(Object.keys(claudeJson.mcpServers).sort(), ['github', `perch-${rue.name}`]);
     const settings = fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8');
-    assert.ok(!settings.includes(`--agent ${kit.name} `) && settings.includes(`--agent ${rue.name} `), "the hooks are rue's");
+    assert.ok(!settings.includes(`?agent=${kit.name}"`) && settings.includes(`?agent=${rue.name}"`), "the hooks are rue's");
   });
 
   test("--project DIR: Claude Code's DIR/.mcp.json and DIR/.claude/settings.local.json, Codex's and Cursor's project files; the user's files untouched, so each repository is its own agent", async () => {
@@ -247,18 +269,20 @@ describe('two agents on one machine, and what the shell needs', () => {
       },
     });
     const local = JSON.parse(fs.readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8'));
-    assert.equal(
-      local.hooks.PermissionRequest[0].hooks[0].command,
-      `perch hook permission-request --agent ${rue.name} --url ${served.mcpUrl}`,
-    );
+    assert.equal(local.hooks.PermissionRequest[0].hooks[0].url, `${hookBase()}/hook/claude-code/permission-request?agent=${rue.name}`);
     assert.match(
       fs.readFileSync(path.join(repo, '.codex', 'config.toml'), 'utf8'),
       new RegExp(`^approval_policy = "on-request"\\n\\n\\[mcp_servers\\.perch-${rue.name}\\]\\n`),
     );
     assert.match(
       fs.readFileSync(path.join(repo, '.codex', 'hooks.json'), 'utf8'),
-      new RegExp(`perch hook permission-request --agent ${rue.name} `),
+      new RegExp(`--data-binary @- '${hookBase()}/hook/codex/permission-request\\?agent=${rue.name}'`),
     );
+    assert.match(
+      fs.readFileSync(path.join(repo, '.cursor', 'hooks.json'), 'utf8'),
+      new RegExp(`--data-binary @- '${hookBase()}/hook/cursor/permission-request\\?agent=${rue.name}'`),
+    );
+    for (const text of Object.values(snapshot(repo))) assert.ok(!text.includes(rue.key), 'the key is in no project file');
     assert.ok(JSON.parse(fs.readFileSync(path.join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${rue.name}`]);
     assert.ok(fs.existsSync(path.join(repo, '.cursor', 'hooks.json')));
     const bad = await connect(home, ['claude-code', rue.name, '--project', path.join(repo, 'nope')]);
@@ -283,13 +307,15 @@ describe('two agents on one machine, and what the shell needs', () => {
     assert.match(r.stdout, /Codex's first run asks twice: trust the new hooks \(review them with \/hooks.*notice about the model/);
   });
 
-  test('the shell is checked: PERCH_KEY_<NAME> not set or perch not on PATH each get a warning naming the fix; with both, none', async () => {
+  test('the shell is checked: PERCH_KEY_<NAME> not set, curl (codex, cursor) or perch (--hooks perch, --channel) not on PATH each get a warning naming the fix; with all, none', async () => {
     const a = await newAgent();
     const home = homeWithConfigs();
     const env = keyEnvVar(a.name);
-    const bare = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], {
-      env: { HOME: home, PATH: path.dirname(process.execPath), [env]: '' },
-    });
+    const empty = path.join(home, 'empty-bin');
+    fs.mkdirSync(empty);
+    const run = (args: string[], PATH: string, key: string) =>
+      cliAsync(['connect', ...args, a.name, '--data-dir', served.dataDir, '--json'], { env: { HOME: home, PATH, [env]: key } });
+    const bare = await run(['claude-code'], empty, '');
     assert.equal(bare.code, 0, bare.stderr);
     assert.match(
       bare.stderr,
@@ -298,20 +324,103 @@ describe('two agents on one machine, and what the shell needs', () => {
         'm',
       ),
     );
+    assert.equal(JSON.parse(bare.stdout).warnings.length, 1, "Claude Code's HTTP hooks need neither perch nor curl");
+    const codexBare = await run(['codex'], empty, a.key);
     assert.match(
-      bare.stderr,
+      codexBare.stderr,
+      /^perch connect: warning: curl is not on this shell's PATH: Codex's hooks run curl to http:\/\/127\.0\.0\.1:\d+\/hook\/… .*Install curl, or run again with --hooks perch\.$/m,
+    );
+    assert.equal(JSON.parse(codexBare.stdout).warnings.length, 1);
+    const perchBare = await run(['claude-code', '--hooks', 'perch'], empty, a.key);
+    assert.match(
+      perchBare.stderr,
       /^perch connect: warning: perch is not on this shell's PATH: Claude Code's hooks run `perch hook …` and would fail/m,
     );
-    assert.equal(JSON.parse(bare.stdout).warnings.length, 2);
+    const channelBare = await run(['claude-code', '--channel'], empty, a.key);
+    assert.match(
+      channelBare.stderr,
+      /^perch connect: warning: perch is not on this shell's PATH: Claude Code's MCP entry runs `perch channel`/m,
+    );
     const binDir = path.join(home, 'bin');
     fs.mkdirSync(binDir);
     fs.writeFileSync(path.join(binDir, 'perch'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-    const ready = await cliAsync(['connect', 'claude-code', a.name, '--data-dir', served.dataDir, '--json'], {
-      env: { HOME: home, PATH: `${binDir}:${path.dirname(process.execPath)}`, [env]: a.key },
+    fs.symlinkSync(CURL, path.join(binDir, 'curl'));
+    for (const args of [['claude-code'], ['codex'], ['cursor'], ['claude-code', '--hooks', 'perch', '--channel']]) {
+      const ready = await run(args, binDir, a.key);
+      assert.equal(ready.code, 0, ready.stderr);
+      assert.equal(ready.stderr, '', args.join(' '));
+      assert.deepEqual(JSON.parse(ready.stdout).warnings, []);
+    }
+    const wrong = await run(['codex', '--hooks', 'curl'], binDir, a.key);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /^perch: --hooks must be request or perch, not "curl"\. Run `perch connect --help`\.$/m);
+  });
+});
+
+describe('the written hooks reach the running hub as written', () => {
+  /** Waits for agent a's pending request and approves it. */
+  async function approve(a: AgentKey): Promise<void> {
+    let req: any;
+    await eventually(
+      async () => {
+        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+        req = requests.find((x: any) => x.requester?.id === a.id);
+        return !!req;
+      },
+      30_000,
+      `${a.name}'s prompt as a pending request`,
+    );
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+  }
+
+  /** Runs a written command hook as the harnesses do (through a shell), the input on stdin. */
+  function runCommandHook(command: string, input: unknown, env: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      const timer = setTimeout(() => child.kill(), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout });
+      });
+      child.stdin.end(JSON.stringify(input));
     });
-    assert.equal(ready.code, 0, ready.stderr);
-    assert.equal(ready.stderr, '');
-    assert.deepEqual(JSON.parse(ready.stdout).warnings, []);
+  }
+
+  test("Claude Code's HTTP PermissionRequest hook, its header's $PERCH_KEY_NAME filled in, files the prompt and answers Claude Code's allow once approved", async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
+    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
+    const [entry] = settings.hooks.PermissionRequest[0].hooks;
+    assert.deepEqual(entry.allowedEnvVars, [keyEnvVar(a.name)]);
+    // What Claude Code does with an HTTP hook: the header's $VAR of allowedEnvVars filled in, the input as the body.
+    const headers = {
+      'Content-Type': 'application/json',
+      Authorization: entry.headers.Authorization.replace(`$${keyEnvVar(a.name)}`, a.key),
+    };
+    const answer = fetch(entry.url, { method: 'POST', headers, body: JSON.stringify(claudeCodeBash) });
+    await approve(a);
+    const res = await answer;
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), ALLOW_OUTPUT);
+  });
+
+  test("Codex's curl hooks, run through a shell with PERCH_KEY_NAME set, get the hook door's answer on stdout; without the key curl -f prints nothing and exits 22 (a non-blocking hook error)", async () => {
+    const a = await newAgent();
+    const home = homeWithConfigs();
+    assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
+    const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8')).hooks;
+    const env = { [keyEnvVar(a.name)]: a.key };
+    const status = await runCommandHook(hooks.PreToolUse[0].hooks[0].command, codexPreToolUse, env);
+    assert.equal(status.code, 0);
+    assert.doesNotThrow(() => JSON.parse(status.stdout), `the harness's JSON: ${status.stdout}`);
+    const asked = runCommandHook(hooks.PermissionRequest[0].hooks[0].command, codexBash, env);
+    await approve(a);
+    assert.deepEqual(await asked, { code: 0, stdout: ALLOW_OUTPUT });
+    assert.deepEqual(await runCommandHook(hooks.PreToolUse[0].hooks[0].command, codexPreToolUse, {}), { code: 22, stdout: '' });
   });
 });
 
@@ -382,15 +491,18 @@ describe('hook failures are loud', () => {
 const claude = claudeCode();
 
 describe('the real Claude Code runs with the config perch connect wrote', { skip: claude.skip }, () => {
-  test('claude mcp list connects to Perch; claude -p sends its Bash prompt to the owner through the written hook', async () => {
+  test('claude mcp list connects to Perch; claude -p sends its Bash prompt to the owner through the written HTTP hook, with no perch on its PATH', async () => {
     const a = await newAgent();
     const home = homeWithConfigs();
     assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
-    // `perch` on the PATH, as after npm install -g (the written hook runs `perch hook ...`).
-    const binDir = path.join(home, 'bin');
-    fs.mkdirSync(binDir);
-    fs.writeFileSync(path.join(binDir, 'perch'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-    const env = { PATH: `${binDir}:${process.env.PATH}`, [keyEnvVar(a.name)]: a.key };
+    // No `perch` on the PATH: the written hooks are Claude Code's own HTTP hooks to the hub's hook door.
+    const env = {
+      PATH: (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter((d) => !fs.existsSync(path.join(d, 'perch')))
+        .join(path.delimiter),
+      [keyEnvVar(a.name)]: a.key,
+    };
     const project = fs.mkdtempSync(path.join(home, 'project-'));
 
     const list = await runClaude(claude.bin!, ['mcp', 'list'], { cwd: project, home, env, timeoutMs: 60_000 });

@@ -3,16 +3,20 @@
 // to PERCH_KEY_<NAME> in the environment. The MCP server is named perch-NAME (serverName), so the entries of
 // two agents can sit side by side; one scope (the user's, or a project's with --project) is one agent's, and
 // another agent's Perch entries there are replaced only with --replace (AgentConflict otherwise).
+// The hooks reach the hub's hook door, POST <base>/hook/<harness>/<event>?agent=NAME (base: the MCP URL without its
+// final /mcp), in one request each: Claude Code's own HTTP hooks, a curl command for Codex and Cursor. With --hooks
+// perch they are the commands `perch hook …` instead (as every Perch hook was before the hook door); either form is
+// recognised as Perch's, so a second run replaces an earlier entry in its place.
 //   claude-code: ~/.claude.json mcpServers.perch-NAME (user scope: HTTP with the key by reference, or with --channel
-//                the stdio `perch channel`), ~/.claude/settings.json hooks → perch hook (perchHooks below);
+//                the stdio `perch channel`), ~/.claude/settings.json hooks (perchHooks below);
 //                project scope: DIR/.mcp.json and DIR/.claude/settings.local.json.
 //   codex:       ~/.codex/config.toml [mcp_servers.perch-NAME] with bearer_token_env_var and approval_policy
-//                "on-request" (so Codex asks, and its prompts reach Perch), ~/.codex/hooks.json hooks → perch hook
-//                (the same shape as Claude Code's); project scope: DIR/.codex/config.toml and DIR/.codex/hooks.json.
+//                "on-request" (so Codex asks, and its prompts reach Perch), ~/.codex/hooks.json hooks (the same
+//                shape as Claude Code's); project scope: DIR/.codex/config.toml and DIR/.codex/hooks.json.
 //   cursor:      ~/.cursor/mcp.json mcpServers.perch-NAME (HTTP, the key as ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json
-//                (version 1) beforeShellExecution and beforeMCPExecution → perch hook permission-request --harness cursor;
+//                (version 1) beforeShellExecution and beforeMCPExecution → /hook/cursor/permission-request;
 //                project scope: DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
-// Every hook entry is built in one place (hookEntry, cursorHookEntry). Other clients get their snippet
+// Every hook entry is built in one place (hookEntry, cursorHookCommand). Other clients get their snippet
 // (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './snippets';
 import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from '../text/toml-table';
@@ -27,6 +31,10 @@ export function serverName(agent: string): string {
 export const CODEX_APPROVAL_POLICY = 'on-request';
 /** Both harnesses kill a command hook after 600 s by default; `perch hook` gives up before (its --timeout). */
 export const HOOK_TIMEOUT_SECS = 600;
+/** curl's --max-time of a permission-request hook: past the hub's wait for the owner (540 s), before the harness's 600 s. */
+export const CURL_PERMISSION_SECS = 590;
+/** The timeout of the status hooks (and their curl's --max-time): they report, and never wait for anyone. */
+export const STATUS_HOOK_SECS = 10;
 
 export const CONNECT_CLIENTS = ['claude-code', 'codex', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'zed'] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
@@ -55,7 +63,17 @@ export interface ConnectOptions {
   replace?: boolean;
   /** The project scope: the files are a project's (DIR/.mcp.json, …), not the user's. */
   project?: boolean;
+  /** How the hooks reach the hub: 'request' (the default: Claude Code's HTTP hooks, curl for Codex and Cursor) or 'perch' (`perch hook …`). */
+  hooks?: HookStyle;
 }
+
+/**
+ * How the written hooks reach the hub. request: each hook is one HTTP request to the hub's hook door (Claude Code's
+ * own HTTP hooks; a curl command for Codex and Cursor), so the harness needs neither perch nor Node. perch: the
+ * command `perch hook …` (for a machine where curl cannot be used, e.g. a Windows shell without $VAR expansion).
+ */
+export const HOOK_STYLES = ['request', 'perch'] as const;
+export type HookStyle = (typeof HOOK_STYLES)[number];
 
 /** A problem with a config file that is there (not JSON, an unexpected shape): nothing is written. */
 export class ConfigFileError extends Error {}
@@ -108,15 +126,50 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Whether a hook entry is one `perch connect` wrote for this `perch hook` subcommand (any agent, any options). */
-function isPerchHook(h: unknown, sub: string): boolean {
-  const c = (h as Json | null)?.command;
-  return typeof c === 'string' && new RegExp(`(^|[\\s/"'])perch(\\.js)?["']?\\s+hook\\s+${sub}\\b`).test(c);
+/**
+ * The event (the `perch hook` subcommand, the hook door's path) of a hook entry `perch connect` wrote, for any agent
+ * and options, or undefined for anyone else's hook. Three forms are Perch's: the command `perch hook SUB …` (--hooks
+ * perch, and every entry before the hook door), Claude Code's HTTP hook to …/hook/<harness>/SUB with a PERCH_KEY_…
+ * header, and the curl command to …/hook/<harness>/SUB with a PERCH_KEY_… header (Codex, Cursor).
+ */
+function perchHookSub(h: unknown): string | undefined {
+  const e = h as Json | null;
+  const c = e?.command;
+  if (typeof c === 'string') {
+    const sub = /(?:^|[\s/"'])perch(?:\.js)?["']?\s+hook\s+([a-z-]+)/.exec(c)?.[1];
+    if (sub) return sub;
+    if (/(?:^|\s)curl\s/.test(c) && /PERCH_KEY_/.test(c)) return /\/hook\/[a-z-]+\/([a-z-]+)(?:[?'"\s]|$)/.exec(c)?.[1];
+    return undefined;
+  }
+  if (e?.type === 'http' && typeof e.url === 'string' && /PERCH_KEY_/.test(JSON.stringify(e.headers ?? {})))
+    return /\/hook\/[a-z-]+\/([a-z-]+)(?:[?#]|$)/.exec(e.url)?.[1];
+  return undefined;
 }
 
-/** The agent a Perch hook command names (--agent NAME), or undefined (it reads PERCH_KEY). */
-function hookAgent(command: string): string | undefined {
-  return /\s--agent\s+'?([^\s']+)'?/.exec(command)?.[1];
+/** Whether a hook entry is one of Perch's for this event (the `perch hook` subcommand). */
+function isPerchHook(h: unknown, sub: string): boolean {
+  return perchHookSub(h) === sub;
+}
+
+/** The agent a Perch hook names (--agent NAME, ?agent=NAME), or undefined (it reads PERCH_KEY). */
+function hookAgent(h: Json): string | undefined {
+  const text = typeof h.command === 'string' ? h.command : '';
+  const named = /\s--agent\s+'?([^\s']+)'?/.exec(text)?.[1];
+  if (named) return named;
+  const q = /[?&]agent=([^&'"\s#]+)/.exec(typeof h.url === 'string' ? h.url : text)?.[1];
+  if (q === undefined) return undefined;
+  try {
+    return decodeURIComponent(q);
+  } catch {
+    return q;
+  }
+}
+
+/** The key variable a Perch hook reads: PERCH_KEY_<NAME> of its agent, or PERCH_KEY for a `perch hook` without --agent. */
+function hookKeyVar(h: Json): string {
+  const a = hookAgent(h);
+  if (a !== undefined) return keyEnvVar(a);
+  return /PERCH_KEY_[A-Z0-9_]+/.exec(JSON.stringify(h))?.[0] ?? 'PERCH_KEY';
 }
 
 /** Refuses (AgentConflict) a hooks object holding another agent's Perch hooks, unless --replace. */
@@ -124,12 +177,17 @@ function checkHookAgents(hooks: Json, o: ConnectOptions, file: string): void {
   if (o.replace) return;
   for (const list of Object.values(hooks)) {
     if (!Array.isArray(list)) continue;
-    // Claude Code and Codex: groups of { hooks: [{ command }] }; Cursor: [{ command }].
+    // Claude Code and Codex: groups of { hooks: [{ command | url }] }; Cursor: [{ command }].
     for (const h of list.flatMap((g) => (Array.isArray((g as Json | null)?.hooks) ? ((g as Json).hooks as unknown[]) : [g]))) {
-      if (!isPerchHook(h, '\\S+')) continue;
-      const a = hookAgent((h as Json).command as string);
-      if (a === undefined || keyEnvVar(a) !== keyEnvVar(o.agent))
-        throw conflict(file, a === undefined ? 'the agent of PERCH_KEY (a Perch hook without --agent)' : `agent ${a} (its Perch hooks)`, o);
+      if (perchHookSub(h) === undefined) continue;
+      const v = hookKeyVar(h as Json);
+      if (v === keyEnvVar(o.agent)) continue;
+      const a = hookAgent(h as Json);
+      throw conflict(
+        file,
+        v === 'PERCH_KEY' ? 'the agent of PERCH_KEY (a Perch hook without --agent)' : `agent ${a ?? v} (its Perch hooks)`,
+        o,
+      );
     }
   }
 }
@@ -147,7 +205,7 @@ export interface PerchHook {
  * its reference has no Notification or SessionEnd event.
  */
 export function perchHooks(client: 'claude-code' | 'codex', o: ConnectOptions): PerchHook[] {
-  const status = (event: string, sub: string): PerchHook => ({ event, sub, timeout: 10 });
+  const status = (event: string, sub: string): PerchHook => ({ event, sub, timeout: STATUS_HOOK_SECS });
   const hooks: PerchHook[] = [];
   if (!(client === 'claude-code' && o.channel))
     hooks.push({ event: 'PermissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS });
@@ -202,23 +260,65 @@ export function setClaudeMcp(text: string | undefined, o: ConnectOptions, file =
   return jsonText(root);
 }
 
+/** The hub's base URL of the hook door: the agent's MCP URL without its final /mcp (http://127.0.0.1:7457/mcp → http://127.0.0.1:7457). */
+export function hookBaseUrl(mcpUrl: string): string {
+  return mcpUrl.replace(/\/+$/, '').replace(/\/mcp$/, '');
+}
+
+/** The hook door's URL of one harness event for the agent: <base>/hook/<harness>/<sub>?agent=NAME. */
+export function hookUrl(o: ConnectOptions, harness: 'claude-code' | 'codex' | 'cursor', sub: string): string {
+  return `${hookBaseUrl(o.mcpUrl)}/hook/${harness}/${sub}?agent=${encodeURIComponent(o.agent)}`;
+}
+
+/** A word in single quotes for a POSIX shell (every character literal). */
+function shellQuoted(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
- * The one hook group Perch puts under a Claude Code or Codex hook event: the command `perch hook SUB --agent NAME
- * --url URL`, which reads the key from PERCH_KEY_<NAME>. Every Perch hook of both harnesses is built here.
+ * The command hook that makes the one request to the hook door with curl (Codex, Cursor): the harness's input on
+ * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (both harnesses run the
+ * command through a shell, which expands it); never written. On a non-2xx answer curl -f prints nothing and exits 22,
+ * and without curl the shell exits 127: both a non-blocking hook error, so the harness's own dialog goes on.
  */
-export function hookEntry(o: ConnectOptions, h: PerchHook): Json {
+export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor', sub: string): string {
+  const secs = sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS;
+  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(o.agent)}" --data-binary @- ${shellQuoted(hookUrl(o, harness, sub))}`;
+}
+
+/** The `perch hook` command of --hooks perch: `perch hook SUB [--harness cursor] --agent NAME --url URL` (it reads PERCH_KEY_<NAME>). */
+function perchHookCommand(o: ConnectOptions, sub: string, harness?: 'cursor'): string {
+  return `perch hook ${sub}${harness ? ` --harness ${harness}` : ''} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`;
+}
+
+/**
+ * The one hook group Perch puts under a Claude Code or Codex hook event; every Perch hook of both harnesses is built
+ * here. Claude Code: its HTTP hook to the hook door, the header naming PERCH_KEY_<NAME> (allowedEnvVars lets Claude
+ * Code fill it in). Codex: the curl command (curlHookCommand). With --hooks perch: the command `perch hook SUB
+ * --agent NAME --url URL`.
+ */
+export function hookEntry(client: 'claude-code' | 'codex', o: ConnectOptions, h: PerchHook): Json {
+  if (o.hooks === 'perch') return { hooks: [{ type: 'command', command: perchHookCommand(o, h.sub), timeout: h.timeout }] };
+  if (client === 'codex') return { hooks: [{ type: 'command', command: curlHookCommand(o, 'codex', h.sub), timeout: h.timeout }] };
+  const env = keyEnvVar(o.agent);
   return {
     hooks: [
-      { type: 'command', command: `perch hook ${h.sub} --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`, timeout: h.timeout },
+      {
+        type: 'http',
+        url: hookUrl(o, 'claude-code', h.sub),
+        headers: { Authorization: `Bearer $${env}` },
+        allowedEnvVars: [env],
+        timeout: h.timeout,
+      },
     ],
   };
 }
 
 /** One hook entry set (or taken out, want false) in a parsed hooks file, once, in the place of an earlier one. */
-function setHook(hooks: Json, o: ConnectOptions, file: string, h: PerchHook, want: boolean): void {
+function setHook(hooks: Json, client: 'claude-code' | 'codex', o: ConnectOptions, file: string, h: PerchHook, want: boolean): void {
   const groups = hooks[h.event] ?? [];
   if (!Array.isArray(groups)) throw new ConfigFileError(`${file}: hooks.${h.event} is not a list`);
-  const ours = hookEntry(o, h);
+  const ours = hookEntry(client, o, h);
   const kept: unknown[] = [];
   let at = -1;
   for (const g of groups) {
@@ -245,8 +345,9 @@ export function setPerchHooks(text: string | undefined, client: 'claude-code' | 
   const hooks = objectAt(root, 'hooks', file);
   checkHookAgents(hooks, o, file);
   const wanted = perchHooks(client, o);
-  for (const h of wanted) setHook(hooks, o, file, h, true);
-  for (const h of ALL_PERCH_HOOKS) if (!wanted.some((w) => w.event === h.event && w.sub === h.sub)) setHook(hooks, o, file, h, false);
+  for (const h of wanted) setHook(hooks, client, o, file, h, true);
+  for (const h of ALL_PERCH_HOOKS)
+    if (!wanted.some((w) => w.event === h.event && w.sub === h.sub)) setHook(hooks, client, o, file, h, false);
   return jsonText(root);
 }
 
@@ -302,9 +403,12 @@ export function setCursorMcp(text: string | undefined, o: ConnectOptions, file =
   return jsonText(root);
 }
 
-/** The command Cursor's hooks run (Cursor's hook entries have a command and nothing else Perch needs). */
+/**
+ * The command Cursor's permission hooks run (Cursor's hook entries have a command and nothing else Perch needs): the
+ * curl request to /hook/cursor/permission-request, or with --hooks perch `perch hook permission-request --harness cursor`.
+ */
 export function cursorHookCommand(o: ConnectOptions): string {
-  return `perch hook permission-request --harness cursor --agent ${shellWord(o.agent)} --url ${shellWord(o.mcpUrl)}`;
+  return o.hooks === 'perch' ? perchHookCommand(o, 'permission-request', 'cursor') : curlHookCommand(o, 'cursor', 'permission-request');
 }
 
 /**
@@ -341,10 +445,13 @@ export interface ConfigEdit {
 }
 
 /** What a hooks file gets, in words (the CLI says "already has …" / "added …"). */
-function hooksWhat(client: 'claude-code' | 'codex', o: ConnectOptions): string {
-  return `the Perch hooks (${perchHooks(client, o)
-    .map((h) => h.event)
-    .join(', ')}: \`perch hook … --agent ${o.agent}\`)`;
+function hooksWhat(client: 'claude-code' | 'codex' | 'cursor', o: ConnectOptions): string {
+  const events = client === 'cursor' ? [...CURSOR_HOOK_EVENTS] : perchHooks(client, o).map((h) => h.event);
+  const how =
+    o.hooks === 'perch'
+      ? `\`perch hook …${client === 'cursor' ? ' --harness cursor' : ''} --agent ${o.agent}\``
+      : `${client === 'claude-code' ? 'HTTP hooks to' : 'curl to'} ${hookBaseUrl(o.mcpUrl)}/hook/${client}/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
+  return `the Perch ${client === 'cursor' ? 'permission hooks' : 'hooks'} (${events.join(', ')}: ${how})`;
 }
 
 /** The files `perch connect` edits for a client, user scope (relative to ~) or project scope (relative to DIR). */
@@ -386,7 +493,7 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
       },
       {
         file: '.cursor/hooks.json',
-        what: `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')}: \`perch hook permission-request --harness cursor --agent ${o.agent}\`)`,
+        what: hooksWhat('cursor', o),
         apply: (t, f) => setCursorHooks(t, o, f),
       },
     ];

@@ -14,6 +14,8 @@ import { findAgent } from '../../hub/identity/identities';
 import {
   CONNECT_CLIENTS,
   ConfigFileError,
+  HOOK_STYLES,
+  hookBaseUrl,
   SNIPPET_OF,
   WRITABLE_CLIENTS,
   codexMcpLines,
@@ -22,6 +24,7 @@ import {
   startCommand,
   type ConnectClient,
   type ConnectOptions,
+  type HookStyle,
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
@@ -29,23 +32,30 @@ import { unifiedDiff } from '../../../shared/text/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
 
-export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--url URL] [--data-dir DIR] [--json]
+export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch] [--url URL] [--data-dir DIR] [--json]
 
 Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
-  claude-code  ~/.claude.json: Perch as the MCP server "perch-NAME" (user scope); ~/.claude/settings.json: the
-               PermissionRequest hook \`perch hook permission-request --agent NAME\` (your Approvals inbox
-               decides Claude Code's own permission prompts) and the status hooks
+  claude-code  ~/.claude.json: Perch as the MCP server "perch-NAME" (user scope); ~/.claude/settings.json: HTTP
+               hooks to the hub, PermissionRequest (your Approvals inbox decides Claude Code's own permission
+               prompts) and the status hooks, each POST BASE/hook/claude-code/EVENT?agent=NAME
   codex        ~/.codex/config.toml: [mcp_servers.perch-NAME] with bearer_token_env_var, and approval_policy =
                "on-request" (so Codex asks, and its prompts reach you; a policy that asks already is kept);
-               ~/.codex/hooks.json: the same hooks (Codex asks you to trust them once, in /hooks)
+               ~/.codex/hooks.json: the same hooks as curl commands to BASE/hook/codex/EVENT (Codex asks you to
+               trust them once, in /hooks)
   cursor       ~/.cursor/mcp.json: Perch as the MCP server "perch-NAME" (the key as \${env:PERCH_KEY_NAME});
-               ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run
-               \`perch hook permission-request --harness cursor --agent NAME\`
+               ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run curl to
+               BASE/hook/cursor/permission-request
   others       prints the config snippet to paste (no permission hook Perch answers)
-Without --write it prints the changes as a diff and changes nothing. With --write it edits those files
-(a backup FILE.perch-backup-<time> first; running it again changes nothing). The key is never written:
-the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). perch must be
-on the client's PATH for the hooks (and the channel); both are checked, with a warning when missing.
+BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
+nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
+nothing; Perch hooks written before, \`perch hook …\` commands too, are replaced in place). The key is never
+written: the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). The
+hooks need curl on the client's PATH (codex, cursor), --hooks perch and --channel need perch; what is
+missing is warned about. When the hub is down or a request fails, the client's own dialog goes on.
+  --hooks request|perch
+               request (the default): each hook is one HTTP request (Claude Code's HTTP hooks, curl for
+               Codex and Cursor); perch: the commands \`perch hook EVENT --agent NAME\` instead, for a
+               machine where curl cannot be used (a Windows shell that does not expand $VAR)
   --replace      the files connect another agent already: make them NAME's (without it, nothing is written)
   --project DIR  the project's files instead of the user's, so each repository can be its own agent:
                  claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
@@ -109,6 +119,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
       replace: { type: 'boolean' },
       project: { type: 'string' },
       channel: { type: 'boolean' },
+      hooks: { type: 'string' },
       url: { type: 'string' },
       'data-dir': { type: 'string' },
       json: { type: 'boolean' },
@@ -121,6 +132,8 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (name === undefined) throw new UsageError(`perch connect ${client} needs the agent's NAME, e.g. perch connect ${client} kit`);
   if (positionals.length > 2) throw new UsageError(`unexpected ${JSON.stringify(positionals[2])}`);
   if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
+  if (values.hooks !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hooks))
+    throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
     throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {
@@ -143,6 +156,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
     channel: !!values.channel,
     replace: !!values.replace,
     project: project !== undefined,
+    hooks: (values.hooks ?? 'request') as HookStyle,
   };
   const env = keyEnvVar(agent);
   const base = project ?? os.homedir();
@@ -266,16 +280,22 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     out.push(
       `${env} is not set in this shell: ${label} reads ${o.agent}'s key from it, and without it nothing reaches Perch. Run export ${env}=perch_… (${o.agent}'s key) in the shell that starts ${start}.`,
     );
-  if (WRITABLE_CLIENTS.includes(client) && !onPath('perch'))
+  if (!WRITABLE_CLIENTS.includes(client)) return out;
+  const perchFor = [...(o.hooks === 'perch' ? ['hooks run `perch hook …`'] : []), ...(o.channel ? ['MCP entry runs `perch channel`'] : [])];
+  if (perchFor.length && !onPath('perch'))
     out.push(
-      `perch is not on this shell's PATH: ${label}'s hooks run \`perch hook …\` and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`,
+      `perch is not on this shell's PATH: ${label}'s ${perchFor.join(' and its ')} and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`,
+    );
+  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
+    out.push(
+      `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl, or run again with --hooks perch.`,
     );
   return out;
 }
 
 export const connect: Command = {
   names: ['connect'],
-  usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel]
+  usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch]
       Wire an agent into Claude Code, Codex or Cursor (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),
