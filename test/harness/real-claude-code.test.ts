@@ -12,19 +12,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  addAgent,
-  ensureBuilt,
-  eventually,
-  ownerOk,
-  removeDataDir,
-  startServe,
-  tempDataDir,
-  uniqueName,
-  useSharedServe,
-  type AgentKey,
-} from '../support/serve-harness';
-import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../support/real-harness';
+import { addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, withHubStopped } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { wakeRecipes } from '../../src/shared/agents/wake';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
@@ -219,12 +208,7 @@ describe(
     });
 
     test('with the hub stopped, the session finishes on its own (no hang): the hooks fail without blocking, nobody approves, the command does not run', async () => {
-      const dataDir = tempDataDir();
-      const hub = await startServe(dataDir);
-      try {
-        const agent = await addAgent(dataDir, uniqueName('ccdown'));
-        await configure(agent, dataDir);
-        await hub.stop();
+      await withHubStopped('ccdown', configure, async (agent) => {
         const run = await runAs(agent);
         assert.equal(run.code, 0, run.stderr);
         assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false, 'nobody approved: the command did not run');
@@ -234,10 +218,7 @@ describe(
           denials.map((d) => d.tool_name),
           ['Bash'],
         );
-      } finally {
-        await hub.stop();
-        removeDataDir(dataDir);
-      }
+      });
     });
   },
 );

@@ -12,18 +12,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  addAgent,
-  eventually,
-  ownerOk,
-  removeDataDir,
-  startServe,
-  tempDataDir,
-  uniqueName,
-  useSharedServe,
-  type AgentKey,
-} from '../support/serve-harness';
-import { assertNoPerch, codex, connectWrite, pathWithoutPerch } from '../support/real-harness';
+import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { assertNoPerch, codex, connectWrite, pathWithoutPerch, withHubStopped } from '../support/real-harness';
 import { functionOutputs, startResponsesStandIn, type ResponsesRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
@@ -34,6 +24,8 @@ if (skip && !cli.skip) console.log(`# real Codex tests skipped: ${skip}`);
 const served = useSharedServe();
 const SOCKET = `perch-codex-test-${process.pid}`;
 const MARKER = 'codex.marker';
+/** The flags of most runs: the hook trust dialog skipped, Codex asking before escalations. */
+const BYPASS_TRUST = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only'];
 
 let model: Awaited<ReturnType<typeof startResponsesStandIn>>;
 let home: string;
@@ -85,12 +77,7 @@ async function configure(agent: AgentKey, dataDir: string): Promise<void> {
 }
 
 /** Starts interactive Codex on a prompt in a tmux window (flags: besides what perch connect wrote); returns the project dir. */
-async function startCodex(
-  agent: AgentKey,
-  name: string,
-  flags = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only'],
-  dataDir = served.dataDir,
-): Promise<string> {
+async function startCodex(agent: AgentKey, name: string, flags = BYPASS_TRUST, dataDir = served.dataDir): Promise<string> {
   await configure(agent, dataDir);
   return launch(agent, name, flags);
 }
@@ -209,13 +196,8 @@ describe(
     });
 
     test("with the hub stopped, the curl hooks fail without blocking (Codex shows 'Hook failed') and Codex asks in its own dialog; nobody approved, the command does not run", async () => {
-      const dataDir = tempDataDir();
-      const hub = await startServe(dataDir);
-      try {
-        const agent = await addAgent(dataDir, uniqueName('cxdown'));
-        await configure(agent, dataDir);
-        await hub.stop();
-        const dir = launch(agent, 'down', ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only']);
+      await withHubStopped('cxdown', configure, async (agent) => {
+        const dir = launch(agent, 'down', BYPASS_TRUST);
         let pane = '';
         await eventually(
           () => {
@@ -227,10 +209,7 @@ describe(
         );
         assert.match(pane, /Hook failed/, 'the failed curl hook is shown, not waited on');
         assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'nobody approved: the command did not run');
-      } finally {
-        await hub.stop();
-        removeDataDir(dataDir);
-      }
+      });
     });
   },
 );

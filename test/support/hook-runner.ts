@@ -1,7 +1,19 @@
 // `perch hook ARGS` as a harness runs it: the real CLI process, the key only in the environment, stdin written once
 // and closed, bounded in time. Shared by the hook tests (permission-request, the status hooks, Cursor's).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, ROOT, ensureBuilt, eventually, exitOf, ownerOk, type AgentKey, type CliResult, type Served } from './serve-harness';
+import {
+  BIN,
+  ROOT,
+  ensureBuilt,
+  eventually,
+  exitOf,
+  ownerOk,
+  rawPost,
+  type AgentKey,
+  type CliResult,
+  type RawResponse,
+  type Served,
+} from './serve-harness';
 
 export type HookRun = CliResult;
 
@@ -62,32 +74,15 @@ export function claudeCodeHttpHook(settings: any, event: string): HttpHookEntry 
 /**
  * The request Claude Code makes for an HTTP hook: POST the hook input as JSON to its url, the header values with
  * $VAR and ${VAR} filled from env for the variables in allowedEnvVars only (any other variable an empty string, as
- * Claude Code's hooks reference says), bounded by the hook's timeout.
+ * Claude Code's hooks reference says).
  */
-export async function postHttpHook(
-  hook: HttpHookEntry,
-  input: unknown,
-  env: Record<string, string>,
-): Promise<{ status: number; text: string; json: any; headers: Headers }> {
+export async function postHttpHook(hook: HttpHookEntry, input: unknown, env: Record<string, string>): Promise<RawResponse> {
   const allowed = new Set(hook.allowedEnvVars ?? []);
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(hook.headers ?? {}))
     headers[name] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a?: string, b?: string) => {
       const v = (a ?? b)!;
       return allowed.has(v) ? (env[v] ?? '') : '';
     });
-  const res = await fetch(hook.url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(input),
-    signal: AbortSignal.timeout(Math.min(hook.timeout ?? 600, 60) * 1000),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
+  return rawPost(hook.url, undefined, input, headers);
 }

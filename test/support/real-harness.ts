@@ -8,7 +8,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cliAsync, exitOf, type CliResult } from './serve-harness';
+import {
+  addAgent,
+  cliAsync,
+  exitOf,
+  removeDataDir,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  type AgentKey,
+  type CliResult,
+} from './serve-harness';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
@@ -158,4 +168,26 @@ export async function connectWrite(client: string, agentName: string, dataDir: s
   });
   if (r.code !== 0) throw new Error(`perch connect ${client} ${agentName} --write failed (${r.code}): ${r.stderr}`);
   return r;
+}
+
+/**
+ * A hub of its own with an agent (a unique name from BASE) that CONFIGURE connects while the hub runs; then the hub
+ * is stopped and DOWN runs with it gone. The data dir is removed after.
+ */
+export async function withHubStopped(
+  base: string,
+  configure: (agent: AgentKey, dataDir: string) => Promise<void>,
+  down: (agent: AgentKey) => Promise<void>,
+): Promise<void> {
+  const dataDir = tempDataDir();
+  const hub = await startServe(dataDir);
+  try {
+    const agent = await addAgent(dataDir, uniqueName(base));
+    await configure(agent, dataDir);
+    await hub.stop();
+    await down(agent);
+  } finally {
+    await hub.stop();
+    removeDataDir(dataDir);
+  }
 }
