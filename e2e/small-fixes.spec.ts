@@ -51,7 +51,7 @@ describe('small fixes', () => {
   );
 
   test(
-    'connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch)',
+    'connection snippets again after the key dialog, with the key as PERCH_KEY_<AGENT> (perch connect for Claude Code and Codex, Gemini reads the variable, plain perch; for a key allowed from containers, the hooks files for inside one)',
     { timeout: 60_000 },
     async () => {
       const { page } = h();
@@ -75,6 +75,33 @@ describe('small fixes', () => {
       assert.doesNotMatch(await dialog.innerText(), /perch_[A-Za-z0-9]{8,}/, 'no key anywhere: Perch keeps only its hash');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
+
+      // A key that may connect from containers: the hooks perch connect would write inside one, to the container
+      // listener's hook door (the same builder as the CLI's).
+      await ownerCall(h(), 'agents.set_from', { agent: 'kit', from: ['local', 'containers'] });
+      try {
+        await page.reload();
+        await openPage(page, 'Agents');
+        await on(page).button('Connect kit').click();
+        const port = new URL(h().mcpUrl).port;
+        const claudeHooks = JSON.parse(await snippet('Claude Code hooks inside the container'));
+        assert.deepEqual(claudeHooks.hooks.PermissionRequest[0].hooks[0], {
+          type: 'http',
+          url: `http://host.docker.internal:${port}/hook/claude-code/permission-request?agent=kit`,
+          headers: { Authorization: 'Bearer $PERCH_KEY_KIT' },
+          allowedEnvVars: ['PERCH_KEY_KIT'],
+          timeout: 600,
+        });
+        assert.match(
+          await snippet('Codex hooks inside the container'),
+          new RegExp(`--data-binary @- 'http://host\\.docker\\.internal:${port}/hook/codex/permission-request\\?agent=kit'`),
+        );
+        assert.match(await snippet('Cursor hooks inside the container'), /"beforeShellExecution": \[/);
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      } finally {
+        await ownerCall(h(), 'agents.set_from', { agent: 'kit', from: ['local'] });
+      }
     },
   );
 

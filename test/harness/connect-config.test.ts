@@ -13,7 +13,9 @@ import {
   setPerchHooks,
   AgentConflict,
   ConfigFileError,
+  hookFiles,
 } from '../../src/shared/agents/harness-config';
+import { awaySnippets } from '../../src/shared/agents/snippets';
 
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 /** The curl command hook of the contract for kit (Codex, Cursor). */
@@ -369,6 +371,35 @@ describe("the hooks reach the hub's hook door: Claude Code HTTP hooks, curl for 
       assert.equal(replaced, set('', rue), 'the same as a fresh file: replaced, not added');
     }
   });
+});
+
+test("the snippets for a container or a tailnet machine hold the hooks files perch connect would write there (that place's hook base), never the key", () => {
+  const snippets = awaySnippets(
+    'kit',
+    ['containers', 'tailnet'],
+    { port: 7458, publicUrl: 'https://lap.tail1.ts.net/' },
+    'perch_secretkey',
+  );
+  const container = hookFiles({ agent: 'kit', mcpUrl: 'http://host.docker.internal:7458/mcp' });
+  const remote = hookFiles({ agent: 'kit', mcpUrl: 'https://lap.tail1.ts.net/mcp' });
+  assert.equal(snippets.claude_code_hooks_container, container['claude-code'].trimEnd());
+  assert.equal(snippets.codex_hooks_container, container.codex.trimEnd());
+  assert.equal(snippets.cursor_hooks_container, container.cursor.trimEnd());
+  assert.equal(snippets.claude_code_hooks_remote, remote['claude-code'].trimEnd());
+  assert.equal(snippets.codex_hooks_remote, remote.codex.trimEnd());
+  assert.equal(snippets.cursor_hooks_remote, remote.cursor.trimEnd());
+  assert.equal(
+    JSON.parse(snippets.claude_code_hooks_container!).hooks.PermissionRequest[0].hooks[0].url,
+    'http://host.docker.internal:7458/hook/claude-code/permission-request?agent=kit',
+  );
+  assert.match(snippets.codex_hooks_remote!, /'https:\/\/lap\.tail1\.ts\.net\/hook\/codex\/permission-request\?agent=kit'/);
+  assert.match(snippets.cursor_hooks_container!, /'http:\/\/host\.docker\.internal:7458\/hook\/cursor\/permission-request\?agent=kit'/);
+  for (const [k, v] of Object.entries(snippets)) assert.doesNotMatch(v, /perch_secretkey/, `${k} holds no key`);
+  assert.deepEqual(
+    Object.keys(awaySnippets('kit', ['local'], { port: 7458 }, null)),
+    [],
+    'a key that connects only locally gets none (perch connect writes its hooks)',
+  );
 });
 
 test('the unified diff shows removed then added lines with three lines of context and hunk line numbers', () => {

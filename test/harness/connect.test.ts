@@ -73,7 +73,7 @@ async function newAgent(): Promise<AgentKey> {
 }
 
 describe("perch connect claude-code / codex NAME edits the client's own config files", () => {
-  test('without --write: a diff of what would change, and nothing is written', async () => {
+  test('without --write: a diff of what would change (the hooks to the hook door of --url), and nothing is written', async () => {
     const a = await newAgent();
     const home = homeWithConfigs();
     const before = snapshot(home);
@@ -83,6 +83,18 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     assert.match(r.stdout, new RegExp(`^\\+ {4}"perch-${a.name}": \\{$`, 'm'));
     assert.match(r.stdout, /Nothing was written\. Run again with --write/);
     assert.match(r.stdout, new RegExp(`export ${keyEnvVar(a.name)}=perch_…`));
+    assert.deepEqual(snapshot(home), before);
+    // --url (e.g. the container listener's URL): the hooks go to that place's hook door, BASE = the URL without /mcp.
+    const there = await connect(home, ['codex', a.name, '--url', 'http://host.docker.internal:7458/mcp']);
+    assert.equal(there.code, 0, there.stderr);
+    assert.match(
+      there.stdout,
+      new RegExp(`^\\+ .*'http://host\\.docker\\.internal:7458/hook/codex/permission-request\\?agent=${a.name}'`, 'm'),
+    );
+    assert.match(
+      there.stdout,
+      /hooks\.json would get the Perch hooks \(PermissionRequest, PreToolUse, Stop, SessionStart: curl to http:\/\/host\.docker\.internal:7458\/hook\/codex\//,
+    );
     assert.deepEqual(snapshot(home), before);
   });
 
@@ -354,6 +366,9 @@ describe('two agents on one machine, and what the shell needs', () => {
     const wrong = await run(['codex', '--hooks', 'curl'], binDir, a.key);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /^perch: --hooks must be request or perch, not "curl"\. Run `perch connect --help`\.$/m);
+    const elsewhere = await run(['vscode', '--hooks', 'perch'], binDir, a.key);
+    assert.equal(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /^perch: --hooks is for claude-code, codex, cursor; vscode has no hooks Perch writes\./m);
   });
 });
 

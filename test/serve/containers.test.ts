@@ -510,7 +510,7 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     );
   });
 
-  test('perch agent add --from containers prints snippets that keep the key in the environment (never in docker argv or a file)', () => {
+  test("perch agent add --from containers prints snippets (the hooks of Claude Code, Codex and Cursor to the container listener's hook door too) that keep the key in the environment (never in docker argv or a file)", () => {
     const r = cli(['agent', 'add', 'snippy', '--from', 'containers', '--data-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const { key, snippets } = JSON.parse(r.stdout) as R;
@@ -522,6 +522,20 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     for (const file of ['devcontainer', 'mcp_json_container']) assert.ok(!(snippets[file] as string).includes(key), `${file} holds no key`);
     assert.match(snippets.devcontainer, /\$\{localEnv:PERCH_KEY_SNIPPY\}/);
     assert.match(snippets.mcp_json_container, /Bearer \$\{PERCH_KEY_SNIPPY\}/);
+    // The hooks perch connect would write inside the container: to the hook door of the container listener.
+    const claudeHook = JSON.parse(snippets.claude_code_hooks_container).hooks.PermissionRequest[0].hooks[0];
+    assert.equal(claudeHook.url, `http://host.docker.internal:${served.port}/hook/claude-code/permission-request?agent=snippy`);
+    assert.deepEqual(claudeHook.headers, { Authorization: 'Bearer $PERCH_KEY_SNIPPY' });
+    assert.match(
+      snippets.codex_hooks_container,
+      new RegExp(`'http://host\\.docker\\.internal:${served.port}/hook/codex/permission-request\\?agent=snippy'`),
+    );
+    assert.match(snippets.cursor_hooks_container, /\/hook\/cursor\/permission-request\?agent=snippy/);
+    for (const file of ['claude_code_hooks_container', 'codex_hooks_container', 'cursor_hooks_container'])
+      assert.ok(!(snippets[file] as string).includes(key), `${file} holds no key`);
+    const text = cli(['agent', 'add', 'snippy2', '--from', 'containers', '--data-dir', dir]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Claude Code inside the container: the hooks of \.claude\/settings\.json \(merge into yours\):$/m);
   });
 
   test('every refusal by place is in the hub log', async () => {

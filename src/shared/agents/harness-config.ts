@@ -18,7 +18,7 @@
 //                project scope: DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
 // Every hook entry is built in one place (hookEntry, cursorHookCommand). Other clients get their snippet
 // (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
-import { keyEnvVar } from './snippets';
+import { keyEnvVar } from './key-env';
 import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from '../text/toml-table';
 
 /** The prefix of Perch's MCP server names (before this change, one agent's entry was named just this). */
@@ -435,6 +435,19 @@ export function setCursorHooks(text: string | undefined, o: ConnectOptions, file
     hooks[event] = kept;
   }
   return jsonText(root);
+}
+
+/**
+ * The hooks files `perch connect --write` creates where there were none, for an agent reaching the hub at
+ * o.mcpUrl: Claude Code's settings.json, Codex's hooks.json, Cursor's hooks.json. The snippets for a place the CLI
+ * cannot write to (a container, another machine: snippets.ts awaySnippets) are these, so both come from one builder.
+ */
+export function hookFiles(o: ConnectOptions): Record<'claude-code' | 'codex' | 'cursor', string> {
+  return {
+    'claude-code': setPerchHooks(undefined, 'claude-code', o, 'settings.json'),
+    codex: setPerchHooks(undefined, 'codex', o, 'hooks.json'),
+    cursor: setCursorHooks(undefined, o, 'hooks.json'),
+  };
 }
 
 /** One config file edit: the file (relative to the home dir, or to the project dir with --project), what it gets, and the edit (file: the path to name in errors). */

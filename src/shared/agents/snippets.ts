@@ -3,15 +3,16 @@
 // and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
 // (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
 // place saying where the key comes from. Claude Code, Codex and Cursor are connected by `perch connect` (MCP entry
-// and hooks at once: src/shared/agents/harness-config.ts), the others by their own config.
+// and hooks at once: src/shared/agents/harness-config.ts), the others by their own config. Away from this computer
+// (a container, another machine) the hooks files `perch connect` would write there are snippets too (awaySnippets).
+
+import { keyEnvVar } from './key-env';
+import { hookFiles } from './harness-config';
 
 /** The mcp-remote release the Claude Desktop snippet runs (the bridge from stdio to Perch's HTTP endpoint). */
 export const MCP_REMOTE_VERSION = '0.15.1';
 
-/** PERCH_KEY_<AGENT>: the environment variable a snippet keeps the agent's key in. */
-export function keyEnvVar(agent: string): string {
-  return `PERCH_KEY_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
+export { keyEnvVar };
 
 /**
  * The variable a bearer token names instead of holding a key: a client sent `${PERCH_KEY_KIT}` (or `$PERCH_KEY_KIT`,
@@ -71,6 +72,20 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
   };
 }
 
+/**
+ * The hooks files of Claude Code, Codex and Cursor for an agent reaching the hub at mcpUrl (a container's or the
+ * tailnet's): what `perch connect --write` writes, with that place's hook base (harness-config.ts hookFiles), as
+ * claude_code_hooks_<where>, codex_hooks_<where>, cursor_hooks_<where>. The key stays in PERCH_KEY_<AGENT>.
+ */
+function hookSnippets(name: string, mcpUrl: string, where: 'container' | 'remote'): Record<string, string> {
+  const files = hookFiles({ agent: name, mcpUrl });
+  return {
+    [`claude_code_hooks_${where}`]: files['claude-code'].trimEnd(),
+    [`codex_hooks_${where}`]: files.codex.trimEnd(),
+    [`cursor_hooks_${where}`]: files.cursor.trimEnd(),
+  };
+}
+
 /** Where an agent away from the loopback reaches the hub (`perch serve --containers`, `--public-url`). */
 export interface AwayUrls {
   /** The hub's port (the container listeners use the same one). */
@@ -104,10 +119,12 @@ export function awaySnippets(name: string, places: readonly string[], urls: Away
       remoteEnv: { [env]: `\${localEnv:${env}}`, PERCH_URL: docker },
     });
     out.mcp_json_container = mcpJson(docker);
+    Object.assign(out, hookSnippets(name, docker, 'container'));
   }
   if (places.includes('tailnet')) {
     const url = urls.publicUrl ? `${urls.publicUrl.replace(/\/+$/, '')}/mcp` : 'https://YOUR-LAPTOP.YOUR-TAILNET.ts.net/mcp';
     out.remote_machine = `# On the other machine (on your tailnet)${urls.publicUrl ? '' : '; first set the front: perch serve --public-url https://…ts.net'}:\n${exportLine}# .mcp.json in the project (the client reads the key from the environment):\n${mcpJson(url)}`;
+    Object.assign(out, hookSnippets(name, url, 'remote'));
   }
   return out;
 }

@@ -134,6 +134,8 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
   if (values.hooks !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hooks))
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
+  if (values.hooks !== undefined && !WRITABLE_CLIENTS.includes(client))
+    throw new UsageError(`--hooks is for ${WRITABLE_CLIENTS.join(', ')}; ${client} has no hooks Perch writes`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
     throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {

@@ -5,6 +5,23 @@ import { CopyButton } from '../common';
 const ENV_HINT = 'With the key exported (keep the export in your shell profile, e.g. ~/.zshrc, and restart the app),';
 const CONNECT_HINT =
   'Run in a terminal: Perch as its MCP server and its own permission prompts in your Approvals inbox (without --write, a diff; --write edits the files, with a backup). Start it from a shell with the key exported:';
+/**
+ * The hooks of Claude Code, Codex and Cursor for a place `perch connect` cannot write to (what it would write there:
+ * shared/agents/snippets.ts awaySnippets): the owner's Approvals inbox decides their permission prompts.
+ */
+function hookSnippets(where: 'container' | 'remote', label: string, there: string): Array<{ key: string; label: string; hint: string }> {
+  const merge = `Merge into the file ${there} (your own hooks stay beside them); the key comes from the environment, never the file. When the hub cannot be reached, the client's own dialog goes on.`;
+  return [
+    { key: `claude_code_hooks_${where}`, label: `Claude Code hooks ${label}`, hint: `The hooks of .claude/settings.json. ${merge}` },
+    {
+      key: `codex_hooks_${where}`,
+      label: `Codex hooks ${label}`,
+      hint: `.codex/hooks.json (curl ${there}; Codex asks you once to trust them, in /hooks). ${merge}`,
+    },
+    { key: `cursor_hooks_${where}`, label: `Cursor hooks ${label}`, hint: `.cursor/hooks.json (curl ${there}). ${merge}` },
+  ];
+}
+
 const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'claude_code', label: 'Claude Code', hint: CONNECT_HINT },
   { key: 'codex', label: 'Codex CLI', hint: `${CONNECT_HINT} (Codex asks you once to trust the hooks, in /hooks)` },
@@ -44,11 +61,13 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
     label: '.mcp.json in the container',
     hint: 'The project’s .mcp.json inside the container (the client fills in the key from the environment):',
   },
+  ...hookSnippets('container', 'inside the container', 'in the container'),
   {
     key: 'remote_machine',
     label: 'Another machine',
     hint: 'On a machine of your tailnet, through the HTTPS front (perch serve --public-url):',
   },
+  ...hookSnippets('remote', 'on the other machine', 'on that machine'),
 ];
 
 export function Snippets({ snippets }: { snippets: Record<string, string> }) {
