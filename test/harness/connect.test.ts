@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { BIN, addAgent, cliAsync, eventually, exitOf, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCode, codex, runClaude } from '../support/real-harness';
 import { spawn, spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
-import { runHook } from '../support/hook-runner';
+import { pendingRequestOf, runHook } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash } from '../fixtures/permission-request';
 import { claudeCodePreToolUseBash, codexPreToolUse } from '../fixtures/status-hooks';
 import { snapshot } from '../support/dir-snapshot';
@@ -375,33 +375,20 @@ describe('two agents on one machine, and what the shell needs', () => {
 describe('the written hooks reach the running hub as written', () => {
   /** Waits for agent a's pending request and approves it. */
   async function approve(a: AgentKey): Promise<void> {
-    let req: any;
-    await eventually(
-      async () => {
-        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-        req = requests.find((x: any) => x.requester?.id === a.id);
-        return !!req;
-      },
-      30_000,
-      `${a.name}'s prompt as a pending request`,
-    );
+    const req = await pendingRequestOf(served, a);
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
   }
 
-  /** Runs a written command hook as the harnesses do (through a shell), the input on stdin. */
-  function runCommandHook(command: string, input: unknown, env: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      const timer = setTimeout(() => child.kill(), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout });
-      });
-      child.stdin.end(JSON.stringify(input));
-    });
+  /** Runs a written command hook as the harnesses do (through a shell), the input on stdin; code and stdout. */
+  async function runCommandHook(
+    command: string,
+    input: unknown,
+    env: Record<string, string>,
+  ): Promise<{ code: number | null; stdout: string }> {
+    const child = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin!.end(JSON.stringify(input));
+    const { code, stdout } = await exitOf(child, command, 60_000);
+    return { code, stdout };
   }
 
   test("Claude Code's HTTP PermissionRequest hook, its header's $PERCH_KEY_NAME filled in, files the prompt and answers Claude Code's allow once approved", async () => {
@@ -536,16 +523,7 @@ describe('the real Claude Code runs with the config perch connect wrote', { skip
         home,
         env: { ...env, ANTHROPIC_BASE_URL: model.url },
       });
-      let req: any;
-      await eventually(
-        async () => {
-          const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-          req = requests.find((x: any) => x.requester?.id === a.id);
-          return !!req;
-        },
-        120_000,
-        'the prompt as a Perch request',
-      );
+      const req = await pendingRequestOf(served, a, 120_000);
       assert.equal(req.title, 'Allow Bash: touch connected.marker?');
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
       assert.equal((await run).code, 0);

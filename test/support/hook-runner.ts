@@ -40,7 +40,7 @@ export function runHook(args: string[], stdin: unknown, env: Record<string, stri
 }
 
 /** The pending request a hook filed for this agent (waits until it is in the owner's Approvals inbox). */
-export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: AgentKey): Promise<any> {
+export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: AgentKey, timeoutMs = 15_000): Promise<any> {
   let found: any;
   await eventually(
     async () => {
@@ -48,7 +48,7 @@ export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: A
       found = requests.find((r: any) => r.requester?.id === agent.id);
       return !!found;
     },
-    15_000,
+    timeoutMs,
     `a pending request from ${agent.name}`,
   );
   return found;

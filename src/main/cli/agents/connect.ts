@@ -51,7 +51,7 @@ nothing. With --write it edits those files (a backup FILE.perch-backup-<time> fi
 nothing; Perch hooks written before, \`perch hook …\` commands too, are replaced in place). The key is never
 written: the configs read it from ${keyEnvVar('NAME')} (set it in the shell that starts the client). The
 hooks need curl on the client's PATH (codex, cursor), --hooks perch and --channel need perch; what is
-missing is warned about. When the hub is down or a request fails, the client's own dialog goes on.
+missing is warned about. When the hub is down or a request fails, Claude Code's or Codex's own dialog goes on.
   --hooks request|perch
                request (the default): each hook is one HTTP request (Claude Code's HTTP hooks, curl for
                Codex and Cursor); perch: the commands \`perch hook EVENT --agent NAME\` instead, for a
