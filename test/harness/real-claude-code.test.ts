@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { pendingRequestOf } from '../support/hook-runner';
 import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, withHubStopped } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { wakeRecipes } from '../../src/shared/agents/wake';
@@ -101,19 +102,9 @@ async function runAs(agent: AgentKey): Promise<Run> {
   return { ...r, dir, turns };
 }
 
-/** The agent's pending Perch request (waits until the hook has filed it). */
-async function pendingOf(agent: AgentKey): Promise<any> {
-  let found: any;
-  await eventually(
-    async () => {
-      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-      found = requests.find((r: any) => r.requester?.id === agent.id);
-      return !!found;
-    },
-    120_000,
-    `the Bash prompt of ${agent.name} as a pending Perch request`,
-  );
-  return found;
+/** The agent's pending Perch request (waits until the hook has filed it; a Claude Code run takes its time). */
+function pendingOf(agent: AgentKey): Promise<any> {
+  return pendingRequestOf(served, agent, 120_000);
 }
 
 /** The tool_result Claude Code sent back for the Bash call. */
