@@ -1,18 +1,18 @@
 // The real Claude Code's permission prompt in the owner's browser inbox: `claude -p` (pinned, installed on
-// demand: test/support/real-harness.ts; a scripted stand-in model asks for a Bash command) runs with
-// `perch hook permission-request` as its PermissionRequest hook; the prompt appears live in Approvals, and
-// Approve in the browser lets the command run, Reject keeps it from running.
+// demand: test/support/real-harness.ts; a scripted stand-in model asks for a Bash command) runs configured only by
+// `perch connect claude-code kit --write` (its PermissionRequest hook an HTTP hook to the hub; `perch` not on its
+// PATH); the prompt appears live in Approvals, and Approve in the browser lets the command run, Reject keeps it
+// from running.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { useHarness, openPage } from './harness';
-import { claudeCode, runClaude } from '../test/support/real-harness';
+import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../test/support/real-harness';
 import { resultText, startStandIn, toolResults, type StandIn } from '../test/support/model-standin';
 import { keyEnvVar } from '../src/shared/agents/snippets';
 
-const BIN = path.resolve(__dirname, '..', 'bin', 'perch.js');
 const claude = claudeCode();
 
 describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }, () => {
@@ -38,6 +38,7 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
       ];
     });
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-e2e-claude-'));
+    await connectWrite('claude-code', 'kit', h().dataDir, home);
   });
   after(async () => {
     await model?.close();
@@ -47,38 +48,14 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
   /** claude -p as kit, its Bash prompt going to Perch; resolves with the project dir when it exits. */
   async function prompt(): Promise<{ run: number; done: Promise<{ dir: string; code: number | null }> }> {
     const kit = h().agents.kit!;
-    fs.writeFileSync(
-      path.join(home, '.claude.json'),
-      JSON.stringify({
-        mcpServers: { perch: { type: 'http', url: h().mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar('kit')}}` } } },
-      }),
-    );
-    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-    fs.writeFileSync(
-      path.join(home, '.claude', 'settings.json'),
-      JSON.stringify({
-        hooks: {
-          PermissionRequest: [
-            {
-              hooks: [
-                {
-                  type: 'command',
-                  command: `"${process.execPath}" "${BIN}" hook permission-request --agent kit --url ${h().mcpUrl} --timeout 60`,
-                  timeout: 90,
-                },
-              ],
-            },
-          ],
-        },
-      }),
-    );
     const run = ++n;
     const dir = fs.mkdtempSync(path.join(home, 'project-'));
-    const done = runClaude(claude.bin!, ['-p', `Touch the marker, run ${run}.`], {
-      cwd: dir,
-      home,
-      env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar('kit')]: kit.key },
-    }).then((r) => ({ dir, code: r.code }));
+    const env = { PATH: pathWithoutPerch(), ANTHROPIC_BASE_URL: model.url, [keyEnvVar('kit')]: kit.key };
+    assertNoPerch({ ...env, HOME: home });
+    const done = runClaude(claude.bin!, ['-p', `Touch the marker, run ${run}.`], { cwd: dir, home, env }).then((r) => ({
+      dir,
+      code: r.code,
+    }));
     return { run, done };
   }
 

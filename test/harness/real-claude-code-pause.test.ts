@@ -1,6 +1,6 @@
-// The kill switch reaching the REAL Claude Code (pinned, installed on demand: test/support/real-harness.ts): with
-// `perch hook pre-tool-use` as its PreToolUse hook in ~/.claude/settings.json, pausing the agent in Perch blocks
-// the session's next tool call. Bash `touch …` is allowed outright by a permission rule (no dialog, no
+// The kill switch reaching the REAL Claude Code (pinned, installed on demand: test/support/real-harness.ts): configured
+// only by `perch connect claude-code NAME --write` (its PreToolUse hook an HTTP hook to the hub's door; `perch` not on
+// Claude Code's PATH), pausing the agent in Perch blocks the session's next tool call. Bash `touch …` is allowed outright by a permission rule (no dialog, no
 // PermissionRequest hook), so the pause is the only thing that can stop it. The model is a scripted stand-in
 // (test/support/model-standin.ts): a first Bash call runs; between the two model turns the owner pauses the agent; the
 // second Bash call is then blocked, and Claude Code hands the pause reason back to the model as an error result.
@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
-import { claudeCode, runClaude, type ClaudeRun } from '../support/real-harness';
+import { addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, type ClaudeRun } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
 
@@ -56,29 +56,13 @@ after(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-/** ~/.claude/settings.json: `touch` allowed without asking, and Perch's PreToolUse hook for this agent. */
-function configure(agent: AgentKey): void {
+/** ~/.claude/settings.json: `touch` allowed without asking; then `perch connect claude-code NAME --write` adds Perch's hooks. */
+async function configure(agent: AgentKey): Promise<void> {
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  fs.writeFileSync(
-    path.join(home, '.claude', 'settings.json'),
-    JSON.stringify({
-      permissions: { allow: ['Bash(touch:*)'] },
-      hooks: {
-        PreToolUse: [
-          {
-            matcher: '*',
-            hooks: [
-              {
-                type: 'command',
-                command: `"${process.execPath}" "${BIN}" hook pre-tool-use --agent ${agent.name} --url ${served.mcpUrl}`,
-                timeout: 30,
-              },
-            ],
-          },
-        ],
-      },
-    }),
-  );
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(touch:*)'] } }));
+  await connectWrite('claude-code', agent.name, served.dataDir, home);
+  const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
+  assert.equal(settings.hooks.PreToolUse[0].hooks[0].type, 'http', 'perch connect wrote an HTTP PreToolUse hook');
 }
 
 interface Run extends ClaudeRun {
@@ -87,15 +71,13 @@ interface Run extends ClaudeRun {
   results: Map<string, any>;
 }
 
-/** `claude -p` in a fresh project dir, the agent's key only in the environment. */
+/** `claude -p` in a fresh project dir, the agent's key only in the environment, perch not on the PATH. */
 async function runAs(agent: AgentKey): Promise<Run> {
   const dir = fs.mkdtempSync(path.join(home, 'project-'));
   const first = model.requests.length;
-  const r = await runClaude(claude.bin!, ['-p', 'Write the two marker files.', '--output-format', 'json'], {
-    cwd: dir,
-    home,
-    env: { ANTHROPIC_BASE_URL: model.url, [keyEnvVar(agent.name)]: agent.key },
-  });
+  const env = { PATH: pathWithoutPerch(), ANTHROPIC_BASE_URL: model.url, [keyEnvVar(agent.name)]: agent.key };
+  assertNoPerch({ ...env, HOME: home });
+  const r = await runClaude(claude.bin!, ['-p', 'Write the two marker files.', '--output-format', 'json'], { cwd: dir, home, env });
   const results = new Map<string, any>();
   for (const q of model.requests.slice(first)) for (const b of toolResults(q)) results.set(b.tool_use_id, b);
   return { ...r, dir, results };
@@ -108,12 +90,12 @@ function resultOf(run: Run, id: string): any {
 }
 
 describe(
-  "pausing the agent in Perch blocks the real Claude Code's next tool call (claude -p, PreToolUse hook `perch hook pre-tool-use`)",
+  "pausing the agent in Perch blocks the real Claude Code's next tool call (claude -p, the HTTP PreToolUse hook perch connect wrote, no perch on its PATH)",
   { skip: claude.skip },
   () => {
     test('paused between two Bash calls, the second is not run and the model gets the pause reason; resumed, the same script runs both', async () => {
       const agent = await addAgent(served.dataDir, uniqueName('ccpause'));
-      configure(agent);
+      await configure(agent);
 
       between = async () => {
         await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });

@@ -1,17 +1,20 @@
 // End to end with the REAL Claude Code (pinned, installed on demand: test/support/real-harness.ts) against a real
 // `perch serve`. The model is a scripted stand-in for the Messages API on 127.0.0.1 (test/support/model-standin.ts)
 // that makes Claude Code call Perch's whoami and then run `touch perch-approved.marker` with its Bash tool.
-// Claude Code's default permission mode asks before Bash; in `claude -p` there is no terminal dialog, so
-// the PermissionRequest hook from ~/.claude/settings.json (`perch hook permission-request`) is what decides:
-// the owner's approve runs the command, a reject does not (Claude Code hands the denial to the model as an
-// error tool_result), and a standing rule decides the next identical prompt without the owner.
+// Claude Code is configured only by the real `perch connect claude-code NAME --write` (HOME a temp dir, the key in
+// PERCH_KEY_NAME in its environment, `perch` not on its PATH): Perch as its MCP server and the HTTP hooks that post
+// to the hub's harness doors. Claude Code's default permission mode asks before Bash; in `claude -p` there is no
+// terminal dialog, so the PermissionRequest hook is what decides: the owner's approve runs the command, a reject
+// does not (Claude Code hands the denial to the model as an error tool_result), and a standing rule decides the
+// next identical prompt without the owner. With the hub stopped, the session finishes on its own.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
-import { claudeCode, runClaude } from '../support/real-harness';
+import { addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { pendingRequestOf } from '../support/hook-runner';
+import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, withHubStopped } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { wakeRecipes } from '../../src/shared/agents/wake';
 import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
@@ -30,13 +33,17 @@ interface Run {
   turns: MessagesRequest[];
 }
 
-/** The script: whoami through Perch's MCP tools, then the Bash command, then a closing text. */
+/**
+ * The script: whoami through Perch's MCP tools (the server perch connect named perch-NAME) when they are offered,
+ * then the Bash command, then a closing text.
+ */
 function script(req: MessagesRequest): Block[] {
   if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
   const results = toolResults(req);
   const last = results[results.length - 1];
-  if (!last) return [{ type: 'tool_use', id: 'toolu_whoami', name: 'mcp__perch__whoami', input: {} }];
-  if (last.tool_use_id === 'toolu_whoami')
+  const whoami = req.tools.find((t) => /^mcp__perch-.+__whoami$/.test(t.name));
+  if (!last && whoami) return [{ type: 'tool_use', id: 'toolu_whoami', name: whoami.name, input: {} }];
+  if (!last || last.tool_use_id === 'toolu_whoami')
     return [{ type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: COMMAND, description: 'Write the marker file' } }];
   return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
 }
@@ -56,68 +63,48 @@ after(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-/** ~/.claude.json (Perch as a user-scope MCP server, the key by reference) and ~/.claude/settings.json (the hook). */
-function configure(agent: AgentKey): void {
+/** The HOME each agent's Claude Code runs in, configured by perch connect. */
+const homes = new Map<string, string>();
+
+/**
+ * A fresh HOME where Perch's own tools are allowed outright (Bash is left to the default mode, which asks), then
+ * `perch connect claude-code NAME --write` for the agent of hub DATADIR: ~/.claude.json and ~/.claude/settings.json
+ * are what it wrote.
+ */
+async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<void> {
+  const agentHome = fs.mkdtempSync(path.join(home, 'home-'));
+  fs.mkdirSync(path.join(agentHome, '.claude'));
   fs.writeFileSync(
-    path.join(home, '.claude.json'),
-    JSON.stringify({
-      mcpServers: { perch: { type: 'http', url: served.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(agent.name)}}` } } },
-    }),
+    path.join(agentHome, '.claude', 'settings.json'),
+    JSON.stringify({ permissions: { allow: [`mcp__perch-${agent.name}`] } }),
   );
-  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  fs.writeFileSync(
-    path.join(home, '.claude', 'settings.json'),
-    JSON.stringify({
-      // Perch's own tools are allowed outright; Bash is left to the default mode, which asks.
-      permissions: { allow: ['mcp__perch'] },
-      hooks: {
-        PermissionRequest: [
-          {
-            hooks: [
-              {
-                type: 'command',
-                command: `"${process.execPath}" "${BIN}" hook permission-request --agent ${agent.name} --url ${served.mcpUrl} --timeout 60`,
-                timeout: 90,
-              },
-            ],
-          },
-        ],
-      },
-    }),
-  );
+  await connectWrite('claude-code', agent.name, dataDir, agentHome);
+  const settings = JSON.parse(fs.readFileSync(path.join(agentHome, '.claude', 'settings.json'), 'utf8'));
+  assert.equal(settings.hooks.PermissionRequest[0].hooks[0].type, 'http', 'perch connect wrote an HTTP PermissionRequest hook');
+  homes.set(agent.name, agentHome);
 }
 
-/** `claude -p` in a fresh project dir, as the agent (its key only in the environment). */
+/** `claude -p` in a fresh project dir, as the agent (its key only in the environment, perch not on the PATH). */
 async function runAs(agent: AgentKey): Promise<Run> {
-  const dir = fs.mkdtempSync(path.join(home, 'project-'));
+  const agentHome = homes.get(agent.name)!;
+  const dir = fs.mkdtempSync(path.join(agentHome, 'project-'));
   const first = model.requests.length;
-  const r = await runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], {
-    cwd: dir,
-    home,
-    env: {
-      ANTHROPIC_BASE_URL: model.url,
-      [keyEnvVar(agent.name)]: agent.key,
-      // Perch's tools are offered up front rather than found through tool search, so the script can call whoami.
-      ENABLE_TOOL_SEARCH: 'false',
-    },
-  });
+  const env = {
+    PATH: pathWithoutPerch(),
+    ANTHROPIC_BASE_URL: model.url,
+    [keyEnvVar(agent.name)]: agent.key,
+    // Perch's tools are offered up front rather than found through tool search, so the script can call whoami.
+    ENABLE_TOOL_SEARCH: 'false',
+  };
+  assertNoPerch({ ...env, HOME: agentHome });
+  const r = await runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], { cwd: dir, home: agentHome, env });
   const turns = model.requests.slice(first).filter((q) => q.tools?.some((t) => t.name === 'Bash'));
   return { ...r, dir, turns };
 }
 
-/** The agent's pending Perch request (waits until the hook has filed it). */
-async function pendingOf(agent: AgentKey): Promise<any> {
-  let found: any;
-  await eventually(
-    async () => {
-      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-      found = requests.find((r: any) => r.requester?.id === agent.id);
-      return !!found;
-    },
-    120_000,
-    `the Bash prompt of ${agent.name} as a pending Perch request`,
-  );
-  return found;
+/** The agent's pending Perch request (waits until the hook has filed it; a Claude Code run takes its time). */
+function pendingOf(agent: AgentKey): Promise<any> {
+  return pendingRequestOf(served, agent, 120_000);
 }
 
 /** The tool_result Claude Code sent back for the Bash call. */
@@ -130,12 +117,12 @@ function bashResult(run: Run): any {
 }
 
 describe(
-  'the real Claude Code asks Perch at its Bash permission prompt (claude -p, PermissionRequest hook, Perch as MCP server)',
+  'the real Claude Code configured by perch connect claude-code --write asks Perch at its Bash permission prompt (claude -p, HTTP PermissionRequest hook, Perch as MCP server, no perch on its PATH)',
   { skip: claude.skip },
   () => {
     test('the prompt is a Perch request with the command; the owner approves and the command runs', async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cc'));
-      configure(agent);
+      await configure(agent);
       const running = runAs(agent);
       const req = await pendingOf(agent);
       assert.equal(req.kind, 'approve');
@@ -161,7 +148,7 @@ describe(
 
     test("the owner rejects: the command does not run and Claude Code reports the denial with the owner's comment", async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cc'));
-      configure(agent);
+      await configure(agent);
       const running = runAs(agent);
       const req = await pendingOf(agent);
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not in this repo' });
@@ -178,7 +165,7 @@ describe(
 
     test('"always allow" on the card decides it, and the next identical prompt is allowed by the standing rule without the owner', async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cc'));
-      configure(agent);
+      await configure(agent);
       const running = runAs(agent);
       const req = await pendingOf(agent);
       const answered = await ownerOk(served, 'rules.add', { request_id: req.request_id, command_prefix: 'touch', behavior: 'allow' });
@@ -197,15 +184,32 @@ describe(
       assert.ok(mine.every((r: any) => r.state === 'approved'));
     });
 
-    test("a paused agent's prompt is denied at once with the pause reason, and the command does not run", async () => {
+    test("a paused agent's Bash is blocked by the PreToolUse hook with the pause reason before any prompt: the command does not run, nothing is filed", async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cc'));
-      configure(agent);
+      await configure(agent);
       await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
       const run = await runAs(agent);
+      assert.equal(run.code, 0, run.stderr);
       assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false);
       const result = bashResult(run);
       assert.equal(result.is_error, true);
-      assert.match(resultText(result), /Paused in Perch by the owner: stop touching files/);
+      assert.match(resultText(result), /^PreToolUse:Bash hook error: Paused in Perch \(the owner paused this agent: stop touching files\)/);
+      const { requests } = await ownerOk(served, 'requests.list', {});
+      assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'no prompt was filed');
+    });
+
+    test('with the hub stopped, the session finishes on its own (no hang): the hooks fail without blocking, nobody approves, the command does not run', async () => {
+      await withHubStopped('ccdown', configure, async (agent) => {
+        const run = await runAs(agent);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false, 'nobody approved: the command did not run');
+        assert.equal(bashResult(run).is_error, true);
+        const denials = JSON.parse(run.stdout).permission_denials as any[];
+        assert.deepEqual(
+          denials.map((d) => d.tool_name),
+          ['Bash'],
+        );
+      });
     });
   },
 );

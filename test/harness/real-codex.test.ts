@@ -1,5 +1,6 @@
 // End to end with the REAL Codex CLI (pinned, installed on demand: test/support/real-harness.ts) against a real
-// `perch serve`, configured by `perch connect codex NAME --write` (MCP entry, approval_policy "on-request", hooks).
+// `perch serve`, configured by `perch connect codex NAME --write` (MCP entry, approval_policy "on-request", hooks that
+// post to the hub's harness doors with curl; `perch` is not on Codex's PATH).
 // The model is a scripted stand-in for the Responses API on 127.0.0.1 (test/support/model-standin.ts) that asks to run
 // `touch codex.marker` with escalated permissions. `codex exec` never asks (its approval policy is forced to
 // never), so Codex runs interactively in a detached tmux session: its permission prompt is a Perch request;
@@ -11,8 +12,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
-import { codex } from '../support/real-harness';
+import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { assertNoPerch, codex, connectWrite, pathWithoutPerch, withHubStopped } from '../support/real-harness';
 import { functionOutputs, startResponsesStandIn, type ResponsesRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
@@ -23,6 +24,8 @@ if (skip && !cli.skip) console.log(`# real Codex tests skipped: ${skip}`);
 const served = useSharedServe();
 const SOCKET = `perch-codex-test-${process.pid}`;
 const MARKER = 'codex.marker';
+/** The flags of most runs: the hook trust dialog skipped, Codex asking before escalations. */
+const BYPASS_TRUST = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only'];
 
 let model: Awaited<ReturnType<typeof startResponsesStandIn>>;
 let home: string;
@@ -58,37 +61,38 @@ function sq(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Codex configured for the stand-in model, then `perch connect codex NAME --write`; `perch` on the PATH. */
-async function configure(agent: AgentKey): Promise<string> {
+/** Codex configured for the stand-in model, then `perch connect codex NAME --write`: its hooks are curl commands. */
+async function configure(agent: AgentKey, dataDir: string): Promise<void> {
   fs.rmSync(path.join(home, '.codex'), { recursive: true, force: true });
   fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
   fs.writeFileSync(
     path.join(home, '.codex', 'config.toml'),
     `# the stand-in model\nmodel = "gpt-5.5"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\nbase_url = "${model.url}"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n`,
   );
-  const r = await cliAsync(['connect', 'codex', agent.name, '--write', '--data-dir', served.dataDir], { env: { HOME: home } });
-  assert.equal(r.code, 0, r.stderr);
-  const binDir = path.join(home, 'bin');
-  fs.mkdirSync(binDir, { recursive: true });
-  fs.writeFileSync(path.join(binDir, 'perch'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-  return binDir;
+  await connectWrite('codex', agent.name, dataDir, home);
+  const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
+  const command = hooks.hooks.PermissionRequest[0].hooks[0].command as string;
+  assert.match(command, /^curl /, 'perch connect wrote a curl PermissionRequest hook');
+  assert.ok(command.endsWith(`/hook/codex/permission-request?agent=${agent.name}'`), command);
 }
 
 /** Starts interactive Codex on a prompt in a tmux window (flags: besides what perch connect wrote); returns the project dir. */
-async function startCodex(
-  agent: AgentKey,
-  name: string,
-  flags = ['--dangerously-bypass-hook-trust', '-a', 'on-request', '-s', 'read-only'],
-): Promise<string> {
-  const binDir = await configure(agent);
+async function startCodex(agent: AgentKey, name: string, flags = BYPASS_TRUST, dataDir = served.dataDir): Promise<string> {
+  await configure(agent, dataDir);
+  return launch(agent, name, flags);
+}
+
+/** Starts interactive Codex, configured already, on a prompt in a tmux window; returns the project dir. */
+function launch(agent: AgentKey, name: string, flags: string[]): string {
   const dir = fs.mkdtempSync(path.join(home, 'project-'));
   const env = {
     HOME: home,
-    PATH: `${binDir}:${process.env.PATH}`,
+    PATH: pathWithoutPerch(),
     STANDIN_KEY: 'dummy',
     [keyEnvVar(agent.name)]: agent.key,
     TERM: 'xterm-256color',
   };
+  assertNoPerch(env);
   const cmd = `cd ${sq(dir)} && exec env ${Object.entries(env)
     .map(([k, v]) => `${k}=${sq(v)}`)
     .join(' ')} ${sq(process.execPath)} ${sq(cli.bin!)} ${flags.map(sq).join(' ')} ${sq('Touch the marker file.')}`;
@@ -97,14 +101,38 @@ async function startCodex(
   return dir;
 }
 
+/** Codex's terminal now, its first-run dialogs (the model notice, the hook trust) answered on the way. */
+function paneOf(session: string): string {
+  const pane = tmux('capture-pane', '-p', '-t', session);
+  if (/Use existing model/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+  else if (/Hooks need review[\s\S]*2\. Trust all and continue/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+  return pane;
+}
+
+/** The output Codex sent the model for the scripted call (after request index FROM) in SESSION. */
+async function callOutput(from: number, session: string): Promise<any> {
+  let output: any;
+  await eventually(
+    () => {
+      paneOf(session);
+      output = model.requests
+        .slice(from)
+        .flatMap(functionOutputs)
+        .find((o) => o.call_id === 'call_touch');
+      return !!output;
+    },
+    60_000,
+    "Codex to send the call's output to the model",
+  );
+  return output;
+}
+
 /** The agent's pending request, answering Codex's first-run dialogs on the way (the hook trust, the model notice). */
 async function pendingOf(agent: AgentKey, session: string): Promise<any> {
   let found: any;
   await eventually(
     async () => {
-      const pane = tmux('capture-pane', '-p', '-t', session);
-      if (/Use existing model/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
-      else if (/Hooks need review[\s\S]*2\. Trust all and continue/.test(pane)) tmux('send-keys', '-t', session, 'Down', 'Enter');
+      paneOf(session);
       const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
       found = requests.find((x: any) => x.requester?.id === agent.id);
       return !!found;
@@ -115,48 +143,73 @@ async function pendingOf(agent: AgentKey, session: string): Promise<any> {
   return found;
 }
 
-describe('the real Codex asks Perch at its permission prompt (interactive, hooks.json and MCP entry from perch connect)', { skip }, () => {
-  test('the escalation prompt is a Perch request from Codex; the owner approves and the command runs', async () => {
-    const agent = await addAgent(served.dataDir, uniqueName('cx'));
-    const dir = await startCodex(agent, 'approve');
-    const req = await pendingOf(agent, 'approve');
-    assert.equal(req.title, `Allow Bash: touch ${MARKER}?`);
-    assert.equal(req.context.harness, 'codex');
-    assert.equal(req.context.tool_name, 'Bash');
-    assert.equal(req.context.cwd, fs.realpathSync(dir));
-    assert.match(req.context.preview, /Write the marker file/);
-    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
-    await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
-  });
+describe(
+  'the real Codex asks Perch at its permission prompt (interactive, the curl hooks and MCP entry from perch connect, no perch on its PATH)',
+  { skip },
+  () => {
+    test('the escalation prompt is a Perch request from Codex; the owner approves and the command runs', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cx'));
+      const dir = await startCodex(agent, 'approve');
+      const req = await pendingOf(agent, 'approve');
+      assert.equal(req.title, `Allow Bash: touch ${MARKER}?`);
+      assert.equal(req.context.harness, 'codex');
+      assert.equal(req.context.tool_name, 'Bash');
+      assert.equal(req.context.cwd, fs.realpathSync(dir));
+      assert.match(req.context.preview, /Write the marker file/);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
+    });
 
-  test('with only what perch connect wrote (plain `codex`, no flags: its approval_policy "on-request"; the two first-run dialogs answered), the prompt reaches Perch', async () => {
-    const agent = await addAgent(served.dataDir, uniqueName('cx'));
-    const dir = await startCodex(agent, 'connect-only', []);
-    const req = await pendingOf(agent, 'connect-only');
-    assert.equal(req.title, `Allow Bash: touch ${MARKER}?`);
-    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
-    await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
-  });
+    test('with only what perch connect wrote (plain `codex`, no flags: its approval_policy "on-request"; the two first-run dialogs answered), the prompt reaches Perch', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cx'));
+      const dir = await startCodex(agent, 'connect-only', []);
+      const req = await pendingOf(agent, 'connect-only');
+      assert.equal(req.title, `Allow Bash: touch ${MARKER}?`);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the approved command to run');
+    });
 
-  test("the owner rejects: the command does not run and Codex hands the owner's denial to the model", async () => {
-    const agent = await addAgent(served.dataDir, uniqueName('cx'));
-    const before = model.requests.length;
-    const dir = await startCodex(agent, 'reject');
-    const req = await pendingOf(agent, 'reject');
-    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not here' });
-    let output: any;
-    await eventually(
-      () => {
-        output = model.requests
-          .slice(before)
-          .flatMap(functionOutputs)
-          .find((o) => o.call_id === 'call_touch');
-        return !!output;
-      },
-      60_000,
-      "Codex to send the call's output to the model",
-    );
-    assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'the rejected command did not run');
-    assert.match(String(output.output), /Rejected\(.*Denied by the owner in Perch: not here/);
-  });
-});
+    test("the owner rejects: the command does not run and Codex hands the owner's denial to the model", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cx'));
+      const before = model.requests.length;
+      const dir = await startCodex(agent, 'reject');
+      const req = await pendingOf(agent, 'reject');
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject', comment: 'not here' });
+      const output = await callOutput(before, 'reject');
+      assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'the rejected command did not run');
+      assert.match(String(output.output), /Rejected\(.*Denied by the owner in Perch: not here/);
+    });
+
+    test("a paused agent's command is blocked by the PreToolUse hook with the pause reason: it does not run, nothing is filed", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cx'));
+      await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
+      const before = model.requests.length;
+      const dir = await startCodex(agent, 'paused');
+      const output = await callOutput(before, 'paused');
+      assert.equal(fs.existsSync(path.join(dir, MARKER)), false, "the paused agent's command did not run");
+      assert.match(
+        String(output.output),
+        /^Command blocked by PreToolUse hook: Paused in Perch \(the owner paused this agent: stop touching files\)/,
+      );
+      const { requests } = await ownerOk(served, 'requests.list', {});
+      assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'no prompt was filed');
+    });
+
+    test("with the hub stopped, the curl hooks fail without blocking (Codex shows 'Hook failed') and Codex asks in its own dialog; nobody approved, the command does not run", async () => {
+      await withHubStopped('cxdown', configure, async (agent) => {
+        const dir = launch(agent, 'down', BYPASS_TRUST);
+        let pane = '';
+        await eventually(
+          () => {
+            pane = paneOf('down');
+            return /touch codex\.marker/.test(pane) && /Yes, proceed/.test(pane);
+          },
+          60_000,
+          "Codex's own approval dialog",
+        );
+        assert.match(pane, /Hook failed/, 'the failed curl hook is shown, not waited on');
+        assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'nobody approved: the command did not run');
+      });
+    });
+  },
+);

@@ -6,10 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   ERAS,
   cli,
+  cliAsync,
   connect,
   eventually,
   ownerFail,
@@ -24,7 +26,8 @@ import { fetchResolving } from '../support/name-fetch';
 import { fileUrlsFromBoxAndLoopback } from '../support/container-file-url';
 import { buildRequest, rawExchange } from '../support/raw-http';
 import { containerBridges } from '../../src/main/listeners';
-import { runHook } from '../support/hook-runner';
+import { claudeCodeHttpHook, postHttpHook, runHook } from '../support/hook-runner';
+import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { claudeCodeBash } from '../fixtures/permission-request';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -69,6 +72,8 @@ async function rawAt(
 
 let boxed: AgentKey;
 let local: AgentKey;
+/** Temporary HOMEs that `perch connect --write` wrote into (removed after). */
+const homes: string[] = [];
 
 before(async () => {
   dir = tempDataDir();
@@ -80,6 +85,7 @@ before(async () => {
 after(async () => {
   await served?.stop();
   removeDataDir(dir);
+  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
 });
 
 describe('the container listener (--listen 127.0.0.2 standing in for docker0)', () => {
@@ -236,16 +242,27 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     );
   });
 
-  test("the harness hook door on the bridge listener: a containers key's Claude Code PermissionRequest reaches the Approvals inbox and approve answers allow; a local key's hook is refused there (403) and files nothing", async () => {
-    const headers = (key: string): Array<[string, string]> => [
-      ['Host', 'host.docker.internal'],
-      ['Authorization', `Bearer ${key}`],
-    ];
-    const refused = await rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(local.key), claudeCodeBash);
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.error.details.code, 'wrong_place');
-    assert.match(refused.body.error.message, /perch agent key from homebody local,containers/);
-    const waiting = rawAt(BRIDGE, '/hook/claude-code/permission-request', headers(boxed.key), claudeCodeBash);
+  test("the HTTP hook `perch connect claude-code NAME --url http://127.0.0.2:PORT/mcp --write` writes, posted from the bridge as Claude Code posts it: a containers key's PermissionRequest reaches the Approvals inbox and approve answers allow; a local key's is refused there (403 wrong_place) and files nothing", async () => {
+    const url = `http://${BRIDGE}:${served.port}/mcp`;
+    /** The PermissionRequest HTTP hook connect wrote into a fresh HOME for this agent. */
+    const writtenHook = async (agent: AgentKey) => {
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-bridge-home-'));
+      homes.push(home);
+      const r = await cliAsync(['connect', 'claude-code', agent.name, '--url', url, '--write', '--data-dir', dir], { env: { HOME: home } });
+      assert.equal(r.code, 0, r.stderr);
+      const hook = claudeCodeHttpHook(
+        JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')),
+        'PermissionRequest',
+      );
+      assert.equal(hook.url, `http://${BRIDGE}:${served.port}/hook/claude-code/permission-request?agent=${agent.name}`);
+      return hook;
+    };
+    const env = (agent: AgentKey) => ({ [keyEnvVar(agent.name)]: agent.key });
+    const refused = await postHttpHook(await writtenHook(local), claudeCodeBash, env(local));
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.error.details.code, 'wrong_place');
+    assert.match(refused.json.error.message, /perch agent key from homebody local,containers/);
+    const waiting = postHttpHook(await writtenHook(boxed), claudeCodeBash, env(boxed));
     let req: R;
     await eventually(
       async () => {
@@ -259,8 +276,8 @@ describe('the container listener (--listen 127.0.0.2 standing in for docker0)', 
     assert.equal(req.title, 'Allow Bash: rm -rf node_modules?');
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
     const answered = await waiting;
-    assert.equal(answered.status, 200);
-    assert.deepEqual(answered.body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    assert.equal(answered.status, 200, answered.text);
+    assert.deepEqual(answered.json, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
     const { requests } = await ownerOk(served, 'requests.list', {});
     assert.equal(requests.filter((r: R) => r.requester?.name === 'homebody').length, 0, 'the refused hook filed nothing');
   });

@@ -1,7 +1,19 @@
 // `perch hook ARGS` as a harness runs it: the real CLI process, the key only in the environment, stdin written once
 // and closed, bounded in time. Shared by the hook tests (permission-request, the status hooks, Cursor's).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, ROOT, ensureBuilt, eventually, exitOf, ownerOk, type AgentKey, type CliResult, type Served } from './serve-harness';
+import {
+  BIN,
+  ROOT,
+  ensureBuilt,
+  eventually,
+  exitOf,
+  ownerOk,
+  rawPost,
+  type AgentKey,
+  type CliResult,
+  type RawResponse,
+  type Served,
+} from './serve-harness';
 
 export type HookRun = CliResult;
 
@@ -40,4 +52,37 @@ export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: A
     `a pending request from ${agent.name}`,
   );
   return found;
+}
+
+/** One hook of a Claude Code HTTP hook entry as ~/.claude/settings.json holds it. */
+export interface HttpHookEntry {
+  type: 'http';
+  url: string;
+  headers?: Record<string, string>;
+  allowedEnvVars?: string[];
+  timeout?: number;
+}
+
+/** The one HTTP hook of EVENT in a Claude Code settings.json (fails the test when it is missing or another kind). */
+export function claudeCodeHttpHook(settings: any, event: string): HttpHookEntry {
+  const hooks = (settings?.hooks?.[event] ?? []).flatMap((g: any) => g.hooks ?? []);
+  if (hooks.length !== 1 || hooks[0].type !== 'http')
+    throw new Error(`settings.json has no single HTTP hook for ${event}: ${JSON.stringify(settings?.hooks?.[event])}`);
+  return hooks[0] as HttpHookEntry;
+}
+
+/**
+ * The request Claude Code makes for an HTTP hook: POST the hook input as JSON to its url, the header values with
+ * $VAR and ${VAR} filled from env for the variables in allowedEnvVars only (any other variable an empty string, as
+ * Claude Code's hooks reference says).
+ */
+export async function postHttpHook(hook: HttpHookEntry, input: unknown, env: Record<string, string>): Promise<RawResponse> {
+  const allowed = new Set(hook.allowedEnvVars ?? []);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(hook.headers ?? {}))
+    headers[name] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a?: string, b?: string) => {
+      const v = (a ?? b)!;
+      return allowed.has(v) ? (env[v] ?? '') : '';
+    });
+  return rawPost(hook.url, undefined, input, headers);
 }

@@ -8,7 +8,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { exitOf, type CliResult } from './serve-harness';
+import {
+  addAgent,
+  cliAsync,
+  exitOf,
+  removeDataDir,
+  startServe,
+  tempDataDir,
+  uniqueName,
+  type AgentKey,
+  type CliResult,
+} from './serve-harness';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
@@ -122,7 +132,7 @@ export function runClaude(
   opts: { cwd: string; home: string; env?: Record<string, string>; timeoutMs?: number },
 ): Promise<ClaudeRun> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: pathWithoutPerch(),
     HOME: opts.home,
     ANTHROPIC_API_KEY: 'dummy',
     DISABLE_TELEMETRY: '1',
@@ -132,4 +142,52 @@ export function runClaude(
   };
   const timeoutMs = opts.timeoutMs ?? 240_000;
   return exitOf(spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), `claude ${args.join(' ')}`, timeoutMs);
+}
+
+/**
+ * This process's PATH without any directory that holds a `perch`: a harness configured by `perch connect` runs its
+ * hooks without the perch command (HTTP hooks, curl), so the tests run it where perch cannot be found.
+ */
+export function pathWithoutPerch(): string {
+  return (process.env.PATH ?? '/usr/bin:/bin')
+    .split(path.delimiter)
+    .filter((d) => d && !fs.existsSync(path.join(d, 'perch')))
+    .join(path.delimiter);
+}
+
+/** Fails the test unless `command -v perch` fails in a shell with this environment. */
+export function assertNoPerch(env: Record<string, string>): void {
+  const r = spawnSync('/bin/sh', ['-c', 'command -v perch'], { env, encoding: 'utf8', timeout: 10_000 });
+  if (r.status === 0) throw new Error(`perch is on the harness's PATH (${r.stdout.trim()}); the test needs it absent`);
+}
+
+/** `perch connect CLIENT NAME --write` for a hub's agent with HOME=home (and perch not on PATH), as a person runs it. */
+export async function connectWrite(client: string, agentName: string, dataDir: string, home: string): Promise<CliResult> {
+  const r = await cliAsync(['connect', client, agentName, '--write', '--data-dir', dataDir], {
+    env: { HOME: home, PATH: pathWithoutPerch() },
+  });
+  if (r.code !== 0) throw new Error(`perch connect ${client} ${agentName} --write failed (${r.code}): ${r.stderr}`);
+  return r;
+}
+
+/**
+ * A hub of its own with an agent (a unique name from BASE) that CONFIGURE connects while the hub runs; then the hub
+ * is stopped and DOWN runs with it gone. The data dir is removed after.
+ */
+export async function withHubStopped(
+  base: string,
+  configure: (agent: AgentKey, dataDir: string) => Promise<void>,
+  down: (agent: AgentKey) => Promise<void>,
+): Promise<void> {
+  const dataDir = tempDataDir();
+  const hub = await startServe(dataDir);
+  try {
+    const agent = await addAgent(dataDir, uniqueName(base));
+    await configure(agent, dataDir);
+    await hub.stop();
+    await down(agent);
+  } finally {
+    await hub.stop();
+    removeDataDir(dataDir);
+  }
 }
