@@ -11,8 +11,8 @@ import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { totalHandler } from './http-util';
-import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests';
-import { startFloorExpiry } from './hub/features/floor';
+import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests/requests';
+import { startFloorExpiry } from './hub/features/coordination/floor';
 import { startControlWatch } from './hub/control/control';
 import { startFleetLive } from './hub/control/fleet-live';
 import { startKeyWatch } from './hub/identity/key-waits';
@@ -169,14 +169,14 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  */
 const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts)
-  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests.ts)
-  withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests.ts)
-  startFloorExpiry, // floors run out on time (hub/features/floor.ts)
+  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests/requests.ts)
+  withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests/requests.ts)
+  startFloorExpiry, // floors run out on time (hub/features/coordination/floor.ts)
   startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/identity/key-waits.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)
   startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
-  startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention-job.ts)
+  startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention/retention-job.ts)
 ];
 
 function startRetention(hub: Hub): void {

@@ -17,7 +17,7 @@ import type { Hub } from './hub/core/hub';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
 import { publicUrl } from './hub/phone/devices';
 import { serveFileLink } from './owner/files-door';
-import { isAwayFileToken } from './hub/features/files';
+import { isAwayFileToken } from './hub/features/files/files';
 
 /** The Host names containers use for the computer they run on. */
 export const CONTAINER_HOSTS: readonly string[] = ['host.docker.internal', 'host.containers.internal'];

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from '../support/helpers';
-import { ownerFloor, expireFloors, startFloorExpiry } from '../../src/main/hub/features/floor';
+import { ownerFloor, expireFloors, startFloorExpiry } from '../../src/main/hub/features/coordination/floor';
 import { getHistory } from '../../src/main/hub/talk/messages';
 import type { Hub } from '../../src/main/hub/core/hub';
 import { findAgent } from '../../src/main/hub/identity/identities';

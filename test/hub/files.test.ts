@@ -15,7 +15,7 @@ import {
   sniffImage,
   verifyFileToken,
   THUMB_BOX,
-} from '../../src/main/hub/features/files';
+} from '../../src/main/hub/features/files/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = TestHub;

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub, callTool as call } from '../support/helpers';
-import { setTaskState } from '../../src/main/hub/features/tasks';
+import { setTaskState } from '../../src/main/hub/features/coordination/tasks';
 import { sendMessage } from '../../src/main/hub/talk/messages';
 import type { Hub } from '../../src/main/hub/core/hub';
 import type { EventView } from '../../src/shared/api/event-log';

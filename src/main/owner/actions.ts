@@ -23,7 +23,7 @@ import {
   sendMessage,
 } from '../hub/talk/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/control/agents';
-import { agentActivity, listProgress } from '../hub/features/progress';
+import { agentActivity, listProgress } from '../hub/features/progress/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
 import {
   ensureOwnerMember,
@@ -33,17 +33,17 @@ import {
   requireConversation,
   sendNote,
   sendOwnerFile,
-} from '../hub/features/owner';
+} from '../hub/features/owner/owner';
 import { resumeConversation, setAgentBudget } from '../hub/control/brakes';
-import { handBack, listActiveHandoffs } from '../hub/features/handoffs';
-import { setTaskState } from '../hub/features/tasks';
-import { ownerFloor } from '../hub/features/floor';
-import { decideRequest, listRequests } from '../hub/features/requests';
-import { listPermissionRuleViews, removePermissionRule } from '../hub/features/permission-rules';
-import { addRuleOrAnswer } from '../hub/features/permission-answers';
-import { answerCard } from '../hub/features/cards';
-import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
-import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
+import { handBack, listActiveHandoffs } from '../hub/features/coordination/handoffs';
+import { setTaskState } from '../hub/features/coordination/tasks';
+import { ownerFloor } from '../hub/features/coordination/floor';
+import { decideRequest, listRequests } from '../hub/features/requests/requests';
+import { listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
+import { addRuleOrAnswer } from '../hub/features/requests/permission-answers';
+import { answerCard } from '../hub/features/cards/cards';
+import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files/files';
+import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review/review';
 import { setWakeAction } from '../hub/wake-runs/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
@@ -58,7 +58,7 @@ import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeD
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
 import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
-import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention';
+import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention/retention';
 
 /** Who calls an owner action: the laptop (the Perch window, `perch owner`, the browser UI on this computer) or a paired device. */
 export interface OwnerCaller {
@@ -163,7 +163,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   }),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
-  // review mode (hub/features/review.ts)
+  // review mode (hub/features/review/review.ts)
   'agents.set_review': (hub, a) => setReview(hub, a.agent, a.on),
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
@@ -183,7 +183,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
-  // archived conversations (hub/talk/archive.ts), retention (hub/features/retention.ts)
+  // archived conversations (hub/talk/archive.ts), retention (hub/features/retention/retention.ts)
   'conversations.archive': (hub, a) => ({ ...archiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
   'conversations.unarchive': (hub, a) => ({ ...unarchiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
   'retention.get': (hub) => retentionStatus(hub),

@@ -1,6 +1,6 @@
 // GET /files/<token>: a signed, short-lived link to a file or its thumbnail (made by file_url). On the loopback, the
 // owner's and local agents' links; on the container listener and through the HTTPS front, only the links made for an
-// agent that called from there (listeners.ts), each door its own form (hub/features/files.ts verifyAwayFileToken).
+// agent that called from there (listeners.ts), each door its own form (hub/features/files/files.ts verifyAwayFileToken).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hub } from '../hub/core/hub';
 import { isHubError } from '../../shared/errors';

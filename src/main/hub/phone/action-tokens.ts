@@ -12,7 +12,7 @@ import type { OwnerRequestView } from '../../../shared/features/requests';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
 import { tx } from '../../store/db/db';
-import { decideRequest } from '../features/requests';
+import { decideRequest } from '../features/requests/requests';
 
 /** The decisions a push button can make (requests of kind approve). */
 export type ActionDecision = 'approve' | 'reject';

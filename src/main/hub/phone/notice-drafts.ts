@@ -8,14 +8,14 @@ import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/features/requests';
 import type { EventView, HubLive } from '../../../shared/api/event-log';
 import { waitingNoticeBody } from '../../../shared/agents/harness';
-import { getRequestForOwner } from '../features/requests';
+import { getRequestForOwner } from '../features/requests/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
 import { messageById } from '../../store/tables/talk/messages';
 import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
 import { conversationById } from '../../store/tables/talk/conversations';
 import { messageView } from '../core/views';
-import { listCardResponses } from '../features/cards';
+import { listCardResponses } from '../features/cards/cards';
 
 export interface NoticeAction {
   action: ActionDecision;

@@ -143,7 +143,7 @@ export function createGroup(hub: Hub, userId: string, title: string, members: re
   });
 }
 
-/** create_group's checks, writing nothing (review mode holds a group after them, hub/features/review-calls.ts). */
+/** create_group's checks, writing nothing (review mode holds a group after them, hub/features/review/review-calls.ts). */
 export function checkNewGroup(hub: Hub, userId: string, title: string, members: readonly string[]): { title: string; ids: string[] } {
   return { title: requireTitle(title), ids: resolveContactables(hub, userId, members) };
 }

@@ -10,12 +10,12 @@
 //                 and the hub for every call, whichever door it came through (hub/tools/tools.ts callAgentTool)
 //   call          the agent's state: callAgentTool, before the tool's handler runs
 //   hold          the handler of a tool that carries the agent's words (the tool map wraps them with reviewable(),
-//                 hub/features/review.ts), after its prepare: a gate answering 'hold' has the words held for the owner
+//                 hub/features/review/review.ts), after its prepare: a gate answering 'hold' has the words held for the owner
 //                 instead of posted; the held path then passes the write stages below too, so holding is no way round them
 //   conversation  in the write's transaction, once the conversation and the caller's membership are read
 //                 (hub/talk/messages.ts, hub/features/{cards,files,requests,review}.ts)
 //   words         in the write's transaction, with the words, once they are checked (hub/talk/messages.ts
-//                 insertMessageWithEvent, hub/features/review.ts)
+//                 insertMessageWithEvent, hub/features/review/review.ts)
 // The write stages run for people too (the owner's sends use the same writes); their gates let a person through.
 import type { Hub } from '../core/hub';
 import type { HubError } from '../../../shared/errors';
@@ -89,7 +89,7 @@ export const AGENT_GATES = [
     const refused = archivedRefusal(hub, agentId, tool, args);
     if (refused) throw refused;
   }),
-  // review mode (owner control): the words are held for the owner instead of posted (hub/features/review.ts reviewable)
+  // review mode (owner control): the words are held for the owner instead of posted (hub/features/review/review.ts reviewable)
   gate('hold', 'review', ({ hub, agentId }) => (reviewOn(hub, agentId) ? 'hold' : undefined)),
   // notes channel (forbidden), ended task, handoff, someone else's floor (silenced) (hub/talk/access.ts)
   gate('conversation', 'may-speak', ({ hub, userId, access }) => requireMaySpeak(hub, userId, access)),

@@ -64,7 +64,7 @@ export function requireText(text: string, field = 'text'): string {
 }
 
 /** Sends a message (the caller's transaction, or its own). Used by agents and the owner alike. */
-/** opts.brakes false: a held send a person let through, already braked and counted when it was held (hub/features/review.ts). */
+/** opts.brakes false: a held send a person let through, already braked and counted when it was held (hub/features/review/review.ts). */
 export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: { brakes?: boolean } = {}): SentMessage {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
@@ -168,7 +168,7 @@ function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: st
   return { msg, access: { conv: conversationById(hub.db, msg.conv_id)!, member: m } };
 }
 
-/** edit_message's checks, writing nothing (review mode holds an edit after them, hub/features/review-calls.ts). */
+/** edit_message's checks, writing nothing (review mode holds an edit after them, hub/features/review/review-calls.ts). */
 export function checkEdit(hub: Hub, userId: string, msgId: string, text: string): MessageRow {
   const { msg, access } = requireOwnLiveMessage(hub, userId, msgId, 'edit');
   passGates('conversation', { hub, userId, access }); // may-speak (hub/talk/gates.ts)

@@ -10,11 +10,11 @@ import { resolveUser } from '../talk/access';
 import { addMember, createGroup, listConversations, openDirect } from '../talk/conversations';
 import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from '../talk/messages';
 import { getUpdates } from '../talk/delivery';
-import { reportProgress } from '../features/progress';
+import { reportProgress } from '../features/progress/progress';
 import { agentBrakes } from '../control/brakes';
 import type { AgentConfig } from '../../../shared/agents/agents';
 import { PERCH_VERSION } from '../../../shared/version';
-import { reviewStatus } from '../features/review';
+import { reviewStatus } from '../features/review/review';
 import { controlForAgent } from '../control/control';
 import { presenceOf } from '../control/presence';
 import type { PlaceName } from '../../../shared/agents/places';
@@ -100,7 +100,7 @@ export const coreTools = {
         config_version: me.config_version,
         limits: LIMITS,
         tool_schema_version: toolSchemaVersion(),
-        review_mode: reviewStatus(hub, agentId), // review mode (hub/features/review.ts)
+        review_mode: reviewStatus(hub, agentId), // review mode (hub/features/review/review.ts)
         brakes: agentBrakes(hub, agentId), // hub/control/brakes.ts
         server: { name: 'perch', version: PERCH_VERSION },
         ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control/control.ts)

@@ -1,23 +1,23 @@
 // progress: what an agent is doing, for the owner's live feed. Not part of history; nobody is woken.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { ProgressKind, ProgressView } from '../../../shared/types';
-import { visibleDeep } from '../../../shared/text/text';
-import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../../store/tables/talk/progress';
-import { requireMember, requireMessage } from '../talk/access';
-import { tx } from '../../store/db/db';
-import { RateLimiter } from '../core/rate-limit';
-import { progressView } from '../core/views';
-import { agentRefs } from '../identity/identities';
-import type { Activity } from '../../../shared/api/owner-api';
-import { recordUsage, usageIn } from '../control/control';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { ProgressKind, ProgressView } from '../../../../shared/types';
+import { visibleDeep } from '../../../../shared/text/text';
+import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../../../store/tables/talk/progress';
+import { requireMember, requireMessage } from '../../talk/access';
+import { tx } from '../../../store/db/db';
+import { RateLimiter } from '../../core/rate-limit';
+import { progressView } from '../../core/views';
+import { agentRefs } from '../../identity/identities';
+import type { Activity } from '../../../../shared/api/owner-api';
+import { recordUsage, usageIn } from '../../control/control';
 
 const KEEP_PER_AGENT = 2000;
 
-declare module '../core/hub' {
+declare module '../../core/hub' {
   interface HubServices {
-    /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress.ts). */
+    /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress/progress.ts). */
     progressLimiter: RateLimiter;
   }
 }

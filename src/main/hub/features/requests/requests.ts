@@ -2,13 +2,13 @@
 // decideRequest, listRequests (the owner). Requests expire on time through one timer per hub,
 // and lazily on every read, so a late or missed timer never shows a wrong state.
 import { performance } from 'node:perf_hooks';
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { matchVisible } from '../../../shared/text/text';
-import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../shared/types';
-import { conversationById } from '../../store/tables/talk/conversations';
+import type { Hub } from '../../core/hub';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { matchVisible } from '../../../../shared/text/text';
+import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../../shared/types';
+import { conversationById } from '../../../store/tables/talk/conversations';
 import {
   dueRequests,
   finishRequest,
@@ -18,23 +18,23 @@ import {
   pendingRequests,
   requestById,
   type RequestRow,
-} from '../../store/tables/talk/requests';
-import { PERMISSION_PROMPT_SOURCE } from '../../../shared/features/permission-prompts';
-import { isTerminalTask, requireMember, wakeable } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { requireTitle } from '../talk/conversations';
-import { insertMessageWithEvent } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import type { ToolResult } from '../../../shared/api/catalog';
-import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
-import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/features/requests';
-import { requestView } from '../core/views';
-import { waitUnderKey, type Caller } from '../identity/key-waits';
+} from '../../../store/tables/talk/requests';
+import { PERMISSION_PROMPT_SOURCE } from '../../../../shared/features/permission-prompts';
+import { isTerminalTask, requireMember, wakeable } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { requireTitle } from '../../talk/conversations';
+import { insertMessageWithEvent } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import type { ToolResult } from '../../../../shared/api/catalog';
+import { deadlineTimer, type DeadlineTimer } from '../../core/deadlines';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../../shared/features/requests';
+import { requestView } from '../../core/views';
+import { waitUnderKey, type Caller } from '../../identity/key-waits';
 import { standingDecision } from './permission-rules';
-import type { PromptDoor } from '../identity/key-waits';
+import type { PromptDoor } from '../../identity/key-waits';
 import { requireAssignees, requireContext, requireOptions, requireTtl } from './request-input';
 
-export type { Decision } from '../../../shared/features/requests';
+export type { Decision } from '../../../../shared/features/requests';
 
 export interface RequestInput {
   conv_id: string;
@@ -56,7 +56,7 @@ export interface DecideInput {
   comment?: string;
 }
 
-export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/features/requests';
+export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../../shared/features/requests';
 
 const DECIDED_STATE: Record<Decision, DecidedRequestState> = {
   approve: 'approved',
@@ -94,7 +94,7 @@ function requesterWake(hub: Hub, r: RequestRow): string[] {
 // ---- creating (the input's checks: request-input.ts) ------------------------------------------
 
 /** request_human: the request becomes a message of kind 'request' plus a request.created event waking the assignees. */
-/** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review-calls.ts). */
+/** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review/review-calls.ts). */
 export function checkRequest(hub: Hub, requesterId: string, input: RequestInput) {
   const access = requireMember(hub, requesterId, input.conv_id);
   passGates('conversation', { hub, userId: requesterId, access }); // may-speak (hub/talk/gates.ts)
@@ -111,7 +111,7 @@ export function checkRequest(hub: Hub, requesterId: string, input: RequestInput)
 /**
  * door: 'hook' or 'channel' when the hook door files a harness's permission prompt (mcp/hook-door.ts, through
  * request_human's handler with the caller's door); never from anything an agent sends. Only such a prompt can be
- * decided by a standing rule (hub/features/permission-rules.ts).
+ * decided by a standing rule (hub/features/requests/permission-rules.ts).
  */
 export function createRequest(hub: Hub, requesterId: string, input: RequestInput, door?: PromptDoor) {
   const result = hub.write(() => {
@@ -148,7 +148,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       expires_at: expiresAt,
       door: door ?? null,
     });
-    // An agent's own permission prompt that a standing rule of the owner decides (hub/features/permission-rules.ts):
+    // An agent's own permission prompt that a standing rule of the owner decides (hub/features/requests/permission-rules.ts):
     // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
     const ruled = standingDecision(hub, requesterId, {
       conv: access.conv,
@@ -201,9 +201,9 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
 
 // ---- expiry ---------------------------------------------------------------------------------
 
-declare module '../core/hub' {
+declare module '../../core/hub' {
   interface HubServices {
-    /** The timer that expires requests on time (hub/features/requests.ts). */
+    /** The timer that expires requests on time (hub/features/requests/requests.ts). */
     requestExpiry: RequestExpiry;
   }
 }

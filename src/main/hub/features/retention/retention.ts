@@ -1,19 +1,19 @@
 // Retention rules: the owner's optional limits on how long history is kept (shared/features/retention.ts says what a rule
 // means). Rules are set here (retention.set, `perch retention set`), checked first and written in one go (bad input
 // changes nothing); the dry run says what they would remove now; the job that removes it, in small steps between
-// requests, is hub/features/retention-job.ts.
+// requests, is hub/features/retention/retention-job.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
 import {
   MAX_RETENTION_DAYS,
   type RetentionPlan,
   type RetentionPlanItem,
   type RetentionRule,
   type RetentionStatus,
-} from '../../../shared/features/retention';
-import { conversationById } from '../../store/tables/talk/conversations';
+} from '../../../../shared/features/retention';
+import { conversationById } from '../../../store/tables/talk/conversations';
 import {
   autoVacuumMode,
   conversationsAfter,
@@ -25,7 +25,7 @@ import {
   retentionRules,
   setRetentionExportDir,
   type RetentionRuleRow,
-} from '../../store/tables/talk/retention';
+} from '../../../store/tables/talk/retention';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,5 +1,5 @@
 // Review mode (per agent, set by the owner): while it is on, the agent's send_message, send_card and
-// send_file are held, and so is every other write that carries its words to others (hub/features/review-calls.ts:
+// send_file are held, and so is every other write that carries its words to others (hub/features/review/review-calls.ts:
 // edit_message, request_human, create_task, create_group, update_task with a note, handoff; a named
 // reaction is refused). The call succeeds with held: true and a held_id; nothing reaches the conversation
 // and nobody is woken. The owner sends (as is, or with the text edited) or discards each held item from
@@ -8,11 +8,11 @@
 // provenance.owner_edited when the text changed). The agent learns the outcome from held.sent /
 // held.discarded in its notes channel (its inbox conversation, where only it and the owner are), which
 // wake it. A held file keeps its processed bytes in held_items until it is sent or discarded.
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { HeldItem, HeldSendResult } from '../../../shared/features/review';
+import type { Hub } from '../../core/hub';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { HeldItem, HeldSendResult } from '../../../../shared/features/review';
 import {
   closeHeld,
   countHeldOf,
@@ -25,20 +25,20 @@ import {
   setReviewMode,
   type HeldKind,
   type HeldRow,
-} from '../../store/tables/talk/held';
+} from '../../../store/tables/talk/held';
 import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
-import { conversationById } from '../../store/tables/talk/conversations';
-import { requireMember, requireMessage, resolveMembers } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { requireText, sendMessage, type SendInput } from '../talk/messages';
-import { noteSent, personActed } from '../control/brakes';
-import { instanceName } from '../talk/agent-sessions';
-import { sendCard, validateCard, type SendCardInput } from './cards';
-import { storeFile, type PreparedFile } from './files';
-import { findAgent } from '../identity/identities';
-import { agentSummary } from '../control/agents';
-import type { AgentCtx, ToolHandler } from '../identity/tool-handler';
-import type { AgentSummary } from '../../../shared/agents/agents';
+import { conversationById } from '../../../store/tables/talk/conversations';
+import { requireMember, requireMessage, resolveMembers } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { requireText, sendMessage, type SendInput } from '../../talk/messages';
+import { noteSent, personActed } from '../../control/brakes';
+import { instanceName } from '../../talk/agent-sessions';
+import { sendCard, validateCard, type SendCardInput } from '../cards/cards';
+import { storeFile, type PreparedFile } from '../files/files';
+import { findAgent } from '../../identity/identities';
+import { agentSummary } from '../../control/agents';
+import type { AgentCtx, ToolHandler } from '../../identity/tool-handler';
+import type { AgentSummary } from '../../../../shared/agents/agents';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -290,7 +290,7 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     if (r.conv_id) personActed(hub, r.conv_id);
     let sent: { msg_id?: string; seq?: number; conv_id: string; result?: Record<string, unknown> };
     if (call) {
-      // Another write than a send (hub/features/review-calls.ts): the real call, as the agent, with the approved words.
+      // Another write than a send (hub/features/review/review-calls.ts): the real call, as the agent, with the approved words.
       sent = call.run(hub, r.agent_id, { ...input, [field]: finalText });
     } else if (r.kind === 'message') {
       sent = { ...sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText }, HELD), conv_id: r.conv_id! };

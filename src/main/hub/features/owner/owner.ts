@@ -1,18 +1,18 @@
 // Hub services only the owner (the one human) uses, beyond what the agent tools share with the owner:
 // the hub's facts, joining a conversation to speak in it, read marks, private notes to an agent, and files.
 // The owner door (owner/actions.ts) calls these; it reaches the store only through the hub.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { toolSchemaVersion } from '../../../shared/api/catalog';
-import { PERCH_VERSION } from '../../../shared/version';
-import type { ConversationView } from '../../../shared/types';
-import type { HubInfo } from '../../../shared/api/owner-api';
-import { conversationById, member, setReadSeq, type ConversationRow } from '../../store/tables/talk/conversations';
-import { durabilityOf } from '../../store/db/durability';
-import { conversationView, joinConversation } from '../talk/conversations';
-import { findAgent } from '../identity/identities';
-import { listAgents } from '../control/agents';
-import { prepareFile, storeFile, type SendFileInput, type SentFile } from './files';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { toolSchemaVersion } from '../../../../shared/api/catalog';
+import { PERCH_VERSION } from '../../../../shared/version';
+import type { ConversationView } from '../../../../shared/types';
+import type { HubInfo } from '../../../../shared/api/owner-api';
+import { conversationById, member, setReadSeq, type ConversationRow } from '../../../store/tables/talk/conversations';
+import { durabilityOf } from '../../../store/db/durability';
+import { conversationView, joinConversation } from '../../talk/conversations';
+import { findAgent } from '../../identity/identities';
+import { listAgents } from '../../control/agents';
+import { prepareFile, storeFile, type SendFileInput, type SentFile } from '../files/files';
 
 /** Who the owner is, where the hub listens, and how it runs. */
 export function hubInfo(hub: Hub): HubInfo {
@@ -75,7 +75,7 @@ export function sendNote(
 
 /**
  * A file or image from the owner (files.send): decoded, checked and cleaned exactly as an agent's send_file
- * (hub/features/files.ts: the type read from the bytes, EXIF/GPS dropped, a thumbnail), then stored with its message in
+ * (hub/features/files/files.ts: the type read from the bytes, EXIF/GPS dropped, a thumbnail), then stored with its message in
  * one write, the owner joining the conversation in the same write. Refused input (an unknown conversation,
  * bad base64, too large, a disguised image) changes nothing.
  */

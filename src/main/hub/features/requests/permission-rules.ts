@@ -1,6 +1,6 @@
 // Standing rules for agents' own permission prompts: the owner answers "always allow / always deny this tool
 // (or this command prefix) for this agent" once (owner actions rules.list, rules.add, rules.remove), and a later
-// prompt it matches is decided at once when the hook files it (createRequest, hub/features/requests.ts): the
+// prompt it matches is decided at once when the hook files it (createRequest, hub/features/requests/requests.ts): the
 // request is recorded already decided, by the owner, with the rule in its comment, and nobody is notified.
 // A request counts as a prompt only as the hook door files it (mcp/hook-door.ts: `perch hook permission-request`
 // and `perch channel` post the prompt there, and the hub builds its title and context, shared/api/prompt-filing.ts):
@@ -8,14 +8,14 @@
 // conversation with the owner, kind approve for the owner, context.source permission_prompt, the title derived
 // from the tool and its input, and shown whole (a prompt cut to its head and tail is always the owner's). So an
 // agent cannot dress another question up as an allowed prompt: the approval it gets says what was allowed.
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { promptCut, promptRequestOf, type PromptFiling } from '../../../shared/api/prompt-filing';
-import { openDirect } from '../talk/conversations';
-import type { ConversationRow } from '../../store/tables/talk/conversations';
-import type { PromptDoor } from '../identity/key-waits';
-import { findAgent } from '../identity/identities';
+import type { Hub } from '../../core/hub';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { promptCut, promptRequestOf, type PromptFiling } from '../../../../shared/api/prompt-filing';
+import { openDirect } from '../../talk/conversations';
+import type { ConversationRow } from '../../../store/tables/talk/conversations';
+import type { PromptDoor } from '../../identity/key-waits';
+import { findAgent } from '../../identity/identities';
 import {
   deletePermissionRule,
   insertPermissionRule,
@@ -24,7 +24,7 @@ import {
   permissionRulesFor,
   samePermissionRule,
   type PermissionRuleRow,
-} from '../../store/tables/agents/permission-rules';
+} from '../../../store/tables/agents/permission-rules';
 import {
   PERMISSION_PROMPT_SOURCE,
   commandOf,
@@ -33,7 +33,7 @@ import {
   promptTitle,
   ruleText,
   type PermissionRuleView,
-} from '../../../shared/features/permission-prompts';
+} from '../../../../shared/features/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;

@@ -1,9 +1,9 @@
 // Handoffs: an agent hands a conversation to a person and stays silent there (not woken either)
 // until that person (or the owner) hands it back with a note, which wakes the agent.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { UserRef } from '../../../shared/types';
-import { conversationById, member } from '../../store/tables/talk/conversations';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import type { UserRef } from '../../../../shared/types';
+import { conversationById, member } from '../../../store/tables/talk/conversations';
 import {
   activeHandoff,
   activeHandoffsOf,
@@ -12,12 +12,12 @@ import {
   insertHandoff,
   returnHandoff,
   type HandoffRow,
-} from '../../store/tables/talk/handoffs';
-import { isTerminalTask, requireMember, resolveUser, wakeable } from '../talk/access';
-import { requireText } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import { conversationView, joinConversation } from '../talk/conversations';
-import type { HandoffItem } from '../../../shared/api/owner-api';
+} from '../../../store/tables/talk/handoffs';
+import { isTerminalTask, requireMember, resolveUser, wakeable } from '../../talk/access';
+import { requireText } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import { conversationView, joinConversation } from '../../talk/conversations';
+import type { HandoffItem } from '../../../../shared/api/owner-api';
 
 export interface HandoffResult {
   conv_id: string;
@@ -36,7 +36,7 @@ export interface HandBackResult {
   woken: string[];
 }
 
-/** handoff's checks, writing nothing (review mode holds a handoff after them, hub/features/review-calls.ts). */
+/** handoff's checks, writing nothing (review mode holds a handoff after them, hub/features/review/review-calls.ts). */
 export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string; note: string; to?: string }) {
   const access = requireMember(hub, agentId, input.conv_id);
   const conv = access.conv;

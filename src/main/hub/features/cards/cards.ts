@@ -1,22 +1,22 @@
 // Cards: send_card (agents) and answerCard (people). A card is a message of kind 'card' whose
 // payload is {card, responses, closed}; each response is stored, shown in the payload, and sent
 // to the card's sender as the event card.response (which wakes it).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { matchVisible } from '../../../shared/text/text';
-import { conversationById, member } from '../../store/tables/talk/conversations';
-import { messageById, setMessagePayload } from '../../store/tables/talk/messages';
-import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../store/tables/talk/requests';
-import { requireMember, wakeable } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { insertMessageWithEvent } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { matchVisible } from '../../../../shared/text/text';
+import { conversationById, member } from '../../../store/tables/talk/conversations';
+import { messageById, setMessagePayload } from '../../../store/tables/talk/messages';
+import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../../store/tables/talk/requests';
+import { requireMember, wakeable } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { insertMessageWithEvent } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 // ---- the card's shape -----------------------------------------------------------------------
 
-export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../shared/features/cards';
-export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../shared/features/cards';
+export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../../shared/features/cards';
+export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../../shared/features/cards';
 import {
   CARD_ID_PATTERN,
   BLOCK_TYPES,
@@ -28,7 +28,7 @@ import {
   type Card,
   type CardResponse,
   type CardPayload,
-} from '../../../shared/features/cards';
+} from '../../../../shared/features/cards';
 
 /** Responses kept in the message payload; all of them stay in card_responses. */
 const CARD_PAYLOAD_RESPONSES = 50;

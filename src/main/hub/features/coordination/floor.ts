@@ -3,16 +3,16 @@
 // while someone else holds it replaces them: floor.released (reason "replaced") comes first.
 // An expired floor silences nobody (access.ts compares floor_until with now); it is cleared lazily
 // by the next grant/release there, or by expireFloors() (a sweep for a timer).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { UserRef } from '../../../shared/types';
-import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../../store/tables/talk/conversations';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../../store/tables/talk/floor';
-import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
-import { isManager, requireMember, resolveUser, wakeable, type Access } from '../talk/access';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { UserRef } from '../../../../shared/types';
+import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../../../store/tables/talk/conversations';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../../../store/tables/talk/floor';
+import { deadlineTimer, type DeadlineTimer } from '../../core/deadlines';
+import { isManager, requireMember, resolveUser, wakeable, type Access } from '../../talk/access';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 export interface FloorState {
   conv_id: string;
@@ -184,9 +184,9 @@ export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; a
 
 // Floors run out on time even when nobody touches the conversation: one timer (deadlines.ts), armed for
 // the soonest expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
-declare module '../core/hub' {
+declare module '../../core/hub' {
   interface HubServices {
-    /** The timer that ends floors on time (hub/features/floor.ts). */
+    /** The timer that ends floors on time (hub/features/coordination/floor.ts). */
     floorExpiry: FloorExpiry;
   }
 }

@@ -1,10 +1,10 @@
 // request_human's input, checked before anything is written: the options of a choice, the context's size, who may
 // decide (people of the conversation; the owner by default) and how long the request lives (features/requests.ts).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { RequestKind } from '../../../shared/types';
-import { resolveMembers } from '../talk/access';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { RequestKind } from '../../../../shared/types';
+import { resolveMembers } from '../../talk/access';
 
 export function requireOptions(kind: RequestKind, options: readonly string[] | undefined): string[] | null {
   const list = options ?? [];

@@ -1,15 +1,15 @@
 // Task channels: create_task (conversations.createTask) and update_task — states follow A2A.
 // After completed / failed / canceled nobody is woken and agents cannot speak there (access.ts).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../shared/types';
-import { conversationById, member, setTask, type MemberRow } from '../../store/tables/talk/conversations';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { isManager, requireMember, wakeable, type Access } from '../talk/access';
-import { conversationView, createTask } from '../talk/conversations';
-import { requireText } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import { userByName, userById } from '../../store/tables/agents/users';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../../shared/types';
+import { conversationById, member, setTask, type MemberRow } from '../../../store/tables/talk/conversations';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { isManager, requireMember, wakeable, type Access } from '../../talk/access';
+import { conversationView, createTask } from '../../talk/conversations';
+import { requireText } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import { userByName, userById } from '../../../store/tables/agents/users';
 
 export interface TaskUpdateInput {
   conv_id: string;
@@ -18,12 +18,12 @@ export interface TaskUpdateInput {
   note?: string;
 }
 
-export type { TaskUpdateResult } from '../../../shared/types';
-import type { TaskUpdateResult } from '../../../shared/types';
+export type { TaskUpdateResult } from '../../../../shared/types';
+import type { TaskUpdateResult } from '../../../../shared/types';
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
-/** update_task's checks, writing nothing (review mode holds an update with a note after them, hub/features/review-calls.ts). */
+/** update_task's checks, writing nothing (review mode holds an update with a note after them, hub/features/review/review-calls.ts). */
 export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput, asOwner = false) {
   let access: Access;
   if (asOwner) {

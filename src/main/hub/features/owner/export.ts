@@ -1,11 +1,11 @@
 // The owner's Export… in the app: the same export as `perch export` (store/export/write.ts), written by the hub
 // from a read-only connection of its own in short steps between requests, into a file the owner door streams back.
 import { z } from 'zod';
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { writeExport, type ExportResult, type ExportScope } from '../../store/export/write';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { writeExport, type ExportResult, type ExportScope } from '../../../store/export/write';
 
-export { ownerExportFolder } from '../../store/export/write';
+export { ownerExportFolder } from '../../../store/export/write';
 
 const ExportInput = z.strictObject({
   conversations: z.array(z.string().min(1).max(80)).max(1000).optional(),

@@ -1,13 +1,13 @@
 // Claims: a member takes a message sent with intent=request for itself. The first claim wins:
 // the check and the set are one conditional UPDATE inside one transaction.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { UserRef } from '../../../shared/types';
-import { messageById, type MessageRow } from '../../store/tables/talk/messages';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { dropClaim, takeClaim } from '../../store/tables/talk/claims';
-import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from '../talk/access';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import type { UserRef } from '../../../../shared/types';
+import { messageById, type MessageRow } from '../../../store/tables/talk/messages';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { dropClaim, takeClaim } from '../../../store/tables/talk/claims';
+import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from '../../talk/access';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 export interface ClaimResult {
   msg_id: string;

@@ -15,19 +15,19 @@
 // (verifyAwayFileToken) and the loopback's owner links never pass for.
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
-import type { Hub } from '../core/hub';
-import { IMAGE_MIME, MIME_TOKEN, sniffImage, type ImageType, type SentFile } from '../../../shared/features/files';
-import type { RequestPlace } from '../../../shared/agents/places';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { conversationById } from '../../store/tables/talk/conversations';
-import { messageById } from '../../store/tables/talk/messages';
-import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../store/tables/talk/files';
-import { requireMember } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { insertMessageWithEvent, requireText, type SentMessage } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { IMAGE_MIME, MIME_TOKEN, sniffImage, type ImageType, type SentFile } from '../../../../shared/features/files';
+import type { RequestPlace } from '../../../../shared/agents/places';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { conversationById } from '../../../store/tables/talk/conversations';
+import { messageById } from '../../../store/tables/talk/messages';
+import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../../store/tables/talk/files';
+import { requireMember } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { insertMessageWithEvent, requireText, type SentMessage } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 export type FileVariant = 'original' | 'thumb';
 export { sniffImage };

@@ -1,11 +1,18 @@
 // Checkpoints: state_get / state_put / state_list / state_delete.
 // Per agent (nobody reads another's keys), versioned with optimistic concurrency, keys in byte order.
 // Keys under archive/ hold what was imported with an agent from another server: read-only for agents.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion } from '../../store/tables/talk/state';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import {
+  deleteStateKey,
+  listStateKeys,
+  pruneStateVersions,
+  stateKey,
+  stateValue,
+  writeStateVersion,
+} from '../../../store/tables/talk/state';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */
 export const STATE_VERSIONS_KEPT = 20;

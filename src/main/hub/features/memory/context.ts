@@ -6,16 +6,16 @@
 // tokens, where length counts UTF-16 code units. token_estimate is the sum over the summary and
 // the returned events; it never exceeds max_tokens. The small envelope around them (conv_id,
 // first_seq, ...) is not counted.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { EventView } from '../../../shared/api/event-log';
-import { eventsOfConversation } from '../../store/tables/talk/events';
-import { insertSummary, latestSummary, pruneSummaries } from '../../store/tables/talk/summaries';
-import { requireMember } from '../talk/access';
-import { eventView } from '../core/views';
-import { contextForInstance } from '../talk/agent-sessions';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { EventView } from '../../../../shared/api/event-log';
+import { eventsOfConversation } from '../../../store/tables/talk/events';
+import { insertSummary, latestSummary, pruneSummaries } from '../../../store/tables/talk/summaries';
+import { requireMember } from '../../talk/access';
+import { eventView } from '../../core/views';
+import { contextForInstance } from '../../talk/agent-sessions';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
 export const SUMMARIES_KEPT = 10;
