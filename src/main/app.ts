@@ -313,9 +313,11 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     ...extra.listeners,
     ...containers.listeners(),
   ];
-  hub.containerSwitch = containers;
-  hub.containerMcpUrl = containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null;
-  hub.baseUrl = baseUrl;
+  hub.doors.opened({
+    baseUrl,
+    containerSwitch: containers,
+    containerMcpUrl: containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null,
+  });
   // Once the port is known: wake runs are told the MCP URL, and pushes link to this hub.
   const wakeRuns = hub.services.wakeRuns;
   wakeRuns.start();
@@ -387,7 +389,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
       await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);
       owner.close();
-      hub.containerSwitch = null;
+      hub.doors.closing();
       await containers.close();
       await Promise.all(
         [server, ...extra.servers].map(

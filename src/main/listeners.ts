@@ -257,7 +257,7 @@ export function isProxyHost(req: http.IncomingMessage): boolean {
  * a Host as it always has, 403. The caller's address is the proxy's (127.0.0.1), so address ranges do not apply.
  */
 export function proxiedPlace(hub: Hub, req: http.IncomingMessage): { at: RequestPlace } | { refusal: [number, string, string, string] } {
-  if (!hub.containerSwitch?.enabled()) {
+  if (!hub.doors.containerSwitch?.enabled()) {
     return {
       refusal: [
         403,

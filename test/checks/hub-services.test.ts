@@ -9,6 +9,7 @@ import { makeHub } from '../support/helpers';
 import { createHub } from '../../src/main/hub-services';
 import { notePresence, presenceOf } from '../../src/main/hub/control/presence';
 import { Bus } from '../../src/main/hub/core/bus';
+import ts from 'typescript';
 
 function hubFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -58,4 +59,21 @@ test('the bus tells every listener of a wake nobody heard, until it unsubscribes
   bus.wake('u3');
   assert.equal(await waiting, 'woken');
   assert.deepEqual(heard, ['a:u1', 'b:u1', 'b:u2']);
+});
+
+test('nothing sets a field of the hub after it is built: every public field of Hub is readonly (the doors report through hub.doors)', () => {
+  const file = path.join(import.meta.dirname, '..', '..', 'src', 'main', 'hub', 'core', 'hub.ts');
+  const src = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const hub = src.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === 'Hub');
+  assert.ok(hub, 'class Hub in hub/core/hub.ts');
+  const writable = hub.members.filter((m) => {
+    if (!ts.isPropertyDeclaration(m)) return false;
+    const mods = ts.getModifiers(m)?.map((x) => x.kind) ?? [];
+    return !mods.includes(ts.SyntaxKind.ReadonlyKeyword) && !mods.includes(ts.SyntaxKind.PrivateKeyword) && !ts.isPrivateIdentifier(m.name);
+  });
+  assert.deepEqual(
+    writable.map((m) => m.name.getText(src)),
+    [],
+    'public fields of Hub that anyone may set after the hub is built',
+  );
 });

@@ -111,7 +111,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return {
       agent,
       key,
-      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) },
+      snippets: { ...connectionSnippets(`${hub.doors.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) },
       ...warnedOf(agent.from),
     };
   },
@@ -121,7 +121,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   },
   'agents.rotate_key': (hub, a) => {
     const { agent, key } = rotateKey(hub, a.agent);
-    return { agent, key, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key) };
+    return { agent, key, snippets: connectionSnippets(`${hub.doors.baseUrl}/mcp`, agent.name, key) };
   },
   'agents.revoke': (hub, a) => ({ agent: revokeAgent(hub, a.agent) }),
   // Scoped keys (hub/identity/agent-keys.ts)
@@ -130,7 +130,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return {
       key,
       secret,
-      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) },
+      snippets: { ...connectionSnippets(`${hub.doors.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) },
       ...warnedOf(key.from),
     };
   },
@@ -157,9 +157,9 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.list': (hub, a) => ({ requests: listRequests(hub, { state: a.state as RequestState | undefined }) }),
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
-  'containers.get': (hub) => ({ containers: hub.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
+  'containers.get': (hub) => ({ containers: hub.doors.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
   'containers.set': async (hub, a) => ({
-    containers: hub.containerSwitch ? await hub.containerSwitch.set(a.on) : setContainersOffline(hub, a.on),
+    containers: hub.doors.containerSwitch ? await hub.doors.containerSwitch.set(a.on) : setContainersOffline(hub, a.on),
   }),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
@@ -217,7 +217,7 @@ function warnedOf(from: readonly string[] | undefined): { warning?: string } {
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets). */
 function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
-  const port = Number(/:(\d+)$/.exec(hub.baseUrl)?.[1]) || 0;
+  const port = Number(/:(\d+)$/.exec(hub.doors.baseUrl)?.[1]) || 0;
   return from ? awaySnippets(agent, from, { port, publicUrl: publicUrl(hub) }, key) : {};
 }
 

@@ -198,7 +198,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
    * the same computer is another web site (its pages must not drive the owner API).
    */
   function isOwnOrigin(origin: string): boolean {
-    const port = /:(\d+)$/.exec(hub.baseUrl)?.[1];
+    const port = /:(\d+)$/.exec(hub.doors.baseUrl)?.[1];
     return !!port && (origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`);
   }
 
@@ -364,7 +364,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   /** The login link's page is the UI itself: it reads the one-time token from the fragment and exchanges it. */
   function loginUrl(): string {
-    return `${hub.baseUrl}${OWNER_LOGIN_PATH}#token=${createLoginToken(hub)}`;
+    return `${hub.doors.baseUrl}${OWNER_LOGIN_PATH}#token=${createLoginToken(hub)}`;
   }
 
   return {
@@ -387,8 +387,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
           res,
           403,
           'forbidden',
-          `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`,
-          `Open ${hub.baseUrl}/ in the browser.`,
+          `The owner API answers only pages of this hub (${hub.doors.baseUrl}), not ${origin}.`,
+          `Open ${hub.doors.baseUrl}/ in the browser.`,
         );
       }
       if (p.startsWith(DEVICE_API_PREFIX)) return devices.handle(req, res, url);

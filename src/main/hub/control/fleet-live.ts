@@ -42,7 +42,7 @@ export function startFleetLive(hub: Hub): void {
       if (!hub.fleetDirty && !fromOutsideSeen) return;
       if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
       const fromOutside = fromOutsideSeen;
-      hub.fleetDirty = false;
+      hub.fleetSeen();
       fromOutsideSeen = false;
       const fleet = fleetLive(hub);
       const json = JSON.stringify(fleet);

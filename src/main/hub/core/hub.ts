@@ -1,5 +1,4 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
-import type { ContainersState } from '../../../shared/agents/places';
 import crypto from 'node:crypto';
 import type { Db } from '../../store/db/db';
 import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db/db';
@@ -15,6 +14,7 @@ import { visibleDeep } from '../../../shared/text/text';
 import { eventView } from './views';
 import { OutsideWrites } from './outside-writes';
 import { JobSlots } from './image-jobs';
+import { Doors } from './doors';
 
 /**
  * The hub's services: what each area keeps for one hub (caches, timers, counters, live waits), one field per
@@ -48,14 +48,6 @@ interface PendingEvent {
   woken: string[];
 }
 
-/** Turns the container listener on or off on the running hub (the owner actions containers.get / containers.set). */
-export interface ContainerSwitch {
-  state(): ContainersState;
-  set(on: boolean): Promise<ContainersState>;
-  /** Whether containers are on (the setting, or `perch serve --containers`): asked per request, no I/O. */
-  enabled(): boolean;
-}
-
 export class Hub {
   readonly db: Db;
   readonly bus = new Bus();
@@ -68,12 +60,8 @@ export class Hub {
   readonly imageJobs = new JobSlots();
   /** The services of the areas above core (HubServices), built by the composition root. */
   readonly services: HubServices;
-  /** Where this hub's HTTP door listens (e.g. http://127.0.0.1:7457); set by the door when it starts. */
-  baseUrl = 'http://127.0.0.1';
-  /** The MCP URL agents in containers use (a container listener runs: `perch serve --containers`), else null. */
-  containerMcpUrl: string | null = null;
-  /** The container listener's switch, set by the HTTP door when it starts (src/main/container-switch.ts); null without one. */
-  containerSwitch: ContainerSwitch | null = null;
+  /** Where this hub's doors are reached (base URL, container listener): the HTTP door reports it (doors.ts). */
+  readonly doors = new Doors();
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
   private storageStatus: StorageStatus;
@@ -82,9 +70,9 @@ export class Hub {
   private disposers: Array<() => void> = [];
   /**
    * Something the owner's fleet view shows changed without a commit (usage counted in memory, an agent's presence):
-   * set by fleetChanged, read and cleared by the live fleet's tick (hub/control/fleet-live.ts).
+   * set by fleetChanged, read (fleetDirty) and cleared (fleetSeen) by the live fleet's tick (hub/control/fleet-live.ts).
    */
-  fleetDirty = true;
+  private fleetNews = true;
   /** Observers of every appended event, in its transaction (hub/control/brakes.ts: a person's event resets counts). */
   private emitObservers: Array<(convId: string, type: EventType, actorId: string | null) => void> = [];
 
@@ -142,7 +130,17 @@ export class Hub {
   /** Forget cached rows of a user (after a config change or revocation). */
   /** The owner's fleet view has news that no commit carries: it is pushed on the next tick (hub/control/fleet-live.ts). */
   fleetChanged(): void {
-    this.fleetDirty = true;
+    this.fleetNews = true;
+  }
+
+  /** Whether the fleet view has news since the live fleet last took it (fleetSeen). */
+  get fleetDirty(): boolean {
+    return this.fleetNews;
+  }
+
+  /** The live fleet built the view from what is there now (hub/control/fleet-live.ts). */
+  fleetSeen(): void {
+    this.fleetNews = false;
   }
 
   forgetUser(id: string): void {

@@ -73,7 +73,7 @@ function clip(s: string, n: number): string {
 
 /** Where links in pushes point: the HTTPS front (phone.public_url) or, without one, this hub's loopback address. */
 export function publicBase(hub: Hub): string {
-  return (publicUrl(hub) ?? hub.baseUrl).replace(/\/+$/, '');
+  return (publicUrl(hub) ?? hub.doors.baseUrl).replace(/\/+$/, '');
 }
 
 /** A new card message addressed to the owner (hub/phone/devices.ts: `to` names the owner, or the owner's direct conversation). */

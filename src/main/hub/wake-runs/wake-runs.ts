@@ -285,7 +285,7 @@ export class WakeRuns {
           action,
           webhookSecret: row.webhook_secret,
           key: issued?.key ?? null,
-          mcpUrl: `${this.hub.baseUrl}/mcp`,
+          mcpUrl: `${this.hub.doors.baseUrl}/mcp`,
           why,
         },
         {

@@ -444,7 +444,7 @@ function linkFor(hub: Hub, f: FileMeta, variant: FileVariant, at?: RequestPlace)
   const expiresAt = hub.now() + LIMITS.fileUrlTtlSecs * 1000;
   const away = at && at.place !== 'local' && at.base_url ? at.place : undefined;
   const token = away ? signAwayFileToken(hub, f.id, variant, expiresAt, away) : signFileToken(hub, f.id, variant, expiresAt);
-  const base = away ? at!.base_url! : hub.baseUrl;
+  const base = away ? at!.base_url! : hub.doors.baseUrl;
   return { url: `${base.replace(/\/+$/, '')}/files/${token}`, expires_at: expiresAt, file_id: f.id, variant, ...info };
 }
 

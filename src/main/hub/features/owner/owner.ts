@@ -19,8 +19,8 @@ export function hubInfo(hub: Hub): HubInfo {
   return {
     owner: hub.ref(hub.ownerId),
     version: PERCH_VERSION,
-    mcp_url: `${hub.baseUrl}/mcp`,
-    base_url: hub.baseUrl,
+    mcp_url: `${hub.doors.baseUrl}/mcp`,
+    base_url: hub.doors.baseUrl,
     tool_schema_version: toolSchemaVersion(),
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
