@@ -4,7 +4,7 @@
 // run whatever the setting; addresses given with --listen are not the switch's (they run as long as the hub).
 import type http from 'node:http';
 import type { Db } from './store/db/db';
-import type { Hub } from './hub/core/hub';
+import type { PerchHub } from './hub/services';
 import type { ContainerSwitch } from './hub/core/doors';
 import type { McpHandler } from './mcp/endpoint';
 import type { ContainersState } from '../shared/agents/places';
@@ -24,7 +24,7 @@ export function containersStateOffline(db: Db): ContainersState {
 }
 
 /** Saves the setting on a hub without a container listener door (it takes effect when a hub with one starts). */
-export function setContainersOffline(hub: Hub, on: boolean): ContainersState {
+export function setContainersOffline(hub: PerchHub, on: boolean): ContainersState {
   hub.write(() => setSetting(hub.db, SETTING, on ? 'on' : 'off'));
   return containersStateOffline(hub.db);
 }
@@ -51,7 +51,7 @@ function closeAll(servers: http.Server[]): Promise<void> {
 
 /** The switch of a running hub; starts the listeners now when the setting (or `forced`) says so. */
 export async function startContainerSwitch(o: {
-  hub: Hub;
+  hub: PerchHub;
   mcp: McpHandler;
   hooks: McpHandler;
   port: number;

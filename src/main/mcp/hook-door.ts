@@ -22,7 +22,7 @@
 // and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem). The harness doors
 // (POST /hook/<harness>/<event>, below) take the harness's own input and answer its own output.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub as Hub } from '../hub/services';
 import type { RequestPlace } from '../../shared/agents/places';
 import { LIMITS } from '../../shared/limits';
 import {

@@ -2,7 +2,7 @@
 // thin call into hub services, with the owner as the actor. A handler takes the action's parsed input
 // and answers its result type (OwnerResult<A>, which the UI reads too); a missing action is a compile
 // error. Like the MCP door, this door reaches the store only through the hub.
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { HubError, isHubError } from '../../shared/errors';
 import { visibleDeep, visibleText } from '../../shared/text/text';
 import { tooDeep } from '../../shared/text/json-depth';
@@ -58,7 +58,8 @@ import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeD
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
 import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
-import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention/retention';
+import { retentionStatus, setRetentionRule } from '../hub/features/retention/retention';
+import { retentionDryRun } from '../hub/features/retention/retention-plan';
 
 /** Who calls an owner action: the laptop (the Perch window, `perch owner`, the browser UI on this computer) or a paired device. */
 export interface OwnerCaller {
@@ -67,7 +68,7 @@ export interface OwnerCaller {
 
 /** One owner action: the owner's parsed input in (and who calls), the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (
-  hub: Hub,
+  hub: PerchHub,
   input: OwnerArgs<A>,
   by: OwnerCaller,
 ) => OwnerResult<A> | Promise<OwnerResult<A>>;
@@ -216,7 +217,7 @@ function warnedOf(from: readonly string[] | undefined): { warning?: string } {
 }
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets). */
-function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
+function awayOf(hub: PerchHub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
   const port = Number(/:(\d+)$/.exec(hub.doors.baseUrl)?.[1]) || 0;
   return from ? awaySnippets(agent, from, { port, publicUrl: publicUrl(hub) }, key) : {};
 }
@@ -229,7 +230,7 @@ export function ownerActionNames(): string[] {
  * Validates and runs one owner action. Its answer (and error) is what the owner reads, over IPC and
  * HTTP alike: every string in it passes through visibleText (no bidi overrides or invisible characters).
  */
-export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by: OwnerCaller = {}): Promise<unknown> {
+export async function runOwnerAction(hub: PerchHub, action: string, raw: unknown, by: OwnerCaller = {}): Promise<unknown> {
   try {
     return visibleDeep(await runOwnerActionRaw(hub, action, raw, by));
   } catch (err) {
@@ -238,7 +239,7 @@ export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by:
   }
 }
 
-async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
+async function runOwnerActionRaw(hub: PerchHub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
   if (!Object.hasOwn(ownerActions, action)) {
     throw new HubError(
       'not_found',
@@ -260,7 +261,7 @@ async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: Own
     throw new HubError('invalid_argument', `Invalid input for ${action}: ${detail}`, `Check the input of ${action} in docs/owner-api.md.`);
   }
   try {
-    const fn = ownerActions[action as OwnerAction] as (hub: Hub, input: unknown, by: OwnerCaller) => unknown;
+    const fn = ownerActions[action as OwnerAction] as (hub: PerchHub, input: unknown, by: OwnerCaller) => unknown;
     return await fn(hub, parsed.data, by);
   } catch (err) {
     // A full or failing disk: storage_full (nothing was saved), not a failure of the hub.

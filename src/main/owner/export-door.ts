@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { isHubError } from '../../shared/errors';
 import { BodyTooLarge, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
 import { exportHub, exportScopeOf, ownerExportFolder } from '../hub/features/owner/export';
@@ -16,7 +16,7 @@ import { contentDisposition } from './files-door';
 const MAX_BODY_BYTES = 64 * 1024;
 const SCOPE_STEP = 'Send {} for everything, or {"conversations": ["c_…"]}.';
 
-export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveExport(hub: PerchHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let dir: string | undefined;
   try {
     let input: unknown = {};

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { isHubError } from '../../shared/errors';
 import {
   OWNER_API_PREFIX,
@@ -69,7 +69,7 @@ const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'card.response',
 ]);
 
-function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
+function approvalsItem(hub: PerchHub, item: LiveItem): LiveItem | undefined {
   if (item.kind === 'hub') {
     const value = Object.fromEntries(Object.entries(item.value).filter(([k]) => APPROVALS_HUB_KEYS.includes(k)));
     return Object.keys(value).length ? { kind: 'hub', value } : undefined;
@@ -138,7 +138,7 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: string; deviceLimits?: DeviceDoorLimits }): OwnerDoor {
+export function createOwnerDoor(opts: { hub: PerchHub; cliToken: string; uiDir?: string; deviceLimits?: DeviceDoorLimits }): OwnerDoor {
   const { hub, cliToken } = opts;
   const uiDir = opts.uiDir ?? path.resolve(__dirname, 'renderer');
   /** Open event streams; a device's stream has its id and, for scope approvals, a filter. */

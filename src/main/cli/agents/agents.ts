@@ -2,7 +2,7 @@
 // written to the database file (works whether or not the hub runs; a running hub sees it at once). Wake actions
 // are in cli/agents/wake.ts.
 import { parseArgs } from 'node:util';
-import type { Hub } from '../../hub/core/hub';
+import type { PerchHub } from '../../hub/services';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../../hub/identity/agent-keys';
 import { findAgent } from '../../hub/identity/identities';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../../hub/control/agents';
@@ -308,7 +308,7 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
 
 /** `perch agent key add|list|revoke`: an agent's extra keys with scopes and an optional expiry. */
 function cmdAgentKey(
-  hub: Hub,
+  hub: PerchHub,
   dataDir: string,
   json: boolean,
   positionals: string[],

@@ -16,21 +16,12 @@ import { OutsideWrites } from './outside-writes';
 import { JobSlots } from './image-jobs';
 import { Doors } from './doors';
 
-/**
- * The hub's services: what each area keeps for one hub (caches, timers, counters, live waits), one field per
- * service. core names none of them: each area adds its field to this interface beside its service's class
- * (`declare module '../core/hub' { interface HubServices { … } }`), and the composition root builds them all once,
- * with what each one uses, when it makes the hub (src/main/hub-services.ts createHub).
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface HubServices {}
-
-export interface HubOptions {
+export interface HubOptions<S extends object> {
   db: Db;
   now?: () => number;
   ownerName?: string;
   /** Builds the hub's services (the composition root's: src/main/hub-services.ts), once, at the end of construction. */
-  services: (hub: Hub) => HubServices;
+  services: (hub: Hub<S>) => S;
 }
 
 /**
@@ -48,7 +39,13 @@ interface PendingEvent {
   woken: string[];
 }
 
-export class Hub {
+/**
+ * The hub, with S its services: what the areas above core keep for one hub (caches, timers, counters, live waits),
+ * one typed field per service. core names none of them; each area types what it reaches (`<area>/services.ts`, e.g.
+ * `IdentityHub` = `Hub<IdentityServices>`), and src/main/hub/services.ts declares the whole `HubServices`, which the
+ * composition root builds once (src/main/hub-services.ts createHub). A function that reaches no service takes `Hub`.
+ */
+export class Hub<S extends object = object> {
   readonly db: Db;
   readonly bus = new Bus();
   readonly now: () => number;
@@ -58,8 +55,8 @@ export class Hub {
   readonly outside: OutsideWrites;
   /** Slots for the image work of send_file (image-jobs.ts). */
   readonly imageJobs = new JobSlots();
-  /** The services of the areas above core (HubServices), built by the composition root. */
-  readonly services: HubServices;
+  /** The services of the areas above core (S: src/main/hub/services.ts HubServices), built by the composition root. */
+  readonly services: S;
   /** Where this hub's doors are reached (base URL, container listener): the HTTP door reports it (doors.ts). */
   readonly doors = new Doors();
   private users = new Map<string, UserRow>();
@@ -76,7 +73,7 @@ export class Hub {
   /** Observers of every appended event, in its transaction (hub/control/brakes.ts: a person's event resets counts). */
   private emitObservers: Array<(convId: string, type: EventType, actorId: string | null) => void> = [];
 
-  constructor(opts: HubOptions) {
+  constructor(opts: HubOptions<S>) {
     this.db = opts.db;
     this.now = opts.now ?? Date.now;
     this.secret = ensureSecret(this.db);

@@ -17,7 +17,7 @@
 //   words         in the write's transaction, with the words, once they are checked (hub/talk/messages.ts
 //                 insertMessageWithEvent, hub/features/review/review.ts)
 // The write stages run for people too (the owner's sends use the same writes); their gates let a person through.
-import type { Hub } from '../core/hub';
+import type { TalkHub } from './services';
 import type { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
 import type { MessageRow } from '../../store/tables/talk/messages';
@@ -30,7 +30,7 @@ import { archivedRefusal } from './archive';
 
 /** One call of an agent as the key, call and hold stages see it. */
 export interface GateCall {
-  hub: Hub;
+  hub: TalkHub;
   agentId: string;
   tool: ToolName;
   /** The key it came with (absent: the agent's own key, every scope). */
@@ -41,7 +41,7 @@ export interface GateCall {
 
 /** One write as the conversation stage sees it: who writes (an agent, or the owner: people pass the same writes), where (access: the conversation and the writer's membership). */
 export interface GateWrite {
-  hub: Hub;
+  hub: TalkHub;
   userId: string;
   access: Access;
 }

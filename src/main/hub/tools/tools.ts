@@ -4,7 +4,7 @@
 import { isReadOnlyKey } from '../../../shared/agents/scoped-keys';
 import { HubError } from '../../../shared/errors';
 import type { ToolName } from '../../../shared/api/catalog';
-import type { Hub } from '../core/hub';
+import type { FeaturesHub } from '../features/services';
 import type { Caller } from '../identity/key-waits';
 import { coreTools, runToolHandler } from './agent-tools';
 import type { ToolHandler, ToolHandlers } from '../identity/tool-handler';
@@ -65,7 +65,7 @@ export const toolHandlers = {
   send_card: reviewable('send_card', cardTools.send_card), // review mode (hub/features/review/review.ts)
   send_file: reviewable('send_file', fileTools.send_file), // review mode (hub/features/review/review.ts)
   file_url: fileTools.file_url,
-} satisfies ToolHandlers;
+} satisfies ToolHandlers<ToolName, FeaturesHub>;
 
 /** What a tool's handler answers (the structuredContent of its MCP result, less request_id): its catalog output schema's type. */
 export type { ToolResult } from '../../../shared/api/catalog';
@@ -77,13 +77,13 @@ export function implementedTools(): Set<ToolName> {
 
 /** Runs one tool for an agent (arguments already validated by the tool's schema); caller: its signal and key (hub/identity/key-waits.ts). */
 export function callAgentTool(
-  hub: Hub,
+  hub: FeaturesHub,
   agentId: string,
   name: ToolName,
   args: Record<string, unknown>,
   caller: Caller = {},
 ): Promise<unknown> {
-  const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown>) : undefined;
+  const h = Object.hasOwn(toolHandlers, name) ? (toolHandlers[name] as ToolHandler<ToolName, unknown, FeaturesHub>) : undefined;
   if (!h) return Promise.reject(new HubError('unknown_tool', `Tool ${name} is not available.`, 'Call tools/list to see the tools.'));
   // The gates before the handler (stages key and call: scope, paused, archived), in the order of AGENT_GATES (hub/talk/gates.ts).
   const refused = gateRefusal({ hub, agentId, tool: name, key: caller.key, args });

@@ -8,7 +8,7 @@
 // conversation with the owner, kind approve for the owner, context.source permission_prompt, the title derived
 // from the tool and its input, and shown whole (a prompt cut to its head and tail is always the owner's). So an
 // agent cannot dress another question up as an allowed prompt: the approval it gets says what was allowed.
-import type { Hub } from '../../core/hub';
+import type { TalkHub } from '../../talk/services';
 import { newId } from '../../core/hub';
 import { HubError } from '../../../../shared/errors';
 import { promptCut, promptRequestOf, type PromptFiling } from '../../../../shared/api/prompt-filing';
@@ -38,7 +38,7 @@ import {
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
 
-function ruleView(hub: Hub, r: PermissionRuleRow): PermissionRuleView {
+function ruleView(hub: TalkHub, r: PermissionRuleRow): PermissionRuleView {
   const a = hub.ref(r.agent_id);
   const added_by =
     r.added_by === null
@@ -82,7 +82,7 @@ export interface AddRuleInput {
 }
 
 /** rules.add: a standing rule for one agent; the same rule again is returned as it is (added: false). */
-export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor): { rule: PermissionRuleView; added: boolean } {
+export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAuthor): { rule: PermissionRuleView; added: boolean } {
   return hub.write(() => {
     requireMayAdd(input.behavior, by);
     const agent = findAgent(hub, input.agent);
@@ -133,13 +133,13 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor)
 }
 
 /** rules.list: every standing rule, or one agent's. */
-export function listPermissionRuleViews(hub: Hub, agent?: string): PermissionRuleView[] {
+export function listPermissionRuleViews(hub: TalkHub, agent?: string): PermissionRuleView[] {
   const agentId = agent === undefined ? undefined : findAgent(hub, agent).id;
   return listPermissionRules(hub.db, agentId).map((r) => ruleView(hub, r));
 }
 
 /** rules.remove: later prompts it matched go to the owner again. */
-export function removePermissionRule(hub: Hub, ruleId: string): { rule: PermissionRuleView } {
+export function removePermissionRule(hub: TalkHub, ruleId: string): { rule: PermissionRuleView } {
   return hub.write(() => {
     const r = permissionRuleById(hub.db, ruleId);
     if (!r) throw new HubError('not_found', `No standing rule ${ruleId}.`, 'See rules.list for the rules and their ids.');
@@ -153,7 +153,7 @@ export function removePermissionRule(hub: Hub, ruleId: string): { rule: Permissi
  * (see the top of this file) and a rule of the requester matches its tool and command.
  */
 export function standingDecision(
-  hub: Hub,
+  hub: TalkHub,
   requesterId: string,
   req: { conv: ConversationRow; door: PromptDoor | undefined; kind: string; title: string; context: unknown; assignees: readonly string[] },
 ): { behavior: 'allow' | 'deny'; comment: string } | undefined {
@@ -177,7 +177,7 @@ export function standingDecision(
  * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
  */
 export function promptRequestInput(
-  hub: Hub,
+  hub: TalkHub,
   agentId: string,
   f: PromptFiling,
 ): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {

@@ -17,7 +17,7 @@
 // into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the export. If the
 // export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
 // next pass tries again.
-import type { Hub } from '../../core/hub';
+import type { TalkHub } from '../../talk/services';
 import { exportHub } from '../owner/export';
 import { archiveConversation } from '../../talk/archive';
 import {
@@ -35,7 +35,7 @@ import {
   type RetentionRuleRow,
 } from '../../../store/tables/talk/retention';
 import { searchForgotUpto } from '../../../store/worker/search-index';
-import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention';
+import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention-plan';
 
 export interface RetentionOptions {
   /** Rows per step (one transaction). Default 100 (about 50 messages: 1-2 ms on a laptop). */
@@ -82,13 +82,6 @@ interface Pass {
   exported: boolean;
 }
 
-declare module '../../core/hub' {
-  interface HubServices {
-    /** The retention job (hub/features/retention/retention-job.ts); started by app.ts, idle until a rule exists. */
-    retention: Retention;
-  }
-}
-
 export class Retention {
   private readonly batch: number;
   private readonly gapMs: number;
@@ -109,7 +102,7 @@ export class Retention {
   exportError: { at: number; message: string } | undefined;
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: TalkHub,
     private readonly opts: RetentionOptions = {},
   ) {
     this.batch = opts.batch ?? 100;

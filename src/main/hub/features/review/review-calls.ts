@@ -10,7 +10,7 @@
 //   handoff       note    the handoff is made (and the agent silenced) then
 // A named reaction (react with :name:) is words too, but a reaction that waits for the owner means nothing:
 // it is refused (under_review); one emoji goes through. src/shared/features/review.ts lists every tool's treatment.
-import type { Hub } from '../../core/hub';
+import type { FeaturesHub } from '../services';
 import { HubError } from '../../../../shared/errors';
 import type { ToolArgs } from '../../../../shared/api/catalog';
 import type { HeldItem, HeldKind } from '../../../../shared/features/review';
@@ -40,11 +40,11 @@ interface HeldCall<N extends CallTool> {
   /** Whether this call is held at all (default: always). */
   holds?: (args: ToolArgs<N>) => boolean;
   /** The real call's checks, writing nothing; the conversation it is in (null: it makes one). */
-  check: (hub: Hub, agentId: string, args: ToolArgs<N>) => string | null;
+  check: (hub: FeaturesHub, agentId: string, args: ToolArgs<N>) => string | null;
   /** The real call as the agent, in the caller's transaction. */
-  run: (hub: Hub, agentId: string, args: ToolArgs<N>) => CallDone;
+  run: (hub: FeaturesHub, agentId: string, args: ToolArgs<N>) => CallDone;
   /** What the owner is shown besides the words. */
-  view?: (hub: Hub, args: ToolArgs<N>) => Partial<HeldItem>;
+  view?: (hub: FeaturesHub, args: ToolArgs<N>) => Partial<HeldItem>;
 }
 
 const names = (list: readonly string[] | undefined) => (list?.length ? { members: [...list] } : {});
