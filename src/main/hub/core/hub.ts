@@ -43,7 +43,7 @@ interface PendingEvent {
  * The hub, with S its services: what the areas above core keep for one hub (caches, timers, counters, live waits),
  * one typed field per service. core names none of them; each area types what it reaches (`<area>/services.ts`, e.g.
  * `IdentityHub` = `Hub<IdentityServices>`), and src/main/hub/services.ts declares the whole `HubServices`, which the
- * composition root builds once (src/main/hub-services.ts createHub). A function that reaches no service takes `Hub`.
+ * composition root builds once (src/main/hub-services.ts createHub). core's own functions take plain `Hub`.
  */
 export class Hub<S extends object = object> {
   readonly db: Db;
