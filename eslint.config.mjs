@@ -44,7 +44,8 @@ export default tseslint.config(
     // run keys, owner logins, a tool call's context) › control (pause, caps, brakes, the fleet's summaries) › talk
     // (conversations, messages, delivery, access, sessions) › features (requests, cards, files, handoffs, tasks,
     // claims, floor, state, context, progress, review, owner services) › tools (the tool map and its runner); phone
-    // (devices, pairing, notices, action tokens) and wake-runs (the wake runs' policy and records) sit beside tools.
+    // (devices, pairing, notices, action tokens) and wake-runs (the wake runs' policy and records) sit beside tools;
+    // src/main/hub/services.ts (the whole HubServices) sits on top of them all.
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { perch },
     rules: {
@@ -79,6 +80,8 @@ export default tseslint.config(
                 tools: ['core', 'identity', 'control', 'talk', 'features'],
                 phone: ['core', 'identity', 'control', 'talk', 'features'],
                 'wake-runs': ['core', 'identity', 'control', 'talk', 'features'],
+                // services.ts, the hub's whole HubServices: joins every area's; no area imports it.
+                '': ['core', 'identity', 'control', 'talk', 'features', 'tools', 'phone', 'wake-runs'],
               },
             },
           ],

@@ -1,4 +1,4 @@
-// Retention while agents work: what the retention job (src/main/hub/features/retention-job.ts) costs an agent's send.
+// Retention while agents work: what the retention job (src/main/hub/features/retention/retention-job.ts) costs an agent's send.
 //   node --import tsx bench/retention.ts [--messages N] [--duration S] [--json]
 // Seeds a data dir with N messages spread over the last 30 days (bench/seed.ts), starts a real `perch serve` on it,
 // measures one agent's send_message latency alone for S seconds (baseline), then sets the hub's rule to keep 1 day

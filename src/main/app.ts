@@ -5,16 +5,17 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db/db';
 import type { Durability } from './store/db/durability';
-import type { Hub } from './hub/core/hub';
+import type { PerchHub } from './hub/services';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
 import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { totalHandler } from './http-util';
-import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests';
-import { startFloorExpiry } from './hub/features/floor';
+import { startRequestExpiry, withdrawOrphanedPrompts } from './hub/features/requests/requests';
+import { startFloorExpiry } from './hub/features/coordination/floor';
 import { startControlWatch } from './hub/control/control';
 import { startFleetLive } from './hub/control/fleet-live';
+import { fleetWake } from './hub/wake-runs/wake-limits';
 import { startKeyWatch } from './hub/identity/key-waits';
 import { startBrakes } from './hub/control/brakes';
 import { startBackgroundStore } from './store/worker/background';
@@ -95,7 +96,7 @@ function envMs(name: string): number | undefined {
 }
 
 export interface RunningHub {
-  hub: Hub;
+  hub: PerchHub;
   port: number;
   mcpUrl: string;
   baseUrl: string;
@@ -167,24 +168,24 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  * A running hub's background work, started here in this order when it starts; each stops when the hub
  * closes. Nothing starts by being imported: a hub made elsewhere (tests, the CLI) runs none of it.
  */
-const BACKGROUND_JOBS: ReadonlyArray<(hub: Hub) => void> = [
+const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts)
-  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests.ts)
-  withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests.ts)
-  startFloorExpiry, // floors run out on time (hub/features/floor.ts)
+  startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests/requests.ts)
+  withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests/requests.ts)
+  startFloorExpiry, // floors run out on time (hub/features/coordination/floor.ts)
   startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/identity/key-waits.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)
-  startFleetLive, // the agents, their pause, caps and usage pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
+  (hub) => startFleetLive(hub, () => fleetWake(hub)), // the agents, their pause, caps, usage and wake runs pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
-  startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention-job.ts)
+  startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention/retention-job.ts)
 ];
 
-function startRetention(hub: Hub): void {
+function startRetention(hub: PerchHub): void {
   hub.services.retention.start();
 }
 
 /** The store's worker thread: no request waits for a checkpoint or for indexing. */
-function startStoreWorker(hub: Hub): void {
+function startStoreWorker(hub: PerchHub): void {
   const background = startBackgroundStore(hub.db);
   if (background) hub.onClose(() => background.close());
 }
@@ -313,9 +314,11 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     ...extra.listeners,
     ...containers.listeners(),
   ];
-  hub.containerSwitch = containers;
-  hub.containerMcpUrl = containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null;
-  hub.baseUrl = baseUrl;
+  hub.doors.opened({
+    baseUrl,
+    containerSwitch: containers,
+    containerMcpUrl: containers.listeners()[0]?.container_mcp_url ?? extra.listeners[0]?.container_mcp_url ?? null,
+  });
   // Once the port is known: wake runs are told the MCP URL, and pushes link to this hub.
   const wakeRuns = hub.services.wakeRuns;
   wakeRuns.start();
@@ -387,7 +390,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       // Running wake processes get SIGTERM, then (2 s later, if still there) SIGKILL of their group: none outlives the hub.
       await wakeRuns.shutdown(WAKE_SHUTDOWN_GRACE_MS);
       owner.close();
-      hub.containerSwitch = null;
+      hub.doors.closing();
       await containers.close();
       await Promise.all(
         [server, ...extra.servers].map(

@@ -4,7 +4,8 @@
 // run whatever the setting; addresses given with --listen are not the switch's (they run as long as the hub).
 import type http from 'node:http';
 import type { Db } from './store/db/db';
-import type { ContainerSwitch, Hub } from './hub/core/hub';
+import type { PerchHub } from './hub/services';
+import type { ContainerSwitch } from './hub/core/doors';
 import type { McpHandler } from './mcp/endpoint';
 import type { ContainersState } from '../shared/agents/places';
 import { getSetting, setSetting } from './store/tables/talk/settings';
@@ -23,7 +24,7 @@ export function containersStateOffline(db: Db): ContainersState {
 }
 
 /** Saves the setting on a hub without a container listener door (it takes effect when a hub with one starts). */
-export function setContainersOffline(hub: Hub, on: boolean): ContainersState {
+export function setContainersOffline(hub: PerchHub, on: boolean): ContainersState {
   hub.write(() => setSetting(hub.db, SETTING, on ? 'on' : 'off'));
   return containersStateOffline(hub.db);
 }
@@ -50,7 +51,7 @@ function closeAll(servers: http.Server[]): Promise<void> {
 
 /** The switch of a running hub; starts the listeners now when the setting (or `forced`) says so. */
 export async function startContainerSwitch(o: {
-  hub: Hub;
+  hub: PerchHub;
   mcp: McpHandler;
   hooks: McpHandler;
   port: number;
@@ -77,14 +78,14 @@ export async function startContainerSwitch(o: {
     servers = r.servers;
     infos = r.listeners;
     notes = r.notes;
-    o.hub.containerMcpUrl = infos[0]?.container_mcp_url ?? null;
+    o.hub.doors.containersListening(infos[0]?.container_mcp_url ?? null);
   };
   const stop = async () => {
     const old = servers;
     servers = [];
     infos = [];
     notes = [];
-    o.hub.containerMcpUrl = null;
+    o.hub.doors.containersListening(null);
     await closeAll(old);
   };
   const state = (): ContainersState => ({

@@ -1,10 +1,11 @@
 // Making a hub: the Hub (hub/core/hub.ts) and its services, built here once, each with what it uses. Every hub is made
 // by createHub: the running hub (app.ts, with its wake launcher and push senders), the `perch` CLI, tests, the
-// benchmark. hub/ keeps no table of hubs: what an area keeps for a hub is a field of hub.services (HubServices, each
-// area declares its own fields beside its service's class), so what a service depends on shows here.
+// benchmark. hub/ keeps no table of hubs: what an area keeps for a hub is a typed field of hub.services (HubServices,
+// src/main/hub/services.ts, joining each area's services.ts), so what a service depends on shows here.
 // A service's constructor does no work that needs closing (hub.onClose): what runs in the background starts later
 // (app.ts BACKGROUND_JOBS, start()), so that it stops before the database closes.
-import { Hub, type HubOptions, type HubServices } from './hub/core/hub';
+import { Hub, type HubOptions } from './hub/core/hub';
+import type { HubServices, PerchHub } from './hub/services';
 import { ownKeyCache } from './hub/identity/identities';
 import { scopedKeyCache } from './hub/identity/agent-keys';
 import { RunKeys } from './hub/identity/run-keys';
@@ -17,10 +18,10 @@ import { archivedCountCache } from './hub/talk/archive';
 import { HarnessSessions } from './hub/control/harness';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
-import { RequestExpiry } from './hub/features/requests';
-import { FloorExpiry } from './hub/features/floor';
-import { progressLimiter } from './hub/features/progress';
-import { Retention, type RetentionOptions } from './hub/features/retention-job';
+import { RequestExpiry } from './hub/features/requests/requests';
+import { FloorExpiry } from './hub/features/coordination/floor';
+import { progressLimiter } from './hub/features/progress/progress';
+import { Retention, type RetentionOptions } from './hub/features/retention/retention-job';
 import { pushTargetsCache } from './hub/phone/devices';
 import { pairingWaiters } from './hub/phone/pairing';
 import { ActionSecret } from './hub/phone/action-tokens';
@@ -39,7 +40,7 @@ export interface ServiceDeps {
 }
 
 /** The hub's services, built once, in the order of the areas (core › identity › control › talk › features › phone, wake-runs). */
-export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
+export function hubServices(hub: PerchHub, deps: ServiceDeps = {}): HubServices {
   return {
     // identity
     ownKeys: ownKeyCache(hub.outside),
@@ -73,6 +74,6 @@ export function hubServices(hub: Hub, deps: ServiceDeps = {}): HubServices {
 }
 
 /** A hub on an open database, with its services. */
-export function createHub(opts: Omit<HubOptions, 'services'> & ServiceDeps): Hub {
-  return new Hub({ ...opts, services: (hub) => hubServices(hub, opts) });
+export function createHub(opts: Omit<HubOptions<HubServices>, 'services'> & ServiceDeps): PerchHub {
+  return new Hub<HubServices>({ ...opts, services: (hub) => hubServices(hub, opts) });
 }

@@ -13,11 +13,11 @@ import type { Duplex } from 'node:stream';
 import type { McpHandler } from './mcp/endpoint';
 import { sendJson, totalHandler } from './http-util';
 import type { RequestPlace } from '../shared/agents/places';
-import type { Hub } from './hub/core/hub';
+import type { PerchHub } from './hub/services';
 import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
 import { publicUrl } from './hub/phone/devices';
 import { serveFileLink } from './owner/files-door';
-import { isAwayFileToken } from './hub/features/files';
+import { isAwayFileToken } from './hub/features/files/files';
 
 /** The Host names containers use for the computer they run on. */
 export const CONTAINER_HOSTS: readonly string[] = ['host.docker.internal', 'host.containers.internal'];
@@ -179,7 +179,13 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
  * with a container's Host name or the address itself and no Origin (no browser page calls it), as place
  * `containers`; everything else 404.
  */
-export function extraListenerHandler(hub: Hub, mcp: McpHandler, address: string, via: string, hooks?: McpHandler): http.RequestListener {
+export function extraListenerHandler(
+  hub: PerchHub,
+  mcp: McpHandler,
+  address: string,
+  via: string,
+  hooks?: McpHandler,
+): http.RequestListener {
   const own = address.toLowerCase();
   return totalHandler((req, res, target) => {
     const p = target.pathname;
@@ -256,8 +262,11 @@ export function isProxyHost(req: http.IncomingMessage): boolean {
  * MCP client sends none; a browser always does on a cross-origin POST). Otherwise a refusal: the loopback answers such
  * a Host as it always has, 403. The caller's address is the proxy's (127.0.0.1), so address ranges do not apply.
  */
-export function proxiedPlace(hub: Hub, req: http.IncomingMessage): { at: RequestPlace } | { refusal: [number, string, string, string] } {
-  if (!hub.containerSwitch?.enabled()) {
+export function proxiedPlace(
+  hub: PerchHub,
+  req: http.IncomingMessage,
+): { at: RequestPlace } | { refusal: [number, string, string, string] } {
+  if (!hub.doors.containerSwitch?.enabled()) {
     return {
       refusal: [
         403,
@@ -290,7 +299,7 @@ export function proxiedPlace(hub: Hub, req: http.IncomingMessage): { at: Request
 }
 
 /** /mcp on the loopback listener with a container runtime's Host name (proxiedPlace): as place containers, or 403. */
-export function proxiedMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+export function proxiedMcp(hub: PerchHub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
   const p = proxiedPlace(hub, req);
   if ('refusal' in p) {
     req.resume();
@@ -304,7 +313,7 @@ export function proxiedMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage,
  * for an agent that called as a container (its own form), with the checks of proxiedPlace. Returns false for anything
  * else: the owner door refuses it as before.
  */
-export function proxiedFileLink(hub: Hub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
+export function proxiedFileLink(hub: PerchHub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
   if (!isAwayFileToken(token, 'containers') || 'refusal' in proxiedPlace(hub, req)) return false;
   req.resume();
   serveFileLink(hub, req, res, token, 'containers');
@@ -316,7 +325,7 @@ export function proxiedFileLink(hub: Hub, req: http.IncomingMessage, res: http.S
  * checks (Funnel refused; Host the public URL's or loopback; Origin, when sent, the public URL's or loopback). Without
  * a public URL set, refused as before.
  */
-export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+export function frontMcp(hub: PerchHub, mcp: McpHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
   if (!isFunnelRequest(req) && !publicUrl(hub)) {
     req.resume();
     return refuse(
@@ -344,7 +353,7 @@ export function frontMcp(hub: Hub, mcp: McpHandler, req: http.IncomingMessage, r
  * front (file_url answers it with the public URL), with the front's checks (Funnel refused, Host and Origin). Returns
  * false for anything else: the owner door refuses it as before (the owner's file links are for the laptop only).
  */
-export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
+export function frontFileLink(hub: PerchHub, req: http.IncomingMessage, res: http.ServerResponse, token: string): boolean {
   if (!isAwayFileToken(token, 'tailnet') || !publicUrl(hub)) return false;
   const check = checkFront(hub, req);
   if (check.refusal) return false; // the owner door refuses it with the same reason
@@ -359,7 +368,7 @@ export function frontFileLink(hub: Hub, req: http.IncomingMessage, res: http.Ser
  * No bridge found: a note says so, and the hub serves on loopback alone.
  */
 export async function startExtraListeners(o: {
-  hub: Hub;
+  hub: PerchHub;
   mcp: McpHandler;
   hooks: McpHandler;
   port: number;

@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   expired: 'It expired.',
   unauthorized: 'The key is missing, wrong or revoked.',
   unknown_tool: 'There is no tool of that name.',
-  // review mode (hub/features/review.ts): a write others would read that cannot wait for the owner
+  // review mode (hub/features/review/review.ts): a write others would read that cannot wait for the owner
   under_review: 'Your owner reviews what you write, and this cannot be held for review; nothing was done.',
   // archived conversations (hub/talk/archive.ts): the owner put it away; agents read it but cannot write in it
   archived: 'Your owner archived this conversation: it is read-only for agents (reads still work).',

@@ -47,7 +47,7 @@ export const EVENT_TYPES = [
   'floor.released',
   'config.updated',
   'owner.note',
-  // review mode (hub/features/review.ts), in the agent's notes channel
+  // review mode (hub/features/review/review.ts), in the agent's notes channel
   'held.created',
   'held.sent',
   'held.discarded',

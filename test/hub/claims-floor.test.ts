@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from '../support/helpers';
-import { ownerFloor, expireFloors, startFloorExpiry } from '../../src/main/hub/features/floor';
+import { ownerFloor, expireFloors, startFloorExpiry } from '../../src/main/hub/features/coordination/floor';
 import { getHistory } from '../../src/main/hub/talk/messages';
-import type { Hub } from '../../src/main/hub/core/hub';
+import type { PerchHub } from '../../src/main/hub/services';
 import { findAgent } from '../../src/main/hub/identity/identities';
 import { addAgent } from '../../src/main/hub/control/agents';
 import { conversationById } from '../../src/main/store/tables/talk/conversations';
@@ -14,7 +14,7 @@ import type { EventView } from '../../src/shared/api/event-log';
 type Any = any;
 
 /** A group of lead (its admin), b and c. */
-async function group(hub: Hub, lead: { id: string }): Promise<string> {
+async function group(hub: PerchHub, lead: { id: string }): Promise<string> {
   const g = await call(hub, lead.id, 'create_group', { title: 'crew', members: ['b', 'c'] });
   return g.conversation.conv_id;
 }
@@ -224,6 +224,6 @@ test('on a running hub the floor runs out on time with nobody calling: floor.rel
   });
 });
 
-function listAgentsByName(hub: Hub, name: string): string {
+function listAgentsByName(hub: PerchHub, name: string): string {
   return findAgent(hub, name).id;
 }

@@ -5,7 +5,7 @@ import { withHub, type TestHub, callTool as call } from '../support/helpers';
 import { TOOL_BY_NAME } from '../../src/shared/api/catalog';
 import { HubError } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
-import { estimateTokens } from '../../src/main/hub/features/context';
+import { estimateTokens } from '../../src/main/hub/features/memory/context';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -15,7 +15,7 @@ import {
   sniffImage,
   verifyFileToken,
   THUMB_BOX,
-} from '../../src/main/hub/features/files';
+} from '../../src/main/hub/features/files/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type T = TestHub;
@@ -134,7 +134,7 @@ test('a JPEG with GPS EXIF is stored without it, turned upright, with a smaller 
     assert.equal(link.size, sent.size);
     const ttl = link.expires_at - t.hub.now();
     assert.ok(ttl > (LIMITS.fileUrlTtlSecs - 5) * 1000 && ttl <= LIMITS.fileUrlTtlSecs * 1000, 'valid for fileUrlTtlSecs');
-    assert.ok(link.url.startsWith(`${t.hub.baseUrl}/files/`));
+    assert.ok(link.url.startsWith(`${t.hub.doors.baseUrl}/files/`));
     const token = link.url.slice(link.url.lastIndexOf('/') + 1);
     assert.deepEqual({ ...verifyFileToken(t.hub, token), expires_at: 0 }, { file_id: sent.file_id, variant: 'original', expires_at: 0 });
     const thumbLink = await call(t.hub, b.id, 'file_url', { conv_id: conv, file_id: sent.file_id, variant: 'thumb' });

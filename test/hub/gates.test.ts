@@ -9,7 +9,7 @@ import { callAgentTool } from '../../src/main/hub/tools/tools';
 import { addAgentKey } from '../../src/main/hub/identity/agent-keys';
 import { authenticateKey } from '../../src/main/hub/identity/key-login';
 import { pauseAgent } from '../../src/main/hub/control/control';
-import { setReview } from '../../src/main/hub/features/review';
+import { setReview } from '../../src/main/hub/features/review/review';
 import { archiveConversation } from '../../src/main/hub/talk/archive';
 import { openDirect } from '../../src/main/hub/talk/conversations';
 import { sendMessage } from '../../src/main/hub/talk/messages';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain } from '../support/helpers';
-import { handBack } from '../../src/main/hub/features/handoffs';
+import { handBack } from '../../src/main/hub/features/coordination/handoffs';
 import { sendMessage, getHistory } from '../../src/main/hub/talk/messages';
 import type { EventView } from '../../src/shared/api/event-log';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { withHub } from '../support/helpers';
 import { noteHarness, harnessOf, WAITING_NOTICE_AGENT_GAP_MS, WAITING_NOTICE_GAP_MS } from '../../src/main/hub/control/harness';
 import { pauseAgent } from '../../src/main/hub/control/control';
-import { listProgress } from '../../src/main/hub/features/progress';
+import { listProgress } from '../../src/main/hub/features/progress/progress';
 import type { LiveItem } from '../../src/shared/api/event-log';
 
 test('pre-tool-use answers whether the agent is paused; a report without a tool name writes no feed row', async () => {

@@ -9,7 +9,7 @@ import { withHub, type TestHub, callTool as call } from '../support/helpers';
 import { LIMITS } from '../../src/shared/limits';
 import { HubError } from '../../src/shared/errors';
 import { JobSlots } from '../../src/main/hub/core/image-jobs';
-import { readFile } from '../../src/main/hub/features/files';
+import { readFile } from '../../src/main/hub/features/files/files';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

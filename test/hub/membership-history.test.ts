@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain, type TestHub } from '../support/helpers';
-import { answerCard } from '../../src/main/hub/features/cards';
-import { decideRequest } from '../../src/main/hub/features/requests';
+import { answerCard } from '../../src/main/hub/features/cards/cards';
+import { decideRequest } from '../../src/main/hub/features/requests/requests';
 import { getHistory, pin, react } from '../../src/main/hub/talk/messages';
-import { handBack } from '../../src/main/hub/features/handoffs';
+import { handBack } from '../../src/main/hub/features/coordination/handoffs';
 import { HubError } from '../../src/shared/errors';
 import type { EventType } from '../../src/shared/types';
 import type { EventView } from '../../src/shared/api/event-log';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { makeHub, withHub, callTool as call } from '../support/helpers';
 import { runOwnerAction } from '../../src/main/owner/actions';
 import { openDatabase } from '../../src/main/store/db/db';
-import type { Hub } from '../../src/main/hub/core/hub';
+import type { PerchHub } from '../../src/main/hub/services';
 import { createHub } from '../../src/main/hub-services';
 import type { MessageView } from '../../src/shared/types';
 import type { EventView, LiveItem } from '../../src/shared/api/event-log';
@@ -20,7 +20,7 @@ const byText = (list: MessageView[], text: string) => list.find((m) => m.text ==
 
 test('the owner hides an agent message from their own view; it stays hidden after a restart and agents see no change', async () => {
   const t = makeHub();
-  let reopened: { hub: Hub; close(): void } | undefined;
+  let reopened: { hub: PerchHub; close(): void } | undefined;
   try {
     const { hub } = t;
     const a = t.agent('loud');

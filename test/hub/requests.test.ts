@@ -6,7 +6,7 @@ import { callAgentTool } from '../../src/main/hub/tools/tools';
 import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import { HubError, type ErrorCode } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
-import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../../src/main/hub/features/requests';
+import { decideRequest, listRequests, startRequestExpiry, getRequestForOwner } from '../../src/main/hub/features/requests/requests';
 import { getHistory } from '../../src/main/hub/talk/messages';
 import { getUpdates } from '../../src/main/hub/talk/delivery';
 import { requestById } from '../../src/main/store/tables/talk/requests';

@@ -5,7 +5,7 @@ import { withHub, callTool as call } from '../support/helpers';
 import { TOOL_BY_NAME } from '../../src/shared/api/catalog';
 import { HubError } from '../../src/shared/errors';
 import { LIMITS } from '../../src/shared/limits';
-import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../../src/main/hub/features/state';
+import { STATE_VERSIONS_KEPT, prefixRange, statePut } from '../../src/main/hub/features/memory/state';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -2,15 +2,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, type TestHub, callTool as call } from '../support/helpers';
-import { setTaskState } from '../../src/main/hub/features/tasks';
+import { setTaskState } from '../../src/main/hub/features/coordination/tasks';
 import { sendMessage } from '../../src/main/hub/talk/messages';
-import type { Hub } from '../../src/main/hub/core/hub';
+import type { PerchHub } from '../../src/main/hub/services';
 import type { EventView } from '../../src/shared/api/event-log';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-async function drain(hub: Hub, agentId: string): Promise<void> {
+async function drain(hub: PerchHub, agentId: string): Promise<void> {
   for (;;) {
     const r = await call(hub, agentId, 'get_updates', {});
     if (r.events.length === 0) return;

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openDatabase } from '../../src/main/store/db/db';
-import type { Hub } from '../../src/main/hub/core/hub';
+import type { PerchHub } from '../../src/main/hub/services';
 import { EVENT_TYPES, type EventType } from '../../src/shared/types';
 import { EVENT_DATA, type EventView, type LiveItem } from '../../src/shared/api/event-log';
 import { eventually, ownerOk, useSharedServe, type AgentClient } from '../support/serve-harness';
@@ -16,7 +16,12 @@ import { eventually, ownerOk, useSharedServe, type AgentClient } from '../suppor
 type R = Record<string, any>;
 
 /** Never called: it only has to compile (with the expected errors where marked). */
-export function emitIsTypedByEventType(hub: Hub, convId: string, msgId: string, ref: { id: string; name: string; kind: 'agent' }): void {
+export function emitIsTypedByEventType(
+  hub: PerchHub,
+  convId: string,
+  msgId: string,
+  ref: { id: string; name: string; kind: 'agent' },
+): void {
   hub.emit(convId, 'request.decided', ref.id, { msgId, data: { request_id: 'q_1', state: 'approved', outcome: { decision: 'approve' } } });
   // @ts-expect-error a misspelt field of request.decided
   hub.emit(convId, 'request.decided', ref.id, { msgId, data: { requst_id: 'q_1', state: 'approved', outcome: { decision: 'approve' } } });
@@ -75,7 +80,7 @@ export function readersAreTypedByEventType(ev: EventView): unknown[] {
 }
 
 /** Never called: the owner's live stream items are typed too. */
-export function liveItemsAreTyped(hub: Hub, item: LiveItem): unknown[] {
+export function liveItemsAreTyped(hub: PerchHub, item: LiveItem): unknown[] {
   hub.bus.publish({ kind: 'hub', value: { reads: ['c_1'] } });
   // @ts-expect-error not a hub status value
   hub.bus.publish({ kind: 'hub', value: { fleeet: null } });

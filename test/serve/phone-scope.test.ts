@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHub, type RunningHub } from '../../src/main/app';
 import { addAgent } from '../../src/main/hub/control/agents';
-import { listCardResponses } from '../../src/main/hub/features/cards';
+import { listCardResponses } from '../../src/main/hub/features/cards/cards';
 import { insertUser } from '../../src/main/store/tables/agents/users';
 import { insertMember } from '../../src/main/store/tables/talk/conversations';
 import { buildRequest, rawExchange } from '../support/raw-http';

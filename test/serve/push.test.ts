@@ -21,8 +21,8 @@ import { createDevice as createDeviceIn, revokeDevice } from '../../src/main/hub
 import { mintActionToken, mintReadToken } from '../../src/main/hub/phone/action-tokens';
 import { decideByActionToken, noticeByReadToken } from '../../src/main/hub/phone/device-push';
 import { noticeSummary } from '../../src/main/hub/phone/notice-drafts';
-import { answerCard } from '../../src/main/hub/features/cards';
-import { handBack } from '../../src/main/hub/features/handoffs';
+import { answerCard } from '../../src/main/hub/features/cards/cards';
+import { handBack } from '../../src/main/hub/features/coordination/handoffs';
 import { eventually, owner, ownerOk, runtimeInfo, useSharedServe, type AgentClient } from '../support/serve-harness';
 import {
   decryptPush,

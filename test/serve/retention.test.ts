@@ -13,7 +13,7 @@ import { runOwnerAction } from '../../src/main/owner/actions';
 import { startBackgroundStore } from '../../src/main/store/worker/background';
 import { SEARCH_FILE_NAME } from '../../src/main/store/worker/search-index';
 import { isHubError } from '../../src/shared/errors';
-import { Retention } from '../../src/main/hub/features/retention-job';
+import { Retention } from '../../src/main/hub/features/retention/retention-job';
 import { cli, eventually, ownerOk, removeDataDir, startServe } from '../support/serve-harness';
 import { dataDirWithOldHistory } from '../support/retention-seed';
 

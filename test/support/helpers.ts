@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../src/main/store/db/db';
-import type { Hub, HubOptions } from '../../src/main/hub/core/hub';
+import type { HubOptions } from '../../src/main/hub/core/hub';
+import type { HubServices, PerchHub } from '../../src/main/hub/services';
 import { createHub } from '../../src/main/hub-services';
 import { addAgent } from '../../src/main/hub/control/agents';
 import { callAgentTool } from '../../src/main/hub/tools/tools';
@@ -11,7 +12,7 @@ import { TOOL_BY_NAME, type ToolName } from '../../src/shared/api/catalog';
 import type { EventView } from '../../src/shared/api/event-log';
 
 export interface TestHub {
-  hub: Hub;
+  hub: PerchHub;
   dir: string;
   file: string;
   agent(name: string): { id: string; name: string; key: string };
@@ -19,7 +20,7 @@ export interface TestHub {
 }
 
 /** The hub's options a test may set (its clock, the owner's name); the database is always a fresh file. */
-export type TestHubOptions = Omit<HubOptions, 'db' | 'services'>;
+export type TestHubOptions = Omit<HubOptions<HubServices>, 'db' | 'services'>;
 
 export function makeHub(opts: TestHubOptions = {}): TestHub {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-test-'));
@@ -62,12 +63,12 @@ export async function withHub<T>(a: TestHubOptions | ((t: TestHub) => T | Promis
 type Any = any;
 
 /** Calls a tool as the agent, with the arguments validated by the tool's schema as the MCP door does. */
-export function callTool(hub: Hub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
+export function callTool(hub: PerchHub, agentId: string, name: ToolName, args: Record<string, unknown>): Promise<Any> {
   return callAgentTool(hub, agentId, name, TOOL_BY_NAME.get(name)!.input.parse(args) as Record<string, unknown>) as Promise<Any>;
 }
 
 /** Reads and confirms everything pending for the agent. */
-export async function drain(hub: Hub, agentId: string): Promise<EventView[]> {
+export async function drain(hub: PerchHub, agentId: string): Promise<EventView[]> {
   const all: EventView[] = [];
   for (;;) {
     const r = await callTool(hub, agentId, 'get_updates', {});

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase } from '../store/db/db';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { createHub } from '../hub-services';
 
 /**
@@ -64,7 +64,7 @@ export function dataDirOf(values: { 'data-dir'?: string }): string {
 }
 
 /** Runs fn on a Hub over the data dir's database file (whether or not a hub serves it), then closes the file. */
-export function withHub<T>(dataDir: string, fn: (hub: Hub) => T): T {
+export function withHub<T>(dataDir: string, fn: (hub: PerchHub) => T): T {
   const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
   try {
     return fn(createHub({ db }));

@@ -140,12 +140,12 @@ async function cmdServe(argv: string[]): Promise<void> {
     const listeners = running.listeners.map((l) => ({ url: l.url, serves: l.serves, place: l.place, ...(l.via ? { via: l.via } : {}) }));
     const front = phoneUrl ? [{ url: phoneUrl, serves: ['mcp', 'phone'], place: 'tailnet', via: 'the HTTPS front' }] : [];
     process.stdout.write(
-      `${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl, listeners: [...listeners, ...front], container_mcp_url: running.hub.containerMcpUrl, notes: running.notes })}\n`,
+      `${JSON.stringify({ mcp_url: running.mcpUrl, port: running.port, data_dir: dataDir, login_url: login, durability, public_url: phoneUrl, listeners: [...listeners, ...front], container_mcp_url: running.hub.doors.containerMcpUrl, notes: running.notes })}\n`,
     );
   } else {
     const extra = running.listeners.filter((l) => l.place === 'containers');
     const containers = extra.length
-      ? `  Containers:   ${running.hub.containerMcpUrl} (Podman: host.containers.internal; /mcp only, on ${extra.map((l) => `${l.url} ${l.via}`).join(', ')})\n                keys need --from containers; Linux docker run needs --add-host=host.docker.internal:host-gateway\n`
+      ? `  Containers:   ${running.hub.doors.containerMcpUrl} (Podman: host.containers.internal; /mcp only, on ${extra.map((l) => `${l.url} ${l.via}`).join(', ')})\n                keys need --from containers; Linux docker run needs --add-host=host.docker.internal:host-gateway\n`
       : '';
     const notes = running.notes.map((n) => `  Note:         ${n}\n`).join('');
     const phone = phoneUrl

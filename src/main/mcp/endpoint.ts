@@ -24,7 +24,7 @@
 // Every answer writes one log line (McpLogLine). Anything unexpected is a 500 with the request id.
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import type { KeyAuth, KeyStanding } from '../hub/identity/agent-keys';
 import type { WaitStanding } from '../../shared/agents/scoped-keys';
 import { authenticateKey, keyStanding } from '../hub/identity/key-login';
@@ -79,7 +79,7 @@ export interface McpLogLine {
 }
 
 export interface McpOptions {
-  hub: Hub;
+  hub: PerchHub;
   /** Per-agent calls per second (0 = unlimited). */
   ratePerSecond?: number;
   rateBurst?: number;
@@ -99,7 +99,7 @@ const RESOURCES = [
 
 /** What one MCP door keeps between requests. */
 interface Door {
-  hub: Hub;
+  hub: PerchHub;
   limiter: RateLimiter;
   commits: GroupCommit;
   /** The catalog's tools that have a handler: the ones listed and callable. */

@@ -4,7 +4,7 @@
 // successful call is on disk before it returns, as without batching. Under load this turns N commits
 // (each writing the same B-tree pages again) into one. Read-only tools do not wait for it, nor do tools
 // the catalog marks groupCommitted: false; while the disk is full every call commits (or fails) alone.
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 
 /** Most writing calls committed together. */
 const MAX_BATCH = 64;
@@ -21,7 +21,7 @@ export class GroupCommit {
   private drainScheduled = false;
   private readonly drainBound = () => this.drain();
 
-  constructor(private readonly hub: Pick<Hub, 'batch' | 'storageFull'>) {}
+  constructor(private readonly hub: Pick<PerchHub, 'batch' | 'storageFull'>) {}
 
   /**
    * Runs a call: in the next batch when it is groupCommitted, else (and while the disk is full, so a

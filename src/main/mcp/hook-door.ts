@@ -10,7 +10,7 @@
 // the harness doors build the same; the hub builds the request's title and context itself and runs it as the
 // agent's request_human (every gate of an agent's call: scope, paused, archived, review) in its direct conversation
 // with the owner, marked as this door's prompt (Caller.door). Only such a prompt may be decided by a standing rule
-// (hub/features/permission-rules.ts); an agent's own request_human never is, whatever its context says.
+// (hub/features/requests/permission-rules.ts); an agent's own request_human never is, whatever its context says.
 //
 //   on the loopback: Host / Origin on this computer 403 · Bearer <agent key> 401 · a key whose places leave out
 //   where the request came from 403 (as /mcp) ·
@@ -23,7 +23,7 @@
 // and the owner is told once per agent (hub/control/harness.ts noteHookKeyProblem). The harness doors
 // (POST /hook/<harness>/<event>, below) take the harness's own input and answer its own output.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub as Hub } from '../hub/services';
 import type { RequestPlace } from '../../shared/agents/places';
 import { LIMITS } from '../../shared/limits';
 import { cursorMcpToolName } from './cursor-tool-name';
@@ -63,7 +63,7 @@ import {
 import { isHubError } from '../../shared/errors';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
-import { promptRequestInput } from '../hub/features/permission-rules';
+import { promptRequestInput } from '../hub/features/requests/permission-rules';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
 import {
@@ -401,7 +401,7 @@ async function decide(
       if (r.state !== 'pending' || signal.aborted) return `the request was ${String(r.state)} in Perch; the terminal dialog decides`;
       const left = Math.floor((deadline - Date.now()) / 1000);
       if (left <= 0) break;
-      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests.ts).
+      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts).
       r = (await callAgentTool(
         hub,
         who.agentId,

@@ -2,7 +2,7 @@
 // thin call into hub services, with the owner as the actor. A handler takes the action's parsed input
 // and answers its result type (OwnerResult<A>, which the UI reads too); a missing action is a compile
 // error. Like the MCP door, this door reaches the store only through the hub.
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { HubError, isHubError } from '../../shared/errors';
 import { visibleDeep, visibleText } from '../../shared/text/text';
 import { tooDeep } from '../../shared/text/json-depth';
@@ -23,7 +23,7 @@ import {
   sendMessage,
 } from '../hub/talk/messages';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig } from '../hub/control/agents';
-import { agentActivity, listProgress } from '../hub/features/progress';
+import { agentActivity, listProgress } from '../hub/features/progress/progress';
 import { fleetControls, pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../hub/control/control';
 import {
   ensureOwnerMember,
@@ -33,17 +33,17 @@ import {
   requireConversation,
   sendNote,
   sendOwnerFile,
-} from '../hub/features/owner';
+} from '../hub/features/owner/owner';
 import { resumeConversation, setAgentBudget } from '../hub/control/brakes';
-import { handBack, listActiveHandoffs } from '../hub/features/handoffs';
-import { setTaskState } from '../hub/features/tasks';
-import { ownerFloor } from '../hub/features/floor';
-import { decideRequest, listRequests } from '../hub/features/requests';
-import { listPermissionRuleViews, removePermissionRule } from '../hub/features/permission-rules';
-import { addRuleOrAnswer } from '../hub/features/permission-answers';
-import { answerCard } from '../hub/features/cards';
-import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files';
-import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review';
+import { handBack, listActiveHandoffs } from '../hub/features/coordination/handoffs';
+import { setTaskState } from '../hub/features/coordination/tasks';
+import { ownerFloor } from '../hub/features/coordination/floor';
+import { decideRequest, listRequests } from '../hub/features/requests/requests';
+import { listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
+import { addRuleOrAnswer } from '../hub/features/requests/permission-answers';
+import { answerCard } from '../hub/features/cards/cards';
+import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files/files';
+import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/review/review';
 import { setWakeAction } from '../hub/wake-runs/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
@@ -58,7 +58,8 @@ import { getDevice, getPhoneSettings, listAudit, listDevices, publicUrl, revokeD
 import { cancelPairing, confirmPairing, pairingStatus, startPairing } from '../hub/phone/pairing';
 import { sendTestPush } from '../hub/phone/notify';
 import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
-import { retentionDryRun, retentionStatus, setRetentionRule } from '../hub/features/retention';
+import { retentionStatus, setRetentionRule } from '../hub/features/retention/retention';
+import { retentionDryRun } from '../hub/features/retention/retention-plan';
 
 /** Who calls an owner action: the laptop (the Perch window, `perch owner`, the browser UI on this computer) or a paired device. */
 export interface OwnerCaller {
@@ -67,7 +68,7 @@ export interface OwnerCaller {
 
 /** One owner action: the owner's parsed input in (and who calls), the action's result out. */
 export type OwnerActionHandler<A extends OwnerAction> = (
-  hub: Hub,
+  hub: PerchHub,
   input: OwnerArgs<A>,
   by: OwnerCaller,
 ) => OwnerResult<A> | Promise<OwnerResult<A>>;
@@ -111,7 +112,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return {
       agent,
       key,
-      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) },
+      snippets: { ...connectionSnippets(`${hub.doors.baseUrl}/mcp`, agent.name, key), ...awayOf(hub, agent.name, agent.from, key) },
       ...warnedOf(agent.from),
     };
   },
@@ -121,7 +122,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   },
   'agents.rotate_key': (hub, a) => {
     const { agent, key } = rotateKey(hub, a.agent);
-    return { agent, key, snippets: connectionSnippets(`${hub.baseUrl}/mcp`, agent.name, key) };
+    return { agent, key, snippets: connectionSnippets(`${hub.doors.baseUrl}/mcp`, agent.name, key) };
   },
   'agents.revoke': (hub, a) => ({ agent: revokeAgent(hub, a.agent) }),
   // Scoped keys (hub/identity/agent-keys.ts)
@@ -130,7 +131,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     return {
       key,
       secret,
-      snippets: { ...connectionSnippets(`${hub.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) },
+      snippets: { ...connectionSnippets(`${hub.doors.baseUrl}/mcp`, key.agent, secret), ...awayOf(hub, key.agent, key.from, secret) },
       ...warnedOf(key.from),
     };
   },
@@ -157,13 +158,13 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'requests.list': (hub, a) => ({ requests: listRequests(hub, { state: a.state as RequestState | undefined }) }),
   'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
-  'containers.get': (hub) => ({ containers: hub.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
+  'containers.get': (hub) => ({ containers: hub.doors.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
   'containers.set': async (hub, a) => ({
-    containers: hub.containerSwitch ? await hub.containerSwitch.set(a.on) : setContainersOffline(hub, a.on),
+    containers: hub.doors.containerSwitch ? await hub.doors.containerSwitch.set(a.on) : setContainersOffline(hub, a.on),
   }),
   'files.url': (hub, a) => ownerFileUrl(hub, a.file_id, a.variant ?? 'original'),
   'files.send': (hub, a) => sendOwnerFile(hub, a),
-  // review mode (hub/features/review.ts)
+  // review mode (hub/features/review/review.ts)
   'agents.set_review': (hub, a) => setReview(hub, a.agent, a.on),
   'held.list': (hub) => ({ items: listHeld(hub) }),
   'held.send': (hub, a) => sendHeld(hub, a.held_id, a.text),
@@ -183,7 +184,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     const resumed = resumeConversation(hub, hub.ownerId, a.conv_id);
     return { conv_id: a.conv_id, resumed, conversation: ownerConversation(hub, a.conv_id) };
   },
-  // archived conversations (hub/talk/archive.ts), retention (hub/features/retention.ts)
+  // archived conversations (hub/talk/archive.ts), retention (hub/features/retention/retention.ts)
   'conversations.archive': (hub, a) => ({ ...archiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
   'conversations.unarchive': (hub, a) => ({ ...unarchiveConversation(hub, a.conv_id), conversation: ownerConversation(hub, a.conv_id) }),
   'retention.get': (hub) => retentionStatus(hub),
@@ -216,8 +217,8 @@ function warnedOf(from: readonly string[] | undefined): { warning?: string } {
 }
 
 /** Snippets for a key that may connect from containers or the tailnet (shared/agents/snippets.ts awaySnippets). */
-function awayOf(hub: Hub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
-  const port = Number(/:(\d+)$/.exec(hub.baseUrl)?.[1]) || 0;
+function awayOf(hub: PerchHub, agent: string, from: readonly string[] | undefined, key: string): Record<string, string> {
+  const port = Number(/:(\d+)$/.exec(hub.doors.baseUrl)?.[1]) || 0;
   return from ? awaySnippets(agent, from, { port, publicUrl: publicUrl(hub) }, key) : {};
 }
 
@@ -229,7 +230,7 @@ export function ownerActionNames(): string[] {
  * Validates and runs one owner action. Its answer (and error) is what the owner reads, over IPC and
  * HTTP alike: every string in it passes through visibleText (no bidi overrides or invisible characters).
  */
-export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by: OwnerCaller = {}): Promise<unknown> {
+export async function runOwnerAction(hub: PerchHub, action: string, raw: unknown, by: OwnerCaller = {}): Promise<unknown> {
   try {
     return visibleDeep(await runOwnerActionRaw(hub, action, raw, by));
   } catch (err) {
@@ -238,7 +239,7 @@ export async function runOwnerAction(hub: Hub, action: string, raw: unknown, by:
   }
 }
 
-async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
+async function runOwnerActionRaw(hub: PerchHub, action: string, raw: unknown, by: OwnerCaller): Promise<unknown> {
   if (!Object.hasOwn(ownerActions, action)) {
     throw new HubError(
       'not_found',
@@ -260,7 +261,7 @@ async function runOwnerActionRaw(hub: Hub, action: string, raw: unknown, by: Own
     throw new HubError('invalid_argument', `Invalid input for ${action}: ${detail}`, `Check the input of ${action} in docs/owner-api.md.`);
   }
   try {
-    const fn = ownerActions[action as OwnerAction] as (hub: Hub, input: unknown, by: OwnerCaller) => unknown;
+    const fn = ownerActions[action as OwnerAction] as (hub: PerchHub, input: unknown, by: OwnerCaller) => unknown;
     return await fn(hub, parsed.data, by);
   } catch (err) {
     // A full or failing disk: storage_full (nothing was saved), not a failure of the hub.

@@ -8,7 +8,7 @@
 // credential checks are rate-limited per caller (and per code or pairing), never in one bucket for everyone.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { HubError, isHubError, type ErrorCode } from '../../shared/errors';
 import { DEVICE_ME_PATH, DEVICE_PAIR_CLAIM_PATH, DEVICE_PAIR_WAIT_PATH, type DeviceScope } from '../../shared/features/devices';
 import {
@@ -82,7 +82,7 @@ function hostForms(origin: string): string[] {
  * port, as before) or exactly the public URL's host; Origin (when sent): a loopback origin or exactly the public
  * URL's origin. Anything else is 403.
  */
-export function checkFront(hub: Hub, req: IncomingMessage): FrontCheck {
+export function checkFront(hub: PerchHub, req: IncomingMessage): FrontCheck {
   if (isFunnelRequest(req)) {
     return {
       remote: true,
@@ -179,7 +179,7 @@ function onlyKeys(o: Record<string, unknown>, keys: string[], what: string): voi
 
 /** What the push door (push-door.ts, and any later device route) gets to work with. */
 export interface DeviceDoorTools {
-  hub: Hub;
+  hub: PerchHub;
   /** The paired device behind the request's bearer (rate-limited, audited when refused), or undefined after answering 401/429. */
   requireDevice(req: IncomingMessage, res: ServerResponse, action: string): DeviceRow | undefined;
   /**
@@ -241,7 +241,7 @@ export function callerKey(req: IncomingMessage): string {
 }
 
 export function createDeviceDoor(opts: {
-  hub: Hub;
+  hub: PerchHub;
   extraRoutes?: ReadonlyArray<[string, DeviceRoute]>;
   limits?: DeviceDoorLimits;
 }): DeviceDoor {

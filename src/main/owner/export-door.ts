@@ -1,22 +1,22 @@
 // POST /api/owner/archive/export: the owner's Export… in the app. The body is the scope ({} = everything); the answer
 // is the export itself (application/gzip, as an attachment), written to a private temporary file first by
-// hub/features/export.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
+// hub/features/owner/export.ts and streamed from it, then the file goes. Only for the laptop's owner session or the
 // perch command (never a paired phone); a bad scope is a JSON refusal like any owner action's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { isHubError } from '../../shared/errors';
 import { BodyTooLarge, readBody, sendInternalError, sendJson, statusOfCode } from '../http-util';
-import { exportHub, exportScopeOf, ownerExportFolder } from '../hub/features/export';
+import { exportHub, exportScopeOf, ownerExportFolder } from '../hub/features/owner/export';
 import { contentDisposition } from './files-door';
 
 /** The scope is a small JSON object: 64 KiB is room for thousands of conversation ids. */
 const MAX_BODY_BYTES = 64 * 1024;
 const SCOPE_STEP = 'Send {} for everything, or {"conversations": ["c_…"]}.';
 
-export async function serveExport(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveExport(hub: PerchHub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let dir: string | undefined;
   try {
     let input: unknown = {};

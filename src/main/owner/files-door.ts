@@ -1,17 +1,17 @@
 // GET /files/<token>: a signed, short-lived link to a file or its thumbnail (made by file_url). On the loopback, the
 // owner's and local agents' links; on the container listener and through the HTTPS front, only the links made for an
-// agent that called from there (listeners.ts), each door its own form (hub/features/files.ts verifyAwayFileToken).
+// agent that called from there (listeners.ts), each door its own form (hub/features/files/files.ts verifyAwayFileToken).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { isHubError } from '../../shared/errors';
 import { visibleText } from '../../shared/text/text';
 import { sendInternalError, sendJson } from '../http-util';
 
 type FileReader = {
-  verify: (hub: Hub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
-  verifyAway: (hub: Hub, token: string, place: 'containers' | 'tailnet') => { file_id: string; variant: 'original' | 'thumb' };
+  verify: (hub: PerchHub, token: string) => { file_id: string; variant: 'original' | 'thumb' };
+  verifyAway: (hub: PerchHub, token: string, place: 'containers' | 'tailnet') => { file_id: string; variant: 'original' | 'thumb' };
   read: (
-    hub: Hub,
+    hub: PerchHub,
     fileId: string,
     variant: 'original' | 'thumb',
   ) => { data: Buffer; mime: string; name: string; disposition: 'inline' | 'attachment' };
@@ -42,7 +42,13 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
  * token: the part of the path after /files/, percent-decoded already (parseTarget). away: the door is the container
  * listener or the HTTPS front, and only links made for an agent calling from there are served.
  */
-export function serveFileLink(hub: Hub, req: IncomingMessage, res: ServerResponse, token: string, away?: 'containers' | 'tailnet'): void {
+export function serveFileLink(
+  hub: PerchHub,
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  away?: 'containers' | 'tailnet',
+): void {
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'GET a file link.', next_step: 'Use GET.' } });
   if (!reader) return sendJson(res, 404, { error: { code: 'not_found', message: 'Files are not available.', next_step: 'Update Perch.' } });

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hub } from '../hub/core/hub';
+import type { PerchHub } from '../hub/services';
 import { isHubError } from '../../shared/errors';
 import {
   OWNER_API_PREFIX,
@@ -69,7 +69,7 @@ const APPROVALS_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'card.response',
 ]);
 
-function approvalsItem(hub: Hub, item: LiveItem): LiveItem | undefined {
+function approvalsItem(hub: PerchHub, item: LiveItem): LiveItem | undefined {
   if (item.kind === 'hub') {
     const value = Object.fromEntries(Object.entries(item.value).filter(([k]) => APPROVALS_HUB_KEYS.includes(k)));
     return Object.keys(value).length ? { kind: 'hub', value } : undefined;
@@ -138,7 +138,7 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: string; deviceLimits?: DeviceDoorLimits }): OwnerDoor {
+export function createOwnerDoor(opts: { hub: PerchHub; cliToken: string; uiDir?: string; deviceLimits?: DeviceDoorLimits }): OwnerDoor {
   const { hub, cliToken } = opts;
   const uiDir = opts.uiDir ?? path.resolve(__dirname, 'renderer');
   /** Open event streams; a device's stream has its id and, for scope approvals, a filter. */
@@ -198,7 +198,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
    * the same computer is another web site (its pages must not drive the owner API).
    */
   function isOwnOrigin(origin: string): boolean {
-    const port = /:(\d+)$/.exec(hub.baseUrl)?.[1];
+    const port = /:(\d+)$/.exec(hub.doors.baseUrl)?.[1];
     return !!port && (origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`);
   }
 
@@ -364,7 +364,7 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
 
   /** The login link's page is the UI itself: it reads the one-time token from the fragment and exchanges it. */
   function loginUrl(): string {
-    return `${hub.baseUrl}${OWNER_LOGIN_PATH}#token=${createLoginToken(hub)}`;
+    return `${hub.doors.baseUrl}${OWNER_LOGIN_PATH}#token=${createLoginToken(hub)}`;
   }
 
   return {
@@ -387,8 +387,8 @@ export function createOwnerDoor(opts: { hub: Hub; cliToken: string; uiDir?: stri
           res,
           403,
           'forbidden',
-          `The owner API answers only pages of this hub (${hub.baseUrl}), not ${origin}.`,
-          `Open ${hub.baseUrl}/ in the browser.`,
+          `The owner API answers only pages of this hub (${hub.doors.baseUrl}), not ${origin}.`,
+          `Open ${hub.doors.baseUrl}/ in the browser.`,
         );
       }
       if (p.startsWith(DEVICE_API_PREFIX)) return devices.handle(req, res, url);

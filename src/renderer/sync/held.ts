@@ -1,4 +1,4 @@
-// Review mode (hub/features/review.ts): the held items of the Approvals inbox, and the per-agent switch.
+// Review mode (hub/features/review/review.ts): the held items of the Approvals inbox, and the per-agent switch.
 import { api } from '../transport';
 import { heldStore } from '../stores/held';
 import { attempt, toast } from './common';

@@ -56,7 +56,7 @@ export interface AgentSummary {
   config_version: number;
   config: AgentConfig;
   waiting: boolean;
-  /** Review mode: the agent's sends are held for the owner (hub/features/review.ts). */
+  /** Review mode: the agent's sends are held for the owner (hub/features/review/review.ts). */
   review: boolean;
   /** Owner control: why the agent is paused, or null when it runs (shared/agents/control.ts). */
   paused: import('./control').PauseInfo | null;

@@ -18,7 +18,7 @@ export interface RequestPlace {
   via: string;
   /**
    * The URL the caller reached the hub by, when it is not the loopback (the container listener as the container names
-   * it, or the public URL of the HTTPS front): file links handed to it start with it (hub/features/files.ts).
+   * it, or the public URL of the HTTPS front): file links handed to it start with it (hub/features/files/files.ts).
    */
   base_url?: string;
   /**

@@ -78,7 +78,7 @@ export interface EventPayloads {
   'config.updated': { version: number };
   /** In the agent's notes channel: a private note from the owner, maybe about a conversation. */
   'owner.note': { text: string; about_conv_id: string | null };
-  // review mode (hub/features/review.ts), in the agent's notes channel; conv_id null: a held new task or group
+  // review mode (hub/features/review/review.ts), in the agent's notes channel; conv_id null: a held new task or group
   'held.created': { held_id: string; kind: HeldKind; conv_id: string | null };
   /** What was posted (msg_id, seq of a send; result of another write), with the words as sent. */
   'held.sent': {

@@ -420,7 +420,7 @@ export const OWNER_ACTIONS = lazyInputs({
         thread_id: id().optional(),
       }),
   },
-  // review mode (hub/features/review.ts)
+  // review mode (hub/features/review/review.ts)
   'agents.set_review': {
     device: 'full',
     description:
@@ -518,7 +518,7 @@ export const OWNER_ACTIONS = lazyInputs({
       'Resume a conversation the loop brake paused (as writing in it does): its agents may send again and are woken with conversation.resumed. resumed is false when it was not paused.',
     input: () => z.strictObject({ conv_id: id() }),
   },
-  // archived conversations (hub/talk/archive.ts) and retention (hub/features/retention.ts)
+  // archived conversations (hub/talk/archive.ts) and retention (hub/features/retention/retention.ts)
   'conversations.archive': {
     device: 'full',
     description:

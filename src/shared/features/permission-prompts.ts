@@ -1,6 +1,6 @@
 // Agents' own permission prompts (a harness's PermissionRequest hook, `perch hook permission-request`) as Perch
 // files them, and the owner's standing rules for them. Pure, and free of heavy imports: the hook's own bundle
-// (dist/hook.js) uses it, and so does the hub (hub/features/permission-rules.ts).
+// (dist/hook.js) uses it, and so does the hub (hub/features/requests/permission-rules.ts).
 import { codeRunningOption, shellWords } from '../text/shell-words';
 
 /** The request's title limit (LIMITS.maxTitleChars, not imported to keep the hook's bundle small). */

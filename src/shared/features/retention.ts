@@ -1,4 +1,4 @@
-// Retention rules: how long the hub keeps a conversation's history (hub/features/retention.ts applies them). Pure.
+// Retention rules: how long the hub keeps a conversation's history (hub/features/retention/retention.ts applies them). Pure.
 
 /** The longest keep_days / archive_idle_days a rule may name (100 years). */
 export const MAX_RETENTION_DAYS = 36500;

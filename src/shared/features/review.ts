@@ -1,4 +1,4 @@
-// Review mode (hub/features/review.ts): a held write as the owner sees it in the Approvals inbox, and what review
+// Review mode (hub/features/review/review.ts): a held write as the owner sees it in the Approvals inbox, and what review
 // mode does to each tool of the catalog.
 import type { ToolName } from '../api/catalog';
 import type { UserRef } from '../types';
@@ -9,7 +9,7 @@ import type { UserRef } from '../types';
  */
 export type HeldKind = 'message' | 'card' | 'file' | 'edit' | 'request' | 'task' | 'group' | 'task_update' | 'handoff';
 
-/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review-calls.ts). */
+/** "kit wants to …": what a held item would do (review mode holds every write others read, hub/features/review/review-calls.ts). */
 export const HELD_WHAT: Record<HeldKind, string> = {
   message: 'send a message',
   card: 'send a card',

@@ -2,11 +2,11 @@
 // written to the database file (works whether or not the hub runs; a running hub sees it at once). Wake actions
 // are in cli/agents/wake.ts.
 import { parseArgs } from 'node:util';
-import type { Hub } from '../../hub/core/hub';
+import type { PerchHub } from '../../hub/services';
 import { addAgentKey, listAgentKeys, revokeScopedKey } from '../../hub/identity/agent-keys';
 import { findAgent } from '../../hub/identity/identities';
 import { addAgent, listAgents, revokeAgent, rotateKey, updateConfig, agentSummary } from '../../hub/control/agents';
-import { setReview } from '../../hub/features/review';
+import { setReview } from '../../hub/features/review/review';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../../hub/control/control';
 import { agentBrakes, setAgentBudget } from '../../hub/control/brakes';
 import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../../shared/agents/brakes';
@@ -126,7 +126,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
     if (!name) throw new UsageError(`perch agent ${sub} needs NAME`);
     return name;
   };
-  // review mode (hub/features/review.ts): checked before the database is opened
+  // review mode (hub/features/review/review.ts): checked before the database is opened
   if (sub === 'review' && (!name || !['on', 'off'].includes(positionals[1] ?? '')))
     throw new UsageError('perch agent review needs NAME and on or off');
   // The config patch (inline, @FILE or -) is read and checked before the database is opened, as with perch call.
@@ -199,7 +199,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
         return;
       }
       case 'review': {
-        // review mode (hub/features/review.ts)
+        // review mode (hub/features/review/review.ts)
         const { agent: a, changed } = setReview(hub, needName(), positionals[1] === 'on');
         print(
           json,
@@ -308,7 +308,7 @@ async function cmdAgentBrakes(argv: string[]): Promise<void> {
 
 /** `perch agent key add|list|revoke`: an agent's extra keys with scopes and an optional expiry. */
 function cmdAgentKey(
-  hub: Hub,
+  hub: PerchHub,
   dataDir: string,
   json: boolean,
   positionals: string[],

@@ -2,7 +2,7 @@
 // of the running hub (or the default), and the HTTPS front's URL when one is set.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Hub } from '../../hub/core/hub';
+import type { PerchHub } from '../../hub/services';
 import { DEFAULT_PORT, RUNTIME_FILE } from '../../paths';
 import { publicUrl } from '../../hub/phone/devices';
 import { awaySnippets } from '../../../shared/agents/snippets';
@@ -24,7 +24,7 @@ const TITLES: Record<string, string> = {
 /** Snippets for an agent that connects from containers or the tailnet; undefined when it connects only locally. */
 export function placeSnippets(
   dataDir: string,
-  hub: Hub,
+  hub: PerchHub,
   agent: string,
   places: readonly string[],
   key: string | null,

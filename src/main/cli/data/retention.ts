@@ -1,4 +1,4 @@
-// perch retention: the owner's retention rules (hub/features/retention.ts): show them, what they would remove now
+// perch retention: the owner's retention rules (hub/features/retention/retention.ts): show them, what they would remove now
 // (--dry-run), set or remove one, and switch an older database file to giving space back (compact).
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // The fleet's agents as the owner manages them: summaries (with pause, brakes, review and presence), adding an
 // agent, its role config, rotating and revoking its key. Keys themselves (hashing, authenticating) are
 // hub/identity/identities.ts; this module sits above it and above owner control, which its summaries read.
-import type { Hub } from '../core/hub';
+import type { ControlHub } from './services';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import {
@@ -26,7 +26,7 @@ import { endRevokedWaits } from '../identity/key-waits';
 import { findAgent, forgetKeys, newKey, validateName } from '../identity/identities';
 import { type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents/agents';
 
-export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
+export function agentSummary(hub: ControlHub, u: UserRow): AgentSummary {
   const config = JSON.parse(u.config) as AgentConfig;
   return {
     id: u.id,
@@ -49,7 +49,7 @@ export function agentSummary(hub: Hub, u: UserRow): AgentSummary {
 }
 
 export function addAgent(
-  hub: Hub,
+  hub: ControlHub,
   input: { name: string; description?: string; instructions?: string; from?: unknown },
 ): { agent: AgentSummary; key: string } {
   const name = validateName(input.name);
@@ -87,12 +87,12 @@ export function addAgent(
   });
 }
 
-export function listAgents(hub: Hub): AgentSummary[] {
+export function listAgents(hub: ControlHub): AgentSummary[] {
   return listUsers(hub.db, 'agent').map((u) => agentSummary(hub, u));
 }
 
 /** A new key for the agent; the old one stops working at once, and calls waiting under it end (hub/identity/key-waits.ts). */
-export function rotateKey(hub: Hub, nameOrId: string): { agent: AgentSummary; key: string } {
+export function rotateKey(hub: ControlHub, nameOrId: string): { agent: AgentSummary; key: string } {
   const rotated = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const { key, hash, hint } = newKey();
@@ -106,7 +106,7 @@ export function rotateKey(hub: Hub, nameOrId: string): { agent: AgentSummary; ke
 }
 
 /** Revokes the agent: every key of it stops working at once, and calls waiting under them end (hub/identity/key-waits.ts). */
-export function revokeAgent(hub: Hub, nameOrId: string): AgentSummary {
+export function revokeAgent(hub: ControlHub, nameOrId: string): AgentSummary {
   const revoked = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     if (u.revoked_at != null) return agentSummary(hub, u);
@@ -120,7 +120,7 @@ export function revokeAgent(hub: Hub, nameOrId: string): AgentSummary {
 }
 
 /** Replaces an agent's role config; its version rises and the agent gets a config.updated notice. */
-export function updateConfig(hub: Hub, nameOrId: string, patch: Partial<AgentConfig> & { description?: string }): AgentSummary {
+export function updateConfig(hub: ControlHub, nameOrId: string, patch: Partial<AgentConfig> & { description?: string }): AgentSummary {
   return hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const current = JSON.parse(u.config) as AgentConfig;

@@ -31,6 +31,7 @@
 // brakeCheck is the brakes gate of an agent's write (hub/talk/gates.ts, stage words). Review mode (held messages) passes
 // it and counts through noteSent too, so holding is no way round them.
 import type { Hub } from '../core/hub';
+import type { IdentityServices } from '../identity/services';
 import { HubError } from '../../../shared/errors';
 import { BRAKES, type AgentBrakes, type BrakeWord, type BudgetSetting, type ConversationPause } from '../../../shared/agents/brakes';
 import type { MessageRow } from '../../store/tables/talk/messages';
@@ -41,6 +42,9 @@ import { tx } from '../../store/db/db';
 import { visibleDeep } from '../../../shared/text/text';
 import { progressView } from '../core/views';
 import { findAgent } from '../identity/identities';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type BrakesHub = Hub<IdentityServices & { brakes: Brakes }>;
 
 /** At most this many events of a conversation are read to rebuild its counts. */
 export const REBUILD_EVENTS = 2000;
@@ -76,18 +80,11 @@ interface State {
   lastNotice: Map<string, number>;
 }
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** The brakes' counts, paused conversations and budgets (hub/control/brakes.ts). */
-    brakes: Brakes;
-  }
-}
-
 /** What the brakes keep for one hub: loaded on first use (startBrakes loads them when the hub starts). */
 export class Brakes {
   private loaded: State | undefined = undefined;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: BrakesHub) {}
 
   get state(): State {
     if (this.loaded) return this.loaded;
@@ -109,16 +106,16 @@ export class Brakes {
   }
 }
 
-function stateOf(hub: Hub): State {
+function stateOf(hub: BrakesHub): State {
   return hub.services.brakes.state;
 }
 
 /** Loads paused conversations and budgets when the hub starts (app.ts). */
-export function startBrakes(hub: Hub): void {
+export function startBrakes(hub: BrakesHub): void {
   stateOf(hub);
 }
 
-function isPerson(hub: Hub, userId: string): boolean {
+function isPerson(hub: BrakesHub, userId: string): boolean {
   try {
     return hub.user(userId).kind === 'human';
   } catch {
@@ -135,7 +132,7 @@ function personActedIn(s: State, convId: string): void {
 }
 
 /** A person took part in a conversation without an event of theirs (e.g. approving a held message): counts reset. */
-export function personActed(hub: Hub, convId: string): void {
+export function personActed(hub: BrakesHub, convId: string): void {
   personActedIn(stateOf(hub), convId);
 }
 
@@ -179,7 +176,7 @@ function count(c: ConvState, agentId: string, text: string, at: number): string[
 }
 
 /** A conversation's counts, rebuilt from its log (last two hours, at most REBUILD_EVENTS events) on first use. */
-function convState(hub: Hub, s: State, convId: string): ConvState {
+function convState(hub: BrakesHub, s: State, convId: string): ConvState {
   let c = s.convs.get(convId);
   if (c) return c;
   c = { turns: [], lastSpeaker: null, epoch: 0, agents: new Map() };
@@ -214,7 +211,7 @@ export interface BrakeInput {
  * nothing (the owner is shown the refusal after the caller's transaction). Requests to a person
  * (kind request) are never braked. `replied`: the message named by reply_to, if already read.
  */
-export function brakeCheck(hub: Hub, agentId: string, convId: string, input: BrakeInput, replied?: MessageRow): void {
+export function brakeCheck(hub: BrakesHub, agentId: string, convId: string, input: BrakeInput, replied?: MessageRow): void {
   const s = stateOf(hub);
   if (s.off || input.kind === 'request') return;
   const pause = s.pauses.get(convId);
@@ -275,7 +272,7 @@ export function brakeCheck(hub: Hub, agentId: string, convId: string, input: Bra
  * review mode does when it holds a message). When the send completes a loop, the conversation is
  * paused in that transaction and its agents are woken with conversation.paused.
  */
-export function noteSent(hub: Hub, agentId: string, convId: string, text: string, kind?: string): void {
+export function noteSent(hub: BrakesHub, agentId: string, convId: string, text: string, kind?: string): void {
   const s = stateOf(hub);
   if (s.off || kind === 'request') return;
   const now = hub.now();
@@ -295,14 +292,14 @@ export function noteSent(hub: Hub, agentId: string, convId: string, text: string
   });
 }
 
-function agentMembers(hub: Hub, convId: string): string[] {
+function agentMembers(hub: BrakesHub, convId: string): string[] {
   return membersOf(hub.db, convId)
     .map((m) => m.user_id)
     .filter((id) => !isPerson(hub, id));
 }
 
 /** The loop pause of a conversation, if any (ConversationView.paused). */
-export function conversationPause(hub: Hub, convId: string): ConversationPause | undefined {
+export function conversationPause(hub: BrakesHub, convId: string): ConversationPause | undefined {
   return stateOf(hub).pauses.get(convId);
 }
 
@@ -310,7 +307,7 @@ export function conversationPause(hub: Hub, convId: string): ConversationPause |
  * A person lifts a conversation's loop pause (Resume, or writing in it): conversation.resumed wakes its
  * members. In the caller's transaction, or its own. Returns whether it was paused.
  */
-export function resumeConversation(hub: Hub, personId: string, convId: string): boolean {
+export function resumeConversation(hub: BrakesHub, personId: string, convId: string): boolean {
   const s = stateOf(hub);
   if (!s.pauses.has(convId)) return false;
   return hub.write(() => {
@@ -325,12 +322,12 @@ export function resumeConversation(hub: Hub, personId: string, convId: string): 
 }
 
 /** A person sends in a conversation (insertMessageWithEvent): that lifts its loop pause. */
-export function personSends(hub: Hub, personId: string, convId: string): void {
+export function personSends(hub: BrakesHub, personId: string, convId: string): void {
   if (stateOf(hub).pauses.has(convId)) resumeConversation(hub, personId, convId);
 }
 
 /** An agent's brakes (whoami, the owner's agents.brakes). */
-export function agentBrakes(hub: Hub, agentId: string): AgentBrakes {
+export function agentBrakes(hub: BrakesHub, agentId: string): AgentBrakes {
   const s = stateOf(hub);
   const b = budgetOf(s, agentId);
   return {
@@ -348,7 +345,7 @@ export function agentBrakes(hub: Hub, agentId: string): AgentBrakes {
 }
 
 /** The owner sets an agent's budget: a number of messages per hour per conversation, 'off', or 'default'. */
-export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): { agent: string; brakes: AgentBrakes } {
+export function setAgentBudget(hub: BrakesHub, agent: string, budget: BudgetSetting): { agent: string; brakes: AgentBrakes } {
   const row = findAgent(hub, agent);
   const s = stateOf(hub);
   const value = budget === 'default' ? null : budget === 'off' ? 0 : budget;
@@ -366,7 +363,7 @@ export function setAgentBudget(hub: Hub, agent: string, budget: BudgetSetting): 
 }
 
 function refuse(
-  hub: Hub,
+  hub: BrakesHub,
   agentId: string,
   convId: string,
   word: BrakeWord,
@@ -385,7 +382,7 @@ function refuse(
 }
 
 /** A progress row of kind error (data.brake) for the owner's feeds, at most one a minute per agent, conversation and brake. */
-function showToOwner(hub: Hub, agentId: string, convId: string, word: BrakeWord, reason: string): void {
+function showToOwner(hub: BrakesHub, agentId: string, convId: string, word: BrakeWord, reason: string): void {
   const s = stateOf(hub);
   const key = `${agentId}\u0000${convId}\u0000${word}`;
   const now = hub.now();

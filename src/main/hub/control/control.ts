@@ -12,6 +12,7 @@
 // messages sent and the tool calls are counted in memory (O(1) per call) and flushed to usage_daily
 // about once a second, on close and before the owner reads them. Reaching a cap pauses the agent.
 import type { Hub } from '../core/hub';
+import type { IdentityServices } from '../identity/services';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME } from '../../../shared/api/catalog';
 import {
@@ -42,6 +43,9 @@ import {
 import { tx } from '../../store/db/db';
 import { agentRefs, findAgent } from '../identity/identities';
 
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type ControlsHub = Hub<IdentityServices & { controls: Controls }>;
+
 interface AgentControl {
   paused: PauseInfo | null;
   caps: Caps;
@@ -52,20 +56,13 @@ interface ControlCache {
   byAgent: Map<string, AgentControl>;
 }
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** Every agent's pause and caps as last read, and today's usage counted in memory (hub/control/control.ts). */
-    controls: Controls;
-  }
-}
-
 /** What owner control keeps for one hub: the controls as last read, and the usage counters. */
 export class Controls {
   /** The controls of every agent, read on first use and again after another process wrote (controls()). */
   cache: ControlCache | undefined = undefined;
   private countersNow: Counters | undefined = undefined;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: ControlsHub) {}
 
   /** The usage counters, made on first use (they are flushed when the hub closes). */
   get counters(): Counters {
@@ -98,7 +95,7 @@ function fromRow(r: ControlRow): AgentControl {
   };
 }
 
-function load(hub: Hub): Map<string, AgentControl> {
+function load(hub: ControlsHub): Map<string, AgentControl> {
   const m = new Map<string, AgentControl>();
   for (const r of allControls(hub.db)) m.set(r.user_id, fromRow(r));
   return m;
@@ -109,7 +106,7 @@ function load(hub: Hub): Map<string, AgentControl> {
  * `perch agent pause` while the hub runs): data_version is read at most once per turn of the event loop
  * (hub/core/outside-writes.ts). Agents whose pause changed that way are woken, so their waiting get_updates sees agent.paused at once.
  */
-function controls(hub: Hub): Map<string, AgentControl> {
+function controls(hub: ControlsHub): Map<string, AgentControl> {
   const svc = hub.services.controls;
   let c = svc.cache;
   const version = hub.outside.version();
@@ -131,14 +128,17 @@ function samePause(a: PauseInfo | null, b: PauseInfo | null): boolean {
 }
 
 /** This hub's own change to an agent's controls (committed): the cache follows without reading again. */
-function remember(hub: Hub, agentId: string, patch: Partial<AgentControl>): void {
+function remember(hub: ControlsHub, agentId: string, patch: Partial<AgentControl>): void {
   const m = controls(hub);
   const cur = m.get(agentId) ?? { paused: null, caps: { ...NO_CAPS } };
   m.set(agentId, { ...cur, ...patch });
 }
 
 /** Whether an agent is paused, and why (for other modules, e.g. wake runs must never start a paused agent). */
-export function isPaused(hub: Hub, agentId: string): { paused: boolean; reason?: string; by?: PauseBy; detail?: string; since?: number } {
+export function isPaused(
+  hub: ControlsHub,
+  agentId: string,
+): { paused: boolean; reason?: string; by?: PauseBy; detail?: string; since?: number } {
   const p = controls(hub).get(agentId)?.paused;
   if (!p) return { paused: false };
   return {
@@ -150,18 +150,18 @@ export function isPaused(hub: Hub, agentId: string): { paused: boolean; reason?:
   };
 }
 
-export function pauseOf(hub: Hub, agentId: string): PauseInfo | null {
+export function pauseOf(hub: ControlsHub, agentId: string): PauseInfo | null {
   return controls(hub).get(agentId)?.paused ?? null;
 }
 
-export function capsOf(hub: Hub, agentId: string): Caps {
+export function capsOf(hub: ControlsHub, agentId: string): Caps {
   return { ...(controls(hub).get(agentId)?.caps ?? NO_CAPS) };
 }
 
 // ---- the refusal ---------------------------------------------------------------------------------
 
 /** Throws `paused` when a paused agent calls a writing tool. Called before every tool call (hub/tools/tools.ts). */
-export function refuseIfPaused(hub: Hub, agentId: string, tool: string): void {
+export function refuseIfPaused(hub: ControlsHub, agentId: string, tool: string): void {
   const m = controls(hub);
   if (m.size === 0) return;
   const p = m.get(agentId)?.paused;
@@ -170,7 +170,7 @@ export function refuseIfPaused(hub: Hub, agentId: string, tool: string): void {
 }
 
 /** Throws `paused` when the agent is paused: for a write inside a reading tool (whoami's instance_note). */
-export function refuseWriteIfPaused(hub: Hub, agentId: string, what: string): void {
+export function refuseWriteIfPaused(hub: ControlsHub, agentId: string, what: string): void {
   const p = pauseOf(hub, agentId);
   if (p) refusePaused(p, what);
 }
@@ -204,7 +204,7 @@ export interface PauseResult {
  * its inbox (with the reason) and the agent woken. A budget pause never replaces the owner's own pause.
  */
 export function pauseAgent(
-  hub: Hub,
+  hub: ControlsHub,
   nameOrId: string,
   opts: { reason?: string | null; by?: PauseBy; detail?: string | null } = {},
 ): PauseResult {
@@ -224,7 +224,7 @@ export function pauseAgent(
 }
 
 /** Resumes one agent: `agent.resumed` appended to its inbox and the agent woken. */
-export function resumeAgent(hub: Hub, nameOrId: string): PauseResult {
+export function resumeAgent(hub: ControlsHub, nameOrId: string): PauseResult {
   const result = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const cur = pauseOf(hub, u.id);
@@ -238,7 +238,7 @@ export function resumeAgent(hub: Hub, nameOrId: string): PauseResult {
 }
 
 /** Pauses every agent that has a key (one transaction). */
-export function pauseAll(hub: Hub, reason?: string | null): { agents: PauseResult[] } {
+export function pauseAll(hub: ControlsHub, reason?: string | null): { agents: PauseResult[] } {
   return {
     agents: allOrNothing(hub, () =>
       agentRefs(hub)
@@ -249,7 +249,7 @@ export function pauseAll(hub: Hub, reason?: string | null): { agents: PauseResul
 }
 
 /** Resumes every paused agent (one transaction). */
-export function resumeAll(hub: Hub): { agents: PauseResult[] } {
+export function resumeAll(hub: ControlsHub): { agents: PauseResult[] } {
   return {
     agents: allOrNothing(hub, () =>
       agentRefs(hub)
@@ -260,7 +260,7 @@ export function resumeAll(hub: Hub): { agents: PauseResult[] } {
 }
 
 /** One transaction for many agents; when it fails, the cache (already told of its parts) is read again. */
-function allOrNothing<T>(hub: Hub, fn: () => T): T {
+function allOrNothing<T>(hub: ControlsHub, fn: () => T): T {
   try {
     return hub.write(fn);
   } catch (err) {
@@ -288,7 +288,7 @@ function checkCap(name: string, v: unknown, integer: boolean): number | null {
  * usage already reaches a new cap, the agent is paused with reason budget at once.
  */
 export function setCaps(
-  hub: Hub,
+  hub: ControlsHub,
   nameOrId: string,
   patch: Partial<Caps>,
   off = false,
@@ -320,7 +320,7 @@ interface Counters {
 
 const FLUSH_MS = 1000;
 
-function todayOf(hub: Hub, agentId: string): UsageDay {
+function todayOf(hub: ControlsHub, agentId: string): UsageDay {
   const c = hub.services.controls.counters;
   const day = localDay(hub.now());
   let t = c.today.get(agentId);
@@ -341,7 +341,7 @@ function todayOf(hub: Hub, agentId: string): UsageDay {
   return t;
 }
 
-function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): UsageDay {
+function add(hub: ControlsHub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): UsageDay {
   const c = hub.services.controls.counters;
   const t = todayOf(hub, agentId);
   const key = `${agentId}\n${t.day}`;
@@ -366,7 +366,7 @@ function add(hub: Hub, agentId: string, d: Partial<Omit<UsageDay, 'day'>>): Usag
 }
 
 /** Writes the counted usage to usage_daily (one upsert per agent and day); kept for later when the disk is full. */
-export function flushUsage(hub: Hub): void {
+export function flushUsage(hub: ControlsHub): void {
   const c = hub.services.controls.countersIfAny;
   if (!c || c.pending.size === 0 || !hub.db.open) return;
   const rows = [...c.pending.values()];
@@ -381,7 +381,7 @@ export function flushUsage(hub: Hub): void {
 }
 
 /** Counts one tool call of an agent (and a message for the tools that send one); a cap reached pauses it. */
-export function countToolCall(hub: Hub, agentId: string, tool: string): void {
+export function countToolCall(hub: ControlsHub, agentId: string, tool: string): void {
   const t = add(hub, agentId, { tool_calls: 1, messages: MESSAGE_TOOLS.has(tool) ? 1 : 0 });
   tripIfOverCap(hub, agentId, t);
 }
@@ -412,13 +412,13 @@ export function usageIn(data: unknown): { input_tokens: number; output_tokens: n
 }
 
 /** Adds usage an agent reported (progress data.usage, already checked by usageIn); a cap reached pauses it. */
-export function recordUsage(hub: Hub, agentId: string, data: unknown): void {
+export function recordUsage(hub: ControlsHub, agentId: string, data: unknown): void {
   const u = usageIn(data);
   if (!u || (!u.input_tokens && !u.output_tokens && !u.cost_usd)) return;
   tripIfOverCap(hub, agentId, add(hub, agentId, u));
 }
 
-function tripIfOverCap(hub: Hub, agentId: string, today: UsageDay): void {
+function tripIfOverCap(hub: ControlsHub, agentId: string, today: UsageDay): void {
   const ctl = controls(hub).get(agentId);
   if (!ctl || ctl.paused) return;
   const hit = capReached(ctl.caps, today);
@@ -447,7 +447,7 @@ function lastDays(now: number, days: number): string[] {
 }
 
 /** Per agent: pause, caps, today's usage and the last 14 days (the fleet view). */
-export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: string } {
+export function fleetControls(hub: ControlsHub): { agents: AgentControlView[]; today: string } {
   flushUsage(hub);
   const days = lastDays(hub.now(), USAGE_DAYS);
   const rows = usageSince(hub.db, days[0]!);
@@ -480,7 +480,7 @@ export function fleetControls(hub: Hub): { agents: AgentControlView[]; today: st
 
 /** Per agent: pause, caps and today's usage as counted in memory (the live fleet, hub/control/fleet-live.ts; no write). */
 export function liveControls(
-  hub: Hub,
+  hub: ControlsHub,
   list: ReadonlyArray<{ id: string; name: string }> = agentRefs(hub),
 ): { agents: AgentControlLive[]; today: string } {
   const agents = list.map((a) => ({
@@ -494,7 +494,7 @@ export function liveControls(
 
 /** What whoami tells an agent about its own controls. */
 export function controlForAgent(
-  hub: Hub,
+  hub: ControlsHub,
   agentId: string,
 ): { paused: boolean; pause: PauseInfo | null; caps: Caps; usage_today: UsageDay } {
   const p = pauseOf(hub, agentId);
@@ -506,7 +506,7 @@ export function controlForAgent(
  * of PRAGMA data_version a few times a second; a changed pause wakes the agent's waiting get_updates.
  * Started by the running hub (app.ts); stops when it closes.
  */
-export function startControlWatch(hub: Hub): void {
+export function startControlWatch(hub: ControlsHub): void {
   const timer = setInterval(() => {
     try {
       if (hub.db.open) controls(hub);

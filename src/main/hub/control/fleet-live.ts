@@ -7,24 +7,31 @@
 // (hub/core/outside-writes.ts). Each tick builds the fleet only when something may have changed and an owner view is open
 // (Bus.hasViewers), and publishes it only when it differs from the last one published (or came from outside: then the
 // UI also reloads its other lists).
-import type { Hub } from '../core/hub';
+import type { ControlHub } from './services';
 import { onCommit } from '../../store/db/db';
 import { listAgents } from './agents';
 import { liveControls } from './control';
 import type { FleetLive } from '../../../shared/agents/agents';
+import type { WakeLimits } from '../../../shared/agents/wake';
 
 export const FLEET_TICK_MS = 200;
 
+/**
+ * The wake runs' part of the fleet (hub/wake-runs/wake-limits.ts fleetWake), given by the composition root: wake runs
+ * sit above control, so the fleet asks them through this. undefined: no wake runs run in this hub.
+ */
+export type FleetWake = () => WakeLimits | undefined;
+
 /** What the owner's UI shows of the agents, as one snapshot. */
-export function fleetLive(hub: Hub): FleetLive {
+export function fleetLive(hub: ControlHub, wake: FleetWake): FleetLive {
   const agents = listAgents(hub);
   const { agents: controls, today } = liveControls(hub, agents);
-  const w = hub.services.wakeRuns;
-  return { agents, controls, today, ...(w.running ? { wake: w.limits({ brief: true }) } : {}) };
+  const w = wake();
+  return { agents, controls, today, ...(w ? { wake: w } : {}) };
 }
 
-/** Started by the running hub (app.ts); stops when it closes. */
-export function startFleetLive(hub: Hub): void {
+/** Started by the running hub (app.ts, with the wake runs' part); stops when it closes. */
+export function startFleetLive(hub: ControlHub, wake: FleetWake): void {
   let fromOutsideSeen = false;
   let version = hub.outside.version();
   let last = '';
@@ -42,9 +49,9 @@ export function startFleetLive(hub: Hub): void {
       if (!hub.fleetDirty && !fromOutsideSeen) return;
       if (!hub.bus.hasViewers()) return; // nobody watches: built when someone does (it stays dirty)
       const fromOutside = fromOutsideSeen;
-      hub.fleetDirty = false;
+      hub.fleetSeen();
       fromOutsideSeen = false;
-      const fleet = fleetLive(hub);
+      const fleet = fleetLive(hub, wake);
       const json = JSON.stringify(fleet);
       if (!fromOutside && json === last) return;
       last = json;

@@ -9,6 +9,9 @@
 // pre-tool-use is the kill switch's check: it answers from the in-memory pause (hub/control/control.ts) and writes
 // nothing, so a harness can run it before every tool call.
 import type { Hub } from '../core/hub';
+import type { IdentityServices } from '../identity/services';
+import type { Presence } from './presence';
+import type { Controls } from './control';
 import { insertProgress } from '../../store/tables/talk/progress';
 import { tx } from '../../store/db/db';
 import { visibleDeep } from '../../../shared/text/text';
@@ -30,12 +33,8 @@ import {
   type HarnessStatus,
 } from '../../../shared/agents/harness';
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** Each agent's last harness status, since the hub started (hub/control/harness.ts). */
-    harness: HarnessSessions;
-  }
-}
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type HarnessHub = Hub<IdentityServices & { harness: HarnessSessions; presence: Presence; controls: Controls }>;
 
 /** Feed rows and notifications per agent: at most this many a second (a burst of FEED_BURST), the status always follows. */
 const FEED_PER_SECOND = 1;
@@ -86,7 +85,7 @@ export function pausedBlockMessage(p: ReturnType<typeof isPaused>): string {
 }
 
 /** One hook event of an agent's harness: its status follows, and the answer says whether the agent is paused. */
-export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): HarnessAnswer {
+export function noteHarness(hub: HarnessHub, agentId: string, r: HarnessReport): HarnessAnswer {
   const pause = isPaused(hub, agentId);
   const answer: HarnessAnswer = pause.paused ? { ok: true, paused: true, message: pausedBlockMessage(pause) } : { ok: true, paused: false };
   const state = harnessStateOf(r.event);
@@ -163,7 +162,14 @@ export function noteHarness(hub: Hub, agentId: string, r: HarnessReport): Harnes
 }
 
 /** One line of the harness in the progress feed (filed in the agent's inbox conversation, where owner and agent are members; shown under the agent). */
-function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, kind: 'step' | 'tool_call' | 'error', text: string): void {
+function feedRow(
+  hub: HarnessHub,
+  agentId: string,
+  s: HarnessStatus,
+  r: HarnessReport,
+  kind: 'step' | 'tool_call' | 'error',
+  text: string,
+): void {
   const convId = hub.user(agentId).inbox_id;
   if (!convId) return;
   const data = {
@@ -193,7 +199,7 @@ function feedRow(hub: Hub, agentId: string, s: HarnessStatus, r: HarnessReport, 
  * key was sent, or one Perch does not take. The owner is told once per agent since the hub started, with the fix, as
  * a row in the agent's feed (its inbox conversation, where the harness's status rows go). An unknown name is ignored.
  */
-export function noteHookKeyProblem(hub: Hub, name: string, harness: string | null, problem: 'missing' | 'refused'): void {
+export function noteHookKeyProblem(hub: HarnessHub, name: string, harness: string | null, problem: 'missing' | 'refused'): void {
   const u = userByName(hub.db, name);
   if (!u || u.kind !== 'agent' || u.revoked_at || !u.inbox_id) return;
   const told = hub.services.harness.keyProblemTold;
@@ -221,7 +227,7 @@ export function noteHookKeyProblem(hub: Hub, name: string, harness: string | nul
   }
 }
 
-export function harnessOf(hub: Hub, agentId: string): HarnessStatus | null {
+export function harnessOf(hub: HarnessHub, agentId: string): HarnessStatus | null {
   const s = hub.services.harness.byAgent.get(agentId);
   return s ? { ...s } : null;
 }

@@ -2,16 +2,13 @@
 // hub started (O(1) per call; nothing is written). The owner's agent state (shared/agents/agent-state.ts) reads it through
 // the agents list; a change reaches the owner's live stream with the fleet (hub/control/fleet-live.ts).
 import type { Hub } from '../core/hub';
+import type { IdentityServices } from '../identity/services';
 import { TOOL_BY_NAME } from '../../../shared/api/catalog';
 import type { RequestPlace } from '../../../shared/agents/places';
 import { CONNECTED_MS, NO_PRESENCE, WORKING_MS, type AgentPresence } from '../../../shared/agents/agent-state';
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** When each agent last called and last worked, since the hub started (hub/control/presence.ts). */
-    presence: Presence;
-  }
-}
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type PresenceHub = Hub<IdentityServices & { presence: Presence }>;
 
 /** What presence keeps for one hub: per agent, its last call and last work. */
 export class Presence {
@@ -28,7 +25,7 @@ function isWork(tool: string): boolean {
  * work: whether the call is the agent doing something (default: a writing tool; a harness's tool call counts too).
  * from: where the call came from (the door that received it says).
  */
-export function notePresence(hub: Hub, agentId: string, tool: string, work = isWork(tool), from?: RequestPlace): void {
+export function notePresence(hub: PresenceHub, agentId: string, tool: string, work = isWork(tool), from?: RequestPlace): void {
   const m = hub.services.presence.byAgent;
   const at = hub.now();
   const p = m.get(agentId) ?? { ...NO_PRESENCE };
@@ -45,7 +42,7 @@ export function notePresence(hub: Hub, agentId: string, tool: string, work = isW
   hub.fleetChanged(); // the owner's live fleet (hub/control/fleet-live.ts)
 }
 
-export function presenceOf(hub: Hub, agentId: string): AgentPresence {
+export function presenceOf(hub: PresenceHub, agentId: string): AgentPresence {
   const p = hub.services.presence.byAgent.get(agentId);
   return p ? { ...p } : { ...NO_PRESENCE };
 }

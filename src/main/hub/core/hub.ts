@@ -1,5 +1,4 @@
 // The hub: one process owns the database and the bus. Every door (MCP, owner API, CLI) calls these services.
-import type { ContainersState } from '../../../shared/agents/places';
 import crypto from 'node:crypto';
 import type { Db } from '../../store/db/db';
 import { batch as groupCommit, isStorageError, tx, txRole } from '../../store/db/db';
@@ -15,22 +14,14 @@ import { visibleDeep } from '../../../shared/text/text';
 import { eventView } from './views';
 import { OutsideWrites } from './outside-writes';
 import { JobSlots } from './image-jobs';
+import { Doors } from './doors';
 
-/**
- * The hub's services: what each area keeps for one hub (caches, timers, counters, live waits), one field per
- * service. core names none of them: each area adds its field to this interface beside its service's class
- * (`declare module '../core/hub' { interface HubServices { … } }`), and the composition root builds them all once,
- * with what each one uses, when it makes the hub (src/main/hub-services.ts createHub).
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface HubServices {}
-
-export interface HubOptions {
+export interface HubOptions<S extends object> {
   db: Db;
   now?: () => number;
   ownerName?: string;
   /** Builds the hub's services (the composition root's: src/main/hub-services.ts), once, at the end of construction. */
-  services: (hub: Hub) => HubServices;
+  services: (hub: Hub<S>) => S;
 }
 
 /**
@@ -48,15 +39,13 @@ interface PendingEvent {
   woken: string[];
 }
 
-/** Turns the container listener on or off on the running hub (the owner actions containers.get / containers.set). */
-export interface ContainerSwitch {
-  state(): ContainersState;
-  set(on: boolean): Promise<ContainersState>;
-  /** Whether containers are on (the setting, or `perch serve --containers`): asked per request, no I/O. */
-  enabled(): boolean;
-}
-
-export class Hub {
+/**
+ * The hub, with S its services: what the areas above core keep for one hub (caches, timers, counters, live waits),
+ * one typed field per service. core names none of them; each area types what it reaches (`<area>/services.ts`, e.g.
+ * `IdentityHub` = `Hub<IdentityServices>`), and src/main/hub/services.ts declares the whole `HubServices`, which the
+ * composition root builds once (src/main/hub-services.ts createHub). core's own functions take plain `Hub`.
+ */
+export class Hub<S extends object = object> {
   readonly db: Db;
   readonly bus = new Bus();
   readonly now: () => number;
@@ -66,14 +55,10 @@ export class Hub {
   readonly outside: OutsideWrites;
   /** Slots for the image work of send_file (image-jobs.ts). */
   readonly imageJobs = new JobSlots();
-  /** The services of the areas above core (HubServices), built by the composition root. */
-  readonly services: HubServices;
-  /** Where this hub's HTTP door listens (e.g. http://127.0.0.1:7457); set by the door when it starts. */
-  baseUrl = 'http://127.0.0.1';
-  /** The MCP URL agents in containers use (a container listener runs: `perch serve --containers`), else null. */
-  containerMcpUrl: string | null = null;
-  /** The container listener's switch, set by the HTTP door when it starts (src/main/container-switch.ts); null without one. */
-  containerSwitch: ContainerSwitch | null = null;
+  /** The services of the areas above core (S: src/main/hub/services.ts HubServices), built by the composition root. */
+  readonly services: S;
+  /** Where this hub's doors are reached (base URL, container listener): the HTTP door reports it (doors.ts). */
+  readonly doors = new Doors();
   private users = new Map<string, UserRow>();
   private pending: PendingEvent[] = [];
   private storageStatus: StorageStatus;
@@ -82,13 +67,13 @@ export class Hub {
   private disposers: Array<() => void> = [];
   /**
    * Something the owner's fleet view shows changed without a commit (usage counted in memory, an agent's presence):
-   * set by fleetChanged, read and cleared by the live fleet's tick (hub/control/fleet-live.ts).
+   * set by fleetChanged, read (fleetDirty) and cleared (fleetSeen) by the live fleet's tick (hub/control/fleet-live.ts).
    */
-  fleetDirty = true;
+  private fleetNews = true;
   /** Observers of every appended event, in its transaction (hub/control/brakes.ts: a person's event resets counts). */
   private emitObservers: Array<(convId: string, type: EventType, actorId: string | null) => void> = [];
 
-  constructor(opts: HubOptions) {
+  constructor(opts: HubOptions<S>) {
     this.db = opts.db;
     this.now = opts.now ?? Date.now;
     this.secret = ensureSecret(this.db);
@@ -142,7 +127,17 @@ export class Hub {
   /** Forget cached rows of a user (after a config change or revocation). */
   /** The owner's fleet view has news that no commit carries: it is pushed on the next tick (hub/control/fleet-live.ts). */
   fleetChanged(): void {
-    this.fleetDirty = true;
+    this.fleetNews = true;
+  }
+
+  /** Whether the fleet view has news since the live fleet last took it (fleetSeen). */
+  get fleetDirty(): boolean {
+    return this.fleetNews;
+  }
+
+  /** The live fleet built the view from what is there now (hub/control/fleet-live.ts). */
+  fleetSeen(): void {
+    this.fleetNews = false;
   }
 
   forgetUser(id: string): void {

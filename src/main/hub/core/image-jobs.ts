@@ -1,4 +1,4 @@
-// Image jobs share the CPU: the sharp work of send_file (decode, clean, thumbnail: hub/features/files.ts) runs at most
+// Image jobs share the CPU: the sharp work of send_file (decode, clean, thumbnail: hub/features/files/files.ts) runs at most
 // LIMITS.imageJobsPerHub at a time in the hub and LIMITS.imageJobsPerAgent per agent, so one agent sending many
 // images cannot take every core. A job over a limit waits its turn, first come first served (a job whose agent is
 // at its own limit lets later jobs of other agents go first). The wait is bounded: at most

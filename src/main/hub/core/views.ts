@@ -45,7 +45,7 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
     created_at: r.created_at,
     expires_at: r.expires_at,
   };
-  // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests.ts withdrawPrompt).
+  // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests/requests.ts withdrawPrompt).
   // A prompt relayed by `perch channel` and closed by it keeps where it was answered (answered_in: 'terminal').
   const withdrawn = r.state === 'cancelled' ? (v.outcome as { withdrawn?: unknown } | null)?.withdrawn : undefined;
   const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;
@@ -110,7 +110,7 @@ export function messageView(hub: ViewSource, m: MessageRow): MessageView {
     view.text = null;
   }
   if (m.claimed_by) view.claimed_by = hub.ref(m.claimed_by);
-  if (m.reviewed) Object.assign(view.provenance, m.reviewed === 2 ? { reviewed: true, owner_edited: true } : { reviewed: true }); // review mode (hub/features/review.ts)
+  if (m.reviewed) Object.assign(view.provenance, m.reviewed === 2 ? { reviewed: true, owner_edited: true } : { reviewed: true }); // review mode (hub/features/review/review.ts)
   if (m.provenance === 'imported') view.provenance.imported = true; // came from an archive (perch import)
   return view;
 }

@@ -3,7 +3,6 @@
 // and no expiry. Every tool names the scope it needs in the catalog (ToolSpec.scope); the gates of an agent's call check
 // it (hub/talk/gates.ts, the scope gate). Scoped keys log in with the others, in hub/identity/key-login.ts.
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { KEY_SCOPES, type AgentKeyView, type KeyAuth, type KeyScope, type KeyStanding } from '../../../shared/agents/scoped-keys';
@@ -23,30 +22,10 @@ import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { endRevokedWaits } from './key-waits';
 import { userById } from '../../store/tables/agents/users';
 import { DEFAULT_PLACES, readPlaces } from '../../../shared/agents/places';
-import { checkedPlaces } from './places';
+import { checkedPlaces, type PlacesHub, type ScopedEntry } from './places';
 
 /** What the agent's own key (and a wake run's key) may do: everything, for ever. */
 export const MAIN_KEY: KeyAuth = Object.freeze({ id: null, name: 'main', scopes: KEY_SCOPES, expires_at: null });
-
-/** A live scoped key as read from the store: its agent and what it may do (expiry is checked on every call). */
-export interface ScopedEntry {
-  userId: string;
-  auth: KeyAuth;
-  /** Where the key may connect from (hub/identity/places.ts). */
-  from: readonly string[];
-}
-
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * Scoped keys this hub has verified (hash → entry), like the agents' own keys (ownKeys): dropped when one is
-     * revoked or added here and whenever another process wrote to the database (e.g. `perch agent key revoke` while the
-     * hub runs: hub/core/outside-writes.ts), so a revoked key stops working at once. Only live keys are kept; the agent's
-     * revocation is checked on every call (revokeAgent drops its cached row).
-     */
-    scopedKeys: OutsideMemo<ScopedEntry>;
-  }
-}
 
 /** The cache of verified scoped keys, as the composition root makes it. */
 export function scopedKeyCache(outside: OutsideWrites): OutsideMemo<ScopedEntry> {
@@ -57,7 +36,7 @@ export function scopedKeyCache(outside: OutsideWrites): OutsideMemo<ScopedEntry>
  * The live scoped key with this hash (revoked ones are not found; expiry and the agent's revocation are the caller's
  * to check). Only hub/identity/key-login.ts calls it: every kind of key logs in there.
  */
-export function scopedKey(hub: Hub, hash: Buffer): ScopedEntry | undefined {
+export function scopedKey(hub: PlacesHub, hash: Buffer): ScopedEntry | undefined {
   return hub.services.scopedKeys.get(hash.toString('base64'), () => {
     const k = agentKeyByHash(hub.db, hash);
     if (!k || k.revoked_at != null || !crypto.timingSafeEqual(k.key_hash, hash)) return undefined;
@@ -84,7 +63,7 @@ export function scopeRefusal(auth: KeyAuth, scope: KeyScope | 'any', tool: strin
   );
 }
 
-function keyView(hub: Hub, k: AgentKeyRow): AgentKeyView {
+function keyView(hub: PlacesHub, k: AgentKeyRow): AgentKeyView {
   return {
     id: k.id,
     agent: hub.user(k.user_id).name,
@@ -111,7 +90,7 @@ export interface AddKeyInput {
 }
 
 /** Issues a scoped key; the key itself is in the answer only. */
-export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; secret: string } {
+export function addAgentKey(hub: PlacesHub, input: AddKeyInput): { key: AgentKeyView; secret: string } {
   const name = input.name.trim();
   if (!name || name.length > 60)
     throw new HubError('invalid_argument', 'A key needs a name of 1-60 characters.', 'Name it after where it is used, e.g. "ci-reader".');
@@ -153,13 +132,13 @@ export function addAgentKey(hub: Hub, input: AddKeyInput): { key: AgentKeyView; 
   });
 }
 
-export function listAgentKeys(hub: Hub, agent: string): AgentKeyView[] {
+export function listAgentKeys(hub: PlacesHub, agent: string): AgentKeyView[] {
   const u = findAgent(hub, agent);
   return agentKeysOf(hub.db, u.id).map((k) => keyView(hub, k));
 }
 
 /** Revokes one scoped key (the agent and its other keys keep working); calls waiting under it end (hub/identity/key-waits.ts). */
-export function revokeScopedKey(hub: Hub, keyId: string): AgentKeyView {
+export function revokeScopedKey(hub: PlacesHub, keyId: string): AgentKeyView {
   const scoped = hub.services.scopedKeys;
   const view = scoped.changing(() =>
     hub.write(() => {

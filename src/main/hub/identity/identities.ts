@@ -1,10 +1,13 @@
 // Agents, their keys and their role config. Keys are random, shown once, stored only as a hash.
-import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
+import crypto from 'node:crypto';
 import { HubError } from '../../../shared/errors';
 import { listUsers, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { NAME_PATTERN } from '../../../shared/agents/agents';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type OwnKeysHub = Hub<{ ownKeys: OutsideMemo<string> }>;
 
 export const KEY_PREFIX = 'perch_';
 
@@ -30,11 +33,11 @@ export function validateName(name: unknown): string {
 }
 
 /** Every agent's id, name and whether it is revoked, from the store (summaries with pause, brakes and presence are hub/control/agents.ts). */
-export function agentRefs(hub: Hub): Array<{ id: string; name: string; revoked: boolean }> {
+export function agentRefs(hub: OwnKeysHub): Array<{ id: string; name: string; revoked: boolean }> {
   return listUsers(hub.db, 'agent').map((u) => ({ id: u.id, name: u.name, revoked: u.revoked_at != null }));
 }
 
-export function findAgent(hub: Hub, nameOrId: string): UserRow {
+export function findAgent(hub: OwnKeysHub, nameOrId: string): UserRow {
   const u = userByName(hub.db, nameOrId) ?? (nameOrId.startsWith('a_') ? safeUser(hub, nameOrId) : undefined);
   if (!u || u.kind !== 'agent') {
     throw new HubError('not_found', `No agent named "${nameOrId}".`, 'List agents with `perch agent list`.');
@@ -42,25 +45,12 @@ export function findAgent(hub: Hub, nameOrId: string): UserRow {
   return u;
 }
 
-function safeUser(hub: Hub, id: string): UserRow | undefined {
+function safeUser(hub: OwnKeysHub, id: string): UserRow | undefined {
   try {
     hub.forgetUser(id);
     return hub.user(id);
   } catch {
     return undefined;
-  }
-}
-
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * Agents' own keys this hub has verified (hash → user id): every MCP request authenticates, and reading the
-     * row was a large share of a call's cost. Dropped whenever a key changes here (rotateKey, revokeAgent) and
-     * whenever another process wrote to the database (PRAGMA data_version, hub/core/outside-writes.ts: e.g.
-     * `perch agent revoke` or `perch agent config` while the hub runs), so a revoked key stops working and a changed
-     * row is read again at once. Only valid keys are kept.
-     */
-    ownKeys: OutsideMemo<string>;
   }
 }
 
@@ -70,7 +60,7 @@ export function ownKeyCache(outside: OutsideWrites): OutsideMemo<string> {
 }
 
 /** Drops the verified keys (a key changed here: hub/control/agents.ts rotateKey, revokeAgent). */
-export function forgetKeys(hub: Hub): void {
+export function forgetKeys(hub: OwnKeysHub): void {
   hub.services.ownKeys.forget();
 }
 
@@ -78,7 +68,7 @@ export function forgetKeys(hub: Hub): void {
  * The agent whose own key has this hash, or undefined. The stored hash is compared in constant time. Only
  * hub/identity/key-login.ts calls it: every kind of key logs in there.
  */
-export function ownKeyUser(hub: Hub, hash: Buffer): UserRow | undefined {
+export function ownKeyUser(hub: OwnKeysHub, hash: Buffer): UserRow | undefined {
   let fresh: UserRow | undefined;
   const id = hub.services.ownKeys.get(hash.toString('base64'), () => {
     const u = userByKeyHash(hub.db, hash);

@@ -2,7 +2,7 @@
 // one of its scoped keys (hub/identity/agent-keys.ts) or a wake run's key (hub/identity/run-keys.ts) is hashed once
 // and looked up where that kind is kept; the answer says who the key stands for and with what standing. The MCP door
 // logs every request in here, and a waiting call asks again here whether its key still works (keyStanding).
-import type { Hub } from '../core/hub';
+import type { IdentityHub } from './services';
 import type { UserRow } from '../../store/tables/agents/users';
 import type { KeyAuth, KeyStanding, WaitStanding } from '../../../shared/agents/scoped-keys';
 import { KEY_PREFIX, hashKey, ownKeyUser } from './identities';
@@ -29,7 +29,7 @@ const EXPIRED: KeyLogin = Object.freeze({ standing: 'expired' });
  * from there: its own places for an agent's own key and a scoped key, the agent's for a wake run's key. A refusal by
  * place is told to the owner (once per agent, key and place).
  */
-export function authenticateKey(hub: Hub, key: string, at?: RequestPlace): KeyLogin {
+export function authenticateKey(hub: IdentityHub, key: string, at?: RequestPlace): KeyLogin {
   const found = loginOf(hub, key);
   if (found.standing !== 'ok') return found;
   const { from, ...ok } = found as Extract<Login, { from?: readonly string[] }>;
@@ -43,7 +43,7 @@ export function authenticateKey(hub: Hub, key: string, at?: RequestPlace): KeyLo
 /** A login before its place is checked: a scoped key carries its own places. */
 type Login = KeyLogin | { standing: 'ok'; user: UserRow; auth: KeyAuth; kind: KeyKind; from?: readonly string[] };
 
-function loginOf(hub: Hub, key: string): Login {
+function loginOf(hub: IdentityHub, key: string): Login {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return REFUSED;
   const hash = hashKey(key);
   // A wake run's own short-lived key stands for its agent, with every scope, while the run lives.
@@ -75,7 +75,7 @@ function loginOf(hub: Hub, key: string): Login {
  * `at` (where the call came from), 'place' once the key's places leave that out (the owner narrowed them). It goes
  * through the same caches as the login, which another process's writes clear (hub/core/outside-writes.ts).
  */
-export function keyStanding(hub: Hub, key: string, userId: string, at?: RequestPlace): () => WaitStanding {
+export function keyStanding(hub: IdentityHub, key: string, userId: string, at?: RequestPlace): () => WaitStanding {
   return () => {
     const found = authenticateKey(hub, key, at);
     if (found.standing === 'place') return found.user.id === userId ? 'place' : 'revoked';

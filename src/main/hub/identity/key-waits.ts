@@ -4,10 +4,13 @@
 // 401); narrowing the key's places so they leave out the wait's place ends it too (403 wrong_place, as the next
 // request from there would be answered); a wait also asks about its key again before it reads. A key may be revoked by another process on the same file (the
 // CLI while the hub runs): startKeyWatch notices such writes (PRAGMA data_version, hub/core/outside-writes.ts).
-import type { RequestPlace } from '../../../shared/agents/places';
 import type { Hub } from '../core/hub';
+import type { RequestPlace } from '../../../shared/agents/places';
 import { isReadOnlyKey, type KeyAuth, type WaitStanding } from '../../../shared/agents/scoped-keys';
 import { HubError } from '../../../shared/errors';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type KeyWaitsHub = Hub<{ keyWaits: KeyWaits }>;
 
 /** Who makes a call, as the handlers that wait need to know it. */
 export interface Caller {
@@ -33,13 +36,6 @@ interface KeyWait {
   userId: string;
   standing: () => WaitStanding;
   end: () => void;
-}
-
-declare module '../core/hub' {
-  interface HubServices {
-    /** The calls waiting under a key now (hub/identity/key-waits.ts). */
-    keyWaits: KeyWaits;
-  }
 }
 
 /** The calls of one hub that wait under a key. */
@@ -71,7 +67,7 @@ export function requireKeyStanding(caller: Caller): void {
  * hub.bus.wait for a caller with a key: never past the key's expiry, ended as soon as the key stops working,
  * and the key asked about again at the end. Throws unauthorized then; 'aborted' when the caller went away.
  */
-export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller: Caller): Promise<'woken' | 'timeout' | 'aborted'> {
+export async function waitUnderKey(hub: KeyWaitsHub, userId: string, ms: number, caller: Caller): Promise<'woken' | 'timeout' | 'aborted'> {
   const { signal, standing } = caller;
   const observer = isReadOnlyKey(caller.key); // a read-only key's wait is not the agent listening (shared/agents/scoped-keys.ts)
   if (!standing) return hub.bus.wait(userId, ms, signal, observer);
@@ -95,7 +91,7 @@ export async function waitUnderKey(hub: Hub, userId: string, ms: number, caller:
 }
 
 /** Ends the waits (of one agent, or all) whose key stopped working, or may no longer be used from where the wait came from. Call after a key change (a revocation, new places) was committed. */
-export function endRevokedWaits(hub: Hub, userId?: string): void {
+export function endRevokedWaits(hub: KeyWaitsHub, userId?: string): void {
   const set = hub.services.keyWaits.live;
   if (!set.size) return;
   for (const w of [...set]) {
@@ -116,7 +112,7 @@ export function endRevokedWaits(hub: Hub, userId?: string): void {
  * data_version a few times a second; a change asks every waiting call about its key. Started by the running
  * hub (app.ts); stops when it closes.
  */
-export function startKeyWatch(hub: Hub): void {
+export function startKeyWatch(hub: KeyWaitsHub): void {
   let seen = -1;
   const timer = setInterval(() => {
     try {

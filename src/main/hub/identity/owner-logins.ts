@@ -3,7 +3,7 @@
 // page keeps in its own web storage (per origin, port included) and sends as a bearer header. No cookie: browsers
 // send cookies to every port of 127.0.0.1, so a cookie credential would reach any local web server.
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
+import type { IdentityHub } from './services';
 import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/owner-logins';
 import { tx } from '../../store/db/db';
 
@@ -15,7 +15,7 @@ const hash = (t: string) => crypto.createHash('sha256').update(t).digest();
 // have sent to other local ports) never matches a session of this scheme.
 const sessionHash = (t: string) => hash(`perch-owner-session-v2:${t}`);
 
-export function createLoginToken(hub: Hub): string {
+export function createLoginToken(hub: IdentityHub): string {
   const token = crypto.randomBytes(24).toString('base64url');
   const now = hub.now();
   tx(hub.db, () => {
@@ -26,7 +26,7 @@ export function createLoginToken(hub: Hub): string {
 }
 
 /** Spends a login token (once) and returns a new session token with its expiry, or undefined. */
-export function exchangeLoginToken(hub: Hub, token: string): { session: string; expires_at: number } | undefined {
+export function exchangeLoginToken(hub: IdentityHub, token: string): { session: string; expires_at: number } | undefined {
   const h = hash(token);
   return tx(hub.db, () => {
     const row = ownerToken(hub.db, h);
@@ -39,12 +39,12 @@ export function exchangeLoginToken(hub: Hub, token: string): { session: string; 
   });
 }
 
-export function isValidOwnerLogin(hub: Hub, token: string): boolean {
+export function isValidOwnerLogin(hub: IdentityHub, token: string): boolean {
   const row = ownerToken(hub.db, sessionHash(token));
   return !!row && row.kind === 'session' && row.expires_at >= hub.now();
 }
 
 /** Ends a session; true when there was one. */
-export function endOwnerLogin(hub: Hub, token: string): boolean {
+export function endOwnerLogin(hub: IdentityHub, token: string): boolean {
   return tx(hub.db, () => deleteOwnerToken(hub.db, sessionHash(token)));
 }

@@ -3,18 +3,29 @@
 // place it is not allowed is refused; the first such refusal of a key from a place is told to the owner on the live
 // stream ({ key_place_refused }), the door logs every one.
 import type { Hub } from '../core/hub';
+import type { OutsideMemo } from '../core/outside-writes';
+import type { KeyWaits } from './key-waits';
 import { HubError } from '../../../shared/errors';
 import { PlacesError, normalizePlaces, placesWarning, readPlaces, type RequestPlace } from '../../../shared/agents/places';
 import { agentKeyById, setAgentKeyAllowedFrom } from '../../store/tables/agents/agent-keys';
 import { setUserAllowedFrom, type UserRow } from '../../store/tables/agents/users';
+import type { KeyAuth } from '../../../shared/agents/scoped-keys';
 import { findAgent, forgetKeys } from './identities';
 import { endRevokedWaits } from './key-waits';
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** Refusals by place already told to the owner since the hub started (agent, key, place): each is told once. */
-    placeRefusals: Set<string>;
-  }
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+export type PlacesHub = Hub<{
+  ownKeys: OutsideMemo<string>;
+  scopedKeys: OutsideMemo<ScopedEntry>;
+  keyWaits: KeyWaits;
+  placeRefusals: Set<string>;
+}>;
+
+/** A live scoped key as read from the store: its agent, what it may do (expiry is checked on every call) and where it may connect from. */
+export interface ScopedEntry {
+  userId: string;
+  auth: KeyAuth;
+  from: readonly string[];
 }
 
 /** Places as given by the owner (a list, or "a,b"), checked and normalized; a clear invalid_argument otherwise. */
@@ -47,7 +58,7 @@ export interface KeyPlaces {
 }
 
 /** Sets where one key of an agent may connect from: its own key (keyId omitted) or one of its scoped keys. */
-export function setKeyPlaces(hub: Hub, input: { agent: string; key_id?: string; from: unknown }): KeyPlaces {
+export function setKeyPlaces(hub: PlacesHub, input: { agent: string; key_id?: string; from: unknown }): KeyPlaces {
   const from = checkedPlaces(input.from);
   const stored = JSON.stringify(from);
   const warning = placesWarning(from);
@@ -94,7 +105,7 @@ export function wrongPlaceMessage(
 
 /** A key was used from a place it may not be used from: told to the owner once per agent, key and place. */
 export function notePlaceRefusal(
-  hub: Hub,
+  hub: PlacesHub,
   u: UserRow,
   keyId: string | null,
   keyName: string,

@@ -2,9 +2,13 @@
 // short grace), revoked when it ends. Only its hash is kept, in this process's memory (the hub's RunKeys,
 // hub.services.runKeys): a run lives in the hub that started it, so a key never outlives that hub either.
 // A run key logs in like any other key, in hub/identity/key-login.ts.
-import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
+import crypto from 'node:crypto';
+import type { KeyWaits } from './key-waits';
 import { endRevokedWaits } from './key-waits';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type RunKeysHub = Hub<{ runKeys: RunKeys; keyWaits: KeyWaits }>;
 
 export const RUN_KEY_PREFIX = 'perch_run_';
 
@@ -14,13 +18,6 @@ interface RunKey {
   expiresAt: number;
   /** Called once, at the run's first authenticated call. */
   onFirstUse?: () => void;
-}
-
-declare module '../core/hub' {
-  interface HubServices {
-    /** The live run keys of wake runs (hub/identity/run-keys.ts). */
-    runKeys: RunKeys;
-  }
 }
 
 /** The live run keys of one hub, by the key's hash (base64 of its SHA-256). */
@@ -56,7 +53,7 @@ export class RunKeys {
 
 /** A new run key for the agent, valid until expiresAt (ms) unless revoked first. */
 export function issueRunKey(
-  hub: Hub,
+  hub: RunKeysHub,
   agentId: string,
   runId: string,
   expiresAt: number,

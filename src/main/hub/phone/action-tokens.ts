@@ -5,14 +5,18 @@
 // elsewhere first is a conflict; an unknown MAC or a revoked device is unauthorized; past its expiry, expired.
 // A READ token (push content 'ids') has the same shape with d = 'read' and r = the notice's tag: it lets the
 // phone fetch one notice's details (POST /api/device/notice), is not spent by reading, and never decides anything.
-import crypto from 'node:crypto';
 import type { Hub } from '../core/hub';
+import crypto from 'node:crypto';
+import type { FeatureServices } from '../features/services';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/features/requests';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
 import { tx } from '../../store/db/db';
-import { decideRequest } from '../features/requests';
+import { decideRequest } from '../features/requests/requests';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type ActionTokensHub = Hub<FeatureServices & { actionSecret: ActionSecret }>;
 
 /** The decisions a push button can make (requests of kind approve). */
 export type ActionDecision = 'approve' | 'reject';
@@ -48,18 +52,11 @@ export interface ActionTokenClaims {
   e: number;
 }
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** The HMAC key of action tokens, read once (hub/phone/action-tokens.ts). */
-    actionSecret: ActionSecret;
-  }
-}
-
 /** The HMAC key of action tokens (settings 'push.secret', 32 random bytes made once per install), read on first use. */
 export class ActionSecret {
   private known: Buffer | undefined = undefined;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: ActionTokensHub) {}
 
   get value(): Buffer {
     if (this.known) return this.known;
@@ -74,28 +71,34 @@ export class ActionSecret {
   }
 }
 
-function mac(hub: Hub, body: string): Buffer {
+function mac(hub: ActionTokensHub, body: string): Buffer {
   return crypto.createHmac('sha256', hub.services.actionSecret.value).update(body).digest();
 }
 
-function mint(hub: Hub, r: string, d: TokenUse, deviceId: string, expiresAt: number): string {
+function mint(hub: ActionTokensHub, r: string, d: TokenUse, deviceId: string, expiresAt: number): string {
   const claims: ActionTokenClaims = { r, d, v: deviceId, e: Math.min(expiresAt, hub.now() + ACTION_TOKEN_MAX_MS) };
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return `${body}.${mac(hub, body).toString('base64url')}`;
 }
 
 /** A token for one decision of one request by one device; it expires with the request or after 24 h, whichever first. */
-export function mintActionToken(hub: Hub, requestId: string, decision: ActionDecision, deviceId: string, requestExpiresAt: number): string {
+export function mintActionToken(
+  hub: ActionTokensHub,
+  requestId: string,
+  decision: ActionDecision,
+  deviceId: string,
+  requestExpiresAt: number,
+): string {
   return mint(hub, requestId, decision, deviceId, requestExpiresAt);
 }
 
 /** A read token: one device may fetch one notice's details (tag) until expiresAt (the request's deadline) or 24 h. */
-export function mintReadToken(hub: Hub, tag: string, deviceId: string, expiresAt = Number.POSITIVE_INFINITY): string {
+export function mintReadToken(hub: ActionTokensHub, tag: string, deviceId: string, expiresAt = Number.POSITIVE_INFINITY): string {
   return mint(hub, tag, 'read', deviceId, expiresAt);
 }
 
 /** The token's claims if its MAC is this hub's (expiry not checked); otherwise unauthorized. */
-export function verifyActionToken(hub: Hub, token: unknown): ActionTokenClaims {
+export function verifyActionToken(hub: ActionTokensHub, token: unknown): ActionTokenClaims {
   const bad = () =>
     new HubError(
       'unauthorized',
@@ -137,7 +140,7 @@ function tokenHash(token: string): Buffer {
  * wins: a replay, or a request decided (or cancelled) elsewhere, is a conflict and changes nothing.
  */
 export function spendActionToken(
-  hub: Hub,
+  hub: ActionTokensHub,
   token: unknown,
   deviceLive: (deviceId: string) => boolean,
 ): { claims: ActionTokenClaims; request: OwnerRequestView } {
@@ -187,7 +190,7 @@ export function spendActionToken(
  * Checks a read token (MAC, kind, expiry, device: deviceLive as for spending) and answers its claims; it is not
  * spent. An action token here is refused (a button's token is for deciding, and only once).
  */
-export function checkReadToken(hub: Hub, token: unknown, deviceLive: (deviceId: string) => boolean): ActionTokenClaims {
+export function checkReadToken(hub: ActionTokensHub, token: unknown, deviceLive: (deviceId: string) => boolean): ActionTokenClaims {
   const claims = verifyActionToken(hub, token);
   if (claims.d !== 'read') {
     throw new HubError('unauthorized', "This is a button's action token, not a read token.", "Send the notification's read_token.");

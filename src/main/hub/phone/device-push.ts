@@ -3,7 +3,7 @@
 // nothing changes), a push button's action token decides its request, and a read token ('ids' mode) answers its
 // notice's summary as it stands now.
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
+import type { PhoneHub } from './services';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/features/requests';
 import { deletePushSubscription, putPushSubscription } from '../../store/tables/phone/push';
@@ -35,7 +35,7 @@ function b64urlBytes(v: unknown, field: string, length: number): string {
  * A device's Web Push subscription (replaces its earlier one). endpoint: an https URL (web-push speaks only https);
  * keys.p256dh: the browser's uncompressed P-256 public key (65 bytes); keys.auth: its 16-byte auth secret.
  */
-export function subscribePush(hub: Hub, deviceId: string, input: unknown): { endpoint: string } {
+export function subscribePush(hub: PhoneHub, deviceId: string, input: unknown): { endpoint: string } {
   const o = input as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } } | null;
   if (!o || typeof o !== 'object' || Array.isArray(o)) throw badSub('The body must be a JSON object.');
   if (typeof o.endpoint !== 'string' || !o.endpoint || o.endpoint.length > MAX_ENDPOINT_CHARS)
@@ -69,7 +69,7 @@ export function subscribePush(hub: Hub, deviceId: string, input: unknown): { end
   return { endpoint: url.href };
 }
 
-export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean } {
+export function unsubscribePush(hub: PhoneHub, deviceId: string): { removed: boolean } {
   return { removed: hub.write(() => deletePushSubscription(hub.db, deviceId)) };
 }
 
@@ -77,14 +77,14 @@ export function unsubscribePush(hub: Hub, deviceId: string): { removed: boolean 
  * Whether a button's device may still act: a paired, not revoked device; or the ntfy channel while the very setting
  * the token was minted for is on (not changed, not turned off and on again since) and not opaque.
  */
-function deviceLive(hub: Hub, deviceId: string): boolean {
+function deviceLive(hub: PhoneHub, deviceId: string): boolean {
   if (!isNtfyDevice(deviceId)) return isDeviceLive(hub, deviceId);
   const ch = ntfyChannel(hub);
   return !!ch && !ch.opaque && deviceId === ntfyDevice(ch.id);
 }
 
 /** POST /api/device/action: a push button's token decides its request (hub/phone/action-tokens.ts). */
-export function decideByActionToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; request: OwnerRequestView } {
+export function decideByActionToken(hub: PhoneHub, token: unknown): { claims: ActionTokenClaims; request: OwnerRequestView } {
   return spendActionToken(hub, token, (id) => deviceLive(hub, id));
 }
 
@@ -103,7 +103,7 @@ export interface NoticeDetails {
  * POST /api/device/notice: a read token (push content 'ids') answers its notice's summary and current state. The
  * token is checked (MAC, expiry, device still paired) and not spent; it decides nothing.
  */
-export function noticeByReadToken(hub: Hub, token: unknown): { claims: ActionTokenClaims; notice: NoticeDetails } {
+export function noticeByReadToken(hub: PhoneHub, token: unknown): { claims: ActionTokenClaims; notice: NoticeDetails } {
   const claims = checkReadToken(hub, token, (id) => !isNtfyDevice(id) && isDeviceLive(hub, id));
   const s = noticeSummary(hub, claims.r);
   const notice: NoticeDetails = { tag: s.tag, kind: s.kind, title: s.title, body: s.body, url: publicBase(hub) + s.path, state: s.state };

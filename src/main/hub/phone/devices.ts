@@ -5,8 +5,8 @@
 // credential as tallies). Also the phone settings (public URL of the front, push content, ntfy) and the install's
 // VAPID keys (made once). No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
+import type { FeatureServices } from '../features/services';
+import { newId, type Hub } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { deviceActions, deviceLaptopFields, deviceReachOf, isOwnerAction } from '../../../shared/api/owner-api';
 import {
@@ -43,6 +43,9 @@ import { activeHandoffsOf, handoffById } from '../../store/tables/talk/handoffs'
 import type { HandoffItem } from '../../../shared/api/owner-api';
 import { conversationById, member } from '../../store/tables/talk/conversations';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type DevicesHub = Hub<FeatureServices & { pushTargets: OutsideMemo<boolean> }>;
 
 /** Every device credential starts with this. */
 export const DEVICE_TOKEN_PREFIX = 'pd_';
@@ -97,7 +100,7 @@ export function deviceView(row: DeviceRow & { push?: number | boolean }): Device
  * Makes a device and its credential (the credential is in this answer only). Pairing (hub/phone/pairing.ts) calls it
  * inside its own transaction; the owner may hold at most MAX_DEVICES live devices.
  */
-export function createDevice(hub: Hub, input: { name: string; scope?: DeviceScope }): { device: DeviceView; token: string } {
+export function createDevice(hub: DevicesHub, input: { name: string; scope?: DeviceScope }): { device: DeviceView; token: string } {
   const name = cleanDeviceName(input.name);
   const scope = input.scope ?? 'approvals';
   if (!isDeviceScope(scope))
@@ -122,14 +125,14 @@ export function createDevice(hub: Hub, input: { name: string; scope?: DeviceScop
 }
 
 /** Gives a device a fresh credential, replacing the old one (pairing hands the credential out when it is collected). */
-export function reissueDeviceToken(hub: Hub, deviceId: string): string {
+export function reissueDeviceToken(hub: DevicesHub, deviceId: string): string {
   const { token, hash, hint } = mintToken();
   hub.write(() => setDeviceToken(hub.db, deviceId, hash, hint));
   return token;
 }
 
 /** The live device behind a bearer credential, or undefined (unknown, malformed or revoked). */
-export function authenticateDevice(hub: Hub, bearer: string): DeviceRow | undefined {
+export function authenticateDevice(hub: DevicesHub, bearer: string): DeviceRow | undefined {
   if (typeof bearer !== 'string' || !bearer.startsWith(DEVICE_TOKEN_PREFIX) || bearer.length > 200) return undefined;
   const hash = hashDeviceToken(bearer);
   const row = deviceByTokenHash(hub.db, hash);
@@ -138,25 +141,25 @@ export function authenticateDevice(hub: Hub, bearer: string): DeviceRow | undefi
 }
 
 /** Notes that a device was used (at most once a minute per device). */
-export function touchDevice(hub: Hub, row: DeviceRow): void {
+export function touchDevice(hub: DevicesHub, row: DeviceRow): void {
   const now = hub.now();
   if (row.last_used_at != null && now - row.last_used_at < TOUCH_EVERY_MS) return;
   hub.write(() => touchDeviceRow(hub.db, row.id, now));
   row.last_used_at = now;
 }
 
-export function listDevices(hub: Hub): DeviceView[] {
+export function listDevices(hub: DevicesHub): DeviceView[] {
   return allDevices(hub.db).map(deviceView);
 }
 
-export function getDevice(hub: Hub, deviceId: string): DeviceView {
+export function getDevice(hub: DevicesHub, deviceId: string): DeviceView {
   const row = deviceById(hub.db, deviceId);
   if (!row) throw new HubError('not_found', `No device ${deviceId}.`, 'List the devices (perch device list) to find its id.');
   return deviceView(row);
 }
 
 /** Revokes a device: its credential stops at once and its push subscription is deleted (one transaction). */
-export function revokeDevice(hub: Hub, deviceId: string): DeviceView {
+export function revokeDevice(hub: DevicesHub, deviceId: string): DeviceView {
   return hub.write(() => {
     const row = deviceById(hub.db, deviceId);
     if (!row) throw new HubError('not_found', `No device ${deviceId}.`, 'List the devices (perch device list) to find its id.');
@@ -167,7 +170,7 @@ export function revokeDevice(hub: Hub, deviceId: string): DeviceView {
 }
 
 /** Whether the device is still paired (not revoked): a live event stream ends when it is not. */
-export function isDeviceLive(hub: Hub, deviceId: string): boolean {
+export function isDeviceLive(hub: DevicesHub, deviceId: string): boolean {
   const row = deviceById(hub.db, deviceId);
   return !!row && row.revoked_at == null;
 }
@@ -183,7 +186,7 @@ export function deviceAllowedActions(scope: DeviceScope): string[] {
  * A card is addressed to the owner when its message's `to` names the owner, or it is in a direct conversation
  * the owner is a member of (the owner's direct conversation with the agent).
  */
-export function cardAddressedToOwner(hub: Hub, msgId: string): boolean {
+export function cardAddressedToOwner(hub: DevicesHub, msgId: string): boolean {
   const msg = messageById(hub.db, msgId);
   if (!msg || msg.kind !== 'card') return false;
   if (msg.to_ids) {
@@ -201,13 +204,13 @@ export function cardAddressedToOwner(hub: Hub, msgId: string): boolean {
  * A handoff is the owner's when it is handed to the owner. (Today the owner is the hub's only person, so every
  * handoff is; a handoff names its person, and an approvals device sees and hands back only the owner's.)
  */
-export function handoffToOwner(hub: Hub, handoffId: unknown): boolean {
+export function handoffToOwner(hub: DevicesHub, handoffId: unknown): boolean {
   if (typeof handoffId !== 'number') return false;
   return handoffById(hub.db, handoffId)?.to_user === hub.ownerId;
 }
 
 /** What a device of this scope gets of an owner action's answer: approvals sees only the owner's handoffs. */
-export function deviceScopedAnswer(hub: Hub, device: { scope: string }, action: string, value: unknown): unknown {
+export function deviceScopedAnswer(hub: DevicesHub, device: { scope: string }, action: string, value: unknown): unknown {
   if (device.scope === 'full' || action !== 'handoffs.list') return value;
   const v = value as { handoffs: HandoffItem[] };
   return { ...v, handoffs: v.handoffs.filter((h) => h.to.id === hub.ownerId) };
@@ -215,7 +218,7 @@ export function deviceScopedAnswer(hub: Hub, device: { scope: string }, action: 
 
 /** Why a device may not call this owner action with this input (a forbidden HubError), or undefined when it may. */
 export function deviceScopeRefusal(
-  hub: Hub,
+  hub: DevicesHub,
   device: { name: string; scope: string },
   action: string,
   input: unknown,
@@ -306,7 +309,7 @@ export const AUDIT_TALLY_WINDOW_MS = 10 * 60 * 1000;
  * no device behind it (no credential, or one that does not verify) is only counted: one tally row per 10-minute
  * window and (action, outcome), so a stranger's junk never pushes a device's own entries out of the list.
  */
-export function auditDevice(hub: Hub, entry: AuditInput): void {
+export function auditDevice(hub: DevicesHub, entry: AuditInput): void {
   const action = entry.action.slice(0, 100);
   const outcome = entry.outcome.slice(0, 100);
   if (entry.device_id === null && outcome.startsWith('refused')) {
@@ -326,7 +329,7 @@ export function auditDevice(hub: Hub, entry: AuditInput): void {
   );
 }
 
-export function listAudit(hub: Hub, opts: { device_id?: string; limit?: number } = {}): DeviceAuditEntry[] {
+export function listAudit(hub: DevicesHub, opts: { device_id?: string; limit?: number } = {}): DeviceAuditEntry[] {
   return auditRows(hub.db, opts.device_id, Math.min(500, Math.max(1, opts.limit ?? 100)));
 }
 
@@ -336,17 +339,6 @@ const PUBLIC_URL_KEY = 'phone.public_url';
 const PUSH_CONTENT_KEY = 'phone.push_content';
 const NTFY_KEY = 'phone.ntfy';
 
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * Whether pushes go anywhere (a push subscription or the ntfy channel), asked for every message the hub publishes
-     * (hub/phone/notify.ts): kept here, dropped when this hub adds a subscription or changes the phone settings, and
-     * whenever another process wrote to the database (hub/core/outside-writes.ts). Removals leave at most a stale "yes"
-     * (a push job that finds nobody to send to).
-     */
-    pushTargets: OutsideMemo<boolean>;
-  }
-}
 /** The cache of whether pushes go anywhere, as the composition root makes it. */
 export function pushTargetsCache(outside: OutsideWrites): OutsideMemo<boolean> {
   return new OutsideMemo(outside);
@@ -386,7 +378,7 @@ export function normalizePublicUrl(raw: string): string {
 }
 
 /** The public URL of the front, or null when remote access is off. */
-export function publicUrl(hub: Hub): string | null {
+export function publicUrl(hub: DevicesHub): string | null {
   const v = getSetting(hub.db, PUBLIC_URL_KEY);
   return v ? v : null;
 }
@@ -399,7 +391,7 @@ export interface NtfyChannel extends NtfySettings {
   id: string;
 }
 
-export function ntfyChannel(hub: Hub): NtfyChannel | null {
+export function ntfyChannel(hub: DevicesHub): NtfyChannel | null {
   const v = getSetting(hub.db, NTFY_KEY);
   if (!v) return null;
   try {
@@ -413,12 +405,12 @@ export function ntfyChannel(hub: Hub): NtfyChannel | null {
 }
 
 /** The ntfy channel as the owner sees it (phone.get), or null when off. */
-export function ntfySettings(hub: Hub): NtfySettings | null {
+export function ntfySettings(hub: DevicesHub): NtfySettings | null {
   const ch = ntfyChannel(hub);
   return ch ? { server: ch.server, topic: ch.topic, opaque: ch.opaque } : null;
 }
 
-export function pushContent(hub: Hub): PushContent {
+export function pushContent(hub: DevicesHub): PushContent {
   const v = getSetting(hub.db, PUSH_CONTENT_KEY);
   return (PUSH_CONTENT as readonly string[]).includes(v ?? '') ? (v as PushContent) : 'summary';
 }
@@ -428,7 +420,7 @@ export function pushContent(hub: Hub): PushContent {
  * Web Push writes it: the public key as the uncompressed point (65 bytes), the private key as its 32-byte scalar,
  * both base64url (what the web-push package's generateVAPIDKeys makes, and what browsers take as applicationServerKey).
  */
-export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
+export function vapidKeys(hub: DevicesHub): { publicKey: string; privateKey: string } {
   const read = (): { publicKey: string; privateKey: string } | undefined => {
     const v = getSetting(hub.db, VAPID_KEY);
     if (!v) return undefined;
@@ -454,7 +446,7 @@ export function vapidKeys(hub: Hub): { publicKey: string; privateKey: string } {
   });
 }
 
-export function getPhoneSettings(hub: Hub): PhoneSettings {
+export function getPhoneSettings(hub: DevicesHub): PhoneSettings {
   return {
     public_url: publicUrl(hub),
     push_content: pushContent(hub),
@@ -470,7 +462,7 @@ export interface PhoneSettingsPatch {
 }
 
 /** Changes phone settings; everything is checked before anything is saved. */
-export function setPhoneSettings(hub: Hub, patch: PhoneSettingsPatch): PhoneSettings {
+export function setPhoneSettings(hub: DevicesHub, patch: PhoneSettingsPatch): PhoneSettings {
   const url =
     patch.public_url === undefined
       ? undefined

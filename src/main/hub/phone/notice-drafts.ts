@@ -2,20 +2,26 @@
 // a handoff to the owner, a card addressed to the owner; and their ending), the one place a notice's text is made
 // (noticeSummary, also what the phone fetches in 'ids' mode), and the payload for one device with its own action and
 // read tokens, cut to fit. Sending is notify.ts; nothing here sends.
-import { promptCut } from '../../../shared/api/prompt-filing';
 import type { Hub } from '../core/hub';
+import { promptCut } from '../../../shared/api/prompt-filing';
+import type { FeatureServices } from '../features/services';
+import type { OutsideMemo } from '../core/outside-writes';
+import type { ActionSecret } from './action-tokens';
 import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/features/requests';
 import type { EventView, HubLive } from '../../../shared/api/event-log';
 import { waitingNoticeBody } from '../../../shared/agents/harness';
-import { getRequestForOwner } from '../features/requests';
+import { getRequestForOwner } from '../features/requests/requests';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
 import { messageById } from '../../store/tables/talk/messages';
 import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
 import { conversationById } from '../../store/tables/talk/conversations';
 import { messageView } from '../core/views';
-import { listCardResponses } from '../features/cards';
+import { listCardResponses } from '../features/cards/cards';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type NoticeHub = Hub<FeatureServices & { pushTargets: OutsideMemo<boolean>; actionSecret: ActionSecret }>;
 
 export interface NoticeAction {
   action: ActionDecision;
@@ -72,12 +78,12 @@ function clip(s: string, n: number): string {
 }
 
 /** Where links in pushes point: the HTTPS front (phone.public_url) or, without one, this hub's loopback address. */
-export function publicBase(hub: Hub): string {
-  return (publicUrl(hub) ?? hub.baseUrl).replace(/\/+$/, '');
+export function publicBase(hub: NoticeHub): string {
+  return (publicUrl(hub) ?? hub.doors.baseUrl).replace(/\/+$/, '');
 }
 
 /** A new card message addressed to the owner (hub/phone/devices.ts: `to` names the owner, or the owner's direct conversation). */
-function cardForOwner(hub: Hub, ev: EventView): boolean {
+function cardForOwner(hub: NoticeHub, ev: EventView): boolean {
   const m = ev.message;
   return !!m && m.kind === 'card' && m.sender.id !== hub.ownerId && cardAddressedToOwner(hub, m.msg_id);
 }
@@ -107,7 +113,7 @@ export interface NoticeSummary {
  * The one place a notice's text is made: the summary of a tag (a request id, `handoff:<conv_id>` or
  * `card:<msg_id>`) as it stands now. Throws not_found for a tag that names nothing of the owner's.
  */
-export function noticeSummary(hub: Hub, tag: string): NoticeSummary {
+export function noticeSummary(hub: NoticeHub, tag: string): NoticeSummary {
   const gone = () => new HubError('not_found', `Nothing to show for ${tag.slice(0, 100)}.`, 'Open Perch to see what waits for you.');
   if (tag.startsWith('handoff:')) {
     const convId = tag.slice('handoff:'.length);
@@ -200,7 +206,7 @@ export function mayNotify(type: string | undefined): boolean {
   return type === undefined || NOTICE_EVENTS.has(type);
 }
 
-export function draftFor(hub: Hub, ev: EventView): Job | undefined {
+export function draftFor(hub: NoticeHub, ev: EventView): Job | undefined {
   const make = (tag: string): Job => {
     const s = noticeSummary(hub, tag);
     return { draft: pushContent(hub) === 'ids' ? idsOnly(s) : s };
@@ -227,7 +233,7 @@ export function draftFor(hub: Hub, ev: EventView): Job | undefined {
  * An agent's harness session waits for its user (the live item harness_waiting, hub/control/harness.ts): one notice per
  * agent (its tag replaces the last one), opening the Fleet view. With push_content 'ids', only a generic line.
  */
-export function waitingDraft(hub: Hub, v: HubLive['harness_waiting']): Job {
+export function waitingDraft(hub: NoticeHub, v: HubLive['harness_waiting']): Job {
   const tag = `waiting:${v.agent.id}`;
   if (pushContent(hub) === 'ids')
     return {
@@ -246,7 +252,7 @@ export function waitingDraft(hub: Hub, v: HubLive['harness_waiting']): Job {
 }
 
 /** The payload for one device (its own action tokens), cut to fit MAX_PAYLOAD_BYTES. */
-export function payloadFor(hub: Hub, draft: Draft, deviceId: string): PushPayload {
+export function payloadFor(hub: NoticeHub, draft: Draft, deviceId: string): PushPayload {
   const base = publicBase(hub);
   const actions: NoticeAction[] =
     draft.buttons && draft.request_id

@@ -7,6 +7,9 @@
 // commit, one job at a time, never blocking a write. The device door's push calls (subscribe, a button's token, a
 // read token) are device-push.ts.
 import type { Hub } from '../core/hub';
+import type { FeatureServices } from '../features/services';
+import type { OutsideMemo } from '../core/outside-writes';
+import type { ActionSecret } from './action-tokens';
 import { DEVICE_ACTION_PATH } from '../../../shared/features/devices';
 import {
   anyPushSubscription,
@@ -22,6 +25,9 @@ import { eventTypeOf } from '../core/bus';
 import { isKnownPushService, pushTopic, type NtfySend, type VapidDetails, type WebPushSend } from './push-senders';
 import { draftFor, mayNotify, waitingDraft, payloadFor, publicBase, type Draft, type Job, type PushPayload } from './notice-drafts';
 
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type NotifyHub = Hub<FeatureServices & { pushTargets: OutsideMemo<boolean>; actionSecret: ActionSecret; notify: Notifier | null }>;
+
 export interface NotifySenders {
   webPush: WebPushSend;
   ntfy: NtfySend;
@@ -32,15 +38,8 @@ export interface NotifySenders {
 const NOTICE_TTL_SECS = 24 * 3600;
 const QUEUE_MAX = 1000;
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** Push notices to paired phones and ntfy (hub/phone/notify.ts); null where no senders were given (the CLI, tests). */
-    notify: Notifier | null;
-  }
-}
-
 /** The install's VAPID key pair (hub/phone/devices.ts makes it once) and the subject push services may contact. */
-function vapidDetails(hub: Hub): VapidDetails {
+function vapidDetails(hub: NotifyHub): VapidDetails {
   const url = publicUrl(hub);
   return { ...vapidKeys(hub), subject: url && url.startsWith('https://') ? url : 'mailto:perch@localhost.invalid' };
 }
@@ -55,7 +54,7 @@ export class Notifier {
   private idleWaiters: Array<() => void> = [];
 
   constructor(
-    private hub: Hub,
+    private hub: NotifyHub,
     readonly senders: NotifySenders,
     opts: NotifyOptions = {},
   ) {
@@ -209,7 +208,7 @@ export interface NotifyOptions {
 }
 
 /** Whether this hub takes loopback push services (NotifyOptions; off without a notifier). */
-export function loopbackPush(hub: Hub): boolean {
+export function loopbackPush(hub: NotifyHub): boolean {
   return hub.services.notify?.loopbackPush === true;
 }
 
@@ -220,7 +219,7 @@ export interface TestPushResult {
 }
 
 /** devices.test_push: one test notice to the device (and to ntfy when it is set), answered when sent. */
-export async function sendTestPush(hub: Hub, deviceId: string): Promise<TestPushResult> {
+export async function sendTestPush(hub: NotifyHub, deviceId: string): Promise<TestPushResult> {
   const n = hub.services.notify;
   if (!n) return { web_push: 'failed', ntfy: 'off', detail: 'Pushes are not running in this hub.' };
   const draft: Draft = {

@@ -4,8 +4,9 @@
 // call then collects its device credential, once. Codes and claim secrets are stored only as hashes. Waits
 // are promises woken on change, no polling. No HTTP here: owner/device-door.ts is the door.
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
+import type { FeatureServices } from '../features/services';
+import type { OutsideMemo } from '../core/outside-writes';
+import { newId, type Hub } from '../core/hub';
 import { Waiters } from '../core/bus';
 import { HubError } from '../../../shared/errors';
 import {
@@ -29,6 +30,9 @@ import {
   type PairingRow,
 } from '../../store/tables/phone/devices';
 import { cleanDeviceName, createDevice, deviceView, isDeviceScope, publicUrl, reissueDeviceToken } from './devices';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type PairingHub = Hub<FeatureServices & { pushTargets: OutsideMemo<boolean>; pairingWaits: Waiters }>;
 
 /** After its code expires, a pairing's confirmed credential can still be collected this long. */
 const COLLECT_GRACE_MS = PAIRING_TTL_MS;
@@ -158,24 +162,17 @@ function makePhrase(): string {
 
 // ---- waking waits ----------------------------------------------------------------------------
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** The calls waiting for a pairing to change, by pairing id (hub/phone/pairing.ts). */
-    pairingWaits: Waiters;
-  }
-}
-
 /** The waits on pairings, as the composition root makes them. */
 export function pairingWaiters(): Waiters {
   return new Waiters();
 }
 
-function wakePairing(hub: Hub, id: string): void {
+function wakePairing(hub: PairingHub, id: string): void {
   hub.services.pairingWaits.wake(id);
 }
 
 /** Waits until the pairing changes, ms pass, or signal aborts. */
-async function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
+async function waitForChange(hub: PairingHub, id: string, ms: number, signal?: AbortSignal): Promise<void> {
   const waiters = hub.services.pairingWaits;
   if (waiters.count(id) >= MAX_WAITERS)
     throw new HubError('rate_limited', 'Too many waits on this pairing.', 'Wait with one call at a time.');
@@ -184,7 +181,7 @@ async function waitForChange(hub: Hub, id: string, ms: number, signal?: AbortSig
 
 // ---- views -----------------------------------------------------------------------------------
 
-function stateOf(hub: Hub, p: PairingRow): PairingState {
+function stateOf(hub: PairingHub, p: PairingRow): PairingState {
   if (p.cancelled_at != null) return 'cancelled';
   if (p.confirmed_at != null) return 'confirmed';
   if (p.expires_at <= hub.now()) return 'expired';
@@ -192,7 +189,7 @@ function stateOf(hub: Hub, p: PairingRow): PairingState {
   return 'waiting';
 }
 
-function pairingView(hub: Hub, p: PairingRow): PairingView {
+function pairingView(hub: PairingHub, p: PairingRow): PairingView {
   let device: DeviceView | null = null;
   if (p.device_id) {
     const row = deviceById(hub.db, p.device_id);
@@ -210,7 +207,7 @@ function pairingView(hub: Hub, p: PairingRow): PairingView {
   };
 }
 
-function requirePairing(hub: Hub, pairingId: string): PairingRow {
+function requirePairing(hub: PairingHub, pairingId: string): PairingRow {
   const p = pairingById(hub.db, pairingId);
   if (!p) throw new HubError('not_found', `No pairing ${pairingId}.`, 'Start a new pairing (Settings → Phone, or perch device pair).');
   return p;
@@ -219,7 +216,7 @@ function requirePairing(hub: Hub, pairingId: string): PairingRow {
 // ---- the laptop's side (owner actions) ---------------------------------------------------------
 
 /** Starts a pairing: needs the public URL. The code is only in the link (and its QR code). */
-export async function startPairing(hub: Hub, input: { name?: string; scope?: DeviceScope } = {}): Promise<PairingStart> {
+export async function startPairing(hub: PairingHub, input: { name?: string; scope?: DeviceScope } = {}): Promise<PairingStart> {
   const base = publicUrl(hub);
   if (!base) {
     throw new HubError(
@@ -255,7 +252,7 @@ export async function startPairing(hub: Hub, input: { name?: string; scope?: Dev
  * caller last saw; when the pairing has left it already (the phone claimed between two calls), no wait.
  */
 export async function pairingStatus(
-  hub: Hub,
+  hub: PairingHub,
   input: { pairing_id: string; wait_secs?: number; state?: PairingState },
   signal?: AbortSignal,
 ): Promise<PairingView> {
@@ -271,7 +268,10 @@ export async function pairingStatus(
 }
 
 /** The owner confirms the phrase matches: the device is made; the phone's wait collects its credential. */
-export function confirmPairing(hub: Hub, input: { pairing_id: string; phrase?: string }): { pairing: PairingView; device: DeviceView } {
+export function confirmPairing(
+  hub: PairingHub,
+  input: { pairing_id: string; phrase?: string },
+): { pairing: PairingView; device: DeviceView } {
   const result = hub.write(() => {
     const p = requirePairing(hub, input.pairing_id);
     const state = stateOf(hub, p);
@@ -299,7 +299,7 @@ export function confirmPairing(hub: Hub, input: { pairing_id: string; phrase?: s
 
 const normalizePhrase = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
-export function cancelPairing(hub: Hub, pairingId: string): PairingView {
+export function cancelPairing(hub: PairingHub, pairingId: string): PairingView {
   const view = hub.write(() => {
     const p = requirePairing(hub, pairingId);
     if (p.confirmed_at != null)
@@ -317,7 +317,7 @@ const CODE_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** The phone claims a code: a used, cancelled or expired code → 410 expired; an unknown one → 404. */
 export function claimPairing(
-  hub: Hub,
+  hub: PairingHub,
   input: { code: string; device_name?: string },
 ): { pairing_id: string; phrase: string; claim_secret: string; expires_at: number; device_name: string } {
   if (typeof input.code !== 'string' || !CODE_RE.test(input.code)) {
@@ -354,7 +354,7 @@ export type PairWaitAnswer = { state: PairingState; phrase: string | null } & (
  * claim secret's pairing, or a pairing cancelled or expired → 410 expired (a wrong secret → 404, as unknown).
  */
 export async function waitPairing(
-  hub: Hub,
+  hub: PairingHub,
   input: { pairing_id: string; claim_secret: string; wait_secs?: number },
   signal?: AbortSignal,
 ): Promise<PairWaitAnswer> {

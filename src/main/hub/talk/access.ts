@@ -1,5 +1,6 @@
 // Who may see and do what. Every agent-facing service goes through these checks.
 import type { Hub } from '../core/hub';
+import type { ControlServices } from '../control/services';
 import { HubError } from '../../../shared/errors';
 import {
   conversationAndMember,
@@ -15,13 +16,16 @@ import { activeHandoff } from '../../store/tables/talk/handoffs';
 import { TERMINAL_TASK_STATES } from '../../../shared/types';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type AccessHub = Hub<ControlServices & { userIds: OutsideMemo<string> }>;
+
 export interface Access {
   conv: ConversationRow;
   member: MemberRow;
 }
 
 /** The conversation and the caller's membership, or a not_found / not_member refusal. */
-export function requireMember(hub: Hub, userId: string, convId: string): Access {
+export function requireMember(hub: AccessHub, userId: string, convId: string): Access {
   const found = conversationAndMember(hub.db, convId, userId);
   if (!found) {
     throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from list_conversations or get_updates.');
@@ -38,7 +42,7 @@ export function requireMember(hub: Hub, userId: string, convId: string): Access 
 }
 
 /** A message of the conversation that the member may see. */
-export function requireMessage(hub: Hub, access: Access, msgId: string, what = 'message'): MessageRow {
+export function requireMessage(hub: AccessHub, access: Access, msgId: string, what = 'message'): MessageRow {
   const msg = messageById(hub.db, msgId);
   if (!msg || msg.conv_id !== access.conv.id || msg.seq < access.member.from_seq) {
     throw new HubError(
@@ -51,7 +55,7 @@ export function requireMessage(hub: Hub, access: Access, msgId: string, what = '
 }
 
 /** A message anywhere the user may see it (tools that take only a msg_id). */
-export function requireVisibleMessage(hub: Hub, userId: string, msgId: string): { msg: MessageRow; access: Access } {
+export function requireVisibleMessage(hub: AccessHub, userId: string, msgId: string): { msg: MessageRow; access: Access } {
   const msg = messageById(hub.db, msgId);
   const m = msg && member(hub.db, msg.conv_id, userId);
   if (!msg || !m || msg.seq < m.from_seq) {
@@ -61,7 +65,7 @@ export function requireVisibleMessage(hub: Hub, userId: string, msgId: string): 
 }
 
 /** A user by exact name or id. */
-export function resolveUser(hub: Hub, nameOrId: string): UserRow {
+export function resolveUser(hub: AccessHub, nameOrId: string): UserRow {
   const u = userByName(hub.db, nameOrId) ?? userById(hub.db, nameOrId);
   if (!u || u.revoked_at != null) {
     throw new HubError('not_found', `No user "${nameOrId}".`, 'Use an exact user name (find_user) or id.');
@@ -73,7 +77,7 @@ export function resolveUser(hub: Hub, nameOrId: string): UserRow {
  * Whom an agent may contact: its owner, the owner's other agents, or someone it already shares
  * a conversation with. (One owner per hub, so every agent here is the owner's.)
  */
-export function requireContactable(hub: Hub, fromId: string, target: UserRow): void {
+export function requireContactable(hub: AccessHub, fromId: string, target: UserRow): void {
   if (target.id === fromId) {
     throw new HubError('invalid_argument', 'You cannot open a conversation with yourself.', 'Name another person or agent.');
   }
@@ -85,24 +89,13 @@ export function requireContactable(hub: Hub, fromId: string, target: UserRow): v
   throw new HubError('forbidden', `You may not contact "${target.name}".`, 'Ask your owner to introduce you in a shared conversation.');
 }
 
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * User ids by the exact name or id a caller gave (send_message's `to` names members on every call): users are never
-     * deleted and never renamed, so a known answer stays right; unknown names are asked again. Dropped anyway when
-     * another process writes the file (hub/core/outside-writes.ts).
-     */
-    userIds: OutsideMemo<string>;
-  }
-}
-
 /** The cache of user ids by name, as the composition root makes it. */
 export function userIdCache(outside: OutsideWrites): OutsideMemo<string> {
   return new OutsideMemo(outside);
 }
 
 /** Resolves names or ids to members of the conversation; unknown or non-member names are refused. */
-export function resolveMembers(hub: Hub, convId: string, names: readonly string[] | undefined, field: string): string[] {
+export function resolveMembers(hub: AccessHub, convId: string, names: readonly string[] | undefined, field: string): string[] {
   if (!names || names.length === 0) return [];
   const ids: string[] = [];
   for (const n of names) {
@@ -128,7 +121,7 @@ export function isTerminalTask(conv: ConversationRow): boolean {
 }
 
 /** Refuses an agent's speech where it must stay silent: notes channel, ended task, handed off, someone else's floor (the may-speak gate, hub/talk/gates.ts). */
-export function requireMaySpeak(hub: Hub, userId: string, access: Access): void {
+export function requireMaySpeak(hub: AccessHub, userId: string, access: Access): void {
   const user = hub.user(userId);
   if (user.kind === 'human') return;
   const { conv } = access;
@@ -165,7 +158,7 @@ export function requireMaySpeak(hub: Hub, userId: string, access: Access): void 
 }
 
 /** Of the users named by an event, those who are actually woken: not the actor, not silenced there. */
-export function wakeable(hub: Hub, conv: ConversationRow, actorId: string | null, ids: readonly string[]): string[] {
+export function wakeable(hub: AccessHub, conv: ConversationRow, actorId: string | null, ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
   if (isTerminalTask(conv)) return [];
   return ids.filter((id) => id !== actorId && !activeHandoff(hub.db, conv.id, id));

@@ -1,7 +1,7 @@
 // Agent sessions: instance names, each named instance's own place in get_updates (hub/talk/delivery.ts
 // asks this module), for_you / from_you for a named instance, and read receipts. A name is a label,
 // never an identity: permissions and limits count the agent.
-import type { Hub } from '../core/hub';
+import type { ControlHub } from '../control/services';
 import { scopeRefusal, type KeyAuth } from '../identity/agent-keys';
 import { refuseWriteIfPaused } from '../control/control';
 import { HubError } from '../../../shared/errors';
@@ -42,7 +42,7 @@ export function instanceName(raw: string | undefined): string | undefined {
  * the least recently seen ones are dropped with their positions. On a full disk the sighting is skipped. A
  * read-only key's call is no sighting (shared/agents/scoped-keys.ts isReadOnlyKey): it observes the agent, it is not its session.
  */
-export function seeInstance(hub: Hub, userId: string, name: string, note?: string, key?: KeyAuth): void {
+export function seeInstance(hub: ControlHub, userId: string, name: string, note?: string, key?: KeyAuth): void {
   if (isReadOnlyKey(key)) return;
   const now = hub.now();
   const known = instanceOf(hub.db, userId, name);
@@ -57,7 +57,7 @@ export function seeInstance(hub: Hub, userId: string, name: string, note?: strin
   }
 }
 
-export function instancesView(hub: Hub, userId: string): InstanceView[] {
+export function instancesView(hub: ControlHub, userId: string): InstanceView[] {
   return instancesOf(hub.db, userId).map((r) => ({ name: r.name, note: r.note, first_seen: r.first_seen, last_seen: r.last_seen }));
 }
 
@@ -74,7 +74,7 @@ export function forInstance(view: EventView, viewerId: string, instance: string)
 }
 
 /** Read receipts: what a confirmation of get_updates positions (afterGid, uptoGid] covers. In the caller's transaction. */
-export function recordReceipts(hub: Hub, userId: string, instance: string | undefined, afterGid: number, uptoGid: number): string[] {
+export function recordReceipts(hub: ControlHub, userId: string, instance: string | undefined, afterGid: number, uptoGid: number): string[] {
   if (uptoGid <= afterGid) return [];
   const at = hub.now();
   const seqs = confirmedSeqs(hub.db, userId, afterGid, uptoGid);
@@ -83,7 +83,7 @@ export function recordReceipts(hub: Hub, userId: string, instance: string | unde
 }
 
 /** After the receipts' commit: the owner's live stream learns which conversations' reads moved. */
-export function announceReads(hub: Hub, convIds: readonly string[]): void {
+export function announceReads(hub: ControlHub, convIds: readonly string[]): void {
   if (convIds.length) hub.bus.publish({ kind: 'hub', value: { reads: [...convIds] } });
 }
 
@@ -91,7 +91,7 @@ export function announceReads(hub: Hub, convIds: readonly string[]): void {
  * How far each member of a conversation has read, furthest first: each agent (per named instance, and its
  * unnamed session) as far as it confirmed get_updates, and people as far as they marked it read.
  */
-export function readsOf(hub: Hub, convId: string): ReadReceipt[] {
+export function readsOf(hub: ControlHub, convId: string): ReadReceipt[] {
   const reads: ReadReceipt[] = receiptsOf(hub.db, convId).map((r) => ({
     user: hub.ref(r.user_id),
     ...(r.instance ? { instance: r.instance } : {}),
@@ -106,7 +106,7 @@ export function readsOf(hub: Hub, convId: string): ReadReceipt[] {
 
 /** get_context's answer for a named instance (none given: unchanged). */
 export function contextForInstance<T extends { events: EventView[] }>(
-  hub: Hub,
+  hub: ControlHub,
   userId: string,
   raw: string | undefined,
   result: T,
@@ -122,7 +122,12 @@ export function contextForInstance<T extends { events: EventView[] }>(
  * whoami's part about sessions and keys: this session's instance (recorded, with its note), the names in use
  * under the agent with notes and last-seen times, and the calling key's scopes and expiry.
  */
-export function whoamiSessions(hub: Hub, userId: string, args: { instance?: string; instance_note?: string }, key: KeyAuth | undefined) {
+export function whoamiSessions(
+  hub: ControlHub,
+  userId: string,
+  args: { instance?: string; instance_note?: string },
+  key: KeyAuth | undefined,
+) {
   const instance = instanceName(args.instance);
   if (args.instance_note !== undefined) {
     // Writing a note is a write: it needs the write scope and is refused while the agent is paused.

@@ -10,6 +10,7 @@
 // Archiving and unarchiving are events in the conversation's log (conversation.archived / .unarchived), so every
 // open window and the members' get_updates learn of it; nobody is woken by them.
 import type { Hub } from '../core/hub';
+import type { ControlServices } from '../control/services';
 import { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
 import {
@@ -23,16 +24,8 @@ import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { messageById } from '../../store/tables/talk/messages';
 import { requestById } from '../../store/tables/talk/requests';
 
-declare module '../core/hub' {
-  interface HubServices {
-    /**
-     * How many conversations are archived, read once and kept: while none is (the usual case), the archived gate asks
-     * nothing of the database on an agent's write. Dropped when this hub archives or unarchives, and whenever another
-     * process wrote to the database (`perch conv archive` on the file; hub/core/outside-writes.ts).
-     */
-    archivedCount: OutsideMemo<number>;
-  }
-}
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type ArchiveHub = Hub<ControlServices & { archivedCount: OutsideMemo<number> }>;
 
 /** The cache of the archived count, as the composition root makes it. */
 export function archivedCountCache(outside: OutsideWrites): OutsideMemo<number> {
@@ -46,7 +39,7 @@ export interface ArchiveResult {
   changed: boolean;
 }
 
-function requireArchivable(hub: Hub, convId: string): ConversationRow {
+function requireArchivable(hub: ArchiveHub, convId: string): ConversationRow {
   const conv = conversationById(hub.db, convId);
   if (!conv)
     throw new HubError('not_found', `No conversation ${convId}.`, 'Pick a conversation from the list (perch owner conversations.list).');
@@ -61,7 +54,12 @@ function requireArchivable(hub: Hub, convId: string): ConversationRow {
 }
 
 /** The owner (or an idle retention rule, by 'retention') archives a conversation. In the caller's transaction, or its own. */
-export function archiveConversation(hub: Hub, convId: string, by: 'owner' | 'retention' = 'owner', idleDays?: number): ArchiveResult {
+export function archiveConversation(
+  hub: ArchiveHub,
+  convId: string,
+  by: 'owner' | 'retention' = 'owner',
+  idleDays?: number,
+): ArchiveResult {
   return hub.services.archivedCount.changing(() =>
     hub.write(() => {
       requireArchivable(hub, convId);
@@ -77,7 +75,7 @@ export function archiveConversation(hub: Hub, convId: string, by: 'owner' | 'ret
 }
 
 /** The owner brings an archived conversation back. */
-export function unarchiveConversation(hub: Hub, convId: string, reason: 'unarchive' | 'owner_wrote' = 'unarchive'): ArchiveResult {
+export function unarchiveConversation(hub: ArchiveHub, convId: string, reason: 'unarchive' | 'owner_wrote' = 'unarchive'): ArchiveResult {
   return hub.services.archivedCount.changing(() =>
     hub.write(() => {
       requireArchivable(hub, convId);
@@ -89,7 +87,7 @@ export function unarchiveConversation(hub: Hub, convId: string, reason: 'unarchi
 }
 
 /** A person writes in a conversation (hub/talk/messages.ts): an archived one comes back first, in the same write. */
-export function personWritesIn(hub: Hub, conv: ConversationRow): void {
+export function personWritesIn(hub: ArchiveHub, conv: ConversationRow): void {
   if (conv.archived_at != null) unarchiveConversation(hub, conv.id, 'owner_wrote');
 }
 
@@ -107,7 +105,7 @@ export function archivedError(convId: string): HubError {
  * The conversation a call names: conv_id, else the conversation of its msg_id or request_id. Only a conversation the
  * agent is a member of counts (others get their not_found / not_member from the handler, as before).
  */
-function namedConversation(hub: Hub, agentId: string, args: Readonly<Record<string, unknown>>): ConversationRow | undefined {
+function namedConversation(hub: ArchiveHub, agentId: string, args: Readonly<Record<string, unknown>>): ConversationRow | undefined {
   let convId: string | undefined;
   if (typeof args.conv_id === 'string') convId = args.conv_id;
   else if (typeof args.msg_id === 'string') convId = messageById(hub.db, args.msg_id)?.conv_id;
@@ -123,7 +121,7 @@ function namedConversation(hub: Hub, agentId: string, args: Readonly<Record<stri
  * names no conversation, so it passes.
  */
 export function archivedRefusal(
-  hub: Hub,
+  hub: ArchiveHub,
   agentId: string,
   tool: ToolName,
   args: Readonly<Record<string, unknown>> | undefined,

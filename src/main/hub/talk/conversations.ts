@@ -1,5 +1,5 @@
 // Conversations: direct, group, task; membership; the list with unread counts.
-import type { Hub } from '../core/hub';
+import type { TalkHub } from './services';
 import { conversationPause } from '../control/brakes';
 import { newId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
@@ -22,7 +22,7 @@ import { activeHandoffsOf } from '../../store/tables/talk/handoffs';
 import { isManager, requireContactable, requireMember, resolveUser } from './access';
 import { LIMITS } from '../../../shared/limits';
 
-export function conversationView(hub: Hub, conv: ConversationRow, viewerId: string): ConversationView {
+export function conversationView(hub: TalkHub, conv: ConversationRow, viewerId: string): ConversationView {
   const members = membersOf(hub.db, conv.id).map((m) => ({ ...hub.ref(m.user_id), role: m.role }));
   const view: ConversationView = {
     conv_id: conv.id,
@@ -47,14 +47,14 @@ export function conversationView(hub: Hub, conv: ConversationRow, viewerId: stri
   return view;
 }
 
-function directTitle(hub: Hub, conv: ConversationRow, members: Array<{ id: string; name: string }>, viewerId: string): string {
+function directTitle(hub: TalkHub, conv: ConversationRow, members: Array<{ id: string; name: string }>, viewerId: string): string {
   if (conv.kind !== 'direct') return conv.title;
   const other = members.filter((m) => m.id !== viewerId).map((m) => m.name);
   return other.length ? other.join(', ') : members.map((m) => m.name).join(', ');
 }
 
 /** Unread messages from others: agents count from their confirmed delivery position, people from what they read. */
-function unreadCount(hub: Hub, conv: ConversationRow, viewerId: string): number {
+function unreadCount(hub: TalkHub, conv: ConversationRow, viewerId: string): number {
   const m = member(hub.db, conv.id, viewerId);
   if (!m) return 0;
   if (hub.user(viewerId).kind === 'agent') {
@@ -63,17 +63,17 @@ function unreadCount(hub: Hub, conv: ConversationRow, viewerId: string): number 
   return countMessagesAfterSeq(hub.db, conv.id, Math.max(m.read_seq, m.from_seq - 1), viewerId);
 }
 
-export function listConversations(hub: Hub, userId: string): ConversationView[] {
+export function listConversations(hub: TalkHub, userId: string): ConversationView[] {
   return conversationsOf(hub.db, userId).map((c) => conversationView(hub, c, userId));
 }
 
 /** Every conversation (the owner sees all of them, member or not). */
-export function listAllConversations(hub: Hub): ConversationView[] {
+export function listAllConversations(hub: TalkHub): ConversationView[] {
   return allConversations(hub.db).map((c) => conversationView(hub, c, hub.ownerId));
 }
 
 function createConversation(
-  hub: Hub,
+  hub: TalkHub,
   creatorId: string,
   kind: ConversationKind,
   title: string,
@@ -113,7 +113,7 @@ function createConversation(
   return conversationById(hub.db, id)!;
 }
 
-export function openDirect(hub: Hub, userId: string, target: string): ConversationView {
+export function openDirect(hub: TalkHub, userId: string, target: string): ConversationView {
   return hub.write(() => {
     const other = resolveUser(hub, target);
     requireContactable(hub, userId, other);
@@ -124,7 +124,7 @@ export function openDirect(hub: Hub, userId: string, target: string): Conversati
   });
 }
 
-function resolveContactables(hub: Hub, userId: string, names: readonly string[]): string[] {
+function resolveContactables(hub: TalkHub, userId: string, names: readonly string[]): string[] {
   const ids = new Set<string>();
   for (const n of names) {
     const u = resolveUser(hub, n);
@@ -135,7 +135,7 @@ function resolveContactables(hub: Hub, userId: string, names: readonly string[])
   return [...ids];
 }
 
-export function createGroup(hub: Hub, userId: string, title: string, members: readonly string[]): ConversationView {
+export function createGroup(hub: TalkHub, userId: string, title: string, members: readonly string[]): ConversationView {
   return hub.write(() => {
     const { title: t, ids } = checkNewGroup(hub, userId, title, members);
     const conv = createConversation(hub, userId, 'group', t, [userId, ...ids]);
@@ -143,14 +143,14 @@ export function createGroup(hub: Hub, userId: string, title: string, members: re
   });
 }
 
-/** create_group's checks, writing nothing (review mode holds a group after them, hub/features/review-calls.ts). */
-export function checkNewGroup(hub: Hub, userId: string, title: string, members: readonly string[]): { title: string; ids: string[] } {
+/** create_group's checks, writing nothing (review mode holds a group after them, hub/features/review/review-calls.ts). */
+export function checkNewGroup(hub: TalkHub, userId: string, title: string, members: readonly string[]): { title: string; ids: string[] } {
   return { title: requireTitle(title), ids: resolveContactables(hub, userId, members) };
 }
 
 /** create_task's checks, writing nothing: the title, the members (the assignee among them) and the assignee. */
 export function checkNewTask(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   title: string,
   members: readonly string[],
@@ -168,7 +168,7 @@ export function checkNewTask(
   return { title: t, ids, assigneeId };
 }
 
-export function createTask(hub: Hub, userId: string, title: string, members: readonly string[], assignee?: string): ConversationView {
+export function createTask(hub: TalkHub, userId: string, title: string, members: readonly string[], assignee?: string): ConversationView {
   return hub.write(() => {
     const { title: t, ids, assigneeId } = checkNewTask(hub, userId, title, members, assignee);
     const conv = createConversation(hub, userId, 'task', t, [userId, ...ids], {
@@ -195,7 +195,7 @@ export function requireTitle(title: string): string {
  * reason: why, when not add_member (e.g. 'handoff'); wake: who is woken by it.
  */
 export function joinConversation(
-  hub: Hub,
+  hub: TalkHub,
   actorId: string,
   convId: string,
   userId: string,
@@ -213,7 +213,7 @@ export function joinConversation(
   hub.emit(convId, 'member.added', actorId, { data, wake: opts.wake });
 }
 
-export function addMember(hub: Hub, userId: string, convId: string, user: string, history?: number): ConversationView {
+export function addMember(hub: TalkHub, userId: string, convId: string, user: string, history?: number): ConversationView {
   return hub.write(() => {
     const access = requireMember(hub, userId, convId);
     if (access.conv.kind === 'direct' || access.conv.kind === 'inbox') {

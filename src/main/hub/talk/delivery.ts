@@ -1,5 +1,6 @@
 // get_updates: at-least-once delivery with explicit acks (docs/design.md, "What always holds" 2) and waking (3).
 import type { Hub } from '../core/hub';
+import type { ControlServices } from '../control/services';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import type { EventView } from '../../../shared/api/event-log';
@@ -10,6 +11,9 @@ import { eventsForInstance, instanceCursor, saveInstanceCursor } from '../../sto
 import { announceReads, forInstance, instanceName, recordReceipts, seeInstance } from './agent-sessions';
 import { keyCursor, saveKeyCursor } from '../../store/tables/agents/agent-keys';
 import { waitUnderKey, type Caller } from '../identity/key-waits';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type DeliveryHub = Hub<ControlServices & { delivery: Delivery }>;
 
 export interface UpdatesInput {
   ack?: string;
@@ -25,13 +29,6 @@ export interface UpdatesResult {
   ack: string;
   more: boolean;
   woken: boolean;
-}
-
-declare module '../core/hub' {
-  interface HubServices {
-    /** The last ack made per position (hub/talk/delivery.ts). */
-    delivery: Delivery;
-  }
 }
 
 /** What delivery keeps for one hub: the last ack made per position (a caught-up agent polls with the same one again and again). */
@@ -55,7 +52,7 @@ function positionKey(p: Position): string {
   return `${p.userId}${p.keyId ? `@${p.keyId}` : ''}${p.instance === undefined ? '' : `#${p.instance}`}`;
 }
 
-function makeAck(hub: Hub, posKey: string, upto: number): string {
+function makeAck(hub: DeliveryHub, posKey: string, upto: number): string {
   const byPos = hub.services.delivery.lastAcks;
   const last = byPos.get(posKey);
   if (last && last.upto === upto) return last.ack;
@@ -66,7 +63,7 @@ function makeAck(hub: Hub, posKey: string, upto: number): string {
 }
 
 /** The position as stored; a new named instance or a scoped key's first read starts at the agent's. */
-function cursorFor(hub: Hub, p: Position): CursorRow & { fresh?: true } {
+function cursorFor(hub: DeliveryHub, p: Position): CursorRow & { fresh?: true } {
   const own = p.keyId
     ? keyCursor(hub.db, p.keyId, p.instance ?? '')
     : p.instance === undefined
@@ -77,13 +74,13 @@ function cursorFor(hub: Hub, p: Position): CursorRow & { fresh?: true } {
   return { user_id: p.userId, confirmed_gid: agent.confirmed_gid, last_upto: agent.confirmed_gid, fresh: true };
 }
 
-function saveCursorFor(hub: Hub, p: Position, c: CursorRow): void {
+function saveCursorFor(hub: DeliveryHub, p: Position, c: CursorRow): void {
   if (p.keyId) saveKeyCursor(hub.db, p.keyId, p.instance ?? '', c);
   else if (p.instance === undefined) saveCursor(hub.db, c);
   else saveInstanceCursor(hub.db, p.instance, c);
 }
 
-function parseAck(hub: Hub, posKey: string, ack: string): number {
+function parseAck(hub: DeliveryHub, posKey: string, ack: string): number {
   const dot = ack.indexOf('.');
   const pos = dot > 0 ? ack.slice(0, dot) : '';
   const upto = pos && /^[0-9a-z]+$/.test(pos) ? parseInt(pos, 36) : NaN;
@@ -102,7 +99,7 @@ function parseAck(hub: Hub, posKey: string, ack: string): number {
  * position never moves back; an answer that was not confirmed comes again. caller: the call's signal and key
  * (a scoped key reads from its own position; a wait ends when the key stops working: hub/identity/key-waits.ts).
  */
-export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, caller: Caller = {}): Promise<UpdatesResult> {
+export async function getUpdates(hub: DeliveryHub, userId: string, input: UpdatesInput, caller: Caller = {}): Promise<UpdatesResult> {
   const limit = Math.min(input.limit ?? LIMITS.updatesDefaultLimit, LIMITS.updatesMaxLimit);
   const waitMs = Math.min(input.wait_secs ?? 0, LIMITS.waitAnswerSecs) * 1000;
   // Agent sessions (hub/talk/agent-sessions.ts): a named instance has its own position, and its acks are bound to it.
@@ -178,7 +175,7 @@ export async function getUpdates(hub: Hub, userId: string, input: UpdatesInput, 
 }
 
 /** Runs a bookkeeping write of a read; when the disk is full (storage_full) it gives the fallback instead. */
-function readEvenIfFull<T>(hub: Hub, write: () => T, fallback: () => T): T {
+function readEvenIfFull<T>(hub: DeliveryHub, write: () => T, fallback: () => T): T {
   try {
     return write();
   } catch (err) {

@@ -10,14 +10,14 @@
 //                 and the hub for every call, whichever door it came through (hub/tools/tools.ts callAgentTool)
 //   call          the agent's state: callAgentTool, before the tool's handler runs
 //   hold          the handler of a tool that carries the agent's words (the tool map wraps them with reviewable(),
-//                 hub/features/review.ts), after its prepare: a gate answering 'hold' has the words held for the owner
+//                 hub/features/review/review.ts), after its prepare: a gate answering 'hold' has the words held for the owner
 //                 instead of posted; the held path then passes the write stages below too, so holding is no way round them
 //   conversation  in the write's transaction, once the conversation and the caller's membership are read
 //                 (hub/talk/messages.ts, hub/features/{cards,files,requests,review}.ts)
 //   words         in the write's transaction, with the words, once they are checked (hub/talk/messages.ts
-//                 insertMessageWithEvent, hub/features/review.ts)
+//                 insertMessageWithEvent, hub/features/review/review.ts)
 // The write stages run for people too (the owner's sends use the same writes); their gates let a person through.
-import type { Hub } from '../core/hub';
+import type { TalkHub } from './services';
 import type { HubError } from '../../../shared/errors';
 import { TOOL_BY_NAME, type ToolName } from '../../../shared/api/catalog';
 import type { MessageRow } from '../../store/tables/talk/messages';
@@ -30,7 +30,7 @@ import { archivedRefusal } from './archive';
 
 /** One call of an agent as the key, call and hold stages see it. */
 export interface GateCall {
-  hub: Hub;
+  hub: TalkHub;
   agentId: string;
   tool: ToolName;
   /** The key it came with (absent: the agent's own key, every scope). */
@@ -41,7 +41,7 @@ export interface GateCall {
 
 /** One write as the conversation stage sees it: who writes (an agent, or the owner: people pass the same writes), where (access: the conversation and the writer's membership). */
 export interface GateWrite {
-  hub: Hub;
+  hub: TalkHub;
   userId: string;
   access: Access;
 }
@@ -89,7 +89,7 @@ export const AGENT_GATES = [
     const refused = archivedRefusal(hub, agentId, tool, args);
     if (refused) throw refused;
   }),
-  // review mode (owner control): the words are held for the owner instead of posted (hub/features/review.ts reviewable)
+  // review mode (owner control): the words are held for the owner instead of posted (hub/features/review/review.ts reviewable)
   gate('hold', 'review', ({ hub, agentId }) => (reviewOn(hub, agentId) ? 'hold' : undefined)),
   // notes channel (forbidden), ended task, handoff, someone else's floor (silenced) (hub/talk/access.ts)
   gate('conversation', 'may-speak', ({ hub, userId, access }) => requireMaySpeak(hub, userId, access)),

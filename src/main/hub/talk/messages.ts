@@ -1,6 +1,6 @@
 // Messages: send, edit, recall, reactions, pins, hiding, history, threads, search.
 import { personWritesIn } from './archive';
-import type { Hub } from '../core/hub';
+import type { TalkHub } from './services';
 import { newTimeOrderedId } from '../core/hub';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
@@ -64,8 +64,8 @@ export function requireText(text: string, field = 'text'): string {
 }
 
 /** Sends a message (the caller's transaction, or its own). Used by agents and the owner alike. */
-/** opts.brakes false: a held send a person let through, already braked and counted when it was held (hub/features/review.ts). */
-export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: { brakes?: boolean } = {}): SentMessage {
+/** opts.brakes false: a held send a person let through, already braked and counted when it was held (hub/features/review/review.ts). */
+export function sendMessage(hub: TalkHub, senderId: string, input: SendInput, opts: { brakes?: boolean } = {}): SentMessage {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
@@ -78,7 +78,7 @@ export function sendMessage(hub: Hub, senderId: string, input: SendInput, opts: 
  * counted by the brakes (a held message a person let through, hub/control/brakes.ts).
  */
 export function insertMessageWithEvent(
-  hub: Hub,
+  hub: TalkHub,
   senderId: string,
   access: Access,
   input: SendInput,
@@ -144,7 +144,7 @@ export function insertMessageWithEvent(
  * (updates nobody must answer; the notice brake refuses replies to them). Nobody elsewhere, nor when the sender is
  * not one of the two sides (the owner reading in on two agents' direct conversation).
  */
-function otherSide(hub: Hub, conv: ConversationRow, senderId: string, intent: string | undefined): string[] {
+function otherSide(hub: TalkHub, conv: ConversationRow, senderId: string, intent: string | undefined): string[] {
   if (conv.kind !== 'direct' || !conv.direct_key || intent === 'status' || intent === 'done') return [];
   const sides = conv.direct_key.split(':');
   if (sides.length !== 2 || !sides.includes(senderId)) return [];
@@ -153,7 +153,7 @@ function otherSide(hub: Hub, conv: ConversationRow, senderId: string, intent: st
   return [other];
 }
 
-function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: string): { msg: MessageRow; access: Access } {
+function requireOwnLiveMessage(hub: TalkHub, userId: string, msgId: string, verb: string): { msg: MessageRow; access: Access } {
   const msg = messageById(hub.db, msgId);
   const m = msg && member(hub.db, msg.conv_id, userId);
   if (!msg || !m || msg.seq < m.from_seq) {
@@ -168,8 +168,8 @@ function requireOwnLiveMessage(hub: Hub, userId: string, msgId: string, verb: st
   return { msg, access: { conv: conversationById(hub.db, msg.conv_id)!, member: m } };
 }
 
-/** edit_message's checks, writing nothing (review mode holds an edit after them, hub/features/review-calls.ts). */
-export function checkEdit(hub: Hub, userId: string, msgId: string, text: string): MessageRow {
+/** edit_message's checks, writing nothing (review mode holds an edit after them, hub/features/review/review-calls.ts). */
+export function checkEdit(hub: TalkHub, userId: string, msgId: string, text: string): MessageRow {
   const { msg, access } = requireOwnLiveMessage(hub, userId, msgId, 'edit');
   passGates('conversation', { hub, userId, access }); // may-speak (hub/talk/gates.ts)
   requireText(text);
@@ -185,7 +185,7 @@ export function checkEdit(hub: Hub, userId: string, msgId: string, text: string)
 
 /** An edit takes provenance.reviewed away (store/tables/talk/messages.ts): a person approved the old text, not this one. */
 export function editMessage(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   msgId: string,
   text: string,
@@ -198,7 +198,11 @@ export function editMessage(
   });
 }
 
-export function recallMessage(hub: Hub, userId: string, msgId: string): { msg_id: string; conv_id: string; seq: number; recalled: true } {
+export function recallMessage(
+  hub: TalkHub,
+  userId: string,
+  msgId: string,
+): { msg_id: string; conv_id: string; seq: number; recalled: true } {
   return hub.write(() => {
     const { msg } = requireOwnLiveMessage(hub, userId, msgId, 'recall');
     if (msg.kind === 'request') {
@@ -233,7 +237,7 @@ export function validateReactionKey(key: string): string {
 }
 
 export function react(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   convId: string,
   msgId: string,
@@ -255,7 +259,7 @@ export function react(
 // ---- pins -------------------------------------------------------------------------------
 
 export function pin(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   convId: string,
   msgId: string,
@@ -271,7 +275,7 @@ export function pin(
   });
 }
 
-export function listPins(hub: Hub, userId: string, convId: string, limit: number = LIMITS.historyDefaultLimit, asOwner = false) {
+export function listPins(hub: TalkHub, userId: string, convId: string, limit: number = LIMITS.historyDefaultLimit, asOwner = false) {
   const access = asOwner ? ownerAccess(hub, convId) : requireMember(hub, userId, convId);
   const rows = pinsOf(hub.db, convId, Math.min(limit, LIMITS.historyMaxLimit)).filter((r) => r.seq >= access.member.from_seq);
   return {
@@ -293,7 +297,7 @@ export function listPins(hub: Hub, userId: string, convId: string, limit: number
  * changed, every open window of the owner learns it after the commit (the live stream's message_hidden).
  */
 export function hideMessage(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   msgId: string,
   on: boolean,
@@ -315,7 +319,7 @@ export function hideMessage(
 export type MessageWithReactions = MessageView & { reactions?: Array<{ key: string; count: number; users: string[]; mine: boolean }> };
 
 /** Messages as one viewer reads them: with their reactions, and (for the owner) hidden: true on those the owner hid. */
-export function withReactions(hub: Hub, messages: MessageView[], viewerId: string): MessageWithReactions[] {
+export function withReactions(hub: TalkHub, messages: MessageView[], viewerId: string): MessageWithReactions[] {
   const ids = messages.map((m) => m.msg_id);
   const hidden = viewerId === hub.ownerId ? hiddenOf(hub.db, viewerId, ids) : undefined;
   const rows = reactionsOf(hub.db, ids);
@@ -346,14 +350,14 @@ export function withReactions(hub: Hub, messages: MessageView[], viewerId: strin
   });
 }
 
-function attachReactions(hub: Hub, events: EventView[], viewerId: string): EventView[] {
+function attachReactions(hub: TalkHub, events: EventView[], viewerId: string): EventView[] {
   const msgs = events.filter((e) => e.type === 'message.created' && e.message).map((e) => e.message!);
   const decorated = new Map(withReactions(hub, msgs, viewerId).map((m) => [m.msg_id, m]));
   return events.map((e) => (e.type === 'message.created' && e.message ? { ...e, message: decorated.get(e.message.msg_id)! } : e));
 }
 
 export function getHistory(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   convId: string,
   opts: { before_seq?: number; after_seq?: number; limit?: number },
@@ -396,7 +400,7 @@ export function getHistory(
 }
 
 export function getThread(
-  hub: Hub,
+  hub: TalkHub,
   userId: string,
   convId: string,
   threadId: string,
@@ -425,7 +429,7 @@ export function getThread(
   };
 }
 
-function ownerAccess(hub: Hub, convId: string): Access {
+function ownerAccess(hub: TalkHub, convId: string): Access {
   const conv = conversationById(hub.db, convId);
   if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from the conversation list.');
   return {
@@ -455,7 +459,7 @@ export interface SearchInput {
   limit?: number;
 }
 
-export function search(hub: Hub, userId: string, input: SearchInput, asOwner = false) {
+export function search(hub: TalkHub, userId: string, input: SearchInput, asOwner = false) {
   const query = input.query.trim();
   if (!query) throw new HubError('invalid_argument', 'query is empty.', 'Search for some text.');
   let convIds: string[];

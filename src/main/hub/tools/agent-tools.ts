@@ -1,7 +1,7 @@
 // The agent contract's tools as hub services: one handler per tool, with idempotent retries.
 // This module knows nothing of MCP or HTTP; the MCP door validates arguments and calls callAgentTool (hub/tools/tools.ts).
 import crypto from 'node:crypto';
-import type { Hub } from '../core/hub';
+import type { FeaturesHub } from '../features/services';
 import { HubError } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/limits';
 import { toolSchemaVersion, type ToolName } from '../../../shared/api/catalog';
@@ -10,11 +10,11 @@ import { resolveUser } from '../talk/access';
 import { addMember, createGroup, listConversations, openDirect } from '../talk/conversations';
 import { editMessage, getHistory, getThread, listPins, react, recallMessage, search, sendMessage } from '../talk/messages';
 import { getUpdates } from '../talk/delivery';
-import { reportProgress } from '../features/progress';
+import { reportProgress } from '../features/progress/progress';
 import { agentBrakes } from '../control/brakes';
 import type { AgentConfig } from '../../../shared/agents/agents';
 import { PERCH_VERSION } from '../../../shared/version';
-import { reviewStatus } from '../features/review';
+import { reviewStatus } from '../features/review/review';
 import { controlForAgent } from '../control/control';
 import { presenceOf } from '../control/presence';
 import type { PlaceName } from '../../../shared/agents/places';
@@ -41,9 +41,9 @@ function canonical(v: unknown): string {
  * first result. hub/tools/tools.ts looks the handler up (callAgentTool) and calls this.
  */
 export async function runToolHandler(
-  ctx: AgentCtx,
+  ctx: AgentCtx<FeaturesHub>,
   name: ToolName,
-  h: ToolHandler<ToolName, unknown>,
+  h: ToolHandler<ToolName, unknown, FeaturesHub>,
   args: Record<string, unknown>,
 ): Promise<unknown> {
   const { hub, agentId } = ctx;
@@ -81,7 +81,7 @@ export async function runToolHandler(
 }
 
 /** whoami's connected_from: where the agent's latest request came from (the door noted it when the key logged in). */
-function connectedFrom(hub: Hub, agentId: string): { connected_from?: { place: PlaceName; via: string; address: string } } {
+function connectedFrom(hub: FeaturesHub, agentId: string): { connected_from?: { place: PlaceName; via: string; address: string } } {
   const from = presenceOf(hub, agentId).from;
   return from ? { connected_from: { place: from.place as PlaceName, via: from.via, address: from.address } } : {};
 }
@@ -100,7 +100,7 @@ export const coreTools = {
         config_version: me.config_version,
         limits: LIMITS,
         tool_schema_version: toolSchemaVersion(),
-        review_mode: reviewStatus(hub, agentId), // review mode (hub/features/review.ts)
+        review_mode: reviewStatus(hub, agentId), // review mode (hub/features/review/review.ts)
         brakes: agentBrakes(hub, agentId), // hub/control/brakes.ts
         server: { name: 'perch', version: PERCH_VERSION },
         ...controlForAgent(hub, agentId), // owner control: paused (+ why), daily caps, today's usage (hub/control/control.ts)
@@ -195,10 +195,11 @@ export const coreTools = {
   | 'progress'
   | 'react'
   | 'unreact'
-  | 'list_pins'
+  | 'list_pins',
+  FeaturesHub
 >;
 
-function resolveUserByName(hub: Hub, name: string) {
+function resolveUserByName(hub: FeaturesHub, name: string) {
   const u = resolveUser(hub, name);
   if (u.name !== name) throw new HubError('not_found', `No user named "${name}".`, 'Use the exact user name.');
   return u;

@@ -3,7 +3,7 @@
 // reads it when an event wakes the agent.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Hub } from '../core/hub';
+import type { WakeHub } from './services';
 import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { deleteWakeAction, putWakeAction, wakeActionOf } from '../../store/tables/agents/wake';
@@ -108,7 +108,7 @@ export function parseWakeAction(input: WakeSetInput): WakeAction {
 }
 
 /** Sets (or with off: removes) an agent's wake action. Setting it again switches it back on. */
-export function setWakeAction(hub: Hub, input: WakeSetInput): WakeState {
+export function setWakeAction(hub: WakeHub, input: WakeSetInput): WakeState {
   const agent = findAgent(hub, input.agent);
   if (input.off) {
     if (

@@ -2,7 +2,7 @@
 // machine's cores and memory) and the machine's memory floor below which no new run starts. The owner's input is
 // checked and refused with a clear error when bad (nothing changes then); the policy (wake-runs.ts) reads the
 // settings each time a run would start, so a change made from the CLI on the file counts at once too.
-import type { Hub } from '../core/hub';
+import type { WakeHub } from './services';
 import { HubError } from '../../../shared/errors';
 import { setSetting } from '../../store/tables/talk/settings';
 import { sql } from '../../store/db/db';
@@ -20,12 +20,18 @@ function bad(message: string, next: string): never {
   throw new HubError('invalid_argument', message, next);
 }
 
-export function wakeLimits(hub: Hub): WakeLimits {
+export function wakeLimits(hub: WakeHub): WakeLimits {
   return hub.services.wakeRuns.limits();
 }
 
+/** The wake runs' part of the owner's live fleet (hub/control/fleet-live.ts): their limits in brief, while they run. */
+export function fleetWake(hub: WakeHub): WakeLimits | undefined {
+  const w = hub.services.wakeRuns;
+  return w.running ? w.limits({ brief: true }) : undefined;
+}
+
 /** Sets the limits (what is left out keeps its value); a bad value is refused and nothing changes. */
-export function setWakeLimits(hub: Hub, input: WakeLimitsInput): WakeLimits {
+export function setWakeLimits(hub: WakeHub, input: WakeLimitsInput): WakeLimits {
   const { atOnce, floorMb } = WAKE_LIMIT_RANGE;
   if (input.at_once === undefined && input.min_free_mb === undefined)
     bad('Give at_once (runs alive at once) or min_free_mb (the memory floor), or both.', 'e.g. perch wake limits --at-once 2');

@@ -13,6 +13,7 @@
 // (wake-views.ts: state, runs, log, stop).
 import { isPaused, recordUsage } from '../control/control';
 import type { Hub } from '../core/hub';
+import type { FeatureServices } from '../features/services';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
 import os from 'node:os';
@@ -45,6 +46,9 @@ import {
 } from '../../../shared/agents/wake';
 import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
 
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type WakeRunsHub = Hub<FeatureServices & { wakeRuns: WakeRuns }>;
+
 /** Runs kept per agent (rows and their logs); older ended runs are dropped when a new one starts. */
 export const WAKE_RUNS_KEPT = 200;
 
@@ -66,7 +70,7 @@ const MiB = 1024 * 1024;
 // ---- the seam for owner control -------------------------------------------------------------
 
 /** Whether Perch may start a run of this agent now; otherwise why not. */
-export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; why: string } {
+export function mayWake(hub: WakeRunsHub, agentId: string): { ok: true } | { ok: false; why: string } {
   hub.forgetUser(agentId);
   const u = hub.user(agentId);
   if (u.kind !== 'agent') return { ok: false, why: 'not an agent' };
@@ -78,7 +82,7 @@ export function mayWake(hub: Hub, agentId: string): { ok: true } | { ok: false; 
 }
 
 /** data_version is read at most once per event-loop turn (hub/core/outside-writes.ts), however many agents one commit wakes. */
-function hasWakeAction(hub: Hub, agentId: string): boolean {
+function hasWakeAction(hub: WakeRunsHub, agentId: string): boolean {
   return hub.services.wakeRuns.armed.get('', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
 }
 
@@ -114,13 +118,6 @@ interface AgentState {
 
 const clock = () => performance.timeOrigin + performance.now();
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** Wake runs (hub/wake-runs/wake-runs.ts): they run only in the hub that started them (app.ts), never in the CLI. */
-    wakeRuns: WakeRuns;
-  }
-}
-
 /**
  * The wake runs of one hub. Built by the composition root with its launcher (none in the CLI and in tests: then it
  * only keeps the armed agents, for the owner's settings); runs start only after start() (app.ts, once the hub listens).
@@ -148,7 +145,7 @@ export class WakeRuns {
   private toldMemory = new Set<string>();
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: WakeRunsHub,
     private readonly launcher: WakeLauncher | null,
     opts: WakeOptions = {},
   ) {
@@ -285,7 +282,7 @@ export class WakeRuns {
           action,
           webhookSecret: row.webhook_secret,
           key: issued?.key ?? null,
-          mcpUrl: `${this.hub.baseUrl}/mcp`,
+          mcpUrl: `${this.hub.doors.baseUrl}/mcp`,
           why,
         },
         {
@@ -699,7 +696,7 @@ export class WakeRuns {
  * A run's usage, as Claude Code's JSON result reports it (total_cost_usd, usage.input_tokens/output_tokens),
  * is counted for the agent like usage it reports itself (hub/control/control.ts): a daily cap it reaches pauses it.
  */
-function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
+function countRunUsage(hub: WakeRunsHub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
   const usage = {
     input_tokens: Math.round(num(u.usage?.input_tokens)),
@@ -717,7 +714,7 @@ function countRunUsage(hub: Hub, agentId: string, u: NonNullable<WakeRunView['us
 
 // ---- a run as the owner sees it: published on each change (above), listed and read by wake-views.ts ----
 
-export function runView(hub: Hub, r: WakeRunRow): WakeRunView {
+export function runView(hub: WakeRunsHub, r: WakeRunRow): WakeRunView {
   let name = r.agent_id;
   try {
     name = hub.user(r.agent_id).name;

@@ -1,14 +1,14 @@
 // Wake runs, the owner's views: an agent's wake state, the runs list and a run's log, and stopping a running run.
 // What runs now, a run's captured output and stop are the running hub's (wake-runs.ts); without one (the CLI) only the
 // records are read.
-import type { Hub } from '../core/hub';
+import type { WakeHub } from './services';
 import { HubError } from '../../../shared/errors';
 import { findAgent } from '../identity/identities';
 import { listWakeRuns, runsStartedSince, wakeActionOf, wakeRunById, type WakeActionRow } from '../../store/tables/agents/wake';
 import type { WakeAction, WakeRunView, WakeState } from '../../../shared/agents/wake';
 import { runView, type WakeRuns } from './wake-runs';
 
-export function wakeState(hub: Hub, nameOrId: string): WakeState {
+export function wakeState(hub: WakeHub, nameOrId: string): WakeState {
   const agent = findAgent(hub, nameOrId);
   const row: WakeActionRow | undefined = wakeActionOf(hub.db, agent.id);
   const runningId = hub.services.wakeRuns.runningRunId(agent.id);
@@ -26,12 +26,12 @@ export function wakeState(hub: Hub, nameOrId: string): WakeState {
   };
 }
 
-export function listRuns(hub: Hub, input: { agent?: string; limit?: number }): WakeRunView[] {
+export function listRuns(hub: WakeHub, input: { agent?: string; limit?: number }): WakeRunView[] {
   const agentId = input.agent ? findAgent(hub, input.agent).id : null;
   return listWakeRuns(hub.db, agentId, Math.min(input.limit ?? 50, 500)).map((r) => runView(hub, r));
 }
 
-function runningHubRuns(hub: Hub): WakeRuns {
+function runningHubRuns(hub: WakeHub): WakeRuns {
   const w = hub.services.wakeRuns;
   if (!w.running)
     throw new HubError(
@@ -42,13 +42,13 @@ function runningHubRuns(hub: Hub): WakeRuns {
   return w;
 }
 
-export function stopRun(hub: Hub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null; cancelled: boolean } {
+export function stopRun(hub: WakeHub, nameOrId: string): { agent: string; stopped: boolean; run_id: string | null; cancelled: boolean } {
   const agent = findAgent(hub, nameOrId);
   return { agent: agent.id, ...runningHubRuns(hub).stop(agent.id) };
 }
 
 /** The owner's Start now: the agent's queued run starts at once, over the limit of runs at once this one time. */
-export function startQueuedRun(hub: Hub, nameOrId: string): { agent: string; started: boolean; run_id: string | null } {
+export function startQueuedRun(hub: WakeHub, nameOrId: string): { agent: string; started: boolean; run_id: string | null } {
   const agent = findAgent(hub, nameOrId);
   const w = runningHubRuns(hub);
   if (!w.queuedOf(agent.id))
@@ -57,7 +57,7 @@ export function startQueuedRun(hub: Hub, nameOrId: string): { agent: string; sta
 }
 
 /** A run and the newest part of its captured output (max_bytes, default 8 KiB). */
-export function runLog(hub: Hub, runId: string, maxBytes = 8192): { run: WakeRunView; tail: string } {
+export function runLog(hub: WakeHub, runId: string, maxBytes = 8192): { run: WakeRunView; tail: string } {
   const row = wakeRunById(hub.db, runId);
   if (!row) throw new HubError('not_found', `No wake run ${runId}.`, 'List runs with wake.runs.');
   const tail = row.log_file ? runningHubRuns(hub).readLog(row.log_file, Math.min(Math.max(maxBytes, 1), 256 * 1024)) : '';

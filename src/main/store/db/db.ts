@@ -64,7 +64,7 @@ function openWith(file: string, opts: { readonly?: boolean; durability?: Durabil
 }
 
 function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Durability }): void {
-  // A new file gives freed pages back in small steps (retention, hub/features/retention.ts); the mode can only be set
+  // A new file gives freed pages back in small steps (retention, hub/features/retention/retention.ts); the mode can only be set
   // before the first table exists. An older file keeps auto_vacuum NONE until `perch retention compact` (a VACUUM).
   if (!opts.readonly && schemaVersion(db) === 0 && !hasTables(db)) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');

@@ -4,7 +4,7 @@ import type { Migration } from './migration';
 export const migration03: Migration = {
   version: 3,
   name: 'review mode: held items',
-  // - review_mode: agents whose sends are held for the owner (hub/features/review.ts).
+  // - review_mode: agents whose sends are held for the owner (hub/features/review/review.ts).
   // - held_items: a held send_message / send_card / send_file: the validated input (JSON), for a file
   //   its processed bytes (data, thumb; cleared once sent or discarded), state held → sent | discarded.
   // - messages.reviewed: 1 when a person reviewed the message before it was posted, 2 when they also

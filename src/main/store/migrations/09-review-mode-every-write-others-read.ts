@@ -4,7 +4,7 @@ import type { Migration } from './migration';
 export const migration09: Migration = {
   version: 9,
   name: 'review mode: every write others read can be held',
-  // held_items.kind gains edit, request, task, group, task_update and handoff (hub/features/review-calls.ts: the
+  // held_items.kind gains edit, request, task, group, task_update and handoff (hub/features/review/review-calls.ts: the
   // input is the tool's arguments), and conv_id may be NULL (a task channel or group not made yet).
   // SQLite cannot change a CHECK, so the table is made again with the rows copied.
   sql: /* sql */ `

@@ -5,7 +5,7 @@ export const migration13: Migration = {
   version: 13,
   name: "standing rules for agents' own permission prompts",
   // The owner's "always allow / always deny" for an agent's harness prompts (perch hook permission-request):
-  // one tool, or one command prefix of it. store/tables/agents/permission-rules.ts, hub/features/permission-rules.ts.
+  // one tool, or one command prefix of it. store/tables/agents/permission-rules.ts, hub/features/requests/permission-rules.ts.
   sql: /* sql */ `
 CREATE TABLE permission_rules (
   id              TEXT PRIMARY KEY,

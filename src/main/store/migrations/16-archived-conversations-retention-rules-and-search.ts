@@ -6,7 +6,7 @@ export const migration16: Migration = {
   name: 'archived conversations, retention rules, and search entries to forget',
   // - conversations.archived_at: the owner archived it (hub/talk/archive.ts): out of the agents' lists and
   //   read-only for them; archived_by is who ('owner', or 'retention' for an idle rule).
-  // - retention_rules: the owner's rules (hub/features/retention.ts): scope '' is the whole hub, else a conv_id.
+  // - retention_rules: the owner's rules (hub/features/retention/retention.ts): scope '' is the whole hub, else a conv_id.
   //   keep_days: events and messages older than that go (NULL: kept); the keep_* flags keep pinned messages,
   //   requests and agents' summaries; archive_idle_days: archive a conversation idle that long.
   // - search_forget: creation-event gids of messages retention deleted; the store's worker removes them from the

@@ -116,7 +116,7 @@ function openSearch(): { search: Conn; index: () => boolean } {
   const del = search.prepare('DELETE FROM fts WHERE rowid = ?');
   const ins = search.prepare('INSERT INTO fts (rowid, text) VALUES (?, ?)');
   // Messages retention deleted (store/tables/talk/retention.ts): their entries leave the index; forgot_upto is how far it got
-  // (the hub then drops those rows of search_forget, hub/features/retention.ts).
+  // (the hub then drops those rows of search_forget, hub/features/retention/retention.ts).
   const readForget = db.prepare('SELECT id, gid FROM search_forget WHERE id > ? ORDER BY id LIMIT ?');
   const forgotUpto = search.prepare("SELECT value FROM meta WHERE key = 'forgot_upto'").pluck();
   const setForgot = search.prepare(

@@ -1,5 +1,5 @@
 // Standing rules for agents' own permission prompts (`perch hook permission-request`): "always allow / always
-// deny this tool (or this command prefix) for this agent". hub/features/permission-rules.ts decides with them.
+// deny this tool (or this command prefix) for this agent". hub/features/requests/permission-rules.ts decides with them.
 import { sql, type Db } from '../../db/db';
 
 export interface PermissionRuleRow {

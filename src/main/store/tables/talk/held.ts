@@ -1,4 +1,4 @@
-// Review mode: which agents are under review, and their held sends (hub/features/review.ts).
+// Review mode: which agents are under review, and their held sends (hub/features/review/review.ts).
 import { sql, type Db } from '../../db/db';
 
 export type { HeldKind } from '../../../../shared/features/review';

@@ -1,7 +1,7 @@
 // Retention's SQL: the rules (retention_rules), what a rule would remove (the dry run), the deletion of one message with
 // everything hanging off it (its events, reactions, card answers, files' bytes, pin, request, hidden marks, and a note
 // for the search index: search_forget), and giving the freed pages back (incremental vacuum). The job that uses it,
-// in small steps between requests, is hub/features/retention.ts.
+// in small steps between requests, is hub/features/retention/retention.ts.
 import { sql, type Db } from '../../db/db';
 
 export interface RetentionRuleRow {

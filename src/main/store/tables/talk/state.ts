@@ -54,7 +54,7 @@ export function deleteStateKey(db: Db, userId: string, key: string): void {
 
 /**
  * A page of a user's keys in byte order: key > after, key >= lower and (when given) key < upper.
- * The caller turns a prefix into [lower, upper) (see hub/features/state.ts prefixRange).
+ * The caller turns a prefix into [lower, upper) (see hub/features/memory/state.ts prefixRange).
  */
 export function listStateKeys(
   db: Db,

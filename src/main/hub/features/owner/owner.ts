@@ -1,26 +1,26 @@
 // Hub services only the owner (the one human) uses, beyond what the agent tools share with the owner:
 // the hub's facts, joining a conversation to speak in it, read marks, private notes to an agent, and files.
 // The owner door (owner/actions.ts) calls these; it reaches the store only through the hub.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { toolSchemaVersion } from '../../../shared/api/catalog';
-import { PERCH_VERSION } from '../../../shared/version';
-import type { ConversationView } from '../../../shared/types';
-import type { HubInfo } from '../../../shared/api/owner-api';
-import { conversationById, member, setReadSeq, type ConversationRow } from '../../store/tables/talk/conversations';
-import { durabilityOf } from '../../store/db/durability';
-import { conversationView, joinConversation } from '../talk/conversations';
-import { findAgent } from '../identity/identities';
-import { listAgents } from '../control/agents';
-import { prepareFile, storeFile, type SendFileInput, type SentFile } from './files';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { toolSchemaVersion } from '../../../../shared/api/catalog';
+import { PERCH_VERSION } from '../../../../shared/version';
+import type { ConversationView } from '../../../../shared/types';
+import type { HubInfo } from '../../../../shared/api/owner-api';
+import { conversationById, member, setReadSeq, type ConversationRow } from '../../../store/tables/talk/conversations';
+import { durabilityOf } from '../../../store/db/durability';
+import { conversationView, joinConversation } from '../../talk/conversations';
+import { findAgent } from '../../identity/identities';
+import { listAgents } from '../../control/agents';
+import { prepareFile, storeFile, type SendFileInput, type SentFile } from '../files/files';
 
 /** Who the owner is, where the hub listens, and how it runs. */
-export function hubInfo(hub: Hub): HubInfo {
+export function hubInfo(hub: FeaturesHub): HubInfo {
   return {
     owner: hub.ref(hub.ownerId),
     version: PERCH_VERSION,
-    mcp_url: `${hub.baseUrl}/mcp`,
-    base_url: hub.baseUrl,
+    mcp_url: `${hub.doors.baseUrl}/mcp`,
+    base_url: hub.doors.baseUrl,
     tool_schema_version: toolSchemaVersion(),
     agents: listAgents(hub).length,
     waiting_agents: hub.bus.waitingCount(),
@@ -30,19 +30,19 @@ export function hubInfo(hub: Hub): HubInfo {
 }
 
 /** A conversation by id, or not_found (the owner may read every conversation). */
-export function requireConversation(hub: Hub, convId: string): ConversationRow {
+export function requireConversation(hub: FeaturesHub, convId: string): ConversationRow {
   const conv = conversationById(hub.db, convId);
   if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Pick a conversation from the list.');
   return conv;
 }
 
 /** One conversation as the owner sees it. */
-export function ownerConversation(hub: Hub, convId: string): ConversationView {
+export function ownerConversation(hub: FeaturesHub, convId: string): ConversationView {
   return conversationView(hub, requireConversation(hub, convId), hub.ownerId);
 }
 
 /** The owner joins a conversation before speaking in it (the owner may read everything, but speaks as a member). */
-export function ensureOwnerMember(hub: Hub, convId: string): void {
+export function ensureOwnerMember(hub: FeaturesHub, convId: string): void {
   hub.write(() => {
     requireConversation(hub, convId);
     if (member(hub.db, convId, hub.ownerId)) return;
@@ -51,7 +51,7 @@ export function ensureOwnerMember(hub: Hub, convId: string): void {
 }
 
 /** The owner has read a conversation up to seq. */
-export function markRead(hub: Hub, convId: string, seq: number): { conv_id: string; read_seq: number } {
+export function markRead(hub: FeaturesHub, convId: string, seq: number): { conv_id: string; read_seq: number } {
   requireConversation(hub, convId);
   hub.write(() => setReadSeq(hub.db, convId, hub.ownerId, seq));
   return { conv_id: convId, read_seq: seq };
@@ -59,7 +59,7 @@ export function markRead(hub: Hub, convId: string, seq: number): { conv_id: stri
 
 /** A private note from the owner to one agent, in its inbox (only it sees it; it is woken). */
 export function sendNote(
-  hub: Hub,
+  hub: FeaturesHub,
   input: { agent: string; text: string; conv_id?: string },
 ): { agent: string; conv_id: string; seq: number; at: number } {
   return hub.write(() => {
@@ -75,12 +75,12 @@ export function sendNote(
 
 /**
  * A file or image from the owner (files.send): decoded, checked and cleaned exactly as an agent's send_file
- * (hub/features/files.ts: the type read from the bytes, EXIF/GPS dropped, a thumbnail), then stored with its message in
+ * (hub/features/files/files.ts: the type read from the bytes, EXIF/GPS dropped, a thumbnail), then stored with its message in
  * one write, the owner joining the conversation in the same write. Refused input (an unknown conversation,
  * bad base64, too large, a disguised image) changes nothing.
  */
 export async function sendOwnerFile(
-  hub: Hub,
+  hub: FeaturesHub,
   input: Pick<SendFileInput, 'conv_id' | 'data' | 'name' | 'mime' | 'caption' | 'reply_to'> & { to?: string[]; thread_id?: string },
 ): Promise<SentFile> {
   requireConversation(hub, input.conv_id); // before the expensive decode

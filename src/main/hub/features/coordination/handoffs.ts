@@ -1,9 +1,9 @@
 // Handoffs: an agent hands a conversation to a person and stays silent there (not woken either)
 // until that person (or the owner) hands it back with a note, which wakes the agent.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { UserRef } from '../../../shared/types';
-import { conversationById, member } from '../../store/tables/talk/conversations';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import type { UserRef } from '../../../../shared/types';
+import { conversationById, member } from '../../../store/tables/talk/conversations';
 import {
   activeHandoff,
   activeHandoffsOf,
@@ -12,12 +12,12 @@ import {
   insertHandoff,
   returnHandoff,
   type HandoffRow,
-} from '../../store/tables/talk/handoffs';
-import { isTerminalTask, requireMember, resolveUser, wakeable } from '../talk/access';
-import { requireText } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import { conversationView, joinConversation } from '../talk/conversations';
-import type { HandoffItem } from '../../../shared/api/owner-api';
+} from '../../../store/tables/talk/handoffs';
+import { isTerminalTask, requireMember, resolveUser, wakeable } from '../../talk/access';
+import { requireText } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import { conversationView, joinConversation } from '../../talk/conversations';
+import type { HandoffItem } from '../../../../shared/api/owner-api';
 
 export interface HandoffResult {
   conv_id: string;
@@ -36,8 +36,8 @@ export interface HandBackResult {
   woken: string[];
 }
 
-/** handoff's checks, writing nothing (review mode holds a handoff after them, hub/features/review-calls.ts). */
-export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string; note: string; to?: string }) {
+/** handoff's checks, writing nothing (review mode holds a handoff after them, hub/features/review/review-calls.ts). */
+export function checkHandoff(hub: FeaturesHub, agentId: string, input: { conv_id: string; note: string; to?: string }) {
   const access = requireMember(hub, agentId, input.conv_id);
   const conv = access.conv;
   if (hub.user(agentId).kind !== 'agent') {
@@ -87,7 +87,7 @@ export function checkHandoff(hub: Hub, agentId: string, input: { conv_id: string
 }
 
 /** An agent hands conv_id to a person (default: the owner) with a note. */
-export function handoff(hub: Hub, agentId: string, input: { conv_id: string; note: string; to?: string }): HandoffResult {
+export function handoff(hub: FeaturesHub, agentId: string, input: { conv_id: string; note: string; to?: string }): HandoffResult {
   return hub.write(() => {
     const { conv, note, to } = checkHandoff(hub, agentId, input);
     // The owner may always take over: they join the conversation, seeing all of it.
@@ -113,7 +113,7 @@ export function handoff(hub: Hub, agentId: string, input: { conv_id: string; not
  * Owner side: the person a conversation was handed to (or the owner, always) hands it back to the agent
  * with a note. agent (name or id) may be left out when exactly one handoff is active there.
  */
-export function handBack(hub: Hub, personId: string, input: { conv_id: string; agent?: string; note?: string }): HandBackResult {
+export function handBack(hub: FeaturesHub, personId: string, input: { conv_id: string; agent?: string; note?: string }): HandBackResult {
   return hub.write(() => {
     const conv = conversationById(hub.db, input.conv_id);
     if (!conv) throw new HubError('not_found', `No conversation ${input.conv_id}.`, 'Use a conv_id from the conversation list.');
@@ -167,7 +167,7 @@ export function handBack(hub: Hub, personId: string, input: { conv_id: string; a
 }
 
 /** Every handoff still waiting for its person, oldest first (the owner's Handoffs list). */
-export function listActiveHandoffs(hub: Hub): HandoffItem[] {
+export function listActiveHandoffs(hub: FeaturesHub): HandoffItem[] {
   return allActiveHandoffs(hub.db).map((h) => ({
     conv_id: h.conv_id,
     agent: hub.ref(h.agent_id),
@@ -182,4 +182,4 @@ export const handoffTools = {
   handoff: {
     run: ({ hub, agentId }, a) => handoff(hub, agentId, a),
   },
-} satisfies ToolHandlers<'handoff'>;
+} satisfies ToolHandlers<'handoff', FeaturesHub>;

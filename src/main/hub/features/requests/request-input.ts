@@ -1,10 +1,10 @@
 // request_human's input, checked before anything is written: the options of a choice, the context's size, who may
 // decide (people of the conversation; the owner by default) and how long the request lives (features/requests.ts).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { RequestKind } from '../../../shared/types';
-import { resolveMembers } from '../talk/access';
+import type { TalkHub } from '../../talk/services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { RequestKind } from '../../../../shared/types';
+import { resolveMembers } from '../../talk/access';
 
 export function requireOptions(kind: RequestKind, options: readonly string[] | undefined): string[] | null {
   const list = options ?? [];
@@ -68,7 +68,7 @@ export function requireContext(context: unknown): string | null {
   return text;
 }
 
-export function requireAssignees(hub: Hub, convId: string, names: readonly string[] | undefined): string[] {
+export function requireAssignees(hub: TalkHub, convId: string, names: readonly string[] | undefined): string[] {
   if (!names || names.length === 0) return [hub.ownerId];
   const ids = resolveMembers(hub, convId, names, 'assignees');
   for (const id of ids) {

@@ -1,17 +1,17 @@
 // The owner answers one of an agent's permission prompts "always": rules.add with the prompt's request_id adds the
-// standing rule for that agent and tool (hub/features/permission-rules.ts) and, while the prompt is pending,
-// decides it by the rule at once (hub/features/requests.ts), so the waiting hook gets the answer too.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { OwnerRequestView } from '../../../shared/features/requests';
+// standing rule for that agent and tool (hub/features/requests/permission-rules.ts) and, while the prompt is pending,
+// decides it by the rule at once (hub/features/requests/requests.ts), so the waiting hook gets the answer too.
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import type { OwnerRequestView } from '../../../../shared/features/requests';
 import {
   PERMISSION_PROMPT_SOURCE,
   commandOf,
   ruleMatches,
   ruleText,
   type PermissionRuleView,
-} from '../../../shared/features/permission-prompts';
-import { promptCut } from '../../../shared/api/prompt-filing';
+} from '../../../../shared/features/permission-prompts';
+import { promptCut } from '../../../../shared/api/prompt-filing';
 import { addPermissionRule, requireMayAdd, type RuleAuthor } from './permission-rules';
 import { decideRequest, getRequestForOwner } from './requests';
 
@@ -25,7 +25,7 @@ export interface RuleAddInput {
 
 /** rules.add: a rule from agent and tool, or from a prompt (request_id), which it then decides if still pending. */
 export function addRuleOrAnswer(
-  hub: Hub,
+  hub: FeaturesHub,
   input: RuleAddInput,
   by: RuleAuthor,
 ): { rule: PermissionRuleView; added: boolean; request?: OwnerRequestView } {

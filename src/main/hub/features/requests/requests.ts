@@ -2,13 +2,13 @@
 // decideRequest, listRequests (the owner). Requests expire on time through one timer per hub,
 // and lazily on every read, so a late or missed timer never shows a wrong state.
 import { performance } from 'node:perf_hooks';
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { matchVisible } from '../../../shared/text/text';
-import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../shared/types';
-import { conversationById } from '../../store/tables/talk/conversations';
+import type { TalkServices } from '../../talk/services';
+import { newId, type Hub } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { matchVisible } from '../../../../shared/text/text';
+import { REQUEST_STATES, type DecidedRequestState, type RequestKind, type RequestState } from '../../../../shared/types';
+import { conversationById } from '../../../store/tables/talk/conversations';
 import {
   dueRequests,
   finishRequest,
@@ -18,23 +18,26 @@ import {
   pendingRequests,
   requestById,
   type RequestRow,
-} from '../../store/tables/talk/requests';
-import { PERMISSION_PROMPT_SOURCE } from '../../../shared/features/permission-prompts';
-import { isTerminalTask, requireMember, wakeable } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { requireTitle } from '../talk/conversations';
-import { insertMessageWithEvent } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import type { ToolResult } from '../../../shared/api/catalog';
-import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
-import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../shared/features/requests';
-import { requestView } from '../core/views';
-import { waitUnderKey, type Caller } from '../identity/key-waits';
+} from '../../../store/tables/talk/requests';
+import { PERMISSION_PROMPT_SOURCE } from '../../../../shared/features/permission-prompts';
+import { isTerminalTask, requireMember, wakeable } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { requireTitle } from '../../talk/conversations';
+import { insertMessageWithEvent } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import type { ToolResult } from '../../../../shared/api/catalog';
+import { deadlineTimer, type DeadlineTimer } from '../../core/deadlines';
+import type { Decision, RequestOutcome, OwnerRequestView, RequestMessagePayload } from '../../../../shared/features/requests';
+import { requestView } from '../../core/views';
+import { waitUnderKey, type Caller } from '../../identity/key-waits';
 import { standingDecision } from './permission-rules';
-import type { PromptDoor } from '../identity/key-waits';
+import type { PromptDoor } from '../../identity/key-waits';
 import { requireAssignees, requireContext, requireOptions, requireTtl } from './request-input';
 
-export type { Decision } from '../../../shared/features/requests';
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type RequestsHub = Hub<TalkServices & { requestExpiry: RequestExpiry }>;
+
+export type { Decision } from '../../../../shared/features/requests';
 
 export interface RequestInput {
   conv_id: string;
@@ -56,7 +59,7 @@ export interface DecideInput {
   comment?: string;
 }
 
-export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../shared/features/requests';
+export type { RequestOutcome, RequestView, OwnerRequestView } from '../../../../shared/features/requests';
 
 const DECIDED_STATE: Record<Decision, DecidedRequestState> = {
   approve: 'approved',
@@ -77,7 +80,7 @@ function parseJson<T>(s: string | null): T | undefined {
   return s == null ? undefined : (JSON.parse(s) as T);
 }
 
-function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestView {
+function ownerView(hub: RequestsHub, r: RequestRow, convTitle?: string): OwnerRequestView {
   const v: OwnerRequestView = { ...requestView(hub, r), conv_title: convTitle ?? conversationById(hub.db, r.conv_id)?.title ?? '' };
   const context = parseJson<unknown>(r.context);
   if (context !== undefined) v.context = context;
@@ -86,7 +89,7 @@ function ownerView(hub: Hub, r: RequestRow, convTitle?: string): OwnerRequestVie
 }
 
 /** A decision is addressed to the requester; in an ended task nobody is woken (DESIGN invariant 3). */
-function requesterWake(hub: Hub, r: RequestRow): string[] {
+function requesterWake(hub: RequestsHub, r: RequestRow): string[] {
   const conv = conversationById(hub.db, r.conv_id);
   return conv && isTerminalTask(conv) ? [] : [r.requester_id];
 }
@@ -94,8 +97,8 @@ function requesterWake(hub: Hub, r: RequestRow): string[] {
 // ---- creating (the input's checks: request-input.ts) ------------------------------------------
 
 /** request_human: the request becomes a message of kind 'request' plus a request.created event waking the assignees. */
-/** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review-calls.ts). */
-export function checkRequest(hub: Hub, requesterId: string, input: RequestInput) {
+/** request_human's checks, writing nothing (review mode holds a request after them, hub/features/review/review-calls.ts). */
+export function checkRequest(hub: RequestsHub, requesterId: string, input: RequestInput) {
   const access = requireMember(hub, requesterId, input.conv_id);
   passGates('conversation', { hub, userId: requesterId, access }); // may-speak (hub/talk/gates.ts)
   return {
@@ -111,9 +114,9 @@ export function checkRequest(hub: Hub, requesterId: string, input: RequestInput)
 /**
  * door: 'hook' or 'channel' when the hook door files a harness's permission prompt (mcp/hook-door.ts, through
  * request_human's handler with the caller's door); never from anything an agent sends. Only such a prompt can be
- * decided by a standing rule (hub/features/permission-rules.ts).
+ * decided by a standing rule (hub/features/requests/permission-rules.ts).
  */
-export function createRequest(hub: Hub, requesterId: string, input: RequestInput, door?: PromptDoor) {
+export function createRequest(hub: RequestsHub, requesterId: string, input: RequestInput, door?: PromptDoor) {
   const result = hub.write(() => {
     const { access, title, options, context, assignees, ttl } = checkRequest(hub, requesterId, input);
     const at = hub.now();
@@ -148,7 +151,7 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
       expires_at: expiresAt,
       door: door ?? null,
     });
-    // An agent's own permission prompt that a standing rule of the owner decides (hub/features/permission-rules.ts):
+    // An agent's own permission prompt that a standing rule of the owner decides (hub/features/requests/permission-rules.ts):
     // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
     const ruled = standingDecision(hub, requesterId, {
       conv: access.conv,
@@ -201,18 +204,11 @@ export function createRequest(hub: Hub, requesterId: string, input: RequestInput
 
 // ---- expiry ---------------------------------------------------------------------------------
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** The timer that expires requests on time (hub/features/requests.ts). */
-    requestExpiry: RequestExpiry;
-  }
-}
-
 /** The hub's request-expiry timer (deadlines.ts), made on the first request or by startRequestExpiry. */
 export class RequestExpiry {
   private timer: DeadlineTimer | undefined = undefined;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: RequestsHub) {}
 
   /** The timer, made on first use (it stops when the hub closes). */
   ensure(): DeadlineTimer {
@@ -233,7 +229,7 @@ export class RequestExpiry {
 }
 
 /** Expires every pending request whose time is up (request.expired wakes its requester). Returns how many. */
-export function expireDueRequests(hub: Hub): number {
+export function expireDueRequests(hub: RequestsHub): number {
   const now = hub.now();
   // Outside a transaction, check cheaply first so reads do not take the write lock for nothing.
   if (!hub.db.inTransaction && dueRequests(hub.db, now).length === 0) return 0;
@@ -255,7 +251,7 @@ export function expireDueRequests(hub: Hub): number {
 }
 
 /** Makes sure the hub's expiry timer runs (started on the first request if the door did not start it). */
-function ensureExpiry(hub: Hub): DeadlineTimer {
+function ensureExpiry(hub: RequestsHub): DeadlineTimer {
   const t = hub.services.requestExpiry.ensure();
   t.armSoon();
   return t;
@@ -265,21 +261,21 @@ function ensureExpiry(hub: Hub): DeadlineTimer {
  * Starts expiring requests on time: expires what is already overdue (e.g. across a restart),
  * then keeps one timer for the next expiry. Idempotent; stopped by hub.close().
  */
-export function startRequestExpiry(hub: Hub): void {
+export function startRequestExpiry(hub: RequestsHub): void {
   ensureExpiry(hub);
   expireDueRequests(hub);
 }
 
 // ---- reading, waiting, cancelling ---------------------------------------------------------------
 
-function requireRequest(hub: Hub, requestId: string): RequestRow {
+function requireRequest(hub: RequestsHub, requestId: string): RequestRow {
   const r = requestById(hub.db, requestId);
   if (!r) throw new HubError('not_found', `No request ${requestId}.`, 'Use a request_id returned by request_human.');
   return r;
 }
 
 /** The requester's own request (others get not_found: a request is between its requester and its deciders). */
-function requireOwnRequest(hub: Hub, agentId: string, requestId: string): RequestRow {
+function requireOwnRequest(hub: RequestsHub, agentId: string, requestId: string): RequestRow {
   const r = requestById(hub.db, requestId);
   if (!r || r.requester_id !== agentId) {
     throw new HubError('not_found', `No request ${requestId} of yours.`, 'Use a request_id that request_human returned to you.');
@@ -288,7 +284,7 @@ function requireOwnRequest(hub: Hub, agentId: string, requestId: string): Reques
 }
 
 /** A request as its requester reads it (get_request, cancel_request). */
-function agentResult(hub: Hub, r: RequestRow): ToolResult<'get_request'> {
+function agentResult(hub: RequestsHub, r: RequestRow): ToolResult<'get_request'> {
   const v = requestView(hub, r);
   const out: ToolResult<'get_request'> = {
     request_id: v.request_id,
@@ -310,7 +306,12 @@ function agentResult(hub: Hub, r: RequestRow): ToolResult<'get_request'> {
 }
 
 /** get_request: state and outcome; with wait_secs, waits (no polling) until decided, expired, cancelled or the wait ends. */
-export async function getRequest(hub: Hub, agentId: string, input: { request_id: string; wait_secs?: number }, caller: Caller = {}) {
+export async function getRequest(
+  hub: RequestsHub,
+  agentId: string,
+  input: { request_id: string; wait_secs?: number },
+  caller: Caller = {},
+) {
   expireDueRequests(hub);
   let r = requireOwnRequest(hub, agentId, input.request_id);
   const waitMs = Math.min(Math.max(input.wait_secs ?? 0, 0), LIMITS.waitAnswerSecs) * 1000;
@@ -339,7 +340,7 @@ export async function getRequest(hub: Hub, agentId: string, input: { request_id:
 }
 
 /** cancel_request: only the requester, only while pending. */
-export function cancelRequest(hub: Hub, agentId: string, requestId: string) {
+export function cancelRequest(hub: RequestsHub, agentId: string, requestId: string) {
   expireDueRequests(hub);
   return hub.write(() => {
     const r = requireOwnRequest(hub, agentId, requestId);
@@ -398,7 +399,7 @@ function isRelayedPrompt(r: Pick<RequestRow, 'context'>): boolean {
 }
 
 /** Withdraws a pending request nobody waits for: cancelled, by its requester, with why (the card shows it). */
-function withdrawPrompt(hub: Hub, r: RequestRow, why: string): RequestRow {
+function withdrawPrompt(hub: RequestsHub, r: RequestRow, why: string): RequestRow {
   try {
     hub.write(() => {
       if (
@@ -419,7 +420,7 @@ function withdrawPrompt(hub: Hub, r: RequestRow, why: string): RequestRow {
 }
 
 /** At start: every hook prompt still pending was filed before this hub, and its hook's wait ended with the last one. */
-export function withdrawOrphanedPrompts(hub: Hub): number {
+export function withdrawOrphanedPrompts(hub: RequestsHub): number {
   let n = 0;
   for (const r of pendingRequests(hub.db)) {
     if (isHookPrompt(r) && withdrawPrompt(hub, r, HUB_RESTARTED).state === 'cancelled') n++;
@@ -444,7 +445,7 @@ function withdrawnReason(r: RequestRow): string | undefined {
   }
 }
 
-function requireStillPending(hub: Hub, r: RequestRow, what: 'cancel' | 'decide'): void {
+function requireStillPending(hub: RequestsHub, r: RequestRow, what: 'cancel' | 'decide'): void {
   if (r.state === 'pending' && r.expires_at > hub.now()) return;
   if (r.state === 'pending' || r.state === 'expired') {
     throw new HubError(
@@ -548,7 +549,7 @@ function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
  * a conflict; deciding after expiry is refused with code expired. The decision is the event
  * request.decided (data: request_id, state, outcome) waking the requester.
  */
-export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): OwnerRequestView {
+export function decideRequest(hub: RequestsHub, deciderId: string, input: DecideInput): OwnerRequestView {
   expireDueRequests(hub);
   const view = hub.write(() => {
     const decider = hub.user(deciderId);
@@ -587,13 +588,13 @@ export function decideRequest(hub: Hub, deciderId: string, input: DecideInput): 
 }
 
 /** One request as the owner sees it (with its context). */
-export function getRequestForOwner(hub: Hub, requestId: string): OwnerRequestView {
+export function getRequestForOwner(hub: RequestsHub, requestId: string): OwnerRequestView {
   expireDueRequests(hub);
   return ownerView(hub, requireRequest(hub, requestId));
 }
 
 /** The owner's Approvals inbox: pending first (soonest to expire first), with conversation title, requester and expiry. */
-export function listRequests(hub: Hub, opts: { state?: RequestState; limit?: number } = {}): OwnerRequestView[] {
+export function listRequests(hub: RequestsHub, opts: { state?: RequestState; limit?: number } = {}): OwnerRequestView[] {
   if (opts.state !== undefined && !REQUEST_STATES.includes(opts.state)) {
     throw new HubError('invalid_argument', `state: must be one of ${REQUEST_STATES.join(', ')}.`, 'Leave state out to list all requests.');
   }
@@ -629,4 +630,4 @@ export const requestTools = {
   cancel_request: {
     run: ({ hub, agentId }, a) => cancelRequest(hub, agentId, a.request_id),
   },
-} satisfies ToolHandlers<'request_human' | 'get_request' | 'cancel_request'>;
+} satisfies ToolHandlers<'request_human' | 'get_request' | 'cancel_request', RequestsHub>;

@@ -1,13 +1,13 @@
 // Claims: a member takes a message sent with intent=request for itself. The first claim wins:
 // the check and the set are one conditional UPDATE inside one transaction.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { UserRef } from '../../../shared/types';
-import { messageById, type MessageRow } from '../../store/tables/talk/messages';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { dropClaim, takeClaim } from '../../store/tables/talk/claims';
-import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from '../talk/access';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import type { UserRef } from '../../../../shared/types';
+import { messageById, type MessageRow } from '../../../store/tables/talk/messages';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { dropClaim, takeClaim } from '../../../store/tables/talk/claims';
+import { isManager, isTerminalTask, requireVisibleMessage, wakeable, type Access } from '../../talk/access';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 export interface ClaimResult {
   msg_id: string;
@@ -18,7 +18,7 @@ export interface ClaimResult {
   seq: number | null;
 }
 
-function requireRequest(hub: Hub, userId: string, msgId: string): { msg: MessageRow; access: Access } {
+function requireRequest(hub: FeaturesHub, userId: string, msgId: string): { msg: MessageRow; access: Access } {
   const found = requireVisibleMessage(hub, userId, msgId);
   const { msg } = found;
   if (msg.intent !== 'request') {
@@ -34,7 +34,7 @@ function requireRequest(hub: Hub, userId: string, msgId: string): { msg: Message
   return found;
 }
 
-function holderConflict(hub: Hub, msg: MessageRow): HubError {
+function holderConflict(hub: FeaturesHub, msg: MessageRow): HubError {
   const holder = hub.ref(msg.claimed_by!);
   return new HubError(
     'conflict',
@@ -49,7 +49,7 @@ function holderConflict(hub: Hub, msg: MessageRow): HubError {
 }
 
 /** Takes a request for userId. Claiming what you hold is a no-op success; anybody else's claim is a conflict. */
-export function claim(hub: Hub, userId: string, msgId: string): ClaimResult {
+export function claim(hub: FeaturesHub, userId: string, msgId: string): ClaimResult {
   return hub.write(() => {
     const { msg, access } = requireRequest(hub, userId, msgId);
     const conv = access.conv;
@@ -85,7 +85,7 @@ export function claim(hub: Hub, userId: string, msgId: string): ClaimResult {
 }
 
 /** Gives a claimed request back: its holder, or a manager of the conversation. */
-export function releaseClaim(hub: Hub, userId: string, msgId: string): ClaimResult {
+export function releaseClaim(hub: FeaturesHub, userId: string, msgId: string): ClaimResult {
   return hub.write(() => {
     const { msg, access } = requireRequest(hub, userId, msgId);
     if (!msg.claimed_by) {
@@ -122,4 +122,4 @@ export const claimTools = {
   release_claim: {
     run: ({ hub, agentId }, a) => releaseClaim(hub, agentId, a.msg_id),
   },
-} satisfies ToolHandlers<'claim' | 'release_claim'>;
+} satisfies ToolHandlers<'claim' | 'release_claim', FeaturesHub>;

@@ -1,22 +1,22 @@
 // Cards: send_card (agents) and answerCard (people). A card is a message of kind 'card' whose
 // payload is {card, responses, closed}; each response is stored, shown in the payload, and sent
 // to the card's sender as the event card.response (which wakes it).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { matchVisible } from '../../../shared/text/text';
-import { conversationById, member } from '../../store/tables/talk/conversations';
-import { messageById, setMessagePayload } from '../../store/tables/talk/messages';
-import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../store/tables/talk/requests';
-import { requireMember, wakeable } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { insertMessageWithEvent } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { matchVisible } from '../../../../shared/text/text';
+import { conversationById, member } from '../../../store/tables/talk/conversations';
+import { messageById, setMessagePayload } from '../../../store/tables/talk/messages';
+import { cardResponsesOf, countCardResponses, insertCardResponse } from '../../../store/tables/talk/requests';
+import { requireMember, wakeable } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { insertMessageWithEvent } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 // ---- the card's shape -----------------------------------------------------------------------
 
-export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../shared/features/cards';
-export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../shared/features/cards';
+export { CARD_ID_PATTERN, BLOCK_TYPES, BUTTON_STYLES, FIELD_TYPES } from '../../../../shared/features/cards';
+export type { FieldType, ButtonOption, FormField, CardBlock, Card, CardResponse, CardPayload } from '../../../../shared/features/cards';
 import {
   CARD_ID_PATTERN,
   BLOCK_TYPES,
@@ -28,7 +28,7 @@ import {
   type Card,
   type CardResponse,
   type CardPayload,
-} from '../../../shared/features/cards';
+} from '../../../../shared/features/cards';
 
 /** Responses kept in the message payload; all of them stay in card_responses. */
 const CARD_PAYLOAD_RESPONSES = 50;
@@ -199,7 +199,7 @@ export interface SendCardInput {
 }
 
 /** send_card: the card becomes a message of kind 'card' with payload {card, responses: [], closed: false}. */
-export function sendCard(hub: Hub, senderId: string, input: SendCardInput, opts: { brakes?: boolean } = {}) {
+export function sendCard(hub: FeaturesHub, senderId: string, input: SendCardInput, opts: { brakes?: boolean } = {}) {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
@@ -291,7 +291,7 @@ function validateFormValue(form: Extract<CardBlock, { type: 'form' }>, value: un
  * `once` card closes at its first response; later answers are refused (conflict). The response
  * is stored, shown in the message's payload and sent as card.response waking the card's sender.
  */
-export function answerCard(hub: Hub, userId: string, input: AnswerCardInput) {
+export function answerCard(hub: FeaturesHub, userId: string, input: AnswerCardInput) {
   return hub.write(() => {
     const user = hub.user(userId);
     if (user.kind !== 'human') {
@@ -352,7 +352,7 @@ export function answerCard(hub: Hub, userId: string, input: AnswerCardInput) {
 }
 
 /** Every response to a card, oldest first (the owner API may show them all). */
-export function listCardResponses(hub: Hub, msgId: string): CardResponse[] {
+export function listCardResponses(hub: FeaturesHub, msgId: string): CardResponse[] {
   return cardResponsesOf(hub.db, msgId).map((r) => ({
     block_id: r.block_id,
     value: JSON.parse(r.value),
@@ -367,4 +367,4 @@ export const cardTools = {
   send_card: {
     run: ({ hub, agentId }, a) => sendCard(hub, agentId, { conv_id: a.conv_id, card: a.card, text: a.text, reply_to: a.reply_to }),
   },
-} satisfies ToolHandlers<'send_card'>;
+} satisfies ToolHandlers<'send_card', FeaturesHub>;

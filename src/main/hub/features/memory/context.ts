@@ -6,16 +6,16 @@
 // tokens, where length counts UTF-16 code units. token_estimate is the sum over the summary and
 // the returned events; it never exceeds max_tokens. The small envelope around them (conv_id,
 // first_seq, ...) is not counted.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { EventView } from '../../../shared/api/event-log';
-import { eventsOfConversation } from '../../store/tables/talk/events';
-import { insertSummary, latestSummary, pruneSummaries } from '../../store/tables/talk/summaries';
-import { requireMember } from '../talk/access';
-import { eventView } from '../core/views';
-import { contextForInstance } from '../talk/agent-sessions';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { EventView } from '../../../../shared/api/event-log';
+import { eventsOfConversation } from '../../../store/tables/talk/events';
+import { insertSummary, latestSummary, pruneSummaries } from '../../../store/tables/talk/summaries';
+import { requireMember } from '../../talk/access';
+import { eventView } from '../../core/views';
+import { contextForInstance } from '../../talk/agent-sessions';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 /** Summaries kept per agent and conversation (only the latest is used by get_context). */
 export const SUMMARIES_KEPT = 10;
@@ -28,7 +28,7 @@ export function estimateTokens(item: unknown): number {
   return Math.ceil((JSON.stringify(item) ?? '').length / 4);
 }
 
-export function putSummary(hub: Hub, userId: string, input: { conv_id: string; from_seq: number; to_seq: number; text: string }) {
+export function putSummary(hub: FeaturesHub, userId: string, input: { conv_id: string; from_seq: number; to_seq: number; text: string }) {
   return hub.write(() => {
     const { conv, member } = requireMember(hub, userId, input.conv_id);
     if (input.text.length === 0) throw new HubError('invalid_argument', 'text is empty.', 'Write the summary in text.');
@@ -101,7 +101,7 @@ function fitSummary(full: SummaryItem, budget: number): SummaryItem | null {
   return cut(lo);
 }
 
-export function getContext(hub: Hub, userId: string, input: { conv_id: string; max_tokens?: number }) {
+export function getContext(hub: FeaturesHub, userId: string, input: { conv_id: string; max_tokens?: number }) {
   const { conv, member } = requireMember(hub, userId, input.conv_id);
   const maxTokens = Math.max(1, Math.min(input.max_tokens ?? LIMITS.contextDefaultTokens, LIMITS.contextMaxTokens));
   let budget = maxTokens;
@@ -173,4 +173,4 @@ export const contextTools = {
     // A named instance (hub/talk/agent-sessions.ts): its sighting is recorded and its events carry for_you / from_you.
     run: ({ hub, agentId, key }, a) => contextForInstance(hub, agentId, a.instance, getContext(hub, agentId, a), key),
   },
-} satisfies ToolHandlers<'put_summary' | 'get_context'>;
+} satisfies ToolHandlers<'put_summary' | 'get_context', FeaturesHub>;

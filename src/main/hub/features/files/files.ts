@@ -15,19 +15,19 @@
 // (verifyAwayFileToken) and the loopback's owner links never pass for.
 import crypto from 'node:crypto';
 import type SharpFn from 'sharp';
-import type { Hub } from '../core/hub';
-import { IMAGE_MIME, MIME_TOKEN, sniffImage, type ImageType, type SentFile } from '../../../shared/features/files';
-import type { RequestPlace } from '../../../shared/agents/places';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { conversationById } from '../../store/tables/talk/conversations';
-import { messageById } from '../../store/tables/talk/messages';
-import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../store/tables/talk/files';
-import { requireMember } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { insertMessageWithEvent, requireText, type SentMessage } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { FeaturesHub } from '../services';
+import { IMAGE_MIME, MIME_TOKEN, sniffImage, type ImageType, type SentFile } from '../../../../shared/features/files';
+import type { RequestPlace } from '../../../../shared/agents/places';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import { conversationById } from '../../../store/tables/talk/conversations';
+import { messageById } from '../../../store/tables/talk/messages';
+import { fileBytes, fileMeta, insertFile, type FileMeta } from '../../../store/tables/talk/files';
+import { requireMember } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { insertMessageWithEvent, requireText, type SentMessage } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 export type FileVariant = 'original' | 'thumb';
 export { sniffImage };
@@ -283,7 +283,13 @@ export type { SentFile };
 export type FileMessageInput = Omit<SendFileInput, 'data' | 'name' | 'mime'> & { to?: string[]; thread_id?: string };
 
 /** Stores a prepared file and its message (kind image or file) in one write. */
-export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p: PreparedFile, opts: { brakes?: boolean } = {}): SentFile {
+export function storeFile(
+  hub: FeaturesHub,
+  senderId: string,
+  input: FileMessageInput,
+  p: PreparedFile,
+  opts: { brakes?: boolean } = {},
+): SentFile {
   return hub.write(() => {
     const access = requireMember(hub, senderId, input.conv_id);
     passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
@@ -326,7 +332,7 @@ export function storeFile(hub: Hub, senderId: string, input: FileMessageInput, p
 }
 
 /** Cheap refusal before the expensive decode: not a member, or silenced there. */
-function precheckSender(hub: Hub, senderId: string, convId: string): void {
+function precheckSender(hub: FeaturesHub, senderId: string, convId: string): void {
   const access = requireMember(hub, senderId, convId);
   passGates('conversation', { hub, userId: senderId, access }); // may-speak (hub/talk/gates.ts)
 }
@@ -337,19 +343,19 @@ const VARIANT_CODE: Record<FileVariant, string> = { original: 'o', thumb: 't' };
 const TOKEN_MAC_CHARS = 22; // 132 bits
 const TOKEN_RE = /^([A-Za-z0-9_-]{1,64})\.([ot])\.([0-9a-z]{1,12})\.([A-Za-z0-9_-]{22})$/;
 
-function tokenMac(hub: Hub, body: string): string {
+function tokenMac(hub: FeaturesHub, body: string): string {
   return hub.mac(`perch-file:${body}`, TOKEN_MAC_CHARS);
 }
 
 /** A signed token for a file variant that is valid until expiresAt (ms since 1970). */
-export function signFileToken(hub: Hub, fileId: string, variant: FileVariant, expiresAt: number): string {
+export function signFileToken(hub: FeaturesHub, fileId: string, variant: FileVariant, expiresAt: number): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(fileId)) throw new HubError('not_found', `No file ${fileId}.`, 'Use a file_id from a message payload.');
   const body = `${fileId}.${VARIANT_CODE[variant]}.${Math.floor(expiresAt).toString(36)}`;
   return `${body}.${tokenMac(hub, body)}`;
 }
 
 /** Checks a token from a /files/<token> URL: a forged or malformed one is not_found, a stale one expired. */
-export function verifyFileToken(hub: Hub, token: string): { file_id: string; variant: FileVariant; expires_at: number } {
+export function verifyFileToken(hub: FeaturesHub, token: string): { file_id: string; variant: FileVariant; expires_at: number } {
   const m = TOKEN_RE.exec(token);
   if (!m) throw linkNotFound();
   const [, fileId, v, exp36, mac] = m;
@@ -362,7 +368,7 @@ function linkNotFound(): HubError {
 
 /** What both token forms check once parsed: the MAC (in constant time; forged: not_found), then the expiry. */
 function checkedToken(
-  hub: Hub,
+  hub: FeaturesHub,
   wantMac: string,
   gotMac: string,
   fileId: string,
@@ -386,12 +392,12 @@ export type AwayPlace = 'containers' | 'tailnet';
 const AWAY_CODE: Record<AwayPlace, string> = { containers: 'c', tailnet: 'n' };
 const AWAY_TOKEN_RE = /^([A-Za-z0-9_-]{1,64})\.([ot])\.([0-9a-z]{1,12})\.([cn])\.([A-Za-z0-9_-]{22})$/;
 
-function awayTokenMac(hub: Hub, body: string): string {
+function awayTokenMac(hub: FeaturesHub, body: string): string {
   return hub.mac(`perch-agent-file:${body}`, TOKEN_MAC_CHARS);
 }
 
 /** A signed token for a file variant, served only at `place`'s door, valid until expiresAt. */
-export function signAwayFileToken(hub: Hub, fileId: string, variant: FileVariant, expiresAt: number, place: AwayPlace): string {
+export function signAwayFileToken(hub: FeaturesHub, fileId: string, variant: FileVariant, expiresAt: number, place: AwayPlace): string {
   const body = `${signFileToken(hub, fileId, variant, expiresAt).split('.').slice(0, 3).join('.')}.${AWAY_CODE[place]}`;
   return `${body}.${awayTokenMac(hub, body)}`;
 }
@@ -404,7 +410,7 @@ export function isAwayFileToken(token: string, place: AwayPlace): boolean {
 
 /** Checks a token of a link made for `place` (forged, malformed or made for another place: not_found; stale: expired). */
 export function verifyAwayFileToken(
-  hub: Hub,
+  hub: FeaturesHub,
   token: string,
   place: AwayPlace,
 ): { file_id: string; variant: FileVariant; expires_at: number } {
@@ -415,7 +421,7 @@ export function verifyAwayFileToken(
 }
 
 /** The file, if it exists and its message was not recalled. */
-function liveFile(hub: Hub, fileId: string): FileMeta {
+function liveFile(hub: FeaturesHub, fileId: string): FileMeta {
   const f = fileMeta(hub.db, fileId);
   const msg = f?.msg_id ? messageById(hub.db, f.msg_id) : undefined;
   if (!f || (f.msg_id && (!msg || msg.recalled_at))) {
@@ -439,17 +445,22 @@ function variantInfo(f: FileMeta, variant: FileVariant): { name: string; mime: s
  * A link to a file variant for a caller at `at` (absent: the loopback): on the URL it reached the hub by, in the form
  * only that place's door serves, when it called from the container listener or through the HTTPS front.
  */
-function linkFor(hub: Hub, f: FileMeta, variant: FileVariant, at?: RequestPlace) {
+function linkFor(hub: FeaturesHub, f: FileMeta, variant: FileVariant, at?: RequestPlace) {
   const info = variantInfo(f, variant);
   const expiresAt = hub.now() + LIMITS.fileUrlTtlSecs * 1000;
   const away = at && at.place !== 'local' && at.base_url ? at.place : undefined;
   const token = away ? signAwayFileToken(hub, f.id, variant, expiresAt, away) : signFileToken(hub, f.id, variant, expiresAt);
-  const base = away ? at!.base_url! : hub.baseUrl;
+  const base = away ? at!.base_url! : hub.doors.baseUrl;
   return { url: `${base.replace(/\/+$/, '')}/files/${token}`, expires_at: expiresAt, file_id: f.id, variant, ...info };
 }
 
 /** file_url for a member of the conversation the file was sent in (from the seq it may see). */
-export function fileUrl(hub: Hub, userId: string, input: { conv_id: string; file_id: string; variant?: FileVariant }, at?: RequestPlace) {
+export function fileUrl(
+  hub: FeaturesHub,
+  userId: string,
+  input: { conv_id: string; file_id: string; variant?: FileVariant },
+  at?: RequestPlace,
+) {
   const access = requireMember(hub, userId, input.conv_id);
   const f = fileMeta(hub.db, input.file_id);
   const msg = f?.msg_id ? messageById(hub.db, f.msg_id) : undefined;
@@ -464,7 +475,7 @@ export function fileUrl(hub: Hub, userId: string, input: { conv_id: string; file
 }
 
 /** A link for the owner's UI (the owner sees every conversation). */
-export function ownerFileUrl(hub: Hub, fileId: string, variant: FileVariant = 'original') {
+export function ownerFileUrl(hub: FeaturesHub, fileId: string, variant: FileVariant = 'original') {
   const f = liveFile(hub, fileId);
   if (!conversationById(hub.db, f.conv_id)) throw new HubError('not_found', `No file ${fileId}.`, 'Use a file_id from a message payload.');
   return linkFor(hub, f, variant);
@@ -476,7 +487,7 @@ export function ownerFileUrl(hub: Hub, fileId: string, variant: FileVariant = 'o
  * uploaded HTML or SVG can never run on the hub's origin.
  */
 export function readFile(
-  hub: Hub,
+  hub: FeaturesHub,
   fileId: string,
   variant: FileVariant = 'original',
 ): {
@@ -513,4 +524,4 @@ export const fileTools = {
   file_url: {
     run: ({ hub, agentId, at }, a) => fileUrl(hub, agentId, a, at), // a link the caller can reach from where it called
   },
-} satisfies ToolHandlers<'send_file' | 'file_url'>;
+} satisfies ToolHandlers<'send_file' | 'file_url', FeaturesHub>;

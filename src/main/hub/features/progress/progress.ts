@@ -1,26 +1,23 @@
 // progress: what an agent is doing, for the owner's live feed. Not part of history; nobody is woken.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { ProgressKind, ProgressView } from '../../../shared/types';
-import { visibleDeep } from '../../../shared/text/text';
-import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../../store/tables/talk/progress';
-import { requireMember, requireMessage } from '../talk/access';
-import { tx } from '../../store/db/db';
-import { RateLimiter } from '../core/rate-limit';
-import { progressView } from '../core/views';
-import { agentRefs } from '../identity/identities';
-import type { Activity } from '../../../shared/api/owner-api';
-import { recordUsage, usageIn } from '../control/control';
+import type { Hub } from '../../core/hub';
+import type { TalkServices } from '../../talk/services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { ProgressKind, ProgressView } from '../../../../shared/types';
+import { visibleDeep } from '../../../../shared/text/text';
+import { insertProgress, progressActivity, pruneProgress, recentProgress, type ProgressRow } from '../../../store/tables/talk/progress';
+import { requireMember, requireMessage } from '../../talk/access';
+import { tx } from '../../../store/db/db';
+import { RateLimiter } from '../../core/rate-limit';
+import { progressView } from '../../core/views';
+import { agentRefs } from '../../identity/identities';
+import type { Activity } from '../../../../shared/api/owner-api';
+import { recordUsage, usageIn } from '../../control/control';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type ProgressHub = Hub<TalkServices & { progressLimiter: RateLimiter }>;
 
 const KEEP_PER_AGENT = 2000;
-
-declare module '../core/hub' {
-  interface HubServices {
-    /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress.ts). */
-    progressLimiter: RateLimiter;
-  }
-}
 
 /** The limiter of progress reports (the hub's one RateLimiter, rate-limit.ts), as the composition root makes it. */
 export function progressLimiter(): RateLimiter {
@@ -28,12 +25,12 @@ export function progressLimiter(): RateLimiter {
 }
 
 /** 0 when allowed, else the milliseconds until the agent may report again. */
-function wait(hub: Hub, userId: string): number {
+function wait(hub: ProgressHub, userId: string): number {
   return hub.services.progressLimiter.take(userId, hub.now());
 }
 
 export function reportProgress(
-  hub: Hub,
+  hub: ProgressHub,
   userId: string,
   input: { conv_id: string; kind: ProgressKind; text: string; data?: unknown; msg_id?: string },
 ): { id: number; at: number } {
@@ -80,7 +77,10 @@ export function reportProgress(
   return { id, at };
 }
 
-export function listProgress(hub: Hub, opts: { conv_id?: string; agent_id?: string; before_id?: number; limit?: number }): ProgressView[] {
+export function listProgress(
+  hub: ProgressHub,
+  opts: { conv_id?: string; agent_id?: string; before_id?: number; limit?: number },
+): ProgressView[] {
   const limit = Math.min(opts.limit ?? 100, 500);
   return recentProgress(hub.db, { convId: opts.conv_id, userId: opts.agent_id, beforeId: opts.before_id, limit }).map((r) =>
     progressView(hub, r),
@@ -88,7 +88,7 @@ export function listProgress(hub: Hub, opts: { conv_id?: string; agent_id?: stri
 }
 
 /** Per agent, progress reports per minute over the last minutes (for sparklines), its last report and whether it waits. */
-export function agentActivity(hub: Hub, minutes: number): Activity {
+export function agentActivity(hub: ProgressHub, minutes: number): Activity {
   const now = hub.now();
   const since = now - minutes * 60_000;
   const rows = progressActivity(hub.db, since);

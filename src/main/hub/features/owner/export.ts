@@ -1,11 +1,11 @@
 // The owner's Export… in the app: the same export as `perch export` (store/export/write.ts), written by the hub
 // from a read-only connection of its own in short steps between requests, into a file the owner door streams back.
 import { z } from 'zod';
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { writeExport, type ExportResult, type ExportScope } from '../../store/export/write';
+import type { TalkHub } from '../../talk/services';
+import { HubError } from '../../../../shared/errors';
+import { writeExport, type ExportResult, type ExportScope } from '../../../store/export/write';
 
-export { ownerExportFolder } from '../../store/export/write';
+export { ownerExportFolder } from '../../../store/export/write';
 
 const ExportInput = z.strictObject({
   conversations: z.array(z.string().min(1).max(80)).max(1000).optional(),
@@ -32,7 +32,7 @@ export function exportScopeOf(raw: unknown): ExportScope {
 }
 
 /** Writes the export of this hub's database (the scope from exportScopeOf) to `out`. */
-export function exportHub(hub: Hub, scope: ExportScope, out: string): Promise<ExportResult> {
+export function exportHub(hub: TalkHub, scope: ExportScope, out: string): Promise<ExportResult> {
   const file = hub.db.name;
   if (!file || hub.db.memory)
     throw new HubError('not_found', 'This hub has no database file to export.', 'Run the hub on a data dir (perch serve).');

@@ -1,4 +1,4 @@
-// Review mode beyond sends (hub/features/review.ts holds send_message, send_card and send_file): the other writes that
+// Review mode beyond sends (hub/features/review/review.ts holds send_message, send_card and send_file): the other writes that
 // carry an agent's words to others are held the same way. Each is checked as the real call would check it
 // (writing nothing), kept with its arguments, and done as the agent, with the text the owner approved, when
 // the owner sends it. The reviewed words are one argument per tool (field): what the owner reads and may edit.
@@ -10,16 +10,16 @@
 //   handoff       note    the handoff is made (and the agent silenced) then
 // A named reaction (react with :name:) is words too, but a reaction that waits for the owner means nothing:
 // it is refused (under_review); one emoji goes through. src/shared/features/review.ts lists every tool's treatment.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import type { ToolArgs } from '../../../shared/api/catalog';
-import type { HeldItem, HeldKind } from '../../../shared/features/review';
-import { messageById } from '../../store/tables/talk/messages';
-import { checkEdit, editMessage, validateReactionKey } from '../talk/messages';
-import { checkRequest, createRequest } from './requests';
-import { checkNewGroup, checkNewTask, createGroup, createTask } from '../talk/conversations';
-import { checkTaskUpdate, updateTaskAs } from './tasks';
-import { checkHandoff, handoff } from './handoffs';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import type { ToolArgs } from '../../../../shared/api/catalog';
+import type { HeldItem, HeldKind } from '../../../../shared/features/review';
+import { messageById } from '../../../store/tables/talk/messages';
+import { checkEdit, editMessage, validateReactionKey } from '../../talk/messages';
+import { checkRequest, createRequest } from '../requests/requests';
+import { checkNewGroup, checkNewTask, createGroup, createTask } from '../../talk/conversations';
+import { checkTaskUpdate, updateTaskAs } from '../coordination/tasks';
+import { checkHandoff, handoff } from '../coordination/handoffs';
 
 export type CallTool = 'edit_message' | 'request_human' | 'create_task' | 'create_group' | 'update_task' | 'handoff';
 
@@ -40,11 +40,11 @@ interface HeldCall<N extends CallTool> {
   /** Whether this call is held at all (default: always). */
   holds?: (args: ToolArgs<N>) => boolean;
   /** The real call's checks, writing nothing; the conversation it is in (null: it makes one). */
-  check: (hub: Hub, agentId: string, args: ToolArgs<N>) => string | null;
+  check: (hub: FeaturesHub, agentId: string, args: ToolArgs<N>) => string | null;
   /** The real call as the agent, in the caller's transaction. */
-  run: (hub: Hub, agentId: string, args: ToolArgs<N>) => CallDone;
+  run: (hub: FeaturesHub, agentId: string, args: ToolArgs<N>) => CallDone;
   /** What the owner is shown besides the words. */
-  view?: (hub: Hub, args: ToolArgs<N>) => Partial<HeldItem>;
+  view?: (hub: FeaturesHub, args: ToolArgs<N>) => Partial<HeldItem>;
 }
 
 const names = (list: readonly string[] | undefined) => (list?.length ? { members: [...list] } : {});

@@ -1,5 +1,5 @@
 // Review mode (per agent, set by the owner): while it is on, the agent's send_message, send_card and
-// send_file are held, and so is every other write that carries its words to others (hub/features/review-calls.ts:
+// send_file are held, and so is every other write that carries its words to others (hub/features/review/review-calls.ts:
 // edit_message, request_human, create_task, create_group, update_task with a note, handoff; a named
 // reaction is refused). The call succeeds with held: true and a held_id; nothing reaches the conversation
 // and nobody is woken. The owner sends (as is, or with the text edited) or discards each held item from
@@ -8,11 +8,11 @@
 // provenance.owner_edited when the text changed). The agent learns the outcome from held.sent /
 // held.discarded in its notes channel (its inbox conversation, where only it and the owner are), which
 // wake it. A held file keeps its processed bytes in held_items until it is sent or discarded.
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { HeldItem, HeldSendResult } from '../../../shared/features/review';
+import type { FeaturesHub } from '../services';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { HeldItem, HeldSendResult } from '../../../../shared/features/review';
 import {
   closeHeld,
   countHeldOf,
@@ -25,20 +25,20 @@ import {
   setReviewMode,
   type HeldKind,
   type HeldRow,
-} from '../../store/tables/talk/held';
+} from '../../../store/tables/talk/held';
 import { HELD_CALLS, TOOL_OF_KIND, refuseNamedReaction, type CallDone, type CallTool } from './review-calls';
-import { conversationById } from '../../store/tables/talk/conversations';
-import { requireMember, requireMessage, resolveMembers } from '../talk/access';
-import { passGates } from '../talk/gates';
-import { requireText, sendMessage, type SendInput } from '../talk/messages';
-import { noteSent, personActed } from '../control/brakes';
-import { instanceName } from '../talk/agent-sessions';
-import { sendCard, validateCard, type SendCardInput } from './cards';
-import { storeFile, type PreparedFile } from './files';
-import { findAgent } from '../identity/identities';
-import { agentSummary } from '../control/agents';
-import type { AgentCtx, ToolHandler } from '../identity/tool-handler';
-import type { AgentSummary } from '../../../shared/agents/agents';
+import { conversationById } from '../../../store/tables/talk/conversations';
+import { requireMember, requireMessage, resolveMembers } from '../../talk/access';
+import { passGates } from '../../talk/gates';
+import { requireText, sendMessage, type SendInput } from '../../talk/messages';
+import { noteSent, personActed } from '../../control/brakes';
+import { instanceName } from '../../talk/agent-sessions';
+import { sendCard, validateCard, type SendCardInput } from '../cards/cards';
+import { storeFile, type PreparedFile } from '../files/files';
+import { findAgent } from '../../identity/identities';
+import { agentSummary } from '../../control/agents';
+import type { AgentCtx, ToolHandler } from '../../identity/tool-handler';
+import type { AgentSummary } from '../../../../shared/agents/agents';
 
 /** What a held file keeps besides its bytes. */
 interface HeldFileInput {
@@ -56,7 +56,7 @@ const NEXT_STEP =
 
 // ---- the owner's switch (as the gates read it: hub/control/review-switch.ts reviewOn) ----------------------
 
-export function setReview(hub: Hub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
+export function setReview(hub: FeaturesHub, agentName: string, on: boolean): { agent: AgentSummary; changed: boolean } {
   const underReview = hub.services.underReview;
   return underReview.changing(() =>
     hub.write(() => {
@@ -69,7 +69,7 @@ export function setReview(hub: Hub, agentName: string, on: boolean): { agent: Ag
 }
 
 /** What whoami reports about review mode. */
-export function reviewStatus(hub: Hub, agentId: string) {
+export function reviewStatus(hub: FeaturesHub, agentId: string) {
   const since = reviewedAgents(hub.db).get(agentId);
   return {
     on: since !== undefined,
@@ -94,8 +94,8 @@ const isSend = (n: Reviewable): n is Send => Object.hasOwn(KIND_OF, n);
  * A tool's handler under review mode (hub/tools/tools.ts wraps the tools src/shared/features/review.ts lists as held or
  * refused): while its agent is under review, a send or a call carrying words is held, a named reaction refused.
  */
-export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>): ToolHandler<N, any> {
-  const run = (ctx: AgentCtx, args: Record<string, unknown>, prepared: unknown): unknown => {
+export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any, FeaturesHub>): ToolHandler<N, any, FeaturesHub> {
+  const run = (ctx: AgentCtx<FeaturesHub>, args: Record<string, unknown>, prepared: unknown): unknown => {
     // The hold stage of the gates (hub/talk/gates.ts: review): under review mode, the words are held for the owner.
     if (passGates('hold', { hub: ctx.hub, agentId: ctx.agentId, tool: name, ...(ctx.key ? { key: ctx.key } : {}) }) !== 'hold')
       return h.run(ctx, args as never, prepared);
@@ -107,7 +107,7 @@ export function reviewable<N extends Reviewable>(name: N, h: ToolHandler<N, any>
     const call = HELD_CALLS[name as CallTool] as HeldCallAny;
     return call.holds && !call.holds(args) ? h.run(ctx, args as never, prepared) : holdCall(ctx, name as CallTool, args);
   };
-  return { ...(h.prepare ? { prepare: h.prepare } : {}), run: run as ToolHandler<N, any>['run'] };
+  return { ...(h.prepare ? { prepare: h.prepare } : {}), run: run as ToolHandler<N, any, FeaturesHub>['run'] };
 }
 
 /** HELD_CALLS' entries seen without their tool's argument types (their args were validated by the tool's schema). */
@@ -115,9 +115,9 @@ type HeldCallAny = {
   kind: HeldKind;
   field: 'text' | 'title' | 'note';
   holds?: (args: Record<string, unknown>) => boolean;
-  check: (hub: Hub, agentId: string, args: Record<string, unknown>) => string | null;
-  run: (hub: Hub, agentId: string, args: Record<string, unknown>) => CallDone;
-  view?: (hub: Hub, args: Record<string, unknown>) => Partial<HeldItem>;
+  check: (hub: FeaturesHub, agentId: string, args: Record<string, unknown>) => string | null;
+  run: (hub: FeaturesHub, agentId: string, args: Record<string, unknown>) => CallDone;
+  view?: (hub: FeaturesHub, args: Record<string, unknown>) => Partial<HeldItem>;
 };
 const callOf = (kind: HeldKind): HeldCallAny | undefined => {
   const tool = TOOL_OF_KIND[kind];
@@ -125,7 +125,7 @@ const callOf = (kind: HeldKind): HeldCallAny | undefined => {
 };
 
 /** Checks a call as the real one would (writing nothing), then holds it with its arguments. */
-function holdCall(ctx: AgentCtx, tool: CallTool, args: Record<string, unknown>) {
+function holdCall(ctx: AgentCtx<FeaturesHub>, tool: CallTool, args: Record<string, unknown>) {
   const { hub, agentId } = ctx;
   const call = HELD_CALLS[tool] as unknown as HeldCallAny;
   return hub.write(() => {
@@ -156,7 +156,7 @@ function without<T extends Record<string, unknown>>(o: T, ...keys: string[]): Re
 }
 
 /** Checks the send as the real one would (membership, may speak, sizes, to, reply_to, thread, card), then holds it. */
-function hold(ctx: AgentCtx, kind: HeldKind, args: Record<string, unknown>, prepared: unknown) {
+function hold(ctx: AgentCtx<FeaturesHub>, kind: HeldKind, args: Record<string, unknown>, prepared: unknown) {
   const { hub, agentId } = ctx;
   return hub.write(() => {
     const convId = args.conv_id as string;
@@ -231,7 +231,7 @@ function textOf(kind: HeldKind, input: Record<string, unknown>): string {
   return String(input[field] ?? '');
 }
 
-export function heldView(hub: Hub, r: HeldRow): HeldItem {
+export function heldView(hub: FeaturesHub, r: HeldRow): HeldItem {
   const input = JSON.parse(r.input) as Record<string, unknown>;
   const conv = r.conv_id ? conversationById(hub.db, r.conv_id) : undefined;
   const item: HeldItem = {
@@ -259,11 +259,11 @@ export function heldView(hub: Hub, r: HeldRow): HeldItem {
   return item;
 }
 
-export function listHeld(hub: Hub): HeldItem[] {
+export function listHeld(hub: FeaturesHub): HeldItem[] {
   return heldWaiting(hub.db, LIMITS.historyMaxLimit).map((r) => heldView(hub, r));
 }
 
-function requireHeld(hub: Hub, heldId: string): HeldRow {
+function requireHeld(hub: FeaturesHub, heldId: string): HeldRow {
   const r = heldById(hub.db, heldId);
   if (!r) throw new HubError('not_found', `No held item ${heldId}.`, 'Use a held_id from the Approvals inbox (held.list).');
   if (r.state !== 'held')
@@ -275,7 +275,7 @@ function requireHeld(hub: Hub, heldId: string): HeldRow {
 /** A held send was braked and counted when it was held: posting it is not braked or counted again. */
 const HELD = { brakes: false } as const;
 
-export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResult {
+export function sendHeld(hub: FeaturesHub, heldId: string, text?: string): HeldSendResult {
   return hub.write(() => {
     const r = requireHeld(hub, heldId);
     const input = JSON.parse(r.input) as Record<string, unknown>;
@@ -290,7 +290,7 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
     if (r.conv_id) personActed(hub, r.conv_id);
     let sent: { msg_id?: string; seq?: number; conv_id: string; result?: Record<string, unknown> };
     if (call) {
-      // Another write than a send (hub/features/review-calls.ts): the real call, as the agent, with the approved words.
+      // Another write than a send (hub/features/review/review-calls.ts): the real call, as the agent, with the approved words.
       sent = call.run(hub, r.agent_id, { ...input, [field]: finalText });
     } else if (r.kind === 'message') {
       sent = { ...sendMessage(hub, r.agent_id, { ...(input as unknown as SendInput), text: finalText }, HELD), conv_id: r.conv_id! };
@@ -341,7 +341,7 @@ export function sendHeld(hub: Hub, heldId: string, text?: string): HeldSendResul
 }
 
 /** Drops a held item (and a held file's bytes); the agent gets held.discarded and is woken. */
-export function discardHeld(hub: Hub, heldId: string): { held_id: string; state: 'discarded' } {
+export function discardHeld(hub: FeaturesHub, heldId: string): { held_id: string; state: 'discarded' } {
   return hub.write(() => {
     const r = requireHeld(hub, heldId);
     const input = JSON.parse(r.input) as Record<string, unknown>;

@@ -1,11 +1,18 @@
 // Checkpoints: state_get / state_put / state_list / state_delete.
 // Per agent (nobody reads another's keys), versioned with optimistic concurrency, keys in byte order.
 // Keys under archive/ hold what was imported with an agent from another server: read-only for agents.
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import { deleteStateKey, listStateKeys, pruneStateVersions, stateKey, stateValue, writeStateVersion } from '../../store/tables/talk/state';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import {
+  deleteStateKey,
+  listStateKeys,
+  pruneStateVersions,
+  stateKey,
+  stateValue,
+  writeStateVersion,
+} from '../../../store/tables/talk/state';
+import type { ToolHandlers } from '../../identity/tool-handler';
 
 /** Older versions of a key stay readable; the newest this many (current included) are kept. */
 export const STATE_VERSIONS_KEPT = 20;
@@ -62,7 +69,7 @@ function conflict(key: string, expected: number, current: number): HubError {
   );
 }
 
-export function stateGet(hub: Hub, userId: string, key: string, version?: number) {
+export function stateGet(hub: FeaturesHub, userId: string, key: string, version?: number) {
   requireStateKey(key);
   const head = stateKey(hub.db, userId, key);
   if (!head) {
@@ -88,7 +95,12 @@ export function stateGet(hub: Hub, userId: string, key: string, version?: number
   return { key, version: row.version, value: JSON.parse(row.value) as unknown, updated_at: row.at, current_version: head.version };
 }
 
-export function statePut(hub: Hub, userId: string, input: { key: string; value: unknown; version: number }, opts: StateWriteOptions = {}) {
+export function statePut(
+  hub: FeaturesHub,
+  userId: string,
+  input: { key: string; value: unknown; version: number },
+  opts: StateWriteOptions = {},
+) {
   const key = requireStateKey(input.key);
   refuseArchive(key, 'write', opts);
   if (input.value === undefined) throw new HubError('invalid_argument', 'value is missing.', 'Pass any JSON value (null is allowed).');
@@ -112,7 +124,7 @@ export function statePut(hub: Hub, userId: string, input: { key: string; value: 
   });
 }
 
-export function stateDelete(hub: Hub, userId: string, input: { key: string; version: number }, opts: StateWriteOptions = {}) {
+export function stateDelete(hub: FeaturesHub, userId: string, input: { key: string; version: number }, opts: StateWriteOptions = {}) {
   const key = requireStateKey(input.key);
   refuseArchive(key, 'delete', opts);
   return hub.write(() => {
@@ -137,7 +149,7 @@ export function prefixRange(prefix: string): { lower: string; upper: string | nu
   return { lower: prefix, upper: String.fromCodePoint(...cps, last) };
 }
 
-export function stateList(hub: Hub, userId: string, input: { prefix?: string; after?: string; limit?: number }) {
+export function stateList(hub: FeaturesHub, userId: string, input: { prefix?: string; after?: string; limit?: number }) {
   const prefix = input.prefix ?? '';
   if (prefix) requireWellFormed(prefix, 'prefix');
   if (input.after !== undefined) requireWellFormed(input.after, 'after');
@@ -164,4 +176,4 @@ export const stateTools = {
   state_delete: {
     run: ({ hub, agentId }, a) => stateDelete(hub, agentId, { key: a.key, version: a.version }),
   },
-} satisfies ToolHandlers<'state_get' | 'state_put' | 'state_list' | 'state_delete'>;
+} satisfies ToolHandlers<'state_get' | 'state_put' | 'state_list' | 'state_delete', FeaturesHub>;

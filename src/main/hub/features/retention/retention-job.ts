@@ -1,4 +1,4 @@
-// The retention job: applies the owner's rules (hub/features/retention.ts) in small steps between requests, so an agent
+// The retention job: applies the owner's rules (hub/features/retention/retention.ts) in small steps between requests, so an agent
 // never waits on it for more than one step (a few milliseconds).
 //
 // A pass walks every conversation that follows a rule, in id order. For each: an idle one is archived
@@ -17,9 +17,9 @@
 // into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the export. If the
 // export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
 // next pass tries again.
-import type { Hub } from '../core/hub';
-import { exportHub } from './export';
-import { archiveConversation } from '../talk/archive';
+import type { TalkHub } from '../../talk/services';
+import { exportHub } from '../owner/export';
+import { archiveConversation } from '../../talk/archive';
 import {
   autoVacuumMode,
   conversationsAfter,
@@ -33,9 +33,9 @@ import {
   retentionExportDir,
   type KeepFlags,
   type RetentionRuleRow,
-} from '../../store/tables/talk/retention';
-import { searchForgotUpto } from '../../store/worker/search-index';
-import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention';
+} from '../../../store/tables/talk/retention';
+import { searchForgotUpto } from '../../../store/worker/search-index';
+import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention-plan';
 
 export interface RetentionOptions {
   /** Rows per step (one transaction). Default 100 (about 50 messages: 1-2 ms on a laptop). */
@@ -82,13 +82,6 @@ interface Pass {
   exported: boolean;
 }
 
-declare module '../core/hub' {
-  interface HubServices {
-    /** The retention job (hub/features/retention-job.ts); started by app.ts, idle until a rule exists. */
-    retention: Retention;
-  }
-}
-
 export class Retention {
   private readonly batch: number;
   private readonly gapMs: number;
@@ -109,7 +102,7 @@ export class Retention {
   exportError: { at: number; message: string } | undefined;
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: TalkHub,
     private readonly opts: RetentionOptions = {},
   ) {
     this.batch = opts.batch ?? 100;

@@ -1,6 +1,6 @@
 // Standing rules for agents' own permission prompts: the owner answers "always allow / always deny this tool
 // (or this command prefix) for this agent" once (owner actions rules.list, rules.add, rules.remove), and a later
-// prompt it matches is decided at once when the hook files it (createRequest, hub/features/requests.ts): the
+// prompt it matches is decided at once when the hook files it (createRequest, hub/features/requests/requests.ts): the
 // request is recorded already decided, by the owner, with the rule in its comment, and nobody is notified.
 // A request counts as a prompt only as the hook door files it (mcp/hook-door.ts: `perch hook permission-request`
 // and `perch channel` post the prompt there, and the hub builds its title and context, shared/api/prompt-filing.ts):
@@ -8,14 +8,14 @@
 // conversation with the owner, kind approve for the owner, context.source permission_prompt, the title derived
 // from the tool and its input, and shown whole (a prompt cut to its head and tail is always the owner's). So an
 // agent cannot dress another question up as an allowed prompt: the approval it gets says what was allowed.
-import type { Hub } from '../core/hub';
-import { newId } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { promptCut, promptRequestOf, type PromptFiling } from '../../../shared/api/prompt-filing';
-import { openDirect } from '../talk/conversations';
-import type { ConversationRow } from '../../store/tables/talk/conversations';
-import type { PromptDoor } from '../identity/key-waits';
-import { findAgent } from '../identity/identities';
+import type { TalkHub } from '../../talk/services';
+import { newId } from '../../core/hub';
+import { HubError } from '../../../../shared/errors';
+import { promptCut, promptRequestOf, type PromptFiling } from '../../../../shared/api/prompt-filing';
+import { openDirect } from '../../talk/conversations';
+import type { ConversationRow } from '../../../store/tables/talk/conversations';
+import type { PromptDoor } from '../../identity/key-waits';
+import { findAgent } from '../../identity/identities';
 import {
   deletePermissionRule,
   insertPermissionRule,
@@ -24,7 +24,7 @@ import {
   permissionRulesFor,
   samePermissionRule,
   type PermissionRuleRow,
-} from '../../store/tables/agents/permission-rules';
+} from '../../../store/tables/agents/permission-rules';
 import {
   PERMISSION_PROMPT_SOURCE,
   commandOf,
@@ -33,12 +33,12 @@ import {
   promptTitle,
   ruleText,
   type PermissionRuleView,
-} from '../../../shared/features/permission-prompts';
+} from '../../../../shared/features/permission-prompts';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
 
-function ruleView(hub: Hub, r: PermissionRuleRow): PermissionRuleView {
+function ruleView(hub: TalkHub, r: PermissionRuleRow): PermissionRuleView {
   const a = hub.ref(r.agent_id);
   const added_by =
     r.added_by === null
@@ -82,7 +82,7 @@ export interface AddRuleInput {
 }
 
 /** rules.add: a standing rule for one agent; the same rule again is returned as it is (added: false). */
-export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor): { rule: PermissionRuleView; added: boolean } {
+export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAuthor): { rule: PermissionRuleView; added: boolean } {
   return hub.write(() => {
     requireMayAdd(input.behavior, by);
     const agent = findAgent(hub, input.agent);
@@ -133,13 +133,13 @@ export function addPermissionRule(hub: Hub, input: AddRuleInput, by: RuleAuthor)
 }
 
 /** rules.list: every standing rule, or one agent's. */
-export function listPermissionRuleViews(hub: Hub, agent?: string): PermissionRuleView[] {
+export function listPermissionRuleViews(hub: TalkHub, agent?: string): PermissionRuleView[] {
   const agentId = agent === undefined ? undefined : findAgent(hub, agent).id;
   return listPermissionRules(hub.db, agentId).map((r) => ruleView(hub, r));
 }
 
 /** rules.remove: later prompts it matched go to the owner again. */
-export function removePermissionRule(hub: Hub, ruleId: string): { rule: PermissionRuleView } {
+export function removePermissionRule(hub: TalkHub, ruleId: string): { rule: PermissionRuleView } {
   return hub.write(() => {
     const r = permissionRuleById(hub.db, ruleId);
     if (!r) throw new HubError('not_found', `No standing rule ${ruleId}.`, 'See rules.list for the rules and their ids.');
@@ -153,7 +153,7 @@ export function removePermissionRule(hub: Hub, ruleId: string): { rule: Permissi
  * (see the top of this file) and a rule of the requester matches its tool and command.
  */
 export function standingDecision(
-  hub: Hub,
+  hub: TalkHub,
   requesterId: string,
   req: { conv: ConversationRow; door: PromptDoor | undefined; kind: string; title: string; context: unknown; assignees: readonly string[] },
 ): { behavior: 'allow' | 'deny'; comment: string } | undefined {
@@ -177,7 +177,7 @@ export function standingDecision(
  * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
  */
 export function promptRequestInput(
-  hub: Hub,
+  hub: TalkHub,
   agentId: string,
   f: PromptFiling,
 ): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {

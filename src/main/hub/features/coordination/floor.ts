@@ -3,16 +3,20 @@
 // while someone else holds it replaces them: floor.released (reason "replaced") comes first.
 // An expired floor silences nobody (access.ts compares floor_until with now); it is cleared lazily
 // by the next grant/release there, or by expireFloors() (a sweep for a timer).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { LIMITS } from '../../../shared/limits';
-import type { UserRef } from '../../../shared/types';
-import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../../store/tables/talk/conversations';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../../store/tables/talk/floor';
-import { deadlineTimer, type DeadlineTimer } from '../core/deadlines';
-import { isManager, requireMember, resolveUser, wakeable, type Access } from '../talk/access';
-import type { ToolHandlers } from '../identity/tool-handler';
+import type { Hub } from '../../core/hub';
+import type { TalkServices } from '../../talk/services';
+import { HubError } from '../../../../shared/errors';
+import { LIMITS } from '../../../../shared/limits';
+import type { UserRef } from '../../../../shared/types';
+import { conversationById, member, setFloor, type ConversationRow, type MemberRow } from '../../../store/tables/talk/conversations';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { clearFloorOf, expiredFloorConversations, lastActorOf, nextFloorExpiry } from '../../../store/tables/talk/floor';
+import { deadlineTimer, type DeadlineTimer } from '../../core/deadlines';
+import { isManager, requireMember, resolveUser, wakeable, type Access } from '../../talk/access';
+import type { ToolHandlers } from '../../identity/tool-handler';
+
+/** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
+type FloorHub = Hub<TalkServices & { floorExpiry: FloorExpiry }>;
 
 export interface FloorState {
   conv_id: string;
@@ -37,7 +41,7 @@ export interface FloorReleaseResult extends FloorState {
 }
 
 /** Clears an expired floor of the conversation (in the caller's transaction); returns the fresh row. */
-function clearIfExpired(hub: Hub, conv: ConversationRow): ConversationRow {
+function clearIfExpired(hub: FloorHub, conv: ConversationRow): ConversationRow {
   if (!conv.floor_holder || (conv.floor_until ?? 0) > hub.now()) return conv;
   const holder = conv.floor_holder;
   if (clearFloorOf(hub.db, conv.id, holder)) {
@@ -52,7 +56,7 @@ function clearIfExpired(hub: Hub, conv: ConversationRow): ConversationRow {
 }
 
 /** Clears every expired floor (a floor.released event with reason "expired" each). Returns how many. */
-export function expireFloors(hub: Hub): number {
+export function expireFloors(hub: FloorHub): number {
   return hub.write(() => {
     const ids = expiredFloorConversations(hub.db, hub.now());
     for (const id of ids) clearIfExpired(hub, conversationById(hub.db, id)!);
@@ -61,12 +65,12 @@ export function expireFloors(hub: Hub): number {
 }
 
 /** The conversation's current (unexpired) floor. */
-export function floorOf(hub: Hub, conv: ConversationRow): FloorState {
+export function floorOf(hub: FloorHub, conv: ConversationRow): FloorState {
   const live = conv.floor_holder && (conv.floor_until ?? 0) > hub.now();
   return { conv_id: conv.id, holder: live ? hub.ref(conv.floor_holder!) : null, until: live ? conv.floor_until : null };
 }
 
-function access(hub: Hub, userId: string, convId: string, asOwner: boolean): Access {
+function access(hub: FloorHub, userId: string, convId: string, asOwner: boolean): Access {
   if (!asOwner) return requireMember(hub, userId, convId);
   const conv = conversationById(hub.db, convId);
   if (!conv) throw new HubError('not_found', `No conversation ${convId}.`, 'Use a conv_id from the conversation list.');
@@ -81,7 +85,12 @@ function access(hub: Hub, userId: string, convId: string, asOwner: boolean): Acc
   return { conv, member: { ...m, role: 'owner' } };
 }
 
-function grant(hub: Hub, userId: string, input: { conv_id: string; agent: string; ttl_secs?: number }, asOwner: boolean): FloorGrantResult {
+function grant(
+  hub: FloorHub,
+  userId: string,
+  input: { conv_id: string; agent: string; ttl_secs?: number },
+  asOwner: boolean,
+): FloorGrantResult {
   return hub.write(() => {
     const a = access(hub, userId, input.conv_id, asOwner);
     if (a.conv.kind === 'inbox') {
@@ -145,7 +154,7 @@ function grant(hub: Hub, userId: string, input: { conv_id: string; agent: string
   });
 }
 
-function release(hub: Hub, userId: string, convId: string, asOwner: boolean): FloorReleaseResult {
+function release(hub: FloorHub, userId: string, convId: string, asOwner: boolean): FloorReleaseResult {
   return hub.write(() => {
     const a = access(hub, userId, convId, asOwner);
     const conv = clearIfExpired(hub, a.conv);
@@ -176,7 +185,7 @@ function release(hub: Hub, userId: string, convId: string, asOwner: boolean): Fl
 }
 
 /** A manager of the conversation gives the floor to one of its agents. */
-export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; agent: string; ttl_secs?: number }): FloorGrantResult {
+export function floorGrant(hub: FloorHub, userId: string, input: { conv_id: string; agent: string; ttl_secs?: number }): FloorGrantResult {
   const r = grant(hub, userId, input, false);
   armFloorExpiry(hub);
   return r;
@@ -184,18 +193,12 @@ export function floorGrant(hub: Hub, userId: string, input: { conv_id: string; a
 
 // Floors run out on time even when nobody touches the conversation: one timer (deadlines.ts), armed for
 // the soonest expiry after every grant (no polling). Only a running hub (startFloorExpiry) arms it.
-declare module '../core/hub' {
-  interface HubServices {
-    /** The timer that ends floors on time (hub/features/floor.ts). */
-    floorExpiry: FloorExpiry;
-  }
-}
 
 /** The hub's floor-expiry timer: none until the running hub starts it. */
 export class FloorExpiry {
   private timer: DeadlineTimer | undefined = undefined;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: FloorHub) {}
 
   /** Starts the timer (idempotent); it stops when the hub closes. */
   start(): void {
@@ -216,22 +219,22 @@ export class FloorExpiry {
   }
 }
 
-export function startFloorExpiry(hub: Hub): void {
+export function startFloorExpiry(hub: FloorHub): void {
   hub.services.floorExpiry.start();
 }
 
-function armFloorExpiry(hub: Hub): void {
+function armFloorExpiry(hub: FloorHub): void {
   hub.services.floorExpiry.armSoon();
 }
 
 /** The holder or a manager ends the current turn. No floor held: nothing changes. */
-export function floorRelease(hub: Hub, userId: string, convId: string): FloorReleaseResult {
+export function floorRelease(hub: FloorHub, userId: string, convId: string): FloorReleaseResult {
   return release(hub, userId, convId, false);
 }
 
 /** Owner side: the owner manages every conversation's floor. release: true ends the turn; else agent gets it. */
 export function ownerFloor(
-  hub: Hub,
+  hub: FloorHub,
   ownerId: string,
   input: { conv_id: string; agent?: string; ttl_secs?: number; release?: boolean },
 ): FloorGrantResult | FloorReleaseResult {
@@ -257,4 +260,4 @@ export const floorTools = {
   floor_release: {
     run: ({ hub, agentId }, a) => floorRelease(hub, agentId, a.conv_id),
   },
-} satisfies ToolHandlers<'floor_grant' | 'floor_release'>;
+} satisfies ToolHandlers<'floor_grant' | 'floor_release', FloorHub>;

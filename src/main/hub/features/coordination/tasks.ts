@@ -1,15 +1,15 @@
 // Task channels: create_task (conversations.createTask) and update_task — states follow A2A.
 // After completed / failed / canceled nobody is woken and agents cannot speak there (access.ts).
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import { TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../shared/types';
-import { conversationById, member, setTask, type MemberRow } from '../../store/tables/talk/conversations';
-import { activeHandoff } from '../../store/tables/talk/handoffs';
-import { isManager, requireMember, wakeable, type Access } from '../talk/access';
-import { conversationView, createTask } from '../talk/conversations';
-import { requireText } from '../talk/messages';
-import type { ToolHandlers } from '../identity/tool-handler';
-import { userByName, userById } from '../../store/tables/agents/users';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../../shared/types';
+import { conversationById, member, setTask, type MemberRow } from '../../../store/tables/talk/conversations';
+import { activeHandoff } from '../../../store/tables/talk/handoffs';
+import { isManager, requireMember, wakeable, type Access } from '../../talk/access';
+import { conversationView, createTask } from '../../talk/conversations';
+import { requireText } from '../../talk/messages';
+import type { ToolHandlers } from '../../identity/tool-handler';
+import { userByName, userById } from '../../../store/tables/agents/users';
 
 export interface TaskUpdateInput {
   conv_id: string;
@@ -18,13 +18,13 @@ export interface TaskUpdateInput {
   note?: string;
 }
 
-export type { TaskUpdateResult } from '../../../shared/types';
-import type { TaskUpdateResult } from '../../../shared/types';
+export type { TaskUpdateResult } from '../../../../shared/types';
+import type { TaskUpdateResult } from '../../../../shared/types';
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
-/** update_task's checks, writing nothing (review mode holds an update with a note after them, hub/features/review-calls.ts). */
-export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput, asOwner = false) {
+/** update_task's checks, writing nothing (review mode holds an update with a note after them, hub/features/review/review-calls.ts). */
+export function checkTaskUpdate(hub: FeaturesHub, userId: string, input: TaskUpdateInput, asOwner = false) {
   let access: Access;
   if (asOwner) {
     const conv = conversationById(hub.db, input.conv_id);
@@ -121,7 +121,7 @@ export function checkTaskUpdate(hub: Hub, userId: string, input: TaskUpdateInput
  * manager; reassigning, and leaving a terminal state (reopening), are for the creator or a manager.
  * asOwner: the owner may always.
  */
-function updateTask(hub: Hub, userId: string, input: TaskUpdateInput, asOwner: boolean): TaskUpdateResult {
+function updateTask(hub: FeaturesHub, userId: string, input: TaskUpdateInput, asOwner: boolean): TaskUpdateResult {
   return hub.write(() => {
     const { conv, note, previous, state, assigneeId } = checkTaskUpdate(hub, userId, input, asOwner);
     const reassigned = assigneeId !== conv.task_assignee;
@@ -152,7 +152,7 @@ function updateTask(hub: Hub, userId: string, input: TaskUpdateInput, asOwner: b
 }
 
 function result(
-  hub: Hub,
+  hub: FeaturesHub,
   convId: string,
   viewerId: string,
   previous: TaskState,
@@ -174,12 +174,12 @@ function result(
 }
 
 /** A member (agent or person) updates a task. */
-export function updateTaskAs(hub: Hub, userId: string, input: TaskUpdateInput): TaskUpdateResult {
+export function updateTaskAs(hub: FeaturesHub, userId: string, input: TaskUpdateInput): TaskUpdateResult {
   return updateTask(hub, userId, input, false);
 }
 
 /** Owner side: the owner may always move, reopen or reassign a task. */
-export function setTaskState(hub: Hub, ownerId: string, input: TaskUpdateInput): TaskUpdateResult {
+export function setTaskState(hub: FeaturesHub, ownerId: string, input: TaskUpdateInput): TaskUpdateResult {
   if (ownerId !== hub.ownerId) {
     throw new HubError('forbidden', "Only the owner can set a task's state this way.", 'Use update_task as a member of the task.');
   }
@@ -193,4 +193,4 @@ export const taskTools = {
   update_task: {
     run: ({ hub, agentId }, a) => updateTaskAs(hub, agentId, a),
   },
-} satisfies ToolHandlers<'create_task' | 'update_task'>;
+} satisfies ToolHandlers<'create_task' | 'update_task', FeaturesHub>;

@@ -1,23 +1,15 @@
 // Retention rules: the owner's optional limits on how long history is kept (shared/features/retention.ts says what a rule
 // means). Rules are set here (retention.set, `perch retention set`), checked first and written in one go (bad input
 // changes nothing); the dry run says what they would remove now; the job that removes it, in small steps between
-// requests, is hub/features/retention-job.ts.
+// requests, is hub/features/retention/retention-job.ts; what they would remove (the dry run) is retention-plan.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Hub } from '../core/hub';
-import { HubError } from '../../../shared/errors';
-import {
-  MAX_RETENTION_DAYS,
-  type RetentionPlan,
-  type RetentionPlanItem,
-  type RetentionRule,
-  type RetentionStatus,
-} from '../../../shared/features/retention';
-import { conversationById } from '../../store/tables/talk/conversations';
+import type { FeaturesHub } from '../services';
+import { HubError } from '../../../../shared/errors';
+import { MAX_RETENTION_DAYS, type RetentionRule, type RetentionStatus } from '../../../../shared/features/retention';
+import { conversationById } from '../../../store/tables/talk/conversations';
 import {
   autoVacuumMode,
-  conversationsAfter,
-  countRemovable,
   deleteRetentionRule,
   freeBytes,
   putRetentionRule,
@@ -25,9 +17,7 @@ import {
   retentionRules,
   setRetentionExportDir,
   type RetentionRuleRow,
-} from '../../store/tables/talk/retention';
-
-export const DAY_MS = 24 * 60 * 60 * 1000;
+} from '../../../store/tables/talk/retention';
 
 /** What retention.set takes: the fields to change (others keep their value; a new rule starts from the defaults). */
 export interface RetentionInput {
@@ -41,11 +31,6 @@ export interface RetentionInput {
   remove?: boolean;
   /** Export first (the hub's setting): an existing, writable folder (absolute path), or null for none. */
   export_dir?: string | null;
-}
-
-/** The archive a pass starting at `at` writes into `dir` before deleting. */
-export function exportFileName(dir: string, at: number): string {
-  return path.join(dir, `perch-retention-${new Date(at).toISOString().replace(/[:.]/g, '-')}.tar.gz`);
 }
 
 /** An export-first folder, checked: absolute, an existing folder, writable. A HubError (invalid_argument) otherwise. */
@@ -106,7 +91,7 @@ function flag(value: unknown, field: string): boolean {
 }
 
 /** The rules and how the file gives space back. */
-export function retentionStatus(hub: Hub): RetentionStatus {
+export function retentionStatus(hub: FeaturesHub): RetentionStatus {
   const mode = autoVacuumMode(hub.db);
   const job = hub.services.retention;
   return {
@@ -120,7 +105,7 @@ export function retentionStatus(hub: Hub): RetentionStatus {
 }
 
 /** Sets (or removes) the hub's rule or one conversation's. Everything is checked before anything is written. */
-export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: RetentionRule | null; removed: boolean } {
+export function setRetentionRule(hub: FeaturesHub, input: RetentionInput): { rule: RetentionRule | null; removed: boolean } {
   const scope = input.conv_id ?? '';
   if (scope !== '' && !conversationById(hub.db, scope)) {
     throw new HubError(
@@ -191,73 +176,4 @@ export function setRetentionRule(hub: Hub, input: RetentionInput): { rule: Reten
   hub.write(() => putRetentionRule(hub.db, row));
   hub.services.retention.rulesChanged();
   return { rule: ruleView(row), removed: false };
-}
-
-/** The rule a conversation follows: its own, else the hub's. */
-export interface EffectiveRule {
-  row: RetentionRuleRow;
-  from: 'conversation' | 'hub';
-}
-
-export function ruleTable(hub: Hub): { hub: RetentionRuleRow | undefined; byConv: Map<string, RetentionRuleRow> } {
-  const rows = retentionRules(hub.db);
-  return { hub: rows.find((r) => r.scope === ''), byConv: new Map(rows.filter((r) => r.scope !== '').map((r) => [r.scope, r])) };
-}
-
-export function effectiveRule(table: ReturnType<typeof ruleTable>, convId: string): EffectiveRule | undefined {
-  const own = table.byConv.get(convId);
-  if (own) return { row: own, from: 'conversation' };
-  return table.hub ? { row: table.hub, from: 'hub' } : undefined;
-}
-
-/** Whether a conversation is idle past its rule's archive_idle_days (never an agent's notes channel). */
-export function idleToArchive(
-  rule: RetentionRuleRow,
-  conv: { kind: string; last_event_at: number; archived_at: number | null },
-  now: number,
-): boolean {
-  return (
-    rule.archive_idle_days !== null &&
-    conv.kind !== 'inbox' &&
-    conv.archived_at === null &&
-    conv.last_event_at < now - rule.archive_idle_days * DAY_MS
-  );
-}
-
-/** What the rules would remove now, conversation by conversation (one conversation with conv_id). Reads only. */
-export function retentionDryRun(hub: Hub, convId?: string, now = hub.now()): RetentionPlan {
-  const table = ruleTable(hub);
-  const items: RetentionPlanItem[] = [];
-  const totals = { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0, archive: 0 };
-  if (convId !== undefined && !conversationById(hub.db, convId)) {
-    throw new HubError('not_found', `No conversation ${convId}.`, 'Give a conv_id from conversations.list.');
-  }
-  let after = '';
-  for (;;) {
-    const page = convId !== undefined ? [conversationById(hub.db, convId)!] : conversationsAfter(hub.db, after, 200);
-    for (const c of page) {
-      const rule = effectiveRule(table, c.id);
-      if (!rule) continue;
-      const r = rule.row;
-      const archive = idleToArchive(r, c, now);
-      const counts =
-        r.keep_days === null
-          ? { messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0 }
-          : countRemovable(hub.db, c.id, {
-              cutoff: now - r.keep_days * DAY_MS,
-              pinned: r.keep_pinned === 1,
-              requests: r.keep_requests === 1,
-              checkpoints: r.keep_checkpoints === 1,
-            });
-      if (!archive && counts.events === 0 && counts.messages === 0 && counts.summaries === 0) continue;
-      items.push({ conv_id: c.id, title: c.title, rule: rule.from, ...counts, archive });
-      for (const k of ['messages', 'events', 'files', 'file_bytes', 'summaries'] as const) totals[k] += counts[k];
-      if (archive) totals.archive += 1;
-    }
-    if (convId !== undefined || page.length < 200) break;
-    after = page[page.length - 1].id;
-  }
-  const dir = retentionExportDir(hub.db);
-  const deletes = totals.messages + totals.events + totals.summaries > 0;
-  return { at: now, conversations: items, totals, export_to: dir !== undefined && deletes ? exportFileName(dir, now) : null };
 }

@@ -1,0 +1,24 @@
+// What the features keep for one hub, as typed fields, on top of talk's (src/main/hub/services.ts joins every area's),
+// and the hub the features' modules (and tools/) take. The modules that define these services (requests/requests,
+// coordination/floor, progress/progress, retention/retention-job) are imported here, so they type the hub by the
+// fields they reach themselves.
+import type { Hub } from '../core/hub';
+import type { RateLimiter } from '../core/rate-limit';
+import type { TalkServices } from '../talk/services';
+import type { RequestExpiry } from './requests/requests';
+import type { FloorExpiry } from './coordination/floor';
+import type { Retention } from './retention/retention-job';
+
+export interface FeatureServices extends TalkServices {
+  /** The timer that expires requests on time (hub/features/requests/requests.ts). */
+  requestExpiry: RequestExpiry;
+  /** The timer that ends floors on time (hub/features/coordination/floor.ts). */
+  floorExpiry: FloorExpiry;
+  /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress/progress.ts). */
+  progressLimiter: RateLimiter;
+  /** The retention job (hub/features/retention/retention-job.ts); started by app.ts, idle until a rule exists. */
+  retention: Retention;
+}
+
+/** A hub with the services of the features and the areas below them. */
+export type FeaturesHub = Hub<FeatureServices>;
