@@ -368,3 +368,37 @@ test("rows are bounded from the manifest before any row is read: 3,000,000 file 
     );
   });
 });
+
+test("a request pending in the archive arrives expired: nobody here waits for it, so the owner never sees it as a live card and cannot decide it (an archive's author could otherwise plant a request and read the owner's answer)", async () => {
+  await withSource(async (s) => {
+    const req = (await callTool(s.src.hub, s.mallory, 'request_human', { conv_id: s.group, kind: 'approve', title: 'Delete the backups?' }))
+      .request_id as string;
+    const file = path.join(s.dir, 'pending.tar.gz');
+    await writeExport(s.src.file, file);
+    const target = makeHub();
+    try {
+      const mallory = target.agent('mallory');
+      const r = await importExport(target.hub.db, file);
+      assert.equal(r.added.requests, 1, 'the request is imported, as history');
+      const row = target.hub.db.prepare('SELECT state, decided_by, outcome FROM requests WHERE id = ?').get(req) as Record<string, unknown>;
+      assert.deepEqual(row, { state: 'expired', decided_by: null, outcome: null }, 'it arrives expired, decided by nobody');
+      const pending = (await runOwnerAction(target.hub, 'requests.list', { state: 'pending' })) as {
+        requests: Array<{ request_id: string }>;
+      };
+      assert.deepEqual(
+        pending.requests.map((x) => x.request_id),
+        [],
+        'nothing waits in the Approvals inbox',
+      );
+      await assert.rejects(
+        runOwnerAction(target.hub, 'requests.decide', { request_id: req, decision: 'approve' }),
+        /expired|no longer|not pending|already/i,
+        'deciding it is refused',
+      );
+      const seen = await callTool(target.hub, mallory.id, 'get_request', { request_id: req });
+      assert.equal(seen.state, 'expired', "mallory reads no owner's decision");
+    } finally {
+      target.close();
+    }
+  });
+});

@@ -12,7 +12,8 @@
 // Importing the same export again adds nothing.
 // What an export may not do (docs/design.md, "The archive door"): point at anything outside itself (every id a row
 // names is checked by ArchiveRefs in the checking walk, before anything is written), write into what is already here
-// (reactions, pins, card answers, hidden marks and requests come only with a message the import adds; checkpoints
+// (reactions, pins, card answers, hidden marks and requests come only with a message the import adds, a pending
+// request arrives expired; checkpoints
 // and summaries only for an agent it creates; members only into a conversation it adds), or attest for a person (a message's `reviewed` is never imported).
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -421,12 +422,14 @@ class Importer {
           r.options,
           r.context,
           this.userList(r.assignees, where),
-          r.state,
-          r.outcome,
+          // Nobody here waits for a request that was pending there: it arrives expired, never as a live card the
+          // owner could decide (an archive's author could otherwise plant a request and read the decision).
+          r.state === 'pending' ? 'expired' : r.state,
+          r.state === 'pending' ? null : r.outcome,
           r.created_at,
           r.expires_at,
-          r.decided_at,
-          this.userOrNull(r.decided_by, where),
+          r.state === 'pending' ? Date.now() : r.decided_at,
+          r.state === 'pending' ? null : this.userOrNull(r.decided_by, where),
         );
         return this.count(kind.name, true);
       }
