@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, timeline, within } from './harness';
 import { on } from './pages/on';
 import { sidebar } from './pages/app';
-import { nothingWaiting } from './pages/approvals';
+import { nothingWaiting, pendingCount, requestCard } from './pages/approvals';
 
 describe('approvals', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -35,11 +35,9 @@ describe('approvals', () => {
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 }).finally(() => (settled = true));
 
     // Live: no reload, the card and the inbox count appear.
-    const card = on(page).region('Deploy v2 to production?');
+    const card = requestCard(page, 'Deploy v2 to production?');
     await card.waitFor({ timeout: 10_000 });
-    await on(page)
-      .link(/Approvals.*1 pending/)
-      .waitFor();
+    await pendingCount(page, 1).waitFor();
     await card.text('Context').waitFor();
     await card.text('"api"').waitFor();
     await card.text(/left$/).waitFor();
@@ -49,8 +47,7 @@ describe('approvals', () => {
     const chip = sidebar(page).find('.conv-item', { hasText: 'alice' }).find('.chip-pending');
     assert.equal(await chip.evaluate((el) => el.scrollWidth <= el.clientWidth), true, `the chip reads in full: ${await chip.innerText()}`);
 
-    await card.textbox('Comment (optional)').fill('Go ahead, watch the error rate.');
-    await card.button('Approve').click();
+    await card.approve({ comment: 'Go ahead, watch the error rate.' });
 
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'approved');
@@ -71,13 +68,13 @@ describe('approvals', () => {
       options: ['eu-west', 'us-east'],
     });
     const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 45 });
-    const card = timeline(page).region('Which region?');
+    const card = requestCard(timeline(page), 'Which region?');
     await card.waitFor();
-    await card.button('us-east').click();
+    await card.choose('us-east');
     const decided = await within(15_000, 'get_request to return', waiting);
     assert.equal(decided.state, 'chosen');
     assert.equal(decided.outcome.choice, 'us-east');
-    await card.text('Chosen', { exact: true }).waitFor();
+    await card.state('Chosen').waitFor();
   });
 
   test('keyboard in the inbox: j/k move, r rejects, a answers with the typed answer', { timeout: 60_000 }, async () => {
@@ -92,16 +89,16 @@ describe('approvals', () => {
       ttl_secs: 1200,
     });
     const w1 = alice.call('get_request', { request_id: r1.request_id, wait_secs: 45 });
-    await on(page).region('What should the release be called?').waitFor();
-    await on(page).region('Delete the old bucket?').waitFor();
+    const card2 = requestCard(page, 'What should the release be called?');
+    await card2.waitFor();
+    await requestCard(page, 'Delete the old bucket?').waitFor();
     // Soonest to expire first: the bucket request is selected; r rejects it.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('r');
     const d1 = await within(15_000, 'reject via keyboard', w1);
     assert.equal(d1.state, 'rejected');
     // The answer request is selected next; type the answer, then a sends it.
-    const card2 = on(page).region('What should the release be called?');
-    await card2.textbox('Your answer').fill('Kestrel');
+    await card2.answerField.fill('Kestrel');
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('j');
     await page.keyboard.press('k');

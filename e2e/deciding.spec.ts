@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
 import { on } from './pages/on';
 import { screenTitle, settingsLink, sidebar } from './pages/app';
+import { decisionNotice, heldCard, pendingCount, requestCard, undoButton } from './pages/approvals';
 
 interface Req {
   request_id: string;
@@ -47,22 +48,19 @@ describe('deciding', () => {
         title: 'Rotate the staging keys',
         ttl_secs: 1200,
       });
-      const mergeCard = on(page).region('Merge PR #482 and deploy');
+      const mergeCard = requestCard(page, 'Merge PR #482 and deploy');
+      const rotateCard = requestCard(page, 'Rotate the staging keys');
       await mergeCard.waitFor();
-      await on(page).region('Rotate the staging keys').waitFor();
+      await rotateCard.waitFor();
 
       // a on the focused request (soonest to expire: the merge): it leaves the inbox, a notice offers Undo.
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await page.keyboard.press('a');
-      const undo = on(page).button('Undo');
+      const undo = undoButton(page);
       await undo.waitFor();
-      await on(page)
-        .text(/Approve “Merge PR #482 and deploy” — sent in \d s/)
-        .waitFor();
+      await decisionNotice(page, 'Approve', 'Merge PR #482 and deploy').waitFor();
       await mergeCard.waitFor({ state: 'detached' });
-      await on(page)
-        .link(/^Approvals.*1 pending/)
-        .waitFor(); // the count leaves out what the owner decided
+      await pendingCount(page, 1).waitFor(); // the count leaves out what the owner decided
       assert.equal(await stateOf(merge.request_id), 'pending', 'the hub has not heard of the decision during the window');
       await h().screenshot('deciding-undo-notice');
       await undo.click();
@@ -71,7 +69,7 @@ describe('deciding', () => {
 
       // Approve the other one with a click and no Undo: pending at first, decided once its window closed.
       const waiting = alice.call('get_request', { request_id: rotate.request_id, wait_secs: 30 });
-      await on(page).region('Rotate the staging keys').button('Approve').click();
+      await rotateCard.approve();
       assert.equal(await stateOf(rotate.request_id), 'pending', 'a decision is not sent before its window closes');
       const decided = await within(30_000, 'the approval after the window', waiting);
       assert.equal(decided.state, 'approved');
@@ -92,8 +90,8 @@ describe('deciding', () => {
       ttl_secs: 300,
     });
     const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
-    await on(page).region('Publish the changelog?').button('Approve').click();
-    await on(page).button('Undo').first().waitFor();
+    await requestCard(page, 'Publish the changelog?').approve();
+    await undoButton(page).first().waitFor();
     await page.reload();
     assert.equal((await within(20_000, 'the approval sent as the page left', waiting)).state, 'approved');
     await sidebar(page).waitFor({ timeout: 20_000 });
@@ -105,12 +103,12 @@ describe('deciding', () => {
     async () => {
       const { page } = h();
       await ownerCall(h(), 'agents.set_review', { agent: 'bob', on: true });
-      const held = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
-      assert.equal(held.held, true);
+      const sent = await h().agents.bob!.call('send_message', { conv_id: convId, text: 'Shipping tonight.' });
+      assert.equal(sent.held, true);
       await openPage(page, 'Approvals');
-      const heldCard = on(page).region('bob wants to send a message');
-      await heldCard.waitFor();
-      await on(page).region('Merge PR #482 and deploy').waitFor();
+      const held = heldCard(page, 'bob');
+      await held.waitFor();
+      await requestCard(page, 'Merge PR #482 and deploy').waitFor();
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const selected = () => on(page).find('.approvals .request.selected').count();
       assert.equal(await selected(), 1, 'one item is focused');
@@ -121,16 +119,16 @@ describe('deciding', () => {
 
       // a does nothing on a held item (it is not a request); j moves to the request, and only it is selected.
       await page.keyboard.press('a');
-      assert.equal(await on(page).button('Undo').count(), 0, 'a on a held item decides nothing');
+      assert.equal(await undoButton(page).count(), 0, 'a on a held item decides nothing');
       await page.keyboard.press('j');
       await on(page).find('[data-request-id].selected').waitFor();
       assert.equal(await selected(), 1, 'still one focused item after moving');
-      assert.doesNotMatch((await heldCard.getAttribute('class')) ?? '', /\bselected\b/);
+      assert.doesNotMatch((await held.getAttribute('class')) ?? '', /\bselected\b/);
       // s acts on held items only: with the request focused, nothing is sent.
       await page.keyboard.press('s');
-      assert.equal(await on(page).button('Undo').count(), 0, 's on a request sends nothing');
-      await ownerCall(h(), 'held.discard', { held_id: held.held_id });
-      await heldCard.waitFor({ state: 'detached' });
+      assert.equal(await undoButton(page).count(), 0, 's on a request sends nothing');
+      await ownerCall(h(), 'held.discard', { held_id: sent.held_id });
+      await held.waitFor({ state: 'detached' });
     },
   );
 
@@ -144,8 +142,7 @@ describe('deciding', () => {
       options: ['eu-west', 'us-east'],
       ttl_secs: 60,
     });
-    const card = on(page).region('Which region?');
-    const button = card.button('eu-west');
+    const button = requestCard(page, 'Which region?').button('eu-west');
     await button.waitFor();
     // (No named functions inside evaluate: the test runner's transform would reference a helper the page lacks.)
     const look = await button.find('kbd').evaluate((k) => ({
@@ -183,9 +180,9 @@ describe('deciding', () => {
     await openPage(page, 'Approvals');
     const req = await h().agents.alice!.call('request_human', { conv_id: convId, kind: 'approve', title: 'Tag v2.1?', ttl_secs: 600 });
     const waiting = h().agents.alice!.call('get_request', { request_id: req.request_id, wait_secs: 20 });
-    await on(page).region('Tag v2.1?').button('Approve').click();
+    await requestCard(page, 'Tag v2.1?').approve();
     assert.equal((await within(20_000, 'the approval', waiting)).state, 'approved');
-    assert.equal(await on(page).button('Undo').count(), 0, 'no undo notice when decisions go at once');
+    assert.equal(await undoButton(page).count(), 0, 'no undo notice when decisions go at once');
     assert.deepEqual(h().pageErrors, []);
   });
 });

@@ -9,6 +9,7 @@ import { runHook, type HookRun } from '../test/support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash } from '../test/fixtures/permission-request';
 import { on } from './pages/on';
 import { screenTitle, settingsLink } from './pages/app';
+import { decisionNotice, requestCard, undoButton } from './pages/approvals';
 
 const LIVE = 10_000;
 const WINDOW_BOX = 'Give harness prompts the 5 second undo window too';
@@ -51,9 +52,9 @@ describe('harness prompts and the undo window', () => {
         }).observe(document.body, { childList: true, subtree: true, characterData: true });
       });
       const hook = promptHook('npm run lint');
-      const card = on(page).region('Allow Bash: npm run lint?');
+      const card = requestCard(page, 'Allow Bash: npm run lint?');
       await card.waitFor({ timeout: LIVE });
-      await card.button('Approve', { exact: true }).click();
+      await card.approve();
       const r = await within(20_000, 'the hook to print the decision', hook);
       assert.deepEqual([r.code, r.stdout.trim()], [0, ALLOW_OUTPUT], r.stderr);
       assert.equal(
@@ -69,8 +70,8 @@ describe('harness prompts and the undo window', () => {
         title: 'Publish the notes?',
         ttl_secs: 600,
       });
-      await on(page).region('Publish the notes?').button('Approve', { exact: true }).click();
-      await on(page).button('Undo').click();
+      await requestCard(page, 'Publish the notes?').approve();
+      await undoButton(page).click();
       assert.equal(await stateOf(req.request_id), 'pending', 'the ordinary request waited for its undo window, and Undo took it back');
       assert.deepEqual(h().pageErrors, []);
     },
@@ -92,12 +93,10 @@ describe('harness prompts and the undo window', () => {
 
       await openPage(page, 'Approvals');
       const hook = promptHook('npm run build', 30);
-      const card = on(page).region('Allow Bash: npm run build?');
+      const card = requestCard(page, 'Allow Bash: npm run build?');
       await card.waitFor({ timeout: LIVE });
-      await card.button('Approve', { exact: true }).click();
-      await on(page)
-        .text(/Approve “Allow Bash: npm run build\?” — sent in \d s/)
-        .waitFor();
+      await card.approve();
+      await decisionNotice(page, 'Approve', 'Allow Bash: npm run build?').waitFor();
       const { requests } = await ownerCall<{ requests: Array<{ request_id: string; title: string; state: string }> }>(
         h(),
         'requests.list',
@@ -108,9 +107,9 @@ describe('harness prompts and the undo window', () => {
         'pending',
         'the prompt waits out the chosen window',
       );
-      await on(page).button('Undo').click();
+      await undoButton(page).click();
       await card.waitFor();
-      await card.button('Reject', { exact: true }).click();
+      await card.reject();
       const r = await within(30_000, 'the hook to print the rejection after the window', hook);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /"behavior":\s*"deny"/, 'the rejection reached the hook once the window closed');

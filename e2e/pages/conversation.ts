@@ -1,15 +1,111 @@
-// A conversation: its timeline of messages and the composer.
+// A conversation: its timeline of messages (with what the owner does on one: react, reply in a thread, pin, hide,
+// edit, recall) and the composer (type, send, attach, send as file).
 import type { Locator, Page } from 'playwright-core';
 import { on, type Part } from './on';
 
 /** The timeline of the open conversation. */
 export const timeline = (page: Page): Part => on(page).log('Messages');
 
-/** A message in the timeline by its id. */
-export const messageById = (scope: Page | Locator, msgId: string): Part => on(scope as Locator).find(`[data-msg-id="${msgId}"]`);
-
 /** The composer's Send button. */
 export const sendButton = (scope: Page | Locator): Part => on(scope as Locator).button('Send', { exact: true });
 
-/** The composer's text box for a conversation with one agent ("Message alice"). */
-export const messageBox = (page: Page, agent: string): Part => on(page).textbox(`Message ${agent}`);
+/** The composer's text box ("Message alice" for a conversation with alice, "Message Launch crew" for a group). */
+export const messageBox = (page: Page, conversation: string): Part => on(page).textbox(`Message ${conversation}`);
+
+/** The composer of the open conversation (named as its text box is: the agent's name or the group's title). */
+export interface Composer {
+  readonly box: Part;
+  readonly sendButton: Part;
+  readonly sendAsFileButton: Part;
+  /** The list of files waiting in the composer until Send. */
+  readonly attachedFiles: Part;
+  /** Types text and sends it with Enter. */
+  send(text: string): Promise<void>;
+  /** Attaches files with the "Attach files" button and the file picker (nothing is sent yet). */
+  attach(...files: Array<{ name: string; mimeType: string; buffer: Buffer }>): Promise<void>;
+}
+
+export function composer(page: Page, conversation: string): Composer {
+  const box = messageBox(page, conversation);
+  return {
+    box,
+    sendButton: sendButton(page),
+    sendAsFileButton: on(page).button('Send as file'),
+    attachedFiles: on(page).list('Attached files'),
+    send: async (text) => {
+      await box.fill(text);
+      await box.press('Enter');
+    },
+    attach: async (...files) => {
+      const chooser = page.waitForEvent('filechooser', { timeout: 10_000 });
+      await on(page).button('Attach files').click();
+      await (await chooser).setFiles(files);
+    },
+  };
+}
+
+/** What the owner does on one message of the timeline (each first shows its actions by hovering it). */
+export interface MessageActions {
+  /** Adds a reaction from the picker ("🎉"). */
+  react(emoji: string): Promise<void>;
+  /** Quotes it in the composer (a reply in the conversation; the composer sends it). */
+  reply(): Promise<void>;
+  /** Opens its thread; returns the thread panel. */
+  openThread(): Promise<Part>;
+  pin(): Promise<void>;
+  hide(): Promise<void>;
+  /** Edits the owner's own message and saves it with Enter. */
+  edit(text: string): Promise<void>;
+  /** Recalls the owner's own message for everyone (the confirmation included). */
+  recall(): Promise<void>;
+}
+
+export type Message = Part & MessageActions;
+
+function withActions(msg: Part, page: Page): Message {
+  const act = async (name: string) => {
+    await msg.hover();
+    await msg.toolbar('Message actions').button(name, { exact: true }).click();
+  };
+  const actions: MessageActions = {
+    react: async (emoji) => {
+      await act('Add reaction');
+      await msg.button(`React ${emoji}`).click();
+    },
+    reply: () => act('Reply'),
+    openThread: async () => {
+      await act('Reply in thread');
+      return threadPanel(page);
+    },
+    pin: () => act('Pin'),
+    hide: () => act('Hide'),
+    edit: async (text) => {
+      await act('Edit');
+      const box = msg.textbox('Edit message');
+      await box.fill(text);
+      await box.press('Enter');
+    },
+    recall: async () => {
+      await act('Recall');
+      await on(page).dialog('Recall this message?').button('Recall for everyone').click();
+    },
+  };
+  return Object.assign(msg, actions);
+}
+
+/** A message by its id (wherever it shows: the timeline, a thread, a pinned list). */
+export const messageById = (page: Page, msgId: string): Message => withActions(on(page).find(`[data-msg-id="${msgId}"]`), page);
+
+/** A message in the timeline by (part of) its text; from names its sender ("alice", "owner") when given. */
+export const message = (page: Page, text: string, from?: string): Message =>
+  withActions(on(timeline(page).article(from === undefined ? undefined : `Message from ${from}`).filter({ hasText: text })), page);
+
+/** The thread panel beside the timeline. */
+export const threadPanel = (page: Page): Part => on(page).role('complementary', 'Thread');
+
+/** Replies in the open thread panel (types and sends with Enter). */
+export async function replyInThread(page: Page, text: string): Promise<void> {
+  const box = threadPanel(page).textbox('Reply in thread');
+  await box.fill(text);
+  await box.press('Enter');
+}
