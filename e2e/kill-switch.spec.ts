@@ -5,6 +5,8 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openAgent, openConversation, openPage, ownerCall, within } from './harness';
 import { on } from './pages/on';
+import { pauseAllButton, resumeAllButton } from './pages/agents';
+import { messageBox } from './pages/conversation';
 
 describe('kill switch', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -20,15 +22,15 @@ describe('kill switch', () => {
   test('Alt+Shift+P pauses every agent while typing in the composer, and the draft stays as typed', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openConversation(page, 'ops room');
-    const box = on(page).textbox('Message ops room');
+    const box = messageBox(page, 'ops room');
     await box.click();
     await box.pressSequentially('stop everything');
     await page.keyboard.press('Alt+Shift+KeyP');
-    await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
+    await resumeAllButton(page).waitFor({ timeout: 10_000 });
     await assert.rejects(h().agents.kit!.call('send_message', { conv_id: convId, text: 'x' }), /paused/);
     assert.equal(await box.inputValue(), 'stop everything', 'the shortcut typed nothing into the draft');
-    await on(page).button('Resume all agents').click();
-    await on(page).button('Pause all agents').waitFor({ timeout: 10_000 });
+    await resumeAllButton(page).click();
+    await pauseAllButton(page).waitFor({ timeout: 10_000 });
     assert.deepEqual(h().pageErrors, []);
   });
 

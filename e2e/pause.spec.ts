@@ -3,8 +3,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, within } from './harness';
-import { on } from './pages/on';
 import { screenTitle } from './pages/app';
+import { fleetCard, pauseAllButton, resumeAllButton } from './pages/agents';
 
 describe('pause', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -25,11 +25,11 @@ describe('pause', () => {
       const kit = h().agents.kit!;
       await kit.call('send_message', { conv_id: convId, text: 'working on it' });
       await openPage(page, 'Fleet');
-      const kitCard = on(page).item('Agent kit');
-      await kitCard.button('Pause kit').waitFor();
+      const kitCard = fleetCard(page, 'kit');
+      await kitCard.pauseButton.waitFor();
 
-      await on(page).button('Pause all agents').click();
-      await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
+      await pauseAllButton(page).click();
+      await resumeAllButton(page).waitFor({ timeout: 10_000 });
 
       // At once: the very next call after the click is refused.
       await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'one more thing' }), /paused/);
@@ -38,12 +38,12 @@ describe('pause', () => {
       assert.equal(paused.data?.by, 'owner');
       // Shown plainly on the card, and kit can still read.
       await kitCard.text('Paused by you').waitFor();
-      await kitCard.button('Resume kit').waitFor();
+      await kitCard.resumeButton.waitFor();
       assert.equal((await kit.call('whoami')).paused, true);
       await h().screenshot('fleet-paused');
 
-      await on(page).button('Resume all agents').click();
-      await on(page).button('Pause all agents').waitFor({ timeout: 10_000 });
+      await resumeAllButton(page).click();
+      await pauseAllButton(page).waitFor({ timeout: 10_000 });
       await within(
         10_000,
         'kit resumed',
@@ -58,11 +58,11 @@ describe('pause', () => {
     await openPage(page, 'Agents');
     await screenTitle(page, 'Agents').click(); // focus out of any field (the shortcut is off while typing)
     await page.keyboard.press('Alt+Shift+KeyP');
-    await on(page).button('Resume all agents').waitFor({ timeout: 10_000 });
+    await resumeAllButton(page).waitFor({ timeout: 10_000 });
     await assert.rejects(h().agents.kit!.call('send_message', { conv_id: convId, text: 'x' }), /paused/);
     await openPage(page, 'Fleet');
-    await on(page).item('Agent kit').button('Resume kit').click();
-    await on(page).item('Agent kit').button('Pause kit').waitFor({ timeout: 10_000 });
+    await fleetCard(page, 'kit').resumeButton.click();
+    await fleetCard(page, 'kit').pauseButton.waitFor({ timeout: 10_000 });
     await h().agents.kit!.call('send_message', { conv_id: convId, text: 'kit alone resumed' });
     await assert.rejects(h().agents.rex!.call('state_put', { key: 'k', value: 1, version: 0 }), /paused/);
     assert.deepEqual(h().pageErrors, []);

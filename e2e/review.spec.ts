@@ -7,6 +7,8 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, timeline, within } from './harness';
 import { on } from './pages/on';
+import { heldCard, pendingCount } from './pages/approvals';
+import { fleetCard } from './pages/agents';
 
 describe('review mode', () => {
   const h = useHarness({ agents: ['kit', 'bob'] });
@@ -25,7 +27,7 @@ describe('review mode', () => {
     const bob = h().agents.bob!;
 
     await openPage(page, 'Fleet');
-    const toggle = on(page).button('Review mode for kit');
+    const toggle = fleetCard(page, 'kit').reviewButton;
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     await toggle.click();
     await on(page).find('button[aria-label="Review mode for kit"][aria-pressed="true"]').waitFor({ timeout: 10_000 });
@@ -38,18 +40,13 @@ describe('review mode', () => {
     const bobHistory = await bob.call('get_history', { conv_id: convId });
     assert.equal(bobHistory.events.filter((e: any) => e.type === 'message.created').length, 0, 'bob sees nothing while it is held');
 
-    const card = on(page).region('kit wants to send a message');
+    const card = heldCard(page, 'kit');
     await card.waitFor({ timeout: 10_000 });
     await card.text('we launch tomorow, probably').waitFor();
-    await on(page)
-      .link(/Approvals.*1 pending/)
-      .waitFor();
+    await pendingCount(page, 1).waitFor();
     await h().screenshot('review-held-item');
 
-    await card.button('Edit & send').click();
-    const box = card.textbox('Edit what kit sends');
-    await box.fill('We launch tomorrow.');
-    await card.button('Send edited').click();
+    await card.editAndSend('We launch tomorrow.');
 
     const sent = await within(
       15_000,
@@ -81,9 +78,9 @@ describe('review mode', () => {
       // The edited message of the test above, and one sent as written.
       await openPage(page, 'Approvals');
       await kit.call('send_message', { conv_id: convId, text: 'Release notes are drafted.' });
-      const card = on(page).region('kit wants to send a message');
+      const card = heldCard(page, 'kit');
       await card.text('Release notes are drafted.').waitFor({ timeout: 10_000 });
-      await card.button('Send', { exact: true }).click();
+      await card.send();
       await within(
         15_000,
         'kit to be told held.sent',
@@ -115,7 +112,7 @@ describe('review mode', () => {
       const edit = await kit.call('edit_message', { msg_id: msgId, text: 'We launch next week.' });
       assert.equal(edit.held, true, 'the edit is held');
 
-      const editCard = on(page).region('kit wants to edit a message');
+      const editCard = heldCard(page, 'kit', 'edit a message');
       await editCard.waitFor({ timeout: 10_000 });
       await editCard.text('Now reads:').waitFor();
       await editCard.text('We launch tomorrow.').waitFor();
@@ -123,17 +120,15 @@ describe('review mode', () => {
 
       const task = await kit.call('create_task', { title: 'Write the launch post', members: ['bob'], assignee: 'bob' });
       assert.equal(task.held, true, 'the task channel is held');
-      const taskCard = on(page).region('kit wants to create a task channel');
+      const taskCard = heldCard(page, 'kit', 'create a task channel');
       await taskCard.waitFor({ timeout: 10_000 });
       await taskCard.text('Write the launch post').waitFor();
       await taskCard.text(/With bob/).waitFor();
       await taskCard.text(/a new conversation/).waitFor();
-      await on(page)
-        .link(/Approvals.*2 pending/)
-        .waitFor();
+      await pendingCount(page, 2).waitFor();
       await h().screenshot('review-held-edit-and-task');
 
-      await editCard.button('Send', { exact: true }).click();
+      await editCard.send();
       const editSent = await within(
         15_000,
         'kit to be told the edit was sent',
@@ -144,9 +139,7 @@ describe('review mode', () => {
       assert.equal(bobMsg?.text, 'We launch next week.');
       assert.equal(bobMsg?.provenance.reviewed, true, 'the edit the owner sent is marked reviewed');
 
-      await taskCard.button('Edit & send').click();
-      await taskCard.textbox('Edit the task title').fill('Write the launch announcement');
-      await taskCard.button('Send edited').click();
+      await taskCard.editAndSend('Write the launch announcement');
       const taskSent = await within(
         15_000,
         'kit to be told the task was made',
@@ -169,11 +162,11 @@ describe('review mode', () => {
       const direct = (await kit.call('open_direct', { user: 'owner' })).conversation.conv_id;
       await openPage(page, 'Approvals');
       await kit.call('send_message', { conv_id: direct, text: 'A word for you alone.' });
-      const card = on(page).region('kit wants to send a message');
+      const card = heldCard(page, 'kit');
       await card.text('A word for you alone.').waitFor({ timeout: 10_000 });
       await card.button('kit', { exact: true }).waitFor();
       assert.equal(await card.text(direct).count(), 0, 'the conversation id is not shown');
-      await card.button('Discard').click();
+      await card.discard();
       await card.waitFor({ state: 'detached', timeout: 15_000 });
     },
   );

@@ -5,6 +5,8 @@ import { describe, test } from 'node:test';
 import path from 'node:path';
 import { useHarness, openAgent, openConversation, openPage, timeline } from './harness';
 import { on } from './pages/on';
+import { agentDialog, fleetCard, openAgentDialog } from './pages/agents';
+import { messageBox } from './pages/conversation';
 
 const ROOT = path.resolve(__dirname, '..');
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -15,8 +17,7 @@ describe('wake runs', () => {
   async function setWakeCommand(lines: string[]): Promise<void> {
     const { page } = h();
     await openAgent(page, 'reviewer');
-    await on(page).button('Wake runs of reviewer').click();
-    const dialog = on(page).dialog('Wake reviewer');
+    const dialog = await openAgentDialog(page, 'Wake', 'reviewer');
     await dialog.radio('Command (no shell)').check();
     await dialog.textbox('Program and arguments, one per line').fill(lines.join('\n'));
     await dialog.button('Save wake action').click();
@@ -32,7 +33,7 @@ describe('wake runs', () => {
       await setWakeCommand([process.execPath, AGENT_SCRIPT]);
       await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
       await openConversation(page, 'Review crew');
-      const box = on(page).textbox('Message Review crew');
+      const box = messageBox(page, 'Review crew');
       await box.pressSequentially('@rev');
       await on(page)
         .option(/@reviewer/)
@@ -44,7 +45,7 @@ describe('wake runs', () => {
       await h().screenshot('wake-reply');
 
       await openAgent(page, 'reviewer');
-      await on(page).button('Wake runs of reviewer').click();
+      await openAgentDialog(page, 'Wake', 'reviewer');
       const runs = on(page).list('Wake runs of reviewer');
       await runs.text('succeeded').waitFor();
       await runs.text(/woken by owner's message/).click();
@@ -53,7 +54,7 @@ describe('wake runs', () => {
         .text(/woken by 1 event/)
         .waitFor();
       await h().screenshot('wake-runs');
-      await on(page).dialog('Wake reviewer').button('Close').first().click();
+      await agentDialog(page, 'Wake', 'reviewer').button('Close').first().click();
     },
   );
 
@@ -61,7 +62,7 @@ describe('wake runs', () => {
     const { page } = h();
     await setWakeCommand([process.execPath, '-e', 'setInterval(() => {}, 1000)']);
     await openConversation(page, 'Review crew');
-    const box = on(page).textbox('Message Review crew');
+    const box = messageBox(page, 'Review crew');
     await box.pressSequentially('@rev');
     await on(page)
       .option(/@reviewer/)
@@ -69,7 +70,7 @@ describe('wake runs', () => {
     await box.pressSequentially('one more thing');
     await box.press('Enter');
     await openPage(page, 'Fleet');
-    const wake = on(page).field('reviewer wake run');
+    const wake = fleetCard(page, 'reviewer').wakeRun;
     await wake.text(/running \(woken by owner/).waitFor({ timeout: 20_000 });
     await h().screenshot('wake-fleet-running');
     await wake.button('Stop').click();

@@ -88,6 +88,8 @@ export const snippetText = (dialog: Part, label: string): Promise<string> => dia
 export interface AgentCardParts {
   readonly pauseButton: Part;
   readonly resumeButton: Part;
+  /** Its review-mode switch (aria-pressed tells whether its sends are held for the owner). */
+  readonly reviewButton: Part;
   /** Its wake run on the Fleet screen while one runs ("reviewer wake run"), with its Stop button. */
   readonly wakeRun: Part;
 }
@@ -99,6 +101,7 @@ export function fleetCard(page: Page, name: string): AgentCard {
   return Object.assign(card, {
     pauseButton: card.button(`Pause ${name}`),
     resumeButton: card.button(`Resume ${name}`),
+    reviewButton: card.button(`Review mode for ${name}`),
     wakeRun: on(page).field(`${name} wake run`),
   });
 }
