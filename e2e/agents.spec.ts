@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, connectAgent, openAgent, openPage, ownerCall, within } from './harness';
 import { on } from './pages/on';
-import { addAgentDialog, agentList } from './pages/agents';
+import { addAgent, agentList, closeKeyDialog, keyDialog, openAddAgent, readShownKey, snippetText } from './pages/agents';
 import { openSettings, screenTitle, sidebar } from './pages/app';
 
 describe('agents and sign-in', () => {
@@ -30,32 +30,22 @@ describe('agents and sign-in', () => {
     async () => {
       const { page } = h();
       await openPage(page, 'Agents');
-      await on(page).button('Add agent').click();
-      const add = addAgentDialog(page);
-      await add.field('Name').fill('carol');
-      await add.field('Description').fill('Reviews pull requests');
-      await add.button('Add agent').click();
-      const keyDialog = on(page).dialog('Key for carol');
-      const key = (await keyDialog.field('Agent key').textContent())!.trim();
+      await addAgent(page, 'carol', { description: 'Reviews pull requests' });
+      const { key, exportLine } = await readShownKey(page, 'carol');
       assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
-      assert.equal(
-        (await keyDialog.field('Export line', { exact: true }).textContent())!.trim(),
-        `export PERCH_KEY_CAROL=${key}`,
-        'the export line next to the one-time key',
-      );
+      assert.equal(exportLine, `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
+      const shown = keyDialog(page, 'carol');
       for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'VS Code', 'perch call']) {
-        const snippet = keyDialog.region(`${s} snippet`);
-        await snippet.waitFor();
-        const text = (await snippet.find('pre').textContent())!;
+        const text = await snippetText(shown, s);
         assert.ok(!text.includes(key) && !/Bearer perch_/.test(text), `${s}: the key is not inline`);
         assert.match(text, /PERCH_KEY_CAROL|perch connect/, `${s}: the key from the environment`);
       }
-      assert.match((await keyDialog.region('Claude Code snippet').find('pre').textContent())!, /^perch connect claude-code carol --write /);
-      const all = await keyDialog.innerText();
+      assert.match(await snippetText(shown, 'Claude Code'), /^perch connect claude-code carol --write /);
+      const all = await shown.innerText();
       assert.doesNotMatch(all, /claude mcp add/, 'one way to connect Claude Code: not also claude mcp add');
       assert.equal(all.split(key).length, 3, 'the key shows twice: the key box and its export line');
       await h().screenshot('agent-key');
-      await keyDialog.button('I have copied it').click();
+      await closeKeyDialog(page, 'carol');
       await on(page).item('Agent carol').text('Reviews pull requests').waitFor();
       assert.match((await (await openAgent(page, 'carol')).textContent())!, /Reviews pull requests/);
 
@@ -142,10 +132,9 @@ describe('agents and sign-in', () => {
     await openAgent(page, 'alice');
     await on(page).button('Rotate key of alice').click();
     await on(page).dialog("Rotate alice's key?").button('Rotate key').click();
-    const keyDialog = on(page).dialog('Key for alice');
-    const newKey = (await keyDialog.field('Agent key').textContent())!.trim();
+    const { key: newKey } = await readShownKey(page, 'alice');
     assert.notEqual(newKey, oldKey);
-    await keyDialog.button('I have copied it').click();
+    await closeKeyDialog(page, 'alice');
     await assert.rejects(within(15_000, 'connect with the old key', connectAgent('alice-old', '', oldKey, h().mcpUrl)));
     const fresh = await connectAgent('alice', '', newKey, h().mcpUrl);
     assert.equal((await fresh.call('whoami')).agent.name, 'alice');
@@ -170,8 +159,7 @@ describe('agents and sign-in', () => {
         await page.setViewportSize({ width, height });
         await page.goto(`${h().baseUrl}/#/agents`);
         await screenTitle(page, 'Agents').waitFor();
-        await on(page).button('Add agent').click();
-        const add = addAgentDialog(page);
+        const add = await openAddAgent(page);
         await add.field('Name').fill(width === 1280 ? 'My Kit' : 'Café Bot!');
         const want = width === 1280 ? 'my-kit' : 'cafe-bot';
         const alert = add.alert();
@@ -190,8 +178,7 @@ describe('agents and sign-in', () => {
         assert.equal(await add.field('Name').inputValue(), want);
         assert.equal(await alert.count(), 0, 'a valid name: no complaint');
         await add.button('Add agent').click();
-        const keyDialog = on(page).dialog(`Key for ${want}`);
-        await keyDialog.button('I have copied it').click();
+        await closeKeyDialog(page, want);
         await agentList(page).item(`Agent ${want}`).waitFor();
       }
       await page.setViewportSize({ width: 1280, height: 800 });

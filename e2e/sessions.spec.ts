@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, connectAgent, openConversation, openPage, timeline } from './harness';
 import { on } from './pages/on';
+import { openAgentDialog } from './pages/agents';
 
 describe('sessions, scoped keys and read receipts', () => {
   const h = useHarness({ agents: ['kit', 'rue'] });
@@ -15,8 +16,7 @@ describe('sessions, scoped keys and read receipts', () => {
     async () => {
       const { page } = h();
       await openPage(page, 'Agents');
-      await on(page).button('Keys of kit').click();
-      const dlg = on(page).dialog('Keys of kit');
+      const dlg = await openAgentDialog(page, 'Keys', 'kit');
       await dlg.text('No extra keys yet.').waitFor();
       await dlg.field('Key name').fill('ci-reader');
       for (const scope of ['write', 'files', 'state', 'ask']) await dlg.checkbox(scope).uncheck();

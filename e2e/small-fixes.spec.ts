@@ -5,7 +5,7 @@ import { before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
 import { on } from './pages/on';
-import { addAgentDialog } from './pages/agents';
+import { addAgentButton, addAgentDialog, openAgentDialog, snippetText } from './pages/agents';
 import { screenTitle, settingsSections, sidebar } from './pages/app';
 import { nothingWaiting } from './pages/approvals';
 
@@ -35,7 +35,7 @@ describe('small fixes', () => {
     async () => {
       const { page } = h();
       await openPage(page, 'Agents');
-      const opener = on(page).button('Add agent');
+      const opener = addAgentButton(page);
       await opener.click();
       const dialog = addAgentDialog(page);
       await dialog.waitFor();
@@ -56,9 +56,8 @@ describe('small fixes', () => {
     async () => {
       const { page } = h();
       await openPage(page, 'Agents');
-      await on(page).button('Connect kit').click();
-      const dialog = on(page).dialog('Connect kit');
-      const snippet = async (label: string) => dialog.region(`${label} snippet`).find('pre').innerText();
+      const dialog = await openAgentDialog(page, 'Connect', 'kit');
+      const snippet = (label: string) => snippetText(dialog, label);
       const claude = await snippet('Claude Code');
       assert.match(claude, /^export PERCH_KEY_KIT=/m);
       assert.match(claude, /^perch connect claude-code kit --write /m, 'one way to connect Claude Code');
@@ -82,7 +81,7 @@ describe('small fixes', () => {
       try {
         await page.reload();
         await openPage(page, 'Agents');
-        await on(page).button('Connect kit').click();
+        await openAgentDialog(page, 'Connect', 'kit');
         const port = new URL(h().mcpUrl).port;
         const claudeHooks = JSON.parse(await snippet('Claude Code hooks inside the container'));
         assert.deepEqual(claudeHooks.hooks.PermissionRequest[0].hooks[0], {
@@ -108,8 +107,7 @@ describe('small fixes', () => {
   test('wake recipes fill the form', { timeout: 60_000 }, async () => {
     const { page } = h();
     await openPage(page, 'Agents');
-    await on(page).button('Wake runs of kit').click();
-    const dialog = on(page).dialog('Wake kit');
+    const dialog = await openAgentDialog(page, 'Wake', 'kit');
     // The fields of one row start level under their labels; the two under "Timeout (s) · runs per hour" side by side.
     const fields = [
       dialog.textbox('Working directory'),

@@ -20,9 +20,12 @@ export async function openAgent(page: Page, name: string): Promise<Part> {
 /** The "Add an agent" dialog (after the owner clicked "Add agent"). */
 export const addAgentDialog = (page: Page): Part => on(page).dialog('Add an agent');
 
+/** The Agents page's "Add agent" button. */
+export const addAgentButton = (page: Page): Part => on(page).button('Add agent');
+
 /** Clicks "Add agent" on the Agents page and returns its dialog. */
 export async function openAddAgent(page: Page): Promise<Part> {
-  await on(page).button('Add agent').click();
+  await addAgentButton(page).click();
   return addAgentDialog(page);
 }
 
