@@ -10,7 +10,7 @@ import { gpsJpeg } from '../test/support/images';
 import { useHarness, openConversation, within, type Agent } from './harness';
 import { on } from './pages/on';
 import { screenTitle } from './pages/app';
-import { messageBox, sendButton } from './pages/conversation';
+import { composer } from './pages/conversation';
 
 /** The file an agent received, downloaded through file_url. */
 async function download(agent: Agent, convId: string, fileId: string): Promise<Buffer> {
@@ -56,12 +56,11 @@ describe('files in the composer', () => {
       assert.ok(jpeg.includes(Buffer.from('TestCam')));
 
       // The button opens the file picker; the picked file waits in the composer until Send.
-      const chooser = page.waitForEvent('filechooser');
-      await on(page).button('Attach files').click();
-      await (await chooser).setFiles({ name: 'holiday.jpg', mimeType: 'image/jpeg', buffer: jpeg });
-      const files = on(page).list('Attached files');
+      const toAlice = composer(page, 'alice');
+      await toAlice.attach({ name: 'holiday.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+      const files = toAlice.attachedFiles;
       await files.text('holiday.jpg').waitFor();
-      await messageBox(page, 'alice').fill('Here it is @alice');
+      await toAlice.box.fill('Here it is @alice');
 
       const progress = await recordProgress(page);
       // Loopback is too fast to watch an upload: Chromium's own network throttling slows this one down.
@@ -73,7 +72,7 @@ describe('files in the composer', () => {
         downloadThroughput: -1,
         uploadThroughput: 512 * 1024,
       });
-      await sendButton(page).click();
+      await toAlice.sendButton.click();
       await on(page).role('progressbar', 'Uploading holiday.jpg').waitFor();
       await h().screenshot('composer-photo-uploading');
       const ev = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'image');
@@ -94,7 +93,7 @@ describe('files in the composer', () => {
         shown.every((v) => v >= 0 && v <= 100),
         `progress in 0..100: ${shown.join(',')}`,
       );
-      assert.equal(await messageBox(page, 'alice').inputValue(), '');
+      assert.equal(await toAlice.box.inputValue(), '');
 
       assert.equal(ev.actor?.kind, 'human');
       assert.equal(ev.message!.text, 'Here it is @alice');
@@ -113,15 +112,15 @@ describe('files in the composer', () => {
 
   test('a file dropped on the composer and an image pasted into it are sent; the agent gets both', { timeout: 60_000 }, async () => {
     const { page } = h();
-    const composer = on(page).find('.composer').first();
+    const toAlice = composer(page, 'alice');
     const dropped = await page.evaluateHandle(`(() => {
       const dt = new DataTransfer();
       dt.items.add(new File(['line one\\nline two\\n'], 'notes.txt', { type: 'text/plain' }));
       return dt;
     })()`);
-    await composer.dispatchEvent('dragover', { dataTransfer: dropped });
-    await composer.dispatchEvent('drop', { dataTransfer: dropped });
-    const files = on(page).list('Attached files');
+    await toAlice.area.dispatchEvent('dragover', { dataTransfer: dropped });
+    await toAlice.area.dispatchEvent('drop', { dataTransfer: dropped });
+    const files = toAlice.attachedFiles;
     await files.text('notes.txt').waitFor();
 
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a7' } })
@@ -138,9 +137,9 @@ describe('files in the composer', () => {
       box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
     })(${JSON.stringify(png.toString('base64'))})`);
     await files.text('image.png').waitFor();
-    assert.equal(await messageBox(page, 'alice').inputValue(), '', 'a pasted file is attached, not typed');
+    assert.equal(await toAlice.box.inputValue(), '', 'a pasted file is attached, not typed');
 
-    await messageBox(page, 'alice').press('Enter');
+    await toAlice.submit();
     const txt = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'file');
     const img = await alice.waitFor((e) => e.type === 'message.created' && e.message?.kind === 'image');
     const txtPayload = txt.message!.payload as { file_id: string; name: string; mime: string };
@@ -161,11 +160,10 @@ describe('files in the composer', () => {
       const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#a33' } })
         .png()
         .toBuffer();
-      const pick = page.waitForEvent('filechooser');
-      await on(page).button('Attach files').click();
-      await (await pick).setFiles({ name: 'fake.jpg', mimeType: 'image/jpeg', buffer: png });
-      await sendButton(page).click();
-      const files = on(page).list('Attached files');
+      const toAlice = composer(page, 'alice');
+      await toAlice.attach({ name: 'fake.jpg', mimeType: 'image/jpeg', buffer: png });
+      await toAlice.sendButton.click();
+      const files = toAlice.attachedFiles;
       await files
         .alert()
         .filter({ hasText: /Not sent: The file claims to be JPEG but is not/ })
@@ -179,11 +177,11 @@ describe('files in the composer', () => {
       dt.items.add(new File([new Uint8Array(${LIMITS.maxFileBytes + 1})], 'huge.bin', { type: 'application/octet-stream' }));
       return dt;
     })()`);
-      await on(page).find('.composer').first().dispatchEvent('drop', { dataTransfer: huge });
+      await toAlice.area.dispatchEvent('drop', { dataTransfer: huge });
       const alert = on(page).find('.composer-refusal');
       await alert.text(/"huge\.bin" is 16\.0 MB; a file can be at most 16\.0 MB/).waitFor();
-      assert.equal(await on(page).list('Attached files').count(), 0, 'not attached');
-      assert.equal(await sendButton(page).isDisabled(), true);
+      assert.equal(await toAlice.attachedFiles.count(), 0, 'not attached');
+      assert.equal(await toAlice.sendButton.isDisabled(), true);
       await alert.button('Dismiss').click();
       assert.equal((await alice.call('get_history', { conv_id: convId })).events.length, before, 'nothing reached the conversation');
     },
@@ -212,14 +210,15 @@ describe('long text in the composer', () => {
       const { page } = h();
       const limit = LIMITS.maxTextChars;
       const n = (x: number) => x.toLocaleString('en-US');
-      const box = messageBox(page, 'bob');
+      const toBob = composer(page, 'bob');
+      const box = toBob.box;
 
       // Near the limit: the counter shows; sending is still allowed.
       await box.fill('y'.repeat(Math.ceil(limit * 0.95)));
       await on(page)
         .text(`${n(Math.ceil(limit * 0.95))} / ${n(limit)}`)
         .waitFor();
-      assert.equal(await sendButton(page).isEnabled(), true);
+      assert.equal(await toBob.sendButton.isEnabled(), true);
       await box.fill('');
 
       // A real paste from the clipboard.
@@ -242,9 +241,9 @@ describe('long text in the composer', () => {
         assert.ok(b.y >= 0 && b.y + b.height <= viewport.height + 1, `${what} is within the window vertically: ${JSON.stringify(b)}`);
       };
       await inView('the conversation heading', screenTitle(page, 'bob'));
-      await inView('the composer', on(page).find('.composer').first());
-      await inView('the Send button', sendButton(page));
-      await inView('the Send as file button', on(page).button('Send as file'));
+      await inView('the composer', toBob.area);
+      await inView('the Send button', toBob.sendButton);
+      await inView('the Send as file button', toBob.sendAsFileButton);
       assert.equal(await page.evaluate('document.querySelector(".main").scrollLeft'), 0, 'the main pane is not scrolled sideways');
       assert.ok(
         ((await page.evaluate('document.documentElement.scrollWidth')) as number) <= viewport.width,
@@ -255,12 +254,12 @@ describe('long text in the composer', () => {
       const refusal = on(page).alert().filter({ hasText: 'Too long to send as one message' });
       await refusal.waitFor();
       assert.match(await refusal.innerText(), new RegExp(`${n(40_000)} characters, ${n(40_000 - limit)} over the limit of ${n(limit)}`));
-      assert.equal(await sendButton(page).isDisabled(), true);
-      await box.press('Enter');
+      assert.equal(await toBob.sendButton.isDisabled(), true);
+      await toBob.submit();
       await h().screenshot('composer-too-long');
 
       // Send as file: the agent gets message.txt with the whole text, and the composer is empty again.
-      await on(page).button('Send as file').click();
+      await toBob.sendAsFileButton.click();
       const ev = await bob.waitFor((e) => e.type === 'message.created' && e.actor?.kind === 'human');
       assert.equal(ev.message!.kind, 'file', 'the first (and only) message the owner sent is the file');
       const payload = ev.message!.payload as { file_id: string; name: string; mime: string; size: number };

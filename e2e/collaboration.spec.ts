@@ -4,6 +4,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, timeline } from './harness';
 import { on } from './pages/on';
+import { composer } from './pages/conversation';
 
 describe('collaboration', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
@@ -137,12 +138,11 @@ describe('collaboration', () => {
     const alice = h().agents.alice!;
     const group = (await alice.call('create_group', { title: 'Launch crew', members: ['owner', 'bob'] })).conversation.conv_id;
     await openConversation(page, 'Launch crew');
-    const box = on(page).textbox('Message Launch crew');
-    await box.pressSequentially('@bo');
-    await on(page).option(/@bob/).click();
-    await box.pressSequentially('can you check the **changelog**?');
+    const box = composer(page, 'Launch crew');
+    await box.mention('bob');
+    await box.type('can you check the **changelog**?');
     await on(page).text('Wakes:').waitFor();
-    await box.press('Enter');
+    await box.submit();
     const ev = await h().agents.bob!.waitFor((e) => e.type === 'message.created' && !!e.message?.text?.includes('changelog'));
     assert.equal(ev.conv_id, group);
     assert.deepEqual((ev.message as { to?: string[] }).to, ['bob']);

@@ -4,7 +4,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, ownerCall, timeline } from './harness';
-import { messageBox } from './pages/conversation';
+import { composer } from './pages/conversation';
 
 describe('a direct message typed in the app', () => {
   const h = useHarness({ agents: ['coder'] });
@@ -40,9 +40,7 @@ describe('a direct message typed in the app', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       await openConversation(page, 'coder');
-      const box = messageBox(page, 'coder');
-      await box.fill('how is the parser going?');
-      await box.press('Enter');
+      await composer(page, 'coder').send('how is the parser going?');
       await timeline(page).text('how is the parser going?').waitFor();
       const r = await waiting;
       assert.equal(r.woken, true, `the wait ended because coder was woken, not at its timeout: ${JSON.stringify(r).slice(0, 600)}`);

@@ -118,8 +118,7 @@ describe('hostile agent text', () => {
     await seeAtTop(page, 'calm before');
     const bomb = messageById(page, ids.bomb);
     await bomb.find('.md-plain').waitFor();
-    await bomb.hover();
-    await bomb.toolbar('Message actions').button('Hide').click();
+    await bomb.hide();
     const note = on(page).article('Hidden message from loud');
     await note.waitFor();
     assert.equal(await bomb.find('.md-plain').count(), 0, 'the hidden content is not rendered');

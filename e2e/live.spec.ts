@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { useHarness, openConversation, openPage, timeline, within } from './harness';
 import { on } from './pages/on';
 import { sidebar } from './pages/app';
-import { messageBox } from './pages/conversation';
+import { composer, message, messageById, replyInThread } from './pages/conversation';
 
 describe('live view', () => {
   const h = useHarness({ agents: ['alice', 'bob'] });
@@ -132,11 +132,9 @@ describe('live view', () => {
 
     // Reactions: the owner adds one (the agent sees it), then removes it.
     const sent = await alice.call('send_message', { conv_id: convId, text: 'Migration finished in 4 minutes.' });
-    const msg = log.article('Message from alice').filter({ hasText: 'Migration finished in 4 minutes.' });
-    await msg.hover();
-    await on(msg).button('Add reaction').click();
-    await on(msg).button('React 🎉').click();
-    const reaction = on(msg).button(/🎉 1, you reacted/);
+    const msg = message(page, 'Migration finished in 4 minutes.', 'alice');
+    await msg.react('🎉');
+    const reaction = msg.button(/🎉 1, you reacted/);
     await reaction.waitFor();
     const ev = await alice.waitFor((e) => e.type === 'reaction.added' && e.message?.msg_id === sent.msg_id);
     assert.equal(ev.data?.key, '🎉');
@@ -144,50 +142,35 @@ describe('live view', () => {
     await reaction.waitFor({ state: 'detached' });
 
     // Threads: the owner replies in a thread; the agent's reply shows there live.
-    await msg.hover();
-    await on(msg).button('Reply in thread').click();
-    const thread = on(page).role('complementary', 'Thread');
-    await thread.textbox('Reply in thread').fill('Great, any errors?');
-    await thread.textbox('Reply in thread').press('Enter');
+    const thread = await msg.openThread();
+    await replyInThread(page, 'Great, any errors?');
     const reply = await alice.waitFor((e) => e.type === 'message.created' && e.message?.text === 'Great, any errors?');
     assert.equal((reply.message as { thread_id?: string }).thread_id, sent.msg_id);
     await alice.call('send_message', { conv_id: convId, text: 'None at all.', thread_id: sent.msg_id });
     await thread.text('None at all.').waitFor();
-    await on(msg)
-      .button(/2 replies/)
-      .waitFor();
+    await msg.button(/2 replies/).waitFor();
     await h().screenshot('thread');
     await thread.button('Close thread').click();
 
     // Pins.
-    await msg.hover();
-    await on(msg).button('Pin', { exact: true }).click();
-    await on(msg).text('pinned').waitFor();
+    await msg.pin();
+    await msg.text('pinned').waitFor();
     await on(page).button('Pinned messages (1)').waitFor();
   });
 
   test('the owner edits and recalls their own message', { timeout: 60_000 }, async () => {
     const { page } = h();
     const alice = h().agents.alice!;
-    const box = messageBox(page, 'alice');
-    await box.fill('Lets ship on Fryday');
-    await box.press('Enter');
-    const sent = timeline(page).article('Message from owner').filter({ hasText: 'Lets ship on Fryday' });
-    const msgId = await sent.getAttribute('data-msg-id');
-    const mine = timeline(page).find(`[data-msg-id="${msgId}"]`);
-    await mine.hover();
-    await mine.button('Edit').click();
-    const edit = mine.textbox('Edit message');
-    await edit.fill("Let's ship on Friday");
-    await edit.press('Enter');
+    await composer(page, 'alice').send('Lets ship on Fryday');
+    const msgId = (await message(page, 'Lets ship on Fryday', 'owner').getAttribute('data-msg-id'))!;
+    const mine = messageById(page, msgId);
+    await mine.edit("Let's ship on Friday");
     await timeline(page).text("Let's ship on Friday").waitFor();
     await timeline(page).text('(edited)').waitFor();
     const ev = await alice.waitFor((e) => e.type === 'message.edited');
     assert.equal(ev.message?.text, "Let's ship on Friday");
 
-    await mine.hover();
-    await mine.button('Recall').click();
-    await on(page).dialog('Recall this message?').button('Recall for everyone').click();
+    await mine.recall();
     await mine.text('This message was recalled.').waitFor();
     await alice.waitFor((e) => e.type === 'message.recalled' && e.message?.msg_id === msgId);
     assert.equal(await timeline(page).text("Let's ship on Friday").count(), 0);

@@ -33,8 +33,7 @@ describe('hide in every window', () => {
         await here.text('a message to hide from every window').waitFor({ timeout: 20_000 });
         await there.text('a message to hide from every window').waitFor({ timeout: 20_000 });
 
-        await here.hover();
-        await here.toolbar('Message actions').button('Hide').click();
+        await here.hide();
         await on(page).article('Hidden message from pip').waitFor({ timeout: 5_000 });
         const stub = on(other).article('Hidden message from pip');
         await stub.waitFor({ timeout: 5_000 }); // the other window, without a reload

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { useHarness, openAgent, openConversation, openPage, timeline } from './harness';
 import { on } from './pages/on';
 import { agentDialog, fleetCard, openAgentDialog } from './pages/agents';
-import { messageBox } from './pages/conversation';
+import { composer } from './pages/conversation';
 
 const ROOT = path.resolve(__dirname, '..');
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
@@ -33,14 +33,11 @@ describe('wake runs', () => {
       await setWakeCommand([process.execPath, AGENT_SCRIPT]);
       await h().agents.alice!.call('create_group', { title: 'Review crew', members: ['owner', 'reviewer'] });
       await openConversation(page, 'Review crew');
-      const box = messageBox(page, 'Review crew');
-      await box.pressSequentially('@rev');
-      await on(page)
-        .option(/@reviewer/)
-        .click();
-      await box.pressSequentially('please review the release notes');
+      const box = composer(page, 'Review crew');
+      await box.mention('reviewer');
+      await box.type('please review the release notes');
       await on(page).text('Wakes:').waitFor();
-      await box.press('Enter');
+      await box.submit();
       await timeline(page).text('wake-agent reviewer here', { exact: false }).waitFor({ timeout: 30_000 });
       await h().screenshot('wake-reply');
 
@@ -62,13 +59,10 @@ describe('wake runs', () => {
     const { page } = h();
     await setWakeCommand([process.execPath, '-e', 'setInterval(() => {}, 1000)']);
     await openConversation(page, 'Review crew');
-    const box = messageBox(page, 'Review crew');
-    await box.pressSequentially('@rev');
-    await on(page)
-      .option(/@reviewer/)
-      .click();
-    await box.pressSequentially('one more thing');
-    await box.press('Enter');
+    const box = composer(page, 'Review crew');
+    await box.mention('reviewer');
+    await box.type('one more thing');
+    await box.submit();
     await openPage(page, 'Fleet');
     const wake = fleetCard(page, 'reviewer').wakeRun;
     await wake.text(/running \(woken by owner/).waitFor({ timeout: 20_000 });

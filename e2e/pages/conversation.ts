@@ -14,12 +14,20 @@ export const messageBox = (page: Page, conversation: string): Part => on(page).t
 
 /** The composer of the open conversation (named as its text box is: the agent's name or the group's title). */
 export interface Composer {
+  /** The composer as a whole (where files are dropped). */
+  readonly area: Part;
   readonly box: Part;
   readonly sendButton: Part;
   readonly sendAsFileButton: Part;
   /** The list of files waiting in the composer until Send. */
   readonly attachedFiles: Part;
-  /** Types text and sends it with Enter. */
+  /** Types text key by key at the caret (the @mention menu and the draft react as to a person typing). */
+  type(text: string): Promise<void>;
+  /** Types "@" and the start of an agent's name, then picks the agent from the mention menu. */
+  mention(agent: string): Promise<void>;
+  /** Sends what is typed with Enter. */
+  submit(): Promise<void>;
+  /** Fills the text and sends it with Enter. */
   send(text: string): Promise<void>;
   /** Attaches files with the "Attach files" button and the file picker (nothing is sent yet). */
   attach(...files: Array<{ name: string; mimeType: string; buffer: Buffer }>): Promise<void>;
@@ -28,10 +36,17 @@ export interface Composer {
 export function composer(page: Page, conversation: string): Composer {
   const box = messageBox(page, conversation);
   return {
+    area: on(on(page).find('.composer').first()),
     box,
     sendButton: sendButton(page),
     sendAsFileButton: on(page).button('Send as file'),
     attachedFiles: on(page).list('Attached files'),
+    type: (text) => box.pressSequentially(text),
+    mention: async (agent) => {
+      await box.pressSequentially(`@${agent.slice(0, 3)}`);
+      await on(page).option(new RegExp(`@${agent}\\b`)).click();
+    },
+    submit: () => box.press('Enter'),
     send: async (text) => {
       await box.fill(text);
       await box.press('Enter');
@@ -93,8 +108,8 @@ function withActions(msg: Part, page: Page): Message {
   return Object.assign(msg, actions);
 }
 
-/** A message by its id (wherever it shows: the timeline, a thread, a pinned list). */
-export const messageById = (page: Page, msgId: string): Message => withActions(on(page).find(`[data-msg-id="${msgId}"]`), page);
+/** A message in the timeline by its id. */
+export const messageById = (page: Page, msgId: string): Message => withActions(timeline(page).find(`[data-msg-id="${msgId}"]`), page);
 
 /** A message in the timeline by (part of) its text; from names its sender ("alice", "owner") when given. */
 export const message = (page: Page, text: string, from?: string): Message =>
