@@ -9,8 +9,8 @@ import { useHarness, ARTIFACTS, within, ownerCall } from './harness';
 import { on } from './pages/on';
 import { agentList } from './pages/agents';
 import { screenTitle, sidebar } from './pages/app';
-import { approvalsTitle, nothingWaiting } from './pages/approvals';
-import { pairButton, pairForm, pairingLink, pairingPhrase } from './pages/phone';
+import { approvalsTitle, nothingWaiting, requestCard } from './pages/approvals';
+import { confirmPairing, pairButton, pairOnPhone, showPairingQr } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -73,7 +73,7 @@ describe('phone layout (390×844)', () => {
       let settled = false;
       const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 60 }).finally(() => (settled = true));
 
-      const card = on(page).region('Deploy v2 to production with the new connection pool settings?');
+      const card = requestCard(page, 'Deploy v2 to production with the new connection pool settings?');
       await card.waitFor({ timeout: 10_000 });
       await bar.link(/Approvals.*1 pending/).waitFor();
       const box = (await card.boundingBox())!;
@@ -86,7 +86,7 @@ describe('phone layout (390×844)', () => {
       await h().screenshot('phone-inbox');
 
       assert.equal(settled, false, 'get_request must still be waiting before the owner decides');
-      await card.button('Approve').click();
+      await card.approve();
       const decided = await within(15_000, 'get_request to return', waiting);
       assert.equal(decided.state, 'approved');
       await nothingWaiting(page).waitFor();
@@ -200,10 +200,7 @@ describe('phone layout (390×844)', () => {
         assert.equal(await name.inputValue(), 'Android phone', 'the device name defaults from the user agent');
         assert.equal(new URL(phone.url()).hash, '', 'the code is taken out of the address bar');
         await name.fill('Pixel in my pocket');
-        await pairButton(phone).click();
-        const phraseEl = pairingPhrase(phone);
-        await phraseEl.waitFor();
-        const phrase = (await phraseEl.textContent())!.trim();
+        const phrase = await pairOnPhone(phone);
         await on(phone).text('Check that your laptop shows the same words, then confirm there.').waitFor();
         await phone.screenshot({ path: `${ARTIFACTS}/phone-pair-phrase.png` });
 
@@ -240,14 +237,14 @@ describe('phone layout (390×844)', () => {
           ttl_secs: 600,
         });
         const waiting = alice.call('get_request', { request_id: req.request_id, wait_secs: 60 });
-        const card = on(phone).region('Restart the billing worker?');
+        const card = requestCard(phone, 'Restart the billing worker?');
         await card.waitFor({ timeout: 15_000 });
         assert.ok((await card.boundingBox())!.width >= 0.9 * PHONE.width, 'the request fills the phone screen');
         const m = await phoneMetrics(phone);
         assert.deepEqual(m.small, [], 'every button on the phone inbox is 44 px tall');
         assert.ok(m.scrollWidth <= PHONE.width, `no horizontal scroll on the phone (${m.scrollWidth})`);
         await phone.screenshot({ path: `${ARTIFACTS}/phone-device-inbox.png` });
-        await card.button('Approve').click();
+        await card.approve();
         const decided = await within(15_000, 'get_request to return', waiting);
         assert.equal(decided.state, 'approved');
         await nothingWaiting(phone).waitFor();
@@ -283,19 +280,14 @@ describe('phone layout (390×844)', () => {
       await ownerCall(h(), 'phone.set', { public_url: 'https://laptop.tail1234.ts.net' });
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto(`${h().baseUrl}/#/phone`);
-      const form = pairForm(page);
-      await form.textbox('Name of the phone').fill('Pixel 8');
-      await form.button('Show the QR code').click();
-      const link = (await pairingLink(page).textContent())!.trim();
-      const code = link.slice(link.indexOf('#') + 1);
+      const { code } = await showPairingQr(page, { name: 'Pixel 8' });
       const phoneCtx = await androidPhone(h().browser);
       try {
         const phone = await phoneCtx.newPage();
         phone.setDefaultTimeout(15_000);
         await phone.goto(`${h().baseUrl}/pair#${code}`);
         assert.equal(await on(phone).textbox('Name of this device').inputValue(), 'Android phone', 'the phone suggests a name of its own');
-        await pairButton(phone).click();
-        await pairingPhrase(phone).waitFor();
+        await pairOnPhone(phone);
         assert.equal(
           await on(phone).field('Paired as').textContent(),
           'This phone will be paired as “Pixel 8”, the name the laptop shows.',
@@ -307,7 +299,7 @@ describe('phone layout (390×844)', () => {
         assert.equal(await compare.field('Paired as').textContent(), 'It will be paired as “Pixel 8”, the name the phone shows.');
         assert.doesNotMatch(await on(page).find('main').innerText(), /Android phone/, 'the laptop names it the one way too');
         await page.screenshot({ path: `${ARTIFACTS}/pair-name.png` });
-        await compare.button('It matches — pair').click();
+        await confirmPairing(page);
         await on(page)
           .status()
           .filter({ hasText: /^Paired Pixel 8\./ })

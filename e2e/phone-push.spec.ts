@@ -23,7 +23,7 @@ import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, ty
 import { on } from './pages/on';
 import { openSettings, screenTitle } from './pages/app';
 import { approvalsTitle, nothingWaiting } from './pages/approvals';
-import { pairButton, pairForm, pairingLink, pairingPhrase } from './pages/phone';
+import { confirmPairing, pairForm, pairOnPhone, pairingPhrase, showPairingQr } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -132,11 +132,8 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await openSettings(laptop, 'Phone');
       await screenTitle(laptop, 'Phone').waitFor();
       await on(laptop).region('Remote access').text('Phones reach this hub at').waitFor();
-      const pairing = pairForm(laptop);
-      await pairing.field('Name of the phone').fill('Pocket Pixel');
-      await pairing.button('Show the QR code').click();
+      const { link } = await showPairingQr(laptop, { name: 'Pocket Pixel' });
       await on(laptop).img('QR code to pair a phone').waitFor();
-      const link = (await pairingLink(laptop).innerText()).trim();
       assert.ok(link.startsWith(`${front.url}/pair#`), `the QR link is on the public URL: ${link}`);
 
       // The phone: its own context (no owner session), phone-sized, at the front's origin (a tailnet name).
@@ -155,8 +152,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await screenTitle(phone, 'This phone is not paired').waitFor();
       await on(phone).text('Scan the QR code with this phone and tap Pair.').waitFor();
       await phone.goto(link);
-      await pairButton(phone).click();
-      const phrase = (await pairingPhrase(phone).textContent())!.trim();
+      const phrase = await pairOnPhone(phone);
       assert.match(phrase, /\S+/);
       await phone.screenshot({ path: `${ARTIFACTS}/phone-push-pair-phone.png` });
 
@@ -164,7 +160,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       await on(laptop).text('The phone shows the same words — pair it.').waitFor({ timeout: 20_000 });
       assert.equal((await pairingPhrase(laptop).textContent())!.trim(), phrase, 'both screens show the same phrase');
       await laptop.screenshot({ path: `${ARTIFACTS}/phone-push-pair-laptop.png` });
-      await on(laptop).button('It matches — pair').click();
+      await confirmPairing(laptop);
       await on(laptop).role('main').text('Paired Pocket Pixel.').waitFor();
 
       await approvalsTitle(phone).waitFor({ timeout: 40_000 });
@@ -566,8 +562,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
           if (r.status() === 403) refused.push(r.url());
         });
         await full.goto(start.url);
-        await pairButton(full).click();
-        const phrase = (await pairingPhrase(full).textContent())!.trim();
+        const phrase = await pairOnPhone(full);
         await ownerCall(h(), 'devices.pair_confirm', { pairing_id: start.pairing.pairing_id, phrase });
         await approvalsTitle(full).waitFor({ timeout: 40_000 });
 

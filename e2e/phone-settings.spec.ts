@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { useHarness, within } from './harness';
 import { on } from './pages/on';
 import { openSettings, screenTitle } from './pages/app';
-import { pairForm, pairingLink, pairingPhrase } from './pages/phone';
+import { confirmPairing, pairForm, pairingPhrase, showPairingQr } from './pages/phone';
 
 const PUBLIC_URL = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = new URL(PUBLIC_URL).host;
@@ -185,16 +185,14 @@ describe('Settings → Phone', () => {
         .waitFor(); // the warning for full access
       await pairing.text('Approvals only').click();
       assert.equal(await pairing.note().count(), 0);
-      await pairing.button('Show the QR code').click();
+      const { link, code } = await showPairingQr(page);
 
       const qr = on(page).img('QR code to pair a phone');
       await qr.waitFor();
       assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;utf8,/);
       const width = await qr.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
       assert.ok(width > 0, 'the QR image decodes');
-      const link = (await pairingLink(page).innerText()).trim();
       assert.ok(link.startsWith(`${PUBLIC_URL}/pair#`), `the link is on the public URL: ${link}`);
-      const code = link.slice(link.indexOf('#') + 1);
       assert.ok(code.length >= 22, 'a 128-bit code');
       await on(page).text('Waiting for the phone…').waitFor();
       await on(page).field('Time left').text(/left$/).waitFor();
@@ -218,7 +216,7 @@ describe('Settings → Phone', () => {
       const again = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', { code, device_name: 'Someone else' });
       assert.equal(again.status, 410);
 
-      await on(page).button('It matches — pair').click();
+      await confirmPairing(page);
       await on(page).region('Pair a phone').text('Paired Test Pixel.').waitFor();
       const row = on(page).list('Paired devices').item('Device Test Pixel');
       await row.waitFor();
@@ -255,12 +253,11 @@ describe('Settings → Phone', () => {
   test('cancelling a pairing ends its code: a claim after it is refused with 410', { timeout: 60_000 }, async () => {
     const { page } = h();
     await on(page).button('Pair another phone').click();
-    await pairForm(page).button('Show the QR code').click();
-    const link = (await pairingLink(page).innerText()).trim();
+    const { code } = await showPairingQr(page);
     await on(page).button('Cancel').click();
     await pairForm(page).waitFor();
     const claim = await viaFront(h().baseUrl, 'POST', '/api/device/pair/claim', {
-      code: link.slice(link.indexOf('#') + 1),
+      code,
       device_name: 'Late phone',
     });
     assert.equal(claim.status, 410, JSON.stringify(claim.json));
