@@ -9,6 +9,7 @@ import { useHarness, ARTIFACTS, openConversation, within, ownerCall, type Harnes
 import { on } from './pages/on';
 import { screenTitle, sidebar } from './pages/app';
 import { approvalsTitle, nothingWaiting } from './pages/approvals';
+import { message } from './pages/conversation';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -261,14 +262,14 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
         .link(/^alice/)
         .first()
         .click();
-      const msg = on(phone).article('Message from alice').filter({ hasText: 'The nightly backup finished' });
+      const msg = message(phone, 'The nightly backup finished', 'alice');
       await msg.waitFor();
       if (!(await phone.evaluate(() => matchMedia('(hover: none)').matches)))
         return t.skip('this Chromium does not report (hover: none) for a touch context');
-      const actions = on(msg).toolbar('Message actions');
+      const actions = msg.actionBar;
       const shown = () => actions.evaluate((el) => getComputedStyle(el).opacity === '1' && getComputedStyle(el).pointerEvents !== 'none');
       assert.equal(await shown(), false, 'the actions are hidden before a tap');
-      await on(msg).text('The nightly backup finished in 12 minutes.').tap();
+      await msg.text('The nightly backup finished in 12 minutes.').tap();
       await within(
         5_000,
         'the actions to show',
@@ -333,11 +334,11 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
       await alice.call('send_message', { conv_id: conv.conv_id, text: 'Disk usage on the build box is at 41%.' });
       assert.equal(await page.evaluate(() => matchMedia('(hover: none)').matches), false, 'the laptop page has a mouse');
       await openConversation(page, 'alice');
-      const msg = on(page).article('Message from alice').filter({ hasText: 'Disk usage on the build box' });
+      const msg = message(page, 'Disk usage on the build box', 'alice');
       await msg.waitFor();
       assert.equal(await msg.getAttribute('tabindex'), null, 'a message is not made focusable on a screen with a mouse');
       await page.mouse.move(1, 1);
-      const actions = on(msg).toolbar('Message actions');
+      const actions = msg.actionBar;
       assert.equal(await actions.evaluate((el) => getComputedStyle(el).opacity), '0', 'hidden without hover');
       await msg.hover();
       await page.waitForFunction((el) => getComputedStyle(el!).opacity === '1', await actions.elementHandle());

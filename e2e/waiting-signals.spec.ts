@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openPage, ownerCall, within } from './harness';
 import { on } from './pages/on';
-import { settingsLink, sidebar } from './pages/app';
+import { settingsLink } from './pages/app';
+import { pendingCount, requestCard } from './pages/approvals';
 
 type Note = { title: string; body: string; tag: string };
 
@@ -73,9 +74,7 @@ describe('waiting signals', () => {
       await titleBecomes('(2) Perch');
       await alice.call('handoff', { conv_id: conv, note: 'Can you confirm the budget?' });
       await titleBecomes('(3) Perch');
-      await sidebar(page)
-        .link(/^Approvals.*3 pending/)
-        .waitFor(); // the same count as the inbox's
+      await pendingCount(page, 3).waitFor(); // the same count as the inbox's
       await openPage(page, 'Approvals');
       await h().screenshot('waiting-title');
 
@@ -148,7 +147,7 @@ describe('waiting signals', () => {
           list[list.length - 1]!.dispatchEvent(new Event('click'));
         });
         await page.waitForFunction((id) => location.hash === `#/r/${id}`, req.request_id, { timeout: 10_000 });
-        await on(page).region('Rotate the staging keys?').button('Approve', { exact: true }).waitFor();
+        await requestCard(page, 'Rotate the staging keys?').approveButton.waitFor();
       } finally {
         await other.close();
         await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => {});

@@ -44,7 +44,9 @@ export function composer(page: Page, conversation: string): Composer {
     type: (text) => box.pressSequentially(text),
     mention: async (agent) => {
       await box.pressSequentially(`@${agent.slice(0, 3)}`);
-      await on(page).option(new RegExp(`@${agent}\\b`)).click();
+      await on(page)
+        .option(new RegExp(`@${agent}\\b`))
+        .click();
     },
     submit: () => box.press('Enter'),
     send: async (text) => {
@@ -61,6 +63,8 @@ export function composer(page: Page, conversation: string): Composer {
 
 /** What the owner does on one message of the timeline (each first shows its actions by hovering it). */
 export interface MessageActions {
+  /** Its "Message actions" toolbar (shown on hover, or on a tap on a touch screen). */
+  readonly actionBar: Part;
   /** Adds a reaction from the picker ("🎉"). */
   react(emoji: string): Promise<void>;
   /** Quotes it in the composer (a reply in the conversation; the composer sends it). */
@@ -83,6 +87,7 @@ function withActions(msg: Part, page: Page): Message {
     await msg.toolbar('Message actions').button(name, { exact: true }).click();
   };
   const actions: MessageActions = {
+    actionBar: msg.toolbar('Message actions'),
     react: async (emoji) => {
       await act('Add reaction');
       await msg.button(`React ${emoji}`).click();
@@ -113,7 +118,14 @@ export const messageById = (page: Page, msgId: string): Message => withActions(t
 
 /** A message in the timeline by (part of) its text; from names its sender ("alice", "owner") when given. */
 export const message = (page: Page, text: string, from?: string): Message =>
-  withActions(on(timeline(page).article(from === undefined ? undefined : `Message from ${from}`).filter({ hasText: text })), page);
+  withActions(
+    on(
+      timeline(page)
+        .article(from === undefined ? undefined : `Message from ${from}`)
+        .filter({ hasText: text }),
+    ),
+    page,
+  );
 
 /** The thread panel beside the timeline. */
 export const threadPanel = (page: Page): Part => on(page).role('complementary', 'Thread');
