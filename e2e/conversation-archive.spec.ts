@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useHarness, openConversation, within } from './harness';
 import { on } from './pages/on';
 import { sidebar } from './pages/app';
+import { fromConversationMenu } from './pages/conversation';
 
 describe('archive', () => {
   const h = useHarness({ agents: ['kit', 'rex'] });
@@ -33,8 +34,7 @@ describe('archive', () => {
       const otherGroups = sidebar(other).region('Groups');
       await otherGroups.link(/^Release notes/).waitFor();
 
-      await on(page).button('Conversation menu').click();
-      await on(page).menuitem('Archive').click();
+      await fromConversationMenu(page, 'Archive');
       await on(page).region('Conversation archived').waitFor({ timeout: 10_000 });
       await groups.link(/^Release notes/).waitFor({ state: 'detached', timeout: 10_000 });
       await otherGroups.link(/^Release notes/).waitFor({ state: 'detached', timeout: 10_000 });
@@ -48,8 +48,7 @@ describe('archive', () => {
       assert.ok(!kitList.conversations.some((c: { conv_id: string }) => c.conv_id === convId), 'kit no longer lists it');
       assert.ok((await h().agents.kit!.call('get_history', { conv_id: convId })).events.length > 0, 'kit still reads it');
 
-      await on(page).button('Conversation menu').click();
-      await on(page).menuitem('Unarchive').click();
+      await fromConversationMenu(page, 'Unarchive');
       await groups.link(/^Release notes/).waitFor({ timeout: 10_000 });
       await otherGroups.link(/^Release notes/).waitFor({ timeout: 10_000 });
       await on(page).region('Conversation archived').waitFor({ state: 'detached' });

@@ -7,6 +7,7 @@ import { openConversation, useHarness } from './harness';
 import { exportEntries } from '../test/support/export-entries';
 import { on } from './pages/on';
 import { openSettings } from './pages/app';
+import { fromConversationMenu } from './pages/conversation';
 
 describe('Settings → Export', () => {
   const h = useHarness({ agents: ['scribe', 'critic'] });
@@ -51,8 +52,7 @@ describe('Settings → Export', () => {
       await agents.scribe!.call('send_message', { conv_id: other, text: 'not in this export' });
 
       await openConversation(page, 'Budget');
-      await on(page).button('Conversation menu').click();
-      await on(page).menuitem('Export…').click();
+      await fromConversationMenu(page, 'Export…');
       const dialog = on(page).dialog('Export conversation');
       await dialog.waitFor();
       const [download] = await Promise.all([

@@ -23,6 +23,7 @@ import { decryptPush, makeSubscriptionKeys, PUSH_TEST_ENV, startPushEndpoint, ty
 import { on } from './pages/on';
 import { openSettings, screenTitle } from './pages/app';
 import { approvalsTitle, nothingWaiting } from './pages/approvals';
+import { conversationMenuItem } from './pages/conversation';
 import { confirmPairing, pairForm, pairOnPhone, pairingPhrase, showPairingQr } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
@@ -614,8 +615,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
           assert.equal(await b.isDisabled(), true, `${name} is disabled on a phone (file links are the laptop's)`);
           assert.match((await b.getAttribute('title')) ?? '', /Only on the laptop/);
         }
-        await on(full).button('Conversation menu').click();
-        const exp = on(full).menuitem('Export…');
+        const exp = await conversationMenuItem(full, 'Export…');
         assert.equal(await exp.isDisabled(), true, 'Export… is disabled in the conversation menu');
         await settle();
         toasts.push(...(await errorToasts()));

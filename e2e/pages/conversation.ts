@@ -61,6 +61,17 @@ export function composer(page: Page, conversation: string): Composer {
   };
 }
 
+/** The conversation menu's item (after "Conversation menu" opened it): "Archive", "Unarchive", "Export…". */
+export async function conversationMenuItem(page: Page, item: string): Promise<Part> {
+  await on(page).button('Conversation menu').click();
+  return on(page).menuitem(item);
+}
+
+/** Picks an item of the conversation menu ("Archive", "Unarchive", "Export…"). */
+export async function fromConversationMenu(page: Page, item: string): Promise<void> {
+  await (await conversationMenuItem(page, item)).click();
+}
+
 /** What the owner does on one message of the timeline (each first shows its actions by hovering it). */
 export interface MessageActions {
   /** Its "Message actions" toolbar (shown on hover, or on a tap on a touch screen). */
