@@ -160,7 +160,7 @@ describe('agents and sign-in', () => {
         await page.goto(`${h().baseUrl}/#/agents`);
         await screenTitle(page, 'Agents').waitFor();
         const add = await openAddAgent(page);
-        await add.field('Name').fill(width === 1280 ? 'My Kit' : 'Café Bot!');
+        await add.nameField.fill(width === 1280 ? 'My Kit' : 'Café Bot!');
         const want = width === 1280 ? 'my-kit' : 'cafe-bot';
         const alert = add.alert();
         await alert.waitFor();
@@ -170,14 +170,14 @@ describe('agents and sign-in', () => {
             ? /^"My Kit" has capital letters: names use a–z, 0–9, - and _ only\. Try "my-kit"\./
             : /^"Café Bot!" has capital letters: names use a–z, 0–9, - and _ only\. Try "cafe-bot"\./,
         );
-        assert.equal(await add.button('Add agent').isEnabled(), true, 'the button is not silently greyed');
-        await add.button('Add agent').click();
+        assert.equal(await add.addButton.isEnabled(), true, 'the button is not silently greyed');
+        await add.addButton.click();
         assert.equal(await add.count(), 1, 'an invalid name adds nothing');
         await h().screenshot(width === 1280 ? 'agent-name-invalid' : 'agent-name-invalid-phone');
         await add.button(`Use ${want}`).click();
-        assert.equal(await add.field('Name').inputValue(), want);
+        assert.equal(await add.nameField.inputValue(), want);
         assert.equal(await alert.count(), 0, 'a valid name: no complaint');
-        await add.button('Add agent').click();
+        await add.addButton.click();
         await closeKeyDialog(page, want);
         await agentList(page).item(`Agent ${want}`).waitFor();
       }

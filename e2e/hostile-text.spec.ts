@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
 import { on } from './pages/on';
 import { screenTitle } from './pages/app';
-import { approvalsTitle } from './pages/approvals';
+import { approvalsTitle, heldCard } from './pages/approvals';
 import { messageById } from './pages/conversation';
 
 const QUOTE_BOMB = '> '.repeat(3000) + 'x';
@@ -200,7 +200,7 @@ describe('hostile agent text', () => {
 
     await openPage(page, 'Approvals');
     await on(page).region('Ship the calm release?').waitFor();
-    const held = on(page).region('loud wants to send a message');
+    const held = heldCard(page, 'loud');
     await held.nth(2).waitFor();
     assert.equal(await held.count(), 3);
     assert.equal(await on(page).find('[data-held-id] .md-plain').count(), 3, 'each held text is plain text (over a budget)');
@@ -217,7 +217,7 @@ describe('hostile agent text', () => {
     await on(page).region('Ship the calm release?').waitFor();
     // Discarding from the inbox still works.
     await on(held.nth(0)).button('Discard').click();
-    await on(page).region('loud wants to send a message').nth(1).waitFor();
+    await held.nth(1).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-held-id]').length === 2);
     assert.deepEqual(h().pageErrors, []);
   });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { useHarness, openConversation, openPage } from './harness';
 import { on } from './pages/on';
 import { screenTitle, sidebar } from './pages/app';
+import { addAgentButton } from './pages/agents';
 
 const NAMES = ['planner', 'reviewer', 'deployer', 'researcher', 'summarizer'];
 
@@ -102,9 +103,7 @@ describe('layout at 1280×800', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     try {
       await openPage(page, 'Agents');
-      const colours = await on(page)
-        .button('Add agent')
-        .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+      const colours = await addAgentButton(page).evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
       const lum = (c: string) => {
         const [r, g, b] = (c.match(/[\d.]+/g) ?? [])
           .slice(0, 3)

@@ -12,6 +12,7 @@ import { useHarness, openPage } from './harness';
 import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../test/support/real-harness';
 import { resultText, startStandIn, toolResults, type StandIn } from '../test/support/model-standin';
 import { keyEnvVar } from '../src/shared/agents/snippets';
+import { requestCard } from './pages/approvals';
 
 const claude = claudeCode();
 
@@ -63,11 +64,11 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
     const { page } = h();
     await openPage(page, 'Approvals');
     const { run, done } = await prompt();
-    const card = page.getByRole('region', { name: `Allow Bash: touch browser-${run}.marker?` });
+    const card = requestCard(page, `Allow Bash: touch browser-${run}.marker?`);
     await card.waitFor({ timeout: 60_000 });
-    await card.getByText(`touch browser-${run}.marker`, { exact: false }).first().waitFor();
+    await card.text(`touch browser-${run}.marker`, { exact: false }).first().waitFor();
     await h().screenshot('real-claude-code-prompt');
-    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.approve();
     const { dir, code } = await done;
     assert.equal(code, 0);
     assert.ok(fs.existsSync(path.join(dir, `browser-${run}.marker`)), 'the approved command ran');
@@ -79,10 +80,9 @@ describe('the real Claude Code asks in the browser inbox', { skip: claude.skip }
     await openPage(page, 'Approvals');
     const before = model.requests.length;
     const { run, done } = await prompt();
-    const card = page.getByRole('region', { name: `Allow Bash: touch browser-${run}.marker?` });
+    const card = requestCard(page, `Allow Bash: touch browser-${run}.marker?`);
     await card.waitFor({ timeout: 60_000 });
-    await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('not now');
-    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.reject({ comment: 'not now' });
     const { dir } = await done;
     assert.equal(fs.existsSync(path.join(dir, `browser-${run}.marker`)), false, 'the rejected command did not run');
     const denial = model.requests

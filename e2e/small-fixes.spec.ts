@@ -43,7 +43,7 @@ describe('small fixes', () => {
       await page.keyboard.type('scout ');
       await page.keyboard.press('Enter'); // would have "clicked" Close when it had the focus
       assert.equal(await dialog.isVisible(), true, 'typing did not close the dialog');
-      assert.equal(await dialog.textbox('Name').inputValue(), 'scout ');
+      assert.equal(await dialog.nameField.inputValue(), 'scout ');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on Add agent');

@@ -17,14 +17,24 @@ export async function openAgent(page: Page, name: string): Promise<Part> {
   return pane;
 }
 
-/** The "Add an agent" dialog (after the owner clicked "Add agent"). */
-export const addAgentDialog = (page: Page): Part => on(page).dialog('Add an agent');
+/** The "Add an agent" dialog (after the owner clicked "Add agent"), with its Name field and its own "Add agent". */
+export interface AddAgentParts {
+  readonly nameField: Part;
+  readonly addButton: Part;
+}
+
+export type AddAgentDialog = Part & AddAgentParts;
+
+export function addAgentDialog(page: Page): AddAgentDialog {
+  const dialog = on(page).dialog('Add an agent');
+  return Object.assign(dialog, { nameField: dialog.field('Name'), addButton: dialog.button('Add agent') });
+}
 
 /** The Agents page's "Add agent" button. */
 export const addAgentButton = (page: Page): Part => on(page).button('Add agent');
 
 /** Clicks "Add agent" on the Agents page and returns its dialog. */
-export async function openAddAgent(page: Page): Promise<Part> {
+export async function openAddAgent(page: Page): Promise<AddAgentDialog> {
   await addAgentButton(page).click();
   return addAgentDialog(page);
 }
@@ -56,9 +66,9 @@ export const closeKeyDialog = (page: Page, name: string): Promise<void> => keyDi
  */
 export async function addAgent(page: Page, name: string, opts: { description?: string } = {}): Promise<void> {
   const add = await openAddAgent(page);
-  await add.field('Name').fill(name);
+  await add.nameField.fill(name);
   if (opts.description !== undefined) await add.field('Description').fill(opts.description);
-  await add.button('Add agent').click();
+  await add.addButton.click();
 }
 
 /** One of an agent's dialogs: "Connect kit", "Keys of kit", "Wake kit" (the button names it: "Wake runs of kit"). */
