@@ -37,6 +37,66 @@ test(`e2e specs make at most ${MAX_DIRECT_LOCATOR_CALLS} direct locator calls (t
   );
 });
 
+// Labels a page object in e2e/pages/ owns (the request card's buttons, the composer's, the pairing form's, …): a spec
+// goes through the page object instead of naming one in a locator word, so a changed label touches one file.
+const PAGE_OBJECT_LABELS = [
+  'Approve',
+  'Reject',
+  'Always allow',
+  'Always deny',
+  'Command prefix',
+  'Comment (optional)',
+  'Your answer',
+  'Undo',
+  'Edit & send',
+  'Send edited',
+  'Add agent',
+  'I have copied it',
+  'Agent key',
+  'Export line',
+  'Pause all agents',
+  'Resume all agents',
+  'Conversation menu',
+  'Message actions',
+  'Add reaction',
+  'Reply in thread',
+  'Attach files',
+  'Attached files',
+  'Send as file',
+  'Show the QR code',
+  'It matches — pair',
+  'Pairing link',
+  'Pairing phrase',
+];
+
+/** Where text names one of labels in a locator word or a role name: `.button('Approve'`, `name: 'Approve'`. */
+function labelUses(text: string, labels: readonly string[]): string[] {
+  const quoted = labels.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const re = new RegExp(`(?:\\.\\s*[a-zA-Z]+\\(\\s*|\\bname:\\s*)(['"\`])(${quoted})\\1`, 'g');
+  return [...text.matchAll(re)].map((m) => m[2]!);
+}
+
+test('the counter of page-object labels sees a label in a locator word or a role name, and not in other text', () => {
+  const spec = [
+    "await card.button('Approve').click();",
+    "on(page).button(\n  'Add agent',\n);",
+    "page.getByRole('button', { name: 'Reject' });",
+    "await card.approve(); assert.equal(x, 'Approve'); // 'Undo'",
+    "on(page).button('Approve all');",
+  ].join('\n');
+  assert.deepEqual(labelUses(spec, PAGE_OBJECT_LABELS), ['Approve', 'Add agent', 'Reject']);
+});
+
+test('no e2e spec names a label a page object owns (it calls the page object: requestCard(…).approve(), composer(…).send(…), …)', async () => {
+  const fs = await import('node:fs');
+  const dir = path.join(ROOT, 'e2e');
+  const found = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.spec.ts'))
+    .flatMap((f) => labelUses(fs.readFileSync(path.join(dir, f), 'utf8'), PAGE_OBJECT_LABELS).map((l) => `${f}: ${l}`));
+  assert.deepEqual(found, [], 'use the page objects in e2e/pages/ for these labels');
+});
+
 test('no e2e spec hands waitForFunction a string: the UI forbids eval (CSP script-src self), so a string predicate fails when it is polled', async () => {
   const fs = await import('node:fs');
   const dir = path.join(ROOT, 'e2e');
