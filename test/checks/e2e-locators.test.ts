@@ -4,12 +4,22 @@
 // Counted by scripts/count-e2e-locators.mjs (run it with --by-file to see which specs hold the most).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain ESM module without types
 import { countE2eLocators, countLocatorCalls } from '../../scripts/count-e2e-locators.mjs';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MAX_DIRECT_LOCATOR_CALLS = 400;
+
+/** The files in e2e/ whose names end with suffix, each with its text. */
+function e2eFiles(suffix: string): Array<[string, string]> {
+  const dir = path.join(ROOT, 'e2e');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]);
+}
 
 test('the counter sees each kind of direct locator call, chained or not, and not the page-object words', () => {
   const spec = [
@@ -87,22 +97,14 @@ test('the counter of page-object labels sees a label in a locator word or a role
   assert.deepEqual(labelUses(spec, PAGE_OBJECT_LABELS), ['Approve', 'Add agent', 'Reject']);
 });
 
-test('no e2e spec names a label a page object owns (it calls the page object: requestCard(…).approve(), composer(…).send(…), …)', async () => {
-  const fs = await import('node:fs');
-  const dir = path.join(ROOT, 'e2e');
-  const found = fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.spec.ts'))
-    .flatMap((f) => labelUses(fs.readFileSync(path.join(dir, f), 'utf8'), PAGE_OBJECT_LABELS).map((l) => `${f}: ${l}`));
+test('no e2e spec names a label a page object owns (it calls the page object: requestCard(…).approve(), composer(…).send(…), …)', () => {
+  const found = e2eFiles('.spec.ts').flatMap(([f, text]) => labelUses(text, PAGE_OBJECT_LABELS).map((l) => `${f}: ${l}`));
   assert.deepEqual(found, [], 'use the page objects in e2e/pages/ for these labels');
 });
 
-test('no e2e spec hands waitForFunction a string: the UI forbids eval (CSP script-src self), so a string predicate fails when it is polled', async () => {
-  const fs = await import('node:fs');
-  const dir = path.join(ROOT, 'e2e');
-  const found = fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.ts'))
-    .filter((f) => /waitForFunction\(\s*['"`]/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
+test('no e2e spec hands waitForFunction a string: the UI forbids eval (CSP script-src self), so a string predicate fails when it is polled', () => {
+  const found = e2eFiles('.ts')
+    .filter(([, text]) => /waitForFunction\(\s*['"`]/.test(text))
+    .map(([f]) => f);
   assert.deepEqual(found, [], 'pass a function to waitForFunction, not a string');
 });
