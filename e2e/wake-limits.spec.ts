@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, openPage, useHarness } from './harness';
+import { on } from './pages/on';
+import { openSettings } from './pages/app';
+import { fleetCard } from './pages/agents';
 
 const PERCH = path.join(ROOT, 'bin', 'perch.js');
 const run = promisify(execFile);
@@ -44,31 +47,27 @@ describe('wake limits', () => {
       await openPage(page, 'Fleet');
       for (const id of ids) await owner('messages.send', { conv_id: group.conversation.conv_id, text: 'please look', to: [id] });
 
-      await page
-        .getByLabel('first wake run')
-        .getByText(/running/)
-        .waitFor({ timeout: 20_000 });
+      const first = fleetCard(page, 'first').wakeRun;
+      await first.text(/running/).waitFor({ timeout: 20_000 });
       // its process tree's memory and CPU, sampled every 2 s, show live on the card
-      await page
-        .getByLabel('first wake run')
-        .getByLabel('Run memory and CPU')
-        .getByText(/\d+(\.\d)? (KB|MB) · \d+% CPU/)
+      await first
+        .field('Run memory and CPU')
+        .text(/\d+(\.\d)? (KB|MB) · \d+% CPU/)
         .waitFor({ timeout: 15_000 });
-      const second = page.getByLabel('second queued wake run');
-      const third = page.getByLabel('third queued wake run');
-      await second.getByText('queued (1st), waiting for a free slot').waitFor({ timeout: 20_000 });
-      await third.getByText('queued (2nd), waiting for a free slot').waitFor();
+      const second = fleetCard(page, 'second').queuedRun;
+      const third = fleetCard(page, 'third').queuedRun;
+      await second.text('queued (1st), waiting for a free slot').waitFor({ timeout: 20_000 });
+      await third.text('queued (2nd), waiting for a free slot').waitFor();
       await h().screenshot('wake-queued');
 
-      await third.getByRole('button', { name: 'Start now' }).click();
-      await page
-        .getByLabel('third wake run')
-        .getByText(/running/)
+      await third.button('Start now').click();
+      await fleetCard(page, 'third')
+        .wakeRun.text(/running/)
         .waitFor({ timeout: 20_000 });
       await third.waitFor({ state: 'detached' });
-      await second.getByText('queued (1st), waiting for a free slot').waitFor();
+      await second.text('queued (1st), waiting for a free slot').waitFor();
 
-      await second.getByRole('button', { name: 'Cancel' }).click();
+      await second.button('Cancel').click();
       await second.waitFor({ state: 'detached', timeout: 20_000 });
       const limits = (await owner('wake.limits.get', {})).limits;
       assert.deepEqual(limits.queued, [], 'nothing waits any more');
@@ -78,16 +77,12 @@ describe('wake limits', () => {
         'two run: one over the limit, started by the owner',
       );
 
-      await page
-        .getByRole('navigation', { name: 'Perch' })
-        .getByRole('link', { name: /^Settings/ })
-        .click();
-      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Wake runs' }).click();
-      await page.getByRole('heading', { level: 2, name: 'Wake runs' }).waitFor();
-      assert.equal(await page.getByRole('spinbutton', { name: 'Runs at once' }).inputValue(), '1');
-      const running = page.getByRole('list', { name: 'Running wake runs' });
-      await running.getByText('first').waitFor();
-      await running.getByText('third').waitFor();
+      await openSettings(page, 'Wake runs');
+      await on(page).heading('Wake runs', { level: 2 }).waitFor();
+      assert.equal(await on(page).role('spinbutton', 'Runs at once').inputValue(), '1');
+      const running = on(page).list('Running wake runs');
+      await running.text('first').waitFor();
+      await running.text('third').waitFor();
       await h().screenshot('wake-limits-settings');
       for (const name of ['first', 'third']) await owner('wake.stop', { agent: name });
     },

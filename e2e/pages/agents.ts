@@ -105,6 +105,8 @@ export interface AgentCardParts {
   readonly reviewButton: Part;
   /** Its wake run on the Fleet screen while one runs ("reviewer wake run"), with its Stop button. */
   readonly wakeRun: Part;
+  /** Its wake run while it waits for a free slot ("second queued wake run"), with Start now and Cancel. */
+  readonly queuedRun: Part;
 }
 
 export type AgentCard = Part & AgentCardParts;
@@ -116,6 +118,7 @@ export function fleetCard(page: Page, name: string): AgentCard {
     resumeButton: card.button(`Resume ${name}`),
     reviewButton: card.button(`Review mode for ${name}`),
     wakeRun: on(page).field(`${name} wake run`),
+    queuedRun: on(page).field(`${name} queued wake run`),
   });
 }
 
