@@ -6,6 +6,7 @@ import { useHarness, connectAgent, openAgent, openPage, ownerCall, within } from
 import { on } from './pages/on';
 import { addAgent, agentList, closeKeyDialog, keyDialog, openAddAgent, readShownKey, snippetText } from './pages/agents';
 import { openSettings, screenTitle, sidebar } from './pages/app';
+import { remoteAccess } from './pages/phone';
 
 describe('agents and sign-in', () => {
   const h = useHarness({ agents: ['alice'] });
@@ -64,7 +65,7 @@ describe('agents and sign-in', () => {
     await ownerCall(h(), 'phone.set', { public_url: 'http://laptop.tail1234.ts.net' });
     try {
       await openSettings(page, 'Phone');
-      const note = on(page).region('Remote access').note();
+      const note = remoteAccess(page).note();
       await note.waitFor();
       assert.equal(
         (await note.innerText()).trim(),

@@ -13,6 +13,7 @@ import {
   claudeCodeStop,
 } from '../test/fixtures/status-hooks';
 import { on } from './pages/on';
+import { fleetCard } from './pages/agents';
 
 const LIVE = 5_000;
 
@@ -23,7 +24,8 @@ function hook(sub: string, input: unknown, env: Record<string, string>): Promise
 
 describe('harness status in the Fleet view', () => {
   const h = useHarness({ agents: ['kit'] });
-  const card = () => on(h().page).item('Agent kit');
+  const card = () => fleetCard(h().page, 'kit');
+  const session = () => card().harnessSession;
 
   before(async () => {
     await h().page.setViewportSize({ width: 1280, height: 800 });
@@ -36,15 +38,15 @@ describe('harness status in the Fleet view', () => {
     async () => {
       const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
       assert.deepEqual(await hook('session-start', claudeCodeSessionStart, env), { code: 0, stdout: '', stderr: '' });
-      await on(card()).field('Harness session').text('Claude Code: session started').waitFor({ timeout: LIVE });
-      await on(card()).field('Harness session').find('code', { hasText: '/home/user/my-project' }).waitFor({ timeout: LIVE });
+      await session().text('Claude Code: session started').waitFor({ timeout: LIVE });
+      await session().find('code', { hasText: '/home/user/my-project' }).waitFor({ timeout: LIVE });
 
       assert.deepEqual(await hook('notification', claudeCodeNotification, env), { code: 0, stdout: '', stderr: '' });
-      await on(card())
+      await card()
         .button(/^kit: needs you/)
         .waitFor({ timeout: LIVE });
-      await on(card()).field('Harness session').text('Claude Code: waiting for you').waitFor({ timeout: LIVE });
-      await on(card()).field('Harness session').text('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
+      await session().text('Claude Code: waiting for you').waitFor({ timeout: LIVE });
+      await session().text('— Claude needs your permission to use Bash').waitFor({ timeout: LIVE });
       await on(h().page)
         .feed('Progress feed')
         .text('Claude Code: waiting for you — Claude needs your permission to use Bash')
@@ -52,8 +54,8 @@ describe('harness status in the Fleet view', () => {
       await h().screenshot('harness-status-waiting');
 
       assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-      await on(card()).field('Harness session').text('Claude Code: working').waitFor({ timeout: LIVE });
-      await on(card())
+      await session().text('Claude Code: working').waitFor({ timeout: LIVE });
+      await card()
         .button(/^kit: working/)
         .waitFor({ timeout: LIVE });
       assert.deepEqual(h().pageErrors, []);
@@ -66,19 +68,19 @@ describe('harness status in the Fleet view', () => {
     async () => {
       const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: h().agents.kit!.key };
       assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-      await on(card())
+      await card()
         .button(/^kit: working/)
         .waitFor({ timeout: LIVE });
       assert.deepEqual(await hook('stop', claudeCodeStop, env), { code: 0, stdout: '', stderr: '' });
-      await on(card())
+      await card()
         .button(/^kit: connected, idle · just now — Claude Code: turn ended$/)
         .waitFor({ timeout: LIVE });
       assert.deepEqual(await hook('pre-tool-use', claudeCodePreToolUseBash, env), { code: 0, stdout: '', stderr: '' });
-      await on(card())
+      await card()
         .button(/^kit: working/)
         .waitFor({ timeout: LIVE });
       assert.deepEqual(await hook('session-end', claudeCodeSessionEnd, env), { code: 0, stdout: '', stderr: '' });
-      await on(card())
+      await card()
         .button(/^kit: offline · just now — Claude Code: session ended$/)
         .waitFor({ timeout: LIVE });
       assert.deepEqual(h().pageErrors, []);
@@ -110,14 +112,14 @@ describe('harness status in the Fleet view', () => {
         await row.waitFor({ timeout: LIVE });
         assert.equal(await on(row).text('kit', { exact: true }).count(), 1, 'under the agent');
         assert.equal(await feed.text(/Notes for kit/).count(), 0, 'not under its notes conversation');
-        await on(card()).find('.fleet-last').filter({ hasText: line }).waitFor({ timeout: LIVE }); // the card's latest activity
+        await card().find('.fleet-last').filter({ hasText: line }).waitFor({ timeout: LIVE }); // the card's latest activity
 
         await ownerCall(h(), 'agents.pause', { agent: 'kit', reason: 'lunch' });
         const blocked = await hook('pre-tool-use', { ...input, tool_input: { command: `git push origin w${width}` } }, env);
         assert.match(blocked.stdout, /"permissionDecision":"deny"/);
         const blockedLine = `Claude Code: blocked Bash — git push origin w${width} (the agent is paused)`;
         await feed.article('Claude Code activity of kit').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
-        await on(card()).find('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
+        await card().find('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
         await h().screenshot(`harness-activity${suffix}`);
         await ownerCall(h(), 'agents.resume', { agent: 'kit' });
         await page.setViewportSize({ width: 1280, height: 800 });

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { useHarness, openConversation, openPage, ownerCall, timeline } from './harness';
 import { on } from './pages/on';
 import { screenTitle } from './pages/app';
-import { approvalsTitle, heldCard } from './pages/approvals';
+import { approvalsTitle, heldCard, requestCard } from './pages/approvals';
 import { messageById } from './pages/conversation';
 
 const QUOTE_BOMB = '> '.repeat(3000) + 'x';
@@ -199,12 +199,12 @@ describe('hostile agent text', () => {
     });
 
     await openPage(page, 'Approvals');
-    await on(page).region('Ship the calm release?').waitFor();
+    await requestCard(page, 'Ship the calm release?').waitFor();
     const held = heldCard(page, 'loud');
     await held.nth(2).waitFor();
     assert.equal(await held.count(), 3);
     assert.equal(await on(page).find('[data-held-id] .md-plain').count(), 3, 'each held text is plain text (over a budget)');
-    const request = on(page).region('Ship the calm release?');
+    const request = requestCard(page, 'Ship the calm release?');
     await request.text('Context', { exact: true }).click();
     await request.text(/^"zzzz/).waitFor(); // the request's 30,000-character context string, open
     const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
@@ -214,7 +214,7 @@ describe('hostile agent text', () => {
     await page.reload();
     await approvalsTitle(page).waitFor({ timeout: 20_000 });
     await held.nth(2).waitFor();
-    await on(page).region('Ship the calm release?').waitFor();
+    await requestCard(page, 'Ship the calm release?').waitFor();
     // Discarding from the inbox still works.
     await on(held.nth(0)).button('Discard').click();
     await held.nth(1).waitFor();

@@ -10,6 +10,7 @@ import { on } from './pages/on';
 import { screenTitle, sidebar } from './pages/app';
 import { approvalsTitle, nothingWaiting } from './pages/approvals';
 import { message } from './pages/conversation';
+import { notificationsButton } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -196,7 +197,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
         await ctx.grantPermissions(['notifications'], { origin: h().baseUrl });
         // Headless Chromium has no push service (subscribe rejects with AbortError); a build without /sw.js cannot
         // start the worker. Either way: a clear message, and nothing left behind.
-        await on(phone).button('Turn on notifications').click();
+        await notificationsButton(phone).click();
         const alert = on(phone).find('.notify-control [role="alert"]');
         await alert.waitFor({ timeout: 30_000 });
         const said = (await alert.textContent()) ?? '';
@@ -206,7 +207,7 @@ describe('a paired phone (390×844): handoffs, notifications, forget, touch', ()
           /no working push service|could not start its notification worker|could not make a push subscription/,
           `the message names the cause: ${said}`,
         );
-        await on(phone).button('Turn on notifications').waitFor();
+        await notificationsButton(phone).waitFor();
         assert.equal(
           await phone.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length),
           0,

@@ -10,7 +10,7 @@ import { on } from './pages/on';
 import { agentList } from './pages/agents';
 import { screenTitle, sidebar } from './pages/app';
 import { approvalsTitle, nothingWaiting, requestCard } from './pages/approvals';
-import { confirmPairing, pairButton, pairOnPhone, showPairingQr } from './pages/phone';
+import { confirmPairing, notificationsButton, pairButton, pairOnPhone, showPairingQr } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -227,7 +227,7 @@ describe('phone layout (390×844)', () => {
         assert.equal(stored.owner, null, 'the phone has no owner session');
         assert.equal(await on(phone).nav('Sections').count(), 0, 'an approvals-only phone has no bottom bar');
         assert.equal(await sidebar(phone).count(), 0, 'an approvals-only phone has no conversation list');
-        await on(phone).button('Turn on notifications').waitFor();
+        await notificationsButton(phone).waitFor();
 
         // A request arrives live on the phone; Approve there reaches the agent.
         const req = await alice.call('request_human', {

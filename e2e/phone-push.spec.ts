@@ -24,7 +24,7 @@ import { on } from './pages/on';
 import { openSettings, screenTitle } from './pages/app';
 import { approvalsTitle, nothingWaiting } from './pages/approvals';
 import { conversationMenuItem } from './pages/conversation';
-import { confirmPairing, pairForm, pairOnPhone, pairingPhrase, showPairingQr } from './pages/phone';
+import { confirmPairing, notificationsButton, pairForm, pairOnPhone, pairingPhrase, remoteAccess, showPairingQr } from './pages/phone';
 
 const PHONE = { width: 390, height: 844 };
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
@@ -132,7 +132,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
       const laptop = h().page;
       await openSettings(laptop, 'Phone');
       await screenTitle(laptop, 'Phone').waitFor();
-      await on(laptop).region('Remote access').text('Phones reach this hub at').waitFor();
+      await remoteAccess(laptop).text('Phones reach this hub at').waitFor();
       const { link } = await showPairingQr(laptop, { name: 'Pocket Pixel' });
       await on(laptop).img('QR code to pair a phone').waitFor();
       assert.ok(link.startsWith(`${front.url}/pair#`), `the QR link is on the public URL: ${link}`);
@@ -183,7 +183,7 @@ describe('approve from the phone: pairing through the front, Web Push, the servi
   );
 
   test('Turn on notifications says plainly when the browser has no push service, and changes nothing', { timeout: 60_000 }, async () => {
-    await on(phone).button('Turn on notifications').click();
+    await notificationsButton(phone).click();
     // Debian's headless Chromium has no push service: the page must say so, not pretend.
     const alert = on(phone).alert();
     await alert.waitFor();

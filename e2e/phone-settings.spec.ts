@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { useHarness, within } from './harness';
 import { on } from './pages/on';
 import { openSettings, screenTitle } from './pages/app';
-import { confirmPairing, pairForm, pairingPhrase, showPairingQr } from './pages/phone';
+import { confirmPairing, pairForm, pairingPhrase, remoteAccess, showPairingQr } from './pages/phone';
 
 const PUBLIC_URL = 'https://laptop.tail1234.ts.net';
 const PUBLIC_HOST = new URL(PUBLIC_URL).host;
@@ -143,7 +143,7 @@ describe('Settings → Phone', () => {
 
       await form.field('Public URL of the HTTPS front').fill(PUBLIC_URL);
       await form.button('Save').click();
-      await on(page).region('Remote access').text('Phones reach this hub at').waitFor();
+      await remoteAccess(page).text('Phones reach this hub at').waitFor();
       assert.equal(await form.alert().count(), 0, 'the inline error is gone once saved');
       assert.equal(await howto.count(), 0);
 
@@ -160,7 +160,7 @@ describe('Settings → Phone', () => {
       assert.equal(await ntfy.alert().count(), 0);
       await page.reload();
       await screenTitle(page, 'Phone').waitFor(); // the hash keeps the page
-      await on(page).region('Remote access').text('Phones reach this hub at').waitFor();
+      await remoteAccess(page).text('Phones reach this hub at').waitFor();
       assert.equal(
         await on(page)
           .radio(/^Only ids/)

@@ -103,6 +103,8 @@ export interface AgentCardParts {
   readonly resumeButton: Part;
   /** Its review-mode switch (aria-pressed tells whether its sends are held for the owner). */
   readonly reviewButton: Part;
+  /** Its harness session line on the Fleet card ("Claude Code: working", the session's directory). */
+  readonly harnessSession: Part;
   /** Its wake run on the Fleet screen while one runs ("reviewer wake run"), with its Stop button. */
   readonly wakeRun: Part;
   /** Its wake run while it waits for a free slot ("second queued wake run"), with Start now and Cancel. */
@@ -117,6 +119,7 @@ export function fleetCard(page: Page, name: string): AgentCard {
     pauseButton: card.button(`Pause ${name}`),
     resumeButton: card.button(`Resume ${name}`),
     reviewButton: card.button(`Review mode for ${name}`),
+    harnessSession: card.field('Harness session'),
     wakeRun: on(page).field(`${name} wake run`),
     queuedRun: on(page).field(`${name} queued wake run`),
   });

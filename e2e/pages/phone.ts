@@ -3,6 +3,12 @@
 import type { Page } from 'playwright-core';
 import { on, type Part } from './on';
 
+/** Settings → Phone's "Remote access" section (the public URL phones reach the hub at). */
+export const remoteAccess = (laptop: Page): Part => on(laptop).region('Remote access');
+
+/** The phone's "Turn on notifications" button. */
+export const notificationsButton = (phone: Page): Part => on(phone).button('Turn on notifications');
+
 /** The laptop's "Pair a phone" form. */
 export const pairForm = (laptop: Page): Part => on(laptop).form('Pair a phone');
 
