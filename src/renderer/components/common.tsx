@@ -210,6 +210,16 @@ const FOCUSABLE = `${FIELDS}, button:not([disabled]), [href], [tabindex]:not([ta
  * for (an autoFocus element, else its first field, else its first control — never the Close button, so typing
  * cannot close it) and goes back to what opened it when it closes.
  */
+/** A failure the owner should read, announced to screen readers (role alert); nothing when there is none. */
+export function ErrorLine({ error }: { error: ReactNode }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [opener] = useState(() => (typeof document === 'undefined' ? null : (document.activeElement as HTMLElement | null)));

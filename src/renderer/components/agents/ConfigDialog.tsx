@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { AgentSummary } from '../../model';
 import { usePairedDevice } from '../../stores/paired-device';
 import { updateAgentConfig, type ConfigPatch } from '../../sync';
-import { Dialog } from '../common';
+import { Dialog, ErrorLine } from '../common';
 
 export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose: () => void }) {
   const c = agent.config;
@@ -107,11 +107,7 @@ export function ConfigDialog({ agent, onClose }: { agent: AgentSummary; onClose:
             </span>
           </div>
         </div>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
         <div className="row">
           <button type="submit" className="btn btn-primary">
             Save config

@@ -7,7 +7,7 @@ import { useWake } from '../../stores/wake';
 import { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from '../../sync';
 import { wakeRecipes, type WakeRunView } from '../../../shared/agents/wake';
 import { dateTimeOf, money } from '../../format';
-import { CopyButton, Dialog } from '../common';
+import { CopyButton, Dialog, ErrorLine } from '../common';
 import { RunResources } from '../fleet/WakeQueue';
 
 type Mode = 'argv' | 'shell' | 'webhook';
@@ -136,11 +136,7 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
             </div>
           </div>
         )}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
         <div className="row">
           <button type="submit" className="btn btn-primary">
             Save wake action

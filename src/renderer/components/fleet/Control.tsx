@@ -6,7 +6,7 @@ import type { CapName, Caps, PauseInfo, UsageDay } from '../../../shared/agents/
 import { useAgents } from '../../stores/agents';
 import { useControl } from '../../stores/control';
 import { money, moneyIn } from '../../format';
-import { Dialog } from '../common';
+import { Dialog, ErrorLine } from '../common';
 import { Icon } from '../Icon';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../../sync';
 
@@ -121,11 +121,7 @@ function ResumeFromCapDialog({ agent, onClose }: { agent: Pick<AgentSummary, 'id
             Today: {fmt(used)} of {current == null ? 'no cap' : fmt(current)}.
           </span>
         </div>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
         <div className="row">
           <button type="submit" className="btn btn-primary">
             Raise cap and resume

@@ -2,7 +2,7 @@
 // history (Settings → Export), of one conversation (its ⋯ menu) or of an agent's conversations (Agents page).
 import { useState } from 'react';
 import { downloadArchive, OwnerError } from '../../transport';
-import { Dialog } from '../common';
+import { Dialog, ErrorLine } from '../common';
 
 /** What to export: everything ({}), some conversations, or the conversations an agent (by name) is in. */
 export interface ExportScope {
@@ -55,11 +55,7 @@ export function ExportControls({ scope, label = 'Export…' }: { scope: ExportSc
           Saved {state.done}.
         </p>
       )}
-      {state.error && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <ErrorLine error={state.error} />
     </>
   );
 }

@@ -10,7 +10,7 @@ import { DesktopNotifyControl } from '../approvals/DesktopNotify';
 import { api, OwnerError } from '../../transport';
 import { useLaptopOnly } from '../../stores/paired-device';
 import { ExportControls } from './ExportDialog';
-import { OnTheLaptop } from '../common';
+import { OnTheLaptop, ErrorLine } from '../common';
 import { WakeLimitsSection } from '../fleet/WakeQueue';
 
 /** Export…: the whole history as one archive (the same as `perch export`), downloaded by the browser. */
@@ -90,11 +90,7 @@ function ContainersSection() {
           )}
         </p>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
     </section>
   );
 }
@@ -262,11 +258,7 @@ function RetentionSection() {
             : `Would delete ${plan.totals.messages} messages, ${plan.totals.events} events, ${plan.totals.files} files and ${plan.totals.summaries} summaries in ${plan.conversations.length} conversations, and archive ${plan.totals.archive}.`}
         </p>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
     </section>
   );
 }
