@@ -63,7 +63,7 @@ export default tseslint.config(
                 mcp: ['hub', ''],
                 owner: ['hub', ''],
                 push: ['hub'],
-                launcher: ['hub'],
+                launcher: ['hub', 'store'],
                 cli: ['', 'hub', 'owner', 'store'],
                 electron: ['', 'hub', 'owner', 'store'],
                 '': ['', 'store', 'hub', 'mcp', 'owner', 'push', 'launcher'],

@@ -23,12 +23,23 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** What else a sweep asks of a folder: last changed before `changedBefore`; unmarked ones stale after `unmarkedStaleMs`. */
+export interface SweepOptions {
+  now?: number;
+  changedBefore?: number;
+  unmarkedStaleMs?: number;
+}
+
 /**
- * Removes the staging folders named `<prefix><pid>-XXXXXX` in dir whose process is gone (this process's own only
- * when they predate it: a reused pid), and the unmarked `<prefix>XXXXXX` ones older than a day. Only real folders
- * this user owns with mode 0700. Answers the names removed; never throws (what it cannot remove is left).
+ * Removes the private folders named `<prefix><pid>-XXXXXX` in dir whose process is gone (this process's own only
+ * when they predate it: a reused pid), and the unmarked `<prefix>XXXXXX` ones older than unmarkedStaleMs (a day).
+ * Only real folders this user owns with mode 0700 (and, with changedBefore, last changed before it). Answers the
+ * names removed; never throws (what it cannot remove is left). POSIX only (no owner or mode to check elsewhere).
+ * Staging folders here, and the wake runs' config folders (src/main/launcher/run-folders.ts).
  */
-export function sweepStaging(dir: string, prefix: string, now: number = Date.now()): string[] {
+export function sweepStaging(dir: string, prefix: string, opts: SweepOptions = {}): string[] {
+  const now = opts.now ?? Date.now();
+  const unmarkedStaleMs = opts.unmarkedStaleMs ?? UNMARKED_STALE_MS;
   if (typeof process.getuid !== 'function') return [];
   const uid = process.getuid();
   const marked = new RegExp(`^${escapeRe(prefix)}(\\d{1,10})-[A-Za-z0-9]{6}$`);
@@ -52,11 +63,12 @@ export function sweepStaging(dir: string, prefix: string, now: number = Date.now
       continue;
     }
     if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o777) !== 0o700) continue;
+    if (opts.changedBefore !== undefined && st.mtimeMs >= opts.changedBefore) continue;
     if (m) {
       const pid = Number(m[1]);
       const stale = pid === process.pid ? st.mtimeMs < processStartedAt : !processAlive(pid);
       if (!stale) continue;
-    } else if (now - st.mtimeMs < UNMARKED_STALE_MS) {
+    } else if (now - st.mtimeMs < unmarkedStaleMs) {
       continue;
     }
     try {
