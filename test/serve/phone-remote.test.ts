@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHub, type RunningHub } from '../../src/main/app';
 import { addAgent } from '../../src/main/hub/control/agents';
-import { buildRequest, rawExchange } from '../support/raw-http';
+import { PHONE_ADDR, PUBLIC, PUBLIC_HOST, bearer, front, frontClient, type Answer, type FrontClient } from '../support/phone-front';
 import { connect, type AgentClient } from '../support/serve-harness';
 import { PAIRING_TTL_MS } from '../../src/shared/features/devices';
 import { getSetting } from '../../src/main/store/tables/talk/settings';
@@ -19,45 +19,16 @@ import { sql } from '../../src/main/store/db/db';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type R = any;
 
-const PUBLIC = 'https://laptop.tail1234.ts.net';
-const PUBLIC_HOST = 'laptop.tail1234.ts.net';
-
 let running: RunningHub;
 let dir: string;
 let skew = 0; // the hub's clock: Date.now() + skew
 let ownerToken: string;
 
-interface Answer {
-  status: number | null;
-  body: R;
-  head: string;
-}
-
-/** One raw request to the hub; headers as given (nothing added but Content-Length). */
-async function raw(method: string, target: string, headers: Array<[string, string]>, body?: unknown): Promise<Answer> {
-  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-  const h: Array<[string, string]> = [...headers, ['Connection', 'close']];
-  if (body !== undefined) h.push(['Content-Type', 'application/json']);
-  const a = await rawExchange(running.port, buildRequest(method, target, h, text), { timeoutMs: 40_000 });
-  let parsed: R;
-  try {
-    parsed = JSON.parse(a.body.toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  return { status: a.status, body: parsed, head: a.head };
-}
+/** One raw request to the hub (test/support/phone-front.ts): headers as given, nothing added but Content-Length. */
+const raw: FrontClient['raw'] = (method, target, headers, body) =>
+  frontClient({ port: running.port, dataDir: dir }).raw(method, target, headers, body);
 
 const local = (): Array<[string, string]> => [['Host', `127.0.0.1:${running.port}`]];
-/** What `tailscale serve` sends on: the public Host and its headers. */
-const front = (extra: Array<[string, string]> = []): Array<[string, string]> => [
-  ['Host', PUBLIC_HOST],
-  ['X-Forwarded-For', '100.101.102.103'],
-  ['X-Forwarded-Proto', 'https'],
-  ['Tailscale-User-Login', 'me@example.com'],
-  ...extra,
-];
-const bearer = (t: string): [string, string] => ['Authorization', `Bearer ${t}`];
 
 async function ownerCall(action: string, input: unknown = {}): Promise<Answer> {
   return raw('POST', `/api/owner/${action}`, [...local(), bearer(ownerToken)], input);
@@ -119,7 +90,7 @@ describe('the HTTPS front: Host, Origin, front headers, Funnel', () => {
   });
 
   test('a forged Origin gets 403, through the front and on loopback', async () => {
-    const a = await raw('POST', '/api/owner/hub.info', front([['Origin', 'https://evil.example.com']]), {});
+    const a = await raw('POST', '/api/owner/hub.info', front(PHONE_ADDR, [['Origin', 'https://evil.example.com']]), {});
     assert.equal(a.status, 403);
     const b = await raw(
       'POST',
@@ -139,7 +110,7 @@ describe('the HTTPS front: Host, Origin, front headers, Funnel', () => {
     assert.equal(b.status, 401);
     const c = await raw('POST', '/api/owner/requests.list', [['Host', PUBLIC_HOST], bearer(ownerToken)], {});
     assert.equal(c.status, 401, 'the public Host alone makes it remote');
-    const d = await raw('GET', '/api/owner/events', front([bearer(ownerToken)]));
+    const d = await raw('GET', '/api/owner/events', front(PHONE_ADDR, [bearer(ownerToken)]));
     assert.equal(d.status, 401);
     // The same token on loopback works (control).
     assert.equal((await ownerCall('requests.list')).status, 200);
@@ -149,14 +120,14 @@ describe('the HTTPS front: Host, Origin, front headers, Funnel', () => {
     const a = await raw('POST', '/api/owner/hub.info', [...local(), bearer(ownerToken), ['Tailscale-Funnel-Request', '?1']], {});
     assert.equal(a.status, 403);
     assert.match(a.body.error.message, /Funnel/);
-    assert.equal((await raw('GET', '/', front([['Tailscale-Funnel-Request', '?1']]))).status, 403);
+    assert.equal((await raw('GET', '/', front(PHONE_ADDR, [['Tailscale-Funnel-Request', '?1']]))).status, 403);
   });
 
   test('through the front: /mcp, the login page and exchange, login links and /files are refused; the UI and /pair are served', async () => {
     assert.equal((await raw('POST', '/mcp', front(), { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status, 403);
     assert.equal((await raw('GET', '/login', front())).status, 403);
     assert.equal((await raw('POST', '/api/owner/session', front(), { token: 'x' })).status, 403);
-    assert.equal((await raw('POST', '/api/owner/login-link', front([bearer(ownerToken)]), {})).status, 403);
+    assert.equal((await raw('POST', '/api/owner/login-link', front(PHONE_ADDR, [bearer(ownerToken)]), {})).status, 403);
     assert.equal((await raw('GET', '/files/f_0123456789abcdef?t=x', front())).status, 403);
     for (const p of ['/', '/pair']) {
       const a = await raw('GET', p, front());
@@ -224,7 +195,7 @@ describe('pairing', () => {
     assert.equal(got.body.value.device.name, 'Once phone', "the owner's name wins");
     const again = await raw('POST', '/api/device/pair/wait', front(), w);
     assert.equal(again.status, 410, 'the credential is handed out once');
-    const me = await raw('GET', '/api/device/me', front([bearer(got.body.value.device_token)]));
+    const me = await raw('GET', '/api/device/me', front(PHONE_ADDR, [bearer(got.body.value.device_token)]));
     assert.equal(me.status, 200);
     assert.equal(me.body.value.device.scope, 'approvals');
     assert.deepEqual(me.body.value.allowed_actions, [
@@ -315,7 +286,7 @@ describe('scopes, revocation and the audit list', () => {
 
   test("an approvals-only device cannot read conversations, send, open files or manage agents (403), but decides a real agent's request and hands back", async () => {
     const { token, device } = await pair('Approvals phone');
-    const call = (action: string, input: unknown = {}) => raw('POST', `/api/owner/${action}`, front([bearer(token)]), input);
+    const call = (action: string, input: unknown = {}) => raw('POST', `/api/owner/${action}`, front(PHONE_ADDR, [bearer(token)]), input);
     for (const [action, input] of [
       ['conversations.list', {}],
       ['conversations.history', { conv_id: conv }],
@@ -387,7 +358,7 @@ describe('scopes, revocation and the audit list', () => {
 
   test('revoking a device kills its credential (401 after) and deletes its push subscription row', async () => {
     const { token, device } = await pair('Revoked phone');
-    assert.equal((await raw('POST', '/api/owner/requests.list', front([bearer(token)]), {})).status, 200);
+    assert.equal((await raw('POST', '/api/owner/requests.list', front(PHONE_ADDR, [bearer(token)]), {})).status, 200);
     sql(running.hub.db, 'INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)').run(
       device.id,
       'https://push.example.com/x',
@@ -403,16 +374,16 @@ describe('scopes, revocation and the audit list', () => {
       sql<{ n: number }>(running.hub.db, 'SELECT COUNT(*) AS n FROM push_subscriptions WHERE device_id = ?').get(device.id)!.n,
       0,
     );
-    assert.equal((await raw('POST', '/api/owner/requests.list', front([bearer(token)]), {})).status, 401);
-    assert.equal((await raw('GET', '/api/device/me', front([bearer(token)]))).status, 401);
+    assert.equal((await raw('POST', '/api/owner/requests.list', front(PHONE_ADDR, [bearer(token)]), {})).status, 401);
+    assert.equal((await raw('GET', '/api/device/me', front(PHONE_ADDR, [bearer(token)]))).status, 401);
   });
 
   test('a full-scope device reads conversations but may not manage devices or phone settings; a device credential also works on loopback', async () => {
     const { token } = await pair('Full phone', 'full');
-    assert.equal((await raw('POST', '/api/owner/conversations.list', front([bearer(token)]), {})).status, 200);
+    assert.equal((await raw('POST', '/api/owner/conversations.list', front(PHONE_ADDR, [bearer(token)]), {})).status, 200);
     assert.equal((await raw('POST', '/api/owner/conversations.list', [...local(), bearer(token)], {})).status, 200);
-    assert.equal((await raw('POST', '/api/owner/devices.list', front([bearer(token)]), {})).status, 403);
-    assert.equal((await raw('POST', '/api/owner/phone.set', front([bearer(token)]), { public_url: null })).status, 403);
+    assert.equal((await raw('POST', '/api/owner/devices.list', front(PHONE_ADDR, [bearer(token)]), {})).status, 403);
+    assert.equal((await raw('POST', '/api/owner/phone.set', front(PHONE_ADDR, [bearer(token)]), { public_url: null })).status, 403);
     assert.equal(getSetting(running.hub.db, 'phone.public_url'), PUBLIC);
   });
 });
@@ -479,7 +450,7 @@ describe('bad input: a clear 400 that changes nothing', () => {
       assert.equal(r.status, status, `${method} ${p} ${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
       assert.ok(r.body?.error?.code && r.body.error.message && r.body.error.next_step, `${p}: a clear error body`);
     }
-    assert.equal((await raw('GET', '/api/device/me', front([bearer('pd_not-a-real-one')]))).status, 401);
+    assert.equal((await raw('GET', '/api/device/me', front(PHONE_ADDR, [bearer('pd_not-a-real-one')]))).status, 401);
     const pairingsAfter = sql<{ n: number }>(
       running.hub.db,
       'SELECT COUNT(*) AS n FROM device_pairings WHERE claimed_at IS NOT NULL',
@@ -492,7 +463,7 @@ describe('rate limits (last: they spend the hub-wide buckets)', () => {
   test('failed device credentials: over the limit the answer is 429 with Retry-After', async () => {
     let limited: Answer | undefined;
     for (let i = 0; i < 40 && !limited; i++) {
-      const r = await raw('GET', '/api/device/me', front([bearer(`pd_guess${i}`)]));
+      const r = await raw('GET', '/api/device/me', front(PHONE_ADDR, [bearer(`pd_guess${i}`)]));
       if (r.status === 429) limited = r;
       else assert.equal(r.status, 401);
     }
