@@ -113,7 +113,11 @@ export function parseReport(buf: Buffer): HarnessReport | string {
     return 'the body is not JSON';
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return 'the body is not a JSON object';
-  const o = v as Record<string, unknown>;
+  return reportOfObject(v as Record<string, unknown>);
+}
+
+/** A report from its fields (a parsed body, or what reportOf built from a harness's hook input), or why it is not one. */
+function reportOfObject(o: Record<string, unknown>): HarnessReport | string {
   if (!HARNESS_EVENTS.includes(o.event as HarnessEvent)) return `event must be one of ${HARNESS_EVENTS.join(', ')}`;
   if (!HARNESSES.includes(o.harness as HarnessName)) return `harness must be one of ${HARNESSES.join(', ')}`;
   const r: HarnessReport = { event: o.event as HarnessEvent, harness: o.harness as HarnessName };
@@ -359,7 +363,7 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
 /** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
 function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event: StatusHook, text: string): string {
   const input = parseEventInput(text, EVENT_NAME[event]);
-  const report = parseReport(Buffer.from(JSON.stringify(reportOf(event, input, harness as HarnessName))));
+  const report = reportOfObject(reportOf(event, input, harness as HarnessName));
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
