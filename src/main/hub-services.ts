@@ -18,7 +18,7 @@ import { archivedCountCache } from './hub/talk/archive';
 import { HarnessSessions } from './hub/control/harness';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
-import { RequestExpiry } from './hub/features/requests/requests';
+import { RequestExpiry } from './hub/features/requests/request-expiry';
 import { FloorExpiry } from './hub/features/coordination/floor';
 import { progressLimiter } from './hub/features/progress/progress';
 import { Retention, type RetentionOptions } from './hub/features/retention/retention-job';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub, callTool as call, drain, type TestHub } from '../support/helpers';
 import { answerCard } from '../../src/main/hub/features/cards/cards';
-import { decideRequest } from '../../src/main/hub/features/requests/requests';
+import { decideRequest } from '../../src/main/hub/features/requests/owner-decisions';
 import { getHistory, pin, react } from '../../src/main/hub/talk/messages';
 import { handBack } from '../../src/main/hub/features/coordination/handoffs';
 import { HubError } from '../../src/shared/errors';

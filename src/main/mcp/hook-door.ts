@@ -405,7 +405,7 @@ async function decide(
       if (r.state !== 'pending' || signal.aborted) return `the request was ${String(r.state)} in Perch; the terminal dialog decides`;
       const left = Math.floor((deadline - Date.now()) / 1000);
       if (left <= 0) break;
-      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts).
+      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts getRequest, abandoned-prompts.ts).
       r = (await callAgentTool(
         hub,
         who.agentId,

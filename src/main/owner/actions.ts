@@ -38,7 +38,7 @@ import { resumeConversation, setAgentBudget } from '../hub/control/brakes';
 import { handBack, listActiveHandoffs } from '../hub/features/coordination/handoffs';
 import { setTaskState } from '../hub/features/coordination/tasks';
 import { ownerFloor } from '../hub/features/coordination/floor';
-import { decideRequest, listRequests } from '../hub/features/requests/requests';
+import { decideRequest, listRequests } from '../hub/features/requests/owner-decisions';
 import { listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
 import { addRuleOrAnswer } from '../hub/features/requests/permission-answers';
 import { answerCard } from '../hub/features/cards/cards';

@@ -45,7 +45,7 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
     created_at: r.created_at,
     expires_at: r.expires_at,
   };
-  // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests/requests.ts withdrawPrompt).
+  // A prompt withdrawn by the hub keeps why in place of an outcome (hub/features/requests/abandoned-prompts.ts withdrawPrompt).
   // A prompt relayed by `perch channel` and closed by it keeps where it was answered (answered_in: 'terminal').
   const withdrawn = r.state === 'cancelled' ? (v.outcome as { withdrawn?: unknown } | null)?.withdrawn : undefined;
   const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;

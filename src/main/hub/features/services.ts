@@ -1,16 +1,16 @@
 // What the features keep for one hub, as typed fields, on top of talk's (src/main/hub/services.ts joins every area's),
-// and the hub the features' modules (and tools/) take. The modules that define these services (requests/requests,
+// and the hub the features' modules (and tools/) take. The modules that define these services (requests/request-expiry,
 // coordination/floor, progress/progress, retention/retention-job) are imported here, so they type the hub by the
 // fields they reach themselves.
 import type { Hub } from '../core/hub';
 import type { RateLimiter } from '../core/rate-limit';
 import type { TalkServices } from '../talk/services';
-import type { RequestExpiry } from './requests/requests';
+import type { RequestExpiry } from './requests/request-expiry';
 import type { FloorExpiry } from './coordination/floor';
 import type { Retention } from './retention/retention-job';
 
 export interface FeatureServices extends TalkServices {
-  /** The timer that expires requests on time (hub/features/requests/requests.ts). */
+  /** The timer that expires requests on time (hub/features/requests/request-expiry.ts). */
   requestExpiry: RequestExpiry;
   /** The timer that ends floors on time (hub/features/coordination/floor.ts). */
   floorExpiry: FloorExpiry;

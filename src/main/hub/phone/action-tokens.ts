@@ -13,7 +13,7 @@ import type { OwnerRequestView } from '../../../shared/features/requests';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
 import { tx } from '../../store/db/db';
-import { decideRequest } from '../features/requests/requests';
+import { decideRequest } from '../features/requests/owner-decisions';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
 type ActionTokensHub = Hub<FeatureServices & { actionSecret: ActionSecret }>;

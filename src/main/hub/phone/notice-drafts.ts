@@ -11,7 +11,7 @@ import { HubError } from '../../../shared/errors';
 import type { OwnerRequestView } from '../../../shared/features/requests';
 import type { EventView, HubLive } from '../../../shared/api/event-log';
 import { waitingNoticeBody } from '../../../shared/agents/harness';
-import { getRequestForOwner } from '../features/requests/requests';
+import { getRequestForOwner } from '../features/requests/owner-decisions';
 import { cardAddressedToOwner, publicUrl, pushContent } from './devices';
 import { mintActionToken, mintReadToken, type ActionDecision } from './action-tokens';
 import { messageById } from '../../store/tables/talk/messages';

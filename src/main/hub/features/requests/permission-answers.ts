@@ -1,6 +1,6 @@
 // The owner answers one of an agent's permission prompts "always": rules.add with the prompt's request_id adds the
 // standing rule for that agent and tool (hub/features/requests/permission-rules.ts) and, while the prompt is pending,
-// decides it by the rule at once (hub/features/requests/requests.ts), so the waiting hook gets the answer too.
+// decides it by the rule at once (hub/features/requests/owner-decisions.ts), so the waiting hook gets the answer too.
 import type { FeaturesHub } from '../services';
 import { HubError } from '../../../../shared/errors';
 import type { OwnerRequestView } from '../../../../shared/features/requests';
@@ -13,7 +13,7 @@ import {
 } from '../../../../shared/features/permission-prompts';
 import { promptCut } from '../../../../shared/api/prompt-filing';
 import { addPermissionRule, requireMayAdd, type RuleAuthor } from './permission-rules';
-import { decideRequest, getRequestForOwner } from './requests';
+import { decideRequest, getRequestForOwner } from './owner-decisions';
 
 export interface RuleAddInput {
   agent?: string;
