@@ -9,16 +9,16 @@
 // one queue, the owner's own wakes first, then first come first served, and the next starts as soon as a run ends.
 // Each run's process tree is sampled (resident memory, CPU); a run over its agent's memory ceiling for a few seconds
 // is stopped like a timeout.
-// The owner's side is beside it: the action (wake-action.ts: the owner's input checked and stored) and the views
+// Beside it: the limits and the queue (wake-queue.ts), a run's resources from its samples (run-sample.ts), what a
+// run's end records (run-end.ts), a run as the owner sees it (run-view.ts); the owner's side is the action
+// (wake-action.ts: the owner's input checked and stored), the limits' input (wake-limits.ts) and the views
 // (wake-views.ts: state, runs, log, stop).
-import { isPaused, recordUsage } from '../control/control';
+import { isPaused } from '../control/control';
 import type { Hub } from '../core/hub';
 import type { FeatureServices } from '../features/services';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
-import os from 'node:os';
 import { cursorOf } from '../../store/tables/talk/events';
-import { getSetting } from '../../store/tables/talk/settings';
 import { OutsideMemo } from '../core/outside-writes';
 import {
   enabledWakeAgents,
@@ -26,7 +26,6 @@ import {
   interruptLeftoverRuns,
   pruneWakeRuns,
   runsStartedSince,
-  setWakeFailures,
   unconfirmedWakes,
   updateWakeRun,
   wakeActionOf,
@@ -35,16 +34,20 @@ import {
 } from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS,
-  defaultAtOnce,
   type WakeAction,
   type WakeLimits,
   type WakeQueued,
   type WakeResources,
-  type WakeRunStatus,
-  type WakeRunView,
   type WakeSummary,
 } from '../../../shared/agents/wake';
 import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
+import { WakeQueue, type QueuedRun } from './wake-queue';
+import { countFailure, countRunUsage, endError, endStatus, newRunRow, type EndedBy } from './run-end';
+import { nextResources, overCeiling } from './run-sample';
+import { runView } from './run-view';
+
+export { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-queue';
+export { runView } from './run-view';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
 type WakeRunsHub = Hub<FeatureServices & { wakeRuns: WakeRuns }>;
@@ -61,11 +64,6 @@ export interface WakeOptions {
   /** A run above its memory ceiling this long is stopped (default WAKE_DEFAULTS.ceilingGraceMs). */
   ceilingGraceMs?: number;
 }
-
-/** Hub settings (settings table) of the limits across the fleet; set with wake.limits.set (wake-limits.ts). */
-export const AT_ONCE_SETTING = 'wake_at_once';
-export const FLOOR_SETTING = 'wake_min_free_mb';
-const MiB = 1024 * 1024;
 
 // ---- the seam for owner control -------------------------------------------------------------
 
@@ -93,20 +91,13 @@ interface LiveRun {
   handle: WakeHandle;
   confirmedAtStart: number;
   timer: NodeJS.Timeout;
-  endedBy?: 'timeout' | 'memory' | 'owner' | 'shutdown';
+  endedBy?: EndedBy;
   revokeKey: () => void;
   startedAt: number;
   /** The last sample of its process tree (peak and CPU kept with the run when it ends). */
   res?: WakeResources;
   /** Since when it is above its memory ceiling. */
   overSince?: number;
-}
-
-interface QueuedRun {
-  agentId: string;
-  since: number;
-  wokenAt: number;
-  byOwner: boolean;
 }
 
 interface AgentState {
@@ -137,8 +128,8 @@ export class WakeRuns {
   private readonly backoffMaxMs: number;
   private readonly maxFailures: number;
   private readonly ceilingGraceMs: number;
-  /** Runs waiting for a slot, in the order they start: the owner's wakes, then the others, each first come first served. */
-  private queue: QueuedRun[] = [];
+  /** The limits across the fleet and the runs waiting for a slot. */
+  private readonly queue: WakeQueue;
   /** While queued runs wait for memory (the floor), the machine is read again on this timer. */
   private floorTimer: NodeJS.Timeout | undefined;
   /** Agents whose owner was told a run went over its memory ceiling (once per agent while this hub runs). */
@@ -150,6 +141,7 @@ export class WakeRuns {
     opts: WakeOptions = {},
   ) {
     this.armed = new OutsideMemo(hub.outside);
+    this.queue = new WakeQueue(hub, launcher);
     this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
     this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
@@ -237,24 +229,7 @@ export class WakeRuns {
     const issued = isCommand
       ? issueRunKey(this.hub, agentId, runId, Date.now() + timeoutMs + WAKE_DEFAULTS.keyGraceMs, () => this.firstCall(runId))
       : undefined;
-    const runRow: WakeRunRow = {
-      id: runId,
-      agent_id: agentId,
-      kind: action.kind,
-      status: 'running',
-      woken_at: wokenAt,
-      started_at: startedAt,
-      running_at: null,
-      first_call_at: null,
-      ended_at: null,
-      exit_code: null,
-      signal: null,
-      error: null,
-      why: JSON.stringify(why),
-      usage: null,
-      pid: null,
-      log_file: null,
-    };
+    const runRow = newRunRow({ id: runId, agentId, kind: action.kind, wokenAt, startedAt, why });
     const dropped = this.hub.write(() => {
       insertWakeRun(this.hub.db, runRow);
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
@@ -313,25 +288,12 @@ export class WakeRuns {
   /** A sample of a run's process tree: kept for the views and the record; over its ceiling for long, it is stopped. */
   private sampled(live: LiveRun, action: WakeAction, s: TreeSample): void {
     const now = Date.now();
-    const prev = live.res;
-    const secs = prev ? (now - prev.at) / 1000 : 0;
-    const cpu = Math.max(prev?.cpu_secs ?? 0, s.cpu_secs);
-    live.res = {
-      rss_bytes: s.rss_bytes,
-      peak_rss_bytes: Math.max(prev?.peak_rss_bytes ?? 0, s.rss_bytes),
-      cpu_secs: Math.round(cpu * 100) / 100,
-      cpu_pct: prev && secs > 0 ? Math.round(((cpu - prev.cpu_secs) / secs) * 100) : 0,
-      at: now,
-    };
-    const ceiling = action.memory_ceiling_mb;
-    if (ceiling && s.rss_bytes > ceiling * MiB) {
-      live.overSince ??= now;
-      if (now - live.overSince >= this.ceilingGraceMs && !live.endedBy) {
-        live.endedBy = 'memory';
-        live.handle.stop();
-      }
-    } else {
-      live.overSince = undefined;
+    live.res = nextResources(live.res, s, now);
+    const over = overCeiling(live.overSince, s.rss_bytes, action.memory_ceiling_mb, now, this.ceilingGraceMs);
+    live.overSince = over.overSince;
+    if (over.overLong && !live.endedBy) {
+      live.endedBy = 'memory';
+      live.handle.stop();
     }
     this.publish(live.id);
   }
@@ -346,31 +308,16 @@ export class WakeRuns {
 
   /** The machine now: the launcher's reading (procfs on Linux), else the OS's free memory. */
   machine(): MachineMemory {
-    return (
-      this.launcher?.machine?.() ?? {
-        cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
-        total_bytes: os.totalmem(),
-        available_bytes: os.freemem(),
-      }
-    );
+    return this.queue.machine();
   }
 
   /** Runs alive at once at most: the owner's setting, else the default from the machine (read when the hub started). */
   atOnce(): { value: number; isDefault: boolean } {
-    const set = Number(getSetting(this.hub.db, AT_ONCE_SETTING));
-    if (Number.isInteger(set) && set >= 1) return { value: set, isDefault: false };
-    this.defaultAtOnce ??= (() => {
-      const m = this.machine();
-      return defaultAtOnce(m.cores, m.available_bytes);
-    })();
-    return { value: this.defaultAtOnce, isDefault: true };
+    return this.queue.atOnce();
   }
 
-  private defaultAtOnce: number | undefined;
-
   floorMb(): number {
-    const n = Number(getSetting(this.hub.db, FLOOR_SETTING) ?? 0);
-    return Number.isFinite(n) && n > 0 ? n : 0;
+    return this.queue.floorMb();
   }
 
   private liveCount(): number {
@@ -381,24 +328,12 @@ export class WakeRuns {
 
   /** Why no run may start now (all slots taken, or the machine's memory below the floor); null: one may. */
   private gate(): string | null {
-    const atOnce = this.atOnce().value;
-    if (this.liveCount() >= atOnce) return `${atOnce} run${atOnce === 1 ? '' : 's'} at once, all running`;
-    return this.belowFloor();
-  }
-
-  private belowFloor(): string | null {
-    const floor = this.floorMb();
-    if (!floor) return null;
-    const available = Math.floor(this.machine().available_bytes / MiB);
-    return available < floor ? `the machine has ${available} MB available, below the floor of ${floor} MB` : null;
+    return this.queue.gate(this.liveCount());
   }
 
   private enqueue(st: AgentState, q: QueuedRun): void {
     st.queued = q;
-    // The owner's own wakes go before every other waiting run (after the owner's earlier ones).
-    const at = q.byOwner ? this.queue.findIndex((x) => !x.byOwner) : -1;
-    if (at < 0) this.queue.push(q);
-    else this.queue.splice(at, 0, q);
+    this.queue.add(q);
     this.queueChanged();
     this.pump();
   }
@@ -408,7 +343,7 @@ export class WakeRuns {
     const q = st?.queued;
     if (!st || !q) return undefined;
     st.queued = undefined;
-    this.queue = this.queue.filter((x) => x !== q);
+    this.queue.remove(q);
     this.queueChanged();
     return q;
   }
@@ -428,7 +363,7 @@ export class WakeRuns {
       }
     }
     // Waiting for memory, not for a run to end: read the machine again a little later.
-    if (this.queue.length > 0 && !this.floorTimer && this.belowFloor()) {
+    if (this.queue.length > 0 && !this.floorTimer && this.queue.belowFloor()) {
       this.floorTimer = setTimeout(() => {
         this.floorTimer = undefined;
         this.pump();
@@ -451,12 +386,8 @@ export class WakeRuns {
   }
 
   queuedOf(agentId: string): WakeQueued | null {
-    const i = this.queue.findIndex((q) => q.agentId === agentId);
-    return i < 0 ? null : this.queuedView(this.queue[i]!, i);
-  }
-
-  private queuedView(q: QueuedRun, i: number): WakeQueued {
-    return { agent: { id: q.agentId, name: this.nameOf(q.agentId) }, since: q.since, position: i + 1, by_owner: q.byOwner };
+    const i = this.queue.indexOf(agentId);
+    return i < 0 ? null : (this.queue.views((id) => this.nameOf(id))[i] ?? null);
   }
 
   /**
@@ -464,8 +395,6 @@ export class WakeRuns {
    * item): no machine and no samples, so it changes only when runs start, end or queue (samples go out as wake_run).
    */
   limits(opts: { brief?: boolean } = {}): WakeLimits {
-    const at = this.atOnce();
-    const m = opts.brief ? null : this.machine();
     const running: WakeLimits['running'] = [];
     for (const [agentId, st] of this.agents) {
       if (st.run)
@@ -476,17 +405,7 @@ export class WakeRuns {
           live: opts.brief ? null : (st.run.res ?? null),
         });
     }
-    running.sort((a, b) => a.since - b.since);
-    const floorWhy = this.queue.length ? this.belowFloor() : null;
-    return {
-      at_once: at.value,
-      at_once_default: at.isDefault,
-      min_free_mb: this.floorMb(),
-      machine: m && { cores: m.cores, total_mb: Math.round(m.total_bytes / MiB), available_mb: Math.round(m.available_bytes / MiB) },
-      running,
-      queued: this.queue.map((q, i) => this.queuedView(q, i)),
-      blocked: floorWhy ? `No new run starts: ${floorWhy}.` : null,
-    };
+    return this.queue.limits(running, { brief: !!opts.brief, nameOf: (id) => this.nameOf(id) });
   }
 
   private nameOf(id: string): string {
@@ -534,29 +453,8 @@ export class WakeRuns {
     const st = this.state(agentId);
     const action = wakeActionOf(this.hub.db, agentId);
     const ceiling = action ? (JSON.parse(action.action) as WakeAction).memory_ceiling_mb : undefined;
-    const status: WakeRunStatus =
-      live.endedBy === 'memory'
-        ? 'over_memory'
-        : live.endedBy === 'timeout'
-          ? 'timed_out'
-          : live.endedBy === 'owner'
-            ? 'stopped'
-            : live.endedBy === 'shutdown'
-              ? 'interrupted'
-              : end.exitCode === 0 && !end.error
-                ? 'succeeded'
-                : 'failed';
-    const error =
-      end.error ??
-      (status === 'over_memory'
-        ? `It held more than its memory ceiling of ${ceiling} MB (${Math.round((live.res?.rss_bytes ?? 0) / MiB)} MB) for ${Math.round(this.ceilingGraceMs / 1000)} s and was stopped.`
-        : status === 'timed_out'
-          ? 'It ran past its timeout and was stopped.'
-          : status === 'stopped'
-            ? 'Stopped by the owner.'
-            : status === 'failed'
-              ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.`
-              : null);
+    const status = endStatus(live.endedBy, end);
+    const error = endError(status, end, { ceilingMb: ceiling, rssBytes: live.res?.rss_bytes ?? 0, ceilingGraceMs: this.ceilingGraceMs });
     const res = live.res ? { peak_rss_bytes: live.res.peak_rss_bytes, cpu_secs: live.res.cpu_secs } : {};
     this.update(live.id, {
       status,
@@ -579,24 +477,14 @@ export class WakeRuns {
     const row = wakeActionOf(this.hub.db, agentId);
     if (!row) return;
     const confirmedNow = cursorOf(this.hub.db, agentId).confirmed_gid;
-    const confirmedSomething = confirmedNow > live.confirmedAtStart;
-    if ((status === 'failed' || status === 'timed_out' || status === 'over_memory') && !confirmedSomething) {
-      const failures = row.consecutive_failures + 1;
-      const off =
-        failures >= this.maxFailures
-          ? {
-              reason: `Perch switched ${this.nameOf(agentId)}'s wake action off: ${failures} runs in a row failed before confirming anything (last: ${error}). Check the command and its log, then set it again.`,
-            }
-          : null;
-      this.armed.changing(() => this.hub.write(() => setWakeFailures(this.hub.db, agentId, failures, off, Date.now())));
-      if (off) {
-        this.hub.bus.publish({ kind: 'hub', value: { wake_off: { agent_id: agentId, reason: off.reason } } });
-        process.stderr.write(`perch: ${off.reason}\n`);
-        return;
-      }
-    } else if (status === 'succeeded' || confirmedSomething) {
-      if (row.consecutive_failures) this.hub.write(() => setWakeFailures(this.hub.db, agentId, 0, null, Date.now()));
-    }
+    const turnedOff = countFailure(this.hub, this.armed, row, {
+      status,
+      error,
+      confirmedSomething: confirmedNow > live.confirmedAtStart,
+      maxFailures: this.maxFailures,
+      name: this.nameOf(agentId),
+    });
+    if (turnedOff) return;
     if (!row.enabled || status === 'stopped') return;
     // Waking events still unconfirmed: run again after the backoff (doubling while it keeps happening).
     if (unconfirmedWakes(this.hub.db, agentId, confirmedNow, 1).length) {
@@ -666,7 +554,7 @@ export class WakeRuns {
       st.queued = undefined;
       if (st.run) live.push(st.run);
     }
-    this.queue = [];
+    this.queue.clear();
     if (this.floorTimer) clearTimeout(this.floorTimer);
     const at = clock();
     for (const run of live) {
@@ -690,58 +578,4 @@ export class WakeRuns {
     this.stopListening?.();
     this.stopListening = undefined;
   }
-}
-
-/**
- * A run's usage, as Claude Code's JSON result reports it (total_cost_usd, usage.input_tokens/output_tokens),
- * is counted for the agent like usage it reports itself (hub/control/control.ts): a daily cap it reaches pauses it.
- */
-function countRunUsage(hub: WakeRunsHub, agentId: string, u: NonNullable<WakeRunView['usage']>): void {
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-  const usage = {
-    input_tokens: Math.round(num(u.usage?.input_tokens)),
-    output_tokens: Math.round(num(u.usage?.output_tokens)),
-    cost_usd: num(u.total_cost_usd),
-  };
-  try {
-    recordUsage(hub, agentId, { usage });
-  } catch (err) {
-    process.stderr.write(
-      `perch: the usage of a wake run of ${agentId} was not counted: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
-  }
-}
-
-// ---- a run as the owner sees it: published on each change (above), listed and read by wake-views.ts ----
-
-export function runView(hub: WakeRunsHub, r: WakeRunRow): WakeRunView {
-  let name = r.agent_id;
-  try {
-    name = hub.user(r.agent_id).name;
-  } catch {
-    /* gone */
-  }
-  const end = r.ended_at;
-  return {
-    id: r.id,
-    agent_id: r.agent_id,
-    agent_name: name,
-    kind: r.kind as WakeRunView['kind'],
-    status: r.status as WakeRunStatus,
-    woken_at: r.woken_at,
-    started_at: r.started_at,
-    running_at: r.running_at,
-    first_call_at: r.first_call_at,
-    ended_at: end,
-    duration_ms: end != null ? Math.round(end - r.started_at) : null,
-    exit_code: r.exit_code,
-    signal: r.signal,
-    error: r.error,
-    why: JSON.parse(r.why) as WakeSummary,
-    usage: r.usage ? JSON.parse(r.usage) : null,
-    pid: r.pid,
-    peak_rss_bytes: r.peak_rss_bytes ?? null,
-    cpu_secs: r.cpu_secs ?? null,
-    ...(r.status === 'running' ? { live: hub.services.wakeRuns.liveResources(r.id) } : {}),
-  };
 }
