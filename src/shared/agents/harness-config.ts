@@ -19,6 +19,7 @@
 // Every hook entry is built in one place (hookEntry, cursorHookCommand). Other clients get their snippet
 // (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './key-env';
+import { tooDeep } from '../text/json-depth';
 import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from '../text/toml-table';
 
 /** The prefix of Perch's MCP server names (before this change, one agent's entry was named just this). */
@@ -223,6 +224,9 @@ const ALL_PERCH_HOOKS: readonly PerchHook[] = perchHooks('claude-code', { agent:
   timeout: HOOK_TIMEOUT_SECS,
 });
 
+/** How deeply a client's JSON config may nest (real ones: under ten levels). */
+const MAX_CONFIG_DEPTH = 200;
+
 function parseObject(text: string | undefined, file: string): Json {
   if (text === undefined || text.trim() === '') return {};
   let v: unknown;
@@ -232,6 +236,8 @@ function parseObject(text: string | undefined, file: string): Json {
     throw new ConfigFileError(`${file} is not valid JSON (${(e as Error).message}); fix or move it, then run again`);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigFileError(`${file} is not a JSON object`);
+  // Written back with JSON.stringify, which recurses: a file nested past any real config's depth is refused first.
+  if (tooDeep(v, MAX_CONFIG_DEPTH) !== undefined) throw new ConfigFileError(`${file} nests deeper than ${MAX_CONFIG_DEPTH} levels`);
   return v as Json;
 }
 
