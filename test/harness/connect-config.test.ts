@@ -20,7 +20,7 @@ import { awaySnippets } from '../../src/shared/agents/snippets';
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 /** The curl command hook of the contract for kit (Codex, Cursor). */
 function curl(harness: string, event: string, secs: number, base = 'http://127.0.0.1:7457'): string {
-  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- '${base}/hook/${harness}/${event}?agent=kit'`;
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$PERCH_KEY_KIT" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${base}/hook/${harness}/${event}?agent=kit'; } 3<&0`;
 }
 const TABLE = ['[mcp_servers.perch-kit]', 'url = "http://127.0.0.1:7457/mcp"', 'bearer_token_env_var = "PERCH_KEY_KIT"'];
 /** What `perch connect codex` adds at the top level of a config without an approval policy. */
@@ -206,6 +206,16 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     );
   });
 
+  test('an earlier curl hook that put the key in its argv (-H "Authorization: Bearer $PERCH_KEY_KIT") is upgraded in its place to the printf | curl -K - form', () => {
+    const legacy = `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- 'http://127.0.0.1:7457/hook/codex/permission-request?agent=kit'`;
+    const old = JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: legacy, timeout: 600 }] }] } });
+    const j = JSON.parse(setPerchHooks(old, 'codex', O, 'hooks.json'));
+    assert.deepEqual(j.hooks.PermissionRequest, [
+      { hooks: [{ type: 'command', command: curl('codex', 'permission-request', 590), timeout: 600 }] },
+    ]);
+    assert.ok(!JSON.stringify(j).includes('Bearer $PERCH_KEY_KIT"'), 'no header with the key left in a command line');
+  });
+
   test("the hook is added once beside the user's own hooks, and a second run replaces it rather than adding another", () => {
     const mine = { matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/audit.sh' }] };
     const old = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [mine], PermissionRequest: [mine] } });
@@ -222,7 +232,7 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     assert.equal(moved.hooks.PermissionRequest.length, 2, 'replaced, not added');
     assert.match(
       moved.hooks.PermissionRequest[1].hooks[0].command,
-      / 'http:\/\/127\.0\.0\.1:8000\/hook\/codex\/permission-request\?agent=kit'$/,
+      / 'http:\/\/127\.0\.0\.1:8000\/hook\/codex\/permission-request\?agent=kit'; \} 3<&0$/,
     );
   });
 

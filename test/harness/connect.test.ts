@@ -170,7 +170,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
         hooks: [
           {
             type: 'command',
-            command: `curl -sS -f --max-time ${sub === 'permission-request' ? 590 : 10} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(a.name)}" --data-binary @- '${hookBase()}/hook/codex/${sub}?agent=${a.name}'`,
+            command: `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(a.name)}" | curl -sS -f --max-time ${sub === 'permission-request' ? 590 : 10} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${hookBase()}/hook/codex/${sub}?agent=${a.name}'; } 3<&0`,
             timeout,
           },
         ],
@@ -288,11 +288,11 @@ describe('two agents on one machine, and what the shell needs', () => {
     );
     assert.match(
       fs.readFileSync(path.join(repo, '.codex', 'hooks.json'), 'utf8'),
-      new RegExp(`--data-binary @- '${hookBase()}/hook/codex/permission-request\\?agent=${rue.name}'`),
+      new RegExp(`--data-binary @/dev/fd/3 '${hookBase()}/hook/codex/permission-request\\?agent=${rue.name}'`),
     );
     assert.match(
       fs.readFileSync(path.join(repo, '.cursor', 'hooks.json'), 'utf8'),
-      new RegExp(`--data-binary @- '${hookBase()}/hook/cursor/permission-request\\?agent=${rue.name}'`),
+      new RegExp(`--data-binary @/dev/fd/3 '${hookBase()}/hook/cursor/permission-request\\?agent=${rue.name}'`),
     );
     for (const text of Object.values(snapshot(repo))) assert.ok(!text.includes(rue.key), 'the key is in no project file');
     assert.ok(JSON.parse(fs.readFileSync(path.join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${rue.name}`]);

@@ -284,12 +284,18 @@ function shellQuoted(s: string): string {
 /**
  * The command hook that makes the one request to the hook door with curl (Codex, Cursor): the harness's input on
  * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (both harnesses run the
- * command through a shell, which expands it); never written. On a non-2xx answer curl -f prints nothing and exits 22,
- * and without curl the shell exits 127: both a non-blocking hook error, so the harness's own dialog goes on.
+ * command through a shell, which expands it) and never reaches a process's argv, which every local user can read:
+ * the shell's own printf (a builtin in sh, dash, bash and zsh: no process is started for it) writes the header as a
+ * curl config into a pipe that curl reads as its stdin (-K -), and the harness's input is the body, read from fd 3
+ * (@/dev/fd/3). `cat |` first puts that input on a pipe the shell made (/dev/fd/N opens a pipe, not the socket a
+ * harness may hand its input over), and fd 3 is given to the group, not to curl (zsh would join two inputs of one
+ * command). Every curl reads a config on stdin (curl 8.3's --variable is not needed). On a
+ * non-2xx answer curl -f prints nothing and exits 22, and without curl the shell exits 127: both a non-blocking hook
+ * error, so the harness's own dialog goes on. Never written: the key itself.
  */
 export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor', sub: string): string {
   const secs = sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS;
-  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(o.agent)}" --data-binary @- ${shellQuoted(hookUrl(o, harness, sub))}`;
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(o.agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 ${shellQuoted(hookUrl(o, harness, sub))}; } 3<&0`;
 }
 
 /** The `perch hook` command of --hooks perch: `perch hook SUB [--harness cursor] --agent NAME --url URL` (it reads PERCH_KEY_<NAME>). */
