@@ -121,7 +121,8 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
       headers: { Authorization: `Bearer \${${keyEnvVar(a.name)}}` },
     });
     const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
-    assert.deepEqual(settings.permissions, SETTINGS.permissions);
+    // Perch's own tools need no approval (the hub governs them); the user's own rules stay.
+    assert.deepEqual(settings.permissions, { ...SETTINGS.permissions, allow: [...SETTINGS.permissions.allow, `mcp__perch-${a.name}`] });
     assert.deepEqual(settings.hooks.PostToolUse, SETTINGS.hooks.PostToolUse);
     assert.deepEqual(settings.hooks.PermissionRequest, [
       {
@@ -162,7 +163,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     const toml = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8');
     assert.equal(
       toml,
-      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\n`,
+      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\ndefault_tools_approval_mode = "approve"\n`,
     );
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
     const hook = (sub: string, timeout: number) => [

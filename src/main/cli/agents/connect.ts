@@ -197,11 +197,16 @@ async function cmdConnect(argv: string[]): Promise<void> {
     { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings },
     () => {
       const out: string[] = [];
-      for (const f of files) {
-        if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
-        else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
-        else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
-      }
+      if (!files.some((f) => f.changed))
+        out.push(
+          `Already connected, nothing to change: ${files.map((f) => f.file).join(' and ')} ${files.length > 1 ? 'have' : 'has'} ${agent}'s Perch entries as this run would write them (nothing written, no backup).`,
+        );
+      else
+        for (const f of files) {
+          if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
+          else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
+          else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
+        }
       if (!values.write && files.some((f) => f.changed))
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
       out.push(
