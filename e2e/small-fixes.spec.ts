@@ -93,7 +93,7 @@ describe('small fixes', () => {
         });
         assert.match(
           await snippet('Codex hooks inside the container'),
-          new RegExp(`--data-binary @- 'http://host\\.docker\\.internal:${port}/hook/codex/permission-request\\?agent=kit'`),
+          new RegExp(`--data-binary @/dev/fd/3 'http://host\\.docker\\.internal:${port}/hook/codex/permission-request\\?agent=kit'`),
         );
         assert.match(await snippet('Cursor hooks inside the container'), /"beforeShellExecution": \[/);
         await page.keyboard.press('Escape');

@@ -20,9 +20,14 @@ import { awaySnippets } from '../../src/shared/agents/snippets';
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 /** The curl command hook of the contract for kit (Codex, Cursor). */
 function curl(harness: string, event: string, secs: number, base = 'http://127.0.0.1:7457'): string {
-  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- '${base}/hook/${harness}/${event}?agent=kit'`;
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$PERCH_KEY_KIT" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${base}/hook/${harness}/${event}?agent=kit'; } 3<&0`;
 }
-const TABLE = ['[mcp_servers.perch-kit]', 'url = "http://127.0.0.1:7457/mcp"', 'bearer_token_env_var = "PERCH_KEY_KIT"'];
+const TABLE = [
+  '[mcp_servers.perch-kit]',
+  'url = "http://127.0.0.1:7457/mcp"',
+  'bearer_token_env_var = "PERCH_KEY_KIT"',
+  'default_tools_approval_mode = "approve"',
+];
 /** What `perch connect codex` adds at the top level of a config without an approval policy. */
 const APPROVAL = 'approval_policy = "on-request"';
 
@@ -206,6 +211,48 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     );
   });
 
+  test('an earlier curl hook that put the key in its argv (-H "Authorization: Bearer $PERCH_KEY_KIT") is upgraded in its place to the printf | curl -K - form', () => {
+    const legacy = `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- 'http://127.0.0.1:7457/hook/codex/permission-request?agent=kit'`;
+    const old = JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: legacy, timeout: 600 }] }] } });
+    const j = JSON.parse(setPerchHooks(old, 'codex', O, 'hooks.json'));
+    assert.deepEqual(j.hooks.PermissionRequest, [
+      { hooks: [{ type: 'command', command: curl('codex', 'permission-request', 590), timeout: 600 }] },
+    ]);
+    assert.ok(!JSON.stringify(j).includes('Bearer $PERCH_KEY_KIT"'), 'no header with the key left in a command line');
+  });
+
+  test("Perch's own tools need no approval: Claude Code's settings get permissions.allow mcp__perch-NAME once (an earlier connection upgraded), another agent's only with --replace; Codex's table default_tools_approval_mode = \"approve\"", () => {
+    const earlier = JSON.parse(setPerchHooks(undefined, 'claude-code', O, 'settings.json'));
+    delete earlier.permissions; // a connection written before the allow existed
+    const upgraded = JSON.parse(
+      setPerchHooks(
+        JSON.stringify({ ...earlier, permissions: { allow: ['Bash(npm test)', 'mcp__perch-kit__whoami'] } }),
+        'claude-code',
+        O,
+        'settings.json',
+      ),
+    );
+    assert.deepEqual(upgraded.permissions.allow, ['Bash(npm test)', 'mcp__perch-kit__whoami', 'mcp__perch-kit']);
+    const again = setPerchHooks(JSON.stringify(upgraded), 'claude-code', O, 'settings.json');
+    assert.deepEqual(JSON.parse(again).permissions.allow, upgraded.permissions.allow, 'once');
+    const rue = setPerchHooks(undefined, 'claude-code', { ...O, agent: 'rue' }, 'settings.json');
+    assert.throws(() => setPerchHooks(rue, 'claude-code', O, 'settings.json'), AgentConflict);
+    assert.deepEqual(JSON.parse(setPerchHooks(rue, 'claude-code', { ...O, replace: true }, 'settings.json')).permissions.allow, [
+      'mcp__perch-kit',
+    ]);
+    assert.equal(
+      JSON.parse(setPerchHooks(undefined, 'codex', O, 'hooks.json')).permissions,
+      undefined,
+      "Codex's hooks.json has no permissions",
+    );
+    assert.throws(
+      () => setPerchHooks('{"permissions":{"allow":"x"}}', 'claude-code', O, 'settings.json'),
+      /"permissions\.allow" is not a list/,
+    );
+    const old = `[mcp_servers.perch-kit]\nurl = "http://127.0.0.1:7457/mcp"\nbearer_token_env_var = "PERCH_KEY_KIT"\n`;
+    assert.equal(setCodexMcp(old, O), `${APPROVAL}\n\n${TABLE.join('\n')}\n`);
+  });
+
   test("the hook is added once beside the user's own hooks, and a second run replaces it rather than adding another", () => {
     const mine = { matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/audit.sh' }] };
     const old = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [mine], PermissionRequest: [mine] } });
@@ -222,7 +269,7 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     assert.equal(moved.hooks.PermissionRequest.length, 2, 'replaced, not added');
     assert.match(
       moved.hooks.PermissionRequest[1].hooks[0].command,
-      / 'http:\/\/127\.0\.0\.1:8000\/hook\/codex\/permission-request\?agent=kit'$/,
+      / 'http:\/\/127\.0\.0\.1:8000\/hook\/codex\/permission-request\?agent=kit'; \} 3<&0$/,
     );
   });
 

@@ -78,7 +78,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     // One request to the hub's hook door with curl (the MCP URL without /mcp), the key from the environment.
     const ours = {
-      command: `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(a.name)}" --data-binary @- '${served.mcpUrl.replace(/\/mcp$/, '')}/hook/cursor/permission-request?agent=${a.name}'`,
+      command: `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(a.name)}" | curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${served.mcpUrl.replace(/\/mcp$/, '')}/hook/cursor/permission-request?agent=${a.name}'; } 3<&0`,
     };
     assert.deepEqual(hooks, {
       version: 1,
@@ -152,7 +152,7 @@ describe('the Cursor config edits (pure)', () => {
     assert.deepEqual(out.hooks.beforeShellExecution, [
       { command: 'a.sh' },
       {
-        command: `curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $PERCH_KEY_KIT" --data-binary @- 'http://127.0.0.1:7457/hook/cursor/permission-request?agent=kit'`,
+        command: `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$PERCH_KEY_KIT" | curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 'http://127.0.0.1:7457/hook/cursor/permission-request?agent=kit'; } 3<&0`,
       },
       { command: 'b.sh' },
     ]);

@@ -121,7 +121,8 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
       headers: { Authorization: `Bearer \${${keyEnvVar(a.name)}}` },
     });
     const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
-    assert.deepEqual(settings.permissions, SETTINGS.permissions);
+    // Perch's own tools need no approval (the hub governs them); the user's own rules stay.
+    assert.deepEqual(settings.permissions, { ...SETTINGS.permissions, allow: [...SETTINGS.permissions.allow, `mcp__perch-${a.name}`] });
     assert.deepEqual(settings.hooks.PostToolUse, SETTINGS.hooks.PostToolUse);
     assert.deepEqual(settings.hooks.PermissionRequest, [
       {
@@ -162,7 +163,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     const toml = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8');
     assert.equal(
       toml,
-      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\n`,
+      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\ndefault_tools_approval_mode = "approve"\n`,
     );
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
     const hook = (sub: string, timeout: number) => [
@@ -170,7 +171,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
         hooks: [
           {
             type: 'command',
-            command: `curl -sS -f --max-time ${sub === 'permission-request' ? 590 : 10} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(a.name)}" --data-binary @- '${hookBase()}/hook/codex/${sub}?agent=${a.name}'`,
+            command: `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(a.name)}" | curl -sS -f --max-time ${sub === 'permission-request' ? 590 : 10} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${hookBase()}/hook/codex/${sub}?agent=${a.name}'; } 3<&0`,
             timeout,
           },
         ],
@@ -288,11 +289,11 @@ describe('two agents on one machine, and what the shell needs', () => {
     );
     assert.match(
       fs.readFileSync(path.join(repo, '.codex', 'hooks.json'), 'utf8'),
-      new RegExp(`--data-binary @- '${hookBase()}/hook/codex/permission-request\\?agent=${rue.name}'`),
+      new RegExp(`--data-binary @/dev/fd/3 '${hookBase()}/hook/codex/permission-request\\?agent=${rue.name}'`),
     );
     assert.match(
       fs.readFileSync(path.join(repo, '.cursor', 'hooks.json'), 'utf8'),
-      new RegExp(`--data-binary @- '${hookBase()}/hook/cursor/permission-request\\?agent=${rue.name}'`),
+      new RegExp(`--data-binary @/dev/fd/3 '${hookBase()}/hook/cursor/permission-request\\?agent=${rue.name}'`),
     );
     for (const text of Object.values(snapshot(repo))) assert.ok(!text.includes(rue.key), 'the key is in no project file');
     assert.ok(JSON.parse(fs.readFileSync(path.join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${rue.name}`]);

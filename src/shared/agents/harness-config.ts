@@ -19,6 +19,7 @@
 // Every hook entry is built in one place (hookEntry, cursorHookCommand). Other clients get their snippet
 // (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './key-env';
+import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
 import { removeTomlTable, setTomlTopLevel, tomlTables, upsertTomlTable, tomlString } from '../text/toml-table';
 
 /** The prefix of Perch's MCP server names (before this change, one agent's entry was named just this). */
@@ -29,6 +30,8 @@ export function serverName(agent: string): string {
 }
 /** The approval policy `perch connect codex` sets: Codex asks (and so runs the PermissionRequest hook) when the model wants more. */
 export const CODEX_APPROVAL_POLICY = 'on-request';
+/** Codex's approval mode for every tool of the agent's Perch server (its values: auto, prompt, writes, approve): approve, no prompt. */
+export const CODEX_TOOLS_APPROVAL = 'approve';
 /** Both harnesses kill a command hook after 600 s by default; `perch hook` gives up before (its --timeout). */
 export const HOOK_TIMEOUT_SECS = 600;
 /** curl's --max-time of a permission-request hook: past the hub's wait for the owner (540 s), before the harness's 600 s. */
@@ -75,8 +78,8 @@ export interface ConnectOptions {
 export const HOOK_STYLES = ['request', 'perch'] as const;
 export type HookStyle = (typeof HOOK_STYLES)[number];
 
-/** A problem with a config file that is there (not JSON, an unexpected shape): nothing is written. */
-export class ConfigFileError extends Error {}
+export { ConfigFileError };
+
 /** The file connects another agent already: nothing is written unless --replace. */
 export class AgentConflict extends ConfigFileError {}
 
@@ -117,10 +120,9 @@ function setPerchServer(servers: Json, o: ConnectOptions, entry: Json, file: str
     if (v !== keyEnvVar(o.agent) && !o.replace) throw conflict(file, entryWho(k, v), o);
     delete servers[k];
   }
-  servers[mine] = entry;
+  // The entry as it is when it says the same (Claude Code may have written its keys in another order).
+  if (!sameJson(servers[mine], entry)) servers[mine] = entry;
 }
-
-type Json = Record<string, unknown>;
 
 function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -223,30 +225,6 @@ const ALL_PERCH_HOOKS: readonly PerchHook[] = perchHooks('claude-code', { agent:
   timeout: HOOK_TIMEOUT_SECS,
 });
 
-function parseObject(text: string | undefined, file: string): Json {
-  if (text === undefined || text.trim() === '') return {};
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigFileError(`${file} is not valid JSON (${(e as Error).message}); fix or move it, then run again`);
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigFileError(`${file} is not a JSON object`);
-  return v as Json;
-}
-
-function objectAt(o: Json, key: string, file: string): Json {
-  const v = o[key];
-  if (v === undefined) return (o[key] = {});
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigFileError(`${file}: "${key}" is not an object`);
-  return v as Json;
-}
-
-/** JSON as both harnesses write their files: two spaces, a final newline. */
-function jsonText(o: Json): string {
-  return `${JSON.stringify(o, null, 2)}\n`;
-}
-
 /** Claude Code's MCP entry for the agent. */
 export function claudeMcpEntry(o: ConnectOptions): Json {
   if (o.channel) return { type: 'stdio', command: 'perch', args: ['channel', '--agent', o.agent], env: { PERCH_URL: o.mcpUrl } };
@@ -257,7 +235,7 @@ export function claudeMcpEntry(o: ConnectOptions): Json {
 export function setClaudeMcp(text: string | undefined, o: ConnectOptions, file = '~/.claude.json'): string {
   const root = parseObject(text, file);
   setPerchServer(objectAt(root, 'mcpServers', file), o, claudeMcpEntry(o), file);
-  return jsonText(root);
+  return jsonText(root, text);
 }
 
 /** The hub's base URL of the hook door: the agent's MCP URL without its final /mcp (http://127.0.0.1:7457/mcp → http://127.0.0.1:7457). */
@@ -278,12 +256,18 @@ function shellQuoted(s: string): string {
 /**
  * The command hook that makes the one request to the hook door with curl (Codex, Cursor): the harness's input on
  * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (both harnesses run the
- * command through a shell, which expands it); never written. On a non-2xx answer curl -f prints nothing and exits 22,
- * and without curl the shell exits 127: both a non-blocking hook error, so the harness's own dialog goes on.
+ * command through a shell, which expands it) and never reaches a process's argv, which every local user can read:
+ * the shell's own printf (a builtin in sh, dash, bash and zsh: no process is started for it) writes the header as a
+ * curl config into a pipe that curl reads as its stdin (-K -), and the harness's input is the body, read from fd 3
+ * (@/dev/fd/3). `cat |` first puts that input on a pipe the shell made (/dev/fd/N opens a pipe, not the socket a
+ * harness may hand its input over), and fd 3 is given to the group, not to curl (zsh would join two inputs of one
+ * command). Every curl reads a config on stdin (curl 8.3's --variable is not needed). On a
+ * non-2xx answer curl -f prints nothing and exits 22, and without curl the shell exits 127: both a non-blocking hook
+ * error, so the harness's own dialog goes on. Never written: the key itself.
  */
 export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor', sub: string): string {
   const secs = sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS;
-  return `curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $${keyEnvVar(o.agent)}" --data-binary @- ${shellQuoted(hookUrl(o, harness, sub))}`;
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(o.agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 ${shellQuoted(hookUrl(o, harness, sub))}; } 3<&0`;
 }
 
 /** The `perch hook` command of --hooks perch: `perch hook SUB [--harness cursor] --agent NAME --url URL` (it reads PERCH_KEY_<NAME>). */
@@ -318,7 +302,7 @@ export function hookEntry(client: 'claude-code' | 'codex', o: ConnectOptions, h:
 function setHook(hooks: Json, client: 'claude-code' | 'codex', o: ConnectOptions, file: string, h: PerchHook, want: boolean): void {
   const groups = hooks[h.event] ?? [];
   if (!Array.isArray(groups)) throw new ConfigFileError(`${file}: hooks.${h.event} is not a list`);
-  const ours = hookEntry(client, o, h);
+  let ours: unknown = hookEntry(client, o, h);
   const kept: unknown[] = [];
   let at = -1;
   for (const g of groups) {
@@ -327,7 +311,11 @@ function setHook(hooks: Json, client: 'claude-code' | 'codex', o: ConnectOptions
       kept.push(g);
       continue;
     }
-    if (at < 0) at = kept.length;
+    if (at < 0) {
+      at = kept.length;
+      // The group as it is when it says the same (its keys perhaps in another order): no change to show.
+      if (sameJson(g, ours)) ours = g;
+    }
     const rest = list.filter((x) => !isPerchHook(x, h.sub));
     if (rest.length) kept.push({ ...(g as Json), hooks: rest });
   }
@@ -348,12 +336,43 @@ export function setPerchHooks(text: string | undefined, client: 'claude-code' | 
   for (const h of wanted) setHook(hooks, client, o, file, h, true);
   for (const h of ALL_PERCH_HOOKS)
     if (!wanted.some((w) => w.event === h.event && w.sub === h.sub)) setHook(hooks, client, o, file, h, false);
-  return jsonText(root);
+  if (client === 'claude-code') setPerchAllow(root, o, file);
+  return jsonText(root, text);
+}
+
+/** Claude Code's permission rule that allows every tool of the agent's own Perch server: mcp__perch-NAME. */
+export function perchAllowRule(agent: string): string {
+  return `mcp__${serverName(agent)}`;
+}
+
+/** Whether a permissions.allow entry is a whole Perch server's rule (mcp__perch, mcp__perch-NAME; not one tool's). */
+export function isPerchAllowRule(rule: unknown): boolean {
+  return typeof rule === 'string' && /^mcp__perch(-(?:(?!__).)+)?$/.test(rule);
+}
+
+/**
+ * permissions.allow with mcp__perch-NAME once (added at the end): Perch's own tools need no approval in Claude Code,
+ * since the hub governs every call of them itself (scopes, pause, review, brakes). Another agent's server rule goes
+ * only with --replace, as its hooks do; the user's own rules stay as they are.
+ */
+function setPerchAllow(root: Json, o: ConnectOptions, file: string): void {
+  const permissions = objectAt(root, 'permissions', file);
+  const allow = permissions.allow ?? [];
+  if (!Array.isArray(allow)) throw new ConfigFileError(`${file}: "permissions.allow" is not a list`);
+  const mine = perchAllowRule(o.agent);
+  const kept = o.replace ? allow.filter((r) => r === mine || !isPerchAllowRule(r)) : allow;
+  if (!kept.includes(mine)) kept.push(mine);
+  permissions.allow = kept;
 }
 
 /** The lines of Codex's [mcp_servers.perch] table. */
 export function codexMcpLines(o: ConnectOptions): string[] {
-  return [`url = ${tomlString(o.mcpUrl)}`, `bearer_token_env_var = ${tomlString(keyEnvVar(o.agent))}`];
+  return [
+    `url = ${tomlString(o.mcpUrl)}`,
+    `bearer_token_env_var = ${tomlString(keyEnvVar(o.agent))}`,
+    // Codex runs this server's tools without asking: the hub governs every call of them itself.
+    `default_tools_approval_mode = ${tomlString(CODEX_TOOLS_APPROVAL)}`,
+  ];
 }
 
 /**
@@ -400,7 +419,7 @@ export function cursorMcpEntry(o: ConnectOptions): Json {
 export function setCursorMcp(text: string | undefined, o: ConnectOptions, file = '~/.cursor/mcp.json'): string {
   const root = parseObject(text, file);
   setPerchServer(objectAt(root, 'mcpServers', file), o, cursorMcpEntry(o), file);
-  return jsonText(root);
+  return jsonText(root, text);
 }
 
 /**
@@ -434,7 +453,7 @@ export function setCursorHooks(text: string | undefined, o: ConnectOptions, file
     kept.splice(at < 0 ? kept.length : at, 0, { command: cursorHookCommand(o) });
     hooks[event] = kept;
   }
-  return jsonText(root);
+  return jsonText(root, text);
 }
 
 /**
@@ -464,7 +483,8 @@ function hooksWhat(client: 'claude-code' | 'codex' | 'cursor', o: ConnectOptions
     o.hooks === 'perch'
       ? `\`perch hook …${client === 'cursor' ? ' --harness cursor' : ''} --agent ${o.agent}\``
       : `${client === 'claude-code' ? 'HTTP hooks to' : 'curl to'} ${hookBaseUrl(o.mcpUrl)}/hook/${client}/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
-  return `the Perch ${client === 'cursor' ? 'permission hooks' : 'hooks'} (${events.join(', ')}: ${how})`;
+  const allow = client === 'claude-code' ? ` and permissions.allow ${perchAllowRule(o.agent)} (Perch's own tools need no approval)` : '';
+  return `the Perch ${client === 'cursor' ? 'permission hooks' : 'hooks'} (${events.join(', ')}: ${how})${allow}`;
 }
 
 /** The files `perch connect` edits for a client, user scope (relative to ~) or project scope (relative to DIR). */
@@ -491,7 +511,7 @@ export function configEdits(client: ConnectClient, o: ConnectOptions): ConfigEdi
     return [
       {
         file: '.codex/config.toml',
-        what: `Perch as the MCP server [mcp_servers.${server}] and approval_policy = "${CODEX_APPROVAL_POLICY}" (Codex asks, so its prompts reach Perch)`,
+        what: `Perch as the MCP server [mcp_servers.${server}] (its tools run without asking: default_tools_approval_mode = "${CODEX_TOOLS_APPROVAL}") and approval_policy = "${CODEX_APPROVAL_POLICY}" (Codex asks, so its prompts reach Perch)`,
         apply: (t, f) => setCodexMcp(t, o, f),
       },
       { file: '.codex/hooks.json', what: hooksWhat('codex', o), apply: (t, f) => setPerchHooks(t, 'codex', o, f) },

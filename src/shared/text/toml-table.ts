@@ -5,6 +5,9 @@
 // while looking for headers, so a line starting with `[` inside them is not taken for one. When the table is
 // defined another way (dotted keys or an inline table), the file is refused rather than guessed at.
 
+/** Thrown when the file defines the table in a way this editor does not rewrite, or is not TOML where it looks. */
+export class TomlEditError extends Error {}
+
 /** A TOML basic string for s (quotes, backslashes and control characters escaped). */
 export function tomlString(s: string): string {
   return `"${s.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => {
@@ -39,7 +42,12 @@ function splitDotted(s: string): string[] | undefined {
           const map: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' };
           if (c === 'u' || c === 'U') {
             const len = c === 'u' ? 4 : 8;
-            v += String.fromCodePoint(parseInt(s.slice(i + 2, i + 2 + len), 16));
+            const hex = s.slice(i + 2, i + 2 + len);
+            const cp = new RegExp(`^[0-9A-Fa-f]{${len}}$`).test(hex) ? parseInt(hex, 16) : -1;
+            // TOML allows only Unicode scalar values: no surrogates, nothing past U+10FFFF.
+            if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+              throw new TomlEditError(`a quoted key has an invalid escape \\${c}${hex}`);
+            v += String.fromCodePoint(cp);
             i += 2 + len;
             continue;
           }
@@ -118,9 +126,6 @@ function scanLine(line: string, st: ScanState): void {
 function startsWithPath(p: string[], prefix: string[]): boolean {
   return prefix.length <= p.length && prefix.every((k, i) => p[i] === k);
 }
-
-/** Thrown when the file defines the table in a way this editor does not rewrite. */
-export class TomlEditError extends Error {}
 
 /**
  * The text with table `path` (and its sub-tables) set to `body` (key = value lines): replaced where it is,

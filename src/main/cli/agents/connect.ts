@@ -27,6 +27,7 @@ import {
   type HookStyle,
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
+import { UnsafePath, backupConfig, readConfig, writeConfig, type ConfigScope } from './config-files';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { unifiedDiff } from '../../../shared/text/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
@@ -76,31 +77,8 @@ interface FileChange {
   backup?: string;
 }
 
-function readIfThere(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-  }
-}
-
 function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, '-');
-}
-
-/** Writes text to file through a temporary file and a rename, keeping the old file's mode (settings may be 0600). */
-function writeAtomically(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  let mode = 0o600;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    // a new file: this user's only
-  }
-  const tmp = `${file}.perch-${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text, { mode });
-  fs.renameSync(tmp, file);
 }
 
 function parseClient(s: string | undefined): ConnectClient {
@@ -161,7 +139,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
     hooks: (values.hooks ?? 'request') as HookStyle,
   };
   const env = keyEnvVar(agent);
-  const base = project ?? os.homedir();
+  const scope: ConfigScope = { base: project ?? os.homedir(), project: project !== undefined };
 
   if (!WRITABLE_CLIENTS.includes(client)) {
     const snippet = connectionSnippets(o.mcpUrl, agent, null)[SNIPPET_OF[client]]!;
@@ -170,15 +148,16 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // Every edit is computed before anything is written: a file that cannot be edited changes nothing anywhere.
-  const planned: Array<FileChange & { abs: string; next: string }> = [];
+  const planned: Array<FileChange & { rel: string; old: string | undefined; next: string }> = [];
   for (const e of configEdits(client, o)) {
-    const abs = path.join(base, e.file);
-    const old = readIfThere(abs);
+    const abs = path.join(scope.base, e.file);
+    let old: string | undefined;
     let next: string;
     try {
+      old = readConfig(scope, e.file);
       next = e.apply(old, abs);
     } catch (err) {
-      if (err instanceof ConfigFileError) fail(`${err.message}. Nothing was written.`, 1);
+      if (err instanceof ConfigFileError || err instanceof UnsafePath) fail(`${err.message}. Nothing was written.`, 1);
       if (err instanceof TomlEditError)
         fail(
           `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
@@ -188,7 +167,8 @@ async function cmdConnect(argv: string[]): Promise<void> {
     }
     const changed = next !== old;
     planned.push({
-      abs,
+      rel: e.file,
+      old,
       file: abs,
       what: e.what,
       next,
@@ -197,13 +177,15 @@ async function cmdConnect(argv: string[]): Promise<void> {
     });
   }
   if (values.write) {
-    for (const p of planned) {
-      if (!p.changed) continue;
-      if (fs.existsSync(p.abs)) {
-        p.backup = `${p.abs}.perch-backup-${stamp()}`;
-        fs.copyFileSync(p.abs, p.backup, fs.constants.COPYFILE_EXCL);
+    try {
+      for (const p of planned) {
+        if (!p.changed) continue;
+        if (p.old !== undefined) p.backup = backupConfig(scope, p.rel, p.old, stamp());
+        writeConfig(scope, p.rel, p.next);
       }
-      writeAtomically(p.abs, p.next);
+    } catch (err) {
+      if (err instanceof UnsafePath) fail(`${err.message}.`, 1);
+      throw err;
     }
   }
   const start = startCommand(client, o);
@@ -215,11 +197,16 @@ async function cmdConnect(argv: string[]): Promise<void> {
     { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings },
     () => {
       const out: string[] = [];
-      for (const f of files) {
-        if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
-        else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
-        else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
-      }
+      if (!files.some((f) => f.changed))
+        out.push(
+          `Already connected, nothing to change: ${files.map((f) => f.file).join(' and ')} ${files.length > 1 ? 'have' : 'has'} ${agent}'s Perch entries as this run would write them (nothing written, no backup).`,
+        );
+      else
+        for (const f of files) {
+          if (!f.changed) out.push(`${f.file}: already has ${f.what}.`);
+          else if (values.write) out.push(`${f.file}: added ${f.what}${f.backup ? ` (backup: ${f.backup})` : ' (new file)'}:\n${f.diff}`);
+          else out.push(`${f.file} would get ${f.what}:\n${f.diff}`);
+        }
       if (!values.write && files.some((f) => f.changed))
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
       out.push(
@@ -244,11 +231,12 @@ async function cmdConnect(argv: string[]): Promise<void> {
   );
 }
 
-/** DIR of --project: an existing directory, absolute. */
+/** DIR of --project: an existing directory, absolute, as the file system names it (the links in what the owner typed resolved once, here). */
 function projectDir(dir: string): string {
-  const abs = path.resolve(dir);
+  let abs: string;
   let st: fs.Stats;
   try {
+    abs = fs.realpathSync(path.resolve(dir));
     st = fs.statSync(abs);
   } catch {
     throw new UsageError(`--project ${JSON.stringify(dir)}: there is no such directory`);
