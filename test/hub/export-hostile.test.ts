@@ -13,33 +13,7 @@ import { runOwnerAction } from '../../src/main/owner/actions';
 import { writeExport } from '../../src/main/store/export/write';
 import { importExport } from '../../src/main/store/export/import';
 import { ExportFileError } from '../../src/main/store/export/read';
-import { exportEntries, fingerprint, replaceEntry, rewrite } from '../support/export-entries';
-
-type Row = Record<string, unknown>;
-
-function rowsOf(src: Map<string, Buffer>, kind: string): Row[] {
-  return src
-    .get(`${kind}.jsonl`)!
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Row);
-}
-
-function jsonl(rows: Row[]): Buffer {
-  return Buffer.from(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
-}
-
-/** A copy of the archive with rows of some kinds changed by `edit` (its manifest made to match). */
-async function withRows(src: Map<string, Buffer>, dest: string, edit: Record<string, (rows: Row[]) => Row[]>): Promise<string> {
-  await rewrite(src, dest, (list, manifest) => {
-    for (const [kind, fn] of Object.entries(edit)) {
-      const rows = fn(rowsOf(src, kind));
-      replaceEntry(list, manifest, `${kind}.jsonl`, jsonl(rows), rows.length);
-    }
-  });
-  return dest;
-}
+import { exportEntries, fingerprint, jsonl, replaceEntry, rewrite, rowsOf, withRows, type Row } from '../support/export-entries';
 
 /** The import is refused with an ExportFileError of one line matching `message`, and nothing is written. */
 async function refused(t: TestHub, file: string, message: RegExp, what: string): Promise<void> {
