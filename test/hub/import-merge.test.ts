@@ -11,6 +11,7 @@ import { makeHub, callTool } from '../support/helpers';
 import { runOwnerAction } from '../../src/main/owner/actions';
 import { writeExport } from '../../src/main/store/export/write';
 import { importExport } from '../../src/main/store/export/import';
+import { cleanImage } from '../../src/main/hub/features/files/files';
 import { exportEntries, fingerprint, rowsOf, withRows, type Row } from '../support/export-entries';
 
 test("an archive reusing known conversation ids appends nothing to a direct conversation, into a group only its members' messages, and leaves last_seq at the highest seq written: owner sends and agents' send_message there still work", async () => {
@@ -53,7 +54,7 @@ test("an archive reusing known conversation ids appends nothing to a direct conv
       events: (rows) => [...rows, ...plantedEvents],
     });
 
-    const report = await importExport(db, crafted);
+    const report = await importExport(db, crafted, { cleanImage });
     const texts = (conv: string) => db.prepare('SELECT text FROM messages WHERE conv_id = ? ORDER BY seq').pluck().all(conv) as string[];
     assert.deepEqual(texts(dm), ['kit to the owner'], 'nothing is appended to a direct conversation already here');
     assert.deepEqual(texts(grp), ['kit in the group', 'rue, a member, in the group'], "into a group only its members' messages");
@@ -98,7 +99,7 @@ test('a seq so high that the conversation could take no write after it (2^53 −
       });
       const before = fingerprint(target.hub.db);
       await assert.rejects(
-        importExport(target.hub.db, crafted),
+        importExport(target.hub.db, crafted, { cleanImage }),
         /^ExportFileError: messages\.jsonl line 1: field seq is 9007199254740991, outside 1\.\.\d+$/,
       );
       assert.equal(fingerprint(target.hub.db), before, 'nothing written');

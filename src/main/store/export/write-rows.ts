@@ -5,6 +5,7 @@ import { sql, type Db } from '../db/db';
 import { ownerRow } from '../tables/agents/users';
 import type { ExportKind } from './kinds';
 import { ExportFileError } from './read';
+import { ArchiveFiles, type ImageCleaner } from './write-files';
 
 type Row = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ export class Importer {
   private readonly convs = new Map<string, ConvPlace>();
   /** Messages whose id changed (or that were left out: null). Other ids stay as they are. */
   private readonly msgs = new Map<string, string | null>();
-  private readonly files = new Map<string, Row & { place: string }>();
+  private readonly files: ArchiveFiles;
   private readonly inboxes = new Map<string, string>();
   /** Export ids of the messages this import adds, and where: rows that hang on a message come only with those. */
   private readonly addedMsgs = new Map<string, ConvPlace>();
@@ -48,7 +49,9 @@ export class Importer {
   constructor(
     private readonly db: Db,
     minArchiveGid: number,
+    cleanImage: ImageCleaner,
   ) {
+    this.files = new ArchiveFiles(db, cleanImage, () => this.count('files', true));
     const maxGid = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
     this.keepGids = minArchiveGid > maxGid;
     this.lastCreated = sql<{ c: number }>(db, 'SELECT created_at AS c FROM messages ORDER BY rowid DESC LIMIT 1').get()?.c ?? 0;
@@ -275,7 +278,7 @@ export class Importer {
         if (c.merged && (this.addedMsgs.get(r.msg_id as string) !== c || !this.writes(c, uploader))) return this.count(kind.name, false);
         const place = this.place('files', r.id as string, (e) => e.sha256 === r.sha256 && e.conv_id === conv);
         if (place === undefined) return this.count(kind.name, false);
-        this.files.set(r.id as string, { ...r, conv_id: conv, msg_id: m, uploader_id: uploader, place });
+        this.files.expect(r.id as string, { ...r, conv_id: conv, msg_id: m, uploader_id: uploader, place });
         return;
       }
       case 'state_keys': {
@@ -518,38 +521,8 @@ export class Importer {
     this.count('messages', true);
   }
 
-  file(id: string, thumb: boolean, bytes: Buffer): void {
-    const f = this.files.get(id);
-    if (!f) {
-      // Its row was already here (counted then), or the export lists bytes without a row.
-      return;
-    }
-    if (thumb) {
-      sql(this.db, 'UPDATE files SET thumb = ? WHERE id = ?').run(bytes, f.place);
-      return;
-    }
-    if (bytes.length !== f.size) throw new ExportFileError(`files/${id} is ${bytes.length} bytes; its row says ${String(f.size)}`);
-    sql(
-      this.db,
-      `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-    ).run(
-      f.place,
-      f.conv_id,
-      f.msg_id,
-      f.uploader_id,
-      f.name,
-      f.mime,
-      f.size,
-      f.sha256,
-      f.is_image,
-      f.width,
-      f.height,
-      bytes,
-      f.thumb_mime,
-      f.created_at,
-    );
-    this.count('files', true);
+  file(id: string, thumb: boolean, bytes: Buffer): Promise<void> {
+    return this.files.bytes(id, thumb, bytes);
   }
 
   finish(): void {
@@ -573,9 +546,7 @@ export class Importer {
       sql(this.db, "UPDATE messages SET reply_to = ? WHERE reply_to = ? AND provenance = 'imported'").run(to, from);
       sql(this.db, "UPDATE messages SET thread_id = ? WHERE thread_id = ? AND provenance = 'imported'").run(to, from);
     }
-    for (const [id, f] of this.files)
-      if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place))
-        throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
+    this.files.finish();
     if (this.outOfOrder) sql(this.db, "INSERT OR IGNORE INTO settings (key, value) VALUES ('messages_out_of_time_order', '1')").run();
   }
 }
