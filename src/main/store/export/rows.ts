@@ -87,6 +87,7 @@ const RULES: Readonly<Record<string, Readonly<Record<string, Rule>>>> = {
     state: oneOf(...REQUEST_STATES),
     outcome: json(JSON_DEFAULT),
     decided_by: ID,
+    door: oneOf('hook', 'channel'),
   },
   card_responses: { msg_id: ID, user_id: ID, block_id: word(200), value: text(LIMITS.maxTextChars) },
   handoffs: { conv_id: ID, agent_id: ID, to_user: ID, note: text(LIMITS.maxTextChars), return_note: text(LIMITS.maxTextChars) },

@@ -205,8 +205,8 @@ export class Importer {
         if (id === undefined) return this.count(kind.name, false);
         sql(
           this.db,
-          `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by, door)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           id,
           this.conv(r.conv_id, where).id,
@@ -225,6 +225,7 @@ export class Importer {
           r.expires_at,
           r.state === 'pending' ? Date.now() : r.decided_at,
           r.state === 'pending' ? null : this.userOrNull(r.decided_by, where),
+          r.door, // which door filed a harness's prompt: the card says so (an archive written before it: null, as before)
         );
         return this.count(kind.name, true);
       }
