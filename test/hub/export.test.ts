@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/main/store/db/db';
 import { createHub } from '../../src/main/hub-services';
 import { writeExport } from '../../src/main/store/export/write';
 import { importExport } from '../../src/main/store/export/import';
+import { cleanImage } from '../../src/main/hub/features/files/files';
 import { ExportFileError } from '../../src/main/store/export/read';
 import { exportEntries as entries, fingerprint, replaceEntry, rewrite } from '../support/export-entries';
 import { getHistory } from '../../src/main/hub/talk/messages';
@@ -92,25 +93,53 @@ async function busyHub(): Promise<{ t: TestHub; keys: string[] }> {
 }
 
 /** The archive's entries as comparable text: the manifest without its creation time, messages without provenance. */
+/**
+ * An archive's entries to compare across a round trip: what an import may change left out (provenance, and an
+ * image's bytes, size and hash: an import re-encodes images as send_file does, so they are its own).
+ */
 function comparable(m: Map<string, Buffer>): Record<string, string> {
   const out: Record<string, string> = {};
+  const lines = (b: Buffer, edit: (r: Record<string, any>) => void) =>
+    b
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const r = JSON.parse(l);
+        edit(r);
+        return JSON.stringify(r);
+      })
+      .join('\n');
+  const images = new Set(
+    m
+      .get('files.jsonl')!
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((f) => f.is_image)
+      .map((f) => f.id as string),
+  );
   for (const [name, b] of m) {
     if (name === 'manifest.json') {
       const man = JSON.parse(b.toString('utf8'));
       delete man.created_at;
-      man.entries = man.entries.filter((e: { name: string }) => e.name !== 'messages.jsonl');
+      man.entries = man.entries.filter(
+        (e: { name: string }) =>
+          !['messages.jsonl', 'files.jsonl'].includes(e.name) && !images.has(e.name.replace(/^files\//, '').replace(/\.thumb$/, '')),
+      );
       out[name] = JSON.stringify(man);
     } else if (name === 'messages.jsonl') {
-      out[name] = b
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          const r = JSON.parse(l);
-          delete r.provenance;
-          return JSON.stringify(r);
-        })
-        .join('\n');
+      out[name] = lines(b, (r) => {
+        delete r.provenance;
+        if (r.kind === 'image') r.payload = JSON.stringify({ ...JSON.parse(r.payload), size: 'its own' });
+      });
+    } else if (name === 'files.jsonl') {
+      out[name] = lines(b, (r) => {
+        if (r.is_image) [r.size, r.sha256] = ['its own', 'its own'];
+      });
+    } else if (images.has(name.replace(/^files\//, '').replace(/\.thumb$/, ''))) {
+      out[name] = 'bytes of their own';
     } else {
       out[name] = b.toString('base64');
     }
@@ -234,7 +263,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
     const bFile = path.join(dir, 'b', 'perch.sqlite');
     const db = openDatabase(bFile);
     try {
-      const imported = await importExport(db, first);
+      const imported = await importExport(db, first, { cleanImage });
       assert.equal(imported.added.messages, r.counts.messages);
       assert.deepEqual(imported.remapped, {});
       const second = path.join(dir, 'second.tar.gz');
@@ -260,7 +289,7 @@ test('a hub with many kinds of records round-trips: exported, imported into an e
 
       // Again: nothing added, nothing changed.
       const before = fingerprint(db);
-      const again = await importExport(db, first);
+      const again = await importExport(db, first, { cleanImage });
       assert.deepEqual(again.added, {});
       assert.equal(fingerprint(db), before);
 
@@ -372,7 +401,7 @@ test('bad archives are refused with a clear error and nothing written: truncated
       for (const [what, make, message] of cases) {
         const f = path.join(dir, `${what.replace(/\W+/g, '-')}.tar.gz`);
         await make(f);
-        await assert.rejects(importExport(target, f), (err: unknown) => {
+        await assert.rejects(importExport(target, f, { cleanImage }), (err: unknown) => {
           assert.ok(err instanceof ExportFileError, `${what}: an ExportFileError, got ${String(err)}`);
           assert.match(err.message, message, what);
           return true;
@@ -398,7 +427,7 @@ test('into a hub that has things of its own: agents matched by name, a taken con
           "INSERT INTO conversations (id, kind, title, created_by, created_at, last_seq, last_event_at) VALUES (?, 'group', 'Mine', ?, 1, 0, 1)",
         )
         .run(group, target.hub.ownerId);
-      const r = await importExport(target.hub.db, file);
+      const r = await importExport(target.hub.db, file, { cleanImage });
       assert.equal(r.remapped.conversations, 1);
       assert.ok(!r.agents_created.includes('alice'), 'alice is matched by name');
       assert.equal(
@@ -425,7 +454,7 @@ test('into a hub that has things of its own: agents matched by name, a taken con
         'the pin follows the conversation',
       );
       const before = fingerprint(target.hub.db);
-      const again = await importExport(target.hub.db, file);
+      const again = await importExport(target.hub.db, file, { cleanImage });
       assert.deepEqual(again.added, {});
       assert.equal(fingerprint(target.hub.db), before);
       assert.deepEqual(await drain(target.hub, localAlice.id), [], 'the imported history is not delivered to the local alice');
@@ -458,7 +487,10 @@ test('an archive written before conversations carried their archived state (no a
         ),
       );
       const before = fingerprint(target);
-      await assert.rejects(importExport(target, typed), /conversations\.jsonl line 1: field archived_at is not an integer or null/);
+      await assert.rejects(
+        importExport(target, typed, { cleanImage }),
+        /conversations\.jsonl line 1: field archived_at is not an integer or null/,
+      );
       assert.equal(fingerprint(target), before, 'nothing written');
 
       const older = path.join(dir, 'older.tar.gz');
@@ -470,7 +502,7 @@ test('an archive written before conversations carried their archived state (no a
           Buffer.from(rows.map(({ archived_at: _a, archived_by: _b, ...r }) => `${JSON.stringify(r)}\n`).join('')),
         ),
       );
-      const r = await importExport(target, older);
+      const r = await importExport(target, older, { cleanImage });
       assert.equal(r.added.conversations, rows.length);
       assert.equal(
         target.prepare('SELECT count(*) FROM conversations WHERE archived_at IS NOT NULL OR archived_by IS NOT NULL').pluck().get(),

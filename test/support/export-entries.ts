@@ -62,3 +62,30 @@ export function fingerprint(db: Db): string {
     .all() as string[];
   return JSON.stringify(tables.map((n) => [n, db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get()]));
 }
+
+export type Row = Record<string, unknown>;
+
+/** The rows of one kind of an archive read with exportEntries. */
+export function rowsOf(src: Map<string, Buffer>, kind: string): Row[] {
+  return src
+    .get(`${kind}.jsonl`)!
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
+}
+
+export function jsonl(rows: Row[]): Buffer {
+  return Buffer.from(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+}
+
+/** A copy of the archive with rows of some kinds changed by `edit` (its manifest made to match). */
+export async function withRows(src: Map<string, Buffer>, dest: string, edit: Record<string, (rows: Row[]) => Row[]>): Promise<string> {
+  await rewrite(src, dest, (list, manifest) => {
+    for (const [kind, fn] of Object.entries(edit)) {
+      const rows = fn(rowsOf(src, kind));
+      replaceEntry(list, manifest, `${kind}.jsonl`, jsonl(rows), rows.length);
+    }
+  });
+  return dest;
+}

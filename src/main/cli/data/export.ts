@@ -9,6 +9,7 @@ import { DB_FILE_NAME, openDatabase } from '../../store/db/db';
 import { writeExport, type ExportProgress } from '../../store/export/write';
 import { ExportFileError } from '../../store/export/read';
 import { importExport } from '../../store/export/import';
+import { cleanImage } from '../../hub/features/files/files';
 import { humanSize } from '../../store/backup/disk-space';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
@@ -165,7 +166,7 @@ async function cmdImport(argv: string[]): Promise<void> {
   const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
   let r;
   try {
-    r = await importExport(db, source, { dryRun });
+    r = await importExport(db, source, { dryRun, cleanImage }); // images cleaned as send_file cleans them
   } catch (err) {
     if (!(err instanceof ExportFileError)) throw err;
     r = err;

@@ -22,6 +22,7 @@ import type { Manifest } from './kinds';
 import { ExportFileError, walkExport } from './read';
 import { ArchiveRefs } from './check-refs';
 import { Importer } from './write-rows';
+import type { ImageCleaner } from './write-files';
 import { NoSpaceError, freeBytes, isNoSpace } from '../backup/disk-space';
 
 export interface ImportReport {
@@ -42,7 +43,7 @@ export interface ImportReport {
  * at the first problem). Throws ExportFileError, with nothing written, for an export that is damaged, foreign or
  * of a newer format. The caller makes sure no hub serves `db` meanwhile.
  */
-export async function importExport(db: Db, file: string, opts: { dryRun?: boolean } = {}): Promise<ImportReport> {
+export async function importExport(db: Db, file: string, opts: { dryRun?: boolean; cleanImage: ImageCleaner }): Promise<ImportReport> {
   const refs = new ArchiveRefs();
   const manifest = await walkExport(file, { row: (k, r, where) => refs.row(k, r, where), file: (id, thumb, b) => refs.file(id, thumb, b) });
   refs.finish();
@@ -62,7 +63,7 @@ export async function importExport(db: Db, file: string, opts: { dryRun?: boolea
 
   db.exec('BEGIN IMMEDIATE');
   try {
-    const imp = new Importer(db, refs.minGid);
+    const imp = new Importer(db, refs.minGid, opts.cleanImage);
     await walkExport(file, {
       row: (k, r, where) => {
         try {

@@ -150,6 +150,8 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
       decided_at: 'I',
       decided_by: 'S',
     },
+    // door: which door filed a harness's permission prompt ('hook', 'channel'); null for the agent's own request_human.
+    optional: { door: 'S' },
     scoped: IN_CONVS,
   },
   {

@@ -2,7 +2,9 @@
 // names, sizes), then each entry against it (same order, same size, same sha256), every JSON line an object of
 // its kind's fields and types, nested no deeper than a small limit, each value as the live API would take it
 // (store/export/rows.ts). Memory and time are bounded before the rows are read: every JSON-lines entry says how
-// many rows it has, the export at most MAX_ROWS in all, a line at most MAX_LINE characters. perch import walks an
+// many rows it has, the export at most MAX_ROWS in all, a line at most MAX_LINE characters; every entry's size is
+// bounded from the manifest (JSON lines by their rows, files and thumbnails by what the hub stores, one file's bytes
+// per file row, the transcripts by the rows they are written from). perch import walks an
 // export twice with this: once only checking (nothing is written unless the whole export passes), once writing
 // the rows it reads.
 import crypto from 'node:crypto';
@@ -25,6 +27,15 @@ export const MAX_ROWS = 2_000_000;
 const MAX_DEPTH = 4;
 /** A file's bytes (the hub keeps at most 16 MiB per file). */
 const MAX_FILE = 64 * 1024 * 1024;
+/** A file's thumbnail (the hub makes them to fit a small box: a few KiB). */
+const MAX_THUMB = 4 * 1024 * 1024;
+/**
+ * The transcripts are written from the rows, one line per event: all of them together are at most this many times
+ * the JSON-lines entries' bytes (plus a little per transcript for its heading). A 1 MB archive cannot unpack to a
+ * GiB of "transcript" that every import would have to read and hash.
+ */
+const TRANSCRIPT_GROWTH = 4;
+const TRANSCRIPT_HEADING = 4 * 1024;
 
 /** The entry name is one a Perch export may have; never absolute, never with .. or a backslash. */
 export function checkEntryName(name: string): void {
@@ -81,18 +92,36 @@ function checkManifest(value: unknown): Manifest {
     checkEntryName(x.name);
     if (x.name === 'manifest.json' || seen.has(x.name)) throw new ExportFileError(`the manifest lists ${JSON.stringify(x.name)} twice`);
     seen.add(x.name);
-    if (x.name.startsWith('files/') && x.size > MAX_FILE)
-      throw new ExportFileError(`${x.name} is ${x.size} bytes, more than a Perch file can be`);
+    if (x.name.startsWith('files/') && x.size > (x.name.endsWith('.thumb') ? MAX_THUMB : MAX_FILE))
+      throw new ExportFileError(
+        `${x.name} is ${x.size} bytes, more than a Perch ${x.name.endsWith('.thumb') ? 'thumbnail' : 'file'} can be`,
+      );
     if (x.name.endsWith('.jsonl') && x.rows === undefined)
       throw new ExportFileError(`the manifest does not say how many rows ${x.name} has`);
+    if (x.name.endsWith('.jsonl') && x.size > x.rows! * (MAX_LINE + 1))
+      throw new ExportFileError(`${x.name} is ${x.size} bytes, more than its ${x.rows!} rows of at most ${MAX_LINE} characters can be`);
   }
   // Bounds from the manifest alone, before any row is read: every row is counted against them as it is read.
   const entries = m.entries as ManifestEntry[];
   const fileRows = entries.find((e) => e.name === 'files.jsonl')?.rows ?? 0;
   const fileEntries = entries.filter((e) => e.name.startsWith('files/') && !e.name.endsWith('.thumb')).length;
-  if (fileRows > fileEntries)
-    throw new ExportFileError(`files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}`);
+  const thumbEntries = entries.filter((e) => e.name.startsWith('files/') && e.name.endsWith('.thumb')).length;
+  if (fileRows !== fileEntries || thumbEntries > fileRows)
+    throw new ExportFileError(
+      `files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}${thumbEntries > fileRows ? ` and ${thumbEntries} thumbnails` : ''}`,
+    );
   const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
+  const transcripts = entries.filter((e) => e.name.startsWith('transcripts/'));
+  const conversations = entries.find((e) => e.name === 'conversations.jsonl')?.rows ?? 0;
+  if (transcripts.length > conversations)
+    throw new ExportFileError(`the archive has ${transcripts.length} transcripts for ${conversations} conversations`);
+  const rowBytes = entries.filter((e) => e.name.endsWith('.jsonl')).reduce((n, e) => n + e.size, 0);
+  const transcriptBytes = transcripts.reduce((n, e) => n + e.size, 0);
+  const transcriptBound = TRANSCRIPT_GROWTH * rowBytes + TRANSCRIPT_HEADING * transcripts.length;
+  if (transcriptBytes > transcriptBound)
+    throw new ExportFileError(
+      `the transcripts are ${transcriptBytes} bytes, more than transcripts of the archive's rows can be (${transcriptBound}); it is not an archive Perch wrote`,
+    );
   if (rows > MAX_ROWS)
     throw new ExportFileError(
       `the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`,
@@ -148,7 +177,7 @@ export interface ExportVisitor {
   /** A checked row of a kind, in the export's order; `where` names it ("messages.jsonl line 7") for errors. */
   row?(kind: ExportKind, row: Record<string, unknown>, where: string): void;
   /** A file's bytes (files/<id>) or its thumbnail (files/<id>.thumb), checked against the manifest. */
-  file?(id: string, thumb: boolean, bytes: Buffer): void;
+  file?(id: string, thumb: boolean, bytes: Buffer): void | Promise<void>;
   /** A finished entry. */
   entry?(e: ManifestEntry): void;
 }
@@ -280,7 +309,7 @@ async function walk(src: Readable, visit: ExportVisitor): Promise<Manifest> {
       if (digest !== expected.sha256)
         throw new ExportFileError(`${entry.name} does not match its sha256 in the manifest (damaged or changed)`);
       const thumb = entry.name.endsWith('.thumb');
-      visit.file?.(entry.name.slice('files/'.length, thumb ? -'.thumb'.length : undefined), thumb, Buffer.concat(chunks));
+      await visit.file?.(entry.name.slice('files/'.length, thumb ? -'.thumb'.length : undefined), thumb, Buffer.concat(chunks));
     } else {
       for await (const c of entry.body) hash.update(c);
     }

@@ -87,6 +87,7 @@ const RULES: Readonly<Record<string, Readonly<Record<string, Rule>>>> = {
     state: oneOf(...REQUEST_STATES),
     outcome: json(JSON_DEFAULT),
     decided_by: ID,
+    door: oneOf('hook', 'channel'),
   },
   card_responses: { msg_id: ID, user_id: ID, block_id: word(200), value: text(LIMITS.maxTextChars) },
   handoffs: { conv_id: ID, agent_id: ID, to_user: ID, note: text(LIMITS.maxTextChars), return_note: text(LIMITS.maxTextChars) },
@@ -115,9 +116,12 @@ const RULES: Readonly<Record<string, Readonly<Record<string, Rule>>>> = {
 };
 
 /** Integer fields with bounds beyond their type. */
+/** A seq leaves room after it: the conversation's next seqs stay exact integers (a seq near 2^53 would end its writes). */
+const MAX_SEQ = 2 ** 48;
+
 const INTS: Readonly<Record<string, Readonly<Record<string, [number, number]>>>> = {
-  messages: { seq: [1, Number.MAX_SAFE_INTEGER] },
-  events: { seq: [1, Number.MAX_SAFE_INTEGER], gid: [1, Number.MAX_SAFE_INTEGER] },
+  messages: { seq: [1, MAX_SEQ] },
+  events: { seq: [1, MAX_SEQ], gid: [1, Number.MAX_SAFE_INTEGER] },
   conversations: { last_seq: [0, Number.MAX_SAFE_INTEGER] },
   files: { size: [0, LIMITS.maxFileBytes], is_image: [0, 1], has_thumb: [0, 1] },
 };

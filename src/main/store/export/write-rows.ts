@@ -5,6 +5,7 @@ import { sql, type Db } from '../db/db';
 import { ownerRow } from '../tables/agents/users';
 import type { ExportKind } from './kinds';
 import { ExportFileError } from './read';
+import { ArchiveFiles, type ImageCleaner } from './write-files';
 
 type Row = Record<string, unknown>;
 
@@ -20,6 +21,10 @@ interface ConvPlace {
   floor: number;
   /** It was here before this import: its members are the ones here (an export seats nobody in it). */
   merged: boolean;
+  /** A direct conversation: one already here takes nothing from an archive. */
+  direct: boolean;
+  /** The highest seq this import wrote in it (0: none); its last_seq rises to this and no further. */
+  top: number;
 }
 
 export class Importer {
@@ -31,10 +36,10 @@ export class Importer {
   private readonly convs = new Map<string, ConvPlace>();
   /** Messages whose id changed (or that were left out: null). Other ids stay as they are. */
   private readonly msgs = new Map<string, string | null>();
-  private readonly files = new Map<string, Row & { place: string }>();
+  private readonly files: ArchiveFiles;
   private readonly inboxes = new Map<string, string>();
-  /** Export ids of the messages this import adds: rows that hang on a message come only with those. */
-  private readonly addedMsgs = new Set<string>();
+  /** Export ids of the messages this import adds, and where: rows that hang on a message come only with those. */
+  private readonly addedMsgs = new Map<string, ConvPlace>();
   /** Ids here of the agents this import creates: checkpoints and summaries come only for those. */
   private readonly createdUsers = new Set<string>();
   private readonly keepGids: boolean;
@@ -44,7 +49,9 @@ export class Importer {
   constructor(
     private readonly db: Db,
     minArchiveGid: number,
+    cleanImage: ImageCleaner,
   ) {
+    this.files = new ArchiveFiles(db, cleanImage, () => this.count('files', true));
     const maxGid = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
     this.keepGids = minArchiveGid > maxGid;
     this.lastCreated = sql<{ c: number }>(db, 'SELECT created_at AS c FROM messages ORDER BY rowid DESC LIMIT 1').get()?.c ?? 0;
@@ -108,9 +115,27 @@ export class Importer {
     throw new ExportFileError(`${table} id ${JSON.stringify(id)} is taken here, and so is the id it would take instead`);
   }
 
-  /** The message here of an export message this import adds, or null (it was here already, or left out). */
-  private addedMsg(id: unknown): string | null {
-    return this.addedMsgs.has(id as string) ? this.msg(id) : null;
+  /**
+   * Whether `user` (an id here) may have written in `c` for this import to add it: anyone in a conversation the
+   * import adds; in one already here, only its members, and nobody in a direct one.
+   */
+  private writes(c: ConvPlace, user: string | null): boolean {
+    if (!c.merged) return true;
+    return !c.direct && user !== null && !!sql(this.db, 'SELECT 1 FROM members WHERE conv_id = ? AND user_id = ?').get(c.id, user);
+  }
+
+  /**
+   * The message here of an export message this import adds, or null (it was here already, or left out, or `user`
+   * may not write in its conversation).
+   */
+  private addedMsg(id: unknown, user?: string | null): string | null {
+    const c = this.addedMsgs.get(id as string);
+    if (c === undefined || (user !== undefined && !this.writes(c, user))) return null;
+    return this.msg(id);
+  }
+
+  private wrote(c: ConvPlace, seq: number): void {
+    c.top = Math.max(c.top, seq);
   }
 
   /** A user this import creates, or null (one already here: the export does not write into their own things). */
@@ -140,15 +165,19 @@ export class Importer {
       case 'events': {
         const c = this.conv(r.conv_id, where);
         if ((r.seq as number) <= c.floor) return this.count(kind.name, false);
+        const actor = this.userOrNull(r.actor_id, where);
+        // In a conversation already here, only the events of a message this import adds, by one who may write there.
+        if (c.merged && (this.addedMsgs.get(r.msg_id as string) !== c || !this.writes(c, actor))) return this.count(kind.name, false);
         const msgId = this.msg(r.msg_id);
+        this.wrote(c, r.seq as number);
         sql(
           this.db,
           'INSERT INTO events (gid, conv_id, seq, type, actor_id, msg_id, ts, data, wake, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1)',
-        ).run(this.keepGids ? r.gid : null, c.id, r.seq, r.type, this.userOrNull(r.actor_id, where), msgId, r.ts, r.data);
+        ).run(this.keepGids ? r.gid : null, c.id, r.seq, r.type, actor, msgId, r.ts, r.data);
         return this.count(kind.name, true);
       }
       case 'reactions': {
-        const m = this.addedMsg(r.msg_id);
+        const m = this.addedMsg(r.msg_id, this.user(r.user_id, where));
         if (m === null) return this.count(kind.name, false);
         const ch = sql(this.db, 'INSERT OR IGNORE INTO reactions (msg_id, user_id, key, at) VALUES (?, ?, ?, ?)').run(
           m,
@@ -159,7 +188,7 @@ export class Importer {
         return this.count(kind.name, ch === 1);
       }
       case 'pins': {
-        const m = this.addedMsg(r.msg_id);
+        const m = this.addedMsg(r.msg_id, this.user(r.pinned_by, where));
         if (m === null) return this.count(kind.name, false);
         const ch = sql(this.db, 'INSERT OR IGNORE INTO pins (conv_id, msg_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)').run(
           this.conv(r.conv_id, where).id,
@@ -170,14 +199,14 @@ export class Importer {
         return this.count(kind.name, ch === 1);
       }
       case 'requests': {
-        const m = this.addedMsg(r.msg_id);
+        const m = this.addedMsg(r.msg_id, this.user(r.requester_id, where));
         if (m === null) return this.count(kind.name, false);
         const id = this.place('requests', r.id as string, (e) => e.msg_id === m && e.created_at === r.created_at);
         if (id === undefined) return this.count(kind.name, false);
         sql(
           this.db,
-          `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO requests (id, conv_id, msg_id, requester_id, kind, title, options, context, assignees, state, outcome, created_at, expires_at, decided_at, decided_by, door)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           id,
           this.conv(r.conv_id, where).id,
@@ -196,12 +225,13 @@ export class Importer {
           r.expires_at,
           r.state === 'pending' ? Date.now() : r.decided_at,
           r.state === 'pending' ? null : this.userOrNull(r.decided_by, where),
+          r.door, // which door filed a harness's prompt: the card says so (an archive written before it: null, as before)
         );
         return this.count(kind.name, true);
       }
       case 'card_responses': {
-        const m = this.addedMsg(r.msg_id);
         const u = this.user(r.user_id, where);
+        const m = this.addedMsg(r.msg_id, u);
         if (
           m === null ||
           sql(this.db, 'SELECT 1 FROM card_responses WHERE msg_id = ? AND user_id = ? AND block_id = ? AND value = ? AND at = ?').get(
@@ -224,9 +254,13 @@ export class Importer {
         return this.count(kind.name, true);
       }
       case 'handoffs': {
-        const c = this.conv(r.conv_id, where).id;
+        const place = this.conv(r.conv_id, where);
+        const c = place.id;
         const agent = this.user(r.agent_id, where);
-        if (sql(this.db, 'SELECT 1 FROM handoffs WHERE conv_id = ? AND agent_id = ? AND at = ?').get(c, agent, r.at))
+        if (
+          !this.writes(place, agent) ||
+          sql(this.db, 'SELECT 1 FROM handoffs WHERE conv_id = ? AND agent_id = ? AND at = ?').get(c, agent, r.at)
+        )
           return this.count(kind.name, false);
         const free = !sql(this.db, 'SELECT 1 FROM handoffs WHERE id = ?').get(r.id);
         sql(
@@ -237,11 +271,15 @@ export class Importer {
       }
       case 'files': {
         // Written with its bytes (files/<id>), which come later in the export.
-        const conv = this.conv(r.conv_id, where).id;
+        const c = this.conv(r.conv_id, where);
+        const conv = c.id;
         const m = this.msg(r.msg_id);
+        const uploader = this.user(r.uploader_id, where);
+        // Into a conversation already here, only with a message this import adds there, from one who may write there.
+        if (c.merged && (this.addedMsgs.get(r.msg_id as string) !== c || !this.writes(c, uploader))) return this.count(kind.name, false);
         const place = this.place('files', r.id as string, (e) => e.sha256 === r.sha256 && e.conv_id === conv);
         if (place === undefined) return this.count(kind.name, false);
-        this.files.set(r.id as string, { ...r, conv_id: conv, msg_id: m, uploader_id: this.user(r.uploader_id, where), place });
+        this.files.expect(r.id as string, { ...r, conv_id: conv, msg_id: m, uploader_id: uploader, place });
         return;
       }
       case 'state_keys': {
@@ -299,8 +337,10 @@ export class Importer {
       }
       case 'progress': {
         const u = this.user(r.user_id, where);
-        const c = this.conv(r.conv_id, where).id;
+        const place = this.conv(r.conv_id, where);
+        const c = place.id;
         if (
+          !this.writes(place, u) ||
           sql(this.db, 'SELECT 1 FROM progress WHERE user_id = ? AND conv_id = ? AND ts = ? AND kind = ? AND text = ?').get(
             u,
             c,
@@ -388,13 +428,14 @@ export class Importer {
         break;
       }
       if (same(existing)) {
-        // The same conversation: only what comes after its last seq here is added.
-        this.convs.set(r.id as string, { id: candidate, floor: existing.last_seq as number, merged: true });
-        sql(this.db, 'UPDATE conversations SET last_seq = max(last_seq, ?), last_event_at = max(last_event_at, ?) WHERE id = ?').run(
-          r.last_seq,
-          r.last_event_at,
-          candidate,
-        );
+        // The same conversation: only what comes after its last seq here is added (its last_seq: finish()).
+        this.convs.set(r.id as string, {
+          id: candidate,
+          floor: existing.last_seq as number,
+          merged: true,
+          direct: existing.kind === 'direct',
+          top: 0,
+        });
         return this.count('conversations', false);
       }
     }
@@ -415,7 +456,7 @@ export class Importer {
       r.title,
       this.user(r.created_by, where),
       r.created_at,
-      r.last_seq,
+      0, // the highest seq written, set by finish(): never what the archive claims
       r.last_event_at,
       directKey,
       r.task_state,
@@ -425,7 +466,7 @@ export class Importer {
       r.archived_at ?? null,
       r.archived_at == null ? null : r.archived_by === 'retention' ? 'retention' : 'owner',
     );
-    this.convs.set(r.id as string, { id, floor: 0, merged: false });
+    this.convs.set(r.id as string, { id, floor: 0, merged: false, direct: r.kind === 'direct', top: 0 });
     this.count('conversations', true);
   }
 
@@ -435,10 +476,17 @@ export class Importer {
       if (!sql(this.db, 'SELECT 1 FROM messages WHERE id = ? AND conv_id = ?').get(r.id, c.id)) this.msgs.set(r.id as string, null);
       return this.count('messages', false);
     }
-    const id = this.place('messages', r.id as string, (e) => e.conv_id === c.id && e.created_at === r.created_at);
-    if (id === undefined) return this.count('messages', false);
+    const sender = this.user(r.sender_id, where);
+    const id = this.writes(c, sender)
+      ? this.place('messages', r.id as string, (e) => e.conv_id === c.id && e.created_at === r.created_at)
+      : undefined;
+    if (id === undefined) {
+      if (!sql(this.db, 'SELECT 1 FROM messages WHERE id = ? AND conv_id = ?').get(r.id, c.id)) this.msgs.set(r.id as string, null);
+      return this.count('messages', false);
+    }
     if (id !== r.id) this.msgs.set(r.id as string, id);
-    this.addedMsgs.add(r.id as string);
+    this.addedMsgs.set(r.id as string, c);
+    this.wrote(c, r.seq as number);
     // reviewed (a person read it before it was posted) is the hub's own attestation: never taken from an export.
     sql(
       this.db,
@@ -449,7 +497,7 @@ export class Importer {
       id,
       c.id,
       r.seq,
-      this.user(r.sender_id, where),
+      sender,
       r.kind,
       r.text,
       r.intent,
@@ -474,41 +522,21 @@ export class Importer {
     this.count('messages', true);
   }
 
-  file(id: string, thumb: boolean, bytes: Buffer): void {
-    const f = this.files.get(id);
-    if (!f) {
-      // Its row was already here (counted then), or the export lists bytes without a row.
-      return;
-    }
-    if (thumb) {
-      sql(this.db, 'UPDATE files SET thumb = ? WHERE id = ?').run(bytes, f.place);
-      return;
-    }
-    if (bytes.length !== f.size) throw new ExportFileError(`files/${id} is ${bytes.length} bytes; its row says ${String(f.size)}`);
-    sql(
-      this.db,
-      `INSERT INTO files (id, conv_id, msg_id, uploader_id, name, mime, size, sha256, is_image, width, height, data, thumb, thumb_mime, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-    ).run(
-      f.place,
-      f.conv_id,
-      f.msg_id,
-      f.uploader_id,
-      f.name,
-      f.mime,
-      f.size,
-      f.sha256,
-      f.is_image,
-      f.width,
-      f.height,
-      bytes,
-      f.thumb_mime,
-      f.created_at,
-    );
-    this.count('files', true);
+  file(id: string, thumb: boolean, bytes: Buffer): Promise<void> {
+    return this.files.bytes(id, thumb, bytes);
   }
 
   finish(): void {
+    // A conversation's next seq follows the highest one written: the rest of an archive's claims are not taken.
+    for (const c of this.convs.values()) {
+      if (!c.merged) sql(this.db, 'UPDATE conversations SET last_seq = ? WHERE id = ?').run(c.top, c.id);
+      else if (c.top > 0)
+        sql(
+          this.db,
+          `UPDATE conversations SET last_seq = max(last_seq, ?),
+             last_event_at = max(last_event_at, (SELECT max(ts) FROM events WHERE conv_id = ? AND seq > ?)) WHERE id = ?`,
+        ).run(c.top, c.id, c.floor, c.id);
+    }
     for (const [userId, inbox] of this.inboxes) {
       const c = this.convs.get(inbox);
       if (c) sql(this.db, 'UPDATE users SET inbox_id = ? WHERE id = ?').run(c.id, userId);
@@ -519,9 +547,7 @@ export class Importer {
       sql(this.db, "UPDATE messages SET reply_to = ? WHERE reply_to = ? AND provenance = 'imported'").run(to, from);
       sql(this.db, "UPDATE messages SET thread_id = ? WHERE thread_id = ? AND provenance = 'imported'").run(to, from);
     }
-    for (const [id, f] of this.files)
-      if (!sql(this.db, 'SELECT 1 FROM files WHERE id = ?').get(f.place))
-        throw new ExportFileError(`files/${id} (the bytes of a file) is missing from the archive`);
+    this.files.finish();
     if (this.outOfOrder) sql(this.db, "INSERT OR IGNORE INTO settings (key, value) VALUES ('messages_out_of_time_order', '1')").run();
   }
 }

@@ -221,7 +221,7 @@ function refuseCostlyImage(width: number, frameHeight: number, frames: number): 
   }
 }
 
-async function cleanImage(
+export async function cleanImage(
   raw: Buffer,
   type: ImageType,
 ): Promise<{ data: Buffer; width: number; height: number; thumb: Buffer; thumbMime: string }> {
