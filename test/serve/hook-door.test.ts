@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { addAgent, eventually, ownerFail, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash, denyOutput } from '../fixtures/permission-request';
-import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, preToolUseDeny } from '../fixtures/status-hooks';
+import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseMcp, preToolUseDeny } from '../fixtures/status-hooks';
 import { pendingRequestOf } from '../support/hook-runner';
 import { CURSOR_ALLOW, CURSOR_ASK, cursorAfterFileEdit, cursorDeny, cursorMcp, cursorShell } from '../fixtures/cursor-hooks';
 
@@ -114,9 +114,39 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
         "Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).",
       ),
     );
-    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseGetUpdates)).text, '{}');
+    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseMcp(`perch-${a.name}`))).text, '{}');
     await ownerOk(served, 'agents.resume', { agent: a.id });
     assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
+  });
+
+  test("paused: only the agent's own Perch server (perch-NAME; for Cursor this hub's MCP URL) keeps get_updates and whoami; another server's tools of those names are blocked", async () => {
+    const a = await newAgent('door-exempt');
+    const other = await newAgent('door-exempt-other');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
+    const pre = async (tool: string) =>
+      (await rawPost(door('claude-code', 'pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, tool_name: tool })).text;
+    for (const own of [`mcp__perch-${a.name}__whoami`, `mcp__perch-${a.name}__get_updates`]) assert.equal(await pre(own), '{}', own);
+    for (const foreign of [
+      'mcp__github__whoami',
+      'mcp__evil__exec__whoami',
+      'mcp__perch__get_updates',
+      `mcp__perch-${other.name}__whoami`,
+      `mcp__x__perch-${a.name}__whoami`,
+    ])
+      assert.match(await pre(foreign), /"permissionDecision":"deny"/, foreign);
+    // Cursor files an MCP call as MCP:<tool>@<server url>: this hub's own /mcp is not the pause's to deny (Cursor asks).
+    const cursor = async (url: string) =>
+      (
+        await rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, {
+          ...cursorMcp,
+          tool_name: 'whoami',
+          tool_input: '{}',
+          url,
+        })
+      ).text;
+    assert.equal(await cursor(served.mcpUrl), CURSOR_ASK);
+    assert.equal(await cursor('https://evil.example/mcp'), cursorDeny('Paused in Perch by the owner: lunch break'));
+    assert.equal((await requestsOf(a)).length, 0, 'nothing filed while paused');
   });
 
   test('a Notification becomes the agent\'s harness status ("waiting")', async () => {

@@ -48,7 +48,7 @@ import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
-import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem, pauseExempt } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import {
   BodyTooLarge,
@@ -69,7 +69,6 @@ import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../..
 import {
   HARNESSES,
   HARNESS_EVENTS,
-  PAUSE_EXEMPT_TOOL,
   PROMPT_HARNESS_LABEL,
   type HarnessEvent,
   type HarnessName,
@@ -367,7 +366,8 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
-  if (PAUSE_EXEMPT_TOOL.test(typeof input.tool_name === 'string' ? input.tool_name : '')) return '{}'; // how the paused agent waits for the owner
+  // How the paused agent waits for the owner: its own Perch server's get_updates and whoami, no other server's.
+  if (pauseExempt(hub, agentId, typeof input.tool_name === 'string' ? input.tool_name : undefined)) return '{}';
   return preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.');
 }
 
@@ -418,8 +418,12 @@ async function decide(
     await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
     return `no decision within ${timeoutSecs} s; the terminal dialog decides`;
   } catch (e) {
-    if (isHubError(e) && e.code === 'paused')
+    if (isHubError(e) && e.code === 'paused') {
+      // The paused agent's own Perch get_updates / whoami is not the pause's to deny (as at PreToolUse): the harness decides.
+      if (pauseExempt(hub, who.agentId, filing.tool_name))
+        return `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides`;
       return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
+    }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
   }
