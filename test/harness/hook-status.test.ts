@@ -9,7 +9,7 @@ import { runHook, type HookRun } from '../support/hook-runner';
 import {
   claudeCodeNotification,
   claudeCodePreToolUseBash,
-  claudeCodePreToolUseGetUpdates,
+  claudeCodePreToolUseMcp,
   claudeCodeSessionEnd,
   claudeCodeSessionStart,
   claudeCodeStop,
@@ -53,7 +53,10 @@ describe('perch hook pre-tool-use: the kill switch reaches the harness', () => {
     assert.deepEqual([cc.code, cc.stdout, cc.stderr], [0, expected, '']);
     const cx = await runHook(['pre-tool-use'], codexPreToolUse, envFor(a));
     assert.deepEqual([cx.code, cx.stdout, cx.stderr], [0, expected, '']);
-    assertNothing(await runHook(['pre-tool-use'], claudeCodePreToolUseGetUpdates, envFor(a)), 'the paused agent waits with get_updates');
+    assertNothing(
+      await runHook(['pre-tool-use'], claudeCodePreToolUseMcp(`perch-${a.name}`), envFor(a)),
+      'the paused agent waits with get_updates',
+    );
     await ownerOk(served, 'agents.resume', { agent: a.id });
     assertNothing(await runHook(['pre-tool-use'], claudeCodePreToolUseBash, envFor(a)), 'resumed');
   });

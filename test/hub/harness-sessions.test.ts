@@ -50,7 +50,7 @@ test("each tool call the harness names is one compact feed row of the agent; a c
       tool_name: 'Bash',
       tool_detail: 'git push',
     });
-    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'codex', session_id: 's2', tool_name: 'mcp__perch__get_updates' });
+    noteHarness(t.hub, a.id, { event: 'pre-tool-use', harness: 'codex', session_id: 's2', tool_name: 'mcp__perch-kit__get_updates' });
     const rows = listProgress(t.hub, { agent_id: a.id }).reverse();
     assert.deepEqual(
       rows.map((p) => [p.kind, p.text]),
@@ -58,7 +58,7 @@ test("each tool call the harness names is one compact feed row of the agent; a c
         ['tool_call', 'Claude Code: Bash — npm test'],
         ['tool_call', 'Claude Code: Read — /home/user/app/README.md'],
         ['error', 'Claude Code: blocked Bash — git push (the agent is paused)'],
-        ['tool_call', 'Codex: mcp__perch__get_updates'],
+        ['tool_call', 'Codex: mcp__perch-kit__get_updates'],
       ],
     );
     assert.equal((rows[2]!.data as any).harness.blocked, true);

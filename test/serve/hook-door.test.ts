@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { addAgent, eventually, ownerFail, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash, denyOutput } from '../fixtures/permission-request';
-import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseGetUpdates, preToolUseDeny } from '../fixtures/status-hooks';
+import { claudeCodeNotification, claudeCodePreToolUseBash, claudeCodePreToolUseMcp, preToolUseDeny } from '../fixtures/status-hooks';
 import { pendingRequestOf } from '../support/hook-runner';
 import { CURSOR_ALLOW, CURSOR_ASK, cursorAfterFileEdit, cursorDeny, cursorMcp, cursorShell } from '../fixtures/cursor-hooks';
 
@@ -114,9 +114,39 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
         "Paused in Perch (the owner paused this agent: lunch break). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).",
       ),
     );
-    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseGetUpdates)).text, '{}');
+    assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseMcp(`perch-${a.name}`))).text, '{}');
     await ownerOk(served, 'agents.resume', { agent: a.id });
     assert.equal((await rawPost(door('claude-code', 'pre-tool-use'), a.key, claudeCodePreToolUseBash)).text, '{}');
+  });
+
+  test("paused: only the agent's own Perch server (perch-NAME; for Cursor this hub's MCP URL) keeps get_updates and whoami; another server's tools of those names are blocked", async () => {
+    const a = await newAgent('door-exempt');
+    const other = await newAgent('door-exempt-other');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });
+    const pre = async (tool: string) =>
+      (await rawPost(door('claude-code', 'pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, tool_name: tool })).text;
+    for (const own of [`mcp__perch-${a.name}__whoami`, `mcp__perch-${a.name}__get_updates`]) assert.equal(await pre(own), '{}', own);
+    for (const foreign of [
+      'mcp__github__whoami',
+      'mcp__evil__exec__whoami',
+      'mcp__perch__get_updates',
+      `mcp__perch-${other.name}__whoami`,
+      `mcp__x__perch-${a.name}__whoami`,
+    ])
+      assert.match(await pre(foreign), /"permissionDecision":"deny"/, foreign);
+    // Cursor files an MCP call as MCP:<tool>@<server url>: this hub's own /mcp is not the pause's to deny (Cursor asks).
+    const cursor = async (url: string) =>
+      (
+        await rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, {
+          ...cursorMcp,
+          tool_name: 'whoami',
+          tool_input: '{}',
+          url,
+        })
+      ).text;
+    assert.equal(await cursor(served.mcpUrl), CURSOR_ASK);
+    assert.equal(await cursor('https://evil.example/mcp'), cursorDeny('Paused in Perch by the owner: lunch break'));
+    assert.equal((await requestsOf(a)).length, 0, 'nothing filed while paused');
   });
 
   test('a Notification becomes the agent\'s harness status ("waiting")', async () => {
@@ -248,12 +278,62 @@ describe("POST /hook/cursor/permission-request answers Cursor's beforeShellExecu
       ['a cwd that is no string', { ...cursorShell, cwd: 7 }, /^the beforeShellExecution input's cwd is not a string$/],
     ];
     for (const [what, body, expected] of bad) {
+      // After the key check Cursor always gets an answer it reads: "ask", the reason in the note header.
       const r = await rawPost(door('cursor', 'permission-request'), a.key, body);
-      assert.equal(r.status, 400, what);
-      assert.equal(r.json.error.code, 'invalid_input', what);
-      assert.match(r.json.error.message, expected, what);
-      assert.doesNotMatch(r.json.error.message, /\n/, what);
+      assert.equal(r.status, 200, what);
+      assert.equal(r.text, CURSOR_ASK, what);
+      const note = decodeURIComponent(r.headers.get('perch-hook-note') ?? '');
+      assert.match(note, expected, what);
+      assert.doesNotMatch(note, /\n/, what);
     }
     assert.equal((await requestsOf(a)).length, 0, 'nothing filed');
+  });
+
+  test('after the key check every refusal is a 200 {"permission":"ask"} with the reason in the note: deeply nested MCP params, a 5 MB command, another Content-Type, a read-only key, a bad ?timeout', async () => {
+    const a = await newAgent('door-cursor-ask');
+    const depth = 10_000;
+    const nested = `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+    const cases: Array<[string, () => Promise<Awaited<ReturnType<typeof rawPost>>>, RegExp]> = [
+      [
+        'deeply nested MCP params',
+        () => rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, { ...cursorMcp, tool_input: nested }),
+        /nests more than 64 levels deep/,
+      ],
+      [
+        'a 5 MB command',
+        () => rawPost(door('cursor', 'permission-request'), a.key, { ...cursorShell, command: `echo ${'x'.repeat(5 * 1024 * 1024)}` }),
+        /over \d+ bytes/,
+      ],
+      [
+        'another Content-Type',
+        () => rawPost(door('cursor', 'permission-request'), a.key, cursorShell, { 'Content-Type': 'text/plain' }),
+        /Content-Type/,
+      ],
+      ['a bad ?timeout', () => rawPost(door('cursor', 'permission-request', '?timeout=0'), a.key, cursorShell), /timeout must be/],
+    ];
+    for (const [what, post, note] of cases) {
+      const r = await post();
+      assert.equal(r.status, 200, `${what}: ${r.status} ${r.text.slice(0, 200)}`);
+      assert.equal(r.text, CURSOR_ASK, what);
+      assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), note, what);
+    }
+    const watcher = await ownerOk(served, 'agents.add_key', { agent: a.id, name: 'watch', scopes: ['read'] });
+    const readOnly = await rawPost(door('cursor', 'permission-request'), watcher.secret, cursorShell);
+    assert.equal(readOnly.status, 200);
+    assert.equal(readOnly.text, CURSOR_ASK, 'a read-only key');
+    // Before the key check nothing is answered to a stranger but the refusal.
+    assert.equal((await rawPost(door('cursor', 'permission-request'), 'perch_nope', cursorShell)).status, 401);
+  });
+});
+
+describe('the Claude Code door: input it cannot take whole is no decision, never a 500', () => {
+  test('a PermissionRequest with deeply nested tool_input: 200 {} (the harness dialog decides), the reason in the note', async () => {
+    const a = await newAgent('door-cc-deep');
+    const depth = 10_000;
+    const body = `{"session_id":"abc123","cwd":"/w","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"mcp__x__y","tool_input":${'['.repeat(depth)}1${']'.repeat(depth)}}`;
+    const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, body);
+    assert.equal(r.status, 200, `${r.status} ${r.text.slice(0, 200)}`);
+    assert.equal(r.text, '{}');
+    assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), /^the tool input nests more than 64 levels deep/);
   });
 });

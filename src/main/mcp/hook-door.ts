@@ -48,19 +48,21 @@ import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
-import { noteHarness, noteHookKeyProblem } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem, pauseExempt } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import {
   BodyTooLarge,
   bearerOf,
   isLoopbackHost,
   isLoopbackOrigin,
+  newRequestId,
   readBody,
   sendInternalError,
   sendJson,
   statusOfCode,
 } from '../http-util';
 import { isHubError } from '../../shared/errors';
+import { tooDeep } from '../../shared/text/json-depth';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/requests/permission-rules';
@@ -69,7 +71,6 @@ import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../..
 import {
   HARNESSES,
   HARNESS_EVENTS,
-  PAUSE_EXEMPT_TOOL,
   PROMPT_HARNESS_LABEL,
   type HarnessEvent,
   type HarnessName,
@@ -97,6 +98,9 @@ const STRING_FIELDS = ['session_id', 'cwd', 'message', 'notification_type', 'sou
 function refuse(res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>): void {
   sendJson(res, status, { ok: false, error: { code, message } }, headers);
 }
+
+/** How a door refuses once the key is known (Cursor's: "ask", the reason in the note; the others' the refusal). */
+type Refuse = (status: number, code: string, message: string, headers?: Record<string, string>) => void;
 
 /** Whether a Content-Type header names JSON (`application/json`, parameters such as `; charset=utf-8` allowed). */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -174,7 +178,13 @@ interface Admitted {
  * check their own), the key and its places for where the request came from (exactly as /mcp), POST, JSON, a key that
  * may write. Refuses (and answers), or admits.
  */
-function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestPlace | undefined): Admitted | undefined {
+function admit(
+  hub: Hub,
+  req: IncomingMessage,
+  res: ServerResponse,
+  at: RequestPlace | undefined,
+  afterKey: Refuse = (status, code, message, headers) => refuse(res, status, code, message, headers),
+): Admitted | undefined {
   if (!at && (!isLoopbackHost(req.headers.host) || (req.headers.origin !== undefined && !isLoopbackOrigin(req.headers.origin)))) {
     req.resume();
     refuse(res, 403, 'forbidden', 'The hook door answers requests from this computer only.');
@@ -213,19 +223,19 @@ function admit(hub: Hub, req: IncomingMessage, res: ServerResponse, at: RequestP
   }
   if (req.method !== 'POST') {
     req.resume();
-    refuse(res, 405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
+    afterKey(405, 'method_not_allowed', 'POST one hook report as JSON.', { Allow: 'POST' });
     return undefined;
   }
   if (!isJsonContentType(req.headers['content-type'])) {
     req.resume();
     const got = req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none';
-    refuse(res, 415, 'unsupported_media_type', `Send the hook report with "Content-Type: application/json" (got ${got}).`);
+    afterKey(415, 'unsupported_media_type', `Send the hook report with "Content-Type: application/json" (got ${got}).`);
     return undefined;
   }
   if (isReadOnlyKey(found.auth)) {
     // A read-only key watches the agent; it is not its harness session, whose state the owner reads in Fleet.
     req.resume();
-    refuse(res, 403, 'forbidden', "This key may only read: a harness reports its session with a key that may write (the agent's own key).");
+    afterKey(403, 'forbidden', "This key may only read: a harness reports its session with a key that may write (the agent's own key).");
     return undefined;
   }
   return { agentId: found.user.id, key: sent, auth: found.auth };
@@ -276,8 +286,9 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
 // same path as POST /hook (request_human marked door 'hook': standing rules, the Approvals inbox, phone push), waits
 // for the decision up to ?timeout=SECS (default 540) and withdraws the prompt when the caller's connection closes
 // first. A paused agent's prompt is denied and its PreToolUse blocked. No decision: 200 {} (the harness's own dialog
-// decides; the reason in the perch-hook-note header; Cursor: {"permission":"ask"} with the same header). Input that
-// is not the event's: 400 with one line.
+// decides; the reason in the perch-hook-note header; Cursor: {"permission":"ask"} with the same header), also for a
+// tool input nested deeper than LIMITS.maxJsonDepth. Input that is not the event's: 400 with one line. Cursor, once
+// its key is accepted, gets every refusal (405, 413, 415, 400, 403 read-only, 429, a failure) as that "ask".
 
 /** The harness and event of /hook/<harness>/<event>, or why the path names none. */
 export function parseHookDoorPath(path: string): { harness: HookDoorHarness; event: string } | string {
@@ -318,13 +329,18 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
     req.resume();
     return refuse(res, 404, 'not_found', route);
   }
+  // Cursor reads only a permission: once the key is known, whatever the door cannot do is "ask" (its own prompt
+  // decides), never a status curl -f would swallow. The other harnesses get the refusal.
+  const cursor = route.harness === 'cursor';
+  const refuseHere: Refuse = (status, code, message, headers) =>
+    cursor ? sendOutput(res, cursorDecisionJson(undefined), message) : refuse(res, status, code, message, headers);
+  const who = admit(hub, req, res, at, refuseHere);
+  if (!who) return;
   const timeout = timeoutOf(req.url);
   if (typeof timeout === 'string') {
     req.resume();
-    return refuse(res, 400, 'invalid_input', timeout);
+    return refuseHere(400, 'invalid_input', timeout);
   }
-  const who = admit(hub, req, res, at);
-  if (!who) return;
   // The caller goes away (the harness answered in its own dialog, or gave up): the waiting prompt is withdrawn.
   const gone = new AbortController();
   res.on('close', () => {
@@ -338,26 +354,35 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
           if (route.event !== 'permission-request')
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           if (limiter.take(who.agentId) > 0)
-            return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
-          const prompt =
-            route.harness === 'cursor' ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
-          const d = await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal);
+            return refuseHere(429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
+          const prompt = cursor ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
+          // An input nested past what anything here walks safely is not shown, so not decided: the harness's dialog decides.
+          const deep = tooDeep(prompt.input.tool_input, LIMITS.maxJsonDepth);
+          const d =
+            deep !== undefined
+              ? `the tool input nests more than ${LIMITS.maxJsonDepth} levels deep (at ${deep}); Perch cannot show it whole, the terminal dialog decides`
+              : await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal);
           // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
-          if (route.harness === 'cursor')
+          if (cursor)
             return sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           if (typeof d === 'string') return sendOutput(res, '{}', d);
           sendOutput(res, decisionJson(d));
         } catch (e) {
-          if (e instanceof StepAside) return refuse(res, 400, 'invalid_input', e.message);
+          if (e instanceof StepAside) return refuseHere(400, 'invalid_input', e.message);
           throw e;
         }
       },
       (err) => {
-        if (err instanceof BodyTooLarge) return refuse(res, 413, 'too_large', `The body is over ${MAX_INPUT_BYTES} bytes.`);
-        if (!res.destroyed) refuse(res, 400, 'invalid_input', 'Bad request body.');
+        if (err instanceof BodyTooLarge) return refuseHere(413, 'too_large', `The body is over ${MAX_INPUT_BYTES} bytes.`);
+        if (!res.destroyed) refuseHere(400, 'invalid_input', 'Bad request body.');
       },
     )
-    .catch((err: unknown) => sendInternalError(res, err, 'hook request'));
+    .catch((err: unknown) => {
+      if (!cursor) return sendInternalError(res, err, 'hook request');
+      const id = newRequestId();
+      process.stderr.write(`perch: ${id} hook request failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      sendOutput(res, cursorDecisionJson(undefined), `the hub failed on this request (request ${id}); Cursor's own prompt decides`);
+    });
 }
 
 /** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
@@ -367,7 +392,8 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
-  if (PAUSE_EXEMPT_TOOL.test(typeof input.tool_name === 'string' ? input.tool_name : '')) return '{}'; // how the paused agent waits for the owner
+  // How the paused agent waits for the owner: its own Perch server's get_updates and whoami, no other server's.
+  if (pauseExempt(hub, agentId, typeof input.tool_name === 'string' ? input.tool_name : undefined)) return '{}';
   return preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.');
 }
 
@@ -418,8 +444,12 @@ async function decide(
     await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
     return `no decision within ${timeoutSecs} s; the terminal dialog decides`;
   } catch (e) {
-    if (isHubError(e) && e.code === 'paused')
+    if (isHubError(e) && e.code === 'paused') {
+      // The paused agent's own Perch get_updates / whoami is not the pause's to deny (as at PreToolUse): the harness decides.
+      if (pauseExempt(hub, who.agentId, filing.tool_name))
+        return `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides`;
       return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
+    }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
   }

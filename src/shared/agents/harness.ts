@@ -52,11 +52,29 @@ export const REPORT_FIELD_MAX = {
   tool_detail: 200,
 } as const;
 
+/** Perch's own tools an agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it reads why. */
+export const PAUSE_EXEMPT_TOOLS = ['get_updates', 'whoami'] as const;
+
+/** The agent's own Perch server as its harnesses name it: perch-NAME (`perch connect`), and this hub's MCP URLs (Cursor names a server by its url). */
+export interface OwnServer {
+  name: string;
+  mcpUrls: readonly string[];
+}
+
 /**
- * Perch's own tools an agent still needs while paused: get_updates is how it waits for agent.resumed, whoami how it
- * reads why. The harness names an MCP tool mcp__<server>__<tool> (the server name is the owner's choice).
+ * Whether a tool call is one of the pause-exempt tools of the agent's own Perch server, and of no other server: Claude
+ * Code and Codex name an MCP tool mcp__<server>__<tool>, the server as `perch connect` named it (perch-NAME; the
+ * harness turns characters other than letters, digits, _ and - into _); Cursor's prompts are filed as
+ * MCP:<tool>@<server>, the server as Cursor names it (its url; the name too, should Cursor give it). A server called
+ * github or evil__exec never is, whatever its tool is called.
  */
-export const PAUSE_EXEMPT_TOOL = /^mcp__.+__(get_updates|whoami)$/;
+export function isPauseExempt(tool: string | null | undefined, own: OwnServer): boolean {
+  if (!tool) return false;
+  const name = own.name.replace(/[^A-Za-z0-9_-]/g, '_');
+  return PAUSE_EXEMPT_TOOLS.some(
+    (t) => tool === `mcp__${name}__${t}` || tool === `MCP:${t}@${own.name}` || own.mcpUrls.some((u) => tool === `MCP:${t}@${u}`),
+  );
+}
 
 /** What a tool was called with, as one short line: a command, a path, a pattern or a URL (the harness's tool_input). */
 export function toolDetailOf(input: unknown): string {

@@ -5,6 +5,8 @@
 // (context.cut), its preview is the head and the tail of what would run, and no standing rule decides it.
 // Pure, and free of heavy imports: the hook's bundle (dist/hook.js) and the channel's use it too.
 import { PERMISSION_PROMPT_SOURCE, commandOf, promptTitle } from '../features/permission-prompts';
+import { LIMITS } from '../limits';
+import { tooDeep } from '../text/json-depth';
 
 type Json = Record<string, unknown>;
 
@@ -229,6 +231,8 @@ export function parsePromptFiling(o: Json): PromptFiling | string {
         chars: x.chars as number,
       };
     } else {
+      const deep = tooDeep(o.tool_input, LIMITS.maxJsonDepth); // before anything walks it
+      if (deep !== undefined) return `tool_input nests more than ${LIMITS.maxJsonDepth} levels deep (at ${deep})`;
       f.tool_input = o.tool_input;
     }
     return f;

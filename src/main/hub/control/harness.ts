@@ -21,8 +21,9 @@ import { RateLimiter } from '../core/rate-limit';
 import { isPaused } from './control';
 import { userByName } from '../../store/tables/agents/users';
 import { keyEnvVar } from '../../../shared/agents/snippets';
+import { serverName } from '../../../shared/agents/harness-config';
 import {
-  PAUSE_EXEMPT_TOOL,
+  isPauseExempt,
   PROMPT_HARNESS_LABEL,
   REPORT_FIELD_MAX,
   harnessLine,
@@ -31,6 +32,7 @@ import {
   type HarnessAnswer,
   type HarnessReport,
   type HarnessStatus,
+  type OwnServer,
 } from '../../../shared/agents/harness';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
@@ -84,6 +86,19 @@ export function pausedBlockMessage(p: ReturnType<typeof isPaused>): string {
   return `Paused in Perch (${why}). Do not run tools; stop and wait for the owner to resume this agent (Perch's get_updates with wait_secs returns agent.resumed).`;
 }
 
+/** The agent's own Perch server as its harnesses name it: perch-NAME (`perch connect`) and this hub's MCP URLs (Cursor's). */
+export function ownServerOf(hub: HarnessHub, agentId: string): OwnServer {
+  const port = new URL(hub.doors.baseUrl).port;
+  const mcpUrls = ['127.0.0.1', 'localhost', '[::1]'].map((host) => `http://${host}${port ? `:${port}` : ''}/mcp`);
+  if (hub.doors.containerMcpUrl) mcpUrls.push(hub.doors.containerMcpUrl);
+  return { name: serverName(hub.user(agentId).name), mcpUrls };
+}
+
+/** Whether a paused agent's tool call still runs: get_updates or whoami of its own Perch server, no other's. */
+export function pauseExempt(hub: HarnessHub, agentId: string, tool: string | null | undefined): boolean {
+  return isPauseExempt(tool, ownServerOf(hub, agentId));
+}
+
 /** One hook event of an agent's harness: its status follows, and the answer says whether the agent is paused. */
 export function noteHarness(hub: HarnessHub, agentId: string, r: HarnessReport): HarnessAnswer {
   const pause = isPaused(hub, agentId);
@@ -108,7 +123,7 @@ export function noteHarness(hub: HarnessHub, agentId: string, r: HarnessReport):
       hub.fleetChanged(); // the Fleet view (hub/control/fleet-live.ts)
     }
     const tool = field(r.tool_name, REPORT_FIELD_MAX.tool_name);
-    const blocked = pause.paused && !PAUSE_EXEMPT_TOOL.test(tool ?? '');
+    const blocked = pause.paused && !pauseExempt(hub, agentId, tool);
     if ((tool || blocked) && hub.services.harness.feedLimiter.take(agentId) === 0) {
       feedRow(
         hub,
