@@ -76,7 +76,8 @@ export interface StartOptions {
   /**
    * Wake runs' timings (ms): re-run backoff start, SIGTERM→SIGKILL grace, webhook retry start. Defaults in
    * shared/agents/wake.ts; PERCH_WAKE_BACKOFF_MS, PERCH_WAKE_KILL_GRACE_MS, PERCH_WAKE_WEBHOOK_RETRY_MS override them
-   * (and PERCH_WAKE_SAMPLE_MS, PERCH_WAKE_CEILING_GRACE_MS: how often runs are sampled, how long over a memory ceiling).
+   * (and PERCH_WAKE_SAMPLE_MS, PERCH_WAKE_CEILING_GRACE_MS: how often runs are sampled, how long over a memory ceiling;
+   * PERCH_WAKE_EXIT_GRACE_MS: how long a run whose root exited may hold its output; PERCH_WAKE_CGROUP=off: no cgroups).
    */
   wake?: { backoffMs?: number; killGraceMs?: number; webhookRetryMs?: number };
   /** Also listen on this computer's container bridge addresses (docker0, br-*, podman*), serving /mcp only (listeners.ts). */
@@ -202,6 +203,7 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
     killGraceMs: opts.wake?.killGraceMs ?? envMs('PERCH_WAKE_KILL_GRACE_MS'),
     webhookRetryMs: opts.wake?.webhookRetryMs ?? envMs('PERCH_WAKE_WEBHOOK_RETRY_MS'),
     sampleMs: envMs('PERCH_WAKE_SAMPLE_MS'),
+    exitGraceMs: envMs('PERCH_WAKE_EXIT_GRACE_MS'),
   });
   return {
     launcher,

@@ -420,7 +420,7 @@ function runtimeBase(): string {
   return JSON.parse(fs.readFileSync(path.join(served.dataDir, 'runtime.json'), 'utf8')).base_url;
 }
 
-test('on hub shutdown a running wake process gets SIGTERM and its run is recorded as interrupted', async () => {
+test('on hub shutdown a running wake process gets SIGTERM, its run is recorded as interrupted, and the next hub runs its wake again', async () => {
   const dir = tempDataDir();
   let hub = await startServe(dir, { env: TIMINGS });
   try {
@@ -430,10 +430,12 @@ test('on hub shutdown a running wake process gets SIGTERM and its run is recorde
     const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
     await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
     let pid = 0;
+    let runId = '';
     await eventually(
       async () => {
         const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
         pid = run?.pid ?? 0;
+        runId = run?.id ?? '';
         return pid > 0;
       },
       10_000,
@@ -442,8 +444,14 @@ test('on hub shutdown a running wake process gets SIGTERM and its run is recorde
     assert.equal(await hub.stop(), 0);
     await eventually(() => !alive(pid), 5000, 'the wake process to end after SIGTERM');
     hub = await startServe(dir, { env: TIMINGS });
-    const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
-    assert.equal(run.status, 'interrupted');
+    const runs = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs as any[];
+    assert.equal(runs.find((r) => r.id === runId)?.status, 'interrupted');
+    // Its wake was not answered: the next hub runs the agent again (the queue survives a restart).
+    await eventually(
+      async () => ((await ownerOk(hub, 'wake.runs', { agent: a.name })).runs as any[]).some((r) => r.id !== runId),
+      10_000,
+      'the interrupted wake to run again after the restart',
+    );
     const unknown = await owner(hub, 'wake.log', { run_id: 'run_nope' });
     assert.equal(unknown.status, 404);
   } finally {

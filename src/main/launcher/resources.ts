@@ -81,17 +81,19 @@ function ps(): Promise<Proc[]> {
 
 /**
  * One pass over the machine's processes: for each root (a run's process, leader of its own group), the processes of
- * its tree (its group, and whatever descends from it even in another group) summed. Roots already gone are left out.
+ * its tree (its group, and whatever descends from it even in another group) summed; a root given its members (the
+ * processes of its cgroup) sums exactly those, wherever they went. Roots already gone are left out.
  */
-export async function sampleTrees(roots: number[]): Promise<Map<number, TreeSample>> {
+export async function sampleTrees(roots: number[], members: Map<number, Set<number>> = new Map()): Promise<Map<number, TreeSample>> {
   const result = new Map<number, TreeSample>();
   if (!canSample || roots.length === 0) return result;
   const procs = process.platform === 'linux' ? procfs() : await ps();
   const byPid = new Map(procs.map((p) => [p.pid, p]));
-  const rootSet = new Set(roots);
+  const treeRoots = new Set(roots.filter((r) => !members.has(r)));
   const rootOf = (p: Proc): number | undefined => {
-    if (rootSet.has(p.pgrp)) return p.pgrp;
-    for (let q: Proc | undefined = p, hops = 0; q && hops < 64; q = byPid.get(q.ppid), hops++) if (rootSet.has(q.pid)) return q.pid;
+    for (const [root, set] of members) if (set.has(p.pid)) return root;
+    if (treeRoots.has(p.pgrp)) return p.pgrp;
+    for (let q: Proc | undefined = p, hops = 0; q && hops < 64; q = byPid.get(q.ppid), hops++) if (treeRoots.has(q.pid)) return q.pid;
     return undefined;
   };
   for (const p of procs) {

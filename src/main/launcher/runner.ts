@@ -1,20 +1,22 @@
-// Wake runs, the OS side: starts the owner's command (its own process group; on Windows killed as a tree
-// with taskkill /T /F), captures its output to a size-capped 0600 log, writes the run's MCP client config
-// and Claude Code settings with the permission hook (0600, in a 0700 folder of its own under the system temp dir, never in the data dir where the owner's
-// credential runtime.json lies; deleted afterwards), or POSTs a signed webhook with retries. The policy (hub/wake-runs/wake-runs.ts) decides
-// when; this only does. The run key reaches the process in its environment only: never in argv, never in
-// a log (output that echoes it is redacted, also in pieces or split over writes: wake/redact.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+// Wake runs, the OS side: starts the owner's command (command-run.ts: in a cgroup of its own where Linux lets the hub
+// make one, cgroups.ts; else its own process group; on Windows killed as a tree with taskkill /T /F), samples what
+// each run's processes hold (resources.ts), ends what a killed hub left running (endLeftover), or POSTs a signed
+// webhook with retries. The policy (hub/wake-runs/wake-runs.ts) decides when; this only does. The run key reaches the
+// process in its environment only: never in argv, never in a log (redact.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WAKE_DEFAULTS } from '../../shared/agents/wake';
-import { HOOK_TIMEOUT_SECS, hookBaseUrl } from '../../shared/agents/harness-config';
-import type { MachineMemory, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs/launcher';
+import { WAKE_DEFAULTS, type WakeContainment } from '../../shared/agents/wake';
+import type { MachineMemory, RunPlace, WakeEnd, WakeHandle, WakeLaunch, WakeLauncher, WakeObserver } from '../hub/wake-runs/launcher';
+import { CappedLog } from './capped-log';
+import { RunCgroup, findCgroupBase, findRunCgroup, removeHubFolder, sweepHubFolders, type CgroupBase } from './cgroups';
+import { startCommand } from './command-run';
+import { isSameProcess } from './process-check';
 import { canSample, machineMemory, sampleTrees } from './resources';
-import { KeyRedactor } from './redact';
-import { runFolderPrefix, sweepRunFolders } from './run-folders';
+import { sweepRunFolders } from './run-folders';
+
+export { usageIn } from './command-run';
 
 export interface RunnerOptions {
   /** Where run logs (<dir>/logs/<run>.log) go; created 0700. */
@@ -25,60 +27,53 @@ export interface RunnerOptions {
    */
   runFilesDir?: string;
   killGraceMs?: number;
+  /** How long after its root exits a run ends even if its output stays open (default WAKE_DEFAULTS.exitGraceMs). */
+  exitGraceMs?: number;
   logMaxBytes?: number;
   webhookAttempts?: number;
   webhookRetryMs?: number;
   /** How often the process trees of running commands are sampled (memory, CPU); default WAKE_DEFAULTS.sampleMs. */
   sampleMs?: number;
+  /** The environment read for PERCH_WAKE_CGROUP=off (the process group instead of cgroups; default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
-/**
- * Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner
- * through its native HTTP hook to the hub's hook door (one request, no process), with the run's own key from
- * PERCH_KEY in the environment the harness passes on (allowedEnvVars lets Claude Code put it in the header).
- */
-function claudeSettings(mcpUrl: string, agent: string): string {
-  const url = `${hookBaseUrl(mcpUrl)}/hook/claude-code/permission-request?agent=${encodeURIComponent(agent)}`;
-  const hook = {
-    type: 'http',
-    url,
-    headers: { Authorization: 'Bearer $PERCH_KEY' },
-    allowedEnvVars: ['PERCH_KEY'],
-    timeout: HOOK_TIMEOUT_SECS,
-  };
-  return JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [hook] }] } }, null, 2);
-}
+/** How long the end of a leftover run is waited for (it was sent SIGKILL). */
+const LEFTOVER_WAIT_MS = 10_000;
 
-/** The hub's own PERCH_* variables are not passed on: each run gets its own. */
-function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.toUpperCase().startsWith('PERCH_')) env[k] = v;
-  return env;
-}
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class ProcessLauncher implements WakeLauncher {
   private readonly logsDir: string;
   private readonly runFilesDir: string;
   private readonly killGraceMs: number;
+  private readonly exitGraceMs: number;
   private readonly logMaxBytes: number;
   private readonly webhookAttempts: number;
   private readonly webhookRetryMs: number;
   private readonly sampleMs: number;
-  /** Running commands whose process tree is sampled: pid → whom to tell. One timer, one pass over the processes for all. */
-  private readonly sampled = new Map<number, WakeObserver>();
+  private readonly env: NodeJS.ProcessEnv;
+  /** Running commands whose processes are sampled: pid → whom to tell, and the run's cgroup. One timer, one pass. */
+  private readonly sampled = new Map<number, { observer: WakeObserver; cg: RunCgroup | null }>();
   private sampleTimer: NodeJS.Timeout | undefined;
   private sampling = false;
+  /** The hub's cgroups, found on first use (undefined: not looked for yet). */
+  private base: { base: CgroupBase | null; why: string } | undefined;
 
-  /** The processes of runs still alive (pid → ended), for shutdown. */
-  private readonly live = new Map<number, Promise<void>>();
+  /** The processes of runs still alive (pid → how to kill it now), for shutdown; ended: when each is over. */
+  private readonly live = new Map<number, { kill: () => void }>();
+  private readonly ended = new Map<number, Promise<void>>();
 
-  /** Hub shutdown: waits up to graceMs for stopped runs to end, then kills each with its process group. */
+  /** Hub shutdown: waits up to graceMs for stopped runs to end, then kills what is left of each (cgroup or group). */
   async drain(graceMs: number): Promise<void> {
-    if (this.live.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(this.live.values()), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
-    clearTimeout(timer);
-    for (const pid of this.live.keys()) killGroup(pid, 'SIGKILL');
+    if (this.live.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.ended.values()), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+      for (const run of this.live.values()) run.kill();
+    }
+    // This hub's cgroup folders go with it (what a run left still ending keeps them; the next hub's sweep takes them).
+    if (this.base?.base) removeHubFolder(this.base.base);
   }
 
   constructor(opts: RunnerOptions) {
@@ -101,20 +96,84 @@ export class ProcessLauncher implements WakeLauncher {
     // The run folders a hub killed with SIGKILL left behind (its runs were recorded interrupted): wake/run-folders.ts.
     sweepRunFolders(this.runFilesDir);
     this.killGraceMs = opts.killGraceMs ?? WAKE_DEFAULTS.killGraceMs;
+    this.exitGraceMs = opts.exitGraceMs ?? WAKE_DEFAULTS.exitGraceMs;
     this.logMaxBytes = opts.logMaxBytes ?? WAKE_DEFAULTS.logMaxBytes;
     this.webhookAttempts = opts.webhookAttempts ?? WAKE_DEFAULTS.webhookAttempts;
     this.webhookRetryMs = opts.webhookRetryMs ?? WAKE_DEFAULTS.webhookRetryMs;
     this.sampleMs = Math.max(100, opts.sampleMs ?? WAKE_DEFAULTS.sampleMs);
+    this.env = opts.env ?? process.env;
+  }
+
+  /** The hub's cgroups (looked for once, at the first run or leftover; the empty ones of hubs that are gone are swept). */
+  private cgroups(): CgroupBase | null {
+    if (!this.base) {
+      this.base = findCgroupBase(this.env);
+      if (this.base.base) sweepHubFolders(this.base.base);
+    }
+    return this.base.base;
+  }
+
+  containment(): WakeContainment {
+    const base = this.cgroups();
+    if (base) {
+      return base.memory
+        ? {
+            kind: 'cgroup',
+            memory: 'kernel',
+            line: `Each run has a cgroup of its own (${this.base!.why}): every process it starts is counted and stopped with it, and the kernel holds it to its memory ceiling.`,
+          }
+        : {
+            kind: 'cgroup',
+            memory: 'sampled',
+            line: `Each run has a cgroup of its own: every process it starts is counted and stopped with it; ${base.memoryWhy}, so Perch stops a run over its memory ceiling after a few seconds.`,
+          };
+    }
+    const why = this.base!.why;
+    return process.platform === 'win32'
+      ? {
+          kind: 'process_group',
+          memory: 'none',
+          line: `Runs are held by their process tree (${why}): no memory ceiling applies, and a process that leaves the tree is not stopped.`,
+        }
+      : {
+          kind: 'process_group',
+          memory: 'sampled',
+          line: `Runs are held by their process group only (${why}): a process that leaves the group (setsid, a double fork) is neither counted nor stopped.`,
+        };
+  }
+
+  /**
+   * What is left of a run a killed hub started: its cgroup gets cgroup.kill (the cgroup is the run's by its name, no pid
+   * involved); without one, its root's group gets SIGKILL only while the root is still the process the run started
+   * (same start time). Resolves once nothing of it is alive, or after LEFTOVER_WAIT_MS.
+   */
+  async endLeftover(runId: string, place: RunPlace | null): Promise<void> {
+    const base = this.cgroups();
+    const cg = place?.cgroup ? RunCgroup.of(place.cgroup.dir, place.cgroup.memory) : base ? findRunCgroup(base, runId) : null;
+    const deadline = Date.now() + LEFTOVER_WAIT_MS;
+    if (cg && fs.existsSync(cg.dir)) {
+      cg.kill();
+      while (cg.populated() && Date.now() < deadline) await sleep(50);
+      cg.remove();
+      return;
+    }
+    if (!place || !isSameProcess(place.pid, place.start)) return;
+    try {
+      process.kill(-place.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    while (isSameProcess(place.pid, place.start) && Date.now() < deadline) await sleep(50);
   }
 
   machine(): MachineMemory {
     return machineMemory();
   }
 
-  /** Starts sampling a run's process tree (its pid leads its own group); the timer runs while any run is sampled. */
-  private watch(pid: number, observer: WakeObserver): void {
+  /** Starts sampling a run's processes (its cgroup's, or its tree's); the timer runs while any run is sampled. */
+  private watch(pid: number, observer: WakeObserver, cg: RunCgroup | null): void {
     if (!canSample || !observer.sampled) return;
-    this.sampled.set(pid, observer);
+    this.sampled.set(pid, { observer, cg });
     if (this.sampleTimer) return;
     this.sampleTimer = setInterval(() => void this.sampleAll(), this.sampleMs);
     this.sampleTimer.unref();
@@ -132,10 +191,16 @@ export class ProcessLauncher implements WakeLauncher {
     if (this.sampling) return; // a slow ps: skip this tick
     this.sampling = true;
     try {
-      const samples = await sampleTrees([...this.sampled.keys()]);
+      const members = new Map<number, Set<number>>();
+      for (const [pid, w] of this.sampled) if (w.cg) members.set(pid, new Set(w.cg.pids()));
+      const samples = await sampleTrees([...this.sampled.keys()], members);
       for (const [pid, s] of samples) {
+        const w = this.sampled.get(pid);
+        // A cgroup's CPU time counts every process that was ever in it, also those nobody waited for.
+        const cpu = w?.cg?.cpuSecs();
         try {
-          this.sampled.get(pid)?.sampled?.(s);
+          const oom = w?.cg?.oomKilled() ? { oom: true } : {};
+          w?.observer.sampled?.({ ...s, ...(cpu != null ? { cpu_secs: Math.max(cpu, s.cpu_secs) } : {}), ...oom });
         } catch {
           /* the policy's problem, not the sampler's */
         }
@@ -179,133 +244,25 @@ export class ProcessLauncher implements WakeLauncher {
     }
   }
 
-  // ---- commands --------------------------------------------------------------------------------
+  // ---- commands: command-run.ts ----------------------------------------------------------------
 
   private command(spec: WakeLaunch, observer: WakeObserver): WakeHandle {
-    const { action } = spec;
-    const logFile = path.join(this.logsDir, `${spec.runId}.log`);
-    const log = new CappedLog(logFile, this.logMaxBytes);
-    // The run key is redacted from each stream, also when printed in pieces or split over writes (wake/redact.ts).
-    const redact = spec.key ? { out: new KeyRedactor(spec.key), err: new KeyRedactor(spec.key) } : undefined;
-    // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
-    const runDir = fs.mkdtempSync(path.join(this.runFilesDir, runFolderPrefix()));
-    const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
-    const settingsFile = path.join(runDir, `${spec.runId}.claude-settings.json`);
-    const removeConfig = () => {
-      try {
-        fs.rmSync(runDir, { recursive: true, force: true });
-      } catch {
-        /* gone */
-      }
-    };
-    try {
-      fs.writeFileSync(
-        configFile,
-        JSON.stringify(
-          { mcpServers: { perch: { type: 'http', url: spec.mcpUrl, headers: { Authorization: `Bearer ${spec.key}` } } } },
-          null,
-          2,
-        ),
-        { mode: 0o600 },
-      );
-      fs.chmodSync(configFile, 0o600);
-      fs.writeFileSync(settingsFile, claudeSettings(spec.mcpUrl, spec.agent.name), { mode: 0o600 });
-    } catch (err) {
-      removeConfig();
-      log.close();
-      throw err;
-    }
-    const env: NodeJS.ProcessEnv = {
-      ...baseEnv(),
-      ...action.env,
-      PERCH_URL: spec.mcpUrl,
-      PERCH_KEY: spec.key ?? '',
-      PERCH_AGENT: spec.agent.name,
-      PERCH_RUN_ID: spec.runId,
-      PERCH_WAKE: JSON.stringify(spec.why),
-      PERCH_MCP_CONFIG: configFile,
-      PERCH_CLAUDE_SETTINGS: settingsFile,
-    };
-    const windows = process.platform === 'win32';
-    let child: ChildProcess;
-    try {
-      const opts = {
-        cwd: action.cwd,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
-        detached: !windows,
-        windowsHide: true,
-      };
-      child =
-        action.shell !== undefined ? spawn(action.shell, { ...opts, shell: true }) : spawn(action.argv![0]!, action.argv!.slice(1), opts);
-    } catch (err) {
-      removeConfig();
-      log.close();
-      throw err;
-    }
-    let stdoutTail = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      log.write(redact ? redact.out.push(c) : c);
-      stdoutTail = (stdoutTail + c.toString('utf8')).slice(-256 * 1024);
-    });
-    child.stderr!.on('data', (c: Buffer) => log.write(redact ? redact.err.push(c) : c));
-    child.on('spawn', () => observer.running(child.pid ?? null));
-    if (child.pid) {
-      const pid = child.pid;
-      this.live.set(
-        pid,
-        new Promise<void>((resolve) =>
-          child.once('close', () => {
-            this.live.delete(pid);
-            resolve();
-          }),
-        ),
-      );
-      if (!windows) this.watch(pid, observer);
-    }
-    let killTimer: NodeJS.Timeout | undefined;
-    let spawnError: string | undefined;
-    child.on('error', (err) => {
-      spawnError = err.message;
-    });
-    // The run is over when its process ends: whatever it left behind in its group goes too (and so
-    // releases the output pipes).
-    child.on('exit', () => {
-      if (child.pid) this.unwatch(child.pid);
-      if (!windows && child.pid) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          /* none left */
-        }
-      }
-    });
-    child.on('close', (code, signal) => {
-      if (killTimer) clearTimeout(killTimer);
-      removeConfig();
-      if (redact) {
-        log.write(redact.out.end());
-        log.write(redact.err.end());
-      }
-      log.close();
-      const end: WakeEnd = { exitCode: code, signal, usage: usageIn(stdoutTail) };
-      if (spawnError) end.error = `could not start: ${spawnError}`;
-      observer.ended(end);
-    });
-    const killTree = (sig: NodeJS.Signals) => {
-      if (child.pid) killGroup(child.pid, sig);
-    };
-    let stopping = false;
-    return {
-      logFile,
-      stop: () => {
-        if (stopping || child.exitCode !== null || child.signalCode !== null) return;
-        stopping = true;
-        killTree('SIGTERM');
-        killTimer = setTimeout(() => killTree('SIGKILL'), this.killGraceMs);
-        killTimer.unref();
+    return startCommand(spec, observer, {
+      logsDir: this.logsDir,
+      runFilesDir: this.runFilesDir,
+      killGraceMs: this.killGraceMs,
+      exitGraceMs: this.exitGraceMs,
+      logMaxBytes: this.logMaxBytes,
+      cgroups: () => this.cgroups(),
+      watch: (pid, obs, cg) => this.watch(pid, obs, cg),
+      unwatch: (pid) => this.unwatch(pid),
+      track: (pid, ended, kill) => {
+        this.live.set(pid, { kill });
+        void ended.then(() => this.live.delete(pid));
+        this.ended.set(pid, ended);
+        void ended.then(() => this.ended.delete(pid));
       },
-    };
+    });
   }
 
   // ---- webhooks --------------------------------------------------------------------------------
@@ -377,85 +334,5 @@ export class ProcessLauncher implements WakeLauncher {
         abort.abort();
       },
     };
-  }
-}
-
-/** A run's output on disk (0600), cut at maxBytes (the run key is redacted before: wake/redact.ts). */
-class CappedLog {
-  private fd: number | null;
-  private written = 0;
-  private cut = false;
-  constructor(
-    file: string,
-    private readonly maxBytes: number,
-  ) {
-    this.fd = fs.openSync(file, 'a', 0o600);
-    try {
-      fs.fchmodSync(this.fd, 0o600);
-    } catch {
-      /* best effort */
-    }
-  }
-
-  write(data: Buffer): void {
-    if (this.fd === null || this.cut || data.length === 0) return;
-    const room = this.maxBytes - this.written;
-    try {
-      if (data.length > room) {
-        fs.writeSync(this.fd, data.subarray(0, Math.max(0, room)));
-        fs.writeSync(this.fd, `\n[perch: output cut at ${this.maxBytes} bytes]\n`);
-        this.cut = true;
-      } else {
-        fs.writeSync(this.fd, data);
-      }
-      this.written += data.length;
-    } catch {
-      /* a full disk drops log lines, never the run */
-    }
-  }
-
-  close(): void {
-    if (this.fd === null) return;
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      /* gone */
-    }
-    this.fd = null;
-  }
-}
-
-/** Claude Code's `--output-format json` result (total_cost_usd, usage), if the output ends with one. */
-export function usageIn(stdout: string): WakeEnd['usage'] {
-  const lines = stdout.trim().split('\n').reverse();
-  const candidates = [stdout.trim(), ...lines.slice(0, 20)];
-  for (const text of candidates) {
-    const t = text.trim();
-    if (!t.startsWith('{') || !t.endsWith('}')) continue;
-    try {
-      const j = JSON.parse(t) as { total_cost_usd?: unknown; usage?: unknown };
-      if (typeof j.total_cost_usd === 'number' || (j.usage && typeof j.usage === 'object')) {
-        return {
-          ...(typeof j.total_cost_usd === 'number' ? { total_cost_usd: j.total_cost_usd } : {}),
-          ...(j.usage && typeof j.usage === 'object' ? { usage: j.usage as Record<string, unknown> } : {}),
-        };
-      }
-    } catch {
-      /* not JSON */
-    }
-  }
-  return undefined;
-}
-
-/** Ends a run's process and everything it started: its process group, or on Windows its tree (taskkill /T /F). */
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  if (process.platform === 'win32') {
-    spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
-    return;
-  }
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    /* already gone */
   }
 }

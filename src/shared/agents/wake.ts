@@ -27,6 +27,8 @@ export const WAKE_DEFAULTS = {
   ceilingGraceMs: 5_000,
   /** While runs wait for the machine's available memory to rise over the floor, it is read again this often. */
   floorRecheckMs: 2_000,
+  /** A run whose root process exited ends this long after even if something it left still holds its output open. */
+  exitGraceMs: 2_000,
 } as const;
 
 /** What the owner may set as limits (wake.limits.set, wake.set memory_ceiling_mb): out of range is refused. */
@@ -142,6 +144,21 @@ export interface WakeLimits {
   queued: WakeQueued[];
   /** Why queued runs are not starting now, when it is not just the limit (the memory floor). */
   blocked: string | null;
+  /** How runs are held on this machine (null where the hub runs none, and in brief). */
+  containment: WakeContainment | null;
+}
+
+/**
+ * How a command run is held on this machine. cgroup: in a cgroup of its own (Linux), so every process it starts is
+ * counted and stopped however it leaves its process group; process_group: its process group (and, on Windows, its
+ * process tree), so a process that leaves the group (setsid, a double fork) is neither counted nor stopped.
+ */
+export interface WakeContainment {
+  kind: 'cgroup' | 'process_group';
+  /** kernel: the cgroup holds each run to its memory ceiling; sampled: Perch stops a run over it after a few seconds. */
+  memory: 'kernel' | 'sampled' | 'none';
+  /** One line for the owner, saying what holds and why. */
+  line: string;
 }
 
 /** The owner's view of an agent's wake setup. */

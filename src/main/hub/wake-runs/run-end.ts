@@ -44,7 +44,7 @@ export function newRunRow(r: {
 export type EndedBy = 'timeout' | 'memory' | 'owner' | 'shutdown';
 
 export function endStatus(endedBy: EndedBy | undefined, end: WakeEnd): WakeRunStatus {
-  return endedBy === 'memory'
+  return endedBy === 'memory' || (end.overMemory && endedBy !== 'owner' && endedBy !== 'shutdown')
     ? 'over_memory'
     : endedBy === 'timeout'
       ? 'timed_out'
@@ -65,15 +65,17 @@ export function endError(
 ): string | null {
   return (
     end.error ??
-    (status === 'over_memory'
-      ? `It held more than its memory ceiling of ${m.ceilingMb} MB (${Math.round(m.rssBytes / MiB)} MB) for ${Math.round(m.ceilingGraceMs / 1000)} s and was stopped.`
-      : status === 'timed_out'
-        ? 'It ran past its timeout and was stopped.'
-        : status === 'stopped'
-          ? 'Stopped by the owner.'
-          : status === 'failed'
-            ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.`
-            : null)
+    (status === 'over_memory' && end.overMemory
+      ? `It reached its memory ceiling of ${m.ceilingMb} MB and the kernel stopped it (its cgroup's limit).`
+      : status === 'over_memory'
+        ? `It held more than its memory ceiling of ${m.ceilingMb} MB (${Math.round(m.rssBytes / MiB)} MB) for ${Math.round(m.ceilingGraceMs / 1000)} s and was stopped.`
+        : status === 'timed_out'
+          ? 'It ran past its timeout and was stopped.'
+          : status === 'stopped'
+            ? 'Stopped by the owner.'
+            : status === 'failed'
+              ? `It exited with ${end.signal ? `signal ${end.signal}` : `code ${end.exitCode}`}.`
+              : null)
   );
 }
 

@@ -2,11 +2,13 @@
 // the machine's cores and memory), the machine's memory floor below which no new run starts, and the runs waiting for
 // a slot, the owner's own wakes first, then first come first served. The policy (wake-runs.ts) asks gate() before it
 // starts a run and takes the next queued run as soon as one ends; this module keeps the order and reads the settings
-// (each time, so a change made from the CLI on the file counts at once too).
+// (each time, so a change made from the CLI on the file counts at once too). The queue is stored on each change
+// (store/tables/agents/wake-keep.ts), so a hub stopped or killed finds it again, in order, when it starts.
 import os from 'node:os';
 import type { Hub } from '../core/hub';
 import { getSetting } from '../../store/tables/talk/settings';
-import { defaultAtOnce, type WakeLimits, type WakeQueued } from '../../../shared/agents/wake';
+import { storeWakeQueue, storedWakeQueue } from '../../store/tables/agents/wake-keep';
+import { defaultAtOnce, type WakeContainment, type WakeLimits, type WakeQueued } from '../../../shared/agents/wake';
 import type { MachineMemory, WakeLauncher } from './launcher';
 
 /** Hub settings (settings table) of the limits across the fleet; set with wake.limits.set (wake-limits.ts). */
@@ -26,6 +28,8 @@ export class WakeQueue {
   /** Runs waiting for a slot, in the order they start: the owner's wakes, then the others, each first come first served. */
   private list: QueuedRun[] = [];
   private defaultAtOnce: number | undefined;
+  /** The stored queue is behind the one here (its last write failed): written again at the next change or retry. */
+  private unsaved = false;
 
   constructor(
     private readonly hub: Hub,
@@ -37,23 +41,60 @@ export class WakeQueue {
   }
 
   /** Queues a wake: the owner's own go before every other waiting run (after the owner's earlier ones). */
-  add(q: QueuedRun): void {
-    const at = q.byOwner ? this.list.findIndex((x) => !x.byOwner) : -1;
+  add(q: QueuedRun, opts: { front?: boolean } = {}): void {
+    const at = opts.front ? 0 : q.byOwner ? this.list.findIndex((x) => !x.byOwner) : -1;
     if (at < 0) this.list.push(q);
     else this.list.splice(at, 0, q);
+    this.save();
   }
 
-  /** The next run whose turn it is (taken off the queue). */
-  shift(): QueuedRun | undefined {
-    return this.list.shift();
+  /** The first run in order that may start now (taken off the queue). */
+  takeFirst(may: (q: QueuedRun) => boolean): QueuedRun | undefined {
+    const i = this.list.findIndex(may);
+    if (i < 0) return undefined;
+    const [q] = this.list.splice(i, 1);
+    this.save();
+    return q;
   }
 
   remove(q: QueuedRun): void {
     this.list = this.list.filter((x) => x !== q);
+    this.save();
   }
 
+  /** Empties the queue here only (the hub closes): the stored queue stays for the next start. */
   clear(): void {
     this.list = [];
+  }
+
+  /** The queue a previous hub stored, in order (the hub starts). */
+  stored(): QueuedRun[] {
+    return storedWakeQueue(this.hub.db);
+  }
+
+  /** The queue at start (wake-restart.ts restoredQueue), stored as it is now. */
+  restore(list: QueuedRun[]): void {
+    this.list = [...list];
+    this.save();
+  }
+
+  /** Writes the queue as it is here (a failed write is retried at the next change, or by retrySave). */
+  save(): void {
+    try {
+      this.hub.write(() => storeWakeQueue(this.hub.db, this.list));
+      this.unsaved = false;
+    } catch (err) {
+      if (!this.unsaved)
+        process.stderr.write(
+          `perch: the wake queue was not stored (${(err as Error).message}); it is kept here and stored again once the disk allows\n`,
+        );
+      this.unsaved = true;
+    }
+  }
+
+  /** Whether the stored queue is behind (a write failed). */
+  get behind(): boolean {
+    return this.unsaved;
   }
 
   /** The agent's place in the queue (0-based), or -1. */
@@ -70,7 +111,10 @@ export class WakeQueue {
    * The limits, the machine, and what runs (given, in any order) and waits now. brief (the fleet item): no machine, so
    * it changes only when runs start, end or queue.
    */
-  limits(running: WakeLimits['running'], opts: { brief: boolean; nameOf: (id: string) => string }): WakeLimits {
+  limits(
+    running: WakeLimits['running'],
+    opts: { brief: boolean; nameOf: (id: string) => string; containment: WakeContainment | null },
+  ): WakeLimits {
     const at = this.atOnce();
     const m = opts.brief ? null : this.machine();
     const floorWhy = this.list.length ? this.belowFloor() : null;
@@ -82,6 +126,7 @@ export class WakeQueue {
       running: [...running].sort((a, b) => a.since - b.since),
       queued: this.views(opts.nameOf),
       blocked: floorWhy ? `No new run starts: ${floorWhy}.` : null,
+      containment: opts.brief ? null : opts.containment,
     };
   }
 

@@ -7,13 +7,15 @@
 // Across the fleet, at most `at_once` runs live at the same time (a hub setting; by default from the machine's cores
 // and memory) and none starts while the machine's available memory is below the owner's floor: wakes beyond wait in
 // one queue, the owner's own wakes first, then first come first served, and the next starts as soon as a run ends.
-// Each run's process tree is sampled (resident memory, CPU); a run over its agent's memory ceiling for a few seconds
-// is stopped like a timeout.
+// Each run's processes are sampled (resident memory, CPU); a run over its agent's memory ceiling for a few seconds
+// is stopped like a timeout (where the run has a cgroup, the kernel holds it to the ceiling besides). The queue and
+// where each run lives are stored, so a restart, even after SIGKILL, loses no queued wake and never lets more runs
+// live than the limit (wake-restart.ts). A run's end whose record could not be written (a full disk) is kept and
+// written once storage allows.
 // Beside it: the limits and the queue (wake-queue.ts), a run's resources from its samples (run-sample.ts), what a
 // run's end records (run-end.ts), a run as the owner sees it (run-view.ts); the owner's side is the action
 // (wake-action.ts: the owner's input checked and stored), the limits' input (wake-limits.ts) and the views
 // (wake-views.ts: state, runs, log, stop).
-import { isPaused } from '../control/control';
 import type { Hub } from '../core/hub';
 import type { FeatureServices } from '../features/services';
 import { newTimeOrderedId } from '../core/hub';
@@ -21,16 +23,12 @@ import { issueRunKey } from '../identity/run-keys';
 import { cursorOf } from '../../store/tables/talk/events';
 import { OutsideMemo } from '../core/outside-writes';
 import {
-  enabledWakeAgents,
   insertWakeRun,
-  interruptLeftoverRuns,
   pruneWakeRuns,
   runsStartedSince,
   unconfirmedWakes,
   updateWakeRun,
   wakeActionOf,
-  wakeRunById,
-  type WakeRunRow,
 } from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS,
@@ -41,10 +39,14 @@ import {
   type WakeSummary,
 } from '../../../shared/agents/wake';
 import type { MachineMemory, TreeSample, WakeEnd, WakeHandle, WakeLauncher } from './launcher';
+import { restoredQueue, sweepPlaces, takeLeftovers } from './wake-restart';
+import { hasWakeAction, mayWake } from './may-wake';
+
+export { mayWake } from './may-wake';
+import { RunRecords } from './run-records';
 import { WakeQueue, type QueuedRun } from './wake-queue';
 import { countFailure, countRunUsage, endError, endStatus, newRunRow, type EndedBy } from './run-end';
 import { nextResources, overCeiling } from './run-sample';
-import { runView } from './run-view';
 
 export { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-queue';
 export { runView } from './run-view';
@@ -63,25 +65,6 @@ export interface WakeOptions {
   maxFailures?: number;
   /** A run above its memory ceiling this long is stopped (default WAKE_DEFAULTS.ceilingGraceMs). */
   ceilingGraceMs?: number;
-}
-
-// ---- the seam for owner control -------------------------------------------------------------
-
-/** Whether Perch may start a run of this agent now; otherwise why not. */
-export function mayWake(hub: WakeRunsHub, agentId: string): { ok: true } | { ok: false; why: string } {
-  hub.forgetUser(agentId);
-  const u = hub.user(agentId);
-  if (u.kind !== 'agent') return { ok: false, why: 'not an agent' };
-  if (u.revoked_at != null) return { ok: false, why: 'the agent is revoked' };
-  // owner control: paused agents are never started (a spend cap reached pauses the agent too, reason budget).
-  const pause = isPaused(hub, agentId);
-  if (pause.paused) return { ok: false, why: `the agent is paused${pause.reason ? ` (${pause.reason})` : ''}` };
-  return { ok: true };
-}
-
-/** data_version is read at most once per event-loop turn (hub/core/outside-writes.ts), however many agents one commit wakes. */
-function hasWakeAction(hub: WakeRunsHub, agentId: string): boolean {
-  return hub.services.wakeRuns.armed.get('', () => new Set(enabledWakeAgents(hub.db)))!.has(agentId);
 }
 
 // ---- the policy ---------------------------------------------------------------------------
@@ -134,6 +117,10 @@ export class WakeRuns {
   private floorTimer: NodeJS.Timeout | undefined;
   /** Agents whose owner was told a run went over its memory ceiling (once per agent while this hub runs). */
   private toldMemory = new Set<string>();
+  /** Runs a previous hub left alive (agent → run), counted against the limit and their agent until they are gone. */
+  private leftovers = new Map<string, string>();
+  /** Writes the runs' records (and keeps the ends a full disk refused, to write them once it allows). */
+  private readonly records: RunRecords;
 
   constructor(
     private readonly hub: WakeRunsHub,
@@ -142,6 +129,7 @@ export class WakeRuns {
   ) {
     this.armed = new OutsideMemo(hub.outside);
     this.queue = new WakeQueue(hub, launcher);
+    this.records = new RunRecords(hub);
     this.keepRuns = Math.max(1, opts.keepRuns ?? WAKE_RUNS_KEPT);
     this.backoffMs = opts.backoffMs ?? WAKE_DEFAULTS.backoffMs;
     this.backoffMaxMs = Math.max(this.backoffMs, opts.backoffMaxMs ?? WAKE_DEFAULTS.backoffMaxMs);
@@ -150,18 +138,32 @@ export class WakeRuns {
   }
 
   /**
-   * Starts waking agents (app.ts, once the port is known: runs are told the MCP URL): runs a previous hub left marked
-   * running (it crashed) are recorded as interrupted, and wakes nobody heard start runs from now on. On close,
-   * running processes get SIGTERM.
+   * Starts waking agents (app.ts, once the port is known: runs are told the MCP URL). Runs a previous hub left marked
+   * running (it was killed) are recorded as interrupted and what is left of them is ended, counted against the limit
+   * until gone (wake-restart.ts); their agents and the stored queue wait in order, and wakes nobody heard start runs
+   * from now on. On close, running processes get SIGTERM.
    */
   start(): void {
     if (this.started) return;
     if (!this.launcher) throw new Error('wake runs need a launcher to start');
     this.started = true;
     const hub = this.hub;
-    hub.write(() => interruptLeftoverRuns(hub.db, Date.now()));
+    const left = takeLeftovers(hub, this.launcher);
+    sweepPlaces(hub);
+    for (const l of left) {
+      this.leftovers.set(l.agentId, l.runId);
+      void l.gone.then(() => {
+        if (this.leftovers.get(l.agentId) === l.runId) this.leftovers.delete(l.agentId);
+        this.pump();
+      });
+    }
+    const queue = restoredQueue(left, this.queue.stored());
+    for (const q of queue) this.state(q.agentId).queued = q;
+    this.queue.restore(queue);
     this.stopListening = hub.bus.onUnheard((userId) => this.unheard(userId));
     hub.onClose(() => this.close());
+    if (this.queue.length) this.queueChanged();
+    this.pump();
   }
 
   /** Whether runs are handled here now (started, not closed). */
@@ -211,7 +213,8 @@ export class WakeRuns {
     const confirmed = cursorOf(this.hub.db, agentId).confirmed_gid;
     const pending = unconfirmedWakes(this.hub.db, agentId, confirmed, 21);
     if (pending.length === 0) return; // already read by the agent
-    if (!force && (this.queue.length > 0 || this.gate())) {
+    // A run a previous hub left is still ending: this one waits its turn after it (one run per agent, always).
+    if (this.leftovers.has(agentId) || (!force && (this.queue.length > 0 || this.gate()))) {
       this.enqueue(st, { agentId, since: Date.now(), wokenAt, byOwner: pending.some((e) => e.actor_id === this.hub.ownerId) });
       return;
     }
@@ -261,9 +264,9 @@ export class WakeRuns {
           why,
         },
         {
-          running: (pid) => {
+          running: (pid, place) => {
             if (this.closed || ended) return;
-            this.update(runId, { running_at: clock(), pid });
+            this.records.update(runId, { running_at: clock(), pid }, { place });
           },
           sampled: (sample) => {
             if (this.closed || ended) return;
@@ -282,7 +285,7 @@ export class WakeRuns {
       this.ended(agentId, live, { exitCode: null, signal: null, error: `could not start: ${(err as Error).message}` });
       return;
     }
-    if (!ended && live.handle.logFile) this.update(runId, { log_file: live.handle.logFile });
+    if (!ended && live.handle.logFile) this.records.update(runId, { log_file: live.handle.logFile });
   }
 
   /** A sample of a run's process tree: kept for the views and the record; over its ceiling for long, it is stopped. */
@@ -291,11 +294,12 @@ export class WakeRuns {
     live.res = nextResources(live.res, s, now);
     const over = overCeiling(live.overSince, s.rss_bytes, action.memory_ceiling_mb, now, this.ceilingGraceMs);
     live.overSince = over.overSince;
-    if (over.overLong && !live.endedBy) {
+    // Over the ceiling for long, or stopped there by the kernel already (its cgroup's limit): the run is stopped.
+    if ((over.overLong || s.oom) && !live.endedBy) {
       live.endedBy = 'memory';
       live.handle.stop();
     }
-    this.publish(live.id);
+    this.records.publish(live.id);
   }
 
   /** The last sample of a running run (null when it is not running here or was not sampled yet). */
@@ -321,7 +325,7 @@ export class WakeRuns {
   }
 
   private liveCount(): number {
-    let n = 0;
+    let n = this.leftovers.size;
     for (const st of this.agents.values()) if (st.run) n++;
     return n;
   }
@@ -352,7 +356,9 @@ export class WakeRuns {
   pump(): void {
     if (this.closed || !this.started) return;
     while (this.queue.length > 0 && !this.gate()) {
-      const q = this.queue.shift()!;
+      // The first in order whose agent has no run a previous hub left still ending.
+      const q = this.queue.takeFirst((x) => !this.leftovers.has(x.agentId));
+      if (!q) break;
       const st = this.state(q.agentId);
       if (st.queued === q) st.queued = undefined;
       this.queueChanged();
@@ -405,7 +411,11 @@ export class WakeRuns {
           live: opts.brief ? null : (st.run.res ?? null),
         });
     }
-    return this.queue.limits(running, { brief: !!opts.brief, nameOf: (id) => this.nameOf(id) });
+    return this.queue.limits(running, {
+      brief: !!opts.brief,
+      nameOf: (id) => this.nameOf(id),
+      containment: this.launcher?.containment?.() ?? null,
+    });
   }
 
   private nameOf(id: string): string {
@@ -417,23 +427,7 @@ export class WakeRuns {
   }
 
   private firstCall(runId: string): void {
-    if (!this.closed) this.update(runId, { first_call_at: clock() });
-  }
-
-  private update(runId: string, patch: Partial<WakeRunRow>): void {
-    try {
-      this.hub.write(() => updateWakeRun(this.hub.db, runId, patch));
-    } catch (err) {
-      process.stderr.write(`perch: wake run ${runId} not recorded: ${(err as Error).message}\n`);
-      return;
-    }
-    this.publish(runId);
-  }
-
-  private publish(runId: string): void {
-    if (!this.hub.bus.hasSubscribers()) return;
-    const row = wakeRunById(this.hub.db, runId);
-    if (row) this.hub.bus.publish({ kind: 'hub', value: { wake_run: runView(this.hub, row) } });
+    if (!this.closed) this.records.update(runId, { first_call_at: clock() });
   }
 
   private ended(agentId: string, live: LiveRun, end: WakeEnd): void {
@@ -444,6 +438,8 @@ export class WakeRuns {
     if (this.closed) return; // recorded as interrupted when the hub closed
     try {
       this.record(agentId, live, end);
+    } catch (err) {
+      process.stderr.write(`perch: after wake run ${live.id}: ${(err as Error).message}\n`);
     } finally {
       this.pump(); // a slot is free: the next queued run starts now
     }
@@ -456,15 +452,19 @@ export class WakeRuns {
     const status = endStatus(live.endedBy, end);
     const error = endError(status, end, { ceilingMb: ceiling, rssBytes: live.res?.rss_bytes ?? 0, ceilingGraceMs: this.ceilingGraceMs });
     const res = live.res ? { peak_rss_bytes: live.res.peak_rss_bytes, cpu_secs: live.res.cpu_secs } : {};
-    this.update(live.id, {
-      status,
-      ended_at: clock(),
-      exit_code: end.exitCode,
-      signal: end.signal,
-      error,
-      usage: end.usage ? JSON.stringify(end.usage) : null,
-      ...res,
-    });
+    this.records.update(
+      live.id,
+      {
+        status,
+        ended_at: clock(),
+        exit_code: end.exitCode,
+        signal: end.signal,
+        error,
+        usage: end.usage ? JSON.stringify(end.usage) : null,
+        ...res,
+      },
+      { end: true },
+    );
     if (end.usage) countRunUsage(this.hub, agentId, end.usage);
     if (status === 'over_memory' && !this.toldMemory.has(agentId)) {
       // The owner is told once per agent (each run's record says it too).
@@ -545,19 +545,28 @@ export class WakeRuns {
     await this.launcher?.drain?.(graceMs);
   }
 
-  /** Every running process gets SIGTERM and its run is recorded as interrupted (also when the hub closes). */
+  /**
+   * Every running process gets SIGTERM and its run is recorded as interrupted (also when the hub closes); its agent
+   * waits first in the stored queue, which the next start takes up (where each run lives stays stored until then, so
+   * a hub killed while its runs stop still has them ended by the next).
+   */
   private close(): void {
     if (this.closed) return;
-    const live: LiveRun[] = [];
-    for (const st of this.agents.values()) {
+    const live: Array<{ run: LiveRun; agentId: string }> = [];
+    for (const [agentId, st] of this.agents) {
       if (st.retry) clearTimeout(st.retry);
-      st.queued = undefined;
-      if (st.run) live.push(st.run);
+      if (st.run) live.push({ run: st.run, agentId });
     }
+    for (const { run, agentId } of [...live].reverse()) {
+      if (this.state(agentId).queued) continue;
+      this.queue.add({ agentId, since: Date.now(), wokenAt: run.startedAt, byOwner: false }, { front: true });
+    }
+    for (const st of this.agents.values()) st.queued = undefined;
     this.queue.clear();
+    this.records.close();
     if (this.floorTimer) clearTimeout(this.floorTimer);
     const at = clock();
-    for (const run of live) {
+    for (const { run } of live) {
       run.endedBy = 'shutdown';
       clearTimeout(run.timer);
       run.revokeKey();
