@@ -4,7 +4,8 @@
 //   npm run bench                 prints a table
 //   npm run bench -- --json       prints one JSON object with every figure (the table goes to stderr)
 //   npm run bench -- --save       also writes bench/results/<date>.json
-//   options: --quick (short runs, 100k-message store, for development), --messages N,
+//   options: --quick (short runs, 100k-message store, for development), --smoke (every section, export too, at
+//            the smallest sizes: checks the bench runs through, figures meaningless; npm test runs it), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
 //            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support (the
@@ -51,7 +52,6 @@ import { children, tmpRoot, startProcess, runProcess, stopProcess, seed, startHu
 import { targets, table } from './lib/report';
 import {
   ROOT,
-  QUICK,
   DURATION,
   WARMUP,
   CONNECTIONS,
@@ -64,6 +64,9 @@ import {
   FLEET,
   COLD_STARTS,
   HOOK_RUNS,
+  WAKE_LIMIT_AGENTS,
+  WAKE_LIMIT_WINDOW_MS,
+  SMOKE,
   ONLY,
   CHANNEL_PUSHES,
   AGAINST,
@@ -79,7 +82,7 @@ import { type QueryFigures, queryPhase } from './sections/store-queries';
 import { throughputPhase } from './sections/throughput';
 import { wakeRunPhase } from './sections/wake-run';
 import { wakePhase } from './sections/wake';
-import { addBenchAgent, supportPhase } from './support';
+import { addBenchAgent, supportAgents, supportPhase } from './support';
 import { wakeLimitsPhase } from './wake-limits';
 
 // ---- main --------------------------------------------------------------------------------------
@@ -121,6 +124,7 @@ async function main() {
       big_conversations: BIG_CONVERSATIONS,
       fleet: FLEET,
       cold_starts: COLD_STARTS,
+      smoke: SMOKE,
     },
   };
 
@@ -358,7 +362,15 @@ async function main() {
 
   if (ONLY.has('wakelimits')) {
     checkDeadline('wake limits');
-    const w = await wakeLimitsPhase({ tmpRoot, startHub, stopProcess, progress, checkDeadline });
+    const w = await wakeLimitsPhase({
+      tmpRoot,
+      startHub,
+      stopProcess,
+      progress,
+      checkDeadline,
+      agents: WAKE_LIMIT_AGENTS,
+      windowMs: WAKE_LIMIT_WINDOW_MS,
+    });
     result.wake_limits = w;
     result.wake_slot_to_start_p50_ms = w.slot_to_start.p50_ms;
   }
@@ -383,10 +395,17 @@ async function main() {
   if (ONLY.has('support')) {
     checkDeadline('harness hooks');
     const dir = path.join(tmpRoot, 'hub-support');
-    const agent = addBenchAgent(dir, 'harness');
+    const runs = HOOK_RUNS;
+    const agents = Array.from({ length: supportAgents(runs) }, (_, i) => addBenchAgent(dir, `harness-${i}`));
     const hub = await startHub('support', dir);
     try {
-      result.support = await supportPhase(hub.port, agent.key, hub.ownerToken, QUICK ? 10 : HOOK_RUNS, progress);
+      result.support = await supportPhase(
+        hub.port,
+        agents.map((a) => a.key),
+        hub.ownerToken,
+        runs,
+        progress,
+      );
       result.pre_tool_use_hook_p50_ms = result.support.pre_tool_use.p50_ms;
       result.permission_request_hook_p50_ms = result.support.permission_request_visible.p50_ms;
       result.hook_door_prompt_p50_ms = result.support.door_permission_request_visible.p50_ms;

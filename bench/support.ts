@@ -9,6 +9,9 @@
 // - the hook door (POST /hook/claude-code/<event>, what a Claude Code HTTP hook or a curl command hook sends, no
 //   process started): a PreToolUse round trip, and a PermissionRequest from the POST → its request.created on the
 //   owner's live stream (then approve → the allow answered). Each request on a new connection, as a harness opens one.
+// The hook door takes at most a burst of 20 permission prompts per agent (then 2 a second; more answer 429 "Too many
+// permission prompts at once", src/main/mcp/hook-door.ts): the prompts are spread over several agents, each filing at
+// most PROMPTS_PER_AGENT of them, so the limit is never reached and every prompt is timed as an owner would see it.
 import { spawn, execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -20,6 +23,14 @@ import { decisionJson } from '../src/shared/agents/hook-wire';
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'perch.js');
 const RUN_TIMEOUT_MS = 10_000;
+/** Permission prompts one agent files in the section (its uncounted first included): under the hook door's burst of 20. */
+const PROMPTS_PER_AGENT = 16;
+
+/** How many agents the support section needs for `runs` prompts through each of the hook and the door (two at least, so
+ * even a --smoke run goes through the turns). */
+export function supportAgents(runs: number): number {
+  return Math.max(2, Math.ceil((2 * runs) / (PROMPTS_PER_AGENT - 1)));
+}
 
 /** `perch agent add NAME --json` on a data dir (before its hub starts): the agent's id and key. */
 export function addBenchAgent(dataDir: string, name: string): { id: string; key: string } {
@@ -169,15 +180,21 @@ async function permissionPrompt(
   return [at - run.t0, exit - sent];
 }
 
-/** Runs the hooks against a running hub on this port with this agent key, `runs` times each (one uncounted first). */
+/**
+ * Runs the hooks against a running hub on this port, `runs` times each (one uncounted first), with these agents' keys
+ * (supportAgents(runs) of them): the permission prompts go to each agent in turn.
+ */
 export async function supportPhase(
   port: number,
-  key: string,
+  keys: string[],
   ownerToken: string,
   runs: number,
   progress: (line: string) => void,
 ): Promise<SupportFigures> {
-  const env = { PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: key };
+  if (keys.length < supportAgents(runs)) throw new Error(`support: ${runs} runs need ${supportAgents(runs)} agents, not ${keys.length}`);
+  const key = keys[0]!;
+  const envOf = (k: string) => ({ PERCH_URL: `http://127.0.0.1:${port}/mcp`, PERCH_KEY: k });
+  const env = envOf(key);
   const input = JSON.stringify(claudeCodePreToolUseBash);
   const floor: number[] = [];
   const pre: number[] = [];
@@ -198,15 +215,18 @@ export async function supportPhase(
   const doorToAnswer: number[] = [];
   try {
     const prompt = JSON.stringify(claudeCodeBash);
-    await permissionPrompt(port, ownerToken, env, prompt, seen); // the first also opens the agent's direct conversation with the owner
+    // Each agent's first prompt (uncounted) also opens its direct conversation with the owner.
+    for (const k of keys) await permissionPrompt(port, ownerToken, envOf(k), prompt, seen);
+    let turn = 0;
+    const nextKey = () => keys[turn++ % keys.length]!;
     for (let i = 0; i < runs; i++) {
-      const [v, x] = await permissionPrompt(port, ownerToken, env, prompt, seen);
+      const [v, x] = await permissionPrompt(port, ownerToken, envOf(nextKey()), prompt, seen);
       visible.push(v);
       toExit.push(x);
     }
     // The same prompts through the hook door: one request, no process.
     for (let i = 0; i < runs; i++) {
-      const [v, x] = await permissionPrompt(port, ownerToken, env, prompt, seen, { port, key });
+      const [v, x] = await permissionPrompt(port, ownerToken, env, prompt, seen, { port, key: nextKey() });
       doorVisible.push(v);
       doorToAnswer.push(x);
     }

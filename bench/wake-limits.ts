@@ -21,9 +21,11 @@ export interface WakeLimitsBenchDeps {
   stopProcess: (child: ChildProcess) => Promise<void>;
   progress: (line: string) => void;
   checkDeadline: (what: string) => void;
+  /** Agents woken at once (default 50), and each CPU reading's window (default 8 s); --smoke takes fewer. */
+  agents?: number;
+  windowMs?: number;
 }
 
-const AGENTS = 50;
 const AT_ONCE = 4;
 
 function cpuSecsOf(pid: number): number {
@@ -33,6 +35,7 @@ function cpuSecsOf(pid: number): number {
 }
 
 export async function wakeLimitsPhase(d: WakeLimitsBenchDeps) {
+  const AGENTS = d.agents ?? 50;
   const dir = path.join(d.tmpRoot, 'hub-wakelimits');
   // No re-runs during the bench: the runs never confirm what woke them (they only sleep).
   const hub = await d.startHub('WL', dir, [], { PERCH_BRAKES: 'off', PERCH_WAKE_BACKOFF_MS: '600000' });
@@ -70,7 +73,7 @@ export async function wakeLimitsPhase(d: WakeLimitsBenchDeps) {
 
     // The hub's CPU: idle, then with 4 runs alive and sampled.
     const pid = hub.child.pid!;
-    const window = 8_000;
+    const window = d.windowMs ?? 8_000;
     let c0 = cpuSecsOf(pid);
     await sleep(window);
     const idlePct = ((cpuSecsOf(pid) - c0) / (window / 1000)) * 100;

@@ -9,6 +9,7 @@ export const { values: opt } = parseArgs({
     json: { type: 'boolean', default: false },
     save: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
     messages: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
@@ -22,27 +23,44 @@ export const { values: opt } = parseArgs({
   strict: true,
 });
 
+/**
+ * --smoke: every section (export too) with the smallest sizes that still run each one through, to check the bench
+ * completes and prints its figures (test/bench/smoke.test.ts, in npm test); its figures say nothing about speed.
+ */
+export const SMOKE = !!opt.smoke;
 export const QUICK = !!opt.quick;
-export const DURATION = Number(opt.duration ?? (QUICK ? 3 : 8));
-export const WARMUP = Number(opt.warmup ?? (QUICK ? 1 : 3));
-export const CONNECTIONS = 16;
-export const BIG_MESSAGES = Number(opt.messages ?? (QUICK ? 100_000 : 1_000_000));
-export const BIG_CONVERSATIONS = 1000;
-export const WAKES = QUICK ? 500 : 2000;
-export const WAITERS = 50;
-export const OWNER_SAMPLES = QUICK ? 300 : 1000;
-export const QUERY_SAMPLES = QUICK ? 300 : 1500;
-export const QUERY_WARMUP = QUICK ? 50 : 200;
-export const HOT_FRESH = 200;
-export const FLEET = Number(opt.fleet ?? 500);
-export const COLD_STARTS = Number(opt.starts ?? (QUICK ? 3 : 5));
+/** A size: the full run's, --quick's, --smoke's. */
+const sized = <T>(full: T, quick: T, smoke: T): T => (SMOKE ? smoke : QUICK ? quick : full);
+export const DURATION = Number(opt.duration ?? sized(8, 3, 1));
+export const WARMUP = Number(opt.warmup ?? sized(3, 1, 1));
+export const CONNECTIONS = sized(16, 16, 4);
+export const BIG_MESSAGES = Number(opt.messages ?? sized(1_000_000, 100_000, 2_000));
+export const BIG_CONVERSATIONS = sized(1000, 1000, 50);
+export const WAKES = sized(2000, 500, 20);
+export const WAITERS = sized(50, 50, 5);
+export const OWNER_SAMPLES = sized(1000, 300, 20);
+export const QUERY_SAMPLES = sized(1500, 300, 20);
+export const QUERY_WARMUP = sized(200, 50, 5);
+export const HOT_FRESH = sized(200, 200, 10);
+export const FLEET = Number(opt.fleet ?? sized(500, 500, 20));
+export const COLD_STARTS = Number(opt.starts ?? sized(5, 3, 1));
 /** `perch hook pre-tool-use` and `perch hook permission-request` runs timed (each) in the support section. */
-export const HOOK_RUNS = 30;
+export const HOOK_RUNS = sized(30, 10, 2);
+/** CLI pauses and usage reports timed (each) in the owner section's control part. */
+export const CONTROL_SAMPLES = sized(20, 6, 2);
+/** How long an idle hub's CPU is read, and how long it settles first (wake and fleet sections). */
+export const IDLE_MS = sized(4000, 4000, 500);
+export const SETTLE_MS = sized(2000, 2000, 200);
+/** The wakelimits section: agents woken at once, and each CPU reading's window (bench/wake-limits.ts). */
+export const WAKE_LIMIT_AGENTS = sized(50, 50, 8);
+export const WAKE_LIMIT_WINDOW_MS = sized(8000, 8000, 1000);
 export const ONLY = new Set(
-  (opt.only ?? 'throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support').split(','),
+  (
+    opt.only ?? `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support${SMOKE ? ',export' : ''}`
+  ).split(','),
 );
-export const CHANNEL_PUSHES = QUICK ? 50 : 200;
-export const WAKE_RUNS = QUICK ? 5 : 20;
+export const CHANNEL_PUSHES = sized(200, 50, 5);
+export const WAKE_RUNS = sized(20, 5, 2);
 for (const k of ONLY)
   if (
     ![

@@ -1,7 +1,7 @@
 // The owner section: a message to an owner event-stream subscriber; and owner control (pauses, usage) shown.
 import { call, ownerStream, summarize } from '../client';
 import { runProcess, type RunningHub } from '../lib/processes';
-import { QUICK, OWNER_SAMPLES, progress, checkDeadline } from '../lib/settings';
+import { CONTROL_SAMPLES, OWNER_SAMPLES, progress, checkDeadline } from '../lib/settings';
 import { type Agent } from './throughput';
 
 export async function ownerPhase(hub: RunningHub, sender: Agent, peer: Agent) {
@@ -75,7 +75,7 @@ export async function controlPhase(hub: RunningHub, agent: Agent) {
   const cli: number[] = [];
   const usage: number[] = [];
   let lost = 0;
-  const samples = QUICK ? 6 : 20;
+  const samples = CONTROL_SAMPLES;
   progress(`control: ${samples} CLI pauses/resumes and ${samples} usage reports to an owner event-stream subscriber …`);
   for (let k = 0; k < samples; k++) {
     const pausing = k % 2 === 0;

@@ -1,7 +1,7 @@
 // The wake section (50 waiting agents on hub A) and the fleet's (hub S): send → the waiter's answer, memory, idle CPU.
 import { call, summarize, r3, sleep } from '../client';
 import { type RunningHub, hubInfo, memoryOf, cpuTicksOf } from '../lib/processes';
-import { progress, checkDeadline } from '../lib/settings';
+import { progress, checkDeadline, IDLE_MS, SETTLE_MS } from '../lib/settings';
 import { type Agent } from './throughput';
 
 /**
@@ -77,10 +77,10 @@ export async function wakePhase(label: string, hub: RunningHub, sender: Agent, w
     lat.push(a.at - t0);
   }
   // Memory and CPU of the hub while all N agents wait.
-  await sleep(2000); // background work of the last writes (index, checkpoint) is done
+  await sleep(SETTLE_MS); // background work of the last writes (index, checkpoint) is done
   const waitingAtIdle = (await hubInfo(hub)).waiting_agents;
   const ticks0 = cpuTicksOf(hub.child.pid!);
-  const idleMs = 4000;
+  const idleMs = IDLE_MS;
   await sleep(idleMs);
   const ticks1 = cpuTicksOf(hub.child.pid!);
   const mem = memoryOf(hub.child.pid!);

@@ -16,6 +16,7 @@ import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKe
 import { assertNoPerch, codex, connectWrite, pathWithoutPerch, withHubStopped } from '../support/real-harness';
 import { functionOutputs, startResponsesStandIn, type ResponsesRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { endProcesses, processesWithEnv } from '../../scripts/leftovers';
 
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 const cli = codex();
@@ -49,6 +50,10 @@ before(async () => {
 after(async () => {
   if (skip) return;
   spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  // Interactive Codex starts `codex app-server` daemons of its own (their own session, re-parented to PID 1): the
+  // tmux server's end does not reach them, and left running they recreate the deleted home. Every process that runs
+  // with this test's HOME is ended first.
+  if (home) await endProcesses(processesWithEnv('HOME', home));
   await model?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
