@@ -28,6 +28,7 @@ describe('perch command families', () => {
       'hook',
       'channel',
       'connect',
+      'disconnect',
       'backup',
       'restore',
       'export',

@@ -280,7 +280,7 @@ describe('the JSON configs: mcpServers.perch-NAME and the hooks, one agent per s
     assert.deepEqual(all.hooks.PreToolUse[0], mine);
     assert.equal(all.hooks.PreToolUse[1].hooks[0].url, 'http://127.0.0.1:7457/hook/claude-code/pre-tool-use?agent=kit');
     const text = JSON.stringify(all);
-    assert.equal(setPerchHooks(text, 'claude-code', O, 'settings.json'), `${JSON.stringify(all, null, 2)}\n`, 'idempotent');
+    assert.equal(setPerchHooks(text, 'claude-code', O, 'settings.json'), text, 'idempotent: a file that already says it is left as it is');
     const channel = JSON.parse(setPerchHooks(text, 'claude-code', { ...O, channel: true }, 'settings.json'));
     assert.equal(channel.hooks.PermissionRequest, undefined, 'both would file each prompt');
     assert.deepEqual(Object.keys(channel.hooks), ['PreToolUse', 'Notification', 'Stop', 'SessionStart', 'SessionEnd']);
@@ -388,7 +388,7 @@ describe("the hooks reach the hub's hook door: Claude Code HTTP hooks, curl for 
     assert.deepEqual(perch.hooks.PermissionRequest, [perchCmd('permission-request', 600)]);
     assert.deepEqual(perch.hooks.SessionEnd, [perchCmd('session-end', 10)]);
     assert.equal(
-      setPerchHooks(JSON.stringify(perch), 'claude-code', O, 'settings.json'),
+      setPerchHooks(`${JSON.stringify(perch, null, 2)}\n`, 'claude-code', O, 'settings.json'),
       request,
       'back to the HTTP hooks, nothing left over',
     );

@@ -17,6 +17,7 @@ import { retention } from './data/retention';
 import { wake } from './agents/wake';
 import { CHANNEL_HELP, cmdChannel } from './channel/channel';
 import { connect } from './agents/connect';
+import { disconnect } from './agents/disconnect';
 
 const version: Command = {
   names: ['version'],
@@ -68,6 +69,7 @@ const COMMANDS: readonly Command[] = [
   hook,
   channel,
   connect,
+  disconnect,
   backup,
   restore,
   exportCmd,

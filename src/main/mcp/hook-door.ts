@@ -27,6 +27,7 @@ import type { PerchHub as Hub } from '../hub/services';
 import type { RequestPlace } from '../../shared/agents/places';
 import { LIMITS } from '../../shared/limits';
 import { cursorMcpToolName } from './cursor-tool-name';
+import { answeredByAnother } from './session-owner';
 import {
   EVENT_NAME,
   HOOK_DOOR_EVENTS,
@@ -351,6 +352,13 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
       async (buf) => {
         const text = buf.toString('utf8');
         try {
+          const other = answeredByAnother(hub, route.harness, who.agentId, text);
+          if (other !== undefined)
+            return sendOutput(
+              res,
+              route.harness === 'cursor' ? cursorDecisionJson(undefined) : '{}',
+              `${other} answers for sessions in this folder (perch connect); this hook stays silent`,
+            );
           if (route.event !== 'permission-request')
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           if (limiter.take(who.agentId) > 0)

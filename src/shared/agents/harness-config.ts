@@ -84,7 +84,7 @@ export { ConfigFileError };
 export class AgentConflict extends ConfigFileError {}
 
 /** Whether an MCP server name is one of Perch's (perch, perch-NAME). */
-function isPerchServer(name: string): boolean {
+export function isPerchServer(name: string): boolean {
   return name === SERVER_NAME || name.startsWith(`${SERVER_NAME}-`);
 }
 
@@ -96,7 +96,7 @@ function conflict(file: string, who: string, o: ConnectOptions): AgentConflict {
 }
 
 /** Which agent's key a Perch MCP entry uses (its PERCH_KEY_… variable, the channel's --agent, else the name after perch-). */
-function entryKeyVar(name: string, entry: unknown): string | undefined {
+export function entryKeyVar(name: string, entry: unknown): string | undefined {
   const args = (entry as Json | null)?.args;
   if (Array.isArray(args) && args.includes('--agent') && typeof args[args.indexOf('--agent') + 1] === 'string')
     return keyEnvVar(args[args.indexOf('--agent') + 1] as string);
@@ -134,7 +134,7 @@ function shellWord(s: string): string {
  * perch, and every entry before the hook door), Claude Code's HTTP hook to …/hook/<harness>/SUB with a PERCH_KEY_…
  * header, and the curl command to …/hook/<harness>/SUB with a PERCH_KEY_… header (Codex, Cursor).
  */
-function perchHookSub(h: unknown): string | undefined {
+export function perchHookSub(h: unknown): string | undefined {
   const e = h as Json | null;
   const c = e?.command;
   if (typeof c === 'string') {
@@ -168,7 +168,7 @@ function hookAgent(h: Json): string | undefined {
 }
 
 /** The key variable a Perch hook reads: PERCH_KEY_<NAME> of its agent, or PERCH_KEY for a `perch hook` without --agent. */
-function hookKeyVar(h: Json): string {
+export function hookKeyVar(h: Json): string {
   const a = hookAgent(h);
   if (a !== undefined) return keyEnvVar(a);
   return /PERCH_KEY_[A-Z0-9_]+/.exec(JSON.stringify(h))?.[0] ?? 'PERCH_KEY';

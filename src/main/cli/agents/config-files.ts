@@ -148,3 +148,8 @@ export function writeConfig(scope: ConfigScope, rel: string, text: string): void
     throw e;
   }
 }
+
+/** Removes the file at the scope (a file left holding nothing); never through a link under a project. */
+export function removeConfig(scope: ConfigScope, rel: string): void {
+  fs.rmSync(checkedPath(scope, rel), { force: true });
+}

@@ -13,7 +13,6 @@ import { DB_FILE_NAME } from '../../store/db/db';
 import { findAgent } from '../../hub/identity/identities';
 import {
   CONNECT_CLIENTS,
-  ConfigFileError,
   HOOK_STYLES,
   hookBaseUrl,
   SNIPPET_OF,
@@ -27,9 +26,11 @@ import {
   type HookStyle,
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
-import { UnsafePath, backupConfig, readConfig, writeConfig, type ConfigScope } from './config-files';
+import { type ConfigScope } from './config-files';
+import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
+import { recordConnection } from '../../hub/control/connections';
+import { sessionsNote } from './connection-notes';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
-import { unifiedDiff } from '../../../shared/text/text-diff';
 import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
 
@@ -68,18 +69,6 @@ missing is warned about. When the hub is down or a request fails, Claude Code's 
   --url URL    the hub's MCP URL (default: the running hub's, else the default port)
 ${DATA_DIR_LINE}
   --json       print the plan (and what was written) as JSON`;
-
-interface FileChange {
-  file: string;
-  what: string;
-  diff: string;
-  changed: boolean;
-  backup?: string;
-}
-
-function stamp(): string {
-  return new Date().toISOString().replace(/[:.]/g, '-');
-}
 
 function parseClient(s: string | undefined): ConnectClient {
   if (s === undefined)
@@ -129,7 +118,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME)))
     fail(`there is no Perch database in ${dataDir}: add the agent first (perch agent add ${name}), or check --data-dir.`, 1);
-  const agent = withHub(dataDir, (hub) => findAgent(hub, name)).name;
+  const { name: agent, id: agentId } = withHub(dataDir, (hub) => findAgent(hub, name));
   const o: ConnectOptions = {
     agent,
     mcpUrl: values.url ?? mcpUrlFor(dataDir),
@@ -147,54 +136,37 @@ async function cmdConnect(argv: string[]): Promise<void> {
     return;
   }
 
-  // Every edit is computed before anything is written: a file that cannot be edited changes nothing anywhere.
-  const planned: Array<FileChange & { rel: string; old: string | undefined; next: string }> = [];
-  for (const e of configEdits(client, o)) {
-    const abs = path.join(scope.base, e.file);
-    let old: string | undefined;
-    let next: string;
-    try {
-      old = readConfig(scope, e.file);
-      next = e.apply(old, abs);
-    } catch (err) {
-      if (err instanceof ConfigFileError || err instanceof UnsafePath) fail(`${err.message}. Nothing was written.`, 1);
-      if (err instanceof TomlEditError)
-        fail(
-          `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
-          1,
-        );
-      throw err;
-    }
-    const changed = next !== old;
-    planned.push({
-      rel: e.file,
-      old,
-      file: abs,
-      what: e.what,
-      next,
-      changed,
-      diff: changed ? unifiedDiff(old ?? '', next, abs, old === undefined ? '/dev/null' : abs) : '',
-    });
-  }
-  if (values.write) {
-    try {
-      for (const p of planned) {
-        if (!p.changed) continue;
-        if (p.old !== undefined) p.backup = backupConfig(scope, p.rel, p.old, stamp());
-        writeConfig(scope, p.rel, p.next);
-      }
-    } catch (err) {
-      if (err instanceof UnsafePath) fail(`${err.message}.`, 1);
-      throw err;
-    }
-  }
+  const planned = planEdits(scope, configEdits(client, o), (err, abs) => {
+    if (err instanceof TomlEditError)
+      fail(
+        `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
+        1,
+      );
+  });
+  const where = { client, scope: scope.project ? ('project' as const) : ('user' as const), dir: scope.base };
+  if (values.write) writePlan(scope, planned);
+  // Recorded (--write) so that one agent answers for a session: the hook door silences the less specific ones.
+  const sessions = withHub(dataDir, (hub) => {
+    if (values.write) recordConnection(hub.db, { ...where, agent_id: agentId, connected_at: Date.now() });
+    return sessionsNote(hub.db, client, { id: agentId, name: agent }, where.scope, where.dir);
+  });
   const start = startCommand(client, o);
-  const files = planned.map(({ file, what, diff, changed, backup }) => ({ file, what, changed, diff, ...(backup ? { backup } : {}) }));
-  const warnings = shellWarnings(client, o, start ?? client);
+  const files = filesJson(planned);
+  const warnings = [...sessions.warnings, ...shellWarnings(client, o, start ?? client)];
   for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
   print(
     !!values.json,
-    { client, agent, key_env: env, written: !!values.write, ...(project ? { project } : {}), files, start, warnings },
+    {
+      client,
+      agent,
+      key_env: env,
+      written: !!values.write,
+      ...(project ? { project } : {}),
+      files,
+      sessions: sessions.line,
+      start,
+      warnings,
+    },
     () => {
       const out: string[] = [];
       if (!files.some((f) => f.changed))
@@ -209,6 +181,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         }
       if (!values.write && files.some((f) => f.changed))
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
+      out.push(sessions.line);
       out.push(
         `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`,
       );
@@ -229,20 +202,6 @@ async function cmdConnect(argv: string[]): Promise<void> {
       return out.join('\n\n');
     },
   );
-}
-
-/** DIR of --project: an existing directory, absolute, as the file system names it (the links in what the owner typed resolved once, here). */
-function projectDir(dir: string): string {
-  let abs: string;
-  let st: fs.Stats;
-  try {
-    abs = fs.realpathSync(path.resolve(dir));
-    st = fs.statSync(abs);
-  } catch {
-    throw new UsageError(`--project ${JSON.stringify(dir)}: there is no such directory`);
-  }
-  if (!st.isDirectory()) throw new UsageError(`--project ${JSON.stringify(dir)} is not a directory`);
-  return abs;
 }
 
 /** Whether an executable named `name` is on this shell's PATH. */

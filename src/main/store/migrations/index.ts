@@ -20,6 +20,7 @@ import { migration15 } from './15-where-each-key-may-connect-from';
 import { migration16 } from './16-archived-conversations-retention-rules-and-search';
 import { migration17 } from './17-standing-rules-which-door-filed-a';
 import { migration18 } from './18-what-a-wake-run-cost-the';
+import { migration19 } from './19-where-each-agent-is-connected';
 
 export type { Migration } from './migration';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration16,
   migration17,
   migration18,
+  migration19,
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

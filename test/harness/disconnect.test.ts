@@ -1,0 +1,116 @@
+// `perch disconnect CLIENT NAME [--project DIR]` (src/main/cli/agents/disconnect.ts): takes out exactly what
+// `perch connect` wrote for that agent and keeps everything else, with the same diff, backup and dry run: connect then
+// disconnect leaves the user's own settings files byte for byte as they were; another agent's entries stay.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { snapshot } from '../support/dir-snapshot';
+
+const served = useSharedServe();
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+const CLAUDE_JSON = {
+  numStartups: 12,
+  projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true, mcpServers: {} } },
+  mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } },
+};
+const SETTINGS = {
+  $schema: 'https://json.schemastore.org/claude-code-settings.json',
+  permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] },
+  hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] },
+  model: 'opus',
+};
+const CODEX_TOML = `# my Codex config
+model = "gpt-5.5"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "@example/docs-mcp"]
+`;
+const CURSOR_MCP = { mcpServers: { docs: { command: 'docs-mcp' } } };
+
+function homeWithConfigs(): string {
+  const home = tempDir('perch-disconnect-home-');
+  fs.writeFileSync(path.join(home, '.claude.json'), `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
+  fs.mkdirSync(path.join(home, '.claude'));
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(SETTINGS, null, 2)}\n`);
+  fs.mkdirSync(path.join(home, '.codex'));
+  fs.writeFileSync(path.join(home, '.codex', 'config.toml'), CODEX_TOML);
+  fs.mkdirSync(path.join(home, '.cursor'));
+  fs.writeFileSync(path.join(home, '.cursor', 'mcp.json'), `${JSON.stringify(CURSOR_MCP, null, 2)}\n`);
+  return home;
+}
+
+/** The files under dir without the backups connect and disconnect made. */
+function ownFiles(dir: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(snapshot(dir)).filter(([f]) => !f.includes('.perch-backup-')));
+}
+
+function run(cmd: 'connect' | 'disconnect', home: string, args: string[]) {
+  return cliAsync([cmd, ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
+}
+
+describe('perch disconnect CLIENT NAME', () => {
+  test("connect then disconnect (claude-code, codex, cursor) leaves the user's own settings files byte-identical; without --write only a diff", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('gone'));
+    const home = homeWithConfigs();
+    const before = ownFiles(home);
+    for (const client of ['claude-code', 'codex', 'cursor'])
+      assert.equal((await run('connect', home, [client, a.name, '--write'])).code, 0);
+    const connected = snapshot(home);
+    assert.notDeepEqual(ownFiles(home), before);
+
+    const dry = await run('disconnect', home, ['claude-code', a.name]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, new RegExp(`\\.claude\\.json would lose the MCP server \`perch-${a.name}\``));
+    assert.match(dry.stdout, new RegExp(`^- {4}"perch-${a.name}": \\{$`, 'm'));
+    assert.match(dry.stdout, /Nothing was written\. Run again with --write/);
+    assert.deepEqual(snapshot(home), connected, 'a dry run writes nothing');
+
+    for (const client of ['claude-code', 'codex', 'cursor']) {
+      const r = await run('disconnect', home, [client, a.name, '--write', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      for (const f of out.files.filter((x: any) => x.changed)) assert.ok(fs.existsSync(f.backup), `a backup of ${f.file}`);
+    }
+    assert.deepEqual(ownFiles(home), before, 'byte for byte what the user had; the hooks files connect made are gone');
+    const again = await run('disconnect', home, ['claude-code', a.name, '--write']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^Not connected here, nothing to change: /);
+  });
+
+  test("disconnecting rue's project keeps kit (user scope) untouched, and kit's files are not rue's to change", async () => {
+    const kit = await addAgent(served.dataDir, uniqueName('kit'));
+    const rue = await addAgent(served.dataDir, uniqueName('rue'));
+    const home = homeWithConfigs();
+    const repo = tempDir('perch-disconnect-repo-');
+    fs.writeFileSync(path.join(repo, 'README.md'), '# app\n');
+    assert.equal((await run('connect', home, ['claude-code', kit.name, '--write'])).code, 0);
+    const userFiles = snapshot(home);
+    assert.equal((await run('connect', home, ['claude-code', rue.name, '--project', repo, '--write'])).code, 0);
+    const notHere = await run('disconnect', home, ['claude-code', rue.name, '--write']);
+    assert.equal(notHere.code, 0, notHere.stderr);
+    assert.match(notHere.stdout, /^Not connected here, nothing to change/);
+    assert.deepEqual(snapshot(home), userFiles, "kit's user scope untouched");
+    const r = await run('disconnect', home, ['claude-code', rue.name, '--project', repo, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(ownFiles(repo), { 'README.md': '# app\n' }, 'the project holds nothing of rue any more');
+    assert.deepEqual(snapshot(home), userFiles);
+    const bad = await run('disconnect', home, ['vscode', rue.name]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /perch disconnect is for claude-code, codex, cursor, not "vscode"/);
+  });
+});
