@@ -1,7 +1,7 @@
 // An agent name that is not one says why, with a valid one to use instead (shared/agents/agents.ts nameProblem, suggestName).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAME_PATTERN, nameProblem, suggestName } from '../../src/shared/agents/agents';
+import { NAME_PATTERN, closestName, nameProblem, suggestName } from '../../src/shared/agents/agents';
 
 test('an invalid name says why in one line and suggests a valid one; a valid name has no problem', () => {
   assert.equal(nameProblem('my-kit'), null);
@@ -22,4 +22,17 @@ test('suggestName keeps letters (accents dropped) and digits, joins the rest wit
     const v = suggestName(s);
     assert.ok(v === '' || NAME_PATTERN.test(v), `${JSON.stringify(s)} → ${JSON.stringify(v)}`);
   }
+});
+
+test('closestName finds the agent meant by a typo, other capitals or a prefix, and nothing for a name not close to any', () => {
+  const names = ['kit', 'rue', 'code-reviewer', 'planner'];
+  assert.equal(closestName('kitt', names), 'kit');
+  assert.equal(closestName('ikt', names), 'kit');
+  assert.equal(closestName('KIT', names), 'kit');
+  assert.equal(closestName('code-reveiwer', names), 'code-reviewer');
+  assert.equal(closestName('plan', names), 'planner');
+  assert.equal(closestName('ru', names), 'rue');
+  assert.equal(closestName('zebra', names), undefined);
+  assert.equal(closestName('x', names), undefined);
+  assert.equal(closestName('kit', []), undefined);
 });

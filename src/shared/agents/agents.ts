@@ -97,3 +97,31 @@ export interface FleetLive {
   /** Wake runs across the fleet: the limit, what runs and what waits for a slot (machine and samples null here: see wake_run). */
   wake?: import('./wake').WakeLimits;
 }
+
+/** Edits (insert, delete, replace, swap of two neighbours) between two short strings. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The name of `names` someone most likely meant by `typed` (a typo, other capitals, a prefix or the start of a
+ * longer name): for "did you mean kit?". Undefined when none is close.
+ */
+export function closestName(typed: string, names: readonly string[]): string | undefined {
+  const t = typed.toLowerCase().slice(0, 80);
+  let best: { name: string; d: number } | undefined;
+  for (const name of names) {
+    const n = name.toLowerCase();
+    const d = n === t ? 0 : t.length >= 2 && (n.startsWith(t) || t.startsWith(n)) ? 1 : editDistance(t, n);
+    if (d <= Math.max(1, Math.floor(Math.max(t.length, n.length) / 3)) && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}

@@ -86,7 +86,7 @@ export interface WakeReason {
 }
 
 export interface WakeSummary {
-  /** Waking events not yet confirmed when the run started (at most the first few are listed). */
+  /** Waking events not yet confirmed when the run started (the newest few are listed, newest first). */
   count: number;
   reasons: WakeReason[];
 }

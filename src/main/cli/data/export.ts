@@ -11,6 +11,7 @@ import { ExportFileError } from '../../store/export/read';
 import { importExport } from '../../store/export/import';
 import { cleanImage } from '../../hub/features/files/files';
 import { humanSize } from '../../store/backup/disk-space';
+import { backupFile } from '../../store/backup/backup';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
 export const exportCmd: Command = {
@@ -38,7 +39,8 @@ ${DATA_DIR_LINE}`,
 export const importCmd: Command = {
   names: ['import'],
   usage: `  perch import FILE [--dry-run]
-      Merge an archive into this hub (only while no hub serves the data dir); --dry-run says what it would add.`,
+      Merge an archive into this hub (only while no hub serves the data dir); --dry-run says what it would add
+      (also while the hub runs).`,
   help: () => `perch import FILE [--dry-run] [--data-dir DIR] [--json]
 
 Merges the archive FILE (written by perch export) into this hub. The whole archive is checked first
@@ -49,7 +51,8 @@ conversation and message ids are kept where free and derived where taken, and wh
 here is left as it is: importing the same archive twice adds nothing the second time. Imported
 messages are marked as imported and wake nobody.
 Refused while a hub serves the data dir: stop it first (an import is one long write that would hold up
-the agents' writes, and the running hub would not see the new history live).
+the agents' writes, and the running hub would not see the new history live). A dry run is not: it checks
+against a copy of the database taken in a temp folder.
   --dry-run   check the archive and print what it would add; write nothing
 ${DATA_DIR_LINE}`,
   run: cmdImport,
@@ -152,17 +155,26 @@ async function cmdImport(argv: string[]): Promise<void> {
   const source = path.resolve(fileArg);
   if (!fs.existsSync(source) || !fs.statSync(source).isFile()) fail(`${source} is not a file; nothing was changed.`, 1);
   const dataDir = dataDirOf(values);
+  const dryRun = !!values['dry-run'];
   const { liveHubOf } = await import('../../app');
   const live = await liveHubOf(dataDir);
-  if (live)
+  if (live && !dryRun)
     fail(
       `a Perch hub (pid ${live.pid}) is serving ${dataDir} at ${live.base_url}; nothing was changed. Stop it first (Ctrl+C, or quit the app), then run perch import again (an import is one long write; the running hub would hold its agents up meanwhile).`,
       1,
     );
-  // A dry run into a data dir without a database checks against a fresh one in a temp folder: it creates nothing here.
-  const dryRun = !!values['dry-run'];
+  // A dry run writes nothing here: into a data dir without a database it checks against a fresh one in a temp folder,
+  // and while a hub serves the data dir against a copy taken now (its one long transaction would hold the hub up).
   const dbFile = path.join(dataDir, DB_FILE_NAME);
-  const scratch = dryRun && !fs.existsSync(dbFile) ? fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-')) : undefined;
+  const scratch = dryRun && (live || !fs.existsSync(dbFile)) ? fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-')) : undefined;
+  if (scratch && live && fs.existsSync(dbFile)) {
+    try {
+      await backupFile(dbFile, path.join(scratch, DB_FILE_NAME));
+    } catch (err) {
+      fs.rmSync(scratch, { recursive: true, force: true });
+      throw err;
+    }
+  }
   const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
   let r;
   try {

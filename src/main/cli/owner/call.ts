@@ -6,23 +6,47 @@ import { OWNER_ACTIONS } from '../../../shared/api/owner-api';
 import { LIMITS } from '../../../shared/limits';
 import { RUNTIME_FILE } from '../../paths';
 import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from '../common';
+import { closestName } from '../../../shared/agents/agents';
+import { keyEnvVar } from '../../../shared/agents/key-env';
 
 export const call: Command = {
   names: ['call'],
-  usage: `  perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY]
-      Call one MCP tool (env PERCH_URL, PERCH_KEY). Prints the result as JSON; exit 1 on a tool error.
+  usage: `  perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key KEY]
+      Call one MCP tool (env PERCH_URL; the key from PERCH_KEY_<NAME> with --agent NAME, else PERCH_KEY).
+      Prints the result as JSON; exit 1 on a tool error.
       @FILE reads the JSON arguments from FILE, - from stdin (for long ones, such as send_file's data).`,
-  help: () => `perch call TOOL ['{json args}' | @FILE | -] [--url URL] [--key KEY] [--data-dir DIR]
+  help: () => `perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key KEY] [--data-dir DIR]
 
 Calls one MCP tool as an agent and prints its result as JSON (exit 1 on a tool error).
 The arguments are one JSON object: inline, or read from FILE (@FILE) or from stdin (-), for arguments
 too long for a command line, e.g. a 1 MB image for send_file:
   jq -n --arg d "$(base64 -w0 photo.jpg)" --arg c "$CONV" '{conv_id:$c, name:"photo.jpg", data:$d}' | perch call send_file -
 Input that is not one JSON object (a missing file, invalid JSON) exits 2 and sends nothing.
-  --url URL   the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
-  --key KEY   the agent's key (default: PERCH_KEY)`,
+  --agent NAME  the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _: the line perch agent add printed)
+  --url URL     the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
+  --key KEY     the agent's key (default: PERCH_KEY_<NAME> with --agent, else PERCH_KEY)`,
   run: cmdCall,
 };
+
+/**
+ * Why there is no key, naming the variable perch agent add taught (export PERCH_KEY_<NAME>=…) and the agents whose
+ * variable is set here.
+ */
+const keyEnvName = (agent: string | undefined) => (agent === undefined ? 'PERCH_KEY' : keyEnvVar(agent));
+
+function noKey(agent: string | undefined): string {
+  const set = Object.keys(process.env)
+    .filter((v) => v.startsWith('PERCH_KEY_') && process.env[v])
+    .sort();
+  const agentOf = (v: string) => v.slice('PERCH_KEY_'.length).toLowerCase().replace(/_/g, '-');
+  if (agent !== undefined) {
+    const near = closestName(agent, set.map(agentOf));
+    return `no agent key: ${keyEnvName(agent)} is not set${near ? ` (did you mean ${near}? ${keyEnvVar(near)} is set)` : ''}; run export ${keyEnvName(agent)}=perch_… with the key perch agent add printed (perch agent rotate-key ${agent} issues a new one)`;
+  }
+  return set.length
+    ? `no agent key: PERCH_KEY is not set; ${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set: give --agent ${agentOf(set[0]!)} to use ${set[0]!}`
+    : 'no agent key: set PERCH_KEY_<NAME> (the line export PERCH_KEY_<NAME>=perch_… that perch agent add printed) and give --agent NAME, or set PERCH_KEY';
+}
 
 export const owner: Command = {
   names: ['owner'],
@@ -113,7 +137,7 @@ export async function readJsonArg(arg: string | undefined, what: string): Promis
 async function cmdCall(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: { agent: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } },
     allowPositionals: true,
     strict: true,
   });
@@ -121,8 +145,8 @@ async function cmdCall(argv: string[]): Promise<void> {
   if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
   const args = await readJsonArg(argsText, 'the arguments');
   const url = values.url ?? process.env.PERCH_URL ?? mcpUrlFor(dataDirOf(values));
-  const key = values.key ?? process.env.PERCH_KEY;
-  if (!key) throw new UsageError('no agent key: pass --key KEY or set PERCH_KEY');
+  const key = values.key ?? process.env[keyEnvName(values.agent)];
+  if (!key) throw new UsageError(noKey(values.agent));
   let r;
   try {
     r = await postJson(

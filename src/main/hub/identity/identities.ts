@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { HubError } from '../../../shared/errors';
 import { listUsers, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
-import { NAME_PATTERN } from '../../../shared/agents/agents';
+import { NAME_PATTERN, closestName } from '../../../shared/agents/agents';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
 type OwnKeysHub = Hub<{ ownKeys: OutsideMemo<string> }>;
@@ -40,7 +40,16 @@ export function agentRefs(hub: OwnKeysHub): Array<{ id: string; name: string; re
 export function findAgent(hub: OwnKeysHub, nameOrId: string): UserRow {
   const u = userByName(hub.db, nameOrId) ?? (nameOrId.startsWith('a_') ? safeUser(hub, nameOrId) : undefined);
   if (!u || u.kind !== 'agent') {
-    throw new HubError('not_found', `No agent named "${nameOrId}".`, 'List agents with `perch agent list`.');
+    const near = closestName(
+      nameOrId,
+      listUsers(hub.db, 'agent').map((a) => a.name),
+    );
+    throw new HubError(
+      'not_found',
+      `No agent named "${nameOrId}".${near ? ` Did you mean ${near}?` : ''}`,
+      near ? `Use "${near}", or list agents with \`perch agent list\`.` : 'List agents with `perch agent list`.',
+      near ? { did_you_mean: near } : undefined,
+    );
   }
   return u;
 }

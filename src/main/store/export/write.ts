@@ -18,6 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { PERCH_VERSION } from '../../../shared/version';
 import { HubError } from '../../../shared/errors';
 import { LATEST_VERSION } from '../migrations';
+import { closestName } from '../../../shared/agents/agents';
 import { EXPORT_FORMAT, EXPORT_KINDS, EXPORT_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './kinds';
 import { TarWriter } from './tar';
 import { createNewWriteStream, makeStaging } from '../backup/staging';
@@ -133,11 +134,13 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
   }
   if (scope.agent) {
     agentId = db.prepare("SELECT id FROM users WHERE name = ? AND kind = 'agent'").pluck().get(scope.agent) as string | undefined;
-    if (!agentId)
+    if (!agentId) {
+      const near = closestName(scope.agent, db.prepare("SELECT name FROM users WHERE kind = 'agent'").pluck().all() as string[]);
       throw bad(
-        `No agent named ${JSON.stringify(scope.agent)} in this hub; nothing was written.`,
+        `No agent named ${JSON.stringify(scope.agent)} in this hub${near ? ` (did you mean ${near}?)` : ''}; nothing was written.`,
         'See the names with `perch agent list`.',
       );
+    }
     const of = new Set(db.prepare('SELECT conv_id FROM members WHERE user_id = ?').pluck().all(agentId) as string[]);
     convs = convs.filter((c) => of.has(c));
   }

@@ -194,9 +194,10 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
         </label>
       )}
       <div className="row">
+        {/* Bordered, not ghost buttons: bare text beside the card's words did not read as something to press. */}
         <button
           type="button"
-          className="btn btn-ghost"
+          className="btn"
           disabled={busy || allowOff !== undefined}
           title={allowOff ?? `Allow this and ${scope} from now on`}
           onClick={() => go('allow')}
@@ -205,7 +206,7 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
         </button>
         <button
           type="button"
-          className="btn btn-danger-ghost"
+          className="btn btn-danger"
           disabled={busy}
           title={`Deny this and ${scope} from now on`}
           onClick={() => go('deny')}

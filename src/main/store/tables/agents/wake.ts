@@ -123,8 +123,9 @@ export function interruptLeftoverRuns(db: Db, at: number): number {
 }
 
 /**
- * Waking events for the user after gid afterGid (what its runs have not confirmed yet), oldest first:
- * events of its conversations (from the seq its membership may see) whose wake list names it.
+ * Waking events for the user after gid afterGid (what its runs have not confirmed yet), newest first (a run's
+ * reasons lead with what woke it last): events of its conversations (from the seq its membership may see) whose
+ * wake list names it.
  */
 export function unconfirmedWakes(
   db: Db,
@@ -138,7 +139,7 @@ export function unconfirmedWakes(
        FROM members mb
        JOIN events e ON e.conv_id = mb.conv_id AND e.gid > ? AND e.seq >= mb.from_seq AND e.wake IS NOT NULL
       WHERE mb.user_id = ? AND EXISTS (SELECT 1 FROM json_each(e.wake) WHERE value = mb.user_id)
-      ORDER BY e.gid
+      ORDER BY e.gid DESC
       LIMIT ?`,
   ).all(afterGid, userId, limit);
 }
