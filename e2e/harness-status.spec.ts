@@ -3,7 +3,7 @@
 // call (`perch hook pre-tool-use`) ends the wait. A real `perch serve` and Chromium; nothing reloads the page.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, openPage, ownerCall } from './harness';
+import { useHarness, openConversation, openPage, ownerCall } from './harness';
 import { runHook, type HookRun } from '../test/support/hook-runner';
 import {
   claudeCodeNotification,
@@ -122,6 +122,47 @@ describe('harness status in the Fleet view', () => {
         await card().find('.fleet-last').filter({ hasText: blockedLine }).waitFor({ timeout: LIVE });
         await h().screenshot(`harness-activity${suffix}`);
         await ownerCall(h(), 'agents.resume', { agent: 'kit' });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        assert.deepEqual(h().pageErrors, []);
+      },
+    );
+
+    test(
+      `${width}×${height}: the conversation with the agent shows in its Live activity the harness rows Fleet shows, not "No activity yet"`,
+      { timeout: 60_000 },
+      async () => {
+        const { page } = h();
+        const kit = h().agents.kit!;
+        const owner = (await kit.call('whoami')).owner.name as string;
+        await kit.call('open_direct', { user: owner });
+        await page.setViewportSize({ width, height });
+        const env = { PERCH_URL: h().mcpUrl, PERCH_KEY: kit.key };
+        const command = `npm run lint -- --w${width}`;
+        assert.deepEqual(await hook('pre-tool-use', { ...claudeCodePreToolUseBash, tool_input: { command, description: 'Lint' } }, env), {
+          code: 0,
+          stdout: '',
+          stderr: '',
+        });
+        if (suffix)
+          await on(page)
+            .nav('Sections')
+            .link(/^Conversations/)
+            .click();
+        await openConversation(page, 'kit');
+        const panel = on(page).role('complementary', 'Live activity');
+        if (!(await panel.isVisible())) await on(page).button('Activity').click();
+        await panel.waitFor({ timeout: LIVE });
+        await on(panel)
+          .article('Claude Code activity of kit')
+          .filter({ hasText: `Claude Code: Bash — ${command}` })
+          .waitFor({ timeout: LIVE });
+        assert.equal(
+          await on(panel)
+            .text(/^No activity yet/)
+            .count(),
+          0,
+        );
+        await h().screenshot(`harness-conversation-activity${suffix}`);
         await page.setViewportSize({ width: 1280, height: 800 });
         assert.deepEqual(h().pageErrors, []);
       },

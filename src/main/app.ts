@@ -12,7 +12,7 @@ import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { RUNTIME_FILE } from './paths';
 import { totalHandler } from './http-util';
 import { startRequestExpiry } from './hub/features/requests/request-expiry';
-import { withdrawOrphanedPrompts } from './hub/features/requests/abandoned-prompts';
+import { markUndeliveredPrompts, withdrawOrphanedPrompts } from './hub/features/requests/abandoned-prompts';
 import { startFloorExpiry } from './hub/features/coordination/floor';
 import { startControlWatch } from './hub/control/control';
 import { startFleetLive } from './hub/control/fleet-live';
@@ -174,6 +174,7 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub) => void> = [
   startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts)
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests/request-expiry.ts)
   withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests/abandoned-prompts.ts)
+  markUndeliveredPrompts, // decisions the last hub recorded but never answered to their hook: marked undelivered (the same file)
   startFloorExpiry, // floors run out on time (hub/features/coordination/floor.ts)
   startKeyWatch, // a key revoked by the CLI while the hub runs ends the calls waiting under it at once (hub/identity/key-waits.ts)
   startControlWatch, // a pause written by `perch agent pause` while the hub runs wakes the agent at once (hub/control/control.ts)

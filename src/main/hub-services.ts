@@ -19,6 +19,7 @@ import { HarnessSessions } from './hub/control/harness';
 import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
 import { RequestExpiry } from './hub/features/requests/request-expiry';
+import { PromptWaits } from './hub/features/requests/prompt-waits';
 import { FloorExpiry } from './hub/features/coordination/floor';
 import { progressLimiter } from './hub/features/progress/progress';
 import { Retention, type RetentionOptions } from './hub/features/retention/retention-job';
@@ -60,6 +61,7 @@ export function hubServices(hub: PerchHub, deps: ServiceDeps = {}): HubServices 
     delivery: new Delivery(),
     // features
     requestExpiry: new RequestExpiry(hub),
+    promptWaits: new PromptWaits(),
     floorExpiry: new FloorExpiry(hub),
     progressLimiter: progressLimiter(),
     retention: new Retention(hub, deps.retention),

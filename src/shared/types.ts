@@ -203,6 +203,11 @@ export interface RequestView {
   door?: 'hook' | 'channel';
   /** A cancelled permission prompt relayed by `perch channel` that Claude Code's own terminal dialog dealt with. */
   answered_in?: 'terminal';
+  /**
+   * The owner's views only: whether a hook door's prompt, decided while its hook waited, reached that hook (awaiting:
+   * not yet; undelivered: the hook went away or the hub stopped first, so the harness's own dialog decided).
+   */
+  delivery?: 'awaiting' | 'delivered' | 'undelivered';
 }
 
 /** What the owner's Approvals inbox shows: the view plus the conversation and the context. */

@@ -84,6 +84,26 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     assert.match(refused.message, /withdrawn: the harness stopped waiting/);
   });
 
+  test("two hooks for one prompt (the same session and tool call, e.g. a user-scope and a project-scope connection) file one card, and the owner's one approve answers both", async () => {
+    const kit = await newAgent('door-join-kit');
+    const rue = await newAgent('door-join-rue');
+    const first = rawPost(door('claude-code', 'permission-request'), kit.key, claudeCodeBash);
+    const card = await pendingOf(kit);
+    const second = rawPost(door('claude-code', 'permission-request'), rue.key, claudeCodeBash);
+    // Another prompt of the same session (another command) is a card of its own.
+    const other = rawPost(door('claude-code', 'permission-request', '?timeout=2'), rue.key, {
+      ...claudeCodeBash,
+      tool_input: { command: 'rm -rf dist' },
+    });
+    await eventually(async () => (await requestsOf(rue)).length === 1, 10_000, "the other command's card");
+    assert.equal((await requestsOf(rue))[0].title, 'Allow Bash: rm -rf dist?', 'the same prompt was not filed again');
+    assert.equal((await requestsOf(kit)).length, 1);
+    await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
+    assert.equal((await first).text, ALLOW_OUTPUT);
+    assert.equal((await second).text, ALLOW_OUTPUT, 'the hook that joined gets the same decision');
+    assert.equal((await other).text, '{}');
+  });
+
   test('a paused agent: its prompt is denied at once with the pause reason, and nothing is filed', async () => {
     const a = await newAgent('door-paused');
     await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'lunch break' });

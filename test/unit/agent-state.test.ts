@@ -142,6 +142,7 @@ describe('agent state', () => {
     const long = { seen_at: NOW - 10 * MIN, connected_since: NOW - 12 * MIN, active_at: null, busy_since: null };
     assert.equal(agentState(input({ presence: long, waiting: true })).state, 'idle', 'a long wait in get_updates is connected');
     assert.equal(agentState(input({ presence: long })).state, 'offline', 'no call for longer than CONNECTED_MS: gone');
+    assert.match(agentState(input({ presence: long })).why, /^no call for \d+ min$/, 'and says for how long, not a bare "no call since"');
     assert.equal(agentState(input({ presence: { ...long, seen_at: NOW - CONNECTED_MS + 1 } })).state, 'idle');
   });
 

@@ -67,6 +67,9 @@ import { tooDeep } from '../../shared/text/json-depth';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/requests/permission-rules';
+import { recordDelivery } from '../hub/features/requests/abandoned-prompts';
+import { awaitJoinedPrompt, promptJoinKey } from '../hub/features/requests/prompt-joins';
+import { getRequestForOwner } from '../hub/features/requests/owner-decisions';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
 import {
@@ -366,15 +369,20 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
           const prompt = cursor ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
           // An input nested past what anything here walks safely is not shown, so not decided: the harness's dialog decides.
           const deep = tooDeep(prompt.input.tool_input, LIMITS.maxJsonDepth);
-          const d =
+          const v: Verdict =
             deep !== undefined
-              ? `the tool input nests more than ${LIMITS.maxJsonDepth} levels deep (at ${deep}); Perch cannot show it whole, the terminal dialog decides`
-              : await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal);
+              ? {
+                  decision: `the tool input nests more than ${LIMITS.maxJsonDepth} levels deep (at ${deep}); Perch cannot show it whole, the terminal dialog decides`,
+                }
+              : await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal, {
+                  joinKey: promptJoinKey(route.harness, prompt.input as unknown as Record<string, unknown>),
+                });
+          const d = v.decision;
           // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
-          if (cursor)
-            return sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
-          if (typeof d === 'string') return sendOutput(res, '{}', d);
-          sendOutput(res, decisionJson(d));
+          if (cursor) sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
+          else if (typeof d === 'string') sendOutput(res, '{}', d);
+          else sendOutput(res, decisionJson(d));
+          if (v.requestId) recordAnswer(hub, res, v.requestId);
         } catch (e) {
           if (e instanceof StepAside) return refuseHere(400, 'invalid_input', e.message);
           throw e;
@@ -416,49 +424,91 @@ async function decide(
   raw: Record<string, unknown>,
   timeoutSecs: number,
   signal: AbortSignal,
-): Promise<HookDecision | string> {
+  opts: { joinKey?: string } = {},
+): Promise<Verdict> {
   const filing = parsePromptFiling({ ...raw, ttl_secs: timeoutSecs + 60 });
   if (typeof filing === 'string') throw new StepAside(filing);
   const caller = { key: who.auth, standing: keyStanding(hub, who.key, who.agentId, at), at };
   const deadline = Date.now() + timeoutSecs * 1000;
+  // Another hook already filed this very prompt of the session and waits for it: this one joins its card.
+  const joined = opts.joinKey ? hub.services.promptWaits.joinable(opts.joinKey) : undefined;
+  if (joined) {
+    await awaitJoinedPrompt(hub, joined, deadline, signal);
+    const r = getRequestForOwner(hub, joined);
+    const decision = decisionOf(r as unknown as Record<string, unknown>);
+    if (decision) return { decision, requestId: joined };
+    return { decision: `the request was ${r.state} in Perch; the terminal dialog decides` };
+  }
   try {
     let r = (await callAgentTool(hub, who.agentId, 'request_human', promptRequestInput(hub, who.agentId, filing), {
       ...caller,
       door: 'hook',
     })) as Record<string, unknown>;
     const requestId = r.request_id as string;
-    for (;;) {
-      if (r.state === 'approved') return { behavior: 'allow' };
-      if (r.state === 'rejected') {
-        const comment = (r.outcome as { comment?: unknown } | undefined)?.comment;
-        return {
-          behavior: 'deny',
-          message: typeof comment === 'string' && comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.',
-        };
+    // This hook waits for the prompt from now on: while it does, the owner may decide it (prompt-waits.ts).
+    const release = hub.services.promptWaits.hold(requestId, signal, opts.joinKey);
+    try {
+      for (let waited = false; ; waited = true) {
+        const decision = decisionOf(r);
+        // Decided while this hook waited: that decision is awaiting delivery (recorded once the answer is out).
+        if (decision) return { decision, ...(waited ? { requestId } : {}) };
+        if (r.state !== 'pending' || signal.aborted)
+          return { decision: `the request was ${String(r.state)} in Perch; the terminal dialog decides` };
+        const left = Math.floor((deadline - Date.now()) / 1000);
+        if (left <= 0) break;
+        // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts getRequest, abandoned-prompts.ts).
+        r = (await callAgentTool(
+          hub,
+          who.agentId,
+          'get_request',
+          { request_id: requestId, wait_secs: Math.min(left, LIMITS.waitAnswerSecs) },
+          { ...caller, signal },
+        )) as Record<string, unknown>;
       }
-      if (r.state !== 'pending' || signal.aborted) return `the request was ${String(r.state)} in Perch; the terminal dialog decides`;
-      const left = Math.floor((deadline - Date.now()) / 1000);
-      if (left <= 0) break;
-      // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts getRequest, abandoned-prompts.ts).
-      r = (await callAgentTool(
-        hub,
-        who.agentId,
-        'get_request',
-        { request_id: requestId, wait_secs: Math.min(left, LIMITS.waitAnswerSecs) },
-        { ...caller, signal },
-      )) as Record<string, unknown>;
+      // No decision in time: the prompt leaves the Approvals inbox (unless a hook that joined it still waits), and
+      // the harness's own dialog decides.
+      release();
+      if (!hub.services.promptWaits.isWaited(requestId))
+        await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
+    } finally {
+      release();
     }
-    // No decision in time: the prompt leaves the Approvals inbox, and the harness's own dialog decides.
-    await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
-    return `no decision within ${timeoutSecs} s; the terminal dialog decides`;
+    return { decision: `no decision within ${timeoutSecs} s; the terminal dialog decides` };
   } catch (e) {
     if (isHubError(e) && e.code === 'paused') {
       // The paused agent's own Perch get_updates / whoami is not the pause's to deny (as at PreToolUse): the harness decides.
       if (pauseExempt(hub, who.agentId, filing.tool_name))
-        return `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides`;
-      return { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) };
+        return { decision: `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides` };
+      return { decision: { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) } };
     }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
   }
+}
+
+/** What a prompt's state tells the harness: allow, deny with the owner's comment, or nothing yet. */
+function decisionOf(r: Record<string, unknown>): HookDecision | undefined {
+  if (r.state === 'approved') return { behavior: 'allow' };
+  if (r.state !== 'rejected') return undefined;
+  const comment = (r.outcome as { comment?: unknown } | undefined)?.comment;
+  return {
+    behavior: 'deny',
+    message: typeof comment === 'string' && comment ? `Denied by the owner in Perch: ${comment}` : 'Denied by the owner in Perch.',
+  };
+}
+
+/** The door's verdict on a prompt: a decision or why there is none; requestId when the decision awaits delivery. */
+interface Verdict {
+  decision: HookDecision | string;
+  requestId?: string;
+}
+
+/** Records whether the answer carrying a decision reached the hook: written out (delivered), or the connection closed first. */
+function recordAnswer(hub: Hub, res: ServerResponse, requestId: string): void {
+  if (res.writableFinished) return recordDelivery(hub, requestId, 'delivered');
+  if (res.destroyed) return recordDelivery(hub, requestId, 'undelivered');
+  res.once('finish', () => recordDelivery(hub, requestId, 'delivered'));
+  res.once('close', () => {
+    if (!res.writableFinished) recordDelivery(hub, requestId, 'undelivered');
+  });
 }

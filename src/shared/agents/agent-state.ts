@@ -8,7 +8,7 @@
 //   working    a wake run of it is running, or it called a writing tool in the last WORKING_MS — unless its harness
 //              said since that the turn or the session ended (a Stop or SessionEnd hook);
 //   idle       connected (its get_updates waits now, or it called in the last CONNECTED_MS), nothing to do;
-//   offline    never connected since the hub started, gone (no call for CONNECTED_MS), its harness session ended,
+//   offline    never connected since the hub started, gone (no call for CONNECTED_MS: "no call for 3 min"), its harness session ended,
 //              or its key was revoked.
 // The order the owner sees agents in (Fleet, the sidebar, the phone) is fleetOrder's: by state (needs you › working ›
 // idle › paused › offline), then the most recent first.
@@ -115,7 +115,7 @@ export function agentState(i: AgentStateInput): AgentState {
     return { state: 'idle', since: since || null, why: i.waiting ? 'waiting for news' : 'connected' };
   }
   if (p.seen_at == null) return { state: 'offline', since: null, why: 'not connected since the hub started' };
-  return { state: 'offline', since: p.seen_at, why: 'no call since' };
+  return { state: 'offline', since: p.seen_at, why: `no call for ${spanText(i.now - p.seen_at)}` };
 }
 
 /** A duration for people: "just now", "3 min", "2 h", "4 d". */

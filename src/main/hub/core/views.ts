@@ -50,6 +50,11 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
   const withdrawn = r.state === 'cancelled' ? (v.outcome as { withdrawn?: unknown } | null)?.withdrawn : undefined;
   const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;
   if (r.state === 'cancelled') v.outcome = null;
+  // Whether a hook prompt's decision reached its hook is kept beside the decision (abandoned-prompts.ts): not the decider's.
+  if (v.outcome && 'delivery' in v.outcome) {
+    const { delivery: _delivery, ...decided } = v.outcome as RequestOutcome & { delivery?: unknown };
+    v.outcome = decided;
+  }
   if (typeof withdrawn === 'string') v.withdrawn = withdrawn;
   if (answeredIn === 'terminal') v.answered_in = 'terminal';
   const options = parse<string[]>(r.options);
@@ -71,7 +76,10 @@ function requestPayload(hub: ViewSource, stored: Record<string, unknown>): Recor
   const { state: _state, outcome: _outcome, decided_by: _by, decided_at: _at, ...fixed } = stored;
   const out: Record<string, unknown> = { ...fixed, state: r.state };
   if (DECIDED.has(r.state)) {
-    if (r.outcome != null) out.outcome = JSON.parse(r.outcome);
+    if (r.outcome != null) {
+      const { delivery: _delivery, ...decided } = JSON.parse(r.outcome) as Record<string, unknown>;
+      out.outcome = decided;
+    }
     if (r.decided_by) out.decided_by = hub.ref(r.decided_by);
     if (r.decided_at != null) out.decided_at = r.decided_at;
   }

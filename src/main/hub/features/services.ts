@@ -6,12 +6,15 @@ import type { Hub } from '../core/hub';
 import type { RateLimiter } from '../core/rate-limit';
 import type { TalkServices } from '../talk/services';
 import type { RequestExpiry } from './requests/request-expiry';
+import type { PromptWaits } from './requests/prompt-waits';
 import type { FloorExpiry } from './coordination/floor';
 import type { Retention } from './retention/retention-job';
 
 export interface FeatureServices extends TalkServices {
   /** The timer that expires requests on time (hub/features/requests/request-expiry.ts). */
   requestExpiry: RequestExpiry;
+  /** Which harness prompts a hook of this hub waits for, and the writes about them a full disk refused (hub/features/requests/prompt-waits.ts). */
+  promptWaits: PromptWaits;
   /** The timer that ends floors on time (hub/features/coordination/floor.ts). */
   floorExpiry: FloorExpiry;
   /** At most LIMITS.progressPerSecond reports a second per agent (hub/features/progress/progress.ts). */

@@ -64,7 +64,7 @@ export function ConversationView({ convId }: { convId: string }) {
               <Icon name="close" />
             </button>
           </div>
-          <ProgressFeed convId={convId} />
+          <ProgressFeed convId={convId} harnessOf={conv.members.filter((m) => m.kind === 'agent').map((m) => m.id)} />
         </aside>
       )}
     </div>

@@ -27,14 +27,23 @@ const estimate = (p: ProgressView) => (harnessOfRow(p) ? 40 : p.data !== undefin
 export function ProgressFeed({
   convId,
   agentId,
+  harnessOf,
   showConversation,
 }: {
   convId?: string;
   agentId?: string | null;
+  /** With convId: these agents' harness rows too (kept in each agent's inbox), as Fleet shows them. */
+  harnessOf?: readonly string[];
   showConversation?: boolean;
 }) {
   const items = useProgress(
-    useShallow((s) => s.items.filter((p) => (!convId || p.conv_id === convId) && (!agentId || p.agent.id === agentId))),
+    useShallow((s) =>
+      s.items.filter(
+        (p) =>
+          (!convId || p.conv_id === convId || (harnessOf?.includes(p.agent.id) && harnessOfRow(p) !== null)) &&
+          (!agentId || p.agent.id === agentId),
+      ),
+    ),
   );
   const render = useCallback((p: ProgressView) => <ProgressItem p={p} showConversation={!!showConversation} />, [showConversation]);
   return (

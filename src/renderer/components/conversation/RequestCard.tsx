@@ -168,6 +168,12 @@ export const RequestCard = memo(function RequestCard(props: {
               <strong>Answered in the terminal:</strong> Claude Code&apos;s own dialog dealt with this prompt.
             </p>
           )}
+          {r.delivery === 'undelivered' && (
+            <p className="request-withdrawn">
+              <strong>Never reached the harness:</strong> its hook was gone before this decision could be answered (the hub stopped, or the
+              hook gave up), so the harness&apos;s own dialog decided.
+            </p>
+          )}
           {r.withdrawn && (
             <p className="request-withdrawn">
               <strong>Withdrawn:</strong> {r.withdrawn}. Nobody waits for this decision any more.

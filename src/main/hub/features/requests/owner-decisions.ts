@@ -10,6 +10,7 @@ import type { Decision, RequestOutcome, OwnerRequestView } from '../../../../sha
 import { requestView } from '../../core/views';
 import { expireDueRequests, requesterWake, type RequestsHub } from './request-expiry';
 import { DECIDED_STATE, requireRequest, requireStillPending } from './request-states';
+import { outcomeToStore, refuseUnwaited } from './abandoned-prompts';
 
 export interface DecideInput {
   request_id: string;
@@ -38,6 +39,8 @@ function ownerView(hub: RequestsHub, r: RequestRow, convTitle?: string): OwnerRe
   const context = parseJson<unknown>(r.context);
   if (context !== undefined) v.context = context;
   if (r.door === 'hook' || r.door === 'channel') v.door = r.door;
+  const delivery = r.state === 'approved' || r.state === 'rejected' ? parseJson<{ delivery?: unknown }>(r.outcome)?.delivery : undefined;
+  if (delivery === 'awaiting' || delivery === 'delivered' || delivery === 'undelivered') v.delivery = delivery;
   return v;
 }
 
@@ -106,6 +109,9 @@ function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
  */
 export function decideRequest(hub: RequestsHub, deciderId: string, input: DecideInput): OwnerRequestView {
   expireDueRequests(hub);
+  // A hook's prompt nobody waits for any more is withdrawn, not decided (abandoned-prompts.ts).
+  const before = requestById(hub.db, input.request_id);
+  if (before && hub.user(deciderId).kind === 'human') refuseUnwaited(hub, before);
   const view = hub.write(() => {
     const decider = hub.user(deciderId);
     if (decider.kind !== 'human') {
@@ -125,10 +131,11 @@ export function decideRequest(hub: RequestsHub, deciderId: string, input: Decide
       );
     }
     requireStillPending(hub, r, 'decide');
+    refuseUnwaited(hub, r);
     const outcome = validateDecision(r, input);
     const state = DECIDED_STATE[input.decision];
     const at = hub.now();
-    if (!finishRequest(hub.db, r.id, { state, outcome: JSON.stringify(outcome), at, by: deciderId })) {
+    if (!finishRequest(hub.db, r.id, { state, outcome: outcomeToStore(hub, r, outcome), at, by: deciderId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Reload it: somebody decided it first.');
     }
     hub.emit(r.conv_id, 'request.decided', deciderId, {

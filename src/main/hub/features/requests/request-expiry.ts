@@ -6,9 +6,10 @@ import { conversationById } from '../../../store/tables/talk/conversations';
 import { dueRequests, finishRequest, nextRequestExpiry, type RequestRow } from '../../../store/tables/talk/requests';
 import { isTerminalTask } from '../../talk/access';
 import { deadlineTimer, type DeadlineTimer } from '../../core/deadlines';
+import type { PromptWaits } from './prompt-waits';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
-export type RequestsHub = Hub<TalkServices & { requestExpiry: RequestExpiry }>;
+export type RequestsHub = Hub<TalkServices & { requestExpiry: RequestExpiry; promptWaits: PromptWaits }>;
 
 /** A decision is addressed to the requester; in an ended task nobody is woken (DESIGN invariant 3). */
 export function requesterWake(hub: RequestsHub, r: RequestRow): string[] {

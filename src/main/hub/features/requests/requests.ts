@@ -180,20 +180,27 @@ export async function getRequest(
       throw new HubError('rate_limited', `You already have ${LIMITS.maxWaitsPerAgent} waiting calls.`, 'Wait with one call at a time.');
     }
     const deadline = performance.now() + waitMs;
-    while (r.state === 'pending') {
-      const remaining = deadline - performance.now();
-      if (remaining <= 0) break;
-      // Never sleep past the expiry: the request must come back expired on time.
-      const ms = Math.max(1, Math.min(remaining, r.expires_at - hub.now() + 1));
-      const why = await waitUnderKey(hub, agentId, ms, caller); // ends at once when the key stops working (hub/identity/key-waits.ts)
-      expireDueRequests(hub);
-      r = requireRequest(hub, r.id);
-      if (why === 'aborted') {
-        // The caller went away while it waited: a hook's prompt has nobody left to tell the decision to.
-        if (r.state === 'pending' && isHookPrompt(r)) r = withdrawPrompt(hub, r, HOOK_GONE);
-        break;
+    // A hook door's prompt may be decided only while somebody waits for it (prompt-waits.ts): this call does.
+    const release = r.door === 'hook' ? hub.services.promptWaits.hold(r.id, caller.signal) : undefined;
+    try {
+      while (r.state === 'pending') {
+        const remaining = deadline - performance.now();
+        if (remaining <= 0) break;
+        // Never sleep past the expiry: the request must come back expired on time.
+        const ms = Math.max(1, Math.min(remaining, r.expires_at - hub.now() + 1));
+        const why = await waitUnderKey(hub, agentId, ms, caller); // ends at once when the key stops working (hub/identity/key-waits.ts)
+        expireDueRequests(hub);
+        r = requireRequest(hub, r.id);
+        if (why === 'aborted') {
+          // The caller went away while it waited: a hook's prompt has nobody left to tell the decision to (unless
+          // another hook for the same prompt joined it and still waits: prompt-joins.ts).
+          if (r.state === 'pending' && isHookPrompt(r) && !hub.services.promptWaits.isWaited(r.id)) r = withdrawPrompt(hub, r, HOOK_GONE);
+          break;
+        }
+        // Woken for another reason (a message, a card response) while still pending: keep waiting.
       }
-      // Woken for another reason (a message, a card response) while still pending: keep waiting.
+    } finally {
+      release?.();
     }
   }
   return agentResult(hub, r);

@@ -58,6 +58,30 @@ export function finishRequest(
   );
 }
 
+/**
+ * A decided permission prompt's delivery to the hook that waits for it, kept in its outcome (outcome.delivery:
+ * 'awaiting' from the decision, then 'delivered' once the hook door answered, or 'undelivered'). Returns whether it
+ * moved from `from`.
+ */
+export function setPromptDelivery(db: Db, id: string, from: 'awaiting', to: 'delivered' | 'undelivered'): boolean {
+  return (
+    sql(
+      db,
+      `UPDATE requests SET outcome = json_set(outcome, '$.delivery', ?)
+                   WHERE id = ? AND json_valid(outcome) AND json_extract(outcome, '$.delivery') = ?`,
+    ).run(to, id, from).changes === 1
+  );
+}
+
+/** Decided prompts still awaiting delivery (the requests_pending index on state, then their outcome). */
+export function promptsAwaitingDelivery(db: Db): RequestRow[] {
+  return sql<RequestRow>(
+    db,
+    `SELECT * FROM requests WHERE state IN ('approved', 'rejected') AND door = 'hook'
+       AND json_valid(outcome) AND json_extract(outcome, '$.delivery') = 'awaiting'`,
+  ).all();
+}
+
 /** Pending requests whose time is up (uses the requests_pending index). */
 export function dueRequests(db: Db, now: number): RequestRow[] {
   return sql<RequestRow>(db, "SELECT * FROM requests WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at").all(now);
