@@ -45,10 +45,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { channelPhase } from './channel';
-import { summarize, r3 } from './client';
+import { r3 } from './client';
 import { exportPhase } from './export-phase';
 import { type LoadResult } from './lib/load';
-import { children, tmpRoot, startProcess, runProcess, stopProcess, seed, startHub, hubInfo, coldStart, memoryOf } from './lib/processes';
+import { children, tmpRoot, startProcess, runProcess, stopProcess, seed, startHub, hubInfo, memoryOf } from './lib/processes';
 import { targets, table } from './lib/report';
 import {
   ROOT,
@@ -76,6 +76,7 @@ import {
   checkDeadline,
 } from './lib/settings';
 import { againstPhase } from './sections/against';
+import { coldStarts, profiledStart } from './sections/cold-start';
 import { brakesPhase } from './sections/brakes';
 import { ownerPhase } from './sections/owner-control';
 import { type QueryFigures, queryPhase } from './sections/store-queries';
@@ -257,37 +258,27 @@ async function main() {
 
   // bin/perch.js keeps a V8 code cache of the bundle (written by the first start after a build): the starts below use
   // one of the bench's own, made by an uncounted start first; the "no code cache" figure is a start right after a build.
+  // Each start is taken right after a start of node itself (bench/sections/cold-start.ts): the ratio is of the same run.
   const codeCache = { PERCH_CODE_CACHE_DIR: path.join(tmpRoot, 'code-cache') };
-  const coldStarts = async (label: string, makeDir: (i: number) => string, env: Record<string, string> = codeCache) => {
-    const ms: number[] = [];
-    if (env === codeCache)
-      await coldStart(`cold start ${label} (writes the code cache)`, path.join(tmpRoot, `cold-warm-${label.replace(/\W+/g, '-')}`), env);
-    for (let i = 0; i < COLD_STARTS; i++) ms.push(await coldStart(`cold start ${label} #${i}`, makeDir(i), env));
-    const s = summarize(ms);
-    progress(`cold start, ${label}: p50 ${s.p50_ms} ms (${ms.map((x) => x.toFixed(1)).join(', ')} ms)`);
-    return s;
-  };
   if (ONLY.has('coldstart')) {
     checkDeadline('cold starts');
-    // The floor: a node process that prints one line (no Perch code at all).
-    const floor: number[] = [];
-    for (let i = 0; i < COLD_STARTS; i++) {
-      const t0 = performance.now();
-      await startProcess('node floor', ['-e', 'console.log("{}"); setTimeout(() => {}, 60000)']).then(({ child }) => {
-        floor.push(performance.now() - t0);
-        return stopProcess(child);
-      });
-    }
+    const empty = await coldStarts('empty data dir', (i) => path.join(tmpRoot, `cold-empty-${i}`), codeCache);
+    const noCache = await coldStarts(
+      'empty data dir, no code cache',
+      (i) => path.join(tmpRoot, `cold-empty-nc-${i}`),
+      { PERCH_CODE_CACHE: '0' },
+      false,
+    );
     result.cold_start = {
       starts: COLD_STARTS,
-      node_floor: summarize(floor),
-      empty: await coldStarts('empty data dir', (i) => path.join(tmpRoot, `cold-empty-${i}`)),
-      empty_no_code_cache: await coldStarts('empty data dir, no code cache', (i) => path.join(tmpRoot, `cold-empty-nc-${i}`), {
-        PERCH_CODE_CACHE: '0',
-      }),
+      node_floor: empty.node_floor,
+      empty: empty.perch,
+      empty_vs_node: empty.vs_node,
+      empty_no_code_cache: noCache.perch,
+      profile_empty: await profiledStart('empty data dir', path.join(tmpRoot, 'cold-empty-prof'), codeCache),
     };
-    progress(`cold start, node floor: p50 ${result.cold_start.node_floor.p50_ms} ms`);
-    result.cold_start_empty_p50_ms = result.cold_start.empty.p50_ms;
+    result.cold_start_empty_p50_ms = empty.perch.p50_ms;
+    result.cold_start_empty_vs_node = empty.vs_node;
   }
 
   if (ONLY.has('store') || ONLY.has('coldstart') || ONLY.has('export')) {
@@ -314,13 +305,18 @@ async function main() {
     progress(`seeded in ${(fixM.ms / 1000).toFixed(1)} s, ${Math.round(dbBytes / 2 ** 20)} MB`);
     if (ONLY.has('coldstart')) {
       // Before any hub ran on it: the store as the seeder (a stopped hub) left it.
+      const big = await coldStarts(`${BIG_MESSAGES / 1e6}M-message data dir`, () => dirM, codeCache);
       result.cold_start = {
         ...result.cold_start,
-        store_1m: await coldStarts(`${BIG_MESSAGES / 1e6}M-message data dir`, () => dirM),
+        store_1m: big.perch,
+        store_1m_node_floor: big.node_floor,
+        store_1m_vs_node: big.vs_node,
         store_messages: BIG_MESSAGES,
         store_db_mb: Math.round(dbBytes / 2 ** 20),
+        profile_1m: await profiledStart(`${BIG_MESSAGES / 1e6}M-message data dir`, dirM, codeCache),
       };
-      result.cold_start_1m_p50_ms = result.cold_start.store_1m.p50_ms;
+      result.cold_start_1m_p50_ms = big.perch.p50_ms;
+      result.cold_start_1m_vs_node = big.vs_node;
     }
     if (empty) {
       const hubM = await startHub('1m', dirM);

@@ -375,6 +375,9 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     logWriter.write({ t: Date.now(), door: 'backup', ...line });
   });
 
+  // After the caller's ready line (it runs once startHub's promise has resolved): what the first tools/list needs.
+  setImmediate(() => mcp.warm()).unref();
+
   let closed = false;
   return {
     hub,

@@ -116,7 +116,8 @@ interface Door {
  */
 export type McpHandler = (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void;
 
-export function createMcpHandler(opts: McpOptions): McpHandler {
+/** The MCP door, and warm(): builds what tools/list answers (the hub calls it once its ready line is out). */
+export function createMcpHandler(opts: McpOptions): McpHandler & { warm: () => void } {
   const rate = opts.ratePerSecond ?? LIMITS.ratePerSecond;
   // The burst scales with the rate (as LIMITS.rateBurst does with LIMITS.ratePerSecond): a fixed burst of
   // 400 would let `--rate 5` pass 400 calls before it limits anything.
@@ -136,19 +137,22 @@ export function createMcpHandler(opts: McpOptions): McpHandler {
     log: opts.log,
   };
   // Built just after start-up rather than before it (the hub is ready sooner); a request that comes first builds it.
-  setTimeout(() => (door.listed('legacy'), door.listed('modern')), 0).unref();
+  const warm = () => void (door.listed('legacy'), door.listed('modern'));
 
-  return function handle(req, res, at) {
-    const x = new Exchange(door, req, res);
-    const refused = (at ? undefined : checkOrigin(req)) ?? authenticateAgent(x, at ?? LOCAL_PLACE) ?? checkMethod(x) ?? rateLimit(x);
-    if (refused) return x.refuse(refused);
-    readBody(req, LIMITS.maxFileBodyBytes)
-      .then(
-        (buf) => onBody(x, buf),
-        (err) => onBodyError(x, err),
-      )
-      .catch((err: unknown) => x.internal(err));
-  };
+  return Object.assign(
+    function handle(req: IncomingMessage, res: ServerResponse, at?: RequestPlace) {
+      const x = new Exchange(door, req, res);
+      const refused = (at ? undefined : checkOrigin(req)) ?? authenticateAgent(x, at ?? LOCAL_PLACE) ?? checkMethod(x) ?? rateLimit(x);
+      if (refused) return x.refuse(refused);
+      readBody(req, LIMITS.maxFileBodyBytes)
+        .then(
+          (buf) => onBody(x, buf),
+          (err) => onBodyError(x, err),
+        )
+        .catch((err: unknown) => x.internal(err));
+    },
+    { warm },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { LATEST_VERSION, MIGRATIONS, checkMigrationOrder } from '../migrations';
 import { applyDurability, DEFAULT_DURABILITY, type Durability } from './durability';
 import { backupBeforeMigration } from '../backup/backup';
+import { FRESH_SCHEMA, FRESH_SCHEMA_VERSION } from './fresh-schema.generated';
 
 export type Db = Database.Database;
 
@@ -114,7 +115,19 @@ export function migrate(db: Db, file = 'database'): void {
   if (current > 0 && current < LATEST_VERSION && db.name && !db.memory && !db.readonly) {
     backupBeforeMigration(db, db.name, current);
   }
+  // A new database gets today's schema in one step; the migrations after it (none, unless one was added since
+  // `npm run schema` last ran) follow as for any older database.
+  if (current === 0 && !db.readonly && FRESH_SCHEMA_VERSION > 0 && FRESH_SCHEMA_VERSION <= LATEST_VERSION && !hasTables(db))
+    createFreshSchema(db);
   migrateTo(db, LATEST_VERSION);
+}
+
+/** Creates the schema of fresh-schema.generated.ts (what the migrations up to its version build) in one transaction. */
+export function createFreshSchema(db: Db): void {
+  db.transaction(() => {
+    for (const statement of FRESH_SCHEMA) db.exec(statement);
+    db.pragma(`user_version = ${FRESH_SCHEMA_VERSION}`);
+  }).immediate();
 }
 
 /**

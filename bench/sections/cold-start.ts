@@ -1,0 +1,152 @@
+// The coldstart section: spawn → ready line of `perch serve --json`, each start beside a start of node itself (the
+// floor: `node -e` printing one line), on an empty data dir and on the big store's; and where a start's milliseconds go:
+// one more start under `node --cpu-prof`, its samples up to the ready line put in a few buckets.
+import fs from 'node:fs';
+import path from 'node:path';
+import { r3, summarize } from '../client';
+import { coldStart, startProcess, stopProcess, tmpRoot } from '../lib/processes';
+import { COLD_STARTS, progress } from '../lib/settings';
+
+/** One start of node itself printing a line, as perch serve --json does when ready: ms from spawn to that line. */
+async function nodeStart(): Promise<number> {
+  const t0 = performance.now();
+  const { child } = await startProcess('node floor', ['-e', 'console.log("{}"); setTimeout(() => {}, 60000)']);
+  const ms = performance.now() - t0;
+  await stopProcess(child);
+  return ms;
+}
+
+export interface ColdStarts {
+  node_floor: ReturnType<typeof summarize>;
+  perch: ReturnType<typeof summarize>;
+  /** perch's p50 / node's p50, the starts taken in turns (node, perch, node, perch, …). */
+  vs_node: number;
+}
+
+/**
+ * COLD_STARTS starts of perch serve (makeDir(i): the data dir of start i), each right after a start of node itself;
+ * with the bench's own code cache (written by one uncounted start first) unless env says otherwise.
+ */
+export async function coldStarts(
+  label: string,
+  makeDir: (i: number) => string,
+  env: Record<string, string>,
+  warm = true,
+): Promise<ColdStarts> {
+  if (warm)
+    await coldStart(`cold start ${label} (writes the code cache)`, path.join(tmpRoot, `cold-warm-${label.replace(/\W+/g, '-')}`), env);
+  const floor: number[] = [];
+  const ms: number[] = [];
+  for (let i = 0; i < COLD_STARTS; i++) {
+    floor.push(await nodeStart());
+    ms.push(await coldStart(`cold start ${label} #${i}`, makeDir(i), env));
+  }
+  const node = summarize(floor);
+  const perch = summarize(ms);
+  const vsNode = r3(perch.p50_ms / node.p50_ms);
+  progress(
+    `cold start, ${label}: p50 ${perch.p50_ms} ms (${ms.map((x) => x.toFixed(1)).join(', ')} ms); node itself p50 ${node.p50_ms} ms: ${vsNode}×`,
+  );
+  return { node_floor: node, perch, vs_node: vsNode };
+}
+
+/** Where a start's time goes, in ms of CPU samples of the main thread up to the ready line. */
+export type StartProfile = Record<string, number> & { total_ms: number };
+
+/** The bucket of one sample, from its stack (innermost frame first). */
+function bucketOfStack(frames: Array<{ functionName: string; url: string }>): string {
+  const has = (re: RegExp, url?: RegExp) => frames.some((f) => re.test(f.functionName) && (!url || url.test(f.url)));
+  const inBundle = frames.some((f) => /dist\/cli\.js/.test(f.url));
+  const top = frames[0]?.functionName ?? '';
+  if (top === '(idle)') return 'idle (waiting: I/O, the other thread)';
+  if (top === '(garbage collector)') return 'garbage collection';
+  if (has(/^loadCli$/, /bin\/perch\.js/)) {
+    if (has(/^(readFileSync|readFileUtf8)$/) && !inBundle) return 'bin/perch.js: read the bundle';
+    if (has(/^(Script|createCachedData|runInThisContext)$/) && !inBundle) return 'bin/perch.js: compile the bundle (code cache)';
+    if (inBundle) return 'evaluate the bundle (module top levels)';
+    return 'bin/perch.js: other (cache key, paths)';
+  }
+  if (inBundle) {
+    if (has(/^dlopen$/)) return 'load better-sqlite3 (native)';
+    if (has(/^openDatabase$/, /dist\/cli\.js/)) return 'open the database, its schema';
+    if (has(/^startHub$/, /dist\/cli\.js/)) return 'start the hub (the modules it loads, services, doors, listen)';
+    return 'perch serve: other (arguments, the ready line)';
+  }
+  return "node's own start (bootstrap, built-in modules)";
+}
+
+/** One start of perch serve on dataDir under node --cpu-prof, stopped at its ready line; its samples until then, bucketed. */
+export async function profiledStart(label: string, dataDir: string, env: Record<string, string>): Promise<StartProfile> {
+  const dir = path.join(tmpRoot, `cold-prof-${label.replace(/\W+/g, '-')}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const wallStart = Date.now();
+  const t0 = performance.now();
+  const { child } = await startProcess(
+    `cold start ${label} (profiled)`,
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      'bin/perch.js',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--json',
+      '--rate',
+      '0',
+      '--backups',
+      '0',
+    ],
+    60_000,
+    env,
+  );
+  const readyAfterMs = performance.now() - t0;
+  await stopProcess(child);
+  // The main thread's profile (a worker thread writes its own, later in sequence).
+  const file = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()[0];
+  if (!file) throw new Error(`cold start ${label}: no CPU profile written`);
+  const prof = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+  const byId = new Map<number, any>(prof.nodes.map((n: any) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const bucketOf = new Map<number, string>();
+  const classify = (id: number): string => {
+    let known = bucketOf.get(id);
+    if (!known) {
+      const frames: Array<{ functionName: string; url: string }> = [];
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const f = byId.get(at).callFrame;
+        frames.push({ functionName: f.functionName, url: f.url ?? '' });
+      }
+      known = bucketOfStack(frames);
+      bucketOf.set(id, known);
+    }
+    return known;
+  };
+  // Samples up to the ready line: the profile starts with node's own start, at about the spawn (the time until then is
+  // the process's creation); readyAfterMs is measured from the spawn.
+  const sums: Record<string, number> = {};
+  let t = 0;
+  for (let i = 0; i < prof.samples.length; i++) {
+    t += (prof.timeDeltas[i] ?? 0) / 1000;
+    if (t > readyAfterMs) break;
+    const b = classify(prof.samples[i]);
+    sums[b] = (sums[b] ?? 0) + (prof.timeDeltas[i] ?? 0) / 1000;
+  }
+  const profile = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, r3(v)])) as StartProfile;
+  profile.total_ms = r3(readyAfterMs);
+  progress(
+    `cold start, ${label}, profiled (${new Date(wallStart).toISOString().slice(11, 19)}): ready after ${profile.total_ms} ms: ${Object.entries(
+      profile,
+    )
+      .filter(([k]) => k !== 'total_ms')
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(', ')} ms`,
+  );
+  return profile;
+}
