@@ -128,3 +128,6 @@ export function fleetCard(page: Page, name: string): AgentCard {
 /** The switch that pauses every agent at once, and the one that resumes them. */
 export const pauseAllButton = (page: Page): Part => on(page).button('Pause all agents');
 export const resumeAllButton = (page: Page): Part => on(page).button('Resume all agents');
+
+/** The Connect dialog's list of where the agent is connected (one item per recorded connection, with its disconnect). */
+export const connectedWhere = (dialog: Part, name: string): Part => dialog.region(`Where ${name} is connected`);

@@ -68,6 +68,8 @@ export interface AgentSummary {
   harness?: import('./harness').HarnessStatus | null;
   /** Where its own key (and its wake runs' keys) may connect from (shared/agents/places.ts). */
   from?: string[];
+  /** The harness configs `perch connect --write` recorded for it (shared/agents/connections.ts). */
+  connections?: Array<{ client: string; scope: 'user' | 'project'; dir: string }>;
 }
 
 function list<T>(v: unknown): T[] {

@@ -24,6 +24,7 @@ import { presenceOf } from './presence';
 import { harnessOf } from './harness';
 import { endRevokedWaits } from '../identity/key-waits';
 import { findAgent, forgetKeys, newKey, validateName } from '../identity/identities';
+import { connectionsOfAgent } from '../../store/tables/agents/connections';
 import { type AgentConfig, type AgentSummary, normalizeConfig } from '../../../shared/agents/agents';
 
 export function agentSummary(hub: ControlHub, u: UserRow): AgentSummary {
@@ -45,6 +46,7 @@ export function agentSummary(hub: ControlHub, u: UserRow): AgentSummary {
     presence: presenceOf(hub, u.id), // hub/control/presence.ts
     harness: harnessOf(hub, u.id), // its harness session's hooks (hub/control/harness.ts)
     from: [...agentPlaces(u)], // where its own key may connect from (hub/identity/places.ts)
+    connections: connectionsOfAgent(hub.db, u.id).map(({ client, scope, dir }) => ({ client, scope, dir })), // perch connect --write
   };
 }
 

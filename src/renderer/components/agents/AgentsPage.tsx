@@ -117,7 +117,12 @@ export function AgentsPage({ selected }: { selected?: string }) {
         />
       )}
       {connecting && (
-        <ConnectDialog agent={connecting} from={agents.find((a) => a.name === connecting)?.from} onClose={() => setConnecting(null)} />
+        <ConnectDialog
+          agent={connecting}
+          from={agents.find((a) => a.name === connecting)?.from}
+          connections={agents.find((a) => a.name === connecting)?.connections}
+          onClose={() => setConnecting(null)}
+        />
       )}
     </div>
   );
