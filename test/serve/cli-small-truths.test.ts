@@ -50,7 +50,11 @@ test('perch import --dry-run works while the hub serves the data dir: it says wh
       await addAgent(dest, 'rue');
       const before = rowCounts(dest);
       // The hub's own log folder may appear meanwhile; the import's files may not.
-      const ours = () => fs.readdirSync(dest).filter((f) => f !== 'logs').sort();
+      const ours = () =>
+        fs
+          .readdirSync(dest)
+          .filter((f) => f !== 'logs')
+          .sort();
       const filesBefore = ours();
       const dry = await cliAsync(['import', archive, '--dry-run', '--data-dir', dest], { timeoutMs: 60_000 });
       assert.equal(dry.code, 0, dry.stderr);
