@@ -83,7 +83,12 @@ async function sixQueuedBehindTwo(
   await eventually(
     async () => {
       const l = (await ownerOk(served, 'wake.limits.get')).limits;
-      return l.running.length === 2 && l.queued.length === 4;
+      if (l.running.length !== 2 || l.queued.length !== 4) return false;
+      // Both runs' processes are recorded (pid and where they live), as they are a moment after they start.
+      const runs = await Promise.all(
+        l.running.map(async (r: any) => (await ownerOk(served, 'wake.runs', { agent: r.agent.name })).runs[0]),
+      );
+      return runs.every((r: any) => r?.pid > 0);
     },
     20_000,
     'two runs alive and four queued',
@@ -110,19 +115,25 @@ async function allAnswered(served: Served, six: Array<{ name: string }>, marks: 
   await eventually(async () => (await ownerOk(served, 'wake.limits.get')).limits.running.length === 0, 20_000, 'the runs to end');
 }
 
-for (const how of ['SIGKILL', 'SIGTERM'] as const) {
-  test(`a hub stopped with ${how} while two runs live and four wait: after the restart never more than two runs alive (counted from the OS), one per agent, and every queued wake runs`, async () => {
+const CASES = [
+  { how: 'SIGKILL', env: TIMINGS, held: 'each run in its cgroup where the machine allows' },
+  { how: 'SIGKILL', env: { ...TIMINGS, PERCH_WAKE_CGROUP: 'off' }, held: 'runs held by their process group only' },
+  { how: 'SIGTERM', env: TIMINGS, held: 'each run in its cgroup where the machine allows' },
+] as const;
+
+for (const { how, env, held } of CASES) {
+  test(`a hub stopped with ${how} while two runs live and four wait (${held}): after the restart never more than two runs alive (counted from the OS), one per agent, and every queued wake runs`, async () => {
     const dir = tempDataDir();
     const marks = path.join(os.tmpdir(), `perch-restart-marks-${crypto.randomUUID()}`);
     fs.writeFileSync(marks, '');
-    let served = await startServe(dir, { env: TIMINGS });
+    let served = await startServe(dir, { env });
     let watch: ReturnType<typeof watchOs> | undefined;
     try {
       const { six } = await sixQueuedBehindTwo(dir, served, marks);
       watch = watchOs(new Set(six.map((a) => a.name)));
       if (how === 'SIGKILL') await served.kill();
       else assert.equal(await served.stop(), 0);
-      served = await startServe(dir, { env: TIMINGS });
+      served = await startServe(dir, { env });
       await allAnswered(served, six, marks);
       watch.stop();
       assert.ok(watch.seen.size >= 6, `the OS showed the runs (${watch.seen.size} seen)`);

@@ -109,15 +109,17 @@ export function findCgroupBase(env: NodeJS.ProcessEnv = process.env): { base: Cg
     removeDir(v2);
     return { base: null, why: 'Perch may not move processes into its cgroups here (or the kernel has no cgroup.kill)' };
   }
-  // The memory ceiling: v2's memory controller where the hub's folder may enable it for its runs, else v1 memory.
-  try {
-    if (fs.readFileSync(path.join(v2, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('memory')) {
-      writeFile(path.join(v2, 'cgroup.subtree_control'), '+memory');
-      return { base: { v2, memory: { kind: 'v2' }, memoryWhy: null }, why: 'cgroup v2' };
+  // The memory ceiling: v2's memory controller where the hub's own cgroup already passes it on (Perch never changes
+  // that one) and it can be enabled down to the runs, else v1 memory.
+  for (const dir of [path.dirname(v2), v2]) {
+    try {
+      writeFile(path.join(dir, 'cgroup.subtree_control'), '+memory');
+    } catch {
+      /* not here: the check below says whether it reached the runs */
     }
-  } catch {
-    /* not enabled for us: try v1 */
   }
+  if ((readText(path.join(v2, 'cgroup.subtree_control')) ?? '').split(/\s+/).includes('memory'))
+    return { base: { v2, memory: { kind: 'v2' }, memoryWhy: null }, why: 'cgroup v2' };
   const v1 = all.find((m) => m.fstype === 'cgroup' && m.options.includes('memory'));
   const ownV1 = own.map((l) => l.split(':')).find((f) => f[1]?.split(',').includes('memory'))?.[2];
   const v1dir = v1 && ownV1 !== undefined ? hubFolder(ownDir(v1, ownV1)) : null;

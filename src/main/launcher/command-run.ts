@@ -144,15 +144,19 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   const pid = child.pid;
   /** Whether the root was waited for: from then on its pid may be anyone's. */
   const reaped = () => child.exitCode !== null || child.signalCode !== null;
-  /** A signal to the run: its cgroup, or its group while the leader is ours (after that only a group nobody else leads). */
-  const signalRun = (sig: NodeJS.Signals) => {
+  /**
+   * A signal to the run: its cgroup; or its group while the leader is ours, not yet waited for (its pid is then
+   * nobody else's). Once it was waited for: at that moment (atExit: what the root left in its group), and later only on
+   * Linux where no process holds the number (so never a group a reused pid leads).
+   */
+  const signalRun = (sig: NodeJS.Signals, atExit = false) => {
     if (cg) return sig === 'SIGKILL' ? cg.kill() : cg.signal(sig);
     if (!pid) return;
     if (windows) {
       spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
       return;
     }
-    if (reaped() && pidInUse(pid)) return; // the number is another process's now: never signal it
+    if (reaped() && (pidInUse(pid) || (!atExit && process.platform !== 'linux'))) return; // the number may be another's now
     try {
       process.kill(-pid, sig);
     } catch {
@@ -186,7 +190,7 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   // Perch cannot reach and still holds them does not keep the run alive past the grace.
   child.on('exit', () => {
     if (pid) ctx.unwatch(pid);
-    if (!windows) signalRun('SIGKILL');
+    if (!windows) signalRun('SIGKILL', true);
     exitTimer = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();

@@ -41,7 +41,10 @@ export function applyWakeLive(value: Partial<HubLive>): void {
   }
   // The fleet item carries the queue and the running runs (hub/control/fleet-live.ts): Fleet cards and Settings follow it.
   const limits = value.fleet?.wake;
-  if (limits && Array.isArray(limits.queued)) wakeStore.setState((s) => ({ limits: { ...limits, machine: s.limits?.machine ?? null } }));
+  if (limits && Array.isArray(limits.queued))
+    wakeStore.setState((s) => ({
+      limits: { ...limits, machine: s.limits?.machine ?? null, containment: s.limits?.containment ?? null },
+    }));
   const mem = value.wake_memory;
   if (mem && typeof mem.reason === 'string') toast(mem.reason, 'error');
   const off = value.wake_off;

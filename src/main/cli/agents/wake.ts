@@ -203,6 +203,7 @@ function describeLimits(l: WakeLimits): string {
     `At most ${l.at_once} wake run${l.at_once === 1 ? '' : 's'} at once${l.at_once_default ? " (this machine's default)" : ''}.`,
     l.min_free_mb ? `No new run starts while less than ${l.min_free_mb} MB of memory is available.` : 'No memory floor.',
     ...(l.machine ? [`This machine: ${l.machine.cores} cores, ${l.machine.available_mb} of ${l.machine.total_mb} MB available.`] : []),
+    ...(l.containment ? [l.containment.line] : []),
     `Running (${l.running.length}):`,
     ...l.running.map(
       (r) =>

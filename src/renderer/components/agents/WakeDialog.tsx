@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AgentSummary } from '../../model';
 import { useWake } from '../../stores/wake';
-import { loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from '../../sync';
+import { loadWakeLimits, loadWakeState, setWake, stopWakeRun, wakeLogTail, type WakeInput } from '../../sync';
 import { wakeRecipes, type WakeRunView } from '../../../shared/agents/wake';
 import { dateTimeOf, money } from '../../format';
 import { CopyButton, Dialog, ErrorLine } from '../common';
@@ -23,6 +23,9 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
     ),
   );
   useEffect(() => void loadWakeState(agent.id).catch(() => {}), [agent.id]);
+  // How runs are held on this computer (a cgroup of their own, or only their process group): said on the card.
+  const containment = useWake((s) => s.limits?.containment ?? null);
+  useEffect(() => void loadWakeLimits().catch(() => {}), []);
   const a = state?.action;
   const [mode, setMode] = useState<Mode>('argv');
   const [command, setCommand] = useState('');
@@ -77,6 +80,11 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
         run at a time, with its own short-lived key in PERCH_KEY (and PERCH_URL, PERCH_MCP_CONFIG, PERCH_WAKE). Five failed runs in a row
         switch it off.
       </p>
+      {containment && (
+        <p className="muted small" aria-label="How runs are held">
+          {containment.line}
+        </p>
+      )}
       {state && (
         <p className="small" aria-label="Wake status">
           {!a ? (

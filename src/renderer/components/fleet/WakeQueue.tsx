@@ -127,6 +127,11 @@ export function WakeLimitsSection() {
               ` · ${limits.machine.cores} cores, ${limits.machine.available_mb} of ${limits.machine.total_mb} MB available`}
           </p>
           {limits.blocked && <p className="small">{limits.blocked}</p>}
+          {limits.containment && (
+            <p className="small" aria-label="How runs are held">
+              {limits.containment.line}
+            </p>
+          )}
           <p className="small">Running ({limits.running.length}):</p>
           <ul className="small" aria-label="Running wake runs">
             {limits.running.map((r) => {
