@@ -169,6 +169,23 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
     assert.equal((await requestsOf(a)).length, 0, 'nothing filed while paused');
   });
 
+  test("a session in a permission mode that never asks Perch (auto, dontAsk, bypassPermissions) is told to the owner once in the agent's feed; manual and acceptEdits say nothing", async () => {
+    const a = await newAgent('door-mode');
+    for (const mode of ['default', 'acceptEdits', 'auto', 'auto', 'bypassPermissions'])
+      assert.equal(
+        (await rawPost(door('claude-code', 'pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, permission_mode: mode })).text,
+        '{}',
+      );
+    const told = (await ownerOk(served, 'progress.list', { agent_id: a.id })).progress
+      .filter((p: any) => p.data?.harness?.event === 'permission-mode')
+      .map((p: any) => [p.data.harness.permission_mode, p.text]);
+    assert.deepEqual(told.map((t: string[]) => t[0]).sort(), ['auto', 'bypassPermissions'], 'once per mode, none for the modes that ask');
+    assert.match(
+      told.find((t: string[]) => t[0] === 'auto')[1],
+      /^Claude Code runs \S+'s session in auto mode, which does not ask through its PermissionRequest hook: its questions do not come to Perch\. To decide its prompts in Perch, start it with --permission-mode manual/,
+    );
+  });
+
   test('a Notification becomes the agent\'s harness status ("waiting")', async () => {
     const a = await newAgent('door-note');
     assert.equal((await rawPost(door('claude-code', 'notification'), a.key, claudeCodeNotification)).text, '{}');

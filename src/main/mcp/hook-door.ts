@@ -49,7 +49,7 @@ import { authenticateKey, keyStanding } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
-import { noteHarness, noteHookKeyProblem, pauseExempt } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem, notePermissionMode, pauseExempt } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import {
   BodyTooLarge,
@@ -67,7 +67,7 @@ import { tooDeep } from '../../shared/text/json-depth';
 import { RateLimiter } from '../hub/core/rate-limit';
 import { callAgentTool } from '../hub/tools/tools';
 import { promptRequestInput } from '../hub/features/requests/permission-rules';
-import { recordDelivery } from '../hub/features/requests/abandoned-prompts';
+import { recordDelivery, withdrawUnanswered } from '../hub/features/requests/abandoned-prompts';
 import { awaitJoinedPrompt, promptJoinKey } from '../hub/features/requests/prompt-joins';
 import { getRequestForOwner } from '../hub/features/requests/owner-decisions';
 import type { KeyAuth } from '../hub/identity/agent-keys';
@@ -407,6 +407,7 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
   const report = reportOfObject(reportOf(event, input, harness as HarnessName));
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
+  notePermissionMode(hub, agentId, harness as HarnessName, input.permission_mode); // a mode that never asks Perch: the owner is told
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
   // How the paused agent waits for the owner: its own Perch server's get_updates and whoami, no other server's.
   if (pauseExempt(hub, agentId, typeof input.tool_name === 'string' ? input.tool_name : undefined)) return '{}';
@@ -465,11 +466,11 @@ async function decide(
           { ...caller, signal },
         )) as Record<string, unknown>;
       }
-      // No decision in time: the prompt leaves the Approvals inbox (unless a hook that joined it still waits), and
-      // the harness's own dialog decides.
+      // No decision in time: the prompt leaves the Approvals inbox, its card saying why (unless a hook that joined it
+      // still waits), and the harness's own dialog decides.
       release();
       if (!hub.services.promptWaits.isWaited(requestId))
-        await callAgentTool(hub, who.agentId, 'cancel_request', { request_id: requestId }, caller).catch(() => undefined);
+        withdrawUnanswered(hub, requestId, `no decision within ${timeoutSecs} s; the harness's own dialog decides`);
     } finally {
       release();
     }

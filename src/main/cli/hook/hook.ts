@@ -16,6 +16,7 @@
 //
 // Loaded on its own by bin/perch.js (dist/hook.js, node built-ins only): the harness waits for this process
 // at every hook event, so it must start fast.
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT } from '../../paths';
 import { PostFailed, StepAside, harnessDoorUrl, keyEnvName, mcpUrl, postHook, readStdin, type DoorAnswer } from './hook-common';
@@ -30,6 +31,7 @@ import {
   type PermissionRequestInput,
 } from '../../../shared/agents/hook-wire';
 import { noKeyMessage } from '../../../shared/agents/snippets';
+import { promptTitle } from '../../../shared/features/permission-prompts';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -141,6 +143,33 @@ function outputOf(answer: DoorAnswer, door: URL): string {
   throw new StepAside(`the Perch hub answered HTTP ${answer.status}: ${message ?? answer.text.slice(0, 200)}`);
 }
 
+/**
+ * One line to the terminal the harness runs in (its controlling terminal, /dev/tty), where a person sees it even when
+ * the harness shows nothing of its hooks (headless `claude -p`); nothing when there is no terminal.
+ */
+function tellTerminal(line: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync('/dev/tty', 'w');
+    fs.writeSync(fd, `${line}\n`);
+  } catch {
+    // no controlling terminal (a harness started without one): the stderr line stands
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The card's title for a prompt's input, as the hub will file it ("Allow Bash: npm test?"), or undefined. */
+function cardTitle(text: string, harness: string): string | undefined {
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    if (harness === 'cursor') return typeof o.command === 'string' ? promptTitle('Shell', { command: o.command }) : undefined;
+    return typeof o.tool_name === 'string' ? promptTitle(o.tool_name, o.tool_input) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `perch hook SUB ...` (SUB: permission-request, or a status hook). Always resolves; the process should then exit 0. */
 export async function cmdHook(argv: string[]): Promise<void> {
   // Cursor reads a permission on every path: "ask" (its own prompt decides) where the others get nothing.
@@ -188,6 +217,8 @@ export async function cmdHook(argv: string[]): Promise<void> {
     process.once('SIGINT', onSignal);
     // Where the hub is, as the user gave it: the MCP URL for a prompt, the origin for a status hook.
     const shown = prompt ? mcp : door.origin;
+    const title = prompt ? cardTitle(text, harness) : undefined;
+    if (title) tellTerminal(`perch: waiting for the owner in Perch: ${title}`);
     let answer: DoorAnswer;
     try {
       answer = await postHook(door, key, text, bounds, stop.signal);
@@ -198,6 +229,7 @@ export async function cmdHook(argv: string[]): Promise<void> {
     }
     const out = outputOf(answer, door);
     if (out) process.stdout.write(`${out}\n`);
+    if (title && answer.note) tellTerminal(`perch: no decision in Perch on "${title}": ${answer.note.replace(/\s+/g, ' ')}`);
   } catch (e) {
     const msg = e instanceof StepAside ? e.message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     process.stderr.write(`perch hook: ${msg}\n`);

@@ -29,7 +29,9 @@ import {
   harnessLine,
   harnessStateOf,
   harnessToolLine,
+  HARNESS_LABEL,
   type HarnessAnswer,
+  type HarnessName,
   type HarnessReport,
   type HarnessStatus,
   type OwnServer,
@@ -53,6 +55,8 @@ export class HarnessSessions {
   readonly byAgent = new Map<string, HarnessStatus>();
   /** The agents whose owner was told that their harness's hooks could not authenticate (once per agent since the hub started). */
   readonly keyProblemTold = new Set<string>();
+  /** "agent\0mode": the owner was told that the agent's harness runs in a permission mode that never asks Perch. */
+  readonly modeTold = new Set<string>();
   readonly feedLimiter = new RateLimiter(FEED_PER_SECOND, FEED_BURST, 10_000);
   /** When a "waiting" notice last went out, per agent and session ("agent\0session") and per agent ("agent"). */
   readonly noticedAt = new Map<string, number>();
@@ -239,6 +243,44 @@ export function noteHookKeyProblem(hub: HarnessHub, name: string, harness: strin
     hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
   } catch {
     told.delete(u.id); // the disk is full: told next time
+  }
+}
+
+/**
+ * Claude Code's permission modes that never ask through its PermissionRequest hook (checked with the real 2.1.332):
+ * auto (a server-side check decides; where it cannot run, claude -p refuses and an interactive session asks in its own
+ * dialog), dontAsk (refuses whatever would ask) and bypassPermissions (asks nothing). manual (reported as "default")
+ * and acceptEdits ask through the hook; plan runs no tools. Words for the owner's feed.
+ */
+const MODES_NOT_ASKING: Record<string, string> = {
+  auto: 'auto mode, which does not ask through its PermissionRequest hook: its questions do not come to Perch',
+  dontAsk: 'dontAsk mode, which refuses whatever would ask: nothing comes to Perch',
+  bypassPermissions: 'bypassPermissions mode, which asks nothing: every tool call runs without you',
+};
+
+/** A status hook named the session's permission mode: one that never asks Perch is told to the owner once per agent and mode. */
+export function notePermissionMode(hub: HarnessHub, agentId: string, harness: HarnessName, mode: unknown): void {
+  if (harness !== 'claude-code' || typeof mode !== 'string' || !Object.hasOwn(MODES_NOT_ASKING, mode)) return;
+  const told = hub.services.harness.modeTold;
+  const key = `${agentId}\u0000${mode}`;
+  const u = hub.user(agentId);
+  if (told.has(key) || !u.inbox_id) return;
+  told.add(key);
+  const text = `${HARNESS_LABEL[harness]} runs ${u.name}'s session in ${MODES_NOT_ASKING[mode]}. To decide its prompts in Perch, start it with --permission-mode manual (or acceptEdits), or set permissions.defaultMode in its settings.`;
+  const row = {
+    user_id: agentId,
+    conv_id: u.inbox_id,
+    kind: 'error',
+    text,
+    data: JSON.stringify({ harness: { event: 'permission-mode', name: harness, permission_mode: mode } }),
+    msg_id: null,
+    ts: hub.now(),
+  };
+  try {
+    const id = tx(hub.db, () => insertProgress(hub.db, row));
+    hub.bus.publish({ kind: 'progress', value: visibleDeep(progressView(hub, { id, ...row })) });
+  } catch {
+    told.delete(key); // the disk is full: told next time
   }
 }
 

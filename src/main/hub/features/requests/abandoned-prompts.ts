@@ -71,6 +71,12 @@ export function withdrawPrompt(hub: RequestsHub, r: RequestRow, why: string): Re
   return requestById(hub.db, r.id) ?? r;
 }
 
+/** The hook door gave up on a prompt (no decision in time): withdrawn, saying why, if still pending. */
+export function withdrawUnanswered(hub: RequestsHub, requestId: string, why: string): void {
+  const r = requestById(hub.db, requestId);
+  if (r?.state === 'pending') withdrawPrompt(hub, r, why);
+}
+
 /** At start: every hook prompt still pending was filed before this hub, and its hook's wait ended with the last one. */
 export function withdrawOrphanedPrompts(hub: RequestsHub): number {
   let n = 0;
