@@ -102,4 +102,18 @@ describe('one agent per session: the most specific recorded connection answers',
     await ownerOk(served, 'requests.decide', { request_id: backCard.request_id, decision: 'approve' });
     assert.equal((await back).body, ALLOW_OUTPUT);
   });
+
+  test("a revoked agent's recorded connection silences nobody: kit's prompt in rue's folder is filed once rue is revoked", async () => {
+    const kit = await addAgent(served.dataDir, uniqueName('kit'));
+    const rue = await addAgent(served.dataDir, uniqueName('rue'));
+    const home = tempDir('perch-one-home-');
+    const repo = tempDir('perch-one-repo-');
+    assert.equal((await run('connect', home, ['claude-code', kit.name, '--write'])).code, 0);
+    assert.equal((await run('connect', home, ['claude-code', rue.name, '--project', repo, '--write'])).code, 0);
+    await ownerOk(served, 'agents.revoke', { agent: rue.name });
+    const asked = postHook(path.join(home, '.claude', 'settings.json'), 'PermissionRequest', kit, { ...claudeCodeBash, cwd: repo });
+    const card = await pendingRequestOf(served, kit, 30_000);
+    await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
+    assert.equal((await asked).body, ALLOW_OUTPUT);
+  });
 });

@@ -47,7 +47,8 @@ export function answeringFor(db: Db, client: string, cwd: string | undefined): N
 
 /** The other agent that answers for a session of `client` in cwd instead of agentId, or undefined (agentId answers). */
 export function otherAgentAnswers(db: Db, client: string, agentId: string, cwd: () => string | undefined): string | undefined {
-  const rows = connectionsOfClient(db, client);
+  // A revoked agent's hooks are refused at the door: its connection silences nobody.
+  const rows = connectionsOfClient(db, client).filter((r) => userById(db, r.agent_id)?.revoked_at == null);
   if (rows.length === 0) return undefined;
   const other = answeringInstead(rows, agentId, cwd());
   return other ? (userById(db, other.agent_id)?.name ?? other.agent_id) : undefined;
