@@ -22,6 +22,11 @@ describe('wake runs', () => {
     await dialog.textbox('Program and arguments, one per line').fill(lines.join('\n'));
     await dialog.button('Save wake action').click();
     await dialog.field('Wake status').text(/^On/).waitFor();
+    // The card says how this computer holds a run (here: a cgroup of its own, or only its process group, and why).
+    await dialog
+      .field('How runs are held')
+      .text(/cgroup of its own|process group only|process tree/)
+      .waitFor();
     await dialog.button('Close').first().click();
   }
 
