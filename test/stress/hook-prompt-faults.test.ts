@@ -12,6 +12,7 @@ import { startHub, type RunningHub } from '../../src/main/app';
 import { addAgent } from '../../src/main/hub/control/agents';
 import { decideRequest, getRequestForOwner, listRequests } from '../../src/main/hub/features/requests/owner-decisions';
 import { HubError } from '../../src/shared/errors';
+import { harnessOf } from '../../src/main/hub/control/harness';
 import { claudeCodeBash, ALLOW_OUTPUT } from '../fixtures/permission-request';
 import { eventually, removeDataDir, tempDataDir } from '../support/serve-harness';
 
@@ -150,12 +151,45 @@ test("the hub stopped between the owner's approve and the hook's answer: at the 
     assert.equal(await hook.answer, ALLOW_OUTPUT, 'this hub answered the hook');
     await eventually(() => getRequestForOwner(hub, id).delivery === 'delivered', 10_000, 'the answer recorded as delivered');
     assert.equal(getRequestForOwner(hub, id).outcome?.decision, 'approve');
-    assert.equal((getRequestForOwner(hub, id).outcome as unknown as Record<string, unknown>).delivery, undefined, 'the outcome is the decision only');
+    assert.equal(
+      (getRequestForOwner(hub, id).outcome as unknown as Record<string, unknown>).delivery,
+      undefined,
+      'the outcome is the decision only',
+    );
 
     restarted = await startHub({ dataDir: crashed, port: 0, ratePerSecond: 0, dailyBackups: 0 });
     const after = getRequestForOwner(restarted.hub, id);
     assert.equal(after.state, 'approved', 'the decision stays recorded');
     assert.equal(after.delivery, 'undelivered', 'and the card says it never reached the harness');
+  } finally {
+    await running?.close();
+    await restarted?.close();
+    removeDataDir(dir);
+    removeDataDir(crashed);
+  }
+});
+
+test('after a kill, an agent whose harness was waiting on a Perch card shows as waiting in its session (its own dialog asks now), not offline', async () => {
+  const dir = tempDataDir();
+  const crashed = tempDataDir();
+  let running: RunningHub | undefined;
+  let restarted: RunningHub | undefined;
+  try {
+    running = await startHub({ dataDir: dir, port: 0, ratePerSecond: 0, dailyBackups: 0 });
+    const { agent, key } = addAgent(running.hub, { name: 'kit' });
+    const hook = waitingHook(running.baseUrl, key);
+    await pendingPrompt(running, agent.id);
+    fs.rmSync(crashed, { recursive: true, force: true });
+    fs.mkdirSync(crashed);
+    running.hub.db.exec(`VACUUM INTO '${path.join(crashed, 'perch.sqlite').replace(/'/g, "''")}'`); // what a kill -9 now leaves
+    hook.goAway();
+
+    restarted = await startHub({ dataDir: crashed, port: 0, ratePerSecond: 0, dailyBackups: 0 });
+    const status = harnessOf(restarted.hub, agent.id);
+    assert.equal(status?.state, 'waiting', 'its session waits for its user');
+    assert.equal(status?.harness, 'claude-code');
+    assert.equal(status?.session_id, 'abc123');
+    assert.equal(status?.message, 'its own dialog asks: Allow Bash: rm -rf node_modules?');
   } finally {
     await running?.close();
     await restarted?.close();

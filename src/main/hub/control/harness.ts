@@ -30,6 +30,7 @@ import {
   harnessStateOf,
   harnessToolLine,
   HARNESS_LABEL,
+  HARNESSES,
   type HarnessAnswer,
   type HarnessName,
   type HarnessReport,
@@ -244,6 +245,29 @@ export function noteHookKeyProblem(hub: HarnessHub, name: string, harness: strin
   } catch {
     told.delete(u.id); // the disk is full: told next time
   }
+}
+
+/**
+ * At start: a prompt an agent's harness filed before the hub stopped now waits in the harness's own dialog (the hook's
+ * wait ended with the last hub), so until a hook of the session says otherwise its session waits for its user.
+ */
+export function noteWaitingInDialog(
+  hub: HarnessHub,
+  agentId: string,
+  p: { harness: unknown; session_id: unknown; cwd: unknown; title: string },
+): void {
+  if (!HARNESSES.includes(p.harness as HarnessName)) return;
+  const m = hub.services.harness.byAgent;
+  if (m.has(agentId)) return; // a hook reported since the start: it knows better
+  m.set(agentId, {
+    state: 'waiting',
+    harness: p.harness as HarnessName,
+    session_id: typeof p.session_id === 'string' ? field(p.session_id, REPORT_FIELD_MAX.session_id) : null,
+    cwd: typeof p.cwd === 'string' ? field(p.cwd, REPORT_FIELD_MAX.cwd) : null,
+    message: `its own dialog asks: ${p.title}`.slice(0, REPORT_FIELD_MAX.message),
+    at: hub.now(),
+  });
+  hub.fleetChanged();
 }
 
 /**

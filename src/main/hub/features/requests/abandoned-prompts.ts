@@ -16,6 +16,7 @@ import {
   type RequestRow,
 } from '../../../store/tables/talk/requests';
 import { HubError } from '../../../../shared/errors';
+import { noteWaitingInDialog } from '../../control/harness';
 import { PERMISSION_PROMPT_SOURCE } from '../../../../shared/features/permission-prompts';
 import type { RequestsHub } from './request-expiry';
 
@@ -81,7 +82,11 @@ export function withdrawUnanswered(hub: RequestsHub, requestId: string, why: str
 export function withdrawOrphanedPrompts(hub: RequestsHub): number {
   let n = 0;
   for (const r of pendingRequests(hub.db)) {
-    if (isHookPrompt(r) && withdrawPrompt(hub, r, HUB_RESTARTED).state === 'cancelled') n++;
+    if (!isHookPrompt(r) || withdrawPrompt(hub, r, HUB_RESTARTED).state !== 'cancelled') continue;
+    n++;
+    // Its harness now asks in its own dialog: the agent's session waits for its user (Fleet says so until a hook speaks).
+    const ctx = JSON.parse(r.context!) as Record<string, unknown>;
+    noteWaitingInDialog(hub, r.requester_id, { harness: ctx.harness, session_id: ctx.session_id, cwd: ctx.cwd, title: r.title });
   }
   return n;
 }
