@@ -5,8 +5,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { addAgent, cli, cliAsync, rawCall, rawPost, startServe, tempDataDir, useSharedServe, type Served } from '../support/serve-harness';
+import {
+  BIN,
+  addAgent,
+  cli,
+  cliAsync,
+  rawCall,
+  rawPost,
+  startServe,
+  tempDataDir,
+  useSharedServe,
+  type Served,
+} from '../support/serve-harness';
 
 describe('perch agent', () => {
   let dir: string;
@@ -205,6 +217,17 @@ describe('perch agent against a running hub: rotate-key and revoke take effect a
   });
 });
 
+/** perch ARGS with INPUT on stdin (and no PERCH_KEY in the environment). */
+function cliWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, PERCH_KEY: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  p.stdin.end(input);
+  return new Promise((resolve) => p.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 describe('perch call', () => {
   let dir: string;
   let hub: Served;
@@ -219,7 +242,7 @@ describe('perch call', () => {
   });
 
   test('prints the tool result as JSON and exits 0', async () => {
-    const r = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key', key]);
+    const r = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl], { env: { PERCH_KEY: key } });
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
     assert.equal(j.agent.name, 'caller');
@@ -240,8 +263,36 @@ describe('perch call', () => {
     assert.ok(h.events.some((e: { message?: { text: string } }) => e.message?.text === 'hello from perch call'));
   });
 
+  test('--key KEY is refused in one line naming --agent, PERCH_KEY and --key-file, and nothing is sent', async () => {
+    const r = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key', key], { env: { PERCH_KEY: '' } });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '', 'no tool result: nothing was sent');
+    assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+    assert.match(r.stderr, /--key puts the key on the command line.*--agent NAME.*PERCH_KEY.*--key-file FILE/);
+    assert.ok(!r.stderr.includes(key), 'the refusal does not echo the key');
+  });
+
+  test('--key-file reads the key from a file or from stdin (-), off the command line', async () => {
+    const file = path.join(dir, 'caller.key');
+    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    const fromFile = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key-file', file], { env: { PERCH_KEY: '' } });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.equal(JSON.parse(fromFile.stdout).agent.name, 'caller');
+    const fromStdin = await cliWithStdin(['call', 'whoami', '--url', hub.mcpUrl, '--key-file', '-'], `${key}\n`);
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    assert.equal(JSON.parse(fromStdin.stdout).agent.name, 'caller');
+    const empty = path.join(dir, 'empty.key');
+    fs.writeFileSync(empty, '\n');
+    const none = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key-file', empty], { env: { PERCH_KEY: key } });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /holds no key/);
+    const both = await cliWithStdin(['call', 'send_message', '-', '--url', hub.mcpUrl, '--key-file', '-'], `${key}\n`);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /both read stdin/);
+  });
+
   test('a tool error prints the error as JSON and exits 1', async () => {
-    const r = await cliAsync(['call', 'get_history', '{"conv_id":"c_0000000000000000"}', '--url', hub.mcpUrl, '--key', key]);
+    const r = await cliAsync(['call', 'get_history', '{"conv_id":"c_0000000000000000"}', '--url', hub.mcpUrl], { env: { PERCH_KEY: key } });
     assert.equal(r.code, 1);
     const j = JSON.parse(r.stdout);
     assert.equal(j.error.code, 'not_found');
@@ -252,16 +303,18 @@ describe('perch call', () => {
     const noKey = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl], { env: { PERCH_KEY: '' } });
     assert.notEqual(noKey.code, 0);
     assert.match(noKey.stderr, /no agent key/);
-    const badJson = await cliAsync(['call', 'send_message', '{not json', '--url', hub.mcpUrl, '--key', key]);
+    const badJson = await cliAsync(['call', 'send_message', '{not json', '--url', hub.mcpUrl], { env: { PERCH_KEY: key } });
     assert.notEqual(badJson.code, 0);
     assert.match(badJson.stderr, /not valid JSON/);
-    const unknown = await cliAsync(['call', 'no_such_tool', '--url', hub.mcpUrl, '--key', key]);
+    const unknown = await cliAsync(['call', 'no_such_tool', '--url', hub.mcpUrl], { env: { PERCH_KEY: key } });
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /Unknown tool/);
-    const wrongKey = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl, '--key', 'perch_nottherightkeyatallnottherightkey']);
+    const wrongKey = await cliAsync(['call', 'whoami', '--url', hub.mcpUrl], {
+      env: { PERCH_KEY: 'perch_nottherightkeyatallnottherightkey' },
+    });
     assert.notEqual(wrongKey.code, 0);
     assert.match(wrongKey.stderr, /401/);
-    const noHub = await cliAsync(['call', 'whoami', '--url', 'http://127.0.0.1:1/mcp', '--key', key]);
+    const noHub = await cliAsync(['call', 'whoami', '--url', 'http://127.0.0.1:1/mcp'], { env: { PERCH_KEY: key } });
     assert.notEqual(noHub.code, 0);
     assert.match(noHub.stderr, /cannot reach/);
   });

@@ -11,11 +11,11 @@ import { keyEnvVar } from '../../../shared/agents/key-env';
 
 export const call: Command = {
   names: ['call'],
-  usage: `  perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key KEY]
-      Call one MCP tool (env PERCH_URL; the key from PERCH_KEY_<NAME> with --agent NAME, else PERCH_KEY).
+  usage: `  perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key-file FILE|-]
+      Call one MCP tool (env PERCH_URL; the key from PERCH_KEY_<NAME> with --agent NAME, else PERCH_KEY, or --key-file).
       Prints the result as JSON; exit 1 on a tool error.
       @FILE reads the JSON arguments from FILE, - from stdin (for long ones, such as send_file's data).`,
-  help: () => `perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key KEY] [--data-dir DIR]
+  help: () => `perch call TOOL ['{json args}' | @FILE | -] [--agent NAME] [--url URL] [--key-file FILE|-] [--data-dir DIR]
 
 Calls one MCP tool as an agent and prints its result as JSON (exit 1 on a tool error).
 The arguments are one JSON object: inline, or read from FILE (@FILE) or from stdin (-), for arguments
@@ -24,7 +24,8 @@ too long for a command line, e.g. a 1 MB image for send_file:
 Input that is not one JSON object (a missing file, invalid JSON) exits 2 and sends nothing.
   --agent NAME  the agent's key is PERCH_KEY_<NAME> (upper case, other characters as _: the line perch agent add printed)
   --url URL     the MCP endpoint (default: PERCH_URL, or the running hub of the data dir)
-  --key KEY     the agent's key (default: PERCH_KEY_<NAME> with --agent, else PERCH_KEY)`,
+  --key-file FILE  read the agent's key from FILE's first line (- : from stdin; the arguments then inline or @FILE)
+The key is never an argument: a command line is readable by every local user (ps, /proc), so --key KEY is refused.`,
   run: cmdCall,
 };
 
@@ -61,6 +62,38 @@ export const owner: Command = {
 function ownerHelp(): string {
   const lines = Object.entries(OWNER_ACTIONS).map(([name, spec]) => `  ${name.padEnd(28)} ${spec.description}`);
   return `perch owner ACTION ['{json}' | @FILE | -] [--data-dir DIR]\n\nThe input is one JSON object: inline, or read from FILE (@FILE) or from stdin (-).\n\nActions (docs/owner-api.md has their inputs):\n  ${'login-link'.padEnd(28)} A one-time link that opens the UI in a browser.\n${lines.join('\n')}`;
+}
+
+/** Why --key is refused: a command line is readable by every local user (ps, /proc/PID/cmdline). */
+export const KEY_ON_ARGV_REFUSED =
+  '--key puts the key on the command line, where every local user can read it (ps, /proc): use --agent NAME (the key in PERCH_KEY_<NAME>), PERCH_KEY, or --key-file FILE (- for stdin)';
+
+/** The longest key file read (a key is under 100 characters; anything far longer is not one). */
+const MAX_KEY_FILE_BYTES = 4096;
+
+/** The key from --key-file: FILE's (or stdin's, for -) first line, trimmed; empty or over-long is a UsageError. */
+async function readKeyFile(file: string): Promise<string> {
+  let text: string;
+  if (file === '-') {
+    if (process.stdin.isTTY) throw new UsageError('--key-file - reads the key from stdin, but stdin is a terminal: pipe it in');
+    text = await readStdin(MAX_KEY_FILE_BYTES, 'the key');
+  } else {
+    try {
+      const st = await fs.promises.stat(file);
+      if (!st.isFile()) throw new UsageError(`--key-file ${file} is not a file`);
+      if (st.size > MAX_KEY_FILE_BYTES) throw new UsageError(`--key-file ${file} is ${st.size} bytes: not a key`);
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `cannot read the key from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`,
+      );
+    }
+  }
+  const key = (text.split(/\r?\n/, 1)[0] ?? '').trim();
+  if (!key) throw new UsageError(`--key-file ${file === '-' ? '- (stdin)' : file} holds no key (its first line is empty)`);
+  return key;
 }
 
 /** The largest JSON argument read from a file or stdin: the largest body any door of the hub takes (send_file, files.send). */
@@ -137,15 +170,27 @@ export async function readJsonArg(arg: string | undefined, what: string): Promis
 async function cmdCall(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { agent: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: {
+      agent: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      'key-file': { type: 'string' },
+      'data-dir': { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
+  // Refused before anything else: the key is already in this process's argv, so say how to keep it out next time.
+  if (values.key !== undefined) throw new UsageError(KEY_ON_ARGV_REFUSED);
   const [tool, argsText] = positionals;
   if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
+  const keyFile = values['key-file'];
+  if (keyFile === '-' && argsText === '-')
+    throw new UsageError('--key-file - and the arguments - both read stdin: give the arguments inline or as @FILE');
+  const fileKey = keyFile !== undefined ? await readKeyFile(keyFile) : undefined;
   const args = await readJsonArg(argsText, 'the arguments');
   const url = values.url ?? process.env.PERCH_URL ?? mcpUrlFor(dataDirOf(values));
-  const key = values.key ?? process.env[keyEnvName(values.agent)];
+  const key = fileKey ?? process.env[keyEnvName(values.agent)];
   if (!key) throw new UsageError(noKey(values.agent));
   let r;
   try {
