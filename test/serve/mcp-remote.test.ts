@@ -13,11 +13,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
 import { MCP_REMOTE_VERSION, connectionSnippets } from '../../src/main/owner/snippets';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { HAS_PROC, allCmdlines, argvHolding, environVar } from '../support/argv-scan';
 
 const served = useSharedServe();
 
 test(
-  `Claude Desktop's snippet works: mcp-remote@${MCP_REMOTE_VERSION} bridges stdio to the hub; initialize, tools/list (37 tools) and whoami succeed`,
+  `Claude Desktop's snippet works: mcp-remote@${MCP_REMOTE_VERSION} bridges stdio to the hub; initialize, tools/list (37 tools) and whoami succeed, with the key in no process's argv`,
   { timeout: 240_000 },
   async () => {
     const agent = await addAgent(served.dataDir, uniqueName('desktop'));
@@ -73,6 +74,19 @@ test(
       const me = r.structuredContent ?? JSON.parse(r.content[0]!.text!);
       assert.equal(me.agent.name, agent.name, 'whoami answers as the agent whose key the snippet carries');
       assert.equal(me.agent.id, agent.id);
+
+      // While the bridge runs, its argv holds the header with ${PERCH_AUTH} unexpanded (mcp-remote expands it from its
+      // environment) and no process's argv holds the key: /proc/PID/cmdline is readable by every local user.
+      if (HAS_PROC) {
+        const bridge = [...allCmdlines()].filter(([, a]) => a.includes('mcp-remote') && a.includes(`Authorization:\${PERCH_AUTH}`));
+        assert.ok(bridge.length > 0, 'mcp-remote is running with the header as a reference');
+        assert.ok(
+          bridge.some(([pid]) => environVar(pid, 'PERCH_AUTH') === `Bearer ${agent.key}`),
+          'the key reached mcp-remote through its environment',
+        );
+        const found = argvHolding([agent.key]);
+        assert.deepEqual(found, [], `processes with the key in their argv:\n${found.join('\n')}`);
+      }
     } finally {
       await client.close().catch(() => {});
       fs.rmSync(configDir, { recursive: true, force: true });
