@@ -70,3 +70,11 @@ export function telemetryLogin(hub: FeaturesHub, token: string, at: RequestPlace
   }
   return { standing: 'ok', user };
 }
+
+/** Whether `token` is the agent's telemetry token now (perch connect keeps a working one). */
+export function telemetryTokenMatches(hub: FeaturesHub, nameOrId: string, token: string): boolean {
+  const row = telemetryTokenOf(hub.db, findAgent(hub, nameOrId).id);
+  if (!row) return false;
+  const hash = hashKey(token);
+  return row.token_hash.length === hash.length && crypto.timingSafeEqual(row.token_hash, hash);
+}
