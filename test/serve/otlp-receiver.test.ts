@@ -237,6 +237,46 @@ describe('hostile input: answered as OTLP expects, nothing stored, the hub unhar
   });
 });
 
+describe('the owner API reads the ledger', () => {
+  test('ledger.calls (filters: agent, tool, failed_only, search) and ledger.costs answer what the CLI shows', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('otlp-owner'));
+    const t = await tokenOf(a);
+    assert.equal((await postLogs(t, claudeCodeCall('so', 'toolu_ok1', 0.25))).status, 200);
+    const failed = logsBody('claude-code', [
+      logRecord('claude_code.tool_result', {
+        'session.id': 'so',
+        tool_name: 'Edit',
+        tool_use_id: 'toolu_bad',
+        success: 'false',
+        error: 'file not found',
+      }),
+    ]);
+    assert.equal((await postLogs(t, failed)).status, 200);
+    const all = await ownerOk(served, 'ledger.calls', { agent: a.name });
+    assert.deepEqual(
+      all.calls.map((c: any) => c.call_id),
+      ['toolu_bad', 'toolu_ok1'],
+    );
+    const bad = await ownerOk(served, 'ledger.calls', { agent: a.name, failed_only: true });
+    assert.deepEqual(
+      bad.calls.map((c: any) => [c.call_id, c.outcome.error]),
+      [['toolu_bad', 'file not found']],
+    );
+    assert.deepEqual(
+      (await ownerOk(served, 'ledger.calls', { agent: a.name, tool: 'Bash' })).calls.map((c: any) => c.call_id),
+      ['toolu_ok1'],
+    );
+    assert.deepEqual(
+      (await ownerOk(served, 'ledger.calls', { agent: a.name, search: 'not found' })).calls.map((c: any) => c.call_id),
+      ['toolu_bad'],
+    );
+    const costs = await ownerOk(served, 'ledger.costs', { agent: a.name });
+    assert.equal(costs.costs.length, 1);
+    assert.equal(costs.costs[0].cost_usd, 0.25);
+    assert.equal(costs.costs[0].day, costs.today);
+  });
+});
+
 describe('perch ledger verify', () => {
   test('finds a record edited in the SQLite file and names it', async () => {
     const a = await addAgent(served.dataDir, uniqueName('otlp-verify'));

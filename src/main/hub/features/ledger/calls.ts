@@ -1,38 +1,12 @@
 // What the owner reads from the flight recorder: each tool call once (its records joined by the harness's call id:
 // Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
 import type { FeaturesHub } from '../services';
-import type { DecidedBy, FactDetail } from '../../../../shared/ledger/harness-events';
+import type { FactDetail } from '../../../../shared/ledger/harness-events';
+import type { CostLine, ToolCallView } from '../../../../shared/ledger/views';
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
-import { callKeys, costsSince, recordsOfCall, recordsPage, type CostRow, type LedgerRow } from '../../../store/tables/ledger/records';
-
-/** One tool call as the ledger shows it. */
-export interface ToolCallView {
-  agent: { id: string; name: string };
-  harness: string;
-  session_id: string | null;
-  call_id: string;
-  tool: string | null;
-  /** What it was asked (bounded). */
-  asked: string | null;
-  decision: string | null;
-  decided_by: DecidedBy | null;
-  decision_source: string | null;
-  /** null until its result is known. */
-  outcome: {
-    success: boolean | null;
-    duration_ms: number | null;
-    exit_code: number | null;
-    output_head: string | null;
-    error: string | null;
-  } | null;
-  /** The harness's time of its first and last record (ms). */
-  first_at: number;
-  last_at: number;
-  /** The ledger rows it was joined from. */
-  record_ids: number[];
-}
+import { callKeys, costsSince, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
 
 export interface CallFilter {
   agent?: string;
@@ -152,9 +126,7 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
   return out;
 }
 
-export interface CostLine extends Omit<CostRow, 'agent_id'> {
-  agent: string;
-}
+export type { CostLine, ToolCallView };
 
 /** The cost ledger from `since` (default: 13 days before today) per day, agent, harness, model and source. */
 export function costLedger(hub: FeaturesHub, opts: { since?: string; agent?: string } = {}): CostLine[] {
