@@ -31,6 +31,8 @@ export function targets(r: any) {
   add('hook_door_prompt_p50_ms', r.hook_door_prompt_p50_ms, '< 10', (v) => v < 10);
   add('hook_door_pre_tool_use_p50_ms', r.hook_door_pre_tool_use_p50_ms, '< 5', (v) => v < 5);
   add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
+  add('otlp_records_per_s', r.otlp_records_per_s, '>= 2000', (v) => v >= 2000);
+  add('otlp_send_p99_ms', r.otlp_send_p99_ms, '< 10', (v) => v < 10);
   return t;
 }
 
@@ -251,6 +253,20 @@ export function table(r: any): string {
       `p50 ${f(r.support.door_pre_tool_use.p50_ms, 1)} ms, p95 ${f(r.support.door_pre_tool_use.p95_ms, 1)} ms`,
       'p50 < 5 ms',
       hold('hook_door_pre_tool_use_p50_ms'),
+    ]);
+  }
+  if (r.otlp) {
+    rows.push([
+      `OTLP ingest: harness log records kept per second (batches of ${r.otlp.records_per_batch})`,
+      `${r.otlp.records_per_s} records/s (batch p99 ${f(r.otlp.batch_p99_ms, 1)} ms)`,
+      '>= 2000 records/s',
+      hold('otlp_records_per_s'),
+    ]);
+    rows.push([
+      `send_message p99 beside the OTLP ingest (${r.otlp.send_samples} sends)`,
+      `p99 ${f(r.otlp.send_p99_ms_during_ingest, 1)} ms (without the ingest ${f(r.otlp.send_p99_ms_quiet, 1)} ms)`,
+      '< 10 ms',
+      hold('otlp_send_p99_ms'),
     ]);
   }
   if (r.owner)

@@ -56,7 +56,8 @@ export const WAKE_LIMIT_AGENTS = sized(50, 50, 8);
 export const WAKE_LIMIT_WINDOW_MS = sized(8000, 8000, 1000);
 export const ONLY = new Set(
   (
-    opt.only ?? `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support${SMOKE ? ',export' : ''}`
+    opt.only ??
+    `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp${SMOKE ? ',export' : ''}`
   ).split(','),
 );
 export const CHANNEL_PUSHES = sized(200, 50, 5);
@@ -77,6 +78,7 @@ for (const k of ONLY)
       'wakelimits',
       'channel',
       'support',
+      'otlp',
       'export',
     ].includes(k)
   )

@@ -6,7 +6,7 @@ import { on, type Part } from './on';
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export type PageName = 'Approvals' | 'Fleet' | 'Agents';
+export type PageName = 'Approvals' | 'Fleet' | 'Ledger' | 'Agents';
 
 /** The sidebar: the "Perch" navigation. */
 export const sidebar = (page: Page): Part => on(page).nav('Perch');

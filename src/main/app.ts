@@ -7,8 +7,9 @@ import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db/db';
 import type { Durability } from './store/db/durability';
 import type { PerchHub } from './hub/services';
 import { createHub, type ServiceDeps } from './hub-services';
-import { createMcpHandler, type McpLogLine } from './mcp/endpoint';
+import { createMcpHandler, type McpHandler, type McpLogLine } from './mcp/endpoint';
 import { createHookDoor, isHookPath } from './mcp/hook-door';
+import { createOtlpDoor, isOtlpPath } from './mcp/otlp-door';
 import { RUNTIME_FILE } from './paths';
 import { totalHandler } from './http-util';
 import { startRequestExpiry } from './hub/features/requests/request-expiry';
@@ -249,7 +250,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const log = (line: McpLogLine) => logWriter.write({ t: Date.now(), door: 'mcp', ...line });
 
   const mcp = createMcpHandler({ hub, ratePerSecond: opts.ratePerSecond, log });
-  const hooks = createHookDoor(hub);
+  const hookDoor = createHookDoor(hub);
+  const otlp = createOtlpDoor(hub);
+  // The agent's doors beside /mcp (served wherever it is): the hook doors, and the OTLP receiver for its harness's telemetry.
+  const hooks: McpHandler = (req, res, at) => (isOtlpPath((req.url ?? '').split('?')[0]!) ? otlp(req, res, at) : hookDoor(req, res, at));
   const ownerToken = crypto.randomBytes(24).toString('base64url');
   const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir, deviceLimits: opts.deviceLimits });
 
@@ -267,7 +271,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
         if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
         return mcp(req, res);
       }
-      if (isHookPath(p)) {
+      if (isHookPath(p) || isOtlpPath(p)) {
         // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
         // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
         if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);

@@ -18,6 +18,7 @@ import { checkFront, isFunnelRequest, sendRefusal } from './owner/device-door';
 import { publicUrl } from './hub/phone/devices';
 import { serveFileLink } from './owner/files-door';
 import { isAwayFileToken } from './hub/features/files/files';
+import { isOtlpPath } from './mcp/otlp-door';
 
 /** The Host names containers use for the computer they run on. */
 export const CONTAINER_HOSTS: readonly string[] = ['host.docker.internal', 'host.containers.internal'];
@@ -192,7 +193,7 @@ export function extraListenerHandler(
     // A file link made for an agent that called on this listener (its own form: an owner's link is not one).
     const fileToken = p.startsWith('/files/') ? target.path.slice('/files/'.length) : undefined;
     const agentFile = fileToken !== undefined && isAwayFileToken(fileToken, 'containers');
-    const hook = !!hooks && (p === '/hook' || p.startsWith('/hook/'));
+    const hook = !!hooks && (p === '/hook' || p.startsWith('/hook/') || isOtlpPath(p));
     if (p !== '/mcp' && p !== '/mcp/' && !agentFile && !hook) {
       req.resume();
       return refuse(

@@ -5,6 +5,7 @@ import { App } from './components/App';
 import { startWaitingSignals } from './sync';
 import './styles.css';
 import './styles-pages.css'; // after styles.css: one cascade, in this order
+import './styles-ledger.css'; // the Ledger page
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

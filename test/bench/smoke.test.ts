@@ -57,6 +57,7 @@ const FIGURES: Record<string, string[]> = {
     'support.door_permission_request_visible.p50_ms',
     'support.door_pre_tool_use.p50_ms',
   ],
+  otlp: ['otlp.records_per_s', 'otlp.send_p99_ms_during_ingest', 'otlp.send_p99_ms_quiet'],
 };
 
 test("the benchmark runs every section through in smoke mode and prints each one's figures", { timeout: 10 * 60_000 }, async () => {

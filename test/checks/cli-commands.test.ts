@@ -24,6 +24,7 @@ describe('perch command families', () => {
       'owner',
       'conv',
       'retention',
+      'ledger',
       'wake',
       'hook',
       'channel',

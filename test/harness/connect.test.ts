@@ -12,6 +12,7 @@ import { BIN, addAgent, cliAsync, eventually, exitOf, ownerOk, uniqueName, useSh
 import { claudeCode, codex, runClaude } from '../support/real-harness';
 import { spawn, spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from '../support/model-standin';
+import { telemetryTokenIn } from '../../src/shared/agents/telemetry-config';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { pendingRequestOf, runHook } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash } from '../fixtures/permission-request';
@@ -160,9 +161,12 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /trust the new hooks \(review them with \/hooks/);
     const toml = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8');
+    // The agent's telemetry-only token (never its key) for Codex's OTLP exporter to the hub (the ledger).
+    const token = telemetryTokenIn(toml);
+    assert.match(String(token), /^perch_otlp_/);
     assert.equal(
       toml,
-      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\ndefault_tools_approval_mode = "approve"\n`,
+      `${CODEX_TOML}\n[mcp_servers.perch-${a.name}]\nurl = "${served.mcpUrl}"\nbearer_token_env_var = "${keyEnvVar(a.name)}"\ndefault_tools_approval_mode = "approve"\n\n[otel]\nexporter = { otlp-http = { endpoint = "${hookBase()}/v1/logs", protocol = "json", headers = { "Authorization" = "Bearer ${token}" } } }\n`,
     );
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
     const hook = (sub: string, timeout: number) => [

@@ -69,6 +69,8 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'conversations.unarchive',
     'retention.get',
     'retention.dry_run',
+    'ledger.calls',
+    'ledger.costs',
   ],
   laptop: [
     'agents.add',

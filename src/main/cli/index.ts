@@ -14,6 +14,7 @@ import { exportCmd, importCmd } from './data/export';
 import { HOOK_HELP, cmdHook } from './hook/hook';
 import { conv } from './owner/conv';
 import { retention } from './data/retention';
+import { ledger } from './data/ledger';
 import { wake } from './agents/wake';
 import { CHANNEL_HELP, cmdChannel } from './channel/channel';
 import { connect } from './agents/connect';
@@ -65,6 +66,7 @@ const COMMANDS: readonly Command[] = [
   owner,
   conv,
   retention,
+  ledger,
   wake,
   hook,
   channel,

@@ -47,6 +47,8 @@ import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/revi
 import { setWakeAction } from '../hub/wake-runs/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
+import { costLedger, listToolCalls } from '../hub/features/ledger/calls';
+import { localDay } from '../../shared/agents/control';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/agents/snippets';
 import { placesWarning } from '../../shared/agents/places';
@@ -178,6 +180,19 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'wake.limits.get': (hub) => ({ limits: wakeLimits(hub) }),
   'wake.limits.set': (hub, a) => ({ limits: setWakeLimits(hub, a) }),
   'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
+  // the flight recorder and the cost ledger (hub/features/ledger/calls.ts)
+  'ledger.calls': (hub, a) => ({
+    calls: listToolCalls(hub, {
+      agent: a.agent,
+      harness: a.harness,
+      tool: a.tool,
+      text: a.search,
+      since: a.since,
+      failedOnly: a.failed_only,
+      limit: a.limit,
+    }),
+  }),
+  'ledger.costs': (hub, a) => ({ costs: costLedger(hub, a), today: localDay(hub.now()) }),
   // brakes (hub/control/brakes.ts)
   'conversations.resume': (hub, a) => {
     requireConversation(hub, a.conv_id);

@@ -10,6 +10,7 @@ import { Sidebar, sortedConversationIds } from './Sidebar';
 import { ConversationView } from './conversation/ConversationView';
 import { ApprovalsInbox } from './approvals/ApprovalsInbox';
 import { FleetView } from './fleet/FleetView';
+import { LedgerPage } from './ledger/LedgerPage';
 import { AgentsPage } from './agents/AgentsPage';
 import { PhonePage } from './settings/PhonePage';
 import { SettingsPage } from './settings/SettingsPage';
@@ -158,6 +159,8 @@ function Shell() {
             <ApprovalsInbox />
           ) : view.name === 'fleet' ? (
             <FleetView />
+          ) : view.name === 'ledger' ? (
+            <LedgerPage />
           ) : view.name === 'agents' ? (
             <AgentsPage selected={view.agent} />
           ) : view.name === 'request' ? (

@@ -6,6 +6,7 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
+  | { name: 'ledger' }
   /** The agents list; with agent, that agent's detail pane (on a phone: the detail instead of the list). */
   | { name: 'agents'; agent?: string }
   /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */

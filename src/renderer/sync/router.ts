@@ -23,7 +23,7 @@ function hashOf(v: View): string {
   }
 }
 
-const PAGES = ['approvals', 'fleet', 'agents', 'conversations', 'phone', 'settings'] as const;
+const PAGES = ['approvals', 'fleet', 'ledger', 'agents', 'conversations', 'phone', 'settings'] as const;
 
 /** The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>"; "" and "#/": home); null: none. */
 export function viewOfHash(h: string): View | null {

@@ -75,10 +75,19 @@ export function emptyUsage(day: string): UsageDay {
   return { day, input_tokens: 0, output_tokens: 0, cost_usd: 0, messages: 0, tool_calls: 0 };
 }
 
-/** The first cap that usage has reached, or undefined. */
-export function capReached(caps: Caps, u: UsageDay): { cap: CapName; detail: string } | undefined {
-  if (caps.cost_usd != null && u.cost_usd >= caps.cost_usd)
-    return { cap: 'cost_usd', detail: `cost_usd: $${round(u.cost_usd)} of $${caps.cost_usd} today` };
+/**
+ * The first cap that usage has reached, or undefined. The cost cap counts `measuredCostUsd` (what the agent's harness
+ * reported to the flight recorder today) once there is any, else the cost the agent reported itself in progress; the
+ * detail says which.
+ */
+export function capReached(caps: Caps, u: UsageDay, measuredCostUsd = 0): { cap: CapName; detail: string } | undefined {
+  const measured = measuredCostUsd > 0;
+  const cost = measured ? measuredCostUsd : u.cost_usd;
+  if (caps.cost_usd != null && cost >= caps.cost_usd)
+    return {
+      cap: 'cost_usd',
+      detail: `cost_usd: $${round(cost)} of $${caps.cost_usd} today (${measured ? "measured: the harness's own reports" : 'self-reported in progress'})`,
+    };
   if (caps.messages != null && u.messages >= caps.messages)
     return { cap: 'messages', detail: `messages: ${u.messages} of ${caps.messages} today` };
   if (caps.tool_calls != null && u.tool_calls >= caps.tool_calls)

@@ -15,6 +15,7 @@ import { archiveRetentionActions } from './owner-actions/archive-retention';
 import { containerActions } from './owner-actions/containers';
 import { phoneDeviceActions } from './owner-actions/phone-devices';
 import { brakeRuleActions } from './owner-actions/brakes-rules';
+import { ledgerActions } from './owner-actions/ledger';
 import type { OwnerResults } from './owner-results';
 
 export { DEVICE_REACH, type DeviceReach } from './owner-actions/define';
@@ -75,6 +76,7 @@ export const OWNER_ACTIONS = lazyInputs({
   ...containerActions,
   ...phoneDeviceActions,
   ...brakeRuleActions,
+  ...ledgerActions,
 });
 
 export type OwnerAction = keyof typeof OWNER_ACTIONS;

@@ -30,6 +30,7 @@ import { type ConfigScope } from './config-files';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
 import { sessionsNote } from './connection-notes';
+import { withTelemetry } from './connect-telemetry';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
@@ -136,7 +137,9 @@ async function cmdConnect(argv: string[]): Promise<void> {
     return;
   }
 
-  const planned = planEdits(scope, configEdits(client, o), (err, abs) => {
+  // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
+  const telemetry = withTelemetry(client, o, configEdits(client, o), scope, dataDir, !!values.write);
+  const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
       fail(
         `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
@@ -151,8 +154,8 @@ async function cmdConnect(argv: string[]): Promise<void> {
     return sessionsNote(hub.db, client, { id: agentId, name: agent }, where.scope, where.dir);
   });
   const start = startCommand(client, o);
-  const files = filesJson(planned);
-  const warnings = [...sessions.warnings, ...shellWarnings(client, o, start ?? client)];
+  const files = filesJson(planned).map((f) => ({ ...f, diff: hideToken(f.diff, telemetry.token) }));
+  const warnings = [...sessions.warnings, ...shellWarnings(client, o, start ?? client), ...telemetry.notes];
   for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
   print(
     !!values.json,
@@ -202,6 +205,11 @@ async function cmdConnect(argv: string[]): Promise<void> {
       return out.join('\n\n');
     },
   );
+}
+
+/** A diff as printed: the telemetry token (a credential, in the file only) shown by its last four characters. */
+function hideToken(diff: string, token: string | undefined): string {
+  return token ? diff.split(token).join(`perch_otlp_…${token.slice(-4)}`) : diff;
 }
 
 /** Whether an executable named `name` is on this shell's PATH. */

@@ -18,6 +18,7 @@ import {
 import { agentPlaces, checkedPlaces } from '../identity/places';
 import { insertConversation, insertMember } from '../../store/tables/talk/conversations';
 import { isUnderReview } from '../../store/tables/talk/held';
+import { dropTelemetryToken } from '../../store/tables/ledger/telemetry-tokens';
 import { agentBrakes } from './brakes';
 import { pauseOf } from './control';
 import { presenceOf } from './presence';
@@ -93,12 +94,16 @@ export function listAgents(hub: ControlHub): AgentSummary[] {
   return listUsers(hub.db, 'agent').map((u) => agentSummary(hub, u));
 }
 
-/** A new key for the agent; the old one stops working at once, and calls waiting under it end (hub/identity/key-waits.ts). */
+/**
+ * A new key for the agent; the old one stops working at once, and calls waiting under it end (hub/identity/key-waits.ts);
+ * its telemetry token (hub/features/ledger/telemetry-tokens.ts) is dropped too.
+ */
 export function rotateKey(hub: ControlHub, nameOrId: string): { agent: AgentSummary; key: string } {
   const rotated = hub.write(() => {
     const u = findAgent(hub, nameOrId);
     const { key, hash, hint } = newKey();
     setUserKey(hub.db, u.id, hash, hint);
+    dropTelemetryToken(hub.db, u.id); // the telemetry-only token goes with the key it was made beside
     hub.forgetUser(u.id);
     forgetKeys(hub);
     return { agent: agentSummary(hub, hub.user(u.id)), key };

@@ -40,6 +40,7 @@ import {
   usageSince,
   type ControlRow,
 } from '../../store/tables/agents/control';
+import { measuredCostOn } from '../../store/tables/ledger/records';
 import { tx } from '../../store/db/db';
 import { agentRefs, findAgent } from '../identity/identities';
 
@@ -69,7 +70,7 @@ export class Controls {
     let c = this.countersNow;
     if (!c) {
       const hub = this.hub;
-      const made: Counters = (c = this.countersNow = { today: new Map(), pending: new Map(), timer: undefined });
+      const made: Counters = (c = this.countersNow = { today: new Map(), pending: new Map(), measured: new Map(), timer: undefined });
       hub.onClose(() => {
         if (made.timer) clearTimeout(made.timer);
         made.timer = undefined;
@@ -315,6 +316,8 @@ interface Counters {
   today: Map<string, UsageDay>;
   /** Not yet flushed, per `${agent}\n${day}`. */
   pending: Map<string, UsageDay & { user_id: string }>;
+  /** Today's measured cost per agent: what its harness reported (the flight recorder, hub/features/ledger). */
+  measured: Map<string, { day: string; usd: number }>;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -418,10 +421,30 @@ export function recordUsage(hub: ControlsHub, agentId: string, data: unknown): v
   tripIfOverCap(hub, agentId, add(hub, agentId, u));
 }
 
+/** Today's cost as the agent's harness measured it (0 before its first report today). */
+function measuredToday(hub: ControlsHub, agentId: string): { day: string; usd: number } {
+  const m = hub.services.controls.counters.measured;
+  const day = localDay(hub.now());
+  let t = m.get(agentId);
+  if (!t || t.day !== day) m.set(agentId, (t = { day, usd: measuredCostOn(hub.db, agentId, day) }));
+  return t;
+}
+
+/**
+ * Adds cost the agent's harness measured (recorded in the ledger already, committed): from then on the daily cost cap
+ * counts the measured figure, not what the agent reports in progress; a cap crossed pauses the agent at once.
+ */
+export function addMeasuredCost(hub: ControlsHub, agentId: string, usd: number): void {
+  if (!(usd > 0)) return;
+  measuredToday(hub, agentId).usd += usd;
+  hub.fleetChanged();
+  tripIfOverCap(hub, agentId, todayOf(hub, agentId));
+}
+
 function tripIfOverCap(hub: ControlsHub, agentId: string, today: UsageDay): void {
   const ctl = controls(hub).get(agentId);
   if (!ctl || ctl.paused) return;
-  const hit = capReached(ctl.caps, today);
+  const hit = capReached(ctl.caps, today, ctl.caps.cost_usd != null ? measuredToday(hub, agentId).usd : 0);
   if (!hit) return;
   const r = pauseAgent(hub, agentId, { by: 'budget', detail: hit.detail });
   if (r.changed) {

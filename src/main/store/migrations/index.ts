@@ -21,6 +21,7 @@ import { migration16 } from './16-archived-conversations-retention-rules-and-sea
 import { migration17 } from './17-standing-rules-which-door-filed-a';
 import { migration18 } from './18-what-a-wake-run-cost-the';
 import { migration19 } from './19-where-each-agent-is-connected';
+import { migration20 } from './20-flight-recorder-and-cost-ledger';
 
 export type { Migration } from './migration';
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration17,
   migration18,
   migration19,
+  migration20,
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

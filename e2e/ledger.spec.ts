@@ -1,0 +1,86 @@
+// The Ledger page in the browser, at 1280×800 and 390×844: an agent's harness reports two tool calls and their cost
+// over OTLP (with the agent's telemetry token, as Claude Code sends them); the owner sees today's spend, the 14-day
+// chart, the calls grouped by session with who allowed each and how it ended, and the filters narrow them.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT, openPage, useHarness } from './harness';
+import { ledger } from './pages/ledger';
+import { claudeCodeCall, logRecord, logsBody } from '../test/support/otlp-bodies';
+
+const PERCH = path.join(ROOT, 'bin', 'perch.js');
+const run = promisify(execFile);
+
+describe('the Ledger page', () => {
+  const h = useHarness({ agents: ['kit'] });
+
+  async function report(token: string, body: string): Promise<void> {
+    const res = await fetch(`${h().baseUrl}/v1/logs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body,
+    });
+    assert.equal(res.status, 200, await res.text());
+  }
+
+  test(
+    'spend today, the 14-day chart, the calls with their outcome, and the filters; the same on the phone layout',
+    { timeout: 120_000 },
+    async () => {
+      const { page, dataDir } = h();
+      const out = await run(process.execPath, [PERCH, 'ledger', 'token', 'kit', '--data-dir', dataDir, '--json'], {
+        cwd: ROOT,
+        timeout: 20_000,
+      });
+      const token = JSON.parse(out.stdout).token as string;
+      await report(token, claudeCodeCall('sess-e2e', 'toolu_ok', 0.25));
+      await report(
+        token,
+        logsBody('claude-code', [
+          logRecord('claude_code.tool_result', {
+            'session.id': 'sess-e2e',
+            tool_name: 'Edit',
+            tool_use_id: 'toolu_bad',
+            success: 'false',
+            error: 'file not found',
+          }),
+        ]),
+      );
+
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        if (width > 700) await openPage(page, 'Ledger');
+        else await page.evaluate(() => (location.hash = '#/ledger'));
+        const l = ledger(page);
+        await l.spendToday('kit').text('$0.2500').waitFor({ timeout: 15_000 });
+        const bars = l.chart().locator('.ledger-bar');
+        assert.equal(await bars.count(), 14, `${width}: fourteen days`);
+        assert.equal(await bars.last().getAttribute('data-usd'), '0.25', `${width}: today's bar`);
+        await l
+          .call('toolu_ok')
+          .text(/accept by the harness's allowlist · ran 2\.3 s/)
+          .waitFor();
+        await l
+          .call('toolu_bad')
+          .text(/failed: file not found/)
+          .waitFor();
+        await l.failedOnly().check();
+        await l.call('toolu_ok').waitFor({ state: 'detached' });
+        await l.call('toolu_bad').waitFor();
+        await l.failedOnly().uncheck();
+        await l.search().fill('touch');
+        await l.call('toolu_bad').waitFor({ state: 'detached' });
+        await l.call('toolu_ok').waitFor();
+        await l.search().fill('');
+        await l.call('toolu_bad').waitFor();
+        assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), `${width}: no horizontal scroll`);
+        await h().screenshot(`ledger-${width}`);
+      }
+    },
+  );
+});

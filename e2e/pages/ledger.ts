@@ -1,0 +1,11 @@
+// The Ledger page as the owner sees it: today's spend per agent, the 14-day chart, the filters and the tool calls.
+import type { Page } from 'playwright-core';
+import { on, type Part } from './on';
+
+export const ledger = (page: Page) => ({
+  spendToday: (agent: string): Part => on(on(page).region('Spend today')).item(`${agent} spent today`),
+  chart: (): Part => on(on(page).region('Last 14 days')).img(/Spend per day/),
+  call: (callId: string): Part => on(on(page).region('Tool calls')).item(`Call ${callId}`),
+  failedOnly: (): Part => on(on(page).region('Tool calls')).checkbox('Failed only'),
+  search: (): Part => on(on(page).region('Tool calls')).role('searchbox', /^Search/),
+});

@@ -1,0 +1,160 @@
+// What the owner reads from the flight recorder: each tool call once (its records joined by the harness's call id:
+// Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
+import type { FeaturesHub } from '../services';
+import type { FactDetail } from '../../../../shared/ledger/harness-events';
+import type { CostLine, ToolCallView } from '../../../../shared/ledger/views';
+import { HubError } from '../../../../shared/errors';
+import { localDay } from '../../../../shared/agents/control';
+import { findAgent } from '../../identity/identities';
+import { callKeys, costsSince, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
+
+export interface CallFilter {
+  agent?: string;
+  harness?: string;
+  tool?: string;
+  /** Words in the tool, what it was asked, its output or error. */
+  text?: string;
+  /** A day (YYYY-MM-DD) from which on. */
+  since?: string;
+  failedOnly?: boolean;
+  limit?: number;
+}
+
+const MAX_CALLS = 500;
+
+function detailOf(r: LedgerRow): FactDetail {
+  try {
+    return JSON.parse(r.detail) as FactDetail;
+  } catch {
+    return {};
+  }
+}
+
+/** Folds one call's rows into its view (later rows fill what earlier ones left open). */
+export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView {
+  const first = rows[0]!;
+  const v: ToolCallView = {
+    agent: { id: first.agent_id, name },
+    harness: first.harness,
+    session_id: first.session_id,
+    call_id: first.call_id!,
+    tool: first.tool,
+    asked: null,
+    decision: null,
+    decided_by: null,
+    decision_source: null,
+    outcome: null,
+    first_at: first.at,
+    last_at: first.at,
+    record_ids: [],
+  };
+  for (const r of rows) {
+    const d = detailOf(r);
+    v.record_ids.push(r.id);
+    v.first_at = Math.min(v.first_at, r.at);
+    v.last_at = Math.max(v.last_at, r.at);
+    v.tool ??= r.tool;
+    v.session_id ??= r.session_id;
+    v.asked ??= d.asked ?? null;
+    if (r.kind === 'tool_decision' || (!v.decision && d.decision)) {
+      v.decision = d.decision ?? v.decision;
+      v.decided_by = d.decided_by ?? v.decided_by;
+      v.decision_source = d.decision_source ?? v.decision_source;
+    }
+    if (r.kind === 'tool_result')
+      v.outcome = {
+        success: d.success ?? null,
+        duration_ms: d.duration_ms ?? null,
+        exit_code: d.exit_code ?? null,
+        output_head: d.output_head ?? null,
+        error: d.error ?? null,
+      };
+  }
+  return v;
+}
+
+function checkDay(day: string | undefined, flag: string): string | undefined {
+  if (day === undefined) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)))
+    throw new HubError(
+      'invalid_argument',
+      `${flag} must be a day as YYYY-MM-DD, not ${JSON.stringify(day.slice(0, 40))}.`,
+      'E.g. 2026-01-31.',
+    );
+  return day;
+}
+
+/** The tool calls matching the filter, newest first. */
+export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallView[] {
+  const agent = f.agent ? findAgent(hub, f.agent) : undefined;
+  const limit = Math.max(1, Math.min(f.limit ?? 100, MAX_CALLS));
+  const names = new Map<string, string>();
+  const nameOf = (id: string) => {
+    let n = names.get(id);
+    if (n === undefined) {
+      try {
+        n = hub.user(id).name;
+      } catch {
+        n = id;
+      }
+      names.set(id, n);
+    }
+    return n;
+  };
+  const out: ToolCallView[] = [];
+  let beforeId: number | undefined;
+  // Failed-only filters after the join (a call's outcome is its last result): read pages until enough are found.
+  for (let page = 0; page < 20 && out.length < limit; page++) {
+    const keys = callKeys(hub.db, {
+      since: checkDay(f.since, '--since'),
+      agentId: agent?.id,
+      harness: f.harness,
+      tool: f.tool,
+      text: f.text?.slice(0, 200),
+      limit,
+      beforeId,
+    });
+    for (const k of keys) {
+      const v = foldCall(nameOf(k.agent_id), recordsOfCall(hub.db, k.agent_id, k.call_id));
+      if (f.failedOnly && v.outcome?.success !== false) continue;
+      out.push(v);
+      if (out.length >= limit) break;
+    }
+    if (keys.length < limit || !f.failedOnly) break;
+    beforeId = keys[keys.length - 1]!.last_id;
+  }
+  return out;
+}
+
+export type { CostLine, ToolCallView };
+
+/** The cost ledger from `since` (default: 13 days before today) per day, agent, harness, model and source. */
+export function costLedger(hub: FeaturesHub, opts: { since?: string; agent?: string } = {}): CostLine[] {
+  const agent = opts.agent ? findAgent(hub, opts.agent) : undefined;
+  const since = checkDay(opts.since, '--since') ?? localDay(hub.now() - 13 * 86_400_000);
+  return costsSince(hub.db, since, agent?.id).map(({ agent_id, ...r }) => ({ agent: safeName(hub, agent_id), ...r }));
+}
+
+function safeName(hub: FeaturesHub, id: string): string {
+  try {
+    return hub.user(id).name;
+  } catch {
+    return id;
+  }
+}
+
+/** The ledger's rows from `since`, as plain objects (hashes in hex), a page at a time: `perch ledger export`. */
+export function* exportRecords(hub: FeaturesHub, opts: { since: string; agent?: string }): Generator<Record<string, unknown>> {
+  const agent = opts.agent ? findAgent(hub, opts.agent) : undefined;
+  const since = checkDay(opts.since, '--since')!;
+  let after = 0;
+  for (;;) {
+    const page = recordsPage(hub.db, since, after, 1000, agent?.id);
+    if (page.length === 0) return;
+    for (const r of page) {
+      const { dedupe: _dedupe, hash, detail, agent_id, ...rest } = r;
+      yield { ...rest, agent: safeName(hub, agent_id), detail: JSON.parse(detail) as unknown, hash: hash.toString('hex') };
+      after = r.id;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+// The OTLP door: POST /v1/logs and /v1/metrics, OpenTelemetry's OTLP/HTTP with JSON bodies, as a harness's exporter
+// sends them (Claude Code with OTEL_EXPORTER_OTLP_PROTOCOL=http/json, Codex with protocol = "json"). Served wherever
+// /mcp is, behind the agent's telemetry-only token (hub/features/ledger/telemetry-tokens.ts) and the agent's places.
+// What it keeps goes to the flight recorder and the cost ledger (hub/features/ledger/recorder.ts); metrics are checked
+// and answered, not kept (the cost comes from the log events, one per API request, which carry the request's own figure).
+//
+//   on the loopback: Host / Origin on this computer 403 · Bearer <telemetry token> 401 (an agent key is not one) ·
+//   a token whose agent's places leave out where the request came from 403 · POST 405 ·
+//   Content-Type application/json 415 (protobuf is refused: set the exporter to JSON) · Content-Encoding gzip or none 415 ·
+//   per agent OTLP_LIMITS.requestsPerSecond 429 with Retry-After · body ≤ OTLP_LIMITS.maxBodyBytes 413 ·
+//   not an OTLP request, or a kept event with a field of the wrong type: 400, nothing stored
+//   → 200 {} (ExportLogsServiceResponse / ExportMetricsServiceResponse: every record accepted; events the ledger does
+//   not keep are accepted too).
+// Every refusal's body is OTLP's Status as JSON ({code, message}: gRPC's code numbers), which exporters log.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
+import type { PerchHub as Hub } from '../hub/services';
+import { LOCAL_PLACE, type RequestPlace } from '../../shared/agents/places';
+import { OTLP_LIMITS, parseOtlpLogs, parseOtlpMetrics } from '../../shared/ledger/otlp';
+import { factOf } from '../../shared/ledger/harness-events';
+import { telemetryLogin } from '../hub/features/ledger/telemetry-tokens';
+import { dedupeOf, recordFacts, type Reported } from '../hub/features/ledger/recorder';
+import { RateLimiter } from '../hub/core/rate-limit';
+import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
+
+export const OTLP_LOGS_PATH = '/v1/logs';
+export const OTLP_METRICS_PATH = '/v1/metrics';
+
+/** Whether a request's path is the OTLP door's. */
+export function isOtlpPath(p: string): boolean {
+  return p === OTLP_LOGS_PATH || p === OTLP_METRICS_PATH || p === `${OTLP_LOGS_PATH}/` || p === `${OTLP_METRICS_PATH}/`;
+}
+
+/** gRPC status codes OTLP's Status carries. */
+const STATUS = {
+  INVALID_ARGUMENT: 3,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNAUTHENTICATED: 16,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+} as const;
+
+function status(res: ServerResponse, http: number, code: number, message: string, headers?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return;
+  sendJson(res, http, { code, message }, { 'Cache-Control': 'no-store', ...headers });
+}
+
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  http: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): void {
+  req.resume();
+  status(res, http, code, message, headers);
+}
+
+function gunzip(buf: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    zlib.gunzip(buf, { maxOutputLength: OTLP_LIMITS.maxBodyBytes }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
+}
+
+/** The OTLP door; `at`: where the request came from (absent: the loopback). */
+export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void {
+  const limiter = new RateLimiter(OTLP_LIMITS.requestsPerSecond, OTLP_LIMITS.requestBurst, 10_000);
+  return function handle(req, res, at) {
+    const path = (req.url ?? '').split('?')[0]!.replace(/\/$/, '');
+    if (!at && (!isLoopbackHost(req.headers.host) || (req.headers.origin !== undefined && !isLoopbackOrigin(req.headers.origin))))
+      return refuse(req, res, 403, STATUS.PERMISSION_DENIED, 'The OTLP receiver answers requests from this computer only.');
+    const token = bearerOf(req);
+    const login = token ? telemetryLogin(hub, token, at ?? LOCAL_PLACE) : undefined;
+    if (!login || login.standing === 'refused')
+      return refuse(
+        req,
+        res,
+        401,
+        STATUS.UNAUTHENTICATED,
+        token
+          ? "The telemetry token is wrong or was replaced, or its agent's key was rotated or revoked: run `perch connect … --write` again."
+          : 'No telemetry token: send "Authorization: Bearer <telemetry token>" (perch connect … --write sets it).',
+        { 'WWW-Authenticate': 'Bearer realm="perch"' },
+      );
+    if (login.standing === 'place')
+      return refuse(
+        req,
+        res,
+        403,
+        STATUS.PERMISSION_DENIED,
+        `Agent ${login.user.name} may not connect from here (allowed: ${login.allowed.join(', ')}).`,
+      );
+    if (req.method !== 'POST') return refuse(req, res, 405, STATUS.UNIMPLEMENTED, 'POST an OTLP export request.', { Allow: 'POST' });
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json')
+      return refuse(
+        req,
+        res,
+        415,
+        STATUS.INVALID_ARGUMENT,
+        type === 'application/x-protobuf'
+          ? 'Perch reads OTLP as JSON only: set the exporter to http/json (OTEL_EXPORTER_OTLP_PROTOCOL=http/json; Codex: protocol = "json").'
+          : `Send OTLP as JSON ("Content-Type: application/json"), not ${JSON.stringify(type.slice(0, 100) || 'none')}.`,
+      );
+    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== 'gzip')
+      return refuse(
+        req,
+        res,
+        415,
+        STATUS.INVALID_ARGUMENT,
+        `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not read here: gzip or none.`,
+      );
+    const wait = limiter.take(login.user.id);
+    if (wait > 0)
+      return refuse(req, res, 429, STATUS.RESOURCE_EXHAUSTED, 'Too many OTLP requests from this agent; retry later.', {
+        'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))),
+      });
+    const agentId = login.user.id;
+    readBody(req, OTLP_LIMITS.maxBodyBytes)
+      .then(
+        async (raw) => {
+          let buf = raw;
+          if (encoding === 'gzip') {
+            try {
+              buf = await gunzip(raw);
+            } catch {
+              return status(
+                res,
+                400,
+                STATUS.INVALID_ARGUMENT,
+                `The gzip body does not unpack to at most ${OTLP_LIMITS.maxBodyBytes} bytes.`,
+              );
+            }
+          }
+          const text = buf.toString('utf8');
+          if (path === OTLP_METRICS_PATH) {
+            const points = parseOtlpMetrics(text);
+            if (typeof points === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, points);
+            return sendJson(res, 200, {});
+          }
+          const answer = ingestLogs(hub, agentId, text);
+          if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
+          sendJson(res, 200, {});
+        },
+        (err) => {
+          if (err instanceof BodyTooLarge)
+            return status(res, 413, STATUS.RESOURCE_EXHAUSTED, `The body is over ${OTLP_LIMITS.maxBodyBytes} bytes: send smaller batches.`);
+          status(res, 400, STATUS.INVALID_ARGUMENT, 'The body could not be read.');
+        },
+      )
+      .catch((err: unknown) => {
+        const full = hub.storageFailure(err);
+        if (full) return status(res, 503, STATUS.INTERNAL, full.message, { 'Retry-After': '30' });
+        sendInternalError(res, err, 'otlp request');
+      });
+  };
+}
+
+/** Checks the whole request first (a refusal stores nothing), then records what the ledger keeps. */
+export function ingestLogs(hub: Hub, agentId: string, text: string): { added: number } | string {
+  const records = parseOtlpLogs(text);
+  if (typeof records === 'string') return records;
+  const now = hub.now();
+  const reported: Reported[] = [];
+  for (const r of records) {
+    const fact = factOf(r, now);
+    if (typeof fact === 'string') return fact;
+    if (!fact) continue;
+    reported.push({ fact, dedupe: dedupeOf(JSON.stringify([r.name, r.timeMs ?? null, [...r.attrs], [...r.resource]])) });
+  }
+  return { added: recordFacts(hub, agentId, reported).added };
+}

@@ -1,0 +1,143 @@
+// The flight recorder's rows (ledger_records): append-only, each day hash-chained (hub/features/ledger/recorder.ts).
+import { sql, type Db } from '../../db/db';
+
+export interface LedgerRow {
+  id: number;
+  day: string;
+  received_at: number;
+  at: number;
+  agent_id: string;
+  harness: string;
+  kind: string;
+  session_id: string | null;
+  call_id: string | null;
+  tool: string | null;
+  model: string | null;
+  /** JSON of the fact's detail (shared/ledger/harness-events.ts FactDetail). */
+  detail: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  cost_usd: number | null;
+  cost_source: 'harness' | 'price_table' | 'unknown' | null;
+  dedupe: Buffer;
+  hash: Buffer;
+}
+
+/** The id the next row gets and the hash of the day's last row (undefined: the day's first). Inside the writing transaction. */
+export function chainHead(db: Db, day: string): { nextId: number; prev: Buffer | undefined } {
+  const max = sql<{ m: number | null }>(db, 'SELECT MAX(id) AS m FROM ledger_records').get();
+  const last = sql<{ hash: Buffer }>(db, 'SELECT hash FROM ledger_records WHERE day = ? ORDER BY id DESC LIMIT 1').get(day);
+  return { nextId: (max?.m ?? 0) + 1, prev: last?.hash };
+}
+
+export function hasRecord(db: Db, agentId: string, dedupe: Buffer): boolean {
+  return sql(db, 'SELECT 1 FROM ledger_records WHERE agent_id = ? AND dedupe = ?').get(agentId, dedupe) !== undefined;
+}
+
+export function insertRecord(db: Db, row: LedgerRow): void {
+  sql(
+    db,
+    `INSERT INTO ledger_records (id, day, received_at, at, agent_id, harness, kind, session_id, call_id, tool, model, detail,
+       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, dedupe, hash)
+     VALUES (@id, @day, @received_at, @at, @agent_id, @harness, @kind, @session_id, @call_id, @tool, @model, @detail,
+       @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens, @cost_usd, @cost_source, @dedupe, @hash)`,
+  ).run(row);
+}
+
+/** Every row in chain order (day, then id), a page at a time: for verify. */
+export function recordsAfter(db: Db, day: string, id: number, limit: number): LedgerRow[] {
+  return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE (day, id) > (?, ?) ORDER BY day, id LIMIT ?').all(day, id, limit);
+}
+
+/** Dollars measured for an agent on a day (the harness's own figures and the priced ones). */
+export function measuredCostOn(db: Db, agentId: string, day: string): number {
+  return (
+    sql<{ c: number | null }>(
+      db,
+      "SELECT SUM(cost_usd) AS c FROM ledger_records WHERE day = ? AND agent_id = ? AND kind = 'api_request'",
+    ).get(day, agentId)?.c ?? 0
+  );
+}
+
+export interface CostRow {
+  day: string;
+  agent_id: string;
+  harness: string;
+  model: string | null;
+  cost_source: string | null;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+}
+
+/** The cost ledger: per day, agent, harness, model and cost source, from `since` (a day) on. */
+export function costsSince(db: Db, since: string, agentId?: string): CostRow[] {
+  return sql<CostRow>(
+    db,
+    `SELECT day, agent_id, harness, model, cost_source, COUNT(*) AS requests, SUM(input_tokens) AS input_tokens,
+       SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens,
+       SUM(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd
+     FROM ledger_records WHERE kind = 'api_request' AND day >= ? AND (? IS NULL OR agent_id = ?)
+     GROUP BY day, agent_id, harness, model, cost_source ORDER BY day, agent_id, model`,
+  ).all(since, agentId ?? null, agentId ?? null);
+}
+
+export interface CallQuery {
+  since?: string;
+  agentId?: string;
+  harness?: string;
+  tool?: string;
+  /** Words that must appear in the tool, what it was asked, its output or error. */
+  text?: string;
+  limit: number;
+  /** Only calls whose last record has an id below this (paging, newest first). */
+  beforeId?: number;
+}
+
+/**
+ * The calls (agent, call id) matching the query, newest first, each with the id of its last record; tool calls
+ * only (rows with a call id). Each word of `text` must appear in the tool's name or the record's detail (what it was
+ * asked, its output, its error).
+ */
+export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_id: string; last_id: number }> {
+  const words = (q.text ?? '').split(/\s+/).filter(Boolean).slice(0, 8);
+  const likes = words.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const wordSql = likes.map(() => " AND (tool LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')").join('');
+  return sql<{ agent_id: string; call_id: string; last_id: number }>(
+    db,
+    `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
+     WHERE call_id IS NOT NULL AND (? IS NULL OR day >= ?) AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR harness = ?)
+       AND (? IS NULL OR tool = ?)${wordSql}
+     GROUP BY agent_id, call_id HAVING (? IS NULL OR MAX(id) < ?) ORDER BY last_id DESC LIMIT ?`,
+  ).all(
+    q.since ?? null,
+    q.since ?? null,
+    q.agentId ?? null,
+    q.agentId ?? null,
+    q.harness ?? null,
+    q.harness ?? null,
+    q.tool ?? null,
+    q.tool ?? null,
+    ...likes.flatMap((l) => [l, l]),
+    q.beforeId ?? null,
+    q.beforeId ?? null,
+    q.limit,
+  );
+}
+
+export function recordsOfCall(db: Db, agentId: string, callId: string): LedgerRow[] {
+  return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE agent_id = ? AND call_id = ? ORDER BY id').all(agentId, callId);
+}
+
+/** The rows from `since` on (one agent's, or all), in order, a page at a time (export). */
+export function recordsPage(db: Db, since: string, afterId: number, limit: number, agentId?: string): LedgerRow[] {
+  return sql<LedgerRow>(
+    db,
+    'SELECT * FROM ledger_records WHERE day >= ? AND id > ? AND (? IS NULL OR agent_id = ?) ORDER BY id LIMIT ?',
+  ).all(since, afterId, agentId ?? null, agentId ?? null, limit);
+}

@@ -1,0 +1,92 @@
+// The telemetry settings `perch connect claude-code|codex … --write` adds, so that the harness reports its tool calls,
+// tokens and cost to the hub's OTLP receiver (src/main/mcp/otlp-door.ts), with the agent's telemetry-only token (the
+// settings are a file, so the agent's key is never there). Pure: text in, text out, and a note when the user's own
+// telemetry is left as it was.
+//   claude-code: settings.json "env": CLAUDE_CODE_ENABLE_TELEMETRY=1, OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER
+//                with otlp (a user's other exporters, e.g. console, kept beside it), OTEL_EXPORTER_OTLP_PROTOCOL=http/json,
+//                OTEL_EXPORTER_OTLP_ENDPOINT=<hub>, OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer <token> (written
+//                exactly so: Claude Code sends the value as written, a %20 literally). The user's other OTEL_ settings stay.
+//   codex:       config.toml [otel] exporter = { otlp-http = { endpoint = "<hub>/v1/logs", protocol = "json",
+//                headers = { "Authorization" = "Bearer <token>" } } } (Codex does not expand ${VAR} there); the
+//                table's other keys stay.
+// An OTLP exporter can have one endpoint: when the user's own sends somewhere else, Perch does not take it over and
+// says so (the user's telemetry goes on; the ledger then has no harness figures for this agent).
+import { ConfigFileError, jsonText, objectAt, parseObject } from './config-json';
+import { tomlString, tomlTables, upsertTomlTable } from '../text/toml-table';
+
+/** A telemetry token in a config's text (to keep using it when it still works), or undefined. */
+export function telemetryTokenIn(text: string | undefined): string | undefined {
+  return text ? /perch_otlp_[A-Za-z0-9_-]{32}/.exec(text)?.[0] : undefined;
+}
+
+export interface TelemetryOptions {
+  /** The hub's base URL (the MCP URL without /mcp): the OTLP paths are /v1/logs and /v1/metrics below it. */
+  base: string;
+  token: string;
+}
+
+export interface TelemetryEdit {
+  text: string;
+  /** Why the user's telemetry was left as it was (nothing of Perch's added), when it was. */
+  note?: string;
+}
+
+function isPerchEndpoint(v: unknown, base: string): boolean {
+  return typeof v === 'string' && (v.replace(/\/+$/, '') === base || v.replace(/\/+$/, '') === `${base}/v1/logs`);
+}
+
+function withOtlp(v: unknown): string {
+  const list =
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s && s !== 'none')
+      : [];
+  return list.includes('otlp') ? list.join(',') : [...list, 'otlp'].join(',');
+}
+
+/** Claude Code's settings.json with Perch's telemetry in its env block (the user's own endpoint elsewhere: unchanged, with a note). */
+export function setClaudeTelemetry(text: string | undefined, o: TelemetryOptions, file: string): TelemetryEdit {
+  const root = parseObject(text, file);
+  const env = objectAt(root, 'env', file);
+  for (const k of Object.keys(env)) if (typeof env[k] !== 'string') throw new ConfigFileError(`${file}: "env.${k}" is not a string`);
+  const theirs = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'].find(
+    (k) => env[k] !== undefined && !isPerchEndpoint(env[k], o.base),
+  );
+  if (theirs)
+    return {
+      text: text ?? jsonText(root),
+      note: `${file} sends Claude Code's telemetry to ${String(env[theirs])} (${theirs}); an exporter has one endpoint, so Perch left it as it is and this agent's tool calls and cost are not recorded. To record them, point it at ${o.base} or remove it, and run perch connect again.`,
+    };
+  env.CLAUDE_CODE_ENABLE_TELEMETRY = '1';
+  env.OTEL_METRICS_EXPORTER = withOtlp(env.OTEL_METRICS_EXPORTER);
+  env.OTEL_LOGS_EXPORTER = withOtlp(env.OTEL_LOGS_EXPORTER);
+  env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+  env.OTEL_EXPORTER_OTLP_ENDPOINT = o.base;
+  env.OTEL_EXPORTER_OTLP_HEADERS = `Authorization=Bearer ${o.token}`;
+  return { text: jsonText(root, text) };
+}
+
+/** The exporter line of Codex's [otel] table for the hub. */
+export function codexExporterLine(o: TelemetryOptions): string {
+  return `exporter = { otlp-http = { endpoint = ${tomlString(`${o.base}/v1/logs`)}, protocol = "json", headers = { "Authorization" = ${tomlString(`Bearer ${o.token}`)} } } }`;
+}
+
+/** Codex's config.toml with Perch's exporter in [otel] (the table's other keys kept; the user's own exporter: unchanged, with a note). */
+export function setCodexTelemetry(text: string | undefined, o: TelemetryOptions, file: string): TelemetryEdit {
+  const t = text ?? '';
+  const tables = tomlTables(t).filter((x) => x.path[0] === 'otel');
+  const own = tables.find((x) => x.path.length === 1);
+  const sub = tables.find((x) => x.path.length > 1);
+  const exporter = own?.body.find((l) => /^\s*exporter\s*=/.test(l));
+  const ours = (l: string) => /=\s*["']none["']\s*$/.test(l) || l.includes(`${o.base}/v1/logs`) || /perch_otlp_/.test(l);
+  if (sub || (exporter !== undefined && !ours(exporter)))
+    return {
+      text: t,
+      note: `${file} has an OpenTelemetry exporter of your own in [${(sub ?? own)!.path.join('.')}]; Codex has one, so Perch left it as it is and this agent's tool calls and tokens are not recorded. To record them, remove it and run perch connect again.`,
+    };
+  const body = (own?.body ?? []).filter((l) => !/^\s*exporter\s*=/.test(l));
+  while (body.length && body[body.length - 1]!.trim() === '') body.pop();
+  return { text: upsertTomlTable(t, ['otel'], [...body, codexExporterLine(o)]) };
+}

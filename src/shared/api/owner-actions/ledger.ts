@@ -1,0 +1,30 @@
+// Owner actions of the flight recorder and the cost ledger: what the agents' harnesses reported (tool calls, cost).
+// Assembled in contract order by ../owner-api.ts.
+import { z } from 'zod';
+import { type ActionDefs, id } from './define';
+
+const day = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
+
+export const ledgerActions = {
+  'ledger.calls': {
+    device: 'full',
+    description:
+      "The tool calls the agents' harnesses reported (OpenTelemetry), newest first, each once: agent, harness, session, tool, what it was asked, the decision and who made it (decided_by: allowlist, perch, user, harness), the outcome (success, duration, exit code, the first lines of output; null until known). Filters: agent, harness, tool, search (words in the tool, what it was asked, its output or error), since (a day), failed_only; limit (default 100, at most 500).",
+    input: () =>
+      z.strictObject({
+        agent: id().optional(),
+        harness: z.enum(['claude-code', 'codex']).optional(),
+        tool: z.string().min(1).max(200).optional(),
+        search: z.string().max(200).optional(),
+        since: day().optional(),
+        failed_only: z.boolean().optional(),
+        limit: z.number().int().min(1).max(500).optional(),
+      }),
+  },
+  'ledger.costs': {
+    device: 'full',
+    description:
+      "The cost ledger per day, agent, harness, model and cost source (harness: the harness's own dollars, as Claude Code reports them; price_table: tokens priced by the price table, as for Codex; unknown: a model without a price, tokens only), from since (default: the last 14 days), for one agent or all; today: the hub's local day.",
+    input: () => z.strictObject({ agent: id().optional(), since: day().optional() }),
+  },
+} as const satisfies ActionDefs;

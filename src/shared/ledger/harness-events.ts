@@ -1,0 +1,208 @@
+// What the ledger keeps of a harness's OpenTelemetry log events: Claude Code's claude_code.tool_decision,
+// claude_code.tool_result and claude_code.api_request, Codex's codex.tool_decision, codex.tool_result and
+// codex.sse_event (response.completed, with the turn's tokens). Every other event (prompts, other API events) is
+// received and not kept. A kept event whose known fields have the wrong type is refused (the whole request: 400).
+// Bounded: what was asked and the output are cut (LEDGER_TEXT), so a record stays small whatever a harness sends.
+import type { FlatValue, OtlpLogRecord } from './otlp';
+
+export type LedgerHarness = 'claude-code' | 'codex';
+export type FactKind = 'tool_decision' | 'tool_result' | 'api_request';
+
+/** Who or what decided a tool call, in the ledger's words. */
+export type DecidedBy = 'allowlist' | 'perch' | 'user' | 'harness';
+
+/** How much of a tool's input and output a record keeps. */
+export const LEDGER_TEXT = {
+  /** What the tool was asked (its command, file, arguments as JSON). */
+  askedChars: 2000,
+  /** The first lines of its output. */
+  outputLines: 10,
+  outputChars: 2000,
+  /** Any other text field (an error, a decision's source). */
+  fieldChars: 500,
+  /** Ids and names (session, call, tool, model). */
+  idChars: 200,
+} as const;
+
+/** One fact a harness reported, as the ledger stores it (ledger_records). */
+export interface LedgerFact {
+  kind: FactKind;
+  harness: LedgerHarness;
+  /** The harness's own time of the event (ms); the receiver's when it sent none. */
+  at: number;
+  session_id: string | null;
+  /** Claude Code's tool_use_id, Codex's call_id: what joins a call's decision and result. */
+  call_id: string | null;
+  tool: string | null;
+  model: string | null;
+  detail: FactDetail;
+  tokens: { input: number; output: number; cache_read: number; cache_write: number } | null;
+  /** The harness's own dollar figure (Claude Code); Codex reports none. */
+  cost_usd: number | null;
+}
+
+export interface FactDetail {
+  decision?: string;
+  decided_by?: DecidedBy;
+  /** The harness's own word for who decided (Claude Code: config, hook, user_temporary …). */
+  decision_source?: string;
+  asked?: string;
+  success?: boolean;
+  duration_ms?: number;
+  exit_code?: number;
+  output_head?: string;
+  error?: string;
+  reasoning_tokens?: number;
+}
+
+class WrongType extends Error {}
+
+function cut(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+function text(a: Map<string, FlatValue>, key: string, n: number): string | undefined {
+  const v = a.get(key);
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'string') return cut(v, n);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new WrongType(`${key} must be a string`);
+}
+
+function num(a: Map<string, FlatValue>, key: string): number | undefined {
+  const v = a.get(key);
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1e15) throw new WrongType(`${key} must be a number from 0 to 1e15`);
+  return n;
+}
+
+function bool(a: Map<string, FlatValue>, key: string): boolean | undefined {
+  const v = a.get(key);
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new WrongType(`${key} must be true or false`);
+}
+
+function firstLines(s: string): string {
+  return cut(s.split('\n').slice(0, LEDGER_TEXT.outputLines).join('\n'), LEDGER_TEXT.outputChars);
+}
+
+/** Claude Code's decision source (config, hook, user_permanent, user_temporary, user_abort, user_reject) as who decided. */
+export function decidedBy(source: string | undefined): DecidedBy | undefined {
+  if (!source) return undefined;
+  if (source === 'config' || source === 'allowlist') return 'allowlist';
+  if (source === 'hook') return 'perch';
+  if (source.startsWith('user')) return 'user';
+  return 'harness';
+}
+
+/** The event's full name (claude_code.x, codex.x), from its own name or the resource's service.name. */
+function fullName(r: OtlpLogRecord): string | undefined {
+  const n = r.name;
+  if (!n) return undefined;
+  if (n.startsWith('claude_code.') || n.startsWith('codex.')) return n;
+  const service = r.resource.get('service.name');
+  if (typeof service !== 'string') return undefined;
+  if (/claude/i.test(service)) return `claude_code.${n}`;
+  if (/codex/i.test(service)) return `codex.${n}`;
+  return undefined;
+}
+
+function clean<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/** The fact a log record reports, undefined for an event the ledger does not keep, or why its fields are wrong. */
+export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undefined | string {
+  const name = fullName(r);
+  if (!name) return undefined;
+  const harness: LedgerHarness = name.startsWith('codex.') ? 'codex' : 'claude-code';
+  const event = name.slice(name.indexOf('.') + 1);
+  const a = r.attrs;
+  try {
+    const sessionOf = (m: Map<string, FlatValue>) =>
+      text(m, 'session.id', LEDGER_TEXT.idChars) ?? text(m, 'conversation.id', LEDGER_TEXT.idChars);
+    const base = {
+      harness,
+      at: r.timeMs !== undefined && r.timeMs > 0 && r.timeMs < 8.64e15 ? r.timeMs : receivedAt,
+      session_id: sessionOf(a) ?? sessionOf(r.resource) ?? null,
+      call_id: text(a, 'tool_use_id', LEDGER_TEXT.idChars) ?? text(a, 'call_id', LEDGER_TEXT.idChars) ?? null,
+      tool: text(a, 'tool_name', LEDGER_TEXT.idChars) ?? null,
+      model: text(a, 'model', LEDGER_TEXT.idChars) ?? null,
+      tokens: null,
+      cost_usd: null,
+    };
+    if (event === 'tool_decision') {
+      const source = text(a, 'source', LEDGER_TEXT.fieldChars) ?? text(a, 'decision_source', LEDGER_TEXT.fieldChars);
+      return {
+        ...base,
+        kind: 'tool_decision',
+        detail: clean({ decision: text(a, 'decision', LEDGER_TEXT.fieldChars), decision_source: source, decided_by: decidedBy(source) }),
+      };
+    }
+    if (event === 'tool_result') {
+      const output = text(a, 'output', 1_000_000);
+      const exit = output !== undefined ? /^\s*(?:Exit code|exit_code|Process exited with code)[:\s]+(-?\d+)/im.exec(output) : null;
+      const source = text(a, 'decision_source', LEDGER_TEXT.fieldChars);
+      return {
+        ...base,
+        kind: 'tool_result',
+        detail: clean({
+          asked:
+            text(a, 'tool_parameters', LEDGER_TEXT.askedChars) ??
+            text(a, 'tool_input', LEDGER_TEXT.askedChars) ??
+            text(a, 'arguments', LEDGER_TEXT.askedChars),
+          success: bool(a, 'success'),
+          duration_ms: num(a, 'duration_ms'),
+          exit_code: num(a, 'exit_code') ?? (exit ? Number(exit[1]) : undefined),
+          output_head: output !== undefined ? firstLines(output) : undefined,
+          error: text(a, 'error', LEDGER_TEXT.fieldChars),
+          decision: text(a, 'decision_type', LEDGER_TEXT.fieldChars) ?? text(a, 'decision', LEDGER_TEXT.fieldChars),
+          decision_source: source,
+          decided_by: decidedBy(source),
+        }),
+      };
+    }
+    if (harness === 'claude-code' && event === 'api_request') {
+      const micros = num(a, 'cost_usd_micros');
+      const usd = micros !== undefined ? micros / 1e6 : num(a, 'cost_usd');
+      return {
+        ...base,
+        kind: 'api_request',
+        call_id: null,
+        tool: null,
+        detail: clean({ duration_ms: num(a, 'duration_ms') }),
+        tokens: {
+          input: num(a, 'input_tokens') ?? 0,
+          output: num(a, 'output_tokens') ?? 0,
+          cache_read: num(a, 'cache_read_tokens') ?? 0,
+          cache_write: num(a, 'cache_creation_tokens') ?? 0,
+        },
+        cost_usd: usd ?? null,
+      };
+    }
+    if (harness === 'codex' && event === 'sse_event') {
+      if (text(a, 'event.kind', LEDGER_TEXT.idChars) !== 'response.completed') return undefined;
+      const input = num(a, 'input_token_count') ?? 0;
+      const cached = Math.min(num(a, 'cached_token_count') ?? 0, input);
+      return {
+        ...base,
+        kind: 'api_request',
+        call_id: null,
+        tool: null,
+        detail: clean({ reasoning_tokens: num(a, 'reasoning_token_count') }),
+        // OpenAI's input count includes the cached tokens; the ledger keeps them apart, as Claude Code reports them.
+        tokens: { input: input - cached, output: num(a, 'output_token_count') ?? 0, cache_read: cached, cache_write: 0 },
+        cost_usd: null,
+      };
+    }
+    return undefined;
+  } catch (e) {
+    if (e instanceof WrongType) return `${name}: ${e.message}`;
+    throw e;
+  }
+}

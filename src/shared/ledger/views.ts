@@ -1,0 +1,45 @@
+// What the owner reads from the flight recorder and the cost ledger (owner API ledger.calls, ledger.costs; perch ledger).
+import type { DecidedBy } from './harness-events';
+
+/** One tool call, once: its records joined by the harness's call id (Claude Code's tool_use_id, Codex's call_id). */
+export interface ToolCallView {
+  agent: { id: string; name: string };
+  harness: string;
+  session_id: string | null;
+  call_id: string;
+  tool: string | null;
+  /** What it was asked (bounded). */
+  asked: string | null;
+  decision: string | null;
+  decided_by: DecidedBy | null;
+  decision_source: string | null;
+  /** null until its result is known. */
+  outcome: {
+    success: boolean | null;
+    duration_ms: number | null;
+    exit_code: number | null;
+    output_head: string | null;
+    error: string | null;
+  } | null;
+  /** The harness's time of its first and last record (ms). */
+  first_at: number;
+  last_at: number;
+  /** The ledger rows it was joined from. */
+  record_ids: number[];
+}
+
+/** One line of the cost ledger: a day, an agent, a harness, a model and where the figure came from. */
+export interface CostLine {
+  day: string;
+  agent: string;
+  harness: string;
+  model: string | null;
+  /** harness: the harness's own dollars; price_table: tokens priced by the table; unknown: no price for the model. */
+  cost_source: string | null;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+}
