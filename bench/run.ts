@@ -301,7 +301,7 @@ async function main() {
     const fixM = await seed(
       dirM,
       ['--agents', '50', '--conversations', String(BIG_CONVERSATIONS), '--messages', String(BIG_MESSAGES)],
-      300_000,
+      1_200_000, // about a minute on a quiet machine; far more beside other work
     );
     const dbBytes = fs.statSync(path.join(dirM, 'perch.sqlite')).size;
     progress(`seeded in ${(fixM.ms / 1000).toFixed(1)} s, ${Math.round(dbBytes / 2 ** 20)} MB`);
