@@ -14,10 +14,16 @@ export const loadRules = () =>
   });
 
 /** "Always allow / deny": a rule for the prompt's agent and tool (only commands that start with prefix, when given). */
-export function answerAlways(requestId: string, behavior: 'allow' | 'deny', commandPrefix?: string) {
+export function answerAlways(
+  requestId: string,
+  behavior: 'allow' | 'deny',
+  commandPrefix?: string,
+  more: { any_options?: boolean; scope?: 'agent' | 'folder' | 'every'; lifetime?: 'session' | 'today' | 'always' } = {},
+) {
   return attempt('Rule not added', async () => {
     const prefix = commandPrefix?.trim();
-    const r = await api('rules.add', { request_id: requestId, behavior, ...(prefix ? { command_prefix: prefix } : {}) });
+    const extra = Object.fromEntries(Object.entries(more).filter(([, v]) => v !== undefined));
+    const r = await api('rules.add', { request_id: requestId, behavior, ...(prefix ? { command_prefix: prefix } : {}), ...extra });
     if (r.request) mergeDecidedRequest(r.request);
     rulesStore.setState((s) => ({ list: [...s.list.filter((x) => x.rule_id !== r.rule.rule_id), r.rule] }));
     toast(`${r.added ? 'Rule added' : 'Rule kept'} for ${r.rule.agent.name}: ${ruleText(r.rule)}.`);
