@@ -11,7 +11,7 @@ import type { WakeLimits, WakeRunView, WakeState } from '../agents/wake';
 import type { AgentControlView, Caps, PauseInfo, UsageDay } from '../agents/control';
 import type { ReadReceipt } from '../agents/agent-sessions';
 import type { AgentKeyView } from '../agents/scoped-keys';
-import type { PermissionRuleView } from '../features/permission-prompts';
+import type { PermissionRuleView, RuleSuggestionView } from '../features/permission-prompts';
 import type { RetentionPlan, RetentionRule, RetentionStatus } from '../features/retention';
 import type { ContainersState } from '../agents/places';
 import type { AgentBrakes } from '../agents/brakes';
@@ -191,6 +191,9 @@ export interface OwnerResults {
   'rules.list': { rules: PermissionRuleView[] };
   'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
   'rules.remove': { rule: PermissionRuleView };
+  'rules.suggestions': { suggestions: RuleSuggestionView[] };
+  'rules.suggestion_accept': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
+  'rules.suggestion_dismiss': { dismissed: RuleSuggestionView };
   'containers.get': { containers: ContainersState };
   'containers.set': { containers: ContainersState };
   'phone.get': { phone: PhoneSettings };

@@ -33,6 +33,17 @@ export interface PermissionRuleView {
   expires_at: number | null;
 }
 
+/** A standing rule Perch suggests from the owner's own approvals (rules.suggestions). */
+export interface RuleSuggestionView {
+  agent: { id: string; name: string };
+  tool: string;
+  /** The command prefix the rule would have. */
+  shape: string;
+  /** Approvals of that shape in the last 14 days (never a rejection). */
+  approved: number;
+  last_at: number;
+}
+
 export const RULE_SCOPES = ['agent', 'folder', 'every'] as const;
 export type RuleScope = (typeof RULE_SCOPES)[number];
 export const RULE_LIFETIMES = ['session', 'today', 'always'] as const;

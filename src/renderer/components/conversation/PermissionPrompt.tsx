@@ -3,13 +3,15 @@
 // as code, an edit as a diff — instead of the context's raw JSON (still there, folded); and "Always allow / Always
 // deny" (this tool, or for a command the commands that start with a prefix the owner may shorten), which adds the
 // standing rule and decides the card by it at once (rules.add with the request_id).
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { RequestItem } from '../../model';
 import { commandOf, isPermissionPrompt, type RuleLifetime, type RuleScope } from '../../../shared/features/permission-prompts';
 import { ruleCoverage } from '../../../shared/shell/rule-examples';
 import { promptCut } from '../../../shared/api/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
-import { answerAlways } from '../../sync';
+import { acceptSuggestion, answerAlways, dismissSuggestion, loadSuggestions } from '../../sync';
+import { hrefOf } from '../../sync/router';
+import { useRules } from '../../stores/rules';
 import { usePairedDevice } from '../../stores/paired-device';
 import { renderMarkdown } from '../../markdown';
 import { JsonView } from '../common';
@@ -162,6 +164,61 @@ export function offersAlways(r: RequestItem, ctx: Json): boolean {
   return !!r.door && !promptCut(ctx);
 }
 
+/** A decided card's comment; a prompt decided by a standing rule names it, with a link to the rule list (Settings → Decisions). */
+export function DecidedByRule({ r, comment }: { r: RequestItem; comment: string }) {
+  const m = r.door ? /^standing rule (pr_[A-Za-z0-9]+): (.*)$/.exec(comment) : null;
+  if (!m) {
+    return (
+      <p>
+        <strong>Comment:</strong> {comment}
+      </p>
+    );
+  }
+  return (
+    <p className="decided-by-rule" aria-label="Decided by a standing rule">
+      <strong>Decided by a standing rule:</strong>{' '}
+      <a href={`${hrefOf({ name: 'settings' })}`} data-rule-id={m[1]}>
+        {m[2]}
+      </a>
+    </p>
+  );
+}
+
+/** "Always allow `npm test` for kit? (approved 5× in two weeks)": a suggestion from the owner's own approvals of this shape. */
+function SuggestionOffer({ r, ctx }: { r: RequestItem; ctx: Json }) {
+  const shape = str(ctx.rule_prefix);
+  const tool = str(ctx.tool_name);
+  const s = useRules((st) => st.suggestions.find((x) => x.agent.id === r.requester.id && x.tool === tool && x.shape === shape));
+  const onDevice = usePairedDevice((st) => st.me !== null);
+  const [busy, setBusy] = useState(false);
+  // Suggestions change with every decision: read them again when a prompt that has a shape shows.
+  useEffect(() => {
+    if (shape && !onDevice) void loadSuggestions();
+  }, [r.request_id, shape, onDevice]);
+  if (!s || onDevice) return null;
+  return (
+    <div className="rule-suggestion" role="group" aria-label="Suggested rule">
+      <span>
+        Always allow <code>{s.shape}</code> for {s.agent.name}? <span className="muted">(approved {s.approved}× in two weeks)</span>
+      </span>{' '}
+      <button
+        type="button"
+        className="btn btn-ghost btn-small"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void acceptSuggestion(s, r.request_id).finally(() => setBusy(false));
+        }}
+      >
+        Accept
+      </button>{' '}
+      <button type="button" className="btn btn-ghost btn-small" disabled={busy} onClick={() => void dismissSuggestion(s)}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 /** What a rule would cover and not, in examples (shared/shell/rule-examples.ts). */
 export function RuleCoverageView({ rule }: { rule: Parameters<typeof ruleCoverage>[0] }) {
   const c = ruleCoverage(rule);
@@ -207,14 +264,19 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
   const cannotTell = str(ctx.cannot_tell);
   // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
   const onDevice = usePairedDevice((s) => s.me !== null);
+  // A command prefix covers one literal simple command: the hub offers one (ctx.rule_prefix) only for such a prompt.
+  const oneCommand = command === undefined || !p || str(ctx.rule_prefix) !== undefined;
   const allowOff =
     cannotTell !== undefined && p
       ? 'Perch cannot tell what this runs, so no allow rule covers it: approve this one above'
-      : onDevice
-        ? 'Allow rules are added on the laptop only: approve this one above'
-        : undefined;
+      : !oneCommand
+        ? 'A standing rule never allows a command with several commands, a wrapper, a substitution or a redirection to a file: approve this one above'
+        : onDevice
+          ? 'Allow rules are added on the laptop only: approve this one above'
+          : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
+      <SuggestionOffer r={r} ctx={ctx} />
       {command !== undefined && (
         <label className="perm-prefix">
           <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>

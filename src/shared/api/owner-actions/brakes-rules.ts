@@ -41,4 +41,22 @@ export const brakeRuleActions = {
     description: 'Remove a standing rule: the prompts it matched go to you again.',
     input: () => z.strictObject({ rule_id: id() }),
   },
+  'rules.suggestions': {
+    device: 'full',
+    description:
+      "Standing rules Perch suggests from your own decisions: an agent's prompt shape (the command prefix that covers it, e.g. npm test) you approved at least 3 times in 14 days and never rejected, not already covered by a rule, not dismissed. Never for a command Perch cannot read or a prompt too long to show.",
+    input: () => z.strictObject({ agent: id().optional() }),
+  },
+  'rules.suggestion_accept': {
+    device: 'full',
+    description:
+      'Accept a suggestion: the allow rule (agent, tool, shape as command_prefix) is added, on the laptop only (403 forbidden from a paired device). With the request_id of a pending prompt of that shape, the prompt is decided by the rule at once.',
+    input: () =>
+      z.strictObject({ agent: id(), tool: z.string().min(1).max(200), shape: z.string().min(1).max(200), request_id: id().optional() }),
+  },
+  'rules.suggestion_dismiss': {
+    device: 'full',
+    description: 'Dismiss a suggestion: it is never offered again.',
+    input: () => z.strictObject({ agent: id(), tool: z.string().min(1).max(200), shape: z.string().min(1).max(200) }),
+  },
 } as const satisfies ActionDefs;
