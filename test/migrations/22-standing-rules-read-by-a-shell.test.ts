@@ -17,12 +17,13 @@ migrationTest({
     assert.deepEqual(
       rows(
         db,
-        'SELECT id, any_options, from_request_id, decided_count, last_used_at, scope, folder, lifetime, session_id, expires_at FROM permission_rules',
+        'SELECT id, any_options, exact, from_request_id, decided_count, last_used_at, scope, folder, lifetime, session_id, expires_at FROM permission_rules',
       ),
       [
         {
           id: 'pr_1',
           any_options: 0,
+          exact: 0,
           from_request_id: null,
           decided_count: 0,
           last_used_at: null,

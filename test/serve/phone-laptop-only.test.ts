@@ -65,6 +65,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'rules.list',
     'rules.add',
     'rules.remove',
+    'rules.import',
     'rules.suggestions',
     'rules.suggestion_accept',
     'rules.suggestion_dismiss',

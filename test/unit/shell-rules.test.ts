@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { loadShellParser, parseShell } from '../../src/main/hub/features/rules/shell-parser';
 import { decideByRules } from '../../src/shared/shell/rules';
 import { readCommands } from '../../src/shared/shell/commands';
+import { promptShape } from '../../src/shared/shell/shapes';
 import { RULE_SETS, TABLE } from './shell-rules-table';
 import { Rng } from '../support/rng';
 
@@ -105,4 +106,33 @@ test('reading and deciding never throw, whatever the input (fuzz)', () => {
   decideByRules(RULE_SETS.all!, 'Bash', "bash -c '".repeat(50), parseShell);
   decideByRules(RULE_SETS.all!, 'Bash', 'x'.repeat(100_000), parseShell);
   assert.equal(n, 3000);
+});
+
+test("a prompt's shape is the command as it runs, whole, only for one literal simple command; its rule covers it", () => {
+  const shape = (c: string) => promptShape(readCommands(c, parseShell));
+  assert.equal(shape('npm test'), 'npm test');
+  assert.equal(shape('git "status"'), 'git status');
+  assert.equal(shape('rm -rf node_modules'), 'rm -rf node_modules', 'never shortened to a wider rule');
+  for (const c of [
+    'npm test && ls',
+    'FOO=1 npm test',
+    'sudo npm test',
+    'npm test > out',
+    'git $x',
+    "bash -c 'ls'",
+    'env ls',
+    'echo "a b"',
+    '',
+  ]) {
+    assert.equal(shape(c), undefined, c);
+  }
+});
+
+test('an exact allow (an accepted suggestion) covers its command and nothing after it', () => {
+  const exact = [{ tool: 'Bash', command_prefix: 'rm -rf build', behavior: 'allow' as const, exact: true }];
+  assert.equal(decideByRules(exact, 'Bash', 'rm -rf build', parseShell).decision, 'allow');
+  assert.equal(decideByRules(exact, 'Bash', "rm -rf 'build'", parseShell).decision, 'allow');
+  for (const c of ['rm -rf build /', 'rm -rf build --no-preserve-root', 'rm -rf build && ls']) {
+    assert.equal(decideByRules(exact, 'Bash', c, parseShell).decision, 'owner', c);
+  }
 });

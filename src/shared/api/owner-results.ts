@@ -191,6 +191,7 @@ export interface OwnerResults {
   'rules.list': { rules: PermissionRuleView[] };
   'rules.add': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
   'rules.remove': { rule: PermissionRuleView };
+  'rules.import': { added: number; kept: number };
   'rules.suggestions': { suggestions: RuleSuggestionView[] };
   'rules.suggestion_accept': { rule: PermissionRuleView; added: boolean; request?: RequestItem };
   'rules.suggestion_dismiss': { dismissed: RuleSuggestionView };

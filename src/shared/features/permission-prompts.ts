@@ -20,6 +20,8 @@ export interface PermissionRuleView {
   added_by: { via: 'laptop' } | { via: 'device'; device_id: string; name: string } | null;
   /** An allow prefix also covers options it does not name (the owner widened it; shown with a warning). */
   any_options: boolean;
+  /** An allow covers only the command it names, no argument after it (an accepted suggestion). */
+  exact: boolean;
   /** The prompt it was added from, if it was. */
   from_request_id: string | null;
   /** How many prompts it decided, and when it last did (null: never). */
@@ -43,6 +45,22 @@ export interface RuleSuggestionView {
   approved: number;
   last_at: number;
 }
+
+/** One rule as `perch rules export` writes it and `perch rules import` (rules.import) reads it. */
+export interface RuleExportEntry {
+  agent: string;
+  tool: string;
+  command_prefix: string | null;
+  behavior: 'allow' | 'deny';
+  any_options: boolean;
+  exact?: boolean;
+  scope: RuleScope;
+  folder: string | null;
+  lifetime: 'today' | 'always';
+}
+
+/** The export file: `{"perch_rules": 1, "rules": [...]}`. */
+export const RULES_EXPORT_VERSION = 1;
 
 export const RULE_SCOPES = ['agent', 'folder', 'every'] as const;
 export type RuleScope = (typeof RULE_SCOPES)[number];
@@ -97,8 +115,14 @@ export function promptTitle(toolName: string, toolInput: unknown): string {
 }
 
 /** How a rule reads ("always allow Bash `npm test` and arguments after it that are not options"). */
-export function ruleText(rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'> & { any_options?: boolean }): string {
+export function ruleText(
+  rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'> & { any_options?: boolean; exact?: boolean },
+): string {
   if (rule.command_prefix === null) return `always ${rule.behavior} ${rule.tool}`;
-  const after = rule.any_options ? ' and any arguments and options after it' : ' and arguments after it that are not options';
+  const after = rule.exact
+    ? ' exactly'
+    : rule.any_options
+      ? ' and any arguments and options after it'
+      : ' and arguments after it that are not options';
   return `always ${rule.behavior} ${rule.tool} \`${rule.command_prefix}\`${rule.behavior === 'allow' ? after : ' wherever it runs'}`;
 }

@@ -15,6 +15,7 @@ export function ruleCoverage(rule: {
   command_prefix: string | null;
   behavior: 'allow' | 'deny';
   any_options?: boolean;
+  exact?: boolean;
 }): RuleCoverage {
   const p = rule.command_prefix;
   if (p === null) {
@@ -46,6 +47,7 @@ export function ruleCoverage(rule: {
       ],
     };
   }
+  if (rule.exact) return { covers: [`\`${p}\` exactly`], not: [`\`${p} other.txt\`, \`${p} --option\``, `\`sudo ${p}\`, \`${p} > out\``] };
   if (INTERPRETERS.has(program)) {
     return {
       covers: [`\`${p}\` exactly`],

@@ -21,6 +21,8 @@ export interface ShellRule {
   behavior: 'allow' | 'deny';
   /** An allow prefix also covers options after it that it does not name (the owner widened it, with a warning). */
   any_options?: boolean;
+  /** An allow covers only the command it names, no argument after it. */
+  exact?: boolean;
 }
 
 export type RuleDecision<R> =
@@ -91,14 +93,14 @@ function isOption(word: string): boolean {
 }
 
 /** Whether an allow rule's words cover one simple command (see the top of this file). */
-export function allowCovers(words: readonly string[], anyOptions: boolean, c: RunCommand): boolean {
+export function allowCovers(words: readonly string[], anyOptions: boolean, c: RunCommand, exact = false): boolean {
   if (c.kind !== 'command' || c.wrappers.length || c.layers.length > 1 || c.viaString || c.assigns || c.redirected || c.moreArgs)
     return false;
   if (!c.words.every((w) => w.literal) || c.words.length < words.length) return false;
   if (!words.every((w, i) => c.words[i]!.text === w)) return false;
   const rest = c.words.slice(words.length).map((w) => w.text);
   const program = basename(words[0]!);
-  if (INTERPRETERS.has(program)) return rest.length === 0;
+  if (exact || INTERPRETERS.has(program)) return rest.length === 0;
   // tar's first argument is its options even without a dash (`tar xIf sh a.tar` runs sh).
   const options = program === 'tar' && words.length === 1 && rest.length > 0 ? [`-${rest[0]}`, ...rest.slice(1)] : rest;
   return anyOptions || !options.some(isOption);
@@ -164,7 +166,7 @@ export function decideByRules<R extends ShellRule>(
     const covering = read.commands.map((c) =>
       allows.find((r) => {
         const ws = prefixWords(r.command_prefix!);
-        return !!ws && allowCovers(ws, r.any_options === true, c);
+        return !!ws && allowCovers(ws, r.any_options === true, c, r.exact === true);
       }),
     );
     if (covering.every((r) => r !== undefined)) return { decision: 'allow', rule: covering[0]! };

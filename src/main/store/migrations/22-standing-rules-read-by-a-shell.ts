@@ -6,6 +6,7 @@ export const migration22: Migration = {
   name: 'standing rules: options, provenance, scope, lifetime and suggestions',
   // permission_rules (hub/features/requests/permission-rules.ts decides with them, shared/shell/rules.ts matches):
   // - any_options: 1 when the owner widened an allow prefix to options it does not name (shown with a warning).
+  // - exact: 1 when an allow covers only the command it names, no argument after it (an accepted suggestion).
   // - from_request_id: the prompt the rule was added from (a link); decided_count and last_used_at: how many prompts
   //   it decided and when it last did (the rule list sorts by it and offers to remove rules unused for 30 days).
   // - scope: 'agent' (agent_id's prompts), 'folder' (every agent's prompts whose hook cwd is folder or under it), or
@@ -16,6 +17,7 @@ export const migration22: Migration = {
   // rule_suggestions: a suggestion the owner dismissed (never offered again) or accepted.
   sql: /* sql */ `
 ALTER TABLE permission_rules ADD COLUMN any_options INTEGER NOT NULL DEFAULT 0 CHECK (any_options IN (0, 1));
+ALTER TABLE permission_rules ADD COLUMN exact INTEGER NOT NULL DEFAULT 0 CHECK (exact IN (0, 1));
 ALTER TABLE permission_rules ADD COLUMN from_request_id TEXT;
 ALTER TABLE permission_rules ADD COLUMN decided_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE permission_rules ADD COLUMN last_used_at INTEGER;

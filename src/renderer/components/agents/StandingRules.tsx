@@ -105,6 +105,7 @@ export function StandingRules() {
                     {' '}
                     commands starting with <code>{r.command_prefix}</code>
                     {r.any_options && <span className="perm-warning"> and any options</span>}
+                    {r.exact && <span className="muted"> exactly</span>}
                   </>
                 ) : (
                   <span className="muted"> (every prompt)</span>

@@ -27,6 +27,7 @@ export interface RuleAddInput {
   command_prefix?: string;
   behavior: 'allow' | 'deny';
   any_options?: boolean;
+  exact?: boolean;
   scope?: RuleScope;
   folder?: string;
   lifetime?: RuleLifetime;
@@ -61,6 +62,7 @@ export function addRuleOrAnswer(
         command_prefix: input.command_prefix,
         behavior: input.behavior,
         any_options: input.any_options,
+        exact: input.exact,
         scope: input.scope,
         folder: input.folder,
         lifetime: input.lifetime,
@@ -106,6 +108,7 @@ export function addRuleOrAnswer(
       command_prefix: prefix === undefined ? null : prefix,
       behavior: input.behavior,
       any_options: input.any_options,
+      exact: input.exact,
     };
     if (prefix !== undefined && decideByRules([draft], ctx.tool_name, commandOf(ctx.tool_input), parseShell).decision !== input.behavior) {
       throw new HubError(
@@ -130,6 +133,7 @@ export function addRuleOrAnswer(
         command_prefix: prefix,
         behavior: input.behavior,
         any_options: input.any_options,
+        exact: input.exact,
         scope: input.scope,
         folder: input.scope === 'folder' ? (input.folder ?? cwd) : undefined,
         lifetime: input.lifetime,

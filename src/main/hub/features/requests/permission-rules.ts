@@ -63,6 +63,7 @@ function ruleView(hub: TalkHub, r: PermissionRuleRow): PermissionRuleView {
     created_at: r.created_at,
     added_by,
     any_options: r.any_options === 1,
+    exact: r.exact === 1,
     from_request_id: r.from_request_id,
     decided_count: r.decided_count,
     last_used_at: r.last_used_at,
@@ -97,6 +98,8 @@ export interface AddRuleInput {
   behavior: 'allow' | 'deny';
   /** An allow prefix also covers options it does not name. */
   any_options?: boolean;
+  /** An allow covers only the command it names (no argument after it). */
+  exact?: boolean;
   scope?: RuleScope;
   /** For scope folder: the folder (an absolute path). */
   folder?: string;
@@ -141,6 +144,10 @@ export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAut
     if (anyOptions && (input.behavior !== 'allow' || prefix === null)) {
       invalid('any_options: only an allow rule with a command_prefix can be widened to any options.', 'Leave any_options out.');
     }
+    const exact = input.exact === true;
+    if (exact && (input.behavior !== 'allow' || prefix === null || anyOptions)) {
+      invalid('exact: only an allow rule with a command_prefix, not widened to any options, can be exact.', 'Leave exact out.');
+    }
     const scope = input.scope ?? 'agent';
     if (!RULE_SCOPES.includes(scope)) invalid(`scope: one of ${RULE_SCOPES.join(', ')}.`, 'Leave it out for this agent only.');
     let folder: string | null = null;
@@ -164,6 +171,7 @@ export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAut
       command_prefix: prefix,
       behavior: input.behavior,
       any_options: anyOptions ? (1 as const) : (0 as const),
+      exact: exact ? (1 as const) : (0 as const),
       scope,
       folder,
       lifetime,
@@ -183,6 +191,22 @@ export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAut
     };
     insertPermissionRule(hub.db, rule);
     return { rule: ruleView(hub, { ...rule, decided_count: 0, last_used_at: null }), added: true };
+  });
+}
+
+/** rules.import: every rule of an export file, all or none (the same checks as rules.add); the ones already there are kept. */
+export function importPermissionRules(hub: TalkHub, rules: readonly AddRuleInput[], by: RuleAuthor): { added: number; kept: number } {
+  return hub.write(() => {
+    let added = 0;
+    rules.forEach((r, i) => {
+      try {
+        if (addPermissionRule(hub, r, by).added) added++;
+      } catch (e) {
+        if (e instanceof HubError) throw new HubError(e.code, `rules[${i}]: ${e.message}`, `${e.nextStep} Nothing was imported.`);
+        throw e;
+      }
+    });
+    return { added, kept: rules.length - added };
   });
 }
 
@@ -247,7 +271,7 @@ export function standingDecision(
     ruleApplies(r, requesterId, c.cwd, c.session_id),
   );
   const d = decideByRules(
-    rules.map((r) => ({ ...r, any_options: r.any_options === 1 })),
+    rules.map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 })),
     c.tool_name,
     command,
     parseShell,

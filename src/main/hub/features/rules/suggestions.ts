@@ -34,7 +34,7 @@ export interface RuleSuggestion {
 export function listRuleSuggestions(hub: TalkHub, agent?: string): RuleSuggestion[] {
   const agentId = agent === undefined ? undefined : findAgent(hub, agent).id;
   const settled = new Set(suggestionStates(hub.db).map((s) => `${s.agent_id}\n${s.tool}\t${s.shape}`));
-  const rules = listPermissionRules(hub.db).map((r) => ({ ...r, any_options: r.any_options === 1 }));
+  const rules = listPermissionRules(hub.db).map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 }));
   const out: RuleSuggestion[] = [];
   for (const c of shapeCounts(hub.db, hub.now() - SUGGEST_WINDOW_DAYS * DAY_MS, agentId)) {
     if (c.approved < SUGGEST_AFTER || c.rejected > 0 || settled.has(`${c.requester_id}\n${c.prompt_shape}`)) continue;
@@ -80,10 +80,10 @@ export function acceptRuleSuggestion(
       input.request_id !== undefined
         ? addRuleOrAnswer(
             hub,
-            { request_id: input.request_id, agent: s.agent.id, tool: s.tool, command_prefix: s.shape, behavior: 'allow' },
+            { request_id: input.request_id, agent: s.agent.id, tool: s.tool, command_prefix: s.shape, behavior: 'allow', exact: true },
             by,
           )
-        : addPermissionRule(hub, { agent: s.agent.id, tool: s.tool, command_prefix: s.shape, behavior: 'allow' }, by);
+        : addPermissionRule(hub, { agent: s.agent.id, tool: s.tool, command_prefix: s.shape, behavior: 'allow', exact: true }, by);
     setSuggestionState(hub.db, { agent_id: s.agent.id, tool: s.tool, shape: s.shape, state: 'accepted', at: hub.now() });
     return out;
   });

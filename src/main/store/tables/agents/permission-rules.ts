@@ -16,6 +16,8 @@ export interface PermissionRuleRow {
   added_by_name: string | null;
   /** 1: an allow prefix also covers options it does not name. */
   any_options: 0 | 1;
+  /** 1: an allow covers only the command it names, no argument after it. */
+  exact: 0 | 1;
   /** The prompt it was added from. */
   from_request_id: string | null;
   /** How many prompts it decided, and when it last did. */
@@ -37,9 +39,9 @@ export function insertPermissionRule(db: Db, r: NewPermissionRule): void {
   sql(
     db,
     `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name,
-                                   any_options, from_request_id, scope, folder, lifetime, session_id, expires_at)
+                                   any_options, exact, from_request_id, scope, folder, lifetime, session_id, expires_at)
            VALUES (@id, @agent_id, @tool, @command_prefix, @behavior, @created_at, @added_by, @added_by_name,
-                   @any_options, @from_request_id, @scope, @folder, @lifetime, @session_id, @expires_at)`,
+                   @any_options, @exact, @from_request_id, @scope, @folder, @lifetime, @session_id, @expires_at)`,
   ).run(r);
 }
 
@@ -57,14 +59,14 @@ export function samePermissionRule(
   db: Db,
   r: Pick<
     PermissionRuleRow,
-    'agent_id' | 'tool' | 'command_prefix' | 'behavior' | 'any_options' | 'scope' | 'folder' | 'lifetime' | 'session_id'
+    'agent_id' | 'tool' | 'command_prefix' | 'behavior' | 'any_options' | 'exact' | 'scope' | 'folder' | 'lifetime' | 'session_id'
   >,
 ): PermissionRuleRow | undefined {
   return sql<PermissionRuleRow>(
     db,
-    `SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? AND command_prefix IS ? AND behavior = ? AND any_options = ?
+    `SELECT * FROM permission_rules WHERE agent_id = ? AND tool = ? AND command_prefix IS ? AND behavior = ? AND any_options = ? AND exact = ?
         AND scope = ? AND folder IS ? AND lifetime = ? AND session_id IS ?`,
-  ).get(r.agent_id, r.tool, r.command_prefix, r.behavior, r.any_options, r.scope, r.folder, r.lifetime, r.session_id);
+  ).get(r.agent_id, r.tool, r.command_prefix, r.behavior, r.any_options, r.exact, r.scope, r.folder, r.lifetime, r.session_id);
 }
 
 /** Every rule (of one agent), the most recently used first, then the newest. */
