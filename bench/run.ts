@@ -79,6 +79,7 @@ import {
 import { againstPhase } from './sections/against';
 import { coldStarts, profiledStart } from './sections/cold-start';
 import { brakesPhase } from './sections/brakes';
+import { rulesPhase } from './sections/rules';
 import { ownerPhase } from './sections/owner-control';
 import { type QueryFigures, queryPhase } from './sections/store-queries';
 import { throughputPhase } from './sections/throughput';
@@ -232,6 +233,8 @@ async function main() {
     result.brakes = b;
     result.brakes_on_vs_off = b.on_vs_off;
   }
+
+  if (ONLY.has('rules')) result.rules = await rulesPhase();
 
   if (ONLY.has('fleet')) {
     // S: a fresh hub with FLEET agents, all waiting in get_updates; the same probes as for 50.

@@ -180,8 +180,8 @@ describe('permission prompt cards', () => {
       await rule.waitFor({ timeout: LIVE });
       assert.match(
         (await rule.textContent()) ?? '',
-        /commands starting with rm -rf node_modules with any arguments after it/,
-        'the list says an allow prefix covers any arguments after it',
+        /commands starting with rm -rf node_modules.*Covers: `rm -rf node_modules`.*Not: `rm -rf node_modules --option`/,
+        'the list says what an allow prefix covers and what not',
       );
       assert.match((await rule.textContent()) ?? '', /added .* on the laptop/, 'and who added it');
       await rule.button('Remove rule: Always allow Bash rm -rf node_modules for kit').click();

@@ -26,7 +26,8 @@ const common = {
   sourcemap: true,
   // Every package stays external except zod: bundled, esbuild keeps only what Perch uses, and the hub does
   // not resolve and compile zod's ~100 files at every start (about two thirds of a cold start).
-  external: ['better-sqlite3', 'sharp', 'electron'],
+  // web-tree-sitter loads its WebAssembly beside its own files: it stays in node_modules (hub/features/rules/shell-parser.ts).
+  external: ['better-sqlite3', 'sharp', 'electron', 'web-tree-sitter'],
   logLevel: 'warning',
   plugins: [zodEnglishOnly],
 };

@@ -57,7 +57,7 @@ export const WAKE_LIMIT_WINDOW_MS = sized(8000, 8000, 1000);
 export const ONLY = new Set(
   (
     opt.only ??
-    `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp${SMOKE ? ',export' : ''}`
+    `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,rules${SMOKE ? ',export' : ''}`
   ).split(','),
 );
 export const CHANNEL_PUSHES = sized(200, 50, 5);
@@ -77,6 +77,7 @@ for (const k of ONLY)
       'wakerun',
       'wakelimits',
       'channel',
+      'rules',
       'support',
       'otlp',
       'export',

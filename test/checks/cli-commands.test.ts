@@ -25,6 +25,7 @@ describe('perch command families', () => {
       'conv',
       'retention',
       'ledger',
+      'rules',
       'wake',
       'hook',
       'channel',

@@ -3,7 +3,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ownerFail, ownerOk, rawCall, type AgentKey } from '../support/serve-harness';
-import { decidingRule, ruleMatches, ruleText } from '../../src/shared/features/permission-prompts';
+import { ruleText } from '../../src/shared/features/permission-prompts';
+import { decideByRules, type ShellRule } from '../../src/shared/shell/rules';
+import { loadShellParser, parseShell } from '../../src/main/hub/features/rules/shell-parser';
 import { ALLOW_OUTPUT, claudeCodeBash, denyOutput } from '../fixtures/permission-request';
 import { served, runHook, newAgent, pendingOf, envFor } from '../support/hook-kit';
 describe('standing rules: the owner always allows or denies a tool (or a command prefix) for an agent', () => {
@@ -31,13 +33,16 @@ describe('standing rules: the owner always allows or denies a tool (or a command
       [rule.rule_id],
     );
 
-    const r = await runHook(['permission-request', '--timeout', '20'], bash('npm test -- --watch'), envFor(a));
+    const r = await runHook(['permission-request', '--timeout', '20'], bash('npm test src/a.test.ts'), envFor(a));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${ALLOW_OUTPUT}\n`);
     const [req] = await mine(a);
     assert.equal(req.state, 'approved');
     assert.equal(req.decided_by.name, (await ownerOk(served, 'hub.info', {})).owner.name);
-    assert.equal(req.outcome.comment, `standing rule ${rule.rule_id}: always allow Bash \`npm test\` and any arguments after it`);
+    assert.equal(
+      req.outcome.comment,
+      `standing rule ${rule.rule_id}: always allow Bash \`npm test\` and arguments after it that are not options`,
+    );
   });
 
   test('an allow prefix does not cover another command, a longer word, or shell chaining: those go to the owner', async () => {
@@ -127,7 +132,7 @@ describe('standing rules: the owner always allows or denies a tool (or a command
 
   test('answering a waiting prompt "always allow" (rules.add with its request_id) decides it at once and the next matching prompt is not asked', async () => {
     const a = await newAgent('hook-rule-answer');
-    const run = runHook(['permission-request'], bash('npm run lint -- --fix'), envFor(a));
+    const run = runHook(['permission-request'], bash('npm run lint src'), envFor(a));
     const req = await pendingOf(a);
     const bad = await ownerFail(served, 'rules.add', { request_id: req.request_id, command_prefix: 'npm test', behavior: 'allow' }, 400);
     assert.match(bad.message, /^command_prefix: "npm test" does not cover this prompt's command/);
@@ -190,19 +195,21 @@ describe('standing rules: the owner always allows or denies a tool (or a command
       const r = await runHook(['permission-request', '--timeout', '20'], bash(command), envFor(a));
       assert.equal(
         r.stdout,
-        `${denyOutput(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny Bash \`git push\``)}\n`,
+        `${denyOutput(`Denied by the owner in Perch: standing rule ${deny.rule_id}: always deny Bash \`git push\` wherever it runs`)}\n`,
         command,
       );
     }
-    for (const command of ['npm test --script-shell=./evil.sh', 'git -c core.pager=./evil.sh log', 'git st"atus"']) {
+    for (const command of ['npm test --script-shell=./evil.sh', 'git -c core.pager=./evil.sh log', 'git status --short']) {
       const run = runHook(['permission-request'], bash(command), envFor(a));
       const req = await pendingOf(a);
       assert.equal(req.context.tool_input.command, command, `${command} goes to the owner`);
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'reject' });
       assert.equal((await run).stdout, `${denyOutput('Denied by the owner in Perch.')}\n`, command);
     }
-    const plain = await runHook(['permission-request', '--timeout', '20'], bash('git status --short'), envFor(a));
-    assert.equal(plain.stdout, `${ALLOW_OUTPUT}\n`, 'a plain command the allow covers is still allowed');
+    for (const command of ['git status', 'git st"atus" src']) {
+      const plain = await runHook(['permission-request', '--timeout', '20'], bash(command), envFor(a));
+      assert.equal(plain.stdout, `${ALLOW_OUTPUT}\n`, `${command}: a literal command the allow covers is still allowed, quoting resolved`);
+    }
   });
 
   test('a prompt too long to show whole is never decided by a standing rule: the card says so and shows its head and its tail', async () => {
@@ -227,7 +234,9 @@ describe('standing rules: the owner always allows or denies a tool (or a command
     assert.equal((await run).stdout, `${denyOutput('Denied by the owner in Perch.')}\n`);
   });
 
-  test('rules match the unquoted shell words: quoting, blanks and options do not evade a deny; an allow never covers quotes or code-running options; the rule text says an allow covers any arguments', () => {
+  test('rules read what the shell runs: quoting, blanks and options do not evade a deny; an allow covers operands, never options it does not name; the rule text says so', async () => {
+    await loadShellParser();
+    const decide = (rules: ShellRule[], c: string | undefined, tool = 'Bash') => decideByRules(rules, tool, c, parseShell).decision;
     const rules = [
       { tool: 'Bash', command_prefix: 'git', behavior: 'allow' as const },
       { tool: 'Bash', command_prefix: 'git push', behavior: 'deny' as const },
@@ -240,47 +249,47 @@ describe('standing rules: the owner always allows or denies a tool (or a command
       'git -C . push --force',
       'cd repo && git push',
     ]) {
-      assert.equal(decidingRule(rules, 'Bash', c)?.behavior, 'deny', c);
+      assert.equal(decide(rules, c), 'deny', c);
     }
-    assert.equal(decidingRule(rules, 'Bash', 'git status')?.behavior, 'allow');
-    const npm = { tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const };
+    assert.equal(decide(rules, 'git status'), 'allow');
+    const npm = [{ tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const }];
     for (const c of [
       'npm test --script-shell=./evil.sh',
       'npm test --script-shell ./evil.sh',
-      'npm "test"',
-      'npm te\\st',
-      "npm test 'x'",
       'npm test *',
       'npm test ~/x',
-      'npm test\u00a0x',
+      'npm test -- --watch',
     ]) {
-      assert.equal(ruleMatches(npm, 'Bash', c), false, c);
+      assert.equal(decide(npm, c), 'owner', c);
     }
-    const git = rules[0]!;
+    for (const c of ['npm "test"', 'npm te\\st', "npm test 'x'"]) assert.equal(decide(npm, c), 'allow', c);
+    // A no-break space is not a blank to Bash: `test\u00a0x` is one word, not test.
+    assert.equal(decide(npm, 'npm test\u00a0x'), 'owner');
     for (const c of [
       'git -c core.pager=sh log',
       'git -C /tmp status',
       'git fetch --upload-pack=./evil.sh origin',
       'git rebase --exec ./evil.sh main',
     ]) {
-      assert.equal(ruleMatches(git, 'Bash', c), false, c);
+      assert.equal(decide([rules[0]!], c), 'owner', c);
     }
-    assert.equal(ruleMatches(npm, 'Bash', 'npm test -- --watch'), true);
-    assert.equal(ruleText(npm), 'always allow Bash `npm test` and any arguments after it');
+    assert.equal(ruleText(npm[0]!), 'always allow Bash `npm test` and arguments after it that are not options');
   });
 
-  test('ruleMatches: a prefix ends at a word boundary; an allow never matches shell control syntax, a deny does', () => {
-    const allow = { tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const };
-    const deny = { ...allow, behavior: 'deny' as const };
-    assert.equal(ruleMatches(allow, 'Bash', 'npm test'), true);
-    assert.equal(ruleMatches(allow, 'Bash', '  npm test --watch '), true);
-    assert.equal(ruleMatches(allow, 'Bash', 'npm testify'), false);
-    assert.equal(ruleMatches(allow, 'Edit', 'npm test'), false);
-    assert.equal(ruleMatches(allow, 'Bash', undefined), false);
+  test('a prefix ends at a word boundary; an allow never covers chained, substituted or redirected commands, a deny matches them', async () => {
+    await loadShellParser();
+    const decide = (rules: ShellRule[], c: string | undefined, tool = 'Bash') => decideByRules(rules, tool, c, parseShell).decision;
+    const allow = [{ tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' as const }];
+    const deny = [{ ...allow[0]!, behavior: 'deny' as const }];
+    assert.equal(decide(allow, 'npm test'), 'allow');
+    assert.equal(decide(allow, '  npm test watch '), 'allow');
+    assert.equal(decide(allow, 'npm testify'), 'owner');
+    assert.equal(decide(allow, 'npm test', 'Edit'), 'owner');
+    assert.equal(decide(allow, undefined), 'owner');
     for (const c of ['npm test && x', 'npm test | x', 'npm test; x', 'npm test `x`', 'npm test $(x)', 'npm test > f', 'npm test\nx']) {
-      assert.equal(ruleMatches(allow, 'Bash', c), false, c);
-      assert.equal(ruleMatches(deny, 'Bash', c), true, c);
+      assert.equal(decide(allow, c), 'owner', c);
+      assert.equal(decide(deny, c), 'deny', c);
     }
-    assert.equal(ruleMatches({ tool: 'Edit', command_prefix: null, behavior: 'allow' }, 'Edit', undefined), true);
+    assert.equal(decide([{ tool: 'Edit', command_prefix: null, behavior: 'allow' }], undefined, 'Edit'), 'allow');
   });
 });

@@ -56,20 +56,31 @@ test('an option followed by a word starting with - (retention set --keep-days -1
   }
 });
 
-test('rules.add refuses an allow rule whose command_prefix holds shell control syntax (it could never match) and adds nothing; a deny rule with it is kept', async () => {
+test('rules.add refuses a rule whose command_prefix holds shell syntax or quotes (a prefix is plain words, matched against what the command runs) and adds nothing; a plain deny is kept', async () => {
   const d = tempDataDir();
   try {
     assert.equal(cli(['agent', 'add', 'kit', '--data-dir', d]).code, 0);
     const served = await startServe(d, { args: ['--backups', '0'] });
     try {
-      for (const prefix of ['rm -rf /; ls', 'npm test && echo', 'cat $(x)', 'ls\nrm']) {
-        const err = await ownerFail(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: prefix, behavior: 'allow' }, 400);
-        assert.equal(err.code, 'invalid_argument');
-        assert.match(err.message, /command_prefix: an allow rule's prefix must be plain words/);
+      for (const behavior of ['allow', 'deny']) {
+        for (const prefix of ['rm -rf /; ls', 'npm test && echo', 'cat $(x)', 'ls\nrm', 'git "push"']) {
+          const err = await ownerFail(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: prefix, behavior }, 400);
+          assert.equal(err.code, 'invalid_argument');
+          assert.match(err.message, /^command_prefix: a prefix is plain words/);
+        }
+      }
+      for (const prefix of ['sudo', 'env', 'xargs', 'timeout']) {
+        const err = await ownerFail(
+          served,
+          'rules.add',
+          { agent: 'kit', tool: 'Bash', command_prefix: `${prefix} ls`, behavior: 'allow' },
+          400,
+        );
+        assert.match(err.message, /runs another command, so an allow of it would cover whatever that command is/);
       }
       assert.deepEqual((await ownerOk(served, 'rules.list', {})).rules, [], 'nothing was added');
       assert.equal(
-        (await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'rm -rf /; ls', behavior: 'deny' })).added,
+        (await ownerOk(served, 'rules.add', { agent: 'kit', tool: 'Bash', command_prefix: 'git push', behavior: 'deny' })).added,
         true,
       );
     } finally {

@@ -65,6 +65,10 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'rules.list',
     'rules.add',
     'rules.remove',
+    'rules.import',
+    'rules.suggestions',
+    'rules.suggestion_accept',
+    'rules.suggestion_dismiss',
     'conversations.archive',
     'conversations.unarchive',
     'retention.get',
@@ -251,9 +255,10 @@ describe('through the front of a real perch serve', () => {
     assert.deepEqual(
       listed.map((r) => [r.behavior, r.added_by.via]),
       [
-        ['deny', 'device'],
         ['allow', 'laptop'],
+        ['deny', 'device'],
       ],
+      'never used: the newest first',
     );
     const audit = (await phone.ownerOk('devices.audit', { device_id: full.device.id, limit: 500 })).entries as R[];
     assert.ok(

@@ -15,6 +15,7 @@ import { HOOK_HELP, cmdHook } from './hook/hook';
 import { conv } from './owner/conv';
 import { retention } from './data/retention';
 import { ledger } from './data/ledger';
+import { rules } from './owner/rules';
 import { wake } from './agents/wake';
 import { CHANNEL_HELP, cmdChannel } from './channel/channel';
 import { connect } from './agents/connect';
@@ -67,6 +68,7 @@ const COMMANDS: readonly Command[] = [
   conv,
   retention,
   ledger,
+  rules,
   wake,
   hook,
   channel,

@@ -39,7 +39,8 @@ import { handBack, listActiveHandoffs } from '../hub/features/coordination/hando
 import { setTaskState } from '../hub/features/coordination/tasks';
 import { ownerFloor } from '../hub/features/coordination/floor';
 import { decideRequest, listRequests } from '../hub/features/requests/owner-decisions';
-import { listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
+import { importPermissionRules, listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
+import { acceptRuleSuggestion, dismissRuleSuggestion, listRuleSuggestions } from '../hub/features/rules/suggestions';
 import { addRuleOrAnswer } from '../hub/features/requests/permission-answers';
 import { answerCard } from '../hub/features/cards/cards';
 import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files/files';
@@ -220,6 +221,15 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'rules.list': (hub, a) => ({ rules: listPermissionRuleViews(hub, a.agent) }),
   'rules.add': (hub, a, by) => addRuleOrAnswer(hub, a, by.device ? { device: by.device } : 'laptop'),
   'rules.remove': (hub, a) => removePermissionRule(hub, a.rule_id),
+  'rules.import': (hub, a, by) =>
+    importPermissionRules(
+      hub,
+      a.rules.map((r) => ({ ...r, command_prefix: r.command_prefix ?? undefined, folder: r.folder ?? undefined })),
+      by.device ? { device: by.device } : 'laptop',
+    ),
+  'rules.suggestions': (hub, a) => ({ suggestions: listRuleSuggestions(hub, a.agent) }),
+  'rules.suggestion_accept': (hub, a, by) => acceptRuleSuggestion(hub, a, by.device ? { device: by.device } : 'laptop'),
+  'rules.suggestion_dismiss': (hub, a) => dismissRuleSuggestion(hub, a),
 };
 
 /** The owner door serves files by link: the hub checks the link and reads the file. */

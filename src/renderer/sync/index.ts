@@ -61,7 +61,7 @@ export {
   setAgentBudget, // brakes
   setArchived, // archived conversations
 } from './actions';
-export { answerAlways, loadRules, removeRule } from './rules'; // standing rules for agents' own permission prompts
+export { acceptSuggestion, answerAlways, dismissSuggestion, loadRules, loadSuggestions, removeRule } from './rules'; // standing rules for agents' own permission prompts
 export { attachRefusal, sendFile, textAsFile, type FileTarget } from './uploads'; // the owner's files (files.send)
 export { canNotifyDesktop, setDesktopNotifications, startWaitingSignals } from './waiting'; // nothing waits unseen
 export { UNDO_MS, setDecideAtOnce, setPromptWindow, undoDecision, undoLastDecision } from './undo';

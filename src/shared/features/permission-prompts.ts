@@ -1,7 +1,6 @@
 // Agents' own permission prompts (a harness's PermissionRequest hook, `perch hook permission-request`) as Perch
 // files them, and the owner's standing rules for them. Pure, and free of heavy imports: the hook's own bundle
 // (dist/hook.js) uses it, and so does the hub (hub/features/requests/permission-rules.ts).
-import { codeRunningOption, shellWords } from '../text/shell-words';
 
 /** The request's title limit (LIMITS.maxTitleChars, not imported to keep the hook's bundle small). */
 const MAX_TITLE_CHARS = 200;
@@ -19,7 +18,54 @@ export interface PermissionRuleView {
   created_at: number;
   /** Who added it: the laptop, or a paired device (deny rules only); null: added before Perch recorded it. */
   added_by: { via: 'laptop' } | { via: 'device'; device_id: string; name: string } | null;
+  /** An allow prefix also covers options it does not name (the owner widened it; shown with a warning). */
+  any_options: boolean;
+  /** An allow covers only the command it names, no argument after it (an accepted suggestion). */
+  exact: boolean;
+  /** The prompt it was added from, if it was. */
+  from_request_id: string | null;
+  /** How many prompts it decided, and when it last did (null: never). */
+  decided_count: number;
+  last_used_at: number | null;
+  /** Whose prompts it decides: this agent's, every agent's working in `folder` (the hook's cwd), or every agent's. */
+  scope: RuleScope;
+  folder: string | null;
+  /** How long it lives: this harness session, today (until expires_at), or always. */
+  lifetime: RuleLifetime;
+  expires_at: number | null;
 }
+
+/** A standing rule Perch suggests from the owner's own approvals (rules.suggestions). */
+export interface RuleSuggestionView {
+  agent: { id: string; name: string };
+  tool: string;
+  /** The command prefix the rule would have. */
+  shape: string;
+  /** Approvals of that shape in the last 14 days (never a rejection). */
+  approved: number;
+  last_at: number;
+}
+
+/** One rule as `perch rules export` writes it and `perch rules import` (rules.import) reads it. */
+export interface RuleExportEntry {
+  agent: string;
+  tool: string;
+  command_prefix: string | null;
+  behavior: 'allow' | 'deny';
+  any_options: boolean;
+  exact?: boolean;
+  scope: RuleScope;
+  folder: string | null;
+  lifetime: 'today' | 'always';
+}
+
+/** The export file: `{"perch_rules": 1, "rules": [...]}`. */
+export const RULES_EXPORT_VERSION = 1;
+
+export const RULE_SCOPES = ['agent', 'folder', 'every'] as const;
+export type RuleScope = (typeof RULE_SCOPES)[number];
+export const RULE_LIFETIMES = ['session', 'today', 'always'] as const;
+export type RuleLifetime = (typeof RULE_LIFETIMES)[number];
 
 /**
  * Whether a request's context says it is a harness's permission prompt (filed by the hook or the channel): its
@@ -38,12 +84,20 @@ function clip(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
-/** The command of a tool input (Bash: `command`, a string; some harnesses send an argv array), if it has one. */
+/** One argv element as the shell would need it written ('…' when it is not plain). */
+function shellQuoted(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command of a tool input (Bash: `command`, a string; some harnesses send an argv array, written here as the
+ * shell line that runs exactly that argv: ["bash", "-lc", "git push"] is bash -lc 'git push'), if it has one.
+ */
 export function commandOf(toolInput: unknown): string | undefined {
   if (!toolInput || typeof toolInput !== 'object' || Array.isArray(toolInput)) return undefined;
   const c = (toolInput as Record<string, unknown>).command;
   if (typeof c === 'string') return c;
-  if (Array.isArray(c) && c.every((p) => typeof p === 'string')) return c.join(' ');
+  if (Array.isArray(c) && c.every((p) => typeof p === 'string')) return c.map(shellQuoted).join(' ');
   return undefined;
 }
 
@@ -60,69 +114,15 @@ export function promptTitle(toolName: string, toolInput: unknown): string {
   return clip(`Allow ${what}?`, MAX_TITLE_CHARS);
 }
 
-/** Shell syntax that runs more than one command, or another one, after an allowed prefix. */
-export const SHELL_CONTROL = /[;&|`$()<>\n\r]/;
-
-/**
- * Why no allow rule with a prefix can ever match this command ("a ;", "quotes or backslashes"), if none can: it is not written as its plain words
- * (quotes, backslashes), or it expands, chains or redirects (shared/text/shell-words.ts), so what runs is not what a
- * prefix reads. Such a prompt always goes to the owner.
- */
-export function neverAllowed(command: string): string | undefined {
-  const w = shellWords(command);
-  if (w.unsafe) return w.unsafe;
-  if (w.quoted) return 'quotes or backslashes';
-  return undefined;
-}
-
-function inOrder(want: readonly string[], words: readonly string[]): boolean {
-  let i = 0;
-  for (const w of words) if (i < want.length && w === want[i]) i++;
-  return i === want.length;
-}
-
-/**
- * Whether a rule applies to a prompt of `tool` with `command`. Rules read the command's words as the shell splits
- * them, quotes removed (shared/text/shell-words.ts): `git "push"`, `git pu''sh` and `git  push` are all git push.
- * - An allow rule's prefix covers the commands whose first words are its words, with ANY arguments after them
- *   ("npm test" matches "npm test -- --watch", not "npm testify") — except a command with quotes, backslashes,
- *   expansion, globs, chaining or redirection (; & | ` $ ( ) < > * ? [ { ~ or a line break), or with an option
- *   after the prefix that runs other code (npm --script-shell, git -c / -C, --upload-pack, --exec…): those are
- *   never allowed by a prefix.
- * - A deny rule's prefix matches a command (or any simple command of it: `cd x && git push`) whose first word is its
- *   first word and that has its other words in the same order anywhere after it, so options between them do not
- *   hide what is denied (`git -C . push` is git push).
- */
-export function ruleMatches(
-  rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>,
-  tool: string,
-  command: string | undefined,
-): boolean {
-  if (rule.tool !== tool) return false;
-  if (rule.command_prefix === null) return true;
-  if (command === undefined) return false;
-  const want = shellWords(rule.command_prefix).words;
-  if (!want.length) return false;
-  const split = shellWords(command);
-  if (rule.behavior === 'deny') return split.commands.some((c) => c[0] === want[0] && inOrder(want.slice(1), c.slice(1)));
-  const got = split.words;
-  if (neverAllowed(command) !== undefined) return false;
-  if (!want.every((w, i) => got[i] === w)) return false;
-  return codeRunningOption(got.slice(want.length)) === undefined;
-}
-
-/** The rule that decides a prompt: any matching deny wins, else the first matching allow, else none. */
-export function decidingRule<R extends Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>>(
-  rules: readonly R[],
-  tool: string,
-  command: string | undefined,
-): R | undefined {
-  const matching = rules.filter((r) => ruleMatches(r, tool, command));
-  return matching.find((r) => r.behavior === 'deny') ?? matching[0];
-}
-
-/** How a rule reads ("always allow Bash `npm test` and any arguments after it"): an allow prefix says what it covers. */
-export function ruleText(rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'>): string {
+/** How a rule reads ("always allow Bash `npm test` and arguments after it that are not options"). */
+export function ruleText(
+  rule: Pick<PermissionRuleView, 'tool' | 'command_prefix' | 'behavior'> & { any_options?: boolean; exact?: boolean },
+): string {
   if (rule.command_prefix === null) return `always ${rule.behavior} ${rule.tool}`;
-  return `always ${rule.behavior} ${rule.tool} \`${rule.command_prefix}\`${rule.behavior === 'allow' ? ' and any arguments after it' : ''}`;
+  const after = rule.exact
+    ? ' exactly'
+    : rule.any_options
+      ? ' and any arguments and options after it'
+      : ' and arguments after it that are not options';
+  return `always ${rule.behavior} ${rule.tool} \`${rule.command_prefix}\`${rule.behavior === 'allow' ? after : ' wherever it runs'}`;
 }

@@ -22,6 +22,7 @@ import { migration17 } from './17-standing-rules-which-door-filed-a';
 import { migration18 } from './18-what-a-wake-run-cost-the';
 import { migration19 } from './19-where-each-agent-is-connected';
 import { migration20 } from './20-flight-recorder-and-cost-ledger';
+import { migration21 } from './21-standing-rules-read-by-a-shell';
 
 export type { Migration } from './migration';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration18,
   migration19,
   migration20,
+  migration21,
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -3,12 +3,15 @@
 // as code, an edit as a diff — instead of the context's raw JSON (still there, folded); and "Always allow / Always
 // deny" (this tool, or for a command the commands that start with a prefix the owner may shorten), which adds the
 // standing rule and decides the card by it at once (rules.add with the request_id).
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { RequestItem } from '../../model';
-import { commandOf, isPermissionPrompt, neverAllowed } from '../../../shared/features/permission-prompts';
+import { commandOf, isPermissionPrompt, type RuleLifetime, type RuleScope } from '../../../shared/features/permission-prompts';
+import { ruleCoverage } from '../../../shared/shell/rule-examples';
 import { promptCut } from '../../../shared/api/prompt-filing';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
-import { answerAlways } from '../../sync';
+import { acceptSuggestion, answerAlways, dismissSuggestion, loadSuggestions } from '../../sync';
+import { hrefOf } from '../../sync/router';
+import { useRules } from '../../stores/rules';
 import { usePairedDevice } from '../../stores/paired-device';
 import { renderMarkdown } from '../../markdown';
 import { JsonView } from '../common';
@@ -144,6 +147,12 @@ export function PermissionPreview({ r, ctx, compact }: { r: RequestItem; ctx: Js
         <CodeRow term="Session" value={str(ctx.session_id)} />
         <CodeRow term="Directory" value={str(ctx.cwd)} />
       </dl>
+      {r.door && str(ctx.cannot_tell) && (
+        <p className="perm-cannot-tell" role="note" aria-label="Perch cannot tell what this runs">
+          <strong>Perch cannot tell what this runs:</strong> {str(ctx.cannot_tell)}. No rule allows it past a deny; read it before you
+          approve.
+        </p>
+      )}
       <InputPreview ctx={ctx} />
       {!compact && <JsonView value={ctx.tool_input ?? ctx} label="Raw input" />}
     </div>
@@ -155,32 +164,119 @@ export function offersAlways(r: RequestItem, ctx: Json): boolean {
   return !!r.door && !promptCut(ctx);
 }
 
+/** A decided card's comment; a prompt decided by a standing rule names it, with a link to the rule list (Settings → Decisions). */
+export function DecidedByRule({ r, comment }: { r: RequestItem; comment: string }) {
+  const m = r.door ? /^standing rule (pr_[A-Za-z0-9]+): (.*)$/.exec(comment) : null;
+  if (!m) {
+    return (
+      <p>
+        <strong>Comment:</strong> {comment}
+      </p>
+    );
+  }
+  return (
+    <p className="decided-by-rule" aria-label="Decided by a standing rule">
+      <strong>Decided by a standing rule:</strong>{' '}
+      <a href={`${hrefOf({ name: 'settings' })}`} data-rule-id={m[1]}>
+        {m[2]}
+      </a>
+    </p>
+  );
+}
+
+/** "Always allow `npm test` for kit? (approved 5× in two weeks)": a suggestion from the owner's own approvals of this shape. */
+function SuggestionOffer({ r, ctx }: { r: RequestItem; ctx: Json }) {
+  const shape = str(ctx.rule_prefix);
+  const tool = str(ctx.tool_name);
+  const s = useRules((st) => st.suggestions.find((x) => x.agent.id === r.requester.id && x.tool === tool && x.shape === shape));
+  const onDevice = usePairedDevice((st) => st.me !== null);
+  const [busy, setBusy] = useState(false);
+  // Suggestions change with every decision: read them again when a prompt that has a shape shows.
+  useEffect(() => {
+    if (shape && !onDevice) void loadSuggestions();
+  }, [r.request_id, shape, onDevice]);
+  if (!s || onDevice) return null;
+  return (
+    <div className="rule-suggestion" role="group" aria-label="Suggested rule">
+      <span>
+        Always allow <code>{s.shape}</code> for {s.agent.name}? <span className="muted">(approved {s.approved}× in two weeks)</span>
+      </span>{' '}
+      <button
+        type="button"
+        className="btn btn-ghost btn-small"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void acceptSuggestion(s, r.request_id).finally(() => setBusy(false));
+        }}
+      >
+        Accept
+      </button>{' '}
+      <button type="button" className="btn btn-ghost btn-small" disabled={busy} onClick={() => void dismissSuggestion(s)}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+/** What a rule would cover and not, in examples (shared/shell/rule-examples.ts). */
+export function RuleCoverageView({ rule }: { rule: Parameters<typeof ruleCoverage>[0] }) {
+  const c = ruleCoverage(rule);
+  return (
+    <div className="small rule-coverage" aria-label="What the rule covers">
+      <span>Covers: {c.covers.join('; ')}.</span> {c.not.length > 0 && <span className="muted">Not: {c.not.join('; ')}.</span>}
+      {c.warning && (
+        <span className="perm-warning" role="note">
+          {' '}
+          ⚠ {c.warning}
+        </span>
+      )}
+    </div>
+  );
+}
+
 /** "Always allow" / "Always deny" for a pending permission prompt: a standing rule, and this card decided by it. */
 export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
   const command = commandOf(ctx.tool_input);
   const tool = str(ctx.tool_name) ?? 'this tool';
-  const [prefix, setPrefix] = useState(command?.trim() ?? '');
+  const [prefix, setPrefix] = useState(str(ctx.rule_prefix) ?? command?.trim() ?? '');
+  const [anyOptions, setAnyOptions] = useState(false);
+  const [scope, setScope] = useState<RuleScope>('agent');
+  const [lifetime, setLifetime] = useState<RuleLifetime>('always');
   const [busy, setBusy] = useState(false);
+  const p = prefix.trim();
   const go = (behavior: 'allow' | 'deny') => {
     setBusy(true);
-    void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined).finally(() => setBusy(false));
+    void answerAlways(r.request_id, behavior, command !== undefined ? prefix : undefined, {
+      any_options: behavior === 'allow' && !!p && anyOptions ? true : undefined,
+      scope: scope === 'agent' ? undefined : scope,
+      lifetime: lifetime === 'always' ? undefined : lifetime,
+    }).finally(() => setBusy(false));
   };
-  const scope =
-    command === undefined || !prefix.trim()
-      ? `every ${tool} prompt of ${r.requester.name}`
-      : `${r.requester.name}'s ${tool} commands that start with "${prefix.trim()}", with any arguments after it`;
-  // A rule never allows a command with quotes, expansion, chaining or redirection: such a prompt is approved once, here.
-  const never = command !== undefined ? neverAllowed(command) : undefined;
+  const whose =
+    scope === 'agent'
+      ? `${r.requester.name}'s`
+      : scope === 'folder'
+        ? `every agent's (in ${str(ctx.cwd) ?? 'this folder'})`
+        : "every agent's";
+  const what = command === undefined || !p ? `every ${tool} prompt of ${whose}` : `${whose} ${tool} commands that start with "${p}"`;
+  // Perch cannot tell what this command runs: no allow rule can cover it, so it is approved once, here.
+  const cannotTell = str(ctx.cannot_tell);
   // A paired device may add deny rules only: allow rules are added on the laptop (they would outlive the device).
   const onDevice = usePairedDevice((s) => s.me !== null);
+  // A command prefix covers one literal simple command: the hub offers one (ctx.rule_prefix) only for such a prompt.
+  const oneCommand = command === undefined || !p || str(ctx.rule_prefix) !== undefined;
   const allowOff =
-    never !== undefined
-      ? `A standing rule never allows a command with ${never}: approve this one above`
-      : onDevice
-        ? 'Allow rules are added on the laptop only: approve this one above'
-        : undefined;
+    cannotTell !== undefined && p
+      ? 'Perch cannot tell what this runs, so no allow rule covers it: approve this one above'
+      : !oneCommand
+        ? 'A standing rule never allows a command with several commands, a wrapper, a substitution or a redirection to a file: approve this one above'
+        : onDevice
+          ? 'Allow rules are added on the laptop only: approve this one above'
+          : undefined;
   return (
     <div className="perm-always" role="group" aria-label="Standing rule">
+      <SuggestionOffer r={r} ctx={ctx} />
       {command !== undefined && (
         <label className="perm-prefix">
           <span className="small muted">Always, for commands starting with (empty: any {tool} command)</span>
@@ -190,16 +286,42 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
             onChange={(e) => setPrefix(e.target.value)}
             onClick={(e) => e.stopPropagation()}
           />
-          <span className="small perm-scope">An allow covers any arguments after this prefix.</span>
         </label>
       )}
+      {command !== undefined && p && (
+        <label className="small">
+          <input type="checkbox" aria-label="Any options" checked={anyOptions} onChange={(e) => setAnyOptions(e.target.checked)} /> Also
+          options it does not name
+        </label>
+      )}
+      <RuleCoverageView
+        rule={{ tool, command_prefix: command !== undefined && p ? p : null, behavior: 'allow', any_options: anyOptions }}
+      />
+      <div className="row small">
+        <label>
+          For{' '}
+          <select aria-label="Rule scope" value={scope} onChange={(e) => setScope(e.target.value as RuleScope)}>
+            <option value="agent">{r.requester.name}</option>
+            {str(ctx.cwd) && <option value="folder">every agent in this folder</option>}
+            <option value="every">every agent</option>
+          </select>
+        </label>{' '}
+        <label>
+          Until{' '}
+          <select aria-label="Rule lifetime" value={lifetime} onChange={(e) => setLifetime(e.target.value as RuleLifetime)}>
+            <option value="always">always</option>
+            <option value="today">the end of today (24 h)</option>
+            {str(ctx.session_id) && <option value="session">this session ends</option>}
+          </select>
+        </label>
+      </div>
       <div className="row">
         {/* Bordered, not ghost buttons: bare text beside the card's words did not read as something to press. */}
         <button
           type="button"
           className="btn"
           disabled={busy || allowOff !== undefined}
-          title={allowOff ?? `Allow this and ${scope} from now on`}
+          title={allowOff ?? `Allow this and ${what} from now on`}
           onClick={() => go('allow')}
         >
           Always allow
@@ -208,7 +330,7 @@ export function AlwaysButtons({ r, ctx }: { r: RequestItem; ctx: Json }) {
           type="button"
           className="btn btn-danger"
           disabled={busy}
-          title={`Deny this and ${scope} from now on`}
+          title={`Deny this and ${what} from now on`}
           onClick={() => go('deny')}
         >
           Always deny

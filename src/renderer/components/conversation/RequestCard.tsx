@@ -12,7 +12,7 @@ import { countdown, dateTimeOf } from '../../format';
 import { AgentBadge, JsonView } from '../common';
 import { Icon } from '../Icon';
 import { usePairedDevice } from '../../stores/paired-device';
-import { AlwaysButtons, PermissionPreview, offersAlways, permissionContext } from './PermissionPrompt';
+import { AlwaysButtons, DecidedByRule, PermissionPreview, offersAlways, permissionContext } from './PermissionPrompt';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
 const STATE_LABEL: Record<string, string> = {
@@ -189,11 +189,7 @@ export const RequestCard = memo(function RequestCard(props: {
               <strong>Choice:</strong> {r.outcome.choice}
             </p>
           )}
-          {r.outcome?.comment && (
-            <p>
-              <strong>Comment:</strong> {r.outcome.comment}
-            </p>
-          )}
+          {r.outcome?.comment && <DecidedByRule r={r} comment={r.outcome.comment} />}
           {r.decided_by && (
             <p className="muted small">
               {stateLabel} by {r.decided_by.name}

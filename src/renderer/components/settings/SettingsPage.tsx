@@ -1,6 +1,7 @@
 // Settings, one tab each, named for what it holds: Decisions (how decisions are sent), Containers (agents in
 // containers), Data (retention and export) and, as its own page, Phone (remote access, pairing, devices;
 // PhonePage.tsx).
+import { RuleSuggestions, StandingRules } from '../agents/StandingRules';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ContainersState } from '../../../shared/agents/places';
 import { MAX_RETENTION_DAYS, type RetentionPlan, type RetentionStatus } from '../../../shared/features/retention';
@@ -315,6 +316,8 @@ function DecisionsSection() {
         </label>
         <p className="muted small">Kept in this browser (or this desktop app).</p>
       </section>
+      <RuleSuggestions />
+      <StandingRules />
       {canNotifyDesktop() && (
         <section className="settings-section" aria-labelledby="settings-notifications">
           <h2 id="settings-notifications">Notifications</h2>

@@ -7,10 +7,15 @@ import type { OwnerRequestView } from '../../../../shared/features/requests';
 import {
   PERMISSION_PROMPT_SOURCE,
   commandOf,
-  ruleMatches,
   ruleText,
   type PermissionRuleView,
+  type RuleLifetime,
+  type RuleScope,
 } from '../../../../shared/features/permission-prompts';
+import { decideByRules } from '../../../../shared/shell/rules';
+import { setDecidedByRule } from '../../../store/tables/agents/rule-suggestions';
+import { recordPermissionRuleUse } from '../../../store/tables/agents/permission-rules';
+import { parseShell } from '../rules/shell-parser';
 import { promptCut } from '../../../../shared/api/prompt-filing';
 import { addPermissionRule, requireMayAdd, type RuleAuthor } from './permission-rules';
 import { decideRequest, getRequestForOwner } from './owner-decisions';
@@ -21,6 +26,11 @@ export interface RuleAddInput {
   request_id?: string;
   command_prefix?: string;
   behavior: 'allow' | 'deny';
+  any_options?: boolean;
+  exact?: boolean;
+  scope?: RuleScope;
+  folder?: string;
+  lifetime?: RuleLifetime;
 }
 
 /** rules.add: a rule from agent and tool, or from a prompt (request_id), which it then decides if still pending. */
@@ -37,9 +47,26 @@ export function addRuleOrAnswer(
         'Name the agent and the tool (e.g. Bash), or answer a prompt with its request_id.',
       );
     }
+    if (input.lifetime === 'session') {
+      throw new HubError(
+        'invalid_argument',
+        'lifetime session: only a rule added from a prompt (request_id) knows its harness session.',
+        'Say today or always.',
+      );
+    }
     return addPermissionRule(
       hub,
-      { agent: input.agent, tool: input.tool, command_prefix: input.command_prefix, behavior: input.behavior },
+      {
+        agent: input.agent,
+        tool: input.tool,
+        command_prefix: input.command_prefix,
+        behavior: input.behavior,
+        any_options: input.any_options,
+        exact: input.exact,
+        scope: input.scope,
+        folder: input.folder,
+        lifetime: input.lifetime,
+      },
       by,
     );
   }
@@ -75,18 +102,44 @@ export function addRuleOrAnswer(
         'Leave tool out with request_id.',
       );
     }
-    const prefix = input.command_prefix?.trim();
-    const draft = { tool: ctx.tool_name, command_prefix: prefix === undefined ? null : prefix, behavior: input.behavior };
-    if (prefix !== undefined && !ruleMatches(draft, ctx.tool_name, commandOf(ctx.tool_input))) {
+    const prefix = input.command_prefix?.trim().replace(/[ \t]+/g, ' ');
+    const draft = {
+      tool: ctx.tool_name,
+      command_prefix: prefix === undefined ? null : prefix,
+      behavior: input.behavior,
+      any_options: input.any_options,
+      exact: input.exact,
+    };
+    if (prefix !== undefined && decideByRules([draft], ctx.tool_name, commandOf(ctx.tool_input), parseShell).decision !== input.behavior) {
       throw new HubError(
         'invalid_argument',
-        `command_prefix: "${prefix}" does not cover this prompt's command${input.behavior === 'allow' ? ' (an allow never covers quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~, a line break, or an option that runs other code such as --script-shell or git -c)' : ''}.`,
+        `command_prefix: "${prefix}" does not cover this prompt's command${input.behavior === 'allow' ? ' (an allow covers only literal simple commands that start with its words, with no option it does not name, no wrapper, -c string, substitution or redirection to a file)' : ''}.`,
         "Give the start of the prompt's command, or leave command_prefix out for every prompt of the tool.",
+      );
+    }
+    const cwd = typeof ctx.cwd === 'string' ? ctx.cwd : undefined;
+    if (input.scope === 'folder' && input.folder === undefined && cwd === undefined) {
+      throw new HubError(
+        'invalid_argument',
+        `scope folder: the prompt ${req.request_id} did not say which folder its agent works in.`,
+        'Give folder, or choose another scope.',
       );
     }
     const out = addPermissionRule(
       hub,
-      { agent: req.requester.id, tool: ctx.tool_name, command_prefix: prefix, behavior: input.behavior },
+      {
+        agent: req.requester.id,
+        tool: ctx.tool_name,
+        command_prefix: prefix,
+        behavior: input.behavior,
+        any_options: input.any_options,
+        exact: input.exact,
+        scope: input.scope,
+        folder: input.scope === 'folder' ? (input.folder ?? cwd) : undefined,
+        lifetime: input.lifetime,
+        session_id: typeof ctx.session_id === 'string' ? ctx.session_id : undefined,
+        from_request_id: req.request_id,
+      },
       by,
     );
     if (req.state !== 'pending') return out;
@@ -95,6 +148,8 @@ export function addRuleOrAnswer(
       decision: input.behavior === 'allow' ? 'approve' : 'reject',
       comment: `standing rule ${out.rule.rule_id}: ${ruleText(out.rule)}`,
     });
+    setDecidedByRule(hub.db, req.request_id, out.rule.rule_id);
+    recordPermissionRuleUse(hub.db, out.rule.rule_id, hub.now());
     return { ...out, request: decided };
   });
 }

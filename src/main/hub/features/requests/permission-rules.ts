@@ -22,18 +22,26 @@ import {
   listPermissionRules,
   permissionRuleById,
   permissionRulesFor,
+  recordPermissionRuleUse,
   samePermissionRule,
   type PermissionRuleRow,
 } from '../../../store/tables/agents/permission-rules';
+import { notePromptShape, setDecidedByRule } from '../../../store/tables/agents/rule-suggestions';
 import {
   PERMISSION_PROMPT_SOURCE,
+  RULE_LIFETIMES,
+  RULE_SCOPES,
   commandOf,
-  decidingRule,
-  neverAllowed,
   promptTitle,
   ruleText,
   type PermissionRuleView,
+  type RuleLifetime,
+  type RuleScope,
 } from '../../../../shared/features/permission-prompts';
+import { checkPrefix, decideByRules } from '../../../../shared/shell/rules';
+import { readCommands } from '../../../../shared/shell/commands';
+import { promptShape } from '../../../../shared/shell/shapes';
+import { parseShell } from '../rules/shell-parser';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
@@ -54,6 +62,15 @@ function ruleView(hub: TalkHub, r: PermissionRuleRow): PermissionRuleView {
     behavior: r.behavior,
     created_at: r.created_at,
     added_by,
+    any_options: r.any_options === 1,
+    exact: r.exact === 1,
+    from_request_id: r.from_request_id,
+    decided_count: r.decided_count,
+    last_used_at: r.last_used_at,
+    scope: r.scope,
+    folder: r.folder,
+    lifetime: r.lifetime,
+    expires_at: r.expires_at,
   };
 }
 
@@ -79,56 +96,117 @@ export interface AddRuleInput {
   tool: string;
   command_prefix?: string;
   behavior: 'allow' | 'deny';
+  /** An allow prefix also covers options it does not name. */
+  any_options?: boolean;
+  /** An allow covers only the command it names (no argument after it). */
+  exact?: boolean;
+  scope?: RuleScope;
+  /** For scope folder: the folder (an absolute path). */
+  folder?: string;
+  lifetime?: RuleLifetime;
+  /** For lifetime session: the harness session. */
+  session_id?: string;
+  from_request_id?: string;
 }
 
-/** rules.add: a standing rule for one agent; the same rule again is returned as it is (added: false). */
+const DAY_MS = 24 * 3600 * 1000;
+
+function invalid(message: string, next: string): never {
+  throw new HubError('invalid_argument', message, next);
+}
+
+/** rules.add: a standing rule; the same rule again is returned as it is (added: false). The UI, `perch rules` and a prompt's "always" all come here. */
 export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAuthor): { rule: PermissionRuleView; added: boolean } {
   return hub.write(() => {
     requireMayAdd(input.behavior, by);
     const agent = findAgent(hub, input.agent);
     const tool = typeof input.tool === 'string' ? input.tool.trim() : '';
     if (!tool || tool.length > MAX_TOOL_CHARS) {
-      throw new HubError(
-        'invalid_argument',
+      invalid(
         `tool: the harness's tool name (e.g. Bash, Edit), 1 to ${MAX_TOOL_CHARS} characters.`,
         'Name the tool as the prompt shows it.',
       );
     }
-    if (input.behavior !== 'allow' && input.behavior !== 'deny') {
-      throw new HubError('invalid_argument', 'behavior: must be allow or deny.', 'Say allow or deny.');
-    }
+    if (input.behavior !== 'allow' && input.behavior !== 'deny') invalid('behavior: must be allow or deny.', 'Say allow or deny.');
     let prefix: string | null = null;
     if (input.command_prefix !== undefined) {
-      prefix = typeof input.command_prefix === 'string' ? input.command_prefix.trim() : '';
+      prefix = typeof input.command_prefix === 'string' ? input.command_prefix.trim().replace(/[ \t]+/g, ' ') : '';
       if (!prefix || prefix.length > MAX_PREFIX_CHARS) {
-        throw new HubError(
-          'invalid_argument',
+        invalid(
           `command_prefix: the start of the command, 1 to ${MAX_PREFIX_CHARS} characters.`,
           'Leave it out for every prompt of the tool.',
         );
       }
-      // An allow never matches a command with quotes, expansion or shell control syntax, so such a prefix would allow nothing.
-      const never = input.behavior === 'allow' ? neverAllowed(prefix) : undefined;
-      if (never) {
-        throw new HubError(
-          'invalid_argument',
-          `command_prefix: an allow rule's prefix must be plain words, and this one has ${never}, so it could never match.`,
-          'Allow the plain command only (no quotes, backslashes, ; & | ` $ ( ) < > * ? [ { ~), or make it a deny rule.',
+      const why = checkPrefix(prefix, input.behavior);
+      if (why) invalid(`command_prefix: ${why}.`, 'Write the program and its first words as plain words, e.g. npm test or git status.');
+    }
+    const anyOptions = input.any_options === true;
+    if (anyOptions && (input.behavior !== 'allow' || prefix === null)) {
+      invalid('any_options: only an allow rule with a command_prefix can be widened to any options.', 'Leave any_options out.');
+    }
+    const exact = input.exact === true;
+    if (exact && (input.behavior !== 'allow' || prefix === null || anyOptions)) {
+      invalid('exact: only an allow rule with a command_prefix, not widened to any options, can be exact.', 'Leave exact out.');
+    }
+    const scope = input.scope ?? 'agent';
+    if (!RULE_SCOPES.includes(scope)) invalid(`scope: one of ${RULE_SCOPES.join(', ')}.`, 'Leave it out for this agent only.');
+    let folder: string | null = null;
+    if (scope === 'folder') {
+      folder = typeof input.folder === 'string' ? input.folder.replace(/\/+$/, '') : '';
+      if (!folder.startsWith('/') || folder.split('/').some((p) => p === '.' || p === '..') || folder.length > 1000) {
+        invalid(
+          "folder: the absolute folder the agents work in (the hook's cwd), without . or .. parts.",
+          'Give the folder, e.g. /home/me/project.',
         );
       }
-    }
-    const row = { agent_id: agent.id, tool, command_prefix: prefix, behavior: input.behavior };
+    } else if (input.folder !== undefined) invalid('folder: only with scope folder.', 'Leave folder out, or say scope folder.');
+    const lifetime = input.lifetime ?? 'always';
+    if (!RULE_LIFETIMES.includes(lifetime)) invalid(`lifetime: one of ${RULE_LIFETIMES.join(', ')}.`, 'Leave it out for always.');
+    const sessionId = lifetime === 'session' ? (input.session_id ?? '') : null;
+    if (sessionId === '') invalid('lifetime session: the prompt has no harness session to tie the rule to.', 'Say today or always.');
+    const at = hub.now();
+    const row = {
+      agent_id: agent.id,
+      tool,
+      command_prefix: prefix,
+      behavior: input.behavior,
+      any_options: anyOptions ? (1 as const) : (0 as const),
+      exact: exact ? (1 as const) : (0 as const),
+      scope,
+      folder,
+      lifetime,
+      session_id: sessionId,
+    };
     const same = samePermissionRule(hub.db, row);
     if (same) return { rule: ruleView(hub, same), added: false };
-    const rule: PermissionRuleRow = {
+    const rule = {
       id: newId('pr'),
       ...row,
-      created_at: hub.now(),
+      created_at: at,
       added_by: by === 'laptop' ? 'laptop' : by.device.id,
       added_by_name: by === 'laptop' ? null : by.device.name,
+      from_request_id: input.from_request_id ?? null,
+      // A session rule lives at most a day too (a harness session that is never closed must not keep it forever).
+      expires_at: lifetime === 'always' ? null : at + DAY_MS,
     };
     insertPermissionRule(hub.db, rule);
-    return { rule: ruleView(hub, rule), added: true };
+    return { rule: ruleView(hub, { ...rule, decided_count: 0, last_used_at: null }), added: true };
+  });
+}
+
+/** rules.import: every rule of an export file, all or none (the same checks as rules.add); the ones already there are kept. */
+export function importPermissionRules(hub: TalkHub, rules: readonly AddRuleInput[], by: RuleAuthor): { added: number; kept: number } {
+  return hub.write(() => {
+    let added = 0;
+    rules.forEach((r, i) => {
+      try {
+        if (addPermissionRule(hub, r, by).added) added++;
+      } catch (e) {
+        if (e instanceof HubError) throw new HubError(e.code, `rules[${i}]: ${e.message}`, `${e.nextStep} Nothing was imported.`);
+        throw e;
+      }
+    });
+    return { added, kept: rules.length - added };
   });
 }
 
@@ -148,15 +226,34 @@ export function removePermissionRule(hub: TalkHub, ruleId: string): { rule: Perm
   });
 }
 
+/** Whether a rule applies to a prompt of this agent, from this folder, in this harness session (its scope and lifetime). */
+function ruleApplies(r: PermissionRuleRow, agentId: string, cwd: unknown, sessionId: unknown): boolean {
+  if (r.lifetime === 'session' && r.session_id !== sessionId) return false;
+  if (r.scope === 'agent') return r.agent_id === agentId;
+  if (r.scope === 'every') return true;
+  return (
+    typeof cwd === 'string' && r.folder !== null && (cwd === r.folder || cwd.startsWith(`${r.folder}/`)) && !cwd.split('/').includes('..')
+  );
+}
+
 /**
  * The standing rule that decides this new request at once, if it is a permission prompt as the hook files it
- * (see the top of this file) and a rule of the requester matches its tool and command.
+ * (see the top of this file) and the rules of the owner decide its tool and command (shared/shell/rules.ts). The
+ * prompt's shape is noted for suggestions, and a deciding rule's use is counted.
  */
 export function standingDecision(
   hub: TalkHub,
   requesterId: string,
-  req: { conv: ConversationRow; door: PromptDoor | undefined; kind: string; title: string; context: unknown; assignees: readonly string[] },
-): { behavior: 'allow' | 'deny'; comment: string } | undefined {
+  req: {
+    requestId: string;
+    conv: ConversationRow;
+    door: PromptDoor | undefined;
+    kind: string;
+    title: string;
+    context: unknown;
+    assignees: readonly string[];
+  },
+): { behavior: 'allow' | 'deny'; comment: string; ruleId: string } | undefined {
   if (!req.door) return undefined;
   if (req.conv.kind !== 'direct' || req.conv.direct_key !== [requesterId, hub.ownerId].sort().join(':')) return undefined;
   if (req.kind !== 'approve' || req.assignees.length !== 1 || req.assignees[0] !== hub.ownerId) return undefined;
@@ -166,9 +263,24 @@ export function standingDecision(
   const c = ctx as Record<string, unknown>;
   if (c.source !== PERMISSION_PROMPT_SOURCE || typeof c.tool_name !== 'string') return undefined;
   if (req.title !== promptTitle(c.tool_name, c.tool_input)) return undefined;
-  const rule = decidingRule(permissionRulesFor(hub.db, requesterId, c.tool_name), c.tool_name, commandOf(c.tool_input));
-  if (!rule) return undefined;
-  return { behavior: rule.behavior, comment: `standing rule ${rule.id}: ${ruleText(rule)}` };
+  const command = commandOf(c.tool_input);
+  const run = command === undefined ? undefined : readCommands(command, parseShell);
+  const shape = run && promptShape(run);
+  if (shape) notePromptShape(hub.db, req.requestId, c.tool_name, shape);
+  const rules = permissionRulesFor(hub.db, requesterId, c.tool_name, hub.now()).filter((r) =>
+    ruleApplies(r, requesterId, c.cwd, c.session_id),
+  );
+  const d = decideByRules(
+    rules.map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 })),
+    c.tool_name,
+    command,
+    parseShell,
+    run,
+  );
+  if (d.decision === 'owner') return undefined;
+  recordPermissionRuleUse(hub.db, d.rule.id, hub.now());
+  setDecidedByRule(hub.db, req.requestId, d.rule.id);
+  return { behavior: d.decision, comment: `standing rule ${d.rule.id}: ${ruleText(d.rule)}`, ruleId: d.rule.id };
 }
 
 /**
@@ -183,5 +295,14 @@ export function promptRequestInput(
 ): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {
   const conv = openDirect(hub, agentId, hub.ownerId);
   const { title, context } = promptRequestOf(f);
+  // What Perch cannot tell about the command, for the card ("Perch cannot tell what this runs: …").
+  const command = context.cut ? undefined : commandOf(f.tool_input);
+  if (command !== undefined) {
+    const run = readCommands(command, parseShell);
+    if (run.unresolved.length) context.cannot_tell = run.unresolved[0];
+    // The prefix the card offers for "Always …": the prompt's shape (shared/shell/shapes.ts), which covers it.
+    const shape = promptShape(run);
+    if (shape) context.rule_prefix = shape;
+  }
   return { conv_id: conv.conv_id, kind: 'approve', title, context, ...(f.ttl_secs !== undefined ? { ttl_secs: f.ttl_secs } : {}) };
 }

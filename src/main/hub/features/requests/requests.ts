@@ -93,6 +93,7 @@ export function createRequest(hub: RequestsHub, requesterId: string, input: Requ
     // An agent's own permission prompt that a standing rule of the owner decides (hub/features/requests/permission-rules.ts):
     // recorded decided at once, by the owner; nobody is asked or notified (a push goes only for a pending request).
     const ruled = standingDecision(hub, requesterId, {
+      requestId: id,
       conv: access.conv,
       door,
       kind: input.kind,

@@ -1,0 +1,52 @@
+// The Bash parser standing rules decide on: tree-sitter-bash's grammar (tree-sitter-bash.wasm, shipped in its npm
+// package) run by web-tree-sitter, both read from node_modules at start (no download; in the packaged app from the
+// asar, which Electron's fs reads). Loading is asynchronous (WebAssembly), so the hub's start awaits loadShellParser();
+// until it has loaded, parseShell hands undefined and every command is one Perch cannot tell (no rule allows it).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { ShellParse, SyntaxNode } from '../../../../shared/shell/syntax';
+
+interface TreeSitterParser {
+  parse(input: string): { rootNode: SyntaxNode; delete(): void } | null;
+  reset(): void;
+}
+
+let parser: TreeSitterParser | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the parser once (later calls wait for the same load). */
+export function loadShellParser(): Promise<void> {
+  loading ??= (async () => {
+    const req = createRequire(__filename);
+    const { Parser, Language } = req('web-tree-sitter') as typeof import('web-tree-sitter');
+    await Parser.init({ wasmBinary: fs.readFileSync(req.resolve('web-tree-sitter/tree-sitter.wasm')) });
+    const bash = await Language.load(fs.readFileSync(req.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+    const p = new Parser();
+    p.setLanguage(bash);
+    parser = p as unknown as TreeSitterParser;
+  })();
+  return loading;
+}
+
+/** Whether the parser has loaded (rules decide nothing they would allow before). */
+export function shellParserLoaded(): boolean {
+  return parser !== undefined;
+}
+
+/** Parses a command with the loaded parser (see ShellParse); the tree is freed after `use`. Never throws. */
+export const parseShell: ShellParse = (command, use) => {
+  if (!parser) return use(undefined);
+  let tree: ReturnType<TreeSitterParser['parse']>;
+  try {
+    tree = parser.parse(command);
+  } catch {
+    parser.reset();
+    return use(undefined);
+  }
+  if (!tree) return use(undefined);
+  try {
+    return use(tree.rootNode);
+  } finally {
+    tree.delete();
+  }
+};
