@@ -77,8 +77,13 @@ async function configure(agent: AgentKey, dataDir: string): Promise<void> {
   await connectWrite('codex', agent.name, dataDir, home);
   const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'));
   const command = hooks.hooks.PermissionRequest[0].hooks[0].command as string;
-  assert.match(command, /^curl /, 'perch connect wrote a curl PermissionRequest hook');
-  assert.ok(command.endsWith(`/hook/codex/permission-request?agent=${agent.name}'`), command);
+  assert.match(
+    command,
+    /\|\s*curl .* -K - /,
+    'perch connect wrote a curl PermissionRequest hook, its header handed over as a config on a pipe',
+  );
+  assert.doesNotMatch(command, /-H\s*['"]?Authorization/, "the key is not on curl's command line");
+  assert.ok(command.includes(`/hook/codex/permission-request?agent=${agent.name}'`), command);
 }
 
 /** Starts interactive Codex on a prompt in a tmux window (flags: besides what perch connect wrote); returns the project dir. */
