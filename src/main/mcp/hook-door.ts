@@ -45,7 +45,7 @@ import {
   type HookDoorHarness,
   type StatusHook,
 } from '../../shared/agents/hook-wire';
-import { authenticateKey, keyStanding } from '../hub/identity/key-login';
+import { authenticateKey, keyStanding, type KeyKind } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
@@ -175,6 +175,8 @@ interface Admitted {
   agentId: string;
   key: string;
   auth: KeyAuth;
+  /** 'run': a wake run's own key (the hook is that run's, a session Perch started for this agent). */
+  kind: KeyKind;
 }
 
 /**
@@ -242,7 +244,7 @@ function admit(
     afterKey(403, 'forbidden', "This key may only read: a harness reports its session with a key that may write (the agent's own key).");
     return undefined;
   }
-  return { agentId: found.user.id, key: sent, auth: found.auth };
+  return { agentId: found.user.id, key: sent, auth: found.auth, kind: found.kind };
 }
 
 /** A hook request's path: the report door (/hook) or a harness door (/hook/<harness>/<event>). */
@@ -355,7 +357,9 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
       async (buf) => {
         const text = buf.toString('utf8');
         try {
-          const other = answeredByAnother(hub, route.harness, who.agentId, text);
+          // A wake run's hook (its own key, from the run's own --settings) is that run's agent's session, whatever
+          // connections are recorded for its folder: it always answers.
+          const other = who.kind === 'run' ? undefined : answeredByAnother(hub, route.harness, who.agentId, text);
           if (other !== undefined)
             return sendOutput(
               res,

@@ -1,6 +1,7 @@
 // One agent answers for a session (hub/control/connections.ts): a harness door's hook from agent A whose session's
 // folder is covered more specifically by another agent's recorded connection is answered with the harness's "no
 // decision" and nothing else: no card filed, no status noted. The hooks of that other agent answer instead.
+// A wake run's hooks (the run's own key) are never silenced: Perch started that session for its agent (hook-door.ts).
 import type { PerchHub as Hub } from '../hub/services';
 import { otherAgentAnswers } from '../hub/control/connections';
 
