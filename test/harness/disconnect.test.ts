@@ -92,6 +92,24 @@ describe('perch disconnect CLIENT NAME', () => {
     assert.match(again.stdout, /^Not connected here, nothing to change: /);
   });
 
+  test("the user's own telemetry settings stay: only Perch's otlp exporter, endpoint and token go (claude-code, codex)", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('otel'));
+    const home = homeWithConfigs();
+    const settings = { ...SETTINGS, env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_METRICS_EXPORTER: 'console', MY_VAR: 'x' } };
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+    fs.writeFileSync(path.join(home, '.codex', 'config.toml'), `${CODEX_TOML}\n[otel]\nlog_user_prompt = false\n`);
+    const before = ownFiles(home);
+    for (const client of ['claude-code', 'codex']) assert.equal((await run('connect', home, [client, a.name, '--write'])).code, 0);
+    const connected = ownFiles(home);
+    assert.match(connected['.claude/settings.json']!, /"OTEL_METRICS_EXPORTER": "console,otlp"/);
+    assert.match(connected['.codex/config.toml']!, /\[otel\]\nlog_user_prompt = false\nexporter = \{ otlp-http = .*perch_otlp_/);
+    for (const client of ['claude-code', 'codex']) {
+      const r = await run('disconnect', home, [client, a.name, '--write']);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    assert.deepEqual(ownFiles(home), before, "the user's env and [otel] as they were, byte for byte");
+  });
+
   test("disconnecting rue's project keeps kit (user scope) untouched, and kit's files are not rue's to change", async () => {
     const kit = await addAgent(served.dataDir, uniqueName('kit'));
     const rue = await addAgent(served.dataDir, uniqueName('rue'));

@@ -3,11 +3,14 @@
 // anyone else's. The agent's MCP server entry perch-NAME (and an earlier unnamed "perch" entry with its key), its
 // Perch hooks of either form, Claude Code's permissions.allow mcp__perch-NAME; a list, object or table left empty by
 // that goes too, and a file left holding nothing is removed. Codex's approval_policy stays (connect sets it only where
-// a file had none or "never", and cannot tell afterwards whether it did).
+// a file had none or "never", and cannot tell afterwards whether it did). Claude Code's and Codex's telemetry settings
+// go too when they are Perch's for that agent (telemetry-config.ts: the hub's endpoint and the agent's perch_otlp_
+// token); a user's own telemetry stays.
 import { keyEnvVar } from './key-env';
 import { jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
 import { entryKeyVar, hookKeyVar, isPerchServer, perchAllowRule, perchHookSub, serverName, type ConnectClient } from './harness-config';
 import { removeTomlTable, tomlTables } from '../text/toml-table';
+import { unsetClaudeTelemetry, unsetCodexTelemetry, type UnsetTelemetryOptions } from './telemetry-config';
 
 /** The text for what is left: undefined (remove the file) when nothing is, the old text when nothing changed. */
 function leftText(root: Json, old: string | undefined): string | undefined {
@@ -42,9 +45,19 @@ function isAgentHook(h: unknown, agent: string): boolean {
   return perchHookSub(h) !== undefined && hookKeyVar(h as Json) === keyEnvVar(agent);
 }
 
-/** A hooks file (Claude Code's settings, Codex's hooks.json, Cursor's hooks.json) without the agent's Perch hooks. */
-export function unsetPerchHooks(text: string | undefined, client: ConnectClient, agent: string, file: string): string | undefined {
+/**
+ * A hooks file (Claude Code's settings, Codex's hooks.json, Cursor's hooks.json) without the agent's Perch hooks (and,
+ * given telemetry, Claude Code's settings without the agent's Perch telemetry).
+ */
+export function unsetPerchHooks(
+  text: string | undefined,
+  client: ConnectClient,
+  agent: string,
+  file: string,
+  telemetry?: UnsetTelemetryOptions,
+): string | undefined {
   const root = parseObject(text, file);
+  let held = false;
   if (root.hooks !== undefined) {
     const hooks = objectAt(root, 'hooks', file);
     for (const event of Object.keys(hooks)) {
@@ -56,9 +69,12 @@ export function unsetPerchHooks(text: string | undefined, client: ConnectClient,
         if (Array.isArray(inner)) {
           // Claude Code and Codex: groups of { matcher?, hooks: [...] }; a group left without hooks goes.
           const rest = inner.filter((h) => !isAgentHook(h, agent));
+          if (rest.length !== inner.length) held = true;
           if (rest.length === inner.length) kept.push(g);
           else if (rest.length) kept.push({ ...(g as Json), hooks: rest });
-        } else if (!isAgentHook(g, agent)) kept.push(g); // Cursor: [{ command }]
+        } else if (!isAgentHook(g, agent))
+          kept.push(g); // Cursor: [{ command }]
+        else held = true;
       }
       if (kept.length) hooks[event] = kept;
       else delete hooks[event];
@@ -68,11 +84,14 @@ export function unsetPerchHooks(text: string | undefined, client: ConnectClient,
   if (client === 'claude-code' && root.permissions && typeof root.permissions === 'object' && !Array.isArray(root.permissions)) {
     const permissions = root.permissions as Json;
     if (Array.isArray(permissions.allow)) {
-      permissions.allow = permissions.allow.filter((r) => r !== perchAllowRule(agent));
+      const allow = permissions.allow.filter((r) => r !== perchAllowRule(agent));
+      if (allow.length !== permissions.allow.length) held = true;
+      permissions.allow = allow;
       dropEmpty(permissions, 'allow');
     }
     dropEmpty(root, 'permissions');
   }
+  if (client === 'claude-code' && telemetry) unsetClaudeTelemetry(root, telemetry, held);
   // Cursor's hooks.json: the version connect put in a new file is all that is left of it.
   if (client === 'cursor' && sameJson(root, { version: 1 })) return leftText({}, text);
   return leftText(root, text);
@@ -106,7 +125,7 @@ export interface UnconfigEdit {
 }
 
 /** The files `perch disconnect` edits for a client: the ones `perch connect` writes at the same scope. */
-export function unconfigEdits(client: ConnectClient, agent: string, project: boolean): UnconfigEdit[] {
+export function unconfigEdits(client: ConnectClient, agent: string, project: boolean, telemetry?: UnsetTelemetryOptions): UnconfigEdit[] {
   const server = `the MCP server \`${serverName(agent)}\``;
   const hooks = `${agent}'s Perch hooks`;
   if (client === 'claude-code')
@@ -114,13 +133,20 @@ export function unconfigEdits(client: ConnectClient, agent: string, project: boo
       { file: project ? '.mcp.json' : '.claude.json', what: server, apply: (t, f) => unsetMcpServer(t, agent, f) },
       {
         file: project ? '.claude/settings.local.json' : '.claude/settings.json',
-        what: `${hooks} and permissions.allow ${perchAllowRule(agent)}`,
-        apply: (t, f) => unsetPerchHooks(t, client, agent, f),
+        what: `${hooks}, permissions.allow ${perchAllowRule(agent)}${telemetry ? ` and ${agent}'s Perch telemetry (env)` : ''}`,
+        apply: (t, f) => unsetPerchHooks(t, client, agent, f, telemetry),
       },
     ];
   if (client === 'codex')
     return [
-      { file: '.codex/config.toml', what: `[mcp_servers.${serverName(agent)}]`, apply: (t) => unsetCodexMcp(t, agent) },
+      {
+        file: '.codex/config.toml',
+        what: `[mcp_servers.${serverName(agent)}]${telemetry ? ` and ${agent}'s Perch exporter in [otel]` : ''}`,
+        apply: (t) => {
+          const left = unsetCodexMcp(t, agent);
+          return telemetry ? unsetCodexTelemetry(left, telemetry, left !== t) : left;
+        },
+      },
       { file: '.codex/hooks.json', what: hooks, apply: (t, f) => unsetPerchHooks(t, client, agent, f) },
     ];
   if (client === 'cursor')

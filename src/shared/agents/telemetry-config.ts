@@ -12,7 +12,7 @@
 // An OTLP exporter can have one endpoint: when the user's own sends somewhere else, Perch does not take it over and
 // says so (the user's telemetry goes on; the ledger then has no harness figures for this agent).
 import { ConfigFileError, jsonText, objectAt, parseObject } from './config-json';
-import { tomlString, tomlTables, upsertTomlTable } from '../text/toml-table';
+import { removeTomlTable, tomlString, tomlTables, upsertTomlTable } from '../text/toml-table';
 
 /** A telemetry token in a config's text (to keep using it when it still works), or undefined. */
 export function telemetryTokenIn(text: string | undefined): string | undefined {
@@ -89,4 +89,76 @@ export function setCodexTelemetry(text: string | undefined, o: TelemetryOptions,
   const body = (own?.body ?? []).filter((l) => !/^\s*exporter\s*=/.test(l));
   while (body.length && body[body.length - 1]!.trim() === '') body.pop();
   return { text: upsertTomlTable(t, ['otel'], [...body, codexExporterLine(o)]) };
+}
+
+/** Whose a Perch telemetry token found in a config is: this agent's, another agent's, or no one's now (an old one). */
+export type TokenOwner = 'agent' | 'other' | 'none';
+
+export interface UnsetTelemetryOptions {
+  /** The hub's base URL: only settings pointing here are Perch's. */
+  base: string;
+  owner: (token: string) => TokenOwner;
+}
+
+/** Whether a token's settings are this agent's to take out: its own token, or an old one in a file that held its entries. */
+function agentsToRemove(token: string, o: UnsetTelemetryOptions, heldAgent: boolean): boolean {
+  const owner = o.owner(token);
+  return owner === 'agent' || (owner === 'none' && heldAgent);
+}
+
+/**
+ * Takes Perch's telemetry for the agent out of a parsed Claude Code settings object (for `perch disconnect`): only when
+ * its endpoint is the hub's and its header a perch_otlp_ token of this agent (heldAgent: the file held the agent's
+ * hooks, for a token no one has any more). The otlp exporter goes from OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER (a
+ * user's other exporters stay), CLAUDE_CODE_ENABLE_TELEMETRY only when no exporter is left; an env left empty goes.
+ */
+export function unsetClaudeTelemetry(root: Record<string, unknown>, o: UnsetTelemetryOptions, heldAgent: boolean): void {
+  const env = root.env;
+  if (!env || typeof env !== 'object' || Array.isArray(env)) return;
+  const e = env as Record<string, unknown>;
+  const header = e.OTEL_EXPORTER_OTLP_HEADERS;
+  const token = typeof header === 'string' ? /^Authorization=Bearer (perch_otlp_[A-Za-z0-9_-]{32})$/.exec(header)?.[1] : undefined;
+  if (!token || !isPerchEndpoint(e.OTEL_EXPORTER_OTLP_ENDPOINT, o.base) || !agentsToRemove(token, o, heldAgent)) return;
+  delete e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete e.OTEL_EXPORTER_OTLP_HEADERS;
+  if (e.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json') delete e.OTEL_EXPORTER_OTLP_PROTOCOL;
+  let exporters = false;
+  for (const k of ['OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER']) {
+    if (typeof e[k] !== 'string') continue;
+    const rest = (e[k] as string)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && s !== 'otlp');
+    if (rest.length) {
+      e[k] = rest.join(',');
+      exporters = true;
+    } else delete e[k];
+  }
+  if (!exporters && e.CLAUDE_CODE_ENABLE_TELEMETRY === '1') delete e.CLAUDE_CODE_ENABLE_TELEMETRY;
+  if (Object.keys(e).length === 0) delete root.env;
+}
+
+/**
+ * Codex's config.toml without Perch's exporter line in [otel] (for `perch disconnect`): only when it sends to the hub
+ * with a perch_otlp_ token of this agent (heldAgent: the file held its MCP server, for a token no one has any more).
+ * The table's other lines stay; a table left with nothing goes, and a file left with nothing is undefined.
+ */
+export function unsetCodexTelemetry(text: string | undefined, o: UnsetTelemetryOptions, heldAgent: boolean): string | undefined {
+  if (text === undefined) return undefined;
+  const own = tomlTables(text).find((x) => x.path.length === 1 && x.path[0] === 'otel');
+  const exporter = own?.body.find((l) => /^\s*exporter\s*=/.test(l));
+  const token = exporter && exporter.includes(`${o.base}/v1/logs`) ? telemetryTokenIn(exporter) : undefined;
+  if (!own || !token || !agentsToRemove(token, o, heldAgent)) return text;
+  const body = own.body.filter((l) => l !== exporter);
+  let t: string;
+  if (body.some((l) => l.trim() !== '' && !l.trim().startsWith('#'))) {
+    while (body.length && body[body.length - 1]!.trim() === '') body.pop();
+    t = upsertTomlTable(text, ['otel'], body);
+  } else {
+    t = removeTomlTable(text, ['otel']);
+    const eol = text.includes('\r\n') ? '\r\n' : '\n';
+    // removeTomlTable joins the lines left: the file keeps its final newline.
+    if (text.endsWith(eol) && !t.endsWith(eol)) t += eol;
+  }
+  return t.trim() === '' ? undefined : t;
 }

@@ -1,6 +1,7 @@
 // `perch disconnect CLIENT NAME [--project DIR]`: takes out of the client's config files exactly what `perch connect`
 // put there for agent NAME (shared/agents/harness-unconfig.ts: its MCP server entry, its Perch hooks, Claude Code's
-// permissions.allow rule), keeps everything else, and forgets the recorded connection. The same diff, backup and dry
+// permissions.allow rule, and Claude Code's and Codex's telemetry settings when they are Perch's for that agent: the
+// hub's endpoint and the agent's perch_otlp_ token), keeps everything else, and forgets the recorded connection. The same diff, backup and dry
 // run as connect (config-plan.ts): without --write it prints the diff and changes nothing.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -8,19 +9,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DB_FILE_NAME } from '../../store/db/db';
 import { findAgent } from '../../hub/identity/identities';
-import { WRITABLE_CLIENTS, type ConnectClient } from '../../../shared/agents/harness-config';
+import { WRITABLE_CLIENTS, hookBaseUrl, type ConnectClient } from '../../../shared/agents/harness-config';
+import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-config';
+import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
 import type { ConfigScope } from './config-files';
-import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, withHub, type Command } from '../common';
+import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
 
 export const DISCONNECT_HELP = `perch disconnect CLIENT NAME [--write] [--project DIR] [--data-dir DIR] [--json]
 
 Takes agent NAME out of CLIENT (${WRITABLE_CLIENTS.join(', ')}): exactly what \`perch connect CLIENT NAME\` wrote at the
-same scope (the MCP server "perch-NAME", NAME's Perch hooks, Claude Code's permissions.allow "mcp__perch-NAME"), and
-nothing else: your own servers, hooks, rules and settings stay as they are. A file left holding nothing is removed.
+same scope (the MCP server "perch-NAME", NAME's Perch hooks, Claude Code's permissions.allow "mcp__perch-NAME", and
+the telemetry settings sending to this hub with NAME's perch_otlp_ token), and nothing else: your own servers, hooks,
+rules, telemetry and settings stay as they are. A file left holding nothing is removed.
 Codex's approval_policy stays (connect may have set it; change it by hand if you like). Without --write it prints the
 changes as a diff and changes nothing; with --write each changed file is backed up first (FILE.perch-backup-<time>-…).
   --project DIR  the project's files (as \`perch connect … --project DIR\` wrote them) instead of the user's
@@ -48,7 +52,15 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
   if (!fs.existsSync(path.join(dataDir, DB_FILE_NAME))) fail(`there is no Perch database in ${dataDir}: check --data-dir.`, 1);
   const { name: agent, id: agentId } = withHub(dataDir, (hub) => findAgent(hub, name));
   const scope: ConfigScope = { base: project ?? os.homedir(), project: project !== undefined };
-  const planned = planEdits(scope, unconfigEdits(client, agent, scope.project));
+  // Telemetry settings are Perch's when they send to this hub with a perch_otlp_ token; whose token it is tells whose.
+  const telemetry: UnsetTelemetryOptions = {
+    base: hookBaseUrl(mcpUrlFor(dataDir)),
+    owner: (token) => {
+      const id = withHub(dataDir, (hub) => telemetryTokenOwner(hub, token));
+      return id === agentId ? 'agent' : id === undefined ? 'none' : 'other';
+    },
+  };
+  const planned = planEdits(scope, unconfigEdits(client, agent, scope.project, telemetry));
   let forgot = false;
   if (values.write) {
     writePlan(scope, planned);

@@ -78,3 +78,9 @@ export function telemetryTokenMatches(hub: FeaturesHub, nameOrId: string, token:
   const hash = hashKey(token);
   return row.token_hash.length === hash.length && crypto.timingSafeEqual(row.token_hash, hash);
 }
+
+/** The id of the agent whose telemetry token `token` is now, or undefined (no one's: an old or unknown one). */
+export function telemetryTokenOwner(hub: FeaturesHub, token: string): string | undefined {
+  if (!token.startsWith(TELEMETRY_TOKEN_PREFIX) || token.length > 200) return undefined;
+  return telemetryTokenByHash(hub.db, hashKey(token))?.user_id;
+}
