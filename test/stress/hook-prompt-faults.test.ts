@@ -5,9 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { startHub, type RunningHub } from '../../src/main/app';
 import { addAgent } from '../../src/main/hub/control/agents';
 import { decideRequest, getRequestForOwner, listRequests } from '../../src/main/hub/features/requests/owner-decisions';
@@ -15,6 +13,7 @@ import { HubError } from '../../src/shared/errors';
 import { harnessOf } from '../../src/main/hub/control/harness';
 import { claudeCodeBash, ALLOW_OUTPUT } from '../fixtures/permission-request';
 import { eventually, removeDataDir, tempDataDir } from '../support/serve-harness';
+import { fillDisk, smallDisk, unmount } from '../support/small-disk';
 
 /** A hook waiting at the door: its answer when it comes, and a way to go away (the harness killed it). */
 function waitingHook(base: string, key: string): { answer: Promise<string>; goAway(): void } {
@@ -54,43 +53,6 @@ async function pendingPrompt(running: RunningHub, agentId: string) {
 }
 
 // ---- a real full disk: a small tmpfs (as test/stress/storage-full.test.ts) ------------------------------------------
-
-function smallDisk(size: string): { dir?: string; why?: string } {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return { why: 'needs root on Linux to mount a small tmpfs' };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-smalldisk-'));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { encoding: 'utf8', timeout: 10_000 });
-  if (r.status !== 0) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    return { why: `cannot mount a tmpfs here (${(r.stderr || String(r.error)).trim()})` };
-  }
-  return { dir };
-}
-
-function unmount(dir: string): void {
-  spawnSync('umount', ['-l', dir], { timeout: 10_000 });
-  fs.rmSync(dir, { recursive: true, force: true });
-}
-
-function fillDisk(dir: string): string {
-  const file = path.join(dir, 'filler');
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(4096), Buffer.alloc(1)]) {
-      for (let i = 0; i < 100_000; i++) {
-        try {
-          fs.writeSync(fd, chunk);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw err;
-        }
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  assert.equal(fs.statfsSync(dir).bavail, 0, 'the disk is full');
-  return file;
-}
 
 const probe = smallDisk('8m');
 if (probe.dir) unmount(probe.dir);
