@@ -43,7 +43,7 @@ describe('kill switch', () => {
     await assert.rejects(kit.call('send_message', { conv_id: convId, text: 'over' }), /paused/);
 
     const row = await openAgent(page, 'kit');
-    await row.text('Paused — daily cap reached (cost_usd: $0.59 of $0.50 today)').waitFor({ timeout: 10_000 });
+    await row.text('Paused — daily cap reached (cost_usd: $0.59 of $0.50 today, self-reported in progress)').waitFor({ timeout: 10_000 });
     await openPage(page, 'Fleet');
     await on(page).text('$0.59 / $0.50').first().waitFor({ timeout: 10_000 });
     const text = await on(page).find('.main').innerText();

@@ -212,7 +212,7 @@ describe('small fixes', () => {
     [390, 844, '-phone'],
   ] as const) {
     test(
-      `${width}×${height}: Settings' tabs match their content (Decisions holds decisions and their notifications only; containers and export have their own), and retention has its form`,
+      `${width}×${height}: Settings' tabs match their content (Decisions holds decisions, standing rules and their notifications only; containers and export have their own), and retention has its form`,
       { timeout: 60_000 },
       async () => {
         const { page } = h();
@@ -222,11 +222,12 @@ describe('small fixes', () => {
         await tabs.waitFor();
         assert.deepEqual(await tabs.link().allTextContents(), ['Decisions', 'Containers', 'Data', 'Wake runs', 'Phone']);
         const headings = () => on(page).find('.page.settings h2').allTextContents();
-        // The Decisions tab holds how decisions are sent and how what waits for a decision reaches the owner.
+        // The Decisions tab holds how decisions are sent, the standing rules and their suggestions, and how what waits
+        // for a decision reaches the owner.
         assert.deepEqual(
           await headings(),
-          ['Decisions', 'Notifications'],
-          'the Decisions tab holds the decisions and their notifications only',
+          ['Decisions', 'Standing rules', 'Notifications'],
+          'the Decisions tab holds the decisions, the standing rules and their notifications only',
         );
         await tabs.link('Containers').click();
         await on(page).heading('Agents in containers', { level: 2 }).waitFor();

@@ -86,7 +86,7 @@ export function capReached(caps: Caps, u: UsageDay, measuredCostUsd = 0): { cap:
   if (caps.cost_usd != null && cost >= caps.cost_usd)
     return {
       cap: 'cost_usd',
-      detail: `cost_usd: $${round(cost)} of $${caps.cost_usd} today (${measured ? "measured: the harness's own reports" : 'self-reported in progress'})`,
+      detail: `cost_usd: $${round(cost)} of $${caps.cost_usd} today, ${measured ? "measured from the harness's own reports" : 'self-reported in progress'}`,
     };
   if (caps.messages != null && u.messages >= caps.messages)
     return { cap: 'messages', detail: `messages: ${u.messages} of ${caps.messages} today` };
