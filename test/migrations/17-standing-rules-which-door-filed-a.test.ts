@@ -14,18 +14,21 @@ migrationTest({
              VALUES ('r_1', 'c_1', 'm_1', 'u_bot', 'approve', 'Allow Bash: npm test?', NULL, '{"source":"permission_prompt"}', '["u_owner"]', 'pending', 6, 99)`);
   },
   check: (db) => {
-    assert.deepEqual(rows(db, 'SELECT * FROM permission_rules'), [
-      {
-        id: 'pr_1',
-        agent_id: 'u_bot',
-        tool: 'Bash',
-        command_prefix: 'npm test',
-        behavior: 'allow',
-        created_at: 5,
-        added_by: null,
-        added_by_name: null,
-      },
-    ]);
+    assert.deepEqual(
+      rows(db, 'SELECT id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name FROM permission_rules'),
+      [
+        {
+          id: 'pr_1',
+          agent_id: 'u_bot',
+          tool: 'Bash',
+          command_prefix: 'npm test',
+          behavior: 'allow',
+          created_at: 5,
+          added_by: null,
+          added_by_name: null,
+        },
+      ],
+    );
     assert.deepEqual(rows(db, 'SELECT id, state, door FROM requests'), [{ id: 'r_1', state: 'pending', door: null }]);
     db.exec(
       `INSERT INTO permission_rules (id, agent_id, tool, command_prefix, behavior, created_at, added_by, added_by_name) VALUES ('pr_2', 'u_bot', 'Bash', 'curl', 'deny', 7, 'dev_1', 'Phone')`,
