@@ -1,5 +1,4 @@
 // A real full disk for tests: a small tmpfs mounted on a fresh folder (root on Linux), filled to the last byte.
-// (test/stress/storage-full.test.ts still has its own copy of these; new tests take them from here.)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
