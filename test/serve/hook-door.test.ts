@@ -84,24 +84,42 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     assert.match(refused.message, /withdrawn: the harness stopped waiting/);
   });
 
-  test("two hooks for one prompt (the same session and tool call, e.g. a user-scope and a project-scope connection) file one card, and the owner's one approve answers both", async () => {
+  test("two of an agent's hooks for one prompt (the same session and tool call, e.g. its user-scope and project-scope connections) file one card, and the owner's one approve answers both", async () => {
     const kit = await newAgent('door-join-kit');
-    const rue = await newAgent('door-join-rue');
     const first = rawPost(door('claude-code', 'permission-request'), kit.key, claudeCodeBash);
     const card = await pendingOf(kit);
-    const second = rawPost(door('claude-code', 'permission-request'), rue.key, claudeCodeBash);
+    const second = rawPost(door('claude-code', 'permission-request'), kit.key, claudeCodeBash);
     // Another prompt of the same session (another command) is a card of its own.
-    const other = rawPost(door('claude-code', 'permission-request', '?timeout=2'), rue.key, {
+    const other = rawPost(door('claude-code', 'permission-request', '?timeout=2'), kit.key, {
       ...claudeCodeBash,
       tool_input: { command: 'rm -rf dist' },
     });
-    await eventually(async () => (await requestsOf(rue)).length === 1, 10_000, "the other command's card");
-    assert.equal((await requestsOf(rue))[0].title, 'Allow Bash: rm -rf dist?', 'the same prompt was not filed again');
-    assert.equal((await requestsOf(kit)).length, 1);
+    await eventually(async () => (await requestsOf(kit)).length === 2, 10_000, "the other command's card");
+    const titles = (await requestsOf(kit)).map((r) => r.title).sort();
+    assert.deepEqual(titles, ['Allow Bash: rm -rf dist?', 'Allow Bash: rm -rf node_modules?'], 'the same prompt was not filed again');
     await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
     assert.equal((await first).text, ALLOW_OUTPUT);
     assert.equal((await second).text, ALLOW_OUTPUT, 'the hook that joined gets the same decision');
     assert.equal((await other).text, '{}');
+  });
+
+  test("another agent's hook naming the same session, tool call and input never joins the first agent's card: a paused one is denied, an unpaused one files its own card, and the first card's approve is not its answer", async () => {
+    const kit = await newAgent('door-nojoin-kit');
+    const rue = await newAgent('door-nojoin-rue');
+    const sid = await newAgent('door-nojoin-sid');
+    const first = rawPost(door('claude-code', 'permission-request'), kit.key, claudeCodeBash);
+    const card = await pendingOf(kit);
+    await ownerOk(served, 'agents.pause', { agent: rue.id, reason: 'hands off' });
+    const paused = await rawPost(door('claude-code', 'permission-request'), rue.key, claudeCodeBash);
+    assert.equal(paused.text, denyOutput('Paused in Perch by the owner: hands off'), "the paused agent's own pause answers it");
+    const copied = rawPost(door('claude-code', 'permission-request', '?timeout=3'), sid.key, claudeCodeBash);
+    const own = await pendingOf(sid);
+    assert.notEqual(own.request_id, card.request_id, 'its own card');
+    await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
+    assert.equal((await first).text, ALLOW_OUTPUT);
+    const r = await copied;
+    assert.equal(r.text, '{}', "the other agent's prompt was not decided by the first agent's approve");
+    assert.equal((await requestsOf(sid))[0].state, 'cancelled');
   });
 
   test('a paused agent: its prompt is denied at once with the pause reason, and nothing is filed', async () => {

@@ -379,7 +379,7 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
                   decision: `the tool input nests more than ${LIMITS.maxJsonDepth} levels deep (at ${deep}); Perch cannot show it whole, the terminal dialog decides`,
                 }
               : await decide(hub, who, at, filingOf(prompt.input, route.harness, prompt.extra), timeout, gone.signal, {
-                  joinKey: promptJoinKey(route.harness, prompt.input as unknown as Record<string, unknown>),
+                  joinKey: promptJoinKey(route.harness, who.agentId, prompt.input as unknown as Record<string, unknown>),
                 });
           const d = v.decision;
           // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
@@ -435,7 +435,7 @@ async function decide(
   if (typeof filing === 'string') throw new StepAside(filing);
   const caller = { key: who.auth, standing: keyStanding(hub, who.key, who.agentId, at), at };
   const deadline = Date.now() + timeoutSecs * 1000;
-  // Another hook already filed this very prompt of the session and waits for it: this one joins its card.
+  // Another hook of this agent already filed this very prompt of the session and waits for it: this one joins its card.
   const joined = opts.joinKey ? hub.services.promptWaits.joinable(opts.joinKey) : undefined;
   if (joined) {
     await awaitJoinedPrompt(hub, joined, deadline, signal);

@@ -1,9 +1,12 @@
-// Two hooks for one prompt: a harness session covered by two connections (a user-scope and a project-scope one, the
-// same agent or two) runs both connections' PermissionRequest hooks for the same prompt. The first files the card; the
+// Two hooks for one prompt: a harness session covered by two of an agent's connections (a user-scope and a
+// project-scope one) runs both connections' PermissionRequest hooks for the same prompt. The first files the card; the
 // second joins it instead of filing another, and both hooks get the owner's one decision. Two hooks are for the same
-// prompt when they name the same harness session and tool call (tool_use_id, when the harness sends one) with the same
-// tool and input, so a joining hook is never allowed anything the owner was not shown. Only while the first card is
-// pending and a hook of this hub waits for it (prompt-waits.ts).
+// prompt when they come from the same agent and name the same harness session and tool call (tool_use_id, when the
+// harness sends one) with the same tool and input, so a joining hook is never allowed anything the owner was not shown.
+// Never across agents: another agent's hook (two agents' connections covering one folder are settled by
+// mcp/session-owner.ts; a hook that still arrives, or one that copied the ids) files its own card through its own
+// agent's gates (paused, archived, rules), and the owner's decision on the first agent's card is never its answer.
+// Only while the first card is pending and a hook of this hub waits for it (prompt-waits.ts).
 import { createHash } from 'node:crypto';
 import { requestById, type RequestRow } from '../../../store/tables/talk/requests';
 import { expireDueRequests, type RequestsHub } from './request-expiry';
@@ -11,9 +14,10 @@ import { HOOK_GONE, withdrawPrompt } from './abandoned-prompts';
 
 const NO_DECISION_IN_TIME = "no decision in time; the harness's own dialog decides";
 
-/** Which prompt of which harness session a hook's input is, or undefined when it names no session (then it never joins). */
+/** Which prompt of which agent's harness session a hook's input is, or undefined when it names no session (then it never joins). */
 export function promptJoinKey(
   harness: string,
+  agentId: string,
   input: { session_id?: unknown; tool_use_id?: unknown; tool_name?: unknown; tool_input?: unknown },
 ): string | undefined {
   if (typeof input.session_id !== 'string' || !input.session_id) return undefined;
@@ -25,7 +29,7 @@ export function promptJoinKey(
   }
   const call = typeof input.tool_use_id === 'string' ? input.tool_use_id : '';
   return createHash('sha256')
-    .update(JSON.stringify([harness, input.session_id, call, what]))
+    .update(JSON.stringify([agentId, harness, input.session_id, call, what]))
     .digest('base64url');
 }
 
