@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createFreshSchema, migrateTo, openDatabase, registerFunctions, type Db } from '../../src/main/store/db/db';
 import { LATEST_VERSION } from '../../src/main/store/migrations';
 import { FRESH_SCHEMA_FILE, freshSchemaSource } from '../../scripts/schema';
+import { FRESH_SCHEMA } from '../../src/main/store/db/fresh-schema.generated';
 
 const REGENERATE = `run \`npm run schema\` to regenerate ${FRESH_SCHEMA_FILE} from the migrations`;
 
@@ -66,5 +67,64 @@ test('a new data dir opened by the hub has the latest schema, the same as one up
   } finally {
     migrated.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** SQLite's schema cookie: it counts every change to the schema made on this database. */
+function schemaChanges(db: Db): number {
+  return db.pragma('schema_version', { simple: true }) as number;
+}
+
+test('a new data dir opened by the hub is made by the one-step schema alone: user_version set, no migration run after it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-fresh-schema-'));
+  const oneStep = new Database(':memory:');
+  const migrated = new Database(':memory:');
+  try {
+    registerFunctions(oneStep);
+    createFreshSchema(oneStep);
+    registerFunctions(migrated);
+    migrateTo(migrated, LATEST_VERSION);
+    assert.ok(schemaChanges(oneStep) < schemaChanges(migrated), 'the migrations change the schema more times than the one step');
+    const db = openDatabase(path.join(dir, 'perch.sqlite'));
+    try {
+      assert.equal(db.pragma('user_version', { simple: true }), LATEST_VERSION);
+      assert.equal(schemaChanges(db), schemaChanges(oneStep), "the hub's new database had the one step's schema changes and no others");
+    } finally {
+      db.close();
+    }
+  } finally {
+    oneStep.close();
+    migrated.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the comparison sees a real difference: a statement left out, a default changed, a row added', () => {
+  const migrated = new Database(':memory:');
+  try {
+    registerFunctions(migrated);
+    migrateTo(migrated, LATEST_VERSION);
+    const want = describeDb(migrated);
+    const built = (statements: readonly string[], extra = '') => {
+      const db = new Database(':memory:');
+      try {
+        registerFunctions(db);
+        for (const s of statements) db.exec(s);
+        if (extra) db.exec(extra);
+        db.pragma(`user_version = ${LATEST_VERSION}`);
+        return describeDb(db);
+      } finally {
+        db.close();
+      }
+    };
+    assert.deepEqual(built(FRESH_SCHEMA), want, 'the statements as generated build the same database');
+    assert.notDeepEqual(built(FRESH_SCHEMA.slice(0, -1)), want, 'the last statement left out');
+    const i = FRESH_SCHEMA.findIndex((s) => s.includes("DEFAULT '{}'"));
+    assert.ok(i >= 0);
+    const changed = FRESH_SCHEMA.map((s, j) => (j === i ? s.replace("DEFAULT '{}'", "DEFAULT '[]'") : s));
+    assert.notDeepEqual(built(changed), want, 'a default changed');
+    assert.notDeepEqual(built(FRESH_SCHEMA, "INSERT INTO settings (key, value) VALUES ('x', '1')"), want, 'a row added');
+  } finally {
+    migrated.close();
   }
 });

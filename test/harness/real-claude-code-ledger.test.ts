@@ -5,18 +5,15 @@
 // prompt the owner approves in Perch. Claude Code's own OpenTelemetry (the env block connect wrote) reaches the hub's
 // OTLP receiver: the ledger shows the Bash call once, decided through Perch's hook, with its outcome, and the agent's
 // cost is exactly what Claude Code reported for the session (its JSON result's total_cost_usd).
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
-import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../support/real-harness';
-import { keyEnvVar } from '../../src/shared/agents/snippets';
-import { startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
+import { useClaudeSession } from '../support/real-harness';
+import { toolResults, type Block, type MessagesRequest } from '../support/model-standin';
 
-const claude = claudeCode();
 const served = useSharedServe();
 const COMMAND = 'touch perch-ledger.marker';
 
@@ -31,20 +28,7 @@ function script(req: MessagesRequest): Block[] {
   return [{ type: 'text', text: 'done' }];
 }
 
-let model: StandIn;
-let home: string;
-
-before(async () => {
-  if (claude.skip) return;
-  ensureBuilt();
-  model = await startStandIn(script);
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-claude-ledger-'));
-});
-
-after(async () => {
-  await model?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
+const session = useClaudeSession('perch-claude-ledger-', script);
 
 async function ledger(...args: string[]): Promise<any> {
   const r = await cliAsync(['ledger', ...args, '--data-dir', served.dataDir, '--json']);
@@ -54,39 +38,21 @@ async function ledger(...args: string[]): Promise<any> {
 
 describe(
   'the real Claude Code, configured only by perch connect --write, reports its tool calls and cost to the ledger',
-  { skip: claude.skip },
+  { skip: session.claude.skip },
   () => {
     test('the Bash call is in the ledger once, decided through Perch, with its outcome; the cost is what Claude Code reported', async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cc-ledger'));
-      const agentHome = fs.mkdtempSync(path.join(home, 'home-'));
-      fs.mkdirSync(path.join(agentHome, '.claude'));
-      fs.writeFileSync(
-        path.join(agentHome, '.claude', 'settings.json'),
-        JSON.stringify({ permissions: { allow: [`mcp__perch-${agent.name}`] } }),
-      );
-      await connectWrite('claude-code', agent.name, served.dataDir, agentHome);
+      const agentHome = await session.configure(agent, served.dataDir);
       const env0 = JSON.parse(fs.readFileSync(path.join(agentHome, '.claude', 'settings.json'), 'utf8')).env;
       assert.equal(env0.CLAUDE_CODE_ENABLE_TELEMETRY, '1', 'perch connect turned the telemetry on');
 
-      const dir = fs.mkdtempSync(path.join(agentHome, 'project-'));
-      const env = {
-        PATH: pathWithoutPerch(),
-        ANTHROPIC_BASE_URL: model.url,
-        [keyEnvVar(agent.name)]: agent.key,
-        ENABLE_TOOL_SEARCH: 'false',
-      };
-      assertNoPerch({ ...env, HOME: agentHome });
-      const running = runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], {
-        cwd: dir,
-        home: agentHome,
-        env,
-      });
+      const running = session.run(agent, agentHome, ['-p', 'Write the marker file.', '--output-format', 'json']);
       const req = await pendingRequestOf(served, agent, 120_000);
       assert.equal(req.title, `Allow Bash: ${COMMAND}?`);
       await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
       const run = await running;
       assert.equal(run.code, 0, run.stderr);
-      assert.ok(fs.existsSync(path.join(dir, 'perch-ledger.marker')), 'the approved command ran');
+      assert.ok(fs.existsSync(path.join(run.dir, 'perch-ledger.marker')), 'the approved command ran');
       const reported = JSON.parse(run.stdout).total_cost_usd as number;
       assert.equal(typeof reported, 'number');
 

@@ -6,17 +6,14 @@
 //   auto: no PermissionRequest (a server-side check decides; through a model endpoint that does not pass it, claude -p
 //   refuses the command); its PreToolUse says "auto", and the owner is told in the agent's feed that its questions do
 //   not come to Perch and how to start it instead.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
-import { claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../support/real-harness';
-import { keyEnvVar } from '../../src/shared/agents/snippets';
-import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
+import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { useClaudeSession } from '../support/real-harness';
+import { resultText, toolResults, type Block, type MessagesRequest } from '../support/model-standin';
 
-const claude = claudeCode();
 const served = useSharedServe();
 const COMMAND = 'curl -s http://127.0.0.1:9/ > /dev/null; touch mode.marker';
 
@@ -27,32 +24,11 @@ function script(req: MessagesRequest): Block[] {
   return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
 }
 
-let model: StandIn;
-let home: string;
-
-before(async () => {
-  if (claude.skip) return;
-  ensureBuilt();
-  model = await startStandIn(script);
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-claude-modes-'));
-});
-
-after(async () => {
-  await model?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
+const session = useClaudeSession('perch-claude-modes-', script);
 
 /** `claude -p --permission-mode MODE` as the agent, configured by perch connect; the owner approves what is filed. */
-async function runIn(mode: string, agent: AgentKey): Promise<{ filed: any[]; code: number | null }> {
-  const agentHome = fs.mkdtempSync(path.join(home, `home-${mode}-`));
-  fs.mkdirSync(path.join(agentHome, '.claude'));
-  fs.writeFileSync(
-    path.join(agentHome, '.claude', 'settings.json'),
-    JSON.stringify({ permissions: { allow: [`mcp__perch-${agent.name}`] } }),
-  );
-  await connectWrite('claude-code', agent.name, served.dataDir, agentHome);
-  const dir = fs.mkdtempSync(path.join(agentHome, 'project-'));
-  const env = { PATH: pathWithoutPerch(), ANTHROPIC_BASE_URL: model.url, [keyEnvVar(agent.name)]: agent.key, ENABLE_TOOL_SEARCH: 'false' };
+async function runIn(mode: string, agent: AgentKey): Promise<{ filed: any[]; code: number | null; ran: boolean }> {
+  const agentHome = await session.configure(agent, served.dataDir);
   let stop = false;
   const filed: any[] = [];
   const owner = (async () => {
@@ -67,18 +43,14 @@ async function runIn(mode: string, agent: AgentKey): Promise<{ filed: any[]; cod
       await new Promise((res) => setTimeout(res, 300));
     }
   })();
-  const run = await runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json', '--permission-mode', mode], {
-    cwd: dir,
-    home: agentHome,
-    env,
-    timeoutMs: 120_000,
-  });
-  stop = true;
+  const run = await session
+    .run(agent, agentHome, ['-p', 'Write the marker file.', '--output-format', 'json', '--permission-mode', mode], { timeoutMs: 120_000 })
+    .finally(() => (stop = true));
   await owner;
-  return { filed, code: run.code };
+  return { filed, code: run.code, ran: fs.existsSync(path.join(run.dir, 'mode.marker')) };
 }
 
-describe("the real Claude Code's permission modes: which reach the Perch inbox", { skip: claude.skip }, () => {
+describe("the real Claude Code's permission modes: which reach the Perch inbox", { skip: session.claude.skip }, () => {
   for (const [mode, reported] of [
     ['manual', 'default'],
     ['acceptEdits', 'acceptEdits'],
@@ -93,6 +65,7 @@ describe("the real Claude Code's permission modes: which reach the Perch inbox",
         assert.equal(r.filed[0].title, `Allow Bash: ${COMMAND}?`);
         assert.equal(r.filed[0].context.permission_mode, reported);
         assert.equal(r.code, 0);
+        assert.equal(r.ran, true, 'the approved command ran');
       },
     );
   }
@@ -104,6 +77,7 @@ describe("the real Claude Code's permission modes: which reach the Perch inbox",
       const agent = await addAgent(served.dataDir, uniqueName('mode-auto'));
       const r = await runIn('auto', agent);
       assert.equal(r.filed.length, 0, 'nothing filed');
+      assert.equal(r.ran, false, 'nobody approved the command: it did not run');
       await eventually(
         async () =>
           (await ownerOk(served, 'progress.list', { agent_id: agent.id })).progress.some(

@@ -5,17 +5,14 @@
 // (test/support/model-standin.ts): a first Bash call runs; between the two model turns the owner pauses the agent; the
 // second Bash call is then blocked, and Claude Code hands the pause reason back to the model as an error result.
 // After the owner resumes, the same script runs both commands.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
-import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, type ClaudeRun } from '../support/real-harness';
-import { keyEnvVar } from '../../src/shared/agents/snippets';
-import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
+import { addAgent, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { useClaudeSession, type ClaudeSessionRun } from '../support/real-harness';
+import { resultText, toolResults, type Block, type MessagesRequest } from '../support/model-standin';
 
-const claude = claudeCode();
 const served = useSharedServe();
 const FIRST = 'first.marker';
 const SECOND = 'second.marker';
@@ -41,46 +38,27 @@ async function script(req: MessagesRequest): Promise<Block[]> {
   return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
 }
 
-let model: StandIn;
-let home: string;
+const session = useClaudeSession('perch-claude-pause-', script);
 
-before(async () => {
-  if (claude.skip) return;
-  ensureBuilt();
-  model = await startStandIn(script);
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-claude-pause-'));
-});
-
-after(async () => {
-  await model?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
-
-/** ~/.claude/settings.json: `touch` allowed without asking; then `perch connect claude-code NAME --write` adds Perch's hooks. */
-async function configure(agent: AgentKey): Promise<void> {
-  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(touch:*)'] } }));
-  await connectWrite('claude-code', agent.name, served.dataDir, home);
+/** A HOME whose ~/.claude/settings.json allows `touch` without asking; `perch connect claude-code NAME --write` adds Perch's hooks. */
+async function configure(agent: AgentKey): Promise<string> {
+  const home = await session.configure(agent, served.dataDir, ['Bash(touch:*)']);
   const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
   assert.equal(settings.hooks.PreToolUse[0].hooks[0].type, 'http', 'perch connect wrote an HTTP PreToolUse hook');
+  return home;
 }
 
-interface Run extends ClaudeRun {
-  dir: string;
+interface Run extends ClaudeSessionRun {
   /** The tool_result blocks Claude Code sent back in this run, by tool_use_id. */
   results: Map<string, any>;
 }
 
 /** `claude -p` in a fresh project dir, the agent's key only in the environment, perch not on the PATH. */
-async function runAs(agent: AgentKey): Promise<Run> {
-  const dir = fs.mkdtempSync(path.join(home, 'project-'));
-  const first = model.requests.length;
-  const env = { PATH: pathWithoutPerch(), ANTHROPIC_BASE_URL: model.url, [keyEnvVar(agent.name)]: agent.key };
-  assertNoPerch({ ...env, HOME: home });
-  const r = await runClaude(claude.bin!, ['-p', 'Write the two marker files.', '--output-format', 'json'], { cwd: dir, home, env });
+async function runAs(agent: AgentKey, home: string): Promise<Run> {
+  const r = await session.run(agent, home, ['-p', 'Write the two marker files.', '--output-format', 'json']);
   const results = new Map<string, any>();
-  for (const q of model.requests.slice(first)) for (const b of toolResults(q)) results.set(b.tool_use_id, b);
-  return { ...r, dir, results };
+  for (const q of r.requests) for (const b of toolResults(q)) results.set(b.tool_use_id, b);
+  return { ...r, results };
 }
 
 function resultOf(run: Run, id: string): any {
@@ -91,16 +69,16 @@ function resultOf(run: Run, id: string): any {
 
 describe(
   "pausing the agent in Perch blocks the real Claude Code's next tool call (claude -p, the HTTP PreToolUse hook perch connect wrote, no perch on its PATH)",
-  { skip: claude.skip },
+  { skip: session.claude.skip },
   () => {
     test('paused between two Bash calls, the second is not run and the model gets the pause reason; resumed, the same script runs both', async () => {
       const agent = await addAgent(served.dataDir, uniqueName('ccpause'));
-      await configure(agent);
+      const home = await configure(agent);
 
       between = async () => {
         await ownerOk(served, 'agents.pause', { agent: agent.id, reason: 'stop touching files' });
       };
-      const paused = await runAs(agent).finally(() => (between = undefined));
+      const paused = await runAs(agent, home).finally(() => (between = undefined));
       assert.equal(paused.code, 0, paused.stderr);
       assert.ok(fs.existsSync(path.join(paused.dir, FIRST)), 'the tool call before the pause ran');
       assert.notEqual(resultOf(paused, 'toolu_first').is_error, true);
@@ -111,7 +89,7 @@ describe(
       assert.match(resultText(blocked), /wait for the owner to resume this agent/);
 
       await ownerOk(served, 'agents.resume', { agent: agent.id });
-      const resumed = await runAs(agent);
+      const resumed = await runAs(agent, home);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.ok(fs.existsSync(path.join(resumed.dir, FIRST)), 'resumed: the first command ran');
       assert.ok(fs.existsSync(path.join(resumed.dir, SECOND)), 'resumed: the second command ran, without asking');

@@ -7,28 +7,21 @@
 // terminal dialog, so the PermissionRequest hook is what decides: the owner's approve runs the command, a reject
 // does not (Claude Code hands the denial to the model as an error tool_result), and a standing rule decides the
 // next identical prompt without the owner. With the hub stopped, the session finishes on its own.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { addAgent, eventually, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
-import { assertNoPerch, claudeCode, connectWrite, pathWithoutPerch, runClaude, withHubStopped } from '../support/real-harness';
-import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { useClaudeSession, withHubStopped, type ClaudeSessionRun } from '../support/real-harness';
 import { wakeRecipes } from '../../src/shared/agents/wake';
-import { resultText, startStandIn, toolResults, type Block, type MessagesRequest, type StandIn } from '../support/model-standin';
+import { resultText, toolResults, type Block, type MessagesRequest } from '../support/model-standin';
 
-const claude = claudeCode();
 const served = useSharedServe();
 const COMMAND = 'touch perch-approved.marker';
 const MARKER = 'perch-approved.marker';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  dir: string;
+interface Run extends ClaudeSessionRun {
   /** The Messages requests of this run's main conversation (the ones that offer the Bash tool). */
   turns: MessagesRequest[];
 }
@@ -48,20 +41,8 @@ function script(req: MessagesRequest): Block[] {
   return [{ type: 'text', text: `bash said: ${resultText(last)}` }];
 }
 
-let model: StandIn;
-let home: string;
-
-before(async () => {
-  if (claude.skip) return;
-  ensureBuilt();
-  model = await startStandIn(script);
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-claude-home-'));
-});
-
-after(async () => {
-  await model?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
+const session = useClaudeSession('perch-claude-home-', script);
+const claude = session.claude;
 
 /** The HOME each agent's Claude Code runs in, configured by perch connect. */
 const homes = new Map<string, string>();
@@ -72,13 +53,7 @@ const homes = new Map<string, string>();
  * are what it wrote.
  */
 async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<void> {
-  const agentHome = fs.mkdtempSync(path.join(home, 'home-'));
-  fs.mkdirSync(path.join(agentHome, '.claude'));
-  fs.writeFileSync(
-    path.join(agentHome, '.claude', 'settings.json'),
-    JSON.stringify({ permissions: { allow: [`mcp__perch-${agent.name}`] } }),
-  );
-  await connectWrite('claude-code', agent.name, dataDir, agentHome);
+  const agentHome = await session.configure(agent, dataDir);
   const settings = JSON.parse(fs.readFileSync(path.join(agentHome, '.claude', 'settings.json'), 'utf8'));
   assert.equal(settings.hooks.PermissionRequest[0].hooks[0].type, 'http', 'perch connect wrote an HTTP PermissionRequest hook');
   homes.set(agent.name, agentHome);
@@ -86,20 +61,8 @@ async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<voi
 
 /** `claude -p` in a fresh project dir, as the agent (its key only in the environment, perch not on the PATH). */
 async function runAs(agent: AgentKey): Promise<Run> {
-  const agentHome = homes.get(agent.name)!;
-  const dir = fs.mkdtempSync(path.join(agentHome, 'project-'));
-  const first = model.requests.length;
-  const env = {
-    PATH: pathWithoutPerch(),
-    ANTHROPIC_BASE_URL: model.url,
-    [keyEnvVar(agent.name)]: agent.key,
-    // Perch's tools are offered up front rather than found through tool search, so the script can call whoami.
-    ENABLE_TOOL_SEARCH: 'false',
-  };
-  assertNoPerch({ ...env, HOME: agentHome });
-  const r = await runClaude(claude.bin!, ['-p', 'Write the marker file.', '--output-format', 'json'], { cwd: dir, home: agentHome, env });
-  const turns = model.requests.slice(first).filter((q) => q.tools?.some((t) => t.name === 'Bash'));
-  return { ...r, dir, turns };
+  const r = await session.run(agent, homes.get(agent.name)!, ['-p', 'Write the marker file.', '--output-format', 'json']);
+  return { ...r, turns: r.requests.filter((q) => q.tools?.some((t) => t.name === 'Bash')) };
 }
 
 /** The agent's pending Perch request (waits until the hook has filed it; a Claude Code run takes its time). */
@@ -220,8 +183,8 @@ describe(
   () => {
     test("woken by a message, the headless run's Bash prompt is a Perch request; the owner approves and the run does it", async () => {
       const agent = await addAgent(served.dataDir, uniqueName('ccwake'));
-      const runHome = fs.mkdtempSync(path.join(home, 'wake-home-'));
-      const dir = fs.mkdtempSync(path.join(home, 'wake-project-'));
+      const runHome = fs.mkdtempSync(path.join(session.home, 'wake-home-'));
+      const dir = fs.mkdtempSync(path.join(session.home, 'wake-project-'));
       const recipe = wakeRecipes(agent.name).find((r) => r.id === 'claude-code')!;
       assert.match(recipe.form.shell!, /--settings "\$PERCH_CLAUDE_SETTINGS"/);
       const shell = recipe.form.shell!.replace(/^claude /, `"${claude.bin}" `);
@@ -231,7 +194,7 @@ describe(
         cwd: dir,
         env: {
           HOME: runHome,
-          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_BASE_URL: session.model.url,
           ANTHROPIC_API_KEY: 'dummy',
           ENABLE_TOOL_SEARCH: 'false',
           DISABLE_TELEMETRY: '1',

@@ -5,12 +5,14 @@
 // cannot be installed (offline, another platform), the tests that need it skip with the reason;
 // PERCH_REAL_HARNESS=0 skips them without trying.
 import { spawn, spawnSync } from 'node:child_process';
+import { after, before } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
   addAgent,
   cliAsync,
+  ensureBuilt,
   exitOf,
   removeDataDir,
   startServe,
@@ -19,6 +21,8 @@ import {
   type AgentKey,
   type CliResult,
 } from './serve-harness';
+import { startStandIn, type Block, type MessagesRequest, type StandIn } from './model-standin';
+import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
@@ -190,4 +194,92 @@ export async function withHubStopped(
     await hub.stop();
     removeDataDir(dataDir);
   }
+}
+
+export interface ClaudeSessionRun extends ClaudeRun {
+  /** The fresh project dir the run had as its cwd. */
+  dir: string;
+  /** The stand-in's Messages requests made during this run. */
+  requests: MessagesRequest[];
+}
+
+export interface ClaudeSession {
+  /** The real `claude`, or why this file's tests skip. */
+  readonly claude: Installed;
+  /** The scripted stand-in model (started before the file's tests, closed after). */
+  readonly model: StandIn;
+  /** The temp dir the HOMEs and projects are made in (removed after the file's tests). */
+  readonly home: string;
+  /**
+   * A fresh HOME whose ~/.claude/settings.json allows ALLOW (by default Perch's own tools, mcp__perch-NAME), then
+   * `perch connect claude-code NAME --write` for the agent of hub DATADIR, as a person runs it. Returns the HOME.
+   */
+  configure(agent: { name: string }, dataDir: string, allow?: string[]): Promise<string>;
+  /**
+   * `claude ARGS` as the agent in a fresh project dir under AGENTHOME: the stand-in as its model, the agent's key only
+   * in its environment, Perch's tools offered up front (no tool search), `perch` not on its PATH (checked first).
+   */
+  run(
+    agent: AgentKey,
+    agentHome: string,
+    args: string[],
+    opts?: { env?: Record<string, string>; timeoutMs?: number },
+  ): Promise<ClaudeSessionRun>;
+}
+
+/**
+ * A test file's Claude Code session setup: the real `claude`, the stand-in model answering with SCRIPT, and a temp dir
+ * (named from PREFIX) for the HOMEs perch connect configures; started in `before`, cleaned up in `after` (nothing is
+ * started when Claude Code is not there and the tests skip).
+ */
+export function useClaudeSession(
+  prefix: string,
+  script: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>,
+): ClaudeSession {
+  const claude = claudeCode();
+  let model: StandIn | undefined;
+  let home: string | undefined;
+  before(async () => {
+    if (claude.skip) return;
+    ensureBuilt();
+    model = await startStandIn(script);
+    home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  after(async () => {
+    await model?.close();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  });
+  const session: ClaudeSession = {
+    claude,
+    get model() {
+      if (!model) throw new Error('the stand-in model starts in before()');
+      return model;
+    },
+    get home() {
+      if (!home) throw new Error("the session's temp dir is made in before()");
+      return home;
+    },
+    async configure(agent, dataDir, allow = [`mcp__perch-${agent.name}`]) {
+      const agentHome = fs.mkdtempSync(path.join(session.home, 'home-'));
+      fs.mkdirSync(path.join(agentHome, '.claude'));
+      fs.writeFileSync(path.join(agentHome, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow } }));
+      await connectWrite('claude-code', agent.name, dataDir, agentHome);
+      return agentHome;
+    },
+    async run(agent, agentHome, args, opts = {}) {
+      const dir = fs.mkdtempSync(path.join(agentHome, 'project-'));
+      const first = session.model.requests.length;
+      const env = {
+        PATH: pathWithoutPerch(),
+        ANTHROPIC_BASE_URL: session.model.url,
+        [keyEnvVar(agent.name)]: agent.key,
+        ENABLE_TOOL_SEARCH: 'false',
+        ...opts.env,
+      };
+      assertNoPerch({ ...env, HOME: agentHome });
+      const r = await runClaude(claude.bin!, args, { cwd: dir, home: agentHome, env, timeoutMs: opts.timeoutMs });
+      return { ...r, dir, requests: session.model.requests.slice(first) };
+    },
+  };
+  return session;
 }
