@@ -2,6 +2,7 @@
 // module loaded by path): the worker is woken by the hook and indexes what was committed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makeHub, withHub } from '../support/helpers';
@@ -72,6 +73,33 @@ test('the store worker starts from its TypeScript module and, woken by commits, 
     }
   } finally {
     background?.close();
+    t.close();
+  }
+});
+
+test("closing the store worker waits for its connections to close, so the hub's own close is the last and leaves no -wal or -shm", async () => {
+  const t = makeHub();
+  try {
+    const hub = t.hub;
+    let indexed!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (indexed = resolve));
+    const background = startBackgroundStore(hub.db, { onIndexed: () => indexed() });
+    assert.ok(background, 'the worker started');
+    const { agent } = addAgent(hub, { name: 'closer' });
+    const conv = openDirect(hub, agent.id, hub.ownerId);
+    let done = false;
+    void caughtUp.then(() => (done = true));
+    for (let i = 0, deadline = Date.now() + 20_000; !done && Date.now() < deadline; i++) {
+      sendMessage(hub, agent.id, { conv_id: conv.conv_id, text: `closing ${i}` });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(done, 'the worker has its connections open (it indexed)');
+    background.close();
+    hub.db.close();
+    // Read at once, before any other thread could run: only the last connection's close removes them.
+    for (const f of ['perch.sqlite-wal', 'perch.sqlite-shm'])
+      assert.equal(fs.existsSync(path.join(t.dir, f)), false, `${f} is gone once the hub's connection closed`);
+  } finally {
     t.close();
   }
 });

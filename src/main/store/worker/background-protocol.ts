@@ -5,7 +5,8 @@
 export const COMMITS = 0; // bumped after every commit of the main connection
 export const SLEEPING = 1; // 1 while the worker waits for a commit
 export const STOP = 2; // set to stop the worker
-export const SLOTS = 3;
+export const CLOSED = 3; // set by the worker once its connections are closed (or it never opened one)
+export const SLOTS = 4;
 
 export interface BackgroundWorkerData {
   /** The database file. */

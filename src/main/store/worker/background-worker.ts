@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { COMMITS, SLEEPING, STOP, type BackgroundWorkerData, type BackgroundWorkerMessage } from './background-protocol';
+import { CLOSED, COMMITS, SLEEPING, STOP, type BackgroundWorkerData, type BackgroundWorkerMessage } from './background-protocol';
 
 type Conn = Database.Database;
 interface LogEvent {
@@ -27,9 +27,30 @@ const post = (m: BackgroundWorkerMessage) => parentPort!.postMessage(m);
 const describe = (err: unknown) => String((err as Error | undefined)?.message ?? err);
 const codeOf = (err: unknown) => (err as { code?: string } | undefined)?.code;
 
-const db = new Database(data.file);
-db.pragma('busy_timeout = 0');
-db.pragma('synchronous = NORMAL');
+/** The worker's connection, or undefined (said to the hub) when the database cannot be opened here. */
+function openMain(): Conn | undefined {
+  try {
+    // Reading the schema (synchronous needs it) waits on a busy file like any connection; the work after it never waits.
+    const c = new Database(data.file);
+    c.pragma('synchronous = NORMAL');
+    c.pragma('busy_timeout = 0');
+    return c;
+  } catch (err) {
+    post({ error: `the worker cannot open the database: ${describe(err)}; checkpoints stay with the hub`, code: codeOf(err) });
+    return undefined;
+  }
+}
+/** Tells the hub's thread that this thread holds no connection any more (it waits for that before closing its own). */
+function closed(): void {
+  Atomics.store(shared, CLOSED, 1);
+  Atomics.notify(shared, CLOSED);
+}
+const opened = openMain();
+if (!opened) {
+  closed();
+  process.exit(0);
+}
+const db = opened;
 const wal = `${data.file}-wal`;
 
 function checkpoint(): void {
@@ -205,3 +226,4 @@ try {
 } catch {
   /* closing anyway */
 }
+closed();

@@ -18,12 +18,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { isStorageError, onCommit, type Db } from '../db/db';
-import { COMMITS, SLEEPING, SLOTS, STOP, type BackgroundWorkerData, type BackgroundWorkerMessage } from './background-protocol';
+import { isExclusive, isStorageError, onCommit, type Db } from '../db/db';
+import { CLOSED, COMMITS, SLEEPING, SLOTS, STOP, type BackgroundWorkerData, type BackgroundWorkerMessage } from './background-protocol';
 import { attachSearchIndex, detachSearchIndex, SEARCH_FILE_NAME, SEARCH_INDEX_VERSION } from './search-index';
 
 /** WAL size (bytes) from which the worker checkpoints. */
 const WAL_THRESHOLD = 1024 * 1024;
+/**
+ * close() waits at most this long for the worker to close its connections: the hub's own connection is then the
+ * last one, and its close checkpoints the WAL and removes the -wal and -shm files (a connection still open in
+ * the worker, killed with the process, leaves them behind).
+ */
+const CLOSE_WAIT_MS = 5000;
 /** At most one round of work per this many ms while writes go on. */
 const PAUSE_MS = 50;
 /** Log events read per indexing transaction. */
@@ -58,6 +64,9 @@ export interface BackgroundStore {
 export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = {}): BackgroundStore | undefined {
   const file = db.name;
   if (!file || file === ':memory:' || db.memory || db.readonly || running.has(db)) return undefined;
+  // A hub that holds its database alone (openDatabase's full-disk fallback) shuts every other connection out, the
+  // worker's too: it checkpoints by itself and search reads the conversations directly, as before the worker is ready.
+  if (isExclusive(db)) return undefined;
   const code = workerFile();
   if (!code) return undefined;
   const searchFile = path.join(path.dirname(file), SEARCH_FILE_NAME);
@@ -122,12 +131,15 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
   worker.on('error', (err) => {
     // What a worker throws arrives as a copy: an error's message and code, not always an Error.
     const e = err as { message?: unknown; code?: unknown } | null;
-    process.stderr.write(
-      `perch: background store stopped: ${typeof e?.message === 'string' ? e.message : String(err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}\n`,
-    );
+    const text = typeof e?.message === 'string' && e.message ? e.message : typeof err === 'string' ? err : 'the worker thread failed';
+    process.stderr.write(`perch: background store stopped: ${text}${typeof e?.code === 'string' ? ` (${e.code})` : ''}\n`);
     restore();
   });
-  worker.on('exit', restore);
+  let exited = false;
+  worker.on('exit', () => {
+    exited = true;
+    restore();
+  });
   return {
     close() {
       if (closed) return;
@@ -135,6 +147,8 @@ export function startBackgroundStore(db: Db, opts: { onIndexed?: () => void } = 
       closed = true;
       Atomics.store(shared, STOP, 1);
       Atomics.notify(shared, COMMITS);
+      // Bounded: a worker midway through a chunk of indexing finishes it first (well under a second).
+      if (!exited) Atomics.wait(shared, CLOSED, 0, CLOSE_WAIT_MS);
     },
   };
 }
