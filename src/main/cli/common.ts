@@ -51,6 +51,52 @@ export function requireFolderOf(file: string, flag: string): void {
   if (!st.isDirectory()) fail(`${dir} is not a folder; nothing was written. Pick another ${flag}.`, 2);
 }
 
+/**
+ * The text of an input the owner named on the command line — FILE, or stdin for '-' — at most `max` bytes, for
+ * `what` (the key, the arguments, the rules file). FILE is opened once, without waiting for a writer, and must be a
+ * regular file (a folder, a FIFO or a device such as /dev/zero is refused: never a hang, never an endless read); stdin
+ * must not be a terminal and is read to its end, or refused past `max`. Every refusal is a UsageError of one line.
+ */
+export async function readInput(source: string, max: number, what: string): Promise<string> {
+  if (source === '-') {
+    if (process.stdin.isTTY) throw new UsageError(`- reads ${what} from stdin, but stdin is a terminal: pipe ${what} in`);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) throw new UsageError(`${what} on stdin is over ${max} bytes`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  const why = (e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+  };
+  let fh: fs.promises.FileHandle;
+  try {
+    fh = await fs.promises.open(source, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (e) {
+    throw new UsageError(`cannot read ${what} from ${source}: ${why(e)}`);
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new UsageError(`${source} (${what}) is not a file`);
+    if (st.size > max) throw new UsageError(`${source} (${what}) is ${st.size} bytes, over the ${max} it may be`);
+    // At most one byte more than its size said: a file that grows meanwhile is refused, not read on.
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (let r; n < buf.length && (r = await fh.read(buf, n, buf.length - n, n)).bytesRead > 0;) n += r.bytesRead;
+    if (n > st.size) throw new UsageError(`${source} (${what}) changed while it was read`);
+    return buf.subarray(0, n).toString('utf8');
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot read ${what} from ${source}: ${why(e)}`);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** One JSON line (--json) or the human text. */
 export function print(json: boolean, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);

@@ -10,7 +10,7 @@ import { writeExport, type ExportProgress } from '../../store/export/write';
 import { ExportFileError } from '../../store/export/read';
 import { importExport } from '../../store/export/import';
 import { cleanImage } from '../../hub/features/files/files';
-import { humanSize } from '../../store/backup/disk-space';
+import { NoSpaceError, humanSize } from '../../store/backup/disk-space';
 import { backupFile } from '../../store/backup/backup';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, print, requireFolderOf, type Command } from '../common';
 
@@ -167,24 +167,43 @@ async function cmdImport(argv: string[]): Promise<void> {
   // and while a hub serves the data dir against a copy taken now (its one long transaction would hold the hub up).
   const dbFile = path.join(dataDir, DB_FILE_NAME);
   const scratch = dryRun && (live || !fs.existsSync(dbFile)) ? fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-')) : undefined;
-  if (scratch && live && fs.existsSync(dbFile)) {
-    try {
-      await backupFile(dbFile, path.join(scratch, DB_FILE_NAME));
-    } catch (err) {
-      fs.rmSync(scratch, { recursive: true, force: true });
-      throw err;
-    }
+  // The copy (all of the owner's history) goes with this run however it ends: done, refused, failed, or stopped by
+  // Ctrl+C, a TERM or a closed terminal (each exits, and the exit removes it).
+  const dropScratch = () => scratch && fs.rmSync(scratch, { recursive: true, force: true });
+  const onSignal = (sig: NodeJS.Signals) => process.exit(128 + os.constants.signals[sig]);
+  const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  if (scratch) {
+    process.on('exit', dropScratch);
+    for (const sig of SIGNALS) process.on(sig, onSignal);
   }
-  const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
   let r;
   try {
-    r = await importExport(db, source, { dryRun, cleanImage }); // images cleaned as send_file cleans them
-  } catch (err) {
-    if (!(err instanceof ExportFileError)) throw err;
-    r = err;
+    if (scratch && live && fs.existsSync(dbFile)) {
+      try {
+        await backupFile(dbFile, path.join(scratch, DB_FILE_NAME));
+      } catch (err) {
+        if (!(err instanceof NoSpaceError)) throw err;
+        fail(
+          `a dry run while the hub serves checks against a copy of the database, and ${os.tmpdir()} has no room for it (about ${humanSize(err.need)} needed${err.free === undefined ? '' : `, ${humanSize(err.free)} free`}); nothing was changed. Free some space there, or set TMPDIR to a folder with room.`,
+          1,
+        );
+      }
+    }
+    const db = openDatabase(scratch ? path.join(scratch, DB_FILE_NAME) : dbFile);
+    try {
+      r = await importExport(db, source, { dryRun, cleanImage }); // images cleaned as send_file cleans them
+    } catch (err) {
+      if (!(err instanceof ExportFileError)) throw err;
+      r = err;
+    } finally {
+      db.close();
+    }
   } finally {
-    db.close();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    if (scratch) {
+      for (const sig of SIGNALS) process.off(sig, onSignal);
+      process.off('exit', dropScratch);
+      dropScratch();
+    }
   }
   if (r instanceof ExportFileError) fail(`${source} cannot be imported: ${r.message}. Nothing was written.`, 1);
   const list = (m: Record<string, number>) =>

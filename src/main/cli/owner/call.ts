@@ -1,12 +1,11 @@
 // perch call (one MCP tool as an agent) and perch owner (one owner action on the running hub), and their JSON
 // argument: inline, @FILE or - (stdin), checked before anything is sent.
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { OWNER_ACTIONS } from '../../../shared/api/owner-api';
 import { LIMITS } from '../../../shared/limits';
 import { RUNTIME_FILE } from '../../paths';
-import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, runtimeOf, type Command } from '../common';
-import { closestName } from '../../../shared/agents/agents';
+import { UsageError, dataDirOf, fail, mcpUrlFor, postJson, readInput, runtimeOf, type Command } from '../common';
+import { NAME_PATTERN, closestName } from '../../../shared/agents/agents';
 import { keyEnvVar } from '../../../shared/agents/key-env';
 
 export const call: Command = {
@@ -71,45 +70,25 @@ export const KEY_ON_ARGV_REFUSED =
 /** The longest key file read (a key is under 100 characters; anything far longer is not one). */
 const MAX_KEY_FILE_BYTES = 4096;
 
-/** The key from --key-file: FILE's (or stdin's, for -) first line, trimmed; empty or over-long is a UsageError. */
+/**
+ * The key from --key-file: FILE's (or stdin's, for -) first line, trimmed. Empty, over-long, or not one word of
+ * printable ASCII (what every Perch key is) is a UsageError that never echoes what it read.
+ */
 async function readKeyFile(file: string): Promise<string> {
-  let text: string;
-  if (file === '-') {
-    if (process.stdin.isTTY) throw new UsageError('--key-file - reads the key from stdin, but stdin is a terminal: pipe it in');
-    text = await readStdin(MAX_KEY_FILE_BYTES, 'the key');
-  } else {
-    try {
-      const st = await fs.promises.stat(file);
-      if (!st.isFile()) throw new UsageError(`--key-file ${file} is not a file`);
-      if (st.size > MAX_KEY_FILE_BYTES) throw new UsageError(`--key-file ${file} is ${st.size} bytes: not a key`);
-      text = await fs.promises.readFile(file, 'utf8');
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new UsageError(
-        `cannot read the key from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`,
-      );
-    }
-  }
+  const text = await readInput(file, MAX_KEY_FILE_BYTES, 'the key');
   const key = (text.split(/\r?\n/, 1)[0] ?? '').trim();
-  if (!key) throw new UsageError(`--key-file ${file === '-' ? '- (stdin)' : file} holds no key (its first line is empty)`);
+  const where = file === '-' ? '- (stdin)' : file;
+  if (!key) throw new UsageError(`--key-file ${where} holds no key (its first line is empty)`);
+  if (!KEY_SHAPE.test(key)) throw new UsageError(`--key-file ${where} holds no key: ${NOT_A_KEY}`);
   return key;
 }
 
+/** What any Perch key is (perch_ and base64url): one word of printable ASCII; anything else cannot go in a header. */
+const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
+const NOT_A_KEY = 'a key is one word of letters, digits and _ - (perch_…), as perch agent add printed it';
+
 /** The largest JSON argument read from a file or stdin: the largest body any door of the hub takes (send_file, files.send). */
 const MAX_JSON_ARG_BYTES = LIMITS.maxFileBodyBytes;
-
-/** Reads all of stdin (at most max bytes; more is a UsageError). */
-async function readStdin(max: number, what: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw new UsageError(`${what} on stdin is over ${max} bytes, more than the hub takes in one call`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /**
  * A JSON object argument: given inline ('{"a":1}'), as `-` (read from stdin to its end) or as `@FILE` (read from
@@ -119,39 +98,10 @@ async function readStdin(max: number, what: string): Promise<string> {
 export async function readJsonArg(arg: string | undefined, what: string): Promise<Record<string, unknown>> {
   if (arg === undefined) return {};
   const is = what.endsWith('s') ? 'are' : 'is';
-  let text: string;
-  let source = '';
-  if (arg === '-') {
-    if (process.stdin.isTTY)
-      throw new UsageError(`${what} ${is} - (read from stdin), but stdin is a terminal: pipe the JSON in, or give @FILE`);
-    source = ' (from stdin)';
-    text = await readStdin(MAX_JSON_ARG_BYTES, what);
-  } else if (arg.startsWith('@')) {
-    const file = arg.slice(1);
-    if (!file) throw new UsageError(`${what} ${is} @ without a file name: give @FILE`);
-    source = ` (from ${file})`;
-    let size: number;
-    try {
-      const st = await fs.promises.stat(file);
-      if (!st.isFile()) throw new UsageError(`${file} (${what}) is not a file`);
-      size = st.size;
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new UsageError(
-        `cannot read ${what} from ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message}`,
-      );
-    }
-    if (size > MAX_JSON_ARG_BYTES)
-      throw new UsageError(`${file} (${what}) is ${size} bytes, more than the hub takes in one call (${MAX_JSON_ARG_BYTES})`);
-    try {
-      text = await fs.promises.readFile(file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read ${what} from ${file}: ${(e as Error).message}`);
-    }
-  } else {
-    text = arg;
-  }
+  if (arg === '@') throw new UsageError(`${what} ${is} @ without a file name: give @FILE`);
+  const file = arg === '-' ? '-' : arg.startsWith('@') ? arg.slice(1) : undefined;
+  const source = file === undefined ? '' : file === '-' ? ' (from stdin)' : ` (from ${file})`;
+  const text = file === undefined ? arg : await readInput(file, MAX_JSON_ARG_BYTES, what);
   if (!text.trim()) throw new UsageError(`${what}${source} ${is} empty: give a JSON object such as {}`);
   let value: unknown;
   try {
@@ -184,6 +134,9 @@ async function cmdCall(argv: string[]): Promise<void> {
   if (values.key !== undefined) throw new UsageError(KEY_ON_ARGV_REFUSED);
   const [tool, argsText] = positionals;
   if (!tool) throw new UsageError('perch call needs TOOL, e.g. perch call whoami');
+  // The name picks the variable PERCH_KEY_<NAME> (either case, as the shell line has it): an agent's name, or refused.
+  if (values.agent !== undefined && !NAME_PATTERN.test(values.agent.toLowerCase()))
+    throw new UsageError(`--agent takes an agent's name (a–z, 0–9, - and _, up to 40), not ${JSON.stringify(values.agent.slice(0, 60))}`);
   const keyFile = values['key-file'];
   if (keyFile === '-' && argsText === '-')
     throw new UsageError('--key-file - and the arguments - both read stdin: give the arguments inline or as @FILE');
@@ -192,6 +145,7 @@ async function cmdCall(argv: string[]): Promise<void> {
   const url = values.url ?? process.env.PERCH_URL ?? mcpUrlFor(dataDirOf(values));
   const key = fileKey ?? process.env[keyEnvName(values.agent)];
   if (!key) throw new UsageError(noKey(values.agent));
+  if (!KEY_SHAPE.test(key)) throw new UsageError(`${keyEnvName(values.agent)} holds no key: ${NOT_A_KEY}`);
   let r;
   try {
     r = await postJson(

@@ -1,11 +1,11 @@
 // perch rules: the standing rules for agents' own permission prompts from a shell — list, add, remove, export and
 // import (JSON) — through the same owner actions as the window (rules.list, rules.add, rules.remove, rules.import), so
 // the same checks apply: plain-word prefixes, no allow of a wrapper, allow rules on the laptop only.
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RULES_EXPORT_VERSION, ruleText, type PermissionRuleView, type RuleExportEntry } from '../../../shared/features/permission-prompts';
 import { ruleCoverage } from '../../../shared/shell/rule-examples';
-import { DATA_DIR_LINE, UsageError, dataDirOf, print, type Command } from '../common';
+import { ownerBodyLimit } from '../../../shared/api/owner-api';
+import { DATA_DIR_LINE, UsageError, dataDirOf, print, readInput, type Command } from '../common';
 import { ownerAction } from './owner-action';
 
 const LIST_HELP = `perch rules [--agent NAME] [--data-dir DIR] [--json]
@@ -137,12 +137,8 @@ async function cmdRules(argv: string[]): Promise<void> {
   if (sub === 'import') {
     if (rest.length !== 1) throw new UsageError('perch rules import takes one FILE (or - for stdin)');
     const source = rest[0]!;
-    let text: string;
-    try {
-      text = fs.readFileSync(source === '-' ? 0 : source, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
-    }
+    // Bounded as the hub's owner door bounds the action's body (a running hub would refuse more).
+    const text = await readInput(source, ownerBodyLimit('rules.import'), 'the rules');
     const r = await ownerAction(dataDir, 'rules.import', { rules: readExport(text, source === '-' ? 'stdin' : source) });
     return print(json, r, () => `Imported ${r.added} rule${r.added === 1 ? '' : 's'} (${r.kept} already there).`);
   }
