@@ -134,6 +134,17 @@ describe('the OTLP receiver keeps what the harness reported, once', () => {
     assert.equal(row.paused?.by, 'budget');
     assert.match(row.paused.detail, /cost_usd: \$0\.06 of \$0\.05 today, measured from the harness's own reports/);
   });
+
+  test("the day's first measured report counts once: $0.03, then a $0.05 cap leaves the agent running", async () => {
+    const c = await addAgent(served.dataDir, uniqueName('otlp-first'));
+    const t = await tokenOf(c);
+    assert.equal((await postLogs(t, claudeCodeCall('s', 'toolu_first', 0.03))).status, 200);
+    const set = await ownerOk(served, 'agents.set_caps', { agent: c.name, cost_usd: 0.05 });
+    assert.equal(set.paused, null, JSON.stringify(set.paused));
+    assert.equal((await postLogs(t, claudeCodeCall('s', 'toolu_second', 0.01))).status, 200);
+    const fleet = await ownerOk(served, 'agents.controls', {});
+    assert.equal(fleet.agents.find((x: any) => x.agent.id === c.id).paused, null, '$0.04 of $0.05');
+  });
 });
 
 describe('hostile input: answered as OTLP expects, nothing stored, the hub unharmed', () => {

@@ -436,7 +436,10 @@ function measuredToday(hub: ControlsHub, agentId: string): { day: string; usd: n
  */
 export function addMeasuredCost(hub: ControlsHub, agentId: string, usd: number): void {
   if (!(usd > 0)) return;
-  measuredToday(hub, agentId).usd += usd;
+  // Today's figure not yet held: it is read whole from the ledger, where this cost is already (not added twice).
+  const held = hub.services.controls.counters.measured.get(agentId)?.day === localDay(hub.now());
+  const today = measuredToday(hub, agentId);
+  if (held) today.usd += usd;
   hub.fleetChanged();
   tripIfOverCap(hub, agentId, todayOf(hub, agentId));
 }

@@ -8,7 +8,7 @@ import type { LedgerFact } from '../../../../shared/ledger/harness-events';
 import { SHIPPED_PRICES, costAt, priceKey, type ModelPrice } from '../../../../shared/ledger/prices';
 import { localDay } from '../../../../shared/agents/control';
 import { addMeasuredCost } from '../../control/control';
-import { chainHead, hasRecord, insertRecord, recordsAfter, type LedgerRow } from '../../../store/tables/ledger/records';
+import { chainHead, insertRecord, recordsAfter, type LedgerRow } from '../../../store/tables/ledger/records';
 import { ownerPrice } from '../../../store/tables/ledger/prices';
 import type { Db } from '../../../store/db/db';
 
@@ -70,10 +70,21 @@ export function rowHash(prev: Buffer | undefined, r: Omit<LedgerRow, 'hash'>): B
     .digest();
 }
 
-function costOf(db: Db, f: LedgerFact): Pick<LedgerRow, 'cost_usd' | 'cost_source'> {
+/** A batch's prices: each model's looked up once per batch (priceOf), not once per record. */
+type Prices = (model: string | null) => ReturnType<typeof priceOf>;
+
+function batchPrices(db: Db): Prices {
+  const known = new Map<string | null, ReturnType<typeof priceOf>>();
+  return (model) => {
+    if (!known.has(model)) known.set(model, priceOf(db, model));
+    return known.get(model);
+  };
+}
+
+function costOf(prices: Prices, f: LedgerFact): Pick<LedgerRow, 'cost_usd' | 'cost_source'> {
   if (f.kind !== 'api_request') return { cost_usd: null, cost_source: null };
   if (f.cost_usd !== null) return { cost_usd: f.cost_usd, cost_source: 'harness' };
-  const p = priceOf(db, f.model);
+  const p = prices(f.model);
   if (!p || !f.tokens) return { cost_usd: null, cost_source: 'unknown' };
   return { cost_usd: costAt(p, f.tokens), cost_source: 'price_table' };
 }
@@ -85,10 +96,10 @@ export function recordFacts(hub: FeaturesHub, agentId: string, reported: readonl
   const day = localDay(receivedAt);
   const done = hub.write(() => {
     let { nextId, prev } = chainHead(hub.db, day);
+    const prices = batchPrices(hub.db);
     let added = 0;
     let cost = 0;
     for (const { fact: f, dedupe } of reported) {
-      if (hasRecord(hub.db, agentId, dedupe)) continue;
       const row: Omit<LedgerRow, 'hash'> = {
         id: nextId,
         day,
@@ -106,11 +117,11 @@ export function recordFacts(hub: FeaturesHub, agentId: string, reported: readonl
         output_tokens: f.tokens?.output ?? null,
         cache_read_tokens: f.tokens?.cache_read ?? null,
         cache_write_tokens: f.tokens?.cache_write ?? null,
-        ...costOf(hub.db, f),
+        ...costOf(prices, f),
         dedupe,
       };
       const hash = rowHash(prev, row);
-      insertRecord(hub.db, { ...row, hash });
+      if (!insertRecord(hub.db, { ...row, hash })) continue; // resent: the agent has it already
       prev = hash;
       nextId++;
       added++;
@@ -125,23 +136,20 @@ export function recordFacts(hub: FeaturesHub, agentId: string, reported: readonl
 export type VerifyResult =
   { ok: true; records: number; days: number } | { ok: false; records: number; first_break: { day: string; id: number; why: string } };
 
-/** Walks every day's chain in order; the first row whose hash does not follow is the first break. */
+/**
+ * Walks the rows once in the order they were added, each day's chain along (the last hash of every day seen so far
+ * kept); the first row whose hash does not follow is the first break.
+ */
 export function verifyLedger(db: Db): VerifyResult {
-  let day = '';
+  const last = new Map<string, Buffer>();
   let id = 0;
-  let prev: Buffer | undefined;
   let records = 0;
-  let days = 0;
   for (;;) {
-    const page = recordsAfter(db, day, id, 1000);
-    if (page.length === 0) return { ok: true, records, days };
+    const page = recordsAfter(db, id, 1000);
+    if (page.length === 0) return { ok: true, records, days: last.size };
     for (const r of page) {
-      if (r.day !== day) {
-        prev = undefined;
-        days++;
-      }
       const { hash, ...rest } = r;
-      const want = rowHash(prev, rest);
+      const want = rowHash(last.get(r.day), rest);
       if (!Buffer.isBuffer(hash) || !crypto.timingSafeEqual(want, hash.length === want.length ? hash : Buffer.alloc(want.length)))
         return {
           ok: false,
@@ -152,8 +160,7 @@ export function verifyLedger(db: Db): VerifyResult {
             why: "its hash does not match its content and the day's previous record: it or the record before it was changed or removed",
           },
         };
-      prev = hash;
-      day = r.day;
+      last.set(r.day, hash);
       id = r.id;
       records++;
     }

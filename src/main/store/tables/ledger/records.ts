@@ -25,30 +25,34 @@ export interface LedgerRow {
   hash: Buffer;
 }
 
-/** The id the next row gets and the hash of the day's last row (undefined: the day's first). Inside the writing transaction. */
+/**
+ * The id the next row gets and the hash of the day's last row (undefined: the day's first). Inside the writing
+ * transaction. The day's last row is found walking back from the newest row (`+day`: not through the day index, which
+ * would sort every row of the day on each batch): ids only grow, so today's last row is the newest one.
+ */
 export function chainHead(db: Db, day: string): { nextId: number; prev: Buffer | undefined } {
   const max = sql<{ m: number | null }>(db, 'SELECT MAX(id) AS m FROM ledger_records').get();
-  const last = sql<{ hash: Buffer }>(db, 'SELECT hash FROM ledger_records WHERE day = ? ORDER BY id DESC LIMIT 1').get(day);
+  const last = sql<{ hash: Buffer }>(db, 'SELECT hash FROM ledger_records WHERE +day = ? ORDER BY id DESC LIMIT 1').get(day);
   return { nextId: (max?.m ?? 0) + 1, prev: last?.hash };
 }
 
-export function hasRecord(db: Db, agentId: string, dedupe: Buffer): boolean {
-  return sql(db, 'SELECT 1 FROM ledger_records WHERE agent_id = ? AND dedupe = ?').get(agentId, dedupe) !== undefined;
-}
-
-export function insertRecord(db: Db, row: LedgerRow): void {
-  sql(
-    db,
-    `INSERT INTO ledger_records (id, day, received_at, at, agent_id, harness, kind, session_id, call_id, tool, model, detail,
+/** Adds a row unless the agent already has one with its dedupe (an exporter's retry): whether it was added. */
+export function insertRecord(db: Db, row: LedgerRow): boolean {
+  return (
+    sql(
+      db,
+      `INSERT INTO ledger_records (id, day, received_at, at, agent_id, harness, kind, session_id, call_id, tool, model, detail,
        input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, dedupe, hash)
      VALUES (@id, @day, @received_at, @at, @agent_id, @harness, @kind, @session_id, @call_id, @tool, @model, @detail,
-       @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens, @cost_usd, @cost_source, @dedupe, @hash)`,
-  ).run(row);
+       @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens, @cost_usd, @cost_source, @dedupe, @hash)
+     ON CONFLICT (agent_id, dedupe) DO NOTHING`,
+    ).run(row).changes === 1
+  );
 }
 
-/** Every row in chain order (day, then id), a page at a time: for verify. */
-export function recordsAfter(db: Db, day: string, id: number, limit: number): LedgerRow[] {
-  return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE (day, id) > (?, ?) ORDER BY day, id LIMIT ?').all(day, id, limit);
+/** Every row in the order it was added (each day's chain is its rows in this order), a page at a time: for verify. */
+export function recordsAfter(db: Db, id: number, limit: number): LedgerRow[] {
+  return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE id > ? ORDER BY id LIMIT ?').all(id, limit);
 }
 
 /** Dollars measured for an agent on a day (the harness's own figures and the priced ones). */
