@@ -26,7 +26,7 @@ function pick<T>(r: Rng, xs: readonly T[]): T {
 
 /** A command line built from random spellings, wrappers and containers (stub is the stubs' folder). */
 function generate(r: Rng, stub: string): string {
-  const program = pick(r, ['git', 'git', 'git', '"git"', "'git'", 'g\\it', "$'git'", `${stub}/git`, '$G', '$(echo git)', 'npm']);
+  const program = pick(r, ['git', 'git', 'git', '"git"', "'git'", 'g\\it', 'g\\\nit', "$'git'", `${stub}/git`, '$G', '$(echo git)', 'npm']);
   const sub = pick(r, [
     'push',
     'push',
@@ -89,6 +89,7 @@ function generate(r: Rng, stub: string): string {
     (x: string) => (x.includes("'") ? x : `eval '${x}'`),
     (x: string) => `f() { ${x}; }; f`,
     (x: string) => `git status; ${x}`,
+    (x: string) => (x.includes("'") ? x : `trap -- '${x}' EXIT`),
   ];
   const depth = 1 + r.int(2);
   for (let i = 0; i < depth; i++) cmd = pick(r, containers)(cmd);

@@ -25,7 +25,7 @@ test('the table of command shapes gets its expected allow / deny / owner answer 
 test('a command Perch cannot read says why, and the owner decides it while a deny rule exists', () => {
   const d = decideByRules(RULE_SETS.all!, 'Bash', 'git pu${x}sh', parseShell);
   assert.equal(d.decision, 'owner');
-  assert.match(d.decision === 'owner' ? (d.unresolved ?? '') : '', /not literal where `git push` \(denied\) could hide/);
+  assert.match(d.decision === 'owner' ? (d.unresolved ?? '') : '', /could run `git push` \(denied\): a word of it is not literal/);
   assert.match(readCommands('echo x | base64 -d | sh', parseShell).unresolved[0]!, /sh runs commands from its input/);
   assert.match(readCommands('f() { git push; }; f', parseShell).unresolved[0]!, /defines a function/);
 });

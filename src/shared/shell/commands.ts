@@ -73,6 +73,13 @@ const NAME_TAKERS = new Set([
   'wait',
   'getopts',
 ]);
+/** Builtins whose -C option runs a command string (mapfile's callback, compgen's and complete's completion command). */
+const CALLBACK_TAKERS = new Set(['mapfile', 'readarray', 'compgen', 'complete']);
+/** Git's global options that take the next word as their value. */
+const GIT_VALUED = new Set(['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds']);
+/** Variables that set git's config for the command (its aliases among it). */
+const GIT_CONFIG_VARIABLES =
+  /^GIT_(CONFIG(_PARAMETERS|_COUNT|_KEY_\d+|_VALUE_\d+|_GLOBAL|_SYSTEM)?|PAGER|EDITOR|SEQUENCE_EDITOR|SSH|SSH_COMMAND|ASKPASS|EXTERNAL_DIFF|EXEC_PATH|PROXY_COMMAND)$/;
 /** Variables that make a shell run code of their own (at start, at each prompt or trace line) or change what a name runs. */
 const CODE_VARIABLES = /^(BASH_ENV|ENV|BASH_FUNC_.*|BASH_ALIASES|BASH_CMDS|PROMPT_COMMAND|PS[0124]|SHELLOPTS|BASHOPTS|BASH_XTRACEFD|IFS)$/;
 /** Bash's reserved words (besides time and coproc, read as wrappers). */
@@ -140,7 +147,14 @@ export function readCommands(command: string, parse: ShellParse): ShellRun {
   return run;
 }
 
+/** Characters Bash reads as part of a word that tree-sitter-bash reads as blanks (`ls\r/tmp/x` is one word to Bash), and NUL. */
+const WORD_CONTROLS = /[\0\v\f\r]/;
+/** A line continuation inside a word: Bash removes it and joins the word (`g\<newline>it` is git); tree-sitter-bash splits it. */
+const JOINING_CONTINUATION = /[^\s]\\\n(?=[^\s])/;
+
 function readString(command: string, w: Walk): void {
+  if (WORD_CONTROLS.test(command)) w.unresolved.push('it has a control character (CR, NUL, VT or FF) that Bash reads as part of a word');
+  if (JOINING_CONTINUATION.test(command)) w.unresolved.push('a line continuation inside a word (Bash joins the word around it)');
   w.parse(command, (root) => {
     if (!root) w.unresolved.push('the shell parser is not available');
     else {
@@ -206,6 +220,9 @@ function statement(n: SyntaxNode, w: Walk, depth: number): void {
         else ws.push(...words([c], w, d));
       }
       subscripts(ws, w);
+      // An integer (-i) or name-reference (-n) variable evaluates what is later assigned or read through it as arithmetic.
+      if (/^(declare|typeset|local)$/.test(ws[0]!.text) && ws.slice(1).some((x) => !x.literal || /^-[A-Za-z]*[in]/.test(x.text)))
+        w.unresolved.push(`${ws[0]!.text} -i or -n: Bash evaluates the variable's values as arithmetic, which may run a command`);
       record(w, ws, { kind: 'declaration', assigns: true });
       return;
     }
@@ -275,8 +292,27 @@ function assignment(n: SyntaxNode, w: Walk, depth: number): void {
   drain(finds, w, depth);
   for (const a of n.type === 'variable_assignments' ? namedKids(n) : [n]) {
     const name = a.text.split(/[=[+]/)[0]!;
-    if (CODE_VARIABLES.test(name)) w.unresolved.push(`it sets ${name} (which makes a shell run code of its own)`);
+    noteVariable(name, w);
     if (/^[^=]*\[/.test(a.text)) w.unresolved.push('an array subscript (Bash evaluates it, which may run a command)');
+  }
+}
+
+/** A variable set for a command or the shell that changes what runs. */
+function noteVariable(name: string, w: Walk): void {
+  if (CODE_VARIABLES.test(name)) w.unresolved.push(`it sets ${name} (which makes a shell run code of its own)`);
+  if (GIT_CONFIG_VARIABLES.test(name)) w.unresolved.push(`it sets ${name} (git config or a command git runs: it may run any command)`);
+}
+
+/**
+ * `git -c alias.x=push x`: config set on git's command line (before its subcommand) may define an alias for any git
+ * command, or a pager, editor or hook that runs any command.
+ */
+function gitConfig(args: Word[], w: Walk): void {
+  for (let i = 0; i < args.length && args[i]!.text.startsWith('-'); i++) {
+    const t = args[i]!.text;
+    if (t === '-c' || t === '--config-env' || t.startsWith('--config-env=') || !args[i]!.literal)
+      return void w.unresolved.push(`git ${t} sets config for the command (an alias, pager or hook may run any command)`);
+    if (GIT_VALUED.has(t)) i++;
   }
 }
 
@@ -351,7 +387,7 @@ function runs(ws: Word[], w: Walk, depth: number, l: Layering): void {
     const u = unwrapOnce(ws);
     if (u.runs === 'unknown') w.unresolved.push(`it runs a command through ${u.why}`);
     if (u.runs !== 'command') return;
-    for (const a of u.assigned) if (CODE_VARIABLES.test(a)) w.unresolved.push(`it sets ${a} (which makes a shell run code of its own)`);
+    for (const a of u.assigned) noteVariable(a, w);
     return runs(u.words, w, depth, {
       ...l,
       assigns: l.assigns || u.assigned.length > 0,
@@ -367,10 +403,20 @@ function runs(ws: Word[], w: Walk, depth: number, l: Layering): void {
   if (name === 'eval') return again(args, "eval's arguments", w, depth);
   if (name === 'watch') return again(afterOptions(args, ['-n', '--interval', '-q', '--equexit']), "watch's command", w, depth);
   if (name === 'trap') {
-    const code = args[0];
-    if (code && !code.text.startsWith('-')) again([code], "trap's command", w, depth);
+    // trap -l / -p print; `trap -- 'code' SIG` and `trap 'code' SIG` set code (`trap - SIG` resets).
+    const code = args[0]?.text === '--' ? args[1] : args[0];
+    if (code && (code !== args[0] || !code.text.startsWith('-') || !code.literal) && code.text !== '-')
+      again([code], "trap's command", w, depth);
     return;
   }
+  if (CALLBACK_TAKERS.has(name) && args.some((a) => !a.literal || /^-[A-Za-z]*C/.test(a.text)))
+    return void w.unresolved.push(`${name} -C runs a command Perch does not read`);
+  if (
+    (name === 'hash' && args.some((a) => !a.literal || /^-[A-Za-z]*p/.test(a.text))) ||
+    (name === 'enable' && args.some((a) => !a.literal || /^-[A-Za-z]*f/.test(a.text)))
+  )
+    return void w.unresolved.push(`${name} binds a command name to a file (which may stand in for any command name)`);
+  if (name === 'git') gitConfig(args, w);
   if (name === 'source' || name === '.') return void w.unresolved.push(`it runs the file ${args[0]?.text ?? ''} as shell code`.trim());
   if (name === 'alias') return void w.unresolved.push('it defines an alias (which may stand in for any command name)');
   if (SHELLS.has(name)) return shell(name, args, w, depth);

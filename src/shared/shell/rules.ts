@@ -112,12 +112,28 @@ function inOrder(want: readonly string[], words: readonly string[]): boolean {
   return i === want.length;
 }
 
-/** Whether a deny rule's words match one simple command: yes, no, or maybe (a word that could be it is not literal). */
+/**
+ * Whether the denied words stand in order among a command's arguments, or inside one (`strace git push`, `ssh host
+ * 'git push'`, `su -c 'git push'`): a program Perch does not unwrap, or a string some program runs, may run them.
+ */
+function inArguments(words: readonly string[], c: RunCommand): boolean {
+  const tokens = c.words
+    .slice(1)
+    .filter((w) => w.literal)
+    .flatMap((w) => w.text.split(/[^A-Za-z0-9_@%+:,./-]+/));
+  const at = tokens.findIndex((t) => basename(t) === basename(words[0]!));
+  return at >= 0 && inOrder(words.slice(1), tokens.slice(at + 1));
+}
+
+/**
+ * Whether a deny rule's words match one simple command: yes, no, or maybe (a word that could be it is not literal,
+ * or its words stand among the arguments of another program).
+ */
 export function denyMatches(words: readonly string[], c: RunCommand): 'yes' | 'no' | 'maybe' {
   if (c.words.length === 0) return 'no';
   const program = c.words[0]!;
   if (!program.literal) return 'maybe';
-  if (basename(program.text) !== basename(words[0]!)) return 'no';
+  if (basename(program.text) !== basename(words[0]!)) return inArguments(words, c) ? 'maybe' : 'no';
   const args = c.words.slice(1);
   if (
     inOrder(
@@ -158,7 +174,8 @@ export function decideByRules<R extends ShellRule>(
       // A deny prefix that is not plain words (written before prefixes were checked) makes every command a doubt.
       const m = ws ? denyMatches(ws, c) : 'maybe';
       if (m === 'yes') return { decision: 'deny', rule: d };
-      if (m === 'maybe') doubt ??= `\`${shown(c)}\` has a word that is not literal where \`${d.command_prefix}\` (denied) could hide`;
+      if (m === 'maybe')
+        doubt ??= `\`${shown(c)}\` could run \`${d.command_prefix}\` (denied): a word of it is not literal, or it hands the denied words to a program`;
     }
   }
   if (read.unresolved.length === 0 && read.commands.length > 0) {

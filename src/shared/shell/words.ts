@@ -180,5 +180,16 @@ function noteDynamic(n: SyntaxNode, finds: WordFinds): void {
   else findSubstitutions(n, finds);
   if (ARITHMETIC.has(n.type) && readsVariable(n))
     finds.unresolved.push('arithmetic on a variable (Bash evaluates its value, which may run a command)');
-  if (n.type === 'expansion' && /\[/.test(n.text)) finds.unresolved.push('an array subscript (Bash evaluates it, which may run a command)');
+  if (n.type !== 'expansion') return;
+  if (/\[/.test(n.text)) finds.unresolved.push('an array subscript (Bash evaluates it, which may run a command)');
+  const parts = kids(n);
+  // ${!x}: x may name `a[$(cmd)]`, whose subscript runs (not ${!x*}, ${!x@}: the names that start with x).
+  if (parts[1]?.type === '!' && !/[*@]\}$/.test(n.text))
+    finds.unresolved.push('an indirect expansion (${!…}: Bash evaluates the name it holds)');
+  // ${x@P} expands x as a prompt, running the command substitutions in its value.
+  if (/@P\}$/.test(n.text)) finds.unresolved.push('a prompt expansion (${…@P} runs the substitutions in the value)');
+  // ${a:offset:length} evaluates offset and length as arithmetic.
+  const colon = parts.findIndex((c) => c.type === ':');
+  if (colon >= 0 && parts.slice(colon + 1).some((c) => readsVariable(c)))
+    finds.unresolved.push('arithmetic on a variable (Bash evaluates its value, which may run a command)');
 }

@@ -36,8 +36,8 @@ export function listRuleSuggestions(hub: TalkHub, agent?: string): RuleSuggestio
   const settled = new Set(suggestionStates(hub.db).map((s) => `${s.agent_id}\n${s.tool}\t${s.shape}`));
   const rules = listPermissionRules(hub.db).map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 }));
   const out: RuleSuggestion[] = [];
-  for (const c of shapeCounts(hub.db, hub.now() - SUGGEST_WINDOW_DAYS * DAY_MS, agentId)) {
-    if (c.approved < SUGGEST_AFTER || c.rejected > 0 || settled.has(`${c.requester_id}\n${c.prompt_shape}`)) continue;
+  for (const c of shapeCounts(hub.db, hub.now() - SUGGEST_WINDOW_DAYS * DAY_MS, SUGGEST_AFTER, agentId)) {
+    if (c.rejected > 0 || settled.has(`${c.requester_id}\n${c.prompt_shape}`)) continue;
     const tab = c.prompt_shape.indexOf('\t');
     const tool = c.prompt_shape.slice(0, tab);
     const shape = c.prompt_shape.slice(tab + 1);

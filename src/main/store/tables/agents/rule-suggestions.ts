@@ -26,25 +26,28 @@ export interface ShapeCount {
   requester_id: string;
   prompt_shape: string;
   approved: number;
+  /** 1 when the owner ever rejected a prompt of that shape, else 0. */
   rejected: number;
   last_at: number;
 }
 
 /**
- * Per agent and shape: how many of its prompts the owner approved since `since` (a rule's decisions do not count),
- * and how many of that shape the owner ever rejected.
+ * Per agent and shape approved at least `min` times since `since` (a rule's decisions do not count): how many, and
+ * whether the owner ever rejected one. Bounded by the window, not by every prompt ever filed: the approvals are found
+ * through requests_pending (state, expires_at; a request expires after it was created), and each shape's rejections
+ * through requests_by_prompt_shape.
  */
-export function shapeCounts(db: Db, since: number, requesterId?: string): ShapeCount[] {
-  return sql<ShapeCount>(
-    db,
-    `SELECT requester_id, prompt_shape,
-            SUM(state = 'approved' AND decided_by_rule IS NULL AND created_at >= @since) AS approved,
-            SUM(state = 'rejected') AS rejected,
-            MAX(created_at) AS last_at
-       FROM requests
-      WHERE prompt_shape IS NOT NULL AND (@agent IS NULL OR requester_id = @agent)
-      GROUP BY requester_id, prompt_shape`,
-  ).all({ since, agent: requesterId ?? null });
+export const SHAPE_COUNTS_SQL = `SELECT requester_id, prompt_shape, COUNT(*) AS approved, MAX(created_at) AS last_at,
+       EXISTS (SELECT 1 FROM requests x
+                WHERE x.requester_id = r.requester_id AND x.prompt_shape = r.prompt_shape AND x.state = 'rejected') AS rejected
+  FROM requests r INDEXED BY requests_pending
+ WHERE r.state = 'approved' AND r.expires_at >= @since AND r.created_at >= @since
+   AND r.prompt_shape IS NOT NULL AND r.decided_by_rule IS NULL AND (@agent IS NULL OR r.requester_id = @agent)
+ GROUP BY requester_id, prompt_shape
+HAVING COUNT(*) >= @min`;
+
+export function shapeCounts(db: Db, since: number, min: number, requesterId?: string): ShapeCount[] {
+  return sql<ShapeCount>(db, SHAPE_COUNTS_SQL).all({ since, min, agent: requesterId ?? null });
 }
 
 export function suggestionStates(db: Db): { agent_id: string; tool: string; shape: string; state: 'dismissed' | 'accepted' }[] {
