@@ -44,39 +44,28 @@ function psWithEnv(want: string): Proc[] {
   return found;
 }
 
-function alive(pid: number): boolean {
+function signal(pid: number, sig: NodeJS.Signals): void {
   try {
-    process.kill(pid, 0);
+    process.kill(pid, sig);
   } catch {
-    return false;
-  }
-  // A zombie answers signal 0 but has ended.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
+    // gone
   }
 }
 
-/** Ends these processes: SIGTERM, then SIGKILL to those still alive after graceMs. */
-export async function endProcesses(procs: readonly Proc[], graceMs = 3000): Promise<void> {
-  for (const p of procs) {
-    try {
-      process.kill(p.pid, 'SIGTERM');
-    } catch {
-      // gone
-    }
-  }
+/**
+ * Ends these processes, each only while it still carries name=value (read again before every signal: a pid that
+ * ended and was given to another process since the scan is never signalled): SIGTERM, then SIGKILL to those still
+ * there after graceMs.
+ */
+export async function endProcesses(procs: readonly Proc[], name: string, value: string, graceMs = 3000): Promise<void> {
+  const marked = () => {
+    const now = new Set(processesWithEnv(name, value).map((p) => p.pid));
+    return procs.filter((p) => now.has(p.pid));
+  };
+  for (const p of marked()) signal(p.pid, 'SIGTERM');
   const until = Date.now() + graceMs;
-  while (Date.now() < until && procs.some((p) => alive(p.pid))) await new Promise((r) => setTimeout(r, 50));
-  for (const p of procs)
-    if (alive(p.pid))
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
+  while (Date.now() < until && marked().length) await new Promise((r) => setTimeout(r, 100));
+  for (const p of marked()) signal(p.pid, 'SIGKILL');
 }
 
 /** The processes carrying name=value once those ending by themselves had up to waitMs to do so. */

@@ -14,6 +14,12 @@ if (!cmd) {
   process.stderr.write('usage: node --import tsx scripts/test-run.ts COMMAND [ARGS…]\n');
   process.exit(2);
 }
+if (!Number.isSafeInteger(GRACE_MS) || GRACE_MS < 0 || GRACE_MS > 600_000) {
+  process.stderr.write(
+    `test-run: PERCH_LEFTOVER_GRACE_MS must be a whole number of ms, 0 to 600000 (got ${JSON.stringify(process.env.PERCH_LEFTOVER_GRACE_MS)})\n`,
+  );
+  process.exit(2);
+}
 const marker = `${process.pid}-${Date.now().toString(36)}`;
 const child = spawn(cmd, args, { stdio: 'inherit', env: { ...process.env, [TEST_RUN_VAR]: marker }, shell: process.platform === 'win32' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
@@ -29,7 +35,7 @@ child.on('exit', (code, signal) => {
         `\ntest-run: ${left.length} process(es) started by this test run still running ${GRACE_MS / 1000} s after it ended (now ended):\n`,
       );
       for (const p of left) process.stderr.write(`  leftover process ${p.pid}: ${p.cmd.slice(0, 300)}\n`);
-      await endProcesses(left);
+      await endProcesses(left, TEST_RUN_VAR, marker);
       process.exit(1);
     }
     process.exit(code ?? (signal ? 1 : 0));

@@ -10,24 +10,9 @@ import { readCommands } from '../../src/shared/shell/commands';
 import { decideByRules, type ShellRule } from '../../src/shared/shell/rules';
 import { promptShape } from '../../src/shared/shell/shapes';
 import { RULE_SETS, TABLE } from '../../test/unit/shell-rules-table';
-import { r3 } from '../client';
+import { percentile, r3 } from '../client';
+import { mulberry32 } from '../text';
 import { checkDeadline, progress } from '../lib/settings';
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/** A seeded generator (mulberry32), so the week is the same each run. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What each agent asks, with how often and whether the owner would approve it (safe) or reject it. */
 const WORKLOADS: Record<string, Array<[command: string, weight: number, safe: boolean]>> = {
@@ -89,11 +74,11 @@ export async function rulesPhase() {
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  const perPrompt = { prompts: times.length, p50_ms: r3(quantile(times, 0.5)), p99_ms: r3(quantile(times, 0.99)) };
+  const perPrompt = { prompts: times.length, p50_ms: r3(percentile(times, 50)), p99_ms: r3(percentile(times, 99)) };
   progress(`rules: parse + match per prompt p50 ${perPrompt.p50_ms} ms, p99 ${perPrompt.p99_ms} ms (target < 1 ms p50)`);
 
   // 2. the scripted week.
-  const rand = rng(1000);
+  const rand = mulberry32(1000); // seeded: the week is the same each run
   const DAY = 24 * 3600 * 1000;
   const agents = Object.keys(WORKLOADS);
   const prompts = Array.from({ length: 1000 }, () => {

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processesWithEnv } from '../../scripts/leftovers';
+import { endProcesses, processesWithEnv } from '../../scripts/leftovers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -20,10 +20,10 @@ function alive(pid: number): boolean {
 }
 
 /** `node -e CODE` under scripts/test-run.ts: its exit code and stderr. */
-function testRun(code: string): { status: number | null; stderr: string } {
+function testRun(code: string, graceMs = '1000'): { status: number | null; stderr: string } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-run.ts', process.execPath, '-e', code], {
     cwd: ROOT,
-    env: { ...process.env, PERCH_LEFTOVER_GRACE_MS: '1000' },
+    env: { ...process.env, PERCH_LEFTOVER_GRACE_MS: graceMs },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -68,6 +68,11 @@ test(
     try {
       assert.deepEqual(testRun('process.exit(0)'), { status: 0, stderr: '' });
       assert.equal(testRun('process.exit(3)').status, 3);
+      for (const bad of ['abc', '-5', '1e9', '2.5']) {
+        const r = testRun('process.exit(0)', bad);
+        assert.equal(r.status, 2, `PERCH_LEFTOVER_GRACE_MS=${bad}`);
+        assert.match(r.stderr, /^test-run: PERCH_LEFTOVER_GRACE_MS must be a whole number of ms, 0 to 600000 \(got "[^"]*"\)\n$/);
+      }
       assert.ok(alive(own.pid!), "the user's own process is alive");
     } finally {
       own.kill('SIGKILL');
@@ -93,6 +98,33 @@ test(
       assert.deepEqual(processesWithEnv('PERCH_LEFTOVER_PROBE', value.slice(0, -1)), [], 'a prefix of the value is not the value');
     } finally {
       child.kill('SIGKILL');
+    }
+  },
+);
+
+test(
+  'ending leftovers signals only processes that still carry the marker (a pid given to another process since the scan is left alone)',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async () => {
+    const value = `end-${process.pid}-${Date.now()}`;
+    const sleeper = (env: NodeJS.ProcessEnv) =>
+      spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore', env: { ...process.env, ...env } });
+    const marked = sleeper({ PERCH_LEFTOVER_PROBE: value });
+    // Stands for a pid that was a leftover at the scan, ended, and now belongs to a process of someone else's.
+    const other = sleeper({ PERCH_LEFTOVER_PROBE: undefined });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const scanned = [
+        { pid: marked.pid!, cmd: 'marked' },
+        { pid: other.pid!, cmd: 'reused pid' },
+      ];
+      await endProcesses(scanned, 'PERCH_LEFTOVER_PROBE', value, 1000);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(alive(marked.pid!), false, 'the marked process was ended');
+      assert.equal(alive(other.pid!), true, 'the process without the marker was not signalled');
+    } finally {
+      marked.kill('SIGKILL');
+      other.kill('SIGKILL');
     }
   },
 );

@@ -53,7 +53,7 @@ after(async () => {
   // Interactive Codex starts `codex app-server` daemons of its own (their own session, re-parented to PID 1): the
   // tmux server's end does not reach them, and left running they recreate the deleted home. Every process that runs
   // with this test's HOME is ended first.
-  if (home) await endProcesses(processesWithEnv('HOME', home));
+  if (home) await endProcesses(processesWithEnv('HOME', home), 'HOME', home);
   await model?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
