@@ -187,9 +187,20 @@ export class RunCgroup {
     return new RunCgroup(dir, memoryDir, memoryKind);
   }
 
-  /** A run's cgroups as recorded (a later hub ends what is left of it). */
-  static of(dir: string, memoryDir: string | null): RunCgroup {
-    return new RunCgroup(dir, memoryDir, memoryDir === dir ? 'v2' : memoryDir ? 'v1' : null);
+  /**
+   * A run's cgroups as recorded (a later hub ends what is left of it), only where the record names a cgroup of that
+   * run: a folder named after it in a hub's folder under perch-wake (null otherwise: a record that names any other
+   * cgroup, e.g. from a restored backup or an edited file, is never killed).
+   */
+  static of(runId: string, dir: string, memoryDir: string | null): RunCgroup | null {
+    const isRuns = (d: string) =>
+      path.isAbsolute(d) &&
+      path.normalize(d) === d &&
+      path.basename(d) === runId &&
+      path.basename(path.dirname(path.dirname(d))) === PERCH_DIR;
+    if (!isRuns(dir)) return null;
+    const mem = memoryDir && (memoryDir === dir || isRuns(memoryDir)) ? memoryDir : null;
+    return new RunCgroup(dir, mem, mem === dir ? 'v2' : mem ? 'v1' : null);
   }
 
   /** argv that starts the command inside the run's cgroups (no secret is on it: the key is in the environment). */
@@ -270,6 +281,11 @@ export class RunCgroup {
     removeDir(this.dir);
     return !fs.existsSync(this.dir);
   }
+
+  /** Removes the folders of the hub that made this run once they are empty (a leftover's: that hub is gone). */
+  removeHubFolders(): void {
+    for (const d of [this.dir, ...(this.memoryDir && this.memoryDir !== this.dir ? [this.memoryDir] : [])]) removeDir(path.dirname(d));
+  }
 }
 
 /**
@@ -330,7 +346,7 @@ export function findRunCgroup(base: CgroupBase, runId: string): RunCgroup | null
     const dir = path.join(parent, h, runId);
     if (!fs.existsSync(dir)) continue;
     const mem = base.memory?.kind === 'v1' ? path.join(path.dirname(base.memory.dir), h, runId) : base.memory?.kind === 'v2' ? dir : null;
-    return RunCgroup.of(dir, mem && fs.existsSync(mem) ? mem : null);
+    return RunCgroup.of(runId, dir, mem && fs.existsSync(mem) ? mem : null);
   }
   return null;
 }
