@@ -155,36 +155,35 @@ export class RunCgroup {
     readonly memoryKind: 'v2' | 'v1' | null,
   ) {}
 
-  /** Makes the run's cgroups, with its memory ceiling (bytes) where the kernel can hold it. */
+  /**
+   * Makes the run's cgroups, with its memory ceiling (bytes) where the kernel can hold it. The v2 cgroup (what holds,
+   * counts and stops the run) must be made, or this throws; a memory ceiling the kernel refuses (its folder or its
+   * limit) leaves the run without one: the hub's base then says so (memory null, memoryWhy), so the owner's card and
+   * every later run are told the ceiling is sampled, not the kernel's.
+   */
   static create(base: CgroupBase, runId: string, ceilingBytes: number | null): RunCgroup {
     const dir = path.join(base.v2, runId);
     fs.mkdirSync(dir);
-    let memoryDir: string | null = null;
-    let memoryKind: 'v2' | 'v1' | null = null;
+    const memory = base.memory;
+    if (!memory) return new RunCgroup(dir, null, null);
+    const memoryDir = memory.kind === 'v2' ? dir : path.join(memory.dir, runId);
     try {
-      if (base.memory?.kind === 'v2') {
-        memoryKind = 'v2';
-        memoryDir = dir;
-        if (ceilingBytes) {
-          writeFile(path.join(dir, 'memory.max'), String(ceilingBytes));
-          if (fs.existsSync(path.join(dir, 'memory.swap.max'))) writeFile(path.join(dir, 'memory.swap.max'), '0');
-        }
-      } else if (base.memory?.kind === 'v1') {
-        memoryKind = 'v1';
-        memoryDir = path.join(base.memory.dir, runId);
-        fs.mkdirSync(memoryDir);
-        if (ceilingBytes) {
-          writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), String(ceilingBytes));
-          const memsw = path.join(memoryDir, 'memory.memsw.limit_in_bytes');
-          if (fs.existsSync(memsw)) writeFile(memsw, String(ceilingBytes));
-        }
+      if (memory.kind === 'v1') fs.mkdirSync(memoryDir);
+      if (ceilingBytes) {
+        const [limit, swap] =
+          memory.kind === 'v2' ? ['memory.max', 'memory.swap.max'] : ['memory.limit_in_bytes', 'memory.memsw.limit_in_bytes'];
+        writeFile(path.join(memoryDir, limit), String(ceilingBytes));
+        if (fs.existsSync(path.join(memoryDir, swap)))
+          writeFile(path.join(memoryDir, swap), memory.kind === 'v2' ? '0' : String(ceilingBytes));
       }
     } catch (err) {
-      if (memoryDir && memoryDir !== dir) removeDir(memoryDir);
-      removeDir(dir);
-      throw err;
+      if (memoryDir !== dir) removeDir(memoryDir);
+      if (memory.kind === 'v1') removeDir(memory.dir); // empty unless earlier runs still live there (swept later)
+      base.memory = null;
+      base.memoryWhy = `the kernel refused a run's memory ceiling (${(err as Error).message})`;
+      return new RunCgroup(dir, null, null);
     }
-    return new RunCgroup(dir, memoryDir, memoryKind);
+    return new RunCgroup(dir, memoryDir, memory.kind);
   }
 
   /**
