@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe, type SharedServe } from '../support/serve-harness';
+import { runFoldersOf } from '../support/wake-cgroups';
 
 const MEMORY_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-memory.mjs');
 const TIMINGS = {
@@ -111,6 +112,7 @@ describe(
         assert.equal(run.status, 'succeeded', JSON.stringify(run));
         await eventually(() => fs.existsSync(file), 5000, 'the escaped pid');
         await eventually(() => !running(pidIn(file)), 5000, 'the escaped process to be ended');
+        await eventually(() => runFoldersOf([run.id]).length === 0, 5000, "the run's cgroup folders to be removed");
       } finally {
         endEscaped();
       }
@@ -124,6 +126,7 @@ describe(
         assert.equal(run.status, 'timed_out', JSON.stringify(run));
         assert.ok(fs.existsSync(file), 'the escaped process had started');
         await eventually(() => !running(pidIn(file)), 5000, 'the escaped process to be stopped with its run');
+        await eventually(() => runFoldersOf([run.id]).length === 0, 5000, "the run's cgroup folders to be removed");
       } finally {
         endEscaped();
       }
@@ -148,6 +151,7 @@ describe(
         assert.equal(run.status, 'over_memory', JSON.stringify(run));
         assert.match(run.error, /memory ceiling of 128 MB/);
         await eventually(() => !fs.existsSync(file) || !running(pidIn(file)), 5000, 'the double-forked process to be gone');
+        await eventually(() => runFoldersOf([run.id]).length === 0, 5000, "the run's cgroup folders to be removed");
       } finally {
         endEscaped();
       }
@@ -171,6 +175,44 @@ describe('wake runs held by their process group only (PERCH_WAKE_CGROUP=off: mac
       const run = await wakeAndEnd(served, a, 'the run to end after its root exited, though its output is held');
       assert.equal(run.status, 'succeeded', JSON.stringify(run));
       assert.ok(running(pidIn(file)), 'the escaped process is beyond a process group (what the card says)');
+      assert.equal((await ownerOk(served, 'wake.limits.get')).limits.running.length, 0, 'no slot is held');
+    } finally {
+      endEscaped();
+    }
+  });
+
+  test('setsid to /dev/null: the timeout stops the run (its group), its slot free again; the escaped process is beyond it', async () => {
+    const file = pidFile();
+    try {
+      const a = await wakeable(served, 'fallback-dev-null', ['--timeout', '2', '--shell', toDevNull(file)]);
+      const run = await wakeAndEnd(served, a, 'the run to time out');
+      assert.equal(run.status, 'timed_out', JSON.stringify(run));
+      assert.ok(running(pidIn(file)), 'the escaped process is beyond a process group (what the card says)');
+      assert.equal((await ownerOk(served, 'wake.limits.get')).limits.running.length, 0, 'no slot is held');
+    } finally {
+      endEscaped();
+    }
+  });
+
+  test('a double fork holding 300 MB over a 128 MB ceiling is not counted (what the card says): the run times out', async () => {
+    const file = pidFile();
+    try {
+      const a = await wakeable(served, 'fallback-double-fork', [
+        '--memory-mb',
+        '128',
+        '--timeout',
+        '4',
+        '--env',
+        'WAKE_MEMORY_MB=300',
+        '--env',
+        'WAKE_MEMORY_HOLD_MS=300000',
+        '--shell',
+        doubleFork(file),
+      ]);
+      const run = await wakeAndEnd(served, a, 'the run to time out');
+      assert.equal(run.status, 'timed_out', JSON.stringify(run));
+      assert.ok((run.peak_rss_bytes ?? 0) < 128 * 1024 * 1024, `the escaped memory is not counted: ${JSON.stringify(run)}`);
+      assert.ok(running(pidIn(file)), 'the double-forked process is beyond a process group');
       assert.equal((await ownerOk(served, 'wake.limits.get')).limits.running.length, 0, 'no slot is held');
     } finally {
       endEscaped();

@@ -3,7 +3,8 @@
 // data dir. What runs is counted from the OS, not from the hub's list: every process whose environment names one of the
 // six agents' runs (PERCH_AGENT, PERCH_RUN_ID in /proc/<pid>/environ), read every few milliseconds throughout. Never more
 // than two runs alive, never two runs of one agent, and every queued wake runs after the restart (each agent's run
-// reads, replies and confirms). Then the same after a clean stop (SIGTERM): the queue survives it too.
+// reads, replies and confirms), and no cgroup folder of a run or of the first hub is left. Then the same after a clean
+// stop (SIGTERM): the queue survives it too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -22,6 +23,7 @@ import {
   uniqueName,
   type Served,
 } from '../support/serve-harness';
+import { hubFoldersOf, runFoldersOf } from '../support/wake-cgroups';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 const TIMINGS = { PERCH_WAKE_BACKOFF_MS: '60000', PERCH_WAKE_KILL_GRACE_MS: '300', PERCH_WAKE_EXIT_GRACE_MS: '500' };
@@ -131,6 +133,7 @@ for (const { how, env, held } of CASES) {
     try {
       const { six } = await sixQueuedBehindTwo(dir, served, marks);
       watch = watchOs(new Set(six.map((a) => a.name)));
+      const firstHub = served.proc.pid!;
       if (how === 'SIGKILL') await served.kill();
       else assert.equal(await served.stop(), 0);
       served = await startServe(dir, { env });
@@ -139,6 +142,9 @@ for (const { how, env, held } of CASES) {
       assert.ok(watch.seen.size >= 6, `the OS showed the runs (${watch.seen.size} seen)`);
       assert.ok(watch.maxAlive <= 2, `at most two runs alive at once, from /proc: saw ${watch.maxAlive}`);
       assert.deepEqual([...new Set(watch.twice)], [], 'no agent had two runs alive at once');
+      // From the OS too: no run's cgroup is left, nor the folders of the hub that was stopped or killed.
+      await eventually(() => runFoldersOf([...watch!.seen]).length === 0, 10_000, "every run's cgroup to be removed");
+      assert.deepEqual(hubFoldersOf(firstHub), [], "the first hub's cgroup folders are gone");
       for (const a of six) await ownerOk(served, 'wake.set', { agent: a.name, off: true });
     } finally {
       watch?.stop();

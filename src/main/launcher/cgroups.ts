@@ -155,41 +155,51 @@ export class RunCgroup {
     readonly memoryKind: 'v2' | 'v1' | null,
   ) {}
 
-  /** Makes the run's cgroups, with its memory ceiling (bytes) where the kernel can hold it. */
+  /**
+   * Makes the run's cgroups, with its memory ceiling (bytes) where the kernel can hold it. The v2 cgroup (what holds,
+   * counts and stops the run) must be made, or this throws; a memory ceiling the kernel refuses (its folder or its
+   * limit) leaves the run without one: the hub's base then says so (memory null, memoryWhy), so the owner's card and
+   * every later run are told the ceiling is sampled, not the kernel's.
+   */
   static create(base: CgroupBase, runId: string, ceilingBytes: number | null): RunCgroup {
     const dir = path.join(base.v2, runId);
     fs.mkdirSync(dir);
-    let memoryDir: string | null = null;
-    let memoryKind: 'v2' | 'v1' | null = null;
+    const memory = base.memory;
+    if (!memory) return new RunCgroup(dir, null, null);
+    const memoryDir = memory.kind === 'v2' ? dir : path.join(memory.dir, runId);
     try {
-      if (base.memory?.kind === 'v2') {
-        memoryKind = 'v2';
-        memoryDir = dir;
-        if (ceilingBytes) {
-          writeFile(path.join(dir, 'memory.max'), String(ceilingBytes));
-          if (fs.existsSync(path.join(dir, 'memory.swap.max'))) writeFile(path.join(dir, 'memory.swap.max'), '0');
-        }
-      } else if (base.memory?.kind === 'v1') {
-        memoryKind = 'v1';
-        memoryDir = path.join(base.memory.dir, runId);
-        fs.mkdirSync(memoryDir);
-        if (ceilingBytes) {
-          writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), String(ceilingBytes));
-          const memsw = path.join(memoryDir, 'memory.memsw.limit_in_bytes');
-          if (fs.existsSync(memsw)) writeFile(memsw, String(ceilingBytes));
-        }
+      if (memory.kind === 'v1') fs.mkdirSync(memoryDir);
+      if (ceilingBytes) {
+        const [limit, swap] =
+          memory.kind === 'v2' ? ['memory.max', 'memory.swap.max'] : ['memory.limit_in_bytes', 'memory.memsw.limit_in_bytes'];
+        writeFile(path.join(memoryDir, limit), String(ceilingBytes));
+        if (fs.existsSync(path.join(memoryDir, swap)))
+          writeFile(path.join(memoryDir, swap), memory.kind === 'v2' ? '0' : String(ceilingBytes));
       }
     } catch (err) {
-      if (memoryDir && memoryDir !== dir) removeDir(memoryDir);
-      removeDir(dir);
-      throw err;
+      if (memoryDir !== dir) removeDir(memoryDir);
+      if (memory.kind === 'v1') removeDir(memory.dir); // empty unless earlier runs still live there (swept later)
+      base.memory = null;
+      base.memoryWhy = `the kernel refused a run's memory ceiling (${(err as Error).message})`;
+      return new RunCgroup(dir, null, null);
     }
-    return new RunCgroup(dir, memoryDir, memoryKind);
+    return new RunCgroup(dir, memoryDir, memory.kind);
   }
 
-  /** A run's cgroups as recorded (a later hub ends what is left of it). */
-  static of(dir: string, memoryDir: string | null): RunCgroup {
-    return new RunCgroup(dir, memoryDir, memoryDir === dir ? 'v2' : memoryDir ? 'v1' : null);
+  /**
+   * A run's cgroups as recorded (a later hub ends what is left of it), only where the record names a cgroup of that
+   * run: a folder named after it in a hub's folder under perch-wake (null otherwise: a record that names any other
+   * cgroup, e.g. from a restored backup or an edited file, is never killed).
+   */
+  static of(runId: string, dir: string, memoryDir: string | null): RunCgroup | null {
+    const isRuns = (d: string) =>
+      path.isAbsolute(d) &&
+      path.normalize(d) === d &&
+      path.basename(d) === runId &&
+      path.basename(path.dirname(path.dirname(d))) === PERCH_DIR;
+    if (!isRuns(dir)) return null;
+    const mem = memoryDir && (memoryDir === dir || isRuns(memoryDir)) ? memoryDir : null;
+    return new RunCgroup(dir, mem, mem === dir ? 'v2' : mem ? 'v1' : null);
   }
 
   /** argv that starts the command inside the run's cgroups (no secret is on it: the key is in the environment). */
@@ -270,6 +280,11 @@ export class RunCgroup {
     removeDir(this.dir);
     return !fs.existsSync(this.dir);
   }
+
+  /** Removes the folders of the hub that made this run once they are empty (a leftover's: that hub is gone). */
+  removeHubFolders(): void {
+    for (const d of [this.dir, ...(this.memoryDir && this.memoryDir !== this.dir ? [this.memoryDir] : [])]) removeDir(path.dirname(d));
+  }
 }
 
 /**
@@ -330,7 +345,7 @@ export function findRunCgroup(base: CgroupBase, runId: string): RunCgroup | null
     const dir = path.join(parent, h, runId);
     if (!fs.existsSync(dir)) continue;
     const mem = base.memory?.kind === 'v1' ? path.join(path.dirname(base.memory.dir), h, runId) : base.memory?.kind === 'v2' ? dir : null;
-    return RunCgroup.of(dir, mem && fs.existsSync(mem) ? mem : null);
+    return RunCgroup.of(runId, dir, mem && fs.existsSync(mem) ? mem : null);
   }
   return null;
 }

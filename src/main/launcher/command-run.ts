@@ -114,6 +114,8 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   if (base) {
     try {
       cg = RunCgroup.create(base, spec.runId, action.memory_ceiling_mb ? action.memory_ceiling_mb * MiB : null);
+      if (action.memory_ceiling_mb && !cg.memoryKind)
+        log.write(Buffer.from(`perch: this run's memory ceiling is sampled, not held by the kernel (${base.memoryWhy})\n`));
     } catch (err) {
       log.write(Buffer.from(`perch: this run has no cgroup (${(err as Error).message}); it is held by its process group\n`));
     }

@@ -1,5 +1,6 @@
 // What wake runs cost the machine: the resident memory and CPU time of each run's process tree, and the machine's
-// cores and available memory. Linux reads procfs (/proc/<pid>/stat, /proc/meminfo) in one pass for all runs; macOS
+// cores and available memory. Linux reads procfs (/proc/<pid>/stat, /proc/meminfo) in one pass for all runs (only
+// the processes of the runs' cgroups where every run has one, else every process, to follow each tree); macOS
 // asks `ps` once per pass; Windows is not sampled (runs there record no memory or CPU, and no ceiling applies).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,10 +34,11 @@ function pageBytes(): number {
   return pageSize;
 }
 
-function procfs(): Proc[] {
+/** Every process's figures, or only those of the given pids (runs in cgroups list their own). */
+function procfs(only?: Iterable<number>): Proc[] {
   const page = pageBytes();
   const out: Proc[] = [];
-  for (const name of fs.readdirSync('/proc')) {
+  for (const name of only ? [...only].map(String) : fs.readdirSync('/proc')) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
     let text: string;
@@ -87,9 +89,11 @@ function ps(): Promise<Proc[]> {
 export async function sampleTrees(roots: number[], members: Map<number, Set<number>> = new Map()): Promise<Map<number, TreeSample>> {
   const result = new Map<number, TreeSample>();
   if (!canSample || roots.length === 0) return result;
-  const procs = process.platform === 'linux' ? procfs() : await ps();
-  const byPid = new Map(procs.map((p) => [p.pid, p]));
   const treeRoots = new Set(roots.filter((r) => !members.has(r)));
+  // Where every run lists its processes (its cgroup), only those are read; a tree needs the whole table.
+  const only = treeRoots.size === 0 ? [...members.values()].flatMap((set) => [...set]) : undefined;
+  const procs = process.platform === 'linux' ? procfs(only) : await ps();
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
   const rootOf = (p: Proc): number | undefined => {
     for (const [root, set] of members) if (set.has(p.pid)) return root;
     if (treeRoots.has(p.pgrp)) return p.pgrp;

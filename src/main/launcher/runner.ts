@@ -144,17 +144,20 @@ export class ProcessLauncher implements WakeLauncher {
 
   /**
    * What is left of a run a killed hub started: its cgroup gets cgroup.kill (the cgroup is the run's by its name, no pid
-   * involved); without one, its root's group gets SIGKILL only while the root is still the process the run started
-   * (same start time). Resolves once nothing of it is alive, or after LEFTOVER_WAIT_MS.
+   * involved; a recorded cgroup not named after the run is never used), then its cgroups and its hub's emptied folders
+   * go; without one, its root's group gets SIGKILL only while the root is still the process the run started (same
+   * start time). Resolves once nothing of it is alive, or after LEFTOVER_WAIT_MS.
    */
   async endLeftover(runId: string, place: RunPlace | null): Promise<void> {
     const base = this.cgroups();
-    const cg = place?.cgroup ? RunCgroup.of(place.cgroup.dir, place.cgroup.memory) : base ? findRunCgroup(base, runId) : null;
+    const recorded = place?.cgroup ? RunCgroup.of(runId, place.cgroup.dir, place.cgroup.memory) : null;
+    const cg = recorded && fs.existsSync(recorded.dir) ? recorded : base ? findRunCgroup(base, runId) : null;
     const deadline = Date.now() + LEFTOVER_WAIT_MS;
     if (cg && fs.existsSync(cg.dir)) {
       cg.kill();
       while (cg.populated() && Date.now() < deadline) await sleep(50);
-      cg.remove();
+      // Its cgroups go, and the folders of the hub that made it once nothing of that hub is left in them.
+      if (cg.remove()) cg.removeHubFolders();
       return;
     }
     if (!place || !isSameProcess(place.pid, place.start)) return;
