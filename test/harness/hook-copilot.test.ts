@@ -91,6 +91,20 @@ describe('GitHub Copilot CLI permissionRequest → the owner inbox and standing 
     assert.equal((await mine(a)).filter((x: any) => x.state === 'pending').length, 0);
   });
 
+  test("the agent's own Perch tools (perch-NAME/<tool>) are allowed at once with nothing filed, as Claude Code's mcp__perch-NAME rule does; another server's tool of the same name is the owner's", async () => {
+    const a = await newAgent('copilot-own');
+    for (const tool of ['whoami', 'send_message']) {
+      const r = await rawPost(door('permission-request', a), a.key, copilotPermissionMcp(`perch-${a.name}`, tool));
+      assert.equal(r.text, '{"behavior":"allow"}', tool);
+    }
+    assert.equal((await mine(a)).length, 0, 'nothing filed');
+    for (const server of ['github', `perch-${a.name}-evil`, `perch-${a.name}/x`]) {
+      const r = await rawPost(door('permission-request', a, '&timeout=1'), a.key, copilotPermissionMcp(server, 'whoami'));
+      assert.equal(r.text, '{}', `${server}/whoami waited for the owner`);
+    }
+    assert.equal((await mine(a)).length, 3, "each other server's prompt was filed");
+  });
+
   test('a body that is not a permissionRequest (a preToolUse input, no toolName, not JSON): 400 with one line, nothing filed', async () => {
     const a = await newAgent('copilot-bad');
     const cases: Array<[unknown, RegExp]> = [
@@ -127,7 +141,7 @@ describe('GitHub Copilot CLI preToolUse and the status events', () => {
     const prompt = await rawPost(door('permission-request', a), a.key, copilotPermissionBash);
     assert.deepEqual(JSON.parse(prompt.text), { behavior: 'deny', message: 'Paused in Perch by the owner: lunch break' });
     const ownPrompt = await rawPost(door('permission-request', a), a.key, copilotPermissionMcp(`perch-${a.name}`, 'get_updates'));
-    assert.equal(ownPrompt.text, '{}', 'its own get_updates prompt is left to Copilot');
+    assert.equal(ownPrompt.text, '{"behavior":"allow"}', 'its own get_updates is how it waits');
     await ownerOk(served, 'agents.resume', { agent: a.id });
     assert.equal((await rawPost(door('pre-tool-use', a), a.key, copilotPreToolUseBash)).text, '{}');
   });

@@ -49,6 +49,7 @@ import {
 import {
   copilotDecisionJson,
   copilotPreToolDenyJson,
+  isOwnCopilotTool,
   parseCopilotEventInput,
   parseCopilotPermissionInput,
 } from '../../shared/agents/copilot-wire';
@@ -56,7 +57,7 @@ import { authenticateKey, keyStanding, type KeyKind } from '../hub/identity/key-
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
-import { noteHarness, noteHookKeyProblem, notePermissionMode, pauseExempt } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem, notePermissionMode, ownServerOf, pauseExempt } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import {
   BodyTooLarge,
@@ -375,11 +376,16 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
             );
           if (route.event !== 'permission-request')
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
-          if (limiter.take(who.agentId) > 0)
-            return refuseHere(429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
           const prompt = cursor
             ? parseCursorInput(text, cursorMcpToolName)
             : { input: route.harness === 'copilot' ? parseCopilotPermissionInput(text) : parseHookInput(text), extra: {} };
+          // Copilot asks even for the agent's own Perch tools, which the hub governs call by call itself (Claude Code's
+          // connect-written allow rule mcp__perch-NAME, at the door): allowed, nothing filed.
+          const own = ownServerOf(hub, who.agentId).name;
+          if (route.harness === 'copilot' && isOwnCopilotTool(prompt.input.tool_name, own))
+            return sendOutput(res, copilotDecisionJson({ behavior: 'allow' }), `a tool of ${own}, Perch's own: the hub governs its calls`);
+          if (limiter.take(who.agentId) > 0)
+            return refuseHere(429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
           // An input nested past what anything here walks safely is not shown, so not decided: the harness's dialog decides.
           const deep = tooDeep(prompt.input.tool_input, LIMITS.maxJsonDepth);
           const v: Verdict =

@@ -81,6 +81,11 @@ export function parseCopilotEventInput(text: string, event: StatusHook): Record<
   return out;
 }
 
+/** Whether a permissionRequest's tool ("<server>/<tool>") is a tool of the Perch server `server` (the agent's perch-NAME). */
+export function isOwnCopilotTool(tool: string, server: string): boolean {
+  return tool.startsWith(`${server}/`) && !tool.slice(server.length + 1).includes('/');
+}
+
 /** The JSON Copilot reads from a permissionRequest hook: the decision, or {} (its own permission flow decides). */
 export function copilotDecisionJson(decision: HookDecision | undefined): string {
   if (!decision) return '{}';
