@@ -13,7 +13,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { addAgent, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey, type CliResult } from '../support/serve-harness';
+import {
+  addAgent,
+  cliAsync,
+  ensureBuilt,
+  ownerOk,
+  uniqueName,
+  useSharedServe,
+  type AgentKey,
+  type CliResult,
+} from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
 import { assertNoPerch, connectWrite, copilotCli, pathWithoutPerch, runCopilot } from '../support/real-harness';
 import { chatToolNames, chatToolResult, startChatStandIn, type ChatReply, type ChatRequest } from '../support/model-standin';
@@ -65,10 +74,10 @@ async function configure(agent: AgentKey): Promise<string> {
 }
 
 /** `copilot -p` in a fresh project dir as the agent: its key only in the environment, perch not on the PATH (checked). */
-async function runAs(agent: AgentKey, home: string): Promise<Run> {
-  const dir = fs.mkdtempSync(path.join(home, 'project-'));
+async function runAs(agent: AgentKey, home: string, opts: { dir?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  const dir = opts.dir ?? fs.mkdtempSync(path.join(home, 'project-'));
   const first = model!.requests.length;
-  const env = { COPILOT_PROVIDER_BASE_URL: model!.url, [keyEnvVar(agent.name)]: agent.key };
+  const env = { COPILOT_PROVIDER_BASE_URL: model!.url, [keyEnvVar(agent.name)]: agent.key, ...opts.env };
   assertNoPerch({ PATH: pathWithoutPerch(), HOME: home });
   const r = await runCopilot(copilot.bin!, ['-p', 'Write the marker file.'], { cwd: dir, home, env });
   const requests = model!.requests.slice(first);
@@ -131,6 +140,46 @@ describe(
       assert.match(run.result('call_whoami'), new RegExp(`"name":"${agent.name}"`), "a paused agent's own Perch whoami runs");
       const { requests } = await ownerOk(served, 'requests.list', {});
       assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'nothing was filed');
+    });
+
+    test('--project DIR: once the folder is trusted, Copilot started in DIR reads DIR/.github/mcp.json and DIR/.github/hooks/perch.json (nothing at the user scope): whoami answers and the approved command runs; untrusted, neither is read', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cp'));
+      const home = fs.mkdtempSync(path.join(root!, 'home-'));
+      const repo = fs.mkdtempSync(path.join(root!, 'repo-'));
+      const c = await cliAsync(['connect', 'copilot', agent.name, '--project', repo, '--write', '--data-dir', served.dataDir], {
+        env: { HOME: home, PATH: pathWithoutPerch() },
+      });
+      assert.equal(c.code, 0, c.stderr);
+      assert.deepEqual(fs.readdirSync(home), [], 'nothing at the user scope');
+      // Copilot reads a repository's files only in a folder its user trusted: untrusted, nothing of them runs.
+      const untrusted = await runAs(agent, home, { dir: repo });
+      assert.equal(untrusted.code, 0, untrusted.stderr);
+      assert.equal(untrusted.result('call_whoami'), '', 'no Perch tools were offered');
+      assert.equal(fs.existsSync(path.join(repo, MARKER)), false);
+      assert.equal((await agentView(agent)).harness, null, 'no hook reached the hub');
+      // The user's answer to Copilot's folder-trust prompt, as Copilot keeps it.
+      // (The config.json Copilot wrote in the first run, JSON with comments, is written anew: this HOME is the test's.)
+      fs.writeFileSync(path.join(home, '.copilot', 'config.json'), JSON.stringify({ trusted_folders: [repo] }));
+      const running = runAs(agent, home, { dir: repo });
+      const req = await pendingRequestOf(served, agent, 120_000);
+      assert.equal(req.title, `Allow bash: ${COMMAND}?`);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      const run = await running;
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.result('call_whoami'), new RegExp(`"name":"${agent.name}"`));
+      assert.ok(fs.existsSync(path.join(repo, MARKER)), 'the approved command ran');
+    });
+
+    test('without COPILOT_HOOK_ALLOW_LOCALHOST=1 Copilot runs none of the plain-http hooks: nothing reaches Perch, and copilot -p refuses the bash call itself', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cp'));
+      const home = await configure(agent);
+      const run = await runAs(agent, home, { env: { COPILOT_HOOK_ALLOW_LOCALHOST: '0' } });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false);
+      assert.match(run.result('call_bash'), /no interactive user response was available/);
+      const { requests } = await ownerOk(served, 'requests.list', {});
+      assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'nothing was filed');
+      assert.equal((await agentView(agent)).harness, null, 'no status hook reached the hub');
     });
   },
 );

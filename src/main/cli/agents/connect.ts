@@ -209,7 +209,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'copilot')
         out.push(
-          `Copilot reads its hooks and MCP servers when a session starts: start a new one. A hook that fails (the hub down, the key or ${COPILOT_LOCALHOST_ENV} not set) is skipped and Copilot's own permission flow goes on.${project ? ` Copilot reads ${path.join(project, '.github')} in that repository only.` : ''}`,
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. A hook that fails (the hub down, the key or ${COPILOT_LOCALHOST_ENV} not set) is skipped and Copilot's own permission flow goes on.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
