@@ -23,6 +23,7 @@ import { issueRunKey } from '../identity/run-keys';
 import { cursorOf } from '../../store/tables/talk/events';
 import { OutsideMemo } from '../core/outside-writes';
 import {
+  INTERRUPTED_ERROR,
   insertWakeRun,
   pruneWakeRuns,
   runsStartedSince,
@@ -148,7 +149,7 @@ export class WakeRuns {
     if (!this.launcher) throw new Error('wake runs need a launcher to start');
     this.started = true;
     const hub = this.hub;
-    const left = takeLeftovers(hub, this.launcher);
+    const left = takeLeftovers(hub, this.launcher, (runId, patch) => this.records.keep(runId, patch, undefined));
     sweepPlaces(hub);
     for (const l of left) {
       this.leftovers.set(l.agentId, l.runId);
@@ -571,9 +572,7 @@ export class WakeRuns {
       clearTimeout(run.timer);
       run.revokeKey();
       try {
-        this.hub.write(() =>
-          updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' }),
-        );
+        this.hub.write(() => updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR }));
       } catch {
         /* closing anyway */
       }
