@@ -78,7 +78,7 @@ test(
 );
 
 test(
-  'a hub killed with SIGKILL mid-run, started again on a full disk (a real 8 MiB tmpfs): it starts, ends the run it left, and records it interrupted once there is room',
+  'a hub killed with SIGKILL mid-run, started again on a full disk (a real 8 MiB tmpfs): it starts, ends the run it left, and records it interrupted once there is room; the queued wake of its agent waits, then runs',
   { skip: probe.why, timeout: 180_000 },
   async () => {
     const disk = smallDisk('8m').dir!;
@@ -132,6 +132,13 @@ test(
       assert.equal(run.status, 'interrupted');
       assert.equal(run.error, 'The hub stopped while it ran.');
       assert.match(served.stderr(), new RegExp(`the end of wake run ${runId} is recorded now that the disk allows`));
+      // Its agent's wake was not answered: it waited in the queue while no run could be recorded, and runs now.
+      await eventually(
+        async () =>
+          ((await ownerOk(served!, 'wake.runs', { agent: a.name })).runs as any[]).some((x) => x.id !== runId && x.status === 'succeeded'),
+        30_000,
+        "the agent's queued wake to run once there is room",
+      );
       await ownerOk(served, 'wake.set', { agent: a.name, off: true });
       assert.equal(await served.stop(), 0, 'it stops cleanly');
     } finally {
