@@ -31,9 +31,15 @@ function cliStdinFrom(args: string[], stdinFile: string, env: Record<string, str
   }
 }
 
-/** Exit 2, one line on stderr matching `why`, nothing on stdout, and `secret` (when given) not echoed. */
-function refusedInOneLine(r: { code: number | null; stdout: string; stderr: string }, why: RegExp, what: string, secret?: string) {
-  assert.equal(r.code, 2, `${what}: exit 2 (${r.stderr})`);
+/** Exit `code` (2: a usage error), one line on stderr matching `why`, nothing on stdout, `secret` (when given) not echoed. */
+function refusedInOneLine(
+  r: { code: number | null; stdout: string; stderr: string },
+  why: RegExp,
+  what: string,
+  secret?: string,
+  code = 2,
+) {
+  assert.equal(r.code, code, `${what}: exit ${code} (${r.stderr})`);
   assert.equal(r.stdout, '', `${what}: nothing printed: nothing was sent`);
   assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
   assert.match(r.stderr, why, what);
@@ -153,4 +159,33 @@ describe('files and streams a perch command reads', () => {
     );
     assert.equal(await rules(), before, 'no rule added');
   });
+});
+
+test('perch ledger export, calls and costs: a --since that is no day of the calendar (2026-02-30, 2026-13-45, words, SQL, 3,000 characters) is one line, exit 1, and a --format other than csv and jsonl exit 2; nothing printed', async () => {
+  const dir = tempDataDir();
+  try {
+    await addAgent(dir, 'kit');
+    for (const since of ['2026-02-30', '2026-13-45', 'yesterday', "2026-01-01' OR 1=1--", 'x'.repeat(3000)]) {
+      for (const sub of ['export', 'calls', 'costs']) {
+        refusedInOneLine(
+          await cliAsync(['ledger', sub, '--since', since, '--data-dir', dir]),
+          /--since must be a day as YYYY-MM-DD, not "/,
+          `ledger ${sub} --since ${since.slice(0, 20)}`,
+          undefined,
+          1,
+        );
+      }
+    }
+    for (const format of ['CSV', 'xml', ''])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'export', '--since', '2026-01-01', '--format', format, '--data-dir', dir]),
+        /--format takes csv or jsonl/,
+        `--format ${JSON.stringify(format)}`,
+      );
+    const ok = await cliAsync(['ledger', 'export', '--since', '2024-02-29', '--format', 'csv', '--data-dir', dir]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^id,day,at,agent,/, 'a leap day is a day');
+  } finally {
+    removeDataDir(dir);
+  }
 });
