@@ -97,6 +97,22 @@ export async function readInput(source: string, max: number, what: string): Prom
   }
 }
 
+/**
+ * A command family parses every subcommand's options with one table; `perch X SUB` refuses those SUB does not take
+ * (besides --data-dir and --json), and words after SUB when it takes none: an option another subcommand has must not
+ * be silently ignored (`perch rules import FILE --agent NEW` imports for the file's agents, not NEW).
+ */
+export function onlyOptions(
+  what: string,
+  values: Record<string, unknown>,
+  takes: readonly string[],
+  extraWords: readonly string[] = [],
+): void {
+  const other = Object.keys(values).find((k) => values[k] !== undefined && k !== 'data-dir' && k !== 'json' && !takes.includes(k));
+  if (other !== undefined) throw new UsageError(`${what} takes no --${other}`);
+  if (extraWords.length) throw new UsageError(`${what} takes no ${JSON.stringify(extraWords[0]!.slice(0, 80))}`);
+}
+
 /** One JSON line (--json) or the human text. */
 export function print(json: boolean, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);

@@ -2,7 +2,7 @@
 // and model, checking the hash chain, exporting the records, the price table, and an agent's telemetry token.
 import { parseArgs } from 'node:util';
 import { SHIPPED_PRICES, checkPrice, priceKey } from '../../../shared/ledger/prices';
-import { UsageError, dataDirOf, fail, print, withHub, type Command, DATA_DIR_LINE } from '../common';
+import { UsageError, dataDirOf, fail, onlyOptions, print, withHub, type Command, DATA_DIR_LINE } from '../common';
 import { costLedger, exportRecords, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
 import { newTelemetryToken } from '../../hub/features/ledger/telemetry-tokens';
@@ -116,8 +116,10 @@ async function cmdLedger(argv: string[]): Promise<void> {
   const dir = dataDirOf(values);
   const json = !!values.json;
   const sub = positionals[0] ?? 'calls';
+  const takes = (...options: string[]) => onlyOptions(`perch ledger ${sub}`, values, options, positionals.slice(1));
   switch (sub) {
     case 'calls': {
+      takes('agent', 'harness', 'tool', 'search', 'since', 'failed', 'limit');
       const limit = values.limit === undefined ? 50 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--limit takes a whole number from 1 to 500');
       if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex')
@@ -136,6 +138,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       return print(json, { calls }, () => (calls.length ? calls.map(callLine).join('\n') : 'No tool calls recorded (yet).'));
     }
     case 'costs': {
+      takes('since', 'agent');
       const lines = withHub(dir, (hub) => costLedger(hub, { since: values.since, agent: values.agent }));
       return print(json, { costs: lines }, () =>
         lines.length
@@ -149,6 +152,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       );
     }
     case 'verify': {
+      takes();
       const r = withHub(dir, (hub) => verifyLedger(hub.db));
       print(json, r, () =>
         r.ok
@@ -159,6 +163,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       return;
     }
     case 'export': {
+      takes('since', 'agent', 'format');
       if (!values.since) throw new UsageError('perch ledger export needs --since YYYY-MM-DD');
       const format = values.format ?? 'jsonl';
       if (format !== 'csv' && format !== 'jsonl') throw new UsageError('--format takes csv or jsonl');
@@ -178,6 +183,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
     case 'token': {
       const name = positionals[1];
       if (!name) throw new UsageError('perch ledger token NAME');
+      onlyOptions('perch ledger token', values, [], positionals.slice(2));
       const r = withHub(dir, (hub) => newTelemetryToken(hub, name));
       return print(json, r, () => `Telemetry token of ${r.agent.name} (shown once; the earlier one stopped working):\n${r.token}`);
     }
@@ -195,6 +201,12 @@ function usd(v: string | undefined, flag: string): number {
 
 function prices(dir: string, json: boolean, args: string[], values: Record<string, string | boolean | undefined>): void {
   const [verb, model] = args;
+  onlyOptions(
+    `perch ledger prices${verb === 'set' || verb === 'remove' ? ` ${verb}` : ''}`,
+    values,
+    verb === 'set' ? ['input', 'cached-input', 'output'] : [],
+    args.slice(2),
+  );
   if (verb === undefined) {
     const own = withHub(dir, (hub) => ownerPrices(hub.db));
     const table = [
