@@ -6,6 +6,7 @@ import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase } from '../store/db/db';
 import type { PerchHub } from '../hub/services';
 import { createHub } from '../hub-services';
+import { visibleText } from '../../shared/text/text';
 
 /**
  * One command family of `perch` (a module of cli/): its names, its lines in `perch --help`, its own help beside
@@ -113,9 +114,13 @@ export function onlyOptions(
   if (extraWords.length) throw new UsageError(`${what} takes no ${JSON.stringify(extraWords[0]!.slice(0, 80))}`);
 }
 
-/** One JSON line (--json) or the human text. */
+/**
+ * One JSON line (--json) or the human text. The human text goes to a terminal and holds what agents and harnesses
+ * wrote (a tool call's command, a name): through visibleText, so no escape sequence or bidi control in it acts on the
+ * owner's terminal (JSON.stringify escapes the controls itself).
+ */
 export function print(json: boolean, value: unknown, human: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${visibleText(human())}\n`);
 }
 
 export const DATA_DIR_LINE = `  --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})`;
