@@ -189,3 +189,44 @@ test('perch ledger export, calls and costs: a --since that is no day of the cale
     removeDataDir(dir);
   }
 });
+
+test('perch ledger calls --limit and ledger prices set take plain decimals: 0x10, 1e2, Infinity, " 5", -1, 1,000 and 9999 are refused in one line, exit 2, no price set', async () => {
+  const dir = tempDataDir();
+  try {
+    await addAgent(dir, 'kit');
+    const prices = async () => (await cliAsync(['ledger', 'prices', '--json', '--data-dir', dir])).stdout;
+    const before = await prices();
+    for (const limit of ['0x10', '1e2', 'Infinity', ' 5', '-1', '1,000', '9999', '0', ''])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'calls', `--limit=${limit}`, '--data-dir', dir]),
+        /--limit takes a whole number from 1 to 500/,
+        `--limit ${JSON.stringify(limit)}`,
+      );
+    for (const usd of ['0x10', '1e3', 'Infinity', ' 5', '-1', '1,5', '', '.'])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'prices', 'set', 'gpt-x', `--input=${usd}`, '--cached-input', '0.1', '--output', '2', '--data-dir', dir]),
+        /--input takes dollars per million tokens, e.g. 1\.25, not "/,
+        `--input ${JSON.stringify(usd)}`,
+      );
+    assert.equal(await prices(), before, 'no price set');
+    const ok = await cliAsync([
+      'ledger',
+      'prices',
+      'set',
+      'gpt-x',
+      '--input',
+      '.5',
+      '--cached-input',
+      '0',
+      '--output',
+      '12.',
+      '--data-dir',
+      dir,
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /input \$0\.5, cached input \$0, output \$12\./);
+    assert.equal((await cliAsync(['ledger', 'calls', '--limit', '500', '--data-dir', dir])).code, 0);
+  } finally {
+    removeDataDir(dir);
+  }
+});

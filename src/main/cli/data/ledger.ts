@@ -120,8 +120,10 @@ async function cmdLedger(argv: string[]): Promise<void> {
   switch (sub) {
     case 'calls': {
       takes('agent', 'harness', 'tool', 'search', 'since', 'failed', 'limit');
-      const limit = values.limit === undefined ? 50 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--limit takes a whole number from 1 to 500');
+      // Digits only: Number() would also take 0x10, 1e2 and ' 5 '.
+      const limit = values.limit === undefined ? 50 : /^\d{1,3}$/.test(values.limit) ? Number(values.limit) : NaN;
+      if (!(limit >= 1 && limit <= 500))
+        throw new UsageError(`--limit takes a whole number from 1 to 500, not ${JSON.stringify(values.limit?.slice(0, 40))}`);
       if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex')
         throw new UsageError('--harness takes claude-code or codex');
       const calls = withHub(dir, (hub) =>
@@ -192,11 +194,13 @@ async function cmdLedger(argv: string[]): Promise<void> {
   }
 }
 
+/** A decimal number of dollars (1.25, 0.5, .5, 3): Number() alone would also take 0x10 as 16 and 1e3 as 1000. */
 function usd(v: string | undefined, flag: string): number {
-  const n = v === undefined ? NaN : Number(v);
-  if (v === undefined || v.trim() === '' || !Number.isFinite(n))
-    throw new UsageError(`${flag} takes dollars per million tokens, e.g. 1.25`);
-  return n;
+  if (v === undefined || !/^(\d{1,9}(\.\d{0,9})?|\.\d{1,9})$/.test(v))
+    throw new UsageError(
+      `${flag} takes dollars per million tokens, e.g. 1.25${v === undefined ? '' : `, not ${JSON.stringify(v.slice(0, 40))}`}`,
+    );
+  return Number(v);
 }
 
 function prices(dir: string, json: boolean, args: string[], values: Record<string, string | boolean | undefined>): void {
