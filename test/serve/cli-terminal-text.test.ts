@@ -1,9 +1,11 @@
 // What a perch command prints for a person holds what agents and harnesses wrote (a tool call's command, a tool's
 // name): printed through visibleText, no escape sequence or bidi control in it reaches the owner's terminal; --json
-// keeps the text as stored (JSON escapes the controls). Fed through the real OTLP receiver of a real `perch serve`.
+// keeps the text as stored (JSON escapes the controls). A reader that closes the pipe early (`| head`) ends the command
+// quietly. Fed through the real OTLP receiver of a real `perch serve`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
+import { spawn } from 'node:child_process';
+import { BIN, addAgent, cliAsync, exitOf, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
 import { logRecord, logsBody } from '../support/otlp-bodies';
 
 const served = useSharedServe();
@@ -38,4 +40,32 @@ test("perch ledger calls prints an agent's command with escape sequences and a b
   const [call] = JSON.parse(json.stdout).calls;
   assert.equal(call.tool, 'Bash\u001b[8m', 'stored as the harness sent it');
   assert.equal(call.asked, JSON.stringify({ bash_command: command }), 'what it was asked, as sent');
+});
+
+test('perch ledger export | head: the reader closing the pipe ends the export quietly (exit 141, nothing on stderr), not with an EPIPE stack trace', async () => {
+  const a = await addAgent(served.dataDir, uniqueName('pipe'));
+  const tok = await cliAsync(['ledger', 'token', a.name, '--data-dir', served.dataDir, '--json']);
+  assert.equal(tok.code, 0, tok.stderr);
+  // 200 calls of 2,000 characters each: far more than a pipe holds.
+  const records = Array.from({ length: 200 }, (_, i) =>
+    logRecord('claude_code.tool_result', {
+      'session.id': 'sess-pipe',
+      tool_name: 'Bash',
+      tool_use_id: `toolu_pipe_${i}`,
+      success: 'true',
+      duration_ms: { int: 1 },
+      tool_parameters: JSON.stringify({ bash_command: `echo ${'x'.repeat(2000)}` }),
+    }),
+  );
+  const posted = await rawPost(served.mcpUrl.replace(/\/mcp$/, '/v1/logs'), JSON.parse(tok.stdout).token, logsBody('claude-code', records));
+  assert.equal(posted.status, 200, posted.text);
+
+  const p = spawn(process.execPath, [BIN, 'ledger', 'export', '--since', '2000-01-01', '--agent', a.name, '--data-dir', served.dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Read the first chunk, then close the pipe as head does.
+  p.stdout.once('data', () => p.stdout.destroy());
+  const { code, stderr } = await exitOf(p, 'perch ledger export', 30_000);
+  assert.equal(stderr, '', 'nothing on stderr');
+  assert.equal(code, 141, 'exit 141, as a command ended by SIGPIPE');
 });
