@@ -136,7 +136,7 @@ describe('files and streams a perch command reads', () => {
     assert.equal(JSON.parse(upper.stdout).agent.name, 'kit');
   });
 
-  test('perch rules import: a FIFO nobody writes to, /dev/zero, a folder, a 5 MB file and stdin from /dev/zero are refused in one line, no rule added', async () => {
+  test('perch rules import: a FIFO nobody writes to, /dev/zero, a folder, a 5 MB file, a missing file and stdin from /dev/zero are refused in one line, no rule added', async () => {
     const rules = async () => {
       const r = await cliAsync(['rules', '--json', '--data-dir', dir]);
       assert.equal(r.code, 0, r.stderr);
@@ -148,6 +148,7 @@ describe('files and streams a perch command reads', () => {
       ['/dev/zero', /\/dev\/zero \(the rules\) is not a file/],
       ['folder', /folder \(the rules\) is not a file/],
       ['huge', /huge \(the rules\) is 5242880 bytes, over the 1048576 it may be/],
+      ['no-such-file', /cannot read the rules from .*no-such-file: no such file/],
     ] as const) {
       const file = name.startsWith('/') ? name : path.join(files, name);
       refusedInOneLine(await cliAsync(['rules', 'import', file, '--data-dir', dir]), why, `rules import ${name}`);
