@@ -400,16 +400,23 @@ test('a wake process that ignores SIGTERM does not outlive the hub: it is killed
     assert.equal(r.code, 0, r.stderr);
     const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
     await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
+    let runId = '';
     await eventually(
       async () => {
         const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
         pid = run?.pid ?? 0;
+        runId = run?.id ?? '';
         return pid > 0;
       },
       10_000,
       'the run to be running',
     );
-    await sleep(300); // its SIGTERM handler is in place
+    // It prints this once its SIGTERM handler is in place: until then a SIGTERM alone would end it.
+    await eventually(
+      async () => /wake-agent: hanging/.test((await ownerOk(hub, 'wake.log', { run_id: runId })).tail),
+      10_000,
+      'the wake process to ignore SIGTERM',
+    );
   } finally {
     assert.equal(await hub.stop(), 0);
   }
