@@ -13,6 +13,7 @@ import {
   alive,
   cliAsync,
   eventually,
+  untilWaiting,
   owner,
   ownerFail,
   ownerOk,
@@ -177,11 +178,7 @@ describe('wake runs', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_updates', arguments: { ack, wait_secs: 20 } } },
       { 'MCP-Protocol-Version': '2025-11-25' },
     );
-    await eventually(
-      async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => x.id === a.id && x.waiting),
-      5000,
-      'the agent to wait',
-    );
+    await untilWaiting(served, a.id);
     await mention(a.conv, a.id);
     const r = await waiting;
     assert.equal(r.json.result.structuredContent.woken, true, 'the waiting call was woken');

@@ -556,6 +556,15 @@ export async function ownerOk(served: Pick<Served, 'dataDir'>, action: string, i
   return r.value;
 }
 
+/** Waits (bounded) until the hub shows the agent (its name or id) waiting in a get_updates or get_request call. */
+export async function untilWaiting(served: Pick<Served, 'dataDir'>, agent: string, ms = 10_000): Promise<void> {
+  await eventually(
+    async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => (x.name === agent || x.id === agent) && x.waiting === true),
+    ms,
+    `${agent} to be waiting`,
+  );
+}
+
 /** An owner action that must be refused with this HTTP status; returns the error body. */
 export async function ownerFail(served: Pick<Served, 'dataDir'>, action: string, input: unknown, status: number): Promise<ErrorBody> {
   const r = await owner(served, action, input);
