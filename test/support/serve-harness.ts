@@ -102,6 +102,13 @@ export function tempDataDir(): string {
   return d;
 }
 
+/** A fresh temporary folder (its real path, links resolved), removed when the test process exits. */
+export function tempDir(prefix: string): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tempDirs.add(d);
+  return d;
+}
+
 export function removeDataDir(d: string): void {
   fs.rmSync(d, { recursive: true, force: true });
   tempDirs.delete(d);
