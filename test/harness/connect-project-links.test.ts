@@ -1,24 +1,15 @@
 // A project folder is untrusted input: `perch connect … --project DIR --write` never follows a link the repository
 // planted (a file, a folder, a guessed temporary name) and never reads or writes outside DIR; temporary and backup
 // files are created O_EXCL|O_NOFOLLOW under random names at user scope too (src/main/cli/agents/config-files.ts).
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const tempDir = useTempDirs();
 
 /** Every entry under dir as lstat sees it: links as `-> target`, files with their text (nothing followed). */
 function tree(dir: string): Record<string, string> {
@@ -37,9 +28,7 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
-function connect(home: string, args: string[]) {
-  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const connect = (home: string, args: string[]) => perchAt(served.dataDir, 'connect', home, args);
 
 /** The pids the next processes on this machine will most likely get (Linux hands them out in order). */
 function comingPids(count: number): number[] {
