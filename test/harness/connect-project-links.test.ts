@@ -107,4 +107,15 @@ describe('perch connect --project DIR never follows what the project planted', (
     assert.equal(backups.length, 2);
     for (const b of backups) assert.match(b, /\.perch-backup-[0-9T-]+Z-[0-9a-f]{12}$/, 'a backup name nobody can guess');
   });
+
+  test('an empty --project (an unset variable) is refused in one line, not taken as the current folder', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('link'));
+    const home = tempDir('perch-links-home-');
+    for (const cmd of ['connect', 'disconnect'] as const)
+      for (const dir of ['', ' ']) {
+        const r = await perchAt(served.dataDir, cmd, home, ['claude-code', a.name, '--project', dir]);
+        assert.equal(r.code, 2, `${cmd} --project ${JSON.stringify(dir)}: ${r.stdout}`);
+        assert.match(r.stderr, /^perch: --project needs a directory \(it was empty: an unset variable\?\)/);
+      }
+  });
 });

@@ -19,7 +19,7 @@ export interface ConfigScope {
   project: boolean;
 }
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
@@ -31,39 +31,62 @@ function lstatOrUndefined(p: string): fs.Stats | undefined {
 }
 
 function refusal(scope: ConfigScope, abs: string, what: string): UnsafePath {
-  return new UnsafePath(`${abs} ${what}: a project's files are read and written only inside ${scope.base}, never through a link`);
+  return new UnsafePath(
+    scope.project
+      ? `${abs} ${what}: a project's files are read and written only inside ${scope.base}, never through a link`
+      : `${abs} ${what}: perch edits only a regular file there (or makes it when nothing is there)`,
+  );
 }
 
 /**
- * The absolute path of `rel` at the scope, checked: under a project each folder between DIR and the file is a real
- * folder (or missing) and the file a regular file with one link (or missing). At user scope nothing is refused.
+ * The absolute path of `rel` at the scope, checked: each folder between the scope's folder and the file is a folder
+ * (or missing) and the file a regular file (or missing), so that nothing reads a FIFO or a folder. Under a project
+ * nothing on the way is a link (lstat) and the file has one link; at user scope links are the user's own and followed,
+ * but one leading nowhere is refused (the folder could not be made through it).
  */
 export function checkedPath(scope: ConfigScope, rel: string): string {
   const abs = path.resolve(scope.base, rel);
-  if (!scope.project) return abs;
   const inside = path.relative(scope.base, abs);
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) throw refusal(scope, abs, 'is not below the project');
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) throw refusal(scope, abs, 'is not below the folder');
   const parts = inside.split(path.sep);
   let at = scope.base;
   for (let i = 0; i < parts.length; i++) {
     at = path.join(at, parts[i]!);
     const st = lstatOrUndefined(at);
     if (!st) return abs; // the rest is created by the write, as real folders
-    if (st.isSymbolicLink()) throw refusal(scope, at, 'is a symbolic link');
+    if (st.isSymbolicLink() && scope.project) throw refusal(scope, at, 'is a symbolic link');
+    const real = st.isSymbolicLink() ? statOrUndefined(at) : st;
+    if (!real) throw refusal(scope, at, 'is a symbolic link to nothing');
     const last = i === parts.length - 1;
-    if (!last && !st.isDirectory()) throw refusal(scope, at, 'is not a folder');
-    if (last && !st.isFile()) throw refusal(scope, at, 'is not a regular file');
-    if (last && st.nlink > 1) throw refusal(scope, at, 'has another hard link');
+    if (!last && !real.isDirectory()) throw refusal(scope, at, 'is not a folder');
+    if (last) regularFile(scope, at, real);
   }
   return abs;
 }
 
-/** The file's text, or undefined when it is not there; never through a link under a project. */
+function statOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuses what is not a regular file (a FIFO would block the read, a folder fail it), and a hard link under a project. */
+function regularFile(scope: ConfigScope, abs: string, st: fs.Stats): void {
+  if (!st.isFile()) throw refusal(scope, abs, 'is not a regular file');
+  if (scope.project && st.nlink > 1) throw refusal(scope, abs, 'has another hard link');
+}
+
+/**
+ * The file's text, or undefined when it is not there; never through a link under a project. The open does not block
+ * (O_NONBLOCK: a FIFO put there after the check) and what was opened is checked again on its descriptor.
+ */
 export function readConfig(scope: ConfigScope, rel: string): string | undefined {
   const abs = checkedPath(scope, rel);
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | (scope.project ? O_NOFOLLOW : 0));
+    fd = fs.openSync(abs, O_RDONLY | O_NONBLOCK | (scope.project ? O_NOFOLLOW : 0));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -71,10 +94,37 @@ export function readConfig(scope: ConfigScope, rel: string): string | undefined 
     throw new UnsafePath(`cannot read ${abs}: ${(e as Error).message}`);
   }
   try {
-    return fs.readFileSync(fd, 'utf8');
+    const st = fs.fstatSync(fd);
+    regularFile(scope, abs, st);
+    if (st.size > MAX_CONFIG_BYTES) throw tooLarge(abs);
+    // Read to a bound, not to the end: the file may grow after the fstat.
+    const buf = Buffer.alloc(Math.min(st.size, MAX_CONFIG_BYTES) + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+    if (n > MAX_CONFIG_BYTES) throw tooLarge(abs);
+    if (n === buf.length) throw new UnsafePath(`${abs} grew while perch read it; run again`);
+    try {
+      // Fatal: a byte that is not UTF-8 would come back as U+FFFD in the rewritten file (the user's line changed).
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf.subarray(0, n));
+    } catch {
+      throw new UnsafePath(`${abs} is not UTF-8 text: perch would change its other bytes; save it as UTF-8 first`);
+    }
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The largest config file perch reads (a busy ~/.claude.json is a few MB): beyond it, refused from its size. */
+const MAX_CONFIG_BYTES = 128 * 1024 * 1024;
+
+function tooLarge(abs: string): UnsafePath {
+  return new UnsafePath(
+    `${abs} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB: no client config is so large; move it aside or edit it by hand`,
+  );
 }
 
 /** A new file beside `file` named `file<infix><random>`: created O_EXCL|O_NOFOLLOW with `mode`, holding text. */

@@ -27,7 +27,7 @@ import {
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
 import { type ConfigScope } from './config-files';
-import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
+import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
 import { sessionsNote } from './connection-notes';
 import { withTelemetry } from './connect-telemetry';
@@ -142,7 +142,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
       fail(
-        `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
+        `cannot add [mcp_servers.${serverName(agent)}] to ${oneLine(abs)}: ${oneLine(err.message)}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
         1,
       );
   });
