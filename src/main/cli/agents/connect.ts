@@ -138,7 +138,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const telemetry = withTelemetry(client, o, configEdits(client, o), scope, dataDir, !!values.write);
+  const telemetry = withTelemetry(client, o, configEdits(client, o), { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
       fail(
@@ -154,7 +154,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
     return sessionsNote(hub.db, client, { id: agentId, name: agent }, where.scope, where.dir);
   });
   const start = startCommand(client, o);
-  const files = filesJson(planned).map((f) => ({ ...f, diff: hideToken(f.diff, telemetry.token) }));
+  const files = filesJson(planned).map((f) => ({ ...f, diff: hideToken(f.diff, telemetry.token()) }));
   const warnings = [...sessions.warnings, ...shellWarnings(client, o, start ?? client), ...telemetry.notes];
   for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
   print(
