@@ -118,4 +118,25 @@ describe('perch connect --project DIR never follows what the project planted', (
         assert.match(r.stderr, /^perch: --project needs a directory \(it was empty: an unset variable\?\)/);
       }
   });
+
+  test("at user scope a link is the user's own: a dotfiles ~/.claude/settings.json link stays a link, connect and disconnect edit the file it leads to", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('link'));
+    const home = tempDir('perch-links-home-');
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.mkdirSync(path.join(home, 'dotfiles'));
+    const own = '{\n  "model": "opus"\n}\n';
+    fs.writeFileSync(path.join(home, 'dotfiles', 'settings.json'), own);
+    const link = path.join(home, '.claude', 'settings.json');
+    fs.symlinkSync('../dotfiles/settings.json', link);
+    const r = await connect(home, ['claude-code', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is still a link');
+    assert.equal(fs.readlinkSync(link), '../dotfiles/settings.json');
+    assert.match(fs.readFileSync(path.join(home, 'dotfiles', 'settings.json'), 'utf8'), new RegExp(`agent=${a.name}`));
+    assert.deepEqual(fs.readdirSync(path.join(home, 'dotfiles')), ['settings.json'], 'no temporary file left beside it');
+    const d = await perchAt(served.dataDir, 'disconnect', home, ['claude-code', a.name, '--write']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(home, 'dotfiles', 'settings.json'), 'utf8'), own);
+  });
 });

@@ -3,7 +3,8 @@
 // symbolic link, nothing with a second hard link is read, and so every file read or written is inside DIR; a file
 // that breaks this is refused in one line and nothing is written. At either scope the temporary file of a write and
 // the backup are created O_CREAT|O_EXCL|O_NOFOLLOW under a random name (a planted link or a guessed name fails the
-// open, never redirects it), then the temporary file is renamed over the file, as git and rsync write theirs.
+// open, never redirects it), then the temporary file is renamed over the file, as git and rsync write theirs. At user
+// scope a link is the user's own (a dotfiles manager's): the file it leads to is the one replaced, the link stays.
 // What is left as a race: a process of this user swapping a folder for a link between the check and the rename;
 // a repository's files are planted before connect runs, which the checks cover.
 import crypto from 'node:crypto';
@@ -190,13 +191,23 @@ export function writeConfig(scope: ConfigScope, rel: string, text: string): void
   makeFolders(scope, abs);
   // Checked again now the folders exist: a folder swapped for a link meanwhile is refused, not written through.
   checkedPath(scope, rel);
-  const tmp = writeNew(abs, '.perch-', text, modeOf(abs));
+  const target = scope.project ? abs : linkedFile(abs);
+  const tmp = writeNew(target, '.perch-', text, modeOf(target));
   try {
-    fs.renameSync(tmp, abs);
+    fs.renameSync(tmp, target);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * At user scope, the file a link there leads to (a dotfiles manager's ~/.claude/settings.json -> ~/dotfiles/…): the
+ * new text replaces that file, so the user's link stays a link (renaming over the link would have cut it). checkedPath
+ * has refused a link to nothing or to what is not a regular file.
+ */
+function linkedFile(abs: string): string {
+  return lstatOrUndefined(abs)?.isSymbolicLink() ? fs.realpathSync(abs) : abs;
 }
 
 /** Removes the file at the scope (a file left holding nothing); never through a link under a project. */
