@@ -7,16 +7,16 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addAgent, cliAsync, ownerOk, uniqueName, useSharedServe, type AgentKey, tempDir } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
+import { addAgent, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCodeHttpHook, pendingRequestOf } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash } from '../fixtures/permission-request';
 import { claudeCodePreToolUseBash } from '../fixtures/status-hooks';
 
 const served = useSharedServe();
+const tempDir = useTempDirs();
 
-function run(cmd: 'connect' | 'disconnect', home: string, args: string[]) {
-  return cliAsync([cmd, ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const run = (cmd: 'connect' | 'disconnect', home: string, args: string[]) => perchAt(served.dataDir, cmd, home, args);
 
 /** Posts a Claude Code HTTP hook of a written settings file as Claude Code does, with the agent's key. */
 async function postHook(

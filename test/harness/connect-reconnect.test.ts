@@ -5,15 +5,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
+import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
 import { snapshot } from '../support/dir-snapshot';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 const served = useSharedServe();
+const tempDir = useTempDirs();
 
-function connect(home: string, args: string[]) {
-  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const connect = (home: string, args: string[]) => perchAt(served.dataDir, 'connect', home, args);
 
 /** Every object in the value with its keys in reverse order (the same JSON, another key order). */
 function reversedKeys(v: unknown): unknown {

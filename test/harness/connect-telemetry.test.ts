@@ -92,4 +92,25 @@ describe('perch connect --write turns the harness telemetry on, keeping the user
     assert.ok(fs.readFileSync(path.join(h2, '.codex', 'config.toml'), 'utf8').includes(own), 'the user’s exporter is as it was');
     assert.match(r2.stderr, /an OpenTelemetry exporter of your own in \[otel\]/);
   });
+
+  test("an agent has one telemetry token: connecting its second harness, or a project, reuses the working one, so the first harness's telemetry keeps working", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('otel-two'));
+    const h = home({ '.claude/settings.json': '{}\n' });
+    assert.equal((await connect(h, ['claude-code', a.name, '--write'])).code, 0);
+    const first = telemetryTokenIn(fs.readFileSync(path.join(h, '.claude', 'settings.json'), 'utf8'));
+    assert.ok(first);
+    const r = await connect(h, ['codex', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      telemetryTokenIn(fs.readFileSync(path.join(h, '.codex', 'config.toml'), 'utf8')),
+      first,
+      "codex's config.toml has the same token",
+    );
+    const repo = home({});
+    const p = await connect(h, ['claude-code', a.name, '--project', repo, '--write']);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(telemetryTokenIn(fs.readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8')), first);
+    const sent = await rawPost(`${base()}/v1/logs`, first, claudeCodeCall('s2', 'toolu_two', 0.01));
+    assert.equal(sent.status, 200, `the token Claude Code sends with still works: ${sent.text}`);
+  });
 });

@@ -8,14 +8,16 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addAgent, cliAsync, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey, tempDir } from '../support/serve-harness';
+import { addAgent, cliAsync, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
+import { useTempDirs } from '../support/connect-kit';
 import { claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { resultText, startStandIn, toolResults } from '../support/model-standin';
 
 const claude = claudeCode();
 const served = useSharedServe();
+const tempDir = useTempDirs();
 
 /** The requests agent a filed so far (any state). */
 async function requestsOf(a: AgentKey): Promise<any[]> {
@@ -87,8 +89,8 @@ describe('the real Claude Code with kit at the user scope and rue at --project D
     const kit = await addAgent(served.dataDir, uniqueName('kit'));
     const rue = await addAgent(served.dataDir, uniqueName('rue'));
     const home = tempDir('perch-two-home-');
-    const repo = fs.realpathSync(tempDir('perch-two-repo-'));
-    const elsewhere = fs.realpathSync(tempDir('perch-two-elsewhere-'));
+    const repo = tempDir('perch-two-repo-');
+    const elsewhere = tempDir('perch-two-elsewhere-');
     await connectWrite('claude-code', kit.name, served.dataDir, home);
     const r = await cliAsync(['connect', 'claude-code', rue.name, '--project', repo, '--write', '--data-dir', served.dataDir], {
       env: { HOME: home, PATH: pathWithoutPerch() },
