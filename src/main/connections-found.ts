@@ -17,14 +17,17 @@ import { unconfigEdits } from '../shared/agents/harness-unconfig';
 
 /** At most this many project folders are read (a harness that lists thousands keeps its oldest unread). */
 export const MAX_PROJECT_DIRS = 500;
-/** A config file over this size is not read (the harnesses' own are a few KiB). */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** A config file over this size is not read (the bound `perch connect` sets; Claude Code's ~/.claude.json grows to MiBs). */
+const MAX_FILE_BYTES = 128 * 1024 * 1024;
 
-/** A regular file's text, or undefined: absent, a link, too big or unreadable (nothing is followed or waited on). */
-function readPlain(file: string): string | undefined {
+/**
+ * A regular file's text, or undefined: absent, too big, unreadable, or (followLinks false: a project's file) a link.
+ * Nothing is waited on (a FIFO is not a regular file). At the user's scope a link is the user's own (dotfiles).
+ */
+function readPlain(file: string, followLinks = false): string | undefined {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (followLinks ? 0 : fs.constants.O_NOFOLLOW));
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
     return fs.readFileSync(fd, 'utf8');
@@ -38,7 +41,7 @@ function readPlain(file: string): string | undefined {
 /** The folders the harnesses list as projects, as the file system names them (existing directories only). */
 export function harnessProjectDirs(home: string): string[] {
   const found = new Set<string>();
-  const claude = readPlain(path.join(home, '.claude.json'));
+  const claude = readPlain(path.join(home, '.claude.json'), true);
   if (claude) {
     try {
       const projects = (JSON.parse(claude) as { projects?: unknown }).projects;
@@ -47,7 +50,7 @@ export function harnessProjectDirs(home: string): string[] {
       /* not JSON: nothing listed */
     }
   }
-  const codex = readPlain(path.join(home, '.codex', 'config.toml'));
+  const codex = readPlain(path.join(home, '.codex', 'config.toml'), true);
   if (codex) for (const m of codex.matchAll(/^\s*\[projects\."((?:[^"\\]|\\.)*)"\]\s*$/gm)) found.add(m[1]!.replace(/\\(.)/g, '$1'));
   const dirs: string[] = [];
   for (const d of found) {
@@ -66,7 +69,7 @@ export function harnessProjectDirs(home: string): string[] {
 /** Does the client's config at this scope hold anything of the agent (what `perch disconnect` would take out)? */
 export function holdsAgent(client: ConnectClient, agent: string, base: string, project: boolean): boolean {
   return unconfigEdits(client, agent, project).some((edit) => {
-    const text = readPlain(path.join(base, edit.file));
+    const text = readPlain(path.join(base, edit.file), !project);
     if (text === undefined) return false;
     try {
       return edit.apply(text, edit.file) !== text;
