@@ -205,6 +205,39 @@ describe(
       assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'no prompt was filed');
     });
 
+    test('no decision from the owner in time: Codex shows the line naming the card and why, then asks in its own dialog; nobody approved, the command does not run', async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cx'));
+      await configure(agent, served.dataDir);
+      // The door waits 2 s instead of its 540 (the URL's ?timeout=, as `perch hook --timeout` sends it).
+      const file = path.join(home, '.codex', 'hooks.json');
+      const written = fs.readFileSync(file, 'utf8');
+      const shortened = written.replace(
+        `/hook/codex/permission-request?agent=${agent.name}'`,
+        `/hook/codex/permission-request?agent=${agent.name}&timeout=2'`,
+      );
+      assert.notEqual(shortened, written, 'the hook URL was found');
+      fs.writeFileSync(file, shortened);
+      const dir = launch(agent, 'undecided', BYPASS_TRUST);
+      let pane = '';
+      await eventually(
+        () => {
+          pane = paneOf('undecided');
+          return /Yes, proceed/.test(pane);
+        },
+        120_000,
+        "Codex's own approval dialog",
+      );
+      assert.match(
+        pane.replace(/\s+/g, ' '),
+        /Perch: no decision on "Allow Bash: touch codex\.marker\?": no decision within 2 s; the terminal dialog decides/,
+        pane,
+      );
+      assert.equal(fs.existsSync(path.join(dir, MARKER)), false, 'nobody approved: the command did not run');
+      const mine = (await ownerOk(served, 'requests.list', {})).requests.filter((r: any) => r.requester?.id === agent.id);
+      assert.equal(mine.length, 1);
+      assert.equal(mine[0].state, 'cancelled', 'the card was withdrawn');
+    });
+
     test("with the hub stopped, the curl hooks fail without blocking (Codex shows 'Hook failed') and Codex asks in its own dialog; nobody approved, the command does not run", async () => {
       await withHubStopped('cxdown', configure, async (agent) => {
         const dir = launch(agent, 'down', BYPASS_TRUST);

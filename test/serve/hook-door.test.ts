@@ -57,11 +57,13 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     assert.equal((await pending).text, denyOutput('Denied by the owner in Perch: keep that file'));
   });
 
-  test('no decision within ?timeout: 200 {} (the harness dialog decides), the prompt leaves the inbox, the reason in the perch-hook-note header', async () => {
+  test('no decision within ?timeout: 200 with no decision, only the line the harness shows its user naming the card (the harness dialog decides), the prompt leaves the inbox, the reason in the perch-hook-note header', async () => {
     const a = await newAgent('door-timeout');
     const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, claudeCodeBash);
     assert.equal(r.status, 200);
-    assert.equal(r.text, '{}');
+    assert.deepEqual(JSON.parse(r.text), {
+      systemMessage: 'Perch: no decision on "Allow Bash: rm -rf node_modules?": no decision within 1 s; the terminal dialog decides',
+    });
     assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), /^no decision within 1 s; the terminal dialog decides$/);
     const mine = await requestsOf(a);
     assert.equal(mine.length, 1);
@@ -100,7 +102,9 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
     assert.equal((await first).text, ALLOW_OUTPUT);
     assert.equal((await second).text, ALLOW_OUTPUT, 'the hook that joined gets the same decision');
-    assert.equal((await other).text, '{}');
+    assert.deepEqual(JSON.parse((await other).text), {
+      systemMessage: 'Perch: no decision on "Allow Bash: rm -rf dist?": no decision within 2 s; the terminal dialog decides',
+    });
   });
 
   test("another agent's hook naming the same session, tool call and input never joins the first agent's card: a paused one is denied, an unpaused one files its own card, and the first card's approve is not its answer", async () => {
@@ -118,7 +122,8 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
     assert.equal((await first).text, ALLOW_OUTPUT);
     const r = await copied;
-    assert.equal(r.text, '{}', "the other agent's prompt was not decided by the first agent's approve");
+    assert.equal(JSON.parse(r.text).hookSpecificOutput, undefined, "the other agent's prompt was not decided by the first agent's approve");
+    assert.match(JSON.parse(r.text).systemMessage, /^Perch: no decision on "Allow Bash: rm -rf node_modules\?": no decision within 3 s/);
     assert.equal((await requestsOf(sid))[0].state, 'cancelled');
   });
 
@@ -388,7 +393,12 @@ describe('the Claude Code door: input it cannot take whole is no decision, never
     const body = `{"session_id":"abc123","cwd":"/w","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"mcp__x__y","tool_input":${'['.repeat(depth)}1${']'.repeat(depth)}}`;
     const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, body);
     assert.equal(r.status, 200, `${r.status} ${r.text.slice(0, 200)}`);
-    assert.equal(r.text, '{}');
+    assert.match(
+      JSON.parse(r.text).systemMessage,
+      /^Perch: the tool input nests more than 64 levels deep/,
+      'no decision, the reason shown',
+    );
+    assert.equal(JSON.parse(r.text).hookSpecificOutput, undefined);
     assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), /^the tool input nests more than 64 levels deep/);
   });
 });

@@ -35,6 +35,7 @@ import {
   cursorDecisionJson,
   decisionJson,
   filingOf,
+  noDecisionJson,
   parseCursorInput,
   parseEventInput,
   parseHookInput,
@@ -384,7 +385,7 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
           const d = v.decision;
           // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
           if (cursor) sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
-          else if (typeof d === 'string') sendOutput(res, '{}', d);
+          else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title), d);
           else sendOutput(res, decisionJson(d));
           if (v.requestId) recordAnswer(hub, res, v.requestId);
         } catch (e) {
@@ -442,10 +443,12 @@ async function decide(
     const r = getRequestForOwner(hub, joined);
     const decision = decisionOf(r as unknown as Record<string, unknown>);
     if (decision) return { decision, requestId: joined };
-    return { decision: `the request was ${r.state} in Perch; the terminal dialog decides` };
+    return { decision: `the request was ${r.state} in Perch; the terminal dialog decides`, title: r.title };
   }
+  const asked = await promptRequestInput(hub, who.agentId, filing);
+  const title = asked.title;
   try {
-    let r = (await callAgentTool(hub, who.agentId, 'request_human', await promptRequestInput(hub, who.agentId, filing), {
+    let r = (await callAgentTool(hub, who.agentId, 'request_human', asked, {
       ...caller,
       door: 'hook',
     })) as Record<string, unknown>;
@@ -458,7 +461,7 @@ async function decide(
         // Decided while this hook waited: that decision is awaiting delivery (recorded once the answer is out).
         if (decision) return { decision, ...(waited ? { requestId } : {}) };
         if (r.state !== 'pending' || signal.aborted)
-          return { decision: `the request was ${String(r.state)} in Perch; the terminal dialog decides` };
+          return { decision: `the request was ${String(r.state)} in Perch; the terminal dialog decides`, title };
         const left = Math.floor((deadline - Date.now()) / 1000);
         if (left <= 0) break;
         // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts getRequest, abandoned-prompts.ts).
@@ -478,12 +481,12 @@ async function decide(
     } finally {
       release();
     }
-    return { decision: `no decision within ${timeoutSecs} s; the terminal dialog decides` };
+    return { decision: `no decision within ${timeoutSecs} s; the terminal dialog decides`, title };
   } catch (e) {
     if (isHubError(e) && e.code === 'paused') {
       // The paused agent's own Perch get_updates / whoami is not the pause's to deny (as at PreToolUse): the harness decides.
       if (pauseExempt(hub, who.agentId, filing.tool_name))
-        return { decision: `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides` };
+        return { decision: `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides`, title };
       return { decision: { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) } };
     }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
@@ -502,10 +505,14 @@ function decisionOf(r: Record<string, unknown>): HookDecision | undefined {
   };
 }
 
-/** The door's verdict on a prompt: a decision or why there is none; requestId when the decision awaits delivery. */
+/**
+ * The door's verdict on a prompt: a decision or why there is none; requestId when the decision awaits delivery;
+ * title: the card's, when one was filed (the no-decision answer names it).
+ */
 interface Verdict {
   decision: HookDecision | string;
   requestId?: string;
+  title?: string;
 }
 
 /** Records whether the answer carrying a decision reached the hook: written out (delivered), or the connection closed first. */

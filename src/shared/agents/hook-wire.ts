@@ -125,6 +125,24 @@ export function decisionJson(decision: HookDecision): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
 }
 
+/**
+ * No decision from Perch (Claude Code and Codex then ask in their own dialog), with a line the harness shows its user
+ * (the hooks' common systemMessage field): which card gave up and why, so a terminal that waited says what it waited on.
+ */
+export function noDecisionJson(why: string, title?: string): string {
+  return JSON.stringify({ systemMessage: title ? `Perch: no decision on "${title}": ${why}` : `Perch: ${why}` });
+}
+
+/** Is this door answer no decision at all (nothing, or only noDecisionJson's line)? */
+export function isNoDecision(text: string): boolean {
+  try {
+    const o = JSON.parse(text) as unknown;
+    return !!o && typeof o === 'object' && !Array.isArray(o) && Object.keys(o).every((k) => k === 'systemMessage');
+  } catch {
+    return false;
+  }
+}
+
 /** The hook input, or a StepAside saying what is wrong with it. */
 export function parseHookInput(text: string): PermissionRequestInput {
   const o = parseStdinObject(text) as Json;

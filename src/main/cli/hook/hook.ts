@@ -28,6 +28,7 @@ import {
   harnessOf,
   harnessOfInput,
   isCursorInput,
+  isNoDecision,
   type PermissionRequestInput,
 } from '../../../shared/agents/hook-wire';
 import { noKeyMessage } from '../../../shared/agents/snippets';
@@ -127,7 +128,8 @@ function harnessFor(sub: string, text: string, flag: string | undefined): string
 function outputOf(answer: DoorAnswer, door: URL): string {
   if (answer.status === 200) {
     if (answer.note) process.stderr.write(`perch hook: ${answer.note.replace(/\s+/g, ' ')}\n`);
-    return answer.text.trim() === '{}' ? '' : answer.text.trim();
+    // No decision: nothing on stdout (this command tells the terminal itself, tellTerminal below).
+    return isNoDecision(answer.text.trim()) ? '' : answer.text.trim();
   }
   let message: string | undefined;
   try {
