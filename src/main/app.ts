@@ -42,6 +42,7 @@ import { isNoSpace } from './store/backup/disk-space';
 import { ProcessLauncher } from './launcher/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
+import { recordFoundConnections } from './connections-found';
 
 export interface StartOptions {
   dataDir: string;
@@ -183,7 +184,25 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub) => void> = [
   (hub) => startFleetLive(hub, () => fleetWake(hub)), // the agents, their pause, caps, usage and wake runs pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
   startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention/retention-job.ts)
+  startFoundConnections, // connections in the harnesses' files that nothing records yet (an earlier Perch's): recorded once, after start (connections-found.ts)
 ];
+
+/** Soon after start, off the path to ready: reads a few small files. A hub that cannot write (a full disk) records nothing. */
+function startFoundConnections(hub: PerchHub): void {
+  const timer = setTimeout(() => {
+    try {
+      const found = recordFoundConnections(hub.db);
+      for (const c of found)
+        process.stderr.write(
+          `perch: found ${c.agent} connected in ${c.client}'s files (${c.scope === 'user' ? 'user scope' : c.dir}); recorded it\n`,
+        );
+    } catch {
+      /* the files stay as they are; tried again at the next start */
+    }
+  }, 200);
+  timer.unref();
+  hub.onClose(() => clearTimeout(timer));
+}
 
 function startRetention(hub: PerchHub): void {
   hub.services.retention.start();

@@ -1,23 +1,16 @@
 // A config file connect must edit that is hostile (a TOML key with an escape that names no character, JSON nested
 // past any real config): one line naming the file, exit 1, no stack trace, nothing written.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 function home(): string {
-  const h = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-hostile-home-'));
-  homes.push(h);
-  return h;
+  return tempDir('perch-hostile-home-');
 }
 
 describe('perch connect on a hostile config file', () => {

@@ -1,24 +1,13 @@
 // A project folder is untrusted input: `perch connect … --project DIR --write` never follows a link the repository
 // planted (a file, a folder, a guessed temporary name) and never reads or writes outside DIR; temporary and backup
 // files are created O_EXCL|O_NOFOLLOW under random names at user scope too (src/main/cli/agents/config-files.ts).
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
 
 /** Every entry under dir as lstat sees it: links as `-> target`, files with their text (nothing followed). */
 function tree(dir: string): Record<string, string> {

@@ -2,26 +2,20 @@
 // agent's telemetry-only token (src/main/cli/agents/connect-telemetry.ts, src/shared/agents/telemetry-config.ts): the
 // user's own telemetry settings are kept (or, when they send elsewhere, left whole and the reason printed), a second
 // run changes nothing, and the token written works at /v1/logs.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 import { snapshot } from '../support/dir-snapshot';
 import { telemetryTokenIn } from '../../src/shared/agents/telemetry-config';
 import { claudeCodeCall } from '../support/otlp-bodies';
 
 const served = useSharedServe();
 const base = () => served.mcpUrl.replace(/\/mcp$/, '');
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 function home(files: Record<string, string>): string {
-  const h = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-otel-'));
-  homes.push(h);
+  const h = tempDir('perch-connect-otel-');
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(h, rel)), { recursive: true });
     fs.writeFileSync(path.join(h, rel), text);

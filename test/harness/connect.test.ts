@@ -3,12 +3,22 @@
 // other settings kept, the key never written), twice in a row without duplicates; bad input changes nothing.
 // With the real Claude Code (test/support/real-harness.ts) the written config is the one it runs with: `claude mcp
 // list` connects to Perch, and `claude -p` sends its Bash prompt to the owner through the written hook.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { BIN, addAgent, cliAsync, eventually, exitOf, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import {
+  BIN,
+  addAgent,
+  cliAsync,
+  eventually,
+  exitOf,
+  ownerOk,
+  uniqueName,
+  useSharedServe,
+  type AgentKey,
+  tempDir,
+} from '../support/serve-harness';
 import { claudeCode, codex, runClaude } from '../support/real-harness';
 import { spawn, spawnSync } from 'node:child_process';
 import { startStandIn, toolResults } from '../support/model-standin';
@@ -24,10 +34,6 @@ const served = useSharedServe();
 const hookBase = () => served.mcpUrl.replace(/\/mcp$/, '');
 /** This machine's curl (the hooks of Codex and Cursor run it). */
 const CURL = ['/usr/bin/curl', '/bin/curl', '/usr/local/bin/curl'].find((f) => fs.existsSync(f)) ?? 'curl';
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 const CLAUDE_JSON = {
   numStartups: 12,
@@ -55,8 +61,7 @@ model = "gpt-5.5-mini"
 
 /** A temporary HOME with the files people have there already. */
 function homeWithConfigs(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-home-'));
-  homes.push(home);
+  const home = tempDir('perch-connect-home-');
   fs.writeFileSync(path.join(home, '.claude.json'), `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
   fs.mkdirSync(path.join(home, '.claude'));
   fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(SETTINGS, null, 2)}\n`);
@@ -271,8 +276,7 @@ describe('two agents on one machine, and what the shell needs', () => {
     const home = homeWithConfigs();
     assert.equal((await connect(home, ['claude-code', kit.name, '--write'])).code, 0);
     const userFiles = snapshot(home);
-    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-repo-'));
-    homes.push(repo);
+    const repo = tempDir('perch-connect-repo-');
     for (const client of ['claude-code', 'codex', 'cursor']) {
       const r = await connect(home, [client, rue.name, '--write', '--project', repo]);
       assert.equal(r.code, 0, r.stderr);

@@ -1,25 +1,14 @@
 // `perch disconnect CLIENT NAME [--project DIR]` (src/main/cli/agents/disconnect.ts): takes out exactly what
 // `perch connect` wrote for that agent and keeps everything else, with the same diff, backup and dry run: connect then
 // disconnect leaves the user's own settings files byte for byte as they were; another agent's entries stay.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
 
 const CLAUDE_JSON = {
   numStartups: 12,
