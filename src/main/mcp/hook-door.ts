@@ -163,7 +163,7 @@ async function filePrompt(
     return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
   try {
     const door = filing.via === 'channel' ? 'channel' : 'hook';
-    const request = await callAgentTool(hub, agentId, 'request_human', promptRequestInput(hub, agentId, filing), { key, door });
+    const request = await callAgentTool(hub, agentId, 'request_human', await promptRequestInput(hub, agentId, filing), { key, door });
     sendJson(res, 200, { ok: true, request });
   } catch (err) {
     const refused = isHubError(err) ? err : hub.storageFailure(err);
@@ -445,7 +445,7 @@ async function decide(
     if (decision) return { decision, requestId: joined };
     return { decision: `the request was ${r.state} in Perch; the terminal dialog decides`, title: r.title };
   }
-  const asked = promptRequestInput(hub, who.agentId, filing);
+  const asked = await promptRequestInput(hub, who.agentId, filing);
   const title = asked.title;
   try {
     let r = (await callAgentTool(hub, who.agentId, 'request_human', asked, {
