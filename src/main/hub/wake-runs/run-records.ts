@@ -16,8 +16,8 @@ const PENDING_MAX_MS = 30_000;
 type RecordsHub = Hub<{ wakeRuns: { liveResources(runId: string): WakeResources | null } }>;
 
 export class RunRecords {
-  /** Ends not written yet, in the order they came: run → its end. */
-  private readonly pending = new Map<string, Partial<WakeRunRow>>();
+  /** Ends not written yet, in the order they came: run → its end, and whether its place goes with it (null) or stays. */
+  private readonly pending = new Map<string, { patch: Partial<WakeRunRow>; place: null | undefined }>();
   private timer: NodeJS.Timeout | undefined;
   private delayMs = PENDING_FIRST_MS;
 
@@ -40,14 +40,22 @@ export class RunRecords {
         process.stderr.write(
           `perch: the end of wake run ${runId} is not recorded yet (${(err as Error).message}); it is kept and written once the disk allows\n`,
         );
-        this.pending.set(runId, patch);
-        this.arm();
+        this.keep(runId, patch, null);
       } else {
         process.stderr.write(`perch: wake run ${runId} not recorded: ${(err as Error).message}\n`);
       }
       return;
     }
     this.publish(runId);
+  }
+
+  /**
+   * Keeps a run's end that could not be written (a full disk) and writes it once the disk allows; place: null, its
+   * place goes with it; undefined, its place stays (a leftover run still being ended: wake-restart.ts).
+   */
+  keep(runId: string, patch: Partial<WakeRunRow>, place: null | undefined): void {
+    this.pending.set(runId, { patch, place });
+    this.arm();
   }
 
   publish(runId: string): void {
@@ -73,9 +81,9 @@ export class RunRecords {
 
   /** Writes the kept ends, in order; what still fails waits for the next try. */
   private flush(): void {
-    for (const [runId, patch] of this.pending) {
+    for (const [runId, { patch, place }] of this.pending) {
       try {
-        this.write(runId, patch, null);
+        this.write(runId, patch, place);
       } catch {
         break; // the disk is still full: the rest waits too
       }
