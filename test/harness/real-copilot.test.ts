@@ -24,7 +24,7 @@ import {
   type CliResult,
 } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
-import { assertNoPerch, connectWrite, copilotCli, pathWithoutPerch, runCopilot } from '../support/real-harness';
+import { assertNoPerch, connectWrite, copilotCli, pathWithoutPerch, runCopilot, withHubStopped } from '../support/real-harness';
 import { chatToolNames, chatToolResult, startChatStandIn, type ChatReply, type ChatRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
@@ -65,9 +65,9 @@ interface Run extends CliResult {
 }
 
 /** A fresh HOME configured by `perch connect copilot NAME --write` (nothing else written there). */
-async function configure(agent: AgentKey): Promise<string> {
+async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<string> {
   const home = fs.mkdtempSync(path.join(root!, 'home-'));
-  await connectWrite('copilot', agent.name, served.dataDir, home);
+  await connectWrite('copilot', agent.name, dataDir, home);
   const hooks = JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'hooks', 'perch.json'), 'utf8'));
   assert.equal(hooks.hooks.permissionRequest[0].type, 'http', 'perch connect wrote an HTTP permissionRequest hook');
   return home;
@@ -180,6 +180,22 @@ describe(
       const { requests } = await ownerOk(served, 'requests.list', {});
       assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'nothing was filed');
       assert.equal((await agentView(agent)).harness, null, 'no status hook reached the hub');
+    });
+
+    test('with the hub stopped Copilot blocks every tool call: its HTTP preToolUse hook fails closed on an error (1.0.102; its reference says fail-open), and the session still finishes', async () => {
+      let home = '';
+      await withHubStopped(
+        'cpdown',
+        async (agent, dataDir) => {
+          home = await configure(agent, dataDir);
+        },
+        async (agent) => {
+          const run = await runAs(agent, home);
+          assert.equal(run.code, 0, run.stderr);
+          assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false, 'the command did not run');
+          assert.match(run.result('call_bash'), /^Denied by preToolUse hook from ".*perch\.json" \(hook errored\)$/);
+        },
+      );
     });
   },
 );

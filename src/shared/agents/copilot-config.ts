@@ -9,7 +9,8 @@
 // variable allowedEnvVars names: permissionRequest (its permission prompts in the owner's inbox), preToolUse (pause),
 // notification, agentStop, sessionStart, sessionEnd (live status). Copilot calls a plain-http hook URL only with
 // COPILOT_HOOK_ALLOW_LOCALHOST=1 in its environment (and only on localhost / 127.* / [::1]); an https URL (the
-// tailnet front) needs nothing. A hook that fails (the hub down, no key) is skipped: Copilot's own flow goes on.
+// tailnet front) needs nothing. Copilot 1.0.102 takes a preToolUse hook that fails (the hub down, a 401 for a key not
+// set) as a denial ("hook errored"): while the hub is stopped a connected Copilot runs no tool (the guide says so).
 import { keyEnvVar } from './key-env';
 import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
 import {

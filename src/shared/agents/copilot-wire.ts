@@ -14,7 +14,8 @@
 //   notification: {sessionId, timestamp, cwd, hook_event_name: "Notification", message, title?, notification_type}.
 //   agentStop: {sessionId, timestamp, cwd, transcriptPath, stopReason, stop_hook_active}.
 //   sessionStart: {sessionId, timestamp, cwd, source, initialPrompt?}; sessionEnd: {sessionId, timestamp, cwd, reason}.
-// An HTTP hook that fails (a non-2xx answer, the hub down, a timeout) is skipped: Copilot's own flow goes on.
+// An HTTP preToolUse hook that fails (a non-2xx answer, the hub down) denies the tool in 1.0.102 ("hook errored"),
+// though its reference calls HTTP preToolUse hooks fail-open (test/harness/real-copilot.test.ts).
 import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from './hook-wire';
 
 /** Copilot's camelCase hook event of each door event. */

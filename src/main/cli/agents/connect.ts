@@ -209,7 +209,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'copilot')
         out.push(
-          `Copilot reads its hooks and MCP servers when a session starts: start a new one. A hook that fails (the hub down, the key or ${COPILOT_LOCALHOST_ENV} not set) is skipped and Copilot's own permission flow goes on.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 none of its hooks runs. While the hub is stopped (or the key is not set) Copilot denies every tool call ("hook errored": its preToolUse hook fails closed): start the hub, or perch disconnect copilot ${agent} --write.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
