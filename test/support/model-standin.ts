@@ -290,18 +290,16 @@ export function startChatStandIn(
         const message = toolCall
           ? { role: 'assistant', content: null, tool_calls: [toolCall] }
           : { role: 'assistant', content: r.type === 'text' ? r.text : '' };
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              id,
-              object: 'chat.completion',
-              created,
-              model,
-              choices: [{ index: 0, message, finish_reason: finish }],
-              usage,
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id,
+            object: 'chat.completion',
+            created,
+            model,
+            choices: [{ index: 0, message, finish_reason: finish }],
+            usage,
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
