@@ -197,5 +197,23 @@ describe(
         },
       );
     });
+
+    test("no decision in time: the card is withdrawn and Copilot's own flow decides (copilot -p refuses for want of a user); the door's wait shortened to 2 s in the written hook's URL", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cp'));
+      const home = await configure(agent);
+      const file = path.join(home, '.copilot', 'hooks', 'perch.json');
+      const hooks = JSON.parse(fs.readFileSync(file, 'utf8'));
+      hooks.hooks.permissionRequest[0].url += '&timeout=2';
+      fs.writeFileSync(file, JSON.stringify(hooks));
+      const run = await runAs(agent, home);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false);
+      assert.match(run.result('call_bash'), /no interactive user response was available/);
+      const { requests } = await ownerOk(served, 'requests.list', {});
+      assert.deepEqual(
+        requests.filter((r: any) => r.requester?.id === agent.id).map((r: any) => [r.title, r.state]),
+        [[`Allow bash: ${COMMAND}?`, 'cancelled']],
+      );
+    });
   },
 );
