@@ -1,5 +1,5 @@
 // What the owner reads from the flight recorder and the cost ledger (owner API ledger.calls, ledger.costs; perch ledger).
-import type { DecidedBy } from './harness-events';
+import type { DecidedBy, PerchDecision } from './harness-events';
 
 /** One tool call, once: its records joined by the harness's call id (Claude Code's tool_use_id, Codex's call_id). */
 export interface ToolCallView {
@@ -13,6 +13,9 @@ export interface ToolCallView {
   decision: string | null;
   decided_by: DecidedBy | null;
   decision_source: string | null;
+  /** What Perch decided on the call's permission prompt and who decided it (the owner and where, a rule, the pause,
+   * nobody), when the prompt came through a hook door; null when Perch was not asked. */
+  perch: PerchDecision | null;
   /** null until its result is known. */
   outcome: {
     success: boolean | null;
@@ -42,4 +45,14 @@ export interface CostLine {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd: number | null;
+}
+
+/** Perch's decision on a call in words: "allowed by you on the laptop", "denied by rule R", "no decision in Perch: …". */
+export function perchDecisionText(p: PerchDecision): string {
+  if (p.by === 'nobody' || p.decision === 'none') return `no decision in Perch${p.why ? `: ${p.why}` : ''}`;
+  const verb = p.decision === 'allow' ? 'allowed' : 'denied';
+  if (p.by === 'pause') return `${verb} by Perch: the agent is paused`;
+  if (p.by === 'rule') return `${verb} by standing rule ${p.rule_id ?? '?'}`;
+  const on = !p.on || p.on.via === 'laptop' ? 'on the laptop' : `on ${p.on.name ? `${p.on.name} ` : ''}(device ${p.on.device_id})`;
+  return `${verb} by you ${on}`;
 }

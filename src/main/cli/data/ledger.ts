@@ -5,6 +5,7 @@ import { SHIPPED_PRICES, checkPrice, priceKey } from '../../../shared/ledger/pri
 import { UsageError, dataDirOf, fail, print, withHub, type Command, DATA_DIR_LINE } from '../common';
 import { costLedger, exportRecords, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
+import { perchDecisionText } from '../../../shared/ledger/views';
 import { newTelemetryToken } from '../../hub/features/ledger/telemetry-tokens';
 import { dropPrice, ownerPrices, putPrice } from '../../store/tables/ledger/prices';
 
@@ -56,12 +57,13 @@ function callLine(c: ToolCallView): string {
   const who = c.decided_by
     ? `${c.decision ?? 'decided'} by ${c.decided_by}${c.decision_source ? ` (${c.decision_source})` : ''}`
     : 'decision not reported';
+  const perch = c.perch ? ` (Perch: ${perchDecisionText(c.perch)})` : '';
   const o = c.outcome;
   const what = !o
     ? 'outcome not yet known'
     : `${o.success === false ? 'failed' : o.success ? 'ran' : 'ended'}${o.duration_ms != null ? ` ${(o.duration_ms / 1000).toFixed(1)} s` : ''}${o.exit_code != null ? `, exit ${o.exit_code}` : ''}`;
   const asked = c.asked ? `  ${c.asked.replace(/\s+/g, ' ').slice(0, 120)}` : '';
-  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}; ${what}  [${c.call_id}]${asked}`;
+  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}${perch}; ${what}  [${c.call_id}]${asked}`;
 }
 
 /** A CSV cell: quoted when needed; a text that a spreadsheet would run as a formula starts with '. */

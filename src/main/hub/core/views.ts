@@ -51,8 +51,9 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
   const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;
   if (r.state === 'cancelled') v.outcome = null;
   // Whether a hook prompt's decision reached its hook is kept beside the decision (abandoned-prompts.ts): not the decider's.
-  if (v.outcome && 'delivery' in v.outcome) {
-    const { delivery: _delivery, ...decided } = v.outcome as RequestOutcome & { delivery?: unknown };
+  // So is where the owner decided it (decided_on: the laptop or a paired device, for the ledger).
+  if (v.outcome && ('delivery' in v.outcome || 'decided_on' in v.outcome)) {
+    const { delivery: _delivery, decided_on: _on, ...decided } = v.outcome as RequestOutcome & { delivery?: unknown; decided_on?: unknown };
     v.outcome = decided;
   }
   if (typeof withdrawn === 'string') v.withdrawn = withdrawn;

@@ -2,7 +2,7 @@
 // the last 14 days as a chart, and the tool calls as a timeline grouped by session, with filters and search.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../transport';
-import type { CostLine, ToolCallView } from '../../../shared/ledger/views';
+import { perchDecisionText, type CostLine, type ToolCallView } from '../../../shared/ledger/views';
 
 const DAYS = 14;
 
@@ -189,6 +189,7 @@ export function LedgerPage() {
                     <div className="ledger-why">
                       {decidedText(c)} · {outcomeText(c)}
                     </div>
+                    {c.perch && <div className="ledger-perch">In Perch: {perchDecisionText(c.perch)}</div>}
                     {c.outcome?.output_head && <pre className="ledger-output">{c.outcome.output_head}</pre>}
                   </li>
                 ))}

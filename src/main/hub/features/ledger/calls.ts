@@ -43,6 +43,7 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     decision: null,
     decided_by: null,
     decision_source: null,
+    perch: null,
     outcome: null,
     first_at: first.at,
     last_at: first.at,
@@ -56,6 +57,16 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     v.tool ??= r.tool;
     v.session_id ??= r.session_id;
     v.asked ??= d.asked ?? null;
+    // Perch's own record of its decision on the call's prompt: who decided it; the harness's word, when it reports
+    // one, stays the call's decision.
+    if (r.kind === 'perch_decision' && d.perch) {
+      v.perch = d.perch;
+      if (!v.decision && d.perch.decision !== 'none') {
+        v.decision = d.perch.decision;
+        v.decided_by = 'perch';
+      }
+      continue;
+    }
     if (r.kind === 'tool_decision' || (!v.decision && d.decision)) {
       v.decision = d.decision ?? v.decision;
       v.decided_by = d.decided_by ?? v.decided_by;
