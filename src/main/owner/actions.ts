@@ -221,7 +221,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
   'rules.list': (hub, a) => ({ rules: listPermissionRuleViews(hub, a.agent) }),
   'rules.add': (hub, a, by) => addRuleOrAnswer(hub, a, by.device ? { device: by.device } : 'laptop'),
-  'rules.remove': (hub, a) => removePermissionRule(hub, a.rule_id),
+  'rules.remove': (hub, a, by) => removePermissionRule(hub, a.rule_id, by.device ? { device: by.device } : 'laptop'),
   'rules.import': (hub, a, by) =>
     importPermissionRules(
       hub,

@@ -11,7 +11,34 @@ export type LedgerHarness = 'claude-code' | 'codex' | 'cursor';
  * tool_decision, tool_result, api_request: what a harness reported. perch_decision: what Perch decided on a tool
  * call's permission prompt filed through a hook door, and who or what decided it (hub/features/ledger/decisions.ts).
  */
-export type FactKind = 'tool_decision' | 'tool_result' | 'api_request' | 'perch_decision';
+export type FactKind = 'tool_decision' | 'tool_result' | 'api_request' | 'perch_decision' | 'perch_event';
+
+/**
+ * Perch's own events in the flight recorder (kind perch_event, harness perch), each of one agent: its wake runs
+ * (started; ended, with status, exit code and duration), its pauses and resumes, its standing rules added and removed.
+ */
+export interface PerchEvent {
+  event: 'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed';
+  run_id?: string;
+  /** wake_run_started: command or notify; and why it was woken. */
+  run_kind?: string;
+  why?: string;
+  /** wake_run_ended: how it ended (succeeded, failed, timed_out, …), its exit code or signal, how long it ran. */
+  status?: string;
+  exit_code?: number | null;
+  signal?: string | null;
+  duration_ms?: number | null;
+  error?: string | null;
+  /** paused: by the owner or the budget (a daily cap), the owner's reason, the cap's detail; resumed: what it was. */
+  by?: string;
+  reason?: string | null;
+  detail?: string | null;
+  was?: string;
+  /** rule_added, rule_removed: the rule's id and what it says ("allow Bash: npm test"), and where the owner did it. */
+  rule_id?: string;
+  rule?: string;
+  on?: DecidedOn;
+}
 
 /** Where the owner decided a card: the laptop (the Perch window, `perch owner`) or a paired device. */
 export type DecidedOn = { via: 'laptop' } | { via: 'device'; device_id: string; name: string };
@@ -77,6 +104,8 @@ export interface FactDetail {
   reasoning_tokens?: number;
   /** perch_decision: what Perch decided and who or what decided it. */
   perch?: PerchDecision;
+  /** perch_event: what happened in Perch. */
+  perch_event?: PerchEvent;
 }
 
 class WrongType extends Error {}

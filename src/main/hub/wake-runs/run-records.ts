@@ -9,11 +9,27 @@ import { setRunPlace } from '../../store/tables/agents/wake-keep';
 import type { WakeResources } from '../../../shared/agents/wake';
 import type { RunPlace } from './launcher';
 import { runView } from './run-view';
+import { appendPerchEvent } from '../core/ledger-chain';
 
 const PENDING_FIRST_MS = 500;
 const PENDING_MAX_MS = 30_000;
 
 type RecordsHub = Hub<{ wakeRuns: { liveResources(runId: string): WakeResources | null } }>;
+
+/** A run's end in the flight recorder (hub/core/ledger-chain.ts), with the end the same transaction writes. */
+export function endInLedger(hub: Pick<Hub, 'db' | 'now'>, runId: string): void {
+  const r = wakeRunById(hub.db, runId);
+  if (!r || r.ended_at === null) return;
+  appendPerchEvent(hub, r.agent_id, {
+    event: 'wake_run_ended',
+    run_id: r.id,
+    status: r.status,
+    exit_code: r.exit_code,
+    signal: r.signal,
+    duration_ms: Math.max(0, r.ended_at - r.started_at),
+    error: r.error,
+  });
+}
 
 export class RunRecords {
   /** Ends not written yet, in the order they came: run → its end. */
@@ -68,6 +84,7 @@ export class RunRecords {
     this.hub.write(() => {
       updateWakeRun(this.hub.db, runId, patch);
       if (place !== undefined) setRunPlace(this.hub.db, runId, place && JSON.stringify(place));
+      if (place === null) endInLedger(this.hub, runId);
     });
   }
 

@@ -16,6 +16,7 @@
 // run's end records (run-end.ts), a run as the owner sees it (run-view.ts); the owner's side is the action
 // (wake-action.ts: the owner's input checked and stored), the limits' input (wake-limits.ts) and the views
 // (wake-views.ts: state, runs, log, stop).
+import { appendPerchEvent } from '../core/ledger-chain';
 import type { Hub } from '../core/hub';
 import type { FeatureServices } from '../features/services';
 import { newTimeOrderedId } from '../core/hub';
@@ -43,9 +44,9 @@ import { restoredQueue, sweepPlaces, takeLeftovers } from './wake-restart';
 import { hasWakeAction, mayWake } from './may-wake';
 
 export { mayWake } from './may-wake';
-import { RunRecords } from './run-records';
+import { RunRecords, endInLedger } from './run-records';
 import { WakeQueue, type QueuedRun } from './wake-queue';
-import { countFailure, countRunUsage, endError, endStatus, newRunRow, type EndedBy } from './run-end';
+import { countFailure, countRunUsage, endError, endStatus, newRunRow, wakeWhy, type EndedBy } from './run-end';
 import { nextResources, overCeiling } from './run-sample';
 
 export { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-queue';
@@ -235,6 +236,7 @@ export class WakeRuns {
     const runRow = newRunRow({ id: runId, agentId, kind: action.kind, wokenAt, startedAt, why });
     const dropped = this.hub.write(() => {
       insertWakeRun(this.hub.db, runRow);
+      appendPerchEvent(this.hub, agentId, { event: 'wake_run_started', run_id: runId, run_kind: action.kind, why: wakeWhy(why) });
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
     });
     if (dropped.length) this.launcher!.removeLogs?.(dropped);
@@ -571,9 +573,10 @@ export class WakeRuns {
       clearTimeout(run.timer);
       run.revokeKey();
       try {
-        this.hub.write(() =>
-          updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' }),
-        );
+        this.hub.write(() => {
+          updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' });
+          endInLedger(this.hub, run.id);
+        });
       } catch {
         /* closing anyway */
       }

@@ -2,11 +2,11 @@
 // Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
 import type { FeaturesHub } from '../services';
 import type { FactDetail } from '../../../../shared/ledger/harness-events';
-import type { CostLine, ToolCallView } from '../../../../shared/ledger/views';
+import type { CostLine, PerchEventView, ToolCallView } from '../../../../shared/ledger/views';
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
-import { callKeys, costsSince, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
+import { callKeys, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
 
 export interface CallFilter {
   agent?: string;
@@ -168,4 +168,15 @@ export function* exportRecords(hub: FeaturesHub, opts: { since: string; agent?: 
       after = r.id;
     }
   }
+}
+
+/** Perch's own events (wake runs, pauses, rules) from `since` (default: 13 days before today), newest first. */
+export function listPerchEvents(hub: FeaturesHub, opts: { since?: string; agent?: string; limit?: number } = {}): PerchEventView[] {
+  const agent = opts.agent ? findAgent(hub, opts.agent) : undefined;
+  const since = checkDay(opts.since, '--since') ?? localDay(hub.now() - 13 * 86_400_000);
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, MAX_CALLS));
+  return perchEventRows(hub.db, since, limit, agent?.id).flatMap((r) => {
+    const e = detailOf(r).perch_event;
+    return e ? [{ ...e, id: r.id, at: r.at, agent: { id: r.agent_id, name: safeName(hub, r.agent_id) } }] : [];
+  });
 }

@@ -145,3 +145,11 @@ export function recordsPage(db: Db, since: string, afterId: number, limit: numbe
     'SELECT * FROM ledger_records WHERE day >= ? AND id > ? AND (? IS NULL OR agent_id = ?) ORDER BY id LIMIT ?',
   ).all(since, afterId, agentId ?? null, agentId ?? null, limit);
 }
+
+/** Perch's own events (kind perch_event) from `since` on, one agent's or all, newest first. */
+export function perchEventRows(db: Db, since: string, limit: number, agentId?: string): LedgerRow[] {
+  return sql<LedgerRow>(
+    db,
+    "SELECT * FROM ledger_records WHERE kind = 'perch_event' AND day >= ? AND (? IS NULL OR agent_id = ?) ORDER BY id DESC LIMIT ?",
+  ).all(since, agentId ?? null, agentId ?? null, limit);
+}
