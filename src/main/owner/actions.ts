@@ -192,6 +192,8 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
       since: a.since,
       failedOnly: a.failed_only,
       limit: a.limit,
+      callId: a.call_id,
+      requestId: a.request_id,
     }),
   }),
   'ledger.costs': (hub, a) => ({ costs: costLedger(hub, a), today: localDay(hub.now()) }),

@@ -6,6 +6,7 @@ import type { CostLine, PerchEventView, ToolCallView } from '../../../../shared/
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
+import { callOfRequest } from './decisions';
 import { callKeys, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
 
 export interface CallFilter {
@@ -18,6 +19,10 @@ export interface CallFilter {
   since?: string;
   failedOnly?: boolean;
   limit?: number;
+  /** That one call (the harness's call id). */
+  callId?: string;
+  /** The call a card (request) was the permission prompt of. */
+  requestId?: string;
 }
 
 const MAX_CALLS = 500;
@@ -97,7 +102,14 @@ function checkDay(day: string | undefined, flag: string): string | undefined {
 
 /** The tool calls matching the filter, newest first. */
 export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallView[] {
-  const agent = f.agent ? findAgent(hub, f.agent) : undefined;
+  let agentId = f.agent ? findAgent(hub, f.agent).id : undefined;
+  let callId = f.callId;
+  if (f.requestId !== undefined) {
+    const of = callOfRequest(hub, f.requestId);
+    if (!of || (agentId !== undefined && agentId !== of.agentId) || (callId !== undefined && callId !== of.callId)) return [];
+    agentId = of.agentId;
+    callId = of.callId;
+  }
   const limit = Math.max(1, Math.min(f.limit ?? 100, MAX_CALLS));
   const names = new Map<string, string>();
   const nameOf = (id: string) => {
@@ -118,9 +130,10 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
   for (let page = 0; page < 20 && out.length < limit; page++) {
     const keys = callKeys(hub.db, {
       since: checkDay(f.since, '--since'),
-      agentId: agent?.id,
+      agentId,
       harness: f.harness,
       tool: f.tool,
+      callId,
       text: f.text?.slice(0, 200),
       limit,
       beforeId,

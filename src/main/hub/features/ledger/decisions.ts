@@ -10,10 +10,24 @@ import { LEDGER_TEXT, type DecidedOn, type LedgerHarness, type PerchDecision } f
 import { requestById } from '../../../store/tables/talk/requests';
 import { decidedByRule } from '../../../store/tables/agents/rule-suggestions';
 import { recordFacts } from './recorder';
+import { decisionCallId } from '../../../store/tables/ledger/records';
 import type { ToolUseAsk } from './tool-use-ids';
 
 function cut(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+/** The dedupe of the decision record of a card: what finds a card's call (callOfRequest), on the agent's unique index. */
+export function decisionDedupe(requestId: string): Buffer {
+  return crypto.hash('sha256', `perch_decision ${requestId}`, 'buffer');
+}
+
+/** The call a card (request) was the prompt of: its agent and the harness's call id; undefined when none is known. */
+export function callOfRequest(hub: FeaturesHub, requestId: string): { agentId: string; callId: string } | undefined {
+  const r = requestById(hub.db, requestId);
+  if (!r) return undefined;
+  const callId = decisionCallId(hub.db, r.requester_id, decisionDedupe(requestId));
+  return callId ? { agentId: r.requester_id, callId } : undefined;
 }
 
 /** Who decided a decided card (approved or rejected): a standing rule, else the owner and where; undefined while undecided. */
@@ -70,7 +84,7 @@ export function recordPromptDecision(
     cost_usd: null,
   };
   // Two hooks joined on one card record its decision once; a prompt without a card is its own record.
-  const dedupe = crypto.hash('sha256', `perch_decision ${perch.request_id ?? crypto.randomUUID()} ${callId ?? ''}`, 'buffer');
+  const dedupe = perch.request_id ? decisionDedupe(perch.request_id) : crypto.randomBytes(32);
   try {
     recordFacts(hub, agentId, [{ fact, dedupe }]);
   } catch (err) {

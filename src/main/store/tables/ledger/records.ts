@@ -96,6 +96,8 @@ export interface CallQuery {
   agentId?: string;
   harness?: string;
   tool?: string;
+  /** That one call (the harness's call id). */
+  callId?: string;
   /** Words that must appear in the tool, what it was asked, its output or error. */
   text?: string;
   limit: number;
@@ -116,7 +118,7 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
     db,
     `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
      WHERE call_id IS NOT NULL AND (? IS NULL OR day >= ?) AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR harness = ?)
-       AND (? IS NULL OR tool = ?)${wordSql}
+       AND (? IS NULL OR tool = ?) AND (? IS NULL OR call_id = ?)${wordSql}
      GROUP BY agent_id, call_id HAVING (? IS NULL OR MAX(id) < ?) ORDER BY last_id DESC LIMIT ?`,
   ).all(
     q.since ?? null,
@@ -127,6 +129,8 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
     q.harness ?? null,
     q.tool ?? null,
     q.tool ?? null,
+    q.callId ?? null,
+    q.callId ?? null,
     ...likes.flatMap((l) => [l, l]),
     q.beforeId ?? null,
     q.beforeId ?? null,
@@ -152,4 +156,12 @@ export function perchEventRows(db: Db, since: string, limit: number, agentId?: s
     db,
     "SELECT * FROM ledger_records WHERE kind = 'perch_event' AND day >= ? AND (? IS NULL OR agent_id = ?) ORDER BY id DESC LIMIT ?",
   ).all(since, agentId ?? null, agentId ?? null, limit);
+}
+
+/** The call id of the agent's record with this dedupe (a card's decision: hub/features/ledger/decisions.ts). */
+export function decisionCallId(db: Db, agentId: string, dedupe: Buffer): string | undefined {
+  return (
+    sql<{ call_id: string | null }>(db, 'SELECT call_id FROM ledger_records WHERE agent_id = ? AND dedupe = ?').get(agentId, dedupe)
+      ?.call_id ?? undefined
+  );
 }
