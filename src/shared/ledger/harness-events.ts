@@ -15,10 +15,11 @@ export type FactKind = 'tool_decision' | 'tool_result' | 'api_request' | 'perch_
 
 /**
  * Perch's own events in the flight recorder (kind perch_event, harness perch), each of one agent: its wake runs
- * (started; ended, with status, exit code and duration), its pauses and resumes, its standing rules added and removed.
+ * (started; ended, with status, exit code and duration), its pauses and resumes, its standing rules added and removed;
+ * and the owner's ledger_removed (retention removed whole days of records).
  */
 export interface PerchEvent {
-  event: 'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed';
+  event: 'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed' | 'ledger_removed';
   run_id?: string;
   /** wake_run_started: command or notify; and why it was woken. */
   run_kind?: string;
@@ -38,6 +39,8 @@ export interface PerchEvent {
   rule_id?: string;
   rule?: string;
   on?: DecidedOn;
+  /** ledger_removed (the owner's record): how many records retention removed (reason: which days, which rule). */
+  records?: number;
 }
 
 /** Where the owner decided a card: the laptop (the Perch window, `perch owner`) or a paired device. */

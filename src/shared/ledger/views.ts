@@ -83,5 +83,7 @@ export function perchEventText(e: PerchEvent): string {
       const where = !e.on || e.on.via === 'laptop' ? 'on the laptop' : `on ${e.on.name || e.on.device_id}`;
       return `standing rule ${e.rule_id ?? '?'} ${e.event === 'rule_added' ? 'added' : 'removed'} ${where}: ${e.rule ?? ''}`;
     }
+    case 'ledger_removed':
+      return `${e.records ?? '?'} ledger records removed (${e.reason ?? 'retention'})`;
   }
 }

@@ -165,3 +165,28 @@ export function decisionCallId(db: Db, agentId: string, dedupe: Buffer): string 
       ?.call_id ?? undefined
   );
 }
+
+/** The newest record of a day before `day` (retention's starting point), or undefined when there is none. */
+export function newestBefore(db: Db, day: string): number | undefined {
+  return sql<{ m: number | null }>(db, 'SELECT MAX(id) AS m FROM ledger_records WHERE day < ?').get(day)?.m ?? undefined;
+}
+
+/**
+ * Deletes up to `limit` records of days before `day`, at ids up to `upto`, newest first (walking the ids back, so a
+ * day is removed from its end: what is left of it is still a whole chain from its start). Returns the lowest id
+ * deleted, or undefined when none was left.
+ */
+export function deleteOldRecords(db: Db, day: string, upto: number, limit: number): { lowest: number; count: number } | undefined {
+  const ids = sql<{ id: number }>(db, 'SELECT id FROM ledger_records WHERE id <= ? AND day < ? ORDER BY id DESC LIMIT ?')
+    .all(upto, day, limit)
+    .map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  const del = sql(db, 'DELETE FROM ledger_records WHERE id = ?');
+  for (const id of ids) del.run(id);
+  return { lowest: ids[ids.length - 1]!, count: ids.length };
+}
+
+/** How many records days before `day` hold. */
+export function countBefore(db: Db, day: string): number {
+  return sql<{ n: number }>(db, 'SELECT count(*) AS n FROM ledger_records WHERE day < ?').get(day)?.n ?? 0;
+}
