@@ -8,14 +8,16 @@
 //            the smallest sizes: checks the bench runs through, figures meaningless; npm test runs it), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp (the
-//            default) or a subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,rules
+//            (the default) or a subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
 //            from the waking event's commit to the process running, and to the run's first tool call;
 //            wakelimits: 50 agents woken at once under a limit of 4 runs (bench/wake-limits.ts): from a slot freeing
 //            to the next process running, and the hub's CPU while 4 runs are sampled;
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
 //            support: what `perch hook` costs a harness, beside the hub's hook door (bench/support.ts)
 //            otlp: harness telemetry records kept per second at /v1/logs, with send_message's p99 beside it
+//            rules: standing rules' parse + match per prompt, and a scripted week's share of prompts that needed the
+//            owner (in-process, no hub: bench/sections/rules.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the
 //            export's peak RSS and the sends' latency
 //            --against DIR [--rounds N]: instead of the sections, send_message alone on this checkout's build and on
@@ -129,6 +131,7 @@ async function main() {
       fleet: FLEET,
       cold_starts: COLD_STARTS,
       smoke: SMOKE,
+      sections: [...ONLY],
     },
   };
 

@@ -8,7 +8,7 @@ import type { Durability } from './store/db/durability';
 import type { PerchHub } from './hub/services';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpHandler, type McpLogLine } from './mcp/endpoint';
-import { loadShellParser } from './hub/features/rules/shell-parser';
+import { ensureShellParser } from './hub/features/rules/shell-parser';
 import { createHookDoor, isHookPath } from './mcp/hook-door';
 import { createOtlpDoor, isOtlpPath } from './mcp/otlp-door';
 import { RUNTIME_FILE } from './paths';
@@ -42,6 +42,7 @@ import { isNoSpace } from './store/backup/disk-space';
 import { ProcessLauncher } from './launcher/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
+import { recordFoundConnections } from './connections-found';
 
 export interface StartOptions {
   dataDir: string;
@@ -183,7 +184,25 @@ const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub) => void> = [
   (hub) => startFleetLive(hub, () => fleetWake(hub)), // the agents, their pause, caps, usage and wake runs pushed to the owner's live stream when they change (hub/control/fleet-live.ts)
   startBrakes, // paused conversations and per-agent budgets load at start; counts rebuild per conversation on first use (hub/control/brakes.ts)
   startRetention, // the owner's retention rules, applied in small steps between requests (hub/features/retention/retention-job.ts)
+  startFoundConnections, // connections in the harnesses' files that nothing records yet (an earlier Perch's): recorded once, after start (connections-found.ts)
 ];
+
+/** Soon after start, off the path to ready: reads a few small files. A hub that cannot write (a full disk) records nothing. */
+function startFoundConnections(hub: PerchHub): void {
+  const timer = setTimeout(() => {
+    try {
+      const found = recordFoundConnections(hub.db);
+      for (const c of found)
+        process.stderr.write(
+          `perch: found ${c.agent} connected in ${c.client}'s files (${c.scope === 'user' ? 'user scope' : c.dir}); recorded it\n`,
+        );
+    } catch {
+      /* the files stay as they are; tried again at the next start */
+    }
+  }, 200);
+  timer.unref();
+  hub.onClose(() => clearTimeout(timer));
+}
 
 function startRetention(hub: PerchHub): void {
   hub.services.retention.start();
@@ -222,8 +241,6 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
 const RUNTIME_RETRY_MS = 10_000;
 
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
-  // Standing rules decide on this parser's trees; until it has loaded, no rule allows anything (features/rules/shell-parser.ts).
-  const parserLoad = loadShellParser();
   const other = await liveHubOf(opts.dataDir);
   if (other) throw new AlreadyServingError(other, opts.dataDir);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
@@ -296,12 +313,6 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     }),
   );
 
-  // A parser that fails to load leaves the hub up: every prompt a rule would allow past a deny then goes to the owner.
-  await parserLoad.catch((e: unknown) =>
-    process.stderr.write(
-      `perch: the shell parser did not load (${(e as Error).message}); standing rules allow nothing a deny could cover.\n`,
-    ),
-  );
   await listenOn(server, opts.port, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -388,8 +399,12 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     logWriter.write({ t: Date.now(), door: 'backup', ...line });
   });
 
-  // After the caller's ready line (it runs once startHub's promise has resolved): what the first tools/list needs.
-  setImmediate(() => mcp.warm()).unref();
+  // After the caller's ready line (it runs once startHub's promise has resolved): what the first tools/list needs, and
+  // the shell parser standing rules read commands with (a prompt filed before it has loaded waits for it).
+  setImmediate(() => {
+    mcp.warm();
+    void ensureShellParser().then(({ failure }) => failure && logWriter.write({ t: Date.now(), door: 'rules', message: failure }));
+  }).unref();
 
   let closed = false;
   return {

@@ -58,6 +58,7 @@ const FIGURES: Record<string, string[]> = {
     'support.door_pre_tool_use.p50_ms',
   ],
   otlp: ['otlp.records_per_s', 'otlp.send_p99_ms_during_ingest', 'otlp.send_p99_ms_quiet'],
+  rules: ['rules.per_prompt.p50_ms', 'rules.week.needed_owner_share', 'rules.week.unsafe_allows'],
 };
 
 test("the benchmark runs every section through in smoke mode and prints each one's figures", { timeout: 10 * 60_000 }, async () => {
@@ -66,6 +67,8 @@ test("the benchmark runs every section through in smoke mode and prints each one
   assert.equal(r.code, 0, `bench --smoke exited with ${r.code}:\n${r.err.slice(-4000)}`);
   const figures = JSON.parse(r.out.trim().split('\n').pop()!);
   assert.equal(figures.settings.smoke, true);
+  // Every section the smoke run ran has its figures checked here: a section added to the bench is added above.
+  assert.deepEqual([...figures.settings.sections].sort(), Object.keys(FIGURES).sort(), 'the sections run are the sections checked');
   const missing: string[] = [];
   for (const [section, paths] of Object.entries(FIGURES))
     for (const p of paths) {

@@ -3,21 +3,16 @@
 // beforeMCPExecution, the shape of Cursor's hooks reference, https://cursor.com/docs/agent/hooks), on a temporary
 // HOME holding real-looking files: a diff without --write, backups and the rest kept with it, twice in a row
 // without duplicates, bad files refused with nothing written. Protocol level only: no real Cursor.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey, tempDir } from '../support/serve-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { snapshot } from '../support/dir-snapshot';
 import { AgentConflict, ConfigFileError, setCursorHooks, setCursorMcp } from '../../src/shared/agents/harness-config';
 
 const served = useSharedServe();
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 const MCP_JSON = {
   mcpServers: {
@@ -31,8 +26,7 @@ const HOOKS_JSON = {
 };
 
 function homeWithCursor(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-cursor-'));
-  homes.push(home);
+  const home = tempDir('perch-connect-cursor-');
   fs.mkdirSync(path.join(home, '.cursor'));
   fs.writeFileSync(path.join(home, '.cursor', 'mcp.json'), `${JSON.stringify(MCP_JSON, null, 2)}\n`);
   fs.writeFileSync(path.join(home, '.cursor', 'hooks.json'), `${JSON.stringify(HOOKS_JSON, null, 2)}\n`);
@@ -104,8 +98,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
 
   test('no ~/.cursor yet: both files are created (hooks.json with version 1)', async () => {
     const a = await newAgent();
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-cursor-'));
-    homes.push(home);
+    const home = tempDir('perch-connect-cursor-');
     const r = await connect(home, ['cursor', a.name, '--write']);
     assert.equal(r.code, 0, r.stderr);
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));

@@ -2,23 +2,18 @@
 // curl as a config on a pipe written by the shell's own printf, so /proc/PID/cmdline (what `ps` shows every local
 // user) never holds it, while the hook waits on a real prompt of a real `perch serve`. Run the way Codex runs a hook
 // ($SHELL -lc COMMAND) under dash, bash and zsh; Cursor's hook is the same command.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addAgent, cliAsync, exitOf, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, exitOf, ownerOk, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
 import { ALLOW_OUTPUT, codexBash } from '../fixtures/permission-request';
 import { codexPreToolUse } from '../fixtures/status-hooks';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 const served = useSharedServe();
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 /** Every running process's command line, as any local user may read it. */
 function allCmdlines(): Array<{ pid: string; argv: string }> {
@@ -40,8 +35,7 @@ describe("the key is in no process's argv while a written curl hook waits", () =
     test(`codex PermissionRequest hook under ${path.basename(shell)} -lc: curl waits on the prompt, no /proc/*/cmdline holds the key, the answer is the owner's allow`, async () => {
       assert.ok(fs.existsSync(shell), `${shell} is installed (apt-get install ${path.basename(shell)})`);
       const a = await addAgent(served.dataDir, uniqueName('argv'));
-      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-argv-home-'));
-      homes.push(home);
+      const home = tempDir('perch-argv-home-');
       const w = await cliAsync(['connect', 'codex', a.name, '--write', '--data-dir', served.dataDir], { env: { HOME: home } });
       assert.equal(w.code, 0, w.stderr);
       const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8')).hooks;

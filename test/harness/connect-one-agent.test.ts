@@ -3,31 +3,20 @@
 // most specific one's hooks for the session's folder (rue's in DIR, kit's elsewhere) and gives the other the
 // harness's "no decision" at once, filing nothing. `perch connect` says whose a folder's sessions will be, and warns
 // when it shadows another agent. After `perch disconnect` of rue, kit answers in DIR again.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
+import { addAgent, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCodeHttpHook, pendingRequestOf } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash } from '../fixtures/permission-request';
 import { claudeCodePreToolUseBash } from '../fixtures/status-hooks';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = useTempDirs();
 
-function tempDir(prefix: string): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(d);
-  return d;
-}
-
-function run(cmd: 'connect' | 'disconnect', home: string, args: string[]) {
-  return cliAsync([cmd, ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const run = (cmd: 'connect' | 'disconnect', home: string, args: string[]) => perchAt(served.dataDir, cmd, home, args);
 
 /** Posts a Claude Code HTTP hook of a written settings file as Claude Code does, with the agent's key. */
 async function postHook(

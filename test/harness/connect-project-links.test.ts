@@ -1,24 +1,15 @@
 // A project folder is untrusted input: `perch connect … --project DIR --write` never follows a link the repository
 // planted (a file, a folder, a guessed temporary name) and never reads or writes outside DIR; temporary and backup
 // files are created O_EXCL|O_NOFOLLOW under random names at user scope too (src/main/cli/agents/config-files.ts).
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const tempDir = useTempDirs();
 
 /** Every entry under dir as lstat sees it: links as `-> target`, files with their text (nothing followed). */
 function tree(dir: string): Record<string, string> {
@@ -37,9 +28,7 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
-function connect(home: string, args: string[]) {
-  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const connect = (home: string, args: string[]) => perchAt(served.dataDir, 'connect', home, args);
 
 /** The pids the next processes on this machine will most likely get (Linux hands them out in order). */
 function comingPids(count: number): number[] {
@@ -117,5 +106,37 @@ describe('perch connect --project DIR never follows what the project planted', (
     const backups = [...fs.readdirSync(repo), ...fs.readdirSync(home)].filter((n) => n.includes('.perch-backup-'));
     assert.equal(backups.length, 2);
     for (const b of backups) assert.match(b, /\.perch-backup-[0-9T-]+Z-[0-9a-f]{12}$/, 'a backup name nobody can guess');
+  });
+
+  test('an empty --project (an unset variable) is refused in one line, not taken as the current folder', async () => {
+    const a = await addAgent(served.dataDir, uniqueName('link'));
+    const home = tempDir('perch-links-home-');
+    for (const cmd of ['connect', 'disconnect'] as const)
+      for (const dir of ['', ' ']) {
+        const r = await perchAt(served.dataDir, cmd, home, ['claude-code', a.name, '--project', dir]);
+        assert.equal(r.code, 2, `${cmd} --project ${JSON.stringify(dir)}: ${r.stdout}`);
+        assert.match(r.stderr, /^perch: --project needs a directory \(it was empty: an unset variable\?\)/);
+      }
+  });
+
+  test("at user scope a link is the user's own: a dotfiles ~/.claude/settings.json link stays a link, connect and disconnect edit the file it leads to", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('link'));
+    const home = tempDir('perch-links-home-');
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.mkdirSync(path.join(home, 'dotfiles'));
+    const own = '{\n  "model": "opus"\n}\n';
+    fs.writeFileSync(path.join(home, 'dotfiles', 'settings.json'), own);
+    const link = path.join(home, '.claude', 'settings.json');
+    fs.symlinkSync('../dotfiles/settings.json', link);
+    const r = await connect(home, ['claude-code', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is still a link');
+    assert.equal(fs.readlinkSync(link), '../dotfiles/settings.json');
+    assert.match(fs.readFileSync(path.join(home, 'dotfiles', 'settings.json'), 'utf8'), new RegExp(`agent=${a.name}`));
+    assert.deepEqual(fs.readdirSync(path.join(home, 'dotfiles')), ['settings.json'], 'no temporary file left beside it');
+    const d = await perchAt(served.dataDir, 'disconnect', home, ['claude-code', a.name, '--write']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(home, 'dotfiles', 'settings.json'), 'utf8'), own);
   });
 });

@@ -1,30 +1,19 @@
 // Reconnecting tells the truth: when nothing would change, `perch connect` says "already connected, nothing to change"
 // (no "added", no backup); a file whose Perch entries say the same with their keys in another order (as Claude Code
 // rewrites them) or in another indentation is not a change; and a real change to such a file shows only itself.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
+import { perchAt, useTempDirs } from '../support/connect-kit';
 import { snapshot } from '../support/dir-snapshot';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = useTempDirs();
 
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-function connect(home: string, args: string[]) {
-  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const connect = (home: string, args: string[]) => perchAt(served.dataDir, 'connect', home, args);
 
 /** Every object in the value with its keys in reverse order (the same JSON, another key order). */
 function reversedKeys(v: unknown): unknown {

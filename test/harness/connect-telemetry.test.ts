@@ -2,26 +2,20 @@
 // agent's telemetry-only token (src/main/cli/agents/connect-telemetry.ts, src/shared/agents/telemetry-config.ts): the
 // user's own telemetry settings are kept (or, when they send elsewhere, left whole and the reason printed), a second
 // run changes nothing, and the token written works at /v1/logs.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe, tempDir } from '../support/serve-harness';
 import { snapshot } from '../support/dir-snapshot';
 import { telemetryTokenIn } from '../../src/shared/agents/telemetry-config';
 import { claudeCodeCall } from '../support/otlp-bodies';
 
 const served = useSharedServe();
 const base = () => served.mcpUrl.replace(/\/mcp$/, '');
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
 
 function home(files: Record<string, string>): string {
-  const h = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-otel-'));
-  homes.push(h);
+  const h = tempDir('perch-connect-otel-');
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(h, rel)), { recursive: true });
     fs.writeFileSync(path.join(h, rel), text);
@@ -97,5 +91,26 @@ describe('perch connect --write turns the harness telemetry on, keeping the user
     assert.equal(r2.code, 0, r2.stderr);
     assert.ok(fs.readFileSync(path.join(h2, '.codex', 'config.toml'), 'utf8').includes(own), 'the user’s exporter is as it was');
     assert.match(r2.stderr, /an OpenTelemetry exporter of your own in \[otel\]/);
+  });
+
+  test("an agent has one telemetry token: connecting its second harness, or a project, reuses the working one, so the first harness's telemetry keeps working", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('otel-two'));
+    const h = home({ '.claude/settings.json': '{}\n' });
+    assert.equal((await connect(h, ['claude-code', a.name, '--write'])).code, 0);
+    const first = telemetryTokenIn(fs.readFileSync(path.join(h, '.claude', 'settings.json'), 'utf8'));
+    assert.ok(first);
+    const r = await connect(h, ['codex', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      telemetryTokenIn(fs.readFileSync(path.join(h, '.codex', 'config.toml'), 'utf8')),
+      first,
+      "codex's config.toml has the same token",
+    );
+    const repo = home({});
+    const p = await connect(h, ['claude-code', a.name, '--project', repo, '--write']);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(telemetryTokenIn(fs.readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8')), first);
+    const sent = await rawPost(`${base()}/v1/logs`, first, claudeCodeCall('s2', 'toolu_two', 0.01));
+    assert.equal(sent.status, 200, `the token Claude Code sends with still works: ${sent.text}`);
   });
 });

@@ -3,10 +3,9 @@
 // other settings kept, the key never written), twice in a row without duplicates; bad input changes nothing.
 // With the real Claude Code (test/support/real-harness.ts) the written config is the one it runs with: `claude mcp
 // list` connects to Perch, and `claude -p` sends its Bash prompt to the owner through the written hook.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { BIN, addAgent, cliAsync, eventually, exitOf, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { claudeCode, codex, runClaude } from '../support/real-harness';
@@ -18,56 +17,16 @@ import { pendingRequestOf, runHook } from '../support/hook-runner';
 import { ALLOW_OUTPUT, claudeCodeBash, codexBash } from '../fixtures/permission-request';
 import { claudeCodePreToolUseBash, codexPreToolUse } from '../fixtures/status-hooks';
 import { snapshot } from '../support/dir-snapshot';
+import { CLAUDE_JSON, CODEX_TOML, SETTINGS, homeWithConfigs, perchAt, useTempDirs } from '../support/connect-kit';
 
 const served = useSharedServe();
 /** The hook door's base: the hub's MCP URL without its final /mcp. */
 const hookBase = () => served.mcpUrl.replace(/\/mcp$/, '');
 /** This machine's curl (the hooks of Codex and Cursor run it). */
 const CURL = ['/usr/bin/curl', '/bin/curl', '/usr/local/bin/curl'].find((f) => fs.existsSync(f)) ?? 'curl';
-const homes: string[] = [];
-after(() => {
-  for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
-});
+const tempDir = useTempDirs();
 
-const CLAUDE_JSON = {
-  numStartups: 12,
-  theme: 'dark',
-  projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true } },
-  mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } },
-};
-const SETTINGS = {
-  $schema: 'https://json.schemastore.org/claude-code-settings.json',
-  permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] },
-  hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] },
-  model: 'opus',
-};
-const CODEX_TOML = `# my Codex config
-model = "gpt-5.5"
-approval_policy = "on-request"
-
-[mcp_servers.docs]
-command = "npx"
-args = ["-y", "@example/docs-mcp"]
-
-[profiles.fast]
-model = "gpt-5.5-mini"
-`;
-
-/** A temporary HOME with the files people have there already. */
-function homeWithConfigs(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-home-'));
-  homes.push(home);
-  fs.writeFileSync(path.join(home, '.claude.json'), `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
-  fs.mkdirSync(path.join(home, '.claude'));
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(SETTINGS, null, 2)}\n`);
-  fs.mkdirSync(path.join(home, '.codex'));
-  fs.writeFileSync(path.join(home, '.codex', 'config.toml'), CODEX_TOML);
-  return home;
-}
-
-function connect(home: string, args: string[]) {
-  return cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const connect = (home: string, args: string[]) => perchAt(served.dataDir, 'connect', home, args);
 
 async function newAgent(): Promise<AgentKey> {
   return addAgent(served.dataDir, uniqueName('conn'));
@@ -76,7 +35,7 @@ async function newAgent(): Promise<AgentKey> {
 describe("perch connect claude-code / codex NAME edits the client's own config files", () => {
   test('without --write: a diff of what would change (the hooks to the hook door of --url), and nothing is written', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const before = snapshot(home);
     const r = await connect(home, ['claude-code', a.name]);
     assert.equal(r.code, 0, r.stderr);
@@ -101,7 +60,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
 
   test('claude-code --write: Perch in ~/.claude.json and the hook in ~/.claude/settings.json, everything else kept, backups, the key nowhere; twice gives no duplicates', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const r = await connect(home, ['claude-code', a.name, '--write', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
@@ -156,7 +115,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
 
   test('codex --write: [mcp_servers.perch-NAME] with bearer_token_env_var appended to config.toml (every other line kept), hooks.json created; twice gives no duplicates', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const r = await connect(home, ['codex', a.name, '--write']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /trust the new hooks \(review them with \/hooks/);
@@ -199,7 +158,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
 
   test('other clients print their snippet (the key by reference); --write is refused for them', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const before = snapshot(home);
     const r = await connect(home, ['vscode', a.name]);
     assert.equal(r.code, 0, r.stderr);
@@ -212,7 +171,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
 
   test('a bad client, a missing agent, a config that is not JSON or a TOML table it cannot place: a clear error and nothing written', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const before = snapshot(home);
     const bad = await connect(home, ['claude-cod', a.name, '--write']);
     assert.equal(bad.code, 2);
@@ -245,7 +204,7 @@ describe('two agents on one machine, and what the shell needs', () => {
   test("perch connect claude-code rue after kit: refused naming kit, nothing written; --replace makes it rue; the two agents' MCP entries are perch-kit and perch-rue", async () => {
     const kit = await newAgent();
     const rue = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['claude-code', kit.name, '--write'])).code, 0);
     const withKit = snapshot(home);
     const r = await connect(home, ['claude-code', rue.name, '--write']);
@@ -268,11 +227,10 @@ describe('two agents on one machine, and what the shell needs', () => {
   test("--project DIR: Claude Code's DIR/.mcp.json and DIR/.claude/settings.local.json, Codex's and Cursor's project files; the user's files untouched, so each repository is its own agent", async () => {
     const kit = await newAgent();
     const rue = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['claude-code', kit.name, '--write'])).code, 0);
     const userFiles = snapshot(home);
-    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-connect-repo-'));
-    homes.push(repo);
+    const repo = tempDir('perch-connect-repo-');
     for (const client of ['claude-code', 'codex', 'cursor']) {
       const r = await connect(home, [client, rue.name, '--write', '--project', repo]);
       assert.equal(r.code, 0, r.stderr);
@@ -311,7 +269,7 @@ describe('two agents on one machine, and what the shell needs', () => {
 
   test('codex: approval_policy "on-request" is set where a config has none (and "never" changed), and the first-run dialogs are named', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     fs.writeFileSync(path.join(home, '.codex', 'config.toml'), 'model = "gpt-5.5"\napproval_policy = "never"\n');
     const r = await connect(home, ['codex', a.name, '--write']);
     assert.equal(r.code, 0, r.stderr);
@@ -325,7 +283,7 @@ describe('two agents on one machine, and what the shell needs', () => {
 
   test('the shell is checked: PERCH_KEY_<NAME> not set, curl (codex, cursor) or perch (--hooks perch, --channel) not on PATH each get a warning naming the fix; with all, none', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     const env = keyEnvVar(a.name);
     const empty = path.join(home, 'empty-bin');
     fs.mkdirSync(empty);
@@ -397,7 +355,7 @@ describe('the written hooks reach the running hub as written', () => {
 
   test("Claude Code's HTTP PermissionRequest hook, its header's $PERCH_KEY_NAME filled in, files the prompt and answers Claude Code's allow once approved", async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
     const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
     const [entry] = settings.hooks.PermissionRequest[0].hooks;
@@ -416,7 +374,7 @@ describe('the written hooks reach the running hub as written', () => {
 
   test("Codex's curl hooks, run through a shell with PERCH_KEY_NAME set, get the hook door's answer on stdout; without the key curl -f prints nothing and exits 22 (a non-blocking hook error)", async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8')).hooks;
     const env = { [keyEnvVar(a.name)]: a.key };
@@ -499,7 +457,7 @@ const claude = claudeCode();
 describe('the real Claude Code runs with the config perch connect wrote', { skip: claude.skip }, () => {
   test('claude mcp list connects to Perch; claude -p sends its Bash prompt to the owner through the written HTTP hook, with no perch on its PATH', async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['claude-code', a.name, '--write'])).code, 0);
     // No `perch` on the PATH: the written hooks are Claude Code's own HTTP hooks to the hub's hook door.
     const env = {
@@ -543,7 +501,7 @@ const codexCli = codex();
 describe('the real Codex CLI reads the config perch connect wrote', { skip: codexCli.skip }, () => {
   test("codex mcp list shows Perch as a streamable HTTP server with the key env var, beside the user's own server", async () => {
     const a = await newAgent();
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir);
     assert.equal((await connect(home, ['codex', a.name, '--write'])).code, 0);
     const r = spawnSync(process.execPath, [codexCli.bin!, 'mcp', 'list', '--json'], {
       cwd: home,

@@ -1,72 +1,28 @@
 // `perch disconnect CLIENT NAME [--project DIR]` (src/main/cli/agents/disconnect.ts): takes out exactly what
 // `perch connect` wrote for that agent and keeps everything else, with the same diff, backup and dry run: connect then
 // disconnect leaves the user's own settings files byte for byte as they were; another agent's entries stay.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, uniqueName, useSharedServe } from '../support/serve-harness';
+import { CODEX_TOML, SETTINGS, homeWithConfigs, perchAt, useTempDirs } from '../support/connect-kit';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-const CLAUDE_JSON = {
-  numStartups: 12,
-  projects: { '/home/me/app': { allowedTools: [], hasTrustDialogAccepted: true, mcpServers: {} } },
-  mcpServers: { github: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } },
-};
-const SETTINGS = {
-  $schema: 'https://json.schemastore.org/claude-code-settings.json',
-  permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] },
-  hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write "$CLAUDE_FILE_PATHS"' }] }] },
-  model: 'opus',
-};
-const CODEX_TOML = `# my Codex config
-model = "gpt-5.5"
-approval_policy = "on-request"
-
-[mcp_servers.docs]
-command = "npx"
-args = ["-y", "@example/docs-mcp"]
-`;
-const CURSOR_MCP = { mcpServers: { docs: { command: 'docs-mcp' } } };
-
-function homeWithConfigs(): string {
-  const home = tempDir('perch-disconnect-home-');
-  fs.writeFileSync(path.join(home, '.claude.json'), `${JSON.stringify(CLAUDE_JSON, null, 2)}\n`);
-  fs.mkdirSync(path.join(home, '.claude'));
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(SETTINGS, null, 2)}\n`);
-  fs.mkdirSync(path.join(home, '.codex'));
-  fs.writeFileSync(path.join(home, '.codex', 'config.toml'), CODEX_TOML);
-  fs.mkdirSync(path.join(home, '.cursor'));
-  fs.writeFileSync(path.join(home, '.cursor', 'mcp.json'), `${JSON.stringify(CURSOR_MCP, null, 2)}\n`);
-  return home;
-}
+const tempDir = useTempDirs();
 
 /** The files under dir without the backups connect and disconnect made. */
 function ownFiles(dir: string): Record<string, string> {
   return Object.fromEntries(Object.entries(snapshot(dir)).filter(([f]) => !f.includes('.perch-backup-')));
 }
 
-function run(cmd: 'connect' | 'disconnect', home: string, args: string[]) {
-  return cliAsync([cmd, ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
-}
+const run = (cmd: 'connect' | 'disconnect', home: string, args: string[]) => perchAt(served.dataDir, cmd, home, args);
 
 describe('perch disconnect CLIENT NAME', () => {
   test("connect then disconnect (claude-code, codex, cursor) leaves the user's own settings files byte-identical; without --write only a diff", async () => {
     const a = await addAgent(served.dataDir, uniqueName('gone'));
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir, 'perch-disconnect-home-');
     const before = ownFiles(home);
     for (const client of ['claude-code', 'codex', 'cursor'])
       assert.equal((await run('connect', home, [client, a.name, '--write'])).code, 0);
@@ -94,7 +50,7 @@ describe('perch disconnect CLIENT NAME', () => {
 
   test("the user's own telemetry settings stay: only Perch's otlp exporter, endpoint and token go (claude-code, codex)", async () => {
     const a = await addAgent(served.dataDir, uniqueName('otel'));
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir, 'perch-disconnect-home-');
     const settings = { ...SETTINGS, env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_METRICS_EXPORTER: 'console', MY_VAR: 'x' } };
     fs.writeFileSync(path.join(home, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
     fs.writeFileSync(path.join(home, '.codex', 'config.toml'), `${CODEX_TOML}\n[otel]\nlog_user_prompt = false\n`);
@@ -113,7 +69,7 @@ describe('perch disconnect CLIENT NAME', () => {
   test("disconnecting rue's project keeps kit (user scope) untouched, and kit's files are not rue's to change", async () => {
     const kit = await addAgent(served.dataDir, uniqueName('kit'));
     const rue = await addAgent(served.dataDir, uniqueName('rue'));
-    const home = homeWithConfigs();
+    const home = homeWithConfigs(tempDir, 'perch-disconnect-home-');
     const repo = tempDir('perch-disconnect-repo-');
     fs.writeFileSync(path.join(repo, 'README.md'), '# app\n');
     assert.equal((await run('connect', home, ['claude-code', kit.name, '--write'])).code, 0);

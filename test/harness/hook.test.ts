@@ -12,6 +12,7 @@ import {
   addAgent,
   ensureBuilt,
   eventually,
+  untilWaiting,
   ownerFail,
   ownerOk,
   rawCall,
@@ -187,12 +188,8 @@ describe('perch hook permission-request steps aside (nothing on stdout, exit 0) 
 
 describe('a hook prompt whose asker is gone is withdrawn, and the card says so', () => {
   /** The hook is in its get_request wait (the agent shows waiting in agents.list). */
-  async function hookWaiting(s: Pick<typeof served, 'dataDir'>, agent: AgentKey): Promise<void> {
-    await eventually(
-      async () => (await ownerOk(s, 'agents.list')).agents.some((x: any) => x.id === agent.id && x.waiting),
-      15_000,
-      `${agent.name}'s hook to wait`,
-    );
+  function hookWaiting(s: Pick<typeof served, 'dataDir'>, agent: AgentKey): Promise<void> {
+    return untilWaiting(s, agent.id, 15_000);
   }
 
   async function requestOf(s: Pick<typeof served, 'dataDir'>, id: string): Promise<any> {

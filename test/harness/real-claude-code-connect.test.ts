@@ -4,29 +4,20 @@
 //   mcp__perch-NAME__whoami runs at once and files no card (the hub governs those calls itself).
 // - One agent per session: kit connected at the user scope, rue with --project DIR; a session in DIR makes one Bash
 //   prompt and exactly one card, rue's (kit's hook runs too and answers "no decision"); a session elsewhere, kit's.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { addAgent, cliAsync, ensureBuilt, ownerOk, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
+import { useTempDirs } from '../support/connect-kit';
 import { claudeCode, connectWrite, pathWithoutPerch, runClaude } from '../support/real-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { resultText, startStandIn, toolResults } from '../support/model-standin';
 
 const claude = claudeCode();
 const served = useSharedServe();
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const tempDir = useTempDirs();
 
 /** The requests agent a filed so far (any state). */
 async function requestsOf(a: AgentKey): Promise<any[]> {
@@ -98,8 +89,8 @@ describe('the real Claude Code with kit at the user scope and rue at --project D
     const kit = await addAgent(served.dataDir, uniqueName('kit'));
     const rue = await addAgent(served.dataDir, uniqueName('rue'));
     const home = tempDir('perch-two-home-');
-    const repo = fs.realpathSync(tempDir('perch-two-repo-'));
-    const elsewhere = fs.realpathSync(tempDir('perch-two-elsewhere-'));
+    const repo = tempDir('perch-two-repo-');
+    const elsewhere = tempDir('perch-two-elsewhere-');
     await connectWrite('claude-code', kit.name, served.dataDir, home);
     const r = await cliAsync(['connect', 'claude-code', rue.name, '--project', repo, '--write', '--data-dir', served.dataDir], {
       env: { HOME: home, PATH: pathWithoutPerch() },

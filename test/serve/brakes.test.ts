@@ -13,10 +13,10 @@ import {
   connect,
   eventually,
   ownerOk,
-  sleep,
   startServe,
   tempDataDir,
   uniqueName,
+  untilWaiting,
   useSharedServe,
   type AgentClient,
   type Served,
@@ -175,7 +175,7 @@ describe('loop', () => {
     // The owner is never refused; here the owner presses Resume while b waits.
     await until(b!, 'conversation.paused'); // b has read everything so far, then waits
     const waiting = b!.ok('get_updates', { wait_secs: 20 });
-    await sleep(200);
+    await untilWaiting(served, b!.agent.name);
     const r = await ownerOk(served, 'conversations.resume', { conv_id: conv });
     assert.equal(r.resumed, true);
     assert.equal(r.conversation.paused, undefined);
@@ -200,7 +200,7 @@ describe('loop', () => {
     await refused(b!, 'loop', { conv_id: conv, text: 'still here' });
     await until(a!, 'conversation.paused'); // a has read everything so far, then waits
     const waiting = a!.ok('get_updates', { wait_secs: 20 });
-    await sleep(200);
+    await untilWaiting(served, a!.agent.name);
     await ownerOk(served, 'messages.send', { conv_id: conv, text: 'Stop thanking each other. B, write the summary.' });
     const w = await waiting;
     assert.equal(w.woken, true, "the owner's message woke the waiting member");

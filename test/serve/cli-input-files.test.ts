@@ -31,9 +31,15 @@ function cliStdinFrom(args: string[], stdinFile: string, env: Record<string, str
   }
 }
 
-/** Exit 2, one line on stderr matching `why`, nothing on stdout, and `secret` (when given) not echoed. */
-function refusedInOneLine(r: { code: number | null; stdout: string; stderr: string }, why: RegExp, what: string, secret?: string) {
-  assert.equal(r.code, 2, `${what}: exit 2 (${r.stderr})`);
+/** Exit `code` (2: a usage error), one line on stderr matching `why`, nothing on stdout, `secret` (when given) not echoed. */
+function refusedInOneLine(
+  r: { code: number | null; stdout: string; stderr: string },
+  why: RegExp,
+  what: string,
+  secret?: string,
+  code = 2,
+) {
+  assert.equal(r.code, code, `${what}: exit ${code} (${r.stderr})`);
   assert.equal(r.stdout, '', `${what}: nothing printed: nothing was sent`);
   assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
   assert.match(r.stderr, why, what);
@@ -130,7 +136,7 @@ describe('files and streams a perch command reads', () => {
     assert.equal(JSON.parse(upper.stdout).agent.name, 'kit');
   });
 
-  test('perch rules import: a FIFO nobody writes to, /dev/zero, a folder, a 5 MB file and stdin from /dev/zero are refused in one line, no rule added', async () => {
+  test('perch rules import: a FIFO nobody writes to, /dev/zero, a folder, a 5 MB file, a missing file and stdin from /dev/zero are refused in one line, no rule added', async () => {
     const rules = async () => {
       const r = await cliAsync(['rules', '--json', '--data-dir', dir]);
       assert.equal(r.code, 0, r.stderr);
@@ -142,6 +148,7 @@ describe('files and streams a perch command reads', () => {
       ['/dev/zero', /\/dev\/zero \(the rules\) is not a file/],
       ['folder', /folder \(the rules\) is not a file/],
       ['huge', /huge \(the rules\) is 5242880 bytes, over the 1048576 it may be/],
+      ['no-such-file', /cannot read the rules from .*no-such-file: no such file/],
     ] as const) {
       const file = name.startsWith('/') ? name : path.join(files, name);
       refusedInOneLine(await cliAsync(['rules', 'import', file, '--data-dir', dir]), why, `rules import ${name}`);
@@ -153,4 +160,74 @@ describe('files and streams a perch command reads', () => {
     );
     assert.equal(await rules(), before, 'no rule added');
   });
+});
+
+test('perch ledger export, calls and costs: a --since that is no day of the calendar (2026-02-30, 2026-13-45, words, SQL, 3,000 characters) is one line, exit 1, and a --format other than csv and jsonl exit 2; nothing printed', async () => {
+  const dir = tempDataDir();
+  try {
+    await addAgent(dir, 'kit');
+    for (const since of ['2026-02-30', '2026-13-45', 'yesterday', "2026-01-01' OR 1=1--", 'x'.repeat(3000)]) {
+      for (const sub of ['export', 'calls', 'costs']) {
+        refusedInOneLine(
+          await cliAsync(['ledger', sub, '--since', since, '--data-dir', dir]),
+          /--since must be a day as YYYY-MM-DD, not "/,
+          `ledger ${sub} --since ${since.slice(0, 20)}`,
+          undefined,
+          1,
+        );
+      }
+    }
+    for (const format of ['CSV', 'xml', ''])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'export', '--since', '2026-01-01', '--format', format, '--data-dir', dir]),
+        /--format takes csv or jsonl/,
+        `--format ${JSON.stringify(format)}`,
+      );
+    const ok = await cliAsync(['ledger', 'export', '--since', '2024-02-29', '--format', 'csv', '--data-dir', dir]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^id,day,at,agent,/, 'a leap day is a day');
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
+test('perch ledger calls --limit and ledger prices set take plain decimals: 0x10, 1e2, Infinity, " 5", -1, 1,000 and 9999 are refused in one line, exit 2, no price set', async () => {
+  const dir = tempDataDir();
+  try {
+    await addAgent(dir, 'kit');
+    const prices = async () => (await cliAsync(['ledger', 'prices', '--json', '--data-dir', dir])).stdout;
+    const before = await prices();
+    for (const limit of ['0x10', '1e2', 'Infinity', ' 5', '-1', '1,000', '9999', '0', ''])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'calls', `--limit=${limit}`, '--data-dir', dir]),
+        /--limit takes a whole number from 1 to 500/,
+        `--limit ${JSON.stringify(limit)}`,
+      );
+    for (const usd of ['0x10', '1e3', 'Infinity', ' 5', '-1', '1,5', '', '.'])
+      refusedInOneLine(
+        await cliAsync(['ledger', 'prices', 'set', 'gpt-x', `--input=${usd}`, '--cached-input', '0.1', '--output', '2', '--data-dir', dir]),
+        /--input takes dollars per million tokens, e.g. 1\.25, not "/,
+        `--input ${JSON.stringify(usd)}`,
+      );
+    assert.equal(await prices(), before, 'no price set');
+    const ok = await cliAsync([
+      'ledger',
+      'prices',
+      'set',
+      'gpt-x',
+      '--input',
+      '.5',
+      '--cached-input',
+      '0',
+      '--output',
+      '12.',
+      '--data-dir',
+      dir,
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /input \$0\.5, cached input \$0, output \$12\./);
+    assert.equal((await cliAsync(['ledger', 'calls', '--limit', '500', '--data-dir', dir])).code, 0);
+  } finally {
+    removeDataDir(dir);
+  }
 });

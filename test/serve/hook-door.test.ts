@@ -70,6 +70,15 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     assert.equal(mine[0].state, 'cancelled');
   });
 
+  test("the no-decision line names the card as text: the agent's command cannot put control sequences on the harness's terminal", async () => {
+    const a = await newAgent('door-timeout-esc');
+    const command = 'echo \u001b]0;owned\u0007\u001b[2J\u202egpj.exe';
+    const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, { ...claudeCodeBash, tool_input: { command } });
+    const line = JSON.parse(r.text).systemMessage as string;
+    assert.match(line, /^Perch: no decision on "Allow Bash: echo \]0;owned\[2Jgpj\.exe\?": no decision within 1 s/);
+    assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/, 'no control or bidi character');
+  });
+
   test('the caller closes its connection while it waits (the harness answered in its own dialog): the prompt is withdrawn; approving it is refused', async () => {
     const a = await newAgent('door-gone');
     const body = JSON.stringify(claudeCodeBash);

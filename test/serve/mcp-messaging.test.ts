@@ -14,6 +14,7 @@ import {
   startServe,
   tempDataDir,
   uniqueName,
+  untilWaiting,
   useSharedServe,
   type AgentClient,
   type Era,
@@ -76,7 +77,7 @@ for (const era of ERAS) {
       const t0 = performance.now();
       const bWait = b.ok('get_updates', { wait_secs: 10 }).then((r) => ({ r, at: performance.now() }));
       const cWait = c.ok('get_updates', { wait_secs: 2 }).then((r) => ({ r, at: performance.now() }));
-      await new Promise((r) => setTimeout(r, 300)); // both calls are waiting in the hub
+      await Promise.all([untilWaiting(served, b.agent.name), untilWaiting(served, c.agent.name)]);
       const sendAt = performance.now();
       const sent = await a.ok('send_message', { conv_id: convId, text: 'B, please review', to: [b.agent.name] });
       assert.deepEqual(sent.woken, [b.agent.name]);
@@ -546,7 +547,7 @@ describe('delivery when a waiting caller hangs up (raw HTTP)', () => {
       () => 'answered',
       () => 'hung up',
     );
-    await sleep(300);
+    await untilWaiting(served, b.name);
     // Not named in to: B is not woken, so its call is still waiting when B's client gives up on it.
     const m = await rawCall(served.mcpUrl, a.key, 'send_message', { conv_id: convId, text: 'arrived while B waited' });
     await sleep(100);

@@ -14,6 +14,7 @@ import {
   ownerOk,
   startServe,
   tempDataDir,
+  untilWaiting,
   useSharedServe,
   type AgentClient,
 } from '../support/serve-harness';
@@ -88,7 +89,7 @@ describe('pause', () => {
   test('a waiting get_updates returns at once with agent.paused (and the reason); resume sends agent.resumed and wakes it', async () => {
     const { c } = await agentWithConv('waiter');
     const waiting = c.ok('get_updates', { wait_secs: 30 });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilWaiting(served, c.agent.name);
     await ownerOk(served, 'agents.pause', { agent: c.agent.id, reason: 'hold on' });
     const r = await waiting;
     assert.equal(r.woken, true, 'the pause woke the waiting call (it did not time out)');
@@ -275,7 +276,7 @@ describe('pause survives a restart', () => {
       assert.equal((await c.ok('whoami', {})).paused, true);
       await drain(c);
       const waiting = c.ok('get_updates', { wait_secs: 30 });
-      await new Promise((r) => setTimeout(r, 200));
+      await untilWaiting(hub, 'restart-me');
       await ownerOk(hub, 'agents.resume', { agent: 'restart-me' });
       const r = await waiting;
       assert.equal(r.woken, true);

@@ -4,7 +4,8 @@
 // six agents' runs (PERCH_AGENT, PERCH_RUN_ID in /proc/<pid>/environ), read every few milliseconds throughout. Never more
 // than two runs alive, never two runs of one agent, and every queued wake runs after the restart (each agent's run
 // reads, replies and confirms), and no cgroup folder of a run or of the first hub is left. Then the same after a clean
-// stop (SIGTERM): the queue survives it too.
+// stop (SIGTERM): the queue survives it too. And, held by the process group only, a run whose first process exits after
+// the hub was killed: the next hub ends the 40 processes it left (in its group and out of it) before the agent runs again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -154,3 +155,73 @@ for (const { how, env, held } of CASES) {
     }
   });
 }
+
+/** The processes alive now (not zombies) whose environment names this run. */
+function processesOf(runId: string): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`PERCH_RUN_ID=${runId}`)) out.push(Number(name));
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
+test(
+  'runs held by their process group only: a run whose first process exits after the hub was killed with SIGKILL leaves 40 processes (in its group and out of it); the next hub ends every one and starts the agent again only then',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async () => {
+    const dir = tempDataDir();
+    const env = { ...TIMINGS, PERCH_WAKE_CGROUP: 'off' };
+    const first = path.join(os.tmpdir(), `perch-restart-first-${crypto.randomUUID()}`);
+    let served = await startServe(dir, { env });
+    let watch: ReturnType<typeof watchOs> | undefined;
+    let runId = '';
+    try {
+      const a = await addAgent(dir, uniqueName('group-left'));
+      // The first run starts 30 processes in its group and 10 in sessions of their own, then its shell exits 3 s later
+      // (the hub is killed by then); the runs after it answer at once.
+      const shell = `[ -e '${first}' ] && exec '${process.execPath}' '${AGENT_SCRIPT}'; touch '${first}'; i=0; while [ $i -lt 10 ]; do sleep 300 & sleep 300 & sleep 300 & setsid sleep 300 & i=$((i+1)); done; sleep 3`;
+      const r = await cliAsync(['agent', 'wake', a.name, '--data-dir', dir, '--shell', shell]);
+      assert.equal(r.code, 0, r.stderr);
+      const g = await ownerOk(served, 'conversations.create_group', { title: 'x', members: [a.id] });
+      await ownerOk(served, 'messages.send', { conv_id: g.conversation.conv_id, text: 'please answer', to: [a.id] });
+      await eventually(
+        async () => {
+          const [run] = (await ownerOk(served, 'wake.runs', { agent: a.name })).runs as any[];
+          runId = run?.status === 'running' && run.pid ? run.id : '';
+          return runId !== '' && processesOf(runId).length >= 41;
+        },
+        20_000,
+        'the run and its 40 processes to be alive',
+      );
+      watch = watchOs(new Set([a.name]));
+      await served.kill();
+      await eventually(() => processesOf(runId).length === 40, 20_000, 'its first process to exit (the hub is gone)');
+      served = await startServe(dir, { env });
+      await eventually(() => processesOf(runId).length === 0, 20_000, `what the run left to be ended (${processesOf(runId).length} alive)`);
+      await eventually(
+        async () => {
+          const runs = (await ownerOk(served, 'wake.runs', { agent: a.name })).runs as any[];
+          return runs.length === 2 && runs[0].status === 'succeeded';
+        },
+        30_000,
+        'the agent to run again and answer',
+      );
+      watch.stop();
+      assert.deepEqual([...new Set(watch.twice)], [], 'the agent never had two runs alive at once');
+      await ownerOk(served, 'wake.set', { agent: a.name, off: true });
+    } finally {
+      watch?.stop();
+      await served.stop();
+      for (const pid of runId ? processesOf(runId) : []) process.kill(pid, 'SIGKILL');
+      fs.rmSync(first, { force: true });
+      removeDataDir(dir);
+    }
+  },
+);

@@ -13,6 +13,7 @@ import {
   alive,
   cliAsync,
   eventually,
+  untilWaiting,
   owner,
   ownerFail,
   ownerOk,
@@ -177,11 +178,7 @@ describe('wake runs', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_updates', arguments: { ack, wait_secs: 20 } } },
       { 'MCP-Protocol-Version': '2025-11-25' },
     );
-    await eventually(
-      async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => x.id === a.id && x.waiting),
-      5000,
-      'the agent to wait',
-    );
+    await untilWaiting(served, a.id);
     await mention(a.conv, a.id);
     const r = await waiting;
     assert.equal(r.json.result.structuredContent.woken, true, 'the waiting call was woken');
@@ -400,16 +397,23 @@ test('a wake process that ignores SIGTERM does not outlive the hub: it is killed
     assert.equal(r.code, 0, r.stderr);
     const g = await ownerOk(hub, 'conversations.create_group', { title: 'x', members: [a.id] });
     await ownerOk(hub, 'messages.send', { conv_id: g.conversation.conv_id, text: 'wake up', to: [a.id] });
+    let runId = '';
     await eventually(
       async () => {
         const [run] = (await ownerOk(hub, 'wake.runs', { agent: a.name })).runs;
         pid = run?.pid ?? 0;
+        runId = run?.id ?? '';
         return pid > 0;
       },
       10_000,
       'the run to be running',
     );
-    await sleep(300); // its SIGTERM handler is in place
+    // It prints this once its SIGTERM handler is in place: until then a SIGTERM alone would end it.
+    await eventually(
+      async () => /wake-agent: hanging/.test((await ownerOk(hub, 'wake.log', { run_id: runId })).tail),
+      10_000,
+      'the wake process to ignore SIGTERM',
+    );
   } finally {
     assert.equal(await hub.stop(), 0);
   }

@@ -1,7 +1,7 @@
 // What the agent-contract tests over a real `perch serve` share (test/serve/mcp-contract*.test.ts): one shared hub per
 // test file (its owner's name read at start), agents on the official MCP client, and small steps they repeat.
 import assert from 'node:assert/strict';
-import { eventually, ownerOk, useSharedServe, type AgentClient } from './serve-harness';
+import { ownerOk, untilWaiting as waitingIn, useSharedServe, type AgentClient } from './serve-harness';
 
 export type R = Record<string, any>;
 
@@ -38,15 +38,8 @@ export async function group(a: AgentClient, others: AgentClient[], title = 'crew
 }
 
 /** Waits (bounded) until the hub reports the agent as waiting in a get_updates / get_request call. */
-export async function untilWaiting(c: AgentClient): Promise<void> {
-  await eventually(
-    async () => {
-      const list = await ownerOk(served, 'agents.list');
-      return list.agents.some((x: R) => x.name === c.agent.name && x.waiting === true);
-    },
-    5000,
-    `${c.agent.name} to be waiting`,
-  );
+export function untilWaiting(c: AgentClient): Promise<void> {
+  return waitingIn(served, c.agent.name);
 }
 
 /** A promise plus when it settled, so a test can tell whether it is still pending. */

@@ -102,6 +102,13 @@ export function tempDataDir(): string {
   return d;
 }
 
+/** A fresh temporary folder (its real path, links resolved), removed when the test process exits. */
+export function tempDir(prefix: string): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tempDirs.add(d);
+  return d;
+}
+
 export function removeDataDir(d: string): void {
   fs.rmSync(d, { recursive: true, force: true });
   tempDirs.delete(d);
@@ -554,6 +561,15 @@ export async function ownerOk(served: Pick<Served, 'dataDir'>, action: string, i
   assert.equal(r.status, 200, `owner ${action} failed: HTTP ${r.status} ${r.text.slice(0, 500)}`);
   assert.equal(r.ok, true, `owner ${action}: ${r.text.slice(0, 500)}`);
   return r.value;
+}
+
+/** Waits (bounded) until the hub shows the agent (its name or id) waiting in a get_updates or get_request call. */
+export async function untilWaiting(served: Pick<Served, 'dataDir'>, agent: string, ms = 10_000): Promise<void> {
+  await eventually(
+    async () => (await ownerOk(served, 'agents.list')).agents.some((x: any) => (x.name === agent || x.id === agent) && x.waiting === true),
+    ms,
+    `${agent} to be waiting`,
+  );
 }
 
 /** An owner action that must be refused with this HTTP status; returns the error body. */

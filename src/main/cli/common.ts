@@ -6,6 +6,7 @@ import { DEFAULT_PORT, RUNTIME_FILE, defaultDataDir } from '../paths';
 import { DB_FILE_NAME, openDatabase } from '../store/db/db';
 import type { PerchHub } from '../hub/services';
 import { createHub } from '../hub-services';
+import { visibleText } from '../../shared/text/text';
 
 /**
  * One command family of `perch` (a module of cli/): its names, its lines in `perch --help`, its own help beside
@@ -97,9 +98,29 @@ export async function readInput(source: string, max: number, what: string): Prom
   }
 }
 
-/** One JSON line (--json) or the human text. */
+/**
+ * A command family parses every subcommand's options with one table; `perch X SUB` refuses those SUB does not take
+ * (besides --data-dir and --json), and words after SUB when it takes none: an option another subcommand has must not
+ * be silently ignored (`perch rules import FILE --agent NEW` imports for the file's agents, not NEW).
+ */
+export function onlyOptions(
+  what: string,
+  values: Record<string, unknown>,
+  takes: readonly string[],
+  extraWords: readonly string[] = [],
+): void {
+  const other = Object.keys(values).find((k) => values[k] !== undefined && k !== 'data-dir' && k !== 'json' && !takes.includes(k));
+  if (other !== undefined) throw new UsageError(`${what} takes no --${other}`);
+  if (extraWords.length) throw new UsageError(`${what} takes no ${JSON.stringify(extraWords[0]!.slice(0, 80))}`);
+}
+
+/**
+ * One JSON line (--json) or the human text. The human text goes to a terminal and holds what agents and harnesses
+ * wrote (a tool call's command, a name): through visibleText, so no escape sequence or bidi control in it acts on the
+ * owner's terminal (JSON.stringify escapes the controls itself).
+ */
 export function print(json: boolean, value: unknown, human: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${visibleText(human())}\n`);
 }
 
 export const DATA_DIR_LINE = `  --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})`;

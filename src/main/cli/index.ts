@@ -145,6 +145,9 @@ function argsErrorText(err: Error): string {
 
 export async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
+  // `perch ledger export … | head`: the reader closing the pipe ends the command quietly, as it ends cat (exit 141,
+  // SIGPIPE's), not with an EPIPE stack trace. Not perch serve: a hub does not stop on its output.
+  if (cmd !== 'serve') process.stdout.on('error', onStdoutError);
   try {
     if (cmd === undefined || cmd === '--help' || cmd === '-h') {
       process.stdout.write(topHelp());
@@ -191,6 +194,11 @@ export async function main(argv: string[]): Promise<void> {
       fail(`${argsErrorText(err as Error)} ${helpPointer(cmd, rest)}`);
     throw err;
   }
+}
+
+function onStdoutError(err: NodeJS.ErrnoException): void {
+  if (err.code === 'EPIPE') process.exit(141);
+  throw err;
 }
 
 if (require.main === module) {

@@ -12,7 +12,7 @@ import type { MachineMemory, RunPlace, WakeEnd, WakeHandle, WakeLaunch, WakeLaun
 import { CappedLog } from './capped-log';
 import { RunCgroup, findCgroupBase, findRunCgroup, removeHubFolder, sweepHubFolders, type CgroupBase } from './cgroups';
 import { startCommand } from './command-run';
-import { isSameProcess } from './process-check';
+import { isSameProcess, processesOfRun } from './process-check';
 import { canSample, machineMemory, sampleTrees } from './resources';
 import { sweepRunFolders } from './run-folders';
 
@@ -146,7 +146,9 @@ export class ProcessLauncher implements WakeLauncher {
    * What is left of a run a killed hub started: its cgroup gets cgroup.kill (the cgroup is the run's by its name, no pid
    * involved; a recorded cgroup not named after the run is never used), then its cgroups and its hub's emptied folders
    * go; without one, its root's group gets SIGKILL only while the root is still the process the run started (same
-   * start time). Resolves once nothing of it is alive, or after LEFTOVER_WAIT_MS.
+   * start time), and on Linux each process whose environment names the run (process-check.ts processesOfRun), so what
+   * its root left when it exited after the hub was killed is ended too. Resolves once nothing of it is alive, or after
+   * LEFTOVER_WAIT_MS.
    */
   async endLeftover(runId: string, place: RunPlace | null): Promise<void> {
     const base = this.cgroups();
@@ -160,13 +162,22 @@ export class ProcessLauncher implements WakeLauncher {
       if (cg.remove()) cg.removeHubFolders();
       return;
     }
-    if (!place || !isSameProcess(place.pid, place.start)) return;
-    try {
-      process.kill(-place.pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-    while (isSameProcess(place.pid, place.start) && Date.now() < deadline) await sleep(50);
+    // Without one: its root's group while the root is still the process recorded, and on Linux every process whose
+    // environment names the run (what its root left after the hub was killed, in its group or out of it), again until
+    // none is left (one may have forked meanwhile).
+    const killAll = (): number => {
+      const pids = processesOfRun(runId);
+      if (place && isSameProcess(place.pid, place.start)) pids.push(-place.pid);
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      return pids.length;
+    };
+    while (killAll() > 0 && Date.now() < deadline) await sleep(50);
   }
 
   machine(): MachineMemory {

@@ -165,7 +165,7 @@ async function filePrompt(
     return refuse(res, 429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
   try {
     const door = filing.via === 'channel' ? 'channel' : 'hook';
-    const request = await callAgentTool(hub, agentId, 'request_human', promptRequestInput(hub, agentId, filing), { key, door });
+    const request = await callAgentTool(hub, agentId, 'request_human', await promptRequestInput(hub, agentId, filing), { key, door });
     sendJson(res, 200, { ok: true, request });
   } catch (err) {
     const refused = isHubError(err) ? err : hub.storageFailure(err);
@@ -440,8 +440,19 @@ async function decide(
   if (typeof filing === 'string') throw new StepAside(filing);
   const caller = { key: who.auth, standing: keyStanding(hub, who.key, who.agentId, at), at };
   const deadline = Date.now() + timeoutSecs * 1000;
+  // Built first (it waits for the shell parser in a hub's first moments): from the join check below to the filing
+  // nothing waits, so a second hook for the same prompt always finds the first one's card.
+  const asked = await promptRequestInput(hub, who.agentId, filing);
+  const title = asked.title;
   // Another hook of this agent already filed this very prompt of the session and waits for it: this one joins its card.
-  const joined = opts.joinKey ? hub.services.promptWaits.joinable(opts.joinKey) : undefined;
+  const waits = hub.services.promptWaits;
+  let joined = opts.joinKey ? waits.joinable(opts.joinKey) : undefined;
+  // ... or is filing it right now (both hooks waited for the shell parser, say): this one joins the card it files.
+  const inFlight = !joined && opts.joinKey ? waits.filing(opts.joinKey) : undefined;
+  if (inFlight) {
+    const id = await inFlight;
+    joined = id !== undefined && waits.joinable(opts.joinKey!) === id ? id : undefined;
+  }
   if (joined) {
     await awaitJoinedPrompt(hub, joined, deadline, signal);
     const r = getRequestForOwner(hub, joined);
@@ -449,8 +460,7 @@ async function decide(
     if (decision) return { decision, requestId: joined, cardId: joined, perch: perchDecisionOf(hub, joined) };
     return { decision: `the request was ${r.state} in Perch; the terminal dialog decides`, title: r.title, cardId: joined };
   }
-  const asked = promptRequestInput(hub, who.agentId, filing);
-  const title = asked.title;
+  const filed = opts.joinKey ? waits.startFiling(opts.joinKey) : undefined;
   try {
     let r = (await callAgentTool(hub, who.agentId, 'request_human', asked, {
       ...caller,
@@ -458,7 +468,8 @@ async function decide(
     })) as Record<string, unknown>;
     const requestId = r.request_id as string;
     // This hook waits for the prompt from now on: while it does, the owner may decide it (prompt-waits.ts).
-    const release = hub.services.promptWaits.hold(requestId, signal, opts.joinKey);
+    const release = waits.hold(requestId, signal, opts.joinKey);
+    filed?.(requestId);
     try {
       for (let waited = false; ; waited = true) {
         const decision = decisionOf(r);
@@ -480,7 +491,7 @@ async function decide(
       // No decision in time: the prompt leaves the Approvals inbox, its card saying why (unless a hook that joined it
       // still waits), and the harness's own dialog decides.
       release();
-      if (!hub.services.promptWaits.isWaited(requestId))
+      if (!waits.isWaited(requestId))
         withdrawUnanswered(hub, requestId, `no decision within ${timeoutSecs} s; the harness's own dialog decides`);
     } finally {
       release();
@@ -496,6 +507,8 @@ async function decide(
     }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
+  } finally {
+    filed?.(undefined);
   }
 }
 

@@ -41,6 +41,7 @@ import { ownerFloor } from '../hub/features/coordination/floor';
 import { decideRequest, listRequests } from '../hub/features/requests/owner-decisions';
 import { importPermissionRules, listPermissionRuleViews, removePermissionRule } from '../hub/features/requests/permission-rules';
 import { acceptRuleSuggestion, dismissRuleSuggestion, listRuleSuggestions } from '../hub/features/rules/suggestions';
+import { ensureShellParser } from '../hub/features/rules/shell-parser';
 import { addRuleOrAnswer } from '../hub/features/requests/permission-answers';
 import { answerCard } from '../hub/features/cards/cards';
 import { ownerFileUrl, readFile, verifyAwayFileToken, verifyFileToken } from '../hub/features/files/files';
@@ -288,6 +289,9 @@ async function runOwnerActionRaw(hub: PerchHub, action: string, raw: unknown, by
       'Nest the input less deeply.',
     );
   }
+  // Standing rules read commands with the shell parser (a prompt's "always", suggestions): it loads in the background
+  // after the hub starts (or here, for a perch command on the file), and these actions wait for it.
+  if (action.startsWith('rules.')) await ensureShellParser();
   const parsed = OWNER_ACTIONS[action as OwnerAction].input.safeParse(raw ?? {});
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');

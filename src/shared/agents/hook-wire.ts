@@ -23,6 +23,7 @@
 //   Codex: the same PreToolUse input plus turn_id and model, and the same hookSpecificOutput block; Stop and
 //   SessionStart as Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
 import { REPORT_FIELD_MAX, toolDetailOf } from './harness';
+import { visibleText } from '../text/text';
 import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../api/prompt-filing';
 
 type Json = Record<string, unknown>;
@@ -130,7 +131,8 @@ export function decisionJson(decision: HookDecision): string {
  * (the hooks' common systemMessage field): which card gave up and why, so a terminal that waited says what it waited on.
  */
 export function noDecisionJson(why: string, title?: string): string {
-  return JSON.stringify({ systemMessage: title ? `Perch: no decision on "${title}": ${why}` : `Perch: ${why}` });
+  // The title holds the agent's command: shown as text on the harness's terminal, never as control sequences.
+  return JSON.stringify({ systemMessage: visibleText(title ? `Perch: no decision on "${title}": ${why}` : `Perch: ${why}`) });
 }
 
 /** Is this door answer no decision at all (nothing, or only noDecisionJson's line)? */

@@ -19,6 +19,13 @@ export function telemetryTokenIn(text: string | undefined): string | undefined {
   return text ? /perch_otlp_[A-Za-z0-9_-]{32}/.exec(text)?.[0] : undefined;
 }
 
+/** The file (relative to the scope's folder) where `perch connect` writes a client's telemetry, or undefined. */
+export function telemetryFile(client: string, project: boolean): string | undefined {
+  if (client === 'claude-code') return project ? '.claude/settings.local.json' : '.claude/settings.json';
+  if (client === 'codex') return '.codex/config.toml';
+  return undefined;
+}
+
 export interface TelemetryOptions {
   /** The hub's base URL (the MCP URL without /mcp): the OTLP paths are /v1/logs and /v1/metrics below it. */
   base: string;

@@ -133,11 +133,15 @@ export function denyMatches(words: readonly string[], c: RunCommand): 'yes' | 'n
   if (c.words.length === 0) return 'no';
   const program = c.words[0]!;
   if (!program.literal) return 'maybe';
-  if (basename(program.text) !== basename(words[0]!)) return inArguments(words, c) ? 'maybe' : 'no';
+  const name = basename(program.text);
+  // A program named for the deny's first two words joined by a dash is them: git's own forms of its commands
+  // (/usr/lib/git-core/git-push is git push; `git lfs` runs git-lfs), and docker-compose is docker compose.
+  const dashed = words.length > 1 && name === `${basename(words[0]!)}-${words[1]}`;
+  if (!dashed && name !== basename(words[0]!)) return inArguments(words, c) ? 'maybe' : 'no';
   const args = c.words.slice(1);
   if (
     inOrder(
-      words.slice(1),
+      words.slice(dashed ? 2 : 1),
       args.filter((w) => w.literal).map((w) => w.text),
     )
   )

@@ -3,7 +3,8 @@
 // symbolic link, nothing with a second hard link is read, and so every file read or written is inside DIR; a file
 // that breaks this is refused in one line and nothing is written. At either scope the temporary file of a write and
 // the backup are created O_CREAT|O_EXCL|O_NOFOLLOW under a random name (a planted link or a guessed name fails the
-// open, never redirects it), then the temporary file is renamed over the file, as git and rsync write theirs.
+// open, never redirects it), then the temporary file is renamed over the file, as git and rsync write theirs. At user
+// scope a link is the user's own (a dotfiles manager's): the file it leads to is the one replaced, the link stays.
 // What is left as a race: a process of this user swapping a folder for a link between the check and the rename;
 // a repository's files are planted before connect runs, which the checks cover.
 import crypto from 'node:crypto';
@@ -19,7 +20,7 @@ export interface ConfigScope {
   project: boolean;
 }
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
@@ -31,39 +32,62 @@ function lstatOrUndefined(p: string): fs.Stats | undefined {
 }
 
 function refusal(scope: ConfigScope, abs: string, what: string): UnsafePath {
-  return new UnsafePath(`${abs} ${what}: a project's files are read and written only inside ${scope.base}, never through a link`);
+  return new UnsafePath(
+    scope.project
+      ? `${abs} ${what}: a project's files are read and written only inside ${scope.base}, never through a link`
+      : `${abs} ${what}: perch edits only a regular file there (or makes it when nothing is there)`,
+  );
 }
 
 /**
- * The absolute path of `rel` at the scope, checked: under a project each folder between DIR and the file is a real
- * folder (or missing) and the file a regular file with one link (or missing). At user scope nothing is refused.
+ * The absolute path of `rel` at the scope, checked: each folder between the scope's folder and the file is a folder
+ * (or missing) and the file a regular file (or missing), so that nothing reads a FIFO or a folder. Under a project
+ * nothing on the way is a link (lstat) and the file has one link; at user scope links are the user's own and followed,
+ * but one leading nowhere is refused (the folder could not be made through it).
  */
 export function checkedPath(scope: ConfigScope, rel: string): string {
   const abs = path.resolve(scope.base, rel);
-  if (!scope.project) return abs;
   const inside = path.relative(scope.base, abs);
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) throw refusal(scope, abs, 'is not below the project');
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) throw refusal(scope, abs, 'is not below the folder');
   const parts = inside.split(path.sep);
   let at = scope.base;
   for (let i = 0; i < parts.length; i++) {
     at = path.join(at, parts[i]!);
     const st = lstatOrUndefined(at);
     if (!st) return abs; // the rest is created by the write, as real folders
-    if (st.isSymbolicLink()) throw refusal(scope, at, 'is a symbolic link');
+    if (st.isSymbolicLink() && scope.project) throw refusal(scope, at, 'is a symbolic link');
+    const real = st.isSymbolicLink() ? statOrUndefined(at) : st;
+    if (!real) throw refusal(scope, at, 'is a symbolic link to nothing');
     const last = i === parts.length - 1;
-    if (!last && !st.isDirectory()) throw refusal(scope, at, 'is not a folder');
-    if (last && !st.isFile()) throw refusal(scope, at, 'is not a regular file');
-    if (last && st.nlink > 1) throw refusal(scope, at, 'has another hard link');
+    if (!last && !real.isDirectory()) throw refusal(scope, at, 'is not a folder');
+    if (last) regularFile(scope, at, real);
   }
   return abs;
 }
 
-/** The file's text, or undefined when it is not there; never through a link under a project. */
+function statOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuses what is not a regular file (a FIFO would block the read, a folder fail it), and a hard link under a project. */
+function regularFile(scope: ConfigScope, abs: string, st: fs.Stats): void {
+  if (!st.isFile()) throw refusal(scope, abs, 'is not a regular file');
+  if (scope.project && st.nlink > 1) throw refusal(scope, abs, 'has another hard link');
+}
+
+/**
+ * The file's text, or undefined when it is not there; never through a link under a project. The open does not block
+ * (O_NONBLOCK: a FIFO put there after the check) and what was opened is checked again on its descriptor.
+ */
 export function readConfig(scope: ConfigScope, rel: string): string | undefined {
   const abs = checkedPath(scope, rel);
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | (scope.project ? O_NOFOLLOW : 0));
+    fd = fs.openSync(abs, O_RDONLY | O_NONBLOCK | (scope.project ? O_NOFOLLOW : 0));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -71,10 +95,37 @@ export function readConfig(scope: ConfigScope, rel: string): string | undefined 
     throw new UnsafePath(`cannot read ${abs}: ${(e as Error).message}`);
   }
   try {
-    return fs.readFileSync(fd, 'utf8');
+    const st = fs.fstatSync(fd);
+    regularFile(scope, abs, st);
+    if (st.size > MAX_CONFIG_BYTES) throw tooLarge(abs);
+    // Read to a bound, not to the end: the file may grow after the fstat.
+    const buf = Buffer.alloc(Math.min(st.size, MAX_CONFIG_BYTES) + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+    if (n > MAX_CONFIG_BYTES) throw tooLarge(abs);
+    if (n === buf.length) throw new UnsafePath(`${abs} grew while perch read it; run again`);
+    try {
+      // Fatal: a byte that is not UTF-8 would come back as U+FFFD in the rewritten file (the user's line changed).
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf.subarray(0, n));
+    } catch {
+      throw new UnsafePath(`${abs} is not UTF-8 text: perch would change its other bytes; save it as UTF-8 first`);
+    }
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The largest config file perch reads (a busy ~/.claude.json is a few MB): beyond it, refused from its size. */
+const MAX_CONFIG_BYTES = 128 * 1024 * 1024;
+
+function tooLarge(abs: string): UnsafePath {
+  return new UnsafePath(
+    `${abs} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB: no client config is so large; move it aside or edit it by hand`,
+  );
 }
 
 /** A new file beside `file` named `file<infix><random>`: created O_EXCL|O_NOFOLLOW with `mode`, holding text. */
@@ -140,13 +191,23 @@ export function writeConfig(scope: ConfigScope, rel: string, text: string): void
   makeFolders(scope, abs);
   // Checked again now the folders exist: a folder swapped for a link meanwhile is refused, not written through.
   checkedPath(scope, rel);
-  const tmp = writeNew(abs, '.perch-', text, modeOf(abs));
+  const target = scope.project ? abs : linkedFile(abs);
+  const tmp = writeNew(target, '.perch-', text, modeOf(target));
   try {
-    fs.renameSync(tmp, abs);
+    fs.renameSync(tmp, target);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * At user scope, the file a link there leads to (a dotfiles manager's ~/.claude/settings.json -> ~/dotfiles/…): the
+ * new text replaces that file, so the user's link stays a link (renaming over the link would have cut it). checkedPath
+ * has refused a link to nothing or to what is not a regular file.
+ */
+function linkedFile(abs: string): string {
+  return lstatOrUndefined(abs)?.isSymbolicLink() ? fs.realpathSync(abs) : abs;
 }
 
 /** Removes the file at the scope (a file left holding nothing); never through a link under a project. */

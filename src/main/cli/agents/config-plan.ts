@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { unifiedDiff } from '../../../shared/text/text-diff';
+import { visibleText } from '../../../shared/text/text';
 import { ConfigFileError } from '../../../shared/agents/config-json';
 import { UnsafePath, backupConfig, readConfig, removeConfig, writeConfig, type ConfigScope } from './config-files';
 import { UsageError, fail } from '../common';
@@ -29,6 +30,18 @@ export interface PlannedFile {
   removed?: boolean;
 }
 
+/**
+ * A message as one line on the terminal: what it quotes of a file or a path (a project's, untrusted) has its control
+ * characters shown escaped (a newline as \n, ESC as \u001b), never sent to the terminal, and no bidi or invisible character.
+ */
+export function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  const escaped = message.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
+    c < ' ' ? JSON.stringify(c).slice(1, -1) : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return visibleText(escaped);
+}
+
 function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, '-');
 }
@@ -47,7 +60,7 @@ export function planEdits(scope: ConfigScope, edits: readonly FileEdit[], onErro
       old = readConfig(scope, e.file);
       next = e.apply(old, abs);
     } catch (err) {
-      if (err instanceof ConfigFileError || err instanceof UnsafePath) fail(`${err.message}. Nothing was written.`, 1);
+      if (err instanceof ConfigFileError || err instanceof UnsafePath) fail(`${oneLine(err.message)}. Nothing was written.`, 1);
       onError?.(err, abs);
       throw err;
     }
@@ -60,21 +73,27 @@ export function planEdits(scope: ConfigScope, edits: readonly FileEdit[], onErro
   return planned;
 }
 
-/** Makes the planned changes: each changed file backed up, then written, or removed when nothing is left of it. */
+/**
+ * Makes the planned changes: each changed file backed up, then written, or removed when nothing is left of it. A file
+ * that cannot be written (refused, or the disk's error) ends the command in one line naming the files already done.
+ */
 export function writePlan(scope: ConfigScope, planned: PlannedFile[]): void {
-  try {
-    for (const p of planned) {
-      if (!p.changed) continue;
+  const done: string[] = [];
+  for (const p of planned) {
+    if (!p.changed) continue;
+    try {
       if (p.old !== undefined) p.backup = backupConfig(scope, p.rel, p.old, stamp());
       if (p.next !== undefined) writeConfig(scope, p.rel, p.next);
       else {
         removeConfig(scope, p.rel);
         p.removed = true;
       }
+    } catch (err) {
+      if (!(err instanceof UnsafePath) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+      const why = err instanceof UnsafePath ? err.message : `cannot write ${p.file}: ${(err as Error).message}`;
+      fail(oneLine(`${why}. ${done.length ? `Already written: ${done.join(', ')}; ` : ''}${p.file} was not changed.`), 1);
     }
-  } catch (err) {
-    if (err instanceof UnsafePath) fail(`${err.message}.`, 1);
-    throw err;
+    done.push(p.file);
   }
 }
 
@@ -102,6 +121,7 @@ export function filesJson(planned: readonly PlannedFile[]): FileReport[] {
 
 /** DIR of --project: an existing directory, absolute, as the file system names it (the links in what the owner typed resolved once, here). */
 export function projectDir(dir: string): string {
+  if (dir.trim() === '') throw new UsageError('--project needs a directory (it was empty: an unset variable?)');
   let abs: string;
   let st: fs.Stats;
   try {

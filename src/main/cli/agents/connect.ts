@@ -27,7 +27,7 @@ import {
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
 import { type ConfigScope } from './config-files';
-import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
+import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
 import { sessionsNote } from './connection-notes';
 import { withTelemetry } from './connect-telemetry';
@@ -138,11 +138,11 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const telemetry = withTelemetry(client, o, configEdits(client, o), scope, dataDir, !!values.write);
+  const telemetry = withTelemetry(client, o, configEdits(client, o), { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
       fail(
-        `cannot add [mcp_servers.${serverName(agent)}] to ${abs}: ${err.message}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
+        `cannot add [mcp_servers.${serverName(agent)}] to ${oneLine(abs)}: ${oneLine(err.message)}. Nothing was written. Edit it by hand so it has this table:\n[mcp_servers.${serverName(agent)}]\n${codexMcpLines(o).join('\n')}`,
         1,
       );
   });
@@ -154,7 +154,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
     return sessionsNote(hub.db, client, { id: agentId, name: agent }, where.scope, where.dir);
   });
   const start = startCommand(client, o);
-  const files = filesJson(planned).map((f) => ({ ...f, diff: hideToken(f.diff, telemetry.token) }));
+  const files = filesJson(planned).map((f) => ({ ...f, diff: hideToken(f.diff, telemetry.token()) }));
   const warnings = [...sessions.warnings, ...shellWarnings(client, o, start ?? client), ...telemetry.notes];
   for (const w of warnings) process.stderr.write(`perch connect: warning: ${w}\n`);
   print(

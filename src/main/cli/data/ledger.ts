@@ -2,7 +2,7 @@
 // and model, checking the hash chain, exporting the records, the price table, and an agent's telemetry token.
 import { parseArgs } from 'node:util';
 import { SHIPPED_PRICES, checkPrice, priceKey } from '../../../shared/ledger/prices';
-import { UsageError, dataDirOf, fail, print, withHub, type Command, DATA_DIR_LINE } from '../common';
+import { UsageError, dataDirOf, fail, onlyOptions, print, withHub, type Command, DATA_DIR_LINE } from '../common';
 import { costLedger, exportRecords, listPerchEvents, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
 import { perchDecisionText, perchEventText } from '../../../shared/ledger/views';
@@ -122,10 +122,14 @@ async function cmdLedger(argv: string[]): Promise<void> {
   const dir = dataDirOf(values);
   const json = !!values.json;
   const sub = positionals[0] ?? 'calls';
+  const takes = (...options: string[]) => onlyOptions(`perch ledger ${sub}`, values, options, positionals.slice(1));
   switch (sub) {
     case 'calls': {
-      const limit = values.limit === undefined ? 50 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--limit takes a whole number from 1 to 500');
+      takes('agent', 'harness', 'tool', 'search', 'since', 'failed', 'limit');
+      // Digits only: Number() would also take 0x10, 1e2 and ' 5 '.
+      const limit = values.limit === undefined ? 50 : /^\d{1,3}$/.test(values.limit) ? Number(values.limit) : NaN;
+      if (!(limit >= 1 && limit <= 500))
+        throw new UsageError(`--limit takes a whole number from 1 to 500, not ${JSON.stringify(values.limit?.slice(0, 40))}`);
       if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex')
         throw new UsageError('--harness takes claude-code or codex');
       const calls = withHub(dir, (hub) =>
@@ -150,6 +154,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       return print(json, { events }, () => (events.length ? events.map(line).join('\n') : 'No Perch events recorded (yet).'));
     }
     case 'costs': {
+      takes('since', 'agent');
       const lines = withHub(dir, (hub) => costLedger(hub, { since: values.since, agent: values.agent }));
       return print(json, { costs: lines }, () =>
         lines.length
@@ -163,6 +168,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       );
     }
     case 'verify': {
+      takes();
       const r = withHub(dir, (hub) => verifyLedger(hub.db));
       print(json, r, () =>
         r.ok
@@ -173,6 +179,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       return;
     }
     case 'export': {
+      takes('since', 'agent', 'format');
       if (!values.since) throw new UsageError('perch ledger export needs --since YYYY-MM-DD');
       const format = values.format ?? 'jsonl';
       if (format !== 'csv' && format !== 'jsonl') throw new UsageError('--format takes csv or jsonl');
@@ -192,6 +199,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
     case 'token': {
       const name = positionals[1];
       if (!name) throw new UsageError('perch ledger token NAME');
+      onlyOptions('perch ledger token', values, [], positionals.slice(2));
       const r = withHub(dir, (hub) => newTelemetryToken(hub, name));
       return print(json, r, () => `Telemetry token of ${r.agent.name} (shown once; the earlier one stopped working):\n${r.token}`);
     }
@@ -200,15 +208,23 @@ async function cmdLedger(argv: string[]): Promise<void> {
   }
 }
 
+/** A decimal number of dollars (1.25, 0.5, .5, 3): Number() alone would also take 0x10 as 16 and 1e3 as 1000. */
 function usd(v: string | undefined, flag: string): number {
-  const n = v === undefined ? NaN : Number(v);
-  if (v === undefined || v.trim() === '' || !Number.isFinite(n))
-    throw new UsageError(`${flag} takes dollars per million tokens, e.g. 1.25`);
-  return n;
+  if (v === undefined || !/^(\d{1,9}(\.\d{0,9})?|\.\d{1,9})$/.test(v))
+    throw new UsageError(
+      `${flag} takes dollars per million tokens, e.g. 1.25${v === undefined ? '' : `, not ${JSON.stringify(v.slice(0, 40))}`}`,
+    );
+  return Number(v);
 }
 
 function prices(dir: string, json: boolean, args: string[], values: Record<string, string | boolean | undefined>): void {
   const [verb, model] = args;
+  onlyOptions(
+    `perch ledger prices${verb === 'set' || verb === 'remove' ? ` ${verb}` : ''}`,
+    values,
+    verb === 'set' ? ['input', 'cached-input', 'output'] : [],
+    args.slice(2),
+  );
   if (verb === undefined) {
     const own = withHub(dir, (hub) => ownerPrices(hub.db));
     const table = [

@@ -33,6 +33,7 @@ import {
 } from '../../../shared/agents/hook-wire';
 import { noKeyMessage } from '../../../shared/agents/snippets';
 import { promptTitle } from '../../../shared/features/permission-prompts';
+import { visibleText } from '../../../shared/text/text';
 
 /** Below the harnesses' default hook timeout (600 s in both references), so Perch gives up before it is killed. */
 const DEFAULT_HOOK_TIMEOUT_SECS = 540;
@@ -153,7 +154,8 @@ function tellTerminal(line: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync('/dev/tty', 'w');
-    fs.writeSync(fd, `${line}\n`);
+    // The card's title holds the agent's command: no escape sequence or bidi control in it acts on the terminal.
+    fs.writeSync(fd, `${visibleText(line).replace(/\s+/g, ' ')}\n`);
   } catch {
     // no controlling terminal (a harness started without one): the stderr line stands
   } finally {

@@ -13,8 +13,6 @@ export async function ownerAction<A extends OwnerAction>(dataDir: string, action
   const rt = await liveHubOf(dataDir);
   if (!rt) {
     const { runOwnerAction } = await import('../../owner/actions');
-    // Standing rules read commands with the shell parser (a prompt's "always", suggestions): load it as the hub does.
-    if (action.startsWith('rules.')) await (await import('../../hub/features/rules/shell-parser')).loadShellParser().catch(() => undefined);
     const db = openDatabase(path.join(dataDir, DB_FILE_NAME));
     try {
       return (await runOwnerAction(createHub({ db }), action, input)) as OwnerResult<A>;

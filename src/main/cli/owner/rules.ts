@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { RULES_EXPORT_VERSION, ruleText, type PermissionRuleView, type RuleExportEntry } from '../../../shared/features/permission-prompts';
 import { ruleCoverage } from '../../../shared/shell/rule-examples';
 import { ownerBodyLimit } from '../../../shared/api/owner-api';
-import { DATA_DIR_LINE, UsageError, dataDirOf, print, readInput, type Command } from '../common';
+import { DATA_DIR_LINE, UsageError, dataDirOf, onlyOptions, print, readInput, type Command } from '../common';
 import { ownerAction } from './owner-action';
 
 const LIST_HELP = `perch rules [--agent NAME] [--data-dir DIR] [--json]
@@ -85,11 +85,14 @@ async function cmdRules(argv: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   const json = values.json === true;
   const [sub, ...rest] = positionals;
+  const takes = (options: string[], words: readonly string[] = rest) => onlyOptions(`perch rules ${sub ?? 'list'}`, values, options, words);
   if (sub === undefined || sub === 'list') {
+    takes(['agent']);
     const { rules: list } = await ownerAction(dataDir, 'rules.list', values.agent ? { agent: values.agent } : {});
     return print(json, { rules: list }, () => (list.length ? list.map(line).join('\n') : 'No standing rules.'));
   }
   if (sub === 'add') {
+    takes(['agent', 'tool', 'prefix', 'allow', 'deny', 'any-options', 'exact', 'scope', 'folder', 'lifetime']);
     if (!values.agent || !values.tool) throw new UsageError('perch rules add needs --agent NAME and --tool TOOL');
     if (values.allow === values.deny) throw new UsageError('say --allow or --deny (one of them)');
     const scope = values.scope as 'agent' | 'folder' | 'every' | undefined;
@@ -113,10 +116,12 @@ async function cmdRules(argv: string[]): Promise<void> {
   }
   if (sub === 'remove') {
     if (rest.length !== 1) throw new UsageError('perch rules remove takes one RULE_ID (see perch rules)');
+    takes([], []);
     const r = await ownerAction(dataDir, 'rules.remove', { rule_id: rest[0]! });
     return print(json, r, () => `Removed: ${line(r.rule)}`);
   }
   if (sub === 'export') {
+    takes(['agent']);
     const { rules: list } = await ownerAction(dataDir, 'rules.list', values.agent ? { agent: values.agent } : {});
     const out: RuleExportEntry[] = list
       .filter((r) => r.lifetime !== 'session')
@@ -136,6 +141,7 @@ async function cmdRules(argv: string[]): Promise<void> {
   }
   if (sub === 'import') {
     if (rest.length !== 1) throw new UsageError('perch rules import takes one FILE (or - for stdin)');
+    takes([], []);
     const source = rest[0]!;
     // Bounded as the hub's owner door bounds the action's body (a running hub would refuse more).
     const text = await readInput(source, ownerBodyLimit('rules.import'), 'the rules');

@@ -4,9 +4,10 @@
 // works, so its row does not stay running (the next start would then mark a success interrupted); other changes that
 // fail are dropped with a line on stderr. The ends kept are tried once more when the hub closes.
 import type { Hub } from '../core/hub';
-import { updateWakeRun, wakeRunById, type WakeRunRow } from '../../store/tables/agents/wake';
+import { insertWakeRun, updateWakeRun, wakeRunById, type WakeRunRow } from '../../store/tables/agents/wake';
 import { setRunPlace } from '../../store/tables/agents/wake-keep';
-import type { WakeResources } from '../../../shared/agents/wake';
+import type { WakeResources, WakeSummary } from '../../../shared/agents/wake';
+import { wakeWhy } from './run-end';
 import type { RunPlace } from './launcher';
 import { runView } from './run-view';
 import { appendPerchEvent } from '../core/ledger-chain';
@@ -15,6 +16,18 @@ const PENDING_FIRST_MS = 500;
 const PENDING_MAX_MS = 30_000;
 
 type RecordsHub = Hub<{ wakeRuns: { liveResources(runId: string): WakeResources | null } }>;
+
+/** A run's row added, and its start in the flight recorder, inside the caller's transaction. */
+export function insertRun(hub: Pick<Hub, 'db' | 'now'>, row: WakeRunRow, why: WakeSummary): void {
+  insertWakeRun(hub.db, row);
+  appendPerchEvent(hub, row.agent_id, { event: 'wake_run_started', run_id: row.id, run_kind: row.kind, why: wakeWhy(why) });
+}
+
+/** A run's end written (a patch with ended_at), and in the flight recorder, inside the caller's transaction. */
+export function endRun(hub: Pick<Hub, 'db' | 'now'>, runId: string, patch: Partial<WakeRunRow>): void {
+  updateWakeRun(hub.db, runId, patch);
+  endInLedger(hub, runId);
+}
 
 /** A run's end in the flight recorder (hub/core/ledger-chain.ts), with the end the same transaction writes. */
 export function endInLedger(hub: Pick<Hub, 'db' | 'now'>, runId: string): void {
@@ -32,8 +45,8 @@ export function endInLedger(hub: Pick<Hub, 'db' | 'now'>, runId: string): void {
 }
 
 export class RunRecords {
-  /** Ends not written yet, in the order they came: run → its end. */
-  private readonly pending = new Map<string, Partial<WakeRunRow>>();
+  /** Ends not written yet, in the order they came: run → its end, and whether its place goes with it (null) or stays. */
+  private readonly pending = new Map<string, { patch: Partial<WakeRunRow>; place: null | undefined }>();
   private timer: NodeJS.Timeout | undefined;
   private delayMs = PENDING_FIRST_MS;
 
@@ -56,14 +69,22 @@ export class RunRecords {
         process.stderr.write(
           `perch: the end of wake run ${runId} is not recorded yet (${(err as Error).message}); it is kept and written once the disk allows\n`,
         );
-        this.pending.set(runId, patch);
-        this.arm();
+        this.keep(runId, patch, null);
       } else {
         process.stderr.write(`perch: wake run ${runId} not recorded: ${(err as Error).message}\n`);
       }
       return;
     }
     this.publish(runId);
+  }
+
+  /**
+   * Keeps a run's end that could not be written (a full disk) and writes it once the disk allows; place: null, its
+   * place goes with it; undefined, its place stays (a leftover run still being ended: wake-restart.ts).
+   */
+  keep(runId: string, patch: Partial<WakeRunRow>, place: null | undefined): void {
+    this.pending.set(runId, { patch, place });
+    this.arm();
   }
 
   publish(runId: string): void {
@@ -90,9 +111,9 @@ export class RunRecords {
 
   /** Writes the kept ends, in order; what still fails waits for the next try. */
   private flush(): void {
-    for (const [runId, patch] of this.pending) {
+    for (const [runId, { patch, place }] of this.pending) {
       try {
-        this.write(runId, patch, null);
+        this.write(runId, patch, place);
       } catch {
         break; // the disk is still full: the rest waits too
       }

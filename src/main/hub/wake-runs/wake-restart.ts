@@ -5,7 +5,7 @@
 // nothing of it is alive. Its agent is queued again (its wakes were not answered), before the queue the previous hub
 // stored (wake-queue.ts): so across any restart at most at_once runs live, one per agent, and no queued wake is lost.
 import type { Hub } from '../core/hub';
-import { interruptLeftoverRuns } from '../../store/tables/agents/wake';
+import { INTERRUPTED_ERROR, interruptLeftoverRuns, type WakeRunRow } from '../../store/tables/agents/wake';
 import { dropStalePlaces, leftoverRuns, runPlaceOf, setRunPlace } from '../../store/tables/agents/wake-keep';
 import type { RunPlace, WakeLauncher } from './launcher';
 import type { QueuedRun } from './wake-queue';
@@ -28,11 +28,23 @@ function placeOf(text: string | undefined): RunPlace | null {
   }
 }
 
-/** The runs a previous hub left running, recorded interrupted now; each being ended by the launcher. */
-export function takeLeftovers(hub: Hub, launcher: WakeLauncher): Leftover[] {
+/**
+ * The runs a previous hub left running, recorded interrupted now; each being ended by the launcher. On a full disk the
+ * hub still starts: the interrupted records are handed to keep (written once the disk allows), the runs ended all the
+ * same.
+ */
+export function takeLeftovers(hub: Hub, launcher: WakeLauncher, keep: (runId: string, patch: Partial<WakeRunRow>) => void): Leftover[] {
   const rows = leftoverRuns(hub.db);
   const places = new Map(rows.map((r) => [r.id, placeOf(runPlaceOf(hub.db, r.id))]));
-  hub.write(() => interruptLeftoverRuns(hub.db, Date.now()));
+  const at = Date.now();
+  try {
+    hub.write(() => interruptLeftoverRuns(hub.db, at));
+  } catch (err) {
+    process.stderr.write(
+      `perch: the wake runs a previous hub left are not recorded interrupted yet (${(err as Error).message}); they are ended now and recorded once the disk allows\n`,
+    );
+    for (const r of rows) if (r.status === 'running') keep(r.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR });
+  }
   return rows.map((r) => {
     const ending = launcher.endLeftover ? launcher.endLeftover(r.id, places.get(r.id) ?? null) : Promise.resolve();
     const gone = ending

@@ -11,26 +11,18 @@
 // is stopped like a timeout (where the run has a cgroup, the kernel holds it to the ceiling besides). The queue and
 // where each run lives are stored, so a restart, even after SIGKILL, loses no queued wake and never lets more runs
 // live than the limit (wake-restart.ts). A run's end whose record could not be written (a full disk) is kept and
-// written once storage allows.
+// written once storage allows; a queued run that cannot be recorded yet waits first in the queue (tried every 2 s).
 // Beside it: the limits and the queue (wake-queue.ts), a run's resources from its samples (run-sample.ts), what a
 // run's end records (run-end.ts), a run as the owner sees it (run-view.ts); the owner's side is the action
 // (wake-action.ts: the owner's input checked and stored), the limits' input (wake-limits.ts) and the views
 // (wake-views.ts: state, runs, log, stop).
-import { appendPerchEvent } from '../core/ledger-chain';
 import type { Hub } from '../core/hub';
 import type { FeatureServices } from '../features/services';
 import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
 import { cursorOf } from '../../store/tables/talk/events';
 import { OutsideMemo } from '../core/outside-writes';
-import {
-  insertWakeRun,
-  pruneWakeRuns,
-  runsStartedSince,
-  unconfirmedWakes,
-  updateWakeRun,
-  wakeActionOf,
-} from '../../store/tables/agents/wake';
+import { INTERRUPTED_ERROR, pruneWakeRuns, runsStartedSince, unconfirmedWakes, wakeActionOf } from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS,
   type WakeAction,
@@ -44,9 +36,9 @@ import { restoredQueue, sweepPlaces, takeLeftovers } from './wake-restart';
 import { hasWakeAction, mayWake } from './may-wake';
 
 export { mayWake } from './may-wake';
-import { RunRecords, endInLedger } from './run-records';
+import { RunRecords, endRun, insertRun } from './run-records';
 import { WakeQueue, type QueuedRun } from './wake-queue';
-import { countFailure, countRunUsage, endError, endStatus, newRunRow, wakeWhy, type EndedBy } from './run-end';
+import { countFailure, countRunUsage, endError, endStatus, newRunRow, type EndedBy } from './run-end';
 import { nextResources, overCeiling } from './run-sample';
 
 export { AT_ONCE_SETTING, FLOOR_SETTING } from './wake-queue';
@@ -149,7 +141,7 @@ export class WakeRuns {
     if (!this.launcher) throw new Error('wake runs need a launcher to start');
     this.started = true;
     const hub = this.hub;
-    const left = takeLeftovers(hub, this.launcher);
+    const left = takeLeftovers(hub, this.launcher, (runId, patch) => this.records.keep(runId, patch, undefined));
     sweepPlaces(hub);
     for (const l of left) {
       this.leftovers.set(l.agentId, l.runId);
@@ -230,15 +222,15 @@ export class WakeRuns {
     const startedAt = clock();
     const timeoutMs = action.timeout_secs * 1000;
     const isCommand = action.kind === 'command';
+    const runRow = newRunRow({ id: runId, agentId, kind: action.kind, wokenAt, startedAt, why });
+    const dropped = this.hub.write(() => {
+      insertRun(this.hub, runRow, why); // and its start in the flight recorder
+      return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
+    });
+    // Its key once it is recorded (a run that cannot be recorded never starts, and leaves no key behind).
     const issued = isCommand
       ? issueRunKey(this.hub, agentId, runId, Date.now() + timeoutMs + WAKE_DEFAULTS.keyGraceMs, () => this.firstCall(runId))
       : undefined;
-    const runRow = newRunRow({ id: runId, agentId, kind: action.kind, wokenAt, startedAt, why });
-    const dropped = this.hub.write(() => {
-      insertWakeRun(this.hub.db, runRow);
-      appendPerchEvent(this.hub, agentId, { event: 'wake_run_started', run_id: runId, run_kind: action.kind, why: wakeWhy(why) });
-      return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
-    });
     if (dropped.length) this.launcher!.removeLogs?.(dropped);
     const live: LiveRun = {
       id: runId,
@@ -364,14 +356,22 @@ export class WakeRuns {
       const st = this.state(q.agentId);
       if (st.queued === q) st.queued = undefined;
       this.queueChanged();
+      const wasFull = this.hub.storageFull;
       try {
         this.tryStart(q.agentId, q.wokenAt, true);
       } catch (err) {
-        process.stderr.write(`perch: wake run of ${q.agentId} could not start: ${(err as Error).message}\n`);
+        const full = !!this.hub.storageFailure(err); // its run cannot be recorded: first in the queue again, tried later
+        const line = `perch: wake run of ${q.agentId} could not start: ${(err as Error).message}${full ? '; it waits in the queue' : ''}\n`;
+        if (!full || !wasFull) process.stderr.write(line); // said once while the disk stays full
+        if (!full) continue;
+        st.queued = q;
+        this.queue.add(q, { front: true });
+        this.queueChanged();
+        break;
       }
     }
-    // Waiting for memory, not for a run to end: read the machine again a little later.
-    if (this.queue.length > 0 && !this.floorTimer && this.queue.belowFloor()) {
+    // Waiting for memory or for room on the disk, not for a run to end: tried again a little later.
+    if (this.queue.length > 0 && !this.floorTimer && (this.queue.belowFloor() || this.hub.storageFull)) {
       this.floorTimer = setTimeout(() => {
         this.floorTimer = undefined;
         this.pump();
@@ -573,10 +573,7 @@ export class WakeRuns {
       clearTimeout(run.timer);
       run.revokeKey();
       try {
-        this.hub.write(() => {
-          updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: 'The hub stopped while it ran.' });
-          endInLedger(this.hub, run.id);
-        });
+        this.hub.write(() => endRun(this.hub, run.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR }));
       } catch {
         /* closing anyway */
       }

@@ -46,7 +46,8 @@ function ConnectedWhere({ agent, connections }: { agent: string; connections: No
       <h3>Where {agent} is connected</h3>
       {connections.length === 0 ? (
         <p className="muted">
-          No connection recorded: <code>perch connect CLIENT {agent} --write</code> records each one it makes.
+          No connection recorded or found: <code>perch connect CLIENT {agent} --write</code> records each one it makes, and the hub records
+          those it finds in the harnesses&apos; files when it starts.
         </p>
       ) : (
         <ul className="connections">

@@ -91,7 +91,8 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
 
 function checkDay(day: string | undefined, flag: string): string | undefined {
   if (day === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)))
+  // A day of the calendar: Date.parse alone takes 2026-02-30 (as March 2nd).
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)) || new Date(day).toISOString().slice(0, 10) !== day)
     throw new HubError(
       'invalid_argument',
       `${flag} must be a day as YYYY-MM-DD, not ${JSON.stringify(day.slice(0, 40))}.`,

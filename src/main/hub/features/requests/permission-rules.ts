@@ -41,7 +41,7 @@ import {
 import { checkPrefix, decideByRules } from '../../../../shared/shell/rules';
 import { readCommands } from '../../../../shared/shell/commands';
 import { promptShape } from '../../../../shared/shell/shapes';
-import { parseShell } from '../rules/shell-parser';
+import { ensureShellParser, parseShell } from '../rules/shell-parser';
 import { appendPerchEvent } from '../../core/ledger-chain';
 import type { DecidedOn, PerchEvent } from '../../../../shared/ledger/harness-events';
 
@@ -301,11 +301,14 @@ export function standingDecision(
  * direct conversation with the owner, for the owner, the title and context built by the hub from the tool and its
  * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
  */
-export function promptRequestInput(
+export async function promptRequestInput(
   hub: TalkHub,
   agentId: string,
   f: PromptFiling,
-): { conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number } {
+): Promise<{ conv_id: string; kind: 'approve'; title: string; context: Record<string, unknown>; ttl_secs?: number }> {
+  // The parser loads in the background after the hub starts: a prompt filed before it has loaded waits for it, so the
+  // rules decide it as they would later (standingDecision, which request_human runs with this input, reads it).
+  await ensureShellParser();
   const conv = openDirect(hub, agentId, hub.ownerId);
   const { title, context } = promptRequestOf(f);
   // What Perch cannot tell about the command, for the card ("Perch cannot tell what this runs: …").

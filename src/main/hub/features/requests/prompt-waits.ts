@@ -18,6 +18,8 @@ export class PromptWaits {
   /** The pending prompt filed for one prompt of a harness session (joinKey → request id), while hooks hold it. */
   private readonly byPrompt = new Map<string, string>();
   private readonly keyOf = new Map<string, string>();
+  /** Prompts a hook is filing right now: joinKey → the card's request id once filed (startFiling). */
+  private readonly inFlight = new Map<string, Promise<string | undefined>>();
   /** Withdrawals a full disk refused: request id → why (the card's words). */
   readonly unwrittenWithdrawals = new Map<string, string>();
   /** Deliveries a full disk refused: request id → what became of it. */
@@ -53,6 +55,26 @@ export class PromptWaits {
   isWaited(requestId: string): boolean {
     for (const h of this.holders.get(requestId) ?? []) if (!h.signal?.aborted) return true;
     return false;
+  }
+
+  /**
+   * A hook files this prompt now (joinKey as hold's): until the returned done is called (with the card's request id once
+   * it holds it, or undefined when it filed none; later calls do nothing), filing(joinKey) hands a second hook for the
+   * same prompt the card to join instead of letting it file its own.
+   */
+  startFiling(joinKey: string): (requestId: string | undefined) => void {
+    let resolve!: (id: string | undefined) => void;
+    const p = new Promise<string | undefined>((r) => (resolve = r));
+    this.inFlight.set(joinKey, p);
+    return (id) => {
+      if (this.inFlight.get(joinKey) === p) this.inFlight.delete(joinKey);
+      resolve(id);
+    };
+  }
+
+  /** The card another hook is filing for this prompt right now (see startFiling), if any. */
+  filing(joinKey: string): Promise<string | undefined> | undefined {
+    return this.inFlight.get(joinKey);
   }
 
   /** The prompt another hook filed for the same prompt of a harness session and still waits for, if any. */

@@ -114,12 +114,13 @@ export function runsStartedSince(db: Db, agentId: string, since: number): number
     .map((r) => r.started_at);
 }
 
+/** What the record of a run the hub stopped (or a killed hub left) says. */
+export const INTERRUPTED_ERROR = 'The hub stopped while it ran.';
+
 /** Runs still marked running (left by a hub that stopped without ending them): they become interrupted. */
 export function interruptLeftoverRuns(db: Db, at: number): number {
-  return sql(
-    db,
-    `UPDATE wake_runs SET status = 'interrupted', ended_at = ?, error = 'The hub stopped while it ran.' WHERE status = 'running'`,
-  ).run(at).changes;
+  return sql(db, `UPDATE wake_runs SET status = 'interrupted', ended_at = ?, error = ? WHERE status = 'running'`).run(at, INTERRUPTED_ERROR)
+    .changes;
 }
 
 /**
