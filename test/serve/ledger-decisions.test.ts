@@ -10,6 +10,7 @@ import {
   addAgent,
   cliAsync,
   ownerOk,
+  rawCall,
   rawPost,
   startServe,
   tempDataDir,
@@ -86,8 +87,14 @@ describe("the ledger records Perch's decision on each prompted tool call and who
     assert.equal(c.decided_by, 'perch');
     assert.equal(c.tool, 'Bash');
     assert.match(c.asked, /make build/);
-    // The agent's view of its request says nothing of where it was decided.
+    // No view of the request says where it was decided: the owner's list, the agent's get_request and its history.
     assert.equal(JSON.stringify((await ownerOk(served, 'requests.list', { state: 'approved' })).requests).includes('decided_on'), false);
+    const asAgent = await rawCall(served.mcpUrl, a.key, 'get_request', { request_id: req.request_id });
+    assert.equal(asAgent.structuredContent?.state, 'approved');
+    assert.equal(JSON.stringify(asAgent).includes('decided_on'), false, JSON.stringify(asAgent));
+    const history = await rawCall(served.mcpUrl, a.key, 'get_history', { conv_id: req.conv_id });
+    assert.match(JSON.stringify(history), /state\\?":\\?"approved/);
+    assert.equal(JSON.stringify(history).includes('decided_on'), false, "the request message in the agent's history");
   });
 
   test('decided by the owner on a paired phone: the record names the device', async () => {

@@ -78,7 +78,8 @@ function requestPayload(hub: ViewSource, stored: Record<string, unknown>): Recor
   const out: Record<string, unknown> = { ...fixed, state: r.state };
   if (DECIDED.has(r.state)) {
     if (r.outcome != null) {
-      const { delivery: _delivery, ...decided } = JSON.parse(r.outcome) as Record<string, unknown>;
+      // Kept beside the decision, not the decider's word: the delivery to a hook, where the owner decided (the ledger's).
+      const { delivery: _delivery, decided_on: _on, ...decided } = JSON.parse(r.outcome) as Record<string, unknown>;
       out.outcome = decided;
     }
     if (r.decided_by) out.decided_by = hub.ref(r.decided_by);
