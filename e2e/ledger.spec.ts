@@ -1,13 +1,17 @@
 // The Ledger page in the browser, at 1280×800 and 390×844: an agent's harness reports two tool calls and their cost
 // over OTLP (with the agent's telemetry token, as Claude Code sends them); the owner sees today's spend, the 14-day
-// chart, the calls grouped by session with who allowed each and how it ended, and the filters narrow them.
+// chart, the calls grouped by session with who allowed each and how it ended, and the filters narrow them. And an
+// approval card of a harness's permission prompt links to its call's outcome once the harness reports it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, openPage, useHarness } from './harness';
-import { ledger } from './pages/ledger';
+import { ROOT, openPage, useHarness, within } from './harness';
+import { callOutcomeLink, ledger } from './pages/ledger';
+import { requestCard } from './pages/approvals';
+import { claudeCodeBash } from '../test/fixtures/permission-request';
+import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
 import { claudeCodeCall, logRecord, logsBody } from '../test/support/otlp-bodies';
 
 const PERCH = path.join(ROOT, 'bin', 'perch.js');
@@ -81,6 +85,84 @@ describe('the Ledger page', () => {
         assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), `${width}: no horizontal scroll`);
         await h().screenshot(`ledger-${width}`);
       }
+    },
+  );
+
+  test(
+    "an approval card links to its call's outcome once the harness reports it; the link opens that call in the Ledger",
+    { timeout: 180_000 },
+    async () => {
+      const { page, dataDir } = h();
+      const out = await run(process.execPath, [PERCH, 'ledger', 'token', 'kit', '--data-dir', dataDir, '--json'], {
+        cwd: ROOT,
+        timeout: 20_000,
+      });
+      const token = JSON.parse(out.stdout).token as string;
+      const hook = (event: string, body: unknown) =>
+        fetch(`${h().baseUrl}/hook/claude-code/${event}?timeout=120`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${h().agents.kit!.key}` },
+          body: JSON.stringify(body),
+        });
+
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        const callId = `toolu_card_${width}`;
+        const command = `make check-${width}`;
+        // Claude Code's two hooks for the call: PreToolUse names its id, the PermissionRequest files the card.
+        const pre = await hook('pre-tool-use', {
+          ...claudeCodePreToolUseBash,
+          session_id: 'sess-card',
+          tool_input: { command },
+          tool_use_id: callId,
+        });
+        assert.equal(pre.status, 200, await pre.text());
+        const answer = hook('permission-request', { ...claudeCodeBash, session_id: 'sess-card', tool_input: { command } });
+        if (width > 700) await openPage(page, 'Approvals');
+        else await page.evaluate(() => (location.hash = '#/approvals'));
+        const card = requestCard(page, `Allow Bash: ${command}?`);
+        await card.waitFor({ timeout: 15_000 });
+        await card.approve();
+        const res = await within(20_000, 'the hook to answer', answer);
+        assert.equal((await res.json()).hookSpecificOutput.decision.behavior, 'allow');
+        await card.state('Approved').waitFor({ timeout: 15_000 });
+
+        // The harness ran it and reports how it ended.
+        await report(
+          token,
+          logsBody('claude-code', [
+            logRecord('claude_code.tool_result', {
+              'session.id': 'sess-card',
+              tool_name: 'Bash',
+              tool_use_id: callId,
+              success: 'true',
+              duration_ms: 2300,
+              exit_code: 0,
+            }),
+          ]),
+        );
+        const link = callOutcomeLink(card, 'ran 2.3 s, exit 0');
+        await link.waitFor({ timeout: 30_000 });
+        await link.click();
+        const l = ledger(page);
+        await l
+          .call(callId)
+          .text(/In Perch: allowed by you on the laptop/)
+          .waitFor({ timeout: 15_000 });
+        await l
+          .call(callId)
+          .text(/ran 2\.3 s, exit 0/)
+          .waitFor();
+        assert.equal(await l.call('toolu_ok').count(), 0, `${width}: only that call`);
+        assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), `${width}: no horizontal scroll`);
+        await h().screenshot(`ledger-card-outcome-${width}`);
+        await l.showAll().click();
+        await l.call('toolu_ok').waitFor({ timeout: 15_000 });
+      }
+      assert.deepEqual(h().pageErrors, []);
     },
   );
 });

@@ -8,4 +8,10 @@ export const ledger = (page: Page) => ({
   call: (callId: string): Part => on(on(page).region('Tool calls')).item(`Call ${callId}`),
   failedOnly: (): Part => on(on(page).region('Tool calls')).checkbox('Failed only'),
   search: (): Part => on(on(page).region('Tool calls')).role('searchbox', /^Search/),
+  /** The way back from one call (an approval card's link) to all of them. */
+  showAll: (): Part => on(on(page).region('Tool calls')).link('Show all calls'),
 });
+
+/** An approval card's link to its tool call's outcome ("ran 2.3 s, exit 0"), within the card. */
+export const callOutcomeLink = (card: Part, outcome: string | RegExp): Part =>
+  on(card).link(typeof outcome === 'string' ? `The call's outcome: ${outcome}` : outcome);

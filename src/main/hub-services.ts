@@ -20,6 +20,7 @@ import { userIdCache } from './hub/talk/access';
 import { Delivery } from './hub/talk/delivery';
 import { RequestExpiry } from './hub/features/requests/request-expiry';
 import { PromptWaits } from './hub/features/requests/prompt-waits';
+import { ToolUseIds } from './hub/features/ledger/tool-use-ids';
 import { FloorExpiry } from './hub/features/coordination/floor';
 import { progressLimiter } from './hub/features/progress/progress';
 import { Retention, type RetentionOptions } from './hub/features/retention/retention-job';
@@ -62,6 +63,7 @@ export function hubServices(hub: PerchHub, deps: ServiceDeps = {}): HubServices 
     // features
     requestExpiry: new RequestExpiry(hub),
     promptWaits: new PromptWaits(),
+    toolUseIds: new ToolUseIds(),
     floorExpiry: new FloorExpiry(hub),
     progressLimiter: progressLimiter(),
     retention: new Retention(hub, deps.retention),

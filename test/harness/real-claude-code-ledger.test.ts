@@ -3,7 +3,8 @@
 // --write` (HOME a temp dir, the key in PERCH_KEY_NAME, perch not on its PATH). The model is the scripted stand-in
 // (test/support/model-standin.ts): whoami through Perch, then `touch perch-ledger.marker` with Bash, whose permission
 // prompt the owner approves in Perch. Claude Code's own OpenTelemetry (the env block connect wrote) reaches the hub's
-// OTLP receiver: the ledger shows the Bash call once, decided through Perch's hook, with its outcome, and the agent's
+// OTLP receiver: the ledger shows the Bash call once, decided through Perch's hook (Perch's own record of it joined
+// by the tool_use_id: the owner, on the laptop), with its outcome, and the agent's
 // cost is exactly what Claude Code reported for the session (its JSON result's total_cost_usd).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,6 +72,9 @@ describe(
       assert.equal(bash.harness, 'claude-code');
       assert.equal(bash.tool, 'Bash');
       assert.equal(bash.decided_by, 'perch', `decided through Perch's PermissionRequest hook: ${JSON.stringify(bash)}`);
+      // Perch's own record of the decision joined the call by its tool_use_id (taken from the PreToolUse hook: the
+      // PermissionRequest input carries none): the owner decided, on the laptop.
+      assert.deepEqual(bash.perch, { decision: 'allow', by: 'owner', on: { via: 'laptop' }, request_id: req.request_id });
       assert.equal(bash.outcome.success, true);
       assert.equal(typeof bash.outcome.duration_ms, 'number');
       assert.match(bash.session_id, /^[0-9a-f-]{36}$/);

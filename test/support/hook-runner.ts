@@ -42,15 +42,26 @@ export function runHook(args: string[], stdin: unknown, env: Record<string, stri
 /** The pending request a hook filed for this agent (waits until it is in the owner's Approvals inbox). */
 export async function pendingRequestOf(served: Pick<Served, 'dataDir'>, agent: AgentKey, timeoutMs = 15_000): Promise<any> {
   let found: any;
-  await eventually(
-    async () => {
-      const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
-      found = requests.find((r: any) => r.requester?.id === agent.id);
-      return !!found;
-    },
-    timeoutMs,
-    `a pending request from ${agent.name}`,
-  );
+  try {
+    await eventually(
+      async () => {
+        const { requests } = await ownerOk(served, 'requests.list', { state: 'pending' });
+        found = requests.find((r: any) => r.requester?.id === agent.id);
+        return !!found;
+      },
+      timeoutMs,
+      `a pending request from ${agent.name}`,
+    );
+  } catch (e) {
+    // What the hub knows of the agent, for the failure: its requests in any state (a card decided or withdrawn at
+    // once is not pending) and what its harness last reported.
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    const mine = requests
+      .filter((r: any) => r.requester?.id === agent.id)
+      .map((r: any) => ({ title: r.title, state: r.state, withdrawn: r.withdrawn, decided_by: r.outcome?.by }));
+    const me = (await ownerOk(served, 'agents.list')).agents.find((a: any) => a.id === agent.id);
+    throw new Error(`${(e as Error).message}; its requests: ${JSON.stringify(mine)}; the agent: ${JSON.stringify(me).slice(0, 1500)}`);
+  }
   return found;
 }
 

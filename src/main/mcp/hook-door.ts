@@ -78,6 +78,8 @@ import { promptRequestInput } from '../hub/features/requests/permission-rules';
 import { recordDelivery, withdrawUnanswered } from '../hub/features/requests/abandoned-prompts';
 import { awaitJoinedPrompt, promptJoinKey } from '../hub/features/requests/prompt-joins';
 import { getRequestForOwner } from '../hub/features/requests/owner-decisions';
+import { perchDecisionOf, recordPromptDecision } from '../hub/features/ledger/decisions';
+import type { PerchDecision } from '../../shared/ledger/harness-events';
 import type { KeyAuth } from '../hub/identity/agent-keys';
 import { PROMPT_FILING_EVENT, parsePromptFiling, type PromptFiling } from '../../shared/api/prompt-filing';
 import {
@@ -404,6 +406,7 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
           else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title), d);
           else sendOutput(res, decisionJson(d));
           if (v.requestId) recordAnswer(hub, res, v.requestId);
+          recordPromptDecision(hub, who.agentId, route.harness, prompt.input, v.perch ?? nobody(d, v.cardId));
         } catch (e) {
           if (e instanceof StepAside) return refuseHere(400, 'invalid_input', e.message);
           throw e;
@@ -429,6 +432,7 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
   const report = reportOfObject(reportOf(event, input, harness as HarnessName));
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
+  if (event === 'pre-tool-use') hub.services.toolUseIds.note(agentId, harness, input); // which call a prompt is (the ledger)
   notePermissionMode(hub, agentId, harness as HarnessName, input.permission_mode); // a mode that never asks Perch: the owner is told
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
   // How the paused agent waits for the owner: its own Perch server's get_updates and whoami, no other server's.
@@ -471,8 +475,8 @@ async function decide(
     await awaitJoinedPrompt(hub, joined, deadline, signal);
     const r = getRequestForOwner(hub, joined);
     const decision = decisionOf(r as unknown as Record<string, unknown>);
-    if (decision) return { decision, requestId: joined };
-    return { decision: `the request was ${r.state} in Perch; the terminal dialog decides`, title: r.title };
+    if (decision) return { decision, requestId: joined, cardId: joined, perch: perchDecisionOf(hub, joined) };
+    return { decision: `the request was ${r.state} in Perch; the terminal dialog decides`, title: r.title, cardId: joined };
   }
   const filed = opts.joinKey ? waits.startFiling(opts.joinKey) : undefined;
   try {
@@ -488,9 +492,9 @@ async function decide(
       for (let waited = false; ; waited = true) {
         const decision = decisionOf(r);
         // Decided while this hook waited: that decision is awaiting delivery (recorded once the answer is out).
-        if (decision) return { decision, ...(waited ? { requestId } : {}) };
+        if (decision) return { decision, ...(waited ? { requestId } : {}), cardId: requestId, perch: perchDecisionOf(hub, requestId) };
         if (r.state !== 'pending' || signal.aborted)
-          return { decision: `the request was ${String(r.state)} in Perch; the terminal dialog decides`, title };
+          return { decision: `the request was ${String(r.state)} in Perch; the terminal dialog decides`, title, cardId: requestId };
         const left = Math.floor((deadline - Date.now()) / 1000);
         if (left <= 0) break;
         // get_request withdraws the prompt when the signal fires while it waits (hub/features/requests/requests.ts getRequest, abandoned-prompts.ts).
@@ -510,13 +514,14 @@ async function decide(
     } finally {
       release();
     }
-    return { decision: `no decision within ${timeoutSecs} s; the terminal dialog decides`, title };
+    return { decision: `no decision within ${timeoutSecs} s; the terminal dialog decides`, title, cardId: requestId };
   } catch (e) {
     if (isHubError(e) && e.code === 'paused') {
       // The paused agent's own Perch get_updates / whoami is not the pause's to deny (as at PreToolUse): the harness decides.
       if (pauseExempt(hub, who.agentId, filing.tool_name))
         return { decision: `paused in Perch, but ${filing.tool_name} is how a paused agent waits; the harness decides`, title };
-      return { decision: { behavior: 'deny', message: pausedPromptMessage((e.details ?? {}) as Record<string, unknown>) } };
+      const message = pausedPromptMessage((e.details ?? {}) as Record<string, unknown>);
+      return { decision: { behavior: 'deny', message }, perch: { decision: 'deny', by: 'pause', why: message } };
     }
     if (isHubError(e)) throw new StepAside(`${e.code}: ${e.message}`);
     throw e;
@@ -544,6 +549,15 @@ interface Verdict {
   decision: HookDecision | string;
   requestId?: string;
   title?: string;
+  /** The card filed (or joined) for the prompt; perch: who decided it, for the ledger (else nobody: nobody()). */
+  cardId?: string;
+  perch?: PerchDecision;
+}
+
+/** The ledger's word for a prompt Perch did not decide: the harness's own dialog did (why: the door's reason). */
+function nobody(d: HookDecision | string, cardId: string | undefined): PerchDecision {
+  const why = typeof d === 'string' ? d : 'decided outside Perch';
+  return { decision: 'none', by: 'nobody', why, ...(cardId ? { request_id: cardId } : {}) };
 }
 
 /** Records whether the answer carrying a decision reached the hook: written out (delivered), or the connection closed first. */

@@ -64,6 +64,7 @@ import { sendTestPush } from '../hub/phone/notify';
 import { archiveConversation, unarchiveConversation } from '../hub/talk/archive';
 import { retentionStatus, setRetentionRule } from '../hub/features/retention/retention';
 import { retentionDryRun } from '../hub/features/retention/retention-plan';
+import type { DecidedOn } from '../../shared/ledger/harness-events';
 
 /** Who calls an owner action: the laptop (the Perch window, `perch owner`, the browser UI on this computer) or a paired device. */
 export interface OwnerCaller {
@@ -160,7 +161,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'floor.set': (hub, a) => ownerFloor(hub, hub.ownerId, a),
   // The contract takes any string; listRequests refuses one that is not a RequestState, naming the states.
   'requests.list': (hub, a) => ({ requests: listRequests(hub, { state: a.state as RequestState | undefined }) }),
-  'requests.decide': (hub, a) => ({ request: decideRequest(hub, hub.ownerId, a) }),
+  'requests.decide': (hub, a, by) => ({ request: decideRequest(hub, hub.ownerId, a, decidedOn(by)) }),
   'cards.answer': (hub, a) => answerCard(hub, hub.ownerId, a),
   'containers.get': (hub) => ({ containers: hub.doors.containerSwitch?.state() ?? containersStateOffline(hub.db) }),
   'containers.set': async (hub, a) => ({
@@ -192,6 +193,8 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
       since: a.since,
       failedOnly: a.failed_only,
       limit: a.limit,
+      callId: a.call_id,
+      requestId: a.request_id,
     }),
   }),
   'ledger.costs': (hub, a) => ({ costs: costLedger(hub, a), today: localDay(hub.now()) }),
@@ -221,7 +224,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'agents.set_brakes': (hub, a) => setAgentBudget(hub, a.agent, a.budget),
   'rules.list': (hub, a) => ({ rules: listPermissionRuleViews(hub, a.agent) }),
   'rules.add': (hub, a, by) => addRuleOrAnswer(hub, a, by.device ? { device: by.device } : 'laptop'),
-  'rules.remove': (hub, a) => removePermissionRule(hub, a.rule_id),
+  'rules.remove': (hub, a, by) => removePermissionRule(hub, a.rule_id, by.device ? { device: by.device } : 'laptop'),
   'rules.import': (hub, a, by) =>
     importPermissionRules(
       hub,
@@ -237,6 +240,11 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
 setFileReader({ verify: verifyFileToken, verifyAway: verifyAwayFileToken, read: readFile });
 
 /** { warning } when a new key's places are kept but likely a mistake (a range covering every address), else {}. */
+/** Where an owner action was called from, as a decision keeps it: the laptop, or the paired device. */
+function decidedOn(by: OwnerCaller): DecidedOn {
+  return by.device ? { via: 'device', device_id: by.device.id, name: by.device.name } : { via: 'laptop' };
+}
+
 function warnedOf(from: readonly string[] | undefined): { warning?: string } {
   const warning = from && placesWarning(from);
   return warning ? { warning } : {};

@@ -160,7 +160,7 @@ function Shell() {
           ) : view.name === 'fleet' ? (
             <FleetView />
           ) : view.name === 'ledger' ? (
-            <LedgerPage />
+            <LedgerPage key={view.call ?? ''} call={view.call} />
           ) : view.name === 'agents' ? (
             <AgentsPage selected={view.agent} />
           ) : view.name === 'request' ? (

@@ -6,7 +6,8 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
-  | { name: 'ledger' }
+  /** The Ledger; with call, that one tool call (an approval card's link to its outcome). */
+  | { name: 'ledger'; call?: string }
   /** The agents list; with agent, that agent's detail pane (on a phone: the detail instead of the list). */
   | { name: 'agents'; agent?: string }
   /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */

@@ -18,6 +18,8 @@ function hashOf(v: View): string {
       return v.agent ? `#/agents/${encodeURIComponent(v.agent)}` : '#/agents';
     case 'settings':
       return v.tab ? `#/settings/${v.tab}` : '#/settings';
+    case 'ledger':
+      return v.call ? `#/ledger/call/${encodeURIComponent(v.call)}` : '#/ledger';
     default:
       return `#/${v.name}`;
   }
@@ -25,12 +27,14 @@ function hashOf(v: View): string {
 
 const PAGES = ['approvals', 'fleet', 'ledger', 'agents', 'conversations', 'phone', 'settings'] as const;
 
-/** The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>"; "" and "#/": home); null: none. */
+/** The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>", "#/ledger/call/<call_id>"; "" and "#/": home); null: none. */
 export function viewOfHash(h: string): View | null {
   const m = /^#\/c\/(.+)$/.exec(h);
   const r = /^#\/r\/(.+)$/.exec(h);
   const a = /^#\/agents\/(.+)$/.exec(h);
+  const call = /^#\/ledger\/call\/(.+)$/.exec(h);
   try {
+    if (call) return { name: 'ledger', call: decodeURIComponent(call[1]!) };
     if (m) return { name: 'conversation', convId: decodeURIComponent(m[1]!) };
     if (r) return { name: 'request', requestId: decodeURIComponent(r[1]!) };
     if (a) return { name: 'agents', agent: decodeURIComponent(a[1]!) };

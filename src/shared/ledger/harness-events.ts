@@ -5,8 +5,60 @@
 // Bounded: what was asked and the output are cut (LEDGER_TEXT), so a record stays small whatever a harness sends.
 import type { FlatValue, OtlpLogRecord } from './otlp';
 
-export type LedgerHarness = 'claude-code' | 'codex';
-export type FactKind = 'tool_decision' | 'tool_result' | 'api_request';
+/** The harnesses whose telemetry is read, and Cursor (its prompts come through a hook door: perch_decision). */
+export type LedgerHarness = 'claude-code' | 'codex' | 'cursor';
+/**
+ * tool_decision, tool_result, api_request: what a harness reported. perch_decision: what Perch decided on a tool
+ * call's permission prompt filed through a hook door, and who or what decided it (hub/features/ledger/decisions.ts).
+ */
+export type FactKind = 'tool_decision' | 'tool_result' | 'api_request' | 'perch_decision' | 'perch_event';
+
+/**
+ * Perch's own events in the flight recorder (kind perch_event, harness perch), each of one agent: its wake runs
+ * (started; ended, with status, exit code and duration), its pauses and resumes, its standing rules added and removed;
+ * and the owner's ledger_removed (retention removed whole days of records).
+ */
+export interface PerchEvent {
+  event: 'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed' | 'ledger_removed';
+  run_id?: string;
+  /** wake_run_started: command or notify; and why it was woken. */
+  run_kind?: string;
+  why?: string;
+  /** wake_run_ended: how it ended (succeeded, failed, timed_out, …), its exit code or signal, how long it ran. */
+  status?: string;
+  exit_code?: number | null;
+  signal?: string | null;
+  duration_ms?: number | null;
+  error?: string | null;
+  /** paused: by the owner or the budget (a daily cap), the owner's reason, the cap's detail; resumed: what it was. */
+  by?: string;
+  reason?: string | null;
+  detail?: string | null;
+  was?: string;
+  /** rule_added, rule_removed: the rule's id and what it says ("allow Bash: npm test"), and where the owner did it. */
+  rule_id?: string;
+  rule?: string;
+  on?: DecidedOn;
+  /** ledger_removed (the owner's record): how many records retention removed (reason: which days, which rule). */
+  records?: number;
+}
+
+/** Where the owner decided a card: the laptop (the Perch window, `perch owner`) or a paired device. */
+export type DecidedOn = { via: 'laptop' } | { via: 'device'; device_id: string; name: string };
+
+/** What Perch decided on a tool call's permission prompt (a hook door's), and who or what decided it. */
+export interface PerchDecision {
+  /** none: Perch decided nothing; the harness's own dialog decided. */
+  decision: 'allow' | 'deny' | 'none';
+  /** owner: the owner, on the card (on: where); rule: a standing rule (rule_id); pause: the agent was paused; nobody. */
+  by: 'owner' | 'rule' | 'pause' | 'nobody';
+  on?: DecidedOn;
+  rule_id?: string;
+  /** The card (request) the prompt was filed as, when one was. */
+  request_id?: string;
+  /** Why nobody decided (no decision in time, withdrawn, …), or the deny's message. */
+  why?: string;
+}
 
 /** Who or what decided a tool call, in the ledger's words. */
 export type DecidedBy = 'allowlist' | 'perch' | 'user' | 'harness';
@@ -53,6 +105,10 @@ export interface FactDetail {
   output_head?: string;
   error?: string;
   reasoning_tokens?: number;
+  /** perch_decision: what Perch decided and who or what decided it. */
+  perch?: PerchDecision;
+  /** perch_event: what happened in Perch. */
+  perch_event?: PerchEvent;
 }
 
 class WrongType extends Error {}

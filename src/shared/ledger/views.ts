@@ -1,5 +1,5 @@
 // What the owner reads from the flight recorder and the cost ledger (owner API ledger.calls, ledger.costs; perch ledger).
-import type { DecidedBy } from './harness-events';
+import type { DecidedBy, PerchDecision, PerchEvent } from './harness-events';
 
 /** One tool call, once: its records joined by the harness's call id (Claude Code's tool_use_id, Codex's call_id). */
 export interface ToolCallView {
@@ -13,6 +13,9 @@ export interface ToolCallView {
   decision: string | null;
   decided_by: DecidedBy | null;
   decision_source: string | null;
+  /** What Perch decided on the call's permission prompt and who decided it (the owner and where, a rule, the pause,
+   * nobody), when the prompt came through a hook door; null when Perch was not asked. */
+  perch: PerchDecision | null;
   /** null until its result is known. */
   outcome: {
     success: boolean | null;
@@ -42,4 +45,45 @@ export interface CostLine {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd: number | null;
+}
+
+/** Perch's decision on a call in words: "allowed by you on the laptop", "denied by rule R", "no decision in Perch: …". */
+export function perchDecisionText(p: PerchDecision): string {
+  if (p.by === 'nobody' || p.decision === 'none') return `no decision in Perch${p.why ? `: ${p.why}` : ''}`;
+  const verb = p.decision === 'allow' ? 'allowed' : 'denied';
+  if (p.by === 'pause') return `${verb} by Perch: the agent is paused`;
+  if (p.by === 'rule') return `${verb} by standing rule ${p.rule_id ?? '?'}`;
+  const on = !p.on || p.on.via === 'laptop' ? 'on the laptop' : `on ${p.on.name ? `${p.on.name} ` : ''}(device ${p.on.device_id})`;
+  return `${verb} by you ${on}`;
+}
+
+/** One of Perch's own events in the flight recorder (a wake run, a pause, a rule), with its record's id and time. */
+export interface PerchEventView extends PerchEvent {
+  id: number;
+  at: number;
+  agent: { id: string; name: string };
+}
+
+/** A Perch event in words: "wake run run_… ended: failed, exit 3 after 0.2 s", "paused by owner: lunch". */
+export function perchEventText(e: PerchEvent): string {
+  switch (e.event) {
+    case 'wake_run_started':
+      return `wake run ${e.run_id ?? '?'} started (${e.run_kind ?? '?'}${e.why ? `; ${e.why}` : ''})`;
+    case 'wake_run_ended': {
+      const secs = e.duration_ms != null ? ` after ${(e.duration_ms / 1000).toFixed(1)} s` : '';
+      const exit = e.exit_code != null ? `, exit ${e.exit_code}` : e.signal ? `, ${e.signal}` : '';
+      return `wake run ${e.run_id ?? '?'} ended: ${e.status ?? '?'}${exit}${secs}`;
+    }
+    case 'paused':
+      return `paused by ${e.by ?? 'owner'}${e.reason && e.reason !== 'budget' ? `: ${e.reason}` : ''}${e.detail ? ` (${e.detail})` : ''}`;
+    case 'resumed':
+      return `resumed (was paused by ${e.was ?? '?'})`;
+    case 'rule_added':
+    case 'rule_removed': {
+      const where = !e.on || e.on.via === 'laptop' ? 'on the laptop' : `on ${e.on.name || e.on.device_id}`;
+      return `standing rule ${e.rule_id ?? '?'} ${e.event === 'rule_added' ? 'added' : 'removed'} ${where}: ${e.rule ?? ''}`;
+    }
+    case 'ledger_removed':
+      return `${e.records ?? '?'} ledger records removed (${e.reason ?? 'retention'})`;
+  }
 }

@@ -3,8 +3,9 @@
 import { parseArgs } from 'node:util';
 import { SHIPPED_PRICES, checkPrice, priceKey } from '../../../shared/ledger/prices';
 import { UsageError, dataDirOf, fail, onlyOptions, print, withHub, type Command, DATA_DIR_LINE } from '../common';
-import { costLedger, exportRecords, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
+import { costLedger, exportRecords, listPerchEvents, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
+import { perchDecisionText, perchEventText } from '../../../shared/ledger/views';
 import { newTelemetryToken } from '../../hub/features/ledger/telemetry-tokens';
 import { dropPrice, ownerPrices, putPrice } from '../../store/tables/ledger/prices';
 
@@ -19,6 +20,9 @@ const COSTS_HELP = `perch ledger costs [--since YYYY-MM-DD] [--agent NAME] [--da
 const VERIFY_HELP = `perch ledger verify [--data-dir DIR] [--json]
   Checks every day's hash chain; reports the first record that was changed or removed (exit 1), else how many
   records and days hold.`;
+const EVENTS_HELP = `perch ledger events [--since YYYY-MM-DD] [--agent NAME] [--limit N] [--data-dir DIR] [--json]
+  Perch's own events in the ledger, newest first: wake runs (started; ended with status, exit code and duration),
+  pauses and resumes, standing rules added and removed. Default: 14 days.`;
 const EXPORT_HELP = `perch ledger export --since YYYY-MM-DD [--agent NAME] [--format csv|jsonl] [--data-dir DIR]
   Writes the ledger's records from that day on to stdout: JSON lines (default) or CSV with a header.`;
 const PRICES_HELP = `perch ledger prices [--data-dir DIR] [--json]
@@ -33,12 +37,13 @@ const TOKEN_HELP = `perch ledger token NAME [--data-dir DIR] [--json]
 
 export const ledger: Command = {
   names: ['ledger'],
-  usage: `  perch ledger [calls|costs|verify|export|prices|token] ...
+  usage: `  perch ledger [calls|costs|events|verify|export|prices|token] ...
       What the agents' harnesses did and what it cost: tool calls, cost per day, the hash chain, export, prices.`,
-  help: () => [CALLS_HELP, COSTS_HELP, VERIFY_HELP, EXPORT_HELP, PRICES_HELP, TOKEN_HELP, DATA_DIR_LINE].join('\n\n'),
+  help: () => [CALLS_HELP, COSTS_HELP, EVENTS_HELP, VERIFY_HELP, EXPORT_HELP, PRICES_HELP, TOKEN_HELP, DATA_DIR_LINE].join('\n\n'),
   subcommands: {
     calls: () => CALLS_HELP,
     costs: () => COSTS_HELP,
+    events: () => EVENTS_HELP,
     verify: () => VERIFY_HELP,
     export: () => EXPORT_HELP,
     prices: () => PRICES_HELP,
@@ -56,12 +61,13 @@ function callLine(c: ToolCallView): string {
   const who = c.decided_by
     ? `${c.decision ?? 'decided'} by ${c.decided_by}${c.decision_source ? ` (${c.decision_source})` : ''}`
     : 'decision not reported';
+  const perch = c.perch ? ` (Perch: ${perchDecisionText(c.perch)})` : '';
   const o = c.outcome;
   const what = !o
     ? 'outcome not yet known'
     : `${o.success === false ? 'failed' : o.success ? 'ran' : 'ended'}${o.duration_ms != null ? ` ${(o.duration_ms / 1000).toFixed(1)} s` : ''}${o.exit_code != null ? `, exit ${o.exit_code}` : ''}`;
   const asked = c.asked ? `  ${c.asked.replace(/\s+/g, ' ').slice(0, 120)}` : '';
-  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}; ${what}  [${c.call_id}]${asked}`;
+  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}${perch}; ${what}  [${c.call_id}]${asked}`;
 }
 
 /** A CSV cell: quoted when needed; a text that a spreadsheet would run as a formula starts with '. */
@@ -138,6 +144,14 @@ async function cmdLedger(argv: string[]): Promise<void> {
         }),
       );
       return print(json, { calls }, () => (calls.length ? calls.map(callLine).join('\n') : 'No tool calls recorded (yet).'));
+    }
+    case 'events': {
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--limit takes a whole number from 1 to 500');
+      const events = withHub(dir, (hub) => listPerchEvents(hub, { since: values.since, agent: values.agent, limit }));
+      const line = (e: (typeof events)[number]) =>
+        `${new Date(e.at).toISOString().replace('T', ' ').slice(0, 19)}  ${e.agent.name}  ${perchEventText(e)}`;
+      return print(json, { events }, () => (events.length ? events.map(line).join('\n') : 'No Perch events recorded (yet).'));
     }
     case 'costs': {
       takes('since', 'agent');

@@ -11,6 +11,7 @@
 // Usage: per agent per day (the owner's local time) the reported usage (progress data.usage), the
 // messages sent and the tool calls are counted in memory (O(1) per call) and flushed to usage_daily
 // about once a second, on close and before the owner reads them. Reaching a cap pauses the agent.
+import { appendPerchEvent } from '../core/ledger-chain';
 import type { Hub } from '../core/hub';
 import type { IdentityServices } from '../identity/services';
 import { HubError } from '../../../shared/errors';
@@ -218,6 +219,7 @@ export function pauseAgent(
     const p: PauseInfo = { by, reason, detail: opts.detail ?? null, since: hub.now() };
     setPause(hub.db, u.id, { at: p.since, by, reason, detail: p.detail });
     hub.emit(u.inbox_id!, 'agent.paused', hub.ownerId, { data: { by, reason, ...(p.detail ? { detail: p.detail } : {}) }, wake: [u.id] });
+    appendPerchEvent(hub, u.id, { event: 'paused', by, reason, detail: p.detail }); // the flight recorder
     return { agent: { id: u.id, name: u.name }, paused: p, changed: true };
   });
   if (result.changed) remember(hub, result.agent.id, { paused: result.paused });
@@ -232,6 +234,7 @@ export function resumeAgent(hub: ControlsHub, nameOrId: string): PauseResult {
     if (!cur) return { agent: { id: u.id, name: u.name }, paused: null, changed: false };
     setPause(hub.db, u.id, null);
     hub.emit(u.inbox_id!, 'agent.resumed', hub.ownerId, { data: { was: cur.by }, wake: [u.id] });
+    appendPerchEvent(hub, u.id, { event: 'resumed', was: cur.by });
     return { agent: { id: u.id, name: u.name }, paused: null, changed: true };
   });
   if (result.changed) remember(hub, result.agent.id, { paused: null });

@@ -51,8 +51,9 @@ export function requestView(hub: ViewSource, r: RequestRow): RequestView {
   const answeredIn = r.state === 'cancelled' ? (v.outcome as { answered_in?: unknown } | null)?.answered_in : undefined;
   if (r.state === 'cancelled') v.outcome = null;
   // Whether a hook prompt's decision reached its hook is kept beside the decision (abandoned-prompts.ts): not the decider's.
-  if (v.outcome && 'delivery' in v.outcome) {
-    const { delivery: _delivery, ...decided } = v.outcome as RequestOutcome & { delivery?: unknown };
+  // So is where the owner decided it (decided_on: the laptop or a paired device, for the ledger).
+  if (v.outcome && ('delivery' in v.outcome || 'decided_on' in v.outcome)) {
+    const { delivery: _delivery, decided_on: _on, ...decided } = v.outcome as RequestOutcome & { delivery?: unknown; decided_on?: unknown };
     v.outcome = decided;
   }
   if (typeof withdrawn === 'string') v.withdrawn = withdrawn;
@@ -77,7 +78,8 @@ function requestPayload(hub: ViewSource, stored: Record<string, unknown>): Recor
   const out: Record<string, unknown> = { ...fixed, state: r.state };
   if (DECIDED.has(r.state)) {
     if (r.outcome != null) {
-      const { delivery: _delivery, ...decided } = JSON.parse(r.outcome) as Record<string, unknown>;
+      // Kept beside the decision, not the decider's word: the delivery to a hook, where the owner decided (the ledger's).
+      const { delivery: _delivery, decided_on: _on, ...decided } = JSON.parse(r.outcome) as Record<string, unknown>;
       out.outcome = decided;
     }
     if (r.decided_by) out.decided_by = hub.ref(r.decided_by);

@@ -9,6 +9,7 @@ import type { RequestExpiry } from './requests/request-expiry';
 import type { PromptWaits } from './requests/prompt-waits';
 import type { FloorExpiry } from './coordination/floor';
 import type { Retention } from './retention/retention-job';
+import type { ToolUseIds } from './ledger/tool-use-ids';
 
 export interface FeatureServices extends TalkServices {
   /** The timer that expires requests on time (hub/features/requests/request-expiry.ts). */
@@ -21,6 +22,8 @@ export interface FeatureServices extends TalkServices {
   progressLimiter: RateLimiter;
   /** The retention job (hub/features/retention/retention-job.ts); started by app.ts, idle until a rule exists. */
   retention: Retention;
+  /** The recent tool calls' ids by what they asked, so a permission prompt finds its call (hub/features/ledger/tool-use-ids.ts). */
+  toolUseIds: ToolUseIds;
 }
 
 /** A hub with the services of the features and the areas below them. */

@@ -13,6 +13,7 @@ import type { OwnerRequestView } from '../../../shared/features/requests';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
 import { actionTokenSpent, spendActionTokenRow } from '../../store/tables/phone/push';
 import { tx } from '../../store/db/db';
+import { deviceById } from '../../store/tables/phone/devices';
 import { decideRequest } from '../features/requests/owner-decisions';
 
 /** The hub as this module reaches it: the services it uses (the whole set: src/main/hub/services.ts). */
@@ -181,7 +182,14 @@ export function spendActionToken(
         { request_id: claims.r },
       );
     }
-    return decideRequest(hub, hub.ownerId, { request_id: claims.r, decision: claims.d as ActionDecision });
+    // Decided on the phone the button was pushed to (a paired device, or the ntfy channel).
+    const name = isNtfyDevice(claims.v) ? 'ntfy' : (deviceById(hub.db, claims.v)?.name ?? '');
+    return decideRequest(
+      hub,
+      hub.ownerId,
+      { request_id: claims.r, decision: claims.d as ActionDecision },
+      { via: 'device', device_id: claims.v, name },
+    );
   });
   return { claims, request };
 }

@@ -130,3 +130,9 @@ export function countFailure(
   }
   return false;
 }
+
+/** Why a run was woken, in one line for the flight recorder: "3 events: message.created by sam, …". */
+export function wakeWhy(why: WakeSummary): string {
+  const named = why.reasons.map((r) => `${r.type}${r.by ? ` by ${r.by}` : ''}`).join(', ');
+  return `${why.count} event${why.count === 1 ? '' : 's'}${named ? `: ${named}` : ''}`;
+}

@@ -4,16 +4,45 @@
 // works, so its row does not stay running (the next start would then mark a success interrupted); other changes that
 // fail are dropped with a line on stderr. The ends kept are tried once more when the hub closes.
 import type { Hub } from '../core/hub';
-import { updateWakeRun, wakeRunById, type WakeRunRow } from '../../store/tables/agents/wake';
+import { insertWakeRun, updateWakeRun, wakeRunById, type WakeRunRow } from '../../store/tables/agents/wake';
 import { setRunPlace } from '../../store/tables/agents/wake-keep';
-import type { WakeResources } from '../../../shared/agents/wake';
+import type { WakeResources, WakeSummary } from '../../../shared/agents/wake';
+import { wakeWhy } from './run-end';
 import type { RunPlace } from './launcher';
 import { runView } from './run-view';
+import { appendPerchEvent } from '../core/ledger-chain';
 
 const PENDING_FIRST_MS = 500;
 const PENDING_MAX_MS = 30_000;
 
 type RecordsHub = Hub<{ wakeRuns: { liveResources(runId: string): WakeResources | null } }>;
+
+/** A run's row added, and its start in the flight recorder, inside the caller's transaction. */
+export function insertRun(hub: Pick<Hub, 'db' | 'now'>, row: WakeRunRow, why: WakeSummary): void {
+  insertWakeRun(hub.db, row);
+  appendPerchEvent(hub, row.agent_id, { event: 'wake_run_started', run_id: row.id, run_kind: row.kind, why: wakeWhy(why) });
+}
+
+/** A run's end written (a patch with ended_at), and in the flight recorder, inside the caller's transaction. */
+export function endRun(hub: Pick<Hub, 'db' | 'now'>, runId: string, patch: Partial<WakeRunRow>): void {
+  updateWakeRun(hub.db, runId, patch);
+  endInLedger(hub, runId);
+}
+
+/** A run's end in the flight recorder (hub/core/ledger-chain.ts), with the end the same transaction writes. */
+export function endInLedger(hub: Pick<Hub, 'db' | 'now'>, runId: string): void {
+  const r = wakeRunById(hub.db, runId);
+  if (!r || r.ended_at === null) return;
+  appendPerchEvent(hub, r.agent_id, {
+    event: 'wake_run_ended',
+    run_id: r.id,
+    status: r.status,
+    exit_code: r.exit_code,
+    signal: r.signal,
+    duration_ms: Math.max(0, r.ended_at - r.started_at),
+    error: r.error,
+  });
+}
 
 export class RunRecords {
   /** Ends not written yet, in the order they came: run → its end, and whether its place goes with it (null) or stays. */
@@ -76,6 +105,7 @@ export class RunRecords {
     this.hub.write(() => {
       updateWakeRun(this.hub.db, runId, patch);
       if (place !== undefined) setRunPlace(this.hub.db, runId, place && JSON.stringify(place));
+      if (place === null) endInLedger(this.hub, runId);
     });
   }
 

@@ -22,15 +22,7 @@ import { newTimeOrderedId } from '../core/hub';
 import { issueRunKey } from '../identity/run-keys';
 import { cursorOf } from '../../store/tables/talk/events';
 import { OutsideMemo } from '../core/outside-writes';
-import {
-  INTERRUPTED_ERROR,
-  insertWakeRun,
-  pruneWakeRuns,
-  runsStartedSince,
-  unconfirmedWakes,
-  updateWakeRun,
-  wakeActionOf,
-} from '../../store/tables/agents/wake';
+import { INTERRUPTED_ERROR, pruneWakeRuns, runsStartedSince, unconfirmedWakes, wakeActionOf } from '../../store/tables/agents/wake';
 import {
   WAKE_DEFAULTS,
   type WakeAction,
@@ -44,7 +36,7 @@ import { restoredQueue, sweepPlaces, takeLeftovers } from './wake-restart';
 import { hasWakeAction, mayWake } from './may-wake';
 
 export { mayWake } from './may-wake';
-import { RunRecords } from './run-records';
+import { RunRecords, endRun, insertRun } from './run-records';
 import { WakeQueue, type QueuedRun } from './wake-queue';
 import { countFailure, countRunUsage, endError, endStatus, newRunRow, type EndedBy } from './run-end';
 import { nextResources, overCeiling } from './run-sample';
@@ -232,7 +224,7 @@ export class WakeRuns {
     const isCommand = action.kind === 'command';
     const runRow = newRunRow({ id: runId, agentId, kind: action.kind, wokenAt, startedAt, why });
     const dropped = this.hub.write(() => {
-      insertWakeRun(this.hub.db, runRow);
+      insertRun(this.hub, runRow, why); // and its start in the flight recorder
       return pruneWakeRuns(this.hub.db, agentId, this.keepRuns);
     });
     // Its key once it is recorded (a run that cannot be recorded never starts, and leaves no key behind).
@@ -581,7 +573,7 @@ export class WakeRuns {
       clearTimeout(run.timer);
       run.revokeKey();
       try {
-        this.hub.write(() => updateWakeRun(this.hub.db, run.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR }));
+        this.hub.write(() => endRun(this.hub, run.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR }));
       } catch {
         /* closing anyway */
       }

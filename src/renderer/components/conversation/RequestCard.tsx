@@ -12,6 +12,7 @@ import { countdown, dateTimeOf } from '../../format';
 import { AgentBadge, JsonView } from '../common';
 import { Icon } from '../Icon';
 import { usePairedDevice } from '../../stores/paired-device';
+import { CallOutcome } from '../ledger/CallOutcome';
 import { AlwaysButtons, DecidedByRule, PermissionPreview, offersAlways, permissionContext } from './PermissionPrompt';
 
 const KIND_LABEL = { approve: 'Approval', answer: 'Question', choose: 'Choice' } as const;
@@ -190,6 +191,7 @@ export const RequestCard = memo(function RequestCard(props: {
             </p>
           )}
           {r.outcome?.comment && <DecidedByRule r={r} comment={r.outcome.comment} />}
+          {r.door === 'hook' && !approvalsOnly && <CallOutcome r={r} />}
           {r.decided_by && (
             <p className="muted small">
               {stateLabel} by {r.decided_by.name}

@@ -2,7 +2,8 @@
 // the last 14 days as a chart, and the tool calls as a timeline grouped by session, with filters and search.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../transport';
-import type { CostLine, ToolCallView } from '../../../shared/ledger/views';
+import { hrefOf } from '../../sync';
+import { perchDecisionText, type CostLine, type ToolCallView } from '../../../shared/ledger/views';
 
 const DAYS = 14;
 
@@ -26,7 +27,13 @@ export function outcomeText(c: ToolCallView): string {
   return `ran${secs}${exit}`;
 }
 
+/** Whether Perch's own record says who decided the call (then it is the call's line: "In Perch: allowed by you …"). */
+function perchDecided(c: ToolCallView): boolean {
+  return !!c.perch && c.perch.decision !== 'none' && (c.decided_by === 'perch' || c.decided_by === null);
+}
+
 function decidedText(c: ToolCallView): string {
+  if (perchDecided(c)) return `In Perch: ${perchDecisionText(c.perch!)}`;
   if (!c.decided_by) return 'decision not reported';
   const who = {
     allowlist: "the harness's allowlist",
@@ -45,7 +52,8 @@ interface Filters {
   failedOnly: boolean;
 }
 
-export function LedgerPage() {
+/** call: show that one tool call (an approval card's link to its outcome), with a way back to all of them. */
+export function LedgerPage(props: { call?: string } = {}) {
   const [costs, setCosts] = useState<{ costs: CostLine[]; today: string } | null>(null);
   const [calls, setCalls] = useState<ToolCallView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -57,6 +65,7 @@ export function LedgerPage() {
   useEffect(() => {
     const t = setTimeout(() => {
       api('ledger.calls', {
+        ...(props.call ? { call_id: props.call } : {}),
         ...(f.agent ? { agent: f.agent } : {}),
         ...(f.harness ? { harness: f.harness } : {}),
         ...(f.tool.trim() ? { tool: f.tool.trim() } : {}),
@@ -69,7 +78,7 @@ export function LedgerPage() {
       );
     }, 150);
     return () => clearTimeout(t);
-  }, [f]);
+  }, [f, props.call]);
 
   const today = costs?.today;
   const perAgent = useMemo(() => {
@@ -139,6 +148,11 @@ export function LedgerPage() {
       </section>
       <section aria-label="Tool calls">
         <h2>Tool calls</h2>
+        {props.call && (
+          <p className="ledger-one-call">
+            One tool call: <code>{props.call}</code> · <a href={hrefOf({ name: 'ledger' })}>Show all calls</a>
+          </p>
+        )}
         <div className="ledger-filters">
           <label>
             Agent{' '}
@@ -189,6 +203,7 @@ export function LedgerPage() {
                     <div className="ledger-why">
                       {decidedText(c)} · {outcomeText(c)}
                     </div>
+                    {c.perch && !perchDecided(c) && <div className="ledger-perch">In Perch: {perchDecisionText(c.perch)}</div>}
                     {c.outcome?.output_head && <pre className="ledger-output">{c.outcome.output_head}</pre>}
                   </li>
                 ))}

@@ -2,11 +2,12 @@
 // Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
 import type { FeaturesHub } from '../services';
 import type { FactDetail } from '../../../../shared/ledger/harness-events';
-import type { CostLine, ToolCallView } from '../../../../shared/ledger/views';
+import type { CostLine, PerchEventView, ToolCallView } from '../../../../shared/ledger/views';
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
-import { callKeys, costsSince, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
+import { callOfRequest } from './decisions';
+import { callKeys, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
 
 export interface CallFilter {
   agent?: string;
@@ -18,6 +19,10 @@ export interface CallFilter {
   since?: string;
   failedOnly?: boolean;
   limit?: number;
+  /** That one call (the harness's call id). */
+  callId?: string;
+  /** The call a card (request) was the permission prompt of. */
+  requestId?: string;
 }
 
 const MAX_CALLS = 500;
@@ -43,6 +48,7 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     decision: null,
     decided_by: null,
     decision_source: null,
+    perch: null,
     outcome: null,
     first_at: first.at,
     last_at: first.at,
@@ -56,6 +62,16 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     v.tool ??= r.tool;
     v.session_id ??= r.session_id;
     v.asked ??= d.asked ?? null;
+    // Perch's own record of its decision on the call's prompt: who decided it; the harness's word, when it reports
+    // one, stays the call's decision.
+    if (r.kind === 'perch_decision' && d.perch) {
+      v.perch = d.perch;
+      if (!v.decision && d.perch.decision !== 'none') {
+        v.decision = d.perch.decision;
+        v.decided_by = 'perch';
+      }
+      continue;
+    }
     if (r.kind === 'tool_decision' || (!v.decision && d.decision)) {
       v.decision = d.decision ?? v.decision;
       v.decided_by = d.decided_by ?? v.decided_by;
@@ -87,7 +103,14 @@ function checkDay(day: string | undefined, flag: string): string | undefined {
 
 /** The tool calls matching the filter, newest first. */
 export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallView[] {
-  const agent = f.agent ? findAgent(hub, f.agent) : undefined;
+  let agentId = f.agent ? findAgent(hub, f.agent).id : undefined;
+  let callId = f.callId;
+  if (f.requestId !== undefined) {
+    const of = callOfRequest(hub, f.requestId);
+    if (!of || (agentId !== undefined && agentId !== of.agentId) || (callId !== undefined && callId !== of.callId)) return [];
+    agentId = of.agentId;
+    callId = of.callId;
+  }
   const limit = Math.max(1, Math.min(f.limit ?? 100, MAX_CALLS));
   const names = new Map<string, string>();
   const nameOf = (id: string) => {
@@ -108,9 +131,10 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
   for (let page = 0; page < 20 && out.length < limit; page++) {
     const keys = callKeys(hub.db, {
       since: checkDay(f.since, '--since'),
-      agentId: agent?.id,
+      agentId,
       harness: f.harness,
       tool: f.tool,
+      callId,
       text: f.text?.slice(0, 200),
       limit,
       beforeId,
@@ -158,4 +182,15 @@ export function* exportRecords(hub: FeaturesHub, opts: { since: string; agent?: 
       after = r.id;
     }
   }
+}
+
+/** Perch's own events (wake runs, pauses, rules) from `since` (default: 13 days before today), newest first. */
+export function listPerchEvents(hub: FeaturesHub, opts: { since?: string; agent?: string; limit?: number } = {}): PerchEventView[] {
+  const agent = opts.agent ? findAgent(hub, opts.agent) : undefined;
+  const since = checkDay(opts.since, '--since') ?? localDay(hub.now() - 13 * 86_400_000);
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, MAX_CALLS));
+  return perchEventRows(hub.db, since, limit, agent?.id).flatMap((r) => {
+    const e = detailOf(r).perch_event;
+    return e ? [{ ...e, id: r.id, at: r.at, agent: { id: r.agent_id, name: safeName(hub, r.agent_id) } }] : [];
+  });
 }

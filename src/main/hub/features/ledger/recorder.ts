@@ -6,9 +6,9 @@ import crypto from 'node:crypto';
 import type { FeaturesHub } from '../services';
 import type { LedgerFact } from '../../../../shared/ledger/harness-events';
 import { SHIPPED_PRICES, costAt, priceKey, type ModelPrice } from '../../../../shared/ledger/prices';
-import { localDay } from '../../../../shared/agents/control';
 import { addMeasuredCost } from '../../control/control';
-import { chainHead, insertRecord, recordsAfter, type LedgerRow } from '../../../store/tables/ledger/records';
+import { recordsAfter, type LedgerRow } from '../../../store/tables/ledger/records';
+import { appendToChain, rowHash } from '../../core/ledger-chain';
 import { ownerPrice } from '../../../store/tables/ledger/prices';
 import type { Db } from '../../../store/db/db';
 
@@ -30,44 +30,6 @@ export function priceOf(db: Db, model: string | null): (ModelPrice & { from: 'ow
   const own = ownerPrice(db, key);
   if (own) return { ...own, from: 'owner' };
   return Object.hasOwn(SHIPPED_PRICES, key) ? { ...SHIPPED_PRICES[key]!, from: 'shipped' } : undefined;
-}
-
-/** The fields a row's hash covers, in a fixed order (everything but the hash itself). */
-function chained(r: Omit<LedgerRow, 'hash'>): string {
-  return JSON.stringify([
-    r.id,
-    r.day,
-    r.received_at,
-    r.at,
-    r.agent_id,
-    r.harness,
-    r.kind,
-    r.session_id,
-    r.call_id,
-    r.tool,
-    r.model,
-    r.detail,
-    r.input_tokens,
-    r.output_tokens,
-    r.cache_read_tokens,
-    r.cache_write_tokens,
-    r.cost_usd,
-    r.cost_source,
-    r.dedupe.toString('hex'),
-  ]);
-}
-
-/** Where each day's chain starts. */
-function genesis(day: string): Buffer {
-  return crypto.hash('sha256', `perch ledger ${day}`, 'buffer');
-}
-
-export function rowHash(prev: Buffer | undefined, r: Omit<LedgerRow, 'hash'>): Buffer {
-  return crypto
-    .createHash('sha256')
-    .update(prev ?? genesis(r.day))
-    .update(chained(r))
-    .digest();
 }
 
 /** A batch's prices: each model's looked up once per batch (priceOf), not once per record. */
@@ -92,18 +54,12 @@ function costOf(prices: Prices, f: LedgerFact): Pick<LedgerRow, 'cost_usd' | 'co
 /** Records what one request reported for the agent; returns how many rows were added (resent ones are not). */
 export function recordFacts(hub: FeaturesHub, agentId: string, reported: readonly Reported[]): { added: number; cost_usd: number } {
   if (reported.length === 0) return { added: 0, cost_usd: 0 };
-  const receivedAt = hub.now();
-  const day = localDay(receivedAt);
   const done = hub.write(() => {
-    let { nextId, prev } = chainHead(hub.db, day);
     const prices = batchPrices(hub.db);
-    let added = 0;
-    let cost = 0;
-    for (const { fact: f, dedupe } of reported) {
-      const row: Omit<LedgerRow, 'hash'> = {
-        id: nextId,
-        day,
-        received_at: receivedAt,
+    const added = appendToChain(
+      hub.db,
+      hub.now(),
+      reported.map(({ fact: f, dedupe }) => ({
         at: Math.floor(f.at),
         agent_id: agentId,
         harness: f.harness,
@@ -119,15 +75,9 @@ export function recordFacts(hub: FeaturesHub, agentId: string, reported: readonl
         cache_write_tokens: f.tokens?.cache_write ?? null,
         ...costOf(prices, f),
         dedupe,
-      };
-      const hash = rowHash(prev, row);
-      if (!insertRecord(hub.db, { ...row, hash })) continue; // resent: the agent has it already
-      prev = hash;
-      nextId++;
-      added++;
-      cost += row.cost_usd ?? 0;
-    }
-    return { added, cost_usd: cost };
+      })),
+    );
+    return { added: added.length, cost_usd: added.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0) };
   });
   addMeasuredCost(hub, agentId, done.cost_usd);
   return done;

@@ -11,6 +11,7 @@ import { requestView } from '../../core/views';
 import { expireDueRequests, requesterWake, type RequestsHub } from './request-expiry';
 import { DECIDED_STATE, requireRequest, requireStillPending } from './request-states';
 import { outcomeToStore, refuseUnwaited } from './abandoned-prompts';
+import type { DecidedOn } from '../../../../shared/ledger/harness-events';
 
 export interface DecideInput {
   request_id: string;
@@ -105,9 +106,15 @@ function validateDecision(r: RequestRow, input: DecideInput): RequestOutcome {
 /**
  * The owner (or another assigned person) decides a request. Agents never may. Deciding twice is
  * a conflict; deciding after expiry is refused with code expired. The decision is the event
- * request.decided (data: request_id, state, outcome) waking the requester.
+ * request.decided (data: request_id, state, outcome) waking the requester. `on`: where the owner decided (the laptop,
+ * or a paired device), kept beside the outcome for the ledger (hub/features/ledger/decisions.ts).
  */
-export function decideRequest(hub: RequestsHub, deciderId: string, input: DecideInput): OwnerRequestView {
+export function decideRequest(
+  hub: RequestsHub,
+  deciderId: string,
+  input: DecideInput,
+  on: DecidedOn = { via: 'laptop' },
+): OwnerRequestView {
   expireDueRequests(hub);
   // A hook's prompt nobody waits for any more is withdrawn, not decided (abandoned-prompts.ts).
   const before = requestById(hub.db, input.request_id);
@@ -135,7 +142,9 @@ export function decideRequest(hub: RequestsHub, deciderId: string, input: Decide
     const outcome = validateDecision(r, input);
     const state = DECIDED_STATE[input.decision];
     const at = hub.now();
-    if (!finishRequest(hub.db, r.id, { state, outcome: outcomeToStore(hub, r, outcome), at, by: deciderId })) {
+    // Where it was decided is kept beside the decision (the ledger's record of the call says it), not shown to the agent.
+    const stored = outcomeToStore(hub, r, { ...outcome, decided_on: on });
+    if (!finishRequest(hub.db, r.id, { state, outcome: stored, at, by: deciderId })) {
       throw new HubError('conflict', `Request ${r.id} is no longer pending.`, 'Reload it: somebody decided it first.');
     }
     hub.emit(r.conv_id, 'request.decided', deciderId, {

@@ -42,6 +42,8 @@ import { checkPrefix, decideByRules } from '../../../../shared/shell/rules';
 import { readCommands } from '../../../../shared/shell/commands';
 import { promptShape } from '../../../../shared/shell/shapes';
 import { ensureShellParser, parseShell } from '../rules/shell-parser';
+import { appendPerchEvent } from '../../core/ledger-chain';
+import type { DecidedOn, PerchEvent } from '../../../../shared/ledger/harness-events';
 
 const MAX_TOOL_CHARS = 200;
 const MAX_PREFIX_CHARS = 1000;
@@ -190,7 +192,9 @@ export function addPermissionRule(hub: TalkHub, input: AddRuleInput, by: RuleAut
       expires_at: lifetime === 'always' ? null : at + DAY_MS,
     };
     insertPermissionRule(hub.db, rule);
-    return { rule: ruleView(hub, { ...rule, decided_count: 0, last_used_at: null }), added: true };
+    const view = ruleView(hub, { ...rule, decided_count: 0, last_used_at: null });
+    appendPerchEvent(hub, rule.agent_id, ruleEvent('rule_added', view, by)); // the flight recorder
+    return { rule: view, added: true };
   });
 }
 
@@ -217,13 +221,22 @@ export function listPermissionRuleViews(hub: TalkHub, agent?: string): Permissio
 }
 
 /** rules.remove: later prompts it matched go to the owner again. */
-export function removePermissionRule(hub: TalkHub, ruleId: string): { rule: PermissionRuleView } {
+export function removePermissionRule(hub: TalkHub, ruleId: string, by: RuleAuthor = 'laptop'): { rule: PermissionRuleView } {
   return hub.write(() => {
     const r = permissionRuleById(hub.db, ruleId);
     if (!r) throw new HubError('not_found', `No standing rule ${ruleId}.`, 'See rules.list for the rules and their ids.');
     deletePermissionRule(hub.db, r.id);
-    return { rule: ruleView(hub, r) };
+    const view = ruleView(hub, r);
+    appendPerchEvent(hub, r.agent_id, ruleEvent('rule_removed', view, by));
+    return { rule: view };
   });
+}
+
+/** A rule's change as the flight recorder keeps it (hub/core/ledger-chain.ts): its id, what it says, where it was done. */
+function ruleEvent(event: 'rule_added' | 'rule_removed', r: PermissionRuleView, by: RuleAuthor): PerchEvent {
+  const on: DecidedOn = by === 'laptop' ? { via: 'laptop' } : { via: 'device', device_id: by.device.id, name: by.device.name };
+  const where = r.scope === 'agent' ? '' : r.scope === 'folder' ? ` (every agent in ${r.folder ?? '?'})` : ' (every agent)';
+  return { event, rule_id: r.rule_id, rule: `${ruleText(r)}${where}`, on };
 }
 
 /** Whether a rule applies to a prompt of this agent, from this folder, in this harness session (its scope and lifetime). */

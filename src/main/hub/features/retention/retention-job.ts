@@ -17,6 +17,8 @@
 // into that folder; the pass's cutoff is fixed when it starts, so everything it deletes is in the export. If the
 // export fails, the pass is dropped before any deletion: the error is kept for retention.get (and logged), and the
 // next pass tries again.
+// The flight recorder (ledger_records) follows the hub's rule: once the conversations are done, whole days older than
+// keep_days go, a step at a time (ledger-retention.ts).
 import type { TalkHub } from '../../talk/services';
 import { exportHub } from '../owner/export';
 import { archiveConversation } from '../../talk/archive';
@@ -36,6 +38,7 @@ import {
 } from '../../../store/tables/talk/retention';
 import { searchForgotUpto } from '../../../store/worker/search-index';
 import { DAY_MS, effectiveRule, exportFileName, idleToArchive, retentionDryRun, ruleTable } from './retention-plan';
+import { ledgerStep, type LedgerPass } from './ledger-retention';
 
 export interface RetentionOptions {
   /** Rows per step (one transaction). Default 100 (about 50 messages: 1-2 ms on a laptop). */
@@ -58,9 +61,19 @@ export interface RetentionTally {
   file_bytes: number;
   summaries: number;
   archived: number;
+  /** Flight-recorder records of whole days past the hub's keep_days. */
+  ledger_records: number;
 }
 
-const emptyTally = (): RetentionTally => ({ messages: 0, events: 0, files: 0, file_bytes: 0, summaries: 0, archived: 0 });
+const emptyTally = (): RetentionTally => ({
+  messages: 0,
+  events: 0,
+  files: 0,
+  file_bytes: 0,
+  summaries: 0,
+  archived: 0,
+  ledger_records: 0,
+});
 
 interface Current {
   convId: string;
@@ -80,6 +93,8 @@ interface Pass {
   tally: RetentionTally;
   /** Export first: the export of what this pass deletes is written (or none was asked for). */
   exported: boolean;
+  /** The ledger's part (ledger-retention.ts): the next record to look at, walking back; null once done. */
+  ledger?: LedgerPass | null;
 }
 
 export class Retention {
@@ -219,7 +234,7 @@ export class Retention {
       this.lastPass = emptyTally();
       return false;
     }
-    const done = this.hub.write(() => this.work(pass));
+    const done = this.hub.write(() => this.work(pass) && ledgerStep(this.hub, pass, this.batch));
     const upto = searchForgotUpto(this.hub.db);
     if (upto !== undefined && upto > 0) this.hub.write(() => pruneSearchForget(this.hub.db, upto));
     if (!done) return true;

@@ -96,6 +96,8 @@ export interface CallQuery {
   agentId?: string;
   harness?: string;
   tool?: string;
+  /** That one call (the harness's call id). */
+  callId?: string;
   /** Words that must appear in the tool, what it was asked, its output or error. */
   text?: string;
   limit: number;
@@ -116,7 +118,7 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
     db,
     `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
      WHERE call_id IS NOT NULL AND (? IS NULL OR day >= ?) AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR harness = ?)
-       AND (? IS NULL OR tool = ?)${wordSql}
+       AND (? IS NULL OR tool = ?) AND (? IS NULL OR call_id = ?)${wordSql}
      GROUP BY agent_id, call_id HAVING (? IS NULL OR MAX(id) < ?) ORDER BY last_id DESC LIMIT ?`,
   ).all(
     q.since ?? null,
@@ -127,6 +129,8 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
     q.harness ?? null,
     q.tool ?? null,
     q.tool ?? null,
+    q.callId ?? null,
+    q.callId ?? null,
     ...likes.flatMap((l) => [l, l]),
     q.beforeId ?? null,
     q.beforeId ?? null,
@@ -144,4 +148,45 @@ export function recordsPage(db: Db, since: string, afterId: number, limit: numbe
     db,
     'SELECT * FROM ledger_records WHERE day >= ? AND id > ? AND (? IS NULL OR agent_id = ?) ORDER BY id LIMIT ?',
   ).all(since, afterId, agentId ?? null, agentId ?? null, limit);
+}
+
+/** Perch's own events (kind perch_event) from `since` on, one agent's or all, newest first. */
+export function perchEventRows(db: Db, since: string, limit: number, agentId?: string): LedgerRow[] {
+  return sql<LedgerRow>(
+    db,
+    "SELECT * FROM ledger_records WHERE kind = 'perch_event' AND day >= ? AND (? IS NULL OR agent_id = ?) ORDER BY id DESC LIMIT ?",
+  ).all(since, agentId ?? null, agentId ?? null, limit);
+}
+
+/** The call id of the agent's record with this dedupe (a card's decision: hub/features/ledger/decisions.ts). */
+export function decisionCallId(db: Db, agentId: string, dedupe: Buffer): string | undefined {
+  return (
+    sql<{ call_id: string | null }>(db, 'SELECT call_id FROM ledger_records WHERE agent_id = ? AND dedupe = ?').get(agentId, dedupe)
+      ?.call_id ?? undefined
+  );
+}
+
+/** The newest record of a day before `day` (retention's starting point), or undefined when there is none. */
+export function newestBefore(db: Db, day: string): number | undefined {
+  return sql<{ m: number | null }>(db, 'SELECT MAX(id) AS m FROM ledger_records WHERE day < ?').get(day)?.m ?? undefined;
+}
+
+/**
+ * Deletes up to `limit` records of days before `day`, at ids up to `upto`, newest first (walking the ids back, so a
+ * day is removed from its end: what is left of it is still a whole chain from its start). Returns the lowest id
+ * deleted, or undefined when none was left.
+ */
+export function deleteOldRecords(db: Db, day: string, upto: number, limit: number): { lowest: number; count: number } | undefined {
+  const ids = sql<{ id: number }>(db, 'SELECT id FROM ledger_records WHERE id <= ? AND day < ? ORDER BY id DESC LIMIT ?')
+    .all(upto, day, limit)
+    .map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  const del = sql(db, 'DELETE FROM ledger_records WHERE id = ?');
+  for (const id of ids) del.run(id);
+  return { lowest: ids[ids.length - 1]!, count: ids.length };
+}
+
+/** How many records days before `day` hold. */
+export function countBefore(db: Db, day: string): number {
+  return sql<{ n: number }>(db, 'SELECT count(*) AS n FROM ledger_records WHERE day < ?').get(day)?.n ?? 0;
 }
