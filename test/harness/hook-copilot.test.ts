@@ -4,7 +4,7 @@
 // Copilot CLI runs against the same doors in test/harness/real-copilot.test.ts.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAgent, eventually, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { addAgent, cliAsync, eventually, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import {
   copilotAgentStop,
   copilotNotification,
@@ -57,6 +57,17 @@ describe('GitHub Copilot CLI permissionRequest → the owner inbox and standing 
     const r = await answer;
     assert.equal(r.status, 200, r.text);
     assert.equal(r.text, '{"behavior":"allow"}');
+    // The flight recorder keeps Perch's decision on the prompt (kind perch_decision, harness copilot).
+    const out = await cliAsync(['ledger', 'export', '--since', '2000-01-01', '--agent', a.name, '--data-dir', served.dataDir]);
+    assert.equal(out.code, 0, out.stderr);
+    const rows = out.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const mine = rows.find((x: any) => x.kind === 'perch_decision');
+    assert.equal(mine?.harness, 'copilot', out.stdout);
+    assert.equal(mine.tool, 'bash');
+    assert.deepEqual(mine.detail.perch, { decision: 'allow', by: 'owner', on: { via: 'laptop' }, request_id: req.request_id });
   });
 
   test('reject with a comment answers {"behavior":"deny","message":…} with the owner\'s words', async () => {
