@@ -235,7 +235,24 @@ describe('daily caps', () => {
     assert.equal(e.details?.reason, 'budget');
     const bad = await cliAsync(['agent', 'caps', c.agent.name, '--messages', 'lots', '--data-dir', served.dataDir]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--messages must be a number/);
+    assert.match(bad.stderr, /--messages must be a whole number/);
+    // Only plain numbers: what Number() would also read is refused in one line, and the cap stays as it was.
+    for (const [flag, v] of [
+      ['--messages', '0x10'],
+      ['--tool-calls', '1e2'],
+      ['--cost-usd', 'Infinity'],
+      ['--cost-usd', ' 5'],
+      ['--cost-usd', '1,000'],
+      ['--messages', '2.5'],
+    ] as const) {
+      const odd = await cliAsync(['agent', 'caps', c.agent.name, flag, v, '--data-dir', served.dataDir]);
+      assert.equal(odd.code, 2, `${flag} ${v}: ${odd.stdout}`);
+      assert.match(odd.stderr, new RegExp(`^perch: ${flag} must be `), `${flag} ${v}`);
+    }
+    const kept = await cliAsync(['agent', 'caps', c.agent.name, '--cost-usd', '2.50', '--data-dir', served.dataDir, '--json']);
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.equal(JSON.parse(kept.stdout).caps.tool_calls, 3, 'the refused values changed nothing');
+    assert.equal(JSON.parse(kept.stdout).caps.cost_usd, 2.5);
     const off = await cliAsync(['agent', 'caps', c.agent.name, '--off', '--data-dir', served.dataDir, '--json']);
     assert.equal(off.code, 0, off.stderr);
     assert.deepEqual(JSON.parse(off.stdout).caps, { cost_usd: null, messages: null, tool_calls: null });

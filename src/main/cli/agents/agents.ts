@@ -235,8 +235,13 @@ async function cmdAgent(argv: string[]): Promise<void> {
           const v = values[flag];
           if (v === undefined) return undefined;
           if (v === 'off' || v === 'none') return null;
+          // Plain digits (a decimal point for dollars): Number() would also take 0x10, 1e2, Infinity and ' 5'.
+          const plain = flag === 'cost-usd' ? /^(\d+(\.\d*)?|\.\d+)$/ : /^\d+$/;
           const n = Number(v);
-          if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number (or off), not ${JSON.stringify(v)}`);
+          if (!plain.test(v) || !Number.isFinite(n))
+            throw new UsageError(
+              `--${flag} must be ${flag === 'cost-usd' ? 'a plain amount such as 2.50' : 'a whole number'} (or off), not ${JSON.stringify(v.slice(0, 40))}`,
+            );
           return n;
         };
         const patch = { cost_usd: num('cost-usd'), messages: num('messages'), tool_calls: num('tool-calls') };
