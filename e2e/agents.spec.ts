@@ -26,7 +26,7 @@ describe('agents and sign-in', () => {
   });
 
   test(
-    'adding an agent shows its key once, as its export line, with one recipe per client taking the key from the environment (perch connect for Claude Code, Codex, Cursor), and the key connects',
+    'adding an agent shows its key once, as its export line, with one recipe per client taking the key from the environment (perch connect for Claude Code, Codex, Cursor, GitHub Copilot CLI), and the key connects',
     { timeout: 60_000 },
     async () => {
       const { page } = h();
@@ -36,12 +36,16 @@ describe('agents and sign-in', () => {
       assert.match(key, /^perch_[A-Za-z0-9_-]{20,}$/);
       assert.equal(exportLine, `export PERCH_KEY_CAROL=${key}`, 'the export line next to the one-time key');
       const shown = keyDialog(page, 'carol');
-      for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'VS Code', 'perch call']) {
+      for (const s of ['Claude Code', 'Codex CLI', 'Cursor', 'GitHub Copilot CLI', 'VS Code', 'perch call']) {
         const text = await snippetText(shown, s);
         assert.ok(!text.includes(key) && !/Bearer perch_/.test(text), `${s}: the key is not inline`);
         assert.match(text, /PERCH_KEY_CAROL|perch connect/, `${s}: the key from the environment`);
       }
       assert.match(await snippetText(shown, 'Claude Code'), /^perch connect claude-code carol --write /);
+      assert.match(
+        await snippetText(shown, 'GitHub Copilot CLI'),
+        /^perch connect copilot carol --write .*\nCOPILOT_HOOK_ALLOW_LOCALHOST=1 copilot$/,
+      );
       const all = await shown.innerText();
       assert.doesNotMatch(all, /claude mcp add/, 'one way to connect Claude Code: not also claude mcp add');
       assert.equal(all.split(key).length, 3, 'the key shows twice: the key box and its export line');

@@ -224,3 +224,94 @@ export function startResponsesStandIn(
     },
   ).then((s) => ({ ...s, requests }));
 }
+
+// ---- the OpenAI Chat Completions API, for GitHub Copilot CLI (COPILOT_PROVIDER_BASE_URL) ----------
+
+export type ChatReply =
+  { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> };
+
+export interface ChatRequest {
+  model?: string;
+  stream?: boolean;
+  tools?: { type?: string; function?: { name?: string } }[];
+  messages: { role: string; content?: unknown; tool_call_id?: string; tool_calls?: unknown[] }[];
+  [k: string]: unknown;
+}
+
+/** The names of the functions a Chat Completions request offers. */
+export function chatToolNames(req: ChatRequest): string[] {
+  return (req.tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean);
+}
+
+/** The text of the tool message answering call ID in a Chat Completions request ('' when there is none). */
+export function chatToolResult(req: ChatRequest, id: string): string | undefined {
+  const m = req.messages.find((x) => x.role === 'tool' && x.tool_call_id === id);
+  if (!m) return undefined;
+  if (typeof m.content === 'string') return m.content;
+  if (Array.isArray(m.content)) return m.content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('');
+  return '';
+}
+
+/**
+ * A stand-in for the Chat Completions API (POST …/chat/completions): streamed as chat.completion.chunk events (the
+ * role, the text or one tool call, finish_reason, a usage chunk, [DONE]) when the request asks for a stream, else one
+ * chat.completion. `reply` gives each answer; it may be async (a test acts between two model turns).
+ */
+export function startChatStandIn(
+  reply: (req: ChatRequest, index: number) => ChatReply | Promise<ChatReply>,
+): Promise<{ url: string; requests: ChatRequest[]; close(): Promise<void> }> {
+  const requests: ChatRequest[] = [];
+  let n = 0;
+  return serveJsonPosts(
+    (p) => p.endsWith('/chat/completions'),
+    JSON.stringify({ error: { message: 'not here', type: 'invalid_request_error' } }),
+    '/v1',
+    async (body: ChatRequest, res) => {
+      const index = requests.push(body) - 1;
+      let r: ChatReply;
+      try {
+        r = await reply(body, index);
+      } catch (e) {
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: String(e), type: 'server_error' } }));
+        return;
+      }
+      const id = `chatcmpl-standin-${++n}`;
+      const model = body.model ?? 'standin';
+      const created = Math.floor(Date.now() / 1000);
+      const toolCall =
+        r.type === 'tool_call'
+          ? { id: r.id, type: 'function', function: { name: r.name, arguments: JSON.stringify(r.arguments) } }
+          : undefined;
+      const finish = toolCall ? 'tool_calls' : 'stop';
+      const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+      if (!body.stream) {
+        const message = toolCall
+          ? { role: 'assistant', content: null, tool_calls: [toolCall] }
+          : { role: 'assistant', content: r.type === 'text' ? r.text : '' };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id,
+            object: 'chat.completion',
+            created,
+            model,
+            choices: [{ index: 0, message, finish_reason: finish }],
+            usage,
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
+      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+      if (toolCall) chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...toolCall }] }, finish_reason: null }]);
+      else chunk([{ index: 0, delta: { content: r.type === 'text' ? r.text : '' }, finish_reason: null }]);
+      chunk([{ index: 0, delta: {}, finish_reason: finish }]);
+      chunk([], { usage });
+      res.write('data: [DONE]\n\n');
+      res.end();
+    },
+  ).then((s) => ({ ...s, requests }));
+}

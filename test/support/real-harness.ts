@@ -1,4 +1,4 @@
-// The real Claude Code and Codex CLI for tests, pinned, installed once on demand into cache dirs under
+// The real Claude Code, Codex CLI and GitHub Copilot CLI for tests, pinned, installed once on demand into cache dirs under
 // os.tmpdir() (like scripts/conformance.ts does with its suite): each is ~400 MB, so neither is one of the
 // project's dependencies. npm here may skip install scripts, so Claude Code's platform package binary
 // (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency) is run directly. When one
@@ -26,6 +26,7 @@ import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
+export const COPILOT_VERSION = '1.0.102';
 const INSTALL_TIMEOUT_MS = 300_000;
 
 export type Installed = { bin: string; skip?: undefined } | { bin?: undefined; skip: string };
@@ -122,6 +123,67 @@ export function codex(): Installed {
     (bin) => spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8', timeout: 30_000 }),
   );
   return codexCached;
+}
+
+/**
+ * Where GitHub Copilot CLI unpacks itself on its first run (~235 MB: $XDG_CACHE_HOME/copilot/pkg): beside its install
+ * in the same cache dir, so every later run (and test file) reuses it.
+ */
+function copilotCacheHome(bin: string): string {
+  return path.join(bin.slice(0, bin.lastIndexOf(`${path.sep}node_modules${path.sep}`)), 'xdg-cache');
+}
+
+let copilotCached: Installed | undefined;
+/** The real GitHub Copilot CLI: its platform package's binary (the launcher only picks it), run directly. */
+export function copilotCli(): Installed {
+  copilotCached ??= checked(
+    'GitHub Copilot CLI',
+    installed(
+      `copilot-${COPILOT_VERSION}`,
+      `@github/copilot@${COPILOT_VERSION}`,
+      `@github/copilot-${process.platform}-${process.arch}/copilot`,
+    ),
+    COPILOT_VERSION,
+    (bin) =>
+      spawnSync(bin, ['--version'], {
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: {
+          PATH: pathWithoutPerch(),
+          HOME: path.join(path.dirname(copilotCacheHome(bin)), 'version-home'),
+          XDG_CACHE_HOME: copilotCacheHome(bin),
+          COPILOT_OFFLINE: 'true',
+        },
+      }),
+  );
+  return copilotCached;
+}
+
+/**
+ * `copilot ARGS` in cwd with only the given environment: offline (COPILOT_OFFLINE, no GitHub login) against the model
+ * at env.COPILOT_PROVIDER_BASE_URL (an OpenAI Chat Completions stand-in), its unpacked package from the cache dir,
+ * COPILOT_HOOK_ALLOW_LOCALHOST=1 (as the guide tells the user: Copilot calls plain-http hooks only with it), bounded.
+ */
+export function runCopilot(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; home: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: pathWithoutPerch(),
+    HOME: opts.home,
+    XDG_CACHE_HOME: copilotCacheHome(bin),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_API_KEY: 'dummy',
+    COPILOT_MODEL: 'gpt-4.1',
+    COPILOT_HOOK_ALLOW_LOCALHOST: '1',
+    ...opts.env,
+  };
+  return exitOf(
+    spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    `copilot ${args.join(' ')}`,
+    opts.timeoutMs ?? 240_000,
+  );
 }
 
 export type ClaudeRun = CliResult;

@@ -35,6 +35,11 @@ test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one r
   );
   assert.match(withKey.codex!, /^perch connect codex planner --write /);
   assert.match(withKey.cursor!, /^perch connect cursor planner --write /);
+  assert.equal(
+    withKey.copilot,
+    'perch connect copilot planner --write   # ~/.copilot/mcp-config.json + ~/.copilot/hooks/perch.json\nCOPILOT_HOOK_ALLOW_LOCALHOST=1 copilot',
+    'the switch Copilot needs for plain-http hooks, on the start line',
+  );
   assert.match(
     withKey.gemini!,
     /--header 'Authorization: Bearer \$\{PERCH_KEY_PLANNER\}'/,

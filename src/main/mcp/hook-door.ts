@@ -46,11 +46,18 @@ import {
   type HookDoorHarness,
   type StatusHook,
 } from '../../shared/agents/hook-wire';
+import {
+  copilotDecisionJson,
+  copilotPreToolDenyJson,
+  isOwnCopilotTool,
+  parseCopilotEventInput,
+  parseCopilotPermissionInput,
+} from '../../shared/agents/copilot-wire';
 import { authenticateKey, keyStanding, type KeyKind } from '../hub/identity/key-login';
 import { wrongPlaceMessage } from '../hub/identity/places';
 import { LOCAL_PLACE } from '../../shared/agents/places';
 import { isReadOnlyKey } from '../../shared/agents/scoped-keys';
-import { noteHarness, noteHookKeyProblem, notePermissionMode, pauseExempt } from '../hub/control/harness';
+import { noteHarness, noteHookKeyProblem, notePermissionMode, ownServerOf, pauseExempt } from '../hub/control/harness';
 import { keyEnvVar, noKeyMessage, unexpandedKeyVar } from '../../shared/agents/snippets';
 import {
   BodyTooLarge,
@@ -287,10 +294,10 @@ export function createHookDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
 }
 
 // ---- the harness doors ----------------------------------------------------------------------------
-// POST /hook/<harness>/<event> (claude-code, codex: permission-request, pre-tool-use, notification, stop,
+// POST /hook/<harness>/<event> (claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
 // session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks)
 // takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
-// (shared/agents/hook-wire.ts), so Claude Code's HTTP hooks post here directly, one request, no `perch` process
+// (shared/agents/hook-wire.ts, copilot-wire.ts), so Claude Code's and GitHub Copilot CLI's HTTP hooks post here directly, one request, no `perch` process
 // (Codex's and Cursor's command hooks with curl, or `perch hook`, which posts its stdin here unchanged). permission-request builds the PromptFiling `perch hook` would send and files it through the
 // same path as POST /hook (request_human marked door 'hook': standing rules, the Approvals inbox, phone push), waits
 // for the decision up to ?timeout=SECS (default 540) and withdraws the prompt when the caller's connection closes
@@ -371,9 +378,16 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
             );
           if (route.event !== 'permission-request')
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
+          const prompt = cursor
+            ? parseCursorInput(text, cursorMcpToolName)
+            : { input: route.harness === 'copilot' ? parseCopilotPermissionInput(text) : parseHookInput(text), extra: {} };
+          // Copilot asks even for the agent's own Perch tools, which the hub governs call by call itself (Claude Code's
+          // connect-written allow rule mcp__perch-NAME, at the door): allowed, nothing filed.
+          const own = ownServerOf(hub, who.agentId).name;
+          if (route.harness === 'copilot' && isOwnCopilotTool(prompt.input.tool_name, own))
+            return sendOutput(res, copilotDecisionJson({ behavior: 'allow' }), `a tool of ${own}, Perch's own: the hub governs its calls`);
           if (limiter.take(who.agentId) > 0)
             return refuseHere(429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
-          const prompt = cursor ? parseCursorInput(text, cursorMcpToolName) : { input: parseHookInput(text), extra: {} };
           // An input nested past what anything here walks safely is not shown, so not decided: the harness's dialog decides.
           const deep = tooDeep(prompt.input.tool_input, LIMITS.maxJsonDepth);
           const v: Verdict =
@@ -385,8 +399,10 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
                   joinKey: promptJoinKey(route.harness, who.agentId, prompt.input as unknown as Record<string, unknown>),
                 });
           const d = v.decision;
-          // No decision: Claude Code and Codex read {} as none; Cursor reads "ask" (its own prompt decides).
+          // No decision: Claude Code, Codex and Copilot read {} as none; Cursor reads "ask" (its own prompt decides).
           if (cursor) sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
+          else if (route.harness === 'copilot')
+            sendOutput(res, copilotDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title), d);
           else sendOutput(res, decisionJson(d));
           if (v.requestId) recordAnswer(hub, res, v.requestId);
@@ -411,7 +427,8 @@ function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse, at: Re
 
 /** PreToolUse, Notification, Stop, SessionStart, SessionEnd: the status is noted; a paused agent's tool is blocked. */
 function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event: StatusHook, text: string): string {
-  const input = parseEventInput(text, EVENT_NAME[event]);
+  const copilot = harness === 'copilot';
+  const input = copilot ? parseCopilotEventInput(text, event) : parseEventInput(text, EVENT_NAME[event]);
   const report = reportOfObject(reportOf(event, input, harness as HarnessName));
   if (typeof report === 'string') throw new StepAside(report);
   const answer = noteHarness(hub, agentId, report);
@@ -420,7 +437,8 @@ function answerStatus(hub: Hub, agentId: string, harness: HookDoorHarness, event
   if (event !== 'pre-tool-use' || !answer.paused) return '{}';
   // How the paused agent waits for the owner: its own Perch server's get_updates and whoami, no other server's.
   if (pauseExempt(hub, agentId, typeof input.tool_name === 'string' ? input.tool_name : undefined)) return '{}';
-  return preToolUseDenyJson(answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.');
+  const reason = answer.message ?? 'Paused in Perch by the owner. Wait for the owner to resume this agent.';
+  return copilot ? copilotPreToolDenyJson(reason) : preToolUseDenyJson(reason);
 }
 
 /**

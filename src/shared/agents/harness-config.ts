@@ -16,6 +16,8 @@
 //   cursor:      ~/.cursor/mcp.json mcpServers.perch-NAME (HTTP, the key as ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json
 //                (version 1) beforeShellExecution and beforeMCPExecution → /hook/cursor/permission-request;
 //                project scope: DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
+//   copilot:     ~/.copilot/mcp-config.json and ~/.copilot/hooks/perch.json (its HTTP hooks), project scope
+//                DIR/.github/mcp.json and DIR/.github/hooks/perch.json: built in copilot-config.ts.
 // Every hook entry is built in one place (hookEntry, cursorHookCommand). Other clients get their snippet
 // (src/shared/agents/snippets.ts) to paste; they have no permission hook Perch answers.
 import { keyEnvVar } from './key-env';
@@ -39,10 +41,20 @@ export const CURL_PERMISSION_SECS = 590;
 /** The timeout of the status hooks (and their curl's --max-time): they report, and never wait for anyone. */
 export const STATUS_HOOK_SECS = 10;
 
-export const CONNECT_CLIENTS = ['claude-code', 'codex', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'zed'] as const;
+export const CONNECT_CLIENTS = [
+  'claude-code',
+  'codex',
+  'claude-desktop',
+  'cursor',
+  'copilot',
+  'vscode',
+  'windsurf',
+  'gemini',
+  'zed',
+] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
 /** The clients whose config files `perch connect --write` edits; the others print a snippet. */
-export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor'];
+export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor', 'copilot'];
 /** Cursor's permission hooks (its hooks reference: each answers permission allow | deny | ask). */
 export const CURSOR_HOOK_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
 /** The key of each client's snippet in connectionSnippets(). */
@@ -51,6 +63,7 @@ export const SNIPPET_OF: Record<ConnectClient, string> = {
   codex: 'codex',
   'claude-desktop': 'claude_desktop',
   cursor: 'cursor',
+  copilot: 'copilot',
   vscode: 'vscode',
   windsurf: 'windsurf',
   gemini: 'gemini',
@@ -112,7 +125,7 @@ function entryWho(name: string, keyVar: string | undefined): string {
 }
 
 /** The servers object with agent's entry as perch-NAME: its own earlier entries go, another agent's only with --replace. */
-function setPerchServer(servers: Json, o: ConnectOptions, entry: Json, file: string): void {
+export function setPerchServer(servers: Json, o: ConnectOptions, entry: Json, file: string): void {
   const mine = serverName(o.agent);
   for (const k of Object.keys(servers)) {
     if (k === mine || !isPerchServer(k)) continue;
@@ -175,7 +188,7 @@ export function hookKeyVar(h: Json): string {
 }
 
 /** Refuses (AgentConflict) a hooks object holding another agent's Perch hooks, unless --replace. */
-function checkHookAgents(hooks: Json, o: ConnectOptions, file: string): void {
+export function checkHookAgents(hooks: Json, o: ConnectOptions, file: string): void {
   if (o.replace) return;
   for (const list of Object.values(hooks)) {
     if (!Array.isArray(list)) continue;
@@ -244,7 +257,7 @@ export function hookBaseUrl(mcpUrl: string): string {
 }
 
 /** The hook door's URL of one harness event for the agent: <base>/hook/<harness>/<sub>?agent=NAME. */
-export function hookUrl(o: ConnectOptions, harness: 'claude-code' | 'codex' | 'cursor', sub: string): string {
+export function hookUrl(o: ConnectOptions, harness: 'claude-code' | 'codex' | 'cursor' | 'copilot', sub: string): string {
   return `${hookBaseUrl(o.mcpUrl)}/hook/${harness}/${sub}?agent=${encodeURIComponent(o.agent)}`;
 }
 
@@ -540,5 +553,6 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
     return o.channel ? `claude --dangerously-load-development-channels server:${serverName(o.agent)}` : 'claude';
   if (client === 'codex') return 'codex';
   if (client === 'cursor') return 'cursor .';
+  if (client === 'copilot') return 'copilot';
   return undefined;
 }

@@ -22,7 +22,7 @@
 //   model; SessionEnd adds reason. The output of SessionStart becomes context for the model: nothing is answered.
 //   Codex: the same PreToolUse input plus turn_id and model, and the same hookSpecificOutput block; Stop and
 //   SessionStart as Claude Code's (Stop with turn_id). Codex documents no Notification or SessionEnd event.
-import { REPORT_FIELD_MAX, toolDetailOf } from './harness';
+import { REPORT_FIELD_MAX, toolDetailOf, type HarnessName } from './harness';
 import { visibleText } from '../text/text';
 import { MAX_SENT_INPUT_BYTES, PROMPT_FILING_EVENT, cutOf, type PromptFiling } from '../api/prompt-filing';
 
@@ -33,6 +33,9 @@ export const HOOK_DOOR_EVENTS = {
   'claude-code': ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   codex: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   cursor: ['permission-request'],
+  // GitHub Copilot CLI's own events (shared/agents/copilot-wire.ts): permissionRequest, preToolUse, notification,
+  // agentStop, sessionStart, sessionEnd.
+  copilot: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 
@@ -110,7 +113,7 @@ export function harnessOfInput(input: Record<string, unknown>, flag: string | un
 }
 
 /** The report POST /hook takes (shared/agents/harness.ts HarnessReport), from the hook input. */
-export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: 'claude-code' | 'codex'): Record<string, string> {
+export function reportOf(sub: StatusHook, input: Record<string, unknown>, harness: HarnessName): Record<string, string> {
   const r: Record<string, string> = { event: sub, harness };
   for (const [k, max] of Object.entries(REPORT_FIELD_MAX)) {
     const v = str(input[k]);

@@ -2,7 +2,7 @@
 // new key, the Agents page shows them again later without one). Each names the agent (server name perch-<agent>)
 // and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
 // (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
-// place saying where the key comes from. Claude Code, Codex and Cursor are connected by `perch connect` (MCP entry
+// place saying where the key comes from. Claude Code, Codex, Cursor and GitHub Copilot CLI are connected by `perch connect` (MCP entry
 // and hooks at once: src/shared/agents/harness-config.ts), the others by their own config. Away from this computer
 // (a container, another machine) the hooks files `perch connect` would write there are snippets too (awaySnippets).
 
@@ -61,6 +61,8 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
       },
     }),
     cursor: connect('cursor', '~/.cursor/mcp.json + ~/.cursor/hooks.json', 'cursor .'),
+    // Copilot calls its hooks at a plain-http 127.0.0.1 URL only with COPILOT_HOOK_ALLOW_LOCALHOST=1 set.
+    copilot: connect('copilot', '~/.copilot/mcp-config.json + ~/.copilot/hooks/perch.json', 'COPILOT_HOOK_ALLOW_LOCALHOST=1 copilot'),
     vscode: `${exportLine}${json({ servers: { [server]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     windsurf: `${exportLine}${json({ mcpServers: { [server]: { serverUrl: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     codex: connect('codex', '~/.codex/config.toml (approval_policy "on-request") + ~/.codex/hooks.json', 'codex'),

@@ -26,6 +26,7 @@ import {
   type HookStyle,
 } from '../../../shared/agents/harness-config';
 import { TomlEditError } from '../../../shared/text/toml-table';
+import { COPILOT_LOCALHOST_ENV, copilotConfigEdits, needsLocalhostSwitch } from '../../../shared/agents/copilot-config';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -48,6 +49,10 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
   cursor       ~/.cursor/mcp.json: Perch as the MCP server "perch-NAME" (the key as \${env:PERCH_KEY_NAME});
                ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run curl to
                BASE/hook/cursor/permission-request
+  copilot      ~/.copilot/mcp-config.json: Perch as the MCP server "perch-NAME" (the key as \${PERCH_KEY_NAME});
+               ~/.copilot/hooks/perch.json: Copilot's HTTP hooks permissionRequest (your Approvals inbox decides its
+               permission prompts), preToolUse and the status hooks, each POST BASE/hook/copilot/EVENT?agent=NAME;
+               start it with COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that)
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -63,7 +68,7 @@ missing is warned about. When the hub is down or a request fails, Claude Code's 
   --project DIR  the project's files instead of the user's, so each repository can be its own agent:
                  claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
                  DIR/.codex/hooks.json (Codex reads them in a trusted project), cursor DIR/.cursor/mcp.json +
-                 DIR/.cursor/hooks.json
+                 DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json
   --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
                session; a research preview of Claude Code: start it with
                claude --dangerously-load-development-channels server:perch-NAME)
@@ -102,8 +107,11 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.channel && client !== 'claude-code') throw new UsageError('--channel is for claude-code only');
   if (values.hooks !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hooks))
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
-  if (values.hooks !== undefined && !WRITABLE_CLIENTS.includes(client))
-    throw new UsageError(`--hooks is for ${WRITABLE_CLIENTS.join(', ')}; ${client} has no hooks Perch writes`);
+  if (values.hooks !== undefined && client === 'copilot')
+    throw new UsageError("--hooks is not for copilot: its hooks are Copilot's own HTTP hooks, one request each");
+  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot');
+  if (values.hooks !== undefined && !styled.includes(client))
+    throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
     throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(values.url)}`);
   if (values.write && !WRITABLE_CLIENTS.includes(client)) {
@@ -138,7 +146,8 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const telemetry = withTelemetry(client, o, configEdits(client, o), { scope, agentId, dataDir, write: !!values.write });
+  const edits = client === 'copilot' ? copilotConfigEdits(o) : configEdits(client, o);
+  const telemetry = withTelemetry(client, o, edits, { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
       fail(
@@ -186,7 +195,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
       out.push(sessions.line);
       out.push(
-        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n  ${start}`,
+        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n${copilotSwitch(client, o) ? `  export ${COPILOT_LOCALHOST_ENV}=1   # Copilot calls hooks at a plain-http 127.0.0.1 URL only with it\n` : ''}  ${start}`,
       );
       if (client === 'claude-code' && !o.channel)
         out.push(
@@ -197,6 +206,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
       if (client === 'codex')
         out.push(
           `Codex's first run asks twice: trust the new hooks (review them with /hooks; until then no prompt reaches Perch), and it may show a notice about the model; answer it in the terminal. approval_policy "on-request" makes Codex ask (with "never" nothing would reach you; \`codex -a on-request\` does the same for one run).${project ? ` Codex reads ${path.join(project, '.codex')} only in a project you trusted.` : ''}`,
+        );
+      if (client === 'copilot')
+        out.push(
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 none of its hooks runs. While the hub is stopped (or the key is not set) Copilot denies every tool call ("hook errored": its preToolUse hook fails closed): start the hub, or perch disconnect copilot ${agent} --write.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
@@ -210,6 +223,11 @@ async function cmdConnect(argv: string[]): Promise<void> {
 /** A diff as printed: the telemetry token (a credential, in the file only) shown by its last four characters. */
 function hideToken(diff: string, token: string | undefined): string {
   return token ? diff.split(token).join(`perch_otlp_…${token.slice(-4)}`) : diff;
+}
+
+/** Whether Copilot needs COPILOT_HOOK_ALLOW_LOCALHOST=1 for this hub (a plain-http URL). */
+function copilotSwitch(client: ConnectClient, o: ConnectOptions): boolean {
+  return client === 'copilot' && needsLocalhostSwitch(o.mcpUrl);
 }
 
 /** Whether an executable named `name` is on this shell's PATH. */
@@ -243,7 +261,11 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     out.push(
       `perch is not on this shell's PATH: ${label}'s ${perchFor.join(' and its ')} and would fail. Install it (npm install -g, or npm link in the Perch clone) so that \`perch\` runs from the shell that starts ${start}.`,
     );
-  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
+  if (copilotSwitch(client, o) && process.env[COPILOT_LOCALHOST_ENV] !== '1')
+    out.push(
+      `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
+    );
+  if (o.hooks !== 'perch' && client !== 'claude-code' && client !== 'copilot' && !onPath('curl'))
     out.push(
       `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl, or run again with --hooks perch.`,
     );
@@ -253,7 +275,7 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
 export const connect: Command = {
   names: ['connect'],
   usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch]
-      Wire an agent into Claude Code, Codex or Cursor (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
+      Wire an agent into Claude Code, Codex, Cursor or GitHub Copilot CLI (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),
 };

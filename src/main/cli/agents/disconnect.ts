@@ -13,6 +13,7 @@ import { WRITABLE_CLIENTS, hookBaseUrl, type ConnectClient } from '../../../shar
 import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-config';
 import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
+import { copilotUnconfigEdits } from '../../../shared/agents/copilot-config';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
@@ -60,7 +61,8 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
       return id === agentId ? 'agent' : id === undefined ? 'none' : 'other';
     },
   };
-  const planned = planEdits(scope, unconfigEdits(client, agent, scope.project, telemetry));
+  const edits = client === 'copilot' ? copilotUnconfigEdits(agent, scope.project) : unconfigEdits(client, agent, scope.project, telemetry);
+  const planned = planEdits(scope, edits);
   let forgot = false;
   if (values.write) {
     writePlan(scope, planned);
@@ -98,7 +100,7 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
 export const disconnect: Command = {
   names: ['disconnect'],
   usage: `  perch disconnect CLIENT NAME [--write] [--project DIR]
-      Take an agent out of Claude Code, Codex or Cursor: exactly what perch connect wrote (a diff, --write applies it).`,
+      Take an agent out of Claude Code, Codex, Cursor or GitHub Copilot CLI: exactly what perch connect wrote (a diff, --write applies it).`,
   help: () => DISCONNECT_HELP,
   run: (argv) => cmdDisconnect(argv),
 };

@@ -27,6 +27,11 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'codex', label: 'Codex CLI', hint: `${CONNECT_HINT} (Codex asks you once to trust the hooks, in /hooks)` },
   { key: 'cursor', label: 'Cursor', hint: CONNECT_HINT },
   {
+    key: 'copilot',
+    label: 'GitHub Copilot CLI',
+    hint: `${CONNECT_HINT} (and COPILOT_HOOK_ALLOW_LOCALHOST=1: Copilot calls hooks at a plain-http 127.0.0.1 URL only with it)`,
+  },
+  {
     key: 'claude_desktop',
     label: 'Claude Desktop',
     hint: 'Add to claude_desktop_config.json (Settings → Developer → Edit Config), with the key in place of the variable (Claude Desktop does not read your shell’s environment), then restart it. It runs mcp-remote through npx:',

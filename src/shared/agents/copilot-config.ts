@@ -1,0 +1,138 @@
+// What `perch connect copilot NAME` puts in GitHub Copilot CLI's own config files, and `perch disconnect copilot NAME`
+// takes out again (pure: text in, text out; the CLI reads and writes the files through config-files.ts, as for the
+// other harnesses). The agent's key is never written: both files refer to PERCH_KEY_<NAME> in the environment.
+//   user scope:    ~/.copilot/mcp-config.json mcpServers.perch-NAME (HTTP, the key as ${PERCH_KEY_<NAME>}, which
+//                  Copilot fills in from its environment), ~/.copilot/hooks/perch.json (version 1: the hooks below)
+//   project scope: DIR/.github/mcp.json and DIR/.github/hooks/perch.json (Copilot's repository-level files)
+// The hooks are Copilot's own HTTP hooks, one request each to the hub's door POST <base>/hook/copilot/<event>?agent=NAME
+// (src/main/mcp/hook-door.ts), the header "Authorization: Bearer $PERCH_KEY_<NAME>" filled in by Copilot from the
+// variable allowedEnvVars names: permissionRequest (its permission prompts in the owner's inbox), preToolUse (pause),
+// notification, agentStop, sessionStart, sessionEnd (live status). Copilot calls a plain-http hook URL only with
+// COPILOT_HOOK_ALLOW_LOCALHOST=1 in its environment (and only on localhost / 127.* / [::1]); an https URL (the
+// tailnet front) needs nothing. Copilot 1.0.102 takes a preToolUse hook that fails (the hub down, a 401 for a key not
+// set) as a denial ("hook errored"): while the hub is stopped a connected Copilot runs no tool (the guide says so).
+import { keyEnvVar } from './key-env';
+import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
+import {
+  HOOK_TIMEOUT_SECS,
+  STATUS_HOOK_SECS,
+  checkHookAgents,
+  hookBaseUrl,
+  hookUrl,
+  perchHookSub,
+  serverName,
+  setPerchServer,
+  type ConfigEdit,
+  type ConnectOptions,
+} from './harness-config';
+import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from './harness-unconfig';
+
+/** The switch Copilot needs in its environment to call a hook at a plain-http localhost URL. */
+export const COPILOT_LOCALHOST_ENV = 'COPILOT_HOOK_ALLOW_LOCALHOST';
+
+/** Copilot's hook events Perch uses, each with its door event and timeout (seconds). */
+export const COPILOT_HOOKS: readonly { event: string; sub: string; timeout: number }[] = [
+  { event: 'permissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS },
+  { event: 'preToolUse', sub: 'pre-tool-use', timeout: STATUS_HOOK_SECS },
+  { event: 'notification', sub: 'notification', timeout: STATUS_HOOK_SECS },
+  { event: 'agentStop', sub: 'stop', timeout: STATUS_HOOK_SECS },
+  { event: 'sessionStart', sub: 'session-start', timeout: STATUS_HOOK_SECS },
+  { event: 'sessionEnd', sub: 'session-end', timeout: STATUS_HOOK_SECS },
+];
+
+/** The files, relative to the home dir (user scope) or the project dir. */
+export function copilotFiles(project: boolean): { mcp: string; hooks: string } {
+  return project
+    ? { mcp: '.github/mcp.json', hooks: '.github/hooks/perch.json' }
+    : { mcp: '.copilot/mcp-config.json', hooks: '.copilot/hooks/perch.json' };
+}
+
+/** Whether the hub's URL is plain http, so Copilot needs COPILOT_HOOK_ALLOW_LOCALHOST=1 to call its hooks. */
+export function needsLocalhostSwitch(mcpUrl: string): boolean {
+  return /^http:/i.test(mcpUrl);
+}
+
+/** Copilot's MCP entry for the agent: HTTP, the key by reference, every tool of the server offered. */
+export function copilotMcpEntry(o: ConnectOptions): Json {
+  return { type: 'http', url: o.mcpUrl, headers: { Authorization: `Bearer \${${keyEnvVar(o.agent)}}` }, tools: ['*'] };
+}
+
+/** mcp-config.json (or a project's .github/mcp.json) with mcpServers.perch-NAME set, everything else as it was. */
+export function setCopilotMcp(text: string | undefined, o: ConnectOptions, file = '~/.copilot/mcp-config.json'): string {
+  const root = parseObject(text, file);
+  setPerchServer(objectAt(root, 'mcpServers', file), o, copilotMcpEntry(o), file);
+  return jsonText(root, text);
+}
+
+/** One Perch HTTP hook of Copilot's. */
+export function copilotHookEntry(o: ConnectOptions, h: { sub: string; timeout: number }): Json {
+  const env = keyEnvVar(o.agent);
+  return {
+    type: 'http',
+    url: hookUrl(o, 'copilot', h.sub),
+    headers: { Authorization: `Bearer $${env}` },
+    allowedEnvVars: [env],
+    timeoutSec: h.timeout,
+  };
+}
+
+/**
+ * The hooks file (version 1) with Perch's hook once under each event, in the place of an earlier one of Perch's; the
+ * other hooks as they were. Another agent's Perch hooks are refused without --replace; another version of the file is.
+ */
+export function setCopilotHooks(text: string | undefined, o: ConnectOptions, file = '~/.copilot/hooks/perch.json'): string {
+  const root = parseObject(text, file);
+  if (root.version === undefined) {
+    const rest = { ...root };
+    for (const k of Object.keys(root)) delete root[k];
+    Object.assign(root, { version: 1 }, rest);
+  } else if (root.version !== 1) {
+    throw new ConfigFileError(`${file} has "version": ${JSON.stringify(root.version)}; Perch writes Copilot's version 1 hooks`);
+  }
+  const hooks = objectAt(root, 'hooks', file);
+  checkHookAgents(hooks, o, file);
+  for (const h of COPILOT_HOOKS) {
+    const list = hooks[h.event] ?? [];
+    if (!Array.isArray(list)) throw new ConfigFileError(`${file}: hooks.${h.event} is not a list`);
+    const at = list.findIndex((x) => perchHookSub(x) === h.sub);
+    const ours = copilotHookEntry(o, h);
+    const kept = list.filter((x) => perchHookSub(x) !== h.sub);
+    kept.splice(at < 0 ? kept.length : at, 0, at >= 0 && sameJson(list[at], ours) ? list[at] : ours);
+    hooks[h.event] = kept;
+  }
+  return jsonText(root, text);
+}
+
+/** The files `perch connect copilot` edits. */
+export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
+  const f = copilotFiles(!!o.project);
+  const how = `HTTP hooks to ${hookBaseUrl(o.mcpUrl)}/hook/copilot/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
+  return [
+    {
+      file: f.mcp,
+      what: `Perch as the MCP server \`${serverName(o.agent)}\` (HTTP, the key as \${${keyEnvVar(o.agent)}})`,
+      apply: (t, file) => setCopilotMcp(t, o, file),
+    },
+    {
+      file: f.hooks,
+      what: `the Perch hooks (${COPILOT_HOOKS.map((h) => h.event).join(', ')}: ${how})`,
+      apply: (t, file) => setCopilotHooks(t, o, file),
+    },
+  ];
+}
+
+/** The files `perch disconnect copilot` edits: the agent's server and hooks out; a hooks file left with only its version goes. */
+export function copilotUnconfigEdits(agent: string, project: boolean): UnconfigEdit[] {
+  const f = copilotFiles(project);
+  return [
+    { file: f.mcp, what: `the MCP server \`${serverName(agent)}\``, apply: (t, file) => unsetMcpServer(t, agent, file) },
+    {
+      file: f.hooks,
+      what: `${agent}'s Perch hooks`,
+      apply: (t, file) => {
+        const left = unsetPerchHooks(t, 'copilot', agent, file);
+        return left !== undefined && left !== t && sameJson(JSON.parse(left), { version: 1 }) ? undefined : left;
+      },
+    },
+  ];
+}

@@ -1,0 +1,67 @@
+// The guide's harness table (docs/guide/harnesses.md, "The harnesses at a glance") says for each harness what Perch
+// reaches in it. Its first four columns are kept true here against what `perch connect --write` writes and the hub's
+// hook doors answer: the MCP entry (a client connect writes), prompts (a permission-request hook), pause (a
+// pre-tool-use hook) and live status (the notification, stop, session-start and session-end hooks).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HOOK_DOOR_EVENTS } from '../../src/shared/agents/hook-wire';
+import { WRITABLE_CLIENTS, perchHooks } from '../../src/shared/agents/harness-config';
+import { COPILOT_HOOKS } from '../../src/shared/agents/copilot-config';
+import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
+
+const GUIDE = path.join(__dirname, '..', '..', 'docs', 'guide', 'harnesses.md');
+const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
+
+/** The door events `perch connect HARNESS NAME --write` writes a hook for. */
+function written(h: string): string[] {
+  if (h === 'claude-code' || h === 'codex') return perchHooks(h, O).map((x) => x.sub);
+  if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
+  if (h === 'cursor') return ['permission-request'];
+  return [];
+}
+
+function table(): Map<string, string[]> {
+  const text = fs.readFileSync(GUIDE, 'utf8');
+  const at = text.indexOf('## The harnesses at a glance');
+  assert.ok(at >= 0, 'the guide has the section');
+  const rows = new Map<string, string[]>();
+  for (const line of text
+    .slice(at)
+    .split('\n')
+    .filter((l) => l.startsWith('| '))
+    .slice(2)) {
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    rows.set(cells[0]!, cells.slice(1));
+  }
+  return rows;
+}
+
+const mark = (cell: string | undefined) =>
+  cell?.startsWith('✔') ? '✔' : cell?.startsWith('partial') ? 'partial' : cell?.startsWith('—') ? '—' : cell;
+
+test("the guide's harness table has a row per harness with a hook door, and its MCP, prompts, pause and status columns say what connect and the doors do", () => {
+  const rows = table();
+  for (const h of Object.keys(HOOK_DOOR_EVENTS)) {
+    const label = PROMPT_HARNESS_LABEL[h]!;
+    const row = rows.get(label);
+    assert.ok(row, `a row for ${label}`);
+    const subs = written(h);
+    const status = ['notification', 'stop', 'session-start', 'session-end'].filter((s) => subs.includes(s));
+    assert.equal(mark(row[0]), WRITABLE_CLIENTS.includes(h as never) ? '✔' : '—', `${label}: MCP`);
+    assert.equal(mark(row[1]), subs.includes('permission-request') ? '✔' : '—', `${label}: prompts`);
+    assert.equal(
+      mark(row[2]),
+      subs.includes('pre-tool-use') ? '✔' : subs.includes('permission-request') ? 'partial' : '—',
+      `${label}: pause (a permission hook alone denies only what it is asked about)`,
+    );
+    assert.equal(mark(row[3]), status.length === 4 ? '✔' : status.length ? 'partial' : '—', `${label}: live status`);
+    assert.equal(row.length, 6, `${label}: six columns after the name`);
+    for (const [i, cell] of row.entries())
+      assert.ok(['✔', 'partial', '—'].includes(mark(cell)!), `${label}: column ${i + 2} starts with ✔, partial or —`);
+  }
+});
