@@ -66,11 +66,19 @@ export function harnessProjectDirs(home: string): string[] {
   return dirs;
 }
 
-/** Does the client's config at this scope hold anything of the agent (what `perch disconnect` would take out)? */
-export function holdsAgent(client: ConnectClient, agent: string, base: string, project: boolean): boolean {
+/** The files of one pass, each read once (a large ~/.claude.json is asked about for every agent and client). */
+type Reads = Map<string, string | undefined>;
+
+/**
+ * Does the client's config at this scope hold anything of the agent (what `perch disconnect` would take out)? A file
+ * that does not name the agent at all (everything connect writes does: perch-NAME, ?agent=NAME) is not parsed.
+ */
+export function holdsAgent(client: ConnectClient, agent: string, base: string, project: boolean, reads: Reads = new Map()): boolean {
   return unconfigEdits(client, agent, project).some((edit) => {
-    const text = readPlain(path.join(base, edit.file), !project);
-    if (text === undefined) return false;
+    const file = path.join(base, edit.file);
+    if (!reads.has(file)) reads.set(file, readPlain(file, !project));
+    const text = reads.get(file);
+    if (text === undefined || !text.includes(agent)) return false;
     try {
       return edit.apply(text, edit.file) !== text;
     } catch {
@@ -85,13 +93,14 @@ export function recordFoundConnections(db: Db, home = os.homedir(), now = Date.n
   if (agents.length === 0) return [];
   const places = [{ dir: home, project: false }, ...harnessProjectDirs(home).map((dir) => ({ dir, project: true }))];
   const added: Array<ConnectionRow & { agent: string }> = [];
+  const reads: Reads = new Map();
   for (const client of WRITABLE_CLIENTS) {
     const taken = new Set(connectionsOf(db, client).map((r) => `${r.scope}\0${r.dir}`));
     for (const { dir, project } of places) {
       const scope = project ? ('project' as const) : ('user' as const);
       if (taken.has(`${scope}\0${dir}`)) continue;
       // One agent per place: the first found (two agents in one file is a state connect itself refuses to make).
-      const agent = agents.find((a) => holdsAgent(client, a.name, dir, project));
+      const agent = agents.find((a) => holdsAgent(client, a.name, dir, project, reads));
       if (!agent) continue;
       const row: ConnectionRow = { client, scope, dir, agent_id: agent.id, connected_at: now };
       recordConnection(db, row);
