@@ -1,7 +1,8 @@
 // Standing rules suggested from the owner's own decisions, at both window sizes: after the owner approved the same
 // prompt (`npm test`) of an agent three times, the next card of that shape offers "Always allow `npm test` for …?
 // (approved 3× in two weeks)"; accepting it decides that prompt by the new rule, the prompt after it is decided at once,
-// each card names the rule, and Settings → Decisions lists the rule with how many prompts it decided and when.
+// each card names the rule, and Settings → Decisions lists the rule with how many prompts it decided and when (the
+// count moves while the list is open).
 // A real `perch serve`, the real `perch hook permission-request`, and Chromium.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,7 +72,11 @@ describe('suggested standing rules', () => {
         await page.goto(`${h().baseUrl}/#/settings`);
         const listed = on(page).list('Standing rules').item(`Always allow Bash npm test for ${agent}`);
         await listed.waitFor({ timeout: LIVE });
-        assert.match((await listed.textContent()) ?? '', /decided 2 prompts, last /);
+        // The list is drawn at once from what the window already holds and redrawn when rules.list answers.
+        await listed.filter({ hasText: /decided 2 prompts, last / }).waitFor({ timeout: LIVE });
+        // A prompt the rule decides while the list is open counts there without a reload.
+        assert.equal((await within(15_000, 'the rule to decide a sixth prompt', npmTest(env))).stdout, `${ALLOW_OUTPUT}\n`);
+        await listed.filter({ hasText: /decided 3 prompts, last / }).waitFor({ timeout: LIVE });
         await page.screenshot({ path: `e2e/artifacts/rule-suggestions-${width}.png` });
         assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), 'no horizontal scroll');
       },

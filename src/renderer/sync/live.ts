@@ -31,6 +31,7 @@ import { applyFleetLive, loadControls, onBudgetPaused, onKeyPlaceRefused, onCont
 import { approvalsOnly, pairedDeviceStore } from '../stores/paired-device';
 import { deviceGone, forgetThisDevice, loadDevice, loadHandoffs, openPairPageIfAsked, refreshHandoffsSoon } from './paired-device';
 import { isNarrow } from './router';
+import { refreshRulesSoon } from './rules';
 
 let unsubscribe: (() => void) | null = null;
 let connections = 0;
@@ -204,6 +205,7 @@ function applyEvent(ev: EventView, woken: string[]): void {
   ordering.offer(ev.conv_id, ev);
   if (ev.type === 'config.updated') refreshAgentsSoon(200);
   if (ev.type.startsWith('held.')) refreshHeldSoon(); // review mode (sync/held.ts)
+  if (ev.type === 'request.decided' && ev.request?.outcome?.comment?.startsWith('standing rule ')) refreshRulesSoon(); // its count
   onControlEvent(ev.type); // owner control: agent.paused / agent.resumed (sync/control.ts)
   if (ev.actor?.kind === 'agent' || woken.some((u) => u !== me)) refreshAgentsSoon();
 }

@@ -13,6 +13,17 @@ export const loadRules = () =>
     return rules;
   });
 
+let rulesRefresh: ReturnType<typeof setTimeout> | undefined;
+
+/** A prompt decided by a standing rule changes that rule's count: the loaded list is read again (once per burst). */
+export function refreshRulesSoon(ms = 200): void {
+  if (rulesRefresh || !rulesStore.getState().loaded) return;
+  rulesRefresh = setTimeout(() => {
+    rulesRefresh = undefined;
+    void loadRules();
+  }, ms);
+}
+
 /** "Always allow / deny": a rule for the prompt's agent and tool (only commands that start with prefix, when given). */
 export function answerAlways(
   requestId: string,
