@@ -1,7 +1,7 @@
 // `perch connect copilot NAME` and `perch disconnect copilot NAME` (src/main/cli/agents/connect.ts, disconnect.ts,
 // src/shared/agents/copilot-config.ts): Perch's MCP entry in ~/.copilot/mcp-config.json and Copilot's HTTP hooks in
 // ~/.copilot/hooks/perch.json (the shapes of Copilot's hooks reference; the real Copilot CLI runs with them in
-// test/harness/real-copilot.test.ts), on a temporary HOME holding real-looking files: a diff without --write, backups
+// test/real/real-copilot.test.ts), on a temporary HOME holding real-looking files: a diff without --write, backups
 // and the rest kept with it, twice in a row without a change, another agent's entry refused without --replace,
 // bad files refused with nothing written, --project never through a planted link, disconnect taking out only Perch's.
 import { test, describe, after } from 'node:test';

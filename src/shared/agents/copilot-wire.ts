@@ -4,7 +4,7 @@
 // hooks at (copilot-config.ts).
 //
 // Wire format, as the Copilot CLI hooks reference gives it (docs.github.com/copilot/reference/hooks-reference), the
-// camelCase events Perch configures, and as Copilot CLI 1.0.102 sent them (test/harness/real-copilot.test.ts):
+// camelCase events Perch configures, and as Copilot CLI 1.0.102 sent them (test/real/real-copilot.test.ts):
 //   permissionRequest: {hookName: "permissionRequest", sessionId, timestamp, cwd, toolName, toolInput,
 //     permissionSuggestions}; an MCP tool is named "<server>/<tool>". Output {"behavior": "allow" | "deny",
 //     "message"?} decides before Copilot's own permission flow; {} falls through to it (its dialog, or in -p mode a
@@ -15,7 +15,7 @@
 //   agentStop: {sessionId, timestamp, cwd, transcriptPath, stopReason, stop_hook_active}.
 //   sessionStart: {sessionId, timestamp, cwd, source, initialPrompt?}; sessionEnd: {sessionId, timestamp, cwd, reason}.
 // An HTTP preToolUse hook that fails (a non-2xx answer, the hub down) denies the tool in 1.0.102 ("hook errored"),
-// though its reference calls HTTP preToolUse hooks fail-open (test/harness/real-copilot.test.ts).
+// though its reference calls HTTP preToolUse hooks fail-open (test/real/real-copilot.test.ts).
 import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from './hook-wire';
 
 /** Copilot's camelCase hook event of each door event. */

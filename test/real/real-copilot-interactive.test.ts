@@ -1,5 +1,5 @@
 // The real GitHub Copilot CLI 1.0.102 in its interactive mode (`copilot -i PROMPT`, in a detached tmux session), as
-// `perch connect copilot NAME --write` configured it (test/harness/real-copilot.test.ts runs `copilot -p`): its bash
+// `perch connect copilot NAME --write` configured it (test/real/real-copilot.test.ts runs `copilot -p`): its bash
 // permission prompt is a Perch card, and the owner's approve answers the live session, whose own dialog never shows;
 // with no decision in time the card is withdrawn and Copilot's own dialog ("Do you want to run this command?") asks in
 // the terminal, its notification hook making the agent "waiting for you" in Perch, and the answer there runs it. The
