@@ -34,7 +34,7 @@ const NOT_APPLICABLE: Record<string, string> = {
   'tools-call-embedded-resource': 'calls the fixture tool test_embedded_resource; not a Perch tool.',
   'tools-call-mixed-content': 'calls the fixture tool test_multiple_content_types; not a Perch tool.',
   'tools-call-with-logging': 'calls the fixture tool test_tool_with_logging and expects log notifications; Perch sends none.',
-  'tools-call-error': "calls the fixture tool test_error_handling; Perch's tool errors are covered by test/serve/mcp-errors.test.ts.",
+  'tools-call-error': "calls the fixture tool test_error_handling; Perch's tool errors are covered by test/mcp/mcp-errors.test.ts.",
   'tools-call-with-progress':
     'calls the fixture tool test_tool_with_progress and expects progress notifications over SSE; Perch answers JSON only.',
   'tools-call-sampling': 'needs server-to-client sampling requests; Perch never calls back into agents.',
@@ -46,7 +46,7 @@ const NOT_APPLICABLE: Record<string, string> = {
     'calls the fixture tool test_reconnection and needs SSE response streams; Perch answers JSON and serves no event stream.',
   'server-sse-multiple-streams': 'needs GET/POST SSE streams with a session; Perch is stateless JSON over POST (GET /mcp is 405).',
   'resources-read-text':
-    "reads the fixture resource test://static-text; Perch's one resource is perch://guide (read in test/serve/mcp-protocol.test.ts).",
+    "reads the fixture resource test://static-text; Perch's one resource is perch://guide (read in test/mcp/mcp-protocol.test.ts).",
   'resources-read-binary': 'reads the fixture resource test://static-binary; not a Perch resource.',
   'resources-templates-read': 'reads a fixture resource template; Perch has no resource templates.',
   'resources-subscribe': 'Perch declares resources.subscribe: false.',

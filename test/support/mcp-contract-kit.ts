@@ -1,4 +1,4 @@
-// What the agent-contract tests over a real `perch serve` share (test/serve/mcp-contract*.test.ts): one shared hub per
+// What the agent-contract tests over a real `perch serve` share (test/mcp/mcp-contract*.test.ts): one shared hub per
 // test file (its owner's name read at start), agents on the official MCP client, and small steps they repeat.
 import assert from 'node:assert/strict';
 import { ownerOk, untilWaiting as waitingIn, useSharedServe, type AgentClient } from './serve-harness';

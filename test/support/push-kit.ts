@@ -1,4 +1,4 @@
-// What the push tests over a real `perch serve` share (test/serve/push*.test.ts): one shared hub per test file that
+// What the push tests over a real `perch serve` share (test/phone/push*.test.ts): one shared hub per test file that
 // trusts a loopback HTTPS push endpoint (started here), paired devices on its file, and reading what reached the endpoint.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ after(async () => {
   await endpoint?.close();
 });
 
-/** Pairs a device on the hub's own file (the pairing flow itself is tested in test/serve/phone-remote.test.ts). */
+/** Pairs a device on the hub's own file (the pairing flow itself is tested in test/phone/phone-remote.test.ts). */
 export const pairDevice = (name: string) => pairDeviceOnFile(served.dataDir, name);
 
 export async function device(pathname: string, body: unknown, bearer?: string): Promise<{ status: number; json: any }> {

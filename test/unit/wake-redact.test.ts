@@ -1,5 +1,5 @@
 // The run key never reaches a wake run's log: KeyRedactor (launcher/redact.ts) on every way of splitting the output.
-// (test/serve/wake-runs.test.ts checks the same with a real process printing its key in pieces.)
+// (test/wake/wake-runs.test.ts checks the same with a real process printing its key in pieces.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

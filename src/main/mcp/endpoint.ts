@@ -158,7 +158,7 @@ export function createMcpHandler(opts: McpOptions): McpHandler & { warm: () => v
 /**
  * One tool as tools/list shows it. outputSchema (what structuredContent is) only in the 2026-07-28 era: a client of
  * the 2025 revisions may check a failed call's structuredContent (isError, {error, ...}) against it too, and then
- * throws instead of handing the agent the error (the sdk v1 client 1.32 does; test/serve/mcp-tool-results.test.ts).
+ * throws instead of handing the agent the error (the sdk v1 client 1.32 does; test/mcp/mcp-tool-results.test.ts).
  */
 function toolListItem(t: ToolSpec, era: Era) {
   return {

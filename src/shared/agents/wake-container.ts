@@ -4,7 +4,7 @@
 // variables are passed by NAME (`-e PERCH_KEY`: the value comes from the environment Perch gives the docker process,
 // never the command line); PERCH_URL is the container listener's URL (`perch serve --containers`), by the Host name
 // of the runtime (host.docker.internal with --add-host=…:host-gateway for Docker on Linux; Podman's
-// host.containers.internal). Pure: no Node, no DOM; the exact argv is unit-tested (test/serve/wake-container.test.ts).
+// host.containers.internal). Pure: no Node, no DOM; the exact argv is unit-tested (test/wake/wake-container.test.ts).
 
 export const CONTAINER_RUNTIMES = ['docker', 'podman'] as const;
 export type ContainerRuntime = (typeof CONTAINER_RUNTIMES)[number];

@@ -10,7 +10,7 @@ export const text = () => z.string().min(1).max(LIMITS.maxTextChars);
 
 /**
  * Which paired devices (phones through the HTTPS front) may call an action; every action says it, so a new one is
- * classified when it is written (test/serve/phone-laptop-only.test.ts lists them all).
+ * classified when it is written (test/phone/phone-laptop-only.test.ts lists them all).
  * - approvals: any paired device (scope approvals or full): the approvals inbox and what it needs.
  * - full: devices of scope full only.
  * - laptop: no device, whatever its scope: anything that starts processes or sets what will start them, mints or

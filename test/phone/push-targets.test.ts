@@ -2,7 +2,7 @@
 // publishes). These prove the memory never costs a notice: after the hub has published events while nothing was set
 // up (it then knows "nobody"), a phone subscribing through the device door, or the owner turning ntfy on, gets the
 // very next request, with no write by another process in between. A real `perch serve`, a loopback HTTPS push
-// endpoint and a loopback ntfy server (as test/serve/push.test.ts).
+// endpoint and a loopback ntfy server (as test/phone/push.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
