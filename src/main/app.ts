@@ -9,7 +9,7 @@ import type { PerchHub } from './hub/services';
 import { createHub, type ServiceDeps } from './hub-services';
 import { createMcpHandler, type McpHandler, type McpLogLine } from './mcp/endpoint';
 import { ensureShellParser } from './hub/features/rules/shell-parser';
-import { createHookDoor, isHookPath } from './mcp/hook-door';
+import { createHookDoor, isHookPath } from './mcp/hook-door/door';
 import { createOtlpDoor, isOtlpPath } from './mcp/otlp-door';
 import { RUNTIME_FILE } from './paths';
 import { totalHandler } from './http-util';

@@ -1,20 +1,15 @@
-// The config edits of `perch connect` (src/shared/agents/harness-config.ts, toml-table.ts, text-diff.ts): the one
+// The config edits of `perch connect` (src/shared/agents/harnesses/, toml-table.ts, text-diff.ts): the one
 // table or entry Perch owns is added or replaced, every other line of the user's file stays as it was, and a
 // second run changes nothing.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { TomlEditError, headerPath, tomlString, upsertTomlTable } from '../../src/shared/text/toml-table';
 import { unifiedDiff } from '../../src/shared/text/text-diff';
-import {
-  setClaudeMcp,
-  setCodexMcp,
-  setCursorHooks,
-  setCursorMcp,
-  setPerchHooks,
-  AgentConflict,
-  ConfigFileError,
-  hookFiles,
-} from '../../src/shared/agents/harness-config';
+import { AgentConflict, ConfigFileError } from '../../src/shared/agents/harness-config';
+import { setClaudeMcp, setPerchHooks } from '../../src/shared/agents/harnesses/claude-code';
+import { setCodexMcp } from '../../src/shared/agents/harnesses/codex';
+import { setCursorHooks, setCursorMcp } from '../../src/shared/agents/harnesses/cursor';
+import { hookFiles } from '../../src/shared/agents/harnesses/connect-edits';
 import { awaySnippets } from '../../src/shared/agents/snippets';
 
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };

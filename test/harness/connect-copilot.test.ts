@@ -1,5 +1,5 @@
 // `perch connect copilot NAME` and `perch disconnect copilot NAME` (src/main/cli/agents/connect.ts, disconnect.ts,
-// src/shared/agents/copilot-config.ts): Perch's MCP entry in ~/.copilot/mcp-config.json and Copilot's HTTP hooks in
+// src/shared/agents/harnesses/copilot.ts): Perch's MCP entry in ~/.copilot/mcp-config.json and Copilot's HTTP hooks in
 // ~/.copilot/hooks/perch.json (the shapes of Copilot's hooks reference; the real Copilot CLI runs with them in
 // test/real/real-copilot.test.ts), on a temporary HOME holding real-looking files: a diff without --write, backups
 // and the rest kept with it, twice in a row without a change, another agent's entry refused without --replace,

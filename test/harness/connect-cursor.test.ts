@@ -1,4 +1,4 @@
-// `perch connect cursor NAME` (src/main/cli/agents/connect.ts, src/shared/agents/harness-config.ts): Perch's MCP entry in
+// `perch connect cursor NAME` (src/main/cli/agents/connect.ts, src/shared/agents/harnesses/cursor.ts): Perch's MCP entry in
 // ~/.cursor/mcp.json and its permission hooks in ~/.cursor/hooks.json (version 1: beforeShellExecution and
 // beforeMCPExecution, the shape of Cursor's hooks reference, https://cursor.com/docs/agent/hooks), on a temporary
 // HOME holding real-looking files: a diff without --write, backups and the rest kept with it, twice in a row
@@ -10,7 +10,8 @@ import path from 'node:path';
 import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey, tempDir } from '../support/serve-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { snapshot } from '../support/dir-snapshot';
-import { AgentConflict, ConfigFileError, setCursorHooks, setCursorMcp } from '../../src/shared/agents/harness-config';
+import { AgentConflict, ConfigFileError } from '../../src/shared/agents/harness-config';
+import { setCursorHooks, setCursorMcp } from '../../src/shared/agents/harnesses/cursor';
 
 const served = useSharedServe();
 

@@ -1,5 +1,5 @@
 // GitHub Copilot CLI's HTTP hooks at the hub's doors POST /hook/copilot/<event> (src/main/mcp/hook-door.ts,
-// src/shared/agents/copilot-wire.ts): a real `perch serve`, Copilot's own hook inputs (test/fixtures/copilot-hooks.ts)
+// src/shared/agents/harnesses/copilot-wire.ts): a real `perch serve`, Copilot's own hook inputs (test/fixtures/copilot-hooks.ts)
 // posted as its HTTP hooks post them, the owner deciding and pausing through the owner API. Protocol level; the real
 // Copilot CLI runs against the same doors in test/real/real-copilot.test.ts.
 import { test, describe } from 'node:test';

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HOOK_DOOR_EVENTS } from '../../src/shared/agents/hook-wire';
-import { WRITABLE_CLIENTS, perchHooks } from '../../src/shared/agents/harness-config';
-import { COPILOT_HOOKS } from '../../src/shared/agents/copilot-config';
+import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
+import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
+import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 
 const GUIDE = path.join(__dirname, '..', '..', 'docs', 'guide', 'harnesses.md');

@@ -8,7 +8,8 @@
 // token); a user's own telemetry stays.
 import { keyEnvVar } from './key-env';
 import { jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
-import { entryKeyVar, hookKeyVar, isPerchServer, perchAllowRule, perchHookSub, serverName, type ConnectClient } from './harness-config';
+import { entryKeyVar, hookKeyVar, isPerchServer, perchHookSub, serverName, type ConnectClient } from './harness-config';
+import { perchAllowRule } from './harnesses/claude-code';
 import { removeTomlTable, tomlTables } from '../text/toml-table';
 import { unsetClaudeTelemetry, unsetCodexTelemetry, type UnsetTelemetryOptions } from './telemetry-config';
 

@@ -33,7 +33,7 @@ export const HOOK_DOOR_EVENTS = {
   'claude-code': ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   codex: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   cursor: ['permission-request'],
-  // GitHub Copilot CLI's own events (shared/agents/copilot-wire.ts): permissionRequest, preToolUse, notification,
+  // GitHub Copilot CLI's own events (shared/agents/harnesses/copilot-wire.ts): permissionRequest, preToolUse, notification,
   // agentStop, sessionStart, sessionEnd.
   copilot: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
 } as const;

@@ -3,11 +3,11 @@
 // and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
 // (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
 // place saying where the key comes from. Claude Code, Codex, Cursor and GitHub Copilot CLI are connected by `perch connect` (MCP entry
-// and hooks at once: src/shared/agents/harness-config.ts), the others by their own config. Away from this computer
+// and hooks at once: src/shared/agents/harnesses/), the others by their own config. Away from this computer
 // (a container, another machine) the hooks files `perch connect` would write there are snippets too (awaySnippets).
 
 import { keyEnvVar } from './key-env';
-import { hookFiles } from './harness-config';
+import { hookFiles } from './harnesses/connect-edits';
 
 /** The mcp-remote release the Claude Desktop snippet runs (the bridge from stdio to Perch's HTTP endpoint). */
 export const MCP_REMOTE_VERSION = '0.15.1';
@@ -76,7 +76,7 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
 
 /**
  * The hooks files of Claude Code, Codex and Cursor for an agent reaching the hub at mcpUrl (a container's or the
- * tailnet's): what `perch connect --write` writes, with that place's hook base (harness-config.ts hookFiles), as
+ * tailnet's): what `perch connect --write` writes, with that place's hook base (harnesses/connect-edits.ts hookFiles), as
  * claude_code_hooks_<where>, codex_hooks_<where>, cursor_hooks_<where>. The key stays in PERCH_KEY_<AGENT>.
  */
 function hookSnippets(name: string, mcpUrl: string, where: 'container' | 'remote'): Record<string, string> {

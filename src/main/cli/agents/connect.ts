@@ -4,7 +4,7 @@
 // already so (idempotent). Another agent's Perch entries in those files are replaced only with --replace; --project
 // DIR edits the project's files instead of the user's. The other clients get their snippet to paste. The key is
 // never written: the configs refer to PERCH_KEY_<NAME>; what the written config needs of the shell (that variable,
-// `perch` on PATH) is checked and warned about. The edits themselves are pure (src/shared/agents/harness-config.ts).
+// `perch` on PATH) is checked and warned about. The edits themselves are pure (src/shared/agents/harnesses/).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,16 +17,15 @@ import {
   hookBaseUrl,
   SNIPPET_OF,
   WRITABLE_CLIENTS,
-  codexMcpLines,
-  configEdits,
   serverName,
-  startCommand,
   type ConnectClient,
   type ConnectOptions,
   type HookStyle,
 } from '../../../shared/agents/harness-config';
+import { configEdits, startCommand } from '../../../shared/agents/harnesses/connect-edits';
+import { codexMcpLines } from '../../../shared/agents/harnesses/codex';
 import { TomlEditError } from '../../../shared/text/toml-table';
-import { COPILOT_LOCALHOST_ENV, copilotConfigEdits, needsLocalhostSwitch } from '../../../shared/agents/copilot-config';
+import { COPILOT_LOCALHOST_ENV, copilotConfigEdits, needsLocalhostSwitch } from '../../../shared/agents/harnesses/copilot';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';

@@ -13,7 +13,7 @@ import { WRITABLE_CLIENTS, hookBaseUrl, type ConnectClient } from '../../../shar
 import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-config';
 import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
-import { copilotUnconfigEdits } from '../../../shared/agents/copilot-config';
+import { copilotUnconfigEdits } from '../../../shared/agents/harnesses/copilot';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';

@@ -16,7 +16,7 @@
 //   sessionStart: {sessionId, timestamp, cwd, source, initialPrompt?}; sessionEnd: {sessionId, timestamp, cwd, reason}.
 // An HTTP preToolUse hook that fails (a non-2xx answer, the hub down) denies the tool in 1.0.102 ("hook errored"),
 // though its reference calls HTTP preToolUse hooks fail-open (test/real/real-copilot.test.ts).
-import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from './hook-wire';
+import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from '../hook-wire';
 
 /** Copilot's camelCase hook event of each door event. */
 export const COPILOT_EVENT: Record<StatusHook | 'permission-request', string> = {

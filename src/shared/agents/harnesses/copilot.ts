@@ -11,8 +11,8 @@
 // COPILOT_HOOK_ALLOW_LOCALHOST=1 in its environment (and only on localhost / 127.* / [::1]); an https URL (the
 // tailnet front) needs nothing. Copilot 1.0.102 takes a preToolUse hook that fails (the hub down, a 401 for a key not
 // set) as a denial ("hook errored"): while the hub is stopped a connected Copilot runs no tool (the guide says so).
-import { keyEnvVar } from './key-env';
-import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from './config-json';
+import { keyEnvVar } from '../key-env';
+import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from '../config-json';
 import {
   HOOK_TIMEOUT_SECS,
   STATUS_HOOK_SECS,
@@ -24,8 +24,8 @@ import {
   setPerchServer,
   type ConfigEdit,
   type ConnectOptions,
-} from './harness-config';
-import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from './harness-unconfig';
+} from '../harness-config';
+import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from '../harness-unconfig';
 
 /** The switch Copilot needs in its environment to call a hook at a plain-http localhost URL. */
 export const COPILOT_LOCALHOST_ENV = 'COPILOT_HOOK_ALLOW_LOCALHOST';
