@@ -1,6 +1,6 @@
 // A direct message is addressed to the other side, typed in the owner's app: the owner writes in an agent's direct
 // conversation without naming it, and the agent's waiting get_updates is woken with the message for_you. The
-// same through the owner API and both MCP eras is in test/serve/direct-address.test.ts; this proves the composer's path.
+// same through the owner API and both MCP eras is in test/mcp/direct-address.test.ts; this proves the composer's path.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, openConversation, ownerCall, timeline } from './harness';

@@ -103,6 +103,32 @@ describe("Cursor: perch hook permission-request files beforeShellExecution / bef
     assert.equal((await mine(a)).length, 0);
   });
 
+  test("a call of this hub's own MCP server (the agent's perch-NAME) is allowed at once, nothing filed; a server of another port is filed; paused, only whoami / get_updates pass", async () => {
+    const a = await newAgent('cursor-own');
+    const own = (tool: string, url: string) => JSON.stringify({ ...cursorMcp, tool_name: tool, tool_input: '{}', url });
+    const localhost = served.mcpUrl.replace('127.0.0.1', 'localhost');
+    for (const url of [served.mcpUrl, localhost]) {
+      const r = await runHook(['permission-request', '--harness', 'cursor'], own('send_message', url), envFor(a));
+      assert.equal(r.stdout, `${CURSOR_ALLOW}\n`, `${url}: ${r.stderr}`);
+    }
+    assert.equal((await mine(a)).length, 0, 'nothing filed for its own server');
+    const port = Number(new URL(served.mcpUrl).port);
+    const other = `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}/mcp`;
+    const r2 = await runHook(['permission-request', '--harness', 'cursor', '--timeout', '2'], own('send_message', other), envFor(a));
+    assert.equal(r2.stdout, `${CURSOR_ASK}\n`);
+    assert.deepEqual(
+      (await mine(a)).map((x: any) => x.title),
+      [`Allow MCP:send_message@${other}?`],
+      'another server is filed',
+    );
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'budget review' });
+    const r3 = await runHook(['permission-request', '--harness', 'cursor'], own('send_message', served.mcpUrl), envFor(a));
+    assert.equal(r3.stdout, `${cursorDeny('Paused in Perch by the owner: budget review')}\n`);
+    const r4 = await runHook(['permission-request', '--harness', 'cursor'], own('whoami', served.mcpUrl), envFor(a));
+    assert.equal(r4.stdout, `${CURSOR_ALLOW}\n`, 'a paused agent still asks who it is');
+    assert.equal((await mine(a)).length, 1);
+  });
+
   test('bad or foreign stdin with --harness cursor: one clear stderr line and {"permission":"ask"}; --harness cursor on a status hook is refused', async () => {
     const a = await newAgent('cursor-bad');
     const cases: Array<[string, string, RegExp]> = [

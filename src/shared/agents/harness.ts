@@ -82,6 +82,17 @@ export function isPauseExempt(tool: string | null | undefined, own: OwnServer): 
   );
 }
 
+/**
+ * Whether a Cursor MCP tool call (filed as "MCP:<tool>@<server>", the server as Cursor names it: its url) goes to this
+ * hub's own /mcp: the agent's own Perch server, which governs each call itself (as Claude Code's connect-written allow
+ * of mcp__perch-NAME). Only the hub's own URLs count, never a server named like it.
+ */
+export function isOwnCursorTool(tool: string, own: OwnServer): boolean {
+  if (!tool.startsWith('MCP:')) return false;
+  const at = tool.lastIndexOf('@');
+  return at > 4 && own.mcpUrls.includes(tool.slice(at + 1));
+}
+
 /** What a tool was called with, as one short line: a command, a path, a pattern or a URL (the harness's tool_input). */
 export function toolDetailOf(input: unknown): string {
   if (!input || typeof input !== 'object') return '';

@@ -40,12 +40,13 @@ import {
   parseCopilotPermissionInput,
 } from '../../../shared/agents/harnesses/copilot-wire';
 import { noteHarness, notePermissionMode, ownServerOf, pauseExempt } from '../../hub/control/harness';
+import { isPaused } from '../../hub/control/control';
 import { BodyTooLarge, newRequestId, readBody, sendInternalError } from '../../http-util';
 import { tooDeep } from '../../../shared/text/json-depth';
 import type { RateLimiter } from '../../hub/core/rate-limit';
 import { promptJoinKey } from '../../hub/features/requests/prompt-joins';
 import { recordPromptDecision } from '../../hub/features/ledger/decisions';
-import type { HarnessName } from '../../../shared/agents/harness';
+import { isOwnCursorTool, type HarnessName } from '../../../shared/agents/harness';
 import { admit, refuse, sendOutput, type Refuse } from './admit';
 import { reportOfObject } from './report';
 import { decide, nobody, recordAnswer, type Verdict } from './decide';
@@ -125,6 +126,19 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           const own = ownServerOf(hub, who.agentId).name;
           if (route.harness === 'copilot' && isOwnCopilotTool(prompt.input.tool_name, own))
             return sendOutput(res, copilotDecisionJson({ behavior: 'allow' }), `a tool of ${own}, Perch's own: the hub governs its calls`);
+          // Cursor's beforeMCPExecution asks for every MCP call, the agent's own Perch server too, and its only allowlist
+          // file would replace the owner's: a call to this hub's own /mcp is allowed here, unless the agent is paused
+          // (then the pause decides below, leaving its whoami / get_updates to Cursor's own prompt).
+          if (
+            cursor &&
+            isOwnCursorTool(prompt.input.tool_name, ownServerOf(hub, who.agentId)) &&
+            (!isPaused(hub, who.agentId).paused || pauseExempt(hub, who.agentId, prompt.input.tool_name))
+          )
+            return sendOutput(
+              res,
+              cursorDecisionJson({ behavior: 'allow' }),
+              "a tool of this hub's own MCP server: the hub governs its calls",
+            );
           if (limiter.take(who.agentId) > 0)
             return refuseHere(429, 'rate_limited', "Too many permission prompts at once; the harness's own dialog decides this one.");
           // An input nested past what anything here walks safely is not shown, so not decided: the harness's dialog decides.
