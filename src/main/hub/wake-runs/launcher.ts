@@ -34,6 +34,11 @@ export interface RunPlace {
   /** The root's start time (launcher/process-check.ts), null where it cannot be read. */
   start: string | null;
   cgroup: { dir: string; memory: string | null } | null;
+  /**
+   * The database file of the hub that started the run (store databaseIdentity), stamped when the place is stored: a
+   * hub started on a copy of the data dir finds the original's runs in it and must leave them alone.
+   */
+  hub?: string;
 }
 
 /** A run's process tree as sampled (wake/resources.ts). */

@@ -5,7 +5,7 @@
 // fail are dropped with a line on stderr. The ends kept are tried once more when the hub closes.
 import type { Hub } from '../core/hub';
 import { insertWakeRun, updateWakeRun, wakeRunById, type WakeRunRow } from '../../store/tables/agents/wake';
-import { setRunPlace } from '../../store/tables/agents/wake-keep';
+import { databaseIdentity, setRunPlace } from '../../store/tables/agents/wake-keep';
 import type { WakeResources, WakeSummary } from '../../../shared/agents/wake';
 import { wakeWhy } from './run-end';
 import type { RunPlace } from './launcher';
@@ -104,7 +104,8 @@ export class RunRecords {
   private write(runId: string, patch: Partial<WakeRunRow>, place: RunPlace | null | undefined): void {
     this.hub.write(() => {
       updateWakeRun(this.hub.db, runId, patch);
-      if (place !== undefined) setRunPlace(this.hub.db, runId, place && JSON.stringify(place));
+      if (place !== undefined)
+        setRunPlace(this.hub.db, runId, place && JSON.stringify({ ...place, hub: databaseIdentity(this.hub.db) ?? undefined }));
       if (place === null) endInLedger(this.hub, runId);
     });
   }

@@ -6,7 +6,7 @@
 // stored (wake-queue.ts): so across any restart at most at_once runs live, one per agent, and no queued wake is lost.
 import type { Hub } from '../core/hub';
 import { INTERRUPTED_ERROR, interruptLeftoverRuns, type WakeRunRow } from '../../store/tables/agents/wake';
-import { dropStalePlaces, leftoverRuns, runPlaceOf, setRunPlace } from '../../store/tables/agents/wake-keep';
+import { databaseIdentity, dropStalePlaces, leftoverRuns, runPlaceOf, setRunPlace } from '../../store/tables/agents/wake-keep';
 import type { RunPlace, WakeLauncher } from './launcher';
 import type { QueuedRun } from './wake-queue';
 
@@ -22,6 +22,7 @@ function placeOf(text: string | undefined): RunPlace | null {
   if (!text) return null;
   try {
     const p = JSON.parse(text) as RunPlace;
+    if (p.hub !== undefined && typeof p.hub !== 'string') return null;
     return typeof p.pid === 'number' ? p : null;
   } catch {
     return null;
@@ -45,8 +46,17 @@ export function takeLeftovers(hub: Hub, launcher: WakeLauncher, keep: (runId: st
     );
     for (const r of rows) if (r.status === 'running') keep(r.id, { status: 'interrupted', ended_at: at, error: INTERRUPTED_ERROR });
   }
+  const here = databaseIdentity(hub.db);
   return rows.map((r) => {
-    const ending = launcher.endLeftover ? launcher.endLeftover(r.id, places.get(r.id) ?? null) : Promise.resolve();
+    const place = places.get(r.id) ?? null;
+    // A place stamped by another database file: this data dir is a copy, and the run is the original hub's (its
+    // processes may be alive under that hub). Recorded interrupted here, its processes left alone.
+    const elsewhere = place?.hub !== undefined && here !== null && place.hub !== here;
+    if (elsewhere)
+      process.stderr.write(
+        `perch: wake run ${r.id} was started by the hub of another data dir (this one is a copy of it): recorded interrupted here, its processes left alone\n`,
+      );
+    const ending = elsewhere || !launcher.endLeftover ? Promise.resolve() : launcher.endLeftover(r.id, place);
     const gone = ending
       .catch((err: unknown) => {
         process.stderr.write(`perch: what was left of wake run ${r.id} could not be ended: ${(err as Error).message}\n`);

@@ -2,6 +2,7 @@
 // the order they start (wake_queue), and where each running command run lives in the OS (wake_place:<run id>: its
 // root's pid and start time, its cgroup), so that a hub started after one that was killed can end what is left of
 // its runs, and only those (hub/wake-runs/wake-runs.ts).
+import fs from 'node:fs';
 import { sql, type Db } from '../../db/db';
 import { getSetting, setSetting } from '../talk/settings';
 
@@ -44,6 +45,27 @@ export function storeWakeQueue(db: Db, queue: readonly StoredQueuedRun[]): void 
       QUEUE,
       JSON.stringify(queue.map((q) => ({ agentId: q.agentId, since: q.since, wokenAt: q.wokenAt, byOwner: q.byOwner }))),
     );
+}
+
+const identities = new WeakMap<Db, string | null>();
+
+/**
+ * Which database file this is, as the OS knows it (device and inode), or null where it has none (in memory) or cannot
+ * be read. A copy of a data dir is another file: the runs its places name were started by the hub of the original.
+ */
+export function databaseIdentity(db: Db): string | null {
+  if (identities.has(db)) return identities.get(db)!;
+  let id: string | null = null;
+  try {
+    if (db.name && !db.memory) {
+      const st = fs.statSync(db.name);
+      id = `${st.dev}:${st.ino}`;
+    }
+  } catch {
+    id = null;
+  }
+  identities.set(db, id);
+  return id;
 }
 
 /** Where a running run lives (JSON, the launcher's RunPlace), or null once it ended. */
