@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { BIN, addAgent, cliAsync, exitOf, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
+import { BIN, addAgent, cliAsync, exitOf, owner, rawPost, uniqueName, useSharedServe } from '../support/serve-harness';
 import { logRecord, logsBody } from '../support/otlp-bodies';
 
 const served = useSharedServe();
@@ -68,4 +68,16 @@ test('perch ledger export | head: the reader closing the pipe ends the export qu
   const { code, stderr } = await exitOf(p, 'perch ledger export', 30_000);
   assert.equal(stderr, '', 'nothing on stderr');
   assert.equal(code, 141, 'exit 141, as a command ended by SIGPIPE');
+});
+
+test('an error quoting what was typed: an agent name with an escape sequence comes back escaped, a 5,000-character one cut to 80 with its length; the owner API says the same (it takes names up to 256)', async () => {
+  const esc = await cliAsync(['ledger', 'calls', '--agent', 'a\u001b]0;owned\u0007\u001b[31mred\u202e', '--data-dir', served.dataDir]);
+  assert.equal(esc.code, 1);
+  assert.doesNotMatch(esc.stderr, /[\u001b\u0007\u202e]/, 'no control reaches the terminal');
+  assert.match(esc.stderr, /^perch: No agent named "a\\u001b\]0;owned\\u0007\\u001b\[31mred/);
+  const long = await cliAsync(['agent', 'wake', 'x'.repeat(5000), '--show', '--data-dir', served.dataDir]);
+  assert.equal(long.code, 1);
+  assert.match(long.stderr, /^perch: No agent named "x{80}"… \(5000 characters\)\. List agents with `perch agent list`\.\n$/);
+  const api = await owner(served, 'wake.runs', { agent: 'y'.repeat(200) });
+  assert.match(api.error?.message ?? '', /^No agent named "y{80}"… \(200 characters\)\.$/);
 });

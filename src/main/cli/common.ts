@@ -31,7 +31,8 @@ export interface Command {
 export class UsageError extends Error {}
 
 export function fail(message: string, code = 2): never {
-  process.stderr.write(`perch: ${message}\n`);
+  // What was typed or stored may be echoed in it: no escape sequence or bidi control reaches the terminal.
+  process.stderr.write(`perch: ${visibleText(message)}\n`);
   process.exit(code);
 }
 

@@ -73,3 +73,9 @@ export function matchVisible(options: readonly string[], given: string): string 
   const found = options.filter((o) => visibleText(o) === shown);
   return found.length === 1 ? found[0] : undefined;
 }
+
+/** A name someone typed, as an error quotes it back: JSON-quoted (controls escaped), at most max characters of it. */
+export function quotedInput(s: string, max = 80): string {
+  const chars = [...s];
+  return chars.length <= max ? JSON.stringify(s) : `${JSON.stringify(chars.slice(0, max).join(''))}… (${chars.length} characters)`;
+}

@@ -2,6 +2,7 @@
 import type { Hub } from '../core/hub';
 import crypto from 'node:crypto';
 import { HubError } from '../../../shared/errors';
+import { quotedInput } from '../../../shared/text/text';
 import { listUsers, userByKeyHash, userByName, type UserRow } from '../../store/tables/agents/users';
 import { OutsideMemo, type OutsideWrites } from '../core/outside-writes';
 import { NAME_PATTERN, closestName } from '../../../shared/agents/agents';
@@ -46,7 +47,7 @@ export function findAgent(hub: OwnKeysHub, nameOrId: string): UserRow {
     );
     throw new HubError(
       'not_found',
-      `No agent named "${nameOrId}".${near ? ` Did you mean ${near}?` : ''}`,
+      `No agent named ${quotedInput(nameOrId)}.${near ? ` Did you mean ${near}?` : ''}`,
       near ? `Use "${near}", or list agents with \`perch agent list\`.` : 'List agents with `perch agent list`.',
       near ? { did_you_mean: near } : undefined,
     );

@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { PERCH_VERSION } from '../../../shared/version';
 import { HubError } from '../../../shared/errors';
+import { quotedInput } from '../../../shared/text/text';
 import { LATEST_VERSION } from '../migrations';
 import { closestName } from '../../../shared/agents/agents';
 import { EXPORT_FORMAT, EXPORT_KINDS, EXPORT_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './kinds';
@@ -137,7 +138,7 @@ function resolveScope(db: Db, scope: ExportScope): { convs?: string[]; users?: s
     if (!agentId) {
       const near = closestName(scope.agent, db.prepare("SELECT name FROM users WHERE kind = 'agent'").pluck().all() as string[]);
       throw bad(
-        `No agent named ${JSON.stringify(scope.agent)} in this hub${near ? ` (did you mean ${near}?)` : ''}; nothing was written.`,
+        `No agent named ${quotedInput(scope.agent)} in this hub${near ? ` (did you mean ${near}?)` : ''}; nothing was written.`,
         'See the names with `perch agent list`.',
       );
     }
