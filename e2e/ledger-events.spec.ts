@@ -33,7 +33,7 @@ describe("the Ledger page's Perch events", () => {
       await ownerCall(h(), 'messages.send', { conv_id: g.conversation.conv_id, text: '@kit look', to: [h().agents.kit!.id] });
       let ended = false;
       for (let i = 0; i < 120 && !ended; i++) {
-        const { events } = await ownerCall(h(), 'ledger.events', { agent: 'kit' });
+        const { events } = JSON.parse((await perch(['ledger', 'events', '--agent', 'kit', '--json'])).stdout);
         ended = events.some((e: { event: string }) => e.event === 'wake_run_ended');
         if (!ended) await new Promise((r) => setTimeout(r, 500));
       }
