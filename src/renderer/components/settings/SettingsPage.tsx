@@ -257,6 +257,9 @@ function RetentionSection() {
           {plan.totals.messages + plan.totals.events + plan.totals.files + plan.totals.summaries + plan.totals.archive === 0
             ? 'Nothing would go now.'
             : `Would delete ${plan.totals.messages} messages, ${plan.totals.events} events, ${plan.totals.files} files and ${plan.totals.summaries} summaries in ${plan.conversations.length} conversations, and archive ${plan.totals.archive}.`}
+          {plan.ledger &&
+            plan.ledger.records > 0 &&
+            ` From the ledger: ${plan.ledger.records} records of the days before ${plan.ledger.before_day}.`}
         </p>
       )}
       <ErrorLine error={error} />
