@@ -257,6 +257,9 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
     }
     if (harness === 'codex' && event === 'sse_event') {
       if (text(a, 'event.kind', LEDGER_TEXT.idChars) !== 'response.completed') return undefined;
+      // Codex 0.171.0 logs each response.completed twice: once without its token counts, once with them. The one
+      // without is not an API request of its own (kept, it would count every request twice).
+      if (num(a, 'input_token_count') === undefined && num(a, 'output_token_count') === undefined) return undefined;
       const input = num(a, 'input_token_count') ?? 0;
       const cached = Math.min(num(a, 'cached_token_count') ?? 0, input);
       return {
