@@ -130,6 +130,22 @@ test("perch export carries the ledger, and perch import re-chains it under the a
     assert.equal(again.added.ledger_records ?? 0, 0, JSON.stringify(again));
     assert.equal(again.skipped.ledger_records, archived.length);
     assert.equal((await perch(dir, 'ledger', 'verify')).records, verified.records, 'the same archive again adds nothing');
+
+    // What the Ledger page reads (the owner API of the hub serving it): the imported call and events, kit's here.
+    const hub = await startServe(dir, { args: ['--backups', '0'] });
+    try {
+      const seen = (await ownerOk(hub, 'ledger.calls', { agent: 'kit' })).calls.find((c: any) => c.call_id === 'toolu_arch');
+      assert.equal(seen?.agent.id, kitId, JSON.stringify(seen));
+      assert.equal(seen.outcome.success, true);
+      const shown = (await ownerOk(hub, 'ledger.events', {})).events;
+      assert.ok(
+        shown.some((e: any) => e.event === 'paused' && e.reason === 'lunch' && e.agent.id === kitId),
+        JSON.stringify(shown),
+      );
+      assert.ok(shown.some((e: any) => e.event === 'ledger_imported'));
+    } finally {
+      await hub.stop();
+    }
   } finally {
     removeDataDir(dir);
   }
