@@ -1,4 +1,5 @@
-// The Ledger page as the owner sees it: today's spend per agent, the 14-day chart, the filters and the tool calls.
+// The Ledger page as the owner sees it: today's spend per agent, the 14-day chart, the filters and the tool calls, and
+// Perch's own events with their filters.
 import type { Page } from 'playwright-core';
 import { on, type Part } from './on';
 
@@ -10,6 +11,16 @@ export const ledger = (page: Page) => ({
   search: (): Part => on(on(page).region('Tool calls')).role('searchbox', /^Search/),
   /** The way back from one call (an approval card's link) to all of them. */
   showAll: (): Part => on(on(page).region('Tool calls')).link('Show all calls'),
+  /** One of Perch's own events (a wake run, a pause, a rule), by its agent and words: "kit: paused by owner: lunch". */
+  event: (name: string | RegExp): Part => on(on(page).region("Perch's events")).item(name),
+  /** Which events show: all, Wake runs, Pauses and resumes, Standing rules, The ledger itself. */
+  eventsShow: (): Part => on(on(page).region("Perch's events")).combobox(/^Show/),
+  eventsAgent: (): Part => on(on(page).region("Perch's events")).combobox(/^Agent/),
+  /** The events shown, top to bottom, by their names. */
+  eventNames: (): Promise<string[]> =>
+    on(on(page).region("Perch's events"))
+      .item()
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? '')),
 });
 
 /** An approval card's link to its tool call's outcome ("ran 2.3 s, exit 0"), within the card. */

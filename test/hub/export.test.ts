@@ -336,9 +336,9 @@ test('bad archives are refused with a clear error and nothing written: truncated
           'newer manifest version',
           (f) =>
             rewrite(src, f, (_l, m) => {
-              m.version = 2;
+              m.version = 3;
             }),
-          /format version 2, newer than this Perch reads/,
+          /format version 3, newer than this Perch reads/,
         ],
         [
           'not a Perch archive',

@@ -67,3 +67,34 @@ test("the hub's keep_days removes whole old days of the ledger; verify holds aft
     assert.equal(count(t), 4);
   });
 });
+
+test("the retention dry run counts the ledger records a pass would remove (the hub's keep_days, whole days), and the pass removes that many", async () => {
+  const clock = { now: T0 };
+  await withHub({ now: () => clock.now }, async (t) => {
+    const a = t.agent('dry');
+    clock.now = T0 - 50 * DAY;
+    await owner(t, 'agents.pause', { agent: a.name, reason: 'old' });
+    await owner(t, 'agents.resume', { agent: a.name });
+    clock.now = T0 - 40 * DAY;
+    await owner(t, 'agents.pause', { agent: a.name, reason: 'old too' });
+    clock.now = T0 - 1 * DAY;
+    await owner(t, 'agents.resume', { agent: a.name });
+    clock.now = T0;
+    const g = await owner(t, 'conversations.create_group', { title: 'dry', members: [a.id] });
+    assert.equal((await owner(t, 'retention.dry_run')).ledger, null, 'no rule: nothing goes');
+
+    await owner(t, 'retention.set', { keep_days: 30 });
+    const plan = await owner(t, 'retention.dry_run');
+    assert.deepEqual(plan.ledger, { before_day: '2026-05-16', records: 3 });
+    assert.equal(
+      (await owner(t, 'retention.dry_run', { conv_id: g.conversation.conv_id })).ledger,
+      null,
+      "a conversation's own plan has no ledger",
+    );
+    assert.equal(count(t), 4, 'a dry run removes nothing');
+
+    const tally = await new Retention(t.hub, { batch: 2 }).runNow();
+    assert.equal(tally.ledger_records, plan.ledger.records);
+    assert.deepEqual((await owner(t, 'retention.dry_run')).ledger, { before_day: '2026-05-16', records: 0 });
+  });
+});

@@ -75,6 +75,7 @@ const EXPECTED: Record<DeviceReach, string[]> = {
     'retention.dry_run',
     'ledger.calls',
     'ledger.costs',
+    'ledger.events',
   ],
   laptop: [
     'agents.add',

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
+import { once } from 'node:events';
 import { readTar, TarWriter } from '../../src/main/store/export/tar';
 import type { Db } from '../../src/main/store/db/db';
 
@@ -30,11 +31,14 @@ export async function rewrite(
   const gz = zlib.createGzip();
   const chunks: Buffer[] = [];
   gz.on('data', (c: Buffer) => chunks.push(c));
+  // Its last bytes are read out after the writer's 'finish': wait for the end of what gzip gives, not only that.
+  const ended = once(gz, 'end');
   const tar = new TarWriter(gz);
   const mb = Buffer.from(JSON.stringify(manifest));
   await tar.add('manifest.json', mb.length, mb);
   for (const [n, b] of list) await tar.add(n, b.length, b);
   await tar.finish();
+  await ended;
   fs.writeFileSync(dest, Buffer.concat(chunks));
 }
 

@@ -187,12 +187,20 @@ export function functionOutputs(req: ResponsesRequest): any[] {
   return (req.input ?? []).filter((i: any) => i?.type === 'function_call_output');
 }
 
+/** The tokens each response.completed reports (default: 1 in, 1 out, none cached). */
+export interface ResponsesUsage {
+  input: number;
+  cached: number;
+  output: number;
+}
+
 /**
  * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
- * (response.output_item.added / .done), response.completed. `reply` gives the item of each answer.
+ * (response.output_item.added / .done), response.completed with `usage`. `reply` gives the item of each answer.
  */
 export function startResponsesStandIn(
   reply: (req: ResponsesRequest) => ResponsesItem,
+  usage: ResponsesUsage = { input: 1, cached: 0, output: 1 },
 ): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
   const requests: ResponsesRequest[] = [];
   let n = 0;
@@ -217,7 +225,13 @@ export function startResponsesStandIn(
       ev('response.completed', {
         response: {
           id,
-          usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 },
+          usage: {
+            input_tokens: usage.input,
+            input_tokens_details: usage.cached ? { cached_tokens: usage.cached } : null,
+            output_tokens: usage.output,
+            output_tokens_details: null,
+            total_tokens: usage.input + usage.output,
+          },
         },
       });
       res.end();

@@ -34,6 +34,26 @@ test("Codex's response.completed keeps the cached tokens apart from the input (O
   assert.equal(f.harness, 'codex');
 });
 
+test("Codex's response.completed without token counts (0.171.0 logs each response twice, once without them) is not an API request of its own", () => {
+  const recs = parseOtlpLogs(
+    logsBody('codex_cli_rs', [
+      logRecord('codex.sse_event', { 'event.kind': 'response.completed', 'conversation.id': 'c', model: 'gpt-5' }),
+      logRecord('codex.sse_event', {
+        'event.kind': 'response.completed',
+        'conversation.id': 'c',
+        model: 'gpt-5',
+        input_token_count: { int: 10 },
+        output_token_count: { int: 2 },
+      }),
+    ]),
+  );
+  assert.ok(Array.isArray(recs));
+  assert.equal(factOf(recs[0]!, 1), undefined);
+  const f = factOf(recs[1]!, 1);
+  assert.ok(f && typeof f === 'object');
+  assert.deepEqual([f.kind, f.tokens], ['api_request', { input: 10, output: 2, cache_read: 0, cache_write: 0 }]);
+});
+
 test('events the ledger does not keep are read and left out; a kept one with a wrong type is refused with its name', () => {
   const recs = parseOtlpLogs(
     logsBody('claude-code', [

@@ -49,7 +49,7 @@ import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/revi
 import { setWakeAction } from '../hub/wake-runs/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
-import { costLedger, listToolCalls } from '../hub/features/ledger/calls';
+import { costLedger, listPerchEvents, listToolCalls } from '../hub/features/ledger/calls';
 import { localDay } from '../../shared/agents/control';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/agents/snippets';
@@ -198,6 +198,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
     }),
   }),
   'ledger.costs': (hub, a) => ({ costs: costLedger(hub, a), today: localDay(hub.now()) }),
+  'ledger.events': (hub, a) => ({ events: listPerchEvents(hub, a) }),
   // brakes (hub/control/brakes.ts)
   'conversations.resume': (hub, a) => {
     requireConversation(hub, a.conv_id);

@@ -1,6 +1,6 @@
 // What each owner action answers with (src/shared/api/owner-api.ts declares the actions): the server's handlers and
 // the UI share these types.
-import type { CostLine, ToolCallView } from '../ledger/views';
+import type { CostLine, PerchEventView, ToolCallView } from '../ledger/views';
 import type { ConversationView, MessageView, ProgressView, StorageStatus, TaskUpdateResult, UserRef } from '../types';
 import type { EventView } from './event-log';
 import type { AgentSummary } from '../agents/agents';
@@ -176,6 +176,7 @@ export interface OwnerResults {
   'wake.runs': { runs: WakeRunView[] };
   'ledger.calls': { calls: ToolCallView[] };
   'ledger.costs': { costs: CostLine[]; today: string };
+  'ledger.events': { events: PerchEventView[] };
   'wake.stop': { agent: string; stopped: boolean; run_id: string | null; cancelled: boolean };
   'wake.start_now': { agent: string; started: boolean; run_id: string | null };
   'wake.limits.get': { limits: WakeLimits };

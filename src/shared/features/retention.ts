@@ -28,6 +28,12 @@ export interface RetentionPlan {
   totals: { messages: number; events: number; files: number; file_bytes: number; summaries: number; archive: number };
   /** With export-first on and something to delete: the archive a pass would write first (its folder and name). */
   export_to: string | null;
+  /**
+   * The flight recorder's part (the hub's rule's keep_days; a conversation's own rule does not apply to it): the
+   * records of the whole local days before `before_day` that a pass would remove now. Null without a hub rule that
+   * keeps some days, and in a dry run of one conversation.
+   */
+  ledger: { before_day: string; records: number } | null;
 }
 
 export interface RetentionPlanItem {

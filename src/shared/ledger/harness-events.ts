@@ -19,7 +19,8 @@ export type FactKind = 'tool_decision' | 'tool_result' | 'api_request' | 'perch_
  * and the owner's ledger_removed (retention removed whole days of records).
  */
 export interface PerchEvent {
-  event: 'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed' | 'ledger_removed';
+  event:
+    'wake_run_started' | 'wake_run_ended' | 'paused' | 'resumed' | 'rule_added' | 'rule_removed' | 'ledger_removed' | 'ledger_imported';
   run_id?: string;
   /** wake_run_started: command or notify; and why it was woken. */
   run_kind?: string;
@@ -39,8 +40,21 @@ export interface PerchEvent {
   rule_id?: string;
   rule?: string;
   on?: DecidedOn;
-  /** ledger_removed (the owner's record): how many records retention removed (reason: which days, which rule). */
+  /**
+   * ledger_removed (the owner's record): how many records retention removed (reason: which days, which rule).
+   * ledger_imported (the owner's record): how many records perch import added (reason: which archive).
+   */
   records?: number;
+  /** ledger_imported: each day of the archive's chain as verified: its last record's id and hash there, its records. */
+  heads?: LedgerHead[];
+}
+
+/** The end of one day's chain in an archive, as perch import verified it. */
+export interface LedgerHead {
+  day: string;
+  id: number;
+  hash: string;
+  records: number;
 }
 
 /** Where the owner decided a card: the laptop (the Perch window, `perch owner`) or a paired device. */
@@ -243,6 +257,9 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
     }
     if (harness === 'codex' && event === 'sse_event') {
       if (text(a, 'event.kind', LEDGER_TEXT.idChars) !== 'response.completed') return undefined;
+      // Codex 0.171.0 logs each response.completed twice: once without its token counts, once with them. The one
+      // without is not an API request of its own (kept, it would count every request twice).
+      if (num(a, 'input_token_count') === undefined && num(a, 'output_token_count') === undefined) return undefined;
       const input = num(a, 'input_token_count') ?? 0;
       const cached = Math.min(num(a, 'cached_token_count') ?? 0, input);
       return {

@@ -85,5 +85,7 @@ export function perchEventText(e: PerchEvent): string {
     }
     case 'ledger_removed':
       return `${e.records ?? '?'} ledger records removed (${e.reason ?? 'retention'})`;
+    case 'ledger_imported':
+      return `${e.records ?? '?'} ledger records imported (${e.reason ?? 'perch import'})`;
   }
 }

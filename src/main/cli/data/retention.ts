@@ -191,12 +191,15 @@ function describeStatus(s: RetentionStatus): string {
 }
 
 function describePlan(p: RetentionPlan): string {
-  if (!p.conversations.length) return 'Nothing would be removed or archived now.';
+  const ledger =
+    p.ledger && p.ledger.records > 0 ? `\nFrom the ledger: ${p.ledger.records} records of the days before ${p.ledger.before_day}.` : '';
+  if (!p.conversations.length)
+    return `${ledger ? 'No conversation history would be removed or archived now.' : 'Nothing would be removed or archived now.'}${ledger}`;
   const exp = p.export_to ? `\nFirst, what goes would be exported to ${p.export_to}.` : '';
   const lines = p.conversations.map(
     (c) =>
       `${c.conv_id}  ${c.title || '(direct)'}: ${c.messages} messages, ${c.events} events, ${c.files} files (${c.file_bytes} bytes), ${c.summaries} summaries${c.archive ? '; archived (idle)' : ''}`,
   );
   const t = p.totals;
-  return `${lines.join('\n')}\nIn all: ${t.messages} messages, ${t.events} events, ${t.files} files (${t.file_bytes} bytes), ${t.summaries} summaries; ${t.archive} conversations archived.${exp}`;
+  return `${lines.join('\n')}\nIn all: ${t.messages} messages, ${t.events} events, ${t.files} files (${t.file_bytes} bytes), ${t.summaries} summaries; ${t.archive} conversations archived.${ledger}${exp}`;
 }

@@ -6,47 +6,10 @@
 import crypto from 'node:crypto';
 import { localDay } from '../../../shared/agents/control';
 import { chainHead, insertRecord, type LedgerRow } from '../../store/tables/ledger/records';
+import { rowHash } from '../../store/tables/ledger/chain-hash';
 import type { Db } from '../../store/db/db';
 import type { PerchEvent } from '../../../shared/ledger/harness-events';
 import type { Hub } from './hub';
-
-/** The fields a row's hash covers, in a fixed order (everything but the hash itself). */
-function chained(r: Omit<LedgerRow, 'hash'>): string {
-  return JSON.stringify([
-    r.id,
-    r.day,
-    r.received_at,
-    r.at,
-    r.agent_id,
-    r.harness,
-    r.kind,
-    r.session_id,
-    r.call_id,
-    r.tool,
-    r.model,
-    r.detail,
-    r.input_tokens,
-    r.output_tokens,
-    r.cache_read_tokens,
-    r.cache_write_tokens,
-    r.cost_usd,
-    r.cost_source,
-    r.dedupe.toString('hex'),
-  ]);
-}
-
-/** Where each day's chain starts. */
-function genesis(day: string): Buffer {
-  return crypto.hash('sha256', `perch ledger ${day}`, 'buffer');
-}
-
-export function rowHash(prev: Buffer | undefined, r: Omit<LedgerRow, 'hash'>): Buffer {
-  return crypto
-    .createHash('sha256')
-    .update(prev ?? genesis(r.day))
-    .update(chained(r))
-    .digest();
-}
 
 /** A row before it is placed in the chain: what it says, without its id, day, time received and hash. */
 export type NewLedgerRow = Omit<LedgerRow, 'id' | 'day' | 'received_at' | 'hash'>;

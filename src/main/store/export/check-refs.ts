@@ -4,6 +4,7 @@
 import { IMAGE_MIME, sniffImage } from '../../../shared/features/files';
 import type { ExportKind } from './kinds';
 import { ExportFileError } from './read';
+import { ArchiveChains } from './ledger-rows';
 
 type Row = Record<string, unknown>;
 
@@ -38,6 +39,8 @@ export class ArchiveRefs {
   /** Checked at the end: they may name rows that come later in their kind (users' inboxes, replies, threads). */
   private readonly later: Array<() => void> = [];
   minGid = Number.MAX_SAFE_INTEGER;
+  /** The flight recorder's days, each verified as a hash chain (store/export/ledger-rows.ts). */
+  readonly ledger = new ArchiveChains();
 
   private fail(where: string, what: string): never {
     throw new ExportFileError(`${where}: ${what}; an archive may only point at its own rows`);
@@ -79,6 +82,9 @@ export class ArchiveRefs {
 
   row(kind: ExportKind, r: Row, where: string): void {
     switch (kind.name) {
+      case 'ledger_records':
+        this.user(where, 'agent_id', r.agent_id);
+        return void this.ledger.take(r, where);
       case 'users': {
         this.unique(where, `user ${JSON.stringify(r.id)}`, this.users.has(r.id as string));
         this.users.add(r.id as string);

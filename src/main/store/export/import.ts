@@ -76,7 +76,10 @@ export async function importExport(db: Db, file: string, opts: { dryRun?: boolea
       },
       file: (id, thumb, b) => imp.file(id, thumb, b),
     });
-    imp.finish();
+    imp.finish(
+      `perch import of ${path.basename(file)}, an archive made ${manifest.created_at} by Perch ${manifest.perch_version}`,
+      Date.now(),
+    );
     db.exec(opts.dryRun ? 'ROLLBACK' : 'COMMIT');
     const { format, version, created_at, perch_version, counts } = manifest;
     return {

@@ -4,10 +4,14 @@
 // kind, and tables of secrets are not kinds at all: an export cannot carry them. docs/archive-format.md.
 
 export const EXPORT_FORMAT = 'perch-archive';
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
+/** The oldest version this Perch still imports (version 1: no ledger). */
+export const EXPORT_MIN_VERSION = 1;
+/** Kinds an archive of an older version does not have: the version they came with. */
+export const KIND_SINCE: Readonly<Record<string, number>> = { ledger_records: 2 };
 
-/** s string, S string or null, i integer, I integer or null. */
-export type FieldType = 's' | 'S' | 'i' | 'I';
+/** s string, S string or null, i integer, I integer or null, N a finite number or null. */
+export type FieldType = 's' | 'S' | 'i' | 'I' | 'N';
 
 export interface ExportKind {
   /** The entry is `${name}.jsonl`. */
@@ -226,6 +230,39 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
     orderBy: 'user_id, msg_id',
     fields: { user_id: 's', msg_id: 's', hidden_at: 'i' },
     scoped: OF_MESSAGES,
+  },
+  {
+    // The flight recorder (version 2 on), each row as the hub chained it (dedupe and hash in hex), so an import
+    // verifies every day's chain before it takes any (store/export/ledger-rows.ts). Whole-hub exports only: a day's
+    // chain runs through every agent's records, so a scoped export could not carry one that verifies.
+    name: 'ledger_records',
+    table: 'ledger_records',
+    orderBy: 'id',
+    fields: {
+      id: 'i',
+      day: 's',
+      received_at: 'i',
+      at: 'i',
+      agent_id: 's',
+      harness: 's',
+      kind: 's',
+      session_id: 'S',
+      call_id: 'S',
+      tool: 'S',
+      model: 'S',
+      detail: 's',
+      input_tokens: 'I',
+      output_tokens: 'I',
+      cache_read_tokens: 'I',
+      cache_write_tokens: 'I',
+      cost_usd: 'N',
+      cost_source: 'S',
+      dedupe: 's',
+      hash: 's',
+    },
+    select:
+      'id, day, received_at, at, agent_id, harness, kind, session_id, call_id, tool, model, detail, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, lower(hex(dedupe)) AS dedupe, lower(hex(hash)) AS hash',
+    scoped: '0',
   },
 ];
 

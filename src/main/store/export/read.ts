@@ -12,7 +12,17 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { tooDeep } from '../../../shared/text/json-depth';
-import { EXPORT_FORMAT, EXPORT_VERSION, KIND_BY_NAME, SAFE_ID, type ExportKind, type Manifest, type ManifestEntry } from './kinds';
+import {
+  EXPORT_FORMAT,
+  EXPORT_MIN_VERSION,
+  EXPORT_VERSION,
+  KIND_BY_NAME,
+  KIND_SINCE,
+  SAFE_ID,
+  type ExportKind,
+  type Manifest,
+  type ManifestEntry,
+} from './kinds';
 import { ExportFileError, readTar } from './tar';
 import { checkRowValues } from './rows';
 
@@ -70,8 +80,10 @@ function checkManifest(value: unknown): Manifest {
     throw new ExportFileError(
       `the archive has format version ${m.version}, newer than this Perch reads (${EXPORT_VERSION}); update Perch to import it`,
     );
-  if (m.version !== EXPORT_VERSION)
-    throw new ExportFileError(`the archive has format version ${m.version}; this Perch reads version ${EXPORT_VERSION}`);
+  if (m.version < EXPORT_MIN_VERSION)
+    throw new ExportFileError(
+      `the archive has format version ${m.version}; this Perch reads versions ${EXPORT_MIN_VERSION} to ${EXPORT_VERSION}`,
+    );
   if (!Array.isArray(m.entries)) throw new ExportFileError('the manifest lists no entries');
   const seen = new Set<string>();
   for (const e of m.entries as unknown[]) {
@@ -91,6 +103,9 @@ function checkManifest(value: unknown): Manifest {
     }
     checkEntryName(x.name);
     if (x.name === 'manifest.json' || seen.has(x.name)) throw new ExportFileError(`the manifest lists ${JSON.stringify(x.name)} twice`);
+    const since = KIND_SINCE[x.name.replace(/\.jsonl$/, '')];
+    if (since !== undefined && m.version < since)
+      throw new ExportFileError(`${x.name} is not in an archive of format version ${m.version} (it came with version ${since})`);
     seen.add(x.name);
     if (x.name.startsWith('files/') && x.size > (x.name.endsWith('.thumb') ? MAX_THUMB : MAX_FILE))
       throw new ExportFileError(
@@ -137,6 +152,8 @@ function typeOk(v: unknown, t: string): boolean {
       return v === null || typeof v === 'string';
     case 'i':
       return typeof v === 'number' && Number.isSafeInteger(v);
+    case 'N':
+      return v === null || (typeof v === 'number' && Number.isFinite(v));
     default:
       return v === null || (typeof v === 'number' && Number.isSafeInteger(v));
   }
@@ -158,7 +175,7 @@ export function checkRow(kind: ExportKind, line: string, where: string): Record<
     if (!Object.hasOwn(row, f)) throw new ExportFileError(`${where} has no field ${f}`);
     if (!typeOk(row[f], t))
       throw new ExportFileError(
-        `${where}: field ${f} is not ${t === 's' ? 'a string' : t === 'S' ? 'a string or null' : t === 'i' ? 'an integer' : 'an integer or null'}`,
+        `${where}: field ${f} is not ${t === 's' ? 'a string' : t === 'S' ? 'a string or null' : t === 'i' ? 'an integer' : t === 'N' ? 'a number or null' : 'an integer or null'}`,
       );
   }
   for (const [f, t] of Object.entries(kind.optional ?? {})) {

@@ -113,6 +113,21 @@ const RULES: Readonly<Record<string, Readonly<Record<string, Rule>>>> = {
     msg_id: ID,
   },
   hidden_messages: { user_id: ID, msg_id: ID },
+  ledger_records: {
+    day: { t: 'match', re: /^\d{4}-\d{2}-\d{2}$/, what: 'a day (YYYY-MM-DD)' },
+    agent_id: ID,
+    harness: word(40),
+    kind: oneOf('tool_decision', 'tool_result', 'api_request', 'perch_decision', 'perch_event'),
+    // As the OTLP receiver keeps them (cut to 200 characters, any text the harness sent).
+    session_id: text(200),
+    call_id: text(200),
+    tool: text(200),
+    model: text(200),
+    detail: json(JSON_DEFAULT),
+    cost_source: oneOf('harness', 'price_table', 'unknown'),
+    dedupe: { t: 'match', re: /^[0-9a-f]{64}$/, what: 'a sha256 in hex' },
+    hash: { t: 'match', re: /^[0-9a-f]{64}$/, what: 'a sha256 in hex' },
+  },
 };
 
 /** Integer fields with bounds beyond their type. */
@@ -124,6 +139,13 @@ const INTS: Readonly<Record<string, Readonly<Record<string, [number, number]>>>>
   events: { seq: [1, MAX_SEQ], gid: [1, Number.MAX_SAFE_INTEGER] },
   conversations: { last_seq: [0, Number.MAX_SAFE_INTEGER] },
   files: { size: [0, LIMITS.maxFileBytes], is_image: [0, 1], has_thumb: [0, 1] },
+  ledger_records: {
+    id: [1, Number.MAX_SAFE_INTEGER],
+    input_tokens: [0, Number.MAX_SAFE_INTEGER],
+    output_tokens: [0, Number.MAX_SAFE_INTEGER],
+    cache_read_tokens: [0, Number.MAX_SAFE_INTEGER],
+    cache_write_tokens: [0, Number.MAX_SAFE_INTEGER],
+  },
 };
 
 function shown(v: string): string {

@@ -6,6 +6,7 @@ import { ownerRow } from '../tables/agents/users';
 import type { ExportKind } from './kinds';
 import { ExportFileError } from './read';
 import { ArchiveFiles, type ImageCleaner } from './write-files';
+import { LedgerImport } from './ledger-rows';
 
 type Row = Record<string, unknown>;
 
@@ -37,6 +38,8 @@ export class Importer {
   /** Messages whose id changed (or that were left out: null). Other ids stay as they are. */
   private readonly msgs = new Map<string, string | null>();
   private readonly files: ArchiveFiles;
+  /** The flight recorder's records, re-chained into this hub's days (store/export/ledger-rows.ts). */
+  readonly ledger: LedgerImport;
   private readonly inboxes = new Map<string, string>();
   /** Export ids of the messages this import adds, and where: rows that hang on a message come only with those. */
   private readonly addedMsgs = new Map<string, ConvPlace>();
@@ -52,6 +55,7 @@ export class Importer {
     cleanImage: ImageCleaner,
   ) {
     this.files = new ArchiveFiles(db, cleanImage, () => this.count('files', true));
+    this.ledger = new LedgerImport(db);
     const maxGid = sql<{ g: number | null }>(db, 'SELECT max(gid) AS g FROM events').get()?.g ?? 0;
     this.keepGids = minArchiveGid > maxGid;
     this.lastCreated = sql<{ c: number }>(db, 'SELECT created_at AS c FROM messages ORDER BY rowid DESC LIMIT 1').get()?.c ?? 0;
@@ -375,6 +379,8 @@ export class Importer {
               ).changes;
         return this.count(kind.name, ch === 1);
       }
+      case 'ledger_records':
+        return this.count(kind.name, this.ledger.row(r, where, this.user(r.agent_id, where)));
       default:
         throw new ExportFileError(`kind ${kind.name} cannot be imported`);
     }
@@ -526,7 +532,8 @@ export class Importer {
     return this.files.bytes(id, thumb, bytes);
   }
 
-  finish(): void {
+  /** `from` names the archive (the ledger's `ledger_imported` record says it); `now` is the import's time. */
+  finish(from: string, now: number): void {
     // A conversation's next seq follows the highest one written: the rest of an archive's claims are not taken.
     for (const c of this.convs.values()) {
       if (!c.merged) sql(this.db, 'UPDATE conversations SET last_seq = ? WHERE id = ?').run(c.top, c.id);
@@ -548,6 +555,7 @@ export class Importer {
       sql(this.db, "UPDATE messages SET thread_id = ? WHERE thread_id = ? AND provenance = 'imported'").run(to, from);
     }
     this.files.finish();
+    this.ledger.finish(ownerRow(this.db)?.id, from, now);
     if (this.outOfOrder) sql(this.db, "INSERT OR IGNORE INTO settings (key, value) VALUES ('messages_out_of_time_order', '1')").run();
   }
 }

@@ -1,9 +1,11 @@
 // The Ledger page: what the agents' harnesses reported (owner API ledger.costs, ledger.calls): today's spend per agent,
-// the last 14 days as a chart, and the tool calls as a timeline grouped by session, with filters and search.
+// the last 14 days as a chart, the tool calls as a timeline grouped by session, with filters and search, and Perch's
+// own events (PerchEvents.tsx).
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../transport';
 import { hrefOf } from '../../sync';
 import { perchDecisionText, type CostLine, type ToolCallView } from '../../../shared/ledger/views';
+import { PerchEvents } from './PerchEvents';
 
 const DAYS = 14;
 
@@ -212,6 +214,7 @@ export function LedgerPage(props: { call?: string } = {}) {
           ))
         )}
       </section>
+      {!props.call && <PerchEvents />}
     </div>
   );
 }

@@ -255,8 +255,13 @@ function RetentionSection() {
       {plan && (
         <p className="small" role="status" aria-label="Retention preview">
           {plan.totals.messages + plan.totals.events + plan.totals.files + plan.totals.summaries + plan.totals.archive === 0
-            ? 'Nothing would go now.'
+            ? plan.ledger && plan.ledger.records > 0
+              ? 'No conversation history would go now.'
+              : 'Nothing would go now.'
             : `Would delete ${plan.totals.messages} messages, ${plan.totals.events} events, ${plan.totals.files} files and ${plan.totals.summaries} summaries in ${plan.conversations.length} conversations, and archive ${plan.totals.archive}.`}
+          {plan.ledger &&
+            plan.ledger.records > 0 &&
+            ` From the ledger: ${plan.ledger.records} records of the days before ${plan.ledger.before_day}.`}
         </p>
       )}
       <ErrorLine error={error} />

@@ -29,4 +29,10 @@ export const ledgerActions = {
       "The cost ledger per day, agent, harness, model and cost source (harness: the harness's own dollars, as Claude Code reports them; price_table: tokens priced by the price table, as for Codex; unknown: a model without a price, tokens only), from since (default: the last 14 days), for one agent or all; today: the hub's local day.",
     input: () => z.strictObject({ agent: id().optional(), since: day().optional() }),
   },
+  'ledger.events': {
+    device: 'full',
+    description:
+      "Perch's own events in the flight recorder (kind perch_event), newest first, each with its record's id, time and agent: wake runs started and ended (wake_run_started, wake_run_ended), pauses and resumes (paused, resumed), standing rules added and removed (rule_added, rule_removed), and the owner's ledger_removed (retention) and ledger_imported (perch import). From since (default: the last 14 days), for one agent or all; limit (default 100, at most 500). What `perch ledger events` lists.",
+    input: () => z.strictObject({ agent: id().optional(), since: day().optional(), limit: z.number().int().min(1).max(500).optional() }),
+  },
 } as const satisfies ActionDefs;

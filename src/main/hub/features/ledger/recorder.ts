@@ -8,7 +8,8 @@ import type { LedgerFact } from '../../../../shared/ledger/harness-events';
 import { SHIPPED_PRICES, costAt, priceKey, type ModelPrice } from '../../../../shared/ledger/prices';
 import { addMeasuredCost } from '../../control/control';
 import { recordsAfter, type LedgerRow } from '../../../store/tables/ledger/records';
-import { appendToChain, rowHash } from '../../core/ledger-chain';
+import { appendToChain } from '../../core/ledger-chain';
+import { rowHash } from '../../../store/tables/ledger/chain-hash';
 import { ownerPrice } from '../../../store/tables/ledger/prices';
 import type { Db } from '../../../store/db/db';
 

@@ -5,11 +5,10 @@
 // any, it says so first in today's chain (a perch_event `ledger_removed` of the owner: the cutoff day and how many
 // records go), so the removal itself is on the record, tamper-evident like the rest. Export first does not carry the ledger.
 import type { TalkHub } from '../../talk/services';
-import { localDay } from '../../../../shared/agents/control';
 import { appendPerchEvent } from '../../core/ledger-chain';
 import { countBefore, deleteOldRecords, newestBefore } from '../../../store/tables/ledger/records';
 import type { RetentionRuleRow } from '../../../store/tables/talk/retention';
-import { DAY_MS } from './retention-plan';
+import { ledgerCutoffDay } from './retention-plan';
 
 /** Where a pass is in the ledger: the day before which records go, and the next id to look at (walking back). */
 export interface LedgerPass {
@@ -22,11 +21,6 @@ interface PassLike {
   table: { hub: RetentionRuleRow | undefined };
   tally: { ledger_records: number };
   ledger?: LedgerPass | null;
-}
-
-/** The first day kept when the rule keeps `keepDays` days at `at` (the cutoff's own local day is kept whole). */
-export function ledgerCutoffDay(at: number, keepDays: number): string {
-  return localDay(at - keepDays * DAY_MS);
 }
 
 /** Up to `limit` records of the pass, in the step's transaction; true when the ledger's part is done. */

@@ -13,8 +13,15 @@ import {
   retentionRules,
   type RetentionRuleRow,
 } from '../../../store/tables/talk/retention';
+import { countBefore } from '../../../store/tables/ledger/records';
+import { localDay } from '../../../../shared/agents/control';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The first ledger day kept when the rule keeps `keepDays` days at `at` (the cutoff's own local day is kept whole). */
+export function ledgerCutoffDay(at: number, keepDays: number): string {
+  return localDay(at - keepDays * DAY_MS);
+}
 
 /** The archive a pass starting at `at` writes into `dir` before deleting. */
 export function exportFileName(dir: string, at: number): string {
@@ -87,5 +94,14 @@ export function retentionDryRun(hub: Hub, convId?: string, now = hub.now()): Ret
   }
   const dir = retentionExportDir(hub.db);
   const deletes = totals.messages + totals.events + totals.summaries > 0;
-  return { at: now, conversations: items, totals, export_to: dir !== undefined && deletes ? exportFileName(dir, now) : null };
+  const keep = table.hub?.keep_days ?? null;
+  // As a pass cuts the ledger (ledger-retention.ts): whole local days before the cutoff's own day.
+  const beforeDay = keep === null || convId !== undefined ? undefined : ledgerCutoffDay(now, keep);
+  return {
+    at: now,
+    conversations: items,
+    totals,
+    export_to: dir !== undefined && deletes ? exportFileName(dir, now) : null,
+    ledger: beforeDay === undefined ? null : { before_day: beforeDay, records: countBefore(hub.db, beforeDay) },
+  };
 }
