@@ -186,7 +186,7 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
       `mcp__x__perch-${a.name}__whoami`,
     ])
       assert.match(await pre(foreign), /"permissionDecision":"deny"/, foreign);
-    // Cursor files an MCP call as MCP:<tool>@<server url>: this hub's own /mcp is not the pause's to deny (Cursor asks).
+    // Cursor files an MCP call as MCP:<tool>@<server url>: this hub's own /mcp is the agent's own server (allowed).
     const cursor = async (url: string) =>
       (
         await rawPost(door('cursor', 'permission-request', '?timeout=1'), a.key, {
@@ -196,7 +196,7 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
           url,
         })
       ).text;
-    assert.equal(await cursor(served.mcpUrl), CURSOR_ASK);
+    assert.equal(await cursor(served.mcpUrl), CURSOR_ALLOW);
     assert.equal(await cursor('https://evil.example/mcp'), cursorDeny('Paused in Perch by the owner: lunch break'));
     assert.equal((await requestsOf(a)).length, 0, 'nothing filed while paused');
   });
