@@ -126,11 +126,12 @@ function harnessFor(sub: string, text: string, flag: string | undefined): string
 }
 
 /** What the door's answer means for the hook: the output to print ('' when it decided nothing), or a StepAside. */
-function outputOf(answer: DoorAnswer, door: URL): string {
+function outputOf(answer: DoorAnswer, door: URL, claudePrompt: boolean): string {
   if (answer.status === 200) {
     if (answer.note) process.stderr.write(`perch hook: ${answer.note.replace(/\s+/g, ' ')}\n`);
-    // No decision: nothing on stdout (this command tells the terminal itself, tellTerminal below).
-    return isNoDecision(answer.text.trim()) ? '' : answer.text.trim();
+    // No decision: nothing on stdout (this command tells the terminal itself, tellTerminal below), but to Claude Code's
+    // PermissionRequest, which runs its hooks with no terminal of their own: the door's line and window title.
+    return isNoDecision(answer.text.trim()) && !claudePrompt ? '' : answer.text.trim();
   }
   let message: string | undefined;
   try {
@@ -148,7 +149,8 @@ function outputOf(answer: DoorAnswer, door: URL): string {
 
 /**
  * One line to the terminal the harness runs in (its controlling terminal, /dev/tty), where a person sees it even when
- * the harness shows nothing of its hooks (headless `claude -p`); nothing when there is no terminal.
+ * the harness shows nothing of its hooks; nothing when there is no terminal. Claude Code (2.1.332) runs its hooks in a
+ * session of their own with none, so its terminal never shows these lines (test/real/real-claude-code-waiting.test.ts).
  */
 function tellTerminal(line: string): void {
   let fd: number | undefined;
@@ -231,7 +233,7 @@ export async function cmdHook(argv: string[]): Promise<void> {
       if (e.timedOut) throw new StepAside(`no answer from the Perch hub at ${shown} within ${bounds.totalMs} ms; deciding nothing`);
       throw new StepAside(`cannot reach the Perch hub at ${shown} (${e.why}); is \`perch serve\` (or the app) running? Deciding nothing`);
     }
-    const out = outputOf(answer, door);
+    const out = outputOf(answer, door, prompt && harness === 'claude-code');
     if (out) process.stdout.write(`${out}\n`);
     if (title && answer.note) tellTerminal(`perch: no decision in Perch on "${title}": ${answer.note.replace(/\s+/g, ' ')}`);
   } catch (e) {

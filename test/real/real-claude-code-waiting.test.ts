@@ -4,7 +4,9 @@
 //   plain `claude -p` with the default HTTP hooks prints nothing of the wait, nor Perch's give-up line (the door's
 //   systemMessage): only the model's last text;
 //   with --output-format stream-json --verbose --include-hook-events, a hook_started event names the PermissionRequest
-//   as the wait begins, and its hook_response carries Perch's line naming the card when it gives up;
+//   as the wait begins, and its hook_response carries Perch's line naming the card when it gives up (and the window
+//   title, terminalSequence, which claude -p does not set; an interactive session does:
+//   real-claude-code-interactive.test.ts);
 //   with --hooks perch in a real terminal (tmux), `perch hook`'s "waiting for the owner in Perch" line does not reach
 //   it: Claude Code runs its command hooks in a session of their own, with no controlling terminal (/dev/tty cannot be
 //   opened there; a command hook's own check is below).
@@ -115,7 +117,7 @@ describe('what the terminal of a headless claude -p shows while Perch holds its 
       const answered = events.findIndex((e) => e.subtype === 'hook_response' && e.hook_event === 'PermissionRequest');
       assert.ok(started >= 0 && answered > started, 'hook_started, then hook_response');
       assert.equal(events[started].hook_name, 'PermissionRequest:Bash', 'the wait is named by tool, not by card');
-      assert.deepEqual(JSON.parse(events[answered].output), { systemMessage: GAVE_UP });
+      assert.deepEqual(JSON.parse(events[answered].output), { systemMessage: GAVE_UP, terminalSequence: `\u001b]2;${GAVE_UP}\u0007` });
       // Claude Code shows the line nowhere else: no event of its own carries it.
       assert.equal(events.filter((e) => JSON.stringify(e).includes('Perch: no decision')).length, 1);
     },
@@ -175,6 +177,10 @@ describe('what the terminal of a headless claude -p shows while Perch holds its 
       await eventually(() => /claude exited 0/.test(pane()), 120_000, 'claude -p done');
       assert.equal((await withdrawnCard(agent)).title, TITLE, 'perch hook filed the card and gave up');
       assert.doesNotMatch(pane(), /perch: waiting for the owner in Perch|no decision/, pane());
+      // perch hook hands Claude Code the door's window title, and claude -p sets none.
+      const shownTitle =
+        spawnSync('tmux', ['-L', SOCKET, 'display', '-p', '-t', 'perch', '#{pane_title}'], { encoding: 'utf8' }).stdout ?? '';
+      assert.doesNotMatch(shownTitle, /Perch/, shownTitle);
       assert.match(pane(), /bash said: /);
       const seen = fs.readFileSync(path.join(home, 'hook-tty.txt'), 'utf8');
       assert.match(seen, /^not a tty$/m, seen);

@@ -8,7 +8,8 @@
 // for such questions), so no card is filed: Perch shows the agent waiting for you (its Notification hook, "Claude
 // needs your permission") and its feed says once that the session runs in auto mode, whose questions do not come to
 // Perch; the answer in the terminal runs the command. Started with --permission-mode manual instead, the same
-// interactive session's prompt is a card and the owner's approve in Perch runs it.
+// interactive session's prompt is a card and the owner's approve in Perch runs it; when Perch gives up on the card,
+// the door's answer sets the terminal's window title (terminalSequence) to the line naming it.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -58,6 +59,9 @@ after(async () => {
 function pane(name: string): string {
   return spawnSync('tmux', ['-L', SOCKET, 'capture-pane', '-p', '-t', name], { encoding: 'utf8', timeout: 10_000 }).stdout ?? '';
 }
+function title(name: string): string {
+  return (spawnSync('tmux', ['-L', SOCKET, 'display', '-p', '-t', name, '#{pane_title}'], { encoding: 'utf8' }).stdout ?? '').trim();
+}
 function keys(name: string, ...k: string[]): void {
   spawnSync('tmux', ['-L', SOCKET, 'send-keys', '-t', name, ...k], { timeout: 10_000 });
 }
@@ -68,7 +72,7 @@ const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * (onboarding, this API key, trust of the project folder), and ran perch connect claude-code NAME --write; then
  * `claude --permission-mode MODE "Write the marker file."` as the agent in tmux. Returns the project dir.
  */
-async function start(agent: AgentKey, name: string, mode: string): Promise<string> {
+async function start(agent: AgentKey, name: string, mode: string, doorTimeout?: number): Promise<string> {
   const home = path.join(root, name);
   const dir = path.join(home, 'project');
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
@@ -76,6 +80,12 @@ async function start(agent: AgentKey, name: string, mode: string): Promise<strin
   homes.push(home);
   fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: [`mcp__perch-${agent.name}`] } }));
   await connectWrite('claude-code', agent.name, served.dataDir, home);
+  if (doorTimeout !== undefined) {
+    const file = path.join(home, '.claude', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+    settings.hooks.PermissionRequest[0].hooks[0].url += `&timeout=${doorTimeout}`;
+    fs.writeFileSync(file, JSON.stringify(settings));
+  }
   const file = path.join(home, '.claude.json');
   const state = JSON.parse(fs.readFileSync(file, 'utf8'));
   state.hasCompletedOnboarding = true;
@@ -160,5 +170,20 @@ describe('the real Claude Code in its interactive auto mode, configured by perch
     assert.equal(req.context.permission_mode, 'default');
     await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
     await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the command approved in Perch ran');
+  });
+
+  test("manual mode, and Perch gives up (the door's wait shortened to 3 s): the card is withdrawn and the terminal's window title names it, while Claude Code's own dialog asks; its answer there runs the command", async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('gaveup'));
+    const dir = await start(agent, 'gaveup', 'manual', 3);
+    const req = await pendingRequestOf(served, agent, 120_000);
+    await eventually(() => /Do you want to proceed\?/.test(pane('gaveup')), 60_000, "Claude Code's own dialog");
+    const line = `Perch: no decision on "${req.title}": no decision within 3 s; the terminal dialog decides`;
+    await eventually(() => title('gaveup') === line, 60_000, `the title ${JSON.stringify(line)} (now ${JSON.stringify(title('gaveup'))})`);
+    const { requests } = await ownerOk(served, 'requests.list', {});
+    assert.equal(requests.find((r: any) => r.request_id === req.request_id).state, 'cancelled');
+    assert.match(pane('gaveup'), /Do you want to proceed\?/, 'the dialog still asks');
+    assert.equal(fs.existsSync(path.join(dir, MARKER)), false);
+    keys('gaveup', 'Enter'); // 1. Yes
+    await eventually(() => fs.existsSync(path.join(dir, MARKER)), 60_000, 'the command the terminal allowed ran');
   });
 });
