@@ -60,8 +60,10 @@ Run by Claude Code or Codex as their PermissionRequest hook, and by Cursor as it
 beforeMCPExecution hooks: files the prompt in your Perch Approvals inbox (phone push included), waits for your
 decision and prints the harness's allow/deny JSON. A paused agent's prompts are denied with the pause reason.
   --timeout SECS how long to wait for your decision (default ${DEFAULT_HOOK_TIMEOUT_SECS}, below the harnesses' 600 s hook timeout)
-No decision in time, the hub down, or input that is not a PermissionRequest: prints nothing and exits 0
-(the harness's own dialog takes over); for Cursor it prints {"permission": "ask"} (Cursor's own prompt decides).
+No decision in time, the hub down, or input that is not a PermissionRequest: decides nothing and exits 0
+(the harness's own dialog takes over); when the hub gave up on the card, for Claude Code it prints the hub's
+line naming it (systemMessage, and the terminal's window title); for Cursor it prints {"permission": "ask"}
+(Cursor's own prompt decides).
 
 perch hook pre-tool-use | notification | stop | session-start | session-end
 
