@@ -1,7 +1,8 @@
 // A waiting harness says so: `perch hook permission-request` writes to the terminal the harness runs in (/dev/tty),
-// which a person sees even when the harness shows nothing of its hooks (headless `claude -p`): the card it waits on
-// when it starts waiting, and why it gave up. The terminal is a real pseudo-terminal (util-linux `script`); the door's
-// timeout withdraws the card saying why.
+// which a person sees even when the harness shows nothing of its hooks: the card it waits on when it starts waiting,
+// and why it gave up. The terminal is a real pseudo-terminal (util-linux `script`); the door's timeout withdraws the
+// card saying why. (Claude Code 2.1.332 runs its hooks with no controlling terminal, so there these lines never show:
+// test/real/real-claude-code-waiting.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -89,17 +89,20 @@ describe('perch hook permission-request files the prompt as an owner request and
   });
 });
 
-describe('perch hook permission-request steps aside (nothing on stdout, exit 0) when Perch cannot decide', () => {
-  test('no decision within --timeout: empty stdout, exit 0, and the prompt leaves the Approvals inbox', async () => {
+describe('perch hook permission-request steps aside (no decision on stdout, exit 0) when Perch cannot decide', () => {
+  test("no decision within --timeout: exit 0, the prompt leaves the Approvals inbox; stdout holds no decision, for Claude Code only the door's line and window title (it runs hooks with no terminal of their own), for Codex nothing", async () => {
     const a = await newAgent('hook-timeout');
     const r = await runHook(['permission-request', '--timeout', '2'], JSON.stringify(claudeCodeBash), envFor(a));
     assert.equal(r.code, 0);
-    assert.equal(r.stdout, '');
+    const line = 'Perch: no decision on "Allow Bash: rm -rf node_modules?": no decision within 2 s; the terminal dialog decides';
+    assert.deepEqual(JSON.parse(r.stdout), { systemMessage: line, terminalSequence: `\u001b]2;${line}\u0007` });
     assert.match(r.stderr, /^perch hook: no decision within 2 s; the terminal dialog decides\n$/);
     const { requests } = await ownerOk(served, 'requests.list', {});
     const mine = requests.filter((x: any) => x.requester?.name === a.name);
     assert.equal(mine.length, 1);
     assert.equal(mine[0].state, 'cancelled', 'the hook withdrew its request');
+    const c = await runHook(['permission-request', '--timeout', '1'], JSON.stringify(codexBash), envFor(a));
+    assert.deepEqual([c.code, c.stdout], [0, '']);
   });
 
   test('the harness stops the hook (SIGTERM: the prompt was answered in the terminal): exit 0, empty stdout, the prompt leaves the Approvals inbox', async () => {

@@ -57,26 +57,35 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     assert.equal((await pending).text, denyOutput('Denied by the owner in Perch: keep that file'));
   });
 
-  test('no decision within ?timeout: 200 with no decision, only the line the harness shows its user naming the card (the harness dialog decides), the prompt leaves the inbox, the reason in the perch-hook-note header', async () => {
+  test("no decision within ?timeout: 200 with no decision, only the line the harness shows its user naming the card (the harness dialog decides) and, for Claude Code, the same as its terminal's window title; the prompt leaves the inbox, the reason in the perch-hook-note header", async () => {
     const a = await newAgent('door-timeout');
     const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, claudeCodeBash);
     assert.equal(r.status, 200);
-    assert.deepEqual(JSON.parse(r.text), {
-      systemMessage: 'Perch: no decision on "Allow Bash: rm -rf node_modules?": no decision within 1 s; the terminal dialog decides',
+    const line = 'Perch: no decision on "Allow Bash: rm -rf node_modules?": no decision within 1 s; the terminal dialog decides';
+    assert.deepEqual(JSON.parse(r.text), { systemMessage: line, terminalSequence: `\u001b]2;${line}\u0007` });
+    // Codex's hook output has no terminalSequence: its answer is the line alone.
+    const c = await rawPost(door('codex', 'permission-request', '?timeout=1'), a.key, codexBash);
+    assert.deepEqual(JSON.parse(c.text), {
+      systemMessage: 'Perch: no decision on "Allow Bash: rm -f /tmp/example?": no decision within 1 s; the terminal dialog decides',
     });
     assert.match(decodeURIComponent(r.headers.get('perch-hook-note') ?? ''), /^no decision within 1 s; the terminal dialog decides$/);
     const mine = await requestsOf(a);
-    assert.equal(mine.length, 1);
-    assert.equal(mine[0].state, 'cancelled');
+    assert.deepEqual(
+      mine.map((x) => x.state),
+      ['cancelled', 'cancelled'],
+    );
   });
 
   test("the no-decision line names the card as text: the agent's command cannot put control sequences on the harness's terminal", async () => {
     const a = await newAgent('door-timeout-esc');
     const command = 'echo \u001b]0;owned\u0007\u001b[2J\u202egpj.exe';
     const r = await rawPost(door('claude-code', 'permission-request', '?timeout=1'), a.key, { ...claudeCodeBash, tool_input: { command } });
-    const line = JSON.parse(r.text).systemMessage as string;
+    const answer = JSON.parse(r.text);
+    const line = answer.systemMessage as string;
     assert.match(line, /^Perch: no decision on "Allow Bash: echo \]0;owned\[2Jgpj\.exe\?": no decision within 1 s/);
     assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/, 'no control or bidi character');
+    // The window title is the same line, one OSC 2 around it and nothing else.
+    assert.equal(answer.terminalSequence, `\u001b]2;${line}\u0007`);
   });
 
   test('the caller closes its connection while it waits (the harness answered in its own dialog): the prompt is withdrawn; approving it is refused', async () => {
@@ -111,9 +120,10 @@ describe('POST /hook/<harness>/permission-request answers the harness hook on th
     await ownerOk(served, 'requests.decide', { request_id: card.request_id, decision: 'approve' });
     assert.equal((await first).text, ALLOW_OUTPUT);
     assert.equal((await second).text, ALLOW_OUTPUT, 'the hook that joined gets the same decision');
-    assert.deepEqual(JSON.parse((await other).text), {
-      systemMessage: 'Perch: no decision on "Allow Bash: rm -rf dist?": no decision within 2 s; the terminal dialog decides',
-    });
+    assert.equal(
+      JSON.parse((await other).text).systemMessage,
+      'Perch: no decision on "Allow Bash: rm -rf dist?": no decision within 2 s; the terminal dialog decides',
+    );
   });
 
   test("another agent's hook naming the same session, tool call and input never joins the first agent's card: a paused one is denied, an unpaused one files its own card, and the first card's approve is not its answer", async () => {

@@ -19,7 +19,24 @@ export interface StandIn {
   url: string;
   /** Every Messages request so far, in order. */
   requests: MessagesRequest[];
+  /** The HTTP headers of each request, in the same order (anthropic-beta names what a request asks the server for). */
+  headers: http.IncomingHttpHeaders[];
   close(): Promise<void>;
+}
+
+/**
+ * Claude Code's auto mode (2.1.332) has its safety check run on the server: a request that asks for it carries this
+ * anthropic-beta (the verdicts would come back in the streamed message_delta, as delta.safeguard_results). Claude Code
+ * asks for it only from Anthropic's own API, never through another ANTHROPIC_BASE_URL such as this stand-in.
+ */
+export const AUTO_MODE_CHECK_BETA = 'auto-mode-classifier-2026-07-16';
+
+/** Whether a request (by its headers) asks the server for auto mode's safety check. */
+export function asksAutoModeCheck(headers: http.IncomingHttpHeaders): boolean {
+  return String(headers['anthropic-beta'] ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .includes(AUTO_MODE_CHECK_BETA);
 }
 
 /** The tool_result blocks of the last user message of a request. */
@@ -50,7 +67,7 @@ function serveJsonPosts<T>(
   accepts: (path: string) => boolean,
   notFound: string,
   prefix: string,
-  answer: (body: T, res: http.ServerResponse) => void | Promise<void>,
+  answer: (body: T, res: http.ServerResponse, headers: http.IncomingHttpHeaders) => void | Promise<void>,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,7 +84,7 @@ function serveJsonPosts<T>(
         res.writeHead(400).end();
         return;
       }
-      void answer(body, res);
+      void answer(body, res, req.headers);
     });
   });
   return new Promise((resolve, reject) => {
@@ -92,13 +109,15 @@ function serveJsonPosts<T>(
  */
 export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>): Promise<StandIn> {
   const requests: MessagesRequest[] = [];
+  const headers: http.IncomingHttpHeaders[] = [];
   const notFound = JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } });
   return serveJsonPosts(
     (p) => p === '/v1/messages',
     notFound,
     '',
-    async (body: MessagesRequest, res) => {
+    async (body: MessagesRequest, res, head) => {
       const index = requests.push(body) - 1;
+      headers.push(head);
       let blocks: Block[];
       try {
         blocks = await reply(body, index);
@@ -167,7 +186,7 @@ export function startStandIn(reply: (req: MessagesRequest, index: number) => Blo
       sse(res, 'message_stop', { type: 'message_stop' });
       res.end();
     },
-  ).then((s) => ({ ...s, requests }));
+  ).then((s) => ({ ...s, requests, headers }));
 }
 
 // ---- the OpenAI Responses API, for Codex ---------------------------------------------------------

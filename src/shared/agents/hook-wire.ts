@@ -129,20 +129,32 @@ export function decisionJson(decision: HookDecision): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
 }
 
+/** The longest window title a no-decision answer sets (the card's title holds the agent's whole command). */
+const TERMINAL_TITLE_MAX = 200;
+
 /**
  * No decision from Perch (Claude Code and Codex then ask in their own dialog), with a line the harness shows its user
  * (the hooks' common systemMessage field): which card gave up and why, so a terminal that waited says what it waited on.
+ * For Claude Code (`terminal`) the same line is also its terminalSequence, an OSC 2 window title: an interactive
+ * session sets it on its terminal while its own dialog asks (claude -p sets no title and prints no systemMessage;
+ * both checked with the real 2.1.332: test/real/real-claude-code-waiting.test.ts, real-claude-code-interactive.test.ts).
  */
-export function noDecisionJson(why: string, title?: string): string {
+export function noDecisionJson(why: string, title?: string, terminal = false): string {
   // The title holds the agent's command: shown as text on the harness's terminal, never as control sequences.
-  return JSON.stringify({ systemMessage: visibleText(title ? `Perch: no decision on "${title}": ${why}` : `Perch: ${why}`) });
+  const line = visibleText(title ? `Perch: no decision on "${title}": ${why}` : `Perch: ${why}`);
+  if (!terminal) return JSON.stringify({ systemMessage: line });
+  const chars = [...line.replace(/\s+/g, ' ').trim()];
+  const shown = chars.length > TERMINAL_TITLE_MAX ? `${chars.slice(0, TERMINAL_TITLE_MAX - 1).join('')}\u2026` : chars.join('');
+  return JSON.stringify({ systemMessage: line, terminalSequence: `\u001b]2;${shown}\u0007` });
 }
 
-/** Is this door answer no decision at all (nothing, or only noDecisionJson's line)? */
+/** Is this door answer no decision at all (nothing, or only noDecisionJson's line and title)? */
 export function isNoDecision(text: string): boolean {
   try {
     const o = JSON.parse(text) as unknown;
-    return !!o && typeof o === 'object' && !Array.isArray(o) && Object.keys(o).every((k) => k === 'systemMessage');
+    return (
+      !!o && typeof o === 'object' && !Array.isArray(o) && Object.keys(o).every((k) => k === 'systemMessage' || k === 'terminalSequence')
+    );
   } catch {
     return false;
   }

@@ -60,8 +60,10 @@ Run by Claude Code or Codex as their PermissionRequest hook, and by Cursor as it
 beforeMCPExecution hooks: files the prompt in your Perch Approvals inbox (phone push included), waits for your
 decision and prints the harness's allow/deny JSON. A paused agent's prompts are denied with the pause reason.
   --timeout SECS how long to wait for your decision (default ${DEFAULT_HOOK_TIMEOUT_SECS}, below the harnesses' 600 s hook timeout)
-No decision in time, the hub down, or input that is not a PermissionRequest: prints nothing and exits 0
-(the harness's own dialog takes over); for Cursor it prints {"permission": "ask"} (Cursor's own prompt decides).
+No decision in time, the hub down, or input that is not a PermissionRequest: decides nothing and exits 0
+(the harness's own dialog takes over); when the hub gave up on the card, for Claude Code it prints the hub's
+line naming it (systemMessage, and the terminal's window title); for Cursor it prints {"permission": "ask"}
+(Cursor's own prompt decides).
 
 perch hook pre-tool-use | notification | stop | session-start | session-end
 
@@ -126,11 +128,12 @@ function harnessFor(sub: string, text: string, flag: string | undefined): string
 }
 
 /** What the door's answer means for the hook: the output to print ('' when it decided nothing), or a StepAside. */
-function outputOf(answer: DoorAnswer, door: URL): string {
+function outputOf(answer: DoorAnswer, door: URL, claudePrompt: boolean): string {
   if (answer.status === 200) {
     if (answer.note) process.stderr.write(`perch hook: ${answer.note.replace(/\s+/g, ' ')}\n`);
-    // No decision: nothing on stdout (this command tells the terminal itself, tellTerminal below).
-    return isNoDecision(answer.text.trim()) ? '' : answer.text.trim();
+    // No decision: nothing on stdout (this command tells the terminal itself, tellTerminal below), but to Claude Code's
+    // PermissionRequest, which runs its hooks with no terminal of their own: the door's line and window title.
+    return isNoDecision(answer.text.trim()) && !claudePrompt ? '' : answer.text.trim();
   }
   let message: string | undefined;
   try {
@@ -148,7 +151,8 @@ function outputOf(answer: DoorAnswer, door: URL): string {
 
 /**
  * One line to the terminal the harness runs in (its controlling terminal, /dev/tty), where a person sees it even when
- * the harness shows nothing of its hooks (headless `claude -p`); nothing when there is no terminal.
+ * the harness shows nothing of its hooks; nothing when there is no terminal. Claude Code (2.1.332) runs its hooks in a
+ * session of their own with none, so its terminal never shows these lines (test/real/real-claude-code-waiting.test.ts).
  */
 function tellTerminal(line: string): void {
   let fd: number | undefined;
@@ -231,7 +235,7 @@ export async function cmdHook(argv: string[]): Promise<void> {
       if (e.timedOut) throw new StepAside(`no answer from the Perch hub at ${shown} within ${bounds.totalMs} ms; deciding nothing`);
       throw new StepAside(`cannot reach the Perch hub at ${shown} (${e.why}); is \`perch serve\` (or the app) running? Deciding nothing`);
     }
-    const out = outputOf(answer, door);
+    const out = outputOf(answer, door, prompt && harness === 'claude-code');
     if (out) process.stdout.write(`${out}\n`);
     if (title && answer.note) tellTerminal(`perch: no decision in Perch on "${title}": ${answer.note.replace(/\s+/g, ' ')}`);
   } catch (e) {

@@ -156,7 +156,7 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           if (cursor) sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           else if (route.harness === 'copilot')
             sendOutput(res, copilotDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
-          else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title), d);
+          else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title, route.harness === 'claude-code'), d);
           else sendOutput(res, decisionJson(d));
           if (v.requestId) recordAnswer(hub, res, v.requestId);
           recordPromptDecision(hub, who.agentId, route.harness, prompt.input, v.perch ?? nobody(d, v.cardId));
