@@ -57,7 +57,8 @@ export type StartProfile = Record<string, number> & { total_ms: number; before_p
 function bucketOfStack(frames: Array<{ functionName: string; url: string }>): string {
   const has = (re: RegExp, url?: RegExp) => frames.some((f) => re.test(f.functionName) && (!url || url.test(f.url)));
   // perch serve's bundle (dist/serve.js; dist/cli.js before it had one of its own).
-  const inBundle = frames.some((f) => /dist\/(serve|cli)\.js/.test(f.url));
+  const bundle = /dist\/(serve|cli)\.js/;
+  const inBundle = frames.some((f) => bundle.test(f.url));
   const top = frames[0]?.functionName ?? '';
   if (top === '(idle)') return 'idle (waiting: I/O, the other thread)';
   if (top === '(garbage collector)') return 'garbage collection';
@@ -69,8 +70,10 @@ function bucketOfStack(frames: Array<{ functionName: string; url: string }>): st
   }
   if (inBundle) {
     if (has(/^dlopen$/)) return 'load better-sqlite3 (native)';
-    if (has(/^openDatabase$/, /dist\/cli\.js/)) return 'open the database, its schema';
-    if (has(/^startHub$/, /dist\/cli\.js/)) return 'start the hub (the modules it loads, services, doors, listen)';
+    if (has(/^openDatabase$/, bundle)) return 'open the database, its schema';
+    if (has(/^startHub$/, bundle)) return 'start the hub (services, doors, listen)';
+    // esbuild's wrapper of a module imported with import(): serve's import of app.ts evaluates the hub's modules.
+    if (has(/^__init$/, bundle)) return "evaluate the hub's modules (serve imports app.ts)";
     return 'perch serve: other (arguments, the ready line)';
   }
   return "node's own start (bootstrap, built-in modules)";
