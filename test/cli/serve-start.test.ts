@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, ensureBuilt, removeDataDir, sleep, startServe, tempDataDir, tempDir } from '../support/serve-harness';
+import { ROOT, cli, ensureBuilt, removeDataDir, sleep, startServe, tempDataDir, tempDir } from '../support/serve-harness';
 
 const PRELOAD = `
 const fs = require('node:fs');
@@ -71,4 +71,24 @@ test('dist/serve.js bundles no other command, nor web-push or qrcode', () => {
     /src\/main\/cli\/(agents|data|owner|channel|hook)\/|src\/main\/cli\/index\.ts|node_modules\/(web-push|qrcode)\//.test(m),
   );
   assert.deepEqual(others, []);
+});
+
+test("perch serve's code cache and the other commands' live side by side: neither bundle prunes the other's", async () => {
+  const cacheDir = path.join(tempDir('perch-serve-cache-'), 'code-cache');
+  const caches = () => fs.readdirSync(cacheDir).map((f) => f.replace(/[0-9a-f]{32}/, 'KEY'));
+  const help = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: cacheDir } });
+  assert.equal(help.code, 0, help.stderr);
+  assert.deepEqual(caches(), ['cli-KEY.bin']);
+  const dir = tempDataDir();
+  const served = await startServe(dir, { env: { PERCH_CODE_CACHE_DIR: cacheDir } });
+  assert.equal(await served.stop(), 0, served.stderr());
+  removeDataDir(dir);
+  assert.deepEqual(
+    caches().sort(),
+    ['cli-KEY.bin', 'serve-KEY.bin'],
+    "serve wrote its own cache (at exit at the latest) and kept the CLI's",
+  );
+  const again = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: cacheDir } });
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(caches().sort(), ['cli-KEY.bin', 'serve-KEY.bin']);
 });
