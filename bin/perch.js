@@ -10,6 +10,8 @@ const hookEntry = path.join(__dirname, '..', 'dist', 'hook.js');
 // `perch channel` (Claude Code starts it with each session) is a bundle of its own too; it exits 1 with one stderr
 // line when it cannot start (no key, key refused, hub down).
 const channelEntry = path.join(__dirname, '..', 'dist', 'channel.js');
+// `perch serve` too: the hub and its doors without the other commands (the cold start of every hub).
+const serveEntry = path.join(__dirname, '..', 'dist', 'serve.js');
 if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
   require(channelEntry)
     .main(process.argv.slice(3))
@@ -30,6 +32,13 @@ if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
         process.exit(0);
       },
     );
+} else if (process.argv[2] === 'serve' && fs.existsSync(serveEntry)) {
+  loadCli(serveEntry)
+    .main(process.argv.slice(2))
+    .catch((err) => {
+      process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
+      process.exit(1);
+    });
 } else if (!fs.existsSync(entry)) {
   process.stderr.write('perch: not built yet. Run `npm install` (or `npm run build`) in ' + path.join(__dirname, '..') + '\n');
   process.exit(2);
@@ -43,7 +52,7 @@ if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
 }
 
 /**
- * Loads dist/cli.js like require() does, with V8's code cache: compiling the bundle is a large part of a
+ * Loads dist/cli.js (or dist/serve.js) like require() does, with V8's code cache: compiling the bundle is a large part of a
  * cold start, and node 20 has no module.enableCompileCache(). The cache is one file per bundle content and
  * node version, in a directory of this user's only (mode 0700, checked; $PERCH_CODE_CACHE_DIR or the temp directory's perch-code-cache-<uid>); a cache V8 rejects is rewritten,
  * and anything wrong with it (or PERCH_CODE_CACHE=0) means a plain require(). It is written once, 1 s after
@@ -59,7 +68,7 @@ function loadCli(file) {
     const st = fs.statSync(file);
     const key = hex128([st.dev, st.ino, st.size, st.mtimeMs, src.length, process.version, process.arch].join('\0'));
     const dir = cacheDir();
-    cacheFile = dir && path.join(dir, 'cli-' + key + '.bin');
+    cacheFile = dir && path.join(dir, bundleName(file) + '-' + key + '.bin');
   } catch {
     return require(file);
   }
@@ -88,10 +97,11 @@ function loadCli(file) {
         const tmp = cacheFile + '.' + process.pid + '.tmp';
         fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(tmp, cacheFile);
-        // One cache per bundle: the caches of earlier builds (or node versions) are of no use any more.
+        // One cache per bundle: the caches of its earlier builds (or node versions) are of no use any more.
         const dir = path.dirname(cacheFile);
+        const earlier = new RegExp('^' + bundleName(file) + '-[0-9a-f]{32}\\.bin$');
         for (const name of fs.readdirSync(dir)) {
-          if (/^cli-[0-9a-f]{32}\.bin$/.test(name) && path.join(dir, name) !== cacheFile) fs.rmSync(path.join(dir, name), { force: true });
+          if (earlier.test(name) && path.join(dir, name) !== cacheFile) fs.rmSync(path.join(dir, name), { force: true });
         }
       } catch {
         // A cache that cannot be written only costs the next start its compile time.
@@ -101,6 +111,11 @@ function loadCli(file) {
     process.once('exit', write);
   }
   return mod.exports;
+}
+
+/** The name of a bundle's code cache files: cli or serve. */
+function bundleName(file) {
+  return path.basename(file, '.js').replace(/[^a-z]/g, '');
 }
 
 /** 32 hex digits of a string: four FNV-1a 32-bit hashes with different seeds (a file name, not a secret). */

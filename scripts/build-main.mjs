@@ -27,7 +27,9 @@ const common = {
   // Every package stays external except zod: bundled, esbuild keeps only what Perch uses, and the hub does
   // not resolve and compile zod's ~100 files at every start (about two thirds of a cold start).
   // web-tree-sitter loads its WebAssembly beside its own files: it stays in node_modules (hub/features/rules/shell-parser.ts).
-  external: ['better-sqlite3', 'sharp', 'electron', 'web-tree-sitter'],
+  // web-push and qrcode (with their dependencies about 370 KB, a fifth of the hub's bundle) are imported only when a
+  // push is sent or a pairing QR code drawn: left in node_modules, a start does not read them.
+  external: ['better-sqlite3', 'sharp', 'electron', 'web-tree-sitter', 'web-push', 'qrcode'],
   logLevel: 'warning',
   plugins: [zodEnglishOnly],
 };
@@ -46,6 +48,8 @@ const worker = 'src/main/store/worker/background-worker.ts';
 // No import() left in dist/cli.js (esbuild makes them require()): bin/perch.js runs it as a vm.Script (to use
 // V8's code cache), where a real import() would have no module loader.
 await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js', supported: { 'dynamic-import': false } });
+// `perch serve` alone (bin/perch.js loads it instead of dist/cli.js): every start of a hub reads and compiles it.
+await build({ ...common, entryPoints: ['src/main/cli/serve-main.ts'], outfile: 'dist/serve.js', supported: { 'dynamic-import': false } });
 // `perch hook ...` alone (bin/perch.js loads it instead of dist/cli.js): a harness waits for it at every prompt.
 await build({ ...common, entryPoints: ['src/main/cli/hook/hook.ts'], outfile: 'dist/hook.js', supported: { 'dynamic-import': false } });
 // `perch channel` alone: Claude Code starts it with every session.

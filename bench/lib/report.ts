@@ -182,10 +182,10 @@ export function table(r: any): string {
         rows.push([
           `  where a start goes (${which}, --cpu-prof, main thread)`,
           Object.entries(p as Record<string, number>)
-            .filter(([k]) => k !== 'total_ms')
+            .filter(([k]) => k !== 'total_ms' && k !== 'before_profiler_ms')
             .sort(([, a], [, b]) => b - a)
             .map(([k, v]) => `${k} ${v.toFixed(1)}`)
-            .join('; ') + ` ms (ready after ${f(p.total_ms, 1)} ms)`,
+            .join('; ') + ` ms (ready after ${f(p.total_ms, 1)} ms, ${f(p.before_profiler_ms, 1)} ms of them before the profiler started)`,
           '',
           '',
         ]);

@@ -51,12 +51,14 @@ export async function coldStarts(
 }
 
 /** Where a start's time goes, in ms of CPU samples of the main thread up to the ready line. */
-export type StartProfile = Record<string, number> & { total_ms: number };
+export type StartProfile = Record<string, number> & { total_ms: number; before_profiler_ms: number };
 
 /** The bucket of one sample, from its stack (innermost frame first). */
 function bucketOfStack(frames: Array<{ functionName: string; url: string }>): string {
   const has = (re: RegExp, url?: RegExp) => frames.some((f) => re.test(f.functionName) && (!url || url.test(f.url)));
-  const inBundle = frames.some((f) => /dist\/cli\.js/.test(f.url));
+  // perch serve's bundle (dist/serve.js; dist/cli.js before it had one of its own).
+  const bundle = /dist\/(serve|cli)\.js/;
+  const inBundle = frames.some((f) => bundle.test(f.url));
   const top = frames[0]?.functionName ?? '';
   if (top === '(idle)') return 'idle (waiting: I/O, the other thread)';
   if (top === '(garbage collector)') return 'garbage collection';
@@ -68,8 +70,10 @@ function bucketOfStack(frames: Array<{ functionName: string; url: string }>): st
   }
   if (inBundle) {
     if (has(/^dlopen$/)) return 'load better-sqlite3 (native)';
-    if (has(/^openDatabase$/, /dist\/cli\.js/)) return 'open the database, its schema';
-    if (has(/^startHub$/, /dist\/cli\.js/)) return 'start the hub (the modules it loads, services, doors, listen)';
+    if (has(/^openDatabase$/, bundle)) return 'open the database, its schema';
+    if (has(/^startHub$/, bundle)) return 'start the hub (services, doors, listen)';
+    // esbuild's wrapper of a module imported with import(): serve's import of app.ts evaluates the hub's modules.
+    if (has(/^__init$/, bundle)) return "evaluate the hub's modules (serve imports app.ts)";
     return 'perch serve: other (arguments, the ready line)';
   }
   return "node's own start (bootstrap, built-in modules)";
@@ -102,6 +106,8 @@ export async function profiledStart(label: string, dataDir: string, env: Record<
     env,
   );
   const readyAfterMs = performance.now() - t0;
+  // The same clock as the profile's timestamps (V8's and libuv's monotonic clock, µs).
+  const readyAt = process.hrtime.bigint() / 1000n;
   await stopProcess(child);
   // The main thread's profile (a worker thread writes its own, later in sequence).
   const file = fs
@@ -127,23 +133,26 @@ export async function profiledStart(label: string, dataDir: string, env: Record<
     }
     return known;
   };
-  // Samples up to the ready line: the profile starts with node's own start, at about the spawn (the time until then is
-  // the process's creation); readyAfterMs is measured from the spawn.
+  // Samples up to the ready line, by the profile's own timestamps: the profiler starts well after the spawn (node's
+  // start before it is not sampled: the process's creation, loading node, V8's set-up), and the samples after the ready
+  // line (the hub stopping) are not counted.
   const sums: Record<string, number> = {};
-  let t = 0;
+  let t = Number(prof.startTime);
   for (let i = 0; i < prof.samples.length; i++) {
-    t += (prof.timeDeltas[i] ?? 0) / 1000;
-    if (t > readyAfterMs) break;
+    t += prof.timeDeltas[i] ?? 0;
+    if (t > Number(readyAt)) break;
     const b = classify(prof.samples[i]);
     sums[b] = (sums[b] ?? 0) + (prof.timeDeltas[i] ?? 0) / 1000;
   }
   const profile = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, r3(v)])) as StartProfile;
   profile.total_ms = r3(readyAfterMs);
+  // From the spawn to the profiler's start: node's own start that no sample shows.
+  profile.before_profiler_ms = r3(readyAfterMs - (Number(readyAt) - Number(prof.startTime)) / 1000);
   progress(
-    `cold start, ${label}, profiled (${new Date(wallStart).toISOString().slice(11, 19)}): ready after ${profile.total_ms} ms: ${Object.entries(
+    `cold start, ${label}, profiled (${new Date(wallStart).toISOString().slice(11, 19)}): ready after ${profile.total_ms} ms (${profile.before_profiler_ms} ms before the profiler started): ${Object.entries(
       profile,
     )
-      .filter(([k]) => k !== 'total_ms')
+      .filter(([k]) => k !== 'total_ms' && k !== 'before_profiler_ms')
       .sort(([, a], [, b]) => b - a)
       .map(([k, v]) => `${k} ${v.toFixed(1)}`)
       .join(', ')} ms`,

@@ -21,7 +21,7 @@ import { startFleetLive } from './hub/control/fleet-live';
 import { fleetWake } from './hub/wake-runs/wake-limits';
 import { startKeyWatch } from './hub/identity/key-waits';
 import { startBrakes } from './hub/control/brakes';
-import { startBackgroundStore } from './store/worker/background';
+import { startBackgroundStore, type BackgroundStore } from './store/worker/background';
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
@@ -173,8 +173,8 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
  * A running hub's background work, started here in this order when it starts; each stops when the hub
  * closes. Nothing starts by being imported: a hub made elsewhere (tests, the CLI) runs none of it.
  */
-const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub) => void> = [
-  startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts)
+const BACKGROUND_JOBS: ReadonlyArray<(hub: PerchHub, afterReady: (fn: () => void) => void) => void> = [
+  startStoreWorker, // WAL checkpoints and the search index, on a worker thread (store/worker/background.ts), once ready
   startRequestExpiry, // requests that fell due while the hub was down expire at start, later ones on time (hub/features/requests/request-expiry.ts)
   withdrawOrphanedPrompts, // hook prompts filed before this start have no hook waiting any more: withdrawn (hub/features/requests/abandoned-prompts.ts)
   markUndeliveredPrompts, // decisions the last hub recorded but never answered to their hook: marked undelivered (the same file)
@@ -208,10 +208,21 @@ function startRetention(hub: PerchHub): void {
   hub.services.retention.start();
 }
 
-/** The store's worker thread: no request waits for a checkpoint or for indexing. */
-function startStoreWorker(hub: PerchHub): void {
-  const background = startBackgroundStore(hub.db);
-  if (background) hub.onClose(() => background.close());
+/**
+ * The store's worker thread: no request waits for a checkpoint or for indexing. Its thread starts after the caller's
+ * ready line (starting it is a noticeable part of a cold start); until then the hub's connection checkpoints by itself
+ * and search reads the conversations directly, as whenever the worker is not running (store/worker/background.ts).
+ */
+function startStoreWorker(hub: PerchHub, afterReady: (fn: () => void) => void): void {
+  let background: BackgroundStore | undefined;
+  let closed = false;
+  afterReady(() => {
+    if (!closed) background = startBackgroundStore(hub.db);
+  });
+  hub.onClose(() => {
+    closed = true;
+    background?.close();
+  });
 }
 
 /**
@@ -265,7 +276,9 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     retention: { log: (message) => logWriter.write({ t: Date.now(), door: 'retention', message }) },
   });
   hub.onClose(() => db.close());
-  for (const job of BACKGROUND_JOBS) job(hub);
+  // What runs once the caller has printed its ready line (the setImmediate at the end of startHub).
+  const afterReady: Array<() => void> = [];
+  for (const job of BACKGROUND_JOBS) job(hub, (fn) => afterReady.push(fn));
 
   const log = (line: McpLogLine) => logWriter.write({ t: Date.now(), door: 'mcp', ...line });
 
@@ -402,6 +415,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   // After the caller's ready line (it runs once startHub's promise has resolved): what the first tools/list needs, and
   // the shell parser standing rules read commands with (a prompt filed before it has loaded waits for it).
   setImmediate(() => {
+    for (const fn of afterReady) fn();
     mcp.warm();
     void ensureShellParser().then(({ failure }) => failure && logWriter.write({ t: Date.now(), door: 'rules', message: failure }));
   }).unref();
