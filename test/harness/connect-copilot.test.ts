@@ -1,6 +1,6 @@
 // `perch connect copilot NAME` and `perch disconnect copilot NAME` (src/main/cli/agents/connect.ts, disconnect.ts,
-// src/shared/agents/harnesses/copilot.ts): Perch's MCP entry in ~/.copilot/mcp-config.json and Copilot's HTTP hooks in
-// ~/.copilot/hooks/perch.json (the shapes of Copilot's hooks reference; the real Copilot CLI runs with them in
+// src/shared/agents/harnesses/copilot.ts): Perch's MCP entry in ~/.copilot/mcp-config.json and Copilot's hooks (two
+// fail-open curl commands, the status events as HTTP hooks) in ~/.copilot/hooks/perch.json (the shapes of Copilot's hooks reference; the real Copilot CLI runs with them in
 // test/real/real-copilot.test.ts), on a temporary HOME holding real-looking files: a diff without --write, backups
 // and the rest kept with it, twice in a row without a change, another agent's entry refused without --replace,
 // bad files refused with nothing written, --project never through a planted link, disconnect taking out only Perch's.
@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { copilotFailOpenCommand } from '../../src/shared/agents/harnesses/copilot';
 import { snapshot } from '../support/dir-snapshot';
 
 const served = useSharedServe();
@@ -40,9 +41,13 @@ const run = (cmd: 'connect' | 'disconnect', home: string, args: string[], env: R
 const newAgent = (): Promise<AgentKey> => addAgent(served.dataDir, uniqueName('conn-copilot'));
 const base = () => served.mcpUrl.replace(/\/mcp$/, '');
 
-/** The hooks file `perch connect copilot` writes for agent a. */
-function expectedHooks(a: AgentKey): unknown {
+/** The hooks file `perch connect copilot` writes for agent a (before: as connect wrote it until the hooks failed open). */
+function expectedHooks(a: AgentKey, before = false): unknown {
   const env = keyEnvVar(a.name);
+  const command = (sub: string, timeoutSec: number) =>
+    before
+      ? entry(sub, timeoutSec)
+      : [{ type: 'command', bash: copilotFailOpenCommand({ agent: a.name, mcpUrl: served.mcpUrl }, sub), timeoutSec }];
   const entry = (sub: string, timeoutSec: number) => [
     {
       type: 'http',
@@ -55,8 +60,8 @@ function expectedHooks(a: AgentKey): unknown {
   return {
     version: 1,
     hooks: {
-      permissionRequest: entry('permission-request', 600),
-      preToolUse: entry('pre-tool-use', 10),
+      permissionRequest: command('permission-request', 600),
+      preToolUse: before ? entry('pre-tool-use', 10) : command('pre-tool-use', 15),
       notification: entry('notification', 10),
       agentStop: entry('stop', 10),
       sessionStart: entry('session-start', 10),
@@ -75,7 +80,7 @@ describe('perch connect copilot NAME edits ~/.copilot/mcp-config.json and ~/.cop
     assert.match(r.stdout, new RegExp(`mcp-config\\.json would get Perch as the MCP server \`perch-${a.name}\``));
     assert.match(
       r.stdout,
-      /perch\.json would get the Perch hooks \(permissionRequest, preToolUse, notification, agentStop, sessionStart, sessionEnd: HTTP hooks to /,
+      /perch\.json would get the Perch hooks \(permissionRequest, preToolUse, notification, agentStop, sessionStart, sessionEnd: hooks to .*; preToolUse with curl, letting Copilot carry on when the hub cannot be reached\)/,
     );
     assert.match(r.stdout, /Nothing was written/);
     assert.match(
@@ -127,6 +132,21 @@ describe('perch connect copilot NAME edits ~/.copilot/mcp-config.json and ~/.cop
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /^Already connected, nothing to change: .*mcp-config\.json and .*perch\.json have /m);
     assert.deepEqual(snapshot(home), files, 'the second run changed nothing and made no new backup');
+  });
+
+  test("an earlier connection's HTTP permissionRequest and preToolUse hooks (which fail closed with the hub down) become the fail-open curl commands on the next --write, in their places, with a backup", async () => {
+    const a = await newAgent();
+    const home = homeWithCopilot();
+    const file = path.join(home, '.copilot', 'hooks', 'perch.json');
+    const old = `${JSON.stringify(expectedHooks(a, true), null, 2)}\n`;
+    fs.writeFileSync(file, old);
+    const r = await run('connect', home, ['copilot', a.name, '--write', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const written = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(written.hooks.preToolUse[0].type, 'command');
+    assert.deepEqual(written, expectedHooks(a));
+    const hooksFile = JSON.parse(r.stdout).files.find((f: any) => f.file.endsWith('perch.json'));
+    assert.equal(fs.readFileSync(hooksFile.backup, 'utf8'), old, 'the earlier file kept as a backup');
   });
 
   test("another agent's Perch entries are refused without --replace (nothing written) and replaced with it", async () => {

@@ -49,9 +49,10 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run curl to
                BASE/hook/cursor/permission-request
   copilot      ~/.copilot/mcp-config.json: Perch as the MCP server "perch-NAME" (the key as \${PERCH_KEY_NAME});
-               ~/.copilot/hooks/perch.json: Copilot's HTTP hooks permissionRequest (your Approvals inbox decides its
-               permission prompts), preToolUse and the status hooks, each POST BASE/hook/copilot/EVENT?agent=NAME;
-               start it with COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that)
+               ~/.copilot/hooks/perch.json: permissionRequest (your Approvals inbox decides its permission prompts)
+               and preToolUse as curl commands that let Copilot carry on when the hub is down, the status hooks as
+               Copilot's HTTP hooks, each POST BASE/hook/copilot/EVENT?agent=NAME; start it with
+               COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that)
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -107,7 +108,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.hooks !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hooks))
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
   if (values.hooks !== undefined && client === 'copilot')
-    throw new UsageError("--hooks is not for copilot: its hooks are Copilot's own HTTP hooks, one request each");
+    throw new UsageError('--hooks is not for copilot: its hooks make one request each (curl, or its own HTTP hooks)');
   const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot');
   if (values.hooks !== undefined && !styled.includes(client))
     throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
@@ -208,7 +209,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'copilot')
         out.push(
-          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 none of its hooks runs. While the hub is stopped (or the key is not set) Copilot denies every tool call ("hook errored": its preToolUse hook fails closed): start the hub, or perch disconnect copilot ${agent} --write.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
@@ -262,11 +263,11 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     );
   if (copilotSwitch(client, o) && process.env[COPILOT_LOCALHOST_ENV] !== '1')
     out.push(
-      `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
+      `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its status hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
     );
-  if (o.hooks !== 'perch' && client !== 'claude-code' && client !== 'copilot' && !onPath('curl'))
+  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
     out.push(
-      `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl, or run again with --hooks perch.`,
+      `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl${client === 'copilot' ? '' : ', or run again with --hooks perch'}.`,
     );
   return out;
 }
