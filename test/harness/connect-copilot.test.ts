@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
+import { addAgent, cliAsync, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { copilotFailOpenCommand } from '../../src/shared/agents/harnesses/copilot';
 import { snapshot } from '../support/dir-snapshot';
@@ -85,7 +85,7 @@ describe('perch connect copilot NAME edits ~/.copilot/mcp-config.json and ~/.cop
     assert.match(r.stdout, /Nothing was written/);
     assert.match(
       r.stdout,
-      /export COPILOT_HOOK_ALLOW_LOCALHOST=1 {3}# Copilot calls hooks at a plain-http 127\.0\.0\.1 URL only with it\n {2}copilot/,
+      /export COPILOT_HOOK_ALLOW_LOCALHOST=1 {3}# Copilot calls hooks at a plain-http 127\.0\.0\.1 URL only with it\n {2}export OTEL_EXPORTER_OTLP_ENDPOINT=http:\/\/127\.0\.0\.1:\d+ {3}# Copilot's OpenTelemetry to Perch's ledger \(it reads the endpoint from the environment only\)\n {2}copilot/,
     );
     assert.match(r.stderr, /warning: COPILOT_HOOK_ALLOW_LOCALHOST is not 1 in this shell/);
     assert.deepEqual(snapshot(home), before);
@@ -130,8 +130,43 @@ describe('perch connect copilot NAME edits ~/.copilot/mcp-config.json and ~/.cop
     const files = snapshot(home);
     const again = await run('connect', home, ['copilot', a.name, '--write']);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /^Already connected, nothing to change: .*mcp-config\.json and .*perch\.json have /m);
+    assert.match(
+      again.stdout,
+      /^Already connected, nothing to change: .*mcp-config\.json and .*perch\.json and .*perch-otlp-headers\.json and .*settings\.json have /m,
+    );
     assert.deepEqual(snapshot(home), files, 'the second run changed nothing and made no new backup');
+  });
+
+  test("--write turns on Copilot's OpenTelemetry for the ledger: the agent's telemetry token in perch-otlp-headers.json (0600), read by settings.json's headersProvider with cat, capture of tool arguments and output on, the user's settings kept; the export line it needs printed and warned about; a headersProvider of the user's own left alone", async () => {
+    const a = await newAgent();
+    const home = homeWithCopilot();
+    const settings = path.join(home, '.copilot', 'settings.json');
+    fs.writeFileSync(settings, JSON.stringify({ model: 'gpt-4.1', telemetry: { capture: { prompts: false } } }));
+    const r = await run('connect', home, ['copilot', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    const headersFile = path.join(home, '.copilot', 'perch-otlp-headers.json');
+    const header = JSON.parse(fs.readFileSync(headersFile, 'utf8'));
+    assert.deepEqual(Object.keys(header), ['Authorization']);
+    const token = /^Bearer (perch_otlp_\S+)$/.exec(header.Authorization)?.[1];
+    assert.ok(token, header.Authorization);
+    const otlp = await rawPost(`${base()}/v1/traces`, token, { resourceSpans: [] });
+    assert.equal(otlp.status, 200, `the hub takes the token as ${a.name}'s: ${otlp.text}`);
+    assert.equal(fs.statSync(headersFile).mode & 0o777, 0o600);
+    assert.deepEqual(JSON.parse(fs.readFileSync(settings, 'utf8')), {
+      model: 'gpt-4.1',
+      telemetry: {
+        capture: { prompts: false, toolArguments: true, toolOutput: true },
+        headersProvider: { path: 'cat', args: [headersFile] },
+      },
+    });
+    assert.ok(!r.stdout.includes(token), 'the token is not printed');
+    assert.match(r.stderr, /warning: OTEL_EXPORTER_OTLP_ENDPOINT is not http:\/\/127\.0\.0\.1:\d+ in this shell/);
+
+    const own = homeWithCopilot();
+    const theirs = { telemetry: { headersProvider: { path: 'node', args: ['/opt/otel-auth.js'] } } };
+    fs.writeFileSync(path.join(own, '.copilot', 'settings.json'), JSON.stringify(theirs));
+    assert.equal((await run('connect', own, ['copilot', a.name, '--write'])).code, 0);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(own, '.copilot', 'settings.json'), 'utf8')), theirs);
   });
 
   test("an earlier connection's HTTP permissionRequest and preToolUse hooks (which fail closed with the hub down) become the fail-open curl commands on the next --write, in their places, with a backup", async () => {
@@ -220,7 +255,7 @@ describe('perch connect copilot NAME edits ~/.copilot/mcp-config.json and ~/.cop
 });
 
 describe('perch disconnect copilot NAME', () => {
-  test("takes out exactly Perch's server and hooks: the user's servers and hooks stay, perch.json goes; a second run changes nothing", async () => {
+  test("takes out exactly Perch's server, hooks and telemetry: the user's servers and hooks stay, perch.json and the telemetry files go; a second run changes nothing", async () => {
     const a = await newAgent();
     const home = homeWithCopilot();
     assert.equal((await run('connect', home, ['copilot', a.name, '--write'])).code, 0);
@@ -231,6 +266,8 @@ describe('perch disconnect copilot NAME', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')), MCP_CONFIG);
     assert.equal(fs.existsSync(path.join(home, '.copilot', 'hooks', 'perch.json')), false, 'perch.json removed (nothing else was in it)');
+    for (const f of ['perch-otlp-headers.json', 'settings.json'])
+      assert.equal(fs.existsSync(path.join(home, '.copilot', f)), false, `${f} removed (Perch's telemetry was all it held)`);
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'hooks', 'audit.json'), 'utf8')), USER_HOOKS);
     assert.match(r.stdout, /GitHub Copilot CLI no longer runs/);
     const again = await run('disconnect', home, ['copilot', a.name, '--write']);

@@ -25,7 +25,12 @@ import {
 import { configEdits, startCommand } from '../../../shared/agents/harnesses/connect-edits';
 import { codexMcpLines } from '../../../shared/agents/harnesses/codex';
 import { TomlEditError } from '../../../shared/text/toml-table';
-import { COPILOT_LOCALHOST_ENV, copilotConfigEdits, needsLocalhostSwitch } from '../../../shared/agents/harnesses/copilot';
+import {
+  COPILOT_LOCALHOST_ENV,
+  COPILOT_OTLP_ENV,
+  copilotConfigEdits,
+  needsLocalhostSwitch,
+} from '../../../shared/agents/harnesses/copilot';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -52,7 +57,9 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                ~/.copilot/hooks/perch.json: permissionRequest (your Approvals inbox decides its permission prompts)
                and preToolUse as curl commands that let Copilot carry on when the hub is down, the status hooks as
                Copilot's HTTP hooks, each POST BASE/hook/copilot/EVENT?agent=NAME; start it with
-               COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that)
+               COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that); its OpenTelemetry:
+               ~/.copilot/perch-otlp-headers.json (the telemetry token) read by ~/.copilot/settings.json
+               telemetry.headersProvider, and OTEL_EXPORTER_OTLP_ENDPOINT=BASE in its environment
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -195,7 +202,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
       out.push(sessions.line);
       out.push(
-        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n${copilotSwitch(client, o) ? `  export ${COPILOT_LOCALHOST_ENV}=1   # Copilot calls hooks at a plain-http 127.0.0.1 URL only with it\n` : ''}  ${start}`,
+        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n${copilotSwitch(client, o) ? `  export ${COPILOT_LOCALHOST_ENV}=1   # Copilot calls hooks at a plain-http 127.0.0.1 URL only with it\n` : ''}${client === 'copilot' && !project ? `  export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)}   # Copilot's OpenTelemetry to Perch's ledger (it reads the endpoint from the environment only)\n` : ''}  ${start}`,
       );
       if (client === 'claude-code' && !o.channel)
         out.push(
@@ -209,7 +216,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'copilot')
         out.push(
-          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? " Copilot's OpenTelemetry (the ledger's record of its tool calls and tokens) is set up at the user scope only: Copilot takes no telemetry settings from a repository; run perch connect copilot without --project for it." : ''}${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
@@ -264,6 +271,10 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
   if (copilotSwitch(client, o) && process.env[COPILOT_LOCALHOST_ENV] !== '1')
     out.push(
       `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its status hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
+    );
+  if (client === 'copilot' && !o.project && process.env[COPILOT_OTLP_ENV] !== hookBaseUrl(o.mcpUrl))
+    out.push(
+      `${COPILOT_OTLP_ENV} is not ${hookBaseUrl(o.mcpUrl)} in this shell: Copilot takes its OpenTelemetry endpoint from the environment only, and without it its tool calls and tokens are not recorded in the ledger. Run export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)} in the shell that starts ${start}.`,
     );
   if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
     out.push(

@@ -31,6 +31,13 @@ import {
   type ConnectOptions,
 } from '../harness-config';
 import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from '../harness-unconfig';
+import { COPILOT_HEADERS_FILE, setCopilotTelemetrySettings, telemetryTokenIn, unsetCopilotTelemetrySettings } from '../telemetry-config';
+
+/** Copilot's user settings (its OpenTelemetry headers and capture; never a repository's: Copilot ignores those there). */
+export const COPILOT_SETTINGS_FILE = '.copilot/settings.json';
+
+/** The variable Copilot takes its OpenTelemetry endpoint from (its settings cannot name one). */
+export const COPILOT_OTLP_ENV = 'OTEL_EXPORTER_OTLP_ENDPOINT';
 
 /** The switch Copilot needs in its environment to call a hook at a plain-http localhost URL. */
 export const COPILOT_LOCALHOST_ENV = 'COPILOT_HOOK_ALLOW_LOCALHOST';
@@ -125,6 +132,17 @@ export function setCopilotHooks(text: string | undefined, o: ConnectOptions, fil
 /** The files `perch connect copilot` edits. */
 export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
   const f = copilotFiles(!!o.project);
+  const telemetry: ConfigEdit[] = o.project
+    ? []
+    : [
+        // The token goes in here from connect's telemetry plan (connect-telemetry.ts); settings.json reads it with cat.
+        { file: COPILOT_HEADERS_FILE, what: "the header of Copilot's OpenTelemetry", apply: (t) => t ?? '' },
+        {
+          file: COPILOT_SETTINGS_FILE,
+          what: `telemetry.headersProvider (cat ${COPILOT_HEADERS_FILE.split('/').pop()}) and telemetry.capture of tool arguments and output, unless it has a headersProvider of your own`,
+          apply: (t, file) => setCopilotTelemetrySettings(t, file.replace(/settings\.json$/, COPILOT_HEADERS_FILE.split('/').pop()!), file),
+        },
+      ];
   const how = `hooks to ${hookBaseUrl(o.mcpUrl)}/hook/copilot/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}; preToolUse with curl, letting Copilot carry on when the hub cannot be reached`;
   return [
     {
@@ -137,6 +155,7 @@ export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
       what: `the Perch hooks (${COPILOT_HOOKS.map((h) => h.event).join(', ')}: ${how})`,
       apply: (t, file) => setCopilotHooks(t, o, file),
     },
+    ...telemetry,
   ];
 }
 
@@ -153,5 +172,19 @@ export function copilotUnconfigEdits(agent: string, project: boolean): UnconfigE
         return left !== undefined && left !== t && sameJson(JSON.parse(left), { version: 1 }) ? undefined : left;
       },
     },
+    ...(project
+      ? []
+      : [
+          {
+            file: COPILOT_SETTINGS_FILE,
+            what: "Perch's telemetry.headersProvider and the capture it turned on",
+            apply: (t: string | undefined, file: string) => unsetCopilotTelemetrySettings(t, file),
+          },
+          {
+            file: COPILOT_HEADERS_FILE,
+            what: "the header of Copilot's OpenTelemetry (the telemetry token)",
+            apply: (t: string | undefined) => (t !== undefined && telemetryTokenIn(t) ? undefined : t),
+          },
+        ]),
   ];
 }
