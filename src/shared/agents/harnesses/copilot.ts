@@ -129,6 +129,20 @@ export function setCopilotHooks(text: string | undefined, o: ConnectOptions, fil
   return jsonText(root, text);
 }
 
+/**
+ * Copilot's hooks file for a hub away from the loopback (a container's http://host.docker.internal:…, the tailnet's
+ * https front): every hook the fail-open curl command, since Copilot calls an HTTP hook at a plain-http URL only on
+ * the loopback (and only with COPILOT_HOOK_ALLOW_LOCALHOST=1); curl does not care. Needs curl where Copilot runs.
+ */
+export function copilotAwayHooks(o: ConnectOptions): string {
+  const hooks: Json = {};
+  for (const h of COPILOT_HOOKS)
+    hooks[h.event] = [
+      { type: 'command', bash: copilotFailOpenCommand(o, h.sub), timeoutSec: h.command ? h.timeout : COPILOT_COMMAND_SECS },
+    ];
+  return jsonText({ version: 1, hooks });
+}
+
 /** The files `perch connect copilot` edits. */
 export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
   const f = copilotFiles(!!o.project);
