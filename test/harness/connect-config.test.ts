@@ -415,7 +415,7 @@ describe("the hooks reach the hub's hook door: Claude Code HTTP hooks, curl for 
   });
 });
 
-test("the snippets for a container or a tailnet machine hold the hooks files perch connect would write there (that place's hook base), never the key", () => {
+test("the snippets for a container or a tailnet machine hold the hooks files perch connect would write there (that place's hook base; Copilot's every hook a curl command), never the key", () => {
   const snippets = awaySnippets(
     'kit',
     ['containers', 'tailnet'],
@@ -436,6 +436,28 @@ test("the snippets for a container or a tailnet machine hold the hooks files per
   );
   assert.match(snippets.codex_hooks_remote!, /'https:\/\/lap\.tail1\.ts\.net\/hook\/codex\/permission-request\?agent=kit'/);
   assert.match(snippets.cursor_hooks_container!, /'http:\/\/host\.docker\.internal:7458\/hook\/cursor\/permission-request\?agent=kit'/);
+  // Copilot calls an HTTP hook at plain http only on the loopback: away, every one of its hooks is the curl command.
+  for (const [where, base] of [
+    ['container', 'http://host.docker.internal:7458'],
+    ['remote', 'https://lap.tail1.ts.net'],
+  ] as const) {
+    const file = JSON.parse(snippets[`copilot_hooks_${where}`]!);
+    assert.equal(file.version, 1);
+    assert.deepEqual(Object.keys(file.hooks), [
+      'permissionRequest',
+      'preToolUse',
+      'notification',
+      'agentStop',
+      'sessionStart',
+      'sessionEnd',
+    ]);
+    for (const [event, [h]] of Object.entries(file.hooks) as [string, any[]][]) {
+      assert.equal(h.type, 'command', `${where} ${event}`);
+      assert.match(h.bash, /curl -sS -f --max-time \d+ .*\|\| printf '\{\}'$/, `${where} ${event}: curl, {} when it fails`);
+      assert.ok(h.bash.includes(`'${base}/hook/copilot/`), `${where} ${event}: ${h.bash}`);
+      assert.ok(h.bash.includes('"$PERCH_KEY_KIT"'), 'the key by name');
+    }
+  }
   for (const [k, v] of Object.entries(snippets)) assert.doesNotMatch(v, /perch_secretkey/, `${k} holds no key`);
   assert.deepEqual(
     Object.keys(awaySnippets('kit', ['local'], { port: 7458 }, null)),

@@ -1,7 +1,9 @@
 // No secret in any process's argv: the curl hooks `perch connect` writes for Codex and Cursor hand the agent's key to
 // curl as a config on a pipe written by the shell's own printf, so /proc/PID/cmdline (what `ps` shows every local
 // user) never holds it, while the hook waits on a real prompt of a real `perch serve`. Run the way Codex runs a hook
-// ($SHELL -lc COMMAND) under dash, bash and zsh; Cursor's hook is the same command.
+// ($SHELL -lc COMMAND) under dash, bash and zsh; Cursor's hook is the same command. Copilot's two deciding hooks
+// (permissionRequest, preToolUse) are the same curl command run the way Copilot runs a command hook's "bash" (bash -c),
+// failing open: a reachable hub's answer holds, an unreachable one (or a refusal, or no curl) is {} with exit 0.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +13,8 @@ import { addAgent, cliAsync, exitOf, ownerOk, uniqueName, useSharedServe, tempDi
 import { pendingRequestOf } from '../support/hook-runner';
 import { ALLOW_OUTPUT, codexBash } from '../fixtures/permission-request';
 import { codexPreToolUse } from '../fixtures/status-hooks';
+import { copilotPermissionBash, copilotPreToolUseBash } from '../fixtures/copilot-hooks';
+import net from 'node:net';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 
 const served = useSharedServe();
@@ -62,4 +66,69 @@ describe("the key is in no process's argv while a written curl hook waits", () =
       assert.deepEqual([done.code, done.stdout], [0, ALLOW_OUTPUT], done.stderr);
     });
   }
+});
+
+/** A 127.0.0.1 port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe("Copilot's command hooks (perch connect copilot --write) make the one request with curl and fail open", () => {
+  async function connected() {
+    const a = await addAgent(served.dataDir, uniqueName('cpcmd'));
+    const home = tempDir('perch-cpcmd-home-');
+    const w = await cliAsync(['connect', 'copilot', a.name, '--write', '--data-dir', served.dataDir], { env: { HOME: home } });
+    assert.equal(w.code, 0, w.stderr);
+    const hooks = JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'hooks', 'perch.json'), 'utf8')).hooks;
+    const env = { PATH: process.env.PATH ?? '', HOME: home, [keyEnvVar(a.name)]: a.key };
+    const run = (command: string, input: unknown, more: Record<string, string> = {}) => {
+      const child = spawn('/bin/bash', ['-c', command], { env: { ...env, ...more }, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin!.end(JSON.stringify(input));
+      return exitOf(child, command, 60_000);
+    };
+    return { a, run, pre: hooks.preToolUse[0].bash as string, perm: hooks.permissionRequest[0].bash as string };
+  }
+
+  test("a reachable hub's answers hold: {} for a running agent, a paused agent's deny with Perch's reason, the owner's allow at a prompt (the key in no argv meanwhile)", async () => {
+    const { a, run, pre, perm } = await connected();
+    assert.deepEqual((await run(pre, copilotPreToolUseBash)).stdout, '{}');
+    await ownerOk(served, 'agents.pause', { agent: a.id, reason: 'budget review' });
+    const paused = await run(pre, copilotPreToolUseBash);
+    assert.equal(paused.code, 0, paused.stderr);
+    const deny = JSON.parse(paused.stdout);
+    assert.equal(deny.permissionDecision, 'deny');
+    assert.match(deny.permissionDecisionReason, /^Paused in Perch \(the owner paused this agent: budget review\)/);
+    await ownerOk(served, 'agents.resume', { agent: a.id });
+    const asked = run(perm, copilotPermissionBash);
+    const req = await pendingRequestOf(served, a, 30_000);
+    assert.equal(req.context.harness, 'copilot');
+    assert.deepEqual(
+      allCmdlines().filter((p) => p.argv.includes(a.key)),
+      [],
+      'no process shows the key in its argv',
+    );
+    await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+    const done = await asked;
+    assert.deepEqual([done.code, JSON.parse(done.stdout)], [0, { behavior: 'allow' }], done.stderr);
+  });
+
+  test('the hub not reachable (nothing listening), a refusal (no key: 401) or no curl on the PATH: {} and exit 0, so Copilot carries on as without Perch', async () => {
+    const { a, run, pre, perm } = await connected();
+    const port = await closedPort();
+    const down = (c: string) => c.replace(/http:\/\/127\.0\.0\.1:\d+\//, `http://127.0.0.1:${port}/`);
+    assert.notEqual(down(pre), pre, 'the hub URL is in the command');
+    for (const [what, command, more] of [
+      ['preToolUse, hub down', down(pre), {}],
+      ['permissionRequest, hub down', down(perm), {}],
+      ['preToolUse, no key (401)', pre, { [keyEnvVar(a.name)]: '' }],
+      ['permissionRequest, no curl', perm, { PATH: '/nonexistent' }],
+    ] as [string, string, Record<string, string>][]) {
+      const r = await run(command, what.startsWith('permission') ? copilotPermissionBash : copilotPreToolUseBash, more);
+      assert.deepEqual([r.code, r.stdout], [0, '{}'], `${what}: ${r.stderr}`);
+    }
+  });
 });

@@ -116,7 +116,7 @@ describe('the real GitHub Copilot CLI in its interactive mode, configured by per
   test("no decision in time (the door's wait shortened to 2 s): the card is withdrawn, Copilot's own dialog asks in the terminal, Perch shows the agent waiting, and the answer there runs the command", async () => {
     const agent = await addAgent(served.dataDir, uniqueName('cpi'));
     const dir = await start(agent, 'own', (hooks) => {
-      hooks.hooks.permissionRequest[0].url += '&timeout=2';
+      hooks.hooks.permissionRequest[0].bash = hooks.hooks.permissionRequest[0].bash.replace('?agent=', '?timeout=2&agent=');
     });
     const req = await pendingRequestOf(served, agent, 120_000);
     await eventually(

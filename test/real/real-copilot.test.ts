@@ -69,17 +69,21 @@ async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<str
   const home = fs.mkdtempSync(path.join(root!, 'home-'));
   await connectWrite('copilot', agent.name, dataDir, home);
   const hooks = JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'hooks', 'perch.json'), 'utf8'));
-  assert.equal(hooks.hooks.permissionRequest[0].type, 'http', 'perch connect wrote an HTTP permissionRequest hook');
+  assert.equal(hooks.hooks.permissionRequest[0].type, 'command', 'perch connect wrote a command permissionRequest hook');
   return home;
 }
 
 /** `copilot -p` in a fresh project dir as the agent: its key only in the environment, perch not on the PATH (checked). */
-async function runAs(agent: AgentKey, home: string, opts: { dir?: string; env?: Record<string, string> } = {}): Promise<Run> {
+async function runAs(
+  agent: AgentKey,
+  home: string,
+  opts: { dir?: string; env?: Record<string, string>; args?: string[] } = {},
+): Promise<Run> {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(home, 'project-'));
   const first = model!.requests.length;
   const env = { COPILOT_PROVIDER_BASE_URL: model!.url, [keyEnvVar(agent.name)]: agent.key, ...opts.env };
   assertNoPerch({ PATH: pathWithoutPerch(), HOME: home });
-  const r = await runCopilot(copilot.bin!, ['-p', 'Write the marker file.'], { cwd: dir, home, env });
+  const r = await runCopilot(copilot.bin!, ['-p', 'Write the marker file.', ...(opts.args ?? [])], { cwd: dir, home, env });
   const requests = model!.requests.slice(first);
   const result = (id: string) => requests.map((q) => chatToolResult(q, id)).find((x) => x !== undefined) ?? '';
   return { ...r, dir, requests, result };
@@ -170,19 +174,21 @@ describe(
       assert.ok(fs.existsSync(path.join(repo, MARKER)), 'the approved command ran');
     });
 
-    test('without COPILOT_HOOK_ALLOW_LOCALHOST=1 Copilot runs none of the plain-http hooks: nothing reaches Perch, and copilot -p refuses the bash call itself', async () => {
+    test("without COPILOT_HOOK_ALLOW_LOCALHOST=1 Copilot runs none of the plain-http status hooks, while the two command hooks (permissionRequest, preToolUse) still ask Perch: the owner's approve runs the command", async () => {
       const agent = await addAgent(served.dataDir, uniqueName('cp'));
       const home = await configure(agent);
-      const run = await runAs(agent, home, { env: { COPILOT_HOOK_ALLOW_LOCALHOST: '0' } });
+      const running = runAs(agent, home, { env: { COPILOT_HOOK_ALLOW_LOCALHOST: '0' } });
+      const req = await pendingRequestOf(served, agent, 120_000);
+      assert.equal(req.title, `Allow bash: ${COMMAND}?`);
+      await ownerOk(served, 'requests.decide', { request_id: req.request_id, decision: 'approve' });
+      const run = await running;
       assert.equal(run.code, 0, run.stderr);
-      assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false);
-      assert.match(run.result('call_bash'), /no interactive user response was available/);
-      const { requests } = await ownerOk(served, 'requests.list', {});
-      assert.equal(requests.filter((r: any) => r.requester?.id === agent.id).length, 0, 'nothing was filed');
-      assert.equal((await agentView(agent)).harness, null, 'no status hook reached the hub');
+      assert.ok(fs.existsSync(path.join(run.dir, MARKER)), 'the approved command ran');
+      const v = await agentView(agent);
+      assert.notEqual(v.harness?.state, 'ended', 'sessionEnd (an HTTP hook) did not reach the hub');
     });
 
-    test('with the hub stopped Copilot blocks every tool call: its HTTP preToolUse hook fails closed on an error (1.0.102; its reference says fail-open), and the session still finishes', async () => {
+    test("with the hub stopped Copilot carries on without Perch: its preToolUse hook lets the call through (the command runs where Copilot's own rules allow it), and its permission prompt falls to Copilot's own flow (copilot -p refuses for want of a user)", async () => {
       let home = '';
       await withHubStopped(
         'cpdown',
@@ -190,10 +196,13 @@ describe(
           home = await configure(agent, dataDir);
         },
         async (agent) => {
-          const run = await runAs(agent, home);
-          assert.equal(run.code, 0, run.stderr);
-          assert.equal(fs.existsSync(path.join(run.dir, MARKER)), false, 'the command did not run');
-          assert.match(run.result('call_bash'), /^Denied by preToolUse hook from ".*perch\.json" \(hook errored\)$/);
+          const allowed = await runAs(agent, home, { args: ['--allow-tool', 'shell(touch)'] });
+          assert.equal(allowed.code, 0, allowed.stderr);
+          assert.ok(fs.existsSync(path.join(allowed.dir, MARKER)), `the command ran: ${allowed.result('call_bash')}`);
+          const asked = await runAs(agent, home);
+          assert.equal(asked.code, 0, asked.stderr);
+          assert.equal(fs.existsSync(path.join(asked.dir, MARKER)), false, 'nobody allowed it');
+          assert.match(asked.result('call_bash'), /no interactive user response was available/);
         },
       );
     });
@@ -203,7 +212,7 @@ describe(
       const home = await configure(agent);
       const file = path.join(home, '.copilot', 'hooks', 'perch.json');
       const hooks = JSON.parse(fs.readFileSync(file, 'utf8'));
-      hooks.hooks.permissionRequest[0].url += '&timeout=2';
+      hooks.hooks.permissionRequest[0].bash = hooks.hooks.permissionRequest[0].bash.replace('?agent=', '?timeout=2&agent=');
       fs.writeFileSync(file, JSON.stringify(hooks));
       const run = await runAs(agent, home);
       assert.equal(run.code, 0, run.stderr);

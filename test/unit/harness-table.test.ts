@@ -1,7 +1,8 @@
 // The guide's harness table (docs/guide/harnesses.md, "The harnesses at a glance") says for each harness what Perch
-// reaches in it. Its first four columns are kept true here against what `perch connect --write` writes and the hub's
-// hook doors answer: the MCP entry (a client connect writes), prompts (a permission-request hook), pause (a
-// pre-tool-use hook) and live status (the notification, stop, session-start and session-end hooks).
+// reaches in it. Its columns are kept true here against what `perch connect --write` writes and the hub's hook doors
+// answer: the MCP entry (a client connect writes), prompts (a permission-request hook), pause (a pre-tool-use hook),
+// live status (the notification, stop, session-start and session-end hooks), and the record and the cost (the
+// harness's telemetry, which connect turns on; without it the record has only Perch's decisions on its prompts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
 import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
+import { telemetryFile } from '../../src/shared/agents/telemetry-config';
 
 const GUIDE = path.join(__dirname, '..', '..', 'docs', 'guide', 'harnesses.md');
 const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
@@ -45,7 +47,7 @@ function table(): Map<string, string[]> {
 const mark = (cell: string | undefined) =>
   cell?.startsWith('✔') ? '✔' : cell?.startsWith('partial') ? 'partial' : cell?.startsWith('—') ? '—' : cell;
 
-test("the guide's harness table has a row per harness with a hook door, and its MCP, prompts, pause and status columns say what connect and the doors do", () => {
+test("the guide's harness table has a row per harness with a hook door, and its MCP, prompts, pause, status, record and cost columns say what connect and the doors do", () => {
   const rows = table();
   for (const h of Object.keys(HOOK_DOOR_EVENTS)) {
     const label = PROMPT_HARNESS_LABEL[h]!;
@@ -61,6 +63,9 @@ test("the guide's harness table has a row per harness with a hook door, and its 
       `${label}: pause (a permission hook alone denies only what it is asked about)`,
     );
     assert.equal(mark(row[3]), status.length === 4 ? '✔' : status.length ? 'partial' : '—', `${label}: live status`);
+    const telemetry = telemetryFile(h, false) !== undefined;
+    assert.equal(mark(row[4]), telemetry ? '✔' : subs.includes('permission-request') ? 'partial' : '—', `${label}: record`);
+    assert.equal(mark(row[5]), telemetry ? '✔' : '—', `${label}: cost`);
     assert.equal(row.length, 6, `${label}: six columns after the name`);
     for (const [i, cell] of row.entries())
       assert.ok(['✔', 'partial', '—'].includes(mark(cell)!), `${label}: column ${i + 2} starts with ✔, partial or —`);

@@ -1,5 +1,6 @@
-// The OTLP door: POST /v1/logs and /v1/metrics, OpenTelemetry's OTLP/HTTP with JSON bodies, as a harness's exporter
-// sends them (Claude Code with OTEL_EXPORTER_OTLP_PROTOCOL=http/json, Codex with protocol = "json"). Served wherever
+// The OTLP door: POST /v1/logs, /v1/metrics and /v1/traces, OpenTelemetry's OTLP/HTTP with JSON bodies, as a
+// harness's exporter sends them (Claude Code with OTEL_EXPORTER_OTLP_PROTOCOL=http/json, Codex with protocol = "json",
+// GitHub Copilot CLI's spans: shared/ledger/copilot-spans.ts). Served wherever
 // /mcp is, behind the agent's telemetry-only token (hub/features/ledger/telemetry-tokens.ts) and the agent's places.
 // What it keeps goes to the flight recorder and the cost ledger (hub/features/ledger/recorder.ts); metrics are checked
 // and answered, not kept (the cost comes from the log events, one per API request, which carry the request's own figure).
@@ -9,15 +10,16 @@
 //   Content-Type application/json 415 (protobuf is refused: set the exporter to JSON) · Content-Encoding gzip or none 415 ·
 //   per agent OTLP_LIMITS.requestsPerSecond 429 with Retry-After · body ≤ OTLP_LIMITS.maxBodyBytes 413 ·
 //   not an OTLP request, or a kept event with a field of the wrong type: 400, nothing stored
-//   → 200 {} (ExportLogsServiceResponse / ExportMetricsServiceResponse: every record accepted; events the ledger does
-//   not keep are accepted too).
+//   → 200 {} (ExportLogsServiceResponse / ExportMetricsServiceResponse / ExportTraceServiceResponse: every record
+//   accepted; events and spans the ledger does not keep are accepted too).
 // Every refusal's body is OTLP's Status as JSON ({code, message}: gRPC's code numbers), which exporters log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import type { PerchHub as Hub } from '../hub/services';
 import { LOCAL_PLACE, type RequestPlace } from '../../shared/agents/places';
-import { OTLP_LIMITS, parseOtlpLogs, parseOtlpMetrics } from '../../shared/ledger/otlp';
+import { OTLP_LIMITS, parseOtlpLogs, parseOtlpMetrics, parseOtlpTraces } from '../../shared/ledger/otlp';
 import { factOf } from '../../shared/ledger/harness-events';
+import { copilotSpanFact, spanToolArgs } from '../../shared/ledger/copilot-spans';
 import { telemetryLogin } from '../hub/features/ledger/telemetry-tokens';
 import { dedupeOf, recordFacts, type Reported } from '../hub/features/ledger/recorder';
 import { RateLimiter } from '../hub/core/rate-limit';
@@ -25,10 +27,12 @@ import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sen
 
 export const OTLP_LOGS_PATH = '/v1/logs';
 export const OTLP_METRICS_PATH = '/v1/metrics';
+export const OTLP_TRACES_PATH = '/v1/traces';
 
 /** Whether a request's path is the OTLP door's. */
 export function isOtlpPath(p: string): boolean {
-  return p === OTLP_LOGS_PATH || p === OTLP_METRICS_PATH || p === `${OTLP_LOGS_PATH}/` || p === `${OTLP_METRICS_PATH}/`;
+  const q = p.endsWith('/') ? p.slice(0, -1) : p;
+  return q === OTLP_LOGS_PATH || q === OTLP_METRICS_PATH || q === OTLP_TRACES_PATH;
 }
 
 /** gRPC status codes OTLP's Status carries. */
@@ -141,7 +145,7 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
             if (typeof points === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, points);
             return sendJson(res, 200, {});
           }
-          const answer = ingestLogs(hub, agentId, text);
+          const answer = path === OTLP_TRACES_PATH ? ingestSpans(hub, agentId, text) : ingestLogs(hub, agentId, text);
           if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
           sendJson(res, 200, {});
         },
@@ -171,5 +175,25 @@ export function ingestLogs(hub: Hub, agentId: string, text: string): { added: nu
     if (!fact) continue;
     reported.push({ fact, dedupe: dedupeOf(JSON.stringify([r.name, r.timeMs ?? null, [...r.attrs], [...r.resource]])) });
   }
+  return { added: recordFacts(hub, agentId, reported).added };
+}
+
+/** Checks the whole request first (a refusal stores nothing), then records the spans the ledger keeps (Copilot's). */
+export function ingestSpans(hub: Hub, agentId: string, text: string): { added: number } | string {
+  const spans = parseOtlpTraces(text);
+  if (typeof spans === 'string') return spans;
+  const now = hub.now();
+  const kept: Array<{ fact: NonNullable<ReturnType<typeof copilotSpanFact>> & object; args: string | undefined; id: string }> = [];
+  for (const s of spans) {
+    const fact = copilotSpanFact(s, now);
+    if (typeof fact === 'string') return fact;
+    if (fact) kept.push({ fact, args: spanToolArgs(s), id: `${s.traceId}/${s.spanId}` });
+  }
+  const reported: Reported[] = kept.map(({ fact, args, id }) => {
+    // A tool call whose preToolUse reached the door is that call, under the id its permission prompt's record has.
+    const opened =
+      fact.kind === 'tool_result' ? hub.services.toolUseIds.closeCopilotCall(agentId, fact.session_id, fact.tool, args) : undefined;
+    return { fact: opened ? { ...fact, call_id: opened } : fact, dedupe: dedupeOf(JSON.stringify(['span', id, fact.kind])) };
+  });
   return { added: recordFacts(hub, agentId, reported).added };
 }

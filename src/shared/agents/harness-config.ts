@@ -131,7 +131,7 @@ export function shellWord(s: string): string {
  */
 export function perchHookSub(h: unknown): string | undefined {
   const e = h as Json | null;
-  const c = e?.command;
+  const c = typeof e?.command === 'string' ? e.command : e?.bash; // Copilot's command hooks: the command under "bash"
   if (typeof c === 'string') {
     const sub = /(?:^|[\s/"'])perch(?:\.js)?["']?\s+hook\s+([a-z-]+)/.exec(c)?.[1];
     if (sub) return sub;
@@ -150,7 +150,7 @@ export function isPerchHook(h: unknown, sub: string): boolean {
 
 /** The agent a Perch hook names (--agent NAME, ?agent=NAME), or undefined (it reads PERCH_KEY). */
 function hookAgent(h: Json): string | undefined {
-  const text = typeof h.command === 'string' ? h.command : '';
+  const text = typeof h.command === 'string' ? h.command : typeof h.bash === 'string' ? h.bash : '';
   const named = /\s--agent\s+'?([^\s']+)'?/.exec(text)?.[1];
   if (named) return named;
   const q = /[?&]agent=([^&'"\s#]+)/.exec(typeof h.url === 'string' ? h.url : text)?.[1];
@@ -212,7 +212,7 @@ function shellQuoted(s: string): string {
 }
 
 /**
- * The command hook that makes the one request to the hook door with curl (Codex, Cursor): the harness's input on
+ * The command hook that makes the one request to the hook door with curl (Codex, Cursor, Copilot's preToolUse): the harness's input on
  * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (both harnesses run the
  * command through a shell, which expands it) and never reaches a process's argv, which every local user can read:
  * the shell's own printf (a builtin in sh, dash, bash and zsh: no process is started for it) writes the header as a
@@ -223,7 +223,7 @@ function shellQuoted(s: string): string {
  * non-2xx answer curl -f prints nothing and exits 22, and without curl the shell exits 127: both a non-blocking hook
  * error, so the harness's own dialog goes on. Never written: the key itself.
  */
-export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor', sub: string): string {
+export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor' | 'copilot', sub: string): string {
   const secs = sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS;
   return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(o.agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 ${shellQuoted(hookUrl(o, harness, sub))}; } 3<&0`;
 }

@@ -8,6 +8,7 @@
 
 import { keyEnvVar } from './key-env';
 import { hookFiles } from './harnesses/connect-edits';
+import { copilotAwayHooks } from './harnesses/copilot';
 
 /** The mcp-remote release the Claude Desktop snippet runs (the bridge from stdio to Perch's HTTP endpoint). */
 export const MCP_REMOTE_VERSION = '0.15.1';
@@ -77,7 +78,8 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
 /**
  * The hooks files of Claude Code, Codex and Cursor for an agent reaching the hub at mcpUrl (a container's or the
  * tailnet's): what `perch connect --write` writes, with that place's hook base (harnesses/connect-edits.ts hookFiles), as
- * claude_code_hooks_<where>, codex_hooks_<where>, cursor_hooks_<where>. The key stays in PERCH_KEY_<AGENT>.
+ * claude_code_hooks_<where>, codex_hooks_<where>, cursor_hooks_<where>; and GitHub Copilot CLI's, every hook a curl
+ * command (copilot_hooks_<where>). The key stays in PERCH_KEY_<AGENT>.
  */
 function hookSnippets(name: string, mcpUrl: string, where: 'container' | 'remote'): Record<string, string> {
   const files = hookFiles({ agent: name, mcpUrl });
@@ -85,6 +87,7 @@ function hookSnippets(name: string, mcpUrl: string, where: 'container' | 'remote
     [`claude_code_hooks_${where}`]: files['claude-code'].trimEnd(),
     [`codex_hooks_${where}`]: files.codex.trimEnd(),
     [`cursor_hooks_${where}`]: files.cursor.trimEnd(),
+    [`copilot_hooks_${where}`]: copilotAwayHooks({ agent: name, mcpUrl }).trimEnd(),
   };
 }
 

@@ -9,6 +9,12 @@
 //   codex:       config.toml [otel] exporter = { otlp-http = { endpoint = "<hub>/v1/logs", protocol = "json",
 //                headers = { "Authorization" = "Bearer <token>" } } } (Codex does not expand ${VAR} there); the
 //                table's other keys stay.
+//   copilot:     (user scope only: Copilot never takes a repository's telemetry settings) ~/.copilot/perch-otlp-headers.json
+//                {"Authorization": "Bearer <token>"}, which ~/.copilot/settings.json telemetry.headersProvider reads with
+//                cat (no shell, no token on a command line), and telemetry.capture toolArguments / toolOutput (what each
+//                call was asked and its output, for the record). Copilot 1.0.102 takes its endpoint from the environment
+//                only (OTEL_EXPORTER_OTLP_ENDPOINT; settings.json's telemetry.endpoint is refused as "Unsupported local
+//                telemetry setting"): `perch connect` prints the export line.
 // An OTLP exporter can have one endpoint: when the user's own sends somewhere else, Perch does not take it over and
 // says so (the user's telemetry goes on; the ledger then has no harness figures for this agent).
 import { ConfigFileError, jsonText, objectAt, parseObject } from './config-json';
@@ -23,7 +29,63 @@ export function telemetryTokenIn(text: string | undefined): string | undefined {
 export function telemetryFile(client: string, project: boolean): string | undefined {
   if (client === 'claude-code') return project ? '.claude/settings.local.json' : '.claude/settings.json';
   if (client === 'codex') return '.codex/config.toml';
+  if (client === 'copilot' && !project) return COPILOT_HEADERS_FILE;
   return undefined;
+}
+
+/** The file holding the header Copilot's OpenTelemetry sends (the agent's telemetry token), beside its settings. */
+export const COPILOT_HEADERS_FILE = '.copilot/perch-otlp-headers.json';
+const HEADERS_NAME = 'perch-otlp-headers.json';
+
+/** Copilot's headers file: the one header, the telemetry token. */
+export function setCopilotTelemetry(_text: string | undefined, o: TelemetryOptions): TelemetryEdit {
+  return { text: `${JSON.stringify({ Authorization: `Bearer ${o.token}` }, null, 2)}\n` };
+}
+
+/** Whether a headersProvider is Perch's: cat of a perch-otlp-headers.json. */
+function isPerchProvider(v: unknown): boolean {
+  const p = v as { path?: unknown; args?: unknown } | null;
+  return (
+    !!p &&
+    p.path === 'cat' &&
+    Array.isArray(p.args) &&
+    p.args.length === 1 &&
+    typeof p.args[0] === 'string' &&
+    p.args[0].endsWith(HEADERS_NAME)
+  );
+}
+
+/**
+ * Copilot's settings.json with telemetry.headersProvider reading the headers file (`headers`: its absolute path) and
+ * telemetry.capture's toolArguments and toolOutput on; the rest as it was. A headersProvider of the user's own is
+ * left as it is (Copilot has one), and nothing of Perch's is added.
+ */
+export function setCopilotTelemetrySettings(text: string | undefined, headers: string, file: string): string {
+  const root = parseObject(text, file);
+  const telemetry = objectAt(root, 'telemetry', file);
+  if (telemetry.headersProvider !== undefined && !isPerchProvider(telemetry.headersProvider)) return text ?? jsonText(root);
+  telemetry.headersProvider = { path: 'cat', args: [headers] };
+  const capture = objectAt(telemetry, 'capture', file);
+  capture.toolArguments = true;
+  capture.toolOutput = true;
+  return jsonText(root, text);
+}
+
+/** Copilot's settings.json without Perch's headersProvider and the capture it turned on (for `perch disconnect`). */
+export function unsetCopilotTelemetrySettings(text: string | undefined, file: string): string | undefined {
+  if (text === undefined) return undefined;
+  const root = parseObject(text, file);
+  const telemetry = root.telemetry as Record<string, unknown> | undefined;
+  if (!telemetry || typeof telemetry !== 'object' || !isPerchProvider(telemetry.headersProvider)) return text;
+  delete telemetry.headersProvider;
+  const capture = telemetry.capture as Record<string, unknown> | undefined;
+  if (capture && typeof capture === 'object') {
+    delete capture.toolArguments;
+    delete capture.toolOutput;
+    if (Object.keys(capture).length === 0) delete telemetry.capture;
+  }
+  if (Object.keys(telemetry).length === 0) delete root.telemetry;
+  return Object.keys(root).length === 0 ? undefined : jsonText(root, text);
 }
 
 export interface TelemetryOptions {

@@ -1,4 +1,4 @@
-// OTLP/HTTP JSON bodies (ExportLogsServiceRequest, ExportMetricsServiceRequest) read without trusting them: every field
+// OTLP/HTTP JSON bodies (ExportLogsServiceRequest, ExportMetricsServiceRequest, ExportTraceServiceRequest) read without trusting them: every field
 // checked for its type, counts and nesting bounded (OTLP_LIMITS), int64 values accepted as the strings OTLP's JSON
 // mapping writes them as. A body that is not one is refused whole with the first reason (the receiver answers 400 and
 // stores nothing). Pure: no Node, used by the hub's OTLP door (src/main/mcp/otlp-door.ts) and the unit tests.
@@ -28,6 +28,21 @@ export interface OtlpLogRecord {
   timeMs: number | undefined;
   attrs: Map<string, FlatValue>;
   /** The resource's attributes (service.name, session ids some harnesses put there). */
+  resource: Map<string, FlatValue>;
+}
+
+/** One span as the ledger reads it (GitHub Copilot CLI reports its tool calls and model calls as spans). */
+export interface OtlpSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  /** Start and end (ms since the epoch); undefined when not sent. */
+  startMs: number | undefined;
+  endMs: number | undefined;
+  /** The span's status: 0 unset, 1 ok, 2 error; and its message. */
+  statusCode: number;
+  statusMessage: string | undefined;
+  attrs: Map<string, FlatValue>;
   resource: Map<string, FlatValue>;
 }
 
@@ -126,8 +141,8 @@ function attributes(o: Obj, where: string): Map<string, FlatValue> {
   return out;
 }
 
-function timeOf(rec: Obj, where: string): number | undefined {
-  for (const k of ['timeUnixNano', 'observedTimeUnixNano']) {
+function timeOf(rec: Obj, where: string, keys = ['timeUnixNano', 'observedTimeUnixNano']): number | undefined {
+  for (const k of keys) {
     const v = field(rec, k);
     if (v === undefined || v === null) continue;
     const n = int64(v, `${where}.${k}`);
@@ -214,6 +229,65 @@ export function parseOtlpMetrics(text: string): number | string {
       });
     });
     return points;
+  } catch (e) {
+    if (e instanceof Refused) return e.message;
+    throw e;
+  }
+}
+
+function idOf(o: Obj, key: string, where: string): string {
+  const v = field(o, key);
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string' || v.length > 64) throw new Refused(`${where}.${key} must be a string of at most 64 characters`);
+  return v;
+}
+
+/** A span status's code by name, as some exporters write the enum in JSON. */
+const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
+
+/** The spans of an ExportTraceServiceRequest, or why the body is not one. */
+export function parseOtlpTraces(text: string): OtlpSpan[] | string {
+  try {
+    const root = objAt(parseJson(text), 'the body');
+    const out: OtlpSpan[] = [];
+    listOf(root, 'resourceSpans', 'body', OTLP_LIMITS.maxRecords).forEach((rs, i) => {
+      const w = `resourceSpans[${i}]`;
+      const r = objAt(rs, w);
+      const res = field(r, 'resource');
+      const resource =
+        res === undefined || res === null ? new Map<string, FlatValue>() : attributes(objAt(res, `${w}.resource`), `${w}.resource`);
+      listOf(r, 'scopeSpans', w, OTLP_LIMITS.maxRecords).forEach((ss, j) => {
+        const ws = `${w}.scopeSpans[${j}]`;
+        listOf(objAt(ss, ws), 'spans', ws, OTLP_LIMITS.maxRecords).forEach((sp, k) => {
+          const wr = `${ws}.spans[${k}]`;
+          const span = objAt(sp, wr);
+          const name = field(span, 'name');
+          if (name !== undefined && name !== null && typeof name !== 'string') throw new Refused(`${wr}.name must be a string`);
+          const st = field(span, 'status');
+          const status = st === undefined || st === null ? {} : objAt(st, `${wr}.status`);
+          const raw = field(status, 'code');
+          const code = typeof raw === 'string' ? STATUS_NAMES.indexOf(raw) : raw;
+          if (code !== undefined && code !== null && !(typeof code === 'number' && [0, 1, 2].includes(code)))
+            throw new Refused(`${wr}.status.code must be 0, 1 or 2 (or ${STATUS_NAMES.join(', ')})`);
+          const message = field(status, 'message');
+          if (message !== undefined && message !== null && typeof message !== 'string')
+            throw new Refused(`${wr}.status.message must be a string`);
+          out.push({
+            name: name ?? '',
+            traceId: idOf(span, 'traceId', wr),
+            spanId: idOf(span, 'spanId', wr),
+            startMs: timeOf(span, wr, ['startTimeUnixNano']),
+            endMs: timeOf(span, wr, ['endTimeUnixNano']),
+            statusCode: typeof code === 'number' ? code : 0,
+            statusMessage: typeof message === 'string' && message ? message : undefined,
+            attrs: attributes(span, wr),
+            resource,
+          });
+          if (out.length > OTLP_LIMITS.maxRecords) throw new Refused(`the body holds more than ${OTLP_LIMITS.maxRecords} spans`);
+        });
+      });
+    });
+    return out;
   } catch (e) {
     if (e instanceof Refused) return e.message;
     throw e;

@@ -15,10 +15,13 @@ const TITLES: Record<string, string> = {
   claude_code_hooks_container: 'Claude Code inside the container: the hooks of .claude/settings.json (merge into yours)',
   codex_hooks_container: 'Codex inside the container: .codex/hooks.json (merge into yours; needs curl in the image)',
   cursor_hooks_container: 'Cursor inside the container: .cursor/hooks.json (merge into yours; needs curl in the image)',
+  copilot_hooks_container:
+    'GitHub Copilot CLI inside the container: ~/.copilot/hooks/perch.json (every hook runs curl: Copilot calls an HTTP hook at plain http only on the loopback; needs curl in the image)',
   remote_machine: 'Another machine on your tailnet',
   claude_code_hooks_remote: 'Claude Code on that machine: the hooks of ~/.claude/settings.json (merge into yours)',
   codex_hooks_remote: 'Codex on that machine: ~/.codex/hooks.json (merge into yours; needs curl)',
   cursor_hooks_remote: 'Cursor on that machine: ~/.cursor/hooks.json (merge into yours; needs curl)',
+  copilot_hooks_remote: 'GitHub Copilot CLI on that machine: ~/.copilot/hooks/perch.json (every hook runs curl; needs curl)',
 };
 
 /** Snippets for an agent that connects from containers or the tailnet; undefined when it connects only locally. */

@@ -1,12 +1,18 @@
-// The telemetry part of `perch connect claude-code|codex … --write` (shared/agents/telemetry-config.ts): the edit of
-// Claude Code's settings file and of Codex's config.toml gets the hub's OTLP receiver with the agent's telemetry-only
+// The telemetry part of `perch connect claude-code|codex|copilot … --write` (shared/agents/telemetry-config.ts): the edit of
+// Claude Code's settings file, of Codex's config.toml and of Copilot's headers file gets the hub's OTLP receiver with the agent's telemetry-only
 // token. A token already in that file that still works is kept (running connect again changes nothing), and so is the
 // agent's working token written for its other harness or scope (an agent has one token); otherwise
 // --write makes a new one (the earlier stops working), and a run without --write shows where it would go. The file is
 // read once, by the plan (config-plan.ts, never through a project's links): the edit chooses the token from that text.
 import type { ConfigEdit, ConnectClient, ConnectOptions } from '../../../shared/agents/harness-config';
 import { hookBaseUrl } from '../../../shared/agents/harness-config';
-import { setClaudeTelemetry, setCodexTelemetry, telemetryFile, telemetryTokenIn } from '../../../shared/agents/telemetry-config';
+import {
+  setClaudeTelemetry,
+  setCodexTelemetry,
+  setCopilotTelemetry,
+  telemetryFile,
+  telemetryTokenIn,
+} from '../../../shared/agents/telemetry-config';
 import { newTelemetryToken, telemetryTokenMatches } from '../../hub/features/ledger/telemetry-tokens';
 import type { FeaturesHub } from '../../hub/features/services';
 import { agentConnections } from '../../hub/control/connections';
@@ -32,7 +38,7 @@ export interface TelemetryPlan {
  */
 function tokenWrittenElsewhere(hub: FeaturesHub, agentId: string, scope: ConfigScope): string | undefined {
   const places = [
-    ...(['claude-code', 'codex'] as const).map((client) => ({ client, scope })),
+    ...(['claude-code', 'codex', 'copilot'] as const).map((client) => ({ client, scope })),
     ...agentConnections(hub.db, agentId).map((c) => ({ client: c.client, scope: { base: c.dir, project: c.scope === 'project' } })),
   ];
   for (const p of places) {
@@ -61,7 +67,7 @@ export function withTelemetry(
   const notes: string[] = [];
   let token: string | undefined;
   const base = hookBaseUrl(o.mcpUrl);
-  const set = client === 'claude-code' ? setClaudeTelemetry : setCodexTelemetry;
+  const set = client === 'claude-code' ? setClaudeTelemetry : client === 'copilot' ? setCopilotTelemetry : setCodexTelemetry;
   return {
     notes,
     token: () => token,

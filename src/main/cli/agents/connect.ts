@@ -25,7 +25,12 @@ import {
 import { configEdits, startCommand } from '../../../shared/agents/harnesses/connect-edits';
 import { codexMcpLines } from '../../../shared/agents/harnesses/codex';
 import { TomlEditError } from '../../../shared/text/toml-table';
-import { COPILOT_LOCALHOST_ENV, copilotConfigEdits, needsLocalhostSwitch } from '../../../shared/agents/harnesses/copilot';
+import {
+  COPILOT_LOCALHOST_ENV,
+  COPILOT_OTLP_ENV,
+  copilotConfigEdits,
+  needsLocalhostSwitch,
+} from '../../../shared/agents/harnesses/copilot';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -49,9 +54,12 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                ~/.cursor/hooks.json: beforeShellExecution and beforeMCPExecution run curl to
                BASE/hook/cursor/permission-request
   copilot      ~/.copilot/mcp-config.json: Perch as the MCP server "perch-NAME" (the key as \${PERCH_KEY_NAME});
-               ~/.copilot/hooks/perch.json: Copilot's HTTP hooks permissionRequest (your Approvals inbox decides its
-               permission prompts), preToolUse and the status hooks, each POST BASE/hook/copilot/EVENT?agent=NAME;
-               start it with COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that)
+               ~/.copilot/hooks/perch.json: permissionRequest (your Approvals inbox decides its permission prompts)
+               and preToolUse as curl commands that let Copilot carry on when the hub is down, the status hooks as
+               Copilot's HTTP hooks, each POST BASE/hook/copilot/EVENT?agent=NAME; start it with
+               COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that); its OpenTelemetry:
+               ~/.copilot/perch-otlp-headers.json (the telemetry token) read by ~/.copilot/settings.json
+               telemetry.headersProvider, and OTEL_EXPORTER_OTLP_ENDPOINT=BASE in its environment
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -107,7 +115,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   if (values.hooks !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hooks))
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
   if (values.hooks !== undefined && client === 'copilot')
-    throw new UsageError("--hooks is not for copilot: its hooks are Copilot's own HTTP hooks, one request each");
+    throw new UsageError('--hooks is not for copilot: its hooks make one request each (curl, or its own HTTP hooks)');
   const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot');
   if (values.hooks !== undefined && !styled.includes(client))
     throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
@@ -194,7 +202,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         out.push(`Nothing was written. Run again with --write to make these changes (each file is backed up first).`);
       out.push(sessions.line);
       out.push(
-        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n${copilotSwitch(client, o) ? `  export ${COPILOT_LOCALHOST_ENV}=1   # Copilot calls hooks at a plain-http 127.0.0.1 URL only with it\n` : ''}  ${start}`,
+        `Then start ${PROMPT_HARNESS_LABEL[client] ?? client} with ${agent}'s key in the environment (never in the config):\n  export ${env}=perch_…   # ${agent}'s key, shown when it was added (perch agent rotate-key ${agent} makes a new one)\n${copilotSwitch(client, o) ? `  export ${COPILOT_LOCALHOST_ENV}=1   # Copilot calls hooks at a plain-http 127.0.0.1 URL only with it\n` : ''}${client === 'copilot' && !project ? `  export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)}   # Copilot's OpenTelemetry to Perch's ledger (it reads the endpoint from the environment only)\n` : ''}  ${start}`,
       );
       if (client === 'claude-code' && !o.channel)
         out.push(
@@ -208,7 +216,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'copilot')
         out.push(
-          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 none of its hooks runs. While the hub is stopped (or the key is not set) Copilot denies every tool call ("hook errored": its preToolUse hook fails closed): start the hub, or perch disconnect copilot ${agent} --write.${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
+          `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? " Copilot's OpenTelemetry (the ledger's record of its tool calls and tokens) is set up at the user scope only: Copilot takes no telemetry settings from a repository; run perch connect copilot without --project for it." : ''}${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
       if (client === 'cursor')
         out.push(
@@ -262,11 +270,15 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     );
   if (copilotSwitch(client, o) && process.env[COPILOT_LOCALHOST_ENV] !== '1')
     out.push(
-      `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
+      `${COPILOT_LOCALHOST_ENV} is not 1 in this shell: Copilot calls hooks at a plain-http URL (${hookBaseUrl(o.mcpUrl)}) only with it, and without it none of its status hooks reaches Perch. Run export ${COPILOT_LOCALHOST_ENV}=1 in the shell that starts ${start}.`,
     );
-  if (o.hooks !== 'perch' && client !== 'claude-code' && client !== 'copilot' && !onPath('curl'))
+  if (client === 'copilot' && !o.project && process.env[COPILOT_OTLP_ENV] !== hookBaseUrl(o.mcpUrl))
     out.push(
-      `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl, or run again with --hooks perch.`,
+      `${COPILOT_OTLP_ENV} is not ${hookBaseUrl(o.mcpUrl)} in this shell: Copilot takes its OpenTelemetry endpoint from the environment only, and without it its tool calls and tokens are not recorded in the ledger. Run export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)} in the shell that starts ${start}.`,
+    );
+  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
+    out.push(
+      `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl${client === 'copilot' ? '' : ', or run again with --hooks perch'}.`,
     );
   return out;
 }

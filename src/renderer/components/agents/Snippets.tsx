@@ -6,7 +6,7 @@ const ENV_HINT = 'With the key exported (keep the export in your shell profile, 
 const CONNECT_HINT =
   'Run in a terminal: Perch as its MCP server and its own permission prompts in your Approvals inbox (without --write, a diff; --write edits the files, with a backup). Start it from a shell with the key exported:';
 /**
- * The hooks of Claude Code, Codex and Cursor for a place `perch connect` cannot write to (what it would write there:
+ * The hooks of Claude Code, Codex, Cursor and GitHub Copilot CLI for a place `perch connect` cannot write to (what it would write there:
  * shared/agents/snippets.ts awaySnippets): the owner's Approvals inbox decides their permission prompts.
  */
 function hookSnippets(where: 'container' | 'remote', label: string, there: string): Array<{ key: string; label: string; hint: string }> {
@@ -19,6 +19,11 @@ function hookSnippets(where: 'container' | 'remote', label: string, there: strin
       hint: `.codex/hooks.json (curl ${there}; Codex asks you once to trust them, in /hooks). ${merge}`,
     },
     { key: `cursor_hooks_${where}`, label: `Cursor hooks ${label}`, hint: `.cursor/hooks.json (curl ${there}). ${merge}` },
+    {
+      key: `copilot_hooks_${where}`,
+      label: `GitHub Copilot CLI hooks ${label}`,
+      hint: `~/.copilot/hooks/perch.json, a file of its own: every hook runs curl ${there} (Copilot calls HTTP hooks at plain http only on the loopback). ${merge}`,
+    },
   ];
 }
 

@@ -1,7 +1,7 @@
 // GitHub Copilot CLI's hook wire format, pure: what its hooks post (an HTTP hook sends the hook input as the JSON
 // body) and the output it reads back, mapped to Perch's terms like Claude Code's (hook-wire.ts). Used by the hub's
 // door POST /hook/copilot/<event> (src/main/mcp/hook-door.ts), which `perch connect copilot` points Copilot's HTTP
-// hooks at (copilot-config.ts).
+// hooks at (copilot.ts).
 //
 // Wire format, as the Copilot CLI hooks reference gives it (docs.github.com/copilot/reference/hooks-reference), the
 // camelCase events Perch configures, and as Copilot CLI 1.0.102 sent them (test/real/real-copilot.test.ts):
@@ -15,7 +15,8 @@
 //   agentStop: {sessionId, timestamp, cwd, transcriptPath, stopReason, stop_hook_active}.
 //   sessionStart: {sessionId, timestamp, cwd, source, initialPrompt?}; sessionEnd: {sessionId, timestamp, cwd, reason}.
 // An HTTP preToolUse hook that fails (a non-2xx answer, the hub down) denies the tool in 1.0.102 ("hook errored"),
-// though its reference calls HTTP preToolUse hooks fail-open (test/real/real-copilot.test.ts).
+// though its reference calls HTTP preToolUse hooks fail-open, and so does a failing HTTP permissionRequest hook:
+// connect writes those two as curl commands that answer {} when the request fails (copilot.ts).
 import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from '../hook-wire';
 
 /** Copilot's camelCase hook event of each door event. */

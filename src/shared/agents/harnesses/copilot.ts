@@ -4,19 +4,24 @@
 //   user scope:    ~/.copilot/mcp-config.json mcpServers.perch-NAME (HTTP, the key as ${PERCH_KEY_<NAME>}, which
 //                  Copilot fills in from its environment), ~/.copilot/hooks/perch.json (version 1: the hooks below)
 //   project scope: DIR/.github/mcp.json and DIR/.github/hooks/perch.json (Copilot's repository-level files)
-// The hooks are Copilot's own HTTP hooks, one request each to the hub's door POST <base>/hook/copilot/<event>?agent=NAME
-// (src/main/mcp/hook-door.ts), the header "Authorization: Bearer $PERCH_KEY_<NAME>" filled in by Copilot from the
-// variable allowedEnvVars names: permissionRequest (its permission prompts in the owner's inbox), preToolUse (pause),
-// notification, agentStop, sessionStart, sessionEnd (live status). Copilot calls a plain-http hook URL only with
-// COPILOT_HOOK_ALLOW_LOCALHOST=1 in its environment (and only on localhost / 127.* / [::1]); an https URL (the
-// tailnet front) needs nothing. Copilot 1.0.102 takes a preToolUse hook that fails (the hub down, a 401 for a key not
-// set) as a denial ("hook errored"): while the hub is stopped a connected Copilot runs no tool (the guide says so).
+// Each hook makes one request to the hub's door POST <base>/hook/copilot/<event>?agent=NAME (src/main/mcp/hook-door/):
+// permissionRequest (its permission prompts in the owner's inbox), preToolUse (pause), notification, agentStop,
+// sessionStart, sessionEnd (live status). The two that decide are command hooks; the status events are Copilot's own
+// HTTP hooks, the header "Authorization: Bearer $PERCH_KEY_<NAME>" filled in by Copilot from the variable
+// allowedEnvVars names; Copilot calls a plain-http hook URL only with COPILOT_HOOK_ALLOW_LOCALHOST=1 in its environment
+// (and only on localhost / 127.* / [::1]); an https URL (the tailnet front) needs nothing. Copilot 1.0.102 takes an
+// HTTP preToolUse or permissionRequest hook that fails (the hub down, a non-2xx answer) as a denial ("hook errored",
+// "Permission request hook failed"), so a connected Copilot would run no tool while the hub is stopped. Both are
+// instead command hooks making the same request with curl (curlHookCommand, the key never on an argv) that answer {}
+// when the request fails: Copilot carries on as without Perch (its own permission flow decides). A reachable hub's
+// answer (the owner's decision, a paused agent's deny) is passed on as it came (test/real/real-copilot.test.ts).
 import { keyEnvVar } from '../key-env';
 import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from '../config-json';
 import {
   HOOK_TIMEOUT_SECS,
   STATUS_HOOK_SECS,
   checkHookAgents,
+  curlHookCommand,
   hookBaseUrl,
   hookUrl,
   perchHookSub,
@@ -26,14 +31,25 @@ import {
   type ConnectOptions,
 } from '../harness-config';
 import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from '../harness-unconfig';
+import { COPILOT_HEADERS_FILE, setCopilotTelemetrySettings, telemetryTokenIn, unsetCopilotTelemetrySettings } from '../telemetry-config';
+
+/** Copilot's user settings (its OpenTelemetry headers and capture; never a repository's: Copilot ignores those there). */
+export const COPILOT_SETTINGS_FILE = '.copilot/settings.json';
+
+/** The variable Copilot takes its OpenTelemetry endpoint from (its settings cannot name one). */
+export const COPILOT_OTLP_ENV = 'OTEL_EXPORTER_OTLP_ENDPOINT';
 
 /** The switch Copilot needs in its environment to call a hook at a plain-http localhost URL. */
 export const COPILOT_LOCALHOST_ENV = 'COPILOT_HOOK_ALLOW_LOCALHOST';
 
-/** Copilot's hook events Perch uses, each with its door event and timeout (seconds). */
-export const COPILOT_HOOKS: readonly { event: string; sub: string; timeout: number }[] = [
-  { event: 'permissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS },
-  { event: 'preToolUse', sub: 'pre-tool-use', timeout: STATUS_HOOK_SECS },
+/** Copilot's wait for the preToolUse command: past curl's own --max-time, so a hub that hangs is curl's failure ({}), not Copilot's. */
+export const COPILOT_COMMAND_SECS = STATUS_HOOK_SECS + 5;
+// (permissionRequest: curl's --max-time is CURL_PERMISSION_SECS, ten seconds short of HOOK_TIMEOUT_SECS.)
+
+/** Copilot's hook events Perch uses, each with its door event and timeout (seconds); `command`: the fail-open curl command. */
+export const COPILOT_HOOKS: readonly { event: string; sub: string; timeout: number; command?: true }[] = [
+  { event: 'permissionRequest', sub: 'permission-request', timeout: HOOK_TIMEOUT_SECS, command: true },
+  { event: 'preToolUse', sub: 'pre-tool-use', timeout: COPILOT_COMMAND_SECS, command: true },
   { event: 'notification', sub: 'notification', timeout: STATUS_HOOK_SECS },
   { event: 'agentStop', sub: 'stop', timeout: STATUS_HOOK_SECS },
   { event: 'sessionStart', sub: 'session-start', timeout: STATUS_HOOK_SECS },
@@ -64,8 +80,18 @@ export function setCopilotMcp(text: string | undefined, o: ConnectOptions, file 
   return jsonText(root, text);
 }
 
-/** One Perch HTTP hook of Copilot's. */
-export function copilotHookEntry(o: ConnectOptions, h: { sub: string; timeout: number }): Json {
+/**
+ * The command that makes the door request with curl and fails open: the door's answer when the request succeeded
+ * (curl -f: a 2xx), else {} (the hub down, a non-2xx answer, no curl), always with exit 0, so Copilot goes on as if
+ * Perch were not there. The answer is held whole before it is written, so a request cut off midway adds nothing.
+ */
+export function copilotFailOpenCommand(o: ConnectOptions, sub: string): string {
+  return `out=$(${curlHookCommand(o, 'copilot', sub)}) && printf '%s' "$out" || printf '{}'`;
+}
+
+/** One Perch hook of Copilot's: HTTP, or the fail-open curl command. */
+export function copilotHookEntry(o: ConnectOptions, h: { sub: string; timeout: number; command?: true }): Json {
+  if (h.command) return { type: 'command', bash: copilotFailOpenCommand(o, h.sub), timeoutSec: h.timeout };
   const env = keyEnvVar(o.agent);
   return {
     type: 'http',
@@ -103,10 +129,35 @@ export function setCopilotHooks(text: string | undefined, o: ConnectOptions, fil
   return jsonText(root, text);
 }
 
+/**
+ * Copilot's hooks file for a hub away from the loopback (a container's http://host.docker.internal:…, the tailnet's
+ * https front): every hook the fail-open curl command, since Copilot calls an HTTP hook at a plain-http URL only on
+ * the loopback (and only with COPILOT_HOOK_ALLOW_LOCALHOST=1); curl does not care. Needs curl where Copilot runs.
+ */
+export function copilotAwayHooks(o: ConnectOptions): string {
+  const hooks: Json = {};
+  for (const h of COPILOT_HOOKS)
+    hooks[h.event] = [
+      { type: 'command', bash: copilotFailOpenCommand(o, h.sub), timeoutSec: h.command ? h.timeout : COPILOT_COMMAND_SECS },
+    ];
+  return jsonText({ version: 1, hooks });
+}
+
 /** The files `perch connect copilot` edits. */
 export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
   const f = copilotFiles(!!o.project);
-  const how = `HTTP hooks to ${hookBaseUrl(o.mcpUrl)}/hook/copilot/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
+  const telemetry: ConfigEdit[] = o.project
+    ? []
+    : [
+        // The token goes in here from connect's telemetry plan (connect-telemetry.ts); settings.json reads it with cat.
+        { file: COPILOT_HEADERS_FILE, what: "the header of Copilot's OpenTelemetry", apply: (t) => t ?? '' },
+        {
+          file: COPILOT_SETTINGS_FILE,
+          what: `telemetry.headersProvider (cat ${COPILOT_HEADERS_FILE.split('/').pop()}) and telemetry.capture of tool arguments and output, unless it has a headersProvider of your own`,
+          apply: (t, file) => setCopilotTelemetrySettings(t, file.replace(/settings\.json$/, COPILOT_HEADERS_FILE.split('/').pop()!), file),
+        },
+      ];
+  const how = `hooks to ${hookBaseUrl(o.mcpUrl)}/hook/copilot/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}; preToolUse with curl, letting Copilot carry on when the hub cannot be reached`;
   return [
     {
       file: f.mcp,
@@ -118,6 +169,7 @@ export function copilotConfigEdits(o: ConnectOptions): ConfigEdit[] {
       what: `the Perch hooks (${COPILOT_HOOKS.map((h) => h.event).join(', ')}: ${how})`,
       apply: (t, file) => setCopilotHooks(t, o, file),
     },
+    ...telemetry,
   ];
 }
 
@@ -134,5 +186,19 @@ export function copilotUnconfigEdits(agent: string, project: boolean): UnconfigE
         return left !== undefined && left !== t && sameJson(JSON.parse(left), { version: 1 }) ? undefined : left;
       },
     },
+    ...(project
+      ? []
+      : [
+          {
+            file: COPILOT_SETTINGS_FILE,
+            what: "Perch's telemetry.headersProvider and the capture it turned on",
+            apply: (t: string | undefined, file: string) => unsetCopilotTelemetrySettings(t, file),
+          },
+          {
+            file: COPILOT_HEADERS_FILE,
+            what: "the header of Copilot's OpenTelemetry (the telemetry token)",
+            apply: (t: string | undefined) => (t !== undefined && telemetryTokenIn(t) ? undefined : t),
+          },
+        ]),
   ];
 }
