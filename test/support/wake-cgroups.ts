@@ -53,3 +53,19 @@ export function runFoldersOf(runIds: string[]): string[] {
     return hubs.flatMap((h) => runIds.map((r) => path.join(p, h, r)).filter((d) => fs.existsSync(d)));
   });
 }
+
+/** The processes alive now (not zombies) whose environment names this wake run (PERCH_RUN_ID), read from /proc. */
+export function processesOfRun(runId: string): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`PERCH_RUN_ID=${runId}`)) out.push(Number(name));
+    } catch {
+      /* ended meanwhile, or not ours to read */
+    }
+  }
+  return out;
+}

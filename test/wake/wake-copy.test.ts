@@ -19,22 +19,7 @@ import {
   uniqueName,
   type Served,
 } from '../support/serve-harness';
-
-/** The processes alive now (not zombies) whose environment names this run. */
-function processesOf(runId: string): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`PERCH_RUN_ID=${runId}`)) out.push(Number(name));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return out;
-}
+import { processesOfRun as processesOf } from '../support/wake-cgroups';
 
 /**
  * A copy of a live data dir's database, as a backup of it is: one consistent snapshot (SQLite's online backup), and

@@ -24,7 +24,7 @@ import {
   uniqueName,
   type Served,
 } from '../support/serve-harness';
-import { hubFoldersOf, runFoldersOf } from '../support/wake-cgroups';
+import { hubFoldersOf, processesOfRun as processesOf, runFoldersOf } from '../support/wake-cgroups';
 
 const AGENT_SCRIPT = path.join(ROOT, 'test', 'fixtures', 'wake-agent.mjs');
 const TIMINGS = { PERCH_WAKE_BACKOFF_MS: '60000', PERCH_WAKE_KILL_GRACE_MS: '300', PERCH_WAKE_EXIT_GRACE_MS: '500' };
@@ -154,22 +154,6 @@ for (const { how, env, held } of CASES) {
       removeDataDir(dir);
     }
   });
-}
-
-/** The processes alive now (not zombies) whose environment names this run. */
-function processesOf(runId: string): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`PERCH_RUN_ID=${runId}`)) out.push(Number(name));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return out;
 }
 
 test(
