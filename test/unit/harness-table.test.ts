@@ -10,6 +10,7 @@ import { HOOK_DOOR_EVENTS } from '../../src/shared/agents/hook-wire';
 import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
 import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
+import { GEMINI_HOOKS } from '../../src/shared/agents/harnesses/gemini';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 
 const GUIDE = path.join(__dirname, '..', '..', 'docs', 'guide', 'harnesses.md');
@@ -19,6 +20,7 @@ const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 function written(h: string): string[] {
   if (h === 'claude-code' || h === 'codex') return perchHooks(h, O).map((x) => x.sub);
   if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
+  if (h === 'gemini') return GEMINI_HOOKS.map((x) => x.sub);
   if (h === 'cursor') return ['permission-request'];
   return [];
 }
