@@ -253,7 +253,8 @@ describe("POST /hook/<harness>/<status event>: the harness status, and a paused 
     const notJson = await rawPost(door('claude-code', 'stop'), a.key, '{nope');
     assert.equal(notJson.status, 400);
     assert.match(notJson.json.error.message, /not JSON/);
-    assert.equal((await rawPost(door('gemini', 'stop'), a.key, {})).status, 404);
+    assert.equal((await rawPost(door('vim', 'stop'), a.key, {})).status, 404);
+    assert.equal((await rawPost(door('gemini', 'permission-request'), a.key, {})).status, 404, 'Gemini has no permission door');
     assert.equal((await rawPost(door('cursor', 'stop'), a.key, {})).status, 404, 'Cursor has a permission door only');
     const badTimeout = await rawPost(door('claude-code', 'permission-request', '?timeout=abc'), a.key, claudeCodeBash);
     assert.equal(badTimeout.status, 400);

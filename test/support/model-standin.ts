@@ -61,19 +61,20 @@ let ids = 0;
 
 /**
  * A stand-in server on 127.0.0.1 (its url: the origin and PREFIX): a POST to a path `accepts` takes, with a JSON body,
- * goes to `answer`; any other request gets 404 with NOTFOUND, a body that is not JSON 400.
+ * goes to `answer` (with the path); any other request gets 404 with NOTFOUND, a body that is not JSON 400.
  */
 function serveJsonPosts<T>(
   accepts: (path: string) => boolean,
   notFound: string,
   prefix: string,
-  answer: (body: T, res: http.ServerResponse, headers: http.IncomingHttpHeaders) => void | Promise<void>,
+  answer: (body: T, res: http.ServerResponse, headers: http.IncomingHttpHeaders, path: string) => void | Promise<void>,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method !== 'POST' || !accepts((req.url ?? '/').split('?')[0]!)) {
+      const path = (req.url ?? '/').split('?')[0]!;
+      if (req.method !== 'POST' || !accepts(path)) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(notFound);
         return;
       }
@@ -84,7 +85,7 @@ function serveJsonPosts<T>(
         res.writeHead(400).end();
         return;
       }
-      void answer(body, res, req.headers);
+      void answer(body, res, req.headers, path);
     });
   });
   return new Promise((resolve, reject) => {
@@ -344,6 +345,86 @@ export function startChatStandIn(
       chunk([{ index: 0, delta: {}, finish_reason: finish }]);
       chunk([], { usage });
       res.write('data: [DONE]\n\n');
+      res.end();
+    },
+  ).then((s) => ({ ...s, requests }));
+}
+
+// ---- the Gemini API, for Gemini CLI (GOOGLE_GEMINI_BASE_URL) ------------------------------------
+
+export type GeminiPart =
+  | { text: string }
+  | { functionCall: { name: string; args: Record<string, unknown>; id?: string } }
+  | { functionResponse: { name: string; response: Record<string, unknown>; id?: string } };
+
+export interface GeminiRequest {
+  /** The model named in the path (models/<model>:streamGenerateContent). */
+  model: string;
+  /** streamGenerateContent, generateContent or countTokens. */
+  method: string;
+  contents?: { role?: string; parts?: GeminiPart[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+  [k: string]: unknown;
+}
+
+/** The function names a Gemini request offers. */
+export function geminiToolNames(req: GeminiRequest): string[] {
+  return (req.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+}
+
+/** The functionResponse parts of a Gemini request's last turn (what the tools called in the turn before answered). */
+export function geminiFunctionResponses(req: GeminiRequest): { name: string; response: Record<string, unknown> }[] {
+  const last = req.contents?.[req.contents.length - 1];
+  return (last?.parts ?? []).flatMap((p) => ('functionResponse' in p ? [p.functionResponse] : []));
+}
+
+/** What Gemini sent back for the function NAME anywhere in a request's turns (its response as JSON), or undefined. */
+export function geminiFunctionResult(req: GeminiRequest, name: string): string | undefined {
+  for (const c of req.contents ?? [])
+    for (const p of c.parts ?? [])
+      if ('functionResponse' in p && p.functionResponse.name === name) return JSON.stringify(p.functionResponse.response);
+  return undefined;
+}
+
+/**
+ * A stand-in for the Gemini API (POST /v1beta/models/<model>:<method>): streamGenerateContent answers as SSE (one
+ * `data:` chunk with the parts, finishReason STOP and usageMetadata), generateContent as one JSON response, countTokens
+ * with a count. `reply` gives the parts of each generate request (streamed or not); it may be async.
+ */
+export function startGeminiStandIn(
+  reply: (req: GeminiRequest, index: number) => GeminiPart[] | Promise<GeminiPart[]>,
+): Promise<{ url: string; requests: GeminiRequest[]; close(): Promise<void> }> {
+  const requests: GeminiRequest[] = [];
+  return serveJsonPosts(
+    (p) => /^\/v1beta\/models\/[^/:]+:(?:streamGenerateContent|generateContent|countTokens)$/.test(p),
+    JSON.stringify({ error: { code: 404, message: 'not here', status: 'NOT_FOUND' } }),
+    '',
+    async (body: Record<string, unknown>, res, _headers, path) => {
+      const m = /^\/v1beta\/models\/([^/:]+):(\w+)$/.exec(path)!;
+      if (m[2] === 'countTokens') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }));
+        return;
+      }
+      const req = { ...body, model: m[1]!, method: m[2]! } as GeminiRequest;
+      const index = requests.push(req) - 1;
+      let parts: GeminiPart[];
+      try {
+        parts = await reply(req, index);
+      } catch (e) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 500, message: String(e) } }));
+        return;
+      }
+      const answer = {
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+        modelVersion: m[1],
+      };
+      if (m[2] === 'generateContent') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
       res.end();
     },
   ).then((s) => ({ ...s, requests }));

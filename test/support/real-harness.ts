@@ -1,4 +1,4 @@
-// The real Claude Code, Codex CLI and GitHub Copilot CLI for tests, pinned, installed once on demand into cache dirs under
+// The real Claude Code, Codex CLI, GitHub Copilot CLI and Gemini CLI for tests, pinned, installed once on demand into cache dirs under
 // os.tmpdir() (like scripts/conformance.ts does with its suite): each is ~400 MB, so neither is one of the
 // project's dependencies. npm here may skip install scripts, so Claude Code's platform package binary
 // (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency) is run directly. When one
@@ -27,6 +27,7 @@ import { keyEnvVar } from '../../src/shared/agents/snippets';
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
 export const COPILOT_VERSION = '1.0.102';
+export const GEMINI_VERSION = '0.61.0';
 const INSTALL_TIMEOUT_MS = 300_000;
 
 export type Installed = { bin: string; skip?: undefined } | { bin?: undefined; skip: string };
@@ -182,6 +183,51 @@ export function runCopilot(
   return exitOf(
     spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }),
     `copilot ${args.join(' ')}`,
+    opts.timeoutMs ?? 240_000,
+  );
+}
+
+let geminiCached: Installed | undefined;
+/** The real Gemini CLI: its bundle (bundle/gemini.js, run with node; its optional native parts are not needed). */
+export function geminiCli(): Installed {
+  geminiCached ??= checked(
+    'Gemini CLI',
+    installed(`gemini-${GEMINI_VERSION}`, `@google/gemini-cli@${GEMINI_VERSION}`, '@google/gemini-cli/bundle/gemini.js'),
+    GEMINI_VERSION,
+    (bin) =>
+      spawnSync(process.execPath, [bin, '--version'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: {
+          PATH: pathWithoutPerch(),
+          HOME: path.join(bin.slice(0, bin.lastIndexOf(`${path.sep}node_modules${path.sep}`)), 'version-home'),
+        },
+      }),
+  );
+  return geminiCached;
+}
+
+/**
+ * `gemini ARGS` in cwd with only the given environment: its model the Gemini API stand-in at
+ * env.GOOGLE_GEMINI_BASE_URL with a dummy API key (the settings file connect wrote must choose API-key auth:
+ * useGeminiSession), the workspace trusted (GEMINI_CLI_TRUST_WORKSPACE: headless, nobody answers its trust prompt),
+ * bounded.
+ */
+export function runGemini(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; home: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: pathWithoutPerch(),
+    HOME: opts.home,
+    GEMINI_API_KEY: 'dummy',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    ...opts.env,
+  };
+  return exitOf(
+    spawn(process.execPath, [bin, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    `gemini ${args.join(' ')}`,
     opts.timeoutMs ?? 240_000,
   );
 }

@@ -21,7 +21,7 @@ test('moneyIn: dollar amounts inside a hub text (a budget pause detail) read as 
   assert.equal(moneyIn('messages: 50 of 50 today'), 'messages: 50 of 50 today');
 });
 
-test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one recipe per client (perch connect for Claude Code, Codex, Cursor); Gemini stores the reference; plain perch', () => {
+test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one recipe per client (perch connect for Claude Code, Codex, Cursor, Copilot, Gemini); plain perch', () => {
   const url = 'http://127.0.0.1:7457/mcp';
   const withKey = connectionSnippets(url, 'planner', 'perch_secret');
   for (const [client, text] of Object.entries(withKey)) {
@@ -40,11 +40,7 @@ test('snippets take the key from PERCH_KEY_<AGENT>, with a key or without: one r
     'perch connect copilot planner --write   # ~/.copilot/mcp-config.json + ~/.copilot/hooks/perch.json\nCOPILOT_HOOK_ALLOW_LOCALHOST=1 copilot',
     'the switch Copilot needs for plain-http hooks, on the start line',
   );
-  assert.match(
-    withKey.gemini!,
-    /--header 'Authorization: Bearer \$\{PERCH_KEY_PLANNER\}'/,
-    'single quotes: the key stays out of settings.json',
-  );
+  assert.match(withKey.gemini!, /^perch connect gemini planner --write .*\ngemini$/, 'Gemini CLI by perch connect too');
   assert.equal(withKey.perch_call, `PERCH_URL=${url} PERCH_KEY=$PERCH_KEY_PLANNER perch call whoami`);
 
   const again = connectionSnippets(url, 'planner', null);

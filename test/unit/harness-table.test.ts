@@ -11,6 +11,7 @@ import { HOOK_DOOR_EVENTS } from '../../src/shared/agents/hook-wire';
 import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
 import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
+import { GEMINI_HOOKS } from '../../src/shared/agents/harnesses/gemini';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 import { telemetryFile } from '../../src/shared/agents/telemetry-config';
 
@@ -21,6 +22,7 @@ const O = { agent: 'kit', mcpUrl: 'http://127.0.0.1:7457/mcp' };
 function written(h: string): string[] {
   if (h === 'claude-code' || h === 'codex') return perchHooks(h, O).map((x) => x.sub);
   if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
+  if (h === 'gemini') return GEMINI_HOOKS.map((x) => x.sub);
   if (h === 'cursor') return ['permission-request'];
   return [];
 }
@@ -64,7 +66,9 @@ test("the guide's harness table has a row per harness with a hook door, and its 
     );
     assert.equal(mark(row[3]), status.length === 4 ? '✔' : status.length ? 'partial' : '—', `${label}: live status`);
     const telemetry = telemetryFile(h, false) !== undefined;
-    assert.equal(mark(row[4]), telemetry ? '✔' : subs.includes('permission-request') ? 'partial' : '—', `${label}: record`);
+    // Without telemetry the record holds what the doors write: decisions on prompts, a call's result (post-tool-use).
+    const doorRecords = subs.includes('permission-request') || subs.includes('post-tool-use');
+    assert.equal(mark(row[4]), telemetry ? '✔' : doorRecords ? 'partial' : '—', `${label}: record`);
     assert.equal(mark(row[5]), telemetry ? '✔' : '—', `${label}: cost`);
     assert.equal(row.length, 6, `${label}: six columns after the name`);
     for (const [i, cell] of row.entries())

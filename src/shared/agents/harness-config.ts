@@ -38,7 +38,7 @@ export const CONNECT_CLIENTS = [
 ] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
 /** The clients whose config files `perch connect --write` edits; the others print a snippet. */
-export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor', 'copilot'];
+export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini'];
 /** The key of each client's snippet in connectionSnippets(). */
 export const SNIPPET_OF: Record<ConnectClient, string> = {
   'claude-code': 'claude_code',
@@ -63,6 +63,8 @@ export interface ConnectOptions {
   project?: boolean;
   /** How the hooks reach the hub: 'request' (the default: Claude Code's HTTP hooks, curl for Codex and Cursor) or 'perch' (`perch hook …`). */
   hooks?: HookStyle;
+  /** gemini: BeforeTool files a card and waits for the owner when no standing rule decides a shell command or file write. */
+  ask?: boolean;
 }
 
 /**
@@ -202,8 +204,13 @@ export function hookBaseUrl(mcpUrl: string): string {
 }
 
 /** The hook door's URL of one harness event for the agent: <base>/hook/<harness>/<sub>?agent=NAME. */
-export function hookUrl(o: ConnectOptions, harness: 'claude-code' | 'codex' | 'cursor' | 'copilot', sub: string): string {
-  return `${hookBaseUrl(o.mcpUrl)}/hook/${harness}/${sub}?agent=${encodeURIComponent(o.agent)}`;
+export function hookUrl(
+  o: ConnectOptions,
+  harness: 'claude-code' | 'codex' | 'cursor' | 'copilot' | 'gemini',
+  sub: string,
+  query?: string,
+): string {
+  return `${hookBaseUrl(o.mcpUrl)}/hook/${harness}/${sub}?agent=${encodeURIComponent(o.agent)}${query ? `&${query}` : ''}`;
 }
 
 /** A word in single quotes for a POSIX shell (every character literal). */
@@ -212,8 +219,8 @@ function shellQuoted(s: string): string {
 }
 
 /**
- * The command hook that makes the one request to the hook door with curl (Codex, Cursor, Copilot's preToolUse): the harness's input on
- * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (both harnesses run the
+ * The command hook that makes the one request to the hook door with curl (Codex, Cursor, Copilot's permissionRequest and preToolUse, Gemini CLI; how: its --max-time and more of the query, else by the event): the harness's input on
+ * stdin is the body, the door's answer on stdout. The key comes from PERCH_KEY_<NAME> (the harnesses run the
  * command through a shell, which expands it) and never reaches a process's argv, which every local user can read:
  * the shell's own printf (a builtin in sh, dash, bash and zsh: no process is started for it) writes the header as a
  * curl config into a pipe that curl reads as its stdin (-K -), and the harness's input is the body, read from fd 3
@@ -223,9 +230,14 @@ function shellQuoted(s: string): string {
  * non-2xx answer curl -f prints nothing and exits 22, and without curl the shell exits 127: both a non-blocking hook
  * error, so the harness's own dialog goes on. Never written: the key itself.
  */
-export function curlHookCommand(o: ConnectOptions, harness: 'codex' | 'cursor' | 'copilot', sub: string): string {
-  const secs = sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS;
-  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(o.agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 ${shellQuoted(hookUrl(o, harness, sub))}; } 3<&0`;
+export function curlHookCommand(
+  o: ConnectOptions,
+  harness: 'codex' | 'cursor' | 'copilot' | 'gemini',
+  sub: string,
+  how: { secs?: number; query?: string } = {},
+): string {
+  const secs = how.secs ?? (sub === 'permission-request' ? CURL_PERMISSION_SECS : STATUS_HOOK_SECS);
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(o.agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 ${shellQuoted(hookUrl(o, harness, sub, how.query))}; } 3<&0`;
 }
 
 /** The `perch hook` command of --hooks perch: `perch hook SUB [--harness cursor] --agent NAME --url URL` (it reads PERCH_KEY_<NAME>). */

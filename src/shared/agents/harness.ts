@@ -1,4 +1,4 @@
-// A coding agent's harness session (Claude Code, Codex, GitHub Copilot CLI) as its hooks report it to the hub (`perch hook notification |
+// A coding agent's harness session (Claude Code, Codex, GitHub Copilot CLI, Gemini CLI) as its hooks report it to the hub (`perch hook notification |
 // stop | session-start | session-end | pre-tool-use`, POST /hook with the agent's key): the agent's live status in the
 // Fleet view and a row in the progress feed. Pure: the hub keeps the last status per agent in memory
 // (hub/control/harness.ts), the UI shows it (AgentState.tsx, FleetView.tsx).
@@ -7,7 +7,7 @@
 export const HARNESS_EVENTS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type HarnessEvent = (typeof HARNESS_EVENTS)[number];
 
-export const HARNESSES = ['claude-code', 'codex', 'copilot'] as const;
+export const HARNESSES = ['claude-code', 'codex', 'copilot', 'gemini'] as const;
 export type HarnessName = (typeof HARNESSES)[number];
 
 /** What the session is doing, from its last hook event. */
@@ -118,7 +118,12 @@ export interface HarnessAnswer {
   message?: string;
 }
 
-export const HARNESS_LABEL: Record<HarnessName, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'GitHub Copilot CLI' };
+export const HARNESS_LABEL: Record<HarnessName, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  copilot: 'GitHub Copilot CLI',
+  gemini: 'Gemini CLI',
+};
 /** The harnesses whose permission prompts Perch files (a card's "Harness"): those above, and Cursor (its permission hooks only). */
 export const PROMPT_HARNESS_LABEL: Record<string, string> = { ...HARNESS_LABEL, cursor: 'Cursor' };
 

@@ -36,6 +36,9 @@ export const HOOK_DOOR_EVENTS = {
   // GitHub Copilot CLI's own events (shared/agents/harnesses/copilot-wire.ts): permissionRequest, preToolUse, notification,
   // agentStop, sessionStart, sessionEnd.
   copilot: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
+  // Gemini CLI's command hooks (shared/agents/harnesses/gemini-wire.ts): BeforeTool, AfterTool, Notification,
+  // AfterAgent, SessionStart, SessionEnd. No permission-request: Gemini's own approval cannot be answered by a hook.
+  gemini: ['pre-tool-use', 'post-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 

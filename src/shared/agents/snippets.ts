@@ -2,7 +2,7 @@
 // new key, the Agents page shows them again later without one). Each names the agent (server name perch-<agent>)
 // and takes the key from the environment variable PERCH_KEY_<AGENT>: no snippet holds the key. The export line
 // (keyExportLine) is shown once, next to the one-time key; the snippets shown again later start with it, the key's
-// place saying where the key comes from. Claude Code, Codex, Cursor and GitHub Copilot CLI are connected by `perch connect` (MCP entry
+// place saying where the key comes from. Claude Code, Codex, Cursor, GitHub Copilot CLI and Gemini CLI are connected by `perch connect` (MCP entry
 // and hooks at once: src/shared/agents/harnesses/), the others by their own config. Away from this computer
 // (a container, another machine) the hooks files `perch connect` would write there are snippets too (awaySnippets).
 
@@ -67,9 +67,7 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
     vscode: `${exportLine}${json({ servers: { [server]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     windsurf: `${exportLine}${json({ mcpServers: { [server]: { serverUrl: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     codex: connect('codex', '~/.codex/config.toml (approval_policy "on-request") + ~/.codex/hooks.json', 'codex'),
-    // Single quotes: Gemini CLI stores the reference, not the key, and fills in ${VAR} from the environment when it
-    // loads its settings.json.
-    gemini: `${exportLine}gemini mcp add --scope user --transport http --header 'Authorization: Bearer \${${env}}' ${server} ${mcpUrl}`,
+    gemini: connect('gemini', '~/.gemini/settings.json (--ask: shell commands and file writes wait for you)', 'gemini'),
     zed: json({ context_servers: { [server]: { url: mcpUrl, headers: { Authorization: header } } } }),
     perch_call: `${exportLine}PERCH_URL=${mcpUrl} PERCH_KEY=$${env} perch call whoami`,
   };

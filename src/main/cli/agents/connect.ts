@@ -31,6 +31,7 @@ import {
   copilotConfigEdits,
   needsLocalhostSwitch,
 } from '../../../shared/agents/harnesses/copilot';
+import { geminiConfigEdits } from '../../../shared/agents/harnesses/gemini';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -40,7 +41,7 @@ import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { connectionSnippets, keyEnvVar } from '../../../shared/agents/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, print, withHub, type Command } from '../common';
 
-export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch] [--url URL] [--data-dir DIR] [--json]
+export const CONNECT_HELP = `perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch] [--ask] [--url URL] [--data-dir DIR] [--json]
 
 Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
   claude-code  ~/.claude.json: Perch as the MCP server "perch-NAME" (user scope); ~/.claude/settings.json: HTTP
@@ -60,6 +61,9 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that); its OpenTelemetry:
                ~/.copilot/perch-otlp-headers.json (the telemetry token) read by ~/.copilot/settings.json
                telemetry.headersProvider, and OTEL_EXPORTER_OTLP_ENDPOINT=BASE in its environment
+  gemini       ~/.gemini/settings.json: Perch as the MCP server "perch-NAME" (the key as $PERCH_KEY_NAME, its tools
+               trusted) and the hooks BeforeTool (pause, your standing deny rules), AfterTool (the ledger),
+               AfterAgent, SessionStart, SessionEnd, Notification as curl commands to BASE/hook/gemini/EVENT
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -75,7 +79,10 @@ missing is warned about. When the hub is down or a request fails, Claude Code's 
   --project DIR  the project's files instead of the user's, so each repository can be its own agent:
                  claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
                  DIR/.codex/hooks.json (Codex reads them in a trusted project), cursor DIR/.cursor/mcp.json +
-                 DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json
+                 DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json,
+                 gemini DIR/.gemini/settings.json
+  --ask        gemini: a shell command or file write that no standing rule decides waits for your decision
+               in the Approvals inbox (BeforeTool; Gemini's own approval dialog cannot be answered from Perch)
   --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
                session; a research preview of Claude Code: start it with
                claude --dangerously-load-development-channels server:perch-NAME)
@@ -100,6 +107,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
       project: { type: 'string' },
       channel: { type: 'boolean' },
       hooks: { type: 'string' },
+      ask: { type: 'boolean' },
       url: { type: 'string' },
       'data-dir': { type: 'string' },
       json: { type: 'boolean' },
@@ -116,7 +124,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
   if (values.hooks !== undefined && client === 'copilot')
     throw new UsageError('--hooks is not for copilot: its hooks make one request each (curl, or its own HTTP hooks)');
-  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot');
+  if (values.hooks !== undefined && client === 'gemini')
+    throw new UsageError('--hooks is not for gemini: its hooks are curl commands, one request each');
+  if (values.ask && client !== 'gemini') throw new UsageError('--ask is for gemini only (the other harnesses file their own prompts)');
+  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot' && c !== 'gemini');
   if (values.hooks !== undefined && !styled.includes(client))
     throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
@@ -142,6 +153,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
     replace: !!values.replace,
     project: project !== undefined,
     hooks: (values.hooks ?? 'request') as HookStyle,
+    ask: !!values.ask,
   };
   const env = keyEnvVar(agent);
   const scope: ConfigScope = { base: project ?? os.homedir(), project: project !== undefined };
@@ -153,7 +165,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const edits = client === 'copilot' ? copilotConfigEdits(o) : configEdits(client, o);
+  const edits = client === 'copilot' ? copilotConfigEdits(o) : client === 'gemini' ? geminiConfigEdits(o) : configEdits(client, o);
   const telemetry = withTelemetry(client, o, edits, { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
@@ -217,6 +229,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
       if (client === 'copilot')
         out.push(
           `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? " Copilot's OpenTelemetry (the ledger's record of its tool calls and tokens) is set up at the user scope only: Copilot takes no telemetry settings from a repository; run perch connect copilot without --project for it." : ''}${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
+        );
+      if (client === 'gemini')
+        out.push(
+          `Gemini reads ${path.join(project ?? '~', '.gemini', 'settings.json')} when a session starts: start a new one. Its own approval dialog is answered in its terminal, never from Perch (a hook cannot approve); ${o.ask ? 'with --ask, shell commands and file writes no standing rule decides wait for you in the Approvals inbox' : 'with --ask, shell commands and file writes no standing rule decides would wait for you in the Approvals inbox'}. While the hub is stopped (or the key is not set) its hooks fail as warnings and its tools run: the pause and your rules hold only while the hub runs.${project ? ` Gemini reads ${path.join(project, '.gemini')} only in a folder it trusts.` : ''}`,
         );
       if (client === 'cursor')
         out.push(

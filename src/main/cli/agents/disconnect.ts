@@ -14,6 +14,7 @@ import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-con
 import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
 import { copilotUnconfigEdits } from '../../../shared/agents/harnesses/copilot';
+import { geminiUnconfigEdits } from '../../../shared/agents/harnesses/gemini';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
@@ -61,7 +62,12 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
       return id === agentId ? 'agent' : id === undefined ? 'none' : 'other';
     },
   };
-  const edits = client === 'copilot' ? copilotUnconfigEdits(agent, scope.project) : unconfigEdits(client, agent, scope.project, telemetry);
+  const edits =
+    client === 'copilot'
+      ? copilotUnconfigEdits(agent, scope.project)
+      : client === 'gemini'
+        ? geminiUnconfigEdits(agent)
+        : unconfigEdits(client, agent, scope.project, telemetry);
   const planned = planEdits(scope, edits);
   let forgot = false;
   if (values.write) {

@@ -1,4 +1,4 @@
-// POST /hook/<harness>/<event> (claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
+// POST /hook/<harness>/<event> (gemini: its own door, gemini.ts; claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
 // session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks)
 // takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
 // (shared/agents/hook-wire.ts, harnesses/copilot-wire.ts), so Claude Code's and GitHub Copilot CLI's HTTP hooks post here directly, one request, no `perch` process
@@ -50,6 +50,8 @@ import { isOwnCursorTool, type HarnessName } from '../../../shared/agents/harnes
 import { admit, refuse, sendOutput, type Refuse } from './admit';
 import { reportOfObject } from './report';
 import { decide, nobody, recordAnswer, type Verdict } from './decide';
+import { answerGemini } from './gemini';
+import type { GeminiDoorEvent } from '../../../shared/agents/harnesses/gemini-wire';
 
 /** A harness's hook input may carry a whole file (a Write's content); what is filed is cut (shared/api/prompt-filing.ts). */
 const MAX_INPUT_BYTES = 4 * 1024 * 1024;
@@ -116,6 +118,11 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
               route.harness === 'cursor' ? cursorDecisionJson(undefined) : '{}',
               `${other} answers for sessions in this folder (perch connect); this hook stays silent`,
             );
+          if (route.harness === 'gemini') {
+            const ask = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('ask') === '1';
+            const hook = { who, at, event: route.event as GeminiDoorEvent, text, ask, timeoutSecs: timeout, signal: gone.signal, limiter };
+            return await answerGemini(hub, res, hook, (json, note) => sendOutput(res, json, note));
+          }
           if (route.event !== 'permission-request')
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           const prompt = cursor

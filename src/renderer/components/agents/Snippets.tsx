@@ -43,7 +43,11 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
   },
   { key: 'vscode', label: 'VS Code', hint: `${ENV_HINT} add the rest to .vscode/mcp.json:` },
   { key: 'windsurf', label: 'Windsurf', hint: `${ENV_HINT} add the rest to ~/.codeium/windsurf/mcp_config.json:` },
-  { key: 'gemini', label: 'Gemini CLI', hint: 'Run in a terminal (keep the export in your shell profile):' },
+  {
+    key: 'gemini',
+    label: 'Gemini CLI',
+    hint: 'Run in a terminal: Perch as its MCP server, its hooks to Perch (pause, your standing rules, status; its own approval dialog stays in its terminal, and with --ask shell commands and file writes wait for you in the Approvals inbox). Start it from a shell with the key exported:',
+  },
   {
     key: 'zed',
     label: 'Zed',

@@ -297,6 +297,36 @@ export function standingDecision(
 }
 
 /**
+ * What the agent's standing rules say of one tool call that is not filed as a prompt (Gemini CLI's BeforeTool: its
+ * own approval cannot be answered from outside, so the door checks the rules before the tool runs): the deciding rule,
+ * its use counted, or undefined when none decides (the owner would). The same rules, scopes and shell reading as a
+ * filed prompt's (standingDecision).
+ */
+export async function rulesDecide(
+  hub: TalkHub,
+  agentId: string,
+  call: { tool_name: string; tool_input: unknown; cwd?: unknown; session_id?: unknown },
+): Promise<{ behavior: 'allow' | 'deny'; comment: string; ruleId: string } | undefined> {
+  await ensureShellParser();
+  const rules = permissionRulesFor(hub.db, agentId, call.tool_name, hub.now()).filter((r) =>
+    ruleApplies(r, agentId, call.cwd, call.session_id),
+  );
+  if (rules.length === 0) return undefined;
+  const command = commandOf(call.tool_input);
+  const run = command === undefined ? undefined : readCommands(command, parseShell);
+  const d = decideByRules(
+    rules.map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 })),
+    call.tool_name,
+    command,
+    parseShell,
+    run,
+  );
+  if (d.decision === 'owner') return undefined;
+  hub.write(() => recordPermissionRuleUse(hub.db, d.rule.id, hub.now()));
+  return { behavior: d.decision, comment: `standing rule ${d.rule.id}: ${ruleText(d.rule)}`, ruleId: d.rule.id };
+}
+
+/**
  * The request_human input for a harness's prompt filed through the hook door (mcp/hook-door.ts): in the agent's
  * direct conversation with the owner, for the owner, the title and context built by the hub from the tool and its
  * input (shared/api/prompt-filing.ts). The door runs it as request_human with its door marker (Caller.door).
