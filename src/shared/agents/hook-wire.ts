@@ -36,6 +36,8 @@ export const HOOK_DOOR_EVENTS = {
   // GitHub Copilot CLI's own events (shared/agents/harnesses/copilot-wire.ts): permissionRequest, preToolUse, notification,
   // agentStop, sessionStart, sessionEnd.
   copilot: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
+  // OpenCode's plugin (shared/agents/opencode-wire.ts): tool.execute.before / after, and session events.
+  opencode: ['tool-before', 'tool-after', 'event', 'permission-asked'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 

@@ -31,6 +31,7 @@ import {
   copilotConfigEdits,
   needsLocalhostSwitch,
 } from '../../../shared/agents/harnesses/copilot';
+import { openCodeConfigEdits } from '../../../shared/agents/harnesses/opencode';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -60,6 +61,10 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                COPILOT_HOOK_ALLOW_LOCALHOST=1 (it calls a plain-http hook URL only with that); its OpenTelemetry:
                ~/.copilot/perch-otlp-headers.json (the telemetry token) read by ~/.copilot/settings.json
                telemetry.headersProvider, and OTEL_EXPORTER_OTLP_ENDPOINT=BASE in its environment
+  opencode     ~/.config/opencode/opencode.json: Perch as the MCP server "perch-NAME" (the key as
+               {env:PERCH_KEY_NAME}); ~/.config/opencode/plugin/perch.js: a small plugin, one fetch per hook to
+               BASE/hook/opencode/EVENT?agent=NAME: tool.execute.before (pause, your standing deny rules), its
+               permission prompts (your Approvals inbox decides them), tool results and session events
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -75,7 +80,8 @@ missing is warned about. When the hub is down or a request fails, Claude Code's 
   --project DIR  the project's files instead of the user's, so each repository can be its own agent:
                  claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
                  DIR/.codex/hooks.json (Codex reads them in a trusted project), cursor DIR/.cursor/mcp.json +
-                 DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json
+                 DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json,
+                 opencode DIR/opencode.json + DIR/.opencode/plugin/perch.js
   --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
                session; a research preview of Claude Code: start it with
                claude --dangerously-load-development-channels server:perch-NAME)
@@ -116,7 +122,9 @@ async function cmdConnect(argv: string[]): Promise<void> {
     throw new UsageError(`--hooks must be ${HOOK_STYLES.join(' or ')}, not ${JSON.stringify(values.hooks)}`);
   if (values.hooks !== undefined && client === 'copilot')
     throw new UsageError('--hooks is not for copilot: its hooks make one request each (curl, or its own HTTP hooks)');
-  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot');
+  if (values.hooks !== undefined && client === 'opencode')
+    throw new UsageError('--hooks is not for opencode: its hooks are a plugin Perch writes, one request each');
+  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot' && c !== 'opencode');
   if (values.hooks !== undefined && !styled.includes(client))
     throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
@@ -153,7 +161,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const edits = client === 'copilot' ? copilotConfigEdits(o) : configEdits(client, o);
+  const edits = client === 'copilot' ? copilotConfigEdits(o) : client === 'opencode' ? openCodeConfigEdits(o) : configEdits(client, o);
   const telemetry = withTelemetry(client, o, edits, { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
@@ -218,6 +226,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
         out.push(
           `Copilot reads its hooks and MCP servers when a session starts: start a new one. Without ${COPILOT_LOCALHOST_ENV}=1 its HTTP status hooks do not run (its permission prompts and pause still reach Perch: those two hooks run curl). While the hub is stopped (or the key is not set) Copilot carries on without Perch: its own permission dialog decides and pause does not reach it.${project ? " Copilot's OpenTelemetry (the ledger's record of its tool calls and tokens) is set up at the user scope only: Copilot takes no telemetry settings from a repository; run perch connect copilot without --project for it." : ''}${project ? ` Copilot reads ${path.join(project, '.github')} only once you trusted that folder (its trust prompt when you first start copilot there).` : ''}`,
         );
+      if (client === 'opencode')
+        out.push(
+          `OpenCode loads its plugins and MCP servers when it starts: start a new one. While the hub is stopped (or ${env} is not set) the plugin lets every tool call go on and says so once ("perch: the Perch hub did not answer …").${project ? ` Start opencode in ${project} (it reads opencode.json and .opencode/ from where it starts).` : ''}`,
+        );
       if (client === 'cursor')
         out.push(
           'Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.',
@@ -276,7 +288,7 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     out.push(
       `${COPILOT_OTLP_ENV} is not ${hookBaseUrl(o.mcpUrl)} in this shell: Copilot takes its OpenTelemetry endpoint from the environment only, and without it its tool calls and tokens are not recorded in the ledger. Run export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)} in the shell that starts ${start}.`,
     );
-  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
+  if (o.hooks !== 'perch' && client !== 'claude-code' && client !== 'opencode' && !onPath('curl'))
     out.push(
       `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl${client === 'copilot' ? '' : ', or run again with --hooks perch'}.`,
     );
@@ -286,7 +298,7 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
 export const connect: Command = {
   names: ['connect'],
   usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch]
-      Wire an agent into Claude Code, Codex, Cursor or GitHub Copilot CLI (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
+      Wire an agent into Claude Code, Codex, Cursor, GitHub Copilot CLI or OpenCode (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),
 };

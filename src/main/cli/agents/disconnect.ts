@@ -14,6 +14,7 @@ import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-con
 import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
 import { copilotUnconfigEdits } from '../../../shared/agents/harnesses/copilot';
+import { openCodeUnconfigEdits } from '../../../shared/agents/harnesses/opencode';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
@@ -61,7 +62,12 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
       return id === agentId ? 'agent' : id === undefined ? 'none' : 'other';
     },
   };
-  const edits = client === 'copilot' ? copilotUnconfigEdits(agent, scope.project) : unconfigEdits(client, agent, scope.project, telemetry);
+  const edits =
+    client === 'copilot'
+      ? copilotUnconfigEdits(agent, scope.project)
+      : client === 'opencode'
+        ? openCodeUnconfigEdits(agent, scope.project)
+        : unconfigEdits(client, agent, scope.project, telemetry);
   const planned = planEdits(scope, edits);
   let forgot = false;
   if (values.write) {
@@ -100,7 +106,7 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
 export const disconnect: Command = {
   names: ['disconnect'],
   usage: `  perch disconnect CLIENT NAME [--write] [--project DIR]
-      Take an agent out of Claude Code, Codex, Cursor or GitHub Copilot CLI: exactly what perch connect wrote (a diff, --write applies it).`,
+      Take an agent out of Claude Code, Codex, Cursor, GitHub Copilot CLI or OpenCode: exactly what perch connect wrote (a diff, --write applies it).`,
   help: () => DISCONNECT_HELP,
   run: (argv) => cmdDisconnect(argv),
 };

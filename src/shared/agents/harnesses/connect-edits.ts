@@ -85,5 +85,6 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
   if (client === 'codex') return 'codex';
   if (client === 'cursor') return 'cursor .';
   if (client === 'copilot') return 'copilot';
+  if (client === 'opencode') return 'opencode';
   return undefined;
 }
