@@ -11,6 +11,8 @@ import { HOOK_DOOR_EVENTS } from '../../src/shared/agents/hook-wire';
 import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
 import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
+import { openCodePlugin } from '../../src/shared/agents/harnesses/opencode';
+import { OPENCODE_STATUS_EVENTS } from '../../src/shared/agents/harnesses/opencode-wire';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 import { telemetryFile } from '../../src/shared/agents/telemetry-config';
 
@@ -22,6 +24,15 @@ function written(h: string): string[] {
   if (h === 'claude-code' || h === 'codex') return perchHooks(h, O).map((x) => x.sub);
   if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
   if (h === 'cursor') return ['permission-request'];
+  if (h === 'opencode') {
+    // The plugin perch connect writes: its permission.asked (a prompt), tool.execute.before (pause), session events.
+    const plugin = openCodePlugin(O);
+    return [
+      ...(plugin.includes('door("permission-asked"') ? ['permission-request'] : []),
+      ...(plugin.includes('door("tool-before"') ? ['pre-tool-use'] : []),
+      ...(plugin.includes('door("event"') ? Object.values(OPENCODE_STATUS_EVENTS) : []),
+    ];
+  }
   return [];
 }
 
