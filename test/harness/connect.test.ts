@@ -165,7 +165,7 @@ describe("perch connect claude-code / codex NAME edits the client's own config f
     assert.match(r.stdout, new RegExp(`"Authorization": "Bearer \\$\\{env:${keyEnvVar(a.name)}\\}"`));
     const w = await connect(home, ['vscode', a.name, '--write']);
     assert.equal(w.code, 2);
-    assert.match(w.stderr, /--write edits the config files of claude-code, codex, cursor, copilot, gemini; for vscode/);
+    assert.match(w.stderr, /--write edits the config files of claude-code, codex, cursor, copilot, gemini, opencode; for vscode/);
     assert.deepEqual(snapshot(home), before);
   });
 
@@ -264,7 +264,7 @@ describe('two agents on one machine, and what the shell needs', () => {
     assert.match(bad.stderr, /--project ".*nope": there is no such directory/);
     const other = await connect(home, ['vscode', rue.name, '--project', repo]);
     assert.equal(other.code, 2);
-    assert.match(other.stderr, /--project is for claude-code, codex, cursor, copilot, gemini; for vscode/);
+    assert.match(other.stderr, /--project is for claude-code, codex, cursor, copilot, gemini, opencode; for vscode/);
   });
 
   test('codex: approval_policy "on-request" is set where a config has none (and "never" changed), and the first-run dialogs are named', async () => {

@@ -85,6 +85,6 @@ describe('perch disconnect CLIENT NAME', () => {
     assert.deepEqual(snapshot(home), userFiles);
     const bad = await run('disconnect', home, ['vscode', rue.name]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /perch disconnect is for claude-code, codex, cursor, copilot, gemini, not "vscode"/);
+    assert.match(bad.stderr, /perch disconnect is for claude-code, codex, cursor, copilot, gemini, opencode, not "vscode"/);
   });
 });

@@ -97,7 +97,7 @@ describe('POST /hook refuses hostile input and changes nothing', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ ...ok, tool_name: undefined }, /^tool_name: the tool the prompt is for/],
       [{ ...ok, tool_name: 'x'.repeat(201) }, /^tool_name is over 200 characters$/],
-      [{ ...ok, harness: 'vim' }, /^harness must be one of claude-code, codex, cursor, copilot, gemini$/],
+      [{ ...ok, harness: 'vim' }, /^harness must be one of claude-code, codex, cursor, copilot, gemini, opencode$/],
       [{ ...ok, tool_input: undefined }, /^send tool_input, or input_cut/],
       [{ ...ok, input_cut: { head: 'ls', tail: '', chars: 2 } }, /^send tool_input, or input_cut/],
       [{ ...ok, tool_input: undefined, input_cut: { head: 'ls', tail: '', chars: -1 } }, /^input_cut.chars must be a whole number$/],

@@ -1,4 +1,4 @@
-// The real Claude Code, Codex CLI, GitHub Copilot CLI and Gemini CLI for tests, pinned, installed once on demand into cache dirs under
+// The real Claude Code, Codex CLI, GitHub Copilot CLI, Gemini CLI and OpenCode for tests, pinned, installed once on demand into cache dirs under
 // os.tmpdir() (like scripts/conformance.ts does with its suite): each is ~400 MB, so neither is one of the
 // project's dependencies. npm here may skip install scripts, so Claude Code's platform package binary
 // (@anthropic-ai/claude-code-<platform>-<arch>/claude, an optional dependency) is run directly. When one
@@ -28,6 +28,7 @@ export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
 export const COPILOT_VERSION = '1.0.102';
 export const GEMINI_VERSION = '0.61.0';
+export const OPENCODE_VERSION = '1.18.33';
 const INSTALL_TIMEOUT_MS = 300_000;
 
 export type Installed = { bin: string; skip?: undefined } | { bin?: undefined; skip: string };
@@ -390,4 +391,49 @@ export function useClaudeSession(
     },
   };
   return session;
+}
+
+let openCodeCached: Installed | undefined;
+/** The real OpenCode: its platform package's binary (the launcher opencode-ai only picks it), run directly. */
+export function openCode(): Installed {
+  openCodeCached ??= checked(
+    'OpenCode',
+    installed(
+      `opencode-${OPENCODE_VERSION}`,
+      `opencode-ai@${OPENCODE_VERSION}`,
+      `opencode-${process.platform}-${process.arch}/bin/opencode`,
+    ),
+    OPENCODE_VERSION,
+    (bin) =>
+      spawnSync(bin, ['--version'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: pathWithoutPerch(), HOME: path.join(path.dirname(path.dirname(path.dirname(path.dirname(bin)))), 'version-home') },
+      }),
+  );
+  return openCodeCached;
+}
+
+/**
+ * `opencode ARGS` in cwd with only the given environment: HOME (its config in HOME/.config/opencode, written by the
+ * test and by perch connect), no model list fetched, no update, no default plugins; bounded.
+ */
+export function runOpenCode(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; home: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: pathWithoutPerch(),
+    HOME: opts.home,
+    OPENCODE_DISABLE_MODELS_FETCH: 'true',
+    OPENCODE_DISABLE_AUTOUPDATE: 'true',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
+    ...opts.env,
+  };
+  return exitOf(
+    spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    `opencode ${args.join(' ')}`,
+    opts.timeoutMs ?? 240_000,
+  );
 }

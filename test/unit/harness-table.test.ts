@@ -12,6 +12,8 @@ import { WRITABLE_CLIENTS } from '../../src/shared/agents/harness-config';
 import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
 import { GEMINI_HOOKS } from '../../src/shared/agents/harnesses/gemini';
+import { openCodePlugin } from '../../src/shared/agents/harnesses/opencode';
+import { OPENCODE_STATUS_EVENTS } from '../../src/shared/agents/harnesses/opencode-wire';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 import { telemetryFile } from '../../src/shared/agents/telemetry-config';
 
@@ -24,6 +26,15 @@ function written(h: string): string[] {
   if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
   if (h === 'gemini') return GEMINI_HOOKS.map((x) => x.sub);
   if (h === 'cursor') return ['permission-request'];
+  if (h === 'opencode') {
+    // The plugin perch connect writes: its permission.asked (a prompt), tool.execute.before (pause), session events.
+    const plugin = openCodePlugin(O);
+    return [
+      ...(plugin.includes('door("permission-asked"') ? ['permission-request'] : []),
+      ...(plugin.includes('door("tool-before"') ? ['pre-tool-use'] : []),
+      ...(plugin.includes('door("event"') ? Object.values(OPENCODE_STATUS_EVENTS) : []),
+    ];
+  }
   return [];
 }
 

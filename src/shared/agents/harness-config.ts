@@ -31,6 +31,7 @@ export const CONNECT_CLIENTS = [
   'claude-desktop',
   'cursor',
   'copilot',
+  'opencode',
   'vscode',
   'windsurf',
   'gemini',
@@ -38,7 +39,7 @@ export const CONNECT_CLIENTS = [
 ] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];
 /** The clients whose config files `perch connect --write` edits; the others print a snippet. */
-export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini'];
+export const WRITABLE_CLIENTS: readonly ConnectClient[] = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini', 'opencode'];
 /** The key of each client's snippet in connectionSnippets(). */
 export const SNIPPET_OF: Record<ConnectClient, string> = {
   'claude-code': 'claude_code',
@@ -46,6 +47,7 @@ export const SNIPPET_OF: Record<ConnectClient, string> = {
   'claude-desktop': 'claude_desktop',
   cursor: 'cursor',
   copilot: 'copilot',
+  opencode: 'opencode',
   vscode: 'vscode',
   windsurf: 'windsurf',
   gemini: 'gemini',

@@ -1,4 +1,4 @@
-// A coding agent's harness session (Claude Code, Codex, GitHub Copilot CLI, Gemini CLI) as its hooks report it to the hub (`perch hook notification |
+// A coding agent's harness session (Claude Code, Codex, GitHub Copilot CLI, Gemini CLI, OpenCode) as its hooks report it to the hub (`perch hook notification |
 // stop | session-start | session-end | pre-tool-use`, POST /hook with the agent's key): the agent's live status in the
 // Fleet view and a row in the progress feed. Pure: the hub keeps the last status per agent in memory
 // (hub/control/harness.ts), the UI shows it (AgentState.tsx, FleetView.tsx).
@@ -7,7 +7,7 @@
 export const HARNESS_EVENTS = ['pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'] as const;
 export type HarnessEvent = (typeof HARNESS_EVENTS)[number];
 
-export const HARNESSES = ['claude-code', 'codex', 'copilot', 'gemini'] as const;
+export const HARNESSES = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode'] as const;
 export type HarnessName = (typeof HARNESSES)[number];
 
 /** What the session is doing, from its last hook event. */
@@ -65,7 +65,7 @@ export interface OwnServer {
  * Whether a tool call is one of the pause-exempt tools of the agent's own Perch server, and of no other server: Claude
  * Code and Codex name an MCP tool mcp__<server>__<tool>, the server as `perch connect` named it (perch-NAME; the
  * harness turns characters other than letters, digits, _ and - into _); GitHub Copilot CLI names it <server>-<tool>
- * (its permission prompt <server>/<tool>); Cursor's prompts are filed as MCP:<tool>@<server>, the server as Cursor names it (its url; the name too, should Cursor give it). A server called
+ * (its permission prompt <server>/<tool>); OpenCode names it <server>_<tool>; Cursor's prompts are filed as MCP:<tool>@<server>, the server as Cursor names it (its url; the name too, should Cursor give it). A server called
  * github or evil__exec never is, whatever its tool is called.
  */
 export function isPauseExempt(tool: string | null | undefined, own: OwnServer): boolean {
@@ -78,7 +78,9 @@ export function isPauseExempt(tool: string | null | undefined, own: OwnServer): 
       own.mcpUrls.some((u) => tool === `MCP:${t}@${u}`) ||
       // GitHub Copilot CLI: <server>-<tool> at preToolUse, <server>/<tool> at permissionRequest.
       tool === `${own.name}-${t}` ||
-      tool === `${own.name}/${t}`,
+      tool === `${own.name}/${t}` ||
+      // OpenCode: <server>_<tool> (its plugin's tool.execute.before).
+      tool === `${own.name}_${t}`,
   );
 }
 
@@ -123,6 +125,7 @@ export const HARNESS_LABEL: Record<HarnessName, string> = {
   codex: 'Codex',
   copilot: 'GitHub Copilot CLI',
   gemini: 'Gemini CLI',
+  opencode: 'OpenCode',
 };
 /** The harnesses whose permission prompts Perch files (a card's "Harness"): those above, and Cursor (its permission hooks only). */
 export const PROMPT_HARNESS_LABEL: Record<string, string> = { ...HARNESS_LABEL, cursor: 'Cursor' };

@@ -39,6 +39,8 @@ export const HOOK_DOOR_EVENTS = {
   // Gemini CLI's command hooks (shared/agents/harnesses/gemini-wire.ts): BeforeTool, AfterTool, Notification,
   // AfterAgent, SessionStart, SessionEnd. No permission-request: Gemini's own approval cannot be answered by a hook.
   gemini: ['pre-tool-use', 'post-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
+  // OpenCode's plugin (shared/agents/opencode-wire.ts): tool.execute.before / after, and session events.
+  opencode: ['tool-before', 'tool-after', 'event', 'permission-asked'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 

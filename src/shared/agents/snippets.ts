@@ -64,6 +64,7 @@ export function connectionSnippets(mcpUrl: string, name: string, key: string | n
     cursor: connect('cursor', '~/.cursor/mcp.json + ~/.cursor/hooks.json', 'cursor .'),
     // Copilot calls its hooks at a plain-http 127.0.0.1 URL only with COPILOT_HOOK_ALLOW_LOCALHOST=1 set.
     copilot: connect('copilot', '~/.copilot/mcp-config.json + ~/.copilot/hooks/perch.json', 'COPILOT_HOOK_ALLOW_LOCALHOST=1 copilot'),
+    opencode: connect('opencode', '~/.config/opencode/opencode.json + ~/.config/opencode/plugin/perch.js', 'opencode'),
     vscode: `${exportLine}${json({ servers: { [server]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     windsurf: `${exportLine}${json({ mcpServers: { [server]: { serverUrl: mcpUrl, headers: { Authorization: `Bearer \${env:${env}}` } } } })}`,
     codex: connect('codex', '~/.codex/config.toml (approval_policy "on-request") + ~/.codex/hooks.json', 'codex'),

@@ -23,7 +23,7 @@ export const MAX_PROMPT_CONTEXT_BYTES = 30 * 1024;
 export const MAX_SENT_INPUT_BYTES = 40 * 1024;
 const MAX_LEAD_CHARS = 2_000;
 const MAX_FIELD_CHARS = 4_096;
-const FILING_HARNESSES = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini'] as const;
+const FILING_HARNESSES = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini', 'opencode'] as const;
 
 /** What of the input is too long to send or show whole: the start and end of its text, and how long it is. */
 export interface InputCut {

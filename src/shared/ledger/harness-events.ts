@@ -5,8 +5,12 @@
 // Bounded: what was asked and the output are cut (LEDGER_TEXT), so a record stays small whatever a harness sends.
 import type { FlatValue, OtlpLogRecord } from './otlp';
 
-/** The harnesses whose telemetry is read, and Cursor, GitHub Copilot CLI and Gemini CLI (through a hook door: perch_decision; Gemini's AfterTool: tool_result). */
-export type LedgerHarness = 'claude-code' | 'codex' | 'cursor' | 'copilot' | 'gemini';
+/**
+ * The harnesses whose telemetry is read, Cursor and GitHub Copilot CLI (their prompts come through a hook door:
+ * perch_decision), Gemini CLI (its AfterTool: tool_result) and OpenCode (its plugin's blocks and tool results:
+ * mcp/hook-door/opencode.ts).
+ */
+export type LedgerHarness = 'claude-code' | 'codex' | 'cursor' | 'copilot' | 'gemini' | 'opencode';
 /**
  * tool_decision, tool_result, api_request: what a harness reported. perch_decision: what Perch decided on a tool
  * call's permission prompt filed through a hook door, and who or what decided it (hub/features/ledger/decisions.ts).

@@ -32,6 +32,7 @@ import {
   needsLocalhostSwitch,
 } from '../../../shared/agents/harnesses/copilot';
 import { geminiConfigEdits } from '../../../shared/agents/harnesses/gemini';
+import { openCodeConfigEdits } from '../../../shared/agents/harnesses/opencode';
 import { type ConfigScope } from './config-files';
 import { filesJson, oneLine, planEdits, projectDir, writePlan } from './config-plan';
 import { recordConnection } from '../../hub/control/connections';
@@ -64,6 +65,10 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
   gemini       ~/.gemini/settings.json: Perch as the MCP server "perch-NAME" (the key as $PERCH_KEY_NAME, its tools
                trusted) and the hooks BeforeTool (pause, your standing deny rules), AfterTool (the ledger),
                AfterAgent, SessionStart, SessionEnd, Notification as curl commands to BASE/hook/gemini/EVENT
+  opencode     ~/.config/opencode/opencode.json: Perch as the MCP server "perch-NAME" (the key as
+               {env:PERCH_KEY_NAME}); ~/.config/opencode/plugin/perch.js: a small plugin, one fetch per hook to
+               BASE/hook/opencode/EVENT?agent=NAME: tool.execute.before (pause, your standing deny rules), its
+               permission prompts (your Approvals inbox decides them), tool results and session events
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -80,7 +85,7 @@ missing is warned about. When the hub is down or a request fails, Claude Code's 
                  claude-code DIR/.mcp.json + DIR/.claude/settings.local.json, codex DIR/.codex/config.toml +
                  DIR/.codex/hooks.json (Codex reads them in a trusted project), cursor DIR/.cursor/mcp.json +
                  DIR/.cursor/hooks.json, copilot DIR/.github/mcp.json + DIR/.github/hooks/perch.json,
-                 gemini DIR/.gemini/settings.json
+                 gemini DIR/.gemini/settings.json, opencode DIR/opencode.json + DIR/.opencode/plugin/perch.js
   --ask        gemini: a shell command or file write that no standing rule decides waits for your decision
                in the Approvals inbox (BeforeTool; Gemini's own approval dialog cannot be answered from Perch)
   --channel    claude-code: the MCP entry is the stdio \`perch channel\` (messages pushed into the running
@@ -126,8 +131,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
     throw new UsageError('--hooks is not for copilot: its hooks make one request each (curl, or its own HTTP hooks)');
   if (values.hooks !== undefined && client === 'gemini')
     throw new UsageError('--hooks is not for gemini: its hooks are curl commands, one request each');
+  if (values.hooks !== undefined && client === 'opencode')
+    throw new UsageError('--hooks is not for opencode: its hooks are a plugin Perch writes, one request each');
   if (values.ask && client !== 'gemini') throw new UsageError('--ask is for gemini only (the other harnesses file their own prompts)');
-  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot' && c !== 'gemini');
+  const styled: readonly ConnectClient[] = WRITABLE_CLIENTS.filter((c) => c !== 'copilot' && c !== 'gemini' && c !== 'opencode');
   if (values.hooks !== undefined && !styled.includes(client))
     throw new UsageError(`--hooks is for ${styled.join(', ')}; ${client} has no hooks Perch writes`);
   if (values.url !== undefined && !/^https?:\/\/[^\s]+$/.test(values.url))
@@ -165,7 +172,14 @@ async function cmdConnect(argv: string[]): Promise<void> {
   }
 
   // The harness's telemetry to the hub's OTLP receiver, with the agent's telemetry-only token (connect-telemetry.ts).
-  const edits = client === 'copilot' ? copilotConfigEdits(o) : client === 'gemini' ? geminiConfigEdits(o) : configEdits(client, o);
+  const edits =
+    client === 'copilot'
+      ? copilotConfigEdits(o)
+      : client === 'gemini'
+        ? geminiConfigEdits(o)
+        : client === 'opencode'
+          ? openCodeConfigEdits(o)
+          : configEdits(client, o);
   const telemetry = withTelemetry(client, o, edits, { scope, agentId, dataDir, write: !!values.write });
   const planned = planEdits(scope, telemetry.edits, (err, abs) => {
     if (err instanceof TomlEditError)
@@ -234,6 +248,10 @@ async function cmdConnect(argv: string[]): Promise<void> {
         out.push(
           `Gemini reads ${path.join(project ?? '~', '.gemini', 'settings.json')} when a session starts: start a new one. Its own approval dialog is answered in its terminal, never from Perch (a hook cannot approve); ${o.ask ? 'with --ask, shell commands and file writes no standing rule decides wait for you in the Approvals inbox' : 'with --ask, shell commands and file writes no standing rule decides would wait for you in the Approvals inbox'}. While the hub is stopped (or the key is not set) its hooks fail as warnings and its tools run: the pause and your rules hold only while the hub runs.${project ? ` Gemini reads ${path.join(project, '.gemini')} only in a folder it trusts.` : ''}`,
         );
+      if (client === 'opencode')
+        out.push(
+          `OpenCode loads its plugins and MCP servers when it starts: start a new one. While the hub is stopped (or ${env} is not set) the plugin lets every tool call go on and says so once ("perch: the Perch hub did not answer …").${project ? ` Start opencode in ${project} (it reads opencode.json and .opencode/ from where it starts).` : ''}`,
+        );
       if (client === 'cursor')
         out.push(
           'Cursor reads hooks.json and mcp.json when it starts: restart it (from that shell, so the hooks and the MCP entry see the key). Its Hooks settings tab shows whether the hooks ran.',
@@ -292,7 +310,7 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
     out.push(
       `${COPILOT_OTLP_ENV} is not ${hookBaseUrl(o.mcpUrl)} in this shell: Copilot takes its OpenTelemetry endpoint from the environment only, and without it its tool calls and tokens are not recorded in the ledger. Run export ${COPILOT_OTLP_ENV}=${hookBaseUrl(o.mcpUrl)} in the shell that starts ${start}.`,
     );
-  if (o.hooks !== 'perch' && client !== 'claude-code' && !onPath('curl'))
+  if (o.hooks !== 'perch' && client !== 'claude-code' && client !== 'opencode' && !onPath('curl'))
     out.push(
       `curl is not on this shell's PATH: ${label}'s hooks run curl to ${hookBaseUrl(o.mcpUrl)}/hook/… and without it no prompt reaches Perch (${label}'s own dialog goes on). Install curl${client === 'copilot' ? '' : ', or run again with --hooks perch'}.`,
     );
@@ -302,7 +320,7 @@ function shellWarnings(client: ConnectClient, o: ConnectOptions, start: string):
 export const connect: Command = {
   names: ['connect'],
   usage: `  perch connect CLIENT NAME [--write] [--replace] [--project DIR] [--channel] [--hooks request|perch]
-      Wire an agent into Claude Code, Codex, Cursor or GitHub Copilot CLI (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
+      Wire an agent into Claude Code, Codex, Cursor, GitHub Copilot CLI or OpenCode (MCP entry and permission hook; a diff, --write applies it), or print another client's snippet.`,
   help: () => CONNECT_HELP,
   run: (argv) => cmdConnect(argv),
 };

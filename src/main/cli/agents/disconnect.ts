@@ -15,6 +15,7 @@ import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens'
 import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
 import { copilotUnconfigEdits } from '../../../shared/agents/harnesses/copilot';
 import { geminiUnconfigEdits } from '../../../shared/agents/harnesses/gemini';
+import { openCodeUnconfigEdits } from '../../../shared/agents/harnesses/opencode';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
@@ -67,7 +68,9 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
       ? copilotUnconfigEdits(agent, scope.project)
       : client === 'gemini'
         ? geminiUnconfigEdits(agent)
-        : unconfigEdits(client, agent, scope.project, telemetry);
+        : client === 'opencode'
+          ? openCodeUnconfigEdits(agent, scope.project)
+          : unconfigEdits(client, agent, scope.project, telemetry);
   const planned = planEdits(scope, edits);
   let forgot = false;
   if (values.write) {
@@ -106,7 +109,7 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
 export const disconnect: Command = {
   names: ['disconnect'],
   usage: `  perch disconnect CLIENT NAME [--write] [--project DIR]
-      Take an agent out of Claude Code, Codex, Cursor or GitHub Copilot CLI: exactly what perch connect wrote (a diff, --write applies it).`,
+      Take an agent out of Claude Code, Codex, Cursor, GitHub Copilot CLI or OpenCode: exactly what perch connect wrote (a diff, --write applies it).`,
   help: () => DISCONNECT_HELP,
   run: (argv) => cmdDisconnect(argv),
 };

@@ -1,5 +1,6 @@
 // POST /hook/<harness>/<event> (gemini: its own door, gemini.ts; claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
-// session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks)
+// session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks;
+// opencode: tool-before, tool-after, event, permission-asked, for the plugin perch connect writes: ./opencode.ts)
 // takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
 // (shared/agents/hook-wire.ts, harnesses/copilot-wire.ts), so Claude Code's and GitHub Copilot CLI's HTTP hooks post here directly, one request, no `perch` process
 // (Codex's and Cursor's command hooks with curl, or `perch hook`, which posts its stdin here unchanged). permission-request builds the PromptFiling `perch hook` would send and files it through the
@@ -39,6 +40,8 @@ import {
   parseCopilotEventInput,
   parseCopilotPermissionInput,
 } from '../../../shared/agents/harnesses/copilot-wire';
+import { openCodeAnswer } from './opencode';
+import { openCodeDecisionJson, parseOpenCodePermissionInput, type OpenCodeDoorEvent } from '../../../shared/agents/harnesses/opencode-wire';
 import { noteHarness, notePermissionMode, ownServerOf, pauseExempt } from '../../hub/control/harness';
 import { isPaused } from '../../hub/control/control';
 import { BodyTooLarge, newRequestId, readBody, sendInternalError } from '../../http-util';
@@ -123,11 +126,25 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
             const hook = { who, at, event: route.event as GeminiDoorEvent, text, ask, timeoutSecs: timeout, signal: gone.signal, limiter };
             return await answerGemini(hub, res, hook, (json, note) => sendOutput(res, json, note));
           }
-          if (route.event !== 'permission-request')
+          const opencode = route.harness === 'opencode';
+          if (opencode && route.event !== 'permission-asked')
+            return sendOutput(
+              res,
+              await openCodeAnswer(hub, who.agentId, route.event as Exclude<OpenCodeDoorEvent, 'permission-asked'>, text),
+            );
+          if (route.event !== 'permission-request' && !opencode)
             return sendOutput(res, answerStatus(hub, who.agentId, route.harness, route.event as StatusHook, text));
           const prompt = cursor
             ? parseCursorInput(text, cursorMcpToolName)
-            : { input: route.harness === 'copilot' ? parseCopilotPermissionInput(text) : parseHookInput(text), extra: {} };
+            : {
+                input:
+                  route.harness === 'copilot'
+                    ? parseCopilotPermissionInput(text)
+                    : opencode
+                      ? parseOpenCodePermissionInput(text)
+                      : parseHookInput(text),
+                extra: {},
+              };
           // Copilot asks even for the agent's own Perch tools, which the hub governs call by call itself (Claude Code's
           // connect-written allow rule mcp__perch-NAME, at the door): allowed, nothing filed.
           const own = ownServerOf(hub, who.agentId).name;
@@ -161,6 +178,8 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           const d = v.decision;
           // No decision: Claude Code, Codex and Copilot read {} as none; Cursor reads "ask" (its own prompt decides).
           if (cursor) sendOutput(res, cursorDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
+          else if (opencode)
+            sendOutput(res, openCodeDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           else if (route.harness === 'copilot')
             sendOutput(res, copilotDecisionJson(typeof d === 'string' ? undefined : d), typeof d === 'string' ? d : undefined);
           else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title, route.harness === 'claude-code'), d);

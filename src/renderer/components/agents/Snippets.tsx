@@ -36,6 +36,7 @@ const SNIPPETS: Array<{ key: string; label: string; hint: string }> = [
     label: 'GitHub Copilot CLI',
     hint: `${CONNECT_HINT} (and COPILOT_HOOK_ALLOW_LOCALHOST=1: Copilot calls hooks at a plain-http 127.0.0.1 URL only with it)`,
   },
+  { key: 'opencode', label: 'OpenCode', hint: CONNECT_HINT },
   {
     key: 'claude_desktop',
     label: 'Claude Desktop',

@@ -86,5 +86,6 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
   if (client === 'cursor') return 'cursor .';
   if (client === 'copilot') return 'copilot';
   if (client === 'gemini') return 'gemini';
+  if (client === 'opencode') return 'opencode';
   return undefined;
 }

@@ -352,3 +352,37 @@ export async function promptRequestInput(
   }
   return { conv_id: conv.conv_id, kind: 'approve', title, context, ...(f.ttl_secs !== undefined ? { ttl_secs: f.ttl_secs } : {}) };
 }
+
+/**
+ * The owner's standing deny rule for a tool call a harness asks about before it runs (OpenCode's plugin, which has no
+ * permission prompt Perch can answer): the deny rule of the agent's rules that decides the call (shared/shell/rules.ts,
+ * as for a filed prompt), or undefined. An allow rule, or none, leaves the call to the harness's own permissions. A
+ * command Perch cannot read while a deny rule could cover it (which a card would put to the owner) is denied too.
+ */
+export async function standingDenial(
+  hub: TalkHub,
+  agentId: string,
+  call: { tool_name: string; tool_input: unknown; cwd?: string; session_id?: string },
+): Promise<{ ruleId?: string; comment: string } | undefined> {
+  const rules = permissionRulesFor(hub.db, agentId, call.tool_name, hub.now()).filter(
+    (r) => r.behavior === 'deny' && ruleApplies(r, agentId, call.cwd, call.session_id),
+  );
+  if (rules.length === 0) return undefined;
+  await ensureShellParser();
+  const command = commandOf(call.tool_input);
+  const d = decideByRules(
+    rules.map((r) => ({ ...r, any_options: r.any_options === 1, exact: r.exact === 1 })),
+    call.tool_name,
+    command,
+    parseShell,
+    command === undefined ? undefined : readCommands(command, parseShell),
+  );
+  // A command where a denied one could hide goes to the owner on a card; with no card to file, it is blocked.
+  if (d.decision === 'owner')
+    return d.unresolved === undefined
+      ? undefined
+      : { comment: `Perch cannot tell what this runs (${d.unresolved}), and a standing rule denies part of it` };
+  if (d.decision !== 'deny') return undefined;
+  recordPermissionRuleUse(hub.db, d.rule.id, hub.now());
+  return { ruleId: d.rule.id, comment: `standing rule ${d.rule.id}: ${ruleText(d.rule)}` };
+}
