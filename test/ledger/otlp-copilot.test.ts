@@ -72,6 +72,9 @@ describe("GitHub Copilot CLI's spans in the ledger", () => {
     assert.equal(calls.length, 1, JSON.stringify(calls));
     const c = calls[0];
     assert.equal(c.harness, 'copilot');
+    assert.equal((await perch('ledger', 'calls', '--agent', a.name, '--harness', 'copilot')).calls.length, 1, 'filtered by its harness');
+    assert.equal((await perch('ledger', 'calls', '--agent', a.name, '--harness', 'codex')).calls.length, 0);
+    assert.equal((await ownerOk(served, 'ledger.calls', { agent: a.id, harness: 'copilot' })).calls.length, 1, 'the owner API too');
     assert.equal(c.session_id, SESSION);
     assert.equal(c.tool, 'bash');
     assert.match(c.call_id, /^copilot-[0-9a-f-]{36}$/, "Perch's id of the call, opened by its preToolUse");

@@ -10,7 +10,8 @@ import type { FlatValue, OtlpLogRecord } from './otlp';
  * perch_decision), Gemini CLI (its AfterTool: tool_result) and OpenCode (its plugin's blocks and tool results:
  * mcp/hook-door/opencode.ts).
  */
-export type LedgerHarness = 'claude-code' | 'codex' | 'cursor' | 'copilot' | 'gemini' | 'opencode';
+export const LEDGER_HARNESSES = ['claude-code', 'codex', 'cursor', 'copilot', 'gemini', 'opencode'] as const;
+export type LedgerHarness = (typeof LEDGER_HARNESSES)[number];
 /**
  * tool_decision, tool_result, api_request: what a harness reported. perch_decision: what Perch decided on a tool
  * call's permission prompt filed through a hook door, and who or what decided it (hub/features/ledger/decisions.ts).

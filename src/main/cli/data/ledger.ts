@@ -6,10 +6,11 @@ import { UsageError, dataDirOf, fail, onlyOptions, print, withHub, type Command,
 import { costLedger, exportRecords, listPerchEvents, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
 import { perchDecisionText, perchEventText } from '../../../shared/ledger/views';
+import { LEDGER_HARNESSES } from '../../../shared/ledger/harness-events';
 import { newTelemetryToken } from '../../hub/features/ledger/telemetry-tokens';
 import { dropPrice, ownerPrices, putPrice } from '../../store/tables/ledger/prices';
 
-const CALLS_HELP = `perch ledger [calls] [--agent NAME] [--harness claude-code|codex] [--tool NAME] [--search WORDS]
+const CALLS_HELP = `perch ledger [calls] [--agent NAME] [--harness HARNESS] [--tool NAME] [--search WORDS]
                  [--since YYYY-MM-DD] [--failed] [--limit N] [--data-dir DIR] [--json]
   The tool calls the agents' harnesses reported, newest first, each once: what it was asked, who or what allowed
   it (the harness's allowlist, Perch (the owner or a standing rule, through the hook), the user at the terminal),
@@ -130,8 +131,8 @@ async function cmdLedger(argv: string[]): Promise<void> {
       const limit = values.limit === undefined ? 50 : /^\d{1,3}$/.test(values.limit) ? Number(values.limit) : NaN;
       if (!(limit >= 1 && limit <= 500))
         throw new UsageError(`--limit takes a whole number from 1 to 500, not ${JSON.stringify(values.limit?.slice(0, 40))}`);
-      if (values.harness !== undefined && values.harness !== 'claude-code' && values.harness !== 'codex')
-        throw new UsageError('--harness takes claude-code or codex');
+      if (values.harness !== undefined && !(LEDGER_HARNESSES as readonly string[]).includes(values.harness))
+        throw new UsageError(`--harness takes ${LEDGER_HARNESSES.join(', ')}`);
       const calls = withHub(dir, (hub) =>
         listToolCalls(hub, {
           agent: values.agent,

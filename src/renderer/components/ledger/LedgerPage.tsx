@@ -6,6 +6,8 @@ import { api } from '../../transport';
 import { hrefOf } from '../../sync';
 import { perchDecisionText, type CostLine, type ToolCallView } from '../../../shared/ledger/views';
 import { PerchEvents } from './PerchEvents';
+import { LEDGER_HARNESSES, type LedgerHarness } from '../../../shared/ledger/harness-events';
+import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 
 const DAYS = 14;
 
@@ -48,7 +50,7 @@ function decidedText(c: ToolCallView): string {
 
 interface Filters {
   agent: string;
-  harness: '' | 'claude-code' | 'codex';
+  harness: '' | LedgerHarness;
   tool: string;
   search: string;
   failedOnly: boolean;
@@ -171,8 +173,11 @@ export function LedgerPage(props: { call?: string } = {}) {
             Harness{' '}
             <select value={f.harness} onChange={(e) => setF({ ...f, harness: e.target.value as Filters['harness'] })}>
               <option value="">all</option>
-              <option value="claude-code">Claude Code</option>
-              <option value="codex">Codex</option>
+              {LEDGER_HARNESSES.map((h) => (
+                <option key={h} value={h}>
+                  {PROMPT_HARNESS_LABEL[h] ?? h}
+                </option>
+              ))}
             </select>
           </label>
           <label>

@@ -2,6 +2,7 @@
 // Assembled in contract order by ../owner-api.ts.
 import { z } from 'zod';
 import { type ActionDefs, id } from './define';
+import { LEDGER_HARNESSES } from '../../ledger/harness-events';
 
 const day = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
@@ -13,7 +14,7 @@ export const ledgerActions = {
     input: () =>
       z.strictObject({
         agent: id().optional(),
-        harness: z.enum(['claude-code', 'codex']).optional(),
+        harness: z.enum(LEDGER_HARNESSES).optional(),
         tool: z.string().min(1).max(200).optional(),
         search: z.string().max(200).optional(),
         since: day().optional(),
