@@ -13,7 +13,7 @@ import type { Db } from './store/db/db';
 import { listUsers } from './store/tables/agents/users';
 import { connectionsOf, recordConnection, type ConnectionRow } from './hub/control/connections';
 import { WRITABLE_CLIENTS, type ConnectClient } from '../shared/agents/harness-config';
-import { unconfigEdits } from '../shared/agents/harness-unconfig';
+import { unconfigEditsOf } from '../shared/agents/harnesses/connect-edits';
 
 /** At most this many project folders are read (a harness that lists thousands keeps its oldest unread). */
 export const MAX_PROJECT_DIRS = 500;
@@ -74,7 +74,7 @@ type Reads = Map<string, string | undefined>;
  * that does not name the agent at all (everything connect writes does: perch-NAME, ?agent=NAME) is not parsed.
  */
 export function holdsAgent(client: ConnectClient, agent: string, base: string, project: boolean, reads: Reads = new Map()): boolean {
-  return unconfigEdits(client, agent, project).some((edit) => {
+  return unconfigEditsOf(client, agent, project).some((edit) => {
     const file = path.join(base, edit.file);
     if (!reads.has(file)) reads.set(file, readPlain(file, !project));
     const text = reads.get(file);

@@ -32,13 +32,15 @@ test("connections in the harnesses' files that nothing records (an earlier Perch
   const repo = tempDir('perch-found-repo-');
   const linked = tempDir('perch-found-linked-');
   const odd = tempDir('perch-found-odd-');
-  // The earlier hub: kit at the user scope, rue in the repo, both for Claude Code; kit for Codex too.
+  // The earlier hub: kit at the user scope, rue in the repo, both for Claude Code; kit for Codex, GitHub Copilot CLI,
+  // Gemini CLI and OpenCode too.
   const earlier = tempDataDir();
   cleanup.push(() => removeDataDir(earlier));
   for (const name of ['kit', 'rue']) await addAgent(earlier, name);
   await connect(earlier, home, ['claude-code', 'kit']);
   await connect(earlier, home, ['claude-code', 'rue', '--project', repo]);
   await connect(earlier, home, ['codex', 'kit']);
+  for (const client of ['copilot', 'gemini', 'opencode']) await connect(earlier, home, [client, 'kit']);
   // Claude Code lists the folders it was used in; this list also names a folder that is gone, a relative path, a
   // folder whose .mcp.json is a link to the repo's, and one whose .mcp.json is not JSON.
   fs.symlinkSync(path.join(repo, '.mcp.json'), path.join(linked, '.mcp.json'));
@@ -62,7 +64,13 @@ test("connections in the harnesses' files that nothing records (an earlier Perch
       ((await ownerOk(served, 'agents.list')).agents.find((a: any) => a.id === id)?.connections ?? []) as Array<Record<string, string>>;
     await eventually(async () => (await connectionsOf(rue.id)).length > 0, 20_000, "rue's connection found");
     const sort = (l: Array<Record<string, string>>) => l.map((c) => `${c.client} ${c.scope} ${c.dir}`).sort();
-    assert.deepEqual(sort(await connectionsOf(kit.id)), [`claude-code user ${home}`, `codex user ${home}`]);
+    assert.deepEqual(sort(await connectionsOf(kit.id)), [
+      `claude-code user ${home}`,
+      `codex user ${home}`,
+      `copilot user ${home}`,
+      `gemini user ${home}`,
+      `opencode user ${home}`,
+    ]);
     assert.deepEqual(sort(await connectionsOf(rue.id)), [`claude-code project ${repo}`], 'the linked and the odd folder hold nothing');
     assert.match(
       served.stderr(),

@@ -12,10 +12,7 @@ import { findAgent } from '../../hub/identity/identities';
 import { WRITABLE_CLIENTS, hookBaseUrl, type ConnectClient } from '../../../shared/agents/harness-config';
 import type { UnsetTelemetryOptions } from '../../../shared/agents/telemetry-config';
 import { telemetryTokenOwner } from '../../hub/features/ledger/telemetry-tokens';
-import { unconfigEdits } from '../../../shared/agents/harness-unconfig';
-import { copilotUnconfigEdits } from '../../../shared/agents/harnesses/copilot';
-import { geminiUnconfigEdits } from '../../../shared/agents/harnesses/gemini';
-import { openCodeUnconfigEdits } from '../../../shared/agents/harnesses/opencode';
+import { unconfigEditsOf } from '../../../shared/agents/harnesses/connect-edits';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 import { forgetConnection } from '../../hub/control/connections';
 import { filesJson, planEdits, projectDir, writePlan } from './config-plan';
@@ -63,14 +60,7 @@ async function cmdDisconnect(argv: string[]): Promise<void> {
       return id === agentId ? 'agent' : id === undefined ? 'none' : 'other';
     },
   };
-  const edits =
-    client === 'copilot'
-      ? copilotUnconfigEdits(agent, scope.project)
-      : client === 'gemini'
-        ? geminiUnconfigEdits(agent)
-        : client === 'opencode'
-          ? openCodeUnconfigEdits(agent, scope.project)
-          : unconfigEdits(client, agent, scope.project, telemetry);
+  const edits = unconfigEditsOf(client, agent, scope.project, telemetry);
   const planned = planEdits(scope, edits);
   let forgot = false;
   if (values.write) {

@@ -6,6 +6,11 @@ import { hookBaseUrl, serverName, type ConfigEdit, type ConnectClient, type Conn
 import { perchAllowRule, perchHooks, setClaudeMcp, setPerchHooks } from './claude-code';
 import { CODEX_APPROVAL_POLICY, CODEX_TOOLS_APPROVAL, setCodexMcp } from './codex';
 import { CURSOR_HOOK_EVENTS, setCursorHooks, setCursorMcp } from './cursor';
+import { copilotUnconfigEdits } from './copilot';
+import { geminiUnconfigEdits } from './gemini';
+import { openCodeUnconfigEdits } from './opencode';
+import { unconfigEdits, type UnconfigEdit } from '../harness-unconfig';
+import type { UnsetTelemetryOptions } from '../telemetry-config';
 
 /**
  * The hooks files `perch connect --write` creates where there were none, for an agent reaching the hub at
@@ -88,4 +93,12 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
   if (client === 'gemini') return 'gemini';
   if (client === 'opencode') return 'opencode';
   return undefined;
+}
+
+/** What `perch disconnect CLIENT NAME` takes out (and what holds a connection of the agent), for every client. */
+export function unconfigEditsOf(client: ConnectClient, agent: string, project: boolean, telemetry?: UnsetTelemetryOptions): UnconfigEdit[] {
+  if (client === 'copilot') return copilotUnconfigEdits(agent, project);
+  if (client === 'gemini') return geminiUnconfigEdits(agent);
+  if (client === 'opencode') return openCodeUnconfigEdits(agent, project);
+  return unconfigEdits(client, agent, project, telemetry);
 }
