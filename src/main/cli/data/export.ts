@@ -166,15 +166,18 @@ async function cmdImport(argv: string[]): Promise<void> {
   // A dry run writes nothing here: into a data dir without a database it checks against a fresh one in a temp folder,
   // and while a hub serves the data dir against a copy taken now (its one long transaction would hold the hub up).
   const dbFile = path.join(dataDir, DB_FILE_NAME);
-  const scratch = dryRun && (live || !fs.existsSync(dbFile)) ? fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-')) : undefined;
+  const needsScratch = dryRun && (!!live || !fs.existsSync(dbFile));
+  let scratch: string | undefined;
   // The copy (all of the owner's history) goes with this run however it ends: done, refused, failed, or stopped by
-  // Ctrl+C, a TERM or a closed terminal (each exits, and the exit removes it).
+  // Ctrl+C, a TERM or a closed terminal (each exits, and the exit removes it). The handlers are in place before the
+  // folder exists: a signal in between would end the process by default and leave the folder behind.
   const dropScratch = () => scratch && fs.rmSync(scratch, { recursive: true, force: true });
   const onSignal = (sig: NodeJS.Signals) => process.exit(128 + os.constants.signals[sig]);
   const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  if (scratch) {
+  if (needsScratch) {
     process.on('exit', dropScratch);
     for (const sig of SIGNALS) process.on(sig, onSignal);
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-import-dry-'));
   }
   let r;
   try {
