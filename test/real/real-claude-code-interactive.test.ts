@@ -131,11 +131,25 @@ describe('the real Claude Code in its interactive auto mode, configured by perch
     await eventually(() => /Enter to stay in auto mode/.test(pane('auto')), 120_000, 'the auto mode notice');
     assert.match(pane('auto'), /Auto mode can't check actions in this session/);
     keys('auto', 'Enter');
+    // Under load the notice may take the first Enter before it reads keys: pressed again while the notice alone shows
+    // (never once the question is up: Enter there would answer it No).
+    const question = /Auto mode can't check actions in this session, so this one needs your approval/;
+    let pressed = Date.now();
     await eventually(
-      () => /Auto mode can't check actions in this session, so this one needs your approval/.test(pane('auto')),
-      60_000,
+      () => {
+        const shown = pane('auto');
+        if (question.test(shown)) return true;
+        if (/Enter to stay in auto mode/.test(shown) && Date.now() - pressed > 10_000) {
+          keys('auto', 'Enter');
+          pressed = Date.now();
+        }
+        return false;
+      },
+      120_000,
       'the question about the action',
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; the terminal shows:\n${pane('auto')}`);
+    });
     assert.match(pane('auto'), /Do you want to proceed\?\s*\n\s*❯ No\s*\n\s*Yes/, 'its own dialog, No first');
     // The session's Notification hook reaches Perch while the question waits: the agent waits for you.
     await eventually(async () => (await harnessOf(agent))?.state === 'waiting', 60_000, 'the agent shown waiting');
