@@ -15,6 +15,13 @@ import { createDevice } from '../src/main/hub/phone/devices';
 import { on } from './pages/on';
 import { approvalsTitle, nothingWaiting, requestCard } from './pages/approvals';
 import { timeline } from './pages/conversation';
+import { isNoDecision } from '../src/shared/agents/hook-wire';
+
+/** The hook stepped aside: exit 0 and no decision on stdout (for Claude Code only Perch's line and window title). */
+function steppedAside(r: HookRun, why?: string): void {
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(isNoDecision(r.stdout), `${why ? `${why}: ` : ''}no decision on stdout: ${r.stdout}`);
+}
 
 /** A full-scope device paired on the hub's own file (the pairing flow itself: e2e/phone-layout.spec.ts); its credential. */
 function fullDevice(dataDir: string, name: string): string {
@@ -99,7 +106,7 @@ describe('permission prompt cards', () => {
     await card.alwaysAllowButton.waitFor();
     assert.equal(await card.prefixField.count(), 0, 'no prefix for a tool without a command');
     const r = await pending; // nobody decided: it times out and the terminal dialog decides
-    assert.deepEqual([r.code, r.stdout], [0, '']);
+    steppedAside(r);
   });
 
   test(
@@ -116,7 +123,7 @@ describe('permission prompt cards', () => {
       assert.match((await card.alwaysAllowButton.getAttribute('title')) ?? '', /never allows a command with/);
       assert.equal(await card.alwaysDenyButton.isDisabled(), false);
       const r = await pending; // nobody decided: it times out and the terminal dialog decides
-      assert.deepEqual([r.code, r.stdout], [0, '']);
+      steppedAside(r);
     },
   );
 
@@ -141,7 +148,7 @@ describe('permission prompt cards', () => {
       await card.rejectButton.waitFor();
       await h().screenshot('permission-card-cut');
       const r = await pending; // nobody decided: it times out and the terminal dialog decides
-      assert.deepEqual([r.code, r.stdout], [0, '']);
+      steppedAside(r);
     },
   );
 
@@ -163,7 +170,7 @@ describe('permission prompt cards', () => {
         assert.match((await card.alwaysAllowButton.getAttribute('title')) ?? '', /^Allow rules are added on the laptop only/);
         assert.equal(await card.alwaysDenyButton.isDisabled(), false, 'a phone may still add a deny rule');
         const r = await pending; // nobody decided: it times out and the terminal dialog decides
-        assert.deepEqual([r.code, r.stdout], [0, '']);
+        steppedAside(r);
       } finally {
         await ctx.close();
       }
@@ -193,7 +200,7 @@ describe('permission prompt cards', () => {
       const again = permissionHook(claudeCodeBash, env, 5);
       await requestCard(page, 'Allow Bash: rm -rf node_modules?').state('Waiting for you').waitFor({ timeout: LIVE });
       const r = await again;
-      assert.deepEqual([r.code, r.stdout], [0, ''], 'not decided by a rule any more');
+      steppedAside(r, 'not decided by a rule any more');
       assert.deepEqual(h().pageErrors, []);
     },
   );
