@@ -8,7 +8,7 @@
 //            the smallest sizes: checks the bench runs through, figures meaningless; npm test runs it), --messages N,
 //            --duration S, --warmup S, --cpu-prof DIR (profile the hubs with node --cpu-prof),
 //            --fleet N (agents waiting in the fleet section, default 500), --starts N (cold starts per store),
-//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,rules
+//            --only throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,ledger,rules
 //            (the default) or a subset, or send (send_message alone); wakerun: wake runs (Perch starts an agent's program) —
 //            from the waking event's commit to the process running, and to the run's first tool call;
 //            wakelimits: 50 agents woken at once under a limit of 4 runs (bench/wake-limits.ts): from a slot freeing
@@ -16,6 +16,8 @@
 //            channel: `perch channel` on stdio, from a message's commit to its notifications/claude/channel line
 //            support: what `perch hook` costs a harness, beside the hub's hook door (bench/support.ts)
 //            otlp: harness telemetry records kept per second at /v1/logs, with send_message's p99 beside it
+//            ledger: the flight recorder at size (1M recorded tool calls): the Ledger page's owner actions and its
+//            first paint in Chromium (bench/sections/ledger-page.ts)
 //            rules: standing rules' parse + match per prompt, and a scripted week's share of prompts that needed the
 //            owner (in-process, no hub: bench/sections/rules.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the
@@ -88,6 +90,7 @@ import { throughputPhase } from './sections/throughput';
 import { wakeRunPhase } from './sections/wake-run';
 import { wakePhase } from './sections/wake';
 import { otlpPhase } from './sections/otlp-ingest';
+import { ledgerPagePhase } from './sections/ledger-page';
 import { addBenchAgent, supportAgents, supportPhase } from './support';
 import { wakeLimitsPhase } from './wake-limits';
 
@@ -425,6 +428,13 @@ async function main() {
     result.otlp = o;
     result.otlp_records_per_s = o.records_per_s;
     result.otlp_send_p99_ms = o.send_p99_ms_during_ingest;
+  }
+
+  if (ONLY.has('ledger')) {
+    // The flight recorder at size: the Ledger page's owner actions and its first paint over 1M recorded tool calls.
+    const l = await ledgerPagePhase();
+    result.ledger = l;
+    result.ledger_first_paint_p50_ms = (l.first_paint as { p50_ms: number }).p50_ms;
   }
 
   result.machine.loadavg_at_end = os.loadavg().map(r3);

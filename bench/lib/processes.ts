@@ -147,6 +147,8 @@ export interface RunningHub {
   port: number;
   dataDir: string;
   ownerToken: string;
+  /** Its one-time login link (the ready line's login_url), for a browser. */
+  loginUrl: string;
 }
 
 /** The hubs whose loads would trip the brakes run without them (see the top); the brakes section says which. */
@@ -176,7 +178,7 @@ export async function startHub(
     root,
   );
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8'));
-  return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token };
+  return { name, child, port: ready.port, dataDir, ownerToken: runtime.owner_token, loginUrl: ready.login_url };
 }
 
 /** The owner's hub.info of a running hub (waiting agents, durability of its connection, …). */

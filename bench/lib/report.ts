@@ -33,6 +33,7 @@ export function targets(r: any) {
   add('export_send_p99_ms', r.export_send_p99_ms, '< 10', (v) => v < 10);
   add('otlp_records_per_s', r.otlp_records_per_s, '>= 2000', (v) => v >= 2000);
   add('otlp_send_p99_ms', r.otlp_send_p99_ms, '< 10', (v) => v < 10);
+  add('ledger_first_paint_p50_ms', r.ledger_first_paint_p50_ms, '< 1000', (v) => v < 1000);
   return t;
 }
 
@@ -267,6 +268,21 @@ export function table(r: any): string {
       `p99 ${f(r.otlp.send_p99_ms_during_ingest, 1)} ms (without the ingest ${f(r.otlp.send_p99_ms_quiet, 1)} ms)`,
       '< 10 ms',
       hold('otlp_send_p99_ms'),
+    ]);
+  }
+  if (r.ledger) {
+    const l = r.ledger;
+    rows.push([
+      `Ledger page first paint over ${l.tool_calls} tool calls (${l.records} records, ${f(l.db_mb, 0)} MB)`,
+      `p50 ${f(l.first_paint.p50_ms, 0)} ms, max ${f(l.first_paint.max_ms, 0)} ms`,
+      '< 1000 ms',
+      hold('ledger_first_paint_p50_ms'),
+    ]);
+    rows.push([
+      'owner: ledger.calls (200 newest; an agent; a search; failed only), ledger.costs',
+      `p50 ${f(l.calls.p50_ms, 1)}; ${f(l.calls_of_agent.p50_ms, 1)}; ${f(l.calls_search.p50_ms, 1)}; ${f(l.calls_failed_only.p50_ms, 1)}; ${f(l.costs.p50_ms, 1)} ms`,
+      '—',
+      '—',
     ]);
   }
   if (r.owner)

@@ -30,7 +30,7 @@ export const { values: opt } = parseArgs({
 export const SMOKE = !!opt.smoke;
 export const QUICK = !!opt.quick;
 /** A size: the full run's, --quick's, --smoke's. */
-const sized = <T>(full: T, quick: T, smoke: T): T => (SMOKE ? smoke : QUICK ? quick : full);
+export const sized = <T>(full: T, quick: T, smoke: T): T => (SMOKE ? smoke : QUICK ? quick : full);
 export const DURATION = Number(opt.duration ?? sized(8, 3, 1));
 export const WARMUP = Number(opt.warmup ?? sized(3, 1, 1));
 export const CONNECTIONS = sized(16, 16, 4);
@@ -57,7 +57,7 @@ export const WAKE_LIMIT_WINDOW_MS = sized(8000, 8000, 1000);
 export const ONLY = new Set(
   (
     opt.only ??
-    `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,rules${SMOKE ? ',export' : ''}`
+    `throughput,wake,owner,durability,fleet,store,coldstart,brakes,wakerun,wakelimits,channel,support,otlp,ledger,rules${SMOKE ? ',export' : ''}`
   ).split(','),
 );
 export const CHANNEL_PUSHES = sized(200, 50, 5);
@@ -80,6 +80,7 @@ for (const k of ONLY)
       'rules',
       'support',
       'otlp',
+      'ledger',
       'export',
     ].includes(k)
   )

@@ -58,6 +58,13 @@ const FIGURES: Record<string, string[]> = {
     'support.door_pre_tool_use.p50_ms',
   ],
   otlp: ['otlp.records_per_s', 'otlp.send_p99_ms_during_ingest', 'otlp.send_p99_ms_quiet'],
+  ledger: [
+    'ledger.costs.p50_ms',
+    'ledger.calls.p50_ms',
+    'ledger.calls_search.p50_ms',
+    'ledger.calls_failed_only.p50_ms',
+    'ledger.first_paint.p50_ms',
+  ],
   rules: ['rules.per_prompt.p50_ms', 'rules.week.needed_owner_share', 'rules.week.unsafe_allows'],
 };
 

@@ -23,6 +23,7 @@ import { migration18 } from './18-what-a-wake-run-cost-the';
 import { migration19 } from './19-where-each-agent-is-connected';
 import { migration20 } from './20-flight-recorder-and-cost-ledger';
 import { migration21 } from './21-standing-rules-read-by-a-shell';
+import { migration22 } from './22-the-ledger-at-size';
 
 export type { Migration } from './migration';
 
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration19,
   migration20,
   migration21,
+  migration22,
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

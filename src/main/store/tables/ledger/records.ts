@@ -105,37 +105,80 @@ export interface CallQuery {
   beforeId?: number;
 }
 
+/** Rows read per step while walking the ledger newest first (callKeys). */
+const WALK_STEP = 1000;
+
 /**
- * The calls (agent, call id) matching the query, newest first, each with the id of its last record; tool calls
- * only (rows with a call id). Each word of `text` must appear in the tool's name or the record's detail (what it was
- * asked, its output, its error).
+ * The calls (agent, call id) matching the query, newest first, each with the id of its last matching record; tool
+ * calls only (rows with a call id). Each word of `text` must appear in the tool's name or the record's detail (what it
+ * was asked, its output, its error).
+ *
+ * Walks the matching rows from the newest down, a step at a time, and stops once `limit` calls are found: the newest
+ * page of a ledger with millions of rows reads a few hundred of them (a GROUP BY over every call read them all: about
+ * a second per page at 1M calls). A call's first row met is its last matching one; a call met first at or above
+ * `beforeId` belongs to an earlier page and is skipped.
  */
 export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_id: string; last_id: number }> {
   const words = (q.text ?? '').split(/\s+/).filter(Boolean).slice(0, 8);
   const likes = words.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const wordSql = likes.map(() => " AND (tool LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')").join('');
-  return sql<{ agent_id: string; call_id: string; last_id: number }>(
+  if (q.callId !== undefined) {
+    // One call (an approval card's link, the page's call view): through the (agent, call id) index, an agent at a time.
+    return sql<{ agent_id: string; call_id: string; last_id: number }>(
+      db,
+      `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
+       WHERE agent_id IN (SELECT id FROM users WHERE ? IS NULL OR id = ?) AND call_id = ? AND (? IS NULL OR day >= ?)
+         AND (? IS NULL OR harness = ?) AND (? IS NULL OR tool = ?)${wordSql}
+       GROUP BY agent_id, call_id HAVING (? IS NULL OR MAX(id) < ?) ORDER BY last_id DESC LIMIT ?`,
+    ).all(
+      q.agentId ?? null,
+      q.agentId ?? null,
+      q.callId,
+      q.since ?? null,
+      q.since ?? null,
+      q.harness ?? null,
+      q.harness ?? null,
+      q.tool ?? null,
+      q.tool ?? null,
+      ...likes.flatMap((l) => [l, l]),
+      q.beforeId ?? null,
+      q.beforeId ?? null,
+      q.limit,
+    );
+  }
+  // Only the filters given are in the statement, so each can use its index: (agent_id, id) and (harness, id) walk one
+  // agent's or harness's calls in id order; a search reads rows until its page is full (a scan, at worst).
+  const where = ['call_id IS NOT NULL', 'id < ?'];
+  const params: unknown[] = [];
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (q.since !== undefined) add('day >= ?', q.since);
+  if (q.agentId !== undefined) add('agent_id = ?', q.agentId);
+  if (q.harness !== undefined) add('harness = ?', q.harness);
+  if (q.tool !== undefined) add('tool = ?', q.tool);
+  for (const l of likes) add("(tool LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')", l, l);
+  const step = sql<{ id: number; agent_id: string; call_id: string }>(
     db,
-    `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
-     WHERE call_id IS NOT NULL AND (? IS NULL OR day >= ?) AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR harness = ?)
-       AND (? IS NULL OR tool = ?) AND (? IS NULL OR call_id = ?)${wordSql}
-     GROUP BY agent_id, call_id HAVING (? IS NULL OR MAX(id) < ?) ORDER BY last_id DESC LIMIT ?`,
-  ).all(
-    q.since ?? null,
-    q.since ?? null,
-    q.agentId ?? null,
-    q.agentId ?? null,
-    q.harness ?? null,
-    q.harness ?? null,
-    q.tool ?? null,
-    q.tool ?? null,
-    q.callId ?? null,
-    q.callId ?? null,
-    ...likes.flatMap((l) => [l, l]),
-    q.beforeId ?? null,
-    q.beforeId ?? null,
-    q.limit,
+    `SELECT id, agent_id, call_id FROM ledger_records WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
   );
+  const seen = new Set<string>();
+  const out: Array<{ agent_id: string; call_id: string; last_id: number }> = [];
+  for (let below = Number.MAX_SAFE_INTEGER; out.length < q.limit;) {
+    const rows = step.all(below, ...params, WALK_STEP);
+    for (const r of rows) {
+      const key = `${r.agent_id}\u0000${r.call_id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (q.beforeId !== undefined && r.id >= q.beforeId) continue;
+      out.push({ agent_id: r.agent_id, call_id: r.call_id, last_id: r.id });
+      if (out.length >= q.limit) break;
+    }
+    if (rows.length < WALK_STEP) break;
+    below = rows[rows.length - 1]!.id;
+  }
+  return out;
 }
 
 export function recordsOfCall(db: Db, agentId: string, callId: string): LedgerRow[] {
