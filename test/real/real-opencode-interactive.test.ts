@@ -134,7 +134,8 @@ describe('the real OpenCode in its terminal interface, configured by perch conne
     // the dialog must go within 20 s; if it stays, the pane is printed.
     const pane = () => spawnSync('tmux', ['-L', SOCKET, 'capture-pane', '-p', '-t', 'reject'], { encoding: 'utf8' }).stdout;
     let last = '';
-    await eventually(() => !/Permission required/.test((last = pane())), 20_000, "OpenCode's own dialog to be answered")
-      .catch((e) => assert.fail(`${e.message}; its terminal:\n${last}`));
+    await eventually(() => !/Permission required/.test((last = pane())), 20_000, "OpenCode's own dialog to be answered").catch((e) =>
+      assert.fail(`${e.message}; its terminal:\n${last}`),
+    );
   });
 });
