@@ -101,6 +101,9 @@ function checkDay(day: string | undefined, flag: string): string | undefined {
   return day;
 }
 
+/** How many pages of calls a failed-only list looks through for its failed ones. */
+const FAILED_PAGES = 20;
+
 /** The tool calls matching the filter, newest first. */
 export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallView[] {
   let agentId = f.agent ? findAgent(hub, f.agent).id : undefined;
@@ -126,27 +129,22 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
     return n;
   };
   const out: ToolCallView[] = [];
-  let beforeId: number | undefined;
-  // Failed-only filters after the join (a call's outcome is its last result): read pages until enough are found.
-  for (let page = 0; page < 20 && out.length < limit; page++) {
-    const keys = callKeys(hub.db, {
-      since: checkDay(f.since, '--since'),
-      agentId,
-      harness: f.harness,
-      tool: f.tool,
-      callId,
-      text: f.text?.slice(0, 200),
-      limit,
-      beforeId,
-    });
-    for (const k of keys) {
-      const v = foldCall(nameOf(k.agent_id), recordsOfCall(hub.db, k.agent_id, k.call_id));
-      if (f.failedOnly && v.outcome?.success !== false) continue;
-      out.push(v);
-      if (out.length >= limit) break;
-    }
-    if (keys.length < limit || !f.failedOnly) break;
-    beforeId = keys[keys.length - 1]!.last_id;
+  // Failed only filters after the join (a call's outcome is its last result): up to 20 pages' worth of calls are read
+  // in one walk, newest first, until enough failed ones are found.
+  const keys = callKeys(hub.db, {
+    since: checkDay(f.since, '--since'),
+    agentId,
+    harness: f.harness,
+    tool: f.tool,
+    callId,
+    text: f.text?.slice(0, 200),
+    limit: f.failedOnly ? limit * FAILED_PAGES : limit,
+  });
+  for (const k of keys) {
+    const v = foldCall(nameOf(k.agent_id), recordsOfCall(hub.db, k.agent_id, k.call_id));
+    if (f.failedOnly && v.outcome?.success !== false) continue;
+    out.push(v);
+    if (out.length >= limit) break;
   }
   return out;
 }
