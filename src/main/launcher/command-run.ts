@@ -1,7 +1,8 @@
 // Wake runs, one command run, the OS side: its MCP config and Claude Code settings with the permission hook (0600, in
 // a 0700 folder of its own under the system temp dir, never in the data dir where the owner's credential runtime.json
 // lies; deleted afterwards), its environment (the run key there only: never in argv, never in a log, redact.ts), its
-// output captured to a size-capped 0600 log, and how it is held (docs/design.md, the security model):
+// output captured to a size-capped 0600 log (the key and the run's telemetry token redacted), its OpenTelemetry to the
+// hub with the run's telemetry token (shared/agents/run-telemetry.ts; the owner's own wins), and how it is held (docs/design.md, the security model):
 // - Linux with cgroups (cgroups.ts): the run starts inside a cgroup of its own (a shell enters it, then execs the
 //   command), with its memory ceiling as the kernel's limit. Every process it starts stays in it: stop is SIGTERM to
 //   each while the cgroup is frozen, then cgroup.kill; when the root exits, cgroup.kill ends whatever it left.
@@ -17,7 +18,8 @@ import type { RunPlace, WakeEnd, WakeHandle, WakeLaunch, WakeObserver } from '..
 import { CappedLog } from './capped-log';
 import { RunCgroup, type CgroupBase } from './cgroups';
 import { pidInUse, startOf } from './process-check';
-import { KeyRedactor } from './redact';
+import { RedactorChain } from './redact';
+import { RUN_OTLP_LOGS_VAR, runTelemetry } from '../../shared/agents/run-telemetry';
 import { runFolderPrefix } from './run-folders';
 
 const MiB = 1024 * 1024;
@@ -41,9 +43,10 @@ export interface CommandContext {
 /**
  * Claude Code settings for a run (`--settings "$PERCH_CLAUDE_SETTINGS"`): its permission prompts go to the owner
  * through its native HTTP hook to the hub's hook door (one request, no process), with the run's own key from
- * PERCH_KEY in the environment the harness passes on (allowedEnvVars lets Claude Code put it in the header).
+ * PERCH_KEY in the environment the harness passes on (allowedEnvVars lets Claude Code put it in the header); and the
+ * run's OpenTelemetry to the hub with the run's telemetry token (shared/agents/run-telemetry.ts).
  */
-function claudeSettings(mcpUrl: string, agent: string): string {
+function claudeSettings(mcpUrl: string, agent: string, telemetry: Record<string, string>): string {
   const url = `${hookBaseUrl(mcpUrl)}/hook/claude-code/permission-request?agent=${encodeURIComponent(agent)}`;
   const hook = {
     type: 'http',
@@ -52,7 +55,15 @@ function claudeSettings(mcpUrl: string, agent: string): string {
     allowedEnvVars: ['PERCH_KEY'],
     timeout: HOOK_TIMEOUT_SECS,
   };
-  return JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [hook] }] } }, null, 2);
+  // The run's telemetry (when the owner's own does not win): settings given with --settings win over the user's and
+  // the project's settings.json, so the run reports under its own agent even where another agent's token is there.
+  const env = Object.keys(telemetry).length ? { env: telemetry } : {};
+  return JSON.stringify({ ...env, hooks: { PermissionRequest: [{ hooks: [hook] }] } }, null, 2);
+}
+
+/** A stream's redaction of the run's key and of its telemetry token. */
+function redactors(spec: WakeLaunch): RedactorChain {
+  return new RedactorChain([spec.key!, ...(spec.telemetryToken ? [spec.telemetryToken] : [])]);
 }
 
 /** The hub's own PERCH_* variables are not passed on: each run gets its own. */
@@ -67,7 +78,12 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   const logFile = path.join(ctx.logsDir, `${spec.runId}.log`);
   const log = new CappedLog(logFile, ctx.logMaxBytes);
   // The run key is redacted from each stream, also when printed in pieces or split over writes (wake/redact.ts).
-  const redact = spec.key ? { out: new KeyRedactor(spec.key), err: new KeyRedactor(spec.key) } : undefined;
+  const redact = spec.key ? { out: redactors(spec), err: redactors(spec) } : undefined;
+  // The run's telemetry (shared/agents/run-telemetry.ts): the owner's own, set in the run's environment, wins.
+  const given = { ...baseEnv(), ...action.env };
+  const telemetry = spec.telemetryToken
+    ? runTelemetry(given, hookBaseUrl(spec.mcpUrl), spec.telemetryToken)
+    : { env: {} as Record<string, string>, owner: undefined };
   // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
   const runDir = fs.mkdtempSync(path.join(ctx.runFilesDir, runFolderPrefix()));
   const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
@@ -90,15 +106,17 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
       { mode: 0o600 },
     );
     fs.chmodSync(configFile, 0o600);
-    fs.writeFileSync(settingsFile, claudeSettings(spec.mcpUrl, spec.agent.name), { mode: 0o600 });
+    fs.writeFileSync(settingsFile, claudeSettings(spec.mcpUrl, spec.agent.name, telemetry.env), { mode: 0o600 });
   } catch (err) {
     removeConfig();
     log.close();
     throw err;
   }
+  if (telemetry.owner) log.write(Buffer.from(telemetry.owner));
   const env: NodeJS.ProcessEnv = {
-    ...baseEnv(),
-    ...action.env,
+    ...given,
+    ...telemetry.env,
+    [RUN_OTLP_LOGS_VAR]: `${hookBaseUrl(spec.mcpUrl)}/v1/logs`,
     PERCH_URL: spec.mcpUrl,
     PERCH_KEY: spec.key ?? '',
     PERCH_AGENT: spec.agent.name,

@@ -4,7 +4,7 @@
 // being the longest); such a run is replaced by REDACTED. Output that could still grow into such a run (a tail
 // that is part of the key) is held back until the next chunk shows how it goes on, or the stream ends: so not even
 // the first characters of a key split over two writes are written. Works on bytes (latin1), so any output passes
-// through unchanged, multi-byte characters included.
+// through unchanged, multi-byte characters included. RedactorChain does the same for the run's telemetry token.
 
 export const REDACTED = '[run key redacted]';
 
@@ -64,5 +64,25 @@ export class KeyRedactor {
     let len = 0;
     while (len < this.key.length && i + len < text.length && this.key.includes(text.slice(i, i + len + 1))) len++;
     return len;
+  }
+}
+
+/** Several secrets redacted from one stream (a run's key and its telemetry token): each chunk passes through each. */
+export class RedactorChain {
+  private readonly parts: KeyRedactor[];
+
+  constructor(secrets: readonly string[]) {
+    this.parts = secrets.map((s) => new KeyRedactor(s));
+  }
+
+  push(chunk: Buffer): Buffer {
+    return this.parts.reduce((c, r) => r.push(c), chunk);
+  }
+
+  /** The end of the stream: each redactor's held tail goes through the ones after it. */
+  end(): Buffer {
+    let out = Buffer.alloc(0);
+    for (const r of this.parts) out = Buffer.concat([r.push(out), r.end()]);
+    return out;
   }
 }

@@ -195,7 +195,9 @@ export interface WakeRecipe {
 export function wakeRecipes(name: string): WakeRecipe[] {
   const prompt = WAKE_PROMPT.replace(/'/g, '');
   const claude = `claude -p "${prompt}" --mcp-config "$PERCH_MCP_CONFIG" --settings "$PERCH_CLAUDE_SETTINGS" --allowedTools "mcp__perch" --output-format json`;
-  const codex = `codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" "${prompt}"`;
+  // Codex's [otel] exporter names the endpoint only (no secret): the run's token comes from OTEL_EXPORTER_OTLP_HEADERS.
+  const codexOtel = `-c "otel.exporter={otlp-http={endpoint=\\"$PERCH_OTLP_LOGS_URL\\",protocol=\\"json\\"}}"`;
+  const codex = `codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" ${codexOtel} "${prompt}"`;
   const gemini = `gemini -p "${prompt}" --yolo`;
   return [
     {
@@ -210,7 +212,7 @@ export function wakeRecipes(name: string): WakeRecipe[] {
       title: 'Codex CLI',
       cli: `perch agent wake ${name} --cwd path/to/project --shell '${codex}'`,
       form: { shell: codex, cwd: 'path/to/project' },
-      note: 'Codex reads the run key from PERCH_KEY; nothing secret is on its command line.',
+      note: "Codex reads the run key from PERCH_KEY; its OpenTelemetry goes to this hub's ledger (the -c names where; the run's telemetry token comes from the environment); nothing secret is on its command line.",
     },
     {
       id: 'gemini',

@@ -11,6 +11,8 @@ export interface WakeLaunch {
   webhookSecret: string | null;
   /** command: the run's own key (for the environment and the MCP config file only). */
   key: string | null;
+  /** command: the run's telemetry token (for the environment only; shared/agents/run-telemetry.ts). */
+  telemetryToken: string | null;
   mcpUrl: string;
   why: WakeSummary;
 }

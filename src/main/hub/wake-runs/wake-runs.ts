@@ -254,6 +254,7 @@ export class WakeRuns {
           action,
           webhookSecret: row.webhook_secret,
           key: issued?.key ?? null,
+          telemetryToken: issued?.telemetry ?? null,
           mcpUrl: `${this.hub.doors.baseUrl}/mcp`,
           why,
         },

@@ -3,13 +3,15 @@
 // not expand variables in its headers), so the credential there must be worth little: this token can add usage
 // records for its one agent and nothing else — no MCP door, hook door or owner API accepts it (its prefix is no
 // agent key's, and it is looked up nowhere else). Stored as a hash, shown once; making a new one replaces the old;
-// rotating the agent's key (hub/control/agents.ts rotateKey) drops it; revoking the agent stops it.
+// rotating the agent's key (hub/control/agents.ts rotateKey) drops it; revoking the agent stops it. A wake run's own
+// telemetry token (hub/identity/run-keys.ts: in memory, for the run's agent, revoked when the run ends) is taken here too.
 import crypto from 'node:crypto';
 import type { FeaturesHub } from '../services';
 import { HubError } from '../../../../shared/errors';
 import { findAgent, hashKey } from '../../identity/identities';
 import { agentPlaces, notePlaceRefusal } from '../../identity/places';
 import { placeAllowed, type RequestPlace } from '../../../../shared/agents/places';
+import { runTelemetryAgent } from '../../identity/run-keys';
 import type { UserRow } from '../../../store/tables/agents/users';
 import {
   dropTelemetryToken,
@@ -52,13 +54,18 @@ export type TelemetryLogin =
 /** Who a telemetry token stands for, from where it may be used (the agent's places, as its own key). */
 export function telemetryLogin(hub: FeaturesHub, token: string, at: RequestPlace): TelemetryLogin {
   if (!token.startsWith(TELEMETRY_TOKEN_PREFIX) || token.length > 200) return { standing: 'refused' };
-  const hash = hashKey(token);
-  const row = telemetryTokenByHash(hub.db, hash);
-  if (!row || !crypto.timingSafeEqual(row.token_hash, hash)) return { standing: 'refused' };
+  // A wake run's own token (in this hub's memory while the run lives), else the agent's stored one.
+  let userId = runTelemetryAgent(hub.services.runKeys, token, Date.now());
+  if (userId === undefined) {
+    const hash = hashKey(token);
+    const row = telemetryTokenByHash(hub.db, hash);
+    if (!row || !crypto.timingSafeEqual(row.token_hash, hash)) return { standing: 'refused' };
+    userId = row.user_id;
+  }
   let user: UserRow;
   try {
-    hub.forgetUser(row.user_id);
-    user = hub.user(row.user_id);
+    hub.forgetUser(userId);
+    user = hub.user(userId);
   } catch {
     return { standing: 'refused' };
   }
