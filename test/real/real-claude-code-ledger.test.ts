@@ -5,12 +5,15 @@
 // prompt the owner approves in Perch. Claude Code's own OpenTelemetry (the env block connect wrote) reaches the hub's
 // OTLP receiver: the ledger shows the Bash call once, decided through Perch's hook (Perch's own record of it joined
 // by the tool_use_id: the owner, on the laptop), with its outcome, and the agent's
-// cost is exactly what Claude Code reported for the session (its JSON result's total_cost_usd).
+// cost is exactly what Claude Code reported for the session (its JSON result's total_cost_usd). And a wake run Perch
+// starts with the Claude Code recipe reports the same way, under the woken agent (its run's own telemetry token), even
+// where the HOME's settings.json sends another agent's telemetry; its measured cost crosses the agent's daily cap.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { addAgent, cliAsync, eventually, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
+import { wakeRecipes } from '../../src/shared/agents/wake';
 import { pendingRequestOf } from '../support/hook-runner';
 import { useClaudeSession } from '../support/real-harness';
 import { toolResults, type Block, type MessagesRequest } from '../support/model-standin';
@@ -19,6 +22,11 @@ const served = useSharedServe();
 const COMMAND = 'touch perch-ledger.marker';
 
 function script(req: MessagesRequest): Block[] {
+  // A wake run (its MCP server is "perch", from PERCH_MCP_CONFIG): read the updates, then end.
+  if (req.tools?.some((t) => t.name === 'mcp__perch__get_updates'))
+    return toolResults(req).length
+      ? [{ type: 'text', text: 'done' }]
+      : [{ type: 'tool_use', id: 'toolu_wake_updates', name: 'mcp__perch__get_updates', input: { limit: 20 } }];
   if (!req.tools?.some((t) => t.name === 'Bash')) return [{ type: 'text', text: 'ok' }];
   const results = toolResults(req);
   const last = results[results.length - 1];
@@ -92,6 +100,85 @@ describe(
       const { costs } = await ledger('costs', '--agent', agent.name);
       assert.ok(costs.every((c: any) => c.cost_source === 'harness'));
       assert.ok(costs.reduce((s: number, c: any) => s + c.requests, 0) >= 3, 'one record per API request');
+    });
+  },
+);
+
+describe(
+  'a wake run of the real Claude Code (the recipe) reports its cost to the ledger under the woken agent',
+  { skip: session.claude.skip },
+  () => {
+    test("the run's api_request cost is the agent's, not the agent's whose token the HOME's settings.json holds; it crosses the agent's daily cap", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('cc-wake-ledger'));
+      const other = await addAgent(served.dataDir, uniqueName('cc-wake-other'));
+      const { token: otherToken } = await ledger('token', other.name);
+      const runHome = fs.mkdtempSync(path.join(session.home, 'wake-home-'));
+      const dir = fs.mkdtempSync(path.join(session.home, 'wake-project-'));
+      fs.mkdirSync(path.join(runHome, '.claude'));
+      // The user's settings.json sends Claude Code's telemetry to this hub as ANOTHER agent (as perch connect writes it).
+      const base = served.mcpUrl.replace(/\/mcp$/, '');
+      fs.writeFileSync(
+        path.join(runHome, '.claude', 'settings.json'),
+        JSON.stringify({
+          env: {
+            CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+            OTEL_METRICS_EXPORTER: 'otlp',
+            OTEL_LOGS_EXPORTER: 'otlp',
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_EXPORTER_OTLP_ENDPOINT: base,
+            OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${otherToken}`,
+          },
+        }),
+      );
+      await ownerOk(served, 'agents.set_caps', { agent: agent.id, cost_usd: 0.000001 });
+      const recipe = wakeRecipes(agent.name).find((r) => r.id === 'claude-code')!;
+      await ownerOk(served, 'wake.set', {
+        agent: agent.id,
+        shell: recipe.form.shell!.replace(/^claude /, `"${session.claude.bin}" `),
+        cwd: dir,
+        env: {
+          HOME: runHome,
+          ANTHROPIC_BASE_URL: session.model.url,
+          ANTHROPIC_API_KEY: 'dummy',
+          ENABLE_TOOL_SEARCH: 'false',
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        timeout_secs: 240,
+        max_runs_per_hour: 1,
+      });
+      const group = await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] });
+      await ownerOk(served, 'messages.send', { conv_id: group.conversation.conv_id, text: 'have a look', to: [agent.id] });
+      let run: any;
+      await eventually(
+        async () => {
+          [run] = (await ownerOk(served, 'wake.runs', { agent: agent.id })).runs;
+          return run && run.status !== 'running' && run.status !== 'starting';
+        },
+        180_000,
+        'the wake run to end',
+      );
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      const reported = run.usage?.total_cost_usd as number;
+      assert.ok(reported > 0, `the run's JSON result has its cost: ${JSON.stringify(run.usage)}`);
+
+      await eventually(
+        async () => {
+          const { costs } = await ledger('costs', '--agent', agent.name);
+          return Math.abs(costs.reduce((s: number, c: any) => s + (c.cost_usd ?? 0), 0) - reported) < 1e-9;
+        },
+        60_000,
+        `the woken agent's ledger cost to reach the run's total_cost_usd ${reported}`,
+      );
+      const { costs } = await ledger('costs', '--agent', agent.name);
+      assert.ok(
+        costs.every((c: any) => c.cost_source === 'harness' && c.harness === 'claude-code'),
+        JSON.stringify(costs),
+      );
+      assert.deepEqual((await ledger('costs', '--agent', other.name)).costs, [], 'nothing under the agent whose token settings.json holds');
+      const ctl = (await ownerOk(served, 'agents.controls', {})).agents.find((c: any) => c.agent.id === agent.id);
+      assert.equal(ctl.paused?.by, 'budget', JSON.stringify(ctl));
+      assert.match(ctl.paused.detail, /measured from the harness's own reports/);
     });
   },
 );
