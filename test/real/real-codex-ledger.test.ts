@@ -5,13 +5,18 @@
 // (test/support/model-standin.ts), which runs one shell command (`echo`, allowed in Codex's read-only sandbox, so
 // `codex exec` needs no approval) and reports fixed token counts on every response. The ledger shows the shell call
 // once with its outcome, and every response's tokens priced by the price table (the owner's price for the model).
+// And a wake run Perch starts with the Codex recipe reports under the woken agent: the recipe's -c names the endpoint,
+// the run's own telemetry token comes from its environment (OTEL_EXPORTER_OTLP_HEADERS, which Codex's exporter adds
+// to the configured headers and which wins over them), even where config.toml's [otel] holds another agent's token.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, eventually, exitOf, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, eventually, exitOf, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
+import { wakeRecipes } from '../../src/shared/agents/wake';
+import { codexExporterLine } from '../../src/shared/agents/telemetry-config';
 import { assertNoPerch, codex, connectWrite, pathWithoutPerch } from '../support/real-harness';
 import { functionOutputs, startResponsesStandIn, type ResponsesRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
@@ -156,3 +161,77 @@ describe(
     });
   },
 );
+
+describe('a wake run of the real Codex (the recipe) reports its tokens to the ledger under the woken agent', { skip: cli.skip }, () => {
+  test("the run's shell call and priced responses are the agent's, not the agent's whose token config.toml's [otel] holds", async () => {
+    const agent = await addAgent(served.dataDir, uniqueName('cx-wake-ledger'));
+    const other = await addAgent(served.dataDir, uniqueName('cx-wake-other'));
+    const { token: otherToken } = await perch('ledger', 'token', other.name);
+    const runHome = fs.mkdtempSync(path.join(home, 'wake-home-'));
+    const dir = fs.mkdtempSync(path.join(home, 'wake-project-'));
+    fs.mkdirSync(path.join(runHome, '.codex'));
+    const base = served.mcpUrl.replace(/\/mcp$/, '');
+    fs.writeFileSync(
+      path.join(runHome, '.codex', 'config.toml'),
+      `model = "${MODEL}"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\nbase_url = "${model.url}"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n[otel]\n${codexExporterLine({ base, token: otherToken })}\n`,
+    );
+    await perch(
+      'ledger',
+      'prices',
+      'set',
+      MODEL,
+      '--input',
+      String(PRICE.input),
+      '--cached-input',
+      String(PRICE.cached),
+      '--output',
+      String(PRICE.output),
+    );
+    const recipe = wakeRecipes(agent.name).find((r) => r.id === 'codex')!;
+    assert.match(recipe.form.shell!, /otel\.exporter=\{otlp-http=\{endpoint=\\"\$PERCH_OTLP_LOGS_URL\\"/);
+    assert.ok(!/perch_otlp_|perch_run_/.test(recipe.form.shell!), 'no secret on its command line');
+    const before = model.requests.length;
+    await ownerOk(served, 'wake.set', {
+      agent: agent.id,
+      shell: recipe.form.shell!.replace(/^codex exec /, `"${process.execPath}" "${cli.bin}" exec --skip-git-repo-check `),
+      cwd: dir,
+      env: { HOME: runHome, PATH: pathWithoutPerch(), STANDIN_KEY: 'dummy' },
+      timeout_secs: 240,
+      max_runs_per_hour: 1,
+    });
+    const group = await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] });
+    await ownerOk(served, 'messages.send', { conv_id: group.conversation.conv_id, text: 'have a look', to: [agent.id] });
+    let run: any;
+    await eventually(
+      async () => {
+        [run] = (await ownerOk(served, 'wake.runs', { agent: agent.id })).runs;
+        return run && run.status !== 'running' && run.status !== 'starting';
+      },
+      180_000,
+      'the wake run to end',
+    );
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    const responses = model.requests.length - before;
+    assert.ok(responses >= 2, `the turn that ran the command and the one after it: ${responses}`);
+    let costs: any[] = [];
+    await eventually(
+      async () => {
+        costs = (await perch('ledger', 'costs', '--agent', agent.name)).costs;
+        return costs.reduce((n: number, c: any) => n + c.requests, 0) >= responses;
+      },
+      60_000,
+      `a record for each of the ${responses} responses under the woken agent`,
+    );
+    assert.deepEqual(
+      costs.map((c: any) => [c.harness, c.model, c.cost_source]),
+      costs.map(() => ['codex', MODEL, 'price_table']),
+    );
+    const { calls } = await perch('ledger', 'calls', '--agent', agent.name);
+    assert.equal(calls.filter((c: any) => c.call_id === CALL).length, 1, JSON.stringify(calls));
+    assert.deepEqual(
+      (await perch('ledger', 'costs', '--agent', other.name)).costs,
+      [],
+      'nothing under the agent whose token config.toml holds',
+    );
+  });
+});
