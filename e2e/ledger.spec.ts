@@ -1,14 +1,15 @@
 // The Ledger page in the browser, at 1280×800 and 390×844: an agent's harness reports two tool calls and their cost
 // over OTLP (with the agent's telemetry token, as Claude Code sends them); the owner sees today's spend, the 14-day
 // chart, the calls grouped by session with who allowed each and how it ended, and the filters narrow them. And an
-// approval card of a harness's permission prompt links to its call's outcome once the harness reports it.
+// approval card of a harness's permission prompt links to its call's outcome once the harness reports it. And each
+// agent's Ledger tab on the Agents page shows the same pieces for that agent only, with a link to the Ledger filtered to it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, openPage, useHarness, within } from './harness';
-import { callOutcomeLink, ledger } from './pages/ledger';
+import { agentLedger, callOutcomeLink, ledger } from './pages/ledger';
 import { requestCard } from './pages/approvals';
 import { claudeCodeBash } from '../test/fixtures/permission-request';
 import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
@@ -18,7 +19,15 @@ const PERCH = path.join(ROOT, 'bin', 'perch.js');
 const run = promisify(execFile);
 
 describe('the Ledger page', () => {
-  const h = useHarness({ agents: ['kit'] });
+  const h = useHarness({ agents: ['kit', 'ada', 'bo'] });
+
+  async function tokenOf(name: string): Promise<string> {
+    const out = await run(process.execPath, [PERCH, 'ledger', 'token', name, '--data-dir', h().dataDir, '--json'], {
+      cwd: ROOT,
+      timeout: 20_000,
+    });
+    return JSON.parse(out.stdout).token as string;
+  }
 
   async function report(token: string, body: string): Promise<void> {
     const res = await fetch(`${h().baseUrl}/v1/logs`, {
@@ -161,6 +170,47 @@ describe('the Ledger page', () => {
         await h().screenshot(`ledger-card-outcome-${width}`);
         await l.showAll().click();
         await l.call('toolu_ok').waitFor({ timeout: 15_000 });
+      }
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
+  test(
+    "an agent's Ledger tab: its spend today, its 14-day chart and its tool calls only, and a link to the Ledger filtered to it; the same on the phone layout",
+    { timeout: 120_000 },
+    async () => {
+      const { page } = h();
+      await report(await tokenOf('ada'), claudeCodeCall('sess-ada', 'toolu_ada', 0.5));
+      await report(await tokenOf('bo'), claudeCodeCall('sess-bo', 'toolu_bo', 0.125));
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(() => (location.hash = '#/agents/ada'));
+        const t = agentLedger(page, 'ada');
+        await t.tab().click();
+        await t.spendToday('ada').text('$0.5000').waitFor({ timeout: 15_000 });
+        assert.equal(await t.spendToday('bo').count(), 0, `${width}: only ada's spend`);
+        const bars = t.chart().locator('.ledger-bar');
+        assert.equal(await bars.count(), 14, `${width}: fourteen days`);
+        assert.equal(await bars.last().getAttribute('data-usd'), '0.5', `${width}: today's bar is ada's alone`);
+        await t
+          .call('toolu_ada')
+          .text(/accept by the harness's allowlist · ran 2\.3 s/)
+          .waitFor();
+        assert.equal(await t.call('toolu_bo').count(), 0, `${width}: only ada's calls`);
+        assert.equal(await t.agentFilter().count(), 0, `${width}: no agent to choose in an agent's tab`);
+        assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), `${width}: no horizontal scroll`);
+        await h().screenshot(`agent-ledger-${width}`);
+
+        await t.openInLedger().click();
+        const l = ledger(page);
+        await l.call('toolu_ada').waitFor({ timeout: 15_000 });
+        assert.equal(await page.evaluate(() => location.hash), '#/ledger/agent/ada');
+        assert.equal(await l.agentFilter().inputValue(), 'ada', `${width}: the Ledger filtered to ada`);
+        await l.call('toolu_bo').waitFor({ state: 'detached' });
+        await l.agentFilter().selectOption('');
+        await l.call('toolu_bo').waitFor({ timeout: 15_000 });
       }
       assert.deepEqual(h().pageErrors, []);
     },

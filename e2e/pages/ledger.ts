@@ -3,12 +3,29 @@
 import type { Page } from 'playwright-core';
 import { on, type Part } from './on';
 
+/** The ledger's pieces by their sections (`region`: within the Ledger page, or an agent's Ledger tab, agentLedger). */
+const pieces = (region: (name: string) => Part) => ({
+  spendToday: (agent: string): Part => on(region('Spend today')).item(`${agent} spent today`),
+  chart: (): Part => on(region('Last 14 days')).img(/Spend per day/),
+  call: (callId: string): Part => on(region('Tool calls')).item(`Call ${callId}`),
+  failedOnly: (): Part => on(region('Tool calls')).checkbox('Failed only'),
+  search: (): Part => on(region('Tool calls')).role('searchbox', /^Search/),
+  agentFilter: (): Part => on(region('Tool calls')).combobox(/^Agent/),
+});
+
+/** An agent's Ledger tab on the Agents page (its tab, then its panel), with the link to the Ledger page filtered to it. */
+export const agentLedger = (page: Page, agent: string) => {
+  const panel = on(page).role('tabpanel', `${agent}'s ledger`);
+  return {
+    tab: (): Part => on(on(page).region(`Agent ${agent} details`)).tab('Ledger'),
+    panel,
+    ...pieces((name) => on(panel).region(name)),
+    openInLedger: (): Part => on(panel).link(`Open ${agent} in the Ledger`),
+  };
+};
+
 export const ledger = (page: Page) => ({
-  spendToday: (agent: string): Part => on(on(page).region('Spend today')).item(`${agent} spent today`),
-  chart: (): Part => on(on(page).region('Last 14 days')).img(/Spend per day/),
-  call: (callId: string): Part => on(on(page).region('Tool calls')).item(`Call ${callId}`),
-  failedOnly: (): Part => on(on(page).region('Tool calls')).checkbox('Failed only'),
-  search: (): Part => on(on(page).region('Tool calls')).role('searchbox', /^Search/),
+  ...pieces((name) => on(page).region(name)),
   /** The way back from one call (an approval card's link) to all of them. */
   showAll: (): Part => on(on(page).region('Tool calls')).link('Show all calls'),
   /** One of Perch's own events (a wake run, a pause, a rule), by its agent and words: "kit: paused by owner: lunch". */

@@ -160,9 +160,9 @@ function Shell() {
           ) : view.name === 'fleet' ? (
             <FleetView />
           ) : view.name === 'ledger' ? (
-            <LedgerPage key={view.call ?? ''} call={view.call} />
+            <LedgerPage key={view.call ?? `agent:${view.agent ?? ''}`} call={view.call} agent={view.agent} />
           ) : view.name === 'agents' ? (
-            <AgentsPage selected={view.agent} />
+            <AgentsPage selected={view.agent} tab={view.tab} />
           ) : view.name === 'request' ? (
             <RequestPage key={view.requestId} requestId={view.requestId} />
           ) : view.name === 'phone' ? (

@@ -6,10 +6,13 @@ export type View =
   | { name: 'conversation'; convId: string }
   | { name: 'approvals' }
   | { name: 'fleet' }
-  /** The Ledger; with call, that one tool call (an approval card's link to its outcome). */
-  | { name: 'ledger'; call?: string }
-  /** The agents list; with agent, that agent's detail pane (on a phone: the detail instead of the list). */
-  | { name: 'agents'; agent?: string }
+  /** The Ledger; with call, that one tool call (an approval card's link to its outcome); with agent, filtered to it. */
+  | { name: 'ledger'; call?: string; agent?: string }
+  /**
+   * The agents list; with agent, that agent's detail pane (on a phone: the detail instead of the list), on its Ledger
+   * tab with tab 'ledger'.
+   */
+  | { name: 'agents'; agent?: string; tab?: 'ledger' }
   /** The conversation list on its own (the phone layout's Conversations tab; on a wide screen the sidebar shows it). */
   | { name: 'conversations' }
   /** One request at full width (what a notification tap opens: /r/<request_id>). */

@@ -15,11 +15,13 @@ function hashOf(v: View): string {
     case 'home':
       return '#/';
     case 'agents':
-      return v.agent ? `#/agents/${encodeURIComponent(v.agent)}` : '#/agents';
+      if (!v.agent) return '#/agents';
+      return `#/agents/${encodeURIComponent(v.agent)}${v.tab ? `/${v.tab}` : ''}`;
     case 'settings':
       return v.tab ? `#/settings/${v.tab}` : '#/settings';
     case 'ledger':
-      return v.call ? `#/ledger/call/${encodeURIComponent(v.call)}` : '#/ledger';
+      if (v.call) return `#/ledger/call/${encodeURIComponent(v.call)}`;
+      return v.agent ? `#/ledger/agent/${encodeURIComponent(v.agent)}` : '#/ledger';
     default:
       return `#/${v.name}`;
   }
@@ -27,14 +29,21 @@ function hashOf(v: View): string {
 
 const PAGES = ['approvals', 'fleet', 'ledger', 'agents', 'conversations', 'phone', 'settings'] as const;
 
-/** The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>", "#/ledger/call/<call_id>"; "" and "#/": home); null: none. */
+/**
+ * The view a URL hash names ("#/approvals", "#/c/<conv_id>", "#/r/<request_id>", "#/ledger/call/<call_id>",
+ * "#/ledger/agent/<name>", "#/agents/<name>/ledger"; "" and "#/": home); null: none.
+ */
 export function viewOfHash(h: string): View | null {
   const m = /^#\/c\/(.+)$/.exec(h);
   const r = /^#\/r\/(.+)$/.exec(h);
   const a = /^#\/agents\/(.+)$/.exec(h);
   const call = /^#\/ledger\/call\/(.+)$/.exec(h);
+  const ledgerOf = /^#\/ledger\/agent\/(.+)$/.exec(h);
+  const agentTab = /^#\/agents\/([^/]+)\/ledger$/.exec(h);
   try {
     if (call) return { name: 'ledger', call: decodeURIComponent(call[1]!) };
+    if (ledgerOf) return { name: 'ledger', agent: decodeURIComponent(ledgerOf[1]!) };
+    if (agentTab) return { name: 'agents', agent: decodeURIComponent(agentTab[1]!), tab: 'ledger' };
     if (m) return { name: 'conversation', convId: decodeURIComponent(m[1]!) };
     if (r) return { name: 'request', requestId: decodeURIComponent(r[1]!) };
     if (a) return { name: 'agents', agent: decodeURIComponent(a[1]!) };

@@ -1,7 +1,7 @@
 // Agents: a compact list of every agent beside the selected one's detail pane (Linear's pattern; on a phone, the
 // list, then the detail with a way back). The detail holds what the owner does with one agent: pause, message,
 // review mode, its role config, wake runs, connecting it, its keys, export, caps and budget, rotating or revoking
-// its key. Below, the standing rules for their own permission prompts (agents/StandingRules.tsx). Each dialog is a
+// its key; its Ledger tab shows what its harness reported and spent (ledger/AgentLedger.tsx). Below, the standing rules for their own permission prompts (agents/StandingRules.tsx). Each dialog is a
 // component in agents/.
 import { useState } from 'react';
 import type { AgentKeyResult, AgentSummary } from '../../model';
@@ -23,8 +23,9 @@ import { StandingRules } from './StandingRules';
 import { ExportDialog } from '../settings/ExportDialog';
 import { placesWarning } from '../../../shared/agents/places';
 import { AgentStatePill } from '../fleet/AgentState';
+import { AgentLedger } from '../ledger/AgentLedger';
 
-export function AgentsPage({ selected }: { selected?: string }) {
+export function AgentsPage({ selected, tab }: { selected?: string; tab?: 'ledger' }) {
   const agents = useAgents((s) => s.list);
   const [adding, setAdding] = useState(false);
   const [shown, setShown] = useState<AgentKeyResult | null>(null);
@@ -61,6 +62,7 @@ export function AgentsPage({ selected }: { selected?: string }) {
           {current ? (
             <AgentDetail
               agent={current}
+              tab={tab}
               on={{ edit: setEditing, wake: setWaking, keys: setKeysOf, connect: setConnecting, export: setExporting, ask: setAsk }}
             />
           ) : (
@@ -161,7 +163,7 @@ interface DetailActions {
 }
 
 /** The selected agent: what it is, where it connects from, and everything the owner does with it. */
-function AgentDetail({ agent: a, on }: { agent: AgentSummary; on: DetailActions }) {
+function AgentDetail({ agent: a, tab, on }: { agent: AgentSummary; tab?: 'ledger'; on: DetailActions }) {
   const noWake = useLaptopOnly('wake.get');
   const noRotate = useLaptopOnly('agents.rotate_key');
   const noExport = useLaptopOnly('archive.export');
@@ -182,82 +184,97 @@ function AgentDetail({ agent: a, on }: { agent: AgentSummary; on: DetailActions 
         {!a.revoked && <AgentStatePill agentId={a.id} name={a.name} />}
         <span className="muted small">config v{a.config_version}</span>
       </div>
-      <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
-      <p className="muted small">
-        {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added{' '}
-        {dateTimeOf(a.created_at)}
-        {a.presence?.from && ` · last call from ${a.presence.from.via}`}
-        {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
-          ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
-      </p>
-      {!a.revoked && placesWarning(a.from ?? []) && (
-        <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>
-          {placesWarning(a.from ?? [])}
-        </p>
+      {/* Its pages: everything the owner does with it, and what its harness reported (ledger/AgentLedger.tsx). */}
+      <div className="agent-tabs" role="tablist" aria-label={`${a.name}'s pages`}>
+        <a role="tab" aria-selected={tab !== 'ledger'} href={hrefOf({ name: 'agents', agent: a.name })}>
+          Overview
+        </a>
+        <a role="tab" aria-selected={tab === 'ledger'} href={hrefOf({ name: 'agents', agent: a.name, tab: 'ledger' })}>
+          Ledger
+        </a>
+      </div>
+      {tab === 'ledger' ? (
+        <AgentLedger agent={a.name} />
+      ) : (
+        <>
+          <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
+          <p className="muted small">
+            {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added{' '}
+            {dateTimeOf(a.created_at)}
+            {a.presence?.from && ` · last call from ${a.presence.from.via}`}
+            {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
+              ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
+          </p>
+          {!a.revoked && placesWarning(a.from ?? []) && (
+            <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>
+              {placesWarning(a.from ?? [])}
+            </p>
+          )}
+          <div className="agent-actions" role="group" aria-label={`Actions for ${a.name}`}>
+            <PauseButton agent={a} />
+            {!a.revoked && (
+              <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
+                Message
+              </button>
+            )}
+            <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
+            <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => on.edit(a)}>
+              Edit config
+            </button>
+            <button
+              type="button"
+              className="btn btn-ghost"
+              aria-label={`Wake runs of ${a.name}`}
+              onClick={() => on.wake(a)}
+              {...laptopButton(noWake)}
+            >
+              Wake
+            </button>
+            {!a.revoked && (
+              <button type="button" className="btn btn-ghost" aria-label={`Connect ${a.name}`} onClick={() => on.connect(a.name)}>
+                Connect
+              </button>
+            )}
+            {!a.revoked && (
+              <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => on.keys(a.name)}>
+                Keys
+              </button>
+            )}
+            <button
+              type="button"
+              className="btn btn-ghost"
+              aria-label={`Export conversations of ${a.name}`}
+              onClick={() => on.export(a.name)}
+              {...laptopButton(noExport)}
+            >
+              Export…
+            </button>
+          </div>
+          {!a.revoked && <CapsForm agent={a} />}
+          {!a.revoked && <BudgetField agent={a} />}
+          <div className="agent-danger" role="group" aria-label={`Key of ${a.name}`}>
+            <button
+              type="button"
+              className="btn btn-ghost"
+              aria-label={`Rotate key of ${a.name}`}
+              onClick={() => on.ask({ kind: 'rotate', agent: a.name })}
+              {...laptopButton(noRotate)}
+            >
+              Rotate key
+            </button>
+            {!a.revoked && (
+              <button
+                type="button"
+                className="btn btn-danger-ghost"
+                aria-label={`Revoke ${a.name}`}
+                onClick={() => on.ask({ kind: 'revoke', agent: a.name })}
+              >
+                Revoke
+              </button>
+            )}
+          </div>
+        </>
       )}
-      <div className="agent-actions" role="group" aria-label={`Actions for ${a.name}`}>
-        <PauseButton agent={a} />
-        {!a.revoked && (
-          <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
-            Message
-          </button>
-        )}
-        <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
-        <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => on.edit(a)}>
-          Edit config
-        </button>
-        <button
-          type="button"
-          className="btn btn-ghost"
-          aria-label={`Wake runs of ${a.name}`}
-          onClick={() => on.wake(a)}
-          {...laptopButton(noWake)}
-        >
-          Wake
-        </button>
-        {!a.revoked && (
-          <button type="button" className="btn btn-ghost" aria-label={`Connect ${a.name}`} onClick={() => on.connect(a.name)}>
-            Connect
-          </button>
-        )}
-        {!a.revoked && (
-          <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => on.keys(a.name)}>
-            Keys
-          </button>
-        )}
-        <button
-          type="button"
-          className="btn btn-ghost"
-          aria-label={`Export conversations of ${a.name}`}
-          onClick={() => on.export(a.name)}
-          {...laptopButton(noExport)}
-        >
-          Export…
-        </button>
-      </div>
-      {!a.revoked && <CapsForm agent={a} />}
-      {!a.revoked && <BudgetField agent={a} />}
-      <div className="agent-danger" role="group" aria-label={`Key of ${a.name}`}>
-        <button
-          type="button"
-          className="btn btn-ghost"
-          aria-label={`Rotate key of ${a.name}`}
-          onClick={() => on.ask({ kind: 'rotate', agent: a.name })}
-          {...laptopButton(noRotate)}
-        >
-          Rotate key
-        </button>
-        {!a.revoked && (
-          <button
-            type="button"
-            className="btn btn-danger-ghost"
-            aria-label={`Revoke ${a.name}`}
-            onClick={() => on.ask({ kind: 'revoke', agent: a.name })}
-          >
-            Revoke
-          </button>
-        )}
-      </div>
     </section>
   );
 }
