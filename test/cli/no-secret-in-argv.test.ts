@@ -22,7 +22,7 @@ function killGroup(pid: number | null | undefined): void {
 }
 
 test(
-  'no secret in any argv: perch serve, perch call (key from the environment and from stdin), perch channel and a wake run hold the owner token, agent key and run key off every /proc/*/cmdline',
+  'no secret in any argv: perch serve, perch call (key from the environment and from stdin), perch channel and a wake run hold the owner token, agent key, run key and run telemetry token off every /proc/*/cmdline',
   { skip: !HAS_PROC && 'reads /proc', timeout: 90_000 },
   async () => {
     const dir = tempDataDir();
@@ -84,11 +84,14 @@ test(
       const runKey = environVar(runPid!, 'PERCH_KEY');
       assert.match(runKey ?? '', /^perch_/, "the run's key is in its environment");
       assert.notEqual(runKey, sleeper.key, 'a run key of its own');
+      // And its telemetry token, in its environment only (for the harness's OpenTelemetry exporter).
+      const runTelemetry = /^Authorization=Bearer (perch_otlp_run_\S+)$/.exec(environVar(runPid!, 'OTEL_EXPORTER_OTLP_HEADERS') ?? '')?.[1];
+      assert.ok(runTelemetry, "the run's telemetry token is in its environment");
 
       // Scan while everything is up: the run's sleep is running, the calls are waiting.
       const runningSleep = () => [...allCmdlines().values()].some((a) => a === 'sleep 60');
       await eventually(runningSleep, 20_000, "the run's own perch call to finish and its sleep to start");
-      const secrets = [ownerToken, caller.key, sleeper.key, runKey!];
+      const secrets = [ownerToken, caller.key, sleeper.key, runKey!, runTelemetry!];
       const found = argvHolding(secrets);
       for (const [what, p] of [
         ['perch serve', hub.proc],
