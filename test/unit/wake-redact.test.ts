@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { KeyRedactor, MIN_FRAGMENT, REDACTED } from '../../src/main/launcher/redact';
+import { KeyRedactor, MIN_FRAGMENT, REDACTED, RedactorChain } from '../../src/main/launcher/redact';
 
 const KEY = `perch_run_${crypto.randomBytes(24).toString('base64url')}`;
 
@@ -52,4 +52,14 @@ test("other output passes unchanged: text, the key's public prefix, short runs o
   const r = new KeyRedactor(KEY);
   const out = Buffer.concat([r.push(utf8.subarray(0, 2)), r.push(utf8.subarray(2, 9)), r.push(utf8.subarray(9)), r.end()]);
   assert.ok(out.equals(utf8), 'bytes pass through as they are');
+});
+
+test("RedactorChain redacts the run's key and its telemetry token, each split over writes at any point", () => {
+  const token = `perch_otlp_run_${crypto.randomBytes(24).toString('base64url')}`;
+  const line = `key ${KEY} header Authorization=Bearer ${token} end\n`;
+  for (let cut = 1; cut < line.length; cut += 3) {
+    const r = new RedactorChain([KEY, token]);
+    const out = [r.push(Buffer.from(line.slice(0, cut))), r.push(Buffer.from(line.slice(cut))), r.end()].map(String).join('');
+    assert.equal(out, `key ${REDACTED} header Authorization=Bearer ${REDACTED} end\n`, `split at ${cut}`);
+  }
 });
