@@ -205,7 +205,7 @@ export function wakeRecipes(name: string): WakeRecipe[] {
       title: 'Claude Code (headless)',
       cli: `perch agent wake ${name} --cwd path/to/project --shell '${claude}'`,
       form: { shell: claude, cwd: 'path/to/project' },
-      note: "PERCH_MCP_CONFIG is a config naming this hub with the run's own key; PERCH_CLAUDE_SETTINGS adds the PermissionRequest hook, so the run's permission prompts come to your Approvals inbox instead of failing it; --output-format json lets Perch count the run's cost.",
+      note: "PERCH_MCP_CONFIG is a config naming this hub with the run's own key; PERCH_CLAUDE_SETTINGS adds the PermissionRequest hook, so the run's permission prompts come to your Approvals inbox instead of failing it; --output-format json lets Perch count the run's cost; PERCH_CLAUDE_SETTINGS also sends its tool calls and cost to the Ledger under this agent.",
     },
     {
       id: 'codex',
