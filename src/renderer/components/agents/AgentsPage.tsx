@@ -167,8 +167,100 @@ function AgentDetail({ agent: a, tab, on }: { agent: AgentSummary; tab?: 'ledger
   const noWake = useLaptopOnly('wake.get');
   const noRotate = useLaptopOnly('agents.rotate_key');
   const noExport = useLaptopOnly('archive.export');
+  if (tab === 'ledger')
+    return (
+      <section className={`agent-detail ${a.revoked ? 'revoked' : ''}`} aria-label={`Agent ${a.name} details`}>
+        <AgentHead agent={a} tab={tab} />
+        <AgentLedger agent={a.name} />
+      </section>
+    );
   return (
     <section className={`agent-detail ${a.revoked ? 'revoked' : ''}`} aria-label={`Agent ${a.name} details`}>
+      <AgentHead agent={a} tab={tab} />
+      <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
+      <p className="muted small">
+        {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added{' '}
+        {dateTimeOf(a.created_at)}
+        {a.presence?.from && ` · last call from ${a.presence.from.via}`}
+        {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
+          ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
+      </p>
+      {!a.revoked && placesWarning(a.from ?? []) && (
+        <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>
+          {placesWarning(a.from ?? [])}
+        </p>
+      )}
+      <div className="agent-actions" role="group" aria-label={`Actions for ${a.name}`}>
+        <PauseButton agent={a} />
+        {!a.revoked && (
+          <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
+            Message
+          </button>
+        )}
+        <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
+        <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => on.edit(a)}>
+          Edit config
+        </button>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Wake runs of ${a.name}`}
+          onClick={() => on.wake(a)}
+          {...laptopButton(noWake)}
+        >
+          Wake
+        </button>
+        {!a.revoked && (
+          <button type="button" className="btn btn-ghost" aria-label={`Connect ${a.name}`} onClick={() => on.connect(a.name)}>
+            Connect
+          </button>
+        )}
+        {!a.revoked && (
+          <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => on.keys(a.name)}>
+            Keys
+          </button>
+        )}
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Export conversations of ${a.name}`}
+          onClick={() => on.export(a.name)}
+          {...laptopButton(noExport)}
+        >
+          Export…
+        </button>
+      </div>
+      {!a.revoked && <CapsForm agent={a} />}
+      {!a.revoked && <BudgetField agent={a} />}
+      <div className="agent-danger" role="group" aria-label={`Key of ${a.name}`}>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          aria-label={`Rotate key of ${a.name}`}
+          onClick={() => on.ask({ kind: 'rotate', agent: a.name })}
+          {...laptopButton(noRotate)}
+        >
+          Rotate key
+        </button>
+        {!a.revoked && (
+          <button
+            type="button"
+            className="btn btn-danger-ghost"
+            aria-label={`Revoke ${a.name}`}
+            onClick={() => on.ask({ kind: 'revoke', agent: a.name })}
+          >
+            Revoke
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** The top of an agent's detail: the way back, what it is, and its pages (Overview; Ledger, ledger/AgentLedger.tsx). */
+function AgentHead({ agent: a, tab }: { agent: AgentSummary; tab?: 'ledger' }) {
+  return (
+    <>
       <a href={hrefOf({ name: 'agents' })} className="btn btn-ghost back-button agent-back">
         ‹ All agents
       </a>
@@ -184,7 +276,6 @@ function AgentDetail({ agent: a, tab, on }: { agent: AgentSummary; tab?: 'ledger
         {!a.revoked && <AgentStatePill agentId={a.id} name={a.name} />}
         <span className="muted small">config v{a.config_version}</span>
       </div>
-      {/* Its pages: everything the owner does with it, and what its harness reported (ledger/AgentLedger.tsx). */}
       <div className="agent-tabs" role="tablist" aria-label={`${a.name}'s pages`}>
         <a role="tab" aria-selected={tab !== 'ledger'} href={hrefOf({ name: 'agents', agent: a.name })}>
           Overview
@@ -193,88 +284,6 @@ function AgentDetail({ agent: a, tab, on }: { agent: AgentSummary; tab?: 'ledger
           Ledger
         </a>
       </div>
-      {tab === 'ledger' ? (
-        <AgentLedger agent={a.name} />
-      ) : (
-        <>
-          <p className="agent-desc">{a.description || <span className="muted">No description.</span>}</p>
-          <p className="muted small">
-            {a.paused && <>{pauseText(a.paused)} · </>}Key {a.key_hint ?? '—'} (connects from {(a.from ?? ['local']).join(', ')}) · added{' '}
-            {dateTimeOf(a.created_at)}
-            {a.presence?.from && ` · last call from ${a.presence.from.via}`}
-            {a.config.skills.length + a.config.mcp_servers.length + a.config.apis.length > 0 &&
-              ` · ${a.config.skills.length} skills, ${a.config.mcp_servers.length} MCP servers, ${a.config.apis.length} APIs`}
-          </p>
-          {!a.revoked && placesWarning(a.from ?? []) && (
-            <p className="warn small" role="note" aria-label={`${a.name}: where its key may connect from`}>
-              {placesWarning(a.from ?? [])}
-            </p>
-          )}
-          <div className="agent-actions" role="group" aria-label={`Actions for ${a.name}`}>
-            <PauseButton agent={a} />
-            {!a.revoked && (
-              <button type="button" className="btn btn-ghost" onClick={() => void openDirectWith(a.name)}>
-                Message
-              </button>
-            )}
-            <ReviewToggle name={a.name} on={a.review} /> {/* review mode (HeldItems.tsx) */}
-            <button type="button" className="btn btn-ghost" aria-label={`Edit config of ${a.name}`} onClick={() => on.edit(a)}>
-              Edit config
-            </button>
-            <button
-              type="button"
-              className="btn btn-ghost"
-              aria-label={`Wake runs of ${a.name}`}
-              onClick={() => on.wake(a)}
-              {...laptopButton(noWake)}
-            >
-              Wake
-            </button>
-            {!a.revoked && (
-              <button type="button" className="btn btn-ghost" aria-label={`Connect ${a.name}`} onClick={() => on.connect(a.name)}>
-                Connect
-              </button>
-            )}
-            {!a.revoked && (
-              <button type="button" className="btn btn-ghost" aria-label={`Keys of ${a.name}`} onClick={() => on.keys(a.name)}>
-                Keys
-              </button>
-            )}
-            <button
-              type="button"
-              className="btn btn-ghost"
-              aria-label={`Export conversations of ${a.name}`}
-              onClick={() => on.export(a.name)}
-              {...laptopButton(noExport)}
-            >
-              Export…
-            </button>
-          </div>
-          {!a.revoked && <CapsForm agent={a} />}
-          {!a.revoked && <BudgetField agent={a} />}
-          <div className="agent-danger" role="group" aria-label={`Key of ${a.name}`}>
-            <button
-              type="button"
-              className="btn btn-ghost"
-              aria-label={`Rotate key of ${a.name}`}
-              onClick={() => on.ask({ kind: 'rotate', agent: a.name })}
-              {...laptopButton(noRotate)}
-            >
-              Rotate key
-            </button>
-            {!a.revoked && (
-              <button
-                type="button"
-                className="btn btn-danger-ghost"
-                aria-label={`Revoke ${a.name}`}
-                onClick={() => on.ask({ kind: 'revoke', agent: a.name })}
-              >
-                Revoke
-              </button>
-            )}
-          </div>
-        </>
-      )}
-    </section>
+    </>
   );
 }
