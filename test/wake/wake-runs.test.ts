@@ -153,7 +153,16 @@ describe('wake runs', () => {
         .sort();
       assert.deepEqual(
         perchVars,
-        ['PERCH_AGENT', 'PERCH_CLAUDE_SETTINGS', 'PERCH_KEY', 'PERCH_MCP_CONFIG', 'PERCH_OTLP_LOGS_URL', 'PERCH_RUN_ID', 'PERCH_URL', 'PERCH_WAKE'],
+        [
+          'PERCH_AGENT',
+          'PERCH_CLAUDE_SETTINGS',
+          'PERCH_KEY',
+          'PERCH_MCP_CONFIG',
+          'PERCH_OTLP_LOGS_URL',
+          'PERCH_RUN_ID',
+          'PERCH_URL',
+          'PERCH_WAKE',
+        ],
         "only the run's own PERCH_ variables",
       );
     } finally {
