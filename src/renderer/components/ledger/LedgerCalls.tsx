@@ -1,7 +1,7 @@
 // The ledger's tool calls (owner API ledger.calls) as a timeline grouped by agent and session, with filters (agent,
 // harness, tool, failed only) and search: of every agent (the Ledger page, `initialAgent` from its address) or of one
 // (`agent`: its Ledger tab on the Agents page, where there is no agent to choose). `call`: that one call only.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../transport';
 import { hrefOf } from '../../sync';
 import { useAgents } from '../../stores/agents';
@@ -51,22 +51,33 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
   const agent = props.agent ?? f.agent;
   const known = useAgents((s) => s.list);
 
+  // The first list is asked for at once (the page's first paint waits for it); a change of the filters waits 150 ms
+  // for the typing to pause. An answer to filters already changed again is dropped.
+  const asked = useRef(false);
   useEffect(() => {
-    const t = setTimeout(() => {
-      api('ledger.calls', {
-        ...(props.call ? { call_id: props.call } : {}),
-        ...(agent ? { agent } : {}),
-        ...(f.harness ? { harness: f.harness } : {}),
-        ...(f.tool.trim() ? { tool: f.tool.trim() } : {}),
-        ...(f.search.trim() ? { search: f.search.trim() } : {}),
-        ...(f.failedOnly ? { failed_only: true } : {}),
-        limit: 200,
-      }).then(
-        (r) => setCalls(r.calls),
-        (e: Error) => onError(e.message),
-      );
-    }, 150);
-    return () => clearTimeout(t);
+    let live = true;
+    const t = setTimeout(
+      () => {
+        asked.current = true;
+        api('ledger.calls', {
+          ...(props.call ? { call_id: props.call } : {}),
+          ...(agent ? { agent } : {}),
+          ...(f.harness ? { harness: f.harness } : {}),
+          ...(f.tool.trim() ? { tool: f.tool.trim() } : {}),
+          ...(f.search.trim() ? { search: f.search.trim() } : {}),
+          ...(f.failedOnly ? { failed_only: true } : {}),
+          limit: 200,
+        }).then(
+          (r) => live && setCalls(r.calls),
+          (e: Error) => live && onError(e.message),
+        );
+      },
+      asked.current ? 150 : 0,
+    );
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
   }, [f, agent, props.call, onError]);
 
   const agents = useMemo(() => {
