@@ -17,7 +17,8 @@
 //            support: what `perch hook` costs a harness, beside the hub's hook door (bench/support.ts)
 //            otlp: harness telemetry records kept per second at /v1/logs, with send_message's p99 beside it
 //            ledger: the flight recorder at size (1M recorded tool calls): the Ledger page's owner actions and its
-//            first paint in Chromium (bench/sections/ledger-page.ts)
+//            first paint in Chromium (bench/sections/ledger-page.ts); --ledger-dir DIR takes a data dir
+//            bench/seed-ledger.ts seeded before (copied) instead of seeding 1M calls again
 //            rules: standing rules' parse + match per prompt, and a scripted week's share of prompts that needed the
 //            owner (in-process, no hub: bench/sections/rules.ts)
 //            export (not in the default): perch export of the 1M-message store while an agent sends: the

@@ -19,6 +19,7 @@ export const { values: opt } = parseArgs({
     starts: { type: 'string' },
     against: { type: 'string' },
     rounds: { type: 'string' },
+    'ledger-dir': { type: 'string' },
   },
   strict: true,
 });

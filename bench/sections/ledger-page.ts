@@ -7,15 +7,53 @@
 //     already logged in) to the spend, the 14-day chart and the first tool call drawn, LEDGER_PAINTS times (p50, max).
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { chromium } from 'playwright-core';
 import { ownerCaller, r3, summarize } from '../client';
 import { runProcess, startHub, stopProcess, tmpRoot } from '../lib/processes';
-import { checkDeadline, progress, sized } from '../lib/settings';
+import { checkDeadline, opt, progress, sized } from '../lib/settings';
 
 const LEDGER_CALLS = sized(1_000_000, 200_000, 2_000);
 const LEDGER_SAMPLES = sized(30, 15, 2);
 const LEDGER_PAINTS = sized(5, 3, 1);
 const CHROMIUM = process.env.PERCH_E2E_CHROMIUM ?? '/usr/bin/chromium';
+
+type Seeded = { agents: Array<{ name: string }>; calls: number; records: number; ms: number };
+
+async function seedLedger(dir: string): Promise<Seeded> {
+  progress(`ledger: seeding ${LEDGER_CALLS} tool calls through the OTLP path …`);
+  const out = await runProcess(
+    'seed-ledger',
+    ['--import', 'tsx', 'bench/seed-ledger.ts', '--data-dir', dir, '--calls', String(LEDGER_CALLS)],
+    40 * 60_000,
+    (l) => progress(`  ${l}`),
+  );
+  return JSON.parse(out.trim().split('\n').pop()!) as Seeded;
+}
+
+/**
+ * --ledger-dir DIR: a data dir bench/seed-ledger.ts seeded before (seeding 1M calls takes minutes), its database
+ * copied here so the run leaves it as it was; what it holds is read from it.
+ */
+function reuse(from: string, dir: string): Seeded {
+  const file = path.join(from, 'perch.sqlite');
+  if (!fs.existsSync(file))
+    throw new Error(`--ledger-dir ${from}: no perch.sqlite there (seed one: node --import tsx bench/seed-ledger.ts --data-dir ${from})`);
+  progress(`ledger: copying the seeded ledger of ${from} …`);
+  fs.copyFileSync(file, path.join(dir, 'perch.sqlite'));
+  const db = new Database(path.join(dir, 'perch.sqlite'), { readonly: true });
+  try {
+    const n = (q: string) => (db.prepare(q).get() as { n: number }).n;
+    return {
+      agents: db.prepare("SELECT name FROM users WHERE kind = 'agent' ORDER BY name").all() as Array<{ name: string }>,
+      calls: n("SELECT COUNT(*) AS n FROM ledger_records WHERE kind = 'tool_result'"),
+      records: n('SELECT COUNT(*) AS n FROM ledger_records'),
+      ms: 0,
+    };
+  } finally {
+    db.close();
+  }
+}
 
 export async function ledgerPagePhase(): Promise<Record<string, unknown>> {
   checkDeadline('ledger');
@@ -23,20 +61,7 @@ export async function ledgerPagePhase(): Promise<Record<string, unknown>> {
     throw new Error(`ledger: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PERCH_E2E_CHROMIUM)`);
   const dir = path.join(tmpRoot, 'hub-ledger');
   fs.mkdirSync(dir, { recursive: true });
-  progress(`ledger: seeding ${LEDGER_CALLS} tool calls through the OTLP path …`);
-  const seeded = JSON.parse(
-    (
-      await runProcess(
-        'seed-ledger',
-        ['--import', 'tsx', 'bench/seed-ledger.ts', '--data-dir', dir, '--calls', String(LEDGER_CALLS)],
-        40 * 60_000,
-        (l) => progress(`  ${l}`),
-      )
-    )
-      .trim()
-      .split('\n')
-      .pop()!,
-  ) as { agents: Array<{ name: string }>; calls: number; records: number; ms: number };
+  const seeded = opt['ledger-dir'] ? reuse(path.resolve(opt['ledger-dir']), dir) : await seedLedger(dir);
   progress(`ledger: ${seeded.calls} calls in ${seeded.records} records seeded in ${seeded.ms} ms`);
   const out: Record<string, unknown> = {
     tool_calls: seeded.calls,
