@@ -90,7 +90,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
       version: 1,
       hooks: {
         beforeShellExecution: [{ command: './hooks/audit.sh' }, ours],
-        afterFileEdit: [{ command: './hooks/format.sh' }],
+        afterFileEdit: [{ command: './hooks/format.sh' }, results],
         beforeMCPExecution: [ours],
         afterShellExecution: [results],
         afterMCPExecution: [results],
@@ -117,7 +117,13 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     assert.equal(r.code, 0, r.stderr);
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     assert.equal(hooks.version, 1);
-    assert.deepEqual(Object.keys(hooks.hooks), ['beforeShellExecution', 'beforeMCPExecution', 'afterShellExecution', 'afterMCPExecution']);
+    assert.deepEqual(Object.keys(hooks.hooks), [
+      'beforeShellExecution',
+      'beforeMCPExecution',
+      'afterShellExecution',
+      'afterMCPExecution',
+      'afterFileEdit',
+    ]);
     assert.ok(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${a.name}`]);
   });
 
@@ -141,7 +147,7 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
 });
 
 describe('an earlier Cursor connection gets the result hooks; disconnect takes them out', () => {
-  test("the next connect --write adds afterShellExecution and afterMCPExecution beside the user's own after hooks; perch disconnect cursor takes all four of Perch's hooks out and leaves the user's", async () => {
+  test("the next connect --write adds afterShellExecution, afterMCPExecution and afterFileEdit beside the user's own after hooks; perch disconnect cursor takes all of Perch's hooks out and leaves the user's", async () => {
     const a = await newAgent();
     const home = homeWithCursor();
     // What connect wrote before Cursor's results were recorded: the permission hooks only; the user has an after hook.
@@ -170,7 +176,7 @@ describe('an earlier Cursor connection gets the result hooks; disconnect takes t
         ['hooks.json', true],
       ],
     );
-    assert.match(JSON.stringify(out), /and result hooks \(afterShellExecution, afterMCPExecution\)/);
+    assert.match(JSON.stringify(out), /and result hooks \(afterShellExecution, afterMCPExecution, afterFileEdit\)/);
     const results = { command: resultHook(served.mcpUrl, a.name) };
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8')), {
       version: 1,
@@ -178,6 +184,7 @@ describe('an earlier Cursor connection gets the result hooks; disconnect takes t
         ...earlier.hooks,
         afterShellExecution: [{ command: './hooks/log-shell.sh' }, results],
         afterMCPExecution: [results],
+        afterFileEdit: [{ command: './hooks/format.sh' }, results],
       },
     });
 

@@ -58,7 +58,7 @@ async function runHook(command: string, input: unknown, key: AgentKey | { name: 
 }
 
 /** The after hook, run as written: Cursor reads nothing back, the door answers {} and the hook exits 0. */
-async function after(a: AgentKey, event: 'afterShellExecution' | 'afterMCPExecution', input: unknown): Promise<void> {
+async function after(a: AgentKey, event: 'afterShellExecution' | 'afterMCPExecution' | 'afterFileEdit', input: unknown): Promise<void> {
   const r = await runHook(written(a)[event]!, input, a);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '{}', ''], `${event}: ${JSON.stringify(input).slice(0, 200)}`);
 }
@@ -179,6 +179,18 @@ describe("Cursor's after-execution hooks record each call's result, joined to it
     assert.ok(all.every((c) => c.tool === 'Shell' && JSON.parse(c.asked).command === cmd));
   });
 
+  test('a file edit (afterFileEdit: no permission hook before it) is a call of its own, tool "Edit", what it changed as asked; once', async () => {
+    const a = await newAgent('cursor-rec-edit');
+    await after(a, 'afterFileEdit', cursorAfterFileEdit);
+    await after(a, 'afterFileEdit', cursorAfterFileEdit);
+    const [call, ...more] = await calls(a);
+    assert.equal(more.length, 0, 'the repeated hook added nothing');
+    assert.match(call.call_id, /^cursor-/);
+    assert.deepEqual([call.tool, call.session_id, call.perch], ['Edit', cursorAfterFileEdit.conversation_id, null]);
+    assert.deepEqual(JSON.parse(call.asked), { file_path: '/home/user/my-project/a.ts', edits: [{ old_string: 'a', new_string: 'b' }] });
+    assert.equal(call.outcome.success, true);
+  });
+
   test('a result whose permission hook never reached Perch is a call of its own', async () => {
     const a = await newAgent('cursor-rec-alone');
     await after(a, 'afterShellExecution', cursorAfterShell({ command: 'ls -la', output: 'total 0' }));
@@ -201,7 +213,9 @@ describe('hostile input at the after-execution door: answered, nothing stored, t
       JSON.stringify(cursorShell),
       /"beforeShellExecution" hook event, not afterShellExecution or afterMCPExecution/,
     ],
-    ['another event', JSON.stringify(cursorAfterFileEdit), /"afterFileEdit" hook event/],
+    ['another event', JSON.stringify({ ...cursorShell, hook_event_name: 'stop', status: 'completed' }), /"stop" hook event/],
+    ['an edit without its file', JSON.stringify({ ...cursorAfterFileEdit, file_path: undefined }), /afterFileEdit input has no file_path/],
+    ['edits that are no list', JSON.stringify({ ...cursorAfterFileEdit, edits: 'all of it' }), /edits is not a list/],
     ['a command that is a number', JSON.stringify(cursorAfterShell({ command: 7 })), /command is not a string/],
     ['no command', JSON.stringify(cursorAfterShell({ command: '  ' })), /has no command/],
     ['an output object', JSON.stringify(cursorAfterShell({ output: { a: 1 } })), /output is not a string/],

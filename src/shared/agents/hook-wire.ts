@@ -32,7 +32,8 @@ type Json = Record<string, unknown>;
 export const HOOK_DOOR_EVENTS = {
   'claude-code': ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   codex: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
-  // Cursor's beforeShellExecution / beforeMCPExecution (permission-request) and afterShellExecution / afterMCPExecution
+  // Cursor's beforeShellExecution / beforeMCPExecution (permission-request) and afterShellExecution / afterMCPExecution /
+  // afterFileEdit
   // (post-tool-use: the call's result, harnesses/cursor-wire.ts).
   cursor: ['permission-request', 'post-tool-use'],
   // GitHub Copilot CLI's own events (shared/agents/harnesses/copilot-wire.ts): permissionRequest, preToolUse, notification,

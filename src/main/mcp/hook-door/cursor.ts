@@ -1,5 +1,5 @@
 // Cursor's after-execution hooks at the hub: POST /hook/cursor/post-tool-use, what `perch connect cursor --write`
-// points its afterShellExecution and afterMCPExecution hooks at (one curl request each; the wire format in
+// points its afterShellExecution, afterMCPExecution and afterFileEdit hooks at (one curl request each; the wire format in
 // shared/agents/harnesses/cursor-wire.ts). Each records the call's result in the flight recorder (tool_result: the
 // output's first lines, the duration, an MCP call's success), joined to the call its permission hook opened
 // (hub/features/ledger/cursor-calls.ts), once: the same hook input again adds nothing and closes no other call.

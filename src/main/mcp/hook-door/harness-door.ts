@@ -1,6 +1,6 @@
 // POST /hook/<harness>/<event> (gemini: its own door, gemini.ts; claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
 // session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks, and
-// post-tool-use, for its afterShellExecution and afterMCPExecution hooks: ./cursor.ts;
+// post-tool-use, for its afterShellExecution, afterMCPExecution and afterFileEdit hooks: ./cursor.ts;
 // opencode: tool-before, tool-after, event, permission-asked, for the plugin perch connect writes: ./opencode.ts)
 // takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
 // (shared/agents/hook-wire.ts, harnesses/copilot-wire.ts), so Claude Code's and GitHub Copilot CLI's HTTP hooks post here directly, one request, no `perch` process

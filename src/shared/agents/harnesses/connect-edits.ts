@@ -32,7 +32,7 @@ function hooksWhat(client: 'claude-code' | 'codex' | 'cursor', o: ConnectOptions
       ? `\`perch hook …${client === 'cursor' ? ' --harness cursor' : ''} --agent ${o.agent}\``
       : `${client === 'claude-code' ? 'HTTP hooks to' : 'curl to'} ${hookBaseUrl(o.mcpUrl)}/hook/${client}/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
   if (client === 'cursor') {
-    // Its result hooks (after a shell command or MCP call: the flight recorder) are curl requests only.
+    // Its result hooks (after a shell command, an MCP call, a file edit: the flight recorder) are curl requests only.
     const results = cursorHooks(o).filter((h) => h.sub === 'post-tool-use' && h.command !== undefined);
     const also = results.length ? ` and result hooks (${results.map((h) => h.event).join(', ')})` : '';
     return `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')})${also}: ${how}`;

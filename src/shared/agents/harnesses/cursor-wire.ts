@@ -1,13 +1,14 @@
-// Cursor's after-execution hooks, pure: what its afterShellExecution and afterMCPExecution hooks write on stdin, read
-// into one tool call's result for the flight recorder (the hub's door POST /hook/cursor/post-tool-use:
+// Cursor's after-execution hooks, pure: what its afterShellExecution, afterMCPExecution and afterFileEdit hooks write
+// on stdin, read into one tool call's result for the flight recorder (the hub's door POST /hook/cursor/post-tool-use:
 // src/main/mcp/hook-door/cursor.ts). Cursor reads nothing back from them (they observe only); the door answers {}.
 //
 // Wire format, as Cursor's hooks reference gives it (cursor.com/docs/agent/hooks): the common fields conversation_id,
 // generation_id, model, hook_event_name, cursor_version, workspace_roots, user_email (and transcript_path);
 // afterShellExecution adds command, output (the command's output) and duration (ms); afterMCPExecution adds tool_name,
-// tool_input (the params as a JSON string), result_json (the tool's result as a JSON string) and duration (ms). Neither
-// names a call id of its own, nor the shell command's exit code, nor (afterMCPExecution) the MCP server; and no hook
-// of Cursor's carries a cost or its tokens.
+// tool_input (the params as a JSON string), result_json (the tool's result as a JSON string) and duration (ms);
+// afterFileEdit adds file_path and edits ([{old_string, new_string}]). None names a call id of its own, nor the shell
+// command's exit code, nor (afterMCPExecution) the MCP server; and no hook of Cursor's carries a cost or its tokens.
+// A file edit has no permission hook before it: it is a call of its own, tool "Edit", asked {file_path, edits}.
 //
 // How a result finds its call: the door opened one for each beforeShellExecution / beforeMCPExecution that reached it
 // (hub/features/ledger/cursor-calls.ts), under the conversation and what it asked (the command; the MCP tool and its
@@ -18,7 +19,9 @@ import { tooDeep } from '../../text/json-depth';
 import { CURSOR_SHELL_TOOL, StepAside, cursorMcpParams, parseStdinObject } from '../hook-wire';
 
 /** The after-execution hooks `perch connect cursor --write` writes, beside its permission hooks. */
-export const CURSOR_RESULT_EVENTS = ['afterShellExecution', 'afterMCPExecution'] as const;
+export const CURSOR_RESULT_EVENTS = ['afterShellExecution', 'afterMCPExecution', 'afterFileEdit'] as const;
+/** The tool Perch records Cursor's file edits under. */
+export const CURSOR_EDIT_TOOL = 'Edit';
 export type CursorResultEvent = (typeof CURSOR_RESULT_EVENTS)[number];
 
 /** One call's result as Cursor's after hook reports it. */
@@ -26,7 +29,7 @@ export interface CursorResult {
   event: CursorResultEvent;
   conversation_id?: string;
   generation_id?: string;
-  /** What joins it to its call: "shell" or "mcp:<tool name as Cursor names it>". */
+  /** What joins it to its call: "shell" or "mcp:<tool name as Cursor names it>" ("edit": none opens such a call). */
   match: string;
   /** The tool as Perch names it: Shell, or MCP:<tool>@<server> (the server of its open call; Cursor does not name it here). */
   tool: string;
@@ -95,6 +98,14 @@ export function parseCursorResult(text: string, mcpToolName: (tool: string, serv
     generation_id: optionalString(o, 'generation_id', e),
     duration_ms: durationOf(o, e),
   };
+  if (e === 'afterFileEdit') {
+    const file = optionalString(o, 'file_path', e);
+    if (!file) throw new StepAside('the afterFileEdit input has no file_path');
+    if (o.edits !== undefined && o.edits !== null && !Array.isArray(o.edits))
+      throw new StepAside("the afterFileEdit input's edits is not a list");
+    const edits = Array.isArray(o.edits) ? { edits: o.edits } : {};
+    return clean({ ...base, match: 'edit', tool: CURSOR_EDIT_TOOL, tool_input: { file_path: file, ...edits }, success: true });
+  }
   if (e === 'afterShellExecution') {
     const command = optionalString(o, 'command', e);
     if (!command?.trim()) throw new StepAside('the afterShellExecution input has no command');

@@ -1,6 +1,6 @@
 // Cursor's entries of `perch connect cursor NAME` (pure): ~/.cursor/mcp.json mcpServers.perch-NAME (HTTP, the key as
 // ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json (version 1) beforeShellExecution and beforeMCPExecution →
-// /hook/cursor/permission-request, afterShellExecution and afterMCPExecution → /hook/cursor/post-tool-use (each call's
+// /hook/cursor/permission-request, afterShellExecution, afterMCPExecution and afterFileEdit → /hook/cursor/post-tool-use (each call's
 // result in the flight recorder; the curl form only); project scope DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
 import { keyEnvVar } from '../key-env';
 import { ConfigFileError, jsonText, objectAt, parseObject, type Json } from '../config-json';
@@ -50,7 +50,7 @@ export function cursorHooks(o: ConnectOptions): Array<{ event: string; sub: stri
 
 /**
  * ~/.cursor/hooks.json (version 1) with Perch's hook once under beforeShellExecution and beforeMCPExecution (its
- * permission hooks) and afterShellExecution and afterMCPExecution (the results), each in the place of an earlier one
+ * permission hooks) and afterShellExecution, afterMCPExecution and afterFileEdit (the results), each in the place of an earlier one
  * of Perch's; the other hooks as they were. Another version of the file is refused.
  */
 export function setCursorHooks(text: string | undefined, o: ConnectOptions, file = '~/.cursor/hooks.json'): string {

@@ -1,5 +1,5 @@
 // A tool call's result as a harness's own after-tool hook reports it (Gemini CLI's AfterTool, through its hook door:
-// mcp/hook-door/gemini.ts; Cursor's afterShellExecution / afterMCPExecution: mcp/hook-door/cursor.ts), in the flight
+// mcp/hook-door/gemini.ts; Cursor's afterShellExecution / afterMCPExecution / afterFileEdit: mcp/hook-door/cursor.ts), in the flight
 // recorder: one tool_result record with what was asked, whether it failed, and the first lines of its output, cut as
 // telemetry's are (LEDGER_TEXT). Gemini names no call id: the door gives each BeforeTool one of its own (tool-use-ids.ts,
 // under what it asked), which its AfterTool and Perch's decision on it (decisions.ts) find, so the call's records join
