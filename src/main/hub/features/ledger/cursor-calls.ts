@@ -4,8 +4,9 @@
 // hook that reaches the hub opens a call under an id of Perch's own ("cursor-<uuid>"): Perch's decision on it
 // (decisions.ts) carries that id, and the after hook that asked the same in the same conversation closes the call
 // (the oldest such open call of the same generation first, else the oldest), so its result (hook-results.ts) joins the
-// decision as one call. Kept in memory, bounded (the oldest forgotten past TOOL_USE_MEMORY): a hub restarted between
-// the two hooks records the result as a call of its own.
+// decision as one call. Kept in memory, bounded: past TOOL_USE_MEMORY open calls, the oldest of the conversation quiet
+// the longest is forgotten. A result whose call was forgotten (or a hub restarted between the two hooks) is a call of
+// its own.
 import crypto from 'node:crypto';
 import { TOOL_USE_MEMORY } from './tool-use-ids';
 
