@@ -21,6 +21,7 @@ import { Delivery } from './hub/talk/delivery';
 import { RequestExpiry } from './hub/features/requests/request-expiry';
 import { PromptWaits } from './hub/features/requests/prompt-waits';
 import { ToolUseIds } from './hub/features/ledger/tool-use-ids';
+import { CursorCalls } from './hub/features/ledger/cursor-calls';
 import { FloorExpiry } from './hub/features/coordination/floor';
 import { progressLimiter } from './hub/features/progress/progress';
 import { Retention, type RetentionOptions } from './hub/features/retention/retention-job';
@@ -64,6 +65,7 @@ export function hubServices(hub: PerchHub, deps: ServiceDeps = {}): HubServices 
     requestExpiry: new RequestExpiry(hub),
     promptWaits: new PromptWaits(),
     toolUseIds: new ToolUseIds(),
+    cursorCalls: new CursorCalls(),
     floorExpiry: new FloorExpiry(hub),
     progressLimiter: progressLimiter(),
     retention: new Retention(hub, deps.retention),

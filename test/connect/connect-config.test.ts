@@ -338,6 +338,9 @@ describe("the hooks reach the hub's hook door: Claude Code HTTP hooks, curl for 
       hooks: {
         beforeShellExecution: [{ command: curl('cursor', 'permission-request', 590) }],
         beforeMCPExecution: [{ command: curl('cursor', 'permission-request', 590) }],
+        afterShellExecution: [{ command: curl('cursor', 'post-tool-use', 10) }],
+        afterMCPExecution: [{ command: curl('cursor', 'post-tool-use', 10) }],
+        afterFileEdit: [{ command: curl('cursor', 'post-tool-use', 10) }],
       },
     });
     assert.doesNotMatch(JSON.stringify([codex, cursor]), /perch hook|node /);

@@ -1,6 +1,7 @@
 // `perch connect cursor NAME` (src/main/cli/agents/connect.ts, src/shared/agents/harnesses/cursor.ts): Perch's MCP entry in
-// ~/.cursor/mcp.json and its permission hooks in ~/.cursor/hooks.json (version 1: beforeShellExecution and
-// beforeMCPExecution, the shape of Cursor's hooks reference, https://cursor.com/docs/agent/hooks), on a temporary
+// ~/.cursor/mcp.json and its hooks in ~/.cursor/hooks.json (version 1: the permission hooks beforeShellExecution and
+// beforeMCPExecution, the result hooks afterShellExecution and afterMCPExecution, the shape of Cursor's hooks
+// reference, https://cursor.com/docs/agent/hooks), on a temporary
 // HOME holding real-looking files: a diff without --write, backups and the rest kept with it, twice in a row
 // without duplicates, bad files refused with nothing written. Protocol level only: no real Cursor.
 import { test, describe } from 'node:test';
@@ -35,6 +36,15 @@ function homeWithCursor(): string {
 }
 
 const connect = (home: string, args: string[]) => cliAsync(['connect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
+const disconnect = (home: string, args: string[]) =>
+  cliAsync(['disconnect', ...args, '--data-dir', served.dataDir], { env: { HOME: home } });
+
+/** The curl hook of a Perch hook door (the key read from PERCH_KEY_<NAME> by the shell), as connect writes it. */
+function curlHook(mcpUrl: string, agent: string, sub: string, secs: number): string {
+  return `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(agent)}" | curl -sS -f --max-time ${secs} -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${mcpUrl.replace(/\/mcp$/, '')}/hook/cursor/${sub}?agent=${agent}'; } 3<&0`;
+}
+/** Cursor's result hooks' command: the curl request to /hook/cursor/post-tool-use. */
+const resultHook = (mcpUrl: string, agent: string) => curlHook(mcpUrl, agent, 'post-tool-use', 10);
 const newAgent = (): Promise<AgentKey> => addAgent(served.dataDir, uniqueName('conn-cursor'));
 
 describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks.json', () => {
@@ -75,12 +85,15 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     const ours = {
       command: `cat | { printf 'header = "Authorization: Bearer %s"\\n' "$${keyEnvVar(a.name)}" | curl -sS -f --max-time 590 -X POST -H 'Content-Type: application/json' -K - --data-binary @/dev/fd/3 '${served.mcpUrl.replace(/\/mcp$/, '')}/hook/cursor/permission-request?agent=${a.name}'; } 3<&0`,
     };
+    const results = { command: resultHook(served.mcpUrl, a.name) };
     assert.deepEqual(hooks, {
       version: 1,
       hooks: {
         beforeShellExecution: [{ command: './hooks/audit.sh' }, ours],
-        afterFileEdit: [{ command: './hooks/format.sh' }],
+        afterFileEdit: [{ command: './hooks/format.sh' }, results],
         beforeMCPExecution: [ours],
+        afterShellExecution: [results],
+        afterMCPExecution: [results],
       },
     });
     for (const f of out.files) {
@@ -104,7 +117,13 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
     assert.equal(r.code, 0, r.stderr);
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8'));
     assert.equal(hooks.version, 1);
-    assert.deepEqual(Object.keys(hooks.hooks), ['beforeShellExecution', 'beforeMCPExecution']);
+    assert.deepEqual(Object.keys(hooks.hooks), [
+      'beforeShellExecution',
+      'beforeMCPExecution',
+      'afterShellExecution',
+      'afterMCPExecution',
+      'afterFileEdit',
+    ]);
     assert.ok(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')).mcpServers[`perch-${a.name}`]);
   });
 
@@ -124,6 +143,62 @@ describe('perch connect cursor NAME edits ~/.cursor/mcp.json and ~/.cursor/hooks
       assert.match(r.stderr, /Nothing was written/);
       assert.deepEqual(snapshot(home), before, `${text}: nothing written (not even mcp.json)`);
     }
+  });
+});
+
+describe('an earlier Cursor connection gets the result hooks; disconnect takes them out', () => {
+  test("the next connect --write adds afterShellExecution, afterMCPExecution and afterFileEdit beside the user's own after hooks; perch disconnect cursor takes all of Perch's hooks out and leaves the user's", async () => {
+    const a = await newAgent();
+    const home = homeWithCursor();
+    // What connect wrote before Cursor's results were recorded: the permission hooks only; the user has an after hook.
+    const permission = { command: curlHook(served.mcpUrl, a.name, 'permission-request', 590) };
+    const earlier = {
+      version: 1,
+      hooks: {
+        beforeShellExecution: [{ command: './hooks/audit.sh' }, permission],
+        afterFileEdit: [{ command: './hooks/format.sh' }],
+        beforeMCPExecution: [permission],
+        afterShellExecution: [{ command: './hooks/log-shell.sh' }],
+      },
+    };
+    fs.writeFileSync(path.join(home, '.cursor', 'hooks.json'), `${JSON.stringify(earlier, null, 2)}\n`);
+    const mcp = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8'));
+    mcp.mcpServers[`perch-${a.name}`] = { url: served.mcpUrl, headers: { Authorization: `Bearer \${env:${keyEnvVar(a.name)}}` } };
+    fs.writeFileSync(path.join(home, '.cursor', 'mcp.json'), `${JSON.stringify(mcp, null, 2)}\n`);
+
+    const r = await connect(home, ['cursor', a.name, '--write', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(
+      out.files.map((f: any) => [path.basename(f.file), f.changed]),
+      [
+        ['mcp.json', false],
+        ['hooks.json', true],
+      ],
+    );
+    assert.match(JSON.stringify(out), /and result hooks \(afterShellExecution, afterMCPExecution, afterFileEdit\)/);
+    const results = { command: resultHook(served.mcpUrl, a.name) };
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8')), {
+      version: 1,
+      hooks: {
+        ...earlier.hooks,
+        afterShellExecution: [{ command: './hooks/log-shell.sh' }, results],
+        afterMCPExecution: [results],
+        afterFileEdit: [{ command: './hooks/format.sh' }, results],
+      },
+    });
+
+    const d = await disconnect(home, ['cursor', a.name, '--write']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'hooks.json'), 'utf8')), {
+      version: 1,
+      hooks: {
+        beforeShellExecution: [{ command: './hooks/audit.sh' }],
+        afterFileEdit: [{ command: './hooks/format.sh' }],
+        afterShellExecution: [{ command: './hooks/log-shell.sh' }],
+      },
+    });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')), MCP_JSON);
   });
 });
 
@@ -152,6 +227,10 @@ describe('the Cursor config edits (pure)', () => {
     const text = setCursorHooks(old, { ...O, replace: true });
     assert.equal(setCursorHooks(text, O), text);
     assert.throws(() => setCursorHooks('[]', O), ConfigFileError);
+    // --hooks perch: the permission hooks as `perch hook` commands and no result hooks (curl only): an earlier one goes.
+    const perchForm = JSON.parse(setCursorHooks(text, { ...O, hooks: 'perch' }));
+    assert.deepEqual(Object.keys(perchForm.hooks), ['beforeShellExecution', 'beforeMCPExecution']);
+    assert.match(perchForm.hooks.beforeMCPExecution[0].command, /^perch hook permission-request --harness cursor --agent kit /);
     assert.equal(setCursorMcp(setCursorMcp(undefined, O), O), setCursorMcp(undefined, O));
   });
 });

@@ -13,6 +13,7 @@ import { perchHooks } from '../../src/shared/agents/harnesses/claude-code';
 import { COPILOT_HOOKS } from '../../src/shared/agents/harnesses/copilot';
 import { GEMINI_HOOKS } from '../../src/shared/agents/harnesses/gemini';
 import { openCodePlugin } from '../../src/shared/agents/harnesses/opencode';
+import { cursorHooks } from '../../src/shared/agents/harnesses/cursor';
 import { OPENCODE_STATUS_EVENTS } from '../../src/shared/agents/harnesses/opencode-wire';
 import { PROMPT_HARNESS_LABEL } from '../../src/shared/agents/harness';
 import { telemetryFile } from '../../src/shared/agents/telemetry-config';
@@ -25,7 +26,7 @@ function written(h: string): string[] {
   if (h === 'claude-code' || h === 'codex') return perchHooks(h, O).map((x) => x.sub);
   if (h === 'copilot') return COPILOT_HOOKS.map((x) => x.sub);
   if (h === 'gemini') return GEMINI_HOOKS.map((x) => x.sub);
-  if (h === 'cursor') return ['permission-request'];
+  if (h === 'cursor') return [...new Set(cursorHooks(O).flatMap((x) => (x.command === undefined ? [] : [x.sub])))];
   if (h === 'opencode') {
     // The plugin perch connect writes: its permission.asked (a prompt), tool.execute.before (pause), session events.
     const plugin = openCodePlugin(O);
@@ -80,7 +81,11 @@ test("the guide's harness table has a row per harness with a hook door, and its 
     // Without telemetry the record holds what the doors write: decisions on prompts, a call's result (post-tool-use).
     const doorRecords = subs.includes('permission-request') || subs.includes('post-tool-use');
     assert.equal(mark(row[4]), telemetry ? '✔' : doorRecords ? 'partial' : '—', `${label}: record`);
+    if (subs.includes('post-tool-use'))
+      assert.match(row[4]!, /`tool_result`/, `${label}: record names the results its after-tool hook gives`);
     assert.equal(mark(row[5]), telemetry ? '✔' : '—', `${label}: cost`);
+    // Cursor's hooks carry no cost and it has no telemetry to turn on: the cell says so (not "not wired yet").
+    if (h === 'cursor') assert.match(row[5]!, /does not expose/, `${label}: cost not exposed`);
     assert.equal(row.length, 6, `${label}: six columns after the name`);
     for (const [i, cell] of row.entries())
       assert.ok(['✔', 'partial', '—'].includes(mark(cell)!), `${label}: column ${i + 2} starts with ✔, partial or —`);

@@ -32,7 +32,10 @@ type Json = Record<string, unknown>;
 export const HOOK_DOOR_EVENTS = {
   'claude-code': ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
   codex: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
-  cursor: ['permission-request'],
+  // Cursor's beforeShellExecution / beforeMCPExecution (permission-request) and afterShellExecution / afterMCPExecution /
+  // afterFileEdit
+  // (post-tool-use: the call's result, harnesses/cursor-wire.ts).
+  cursor: ['permission-request', 'post-tool-use'],
   // GitHub Copilot CLI's own events (shared/agents/harnesses/copilot-wire.ts): permissionRequest, preToolUse, notification,
   // agentStop, sessionStart, sessionEnd.
   copilot: ['permission-request', 'pre-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
@@ -246,6 +249,8 @@ export const CURSOR_SHELL_TOOL = 'Shell';
 export interface CursorPrompt {
   input: PermissionRequestInput;
   extra: Json;
+  /** What its after hook will say of the same call: "shell" or "mcp:<tool name>", and the generation (harnesses/cursor-wire.ts). */
+  call: { match: string; generation?: string };
 }
 
 /** Whether the text is a Cursor permission hook's input (told by its hook_event_name). */
@@ -259,7 +264,7 @@ export function isCursorInput(text: string): boolean {
 }
 
 /** Cursor's MCP params: a JSON string in the reference (an object is taken as is). */
-function mcpParams(v: unknown): unknown {
+export function cursorMcpParams(v: unknown): unknown {
   if (typeof v !== 'string') return v ?? {};
   try {
     return JSON.parse(v);
@@ -285,6 +290,7 @@ export function parseCursorInput(text: string, mcpToolName: (tool: string, serve
   }
   const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
   const cwd = typeof o.cwd === 'string' && o.cwd ? o.cwd : roots[0];
+  const generation = typeof o.generation_id === 'string' && o.generation_id ? o.generation_id : undefined;
   const base = {
     session_id: typeof o.conversation_id === 'string' ? o.conversation_id : undefined,
     cwd,
@@ -292,13 +298,18 @@ export function parseCursorInput(text: string, mcpToolName: (tool: string, serve
   };
   if (event === 'beforeShellExecution') {
     if (typeof o.command !== 'string' || !o.command.trim()) throw new StepAside('the beforeShellExecution input has no command');
-    return { input: { ...base, tool_name: CURSOR_SHELL_TOOL, tool_input: { command: o.command } }, extra: {} };
+    return {
+      input: { ...base, tool_name: CURSOR_SHELL_TOOL, tool_input: { command: o.command } },
+      extra: {},
+      call: { match: 'shell', generation },
+    };
   }
   if (typeof o.tool_name !== 'string' || !o.tool_name) throw new StepAside('the beforeMCPExecution input has no tool_name');
   const server = typeof o.url === 'string' ? o.url : typeof o.command === 'string' ? o.command : undefined;
   return {
-    input: { ...base, tool_name: mcpToolName(o.tool_name, server), tool_input: mcpParams(o.tool_input) },
+    input: { ...base, tool_name: mcpToolName(o.tool_name, server), tool_input: cursorMcpParams(o.tool_input) },
     extra: server ? { mcp_server: server } : {},
+    call: { match: `mcp:${o.tool_name}`, generation },
   };
 }
 

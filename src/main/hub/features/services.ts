@@ -10,6 +10,7 @@ import type { PromptWaits } from './requests/prompt-waits';
 import type { FloorExpiry } from './coordination/floor';
 import type { Retention } from './retention/retention-job';
 import type { ToolUseIds } from './ledger/tool-use-ids';
+import type { CursorCalls } from './ledger/cursor-calls';
 
 export interface FeatureServices extends TalkServices {
   /** The timer that expires requests on time (hub/features/requests/request-expiry.ts). */
@@ -24,6 +25,8 @@ export interface FeatureServices extends TalkServices {
   retention: Retention;
   /** The recent tool calls' ids by what they asked, so a permission prompt finds its call (hub/features/ledger/tool-use-ids.ts). */
   toolUseIds: ToolUseIds;
+  /** Cursor's open tool calls, so its after hook's result joins its permission hook's call (hub/features/ledger/cursor-calls.ts). */
+  cursorCalls: CursorCalls;
 }
 
 /** A hub with the services of the features and the areas below them. */

@@ -1,5 +1,6 @@
 // POST /hook/<harness>/<event> (gemini: its own door, gemini.ts; claude-code, codex, copilot: permission-request, pre-tool-use, notification, stop,
-// session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks;
+// session-start, session-end; cursor: permission-request, for its beforeShellExecution and beforeMCPExecution hooks, and
+// post-tool-use, for its afterShellExecution, afterMCPExecution and afterFileEdit hooks: ./cursor.ts;
 // opencode: tool-before, tool-after, event, permission-asked, for the plugin perch connect writes: ./opencode.ts)
 // takes the hook input exactly as the harness writes it and answers exactly the JSON output the harness reads
 // (shared/agents/hook-wire.ts, harnesses/copilot-wire.ts), so Claude Code's and GitHub Copilot CLI's HTTP hooks post here directly, one request, no `perch` process
@@ -9,7 +10,8 @@
 // first. A paused agent's prompt is denied and its PreToolUse blocked. No decision: 200 {} (the harness's own dialog
 // decides; the reason in the perch-hook-note header; Cursor: {"permission":"ask"} with the same header), also for a
 // tool input nested deeper than LIMITS.maxJsonDepth. Input that is not the event's: 400 with one line. Cursor, once
-// its key is accepted, gets every refusal (405, 413, 415, 400, 403 read-only, 429, a failure) as that "ask".
+// its key is accepted, gets every refusal (405, 413, 415, 400, 403 read-only, 429, a failure) as that "ask" ({} at
+// post-tool-use, whose answer Cursor does not read).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PerchHub as Hub } from '../../hub/services';
@@ -54,6 +56,7 @@ import { admit, refuse, sendOutput, type Refuse } from './admit';
 import { reportOfObject } from './report';
 import { decide, nobody, recordAnswer, type Verdict } from './decide';
 import { answerGemini } from './gemini';
+import { CURSOR_RESULT_ANSWER, answerCursorResult, cursorAskOf } from './cursor';
 import type { GeminiDoorEvent } from '../../../shared/agents/harnesses/gemini-wire';
 
 /** A harness's hook input may carry a whole file (a Write's content); what is filed is cut (shared/api/prompt-filing.ts). */
@@ -93,8 +96,9 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
   // Cursor reads only a permission: once the key is known, whatever the door cannot do is "ask" (its own prompt
   // decides), never a status curl -f would swallow. The other harnesses get the refusal.
   const cursor = route.harness === 'cursor';
+  const cursorNone = route.event === 'post-tool-use' ? CURSOR_RESULT_ANSWER : cursorDecisionJson(undefined);
   const refuseHere: Refuse = (status, code, message, headers) =>
-    cursor ? sendOutput(res, cursorDecisionJson(undefined), message) : refuse(res, status, code, message, headers);
+    cursor ? sendOutput(res, cursorNone, message) : refuse(res, status, code, message, headers);
   const who = admit(hub, req, res, at, refuseHere);
   if (!who) return;
   const timeout = timeoutOf(req.url);
@@ -118,7 +122,7 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           if (other !== undefined)
             return sendOutput(
               res,
-              route.harness === 'cursor' ? cursorDecisionJson(undefined) : '{}',
+              cursor ? cursorNone : '{}',
               `${other} answers for sessions in this folder (perch connect); this hook stays silent`,
             );
           if (route.harness === 'gemini') {
@@ -126,6 +130,8 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
             const hook = { who, at, event: route.event as GeminiDoorEvent, text, ask, timeoutSecs: timeout, signal: gone.signal, limiter };
             return await answerGemini(hub, res, hook, (json, note) => sendOutput(res, json, note));
           }
+          if (cursor && route.event === 'post-tool-use')
+            return sendOutput(res, CURSOR_RESULT_ANSWER, answerCursorResult(hub, who.agentId, text));
           const opencode = route.harness === 'opencode';
           if (opencode && route.event !== 'permission-asked')
             return sendOutput(
@@ -145,6 +151,9 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
                       : parseHookInput(text),
                 extra: {},
               };
+          // Each Cursor prompt opens its call in the flight recorder, which its after hook's result closes (./cursor.ts).
+          const cursorAsk = cursor && 'call' in prompt ? cursorAskOf(who.agentId, prompt.call, prompt.input) : undefined;
+          const cursorCall = cursorAsk ? hub.services.cursorCalls.openCall(cursorAsk, prompt.input.tool_name) : undefined;
           // Copilot asks even for the agent's own Perch tools, which the hub governs call by call itself (Claude Code's
           // connect-written allow rule mcp__perch-NAME, at the door): allowed, nothing filed.
           const own = ownServerOf(hub, who.agentId).name;
@@ -185,7 +194,11 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           else if (typeof d === 'string') sendOutput(res, noDecisionJson(d, v.title, route.harness === 'claude-code'), d);
           else sendOutput(res, decisionJson(d));
           if (v.requestId) recordAnswer(hub, res, v.requestId);
-          recordPromptDecision(hub, who.agentId, route.harness, prompt.input, v.perch ?? nobody(d, v.cardId));
+          // A call Perch denied never runs: no after hook is to close it.
+          if (cursorAsk && cursorCall && typeof d !== 'string' && d.behavior === 'deny')
+            hub.services.cursorCalls.forget(cursorAsk, cursorCall);
+          const ask = cursorCall ? { ...prompt.input, tool_use_id: cursorCall } : prompt.input;
+          recordPromptDecision(hub, who.agentId, route.harness, ask, v.perch ?? nobody(d, v.cardId));
         } catch (e) {
           if (e instanceof StepAside) return refuseHere(400, 'invalid_input', e.message);
           throw e;
@@ -200,7 +213,7 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
       if (!cursor) return sendInternalError(res, err, 'hook request');
       const id = newRequestId();
       process.stderr.write(`perch: ${id} hook request failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      sendOutput(res, cursorDecisionJson(undefined), `the hub failed on this request (request ${id}); Cursor's own prompt decides`);
+      sendOutput(res, cursorNone, `the hub failed on this request (request ${id}); Cursor's own prompt decides`);
     });
 }
 

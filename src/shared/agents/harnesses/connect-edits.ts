@@ -5,7 +5,7 @@ import { keyEnvVar } from '../key-env';
 import { hookBaseUrl, serverName, type ConfigEdit, type ConnectClient, type ConnectOptions } from '../harness-config';
 import { perchAllowRule, perchHooks, setClaudeMcp, setPerchHooks } from './claude-code';
 import { CODEX_APPROVAL_POLICY, CODEX_TOOLS_APPROVAL, setCodexMcp } from './codex';
-import { CURSOR_HOOK_EVENTS, setCursorHooks, setCursorMcp } from './cursor';
+import { CURSOR_HOOK_EVENTS, cursorHooks, setCursorHooks, setCursorMcp } from './cursor';
 import { copilotUnconfigEdits } from './copilot';
 import { geminiUnconfigEdits } from './gemini';
 import { openCodeUnconfigEdits } from './opencode';
@@ -27,13 +27,20 @@ export function hookFiles(o: ConnectOptions): Record<'claude-code' | 'codex' | '
 
 /** What a hooks file gets, in words (the CLI says "already has …" / "added …"). */
 function hooksWhat(client: 'claude-code' | 'codex' | 'cursor', o: ConnectOptions): string {
-  const events = client === 'cursor' ? [...CURSOR_HOOK_EVENTS] : perchHooks(client, o).map((h) => h.event);
   const how =
     o.hooks === 'perch'
       ? `\`perch hook …${client === 'cursor' ? ' --harness cursor' : ''} --agent ${o.agent}\``
       : `${client === 'claude-code' ? 'HTTP hooks to' : 'curl to'} ${hookBaseUrl(o.mcpUrl)}/hook/${client}/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)}`;
+  if (client === 'cursor') {
+    // Its result hooks (after a shell command, an MCP call, a file edit: the flight recorder) are curl requests only.
+    const results = cursorHooks(o).filter((h) => h.sub === 'post-tool-use' && h.command !== undefined);
+    const also = results.length ? ` and result hooks (${results.map((h) => h.event).join(', ')})` : '';
+    return `the Perch permission hooks (${CURSOR_HOOK_EVENTS.join(', ')})${also}: ${how}`;
+  }
   const allow = client === 'claude-code' ? ` and permissions.allow ${perchAllowRule(o.agent)} (Perch's own tools need no approval)` : '';
-  return `the Perch ${client === 'cursor' ? 'permission hooks' : 'hooks'} (${events.join(', ')}: ${how})${allow}`;
+  return `the Perch hooks (${perchHooks(client, o)
+    .map((h) => h.event)
+    .join(', ')}: ${how})${allow}`;
 }
 
 /** The files `perch connect` edits for a client, user scope (relative to ~) or project scope (relative to DIR). */

@@ -1,9 +1,11 @@
 // Cursor's entries of `perch connect cursor NAME` (pure): ~/.cursor/mcp.json mcpServers.perch-NAME (HTTP, the key as
 // ${env:PERCH_KEY_<NAME>}), ~/.cursor/hooks.json (version 1) beforeShellExecution and beforeMCPExecution →
-// /hook/cursor/permission-request; project scope DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
+// /hook/cursor/permission-request, afterShellExecution, afterMCPExecution and afterFileEdit → /hook/cursor/post-tool-use (each call's
+// result in the flight recorder; the curl form only); project scope DIR/.cursor/mcp.json and DIR/.cursor/hooks.json.
 import { keyEnvVar } from '../key-env';
 import { ConfigFileError, jsonText, objectAt, parseObject, type Json } from '../config-json';
 import { checkHookAgents, curlHookCommand, isPerchHook, perchHookCommand, setPerchServer, type ConnectOptions } from '../harness-config';
+import { CURSOR_RESULT_EVENTS } from './cursor-wire';
 
 /** Cursor's permission hooks (its hooks reference: each answers permission allow | deny | ask). */
 export const CURSOR_HOOK_EVENTS = ['beforeShellExecution', 'beforeMCPExecution'] as const;
@@ -28,9 +30,28 @@ export function cursorHookCommand(o: ConnectOptions): string {
   return o.hooks === 'perch' ? perchHookCommand(o, 'permission-request', 'cursor') : curlHookCommand(o, 'cursor', 'permission-request');
 }
 
+/** The command Cursor's after-execution hooks run: the curl request to /hook/cursor/post-tool-use (there is no `perch hook` form). */
+export function cursorResultHookCommand(o: ConnectOptions): string {
+  return curlHookCommand(o, 'cursor', 'post-tool-use');
+}
+
+/** The hooks Perch writes in Cursor's hooks.json: each event, its door, and the command (none: Perch's is taken out). */
+export function cursorHooks(o: ConnectOptions): Array<{ event: string; sub: string; command: string | undefined }> {
+  return [
+    ...CURSOR_HOOK_EVENTS.map((event) => ({ event, sub: 'permission-request', command: cursorHookCommand(o) })),
+    // With --hooks perch, no result hooks: they are curl requests only (an earlier one of Perch's is taken out).
+    ...CURSOR_RESULT_EVENTS.map((event) => ({
+      event,
+      sub: 'post-tool-use',
+      command: o.hooks === 'perch' ? undefined : cursorResultHookCommand(o),
+    })),
+  ];
+}
+
 /**
- * ~/.cursor/hooks.json (version 1) with Perch's hook once under beforeShellExecution and beforeMCPExecution, in the
- * place of an earlier one of Perch's; the other hooks as they were. Another version of the file is refused.
+ * ~/.cursor/hooks.json (version 1) with Perch's hook once under beforeShellExecution and beforeMCPExecution (its
+ * permission hooks) and afterShellExecution, afterMCPExecution and afterFileEdit (the results), each in the place of an earlier one
+ * of Perch's; the other hooks as they were. Another version of the file is refused.
  */
 export function setCursorHooks(text: string | undefined, o: ConnectOptions, file = '~/.cursor/hooks.json'): string {
   const root = parseObject(text, file);
@@ -43,13 +64,14 @@ export function setCursorHooks(text: string | undefined, o: ConnectOptions, file
   }
   const hooks = objectAt(root, 'hooks', file);
   checkHookAgents(hooks, o, file);
-  for (const event of CURSOR_HOOK_EVENTS) {
+  for (const { event, sub, command } of cursorHooks(o)) {
     const list = hooks[event] ?? [];
     if (!Array.isArray(list)) throw new ConfigFileError(`${file}: hooks.${event} is not a list`);
-    const at = list.findIndex((h) => isPerchHook(h, 'permission-request'));
-    const kept = list.filter((h) => !isPerchHook(h, 'permission-request'));
-    kept.splice(at < 0 ? kept.length : at, 0, { command: cursorHookCommand(o) });
-    hooks[event] = kept;
+    const at = list.findIndex((h) => isPerchHook(h, sub));
+    const kept = list.filter((h) => !isPerchHook(h, sub));
+    if (command !== undefined) kept.splice(at < 0 ? kept.length : at, 0, { command });
+    if (kept.length || command !== undefined) hooks[event] = kept;
+    else if (at >= 0) delete hooks[event]; // only Perch's was there
   }
   return jsonText(root, text);
 }

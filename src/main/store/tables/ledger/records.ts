@@ -209,6 +209,13 @@ export function decisionCallId(db: Db, agentId: string, dedupe: Buffer): string 
   );
 }
 
+/** Whether the agent has a record with this dedupe (a hook's result recorded once: mcp/hook-door/cursor.ts). */
+export function hasDedupe(db: Db, agentId: string, dedupe: Buffer): boolean {
+  return (
+    sql<{ one: number }>(db, 'SELECT 1 AS one FROM ledger_records WHERE agent_id = ? AND dedupe = ?').get(agentId, dedupe) !== undefined
+  );
+}
+
 /** The newest record of a day before `day` (retention's starting point), or undefined when there is none. */
 export function newestBefore(db: Db, day: string): number | undefined {
   return sql<{ m: number | null }>(db, 'SELECT MAX(id) AS m FROM ledger_records WHERE day < ?').get(day)?.m ?? undefined;
