@@ -10,7 +10,8 @@ const hookEntry = path.join(__dirname, '..', 'dist', 'hook.js');
 // `perch channel` (Claude Code starts it with each session) is a bundle of its own too; it exits 1 with one stderr
 // line when it cannot start (no key, key refused, hub down).
 const channelEntry = path.join(__dirname, '..', 'dist', 'channel.js');
-// `perch serve` too: the hub and its doors without the other commands (the cold start of every hub).
+// `perch serve` too: a small bundle that opens the database, binds the port and prints the ready line, then loads
+// the hub and its doors (dist/serve-hub.js, with the same code cache as this file's bundles) through loadCli.
 const serveEntry = path.join(__dirname, '..', 'dist', 'serve.js');
 if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
   require(channelEntry)
@@ -34,7 +35,7 @@ if (process.argv[2] === 'channel' && fs.existsSync(channelEntry)) {
     );
 } else if (process.argv[2] === 'serve' && fs.existsSync(serveEntry)) {
   loadCli(serveEntry)
-    .main(process.argv.slice(2))
+    .main(process.argv.slice(2), loadCli)
     .catch((err) => {
       process.stderr.write('perch: ' + (err && err.stack ? err.stack : String(err)) + '\n');
       process.exit(1);
@@ -113,7 +114,7 @@ function loadCli(file) {
   return mod.exports;
 }
 
-/** The name of a bundle's code cache files: cli or serve. */
+/** The name of a bundle's code cache files: cli, serve or servehub. */
 function bundleName(file) {
   return path.basename(file, '.js').replace(/[^a-z]/g, '');
 }

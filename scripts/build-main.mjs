@@ -48,8 +48,24 @@ const worker = 'src/main/store/worker/background-worker.ts';
 // No import() left in dist/cli.js (esbuild makes them require()): bin/perch.js runs it as a vm.Script (to use
 // V8's code cache), where a real import() would have no module loader.
 await build({ ...common, entryPoints: ['src/main/cli/index.ts'], outfile: 'dist/cli.js', supported: { 'dynamic-import': false } });
-// `perch serve` alone (bin/perch.js loads it instead of dist/cli.js): every start of a hub reads and compiles it.
-await build({ ...common, entryPoints: ['src/main/cli/serve-main.ts'], outfile: 'dist/serve.js', supported: { 'dynamic-import': false } });
+// `perch serve` alone (bin/perch.js loads it instead of dist/cli.js), in two bundles: dist/serve.js, read and
+// compiled by every start of a hub before its ready line (the database, the port, the ready line; no hub), and
+// dist/serve-hub.js, the hub and its doors, loaded after it (cli/serve-main.ts).
+// better-sqlite3's JavaScript is bundled into dist/serve.js (its compiled addon stays in node_modules, loaded by path:
+// store/db/db.ts): resolving and reading its dozen files one by one was a noticeable part of the time to the ready line.
+await build({
+  ...common,
+  entryPoints: ['src/main/cli/serve-main.ts'],
+  outfile: 'dist/serve.js',
+  external: common.external.filter((m) => m !== 'better-sqlite3'),
+  supported: { 'dynamic-import': false },
+});
+await build({
+  ...common,
+  entryPoints: ['src/main/cli/serve-hub-main.ts'],
+  outfile: 'dist/serve-hub.js',
+  supported: { 'dynamic-import': false },
+});
 // `perch hook ...` alone (bin/perch.js loads it instead of dist/cli.js): a harness waits for it at every prompt.
 await build({ ...common, entryPoints: ['src/main/cli/hook/hook.ts'], outfile: 'dist/hook.js', supported: { 'dynamic-import': false } });
 // `perch channel` alone: Claude Code starts it with every session.

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { openDatabase, isExclusive, DB_FILE_NAME } from './store/db/db';
+import { openDatabase, isExclusive, DB_FILE_NAME, type Db } from './store/db/db';
 import type { Durability } from './store/db/durability';
 import type { PerchHub } from './hub/services';
 import { createHub, type ServiceDeps } from './hub-services';
@@ -12,6 +12,16 @@ import { ensureShellParser } from './hub/features/rules/shell-parser';
 import { createHookDoor, isHookPath } from './mcp/hook-door/door';
 import { createOtlpDoor, isOtlpPath } from './mcp/otlp-door';
 import { RUNTIME_FILE } from './paths';
+import {
+  AlreadyServingError,
+  RUNTIME_RETRY_MS,
+  exclusiveNote,
+  liveHubOf,
+  runtimeUnwrittenNote,
+  writeRuntimeFile,
+  type RuntimeInfo,
+} from './runtime-file';
+import { envMs, hubServer, listenOn, serverLimits, type HeldServer } from './hub-server';
 import { totalHandler } from './http-util';
 import { startRequestExpiry } from './hub/features/requests/request-expiry';
 import { markUndeliveredPrompts, withdrawOrphanedPrompts } from './hub/features/requests/abandoned-prompts';
@@ -25,20 +35,9 @@ import { startBackgroundStore, type BackgroundStore } from './store/worker/backg
 import { createOwnerDoor, type OwnerDoor } from './owner/http';
 import { hasFrontHeaders } from './owner/device-door';
 import { createLogWriter, type LogStats } from './log';
-import {
-  frontFileLink,
-  frontMcp,
-  hubServer,
-  isProxyHost,
-  listenOn,
-  proxiedFileLink,
-  proxiedMcp,
-  startExtraListeners,
-  type ListenerInfo,
-} from './listeners';
+import { frontFileLink, frontMcp, isProxyHost, proxiedFileLink, proxiedMcp, startExtraListeners, type ListenerInfo } from './listeners';
 import { startContainerSwitch } from './container-switch';
 import { DEFAULT_DAILY_BACKUPS, startDailyBackups } from './store/backup/backup';
-import { isNoSpace } from './store/backup/disk-space';
 import { ProcessLauncher } from './launcher/runner';
 import { sendWebPush } from './push/web-push';
 import { sendNtfy } from './push/ntfy';
@@ -87,18 +86,28 @@ export interface StartOptions {
   containers?: boolean;
   /** Extra addresses to listen on by hand (IP addresses of this computer), serving /mcp only, as place containers. */
   listen?: string[];
+  /**
+   * What `perch serve` did before its ready line (cli/serve-front.ts): the database it opened, the main listener it
+   * bound (its requests held until this hub takes them), runtime.json with this owner token. Without it startHub
+   * does all of that itself (the desktop app, tests).
+   */
+  front?: ServeFront;
 }
 
-/** Defaults of StartOptions.headersTimeoutMs and requestTimeoutMs (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
-export const HEADERS_TIMEOUT_MS = 15_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+/** `perch serve`'s part of a start, done before its ready line (StartOptions.front). */
+export interface ServeFront {
+  db: Db;
+  held: HeldServer;
+  ownerToken: string;
+  runtime: RuntimeInfo;
+  /** false: the disk was full, runtime.json is to be written as soon as there is room. */
+  runtimeWritten: boolean;
+}
+
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './hub-server';
+export { AlreadyServingError, liveHubOf, type RuntimeInfo } from './runtime-file';
 /** How long running wake processes get to end after SIGTERM when the hub stops (the CLI gives close() 5 s). */
 const WAKE_SHUTDOWN_GRACE_MS = 2_000;
-
-function envMs(name: string): number | undefined {
-  const v = Number(process.env[name]);
-  return Number.isInteger(v) && v > 0 ? v : undefined;
-}
 
 export interface RunningHub {
   hub: PerchHub;
@@ -114,59 +123,6 @@ export interface RunningHub {
   /** How the hub log fares (lines written, dropped while writing failed, rotations). */
   logStats(): LogStats;
   close(): Promise<void>;
-}
-
-export interface RuntimeInfo {
-  pid: number;
-  port: number;
-  mcp_url: string;
-  base_url: string;
-  /** Bearer token of the owner API for the local `perch owner` command. */
-  owner_token: string;
-  started_at: number;
-  /** Every listener: the main one and those for agents in containers (listeners.ts). */
-  listeners?: ListenerInfo[];
-}
-
-/** Refusal to start a second hub on a data dir that a live hub already serves. */
-export class AlreadyServingError extends Error {
-  readonly code = 'PERCH_ALREADY_SERVING';
-  constructor(
-    readonly runtime: RuntimeInfo,
-    dataDir: string,
-  ) {
-    super(
-      `another Perch (pid ${runtime.pid}) is already serving ${dataDir} at ${runtime.mcp_url}. One hub owns a data dir: use that one, stop it first, or pick another --data-dir.`,
-    );
-    this.name = 'AlreadyServingError';
-  }
-}
-
-/**
- * The hub that runtime.json names, if it is alive and answering as Perch. One process owns the
- * database and the bus (docs/design.md, "Shape"): a second hub on the same file would never wake the first one's
- * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
- */
-export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
-  let rt: RuntimeInfo;
-  try {
-    rt = JSON.parse(fs.readFileSync(path.join(dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
-  } catch {
-    return undefined;
-  }
-  if (!rt || typeof rt.pid !== 'number' || typeof rt.base_url !== 'string' || rt.pid === process.pid) return undefined;
-  try {
-    process.kill(rt.pid, 0);
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ESRCH') return undefined;
-  }
-  try {
-    const res = await fetch(`${rt.base_url}/mcp`, { method: 'POST', signal: AbortSignal.timeout(1500) });
-    await res.arrayBuffer();
-    return /realm="perch"/.test(res.headers.get('www-authenticate') ?? '') ? rt : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -248,14 +204,14 @@ function wakeDeps(opts: StartOptions): NonNullable<ServiceDeps['wake']> {
   };
 }
 
-/** How often a hub that could not write runtime.json (a full disk) tries again. */
-const RUNTIME_RETRY_MS = 10_000;
-
 export async function startHub(opts: StartOptions): Promise<RunningHub> {
-  const other = await liveHubOf(opts.dataDir);
-  if (other) throw new AlreadyServingError(other, opts.dataDir);
-  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability, fullDiskFallback: true });
+  const front = opts.front;
+  if (!front) {
+    const other = await liveHubOf(opts.dataDir);
+    if (other) throw new AlreadyServingError(other, opts.dataDir);
+    fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  }
+  const db = front?.db ?? openDatabase(path.join(opts.dataDir, DB_FILE_NAME), { durability: opts.durability, fullDiskFallback: true });
   // The log never takes the hub down (a failing write drops lines) and never fills the disk (it rotates).
   const logWriter = createLogWriter({
     file: path.join(opts.dataDir, 'logs', 'hub.log'),
@@ -287,51 +243,54 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   const otlp = createOtlpDoor(hub);
   // The agent's doors beside /mcp (served wherever it is): the hook doors, and the OTLP receiver for its harness's telemetry.
   const hooks: McpHandler = (req, res, at) => (isOtlpPath((req.url ?? '').split('?')[0]!) ? otlp(req, res, at) : hookDoor(req, res, at));
-  const ownerToken = crypto.randomBytes(24).toString('base64url');
+  const ownerToken = front?.ownerToken ?? crypto.randomBytes(24).toString('base64url');
   const owner = createOwnerDoor({ hub, cliToken: ownerToken, uiDir: opts.uiDir, deviceLimits: opts.deviceLimits });
 
-  const headersTimeout = opts.headersTimeoutMs ?? envMs('PERCH_HEADERS_TIMEOUT_MS') ?? HEADERS_TIMEOUT_MS;
-  const requestTimeout = Math.max(opts.requestTimeoutMs ?? envMs('PERCH_REQUEST_TIMEOUT_MS') ?? REQUEST_TIMEOUT_MS, headersTimeout);
+  const limits = serverLimits(opts);
   // Every door is total (totalHandler): nothing a request carries may throw out of here or crash the hub on a stream error.
-  const server = hubServer(
-    { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout },
-    totalHandler((req, res, target) => {
-      const p = target.pathname;
-      if (p === '/mcp' || p === '/mcp/') {
-        // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
-        if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
-        // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
-        if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
-        return mcp(req, res);
-      }
-      if (isHookPath(p) || isOtlpPath(p)) {
-        // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
-        // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
-        if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);
-        if (isProxyHost(req)) return proxiedMcp(hub, hooks, req, res);
-        return hooks(req, res);
-      }
-      // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
-      if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
-      // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
-      if (
-        p.startsWith('/files/') &&
-        !hasFrontHeaders(req) &&
-        isProxyHost(req) &&
-        proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))
-      )
-        return;
-      // Everything else is the owner door's (its own 404 for paths it does not serve).
-      return owner.handle(req, res, target);
-    }),
-  );
+  const handler = totalHandler((req, res, target) => {
+    const p = target.pathname;
+    if (p === '/mcp' || p === '/mcp/') {
+      // Through the HTTPS front (tailscale serve): only keys allowed the tailnet, with the phone front's checks.
+      if (hasFrontHeaders(req)) return frontMcp(hub, mcp, req, res);
+      // From a container through its runtime's proxy (Docker Desktop, Podman machine): Host host.docker.internal.
+      if (isProxyHost(req)) return proxiedMcp(hub, mcp, req, res);
+      return mcp(req, res);
+    }
+    if (isHookPath(p) || isOtlpPath(p)) {
+      // A harness's hooks, behind the agent's key, served where /mcp is: the front and a runtime's proxy with their
+      // checks and places (a key's places apply to its hooks exactly as to /mcp), else the loopback.
+      if (hasFrontHeaders(req)) return frontMcp(hub, hooks, req, res);
+      if (isProxyHost(req)) return proxiedMcp(hub, hooks, req, res);
+      return hooks(req, res);
+    }
+    // A file link made for an agent on the tailnet, through the front (listeners.ts); the owner's stay refused there.
+    if (p.startsWith('/files/') && hasFrontHeaders(req) && frontFileLink(hub, req, res, target.path.slice('/files/'.length))) return;
+    // A file link made for an agent that called through a container runtime's proxy (listeners.ts); nothing else with that Host.
+    if (
+      p.startsWith('/files/') &&
+      !hasFrontHeaders(req) &&
+      isProxyHost(req) &&
+      proxiedFileLink(hub, req, res, target.path.slice('/files/'.length))
+    )
+      return;
+    // Everything else is the owner door's (its own 404 for paths it does not serve).
+    return owner.handle(req, res, target);
+  });
 
-  await listenOn(server, opts.port, '127.0.0.1');
+  // perch serve bound the main listener before its ready line: the requests that came since wait for the handler.
+  let server: ReturnType<typeof hubServer>;
+  if (front) {
+    server = front.held.server;
+    front.held.take(handler);
+  } else {
+    server = hubServer(limits, handler);
+    await listenOn(server, opts.port, '127.0.0.1');
+  }
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   // The extra listeners for agents in containers, on the same port: /mcp only (listeners.ts).
   // Those on the container bridges are a switch the owner turns in the app (container-switch.ts); --listen ones stay.
-  const limits = { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout };
   let extra: Awaited<ReturnType<typeof startExtraListeners>>;
   let containers: Awaited<ReturnType<typeof startContainerSwitch>>;
   try {
@@ -372,36 +331,19 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
     mcp_url: `${baseUrl}/mcp`,
     base_url: baseUrl,
     owner_token: ownerToken,
-    started_at: Date.now(),
+    started_at: front?.runtime.started_at ?? Date.now(),
     listeners,
   };
   // On a full disk the hub still starts and serves (reads work, writes answer storage_full); runtime.json, which
-  // lets the other perch commands find it, is then written as soon as there is room again.
-  const writeRuntime = (): boolean => {
-    try {
-      fs.writeFileSync(runtimePath, JSON.stringify(runtime, null, 2), { mode: 0o600 });
-      fs.chmodSync(runtimePath, 0o600);
-      return true;
-    } catch (err) {
-      if (!isNoSpace(err)) throw err;
-      try {
-        fs.rmSync(runtimePath, { force: true });
-      } catch {
-        /* what was written of it */
-      }
-      return false;
-    }
-  };
+  // lets the other perch commands find it, is then written as soon as there is room again. perch serve wrote it
+  // before its ready line (with the main listener, the only one when it does so).
+  const writeRuntime = (): boolean => writeRuntimeFile(opts.dataDir, runtime);
   const notes = [...extra.notes, ...containers.notes()];
-  if (isExclusive(db))
-    notes.push(
-      `The disk holding ${opts.dataDir} was too full for SQLite's shared-memory file, so this hub holds its database alone: other perch commands that open it directly (export, backup, agent add…) wait until the hub is restarted with room on the disk.`,
-    );
+  if (isExclusive(db)) notes.push(exclusiveNote(opts.dataDir));
   let runtimeRetry: NodeJS.Timeout | undefined;
-  if (!writeRuntime()) {
-    notes.push(
-      `The disk holding ${opts.dataDir} is full: the hub serves (reads work; writes answer storage_full until there is room), but other perch commands cannot find it until ${RUNTIME_FILE} can be written (tried again every ${RUNTIME_RETRY_MS / 1000} s). Free some disk space.`,
-    );
+  const written = front && listeners.length === front.runtime.listeners?.length ? front.runtimeWritten : writeRuntime();
+  if (!written) {
+    notes.push(runtimeUnwrittenNote(opts.dataDir));
     runtimeRetry = setInterval(() => {
       if (writeRuntime()) clearInterval(runtimeRetry);
     }, RUNTIME_RETRY_MS);

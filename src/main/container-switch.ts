@@ -8,15 +8,11 @@ import type { PerchHub } from './hub/services';
 import type { ContainerSwitch } from './hub/core/doors';
 import type { McpHandler } from './mcp/endpoint';
 import type { ContainersState } from '../shared/agents/places';
-import { getSetting, setSetting } from './store/tables/talk/settings';
+import { setSetting } from './store/tables/talk/settings';
+import { CONTAINERS_SETTING, containersSettingOn } from './store/tables/talk/start-settings';
 import { containerBridges, startExtraListeners, type ListenerInfo, type ServerLimits } from './listeners';
 
-const SETTING = 'containers_listener';
-
-/** Whether the owner turned the container listener on (saved; read at start). */
-export function containersSettingOn(db: Db): boolean {
-  return getSetting(db, SETTING) === 'on';
-}
+export { containersSettingOn };
 
 /** The switch of a hub without a container listener door (a hub made for tests, the CLI): the setting only. */
 export function containersStateOffline(db: Db): ContainersState {
@@ -25,7 +21,7 @@ export function containersStateOffline(db: Db): ContainersState {
 
 /** Saves the setting on a hub without a container listener door (it takes effect when a hub with one starts). */
 export function setContainersOffline(hub: PerchHub, on: boolean): ContainersState {
-  hub.write(() => setSetting(hub.db, SETTING, on ? 'on' : 'off'));
+  hub.write(() => setSetting(hub.db, CONTAINERS_SETTING, on ? 'on' : 'off'));
   return containersStateOffline(hub.db);
 }
 
@@ -103,7 +99,7 @@ export async function startContainerSwitch(o: {
     set(on) {
       // One change at a time: a second waits for the first (listening and closing are asynchronous).
       const next = busy.then(async () => {
-        o.hub.write(() => setSetting(o.hub.db, SETTING, on ? 'on' : 'off'));
+        o.hub.write(() => setSetting(o.hub.db, CONTAINERS_SETTING, on ? 'on' : 'off'));
         enabled = on || o.forced;
         if (on || o.forced) await start();
         else await stop();

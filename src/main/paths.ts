@@ -18,3 +18,8 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const RUNTIME_FILE = 'runtime.json';
+
+/** --data-dir DIR, or PERCH_DATA_DIR, or the default; absolute. */
+export function dataDirOf(values: { 'data-dir'?: string }): string {
+  return path.resolve(values['data-dir'] ?? defaultDataDir());
+}

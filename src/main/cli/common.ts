@@ -126,10 +126,7 @@ export function print(json: boolean, value: unknown, human: () => string): void 
 
 export const DATA_DIR_LINE = `  --data-dir DIR   where the SQLite file lives (default: PERCH_DATA_DIR or ${defaultDataDir()})`;
 
-/** --data-dir DIR, or PERCH_DATA_DIR, or the default; absolute. */
-export function dataDirOf(values: { 'data-dir'?: string }): string {
-  return path.resolve(values['data-dir'] ?? defaultDataDir());
-}
+export { dataDirOf } from '../paths';
 
 /** Runs fn on a Hub over the data dir's database file (whether or not a hub serves it), then closes the file. */
 export function withHub<T>(dataDir: string, fn: (hub: PerchHub) => T): T {

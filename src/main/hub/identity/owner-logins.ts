@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { IdentityHub } from './services';
 import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/owner-logins';
-import { tx } from '../../store/db/db';
+import { tx, type Db } from '../../store/db/db';
 
 const LOGIN_TTL_MS = 24 * 60 * 60 * 1000;
 export const OWNER_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -16,11 +16,15 @@ const hash = (t: string) => crypto.createHash('sha256').update(t).digest();
 const sessionHash = (t: string) => hash(`perch-owner-session-v2:${t}`);
 
 export function createLoginToken(hub: IdentityHub): string {
+  return storeLoginToken(hub.db, hub.now());
+}
+
+/** A new login token stored in db (createLoginToken without a hub: perch serve's ready line, cli/serve-front.ts). */
+export function storeLoginToken(db: Db, now: number): string {
   const token = crypto.randomBytes(24).toString('base64url');
-  const now = hub.now();
-  tx(hub.db, () => {
-    deleteExpiredOwnerTokens(hub.db, now);
-    insertOwnerToken(hub.db, hash(token), 'login', now, now + LOGIN_TTL_MS);
+  tx(db, () => {
+    deleteExpiredOwnerTokens(db, now);
+    insertOwnerToken(db, hash(token), 'login', now, now + LOGIN_TTL_MS);
   });
   return token;
 }

@@ -36,6 +36,7 @@ import {
   type DeviceRow,
 } from '../../store/tables/phone/devices';
 import { getSetting, setSetting } from '../../store/tables/talk/settings';
+import { PUBLIC_URL_SETTING, publicUrlSetting } from '../../store/tables/talk/start-settings';
 import { deletePushSubscription } from '../../store/tables/phone/push';
 export type { DeviceRow } from '../../store/tables/phone/devices';
 import { messageById } from '../../store/tables/talk/messages';
@@ -335,7 +336,6 @@ export function listAudit(hub: DevicesHub, opts: { device_id?: string; limit?: n
 
 // ---- phone settings ------------------------------------------------------------------------
 
-const PUBLIC_URL_KEY = 'phone.public_url';
 const PUSH_CONTENT_KEY = 'phone.push_content';
 const NTFY_KEY = 'phone.ntfy';
 
@@ -379,8 +379,7 @@ export function normalizePublicUrl(raw: string): string {
 
 /** The public URL of the front, or null when remote access is off. */
 export function publicUrl(hub: DevicesHub): string | null {
-  const v = getSetting(hub.db, PUBLIC_URL_KEY);
-  return v ? v : null;
+  return publicUrlSetting(hub.db);
 }
 
 /**
@@ -510,7 +509,7 @@ export function setPhoneSettings(hub: DevicesHub, patch: PhoneSettingsPatch): Ph
   }
   hub.services.pushTargets.changing(() =>
     hub.write(() => {
-      if (url !== undefined) setSetting(hub.db, PUBLIC_URL_KEY, url);
+      if (url !== undefined) setSetting(hub.db, PUBLIC_URL_SETTING, url);
       if (patch.push_content !== undefined) setSetting(hub.db, PUSH_CONTENT_KEY, patch.push_content);
       if (ntfy !== undefined) setSetting(hub.db, NTFY_KEY, ntfy);
     }),

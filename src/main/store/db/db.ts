@@ -52,7 +52,7 @@ export function openDatabase(file: string, opts: { readonly?: boolean; durabilit
 
 function openWith(file: string, opts: { readonly?: boolean; durability?: Durability }, exclusive: boolean): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Database(file, { readonly: opts.readonly ?? false });
+  const db = new Database(file, { readonly: opts.readonly ?? false, nativeBinding: addonFile() });
   try {
     // Before the first access in WAL mode: then SQLite never makes the -shm file.
     if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
@@ -62,6 +62,25 @@ function openWith(file: string, opts: { readonly?: boolean; durability?: Durabil
     throw err;
   }
   return db;
+}
+
+let addon: string | null | undefined;
+
+/**
+ * better-sqlite3's compiled addon, by its path: its own lookup (the bindings package: a stack trace, then a dozen
+ * candidate paths) was a noticeable part of a cold start. undefined (that lookup, then) where it is not at the
+ * place npm builds it (a packaged app may move it).
+ */
+function addonFile(): string | undefined {
+  if (addon === undefined) {
+    try {
+      const file = path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+      addon = fs.existsSync(file) ? file : null;
+    } catch {
+      addon = null;
+    }
+  }
+  return addon ?? undefined;
 }
 
 function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Durability }): void {

@@ -1,0 +1,132 @@
+// `perch serve`'s start up to its ready line, before the hub's modules are loaded: the database opened (its schema
+// brought up to date), the main listener bound on 127.0.0.1 with the hub's limits, the login link's token stored,
+// runtime.json written; then the ready line, and only then the hub (cli/serve-hub.ts, its own bundle
+// dist/serve-hub.js), which takes over the requests that came meanwhile: they wait, in order, and none is refused.
+// What the ready line names is thus true when it is printed. A start that wants more before it (a listener for
+// containers, --public-url to save) or meets any problem here goes the whole way first (cli/serve.ts), as before.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { DB_FILE_NAME, isExclusive, isStorageError, openDatabase, type Db } from '../store/db/db';
+import { isNoSpace } from '../store/backup/disk-space';
+import { heldServer, listenOn, serverLimits, type HeldServer } from '../hub-server';
+import { RUNTIME_FILE } from '../paths';
+import { exclusiveNote, liveHubOf, runtimeUnwrittenNote, writeRuntimeFile, type RuntimeInfo } from '../runtime-file';
+import { storeLoginToken } from '../hub/identity/owner-logins';
+import { containersSettingOn, publicUrlSetting } from '../store/tables/talk/start-settings';
+import { OWNER_LOGIN_PATH } from '../../shared/api/owner-paths';
+import type { ListenerInfo } from '../listeners';
+import type { RunningHub, ServeFront } from '../app';
+import { loginUnsavedNote, openInBrowser, printReady } from './serve-ready';
+import type { ServeOptions } from './serve-options';
+
+/** The hub's part of `perch serve` (cli/serve-hub.ts), loaded after the ready line. */
+export interface HubPart {
+  continueServe(o: ServeOptions, front: ServeFront): Promise<RunningHub>;
+}
+
+/**
+ * Whether this start may print its ready line before the hub is built: the ready line names no listener but the
+ * main one (--containers, --listen and the saved container switch are listeners the hub starts), and there is no
+ * --public-url to check and save.
+ */
+export function mayBeReadyFirst(o: ServeOptions): boolean {
+  return !o.containers && o.listen.length === 0 && o.publicUrl === undefined;
+}
+
+/**
+ * Starts `perch serve` ready line first. false: nothing is listening and the database is closed again (a live hub on
+ * the data dir, a database that does not open, the port taken, the container switch on): the caller goes the whole
+ * way first, which says what is wrong as it always has. Once the ready line is out, a hub that fails to start
+ * ends the process (exit 1, the error on stderr).
+ */
+export async function serveReadyFirst(o: ServeOptions, loadHub: () => Promise<HubPart>): Promise<boolean> {
+  if (!mayBeReadyFirst(o) || (await liveHubOf(o.dataDir))) return false;
+  let db: Db;
+  try {
+    fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+    db = openDatabase(path.join(o.dataDir, DB_FILE_NAME), { durability: o.durability, fullDiskFallback: true });
+  } catch {
+    return false;
+  }
+  let held: HeldServer | undefined;
+  try {
+    if (containersSettingOn(db)) throw new Error('the container listener is on: the hub starts it before the ready line');
+    held = heldServer(serverLimits());
+    await listenOn(held.server, o.port, '127.0.0.1');
+  } catch {
+    held?.server.close();
+    db.close();
+    return false;
+  }
+  const server = held.server;
+  const port = (server.address() as { port: number }).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const notes: string[] = [];
+  if (isExclusive(db)) notes.push(exclusiveNote(o.dataDir));
+  let login: string | null = null;
+  try {
+    login = `${baseUrl}${OWNER_LOGIN_PATH}#token=${storeLoginToken(db, Date.now())}`;
+  } catch (err) {
+    // On a full disk the hub serves on (reads work, writes answer storage_full): the link is not saved, a note says so.
+    if (!isStorageError(err) && !isNoSpace(err)) throw err;
+    notes.push(loginUnsavedNote(o.dataDir));
+  }
+  const listeners: ListenerInfo[] = [{ url: baseUrl, serves: ['mcp', 'owner', 'ui'], place: 'local' }];
+  const runtime: RuntimeInfo = {
+    pid: process.pid,
+    port,
+    mcp_url: `${baseUrl}/mcp`,
+    base_url: baseUrl,
+    owner_token: crypto.randomBytes(24).toString('base64url'),
+    started_at: Date.now(),
+    listeners,
+  };
+  const runtimeWritten = writeRuntimeFile(o.dataDir, runtime);
+  if (!runtimeWritten) notes.push(runtimeUnwrittenNote(o.dataDir));
+  const front: ServeFront = { db, held, ownerToken: runtime.owner_token, runtime, runtimeWritten };
+
+  // Handlers first: whoever reads the ready line may signal at once. Stopping waits for the hub if it is starting.
+  const hub: { starting?: Promise<RunningHub> } = {};
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!o.json) process.stdout.write(`\nStopping (${signal})…\n`);
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    (hub.starting ?? Promise.reject(new Error('not started'))).then(
+      (running) => running.close().then(() => process.exit(0)),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  printReady(o.json, {
+    mcpUrl: runtime.mcp_url,
+    port,
+    dataDir: o.dataDir,
+    login,
+    durability: o.durability,
+    publicUrl: publicUrlSetting(db),
+    listeners,
+    containerMcpUrl: null,
+    notes,
+  });
+  if (o.open && login) void openInBrowser(login);
+  hub.starting = loadHub().then((part) => part.continueServe(o, front));
+  hub.starting.catch((err: unknown) => {
+    process.stderr.write(
+      `perch: the hub did not start after its ready line: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    try {
+      const current = JSON.parse(fs.readFileSync(path.join(o.dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
+      if (current.pid === process.pid) fs.rmSync(path.join(o.dataDir, RUNTIME_FILE));
+    } catch {
+      /* not written, or another hub's */
+    }
+    process.exit(1);
+  });
+  return true;
+}
