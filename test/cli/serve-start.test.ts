@@ -1,5 +1,5 @@
 // What `perch serve` loads before its ready line (docs/performance.md, "Cold start"): its own bundle dist/serve.js, not
-// dist/cli.js with every other command; not web-push or qrcode (left in node_modules, imported when a push is sent or
+// dist/cli.js with every other command (nor the hub's dist/serve-hub.js: test/cli/serve-ready-first.test.ts); not web-push or qrcode (left in node_modules, imported when a push is sent or
 // a QR code drawn); and the store's worker thread starts only after the ready line. A preload (NODE_OPTIONS --require)
 // records, at the hub's first write to stdout (its ready line), the files node has loaded and the workers started.
 import { test } from 'node:test';
@@ -58,14 +58,14 @@ test('perch serve reaches its ready line from dist/serve.js alone: no other comm
   }
 });
 
-test('dist/serve.js bundles no other command, nor web-push or qrcode', () => {
+test("perch serve's bundles (dist/serve.js, dist/serve-hub.js) bundle no other command, nor web-push or qrcode", () => {
   ensureBuilt();
-  const bundle = fs.readFileSync(path.join(ROOT, 'dist', 'serve.js'), 'utf8');
+  const bundle = ['serve.js', 'serve-hub.js'].map((f) => fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8')).join('\n');
   // esbuild names each module it bundles in a comment line: `// src/main/cli/agents/agents.ts`.
   const modules = [...bundle.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) => m[1]!);
   assert.ok(
-    modules.some((m) => m.endsWith('src/main/cli/serve.ts')),
-    'the bundle names its modules',
+    modules.some((m) => m.endsWith('src/main/cli/serve.ts')) && modules.some((m) => m.endsWith('src/main/cli/serve-front.ts')),
+    'the bundles name their modules',
   );
   const others = modules.filter((m) =>
     /src\/main\/cli\/(agents|data|owner|channel|hook)\/|src\/main\/cli\/index\.ts|node_modules\/(web-push|qrcode)\//.test(m),
@@ -85,10 +85,10 @@ test("perch serve's code cache and the other commands' live side by side: neithe
   removeDataDir(dir);
   assert.deepEqual(
     caches().sort(),
-    ['cli-KEY.bin', 'serve-KEY.bin'],
-    "serve wrote its own cache (at exit at the latest) and kept the CLI's",
+    ['cli-KEY.bin', 'serve-KEY.bin', 'servehub-KEY.bin'],
+    "serve wrote its own caches (its two bundles', at exit at the latest) and kept the CLI's",
   );
   const again = cli(['--help'], { env: { PERCH_CODE_CACHE_DIR: cacheDir } });
   assert.equal(again.code, 0, again.stderr);
-  assert.deepEqual(caches().sort(), ['cli-KEY.bin', 'serve-KEY.bin']);
+  assert.deepEqual(caches().sort(), ['cli-KEY.bin', 'serve-KEY.bin', 'servehub-KEY.bin']);
 });
