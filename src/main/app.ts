@@ -21,7 +21,8 @@ import {
   writeRuntimeFile,
   type RuntimeInfo,
 } from './runtime-file';
-import { envMs, hubServer, listenOn, serverLimits, type HeldServer } from './hub-server';
+import { envMs, hubServer, listenOn, serverLimits } from './hub-server';
+import type { HeldListener } from './held-listener';
 import { totalHandler } from './http-util';
 import { startRequestExpiry } from './hub/features/requests/request-expiry';
 import { markUndeliveredPrompts, withdrawOrphanedPrompts } from './hub/features/requests/abandoned-prompts';
@@ -97,7 +98,7 @@ export interface StartOptions {
 /** `perch serve`'s part of a start, done before its ready line (StartOptions.front). */
 export interface ServeFront {
   db: Db;
-  held: HeldServer;
+  held: HeldListener;
   ownerToken: string;
   runtime: RuntimeInfo;
   /** false: the disk was full, runtime.json is to be written as soon as there is room. */
@@ -279,15 +280,10 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
   });
 
   // perch serve bound the main listener before its ready line: the requests that came since wait for the handler.
-  let server: ReturnType<typeof hubServer>;
-  if (front) {
-    server = front.held.server;
-    front.held.take(handler);
-  } else {
-    server = hubServer(limits, handler);
-    await listenOn(server, opts.port, '127.0.0.1');
-  }
-  const port = (server.address() as { port: number }).port;
+  const server = hubServer(limits, handler);
+  if (front) front.held.take(server);
+  else await listenOn(server, opts.port, '127.0.0.1');
+  const port = front ? front.held.port() : (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   // The extra listeners for agents in containers, on the same port: /mcp only (listeners.ts).
   // Those on the container bridges are a switch the owner turns in the app (container-switch.ts); --listen ones stay.
@@ -305,6 +301,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       byHand: extra.listeners.map((l) => l.url.replace(/^http:\/\/\[?|\]?:\d+$/g, '')),
     });
   } catch (err) {
+    front?.held.close();
     await Promise.all([server, ...(extra! ? extra.servers : [])].map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
     hub.close();
     throw err;
@@ -383,6 +380,7 @@ export async function startHub(opts: StartOptions): Promise<RunningHub> {
       owner.close();
       hub.doors.closing();
       await containers.close();
+      front?.held.close();
       await Promise.all(
         [server, ...extra.servers].map(
           (srv) =>

@@ -3,6 +3,7 @@
 // its requests over (app.ts startHub); listeners.ts makes its extra listeners with it.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+export { listenOn } from './held-listener';
 
 /** Defaults of the hub's header and request timeouts (PERCH_HEADERS_TIMEOUT_MS / PERCH_REQUEST_TIMEOUT_MS override them). */
 export const HEADERS_TIMEOUT_MS = 15_000;
@@ -82,38 +83,4 @@ export function hubServer(limits: ServerLimits, handler: http.RequestListener): 
     }
   });
   return server;
-}
-
-/** Listens on address:port; resolves when listening. */
-export function listenOn(server: http.Server, port: number, address: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, address, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
-/** A hub server bound before the hub exists: its requests wait, in order, until take() hands them a handler. */
-export interface HeldServer {
-  server: http.Server;
-  /** From now on requests go to handler; those that came before go to it first, in the order they came. */
-  take(handler: http.RequestListener): void;
-}
-
-export function heldServer(limits: ServerLimits): HeldServer {
-  const waiting: Array<[http.IncomingMessage, http.ServerResponse]> = [];
-  let handler: http.RequestListener | undefined;
-  const server = hubServer(limits, (req, res) => {
-    if (handler) handler(req, res);
-    else waiting.push([req, res]);
-  });
-  return {
-    server,
-    take(h) {
-      handler = h;
-      for (const [req, res] of waiting.splice(0)) h(req, res);
-    },
-  };
 }

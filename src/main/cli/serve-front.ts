@@ -9,7 +9,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { DB_FILE_NAME, isExclusive, isStorageError, openDatabase, type Db } from '../store/db/db';
 import { isNoSpace } from '../store/backup/disk-space';
-import { heldServer, listenOn, serverLimits, type HeldServer } from '../hub-server';
+import { holdPort, type HeldListener } from '../held-listener';
 import { RUNTIME_FILE } from '../paths';
 import { exclusiveNote, liveHubOf, runtimeUnwrittenNote, writeRuntimeFile, type RuntimeInfo } from '../runtime-file';
 import { storeLoginToken } from '../hub/identity/owner-logins';
@@ -49,18 +49,15 @@ export async function serveReadyFirst(o: ServeOptions, loadHub: () => Promise<Hu
   } catch {
     return false;
   }
-  let held: HeldServer | undefined;
+  let held: HeldListener;
   try {
     if (containersSettingOn(db)) throw new Error('the container listener is on: the hub starts it before the ready line');
-    held = heldServer(serverLimits());
-    await listenOn(held.server, o.port, '127.0.0.1');
+    held = await holdPort(o.port, '127.0.0.1');
   } catch {
-    held?.server.close();
     db.close();
     return false;
   }
-  const server = held.server;
-  const port = (server.address() as { port: number }).port;
+  const port = held.port();
   const baseUrl = `http://127.0.0.1:${port}`;
   const notes: string[] = [];
   if (isExclusive(db)) notes.push(exclusiveNote(o.dataDir));
