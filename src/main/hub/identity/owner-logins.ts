@@ -4,28 +4,20 @@
 // send cookies to every port of 127.0.0.1, so a cookie credential would reach any local web server.
 import crypto from 'node:crypto';
 import type { IdentityHub } from './services';
-import { deleteExpiredOwnerTokens, deleteOwnerToken, insertOwnerToken, ownerToken } from '../../store/tables/agents/owner-logins';
-import { tx, type Db } from '../../store/db/db';
+import { deleteOwnerToken, insertOwnerToken, ownerToken, saveLoginToken } from '../../store/tables/agents/owner-logins';
+import { tx } from '../../store/db/db';
 
-const LOGIN_TTL_MS = 24 * 60 * 60 * 1000;
 export const OWNER_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
+// perch serve's ready line hashes the login token it prints with shared/sha256.ts (the same SHA-256, without node:crypto).
 const hash = (t: string) => crypto.createHash('sha256').update(t).digest();
 // Session tokens are hashed with their own label, so a session made for the old cookie (whose value browsers may
 // have sent to other local ports) never matches a session of this scheme.
 const sessionHash = (t: string) => hash(`perch-owner-session-v2:${t}`);
 
 export function createLoginToken(hub: IdentityHub): string {
-  return storeLoginToken(hub.db, hub.now());
-}
-
-/** A new login token stored in db (createLoginToken without a hub: perch serve's ready line, cli/serve-front.ts). */
-export function storeLoginToken(db: Db, now: number): string {
   const token = crypto.randomBytes(24).toString('base64url');
-  tx(db, () => {
-    deleteExpiredOwnerTokens(db, now);
-    insertOwnerToken(db, hash(token), 'login', now, now + LOGIN_TTL_MS);
-  });
+  saveLoginToken(hub.db, hash(token), hub.now());
   return token;
 }
 
