@@ -87,10 +87,12 @@ function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Du
   const durability = opts.durability ?? DEFAULT_DURABILITY;
   const isNew = !opts.readonly && schemaVersion(db) === 0 && !hasTables(db);
   // A new file's header (auto_vacuum, then WAL) is written in rollback-journal mode, where each change fsyncs the
-  // journal, the file and its folder (8 fsyncs, most of a new data dir's start on a busy disk). Under durability
-  // normal, which promises to survive a crash of the process and not a power cut, those writes go to the OS
-  // unsynced: a crash loses nothing, and a power cut at that moment could only spoil a file that holds no data yet.
-  if (isNew && durability === 'normal') db.pragma('synchronous = OFF');
+  // journal, the file and its folder, and the new WAL's header is synced too (10 fsyncs, most of a new data dir's start
+  // on a busy disk). Under durability normal, which promises to survive a crash of the process and not a power cut,
+  // the file and its schema go to the OS unsynced: a crash loses nothing, and a power cut at that moment could only
+  // spoil a file that holds no data yet. Durability applies from the first write after the schema.
+  const unsyncedUntilSchema = isNew && durability === 'normal';
+  if (unsyncedUntilSchema) db.pragma('synchronous = OFF');
   // A new file gives freed pages back in small steps (retention, hub/features/retention/retention.ts); the mode can only be set
   // before the first table exists. An older file keeps auto_vacuum NONE until `perch retention compact` (a VACUUM).
   if (isNew) db.pragma('auto_vacuum = INCREMENTAL');
@@ -98,7 +100,7 @@ function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Du
   // WAL + NORMAL (default): a committed transaction survives a crash (kill -9) of the process; the
   // WAL is only fsynced at checkpoints, so a power loss may lose the last moments. FULL fsyncs every
   // commit. See store/db/durability.ts and docs/guide/durability.md.
-  applyDurability(db, durability);
+  if (!unsyncedUntilSchema) applyDurability(db, durability);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('temp_store = MEMORY');
@@ -109,6 +111,7 @@ function setUp(db: Db, file: string, opts: { readonly?: boolean; durability?: Du
   db.pragma('cache_size = -16000');
   registerFunctions(db);
   migrate(db, file);
+  if (unsyncedUntilSchema) applyDurability(db, durability);
   if (file !== ':memory:') {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
       try {
