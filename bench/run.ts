@@ -286,6 +286,7 @@ async function main() {
       node_floor: empty.node_floor,
       empty: empty.perch,
       empty_vs_node: empty.vs_node,
+      empty_first_answer: empty.first_answer,
       empty_no_code_cache: noCache.perch,
       profile_empty: await profiledStart('empty data dir', path.join(tmpRoot, 'cold-empty-prof'), codeCache),
     };
@@ -323,6 +324,7 @@ async function main() {
         store_1m: big.perch,
         store_1m_node_floor: big.node_floor,
         store_1m_vs_node: big.vs_node,
+        store_1m_first_answer: big.first_answer,
         store_messages: BIG_MESSAGES,
         store_db_mb: Math.round(dbBytes / 2 ** 20),
         profile_1m: await profiledStart(`${BIG_MESSAGES / 1e6}M-message data dir`, dirM, codeCache),

@@ -190,17 +190,29 @@ export async function hubInfo(hub: RunningHub): Promise<any> {
 }
 
 /** Starts `perch serve --json` on dataDir and stops it again: ms from spawn to its ready line. */
-export async function coldStart(name: string, dataDir: string, env?: Record<string, string>): Promise<number> {
+/**
+ * One cold start of perch serve: ms from the spawn to its ready line, and to the answer of a request sent the moment
+ * the ready line came (the owner's hub.info, with runtime.json's token): what the ready line promises is served.
+ */
+export async function coldStart(
+  name: string,
+  dataDir: string,
+  env?: Record<string, string>,
+): Promise<{ readyMs: number; answeredMs: number }> {
   const t0 = performance.now();
-  const { child } = await startProcess(
+  const { child, ready } = await startProcess(
     name,
     ['bin/perch.js', 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate', '0', '--backups', '0'],
     60_000,
     env,
   );
-  const ms = performance.now() - t0;
+  const readyMs = performance.now() - t0;
+  const token = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')).owner_token;
+  const r = await post(ready.port, '/api/owner/hub.info', '{}', { Authorization: `Bearer ${token}` });
+  const answeredMs = performance.now() - t0;
+  if (r.status !== 200) throw new Error(`${name}: hub.info right after the ready line answered HTTP ${r.status} ${r.text.slice(0, 200)}`);
   await stopProcess(child);
-  return ms;
+  return { readyMs, answeredMs };
 }
 
 export function memoryOf(pid: number): { rss_mb: number; peak_rss_mb: number } {

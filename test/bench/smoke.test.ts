@@ -45,6 +45,8 @@ const FIGURES: Record<string, string[]> = {
     'cold_start.empty.p50_ms',
     'cold_start.empty_no_code_cache.p50_ms',
     'cold_start.store_1m.p50_ms',
+    'cold_start.empty_first_answer.p50_ms',
+    'cold_start.store_1m_first_answer.p50_ms',
   ],
   store: ['store_empty.get_updates.p99_ms', 'store_1m.search_all.p99_ms', 'store_ratio_p99.get_history'],
   export: ['export_1m.rss_peak_mb', 'export_1m.sends_during.p99_ms'],
