@@ -11,39 +11,41 @@ import { readServeOptions } from './serve-options';
 import { serveReadyFirst } from './serve-front';
 import { loginUnsavedNote, openInBrowser, printReady } from './serve-ready';
 
+/** What `perch --help` and `perch serve --help` say. */
+const SERVE_TEXT: Omit<Command, 'run'> = {
+  names: ['serve'],
+  usage: `  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--containers] [--listen ADDR]...
+      Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
+      --containers also serves /mcp (only) on this computer's container bridges for agents in containers.
+      Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
+      --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
+      of the hub; full also through a power cut, at one fsync per commit.`,
+  help: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--public-url URL] [--containers] [--listen ADDR]...
+
+Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
+  --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
+  --json        print one JSON line {mcp_url, port, data_dir, login_url, listeners: [{url, serves}], …} when ready
+  --containers  also listen on this computer's container bridge addresses (docker0, br-*, podman*, cni-podman*),
+                same port, serving /mcp ONLY (never the app, login, files or pairing) to the Host names
+                host.docker.internal and host.containers.internal; only keys allowed \`containers\` log in there
+                (perch agent add NAME --from containers). No bridge: says so and serves on loopback only.
+  --listen ADDR another address of this computer to serve /mcp on, like --containers (repeatable)
+  --open        open the one-time login link in the browser
+  --rate N      calls per second per agent (0 = no limit)
+  --durability normal|full  normal (the default, or PERCH_DURABILITY) keeps every answered write through a
+                crash of the hub; full also through a power cut, at one fsync per commit
+  --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
+  --public-url URL  the HTTPS front that forwards to this hub (e.g. https://laptop.tail1234.ts.net after
+                \`tailscale serve --bg --https=443 http://127.0.0.1:PORT\`); saved, so later runs keep it. The hub
+                still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair),
+                or for /mcp a key allowed the tailnet (perch agent key from NAME tailnet).
+${DATA_DIR_LINE}
+If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
+};
+
 /** The command; readyFirst: try the start that prints the ready line before the hub is built (cli/serve-front.ts). */
 export function serveCommand(readyFirst: boolean): Command {
-  return {
-    names: ['serve'],
-    usage: `  perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--containers] [--listen ADDR]...
-        Run the hub headless. MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp by default (--port 0 picks a free port).
-        --containers also serves /mcp (only) on this computer's container bridges for agents in containers.
-        Prints a one-time login link for the browser UI. --json prints one JSON line when ready.
-        --durability (env PERCH_DURABILITY): normal (default) keeps every answered write through a crash
-        of the hub; full also through a power cut, at one fsync per commit.`,
-    help: () => `perch serve [--data-dir DIR] [--port N] [--json] [--open] [--rate N] [--durability normal|full] [--backups N] [--public-url URL] [--containers] [--listen ADDR]...
-  
-  Runs the hub headless: MCP at http://127.0.0.1:${DEFAULT_PORT}/mcp, the UI in your browser.
-    --port N      port on 127.0.0.1 (default ${DEFAULT_PORT}, or PERCH_PORT; 0 picks a free one)
-    --json        print one JSON line {mcp_url, port, data_dir, login_url, listeners: [{url, serves}], …} when ready
-    --containers  also listen on this computer's container bridge addresses (docker0, br-*, podman*, cni-podman*),
-                  same port, serving /mcp ONLY (never the app, login, files or pairing) to the Host names
-                  host.docker.internal and host.containers.internal; only keys allowed \`containers\` log in there
-                  (perch agent add NAME --from containers). No bridge: says so and serves on loopback only.
-    --listen ADDR another address of this computer to serve /mcp on, like --containers (repeatable)
-    --open        open the one-time login link in the browser
-    --rate N      calls per second per agent (0 = no limit)
-    --durability normal|full  normal (the default, or PERCH_DURABILITY) keeps every answered write through a
-                  crash of the hub; full also through a power cut, at one fsync per commit
-    --backups N   daily backups to keep in <data dir>/${BACKUPS_DIR} (default ${DEFAULT_DAILY_BACKUPS}, or PERCH_BACKUPS; 0 = none)
-    --public-url URL  the HTTPS front that forwards to this hub (e.g. https://laptop.tail1234.ts.net after
-                  \`tailscale serve --bg --https=443 http://127.0.0.1:PORT\`); saved, so later runs keep it. The hub
-                  still listens on 127.0.0.1 only; requests through the front need a paired device (perch device pair),
-                  or for /mcp a key allowed the tailnet (perch agent key from NAME tailnet).
-  ${DATA_DIR_LINE}
-  If the port is taken, serve stops and says so (whatever holds the port receives agents' keys).`,
-    run: (argv) => cmdServe(argv, readyFirst),
-  };
+  return { ...SERVE_TEXT, run: (argv) => cmdServe(argv, readyFirst) };
 }
 
 export const serve: Command = serveCommand(true);
