@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { ROOT, addAgent, ensureBuilt, removeDataDir, runtimeInfo, startServe, tempDataDir, tempDir } from '../support/serve-harness';
+import { ROOT, addAgent, ensureBuilt, removeDataDir, runtimeInfo, sleep, startServe, tempDataDir, tempDir } from '../support/serve-harness';
 
 const PRELOAD = `
 const fs = require('node:fs');
@@ -33,6 +33,11 @@ fs.readFileSync = function (file, ...rest) {
   return readFileSync.call(this, file, ...rest);
 };
 `;
+
+/** Until the preload holds the hub's bundle back (it does so right after the ready line; bounded, not a timing). */
+async function heldBack(atReady: string): Promise<void> {
+  for (let i = 0; i < 200 && !fs.existsSync(`${atReady}.held`); i++) await sleep(50);
+}
 
 /** One request on a new connection; resolves once its bytes are handed to the kernel (sent), and with its answer. */
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -72,6 +77,7 @@ test('a request sent the moment the ready line appears, before the hub is loaded
       { Authorization: `Bearer ${agent.key}`, Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
     );
     await Promise.all([info.written, login.written, whoami.written]);
+    await heldBack(atReady);
     assert.ok(fs.existsSync(`${atReady}.held`), 'the hub was not loaded yet when the requests were sent');
     fs.writeFileSync(`${atReady}.sent`, '');
     const [i, l, w] = await Promise.all([info.answer, login.answer, whoami.answer]);
@@ -113,6 +119,30 @@ test("perch serve's ready line comes before any of the hub's modules is loaded",
     assert.ok(!rel.includes(path.join('dist', 'serve-hub.js')), 'the hub bundle is loaded after the ready line');
   } finally {
     assert.equal(await served.stop(), 0, served.stderr());
+    removeDataDir(dir);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('SIGTERM at the ready line, before the hub is loaded, stops perch serve cleanly: exit 0, runtime.json removed', async () => {
+  ensureBuilt();
+  const tmp = tempDir('perch-ready-first-');
+  const preload = path.join(tmp, 'at-ready.cjs');
+  fs.writeFileSync(preload, PRELOAD);
+  const atReady = path.join(tmp, 'at-ready.json');
+  const dir = tempDataDir();
+  const served = await startServe(dir, { env: { NODE_OPTIONS: `--require ${preload}`, PERCH_TEST_AT_READY: atReady } });
+  try {
+    assert.ok(fs.existsSync(path.join(dir, 'runtime.json')), 'runtime.json is written by the ready line');
+    await heldBack(atReady);
+    assert.ok(fs.existsSync(`${atReady}.held`), 'the hub was not loaded yet when the signal was sent');
+    served.proc.kill('SIGTERM');
+    fs.writeFileSync(`${atReady}.sent`, '');
+    assert.equal(await served.stop(), 0, served.stderr());
+    assert.ok(!fs.existsSync(path.join(dir, 'runtime.json')), 'runtime.json is removed');
+  } finally {
+    fs.writeFileSync(`${atReady}.sent`, '');
+    await served.stop();
     removeDataDir(dir);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
