@@ -100,8 +100,16 @@ describe("perch connect gemini --write turns Gemini CLI's telemetry to the hub o
     const a = await addAgent(served.dataDir, uniqueName('otel-gm-dis'));
     const h = home(USER);
     assert.equal((await run('connect', h, ['gemini', a.name, '--write'])).code, 0);
+    assert.ok(telemetryTokenIn(settingsOf(h).telemetry.otlpEndpoint), 'connect wrote the telemetry');
     const r = await run('disconnect', h, ['gemini', a.name, '--write']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(settingsOf(h), USER);
+
+    // Another agent's telemetry in the file is not this agent's to take out.
+    const b = await addAgent(served.dataDir, uniqueName('otel-gm-other'));
+    assert.equal((await run('connect', h, ['gemini', b.name, '--write'])).code, 0);
+    const theirs = settingsOf(h).telemetry;
+    assert.equal((await run('disconnect', h, ['gemini', a.name, '--write'])).code, 0);
+    assert.deepEqual(settingsOf(h).telemetry, theirs);
   });
 });
