@@ -31,13 +31,11 @@ export const OTLP_METRICS_PATH = '/v1/metrics';
 export const OTLP_TRACES_PATH = '/v1/traces';
 
 /**
- * Where a telemetry token may stand in the path instead of the Authorization header: /otlp/<token>/v1/logs (and
- * /v1/metrics, /v1/traces). Gemini CLI's settings can name an endpoint but no header (it takes headers from its
- * environment only), so `perch connect gemini` writes the endpoint <base>/otlp/<token>.
+ * A request's OTLP path (/v1/logs, /v1/metrics, /v1/traces) and the token its path carries, or undefined when not the
+ * door's. A telemetry token may stand in the path instead of the Authorization header, /otlp/<token>/v1/logs: Gemini
+ * CLI's settings can name an endpoint but no header (it takes headers from its environment only), so `perch connect
+ * gemini` writes the endpoint <base>/otlp/<token>.
  */
-export const OTLP_TOKEN_PREFIX = '/otlp/';
-
-/** A request's OTLP path (/v1/logs, /v1/metrics, /v1/traces) and the token its path carries, or undefined when not the door's. */
 export function otlpRoute(p: string): { path: string; token?: string } | undefined {
   const q = p.endsWith('/') ? p.slice(0, -1) : p;
   const m = /^\/otlp\/([^/]{1,200})(\/v1\/[a-z]+)$/.exec(q);

@@ -125,8 +125,9 @@ export function geminiUnconfigEdits(agent: string, telemetry?: UnsetTelemetryOpt
         let left = server === undefined ? undefined : unsetPerchHooks(server, 'gemini', agent, file);
         if (left !== undefined && telemetry) {
           const root = parseObject(left, file);
+          const was = JSON.stringify(root);
           unsetGeminiTelemetry(root, telemetry, left !== t);
-          left = Object.keys(root).length === 0 ? undefined : jsonText(root, left);
+          if (JSON.stringify(root) !== was) left = Object.keys(root).length === 0 ? undefined : jsonText(root, left);
         }
         return left;
       },
