@@ -69,7 +69,8 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
   opencode     ~/.config/opencode/opencode.json: Perch as the MCP server "perch-NAME" (the key as
                {env:PERCH_KEY_NAME}); ~/.config/opencode/plugin/perch.js: a small plugin, one fetch per hook to
                BASE/hook/opencode/EVENT?agent=NAME: tool.execute.before (pause, your standing deny rules), its
-               permission prompts (your Approvals inbox decides them), tool results and session events
+               permission prompts (your Approvals inbox decides them), tool results, session events and each
+               model call's tokens and cost (the cost ledger)
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
