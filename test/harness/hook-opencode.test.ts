@@ -2,7 +2,8 @@
 // very plugin file `perch connect opencode NAME --write` writes, imported in Node and called as OpenCode 1.18.33 calls
 // its hooks (the inputs below are those the real OpenCode passed: test/real/real-opencode.test.ts), against a real
 // `perch serve`: a paused agent's bash call throws Perch's reason while its own whoami runs; a standing deny rule's
-// command throws; session events are its live status; a tool result is in the ledger; a permission.asked is a card
+// command throws; session events are its live status; a tool result is in the ledger; each model call's tokens are
+// in the cost ledger; a permission.asked is a card
 // whose decision the plugin replies through the client OpenCode hands it; with the hub gone it fails open, saying so once.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { addAgent, cliAsync, eventually, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { pendingRequestOf } from '../support/hook-runner';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { SHIPPED_PRICES } from '../../src/shared/ledger/prices';
 
 const served = useSharedServe();
 const dirs: string[] = [];
@@ -173,6 +175,63 @@ describe('the plugin perch connect opencode writes, run in Node against a real h
     }
     assert.equal(said.length, 1, said.join('\n'));
     assert.match(said[0]!, /^perch: the Perch hub did not answer .*; OpenCode goes on without Perch/);
+  });
+
+  test("each model call (a step-finish) is an API request in the cost ledger, once, its model from its assistant message: OpenCode's own cost kept, or its tokens priced by the table; a wrongly typed report stores nothing", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('oc-usage'));
+    const p = await pluginOf(a, '/tmp/project-usage');
+    // As OpenCode 1.18.33 sends them: the assistant message (its model), then its step-finish part (the call's tokens:
+    // input without the cached, output without the reasoning tokens), with OpenCode's cost (0: it knows no price).
+    const message = (id: string, modelID: string) => ({
+      type: 'message.updated',
+      properties: { info: { id, role: 'assistant', modelID, providerID: 'openai', sessionID: 'ses_u1', time: { created: 1 } } },
+    });
+    const step = (id: string, messageID: string, cost: number) => ({
+      type: 'message.part.updated',
+      properties: {
+        sessionID: 'ses_u1',
+        part: {
+          id,
+          messageID,
+          sessionID: 'ses_u1',
+          type: 'step-finish',
+          reason: 'stop',
+          tokens: { total: 1170, input: 600, output: 50, reasoning: 20, cache: { read: 400, write: 100 } },
+          cost,
+        },
+        time: 2,
+      },
+    });
+    await p.event({ event: message('msg_1', 'gpt-4.1') });
+    await p.event({ event: step('prt_1', 'msg_1', 0) });
+    await p.event({ event: step('prt_1', 'msg_1', 0) }); // the same part updated again
+    await p.event({ event: message('msg_2', 'claude-sonnet-4-5') });
+    await p.event({ event: step('prt_2', 'msg_2', 0.0123) });
+    const { costs } = await ownerOk(served, 'ledger.costs', { agent: a.name });
+    const by = (m: string) => costs.find((c: any) => c.model === m);
+    const gpt = by('gpt-4.1');
+    assert.deepEqual(
+      [gpt.cost_source, gpt.requests, gpt.input_tokens, gpt.output_tokens, gpt.cache_read_tokens, gpt.cache_write_tokens],
+      ['price_table', 1, 600, 70, 400, 100],
+      'once, reasoning counted as output',
+    );
+    const pr = SHIPPED_PRICES['gpt-4.1']!;
+    assert.ok(Math.abs(gpt.cost_usd - (600 * pr.input_per_mtok + 400 * pr.cached_input_per_mtok + 70 * pr.output_per_mtok) / 1e6) < 1e-12);
+    assert.deepEqual([by('claude-sonnet-4-5').cost_source, by('claude-sonnet-4-5').cost_usd], ['harness', 0.0123], "OpenCode's own figure");
+
+    const base = served.mcpUrl.replace(/\/mcp$/, '');
+    const before = JSON.stringify((await ownerOk(served, 'ledger.costs', { agent: a.name })).costs);
+    for (const body of [
+      { session_id: 'ses_u1', step_id: 'prt_9', tokens: { input: 'lots' } },
+      { session_id: 'ses_u1', step_id: 'prt_9', tokens: { input: -1 } },
+      { session_id: 'ses_u1', step_id: 'prt_9', tokens: { input: 1 }, cost: 'free' },
+      { session_id: 'ses_u1', tokens: { input: 1 } },
+      { session_id: 'ses_u1', step_id: 'prt_9', tokens: [] },
+    ]) {
+      const r = await rawPost(`${base}/hook/opencode/usage?agent=${a.name}`, a.key, JSON.stringify(body));
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    }
+    assert.equal(JSON.stringify((await ownerOk(served, 'ledger.costs', { agent: a.name })).costs), before, 'nothing stored');
   });
 
   test("the door refuses what is not the plugin's input (400, one line), and the key is checked as on every door (401)", async () => {

@@ -4,7 +4,8 @@
 // HOME's ~/.config/opencode/opencode.json; it makes OpenCode call Perch's whoami and then run
 // `touch perch-opencode.marker` with its bash tool. Everything of Perch's is written by the real
 // `perch connect opencode NAME --write` (Perch as remote MCP server, the key as {env:PERCH_KEY_NAME}; the plugin
-// ~/.config/opencode/plugin/perch.js), the key only in OpenCode's environment, `perch` not on its PATH.
+// ~/.config/opencode/plugin/perch.js), the key only in OpenCode's environment, `perch` not on its PATH. The plugin
+// also posts each model call's tokens (the stand-in reports 10 prompt and 5 completion tokens per answer) to the cost ledger.
 import { test, describe, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,6 +24,7 @@ import {
 import { assertNoPerch, connectWrite, openCode, pathWithoutPerch, runOpenCode, withHubStopped } from '../support/real-harness';
 import { chatToolNames, chatToolResult, startChatStandIn, type ChatReply, type ChatRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
+import { SHIPPED_PRICES } from '../../src/shared/ledger/prices';
 
 const served = useSharedServe();
 const opencode = openCode();
@@ -53,8 +55,8 @@ after(async () => {
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** A fresh HOME whose OpenCode config names the stand-in as its model (the user's own setting), nothing of Perch's. */
-function freshHome(): string {
+/** A fresh HOME whose OpenCode config names the stand-in as its model MODEL (the user's own setting), nothing of Perch's. */
+function freshHome(modelId = 'm1'): string {
   const home = fs.mkdtempSync(path.join(root!, 'home-'));
   fs.mkdirSync(path.join(home, '.config', 'opencode'), { recursive: true });
   const provider = {
@@ -62,16 +64,19 @@ function freshHome(): string {
       npm: '@ai-sdk/openai-compatible',
       name: 'Stand-in',
       options: { baseURL: model!.url, apiKey: 'dummy' },
-      models: { m1: { name: 'm1' } },
+      models: { [modelId]: { name: modelId } },
     },
   };
-  fs.writeFileSync(path.join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify({ provider, model: 'standin/m1' }, null, 2));
+  fs.writeFileSync(
+    path.join(home, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({ provider, model: `standin/${modelId}` }, null, 2),
+  );
   return home;
 }
 
 /** A fresh HOME configured by `perch connect opencode NAME --write`. */
-async function configure(agent: AgentKey, dataDir = served.dataDir): Promise<string> {
-  const home = freshHome();
+async function configure(agent: AgentKey, dataDir = served.dataDir, modelId?: string): Promise<string> {
+  const home = freshHome(modelId);
   await connectWrite('opencode', agent.name, dataDir, home);
   assert.ok(fs.existsSync(path.join(home, '.config', 'opencode', 'plugin', 'perch.js')), 'perch connect wrote the plugin');
   return home;
@@ -123,6 +128,29 @@ describe(
       const bash = calls.find((c: any) => c.tool === 'bash');
       assert.ok(bash, `the bash call is in the ledger: ${JSON.stringify(calls)}`);
       assert.equal(bash.harness, 'opencode');
+    });
+
+    test("each model call's tokens reach the cost ledger through the plugin (its step-finish), priced by the price table (OpenCode has no price for the stand-in's model)", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('oc-cost'));
+      const home = await configure(agent, served.dataDir, 'gpt-4.1');
+      const first = model!.requests.length;
+      const run = await runAs(agent, home);
+      assert.equal(run.code, 0, run.stderr);
+      // OpenCode also asks the model for the new session's title, a call of its own that no plugin hook reports (the
+      // one request without tools): not in the ledger.
+      const calls = model!.requests.slice(first);
+      const answers = calls.filter((q) => chatToolNames(q).length > 0).length;
+      assert.ok(answers >= 2, `the stand-in answered ${answers} model calls of the session`);
+      assert.equal(calls.length - answers, 1, 'and the one for its title');
+      const { costs } = await ownerOk(served, 'ledger.costs', { agent: agent.name });
+      assert.deepEqual(
+        costs.map((c: any) => [c.model, c.cost_source, c.requests, c.input_tokens, c.output_tokens]),
+        [['gpt-4.1', 'price_table', answers, 10 * answers, 5 * answers]],
+        "one record per model call, the stand-in's usage as OpenCode counted it",
+      );
+      const p = SHIPPED_PRICES['gpt-4.1']!;
+      const expected = (answers * (10 * p.input_per_mtok + 5 * p.output_per_mtok)) / 1e6;
+      assert.ok(Math.abs(costs[0].cost_usd - expected) < 1e-12, `${costs[0].cost_usd} = ${expected}`);
     });
 
     test("paused: the bash call is blocked with Perch's reason and does not run; whoami still answers", async () => {

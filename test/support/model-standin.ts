@@ -389,10 +389,12 @@ export function geminiFunctionResult(req: GeminiRequest, name: string): string |
 /**
  * A stand-in for the Gemini API (POST /v1beta/models/<model>:<method>): streamGenerateContent answers as SSE (one
  * `data:` chunk with the parts, finishReason STOP and usageMetadata), generateContent as one JSON response, countTokens
- * with a count. `reply` gives the parts of each generate request (streamed or not); it may be async.
+ * with a count. `reply` gives the parts of each generate request (streamed or not); it may be async. `usage`: the
+ * usageMetadata of every answer (default 10 prompt and 5 candidate tokens).
  */
 export function startGeminiStandIn(
   reply: (req: GeminiRequest, index: number) => GeminiPart[] | Promise<GeminiPart[]>,
+  usage: Record<string, number> = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
 ): Promise<{ url: string; requests: GeminiRequest[]; close(): Promise<void> }> {
   const requests: GeminiRequest[] = [];
   return serveJsonPosts(
@@ -416,7 +418,7 @@ export function startGeminiStandIn(
       }
       const answer = {
         candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+        usageMetadata: usage,
         modelVersion: m[1],
       };
       if (m[2] === 'generateContent') {

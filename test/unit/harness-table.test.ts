@@ -2,7 +2,8 @@
 // reaches in it. Its columns are kept true here against what `perch connect --write` writes and the hub's hook doors
 // answer: the MCP entry (a client connect writes), prompts (a permission-request hook), pause (a pre-tool-use hook),
 // live status (the notification, stop, session-start and session-end hooks), and the record and the cost (the
-// harness's telemetry, which connect turns on; without it the record has only Perch's decisions on its prompts).
+// harness's telemetry, which connect turns on, or for the cost OpenCode's plugin posting each model call's tokens;
+// without telemetry the record has only what the doors write).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -83,7 +84,9 @@ test("the guide's harness table has a row per harness with a hook door, and its 
     assert.equal(mark(row[4]), telemetry ? '✔' : doorRecords ? 'partial' : '—', `${label}: record`);
     if (subs.includes('post-tool-use'))
       assert.match(row[4]!, /`tool_result`/, `${label}: record names the results its after-tool hook gives`);
-    assert.equal(mark(row[5]), telemetry ? '✔' : '—', `${label}: cost`);
+    // The cost: the harness's telemetry, or its model calls' tokens that Perch's plugin posts (OpenCode's usage door).
+    const usage = h === 'opencode' && openCodePlugin(O).includes('door("usage"');
+    assert.equal(mark(row[5]), telemetry || usage ? '✔' : '—', `${label}: cost`);
     // Cursor's hooks carry no cost and it has no telemetry to turn on: the cell says so (not "not wired yet").
     if (h === 'cursor') assert.match(row[5]!, /does not expose/, `${label}: cost not exposed`);
     assert.equal(row.length, 6, `${label}: six columns after the name`);

@@ -1,7 +1,8 @@
 // The OTLP door: POST /v1/logs, /v1/metrics and /v1/traces, OpenTelemetry's OTLP/HTTP with JSON bodies, as a
 // harness's exporter sends them (Claude Code with OTEL_EXPORTER_OTLP_PROTOCOL=http/json, Codex with protocol = "json",
-// GitHub Copilot CLI's spans: shared/ledger/copilot-spans.ts). Served wherever
-// /mcp is, behind the agent's telemetry-only token (hub/features/ledger/telemetry-tokens.ts) and the agent's places.
+// GitHub Copilot CLI's spans: shared/ledger/copilot-spans.ts, Gemini CLI with otlpProtocol "http"). Served wherever
+// /mcp is, behind the agent's telemetry-only token (hub/features/ledger/telemetry-tokens.ts: in the Authorization header,
+// or in the path, /otlp/<token>/v1/…, for Gemini CLI, which cannot send a header of its settings) and the agent's places.
 // What it keeps goes to the flight recorder and the cost ledger (hub/features/ledger/recorder.ts); metrics are checked
 // and answered, not kept (the cost comes from the log events, one per API request, which carry the request's own figure).
 //
@@ -29,10 +30,27 @@ export const OTLP_LOGS_PATH = '/v1/logs';
 export const OTLP_METRICS_PATH = '/v1/metrics';
 export const OTLP_TRACES_PATH = '/v1/traces';
 
+/**
+ * A request's OTLP path (/v1/logs, /v1/metrics, /v1/traces) and the token its path carries, or undefined when not the
+ * door's. A telemetry token may stand in the path instead of the Authorization header, /otlp/<token>/v1/logs: Gemini
+ * CLI's settings can name an endpoint but no header (it takes headers from its environment only), so `perch connect
+ * gemini` writes the endpoint <base>/otlp/<token>.
+ */
+export function otlpRoute(p: string): { path: string; token?: string } | undefined {
+  const q = p.endsWith('/') ? p.slice(0, -1) : p;
+  const m = /^\/otlp\/([^/]{1,200})(\/v1\/[a-z]+)$/.exec(q);
+  const path = m ? m[2]! : q;
+  if (path !== OTLP_LOGS_PATH && path !== OTLP_METRICS_PATH && path !== OTLP_TRACES_PATH) return undefined;
+  return m ? { path, token: decodeURIComponent(m[1]!) } : { path };
+}
+
 /** Whether a request's path is the OTLP door's. */
 export function isOtlpPath(p: string): boolean {
-  const q = p.endsWith('/') ? p.slice(0, -1) : p;
-  return q === OTLP_LOGS_PATH || q === OTLP_METRICS_PATH || q === OTLP_TRACES_PATH;
+  try {
+    return otlpRoute(p) !== undefined;
+  } catch {
+    return false; // a token that is not percent-encoded right
+  }
 }
 
 /** gRPC status codes OTLP's Status carries. */
@@ -72,10 +90,17 @@ function gunzip(buf: Buffer): Promise<Buffer> {
 export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResponse, at?: RequestPlace) => void {
   const limiter = new RateLimiter(OTLP_LIMITS.requestsPerSecond, OTLP_LIMITS.requestBurst, 10_000);
   return function handle(req, res, at) {
-    const path = (req.url ?? '').split('?')[0]!.replace(/\/$/, '');
+    let route: ReturnType<typeof otlpRoute>;
+    try {
+      route = otlpRoute((req.url ?? '').split('?')[0]!);
+    } catch {
+      route = undefined;
+    }
+    const path = route?.path ?? '';
     if (!at && (!isLoopbackHost(req.headers.host) || (req.headers.origin !== undefined && !isLoopbackOrigin(req.headers.origin))))
       return refuse(req, res, 403, STATUS.PERMISSION_DENIED, 'The OTLP receiver answers requests from this computer only.');
-    const token = bearerOf(req);
+    // The header wins; a token in the path is for a harness that cannot send one (Gemini CLI).
+    const token = bearerOf(req) ?? route?.token;
     const login = token ? telemetryLogin(hub, token, at ?? LOCAL_PLACE) : undefined;
     if (!login || login.standing === 'refused')
       return refuse(

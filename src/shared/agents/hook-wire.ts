@@ -42,8 +42,9 @@ export const HOOK_DOOR_EVENTS = {
   // Gemini CLI's command hooks (shared/agents/harnesses/gemini-wire.ts): BeforeTool, AfterTool, Notification,
   // AfterAgent, SessionStart, SessionEnd. No permission-request: Gemini's own approval cannot be answered by a hook.
   gemini: ['pre-tool-use', 'post-tool-use', 'notification', 'stop', 'session-start', 'session-end'],
-  // OpenCode's plugin (shared/agents/opencode-wire.ts): tool.execute.before / after, and session events.
-  opencode: ['tool-before', 'tool-after', 'event', 'permission-asked'],
+  // OpenCode's plugin (shared/agents/opencode-wire.ts): tool.execute.before / after, session events, and each model
+  // call's tokens (its step-finish parts).
+  opencode: ['tool-before', 'tool-after', 'event', 'permission-asked', 'usage'],
 } as const;
 export type HookDoorHarness = keyof typeof HOOK_DOOR_EVENTS;
 

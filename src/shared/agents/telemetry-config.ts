@@ -1,4 +1,4 @@
-// The telemetry settings `perch connect claude-code|codex … --write` adds, so that the harness reports its tool calls,
+// The telemetry settings `perch connect claude-code|codex|copilot|gemini … --write` adds, so that the harness reports its tool calls,
 // tokens and cost to the hub's OTLP receiver (src/main/mcp/otlp-door.ts), with the agent's telemetry-only token (the
 // settings are a file, so the agent's key is never there). Pure: text in, text out, and a note when the user's own
 // telemetry is left as it was.
@@ -15,6 +15,11 @@
 //                call was asked and its output, for the record). Copilot 1.0.102 takes its endpoint from the environment
 //                only (OTEL_EXPORTER_OTLP_ENDPOINT; settings.json's telemetry.endpoint is refused as "Unsupported local
 //                telemetry setting"): `perch connect` prints the export line.
+//   gemini:      (user scope only: a project's .gemini/settings.json is usually in its repository, and the token would
+//                be there too) ~/.gemini/settings.json telemetry: enabled, otlpProtocol "http" (OTLP/HTTP with JSON),
+//                otlpEndpoint <hub>/otlp/<token>. Gemini CLI 0.61.0 takes headers from its environment only
+//                (OTEL_EXPORTER_OTLP_HEADERS), never from its settings, so the token is in the endpoint's path, which
+//                the hub's OTLP door reads as it reads the header. The block's other keys stay.
 // An OTLP exporter can have one endpoint: when the user's own sends somewhere else, Perch does not take it over and
 // says so (the user's telemetry goes on; the ledger then has no harness figures for this agent).
 import { ConfigFileError, jsonText, objectAt, parseObject } from './config-json';
@@ -30,6 +35,7 @@ export function telemetryFile(client: string, project: boolean): string | undefi
   if (client === 'claude-code') return project ? '.claude/settings.local.json' : '.claude/settings.json';
   if (client === 'codex') return '.codex/config.toml';
   if (client === 'copilot' && !project) return COPILOT_HEADERS_FILE;
+  if (client === 'gemini' && !project) return GEMINI_SETTINGS_FILE;
   return undefined;
 }
 
@@ -158,6 +164,65 @@ export function setCodexTelemetry(text: string | undefined, o: TelemetryOptions,
   const body = (own?.body ?? []).filter((l) => !/^\s*exporter\s*=/.test(l));
   while (body.length && body[body.length - 1]!.trim() === '') body.pop();
   return { text: upsertTomlTable(t, ['otel'], [...body, codexExporterLine(o)]) };
+}
+
+/** Gemini CLI's user settings, where its telemetry block is. */
+export const GEMINI_SETTINGS_FILE = '.gemini/settings.json';
+
+/** The token in a Gemini telemetry endpoint of this hub's (<base>/otlp/<token>), or undefined. */
+function geminiEndpointToken(v: unknown, base: string): string | undefined {
+  if (typeof v !== 'string' || !v.startsWith(`${base}/otlp/`)) return undefined;
+  return /^\/otlp\/(perch_otlp_[A-Za-z0-9_-]{32})\/?$/.exec(v.slice(base.length))?.[1];
+}
+
+/**
+ * Gemini CLI's settings.json with Perch's telemetry in its telemetry block: enabled, otlpProtocol "http",
+ * otlpEndpoint <base>/otlp/<token> (the block's other keys kept). A telemetry of the user's own (an endpoint elsewhere,
+ * an outfile, the gcp target, a collector, or enabled without an endpoint: Gemini then sends to localhost:4317):
+ * unchanged, with a note. An enabled: false is turned on (and taken out again by disconnect).
+ */
+export function setGeminiTelemetry(text: string | undefined, o: TelemetryOptions, file: string): TelemetryEdit {
+  const root = parseObject(text, file);
+  const t = objectAt(root, 'telemetry', file);
+  const ours = typeof t.otlpEndpoint === 'string' && t.otlpEndpoint.startsWith(`${o.base}/otlp/perch_otlp_`);
+  const theirs = ours
+    ? undefined
+    : t.otlpEndpoint !== undefined
+      ? `to ${String(t.otlpEndpoint)} (telemetry.otlpEndpoint)`
+      : t.outfile !== undefined
+        ? `to the file ${String(t.outfile)} (telemetry.outfile)`
+        : t.target === 'gcp' || t.useCollector === true
+          ? 'to Google Cloud (telemetry.target, telemetry.useCollector)'
+          : t.enabled === true
+            ? "to a collector at http://localhost:4317 (telemetry.enabled without an endpoint: Gemini's default)"
+            : undefined;
+  if (theirs)
+    return {
+      text: text ?? jsonText(root),
+      note: `${file} sends Gemini CLI's telemetry ${theirs}; it has one exporter, so Perch left it as it is and this agent's tokens are not recorded. To record them, remove it and run perch connect again.`,
+    };
+  t.enabled = true;
+  t.otlpProtocol = 'http';
+  t.otlpEndpoint = `${o.base}/otlp/${o.token}`;
+  return { text: jsonText(root, text) };
+}
+
+/**
+ * Takes Perch's telemetry for the agent out of a parsed Gemini settings object (for `perch disconnect`): only when its
+ * endpoint is the hub's with a token of this agent (heldAgent: the file held the agent's entries, for a token no one
+ * has any more). Its enabled and otlpProtocol go too (connect found no telemetry of the user's on, or it would have
+ * left the block alone); a block left empty goes.
+ */
+export function unsetGeminiTelemetry(root: Record<string, unknown>, o: UnsetTelemetryOptions, heldAgent: boolean): void {
+  const t = root.telemetry;
+  if (!t || typeof t !== 'object' || Array.isArray(t)) return;
+  const b = t as Record<string, unknown>;
+  const token = geminiEndpointToken(b.otlpEndpoint, o.base);
+  if (!token || !agentsToRemove(token, o, heldAgent)) return;
+  delete b.otlpEndpoint;
+  if (b.otlpProtocol === 'http') delete b.otlpProtocol;
+  if (b.enabled === true) delete b.enabled;
+  if (Object.keys(b).length === 0) delete root.telemetry;
 }
 
 /** Whose a Perch telemetry token found in a config is: this agent's, another agent's, or no one's now (an old one). */

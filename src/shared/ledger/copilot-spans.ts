@@ -6,40 +6,9 @@
 // github.copilot.cost attribute counts premium requests, not dollars (0 with a provider of your own), so its
 // tokens are priced by the price table, as Codex's are. Every other span is received and not kept. A kept span whose
 // known fields have the wrong type is refused (the whole request: 400). Pure.
-import type { FlatValue, OtlpSpan } from './otlp';
-import { LEDGER_TEXT, type LedgerFact } from './harness-events';
-
-class WrongType extends Error {}
-
-function cut(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
-}
-
-function text(a: Map<string, FlatValue>, key: string, n: number): string | undefined {
-  const v = a.get(key);
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'string') return cut(v, n);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw new WrongType(`${key} must be a string`);
-}
-
-function num(a: Map<string, FlatValue>, key: string): number | undefined {
-  const v = a.get(key);
-  if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isFinite(n) || Math.abs(n) > 1e15) throw new WrongType(`${key} must be a number`);
-  return n;
-}
-
-function count(a: Map<string, FlatValue>, key: string): number {
-  const n = num(a, key) ?? 0;
-  if (n < 0) throw new WrongType(`${key} must not be negative`);
-  return n;
-}
-
-function firstLines(s: string): string {
-  return cut(s.split('\n').slice(0, LEDGER_TEXT.outputLines).join('\n'), LEDGER_TEXT.outputChars);
-}
+import type { OtlpSpan } from './otlp';
+import type { LedgerFact } from './harness-events';
+import { LEDGER_TEXT, WrongType, cut, firstLines, num, signedNum, text } from './attr-read';
 
 /** Whether spans come from GitHub Copilot CLI (its service name, or its instrumentation's github.copilot attributes). */
 function isCopilot(s: OtlpSpan): boolean {
@@ -69,7 +38,7 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
     };
     if (op === 'execute_tool') {
       const output = text(a, 'gen_ai.tool.call.result', 1_000_000);
-      const exit = num(a, 'process.exit.code');
+      const exit = signedNum(a, 'process.exit.code');
       const duration = s.startMs !== undefined && s.endMs !== undefined && s.endMs >= s.startMs ? s.endMs - s.startMs : undefined;
       const detail: LedgerFact['detail'] = {};
       const asked = text(a, 'gen_ai.tool.call.arguments', LEDGER_TEXT.askedChars);
@@ -91,8 +60,8 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
       };
     }
     if (op === 'chat') {
-      const input = count(a, 'gen_ai.usage.input_tokens');
-      const cached = Math.min(count(a, 'gen_ai.usage.cache_read.input_tokens'), input);
+      const input = num(a, 'gen_ai.usage.input_tokens') ?? 0;
+      const cached = Math.min(num(a, 'gen_ai.usage.cache_read.input_tokens') ?? 0, input);
       const reasoning = num(a, 'gen_ai.usage.reasoning.output_tokens');
       return {
         ...base,
@@ -104,9 +73,9 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
         // The input count includes the cached tokens (OpenAI's way); the ledger keeps them apart.
         tokens: {
           input: input - cached,
-          output: count(a, 'gen_ai.usage.output_tokens'),
+          output: num(a, 'gen_ai.usage.output_tokens') ?? 0,
           cache_read: cached,
-          cache_write: count(a, 'gen_ai.usage.cache_write.input_tokens'),
+          cache_write: num(a, 'gen_ai.usage.cache_write.input_tokens') ?? 0,
         },
       };
     }

@@ -1,9 +1,12 @@
 // What the ledger keeps of a harness's OpenTelemetry log events: Claude Code's claude_code.tool_decision,
 // claude_code.tool_result and claude_code.api_request, Codex's codex.tool_decision, codex.tool_result and
-// codex.sse_event (response.completed, with the turn's tokens). Every other event (prompts, other API events) is
+// codex.sse_event (response.completed, with the turn's tokens), Gemini CLI's gemini_cli.api_response (a model call's
+// tokens; its tool calls come from its AfterTool hook). Every other event (prompts, other API events) is
 // received and not kept. A kept event whose known fields have the wrong type is refused (the whole request: 400).
 // Bounded: what was asked and the output are cut (LEDGER_TEXT), so a record stays small whatever a harness sends.
+// The attribute readers are shared with the spans' (attr-read.ts).
 import type { FlatValue, OtlpLogRecord } from './otlp';
+import { LEDGER_TEXT, WrongType, bool, firstLines, num, text } from './attr-read';
 
 /**
  * The harnesses whose telemetry is read, Cursor and GitHub Copilot CLI (their prompts come through a hook door:
@@ -82,18 +85,7 @@ export interface PerchDecision {
 /** Who or what decided a tool call, in the ledger's words. */
 export type DecidedBy = 'allowlist' | 'perch' | 'user' | 'harness';
 
-/** How much of a tool's input and output a record keeps. */
-export const LEDGER_TEXT = {
-  /** What the tool was asked (its command, file, arguments as JSON). */
-  askedChars: 2000,
-  /** The first lines of its output. */
-  outputLines: 10,
-  outputChars: 2000,
-  /** Any other text field (an error, a decision's source). */
-  fieldChars: 500,
-  /** Ids and names (session, call, tool, model). */
-  idChars: 200,
-} as const;
+export { LEDGER_TEXT };
 
 /** One fact a harness reported, as the ledger stores it (ledger_records). */
 export interface LedgerFact {
@@ -130,41 +122,6 @@ export interface FactDetail {
   perch_event?: PerchEvent;
 }
 
-class WrongType extends Error {}
-
-function cut(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
-}
-
-function text(a: Map<string, FlatValue>, key: string, n: number): string | undefined {
-  const v = a.get(key);
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'string') return cut(v, n);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw new WrongType(`${key} must be a string`);
-}
-
-function num(a: Map<string, FlatValue>, key: string): number | undefined {
-  const v = a.get(key);
-  if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 1e15) throw new WrongType(`${key} must be a number from 0 to 1e15`);
-  return n;
-}
-
-function bool(a: Map<string, FlatValue>, key: string): boolean | undefined {
-  const v = a.get(key);
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'boolean') return v;
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new WrongType(`${key} must be true or false`);
-}
-
-function firstLines(s: string): string {
-  return cut(s.split('\n').slice(0, LEDGER_TEXT.outputLines).join('\n'), LEDGER_TEXT.outputChars);
-}
-
 /** Claude Code's decision source (config, hook, user_permanent, user_temporary, user_abort, user_reject) as who decided. */
 export function decidedBy(source: string | undefined): DecidedBy | undefined {
   if (!source) return undefined;
@@ -178,7 +135,7 @@ export function decidedBy(source: string | undefined): DecidedBy | undefined {
 function fullName(r: OtlpLogRecord): string | undefined {
   const n = r.name;
   if (!n) return undefined;
-  if (n.startsWith('claude_code.') || n.startsWith('codex.')) return n;
+  if (n.startsWith('claude_code.') || n.startsWith('codex.') || n.startsWith('gemini_cli.')) return n;
   const service = r.resource.get('service.name');
   if (typeof service !== 'string') return undefined;
   if (/claude/i.test(service)) return `claude_code.${n}`;
@@ -195,8 +152,10 @@ function clean<T extends object>(o: T): T {
 export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undefined | string {
   const name = fullName(r);
   if (!name) return undefined;
-  const harness: LedgerHarness = name.startsWith('codex.') ? 'codex' : 'claude-code';
+  const harness: LedgerHarness = name.startsWith('codex.') ? 'codex' : name.startsWith('gemini_cli.') ? 'gemini' : 'claude-code';
   const event = name.slice(name.indexOf('.') + 1);
+  // Gemini CLI's tool calls are recorded from its AfterTool hook (mcp/hook-door/gemini.ts); its telemetry adds the cost.
+  if (harness === 'gemini' && event !== 'api_response') return undefined;
   const a = r.attrs;
   try {
     const sessionOf = (m: Map<string, FlatValue>) =>
@@ -278,9 +237,31 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
         cost_usd: null,
       };
     }
+    if (harness === 'gemini') return geminiApiResponse(a, base);
     return undefined;
   } catch (e) {
     if (e instanceof WrongType) return `${name}: ${e.message}`;
     throw e;
   }
+}
+
+/**
+ * Gemini CLI's gemini_cli.api_response (one per model call): Gemini's usage counts as it names them. Its input count
+ * (promptTokenCount) includes the cached tokens, which the ledger keeps apart; the prompt tokens of its tools
+ * (toolUsePromptTokenCount) are input too, and its thinking tokens (thoughtsTokenCount) are billed as output. Its
+ * semantic twin, gen_ai.client.inference.operation.details, is the same call and is not kept.
+ */
+function geminiApiResponse(a: Map<string, FlatValue>, base: Omit<LedgerFact, 'kind' | 'detail'>): LedgerFact {
+  const prompt = (num(a, 'input_token_count') ?? 0) + (num(a, 'tool_token_count') ?? 0);
+  const cached = Math.min(num(a, 'cached_content_token_count') ?? 0, prompt);
+  const thoughts = num(a, 'thoughts_token_count');
+  return {
+    ...base,
+    kind: 'api_request',
+    call_id: null,
+    tool: null,
+    detail: clean({ duration_ms: num(a, 'duration_ms'), reasoning_tokens: thoughts || undefined }),
+    tokens: { input: prompt - cached, output: (num(a, 'output_token_count') ?? 0) + (thoughts ?? 0), cache_read: cached, cache_write: 0 },
+    cost_usd: null,
+  };
 }

@@ -1,5 +1,5 @@
-// The telemetry part of `perch connect claude-code|codex|copilot … --write` (shared/agents/telemetry-config.ts): the edit of
-// Claude Code's settings file, of Codex's config.toml and of Copilot's headers file gets the hub's OTLP receiver with the agent's telemetry-only
+// The telemetry part of `perch connect claude-code|codex|copilot|gemini … --write` (shared/agents/telemetry-config.ts): the
+// edit of Claude Code's settings file, of Codex's config.toml, of Copilot's headers file and of Gemini's settings.json gets the hub's OTLP receiver with the agent's telemetry-only
 // token. A token already in that file that still works is kept (running connect again changes nothing), and so is the
 // agent's working token written for its other harness or scope (an agent has one token); otherwise
 // --write makes a new one (the earlier stops working), and a run without --write shows where it would go. The file is
@@ -10,6 +10,7 @@ import {
   setClaudeTelemetry,
   setCodexTelemetry,
   setCopilotTelemetry,
+  setGeminiTelemetry,
   telemetryFile,
   telemetryTokenIn,
 } from '../../../shared/agents/telemetry-config';
@@ -38,7 +39,7 @@ export interface TelemetryPlan {
  */
 function tokenWrittenElsewhere(hub: FeaturesHub, agentId: string, scope: ConfigScope): string | undefined {
   const places = [
-    ...(['claude-code', 'codex', 'copilot'] as const).map((client) => ({ client, scope })),
+    ...(['claude-code', 'codex', 'copilot', 'gemini'] as const).map((client) => ({ client, scope })),
     ...agentConnections(hub.db, agentId).map((c) => ({ client: c.client, scope: { base: c.dir, project: c.scope === 'project' } })),
   ];
   for (const p of places) {
@@ -67,7 +68,14 @@ export function withTelemetry(
   const notes: string[] = [];
   let token: string | undefined;
   const base = hookBaseUrl(o.mcpUrl);
-  const set = client === 'claude-code' ? setClaudeTelemetry : client === 'copilot' ? setCopilotTelemetry : setCodexTelemetry;
+  const set =
+    client === 'claude-code'
+      ? setClaudeTelemetry
+      : client === 'copilot'
+        ? setCopilotTelemetry
+        : client === 'gemini'
+          ? setGeminiTelemetry
+          : setCodexTelemetry;
   return {
     notes,
     token: () => token,

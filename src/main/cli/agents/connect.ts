@@ -64,11 +64,13 @@ Wires agent NAME into CLIENT: ${CONNECT_CLIENTS.join(', ')}.
                telemetry.headersProvider, and OTEL_EXPORTER_OTLP_ENDPOINT=BASE in its environment
   gemini       ~/.gemini/settings.json: Perch as the MCP server "perch-NAME" (the key as $PERCH_KEY_NAME, its tools
                trusted) and the hooks BeforeTool (pause, your standing deny rules), AfterTool (the ledger),
-               AfterAgent, SessionStart, SessionEnd, Notification as curl commands to BASE/hook/gemini/EVENT
+               AfterAgent, SessionStart, SessionEnd, Notification as curl commands to BASE/hook/gemini/EVENT;
+               its OpenTelemetry (user scope): telemetry.otlpEndpoint BASE/otlp/<telemetry token>, protocol http
   opencode     ~/.config/opencode/opencode.json: Perch as the MCP server "perch-NAME" (the key as
                {env:PERCH_KEY_NAME}); ~/.config/opencode/plugin/perch.js: a small plugin, one fetch per hook to
                BASE/hook/opencode/EVENT?agent=NAME: tool.execute.before (pause, your standing deny rules), its
-               permission prompts (your Approvals inbox decides them), tool results and session events
+               permission prompts (your Approvals inbox decides them), tool results, session events and each
+               model call's tokens and cost (the cost ledger)
   others       prints the config snippet to paste (no permission hook Perch answers)
 BASE is the MCP URL without its final /mcp. Without --write it prints the changes as a diff and changes
 nothing. With --write it edits those files (a backup FILE.perch-backup-<time> first; running it again changes
@@ -246,7 +248,7 @@ async function cmdConnect(argv: string[]): Promise<void> {
         );
       if (client === 'gemini')
         out.push(
-          `Gemini reads ${path.join(project ?? '~', '.gemini', 'settings.json')} when a session starts: start a new one. Its own approval dialog is answered in its terminal, never from Perch (a hook cannot approve); ${o.ask ? 'with --ask, shell commands and file writes no standing rule decides wait for you in the Approvals inbox' : 'with --ask, shell commands and file writes no standing rule decides would wait for you in the Approvals inbox'}. While the hub is stopped (or the key is not set) its hooks fail as warnings and its tools run: the pause and your rules hold only while the hub runs.${project ? ` Gemini reads ${path.join(project, '.gemini')} only in a folder it trusts.` : ''}`,
+          `Gemini reads ${path.join(project ?? '~', '.gemini', 'settings.json')} when a session starts: start a new one. Its own approval dialog is answered in its terminal, never from Perch (a hook cannot approve); ${o.ask ? 'with --ask, shell commands and file writes no standing rule decides wait for you in the Approvals inbox' : 'with --ask, shell commands and file writes no standing rule decides would wait for you in the Approvals inbox'}. While the hub is stopped (or the key is not set) its hooks fail as warnings and its tools run: the pause and your rules hold only while the hub runs.${project ? ` Gemini reads ${path.join(project, '.gemini')} only in a folder it trusts. Gemini's OpenTelemetry (the ledger's tokens and cost) is set up at the user scope only: a project's settings.json is usually in its repository; run perch connect gemini without --project for it.` : ` Its OpenTelemetry goes to the ledger unless GEMINI_TELEMETRY_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT is set where gemini starts (they win over its settings).`}`,
         );
       if (client === 'opencode')
         out.push(

@@ -7,6 +7,8 @@
 //   tool-after: the call's result in the ledger (tool_result: the tool, its exit code and the head of its output).
 //   event: session.created / session.idle / session.deleted / permission.asked → started / turn ended / ended /
 //     waiting (OpenCode asks its user), the live status as for the other harnesses.
+//   usage: one model call's tokens and cost in the cost ledger (api_request, once per step: a resent report adds
+//     nothing): OpenCode's own dollars when it has a price for the model, else priced by the price table.
 // permission-asked (OpenCode's own permission prompt, which the plugin answers through OpenCode's SDK client) is filed
 // and decided as the other harnesses' permission prompts are, in hook-door.ts: a card, or a standing rule.
 import type { PerchHub as Hub } from '../../hub/services';
@@ -15,7 +17,9 @@ import {
   openCodeBlockJson,
   parseOpenCodeEvent,
   parseOpenCodeToolCall,
+  parseOpenCodeUsage,
   type OpenCodeDoorEvent,
+  type OpenCodeUsage,
 } from '../../../shared/agents/harnesses/opencode-wire';
 import { noteHarness, pauseExempt } from '../../hub/control/harness';
 import { standingDenial } from '../../hub/features/requests/permission-rules';
@@ -43,6 +47,10 @@ export async function openCodeAnswer(
   if (event === 'event') {
     const e = parseOpenCodeEvent(text);
     if (e) note(hub, agentId, e.event, e.input);
+    return '{}';
+  }
+  if (event === 'usage') {
+    recordUsage(hub, agentId, parseOpenCodeUsage(text));
     return '{}';
   }
   const call = parseOpenCodeToolCall(text);
@@ -108,4 +116,30 @@ function recordResult(hub: Hub, agentId: string, call: ReturnType<typeof parseOp
     cost_usd: null,
   };
   recordFacts(hub, agentId, [{ fact, dedupe: dedupeOf(JSON.stringify(['opencode', 'tool_result', call.session_id, call.call_id])) }]);
+}
+
+/**
+ * One model call in the cost ledger. OpenCode's input and output leave out the cached and the reasoning tokens; the
+ * ledger's output counts reasoning in (as the providers bill it). Its cost is kept as the harness's own when it has
+ * one (OpenCode prices a model it knows); 0 means it knows no price, and the price table prices the tokens.
+ */
+function recordUsage(hub: Hub, agentId: string, u: OpenCodeUsage): void {
+  const fact = {
+    kind: 'api_request' as const,
+    harness: 'opencode' as const,
+    at: hub.now(),
+    session_id: cut(u.session_id, LEDGER_TEXT.idChars),
+    call_id: null,
+    tool: null,
+    model: u.model ? cut(u.model, LEDGER_TEXT.idChars) : null,
+    detail: u.tokens.reasoning ? { reasoning_tokens: u.tokens.reasoning } : {},
+    tokens: {
+      input: u.tokens.input,
+      output: u.tokens.output + u.tokens.reasoning,
+      cache_read: u.tokens.cache_read,
+      cache_write: u.tokens.cache_write,
+    },
+    cost_usd: u.cost > 0 ? u.cost : null,
+  };
+  recordFacts(hub, agentId, [{ fact, dedupe: dedupeOf(JSON.stringify(['opencode', 'usage', u.session_id, u.step_id])) }]);
 }

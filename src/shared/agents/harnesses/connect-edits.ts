@@ -105,7 +105,7 @@ export function startCommand(client: ConnectClient, o: ConnectOptions): string |
 /** What `perch disconnect CLIENT NAME` takes out (and what holds a connection of the agent), for every client. */
 export function unconfigEditsOf(client: ConnectClient, agent: string, project: boolean, telemetry?: UnsetTelemetryOptions): UnconfigEdit[] {
   if (client === 'copilot') return copilotUnconfigEdits(agent, project);
-  if (client === 'gemini') return geminiUnconfigEdits(agent);
+  if (client === 'gemini') return geminiUnconfigEdits(agent, project ? undefined : telemetry);
   if (client === 'opencode') return openCodeUnconfigEdits(agent, project);
   return unconfigEdits(client, agent, project, telemetry);
 }

@@ -10,6 +10,8 @@
 //     is in milliseconds. With --ask, BeforeTool's URL says ask=1: a shell command or file write no standing rule
 //     decides waits for the owner's decision on a card (the door: src/main/mcp/hook-door/gemini.ts), so its timeout is
 //     the long one.
+//   telemetry (user scope, added by connect's telemetry plan: telemetry-config.ts setGeminiTelemetry): enabled,
+//     otlpProtocol "http", otlpEndpoint <base>/otlp/<the agent's telemetry token>.
 import { keyEnvVar } from '../key-env';
 import { ConfigFileError, jsonText, objectAt, parseObject, sameJson, type Json } from '../config-json';
 import {
@@ -26,6 +28,7 @@ import {
   type ConnectOptions,
 } from '../harness-config';
 import { unsetMcpServer, unsetPerchHooks, type UnconfigEdit } from '../harness-unconfig';
+import { unsetGeminiTelemetry, type UnsetTelemetryOptions } from '../telemetry-config';
 
 /** Gemini's hook events Perch uses, each with its door event. */
 export const GEMINI_HOOKS: readonly { event: string; sub: string }[] = [
@@ -108,15 +111,25 @@ export function geminiConfigEdits(o: ConnectOptions): ConfigEdit[] {
   ];
 }
 
-/** The file `perch disconnect gemini` edits: the agent's server and hooks out; a file left empty goes. */
-export function geminiUnconfigEdits(agent: string): UnconfigEdit[] {
+/**
+ * The file `perch disconnect gemini` edits: the agent's server and hooks out, and (telemetry given) its Perch
+ * telemetry (telemetry-config.ts); a file left empty goes.
+ */
+export function geminiUnconfigEdits(agent: string, telemetry?: UnsetTelemetryOptions): UnconfigEdit[] {
   return [
     {
       file: GEMINI_SETTINGS,
-      what: `the MCP server \`${serverName(agent)}\` and ${agent}'s Perch hooks`,
+      what: `the MCP server \`${serverName(agent)}\` and ${agent}'s Perch hooks${telemetry ? ` and ${agent}'s Perch telemetry` : ''}`,
       apply: (t, file) => {
-        const left = unsetMcpServer(t, agent, file);
-        return left === undefined ? undefined : unsetPerchHooks(left, 'gemini', agent, file);
+        const server = unsetMcpServer(t, agent, file);
+        let left = server === undefined ? undefined : unsetPerchHooks(server, 'gemini', agent, file);
+        if (left !== undefined && telemetry) {
+          const root = parseObject(left, file);
+          const was = JSON.stringify(root);
+          unsetGeminiTelemetry(root, telemetry, left !== t);
+          if (JSON.stringify(root) !== was) left = Object.keys(root).length === 0 ? undefined : jsonText(root, left);
+        }
+        return left;
       },
     },
   ];

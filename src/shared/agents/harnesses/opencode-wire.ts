@@ -18,13 +18,18 @@
 //   tool-before, tool-after: {session_id, call_id, tool, args, cwd} (tool-after adds title, exit, output_head)
 //   event:                   {type, session_id, cwd, message?}, only for the event types in OPENCODE_STATUS_EVENTS
 //   permission-asked:        {session_id, id, permission, patterns, metadata, call_id, cwd} (a permission.asked)
+//   usage:                   {session_id, message_id, step_id, model, provider, tokens, cost}: one model call, a
+//                            step-finish part (message.part.updated) with OpenCode's own counts {input, output,
+//                            reasoning, cache: {read, write}} (input and output without the cached and reasoning
+//                            tokens) and its cost (dollars by its model's price; 0 when it knows none), the model
+//                            from its assistant message (message.updated)
 // and the door answers {} (go on) or, to tool-before only, {"block": reason} (the plugin throws the reason); to
 // permission-asked {"reply": "once"} or {"reply": "reject", "message"} (the plugin replies so) or {} (OpenCode's own
 // dialog decides). The plugin withdraws its permission-asked request when OpenCode's prompt is answered elsewhere.
 import { StepAside, parseStdinObject, type HookDecision, type PermissionRequestInput, type StatusHook } from '../hook-wire';
 
 /** The doors of OpenCode's plugin: POST /hook/opencode/<event>. */
-export const OPENCODE_DOOR_EVENTS = ['tool-before', 'tool-after', 'event', 'permission-asked'] as const;
+export const OPENCODE_DOOR_EVENTS = ['tool-before', 'tool-after', 'event', 'permission-asked', 'usage'] as const;
 export type OpenCodeDoorEvent = (typeof OPENCODE_DOOR_EVENTS)[number];
 
 /** The OpenCode events the plugin forwards to the event door, and the status event each is. */
@@ -48,7 +53,22 @@ export interface OpenCodeToolCall {
   output_head?: string;
 }
 
-const STRINGS = ['session_id', 'call_id', 'tool', 'cwd', 'title', 'output_head', 'type', 'message', 'id', 'permission'] as const;
+const STRINGS = [
+  'session_id',
+  'call_id',
+  'tool',
+  'cwd',
+  'title',
+  'output_head',
+  'type',
+  'message',
+  'id',
+  'permission',
+  'message_id',
+  'step_id',
+  'model',
+  'provider',
+] as const;
 
 function checked(text: string): Record<string, unknown> {
   const o = parseStdinObject(text, "OpenCode's Perch plugin");
@@ -115,4 +135,50 @@ export function openCodeDecisionJson(decision: HookDecision | undefined): string
   if (!decision) return '{}';
   if (decision.behavior === 'allow') return JSON.stringify({ reply: 'once' });
   return JSON.stringify({ reply: 'reject', message: decision.message });
+}
+
+/** One model call's tokens and cost as the plugin posts them (usage), OpenCode's own counts. */
+export interface OpenCodeUsage {
+  session_id: string;
+  step_id: string;
+  message_id?: string;
+  model?: string;
+  provider?: string;
+  tokens: { input: number; output: number; reasoning: number; cache_read: number; cache_write: number };
+  /** OpenCode's dollars (0 when it has no price for the model). */
+  cost: number;
+}
+
+function count(v: unknown, what: string): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e15)
+    throw new StepAside(`the usage's ${what} is not a number from 0 to 1e15`);
+  return v;
+}
+
+/** A usage report (a step-finish's tokens and cost), or a StepAside saying what is wrong with it. */
+export function parseOpenCodeUsage(text: string): OpenCodeUsage {
+  const o = checked(text);
+  if (typeof o.session_id !== 'string' || !o.session_id || typeof o.step_id !== 'string' || !o.step_id)
+    throw new StepAside('the usage report has no session_id or step_id');
+  const t = o.tokens;
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw new StepAside("the usage's tokens is not an object");
+  const tokens = t as Record<string, unknown>;
+  const cache = tokens.cache ?? {};
+  if (typeof cache !== 'object' || cache === null || Array.isArray(cache)) throw new StepAside("the usage's tokens.cache is not an object");
+  const c = cache as Record<string, unknown>;
+  const out: OpenCodeUsage = {
+    session_id: o.session_id,
+    step_id: o.step_id,
+    tokens: {
+      input: count(tokens.input, 'tokens.input'),
+      output: count(tokens.output, 'tokens.output'),
+      reasoning: count(tokens.reasoning, 'tokens.reasoning'),
+      cache_read: count(c.read, 'tokens.cache.read'),
+      cache_write: count(c.write, 'tokens.cache.write'),
+    },
+    cost: count(o.cost, 'cost'),
+  };
+  for (const k of ['message_id', 'model', 'provider'] as const) if (typeof o[k] === 'string' && o[k]) out[k] = o[k];
+  return out;
 }

@@ -8,7 +8,7 @@
 // Perch writes is small and self-contained: no import, nothing spawned, one fetch to the hub's door per hook
 // (POST <base>/hook/opencode/<event>?agent=NAME, src/main/mcp/hook-door/opencode.ts; the wire in opencode-wire.ts):
 // tool.execute.before waits for the door's answer and throws its block reason (pause, a standing deny rule);
-// tool.execute.after and a few session events report; OpenCode's permission prompt (a permission.asked event) is
+// tool.execute.after, a few session events and each model call's tokens (step-finish parts) report; OpenCode's permission prompt (a permission.asked event) is
 // filed as a card, and the owner's decision (or a standing rule's) is the plugin's reply to it through the SDK client
 // OpenCode hands its plugins, unless OpenCode's own dialog answered first (then the card is withdrawn). When the hub does not answer (stopped, the key not set, an
 // error) the plugin lets OpenCode go on (fail open, as Claude Code's and Codex's hooks do) and says so once on stderr.
@@ -67,12 +67,14 @@ export function openCodePlugin(o: ConnectOptions): string {
 // (never in this file). tool.execute.before waits for the hub's answer: a block (the agent is paused in Perch, or a
 // standing rule of the owner denies the command) stops the tool with Perch's reason. OpenCode's permission prompt
 // goes to the owner's Perch inbox; the owner's answer is the reply (whichever of it and OpenCode's dialog comes first).
+// Each model call's tokens and cost (its step-finish) go to Perch's cost ledger.
 // When the hub does not answer, OpenCode goes on without Perch, and this says so once.
 const AGENT = ${JSON.stringify(o.agent)};
 const DOOR = ${JSON.stringify(`${hookBaseUrl(o.mcpUrl)}/hook/opencode/`)};
 const KEY_ENV = ${JSON.stringify(env)};
 const EVENTS = new Set(${events});
 const asked = new Map();
+const models = new Map();
 let told = false;
 
 async function door(event, body, ms, stop) {
@@ -127,6 +129,15 @@ export const PerchPlugin = async ({ client, directory }) => ({
     const p = (event && event.properties) || {};
     if (event && event.type === "permission.asked" && p.id && p.sessionID) ask(client, p, directory);
     if (event && event.type === "permission.replied" && asked.has(p.requestID)) asked.get(p.requestID).abort();
+    if (event && event.type === "message.updated" && p.info && p.info.role === "assistant" && p.info.id) {
+      models.set(p.info.id, { model: p.info.modelID, provider: p.info.providerID });
+      if (models.size > 200) models.delete(models.keys().next().value);
+    }
+    const part = p.part;
+    if (event && event.type === "message.part.updated" && part && part.type === "step-finish" && part.id) {
+      const m = models.get(part.messageID) || {};
+      await door("usage", { session_id: part.sessionID || p.sessionID, message_id: part.messageID, step_id: part.id, model: m.model, provider: m.provider, tokens: part.tokens, cost: part.cost }, ${PLUGIN_REPORT_MS});
+    }
     if (!event || !EVENTS.has(event.type)) return;
     const message = event.type === "permission.asked" ? "OpenCode asks: " + p.permission + " (" + (p.patterns || []).join(", ") + ")" : undefined;
     await door("event", { type: event.type, session_id: p.sessionID || (p.info && p.info.id), cwd: directory, message }, ${PLUGIN_REPORT_MS});
@@ -162,7 +173,7 @@ export function openCodeConfigEdits(
     },
     {
       file: f.plugin,
-      what: `Perch's plugin (tool.execute.before/after and session events, each one request to ${hookBaseUrl(o.mcpUrl)}/hook/opencode/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)})`,
+      what: `Perch's plugin (tool.execute.before/after, session events and each model call's tokens, each one request to ${hookBaseUrl(o.mcpUrl)}/hook/opencode/…?agent=${encodeURIComponent(o.agent)}, the key from ${keyEnvVar(o.agent)})`,
       apply: (t, file) => setOpenCodePlugin(t, o, file),
     },
   ];
