@@ -20,21 +20,9 @@ import { presenceOf } from '../control/presence';
 import type { PlaceName } from '../../../shared/agents/places';
 import type { AgentCtx, ToolHandler, ToolHandlers } from '../identity/tool-handler';
 import { whoamiSessions } from '../talk/agent-sessions';
+import { canonicalJson } from '../../../shared/text/canonical-json';
 
 const ID_FIELDS = ['client_msg_id', 'client_req_id', 'operation_id'] as const;
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 /**
  * Runs one tool's handler for an agent. Writes carrying an id run at most once: a retry returns the
@@ -55,7 +43,7 @@ export async function runToolHandler(
   const opId = args[idField] as string;
   const rest = { ...args };
   delete rest[idField];
-  const inputHash = crypto.createHash('sha256').update(canonical(rest)).digest('base64url');
+  const inputHash = crypto.createHash('sha256').update(canonicalJson(rest)).digest('base64url');
   const replay = (): unknown | undefined => {
     const prior = idempotentResult(hub.db, agentId, name, opId);
     if (!prior) return undefined;

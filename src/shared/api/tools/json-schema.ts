@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { ToolSpec } from './define';
 import { TOOLS, TOOL_BY_NAME } from './tool-list';
+import { canonicalJson } from '../../text/canonical-json';
 
 /**
  * The catalog's JSON schemas and fingerprint, precomputed by the build (scripts/build-main.mjs runs
@@ -79,18 +80,6 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
-}
-
-/** JSON with object keys sorted, so the fingerprint does not depend on key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 const FNV64_OFFSET = 0xcbf29ce484222325n;

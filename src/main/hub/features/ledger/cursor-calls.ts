@@ -9,6 +9,7 @@
 // its own.
 import crypto from 'node:crypto';
 import { TOOL_USE_MEMORY } from './tool-use-ids';
+import { canonicalJsonOrUndefined } from '../../../../shared/text/canonical-json';
 
 /** What a Cursor hook asked, as both hooks of one call say it. */
 export interface CursorAsk {
@@ -28,25 +29,6 @@ interface OpenCall {
   tool: string;
 }
 
-/** An argument value in one spelling (keys sorted at every level), or undefined when it is not JSON. */
-function canonical(v: unknown): string | undefined {
-  const sort = (x: unknown): unknown =>
-    Array.isArray(x)
-      ? x.map(sort)
-      : x && typeof x === 'object'
-        ? Object.fromEntries(
-            Object.keys(x)
-              .sort()
-              .map((k) => [k, sort((x as Record<string, unknown>)[k])]),
-          )
-        : x;
-  try {
-    return JSON.stringify(sort(v ?? null));
-  } catch {
-    return undefined;
-  }
-}
-
 export class CursorCalls {
   /** Open calls by (agent, conversation, what kind), oldest first; how many there are in all. */
   private readonly open = new Map<string, OpenCall[]>();
@@ -61,7 +43,7 @@ export class CursorCalls {
     const id = `cursor-${crypto.randomUUID()}`;
     const key = this.keyOf(a);
     const list = this.open.get(key) ?? [];
-    list.push({ id, canon: canonical(a.input), generation: a.generation, tool });
+    list.push({ id, canon: canonicalJsonOrUndefined(a.input), generation: a.generation, tool });
     // Most recently used last, so the bound forgets the calls of the longest quiet conversations first.
     this.open.delete(key);
     this.open.set(key, list);
@@ -90,7 +72,7 @@ export class CursorCalls {
     const key = this.keyOf(a);
     const list = this.open.get(key);
     if (!list) return undefined;
-    const canon = canonical(a.input);
+    const canon = canonicalJsonOrUndefined(a.input);
     const same = (c: OpenCall) => c.canon !== undefined && c.canon === canon;
     let at = a.generation === undefined ? -1 : list.findIndex((c) => same(c) && c.generation === a.generation);
     if (at < 0) at = list.findIndex(same);

@@ -11,6 +11,7 @@
 // same arguments, with the capture perch connect turns on; else the oldest) closes it: the span's record carries that
 // id, so Perch's decision and Copilot's own record of the call are one call in the ledger.
 import crypto from 'node:crypto';
+import { canonicalJsonOrUndefined } from '../../../../shared/text/canonical-json';
 
 /** How many recent tool calls are remembered (per hub, all agents together). */
 export const TOOL_USE_MEMORY = 2000;
@@ -33,30 +34,14 @@ function keyOf(agentId: string, harness: string, ask: ToolUseAsk): string | unde
   return crypto.hash('sha256', JSON.stringify([agentId, harness, ask.session_id, ask.tool_name, input]), 'base64url');
 }
 
-/** An argument object in one spelling (keys sorted at every level), or undefined when it is not JSON. */
-function canonical(v: unknown): string | undefined {
-  const sort = (x: unknown): unknown =>
-    Array.isArray(x)
-      ? x.map(sort)
-      : x && typeof x === 'object'
-        ? Object.fromEntries(
-            Object.keys(x)
-              .sort()
-              .map((k) => [k, sort((x as Record<string, unknown>)[k])]),
-          )
-        : x;
-  try {
-    return JSON.stringify(sort(v ?? null));
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether a permission prompt's input is part of a call's arguments (each of its fields the same there). */
 function fits(prompt: unknown, args: unknown): boolean {
-  if (!prompt || typeof prompt !== 'object' || Array.isArray(prompt)) return canonical(prompt) === canonical(args);
+  if (!prompt || typeof prompt !== 'object' || Array.isArray(prompt))
+    return canonicalJsonOrUndefined(prompt) === canonicalJsonOrUndefined(args);
   if (!args || typeof args !== 'object') return false;
-  return Object.entries(prompt).every(([k, v]) => canonical(v) === canonical((args as Record<string, unknown>)[k]));
+  return Object.entries(prompt).every(
+    ([k, v]) => canonicalJsonOrUndefined(v) === canonicalJsonOrUndefined((args as Record<string, unknown>)[k]),
+  );
 }
 
 interface OpenCall {
@@ -82,7 +67,12 @@ export class ToolUseIds {
     const key = this.openKey(agentId, ask.session_id, ask.tool_name);
     if (!key) return;
     const list = this.open.get(key) ?? [];
-    list.push({ id: `copilot-${crypto.randomUUID()}`, args: ask.tool_input, canon: canonical(ask.tool_input), prompted: false });
+    list.push({
+      id: `copilot-${crypto.randomUUID()}`,
+      args: ask.tool_input,
+      canon: canonicalJsonOrUndefined(ask.tool_input),
+      prompted: false,
+    });
     this.open.delete(key);
     this.open.set(key, list);
     if (++this.openCount > TOOL_USE_MEMORY) {
@@ -105,7 +95,7 @@ export class ToolUseIds {
     if (argsJson !== undefined) {
       let canon: string | undefined;
       try {
-        canon = canonical(JSON.parse(argsJson));
+        canon = canonicalJsonOrUndefined(JSON.parse(argsJson));
       } catch {
         canon = undefined;
       }
