@@ -9,6 +9,13 @@ const PATHS: Record<string, ReactNode> = {
     </>
   ),
   fleet: <polyline points="22 12 18 12 15 21 9 3 6 12 2 12" />,
+  /** A book of records: the Ledger. */
+  ledger: (
+    <>
+      <path d="M4 4.5A2.5 2.5 0 0 1 6.5 2H20v20H6.5A2.5 2.5 0 0 1 4 19.5z" />
+      <path d="M4 19.5A2.5 2.5 0 0 1 6.5 17H20M8 7h8M8 11h6" />
+    </>
+  ),
   bot: (
     <>
       <rect x="4" y="8" width="16" height="12" rx="3" />

@@ -97,7 +97,7 @@ export function Sidebar() {
           countLabel={`${pendingCount} pending`}
         />
         <NavLink view={{ name: 'fleet' }} active={view.name === 'fleet'} label="Fleet" icon={<Icon name="fleet" />} />
-        <NavLink view={{ name: 'ledger' }} active={view.name === 'ledger'} label="Ledger" icon={<Icon name="fleet" />} />
+        <NavLink view={{ name: 'ledger' }} active={view.name === 'ledger'} label="Ledger" icon={<Icon name="ledger" />} />
         <NavLink view={{ name: 'agents' }} active={view.name === 'agents'} label="Agents" icon={<Icon name="bot" />} />
         <NavLink
           view={{ name: 'settings' }}
