@@ -3,7 +3,7 @@
 // (test/wake/wake-telemetry.test.ts runs it through a real perch serve; test/real/*-ledger.test.ts with the harnesses.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runTelemetry } from '../../src/shared/agents/run-telemetry';
+import { geminiCommand, runTelemetry } from '../../src/shared/agents/run-telemetry';
 
 const BASE = 'http://127.0.0.1:4567';
 const TOKEN = 'perch_otlp_run_abc';
@@ -41,4 +41,51 @@ test("the owner's own telemetry in the run's environment wins: Perch adds nothin
     assert.match(r.owner ?? '', why);
     assert.ok(!(r.owner ?? '').includes(TOKEN));
   }
+});
+
+test("a Gemini CLI run also gets Gemini's telemetry switch and OTLP/HTTP, which win over its settings.json; another command does not", () => {
+  const gemini = runTelemetry({ PATH: '/bin' }, BASE, TOKEN, true).env;
+  assert.equal(gemini.GEMINI_TELEMETRY_ENABLED, 'true');
+  assert.equal(gemini.GEMINI_TELEMETRY_OTLP_PROTOCOL, 'http');
+  assert.equal(gemini.OTEL_EXPORTER_OTLP_ENDPOINT, BASE);
+  assert.equal(gemini.OTEL_EXPORTER_OTLP_HEADERS, `Authorization=Bearer ${TOKEN}`);
+  assert.equal(runTelemetry({}, BASE, TOKEN).env.GEMINI_TELEMETRY_ENABLED, undefined);
+  for (const c of [
+    { argv: ['gemini', '-p', 'go'] },
+    { argv: ['/usr/local/bin/gemini'] },
+    { argv: ['npx', '@google/gemini-cli@0.61.0', '-p', 'x'] },
+    { shell: 'gemini -p "You were woken in Perch" --yolo' },
+    { shell: 'cd sub && gemini -p go' },
+  ])
+    assert.ok(geminiCommand(c), JSON.stringify(c));
+  for (const c of [{ argv: ['claude', '-p'] }, { shell: 'codex exec "go"' }, { argv: ['gemini-tools'] }])
+    assert.ok(!geminiCommand(c), JSON.stringify(c));
+});
+
+test("Gemini CLI's own telemetry variables in the run's environment are the owner's and win", () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ GEMINI_TELEMETRY_ENABLED: 'false' }, /GEMINI_TELEMETRY_ENABLED switches it off/],
+    [{ GEMINI_TELEMETRY_OTLP_ENDPOINT: 'http://collector:4318' }, /GEMINI_TELEMETRY_OTLP_ENDPOINT sends it to http:\/\/collector:4318/],
+    [{ GEMINI_TELEMETRY_TARGET: 'gcp' }, /GEMINI_TELEMETRY_TARGET is gcp/],
+    [{ GEMINI_TELEMETRY_OUTFILE: '/tmp/t.log' }, /GEMINI_TELEMETRY_OUTFILE is \/tmp\/t\.log/],
+    [{ GEMINI_TELEMETRY_OTLP_PROTOCOL: 'grpc' }, /GEMINI_TELEMETRY_OTLP_PROTOCOL is grpc/],
+  ];
+  for (const [env, why] of cases) {
+    const r = runTelemetry(env, BASE, TOKEN, true);
+    assert.deepEqual(r.env, {}, JSON.stringify(env));
+    assert.match(r.owner ?? '', why);
+  }
+  // Set as Perch would set them (on, to this hub, OTLP/HTTP) they are not the owner's own.
+  const same = runTelemetry(
+    {
+      GEMINI_TELEMETRY_ENABLED: 'true',
+      GEMINI_TELEMETRY_OTLP_ENDPOINT: BASE,
+      GEMINI_TELEMETRY_OTLP_PROTOCOL: 'http',
+      GEMINI_TELEMETRY_TARGET: 'local',
+    },
+    BASE,
+    TOKEN,
+    true,
+  );
+  assert.equal(same.owner, undefined);
 });

@@ -35,7 +35,7 @@ interface Handed {
 async function wakeOnce(
   name: string,
   body: string | null,
-  o: { env?: string[]; first?: (a: { id: string }) => Promise<void> } = {},
+  o: { env?: string[]; first?: (a: { id: string }) => Promise<void>; command?: (dir: string) => string[] } = {},
 ): Promise<{ agent: { id: string; name: string }; handed: Handed; run: any }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-wake-otlp-'));
   const handedFile = path.join(dir, 'handed.json');
@@ -47,7 +47,16 @@ async function wakeOnce(
     if (body !== null) flags.push('--env', `WAKE_AGENT_OTLP_BODY_FILE=${bodyFile}`);
     for (const e of o.env ?? []) flags.push('--env', e);
     await o.first?.(a);
-    const set = await cliAsync(['agent', 'wake', a.name, '--data-dir', served.dataDir, ...flags, '--', process.execPath, AGENT_SCRIPT]);
+    const set = await cliAsync([
+      'agent',
+      'wake',
+      a.name,
+      '--data-dir',
+      served.dataDir,
+      ...flags,
+      '--',
+      ...(o.command?.(dir) ?? [process.execPath, AGENT_SCRIPT]),
+    ]);
     assert.equal(set.code, 0, set.stderr);
     const g = await ownerOk(served, 'conversations.create_group', { title: `with ${a.name}`, members: [a.id] });
     await ownerOk(served, 'messages.send', { conv_id: g.conversation.conv_id, text: 'have a look', to: [a.id] });
@@ -128,6 +137,33 @@ describe("a wake run's OpenTelemetry", () => {
     const ctl = (await ownerOk(served, 'agents.controls', {})).agents.find((c: any) => c.agent.id === agent.id);
     assert.equal(ctl.paused?.by, 'budget', JSON.stringify(ctl));
     assert.match(ctl.paused.detail, /cost_usd: \$0\.0789 of \$0\.05 today, measured from the harness's own reports/);
+  });
+
+  test("a run whose command is Gemini CLI also gets Gemini's telemetry switch and OTLP/HTTP (so it reports without perch connect); another run does not", async () => {
+    // The command is named gemini: a shell script that execs the fixture (what matters is the command Perch sees).
+    const asGemini = (dir: string) => {
+      const file = path.join(dir, 'gemini');
+      fs.writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" "${AGENT_SCRIPT}" "$@"\n`, { mode: 0o700 });
+      return [file, '-p', 'You were woken in Perch', '--yolo'];
+    };
+    const session = `gemini-${crypto.randomUUID()}`;
+    const { handed, run, agent } = await wakeOnce('otlp-wake-gemini', claudeCodeCall(session, 'toolu_gem_1', 0.01), { command: asGemini });
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.equal(handed.env.GEMINI_TELEMETRY_ENABLED, 'true');
+    assert.equal(handed.env.GEMINI_TELEMETRY_OTLP_PROTOCOL, 'http');
+    assert.equal(handed.env.OTEL_EXPORTER_OTLP_ENDPOINT, base());
+    assert.match(handed.env.OTEL_EXPORTER_OTLP_HEADERS ?? '', /^Authorization=Bearer perch_otlp_run_/);
+    const { costs } = await perch('ledger', 'costs', '--agent', agent.name);
+    assert.equal(costs.length, 1, 'what the run reported is under the woken agent');
+    // The owner's own Gemini switch wins: Perch adds none, and the log says which.
+    const own = await wakeOnce('otlp-wake-gemini-own', null, { command: asGemini, env: ['GEMINI_TELEMETRY_ENABLED=false'] });
+    assert.equal(own.handed.env.GEMINI_TELEMETRY_ENABLED, 'false');
+    assert.equal(own.handed.env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
+    const { tail } = await ownerOk(served, 'wake.log', { run_id: own.run.id });
+    assert.match(tail, /this run's OpenTelemetry is yours \(GEMINI_TELEMETRY_ENABLED switches it off\)/);
+    // A run of another command is not given Gemini's variables.
+    const other = await wakeOnce('otlp-wake-not-gemini', null);
+    assert.equal(other.handed.env.GEMINI_TELEMETRY_ENABLED, undefined);
   });
 
   test("telemetry the owner set in the run's environment wins: Perch adds none of its own, and the run's log says why", async () => {

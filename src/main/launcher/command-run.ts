@@ -19,7 +19,7 @@ import { CappedLog } from './capped-log';
 import { RunCgroup, type CgroupBase } from './cgroups';
 import { pidInUse, startOf } from './process-check';
 import { RedactorChain } from './redact';
-import { RUN_OTLP_LOGS_VAR, runTelemetry } from '../../shared/agents/run-telemetry';
+import { RUN_OTLP_LOGS_VAR, geminiCommand, runTelemetry } from '../../shared/agents/run-telemetry';
 import { runFolderPrefix } from './run-folders';
 
 const MiB = 1024 * 1024;
@@ -82,7 +82,7 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   // The run's telemetry (shared/agents/run-telemetry.ts): the owner's own, set in the run's environment, wins.
   const given = { ...baseEnv(), ...action.env };
   const telemetry = spec.telemetryToken
-    ? runTelemetry(given, hookBaseUrl(spec.mcpUrl), spec.telemetryToken)
+    ? runTelemetry(given, hookBaseUrl(spec.mcpUrl), spec.telemetryToken, geminiCommand(action))
     : { env: {} as Record<string, string>, owner: undefined };
   // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
   const runDir = fs.mkdtempSync(path.join(ctx.runFilesDir, runFolderPrefix()));

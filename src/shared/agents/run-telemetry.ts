@@ -11,6 +11,11 @@
 //                headers (the environment's Authorization wins; checked with Codex 0.171.0). So the token travels in
 //                the environment only, and the Codex recipe names the endpoint (no secret) with
 //                -c "otel.exporter={otlp-http={endpoint=\"$PERCH_OTLP_LOGS_URL\",protocol=\"json\"}}".
+//   Gemini CLI:  it takes OTEL_EXPORTER_OTLP_ENDPOINT over its settings' otlpEndpoint and its OTLP/HTTP exporter adds
+//                OTEL_EXPORTER_OTLP_HEADERS, but it exports only with its telemetry on; so a run whose command is Gemini
+//                (geminiCommand) also gets GEMINI_TELEMETRY_ENABLED=true and GEMINI_TELEMETRY_OTLP_PROTOCOL=http, which
+//                win over its settings.json (checked in Gemini CLI 0.61.0's resolveTelemetrySettings: flag, then env,
+//                then settings). Its own GEMINI_TELEMETRY_* variables count as the owner's (below).
 // What wins: telemetry the owner set in the run's environment (the wake action's --env, or the hub's own environment
 // the run inherits) — an OTLP endpoint elsewhere, OTLP headers, telemetry switched off. Then Perch adds none of its
 // telemetry (its token would go to the owner's endpoint) and says why in the run's log.
@@ -45,6 +50,16 @@ export function ownTelemetry(given: Readonly<Record<string, string | undefined>>
   if (header) return `${header} is set`;
   if (set('CLAUDE_CODE_ENABLE_TELEMETRY') && off(given.CLAUDE_CODE_ENABLE_TELEMETRY!))
     return 'CLAUDE_CODE_ENABLE_TELEMETRY switches it off';
+  // Gemini CLI's own: its endpoint variable wins over OTEL_EXPORTER_OTLP_ENDPOINT there; it counts only "true" and "1"
+  // as on; a gcp target, an outfile or the grpc protocol send it somewhere other than this hub's OTLP/HTTP receiver.
+  if (set('GEMINI_TELEMETRY_OTLP_ENDPOINT') && !sameBase(given.GEMINI_TELEMETRY_OTLP_ENDPOINT!, base))
+    return `GEMINI_TELEMETRY_OTLP_ENDPOINT sends it to ${given.GEMINI_TELEMETRY_OTLP_ENDPOINT}`;
+  if (set('GEMINI_TELEMETRY_ENABLED') && !/^(true|1)$/.test(given.GEMINI_TELEMETRY_ENABLED!))
+    return 'GEMINI_TELEMETRY_ENABLED switches it off';
+  for (const k of ['GEMINI_TELEMETRY_OUTFILE', 'GEMINI_TELEMETRY_TARGET'])
+    if (set(k) && !(k === 'GEMINI_TELEMETRY_TARGET' && given[k] === 'local')) return `${k} is ${given[k]}`;
+  if (set('GEMINI_TELEMETRY_OTLP_PROTOCOL') && given.GEMINI_TELEMETRY_OTLP_PROTOCOL !== 'http')
+    return `GEMINI_TELEMETRY_OTLP_PROTOCOL is ${given.GEMINI_TELEMETRY_OTLP_PROTOCOL}`;
   if (set('OTEL_SDK_DISABLED') && !off(given.OTEL_SDK_DISABLED!)) return 'OTEL_SDK_DISABLED switches it off';
   for (const k of ['OTEL_LOGS_EXPORTER', 'OTEL_METRICS_EXPORTER'])
     if (set(k) && given[k]!.split(',').some((s) => s.trim() === 'none')) return `${k} is none`;
@@ -60,10 +75,26 @@ function withOtlp(v: string | undefined): string {
 }
 
 /**
- * The telemetry a run's environment gets: `given` is the environment the run would have without it (the hub's,
- * then the action's --env), `base` the hub's base URL, `token` the run's telemetry token.
+ * Whether a run's command is Gemini CLI: a word of its argv or shell line is `gemini` (any folder, gemini.cmd on
+ * Windows) or the npm package @google/gemini-cli (npx). A word that only mentions it counts too: the extra variables
+ * are Gemini's own and mean nothing to another program.
  */
-export function runTelemetry(given: Readonly<Record<string, string | undefined>>, base: string, token: string): RunTelemetry {
+export function geminiCommand(command: { argv?: readonly string[]; shell?: string }): boolean {
+  const words = command.argv ? command.argv : (command.shell ?? '').split(/[\s;&|()`'"]+/);
+  return words.some((w) => /(^|[\\/])gemini(\.cmd|\.exe)?$/i.test(w) || /^@google\/gemini-cli(@\S*)?$/.test(w));
+}
+
+/**
+ * The telemetry a run's environment gets: `given` is the environment the run would have without it (the hub's,
+ * then the action's --env), `base` the hub's base URL, `token` the run's telemetry token, `gemini` whether its command is Gemini CLI
+ * (geminiCommand).
+ */
+export function runTelemetry(
+  given: Readonly<Record<string, string | undefined>>,
+  base: string,
+  token: string,
+  gemini = false,
+): RunTelemetry {
   const own = ownTelemetry(given, base);
   if (own)
     return {
@@ -78,6 +109,7 @@ export function runTelemetry(given: Readonly<Record<string, string | undefined>>
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_EXPORTER_OTLP_ENDPOINT: base,
       OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${token}`,
+      ...(gemini ? { GEMINI_TELEMETRY_ENABLED: 'true', GEMINI_TELEMETRY_OTLP_PROTOCOL: 'http' } : {}),
     },
   };
 }
