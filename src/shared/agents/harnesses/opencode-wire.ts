@@ -14,7 +14,8 @@
 //     permission.ask is never called by 1.18.33): the plugin sees the prompt as an event and may answer it through
 //     the SDK client OpenCode hands it (POST /session/<id>/permissions/<permissionID> {response: once | reject}), as
 //     its own dialog does. `opencode run` rejects every prompt itself at once (it has no dialog).
-// The plugin posts the few fields below (one request per hook, the key from PERCH_KEY_<NAME> in its environment):
+// The plugin posts the few fields below (one request per hook, the key from PERCH_KEY_<NAME> in its environment, or
+// in a wake run of its own agent the run's PERCH_KEY: opencode.ts):
 //   tool-before, tool-after: {session_id, call_id, tool, args, cwd} (tool-after adds title, exit, output_head)
 //   event:                   {type, session_id, cwd, message?}, only for the event types in OPENCODE_STATUS_EVENTS
 //   permission-asked:        {session_id, id, permission, patterns, metadata, call_id, cwd} (a permission.asked)

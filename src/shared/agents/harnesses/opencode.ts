@@ -1,6 +1,9 @@
 // What `perch connect opencode NAME` puts in OpenCode's own config, and `perch disconnect opencode NAME` takes out
 // again (pure: text in, text out; the CLI reads and writes the files through config-files.ts, as for the other
-// harnesses). The agent's key is never written: both files read PERCH_KEY_<NAME> from OpenCode's environment.
+// harnesses). The agent's key is never written: both files read PERCH_KEY_<NAME> from OpenCode's environment (the
+// plugin, inside a wake run of its own agent — PERCH_AGENT names it — the run's key PERCH_KEY first: a run holds no
+// PERCH_KEY_<NAME>, and its hooks are then the run's; another agent's run key is never sent, it would speak for that
+// agent: its pause and rules, its ledger).
 //   user scope:    ~/.config/opencode/opencode.json mcp.perch-NAME (remote, the key as {env:PERCH_KEY_<NAME>}, which
 //                  OpenCode fills in), ~/.config/opencode/plugin/perch.js (the plugin below)
 //   project scope: DIR/opencode.json and DIR/.opencode/plugin/perch.js (OpenCode reads both when started in DIR)
@@ -64,7 +67,8 @@ export function openCodePlugin(o: ConnectOptions): string {
   const events = JSON.stringify(Object.keys(OPENCODE_STATUS_EVENTS));
   return `${PLUGIN_MARK} ${o.agent}\` (perch disconnect opencode ${o.agent} takes it out).
 // One request to the Perch hub's hook door per hook, the agent's key from ${env} in OpenCode's environment
-// (never in this file). tool.execute.before waits for the hub's answer: a block (the agent is paused in Perch, or a
+// (never in this file); in a wake run Perch started for this agent (PERCH_AGENT names it), the run's own key,
+// PERCH_KEY. The run key of another agent's run is never sent: it would speak for that agent. tool.execute.before waits for the hub's answer: a block (the agent is paused in Perch, or a
 // standing rule of the owner denies the command) stops the tool with Perch's reason. OpenCode's permission prompt
 // goes to the owner's Perch inbox; the owner's answer is the reply (whichever of it and OpenCode's dialog comes first).
 // Each model call's tokens and cost (its step-finish) go to Perch's cost ledger.
@@ -72,6 +76,7 @@ export function openCodePlugin(o: ConnectOptions): string {
 const AGENT = ${JSON.stringify(o.agent)};
 const DOOR = ${JSON.stringify(`${hookBaseUrl(o.mcpUrl)}/hook/opencode/`)};
 const KEY_ENV = ${JSON.stringify(env)};
+const key = () => (process.env.PERCH_AGENT === AGENT && process.env.PERCH_KEY) || process.env[KEY_ENV] || "";
 const EVENTS = new Set(${events});
 const asked = new Map();
 const models = new Map();
@@ -81,7 +86,7 @@ async function door(event, body, ms, stop) {
   try {
     const res = await fetch(DOOR + event + "?agent=" + encodeURIComponent(AGENT), {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer " + (process.env[KEY_ENV] || "") },
+      headers: { "content-type": "application/json", authorization: "Bearer " + key() },
       body: JSON.stringify(body),
       signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms),
     });
