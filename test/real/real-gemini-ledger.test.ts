@@ -7,16 +7,19 @@
 // with its shell tool (recorded from its AfterTool hook), then answers. Its log records reach the hub's OTLP door:
 // one API request per model call, its tokens priced by the price table. `perch disconnect gemini` then takes its
 // telemetry out again, the user's own key kept.
+// And a wake run Perch starts with the Gemini recipe, in a HOME where connect never ran (Gemini's telemetry off in
+// its settings), reports under the woken agent: the run's environment switches it on (run-telemetry.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addAgent, cliAsync, ensureBuilt, eventually, uniqueName, useSharedServe } from '../support/serve-harness';
+import { addAgent, cliAsync, ensureBuilt, eventually, ownerOk, uniqueName, useSharedServe } from '../support/serve-harness';
 import { assertNoPerch, connectWrite, geminiCli, pathWithoutPerch, runGemini } from '../support/real-harness';
 import { geminiFunctionResult, startGeminiStandIn, type GeminiPart, type GeminiRequest } from '../support/model-standin';
 import { keyEnvVar } from '../../src/shared/agents/snippets';
 import { SHIPPED_PRICES } from '../../src/shared/ledger/prices';
+import { wakeRecipes } from '../../src/shared/agents/wake';
 
 const served = useSharedServe();
 const gemini = geminiCli();
@@ -118,6 +121,67 @@ describe(
       });
       assert.equal(off.code, 0, off.stderr);
       assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.gemini', 'settings.json'), 'utf8')), own);
+    });
+  },
+);
+
+describe(
+  'a wake run of the real Gemini CLI (the recipe), without perch connect, reports its tokens under the woken agent',
+  { skip: gemini.skip },
+  () => {
+    test("the run's environment turns Gemini's telemetry on, to this hub with the run's token", async () => {
+      const agent = await addAgent(served.dataDir, uniqueName('gm-wake-ledger'));
+      const home = fs.mkdtempSync(path.join(root!, 'wake-home-'));
+      fs.mkdirSync(path.join(home, '.gemini'));
+      const own = { security: { auth: { selectedType: 'gemini-api-key' } } };
+      fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(own));
+      const dir = fs.mkdtempSync(path.join(home, 'project-'));
+      // The recipe's `gemini` is the pinned Gemini CLI, through a shim on the run's PATH.
+      const bin = fs.mkdtempSync(path.join(home, 'bin-'));
+      fs.writeFileSync(path.join(bin, 'gemini'), `#!/bin/sh\nexec "${process.execPath}" "${gemini.bin}" "$@"\n`, { mode: 0o700 });
+      const recipe = wakeRecipes(agent.name).find((r) => r.id === 'gemini')!;
+      const first = model!.requests.length;
+      await ownerOk(served, 'wake.set', {
+        agent: agent.id,
+        shell: `${recipe.form.shell!} -m ${MODEL}`,
+        cwd: dir,
+        env: {
+          HOME: home,
+          PATH: `${bin}:${pathWithoutPerch()}`,
+          GEMINI_API_KEY: 'dummy',
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          GOOGLE_GEMINI_BASE_URL: model!.url,
+        },
+        timeout_secs: 240,
+        max_runs_per_hour: 1,
+      });
+      const group = await ownerOk(served, 'conversations.create_group', { title: `with ${agent.name}`, members: [agent.id] });
+      await ownerOk(served, 'messages.send', { conv_id: group.conversation.conv_id, text: 'have a look', to: [agent.id] });
+      let run: any;
+      await eventually(
+        async () => {
+          [run] = (await ownerOk(served, 'wake.runs', { agent: agent.id })).runs;
+          return run && run.status !== 'running' && run.status !== 'starting';
+        },
+        180_000,
+        'the wake run to end',
+      );
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      assert.ok(fs.existsSync(path.join(dir, 'perch-ledger.marker')), 'the command ran');
+      const answers = model!.requests.slice(first).filter((q) => q.method !== 'countTokens' && q.model === MODEL).length;
+      assert.ok(answers >= 2, `the stand-in answered ${answers} model calls`);
+      let costs: any[] = [];
+      await eventually(
+        async () => {
+          costs = (await ledger('costs', '--agent', agent.name)).costs;
+          return (costs.find((c: any) => c.model === MODEL)?.requests ?? 0) >= answers;
+        },
+        60_000,
+        "Gemini's api_response records under the woken agent",
+      );
+      const main = costs.find((c: any) => c.model === MODEL);
+      assert.deepEqual([main.harness, main.cost_source, main.requests], ['gemini', 'price_table', answers]);
+      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.gemini', 'settings.json'), 'utf8')), own, 'its settings untouched');
     });
   },
 );
