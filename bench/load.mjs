@@ -5,6 +5,7 @@
 //   node bench/load.mjs CONFIG.json   → prints one JSON line with the result
 // CONFIG: { url, connections, duration, warmup, requests: [{ body, headers }], unique? }
 // unique: each request's body gets a fresh number in place of %N% (every text different; the brakes section).
+// rate: requests per second over all connections (autocannon's overallRate); as fast as answered when absent.
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -21,6 +22,7 @@ const instance = autocannon({
   duration: cfg.duration,
   warmup: { connections: cfg.connections, duration: cfg.warmup },
   timeout: 10,
+  ...(cfg.rate ? { overallRate: cfg.rate } : {}),
   requests: cfg.requests.map((r) =>
     cfg.unique
       ? { method: 'POST', headers: r.headers, setupRequest: (req) => ({ ...req, body: r.body.replace('%N%', String(++counter)) }) }

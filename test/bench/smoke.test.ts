@@ -59,7 +59,7 @@ const FIGURES: Record<string, string[]> = {
     'support.door_permission_request_visible.p50_ms',
     'support.door_pre_tool_use.p50_ms',
   ],
-  otlp: ['otlp.records_per_s', 'otlp.send_p99_ms_during_ingest', 'otlp.send_p99_ms_quiet'],
+  otlp: ['otlp.records_per_s', 'otlp.send_p99_ms_during_ingest', 'otlp.send_p99_ms_quiet', 'otlp.paced.send_p99_ms'],
   ledger: [
     'ledger.costs.p50_ms',
     'ledger.calls.p50_ms',
