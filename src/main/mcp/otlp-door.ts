@@ -170,8 +170,14 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
             if (typeof points === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, points);
             return sendJson(res, 200, {});
           }
-          const answer = path === OTLP_TRACES_PATH ? ingestSpans(hub, agentId, text) : ingestLogs(hub, agentId, text);
-          if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
+          if (path === OTLP_TRACES_PATH) {
+            const answer = ingestSpans(hub, agentId, text);
+            if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
+            return sendJson(res, 200, {});
+          }
+          const facts = logFacts(hub, text);
+          if (typeof facts === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, facts);
+          await recordInSteps(hub, agentId, facts);
           sendJson(res, 200, {});
         },
         (err) => {
@@ -188,8 +194,8 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
   };
 }
 
-/** Checks the whole request first (a refusal stores nothing), then records what the ledger keeps. */
-export function ingestLogs(hub: Hub, agentId: string, text: string): { added: number } | string {
+/** The facts of a logs request, the whole request checked first (a refusal stores nothing), or why it is refused. */
+export function logFacts(hub: Hub, text: string): Reported[] | string {
   const records = parseOtlpLogs(text);
   if (typeof records === 'string') return records;
   const now = hub.now();
@@ -200,7 +206,32 @@ export function ingestLogs(hub: Hub, agentId: string, text: string): { added: nu
     if (!fact) continue;
     reported.push({ fact, dedupe: dedupeOf(JSON.stringify([r.name, r.timeMs ?? null, [...r.attrs], [...r.resource]])) });
   }
-  return { added: recordFacts(hub, agentId, reported).added };
+  return reported;
+}
+
+/** Checks the whole request first (a refusal stores nothing), then records what the ledger keeps, in one write. */
+export function ingestLogs(hub: Hub, agentId: string, text: string): { added: number } | string {
+  const facts = logFacts(hub, text);
+  return typeof facts === 'string' ? facts : { added: recordFacts(hub, agentId, facts).added };
+}
+
+/** Records written in one step of a request's batch; the event loop is free between steps. */
+export const RECORD_STEP = 25;
+
+/**
+ * Records a request's facts a step at a time, giving the event loop back between steps, so an agent's send that
+ * arrives meanwhile is answered after one step (about 1.5 ms of CPU) rather than after the whole batch (a batch of 100
+ * Claude Code records is about 6 ms, the 5,000 a request may hold far more). The request is answered once every step
+ * is written; a batch cut short (a crash, a full disk) is not acknowledged, and the exporter's resend adds only what is
+ * missing (each record is kept once: its dedupe).
+ */
+export async function recordInSteps(hub: Hub, agentId: string, facts: readonly Reported[]): Promise<number> {
+  let added = 0;
+  for (let i = 0; i < facts.length; i += RECORD_STEP) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    added += recordFacts(hub, agentId, facts.slice(i, i + RECORD_STEP)).added;
+  }
+  return added;
 }
 
 /** Checks the whole request first (a refusal stores nothing), then records the spans the ledger keeps (Copilot's). */
