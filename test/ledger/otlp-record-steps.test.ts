@@ -3,18 +3,21 @@
 // (bench `--only otlp`: send_message's p99 beside an ingest of 2,000 records/s). Proven by what the event loop runs
 // meanwhile, not by time: work queued while a 100-record batch is recorded runs between two of its steps (a whole
 // number of steps in); the batch is recorded whole and once, the day's chain holds, and a resent batch adds nothing.
+// Several requests at once go through one lane per hub (src/main/mcp/step-lane.ts): one batch after the other, one step
+// per turn of the event loop — never a step of every batch in flight in the same turn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withHub } from '../support/helpers';
 import { logRecord, logsBody } from '../support/otlp-bodies';
-import { RECORD_STEP, logFacts, recordInSteps } from '../../src/main/mcp/otlp-door';
+import { RECORD_STEP, logFacts, recordInSteps, recordLogs } from '../../src/main/mcp/otlp-door';
+import { StepLane } from '../../src/main/mcp/step-lane';
 import { verifyLedger } from '../../src/main/hub/features/ledger/recorder';
 
 /** 50 Claude Code tool calls, a decision and a result each: 100 records. */
-function batch(t0: number): string {
+function batch(t0: number, session = 's1'): string {
   const recs = [];
   for (let i = 0; i < 50; i++) {
-    const a = { 'session.id': 's1', tool_name: 'Bash', tool_use_id: `toolu_${i}` };
+    const a = { 'session.id': session, tool_name: 'Bash', tool_use_id: `toolu_${i}` };
     recs.push(logRecord('claude_code.tool_decision', { ...a, decision: 'accept', source: 'config' }, t0 + i));
     recs.push(logRecord('claude_code.tool_result', { ...a, success: 'true', duration_ms: { int: 5 } }, t0 + i));
   }
@@ -40,3 +43,67 @@ test('a batch is written in steps with the event loop free between them, whole a
     assert.equal(count(), 100, 'a resent batch adds nothing');
     assert.deepEqual(verifyLedger(t.hub.db), { ok: true, records: 100, days: 1 });
   }));
+
+function facts(hub: Parameters<typeof logFacts>[0], body: string) {
+  const f = logFacts(hub, body);
+  if (typeof f === 'string') throw new Error(f);
+  return f;
+}
+
+test('batches sent at once are recorded one after the other, one step per turn of the event loop', () =>
+  withHub(async (t) => {
+    const kit = t.agent('kit');
+    const rows = () => t.hub.db.prepare('SELECT session_id FROM ledger_records ORDER BY id').pluck().all() as string[];
+    // What each turn of the event loop saw: a callback that queues itself again runs once per turn.
+    const seen: number[] = [];
+    let watching = true;
+    const watch = () => {
+      if (!watching) return;
+      seen.push(rows().length);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const sessions = ['a', 'b', 'c', 'd'];
+    const recorded = sessions.map((s, i) => recordInSteps(t.hub, kit.id, facts(t.hub, batch(1_700_000_000_000 + i * 1000, s))));
+    // A refused body waits its turn too and changes nothing; the batches after it go on.
+    const refused = recordLogs(t.hub, kit.id, '{"resourceLogs": 7}');
+    const last = recordLogs(t.hub, kit.id, batch(1_700_000_100_000, 'e'));
+    assert.deepEqual(await Promise.all(recorded), [100, 100, 100, 100]);
+    assert.match(String(await refused), /resourceLogs/);
+    assert.equal(await last, 100);
+    watching = false;
+    const order = rows();
+    assert.equal(order.length, 500);
+    // One batch after the other: each session's 100 records are one run of ids, in the order the requests came.
+    assert.deepEqual(
+      [0, 100, 200, 300, 400].map((i) => new Set(order.slice(i, i + 100))),
+      ['a', 'b', 'c', 'd', 'e'].map((s) => new Set([s])),
+    );
+    // Never more than one step between two turns seen by the watcher.
+    const grew = seen.slice(1).map((n, i) => n - seen[i]!);
+    assert.ok(grew.length >= 20, `the watcher ran between the steps (${grew.length} turns)`);
+    assert.ok(Math.max(...grew) <= RECORD_STEP, `at most one step a turn (grew by ${Math.max(...grew)} in one)`);
+    assert.deepEqual(verifyLedger(t.hub.db), { ok: true, records: 500, days: 1 });
+  }));
+
+test('the lane: a step that throws ends only its job; the jobs after it run, in order', async () => {
+  const lane = new StepLane();
+  const ran: string[] = [];
+  function* job(name: string, steps: number, failAt?: number): Generator<void, string> {
+    for (let i = 0; i < steps; i++) {
+      if (i > 0) yield;
+      if (i === failAt) throw new Error(`${name} failed`);
+      ran.push(`${name}${i}`);
+    }
+    return name;
+  }
+  const a = lane.run(job('a', 3));
+  const b = lane.run(job('b', 3, 1));
+  const c = lane.run(job('c', 2));
+  assert.equal(lane.size, 3);
+  assert.equal(await a, 'a');
+  await assert.rejects(b, /b failed/);
+  assert.equal(await c, 'c');
+  assert.deepEqual(ran, ['a0', 'a1', 'a2', 'b0', 'c0', 'c1']);
+  assert.equal(lane.size, 0);
+});

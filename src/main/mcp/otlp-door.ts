@@ -24,6 +24,7 @@ import { copilotSpanFact, spanToolArgs } from '../../shared/ledger/copilot-spans
 import { telemetryLogin } from '../hub/features/ledger/telemetry-tokens';
 import { dedupeOf, recordFacts, type Reported } from '../hub/features/ledger/recorder';
 import { RateLimiter } from '../hub/core/rate-limit';
+import { StepLane } from './step-lane';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
 
 export const OTLP_LOGS_PATH = '/v1/logs';
@@ -175,9 +176,8 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
             if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
             return sendJson(res, 200, {});
           }
-          const facts = logFacts(hub, text);
-          if (typeof facts === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, facts);
-          await recordInSteps(hub, agentId, facts);
+          const recorded = await recordLogs(hub, agentId, text);
+          if (typeof recorded === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, recorded);
           sendJson(res, 200, {});
         },
         (err) => {
@@ -218,20 +218,51 @@ export function ingestLogs(hub: Hub, agentId: string, text: string): { added: nu
 /** Records written in one step of a request's batch; the event loop is free between steps. */
 export const RECORD_STEP = 25;
 
-/**
- * Records a request's facts a step at a time, giving the event loop back between steps, so an agent's send that
- * arrives meanwhile is answered after one step (about 1.5 ms of CPU) rather than after the whole batch (a batch of 100
- * Claude Code records is about 6 ms, the 5,000 a request may hold far more). The request is answered once every step
- * is written; a batch cut short (a crash, a full disk) is not acknowledged, and the exporter's resend adds only what is
- * missing (each record is kept once: its dedupe).
- */
-export async function recordInSteps(hub: Hub, agentId: string, facts: readonly Reported[]): Promise<number> {
+/** Each hub's lane for telemetry batches (step-lane.ts): one batch at a time, one step per turn of the event loop. */
+const lanes = new WeakMap<Hub, StepLane>();
+
+function laneOf(hub: Hub): StepLane {
+  let lane = lanes.get(hub);
+  if (!lane) lanes.set(hub, (lane = new StepLane()));
+  return lane;
+}
+
+/** Writes the facts RECORD_STEP at a time, a step per next(); returns how many records were added. */
+function* recordSteps(hub: Hub, agentId: string, facts: readonly Reported[]): Generator<void, number> {
   let added = 0;
   for (let i = 0; i < facts.length; i += RECORD_STEP) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (i > 0) yield;
     added += recordFacts(hub, agentId, facts.slice(i, i + RECORD_STEP)).added;
   }
   return added;
+}
+
+/**
+ * Records a request's facts a step at a time in the hub's lane, giving the event loop back between steps, so an
+ * agent's send that arrives meanwhile is answered after one step (about 1 ms of CPU) rather than after the whole batch
+ * (a batch of 100 Claude Code records is about 6 ms, the 5,000 a request may hold far more), and after one step of one
+ * batch, not one of each batch in flight. The request is answered once every step is written; a batch cut short (a
+ * crash, a full disk) is not acknowledged, and the exporter's resend adds only what is missing (each record is kept
+ * once: its dedupe).
+ */
+export function recordInSteps(hub: Hub, agentId: string, facts: readonly Reported[]): Promise<number> {
+  return laneOf(hub).run(recordSteps(hub, agentId, facts));
+}
+
+/**
+ * A logs request's body, parsed and checked whole (a refusal stores nothing) on its turn in the hub's lane, then
+ * recorded in steps; the number of records added, or why the request is refused.
+ */
+export function recordLogs(hub: Hub, agentId: string, text: string): Promise<number | string> {
+  return laneOf(hub).run(
+    (function* (): Generator<void, number | string> {
+      const facts = logFacts(hub, text);
+      if (typeof facts === 'string') return facts;
+      if (facts.length === 0) return 0;
+      yield;
+      return yield* recordSteps(hub, agentId, facts);
+    })(),
+  );
 }
 
 /** Checks the whole request first (a refusal stores nothing), then records the spans the ledger keeps (Copilot's). */
