@@ -2,7 +2,8 @@
 // walking the rows newest first, so a page reads a few hundred rows however big the ledger is, and no statement sorts
 // the calls in a temporary B-tree (the GROUP BY it replaced read and sorted every call: about a second a page at 1M
 // calls, bench `--only ledger`). The pages, filters and paging give exactly what a GROUP BY over every call gives,
-// checked on a real hub's SQLite file with calls whose records interleave.
+// checked on a real hub's SQLite file with calls whose records interleave. The owner's list walks a step at a time with
+// the event loop free between steps (a search for rare words reads every row).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
@@ -10,6 +11,8 @@ import { withHub, type TestHub } from '../support/helpers';
 import { recordFacts, dedupeOf } from '../../src/main/hub/features/ledger/recorder';
 import { callKeys, type CallQuery } from '../../src/main/store/tables/ledger/records';
 import type { LedgerFact } from '../../src/shared/ledger/harness-events';
+import { listToolCalls } from '../../src/main/hub/features/ledger/calls';
+import { runOwnerAction } from '../../src/main/owner/actions';
 
 type Key = { agent_id: string; call_id: string; last_id: number };
 
@@ -154,4 +157,32 @@ test('the newest page reads a step of rows, not the whole ledger, and no stateme
         .map((r) => (r as { detail: string }).detail);
       assert.ok(!plan.some((d) => /TEMP B-TREE/.test(d)), `${text}\n  plans: ${plan.join(' | ')}`);
     }
+  }));
+
+test("the owner's search gives the event loop back between steps of its walk and finds what the walk at once finds", () =>
+  withHub(async (t) => {
+    seedLedger(t, 1000, () => {});
+    const total = (t.hub.db.prepare('SELECT COUNT(*) AS n FROM ledger_records').get() as { n: number }).n;
+    // Words only the oldest call's result holds: the walk reads every row, newest first, to find it.
+    const search = 'run toolu_0';
+    const atOnce = listToolCalls(t.hub, { text: search });
+    assert.deepEqual(
+      atOnce.map((c) => c.call_id),
+      ['toolu_0'],
+    );
+    let turns = 0;
+    let pending = true;
+    const watch = () => {
+      if (!pending) return;
+      turns++;
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const answer = (await runOwnerAction(t.hub, 'ledger.calls', { search })) as { calls: unknown[] };
+    pending = false;
+    assert.deepEqual(answer.calls, atOnce);
+    // A step reads at most 4,000 ids at first (the range then follows the time steps take): 6,000 rows are two steps
+    // at least, with the event loop free between them.
+    assert.ok(total > 5000, `the ledger holds ${total} rows`);
+    assert.ok(turns >= 1, `other work ran ${turns} times while ${total} rows were searched`);
   }));

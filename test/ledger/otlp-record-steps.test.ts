@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { withHub } from '../support/helpers';
 import { logRecord, logsBody } from '../support/otlp-bodies';
 import { RECORD_STEP, logFacts, recordInSteps, recordLogs } from '../../src/main/mcp/otlp-door';
-import { StepLane } from '../../src/main/mcp/step-lane';
+import { StepLane } from '../../src/main/hub/core/step-lane';
 import { verifyLedger } from '../../src/main/hub/features/ledger/recorder';
 
 /** 50 Claude Code tool calls, a decision and a result each: 100 records. */

@@ -24,7 +24,7 @@ import { copilotSpanFact, spanToolArgs } from '../../shared/ledger/copilot-spans
 import { telemetryLogin } from '../hub/features/ledger/telemetry-tokens';
 import { dedupeOf, recordFacts, type Reported } from '../hub/features/ledger/recorder';
 import { RateLimiter } from '../hub/core/rate-limit';
-import { StepLane } from './step-lane';
+import { StepLane } from '../hub/core/step-lane';
 import { BodyTooLarge, bearerOf, isLoopbackHost, isLoopbackOrigin, readBody, sendInternalError, sendJson } from '../http-util';
 
 export const OTLP_LOGS_PATH = '/v1/logs';

@@ -49,7 +49,7 @@ import { discardHeld, listHeld, sendHeld, setReview } from '../hub/features/revi
 import { setWakeAction } from '../hub/wake-runs/wake-action';
 import { listRuns, runLog, startQueuedRun, stopRun, wakeState } from '../hub/wake-runs/wake-views';
 import { setWakeLimits, wakeLimits } from '../hub/wake-runs/wake-limits';
-import { costLedger, listPerchEvents, listToolCalls } from '../hub/features/ledger/calls';
+import { costLedger, listPerchEvents, listToolCallsInTurns } from '../hub/features/ledger/calls';
 import { localDay } from '../../shared/agents/control';
 import { connectionSnippets } from './snippets';
 import { awaySnippets } from '../../shared/agents/snippets';
@@ -184,8 +184,8 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
   'wake.limits.set': (hub, a) => ({ limits: setWakeLimits(hub, a) }),
   'wake.log': (hub, a) => runLog(hub, a.run_id, a.max_bytes),
   // the flight recorder and the cost ledger (hub/features/ledger/calls.ts)
-  'ledger.calls': (hub, a) => ({
-    calls: listToolCalls(hub, {
+  'ledger.calls': async (hub, a) => ({
+    calls: await listToolCallsInTurns(hub, {
       agent: a.agent,
       harness: a.harness,
       tool: a.tool,

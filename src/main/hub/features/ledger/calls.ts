@@ -7,7 +7,9 @@ import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
 import { callOfRequest } from './decisions';
-import { callKeys, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
+import { inTurns } from '../../core/step-lane';
+import { allSteps } from '../../../../shared/steps';
+import { callKeySteps, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
 
 export interface CallFilter {
   agent?: string;
@@ -104,8 +106,24 @@ function checkDay(day: string | undefined, flag: string): string | undefined {
 /** How many pages of calls a failed-only list looks through for its failed ones. */
 const FAILED_PAGES = 20;
 
-/** The tool calls matching the filter, newest first. */
+/** Calls folded per step of a list (each reads its records through the (agent, call id) index). */
+const FOLD_STEP = 100;
+
+/** The tool calls matching the filter, newest first (at once: the CLI). */
 export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallView[] {
+  return allSteps(toolCallSteps(hub, f));
+}
+
+/**
+ * The same, the event loop given back between steps (the owner's Ledger page: a search for rare words walks every row,
+ * over a second at 1M calls, and agents' requests are answered meanwhile). Rows removed meanwhile (retention) are
+ * left out; rows added meanwhile are newer than the walk and belong to the next list.
+ */
+export function listToolCallsInTurns(hub: FeaturesHub, f: CallFilter = {}): Promise<ToolCallView[]> {
+  return inTurns(toolCallSteps(hub, f));
+}
+
+function* toolCallSteps(hub: FeaturesHub, f: CallFilter): Generator<void, ToolCallView[]> {
   let agentId = f.agent ? findAgent(hub, f.agent).id : undefined;
   let callId = f.callId;
   if (f.requestId !== undefined) {
@@ -131,7 +149,7 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
   const out: ToolCallView[] = [];
   // Failed only filters after the join (a call's outcome is its last result): up to 20 pages' worth of calls are read
   // in one walk, newest first, until enough failed ones are found.
-  const keys = callKeys(hub.db, {
+  const keys = yield* callKeySteps(hub.db, {
     since: checkDay(f.since, '--since'),
     agentId,
     harness: f.harness,
@@ -140,8 +158,11 @@ export function listToolCalls(hub: FeaturesHub, f: CallFilter = {}): ToolCallVie
     text: f.text?.slice(0, 200),
     limit: f.failedOnly ? limit * FAILED_PAGES : limit,
   });
-  for (const k of keys) {
-    const v = foldCall(nameOf(k.agent_id), recordsOfCall(hub.db, k.agent_id, k.call_id));
+  for (const [i, k] of keys.entries()) {
+    if (i > 0 && i % FOLD_STEP === 0) yield;
+    const rows = recordsOfCall(hub.db, k.agent_id, k.call_id);
+    if (rows.length === 0) continue; // removed since the walk read it
+    const v = foldCall(nameOf(k.agent_id), rows);
     if (f.failedOnly && v.outcome?.success !== false) continue;
     out.push(v);
     if (out.length >= limit) break;

@@ -1,5 +1,6 @@
 // The flight recorder's rows (ledger_records): append-only, each day hash-chained (hub/features/ledger/recorder.ts).
 import { sql, type Db } from '../../db/db';
+import { allSteps } from '../../../../shared/steps';
 
 export interface LedgerRow {
   id: number;
@@ -107,6 +108,10 @@ export interface CallQuery {
 
 /** Rows read per step while walking the ledger newest first (callKeys). */
 const WALK_STEP = 1000;
+/** A step's range of ids: the first, the most, and the time a step aims at (ms). */
+const FIRST_SPAN = 4000;
+const MAX_SPAN = 1 << 22;
+const STEP_MS = 2;
 
 /**
  * The calls (agent, call id) matching the query, newest first, each with the id of its last matching record; tool
@@ -118,13 +123,28 @@ const WALK_STEP = 1000;
  * a second per page at 1M calls). A call's first row met is its last matching one; a call met first at or above
  * `beforeId` belongs to an earlier page and is skipped.
  */
-export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_id: string; last_id: number }> {
+export function callKeys(db: Db, q: CallQuery): CallKey[] {
+  return allSteps(callKeySteps(db, q));
+}
+
+export interface CallKey {
+  agent_id: string;
+  call_id: string;
+  last_id: number;
+}
+
+/**
+ * callKeys a step at a time: each next() reads at most one step of WALK_STEP rows, so a caller that must not hold the
+ * event loop (the owner's Ledger page searching words that are rare: a walk over every row, over a second at 1M calls)
+ * gives it back between steps.
+ */
+export function* callKeySteps(db: Db, q: CallQuery): Generator<void, CallKey[]> {
   const words = (q.text ?? '').split(/\s+/).filter(Boolean).slice(0, 8);
   const likes = words.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const wordSql = likes.map(() => " AND (tool LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')").join('');
   if (q.callId !== undefined) {
     // One call (an approval card's link, the page's call view): through the (agent, call id) index, an agent at a time.
-    return sql<{ agent_id: string; call_id: string; last_id: number }>(
+    return sql<CallKey>(
       db,
       `SELECT agent_id, call_id, MAX(id) AS last_id FROM ledger_records
        WHERE agent_id IN (SELECT id FROM users WHERE ? IS NULL OR id = ?) AND call_id = ? AND (? IS NULL OR day >= ?)
@@ -148,7 +168,7 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
   }
   // Only the filters given are in the statement, so each can use its index: (agent_id, id) and (harness, id) walk one
   // agent's or harness's calls in id order; a search reads rows until its page is full (a scan, at worst).
-  const where = ['call_id IS NOT NULL', 'id < ?'];
+  const where = ['call_id IS NOT NULL', 'id < ?', 'id >= ?'];
   const params: unknown[] = [];
   const add = (clause: string, ...values: unknown[]) => {
     where.push(clause);
@@ -163,10 +183,23 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
     db,
     `SELECT id, agent_id, call_id FROM ledger_records WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
   );
+  const ends = sql<{ lo: number | null; hi: number | null }>(
+    db,
+    'SELECT (SELECT MIN(id) FROM ledger_records) AS lo, (SELECT MAX(id) FROM ledger_records) AS hi',
+  ).get()!;
   const seen = new Set<string>();
-  const out: Array<{ agent_id: string; call_id: string; last_id: number }> = [];
-  for (let below = Number.MAX_SAFE_INTEGER; out.length < q.limit;) {
-    const rows = step.all(below, ...params, WALK_STEP);
+  const out: CallKey[] = [];
+  // Each step reads the ids of one range, newest first (or the first WALK_STEP matches in it): a filter no index serves
+  // (words, a tool) tests every row of the range, one an index serves only its matches. The next range is this one
+  // scaled by how far the step's time was from STEP_MS (at most doubled, at least quartered), so a step stays near
+  // STEP_MS whatever the filter.
+  let span = FIRST_SPAN;
+  for (let below = (ends.hi ?? 0) + 1, first = true; out.length < q.limit && below > (ends.lo ?? 0); first = false) {
+    if (!first) yield;
+    const floor = Math.max(ends.lo ?? 0, below - span);
+    const t0 = performance.now();
+    const rows = step.all(below, floor, ...params, WALK_STEP);
+    const took = performance.now() - t0;
     for (const r of rows) {
       const key = `${r.agent_id}\u0000${r.call_id}`;
       if (seen.has(key)) continue;
@@ -175,8 +208,8 @@ export function callKeys(db: Db, q: CallQuery): Array<{ agent_id: string; call_i
       out.push({ agent_id: r.agent_id, call_id: r.call_id, last_id: r.id });
       if (out.length >= q.limit) break;
     }
-    if (rows.length < WALK_STEP) break;
-    below = rows[rows.length - 1]!.id;
+    below = rows.length === WALK_STEP ? rows[rows.length - 1]!.id : floor;
+    span = Math.round(Math.min(MAX_SPAN, Math.max(WALK_STEP, span * Math.min(2, Math.max(0.25, STEP_MS / Math.max(took, 0.01))))));
   }
   return out;
 }

@@ -1,10 +1,28 @@
-// A lane for work that may wait: jobs made of short steps, run one step per turn of the event loop and one job after
-// the other, in the order they came. The OTLP door records telemetry batches through it (otlp-door.ts): an agent's
+// Work cut into short steps, so a long job never holds the event loop: an iterator whose every next() is one step.
+// inTurns runs one job a step per turn of the event loop (a ledger search over millions of rows, ledger/calls.ts).
+// A StepLane runs jobs one after the other, in the order they came, one step per turn of the event loop. The OTLP door
+// records telemetry batches through one (src/main/mcp/otlp-door.ts): an agent's
 // send_message that arrives while four exporters' batches are being written then waits behind at most one step of
 // one batch on each of its turns (reading the request, the group commit, the answer), never behind a step of every
 // batch in flight, nor behind several batches' JSON parsed in the same turn.
 // A job is an iterator: each next() is one step; its return value is the job's result. A step that throws ends its
 // job (the job's promise rejects) and the lane goes on with the next.
+
+/** Runs the steps one per turn of the event loop (the first at once); resolves with the iterator's return value. */
+export function inTurns<T>(steps: Iterator<unknown, T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const turn = () => {
+      try {
+        const r = steps.next();
+        if (r.done) resolve(r.value);
+        else setImmediate(turn);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    turn();
+  });
+}
 
 interface Job {
   steps: Iterator<unknown, unknown>;
