@@ -331,7 +331,23 @@ test("rows are bounded from the manifest before any row is read: 3,000,000 file 
       (m) => {
         entry(m, 'reactions.jsonl').rows = 100_000_000;
       },
-      /^the manifest lists \d+ rows, more than an archive may hold \(\d+\); split the export/,
+      /^the manifest lists \d+ rows besides the ledger.s, more than an archive may hold \(\d+\); split the export/,
+    );
+    // The ledger's records are bounded apart (checking them keeps one chain head per day): 2,500,000 of them pass the
+    // archive's row bound; the archive is refused only once its lines are counted short of what the manifest says.
+    await manifestOnly(
+      '2.5M ledger records',
+      (m) => {
+        entry(m, 'ledger_records.jsonl').rows = 2_500_000;
+      },
+      /^ledger_records\.jsonl has \d+ rows; the manifest says 2500000$/,
+    );
+    await manifestOnly(
+      'too many ledger records',
+      (m) => {
+        entry(m, 'ledger_records.jsonl').rows = 100_000_001;
+      },
+      /^the manifest lists 100000001 ledger records, more than an archive may hold \(100000000\)$/,
     );
     await manifestOnly(
       'no row count',

@@ -2,7 +2,7 @@
 // names, sizes), then each entry against it (same order, same size, same sha256), every JSON line an object of
 // its kind's fields and types, nested no deeper than a small limit, each value as the live API would take it
 // (store/export/rows.ts). Memory and time are bounded before the rows are read: every JSON-lines entry says how
-// many rows it has, the export at most MAX_ROWS in all, a line at most MAX_LINE characters; every entry's size is
+// many rows it has, the export at most MAX_ROWS in all (the ledger's records apart: MAX_LEDGER_ROWS), a line at most MAX_LINE characters; every entry's size is
 // bounded from the manifest (JSON lines by their rows, files and thumbnails by what the hub stores, one file's bytes
 // per file row, the transcripts by the rows they are written from). perch import walks an
 // export twice with this: once only checking (nothing is written unless the whole export passes), once writing
@@ -31,8 +31,17 @@ export { ExportFileError };
 const MAX_MANIFEST = 64 * 1024 * 1024;
 /** One JSON line (a checkpoint value of 1 MiB, escaped, fits; more is not a Perch row). */
 export const MAX_LINE = 8 * 1024 * 1024;
-/** Rows in one export, all kinds together: what the importer's checks keep in memory is bounded by it. */
+/**
+ * Rows in one export, all kinds together but the ledger's: what the importer's checks keep in memory is bounded by
+ * it (a few entries per row: ids, sequence numbers).
+ */
 export const MAX_ROWS = 2_000_000;
+/**
+ * The flight recorder's records in one export. Checking them keeps one chain head per day, nothing per record, so
+ * they are not counted in MAX_ROWS (a busy fleet's ledger passes two million records long before its conversations
+ * do); this bounds the time an import may take.
+ */
+export const MAX_LEDGER_ROWS = 100_000_000;
 /** Rows nest JSON only in their text columns; the rows themselves are flat objects. */
 const MAX_DEPTH = 4;
 /** A file's bytes (the hub keeps at most 16 MiB per file). */
@@ -125,7 +134,8 @@ function checkManifest(value: unknown): Manifest {
     throw new ExportFileError(
       `files.jsonl lists ${fileRows} files but the archive holds the bytes of ${fileEntries}${thumbEntries > fileRows ? ` and ${thumbEntries} thumbnails` : ''}`,
     );
-  const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0);
+  const ledgerRows = entries.find((e) => e.name === 'ledger_records.jsonl')?.rows ?? 0;
+  const rows = entries.reduce((n, e) => n + (e.rows ?? 0), 0) - ledgerRows;
   const transcripts = entries.filter((e) => e.name.startsWith('transcripts/'));
   const conversations = entries.find((e) => e.name === 'conversations.jsonl')?.rows ?? 0;
   if (transcripts.length > conversations)
@@ -139,8 +149,10 @@ function checkManifest(value: unknown): Manifest {
     );
   if (rows > MAX_ROWS)
     throw new ExportFileError(
-      `the manifest lists ${rows} rows, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`,
+      `the manifest lists ${rows} rows besides the ledger's, more than an archive may hold (${MAX_ROWS}); split the export (perch export --conv or --since)`,
     );
+  if (ledgerRows > MAX_LEDGER_ROWS)
+    throw new ExportFileError(`the manifest lists ${ledgerRows} ledger records, more than an archive may hold (${MAX_LEDGER_ROWS})`);
   return m as unknown as Manifest;
 }
 
