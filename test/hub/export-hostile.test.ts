@@ -13,7 +13,7 @@ import { runOwnerAction } from '../../src/main/owner/actions';
 import { writeExport } from '../../src/main/store/export/write';
 import { importExport } from '../../src/main/store/export/import';
 import { cleanImage } from '../../src/main/hub/features/files/files';
-import { ExportFileError } from '../../src/main/store/export/read';
+import { ExportFileError, importLimitNote } from '../../src/main/store/export/read';
 import { exportEntries, fingerprint, jsonl, replaceEntry, rewrite, rowsOf, withRows, type Row } from '../support/export-entries';
 
 /** The import is refused with an ExportFileError of one line matching `message`, and nothing is written. */
@@ -363,6 +363,15 @@ test("rows are bounded from the manifest before any row is read: 3,000,000 file 
       /^reactions\.jsonl line 3: reactions\.jsonl has more rows than the manifest says \(2\)$/,
     );
   });
+});
+
+test('an export perch import would refuse says so when written: rows beyond the bound besides the ledger, never the ledger alone', () => {
+  assert.equal(importLimitNote({ messages: 1_000_000, events: 1_000_000, ledger_records: 3_000_000 }), undefined);
+  assert.match(
+    importLimitNote({ messages: 1_000_000, events: 1_000_001 }) ?? '',
+    /^This archive holds 2000001 rows besides the ledger's; perch import takes at most 2000000: export it in parts/,
+  );
+  assert.match(importLimitNote({ ledger_records: 100_000_001 }) ?? '', /^This archive holds 100000001 ledger records/);
 });
 
 test("a request pending in the archive arrives expired: nobody here waits for it, so the owner never sees it as a live card and cannot decide it (an archive's author could otherwise plant a request and read the owner's answer)", async () => {

@@ -138,7 +138,7 @@ async function cmdExport(argv: string[]): Promise<void> {
         .filter(([, n]) => n > 0)
         .map(([k, n]) => `${n} ${k}`)
         .join(', ') +
-      `.\nImport it with: perch import ${JSON.stringify(out)}`,
+      (r.import_note ? `.\n${r.import_note}` : `.\nImport it with: perch import ${JSON.stringify(out)}`),
   );
 }
 

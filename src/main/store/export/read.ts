@@ -42,6 +42,19 @@ export const MAX_ROWS = 2_000_000;
  * do); this bounds the time an import may take.
  */
 export const MAX_LEDGER_ROWS = 100_000_000;
+/**
+ * What an export's author must know when perch import would refuse what was just written: rows beyond MAX_ROWS (the
+ * hub holds more than one archive may); undefined when the archive is importable as it is.
+ */
+export function importLimitNote(counts: Readonly<Record<string, number>>): string | undefined {
+  const rows = Object.entries(counts).reduce((n, [k, v]) => (k === 'ledger_records' ? n : n + v), 0);
+  const ledger = counts.ledger_records ?? 0;
+  if (rows > MAX_ROWS)
+    return `This archive holds ${rows} rows besides the ledger's; perch import takes at most ${MAX_ROWS}: export it in parts (--conv, --agent or --since) to import it elsewhere.`;
+  if (ledger > MAX_LEDGER_ROWS) return `This archive holds ${ledger} ledger records; perch import takes at most ${MAX_LEDGER_ROWS}.`;
+  return undefined;
+}
+
 /** Rows nest JSON only in their text columns; the rows themselves are flat objects. */
 const MAX_DEPTH = 4;
 /** A file's bytes (the hub keeps at most 16 MiB per file). */

@@ -22,6 +22,7 @@ import { LATEST_VERSION } from '../migrations';
 import { closestName } from '../../../shared/agents/agents';
 import { EXPORT_FORMAT, EXPORT_KINDS, EXPORT_VERSION, SAFE_ID, kindQuery, type Manifest, type ManifestEntry } from './kinds';
 import { TarWriter } from './tar';
+import { importLimitNote } from './read';
 import { createNewWriteStream, makeStaging } from '../backup/staging';
 import { NoSpaceError, databaseBytes, freeBytes, isNoSpace } from '../backup/disk-space';
 import { transcriptHeader, transcriptLine, transcriptName, type TranscriptEvent, type TranscriptFile } from './transcript';
@@ -46,6 +47,8 @@ export interface ExportResult {
   file: string;
   bytes: number;
   counts: Record<string, number>;
+  /** Set when perch import would refuse the archive as written (more rows than one archive may hold). */
+  import_note?: string;
 }
 
 type Db = Database.Database;
@@ -354,7 +357,8 @@ export async function writeExport(
     fs.renameSync(partial, out);
     done = total;
     tick('done', true);
-    return { file: out, bytes: fs.statSync(out).size, counts: manifest.counts };
+    const note = importLimitNote(manifest.counts);
+    return { file: out, bytes: fs.statSync(out).size, counts: manifest.counts, ...(note ? { import_note: note } : {}) };
   } catch (err) {
     if (!isNoSpace(err)) throw err;
     // The disk filled up: the staging folder goes first, so the space said to be free is what there is.
