@@ -172,7 +172,7 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
             return sendJson(res, 200, {});
           }
           if (path === OTLP_TRACES_PATH) {
-            const answer = ingestSpans(hub, agentId, text);
+            const answer = await recordSpans(hub, agentId, text);
             if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
             return sendJson(res, 200, {});
           }
@@ -265,22 +265,31 @@ export function recordLogs(hub: Hub, agentId: string, text: string): Promise<num
   );
 }
 
-/** Checks the whole request first (a refusal stores nothing), then records the spans the ledger keeps (Copilot's). */
-export function ingestSpans(hub: Hub, agentId: string, text: string): { added: number } | string {
-  const spans = parseOtlpTraces(text);
-  if (typeof spans === 'string') return spans;
-  const now = hub.now();
-  const kept: Array<{ fact: NonNullable<ReturnType<typeof copilotSpanFact>> & object; args: string | undefined; id: string }> = [];
-  for (const s of spans) {
-    const fact = copilotSpanFact(s, now);
-    if (typeof fact === 'string') return fact;
-    if (fact) kept.push({ fact, args: spanToolArgs(s), id: `${s.traceId}/${s.spanId}` });
-  }
-  const reported: Reported[] = kept.map(({ fact, args, id }) => {
-    // A tool call whose preToolUse reached the door is that call, under the id its permission prompt's record has.
-    const opened =
-      fact.kind === 'tool_result' ? hub.services.toolUseIds.closeCopilotCall(agentId, fact.session_id, fact.tool, args) : undefined;
-    return { fact: opened ? { ...fact, call_id: opened } : fact, dedupe: dedupeOf(JSON.stringify(['span', id, fact.kind])) };
-  });
-  return { added: recordFacts(hub, agentId, reported).added };
+/**
+ * A traces request: checked whole first (a refusal stores nothing) on its turn in the hub's lane, then the spans the
+ * ledger keeps (Copilot's) recorded in steps; the number of records added, or why the request is refused.
+ */
+export function recordSpans(hub: Hub, agentId: string, text: string): Promise<number | string> {
+  return laneOf(hub).run(
+    (function* (): Generator<void, number | string> {
+      const spans = parseOtlpTraces(text);
+      if (typeof spans === 'string') return spans;
+      const now = hub.now();
+      const kept: Array<{ fact: NonNullable<ReturnType<typeof copilotSpanFact>> & object; args: string | undefined; id: string }> = [];
+      for (const s of spans) {
+        const fact = copilotSpanFact(s, now);
+        if (typeof fact === 'string') return fact;
+        if (fact) kept.push({ fact, args: spanToolArgs(s), id: `${s.traceId}/${s.spanId}` });
+      }
+      if (kept.length === 0) return 0;
+      yield;
+      const reported: Reported[] = kept.map(({ fact, args, id }) => {
+        // A tool call whose preToolUse reached the door is that call, under the id its permission prompt's record has.
+        const opened =
+          fact.kind === 'tool_result' ? hub.services.toolUseIds.closeCopilotCall(agentId, fact.session_id, fact.tool, args) : undefined;
+        return { fact: opened ? { ...fact, call_id: opened } : fact, dedupe: dedupeOf(JSON.stringify(['span', id, fact.kind])) };
+      });
+      return yield* recordSteps(hub, agentId, reported);
+    })(),
+  );
 }
