@@ -120,6 +120,11 @@ describe('small fixes', () => {
     assert.equal(await dialog.radio('Shell string').isChecked(), true);
     assert.match(await dialog.textbox('Shell command').inputValue(), /^gemini -p ".+" --yolo$/);
     assert.equal(await dialog.textbox('Working directory').inputValue(), 'path/to/project');
+    await dialog.button('Use the OpenCode recipe').click();
+    assert.match(
+      await dialog.textbox('Shell command').inputValue(),
+      /^OPENCODE_CONFIG_CONTENT="\$PERCH_OPENCODE_CONFIG" opencode run ".+"$/,
+    );
     await dialog.button('Use the A plain script with perch call recipe').click();
     assert.equal(await dialog.radio('Command (no shell)').isChecked(), true);
     assert.equal(await dialog.textbox('Program and arguments, one per line').inputValue(), 'sh\n./wake-kit.sh');

@@ -140,6 +140,12 @@ describe('wake runs', () => {
         timeout: 600,
       });
       assert.ok(!handed.claude_settings_text.includes('perch_run_'), 'the settings carry no key');
+      // OpenCode's config for the run (the recipe's OPENCODE_CONFIG_CONTENT): the key only by reference.
+      assert.deepEqual(JSON.parse(handed.env.PERCH_OPENCODE_CONFIG!), {
+        mcp: {
+          [`perch-${a.name}`]: { type: 'remote', url: served.mcpUrl, headers: { Authorization: 'Bearer {env:PERCH_KEY}' }, enabled: true },
+        },
+      });
       assert.equal(fs.existsSync(configDir), false, "the run's config folder is deleted after the run");
       assert.equal(fs.existsSync(path.join(served.dataDir, 'wake', 'tmp')), false, 'nothing for runs is made in the data dir');
 
@@ -158,6 +164,7 @@ describe('wake runs', () => {
           'PERCH_CLAUDE_SETTINGS',
           'PERCH_KEY',
           'PERCH_MCP_CONFIG',
+          'PERCH_OPENCODE_CONFIG',
           'PERCH_OTLP_LOGS_URL',
           'PERCH_RUN_ID',
           'PERCH_URL',

@@ -2,7 +2,8 @@
 // a 0700 folder of its own under the system temp dir, never in the data dir where the owner's credential runtime.json
 // lies; deleted afterwards), its environment (the run key there only: never in argv, never in a log, redact.ts), its
 // output captured to a size-capped 0600 log (the key and the run's telemetry token redacted), its OpenTelemetry to the
-// hub with the run's telemetry token (shared/agents/run-telemetry.ts; the owner's own wins), and how it is held (docs/design.md, the security model):
+// hub with the run's telemetry token (shared/agents/run-telemetry.ts; the owner's own wins), OpenCode's MCP entry for the
+// run (PERCH_OPENCODE_CONFIG: the key by reference, no secret), and how it is held (docs/design.md, the security model):
 // - Linux with cgroups (cgroups.ts): the run starts inside a cgroup of its own (a shell enters it, then execs the
 //   command), with its memory ceiling as the kernel's limit. Every process it starts stays in it: stop is SIGTERM to
 //   each while the cgroup is frozen, then cgroup.kill; when the root exits, cgroup.kill ends whatever it left.
@@ -21,6 +22,7 @@ import { pidInUse, startOf } from './process-check';
 import { RedactorChain } from './redact';
 import { RUN_OTLP_LOGS_VAR, geminiCommand, runTelemetry } from '../../shared/agents/run-telemetry';
 import { runFolderPrefix } from './run-folders';
+import { openCodeRunConfig } from '../../shared/agents/harnesses/opencode';
 
 const MiB = 1024 * 1024;
 
@@ -124,6 +126,8 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
     PERCH_WAKE: JSON.stringify(spec.why),
     PERCH_MCP_CONFIG: configFile,
     PERCH_CLAUDE_SETTINGS: settingsFile,
+    // The OpenCode recipe's OPENCODE_CONFIG_CONTENT: Perch's MCP entry with the key as {env:PERCH_KEY} (no secret).
+    PERCH_OPENCODE_CONFIG: openCodeRunConfig(spec.mcpUrl, spec.agent.name),
   };
   const windows = process.platform === 'win32';
   // Its cgroup (Linux, where the hub may make one), with the memory ceiling held by the kernel.

@@ -199,6 +199,8 @@ export function wakeRecipes(name: string): WakeRecipe[] {
   const codexOtel = `-c "otel.exporter={otlp-http={endpoint=\\"$PERCH_OTLP_LOGS_URL\\",protocol=\\"json\\"}}"`;
   const codex = `codex exec -c "mcp_servers.perch.url=\\"$PERCH_URL\\"" -c "mcp_servers.perch.bearer_token_env_var=\\"PERCH_KEY\\"" ${codexOtel} "${prompt}"`;
   const gemini = `gemini -p "${prompt}" --yolo`;
+  // OpenCode takes Perch's MCP entry (the run key as {env:PERCH_KEY}) from OPENCODE_CONFIG_CONTENT, over its own files.
+  const opencode = `OPENCODE_CONFIG_CONTENT="$PERCH_OPENCODE_CONFIG" opencode run "${prompt}"`;
   return [
     {
       id: 'claude-code',
@@ -220,6 +222,13 @@ export function wakeRecipes(name: string): WakeRecipe[] {
       cli: `perch agent wake ${name} --cwd path/to/project --shell '${gemini}'`,
       form: { shell: gemini, cwd: 'path/to/project' },
       note: 'Once, in path/to/project/.gemini/settings.json: {"mcpServers": {"perch": {"httpUrl": "$PERCH_URL", "headers": {"Authorization": "Bearer $PERCH_KEY"}}}} — Gemini CLI fills in $VARS from the environment, so no key is stored in the file.',
+    },
+    {
+      id: 'opencode',
+      title: 'OpenCode',
+      cli: `perch agent wake ${name} --cwd path/to/project --shell '${opencode}'`,
+      form: { shell: opencode, cwd: 'path/to/project' },
+      note: `Once: perch connect opencode ${name} --write (or --project path/to/project); its plugin holds the run to your pause and standing rules with the run's key and sends each model call's tokens to the Ledger under this agent. PERCH_OPENCODE_CONFIG names this hub as the MCP server perch-${name} with the key as {env:PERCH_KEY}, which OpenCode fills in from the run's environment: no key in a file or on the command line. opencode run answers OpenCode's own permission prompts itself (it rejects them), so they do not reach your inbox: allow what the run may do in OpenCode's permission settings.`,
     },
     {
       id: 'script',

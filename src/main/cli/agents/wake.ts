@@ -23,8 +23,9 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   arguments (no shell), or a shell string, or a signed POST to a loopback URL. One run at a time;
   timeout (default 900 s) then SIGTERM and SIGKILL; at most N runs an hour (default 6). Each run
   gets its own short-lived key in PERCH_KEY (also PERCH_URL, PERCH_AGENT, PERCH_RUN_ID, PERCH_WAKE,
-  PERCH_MCP_CONFIG), and its OpenTelemetry goes to Perch's ledger with a telemetry token of its own
-  (OTEL_* in its environment; yours set with --env win). Five failed runs in a row switch it off.
+  PERCH_MCP_CONFIG, PERCH_OPENCODE_CONFIG), and its OpenTelemetry goes to Perch's ledger with a
+  telemetry token of its own (OTEL_* in its environment; yours set with --env win). Five failed
+  runs in a row switch it off.
   --show prints it; --off removes it.
   --container IMAGE runs it in a container instead (docker run, or podman run with --runtime podman): no
   host mount but --project DIR (at /workspace), the run's key passed by name (-e PERCH_KEY, never its value

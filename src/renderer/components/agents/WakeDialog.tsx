@@ -77,8 +77,8 @@ export function WakeDialog({ agent, onClose }: { agent: AgentSummary; onClose: (
     <Dialog title={`Wake ${agent.name}`} onClose={onClose} wide>
       <p className="muted small">
         When an event wakes {agent.name} (it is named, handed work, answered…) and no get_updates of it is waiting, Perch starts this — one
-        run at a time, with its own short-lived key in PERCH_KEY (and PERCH_URL, PERCH_MCP_CONFIG, PERCH_WAKE), and its harness&apos;s
-        telemetry sent to the Ledger with a token of the run&apos;s own. Five failed runs in a row switch it off.
+        run at a time, with its own short-lived key in PERCH_KEY (and PERCH_URL, PERCH_MCP_CONFIG, PERCH_OPENCODE_CONFIG, PERCH_WAKE), and
+        its harness&apos;s telemetry sent to the Ledger with a token of the run&apos;s own. Five failed runs in a row switch it off.
       </p>
       {containment && (
         <p className="muted small" aria-label="How runs are held">

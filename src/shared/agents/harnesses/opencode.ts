@@ -40,6 +40,18 @@ export function openCodeMcpEntry(o: ConnectOptions): Json {
   return { type: 'remote', url: o.mcpUrl, headers: { Authorization: `Bearer {env:${keyEnvVar(o.agent)}}` }, enabled: true };
 }
 
+/**
+ * What a wake run of the agent gives OpenCode (the run's PERCH_OPENCODE_CONFIG, which the OpenCode recipe passes as
+ * OPENCODE_CONFIG_CONTENT): its MCP entry mcp.perch-NAME with the run's key by reference ({env:PERCH_KEY}, filled in
+ * by OpenCode from the run's environment), so no key is in it. OpenCode 1.18.33 merges OPENCODE_CONFIG_CONTENT after
+ * the user's, OPENCODE_CONFIG's and the project's files, so this entry's header wins over the one `perch connect`
+ * wrote ({env:PERCH_KEY_<NAME>}, which a run does not hold) and over any project's.
+ */
+export function openCodeRunConfig(mcpUrl: string, agent: string): string {
+  const entry = { type: 'remote', url: mcpUrl, headers: { Authorization: 'Bearer {env:PERCH_KEY}' }, enabled: true };
+  return JSON.stringify({ mcp: { [serverName(agent)]: entry } });
+}
+
 /** opencode.json with mcp.perch-NAME set, everything else as it was. */
 export function setOpenCodeMcp(text: string | undefined, o: ConnectOptions, file = '~/.config/opencode/opencode.json'): string {
   const root = parseObject(text, file);
