@@ -34,9 +34,11 @@ export class AlreadyServingError extends Error {
 }
 
 /**
- * The hub that runtime.json names, if it is alive and answering as Perch. One process owns the
- * database and the bus (docs/design.md, "Shape"): a second hub on the same file would never wake the first one's
- * waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a silent port.
+ * The hub that runtime.json names, if it is alive and answering as Perch, or alive and not answering yet. One process
+ * owns the database and the bus (docs/design.md, "Shape"): a second hub on the same file would never wake the first
+ * one's waiting agents. A runtime.json left by a crash (kill -9) names a dead pid or a closed port. A live pid whose
+ * port takes the request and does not answer within the wait is a hub between its ready line and its hub (its port
+ * holds requests until the hub takes them: cli/serve-front.ts) or a busy one: it counts as live.
  */
 export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefined> {
   let rt: RuntimeInfo;
@@ -55,8 +57,8 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
     const res = await fetch(`${rt.base_url}/mcp`, { method: 'POST', signal: AbortSignal.timeout(1500) });
     await res.arrayBuffer();
     return /realm="perch"/.test(res.headers.get('www-authenticate') ?? '') ? rt : undefined;
-  } catch {
-    return undefined;
+  } catch (err) {
+    return (err as { name?: string } | null)?.name === 'TimeoutError' ? rt : undefined;
   }
 }
 
