@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, ROOT, ensureBuilt, exitOf, removeDataDir, tempDataDir } from '../support/serve-harness';
-import { startHeldServe } from '../support/serve-window';
+import { BIN, ROOT, ensureBuilt, exitOf, removeDataDir, startServe, tempDataDir } from '../support/serve-harness';
+import { portOpen, rawConn, startHeldServe } from '../support/serve-window';
 
 /** A second `perch serve --port 0 --json` on dir: its first stdout line (it started) or its exit (it refused). */
 function secondServe(dir: string): Promise<{ started: boolean; code: number | null; stdout: string; stderr: string }> {
@@ -44,5 +44,87 @@ test('a second perch serve on the same data dir while the first is between its r
   } finally {
     assert.equal(await first.cleanup(), 0, first.stderr());
     removeDataDir(dir);
+  }
+});
+
+test('a hub that fails to load after the ready line: exit 1 with one message, runtime.json removed, the port released, the held connection closed, the database closed (no -wal)', async () => {
+  ensureBuilt();
+  const dir = tempDataDir();
+  const served = await startHeldServe(dir, { hubFails: true });
+  try {
+    assert.ok(await served.heldBack());
+    const held = rawConn(served.port, `POST /api/owner/hub.info HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}`);
+    await held.written;
+    served.release();
+    const code = await new Promise<number | null>((resolve) => served.proc.once('exit', resolve));
+    assert.equal(code, 1, served.stderr());
+    assert.match(served.stderr(), /^perch: the hub did not start after its ready line: .*EIO/m);
+    const ended = await held.ended;
+    assert.notEqual(ended.how, 'hung', 'the held connection is closed, not left waiting');
+    assert.ok(!fs.existsSync(path.join(dir, 'runtime.json')), 'runtime.json is removed');
+    assert.equal(await portOpen(served.port), false, 'the port is released');
+    assert.ok(!fs.existsSync(path.join(dir, 'perch.sqlite-wal')), 'the database was closed (no -wal left)');
+  } finally {
+    await served.cleanup();
+    removeDataDir(dir);
+  }
+});
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  test(`${signal} between the ready line and the hub: exit 0, the held requests answered or closed, runtime.json removed, the database closed (no -wal)`, async () => {
+    ensureBuilt();
+    const dir = tempDataDir();
+    const served = await startHeldServe(dir);
+    try {
+      assert.ok(await served.heldBack());
+      const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8'));
+      const whole = rawConn(
+        served.port,
+        `POST /api/owner/hub.info HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${rt.owner_token}\r\nContent-Length: 2\r\n\r\n{}`,
+      );
+      const half = rawConn(served.port, `POST /api/owner/hub.info HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n`);
+      await Promise.all([whole.written, half.written]);
+      served.proc.kill(signal);
+      served.release();
+      const code = await new Promise<number | null>((resolve) =>
+        served.proc.once('exit', (c, s) => resolve(c ?? (s as unknown as number))),
+      );
+      assert.equal(code, 0, served.stderr());
+      for (const c of [whole, half]) {
+        const e = await c.ended;
+        assert.notEqual(e.how, 'hung', 'a held connection is answered or closed');
+      }
+      assert.ok(!fs.existsSync(path.join(dir, 'runtime.json')), 'runtime.json is removed');
+      assert.ok(!fs.existsSync(path.join(dir, 'perch.sqlite-wal')), 'the database was closed (no -wal left)');
+      assert.equal(await portOpen(served.port), false, 'the port is released');
+    } finally {
+      await served.cleanup();
+      removeDataDir(dir);
+    }
+  });
+}
+
+test('SIGHUP (its terminal closed) stops a hub that is up, whichever way it started: exit 0, runtime.json removed, no -wal', async () => {
+  ensureBuilt();
+  // Ready line first, and the whole way first (--public-url is checked and saved before the ready line).
+  for (const args of [[], ['--public-url', 'https://laptop.tail1234.ts.net']]) {
+    const dir = tempDataDir();
+    const served = await startServe(dir, { args });
+    try {
+      const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8'));
+      const res = await fetch(`${rt.base_url}/api/owner/hub.info`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${rt.owner_token}` },
+        body: '{}',
+      });
+      assert.equal(res.status, 200, 'the hub is up');
+      served.proc.kill('SIGHUP');
+      assert.equal(await served.stop(), 0, `${args.join(' ') || 'ready line first'}: ${served.stderr()}`);
+      assert.ok(!fs.existsSync(path.join(dir, 'runtime.json')), 'runtime.json is removed');
+      assert.ok(!fs.existsSync(path.join(dir, 'perch.sqlite-wal')), 'the database was closed (no -wal left)');
+    } finally {
+      await served.stop();
+      removeDataDir(dir);
+    }
   }
 });

@@ -17,7 +17,7 @@ import { containersSettingOn, publicUrlSetting } from '../store/tables/talk/star
 import { OWNER_LOGIN_PATH } from '../../shared/api/owner-paths';
 import type { ListenerInfo } from '../listeners';
 import type { RunningHub, ServeFront } from '../app';
-import { loginUnsavedNote, openInBrowser, printReady } from './serve-ready';
+import { STOP_SIGNALS, loginUnsavedNote, openInBrowser, printReady, type StopSignal } from './serve-ready';
 import type { ServeOptions } from './serve-options';
 
 /** The hub's part of `perch serve` (cli/serve-hub.ts), loaded after the ready line. */
@@ -85,22 +85,37 @@ export async function serveReadyFirst(o: ServeOptions, loadHub: () => Promise<Hu
   if (!runtimeWritten) notes.push(runtimeUnwrittenNote(o.dataDir));
   const front: ServeFront = { db, held, ownerToken: runtime.owner_token, runtime, runtimeWritten };
 
+  // A hub that did not start (or a start abandoned before it): nothing is left listening or open, and runtime.json,
+  // which names this process, goes; the held connections are closed with the listener.
+  const abandon = (): never => {
+    held.close();
+    try {
+      db.close();
+    } catch {
+      /* closed by the hub that failed */
+    }
+    try {
+      const current = JSON.parse(fs.readFileSync(path.join(o.dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
+      if (current.pid === process.pid) fs.rmSync(path.join(o.dataDir, RUNTIME_FILE));
+    } catch {
+      /* not written, or another hub's */
+    }
+    process.exit(1);
+  };
+
   // Handlers first: whoever reads the ready line may signal at once. Stopping waits for the hub if it is starting.
   const hub: { starting?: Promise<RunningHub> } = {};
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: StopSignal) => {
     if (stopping) return;
     stopping = true;
-    if (!o.json) process.stdout.write(`\nStopping (${signal})…\n`);
+    // SIGHUP: the terminal is gone, and so is whatever would read this line.
+    if (!o.json && signal !== 'SIGHUP') process.stdout.write(`\nStopping (${signal})…\n`);
     const force = setTimeout(() => process.exit(1), 5000);
     force.unref();
-    (hub.starting ?? Promise.reject(new Error('not started'))).then(
-      (running) => running.close().then(() => process.exit(0)),
-      () => process.exit(1),
-    );
+    (hub.starting ?? Promise.reject(new Error('not started'))).then((running) => running.close().then(() => process.exit(0)), abandon);
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
 
   printReady(o.json, {
     mcpUrl: runtime.mcp_url,
@@ -119,13 +134,7 @@ export async function serveReadyFirst(o: ServeOptions, loadHub: () => Promise<Hu
     process.stderr.write(
       `perch: the hub did not start after its ready line: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
-    try {
-      const current = JSON.parse(fs.readFileSync(path.join(o.dataDir, RUNTIME_FILE), 'utf8')) as RuntimeInfo;
-      if (current.pid === process.pid) fs.rmSync(path.join(o.dataDir, RUNTIME_FILE));
-    } catch {
-      /* not written, or another hub's */
-    }
-    process.exit(1);
+    abandon();
   });
   return true;
 }

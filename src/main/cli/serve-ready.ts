@@ -43,6 +43,13 @@ export function printReady(json: boolean, f: ReadyFacts): void {
   );
 }
 
+/**
+ * The signals that stop `perch serve` cleanly (the hub closed, runtime.json removed, exit 0): Ctrl+C, kill, and the
+ * terminal it runs in closing (SIGHUP), which would otherwise end it with nothing closed and its wake runs left.
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
 /** The note of the ready line when the login link could not be saved (a full disk). */
 export function loginUnsavedNote(dataDir: string): string {
   return `The disk holding ${dataDir} is full: the login link could not be saved. Free some disk space, then run \`perch owner login-link\`.`;

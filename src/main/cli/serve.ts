@@ -9,7 +9,7 @@ import { checkListenAddress } from '../listeners';
 import { DATA_DIR_LINE, UsageError, fail, type Command } from './common';
 import { readServeOptions } from './serve-options';
 import { serveReadyFirst } from './serve-front';
-import { loginUnsavedNote, openInBrowser, printReady } from './serve-ready';
+import { STOP_SIGNALS, loginUnsavedNote, openInBrowser, printReady, type StopSignal } from './serve-ready';
 
 /** What `perch --help` and `perch serve --help` say. */
 const SERVE_TEXT: Omit<Command, 'run'> = {
@@ -109,10 +109,11 @@ async function cmdServe(argv: string[], readyFirst: boolean): Promise<void> {
   const phoneUrl = publicUrl(running.hub);
   // Handlers first: whoever reads the ready line below may signal us at once.
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: StopSignal) => {
     if (stopping) return;
     stopping = true;
-    if (!o.json) process.stdout.write(`\nStopping (${signal})…\n`);
+    // SIGHUP: the terminal is gone, and so is whatever would read this line.
+    if (!o.json && signal !== 'SIGHUP') process.stdout.write(`\nStopping (${signal})…\n`);
     const force = setTimeout(() => process.exit(1), 5000);
     force.unref();
     running.close().then(
@@ -120,8 +121,7 @@ async function cmdServe(argv: string[], readyFirst: boolean): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   const login = unsaved('the login link', () => running.owner.loginLink()) ?? null;
   printReady(o.json, {
     mcpUrl: running.mcpUrl,
