@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, ROOT, ensureBuilt, exitOf, removeDataDir, startServe, tempDataDir } from '../support/serve-harness';
+import { BIN, ROOT, addAgent, cliAsync, ensureBuilt, exitOf, removeDataDir, startServe, tempDataDir } from '../support/serve-harness';
 import { portOpen, rawConn, startHeldServe } from '../support/serve-window';
 
 /** A second `perch serve --port 0 --json` on dir: its first stdout line (it started) or its exit (it refused). */
@@ -43,6 +43,30 @@ test('a second perch serve on the same data dir while the first is between its r
     assert.equal(rt.pid, first.proc.pid, "the first hub's runtime.json is kept");
   } finally {
     assert.equal(await first.cleanup(), 0, first.stderr());
+    removeDataDir(dir);
+  }
+});
+
+test('perch restore while perch serve is between its ready line and its hub refuses and changes nothing', async () => {
+  ensureBuilt();
+  const dir = tempDataDir();
+  await addAgent(dir, 'kept');
+  const copy = path.join(tempDataDir(), 'copy.sqlite');
+  fs.copyFileSync(path.join(dir, 'perch.sqlite'), copy);
+  const served = await startHeldServe(dir);
+  try {
+    assert.ok(await served.heldBack());
+    const r = await cliAsync(['restore', copy, '--data-dir', dir], { timeoutMs: 30_000 });
+    assert.equal(r.code, 1, `restore under a starting hub: ${r.stdout} ${r.stderr}`);
+    assert.match(r.stderr, /is serving .*nothing was changed/);
+    const backups = fs.existsSync(path.join(dir, 'backups')) ? fs.readdirSync(path.join(dir, 'backups')) : [];
+    assert.deepEqual(
+      backups.filter((f) => f.includes('pre-restore')),
+      [],
+      'the database was not replaced',
+    );
+  } finally {
+    assert.equal(await served.cleanup(), 0, served.stderr());
     removeDataDir(dir);
   }
 });
