@@ -18,8 +18,9 @@ export interface HeldListener {
 export async function holdPort(port: number, address: string): Promise<HeldListener> {
   const waiting: net.Socket[] = [];
   let target: net.Server | undefined;
-  // pauseOnConnect: nothing of a held connection is read until its server has it.
-  const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
+  // pauseOnConnect: nothing of a held connection is read until its server has it. noDelay: Nagle's algorithm off, as
+  // node:http's own server sets it on what it accepts (an answer written in pieces is not held back).
+  const listener = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => {
     if (target) return handTo(target, socket);
     socket.on('error', () => undefined);
     waiting.push(socket);
