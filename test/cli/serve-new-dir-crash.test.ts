@@ -136,3 +136,20 @@ for (const [what, lose] of LOST) {
     }
   });
 }
+
+test('a data dir whose database file is not a database (its first page zeros) stops perch serve with one clear line and changes nothing', async () => {
+  const dir = tempDataDir();
+  try {
+    const file = path.join(dir, 'perch.sqlite');
+    fs.writeFileSync(file, Buffer.alloc(4096));
+    const r = await cliAsync(['serve', '--data-dir', dir, '--port', '0', '--json'], { timeoutMs: 20_000 });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+    assert.match(r.stderr, /^perch: .*perch\.sqlite.* is not a database .*nothing was changed.*perch restore/);
+    assert.deepEqual(fs.readdirSync(dir), ['perch.sqlite']);
+    assert.ok(fs.readFileSync(file).equals(Buffer.alloc(4096)), 'the file is left as it was');
+  } finally {
+    removeDataDir(dir);
+  }
+});

@@ -1,8 +1,9 @@
 // perch serve: the hub headless (MCP, owner API, the UI behind a one-time login link) until Ctrl+C. A start prints its
 // ready line before the hub is built when it can (cli/serve-front.ts); else (and in the desktop app) the hub first.
+import path from 'node:path';
 import { DEFAULT_PORT } from '../paths';
 import { BACKUPS_DIR, DEFAULT_DAILY_BACKUPS } from '../store/backup/backup';
-import { isStorageError } from '../store/db/db';
+import { DB_FILE_NAME, isStorageError, isUnreadableDatabase } from '../store/db/db';
 import { isNoSpace } from '../store/backup/disk-space';
 import { normalizePublicUrl, publicUrl, setPhoneSettings } from '../hub/phone/devices';
 import { checkListenAddress } from '../listeners';
@@ -81,6 +82,11 @@ async function cmdServe(argv: string[], readyFirst: boolean): Promise<void> {
   } catch (err: any) {
     if (err?.code === 'EADDRINUSE') await failPortTaken(port);
     if (err?.code === 'PERCH_ALREADY_SERVING') fail(err.message);
+    if (isUnreadableDatabase(err))
+      fail(
+        `${path.join(dataDir, DB_FILE_NAME)} is not a database SQLite can read (${String(err.code)}), so the hub did not start; nothing was changed. Put a backup in its place with \`perch restore FILE\` (daily backups are in ${path.join(dataDir, BACKUPS_DIR)}), or move the file aside to start with an empty database.`,
+        1,
+      );
     if (isNoSpace(err) || isStorageError(err))
       fail(
         `the disk holding ${dataDir} is full or failing (${String(err.code)}), so the hub could not start; nothing was changed. Free some disk space (a few MiB) and start it again.`,

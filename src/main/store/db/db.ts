@@ -214,6 +214,12 @@ export function isStorageError(err: unknown): boolean {
   return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'));
 }
 
+/** SQLite cannot read the file as a database: not one at all (SQLITE_NOTADB: a header of zeros, another file), or damaged. */
+export function isUnreadableDatabase(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
 const commitHooks = new WeakMap<Db, Set<() => void>>();
 
 /**
