@@ -55,7 +55,8 @@ export async function liveHubOf(dataDir: string): Promise<RuntimeInfo | undefine
   }
   try {
     const res = await fetch(`${rt.base_url}/mcp`, { method: 'POST', signal: AbortSignal.timeout(1500) });
-    await res.arrayBuffer();
+    // An answer's head decides: its body is not waited for (a timeout below is one with no answer at all).
+    void res.body?.cancel().catch(() => undefined);
     return /realm="perch"/.test(res.headers.get('www-authenticate') ?? '') ? rt : undefined;
   } catch (err) {
     return (err as { name?: string } | null)?.name === 'TimeoutError' ? rt : undefined;
