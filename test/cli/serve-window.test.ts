@@ -9,9 +9,9 @@ import path from 'node:path';
 import { BIN, ROOT, addAgent, cliAsync, ensureBuilt, exitOf, removeDataDir, startServe, tempDataDir } from '../support/serve-harness';
 import { portOpen, rawConn, startHeldServe } from '../support/serve-window';
 
-/** A second `perch serve --port 0 --json` on dir: its first stdout line (it started) or its exit (it refused). */
-function secondServe(dir: string): Promise<{ started: boolean; code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0', '--json'], {
+/** A second `perch serve --port PORT --json` on dir: its first stdout line (it started) or its exit (it refused). */
+function secondServe(dir: string, port = 0): Promise<{ started: boolean; code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', String(port), '--json'], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,6 +41,22 @@ test('a second perch serve on the same data dir while the first is between its r
     assert.match(second.stderr, new RegExp(`already serving .* at ${first.mcpUrl.replace(/[.]/g, '\\.')}`));
     const rt = JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8'));
     assert.equal(rt.pid, first.proc.pid, "the first hub's runtime.json is kept");
+  } finally {
+    assert.equal(await first.cleanup(), 0, first.stderr());
+    removeDataDir(dir);
+  }
+});
+
+test('a second perch serve on the same data dir and port in the window says the first serves it (not that a stranger holds the port)', async () => {
+  ensureBuilt();
+  const dir = tempDataDir();
+  const first = await startHeldServe(dir);
+  try {
+    assert.ok(await first.heldBack());
+    const second = await secondServe(dir, first.port);
+    assert.equal(second.started, false, second.stdout);
+    assert.equal(second.stderr.trim().split('\n').length, 1, second.stderr);
+    assert.match(second.stderr, new RegExp(`already serving .* at ${first.mcpUrl.replace(/[.]/g, '\\.')}`));
   } finally {
     assert.equal(await first.cleanup(), 0, first.stderr());
     removeDataDir(dir);
