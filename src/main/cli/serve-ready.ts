@@ -45,7 +45,8 @@ export function printReady(json: boolean, f: ReadyFacts): void {
 
 /**
  * The signals that stop `perch serve` cleanly (the hub closed, runtime.json removed, exit 0): Ctrl+C, kill, and the
- * terminal it runs in closing (SIGHUP), which would otherwise end it with nothing closed and its wake runs left.
+ * terminal it runs in closing (SIGHUP), which would otherwise end it on the spot: runtime.json and the -wal left, and
+ * nothing of the hub's close (which ends running wake runs) done.
  */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
