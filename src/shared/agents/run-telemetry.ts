@@ -27,6 +27,22 @@ const HEADERS = ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'
 /** Where Codex sends its logs in a run (the recipe's -c names it): the hub's /v1/logs. Set in every command run. */
 export const RUN_OTLP_LOGS_VAR = 'PERCH_OTLP_LOGS_URL';
 
+/**
+ * Every variable a run's telemetry may set (runTelemetry's, and RUN_OTLP_LOGS_VAR): a run in a container is handed
+ * them by name (shared/agents/wake-container.ts), so this is the one list of them.
+ */
+export const RUN_TELEMETRY_VARS = [
+  'CLAUDE_CODE_ENABLE_TELEMETRY',
+  'OTEL_METRICS_EXPORTER',
+  'OTEL_LOGS_EXPORTER',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'GEMINI_TELEMETRY_ENABLED',
+  'GEMINI_TELEMETRY_OTLP_PROTOCOL',
+  RUN_OTLP_LOGS_VAR,
+] as const;
+
 export interface RunTelemetry {
   /** The variables to add to the run's environment (and to PERCH_CLAUDE_SETTINGS' env); empty when the owner's win. */
   env: Record<string, string>;
