@@ -1,8 +1,10 @@
-// A container's network without a container runtime (Linux, as root): a bridge named as Docker names its user networks
-// (br-<hex>, which `perch serve --containers` finds as it finds docker0), a network namespace joined to it by a veth
-// pair, and the namespace's /etc/hosts folder (/etc/netns/NAME, which `ip netns exec` mounts over /etc/hosts). A
+// A container's network without a container runtime (Linux, as root): a bridge, a network namespace joined to it by a
+// veth pair, and the namespace's /etc/hosts folder (/etc/netns/NAME, which `ip netns exec` mounts over /etc/hosts). A
 // process run in the namespace reaches this computer only at the bridge's address, as a process in a container does;
-// 127.0.0.1 there is its own. And a `docker` on a PATH of the test's that is test/fixtures/docker-standin.mjs.
+// 127.0.0.1 there is its own. The bridge is NOT named as Docker names its networks (docker0, br-<hex>): every `perch
+// serve --containers` that other test files start meanwhile would find it and list it; the hub is given its address
+// with --listen, which serves the same container listener. And a `docker` on a PATH of the test's that is
+// test/fixtures/docker-standin.mjs.
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -23,7 +25,7 @@ export function containerNetMissing(): string | undefined {
 }
 
 export interface ContainerNet {
-  /** The bridge (br-<hex>) and its address on this computer: the host gateway a container sees. */
+  /** The bridge (pt-<hex>) and its address on this computer: the host gateway a container sees. */
   bridge: string;
   gateway: string;
   /** The network namespace standing in for the container's. */
@@ -36,7 +38,7 @@ const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', '
 /** Makes the bridge, the namespace and the veth between them (a 10.x.y.0/24 no interface here uses). */
 export function makeContainerNet(): ContainerNet {
   const tag = crypto.randomBytes(4).toString('hex');
-  const bridge = `br-${tag}0c7e`;
+  const bridge = `pt-${tag}`;
   const netns = `perch-test-${tag}`;
   const [outer, inner] = [`vp${tag}a`, `vp${tag}b`];
   const used = execFileSync('ip', ['-4', '-o', 'addr'], { encoding: 'utf8' });

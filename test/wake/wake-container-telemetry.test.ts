@@ -3,9 +3,10 @@
 // container runtime runs on the test machine — which hands the container its environment by name only. Inside,
 // test/fixtures/wake-agent.mjs posts an OTLP body (test/support/otlp-bodies.ts) as a harness's exporter does, from the
 // OTEL_* it was given, then does its work over MCP at PERCH_URL. As root the "container" is a process in a network
-// namespace behind a bridge named as Docker names its networks (test/support/container-net.ts): it reaches this computer
-// only at host.docker.internal, the container listener; or, as with Docker Desktop, through the loopback with that Host
-// name (the runtime's proxy). Elsewhere only the command line and environment handed to docker are checked.
+// namespace behind a bridge (test/support/container-net.ts; the hub listens on the bridge's address with --listen): it
+// reaches this computer only at host.docker.internal, the container listener; or, as with Docker Desktop, through the
+// loopback with that Host name (the runtime's proxy). Elsewhere only the command line and environment handed to docker
+// are checked.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -59,7 +60,7 @@ before(async () => {
   if (!noNet) net = makeContainerNet();
   standin = dockerStandin({ netns: net?.netns, gateway: net?.gateway });
   served = await startServe(dir, {
-    args: ['--containers'],
+    args: ['--containers', ...(net ? ['--listen', net.gateway] : [])],
     env: { PATH: `${standin.bin}:${process.env.PATH}`, ...HUB_OTEL, PERCH_WAKE_BACKOFF_MS: '300', PERCH_WAKE_KILL_GRACE_MS: '300' },
   });
 });
@@ -180,7 +181,7 @@ describe('a wake run in a container: what docker is handed', () => {
 });
 
 describe('a wake run in a container reaches the ledger', { skip: noNet }, () => {
-  test("through the container listener: a process in a network namespace behind a bridge (as docker0) posts OTLP with the run's token; the records are the woken agent's alone, and the token is refused there once the run ended", async () => {
+  test("through the container listener: a process in a network namespace behind a bridge (like docker0) posts OTLP with the run's token; the records are the woken agent's alone, and the token is refused there once the run ended", async () => {
     const agent = boxedAgent('ctel-bridge');
     const other = boxedAgent('ctel-other');
     const session = `box-${crypto.randomUUID()}`;
