@@ -60,14 +60,16 @@ function sse(res: http.ServerResponse, event: string, data: unknown): void {
 let ids = 0;
 
 /**
- * A stand-in server on 127.0.0.1 (its url: the origin and PREFIX): a POST to a path `accepts` takes, with a JSON body,
- * goes to `answer` (with the path); any other request gets 404 with NOTFOUND, a body that is not JSON 400.
+ * A stand-in server on HOST, 127.0.0.1 unless given (its url: the origin and PREFIX): a POST to a path `accepts` takes,
+ * with a JSON body, goes to `answer` (with the path); any other request gets 404 with NOTFOUND, a body that is not JSON
+ * 400.
  */
 function serveJsonPosts<T>(
   accepts: (path: string) => boolean,
   notFound: string,
   prefix: string,
   answer: (body: T, res: http.ServerResponse, headers: http.IncomingHttpHeaders, path: string) => void | Promise<void>,
+  host = '127.0.0.1',
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -90,10 +92,10 @@ function serveJsonPosts<T>(
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as AddressInfo;
       resolve({
-        url: `http://127.0.0.1:${port}${prefix}`,
+        url: `http://${host}:${port}${prefix}`,
         close: () =>
           new Promise<void>((r) => {
             server.closeAllConnections();
@@ -106,9 +108,10 @@ function serveJsonPosts<T>(
 
 /**
  * Starts the stand-in; `reply` gives the content blocks of each answer (a tool_use block ends the turn with
- * stop_reason tool_use). It may be async: the answer waits for it (a test acts between two model turns).
+ * stop_reason tool_use). It may be async: the answer waits for it (a test acts between two model turns). `host`: the
+ * address it listens on (127.0.0.1 unless given; a container's bridge for a harness in a container).
  */
-export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>): Promise<StandIn> {
+export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>, host?: string): Promise<StandIn> {
   const requests: MessagesRequest[] = [];
   const headers: http.IncomingHttpHeaders[] = [];
   const notFound = JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } });
@@ -187,6 +190,7 @@ export function startStandIn(reply: (req: MessagesRequest, index: number) => Blo
       sse(res, 'message_stop', { type: 'message_stop' });
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests, headers }));
 }
 
