@@ -220,11 +220,13 @@ export interface ResponsesUsage {
 
 /**
  * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
- * (response.output_item.added / .done), response.completed with `usage`. `reply` gives the item of each answer.
+ * (response.output_item.added / .done), response.completed with `usage`. `reply` gives the item of each answer; `host`
+ * the address it listens on (127.0.0.1 unless given).
  */
 export function startResponsesStandIn(
   reply: (req: ResponsesRequest) => ResponsesItem,
   usage: ResponsesUsage = { input: 1, cached: 0, output: 1 },
+  host?: string,
 ): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
   const requests: ResponsesRequest[] = [];
   let n = 0;
@@ -260,6 +262,7 @@ export function startResponsesStandIn(
       });
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests }));
 }
 
