@@ -92,11 +92,13 @@ function withOtlp(v: string | undefined): string {
 
 /**
  * Whether a run's command is Gemini CLI: a word of its argv or shell line is `gemini` (any folder, gemini.cmd on
- * Windows) or the npm package @google/gemini-cli (npx). A word that only mentions it counts too: the extra variables
- * are Gemini's own and mean nothing to another program.
+ * Windows) or the npm package @google/gemini-cli (npx). An argument of the argv is read as words too (a container's
+ * `… IMAGE sh -c 'gemini -p …'`). A word that only mentions it counts too: the extra variables are Gemini's own and
+ * mean nothing to another program.
  */
 export function geminiCommand(command: { argv?: readonly string[]; shell?: string }): boolean {
-  const words = command.argv ? command.argv : (command.shell ?? '').split(/[\s;&|()`'"]+/);
+  const split = (s: string) => s.split(/[\s;&|()`'"]+/);
+  const words = command.argv ? command.argv.flatMap(split) : split(command.shell ?? '');
   return words.some((w) => /(^|[\\/])gemini(\.cmd|\.exe)?$/i.test(w) || /^@google\/gemini-cli(@\S*)?$/.test(w));
 }
 
