@@ -1,5 +1,5 @@
-// Wake runs of the REAL Claude Code and the REAL Codex (pinned, installed on demand: test/support/real-harness.ts) in a
-// container report their cost to the ledger under the woken agent. `perch agent wake NAME --container …` on a real
+// Wake runs of the REAL Claude Code, Codex and Gemini CLI (pinned, installed on demand: test/support/real-harness.ts) in
+// a container report their cost to the ledger under the woken agent. `perch agent wake NAME --container …` on a real
 // `perch serve --containers`; the `docker` it starts is test/fixtures/docker-standin.mjs (no container runtime here),
 // which runs the harness in a network namespace behind a bridge (test/support/container-net.ts, root only) with the
 // environment its `-e` options give and nothing else: no settings file, no MCP config of Perch's, the hub and the model
@@ -21,8 +21,16 @@ import {
   uniqueName,
   type Served,
 } from '../support/serve-harness';
-import { claudeCode, codex } from '../support/real-harness';
-import { functionOutputs, startResponsesStandIn, startStandIn, type ResponsesRequest, type StandIn } from '../support/model-standin';
+import { claudeCode, codex, geminiCli } from '../support/real-harness';
+import {
+  functionOutputs,
+  geminiFunctionResult,
+  startGeminiStandIn,
+  startResponsesStandIn,
+  startStandIn,
+  type ResponsesRequest,
+  type StandIn,
+} from '../support/model-standin';
 import { containerNetMissing, dockerStandin, makeContainerNet, type ContainerNet } from '../support/container-net';
 import { wakeRecipes } from '../../src/shared/agents/wake';
 import { codexExporterLine } from '../../src/shared/agents/telemetry-config';
@@ -36,6 +44,10 @@ const cx = codex();
 const noNet = containerNetMissing();
 const claudeSkip = claude.skip ?? noNet;
 const codexSkip = cx.skip ?? noNet;
+const gemini = geminiCli();
+const geminiSkip = gemini.skip ?? noNet;
+const GEMINI_MODEL = 'gemini-2.5-flash';
+const GEMINI_SHELL = 'run_shell_command';
 const MODEL = 'gpt-5.5';
 const CALL = 'call_box_echo';
 const USAGE = { input: 1200, cached: 200, output: 80 };
@@ -44,13 +56,14 @@ let net: ContainerNet | undefined;
 let standin: ReturnType<typeof dockerStandin> | undefined;
 let claudeModel: StandIn | undefined;
 let codexModel: Awaited<ReturnType<typeof startResponsesStandIn>> | undefined;
+let geminiModel: Awaited<ReturnType<typeof startGeminiStandIn>> | undefined;
 let served: Served | undefined;
 let dir: string | undefined;
 let work: string | undefined;
 const homes: string[] = [];
 
 before(async () => {
-  if (claudeSkip && codexSkip) return;
+  if (claudeSkip && codexSkip && geminiSkip) return;
   net = makeContainerNet();
   standin = dockerStandin({ netns: net.netns, gateway: net.gateway });
   if (!claudeSkip) claudeModel = await startStandIn(() => [{ type: 'text', text: 'Read them; nothing to do.' }], net.gateway);
@@ -64,6 +77,15 @@ before(async () => {
       USAGE,
       net.gateway,
     );
+  if (!geminiSkip)
+    geminiModel = await startGeminiStandIn(
+      (req) =>
+        geminiFunctionResult(req, GEMINI_SHELL) === undefined
+          ? [{ functionCall: { name: GEMINI_SHELL, args: { command: 'touch perch-box.marker', description: 'Write the marker file' } } }]
+          : [{ text: 'done' }],
+      { promptTokenCount: 1000, cachedContentTokenCount: 400, candidatesTokenCount: 50, thoughtsTokenCount: 20, totalTokenCount: 1070 },
+      net.gateway,
+    );
   dir = tempDataDir();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'perch-container-ledger-'));
   served = await startServe(dir, { args: ['--containers', '--listen', net.gateway], env: { PATH: `${standin.bin}:${process.env.PATH}` } });
@@ -75,6 +97,7 @@ after(async () => {
   if (dir) removeDataDir(dir);
   await claudeModel?.close();
   await codexModel?.close();
+  await geminiModel?.close();
   net?.remove();
   standin?.remove();
   if (work) fs.rmSync(work, { recursive: true, force: true });
@@ -95,8 +118,12 @@ function newHome(): string {
 }
 
 /** Sets the agent's wake action to the command in a container (perch-test/bridge), wakes it once, waits for the run. */
-async function wakeInContainer(agent: { id: string; name: string }, env: Record<string, string>, command: string[]): Promise<R> {
-  const project = fs.mkdtempSync(path.join(work!, 'project-'));
+async function wakeInContainer(
+  agent: { id: string; name: string },
+  env: Record<string, string>,
+  command: string[],
+  project = fs.mkdtempSync(path.join(work!, 'project-')),
+): Promise<R> {
   const set = await cliAsync([
     'agent',
     'wake',
@@ -219,5 +246,51 @@ test(
       [],
       'nothing under the agent whose token config.toml holds',
     );
+  },
+);
+
+test(
+  "a wake run of the real Gemini CLI in a container (the recipe, in sh -c), without perch connect: the run's environment turns its telemetry on, and its model calls reach the ledger under the woken agent",
+  { skip: geminiSkip, timeout: 300_000 },
+  async () => {
+    const agent = boxedAgent('gm-boxed');
+    const home = newHome();
+    fs.mkdirSync(path.join(home, '.gemini'));
+    const own = { security: { auth: { selectedType: 'gemini-api-key' } } };
+    fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(own));
+    // The recipe's `gemini` is the pinned Gemini CLI, through a shim on the container's PATH (given with --env, so it is
+    // the docker process's PATH too: the stand-in's folder first, as the hub's PATH has it).
+    const bin = fs.mkdtempSync(path.join(home, 'bin-'));
+    fs.writeFileSync(path.join(bin, 'gemini'), `#!/bin/sh\nexec "${process.execPath}" "${gemini.bin}" "$@"\n`, { mode: 0o700 });
+    const recipe = wakeRecipes(agent.name).find((r) => r.id === 'gemini')!;
+    const project = fs.mkdtempSync(path.join(work!, 'project-'));
+    const first = geminiModel!.requests.length;
+    await wakeInContainer(
+      agent,
+      {
+        HOME: home,
+        PATH: `${standin!.bin}:${bin}:/usr/local/bin:/usr/bin:/bin`,
+        GEMINI_API_KEY: 'dummy',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        GOOGLE_GEMINI_BASE_URL: inBox(geminiModel!.url),
+      },
+      ['/bin/sh', '-c', `${recipe.form.shell!} -m ${GEMINI_MODEL}`],
+      project,
+    );
+    assert.ok(fs.existsSync(path.join(project, 'perch-box.marker')), 'the command ran in the project');
+    const answers = geminiModel!.requests.slice(first).filter((q) => q.method !== 'countTokens' && q.model === GEMINI_MODEL).length;
+    assert.ok(answers >= 2, `the stand-in answered ${answers} model calls`);
+    let costs: R[] = [];
+    await eventually(
+      async () => {
+        costs = (await perch('ledger', 'costs', '--agent', agent.name)).costs;
+        return (costs.find((c) => c.model === GEMINI_MODEL)?.requests ?? 0) >= answers;
+      },
+      60_000,
+      "Gemini's api_response records under the woken agent",
+    );
+    const main = costs.find((c) => c.model === GEMINI_MODEL);
+    assert.deepEqual([main.harness, main.cost_source, main.requests], ['gemini', 'price_table', answers]);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.gemini', 'settings.json'), 'utf8')), own, 'its settings untouched');
   },
 );

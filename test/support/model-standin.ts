@@ -397,11 +397,13 @@ export function geminiFunctionResult(req: GeminiRequest, name: string): string |
  * A stand-in for the Gemini API (POST /v1beta/models/<model>:<method>): streamGenerateContent answers as SSE (one
  * `data:` chunk with the parts, finishReason STOP and usageMetadata), generateContent as one JSON response, countTokens
  * with a count. `reply` gives the parts of each generate request (streamed or not); it may be async. `usage`: the
- * usageMetadata of every answer (default 10 prompt and 5 candidate tokens).
+ * usageMetadata of every answer (default 10 prompt and 5 candidate tokens). `host`: the address it listens on
+ * (127.0.0.1 unless given).
  */
 export function startGeminiStandIn(
   reply: (req: GeminiRequest, index: number) => GeminiPart[] | Promise<GeminiPart[]>,
   usage: Record<string, number> = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+  host?: string,
 ): Promise<{ url: string; requests: GeminiRequest[]; close(): Promise<void> }> {
   const requests: GeminiRequest[] = [];
   return serveJsonPosts(
@@ -436,5 +438,6 @@ export function startGeminiStandIn(
       res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests }));
 }
