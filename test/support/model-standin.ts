@@ -60,14 +60,16 @@ function sse(res: http.ServerResponse, event: string, data: unknown): void {
 let ids = 0;
 
 /**
- * A stand-in server on 127.0.0.1 (its url: the origin and PREFIX): a POST to a path `accepts` takes, with a JSON body,
- * goes to `answer` (with the path); any other request gets 404 with NOTFOUND, a body that is not JSON 400.
+ * A stand-in server on HOST, 127.0.0.1 unless given (its url: the origin and PREFIX): a POST to a path `accepts` takes,
+ * with a JSON body, goes to `answer` (with the path); any other request gets 404 with NOTFOUND, a body that is not JSON
+ * 400.
  */
 function serveJsonPosts<T>(
   accepts: (path: string) => boolean,
   notFound: string,
   prefix: string,
   answer: (body: T, res: http.ServerResponse, headers: http.IncomingHttpHeaders, path: string) => void | Promise<void>,
+  host = '127.0.0.1',
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -90,10 +92,10 @@ function serveJsonPosts<T>(
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as AddressInfo;
       resolve({
-        url: `http://127.0.0.1:${port}${prefix}`,
+        url: `http://${host}:${port}${prefix}`,
         close: () =>
           new Promise<void>((r) => {
             server.closeAllConnections();
@@ -106,9 +108,10 @@ function serveJsonPosts<T>(
 
 /**
  * Starts the stand-in; `reply` gives the content blocks of each answer (a tool_use block ends the turn with
- * stop_reason tool_use). It may be async: the answer waits for it (a test acts between two model turns).
+ * stop_reason tool_use). It may be async: the answer waits for it (a test acts between two model turns). `host`: the
+ * address it listens on (127.0.0.1 unless given; a container's bridge for a harness in a container).
  */
-export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>): Promise<StandIn> {
+export function startStandIn(reply: (req: MessagesRequest, index: number) => Block[] | Promise<Block[]>, host?: string): Promise<StandIn> {
   const requests: MessagesRequest[] = [];
   const headers: http.IncomingHttpHeaders[] = [];
   const notFound = JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } });
@@ -187,6 +190,7 @@ export function startStandIn(reply: (req: MessagesRequest, index: number) => Blo
       sse(res, 'message_stop', { type: 'message_stop' });
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests, headers }));
 }
 
@@ -216,11 +220,13 @@ export interface ResponsesUsage {
 
 /**
  * A stand-in for the streamed Responses API (POST …/responses): response.created, one output item
- * (response.output_item.added / .done), response.completed with `usage`. `reply` gives the item of each answer.
+ * (response.output_item.added / .done), response.completed with `usage`. `reply` gives the item of each answer; `host`
+ * the address it listens on (127.0.0.1 unless given).
  */
 export function startResponsesStandIn(
   reply: (req: ResponsesRequest) => ResponsesItem,
   usage: ResponsesUsage = { input: 1, cached: 0, output: 1 },
+  host?: string,
 ): Promise<{ url: string; requests: ResponsesRequest[]; close(): Promise<void> }> {
   const requests: ResponsesRequest[] = [];
   let n = 0;
@@ -256,6 +262,7 @@ export function startResponsesStandIn(
       });
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests }));
 }
 
@@ -390,11 +397,13 @@ export function geminiFunctionResult(req: GeminiRequest, name: string): string |
  * A stand-in for the Gemini API (POST /v1beta/models/<model>:<method>): streamGenerateContent answers as SSE (one
  * `data:` chunk with the parts, finishReason STOP and usageMetadata), generateContent as one JSON response, countTokens
  * with a count. `reply` gives the parts of each generate request (streamed or not); it may be async. `usage`: the
- * usageMetadata of every answer (default 10 prompt and 5 candidate tokens).
+ * usageMetadata of every answer (default 10 prompt and 5 candidate tokens). `host`: the address it listens on
+ * (127.0.0.1 unless given).
  */
 export function startGeminiStandIn(
   reply: (req: GeminiRequest, index: number) => GeminiPart[] | Promise<GeminiPart[]>,
   usage: Record<string, number> = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+  host?: string,
 ): Promise<{ url: string; requests: GeminiRequest[]; close(): Promise<void> }> {
   const requests: GeminiRequest[] = [];
   return serveJsonPosts(
@@ -429,5 +438,6 @@ export function startGeminiStandIn(
       res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
       res.end();
     },
+    host,
   ).then((s) => ({ ...s, requests }));
 }

@@ -56,6 +56,8 @@ test("a Gemini CLI run also gets Gemini's telemetry switch and OTLP/HTTP, which 
     { argv: ['npx', '@google/gemini-cli@0.61.0', '-p', 'x'] },
     { shell: 'gemini -p "You were woken in Perch" --yolo' },
     { shell: 'cd sub && gemini -p go' },
+    // a container's command line: the shell string after the image is one argument
+    { argv: ['docker', 'run', '--rm', '-i', '-e', 'PERCH_KEY', 'node:22', 'sh', '-c', 'cd sub && gemini -p "go" --yolo'] },
   ])
     assert.ok(geminiCommand(c), JSON.stringify(c));
   for (const c of [{ argv: ['claude', '-p'] }, { shell: 'codex exec "go"' }, { argv: ['gemini-tools'] }])

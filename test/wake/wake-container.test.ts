@@ -1,14 +1,16 @@
 // Wake runs in a container: the exact `docker run` / `podman run` command line (no container runtime here, so the
-// argv itself is what is proved): one host mount (the project), the run's key passed by name only, the container
-// listener's URL, --add-host for Docker on Linux; and `perch agent wake NAME --container …` stores that argv.
+// argv itself is what is proved): one host mount (the project), the run's key and its telemetry passed by name only,
+// the container listener's URL, --add-host for Docker on Linux; and `perch agent wake NAME --container …` stores that
+// argv. What docker is handed and what reaches the ledger from inside: test/wake/wake-container-telemetry.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { containerWakeArgv, containerWakeProblem } from '../../src/shared/agents/wake-container';
+import { containerRunOf, containerWakeArgv, containerWakeProblem } from '../../src/shared/agents/wake-container';
+import { RUN_OTLP_LOGS_VAR, runTelemetry } from '../../src/shared/agents/run-telemetry';
 import { cli, removeDataDir, tempDataDir } from '../support/serve-harness';
 
-test('docker on Linux: --add-host, the project as the one mount, run variables by name, the bridge URL', () => {
+test("docker on Linux: --add-host, the project as the one mount, run variables and the run's telemetry by name, the bridge URL", () => {
   assert.deepEqual(
     containerWakeArgv({
       runtime: 'docker',
@@ -38,6 +40,24 @@ test('docker on Linux: --add-host, the project as the one mount, run variables b
       '-e',
       'PERCH_WAKE',
       '-e',
+      'CLAUDE_CODE_ENABLE_TELEMETRY',
+      '-e',
+      'OTEL_METRICS_EXPORTER',
+      '-e',
+      'OTEL_LOGS_EXPORTER',
+      '-e',
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      '-e',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      '-e',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      '-e',
+      'GEMINI_TELEMETRY_ENABLED',
+      '-e',
+      'GEMINI_TELEMETRY_OTLP_PROTOCOL',
+      '-e',
+      'PERCH_OTLP_LOGS_URL',
+      '-e',
       'ANTHROPIC_API_KEY',
       '-e',
       'PERCH_URL=http://host.docker.internal:7457/mcp',
@@ -62,6 +82,49 @@ test('Docker Desktop (macOS) needs no --add-host; Podman uses host.containers.in
     assert.ok(!argv.some((a) => a.startsWith('PERCH_KEY=')));
     assert.equal(argv.filter((a) => a === '--mount' || a === '-v' || a === '--volume').length, 1);
   }
+});
+
+test("every variable a run's telemetry sets is passed by name; an owner's variable of the same name is passed once", () => {
+  const set = Object.keys(runTelemetry({}, 'http://host.docker.internal:7457', 'perch_otlp_run_x', true).env);
+  assert.ok(set.length > 0);
+  const argv = containerWakeArgv({
+    runtime: 'docker',
+    image: 'img',
+    project: '/p',
+    command: [],
+    port: 7457,
+    platform: 'linux',
+    env: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+  });
+  const byName = argv.filter((a, i) => argv[i - 1] === '-e');
+  for (const name of [...set, RUN_OTLP_LOGS_VAR]) assert.ok(byName.includes(name), `-e ${name}`);
+  assert.equal(byName.filter((n) => n === 'OTEL_EXPORTER_OTLP_ENDPOINT').length, 1);
+  assert.deepEqual(
+    byName.filter((n) => n.includes('=')),
+    ['PERCH_URL=http://host.docker.internal:7457/mcp'],
+    'the only value on the command line is the URL',
+  );
+});
+
+test("a run's argv is known as a container's by its PERCH_URL for a container's host name, which gives the hub as the container sees it", () => {
+  const args = { image: 'img', project: '/p', command: ['claude', '-p', 'x'], port: 7457, platform: 'linux' };
+  assert.deepEqual(containerRunOf(containerWakeArgv({ runtime: 'docker', ...args })), { hubUrl: 'http://host.docker.internal:7457' });
+  assert.deepEqual(containerRunOf(containerWakeArgv({ runtime: 'podman', ...args, port: 9000 })), {
+    hubUrl: 'http://host.containers.internal:9000',
+  });
+  assert.deepEqual(containerRunOf(['/usr/local/bin/docker', 'run', '-e', 'PERCH_URL=http://host.docker.internal:1/mcp', 'img']), {
+    hubUrl: 'http://host.docker.internal:1',
+  });
+  for (const argv of [
+    ['claude', '-p', 'work'],
+    ['docker', 'run', 'img'],
+    ['docker', 'exec', '-e', 'PERCH_URL=http://host.docker.internal:1/mcp', 'c'],
+    ['docker', 'run', '-e', 'PERCH_URL=http://127.0.0.1:7457/mcp', 'img'],
+    ['docker', 'run', '-e', 'PERCH_URL=http://host.docker.internal:7457/mcp/x', 'img'],
+    ['mydocker', 'run', '-e', 'PERCH_URL=http://host.docker.internal:7457/mcp', 'img'],
+  ])
+    assert.equal(containerRunOf(argv), undefined, argv.join(' '));
+  assert.equal(containerRunOf(undefined), undefined);
 });
 
 test('bad images and projects are named', () => {

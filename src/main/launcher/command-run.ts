@@ -2,8 +2,10 @@
 // a 0700 folder of its own under the system temp dir, never in the data dir where the owner's credential runtime.json
 // lies; deleted afterwards), its environment (the run key there only: never in argv, never in a log, redact.ts), its
 // output captured to a size-capped 0600 log (the key and the run's telemetry token redacted), its OpenTelemetry to the
-// hub with the run's telemetry token (shared/agents/run-telemetry.ts; the owner's own wins), OpenCode's MCP entry for the
-// run (PERCH_OPENCODE_CONFIG: the key by reference, no secret), and how it is held (docs/design.md, the security model):
+// hub with the run's telemetry token (shared/agents/run-telemetry.ts; the owner's own wins; a run in a container,
+// shared/agents/wake-container.ts, is handed it by name and reaches the hub as the container sees it), OpenCode's MCP
+// entry for the run (PERCH_OPENCODE_CONFIG: the key by reference, no secret), and how it is held (docs/design.md, the
+// security model):
 // - Linux with cgroups (cgroups.ts): the run starts inside a cgroup of its own (a shell enters it, then execs the
 //   command), with its memory ceiling as the kernel's limit. Every process it starts stays in it: stop is SIGTERM to
 //   each while the cgroup is frozen, then cgroup.kill; when the root exits, cgroup.kill ends whatever it left.
@@ -20,7 +22,8 @@ import { CappedLog } from './capped-log';
 import { RunCgroup, type CgroupBase } from './cgroups';
 import { pidInUse, startOf } from './process-check';
 import { RedactorChain } from './redact';
-import { RUN_OTLP_LOGS_VAR, geminiCommand, runTelemetry } from '../../shared/agents/run-telemetry';
+import { RUN_OTLP_LOGS_VAR, RUN_TELEMETRY_VARS, geminiCommand, runTelemetry } from '../../shared/agents/run-telemetry';
+import { containerRunOf } from '../../shared/agents/wake-container';
 import { runFolderPrefix } from './run-folders';
 import { openCodeRunConfig } from '../../shared/agents/harnesses/opencode';
 
@@ -83,9 +86,16 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   const redact = spec.key ? { out: redactors(spec), err: redactors(spec) } : undefined;
   // The run's telemetry (shared/agents/run-telemetry.ts): the owner's own, set in the run's environment, wins.
   const given = { ...baseEnv(), ...action.env };
+  // A run in a container sees only what its argv passes: the owner's variables (the action's env) and Perch's, by
+  // name. So only those can be the owner's telemetry there; the hub's own OTEL_* stay out of the container (below),
+  // and the telemetry goes to the hub as the container reaches it (the container listener, or the runtime's proxy).
+  const boxed = containerRunOf(action.argv);
+  const seen = boxed ? { ...action.env } : given;
+  const hubBase = boxed?.hubUrl ?? hookBaseUrl(spec.mcpUrl);
   const telemetry = spec.telemetryToken
-    ? runTelemetry(given, hookBaseUrl(spec.mcpUrl), spec.telemetryToken, geminiCommand(action))
+    ? runTelemetry(seen, hubBase, spec.telemetryToken, geminiCommand(action))
     : { env: {} as Record<string, string>, owner: undefined };
+  if (boxed) for (const name of RUN_TELEMETRY_VARS) if (!(action.env && name in action.env)) delete given[name];
   // The run's own folder (mkdtemp: 0700, a name nobody can guess in advance), outside the data dir.
   const runDir = fs.mkdtempSync(path.join(ctx.runFilesDir, runFolderPrefix()));
   const configFile = path.join(runDir, `${spec.runId}.mcp.json`);
@@ -118,7 +128,7 @@ export function startCommand(spec: WakeLaunch, observer: WakeObserver, ctx: Comm
   const env: NodeJS.ProcessEnv = {
     ...given,
     ...telemetry.env,
-    [RUN_OTLP_LOGS_VAR]: `${hookBaseUrl(spec.mcpUrl)}/v1/logs`,
+    [RUN_OTLP_LOGS_VAR]: `${hubBase}/v1/logs`,
     PERCH_URL: spec.mcpUrl,
     PERCH_KEY: spec.key ?? '',
     PERCH_AGENT: spec.agent.name,

@@ -27,6 +27,22 @@ const HEADERS = ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'
 /** Where Codex sends its logs in a run (the recipe's -c names it): the hub's /v1/logs. Set in every command run. */
 export const RUN_OTLP_LOGS_VAR = 'PERCH_OTLP_LOGS_URL';
 
+/**
+ * Every variable a run's telemetry may set (runTelemetry's, and RUN_OTLP_LOGS_VAR): a run in a container is handed
+ * them by name (shared/agents/wake-container.ts), so this is the one list of them.
+ */
+export const RUN_TELEMETRY_VARS = [
+  'CLAUDE_CODE_ENABLE_TELEMETRY',
+  'OTEL_METRICS_EXPORTER',
+  'OTEL_LOGS_EXPORTER',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'GEMINI_TELEMETRY_ENABLED',
+  'GEMINI_TELEMETRY_OTLP_PROTOCOL',
+  RUN_OTLP_LOGS_VAR,
+] as const;
+
 export interface RunTelemetry {
   /** The variables to add to the run's environment (and to PERCH_CLAUDE_SETTINGS' env); empty when the owner's win. */
   env: Record<string, string>;
@@ -76,11 +92,13 @@ function withOtlp(v: string | undefined): string {
 
 /**
  * Whether a run's command is Gemini CLI: a word of its argv or shell line is `gemini` (any folder, gemini.cmd on
- * Windows) or the npm package @google/gemini-cli (npx). A word that only mentions it counts too: the extra variables
- * are Gemini's own and mean nothing to another program.
+ * Windows) or the npm package @google/gemini-cli (npx). An argument of the argv is read as words too (a container's
+ * `… IMAGE sh -c 'gemini -p …'`). A word that only mentions it counts too: the extra variables are Gemini's own and
+ * mean nothing to another program.
  */
 export function geminiCommand(command: { argv?: readonly string[]; shell?: string }): boolean {
-  const words = command.argv ? command.argv : (command.shell ?? '').split(/[\s;&|()`'"]+/);
+  const split = (s: string) => s.split(/[\s;&|()`'"]+/);
+  const words = command.argv ? command.argv.flatMap(split) : split(command.shell ?? '');
   return words.some((w) => /(^|[\\/])gemini(\.cmd|\.exe)?$/i.test(w) || /^@google\/gemini-cli(@\S*)?$/.test(w));
 }
 

@@ -28,9 +28,11 @@ perch agent wake NAME --off | --show   [--data-dir DIR] [--json]
   runs in a row switch it off.
   --show prints it; --off removes it.
   --container IMAGE runs it in a container instead (docker run, or podman run with --runtime podman): no
-  host mount but --project DIR (at /workspace), the run's key passed by name (-e PERCH_KEY, never its value
-  on the command line), PERCH_URL the container listener's (perch serve --containers). The agent's key must
-  be allowed containers (perch agent key from NAME containers); its runs' keys follow it.
+  host mount but --project DIR (at /workspace), the run's key and its telemetry passed by name (-e PERCH_KEY,
+  -e OTEL_…: never a value on the command line), PERCH_URL and the OpenTelemetry endpoint the container
+  listener's (perch serve --containers); in the container only your --env count as your own telemetry.
+  The agent's key must be allowed containers (perch agent key from NAME containers); its runs' keys and
+  telemetry tokens follow it.
   --memory-mb MB (at least 64): a run whose processes hold more resident memory than that for a few
   seconds is stopped like a timeout (recorded over_memory). Across the fleet: perch wake limits.`;
 
