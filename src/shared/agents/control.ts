@@ -37,12 +37,22 @@ export interface UsageDay {
   tool_calls: number;
 }
 
+/**
+ * Today's cost as the daily cost cap counts it: what the agent's harness measured (the cost ledger) once there is any,
+ * else what the agent reported itself in progress (`today.cost_usd`, which stays as reported).
+ */
+export interface CapCost {
+  usd: number;
+  source: 'measured' | 'self-reported';
+}
+
 /** What the fleet view shows per agent. */
 export interface AgentControlView {
   agent: { id: string; name: string };
   paused: PauseInfo | null;
   caps: Caps;
   today: UsageDay;
+  cap_cost: CapCost;
   /** The last 14 days, oldest first (today last), days without use as zeros. */
   days: UsageDay[];
 }
@@ -53,6 +63,7 @@ export interface AgentControlLive {
   paused: PauseInfo | null;
   caps: Caps;
   today: UsageDay;
+  cap_cost: CapCost;
 }
 
 /** The tools that send something others see (counted as messages). */
@@ -81,18 +92,24 @@ export function emptyUsage(day: string): UsageDay {
  * detail says which.
  */
 export function capReached(caps: Caps, u: UsageDay, measuredCostUsd = 0): { cap: CapName; detail: string } | undefined {
-  const measured = measuredCostUsd > 0;
-  const cost = measured ? measuredCostUsd : u.cost_usd;
-  if (caps.cost_usd != null && cost >= caps.cost_usd)
-    return {
-      cap: 'cost_usd',
-      detail: `cost_usd: $${round(cost)} of $${caps.cost_usd} today, ${measured ? "measured from the harness's own reports" : 'self-reported in progress'}`,
-    };
+  const cost = capCost(u, measuredCostUsd);
+  if (caps.cost_usd != null && cost.usd >= caps.cost_usd)
+    return { cap: 'cost_usd', detail: `cost_usd: $${round(cost.usd)} of $${caps.cost_usd} today, ${capCostSource(cost)}` };
   if (caps.messages != null && u.messages >= caps.messages)
     return { cap: 'messages', detail: `messages: ${u.messages} of ${caps.messages} today` };
   if (caps.tool_calls != null && u.tool_calls >= caps.tool_calls)
     return { cap: 'tool_calls', detail: `tool_calls: ${u.tool_calls} of ${caps.tool_calls} today` };
   return undefined;
+}
+
+/** Today's cost as the cost cap counts it (CapCost): the measured figure once there is any, else the self-reported. */
+export function capCost(u: UsageDay, measuredCostUsd = 0): CapCost {
+  return measuredCostUsd > 0 ? { usd: measuredCostUsd, source: 'measured' } : { usd: u.cost_usd, source: 'self-reported' };
+}
+
+/** Where a CapCost comes from, in words. */
+export function capCostSource(c: CapCost): string {
+  return c.source === 'measured' ? "measured from the harness's own reports" : 'self-reported in progress';
 }
 
 function round(n: number): number {

@@ -8,7 +8,7 @@ import type { OwnerRequestView } from '../features/requests';
 import type { FileLink, SentFile } from '../features/files';
 import type { HeldItem, HeldSendResult } from '../features/review';
 import type { WakeLimits, WakeRunView, WakeState } from '../agents/wake';
-import type { AgentControlView, Caps, PauseInfo, UsageDay } from '../agents/control';
+import type { AgentControlView, CapCost, Caps, PauseInfo, UsageDay } from '../agents/control';
 import type { ReadReceipt } from '../agents/agent-sessions';
 import type { AgentKeyView } from '../agents/scoped-keys';
 import type { PermissionRuleView, RuleSuggestionView } from '../features/permission-prompts';
@@ -157,7 +157,7 @@ export interface OwnerResults {
   'agents.resume': PauseResult;
   'agents.pause_all': { agents: PauseResult[] };
   'agents.resume_all': { agents: PauseResult[] };
-  'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null };
+  'agents.set_caps': { agent: { id: string; name: string }; caps: Caps; today: UsageDay; cap_cost: CapCost; paused: PauseInfo | null };
   'agents.controls': { agents: AgentControlView[]; today: string };
   'agents.add_key': { key: AgentKeyView; secret: string; snippets: Record<string, string>; warning?: string };
   'agents.list_keys': { keys: AgentKeyView[] };

@@ -10,6 +10,7 @@ import { setReview } from '../../hub/features/review/review';
 import { pauseAgent, pauseAll, resumeAgent, resumeAll, setCaps } from '../../hub/control/control';
 import { agentBrakes, setAgentBudget } from '../../hub/control/brakes';
 import { BRAKES, type AgentBrakes, type BudgetSetting } from '../../../shared/agents/brakes';
+import { capCostSource } from '../../../shared/agents/control';
 import { connectionSnippets, keyExportLine } from '../../owner/snippets';
 import { DATA_DIR_LINE, UsageError, dataDirOf, fail, mcpUrlFor, postJson, print, withHub, type Command } from '../common';
 import { readJsonArg } from '../owner/call';
@@ -254,7 +255,7 @@ async function cmdAgent(argv: string[]): Promise<void> {
           r,
           () =>
             `Daily caps of ${r.agent.name}: cost ${cap(r.caps.cost_usd, '$')}, messages ${cap(r.caps.messages)}, tool calls ${cap(r.caps.tool_calls)}.\n` +
-            `Today (${r.today.day}): $${r.today.cost_usd}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`,
+            `Today (${r.today.day}): $${r.cap_cost.usd} ${capCostSource(r.cap_cost)}${r.cap_cost.source === 'measured' ? ` ($${r.today.cost_usd} self-reported in progress)` : ''}, ${r.today.messages} messages, ${r.today.tool_calls} tool calls.${r.paused ? `\nPaused (${r.paused.reason ?? r.paused.by}).` : ''}`,
         );
         return;
       }

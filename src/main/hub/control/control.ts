@@ -22,11 +22,13 @@ import {
   MESSAGE_TOOLS,
   NO_CAPS,
   USAGE_DAYS,
+  capCost,
   capReached,
   emptyUsage,
   localDay,
   type AgentControlLive,
   type AgentControlView,
+  type CapCost,
   type Caps,
   type PauseBy,
   type PauseInfo,
@@ -296,7 +298,7 @@ export function setCaps(
   nameOrId: string,
   patch: Partial<Caps>,
   off = false,
-): { agent: { id: string; name: string }; caps: Caps; today: UsageDay; paused: PauseInfo | null } {
+): { agent: { id: string; name: string }; caps: Caps; today: UsageDay; cap_cost: CapCost; paused: PauseInfo | null } {
   const caps: Caps = off ? { ...NO_CAPS } : capsOf(hub, findAgent(hub, nameOrId).id);
   if (!off) {
     for (const k of CAP_NAMES) if (Object.hasOwn(patch, k)) caps[k] = checkCap(k, patch[k], k !== 'cost_usd');
@@ -309,7 +311,13 @@ export function setCaps(
   remember(hub, u.id, { caps });
   const today = todayOf(hub, u.id);
   tripIfOverCap(hub, u.id, today);
-  return { agent: { id: u.id, name: u.name }, caps, today: { ...today }, paused: pauseOf(hub, u.id) };
+  return {
+    agent: { id: u.id, name: u.name },
+    caps,
+    today: { ...today },
+    cap_cost: capCostOf(hub, u.id, today),
+    paused: pauseOf(hub, u.id),
+  };
 }
 
 // ---- usage counters --------------------------------------------------------------------------------
@@ -447,6 +455,11 @@ export function addMeasuredCost(hub: ControlsHub, agentId: string, usd: number):
   tripIfOverCap(hub, agentId, todayOf(hub, agentId));
 }
 
+/** Today's cost as the daily cost cap counts it (the measured figure once there is any), for the owner. */
+function capCostOf(hub: ControlsHub, agentId: string, today: UsageDay): CapCost {
+  return capCost(today, measuredToday(hub, agentId).usd);
+}
+
 function tripIfOverCap(hub: ControlsHub, agentId: string, today: UsageDay): void {
   const ctl = controls(hub).get(agentId);
   if (!ctl || ctl.paused) return;
@@ -501,6 +514,7 @@ export function fleetControls(hub: ControlsHub): { agents: AgentControlView[]; t
       paused: pauseOf(hub, a.id),
       caps: capsOf(hub, a.id),
       today: series[series.length - 1]!,
+      cap_cost: capCostOf(hub, a.id, series[series.length - 1]!),
       days: series,
     };
   });
@@ -512,12 +526,16 @@ export function liveControls(
   hub: ControlsHub,
   list: ReadonlyArray<{ id: string; name: string }> = agentRefs(hub),
 ): { agents: AgentControlLive[]; today: string } {
-  const agents = list.map((a) => ({
-    agent: { id: a.id, name: a.name },
-    paused: pauseOf(hub, a.id),
-    caps: capsOf(hub, a.id),
-    today: { ...todayOf(hub, a.id) },
-  }));
+  const agents = list.map((a) => {
+    const today = { ...todayOf(hub, a.id) };
+    return {
+      agent: { id: a.id, name: a.name },
+      paused: pauseOf(hub, a.id),
+      caps: capsOf(hub, a.id),
+      today,
+      cap_cost: capCostOf(hub, a.id, today),
+    };
+  });
   return { agents, today: localDay(hub.now()) };
 }
 

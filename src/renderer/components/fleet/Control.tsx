@@ -80,7 +80,8 @@ function ResumeFromCapDialog({ agent, onClose }: { agent: Pick<AgentSummary, 'id
   const row = useControl((s) => s.byAgent[agent.id]);
   const cap = capOfPause(agent.paused!);
   const current = row?.caps[cap] ?? null;
-  const used = row?.today[cap] ?? 0;
+  // The cost cap counts the harness's measured cost once there is any (cap_cost), not the self-reported figure.
+  const used = (cap === 'cost_usd' ? row?.cap_cost?.usd : row?.today[cap]) ?? 0;
   const suggest = current == null ? '' : String(cap === 'cost_usd' ? Math.max(current * 2, used + 1) : Math.max(current * 2, used + 10));
   const [value, setValue] = useState(suggest);
   const [error, setError] = useState<string | null>(null);
@@ -201,9 +202,9 @@ export function UsageMeter({ agentId }: { agentId: string }) {
     },
     {
       label: 'Cost',
-      used: row.today.cost_usd,
+      used: row.cap_cost.usd,
       cap: row.caps.cost_usd,
-      text: `${money(row.today.cost_usd)} / ${capText(row.caps.cost_usd, true)}`,
+      text: `${money(row.cap_cost.usd)} / ${capText(row.caps.cost_usd, true)} (${row.cap_cost.source === 'measured' ? 'measured' : 'self-reported'})`,
     },
   ];
   return (
