@@ -86,6 +86,13 @@ describe('the Ledger page', () => {
         await l.call('toolu_ok').waitFor({ state: 'detached' });
         await l.call('toolu_bad').waitFor();
         await l.failedOnly().uncheck();
+        // toolu_ok's decision was the harness's allowlist; toolu_bad reported none.
+        await l.decidedBy().selectOption('user');
+        await l.call('toolu_ok').waitFor({ state: 'detached' });
+        await l.decidedBy().selectOption('allowlist');
+        await l.call('toolu_ok').waitFor();
+        await l.call('toolu_bad').waitFor({ state: 'detached' });
+        await l.decidedBy().selectOption('');
         await l.search().fill('touch');
         await l.call('toolu_bad').waitFor({ state: 'detached' });
         await l.call('toolu_ok').waitFor();

@@ -9,6 +9,7 @@ const pieces = (region: (name: string) => Part) => ({
   chart: (): Part => on(region('Last 14 days')).img(/Spend per day/),
   call: (callId: string): Part => on(region('Tool calls')).item(`Call ${callId}`),
   failedOnly: (): Part => on(region('Tool calls')).checkbox('Failed only'),
+  decidedBy: (): Part => on(region('Tool calls')).combobox(/^Decided by/),
   search: (): Part => on(region('Tool calls')).role('searchbox', /^Search/),
   agentFilter: (): Part => on(region('Tool calls')).combobox(/^Agent/),
 });

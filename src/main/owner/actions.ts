@@ -192,6 +192,7 @@ export const ownerActions: { [A in OwnerAction]: OwnerActionHandler<A> } = {
       text: a.search,
       since: a.since,
       failedOnly: a.failed_only,
+      decidedBy: a.decided_by,
       limit: a.limit,
       callId: a.call_id,
       requestId: a.request_id,

@@ -85,6 +85,9 @@ export interface PerchDecision {
 /** Who or what decided a tool call, in the ledger's words. */
 export type DecidedBy = 'allowlist' | 'perch' | 'user' | 'harness';
 
+/** Every DecidedBy, as the ledger's calls are filtered by it. */
+export const DECIDED_BY: readonly DecidedBy[] = ['allowlist', 'perch', 'user', 'harness'];
+
 export { LEDGER_TEXT };
 
 /** One fact a harness reported, as the ledger stores it (ledger_records). */

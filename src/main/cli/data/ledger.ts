@@ -6,15 +6,16 @@ import { UsageError, dataDirOf, fail, onlyOptions, print, withHub, type Command,
 import { costLedger, exportRecords, listPerchEvents, listToolCalls, type ToolCallView } from '../../hub/features/ledger/calls';
 import { verifyLedger } from '../../hub/features/ledger/recorder';
 import { perchDecisionText, perchEventText } from '../../../shared/ledger/views';
-import { LEDGER_HARNESSES } from '../../../shared/ledger/harness-events';
+import { DECIDED_BY, LEDGER_HARNESSES, type DecidedBy } from '../../../shared/ledger/harness-events';
 import { newTelemetryToken } from '../../hub/features/ledger/telemetry-tokens';
 import { dropPrice, ownerPrices, putPrice } from '../../store/tables/ledger/prices';
 
 const CALLS_HELP = `perch ledger [calls] [--agent NAME] [--harness HARNESS] [--tool NAME] [--search WORDS]
-                 [--since YYYY-MM-DD] [--failed] [--limit N] [--data-dir DIR] [--json]
+                 [--since YYYY-MM-DD] [--failed] [--decided-by WHO] [--limit N] [--data-dir DIR] [--json]
   The tool calls the agents' harnesses reported, newest first, each once: what it was asked, who or what allowed
   it (the harness's allowlist, Perch (the owner or a standing rule, through the hook), the user at the terminal),
-  and what happened (success, duration, exit code, the first lines of output).`;
+  and what happened (success, duration, exit code, the first lines of output).
+  --decided-by allowlist|perch|user|harness   only the calls whose decision that one made.`;
 const COSTS_HELP = `perch ledger costs [--since YYYY-MM-DD] [--agent NAME] [--data-dir DIR] [--json]
   The cost ledger per day, agent, model and source: "harness" (Claude Code's own cost_usd), "price_table" (tokens
   priced by the table: perch ledger prices), "unknown" (a model without a price: tokens only). Default: 14 days.`;
@@ -113,6 +114,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
       search: { type: 'string' },
       since: { type: 'string' },
       failed: { type: 'boolean' },
+      'decided-by': { type: 'string' },
       limit: { type: 'string' },
       format: { type: 'string' },
       input: { type: 'string' },
@@ -126,13 +128,16 @@ async function cmdLedger(argv: string[]): Promise<void> {
   const takes = (...options: string[]) => onlyOptions(`perch ledger ${sub}`, values, options, positionals.slice(1));
   switch (sub) {
     case 'calls': {
-      takes('agent', 'harness', 'tool', 'search', 'since', 'failed', 'limit');
+      takes('agent', 'harness', 'tool', 'search', 'since', 'failed', 'decided-by', 'limit');
       // Digits only: Number() would also take 0x10, 1e2 and ' 5 '.
       const limit = values.limit === undefined ? 50 : /^\d{1,3}$/.test(values.limit) ? Number(values.limit) : NaN;
       if (!(limit >= 1 && limit <= 500))
         throw new UsageError(`--limit takes a whole number from 1 to 500, not ${JSON.stringify(values.limit?.slice(0, 40))}`);
       if (values.harness !== undefined && !(LEDGER_HARNESSES as readonly string[]).includes(values.harness))
         throw new UsageError(`--harness takes ${LEDGER_HARNESSES.join(', ')}`);
+      const decidedBy = values['decided-by'];
+      if (decidedBy !== undefined && !(DECIDED_BY as readonly string[]).includes(decidedBy))
+        throw new UsageError(`--decided-by takes ${DECIDED_BY.join(', ')}, not ${JSON.stringify(decidedBy.slice(0, 40))}`);
       const calls = withHub(dir, (hub) =>
         listToolCalls(hub, {
           agent: values.agent,
@@ -141,6 +146,7 @@ async function cmdLedger(argv: string[]): Promise<void> {
           text: values.search,
           since: values.since,
           failedOnly: !!values.failed,
+          decidedBy: decidedBy as DecidedBy | undefined,
           limit,
         }),
       );

@@ -1,12 +1,12 @@
 // The ledger's tool calls (owner API ledger.calls) as a timeline grouped by agent and session, with filters (agent,
-// harness, tool, failed only) and search: of every agent (the Ledger page, `initialAgent` from its address) or of one
+// harness, tool, decided by, failed only) and search: of every agent (the Ledger page, `initialAgent` from its address) or of one
 // (`agent`: its Ledger tab on the Agents page, where there is no agent to choose). `call`: that one call only.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../transport';
 import { hrefOf } from '../../sync';
 import { useAgents } from '../../stores/agents';
 import { perchDecisionText, type ToolCallView } from '../../../shared/ledger/views';
-import { LEDGER_HARNESSES, type LedgerHarness } from '../../../shared/ledger/harness-events';
+import { DECIDED_BY, LEDGER_HARNESSES, type DecidedBy, type LedgerHarness } from '../../../shared/ledger/harness-events';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 
 /** How a call ended, in words: "ran 2.3 s, exit 0", "failed: …", "outcome not yet known". */
@@ -42,12 +42,28 @@ interface Filters {
   tool: string;
   search: string;
   failedOnly: boolean;
+  decidedBy: '' | DecidedBy;
 }
+
+/** The decision's makers as the filter names them. */
+const DECIDED_BY_LABEL: Record<DecidedBy, string> = {
+  allowlist: "the harness's allowlist",
+  perch: 'Perch (you or a rule)',
+  user: 'the user at the terminal',
+  harness: 'the harness',
+};
 
 export function LedgerCalls(props: { call?: string; agent?: string; initialAgent?: string; onError: (message: string) => void }) {
   const { onError } = props;
   const [calls, setCalls] = useState<ToolCallView[] | null>(null);
-  const [f, setF] = useState<Filters>({ agent: props.initialAgent ?? '', harness: '', tool: '', search: '', failedOnly: false });
+  const [f, setF] = useState<Filters>({
+    agent: props.initialAgent ?? '',
+    harness: '',
+    tool: '',
+    search: '',
+    failedOnly: false,
+    decidedBy: '',
+  });
   const agent = props.agent ?? f.agent;
   const known = useAgents((s) => s.list);
 
@@ -66,6 +82,7 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
           ...(f.tool.trim() ? { tool: f.tool.trim() } : {}),
           ...(f.search.trim() ? { search: f.search.trim() } : {}),
           ...(f.failedOnly ? { failed_only: true } : {}),
+          ...(f.decidedBy ? { decided_by: f.decidedBy } : {}),
           limit: 200,
         }).then(
           (r) => live && setCalls(r.calls),
@@ -132,6 +149,17 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
         </label>
         <label>
           Search <input type="search" value={f.search} onChange={(e) => setF({ ...f, search: e.target.value })} placeholder="rm -rf" />
+        </label>
+        <label>
+          Decided by{' '}
+          <select value={f.decidedBy} onChange={(e) => setF({ ...f, decidedBy: e.target.value as Filters['decidedBy'] })}>
+            <option value="">anyone</option>
+            {DECIDED_BY.map((d) => (
+              <option key={d} value={d}>
+                {DECIDED_BY_LABEL[d]}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           <input type="checkbox" checked={f.failedOnly} onChange={(e) => setF({ ...f, failedOnly: e.target.checked })} /> Failed only

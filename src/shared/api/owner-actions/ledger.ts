@@ -2,7 +2,7 @@
 // Assembled in contract order by ../owner-api.ts.
 import { z } from 'zod';
 import { type ActionDefs, id } from './define';
-import { LEDGER_HARNESSES } from '../../ledger/harness-events';
+import { DECIDED_BY, LEDGER_HARNESSES } from '../../ledger/harness-events';
 
 const day = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
@@ -10,7 +10,7 @@ export const ledgerActions = {
   'ledger.calls': {
     device: 'full',
     description:
-      "The tool calls the agents' harnesses reported (OpenTelemetry), newest first, each once: agent, harness, session, tool, what it was asked, the decision and who made it (decided_by: allowlist, perch, user, harness; perch: what Perch decided on its permission prompt and who: the owner and where (the laptop or a paired device), a standing rule by id, the pause, or nobody), the outcome (success, duration, exit code, the first lines of output; null until known). Filters: agent, harness, tool, search (words in the tool, what it was asked, its output or error), since (a day), failed_only, call_id (that one call), request_id (the call an approval card was the permission prompt of: none until Perch knows its call id); limit (default 100, at most 500).",
+      "The tool calls the agents' harnesses reported (OpenTelemetry), newest first, each once: agent, harness, session, tool, what it was asked, the decision and who made it (decided_by: allowlist, perch, user, harness; perch: what Perch decided on its permission prompt and who: the owner and where (the laptop or a paired device), a standing rule by id, the pause, or nobody), the outcome (success, duration, exit code, the first lines of output; null until known). Filters: agent, harness, tool, search (words in the tool, what it was asked, its output or error), since (a day), failed_only, decided_by (who made the decision: allowlist, perch, user, harness), call_id (that one call), request_id (the call an approval card was the permission prompt of: none until Perch knows its call id); limit (default 100, at most 500).",
     input: () =>
       z.strictObject({
         agent: id().optional(),
@@ -19,6 +19,7 @@ export const ledgerActions = {
         search: z.string().max(200).optional(),
         since: day().optional(),
         failed_only: z.boolean().optional(),
+        decided_by: z.enum(DECIDED_BY).optional(),
         limit: z.number().int().min(1).max(500).optional(),
         call_id: z.string().min(1).max(200).optional(),
         request_id: id().optional(),

@@ -1,7 +1,7 @@
 // What the owner reads from the flight recorder: each tool call once (its records joined by the harness's call id:
 // Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
 import type { FeaturesHub } from '../services';
-import type { FactDetail } from '../../../../shared/ledger/harness-events';
+import type { DecidedBy, FactDetail } from '../../../../shared/ledger/harness-events';
 import type { CostLine, PerchEventView, ToolCallView } from '../../../../shared/ledger/views';
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
@@ -20,6 +20,8 @@ export interface CallFilter {
   /** A day (YYYY-MM-DD) from which on. */
   since?: string;
   failedOnly?: boolean;
+  /** Only calls whose decision was made by this (the call's decided_by). */
+  decidedBy?: DecidedBy;
   limit?: number;
   /** That one call (the harness's call id). */
   callId?: string;
@@ -103,7 +105,7 @@ function checkDay(day: string | undefined, flag: string): string | undefined {
   return day;
 }
 
-/** How many pages of calls a failed-only list looks through for its failed ones. */
+/** How many pages of calls a failed-only (or decided-by) list looks through for its matching ones. */
 const FAILED_PAGES = 20;
 
 /** Calls folded per step of a list (each reads its records through the (agent, call id) index). */
@@ -147,8 +149,8 @@ function* toolCallSteps(hub: FeaturesHub, f: CallFilter): Generator<void, ToolCa
     return n;
   };
   const out: ToolCallView[] = [];
-  // Failed only filters after the join (a call's outcome is its last result): up to 20 pages' worth of calls are read
-  // in one walk, newest first, until enough failed ones are found.
+  // Failed only and decided by filter after the join (a call's outcome is its last result, its decision its records'
+  // fold): up to 20 pages' worth of calls are read in one walk, newest first, until enough matching ones are found.
   const keys = yield* callKeySteps(hub.db, {
     since: checkDay(f.since, '--since'),
     agentId,
@@ -156,7 +158,7 @@ function* toolCallSteps(hub: FeaturesHub, f: CallFilter): Generator<void, ToolCa
     tool: f.tool,
     callId,
     text: f.text?.slice(0, 200),
-    limit: f.failedOnly ? limit * FAILED_PAGES : limit,
+    limit: f.failedOnly || f.decidedBy ? limit * FAILED_PAGES : limit,
   });
   for (const [i, k] of keys.entries()) {
     if (i > 0 && i % FOLD_STEP === 0) yield;
@@ -164,6 +166,7 @@ function* toolCallSteps(hub: FeaturesHub, f: CallFilter): Generator<void, ToolCa
     if (rows.length === 0) continue; // removed since the walk read it
     const v = foldCall(nameOf(k.agent_id), rows);
     if (f.failedOnly && v.outcome?.success !== false) continue;
+    if (f.decidedBy && v.decided_by !== f.decidedBy) continue;
     out.push(v);
     if (out.length >= limit) break;
   }
