@@ -71,6 +71,21 @@ describe('perch connect --write turns the harness telemetry on, keeping the user
     assert.match(r.stderr, /sends Claude Code's telemetry to https:\/\/collector\.example:4318 .*Perch left it as it is/);
   });
 
+  test("claude-code: a file whose own telemetry is left whole says so, not that Perch's was added, and the agent's working token is not replaced", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('otel-left'));
+    // The owner's token by hand (perch ledger token), sent by some exporter Perch does not know of.
+    const made = await cliAsync(['ledger', 'token', a.name, '--data-dir', served.dataDir, '--json']);
+    const held = JSON.parse(made.stdout).token as string;
+    const settings = JSON.stringify({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318' } });
+    const h = home({ '.claude/settings.json': settings });
+    const r = await connect(h, ['claude-code', a.name, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Perch left it as it is/);
+    assert.doesNotMatch(r.stdout, /its OpenTelemetry to/, 'the summary does not claim what was not written');
+    const sent = await rawPost(`${base()}/v1/logs`, held, claudeCodeCall('s', 'toolu_held', 0.01));
+    assert.equal(sent.status, 200, `the token made by hand still works: ${sent.text}`);
+  });
+
   test("codex: [otel] gets the OTLP/HTTP JSON exporter to /v1/logs with the token in its header; the table's other keys stay; a user's own exporter is left whole", async () => {
     const a = await addAgent(served.dataDir, uniqueName('otel-codex'));
     const h = home({ '.codex/config.toml': 'model = "gpt-5"\n\n[otel]\nenvironment = "dev"\nlog_user_prompt = false\n' });

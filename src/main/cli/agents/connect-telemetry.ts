@@ -79,25 +79,40 @@ export function withTelemetry(
   return {
     notes,
     token: () => token,
-    edits: edits.map((e) =>
-      e.file !== file
-        ? e
-        : {
-            ...e,
-            what: `${e.what}, and its OpenTelemetry to ${base}/v1/… with ${o.agent}'s telemetry token (tool calls, tokens and cost for the ledger)`,
-            apply: (text, abs) => {
-              const found = telemetryTokenIn(text);
-              token = withHub(dataDir, (hub) => {
-                if (found && telemetryTokenMatches(hub, agentId, found)) return found;
-                const elsewhere = tokenWrittenElsewhere(hub, agentId, scope);
-                if (elsewhere) return elsewhere;
-                return write ? newTelemetryToken(hub, agentId).token : TOKEN_TO_MAKE;
-              });
-              const r = set(e.apply(text, abs), { base, token }, abs);
-              if (r.note) notes.push(r.note);
-              return r.text;
-            },
-          },
-    ),
+    edits: edits.map((e): ConfigEdit => {
+      if (e.file !== file) return e;
+      // Whether the file's own telemetry was left whole (then nothing of Perch's telemetry is in it): the summary
+      // (`what`, read after apply) says only what was written.
+      let left = false;
+      return {
+        file: e.file,
+        get what() {
+          return left
+            ? e.what
+            : `${e.what}, and its OpenTelemetry to ${base}/v1/… with ${o.agent}'s telemetry token (tool calls, tokens and cost for the ledger)`;
+        },
+        apply: (text, abs) => {
+          const edited = e.apply(text, abs);
+          // Telemetry of the user's own that stays whole takes no token: none is made (a new one would stop the
+          // agent's working token wherever it is sent from), none is written.
+          const trial = set(edited, { base, token: TOKEN_TO_MAKE }, abs);
+          left = !!trial.note && trial.text === edited;
+          if (left) {
+            notes.push(trial.note!);
+            return trial.text;
+          }
+          const found = telemetryTokenIn(text);
+          token = withHub(dataDir, (hub) => {
+            if (found && telemetryTokenMatches(hub, agentId, found)) return found;
+            const elsewhere = tokenWrittenElsewhere(hub, agentId, scope);
+            if (elsewhere) return elsewhere;
+            return write ? newTelemetryToken(hub, agentId).token : TOKEN_TO_MAKE;
+          });
+          const r = set(edited, { base, token }, abs);
+          if (r.note) notes.push(r.note);
+          return r.text;
+        },
+      };
+    }),
   };
 }
