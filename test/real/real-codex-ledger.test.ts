@@ -120,6 +120,7 @@ describe(
       assert.equal(call.harness, 'codex');
       assert.equal(call.outcome.success, true, JSON.stringify(call));
       assert.match(call.asked ?? '', /echo perch-ledger/);
+      assert.ok(call.decision && call.decided_by, `the call's decision and who made it: ${JSON.stringify(call)}`);
 
       let costs: any[] = [];
       await eventually(
