@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { ROOT, openPage, useHarness, within } from './harness';
 import { agentLedger, callOutcomeLink, ledger } from './pages/ledger';
 import { requestCard } from './pages/approvals';
+import { fleetCard } from './pages/agents';
 import { claudeCodeBash } from '../test/fixtures/permission-request';
 import { claudeCodePreToolUseBash } from '../test/fixtures/status-hooks';
 import { claudeCodeCall, logRecord, logsBody } from '../test/support/otlp-bodies';
@@ -218,6 +219,28 @@ describe('the Ledger page', () => {
         await l.call('toolu_bo').waitFor({ state: 'detached' });
         await l.agentFilter().selectOption('');
         await l.call('toolu_bo').waitFor({ timeout: 15_000 });
+      }
+      assert.deepEqual(h().pageErrors, []);
+    },
+  );
+  test(
+    "a Fleet card's cost against the daily cap is the measured cost the cap counts, said so; the same on the phone layout",
+    { timeout: 120_000 },
+    async () => {
+      const { page, dataDir } = h();
+      await run(process.execPath, [PERCH, 'agent', 'caps', 'bo', '--cost-usd', '1', '--data-dir', dataDir], { cwd: ROOT, timeout: 20_000 });
+      // bo's harness reported $0.125 (the test before, or now); bo reported nothing itself in progress.
+      await report(await tokenOf('bo'), claudeCodeCall('sess-bo-cap', 'toolu_bo_cap', 0.125));
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(() => (location.hash = '#/fleet'));
+        await fleetCard(page, 'bo')
+          .text(/Cost\s*\$0\.(25|13) \/ \$1\.00 \(measured\)/)
+          .waitFor({ timeout: 15_000 });
+        assert.ok(await page.evaluate((w) => document.documentElement.scrollWidth <= w, width), `${width}: no horizontal scroll`);
       }
       assert.deepEqual(h().pageErrors, []);
     },

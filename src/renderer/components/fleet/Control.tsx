@@ -226,7 +226,10 @@ export function UsageMeter({ agentId }: { agentId: string }) {
   );
 }
 
-/** Messages (or cost, when the agent reports any) per day over the last 14 days, today on the right. */
+/**
+ * Messages (or the cost the agent reported itself in progress, when it reports any) per day over the last 14 days,
+ * today on the right. The cost its harness measured is the Ledger's chart (ledger/LedgerSpend.tsx).
+ */
 export function UsageChart({ agentId, width = 180, height = 32 }: { agentId: string; width?: number; height?: number }) {
   const row = useControl((s) => s.byAgent[agentId]);
   if (!row) return null;
@@ -236,13 +239,13 @@ export function UsageChart({ agentId, width = 180, height = 32 }: { agentId: str
   const bw = width / row.days.length;
   const total = row.days.reduce((a, d) => a + value(d), 0);
   const label = byCost
-    ? `Cost per day, last ${row.days.length} days: ${money(total)}`
+    ? `Self-reported cost per day, last ${row.days.length} days: ${money(total)}`
     : `Messages per day, last ${row.days.length} days: ${total}`;
   return (
     <>
       {/* Said on screen too: beside the 30-minute sparkline, an unnamed second bar chart read as the same one. */}
       <p className="usage-caption" aria-hidden="true">
-        {byCost ? 'Cost' : 'Messages'} per day, last {row.days.length} days
+        {byCost ? 'Self-reported cost' : 'Messages'} per day, last {row.days.length} days
       </p>
       <svg className="usage-chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
         <title>{label}</title>
