@@ -205,6 +205,19 @@ describe('hostile input: answered as OTLP expects, nothing stored, the hub unhar
     });
   }
 
+  test('a body nested as deep as 4 MiB allows (2,000,000 levels) is refused by its nesting before it is parsed, on each path', async () => {
+    // Parsed, such a body held the hub's one thread about 2 s and took some 300 MB, 20 times a second per token.
+    const n = 2 * 1024 * 1024 - 16;
+    const body = `${'['.repeat(n)}${']'.repeat(n)}`;
+    for (const p of ['/v1/logs', '/v1/metrics', '/v1/traces']) {
+      const before = (await records()).length;
+      const r = await rawPost(url(p), token, body);
+      assert.equal(r.status, 400, r.text.slice(0, 300));
+      assert.match(r.json?.message ?? '', /^the body nests deeper than 64 levels/, `${p}: ${r.text.slice(0, 200)}`);
+      assert.equal((await records()).length, before, 'nothing stored');
+    }
+  });
+
   test('a telemetry token is no agent key: /mcp refuses it', async () => {
     const r = await rawPost(
       served.mcpUrl,

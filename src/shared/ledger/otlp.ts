@@ -2,6 +2,8 @@
 // checked for its type, counts and nesting bounded (OTLP_LIMITS), int64 values accepted as the strings OTLP's JSON
 // mapping writes them as. A body that is not one is refused whole with the first reason (the receiver answers 400 and
 // stores nothing). Pure: no Node, used by the hub's OTLP door (src/main/mcp/otlp-door.ts) and the unit tests.
+import { textNestsDeeper } from '../text/json-depth';
+
 /** The OTLP receiver's limits, defined once (the door enforces the body size and the rate; the parser the rest). */
 export const OTLP_LIMITS = {
   /** One request's body (bytes); a harness's exporter sends batches far smaller. */
@@ -12,6 +14,9 @@ export const OTLP_LIMITS = {
   maxAttributes: 256,
   /** Arrays and key-value lists inside each other in one attribute value. */
   maxValueDepth: 8,
+  /** Arrays and objects inside each other in the whole body, checked on its text before it is parsed (an OTLP body
+   * with values maxValueDepth deep nests under 50). */
+  maxJsonDepth: 64,
   /** Requests per agent and second, and the burst (an exporter sends a batch every few seconds). */
   requestsPerSecond: 20,
   requestBurst: 100,
@@ -154,6 +159,8 @@ function timeOf(rec: Obj, where: string, keys = ['timeUnixNano', 'observedTimeUn
 }
 
 function parseJson(text: string): unknown {
+  if (textNestsDeeper(text, OTLP_LIMITS.maxJsonDepth))
+    throw new Refused(`the body nests deeper than ${OTLP_LIMITS.maxJsonDepth} levels of arrays and objects`);
   try {
     return JSON.parse(text);
   } catch {

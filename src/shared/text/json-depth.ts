@@ -30,3 +30,25 @@ export function tooDeep(value: unknown, maxDepth: number): string | undefined {
 function shorten(path: string): string {
   return path.length > 80 ? `${path.slice(0, 60)}…` : path;
 }
+
+/**
+ * Whether JSON text opens arrays and objects more than maxDepth deep, read from the text itself before any parse (a
+ * body of a few MiB nested millions deep takes JSON.parse seconds and hundreds of MB). Brackets inside strings are not
+ * counted; text that is not JSON is left to the parser to refuse.
+ */
+export function textNestsDeeper(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
