@@ -2,6 +2,7 @@
 // its metrics carry nothing the ledger needs): each `execute_tool <tool>` span is a tool call's result (the tool, its
 // call id, how long it ran, the exit code of a shell command, and with capture on (perch connect turns it on) what it
 // was asked and the first lines of its output); each `chat <model>` span is one model call with its tokens. The
+// spans of one user prompt share a trace, whose id is the turn of each fact (detail.turn). The
 // `invoke_agent` span sums its chat spans and is not kept (it would count them twice). Copilot's own
 // github.copilot.cost attribute counts premium requests, not dollars (0 with a provider of your own), so its
 // tokens are priced by the price table, as Codex's are. Every other span is received and not kept. A kept span whose
@@ -29,6 +30,8 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
   try {
     const op = text(a, 'gen_ai.operation.name', LEDGER_TEXT.idChars) ?? s.name.split(' ')[0];
     const at = s.startMs !== undefined && s.startMs > 0 && s.startMs < 8.64e15 ? s.startMs : receivedAt;
+    // One user prompt's spans (invoke_agent, its chat and execute_tool spans) share a trace: the trace is the turn.
+    const turn = s.traceId ? cut(s.traceId, LEDGER_TEXT.idChars) : undefined;
     const base = {
       harness: 'copilot' as const,
       at,
@@ -40,7 +43,7 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
       const output = text(a, 'gen_ai.tool.call.result', 1_000_000);
       const exit = signedNum(a, 'process.exit.code');
       const duration = s.startMs !== undefined && s.endMs !== undefined && s.endMs >= s.startMs ? s.endMs - s.startMs : undefined;
-      const detail: LedgerFact['detail'] = {};
+      const detail: LedgerFact['detail'] = turn !== undefined ? { turn } : {};
       const asked = text(a, 'gen_ai.tool.call.arguments', LEDGER_TEXT.askedChars);
       if (asked !== undefined) detail.asked = asked;
       // Copilot marks a failed tool call's span as an error; a shell command's exit code is its own word.
@@ -69,7 +72,7 @@ export function copilotSpanFact(s: OtlpSpan, receivedAt: number): LedgerFact | u
         call_id: null,
         tool: null,
         model: text(a, 'gen_ai.response.model', LEDGER_TEXT.idChars) ?? text(a, 'gen_ai.request.model', LEDGER_TEXT.idChars) ?? null,
-        detail: reasoning !== undefined ? { reasoning_tokens: reasoning } : {},
+        detail: { ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}), ...(turn !== undefined ? { turn } : {}) },
         // The input count includes the cached tokens (OpenAI's way); the ledger keeps them apart.
         tokens: {
           input: input - cached,

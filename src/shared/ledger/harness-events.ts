@@ -119,6 +119,12 @@ export interface FactDetail {
   output_head?: string;
   error?: string;
   reasoning_tokens?: number;
+  /**
+   * The turn (the user prompt and the agent's work on it) the fact belongs to, in the harness's own id: Claude Code's
+   * prompt.id, Gemini CLI's prompt_id, GitHub Copilot CLI's trace id, Cursor's generation_id. Absent when the harness
+   * names none (Codex's log events, OpenCode's tool calls).
+   */
+  turn?: string;
   /** perch_decision: what Perch decided and who or what decided it. */
   perch?: PerchDecision;
   /** perch_event: what happened in Perch. */
@@ -163,6 +169,8 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
   try {
     const sessionOf = (m: Map<string, FlatValue>) =>
       text(m, 'session.id', LEDGER_TEXT.idChars) ?? text(m, 'conversation.id', LEDGER_TEXT.idChars);
+    // Claude Code puts prompt.id on every event after a prompt; Gemini CLI names it prompt_id.
+    const turn = text(a, 'prompt.id', LEDGER_TEXT.idChars) ?? text(a, 'prompt_id', LEDGER_TEXT.idChars);
     const base = {
       harness,
       at: r.timeMs !== undefined && r.timeMs > 0 && r.timeMs < 8.64e15 ? r.timeMs : receivedAt,
@@ -178,7 +186,12 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
       return {
         ...base,
         kind: 'tool_decision',
-        detail: clean({ decision: text(a, 'decision', LEDGER_TEXT.fieldChars), decision_source: source, decided_by: decidedBy(source) }),
+        detail: clean({
+          decision: text(a, 'decision', LEDGER_TEXT.fieldChars),
+          decision_source: source,
+          decided_by: decidedBy(source),
+          turn,
+        }),
       };
     }
     if (event === 'tool_result') {
@@ -201,6 +214,7 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
           decision: text(a, 'decision_type', LEDGER_TEXT.fieldChars) ?? text(a, 'decision', LEDGER_TEXT.fieldChars),
           decision_source: source,
           decided_by: decidedBy(source),
+          turn,
         }),
       };
     }
@@ -212,7 +226,7 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
         kind: 'api_request',
         call_id: null,
         tool: null,
-        detail: clean({ duration_ms: num(a, 'duration_ms') }),
+        detail: clean({ duration_ms: num(a, 'duration_ms'), turn }),
         tokens: {
           input: num(a, 'input_tokens') ?? 0,
           output: num(a, 'output_tokens') ?? 0,
@@ -234,13 +248,13 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
         kind: 'api_request',
         call_id: null,
         tool: null,
-        detail: clean({ reasoning_tokens: num(a, 'reasoning_token_count') }),
+        detail: clean({ reasoning_tokens: num(a, 'reasoning_token_count'), turn }),
         // OpenAI's input count includes the cached tokens; the ledger keeps them apart, as Claude Code reports them.
         tokens: { input: input - cached, output: num(a, 'output_token_count') ?? 0, cache_read: cached, cache_write: 0 },
         cost_usd: null,
       };
     }
-    if (harness === 'gemini') return geminiApiResponse(a, base);
+    if (harness === 'gemini') return geminiApiResponse(a, base, turn);
     return undefined;
   } catch (e) {
     if (e instanceof WrongType) return `${name}: ${e.message}`;
@@ -254,7 +268,7 @@ export function factOf(r: OtlpLogRecord, receivedAt: number): LedgerFact | undef
  * (toolUsePromptTokenCount) are input too, and its thinking tokens (thoughtsTokenCount) are billed as output. Its
  * semantic twin, gen_ai.client.inference.operation.details, is the same call and is not kept.
  */
-function geminiApiResponse(a: Map<string, FlatValue>, base: Omit<LedgerFact, 'kind' | 'detail'>): LedgerFact {
+function geminiApiResponse(a: Map<string, FlatValue>, base: Omit<LedgerFact, 'kind' | 'detail'>, turn: string | undefined): LedgerFact {
   const prompt = (num(a, 'input_token_count') ?? 0) + (num(a, 'tool_token_count') ?? 0);
   const cached = Math.min(num(a, 'cached_content_token_count') ?? 0, prompt);
   const thoughts = num(a, 'thoughts_token_count');
@@ -263,7 +277,7 @@ function geminiApiResponse(a: Map<string, FlatValue>, base: Omit<LedgerFact, 'ki
     kind: 'api_request',
     call_id: null,
     tool: null,
-    detail: clean({ duration_ms: num(a, 'duration_ms'), reasoning_tokens: thoughts || undefined }),
+    detail: clean({ duration_ms: num(a, 'duration_ms'), reasoning_tokens: thoughts || undefined, turn }),
     tokens: { input: prompt - cached, output: (num(a, 'output_token_count') ?? 0) + (thoughts ?? 0), cache_read: cached, cache_write: 0 },
     cost_usd: null,
   };

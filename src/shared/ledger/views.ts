@@ -7,6 +7,10 @@ export interface ToolCallView {
   harness: string;
   session_id: string | null;
   call_id: string;
+  /** The turn (the user prompt and the agent's work on it) the call belongs to, in the harness's id; null: not named. */
+  turn: string | null;
+  /** What the turn's model calls (this session's API requests of the same turn) used and cost; null: no turn known. */
+  turn_usage: TurnUsage | null;
   tool: string | null;
   /** What it was asked (bounded). */
   asked: string | null;
@@ -29,6 +33,17 @@ export interface ToolCallView {
   last_at: number;
   /** The ledger rows it was joined from. */
   record_ids: number[];
+}
+
+/** One turn's model calls: how many, their tokens, their dollars (null: none priced; unpriced: how many were not). */
+export interface TurnUsage {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  unpriced: number;
 }
 
 /** One line of the cost ledger: a day, an agent, a harness, a model and where the figure came from. */
@@ -88,4 +103,18 @@ export function perchEventText(e: PerchEvent): string {
     case 'ledger_imported':
       return `${e.records ?? '?'} ledger records imported (${e.reason ?? 'perch import'})`;
   }
+}
+
+/**
+ * A turn's header in words: "Turn 1a2b3c4d · 2 model calls · 1,200 tokens in, 340 out · $0.0123"; a turn the harness
+ * names no id for: "Turn not named by the harness".
+ */
+export function turnHeaderText(turn: string | null, u: TurnUsage | null): string {
+  if (turn === null) return 'Turn not named by the harness';
+  const id = `Turn ${turn.length > 12 ? turn.slice(0, 12) : turn}`;
+  if (!u) return `${id} · no model calls recorded yet`;
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const tokens = `${n(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} tokens in, ${n(u.output_tokens)} out`;
+  const cost = u.cost_usd === null ? 'price unknown' : `$${u.cost_usd.toFixed(4)}${u.unpriced > 0 ? ` (${u.unpriced} unpriced)` : ''}`;
+  return `${id} · ${u.requests} model call${u.requests === 1 ? '' : 's'} · ${tokens} · ${cost}`;
 }

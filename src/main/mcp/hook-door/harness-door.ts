@@ -197,7 +197,7 @@ export function harnessDoor(hub: Hub, req: IncomingMessage, res: ServerResponse,
           // A call Perch denied never runs: no after hook is to close it.
           if (cursorAsk && cursorCall && typeof d !== 'string' && d.behavior === 'deny')
             hub.services.cursorCalls.forget(cursorAsk, cursorCall);
-          const ask = cursorCall ? { ...prompt.input, tool_use_id: cursorCall } : prompt.input;
+          const ask = cursorCall ? { ...prompt.input, tool_use_id: cursorCall, turn: cursorAsk?.generation } : prompt.input;
           recordPromptDecision(hub, who.agentId, route.harness, ask, v.perch ?? nobody(d, v.cardId));
         } catch (e) {
           if (e instanceof StepAside) return refuseHere(400, 'invalid_input', e.message);

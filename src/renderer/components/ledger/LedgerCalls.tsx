@@ -1,11 +1,12 @@
-// The ledger's tool calls (owner API ledger.calls) as a timeline grouped by agent and session, with filters (agent,
+// The ledger's tool calls (owner API ledger.calls) as a timeline grouped by agent and session, then by turn (a header
+// per turn with its model calls' tokens and cost), with filters (agent,
 // harness, tool, decided by, failed only) and search: of every agent (the Ledger page, `initialAgent` from its address) or of one
 // (`agent`: its Ledger tab on the Agents page, where there is no agent to choose). `call`: that one call only.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../transport';
 import { hrefOf } from '../../sync';
 import { useAgents } from '../../stores/agents';
-import { perchDecisionText, type ToolCallView } from '../../../shared/ledger/views';
+import { perchDecisionText, turnHeaderText, type ToolCallView } from '../../../shared/ledger/views';
 import { DECIDED_BY, LEDGER_HARNESSES, type DecidedBy, type LedgerHarness } from '../../../shared/ledger/harness-events';
 import { PROMPT_HARNESS_LABEL } from '../../../shared/agents/harness';
 
@@ -102,13 +103,17 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
     if (f.agent) names.add(f.agent);
     return [...names].sort();
   }, [known, calls, f.agent]);
+  // Session, then turn, each in the order its newest call comes in the list (newest first).
   const sessions = useMemo(() => {
-    const m = new Map<string, ToolCallView[]>();
+    const m = new Map<string, Map<string, ToolCallView[]>>();
     for (const c of calls ?? []) {
       const k = `${c.agent.name} · ${c.harness} · ${c.session_id ?? 'no session'}`;
-      m.set(k, [...(m.get(k) ?? []), c]);
+      const turns = m.get(k) ?? new Map<string, ToolCallView[]>();
+      m.set(k, turns);
+      const t = c.turn ?? '';
+      turns.set(t, [...(turns.get(t) ?? []), c]);
     }
-    return [...m.entries()];
+    return [...m.entries()].map(([k, turns]) => [k, [...turns.values()]] as const);
   }, [calls]);
 
   return (
@@ -170,26 +175,31 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
       ) : calls.length === 0 ? (
         <p className="muted">No tool calls match.</p>
       ) : (
-        sessions.map(([session, list]) => (
+        sessions.map(([session, turns]) => (
           <div key={session} className="ledger-session" aria-label={`Session ${session}`}>
             <h3>{session}</h3>
-            <ol className="ledger-calls">
-              {list.map((c) => (
-                <li
-                  key={`${c.agent.id}:${c.call_id}`}
-                  className={c.outcome?.success === false ? 'ledger-call failed' : 'ledger-call'}
-                  aria-label={`Call ${c.call_id}`}
-                >
-                  <span className="ledger-time">{new Date(c.first_at).toLocaleTimeString()}</span> <strong>{c.tool ?? '?'}</strong>{' '}
-                  {c.asked && <code className="ledger-asked">{c.asked.slice(0, 200)}</code>}
-                  <div className="ledger-why">
-                    {decidedText(c)} · {outcomeText(c)}
-                  </div>
-                  {c.perch && !perchDecided(c) && <div className="ledger-perch">In Perch: {perchDecisionText(c.perch)}</div>}
-                  {c.outcome?.output_head && <pre className="ledger-output">{c.outcome.output_head}</pre>}
-                </li>
-              ))}
-            </ol>
+            {turns.map((list) => (
+              <div key={list[0]!.turn ?? ''} className="ledger-turn" aria-label={`Turn ${list[0]!.turn ?? 'not named'}`}>
+                <h4 className="ledger-turn-head">{turnHeaderText(list[0]!.turn, list[0]!.turn_usage)}</h4>
+                <ol className="ledger-calls">
+                  {list.map((c) => (
+                    <li
+                      key={`${c.agent.id}:${c.call_id}`}
+                      className={c.outcome?.success === false ? 'ledger-call failed' : 'ledger-call'}
+                      aria-label={`Call ${c.call_id}`}
+                    >
+                      <span className="ledger-time">{new Date(c.first_at).toLocaleTimeString()}</span> <strong>{c.tool ?? '?'}</strong>{' '}
+                      {c.asked && <code className="ledger-asked">{c.asked.slice(0, 200)}</code>}
+                      <div className="ledger-why">
+                        {decidedText(c)} · {outcomeText(c)}
+                      </div>
+                      {c.perch && !perchDecided(c) && <div className="ledger-perch">In Perch: {perchDecisionText(c.perch)}</div>}
+                      {c.outcome?.output_head && <pre className="ledger-output">{c.outcome.output_head}</pre>}
+                    </li>
+                  ))}
+                </ol>
+              </div>
+            ))}
           </div>
         ))
       )}

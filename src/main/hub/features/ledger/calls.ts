@@ -2,14 +2,23 @@
 // Claude Code's tool_use_id, Codex's call_id), the cost ledger per day, agent and model, and the export lines.
 import type { FeaturesHub } from '../services';
 import type { DecidedBy, FactDetail } from '../../../../shared/ledger/harness-events';
-import type { CostLine, PerchEventView, ToolCallView } from '../../../../shared/ledger/views';
+import type { CostLine, PerchEventView, ToolCallView, TurnUsage } from '../../../../shared/ledger/views';
 import { HubError } from '../../../../shared/errors';
 import { localDay } from '../../../../shared/agents/control';
 import { findAgent } from '../../identity/identities';
 import { callOfRequest } from './decisions';
 import { inTurns } from '../../core/step-lane';
 import { allSteps } from '../../../../shared/steps';
-import { callKeySteps, costsSince, perchEventRows, recordsOfCall, recordsPage, type LedgerRow } from '../../../store/tables/ledger/records';
+import {
+  callKeySteps,
+  costsSince,
+  perchEventRows,
+  recordsOfCall,
+  recordsPage,
+  turnUsage,
+  type LedgerRow,
+} from '../../../store/tables/ledger/records';
+import type { Db } from '../../../store/db/db';
 
 export interface CallFilter {
   agent?: string;
@@ -47,6 +56,8 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     harness: first.harness,
     session_id: first.session_id,
     call_id: first.call_id!,
+    turn: null,
+    turn_usage: null,
     tool: first.tool,
     asked: null,
     decision: null,
@@ -66,6 +77,7 @@ export function foldCall(name: string, rows: readonly LedgerRow[]): ToolCallView
     v.tool ??= r.tool;
     v.session_id ??= r.session_id;
     v.asked ??= d.asked ?? null;
+    v.turn ??= d.turn ?? null;
     // Perch's own record of its decision on the call's prompt: who decided it; the harness's word, when it reports
     // one, stays the call's decision.
     if (r.kind === 'perch_decision' && d.perch) {
@@ -170,7 +182,29 @@ function* toolCallSteps(hub: FeaturesHub, f: CallFilter): Generator<void, ToolCa
     out.push(v);
     if (out.length >= limit) break;
   }
+  addTurnUsage(hub.db, out);
   return out;
+}
+
+/**
+ * Each listed call's turn_usage: the API requests of its session and turn, one query per session on the page (through
+ * the (agent, session) index, bounded to the turns listed), not a walk of the ledger.
+ */
+export function addTurnUsage(db: Db, calls: readonly ToolCallView[]): void {
+  const bySession = new Map<string, { agentId: string; sessionId: string; turns: Set<string> }>();
+  for (const c of calls) {
+    if (c.turn === null || c.session_id === null) continue;
+    const key = JSON.stringify([c.agent.id, c.session_id]);
+    let s = bySession.get(key);
+    if (!s) bySession.set(key, (s = { agentId: c.agent.id, sessionId: c.session_id, turns: new Set() }));
+    s.turns.add(c.turn);
+  }
+  const usage = new Map<string, TurnUsage>();
+  for (const s of bySession.values())
+    for (const { turn, ...u } of turnUsage(db, s.agentId, s.sessionId, [...s.turns]))
+      usage.set(JSON.stringify([s.agentId, s.sessionId, turn]), u);
+  for (const c of calls)
+    if (c.turn !== null && c.session_id !== null) c.turn_usage = usage.get(JSON.stringify([c.agent.id, c.session_id, c.turn])) ?? null;
 }
 
 export type { CostLine, ToolCallView };

@@ -11,7 +11,7 @@ import { requestById } from '../../../store/tables/talk/requests';
 import { decidedByRule } from '../../../store/tables/agents/rule-suggestions';
 import { recordFacts } from './recorder';
 import { decisionCallId } from '../../../store/tables/ledger/records';
-import type { ToolUseAsk } from './tool-use-ids';
+import { turnOfAsk, type ToolUseAsk } from './tool-use-ids';
 
 function cut(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
@@ -66,6 +66,7 @@ export function recordPromptDecision(
   } catch {
     asked = undefined;
   }
+  const turn = turnOfAsk(ask);
   const fact = {
     kind: 'perch_decision' as const,
     harness,
@@ -78,6 +79,7 @@ export function recordPromptDecision(
       decision: perch.decision,
       ...(perch.decision !== 'none' ? { decided_by: 'perch' as const } : {}),
       ...(asked !== undefined ? { asked } : {}),
+      ...(turn !== undefined ? { turn } : {}),
       perch: { ...perch, ...(perch.why !== undefined ? { why: cut(perch.why, LEDGER_TEXT.fieldChars) } : {}) },
     },
     tokens: null,

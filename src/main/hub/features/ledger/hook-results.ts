@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { FeaturesHub } from '../services';
 import { LEDGER_TEXT, type LedgerHarness } from '../../../../shared/ledger/harness-events';
 import { recordFacts } from './recorder';
-import type { ToolUseAsk } from './tool-use-ids';
+import { turnOfAsk, type ToolUseAsk } from './tool-use-ids';
 import type { CursorResult } from '../../../../shared/agents/harnesses/cursor-wire';
 import { hasDedupe } from '../../../store/tables/ledger/records';
 
@@ -53,6 +53,7 @@ export function recordHookToolResult(
       ? undefined
       : cut(result.output.split('\n').slice(0, LEDGER_TEXT.outputLines).join('\n'), LEDGER_TEXT.outputChars);
   const success = 'success' in result ? result.success : result.error === undefined;
+  const turn = turnOfAsk(ask);
   const fact = {
     kind: 'tool_result' as const,
     harness,
@@ -63,6 +64,7 @@ export function recordHookToolResult(
     model: null,
     detail: {
       ...(asked !== undefined ? { asked } : {}),
+      ...(turn !== undefined ? { turn } : {}),
       ...(success !== undefined ? { success } : {}),
       ...(result.duration_ms !== undefined ? { duration_ms: result.duration_ms } : {}),
       ...(head !== undefined ? { output_head: head } : {}),
@@ -96,7 +98,7 @@ export function recordCursorResult(hub: FeaturesHub, agentId: string, r: CursorR
     hub,
     agentId,
     'cursor',
-    { session_id: r.conversation_id, tool_name: call?.tool ?? r.tool, tool_input: r.tool_input },
+    { session_id: r.conversation_id, tool_name: call?.tool ?? r.tool, tool_input: r.tool_input, turn: r.generation_id },
     {
       ...(r.output !== undefined ? { output: r.output } : {}),
       ...(r.error !== undefined ? { error: r.error } : {}),

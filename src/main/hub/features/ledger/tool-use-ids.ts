@@ -21,6 +21,16 @@ export interface ToolUseAsk {
   tool_name?: unknown;
   tool_input?: unknown;
   tool_use_id?: unknown;
+  /** The turn the call belongs to: Claude Code's hook input names it prompt_id; Cursor's generation_id (turn). */
+  prompt_id?: unknown;
+  turn?: unknown;
+}
+
+/** The turn a hook's ask names (its turn, else its prompt_id), bounded; undefined when it names none. */
+export function turnOfAsk(ask: ToolUseAsk): string | undefined {
+  const t =
+    typeof ask.turn === 'string' && ask.turn ? ask.turn : typeof ask.prompt_id === 'string' && ask.prompt_id ? ask.prompt_id : undefined;
+  return t === undefined ? undefined : t.length <= 200 ? t : `${t.slice(0, 199)}…`;
 }
 
 function keyOf(agentId: string, harness: string, ask: ToolUseAsk): string | undefined {

@@ -218,6 +218,36 @@ export function recordsOfCall(db: Db, agentId: string, callId: string): LedgerRo
   return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE agent_id = ? AND call_id = ? ORDER BY id').all(agentId, callId);
 }
 
+export interface TurnUsageRow {
+  turn: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  unpriced: number;
+}
+
+/**
+ * The API requests of some turns of one agent's session, summed per turn (a call's turn: its detail.turn). Through the
+ * (agent, session) index: it reads that session's rows only, never the whole ledger.
+ */
+export function turnUsage(db: Db, agentId: string, sessionId: string, turns: readonly string[]): TurnUsageRow[] {
+  if (turns.length === 0) return [];
+  return sql<TurnUsageRow>(
+    db,
+    `SELECT json_extract(detail, '$.turn') AS turn, COUNT(*) AS requests, TOTAL(input_tokens) AS input_tokens,
+       TOTAL(output_tokens) AS output_tokens, TOTAL(cache_read_tokens) AS cache_read_tokens,
+       TOTAL(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd,
+       SUM(cost_usd IS NULL) AS unpriced
+     FROM ledger_records INDEXED BY ledger_records_by_session
+     WHERE agent_id = ? AND session_id = ? AND kind = 'api_request'
+       AND json_extract(detail, '$.turn') IN (${turns.map(() => '?').join(', ')})
+     GROUP BY 1`,
+  ).all(agentId, sessionId, ...turns);
+}
+
 /** The rows from `since` on (one agent's, or all), in order, a page at a time (export). */
 export function recordsPage(db: Db, since: string, afterId: number, limit: number, agentId?: string): LedgerRow[] {
   return sql<LedgerRow>(
