@@ -49,7 +49,7 @@ describe('the Ledger page', () => {
         timeout: 20_000,
       });
       const token = JSON.parse(out.stdout).token as string;
-      await report(token, claudeCodeCall('sess-e2e', 'toolu_ok', 0.25));
+      await report(token, claudeCodeCall('sess-e2e', 'toolu_ok', 0.25, Date.now(), 'prompt-e2e'));
       await report(
         token,
         logsBody('claude-code', [
@@ -83,6 +83,15 @@ describe('the Ledger page', () => {
           .call('toolu_bad')
           .text(/failed: file not found/)
           .waitFor();
+        // Grouped by session, then turn: toolu_ok's turn (Claude Code's prompt.id) with its model call's tokens and
+        // cost; toolu_bad's result named no turn.
+        await l
+          .turnHeader('prompt-e2e')
+          .text('Turn prompt-e2e · 1 model call · 1,260 tokens in, 300 out · $0.2500')
+          .waitFor();
+        await l.callInTurn('prompt-e2e', 'toolu_ok').waitFor();
+        await l.turnHeader('not named').text('Turn not named by the harness').waitFor();
+        await l.callInTurn('not named', 'toolu_bad').waitFor();
         await l.failedOnly().check();
         await l.call('toolu_ok').waitFor({ state: 'detached' });
         await l.call('toolu_bad').waitFor();

@@ -8,6 +8,9 @@ const pieces = (region: (name: string) => Part) => ({
   spendToday: (agent: string): Part => on(region('Spend today')).item(`${agent} spent today`),
   chart: (): Part => on(region('Last 14 days')).img(/Spend per day/),
   call: (callId: string): Part => on(region('Tool calls')).item(`Call ${callId}`),
+  /** A turn of a session (its id, or "not named"), its header (the turn's tokens and cost) and a call within it. */
+  turnHeader: (turn: string): Part => on(on(region('Tool calls')).region(`Turn ${turn}`)).heading(),
+  callInTurn: (turn: string, callId: string): Part => on(on(region('Tool calls')).region(`Turn ${turn}`)).item(`Call ${callId}`),
   failedOnly: (): Part => on(region('Tool calls')).checkbox('Failed only'),
   decidedBy: (): Part => on(region('Tool calls')).combobox(/^Decided by/),
   search: (): Part => on(region('Tool calls')).role('searchbox', /^Search/),

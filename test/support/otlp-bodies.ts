@@ -35,8 +35,20 @@ export function logsBody(service: string, records: Array<Record<string, unknown>
   });
 }
 
-/** A Claude Code tool call: its decision and its result, joined by tool_use_id; then the API request that cost `cost`. */
-export function claudeCodeCall(session: string, id: string, cost: number, t = Date.now()): string {
+/**
+ * A Claude Code tool call: its decision and its result, joined by tool_use_id; then the API request that cost `cost`.
+ * With `prompt`, each event carries it as prompt.id (the turn), as Claude Code 2.1.332 sends it.
+ */
+export function claudeCodeCall(session: string, id: string, cost: number, t = Date.now(), prompt?: string): string {
+  const body = claudeCodeEvents(session, id, cost, t);
+  if (prompt === undefined) return body;
+  const parsed = JSON.parse(body) as { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ attributes: unknown[] }> }> }> };
+  for (const rl of parsed.resourceLogs)
+    for (const sl of rl.scopeLogs) for (const r of sl.logRecords) r.attributes.push(...attrs({ 'prompt.id': prompt }));
+  return JSON.stringify(parsed);
+}
+
+function claudeCodeEvents(session: string, id: string, cost: number, t: number): string {
   return logsBody('claude-code', [
     logRecord(
       'claude_code.tool_decision',

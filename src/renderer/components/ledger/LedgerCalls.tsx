@@ -179,7 +179,7 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
           <div key={session} className="ledger-session" aria-label={`Session ${session}`}>
             <h3>{session}</h3>
             {turns.map((list) => (
-              <div key={list[0]!.turn ?? ''} className="ledger-turn" aria-label={`Turn ${list[0]!.turn ?? 'not named'}`}>
+              <section key={list[0]!.turn ?? ''} className="ledger-turn" aria-label={`Turn ${list[0]!.turn ?? 'not named'}`}>
                 <h4 className="ledger-turn-head">{turnHeaderText(list[0]!.turn, list[0]!.turn_usage)}</h4>
                 <ol className="ledger-calls">
                   {list.map((c) => (
@@ -198,7 +198,7 @@ export function LedgerCalls(props: { call?: string; agent?: string; initialAgent
                     </li>
                   ))}
                 </ol>
-              </div>
+              </section>
             ))}
           </div>
         ))
