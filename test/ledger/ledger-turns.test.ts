@@ -11,6 +11,8 @@ import path from 'node:path';
 import { addAgent, cliAsync, ownerOk, rawPost, uniqueName, useSharedServe, type AgentKey } from '../support/serve-harness';
 import { codexTurn, logRecord, logsBody } from '../support/otlp-bodies';
 import { cursorAfterShell, cursorShell, CURSOR_ALLOW } from '../fixtures/cursor-hooks';
+import { codexPreToolUse, claudeCodePreToolUseBash } from '../fixtures/status-hooks';
+import { codexBash, claudeCodeBash } from '../fixtures/permission-request';
 
 const served = useSharedServe();
 const base = () => served.mcpUrl.replace(/\/mcp$/, '');
@@ -121,6 +123,30 @@ describe("each tool call's turn and the turn's tokens and cost", () => {
     assert.equal(more.length, 0);
     assert.equal(call.turn, cursorShell.generation_id);
     assert.equal(call.turn_usage, null, 'Cursor reports no tokens');
+  });
+
+  test("Codex's hooks name the turn (turn_id): a prompted call's turn is it; its telemetry names none, so no usage is summed", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('turn-cxh'));
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'rm -f /tmp/example', behavior: 'allow' });
+    const door = (event: string) => `${base()}/hook/codex/${event}`;
+    const input = codexBash.tool_input;
+    assert.equal((await rawPost(door('pre-tool-use'), a.key, { ...codexPreToolUse, tool_input: input, tool_use_id: 'call_t1' })).status, 200);
+    const asked = await rawPost(door('permission-request'), a.key, codexBash);
+    assert.equal(asked.status, 200, asked.text);
+    const c = await byId(a);
+    assert.equal(c.call_t1?.turn, codexBash.turn_id, JSON.stringify(c));
+    assert.equal(c.call_t1.turn_usage, null);
+  });
+
+  test("Claude Code's hook input names the turn too (prompt_id): a prompted call has it without telemetry", async () => {
+    const a = await addAgent(served.dataDir, uniqueName('turn-cch'));
+    await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
+    const door = (event: string) => `${base()}/hook/claude-code/${event}`;
+    const common = { session_id: 'cc-h', prompt_id: 'prompt-h', tool_input: { command: 'npm test' } };
+    assert.equal((await rawPost(door('pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, ...common, tool_use_id: 'toolu_h' })).status, 200);
+    const asked = await rawPost(door('permission-request'), a.key, { ...claudeCodeBash, ...common });
+    assert.equal(asked.status, 200, asked.text);
+    assert.equal((await byId(a)).toolu_h.turn, 'prompt-h');
   });
 
   test('Codex: its events name no turn, so its calls have none (null), and no usage is made up', async () => {

@@ -21,15 +21,18 @@ export interface ToolUseAsk {
   tool_name?: unknown;
   tool_input?: unknown;
   tool_use_id?: unknown;
-  /** The turn the call belongs to: Claude Code's hook input names it prompt_id; Cursor's generation_id (turn). */
+  /**
+   * The turn the call belongs to, as the hook input names it: Claude Code's prompt_id, Codex's turn_id; Cursor's
+   * generation_id (given as turn by its door).
+   */
   prompt_id?: unknown;
+  turn_id?: unknown;
   turn?: unknown;
 }
 
-/** The turn a hook's ask names (its turn, else its prompt_id), bounded; undefined when it names none. */
+/** The turn a hook's ask names (turn, turn_id, prompt_id: the first given), bounded; undefined when it names none. */
 export function turnOfAsk(ask: ToolUseAsk): string | undefined {
-  const t =
-    typeof ask.turn === 'string' && ask.turn ? ask.turn : typeof ask.prompt_id === 'string' && ask.prompt_id ? ask.prompt_id : undefined;
+  const t = [ask.turn, ask.turn_id, ask.prompt_id].find((x): x is string => typeof x === 'string' && x !== '');
   return t === undefined ? undefined : t.length <= 200 ? t : `${t.slice(0, 199)}…`;
 }
 
