@@ -100,6 +100,17 @@ describe(
       const { costs } = await ledger('costs', '--agent', agent.name);
       assert.ok(costs.every((c: any) => c.cost_source === 'harness'));
       assert.ok(costs.reduce((s: number, c: any) => s + c.requests, 0) >= 3, 'one record per API request');
+
+      // Its turn: the prompt's id (prompt.id on its events, prompt_id in its hooks), and the turn's cost summed.
+      const turned = (await ledger('calls', '--agent', agent.name)).calls.find((c: any) => c.call_id === 'toolu_ledger_bash');
+      assert.match(turned.turn ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(turned));
+      assert.ok(turned.turn_usage.requests >= 1, JSON.stringify(turned.turn_usage));
+      // One prompt (-p): every API request of the run is of that turn, so the turn's cost is the run's.
+      assert.ok(Math.abs(turned.turn_usage.cost_usd - reported) < 1e-9, `${JSON.stringify(turned.turn_usage)} vs ${reported}`);
+      assert.equal(
+        turned.turn_usage.requests,
+        costs.reduce((s: number, c: any) => s + c.requests, 0),
+      );
     });
   },
 );
