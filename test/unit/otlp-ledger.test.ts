@@ -127,7 +127,8 @@ test("Gemini CLI 0.61.0's log batch (test/fixtures/gemini-otlp.json) reads as on
     ['api_request', 'gemini', 'gemini-2.5-pro', '18c7e137-7387-4955-b429-952754625b6e', null],
   );
   assert.deepEqual(f.tokens, { input: 600, output: 70, cache_read: 400, cache_write: 0 });
-  assert.deepEqual(f.detail, { duration_ms: 241, reasoning_tokens: 20 });
+  // Its prompt_id is the turn (in a one-prompt run, 0.61.0 names it as the session).
+  assert.deepEqual(f.detail, { duration_ms: 241, reasoning_tokens: 20, turn: '18c7e137-7387-4955-b429-952754625b6e' });
   // A tool's prompt tokens are input as well.
   const withTools = parseOtlpLogs(
     logsBody('gemini-cli', [
