@@ -77,7 +77,9 @@ for (let done = 0; done < nCalls;) {
     const t = `${clock}000000`;
     const session = `ses-${batchAgent.name}-${Math.floor(done / 400)}`;
     const [tool, params] = TOOLS[done % TOOLS.length]!;
-    const common = [attr('session.id', session), attr('tool_name', tool), attr('tool_use_id', `toolu_${done}`)];
+    // A turn (Claude Code's prompt.id) every 10 calls, so the page's turn sums (calls.ts addTurnUsage) are measured too.
+    const turn = attr('prompt.id', `prompt-${batchAgent.name}-${Math.floor(done / 10)}`);
+    const common = [attr('session.id', session), turn, attr('tool_name', tool), attr('tool_use_id', `toolu_${done}`)];
     recs.push({
       timeUnixNano: t,
       body: { stringValue: 'claude_code.tool_decision' },
@@ -101,6 +103,7 @@ for (let done = 0; done < nCalls;) {
         body: { stringValue: 'claude_code.api_request' },
         attributes: [
           attr('session.id', session),
+          turn,
           attr('event.sequence', done),
           attr('model', 'claude-sonnet-4-5'),
           attr('cost_usd', (0.002 + rnd() * 0.02).toFixed(6)),
