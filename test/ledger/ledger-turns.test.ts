@@ -84,6 +84,9 @@ describe("each tool call's turn and the turn's tokens and cost", () => {
     assert.equal(c.toolu_b.turn_usage.cost_usd, 0.05);
     assert.equal(c.toolu_b.turn_usage.requests, 1);
     assert.equal(c.toolu_c.turn_usage.cost_usd, 1);
+    // perch ledger names each call's turn and the turn's cost.
+    const text = await cliAsync(['ledger', 'calls', '--agent', a.name, '--data-dir', served.dataDir]);
+    assert.match(text.stdout, /\[toolu_a\]  turn prompt-a \(\$0\.3500\)/);
   });
 
   test("GitHub Copilot CLI: the trace of a user prompt is the turn; its chat spans' tokens priced by the table", async () => {

@@ -69,7 +69,8 @@ function callLine(c: ToolCallView): string {
     ? 'outcome not yet known'
     : `${o.success === false ? 'failed' : o.success ? 'ran' : 'ended'}${o.duration_ms != null ? ` ${(o.duration_ms / 1000).toFixed(1)} s` : ''}${o.exit_code != null ? `, exit ${o.exit_code}` : ''}`;
   const asked = c.asked ? `  ${c.asked.replace(/\s+/g, ' ').slice(0, 120)}` : '';
-  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}${perch}; ${what}  [${c.call_id}]${asked}`;
+  const turn = c.turn ? `  turn ${c.turn}${c.turn_usage ? ` (${money(c.turn_usage.cost_usd)})` : ''}` : '';
+  return `${when}  ${c.agent.name}  ${c.harness}  ${c.tool ?? '?'}  ${who}${perch}; ${what}  [${c.call_id}]${turn}${asked}`;
 }
 
 /** A CSV cell: quoted when needed; a text that a spreadsheet would run as a formula starts with '. */
