@@ -85,10 +85,7 @@ describe('the Ledger page', () => {
           .waitFor();
         // Grouped by session, then turn: toolu_ok's turn (Claude Code's prompt.id) with its model call's tokens and
         // cost; toolu_bad's result named no turn.
-        await l
-          .turnHeader('prompt-e2e')
-          .text('Turn prompt-e2e · 1 model call · 1,260 tokens in, 300 out · $0.2500')
-          .waitFor();
+        await l.turnHeader('prompt-e2e').text('Turn prompt-e2e · 1 model call · 1,260 tokens in, 300 out · $0.2500').waitFor();
         await l.callInTurn('prompt-e2e', 'toolu_ok').waitFor();
         await l.turnHeader('not named').text('Turn not named by the harness').waitFor();
         await l.callInTurn('not named', 'toolu_bad').waitFor();

@@ -133,7 +133,10 @@ describe("each tool call's turn and the turn's tokens and cost", () => {
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'rm -f /tmp/example', behavior: 'allow' });
     const door = (event: string) => `${base()}/hook/codex/${event}`;
     const input = codexBash.tool_input;
-    assert.equal((await rawPost(door('pre-tool-use'), a.key, { ...codexPreToolUse, tool_input: input, tool_use_id: 'call_t1' })).status, 200);
+    assert.equal(
+      (await rawPost(door('pre-tool-use'), a.key, { ...codexPreToolUse, tool_input: input, tool_use_id: 'call_t1' })).status,
+      200,
+    );
     const asked = await rawPost(door('permission-request'), a.key, codexBash);
     assert.equal(asked.status, 200, asked.text);
     const c = await byId(a);
@@ -146,7 +149,10 @@ describe("each tool call's turn and the turn's tokens and cost", () => {
     await ownerOk(served, 'rules.add', { agent: a.name, tool: 'Bash', command_prefix: 'npm test', behavior: 'allow' });
     const door = (event: string) => `${base()}/hook/claude-code/${event}`;
     const common = { session_id: 'cc-h', prompt_id: 'prompt-h', tool_input: { command: 'npm test' } };
-    assert.equal((await rawPost(door('pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, ...common, tool_use_id: 'toolu_h' })).status, 200);
+    assert.equal(
+      (await rawPost(door('pre-tool-use'), a.key, { ...claudeCodePreToolUseBash, ...common, tool_use_id: 'toolu_h' })).status,
+      200,
+    );
     const asked = await rawPost(door('permission-request'), a.key, { ...claudeCodeBash, ...common });
     assert.equal(asked.status, 200, asked.text);
     assert.equal((await byId(a)).toolu_h.turn, 'prompt-h');
