@@ -233,8 +233,8 @@ export function startServe(dataDir: string, opts: ServeOptions = {}): Promise<Se
     let out = '';
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`perch serve did not print its JSON line within ${opts.timeoutMs ?? 15_000} ms; stderr: ${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+      reject(new Error(`perch serve did not print its JSON line within ${opts.timeoutMs ?? 60_000} ms; stderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
     const onData = (c: string) => {
       out += c;
       const nl = out.indexOf('\n');
