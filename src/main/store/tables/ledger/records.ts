@@ -1,6 +1,7 @@
 // The flight recorder's rows (ledger_records): append-only, each day hash-chained (hub/features/ledger/recorder.ts).
 import { sql, type Db } from '../../db/db';
 import { allSteps } from '../../../../shared/steps';
+import type { TurnUsage } from '../../../../shared/ledger/views';
 
 export interface LedgerRow {
   id: number;
@@ -218,16 +219,8 @@ export function recordsOfCall(db: Db, agentId: string, callId: string): LedgerRo
   return sql<LedgerRow>(db, 'SELECT * FROM ledger_records WHERE agent_id = ? AND call_id = ? ORDER BY id').all(agentId, callId);
 }
 
-export interface TurnUsageRow {
-  turn: string;
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd: number | null;
-  unpriced: number;
-}
+/** One turn's model calls, summed (shared/ledger/views.ts TurnUsage), and the turn. */
+export type TurnUsageRow = TurnUsage & { turn: string };
 
 /**
  * The API requests of some turns of one agent's session, summed per turn (a call's turn: its detail.turn). Through the
