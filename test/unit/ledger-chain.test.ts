@@ -7,9 +7,16 @@ import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { withHub } from '../support/helpers';
 import { attrs, logsBody } from '../support/otlp-bodies';
-import { ingestLogs } from '../../src/main/mcp/otlp-door';
-import { verifyLedger } from '../../src/main/hub/features/ledger/recorder';
+import { logFacts } from '../../src/main/mcp/otlp-door';
+import { recordFacts, verifyLedger } from '../../src/main/hub/features/ledger/recorder';
 import { putPrice } from '../../src/main/store/tables/ledger/prices';
+
+/** A logs body checked whole and its facts recorded in one write (the door does the same a step at a time). */
+function ingestLogs(hub: Parameters<typeof logFacts>[0], agentId: string, text: string): { added: number } {
+  const facts = logFacts(hub, text);
+  if (typeof facts === 'string') throw new Error(facts);
+  return { added: recordFacts(hub, agentId, facts).added };
+}
 
 /** A Codex batch of `n` priced API requests (response.completed), each its own record. */
 function codexBatch(n: number, t0: number, model = 'house-model'): string {

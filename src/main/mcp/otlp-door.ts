@@ -171,12 +171,7 @@ export function createOtlpDoor(hub: Hub): (req: IncomingMessage, res: ServerResp
             if (typeof points === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, points);
             return sendJson(res, 200, {});
           }
-          if (path === OTLP_TRACES_PATH) {
-            const answer = await recordSpans(hub, agentId, text);
-            if (typeof answer === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, answer);
-            return sendJson(res, 200, {});
-          }
-          const recorded = await recordLogs(hub, agentId, text);
+          const recorded = await (path === OTLP_TRACES_PATH ? recordSpans : recordLogs)(hub, agentId, text);
           if (typeof recorded === 'string') return status(res, 400, STATUS.INVALID_ARGUMENT, recorded);
           sendJson(res, 200, {});
         },
@@ -207,12 +202,6 @@ export function logFacts(hub: Hub, text: string): Reported[] | string {
     reported.push({ fact, dedupe: dedupeOf(JSON.stringify([r.name, r.timeMs ?? null, [...r.attrs], [...r.resource]])) });
   }
   return reported;
-}
-
-/** Checks the whole request first (a refusal stores nothing), then records what the ledger keeps, in one write. */
-export function ingestLogs(hub: Hub, agentId: string, text: string): { added: number } | string {
-  const facts = logFacts(hub, text);
-  return typeof facts === 'string' ? facts : { added: recordFacts(hub, agentId, facts).added };
 }
 
 /** Records written in one step of a request's batch; the event loop is free between steps. */
